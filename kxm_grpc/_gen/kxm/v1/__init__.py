@@ -1,0 +1,1 @@
+"""Generated from proto/kxm/v1 by scripts/gen. Do not edit."""
