@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from kxm_grpc._gen.kxm.v1 import types_pb2 as kxm_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1akxm/v1/agent_service.proto\x12\x06kxm.v1\x1a\x12kxm/v1/types.proto\"R\n\x14RegisterAgentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07purpose\x18\x02 \x01(\t\x12\r\n\x05model\x18\x03 \x01(\t\x12\x0c\n\x04host\x18\x04 \x01(\t\"Y\n\x15RegisterAgentResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\x12\x11\n\tagent_key\x18\x02 \x01(\t\x12\x0f\n\x07resumed\x18\x03 \x01(\x08\"\x12\n\x10HeartbeatRequest\"1\n\x11HeartbeatResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\"\x18\n\x16UnregisterAgentRequest\"7\n\x17UnregisterAgentResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\"S\n\x11ListAgentsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x17\n\x0finclude_offline\x18\x03 \x01(\x08\"L\n\x12ListAgentsResponse\x12\x1d\n\x06\x61gents\x18\x01 \x03(\x0b\x32\r.kxm.v1.Agent\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xb7\x02\n\x0c\x41gentService\x12L\n\rRegisterAgent\x12\x1c.kxm.v1.RegisterAgentRequest\x1a\x1d.kxm.v1.RegisterAgentResponse\x12@\n\tHeartbeat\x12\x18.kxm.v1.HeartbeatRequest\x1a\x19.kxm.v1.HeartbeatResponse\x12R\n\x0fUnregisterAgent\x12\x1e.kxm.v1.UnregisterAgentRequest\x1a\x1f.kxm.v1.UnregisterAgentResponse\x12\x43\n\nListAgents\x12\x19.kxm.v1.ListAgentsRequest\x1a\x1a.kxm.v1.ListAgentsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1akxm/v1/agent_service.proto\x12\x06kxm.v1\x1a\x12kxm/v1/types.proto\"h\n\x14RegisterAgentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07purpose\x18\x02 \x01(\t\x12\r\n\x05model\x18\x03 \x01(\t\x12\x0c\n\x04host\x18\x04 \x01(\t\x12\x14\n\x0cprevious_key\x18\x05 \x01(\t\"Y\n\x15RegisterAgentResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\x12\x11\n\tagent_key\x18\x02 \x01(\t\x12\x0f\n\x07resumed\x18\x03 \x01(\x08\"\x12\n\x10HeartbeatRequest\"1\n\x11HeartbeatResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\"\x18\n\x16UnregisterAgentRequest\"7\n\x17UnregisterAgentResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\"S\n\x11ListAgentsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x17\n\x0finclude_offline\x18\x03 \x01(\x08\"L\n\x12ListAgentsResponse\x12\x1d\n\x06\x61gents\x18\x01 \x03(\x0b\x32\r.kxm.v1.Agent\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xb7\x02\n\x0c\x41gentService\x12L\n\rRegisterAgent\x12\x1c.kxm.v1.RegisterAgentRequest\x1a\x1d.kxm.v1.RegisterAgentResponse\x12@\n\tHeartbeat\x12\x18.kxm.v1.HeartbeatRequest\x1a\x19.kxm.v1.HeartbeatResponse\x12R\n\x0fUnregisterAgent\x12\x1e.kxm.v1.UnregisterAgentRequest\x1a\x1f.kxm.v1.UnregisterAgentResponse\x12\x43\n\nListAgents\x12\x19.kxm.v1.ListAgentsRequest\x1a\x1a.kxm.v1.ListAgentsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,21 +33,21 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kxm.v1.agent_service_pb2', 
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_REGISTERAGENTREQUEST']._serialized_start=58
-  _globals['_REGISTERAGENTREQUEST']._serialized_end=140
-  _globals['_REGISTERAGENTRESPONSE']._serialized_start=142
-  _globals['_REGISTERAGENTRESPONSE']._serialized_end=231
-  _globals['_HEARTBEATREQUEST']._serialized_start=233
-  _globals['_HEARTBEATREQUEST']._serialized_end=251
-  _globals['_HEARTBEATRESPONSE']._serialized_start=253
-  _globals['_HEARTBEATRESPONSE']._serialized_end=302
-  _globals['_UNREGISTERAGENTREQUEST']._serialized_start=304
-  _globals['_UNREGISTERAGENTREQUEST']._serialized_end=328
-  _globals['_UNREGISTERAGENTRESPONSE']._serialized_start=330
-  _globals['_UNREGISTERAGENTRESPONSE']._serialized_end=385
-  _globals['_LISTAGENTSREQUEST']._serialized_start=387
-  _globals['_LISTAGENTSREQUEST']._serialized_end=470
-  _globals['_LISTAGENTSRESPONSE']._serialized_start=472
-  _globals['_LISTAGENTSRESPONSE']._serialized_end=548
-  _globals['_AGENTSERVICE']._serialized_start=551
-  _globals['_AGENTSERVICE']._serialized_end=862
+  _globals['_REGISTERAGENTREQUEST']._serialized_end=162
+  _globals['_REGISTERAGENTRESPONSE']._serialized_start=164
+  _globals['_REGISTERAGENTRESPONSE']._serialized_end=253
+  _globals['_HEARTBEATREQUEST']._serialized_start=255
+  _globals['_HEARTBEATREQUEST']._serialized_end=273
+  _globals['_HEARTBEATRESPONSE']._serialized_start=275
+  _globals['_HEARTBEATRESPONSE']._serialized_end=324
+  _globals['_UNREGISTERAGENTREQUEST']._serialized_start=326
+  _globals['_UNREGISTERAGENTREQUEST']._serialized_end=350
+  _globals['_UNREGISTERAGENTRESPONSE']._serialized_start=352
+  _globals['_UNREGISTERAGENTRESPONSE']._serialized_end=407
+  _globals['_LISTAGENTSREQUEST']._serialized_start=409
+  _globals['_LISTAGENTSREQUEST']._serialized_end=492
+  _globals['_LISTAGENTSRESPONSE']._serialized_start=494
+  _globals['_LISTAGENTSRESPONSE']._serialized_end=570
+  _globals['_AGENTSERVICE']._serialized_start=573
+  _globals['_AGENTSERVICE']._serialized_end=884
 # @@protoc_insertion_point(module_scope)

@@ -29,6 +29,7 @@ class RegisterAgentRequest(_message.Message):
     PURPOSE_FIELD_NUMBER: _builtins.int
     MODEL_FIELD_NUMBER: _builtins.int
     HOST_FIELD_NUMBER: _builtins.int
+    PREVIOUS_KEY_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Required. The agent's name, unique among live agents of the project regardless of case (at most 64 characters, trimmed)."""
     purpose: _builtins.str
@@ -37,6 +38,8 @@ class RegisterAgentRequest(_message.Message):
     """The model the agent runs (at most 128 characters)."""
     host: _builtins.str
     """The host the agent runs on (at most 64 characters)."""
+    previous_key: _builtins.str
+    """The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent."""
     def __init__(
         self,
         *,
@@ -44,10 +47,11 @@ class RegisterAgentRequest(_message.Message):
         purpose: _builtins.str = ...,
         model: _builtins.str = ...,
         host: _builtins.str = ...,
+        previous_key: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["host", b"host", "model", b"model", "name", b"name", "purpose", b"purpose"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["host", b"host", "model", b"model", "name", b"name", "previous_key", b"previous_key", "purpose", b"purpose"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -73,8 +73,8 @@ class AgentServiceServicer(object):
         """RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
         a fresh agent key; any previous key of that agent stops working at once.
 
-        Resuming an offline agent's name needs proof of that agent: its last key in `x-kxm-agent-key`, or
-        the admin token as the bearer together with `x-kxm-project`.
+        Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
+        crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.

@@ -1,0 +1,1 @@
+"""Pure rules of the hub: no I/O, no grpc, no storage."""

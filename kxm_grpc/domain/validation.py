@@ -1,0 +1,78 @@
+"""Field validation primitives shared by every request.
+
+String limits count UTF-16 code units after trimming, like the original hub, so a client in any
+language sees the same limit. Every failure is an InvalidArgument that names the field.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kxm_grpc.errors import Reason, invalid_field
+
+_WHITESPACE = re.compile(r"\s+")
+
+
+def utf16_length(value: str) -> int:
+    """Return the length of ``value`` in UTF-16 code units."""
+    return len(value.encode("utf-16-le")) // 2
+
+
+def required_text(field: str, value: str, max_chars: int) -> str:
+    """Return ``value`` trimmed.
+
+    Raises:
+        InvalidArgument: it is empty after trimming or longer than ``max_chars``.
+    """
+    text = value.strip()
+    if not text:
+        raise invalid_field(field, "must not be empty")
+    return _bounded(field, text, max_chars)
+
+
+def optional_text(field: str, value: str, max_chars: int) -> str:
+    """Return ``value`` trimmed; empty means absent.
+
+    Raises:
+        InvalidArgument: it is longer than ``max_chars``.
+    """
+    return _bounded(field, value.strip(), max_chars)
+
+
+def _bounded(field: str, text: str, max_chars: int) -> str:
+    if "\x00" in text:
+        raise invalid_field(field, "must not contain NUL characters")
+    if utf16_length(text) > max_chars:
+        raise invalid_field(field, f"exceeds {max_chars} characters")
+    return text
+
+
+def bounded_int(field: str, value: int, minimum: int, maximum: int, *, default: int | None = None) -> int:
+    """Return ``value`` (or ``default`` when it is 0 and a default exists).
+
+    Raises:
+        InvalidArgument: it is outside ``[minimum, maximum]``.
+    """
+    if value == 0 and default is not None:
+        return default
+    if not minimum <= value <= maximum:
+        raise invalid_field(field, f"must be an integer between {minimum} and {maximum}")
+    return value
+
+
+def pattern_text(field: str, value: str, pattern: re.Pattern[str], description: str,
+                 *, reason: Reason = Reason.PROTOCOL_ERROR) -> str:
+    """Return ``value`` trimmed if it matches ``pattern`` in full.
+
+    Raises:
+        InvalidArgument: it does not match; ``description`` says what is expected.
+    """
+    text = value.strip()
+    if not pattern.fullmatch(text):
+        raise invalid_field(field, description, reason=reason)
+    return text
+
+
+def collapse_whitespace(value: str) -> str:
+    """Trim and collapse runs of whitespace to one space."""
+    return _WHITESPACE.sub(" ", value.strip())

@@ -1,0 +1,1 @@
+"""The grpc.aio edge of the hub: settings, wiring, interceptors, servicers, sweeps."""

@@ -1,0 +1,196 @@
+"""Wiring: build, start and gracefully stop a hub server.
+
+Start: open and migrate the store, mark every agent offline (presence never survives a restart),
+bootstrap credentials, build the grpc.aio server with the interceptor, health (per service),
+reflection and keepalive settings, bind, then start the sweeps. Stop: health NOT_SERVING,
+tell streams to end with UNAVAILABLE so clients resume elsewhere, then stop within the grace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from kxm_grpc._gen.kxm.v1 import (
+    admin_service_pb2,
+    admin_service_pb2_grpc,
+    agent_service_pb2,
+    agent_service_pb2_grpc,
+)
+from kxm_grpc.domain.clock import Clock, SystemClock
+from kxm_grpc.domain.secrets import hash_secret
+from kxm_grpc.server.bootstrap import bootstrap, write_credentials
+from kxm_grpc.server.interceptor import HubInterceptor
+from kxm_grpc.server.methods import ACCESS
+from kxm_grpc.server.ratelimit import RateLimiter
+from kxm_grpc.server.servicers.admin import AdminServicer
+from kxm_grpc.server.servicers.agents import AgentServicer
+from kxm_grpc.server.settings import Settings
+from kxm_grpc.server.state import HubState
+from kxm_grpc.server.sweeps import run_sweeps
+from kxm_grpc.services import agents
+from kxm_grpc.store import Store
+from kxm_grpc.store.sqlite import SqliteStore
+
+log = structlog.get_logger("kxm.hub")
+
+MAX_REQUEST_BYTES = 256 * 1024
+
+# Keepalive (ecosystem.md §5.5): accept client pings every 10 s without calls, ping idle
+# connections ourselves, and raise the pending-stream limits so reconnect storms are not CANCELLED.
+SERVER_OPTIONS: list[tuple[str, Any]] = [
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_ping_strikes", 2),
+    ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+    ("grpc.max_send_message_length", 4 * 1024 * 1024),
+    ("grpc.server.max_pending_requests", 20_000),
+    ("grpc.server.max_pending_requests_hard_limit", 30_000),
+    ("grpc.so_reuseport", 0),
+]
+
+ServicerFactory = Callable[[HubState, grpc.aio.Server], str]
+
+
+def _add_admin(hub: HubState, server: grpc.aio.Server) -> str:
+    admin_service_pb2_grpc.add_AdminServiceServicer_to_server(AdminServicer(hub), server)
+    return str(admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name)
+
+
+def _add_agents(hub: HubState, server: grpc.aio.Server) -> str:
+    agent_service_pb2_grpc.add_AgentServiceServicer_to_server(AgentServicer(hub), server)
+    return str(agent_service_pb2.DESCRIPTOR.services_by_name["AgentService"].full_name)
+
+
+SERVICERS: list[ServicerFactory] = [_add_admin, _add_agents]
+
+
+def open_store(settings: Settings) -> Store:
+    """The store the settings name (SQLite file or ``:memory:``)."""
+    return SqliteStore(settings.database_path, durability=settings.durability)
+
+
+def _credentials(settings: Settings) -> grpc.ServerCredentials | None:
+    if settings.tls_cert is None or settings.tls_key is None:
+        return None
+    root = settings.tls_client_ca.read_bytes() if settings.tls_client_ca else None
+    return grpc.ssl_server_credentials(
+        [(settings.tls_key.read_bytes(), settings.tls_cert.read_bytes())],
+        root_certificates=root,
+        require_client_auth=root is not None,
+    )
+
+
+class HubServer:
+    """A running hub: its gRPC server, store and background tasks."""
+
+    def __init__(self, settings: Settings, *, store: Store | None = None, clock: Clock | None = None) -> None:
+        self.settings = settings.validate()
+        self.store = store or open_store(settings)
+        self.clock = clock or SystemClock()
+        self.port = 0
+        self.hub: HubState | None = None
+        self._server: grpc.aio.Server | None = None
+        self._health: health.aio.HealthServicer | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._services: list[str] = []
+        self._stopped = asyncio.Event()
+
+    @property
+    def address(self) -> str:
+        """``host:port`` the hub listens on."""
+        return f"{self.settings.host}:{self.port}"
+
+    async def start(self) -> None:
+        """Open the store, bootstrap credentials and start serving.
+
+        Raises:
+            StoreError: the database cannot be opened.
+            RuntimeError: the port cannot be bound.
+        """
+        settings = self.settings
+        await self.store.start()
+        retired = await agents.mark_all_offline(self.store)
+        boot = await bootstrap(settings, self.store, now=self.clock.now())
+        self.hub = HubState(
+            settings=settings,
+            store=self.store,
+            clock=self.clock,
+            admin_token_hash=hash_secret(boot.admin_token) if boot.admin_token else None,
+            limiter=RateLimiter(settings.rate_limit, settings.rate_window),
+        )
+        server = grpc.aio.server(interceptors=[HubInterceptor(self.hub, ACCESS)], options=SERVER_OPTIONS)
+        self._services = [add(self.hub, server) for add in SERVICERS]
+        self._health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
+        reflection.enable_server_reflection((*self._services, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+        target = f"{settings.host}:{settings.port}"
+        creds = _credentials(settings)
+        self.port = server.add_secure_port(target, creds) if creds else server.add_insecure_port(target)
+        if self.port == 0:
+            raise RuntimeError(f"could not bind {target}")
+        await server.start()
+        self._server = server
+        for name in ("", *self._services):
+            await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        if boot.file_data is not None:
+            scheme = "https" if creds else "http"
+            write_credentials(settings.credentials_path,
+                              {**boot.file_data, "address": self.address, "scheme": scheme})
+        self._tasks.append(asyncio.create_task(run_sweeps(self.hub), name="kxm-sweeps"))
+        if settings.metrics_port:
+            from prometheus_client import start_http_server
+
+            start_http_server(settings.metrics_port, addr=settings.host)
+        log.info("hub_started", address=self.address, database=self.store.description,
+                 durability=settings.durability.value, tls=creds is not None, agents_marked_offline=retired)
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Drain and stop: health NOT_SERVING, streams told to end, then stop within the grace."""
+        if self._server is None or self.hub is None:
+            return
+        grace = self.settings.shutdown_grace if grace is None else grace
+        log.info("hub_stopping", grace_seconds=grace)
+        if self._health is not None:
+            await self._health.enter_graceful_shutdown()
+        self.hub.shutting_down.set()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self._server.stop(grace)
+        self._server = None
+        await self.store.close()
+        self._stopped.set()
+
+    async def wait_stopped(self) -> None:
+        """Wait until stop() has finished."""
+        await self._stopped.wait()
+
+
+async def serve(settings: Settings) -> None:
+    """Run a hub until SIGTERM or SIGINT, then stop gracefully."""
+    server = HubServer(settings)
+    await server.start()
+    loop = asyncio.get_running_loop()
+    stopping: asyncio.Task[None] | None = None
+
+    def on_signal() -> None:
+        nonlocal stopping
+        if stopping is None:
+            stopping = asyncio.create_task(server.stop())
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, on_signal)
+    await server.wait_stopped()

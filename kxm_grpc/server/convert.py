@@ -1,0 +1,56 @@
+"""Conversions between protobuf messages and domain values shared by several servicers."""
+
+from __future__ import annotations
+
+from google.protobuf import duration_pb2, timestamp_pb2
+
+from kxm_grpc._gen.kxm.v1 import types_pb2
+from kxm_grpc.domain.agents import Agent, Presence
+from kxm_grpc.domain.clock import MICROS
+from kxm_grpc.errors import invalid_field
+
+_PRESENCE = {
+    Presence.ONLINE: types_pb2.PRESENCE_ONLINE,
+    Presence.STALE: types_pb2.PRESENCE_STALE,
+    Presence.OFFLINE: types_pb2.PRESENCE_OFFLINE,
+}
+
+
+def timestamp(micros: int | None) -> timestamp_pb2.Timestamp | None:
+    """A Timestamp for microseconds since the epoch (None stays None)."""
+    if micros is None:
+        return None
+    return timestamp_pb2.Timestamp(seconds=micros // MICROS, nanos=(micros % MICROS) * 1000)
+
+
+def duration_micros(field: str, value: duration_pb2.Duration, has_value: bool, *, default: int,
+                    minimum: int, maximum: int) -> int:
+    """A Duration field in microseconds; ``default`` when unset.
+
+    Raises:
+        InvalidArgument: negative, or outside ``[minimum, maximum]``.
+    """
+    if not has_value:
+        return default
+    if value.seconds < 0 or value.nanos < 0:
+        raise invalid_field(field, "must not be negative")
+    micros = value.seconds * MICROS + value.nanos // 1000
+    if not minimum <= micros <= maximum:
+        raise invalid_field(field, f"must be between {minimum / MICROS:g} s and {maximum / MICROS:g} s")
+    return micros
+
+
+def agent_to_proto(agent: Agent, *, now: int, stale_after: int) -> types_pb2.Agent:
+    """The public view of an agent, with presence on the hub's clock."""
+    return types_pb2.Agent(
+        id=agent.id,
+        project=agent.project,
+        name=agent.name,
+        purpose=agent.purpose,
+        model=agent.model,
+        host=agent.host,
+        connect_time=timestamp(agent.connect_time),
+        last_seen_time=timestamp(agent.last_seen_time),
+        lease_expire_time=timestamp(agent.lease_expire_time(stale_after)),
+        presence=_PRESENCE[agent.presence(now, stale_after)],
+    )

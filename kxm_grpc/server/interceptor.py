@@ -1,0 +1,171 @@
+"""The one server interceptor: request id, authentication, rate limit, presence, error mapping.
+
+It wraps each RPC handler so its code runs in the handler's own task: the request id and the
+caller are bound into contextvars there (logs and the servicer see them), and every HubError a
+servicer raises becomes one gRPC status with ``google.rpc`` details. Anything else becomes
+INTERNAL with a fixed message and one logged traceback. Steps run in this order: request id,
+authentication (every credential, before any side effect), rate limit on the authenticated
+identity, presence renewal for agents, then the handler.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+import structlog
+from prometheus_client import Counter
+
+from kxm_grpc._status import to_rpc_status
+from kxm_grpc.domain.agents import needs_touch
+from kxm_grpc.errors import HubError, Internal, PermissionDenied, Reason
+from kxm_grpc.server.context import CallContext, set_current_call
+from kxm_grpc.server.state import HubState
+from kxm_grpc.services import agents as agent_service
+from kxm_grpc.services.auth import Access, Credentials, authenticate
+
+log = structlog.get_logger("kxm.rpc")
+
+RPC_TOTAL = Counter("kxm_rpc", "RPCs served, by method and status code.", ["method", "code"])
+
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,80}")
+_EXEMPT_PREFIXES = ("/grpc.health.v1.", "/grpc.reflection.")
+
+Metadata = tuple[tuple[str, str | bytes], ...]
+
+
+def credentials_from(metadata: Metadata | None) -> tuple[Credentials, str | None]:
+    """Read the credentials and the caller's request id from call metadata."""
+    values: dict[str, str] = {}
+    for key, value in metadata or ():
+        if isinstance(value, str):
+            values[key] = value
+    auth = values.get("authorization", "")
+    bearer = auth[7:] if auth.startswith("Bearer ") else None
+    credentials = Credentials(
+        bearer=bearer or None,
+        agent_id=values.get("x-kxm-agent-id") or None,
+        agent_key=values.get("x-kxm-agent-key") or None,
+        project=values.get("x-kxm-project") or None,
+    )
+    return credentials, values.get("x-request-id")
+
+
+def _request_id(presented: str | None) -> str:
+    if presented and _REQUEST_ID.fullmatch(presented):
+        return presented
+    return f"req_{uuid.uuid4().hex}"
+
+
+class HubInterceptor(grpc.aio.ServerInterceptor):
+    """Wraps every kxm RPC; health and reflection pass through untouched."""
+
+    def __init__(self, hub: HubState, access: dict[str, Access]) -> None:
+        self._hub = hub
+        self._access = access
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        method: str = handler_call_details.method  # type: ignore[attr-defined]
+        if handler is None or method.startswith(_EXEMPT_PREFIXES):
+            return handler
+        access = self._access.get(method)
+        if handler.unary_unary is not None:
+            return grpc.unary_unary_rpc_method_handler(
+                self._wrap_unary(method, access, handler.unary_unary),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            return grpc.unary_stream_rpc_method_handler(
+                self._wrap_stream(method, access, handler.unary_stream),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler
+
+    async def _admit(self, method: str, access: Access | None, credentials: Credentials,
+                     request_id: str) -> None:
+        """Run the steps before the handler."""
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(request_id=request_id, rpc=method)
+        if access is None:
+            # Fail closed: every kxm RPC must be in the method table.
+            raise PermissionDenied("this RPC has no access policy", reason=Reason.CREDENTIAL_KIND_DENIED)
+        hub = self._hub
+        authenticated = await authenticate(hub.store, hub.admin_token_hash, credentials, access)
+        caller = authenticated.caller
+        structlog.contextvars.bind_contextvars(project=caller.project, agent_id=caller.agent_id)
+        hub.limiter.check(caller.identity)
+        agent = authenticated.agent
+        if agent is not None:
+            now = hub.now()
+            if needs_touch(agent, now, hub.stale_after):
+                agent = await agent_service.touch_agent(hub.store, agent, now=now)
+        set_current_call(CallContext(caller, agent, request_id))
+
+    def _wrap_unary(self, method: str, access: Access | None,
+                    behavior: Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
+                    ) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
+        async def wrapped(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            started = time.perf_counter()
+            credentials, presented = credentials_from(context.invocation_metadata())
+            request_id = _request_id(presented)
+            try:
+                await self._admit(method, access, credentials, request_id)
+                response = await behavior(request, context)
+            except grpc.aio.AbortError:
+                raise
+            except HubError as error:
+                await self._abort(method, context, error, request_id, started)
+            except Exception:
+                await self._abort(method, context, self._internal(method), request_id, started)
+            context.set_trailing_metadata((("x-request-id", request_id),))
+            RPC_TOTAL.labels(method, "OK").inc()
+            return response
+
+        return wrapped
+
+    def _wrap_stream(self, method: str, access: Access | None,
+                     behavior: Callable[[Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Any]]
+                     ) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Any]]:
+        async def wrapped(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
+            started = time.perf_counter()
+            credentials, presented = credentials_from(context.invocation_metadata())
+            request_id = _request_id(presented)
+            try:
+                await self._admit(method, access, credentials, request_id)
+                async for response in behavior(request, context):
+                    yield response
+            except grpc.aio.AbortError:
+                raise
+            except HubError as error:
+                await self._abort(method, context, error, request_id, started)
+            except Exception:
+                await self._abort(method, context, self._internal(method), request_id, started)
+            context.set_trailing_metadata((("x-request-id", request_id),))
+            RPC_TOTAL.labels(method, "OK").inc()
+
+        return wrapped
+
+    @staticmethod
+    def _internal(method: str) -> Internal:
+        log.exception("request_error", code="INTERNAL", reason=str(Reason.INTERNAL_ERROR))
+        return Internal("internal error", reason=Reason.INTERNAL_ERROR)
+
+    @staticmethod
+    async def _abort(method: str, context: grpc.aio.ServicerContext[Any, Any], error: HubError,
+                     request_id: str, started: float) -> None:
+        if error.status != "INTERNAL":
+            log.info("request_error", code=error.status, reason=str(error.reason),
+                     duration_ms=round((time.perf_counter() - started) * 1000, 3))
+        RPC_TOTAL.labels(method, error.status).inc()
+        await context.abort_with_status(to_rpc_status(error, trailing=(("x-request-id", request_id),)))

@@ -1,0 +1,170 @@
+"""Agent registration and presence (spec §5), with the original's identity takeover fixed.
+
+A name is unique among live agents of a project. Resuming an offline agent's name (keeping its
+id, inbox and leases) needs proof that the caller is that agent: its last key, or the admin
+token. Keys rotate on every registration and are revoked on unregister.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import structlog
+
+from kxm_grpc.domain import agents as rules
+from kxm_grpc.domain.agents import Agent, Registration
+from kxm_grpc.domain.caller import Caller
+from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
+from kxm_grpc.domain.secrets import AGENT_KEY_PREFIX, hash_secret, new_id, new_secret, secret_matches
+from kxm_grpc.errors import AlreadyExists, PermissionDenied, Reason
+from kxm_grpc.store import Store, Tx
+
+log = structlog.get_logger("kxm.agents")
+
+_SWEEP_BATCH = 500
+
+
+@dataclass(frozen=True, slots=True)
+class RegisteredAgent:
+    """The registered agent, its new key (shown once) and whether an offline agent was resumed."""
+
+    agent: Agent
+    key: str
+    resumed: bool
+
+
+def presence_changed(tx: Tx, agent: Agent, now: int) -> None:
+    """Record that ``agent``'s presence changed, in the transaction that changed it."""
+    tx.notify(f"presence:{agent.project}")
+
+
+async def register_agent(store: Store, caller: Caller, registration: Registration, *,
+                         presented_key: str | None, now: int) -> RegisteredAgent:
+    """Register a new agent, or resume the agent that had this name, with a fresh key.
+
+    Raises:
+        AlreadyExists: a live agent has the name and the caller gave no proof of being it.
+        PermissionDenied: the name belongs to an offline agent and no proof of it was given.
+    """
+    assert caller.project is not None
+    project = caller.project
+    key = new_secret(AGENT_KEY_PREFIX)
+    name_key = rules.name_key(registration.name)
+
+    def work(tx: Tx) -> tuple[Agent, bool]:
+        existing = tx.agents.find_by_name(project, name_key)
+        if existing is None:
+            agent = Agent(id=new_id("agt"), project=project, name=registration.name, purpose=registration.purpose,
+                          model=registration.model, host=registration.host, connect_time=now,
+                          last_seen_time=now, online=True)
+            resumed = False
+        else:
+            stored = tx.agents.get_key(existing.id)
+            proven = caller.is_admin or (
+                presented_key is not None and stored is not None and secret_matches(presented_key, stored[0])
+            )
+            if not proven:
+                if existing.online:
+                    raise AlreadyExists(
+                        f"agent name already active in project: {existing.name}",
+                        reason=Reason.DUPLICATE_AGENT_NAME,
+                        metadata={"name": existing.name, "agentId": existing.id},
+                    )
+                raise PermissionDenied(
+                    f"the name {existing.name} belongs to an offline agent; present its last key "
+                    "(x-kxm-agent-key) or the admin token to resume it",
+                    reason=Reason.AGENT_RECLAIM_FORBIDDEN,
+                    metadata={"name": existing.name},
+                )
+            agent = replace(existing, name=registration.name, purpose=registration.purpose,
+                            model=registration.model, host=registration.host, connect_time=now,
+                            last_seen_time=now, online=True)
+            resumed = True
+        tx.agents.put(agent)
+        tx.agents.set_key_hash(agent.id, hash_secret(key))
+        presence_changed(tx, agent, now)
+        return agent, resumed
+
+    agent, resumed = await store.write(work)
+    log.info("agent_resumed" if resumed else "agent_registered", agent_id=agent.id, project=project)
+    return RegisteredAgent(agent, key, resumed)
+
+
+async def touch_agent(store: Store, agent: Agent, *, now: int) -> Agent:
+    """Renew an authenticated agent's presence; bring it back online if the sweep retired it."""
+
+    def work(tx: Tx) -> Agent:
+        current = tx.agents.get(agent.id) or agent
+        renewed = current.seen(now)
+        tx.agents.put(renewed)
+        if not current.online:
+            presence_changed(tx, renewed, now)
+        return renewed
+
+    return await store.write(work)
+
+
+async def heartbeat(store: Store, caller: Caller, agent: Agent, *, now: int) -> Agent:
+    """Renew the calling agent's presence lease."""
+    return await touch_agent(store, agent, now=now)
+
+
+async def unregister_agent(store: Store, caller: Caller, *, now: int) -> Agent:
+    """Mark the calling agent offline and revoke its key."""
+    assert caller.agent_id is not None
+    agent_id = caller.agent_id
+
+    def work(tx: Tx) -> Agent:
+        current = tx.agents.get(agent_id)
+        assert current is not None  # authentication just found it
+        offline = replace(current, online=False, last_seen_time=now)
+        tx.agents.put(offline)
+        tx.agents.revoke_key(agent_id)
+        presence_changed(tx, offline, now)
+        return offline
+
+    agent = await store.write(work)
+    log.info("agent_unregistered", agent_id=agent_id, project=agent.project)
+    return agent
+
+
+async def list_agents(store: Store, caller: Caller, size: int, token: str, *,
+                      include_offline: bool) -> tuple[list[Agent], str]:
+    """The caller's project's agents by id, one page at a time.
+
+    Raises:
+        InvalidArgument: negative page size or a bad page token.
+    """
+    assert caller.project is not None
+    project = caller.project
+    limit = page_size(size)
+    query = f"agents:{project}:{include_offline}"
+    after = decode_page_token(token, query)
+    agents = await store.read(lambda tx: tx.agents.list(project, after, limit + 1, include_offline=include_offline))
+    if len(agents) > limit:
+        return agents[:limit], encode_page_token(agents[limit - 1].id, query)
+    return agents, ""
+
+
+async def sweep_stale_agents(store: Store, *, now: int, stale_after: int) -> list[Agent]:
+    """Turn off agents whose presence lease lapsed; return the agents retired."""
+    cutoff = now - stale_after
+
+    def work(tx: Tx) -> list[Agent]:
+        retired = []
+        for agent in tx.agents.list_online_seen_before(cutoff, _SWEEP_BATCH):
+            offline = replace(agent, online=False)
+            tx.agents.put(offline)
+            presence_changed(tx, offline, now)
+            retired.append(offline)
+        return retired
+
+    retired = await store.write(work)
+    for agent in retired:
+        log.info("agent_stale", agent_id=agent.id, project=agent.project)
+    return retired
+
+
+async def mark_all_offline(store: Store) -> int:
+    """At start: presence never survives a restart."""
+    return await store.write(lambda tx: tx.agents.mark_all_offline())

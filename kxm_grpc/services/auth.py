@@ -1,0 +1,152 @@
+"""Authentication: turn presented credentials into a Caller, with no side effects.
+
+Every credential presented is checked before anything is written (the original hub refreshed
+presence before checking the project token; this one does not). Which kind of caller an RPC
+accepts is its ``Access``; the server's method table assigns one to every RPC.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from kxm_grpc.domain.agents import Agent
+from kxm_grpc.domain.caller import Caller, CredentialKind
+from kxm_grpc.domain.secrets import RUNTIME_KEY_PREFIX, hash_secret, secret_matches
+from kxm_grpc.errors import NotFound, PermissionDenied, Reason, Unauthenticated
+from kxm_grpc.store import Store, Tx
+
+
+class Access(enum.Enum):
+    """Which callers an RPC admits."""
+
+    ADMIN = "admin"
+    """The admin token only."""
+
+    PROJECT_TOKEN = "project_token"
+    """A project token (with or without an agent identity), or the admin token naming a project."""
+
+    PROJECT = "project"
+    """Anything scoped to one project: a project token, an agent, a runtime, or the admin naming a project."""
+
+    AGENT = "agent"
+    """A project token together with a valid agent identity."""
+
+    RUNTIME = "runtime"
+    """A runtime key."""
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    """What a call presented (from its metadata)."""
+
+    bearer: str | None = None
+    agent_id: str | None = None
+    agent_key: str | None = None
+    project: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Authenticated:
+    """The caller, and the calling agent's record when the call carried an agent identity."""
+
+    caller: Caller
+    agent: Agent | None = None
+
+
+def _invalid_auth() -> Unauthenticated:
+    return Unauthenticated("the bearer token is not valid", reason=Reason.INVALID_AUTH)
+
+
+def _invalid_agent() -> Unauthenticated:
+    return Unauthenticated(
+        "the agent id and key do not match a registered agent; register again",
+        reason=Reason.INVALID_AGENT_IDENTITY,
+    )
+
+
+async def authenticate(store: Store, admin_token_hash: str | None, credentials: Credentials,
+                       access: Access) -> Authenticated:
+    """Check every presented credential, then whether its kind may call an RPC with ``access``.
+
+    Raises:
+        Unauthenticated: a credential is missing, unknown, revoked, or does not match.
+        PermissionDenied: the credentials are valid but of a kind ``access`` does not admit.
+        NotFound: the admin named a project that does not exist.
+    """
+    if not credentials.bearer:
+        raise Unauthenticated("no credentials: send 'authorization: Bearer <token>'",
+                              reason=Reason.CREDENTIAL_MISSING)
+    if (credentials.agent_id is None) != (credentials.agent_key is None):
+        raise Unauthenticated("an agent identity needs both x-kxm-agent-id and x-kxm-agent-key",
+                              reason=Reason.INVALID_AGENT_IDENTITY)
+
+    def check(tx: Tx) -> Authenticated:
+        return _resolve(tx, admin_token_hash, credentials)
+
+    authenticated = await store.read(check)
+    _require(authenticated.caller, access)
+    return authenticated
+
+
+def _resolve(tx: Tx, admin_token_hash: str | None, credentials: Credentials) -> Authenticated:
+    bearer = credentials.bearer or ""
+    if admin_token_hash is not None and secret_matches(bearer, admin_token_hash):
+        if credentials.agent_id is not None:
+            # An agent identity always travels with its project's token, never the admin's.
+            raise _invalid_agent()
+        project = credentials.project
+        if project is not None and tx.projects.get(project) is None:
+            raise NotFound(f"no project named {project}", reason=Reason.PROJECT_NOT_FOUND,
+                           metadata={"project": project})
+        return Authenticated(Caller(CredentialKind.ADMIN, project=project))
+    if bearer.startswith(RUNTIME_KEY_PREFIX):
+        return Authenticated(_runtime_caller(tx, bearer))
+    project_row = tx.projects.find_by_token_hash(hash_secret(bearer))
+    if project_row is None:
+        raise _invalid_auth()
+    if credentials.project is not None and credentials.project != project_row.name:
+        raise PermissionDenied("x-kxm-project names another project than the token's",
+                               reason=Reason.CREDENTIAL_KIND_DENIED, metadata={"project": credentials.project})
+    if credentials.agent_id is None:
+        return Authenticated(Caller(CredentialKind.PROJECT, project=project_row.name))
+    agent = tx.agents.get(credentials.agent_id)
+    key = tx.agents.get_key(credentials.agent_id)
+    if agent is None or key is None or agent.project != project_row.name:
+        raise _invalid_agent()
+    key_hash, active = key
+    if not active or not secret_matches(credentials.agent_key or "", key_hash):
+        raise _invalid_agent()
+    caller = Caller(CredentialKind.AGENT, project=agent.project, agent_id=agent.id, agent_name=agent.name)
+    return Authenticated(caller, agent)
+
+
+def _runtime_caller(tx: Tx, bearer: str) -> Caller:
+    """Resolve a runtime key. Runtimes and their keys arrive with the RuntimeService."""
+    raise _invalid_auth()
+
+
+_ADMITTED: dict[Access, frozenset[CredentialKind]] = {
+    Access.ADMIN: frozenset({CredentialKind.ADMIN}),
+    Access.PROJECT_TOKEN: frozenset({CredentialKind.PROJECT, CredentialKind.AGENT, CredentialKind.ADMIN}),
+    Access.PROJECT: frozenset(
+        {CredentialKind.PROJECT, CredentialKind.AGENT, CredentialKind.RUNTIME, CredentialKind.ADMIN}
+    ),
+    Access.AGENT: frozenset({CredentialKind.AGENT}),
+    Access.RUNTIME: frozenset({CredentialKind.RUNTIME}),
+}
+
+
+def _require(caller: Caller, access: Access) -> None:
+    if caller.kind not in _ADMITTED[access]:
+        raise PermissionDenied(
+            f"this RPC needs {access.value} credentials, not {caller.kind.value}",
+            reason=Reason.CREDENTIAL_KIND_DENIED,
+            metadata={"required": access.value, "presented": caller.kind.value},
+        )
+    if caller.kind is CredentialKind.ADMIN and access is not Access.ADMIN and caller.project is None:
+        raise PermissionDenied(
+            "the admin token must name a project with x-kxm-project for this RPC",
+            reason=Reason.CREDENTIAL_KIND_DENIED,
+            metadata={"required": access.value, "presented": "admin"},
+        )
