@@ -41,7 +41,7 @@ def to_rpc_status(error: HubError, *, trailing: tuple[tuple[str, str], ...] = ()
         delay.FromNanoseconds(int(error.retry_after * 1e9))
         details.append(_pack(error_details_pb2.RetryInfo(retry_delay=delay)))
     status = status_pb2.Status(code=getattr(code_pb2, error.status), message=error.message, details=details)
-    converted = rpc_status.to_status(status)
+    converted: grpc.Status = rpc_status.to_status(status)
     if trailing:
         return _with_trailing(converted, trailing)
     return converted
@@ -64,8 +64,8 @@ def _pack(message: object) -> any_pb2.Any:
 
 def from_rpc_error(exc: grpc.RpcError) -> HubError:
     """Rebuild the HubError a server sent (or describe a transport failure as one)."""
-    code: grpc.StatusCode = exc.code()  # type: ignore[attr-defined]
-    message: str = exc.details() or code.name  # type: ignore[attr-defined]
+    code: grpc.StatusCode = exc.code()
+    message: str = exc.details() or code.name
     cls = ERROR_CLASSES.get(code.name, Internal)
     reason: Reason | str | None = None
     metadata: dict[str, str] = {}
@@ -73,7 +73,7 @@ def from_rpc_error(exc: grpc.RpcError) -> HubError:
     retry_after: float | None = None
     status = None
     try:
-        status = rpc_status.from_call(exc)  # type: ignore[arg-type]
+        status = rpc_status.from_call(exc)
     except ValueError:
         status = None
     if status is not None:
@@ -90,7 +90,6 @@ def from_rpc_error(exc: grpc.RpcError) -> HubError:
                 retry = error_details_pb2.RetryInfo()
                 detail.Unpack(retry)
                 retry_after = retry.retry_delay.ToNanoseconds() / 1e9
-    error = cls(message, reason=reason, metadata=metadata, field_violations=tuple(violations),
-                retry_after=retry_after)
+    error = cls(message, reason=reason, metadata=metadata, field_violations=tuple(violations), retry_after=retry_after)
     error.__cause__ = exc
     return error

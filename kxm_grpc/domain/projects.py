@@ -28,6 +28,8 @@ def project_name(field: str, value: str) -> str:
             letters, digits, ``.``, ``_`` and ``-`` (a letter or digit first).
     """
     return pattern_text(
-        field, value, _PROJECT_NAME,
+        field,
+        value,
+        _PROJECT_NAME,
         "must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit",
     )

@@ -60,8 +60,9 @@ def bounded_int(field: str, value: int, minimum: int, maximum: int, *, default: 
     return value
 
 
-def pattern_text(field: str, value: str, pattern: re.Pattern[str], description: str,
-                 *, reason: Reason = Reason.PROTOCOL_ERROR) -> str:
+def pattern_text(
+    field: str, value: str, pattern: re.Pattern[str], description: str, *, reason: Reason = Reason.PROTOCOL_ERROR
+) -> str:
     """Return ``value`` trimmed if it matches ``pattern`` in full.
 
     Raises:

@@ -145,15 +145,20 @@ class HubServer:
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
         if boot.file_data is not None:
             scheme = "https" if creds else "http"
-            write_credentials(settings.credentials_path,
-                              {**boot.file_data, "address": self.address, "scheme": scheme})
+            write_credentials(settings.credentials_path, {**boot.file_data, "address": self.address, "scheme": scheme})
         self._tasks.append(asyncio.create_task(run_sweeps(self.hub), name="kxm-sweeps"))
         if settings.metrics_port:
             from prometheus_client import start_http_server
 
             start_http_server(settings.metrics_port, addr=settings.host)
-        log.info("hub_started", address=self.address, database=self.store.description,
-                 durability=settings.durability.value, tls=creds is not None, agents_marked_offline=retired)
+        log.info(
+            "hub_started",
+            address=self.address,
+            database=self.store.description,
+            durability=settings.durability.value,
+            tls=creds is not None,
+            agents_marked_offline=retired,
+        )
 
     async def stop(self, grace: float | None = None) -> None:
         """Drain and stop: health NOT_SERVING, streams told to end, then stop within the grace."""

@@ -80,4 +80,3 @@ async def bootstrap(settings: Settings, store: Store, *, now: int) -> Bootstrap:
         log.info("admin_token_generated", path=str(settings.credentials_path))
     data = {"schema": CREDENTIALS_SCHEMA, "admin_token": admin_token, "projects": tokens}
     return Bootstrap(admin_token, data)
-

@@ -23,8 +23,9 @@ def timestamp(micros: int | None) -> timestamp_pb2.Timestamp | None:
     return timestamp_pb2.Timestamp(seconds=micros // MICROS, nanos=(micros % MICROS) * 1000)
 
 
-def duration_micros(field: str, value: duration_pb2.Duration, has_value: bool, *, default: int,
-                    minimum: int, maximum: int) -> int:
+def duration_micros(
+    field: str, value: duration_pb2.Duration, has_value: bool, *, default: int, minimum: int, maximum: int
+) -> int:
     """A Duration field in microseconds; ``default`` when unset.
 
     Raises:

@@ -14,7 +14,7 @@ import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import grpc
 import structlog
@@ -35,10 +35,11 @@ RPC_TOTAL = Counter("kxm_rpc", "RPCs served, by method and status code.", ["meth
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,80}")
 _EXEMPT_PREFIXES = ("/grpc.health.v1.", "/grpc.reflection.")
 
-Metadata = tuple[tuple[str, str | bytes], ...]
+_Req = TypeVar("_Req")
+_Resp = TypeVar("_Resp")
 
 
-def credentials_from(metadata: Metadata | None) -> tuple[Credentials, str | None]:
+def credentials_from(metadata: Any) -> tuple[Credentials, str | None]:
     """Read the credentials and the caller's request id from call metadata."""
     values: dict[str, str] = {}
     for key, value in metadata or ():
@@ -61,6 +62,9 @@ def _request_id(presented: str | None) -> str:
     return f"req_{uuid.uuid4().hex}"
 
 
+Context = grpc.aio.ServicerContext[Any, Any]
+
+
 class HubInterceptor(grpc.aio.ServerInterceptor):
     """Wraps every kxm RPC; health and reflection pass through untouched."""
 
@@ -70,30 +74,31 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[_Req, _Resp] | None]],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
+    ) -> grpc.RpcMethodHandler[_Req, _Resp] | None:
         handler = await continuation(handler_call_details)
-        method: str = handler_call_details.method  # type: ignore[attr-defined]
+        method: str = handler_call_details.method
         if handler is None or method.startswith(_EXEMPT_PREFIXES):
             return handler
         access = self._access.get(method)
         if handler.unary_unary is not None:
+            unary = cast(Callable[[Any, Context], Awaitable[Any]], handler.unary_unary)
             return grpc.unary_unary_rpc_method_handler(
-                self._wrap_unary(method, access, handler.unary_unary),
+                self._wrap_unary(method, access, unary),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
+            stream = cast(Callable[[Any, Context], AsyncIterator[Any]], handler.unary_stream)
             return grpc.unary_stream_rpc_method_handler(
-                self._wrap_stream(method, access, handler.unary_stream),
+                self._wrap_stream(method, access, stream),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         return handler
 
-    async def _admit(self, method: str, access: Access | None, credentials: Credentials,
-                     request_id: str) -> None:
+    async def _admit(self, method: str, access: Access | None, credentials: Credentials, request_id: str) -> None:
         """Run the steps before the handler."""
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(request_id=request_id, rpc=method)
@@ -112,10 +117,13 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
                 agent = await agent_service.touch_agent(hub.store, agent, now=now)
         set_current_call(CallContext(caller, agent, request_id))
 
-    def _wrap_unary(self, method: str, access: Access | None,
-                    behavior: Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
-                    ) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
-        async def wrapped(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+    def _wrap_unary(
+        self,
+        method: str,
+        access: Access | None,
+        behavior: Callable[[Any, Context], Awaitable[Any]],
+    ) -> Callable[[Any, Context], Awaitable[Any]]:
+        async def wrapped(request: Any, context: Context) -> Any:
             started = time.perf_counter()
             credentials, presented = credentials_from(context.invocation_metadata())
             request_id = _request_id(presented)
@@ -134,10 +142,13 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
 
         return wrapped
 
-    def _wrap_stream(self, method: str, access: Access | None,
-                     behavior: Callable[[Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Any]]
-                     ) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Any]]:
-        async def wrapped(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
+    def _wrap_stream(
+        self,
+        method: str,
+        access: Access | None,
+        behavior: Callable[[Any, Context], AsyncIterator[Any]],
+    ) -> Callable[[Any, Context], AsyncIterator[Any]]:
+        async def wrapped(request: Any, context: Context) -> AsyncIterator[Any]:
             started = time.perf_counter()
             credentials, presented = credentials_from(context.invocation_metadata())
             request_id = _request_id(presented)
@@ -162,10 +173,15 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         return Internal("internal error", reason=Reason.INTERNAL_ERROR)
 
     @staticmethod
-    async def _abort(method: str, context: grpc.aio.ServicerContext[Any, Any], error: HubError,
-                     request_id: str, started: float) -> None:
+    async def _abort(
+        method: str, context: Context, error: HubError, request_id: str, started: float
+    ) -> None:
         if error.status != "INTERNAL":
-            log.info("request_error", code=error.status, reason=str(error.reason),
-                     duration_ms=round((time.perf_counter() - started) * 1000, 3))
+            log.info(
+                "request_error",
+                code=error.status,
+                reason=str(error.reason),
+                duration_ms=round((time.perf_counter() - started) * 1000, 3),
+            )
         RPC_TOTAL.labels(method, error.status).inc()
         await context.abort_with_status(to_rpc_status(error, trailing=(("x-request-id", request_id),)))

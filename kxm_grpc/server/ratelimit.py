@@ -32,8 +32,11 @@ class RateLimiter:
             raise ResourceExhausted(
                 "request rate limit exceeded",
                 reason=Reason.RATE_LIMITED,
-                metadata={"limit": str(self.limit), "windowSeconds": f"{self.window:g}",
-                          "retryAfterSeconds": str(max(1, math.ceil(wait)))},
+                metadata={
+                    "limit": str(self.limit),
+                    "windowSeconds": f"{self.window:g}",
+                    "retryAfterSeconds": str(max(1, math.ceil(wait))),
+                },
                 retry_after=wait,
             )
         self._buckets[identity] = (tokens - 1.0, now)

@@ -38,8 +38,9 @@ def presence_changed(tx: Tx, agent: Agent, now: int) -> None:
     tx.notify(f"presence:{agent.project}")
 
 
-async def register_agent(store: Store, caller: Caller, registration: Registration, *,
-                         presented_key: str | None, now: int) -> RegisteredAgent:
+async def register_agent(
+    store: Store, caller: Caller, registration: Registration, *, presented_key: str | None, now: int
+) -> RegisteredAgent:
     """Register a new agent, or resume the agent that had this name, with a fresh key.
 
     Raises:
@@ -54,9 +55,17 @@ async def register_agent(store: Store, caller: Caller, registration: Registratio
     def work(tx: Tx) -> tuple[Agent, bool]:
         existing = tx.agents.find_by_name(project, name_key)
         if existing is None:
-            agent = Agent(id=new_id("agt"), project=project, name=registration.name, purpose=registration.purpose,
-                          model=registration.model, host=registration.host, connect_time=now,
-                          last_seen_time=now, online=True)
+            agent = Agent(
+                id=new_id("agt"),
+                project=project,
+                name=registration.name,
+                purpose=registration.purpose,
+                model=registration.model,
+                host=registration.host,
+                connect_time=now,
+                last_seen_time=now,
+                online=True,
+            )
             resumed = False
         else:
             stored = tx.agents.get_key(existing.id)
@@ -76,9 +85,16 @@ async def register_agent(store: Store, caller: Caller, registration: Registratio
                     reason=Reason.AGENT_RECLAIM_FORBIDDEN,
                     metadata={"name": existing.name},
                 )
-            agent = replace(existing, name=registration.name, purpose=registration.purpose,
-                            model=registration.model, host=registration.host, connect_time=now,
-                            last_seen_time=now, online=True)
+            agent = replace(
+                existing,
+                name=registration.name,
+                purpose=registration.purpose,
+                model=registration.model,
+                host=registration.host,
+                connect_time=now,
+                last_seen_time=now,
+                online=True,
+            )
             resumed = True
         tx.agents.put(agent)
         tx.agents.set_key_hash(agent.id, hash_secret(key))
@@ -128,8 +144,9 @@ async def unregister_agent(store: Store, caller: Caller, *, now: int) -> Agent:
     return agent
 
 
-async def list_agents(store: Store, caller: Caller, size: int, token: str, *,
-                      include_offline: bool) -> tuple[list[Agent], str]:
+async def list_agents(
+    store: Store, caller: Caller, size: int, token: str, *, include_offline: bool
+) -> tuple[list[Agent], str]:
     """The caller's project's agents by id, one page at a time.
 
     Raises:
@@ -140,7 +157,9 @@ async def list_agents(store: Store, caller: Caller, size: int, token: str, *,
     limit = page_size(size)
     query = f"agents:{project}:{include_offline}"
     after = decode_page_token(token, query)
-    agents = await store.read(lambda tx: tx.agents.list(project, after, limit + 1, include_offline=include_offline))
+    agents = await store.read(
+        lambda tx: tx.agents.list_page(project, after, limit + 1, include_offline=include_offline)
+    )
     if len(agents) > limit:
         return agents[:limit], encode_page_token(agents[limit - 1].id, query)
     return agents, ""

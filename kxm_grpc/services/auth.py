@@ -65,8 +65,9 @@ def _invalid_agent() -> Unauthenticated:
     )
 
 
-async def authenticate(store: Store, admin_token_hash: str | None, credentials: Credentials,
-                       access: Access) -> Authenticated:
+async def authenticate(
+    store: Store, admin_token_hash: str | None, credentials: Credentials, access: Access
+) -> Authenticated:
     """Check every presented credential, then whether its kind may call an RPC with ``access``.
 
     Raises:
@@ -75,11 +76,11 @@ async def authenticate(store: Store, admin_token_hash: str | None, credentials: 
         NotFound: the admin named a project that does not exist.
     """
     if not credentials.bearer:
-        raise Unauthenticated("no credentials: send 'authorization: Bearer <token>'",
-                              reason=Reason.CREDENTIAL_MISSING)
+        raise Unauthenticated("no credentials: send 'authorization: Bearer <token>'", reason=Reason.CREDENTIAL_MISSING)
     if (credentials.agent_id is None) != (credentials.agent_key is None):
-        raise Unauthenticated("an agent identity needs both x-kxm-agent-id and x-kxm-agent-key",
-                              reason=Reason.INVALID_AGENT_IDENTITY)
+        raise Unauthenticated(
+            "an agent identity needs both x-kxm-agent-id and x-kxm-agent-key", reason=Reason.INVALID_AGENT_IDENTITY
+        )
 
     def check(tx: Tx) -> Authenticated:
         return _resolve(tx, admin_token_hash, credentials)
@@ -97,8 +98,9 @@ def _resolve(tx: Tx, admin_token_hash: str | None, credentials: Credentials) -> 
             raise _invalid_agent()
         project = credentials.project
         if project is not None and tx.projects.get(project) is None:
-            raise NotFound(f"no project named {project}", reason=Reason.PROJECT_NOT_FOUND,
-                           metadata={"project": project})
+            raise NotFound(
+                f"no project named {project}", reason=Reason.PROJECT_NOT_FOUND, metadata={"project": project}
+            )
         return Authenticated(Caller(CredentialKind.ADMIN, project=project))
     if bearer.startswith(RUNTIME_KEY_PREFIX):
         return Authenticated(_runtime_caller(tx, bearer))
@@ -106,8 +108,11 @@ def _resolve(tx: Tx, admin_token_hash: str | None, credentials: Credentials) -> 
     if project_row is None:
         raise _invalid_auth()
     if credentials.project is not None and credentials.project != project_row.name:
-        raise PermissionDenied("x-kxm-project names another project than the token's",
-                               reason=Reason.CREDENTIAL_KIND_DENIED, metadata={"project": credentials.project})
+        raise PermissionDenied(
+            "x-kxm-project names another project than the token's",
+            reason=Reason.CREDENTIAL_KIND_DENIED,
+            metadata={"project": credentials.project},
+        )
     if credentials.agent_id is None:
         return Authenticated(Caller(CredentialKind.PROJECT, project=project_row.name))
     agent = tx.agents.get(credentials.agent_id)

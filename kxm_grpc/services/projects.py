@@ -36,8 +36,9 @@ async def create_project(store: Store, caller: Caller, name: str, *, now: int) -
 
     def work(tx: Tx) -> Project:
         if tx.projects.get(name) is not None:
-            raise AlreadyExists(f"a project named {name} exists", reason=Reason.PROJECT_ALREADY_EXISTS,
-                                metadata={"project": name})
+            raise AlreadyExists(
+                f"a project named {name} exists", reason=Reason.PROJECT_ALREADY_EXISTS, metadata={"project": name}
+            )
         project = Project(name=name, create_time=now, token_rotate_time=now)
         tx.projects.put(project, hash_secret(token))
         return project
@@ -78,7 +79,7 @@ async def list_projects(store: Store, caller: Caller, size: int, token: str) -> 
     """
     limit = page_size(size)
     after = decode_page_token(token, "projects")
-    projects = await store.read(lambda tx: tx.projects.list(after, limit + 1))
+    projects = await store.read(lambda tx: tx.projects.list_page(after, limit + 1))
     if len(projects) > limit:
         return projects[:limit], encode_page_token(projects[limit - 1].name, "projects")
     return projects, ""
@@ -89,7 +90,7 @@ async def ensure_default_project(store: Store, *, now: int) -> IssuedProject | N
     token = new_secret(PROJECT_TOKEN_PREFIX)
 
     def work(tx: Tx) -> Project | None:
-        if tx.projects.list(None, 1):
+        if tx.projects.list_page(None, 1):
             return None
         project = Project(name=DEFAULT_PROJECT, create_time=now, token_rotate_time=now)
         tx.projects.put(project, hash_secret(token))

@@ -56,7 +56,7 @@ class ProjectRepository(Protocol):
     def put(self, project: Project, token_hash: str) -> None:
         """Insert or replace the project and its token hash."""
 
-    def list(self, after: str | None, limit: int) -> list[Project]:
+    def list_page(self, after: str | None, limit: int) -> list[Project]:
         """Projects ordered by name, after ``after``."""
 
 
@@ -81,7 +81,7 @@ class AgentRepository(Protocol):
     def revoke_key(self, agent_id: str) -> None:
         """Stop the agent's key from authenticating; its hash still proves a name reclaim."""
 
-    def list(self, project: str, after: str | None, limit: int, *, include_offline: bool) -> list[Agent]:
+    def list_page(self, project: str, after: str | None, limit: int, *, include_offline: bool) -> list[Agent]:
         """The project's agents ordered by id, after ``after``."""
 
     def list_online_seen_before(self, cutoff: int, limit: int) -> list[Agent]:
@@ -97,9 +97,17 @@ class AgentRepository(Protocol):
 class Tx(Protocol):
     """One transaction's view of the store."""
 
-    meta: MetaRepository
-    projects: ProjectRepository
-    agents: AgentRepository
+    @property
+    def meta(self) -> MetaRepository:
+        """Hub settings."""
+
+    @property
+    def projects(self) -> ProjectRepository:
+        """Projects."""
+
+    @property
+    def agents(self) -> AgentRepository:
+        """Agents."""
 
     def notify(self, topic: str) -> None:
         """Wake waiters of ``topic`` once this transaction commits."""

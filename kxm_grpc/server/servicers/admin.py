@@ -30,22 +30,28 @@ class AdminServicer(admin_service_pb2_grpc.AdminServiceServicer):
     def __init__(self, hub: HubState) -> None:
         self._hub = hub
 
-    async def CreateProject(self, request: admin_service_pb2.CreateProjectRequest,
-                            context: Context) -> admin_service_pb2.CreateProjectResponse:
-        issued = await projects.create_project(self._hub.store, current_call().caller, request.name,
-                                               now=self._hub.now())
+    async def CreateProject(
+        self, request: admin_service_pb2.CreateProjectRequest, context: Context
+    ) -> admin_service_pb2.CreateProjectResponse:
+        issued = await projects.create_project(
+            self._hub.store, current_call().caller, request.name, now=self._hub.now()
+        )
         return admin_service_pb2.CreateProjectResponse(project=_project(issued.project), project_token=issued.token)
 
-    async def ListProjects(self, request: admin_service_pb2.ListProjectsRequest,
-                           context: Context) -> admin_service_pb2.ListProjectsResponse:
-        page, next_token = await projects.list_projects(self._hub.store, current_call().caller,
-                                                        request.page_size, request.page_token)
-        return admin_service_pb2.ListProjectsResponse(projects=[_project(p) for p in page],
-                                                      next_page_token=next_token)
+    async def ListProjects(
+        self, request: admin_service_pb2.ListProjectsRequest, context: Context
+    ) -> admin_service_pb2.ListProjectsResponse:
+        page, next_token = await projects.list_projects(
+            self._hub.store, current_call().caller, request.page_size, request.page_token
+        )
+        return admin_service_pb2.ListProjectsResponse(projects=[_project(p) for p in page], next_page_token=next_token)
 
-    async def RotateProjectToken(self, request: admin_service_pb2.RotateProjectTokenRequest,
-                                 context: Context) -> admin_service_pb2.RotateProjectTokenResponse:
-        issued = await projects.rotate_project_token(self._hub.store, current_call().caller, request.name,
-                                                     now=self._hub.now())
-        return admin_service_pb2.RotateProjectTokenResponse(project=_project(issued.project),
-                                                            project_token=issued.token)
+    async def RotateProjectToken(
+        self, request: admin_service_pb2.RotateProjectTokenRequest, context: Context
+    ) -> admin_service_pb2.RotateProjectTokenResponse:
+        issued = await projects.rotate_project_token(
+            self._hub.store, current_call().caller, request.name, now=self._hub.now()
+        )
+        return admin_service_pb2.RotateProjectTokenResponse(
+            project=_project(issued.project), project_token=issued.token
+        )

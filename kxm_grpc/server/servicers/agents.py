@@ -22,38 +22,50 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
     def __init__(self, hub: HubState) -> None:
         self._hub = hub
 
-    async def RegisterAgent(self, request: agent_service_pb2.RegisterAgentRequest,
-                            context: Context) -> agent_service_pb2.RegisterAgentResponse:
+    async def RegisterAgent(
+        self, request: agent_service_pb2.RegisterAgentRequest, context: Context
+    ) -> agent_service_pb2.RegisterAgentResponse:
         registration = rules.registration(request.name, request.purpose, request.model, request.host)
         now = self._hub.now()
-        registered = await agents.register_agent(self._hub.store, current_call().caller, registration,
-                                                 presented_key=request.previous_key or None, now=now)
+        registered = await agents.register_agent(
+            self._hub.store, current_call().caller, registration, presented_key=request.previous_key or None, now=now
+        )
         return agent_service_pb2.RegisterAgentResponse(
             agent=agent_to_proto(registered.agent, now=now, stale_after=self._hub.stale_after),
             agent_key=registered.key,
             resumed=registered.resumed,
         )
 
-    async def Heartbeat(self, request: agent_service_pb2.HeartbeatRequest,
-                        context: Context) -> agent_service_pb2.HeartbeatResponse:
+    async def Heartbeat(
+        self, request: agent_service_pb2.HeartbeatRequest, context: Context
+    ) -> agent_service_pb2.HeartbeatResponse:
         call = current_call()
         assert call.agent is not None
         now = self._hub.now()
         agent = await agents.heartbeat(self._hub.store, call.caller, call.agent, now=now)
         return agent_service_pb2.HeartbeatResponse(
-            agent=agent_to_proto(agent, now=now, stale_after=self._hub.stale_after))
+            agent=agent_to_proto(agent, now=now, stale_after=self._hub.stale_after)
+        )
 
-    async def UnregisterAgent(self, request: agent_service_pb2.UnregisterAgentRequest,
-                              context: Context) -> agent_service_pb2.UnregisterAgentResponse:
+    async def UnregisterAgent(
+        self, request: agent_service_pb2.UnregisterAgentRequest, context: Context
+    ) -> agent_service_pb2.UnregisterAgentResponse:
         now = self._hub.now()
         agent = await agents.unregister_agent(self._hub.store, current_call().caller, now=now)
         return agent_service_pb2.UnregisterAgentResponse(
-            agent=agent_to_proto(agent, now=now, stale_after=self._hub.stale_after))
+            agent=agent_to_proto(agent, now=now, stale_after=self._hub.stale_after)
+        )
 
-    async def ListAgents(self, request: agent_service_pb2.ListAgentsRequest,
-                         context: Context) -> agent_service_pb2.ListAgentsResponse:
-        page, next_token = await agents.list_agents(self._hub.store, current_call().caller, request.page_size,
-                                                    request.page_token, include_offline=request.include_offline)
+    async def ListAgents(
+        self, request: agent_service_pb2.ListAgentsRequest, context: Context
+    ) -> agent_service_pb2.ListAgentsResponse:
+        page, next_token = await agents.list_agents(
+            self._hub.store,
+            current_call().caller,
+            request.page_size,
+            request.page_token,
+            include_offline=request.include_offline,
+        )
         now = self._hub.now()
         return agent_service_pb2.ListAgentsResponse(
             agents=[agent_to_proto(a, now=now, stale_after=self._hub.stale_after) for a in page],

@@ -54,8 +54,9 @@ def storage_error(exc: sqlite3.Error) -> HubError:
 class SqliteStore:
     """Persistence on one SQLite database (a file in WAL mode, or ``:memory:``)."""
 
-    def __init__(self, path: str | os.PathLike[str], *, durability: Durability = Durability.FULL,
-                 busy_timeout: float = 5.0) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, durability: Durability = Durability.FULL, busy_timeout: float = 5.0
+    ) -> None:
         self.path = str(path)
         self.memory = self.path == ":memory:"
         self.durability = durability
@@ -82,8 +83,7 @@ class SqliteStore:
         if not self.memory:
             self._prepare_path()
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
-        self._thread = threading.Thread(target=self._writer_main, args=(ready,), name="kxm-sqlite-writer",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._writer_main, args=(ready,), name="kxm-sqlite-writer", daemon=True)
         self._thread.start()
         await asyncio.wrap_future(ready)
         if not self.memory:
@@ -110,8 +110,7 @@ class SqliteStore:
                     raise StoreError(f"refusing to open {candidate}: it is a symbolic link")
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                               timeout=self.busy_timeout)
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=self.busy_timeout)
         conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
         conn.execute("PRAGMA foreign_keys = ON")
         return conn
@@ -191,8 +190,7 @@ class SqliteStore:
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            error = storage_error(exc)
-            self._resolve([(fut, None, error) for _, fut, _ in batch], [])
+            self._resolve([(fut, None, storage_error(exc)) for _, fut, _ in batch], [])
             return
         for work, fut, _ in batch:
             if fut.cancelled():
@@ -204,7 +202,7 @@ class SqliteStore:
                 conn.execute("ROLLBACK TO job")
                 conn.execute("RELEASE job")
                 tx.take_topics()
-                error = storage_error(exc) if isinstance(exc, sqlite3.Error) else exc
+                error: BaseException = storage_error(exc) if isinstance(exc, sqlite3.Error) else exc
                 outcomes.append((fut, None, error))
                 continue
             conn.execute("RELEASE job")
@@ -215,21 +213,23 @@ class SqliteStore:
         except sqlite3.Error as exc:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
-            error = storage_error(exc)
-            self._resolve([(fut, None, error) for fut, _, _ in outcomes], [])
+            failure = storage_error(exc)
+            self._resolve([(fut, None, failure) for fut, _, _ in outcomes], [])
             return
         self.commits += 1
         self.committed_jobs += len(outcomes)
         self._resolve(outcomes, topics)
 
-    def _resolve(self, outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]],
-                 topics: list[str]) -> None:
+    def _resolve(
+        self, outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]], topics: list[str]
+    ) -> None:
         assert self._loop is not None
         with contextlib.suppress(RuntimeError):  # the loop closed while the last batch ran
             self._loop.call_soon_threadsafe(self._complete, outcomes, topics)
 
-    def _complete(self, outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]],
-                  topics: list[str]) -> None:
+    def _complete(
+        self, outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]], topics: list[str]
+    ) -> None:
         if topics:
             self.notifier.publish(topics)
         for fut, result, error in outcomes:

@@ -56,7 +56,7 @@ class SqliteProjects:
             (project.name, token_hash, project.create_time, project.token_rotate_time),
         )
 
-    def list(self, after: str | None, limit: int) -> list[Project]:
+    def list_page(self, after: str | None, limit: int) -> list[Project]:
         rows = self._conn.execute(
             f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE name > ? ORDER BY name LIMIT ?",
             (after or "", limit),
@@ -69,8 +69,15 @@ _AGENT_COLUMNS = "id, project, name, purpose, model, host, connect_time, last_se
 
 def _agent(row: tuple[str, str, str, str, str, str, int, int, int]) -> Agent:
     return Agent(
-        id=row[0], project=row[1], name=row[2], purpose=row[3], model=row[4], host=row[5],
-        connect_time=row[6], last_seen_time=row[7], online=bool(row[8]),
+        id=row[0],
+        project=row[1],
+        name=row[2],
+        purpose=row[3],
+        model=row[4],
+        host=row[5],
+        connect_time=row[6],
+        last_seen_time=row[7],
+        online=bool(row[8]),
     )
 
 
@@ -101,8 +108,18 @@ class SqliteAgents:
             "name = excluded.name, name_key = excluded.name_key, purpose = excluded.purpose, "
             "model = excluded.model, host = excluded.host, online = excluded.online, "
             "connect_time = excluded.connect_time, last_seen_time = excluded.last_seen_time",
-            (agent.id, agent.project, agent.name, agent.name_key, agent.purpose, agent.model, agent.host,
-             int(agent.online), agent.connect_time, agent.last_seen_time),
+            (
+                agent.id,
+                agent.project,
+                agent.name,
+                agent.name_key,
+                agent.purpose,
+                agent.model,
+                agent.host,
+                int(agent.online),
+                agent.connect_time,
+                agent.last_seen_time,
+            ),
         )
 
     def set_key_hash(self, agent_id: str, key_hash: str) -> None:
@@ -111,7 +128,7 @@ class SqliteAgents:
     def revoke_key(self, agent_id: str) -> None:
         self._conn.execute("UPDATE agents SET key_active = 0 WHERE id = ?", (agent_id,))
 
-    def list(self, project: str, after: str | None, limit: int, *, include_offline: bool) -> list[Agent]:
+    def list_page(self, project: str, after: str | None, limit: int, *, include_offline: bool) -> list[Agent]:
         online_filter = "" if include_offline else " AND online = 1"
         rows = self._conn.execute(
             f"SELECT {_AGENT_COLUMNS} FROM agents WHERE project = ? AND id > ?{online_filter} ORDER BY id LIMIT ?",

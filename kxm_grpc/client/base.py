@@ -1,0 +1,131 @@
+"""The plumbing under HubClient: channel, credentials metadata, deadlines and error mapping.
+
+Errors arrive as the same HubError subclasses the server raised (``reason``, ``metadata``,
+``field_violations``, ``retry_after``); transport failures arrive as ``Unavailable`` or
+``DeadlineExceeded``. Every unary call has a deadline (``timeout``, 15 s by default).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Self, TypeVar
+
+import grpc
+
+from kxm_grpc._status import from_rpc_error
+from kxm_grpc.client.config import resolve
+
+R = TypeVar("R")
+S = TypeVar("S")
+
+# Ping idle connections no more often than the server permits (every 10 s).
+CHANNEL_OPTIONS: list[tuple[str, Any]] = [
+    ("grpc.keepalive_time_ms", 20_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+]
+
+
+class ClientBase:
+    """A channel to one hub and the credentials of one caller (admin, project, agent or runtime)."""
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        token: str | None = None,
+        project: str | None = None,
+        agent_id: str | None = None,
+        agent_key: str | None = None,
+        admin: bool = False,
+        root_certificates: bytes | None = None,
+        private_key: bytes | None = None,
+        certificate_chain: bytes | None = None,
+        tls: bool = False,
+        timeout: float = 15.0,
+        channel: grpc.aio.Channel | None = None,
+    ) -> None:
+        config = resolve(address, token=token, project=project, agent_id=agent_id, agent_key=agent_key, admin=admin)
+        self.address = config.address
+        self.token = config.token
+        self.project = config.project
+        self.agent_id = config.agent_id
+        self.agent_key = config.agent_key
+        self.timeout = timeout
+        if channel is not None:
+            self._channel = channel
+        elif tls or root_certificates is not None:
+            credentials = grpc.ssl_channel_credentials(root_certificates, private_key, certificate_chain)
+            self._channel = grpc.aio.secure_channel(self.address, credentials, options=CHANNEL_OPTIONS)
+        else:
+            self._channel = grpc.aio.insecure_channel(self.address, options=CHANNEL_OPTIONS)
+        self._metadata = self._build_metadata()
+        self._stubs: dict[type[Any], Any] = {}
+
+    def _stub(self, stub_class: Callable[[grpc.aio.Channel], S]) -> S:
+        """The stub of one service on this client's channel (created once)."""
+        stub = self._stubs.get(stub_class)  # type: ignore[call-overload]
+        if stub is None:
+            stub = self._stubs[stub_class] = stub_class(self._channel)  # type: ignore[index]
+        return stub  # type: ignore[no-any-return]
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    @property
+    def channel(self) -> grpc.aio.Channel:
+        """The underlying channel."""
+        return self._channel
+
+    def _build_metadata(self) -> tuple[tuple[str, str], ...]:
+        metadata: list[tuple[str, str]] = []
+        if self.token:
+            metadata.append(("authorization", f"Bearer {self.token}"))
+        if self.agent_id and self.agent_key:
+            metadata.append(("x-kxm-agent-id", self.agent_id))
+            metadata.append(("x-kxm-agent-key", self.agent_key))
+        if self.project:
+            metadata.append(("x-kxm-project", self.project))
+        return tuple(metadata)
+
+    def use_agent(self, agent_id: str | None, agent_key: str | None) -> None:
+        """Act as this agent from now on (None for both: act with the bearer token only)."""
+        self.agent_id, self.agent_key = agent_id, agent_key
+        self._metadata = self._build_metadata()
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        """The credentials metadata every call carries."""
+        return self._metadata
+
+    @property
+    def bearer_metadata(self) -> tuple[tuple[str, str], ...]:
+        """The credentials metadata without the agent identity (for registering)."""
+        return tuple(item for item in self._metadata if not item[0].startswith("x-kxm-agent-"))
+
+    async def _call(
+        self,
+        method: Callable[..., Awaitable[R]],
+        request: Any,
+        timeout: float | None = None,
+        metadata: tuple[tuple[str, str], ...] | None = None,
+    ) -> R:
+        try:
+            return await method(
+                request,
+                metadata=self._metadata if metadata is None else metadata,
+                timeout=self.timeout if timeout is None else timeout,
+            )
+        except grpc.aio.AioRpcError as exc:
+            raise from_rpc_error(exc) from None
+
+    async def close(self) -> None:
+        """Close the channel."""
+        await self._channel.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

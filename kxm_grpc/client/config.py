@@ -1,0 +1,73 @@
+"""Where a client finds the hub and its credentials: arguments, then ``KXM_*`` variables, then
+the credentials file a zero-configuration hub wrote on this machine."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DEFAULT_ADDRESS = "127.0.0.1:7331"
+
+
+def credentials_path() -> Path:
+    """The credentials file: ``$KXM_CREDENTIALS``, else ``$KXM_DATA_DIR/credentials.json`` (``.kxm``)."""
+    explicit = os.environ.get("KXM_CREDENTIALS")
+    if explicit:
+        return Path(explicit)
+    return Path(os.environ.get("KXM_DATA_DIR", ".kxm")) / "credentials.json"
+
+
+def read_credentials_file(path: Path | None = None) -> dict[str, Any]:
+    """The credentials file's content, or an empty dict."""
+    try:
+        data = json.loads((path or credentials_path()).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+@dataclass(frozen=True)
+class ClientConfig:
+    """Resolved connection settings."""
+
+    address: str
+    token: str | None
+    project: str | None
+    agent_id: str | None
+    agent_key: str | None
+
+
+def resolve(
+    address: str | None = None,
+    *,
+    token: str | None = None,
+    project: str | None = None,
+    agent_id: str | None = None,
+    agent_key: str | None = None,
+    admin: bool = False,
+) -> ClientConfig:
+    """Fill what was not given from the environment, then from the credentials file.
+
+    ``admin`` picks the admin token from the file instead of the project token.
+    """
+    saved = read_credentials_file()
+    env = os.environ
+    project = project or env.get("KXM_PROJECT")
+    if token is None:
+        token = env.get("KXM_ADMIN_TOKEN") if admin else env.get("KXM_TOKEN")
+    if token is None:
+        if admin:
+            token = saved.get("admin_token")
+        else:
+            tokens = saved.get("projects") or {}
+            token = tokens.get(project or "default")
+    return ClientConfig(
+        address=address or env.get("KXM_ADDR") or saved.get("address") or DEFAULT_ADDRESS,
+        token=token,
+        project=project,
+        agent_id=agent_id or env.get("KXM_AGENT_ID"),
+        agent_key=agent_key or env.get("KXM_AGENT_KEY"),
+    )

@@ -1,0 +1,120 @@
+"""Shared fixtures: a real grpc.aio hub on 127.0.0.1:0 over a real SQLite file, and clients."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from kxm_grpc.client import HubClient
+from kxm_grpc.domain.clock import ManualClock
+from kxm_grpc.server.app import HubServer
+from kxm_grpc.server.log import configure_logging
+from kxm_grpc.server.settings import Settings
+from kxm_grpc.store import Durability
+
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+configure_logging("json", "warning")
+
+ADMIN_TOKEN = "test-admin-token-0123456789"
+
+
+@dataclass
+class Hub:
+    """A running test hub and what tests need to reach it."""
+
+    server: HubServer
+    address: str
+    data_dir: Path
+
+    def admin(self, **kwargs: object) -> HubClient:
+        """A client holding the admin token."""
+        return HubClient(self.address, token=ADMIN_TOKEN, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def hub_settings(tmp_path: Path) -> Settings:
+    """Settings for a test hub: ephemeral port, a WAL file in a temp dir, generous rate limit."""
+    return Settings(
+        port=0,
+        data_dir=tmp_path / "kxm",
+        admin_token=ADMIN_TOKEN,
+        durability=Durability.NORMAL,
+        rate_limit=100_000,
+        stale_after=30.0,
+        shutdown_grace=0.5,
+    )
+
+
+@pytest_asyncio.fixture
+async def hub(hub_settings: Settings) -> AsyncIterator[Hub]:
+    """A real hub on 127.0.0.1:0, stopped after the test."""
+    server = HubServer(hub_settings)
+    await server.start()
+    try:
+        yield Hub(server, server.address, hub_settings.data_dir)
+    finally:
+        await server.stop(0.2)
+
+
+@pytest_asyncio.fixture
+async def clocked_hub(hub_settings: Settings) -> AsyncIterator[tuple[Hub, ManualClock]]:
+    """A real hub whose clock only moves when the test says so."""
+    clock = ManualClock()
+    server = HubServer(hub_settings, clock=clock)
+    await server.start()
+    try:
+        yield Hub(server, server.address, hub_settings.data_dir), clock
+    finally:
+        await server.stop(0.2)
+
+
+@dataclass
+class Project:
+    """A project created for a test, with its token."""
+
+    name: str
+    token: str
+
+
+ProjectFactory = Callable[[str], Awaitable[Project]]
+AgentFactory = Callable[..., Awaitable[HubClient]]
+
+
+@pytest_asyncio.fixture
+async def make_project(hub: Hub) -> AsyncIterator[ProjectFactory]:
+    """Create projects through the AdminService."""
+    admin = hub.admin()
+
+    async def make(name: str) -> Project:
+        response = await admin.create_project(name)
+        return Project(name, response.project_token)
+
+    yield make
+    await admin.close()
+
+
+@pytest_asyncio.fixture
+async def project(make_project: ProjectFactory) -> Project:
+    """One project named ``alpha``."""
+    return await make_project("alpha")
+
+
+@pytest_asyncio.fixture
+async def make_agent(hub: Hub, project: Project) -> AsyncIterator[AgentFactory]:
+    """Register agents (in ``alpha`` unless another project is given); each is a HubClient acting as it."""
+    clients: list[HubClient] = []
+
+    async def make(name: str, *, in_project: Project | None = None, **kwargs: str) -> HubClient:
+        client = HubClient(hub.address, token=(in_project or project).token)
+        clients.append(client)
+        await client.register_agent(name, **kwargs)
+        return client
+
+    yield make
+    for client in clients:
+        await client.close()
