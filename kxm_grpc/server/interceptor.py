@@ -173,9 +173,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         return Internal("internal error", reason=Reason.INTERNAL_ERROR)
 
     @staticmethod
-    async def _abort(
-        method: str, context: Context, error: HubError, request_id: str, started: float
-    ) -> None:
+    async def _abort(method: str, context: Context, error: HubError, request_id: str, started: float) -> None:
         if error.status != "INTERNAL":
             log.info(
                 "request_error",

@@ -160,6 +160,11 @@ class SqliteStore:
         except BaseException as exc:
             ready.set_exception(exc if isinstance(exc, StoreError) else StoreError(str(exc)))
             return
+        if not self.memory:
+            # The database holds message bodies and credential hashes: owner-only, like its directory.
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.chmod(self.path + suffix, 0o600)
         tx = SqliteTx(conn)
         ready.set_result(None)
         try:

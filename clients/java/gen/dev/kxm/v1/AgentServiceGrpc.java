@@ -1,0 +1,769 @@
+package dev.kxm.v1;
+
+import static io.grpc.MethodDescriptor.generateFullMethodName;
+
+/**
+ * <pre>
+ * AgentService registers agents and reports their presence.
+ * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
+ * token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
+ * `x-kxm-agent-key` metadata).
+ * </pre>
+ */
+@io.grpc.stub.annotations.GrpcGenerated
+public final class AgentServiceGrpc {
+
+  private AgentServiceGrpc() {}
+
+  public static final java.lang.String SERVICE_NAME = "kxm.v1.AgentService";
+
+  // Static method descriptors that strictly reflect the proto.
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.RegisterAgentRequest,
+      dev.kxm.v1.RegisterAgentResponse> getRegisterAgentMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "RegisterAgent",
+      requestType = dev.kxm.v1.RegisterAgentRequest.class,
+      responseType = dev.kxm.v1.RegisterAgentResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.RegisterAgentRequest,
+      dev.kxm.v1.RegisterAgentResponse> getRegisterAgentMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.RegisterAgentRequest, dev.kxm.v1.RegisterAgentResponse> getRegisterAgentMethod;
+    if ((getRegisterAgentMethod = AgentServiceGrpc.getRegisterAgentMethod) == null) {
+      synchronized (AgentServiceGrpc.class) {
+        if ((getRegisterAgentMethod = AgentServiceGrpc.getRegisterAgentMethod) == null) {
+          AgentServiceGrpc.getRegisterAgentMethod = getRegisterAgentMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.RegisterAgentRequest, dev.kxm.v1.RegisterAgentResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "RegisterAgent"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RegisterAgentRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RegisterAgentResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AgentServiceMethodDescriptorSupplier("RegisterAgent"))
+              .build();
+        }
+      }
+    }
+    return getRegisterAgentMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.HeartbeatRequest,
+      dev.kxm.v1.HeartbeatResponse> getHeartbeatMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "Heartbeat",
+      requestType = dev.kxm.v1.HeartbeatRequest.class,
+      responseType = dev.kxm.v1.HeartbeatResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.HeartbeatRequest,
+      dev.kxm.v1.HeartbeatResponse> getHeartbeatMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.HeartbeatRequest, dev.kxm.v1.HeartbeatResponse> getHeartbeatMethod;
+    if ((getHeartbeatMethod = AgentServiceGrpc.getHeartbeatMethod) == null) {
+      synchronized (AgentServiceGrpc.class) {
+        if ((getHeartbeatMethod = AgentServiceGrpc.getHeartbeatMethod) == null) {
+          AgentServiceGrpc.getHeartbeatMethod = getHeartbeatMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.HeartbeatRequest, dev.kxm.v1.HeartbeatResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "Heartbeat"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.HeartbeatRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.HeartbeatResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AgentServiceMethodDescriptorSupplier("Heartbeat"))
+              .build();
+        }
+      }
+    }
+    return getHeartbeatMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.UnregisterAgentRequest,
+      dev.kxm.v1.UnregisterAgentResponse> getUnregisterAgentMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "UnregisterAgent",
+      requestType = dev.kxm.v1.UnregisterAgentRequest.class,
+      responseType = dev.kxm.v1.UnregisterAgentResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.UnregisterAgentRequest,
+      dev.kxm.v1.UnregisterAgentResponse> getUnregisterAgentMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.UnregisterAgentRequest, dev.kxm.v1.UnregisterAgentResponse> getUnregisterAgentMethod;
+    if ((getUnregisterAgentMethod = AgentServiceGrpc.getUnregisterAgentMethod) == null) {
+      synchronized (AgentServiceGrpc.class) {
+        if ((getUnregisterAgentMethod = AgentServiceGrpc.getUnregisterAgentMethod) == null) {
+          AgentServiceGrpc.getUnregisterAgentMethod = getUnregisterAgentMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.UnregisterAgentRequest, dev.kxm.v1.UnregisterAgentResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "UnregisterAgent"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.UnregisterAgentRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.UnregisterAgentResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AgentServiceMethodDescriptorSupplier("UnregisterAgent"))
+              .build();
+        }
+      }
+    }
+    return getUnregisterAgentMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ListAgentsRequest,
+      dev.kxm.v1.ListAgentsResponse> getListAgentsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListAgents",
+      requestType = dev.kxm.v1.ListAgentsRequest.class,
+      responseType = dev.kxm.v1.ListAgentsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ListAgentsRequest,
+      dev.kxm.v1.ListAgentsResponse> getListAgentsMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ListAgentsRequest, dev.kxm.v1.ListAgentsResponse> getListAgentsMethod;
+    if ((getListAgentsMethod = AgentServiceGrpc.getListAgentsMethod) == null) {
+      synchronized (AgentServiceGrpc.class) {
+        if ((getListAgentsMethod = AgentServiceGrpc.getListAgentsMethod) == null) {
+          AgentServiceGrpc.getListAgentsMethod = getListAgentsMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ListAgentsRequest, dev.kxm.v1.ListAgentsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListAgents"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListAgentsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListAgentsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AgentServiceMethodDescriptorSupplier("ListAgents"))
+              .build();
+        }
+      }
+    }
+    return getListAgentsMethod;
+  }
+
+  /**
+   * Creates a new async stub that supports all call types for the service
+   */
+  public static AgentServiceStub newStub(io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<AgentServiceStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<AgentServiceStub>() {
+        @java.lang.Override
+        public AgentServiceStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new AgentServiceStub(channel, callOptions);
+        }
+      };
+    return AgentServiceStub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new blocking-style stub that supports all types of calls on the service
+   */
+  public static AgentServiceBlockingV2Stub newBlockingV2Stub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<AgentServiceBlockingV2Stub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<AgentServiceBlockingV2Stub>() {
+        @java.lang.Override
+        public AgentServiceBlockingV2Stub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new AgentServiceBlockingV2Stub(channel, callOptions);
+        }
+      };
+    return AgentServiceBlockingV2Stub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new blocking-style stub that supports unary and streaming output calls on the service
+   */
+  public static AgentServiceBlockingStub newBlockingStub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<AgentServiceBlockingStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<AgentServiceBlockingStub>() {
+        @java.lang.Override
+        public AgentServiceBlockingStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new AgentServiceBlockingStub(channel, callOptions);
+        }
+      };
+    return AgentServiceBlockingStub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new ListenableFuture-style stub that supports unary calls on the service
+   */
+  public static AgentServiceFutureStub newFutureStub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<AgentServiceFutureStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<AgentServiceFutureStub>() {
+        @java.lang.Override
+        public AgentServiceFutureStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new AgentServiceFutureStub(channel, callOptions);
+        }
+      };
+    return AgentServiceFutureStub.newStub(factory, channel);
+  }
+
+  /**
+   * <pre>
+   * AgentService registers agents and reports their presence.
+   * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
+   * token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
+   * `x-kxm-agent-key` metadata).
+   * </pre>
+   */
+  public interface AsyncService {
+
+    /**
+     * <pre>
+     * RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
+     * a fresh agent key; any previous key of that agent stops working at once.
+     * Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
+     * crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
+     * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
+     * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+     * </pre>
+     */
+    default void registerAgent(dev.kxm.v1.RegisterAgentRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RegisterAgentResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRegisterAgentMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Heartbeat renews the calling agent's presence lease.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * </pre>
+     */
+    default void heartbeat(dev.kxm.v1.HeartbeatRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.HeartbeatResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getHeartbeatMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * UnregisterAgent marks the calling agent offline and revokes its key.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * </pre>
+     */
+    default void unregisterAgent(dev.kxm.v1.UnregisterAgentRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.UnregisterAgentResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getUnregisterAgentMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListAgents lists the agents of the caller's project, online and stale ones by default.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * </pre>
+     */
+    default void listAgents(dev.kxm.v1.ListAgentsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListAgentsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListAgentsMethod(), responseObserver);
+    }
+  }
+
+  /**
+   * Base class for the server implementation of the service AgentService.
+   * <pre>
+   * AgentService registers agents and reports their presence.
+   * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
+   * token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
+   * `x-kxm-agent-key` metadata).
+   * </pre>
+   */
+  public static abstract class AgentServiceImplBase
+      implements io.grpc.BindableService, AsyncService {
+
+    @java.lang.Override public final io.grpc.ServerServiceDefinition bindService() {
+      return AgentServiceGrpc.bindService(this);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do asynchronous rpc calls to service AgentService.
+   * <pre>
+   * AgentService registers agents and reports their presence.
+   * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
+   * token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
+   * `x-kxm-agent-key` metadata).
+   * </pre>
+   */
+  public static final class AgentServiceStub
+      extends io.grpc.stub.AbstractAsyncStub<AgentServiceStub> {
+    private AgentServiceStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected AgentServiceStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new AgentServiceStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
+     * a fresh agent key; any previous key of that agent stops working at once.
+     * Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
+     * crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
+     * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
+     * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+     * </pre>
+     */
+    public void registerAgent(dev.kxm.v1.RegisterAgentRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RegisterAgentResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getRegisterAgentMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Heartbeat renews the calling agent's presence lease.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * </pre>
+     */
+    public void heartbeat(dev.kxm.v1.HeartbeatRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.HeartbeatResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getHeartbeatMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * UnregisterAgent marks the calling agent offline and revokes its key.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * </pre>
+     */
+    public void unregisterAgent(dev.kxm.v1.UnregisterAgentRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.UnregisterAgentResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getUnregisterAgentMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListAgents lists the agents of the caller's project, online and stale ones by default.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * </pre>
+     */
+    public void listAgents(dev.kxm.v1.ListAgentsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListAgentsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListAgentsMethod(), getCallOptions()), request, responseObserver);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do synchronous rpc calls to service AgentService.
+   * <pre>
+   * AgentService registers agents and reports their presence.
+   * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
+   * token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
+   * `x-kxm-agent-key` metadata).
+   * </pre>
+   */
+  public static final class AgentServiceBlockingV2Stub
+      extends io.grpc.stub.AbstractBlockingStub<AgentServiceBlockingV2Stub> {
+    private AgentServiceBlockingV2Stub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected AgentServiceBlockingV2Stub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new AgentServiceBlockingV2Stub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
+     * a fresh agent key; any previous key of that agent stops working at once.
+     * Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
+     * crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
+     * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
+     * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+     * </pre>
+     */
+    public dev.kxm.v1.RegisterAgentResponse registerAgent(dev.kxm.v1.RegisterAgentRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getRegisterAgentMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Heartbeat renews the calling agent's presence lease.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * </pre>
+     */
+    public dev.kxm.v1.HeartbeatResponse heartbeat(dev.kxm.v1.HeartbeatRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getHeartbeatMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * UnregisterAgent marks the calling agent offline and revokes its key.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * </pre>
+     */
+    public dev.kxm.v1.UnregisterAgentResponse unregisterAgent(dev.kxm.v1.UnregisterAgentRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getUnregisterAgentMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListAgents lists the agents of the caller's project, online and stale ones by default.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * </pre>
+     */
+    public dev.kxm.v1.ListAgentsResponse listAgents(dev.kxm.v1.ListAgentsRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListAgentsMethod(), getCallOptions(), request);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do limited synchronous rpc calls to service AgentService.
+   * <pre>
+   * AgentService registers agents and reports their presence.
+   * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
+   * token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
+   * `x-kxm-agent-key` metadata).
+   * </pre>
+   */
+  public static final class AgentServiceBlockingStub
+      extends io.grpc.stub.AbstractBlockingStub<AgentServiceBlockingStub> {
+    private AgentServiceBlockingStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected AgentServiceBlockingStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new AgentServiceBlockingStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
+     * a fresh agent key; any previous key of that agent stops working at once.
+     * Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
+     * crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
+     * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
+     * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+     * </pre>
+     */
+    public dev.kxm.v1.RegisterAgentResponse registerAgent(dev.kxm.v1.RegisterAgentRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getRegisterAgentMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Heartbeat renews the calling agent's presence lease.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * </pre>
+     */
+    public dev.kxm.v1.HeartbeatResponse heartbeat(dev.kxm.v1.HeartbeatRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getHeartbeatMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * UnregisterAgent marks the calling agent offline and revokes its key.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * </pre>
+     */
+    public dev.kxm.v1.UnregisterAgentResponse unregisterAgent(dev.kxm.v1.UnregisterAgentRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getUnregisterAgentMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListAgents lists the agents of the caller's project, online and stale ones by default.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * </pre>
+     */
+    public dev.kxm.v1.ListAgentsResponse listAgents(dev.kxm.v1.ListAgentsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListAgentsMethod(), getCallOptions(), request);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do ListenableFuture-style rpc calls to service AgentService.
+   * <pre>
+   * AgentService registers agents and reports their presence.
+   * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
+   * token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
+   * `x-kxm-agent-key` metadata).
+   * </pre>
+   */
+  public static final class AgentServiceFutureStub
+      extends io.grpc.stub.AbstractFutureStub<AgentServiceFutureStub> {
+    private AgentServiceFutureStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected AgentServiceFutureStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new AgentServiceFutureStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
+     * a fresh agent key; any previous key of that agent stops working at once.
+     * Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
+     * crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
+     * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
+     * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RegisterAgentResponse> registerAgent(
+        dev.kxm.v1.RegisterAgentRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getRegisterAgentMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Heartbeat renews the calling agent's presence lease.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.HeartbeatResponse> heartbeat(
+        dev.kxm.v1.HeartbeatRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getHeartbeatMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * UnregisterAgent marks the calling agent offline and revokes its key.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.UnregisterAgentResponse> unregisterAgent(
+        dev.kxm.v1.UnregisterAgentRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getUnregisterAgentMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ListAgents lists the agents of the caller's project, online and stale ones by default.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListAgentsResponse> listAgents(
+        dev.kxm.v1.ListAgentsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListAgentsMethod(), getCallOptions()), request);
+    }
+  }
+
+  private static final int METHODID_REGISTER_AGENT = 0;
+  private static final int METHODID_HEARTBEAT = 1;
+  private static final int METHODID_UNREGISTER_AGENT = 2;
+  private static final int METHODID_LIST_AGENTS = 3;
+
+  private static final class MethodHandlers<Req, Resp> implements
+      io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.ServerStreamingMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.ClientStreamingMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.BidiStreamingMethod<Req, Resp> {
+    private final AsyncService serviceImpl;
+    private final int methodId;
+
+    MethodHandlers(AsyncService serviceImpl, int methodId) {
+      this.serviceImpl = serviceImpl;
+      this.methodId = methodId;
+    }
+
+    @java.lang.Override
+    @java.lang.SuppressWarnings("unchecked")
+    public void invoke(Req request, io.grpc.stub.StreamObserver<Resp> responseObserver) {
+      switch (methodId) {
+        case METHODID_REGISTER_AGENT:
+          serviceImpl.registerAgent((dev.kxm.v1.RegisterAgentRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.RegisterAgentResponse>) responseObserver);
+          break;
+        case METHODID_HEARTBEAT:
+          serviceImpl.heartbeat((dev.kxm.v1.HeartbeatRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.HeartbeatResponse>) responseObserver);
+          break;
+        case METHODID_UNREGISTER_AGENT:
+          serviceImpl.unregisterAgent((dev.kxm.v1.UnregisterAgentRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.UnregisterAgentResponse>) responseObserver);
+          break;
+        case METHODID_LIST_AGENTS:
+          serviceImpl.listAgents((dev.kxm.v1.ListAgentsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ListAgentsResponse>) responseObserver);
+          break;
+        default:
+          throw new AssertionError();
+      }
+    }
+
+    @java.lang.Override
+    @java.lang.SuppressWarnings("unchecked")
+    public io.grpc.stub.StreamObserver<Req> invoke(
+        io.grpc.stub.StreamObserver<Resp> responseObserver) {
+      switch (methodId) {
+        default:
+          throw new AssertionError();
+      }
+    }
+  }
+
+  public static final io.grpc.ServerServiceDefinition bindService(AsyncService service) {
+    return io.grpc.ServerServiceDefinition.builder(getServiceDescriptor())
+        .addMethod(
+          getRegisterAgentMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.RegisterAgentRequest,
+              dev.kxm.v1.RegisterAgentResponse>(
+                service, METHODID_REGISTER_AGENT)))
+        .addMethod(
+          getHeartbeatMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.HeartbeatRequest,
+              dev.kxm.v1.HeartbeatResponse>(
+                service, METHODID_HEARTBEAT)))
+        .addMethod(
+          getUnregisterAgentMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.UnregisterAgentRequest,
+              dev.kxm.v1.UnregisterAgentResponse>(
+                service, METHODID_UNREGISTER_AGENT)))
+        .addMethod(
+          getListAgentsMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ListAgentsRequest,
+              dev.kxm.v1.ListAgentsResponse>(
+                service, METHODID_LIST_AGENTS)))
+        .build();
+  }
+
+  private static abstract class AgentServiceBaseDescriptorSupplier
+      implements io.grpc.protobuf.ProtoFileDescriptorSupplier, io.grpc.protobuf.ProtoServiceDescriptorSupplier {
+    AgentServiceBaseDescriptorSupplier() {}
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.FileDescriptor getFileDescriptor() {
+      return dev.kxm.v1.AgentServiceProto.getDescriptor();
+    }
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.ServiceDescriptor getServiceDescriptor() {
+      return getFileDescriptor().findServiceByName("AgentService");
+    }
+  }
+
+  private static final class AgentServiceFileDescriptorSupplier
+      extends AgentServiceBaseDescriptorSupplier {
+    AgentServiceFileDescriptorSupplier() {}
+  }
+
+  private static final class AgentServiceMethodDescriptorSupplier
+      extends AgentServiceBaseDescriptorSupplier
+      implements io.grpc.protobuf.ProtoMethodDescriptorSupplier {
+    private final java.lang.String methodName;
+
+    AgentServiceMethodDescriptorSupplier(java.lang.String methodName) {
+      this.methodName = methodName;
+    }
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.MethodDescriptor getMethodDescriptor() {
+      return getServiceDescriptor().findMethodByName(methodName);
+    }
+  }
+
+  private static volatile io.grpc.ServiceDescriptor serviceDescriptor;
+
+  public static io.grpc.ServiceDescriptor getServiceDescriptor() {
+    io.grpc.ServiceDescriptor result = serviceDescriptor;
+    if (result == null) {
+      synchronized (AgentServiceGrpc.class) {
+        result = serviceDescriptor;
+        if (result == null) {
+          serviceDescriptor = result = io.grpc.ServiceDescriptor.newBuilder(SERVICE_NAME)
+              .setSchemaDescriptor(new AgentServiceFileDescriptorSupplier())
+              .addMethod(getRegisterAgentMethod())
+              .addMethod(getHeartbeatMethod())
+              .addMethod(getUnregisterAgentMethod())
+              .addMethod(getListAgentsMethod())
+              .build();
+        }
+      }
+    }
+    return result;
+  }
+}

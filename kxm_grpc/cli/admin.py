@@ -1,0 +1,67 @@
+"""``kxm admin project create|list|rotate-token``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from kxm_grpc.cli.common import EXIT_OK, add_connection_flags, client_from, emit, message_to_dict, run
+
+
+def register(commands: Any) -> None:
+    """Add ``admin``."""
+    admin = commands.add_parser("admin", help="operator commands (admin token)")
+    groups = admin.add_subparsers(dest="admin_group", required=True, metavar="GROUP")
+    project = groups.add_parser("project", help="projects and their tokens")
+    actions = project.add_subparsers(dest="project_command", required=True, metavar="COMMAND")
+
+    create = actions.add_parser("create", help="create a project and print its token (shown once)")
+    create.add_argument("name")
+    add_connection_flags(create, admin=True)
+    create.set_defaults(run=_create)
+
+    listing = actions.add_parser("list", help="list projects")
+    add_connection_flags(listing, admin=True)
+    listing.set_defaults(run=_list)
+
+    rotate = actions.add_parser("rotate-token", help="issue a new project token; the old one stops working")
+    rotate.add_argument("name")
+    add_connection_flags(rotate, admin=True)
+    rotate.set_defaults(run=_rotate)
+
+
+def _create(args: argparse.Namespace) -> int:
+    async def command() -> int:
+        async with client_from(args, admin=True) as client:
+            response = await client.create_project(args.name)
+        emit(args, message_to_dict(response), f"{response.project.name}\t{response.project_token}")
+        return EXIT_OK
+
+    return run(args, command)
+
+
+def _list(args: argparse.Namespace) -> int:
+    async def command() -> int:
+        async with client_from(args, admin=True) as client:
+            projects = []
+            token = ""
+            while True:
+                page = await client.list_projects(page_token=token)
+                projects.extend(page.projects)
+                token = page.next_page_token
+                if not token:
+                    break
+        emit(args, [message_to_dict(p) for p in projects], "\n".join(p.name for p in projects))
+        return EXIT_OK
+
+    return run(args, command)
+
+
+def _rotate(args: argparse.Namespace) -> int:
+    async def command() -> int:
+        async with client_from(args, admin=True) as client:
+            response = await client.rotate_project_token(args.name)
+        emit(args, message_to_dict(response), f"{response.project.name}\t{response.project_token}")
+        return EXIT_OK
+
+    return run(args, command)

@@ -1,0 +1,71 @@
+"""Helpers shared by CLI commands: connection flags, output, error reporting."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from kxm_grpc.errors import HubError
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_UNREACHABLE = 2
+
+
+def add_connection_flags(parser: argparse.ArgumentParser, *, admin: bool = False) -> None:
+    """``--addr``, ``--token``, ``--project``, TLS and ``--json`` flags."""
+    parser.add_argument("--addr", help="hub address host:port (env KXM_ADDR; default from .kxm/credentials.json)")
+    parser.add_argument(
+        "--token", help="admin token (env KXM_ADMIN_TOKEN)" if admin else "project token (env KXM_TOKEN)"
+    )
+    parser.add_argument("--project", help="project (env KXM_PROJECT; default 'default')")
+    parser.add_argument("--tls-ca", help="PEM file of the CA that signed the hub's certificate (enables TLS)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def client_from(args: argparse.Namespace, *, admin: bool = False, **kwargs: Any) -> Any:
+    """A HubClient from the connection flags (imported lazily: grpc is slow to import)."""
+    from kxm_grpc.client import HubClient
+
+    root = open(args.tls_ca, "rb").read() if getattr(args, "tls_ca", None) else None  # noqa: SIM115
+    return HubClient(args.addr, token=args.token, project=args.project, admin=admin, root_certificates=root, **kwargs)
+
+
+def message_to_dict(message: Any) -> dict[str, Any]:
+    """A protobuf message as JSON-ready data (field names as in the proto)."""
+    from google.protobuf import json_format
+
+    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+def emit(args: argparse.Namespace, data: Any, text: str) -> None:
+    """Print ``data`` as JSON with ``--json``, else ``text``."""
+    if getattr(args, "json", False):
+        print(json.dumps(data, indent=2, sort_keys=True))
+    else:
+        print(text)
+
+
+def run(args: argparse.Namespace, command: Callable[[], Coroutine[Any, Any, int]]) -> int:
+    """Run an async command; print a HubError as one line (JSON with ``--json``) and exit 1."""
+    try:
+        return asyncio.run(command())
+    except HubError as error:
+        if getattr(args, "json", False):
+            payload = {
+                "ok": False,
+                "code": error.status,
+                "reason": str(error.reason),
+                "message": error.message,
+                "metadata": error.metadata,
+            }
+            print(json.dumps(payload), file=sys.stderr)
+        else:
+            print(f"error: {error.status} {error.reason}: {error.message}", file=sys.stderr)
+        return EXIT_UNREACHABLE if error.status in ("UNAVAILABLE", "DEADLINE_EXCEEDED") else EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
