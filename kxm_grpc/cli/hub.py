@@ -92,6 +92,10 @@ def register(commands: Any) -> None:
         default=float(_env("SHUTDOWN_GRACE", "5")),
         help="seconds to drain on SIGTERM (KXM_SHUTDOWN_GRACE)",
     )
+    serve.add_argument(
+        "--address-file", default=os.environ.get("KXM_ADDRESS_FILE"),
+        help="write the bound host:port here once serving (useful with --port 0) (KXM_ADDRESS_FILE)",
+    )
     serve.set_defaults(run=_serve)
 
     health = commands.add_parser("health", help="exit 0 if the hub serves, 1 if not serving, 2 if unreachable")
@@ -128,6 +132,7 @@ def _serve(args: argparse.Namespace) -> int:
             tls_client_ca=Path(args.tls_client_ca) if args.tls_client_ca else None,
             metrics_port=args.metrics_port,
             shutdown_grace=args.shutdown_grace,
+            address_file=Path(args.address_file) if args.address_file else None,
         ).validate()
     except SettingsError as error:
         print(f"kxm hub: {error}", file=sys.stderr)

@@ -146,6 +146,11 @@ class HubServer:
         if boot.file_data is not None:
             scheme = "https" if creds else "http"
             write_credentials(settings.credentials_path, {**boot.file_data, "address": self.address, "scheme": scheme})
+        if settings.address_file is not None:
+            # Written after bind so supervisors and tests can find a hub started on port 0.
+            tmp = settings.address_file.with_suffix(".tmp")
+            tmp.write_text(self.address + "\n")
+            tmp.replace(settings.address_file)
         self._tasks.append(asyncio.create_task(run_sweeps(self.hub), name="kxm-sweeps"))
         if settings.metrics_port:
             from prometheus_client import start_http_server

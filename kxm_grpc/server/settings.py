@@ -51,6 +51,7 @@ class Settings:
     max_streams_per_agent: int = 8
     subscriber_queue: int = 1_000
     metrics_port: int = 0
+    address_file: Path | None = None
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
