@@ -22,8 +22,14 @@ ADMIN_TOKEN = "harness-admin-token-0123456789"
 class HubProcess:
     """One hub process over a data directory that outlives it."""
 
-    def __init__(self, data_dir: Path, *, durability: str = "full", extra_args: tuple[str, ...] = (),
-                 env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        durability: str = "full",
+        extra_args: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.data_dir = data_dir
         self.durability = durability
         self.extra_args = extra_args
@@ -40,11 +46,33 @@ class HubProcess:
         env = {**os.environ, "GRPC_VERBOSITY": "ERROR", **self.env}
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "kxm_grpc.cli", "hub", "serve", "--port", "0",
-             "--data-dir", str(self.data_dir), "--durability", self.durability,
-             "--rate-limit", "1000000", "--log-format", "json", "--shutdown-grace", "1",
-             "--admin-token", ADMIN_TOKEN, "--address-file", str(address_file), *self.extra_args],
-            stdout=log, stderr=log, env=env,
+            [
+                sys.executable,
+                "-m",
+                "kxm_grpc.cli",
+                "hub",
+                "serve",
+                "--port",
+                "0",
+                "--data-dir",
+                str(self.data_dir),
+                "--durability",
+                self.durability,
+                "--rate-limit",
+                "1000000",
+                "--log-format",
+                "json",
+                "--shutdown-grace",
+                "1",
+                "--admin-token",
+                ADMIN_TOKEN,
+                "--address-file",
+                str(address_file),
+                *self.extra_args,
+            ],
+            stdout=log,
+            stderr=log,
+            env=env,
         )
         log.close()
         deadline = time.monotonic() + timeout

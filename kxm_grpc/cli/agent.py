@@ -37,7 +37,7 @@ def _register(args: argparse.Namespace) -> int:
     async def command() -> int:
         async with client_from(args) as client:
             response = await register_saved(
-                client, args.project or "default", args.name, purpose=args.purpose, model=args.model, host=args.host
+                client, client.project or "default", args.name, purpose=args.purpose, model=args.model, host=args.host
             )
         data = message_to_dict(response.agent) | {"resumed": response.resumed}
         emit(args, data, f"{response.agent.id}\t{response.agent.name}\t{'resumed' if response.resumed else 'new'}")

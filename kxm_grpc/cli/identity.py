@@ -54,8 +54,8 @@ async def register_saved(client: Any, project: str, name: str, **fields: str) ->
 
 async def agent_client(args: argparse.Namespace, name: str) -> Any:
     """A client acting as the saved agent ``name``; registers or resumes it when needed."""
-    project = args.project or "default"
     client = client_from(args)
+    project = client.project or "default"
     saved = load_identity(project, name)
     if saved is not None:
         client.use_agent(saved["agent_id"], saved["agent_key"])

@@ -1,0 +1,180 @@
+"""The SQLite store, run on a WAL file and on :memory: with one shared suite."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from kxm_grpc.domain.agents import Agent
+from kxm_grpc.domain.projects import Project
+from kxm_grpc.errors import NotFound, Reason
+from kxm_grpc.store import Durability, StoreError, Tx
+from kxm_grpc.store.sqlite import SqliteStore
+from kxm_grpc.store.sqlite.migrations import MIGRATIONS
+
+
+@pytest_asyncio.fixture(params=["file", "memory"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[SqliteStore]:
+    """An open store on a WAL file or in memory."""
+    path = str(tmp_path / "hub.db") if request.param == "file" else ":memory:"
+    opened = SqliteStore(path, durability=Durability.FULL)
+    await opened.start()
+    yield opened
+    await opened.close()
+
+
+def _agent(agent_id: str, name: str, *, project: str = "p", online: bool = True, seen: int = 10) -> Agent:
+    return Agent(
+        id=agent_id,
+        project=project,
+        name=name,
+        purpose="x",
+        model="",
+        host="",
+        connect_time=1,
+        last_seen_time=seen,
+        online=online,
+    )
+
+
+async def test_write_then_read(store: SqliteStore) -> None:
+    """A committed write is visible to the next read."""
+    await store.write(lambda tx: tx.projects.put(Project("p", 1, 2), "sha256:abc"))
+
+    project = await store.read(lambda tx: tx.projects.find_by_token_hash("sha256:abc"))
+
+    assert project == Project("p", 1, 2)
+
+
+async def test_failed_work_leaves_nothing_and_other_work_in_the_batch_commits(store: SqliteStore) -> None:
+    """A unit of work that raises is rolled back alone, even when committed together with others."""
+
+    def failing(tx: Tx) -> None:
+        tx.agents.put(_agent("agt_bad", "bad"))
+        raise NotFound("nope", reason=Reason.AGENT_NOT_FOUND)
+
+    results = await asyncio.gather(
+        store.write(lambda tx: tx.agents.put(_agent("agt_1", "one"))),
+        store.write(failing),
+        store.write(lambda tx: tx.agents.put(_agent("agt_2", "two"))),
+        return_exceptions=True,
+    )
+
+    assert isinstance(results[1], NotFound)
+    ids = [a.id for a in await store.read(lambda tx: tx.agents.list_page("p", None, 10, include_offline=True))]
+    assert ids == ["agt_1", "agt_2"]
+
+
+async def test_concurrent_writes_share_commits(store: SqliteStore) -> None:
+    """Writes issued together are committed in fewer transactions than writes (group commit)."""
+    await asyncio.gather(*(store.write(lambda tx, i=i: tx.meta.put(f"k{i}", "v")) for i in range(200)))
+
+    assert store.committed_jobs >= 200
+    assert store.commits < 200
+
+
+async def test_notify_wakes_waiters_after_commit(store: SqliteStore) -> None:
+    """A topic notified in a transaction wakes its waiters once committed."""
+    seen = store.notifier.version("agent:x")
+    waiter = asyncio.create_task(store.notifier.wait("agent:x", seen, timeout=5))
+
+    await store.write(lambda tx: tx.notify("agent:x"))
+
+    assert await waiter is True
+
+
+async def test_unique_names_and_offline_marking(store: SqliteStore) -> None:
+    """Names are unique per project (case-insensitively) and start-up marks every agent offline."""
+    await store.write(lambda tx: tx.agents.put(_agent("agt_1", "Same")))
+    await store.write(lambda tx: tx.agents.put(_agent("agt_2", "same", project="q")))
+
+    with pytest.raises(Exception) as caught:
+        await store.write(lambda tx: tx.agents.put(_agent("agt_3", "SAME")))
+    changed = await store.write(lambda tx: tx.agents.mark_all_offline())
+
+    assert "database" in str(caught.value).lower() or caught.value.__class__.__name__ == "Unavailable"
+    assert changed == 2
+    assert await store.read(lambda tx: tx.agents.list_online("p")) == []
+
+
+async def test_stale_query_finds_only_online_agents_seen_before_the_cutoff(store: SqliteStore) -> None:
+    """The stale sweep's query."""
+    await store.write(
+        lambda tx: [
+            tx.agents.put(a)
+            for a in (
+                _agent("agt_old", "old", seen=5),
+                _agent("agt_new", "new", seen=50),
+                _agent("agt_off", "off", seen=1, online=False),
+            )
+        ]
+    )
+
+    stale = await store.read(lambda tx: tx.agents.list_online_seen_before(10, 100))
+
+    assert [a.id for a in stale] == ["agt_old"]
+
+
+async def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    """A database from a newer hub is refused with a clear message."""
+    path = tmp_path / "hub.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    store = SqliteStore(path)
+
+    with pytest.raises(StoreError, match="newer than this hub"):
+        await store.start()
+
+
+async def test_older_schema_is_upgraded(tmp_path: Path) -> None:
+    """A database at version 1 is migrated to the latest version at start."""
+    path = tmp_path / "hub.db"
+    with sqlite3.connect(path) as conn:
+        import sqlite_utils
+
+        MIGRATIONS[0](sqlite_utils.Database(conn))
+        conn.execute("PRAGMA user_version = 1")
+    store = SqliteStore(path)
+
+    await store.start()
+    await store.close()
+
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+
+
+async def test_corrupt_file_is_refused(tmp_path: Path) -> None:
+    """A file that is not a database is refused at start."""
+    path = tmp_path / "hub.db"
+    path.write_bytes(b"this is not a database" * 100)
+    store = SqliteStore(path)
+
+    with pytest.raises(StoreError):
+        await store.start()
+
+
+async def test_symlinked_database_is_refused(tmp_path: Path) -> None:
+    """The database file must not be a symbolic link."""
+    (tmp_path / "real.db").write_bytes(b"")
+    (tmp_path / "hub.db").symlink_to(tmp_path / "real.db")
+    store = SqliteStore(tmp_path / "hub.db")
+
+    with pytest.raises(StoreError, match="symbolic link"):
+        await store.start()
+
+
+async def test_wal_and_full_sync_are_in_force(tmp_path: Path) -> None:
+    """File databases run in WAL mode; full durability means synchronous=FULL on the writer."""
+    store = SqliteStore(tmp_path / "hub.db", durability=Durability.FULL)
+    await store.start()
+
+    mode = await store.read(lambda tx: tx.meta._conn.execute("PRAGMA journal_mode").fetchone()[0])  # type: ignore[attr-defined]
+    sync = await store.write(lambda tx: tx.meta._conn.execute("PRAGMA synchronous").fetchone()[0])  # type: ignore[attr-defined]
+
+    assert (mode, sync) == ("wal", 2)
+    await store.close()

@@ -1,0 +1,71 @@
+"""The ``kxm`` command line against a real hub (run as a subprocess, like a user would)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+
+from tests.conftest import ADMIN_TOKEN, Hub
+
+
+async def kxm(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """Run ``python -m kxm_grpc.cli ARGS`` without blocking the hub's event loop."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "kxm_grpc.cli", *args, cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), **(env or {})},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await process.communicate()
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_health_exit_codes(hub: Hub, tmp_path: Path) -> None:
+    """0 when serving, 2 when unreachable."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]
+
+    serving = await kxm("health", "--addr", hub.address, cwd=tmp_path)
+    unreachable = await kxm("health", "--addr", f"127.0.0.1:{closed_port}", "--timeout", "0.5", cwd=tmp_path)
+
+    assert serving[0] == 0 and serving[1].strip() == "SERVING"
+    assert unreachable[0] == 2
+
+
+async def test_admin_agent_and_debug_commands(hub: Hub, tmp_path: Path) -> None:
+    """Create a project, register two agents by name, list them, and call an RPC through reflection."""
+    env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
+    code, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
+    token = json.loads(out)["project_token"]
+    env |= {"KXM_TOKEN": token, "KXM_PROJECT": "alpha"}
+
+    await kxm("agent", "register", "alice", cwd=tmp_path, env=env)
+    await kxm("agent", "register", "bob", cwd=tmp_path, env=env)
+    listed = await kxm("agent", "list", "--json", cwd=tmp_path, env=env)
+    again = await kxm("agent", "register", "alice", "--json", cwd=tmp_path, env=env)
+    called = await kxm("debug", "call", "kxm.v1.AgentService/ListAgents", "{}", "--token", token,
+                       cwd=tmp_path, env=env)
+    refused = await kxm("debug", "call", "kxm.v1.AdminService/ListProjects", "{}", "--token", token,
+                        cwd=tmp_path, env=env)
+
+    assert code == 0
+    assert sorted(a["name"] for a in json.loads(listed[1])) == ["alice", "bob"]
+    assert json.loads(again[1])["resumed"] is True  # the saved key proves the name
+    assert len(json.loads(called[1])["agents"]) == 2
+    assert refused[0] == 1 and "PERMISSION_DENIED" in refused[2]
+    assert (tmp_path / "state" / "agents" / "alpha" / "alice.json").stat().st_mode & 0o777 == 0o600
+
+
+async def test_errors_are_one_line_with_reason(hub: Hub, tmp_path: Path) -> None:
+    """A refused command prints the status and reason and exits 1."""
+    env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": "wrong-token-wrong-token"}
+
+    code, _, err = await kxm("admin", "project", "list", cwd=tmp_path, env=env)
+
+    assert code == 1
+    assert "UNAUTHENTICATED ERROR_REASON_INVALID_AUTH" in err

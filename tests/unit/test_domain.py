@@ -1,0 +1,132 @@
+"""Pure rules: validation, presence, secrets, pagination, rate limiting."""
+
+from __future__ import annotations
+
+import pytest
+
+from kxm_grpc.domain import agents
+from kxm_grpc.domain.agents import Agent, Presence
+from kxm_grpc.domain.pagination import MAX_PAGE_SIZE, decode_page_token, encode_page_token, page_size
+from kxm_grpc.domain.projects import project_name
+from kxm_grpc.domain.secrets import AGENT_KEY_PREFIX, hash_secret, new_id, new_secret, secret_matches
+from kxm_grpc.domain.validation import optional_text, required_text, utf16_length
+from kxm_grpc.errors import InvalidArgument, Reason, ResourceExhausted
+from kxm_grpc.server.ratelimit import RateLimiter
+
+
+def agent(online: bool = True, seen: int = 100) -> Agent:
+    return Agent(
+        id="agt_1",
+        project="p",
+        name="a",
+        purpose="",
+        model="",
+        host="",
+        connect_time=0,
+        last_seen_time=seen,
+        online=online,
+    )
+
+
+@pytest.mark.parametrize(
+    ("online", "now", "expected"),
+    [
+        (True, 100, Presence.ONLINE),
+        (True, 129, Presence.ONLINE),
+        (True, 130, Presence.STALE),
+        (False, 100, Presence.OFFLINE),
+    ],
+)
+def test_presence_on_the_hub_clock(online: bool, now: int, expected: Presence) -> None:
+    """Online until last seen + stale-after, then stale while the flag is on; offline once off."""
+    assert agent(online).presence(now, stale_after=30) is expected
+
+
+def test_touch_is_due_after_a_quarter_window_or_when_offline() -> None:
+    """Presence is rewritten at most every quarter window for a live agent."""
+    assert not agents.needs_touch(agent(seen=100), 109, 40)
+    assert agents.needs_touch(agent(seen=100), 110, 40)
+    assert agents.needs_touch(agent(online=False, seen=100), 101, 40)
+
+
+def test_lengths_count_utf16_code_units() -> None:
+    """An emoji counts twice, like in the original hub's JavaScript."""
+    assert utf16_length("a😀") == 3
+    with pytest.raises(InvalidArgument):
+        required_text("name", "😀" * 33, 64)
+    assert required_text("name", "  x  ", 64) == "x"
+
+
+@pytest.mark.parametrize("value", ["", "   ", "\t\n"])
+def test_required_text_refuses_blank(value: str) -> None:
+    """Blank required fields are refused naming the field."""
+    with pytest.raises(InvalidArgument) as caught:
+        required_text("target", value, 80)
+    assert caught.value.field_violations[0].field == "target"
+
+
+def test_nul_characters_are_refused() -> None:
+    """NUL bytes never reach storage or logs."""
+    with pytest.raises(InvalidArgument):
+        optional_text("host", "a\x00b", 64)
+
+
+def test_registration_defaults_purpose() -> None:
+    """An empty purpose gets the default."""
+    assert agents.registration("a", "", "", "").purpose == agents.DEFAULT_PURPOSE
+
+
+@pytest.mark.parametrize("name", ["alpha", "a.b-c_d", "A1", "x" * 128])
+def test_valid_project_names(name: str) -> None:
+    assert project_name("name", name) == name
+
+
+@pytest.mark.parametrize("name", ["", "-a", "a/b", "a b", "x" * 129, "é"])
+def test_invalid_project_names(name: str) -> None:
+    with pytest.raises(InvalidArgument):
+        project_name("name", name)
+
+
+def test_secrets_are_prefixed_random_and_stored_hashed() -> None:
+    """Two secrets differ; only the right secret matches its hash; ids have 32 hex digits."""
+    first, second = new_secret(AGENT_KEY_PREFIX), new_secret(AGENT_KEY_PREFIX)
+
+    assert first != second and first.startswith(AGENT_KEY_PREFIX)
+    assert secret_matches(first, hash_secret(first))
+    assert not secret_matches(second, hash_secret(first))
+    assert not secret_matches(first, None)
+    assert len(new_id("msg").removeprefix("msg_")) == 32
+
+
+def test_page_tokens_round_trip_and_bind_to_their_query() -> None:
+    """A token continues its own query and is refused for another."""
+    token = encode_page_token("agt_5", "agents:p:False")
+
+    assert decode_page_token(token, "agents:p:False") == "agt_5"
+    assert decode_page_token("", "anything") is None
+    with pytest.raises(InvalidArgument) as caught:
+        decode_page_token(token, "agents:p:True")
+    assert caught.value.reason is Reason.INVALID_PAGE_TOKEN
+    with pytest.raises(InvalidArgument):
+        decode_page_token("%%%", "agents:p:False")
+
+
+def test_page_size_defaults_caps_and_refuses_negative() -> None:
+    assert page_size(0) == 100
+    assert page_size(5000) == MAX_PAGE_SIZE
+    with pytest.raises(InvalidArgument):
+        page_size(-1)
+
+
+def test_rate_limiter_refills_over_time() -> None:
+    """A bucket of three refuses the fourth call and refills at limit/window per second."""
+    limiter = RateLimiter(limit=3, window=3.0)
+    for _ in range(3):
+        limiter.check("a", now=0.0)
+
+    with pytest.raises(ResourceExhausted) as caught:
+        limiter.check("a", now=0.0)
+    limiter.check("b", now=0.0)
+    limiter.check("a", now=1.0)
+
+    assert caught.value.retry_after == pytest.approx(1.0)
