@@ -22,7 +22,7 @@ from prometheus_client import Counter
 
 from kxm_grpc._status import to_rpc_status
 from kxm_grpc.domain.agents import needs_touch
-from kxm_grpc.errors import HubError, Internal, PermissionDenied, Reason
+from kxm_grpc.errors import HubError, Internal, PermissionDenied, Reason, Unauthenticated
 from kxm_grpc.server.context import CallContext, set_current_call
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services import agents as agent_service
@@ -54,6 +54,11 @@ def credentials_from(metadata: Any) -> tuple[Credentials, str | None]:
         project=values.get("x-kxm-project") or None,
     )
     return credentials, values.get("x-request-id")
+
+
+def _peer_host(peer: str) -> str:
+    """``ipv4:127.0.0.1:5123`` -> ``ipv4:127.0.0.1`` (the port changes with every connection)."""
+    return peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
 
 
 def _request_id(presented: str | None) -> str:
@@ -98,7 +103,9 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
             )
         return handler
 
-    async def _admit(self, method: str, access: Access | None, credentials: Credentials, request_id: str) -> None:
+    async def _admit(
+        self, method: str, access: Access | None, credentials: Credentials, request_id: str, peer: str
+    ) -> None:
         """Run the steps before the handler."""
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(request_id=request_id, rpc=method)
@@ -106,7 +113,13 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
             # Fail closed: every kxm RPC must be in the method table.
             raise PermissionDenied("this RPC has no access policy", reason=Reason.CREDENTIAL_KIND_DENIED)
         hub = self._hub
-        authenticated = await authenticate(hub.store, hub.admin_token_hash, credentials, access)
+        try:
+            authenticated = await authenticate(hub.store, hub.admin_token_hash, credentials, access)
+        except Unauthenticated:
+            # Failed attempts spend the budget of the peer address, so guessing tokens is rate limited
+            # too; successful calls are limited by identity, never by an unauthenticated value.
+            hub.limiter.check(f"peer:{_peer_host(peer)}")
+            raise
         caller = authenticated.caller
         structlog.contextvars.bind_contextvars(project=caller.project, agent_id=caller.agent_id)
         hub.limiter.check(caller.identity)
@@ -128,7 +141,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
             credentials, presented = credentials_from(context.invocation_metadata())
             request_id = _request_id(presented)
             try:
-                await self._admit(method, access, credentials, request_id)
+                await self._admit(method, access, credentials, request_id, context.peer())
                 response = await behavior(request, context)
             except grpc.aio.AbortError:
                 raise
@@ -153,7 +166,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
             credentials, presented = credentials_from(context.invocation_metadata())
             request_id = _request_id(presented)
             try:
-                await self._admit(method, access, credentials, request_id)
+                await self._admit(method, access, credentials, request_id, context.peer())
                 async for response in behavior(request, context):
                     yield response
             except grpc.aio.AbortError:

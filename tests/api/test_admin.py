@@ -118,3 +118,20 @@ def test_binding_beyond_loopback_needs_an_admin_token() -> None:
     with pytest.raises(SettingsError):
         Settings(host="0.0.0.0", admin_token=None).validate()  # noqa: S104
     Settings(host="0.0.0.0", admin_token="a-long-enough-admin-token").validate()  # noqa: S104
+
+
+async def test_failed_authentication_is_rate_limited_by_peer(hub_settings: Settings) -> None:
+    """Guessing tokens spends the caller address's budget: after the limit, RESOURCE_EXHAUSTED."""
+    server = HubServer(replace(hub_settings, rate_limit=3, rate_window=60))
+    await server.start()
+    guesser = HubClient(server.address, token="kxm_proj_guess")
+
+    for _ in range(3):
+        with pytest.raises(Unauthenticated):
+            await guesser.list_agents()
+    with pytest.raises(ResourceExhausted) as caught:
+        await guesser.list_agents()
+
+    assert caught.value.reason is Reason.RATE_LIMITED
+    await guesser.close()
+    await server.stop(0)
