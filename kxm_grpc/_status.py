@@ -68,6 +68,7 @@ def from_rpc_error(exc: grpc.RpcError) -> HubError:
     message: str = exc.details() or code.name
     cls = ERROR_CLASSES.get(code.name, Internal)
     reason: Reason | str | None = None
+    domain = DOMAIN
     metadata: dict[str, str] = {}
     violations: list[FieldViolation] = []
     retry_after: float | None = None
@@ -81,7 +82,7 @@ def from_rpc_error(exc: grpc.RpcError) -> HubError:
             if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
                 info = error_details_pb2.ErrorInfo()
                 detail.Unpack(info)
-                reason, metadata = info.reason, dict(info.metadata)
+                reason, domain, metadata = info.reason, info.domain, dict(info.metadata)
             elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
                 bad = error_details_pb2.BadRequest()
                 detail.Unpack(bad)
@@ -91,5 +92,5 @@ def from_rpc_error(exc: grpc.RpcError) -> HubError:
                 detail.Unpack(retry)
                 retry_after = retry.retry_delay.ToNanoseconds() / 1e9
     error = cls(message, reason=reason, metadata=metadata, field_violations=tuple(violations), retry_after=retry_after)
-    error.__cause__ = exc
+    error.domain = domain
     return error

@@ -171,6 +171,7 @@ class HubError(Exception):
         self.metadata: dict[str, str] = dict(metadata or {})
         self.field_violations = field_violations
         self.retry_after = retry_after
+        self.domain = DOMAIN
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.message!r}, reason={self.reason!s})"

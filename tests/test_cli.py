@@ -11,12 +11,14 @@ from pathlib import Path
 
 from tests.conftest import ADMIN_TOKEN, Hub
 
+ROOT = str(Path(__file__).resolve().parent.parent)
+
 
 async def kxm(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str, str]:
     """Run ``python -m kxm_grpc.cli ARGS`` without blocking the hub's event loop."""
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "kxm_grpc.cli", *args, cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), **(env or {})},
+        env={**os.environ, "PYTHONPATH": ROOT, **(env or {})},
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
     out, err = await process.communicate()

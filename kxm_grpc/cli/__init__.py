@@ -12,9 +12,9 @@ import os
 import sys
 from collections.abc import Sequence
 
-from kxm_grpc.cli import admin, agent, debug, hub
+from kxm_grpc.cli import admin, agent, debug, hub, lease, peer, runtime
 
-GROUPS = [hub, admin, agent, debug]
+GROUPS = [hub, admin, agent, peer, lease, runtime, debug]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -93,8 +93,27 @@ def register(commands: Any) -> None:
         help="seconds to drain on SIGTERM (KXM_SHUTDOWN_GRACE)",
     )
     serve.add_argument(
+        "--max-streams-per-agent",
+        type=int,
+        default=int(_env("MAX_STREAMS_PER_AGENT", "8")),
+        help="open Subscribe streams allowed per agent (KXM_MAX_STREAMS_PER_AGENT)",
+    )
+    serve.add_argument(
+        "--subscriber-queue",
+        type=int,
+        default=int(_env("SUBSCRIBER_QUEUE", "1000")),
+        help="events a stream may fall behind before it is cut off to resume later (KXM_SUBSCRIBER_QUEUE)",
+    )
+    serve.add_argument(
         "--address-file", default=os.environ.get("KXM_ADDRESS_FILE"),
         help="write the bound host:port here once serving (useful with --port 0) (KXM_ADDRESS_FILE)",
+    )
+    serve.add_argument(
+        "--lease-min-ttl",
+        type=float,
+        default=float(_env("LEASE_MIN_TTL", "5")),
+        help="TESTING ONLY: lower the minimum lease TTL (default 5 s) so fault tests lapse quickly "
+        "(KXM_LEASE_MIN_TTL)",
     )
     serve.set_defaults(run=_serve)
 
@@ -132,7 +151,10 @@ def _serve(args: argparse.Namespace) -> int:
             tls_client_ca=Path(args.tls_client_ca) if args.tls_client_ca else None,
             metrics_port=args.metrics_port,
             shutdown_grace=args.shutdown_grace,
+            max_streams_per_agent=args.max_streams_per_agent,
+            subscriber_queue=args.subscriber_queue,
             address_file=Path(args.address_file) if args.address_file else None,
+            lease_min_ttl=args.lease_min_ttl,
         ).validate()
     except SettingsError as error:
         print(f"kxm hub: {error}", file=sys.stderr)

@@ -118,7 +118,8 @@ class ClientBase:
                 timeout=self.timeout if timeout is None else timeout,
             )
         except grpc.aio.AioRpcError as exc:
-            raise from_rpc_error(exc) from None
+            # Chained so the raw status (and its details) stays reachable as __cause__.
+            raise from_rpc_error(exc) from exc
 
     async def close(self) -> None:
         """Close the channel."""

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from kxm_grpc.client.admin import AdminCalls
 from kxm_grpc.client.agents import AgentCalls
+from kxm_grpc.client.leases import LeaseCalls
+from kxm_grpc.client.messages import MessageCalls
+from kxm_grpc.client.runtimes import RuntimeCalls
 
 
-class HubClient(AgentCalls, AdminCalls):
+class HubClient(AgentCalls, MessageCalls, LeaseCalls, RuntimeCalls, AdminCalls):
     """An async client for one hub, acting as one caller (admin, project, agent or runtime).
 
     Arguments left out are read from ``KXM_ADDR``, ``KXM_TOKEN`` (``KXM_ADMIN_TOKEN`` with

@@ -46,3 +46,9 @@ class ManualClock:
 def seconds(value: float) -> int:
     """Convert seconds to the clock's microseconds."""
     return round(value * MICROS)
+
+
+def rfc3339(micros: int) -> str:
+    """Format a clock time as RFC 3339 UTC with microseconds (``2026-01-01T00:00:05.000000Z``)."""
+    whole, fraction = divmod(micros, MICROS)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{fraction:06d}Z"

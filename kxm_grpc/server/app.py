@@ -24,6 +24,12 @@ from kxm_grpc._gen.kxm.v1 import (
     admin_service_pb2_grpc,
     agent_service_pb2,
     agent_service_pb2_grpc,
+    lease_service_pb2,
+    lease_service_pb2_grpc,
+    message_service_pb2,
+    message_service_pb2_grpc,
+    runtime_service_pb2,
+    runtime_service_pb2_grpc,
 )
 from kxm_grpc.domain.clock import Clock, SystemClock
 from kxm_grpc.domain.secrets import hash_secret
@@ -33,10 +39,13 @@ from kxm_grpc.server.methods import ACCESS
 from kxm_grpc.server.ratelimit import RateLimiter
 from kxm_grpc.server.servicers.admin import AdminServicer
 from kxm_grpc.server.servicers.agents import AgentServicer
+from kxm_grpc.server.servicers.leases import LeaseServicer
+from kxm_grpc.server.servicers.messages import MessageServicer
+from kxm_grpc.server.servicers.runtimes import RuntimeServicer
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.server.state import HubState
 from kxm_grpc.server.sweeps import run_sweeps
-from kxm_grpc.services import agents
+from kxm_grpc.services import agents, leases
 from kxm_grpc.store import Store
 from kxm_grpc.store.sqlite import SqliteStore
 
@@ -72,7 +81,22 @@ def _add_agents(hub: HubState, server: grpc.aio.Server) -> str:
     return str(agent_service_pb2.DESCRIPTOR.services_by_name["AgentService"].full_name)
 
 
-SERVICERS: list[ServicerFactory] = [_add_admin, _add_agents]
+def _add_messages(hub: HubState, server: grpc.aio.Server) -> str:
+    message_service_pb2_grpc.add_MessageServiceServicer_to_server(MessageServicer(hub), server)
+    return str(message_service_pb2.DESCRIPTOR.services_by_name["MessageService"].full_name)
+
+
+def _add_leases(hub: HubState, server: grpc.aio.Server) -> str:
+    lease_service_pb2_grpc.add_LeaseServiceServicer_to_server(LeaseServicer(hub), server)
+    return str(lease_service_pb2.DESCRIPTOR.services_by_name["LeaseService"].full_name)
+
+
+def _add_runtimes(hub: HubState, server: grpc.aio.Server) -> str:
+    runtime_service_pb2_grpc.add_RuntimeServiceServicer_to_server(RuntimeServicer(hub), server)
+    return str(runtime_service_pb2.DESCRIPTOR.services_by_name["RuntimeService"].full_name)
+
+
+SERVICERS: list[ServicerFactory] = [_add_admin, _add_agents, _add_messages, _add_leases, _add_runtimes]
 
 
 def open_store(settings: Settings) -> Store:
@@ -121,6 +145,8 @@ class HubServer:
         settings = self.settings
         await self.store.start()
         retired = await agents.mark_all_offline(self.store)
+        # Leases keep every microsecond they had when the hub went down (see services/leases.py).
+        lease_downtime = await leases.resume_after_restart(self.store, now=self.clock.now())
         boot = await bootstrap(settings, self.store, now=self.clock.now())
         self.hub = HubState(
             settings=settings,
@@ -152,6 +178,7 @@ class HubServer:
             tmp.write_text(self.address + "\n")
             tmp.replace(settings.address_file)
         self._tasks.append(asyncio.create_task(run_sweeps(self.hub), name="kxm-sweeps"))
+        self._tasks.append(asyncio.create_task(self.hub.expiry.run(self.hub), name="kxm-expiry"))
         if settings.metrics_port:
             from prometheus_client import start_http_server
 
@@ -163,6 +190,7 @@ class HubServer:
             durability=settings.durability.value,
             tls=creds is not None,
             agents_marked_offline=retired,
+            lease_downtime_seconds=round(lease_downtime / 1_000_000, 3),
         )
 
     async def stop(self, grace: float | None = None) -> None:
@@ -181,6 +209,8 @@ class HubServer:
                 await task
         await self._server.stop(grace)
         self._server = None
+        # The last moment leases were decided: a restart extends live ones from here, exactly.
+        await leases.keep_alive(self.store, now=self.clock.now())
         await self.store.close()
         self._stopped.set()
 

@@ -51,6 +51,8 @@ class Settings:
     max_streams_per_agent: int = 8
     subscriber_queue: int = 1_000
     metrics_port: int = 0
+    # Testing only: fault tests lower the 5 s minimum lease TTL to make holders lapse quickly.
+    lease_min_ttl: float = 5.0
     address_file: Path | None = None
     extra: dict[str, str] = field(default_factory=dict)
 
@@ -85,8 +87,14 @@ class Settings:
             raise SettingsError("stale-after must be at least 0.1 s")
         if self.rate_limit < 1 or self.rate_window < 0.1:
             raise SettingsError("rate limit must be at least 1 request per 0.1 s window")
+        if not 0.05 <= self.lease_min_ttl <= 5.0:
+            raise SettingsError("lease-min-ttl must be between 0.05 s and 5 s (it exists for tests)")
         if self.message_ttl < 1 or self.message_retention < 1:
             raise SettingsError("message TTL and retention must be at least 1 s")
+        if self.message_ttl > 604_800:
+            raise SettingsError("the default message TTL must be at most 7 days (604800 s)")
+        if self.max_streams_per_agent < 1 or self.subscriber_queue < 1:
+            raise SettingsError("max streams per agent and the subscriber queue must be at least 1")
         if (self.tls_cert is None) != (self.tls_key is None):
             raise SettingsError("TLS needs both a certificate and a key")
         if self.tls_client_ca is not None and self.tls_cert is None:

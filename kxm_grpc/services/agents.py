@@ -17,6 +17,7 @@ from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.secrets import AGENT_KEY_PREFIX, hash_secret, new_id, new_secret, secret_matches
 from kxm_grpc.errors import AlreadyExists, PermissionDenied, Reason
+from kxm_grpc.services import events
 from kxm_grpc.store import Store, Tx
 
 log = structlog.get_logger("kxm.agents")
@@ -34,8 +35,13 @@ class RegisteredAgent:
 
 
 def presence_changed(tx: Tx, agent: Agent, now: int) -> None:
-    """Record that ``agent``'s presence changed, in the transaction that changed it."""
+    """Record that ``agent``'s presence changed, in the transaction that changed it.
+
+    Every other online agent of the project gets a presence event in its log (MessageService
+    streams deliver it).
+    """
     tx.notify(f"presence:{agent.project}")
+    events.record_presence(tx, agent, now)
 
 
 async def register_agent(

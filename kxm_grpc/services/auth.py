@@ -103,7 +103,7 @@ def _resolve(tx: Tx, admin_token_hash: str | None, credentials: Credentials) -> 
             )
         return Authenticated(Caller(CredentialKind.ADMIN, project=project))
     if bearer.startswith(RUNTIME_KEY_PREFIX):
-        return Authenticated(_runtime_caller(tx, bearer))
+        return Authenticated(_runtime_caller(tx, bearer, credentials))
     project_row = tx.projects.find_by_token_hash(hash_secret(bearer))
     if project_row is None:
         raise _invalid_auth()
@@ -126,9 +126,21 @@ def _resolve(tx: Tx, admin_token_hash: str | None, credentials: Credentials) -> 
     return Authenticated(caller, agent)
 
 
-def _runtime_caller(tx: Tx, bearer: str) -> Caller:
-    """Resolve a runtime key. Runtimes and their keys arrive with the RuntimeService."""
-    raise _invalid_auth()
+def _runtime_caller(tx: Tx, bearer: str, credentials: Credentials) -> Caller:
+    """Resolve a runtime key, looked up by its hash, to the runtime it was issued to."""
+    if credentials.agent_id is not None:
+        # An agent identity always travels with its project's token, never a runtime's key.
+        raise _invalid_agent()
+    runtime = tx.runtimes.find_by_key_hash(hash_secret(bearer))
+    if runtime is None:
+        raise _invalid_auth()
+    if credentials.project is not None and credentials.project != runtime.project:
+        raise PermissionDenied(
+            "x-kxm-project names another project than the runtime's",
+            reason=Reason.CREDENTIAL_KIND_DENIED,
+            metadata={"project": credentials.project},
+        )
+    return Caller(CredentialKind.RUNTIME, project=runtime.project, runtime_id=runtime.id)
 
 
 _ADMITTED: dict[Access, frozenset[CredentialKind]] = {

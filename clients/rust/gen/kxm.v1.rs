@@ -3073,7 +3073,7 @@ pub struct WaitMessageRequest {
     /// Required. The message id.
     #[prost(string, tag = "1")]
     pub message_id: ::prost::alloc::string::String,
-    /// How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+    /// How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
     #[prost(message, optional, tag = "2")]
     pub timeout: ::core::option::Option<::prost_types::Duration>,
 }
@@ -3127,7 +3127,8 @@ pub struct FanoutMessagesRequest {
     /// How long each message lives (1 s to 7 d); the hub default when unset.
     #[prost(message, optional, tag = "6")]
     pub ttl: ::core::option::Option<::prost_types::Duration>,
-    /// How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+    /// How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+    /// the call's deadline.
     #[prost(message, optional, tag = "7")]
     pub timeout: ::core::option::Option<::prost_types::Duration>,
     /// Allow registered agents that are offline as targets.
@@ -3146,6 +3147,8 @@ pub struct FanoutMessagesResponse {
 pub struct SubscribeRequest {
     /// Resume after this sequence number: events with a higher sequence are replayed, except acknowledged
     /// messages; unacknowledged open messages at or below it are redelivered first. 0 replays everything retained.
+    /// A value beyond the agent's latest sequence (the hub's data was replaced) is treated as that sequence
+    /// and the ready event says truncated.
     #[prost(uint64, tag = "1")]
     pub after_seq: u64,
     /// Receive presence events only (allowed for agents whose model is `tui`); nothing is redelivered.
@@ -3158,7 +3161,7 @@ pub struct SubscribeReady {
     /// The subscribing agent.
     #[prost(message, optional, tag = "1")]
     pub agent: ::core::option::Option<Agent>,
-    /// The after_seq the stream resumes from.
+    /// The after_seq the stream resumes from (the request's, or head_seq when the request's was beyond it).
     #[prost(uint64, tag = "2")]
     pub after_seq: u64,
     /// The agent's latest event sequence when the stream opened.
@@ -3167,7 +3170,8 @@ pub struct SubscribeReady {
     /// The oldest event sequence the hub still retains for the agent (0 when none).
     #[prost(uint64, tag = "4")]
     pub oldest_seq: u64,
-    /// True when events after after_seq were purged by retention before this stream could replay them.
+    /// True when events after after_seq were purged by retention before this stream could replay them, or
+    /// after_seq was beyond head_seq.
     #[prost(bool, tag = "5")]
     pub truncated: bool,
 }
@@ -3358,7 +3362,10 @@ pub mod message_service_client {
         /// * INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
         /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
         /// * NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
-        /// * ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+        ///  correlation_id names another run.
+        /// * ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
+        ///  allow_offline and the TTL included); checked before the target is resolved.
         pub async fn send_message(
             &mut self,
             request: impl tonic::IntoRequest<super::SendMessageRequest>,
@@ -3483,7 +3490,8 @@ pub mod message_service_client {
             self.inner.unary(req, path, codec).await
         }
         /// AckMessages acknowledges received messages, each on its own: an acknowledged message is never
-        /// redelivered on a stream. Acknowledging twice is a no-op. Either every id is acknowledged or none is.
+        /// redelivered on a stream. Acknowledging twice is a no-op, also after the message ended. Either every
+        /// id is acknowledged or none is.
         ///
         /// Errors:
         ///
@@ -3553,7 +3561,7 @@ pub mod message_service_client {
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
         /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
-        /// * NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
+        /// * NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
         /// * PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
         pub async fn wait_message(
             &mut self,
@@ -3582,12 +3590,16 @@ pub mod message_service_client {
         /// FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
         ///
         /// Each target gets its own result: terminal with the reply, pending with its message id, or an error
-        /// for that target alone. An exact retry with the same idempotency prefix resolves to the same messages.
+        /// for that target alone (TARGET_NOT_FOUND, SELF_TARGET, IDEMPOTENCY_CONFLICT). An exact retry with the
+        /// same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
         ///
         /// Errors:
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
         /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+        ///  correlation_id names another run.
         pub async fn fanout_messages(
             &mut self,
             request: impl tonic::IntoRequest<super::FanoutMessagesRequest>,
@@ -3616,8 +3628,9 @@ pub mod message_service_client {
         /// has not acknowledged, then live events, each with its durable per-agent sequence number.
         ///
         /// The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
-        /// RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when the consumer falls too far behind; in
-        /// both cases resubscribe with the last sequence seen and nothing is lost.
+        /// RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when more events than the hub's subscriber
+        /// queue arrive while the consumer does not read; in both cases resubscribe with the last sequence
+        /// seen and nothing is lost. Several streams of one agent each receive every event.
         ///
         /// Errors:
         ///

@@ -59,10 +59,154 @@ def _0001_foundation(db: sqlite_utils.Database) -> None:
 
 def _0002_messaging(db: sqlite_utils.Database) -> None:
     """Messages, per-agent event logs and sequences (MessageService)."""
+    db.table("messages").create(
+        {
+            "id": str,
+            "project": str,
+            "from_agent_id": str,
+            "from_agent_name": str,
+            "to_agent_id": str,
+            "to_agent_name": str,
+            "content": str,
+            "delivery": str,
+            "hops": int,
+            "max_hops": int,
+            "correlation_id": str,
+            "reply_to": str,
+            "idempotency_key": str,
+            "allow_offline": int,
+            "seq": int,
+            "wf_run_id": str,
+            "wf_stage_id": str,
+            "wf_requirement_key": str,
+            "wf_attempt": int,
+            "create_time": int,
+            "expire_time": int,
+            "deliver_time": int,
+            "end_time": int,
+            "state": str,
+            "reply_content": str,
+            "reply_time": int,
+            "error": str,
+        },
+        pk="id",
+        not_null={
+            "project",
+            "from_agent_id",
+            "from_agent_name",
+            "to_agent_id",
+            "to_agent_name",
+            "content",
+            "delivery",
+            "hops",
+            "max_hops",
+            "correlation_id",
+            "reply_to",
+            "allow_offline",
+            "seq",
+            "create_time",
+            "expire_time",
+            "state",
+            "error",
+        },
+        strict=True,
+    )
+    # A key is unique per sender while its message is retained; sends without one cost no index entry.
+    db.execute(
+        "CREATE UNIQUE INDEX messages_idempotency ON messages (from_agent_id, idempotency_key) "
+        "WHERE idempotency_key IS NOT NULL"
+    )
+    # Partial indexes keep the hot lookups (inbox, redelivery, the expiry timer, the purge) small
+    # however many ended messages retention keeps.
+    db.execute("CREATE INDEX messages_open_inbox ON messages (to_agent_id, seq) WHERE state IN ('queued', 'delivered')")
+    db.execute("CREATE INDEX messages_open_deadline ON messages (expire_time) WHERE state IN ('queued', 'delivered')")
+    db.execute("CREATE INDEX messages_ended ON messages (end_time) WHERE end_time IS NOT NULL")
+    # Per agent: the last sequence number issued and the highest one purged by retention. Tables
+    # written on every send are WITHOUT ROWID (which sqlite-utils cannot declare): one b-tree
+    # instead of a table plus its primary-key index, so each commit writes fewer pages.
+    db.execute(
+        "CREATE TABLE agent_logs (agent_id TEXT PRIMARY KEY, head_seq INTEGER NOT NULL, "
+        "purged_seq INTEGER NOT NULL) STRICT, WITHOUT ROWID"
+    )
+    # Each agent's event log, clustered by (agent, seq) so a stream reads it in order. Message
+    # events point at the message; presence events keep the subject's presence as it was then.
+    db.execute(
+        "CREATE TABLE agent_events ("
+        "agent_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, event_time INTEGER NOT NULL, "
+        "message_id TEXT, subject_id TEXT, subject_online INTEGER, subject_seen INTEGER, "
+        "PRIMARY KEY (agent_id, seq)) STRICT, WITHOUT ROWID"
+    )
+    db.execute("CREATE INDEX agent_events_message ON agent_events (message_id) WHERE message_id IS NOT NULL")
+    db.execute("CREATE INDEX agent_events_presence ON agent_events (event_time) WHERE kind = 'presence'")
 
 
 def _0003_leases_runtimes(db: sqlite_utils.Database) -> None:
     """Leases with per-name fencing high-water marks, runtimes and sync events."""
+    # One row per (project, name) for good: `fencing_token` is the name's high-water mark and
+    # outlives releases (holder columns become NULL) so a token is never issued twice.
+    db.table("leases").create(
+        {
+            "project": str,
+            "name": str,
+            "fencing_token": int,
+            "holder_agent_id": str,
+            "holder_agent_name": str,
+            "acquire_time": int,
+            "expire_time": int,
+        },
+        pk=("project", "name"),
+        not_null={"project", "name", "fencing_token"},
+        strict=True,
+    )
+    db.table("leases").create_index(["expire_time"])
+    db.table("runtimes").create(
+        {
+            "project": str,
+            "id": str,
+            "host": str,
+            "key_hash": str,
+            "register_time": int,
+            "heartbeat_time": int,
+        },
+        pk=("project", "id"),
+        not_null={"project", "id", "host", "key_hash", "register_time"},
+        strict=True,
+    )
+    db.table("runtimes").create_index(["key_hash"], unique=True)
+    # Which hub project owns a runtime-side project id (first accepted push; the admin may move it).
+    db.table("sync_projects").create(
+        {"project_id": str, "hub_project": str},
+        pk="project_id",
+        not_null={"hub_project"},
+        strict=True,
+    )
+    db.table("sync_runs").create(
+        {
+            "project_id": str,
+            "run_id": str,
+            "hub_project": str,
+            "home_runtime_id": str,
+            "cursor": int,
+            "last_sequence": int,
+        },
+        pk=("project_id", "run_id"),
+        not_null={"project_id", "run_id", "hub_project", "home_runtime_id", "cursor", "last_sequence"},
+        strict=True,
+    )
+    db.table("sync_events").create(
+        {
+            "project_id": str,
+            "run_id": str,
+            "sequence": int,
+            "event_type": str,
+            "content_hash": str,
+            "receive_time": int,
+            "bytes": str,
+        },
+        pk=("project_id", "run_id", "sequence"),
+        not_null={"project_id", "run_id", "sequence", "event_type", "content_hash", "receive_time", "bytes"},
+        strict=True,
+    )
 
 
 MIGRATIONS: list[Migration] = [

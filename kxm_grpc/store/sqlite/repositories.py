@@ -6,6 +6,9 @@ import sqlite3
 
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.projects import Project
+from kxm_grpc.store.sqlite.leases import SqliteLeases
+from kxm_grpc.store.sqlite.messages import SqliteEvents, SqliteMessages
+from kxm_grpc.store.sqlite.runtimes import SqliteRuntimes, SqliteSyncEvents
 
 
 class SqliteMeta:
@@ -165,6 +168,11 @@ class SqliteTx:
         self.meta = SqliteMeta(conn)
         self.projects = SqliteProjects(conn)
         self.agents = SqliteAgents(conn)
+        self.messages = SqliteMessages(conn)
+        self.events = SqliteEvents(conn)
+        self.leases = SqliteLeases(conn)
+        self.runtimes = SqliteRuntimes(conn)
+        self.sync_events = SqliteSyncEvents(conn)
         self.topics: list[str] = []
 
     def notify(self, topic: str) -> None:

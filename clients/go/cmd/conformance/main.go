@@ -1,14 +1,24 @@
-// Command conformance runs the kxm client conformance scenario against a live hub and prints a JSON
-// transcript ({"language": "go", "ok": ..., "steps": [...]}) to stdout. It exits 1 when a step fails.
+// Command conformance runs the kxm client conformance scenario against a live hub and prints one
+// JSON transcript ({"language": "go", "ok": ..., "steps": [...]}) to stdout.
+//
+// Every step holds only normalised facts (no ids, times or language-specific text), so the
+// transcripts of the five languages compare equal step by step (tests/test_conformance.py). When a
+// call fails unexpectedly the transcript ends with a "failed" step, "ok" is false, "error" says why
+// and the exit status is 1.
 //
 // Environment: KXM_ADDR (host:port, plaintext), KXM_PROJECT_TOKEN, KXM_NAME_PREFIX.
+// The same scenario, step by step, is in clients/python/conformance.py and the other clients.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -17,11 +27,28 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	kxmv1 "kxm.dev/hub/clients/go/gen/kxm/v1"
 )
 
-const missingMessageID = "msg_00000000000000000000000000000000"
+const (
+	deadline      = 10 * time.Second // every unary call
+	eventWait     = 15 * time.Second // waiting for a stream event
+	waitTimeout   = 10 * time.Second // WaitMessage's own timeout (the call's deadline is 5 s longer)
+	fanoutTimeout = 20 * time.Second // FanoutMessages' gathering time (the call's deadline is 5 s longer)
+	barrierWait   = 15 * time.Second // how long a fanout handler waits for the other one
+	leaseTTL      = 30 * time.Second
+
+	missingMessageID = "msg_00000000000000000000000000000000"
+	request          = "conformance request"
+	idempotencyKey   = "conformance-request-1"
+	reply            = "conformance reply"
+	fanout           = "conformance fanout"
+	fanoutKeyPrefix  = "conformance-fanout"
+)
+
+var resumeContents = []string{"conformance resume 1", "conformance resume 2"}
 
 // codeNames are the canonical gRPC status code names, indexed by code number.
 var codeNames = []string{
@@ -30,109 +57,581 @@ var codeNames = []string{
 	"OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
 }
 
-type step map[string]any
+type facts = map[string]any
 
-type transcript struct {
-	Language string `json:"language"`
-	OK       bool   `json:"ok"`
-	Steps    []step `json:"steps"`
+// stepFailed is a step that could not finish for a reason other than an RPC error.
+type stepFailed struct {
+	detail string
+	facts  facts
+}
+
+func (e *stepFailed) Error() string { return e.detail }
+
+func fanoutReply(suffix string) string { return "fanout reply from " + suffix }
+
+// errorFacts is the status code and the google.rpc.ErrorInfo reason and domain from the status details.
+func errorFacts(err error) facts {
+	f := facts{"code": "UNKNOWN", "reason": "", "domain": ""}
+	st, ok := status.FromError(err)
+	if !ok {
+		return f
+	}
+	if code := int(st.Code()); code < len(codeNames) {
+		f["code"] = codeNames[code]
+	} else {
+		f["code"] = fmt.Sprintf("CODE_%d", code)
+	}
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			f["reason"] = info.GetReason()
+			f["domain"] = info.GetDomain()
+		}
+	}
+	return f
+}
+
+// eventKind is the name of the event's oneof case: ready, message, reply, cancelled, expired or presence.
+func eventKind(ev *kxmv1.SubscribeResponse) string {
+	switch ev.GetEvent().(type) {
+	case *kxmv1.SubscribeResponse_Ready:
+		return "ready"
+	case *kxmv1.SubscribeResponse_Message:
+		return "message"
+	case *kxmv1.SubscribeResponse_Reply:
+		return "reply"
+	case *kxmv1.SubscribeResponse_Cancelled:
+		return "cancelled"
+	case *kxmv1.SubscribeResponse_Expired:
+		return "expired"
+	case *kxmv1.SubscribeResponse_Presence:
+		return "presence"
+	}
+	return "none"
+}
+
+type received struct {
+	ev  *kxmv1.SubscribeResponse
+	err error
+}
+
+// inbox is one Subscribe stream of an agent, read by a goroutine into a channel. seen is the seq of
+// the last event the scenario took from the channel (what it "saw").
+type inbox struct {
+	cancel context.CancelFunc
+	events chan received
+	seen   uint64
+}
+
+func (in *inbox) next() (*kxmv1.SubscribeResponse, error) {
+	select {
+	case r, ok := <-in.events:
+		if !ok {
+			return nil, &stepFailed{"the stream ended", facts{"error": "stream_ended"}}
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		if r.ev.GetSeq() > 0 {
+			in.seen = r.ev.GetSeq()
+		}
+		return r.ev, nil
+	case <-time.After(eventWait):
+		return nil, &stepFailed{"no stream event in time", facts{"error": "timeout"}}
+	}
+}
+
+// nextMessage is the next message event, skipping presence events of the project's other agents.
+func (in *inbox) nextMessage() (*kxmv1.SubscribeResponse, error) {
+	for {
+		ev, err := in.next()
+		if err != nil {
+			return nil, err
+		}
+		switch eventKind(ev) {
+		case "message":
+			return ev, nil
+		case "presence":
+		default:
+			return nil, &stepFailed{"unexpected " + eventKind(ev) + " event", facts{"error": "unexpected_event"}}
+		}
+	}
+}
+
+// close drops the stream (cancels the call).
+func (in *inbox) close() { in.cancel() }
+
+type scenario struct {
+	prefix   string
+	project  metadata.MD
+	md       map[string]metadata.MD // per agent suffix: project token + agent identity
+	agents   kxmv1.AgentServiceClient
+	messages kxmv1.MessageServiceClient
+	leases   kxmv1.LeaseServiceClient
+	steps    []facts
+	inboxes  []*inbox
+}
+
+func (s *scenario) name(suffix string) string { return s.prefix + "-" + suffix }
+
+func (s *scenario) add(step string, f facts) {
+	f["step"] = step
+	s.steps = append(s.steps, f)
+}
+
+// call is a context for one unary call as agent suffix, with a deadline.
+func (s *scenario) call(suffix string, timeout time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(metadata.NewOutgoingContext(context.Background(), s.md[suffix]), timeout)
+}
+
+func (s *scenario) openInbox(suffix string, afterSeq uint64) (*inbox, *kxmv1.SubscribeResponse, error) {
+	// A stream has no deadline; keepalive detects a dead connection.
+	ctx, cancel := context.WithCancel(metadata.NewOutgoingContext(context.Background(), s.md[suffix]))
+	in := &inbox{cancel: cancel, events: make(chan received, 1024), seen: afterSeq}
+	s.inboxes = append(s.inboxes, in)
+	stream, err := s.messages.Subscribe(ctx, &kxmv1.SubscribeRequest{AfterSeq: afterSeq})
+	if err != nil {
+		return nil, nil, err
+	}
+	go func() {
+		defer close(in.events)
+		for {
+			ev, err := stream.Recv()
+			select {
+			case in.events <- received{ev, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	first, err := in.next()
+	return in, first, err
+}
+
+func (s *scenario) run() error {
+	if err := s.register(); err != nil {
+		return err
+	}
+	inboxB, err := s.subscribe()
+	if err != nil {
+		return err
+	}
+	messageID, err := s.sendIdempotent()
+	if err != nil {
+		return err
+	}
+	for _, step := range []func() error{
+		func() error { return s.receiveAckReply(inboxB, messageID) },
+		func() error { return s.wait(messageID) },
+		func() error { return s.fanout(inboxB) },
+		s.getMissing,
+		s.lease,
+		func() error { return s.resume(inboxB) },
+	} {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// 1. register a, b and c
+func (s *scenario) register() error {
+	for _, suffix := range []string{"a", "b", "c"} {
+		ctx, cancel := context.WithTimeout(metadata.NewOutgoingContext(context.Background(), s.project), deadline)
+		resp, err := s.agents.RegisterAgent(ctx, &kxmv1.RegisterAgentRequest{Name: s.name(suffix), Purpose: "conformance", Model: "go"})
+		cancel()
+		if err != nil {
+			return err
+		}
+		s.md[suffix] = metadata.Join(s.project,
+			metadata.Pairs("x-kxm-agent-id", resp.GetAgent().GetId(), "x-kxm-agent-key", resp.GetAgentKey()))
+		s.add("register_"+suffix, facts{
+			"resumed":    resp.GetResumed(),
+			"presence":   resp.GetAgent().GetPresence().String(),
+			"name_equal": resp.GetAgent().GetName() == s.name(suffix),
+		})
+	}
+	return nil
+}
+
+// 2. subscribe b and wait for the ready event
+func (s *scenario) subscribe() (*inbox, error) {
+	in, first, err := s.openInbox("b", 0)
+	if err != nil {
+		return nil, err
+	}
+	s.add("subscribe", facts{
+		"first_event": eventKind(first),
+		"after_seq":   first.GetReady().GetAfterSeq(),
+		"ready_seq":   first.GetSeq(),
+		"agent_is_b":  first.GetReady().GetAgent().GetName() == s.name("b"),
+	})
+	return in, nil
+}
+
+// 3. a sends b a message with an idempotency key, twice
+func (s *scenario) sendIdempotent() (string, error) {
+	req := &kxmv1.SendMessageRequest{Target: s.name("b"), Content: request, IdempotencyKey: idempotencyKey}
+	var sent [2]*kxmv1.SendMessageResponse
+	for i := range sent {
+		ctx, cancel := s.call("a", deadline)
+		resp, err := s.messages.SendMessage(ctx, req)
+		cancel()
+		if err != nil {
+			return "", err
+		}
+		sent[i] = resp
+	}
+	first, second := sent[0], sent[1]
+	s.add("send_repeat", facts{
+		"first_repeated": first.GetRepeated(),
+		"first_state":    first.GetMessage().GetState().String(),
+		"repeated":       second.GetRepeated(),
+		"same_id":        second.GetMessage().GetId() == first.GetMessage().GetId(),
+		"same_seq":       second.GetMessage().GetSeq() == first.GetMessage().GetSeq(),
+	})
+	return first.GetMessage().GetId(), nil
+}
+
+// 4. b receives it on the stream, acknowledges it and replies
+func (s *scenario) receiveAckReply(in *inbox, messageID string) error {
+	ev, err := in.nextMessage()
+	if err != nil {
+		return err
+	}
+	m := ev.GetMessage()
+	s.add("receive", facts{
+		"event":         "message",
+		"seq_positive":  ev.GetSeq() >= 1,
+		"seq_matches":   m.GetSeq() == ev.GetSeq(),
+		"same_id":       m.GetId() == messageID,
+		"content_equal": m.GetContent() == request,
+		"from_a":        m.GetFromAgentName() == s.name("a"),
+		"redelivered":   ev.GetRedelivered(),
+	})
+	ctx, cancel := s.call("b", deadline)
+	acked, err := s.messages.AckMessages(ctx, &kxmv1.AckMessagesRequest{MessageIds: []string{m.GetId()}})
+	cancel()
+	if err != nil {
+		return err
+	}
+	s.add("ack", facts{"count": len(acked.GetMessages()), "state": acked.GetMessages()[0].GetState().String()})
+	ctx, cancel = s.call("b", deadline)
+	replied, err := s.messages.ReplyToMessage(ctx, &kxmv1.ReplyToMessageRequest{MessageId: m.GetId(), Content: reply})
+	cancel()
+	if err != nil {
+		return err
+	}
+	s.add("reply", facts{"state": replied.GetMessage().GetState().String()})
+	return nil
+}
+
+// 5. a awaits the reply
+func (s *scenario) wait(messageID string) error {
+	ctx, cancel := s.call("a", waitTimeout+5*time.Second)
+	defer cancel()
+	waited, err := s.messages.WaitMessage(ctx,
+		&kxmv1.WaitMessageRequest{MessageId: messageID, Timeout: durationpb.New(waitTimeout)})
+	if err != nil {
+		return err
+	}
+	s.add("wait", facts{
+		"terminal":    waited.GetTerminal(),
+		"state":       waited.GetMessage().GetState().String(),
+		"reply_equal": waited.GetMessage().GetReply().GetContent() == reply,
+	})
+	return nil
+}
+
+// barrier releases its waiters once n of them arrived.
+type barrier struct {
+	mu      sync.Mutex
+	n       int
+	arrived chan struct{}
+}
+
+func (b *barrier) wait(timeout time.Duration) bool {
+	b.mu.Lock()
+	b.n--
+	if b.n == 0 {
+		close(b.arrived)
+	}
+	b.mu.Unlock()
+	select {
+	case <-b.arrived:
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}
+
+type handled struct {
+	facts facts
+	err   error
+}
+
+// 6. a fans out to b and c, which handle it concurrently (one goroutine each), and gathers
+func (s *scenario) fanout(inboxB *inbox) error {
+	inboxC, readyC, err := s.openInbox("c", 0)
+	if err != nil {
+		return err
+	}
+	bothReceived := &barrier{n: 2, arrived: make(chan struct{})}
+	handle := func(suffix string, in *inbox, out chan<- handled) {
+		ev, err := in.nextMessage()
+		if err != nil {
+			out <- handled{err: err}
+			return
+		}
+		m := ev.GetMessage()
+		ctx, cancel := s.call(suffix, deadline)
+		acked, err := s.messages.AckMessages(ctx, &kxmv1.AckMessagesRequest{MessageIds: []string{m.GetId()}})
+		cancel()
+		if err != nil {
+			out <- handled{err: err}
+			return
+		}
+		// Both handlers hold their message before either replies: they run concurrently.
+		concurrent := bothReceived.wait(barrierWait)
+		ctx, cancel = s.call(suffix, deadline)
+		replied, err := s.messages.ReplyToMessage(ctx,
+			&kxmv1.ReplyToMessageRequest{MessageId: m.GetId(), Content: fanoutReply(suffix)})
+		cancel()
+		if err != nil {
+			out <- handled{err: err}
+			return
+		}
+		out <- handled{facts: facts{
+			"content_equal": m.GetContent() == fanout,
+			"ack_state":     acked.GetMessages()[0].GetState().String(),
+			"reply_state":   replied.GetMessage().GetState().String(),
+			"concurrent":    concurrent,
+		}}
+	}
+	doneB, doneC := make(chan handled, 1), make(chan handled, 1)
+	go handle("b", inboxB, doneB)
+	go handle("c", inboxC, doneC)
+
+	ctx, cancel := s.call("a", fanoutTimeout+5*time.Second)
+	gathered, err := s.messages.FanoutMessages(ctx, &kxmv1.FanoutMessagesRequest{
+		Targets:              []string{s.name("b"), s.name("c")},
+		Content:              fanout,
+		IdempotencyKeyPrefix: fanoutKeyPrefix,
+		Timeout:              durationpb.New(fanoutTimeout),
+	})
+	cancel()
+	if err != nil {
+		return err
+	}
+	handledB, handledC := <-doneB, <-doneC
+	for _, h := range []handled{handledB, handledC} {
+		if h.err != nil {
+			return h.err
+		}
+	}
+	targets := map[string]string{strings.ToLower(s.name("b")): "b", strings.ToLower(s.name("c")): "c"}
+	results := []facts{}
+	for _, r := range gathered.GetResults() {
+		target, ok := targets[r.GetTarget()]
+		if !ok {
+			target = "unexpected"
+		}
+		results = append(results, facts{
+			"target":      target,
+			"status":      r.GetStatus().String(),
+			"state":       r.GetMessage().GetState().String(),
+			"reply_equal": r.GetMessage().GetReply().GetContent() == fanoutReply(target),
+		})
+	}
+	s.add("fanout", facts{
+		"c_first_event": eventKind(readyC),
+		"results":       results,
+		"handler_b":     handledB.facts,
+		"handler_c":     handledC.facts,
+	})
+	return nil
+}
+
+// 7. GetMessage with an unknown id
+func (s *scenario) getMissing() error {
+	ctx, cancel := s.call("a", deadline)
+	defer cancel()
+	_, err := s.messages.GetMessage(ctx, &kxmv1.GetMessageRequest{MessageId: missingMessageID})
+	if err == nil {
+		s.add("get_missing", facts{"code": "OK", "reason": "", "domain": ""})
+	} else {
+		s.add("get_missing", errorFacts(err))
+	}
+	return nil
+}
+
+// 8. a acquires a lease, releases it, acquires it again; the first token is refused
+func (s *scenario) lease() error {
+	name := s.name("lease")
+	acquire := func() (*kxmv1.AcquireLeaseResponse, error) {
+		ctx, cancel := s.call("a", deadline)
+		defer cancel()
+		return s.leases.AcquireLease(ctx, &kxmv1.AcquireLeaseRequest{Name: name, Ttl: durationpb.New(leaseTTL)})
+	}
+	release := func(token uint64) (*kxmv1.ReleaseLeaseResponse, error) {
+		ctx, cancel := s.call("a", deadline)
+		defer cancel()
+		return s.leases.ReleaseLease(ctx, &kxmv1.ReleaseLeaseRequest{Name: name, FencingToken: token})
+	}
+	check := func(token uint64) (*kxmv1.CheckFenceResponse, error) {
+		ctx, cancel := s.call("a", deadline)
+		defer cancel()
+		return s.leases.CheckFence(ctx, &kxmv1.CheckFenceRequest{Name: name, FencingToken: token})
+	}
+	first, err := acquire()
+	if err != nil {
+		return err
+	}
+	firstToken := first.GetLease().GetFencingToken()
+	released, err := release(firstToken)
+	if err != nil {
+		return err
+	}
+	second, err := acquire()
+	if err != nil {
+		return err
+	}
+	secondToken := second.GetLease().GetFencingToken()
+	s.add("lease", facts{
+		"first_live":           first.GetLease().GetLive(),
+		"first_renewed":        first.GetRenewed(),
+		"released_token_equal": released.GetLease().GetFencingToken() == firstToken,
+		"second_renewed":       second.GetRenewed(),
+		"token_grew":           secondToken > firstToken,
+	})
+	current, err := check(secondToken)
+	if err != nil {
+		return err
+	}
+	stale := facts{"code": "OK", "reason": "", "domain": ""}
+	if _, err := check(firstToken); err != nil {
+		stale = errorFacts(err)
+	}
+	s.add("fence", facts{
+		"current_live":        current.GetLease().GetLive(),
+		"current_token_equal": current.GetLease().GetFencingToken() == secondToken,
+		"stale":               stale,
+	})
+	_, err = release(secondToken)
+	return err
+}
+
+// 9. b's stream is dropped after seq N; a sends two more; b resumes after N
+func (s *scenario) resume(inboxB *inbox) error {
+	cursor := inboxB.seen
+	inboxB.close()
+	var sent []string
+	for _, content := range resumeContents {
+		ctx, cancel := s.call("a", deadline)
+		resp, err := s.messages.SendMessage(ctx, &kxmv1.SendMessageRequest{Target: s.name("b"), Content: content})
+		cancel()
+		if err != nil {
+			return err
+		}
+		sent = append(sent, resp.GetMessage().GetId())
+	}
+	in, ready, err := s.openInbox("b", cursor)
+	if err != nil {
+		return err
+	}
+	var seqs []uint64
+	var messageIDs, contents []string
+	redelivered := false
+	for !containsAll(messageIDs, sent) {
+		ev, err := in.next()
+		if err != nil {
+			return err
+		}
+		seqs = append(seqs, ev.GetSeq())
+		redelivered = redelivered || ev.GetRedelivered()
+		if eventKind(ev) == "message" {
+			messageIDs = append(messageIDs, ev.GetMessage().GetId())
+			contents = append(contents, ev.GetMessage().GetContent())
+		}
+	}
+	contiguous := true
+	for i, seq := range seqs {
+		contiguous = contiguous && seq == cursor+1+uint64(i)
+	}
+	unique := map[string]bool{}
+	for _, id := range messageIDs {
+		unique[id] = true
+	}
+	s.add("resume", facts{
+		"first_event":               eventKind(ready),
+		"ready_after_seq_is_cursor": ready.GetReady().GetAfterSeq() == cursor,
+		"first_seq_is_next":         seqs[0] == cursor+1,
+		"contiguous":                contiguous,
+		"duplicates":                len(unique) != len(messageIDs),
+		"messages":                  len(messageIDs),
+		"contents_in_order":         slices.Equal(contents, resumeContents),
+		"redelivered":               redelivered,
+	})
+	return nil
+}
+
+func containsAll(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
 }
 
 func main() {
-	out := transcript{Language: "go", OK: true, Steps: []step{}}
-	defer func() {
-		enc := json.NewEncoder(os.Stdout)
-		_ = enc.Encode(out)
-		if !out.OK {
-			os.Exit(1)
-		}
-	}()
-	add := func(s step) bool {
-		out.Steps = append(out.Steps, s)
-		if ok, _ := s["ok"].(bool); !ok {
-			out.OK = false
-		}
-		return out.OK
-	}
-
+	out := map[string]any{"language": "go", "ok": true, "steps": []facts{}}
 	addr, token, prefix := os.Getenv("KXM_ADDR"), os.Getenv("KXM_PROJECT_TOKEN"), os.Getenv("KXM_NAME_PREFIX")
 	if addr == "" || token == "" || prefix == "" {
-		add(step{"name": "config", "ok": false, "error": "set KXM_ADDR, KXM_PROJECT_TOKEN and KXM_NAME_PREFIX"})
-		return
+		out["ok"], out["error"] = false, "set KXM_ADDR, KXM_PROJECT_TOKEN and KXM_NAME_PREFIX"
+	} else if err := runScenario(addr, token, prefix, out); err != nil {
+		out["ok"], out["error"] = false, err.Error()
 	}
+	_ = json.NewEncoder(os.Stdout).Encode(out)
+	if out["ok"] != true {
+		os.Exit(1)
+	}
+}
+
+func runScenario(addr, token, prefix string, out map[string]any) error {
 	conn, err := grpc.NewClient(addr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		// The hub accepts client keepalive pings no more often than every 10 s.
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 30 * time.Second, Timeout: 10 * time.Second}),
 	)
 	if err != nil {
-		add(step{"name": "connect", "ok": false, "error": err.Error()})
-		return
+		return err
 	}
 	defer conn.Close()
-	agents := kxmv1.NewAgentServiceClient(conn)
-	messages := kxmv1.NewMessageServiceClient(conn)
-	project := metadata.Pairs("authorization", "Bearer "+token)
-
-	registered := map[string]*kxmv1.RegisterAgentResponse{}
-	for _, suffix := range []string{"a", "b"} {
-		name := prefix + "-" + suffix
-		ctx, cancel := context.WithTimeout(metadata.NewOutgoingContext(context.Background(), project), 10*time.Second)
-		resp, err := agents.RegisterAgent(ctx, &kxmv1.RegisterAgentRequest{Name: name, Purpose: "conformance", Model: "go"})
-		cancel()
-		s := step{"name": "register_" + suffix, "agent_name": name}
-		if err != nil {
-			describe(s, err)
-			s["ok"] = false
-			add(s)
-			return
-		}
-		s["ok"] = resp.GetAgent().GetId() != "" && resp.GetAgentKey() != ""
-		s["code"] = "OK"
-		s["agent_id"] = resp.GetAgent().GetId()
-		registered[suffix] = resp
-		if !add(s) {
-			return
+	s := &scenario{
+		prefix:   prefix,
+		project:  metadata.Pairs("authorization", "Bearer "+token),
+		md:       map[string]metadata.MD{},
+		agents:   kxmv1.NewAgentServiceClient(conn),
+		messages: kxmv1.NewMessageServiceClient(conn),
+		leases:   kxmv1.NewLeaseServiceClient(conn),
+		steps:    []facts{},
+	}
+	err = s.run()
+	for _, in := range s.inboxes {
+		in.close()
+	}
+	if err != nil {
+		var failed *stepFailed
+		if errors.As(err, &failed) {
+			s.add("failed", failed.facts)
+		} else {
+			s.add("failed", errorFacts(err))
 		}
 	}
-
-	a := registered["a"]
-	agentMD := metadata.Join(project, metadata.Pairs("x-kxm-agent-id", a.GetAgent().GetId(), "x-kxm-agent-key", a.GetAgentKey()))
-	ctx, cancel := context.WithTimeout(metadata.NewOutgoingContext(context.Background(), agentMD), 10*time.Second)
-	defer cancel()
-	_, err = messages.GetMessage(ctx, &kxmv1.GetMessageRequest{MessageId: missingMessageID})
-	s := step{"name": "get_missing_message", "message_id": missingMessageID}
-	if err == nil {
-		s["code"] = "OK"
-		s["ok"] = false
-	} else {
-		describe(s, err)
-		s["ok"] = s["code"] == "NOT_FOUND" && s["reason"] == kxmv1.ErrorReason_ERROR_REASON_MESSAGE_NOT_FOUND.String()
-	}
-	add(s)
-}
-
-// describe records an RPC error's code, message and google.rpc.ErrorInfo (reason, domain) in s.
-func describe(s step, err error) {
-	st, ok := status.FromError(err)
-	if !ok {
-		s["code"] = "UNKNOWN"
-		s["error"] = err.Error()
-		return
-	}
-	s["code"] = codeName(uint32(st.Code()))
-	s["message"] = st.Message()
-	for _, d := range st.Details() {
-		if info, ok := d.(*errdetails.ErrorInfo); ok {
-			s["reason"] = info.GetReason()
-			s["domain"] = info.GetDomain()
-		}
-	}
-}
-
-func codeName(code uint32) string {
-	if int(code) < len(codeNames) {
-		return codeNames[code]
-	}
-	return fmt.Sprintf("CODE_%d", code)
+	out["steps"] = s.steps
+	return err
 }

@@ -1,21 +1,50 @@
-//! Conformance program: runs the kxm client scenario against a live hub and prints one JSON
-//! transcript (`{"language": "rust", "ok": ..., "steps": [...]}`) to stdout; exits 1 when a step fails.
+//! Conformance program: runs the kxm client conformance scenario against a live hub and prints one
+//! JSON transcript (`{"language": "rust", "ok": ..., "steps": [...]}`) to stdout.
+//!
+//! Every step holds only normalised facts (no ids, times or language-specific text), so the
+//! transcripts of the five languages compare equal step by step (tests/test_conformance.py). When a
+//! call fails unexpectedly the transcript ends with a "failed" step, "ok" is false, "error" says why
+//! and the exit status is 1.
 //!
 //! Environment: KXM_ADDR (host:port, plaintext), KXM_PROJECT_TOKEN, KXM_NAME_PREFIX.
-//! Run: `cargo run --bin conformance`.
+//! Run: `cargo run --bin conformance` (or `target/debug/conformance` after `cargo build`).
+//! The same scenario, step by step, is in clients/python/conformance.py and the other clients.
 
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::time::Duration;
 
 use kxm_client::v1::agent_service_client::AgentServiceClient;
+use kxm_client::v1::lease_service_client::LeaseServiceClient;
 use kxm_client::v1::message_service_client::MessageServiceClient;
-use kxm_client::v1::{ErrorReason, GetMessageRequest, RegisterAgentRequest, RegisterAgentResponse};
+use kxm_client::v1::subscribe_response::Event;
+use kxm_client::v1::{
+    AckMessagesRequest, AcquireLeaseRequest, CheckFenceRequest, FanoutMessagesRequest, FanoutStatus,
+    GetMessageRequest, MessageState, Presence, RegisterAgentRequest, ReleaseLeaseRequest, ReplyToMessageRequest,
+    SendMessageRequest, SubscribeRequest, SubscribeResponse, WaitMessageRequest,
+};
 use serde_json::{Map, Value, json};
-use tonic::metadata::MetadataValue;
+use tokio::sync::{Barrier, mpsc};
+use tokio::task::JoinHandle;
+use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::transport::{Channel, Endpoint};
 use tonic_types::StatusExt;
 
+const DEADLINE: Duration = Duration::from_secs(10); // every unary call
+const EVENT_WAIT: Duration = Duration::from_secs(15); // waiting for a stream event
+const WAIT_TIMEOUT: Duration = Duration::from_secs(10); // WaitMessage's own timeout (deadline 5 s longer)
+const FANOUT_TIMEOUT: Duration = Duration::from_secs(20); // FanoutMessages' gathering (deadline 5 s longer)
+const BARRIER_WAIT: Duration = Duration::from_secs(15); // how long a fanout handler waits for the other
+const LEASE_TTL: Duration = Duration::from_secs(30);
+const SLACK: Duration = Duration::from_secs(5);
+
 const MISSING_MESSAGE_ID: &str = "msg_00000000000000000000000000000000";
-const DEADLINE: Duration = Duration::from_secs(10);
+const REQUEST: &str = "conformance request";
+const IDEMPOTENCY_KEY: &str = "conformance-request-1";
+const REPLY: &str = "conformance reply";
+const FANOUT: &str = "conformance fanout";
+const FANOUT_KEY_PREFIX: &str = "conformance-fanout";
+const RESUME: [&str; 2] = ["conformance resume 1", "conformance resume 2"];
 
 /// Canonical gRPC status code names, indexed by code number.
 const CODE_NAMES: [&str; 17] = [
@@ -24,127 +53,545 @@ const CODE_NAMES: [&str; 17] = [
     "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
 ];
 
-type Step = Map<String, Value>;
+type Facts = Map<String, Value>;
 
-struct Transcript {
-    ok: bool,
-    steps: Vec<Value>,
+/// Why the scenario stopped: an RPC error, or a step that could not finish for another reason.
+#[derive(Debug)]
+enum Failure {
+    Status(Box<tonic::Status>),
+    Step { detail: String, error: &'static str },
 }
 
-impl Transcript {
-    fn add(&mut self, step: Step) -> bool {
-        self.ok &= step.get("ok") == Some(&Value::Bool(true));
-        self.steps.push(Value::Object(step));
-        self.ok
+impl From<tonic::Status> for Failure {
+    fn from(status: tonic::Status) -> Self {
+        Failure::Status(Box::new(status))
     }
 }
 
-fn step(name: &str, pairs: &[(&str, &str)]) -> Step {
-    let mut s = Map::new();
-    s.insert("name".into(), json!(name));
-    s.insert("ok".into(), json!(false));
-    for (k, v) in pairs {
-        s.insert((*k).into(), json!(v));
+impl Failure {
+    fn step(detail: impl Into<String>, error: &'static str) -> Self {
+        Failure::Step { detail: detail.into(), error }
     }
-    s
 }
 
-/// Records an RPC error's code, message and google.rpc.ErrorInfo (reason, domain) in a step.
-fn describe(step: &mut Step, status: &tonic::Status) {
+type Result<T> = std::result::Result<T, Failure>;
+
+/// Builds a JSON object from key/value pairs.
+macro_rules! facts {
+    ($($key:literal : $value:expr),* $(,)?) => {{
+        let mut f = Facts::new();
+        $(f.insert($key.to_string(), json!($value));)*
+        f
+    }};
+}
+
+fn fanout_reply(suffix: &str) -> String {
+    format!("fanout reply from {suffix}")
+}
+
+fn state_name(value: i32) -> &'static str {
+    MessageState::try_from(value).map_or("UNKNOWN", |s| s.as_str_name())
+}
+
+/// The status code, and the google.rpc.ErrorInfo reason and domain decoded from the status details.
+fn error_facts(status: &tonic::Status) -> Facts {
     let code = status.code() as usize;
     let name = CODE_NAMES.get(code).map_or_else(|| format!("CODE_{code}"), |n| (*n).to_string());
-    step.insert("code".into(), json!(name));
-    step.insert("message".into(), json!(status.message()));
+    let mut f = facts! {"code": name, "reason": "", "domain": ""};
     if let Some(info) = status.get_details_error_info() {
-        step.insert("reason".into(), json!(info.reason));
-        step.insert("domain".into(), json!(info.domain));
+        f.insert("reason".into(), json!(info.reason));
+        f.insert("domain".into(), json!(info.domain));
+    }
+    f
+}
+
+/// The name of the event's oneof case: ready, message, reply, cancelled, expired or presence.
+fn event_kind(ev: &SubscribeResponse) -> &'static str {
+    match ev.event {
+        Some(Event::Ready(_)) => "ready",
+        Some(Event::Message(_)) => "message",
+        Some(Event::Reply(_)) => "reply",
+        Some(Event::Cancelled(_)) => "cancelled",
+        Some(Event::Expired(_)) => "expired",
+        Some(Event::Presence(_)) => "presence",
+        None => "none",
     }
 }
 
-/// A request with a deadline and the given metadata (ASCII values).
-fn request<T>(message: T, metadata: &[(&'static str, &str)]) -> tonic::Request<T> {
+/// A request with a deadline (grpc-timeout, enforced by the channel too) and the given metadata.
+fn request<T>(metadata: &MetadataMap, message: T, timeout: Duration) -> tonic::Request<T> {
     let mut req = tonic::Request::new(message);
-    req.set_timeout(DEADLINE);
-    for (key, value) in metadata {
-        let value: MetadataValue<_> = value.parse().expect("ASCII metadata value");
-        req.metadata_mut().insert(*key, value);
-    }
+    *req.metadata_mut() = metadata.clone();
+    req.set_timeout(timeout);
     req
 }
 
-async fn run(out: &mut Transcript) {
-    let env = |k: &str| std::env::var(k).unwrap_or_default();
-    let (addr, token, prefix) = (env("KXM_ADDR"), env("KXM_PROJECT_TOKEN"), env("KXM_NAME_PREFIX"));
-    if addr.is_empty() || token.is_empty() || prefix.is_empty() {
-        out.add(step("config", &[("error", "set KXM_ADDR, KXM_PROJECT_TOKEN and KXM_NAME_PREFIX")]));
-        return;
-    }
-    let channel: Channel = match Endpoint::from_shared(format!("http://{addr}")) {
-        Ok(endpoint) => endpoint
-            // The hub accepts client keepalive pings no more often than every 10 s.
-            .http2_keep_alive_interval(Duration::from_secs(30))
-            .keep_alive_timeout(Duration::from_secs(10))
-            .keep_alive_while_idle(true)
-            .connect_timeout(DEADLINE)
-            .connect_lazy(),
-        Err(e) => {
-            out.add(step("connect", &[("error", &e.to_string())]));
-            return;
-        }
-    };
-    let mut agents = AgentServiceClient::new(channel.clone());
-    let mut messages = MessageServiceClient::new(channel);
-    let bearer = format!("Bearer {token}");
+/// One Subscribe stream of an agent, read by a tokio task into a channel. `seen` is the seq of the
+/// last event the scenario took from the channel (what it "saw").
+struct Inbox {
+    events: mpsc::UnboundedReceiver<std::result::Result<SubscribeResponse, tonic::Status>>,
+    reader: JoinHandle<()>,
+    seen: u64,
+}
 
-    let mut registered: Vec<RegisterAgentResponse> = Vec::new();
-    for suffix in ["a", "b"] {
-        let name = format!("{prefix}-{suffix}");
-        let mut s = step(&format!("register_{suffix}"), &[("agent_name", &name)]);
-        let req = RegisterAgentRequest {
-            name: name.clone(),
-            purpose: "conformance".into(),
-            model: "rust".into(),
+impl Inbox {
+    /// The next event (waiting at most EVENT_WAIT).
+    async fn next(&mut self) -> Result<SubscribeResponse> {
+        match tokio::time::timeout(EVENT_WAIT, self.events.recv()).await {
+            Err(_) => Err(Failure::step("no stream event in time", "timeout")),
+            Ok(None) => Err(Failure::step("the stream ended", "stream_ended")),
+            Ok(Some(Err(status))) => Err(status.into()),
+            Ok(Some(Ok(ev))) => {
+                if ev.seq > 0 {
+                    self.seen = ev.seq;
+                }
+                Ok(ev)
+            }
+        }
+    }
+
+    /// The next message event, skipping presence events of the project's other agents.
+    async fn next_message(&mut self) -> Result<(SubscribeResponse, kxm_client::v1::Message)> {
+        loop {
+            let ev = self.next().await?;
+            match &ev.event {
+                Some(Event::Message(m)) => {
+                    let m = m.clone();
+                    return Ok((ev, m));
+                }
+                Some(Event::Presence(_)) => {}
+                _ => return Err(Failure::step(format!("unexpected {} event", event_kind(&ev)), "unexpected_event")),
+            }
+        }
+    }
+
+    /// Drop the stream (dropping the response stream cancels the call).
+    fn close(&self) {
+        self.reader.abort();
+    }
+}
+
+struct Scenario {
+    prefix: String,
+    project: MetadataMap,
+    md: HashMap<&'static str, MetadataMap>,
+    agents: AgentServiceClient<Channel>,
+    messages: MessageServiceClient<Channel>,
+    leases: LeaseServiceClient<Channel>,
+    steps: Vec<Value>,
+}
+
+impl Scenario {
+    fn name(&self, suffix: &str) -> String {
+        format!("{}-{suffix}", self.prefix)
+    }
+
+    fn add(&mut self, step: &str, mut facts: Facts) {
+        facts.insert("step".into(), json!(step));
+        self.steps.push(Value::Object(facts));
+    }
+
+    fn md(&self, suffix: &str) -> &MetadataMap {
+        &self.md[suffix]
+    }
+
+    async fn open_inbox(&mut self, suffix: &str, after_seq: u64) -> Result<(Inbox, SubscribeResponse)> {
+        // A stream has no deadline; keepalive detects a dead connection.
+        let mut req = tonic::Request::new(SubscribeRequest { after_seq, ..Default::default() });
+        *req.metadata_mut() = self.md(suffix).clone();
+        let mut stream = self.messages.clone().subscribe(req).await?.into_inner();
+        let (tx, rx) = mpsc::unbounded_channel();
+        let reader = tokio::spawn(async move {
+            loop {
+                match stream.message().await {
+                    Ok(Some(ev)) => {
+                        if tx.send(Ok(ev)).is_err() {
+                            return;
+                        }
+                    }
+                    Ok(None) => return,
+                    Err(status) => {
+                        let _ = tx.send(Err(status));
+                        return;
+                    }
+                }
+            }
+        });
+        let mut inbox = Inbox { events: rx, reader, seen: after_seq };
+        let first = inbox.next().await?;
+        Ok((inbox, first))
+    }
+
+    async fn run(&mut self) -> Result<()> {
+        self.register().await?;
+        let mut inbox_b = self.subscribe().await?;
+        let message_id = self.send_idempotent().await?;
+        self.receive_ack_reply(&mut inbox_b, &message_id).await?;
+        self.wait(&message_id).await?;
+        let (mut inbox_b, inbox_c) = self.fanout(inbox_b).await?;
+        inbox_c.close();
+        self.get_missing().await?;
+        self.lease().await?;
+        self.resume(&mut inbox_b).await
+    }
+
+    // 1. register a, b and c
+    async fn register(&mut self) -> Result<()> {
+        for suffix in ["a", "b", "c"] {
+            let name = self.name(suffix);
+            let req = RegisterAgentRequest {
+                name: name.clone(),
+                purpose: "conformance".into(),
+                model: "rust".into(),
+                ..Default::default()
+            };
+            let resp = self.agents.register_agent(request(&self.project, req, DEADLINE)).await?.into_inner();
+            let agent = resp.agent.clone().unwrap_or_default();
+            let mut md = self.project.clone();
+            let id: MetadataValue<_> =
+                agent.id.parse().map_err(|_| Failure::step("agent id is not ASCII", "bad_metadata"))?;
+            let key: MetadataValue<_> =
+                resp.agent_key.parse().map_err(|_| Failure::step("agent key is not ASCII", "bad_metadata"))?;
+            md.insert("x-kxm-agent-id", id);
+            md.insert("x-kxm-agent-key", key);
+            self.md.insert(suffix, md);
+            let presence = Presence::try_from(agent.presence).map_or("UNKNOWN", |p| p.as_str_name());
+            self.add(
+                &format!("register_{suffix}"),
+                facts! {"resumed": resp.resumed, "presence": presence, "name_equal": agent.name == name},
+            );
+        }
+        Ok(())
+    }
+
+    // 2. subscribe b and wait for the ready event
+    async fn subscribe(&mut self) -> Result<Inbox> {
+        let (inbox, first) = self.open_inbox("b", 0).await?;
+        let (after_seq, agent_is_b) = match &first.event {
+            Some(Event::Ready(r)) => (r.after_seq, r.agent.as_ref().map(|a| a.name.clone()) == Some(self.name("b"))),
+            _ => (u64::MAX, false),
+        };
+        self.add(
+            "subscribe",
+            facts! {
+                "first_event": event_kind(&first),
+                "after_seq": after_seq,
+                "ready_seq": first.seq,
+                "agent_is_b": agent_is_b,
+            },
+        );
+        Ok(inbox)
+    }
+
+    // 3. a sends b a message with an idempotency key, twice
+    async fn send_idempotent(&mut self) -> Result<String> {
+        let req = SendMessageRequest {
+            target: self.name("b"),
+            content: REQUEST.into(),
+            idempotency_key: IDEMPOTENCY_KEY.into(),
             ..Default::default()
         };
-        match agents.register_agent(request(req, &[("authorization", &bearer)])).await {
-            Ok(resp) => {
-                let resp = resp.into_inner();
-                let id = resp.agent.as_ref().map(|a| a.id.clone()).unwrap_or_default();
-                s.insert("code".into(), json!("OK"));
-                s.insert("agent_id".into(), json!(id));
-                s.insert("ok".into(), json!(!id.is_empty() && !resp.agent_key.is_empty()));
-                registered.push(resp);
-            }
-            Err(status) => describe(&mut s, &status),
-        }
-        if !out.add(s) {
-            return;
-        }
+        let mut messages = self.messages.clone();
+        let first = messages.send_message(request(self.md("a"), req.clone(), DEADLINE)).await?.into_inner();
+        let second = messages.send_message(request(self.md("a"), req, DEADLINE)).await?.into_inner();
+        let (m1, m2) = (first.message.unwrap_or_default(), second.message.unwrap_or_default());
+        self.add(
+            "send_repeat",
+            facts! {
+                "first_repeated": first.repeated,
+                "first_state": state_name(m1.state),
+                "repeated": second.repeated,
+                "same_id": m2.id == m1.id,
+                "same_seq": m2.seq == m1.seq,
+            },
+        );
+        Ok(m1.id)
     }
 
-    let a = &registered[0];
-    let agent_id = a.agent.as_ref().map(|x| x.id.clone()).unwrap_or_default();
-    let mut s = step("get_missing_message", &[("message_id", MISSING_MESSAGE_ID)]);
-    let req = GetMessageRequest { message_id: MISSING_MESSAGE_ID.into() };
-    let md = [("authorization", bearer.as_str()), ("x-kxm-agent-id", &agent_id), ("x-kxm-agent-key", &a.agent_key)];
-    match messages.get_message(request(req, &md)).await {
-        Ok(_) => {
-            s.insert("code".into(), json!("OK"));
-        }
-        Err(status) => {
-            describe(&mut s, &status);
-            let ok = status.code() == tonic::Code::NotFound
-                && s.get("reason") == Some(&json!(ErrorReason::MessageNotFound.as_str_name()));
-            s.insert("ok".into(), json!(ok));
-        }
+    // 4. b receives it on the stream, acknowledges it and replies
+    async fn receive_ack_reply(&mut self, inbox: &mut Inbox, message_id: &str) -> Result<()> {
+        let (ev, m) = inbox.next_message().await?;
+        let from_a = m.from_agent_name == self.name("a");
+        self.add(
+            "receive",
+            facts! {
+                "event": "message",
+                "seq_positive": ev.seq >= 1,
+                "seq_matches": m.seq == ev.seq,
+                "same_id": m.id == message_id,
+                "content_equal": m.content == REQUEST,
+                "from_a": from_a,
+                "redelivered": ev.redelivered,
+            },
+        );
+        let mut messages = self.messages.clone();
+        let ack = AckMessagesRequest { message_ids: vec![m.id.clone()] };
+        let acked = messages.ack_messages(request(self.md("b"), ack, DEADLINE)).await?.into_inner();
+        let state = acked.messages.first().map_or("NONE", |x| state_name(x.state));
+        self.add("ack", facts! {"count": acked.messages.len(), "state": state});
+        let reply = ReplyToMessageRequest { message_id: m.id.clone(), content: REPLY.into() };
+        let replied = messages.reply_to_message(request(self.md("b"), reply, DEADLINE)).await?.into_inner();
+        self.add("reply", facts! {"state": state_name(replied.message.unwrap_or_default().state)});
+        Ok(())
     }
-    out.add(s);
+
+    // 5. a awaits the reply
+    async fn wait(&mut self, message_id: &str) -> Result<()> {
+        let req = WaitMessageRequest {
+            message_id: message_id.into(),
+            timeout: Some(prost_types::Duration { seconds: WAIT_TIMEOUT.as_secs() as i64, nanos: 0 }),
+        };
+        let waited =
+            self.messages.clone().wait_message(request(self.md("a"), req, WAIT_TIMEOUT + SLACK)).await?.into_inner();
+        let m = waited.message.unwrap_or_default();
+        self.add(
+            "wait",
+            facts! {
+                "terminal": waited.terminal,
+                "state": state_name(m.state),
+                "reply_equal": m.reply.map(|r| r.content).as_deref() == Some(REPLY),
+            },
+        );
+        Ok(())
+    }
+
+    // 6. a fans out to b and c, which handle it concurrently (one tokio task each), and gathers
+    async fn fanout(&mut self, inbox_b: Inbox) -> Result<(Inbox, Inbox)> {
+        let (inbox_c, ready_c) = self.open_inbox("c", 0).await?;
+        let both_received = Arc::new(Barrier::new(2));
+        let handler = |suffix: &'static str, mut inbox: Inbox| {
+            let mut messages = self.messages.clone();
+            let md = self.md(suffix).clone();
+            let both_received = both_received.clone();
+            tokio::spawn(async move {
+                let facts = async {
+                    let (_, m) = inbox.next_message().await?;
+                    let ack = AckMessagesRequest { message_ids: vec![m.id.clone()] };
+                    let acked = messages.ack_messages(request(&md, ack, DEADLINE)).await?.into_inner();
+                    // Both handlers hold their message before either replies: they run concurrently.
+                    let concurrent = tokio::time::timeout(BARRIER_WAIT, both_received.wait()).await.is_ok();
+                    let reply = ReplyToMessageRequest { message_id: m.id.clone(), content: fanout_reply(suffix) };
+                    let replied = messages.reply_to_message(request(&md, reply, DEADLINE)).await?.into_inner();
+                    Ok::<Facts, Failure>(facts! {
+                        "content_equal": m.content == FANOUT,
+                        "ack_state": acked.messages.first().map_or("NONE", |x| state_name(x.state)),
+                        "reply_state": state_name(replied.message.unwrap_or_default().state),
+                        "concurrent": concurrent,
+                    })
+                }
+                .await;
+                (inbox, facts)
+            })
+        };
+        let handle_b = handler("b", inbox_b);
+        let handle_c = handler("c", inbox_c);
+        let req = FanoutMessagesRequest {
+            targets: vec![self.name("b"), self.name("c")],
+            content: FANOUT.into(),
+            idempotency_key_prefix: FANOUT_KEY_PREFIX.into(),
+            timeout: Some(prost_types::Duration { seconds: FANOUT_TIMEOUT.as_secs() as i64, nanos: 0 }),
+            ..Default::default()
+        };
+        let gathered =
+            self.messages.clone().fanout_messages(request(self.md("a"), req, FANOUT_TIMEOUT + SLACK)).await;
+        let joined = |r: std::result::Result<(Inbox, Result<Facts>), tokio::task::JoinError>| {
+            r.map_err(|e| Failure::step(format!("a fanout handler panicked: {e}"), "panic"))
+        };
+        let (inbox_b, facts_b) = joined(handle_b.await)?;
+        let (inbox_c, facts_c) = joined(handle_c.await)?;
+        let gathered = gathered?.into_inner();
+        let (facts_b, facts_c) = (facts_b?, facts_c?);
+        let targets: HashMap<String, &str> =
+            [(self.name("b").to_lowercase(), "b"), (self.name("c").to_lowercase(), "c")].into_iter().collect();
+        let results: Vec<Value> = gathered
+            .results
+            .iter()
+            .map(|r| {
+                let target = targets.get(&r.target).copied().unwrap_or("unexpected");
+                let m = r.message.clone().unwrap_or_default();
+                let status = FanoutStatus::try_from(r.status).map_or("UNKNOWN", |s| s.as_str_name());
+                Value::Object(facts! {
+                    "target": target,
+                    "status": status,
+                    "state": state_name(m.state),
+                    "reply_equal": m.reply.map(|x| x.content) == Some(fanout_reply(target)),
+                })
+            })
+            .collect();
+        self.add(
+            "fanout",
+            facts! {
+                "c_first_event": event_kind(&ready_c),
+                "results": results,
+                "handler_b": facts_b,
+                "handler_c": facts_c,
+            },
+        );
+        Ok((inbox_b, inbox_c))
+    }
+
+    // 7. GetMessage with an unknown id
+    async fn get_missing(&mut self) -> Result<()> {
+        let req = GetMessageRequest { message_id: MISSING_MESSAGE_ID.into() };
+        let facts = match self.messages.clone().get_message(request(self.md("a"), req, DEADLINE)).await {
+            Ok(_) => facts! {"code": "OK", "reason": "", "domain": ""},
+            Err(status) => error_facts(&status),
+        };
+        self.add("get_missing", facts);
+        Ok(())
+    }
+
+    // 8. a acquires a lease, releases it, acquires it again; the first token is refused
+    async fn lease(&mut self) -> Result<()> {
+        let name = self.name("lease");
+        let md = self.md("a").clone();
+        let mut leases = self.leases.clone();
+        let ttl = Some(prost_types::Duration { seconds: LEASE_TTL.as_secs() as i64, nanos: 0 });
+        let acquire = AcquireLeaseRequest { name: name.clone(), ttl, ..Default::default() };
+        let first = leases.acquire_lease(request(&md, acquire.clone(), DEADLINE)).await?.into_inner();
+        let first_lease = first.lease.unwrap_or_default();
+        let release = |token: u64| ReleaseLeaseRequest { name: name.clone(), fencing_token: token };
+        let released = leases.release_lease(request(&md, release(first_lease.fencing_token), DEADLINE)).await?;
+        let released = released.into_inner().lease.unwrap_or_default();
+        let second = leases.acquire_lease(request(&md, acquire, DEADLINE)).await?.into_inner();
+        let second_lease = second.lease.unwrap_or_default();
+        let (first_token, second_token) = (first_lease.fencing_token, second_lease.fencing_token);
+        self.add(
+            "lease",
+            facts! {
+                "first_live": first_lease.live,
+                "first_renewed": first.renewed,
+                "released_token_equal": released.fencing_token == first_token,
+                "second_renewed": second.renewed,
+                "token_grew": second_token > first_token,
+            },
+        );
+        let check = |token: u64| CheckFenceRequest { name: name.clone(), fencing_token: token };
+        let current = leases.check_fence(request(&md, check(second_token), DEADLINE)).await?.into_inner();
+        let current = current.lease.unwrap_or_default();
+        let stale = match leases.check_fence(request(&md, check(first_token), DEADLINE)).await {
+            Ok(_) => facts! {"code": "OK", "reason": "", "domain": ""},
+            Err(status) => error_facts(&status),
+        };
+        self.add(
+            "fence",
+            facts! {
+                "current_live": current.live,
+                "current_token_equal": current.fencing_token == second_token,
+                "stale": stale,
+            },
+        );
+        leases.release_lease(request(&md, release(second_token), DEADLINE)).await?;
+        Ok(())
+    }
+
+    // 9. b's stream is dropped after seq N; a sends two more; b resumes after N
+    async fn resume(&mut self, inbox_b: &mut Inbox) -> Result<()> {
+        let cursor = inbox_b.seen;
+        inbox_b.close();
+        let mut sent = Vec::new();
+        let mut messages = self.messages.clone();
+        for content in RESUME {
+            let req = SendMessageRequest { target: self.name("b"), content: content.into(), ..Default::default() };
+            let resp = messages.send_message(request(self.md("a"), req, DEADLINE)).await?.into_inner();
+            sent.push(resp.message.unwrap_or_default().id);
+        }
+        let (mut inbox, ready) = self.open_inbox("b", cursor).await?;
+        let mut seqs: Vec<u64> = Vec::new();
+        let mut message_ids: Vec<String> = Vec::new();
+        let mut contents: Vec<String> = Vec::new();
+        let mut redelivered = false;
+        while !sent.iter().all(|id| message_ids.contains(id)) {
+            let ev = match inbox.next().await {
+                Ok(ev) => ev,
+                Err(e) => {
+                    inbox.close();
+                    return Err(e);
+                }
+            };
+            seqs.push(ev.seq);
+            redelivered |= ev.redelivered;
+            if let Some(Event::Message(m)) = &ev.event {
+                message_ids.push(m.id.clone());
+                contents.push(m.content.clone());
+            }
+        }
+        inbox.close();
+        let ready_after_seq = match &ready.event {
+            Some(Event::Ready(r)) => Some(r.after_seq),
+            _ => None,
+        };
+        let unique: HashSet<&String> = message_ids.iter().collect();
+        self.add(
+            "resume",
+            facts! {
+                "first_event": event_kind(&ready),
+                "ready_after_seq_is_cursor": ready_after_seq == Some(cursor),
+                "first_seq_is_next": seqs.first() == Some(&(cursor + 1)),
+                "contiguous": seqs.iter().enumerate().all(|(i, s)| *s == cursor + 1 + i as u64),
+                "duplicates": unique.len() != message_ids.len(),
+                "messages": message_ids.len(),
+                "contents_in_order": contents == RESUME,
+                "redelivered": redelivered,
+            },
+        );
+        Ok(())
+    }
+}
+
+async fn run_scenario(addr: &str, token: &str, prefix: &str, steps: &mut Vec<Value>) -> Result<()> {
+    let endpoint = Endpoint::from_shared(format!("http://{addr}"))
+        .map_err(|e| Failure::step(format!("bad KXM_ADDR: {e}"), "bad_address"))?;
+    let channel = endpoint
+        // The hub accepts client keepalive pings no more often than every 10 s.
+        .http2_keep_alive_interval(Duration::from_secs(30))
+        .keep_alive_timeout(Duration::from_secs(10))
+        .keep_alive_while_idle(true)
+        .connect_timeout(DEADLINE)
+        .connect_lazy();
+    let mut project = MetadataMap::new();
+    let bearer: MetadataValue<_> =
+        format!("Bearer {token}").parse().map_err(|_| Failure::step("token is not ASCII", "bad_metadata"))?;
+    project.insert("authorization", bearer);
+    let mut s = Scenario {
+        prefix: prefix.to_string(),
+        project,
+        md: HashMap::new(),
+        agents: AgentServiceClient::new(channel.clone()),
+        messages: MessageServiceClient::new(channel.clone()),
+        leases: LeaseServiceClient::new(channel),
+        steps: Vec::new(),
+    };
+    let result = s.run().await;
+    if let Err(failure) = &result {
+        let facts = match failure {
+            Failure::Status(status) => error_facts(status),
+            Failure::Step { error, .. } => facts! {"error": *error},
+        };
+        s.add("failed", facts);
+    }
+    steps.append(&mut s.steps);
+    result
 }
 
 #[tokio::main]
 async fn main() {
-    let mut out = Transcript { ok: true, steps: Vec::new() };
-    run(&mut out).await;
-    println!("{}", json!({"language": "rust", "ok": out.ok, "steps": out.steps}));
-    std::process::exit(if out.ok { 0 } else { 1 });
+    let env = |k: &str| std::env::var(k).unwrap_or_default();
+    let (addr, token, prefix) = (env("KXM_ADDR"), env("KXM_PROJECT_TOKEN"), env("KXM_NAME_PREFIX"));
+    let mut steps = Vec::new();
+    let error = if addr.is_empty() || token.is_empty() || prefix.is_empty() {
+        Some("set KXM_ADDR, KXM_PROJECT_TOKEN and KXM_NAME_PREFIX".to_string())
+    } else {
+        match run_scenario(&addr, &token, &prefix, &mut steps).await {
+            Ok(()) => None,
+            Err(Failure::Status(status)) => Some(format!("{:?}: {}", status.code(), status.message())),
+            Err(Failure::Step { detail, .. }) => Some(detail),
+        }
+    };
+    let mut out = json!({"language": "rust", "ok": error.is_none(), "steps": steps});
+    if let Some(error) = error {
+        out["error"] = json!(error);
+    }
+    println!("{out}");
+    std::process::exit(if out["ok"] == json!(true) { 0 } else { 1 });
 }

@@ -400,7 +400,7 @@ class WaitMessageRequest(_message.Message):
     """Required. The message id."""
     @_builtins.property
     def timeout(self) -> _duration_pb2.Duration:
-        """How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline."""
+        """How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline."""
 
     def __init__(
         self,
@@ -520,7 +520,9 @@ class FanoutMessagesRequest(_message.Message):
 
     @_builtins.property
     def timeout(self) -> _duration_pb2.Duration:
-        """How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline."""
+        """How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+        the call's deadline.
+        """
 
     def __init__(
         self,
@@ -577,6 +579,8 @@ class SubscribeRequest(_message.Message):
     after_seq: _builtins.int
     """Resume after this sequence number: events with a higher sequence are replayed, except acknowledged
     messages; unacknowledged open messages at or below it are redelivered first. 0 replays everything retained.
+    A value beyond the agent's latest sequence (the hub's data was replaced) is treated as that sequence
+    and the ready event says truncated.
     """
     presence_only: _builtins.bool
     """Receive presence events only (allowed for agents whose model is `tui`); nothing is redelivered."""
@@ -606,13 +610,15 @@ class SubscribeReady(_message.Message):
     OLDEST_SEQ_FIELD_NUMBER: _builtins.int
     TRUNCATED_FIELD_NUMBER: _builtins.int
     after_seq: _builtins.int
-    """The after_seq the stream resumes from."""
+    """The after_seq the stream resumes from (the request's, or head_seq when the request's was beyond it)."""
     head_seq: _builtins.int
     """The agent's latest event sequence when the stream opened."""
     oldest_seq: _builtins.int
     """The oldest event sequence the hub still retains for the agent (0 when none)."""
     truncated: _builtins.bool
-    """True when events after after_seq were purged by retention before this stream could replay them."""
+    """True when events after after_seq were purged by retention before this stream could replay them, or
+    after_seq was beyond head_seq.
+    """
     @_builtins.property
     def agent(self) -> _types_pb2.Agent:
         """The subscribing agent."""

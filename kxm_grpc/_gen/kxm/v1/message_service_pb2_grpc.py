@@ -106,7 +106,10 @@ class MessageServiceServicer(object):
         - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
         - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
-        - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+        correlation_id names another run.
+        - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
+        allow_offline and the TTL included); checked before the target is resolved.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -156,7 +159,8 @@ class MessageServiceServicer(object):
 
     def AckMessages(self, request, context):
         """AckMessages acknowledges received messages, each on its own: an acknowledged message is never
-        redelivered on a stream. Acknowledging twice is a no-op. Either every id is acknowledged or none is.
+        redelivered on a stream. Acknowledging twice is a no-op, also after the message ended. Either every
+        id is acknowledged or none is.
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
@@ -187,7 +191,7 @@ class MessageServiceServicer(object):
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
-        - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
+        - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
         - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -198,11 +202,15 @@ class MessageServiceServicer(object):
         """FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
 
         Each target gets its own result: terminal with the reply, pending with its message id, or an error
-        for that target alone. An exact retry with the same idempotency prefix resolves to the same messages.
+        for that target alone (TARGET_NOT_FOUND, SELF_TARGET, IDEMPOTENCY_CONFLICT). An exact retry with the
+        same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+        correlation_id names another run.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -213,8 +221,9 @@ class MessageServiceServicer(object):
         has not acknowledged, then live events, each with its durable per-agent sequence number.
 
         The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
-        RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when the consumer falls too far behind; in
-        both cases resubscribe with the last sequence seen and nothing is lost.
+        RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when more events than the hub's subscriber
+        queue arrive while the consumer does not read; in both cases resubscribe with the last sequence
+        seen and nothing is lost. Several streams of one agent each receive every event.
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.

@@ -51,7 +51,10 @@ class MessageServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
     - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
-    - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+      correlation_id names another run.
+    - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
+      allow_offline and the TTL included); checked before the target is resolved.
     """
     GetMessage: _grpc.UnaryUnaryMultiCallable[_message_service_pb2.GetMessageRequest, _message_service_pb2.GetMessageResponse]
     """GetMessage reads a message the caller sent or received.
@@ -85,7 +88,8 @@ class MessageServiceStub:
     """
     AckMessages: _grpc.UnaryUnaryMultiCallable[_message_service_pb2.AckMessagesRequest, _message_service_pb2.AckMessagesResponse]
     """AckMessages acknowledges received messages, each on its own: an acknowledged message is never
-    redelivered on a stream. Acknowledging twice is a no-op. Either every id is acknowledged or none is.
+    redelivered on a stream. Acknowledging twice is a no-op, also after the message ended. Either every
+    id is acknowledged or none is.
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
@@ -108,26 +112,31 @@ class MessageServiceStub:
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
-    - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
+    - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
     - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
     """
     FanoutMessages: _grpc.UnaryUnaryMultiCallable[_message_service_pb2.FanoutMessagesRequest, _message_service_pb2.FanoutMessagesResponse]
     """FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
 
     Each target gets its own result: terminal with the reply, pending with its message id, or an error
-    for that target alone. An exact retry with the same idempotency prefix resolves to the same messages.
+    for that target alone (TARGET_NOT_FOUND, SELF_TARGET, IDEMPOTENCY_CONFLICT). An exact retry with the
+    same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+      correlation_id names another run.
     """
     Subscribe: _grpc.UnaryStreamMultiCallable[_message_service_pb2.SubscribeRequest, _message_service_pb2.SubscribeResponse]
     """Subscribe streams the caller's inbox events: first a ready event, then the replay of what the caller
     has not acknowledged, then live events, each with its durable per-agent sequence number.
 
     The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
-    RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when the consumer falls too far behind; in
-    both cases resubscribe with the last sequence seen and nothing is lost.
+    RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when more events than the hub's subscriber
+    queue arrive while the consumer does not read; in both cases resubscribe with the last sequence
+    seen and nothing is lost. Several streams of one agent each receive every event.
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
@@ -158,7 +167,10 @@ class MessageServiceAsyncStub(MessageServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
     - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
-    - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+      correlation_id names another run.
+    - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
+      allow_offline and the TTL included); checked before the target is resolved.
     """
     GetMessage: _aio.UnaryUnaryMultiCallable[_message_service_pb2.GetMessageRequest, _message_service_pb2.GetMessageResponse]  # type: ignore[assignment]
     """GetMessage reads a message the caller sent or received.
@@ -192,7 +204,8 @@ class MessageServiceAsyncStub(MessageServiceStub):
     """
     AckMessages: _aio.UnaryUnaryMultiCallable[_message_service_pb2.AckMessagesRequest, _message_service_pb2.AckMessagesResponse]  # type: ignore[assignment]
     """AckMessages acknowledges received messages, each on its own: an acknowledged message is never
-    redelivered on a stream. Acknowledging twice is a no-op. Either every id is acknowledged or none is.
+    redelivered on a stream. Acknowledging twice is a no-op, also after the message ended. Either every
+    id is acknowledged or none is.
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
@@ -215,26 +228,31 @@ class MessageServiceAsyncStub(MessageServiceStub):
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
-    - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
+    - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
     - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
     """
     FanoutMessages: _aio.UnaryUnaryMultiCallable[_message_service_pb2.FanoutMessagesRequest, _message_service_pb2.FanoutMessagesResponse]  # type: ignore[assignment]
     """FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
 
     Each target gets its own result: terminal with the reply, pending with its message id, or an error
-    for that target alone. An exact retry with the same idempotency prefix resolves to the same messages.
+    for that target alone (TARGET_NOT_FOUND, SELF_TARGET, IDEMPOTENCY_CONFLICT). An exact retry with the
+    same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+      correlation_id names another run.
     """
     Subscribe: _aio.UnaryStreamMultiCallable[_message_service_pb2.SubscribeRequest, _message_service_pb2.SubscribeResponse]  # type: ignore[assignment]
     """Subscribe streams the caller's inbox events: first a ready event, then the replay of what the caller
     has not acknowledged, then live events, each with its durable per-agent sequence number.
 
     The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
-    RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when the consumer falls too far behind; in
-    both cases resubscribe with the last sequence seen and nothing is lost.
+    RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when more events than the hub's subscriber
+    queue arrive while the consumer does not read; in both cases resubscribe with the last sequence
+    seen and nothing is lost. Several streams of one agent each receive every event.
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
@@ -268,7 +286,10 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
         - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
         - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
-        - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+          correlation_id names another run.
+        - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
+          allow_offline and the TTL included); checked before the target is resolved.
         """
 
     @_abc_1.abstractmethod
@@ -326,7 +347,8 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_message_service_pb2.AckMessagesResponse, _abc.Awaitable[_message_service_pb2.AckMessagesResponse]]:
         """AckMessages acknowledges received messages, each on its own: an acknowledged message is never
-        redelivered on a stream. Acknowledging twice is a no-op. Either every id is acknowledged or none is.
+        redelivered on a stream. Acknowledging twice is a no-op, also after the message ended. Either every
+        id is acknowledged or none is.
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
@@ -361,7 +383,7 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
-        - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
+        - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
         - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
         """
 
@@ -374,11 +396,15 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
         """FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
 
         Each target gets its own result: terminal with the reply, pending with its message id, or an error
-        for that target alone. An exact retry with the same idempotency prefix resolves to the same messages.
+        for that target alone (TARGET_NOT_FOUND, SELF_TARGET, IDEMPOTENCY_CONFLICT). An exact retry with the
+        same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+          correlation_id names another run.
         """
 
     @_abc_1.abstractmethod
@@ -391,8 +417,9 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
         has not acknowledged, then live events, each with its durable per-agent sequence number.
 
         The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
-        RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when the consumer falls too far behind; in
-        both cases resubscribe with the last sequence seen and nothing is lost.
+        RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when more events than the hub's subscriber
+        queue arrive while the consumer does not read; in both cases resubscribe with the last sequence
+        seen and nothing is lost. Several streams of one agent each receive every event.
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.

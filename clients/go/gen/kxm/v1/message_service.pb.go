@@ -763,7 +763,7 @@ type WaitMessageRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Required. The message id.
 	MessageId string `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
-	// How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+	// How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
 	Timeout       *durationpb.Duration `protobuf:"bytes,2,opt,name=timeout,proto3" json:"timeout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -965,7 +965,8 @@ type FanoutMessagesRequest struct {
 	WorkflowContext *WorkflowMessageContext `protobuf:"bytes,5,opt,name=workflow_context,json=workflowContext,proto3" json:"workflow_context,omitempty"`
 	// How long each message lives (1 s to 7 d); the hub default when unset.
 	Ttl *durationpb.Duration `protobuf:"bytes,6,opt,name=ttl,proto3" json:"ttl,omitempty"`
-	// How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+	// How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+	// the call's deadline.
 	Timeout *durationpb.Duration `protobuf:"bytes,7,opt,name=timeout,proto3" json:"timeout,omitempty"`
 	// Allow registered agents that are offline as targets.
 	AllowOffline  bool `protobuf:"varint,8,opt,name=allow_offline,json=allowOffline,proto3" json:"allow_offline,omitempty"`
@@ -1110,6 +1111,8 @@ type SubscribeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Resume after this sequence number: events with a higher sequence are replayed, except acknowledged
 	// messages; unacknowledged open messages at or below it are redelivered first. 0 replays everything retained.
+	// A value beyond the agent's latest sequence (the hub's data was replaced) is treated as that sequence
+	// and the ready event says truncated.
 	AfterSeq uint64 `protobuf:"varint,1,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
 	// Receive presence events only (allowed for agents whose model is `tui`); nothing is redelivered.
 	PresenceOnly  bool `protobuf:"varint,2,opt,name=presence_only,json=presenceOnly,proto3" json:"presence_only,omitempty"`
@@ -1166,13 +1169,14 @@ type SubscribeReady struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The subscribing agent.
 	Agent *Agent `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
-	// The after_seq the stream resumes from.
+	// The after_seq the stream resumes from (the request's, or head_seq when the request's was beyond it).
 	AfterSeq uint64 `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
 	// The agent's latest event sequence when the stream opened.
 	HeadSeq uint64 `protobuf:"varint,3,opt,name=head_seq,json=headSeq,proto3" json:"head_seq,omitempty"`
 	// The oldest event sequence the hub still retains for the agent (0 when none).
 	OldestSeq uint64 `protobuf:"varint,4,opt,name=oldest_seq,json=oldestSeq,proto3" json:"oldest_seq,omitempty"`
-	// True when events after after_seq were purged by retention before this stream could replay them.
+	// True when events after after_seq were purged by retention before this stream could replay them, or
+	// after_seq was beyond head_seq.
 	Truncated     bool `protobuf:"varint,5,opt,name=truncated,proto3" json:"truncated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

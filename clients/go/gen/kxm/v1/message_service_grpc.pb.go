@@ -45,14 +45,17 @@ type MessageServiceClient interface {
 	// `repeated` set and stores nothing new.
 	//
 	// Errors:
-	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
-	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range.
-	// - INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
-	// - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
-	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
-	// - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
-	// - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request.
+	//   - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+	//   - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range.
+	//   - INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
+	//   - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+	//   - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
+	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+	//     correlation_id names another run.
+	//   - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
+	//     allow_offline and the TTL included); checked before the target is resolved.
 	SendMessage(ctx context.Context, in *SendMessageRequest, opts ...grpc.CallOption) (*SendMessageResponse, error)
 	// GetMessage reads a message the caller sent or received.
 	//
@@ -82,7 +85,8 @@ type MessageServiceClient interface {
 	// - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was cancelled or expired.
 	ReplyToMessage(ctx context.Context, in *ReplyToMessageRequest, opts ...grpc.CallOption) (*ReplyToMessageResponse, error)
 	// AckMessages acknowledges received messages, each on its own: an acknowledged message is never
-	// redelivered on a stream. Acknowledging twice is a no-op. Either every id is acknowledged or none is.
+	// redelivered on a stream. Acknowledging twice is a no-op, also after the message ended. Either every
+	// id is acknowledged or none is.
 	//
 	// Errors:
 	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
@@ -103,24 +107,29 @@ type MessageServiceClient interface {
 	// Errors:
 	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
-	// - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
+	// - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
 	// - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
 	WaitMessage(ctx context.Context, in *WaitMessageRequest, opts ...grpc.CallOption) (*WaitMessageResponse, error)
 	// FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
 	//
 	// Each target gets its own result: terminal with the reply, pending with its message id, or an error
-	// for that target alone. An exact retry with the same idempotency prefix resolves to the same messages.
+	// for that target alone (TARGET_NOT_FOUND, SELF_TARGET, IDEMPOTENCY_CONFLICT). An exact retry with the
+	// same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
 	//
 	// Errors:
-	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+	//     correlation_id names another run.
 	FanoutMessages(ctx context.Context, in *FanoutMessagesRequest, opts ...grpc.CallOption) (*FanoutMessagesResponse, error)
 	// Subscribe streams the caller's inbox events: first a ready event, then the replay of what the caller
 	// has not acknowledged, then live events, each with its durable per-agent sequence number.
 	//
 	// The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
-	// RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when the consumer falls too far behind; in
-	// both cases resubscribe with the last sequence seen and nothing is lost.
+	// RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when more events than the hub's subscriber
+	// queue arrive while the consumer does not read; in both cases resubscribe with the last sequence
+	// seen and nothing is lost. Several streams of one agent each receive every event.
 	//
 	// Errors:
 	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
@@ -251,14 +260,17 @@ type MessageServiceServer interface {
 	// `repeated` set and stores nothing new.
 	//
 	// Errors:
-	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
-	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range.
-	// - INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
-	// - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
-	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
-	// - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
-	// - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request.
+	//   - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+	//   - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range.
+	//   - INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
+	//   - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+	//   - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
+	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+	//     correlation_id names another run.
+	//   - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
+	//     allow_offline and the TTL included); checked before the target is resolved.
 	SendMessage(context.Context, *SendMessageRequest) (*SendMessageResponse, error)
 	// GetMessage reads a message the caller sent or received.
 	//
@@ -288,7 +300,8 @@ type MessageServiceServer interface {
 	// - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was cancelled or expired.
 	ReplyToMessage(context.Context, *ReplyToMessageRequest) (*ReplyToMessageResponse, error)
 	// AckMessages acknowledges received messages, each on its own: an acknowledged message is never
-	// redelivered on a stream. Acknowledging twice is a no-op. Either every id is acknowledged or none is.
+	// redelivered on a stream. Acknowledging twice is a no-op, also after the message ended. Either every
+	// id is acknowledged or none is.
 	//
 	// Errors:
 	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
@@ -309,24 +322,29 @@ type MessageServiceServer interface {
 	// Errors:
 	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
-	// - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
+	// - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
 	// - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
 	WaitMessage(context.Context, *WaitMessageRequest) (*WaitMessageResponse, error)
 	// FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
 	//
 	// Each target gets its own result: terminal with the reply, pending with its message id, or an error
-	// for that target alone. An exact retry with the same idempotency prefix resolves to the same messages.
+	// for that target alone (TARGET_NOT_FOUND, SELF_TARGET, IDEMPOTENCY_CONFLICT). An exact retry with the
+	// same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
 	//
 	// Errors:
-	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+	//     correlation_id names another run.
 	FanoutMessages(context.Context, *FanoutMessagesRequest) (*FanoutMessagesResponse, error)
 	// Subscribe streams the caller's inbox events: first a ready event, then the replay of what the caller
 	// has not acknowledged, then live events, each with its durable per-agent sequence number.
 	//
 	// The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
-	// RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when the consumer falls too far behind; in
-	// both cases resubscribe with the last sequence seen and nothing is lost.
+	// RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when more events than the hub's subscriber
+	// queue arrive while the consumer does not read; in both cases resubscribe with the last sequence
+	// seen and nothing is lost. Several streams of one agent each receive every event.
 	//
 	// Errors:
 	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.

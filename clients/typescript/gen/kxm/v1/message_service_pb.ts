@@ -380,7 +380,7 @@ export type WaitMessageRequest = Message<"kxm.v1.WaitMessageRequest"> & {
   messageId: string;
 
   /**
-   * How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
    *
    * @generated from field: google.protobuf.Duration timeout = 2;
    */
@@ -520,7 +520,8 @@ export type FanoutMessagesRequest = Message<"kxm.v1.FanoutMessagesRequest"> & {
   ttl?: Duration | undefined;
 
   /**
-   * How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+   * the call's deadline.
    *
    * @generated from field: google.protobuf.Duration timeout = 7;
    */
@@ -571,6 +572,8 @@ export type SubscribeRequest = Message<"kxm.v1.SubscribeRequest"> & {
   /**
    * Resume after this sequence number: events with a higher sequence are replayed, except acknowledged
    * messages; unacknowledged open messages at or below it are redelivered first. 0 replays everything retained.
+   * A value beyond the agent's latest sequence (the hub's data was replaced) is treated as that sequence
+   * and the ready event says truncated.
    *
    * @generated from field: uint64 after_seq = 1;
    */
@@ -605,7 +608,7 @@ export type SubscribeReady = Message<"kxm.v1.SubscribeReady"> & {
   agent?: Agent | undefined;
 
   /**
-   * The after_seq the stream resumes from.
+   * The after_seq the stream resumes from (the request's, or head_seq when the request's was beyond it).
    *
    * @generated from field: uint64 after_seq = 2;
    */
@@ -626,7 +629,8 @@ export type SubscribeReady = Message<"kxm.v1.SubscribeReady"> & {
   oldestSeq: bigint;
 
   /**
-   * True when events after after_seq were purged by retention before this stream could replay them.
+   * True when events after after_seq were purged by retention before this stream could replay them, or
+   * after_seq was beyond head_seq.
    *
    * @generated from field: bool truncated = 5;
    */
@@ -794,7 +798,10 @@ export const MessageService: GenService<{
    * - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
    * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
    * - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
-   * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request.
+   * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+   *   correlation_id names another run.
+   * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
+   *   allow_offline and the TTL included); checked before the target is resolved.
    *
    * @generated from rpc kxm.v1.MessageService.SendMessage
    */
@@ -856,7 +863,8 @@ export const MessageService: GenService<{
   },
   /**
    * AckMessages acknowledges received messages, each on its own: an acknowledged message is never
-   * redelivered on a stream. Acknowledging twice is a no-op. Either every id is acknowledged or none is.
+   * redelivered on a stream. Acknowledging twice is a no-op, also after the message ended. Either every
+   * id is acknowledged or none is.
    *
    * Errors:
    * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
@@ -893,7 +901,7 @@ export const MessageService: GenService<{
    * Errors:
    * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
    * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
-   * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
+   * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
    * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
    *
    * @generated from rpc kxm.v1.MessageService.WaitMessage
@@ -907,11 +915,15 @@ export const MessageService: GenService<{
    * FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
    *
    * Each target gets its own result: terminal with the reply, pending with its message id, or an error
-   * for that target alone. An exact retry with the same idempotency prefix resolves to the same messages.
+   * for that target alone (TARGET_NOT_FOUND, SELF_TARGET, IDEMPOTENCY_CONFLICT). An exact retry with the
+   * same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
    *
    * Errors:
    * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
    * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+   * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+   *   correlation_id names another run.
    *
    * @generated from rpc kxm.v1.MessageService.FanoutMessages
    */
@@ -925,8 +937,9 @@ export const MessageService: GenService<{
    * has not acknowledged, then live events, each with its durable per-agent sequence number.
    *
    * The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
-   * RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when the consumer falls too far behind; in
-   * both cases resubscribe with the last sequence seen and nothing is lost.
+   * RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when more events than the hub's subscriber
+   * queue arrive while the consumer does not read; in both cases resubscribe with the last sequence
+   * seen and nothing is lost. Several streams of one agent each receive every event.
    *
    * Errors:
    * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.

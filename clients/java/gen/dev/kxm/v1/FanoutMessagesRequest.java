@@ -332,7 +332,8 @@ private static final long serialVersionUID = 0L;
   private com.google.protobuf.Duration timeout_;
   /**
    * <pre>
-   * How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+   * the call's deadline.
    * </pre>
    *
    * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
@@ -344,7 +345,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+   * the call's deadline.
    * </pre>
    *
    * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
@@ -356,7 +358,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+   * the call's deadline.
    * </pre>
    *
    * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
@@ -1650,7 +1653,8 @@ private static final long serialVersionUID = 0L;
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> timeoutBuilder_;
     /**
      * <pre>
-     * How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
@@ -1661,7 +1665,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
@@ -1676,7 +1681,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
@@ -1694,7 +1700,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
@@ -1712,7 +1719,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
@@ -1737,7 +1745,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
@@ -1754,7 +1763,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
@@ -1766,7 +1776,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
@@ -1781,7 +1792,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>

@@ -167,7 +167,8 @@ public interface FanoutMessagesRequestOrBuilder extends
 
   /**
    * <pre>
-   * How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+   * the call's deadline.
    * </pre>
    *
    * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
@@ -176,7 +177,8 @@ public interface FanoutMessagesRequestOrBuilder extends
   boolean hasTimeout();
   /**
    * <pre>
-   * How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+   * the call's deadline.
    * </pre>
    *
    * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
@@ -185,7 +187,8 @@ public interface FanoutMessagesRequestOrBuilder extends
   com.google.protobuf.Duration getTimeout();
   /**
    * <pre>
-   * How long to gather replies (at most 30 min); 30 min when unset. Never beyond the call's deadline.
+   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+   * the call's deadline.
    * </pre>
    *
    * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>

@@ -377,7 +377,10 @@ public final class MessageServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops &gt;= max_hops.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
      * - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
-     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+     *   correlation_id names another run.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
+     *   allow_offline and the TTL included); checked before the target is resolved.
      * </pre>
      */
     default void sendMessage(dev.kxm.v1.SendMessageRequest request,
@@ -436,7 +439,8 @@ public final class MessageServiceGrpc {
     /**
      * <pre>
      * AckMessages acknowledges received messages, each on its own: an acknowledged message is never
-     * redelivered on a stream. Acknowledging twice is a no-op. Either every id is acknowledged or none is.
+     * redelivered on a stream. Acknowledging twice is a no-op, also after the message ended. Either every
+     * id is acknowledged or none is.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no ids, more than 100, or an empty or too long id.
@@ -470,7 +474,7 @@ public final class MessageServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
-     * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
+     * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
      * </pre>
      */
@@ -483,10 +487,14 @@ public final class MessageServiceGrpc {
      * <pre>
      * FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
      * Each target gets its own result: terminal with the reply, pending with its message id, or an error
-     * for that target alone. An exact retry with the same idempotency prefix resolves to the same messages.
+     * for that target alone (TARGET_NOT_FOUND, SELF_TARGET, IDEMPOTENCY_CONFLICT). An exact retry with the
+     * same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+     *   correlation_id names another run.
      * </pre>
      */
     default void fanoutMessages(dev.kxm.v1.FanoutMessagesRequest request,
@@ -499,8 +507,9 @@ public final class MessageServiceGrpc {
      * Subscribe streams the caller's inbox events: first a ready event, then the replay of what the caller
      * has not acknowledged, then live events, each with its durable per-agent sequence number.
      * The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
-     * RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when the consumer falls too far behind; in
-     * both cases resubscribe with the last sequence seen and nothing is lost.
+     * RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when more events than the hub's subscriber
+     * queue arrive while the consumer does not read; in both cases resubscribe with the last sequence
+     * seen and nothing is lost. Several streams of one agent each receive every event.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): presence_only asked for by a non-`tui` agent.
@@ -563,7 +572,10 @@ public final class MessageServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops &gt;= max_hops.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
      * - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
-     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+     *   correlation_id names another run.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
+     *   allow_offline and the TTL included); checked before the target is resolved.
      * </pre>
      */
     public void sendMessage(dev.kxm.v1.SendMessageRequest request,
@@ -626,7 +638,8 @@ public final class MessageServiceGrpc {
     /**
      * <pre>
      * AckMessages acknowledges received messages, each on its own: an acknowledged message is never
-     * redelivered on a stream. Acknowledging twice is a no-op. Either every id is acknowledged or none is.
+     * redelivered on a stream. Acknowledging twice is a no-op, also after the message ended. Either every
+     * id is acknowledged or none is.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no ids, more than 100, or an empty or too long id.
@@ -662,7 +675,7 @@ public final class MessageServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
-     * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
+     * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
      * </pre>
      */
@@ -676,10 +689,14 @@ public final class MessageServiceGrpc {
      * <pre>
      * FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
      * Each target gets its own result: terminal with the reply, pending with its message id, or an error
-     * for that target alone. An exact retry with the same idempotency prefix resolves to the same messages.
+     * for that target alone (TARGET_NOT_FOUND, SELF_TARGET, IDEMPOTENCY_CONFLICT). An exact retry with the
+     * same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+     *   correlation_id names another run.
      * </pre>
      */
     public void fanoutMessages(dev.kxm.v1.FanoutMessagesRequest request,
@@ -693,8 +710,9 @@ public final class MessageServiceGrpc {
      * Subscribe streams the caller's inbox events: first a ready event, then the replay of what the caller
      * has not acknowledged, then live events, each with its durable per-agent sequence number.
      * The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
-     * RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when the consumer falls too far behind; in
-     * both cases resubscribe with the last sequence seen and nothing is lost.
+     * RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when more events than the hub's subscriber
+     * queue arrive while the consumer does not read; in both cases resubscribe with the last sequence
+     * seen and nothing is lost. Several streams of one agent each receive every event.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): presence_only asked for by a non-`tui` agent.
@@ -742,7 +760,10 @@ public final class MessageServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops &gt;= max_hops.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
      * - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
-     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+     *   correlation_id names another run.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
+     *   allow_offline and the TTL included); checked before the target is resolved.
      * </pre>
      */
     public dev.kxm.v1.SendMessageResponse sendMessage(dev.kxm.v1.SendMessageRequest request) throws io.grpc.StatusException {
@@ -801,7 +822,8 @@ public final class MessageServiceGrpc {
     /**
      * <pre>
      * AckMessages acknowledges received messages, each on its own: an acknowledged message is never
-     * redelivered on a stream. Acknowledging twice is a no-op. Either every id is acknowledged or none is.
+     * redelivered on a stream. Acknowledging twice is a no-op, also after the message ended. Either every
+     * id is acknowledged or none is.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no ids, more than 100, or an empty or too long id.
@@ -835,7 +857,7 @@ public final class MessageServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
-     * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
+     * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
      * </pre>
      */
@@ -848,10 +870,14 @@ public final class MessageServiceGrpc {
      * <pre>
      * FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
      * Each target gets its own result: terminal with the reply, pending with its message id, or an error
-     * for that target alone. An exact retry with the same idempotency prefix resolves to the same messages.
+     * for that target alone (TARGET_NOT_FOUND, SELF_TARGET, IDEMPOTENCY_CONFLICT). An exact retry with the
+     * same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+     *   correlation_id names another run.
      * </pre>
      */
     public dev.kxm.v1.FanoutMessagesResponse fanoutMessages(dev.kxm.v1.FanoutMessagesRequest request) throws io.grpc.StatusException {
@@ -864,8 +890,9 @@ public final class MessageServiceGrpc {
      * Subscribe streams the caller's inbox events: first a ready event, then the replay of what the caller
      * has not acknowledged, then live events, each with its durable per-agent sequence number.
      * The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
-     * RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when the consumer falls too far behind; in
-     * both cases resubscribe with the last sequence seen and nothing is lost.
+     * RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when more events than the hub's subscriber
+     * queue arrive while the consumer does not read; in both cases resubscribe with the last sequence
+     * seen and nothing is lost. Several streams of one agent each receive every event.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): presence_only asked for by a non-`tui` agent.
@@ -914,7 +941,10 @@ public final class MessageServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops &gt;= max_hops.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
      * - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
-     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+     *   correlation_id names another run.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
+     *   allow_offline and the TTL included); checked before the target is resolved.
      * </pre>
      */
     public dev.kxm.v1.SendMessageResponse sendMessage(dev.kxm.v1.SendMessageRequest request) {
@@ -973,7 +1003,8 @@ public final class MessageServiceGrpc {
     /**
      * <pre>
      * AckMessages acknowledges received messages, each on its own: an acknowledged message is never
-     * redelivered on a stream. Acknowledging twice is a no-op. Either every id is acknowledged or none is.
+     * redelivered on a stream. Acknowledging twice is a no-op, also after the message ended. Either every
+     * id is acknowledged or none is.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no ids, more than 100, or an empty or too long id.
@@ -1007,7 +1038,7 @@ public final class MessageServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
-     * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
+     * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
      * </pre>
      */
@@ -1020,10 +1051,14 @@ public final class MessageServiceGrpc {
      * <pre>
      * FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
      * Each target gets its own result: terminal with the reply, pending with its message id, or an error
-     * for that target alone. An exact retry with the same idempotency prefix resolves to the same messages.
+     * for that target alone (TARGET_NOT_FOUND, SELF_TARGET, IDEMPOTENCY_CONFLICT). An exact retry with the
+     * same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+     *   correlation_id names another run.
      * </pre>
      */
     public dev.kxm.v1.FanoutMessagesResponse fanoutMessages(dev.kxm.v1.FanoutMessagesRequest request) {
@@ -1036,8 +1071,9 @@ public final class MessageServiceGrpc {
      * Subscribe streams the caller's inbox events: first a ready event, then the replay of what the caller
      * has not acknowledged, then live events, each with its durable per-agent sequence number.
      * The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
-     * RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when the consumer falls too far behind; in
-     * both cases resubscribe with the last sequence seen and nothing is lost.
+     * RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when more events than the hub's subscriber
+     * queue arrive while the consumer does not read; in both cases resubscribe with the last sequence
+     * seen and nothing is lost. Several streams of one agent each receive every event.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): presence_only asked for by a non-`tui` agent.
@@ -1085,7 +1121,10 @@ public final class MessageServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops &gt;= max_hops.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
      * - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
-     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+     *   correlation_id names another run.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
+     *   allow_offline and the TTL included); checked before the target is resolved.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.SendMessageResponse> sendMessage(
@@ -1148,7 +1187,8 @@ public final class MessageServiceGrpc {
     /**
      * <pre>
      * AckMessages acknowledges received messages, each on its own: an acknowledged message is never
-     * redelivered on a stream. Acknowledging twice is a no-op. Either every id is acknowledged or none is.
+     * redelivered on a stream. Acknowledging twice is a no-op, also after the message ended. Either every
+     * id is acknowledged or none is.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no ids, more than 100, or an empty or too long id.
@@ -1184,7 +1224,7 @@ public final class MessageServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
-     * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
+     * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
      * </pre>
      */
@@ -1198,10 +1238,14 @@ public final class MessageServiceGrpc {
      * <pre>
      * FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
      * Each target gets its own result: terminal with the reply, pending with its message id, or an error
-     * for that target alone. An exact retry with the same idempotency prefix resolves to the same messages.
+     * for that target alone (TARGET_NOT_FOUND, SELF_TARGET, IDEMPOTENCY_CONFLICT). An exact retry with the
+     * same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+     *   correlation_id names another run.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.FanoutMessagesResponse> fanoutMessages(

@@ -95,7 +95,7 @@ private static final long serialVersionUID = 0L;
   private long afterSeq_ = 0L;
   /**
    * <pre>
-   * The after_seq the stream resumes from.
+   * The after_seq the stream resumes from (the request's, or head_seq when the request's was beyond it).
    * </pre>
    *
    * <code>uint64 after_seq = 2 [json_name = "afterSeq"];</code>
@@ -140,7 +140,8 @@ private static final long serialVersionUID = 0L;
   private boolean truncated_ = false;
   /**
    * <pre>
-   * True when events after after_seq were purged by retention before this stream could replay them.
+   * True when events after after_seq were purged by retention before this stream could replay them, or
+   * after_seq was beyond head_seq.
    * </pre>
    *
    * <code>bool truncated = 5 [json_name = "truncated"];</code>
@@ -726,7 +727,7 @@ private static final long serialVersionUID = 0L;
     private long afterSeq_ ;
     /**
      * <pre>
-     * The after_seq the stream resumes from.
+     * The after_seq the stream resumes from (the request's, or head_seq when the request's was beyond it).
      * </pre>
      *
      * <code>uint64 after_seq = 2 [json_name = "afterSeq"];</code>
@@ -738,7 +739,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The after_seq the stream resumes from.
+     * The after_seq the stream resumes from (the request's, or head_seq when the request's was beyond it).
      * </pre>
      *
      * <code>uint64 after_seq = 2 [json_name = "afterSeq"];</code>
@@ -754,7 +755,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The after_seq the stream resumes from.
+     * The after_seq the stream resumes from (the request's, or head_seq when the request's was beyond it).
      * </pre>
      *
      * <code>uint64 after_seq = 2 [json_name = "afterSeq"];</code>
@@ -858,7 +859,8 @@ private static final long serialVersionUID = 0L;
     private boolean truncated_ ;
     /**
      * <pre>
-     * True when events after after_seq were purged by retention before this stream could replay them.
+     * True when events after after_seq were purged by retention before this stream could replay them, or
+     * after_seq was beyond head_seq.
      * </pre>
      *
      * <code>bool truncated = 5 [json_name = "truncated"];</code>
@@ -870,7 +872,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * True when events after after_seq were purged by retention before this stream could replay them.
+     * True when events after after_seq were purged by retention before this stream could replay them, or
+     * after_seq was beyond head_seq.
      * </pre>
      *
      * <code>bool truncated = 5 [json_name = "truncated"];</code>
@@ -886,7 +889,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * True when events after after_seq were purged by retention before this stream could replay them.
+     * True when events after after_seq were purged by retention before this stream could replay them, or
+     * after_seq was beyond head_seq.
      * </pre>
      *
      * <code>bool truncated = 5 [json_name = "truncated"];</code>

@@ -39,7 +39,7 @@ public interface SubscribeReadyOrBuilder extends
 
   /**
    * <pre>
-   * The after_seq the stream resumes from.
+   * The after_seq the stream resumes from (the request's, or head_seq when the request's was beyond it).
    * </pre>
    *
    * <code>uint64 after_seq = 2 [json_name = "afterSeq"];</code>
@@ -69,7 +69,8 @@ public interface SubscribeReadyOrBuilder extends
 
   /**
    * <pre>
-   * True when events after after_seq were purged by retention before this stream could replay them.
+   * True when events after after_seq were purged by retention before this stream could replay them, or
+   * after_seq was beyond head_seq.
    * </pre>
    *
    * <code>bool truncated = 5 [json_name = "truncated"];</code>

@@ -58,6 +58,8 @@ private static final long serialVersionUID = 0L;
    * <pre>
    * Resume after this sequence number: events with a higher sequence are replayed, except acknowledged
    * messages; unacknowledged open messages at or below it are redelivered first. 0 replays everything retained.
+   * A value beyond the agent's latest sequence (the hub's data was replaced) is treated as that sequence
+   * and the ready event says truncated.
    * </pre>
    *
    * <code>uint64 after_seq = 1 [json_name = "afterSeq"];</code>
@@ -412,6 +414,8 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * Resume after this sequence number: events with a higher sequence are replayed, except acknowledged
      * messages; unacknowledged open messages at or below it are redelivered first. 0 replays everything retained.
+     * A value beyond the agent's latest sequence (the hub's data was replaced) is treated as that sequence
+     * and the ready event says truncated.
      * </pre>
      *
      * <code>uint64 after_seq = 1 [json_name = "afterSeq"];</code>
@@ -425,6 +429,8 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * Resume after this sequence number: events with a higher sequence are replayed, except acknowledged
      * messages; unacknowledged open messages at or below it are redelivered first. 0 replays everything retained.
+     * A value beyond the agent's latest sequence (the hub's data was replaced) is treated as that sequence
+     * and the ready event says truncated.
      * </pre>
      *
      * <code>uint64 after_seq = 1 [json_name = "afterSeq"];</code>
@@ -442,6 +448,8 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * Resume after this sequence number: events with a higher sequence are replayed, except acknowledged
      * messages; unacknowledged open messages at or below it are redelivered first. 0 replays everything retained.
+     * A value beyond the agent's latest sequence (the hub's data was replaced) is treated as that sequence
+     * and the ready event says truncated.
      * </pre>
      *
      * <code>uint64 after_seq = 1 [json_name = "afterSeq"];</code>

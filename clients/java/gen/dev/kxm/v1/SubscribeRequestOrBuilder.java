@@ -14,6 +14,8 @@ public interface SubscribeRequestOrBuilder extends
    * <pre>
    * Resume after this sequence number: events with a higher sequence are replayed, except acknowledged
    * messages; unacknowledged open messages at or below it are redelivered first. 0 replays everything retained.
+   * A value beyond the agent's latest sequence (the hub's data was replaced) is treated as that sequence
+   * and the ready event says truncated.
    * </pre>
    *
    * <code>uint64 after_seq = 1 [json_name = "afterSeq"];</code>

@@ -105,7 +105,7 @@ private static final long serialVersionUID = 0L;
   private com.google.protobuf.Duration timeout_;
   /**
    * <pre>
-   * How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
    * </pre>
    *
    * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
@@ -117,7 +117,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
    * </pre>
    *
    * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
@@ -129,7 +129,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
    * </pre>
    *
    * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
@@ -581,7 +581,7 @@ private static final long serialVersionUID = 0L;
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> timeoutBuilder_;
     /**
      * <pre>
-     * How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
@@ -592,7 +592,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
@@ -607,7 +607,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
@@ -625,7 +625,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
@@ -643,7 +643,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
@@ -668,7 +668,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
@@ -685,7 +685,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
@@ -697,7 +697,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
@@ -712,7 +712,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
      * </pre>
      *
      * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>

@@ -32,7 +32,7 @@ public interface WaitMessageRequestOrBuilder extends
 
   /**
    * <pre>
-   * How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
    * </pre>
    *
    * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
@@ -41,7 +41,7 @@ public interface WaitMessageRequestOrBuilder extends
   boolean hasTimeout();
   /**
    * <pre>
-   * How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
    * </pre>
    *
    * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
@@ -50,7 +50,7 @@ public interface WaitMessageRequestOrBuilder extends
   com.google.protobuf.Duration getTimeout();
   /**
    * <pre>
-   * How long to wait (at most 60 s); 60 s when unset. Never beyond the call's deadline.
+   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
    * </pre>
    *
    * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>

@@ -1,0 +1,1 @@
+"""Generated from bench/proto by bench/gen.sh. Do not edit."""

@@ -1,0 +1,71 @@
+"""How big a run is: the full scale of issue 6, and a tiny one for the smoke test."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Config:
+    """Scales, repetitions and time boxes of one run."""
+
+    reps: int
+    warmup: float
+    """Seconds of load before each measured window."""
+    duration: float
+    """Seconds of each measured window."""
+    pairs: tuple[int, ...]
+    """Concurrent pairs (or callers) of the closed-loop scenarios."""
+    subscribers: tuple[int, ...]
+    delivery_events: int
+    """Events delivered in one delivery repetition, split evenly over the subscribers."""
+    payload_size: int
+    """Bytes of content in every message, event and echo."""
+    paced_rate: float
+    paced_duration: float
+    paced_pairs: int
+    idle_streams: int
+    idle_channels: int
+    """Client channels the idle streams are spread over."""
+    probe_workers: int
+    """Concurrent unary callers measuring p99 while the idle streams are open."""
+    sqlite_duration: float
+    headline_pairs: int
+    """The scale the targets are judged at (8 pairs)."""
+
+
+FULL = Config(
+    reps=3,
+    warmup=0.4,
+    duration=2.0,
+    pairs=(1, 8, 32),
+    subscribers=(1, 10, 100),
+    delivery_events=6_000,
+    payload_size=128,
+    paced_rate=1_000.0,
+    paced_duration=3.0,
+    paced_pairs=8,
+    idle_streams=10_000,
+    idle_channels=20,
+    probe_workers=8,
+    sqlite_duration=1.0,
+    headline_pairs=8,
+)
+
+QUICK = Config(
+    reps=1,
+    warmup=0.05,
+    duration=0.25,
+    pairs=(1, 2),
+    subscribers=(1, 3),
+    delivery_events=60,
+    payload_size=128,
+    paced_rate=100.0,
+    paced_duration=0.3,
+    paced_pairs=2,
+    idle_streams=40,
+    idle_channels=2,
+    probe_workers=2,
+    sqlite_duration=0.1,
+    headline_pairs=2,
+)

@@ -1,0 +1,177 @@
+"""Ratios, targets, the machine description, the JSON result file and the Markdown table."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sqlite3
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from bench.common import Row
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on."""
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+
+    def version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "absent"
+
+    return {
+        "nproc": os.cpu_count(),
+        "cpu_model": model,
+        "kernel": platform.release(),
+        "python": sys.version.split()[0],
+        "grpcio": version("grpcio"),
+        "protobuf": version("protobuf"),
+        "sqlite": sqlite3.sqlite_version,
+    }
+
+
+def loadavg() -> list[float]:
+    try:
+        return [float(x) for x in Path("/proc/loadavg").read_text().split()[:3]]
+    except OSError:
+        return []
+
+
+def _ratio(row: dict[str, Any], ceiling: dict[str, Any] | None) -> float | None:
+    if ceiling is None:
+        return None
+    basis = row["ratio_basis"]
+    try:
+        if basis == "rate":
+            return row["median"] / ceiling["median"] if ceiling["median"] else None
+        if basis == "p50":
+            return ceiling["p50_ms"] / row["p50_ms"] if row["p50_ms"] else None
+        if basis == "p99":
+            return ceiling["p99_ms"] / row["p99_ms"] if row["p99_ms"] else None
+        if basis == "kib":
+            return ceiling["median"] / row["median"] if row["median"] and row["median"] > 0 else None
+    except (TypeError, ZeroDivisionError):
+        return None
+    return None
+
+
+def summarize(rows: list[Row]) -> list[dict[str, Any]]:
+    """Row summaries with each hub figure's ratio to its same-run ceiling."""
+    summaries = [row.summary() for row in rows]
+    by_key = {f"{s['scenario']}/{s['scale']}": s for s in summaries}
+    for s in summaries:
+        ceiling = by_key.get(s["ceiling"]) if s["ceiling"] else None
+        s["ratio"] = _ratio(s, ceiling) if ceiling and not s["error"] and not ceiling["error"] else None
+    return summaries
+
+
+TARGETS: list[tuple[str, str, str, float, str]] = [
+    # (name, scenario, comparison, threshold, what)
+    ("core_loop", "core_full", "ratio>=", 0.75, "durable core loop at {pairs} pairs ≥ 0.75 × in-memory broker"),
+    ("delivery", "delivery", "ratio>=", 0.6, "inbox delivery to {subs} subscribers ≥ 0.6 × raw push"),
+    ("idle_memory", "idle_memory", "value<=", 48.0, "hub memory per idle stream ≤ 48 KiB"),
+]
+
+
+def targets(summaries: list[dict[str, Any]], headline_pairs: int, top_subscribers: int) -> list[dict[str, Any]]:
+    """The three targets of issue 6, judged on this run's figures."""
+    scales = {"core_full": f"pairs={headline_pairs}", "delivery": f"subscribers={top_subscribers}"}
+    out: list[dict[str, Any]] = []
+    for name, scenario, comparison, threshold, what in TARGETS:
+        candidates = [
+            s for s in summaries if s["scenario"] == scenario and s["scale"] == scales.get(scenario, s["scale"])
+        ]
+        row = candidates[0] if candidates else None
+        figure = None
+        if row is not None and not row["error"]:
+            figure = row["ratio"] if comparison == "ratio>=" else row["median"]
+        met = None
+        if figure is not None:
+            met = figure >= threshold if comparison == "ratio>=" else figure <= threshold
+        out.append(
+            {
+                "target": name,
+                "what": what.format(pairs=headline_pairs, subs=top_subscribers),
+                "figure": figure,
+                "threshold": threshold,
+                "met": met,
+            }
+        )
+    return out
+
+
+def _fmt(value: Any, digits: int = 0) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        if digits == 0 and abs(value) >= 100:
+            return f"{value:,.0f}"
+        return f"{value:,.{max(digits, 1 if abs(value) < 100 else 0)}f}" if abs(value) >= 1 else f"{value:.3g}"
+    return str(value)
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The result as a Markdown document: the table, the targets, the machine."""
+    lines = [
+        f"# kxm hub benchmark — {result['started']}",
+        "",
+        f"`{result['command']}` · {result['elapsed_seconds']:.0f} s · "
+        f"{result['machine']['nproc']} × {result['machine']['cpu_model']} · Python {result['machine']['python']} · "
+        f"grpcio {result['machine']['grpcio']} · load average before/after "
+        f"{result['loadavg_before'][:1]} / {result['loadavg_after'][:1]}",
+        "",
+        "| scenario | scale | unit | median | min – max | p50 ms | p99 ms | server CPU µs/op | other load | ceiling "
+        "| ratio |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
+    ]
+    for s in result["rows"]:
+        if s["error"]:
+            lines.append(
+                f"| {s['scenario']} | {s['scale']} | {s['unit']} | **error** | {s['error'][:80]} | | | | | | |"
+            )
+            continue
+        spread = f"{_fmt(s['min'])} – {_fmt(s['max'])}"
+        ratio = f"**{s['ratio']:.2f}**" if s["ratio"] is not None else "–"
+        ceiling = f"{s['ceiling']} ({s['ratio_basis']})" if s["ceiling"] else "–"
+        foreign = s.get("foreign_cpu")
+        other = f"{100 * foreign:.0f}%" if isinstance(foreign, float) else "–"
+        lines.append(
+            f"| {s['scenario']} | {s['scale']} | {s['unit']} | {_fmt(s['median'])} | {spread} | "
+            f"{_fmt(s['p50_ms'], 2)} | {_fmt(s['p99_ms'], 2)} | {_fmt(s['server_cpu_us_per_op'])} | {other} | "
+            f"{ceiling} | {ratio} |"
+        )
+    lines += ["", "## Targets", "", "| target | figure | met |", "| --- | ---: | --- |"]
+    for t in result["targets"]:
+        met = {True: "yes", False: "**no**", None: "not measured"}[t["met"]]
+        lines.append(f"| {t['what']} | {_fmt(t['figure'], 2)} | {met} |")
+    notes = [s for s in result["rows"] if s["note"]]
+    if notes:
+        lines += ["", "## Notes", ""]
+        seen: set[str] = set()
+        for s in notes:
+            if s["note"] not in seen:
+                seen.add(s["note"])
+                lines.append(f"- `{s['scenario']}`: {s['note']}")
+    return "\n".join(lines) + "\n"
+
+
+def write(result: dict[str, Any], results_dir: Path, stamp: str) -> tuple[Path, Path]:
+    """Write ``<stamp>.json`` and ``latest.md``; return both paths."""
+    results_dir.mkdir(parents=True, exist_ok=True)
+    json_path = results_dir / f"{stamp}.json"
+    json_path.write_text(json.dumps(result, indent=1) + "\n")
+    md_path = results_dir / "latest.md"
+    md_path.write_text(markdown(result))
+    return json_path, md_path

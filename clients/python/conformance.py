@@ -1,0 +1,396 @@
+"""Conformance program (Python, through the thin client ``kxm_grpc.client.HubClient``).
+
+Runs the client conformance scenario against a live hub and prints one JSON transcript,
+``{"language": "python", "ok": ..., "steps": [...]}``, to stdout. Every step holds only
+normalised facts (no ids, times or language-specific text), so transcripts of the five languages
+compare equal step by step (tests/test_conformance.py). ``ok`` is false, ``error`` says why and
+the exit status is 1 when a call failed unexpectedly; the remaining steps are then missing.
+
+Environment: KXM_ADDR (host:port, plaintext), KXM_PROJECT_TOKEN, KXM_NAME_PREFIX.
+Run: ``.venv/bin/python clients/python/conformance.py`` (from the repository root).
+
+The same scenario, step by step, is in clients/{go,typescript,java,rust}; keep them in step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from typing import Any
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from kxm_grpc._gen.kxm.v1 import message_service_pb2 as mpb
+from kxm_grpc._gen.kxm.v1 import types_pb2
+from kxm_grpc.client import HubClient
+from kxm_grpc.errors import HubError
+
+DEADLINE = 10.0  # every unary call
+EVENT_WAIT = 15.0  # waiting for a stream event
+WAIT_TIMEOUT = 10.0  # WaitMessage's own timeout (the call's deadline is 5 s longer)
+FANOUT_TIMEOUT = 20.0  # FanoutMessages' gathering time (the call's deadline is 5 s longer)
+BARRIER_WAIT = 15.0  # how long a fanout handler waits for the other one
+
+MISSING_MESSAGE_ID = "msg_" + "0" * 32
+REQUEST = "conformance request"
+IDEMPOTENCY_KEY = "conformance-request-1"
+REPLY = "conformance reply"
+FANOUT = "conformance fanout"
+FANOUT_KEY_PREFIX = "conformance-fanout"
+RESUME = ("conformance resume 1", "conformance resume 2")
+LEASE_TTL = 30.0
+
+Step = dict[str, Any]
+
+
+def fanout_reply(suffix: str) -> str:
+    """The reply agent ``suffix`` (b or c) gives to the fanout."""
+    return f"fanout reply from {suffix}"
+
+
+def event_kind(event: mpb.SubscribeResponse) -> str:
+    """The name of the event's oneof case: ready, message, reply, cancelled, expired or presence."""
+    return event.WhichOneof("event") or "none"
+
+
+def state_name(value: types_pb2.MessageState.ValueType) -> str:
+    return types_pb2.MessageState.Name(value)
+
+
+class StepFailed(Exception):
+    """A step could not finish; ``facts`` is what the transcript records for it."""
+
+    def __init__(self, detail: str, facts: Step) -> None:
+        super().__init__(detail)
+        self.facts = facts
+
+
+def error_facts(error: HubError) -> Step:
+    """The code, and the google.rpc.ErrorInfo reason and domain decoded from the status details.
+
+    HubError keeps the reason but not the domain, so the details are decoded again from the
+    underlying grpc.aio.AioRpcError (the client raises HubError ``from None`` inside its ``except``,
+    which leaves the RPC error as ``__context__``).
+    """
+    facts: Step = {"code": error.status, "reason": "", "domain": ""}
+    rpc_error = error.__cause__ or error.__context__
+    if not isinstance(rpc_error, grpc.aio.AioRpcError):
+        return facts
+    status = rpc_status.from_call(rpc_error)
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            facts["reason"], facts["domain"] = info.reason, info.domain
+    return facts
+
+
+class Inbox:
+    """One Subscribe stream of an agent, read by a background task into a queue.
+
+    ``seen`` is the seq of the last event the scenario took from the queue (what it "saw").
+    """
+
+    def __init__(self, client: HubClient, after_seq: int) -> None:
+        self.client = client
+        self.seen = after_seq
+        self.queue: asyncio.Queue[mpb.SubscribeResponse | HubError] = asyncio.Queue()
+        self.task = asyncio.create_task(self._pump(after_seq))
+
+    async def _pump(self, after_seq: int) -> None:
+        try:
+            async for event in self.client.subscribe(after_seq, reconnect=False):
+                await self.queue.put(event)
+        except HubError as error:
+            await self.queue.put(error)
+
+    async def next(self) -> mpb.SubscribeResponse:
+        """The next event (waiting at most EVENT_WAIT seconds)."""
+        try:
+            item = await asyncio.wait_for(self.queue.get(), EVENT_WAIT)
+        except TimeoutError:
+            raise StepFailed("no stream event in time", {"error": "timeout"}) from None
+        if isinstance(item, HubError):
+            raise item
+        if item.seq:
+            self.seen = item.seq
+        return item
+
+    async def next_message(self) -> mpb.SubscribeResponse:
+        """The next message event, skipping presence events of the project's other agents."""
+        while True:
+            event = await self.next()
+            if event_kind(event) == "message":
+                return event
+            if event_kind(event) != "presence":
+                raise StepFailed(f"unexpected {event_kind(event)} event", {"error": "unexpected_event"})
+
+    async def close(self) -> None:
+        """Drop the stream (cancels the call)."""
+        self.task.cancel()
+        await asyncio.gather(self.task, return_exceptions=True)
+
+
+class Scenario:
+    def __init__(self, addr: str, token: str, prefix: str) -> None:
+        self.addr, self.token, self.prefix = addr, token, prefix
+        self.steps: list[Step] = []
+        self.clients: dict[str, HubClient] = {}
+        self.inboxes: list[Inbox] = []
+
+    def name(self, suffix: str) -> str:
+        return f"{self.prefix}-{suffix}"
+
+    def add(self, step: str, **facts: Any) -> None:
+        self.steps.append({"step": step, **facts})
+
+    async def run(self) -> None:
+        await self.register()
+        inbox_b = await self.subscribe()
+        message_id = await self.send_idempotent()
+        await self.receive_ack_reply(inbox_b, message_id)
+        await self.wait(message_id)
+        await self.fanout(inbox_b)
+        await self.get_missing()
+        await self.lease()
+        await self.resume(inbox_b)
+
+    async def close(self) -> None:
+        for inbox in self.inboxes:
+            await inbox.close()
+        for client in self.clients.values():
+            await client.close()
+
+    async def open_inbox(self, suffix: str, after_seq: int) -> tuple[Inbox, mpb.SubscribeResponse]:
+        inbox = Inbox(self.clients[suffix], after_seq)
+        self.inboxes.append(inbox)
+        return inbox, await inbox.next()
+
+    # 1. register a, b and c
+    async def register(self) -> None:
+        for suffix in ("a", "b", "c"):
+            client = HubClient(self.addr, token=self.token, timeout=DEADLINE)
+            self.clients[suffix] = client
+            response = await client.register_agent(self.name(suffix), purpose="conformance", model="python")
+            self.add(
+                f"register_{suffix}",
+                resumed=response.resumed,
+                presence=types_pb2.Presence.Name(response.agent.presence),
+                name_equal=response.agent.name == self.name(suffix),
+            )
+
+    # 2. subscribe b and wait for the ready event
+    async def subscribe(self) -> Inbox:
+        inbox, first = await self.open_inbox("b", 0)
+        self.add(
+            "subscribe",
+            first_event=event_kind(first),
+            after_seq=first.ready.after_seq,
+            ready_seq=first.seq,
+            agent_is_b=first.ready.agent.name == self.name("b"),
+        )
+        return inbox
+
+    # 3. a sends b a message with an idempotency key, twice
+    async def send_idempotent(self) -> str:
+        a = self.clients["a"]
+        first = await a.send_message(self.name("b"), REQUEST, idempotency_key=IDEMPOTENCY_KEY)
+        second = await a.send_message(self.name("b"), REQUEST, idempotency_key=IDEMPOTENCY_KEY)
+        self.add(
+            "send_repeat",
+            first_repeated=first.repeated,
+            first_state=state_name(first.message.state),
+            repeated=second.repeated,
+            same_id=second.message.id == first.message.id,
+            same_seq=second.message.seq == first.message.seq,
+        )
+        return first.message.id
+
+    # 4. b receives it on the stream, acknowledges it and replies
+    async def receive_ack_reply(self, inbox: Inbox, message_id: str) -> None:
+        event = await inbox.next_message()
+        message = event.message
+        self.add(
+            "receive",
+            event="message",
+            seq_positive=event.seq >= 1,
+            seq_matches=message.seq == event.seq,
+            same_id=message.id == message_id,
+            content_equal=message.content == REQUEST,
+            from_a=message.from_agent_name == self.name("a"),
+            redelivered=event.redelivered,
+        )
+        b = self.clients["b"]
+        acked = await b.ack_messages([message.id])
+        self.add("ack", count=len(acked.messages), state=state_name(acked.messages[0].state))
+        replied = await b.reply_to_message(message.id, REPLY)
+        self.add("reply", state=state_name(replied.message.state))
+
+    # 5. a awaits the reply
+    async def wait(self, message_id: str) -> None:
+        waited = await self.clients["a"].wait_message(message_id, timeout=WAIT_TIMEOUT)
+        self.add(
+            "wait",
+            terminal=waited.terminal,
+            state=state_name(waited.message.state),
+            reply_equal=waited.message.reply.content == REPLY,
+        )
+
+    # 6. a fans out to b and c, which handle it concurrently, and gathers
+    async def fanout(self, inbox_b: Inbox) -> None:
+        inbox_c, ready_c = await self.open_inbox("c", 0)
+        both_received = asyncio.Barrier(2)
+
+        async def handle(suffix: str, inbox: Inbox) -> Step:
+            event = await inbox.next_message()
+            message = event.message
+            client = self.clients[suffix]
+            acked = await client.ack_messages([message.id])
+            try:
+                # Both handlers hold their message before either replies: they run concurrently.
+                await asyncio.wait_for(both_received.wait(), BARRIER_WAIT)
+                concurrent = True
+            except TimeoutError:
+                concurrent = False
+            replied = await client.reply_to_message(message.id, fanout_reply(suffix))
+            return {
+                "content_equal": message.content == FANOUT,
+                "ack_state": state_name(acked.messages[0].state),
+                "reply_state": state_name(replied.message.state),
+                "concurrent": concurrent,
+            }
+
+        handlers = asyncio.gather(handle("b", inbox_b), handle("c", inbox_c))
+        try:
+            gathered = await self.clients["a"].fanout_messages(
+                [self.name("b"), self.name("c")],
+                FANOUT,
+                idempotency_key_prefix=FANOUT_KEY_PREFIX,
+                timeout=FANOUT_TIMEOUT,
+            )
+        except BaseException:
+            handlers.cancel()
+            await asyncio.gather(handlers, return_exceptions=True)
+            raise
+        handled_b, handled_c = await handlers
+        targets = {self.name("b").lower(): "b", self.name("c").lower(): "c"}
+        results = []
+        for result in gathered.results:
+            target = targets.get(result.target, "unexpected")
+            results.append(
+                {
+                    "target": target,
+                    "status": mpb.FanoutStatus.Name(result.status),
+                    "state": state_name(result.message.state),
+                    "reply_equal": result.message.reply.content == fanout_reply(target),
+                }
+            )
+        self.add(
+            "fanout",
+            c_first_event=event_kind(ready_c),
+            results=results,
+            handler_b=handled_b,
+            handler_c=handled_c,
+        )
+
+    # 7. GetMessage with an unknown id
+    async def get_missing(self) -> None:
+        try:
+            await self.clients["a"].get_message(MISSING_MESSAGE_ID)
+        except HubError as error:
+            self.add("get_missing", **error_facts(error))
+        else:
+            self.add("get_missing", code="OK", reason="", domain="")
+
+    # 8. a acquires a lease, releases it, acquires it again; the first token is refused
+    async def lease(self) -> None:
+        a = self.clients["a"]
+        name = self.name("lease")
+        first = await a.acquire_lease(name, ttl=LEASE_TTL)
+        released = await a.release_lease(name, first.lease.fencing_token)
+        second = await a.acquire_lease(name, ttl=LEASE_TTL)
+        first_token, second_token = first.lease.fencing_token, second.lease.fencing_token
+        self.add(
+            "lease",
+            first_live=first.lease.live,
+            first_renewed=first.renewed,
+            released_token_equal=released.lease.fencing_token == first_token,
+            second_renewed=second.renewed,
+            token_grew=second_token > first_token,
+        )
+        current = await a.check_fence(name, second_token)
+        try:
+            await a.check_fence(name, first_token)
+        except HubError as error:
+            stale = error_facts(error)
+        else:
+            stale = {"code": "OK", "reason": "", "domain": ""}
+        self.add(
+            "fence",
+            current_live=current.lease.live,
+            current_token_equal=current.lease.fencing_token == second_token,
+            stale=stale,
+        )
+        await a.release_lease(name, second_token)
+
+    # 9. b's stream is dropped after seq N; a sends two more; b resumes after N
+    async def resume(self, inbox_b: Inbox) -> None:
+        cursor = inbox_b.seen
+        await inbox_b.close()
+        a = self.clients["a"]
+        sent = [(await a.send_message(self.name("b"), content)).message.id for content in RESUME]
+        inbox, ready = await self.open_inbox("b", cursor)
+        seqs: list[int] = []
+        message_ids: list[str] = []
+        contents: list[str] = []
+        redelivered = False
+        while not set(sent) <= set(message_ids):
+            event = await inbox.next()
+            seqs.append(event.seq)
+            redelivered = redelivered or event.redelivered
+            if event_kind(event) == "message":
+                message_ids.append(event.message.id)
+                contents.append(event.message.content)
+        self.add(
+            "resume",
+            first_event=event_kind(ready),
+            ready_after_seq_is_cursor=ready.ready.after_seq == cursor,
+            first_seq_is_next=seqs[0] == cursor + 1,
+            contiguous=seqs == list(range(cursor + 1, cursor + 1 + len(seqs))),
+            duplicates=len(set(message_ids)) != len(message_ids),
+            messages=len(message_ids),
+            contents_in_order=contents == list(RESUME),
+            redelivered=redelivered,
+        )
+
+
+async def main() -> int:
+    addr = os.environ.get("KXM_ADDR", "")
+    token = os.environ.get("KXM_PROJECT_TOKEN", "")
+    prefix = os.environ.get("KXM_NAME_PREFIX", "")
+    out: dict[str, Any] = {"language": "python", "ok": True, "steps": []}
+    if not (addr and token and prefix):
+        out.update(ok=False, error="set KXM_ADDR, KXM_PROJECT_TOKEN and KXM_NAME_PREFIX")
+    else:
+        scenario = Scenario(addr, token, prefix)
+        try:
+            await scenario.run()
+        except StepFailed as failed:
+            scenario.add("failed", **failed.facts)
+            out.update(ok=False, error=str(failed))
+        except HubError as error:
+            scenario.add("failed", **error_facts(error))
+            out.update(ok=False, error=f"{type(error).__name__}: {error.message}")
+        finally:
+            await scenario.close()
+        out["steps"] = scenario.steps
+    sys.stdout.write(json.dumps(out) + "\n")
+    return 0 if out["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

@@ -1,0 +1,362 @@
+"""MessageService: peer requests between agents of a project, and each agent's inbox stream."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+
+from kxm_grpc._gen.kxm.v1 import message_service_pb2 as pb
+from kxm_grpc._gen.kxm.v1 import message_service_pb2_grpc, types_pb2
+from kxm_grpc.domain import messages as rules
+from kxm_grpc.domain import validation
+from kxm_grpc.domain.agents import Agent
+from kxm_grpc.domain.clock import MICROS, seconds
+from kxm_grpc.domain.messages import Delivery, Event, EventKind, Message, MessageState, WorkflowContext
+from kxm_grpc.errors import PermissionDenied, Reason, invalid_field
+from kxm_grpc.server.context import current_call
+from kxm_grpc.server.convert import agent_to_proto, duration_micros, timestamp
+from kxm_grpc.server.state import HubState
+from kxm_grpc.server.streams import Stream, Subscribers, shutting_down
+from kxm_grpc.services import messages
+
+Context = grpc.aio.ServicerContext[Any, Any]
+
+# Answer a long poll this long before the call's deadline, so the answer arrives in time.
+_DEADLINE_MARGIN = 0.05
+
+_DELIVERY_IN: dict[int, Delivery] = {
+    types_pb2.DELIVERY_UNSPECIFIED: Delivery.FOLLOW_UP,
+    types_pb2.DELIVERY_STEER: Delivery.STEER,
+    types_pb2.DELIVERY_FOLLOW_UP: Delivery.FOLLOW_UP,
+    types_pb2.DELIVERY_NEXT_TURN: Delivery.NEXT_TURN,
+}
+_DELIVERY_OUT = {
+    Delivery.STEER: types_pb2.DELIVERY_STEER,
+    Delivery.FOLLOW_UP: types_pb2.DELIVERY_FOLLOW_UP,
+    Delivery.NEXT_TURN: types_pb2.DELIVERY_NEXT_TURN,
+}
+_STATE_OUT = {
+    MessageState.QUEUED: types_pb2.MESSAGE_STATE_QUEUED,
+    MessageState.DELIVERED: types_pb2.MESSAGE_STATE_DELIVERED,
+    MessageState.REPLIED: types_pb2.MESSAGE_STATE_REPLIED,
+    MessageState.CANCELLED: types_pb2.MESSAGE_STATE_CANCELLED,
+    MessageState.EXPIRED: types_pb2.MESSAGE_STATE_EXPIRED,
+    MessageState.ERROR: types_pb2.MESSAGE_STATE_ERROR,
+}
+
+
+def delivery_from_proto(value: int) -> Delivery:
+    """The domain delivery hint; unspecified means follow-up.
+
+    Raises:
+        InvalidArgument: an unknown enum value.
+    """
+    delivery = _DELIVERY_IN.get(value)
+    if delivery is None:
+        raise invalid_field("delivery", "must be DELIVERY_STEER, DELIVERY_FOLLOW_UP or DELIVERY_NEXT_TURN")
+    return delivery
+
+
+def workflow_context_from_proto(value: types_pb2.WorkflowMessageContext) -> WorkflowContext:
+    """Validate a workflow message context.
+
+    Raises:
+        InvalidArgument: (INVALID_WORKFLOW_CONTEXT) a field is empty, too long or out of range.
+    """
+    return rules.workflow_context(value.run_id, value.stage_id, value.requirement_key, value.attempt)
+
+
+def message_to_proto(message: Message) -> types_pb2.Message:
+    """The full message, content and reply included."""
+    proto = types_pb2.Message(
+        id=message.id,
+        project=message.project,
+        from_agent_id=message.from_agent_id,
+        from_agent_name=message.from_agent_name,
+        to_agent_id=message.to_agent_id,
+        to_agent_name=message.to_agent_name,
+        content=message.content,
+        delivery=_DELIVERY_OUT[message.delivery],
+        hops=message.hops,
+        max_hops=message.max_hops,
+        correlation_id=message.correlation_id,
+        reply_to=message.reply_to,
+        idempotency_key=message.idempotency_key,
+        seq=message.seq,
+        create_time=timestamp(message.create_time),
+        expire_time=timestamp(message.expire_time),
+        deliver_time=timestamp(message.deliver_time),
+        end_time=timestamp(message.end_time),
+        state=_STATE_OUT[message.state],
+        error=message.error,
+    )
+    context = message.workflow_context
+    if context is not None:
+        proto.workflow_context.CopyFrom(
+            types_pb2.WorkflowMessageContext(
+                run_id=context.run_id,
+                stage_id=context.stage_id,
+                requirement_key=context.requirement_key,
+                attempt=context.attempt,
+            )
+        )
+    if message.reply_content is not None:
+        proto.reply.CopyFrom(types_pb2.Reply(content=message.reply_content, create_time=timestamp(message.reply_time)))
+    return proto
+
+
+def _wait_seconds(context: Context, requested: int) -> float:
+    """A wait in seconds, cut short so the answer beats the call's deadline."""
+    wait = requested / MICROS
+    remaining = context.time_remaining()
+    if remaining is not None:
+        wait = min(wait, max(0.0, remaining - _DEADLINE_MARGIN))
+    return wait
+
+
+class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
+    """Serves kxm.v1.MessageService."""
+
+    def __init__(self, hub: HubState) -> None:
+        self._hub = hub
+        self.subscribers = Subscribers(hub)
+
+    @property
+    def _default_ttl(self) -> int:
+        return seconds(self._hub.settings.message_ttl)
+
+    def _ttl(self, field: str, request: Any) -> int:
+        return duration_micros(
+            field,
+            request.ttl,
+            request.HasField("ttl"),
+            default=self._default_ttl,
+            minimum=rules.MIN_TTL,
+            maximum=rules.MAX_TTL,
+        )
+
+    async def SendMessage(self, request: pb.SendMessageRequest, context: Context) -> pb.SendMessageResponse:
+        delivery = delivery_from_proto(request.delivery)
+        workflow_context = (
+            workflow_context_from_proto(request.workflow_context) if request.HasField("workflow_context") else None
+        )
+        outgoing = rules.outgoing(
+            target=request.target,
+            content=request.content,
+            delivery=delivery,
+            correlation_id=request.correlation_id,
+            reply_to=request.reply_to,
+            idempotency_key=request.idempotency_key,
+            hops=request.hops,
+            max_hops=request.max_hops,
+            ttl_micros=self._ttl("ttl", request),
+            allow_offline=request.allow_offline,
+            context=workflow_context,
+        )
+        sent = await messages.send_message(self._hub.store, current_call().caller, outgoing, now=self._hub.now())
+        self._hub.expiry.note(sent.message.expire_time)
+        return pb.SendMessageResponse(message=message_to_proto(sent.message), repeated=sent.repeated)
+
+    async def GetMessage(self, request: pb.GetMessageRequest, context: Context) -> pb.GetMessageResponse:
+        message_id = rules.message_id(request.message_id)
+        message = await messages.get_message(self._hub.store, current_call().caller, message_id, now=self._hub.now())
+        return pb.GetMessageResponse(message=message_to_proto(message))
+
+    async def CancelMessage(self, request: pb.CancelMessageRequest, context: Context) -> pb.CancelMessageResponse:
+        message_id = rules.message_id(request.message_id)
+        message = await messages.cancel_message(self._hub.store, current_call().caller, message_id, now=self._hub.now())
+        return pb.CancelMessageResponse(message=message_to_proto(message))
+
+    async def ReplyToMessage(self, request: pb.ReplyToMessageRequest, context: Context) -> pb.ReplyToMessageResponse:
+        message_id = rules.message_id(request.message_id)
+        content = rules.reply_content(request.content)
+        message = await messages.reply_to_message(
+            self._hub.store, current_call().caller, message_id, content, now=self._hub.now()
+        )
+        return pb.ReplyToMessageResponse(message=message_to_proto(message))
+
+    async def AckMessages(self, request: pb.AckMessagesRequest, context: Context) -> pb.AckMessagesResponse:
+        ids = rules.ack_ids(list(request.message_ids))
+        acked = await messages.ack_messages(self._hub.store, current_call().caller, ids, now=self._hub.now())
+        return pb.AckMessagesResponse(messages=[message_to_proto(m) for m in acked])
+
+    async def ListInbox(self, request: pb.ListInboxRequest, context: Context) -> pb.ListInboxResponse:
+        page, next_token = await messages.list_inbox(
+            self._hub.store, current_call().caller, request.page_size, request.page_token, now=self._hub.now()
+        )
+        return pb.ListInboxResponse(messages=[message_to_proto(m) for m in page], next_page_token=next_token)
+
+    async def WaitMessage(self, request: pb.WaitMessageRequest, context: Context) -> pb.WaitMessageResponse:
+        message_id = rules.message_id(request.message_id)
+        requested = duration_micros(
+            "timeout",
+            request.timeout,
+            request.HasField("timeout"),
+            default=rules.MAX_WAIT,
+            minimum=0,
+            maximum=2**62,
+        )
+        message, terminal = await messages.wait_message(
+            self._hub.store,
+            current_call().caller,
+            message_id,
+            timeout=_wait_seconds(context, min(requested, rules.MAX_WAIT)),
+            clock=self._hub.clock,
+        )
+        return pb.WaitMessageResponse(message=message_to_proto(message), terminal=terminal)
+
+    async def FanoutMessages(self, request: pb.FanoutMessagesRequest, context: Context) -> pb.FanoutMessagesResponse:
+        targets = rules.fanout_targets(list(request.targets))
+        content = validation.required_text("content", request.content, rules.MAX_CONTENT_CHARS)
+        workflow_context = (
+            workflow_context_from_proto(request.workflow_context) if request.HasField("workflow_context") else None
+        )
+        correlation_id = validation.optional_text("correlation_id", request.correlation_id, rules.MAX_CORRELATION_CHARS)
+        fanout = messages.Fanout(
+            targets=targets,
+            content=content,
+            correlation_id=rules.pinned_correlation(correlation_id, workflow_context),
+            prefix=validation.optional_text(
+                "idempotency_key_prefix", request.idempotency_key_prefix, rules.MAX_FANOUT_PREFIX_CHARS
+            ),
+            workflow_context=workflow_context,
+            ttl=self._ttl("ttl", request),
+            allow_offline=request.allow_offline,
+        )
+        requested = duration_micros(
+            "timeout",
+            request.timeout,
+            request.HasField("timeout"),
+            default=rules.MAX_FANOUT_WAIT,
+            minimum=0,
+            maximum=2**62,
+        )
+        outcomes = await messages.fanout_messages(
+            self._hub.store,
+            current_call().caller,
+            fanout,
+            timeout=_wait_seconds(context, min(requested, rules.MAX_FANOUT_WAIT)),
+            clock=self._hub.clock,
+        )
+        results = []
+        for outcome in outcomes:
+            if outcome.message is not None:
+                self._hub.expiry.note(outcome.message.expire_time)
+                status = pb.FANOUT_STATUS_TERMINAL if outcome.message.state.terminal else pb.FANOUT_STATUS_PENDING
+                results.append(
+                    pb.FanoutResult(target=outcome.target, status=status, message=message_to_proto(outcome.message))
+                )
+            else:
+                assert outcome.error is not None
+                results.append(
+                    pb.FanoutResult(
+                        target=outcome.target,
+                        status=pb.FANOUT_STATUS_ERROR,
+                        error_reason=str(outcome.error.reason or ""),
+                        error_message=outcome.error.message,
+                    )
+                )
+        return pb.FanoutMessagesResponse(results=results)
+
+    def _event_to_proto(self, event: Event) -> pb.SubscribeResponse:
+        response = pb.SubscribeResponse(seq=event.seq, event_time=timestamp(event.event_time))
+        kind = event.kind
+        if kind is EventKind.PRESENCE:
+            assert event.subject is not None
+            # Presence as it was when the event was recorded.
+            response.presence.CopyFrom(
+                agent_to_proto(event.subject, now=event.event_time, stale_after=self._hub.stale_after)
+            )
+            return response
+        assert event.message is not None
+        message = message_to_proto(event.message)
+        if kind is EventKind.MESSAGE:
+            response.message.CopyFrom(message)
+        elif kind is EventKind.REPLY:
+            response.reply.CopyFrom(message)
+        elif kind is EventKind.CANCELLED:
+            response.cancelled.CopyFrom(message)
+        else:
+            response.expired.CopyFrom(message)
+        return response
+
+    async def Subscribe(self, request: pb.SubscribeRequest, context: Context) -> AsyncIterator[pb.SubscribeResponse]:
+        call = current_call()
+        agent = call.agent
+        assert agent is not None  # the method table requires an agent
+        presence_only = request.presence_only
+        if presence_only and agent.model != "tui":
+            raise PermissionDenied(
+                "presence-only streams are for agents registered with model 'tui'",
+                reason=Reason.PRESENCE_STREAM_FORBIDDEN,
+            )
+        hub = self._hub
+        if hub.shutting_down.is_set():
+            raise shutting_down()
+        stream = self.subscribers.open(agent.id, context)
+        try:
+            async for response in self._events(agent, request.after_seq, presence_only, stream):
+                stream.writing = True
+                yield response
+                stream.writing = False
+                if stream.cut is not None:
+                    await stream.cut  # the monitor ended the call while this write was stuck
+                if response.seq:
+                    stream.sent_seq = response.seq
+                slow = self.subscribers.too_slow(stream)
+                if slow is not None:
+                    raise slow
+        finally:
+            self.subscribers.close(stream)
+
+    async def _events(
+        self, agent: Agent, after_seq: int, presence_only: bool, stream: Stream
+    ) -> AsyncIterator[pb.SubscribeResponse]:
+        """Ready, then redeliveries at or below the cursor, then the log after it, then live events."""
+        hub = self._hub
+        store = hub.store
+        notifier = store.notifier
+        topic = stream.topic
+        opening = await messages.open_subscription(store, agent.id, after_seq)
+        now = hub.now()
+        yield pb.SubscribeResponse(
+            seq=0,
+            event_time=timestamp(now),
+            ready=pb.SubscribeReady(
+                agent=agent_to_proto(agent, now=now, stale_after=hub.stale_after),
+                after_seq=opening.after_seq,
+                head_seq=opening.head_seq,
+                oldest_seq=opening.oldest_seq,
+                truncated=opening.truncated,
+            ),
+        )
+        cursor = opening.after_seq
+        if not presence_only:
+            low = 0
+            while True:
+                batch, low, more = await messages.read_unacked(store, agent.id, low, cursor, now=hub.now())
+                for message in batch:
+                    yield pb.SubscribeResponse(
+                        seq=message.seq,
+                        event_time=timestamp(message.create_time),
+                        redelivered=True,
+                        message=message_to_proto(message),
+                    )
+                if not more:
+                    break
+        while True:
+            version = notifier.version(topic)
+            page = await messages.read_events(store, agent.id, cursor, presence_only=presence_only, now=hub.now())
+            stream.version = version
+            for event in page.events:
+                yield self._event_to_proto(event)
+            cursor = page.cursor
+            if page.full:
+                continue
+            if hub.shutting_down.is_set():
+                raise shutting_down()
+            await notifier.wait(topic, version)
+            if hub.shutting_down.is_set():
+                raise shutting_down()

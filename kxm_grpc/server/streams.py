@@ -1,0 +1,159 @@
+"""Open Subscribe streams: the per-agent cap, each stream's lag, and the end of streams at shutdown.
+
+A stream reads its agent's durable log and writes what it read; the log is its queue, so a
+subscriber costs the hub one batch of events plus what gRPC flow control holds. A stream's lag is
+the number of events appended to the log that it has not written yet (events read but unsent,
+plus events appended since its last read, counted by the notifier's one wake per event). Past
+``settings.subscriber_queue`` the consumer is too slow: the stream ends with RESOURCE_EXHAUSTED
+(SUBSCRIBER_TOO_SLOW) and the client resumes from its last seq, losing nothing. A stream's own
+loop checks its lag after every write; a monitor catches streams whose write is stuck because the
+consumer stopped reading, and wakes every stream when the hub shuts down. Lag is counted in
+events appended since the stream last read its log, so catching up on a backlog is never "slow".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import structlog
+
+from kxm_grpc._status import to_rpc_status
+from kxm_grpc.errors import Reason, ResourceExhausted, Unavailable
+from kxm_grpc.server.state import HubState
+from kxm_grpc.services.events import agent_topic
+
+log = structlog.get_logger("kxm.streams")
+
+Context = grpc.aio.ServicerContext[Any, Any]
+
+# How often the monitor looks for streams stuck writing to a consumer that stopped reading.
+MONITOR_INTERVAL = 0.5
+
+
+@dataclass(eq=False)
+class Stream:
+    """One open Subscribe stream."""
+
+    agent_id: str
+    topic: str
+    context: Context
+    version: int = 0
+    """The notifier version of the topic when the log was last read."""
+    sent_seq: int = 0
+    """The seq of the last event written."""
+    writing: bool = False
+    """A write is in progress (it stays so while the consumer does not read)."""
+    cut: asyncio.Future[Any] | None = None
+    """The monitor's abort of this stream; the handler awaits it (re-raising grpc's AbortError) to end."""
+
+
+def shutting_down() -> Unavailable:
+    """The status every stream ends with when the hub stops."""
+    return Unavailable(
+        "the hub is shutting down; resubscribe (to another replica) with the last seq seen",
+        reason=Reason.SHUTTING_DOWN,
+    )
+
+
+class Subscribers:
+    """Every open stream of this hub process."""
+
+    def __init__(self, hub: HubState) -> None:
+        self._hub = hub
+        self._by_agent: dict[str, set[Stream]] = {}
+        self._monitor: asyncio.Task[None] | None = None
+
+    def count(self, agent_id: str) -> int:
+        """How many streams the agent has open."""
+        return len(self._by_agent.get(agent_id, ()))
+
+    def open(self, agent_id: str, context: Context) -> Stream:
+        """Register a new stream of ``agent_id``.
+
+        Raises:
+            ResourceExhausted: (STREAM_LIMIT_REACHED) the agent has the maximum number of streams open.
+        """
+        streams = self._by_agent.setdefault(agent_id, set())
+        limit = self._hub.settings.max_streams_per_agent
+        if len(streams) >= limit:
+            raise ResourceExhausted(
+                f"the agent already has {limit} open streams; close one first",
+                reason=Reason.STREAM_LIMIT_REACHED,
+                metadata={"limit": str(limit)},
+            )
+        topic = agent_topic(agent_id)
+        stream = Stream(agent_id, topic, context, version=self._hub.store.notifier.version(topic))
+        streams.add(stream)
+        if self._monitor is None:
+            self._monitor = asyncio.create_task(self._watch(), name="kxm-stream-monitor")
+        return stream
+
+    def close(self, stream: Stream) -> None:
+        """Forget a stream (idempotent)."""
+        streams = self._by_agent.get(stream.agent_id)
+        if streams is not None:
+            streams.discard(stream)
+            if not streams:
+                del self._by_agent[stream.agent_id]
+
+    def lag(self, stream: Stream) -> int:
+        """Events appended to the stream's log since it last read it (as far as this process saw).
+
+        What the stream read but has not written yet does not count: a stream catching up on a
+        backlog is not slow, one whose backlog grows while it writes is.
+        """
+        return self._hub.store.notifier.version(stream.topic) - stream.version
+
+    def too_slow(self, stream: Stream) -> ResourceExhausted | None:
+        """The error that ends a stream whose consumer fell too far behind, or None."""
+        limit = self._hub.settings.subscriber_queue
+        lag = self.lag(stream)
+        if lag <= limit:
+            return None
+        return ResourceExhausted(
+            f"the subscriber fell more than {limit} events behind; resubscribe after the last seq received",
+            reason=Reason.SUBSCRIBER_TOO_SLOW,
+            metadata={"limit": str(limit)},
+        )
+
+    async def _watch(self) -> None:
+        """While streams are open: end stuck slow streams, and wake every stream at shutdown."""
+        hub = self._hub
+        try:
+            while self._by_agent:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(hub.shutting_down.wait(), MONITOR_INTERVAL)
+                if hub.shutting_down.is_set():
+                    # Each stream re-checks after its wake-up and ends with UNAVAILABLE.
+                    hub.store.notifier.publish([agent_topic(agent_id) for agent_id in self._by_agent])
+                    return
+                for streams in list(self._by_agent.values()):
+                    for stream in list(streams):
+                        if stream.writing:
+                            error = self.too_slow(stream)
+                            if error is not None:
+                                self._cut(stream, error)
+        finally:
+            self._monitor = None
+
+    def _cut(self, stream: Stream, error: ResourceExhausted) -> None:
+        """End a stream whose write is stuck: the status follows what the consumer has not read yet.
+
+        The abort raises grpc's AbortError once the status is queued; the stream's handler awaits
+        the same future when its write returns and so ends with that error, which grpc expects.
+        """
+        self.close(stream)
+        log.info("subscriber_too_slow", agent_id=stream.agent_id, last_seq=stream.sent_seq)
+        cut: asyncio.Future[Any] = asyncio.ensure_future(stream.context.abort_with_status(to_rpc_status(error)))
+        cut.add_done_callback(_retrieve)
+        stream.cut = cut
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Mark the abort's outcome as seen (the AbortError it raises is expected)."""
+    if not future.cancelled():
+        future.exception()

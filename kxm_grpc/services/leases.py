@@ -1,0 +1,387 @@
+"""Fenced leases (spec §8): every decision in one write transaction on the hub's clock.
+
+The rules live in ``kxm_grpc.domain.leases``; this module reads the fence, applies a rule and
+stores the result in the same transaction, logs the outcome, and adds what needs the event loop:
+
+- **Waiting acquires.** An acquire with a wait joins a FIFO queue for its (project, name) in this
+  process. Only the head of the queue tries; it wakes when a release is published on the
+  ``lease:<project>/<name>`` topic, when the blocking grant's expiry passes on the hub's clock, or
+  at least once a second, and gives up when its wait ends. An acquire without a wait never queues:
+  it gets a free lease at once, even with waiters queued (fairness is among waiters).
+- **Restarts.** Leases are decided on the hub's clock, which keeps running while the hub is down.
+  The hub records when it was last alive (``leases.alive_time``: on every lease write, and by a
+  sweep while leases are live); at start it pushes back every grant that was live then by the
+  downtime, so no lease loses time to a crash. A grant that lapsed in the last sweep interval
+  before a crash may come back for that remainder; no grant ever ends early.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import structlog
+
+from kxm_grpc.domain import leases as rules
+from kxm_grpc.domain.caller import Caller
+from kxm_grpc.domain.clock import MICROS
+from kxm_grpc.domain.leases import Acquired, Fence, Holder, Lease
+from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
+from kxm_grpc.errors import FailedPrecondition, HubError, Reason
+from kxm_grpc.store import Store, Tx
+
+log = structlog.get_logger("kxm.leases")
+
+ALIVE_KEY = "leases.alive_time"
+# A queued head re-checks at least this often (seconds), whatever woke it or not.
+_RECHECK = 1.0
+
+LeaseKey = tuple[str, str]
+
+
+def lease_topic(project: str, name: str) -> str:
+    """The notifier topic of one lease (project names never contain ``/``, so this is unambiguous)."""
+    return f"lease:{project}/{name}"
+
+
+def _holder(caller: Caller) -> Holder:
+    assert caller.agent_id is not None and caller.agent_name is not None
+    return Holder(caller.agent_id, caller.agent_name)
+
+
+def _project(caller: Caller) -> str:
+    assert caller.project is not None
+    return caller.project
+
+
+def _mark_alive(tx: Tx, now: int) -> None:
+    tx.meta.put(ALIVE_KEY, str(now))
+
+
+class LeaseQueues:
+    """FIFO queues of waiting acquires, one per (project, name), in this process.
+
+    A waiter joins with ``join`` and may try for the lease only once its turn event is set (it is
+    at the head). ``leave`` hands the turn to the next waiter.
+    """
+
+    def __init__(self) -> None:
+        self._queues: dict[LeaseKey, deque[asyncio.Event]] = {}
+
+    def waiting(self, key: LeaseKey) -> int:
+        """How many acquires wait for the lease."""
+        return len(self._queues.get(key, ()))
+
+    def join(self, key: LeaseKey) -> asyncio.Event:
+        """Queue a waiter; its event is set when it reaches the head."""
+        turn = asyncio.Event()
+        queue = self._queues.setdefault(key, deque())
+        queue.append(turn)
+        if len(queue) == 1:
+            turn.set()
+        return turn
+
+    def leave(self, key: LeaseKey, turn: asyncio.Event) -> None:
+        """Remove a waiter (served, timed out or cancelled) and wake the next head."""
+        queue = self._queues.get(key)
+        if queue is None or turn not in queue:
+            return
+        was_head = queue[0] is turn
+        queue.remove(turn)
+        if not queue:
+            del self._queues[key]
+        elif was_head:
+            queue[0].set()
+
+
+@dataclass(frozen=True, slots=True)
+class _Blocked:
+    """An attempt found the lease held by another agent (or free but promised to earlier waiters)."""
+
+    lease: Lease | None
+
+
+async def _attempt(
+    store: Store, project: str, name: str, holder: Holder, *, now: int, ttl: int, take_free: bool
+) -> Acquired | _Blocked:
+    def work(tx: Tx) -> Acquired | _Blocked:
+        fence = tx.leases.get(project, name)
+        live = fence.live_lease(now) if fence is not None else None
+        if live is not None and not live.held_by(holder):
+            return _Blocked(live)
+        if live is None and not take_free:
+            return _Blocked(None)
+        acquired = rules.acquire(fence, project, name, holder, now=now, ttl=ttl)
+        tx.leases.put(acquired.fence)
+        _mark_alive(tx, now)
+        return acquired
+
+    return await store.write(work)
+
+
+def _log_acquired(acquired: Acquired) -> Acquired:
+    lease = acquired.lease
+    log.info(
+        "lease_acquired",
+        project=lease.project,
+        name=lease.name,
+        holder_agent_id=lease.holder_agent_id,
+        fencing_token=lease.fencing_token,
+        acquire_time=lease.acquire_time,
+        expire_time=lease.expire_time,
+        renewed=acquired.renewed,
+    )
+    return acquired
+
+
+def _denied(action: str, project: str, name: str, caller: Caller, error: HubError) -> HubError:
+    log.info(
+        "lease_denied",
+        action=action,
+        project=project,
+        name=name,
+        agent_id=caller.agent_id,
+        reason=str(error.reason),
+        fencing_token=error.metadata.get("fencingToken"),
+        presented_token=error.metadata.get("presentedToken"),
+    )
+    return error
+
+
+async def acquire_lease(
+    store: Store,
+    caller: Caller,
+    name: str,
+    *,
+    ttl: int,
+    wait: float,
+    clock: Callable[[], int],
+    queues: LeaseQueues,
+) -> Acquired:
+    """Acquire (or extend the caller's own) lease; with ``wait`` seconds, queue until it is free.
+
+    Raises:
+        FailedPrecondition: another agent holds it, still after the wait if there was one (LEASE_HELD).
+    """
+    project, holder = _project(caller), _holder(caller)
+    key = (project, name)
+    first = await _attempt(
+        store, project, name, holder, now=clock(), ttl=ttl, take_free=wait <= 0 or not queues.waiting(key)
+    )
+    if isinstance(first, Acquired):
+        return _log_acquired(first)
+    if wait <= 0:
+        assert first.lease is not None  # without a wait a free lease is always taken
+        raise _denied("acquire", project, name, caller, rules.lease_held(first.lease))
+    acquired = await _wait_in_line(store, project, name, holder, ttl=ttl, wait=wait, clock=clock, queues=queues)
+    if acquired is not None:
+        return _log_acquired(acquired)
+    raise _denied("acquire", project, name, caller, await _refusal(store, project, name, holder, clock()))
+
+
+async def _wait_in_line(
+    store: Store,
+    project: str,
+    name: str,
+    holder: Holder,
+    *,
+    ttl: int,
+    wait: float,
+    clock: Callable[[], int],
+    queues: LeaseQueues,
+) -> Acquired | None:
+    """Queue for the lease until granted (the grant) or the wait ends (None)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    topic = lease_topic(project, name)
+    key = (project, name)
+    turn = queues.join(key)
+    try:
+        while (remaining := deadline - loop.time()) > 0:
+            if not turn.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(turn.wait(), remaining)
+                continue
+            seen = store.notifier.version(topic)
+            outcome = await _attempt(store, project, name, holder, now=clock(), ttl=ttl, take_free=True)
+            if isinstance(outcome, Acquired):
+                return outcome
+            # Sleep until a release is published, the blocking grant lapses, or the wait ends.
+            delay = min(deadline - loop.time(), _RECHECK)
+            if outcome.lease is not None:
+                delay = min(delay, max(0.0, (outcome.lease.expire_time - clock()) / MICROS) + 0.001)
+            if delay > 0:
+                await store.notifier.wait(topic, seen, delay)
+        return None
+    finally:
+        queues.leave(key, turn)
+
+
+async def _refusal(store: Store, project: str, name: str, holder: Holder, now: int) -> HubError:
+    """The LEASE_HELD error describing who holds the lease now."""
+    fence = await store.read(lambda tx: tx.leases.get(project, name))
+    live = fence.live_lease(now) if fence is not None else None
+    if live is not None and not live.held_by(holder):
+        return rules.lease_held(live)
+    # Free, but promised to acquires that queued earlier (the caller's wait ended first).
+    return FailedPrecondition(
+        f"lease on {name} is free but earlier waiters are queued for it",
+        reason=Reason.LEASE_HELD,
+        metadata={"name": name},
+    )
+
+
+async def renew_lease(store: Store, caller: Caller, name: str, token: int, *, ttl: int, now: int) -> Lease:
+    """Extend the caller's live lease to ``now + ttl``; its token and acquire time stay.
+
+    Raises:
+        NotFound: no lease is held on the name (LEASE_NOT_FOUND).
+        Aborted: the caller is not the holder or the token is not current (LEASE_SUPERSEDED).
+        FailedPrecondition: the lease lapsed (LEASE_EXPIRED).
+    """
+    project, holder = _project(caller), _holder(caller)
+
+    def work(tx: Tx) -> Lease:
+        fence = rules.renew(tx.leases.get(project, name), name, holder, token, now=now, ttl=ttl)
+        tx.leases.put(fence)
+        _mark_alive(tx, now)
+        assert fence.lease is not None
+        return fence.lease
+
+    try:
+        lease = await store.write(work)
+    except HubError as error:
+        raise _denied("renew", project, name, caller, error) from None
+    log.info(
+        "lease_renewed",
+        project=project,
+        name=name,
+        holder_agent_id=lease.holder_agent_id,
+        fencing_token=lease.fencing_token,
+        expire_time=lease.expire_time,
+    )
+    return lease
+
+
+async def release_lease(store: Store, caller: Caller, name: str, token: int, *, now: int) -> Lease:
+    """End the caller's lease (live or lapsed); the name's token high-water mark stays.
+
+    Raises:
+        NotFound: no lease is held on the name (LEASE_NOT_FOUND).
+        Aborted: the caller is not the holder or the token is not current (LEASE_SUPERSEDED).
+    """
+    project, holder = _project(caller), _holder(caller)
+
+    def work(tx: Tx) -> Lease:
+        fence, released = rules.release(tx.leases.get(project, name), name, holder, token)
+        tx.leases.put(fence)
+        tx.notify(lease_topic(project, name))
+        return released
+
+    try:
+        lease = await store.write(work)
+    except HubError as error:
+        raise _denied("release", project, name, caller, error) from None
+    log.info(
+        "lease_released",
+        project=project,
+        name=name,
+        holder_agent_id=lease.holder_agent_id,
+        fencing_token=lease.fencing_token,
+        release_time=now,
+    )
+    return lease
+
+
+async def get_lease(store: Store, caller: Caller, name: str) -> Lease:
+    """The current grant of a name in the caller's project, live or lapsed.
+
+    Raises:
+        NotFound: no lease is held on the name (LEASE_NOT_FOUND).
+    """
+    project = _project(caller)
+    fence = await store.read(lambda tx: tx.leases.get(project, name))
+    if fence is None or fence.lease is None:
+        raise rules.lease_not_found(name)
+    return fence.lease
+
+
+async def list_leases(
+    store: Store, caller: Caller, size: int, token: str, *, include_lapsed: bool, now: int
+) -> tuple[list[Lease], str]:
+    """The caller's project's leases by name, one page at a time.
+
+    Raises:
+        InvalidArgument: negative page size or a bad page token.
+    """
+    project = _project(caller)
+    limit = page_size(size)
+    query = f"leases:{project}:{include_lapsed}"
+    after = decode_page_token(token, query)
+    leases = await store.read(
+        lambda tx: tx.leases.list_page(project, after, limit + 1, now=now, include_lapsed=include_lapsed)
+    )
+    if len(leases) > limit:
+        return leases[:limit], encode_page_token(leases[limit - 1].name, query)
+    return leases, ""
+
+
+async def check_fence(store: Store, caller: Caller, name: str, token: int, *, now: int) -> Lease:
+    """The grant ``token`` belongs to, if it is the name's current, live grant.
+
+    Raises:
+        NotFound: the name was never leased in the project, or its grant was released (LEASE_NOT_FOUND).
+        Aborted: a newer token was granted (LEASE_SUPERSEDED).
+        FailedPrecondition: the token is the latest but its lease lapsed (LEASE_EXPIRED).
+    """
+    project = _project(caller)
+    fence: Fence | None = await store.read(lambda tx: tx.leases.get(project, name))
+    return rules.check_fence(fence, name, token, now=now)
+
+
+async def resume_after_restart(store: Store, *, now: int) -> int:
+    """At start: push back every grant that was live when the hub was last alive by the downtime.
+
+    Returns the downtime added, in microseconds.
+    """
+
+    def work(tx: Tx) -> tuple[int, list[Lease]]:
+        alive = tx.meta.get(ALIVE_KEY)
+        shift, resumed = 0, []
+        if alive is not None:
+            shift = max(0, now - int(alive))
+            if shift:
+                resumed = tx.leases.extend_live(int(alive), shift)
+        _mark_alive(tx, now)
+        return shift, resumed
+
+    shift, resumed = await store.write(work)
+    for lease in resumed:
+        log.info(
+            "lease_resumed",
+            project=lease.project,
+            name=lease.name,
+            holder_agent_id=lease.holder_agent_id,
+            fencing_token=lease.fencing_token,
+            acquire_time=lease.acquire_time,
+            expire_time=lease.expire_time,
+            shift=shift,
+        )
+    return shift
+
+
+async def keep_alive(store: Store, *, now: int) -> bool:
+    """Record that the hub is alive, while any grant would need it after a crash; True if written."""
+
+    def work(tx: Tx) -> bool:
+        alive = tx.meta.get(ALIVE_KEY)
+        # Idle hubs stop writing once no grant was live at the last mark.
+        if alive is not None and not tx.leases.any_live(int(alive)):
+            return False
+        _mark_alive(tx, now)
+        return True
+
+    return await store.write(work)

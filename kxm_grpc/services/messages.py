@@ -1,0 +1,604 @@
+"""Peer messages (spec §4.3, §6, §7), with the original's delivery gaps fixed.
+
+Every mutating call is one write transaction, and every change a participant must see is an
+event in that participant's log written in the same transaction (``services.events``): a send
+logs a message event for the recipient, a reply a reply event for the sender, a cancel a
+cancelled event for the recipient, an expiry an expired event for both. Acknowledgement is per
+message (queued → delivered), never a high-water mark. Expiry is exact: the expiry timer applies
+it at the deadline, and every read applies it first, so nothing is delivered or answered after
+its TTL. Calls see only their own project's messages: another project's message is NOT_FOUND.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import structlog
+
+from kxm_grpc.domain import agents as agent_rules
+from kxm_grpc.domain import messages as rules
+from kxm_grpc.domain.agents import Agent
+from kxm_grpc.domain.caller import Caller
+from kxm_grpc.domain.clock import Clock
+from kxm_grpc.domain.messages import Delivery, Event, EventKind, Message, MessageState, Outgoing, WorkflowContext
+from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
+from kxm_grpc.domain.secrets import new_id
+from kxm_grpc.errors import Aborted, HubError, InvalidArgument, NotFound, Reason
+from kxm_grpc.services.events import agent_topic, message_topic, record_event
+from kxm_grpc.store import Store, Tx
+from kxm_grpc.store.notify import Notifier
+
+log = structlog.get_logger("kxm.messages")
+
+EVENT_BATCH = 256
+_EXPIRY_BATCH = 500
+_PURGE_BATCH = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """A send's stored message and whether the call only repeated an earlier send."""
+
+    message: Message
+    repeated: bool
+    target_online: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Fanout:
+    """A validated FanoutMessages request."""
+
+    targets: list[str]
+    content: str
+    correlation_id: str
+    prefix: str
+    workflow_context: WorkflowContext | None
+    ttl: int
+    allow_offline: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FanoutOutcome:
+    """One fanout target: its message (latest state), or why the send to it failed."""
+
+    target: str
+    message: Message | None
+    error: HubError | None
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """Where a stream starts in the agent's log."""
+
+    after_seq: int
+    head_seq: int
+    oldest_seq: int
+    truncated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EventPage:
+    """Deliverable events read from a log, the last seq scanned, and whether more may follow."""
+
+    events: list[Event]
+    cursor: int
+    full: bool
+
+
+def _not_found(message_id: str) -> NotFound:
+    return NotFound(
+        f"message not found: {message_id}", reason=Reason.MESSAGE_NOT_FOUND, metadata={"messageId": message_id}
+    )
+
+
+def _find(tx: Tx, project: str, message_id: str) -> Message:
+    """The project's message. Another project's message is reported exactly like a missing one."""
+    message = tx.messages.get(message_id)
+    if message is None or message.project != project:
+        raise _not_found(message_id)
+    return message
+
+
+def _expire(tx: Tx, message: Message, now: int) -> Message:
+    """Expire a due message and tell both sides."""
+    ended = rules.expired(message)
+    tx.messages.update(ended)
+    record_event(tx, message.to_agent_id, EventKind.EXPIRED, now, message_id=message.id)
+    record_event(tx, message.from_agent_id, EventKind.EXPIRED, now, message_id=message.id)
+    tx.notify(message_topic(message.id))
+    return ended
+
+
+def _log_expired(expired: list[Message]) -> None:
+    for message in expired:
+        log.info(
+            "message_expired",
+            message_id=message.id,
+            from_agent_id=message.from_agent_id,
+            to_agent_id=message.to_agent_id,
+        )
+
+
+def _caller_ids(caller: Caller) -> tuple[str, str]:
+    assert caller.agent_id is not None and caller.project is not None  # the method table requires an agent
+    return caller.agent_id, caller.project
+
+
+# -- send ------------------------------------------------------------------------------------------
+
+
+def _resolve_target(tx: Tx, project: str, target: str, *, allow_offline: bool) -> Agent:
+    """The project's agent with this id, else with this name (any case); online unless allowed.
+
+    Raises:
+        NotFound: (TARGET_NOT_FOUND) no such agent, or it is offline and offline targets were not allowed.
+    """
+    agent = tx.agents.get(target)
+    if agent is None or agent.project != project:
+        agent = tx.agents.find_by_name(project, agent_rules.name_key(target))
+    if agent is None or not (agent.online or allow_offline):
+        raise NotFound(
+            f"{'target' if allow_offline else 'online target'} not found: {target}",
+            reason=Reason.TARGET_NOT_FOUND,
+            metadata={"target": target},
+        )
+    return agent
+
+
+def _send(tx: Tx, caller: Caller, outgoing: Outgoing, now: int) -> Sent:
+    """Send inside a transaction. Every refusal is raised before anything is written."""
+    sender_id, project = _caller_ids(caller)
+    if outgoing.idempotency_key:
+        # Checked before the target is resolved, so an exact retry succeeds even if the target went offline.
+        existing = tx.messages.find_by_key(sender_id, outgoing.idempotency_key)
+        if existing is not None:
+            if not rules.same_request(existing, outgoing):
+                raise Aborted(
+                    "idempotency key was already used for another request",
+                    reason=Reason.IDEMPOTENCY_CONFLICT,
+                    metadata={"idempotencyKey": outgoing.idempotency_key, "messageId": existing.id},
+                )
+            if existing.is_due(now):
+                existing = _expire(tx, existing, now)
+            return Sent(existing, repeated=True)
+    target = _resolve_target(tx, project, outgoing.target, allow_offline=outgoing.allow_offline)
+    if target.id == sender_id:
+        raise InvalidArgument("an agent cannot send a message to itself", reason=Reason.SELF_TARGET)
+    seq = tx.events.next_seq(target.id)
+    message = Message(
+        id=new_id("msg"),
+        project=project,
+        from_agent_id=sender_id,
+        from_agent_name=caller.agent_name or "",
+        to_agent_id=target.id,
+        to_agent_name=target.name,
+        content=outgoing.content,
+        delivery=outgoing.delivery,
+        hops=outgoing.hops,
+        max_hops=outgoing.max_hops,
+        correlation_id=outgoing.correlation_id,
+        reply_to=outgoing.reply_to,
+        idempotency_key=outgoing.idempotency_key,
+        seq=seq,
+        workflow_context=outgoing.workflow_context,
+        create_time=now,
+        expire_time=now + outgoing.ttl,
+        state=MessageState.QUEUED,
+        allow_offline=outgoing.allow_offline,
+    )
+    tx.messages.insert(message)
+    tx.events.append(target.id, seq, EventKind.MESSAGE, now, message_id=message.id)
+    tx.notify(agent_topic(target.id))
+    return Sent(message, repeated=False, target_online=target.online)
+
+
+def _log_sent(sent: Sent) -> None:
+    if sent.repeated:
+        return
+    message = sent.message
+    log.info(
+        "message_sent",
+        message_id=message.id,
+        from_agent_id=message.from_agent_id,
+        to_agent_id=message.to_agent_id,
+        hops=message.hops,
+        target_online=sent.target_online,
+    )
+
+
+async def send_message(store: Store, caller: Caller, outgoing: Outgoing, *, now: int) -> Sent:
+    """Queue a message for another agent of the caller's project, or return the one an exact retry repeats.
+
+    Raises:
+        Aborted: (IDEMPOTENCY_CONFLICT) the idempotency key was used for a different request.
+        NotFound: (TARGET_NOT_FOUND) no such agent online (or registered, with allow_offline).
+        InvalidArgument: (SELF_TARGET) the target is the caller.
+    """
+    sent = await store.write(lambda tx: _send(tx, caller, outgoing, now))
+    _log_sent(sent)
+    return sent
+
+
+# -- reads -----------------------------------------------------------------------------------------
+
+
+async def _expire_if_due(store: Store, message: Message, now: int) -> Message:
+    """Apply expiry before a read answers: a due message is expired (and both sides told) first."""
+    if not message.is_due(now):
+        return message
+
+    def work(tx: Tx) -> tuple[Message, bool]:
+        current = tx.messages.get(message.id)
+        if current is None:
+            return message, False
+        if current.is_due(now):
+            return _expire(tx, current, now), True
+        return current, False
+
+    current, expired_now = await store.write(work)
+    if expired_now:
+        _log_expired([current])
+    return current
+
+
+async def get_message(store: Store, caller: Caller, message_id: str, *, now: int) -> Message:
+    """A message the caller sent or received, in its current state.
+
+    Raises:
+        NotFound: (MESSAGE_NOT_FOUND) no such message in the caller's project, or it was purged.
+        PermissionDenied: (MESSAGE_FORBIDDEN) the caller is neither sender nor recipient.
+    """
+    agent_id, project = _caller_ids(caller)
+
+    def work(tx: Tx) -> Message:
+        message = _find(tx, project, message_id)
+        rules.check_visible(message, agent_id)
+        return message
+
+    return await _expire_if_due(store, await store.read(work), now)
+
+
+async def list_inbox(store: Store, caller: Caller, size: int, token: str, *, now: int) -> tuple[list[Message], str]:
+    """The caller's inbound messages that are not terminal, oldest (lowest seq) first, one page at a time.
+
+    Raises:
+        InvalidArgument: negative page size or a bad page token.
+    """
+    agent_id, _ = _caller_ids(caller)
+    limit = page_size(size)
+    query = f"inbox:{agent_id}"
+    after = decode_page_token(token, query)
+    try:
+        after_seq = int(after) if after is not None else 0
+    except ValueError:
+        raise InvalidArgument("page_token: is malformed", reason=Reason.INVALID_PAGE_TOKEN) from None
+    rows = await store.read(lambda tx: tx.messages.list_open_to(agent_id, after_seq, limit + 1))
+    next_token = encode_page_token(str(rows[limit - 1].seq), query) if len(rows) > limit else ""
+    # A message past its deadline is expired already as far as readers go (the timer records it).
+    return [m for m in rows[:limit] if not m.is_due(now)], next_token
+
+
+async def wait_message(
+    store: Store, caller: Caller, message_id: str, *, timeout: float, clock: Clock
+) -> tuple[Message, bool]:
+    """Wait up to ``timeout`` seconds for a message the caller can see to be terminal.
+
+    Returns the message and whether it is terminal; a wait that ends first is not an error.
+
+    Raises:
+        NotFound: (MESSAGE_NOT_FOUND) no such message in the caller's project.
+        PermissionDenied: (MESSAGE_FORBIDDEN) the caller is neither sender nor recipient.
+    """
+    notifier = store.notifier
+    topic = message_topic(message_id)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        version = notifier.version(topic)
+        message = await get_message(store, caller, message_id, now=clock.now())
+        if message.state.terminal:
+            return message, True
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            return message, False
+        await notifier.wait(topic, version, remaining)
+
+
+# -- changes ---------------------------------------------------------------------------------------
+
+
+async def _change(
+    store: Store,
+    caller: Caller,
+    message_id: str,
+    now: int,
+    authorize: Callable[[Message, str], None],
+    transition: Callable[[Tx, Message], Message],
+) -> Message:
+    """Load, authorize, apply expiry, then ``transition`` — in one transaction.
+
+    An error from ``transition`` undoes the whole transaction, expiry included; the expiry timer
+    records that expiry at the deadline anyway, and the caller already saw its effect.
+    """
+    agent_id, project = _caller_ids(caller)
+    expired: list[Message] = []
+
+    def work(tx: Tx) -> Message:
+        message = _find(tx, project, message_id)
+        authorize(message, agent_id)
+        if message.is_due(now):
+            message = _expire(tx, message, now)
+            expired.append(message)
+        return transition(tx, message)
+
+    result = await store.write(work)
+    _log_expired(expired)
+    return result
+
+
+async def cancel_message(store: Store, caller: Caller, message_id: str, *, now: int) -> Message:
+    """Cancel a queued or delivered message the caller sent; a cancelled one is returned unchanged.
+
+    Raises:
+        NotFound: (MESSAGE_NOT_FOUND) no such message in the caller's project.
+        PermissionDenied: (MESSAGE_FORBIDDEN) the caller is not the sender.
+        FailedPrecondition: (INVALID_MESSAGE_STATE) it was replied to or expired.
+    """
+    changed: list[Message] = []
+
+    def transition(tx: Tx, message: Message) -> Message:
+        updated = rules.cancelled(message, now)
+        if updated is not message:
+            tx.messages.update(updated)
+            record_event(tx, updated.to_agent_id, EventKind.CANCELLED, now, message_id=updated.id)
+            tx.notify(message_topic(updated.id))
+            changed.append(updated)
+        return updated
+
+    message = await _change(store, caller, message_id, now, rules.check_sender, transition)
+    if changed:
+        log.info("message_cancelled", message_id=message.id, from_agent_id=message.from_agent_id)
+    return message
+
+
+async def reply_to_message(store: Store, caller: Caller, message_id: str, content: str, *, now: int) -> Message:
+    """Record the recipient's one reply; the sender gets a reply event.
+
+    Raises:
+        NotFound: (MESSAGE_NOT_FOUND) no such message in the caller's project.
+        PermissionDenied: (MESSAGE_FORBIDDEN) the caller is not the recipient.
+        FailedPrecondition: DUPLICATE_REPLY when it has a reply; INVALID_MESSAGE_STATE when it
+            was cancelled or expired.
+    """
+
+    def transition(tx: Tx, message: Message) -> Message:
+        updated = rules.replied(message, content, now)
+        tx.messages.update(updated)
+        record_event(tx, updated.from_agent_id, EventKind.REPLY, now, message_id=updated.id)
+        tx.notify(message_topic(updated.id))
+        return updated
+
+    message = await _change(store, caller, message_id, now, rules.check_recipient, transition)
+    log.info(
+        "message_replied", message_id=message.id, from_agent_id=message.from_agent_id, to_agent_id=message.to_agent_id
+    )
+    return message
+
+
+async def ack_messages(store: Store, caller: Caller, message_ids: list[str], *, now: int) -> list[Message]:
+    """Acknowledge each message (queued → delivered); all or none. Acknowledging again is a no-op.
+
+    Raises:
+        NotFound: (MESSAGE_NOT_FOUND) an id names no message of the caller's project.
+        PermissionDenied: (MESSAGE_FORBIDDEN) the caller is not the recipient of an id.
+        FailedPrecondition: (INVALID_MESSAGE_STATE) a message ended without being acknowledged.
+    """
+    agent_id, project = _caller_ids(caller)
+
+    def work(tx: Tx) -> list[Message]:
+        done: dict[str, Message] = {}
+        result = []
+        for message_id in message_ids:
+            message = done.get(message_id) or _find(tx, project, message_id)
+            rules.check_recipient(message, agent_id)
+            # A due message answers as expired; the timer records the expiry (an error here undoes this work).
+            current = rules.expired(message) if message.is_due(now) else message
+            updated = rules.acknowledged(current, now)
+            if updated is not current:
+                tx.messages.update(updated)
+            done[message_id] = updated
+            result.append(updated)
+        return result
+
+    return await store.write(work)
+
+
+# -- fanout ----------------------------------------------------------------------------------------
+
+
+async def _current(store: Store, message_ids: list[str], now: int) -> dict[str, Message]:
+    """The messages as they are now, expiry applied."""
+
+    def work(tx: Tx) -> dict[str, Message]:
+        found = {}
+        for message_id in message_ids:
+            message = tx.messages.get(message_id)
+            if message is not None:
+                found[message_id] = message
+        return found
+
+    current = await store.read(work)
+    for message_id, message in current.items():
+        if message.is_due(now):
+            current[message_id] = await _expire_if_due(store, message, now)
+    return current
+
+
+async def _wait_any(notifier: Notifier, versions: dict[str, int], timeout: float) -> None:
+    """Wait until one of the topics changes after its version, or the timeout."""
+    waits = [asyncio.ensure_future(notifier.wait(topic, version, timeout)) for topic, version in versions.items()]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiting in waits:
+            waiting.cancel()
+        await asyncio.gather(*waits, return_exceptions=True)
+
+
+async def fanout_messages(
+    store: Store, caller: Caller, fanout: Fanout, *, timeout: float, clock: Clock
+) -> list[FanoutOutcome]:
+    """Send the same request to each target, then gather until all are terminal or ``timeout`` passes.
+
+    A failed send fails only its own target. With an idempotency prefix each target's key is
+    derived from it, so an exact retry resolves to the same messages.
+    """
+    now = clock.now()
+    outgoing = [
+        Outgoing(
+            target=target,
+            content=fanout.content,
+            delivery=Delivery.FOLLOW_UP,
+            correlation_id=fanout.correlation_id,
+            reply_to="",
+            idempotency_key=(
+                rules.fanout_key(fanout.prefix, fanout.correlation_id, target, fanout.workflow_context)
+                if fanout.prefix
+                else ""
+            ),
+            hops=0,
+            max_hops=rules.DEFAULT_MAX_HOPS,
+            ttl=fanout.ttl,
+            allow_offline=fanout.allow_offline,
+            workflow_context=fanout.workflow_context,
+        )
+        for target in fanout.targets
+    ]
+
+    def work(tx: Tx) -> list[Sent | HubError]:
+        results: list[Sent | HubError] = []
+        for request in outgoing:
+            try:
+                results.append(_send(tx, caller, request, now))
+            except HubError as error:  # raised before the send wrote anything: the others go ahead
+                results.append(error)
+        return results
+
+    sends = await store.write(work)
+    for sent in sends:
+        if isinstance(sent, Sent):
+            _log_sent(sent)
+    ids = [sent.message.id for sent in sends if isinstance(sent, Sent)]
+    latest = {sent.message.id: sent.message for sent in sends if isinstance(sent, Sent)}
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    notifier = store.notifier
+    while True:
+        open_ids = [i for i in ids if not latest[i].state.terminal]
+        if not open_ids:
+            break
+        # Versions first, then the read: a change in between wakes the wait at once.
+        versions = {message_topic(i): notifier.version(message_topic(i)) for i in open_ids}
+        latest.update(await _current(store, open_ids, clock.now()))
+        remaining = deadline - loop.time()
+        if remaining <= 0 or all(latest[i].state.terminal for i in open_ids):
+            break
+        await _wait_any(notifier, versions, remaining)
+    return [
+        FanoutOutcome(request.target, latest[sent.message.id], None)
+        if isinstance(sent, Sent)
+        else FanoutOutcome(request.target, None, sent)
+        for request, sent in zip(outgoing, sends, strict=True)
+    ]
+
+
+# -- streams ---------------------------------------------------------------------------------------
+
+
+async def open_subscription(store: Store, agent_id: str, after_seq: int) -> Opening:
+    """Where a stream resuming after ``after_seq`` starts.
+
+    A cursor beyond the log's head (the hub's data was replaced) is moved back to the head and
+    reported as truncated, so the stream cannot skip what comes next.
+    """
+    head_seq, oldest_seq, purged_seq = await store.read(lambda tx: tx.events.log_state(agent_id))
+    if after_seq > head_seq:
+        return Opening(head_seq, head_seq, oldest_seq, truncated=True)
+    return Opening(after_seq, head_seq, oldest_seq, truncated=after_seq < purged_seq)
+
+
+async def read_unacked(
+    store: Store, agent_id: str, after_seq: int, through_seq: int, *, now: int
+) -> tuple[list[Message], int, bool]:
+    """Unacknowledged open messages to the agent with ``after_seq < seq <= through_seq``, by seq.
+
+    Returns up to one batch, the last seq scanned, and whether more may follow.
+    """
+    rows = await store.read(lambda tx: tx.messages.list_open_to(agent_id, after_seq, EVENT_BATCH, queued_only=True))
+    within = [m for m in rows if m.seq <= through_seq]
+    more = len(rows) == EVENT_BATCH and len(within) == len(rows)
+    cursor = within[-1].seq if within else after_seq
+    return [m for m in within if not m.is_due(now)], cursor, more
+
+
+async def read_events(store: Store, agent_id: str, after_seq: int, *, presence_only: bool, now: int) -> EventPage:
+    """The next batch of the agent's deliverable events after ``after_seq``.
+
+    Message events of acknowledged, ended or due messages are skipped; the cursor still moves past them.
+    """
+    events = await store.read(
+        lambda tx: tx.events.read_after(agent_id, after_seq, EVENT_BATCH, presence_only=presence_only)
+    )
+    if not events:
+        return EventPage([], after_seq, full=False)
+    return EventPage(
+        [event for event in events if rules.deliverable(event, now)], events[-1].seq, full=len(events) == EVENT_BATCH
+    )
+
+
+# -- timers and sweeps -----------------------------------------------------------------------------
+
+
+async def next_deadline(store: Store) -> int | None:
+    """The earliest deadline of any open message."""
+    return await store.read(lambda tx: tx.messages.next_deadline())
+
+
+async def expire_due(store: Store, *, now: int) -> list[Message]:
+    """Expire every open message whose deadline passed (one transaction per batch); tell both sides."""
+    expired: list[Message] = []
+    while True:
+        batch = await store.write(lambda tx: [_expire(tx, m, now) for m in tx.messages.list_due(now, _EXPIRY_BATCH)])
+        expired.extend(batch)
+        if len(batch) < _EXPIRY_BATCH:
+            break
+    _log_expired(expired)
+    return expired
+
+
+async def purge_messages(store: Store, *, now: int, retention: int) -> int:
+    """Delete messages that ended ``retention`` ago or earlier with their events, and old presence events.
+
+    A purged id is NOT_FOUND from then on, and its idempotency key may be used again.
+    """
+    cutoff = now - retention
+
+    def work(tx: Tx) -> int:
+        ids = tx.messages.list_ended_before(cutoff, _PURGE_BATCH)
+        tx.events.delete_for_messages(ids)
+        tx.messages.delete(ids)
+        if len(ids) < _PURGE_BATCH:
+            tx.events.delete_presence_before(cutoff)
+        return len(ids)
+
+    total = 0
+    while True:
+        purged = await store.write(work)
+        total += purged
+        if purged < _PURGE_BATCH:
+            break
+    if total:
+        log.info("message_purged", count=total)
+    return total

@@ -1,0 +1,75 @@
+"""The benchmark (``python -m bench``) at a tiny scale, so that it cannot rot.
+
+It checks that every scenario runs and yields numbers, never what the numbers are: speed is
+measured by ``python -m bench`` and reported in docs/performance.md, not asserted in tests.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bench import run
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def test_quick_run_measures_every_scenario(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    env = {**os.environ, "GRPC_VERBOSITY": "ERROR"}
+    completed = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "--quiet", "--results-dir", str(results)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    files = list(results.glob("*.json"))
+    assert len(files) == 1
+    result = json.loads(files[0].read_text())
+    assert (results / "latest.md").read_text().startswith("# kxm hub benchmark")
+    assert "| scenario |" in completed.stdout
+
+    rows = result["rows"]
+    errors = [f"{r['scenario']}/{r['scale']}: {r['error']}" for r in rows if r["error"]]
+    assert not errors, errors
+    measured = {r["scenario"] for r in rows}
+    expected = set(run.CEILINGS) - {"broker_sqlite", "push_idle", "sqlite"}
+    expected |= {"broker_sqlite", "push_idle_memory", "push_idle_probe", "sqlite_normal", "sqlite_full"}
+    expected |= {"core_full", "core_normal", "fanout", "delivery", "paced", "idle_memory", "idle_probe", "leases"}
+    assert expected <= measured, expected - measured
+    for row in rows:
+        assert row["repetitions"] >= 1, row
+        assert _number(row["median"]), row
+        assert _number(row["server_cpu_us_per_op"]), row
+        if row["unit"] != "KiB/stream":
+            assert _number(row["p50_ms"]) and _number(row["p99_ms"]), row
+        if row["ceiling"]:
+            assert _number(row["ratio"]), row
+    assert [t["target"] for t in result["targets"]] == ["core_loop", "delivery", "idle_memory"]
+    assert all(_number(t["figure"]) for t in result["targets"]), result["targets"]
+    for key in ("nproc", "cpu_model", "python", "grpcio"):
+        assert result["machine"][key], key
+
+
+def test_generated_bench_code_is_current(tmp_path: Path) -> None:
+    """bench/_gen is what bench/gen.sh writes from bench/proto (the benchmark's own drift check)."""
+    subprocess.run(["bash", str(REPO / "bench" / "gen.sh"), str(tmp_path)], cwd=REPO, check=True, timeout=60)
+    fresh = tmp_path / "bench" / "_gen"
+    committed = REPO / "bench" / "_gen"
+    fresh_files = sorted(p.relative_to(fresh) for p in fresh.rglob("*") if p.suffix in (".py", ".pyi"))
+    committed_files = sorted(p.relative_to(committed) for p in committed.rglob("*") if p.suffix in (".py", ".pyi"))
+    assert fresh_files == committed_files
+    for rel in fresh_files:
+        assert (fresh / rel).read_text() == (committed / rel).read_text(), f"stale bench/_gen/{rel}: run bench/gen.sh"

@@ -1,0 +1,66 @@
+"""``kxm peer`` against a real hub, run as subprocesses acting as saved agents."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import ADMIN_TOKEN, Hub
+from tests.test_cli import kxm
+
+
+async def test_peer_conversation(hub: Hub, tmp_path: Path) -> None:
+    """send, inbox, get, reply, await, tail, fanout, cancel and ack, each as a named agent, with --json."""
+    env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
+    _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
+    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    # bob registers last, so his event log starts with alice's request (alice's has bob's presence).
+    for name in ("alice", "bob"):
+        await kxm("agent", "register", name, cwd=tmp_path, env=env)
+
+    async def peer(*args: str, agent: str = "alice") -> tuple[int, str, str]:
+        return await kxm("peer", *args, "--as", agent, "--json", cwd=tmp_path, env=env)
+
+    code, out, _ = await peer("send", "bob", "please review", "--correlation-id", "c1", "--ttl", "600")
+    sent = json.loads(out)
+    _, inbox, _ = await peer("inbox", agent="bob")
+    # bob tails (acking) and alice awaits while bob replies a moment later.
+    (_, tail, _), (_, waited, _), _ = await asyncio.gather(
+        peer("tail", "--count", "1", "--ack", agent="bob"),
+        peer("await", sent["id"], "--timeout", "20"),
+        _later(peer("reply", sent["id"], "looks good", agent="bob")),
+    )
+    pending = await peer("await", (json.loads((await peer("send", "bob", "later"))[1]))["id"], "--timeout", "0.2")
+    cancelled = json.loads((await peer("cancel", json.loads(pending[1])["id"]))[1])
+    fanned = await peer("fanout", "bob", "ghost", "--content", "vote", "--timeout", "0.2")
+    listed = await kxm("peer", "list", "--json", cwd=tmp_path, env=env)
+
+    assert code == 0
+    assert (sent["state"], sent["correlation_id"], sent["repeated"]) == ("MESSAGE_STATE_QUEUED", "c1", False)
+    assert [m["id"] for m in json.loads(inbox)["messages"]] == [sent["id"]]
+    first_event = json.loads(tail.splitlines()[1])  # line 0 is the ready event
+    assert first_event["message"]["id"] == sent["id"]
+    assert json.loads(waited)["reply"]["content"] == "looks good"
+    assert pending[0] == 3 and json.loads(pending[1])["terminal"] is False
+    assert cancelled["state"] == "MESSAGE_STATE_CANCELLED"
+    statuses = {r["target"]: r["status"] for r in json.loads(fanned[1])}
+    assert statuses == {"bob": "FANOUT_STATUS_PENDING", "ghost": "FANOUT_STATUS_ERROR"}
+    assert fanned[0] == 3
+    assert sorted(a["name"] for a in json.loads(listed[1])) == ["alice", "bob"]
+
+
+async def _later(call: Coroutine[Any, Any, tuple[int, str, str]], delay: float = 1.5) -> tuple[int, str, str]:
+    """Run ``call`` after ``delay`` seconds."""
+    await asyncio.sleep(delay)
+    return await call
+
+
+async def test_peer_needs_an_acting_agent(hub: Hub, tmp_path: Path) -> None:
+    """Commands that act as an agent say so when --as is missing."""
+    code, _, err = await kxm("peer", "inbox", cwd=tmp_path, env={"KXM_ADDR": hub.address})
+
+    assert code == 1
+    assert "--as NAME" in err
