@@ -81,7 +81,7 @@ async def push_delivery(address: str, subscribers: int, cfg: Config, pid: int) -
             cpu.start()
             start = time.perf_counter()
 
-            async def drain(stub: bench_pb2_grpc.PushServiceStub, start: float = start) -> float:
+            async def drain(stub: bench_pb2_grpc.PushServiceAsyncStub, start: float = start) -> float:
                 call = stub.Subscribe(bench_pb2.PushRequest(count=per, payload_size=cfg.payload_size), timeout=60)
                 got = 0
                 while got <= per:
@@ -193,7 +193,7 @@ class BrokerAgents:
         self.received = Receipts()
         """content -> receive time, for paced delivery."""
 
-    def stub(self) -> bench_pb2_grpc.BrokerServiceStub:
+    def stub(self) -> bench_pb2_grpc.BrokerServiceAsyncStub:
         ch = channel(self.address)
         self.channels.append(ch)
         return bench_pb2_grpc.BrokerServiceStub(ch)
@@ -209,8 +209,8 @@ class BrokerAgents:
         async def serve() -> None:
             while True:
                 event = await call.read()
-                if event is grpc.aio.EOF:
-                    return
+                if not isinstance(event, bench_pb2.BrokerEvent):
+                    return  # grpc.aio.EOF
                 self.received.record(event.content)
                 if reply:
                     await stub.Reply(bench_pb2.ReplyRequest(message_id=event.message_id, content=event.content))

@@ -402,8 +402,9 @@ def check_recipient(message: Message, agent_id: str) -> None:
 
 
 def _invalid_state(message: Message, action: str) -> FailedPrecondition:
+    article = "an" if message.state is MessageState.EXPIRED or message.state is MessageState.ERROR else "a"
     return FailedPrecondition(
-        f"cannot {action} a {message.state.value} message",
+        f"cannot {action} {article} {message.state.value} message",
         reason=Reason.INVALID_MESSAGE_STATE,
         metadata={"messageId": message.id, "state": message.state.value},
     )

@@ -25,7 +25,7 @@ from kxm_grpc.domain.clock import Clock
 from kxm_grpc.domain.messages import Delivery, Event, EventKind, Message, MessageState, Outgoing, WorkflowContext
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.secrets import new_id
-from kxm_grpc.errors import Aborted, HubError, InvalidArgument, NotFound, Reason
+from kxm_grpc.errors import Aborted, HubError, InvalidArgument, NotFound, Reason, invalid_field
 from kxm_grpc.services.events import agent_topic, message_topic, record_event
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.notify import Notifier
@@ -273,7 +273,7 @@ async def list_inbox(store: Store, caller: Caller, size: int, token: str, *, now
     try:
         after_seq = int(after) if after is not None else 0
     except ValueError:
-        raise InvalidArgument("page_token: is malformed", reason=Reason.INVALID_PAGE_TOKEN) from None
+        raise invalid_field("page_token", "is malformed", reason=Reason.INVALID_PAGE_TOKEN) from None
     rows = await store.read(lambda tx: tx.messages.list_open_to(agent_id, after_seq, limit + 1))
     next_token = encode_page_token(str(rows[limit - 1].seq), query) if len(rows) > limit else ""
     # A message past its deadline is expired already as far as readers go (the timer records it).

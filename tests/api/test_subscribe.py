@@ -435,9 +435,10 @@ async def test_streams_per_agent_are_capped(hub_settings: Settings) -> None:
 
 
 async def test_slow_subscriber_is_cut_off_resumes_whole_and_slows_nobody(hub_settings: Settings) -> None:
-    """A consumer that stops reading is ended with SUBSCRIBER_TOO_SLOW once it lags past its queue; it
-    resumes from its last seq and receives every message; another subscriber meanwhile stays prompt."""
-    server = await own_hub(replace(hub_settings, subscriber_queue=20))
+    """A consumer that stops reading is ended with SUBSCRIBER_TOO_SLOW once it lags past its queue (while
+    it still does not read: its stream slot is freed); it resumes from its last seq and receives every
+    message; another subscriber meanwhile stays prompt."""
+    server = await own_hub(replace(hub_settings, subscriber_queue=20, max_streams_per_agent=1))
     try:
         alice, slow, dave, fast = await agents(server.address, "alice", "slow", "dave", "fast")
         slow_stream, fast_stream = Stream(slow), Stream(fast)
@@ -459,6 +460,17 @@ async def test_slow_subscriber_is_cut_off_resumes_whole_and_slows_nobody(hub_set
                 await asyncio.sleep(0.02)
 
         flooded, _ = await asyncio.gather(flood(), probe())
+        freed = False
+        for _ in range(40):  # one stream per agent: a new one opens once the hub has cut the stalled one
+            candidate = Stream(slow, after_seq=10**6)
+            try:
+                await candidate.ready()
+            except ResourceExhausted:
+                await asyncio.sleep(0.1)
+                continue
+            candidate.drop()
+            freed = True
+            break
         received: list[str] = []
         last_seq = 0
         with pytest.raises(ResourceExhausted) as caught:
@@ -478,6 +490,7 @@ async def test_slow_subscriber_is_cut_off_resumes_whole_and_slows_nobody(hub_set
         resumed.drop()
         fast_stream.drop()
 
+        assert freed, "the stalled stream was not cut while its consumer did not read"
         assert caught.value.reason is Reason.SUBSCRIBER_TOO_SLOW
         assert caught.value.metadata["limit"] == "20"
         assert 0 < len(received) < 300
