@@ -17,9 +17,14 @@ ROOT = str(Path(__file__).resolve().parent.parent)
 async def kxm(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str, str]:
     """Run ``python -m kxm_grpc.cli ARGS`` without blocking the hub's event loop."""
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "kxm_grpc.cli", *args, cwd=cwd,
+        sys.executable,
+        "-m",
+        "kxm_grpc.cli",
+        *args,
+        cwd=cwd,
         env={**os.environ, "PYTHONPATH": ROOT, **(env or {})},
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     out, err = await process.communicate()
     assert process.returncode is not None
@@ -50,10 +55,10 @@ async def test_admin_agent_and_debug_commands(hub: Hub, tmp_path: Path) -> None:
     await kxm("agent", "register", "bob", cwd=tmp_path, env=env)
     listed = await kxm("agent", "list", "--json", cwd=tmp_path, env=env)
     again = await kxm("agent", "register", "alice", "--json", cwd=tmp_path, env=env)
-    called = await kxm("debug", "call", "kxm.v1.AgentService/ListAgents", "{}", "--token", token,
-                       cwd=tmp_path, env=env)
-    refused = await kxm("debug", "call", "kxm.v1.AdminService/ListProjects", "{}", "--token", token,
-                        cwd=tmp_path, env=env)
+    called = await kxm("debug", "call", "kxm.v1.AgentService/ListAgents", "{}", "--token", token, cwd=tmp_path, env=env)
+    refused = await kxm(
+        "debug", "call", "kxm.v1.AdminService/ListProjects", "{}", "--token", token, cwd=tmp_path, env=env
+    )
 
     assert code == 0
     assert sorted(a["name"] for a in json.loads(listed[1])) == ["alice", "bob"]

@@ -105,15 +105,15 @@ def register(commands: Any) -> None:
         help="events a stream may fall behind before it is cut off to resume later (KXM_SUBSCRIBER_QUEUE)",
     )
     serve.add_argument(
-        "--address-file", default=os.environ.get("KXM_ADDRESS_FILE"),
+        "--address-file",
+        default=os.environ.get("KXM_ADDRESS_FILE"),
         help="write the bound host:port here once serving (useful with --port 0) (KXM_ADDRESS_FILE)",
     )
     serve.add_argument(
         "--lease-min-ttl",
         type=float,
         default=float(_env("LEASE_MIN_TTL", "5")),
-        help="TESTING ONLY: lower the minimum lease TTL (default 5 s) so fault tests lapse quickly "
-        "(KXM_LEASE_MIN_TTL)",
+        help="TESTING ONLY: lower the minimum lease TTL (default 5 s) so fault tests lapse quickly (KXM_LEASE_MIN_TTL)",
     )
     serve.set_defaults(run=_serve)
 
