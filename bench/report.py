@@ -73,7 +73,15 @@ def summarize(rows: list[Row]) -> list[dict[str, Any]]:
     by_key = {f"{s['scenario']}/{s['scale']}": s for s in summaries}
     for s in summaries:
         ceiling = by_key.get(s["ceiling"]) if s["ceiling"] else None
-        s["ratio"] = _ratio(s, ceiling) if ceiling and not s["error"] and not ceiling["error"] else None
+        usable = ceiling is not None and not s["error"] and not ceiling["error"]
+        s["ratio"] = _ratio(s, ceiling) if usable else None
+        # Server CPU per operation, ceiling / hub: less sensitive to other load on the machine than rates.
+        s["cpu_ratio"] = None
+        if usable and s["ratio_basis"] == "rate":
+            assert ceiling is not None
+            hub_cpu, ceiling_cpu = s["server_cpu_us_per_op"], ceiling["server_cpu_us_per_op"]
+            if hub_cpu and ceiling_cpu:
+                s["cpu_ratio"] = ceiling_cpu / hub_cpu
     return summaries
 
 
@@ -133,8 +141,8 @@ def markdown(result: dict[str, Any]) -> str:
         f"{result['loadavg_before'][:1]} / {result['loadavg_after'][:1]}",
         "",
         "| scenario | scale | unit | median | min – max | p50 ms | p99 ms | server CPU µs/op | other load | ceiling "
-        "| ratio |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
+        "| ratio | CPU ratio |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |",
     ]
     for s in result["rows"]:
         if s["error"]:
@@ -150,7 +158,7 @@ def markdown(result: dict[str, Any]) -> str:
         lines.append(
             f"| {s['scenario']} | {s['scale']} | {s['unit']} | {_fmt(s['median'])} | {spread} | "
             f"{_fmt(s['p50_ms'], 2)} | {_fmt(s['p99_ms'], 2)} | {_fmt(s['server_cpu_us_per_op'])} | {other} | "
-            f"{ceiling} | {ratio} |"
+            f"{ceiling} | {ratio} | {_fmt(s['cpu_ratio'], 2)} |"
         )
     lines += ["", "## Targets", "", "| target | figure | met |", "| --- | ---: | --- |"]
     for t in result["targets"]:

@@ -26,7 +26,7 @@ from kxm_grpc.errors import HubError, Internal, PermissionDenied, Reason, Unauth
 from kxm_grpc.server.context import CallContext, set_current_call
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services import agents as agent_service
-from kxm_grpc.services.auth import Access, Credentials, authenticate
+from kxm_grpc.services.auth import Access, AuthCache, Authenticated, Credentials, authenticate
 
 log = structlog.get_logger("kxm.rpc")
 
@@ -76,6 +76,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
     def __init__(self, hub: HubState, access: dict[str, Access]) -> None:
         self._hub = hub
         self._access = access
+        self._auth_cache = AuthCache(hub.store)
 
     async def intercept_service(
         self,
@@ -114,7 +115,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
             raise PermissionDenied("this RPC has no access policy", reason=Reason.CREDENTIAL_KIND_DENIED)
         hub = self._hub
         try:
-            authenticated = await authenticate(hub.store, hub.admin_token_hash, credentials, access)
+            authenticated = await authenticate(hub.store, hub.admin_token_hash, credentials, access, self._auth_cache)
         except Unauthenticated:
             # Failed attempts spend the budget of the peer address, so guessing tokens is rate limited
             # too; successful calls are limited by identity, never by an unauthenticated value.
@@ -128,6 +129,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
             now = hub.now()
             if needs_touch(agent, now, hub.stale_after):
                 agent = await agent_service.touch_agent(hub.store, agent, now=now)
+                self._auth_cache.renewed(credentials, Authenticated(caller, agent))
         set_current_call(CallContext(caller, agent, request_id))
 
     def _wrap_unary(

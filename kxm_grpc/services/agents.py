@@ -18,6 +18,7 @@ from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, pag
 from kxm_grpc.domain.secrets import AGENT_KEY_PREFIX, hash_secret, new_id, new_secret, secret_matches
 from kxm_grpc.errors import AlreadyExists, PermissionDenied, Reason
 from kxm_grpc.services import events
+from kxm_grpc.services.auth import CREDENTIALS_TOPIC
 from kxm_grpc.store import Store, Tx
 
 log = structlog.get_logger("kxm.agents")
@@ -41,6 +42,7 @@ def presence_changed(tx: Tx, agent: Agent, now: int) -> None:
     streams deliver it).
     """
     tx.notify(f"presence:{agent.project}")
+    tx.notify(CREDENTIALS_TOPIC)
     events.record_presence(tx, agent, now)
 
 

@@ -65,8 +65,57 @@ def _invalid_agent() -> Unauthenticated:
     )
 
 
+CREDENTIALS_TOPIC = "credentials"
+"""Notified by every transaction that issues, rotates or revokes a credential or changes an agent's
+presence flag; it invalidates every cached authentication."""
+
+_CACHE_LIMIT = 10_000
+
+
+class AuthCache:
+    """Successful authentications of this process, valid until a credential or presence changes.
+
+    Checking credentials reads the store on every call otherwise (a snapshot, three lookups and two
+    hashes); agents call many times per second. Entries are keyed by the exact credentials
+    presented and dropped all at once when ``CREDENTIALS_TOPIC`` moves: the notifier publishes a
+    commit's topics before the committing call returns, so a revoked key is never accepted after
+    its revocation was acknowledged. Failures are never cached.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._entries: dict[Credentials, Authenticated] = {}
+        self._version = -1
+
+    def get(self, credentials: Credentials) -> Authenticated | None:
+        """The cached result for these credentials, if still valid."""
+        version = self._store.notifier.version(CREDENTIALS_TOPIC)
+        if version != self._version:
+            self._entries.clear()
+            self._version = version
+            return None
+        return self._entries.get(credentials)
+
+    def put(self, credentials: Credentials, authenticated: Authenticated, version: int) -> None:
+        """Remember a result read when the topic was at ``version``."""
+        if version != self._store.notifier.version(CREDENTIALS_TOPIC):
+            return  # a credential changed while we read: do not cache what may be stale
+        if len(self._entries) >= _CACHE_LIMIT:
+            self._entries.clear()
+        self._entries[credentials] = authenticated
+
+    def renewed(self, credentials: Credentials, authenticated: Authenticated) -> None:
+        """Replace a cached entry after the agent's presence was renewed (its record changed)."""
+        if credentials in self._entries:
+            self._entries[credentials] = authenticated
+
+
 async def authenticate(
-    store: Store, admin_token_hash: str | None, credentials: Credentials, access: Access
+    store: Store,
+    admin_token_hash: str | None,
+    credentials: Credentials,
+    access: Access,
+    cache: AuthCache | None = None,
 ) -> Authenticated:
     """Check every presented credential, then whether its kind may call an RPC with ``access``.
 
@@ -82,10 +131,16 @@ async def authenticate(
             "an agent identity needs both x-kxm-agent-id and x-kxm-agent-key", reason=Reason.INVALID_AGENT_IDENTITY
         )
 
-    def check(tx: Tx) -> Authenticated:
-        return _resolve(tx, admin_token_hash, credentials)
+    authenticated = cache.get(credentials) if cache is not None else None
+    if authenticated is None:
+        version = store.notifier.version(CREDENTIALS_TOPIC)
 
-    authenticated = await store.read(check)
+        def check(tx: Tx) -> Authenticated:
+            return _resolve(tx, admin_token_hash, credentials)
+
+        authenticated = await store.read(check)
+        if cache is not None:
+            cache.put(credentials, authenticated, version)
     _require(authenticated.caller, access)
     return authenticated
 

@@ -11,6 +11,7 @@ from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, pag
 from kxm_grpc.domain.projects import DEFAULT_PROJECT, Project, project_name
 from kxm_grpc.domain.secrets import PROJECT_TOKEN_PREFIX, hash_secret, new_secret
 from kxm_grpc.errors import AlreadyExists, NotFound, Reason
+from kxm_grpc.services.auth import CREDENTIALS_TOPIC
 from kxm_grpc.store import Store, Tx
 
 log = structlog.get_logger("kxm.projects")
@@ -41,6 +42,7 @@ async def create_project(store: Store, caller: Caller, name: str, *, now: int) -
             )
         project = Project(name=name, create_time=now, token_rotate_time=now)
         tx.projects.put(project, hash_secret(token))
+        tx.notify(CREDENTIALS_TOPIC)
         return project
 
     project = await store.write(work)
@@ -64,6 +66,7 @@ async def rotate_project_token(store: Store, caller: Caller, name: str, *, now: 
             raise NotFound(f"no project named {name}", reason=Reason.PROJECT_NOT_FOUND, metadata={"project": name})
         project = Project(name=name, create_time=current.create_time, token_rotate_time=now)
         tx.projects.put(project, hash_secret(token))
+        tx.notify(CREDENTIALS_TOPIC)
         return project
 
     project = await store.write(work)
@@ -94,6 +97,7 @@ async def ensure_default_project(store: Store, *, now: int) -> IssuedProject | N
             return None
         project = Project(name=DEFAULT_PROJECT, create_time=now, token_rotate_time=now)
         tx.projects.put(project, hash_secret(token))
+        tx.notify(CREDENTIALS_TOPIC)
         return project
 
     project = await store.write(work)

@@ -31,6 +31,7 @@ from kxm_grpc.domain.runtimes import Runtime
 from kxm_grpc.domain.secrets import RUNTIME_KEY_PREFIX, hash_secret, new_secret
 from kxm_grpc.domain.sync_events import CanonicalEvent, StoredEvent, SyncOutcome, SyncResult, SyncRun
 from kxm_grpc.errors import AlreadyExists, InvalidArgument, NotFound, Reason, invalid_field
+from kxm_grpc.services.auth import CREDENTIALS_TOPIC
 from kxm_grpc.store import Store, Tx
 
 log = structlog.get_logger("kxm.runtimes")
@@ -78,6 +79,7 @@ async def register_runtime(store: Store, caller: Caller, runtime_id: str, host: 
         else:
             runtime = replace(existing, host=host)
         tx.runtimes.put(runtime, hash_secret(key))
+        tx.notify(CREDENTIALS_TOPIC)
         return runtime, existing is not None
 
     runtime, rotated = await store.write(work)
