@@ -2,35 +2,26 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
 from google.protobuf.descriptor import ServiceDescriptor
 
 import kxm_grpc
-from kxm_grpc._gen.kxm.v1 import (
-    admin_service_pb2,
-    agent_service_pb2,
-    error_reason_pb2,
-    lease_service_pb2,
-    message_service_pb2,
-    runtime_service_pb2,
-)
+from kxm_grpc._gen.kxm.v1 import error_reason_pb2
 from kxm_grpc.client import HubClient
 from kxm_grpc.errors import Reason
 from kxm_grpc.server.app import SERVICERS
 from kxm_grpc.server.methods import ACCESS
+from tests.conftest import Hub
 
 ROOT = Path(__file__).resolve().parent.parent
+# Every service of every generated module (found, not listed, so a new service cannot be forgotten).
 SERVICES: list[ServiceDescriptor] = [
-    module.DESCRIPTOR.services_by_name[name]
-    for module, name in [
-        (admin_service_pb2, "AdminService"),
-        (agent_service_pb2, "AgentService"),
-        (message_service_pb2, "MessageService"),
-        (lease_service_pb2, "LeaseService"),
-        (runtime_service_pb2, "RuntimeService"),
-    ]
+    service
+    for path in sorted((ROOT / "kxm_grpc" / "_gen" / "kxm" / "v1").glob("*_pb2.py"))
+    for service in importlib.import_module(f"kxm_grpc._gen.kxm.v1.{path.stem}").DESCRIPTOR.services_by_name.values()
 ]
 
 
@@ -61,8 +52,35 @@ def test_every_rpc_has_an_access_policy_and_no_policy_is_stale() -> None:
     assert set(ACCESS) == set(all_methods())
 
 
-def test_every_service_is_served() -> None:
-    """The server registers a servicer for every service of the contract."""
+def test_the_contract_has_the_five_services() -> None:
+    """Discovery found every service (guards the glob above)."""
+    assert {s.name for s in SERVICES} == {
+        "AdminService",
+        "AgentService",
+        "MessageService",
+        "LeaseService",
+        "RuntimeService",
+    }
+
+
+async def test_every_service_is_served_and_reflected(hub: Hub) -> None:
+    """A running hub serves (and reflects) exactly the contract's services, plus health and reflection."""
+    from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+
+    def listed() -> set[str]:
+        import grpc
+
+        with grpc.insecure_channel(hub.address) as channel:
+            return set(ProtoReflectionDescriptorDatabase(channel).get_services())
+
+    import asyncio
+
+    services = await asyncio.to_thread(listed)
+
+    assert services == {s.full_name for s in SERVICES} | {
+        "grpc.health.v1.Health",
+        "grpc.reflection.v1alpha.ServerReflection",
+    }
     assert len(SERVICERS) == len(SERVICES)
 
 

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from kxm_grpc.cli.common import EXIT_OK, add_connection_flags, client_from, emit, message_to_dict, run
+from kxm_grpc.client.config import update_project_token
 
 
 def register(commands: Any) -> None:
@@ -61,6 +62,8 @@ def _rotate(args: argparse.Namespace) -> int:
     async def command() -> int:
         async with client_from(args, admin=True) as client:
             response = await client.rotate_project_token(args.name)
+        # Keep local tools working: the credentials file of this machine gets the new token.
+        update_project_token(response.project.name, response.project_token)
         emit(args, message_to_dict(response), f"{response.project.name}\t{response.project_token}")
         return EXIT_OK
 

@@ -13,6 +13,8 @@ from kxm_grpc.cli.common import EXIT_ERROR, EXIT_OK, EXIT_UNREACHABLE
 
 
 def _env(name: str, default: str) -> str:
+    # Defaults stay strings: argparse converts them with the option's type only when the command
+    # runs, so a malformed KXM_* value is a clear usage error of `hub serve`, not a crash of `kxm`.
     return os.environ.get(f"KXM_{name}", default)
 
 
@@ -22,7 +24,7 @@ def register(commands: Any) -> None:
     hub_commands = hub.add_subparsers(dest="hub_command", required=True, metavar="COMMAND")
     serve = hub_commands.add_parser("serve", help="start the hub (SQLite, 127.0.0.1:7331 by default)")
     serve.add_argument("--host", default=_env("HOST", "127.0.0.1"), help="bind address (env KXM_HOST)")
-    serve.add_argument("--port", type=int, default=int(_env("PORT", "7331")), help="port; 0 picks one (KXM_PORT)")
+    serve.add_argument("--port", type=int, default=_env("PORT", "7331"), help="port; 0 picks one (KXM_PORT)")
     serve.add_argument("--data-dir", default=_env("DATA_DIR", ".kxm"), help="state directory (KXM_DATA_DIR)")
     serve.add_argument(
         "--database",
@@ -39,31 +41,31 @@ def register(commands: Any) -> None:
     serve.add_argument(
         "--rate-limit",
         type=int,
-        default=int(_env("RATE_LIMIT", "600")),
+        default=_env("RATE_LIMIT", "600"),
         help="calls per window per identity (KXM_RATE_LIMIT)",
     )
     serve.add_argument(
         "--rate-window",
         type=float,
-        default=float(_env("RATE_WINDOW", "60")),
+        default=_env("RATE_WINDOW", "60"),
         help="rate window in seconds (KXM_RATE_WINDOW)",
     )
     serve.add_argument(
         "--stale-after",
         type=float,
-        default=float(_env("STALE_AFTER", "30")),
+        default=_env("STALE_AFTER", "30"),
         help="seconds without a heartbeat before an agent is stale (KXM_STALE_AFTER)",
     )
     serve.add_argument(
         "--message-ttl",
         type=float,
-        default=float(_env("MESSAGE_TTL", "86400")),
+        default=_env("MESSAGE_TTL", "86400"),
         help="default message time to live in seconds (KXM_MESSAGE_TTL)",
     )
     serve.add_argument(
         "--message-retention",
         type=float,
-        default=float(_env("MESSAGE_RETENTION", "604800")),
+        default=_env("MESSAGE_RETENTION", "604800"),
         help="seconds terminal messages are kept (KXM_MESSAGE_RETENTION)",
     )
     serve.add_argument(
@@ -83,25 +85,25 @@ def register(commands: Any) -> None:
     serve.add_argument(
         "--metrics-port",
         type=int,
-        default=int(_env("METRICS_PORT", "0")),
+        default=_env("METRICS_PORT", "0"),
         help="serve Prometheus metrics on this port; 0 disables (KXM_METRICS_PORT)",
     )
     serve.add_argument(
         "--shutdown-grace",
         type=float,
-        default=float(_env("SHUTDOWN_GRACE", "5")),
+        default=_env("SHUTDOWN_GRACE", "5"),
         help="seconds to drain on SIGTERM (KXM_SHUTDOWN_GRACE)",
     )
     serve.add_argument(
         "--max-streams-per-agent",
         type=int,
-        default=int(_env("MAX_STREAMS_PER_AGENT", "8")),
+        default=_env("MAX_STREAMS_PER_AGENT", "8"),
         help="open Subscribe streams allowed per agent (KXM_MAX_STREAMS_PER_AGENT)",
     )
     serve.add_argument(
         "--subscriber-queue",
         type=int,
-        default=int(_env("SUBSCRIBER_QUEUE", "1000")),
+        default=_env("SUBSCRIBER_QUEUE", "1000"),
         help="events a stream may fall behind before it is cut off to resume later (KXM_SUBSCRIBER_QUEUE)",
     )
     serve.add_argument(
@@ -112,7 +114,7 @@ def register(commands: Any) -> None:
     serve.add_argument(
         "--lease-min-ttl",
         type=float,
-        default=float(_env("LEASE_MIN_TTL", "5")),
+        default=_env("LEASE_MIN_TTL", "5"),
         help="TESTING ONLY: lower the minimum lease TTL (default 5 s) so fault tests lapse quickly (KXM_LEASE_MIN_TTL)",
     )
     serve.set_defaults(run=_serve)

@@ -9,47 +9,28 @@ its id, inbox and leases across CLI invocations and hub restarts.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-from pathlib import Path
 from typing import Any
 
-from kxm_grpc.cli.common import client_from
+from kxm_grpc.cli.common import add_connection_flags, client_from
+from kxm_grpc.client.identity import load_identity
 from kxm_grpc.errors import Unauthenticated
 
 
-def identity_path(project: str, name: str) -> Path:
-    """Where the CLI keeps an agent's id and key."""
-    base = Path(os.environ.get("KXM_DATA_DIR", ".kxm")) / "agents" / (project or "default")
-    return base / f"{name.strip().casefold()}.json"
-
-
-def load_identity(project: str, name: str) -> dict[str, str] | None:
-    """The saved identity, or None."""
-    try:
-        data = json.loads(identity_path(project, name).read_text())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def save_identity(project: str, name: str, agent_id: str, agent_key: str) -> None:
-    """Save an identity with mode 0600."""
-    path = identity_path(project, name)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump({"name": name, "agent_id": agent_id, "agent_key": agent_key}, handle)
-    os.replace(tmp, path)
+def add_identity(parser: argparse.ArgumentParser) -> None:
+    """Add ``--as NAME`` (env ``KXM_AGENT_NAME``) and the connection flags to a command acting as an agent."""
+    parser.add_argument(
+        "--as",
+        dest="agent_name",
+        default=os.environ.get("KXM_AGENT_NAME"),
+        help="act as this saved agent (env KXM_AGENT_NAME)",
+    )
+    add_connection_flags(parser)
 
 
 async def register_saved(client: Any, project: str, name: str, **fields: str) -> Any:
     """Register ``name`` (resuming with the saved key, if any) and save the new key."""
-    saved = load_identity(project, name) or {}
-    response = await client.register_agent(name, previous_key=saved.get("agent_key", ""), **fields)
-    save_identity(project, name, response.agent.id, response.agent_key)
-    return response
+    return await client.register_agent(name, remember=True, **fields)
 
 
 async def agent_client(args: argparse.Namespace, name: str) -> Any:

@@ -29,6 +29,26 @@ def read_credentials_file(path: Path | None = None) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def update_project_token(project: str, token: str, path: Path | None = None) -> bool:
+    """Replace a project's token in the credentials file, if the file lists that project.
+
+    Returns whether the file changed. Keeps the file's mode (0600) by rewriting it in place.
+    """
+    path = path or credentials_path()
+    data = read_credentials_file(path)
+    tokens = data.get("projects")
+    if not isinstance(tokens, dict) or project not in tokens:
+        return False
+    tokens[project] = token
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(data, handle, indent=2)
+        handle.write("\n")
+    os.replace(tmp, path)
+    return True
+
+
 @dataclass(frozen=True)
 class ClientConfig:
     """Resolved connection settings."""

@@ -17,11 +17,11 @@ from typing import Any
 import structlog
 
 from kxm_grpc.domain.caller import Caller, CredentialKind
-from kxm_grpc.domain.projects import DEFAULT_PROJECT
-from kxm_grpc.domain.secrets import ADMIN_TOKEN_PREFIX, new_secret
+from kxm_grpc.domain.projects import DEFAULT_PROJECT, Project
+from kxm_grpc.domain.secrets import ADMIN_TOKEN_PREFIX, hash_secret, new_secret
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.services import projects
-from kxm_grpc.store import Store
+from kxm_grpc.store import Store, Tx
 
 log = structlog.get_logger("kxm.bootstrap")
 
@@ -70,12 +70,23 @@ async def bootstrap(settings: Settings, store: Store, *, now: int) -> Bootstrap:
     issued = await projects.ensure_default_project(store, now=now)
     if issued is not None:
         tokens[issued.project.name] = issued.token
-    elif DEFAULT_PROJECT not in tokens:
-        existing = await store.read(lambda tx: tx.projects.get(DEFAULT_PROJECT))
-        if existing is not None:
-            # The file was lost but the database kept the project: issue a token we can write down.
-            rotated = await projects.rotate_project_token(store, Caller(CredentialKind.ADMIN), DEFAULT_PROJECT, now=now)
-            tokens[DEFAULT_PROJECT] = rotated.token
+    tokens.setdefault(DEFAULT_PROJECT, "")
+    for name, token in list(tokens.items()):
+        token_hash = hash_secret(token)
+
+        def lookup(tx: Tx, name: str = name, token_hash: str = token_hash) -> tuple[Project | None, Project | None]:
+            return tx.projects.find_by_token_hash(token_hash), tx.projects.get(name)
+
+        holder, project = await store.read(lookup)
+        if token and holder is not None and holder.name == name:
+            continue
+        if project is None:
+            del tokens[name]  # the project is gone: drop its stale token
+            continue
+        # The file lost or holds a stale token (rotated elsewhere); the database keeps only hashes,
+        # so issue a token the local tools can use again.
+        rotated = await projects.rotate_project_token(store, Caller(CredentialKind.ADMIN), name, now=now)
+        tokens[name] = rotated.token
     if generated:
         log.info("admin_token_generated", path=str(settings.credentials_path))
     data = {"schema": CREDENTIALS_SCHEMA, "admin_token": admin_token, "projects": tokens}

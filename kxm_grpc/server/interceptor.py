@@ -34,6 +34,8 @@ RPC_TOTAL = Counter("kxm_rpc", "RPCs served, by method and status code.", ["meth
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,80}")
 _EXEMPT_PREFIXES = ("/grpc.health.v1.", "/grpc.reflection.")
+# RPCs that renew the caller's presence themselves: the interceptor does not write it a second time.
+_RENEWS_PRESENCE = frozenset({"/kxm.v1.AgentService/Heartbeat"})
 
 _Req = TypeVar("_Req")
 _Resp = TypeVar("_Resp")
@@ -125,7 +127,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         structlog.contextvars.bind_contextvars(project=caller.project, agent_id=caller.agent_id)
         hub.limiter.check(caller.identity)
         agent = authenticated.agent
-        if agent is not None:
+        if agent is not None and method not in _RENEWS_PRESENCE:
             now = hub.now()
             if needs_touch(agent, now, hub.stale_after):
                 agent = await agent_service.touch_agent(hub.store, agent, now=now)

@@ -12,7 +12,9 @@ def configure_logging(fmt: str = "auto", level: str = "info") -> None:
     """Configure structlog once for the process; ``fmt`` is ``json``, ``console`` or ``auto``."""
     use_console = fmt == "console" or (fmt == "auto" and sys.stderr.isatty())
     renderer: structlog.typing.Processor = (
-        structlog.dev.ConsoleRenderer() if use_console else structlog.processors.JSONRenderer()
+        structlog.dev.ConsoleRenderer(exception_formatter=structlog.dev.plain_traceback)
+        if use_console
+        else structlog.processors.JSONRenderer()
     )
     processors: list[structlog.typing.Processor] = [
         structlog.contextvars.merge_contextvars,
@@ -20,7 +22,10 @@ def configure_logging(fmt: str = "auto", level: str = "info") -> None:
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
     if not use_console:
-        processors.append(structlog.processors.dict_tracebacks)
+        # Tracebacks without local variables: locals hold tokens, keys and message bodies.
+        processors.append(
+            structlog.processors.ExceptionRenderer(structlog.tracebacks.ExceptionDictTransformer(show_locals=False))
+        )
     processors.append(renderer)
     structlog.configure(
         processors=processors,

@@ -8,7 +8,7 @@ accepts is its ``Access``; the server's method table assigns one to every RPC.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.caller import Caller, CredentialKind
@@ -40,9 +40,9 @@ class Access(enum.Enum):
 class Credentials:
     """What a call presented (from its metadata)."""
 
-    bearer: str | None = None
+    bearer: str | None = field(default=None, repr=False)
     agent_id: str | None = None
-    agent_key: str | None = None
+    agent_key: str | None = field(default=None, repr=False)
     project: str | None = None
 
 

@@ -135,3 +135,27 @@ async def test_failed_authentication_is_rate_limited_by_peer(hub_settings: Setti
     assert caught.value.reason is Reason.RATE_LIMITED
     await guesser.close()
     await server.stop(0)
+
+
+async def test_stale_token_in_credentials_file_is_reissued_at_start(hub_settings: Settings) -> None:
+    """A zero-configuration hub repairs a credentials file whose project token was rotated elsewhere."""
+    settings = replace(hub_settings, admin_token=None)
+    server = HubServer(settings)
+    await server.start()
+    data = json.loads(settings.credentials_path.read_text())
+    admin = HubClient(data["address"], token=data["admin_token"])
+    await admin.rotate_project_token("default")  # the file still holds the old token
+    await admin.close()
+    await server.stop(0)
+
+    restarted = HubServer(settings)
+    await restarted.start()
+    repaired = json.loads(settings.credentials_path.read_text())
+    client = HubClient(repaired["address"], token=repaired["projects"]["default"])
+
+    registered = await client.register_agent("after-rotation")
+
+    assert repaired["projects"]["default"] != data["projects"]["default"]
+    assert registered.agent.project == "default"
+    await client.close()
+    await restarted.stop(0)

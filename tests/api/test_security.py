@@ -11,6 +11,7 @@ import pytest
 from google.protobuf import message_factory
 
 from kxm_grpc._status import from_rpc_error
+from kxm_grpc.client import HubClient
 from kxm_grpc.errors import Reason
 from tests.conftest import AgentFactory, Hub, Project
 from tests.test_contract import SERVICES
@@ -100,12 +101,17 @@ async def test_forged_agent_key_is_unauthenticated(
 async def test_wrong_kind_of_credential_is_refused(
     hub: Hub, make_agent: AgentFactory, project: Project, service: object, method: object
 ) -> None:
-    """Admin RPCs refuse agents; agent RPCs refuse the admin token; runtime RPCs refuse agents."""
+    """Admin RPCs refuse agents; agent RPCs refuse the admin token; runtime RPCs refuse agents;
+    project-token RPCs refuse runtime keys. Project-scoped reads admit every kind of the project."""
     from kxm_grpc.server.methods import ACCESS
     from kxm_grpc.services.auth import Access
     from tests.conftest import ADMIN_TOKEN
 
     agent = await make_agent("caller")
+    registrar = HubClient(hub.address, token=project.token)
+    runtime_key = (await registrar.register_runtime("rtm_security01")).runtime_key
+    await registrar.close()
+    runtime_metadata = (("authorization", f"Bearer {runtime_key}"),)
     access = ACCESS[f"/{service.full_name}/{method.name}"]  # type: ignore[attr-defined]
     agent_metadata = agent.metadata
     admin_metadata = (("authorization", f"Bearer {ADMIN_TOKEN}"), ("x-kxm-project", "alpha"))
@@ -113,7 +119,7 @@ async def test_wrong_kind_of_credential_is_refused(
         Access.ADMIN: agent_metadata,
         Access.AGENT: admin_metadata,
         Access.RUNTIME: agent_metadata,
-        Access.PROJECT_TOKEN: None,
+        Access.PROJECT_TOKEN: runtime_metadata,
         Access.PROJECT: None,
     }[access]
     if wrong is None:

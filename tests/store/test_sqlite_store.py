@@ -178,3 +178,32 @@ async def test_wal_and_full_sync_are_in_force(tmp_path: Path) -> None:
 
     assert (mode, sync) == ("wal", 2)
     await store.close()
+
+
+async def test_full_database_refuses_writes_keeps_reads_and_recovers(tmp_path: Path) -> None:
+    """When the database is full, writes fail with STORAGE_FULL (never hang), reads work, and
+    writes succeed again once there is room."""
+    from kxm_grpc.errors import ResourceExhausted
+
+    store = SqliteStore(tmp_path / "hub.db", durability=Durability.NORMAL)
+    await store.start()
+    await store.write(lambda tx: tx.projects.put(Project("p", 1, 1), "sha256:p"))
+    pages = await store.write(lambda tx: tx.meta._conn.execute("PRAGMA page_count").fetchone()[0])  # type: ignore[attr-defined]
+    await store.write(lambda tx: tx.meta._conn.execute(f"PRAGMA max_page_count = {pages}"))  # type: ignore[attr-defined]
+
+    def big(tx: Tx) -> None:
+        tx.meta.put("big", "x" * 200_000)
+
+    results = await asyncio.wait_for(
+        asyncio.gather(store.write(big), store.write(lambda tx: tx.meta.put("small", "y")), return_exceptions=True),
+        timeout=10,
+    )
+    readable = await store.read(lambda tx: tx.projects.get("p"))
+    await store.write(lambda tx: tx.meta._conn.execute("PRAGMA max_page_count = 1073741823"))  # type: ignore[attr-defined]
+    await store.write(big)
+
+    assert isinstance(results[0], ResourceExhausted)
+    assert results[0].reason is Reason.STORAGE_FULL
+    assert readable == Project("p", 1, 1)
+    assert await store.read(lambda tx: tx.meta.get("big")) == "x" * 200_000
+    await store.close()

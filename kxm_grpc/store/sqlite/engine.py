@@ -190,6 +190,23 @@ class SqliteStore:
             conn.close()
 
     def _run_batch(self, conn: sqlite3.Connection, tx: SqliteTx, batch: list[_Job]) -> None:
+        """Run a batch in one transaction; every future of the batch is resolved, whatever fails."""
+        try:
+            self._run_batch_unguarded(conn, tx, batch)
+        except BaseException as exc:  # never leave a caller waiting on a future nobody resolves
+            log.exception("store_batch_failed")
+            with contextlib.suppress(sqlite3.Error):
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+            tx.take_topics()
+            failure = (
+                storage_error(exc)
+                if isinstance(exc, sqlite3.Error)
+                else Unavailable("the database failed; retry", reason=Reason.STORAGE_UNAVAILABLE, retry_after=1.0)
+            )
+            self._resolve([(fut, None, failure) for _, fut, _ in batch], [])
+
+    def _run_batch_unguarded(self, conn: sqlite3.Connection, tx: SqliteTx, batch: list[_Job]) -> None:
         outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
         topics: list[str] = []
         try:
@@ -197,17 +214,28 @@ class SqliteStore:
         except sqlite3.Error as exc:
             self._resolve([(fut, None, storage_error(exc)) for _, fut, _ in batch], [])
             return
-        for work, fut, _ in batch:
+        for index, (work, fut, _) in enumerate(batch):
             if fut.cancelled():
                 continue
             conn.execute("SAVEPOINT job")
             try:
                 result = work(tx)
             except Exception as exc:
-                conn.execute("ROLLBACK TO job")
-                conn.execute("RELEASE job")
                 tx.take_topics()
                 error: BaseException = storage_error(exc) if isinstance(exc, sqlite3.Error) else exc
+                if not conn.in_transaction:
+                    # SQLite rolled back the whole transaction (a full disk, an I/O error): the
+                    # work already done in this batch is gone too, so every job of it fails.
+                    failure = error if isinstance(exc, sqlite3.Error) else storage_error(sqlite3.OperationalError())
+                    lost: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = [
+                        (f, None, failure) for f, _, _ in outcomes
+                    ]
+                    lost.append((fut, None, error))
+                    lost += [(f, None, failure) for _, f, _ in batch[index + 1 :]]
+                    self._resolve(lost, [])
+                    return
+                conn.execute("ROLLBACK TO job")
+                conn.execute("RELEASE job")
                 outcomes.append((fut, None, error))
                 continue
             conn.execute("RELEASE job")
@@ -253,7 +281,7 @@ class SqliteStore:
         Raises:
             HubError: what ``work`` raised (its writes are undone), or a storage failure.
         """
-        if self._loop is None or self._thread is None:
+        if self._loop is None or self._thread is None or not self._thread.is_alive():
             raise Unavailable("the store is not open", reason=Reason.STORAGE_UNAVAILABLE)
         fut: asyncio.Future[T] = self._loop.create_future()
         self._jobs.put((work, fut, True))

@@ -1,0 +1,51 @@
+"""Logs carry metadata, never message bodies, tokens or keys, even in tracebacks."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+
+import pytest
+import structlog
+
+from kxm_grpc.errors import Internal, Reason
+from kxm_grpc.server.log import configure_logging
+from kxm_grpc.services import messages
+from tests.conftest import AgentFactory, Project
+
+
+@pytest.fixture
+def log_lines() -> Iterator[io.StringIO]:
+    """Route the hub's JSON logs into a buffer for the test, then restore the test configuration."""
+    buffer = io.StringIO()
+    configure_logging("json", "info")
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(buffer))
+    yield buffer
+    configure_logging("json", "warning")
+
+
+async def test_internal_error_logs_no_secret_or_body(
+    log_lines: io.StringIO, make_agent: AgentFactory, project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unexpected failure is INTERNAL with a fixed message; its logged traceback has no locals."""
+    sender = await make_agent("sender")
+    await make_agent("receiver")
+    secret_body = "top-secret-message-body-7f3a"
+
+    def explode(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(messages.rules, "outgoing", explode)
+
+    with pytest.raises(Internal) as caught:
+        await sender.send_message("receiver", secret_body)
+
+    text = log_lines.getvalue()
+    assert caught.value.reason is Reason.INTERNAL_ERROR
+    assert caught.value.message == "internal error"
+    assert "RuntimeError" in text  # the traceback was logged once
+    for secret in (secret_body, project.token, sender.agent_key or "-"):
+        assert secret not in text
+    events = [json.loads(line)["event"] for line in text.splitlines()]
+    assert "request_error" in events
