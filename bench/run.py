@@ -38,6 +38,10 @@ NEEDS: dict[str, list[str]] = {
 ALL = CEILINGS + HUB
 
 
+class AlreadyReported(RuntimeError):
+    """A failure whose cause was logged already (a hub that did not start, a failed sibling row)."""
+
+
 @dataclass
 class Run:
     """One benchmark run."""
@@ -122,7 +126,8 @@ async def _rows(
             row.reps = await measure()
         except Exception as exc:
             row.error = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
-            run.log(traceback.format_exc())
+            if not isinstance(exc, AlreadyReported):  # its cause was logged where it happened
+                run.log(traceback.format_exc())
         run.log(f"  {scenario:<14} {scale:<16} {_brief(row)}  ({time.monotonic() - started:.1f} s)")
 
 
@@ -237,7 +242,7 @@ async def run_ceilings(run: Run, names: list[str]) -> None:
 async def _ready(results: dict[str, list[Rep]]) -> list[Rep]:
     reps = results.get("probe")
     if reps is None:
-        raise RuntimeError("the idle-stream measurement failed")
+        raise AlreadyReported("the idle-stream measurement failed (see the memory row)")
     return reps
 
 
@@ -252,11 +257,11 @@ class _NoHub:
 
     @property
     def address(self) -> str:
-        raise RuntimeError(self.reason)
+        raise AlreadyReported(self.reason)
 
     @property
     def pid(self) -> int:
-        raise RuntimeError(self.reason)
+        raise AlreadyReported(self.reason)
 
 
 @contextlib.contextmanager

@@ -18,7 +18,7 @@ from kxm_grpc.server.settings import Settings
 from kxm_grpc.store import Durability
 
 os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
-configure_logging("json", "warning")
+configure_logging("json", "warning", cache=False)
 
 ADMIN_TOKEN = "test-admin-token-0123456789"
 

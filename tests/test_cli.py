@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
@@ -9,6 +10,9 @@ import socket
 import sys
 from pathlib import Path
 
+import pytest
+
+from kxm_grpc.cli.identity import add_identity
 from tests.conftest import ADMIN_TOKEN, Hub
 
 ROOT = str(Path(__file__).resolve().parent.parent)
@@ -76,3 +80,14 @@ async def test_errors_are_one_line_with_reason(hub: Hub, tmp_path: Path) -> None
 
     assert code == 1
     assert "UNAUTHENTICATED ERROR_REASON_INVALID_AUTH" in err
+
+
+def test_commands_acting_as_an_agent_share_the_identity_flags(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--as`` defaults to KXM_AGENT_NAME and comes with the connection flags (peer and lease alike)."""
+    monkeypatch.setenv("KXM_AGENT_NAME", "reviewer")
+    parser = argparse.ArgumentParser()
+    add_identity(parser)
+
+    assert parser.parse_args([]).agent_name == "reviewer"
+    assert parser.parse_args(["--as", "planner"]).agent_name == "planner"
+    assert {"--as", "--addr"} <= set(parser._option_string_actions)

@@ -8,22 +8,11 @@ token. ``acquire`` prints the fencing token to present with every write to the p
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
 from kxm_grpc.cli.common import EXIT_ERROR, EXIT_OK, add_connection_flags, client_from, emit, message_to_dict, run
-from kxm_grpc.cli.identity import agent_client
-
-
-def _add_identity(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--as",
-        dest="agent_name",
-        default=os.environ.get("KXM_AGENT_NAME"),
-        help="act as this saved agent (env KXM_AGENT_NAME)",
-    )
-    add_connection_flags(parser)
+from kxm_grpc.cli.identity import add_identity, agent_client
 
 
 def register(commands: Any) -> None:
@@ -35,20 +24,20 @@ def register(commands: Any) -> None:
     acquire.add_argument("name")
     acquire.add_argument("--ttl", type=float, default=None, help="seconds the lease lasts (5 to 600; default 300)")
     acquire.add_argument("--wait", type=float, default=None, metavar="SECONDS", help="queue this long if it is held")
-    _add_identity(acquire)
+    add_identity(acquire)
     acquire.set_defaults(run=_acquire)
 
     renew = actions.add_parser("renew", help="extend your live lease (the token stays the same)")
     renew.add_argument("name")
     renew.add_argument("fencing_token", type=int, help="your grant's fencing token")
     renew.add_argument("--ttl", type=float, default=None, help="seconds from now (5 to 600; default 300)")
-    _add_identity(renew)
+    add_identity(renew)
     renew.set_defaults(run=_renew)
 
     release = actions.add_parser("release", help="release your lease")
     release.add_argument("name")
     release.add_argument("fencing_token", type=int, help="your grant's fencing token")
-    _add_identity(release)
+    add_identity(release)
     release.set_defaults(run=_release)
 
     get = actions.add_parser("get", help="show the current grant of a lease")

@@ -8,27 +8,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
 from kxm_grpc.cli.common import EXIT_ERROR, EXIT_OK, add_connection_flags, client_from, emit, message_to_dict, run
-from kxm_grpc.cli.identity import agent_client
+from kxm_grpc.cli.identity import add_identity, agent_client
 
 EXIT_PENDING = 3
 """``await`` and ``fanout``: the wait ended before every message was terminal."""
 
 _DELIVERY = {"steer": "DELIVERY_STEER", "follow-up": "DELIVERY_FOLLOW_UP", "next-turn": "DELIVERY_NEXT_TURN"}
-
-
-def _add_identity(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--as",
-        dest="agent_name",
-        default=os.environ.get("KXM_AGENT_NAME"),
-        help="act as this saved agent (env KXM_AGENT_NAME)",
-    )
-    add_connection_flags(parser)
 
 
 def register(commands: Any) -> None:
@@ -53,18 +42,18 @@ def register(commands: Any) -> None:
     send.add_argument("--ttl", type=float, default=None, help="seconds the message lives (hub default 24 h)")
     send.add_argument("--allow-offline", action="store_true", help="queue for a registered agent that is offline")
     send.add_argument("--wait", type=float, default=None, metavar="SECONDS", help="then wait this long for the reply")
-    _add_identity(send)
+    add_identity(send)
     send.set_defaults(run=_send)
 
     get = actions.add_parser("get", help="show a message this agent sent or received")
     get.add_argument("message_id")
-    _add_identity(get)
+    add_identity(get)
     get.set_defaults(run=_get)
 
     wait = actions.add_parser("await", help="wait for a message to be replied to (exit 3 if still open)")
     wait.add_argument("message_id")
     wait.add_argument("--timeout", type=float, default=60.0, help="seconds to wait (default 60)")
-    _add_identity(wait)
+    add_identity(wait)
     wait.set_defaults(run=_await)
 
     fanout = actions.add_parser("fanout", help="send one request to one to three agents and gather the replies")
@@ -75,27 +64,27 @@ def register(commands: Any) -> None:
     fanout.add_argument("--ttl", type=float, default=None, help="seconds each message lives")
     fanout.add_argument("--timeout", type=float, default=60.0, help="seconds to gather replies (at most 1800)")
     fanout.add_argument("--allow-offline", action="store_true")
-    _add_identity(fanout)
+    add_identity(fanout)
     fanout.set_defaults(run=_fanout)
 
     cancel = actions.add_parser("cancel", help="cancel a message this agent sent")
     cancel.add_argument("message_id")
-    _add_identity(cancel)
+    add_identity(cancel)
     cancel.set_defaults(run=_cancel)
 
     inbox = actions.add_parser("inbox", help="list this agent's open inbound messages, oldest first")
-    _add_identity(inbox)
+    add_identity(inbox)
     inbox.set_defaults(run=_inbox)
 
     reply = actions.add_parser("reply", help="reply to a message this agent received")
     reply.add_argument("message_id")
     reply.add_argument("content", help="the reply text; '-' reads standard input")
-    _add_identity(reply)
+    add_identity(reply)
     reply.set_defaults(run=_reply)
 
     ack = actions.add_parser("ack", help="acknowledge received messages (they are not redelivered)")
     ack.add_argument("message_ids", nargs="+")
-    _add_identity(ack)
+    add_identity(ack)
     ack.set_defaults(run=_ack)
 
     tail = actions.add_parser("tail", help="print this agent's inbox event stream (JSON lines with --json)")
@@ -103,7 +92,7 @@ def register(commands: Any) -> None:
     tail.add_argument("--ack", action="store_true", help="acknowledge each message once printed")
     tail.add_argument("--count", type=int, default=0, help="stop after this many events (ready events excluded)")
     tail.add_argument("--presence-only", action="store_true", help="presence events only (agents of model 'tui')")
-    _add_identity(tail)
+    add_identity(tail)
     tail.set_defaults(run=_tail)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Coroutine, Iterator
 from typing import Any, TypeVar
 
 from kxm_grpc.client.hub import HubClient
@@ -77,6 +77,3 @@ class SyncHubClient:
 
 async def _next(agen: AsyncIterator[T]) -> T:
     return await agen.__anext__()
-
-
-Proxy = Callable[..., Any]

@@ -87,10 +87,15 @@ def registration(name: str, purpose: str, model: str, host: str) -> Registration
     )
 
 
-def needs_touch(agent: Agent, now: int, stale_after: int) -> bool:
-    """Whether an authenticated call should renew the agent's stored presence.
+def renewal_due(last_seen_time: int, now: int, stale_after: int) -> bool:
+    """Whether presence last renewed at ``last_seen_time`` should be renewed again.
 
     Renewing on every call would cost a commit per RPC; renewing once a quarter of the window has
-    passed keeps the lease fresh for any agent that calls at least that often.
+    passed keeps the lease fresh for any agent that calls (or holds a stream open) at least that often.
     """
-    return (not agent.online) or now - agent.last_seen_time >= stale_after // 4
+    return now - last_seen_time >= stale_after // 4
+
+
+def needs_touch(agent: Agent, now: int, stale_after: int) -> bool:
+    """Whether an authenticated call should renew the agent's stored presence (see ``renewal_due``)."""
+    return (not agent.online) or renewal_due(agent.last_seen_time, now, stale_after)

@@ -117,6 +117,19 @@ class Outgoing:
 
 
 @dataclass(frozen=True, slots=True)
+class Fanout:
+    """A validated FanoutMessages request."""
+
+    targets: list[str]
+    content: str
+    correlation_id: str
+    prefix: str
+    workflow_context: WorkflowContext | None
+    ttl: int
+    allow_offline: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     """A stored peer request. Times are hub-clock microseconds; 0 or None means not yet."""
 
@@ -336,6 +349,25 @@ def ack_ids(values: list[str]) -> list[str]:
     return [message_id(value, f"message_ids[{i}]") for i, value in enumerate(values)]
 
 
+# -- streams ---------------------------------------------------------------------------------------
+
+PRESENCE_STREAM_MODEL = "tui"
+"""The model an agent must have registered with to open a presence-only stream."""
+
+
+def check_stream(agent: Agent, presence_only: bool) -> None:
+    """A presence-only stream (no message bodies) is for dashboards: agents registered with model ``tui``.
+
+    Raises:
+        PermissionDenied: (PRESENCE_STREAM_FORBIDDEN) presence only, and the agent's model is not ``tui``.
+    """
+    if presence_only and agent.model != PRESENCE_STREAM_MODEL:
+        raise PermissionDenied(
+            "presence-only streams are for agents registered with model 'tui'",
+            reason=Reason.PRESENCE_STREAM_FORBIDDEN,
+        )
+
+
 # -- idempotency -----------------------------------------------------------------------------------
 
 
@@ -474,6 +506,40 @@ def fanout_targets(values: list[str]) -> list[str]:
     if not 1 <= len(targets) <= MAX_FANOUT_TARGETS:
         raise invalid_field("targets", "fanout requires between one and three unique targets")
     return targets
+
+
+def fanout(
+    *,
+    targets: list[str],
+    content: str,
+    correlation_id: str,
+    prefix: str,
+    ttl_micros: int,
+    allow_offline: bool,
+    context: WorkflowContext | None,
+) -> Fanout:
+    """Validate a fanout: targets, content, correlation id (pinned to the workflow run), then the prefix.
+
+    Raises:
+        InvalidArgument: a field is empty, too long or out of range, or not one to three distinct
+            targets (PROTOCOL_ERROR).
+        FailedPrecondition: the correlation id does not match the workflow run
+            (WORKFLOW_CONTEXT_CORRELATION_MISMATCH).
+    """
+    targets = fanout_targets(targets)
+    content = validation.required_text("content", content, MAX_CONTENT_CHARS)
+    correlation_id = validation.optional_text("correlation_id", correlation_id, MAX_CORRELATION_CHARS)
+    correlation_id = pinned_correlation(correlation_id, context)
+    prefix = validation.optional_text("idempotency_key_prefix", prefix, MAX_FANOUT_PREFIX_CHARS)
+    return Fanout(
+        targets=targets,
+        content=content,
+        correlation_id=correlation_id,
+        prefix=prefix,
+        workflow_context=context,
+        ttl=ttl_micros,
+        allow_offline=allow_offline,
+    )
 
 
 def fanout_key(prefix: str, correlation_id: str, target: str, context: WorkflowContext | None) -> str:

@@ -38,3 +38,10 @@ def secret_matches(secret: str, stored_hash: str | None) -> bool:
     if not stored_hash:
         return False
     return hmac.compare_digest(hash_secret(secret).encode(), stored_hash.encode())
+
+
+def hashes_match(stored_hash: str | None, expected_hash: str) -> bool:
+    """Tell, in constant time, whether a stored hash is ``expected_hash`` (False when none is stored)."""
+    if not stored_hash:
+        return False
+    return hmac.compare_digest(stored_hash.encode(), expected_hash.encode())

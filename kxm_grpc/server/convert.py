@@ -9,6 +9,10 @@ from kxm_grpc.domain.agents import Agent, Presence
 from kxm_grpc.domain.clock import MICROS
 from kxm_grpc.errors import invalid_field
 
+# A long poll answers this long before the call's deadline, so the answer (not DEADLINE_EXCEEDED)
+# reaches the caller.
+DEADLINE_MARGIN = 0.05
+
 _PRESENCE = {
     Presence.ONLINE: types_pb2.PRESENCE_ONLINE,
     Presence.STALE: types_pb2.PRESENCE_STALE,
@@ -39,6 +43,13 @@ def duration_micros(
     if not minimum <= micros <= maximum:
         raise invalid_field(field, f"must be between {minimum / MICROS:g} s and {maximum / MICROS:g} s")
     return micros
+
+
+def within_deadline(wait: float, time_remaining: float | None) -> float:
+    """A wait in seconds, cut short so the answer beats the call's deadline (``time_remaining``, if any)."""
+    if time_remaining is None:
+        return wait
+    return min(wait, max(0.0, time_remaining - DEADLINE_MARGIN))
 
 
 def agent_to_proto(agent: Agent, *, now: int, stale_after: int) -> types_pb2.Agent:

@@ -34,7 +34,6 @@ class ExpiryTimer:
     def __init__(self) -> None:
         self._wake = asyncio.Event()
         self._target: int | None = None
-        self.expired = 0
 
     def note(self, deadline: int) -> None:
         """A message with this deadline was stored: wake the timer if it sleeps towards a later one."""
@@ -51,7 +50,7 @@ class ExpiryTimer:
                 now = hub.now()
                 deadline = await messages.next_deadline(hub.store)
                 if deadline is not None and deadline <= now:
-                    self.expired += len(await messages.expire_due(hub.store, now=now))
+                    await messages.expire_due(hub.store, now=now)
                     continue
             except asyncio.CancelledError:
                 raise

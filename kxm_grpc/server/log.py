@@ -8,8 +8,11 @@ import sys
 import structlog
 
 
-def configure_logging(fmt: str = "auto", level: str = "info") -> None:
-    """Configure structlog once for the process; ``fmt`` is ``json``, ``console`` or ``auto``."""
+def configure_logging(fmt: str = "auto", level: str = "info", *, cache: bool = True) -> None:
+    """Configure structlog once for the process; ``fmt`` is ``json``, ``console`` or ``auto``.
+
+    ``cache=False`` lets a later ``configure`` reach loggers already used (tests reconfigure).
+    """
     use_console = fmt == "console" or (fmt == "auto" and sys.stderr.isatty())
     renderer: structlog.typing.Processor = (
         structlog.dev.ConsoleRenderer(exception_formatter=structlog.dev.plain_traceback)
@@ -31,5 +34,5 @@ def configure_logging(fmt: str = "auto", level: str = "info") -> None:
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-        cache_logger_on_first_use=True,
+        cache_logger_on_first_use=cache,
     )

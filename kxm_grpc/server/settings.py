@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
-import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from kxm_grpc.store import Durability
@@ -54,7 +53,6 @@ class Settings:
     # Testing only: fault tests lower the 5 s minimum lease TTL to make holders lapse quickly.
     lease_min_ttl: float = 5.0
     address_file: Path | None = None
-    extra: dict[str, str] = field(default_factory=dict)
 
     @property
     def database_path(self) -> str:
@@ -102,11 +100,3 @@ class Settings:
         if self.admin_token is not None and len(self.admin_token) < 16:
             raise SettingsError("the admin token must be at least 16 characters")
         return self
-
-
-ENV_PREFIX = "KXM_"
-
-
-def env_default(name: str, default: str | None = None) -> str | None:
-    """The value of ``KXM_<NAME>`` or the default."""
-    return os.environ.get(ENV_PREFIX + name, default)

@@ -9,6 +9,10 @@ plus events appended since its last read, counted by the notifier's one wake per
 loop checks its lag after every write; a monitor catches streams whose write is stuck because the
 consumer stopped reading, and wakes every stream when the hub shuts down. Lag is counted in
 events appended since the stream last read its log, so catching up on a backlog is never "slow".
+
+An open stream is its agent listening: the monitor renews the presence of every agent with an
+open stream, at most once per quarter of the presence window, so an agent that only subscribes is
+never retired by the stale sweep (``services.agents.touch_streaming_agents``).
 """
 
 from __future__ import annotations
@@ -22,9 +26,12 @@ import grpc
 import structlog
 
 from kxm_grpc._status import to_rpc_status
-from kxm_grpc.errors import Reason, ResourceExhausted, Unavailable
+from kxm_grpc.domain.agents import renewal_due
+from kxm_grpc.errors import Reason, ResourceExhausted
 from kxm_grpc.server.state import HubState
+from kxm_grpc.services import agents as agent_service
 from kxm_grpc.services.events import agent_topic
+from kxm_grpc.services.messages import Subscription
 
 log = structlog.get_logger("kxm.streams")
 
@@ -41,6 +48,8 @@ class Stream:
     agent_id: str
     topic: str
     context: Context
+    key_hash: str = ""
+    """The hash of the agent key the stream was opened with."""
     version: int = 0
     """The notifier version of the topic when the log was last read."""
     sent_seq: int = 0
@@ -51,32 +60,24 @@ class Stream:
     """The monitor's abort of this stream; the handler awaits it (re-raising grpc's AbortError) to end."""
 
 
-def shutting_down() -> Unavailable:
-    """The status every stream ends with when the hub stops."""
-    return Unavailable(
-        "the hub is shutting down; resubscribe (to another replica) with the last seq seen",
-        reason=Reason.SHUTTING_DOWN,
-    )
-
-
 class Subscribers:
     """Every open stream of this hub process."""
 
     def __init__(self, hub: HubState) -> None:
         self._hub = hub
         self._by_agent: dict[str, set[Stream]] = {}
+        self._renewed: dict[str, int] = {}
+        """When each agent with open streams last had its presence renewed (hub clock)."""
         self._monitor: asyncio.Task[None] | None = None
 
-    def count(self, agent_id: str) -> int:
-        """How many streams the agent has open."""
-        return len(self._by_agent.get(agent_id, ()))
-
-    def open(self, agent_id: str, context: Context) -> Stream:
-        """Register a new stream of ``agent_id``.
+    def open(self, subscription: Subscription, context: Context) -> Stream:
+        """Register a new stream of the subscribing agent.
 
         Raises:
             ResourceExhausted: (STREAM_LIMIT_REACHED) the agent has the maximum number of streams open.
         """
+        agent = subscription.agent
+        agent_id = agent.id
         streams = self._by_agent.setdefault(agent_id, set())
         limit = self._hub.settings.max_streams_per_agent
         if len(streams) >= limit:
@@ -86,8 +87,11 @@ class Subscribers:
                 metadata={"limit": str(limit)},
             )
         topic = agent_topic(agent_id)
-        stream = Stream(agent_id, topic, context, version=self._hub.store.notifier.version(topic))
+        stream = Stream(
+            agent_id, topic, context, key_hash=subscription.key_hash, version=self._hub.store.notifier.version(topic)
+        )
         streams.add(stream)
+        self._renewed[agent_id] = max(self._renewed.get(agent_id, 0), agent.last_seen_time)
         if self._monitor is None:
             self._monitor = asyncio.create_task(self._watch(), name="kxm-stream-monitor")
         return stream
@@ -99,6 +103,7 @@ class Subscribers:
             streams.discard(stream)
             if not streams:
                 del self._by_agent[stream.agent_id]
+                self._renewed.pop(stream.agent_id, None)
 
     def lag(self, stream: Stream) -> int:
         """Events appended to the stream's log since it last read it (as far as this process saw).
@@ -121,12 +126,14 @@ class Subscribers:
         )
 
     async def _watch(self) -> None:
-        """While streams are open: end stuck slow streams, and wake every stream at shutdown."""
+        """While streams are open: end stuck slow streams, renew presence, and wake every stream at shutdown."""
         hub = self._hub
+        # Often enough to renew presence once a quarter window even with a very short --stale-after.
+        interval = min(MONITOR_INTERVAL, hub.settings.stale_after / 4)
         try:
             while self._by_agent:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(hub.shutting_down.wait(), MONITOR_INTERVAL)
+                    await asyncio.wait_for(hub.shutting_down.wait(), interval)
                 if hub.shutting_down.is_set():
                     # Each stream re-checks after its wake-up and ends with UNAVAILABLE.
                     hub.store.notifier.publish([agent_topic(agent_id) for agent_id in self._by_agent])
@@ -137,8 +144,29 @@ class Subscribers:
                             error = self.too_slow(stream)
                             if error is not None:
                                 self._cut(stream, error)
+                await self._renew_presence()
         finally:
             self._monitor = None
+
+    async def _renew_presence(self) -> None:
+        """Renew the presence of agents with open streams whose renewal is due."""
+        hub = self._hub
+        now = hub.now()
+        due = {
+            agent_id: {stream.key_hash for stream in streams}
+            for agent_id, streams in self._by_agent.items()
+            if renewal_due(self._renewed.get(agent_id, 0), now, hub.stale_after)
+        }
+        if not due:
+            return
+        try:
+            await agent_service.touch_streaming_agents(hub.store, due, now=now)
+        except Exception:
+            log.warning("stream_presence_renewal_failed", agents=len(due), exc_info=True)
+            return  # retried at the next tick
+        for agent_id in due:
+            if agent_id in self._by_agent:
+                self._renewed[agent_id] = now
 
     def _cut(self, stream: Stream, error: ResourceExhausted) -> None:
         """End a stream whose write is stuck: the status follows what the consumer has not read yet.

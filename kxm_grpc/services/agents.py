@@ -7,6 +7,7 @@ token. Keys rotate on every registration and are revoked on unregister.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 
 import structlog
@@ -15,7 +16,7 @@ from kxm_grpc.domain import agents as rules
 from kxm_grpc.domain.agents import Agent, Registration
 from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
-from kxm_grpc.domain.secrets import AGENT_KEY_PREFIX, hash_secret, new_id, new_secret, secret_matches
+from kxm_grpc.domain.secrets import AGENT_KEY_PREFIX, hash_secret, hashes_match, new_id, new_secret, secret_matches
 from kxm_grpc.errors import AlreadyExists, PermissionDenied, Reason
 from kxm_grpc.services import events
 from kxm_grpc.services.auth import CREDENTIALS_TOPIC
@@ -44,6 +45,16 @@ def presence_changed(tx: Tx, agent: Agent, now: int) -> None:
     tx.notify(f"presence:{agent.project}")
     tx.notify(CREDENTIALS_TOPIC)
     events.record_presence(tx, agent, now)
+
+
+def key_changed(tx: Tx, agent_id: str) -> None:
+    """Record that the agent's key was replaced or revoked, in the transaction that did it.
+
+    Every cached authentication is dropped, and the agent's open streams wake (its log topic) to
+    re-check their key: a stream of a replaced or revoked key ends with UNAUTHENTICATED.
+    """
+    tx.notify(CREDENTIALS_TOPIC)
+    tx.notify(events.agent_topic(agent_id))
 
 
 async def register_agent(
@@ -104,6 +115,7 @@ async def register_agent(
                 online=True,
             )
             resumed = True
+            key_changed(tx, agent.id)
         tx.agents.put(agent)
         tx.agents.set_key_hash(agent.id, hash_secret(key))
         presence_changed(tx, agent, now)
@@ -114,15 +126,38 @@ async def register_agent(
     return RegisteredAgent(agent, key, resumed)
 
 
+def _touch(tx: Tx, current: Agent, now: int) -> Agent:
+    """Renew ``current``'s presence at ``now``; an agent the sweep retired comes back online."""
+    renewed = current.seen(now)
+    tx.agents.put(renewed)
+    if not current.online:
+        presence_changed(tx, renewed, now)
+    return renewed
+
+
 async def touch_agent(store: Store, agent: Agent, *, now: int) -> Agent:
     """Renew an authenticated agent's presence; bring it back online if the sweep retired it."""
+    return await store.write(lambda tx: _touch(tx, tx.agents.get(agent.id) or agent, now))
 
-    def work(tx: Tx) -> Agent:
-        current = tx.agents.get(agent.id) or agent
-        renewed = current.seen(now)
-        tx.agents.put(renewed)
-        if not current.online:
-            presence_changed(tx, renewed, now)
+
+async def touch_streaming_agents(store: Store, key_hashes: Mapping[str, Collection[str]], *, now: int) -> list[Agent]:
+    """Renew the presence of agents holding open streams (``agent id -> their streams' key hashes``).
+
+    An open stream is the agent listening, so it keeps the agent online like any call does. One
+    transaction for all; an agent is renewed only while one of its streams' keys is still its
+    active key, so a stream of a revoked or replaced key (about to end) never brings it back online.
+    Returns the agents renewed.
+    """
+
+    def work(tx: Tx) -> list[Agent]:
+        renewed = []
+        for agent_id, hashes in key_hashes.items():
+            current = tx.agents.get(agent_id)
+            stored = tx.agents.get_key(agent_id)
+            if current is None or stored is None or not stored[1]:
+                continue
+            if any(hashes_match(stored[0], key_hash) for key_hash in hashes):
+                renewed.append(_touch(tx, current, now))
         return renewed
 
     return await store.write(work)
@@ -144,6 +179,7 @@ async def unregister_agent(store: Store, caller: Caller, *, now: int) -> Agent:
         offline = replace(current, online=False, last_seen_time=now)
         tx.agents.put(offline)
         tx.agents.revoke_key(agent_id)
+        key_changed(tx, agent_id)
         presence_changed(tx, offline, now)
         return offline
 

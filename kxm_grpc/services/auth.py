@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.caller import Caller, CredentialKind
-from kxm_grpc.domain.secrets import RUNTIME_KEY_PREFIX, hash_secret, secret_matches
+from kxm_grpc.domain.secrets import RUNTIME_KEY_PREFIX, hash_secret, hashes_match, secret_matches
 from kxm_grpc.errors import NotFound, PermissionDenied, Reason, Unauthenticated
 from kxm_grpc.store import Store, Tx
 
@@ -70,6 +70,51 @@ CREDENTIALS_TOPIC = "credentials"
 presence flag; it invalidates every cached authentication."""
 
 _CACHE_LIMIT = 10_000
+
+
+def key_revoked() -> Unauthenticated:
+    """The status of an open stream whose agent key was revoked or replaced since it was opened."""
+    return Unauthenticated(
+        "the agent's key was revoked or replaced (it unregistered or registered again); register again",
+        reason=Reason.INVALID_AGENT_IDENTITY,
+    )
+
+
+async def check_agent_key(store: Store, agent_id: str, key_hash: str) -> None:
+    """Check that ``key_hash`` is still the agent's active key.
+
+    Raises:
+        Unauthenticated: (INVALID_AGENT_IDENTITY) the agent is gone, or its key was revoked or replaced.
+    """
+    stored = await store.read(lambda tx: tx.agents.get_key(agent_id))
+    if stored is None or not stored[1] or not hashes_match(stored[0], key_hash):
+        raise key_revoked()
+
+
+class KeyWatch:
+    """Re-checks a long-lived call's agent key, with a store read only when some credential changed.
+
+    ``CREDENTIALS_TOPIC`` moves with every transaction that rotates or revokes a key, so a
+    version equal to the one of the last check means the key is still valid without reading.
+    """
+
+    def __init__(self, store: Store, agent_id: str, key_hash: str) -> None:
+        self._store = store
+        self._agent_id = agent_id
+        self._key_hash = key_hash
+        self._checked = -1
+
+    async def check(self) -> None:
+        """Raise ``key_revoked()`` if the key stopped being the agent's active key.
+
+        Raises:
+            Unauthenticated: (INVALID_AGENT_IDENTITY) the key was revoked or replaced.
+        """
+        version = self._store.notifier.version(CREDENTIALS_TOPIC)
+        if version == self._checked:
+            return
+        await check_agent_key(self._store, self._agent_id, self._key_hash)
+        self._checked = version  # the version read before the check: a change during it is caught next time
 
 
 class AuthCache:

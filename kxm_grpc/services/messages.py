@@ -12,8 +12,9 @@ its TTL. Calls see only their own project's messages: another project's message 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import structlog
 
@@ -22,10 +23,11 @@ from kxm_grpc.domain import messages as rules
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.clock import Clock
-from kxm_grpc.domain.messages import Delivery, Event, EventKind, Message, MessageState, Outgoing, WorkflowContext
+from kxm_grpc.domain.messages import Delivery, Event, EventKind, Fanout, Message, MessageState, Outgoing
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
-from kxm_grpc.domain.secrets import new_id
-from kxm_grpc.errors import Aborted, HubError, InvalidArgument, NotFound, Reason, invalid_field
+from kxm_grpc.domain.secrets import hash_secret, new_id
+from kxm_grpc.errors import Aborted, HubError, InvalidArgument, NotFound, Reason, Unavailable, invalid_field
+from kxm_grpc.services.auth import KeyWatch
 from kxm_grpc.services.events import agent_topic, message_topic, record_event
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.notify import Notifier
@@ -44,19 +46,6 @@ class Sent:
     message: Message
     repeated: bool
     target_online: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class Fanout:
-    """A validated FanoutMessages request."""
-
-    targets: list[str]
-    content: str
-    correlation_id: str
-    prefix: str
-    workflow_context: WorkflowContext | None
-    ttl: int
-    allow_offline: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +74,45 @@ class EventPage:
     events: list[Event]
     cursor: int
     full: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Subscription:
+    """An admitted Subscribe request: the agent, the hash of the key it presented, and the cursor."""
+
+    agent: Agent
+    key_hash: str
+    after_seq: int
+    presence_only: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """The first item of every stream: the agent, and where the stream starts in its log (at ``time``)."""
+
+    agent: Agent
+    opening: Opening
+    time: int
+
+
+@dataclass(frozen=True, slots=True)
+class Redelivery:
+    """An unacknowledged open message at or below the cursor, delivered again."""
+
+    message: Message
+
+
+StreamItem = Ready | Redelivery | Event
+"""What a stream yields: ready first, then redeliveries, then logged events."""
+
+
+class LogCursor(Protocol):
+    """The edge's record of a stream: the notifier version of its agent's topic at the last log read.
+
+    The edge measures a stream's lag (events appended but not yet read) from it.
+    """
+
+    version: int
 
 
 def _not_found(message_id: str) -> NotFound:
@@ -166,9 +194,10 @@ def _send(tx: Tx, caller: Caller, outgoing: Outgoing, now: int) -> Sent:
     target = _resolve_target(tx, project, outgoing.target, allow_offline=outgoing.allow_offline)
     if target.id == sender_id:
         raise InvalidArgument("an agent cannot send a message to itself", reason=Reason.SELF_TARGET)
-    seq = tx.events.next_seq(target.id)
+    message_id = new_id("msg")
+    seq = record_event(tx, target.id, EventKind.MESSAGE, now, message_id=message_id)
     message = Message(
-        id=new_id("msg"),
+        id=message_id,
         project=project,
         from_agent_id=sender_id,
         from_agent_name=caller.agent_name or "",
@@ -189,8 +218,6 @@ def _send(tx: Tx, caller: Caller, outgoing: Outgoing, now: int) -> Sent:
         allow_offline=outgoing.allow_offline,
     )
     tx.messages.insert(message)
-    tx.events.append(target.id, seq, EventKind.MESSAGE, now, message_id=message.id)
-    tx.notify(agent_topic(target.id))
     return Sent(message, repeated=False, target_online=target.online)
 
 
@@ -556,6 +583,79 @@ async def read_events(store: Store, agent_id: str, after_seq: int, *, presence_o
     return EventPage(
         [event for event in events if rules.deliverable(event, now)], events[-1].seq, full=len(events) == EVENT_BATCH
     )
+
+
+def shutting_down() -> Unavailable:
+    """The status every stream ends with when the hub stops."""
+    return Unavailable(
+        "the hub is shutting down; resubscribe (to another replica) with the last seq seen",
+        reason=Reason.SHUTTING_DOWN,
+    )
+
+
+def subscription(
+    agent: Agent, agent_key: str, *, after_seq: int, presence_only: bool, stopping: asyncio.Event
+) -> Subscription:
+    """Admit a Subscribe of the authenticated ``agent`` (which presented ``agent_key``).
+
+    Raises:
+        PermissionDenied: (PRESENCE_STREAM_FORBIDDEN) presence only, and the agent's model is not ``tui``.
+        Unavailable: (SHUTTING_DOWN) the hub is stopping.
+    """
+    rules.check_stream(agent, presence_only)
+    if stopping.is_set():
+        raise shutting_down()
+    return Subscription(agent, hash_secret(agent_key), after_seq, presence_only)
+
+
+async def subscribe(
+    store: Store, subscription: Subscription, *, clock: Clock, stopping: asyncio.Event, cursor: LogCursor
+) -> AsyncGenerator[StreamItem, None]:
+    """The agent's inbox stream: ready, then redeliveries at or below the cursor, then the log after it,
+    then live events (woken by the commits that record them), until the caller stops iterating.
+
+    Before every item, and after every wake-up, the stream checks that the agent's key is still
+    the one it presented (a store read only when some credential changed): unregistering or
+    registering again ends the agent's open streams. ``cursor.version`` is set at every log read.
+
+    Raises:
+        Unauthenticated: (INVALID_AGENT_IDENTITY) the agent's key was revoked or replaced.
+        Unavailable: (SHUTTING_DOWN) the hub is stopping.
+    """
+    agent = subscription.agent
+    presence_only = subscription.presence_only
+    notifier = store.notifier
+    topic = agent_topic(agent.id)
+    key = KeyWatch(store, agent.id, subscription.key_hash)
+    await key.check()
+    opening = await open_subscription(store, agent.id, subscription.after_seq)
+    yield Ready(agent, opening, clock.now())
+    after_seq = opening.after_seq
+    if not presence_only:
+        low = 0
+        while True:
+            batch, low, more = await read_unacked(store, agent.id, low, after_seq, now=clock.now())
+            for message in batch:
+                await key.check()
+                yield Redelivery(message)
+            if not more:
+                break
+    while True:
+        await key.check()
+        version = notifier.version(topic)
+        page = await read_events(store, agent.id, after_seq, presence_only=presence_only, now=clock.now())
+        cursor.version = version
+        for event in page.events:
+            await key.check()
+            yield event
+        after_seq = page.cursor
+        if page.full:
+            continue
+        if stopping.is_set():
+            raise shutting_down()
+        await notifier.wait(topic, version)
+        if stopping.is_set():
+            raise shutting_down()
 
 
 # -- timers and sweeps -----------------------------------------------------------------------------

@@ -19,10 +19,10 @@ from tests.conftest import AgentFactory, Project
 def log_lines() -> Iterator[io.StringIO]:
     """Route the hub's JSON logs into a buffer for the test, then restore the test configuration."""
     buffer = io.StringIO()
-    configure_logging("json", "info")
+    configure_logging("json", "info", cache=False)
     structlog.configure(logger_factory=structlog.PrintLoggerFactory(buffer))
     yield buffer
-    configure_logging("json", "warning")
+    configure_logging("json", "warning", cache=False)
 
 
 async def test_internal_error_logs_no_secret_or_body(

@@ -18,7 +18,16 @@ from kxm_grpc._gen.kxm.v1 import types_pb2
 from kxm_grpc._status import from_rpc_error
 from kxm_grpc.client import HubClient, SyncHubClient
 from kxm_grpc.domain.clock import ManualClock
-from kxm_grpc.errors import FailedPrecondition, HubError, PermissionDenied, Reason, ResourceExhausted, Unavailable
+from kxm_grpc.errors import (
+    FailedPrecondition,
+    HubError,
+    NotFound,
+    PermissionDenied,
+    Reason,
+    ResourceExhausted,
+    Unauthenticated,
+    Unavailable,
+)
 from kxm_grpc.server import sweeps
 from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
@@ -171,7 +180,8 @@ async def test_expiry_events_reach_both_sides_within_250_ms(make_agent: AgentFac
 
 
 async def test_presence_events_go_to_the_other_online_agents(make_agent: AgentFactory) -> None:
-    """Registering and unregistering tell every other online agent of the project, not the agent itself."""
+    """Registering and unregistering tell every other online agent of the project, not the agent itself
+    (whose stream ends with its revoked key, without a presence event)."""
     alice = await make_agent("alice")
     alice_stream = Stream(alice)
     await alice_stream.ready()
@@ -186,7 +196,8 @@ async def test_presence_events_go_to_the_other_online_agents(make_agent: AgentFa
         ("carol", types_pb2.PRESENCE_ONLINE),
         ("carol", types_pb2.PRESENCE_OFFLINE),
     ]
-    await carol_stream.nothing_within(0.2, kinds=("presence",))
+    with pytest.raises(Unauthenticated):
+        await carol_stream.take(1, kinds=("presence",))
     for stream in (alice_stream, carol_stream):
         stream.drop()
 
@@ -204,6 +215,87 @@ async def test_a_second_stream_gets_the_same_events(make_agent: AgentFactory) ->
     assert kinds_and_ids(await one.take(1)) == kinds_and_ids(await two.take(1)) == [("message", sent.id)]
     one.drop()
     two.drop()
+
+
+# -- revoked keys and presence ---------------------------------------------------------------------
+
+
+async def test_unregistering_ends_the_agents_open_streams(make_agent: AgentFactory) -> None:
+    """UnregisterAgent revokes the key: every open stream of the agent ends promptly with UNAUTHENTICATED
+    (INVALID_AGENT_IDENTITY) and no message body reaches it afterwards."""
+    alice = await make_agent("alice")
+    bob = await make_agent("bob")
+    tui = await make_agent("dashboard", model="tui")
+    streams = [Stream(bob), Stream(bob)]
+    presence = Stream(tui, presence_only=True)
+    for stream in [*streams, presence]:
+        await stream.ready()
+    first = (await alice.send("bob", "before")).message
+    for stream in streams:
+        assert [e.message.id for e in await stream.take(1, kinds=("message",))] == [first.id]
+
+    started = time.monotonic()
+    await bob.unregister_agent()
+    await tui.unregister_agent()
+    await alice.send("bob", "after", allow_offline=True)
+    ended = []
+    for stream in [*streams, presence]:
+        with pytest.raises(Unauthenticated) as caught:
+            await stream.take(1, kinds=("message",), timeout=2)
+        ended.append(caught.value.reason)
+
+    assert ended == [Reason.INVALID_AGENT_IDENTITY] * 3
+    assert time.monotonic() - started < 1.5
+    with pytest.raises(Unauthenticated):
+        await Stream(bob).next()
+
+
+async def test_registering_again_ends_the_streams_of_the_replaced_key(make_agent: AgentFactory) -> None:
+    """A re-registration replaces the key: streams opened with the old key end (UNAUTHENTICATED), a stream
+    opened with the new key receives what is sent next."""
+    alice = await make_agent("alice")
+    bob = await make_agent("bob")
+    old_stream = Stream(bob)
+    await old_stream.ready()
+
+    await bob.register_agent("bob", previous_key=bob.agent_key or "")
+    with pytest.raises(Unauthenticated) as caught:
+        await old_stream.take(1, kinds=("message",), timeout=2)
+    new_stream = Stream(bob)
+    await new_stream.ready()
+    sent = (await alice.send("bob", "to the new key")).message
+    received = await new_stream.take(1, kinds=("message",))
+    new_stream.drop()
+
+    assert caught.value.reason is Reason.INVALID_AGENT_IDENTITY
+    assert received[0].message.id == sent.id
+
+
+async def test_an_open_stream_keeps_its_agent_online(hub_settings: Settings) -> None:
+    """An agent that only holds a stream open stays online across several stale windows (the sweep
+    running), so sends to it succeed; an agent without a stream is retired meanwhile."""
+    server = await own_hub(replace(hub_settings, stale_after=1.0))
+    try:
+        alice, bob, carol = await agents(server.address, "alice", "bob", "carol")
+        stream = Stream(bob)
+        await stream.ready()
+
+        await asyncio.sleep(3.0)  # three windows; the sweep runs every 1/3 s
+        listed = {a.name: a.presence for a in (await alice.list_agents(include_offline=True)).agents}
+        sent = (await alice.send("bob", "still there?")).message
+        received = await stream.take(1, kinds=("message",))
+        with pytest.raises(NotFound) as caught:
+            await alice.send("carol", "gone?")
+        stream.drop()
+
+        assert listed["bob"] == types_pb2.PRESENCE_ONLINE
+        assert listed["carol"] == types_pb2.PRESENCE_OFFLINE
+        assert received[0].message.id == sent.id
+        assert caught.value.reason is Reason.TARGET_NOT_FOUND
+        for client in (alice, bob, carol):
+            await client.close()
+    finally:
+        await server.stop(0.2)
 
 
 # -- resume ----------------------------------------------------------------------------------------

@@ -8,9 +8,10 @@ from kxm_grpc.domain import agents
 from kxm_grpc.domain.agents import Agent, Presence
 from kxm_grpc.domain.pagination import MAX_PAGE_SIZE, decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.projects import project_name
-from kxm_grpc.domain.secrets import AGENT_KEY_PREFIX, hash_secret, new_id, new_secret, secret_matches
+from kxm_grpc.domain.secrets import AGENT_KEY_PREFIX, hash_secret, hashes_match, new_id, new_secret, secret_matches
 from kxm_grpc.domain.validation import optional_text, required_text, utf16_length
 from kxm_grpc.errors import InvalidArgument, Reason, ResourceExhausted
+from kxm_grpc.server.convert import within_deadline
 from kxm_grpc.server.ratelimit import RateLimiter
 
 
@@ -130,3 +131,28 @@ def test_rate_limiter_refills_over_time() -> None:
     limiter.check("a", now=1.0)
 
     assert caught.value.retry_after == pytest.approx(1.0)
+
+
+def test_presence_renewal_is_due_once_a_quarter_window() -> None:
+    """A quarter of the window after the last renewal, presence is renewed again (streams and calls alike)."""
+    assert not agents.renewal_due(100, 109, 40)
+    assert agents.renewal_due(100, 110, 40)
+
+
+def test_stored_hashes_compare_to_a_key_hash() -> None:
+    """A stored hash matches the hash of the same key only; nothing stored matches nothing."""
+    key = new_secret(AGENT_KEY_PREFIX)
+
+    assert hashes_match(hash_secret(key), hash_secret(key))
+    assert not hashes_match(hash_secret(key), hash_secret(key + "x"))
+    assert not hashes_match(None, hash_secret(key))
+    assert not hashes_match("", hash_secret(key))
+
+
+@pytest.mark.parametrize(
+    ("wait", "remaining", "expected"),
+    [(10.0, None, 10.0), (10.0, 2.0, 1.95), (1.0, 2.0, 1.0), (10.0, 0.01, 0.0)],
+)
+def test_long_polls_answer_before_the_deadline(wait: float, remaining: float | None, expected: float) -> None:
+    """A wait is cut to the call's remaining time minus the margin, never below zero."""
+    assert within_deadline(wait, remaining) == pytest.approx(expected)

@@ -391,3 +391,69 @@ def test_fanout_keys_are_stable_and_distinct() -> None:
     }
     assert key not in others
     assert len(others) == 5
+
+
+def fanout(**overrides: Any) -> rules.Fanout:
+    """A valid fanout, with some fields replaced."""
+    fields: dict[str, Any] = {
+        "targets": [" Planner-A ", "planner-a", "b"],
+        "content": "  ship it?  ",
+        "correlation_id": "",
+        "prefix": " pr-42 ",
+        "ttl_micros": seconds(60),
+        "allow_offline": True,
+        "context": None,
+    }
+    fields.update(overrides)
+    return rules.fanout(**fields)
+
+
+def test_fanout_request_is_validated_and_normalised() -> None:
+    """Targets merged, content and prefix trimmed; a workflow context pins the correlation id."""
+    plain = fanout()
+    pinned = fanout(context=WorkflowContext("run-1", "s", "k", 1))
+
+    assert (plain.targets, plain.content, plain.prefix) == (["planner-a", "b"], "ship it?", "pr-42")
+    assert (plain.ttl, plain.allow_offline, plain.correlation_id) == (seconds(60), True, "")
+    assert pinned.correlation_id == "run-1"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"targets": []}, "targets"),
+        ({"content": " "}, "content"),
+        ({"correlation_id": "c" * 129}, "correlation_id"),
+        ({"prefix": "p" * 101}, "idempotency_key_prefix"),
+    ],
+)
+def test_fanout_request_refuses_bad_fields(overrides: dict[str, Any], field: str) -> None:
+    """Each malformed field is INVALID_ARGUMENT naming it."""
+    with pytest.raises(InvalidArgument) as caught:
+        fanout(**overrides)
+
+    assert caught.value.metadata["field"] == field
+
+
+def test_fanout_correlation_must_match_the_workflow_run() -> None:
+    """Another run's correlation id is FAILED_PRECONDITION (WORKFLOW_CONTEXT_CORRELATION_MISMATCH)."""
+    with pytest.raises(FailedPrecondition) as caught:
+        fanout(correlation_id="other", context=WorkflowContext("run-1", "s", "k", 1))
+
+    assert caught.value.reason is Reason.WORKFLOW_CONTEXT_CORRELATION_MISMATCH
+
+
+# -- streams ---------------------------------------------------------------------------------------
+
+
+def test_presence_only_streams_are_for_tui_agents() -> None:
+    """Any agent may open a full stream; presence only needs model 'tui' (else PRESENCE_STREAM_FORBIDDEN)."""
+    base = Agent("agt_1", "p", "a", "", "gpt", "", 0, 0, True)
+    tui = replace(base, model="tui")
+
+    rules.check_stream(base, False)
+    rules.check_stream(tui, True)
+    with pytest.raises(PermissionDenied) as caught:
+        rules.check_stream(base, True)
+
+    assert caught.value.reason is Reason.PRESENCE_STREAM_FORBIDDEN

@@ -11,15 +11,11 @@ from kxm_grpc.domain import leases as rules
 from kxm_grpc.domain.clock import MICROS, seconds
 from kxm_grpc.domain.leases import Lease
 from kxm_grpc.server.context import current_call
-from kxm_grpc.server.convert import duration_micros, timestamp
+from kxm_grpc.server.convert import duration_micros, timestamp, within_deadline
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services import leases
 
 Context = grpc.aio.ServicerContext[Any, Any]
-
-# A waiting acquire answers this long before the call's deadline, so the caller gets LEASE_HELD
-# rather than DEADLINE_EXCEEDED.
-_DEADLINE_MARGIN = 0.05
 
 
 def lease_to_proto(lease: Lease, *, now: int) -> types_pb2.Lease:
@@ -58,21 +54,17 @@ class LeaseServicer(lease_service_pb2_grpc.LeaseServiceServicer):
     ) -> lease_service_pb2.AcquireLeaseResponse:
         name = rules.lease_name(request.name)
         ttl = self._ttl(request)
-        wait = (
-            duration_micros(
-                "wait", request.wait, request.HasField("wait"), default=0, minimum=0, maximum=rules.MAX_WAIT
-            )
-            / MICROS
+        wait = duration_micros(
+            "wait", request.wait, request.HasField("wait"), default=0, minimum=0, maximum=rules.MAX_WAIT
         )
-        remaining = context.time_remaining()
-        if remaining is not None:
-            wait = min(wait, max(0.0, remaining - _DEADLINE_MARGIN))
+        # A waiting acquire answers before the call's deadline: the caller gets LEASE_HELD, not DEADLINE_EXCEEDED.
+        wait_seconds = within_deadline(wait / MICROS, context.time_remaining())
         acquired = await leases.acquire_lease(
             self._hub.store,
             current_call().caller,
             name,
             ttl=ttl,
-            wait=wait,
+            wait=wait_seconds,
             clock=self._hub.now,
             queues=self._queues,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -10,21 +11,17 @@ import grpc
 from kxm_grpc._gen.kxm.v1 import message_service_pb2 as pb
 from kxm_grpc._gen.kxm.v1 import message_service_pb2_grpc, types_pb2
 from kxm_grpc.domain import messages as rules
-from kxm_grpc.domain import validation
-from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.clock import MICROS, seconds
 from kxm_grpc.domain.messages import Delivery, Event, EventKind, Message, MessageState, WorkflowContext
-from kxm_grpc.errors import PermissionDenied, Reason, invalid_field
+from kxm_grpc.errors import invalid_field
 from kxm_grpc.server.context import current_call
-from kxm_grpc.server.convert import agent_to_proto, duration_micros, timestamp
+from kxm_grpc.server.convert import agent_to_proto, duration_micros, timestamp, within_deadline
+from kxm_grpc.server.interceptor import credentials_from
 from kxm_grpc.server.state import HubState
-from kxm_grpc.server.streams import Stream, Subscribers, shutting_down
+from kxm_grpc.server.streams import Subscribers
 from kxm_grpc.services import messages
 
 Context = grpc.aio.ServicerContext[Any, Any]
-
-# Answer a long poll this long before the call's deadline, so the answer arrives in time.
-_DEADLINE_MARGIN = 0.05
 
 _DELIVERY_IN: dict[int, Delivery] = {
     types_pb2.DELIVERY_UNSPECIFIED: Delivery.FOLLOW_UP,
@@ -109,11 +106,7 @@ def message_to_proto(message: Message) -> types_pb2.Message:
 
 def _wait_seconds(context: Context, requested: int) -> float:
     """A wait in seconds, cut short so the answer beats the call's deadline."""
-    wait = requested / MICROS
-    remaining = context.time_remaining()
-    if remaining is not None:
-        wait = min(wait, max(0.0, remaining - _DEADLINE_MARGIN))
-    return wait
+    return within_deadline(requested / MICROS, context.time_remaining())
 
 
 class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
@@ -208,22 +201,17 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
         return pb.WaitMessageResponse(message=message_to_proto(message), terminal=terminal)
 
     async def FanoutMessages(self, request: pb.FanoutMessagesRequest, context: Context) -> pb.FanoutMessagesResponse:
-        targets = rules.fanout_targets(list(request.targets))
-        content = validation.required_text("content", request.content, rules.MAX_CONTENT_CHARS)
         workflow_context = (
             workflow_context_from_proto(request.workflow_context) if request.HasField("workflow_context") else None
         )
-        correlation_id = validation.optional_text("correlation_id", request.correlation_id, rules.MAX_CORRELATION_CHARS)
-        fanout = messages.Fanout(
-            targets=targets,
-            content=content,
-            correlation_id=rules.pinned_correlation(correlation_id, workflow_context),
-            prefix=validation.optional_text(
-                "idempotency_key_prefix", request.idempotency_key_prefix, rules.MAX_FANOUT_PREFIX_CHARS
-            ),
-            workflow_context=workflow_context,
-            ttl=self._ttl("ttl", request),
+        fanout = rules.fanout(
+            targets=list(request.targets),
+            content=request.content,
+            correlation_id=request.correlation_id,
+            prefix=request.idempotency_key_prefix,
+            ttl_micros=self._ttl("ttl", request),
             allow_offline=request.allow_offline,
+            context=workflow_context,
         )
         requested = duration_micros(
             "timeout",
@@ -260,6 +248,31 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
                 )
         return pb.FanoutMessagesResponse(results=results)
 
+    def _item_to_proto(self, item: messages.StreamItem) -> pb.SubscribeResponse:
+        hub = self._hub
+        if isinstance(item, messages.Ready):
+            opening = item.opening
+            return pb.SubscribeResponse(
+                seq=0,
+                event_time=timestamp(item.time),
+                ready=pb.SubscribeReady(
+                    agent=agent_to_proto(item.agent, now=item.time, stale_after=hub.stale_after),
+                    after_seq=opening.after_seq,
+                    head_seq=opening.head_seq,
+                    oldest_seq=opening.oldest_seq,
+                    truncated=opening.truncated,
+                ),
+            )
+        if isinstance(item, messages.Redelivery):
+            message = item.message
+            return pb.SubscribeResponse(
+                seq=message.seq,
+                event_time=timestamp(message.create_time),
+                redelivered=True,
+                message=message_to_proto(message),
+            )
+        return self._event_to_proto(item)
+
     def _event_to_proto(self, event: Event) -> pb.SubscribeResponse:
         response = pb.SubscribeResponse(seq=event.seq, event_time=timestamp(event.event_time))
         kind = event.kind
@@ -283,80 +296,32 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
         return response
 
     async def Subscribe(self, request: pb.SubscribeRequest, context: Context) -> AsyncIterator[pb.SubscribeResponse]:
-        call = current_call()
-        agent = call.agent
-        assert agent is not None  # the method table requires an agent
-        presence_only = request.presence_only
-        if presence_only and agent.model != "tui":
-            raise PermissionDenied(
-                "presence-only streams are for agents registered with model 'tui'",
-                reason=Reason.PRESENCE_STREAM_FORBIDDEN,
-            )
         hub = self._hub
-        if hub.shutting_down.is_set():
-            raise shutting_down()
-        stream = self.subscribers.open(agent.id, context)
+        agent = current_call().agent
+        assert agent is not None  # the method table requires an agent
+        credentials, _ = credentials_from(context.invocation_metadata())
+        subscription = messages.subscription(
+            agent,
+            credentials.agent_key or "",
+            after_seq=request.after_seq,
+            presence_only=request.presence_only,
+            stopping=hub.shutting_down,
+        )
+        stream = self.subscribers.open(subscription, context)
+        items = messages.subscribe(hub.store, subscription, clock=hub.clock, stopping=hub.shutting_down, cursor=stream)
         try:
-            async for response in self._events(agent, request.after_seq, presence_only, stream):
-                stream.writing = True
-                yield response
-                stream.writing = False
-                if stream.cut is not None:
-                    await stream.cut  # the monitor ended the call while this write was stuck
-                if response.seq:
-                    stream.sent_seq = response.seq
-                slow = self.subscribers.too_slow(stream)
-                if slow is not None:
-                    raise slow
+            async with contextlib.aclosing(items):
+                async for item in items:
+                    response = self._item_to_proto(item)
+                    stream.writing = True
+                    yield response
+                    stream.writing = False
+                    if stream.cut is not None:
+                        await stream.cut  # the monitor ended the call while this write was stuck
+                    if response.seq:
+                        stream.sent_seq = response.seq
+                    slow = self.subscribers.too_slow(stream)
+                    if slow is not None:
+                        raise slow
         finally:
             self.subscribers.close(stream)
-
-    async def _events(
-        self, agent: Agent, after_seq: int, presence_only: bool, stream: Stream
-    ) -> AsyncIterator[pb.SubscribeResponse]:
-        """Ready, then redeliveries at or below the cursor, then the log after it, then live events."""
-        hub = self._hub
-        store = hub.store
-        notifier = store.notifier
-        topic = stream.topic
-        opening = await messages.open_subscription(store, agent.id, after_seq)
-        now = hub.now()
-        yield pb.SubscribeResponse(
-            seq=0,
-            event_time=timestamp(now),
-            ready=pb.SubscribeReady(
-                agent=agent_to_proto(agent, now=now, stale_after=hub.stale_after),
-                after_seq=opening.after_seq,
-                head_seq=opening.head_seq,
-                oldest_seq=opening.oldest_seq,
-                truncated=opening.truncated,
-            ),
-        )
-        cursor = opening.after_seq
-        if not presence_only:
-            low = 0
-            while True:
-                batch, low, more = await messages.read_unacked(store, agent.id, low, cursor, now=hub.now())
-                for message in batch:
-                    yield pb.SubscribeResponse(
-                        seq=message.seq,
-                        event_time=timestamp(message.create_time),
-                        redelivered=True,
-                        message=message_to_proto(message),
-                    )
-                if not more:
-                    break
-        while True:
-            version = notifier.version(topic)
-            page = await messages.read_events(store, agent.id, cursor, presence_only=presence_only, now=hub.now())
-            stream.version = version
-            for event in page.events:
-                yield self._event_to_proto(event)
-            cursor = page.cursor
-            if page.full:
-                continue
-            if hub.shutting_down.is_set():
-                raise shutting_down()
-            await notifier.wait(topic, version)
-            if hub.shutting_down.is_set():
-                raise shutting_down()

@@ -1,0 +1,168 @@
+"""The inbox stream's service layer on a real store, without gRPC: key checks and presence renewal."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+
+from kxm_grpc.domain.agents import registration
+from kxm_grpc.domain.caller import Caller, CredentialKind
+from kxm_grpc.domain.clock import ManualClock, seconds
+from kxm_grpc.domain.messages import Delivery, Event, EventKind
+from kxm_grpc.domain.messages import outgoing as outgoing_rule
+from kxm_grpc.domain.secrets import hash_secret
+from kxm_grpc.errors import PermissionDenied, Reason, Unauthenticated, Unavailable
+from kxm_grpc.services import agents, messages
+from kxm_grpc.services.agents import RegisteredAgent
+from kxm_grpc.store import Durability
+from kxm_grpc.store.sqlite import SqliteStore
+
+PROJECT = Caller(CredentialKind.PROJECT, project="p")
+
+
+@pytest_asyncio.fixture
+async def store() -> AsyncIterator[SqliteStore]:
+    """An open in-memory store."""
+    opened = SqliteStore(":memory:", durability=Durability.FULL)
+    await opened.start()
+    yield opened
+    await opened.close()
+
+
+async def register(
+    store: SqliteStore, name: str, *, now: int, model: str = "", key: str | None = None
+) -> RegisteredAgent:
+    return await agents.register_agent(store, PROJECT, registration(name, "", model, ""), presented_key=key, now=now)
+
+
+class Cursor:
+    """The edge's record of a stream (here: just the version)."""
+
+    version = 0
+
+
+async def test_streaming_agents_are_renewed_only_with_their_active_key(store: SqliteStore) -> None:
+    """An agent with a stream of its current key is renewed (and brought back online after the sweep);
+    one that unregistered, or whose stream holds a replaced key, is not."""
+    stale_after = seconds(30)
+    listener = await register(store, "listener", now=1)
+    gone = await register(store, "gone", now=1)
+    moved = await register(store, "moved", now=1)
+    await agents.unregister_agent(store, Caller(CredentialKind.AGENT, project="p", agent_id=gone.agent.id), now=2)
+    await register(store, "moved", now=2, key=moved.key)  # a new key replaces the one its stream holds
+    await agents.sweep_stale_agents(store, now=stale_after + 10, stale_after=stale_after)
+
+    renewed = await agents.touch_streaming_agents(
+        store,
+        {a.agent.id: {hash_secret(a.key)} for a in (listener, gone, moved)},
+        now=stale_after + 20,
+    )
+    after = {a.agent.name: await store.read(lambda tx, a=a: tx.agents.get(a.agent.id)) for a in (listener, gone, moved)}
+
+    assert [a.name for a in renewed] == ["listener"]
+    assert after["listener"] is not None and after["listener"].online
+    assert after["listener"].last_seen_time == stale_after + 20
+    assert after["gone"] is not None and not after["gone"].online
+    assert after["moved"] is not None and not after["moved"].online
+
+
+async def test_the_stream_ends_when_its_key_is_revoked(store: SqliteStore) -> None:
+    """subscribe() yields ready, then ends with UNAUTHENTICATED (INVALID_AGENT_IDENTITY) once the
+    agent unregisters, woken by the unregistering commit."""
+    clock = ManualClock()
+    bob = await register(store, "bob", now=clock.now())
+    stopping = asyncio.Event()
+    subscription = messages.subscription(bob.agent, bob.key, after_seq=0, presence_only=False, stopping=stopping)
+    items = messages.subscribe(store, subscription, clock=clock, stopping=stopping, cursor=Cursor())
+
+    ready = await anext(items)
+    waiting = asyncio.ensure_future(anext(items))
+    await asyncio.sleep(0.05)
+    assert not waiting.done()
+    await agents.unregister_agent(
+        store, Caller(CredentialKind.AGENT, project="p", agent_id=bob.agent.id), now=clock.now()
+    )
+    with pytest.raises(Unauthenticated) as caught:
+        await asyncio.wait_for(waiting, 2)
+    await items.aclose()
+
+    assert isinstance(ready, messages.Ready)
+    assert caught.value.reason is Reason.INVALID_AGENT_IDENTITY
+
+
+async def test_a_stream_with_a_stale_key_ends_before_anything_is_delivered(store: SqliteStore) -> None:
+    """A stream whose key was replaced before it started never yields, not even ready."""
+    clock = ManualClock()
+    first = await register(store, "bob", now=clock.now())
+    await register(store, "bob", now=clock.now(), key=first.key)
+    stopping = asyncio.Event()
+    subscription = messages.subscription(first.agent, first.key, after_seq=0, presence_only=False, stopping=stopping)
+    items = messages.subscribe(store, subscription, clock=clock, stopping=stopping, cursor=Cursor())
+
+    with pytest.raises(Unauthenticated):
+        await anext(items)
+
+
+async def test_subscribe_yields_ready_redeliveries_then_events(store: SqliteStore) -> None:
+    """Ready first, then an unacknowledged message at or below the cursor (redelivered), then the log
+    after it; the cursor's version follows every log read."""
+    clock = ManualClock()
+    alice = await register(store, "alice", now=clock.now())
+    bob = await register(store, "bob", now=clock.now())
+    caller = Caller(CredentialKind.AGENT, project="p", agent_id=alice.agent.id, agent_name="alice")
+    outgoing = [
+        outgoing_rule(
+            target="bob",
+            content=f"m{i}",
+            delivery=Delivery.FOLLOW_UP,
+            correlation_id="",
+            reply_to="",
+            idempotency_key="",
+            hops=0,
+            max_hops=0,
+            ttl_micros=seconds(60),
+            allow_offline=False,
+            context=None,
+        )
+        for i in (1, 2)
+    ]
+    sent = [(await messages.send_message(store, caller, o, now=clock.now())).message for o in outgoing]
+    stopping = asyncio.Event()
+    subscription = messages.subscription(
+        bob.agent, bob.key, after_seq=sent[0].seq, presence_only=False, stopping=stopping
+    )
+    cursor = Cursor()
+    items = messages.subscribe(store, subscription, clock=clock, stopping=stopping, cursor=cursor)
+
+    got = [await anext(items) for _ in range(3)]
+    stopping.set()
+    store.notifier.publish([f"agent:{bob.agent.id}"])
+    with pytest.raises(Unavailable):
+        await anext(items)
+
+    assert isinstance(got[0], messages.Ready) and got[0].opening.after_seq == sent[0].seq
+    assert isinstance(got[1], messages.Redelivery) and got[1].message.id == sent[0].id
+    assert isinstance(got[2], Event) and got[2].kind is EventKind.MESSAGE
+    assert got[2].message is not None and got[2].message.id == sent[1].id
+    assert cursor.version == store.notifier.version(f"agent:{bob.agent.id}") - 1
+
+
+async def test_presence_only_streams_are_for_tui_agents(store: SqliteStore) -> None:
+    """subscription() refuses a presence-only stream to a non-tui agent, and any stream at shutdown."""
+    gpt = await register(store, "gpt", now=1, model="gpt")
+    tui = await register(store, "tui", now=1, model="tui")
+    stopping = asyncio.Event()
+
+    with pytest.raises(PermissionDenied) as forbidden:
+        messages.subscription(gpt.agent, gpt.key, after_seq=0, presence_only=True, stopping=stopping)
+    admitted = messages.subscription(tui.agent, tui.key, after_seq=0, presence_only=True, stopping=stopping)
+    stopping.set()
+    with pytest.raises(Unavailable) as stopped:
+        messages.subscription(tui.agent, tui.key, after_seq=0, presence_only=False, stopping=stopping)
+
+    assert forbidden.value.reason is Reason.PRESENCE_STREAM_FORBIDDEN
+    assert admitted.key_hash == hash_secret(tui.key)
+    assert stopped.value.reason is Reason.SHUTTING_DOWN
