@@ -314,6 +314,7 @@ class ServerProcess:
         self.args = args
         self.process: subprocess.Popen[bytes] | None = None
         self.address = ""
+        self.log_path = work_dir / f"{kind}.log"
 
     @property
     def pid(self) -> int:
@@ -323,7 +324,7 @@ class ServerProcess:
     def start(self, timeout: float = 20.0) -> str:
         address_file = self.work_dir / f"{self.kind}.address"
         address_file.unlink(missing_ok=True)
-        log = (self.work_dir / f"{self.kind}.log").open("ab")
+        log = self.log_path.open("ab")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "bench.servers", self.kind, "--address-file", str(address_file), *self.args],
             stdout=log,

@@ -151,7 +151,9 @@ def markdown(result: dict[str, Any]) -> str:
             )
             continue
         spread = f"{_fmt(s['min'])} – {_fmt(s['max'])}"
-        ratio = f"**{s['ratio']:.2f}**" if s["ratio"] is not None else "–"
+        ratio = "–"
+        if s["ratio"] is not None:
+            ratio = f"**{s['ratio']:.2f}**" if s["ratio"] >= 0.1 else f"**{s['ratio']:.2g}**"
         ceiling = f"{s['ceiling']} ({s['ratio_basis']})" if s["ceiling"] else "–"
         foreign = s.get("foreign_cpu")
         other = f"{100 * foreign:.0f}%" if isinstance(foreign, float) else "–"

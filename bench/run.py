@@ -138,119 +138,11 @@ def _brief(row: Row) -> str:
     return f"{s['median']:.4g} {row.unit} (p50 {s['p50_ms'] or 0:.3g} ms, p99 {s['p99_ms'] or 0:.3g} ms)"
 
 
-# -- ceilings -------------------------------------------------------------------------------------
+# -- processes ------------------------------------------------------------------------------------
 
 
-async def run_ceilings(run: Run, names: list[str]) -> None:
-    cfg = run.cfg
-    raw_names = {"echo", "push", "broker", "broker_fanout", "broker_paced"} & set(names)
-    if raw_names:
-        with ServerProcess("raw", run.work_dir) as raw:
-            if "echo" in names:
-                await _rows(
-                    run,
-                    "echo",
-                    "calls/s",
-                    [(f"workers={n}", _measure(raw, ceilings.echo, n, cfg)) for n in cfg.pairs],
-                )
-            if "push" in names:
-                await _rows(
-                    run,
-                    "push",
-                    "events/s",
-                    [(f"subscribers={n}", _measure(raw, ceilings.push_delivery, n, cfg)) for n in cfg.subscribers],
-                    note="latency = time for one subscriber to receive its share of the events",
-                )
-            if "broker" in names:
-                await _rows(
-                    run,
-                    "broker",
-                    "round trips/s",
-                    [(f"pairs={n}", _measure(raw, ceilings.broker_core_loop, n, cfg)) for n in cfg.pairs],
-                )
-            if "broker_fanout" in names:
-                await _rows(
-                    run,
-                    "broker_fanout",
-                    "fanouts/s",
-                    [(f"callers={n}", _measure(raw, ceilings.broker_fanout, n, cfg)) for n in cfg.pairs],
-                    note="3 × Send then 3 × Wait, concurrently, per fanout",
-                )
-            if "broker_paced" in names:
-                await _rows(
-                    run,
-                    "broker_paced",
-                    "events/s",
-                    [(f"offered={cfg.paced_rate:g}/s", _measure(raw, ceilings.broker_paced, cfg))],
-                    note="latency = event received − send scheduled",
-                )
-    if "broker_sqlite" in names:
-        db = run.work_dir / "broker.db"
-        with ServerProcess("broker-sqlite", run.work_dir, "--database", str(db), "--synchronous", "FULL") as srv:
-            await _rows(
-                run,
-                "broker_sqlite",
-                "round trips/s",
-                [(f"pairs={n}", _measure(srv, ceilings.broker_core_loop, n, cfg)) for n in cfg.pairs],
-                note="the broker committing queued, delivered and replied to SQLite (WAL, synchronous=FULL)",
-            )
-    if "push_idle" in names:
-        with ServerProcess("raw", run.work_dir) as raw:
-            results: dict[str, list[Rep]] = {}
-
-            async def both() -> list[Rep]:
-                memory, probe = await ceilings.push_idle(raw.address, cfg, raw.pid)
-                results["probe"] = [probe]
-                return [memory]
-
-            await _rows(run, "push_idle_memory", "KiB/stream", [(f"streams={cfg.idle_streams}", both)])
-            await _rows(
-                run,
-                "push_idle_probe",
-                "calls/s",
-                [(f"streams={cfg.idle_streams}", partial(_ready, results))],
-                note="unary echo at the probe concurrency while the idle streams are open",
-            )
-    if "sqlite" in names:
-        for scenario, sync, rows in (
-            ("sqlite_normal", "NORMAL", 1),
-            ("sqlite_full", "FULL", 1),
-            ("sqlite_full", "FULL", 100),
-        ):
-            await _rows(
-                run,
-                scenario,
-                "rows/s",
-                [
-                    (
-                        f"rows/commit={rows}",
-                        partial(
-                            asyncio.to_thread,
-                            ceilings.sqlite_commits,
-                            run.work_dir,
-                            sync,
-                            rows,
-                            cfg,
-                            f"sqlite-{sync}-{rows}",
-                        ),
-                    )
-                ],
-                note="latency = one commit; CPU = the committing process",
-            )
-
-
-async def _ready(results: dict[str, list[Rep]]) -> list[Rep]:
-    reps = results.get("probe")
-    if reps is None:
-        raise AlreadyReported("the idle-stream measurement failed (see the memory row)")
-    return reps
-
-
-# -- the hub --------------------------------------------------------------------------------------
-
-
-class _NoHub:
-    """Stands in for a hub that did not start: every measurement against it fails with the reason."""
+class _NoServer:
+    """Stands in for a process that did not start: every measurement against it fails with the reason."""
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
@@ -265,18 +157,19 @@ class _NoHub:
 
 
 @contextlib.contextmanager
-def _hub(
-    run: Run, name: str, durability: str = "full", extra_args: tuple[str, ...] = ()
-) -> Iterator[HubProcess | _NoHub]:
-    process = HubProcess(run.work_dir / f"hub-{name}", durability=durability, extra_args=extra_args)
+def _started(run: Run, label: str, process: HubProcess | ServerProcess | None) -> Iterator[Server]:
+    """Start a process (None: not needed) and stop it afterwards; a failed start fails its rows, not the run."""
+    if process is None:
+        yield _NoServer(f"{label} was not started")
+        return
     try:
         process.start()
     except Exception as exc:
         tail = ""
         with contextlib.suppress(OSError):
             tail = " | ".join(process.log_path.read_text().strip().splitlines()[-3:])
-        run.log(f"hub for {name} did not start: {exc}; {tail}")
-        yield _NoHub(f"the hub did not start: {exc} {tail[-200:]}")
+        run.log(f"{label} did not start: {exc}; {tail}")
+        yield _NoServer(f"{label} did not start: {exc} {tail[-200:]}")
         return
     try:
         yield process
@@ -284,92 +177,288 @@ def _hub(
         process.stop()
 
 
-async def run_hub(run: Run, names: list[str]) -> None:
+def _raw(run: Run, needed: bool) -> ServerProcess | None:
+    return ServerProcess("raw", run.work_dir) if needed else None
+
+
+def _hub(run: Run, name: str, needed: bool, durability: str = "full", *extra: str) -> HubProcess | None:
+    if not needed:
+        return None
+    return HubProcess(run.work_dir / f"hub-{name}", durability=durability, extra_args=extra)
+
+
+async def _one(
+    run: Run,
+    wanted: set[str],
+    scenario: str,
+    unit: str,
+    scale: str,
+    measure: Measure,
+    *,
+    group: str | None = None,
+    ceiling: str | None = None,
+    basis: str = "rate",
+    note: str = "",
+) -> None:
+    """One row, if its scenario (or ``group``) was asked for."""
+    if (group or scenario) not in wanted:
+        return
+    await _rows(
+        run,
+        scenario,
+        unit,
+        [(scale, measure)],
+        ceiling=_ceiling(ceiling) if ceiling else _no_ceiling,
+        basis=basis,
+        note=note,
+    )
+
+
+# -- groups: each ceiling measured right before the hub rows divided by it, scale by scale -----------
+#
+# Other load on a shared machine comes and goes over minutes; measuring a ceiling and its hub
+# figure seconds apart keeps a ratio from comparing a quiet minute with a busy one.
+
+
+async def group_core(run: Run, wanted: set[str]) -> None:
     cfg = run.cfg
-    for durability in ("full", "normal"):
-        name = f"core_{durability}"
-        if name not in names:
-            continue
-        with _hub(run, name, durability) as h:
-            await _rows(
+    db = run.work_dir / "broker.db"
+    sqlite_broker = ServerProcess("broker-sqlite", run.work_dir, "--database", str(db), "--synchronous", "FULL")
+    with (
+        _started(run, "the raw server", _raw(run, "broker" in wanted)) as raw,
+        _started(run, "the SQLite broker", sqlite_broker if "broker_sqlite" in wanted else None) as sqlite_srv,
+        _started(run, "the hub (full)", _hub(run, "core_full", "core_full" in wanted, "full")) as full,
+        _started(run, "the hub (normal)", _hub(run, "core_normal", "core_normal" in wanted, "normal")) as normal,
+    ):
+        for n in cfg.pairs:
+            scale = f"pairs={n}"
+            unit = "round trips/s"
+            await _one(run, wanted, "broker", unit, scale, _measure(raw, ceilings.broker_core_loop, n, cfg))
+            await _one(
                 run,
-                name,
-                "round trips/s",
-                [(f"pairs={n}", _measure(h, hub.core_loop, n, cfg)) for n in cfg.pairs],
-                ceiling=_ceiling("broker"),
-                note="SendMessage → Subscribe event → ReplyToMessage → WaitMessage, through HubClient",
+                wanted,
+                "broker_sqlite",
+                unit,
+                scale,
+                _measure(sqlite_srv, ceilings.broker_core_loop, n, cfg),
+                note="the broker committing queued, delivered and replied to SQLite (WAL, synchronous=FULL)",
             )
-    if "fanout" in names:
-        with _hub(run, "fanout") as h:
-            await _rows(
+            for name, h in (("core_full", full), ("core_normal", normal)):
+                await _one(
+                    run,
+                    wanted,
+                    name,
+                    unit,
+                    scale,
+                    _measure(h, hub.core_loop, n, cfg),
+                    ceiling="broker",
+                    note="SendMessage → Subscribe event → ReplyToMessage → WaitMessage, through HubClient",
+                )
+
+
+async def group_fanout(run: Run, wanted: set[str]) -> None:
+    cfg = run.cfg
+    with (
+        _started(run, "the raw server", _raw(run, "broker_fanout" in wanted)) as raw,
+        _started(run, "the hub", _hub(run, "fanout", "fanout" in wanted)) as h,
+    ):
+        for n in cfg.pairs:
+            scale = f"callers={n}"
+            await _one(
                 run,
+                wanted,
+                "broker_fanout",
+                "fanouts/s",
+                scale,
+                _measure(raw, ceilings.broker_fanout, n, cfg),
+                note="3 × Send then 3 × Wait, concurrently, per fanout",
+            )
+            await _one(
+                run,
+                wanted,
                 "fanout",
                 "fanouts/s",
-                [(f"callers={n}", _measure(h, hub.fanout, n, cfg)) for n in cfg.pairs],
-                ceiling=_ceiling("broker_fanout"),
+                scale,
+                _measure(h, hub.fanout, n, cfg),
+                ceiling="broker_fanout",
                 note="FanoutMessages to 3 agents that reply; gathered in the call",
             )
-    if "delivery" in names:
-        with _hub(run, "delivery") as h:
-            await _rows(
+
+
+async def group_delivery(run: Run, wanted: set[str]) -> None:
+    cfg = run.cfg
+    with (
+        _started(run, "the raw server", _raw(run, "push" in wanted)) as raw,
+        _started(run, "the hub", _hub(run, "delivery", "delivery" in wanted)) as h,
+    ):
+        for n in cfg.subscribers:
+            scale = f"subscribers={n}"
+            await _one(
                 run,
+                wanted,
+                "push",
+                "events/s",
+                scale,
+                _measure(raw, ceilings.push_delivery, n, cfg),
+                note="latency = time for one subscriber to receive its share of the events",
+            )
+            await _one(
+                run,
+                wanted,
                 "delivery",
                 "events/s",
-                [(f"subscribers={n}", _measure(h, hub.delivery, n, cfg)) for n in cfg.subscribers],
-                ceiling=_ceiling("push"),
+                scale,
+                _measure(h, hub.delivery, n, cfg),
+                ceiling="push",
                 note="a queued backlog replayed on Subscribe; latency = one subscriber's whole share",
             )
-    if "paced" in names:
-        with _hub(run, "paced") as h:
-            await _rows(
-                run,
-                "paced",
-                "events/s",
-                [(f"offered={cfg.paced_rate:g}/s", _measure(h, hub.paced_delivery, cfg))],
-                ceiling=_ceiling("broker_paced"),
-                basis="p50",
-                note="SendMessage at a fixed rate; latency = event received − send scheduled",
-            )
-    if "idle_streams" in names:
-        # Idle agents make no calls, so with the default 30 s presence lease the sweep would retire
-        # them mid-measurement (a separate effect, see docs/performance.md): keep them online.
-        with _hub(run, "idle", extra_args=("--stale-after", "3600")) as h:
-            results = {}
 
-            async def both(h: HubProcess | _NoHub = h) -> list[Rep]:
-                memory, probe = await hub.idle_streams(h.address, cfg, h.pid)
-                results["probe"] = [probe]
-                return [memory]
 
-            scale = f"streams={cfg.idle_streams}"
-            await _rows(
+async def group_paced(run: Run, wanted: set[str]) -> None:
+    cfg = run.cfg
+    scale = f"offered={cfg.paced_rate:g}/s"
+    with (
+        _started(run, "the raw server", _raw(run, "broker_paced" in wanted)) as raw,
+        _started(run, "the hub", _hub(run, "paced", "paced" in wanted)) as h,
+    ):
+        await _one(
+            run,
+            wanted,
+            "broker_paced",
+            "events/s",
+            scale,
+            _measure(raw, ceilings.broker_paced, cfg),
+            note="latency = event received − send scheduled",
+        )
+        await _one(
+            run,
+            wanted,
+            "paced",
+            "events/s",
+            scale,
+            _measure(h, hub.paced_delivery, cfg),
+            ceiling="broker_paced",
+            basis="p50",
+            note="SendMessage at a fixed rate; latency = event received − send scheduled",
+        )
+
+
+async def group_idle(run: Run, wanted: set[str]) -> None:
+    cfg = run.cfg
+    scale = f"streams={cfg.idle_streams}"
+    # Idle agents make no calls, so with the default 30 s presence lease the sweep would retire
+    # them mid-measurement (a separate effect, see docs/performance.md): keep them online.
+    idle_hub = _hub(run, "idle", "idle_streams" in wanted, "full", "--stale-after", "3600")
+    with (
+        _started(run, "the raw server", _raw(run, "push_idle" in wanted)) as raw,
+        _started(run, "the hub", idle_hub) as h,
+    ):
+        raw_probe: dict[str, list[Rep]] = {}
+        hub_probe: dict[str, list[Rep]] = {}
+
+        async def raw_both() -> list[Rep]:
+            memory, probe = await ceilings.push_idle(raw.address, cfg, raw.pid)
+            raw_probe["probe"] = [probe]
+            return [memory]
+
+        async def hub_both() -> list[Rep]:
+            memory, probe = await hub.idle_streams(h.address, cfg, h.pid)
+            hub_probe["probe"] = [probe]
+            return [memory]
+
+        await _one(run, wanted, "push_idle_memory", "KiB/stream", scale, raw_both, group="push_idle")
+        await _one(
+            run,
+            wanted,
+            "push_idle_probe",
+            "calls/s",
+            scale,
+            partial(_ready, raw_probe),
+            group="push_idle",
+            note="unary echo at the probe concurrency while the idle streams are open",
+        )
+        await _one(
+            run,
+            wanted,
+            "idle_memory",
+            "KiB/stream",
+            scale,
+            hub_both,
+            group="idle_streams",
+            ceiling="push_idle_memory",
+            basis="kib",
+            note="hub RSS growth / open Subscribe streams (8 per agent, projects of 10 agents; --stale-after 3600)",
+        )
+        await _one(
+            run,
+            wanted,
+            "idle_probe",
+            "calls/s",
+            scale,
+            partial(_ready, hub_probe),
+            group="idle_streams",
+            ceiling="push_idle_probe",
+            basis="p99",
+            note="ListInbox while the idle streams are open; p99_before_ms in the JSON is without them",
+        )
+
+
+async def group_leases(run: Run, wanted: set[str]) -> None:
+    cfg = run.cfg
+    with (
+        _started(run, "the raw server", _raw(run, "echo" in wanted)) as raw,
+        _started(run, "the hub", _hub(run, "leases", "leases" in wanted)) as h,
+    ):
+        for n in cfg.pairs:
+            scale = f"workers={n}"
+            await _one(run, wanted, "echo", "calls/s", scale, _measure(raw, ceilings.echo, n, cfg))
+            await _one(
                 run,
-                "idle_memory",
-                "KiB/stream",
-                [(scale, both)],
-                ceiling=_ceiling("push_idle_memory"),
-                basis="kib",
-                note="hub RSS growth / open Subscribe streams (8 per agent, projects of 10 agents; --stale-after 3600)",
-            )
-            await _rows(
-                run,
-                "idle_probe",
-                "calls/s",
-                [(scale, partial(_ready, results))],
-                ceiling=_ceiling("push_idle_probe"),
-                basis="p99",
-                note="ListInbox while the idle streams are open; p99_before_ms in the JSON is without them",
-            )
-    if "leases" in names:
-        with _hub(run, "leases") as h:
-            await _rows(
-                run,
+                wanted,
                 "leases",
                 "RPCs/s",
-                [(f"workers={n}", _measure(h, hub.leases, n, cfg)) for n in cfg.pairs],
-                ceiling=_ceiling("echo"),
+                scale,
+                _measure(h, hub.leases, n, cfg),
+                ceiling="echo",
                 note="AcquireLease → RenewLease → ReleaseLease per worker; ceiling = unary echo",
             )
+
+
+async def group_sqlite(run: Run, wanted: set[str]) -> None:
+    cfg = run.cfg
+    for scenario, sync, rows in (
+        ("sqlite_normal", "NORMAL", 1),
+        ("sqlite_full", "FULL", 1),
+        ("sqlite_full", "FULL", 100),
+    ):
+        await _one(
+            run,
+            wanted,
+            scenario,
+            "rows/s",
+            f"rows/commit={rows}",
+            partial(asyncio.to_thread, ceilings.sqlite_commits, run.work_dir, sync, rows, cfg, f"sqlite-{sync}-{rows}"),
+            group="sqlite",
+            note="latency = one commit; CPU = the committing process",
+        )
+
+
+async def _ready(results: dict[str, list[Rep]]) -> list[Rep]:
+    reps = results.get("probe")
+    if reps is None:
+        raise AlreadyReported("the idle-stream measurement failed (see the memory row)")
+    return reps
+
+
+GROUPS: list[tuple[set[str], Callable[[Run, set[str]], Awaitable[None]]]] = [
+    ({"broker", "broker_sqlite", "core_full", "core_normal"}, group_core),
+    ({"broker_fanout", "fanout"}, group_fanout),
+    ({"push", "delivery"}, group_delivery),
+    ({"broker_paced", "paced"}, group_paced),
+    ({"push_idle", "idle_streams"}, group_idle),
+    ({"echo", "leases"}, group_leases),
+    ({"sqlite"}, group_sqlite),
+]
 
 
 # -- the whole run --------------------------------------------------------------------------------
@@ -413,5 +502,7 @@ def main(cfg: Config, only: list[str] | None, results_dir: Path, command: str, q
 
 
 async def _all(run: Run, names: list[str]) -> None:
-    await run_ceilings(run, [n for n in names if n in CEILINGS])
-    await run_hub(run, [n for n in names if n in HUB])
+    wanted = set(names)
+    for members, group in GROUPS:
+        if members & wanted:
+            await group(run, wanted)

@@ -71,6 +71,30 @@ SERVER_OPTIONS: list[tuple[str, Any]] = [
 ServicerFactory = Callable[[HubState, grpc.aio.Server], str]
 
 
+class Registrar:
+    """Stands in for the server while generated ``add_*_to_server`` functions register a servicer.
+
+    Each method handler is wrapped once by the interceptor's steps (request id, authentication,
+    rate limit, presence, error mapping) and registered by exact method name. This does what a
+    grpc.aio interceptor does without grpc's per-call interceptor chain (which builds a new
+    handler for every call): measured about 10% less server CPU per call (docs/performance.md).
+    """
+
+    def __init__(self, server: grpc.aio.Server, interceptor: HubInterceptor) -> None:
+        self._server = server
+        self._interceptor = interceptor
+
+    def add_generic_rpc_handlers(self, handlers: object) -> None:
+        """Ignored: generated code also registers every method by name, which ``add_registered_method_handlers``
+        wraps and serves."""
+
+    def add_registered_method_handlers(self, service: str, handlers: dict[str, Any]) -> None:
+        """Wrap and register one service's method handlers (by name, and as a generic fallback)."""
+        wrapped = {name: self._interceptor.wrap(f"/{service}/{name}", h) for name, h in handlers.items()}
+        self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, wrapped),))
+        self._server.add_registered_method_handlers(service, wrapped)
+
+
 def _add_admin(hub: HubState, server: grpc.aio.Server) -> str:
     admin_service_pb2_grpc.add_AdminServiceServicer_to_server(AdminServicer(hub), server)
     return str(admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name)
@@ -155,8 +179,9 @@ class HubServer:
             admin_token_hash=hash_secret(boot.admin_token) if boot.admin_token else None,
             limiter=RateLimiter(settings.rate_limit, settings.rate_window),
         )
-        server = grpc.aio.server(interceptors=[HubInterceptor(self.hub, ACCESS)], options=SERVER_OPTIONS)
-        self._services = [add(self.hub, server) for add in SERVICERS]
+        server = grpc.aio.server(options=SERVER_OPTIONS)
+        registrar = Registrar(server, HubInterceptor(self.hub, ACCESS))
+        self._services = [add(self.hub, registrar) for add in SERVICERS]  # type: ignore[arg-type]
         self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection((*self._services, health.SERVICE_NAME, reflection.SERVICE_NAME), server)

@@ -10,9 +10,9 @@ identity, presence renewal for agents, then the handler.
 
 from __future__ import annotations
 
+import os
 import re
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar, cast
 
@@ -66,7 +66,7 @@ def _peer_host(peer: str) -> str:
 def _request_id(presented: str | None) -> str:
     if presented and _REQUEST_ID.fullmatch(presented):
         return presented
-    return f"req_{uuid.uuid4().hex}"
+    return f"req_{os.urandom(16).hex()}"
 
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -86,8 +86,17 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler[_Req, _Resp] | None:
         handler = await continuation(handler_call_details)
-        method: str = handler_call_details.method
-        if handler is None or method.startswith(_EXEMPT_PREFIXES):
+        if handler is None:
+            return None
+        return self.wrap(handler_call_details.method, handler)
+
+    def wrap(self, method: str, handler: grpc.RpcMethodHandler[_Req, _Resp]) -> grpc.RpcMethodHandler[_Req, _Resp]:
+        """The handler of ``method`` with the hub's steps around it (health and reflection untouched).
+
+        The hub applies this once per method when it registers its servicers (see ``app.Registrar``)
+        rather than through grpc's interceptor chain, which builds a new handler on every call.
+        """
+        if method.startswith(_EXEMPT_PREFIXES):
             return handler
         access = self._access.get(method)
         if handler.unary_unary is not None:
@@ -107,10 +116,10 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         return handler
 
     async def _admit(
-        self, method: str, access: Access | None, credentials: Credentials, request_id: str, peer: str
+        self, method: str, access: Access | None, credentials: Credentials, request_id: str, context: Context
     ) -> None:
         """Run the steps before the handler."""
-        structlog.contextvars.clear_contextvars()
+        # Every call runs in its own task, whose context starts empty: bind, no need to clear.
         structlog.contextvars.bind_contextvars(request_id=request_id, rpc=method)
         if access is None:
             # Fail closed: every kxm RPC must be in the method table.
@@ -121,7 +130,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         except Unauthenticated:
             # Failed attempts spend the budget of the peer address, so guessing tokens is rate limited
             # too; successful calls are limited by identity, never by an unauthenticated value.
-            hub.limiter.check(f"peer:{_peer_host(peer)}")
+            hub.limiter.check(f"peer:{_peer_host(context.peer())}")
             raise
         caller = authenticated.caller
         structlog.contextvars.bind_contextvars(project=caller.project, agent_id=caller.agent_id)
@@ -140,12 +149,14 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         access: Access | None,
         behavior: Callable[[Any, Context], Awaitable[Any]],
     ) -> Callable[[Any, Context], Awaitable[Any]]:
+        ok = RPC_TOTAL.labels(method, "OK")  # resolved once per method, not per call
+
         async def wrapped(request: Any, context: Context) -> Any:
             started = time.perf_counter()
             credentials, presented = credentials_from(context.invocation_metadata())
             request_id = _request_id(presented)
             try:
-                await self._admit(method, access, credentials, request_id, context.peer())
+                await self._admit(method, access, credentials, request_id, context)
                 response = await behavior(request, context)
             except grpc.aio.AbortError:
                 raise
@@ -154,7 +165,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
             except Exception:
                 await self._abort(method, context, self._internal(method), request_id, started)
             context.set_trailing_metadata((("x-request-id", request_id),))
-            RPC_TOTAL.labels(method, "OK").inc()
+            ok.inc()
             return response
 
         return wrapped
@@ -165,12 +176,14 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         access: Access | None,
         behavior: Callable[[Any, Context], AsyncIterator[Any]],
     ) -> Callable[[Any, Context], AsyncIterator[Any]]:
+        ok = RPC_TOTAL.labels(method, "OK")
+
         async def wrapped(request: Any, context: Context) -> AsyncIterator[Any]:
             started = time.perf_counter()
             credentials, presented = credentials_from(context.invocation_metadata())
             request_id = _request_id(presented)
             try:
-                await self._admit(method, access, credentials, request_id, context.peer())
+                await self._admit(method, access, credentials, request_id, context)
                 async for response in behavior(request, context):
                     yield response
             except grpc.aio.AbortError:
@@ -180,7 +193,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
             except Exception:
                 await self._abort(method, context, self._internal(method), request_id, started)
             context.set_trailing_metadata((("x-request-id", request_id),))
-            RPC_TOTAL.labels(method, "OK").inc()
+            ok.inc()
 
         return wrapped
 

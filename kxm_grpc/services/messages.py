@@ -563,11 +563,14 @@ async def read_unacked(
 
     Returns up to one batch, the last seq scanned, and whether more may follow.
     """
-    rows = await store.read(lambda tx: tx.messages.list_open_to(agent_id, after_seq, EVENT_BATCH, queued_only=True))
-    within = [m for m in rows if m.seq <= through_seq]
-    more = len(rows) == EVENT_BATCH and len(within) == len(rows)
-    cursor = within[-1].seq if within else after_seq
-    return [m for m in within if not m.is_due(now)], cursor, more
+    if through_seq <= after_seq:
+        return [], after_seq, False  # nothing at or below the cursor is left to scan (always so from seq 0)
+    rows = await store.read(
+        lambda tx: tx.messages.list_open_to(agent_id, after_seq, EVENT_BATCH, queued_only=True, through_seq=through_seq)
+    )
+    more = len(rows) == EVENT_BATCH
+    cursor = rows[-1].seq if rows else after_seq
+    return [m for m in rows if not m.is_due(now)], cursor, more
 
 
 async def read_events(store: Store, agent_id: str, after_seq: int, *, presence_only: bool, now: int) -> EventPage:

@@ -113,8 +113,11 @@ class MessageRepository(Protocol):
     def update(self, message: Message) -> None:
         """Store a message's new state, times, reply and error."""
 
-    def list_open_to(self, agent_id: str, after_seq: int, limit: int, *, queued_only: bool = False) -> list[Message]:
-        """The agent's queued and delivered (or only queued) inbound messages after ``after_seq``, by seq."""
+    def list_open_to(
+        self, agent_id: str, after_seq: int, limit: int, *, queued_only: bool = False, through_seq: int | None = None
+    ) -> list[Message]:
+        """The agent's queued and delivered (or only queued) inbound messages with
+        ``after_seq < seq <= through_seq`` (no upper bound when None), by seq."""
 
     def list_due(self, now: int, limit: int) -> list[Message]:
         """Open messages whose deadline is at or before ``now``, earliest first."""

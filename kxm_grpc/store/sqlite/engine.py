@@ -214,10 +214,13 @@ class SqliteStore:
         except sqlite3.Error as exc:
             self._resolve([(fut, None, storage_error(exc)) for _, fut, _ in batch], [])
             return
+        # A lone job needs no savepoint: on its error the whole transaction is rolled back instead.
+        savepoints = len(batch) > 1
         for index, (work, fut, _) in enumerate(batch):
             if fut.cancelled():
                 continue
-            conn.execute("SAVEPOINT job")
+            if savepoints:
+                conn.execute("SAVEPOINT job")
             try:
                 result = work(tx)
             except Exception as exc:
@@ -234,11 +237,17 @@ class SqliteStore:
                     lost += [(f, None, failure) for _, f, _ in batch[index + 1 :]]
                     self._resolve(lost, [])
                     return
-                conn.execute("ROLLBACK TO job")
-                conn.execute("RELEASE job")
+                if savepoints:
+                    conn.execute("ROLLBACK TO job")
+                    conn.execute("RELEASE job")
+                else:
+                    conn.execute("ROLLBACK")
+                    self._resolve([(fut, None, error)], [])
+                    return
                 outcomes.append((fut, None, error))
                 continue
-            conn.execute("RELEASE job")
+            if savepoints:
+                conn.execute("RELEASE job")
             topics.extend(tx.take_topics())
             outcomes.append((fut, result, None))
         try:

@@ -122,13 +122,17 @@ class SqliteMessages:
             ),
         )
 
-    def list_open_to(self, agent_id: str, after_seq: int, limit: int, *, queued_only: bool = False) -> list[Message]:
+    def list_open_to(
+        self, agent_id: str, after_seq: int, limit: int, *, queued_only: bool = False, through_seq: int | None = None
+    ) -> list[Message]:
         # The redundant IN term lets SQLite use the partial index for the queued-only case too.
         queued = " AND state = 'queued'" if queued_only else ""
+        upper = "" if through_seq is None else " AND seq <= ?"
+        bounds = (agent_id, after_seq) if through_seq is None else (agent_id, after_seq, through_seq)
         rows = self._conn.execute(
-            f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE to_agent_id = ? AND {_OPEN}{queued} AND seq > ? "
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE to_agent_id = ? AND {_OPEN}{queued} AND seq > ?{upper} "
             "ORDER BY seq LIMIT ?",
-            (agent_id, after_seq, limit),
+            (*bounds, limit),
         ).fetchall()
         return [_message(row) for row in rows]
 
