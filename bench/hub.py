@@ -55,6 +55,10 @@ class Agent:
         response = await self.client.send_message(target, content)
         return str(response.message.id)
 
+    async def send_and_wait(self, target: str, content: str, timeout: float = 10.0) -> bool:
+        response = await self.client.send_message(target, content, reply_wait=timeout)
+        return bool(response.terminal)
+
     async def wait(self, message_id: str, timeout: float = 10.0) -> bool:
         response = await self.client.wait_message(message_id, timeout=timeout)
         return bool(response.terminal)
@@ -156,6 +160,28 @@ async def core_loop(address: str, pairs: int, cfg: Config, pid: int) -> list[Rep
         async def op(i: int) -> None:
             message_id = await senders[i].send(recipients[i].id, content)
             if not await senders[i].wait(message_id):
+                raise RuntimeError("no reply within 10 s")
+
+        return [
+            await closed_loop(pairs, op, warmup=cfg.warmup, duration=cfg.duration, cpu=CpuMeter(pid))
+            for _ in range(cfg.reps)
+        ]
+    finally:
+        await fleet.close()
+
+
+async def core_loop_send_wait(address: str, pairs: int, cfg: Config, pid: int) -> list[Rep]:
+    """SendMessage with reply_wait -> message event on the recipient's stream -> ReplyToMessage (two unary RPCs)."""
+    fleet = Fleet(address)
+    try:
+        token = await fleet.project()
+        recipients = [await fleet.agent(token, f"r{i}") for i in range(pairs)]
+        senders = [await fleet.agent(token, f"s{i}") for i in range(pairs)]
+        await asyncio.gather(*(fleet.recipient(r) for r in recipients))
+        content = "x" * cfg.payload_size
+
+        async def op(i: int) -> None:
+            if not await senders[i].send_and_wait(recipients[i].id, content):
                 raise RuntimeError("no reply within 10 s")
 
         return [

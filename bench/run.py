@@ -25,10 +25,11 @@ BUDGET_SECONDS = 570.0
 """The whole run stops starting scenarios after this (the issue allows 10 minutes)."""
 
 CEILINGS = ["echo", "push", "broker", "broker_sqlite", "broker_fanout", "broker_paced", "push_idle", "sqlite"]
-HUB = ["core_full", "core_normal", "fanout", "delivery", "paced", "idle_streams", "leases"]
+HUB = ["core_full", "core_normal", "core_send_wait", "fanout", "delivery", "paced", "idle_streams", "leases"]
 NEEDS: dict[str, list[str]] = {
     "core_full": ["broker", "broker_sqlite"],
     "core_normal": ["broker"],
+    "core_send_wait": ["broker"],
     "fanout": ["broker_fanout"],
     "delivery": ["push"],
     "paced": ["broker_paced"],
@@ -227,7 +228,9 @@ async def group_core(run: Run, wanted: set[str]) -> None:
     with (
         _started(run, "the raw server", _raw(run, "broker" in wanted)) as raw,
         _started(run, "the SQLite broker", sqlite_broker if "broker_sqlite" in wanted else None) as sqlite_srv,
-        _started(run, "the hub (full)", _hub(run, "core_full", "core_full" in wanted, "full")) as full,
+        _started(
+            run, "the hub (full)", _hub(run, "core_full", bool({"core_full", "core_send_wait"} & wanted), "full")
+        ) as full,
         _started(run, "the hub (normal)", _hub(run, "core_normal", "core_normal" in wanted, "normal")) as normal,
     ):
         for n in cfg.pairs:
@@ -254,6 +257,18 @@ async def group_core(run: Run, wanted: set[str]) -> None:
                     ceiling="broker",
                     note="SendMessage → Subscribe event → ReplyToMessage → WaitMessage, through HubClient",
                 )
+            # The same exchange with the reply awaited inside SendMessage (reply_wait): two unary RPCs
+            # instead of three, still divided by the three-RPC broker.
+            await _one(
+                run,
+                wanted,
+                "core_send_wait",
+                unit,
+                scale,
+                _measure(full, hub.core_loop_send_wait, n, cfg),
+                ceiling="broker",
+                note="SendMessage(reply_wait) → Subscribe event → ReplyToMessage, durability full",
+            )
 
 
 async def group_fanout(run: Run, wanted: set[str]) -> None:
@@ -451,7 +466,7 @@ async def _ready(results: dict[str, list[Rep]]) -> list[Rep]:
 
 
 GROUPS: list[tuple[set[str], Callable[[Run, set[str]], Awaitable[None]]]] = [
-    ({"broker", "broker_sqlite", "core_full", "core_normal"}, group_core),
+    ({"broker", "broker_sqlite", "core_full", "core_normal", "core_send_wait"}, group_core),
     ({"broker_fanout", "fanout"}, group_fanout),
     ({"push", "delivery"}, group_delivery),
     ({"broker_paced", "paced"}, group_paced),

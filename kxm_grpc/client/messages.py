@@ -57,8 +57,17 @@ class MessageCalls(ClientBase):
         ttl: float | None = None,
         allow_offline: bool = False,
         workflow_context: types_pb2.WorkflowMessageContext | None = None,
+        reply_wait: float | None = None,
+        timeout: float | None = None,
     ) -> pb.SendMessageResponse:
-        """Send a request to another agent (id or name) of the project; ``ttl`` in seconds."""
+        """Send a request to another agent (id or name) of the project; ``ttl`` in seconds.
+
+        With ``reply_wait`` (seconds, at most 60) the hub also waits for the message to end and
+        returns it replied (``terminal``), saving the WaitMessage call; the call's deadline is
+        raised to cover the wait unless ``timeout`` is given.
+        """
+        if timeout is None and reply_wait is not None:
+            timeout = self.timeout + reply_wait
         return await self._call(
             self._messages().SendMessage,
             pb.SendMessageRequest(
@@ -73,7 +82,9 @@ class MessageCalls(ClientBase):
                 ttl=_duration(ttl),
                 allow_offline=allow_offline,
                 workflow_context=workflow_context,
+                reply_wait=_duration(reply_wait),
             ),
+            timeout=timeout,
         )
 
     async def get_message(self, message_id: str) -> pb.GetMessageResponse:

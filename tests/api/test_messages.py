@@ -874,3 +874,49 @@ async def test_service_purge_keeps_open_messages(hub: Hub, make_agent: AgentFact
 
     assert purged == 0
     assert (await alice.get(sent.id)).message.id == sent.id
+
+
+async def test_send_with_reply_wait_returns_the_reply_in_the_same_call(make_agent: AgentFactory) -> None:
+    """SendMessage with reply_wait returns the message replied, without a WaitMessage call."""
+    sender = await make_agent("sender")
+    receiver = await make_agent("receiver")
+
+    async def answer() -> None:
+        async for event in receiver.subscribe(auto_ack=False, reconnect=False):
+            if event.WhichOneof("event") == "message":
+                await receiver.reply_to_message(event.message.id, "done")
+                return
+
+    answering = asyncio.create_task(answer())
+    response = await sender.send_message("receiver", "do it", reply_wait=10)
+    await answering
+
+    assert response.terminal is True
+    assert response.message.state == types_pb2.MESSAGE_STATE_REPLIED
+    assert response.message.reply.content == "done"
+
+
+async def test_send_with_reply_wait_ends_with_the_wait_not_with_an_error(make_agent: AgentFactory) -> None:
+    """Without a reply, the wait ends after reply_wait and returns the stored, still open message."""
+    sender = await make_agent("sender")
+    await make_agent("receiver")
+
+    started = time.monotonic()
+    response = await sender.send_message("receiver", "anyone?", reply_wait=0.3)
+
+    assert 0.25 <= time.monotonic() - started < 5
+    assert response.terminal is False
+    assert response.message.state == types_pb2.MESSAGE_STATE_QUEUED
+    assert (await sender.get_message(response.message.id)).message.id == response.message.id
+
+
+async def test_reply_wait_never_outlasts_the_call_deadline(make_agent: AgentFactory) -> None:
+    """A reply_wait longer than the deadline answers before the deadline, with the open message."""
+    sender = await make_agent("sender")
+    await make_agent("receiver")
+
+    started = time.monotonic()
+    response = await sender.send_message("receiver", "hurry", reply_wait=30, timeout=0.8)
+
+    assert time.monotonic() - started < 0.8
+    assert response.terminal is False

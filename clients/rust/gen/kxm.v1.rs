@@ -2977,6 +2977,10 @@ pub struct SendMessageRequest {
     /// The workflow stage attempt this request serves, if any.
     #[prost(message, optional, tag = "11")]
     pub workflow_context: ::core::option::Option<WorkflowMessageContext>,
+    /// Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+    /// and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+    #[prost(message, optional, tag = "12")]
+    pub reply_wait: ::core::option::Option<::prost_types::Duration>,
 }
 /// Response message for MessageService.SendMessage.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -2987,6 +2991,9 @@ pub struct SendMessageResponse {
     /// True when this call repeated an earlier send with the same idempotency key and nothing new was stored.
     #[prost(bool, tag = "2")]
     pub repeated: bool,
+    /// True when the returned message is terminal (with reply_wait: it ended before the wait did).
+    #[prost(bool, tag = "3")]
+    pub terminal: bool,
 }
 /// Request message for MessageService.GetMessage.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]

@@ -67,6 +67,7 @@ class SendMessageRequest(_message.Message):
     TTL_FIELD_NUMBER: _builtins.int
     ALLOW_OFFLINE_FIELD_NUMBER: _builtins.int
     WORKFLOW_CONTEXT_FIELD_NUMBER: _builtins.int
+    REPLY_WAIT_FIELD_NUMBER: _builtins.int
     target: _builtins.str
     """Required. The recipient: an agent id or a name (case-insensitive) in the caller's project (at most 80 characters)."""
     content: _builtins.str
@@ -93,6 +94,12 @@ class SendMessageRequest(_message.Message):
     def workflow_context(self) -> _types_pb2.WorkflowMessageContext:
         """The workflow stage attempt this request serves, if any."""
 
+    @_builtins.property
+    def reply_wait(self) -> _duration_pb2.Duration:
+        """Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+        and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+        """
+
     def __init__(
         self,
         *,
@@ -107,10 +114,11 @@ class SendMessageRequest(_message.Message):
         ttl: _duration_pb2.Duration | None = ...,
         allow_offline: _builtins.bool = ...,
         workflow_context: _types_pb2.WorkflowMessageContext | None = ...,
+        reply_wait: _duration_pb2.Duration | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["ttl", b"ttl", "workflow_context", b"workflow_context"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["reply_wait", b"reply_wait", "ttl", b"ttl", "workflow_context", b"workflow_context"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["allow_offline", b"allow_offline", "content", b"content", "correlation_id", b"correlation_id", "delivery", b"delivery", "hops", b"hops", "idempotency_key", b"idempotency_key", "max_hops", b"max_hops", "reply_to", b"reply_to", "target", b"target", "ttl", b"ttl", "workflow_context", b"workflow_context"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["allow_offline", b"allow_offline", "content", b"content", "correlation_id", b"correlation_id", "delivery", b"delivery", "hops", b"hops", "idempotency_key", b"idempotency_key", "max_hops", b"max_hops", "reply_to", b"reply_to", "reply_wait", b"reply_wait", "target", b"target", "ttl", b"ttl", "workflow_context", b"workflow_context"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -124,8 +132,11 @@ class SendMessageResponse(_message.Message):
 
     MESSAGE_FIELD_NUMBER: _builtins.int
     REPEATED_FIELD_NUMBER: _builtins.int
+    TERMINAL_FIELD_NUMBER: _builtins.int
     repeated: _builtins.bool
     """True when this call repeated an earlier send with the same idempotency key and nothing new was stored."""
+    terminal: _builtins.bool
+    """True when the returned message is terminal (with reply_wait: it ended before the wait did)."""
     @_builtins.property
     def message(self) -> _types_pb2.Message:
         """The stored message, in its current state."""
@@ -135,10 +146,11 @@ class SendMessageResponse(_message.Message):
         *,
         message: _types_pb2.Message | None = ...,
         repeated: _builtins.bool = ...,
+        terminal: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message", "repeated", b"repeated"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message", "repeated", b"repeated", "terminal", b"terminal"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

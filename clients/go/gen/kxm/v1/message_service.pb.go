@@ -105,8 +105,11 @@ type SendMessageRequest struct {
 	AllowOffline bool `protobuf:"varint,10,opt,name=allow_offline,json=allowOffline,proto3" json:"allow_offline,omitempty"`
 	// The workflow stage attempt this request serves, if any.
 	WorkflowContext *WorkflowMessageContext `protobuf:"bytes,11,opt,name=workflow_context,json=workflowContext,proto3" json:"workflow_context,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+	// and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+	ReplyWait     *durationpb.Duration `protobuf:"bytes,12,opt,name=reply_wait,json=replyWait,proto3" json:"reply_wait,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SendMessageRequest) Reset() {
@@ -216,13 +219,22 @@ func (x *SendMessageRequest) GetWorkflowContext() *WorkflowMessageContext {
 	return nil
 }
 
+func (x *SendMessageRequest) GetReplyWait() *durationpb.Duration {
+	if x != nil {
+		return x.ReplyWait
+	}
+	return nil
+}
+
 // Response message for MessageService.SendMessage.
 type SendMessageResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The stored message, in its current state.
 	Message *Message `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
 	// True when this call repeated an earlier send with the same idempotency key and nothing new was stored.
-	Repeated      bool `protobuf:"varint,2,opt,name=repeated,proto3" json:"repeated,omitempty"`
+	Repeated bool `protobuf:"varint,2,opt,name=repeated,proto3" json:"repeated,omitempty"`
+	// True when the returned message is terminal (with reply_wait: it ended before the wait did).
+	Terminal      bool `protobuf:"varint,3,opt,name=terminal,proto3" json:"terminal,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -267,6 +279,13 @@ func (x *SendMessageResponse) GetMessage() *Message {
 func (x *SendMessageResponse) GetRepeated() bool {
 	if x != nil {
 		return x.Repeated
+	}
+	return false
+}
+
+func (x *SendMessageResponse) GetTerminal() bool {
+	if x != nil {
+		return x.Terminal
 	}
 	return false
 }
@@ -1433,7 +1452,7 @@ var File_kxm_v1_message_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_message_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1ckxm/v1/message_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x12kxm/v1/types.proto\"\xab\x03\n" +
+	"\x1ckxm/v1/message_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x12kxm/v1/types.proto\"\xe5\x03\n" +
 	"\x12SendMessageRequest\x12\x16\n" +
 	"\x06target\x18\x01 \x01(\tR\x06target\x12\x18\n" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12,\n" +
@@ -1446,10 +1465,13 @@ const file_kxm_v1_message_service_proto_rawDesc = "" +
 	"\x03ttl\x18\t \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12#\n" +
 	"\rallow_offline\x18\n" +
 	" \x01(\bR\fallowOffline\x12I\n" +
-	"\x10workflow_context\x18\v \x01(\v2\x1e.kxm.v1.WorkflowMessageContextR\x0fworkflowContext\"\\\n" +
+	"\x10workflow_context\x18\v \x01(\v2\x1e.kxm.v1.WorkflowMessageContextR\x0fworkflowContext\x128\n" +
+	"\n" +
+	"reply_wait\x18\f \x01(\v2\x19.google.protobuf.DurationR\treplyWait\"x\n" +
 	"\x13SendMessageResponse\x12)\n" +
 	"\amessage\x18\x01 \x01(\v2\x0f.kxm.v1.MessageR\amessage\x12\x1a\n" +
-	"\brepeated\x18\x02 \x01(\bR\brepeated\"2\n" +
+	"\brepeated\x18\x02 \x01(\bR\brepeated\x12\x1a\n" +
+	"\bterminal\x18\x03 \x01(\bR\bterminal\"2\n" +
 	"\x11GetMessageRequest\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\"?\n" +
@@ -1590,51 +1612,52 @@ var file_kxm_v1_message_service_proto_depIdxs = []int32{
 	21, // 0: kxm.v1.SendMessageRequest.delivery:type_name -> kxm.v1.Delivery
 	22, // 1: kxm.v1.SendMessageRequest.ttl:type_name -> google.protobuf.Duration
 	23, // 2: kxm.v1.SendMessageRequest.workflow_context:type_name -> kxm.v1.WorkflowMessageContext
-	24, // 3: kxm.v1.SendMessageResponse.message:type_name -> kxm.v1.Message
-	24, // 4: kxm.v1.GetMessageResponse.message:type_name -> kxm.v1.Message
-	24, // 5: kxm.v1.CancelMessageResponse.message:type_name -> kxm.v1.Message
-	24, // 6: kxm.v1.ReplyToMessageResponse.message:type_name -> kxm.v1.Message
-	24, // 7: kxm.v1.AckMessagesResponse.messages:type_name -> kxm.v1.Message
-	24, // 8: kxm.v1.ListInboxResponse.messages:type_name -> kxm.v1.Message
-	22, // 9: kxm.v1.WaitMessageRequest.timeout:type_name -> google.protobuf.Duration
-	24, // 10: kxm.v1.WaitMessageResponse.message:type_name -> kxm.v1.Message
-	0,  // 11: kxm.v1.FanoutResult.status:type_name -> kxm.v1.FanoutStatus
-	24, // 12: kxm.v1.FanoutResult.message:type_name -> kxm.v1.Message
-	23, // 13: kxm.v1.FanoutMessagesRequest.workflow_context:type_name -> kxm.v1.WorkflowMessageContext
-	22, // 14: kxm.v1.FanoutMessagesRequest.ttl:type_name -> google.protobuf.Duration
-	22, // 15: kxm.v1.FanoutMessagesRequest.timeout:type_name -> google.protobuf.Duration
-	15, // 16: kxm.v1.FanoutMessagesResponse.results:type_name -> kxm.v1.FanoutResult
-	25, // 17: kxm.v1.SubscribeReady.agent:type_name -> kxm.v1.Agent
-	26, // 18: kxm.v1.SubscribeResponse.event_time:type_name -> google.protobuf.Timestamp
-	19, // 19: kxm.v1.SubscribeResponse.ready:type_name -> kxm.v1.SubscribeReady
-	24, // 20: kxm.v1.SubscribeResponse.message:type_name -> kxm.v1.Message
-	24, // 21: kxm.v1.SubscribeResponse.reply:type_name -> kxm.v1.Message
-	24, // 22: kxm.v1.SubscribeResponse.cancelled:type_name -> kxm.v1.Message
-	24, // 23: kxm.v1.SubscribeResponse.expired:type_name -> kxm.v1.Message
-	25, // 24: kxm.v1.SubscribeResponse.presence:type_name -> kxm.v1.Agent
-	1,  // 25: kxm.v1.MessageService.SendMessage:input_type -> kxm.v1.SendMessageRequest
-	3,  // 26: kxm.v1.MessageService.GetMessage:input_type -> kxm.v1.GetMessageRequest
-	5,  // 27: kxm.v1.MessageService.CancelMessage:input_type -> kxm.v1.CancelMessageRequest
-	7,  // 28: kxm.v1.MessageService.ReplyToMessage:input_type -> kxm.v1.ReplyToMessageRequest
-	9,  // 29: kxm.v1.MessageService.AckMessages:input_type -> kxm.v1.AckMessagesRequest
-	11, // 30: kxm.v1.MessageService.ListInbox:input_type -> kxm.v1.ListInboxRequest
-	13, // 31: kxm.v1.MessageService.WaitMessage:input_type -> kxm.v1.WaitMessageRequest
-	16, // 32: kxm.v1.MessageService.FanoutMessages:input_type -> kxm.v1.FanoutMessagesRequest
-	18, // 33: kxm.v1.MessageService.Subscribe:input_type -> kxm.v1.SubscribeRequest
-	2,  // 34: kxm.v1.MessageService.SendMessage:output_type -> kxm.v1.SendMessageResponse
-	4,  // 35: kxm.v1.MessageService.GetMessage:output_type -> kxm.v1.GetMessageResponse
-	6,  // 36: kxm.v1.MessageService.CancelMessage:output_type -> kxm.v1.CancelMessageResponse
-	8,  // 37: kxm.v1.MessageService.ReplyToMessage:output_type -> kxm.v1.ReplyToMessageResponse
-	10, // 38: kxm.v1.MessageService.AckMessages:output_type -> kxm.v1.AckMessagesResponse
-	12, // 39: kxm.v1.MessageService.ListInbox:output_type -> kxm.v1.ListInboxResponse
-	14, // 40: kxm.v1.MessageService.WaitMessage:output_type -> kxm.v1.WaitMessageResponse
-	17, // 41: kxm.v1.MessageService.FanoutMessages:output_type -> kxm.v1.FanoutMessagesResponse
-	20, // 42: kxm.v1.MessageService.Subscribe:output_type -> kxm.v1.SubscribeResponse
-	34, // [34:43] is the sub-list for method output_type
-	25, // [25:34] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	22, // 3: kxm.v1.SendMessageRequest.reply_wait:type_name -> google.protobuf.Duration
+	24, // 4: kxm.v1.SendMessageResponse.message:type_name -> kxm.v1.Message
+	24, // 5: kxm.v1.GetMessageResponse.message:type_name -> kxm.v1.Message
+	24, // 6: kxm.v1.CancelMessageResponse.message:type_name -> kxm.v1.Message
+	24, // 7: kxm.v1.ReplyToMessageResponse.message:type_name -> kxm.v1.Message
+	24, // 8: kxm.v1.AckMessagesResponse.messages:type_name -> kxm.v1.Message
+	24, // 9: kxm.v1.ListInboxResponse.messages:type_name -> kxm.v1.Message
+	22, // 10: kxm.v1.WaitMessageRequest.timeout:type_name -> google.protobuf.Duration
+	24, // 11: kxm.v1.WaitMessageResponse.message:type_name -> kxm.v1.Message
+	0,  // 12: kxm.v1.FanoutResult.status:type_name -> kxm.v1.FanoutStatus
+	24, // 13: kxm.v1.FanoutResult.message:type_name -> kxm.v1.Message
+	23, // 14: kxm.v1.FanoutMessagesRequest.workflow_context:type_name -> kxm.v1.WorkflowMessageContext
+	22, // 15: kxm.v1.FanoutMessagesRequest.ttl:type_name -> google.protobuf.Duration
+	22, // 16: kxm.v1.FanoutMessagesRequest.timeout:type_name -> google.protobuf.Duration
+	15, // 17: kxm.v1.FanoutMessagesResponse.results:type_name -> kxm.v1.FanoutResult
+	25, // 18: kxm.v1.SubscribeReady.agent:type_name -> kxm.v1.Agent
+	26, // 19: kxm.v1.SubscribeResponse.event_time:type_name -> google.protobuf.Timestamp
+	19, // 20: kxm.v1.SubscribeResponse.ready:type_name -> kxm.v1.SubscribeReady
+	24, // 21: kxm.v1.SubscribeResponse.message:type_name -> kxm.v1.Message
+	24, // 22: kxm.v1.SubscribeResponse.reply:type_name -> kxm.v1.Message
+	24, // 23: kxm.v1.SubscribeResponse.cancelled:type_name -> kxm.v1.Message
+	24, // 24: kxm.v1.SubscribeResponse.expired:type_name -> kxm.v1.Message
+	25, // 25: kxm.v1.SubscribeResponse.presence:type_name -> kxm.v1.Agent
+	1,  // 26: kxm.v1.MessageService.SendMessage:input_type -> kxm.v1.SendMessageRequest
+	3,  // 27: kxm.v1.MessageService.GetMessage:input_type -> kxm.v1.GetMessageRequest
+	5,  // 28: kxm.v1.MessageService.CancelMessage:input_type -> kxm.v1.CancelMessageRequest
+	7,  // 29: kxm.v1.MessageService.ReplyToMessage:input_type -> kxm.v1.ReplyToMessageRequest
+	9,  // 30: kxm.v1.MessageService.AckMessages:input_type -> kxm.v1.AckMessagesRequest
+	11, // 31: kxm.v1.MessageService.ListInbox:input_type -> kxm.v1.ListInboxRequest
+	13, // 32: kxm.v1.MessageService.WaitMessage:input_type -> kxm.v1.WaitMessageRequest
+	16, // 33: kxm.v1.MessageService.FanoutMessages:input_type -> kxm.v1.FanoutMessagesRequest
+	18, // 34: kxm.v1.MessageService.Subscribe:input_type -> kxm.v1.SubscribeRequest
+	2,  // 35: kxm.v1.MessageService.SendMessage:output_type -> kxm.v1.SendMessageResponse
+	4,  // 36: kxm.v1.MessageService.GetMessage:output_type -> kxm.v1.GetMessageResponse
+	6,  // 37: kxm.v1.MessageService.CancelMessage:output_type -> kxm.v1.CancelMessageResponse
+	8,  // 38: kxm.v1.MessageService.ReplyToMessage:output_type -> kxm.v1.ReplyToMessageResponse
+	10, // 39: kxm.v1.MessageService.AckMessages:output_type -> kxm.v1.AckMessagesResponse
+	12, // 40: kxm.v1.MessageService.ListInbox:output_type -> kxm.v1.ListInboxResponse
+	14, // 41: kxm.v1.MessageService.WaitMessage:output_type -> kxm.v1.WaitMessageResponse
+	17, // 42: kxm.v1.MessageService.FanoutMessages:output_type -> kxm.v1.FanoutMessagesResponse
+	20, // 43: kxm.v1.MessageService.Subscribe:output_type -> kxm.v1.SubscribeResponse
+	35, // [35:44] is the sub-list for method output_type
+	26, // [26:35] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_message_service_proto_init() }

@@ -441,6 +441,47 @@ private static final long serialVersionUID = 0L;
     return workflowContext_ == null ? dev.kxm.v1.WorkflowMessageContext.getDefaultInstance() : workflowContext_;
   }
 
+  public static final int REPLY_WAIT_FIELD_NUMBER = 12;
+  private com.google.protobuf.Duration replyWait_;
+  /**
+   * <pre>
+   * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+   * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+   * @return Whether the replyWait field is set.
+   */
+  @java.lang.Override
+  public boolean hasReplyWait() {
+    return ((bitField0_ & 0x00000004) != 0);
+  }
+  /**
+   * <pre>
+   * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+   * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+   * @return The replyWait.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Duration getReplyWait() {
+    return replyWait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : replyWait_;
+  }
+  /**
+   * <pre>
+   * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+   * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.DurationOrBuilder getReplyWaitOrBuilder() {
+    return replyWait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : replyWait_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -488,6 +529,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000002) != 0)) {
       output.writeMessage(11, getWorkflowContext());
     }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      output.writeMessage(12, getReplyWait());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -530,6 +574,10 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000002) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(11, getWorkflowContext());
+    }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(12, getReplyWait());
     }
     return size;
   }
@@ -582,6 +630,11 @@ private static final long serialVersionUID = 0L;
       if (!getWorkflowContext()
           .equals(other.getWorkflowContext())) return false;
     }
+    if (hasReplyWait() != other.hasReplyWait()) return false;
+    if (hasReplyWait()) {
+      if (!getReplyWait()
+          .equals(other.getReplyWait())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -619,6 +672,10 @@ private static final long serialVersionUID = 0L;
     if (hasWorkflowContext()) {
       hash = (37 * hash) + WORKFLOW_CONTEXT_FIELD_NUMBER;
       hash = (53 * hash) + getWorkflowContext().hashCode();
+    }
+    if (hasReplyWait()) {
+      hash = (37 * hash) + REPLY_WAIT_FIELD_NUMBER;
+      hash = (53 * hash) + getReplyWait().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -756,6 +813,7 @@ private static final long serialVersionUID = 0L;
               .alwaysUseFieldBuilders) {
         internalGetTtlFieldBuilder();
         internalGetWorkflowContextFieldBuilder();
+        internalGetReplyWaitFieldBuilder();
       }
     }
     @java.lang.Override
@@ -780,6 +838,11 @@ private static final long serialVersionUID = 0L;
       if (workflowContextBuilder_ != null) {
         workflowContextBuilder_.dispose();
         workflowContextBuilder_ = null;
+      }
+      replyWait_ = null;
+      if (replyWaitBuilder_ != null) {
+        replyWaitBuilder_.dispose();
+        replyWaitBuilder_ = null;
       }
       return this;
     }
@@ -854,6 +917,12 @@ private static final long serialVersionUID = 0L;
             : workflowContextBuilder_.build();
         to_bitField0_ |= 0x00000002;
       }
+      if (((from_bitField0_ & 0x00000800) != 0)) {
+        result.replyWait_ = replyWaitBuilder_ == null
+            ? replyWait_
+            : replyWaitBuilder_.build();
+        to_bitField0_ |= 0x00000004;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -911,6 +980,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasWorkflowContext()) {
         mergeWorkflowContext(other.getWorkflowContext());
+      }
+      if (other.hasReplyWait()) {
+        mergeReplyWait(other.getReplyWait());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -995,6 +1067,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000400;
               break;
             } // case 90
+            case 98: {
+              input.readMessage(
+                  internalGetReplyWaitFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000800;
+              break;
+            } // case 98
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1984,6 +2063,170 @@ private static final long serialVersionUID = 0L;
         workflowContext_ = null;
       }
       return workflowContextBuilder_;
+    }
+
+    private com.google.protobuf.Duration replyWait_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> replyWaitBuilder_;
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     * @return Whether the replyWait field is set.
+     */
+    public boolean hasReplyWait() {
+      return ((bitField0_ & 0x00000800) != 0);
+    }
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     * @return The replyWait.
+     */
+    public com.google.protobuf.Duration getReplyWait() {
+      if (replyWaitBuilder_ == null) {
+        return replyWait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : replyWait_;
+      } else {
+        return replyWaitBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     */
+    public Builder setReplyWait(com.google.protobuf.Duration value) {
+      if (replyWaitBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        replyWait_ = value;
+      } else {
+        replyWaitBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     */
+    public Builder setReplyWait(
+        com.google.protobuf.Duration.Builder builderForValue) {
+      if (replyWaitBuilder_ == null) {
+        replyWait_ = builderForValue.build();
+      } else {
+        replyWaitBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     */
+    public Builder mergeReplyWait(com.google.protobuf.Duration value) {
+      if (replyWaitBuilder_ == null) {
+        if (((bitField0_ & 0x00000800) != 0) &&
+          replyWait_ != null &&
+          replyWait_ != com.google.protobuf.Duration.getDefaultInstance()) {
+          getReplyWaitBuilder().mergeFrom(value);
+        } else {
+          replyWait_ = value;
+        }
+      } else {
+        replyWaitBuilder_.mergeFrom(value);
+      }
+      if (replyWait_ != null) {
+        bitField0_ |= 0x00000800;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     */
+    public Builder clearReplyWait() {
+      bitField0_ = (bitField0_ & ~0x00000800);
+      replyWait_ = null;
+      if (replyWaitBuilder_ != null) {
+        replyWaitBuilder_.dispose();
+        replyWaitBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     */
+    public com.google.protobuf.Duration.Builder getReplyWaitBuilder() {
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return internalGetReplyWaitFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     */
+    public com.google.protobuf.DurationOrBuilder getReplyWaitOrBuilder() {
+      if (replyWaitBuilder_ != null) {
+        return replyWaitBuilder_.getMessageOrBuilder();
+      } else {
+        return replyWait_ == null ?
+            com.google.protobuf.Duration.getDefaultInstance() : replyWait_;
+      }
+    }
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 
+        internalGetReplyWaitFieldBuilder() {
+      if (replyWaitBuilder_ == null) {
+        replyWaitBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder>(
+                getReplyWait(),
+                getParentForChildren(),
+                isClean());
+        replyWait_ = null;
+      }
+      return replyWaitBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.SendMessageRequest)

@@ -212,4 +212,34 @@ public interface SendMessageRequestOrBuilder extends
    * <code>.kxm.v1.WorkflowMessageContext workflow_context = 11 [json_name = "workflowContext"];</code>
    */
   dev.kxm.v1.WorkflowMessageContextOrBuilder getWorkflowContextOrBuilder();
+
+  /**
+   * <pre>
+   * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+   * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+   * @return Whether the replyWait field is set.
+   */
+  boolean hasReplyWait();
+  /**
+   * <pre>
+   * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+   * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+   * @return The replyWait.
+   */
+  com.google.protobuf.Duration getReplyWait();
+  /**
+   * <pre>
+   * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
+   * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+   */
+  com.google.protobuf.DurationOrBuilder getReplyWaitOrBuilder();
 }

@@ -106,6 +106,21 @@ private static final long serialVersionUID = 0L;
     return repeated_;
   }
 
+  public static final int TERMINAL_FIELD_NUMBER = 3;
+  private boolean terminal_ = false;
+  /**
+   * <pre>
+   * True when the returned message is terminal (with reply_wait: it ended before the wait did).
+   * </pre>
+   *
+   * <code>bool terminal = 3 [json_name = "terminal"];</code>
+   * @return The terminal.
+   */
+  @java.lang.Override
+  public boolean getTerminal() {
+    return terminal_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -126,6 +141,9 @@ private static final long serialVersionUID = 0L;
     if (repeated_ != false) {
       output.writeBool(2, repeated_);
     }
+    if (terminal_ != false) {
+      output.writeBool(3, terminal_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -137,6 +155,10 @@ private static final long serialVersionUID = 0L;
     if (repeated_ != false) {
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(2, repeated_);
+    }
+    if (terminal_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(3, terminal_);
     }
     return size;
   }
@@ -169,6 +191,8 @@ private static final long serialVersionUID = 0L;
     }
     if (getRepeated()
         != other.getRepeated()) return false;
+    if (getTerminal()
+        != other.getTerminal()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -187,6 +211,9 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + REPEATED_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getRepeated());
+    hash = (37 * hash) + TERMINAL_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getTerminal());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -334,6 +361,7 @@ private static final long serialVersionUID = 0L;
         messageBuilder_ = null;
       }
       repeated_ = false;
+      terminal_ = false;
       return this;
     }
 
@@ -377,6 +405,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000002) != 0)) {
         result.repeated_ = repeated_;
       }
+      if (((from_bitField0_ & 0x00000004) != 0)) {
+        result.terminal_ = terminal_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -397,6 +428,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.getRepeated() != false) {
         setRepeated(other.getRepeated());
+      }
+      if (other.getTerminal() != false) {
+        setTerminal(other.getTerminal());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -434,6 +468,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000002;
               break;
             } // case 16
+            case 24: {
+              terminal_ = input.readBool();
+              bitField0_ |= 0x00000004;
+              break;
+            } // case 24
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -646,6 +685,50 @@ private static final long serialVersionUID = 0L;
     public Builder clearRepeated() {
       bitField0_ = (bitField0_ & ~0x00000002);
       repeated_ = false;
+      onChanged();
+      return this;
+    }
+
+    private boolean terminal_ ;
+    /**
+     * <pre>
+     * True when the returned message is terminal (with reply_wait: it ended before the wait did).
+     * </pre>
+     *
+     * <code>bool terminal = 3 [json_name = "terminal"];</code>
+     * @return The terminal.
+     */
+    @java.lang.Override
+    public boolean getTerminal() {
+      return terminal_;
+    }
+    /**
+     * <pre>
+     * True when the returned message is terminal (with reply_wait: it ended before the wait did).
+     * </pre>
+     *
+     * <code>bool terminal = 3 [json_name = "terminal"];</code>
+     * @param value The terminal to set.
+     * @return This builder for chaining.
+     */
+    public Builder setTerminal(boolean value) {
+
+      terminal_ = value;
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * True when the returned message is terminal (with reply_wait: it ended before the wait did).
+     * </pre>
+     *
+     * <code>bool terminal = 3 [json_name = "terminal"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearTerminal() {
+      bitField0_ = (bitField0_ & ~0x00000004);
+      terminal_ = false;
       onChanged();
       return this;
     }

@@ -46,4 +46,14 @@ public interface SendMessageResponseOrBuilder extends
    * @return The repeated.
    */
   boolean getRepeated();
+
+  /**
+   * <pre>
+   * True when the returned message is terminal (with reply_wait: it ended before the wait did).
+   * </pre>
+   *
+   * <code>bool terminal = 3 [json_name = "terminal"];</code>
+   * @return The terminal.
+   */
+  boolean getTerminal();
 }
