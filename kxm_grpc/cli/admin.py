@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from kxm_grpc.cli.common import EXIT_OK, add_connection_flags, client_from, emit, message_to_dict, run
+from kxm_grpc.cli.common import EXIT_OK, add_connection_flags, all_pages, client_from, emit, message_to_dict, run
 from kxm_grpc.client.config import update_project_token
 
 
@@ -44,14 +44,7 @@ def _create(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     async def command() -> int:
         async with client_from(args, admin=True) as client:
-            projects = []
-            token = ""
-            while True:
-                page = await client.list_projects(page_token=token)
-                projects.extend(page.projects)
-                token = page.next_page_token
-                if not token:
-                    break
+            projects = await all_pages(lambda t: client.list_projects(page_token=t), "projects")
         emit(args, [message_to_dict(p) for p in projects], "\n".join(p.name for p in projects))
         return EXIT_OK
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from kxm_grpc.cli.common import EXIT_OK, add_connection_flags, client_from, emit, message_to_dict, run
+from kxm_grpc.cli.common import EXIT_OK, add_connection_flags, all_pages, client_from, emit, message_to_dict, run
 from kxm_grpc.cli.identity import agent_client, register_saved
 
 
@@ -51,14 +51,7 @@ def _list(args: argparse.Namespace) -> int:
 
     async def command() -> int:
         async with client_from(args) as client:
-            agents = []
-            token = ""
-            while True:
-                page = await client.list_agents(include_offline=args.all, page_token=token)
-                agents.extend(page.agents)
-                token = page.next_page_token
-                if not token:
-                    break
+            agents = await all_pages(lambda t: client.list_agents(include_offline=args.all, page_token=t), "agents")
         lines = [
             f"{a.id}\t{a.name}\t{types_pb2.Presence.Name(a.presence).removeprefix('PRESENCE_').lower()}" for a in agents
         ]

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from kxm_grpc.errors import HubError
@@ -33,6 +33,18 @@ def client_from(args: argparse.Namespace, *, admin: bool = False, **kwargs: Any)
 
     root = open(args.tls_ca, "rb").read() if getattr(args, "tls_ca", None) else None  # noqa: SIM115
     return HubClient(args.addr, token=args.token, project=args.project, admin=admin, root_certificates=root, **kwargs)
+
+
+async def all_pages(fetch: Callable[[str], Awaitable[Any]], field: str) -> list[Any]:
+    """Every item of a List RPC: call ``fetch(page_token)`` until ``next_page_token`` is empty."""
+    items: list[Any] = []
+    token = ""
+    while True:
+        page = await fetch(token)
+        items.extend(getattr(page, field))
+        token = page.next_page_token
+        if not token:
+            return items
 
 
 def message_to_dict(message: Any) -> dict[str, Any]:

@@ -11,7 +11,16 @@ import argparse
 import sys
 from typing import Any
 
-from kxm_grpc.cli.common import EXIT_ERROR, EXIT_OK, add_connection_flags, client_from, emit, message_to_dict, run
+from kxm_grpc.cli.common import (
+    EXIT_ERROR,
+    EXIT_OK,
+    add_connection_flags,
+    all_pages,
+    client_from,
+    emit,
+    message_to_dict,
+    run,
+)
 from kxm_grpc.cli.identity import add_identity, agent_client
 
 
@@ -116,14 +125,7 @@ def _get(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     async def command() -> int:
         async with client_from(args) as client:
-            leases = []
-            token = ""
-            while True:
-                page = await client.list_leases(include_lapsed=args.all, page_token=token)
-                leases.extend(page.leases)
-                token = page.next_page_token
-                if not token:
-                    break
+            leases = await all_pages(lambda t: client.list_leases(include_lapsed=args.all, page_token=t), "leases")
         emit(args, [message_to_dict(lease) for lease in leases], "\n".join(_line(lease) for lease in leases))
         return EXIT_OK
 

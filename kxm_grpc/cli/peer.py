@@ -11,7 +11,16 @@ import json
 import sys
 from typing import Any
 
-from kxm_grpc.cli.common import EXIT_ERROR, EXIT_OK, add_connection_flags, client_from, emit, message_to_dict, run
+from kxm_grpc.cli.common import (
+    EXIT_ERROR,
+    EXIT_OK,
+    add_connection_flags,
+    all_pages,
+    client_from,
+    emit,
+    message_to_dict,
+    run,
+)
 from kxm_grpc.cli.identity import add_identity, agent_client
 
 EXIT_PENDING = 3
@@ -133,14 +142,7 @@ def _list(args: argparse.Namespace) -> int:
 
     async def command() -> int:
         async with client_from(args) as client:
-            agents = []
-            token = ""
-            while True:
-                page = await client.list_agents(include_offline=args.all, page_token=token)
-                agents.extend(page.agents)
-                token = page.next_page_token
-                if not token:
-                    break
+            agents = await all_pages(lambda t: client.list_agents(include_offline=args.all, page_token=t), "agents")
         lines = [
             f"{a.id}\t{a.name}\t{types_pb2.Presence.Name(a.presence).removeprefix('PRESENCE_').lower()}\t{a.purpose}"
             for a in agents
@@ -261,14 +263,7 @@ def _inbox(args: argparse.Namespace) -> int:
     async def command() -> int:
         client = await agent_client(args, name)
         async with client:
-            found = []
-            token = ""
-            while True:
-                page = await client.list_inbox(page_token=token)
-                found.extend(page.messages)
-                token = page.next_page_token
-                if not token:
-                    break
+            found = await all_pages(lambda t: client.list_inbox(page_token=t), "messages")
         emit(args, {"messages": [message_to_dict(m) for m in found]}, "\n".join(_line(m) for m in found))
         return EXIT_OK
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from kxm_grpc.cli.common import EXIT_OK, add_connection_flags, client_from, emit, message_to_dict, run
+from kxm_grpc.cli.common import EXIT_OK, add_connection_flags, all_pages, client_from, emit, message_to_dict, run
 
 
 def register(commands: Any) -> None:
@@ -23,14 +23,7 @@ def _list(args: argparse.Namespace) -> int:
 
     async def command() -> int:
         async with client_from(args) as client:
-            runtimes = []
-            token = ""
-            while True:
-                page = await client.list_runtimes(page_token=token)
-                runtimes.extend(page.runtimes)
-                token = page.next_page_token
-                if not token:
-                    break
+            runtimes = await all_pages(lambda t: client.list_runtimes(page_token=t), "runtimes")
 
         def line(runtime: Any) -> str:
             presence = types_pb2.RuntimePresenceState.Name(runtime.presence)
