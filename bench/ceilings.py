@@ -100,7 +100,7 @@ async def push_delivery(address: str, subscribers: int, cfg: Config, pid: int) -
                     seconds=elapsed,
                     latencies=list(times),
                     cpu_seconds=cpu.stop(),
-                    extra={"foreign_cpu": cpu.foreign},
+                    extra={"foreign_cpu": cpu.foreign, "client_cpu_s": cpu.client},
                 )
             )
         return reps

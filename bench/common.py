@@ -77,6 +77,8 @@ class CpuMeter:
         self._own = 0.0
         self._wall = 0.0
         self.foreign = 0.0
+        self.client = 0.0
+        """This process's (the benchmark client's) CPU seconds in the window."""
 
     def start(self) -> None:
         self._start = process_cpu(self.pid) if self.pid else 0.0
@@ -90,6 +92,7 @@ class CpuMeter:
         wall = time.perf_counter() - self._wall
         own = process_cpu(os.getpid()) - self._own
         busy = system_busy() - self._busy
+        self.client = own
         if wall > 0:
             self.foreign = max(0.0, (busy - own - server) / (wall * (os.cpu_count() or 1)))
         return server
@@ -237,7 +240,7 @@ async def closed_loop(
         seconds=duration,
         latencies=latencies,
         cpu_seconds=cpu_seconds,
-        extra={"foreign_cpu": cpu.foreign},
+        extra={"foreign_cpu": cpu.foreign, "client_cpu_s": cpu.client},
     )
 
 

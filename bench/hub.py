@@ -272,7 +272,7 @@ async def delivery(
                     seconds=elapsed,
                     latencies=list(times),
                     cpu_seconds=cpu.stop(),
-                    extra={"foreign_cpu": cpu.foreign},
+                    extra={"foreign_cpu": cpu.foreign, "client_cpu_s": cpu.client},
                 )
             )
             await asyncio.sleep(0.2)  # let the hub notice the closed streams before the next repetition

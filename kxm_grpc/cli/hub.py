@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from kxm_grpc.cli.common import EXIT_ERROR, EXIT_OK, EXIT_UNREACHABLE
+
+GC_THRESHOLD = 20_000
+"""Allocations between young-generation collections in ``kxm hub serve`` (Python's default: 700)."""
 
 
 def _env(name: str, default: str) -> str:
@@ -162,12 +166,22 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"kxm hub: {error}", file=sys.stderr)
         return 2
     configure_logging(settings.log_format, settings.log_level)
+    _tune_gc()
     try:
         asyncio.run(serve(settings))
     except StoreError as error:
         print(f"kxm hub: {error}", file=sys.stderr)
         return 3
     return EXIT_OK
+
+
+def _tune_gc() -> None:
+    """Collect garbage less often: every RPC allocates hundreds of short-lived objects, and the
+    default threshold (700) ran a collection every few calls, about 3 % of the hub's CPU. What is
+    loaded at start (modules, generated classes) is frozen out of every later collection."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GC_THRESHOLD, 20, 20)
 
 
 def _health(args: argparse.Namespace) -> int:

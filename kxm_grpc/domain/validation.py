@@ -15,6 +15,8 @@ _WHITESPACE = re.compile(r"\s+")
 
 def utf16_length(value: str) -> int:
     """Return the length of ``value`` in UTF-16 code units."""
+    if value.isascii():  # a flag CPython keeps on every str: no encoding for the common case
+        return len(value)
     return len(value.encode("utf-16-le")) // 2
 
 

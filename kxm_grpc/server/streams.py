@@ -136,7 +136,7 @@ class Subscribers:
                     await asyncio.wait_for(hub.shutting_down.wait(), interval)
                 if hub.shutting_down.is_set():
                     # Each stream re-checks after its wake-up and ends with UNAVAILABLE.
-                    hub.store.notifier.publish([agent_topic(agent_id) for agent_id in self._by_agent])
+                    hub.store.notifier.publish([(agent_topic(agent_id), None) for agent_id in self._by_agent])
                     return
                 for streams in list(self._by_agent.values()):
                     for stream in list(streams):

@@ -4,13 +4,14 @@ Each agent has one log with a durable, gapless sequence (1, 2, …). A change th
 learn about (a message for it, a reply or cancellation, an expiry, a peer's presence) appends an
 event to that agent's log in the same transaction as the change, then wakes the agent's streams
 through the notifier topic ``agent:<id>`` (one wake per event: streams measure their lag by it).
-Streams re-read the log, so a missed wake-up never loses an event.
+The wake-up carries the event as its hint: a stream that is caught up delivers it without
+re-reading; any other stream re-reads the log, so a missed wake-up never loses an event.
 """
 
 from __future__ import annotations
 
 from kxm_grpc.domain.agents import Agent
-from kxm_grpc.domain.messages import EventKind
+from kxm_grpc.domain.messages import Event, EventKind, Message
 from kxm_grpc.store import Tx
 
 
@@ -25,13 +26,29 @@ def message_topic(message_id: str) -> str:
 
 
 def record_event(
-    tx: Tx, agent_id: str, kind: EventKind, now: int, *, message_id: str | None = None, subject: Agent | None = None
+    tx: Tx,
+    agent_id: str,
+    kind: EventKind,
+    now: int,
+    *,
+    message: Message | None = None,
+    subject: Agent | None = None,
 ) -> int:
-    """Append an event to ``agent_id``'s log under its next sequence number; return the number."""
+    """Append an event to ``agent_id``'s log under its next sequence number; return the number.
+
+    The event reports ``message`` (as this transaction leaves it) or ``subject``'s presence; it is
+    handed to the agent's waiting streams as the wake-up's hint.
+    """
     seq = tx.events.next_seq(agent_id)
-    tx.events.append(agent_id, seq, kind, now, message_id=message_id, subject=subject)
-    tx.notify(agent_topic(agent_id))
+    append_event(tx, Event(seq=seq, kind=kind, event_time=now, message=message, subject=subject), agent_id)
     return seq
+
+
+def append_event(tx: Tx, event: Event, agent_id: str) -> None:
+    """Append ``event`` (its seq taken with ``tx.events.next_seq``) to ``agent_id``'s log and wake its streams."""
+    message_id = None if event.message is None else event.message.id
+    tx.events.append(agent_id, event.seq, event.kind, event.event_time, message_id=message_id, subject=event.subject)
+    tx.notify(agent_topic(agent_id), event)
 
 
 def record_presence(tx: Tx, agent: Agent, now: int) -> None:

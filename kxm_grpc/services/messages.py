@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import structlog
+from prometheus_client import Counter
 
 from kxm_grpc.domain import agents as agent_rules
 from kxm_grpc.domain import messages as rules
@@ -28,11 +29,18 @@ from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, pag
 from kxm_grpc.domain.secrets import hash_secret, new_id
 from kxm_grpc.errors import Aborted, HubError, InvalidArgument, NotFound, Reason, Unavailable, invalid_field
 from kxm_grpc.services.auth import KeyWatch
-from kxm_grpc.services.events import agent_topic, message_topic, record_event
+from kxm_grpc.services.events import agent_topic, append_event, message_topic, record_event
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.notify import Notifier
 
 log = structlog.get_logger("kxm.messages")
+
+MESSAGE_EVENTS = Counter(
+    "kxm_messages", "Messages sent (not counting idempotent repeats), replied to and cancelled.", ["event"]
+)
+_SENT = MESSAGE_EVENTS.labels("sent")
+_REPLIED = MESSAGE_EVENTS.labels("replied")
+_CANCELLED = MESSAGE_EVENTS.labels("cancelled")
 
 EVENT_BATCH = 256
 _EXPIRY_BATCH = 500
@@ -133,9 +141,9 @@ def _expire(tx: Tx, message: Message, now: int) -> Message:
     """Expire a due message and tell both sides."""
     ended = rules.expired(message)
     tx.messages.update(ended)
-    record_event(tx, message.to_agent_id, EventKind.EXPIRED, now, message_id=message.id)
-    record_event(tx, message.from_agent_id, EventKind.EXPIRED, now, message_id=message.id)
-    tx.notify(message_topic(message.id))
+    record_event(tx, message.to_agent_id, EventKind.EXPIRED, now, message=ended)
+    record_event(tx, message.from_agent_id, EventKind.EXPIRED, now, message=ended)
+    tx.notify(message_topic(message.id), ended)
     return ended
 
 
@@ -194,10 +202,9 @@ def _send(tx: Tx, caller: Caller, outgoing: Outgoing, now: int) -> Sent:
     target = _resolve_target(tx, project, outgoing.target, allow_offline=outgoing.allow_offline)
     if target.id == sender_id:
         raise InvalidArgument("an agent cannot send a message to itself", reason=Reason.SELF_TARGET)
-    message_id = new_id("msg")
-    seq = record_event(tx, target.id, EventKind.MESSAGE, now, message_id=message_id)
+    seq = tx.events.next_seq(target.id)
     message = Message(
-        id=message_id,
+        id=new_id("msg"),
         project=project,
         from_agent_id=sender_id,
         from_agent_name=caller.agent_name or "",
@@ -218,14 +225,18 @@ def _send(tx: Tx, caller: Caller, outgoing: Outgoing, now: int) -> Sent:
         allow_offline=outgoing.allow_offline,
     )
     tx.messages.insert(message)
+    append_event(tx, Event(seq=seq, kind=EventKind.MESSAGE, event_time=now, message=message), target.id)
     return Sent(message, repeated=False, target_online=target.online)
 
 
 def _log_sent(sent: Sent) -> None:
     if sent.repeated:
         return
+    _SENT.inc()
     message = sent.message
-    log.info(
+    # Per-message lines are debug: at info they cost ~9 % of the hub's CPU per round trip
+    # (docs/performance.md); the kxm_messages counter counts them at every level.
+    log.debug(
         "message_sent",
         message_id=message.id,
         from_agent_id=message.from_agent_id,
@@ -330,7 +341,9 @@ async def wait_message(
         remaining = deadline - loop.time()
         if remaining <= 0:
             return message, False
-        await notifier.wait(topic, version, remaining)
+        ended = await notifier.wait_hint(topic, version, remaining)
+        if isinstance(ended, Message) and ended.id == message_id and ended.state.terminal:
+            return ended, True  # the committed end of the message the caller was allowed to read: final
 
 
 # -- changes ---------------------------------------------------------------------------------------
@@ -379,14 +392,15 @@ async def cancel_message(store: Store, caller: Caller, message_id: str, *, now: 
         updated = rules.cancelled(message, now)
         if updated is not message:
             tx.messages.update(updated)
-            record_event(tx, updated.to_agent_id, EventKind.CANCELLED, now, message_id=updated.id)
-            tx.notify(message_topic(updated.id))
+            record_event(tx, updated.to_agent_id, EventKind.CANCELLED, now, message=updated)
+            tx.notify(message_topic(updated.id), updated)
             changed.append(updated)
         return updated
 
     message = await _change(store, caller, message_id, now, rules.check_sender, transition)
     if changed:
-        log.info("message_cancelled", message_id=message.id, from_agent_id=message.from_agent_id)
+        _CANCELLED.inc()
+        log.debug("message_cancelled", message_id=message.id, from_agent_id=message.from_agent_id)
     return message
 
 
@@ -403,12 +417,13 @@ async def reply_to_message(store: Store, caller: Caller, message_id: str, conten
     def transition(tx: Tx, message: Message) -> Message:
         updated = rules.replied(message, content, now)
         tx.messages.update(updated)
-        record_event(tx, updated.from_agent_id, EventKind.REPLY, now, message_id=updated.id)
-        tx.notify(message_topic(updated.id))
+        record_event(tx, updated.from_agent_id, EventKind.REPLY, now, message=updated)
+        tx.notify(message_topic(updated.id), updated)
         return updated
 
     message = await _change(store, caller, message_id, now, rules.check_recipient, transition)
-    log.info(
+    _REPLIED.inc()
+    log.debug(
         "message_replied", message_id=message.id, from_agent_id=message.from_agent_id, to_agent_id=message.to_agent_id
     )
     return message
@@ -643,20 +658,33 @@ async def subscribe(
                 yield Redelivery(message)
             if not more:
                 break
+    version = 0
+    hint: object | None = None
     while True:
         await key.check()
-        version = notifier.version(topic)
-        page = await read_events(store, agent.id, after_seq, presence_only=presence_only, now=clock.now())
-        cursor.version = version
-        for event in page.events:
-            await key.check()
-            yield event
-        after_seq = page.cursor
-        if page.full:
-            continue
+        if isinstance(hint, Event) and hint.seq == after_seq + 1 and notifier.version(topic) == version + 1:
+            # Exactly one event was appended since the last read and the wake-up carried it: it is
+            # what reading the log right after that commit returns, so no read is needed.
+            version += 1
+            cursor.version = version
+            wanted = not presence_only or hint.kind is EventKind.PRESENCE
+            if wanted and rules.deliverable(hint, clock.now()):
+                yield hint
+            after_seq = hint.seq
+        else:
+            version = notifier.version(topic)
+            page = await read_events(store, agent.id, after_seq, presence_only=presence_only, now=clock.now())
+            cursor.version = version
+            for event in page.events:
+                await key.check()
+                yield event
+            after_seq = page.cursor
+            if page.full:
+                hint = None
+                continue
         if stopping.is_set():
             raise shutting_down()
-        await notifier.wait(topic, version)
+        hint = await notifier.wait_hint(topic, version)
         if stopping.is_set():
             raise shutting_down()
 
@@ -688,19 +716,22 @@ async def purge_messages(store: Store, *, now: int, retention: int) -> int:
     """
     cutoff = now - retention
 
-    def work(tx: Tx) -> int:
+    def work(tx: Tx) -> list[str]:
         ids = tx.messages.list_ended_before(cutoff, _PURGE_BATCH)
         tx.events.delete_for_messages(ids)
         tx.messages.delete(ids)
         if len(ids) < _PURGE_BATCH:
             tx.events.delete_presence_before(cutoff)
-        return len(ids)
+        return ids
 
     total = 0
     while True:
         purged = await store.write(work)
-        total += purged
-        if purged < _PURGE_BATCH:
+        # A purged message never changes again: drop its wake-up counter, or the notifier would
+        # keep one per message the hub ever ended.
+        store.notifier.forget(message_topic(message_id) for message_id in purged)
+        total += len(purged)
+        if len(purged) < _PURGE_BATCH:
             break
     if total:
         log.info("message_purged", count=total)

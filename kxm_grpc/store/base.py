@@ -264,8 +264,8 @@ class Tx(Protocol):
     def sync_events(self) -> SyncEventRepository:
         """Sync events and run cursors."""
 
-    def notify(self, topic: str) -> None:
-        """Wake waiters of ``topic`` once this transaction commits."""
+    def notify(self, topic: str, hint: object | None = None) -> None:
+        """Wake waiters of ``topic`` once this transaction commits, handing them ``hint`` (see ``Notifier``)."""
 
 
 class Store(Protocol):

@@ -1,9 +1,12 @@
 """In-process wake-ups after commits.
 
 A committed transaction names the topics it changed (``agent:<id>``, ``message:<id>``, …); waiters
-of a topic wake and re-read the store. The notifier carries no data, so a missed wake-up can never
-lose anything: readers always catch up from the durable log. Across hub replicas the PostgreSQL
-adapter feeds the same notifier from LISTEN/NOTIFY.
+of a topic wake and re-read the store. A change may carry a *hint*: the committed value it
+reports (the event appended, the message that ended), handed to the waiters it wakes so they can
+skip the re-read when nothing else changed in between. A hint is only ever a shortcut: a waiter
+without one, or whose topic changed more than once, reads the durable log, so a missed wake-up
+or a lost hint can never lose anything. Across hub replicas the PostgreSQL adapter feeds the same
+notifier from LISTEN/NOTIFY, without hints.
 """
 
 from __future__ import annotations
@@ -11,38 +14,73 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 
+Change = tuple[str, object | None]
+"""A changed topic and its hint (None: no hint)."""
+
+_TIMED_OUT = object()
+
+
+def _time_out(waiter: asyncio.Future[object]) -> None:
+    if not waiter.done():
+        waiter.set_result(_TIMED_OUT)
+
 
 class Notifier:
     """Topic-keyed wake-ups for coroutines on one event loop."""
 
     def __init__(self) -> None:
         self._versions: dict[str, int] = {}
-        self._waiters: dict[str, set[asyncio.Future[None]]] = {}
+        self._waiters: dict[str, set[asyncio.Future[object]]] = {}
 
     def version(self, topic: str) -> int:
         """The topic's change counter; pass it to ``wait`` to avoid missing a change in between."""
         return self._versions.get(topic, 0)
 
-    def publish(self, topics: Iterable[str]) -> None:
-        """Record a change on each topic and wake its waiters."""
-        for topic in topics:
+    def publish(self, changes: Iterable[Change]) -> None:
+        """Record a change on each topic and wake its waiters, handing them the change's hint."""
+        for topic, hint in changes:
             self._versions[topic] = self._versions.get(topic, 0) + 1
             for waiter in self._waiters.pop(topic, ()):
                 if not waiter.done():
-                    waiter.set_result(None)
+                    waiter.set_result(hint)
+
+    def forget(self, topics: Iterable[str]) -> None:
+        """Drop the counters of topics that will not change again (a purged message's), unless awaited.
+
+        A waiter still holding an old version sees a change and re-reads: a spurious wake-up, never a
+        missed one.
+        """
+        for topic in topics:
+            if topic not in self._waiters:
+                self._versions.pop(topic, None)
 
     async def wait(self, topic: str, seen_version: int, timeout: float | None = None) -> bool:
         """Wait until the topic changes after ``seen_version``; return False on timeout."""
+        return await self._wait(topic, seen_version, timeout) is not _TIMED_OUT
+
+    async def wait_hint(self, topic: str, seen_version: int, timeout: float | None = None) -> object | None:
+        """Like ``wait``, returning the hint of the change that woke it.
+
+        None when that change had no hint, when the topic had changed already before the call, or
+        on timeout: the caller then reads the store (and checks its own deadline).
+        """
+        result = await self._wait(topic, seen_version, timeout)
+        return None if result is _TIMED_OUT else result
+
+    async def _wait(self, topic: str, seen_version: int, timeout: float | None) -> object | None:
         if self._versions.get(topic, 0) != seen_version:
-            return True
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            return None
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[object] = loop.create_future()
         self._waiters.setdefault(topic, set()).add(waiter)
+        # A timer on the future, not asyncio.wait_for: this runs for every WaitMessage and every
+        # stream wake-up, and wait_for adds a second future and a callback per call.
+        timer = None if timeout is None else loop.call_later(timeout, _time_out, waiter)
         try:
-            await asyncio.wait_for(waiter, timeout)
-            return True
-        except TimeoutError:
-            return False
+            return await waiter
         finally:
+            if timer is not None:
+                timer.cancel()
             waiters = self._waiters.get(topic)
             if waiters is not None:
                 waiters.discard(waiter)

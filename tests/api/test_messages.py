@@ -747,6 +747,7 @@ async def test_retention_purges_ended_messages(clocked_hub: tuple[Hub, ManualClo
 
     assert purged == 1
     assert sweeps.MESSAGES_PURGED._value.get() == before + 1
+    assert hub.server.hub.store.notifier.version(f"message:{done.id}") == 0  # its wake-up counter is gone
     assert caught.value.reason is Reason.MESSAGE_NOT_FOUND
     assert reused.repeated is False
     assert (await bob.get(still_open.id)).message.state == QUEUED

@@ -158,8 +158,17 @@ async def test_a_send_cut_by_kill_9_is_stored_at_most_once(hub_process: HubProce
     await pair.close()
 
 
-async def test_logs_carry_ids_never_content(hub_process: HubProcess) -> None:
-    """message_sent, message_replied, message_cancelled and message_expired are logged without bodies."""
+async def test_logs_carry_ids_never_content(tmp_path: Path) -> None:
+    """message_sent, message_replied, message_cancelled (debug) and message_expired are logged without bodies."""
+    hub_process = HubProcess(tmp_path / "data", extra_args=("--log-level", "debug"))
+    hub_process.start()
+    try:
+        await _logs_carry_ids_never_content(hub_process)
+    finally:
+        hub_process.kill()
+
+
+async def _logs_carry_ids_never_content(hub_process: HubProcess) -> None:
     pair = await Pair.register(hub_process.address)
     replied = (await pair.alice.send("bob", "TOP-SECRET-REQUEST")).message
     await pair.bob.reply(replied.id, "TOP-SECRET-REPLY")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -139,7 +140,7 @@ async def test_subscribe_yields_ready_redeliveries_then_events(store: SqliteStor
 
     got = [await anext(items) for _ in range(3)]
     stopping.set()
-    store.notifier.publish([f"agent:{bob.agent.id}"])
+    store.notifier.publish([(f"agent:{bob.agent.id}", None)])
     with pytest.raises(Unavailable):
         await anext(items)
 
@@ -166,3 +167,63 @@ async def test_presence_only_streams_are_for_tui_agents(store: SqliteStore) -> N
     assert forbidden.value.reason is Reason.PRESENCE_STREAM_FORBIDDEN
     assert admitted.key_hash == hash_secret(tui.key)
     assert stopped.value.reason is Reason.SHUTTING_DOWN
+
+
+async def test_a_live_stream_gets_every_event_once_in_order_however_commits_batch(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sends from many tasks commit in batches (several events for bob per wake-up, or one carried as
+    the wake-up's hint); the stream yields every message exactly once, in seq order, without gaps."""
+    reads = 0
+    read_events = messages.read_events
+
+    async def counting(*args: Any, **kwargs: Any) -> messages.EventPage:
+        nonlocal reads
+        reads += 1
+        return await read_events(*args, **kwargs)
+
+    monkeypatch.setattr(messages, "read_events", counting)
+    clock = ManualClock()
+    senders = [await register(store, f"s{i}", now=clock.now()) for i in range(6)]
+    bob = await register(store, "bob", now=clock.now())  # last, so its log holds no presence events
+    stopping = asyncio.Event()
+    subscription = messages.subscription(bob.agent, bob.key, after_seq=0, presence_only=False, stopping=stopping)
+    items = messages.subscribe(store, subscription, clock=clock, stopping=stopping, cursor=Cursor())
+    ready = await anext(items)
+    assert isinstance(ready, messages.Ready)
+
+    async def send_all(sender: RegisteredAgent) -> None:
+        caller = Caller(CredentialKind.AGENT, project="p", agent_id=sender.agent.id, agent_name=sender.agent.name)
+        for i in range(20):
+            request = outgoing_rule(
+                target="bob",
+                content=f"{sender.agent.name}-{i}",
+                delivery=Delivery.FOLLOW_UP,
+                correlation_id="",
+                reply_to="",
+                idempotency_key="",
+                hops=0,
+                max_hops=0,
+                ttl_micros=seconds(60),
+                allow_offline=False,
+                context=None,
+            )
+            await messages.send_message(store, caller, request, now=clock.now())
+            if i % 3 == 0:
+                await asyncio.sleep(0)
+
+    sending = asyncio.gather(*(send_all(sender) for sender in senders))
+    got: list[Event] = []
+    while len(got) < 120:
+        item = await asyncio.wait_for(anext(items), 5)
+        assert isinstance(item, Event)
+        got.append(item)
+        if len(got) % 7 == 0:
+            await asyncio.sleep(0.001)  # fall behind now and then: the next wake-up finds several events
+    await sending
+    await items.aclose()
+
+    assert [event.seq for event in got] == list(range(1, 121))
+    assert 1 < reads < 120  # both paths ran: log reads after batches, hints for single events
+    contents = [event.message.content for event in got if event.message is not None]
+    assert sorted(contents) == sorted(f"s{s}-{i}" for s in range(6) for i in range(20))

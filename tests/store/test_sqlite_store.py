@@ -88,6 +88,36 @@ async def test_notify_wakes_waiters_after_commit(store: SqliteStore) -> None:
     assert await waiter is True
 
 
+async def test_a_wake_up_hands_its_hint_to_the_waiters_it_wakes(store: SqliteStore) -> None:
+    """wait_hint returns the committed hint; None when the topic changed before the call or on timeout."""
+    notifier = store.notifier
+    seen = notifier.version("message:m")
+    waiter = asyncio.create_task(notifier.wait_hint("message:m", seen, timeout=5))
+    await asyncio.sleep(0)
+
+    await store.write(lambda tx: tx.notify("message:m", "the end"))
+
+    assert await waiter == "the end"
+    assert await notifier.wait_hint("message:m", seen, timeout=5) is None  # changed already: read the store
+    assert await notifier.wait_hint("message:m", seen + 1, timeout=0.01) is None  # timed out
+    assert await notifier.wait("message:m", seen + 1, timeout=0.01) is False
+
+
+async def test_forgetting_a_topic_drops_its_counter_but_never_a_waiter(store: SqliteStore) -> None:
+    """forget() removes counters of idle topics; an awaited topic keeps its counter and its waiter."""
+    notifier = store.notifier
+    notifier.publish([("message:idle", None), ("message:awaited", None)])
+    waiter = asyncio.create_task(notifier.wait("message:awaited", 1, timeout=5))
+    await asyncio.sleep(0)
+
+    notifier.forget(["message:idle", "message:awaited"])
+    notifier.publish([("message:awaited", None)])
+
+    assert notifier.version("message:idle") == 0
+    assert await waiter is True
+    assert notifier.version("message:awaited") == 2
+
+
 async def test_unique_names_and_offline_marking(store: SqliteStore) -> None:
     """Names are unique per project (case-insensitively) and start-up marks every agent offline."""
     await store.write(lambda tx: tx.agents.put(_agent("agt_1", "Same")))

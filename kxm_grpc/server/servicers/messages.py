@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
+from google.protobuf import timestamp_pb2
 
 from kxm_grpc._gen.kxm.v1 import message_service_pb2 as pb
 from kxm_grpc._gen.kxm.v1 import message_service_pb2_grpc, types_pb2
@@ -65,42 +66,58 @@ def workflow_context_from_proto(value: types_pb2.WorkflowMessageContext) -> Work
     return rules.workflow_context(value.run_id, value.stage_id, value.requirement_key, value.attempt)
 
 
-def message_to_proto(message: Message) -> types_pb2.Message:
-    """The full message, content and reply included."""
-    proto = types_pb2.Message(
-        id=message.id,
-        project=message.project,
-        from_agent_id=message.from_agent_id,
-        from_agent_name=message.from_agent_name,
-        to_agent_id=message.to_agent_id,
-        to_agent_name=message.to_agent_name,
-        content=message.content,
-        delivery=_DELIVERY_OUT[message.delivery],
-        hops=message.hops,
-        max_hops=message.max_hops,
-        correlation_id=message.correlation_id,
-        reply_to=message.reply_to,
-        idempotency_key=message.idempotency_key,
-        seq=message.seq,
-        create_time=timestamp(message.create_time),
-        expire_time=timestamp(message.expire_time),
-        deliver_time=timestamp(message.deliver_time),
-        end_time=timestamp(message.end_time),
-        state=_STATE_OUT[message.state],
-        error=message.error,
-    )
+def _set_time(field: timestamp_pb2.Timestamp, micros: int) -> None:
+    seconds, rest = divmod(micros, MICROS)
+    field.seconds = seconds
+    field.nanos = rest * 1000
+
+
+def fill_message(proto: types_pb2.Message, message: Message) -> None:
+    """Write the full message, content and reply included, into an empty ``proto``.
+
+    Fields are set in place: on the hot path this is about three times cheaper than building a
+    Message from keyword arguments and copying it into the response (docs/performance.md).
+    """
+    proto.id = message.id
+    proto.project = message.project
+    proto.from_agent_id = message.from_agent_id
+    proto.from_agent_name = message.from_agent_name
+    proto.to_agent_id = message.to_agent_id
+    proto.to_agent_name = message.to_agent_name
+    proto.content = message.content
+    proto.delivery = _DELIVERY_OUT[message.delivery]
+    proto.hops = message.hops
+    proto.max_hops = message.max_hops
+    proto.correlation_id = message.correlation_id
+    proto.reply_to = message.reply_to
+    proto.idempotency_key = message.idempotency_key
+    proto.seq = message.seq
+    _set_time(proto.create_time, message.create_time)
+    _set_time(proto.expire_time, message.expire_time)
+    if message.deliver_time is not None:
+        _set_time(proto.deliver_time, message.deliver_time)
+    if message.end_time is not None:
+        _set_time(proto.end_time, message.end_time)
+    proto.state = _STATE_OUT[message.state]
+    proto.error = message.error
     context = message.workflow_context
     if context is not None:
-        proto.workflow_context.CopyFrom(
-            types_pb2.WorkflowMessageContext(
-                run_id=context.run_id,
-                stage_id=context.stage_id,
-                requirement_key=context.requirement_key,
-                attempt=context.attempt,
-            )
-        )
+        workflow = proto.workflow_context
+        workflow.run_id = context.run_id
+        workflow.stage_id = context.stage_id
+        workflow.requirement_key = context.requirement_key
+        workflow.attempt = context.attempt
     if message.reply_content is not None:
-        proto.reply.CopyFrom(types_pb2.Reply(content=message.reply_content, create_time=timestamp(message.reply_time)))
+        reply = proto.reply
+        reply.content = message.reply_content
+        if message.reply_time is not None:
+            _set_time(reply.create_time, message.reply_time)
+
+
+def message_to_proto(message: Message) -> types_pb2.Message:
+    """The full message, content and reply included."""
+    proto = types_pb2.Message()
+    fill_message(proto, message)
     return proto
 
 
@@ -162,17 +179,23 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
                 timeout=_wait_seconds(context, min(requested, rules.MAX_WAIT)),
                 clock=self._hub.clock,
             )
-        return pb.SendMessageResponse(message=message_to_proto(message), repeated=sent.repeated, terminal=terminal)
+        response = pb.SendMessageResponse(repeated=sent.repeated, terminal=terminal)
+        fill_message(response.message, message)
+        return response
 
     async def GetMessage(self, request: pb.GetMessageRequest, context: Context) -> pb.GetMessageResponse:
         message_id = rules.message_id(request.message_id)
         message = await messages.get_message(self._hub.store, current_call().caller, message_id, now=self._hub.now())
-        return pb.GetMessageResponse(message=message_to_proto(message))
+        response = pb.GetMessageResponse()
+        fill_message(response.message, message)
+        return response
 
     async def CancelMessage(self, request: pb.CancelMessageRequest, context: Context) -> pb.CancelMessageResponse:
         message_id = rules.message_id(request.message_id)
         message = await messages.cancel_message(self._hub.store, current_call().caller, message_id, now=self._hub.now())
-        return pb.CancelMessageResponse(message=message_to_proto(message))
+        response = pb.CancelMessageResponse()
+        fill_message(response.message, message)
+        return response
 
     async def ReplyToMessage(self, request: pb.ReplyToMessageRequest, context: Context) -> pb.ReplyToMessageResponse:
         message_id = rules.message_id(request.message_id)
@@ -180,18 +203,26 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
         message = await messages.reply_to_message(
             self._hub.store, current_call().caller, message_id, content, now=self._hub.now()
         )
-        return pb.ReplyToMessageResponse(message=message_to_proto(message))
+        response = pb.ReplyToMessageResponse()
+        fill_message(response.message, message)
+        return response
 
     async def AckMessages(self, request: pb.AckMessagesRequest, context: Context) -> pb.AckMessagesResponse:
         ids = rules.ack_ids(list(request.message_ids))
         acked = await messages.ack_messages(self._hub.store, current_call().caller, ids, now=self._hub.now())
-        return pb.AckMessagesResponse(messages=[message_to_proto(m) for m in acked])
+        response = pb.AckMessagesResponse()
+        for message in acked:
+            fill_message(response.messages.add(), message)
+        return response
 
     async def ListInbox(self, request: pb.ListInboxRequest, context: Context) -> pb.ListInboxResponse:
         page, next_token = await messages.list_inbox(
             self._hub.store, current_call().caller, request.page_size, request.page_token, now=self._hub.now()
         )
-        return pb.ListInboxResponse(messages=[message_to_proto(m) for m in page], next_page_token=next_token)
+        response = pb.ListInboxResponse(next_page_token=next_token)
+        for message in page:
+            fill_message(response.messages.add(), message)
+        return response
 
     async def WaitMessage(self, request: pb.WaitMessageRequest, context: Context) -> pb.WaitMessageResponse:
         message_id = rules.message_id(request.message_id)
@@ -210,7 +241,9 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
             timeout=_wait_seconds(context, min(requested, rules.MAX_WAIT)),
             clock=self._hub.clock,
         )
-        return pb.WaitMessageResponse(message=message_to_proto(message), terminal=terminal)
+        response = pb.WaitMessageResponse(terminal=terminal)
+        fill_message(response.message, message)
+        return response
 
     async def FanoutMessages(self, request: pb.FanoutMessagesRequest, context: Context) -> pb.FanoutMessagesResponse:
         workflow_context = (
@@ -277,16 +310,15 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
             )
         if isinstance(item, messages.Redelivery):
             message = item.message
-            return pb.SubscribeResponse(
-                seq=message.seq,
-                event_time=timestamp(message.create_time),
-                redelivered=True,
-                message=message_to_proto(message),
-            )
+            response = pb.SubscribeResponse(seq=message.seq, redelivered=True)
+            _set_time(response.event_time, message.create_time)
+            fill_message(response.message, message)
+            return response
         return self._event_to_proto(item)
 
     def _event_to_proto(self, event: Event) -> pb.SubscribeResponse:
-        response = pb.SubscribeResponse(seq=event.seq, event_time=timestamp(event.event_time))
+        response = pb.SubscribeResponse(seq=event.seq)
+        _set_time(response.event_time, event.event_time)
         kind = event.kind
         if kind is EventKind.PRESENCE:
             assert event.subject is not None
@@ -296,15 +328,14 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
             )
             return response
         assert event.message is not None
-        message = message_to_proto(event.message)
         if kind is EventKind.MESSAGE:
-            response.message.CopyFrom(message)
+            fill_message(response.message, event.message)
         elif kind is EventKind.REPLY:
-            response.reply.CopyFrom(message)
+            fill_message(response.reply, event.message)
         elif kind is EventKind.CANCELLED:
-            response.cancelled.CopyFrom(message)
+            fill_message(response.cancelled, event.message)
         else:
-            response.expired.CopyFrom(message)
+            fill_message(response.expired, event.message)
         return response
 
     async def Subscribe(self, request: pb.SubscribeRequest, context: Context) -> AsyncIterator[pb.SubscribeResponse]:

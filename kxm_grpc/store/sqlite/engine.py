@@ -30,7 +30,7 @@ import structlog
 
 from kxm_grpc.errors import HubError, Reason, ResourceExhausted, Unavailable
 from kxm_grpc.store.base import Durability, StoreError, Tx
-from kxm_grpc.store.notify import Notifier
+from kxm_grpc.store.notify import Change, Notifier
 from kxm_grpc.store.sqlite.migrations import MIGRATIONS
 from kxm_grpc.store.sqlite.repositories import SqliteTx
 
@@ -208,7 +208,7 @@ class SqliteStore:
 
     def _run_batch_unguarded(self, conn: sqlite3.Connection, tx: SqliteTx, batch: list[_Job]) -> None:
         outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
-        topics: list[str] = []
+        topics: list[Change] = []
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
@@ -263,14 +263,14 @@ class SqliteStore:
         self._resolve(outcomes, topics)
 
     def _resolve(
-        self, outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]], topics: list[str]
+        self, outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]], topics: list[Change]
     ) -> None:
         assert self._loop is not None
         with contextlib.suppress(RuntimeError):  # the loop closed while the last batch ran
             self._loop.call_soon_threadsafe(self._complete, outcomes, topics)
 
     def _complete(
-        self, outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]], topics: list[str]
+        self, outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]], topics: list[Change]
     ) -> None:
         if topics:
             self.notifier.publish(topics)

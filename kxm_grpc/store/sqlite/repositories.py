@@ -6,6 +6,7 @@ import sqlite3
 
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.projects import Project
+from kxm_grpc.store.notify import Change
 from kxm_grpc.store.sqlite.leases import SqliteLeases
 from kxm_grpc.store.sqlite.messages import SqliteEvents, SqliteMessages
 from kxm_grpc.store.sqlite.runtimes import SqliteRuntimes, SqliteSyncEvents
@@ -173,12 +174,12 @@ class SqliteTx:
         self.leases = SqliteLeases(conn)
         self.runtimes = SqliteRuntimes(conn)
         self.sync_events = SqliteSyncEvents(conn)
-        self.topics: list[str] = []
+        self.topics: list[Change] = []
 
-    def notify(self, topic: str) -> None:
-        self.topics.append(topic)
+    def notify(self, topic: str, hint: object | None = None) -> None:
+        self.topics.append((topic, hint))
 
-    def take_topics(self) -> list[str]:
-        """Return and forget the topics collected so far."""
+    def take_topics(self) -> list[Change]:
+        """Return and forget the changes collected so far."""
         topics, self.topics = self.topics, []
         return topics
