@@ -16,6 +16,8 @@ class CallContext:
     caller: Caller
     agent: Agent | None
     request_id: str
+    credentials_version: int = -1
+    """The credentials topic's version at which the presented credentials were verified (-1: unknown)."""
 
 
 _current: ContextVar[CallContext] = ContextVar("kxm_call")

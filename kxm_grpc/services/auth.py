@@ -98,11 +98,16 @@ class KeyWatch:
     version equal to the one of the last check means the key is still valid without reading.
     """
 
-    def __init__(self, store: Store, agent_id: str, key_hash: str) -> None:
+    def __init__(self, store: Store, agent_id: str, key_hash: str, *, verified_at: int = -1) -> None:
+        """``verified_at``: the credentials topic's version at which the key was last verified (-1: never)."""
         self._store = store
         self._agent_id = agent_id
         self._key_hash = key_hash
-        self._checked = -1
+        self._checked = verified_at
+
+    def unchanged(self) -> bool:
+        """Whether no credential changed since the last check (``check`` would not read the store)."""
+        return self._store.notifier.version(CREDENTIALS_TOPIC) == self._checked
 
     async def check(self) -> None:
         """Raise ``key_revoked()`` if the key stopped being the agent's active key.

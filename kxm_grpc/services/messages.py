@@ -92,6 +92,8 @@ class Subscription:
     key_hash: str
     after_seq: int
     presence_only: bool
+    key_verified_at: int = -1
+    """The credentials topic's version at which the key was verified (-1: not yet)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -612,9 +614,16 @@ def shutting_down() -> Unavailable:
 
 
 def subscription(
-    agent: Agent, agent_key: str, *, after_seq: int, presence_only: bool, stopping: asyncio.Event
+    agent: Agent,
+    agent_key: str,
+    *,
+    after_seq: int,
+    presence_only: bool,
+    stopping: asyncio.Event,
+    key_verified_at: int = -1,
 ) -> Subscription:
-    """Admit a Subscribe of the authenticated ``agent`` (which presented ``agent_key``).
+    """Admit a Subscribe of the authenticated ``agent`` (which presented ``agent_key``, verified at
+    the credentials topic's version ``key_verified_at``, so the stream need not check it again at once).
 
     Raises:
         PermissionDenied: (PRESENCE_STREAM_FORBIDDEN) presence only, and the agent's model is not ``tui``.
@@ -623,7 +632,7 @@ def subscription(
     rules.check_stream(agent, presence_only)
     if stopping.is_set():
         raise shutting_down()
-    return Subscription(agent, hash_secret(agent_key), after_seq, presence_only)
+    return Subscription(agent, hash_secret(agent_key), after_seq, presence_only, key_verified_at)
 
 
 async def subscribe(
@@ -644,7 +653,7 @@ async def subscribe(
     presence_only = subscription.presence_only
     notifier = store.notifier
     topic = agent_topic(agent.id)
-    key = KeyWatch(store, agent.id, subscription.key_hash)
+    key = KeyWatch(store, agent.id, subscription.key_hash, verified_at=subscription.key_verified_at)
     await key.check()
     opening = await open_subscription(store, agent.id, subscription.after_seq)
     yield Ready(agent, opening, clock.now())
@@ -654,14 +663,16 @@ async def subscribe(
         while True:
             batch, low, more = await read_unacked(store, agent.id, low, after_seq, now=clock.now())
             for message in batch:
-                await key.check()
+                if not key.unchanged():
+                    await key.check()
                 yield Redelivery(message)
             if not more:
                 break
     version = 0
     hint: object | None = None
     while True:
-        await key.check()
+        if not key.unchanged():
+            await key.check()
         if isinstance(hint, Event) and hint.seq == after_seq + 1 and notifier.version(topic) == version + 1:
             # Exactly one event was appended since the last read and the wake-up carried it: it is
             # what reading the log right after that commit returns, so no read is needed.
@@ -676,7 +687,8 @@ async def subscribe(
             page = await read_events(store, agent.id, after_seq, presence_only=presence_only, now=clock.now())
             cursor.version = version
             for event in page.events:
-                await key.check()
+                if not key.unchanged():
+                    await key.check()
                 yield event
             after_seq = page.cursor
             if page.full:

@@ -16,7 +16,7 @@ from kxm_grpc.domain.messages import Delivery, Event, EventKind
 from kxm_grpc.domain.messages import outgoing as outgoing_rule
 from kxm_grpc.domain.secrets import hash_secret
 from kxm_grpc.errors import PermissionDenied, Reason, Unauthenticated, Unavailable
-from kxm_grpc.services import agents, messages
+from kxm_grpc.services import agents, auth, messages
 from kxm_grpc.services.agents import RegisteredAgent
 from kxm_grpc.store import Durability
 from kxm_grpc.store.sqlite import SqliteStore
@@ -105,6 +105,39 @@ async def test_a_stream_with_a_stale_key_ends_before_anything_is_delivered(store
 
     with pytest.raises(Unauthenticated):
         await anext(items)
+
+
+async def test_a_key_verified_at_admission_is_read_again_only_after_a_credential_change(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Verified at the current credentials version, the stream opens without reading the key; verified
+    before a re-registration replaced it, the stream ends before ready."""
+    reads = 0
+    check_agent_key = auth.check_agent_key
+
+    async def counting(*args: Any, **kwargs: Any) -> None:
+        nonlocal reads
+        reads += 1
+        await check_agent_key(*args, **kwargs)
+
+    monkeypatch.setattr(auth, "check_agent_key", counting)
+    clock = ManualClock()
+    first = await register(store, "bob", now=clock.now())
+    stopping = asyncio.Event()
+    verified = store.notifier.version(auth.CREDENTIALS_TOPIC)
+    fresh = messages.subscription(
+        first.agent, first.key, after_seq=0, presence_only=False, stopping=stopping, key_verified_at=verified
+    )
+    opened = messages.subscribe(store, fresh, clock=clock, stopping=stopping, cursor=Cursor())
+    assert isinstance(await anext(opened), messages.Ready)
+    assert reads == 0
+    await opened.aclose()
+
+    await register(store, "bob", now=clock.now(), key=first.key)  # replaces bob's key
+    stale = messages.subscribe(store, fresh, clock=clock, stopping=stopping, cursor=Cursor())
+    with pytest.raises(Unauthenticated):
+        await anext(stale)
+    assert reads == 1
 
 
 async def test_subscribe_yields_ready_redeliveries_then_events(store: SqliteStore) -> None:

@@ -340,7 +340,8 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
 
     async def Subscribe(self, request: pb.SubscribeRequest, context: Context) -> AsyncIterator[pb.SubscribeResponse]:
         hub = self._hub
-        agent = current_call().agent
+        call = current_call()
+        agent = call.agent
         assert agent is not None  # the method table requires an agent
         credentials, _ = credentials_from(context.invocation_metadata())
         subscription = messages.subscription(
@@ -349,6 +350,7 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
             after_seq=request.after_seq,
             presence_only=request.presence_only,
             stopping=hub.shutting_down,
+            key_verified_at=call.credentials_version,
         )
         stream = self.subscribers.open(subscription, context)
         items = messages.subscribe(hub.store, subscription, clock=hub.clock, stopping=hub.shutting_down, cursor=stream)
