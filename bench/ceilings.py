@@ -315,7 +315,13 @@ async def _paced_rep(
         seconds=cfg.paced_duration,
         latencies=latencies,
         cpu_seconds=cpu_seconds,
-        extra={"offered_per_s": cfg.paced_rate, "skipped": skipped, "missing": missing, "foreign_cpu": cpu.foreign},
+        extra={
+            "offered_per_s": cfg.paced_rate,
+            "skipped": skipped,
+            "missing": missing,
+            "foreign_cpu": cpu.foreign,
+            "client_cpu_s": cpu.client,
+        },
     )
 
 

@@ -78,7 +78,7 @@ class CpuMeter:
         self._wall = 0.0
         self.foreign = 0.0
         self.client = 0.0
-        """This process's (the benchmark client's) CPU seconds in the window."""
+        """This process's (the benchmark client's) CPU seconds in the window, set by stop()."""
 
     def start(self) -> None:
         self._start = process_cpu(self.pid) if self.pid else 0.0
@@ -162,6 +162,11 @@ class Row:
             "p50_ms": percentile(lat, 50) * 1000 if lat else None,
             "p99_ms": percentile(lat, 99) * 1000 if lat else None,
             "server_cpu_us_per_op": statistics.median([r.cpu_us_per_op for r in self.reps]) if self.reps else None,
+            "client_cpu_us_per_op": (
+                statistics.median([r.extra["client_cpu_s"] / r.ops * 1e6 for r in self.reps if r.ops])
+                if self.reps and all("client_cpu_s" in r.extra for r in self.reps)
+                else None
+            ),
             "ceiling": self.ceiling,
             "ratio_basis": self.ratio_basis,
             "note": self.note,

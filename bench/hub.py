@@ -318,6 +318,7 @@ async def paced_delivery(address: str, cfg: Config, pid: int) -> list[Rep]:
                         "skipped": skipped,
                         "missing": len(due) - len(latencies),
                         "foreign_cpu": cpu.foreign,
+                        "client_cpu_s": cpu.client,
                     },
                 )
             )

@@ -140,14 +140,14 @@ def markdown(result: dict[str, Any]) -> str:
         f"grpcio {result['machine']['grpcio']} · load average before/after "
         f"{result['loadavg_before'][:1]} / {result['loadavg_after'][:1]}",
         "",
-        "| scenario | scale | unit | median | min – max | p50 ms | p99 ms | server CPU µs/op | other load | ceiling "
-        "| ratio | CPU ratio |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |",
+        "| scenario | scale | unit | median | min – max | p50 ms | p99 ms | server CPU µs/op | client CPU µs/op "
+        "| other load | ceiling | ratio | CPU ratio |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |",
     ]
     for s in result["rows"]:
         if s["error"]:
             lines.append(
-                f"| {s['scenario']} | {s['scale']} | {s['unit']} | **error** | {s['error'][:80]} | | | | | | |"
+                f"| {s['scenario']} | {s['scale']} | {s['unit']} | **error** | {s['error'][:80]} | | | | | | | |"
             )
             continue
         spread = f"{_fmt(s['min'])} – {_fmt(s['max'])}"
@@ -159,7 +159,8 @@ def markdown(result: dict[str, Any]) -> str:
         other = f"{100 * foreign:.0f}%" if isinstance(foreign, float) else "–"
         lines.append(
             f"| {s['scenario']} | {s['scale']} | {s['unit']} | {_fmt(s['median'])} | {spread} | "
-            f"{_fmt(s['p50_ms'], 2)} | {_fmt(s['p99_ms'], 2)} | {_fmt(s['server_cpu_us_per_op'])} | {other} | "
+            f"{_fmt(s['p50_ms'], 2)} | {_fmt(s['p99_ms'], 2)} | {_fmt(s['server_cpu_us_per_op'])} | "
+            f"{_fmt(s.get('client_cpu_us_per_op'))} | {other} | "
             f"{ceiling} | {ratio} | {_fmt(s['cpu_ratio'], 2)} |"
         )
     lines += ["", "## Targets", "", "| target | figure | met |", "| --- | ---: | --- |"]

@@ -57,10 +57,35 @@ def test_quick_run_measures_every_scenario(tmp_path: Path) -> None:
             assert _number(row["p50_ms"]) and _number(row["p99_ms"]), row
         if row["ceiling"]:
             assert _number(row["ratio"]), row
+    client_measured = {"core_full", "broker", "delivery", "push"}
+    for row in rows:
+        if row["scenario"] in client_measured:
+            assert _number(row["client_cpu_us_per_op"]), row
     assert [t["target"] for t in result["targets"]] == ["core_loop", "delivery", "idle_memory"]
     assert all(_number(t["figure"]) for t in result["targets"]), result["targets"]
     for key in ("nproc", "cpu_model", "python", "grpcio"):
         assert result["machine"][key], key
+
+
+def test_per_call_costs_are_measured() -> None:
+    """``python -m bench.percall`` prints a µs figure for the echo and every hub RPC it calls."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "bench.percall", "--calls", "20", "--reps", "1"],
+        cwd=REPO,
+        env={**os.environ, "GRPC_VERBOSITY": "ERROR"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    figures = {}
+    for line in completed.stdout.splitlines()[2:]:  # after the title and the header
+        figures[line[:32].strip()] = line[32:].split()
+    expected = {"raw echo", "ListAgents", "GetMessage", "WaitMessage (already replied)"}
+    expected |= {"SendMessage", "ReplyToMessage"}
+    assert set(figures) == expected, completed.stdout
+    assert all(values and float(values[0]) > 0 for values in figures.values()), completed.stdout
 
 
 def test_generated_bench_code_is_current(tmp_path: Path) -> None:
