@@ -64,48 +64,64 @@ async def echo(address: str, workers: int, cfg: Config, pid: int) -> list[Rep]:
 # -- push streams ---------------------------------------------------------------------------------
 
 
-async def push_delivery(address: str, subscribers: int, cfg: Config, pid: int) -> list[Rep]:
-    """Open ``subscribers`` streams at once; each receives a ready event and its share of the events.
+class PushDelivery:
+    """Raw push to ``subscribers`` streams opened at once, one repetition per ``rep()``.
 
-    Rate: events received per second from opening the streams until the last event arrived.
-    Latency: the time one subscriber took to receive its whole share.
+    Each stream receives a ready event and its share of the events. Rate: events received per
+    second from opening the streams until the last event arrived; latency: the time one subscriber
+    took to receive its whole share. A session, so that its repetitions can alternate with the hub's.
     """
-    per = max(1, cfg.delivery_events // subscribers)
-    channels = [channel(address) for _ in range(subscribers)]
+
+    def __init__(self, address: str, subscribers: int, cfg: Config, pid: int) -> None:
+        self.per = max(1, cfg.delivery_events // subscribers)
+        self.subscribers = subscribers
+        self.cfg = cfg
+        self.pid = pid
+        self.channels = [channel(address) for _ in range(subscribers)]
+        self.stubs = [bench_pb2_grpc.PushServiceStub(ch) for ch in self.channels]
+
+    async def open(self) -> None:
+        await asyncio.gather(*(wait_ready(ch) for ch in self.channels))
+
+    async def rep(self) -> Rep:
+        per, cfg = self.per, self.cfg
+        cpu = CpuMeter(self.pid)
+        cpu.start()
+        start = time.perf_counter()
+
+        async def drain(stub: bench_pb2_grpc.PushServiceAsyncStub) -> float:
+            call = stub.Subscribe(bench_pb2.PushRequest(count=per, payload_size=cfg.payload_size), timeout=60)
+            got = 0
+            while got <= per:
+                event = await call.read()
+                if event is grpc.aio.EOF:
+                    raise RuntimeError(f"push stream ended after {got} events")
+                got += 1
+            return time.perf_counter() - start
+
+        times = await asyncio.wait_for(asyncio.gather(*(drain(s) for s in self.stubs)), 120)
+        elapsed = time.perf_counter() - start
+        return Rep(
+            rate=per * self.subscribers / elapsed,
+            ops=per * self.subscribers,
+            seconds=elapsed,
+            latencies=list(times),
+            cpu_seconds=cpu.stop(),
+            extra={"foreign_cpu": cpu.foreign, "client_cpu_s": cpu.client},
+        )
+
+    async def close(self) -> None:
+        await _close(self.channels)
+
+
+async def push_delivery(address: str, subscribers: int, cfg: Config, pid: int) -> list[Rep]:
+    """``cfg.reps`` repetitions of ``PushDelivery`` (the ceiling measured on its own)."""
+    session = PushDelivery(address, subscribers, cfg, pid)
     try:
-        await asyncio.gather(*(wait_ready(ch) for ch in channels))
-        stubs = [bench_pb2_grpc.PushServiceStub(ch) for ch in channels]
-        reps: list[Rep] = []
-        for _ in range(cfg.reps):
-            cpu = CpuMeter(pid)
-            cpu.start()
-            start = time.perf_counter()
-
-            async def drain(stub: bench_pb2_grpc.PushServiceAsyncStub, start: float = start) -> float:
-                call = stub.Subscribe(bench_pb2.PushRequest(count=per, payload_size=cfg.payload_size), timeout=60)
-                got = 0
-                while got <= per:
-                    event = await call.read()
-                    if event is grpc.aio.EOF:
-                        raise RuntimeError(f"push stream ended after {got} events")
-                    got += 1
-                return time.perf_counter() - start
-
-            times = await asyncio.wait_for(asyncio.gather(*(drain(s) for s in stubs)), 120)
-            elapsed = time.perf_counter() - start
-            reps.append(
-                Rep(
-                    rate=per * subscribers / elapsed,
-                    ops=per * subscribers,
-                    seconds=elapsed,
-                    latencies=list(times),
-                    cpu_seconds=cpu.stop(),
-                    extra={"foreign_cpu": cpu.foreign, "client_cpu_s": cpu.client},
-                )
-            )
-        return reps
+        await session.open()
+        return [await session.rep() for _ in range(cfg.reps)]
     finally:
-        await _close(channels)
+        await session.close()
 
 
 async def open_streams(

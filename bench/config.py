@@ -19,6 +19,8 @@ class Config:
     subscribers: tuple[int, ...]
     delivery_events: int
     """Events delivered in one delivery repetition, split evenly over the subscribers."""
+    delivery_reps: int
+    """Repetitions of each delivery scale, alternating raw push and hub (each is short, so more of them)."""
     payload_size: int
     """Bytes of content in every message, event and echo."""
     paced_rate: float
@@ -41,6 +43,7 @@ FULL = Config(
     pairs=(1, 8, 32),
     subscribers=(1, 10, 100),
     delivery_events=6_000,
+    delivery_reps=5,
     payload_size=128,
     paced_rate=1_000.0,
     paced_duration=3.0,
@@ -59,6 +62,7 @@ QUICK = Config(
     pairs=(1, 2),
     subscribers=(1, 3),
     delivery_events=60,
+    delivery_reps=1,
     payload_size=128,
     paced_rate=100.0,
     paced_duration=0.3,

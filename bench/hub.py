@@ -218,67 +218,85 @@ async def fanout(address: str, callers: int, cfg: Config, pid: int) -> list[Rep]
         await fleet.close()
 
 
-async def delivery(
-    address: str, subscribers: int, cfg: Config, pid: int, *, before_measuring: Callable[[], None] | None = None
-) -> list[Rep]:
-    """Queue a backlog for each subscriber, then open every stream at once and time the drain.
+class HubDelivery:
+    """A queued backlog per subscriber, drained by opening every stream at once, one drain per ``rep()``.
 
     Messages stay unacknowledged, so every repetition re-subscribes from seq 0 and receives the same
-    backlog again. Rate: message events received per second from opening the streams to the last one.
+    backlog again. Rate: message events received per second from opening the streams to the last
+    one. A session, so that its repetitions can alternate with the raw push's (``PushDelivery``).
     """
-    per = max(1, cfg.delivery_events // subscribers)
-    fleet = Fleet(address)
-    try:
-        pairs: list[tuple[Agent, Agent]] = []
-        for i in range(subscribers):
+
+    def __init__(self, address: str, subscribers: int, cfg: Config, pid: int) -> None:
+        self.per = max(1, cfg.delivery_events // subscribers)
+        self.subscribers = subscribers
+        self.cfg = cfg
+        self.pid = pid
+        self.fleet = Fleet(address)
+        self.pairs: list[tuple[Agent, Agent]] = []
+
+    async def open(self) -> None:
+        """Register the agents (a project per pair) and queue the backlog, 32 sends in flight."""
+        fleet = self.fleet
+        for i in range(self.subscribers):
             token = await fleet.project()
-            pairs.append((await fleet.agent(token, f"sub{i}"), await fleet.agent(token, f"pub{i}")))
-        content = "x" * cfg.payload_size
-        # Queue the backlog with 32 sends in flight over all pairs (a fixed list: bounded by count).
-        work = [pair for _ in range(per) for pair in pairs]
+            self.pairs.append((await fleet.agent(token, f"sub{i}"), await fleet.agent(token, f"pub{i}")))
+        content = "x" * self.cfg.payload_size
+        work = [pair for _ in range(self.per) for pair in self.pairs]  # a fixed list: bounded by count
 
         async def fill(worker: int) -> None:
             for sub, pub in work[worker::32]:
                 await pub.send(sub.id, content)
 
         await asyncio.wait_for(asyncio.gather(*(fill(w) for w in range(32))), 300)
+
+    async def rep(self) -> Rep:
+        per = self.per
+        cpu = CpuMeter(self.pid)
+        cpu.start()
+        start = time.perf_counter()
+
+        async def drain(sub: Agent) -> float:
+            got = 0
+            events = sub.subscribe()
+            try:
+                async for event in events:
+                    if event.kind == "message":
+                        got += 1
+                        if got == per:
+                            return time.perf_counter() - start
+            finally:
+                await events.aclose()
+            raise RuntimeError(f"stream ended after {got} of {per} messages")
+
+        times = await asyncio.wait_for(asyncio.gather(*(drain(s) for s, _ in self.pairs)), 120)
+        elapsed = time.perf_counter() - start
+        rep = Rep(
+            rate=per * self.subscribers / elapsed,
+            ops=per * self.subscribers,
+            seconds=elapsed,
+            latencies=list(times),
+            cpu_seconds=cpu.stop(),
+            extra={"foreign_cpu": cpu.foreign, "client_cpu_s": cpu.client},
+        )
+        await asyncio.sleep(0.2)  # let the hub notice the closed streams before the next repetition
+        return rep
+
+    async def close(self) -> None:
+        await self.fleet.close()
+
+
+async def delivery(
+    address: str, subscribers: int, cfg: Config, pid: int, *, before_measuring: Callable[[], None] | None = None
+) -> list[Rep]:
+    """``cfg.reps`` repetitions of ``HubDelivery`` (the hub measured on its own; the profiler uses this)."""
+    session = HubDelivery(address, subscribers, cfg, pid)
+    try:
+        await session.open()
         if before_measuring is not None:
             before_measuring()
-        reps: list[Rep] = []
-        for _ in range(cfg.reps):
-            cpu = CpuMeter(pid)
-            cpu.start()
-            start = time.perf_counter()
-
-            async def drain(sub: Agent, start: float = start) -> float:
-                got = 0
-                events = sub.subscribe()
-                try:
-                    async for event in events:
-                        if event.kind == "message":
-                            got += 1
-                            if got == per:
-                                return time.perf_counter() - start
-                finally:
-                    await events.aclose()
-                raise RuntimeError(f"stream ended after {got} of {per} messages")
-
-            times = await asyncio.wait_for(asyncio.gather(*(drain(s) for s, _ in pairs)), 120)
-            elapsed = time.perf_counter() - start
-            reps.append(
-                Rep(
-                    rate=per * subscribers / elapsed,
-                    ops=per * subscribers,
-                    seconds=elapsed,
-                    latencies=list(times),
-                    cpu_seconds=cpu.stop(),
-                    extra={"foreign_cpu": cpu.foreign, "client_cpu_s": cpu.client},
-                )
-            )
-            await asyncio.sleep(0.2)  # let the hub notice the closed streams before the next repetition
-        return reps
+        return [await session.rep() for _ in range(cfg.reps)]
     finally:
-        await fleet.close()
+        await session.close()
 
 
 async def paced_delivery(address: str, cfg: Config, pid: int) -> list[Rep]:

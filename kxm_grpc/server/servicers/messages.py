@@ -294,6 +294,8 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
         return pb.FanoutMessagesResponse(results=results)
 
     def _item_to_proto(self, item: messages.StreamItem) -> pb.SubscribeResponse:
+        if isinstance(item, Event):  # nearly every item: tested first
+            return self._event_to_proto(item)
         hub = self._hub
         if isinstance(item, messages.Ready):
             opening = item.opening
@@ -314,7 +316,7 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
             _set_time(response.event_time, message.create_time)
             fill_message(response.message, message)
             return response
-        return self._event_to_proto(item)
+        raise TypeError(f"not a stream item: {item!r}")
 
     def _event_to_proto(self, event: Event) -> pb.SubscribeResponse:
         response = pb.SubscribeResponse(seq=event.seq)

@@ -24,34 +24,34 @@ _STATE = {s.value: s for s in MessageState}
 _KIND = {k.value: k for k in EventKind}
 
 
-def _message(row: tuple[Any, ...], offset: int = 0) -> Message:
-    r = row[offset : offset + _MESSAGE_WIDTH]
-    context = None if r[15] is None else WorkflowContext(r[15], r[16], r[17], r[18])
+def _message(row: tuple[Any, ...], o: int = 0) -> Message:
+    """The message in ``row``'s columns from offset ``o`` (indexed in place: this runs once per delivered event)."""
+    context = None if row[o + 15] is None else WorkflowContext(row[o + 15], row[o + 16], row[o + 17], row[o + 18])
     return Message(
-        id=r[0],
-        project=r[1],
-        from_agent_id=r[2],
-        from_agent_name=r[3],
-        to_agent_id=r[4],
-        to_agent_name=r[5],
-        content=r[6],
-        delivery=_DELIVERY[r[7]],
-        hops=r[8],
-        max_hops=r[9],
-        correlation_id=r[10],
-        reply_to=r[11],
-        idempotency_key=r[12] or "",
-        allow_offline=bool(r[13]),
-        seq=r[14],
+        id=row[o],
+        project=row[o + 1],
+        from_agent_id=row[o + 2],
+        from_agent_name=row[o + 3],
+        to_agent_id=row[o + 4],
+        to_agent_name=row[o + 5],
+        content=row[o + 6],
+        delivery=_DELIVERY[row[o + 7]],
+        hops=row[o + 8],
+        max_hops=row[o + 9],
+        correlation_id=row[o + 10],
+        reply_to=row[o + 11],
+        idempotency_key=row[o + 12] or "",
+        allow_offline=bool(row[o + 13]),
+        seq=row[o + 14],
         workflow_context=context,
-        create_time=r[19],
-        expire_time=r[20],
-        deliver_time=r[21],
-        end_time=r[22],
-        state=_STATE[r[23]],
-        reply_content=r[24],
-        reply_time=r[25],
-        error=r[26],
+        create_time=row[o + 19],
+        expire_time=row[o + 20],
+        deliver_time=row[o + 21],
+        end_time=row[o + 22],
+        state=_STATE[row[o + 23]],
+        reply_content=row[o + 24],
+        reply_time=row[o + 25],
+        error=row[o + 26],
     )
 
 
