@@ -97,7 +97,12 @@ async def _echo_row(work: Path, calls: int, inflight: int, reps: int) -> tuple[s
 
 async def _main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="kxm-percall-") as work:
-        hub = HubProcess(Path(work) / "hub", durability=args.durability, extra_args=("--rate-limit", "100000000"))
+        # bob makes no calls while alice's rows run: without a long presence window he would go stale.
+        hub = HubProcess(
+            Path(work) / "hub",
+            durability=args.durability,
+            extra_args=("--rate-limit", "100000000", "--stale-after", "3600"),
+        )
         hub.start()
         try:
             rows = await _hub_rows(hub, args.calls, args.inflight, args.reps)

@@ -102,7 +102,7 @@ class Session(Protocol):
     async def close(self) -> None: ...
 
 
-async def _unused() -> list[Rep]:
+async def _not_measured() -> list[Rep]:
     raise AlreadyReported("not measured")
 
 
@@ -111,6 +111,7 @@ def _alternating(sessions: dict[str, Callable[[], Session]], reps: int) -> dict[
 
     A ceiling and the hub row divided by it then share the same seconds of the machine, so drift in
     between lands in neither ratio. A session that fails to open or to repeat fails its own row only.
+    Whichever row is measured first runs every session (the time budget is checked before it).
     """
     outcomes: dict[str, list[Rep] | Exception] = {}
     started = False
@@ -119,11 +120,15 @@ def _alternating(sessions: dict[str, Callable[[], Session]], reps: int) -> dict[
         opened: dict[str, Session] = {}
         try:
             for name, make in sessions.items():
+                session = None
                 try:
                     session = make()
                     await session.open()
                 except Exception as exc:
                     outcomes[name] = exc
+                    if session is not None:
+                        with contextlib.suppress(Exception):
+                            await session.close()
                     continue
                 opened[name] = session
                 outcomes[name] = []
@@ -374,6 +379,7 @@ async def group_delivery(run: Run, wanted: set[str]) -> None:
     ):
         for n in cfg.subscribers:
             scale = f"subscribers={n}"
+            # Addresses are read inside the factories: a server that did not start fails its own row there.
             sessions: dict[str, Callable[[], Session]] = {}
             if "push" in wanted:
                 sessions["push"] = partial(lambda n: ceilings.PushDelivery(raw.address, n, cfg, raw.pid), n)
@@ -386,7 +392,7 @@ async def group_delivery(run: Run, wanted: set[str]) -> None:
                 "push",
                 "events/s",
                 scale,
-                measures.get("push", _unused),
+                measures.get("push", _not_measured),
                 note="latency = time for one subscriber to receive its share of the events",
             )
             await _one(
@@ -395,7 +401,7 @@ async def group_delivery(run: Run, wanted: set[str]) -> None:
                 "delivery",
                 "events/s",
                 scale,
-                measures.get("delivery", _unused),
+                measures.get("delivery", _not_measured),
                 ceiling="push",
                 note="a queued backlog replayed on Subscribe, repetitions alternating with push; "
                 "latency = one subscriber's whole share",

@@ -27,6 +27,13 @@ def timestamp(micros: int | None) -> timestamp_pb2.Timestamp | None:
     return timestamp_pb2.Timestamp(seconds=micros // MICROS, nanos=(micros % MICROS) * 1000)
 
 
+def set_timestamp(field: timestamp_pb2.Timestamp, micros: int) -> None:
+    """Set a Timestamp field in place to microseconds since the epoch (cheaper than building one)."""
+    whole, rest = divmod(micros, MICROS)
+    field.seconds = whole
+    field.nanos = rest * 1000
+
+
 def duration_micros(
     field: str, value: duration_pb2.Duration, has_value: bool, *, default: int, minimum: int, maximum: int
 ) -> int:

@@ -14,7 +14,7 @@ import contextlib
 import os
 import re
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, TypeVar, cast
 
 import grpc
@@ -108,7 +108,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
-            stream = cast(Callable[[Any, Context], AsyncIterator[Any]], handler.unary_stream)
+            stream = cast(Callable[[Any, Context], AsyncGenerator[Any, None]], handler.unary_stream)
             return grpc.unary_stream_rpc_method_handler(
                 self._wrap_stream(method, access, stream),
                 request_deserializer=handler.request_deserializer,
@@ -163,8 +163,8 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
             try:
                 await self._admit(method, access, credentials, request_id, context)
                 response = await behavior(request, context)
-            except grpc.aio.AbortError:
-                raise
+            except grpc.aio.BaseError:
+                raise  # grpc's own (an abort already sent, a call that ended): its status stands
             except HubError as error:
                 await self._abort(method, context, error, request_id, started)
             except Exception:
@@ -179,7 +179,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         self,
         method: str,
         access: Access | None,
-        behavior: Callable[[Any, Context], AsyncIterator[Any]],
+        behavior: Callable[[Any, Context], AsyncGenerator[Any, None]],
     ) -> Callable[[Any, Context], Awaitable[None]]:
         ok = RPC_TOTAL.labels(method, "OK")
 
@@ -192,10 +192,12 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
             try:
                 await self._admit(method, access, credentials, request_id, context)
                 # Closed explicitly, so a cancelled call runs the servicer's cleanup now, not at GC.
-                async with contextlib.aclosing(cast(AsyncGenerator[Any, None], behavior(request, context))) as stream:
+                async with contextlib.aclosing(behavior(request, context)) as stream:
                     async for response in stream:
                         await context.write(response)
-            except grpc.aio.AbortError:
+            except grpc.aio.BaseError:
+                # grpc's own: an abort (ours or the slow-consumer cut) already sent its status, or a
+                # write failed because the client went away. Neither is the hub's error to report.
                 raise
             except HubError as error:
                 await self._abort(method, context, error, request_id, started)

@@ -1,7 +1,8 @@
 """Open Subscribe streams: the per-agent cap, each stream's lag, and the end of streams at shutdown.
 
-A stream reads its agent's durable log and writes what it read; the log is its queue, so a
-subscriber costs the hub one batch of events plus what gRPC flow control holds. A stream's lag is
+A stream reads its agent's durable log (or, caught up, takes the one new event its wake-up
+carries) and writes what it read; the log is its queue, so a subscriber costs the hub one batch of
+events plus what gRPC flow control holds. A stream's lag is
 the number of events appended to the log that it has not written yet (events read but unsent,
 plus events appended since its last read, counted by the notifier's one wake per event). Past
 ``settings.subscriber_queue`` the consumer is too slow: the stream ends with RESOURCE_EXHAUSTED

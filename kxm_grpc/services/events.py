@@ -40,11 +40,11 @@ def record_event(
     handed to the agent's waiting streams as the wake-up's hint.
     """
     seq = tx.events.next_seq(agent_id)
-    append_event(tx, Event(seq=seq, kind=kind, event_time=now, message=message, subject=subject), agent_id)
+    append_event(tx, agent_id, Event(seq=seq, kind=kind, event_time=now, message=message, subject=subject))
     return seq
 
 
-def append_event(tx: Tx, event: Event, agent_id: str) -> None:
+def append_event(tx: Tx, agent_id: str, event: Event) -> None:
     """Append ``event`` (its seq taken with ``tx.events.next_seq``) to ``agent_id``'s log and wake its streams."""
     message_id = None if event.message is None else event.message.id
     tx.events.append(agent_id, event.seq, event.kind, event.event_time, message_id=message_id, subject=event.subject)

@@ -117,7 +117,8 @@ StreamItem = Ready | Redelivery | Event
 
 
 class LogCursor(Protocol):
-    """The edge's record of a stream: the notifier version of its agent's topic at the last log read.
+    """The edge's record of a stream: the notifier version of its agent's topic at the last log read
+    (or hinted event, which stands for a read right after its commit).
 
     The edge measures a stream's lag (events appended but not yet read) from it.
     """
@@ -227,7 +228,7 @@ def _send(tx: Tx, caller: Caller, outgoing: Outgoing, now: int) -> Sent:
         allow_offline=outgoing.allow_offline,
     )
     tx.messages.insert(message)
-    append_event(tx, Event(seq=seq, kind=EventKind.MESSAGE, event_time=now, message=message), target.id)
+    append_event(tx, target.id, Event(seq=seq, kind=EventKind.MESSAGE, event_time=now, message=message))
     return Sent(message, repeated=False, target_online=target.online)
 
 
@@ -643,7 +644,8 @@ async def subscribe(
 
     Before every item, and after every wake-up, the stream checks that the agent's key is still
     the one it presented (a store read only when some credential changed): unregistering or
-    registering again ends the agent's open streams. ``cursor.version`` is set at every log read.
+    registering again ends the agent's open streams. ``cursor.version`` is set at every log read. A
+    stream that is caught up delivers the event its wake-up carries without reading (see ``Notifier``).
 
     Raises:
         Unauthenticated: (INVALID_AGENT_IDENTITY) the agent's key was revoked or replaced.

@@ -47,8 +47,9 @@ class Notifier:
     def forget(self, topics: Iterable[str]) -> None:
         """Drop the counters of topics that will not change again (a purged message's), unless awaited.
 
-        A waiter still holding an old version sees a change and re-reads: a spurious wake-up, never a
-        missed one.
+        A caller holding a version it read after the topic's last change sees a change and re-reads: a
+        spurious wake-up. Only a caller that read version 0 before the message ended and starts
+        waiting after its purge (a retention period later) would wait for its timeout instead.
         """
         for topic in topics:
             if topic not in self._waiters:

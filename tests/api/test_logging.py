@@ -49,3 +49,27 @@ async def test_internal_error_logs_no_secret_or_body(
         assert secret not in text
     events = [json.loads(line)["event"] for line in text.splitlines()]
     assert "request_error" in events
+
+
+async def test_messages_are_counted_and_not_logged_at_info(log_lines: io.StringIO, make_agent: AgentFactory) -> None:
+    """At info no per-message line is written (decisions 28b); kxm_messages_total counts sends (not
+    idempotent repeats), replies and cancels at every level."""
+    alice = await make_agent("alice")
+    bob = await make_agent("bob")
+    counts = {event: messages.MESSAGE_EVENTS.labels(event) for event in ("sent", "replied", "cancelled")}
+    before = {event: child._value.get() for event, child in counts.items()}
+
+    first = (await alice.send("bob", "q", idempotency_key="k")).message
+    await alice.send("bob", "q", idempotency_key="k")  # an exact repeat: not a new message
+    second = (await alice.send("bob", "r")).message
+    await bob.reply(first.id, "a")
+    await alice.cancel(second.id)
+
+    events = {json.loads(line)["event"] for line in log_lines.getvalue().splitlines()}
+    assert {event: child._value.get() - before[event] for event, child in counts.items()} == {
+        "sent": 2,
+        "replied": 1,
+        "cancelled": 1,
+    }
+    assert "agent_registered" in events  # the buffer does receive the hub's info lines
+    assert not events & {"message_sent", "message_replied", "message_cancelled"}

@@ -30,6 +30,7 @@ from kxm_grpc.errors import (
 )
 from kxm_grpc.server import sweeps
 from kxm_grpc.server.app import HubServer
+from kxm_grpc.server.interceptor import RPC_TOTAL
 from kxm_grpc.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub
 
@@ -590,6 +591,30 @@ async def test_slow_subscriber_is_cut_off_resumes_whole_and_slows_nobody(hub_set
         assert received + rest == flooded
         assert max(latencies) < 0.5
         for client in (alice, slow, dave, fast):
+            await client.close()
+    finally:
+        await server.stop(0.2)
+
+
+@pytest.mark.parametrize("cut", [False, True], ids=["client-cancels", "hub-cuts-then-client-cancels"])
+async def test_a_stream_stuck_in_a_write_ends_without_an_internal_error(hub_settings: Settings, cut: bool) -> None:
+    """A consumer that stops reading and goes away (cut by the hub first, or not) ends its stream as a
+    cancelled call: no INTERNAL status is counted and no request_error is logged for it."""
+    internal = RPC_TOTAL.labels("/kxm.v1.MessageService/Subscribe", "INTERNAL")
+    before = internal._value.get()
+    server = await own_hub(replace(hub_settings, subscriber_queue=5 if cut else 10_000))
+    try:
+        alice, bob = await agents(server.address, "alice", "bob")
+        stream = Stream(bob)
+        await stream.ready()
+        big = "x" * 30_000  # fills the HTTP/2 window of a consumer that does not read
+        await asyncio.gather(*(alice.send("bob", f"{i}:{big}") for i in range(300)))
+        await asyncio.sleep(1.0)  # the hub's write is stuck (and, with a small queue, cut by the monitor)
+        stream.drop()
+        await asyncio.sleep(0.5)
+
+        assert internal._value.get() == before
+        for client in (alice, bob):
             await client.close()
     finally:
         await server.stop(0.2)

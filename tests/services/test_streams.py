@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -203,17 +204,27 @@ async def test_presence_only_streams_are_for_tui_agents(store: SqliteStore) -> N
 
 
 async def test_a_live_stream_gets_every_event_once_in_order_however_commits_batch(
-    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Sends from many tasks commit in batches (several events for bob per wake-up, or one carried as
-    the wake-up's hint); the stream yields every message exactly once, in seq order, without gaps."""
+    """First one send at a time while the stream waits (each event arrives as its wake-up's hint),
+    then sends from many tasks that commit in batches (several events per wake-up: the stream reads
+    its log); the stream yields every message exactly once, in seq order, without gaps.
+
+    On a database file, as served: reads run on the event loop there (in memory they queue behind
+    writes, and a read batched with a send never waits for the send's wake-up).
+    """
+    store = SqliteStore(tmp_path / "hub.db", durability=Durability.NORMAL)
+    await store.start()
     reads = 0
+    read_from_log = 0
     read_events = messages.read_events
 
     async def counting(*args: Any, **kwargs: Any) -> messages.EventPage:
-        nonlocal reads
+        nonlocal reads, read_from_log
+        page = await read_events(*args, **kwargs)
         reads += 1
-        return await read_events(*args, **kwargs)
+        read_from_log += len(page.events)
+        return page
 
     monkeypatch.setattr(messages, "read_events", counting)
     clock = ManualClock()
@@ -225,38 +236,94 @@ async def test_a_live_stream_gets_every_event_once_in_order_however_commits_batc
     ready = await anext(items)
     assert isinstance(ready, messages.Ready)
 
-    async def send_all(sender: RegisteredAgent) -> None:
+    async def send(sender: RegisteredAgent, i: int) -> None:
         caller = Caller(CredentialKind.AGENT, project="p", agent_id=sender.agent.id, agent_name=sender.agent.name)
-        for i in range(20):
-            request = outgoing_rule(
-                target="bob",
-                content=f"{sender.agent.name}-{i}",
-                delivery=Delivery.FOLLOW_UP,
-                correlation_id="",
-                reply_to="",
-                idempotency_key="",
-                hops=0,
-                max_hops=0,
-                ttl_micros=seconds(60),
-                allow_offline=False,
-                context=None,
-            )
-            await messages.send_message(store, caller, request, now=clock.now())
+        request = outgoing_rule(
+            target="bob",
+            content=f"{sender.agent.name}-{i}",
+            delivery=Delivery.FOLLOW_UP,
+            correlation_id="",
+            reply_to="",
+            idempotency_key="",
+            hops=0,
+            max_hops=0,
+            ttl_micros=seconds(60),
+            allow_offline=False,
+            context=None,
+        )
+        await messages.send_message(store, caller, request, now=clock.now())
+
+    got: list[Event] = []
+
+    async def next_event() -> Event:
+        item = await asyncio.wait_for(anext(items), 5)
+        assert isinstance(item, Event)
+        return item
+
+    for i in range(20):  # one at a time, the stream waiting: hints
+        waiting = asyncio.ensure_future(next_event())
+        await asyncio.sleep(0)
+        await send(senders[0], i)
+        got.append(await waiting)
+    hinted = 20 - read_from_log
+
+    async def send_all(sender: RegisteredAgent) -> None:
+        for i in range(20, 40):
+            await send(sender, i)
             if i % 3 == 0:
                 await asyncio.sleep(0)
 
-    sending = asyncio.gather(*(send_all(sender) for sender in senders))
-    got: list[Event] = []
-    while len(got) < 120:
-        item = await asyncio.wait_for(anext(items), 5)
-        assert isinstance(item, Event)
-        got.append(item)
+    sending = asyncio.gather(*(send_all(sender) for sender in senders))  # batches: log reads
+    while len(got) < 140:
+        got.append(await next_event())
         if len(got) % 7 == 0:
             await asyncio.sleep(0.001)  # fall behind now and then: the next wake-up finds several events
     await sending
     await items.aclose()
 
-    assert [event.seq for event in got] == list(range(1, 121))
-    assert 1 < reads < 120  # both paths ran: log reads after batches, hints for single events
+    await store.close()
+    assert [event.seq for event in got] == list(range(1, 141))
+    assert hinted > 10 and reads > 1 and read_from_log > 20  # both paths ran
     contents = [event.message.content for event in got if event.message is not None]
-    assert sorted(contents) == sorted(f"s{s}-{i}" for s in range(6) for i in range(20))
+    expected = [f"s0-{i}" for i in range(20)] + [f"s{s}-{i}" for s in range(6) for i in range(20, 40)]
+    assert sorted(contents) == sorted(expected)
+
+
+async def test_a_presence_only_stream_skips_hinted_message_events(store: SqliteStore) -> None:
+    """A presence-only stream woken with a message event's hint yields nothing for it, and then the
+    next presence event with its own seq (the message event's seq is skipped, as the log read skips it)."""
+    clock = ManualClock()
+    alice = await register(store, "alice", now=clock.now())
+    tui = await register(store, "watcher", now=clock.now(), model="tui")
+    stopping = asyncio.Event()
+    subscription = messages.subscription(tui.agent, tui.key, after_seq=0, presence_only=True, stopping=stopping)
+    items = messages.subscribe(store, subscription, clock=clock, stopping=stopping, cursor=Cursor())
+    ready = await anext(items)
+    assert isinstance(ready, messages.Ready)
+    caller = Caller(CredentialKind.AGENT, project="p", agent_id=alice.agent.id, agent_name="alice")
+    request = outgoing_rule(
+        target="watcher",
+        content="not for a presence stream",
+        delivery=Delivery.FOLLOW_UP,
+        correlation_id="",
+        reply_to="",
+        idempotency_key="",
+        hops=0,
+        max_hops=0,
+        ttl_micros=seconds(60),
+        allow_offline=False,
+        context=None,
+    )
+
+    pending = asyncio.ensure_future(anext(items))
+    await asyncio.sleep(0)  # the stream waits for its next wake-up
+    sent = await messages.send_message(store, caller, request, now=clock.now())
+    await asyncio.sleep(0)
+    assert not pending.done()  # the hinted message event was skipped
+    newcomer = await register(store, "newcomer", now=clock.now())
+    presence = await asyncio.wait_for(pending, 5)
+    await items.aclose()
+
+    assert isinstance(presence, Event) and presence.kind is EventKind.PRESENCE
+    assert presence.subject is not None and presence.subject.id == newcomer.agent.id
+    assert presence.seq == sent.message.seq + 1

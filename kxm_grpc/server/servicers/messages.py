@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
-from google.protobuf import timestamp_pb2
 
 from kxm_grpc._gen.kxm.v1 import message_service_pb2 as pb
 from kxm_grpc._gen.kxm.v1 import message_service_pb2_grpc, types_pb2
@@ -16,7 +15,7 @@ from kxm_grpc.domain.clock import MICROS, seconds
 from kxm_grpc.domain.messages import Delivery, Event, EventKind, Message, MessageState, WorkflowContext
 from kxm_grpc.errors import invalid_field
 from kxm_grpc.server.context import current_call
-from kxm_grpc.server.convert import agent_to_proto, duration_micros, timestamp, within_deadline
+from kxm_grpc.server.convert import agent_to_proto, duration_micros, set_timestamp, timestamp, within_deadline
 from kxm_grpc.server.interceptor import credentials_from
 from kxm_grpc.server.state import HubState
 from kxm_grpc.server.streams import Subscribers
@@ -66,12 +65,6 @@ def workflow_context_from_proto(value: types_pb2.WorkflowMessageContext) -> Work
     return rules.workflow_context(value.run_id, value.stage_id, value.requirement_key, value.attempt)
 
 
-def _set_time(field: timestamp_pb2.Timestamp, micros: int) -> None:
-    seconds, rest = divmod(micros, MICROS)
-    field.seconds = seconds
-    field.nanos = rest * 1000
-
-
 def fill_message(proto: types_pb2.Message, message: Message) -> None:
     """Write the full message, content and reply included, into an empty ``proto``.
 
@@ -92,12 +85,12 @@ def fill_message(proto: types_pb2.Message, message: Message) -> None:
     proto.reply_to = message.reply_to
     proto.idempotency_key = message.idempotency_key
     proto.seq = message.seq
-    _set_time(proto.create_time, message.create_time)
-    _set_time(proto.expire_time, message.expire_time)
+    set_timestamp(proto.create_time, message.create_time)
+    set_timestamp(proto.expire_time, message.expire_time)
     if message.deliver_time is not None:
-        _set_time(proto.deliver_time, message.deliver_time)
+        set_timestamp(proto.deliver_time, message.deliver_time)
     if message.end_time is not None:
-        _set_time(proto.end_time, message.end_time)
+        set_timestamp(proto.end_time, message.end_time)
     proto.state = _STATE_OUT[message.state]
     proto.error = message.error
     context = message.workflow_context
@@ -111,7 +104,7 @@ def fill_message(proto: types_pb2.Message, message: Message) -> None:
         reply = proto.reply
         reply.content = message.reply_content
         if message.reply_time is not None:
-            _set_time(reply.create_time, message.reply_time)
+            set_timestamp(reply.create_time, message.reply_time)
 
 
 def message_to_proto(message: Message) -> types_pb2.Message:
@@ -313,14 +306,14 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
         if isinstance(item, messages.Redelivery):
             message = item.message
             response = pb.SubscribeResponse(seq=message.seq, redelivered=True)
-            _set_time(response.event_time, message.create_time)
+            set_timestamp(response.event_time, message.create_time)
             fill_message(response.message, message)
             return response
         raise TypeError(f"not a stream item: {item!r}")
 
     def _event_to_proto(self, event: Event) -> pb.SubscribeResponse:
         response = pb.SubscribeResponse(seq=event.seq)
-        _set_time(response.event_time, event.event_time)
+        set_timestamp(response.event_time, event.event_time)
         kind = event.kind
         if kind is EventKind.PRESENCE:
             assert event.subject is not None
