@@ -11,6 +11,7 @@ identity, presence renewal for agents, then the handler.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import re
 import time
@@ -96,6 +97,9 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
 
         The hub applies this once per method when it registers its servicers (see ``app.Registrar``)
         rather than through grpc's interceptor chain, which builds a new handler on every call.
+
+        Raises:
+            TypeError: a server-streaming method is not an async generator function.
         """
         if method.startswith(_EXEMPT_PREFIXES):
             return handler
@@ -108,6 +112,9 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
+            if not inspect.isasyncgenfunction(handler.unary_stream):
+                # The wrapper drives the servicer's generator and writes each item with context.write.
+                raise TypeError(f"{method}: a server-streaming servicer method must be an async generator")
             stream = cast(Callable[[Any, Context], AsyncGenerator[Any, None]], handler.unary_stream)
             return grpc.unary_stream_rpc_method_handler(
                 self._wrap_stream(method, access, stream),
