@@ -27,6 +27,7 @@ from bench.common import (
     channel,
     child_env,
     closed_loop,
+    drained,
     paced,
     percentile,
     process_rss_kib,
@@ -99,16 +100,7 @@ class PushDelivery:
                 got += 1
             return time.perf_counter() - start
 
-        times = await asyncio.wait_for(asyncio.gather(*(drain(s) for s in self.stubs)), 120)
-        elapsed = time.perf_counter() - start
-        return Rep(
-            rate=per * self.subscribers / elapsed,
-            ops=per * self.subscribers,
-            seconds=elapsed,
-            latencies=list(times),
-            cpu_seconds=cpu.stop(),
-            extra={"foreign_cpu": cpu.foreign, "client_cpu_s": cpu.client},
-        )
+        return await drained([drain(s) for s in self.stubs], per * self.subscribers, start, cpu)
 
     async def close(self) -> None:
         await _close(self.channels)

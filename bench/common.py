@@ -188,6 +188,21 @@ class Row:
 # -- load loops -----------------------------------------------------------------------------------
 
 
+async def drained(drains: Sequence[Awaitable[float]], events: int, start: float, cpu: CpuMeter) -> Rep:
+    """One delivery repetition: every subscriber's drain (each returns its seconds since ``start``)
+    within 120 s; rate = ``events`` over the time to the last one. ``cpu`` was started at ``start``."""
+    times = await asyncio.wait_for(asyncio.gather(*drains), 120)
+    elapsed = time.perf_counter() - start
+    return Rep(
+        rate=events / elapsed,
+        ops=events,
+        seconds=elapsed,
+        latencies=list(times),
+        cpu_seconds=cpu.stop(),
+        extra={"foreign_cpu": cpu.foreign, "client_cpu_s": cpu.client},
+    )
+
+
 async def closed_loop(
     workers: int,
     op: Callable[[int], Awaitable[None]],

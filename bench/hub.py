@@ -18,7 +18,18 @@ from typing import Any
 
 import grpc
 
-from bench.common import CpuMeter, Receipts, Rep, channel, closed_loop, paced, percentile, process_rss_kib, wait_ready
+from bench.common import (
+    CpuMeter,
+    Receipts,
+    Rep,
+    channel,
+    closed_loop,
+    drained,
+    paced,
+    percentile,
+    process_rss_kib,
+    wait_ready,
+)
 from bench.config import Config
 from bench.hubproc import ADMIN_TOKEN
 from kxm_grpc.client import HubClient
@@ -268,16 +279,7 @@ class HubDelivery:
                 await events.aclose()
             raise RuntimeError(f"stream ended after {got} of {per} messages")
 
-        times = await asyncio.wait_for(asyncio.gather(*(drain(s) for s, _ in self.pairs)), 120)
-        elapsed = time.perf_counter() - start
-        rep = Rep(
-            rate=per * self.subscribers / elapsed,
-            ops=per * self.subscribers,
-            seconds=elapsed,
-            latencies=list(times),
-            cpu_seconds=cpu.stop(),
-            extra={"foreign_cpu": cpu.foreign, "client_cpu_s": cpu.client},
-        )
+        rep = await drained([drain(s) for s, _ in self.pairs], per * self.subscribers, start, cpu)
         await asyncio.sleep(0.2)  # let the hub notice the closed streams before the next repetition
         return rep
 

@@ -24,7 +24,9 @@ def timestamp(micros: int | None) -> timestamp_pb2.Timestamp | None:
     """A Timestamp for microseconds since the epoch (None stays None)."""
     if micros is None:
         return None
-    return timestamp_pb2.Timestamp(seconds=micros // MICROS, nanos=(micros % MICROS) * 1000)
+    proto = timestamp_pb2.Timestamp()
+    set_timestamp(proto, micros)
+    return proto
 
 
 def set_timestamp(field: timestamp_pb2.Timestamp, micros: int) -> None:
