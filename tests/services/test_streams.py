@@ -13,7 +13,7 @@ import pytest_asyncio
 from kxm_grpc.domain.agents import registration
 from kxm_grpc.domain.caller import Caller, CredentialKind
 from kxm_grpc.domain.clock import ManualClock, seconds
-from kxm_grpc.domain.messages import Delivery, Event, EventKind
+from kxm_grpc.domain.messages import Delivery, Event, EventKind, Outgoing
 from kxm_grpc.domain.messages import outgoing as outgoing_rule
 from kxm_grpc.domain.secrets import hash_secret
 from kxm_grpc.errors import PermissionDenied, Reason, Unauthenticated, Unavailable
@@ -38,6 +38,23 @@ async def register(
     store: SqliteStore, name: str, *, now: int, model: str = "", key: str | None = None
 ) -> RegisteredAgent:
     return await agents.register_agent(store, PROJECT, registration(name, "", model, ""), presented_key=key, now=now)
+
+
+def request_to(target: str, content: str) -> Outgoing:
+    """A plain follow-up request with a 60 s TTL."""
+    return outgoing_rule(
+        target=target,
+        content=content,
+        delivery=Delivery.FOLLOW_UP,
+        correlation_id="",
+        reply_to="",
+        idempotency_key="",
+        hops=0,
+        max_hops=0,
+        ttl_micros=seconds(60),
+        allow_offline=False,
+        context=None,
+    )
 
 
 class Cursor:
@@ -148,22 +165,7 @@ async def test_subscribe_yields_ready_redeliveries_then_events(store: SqliteStor
     alice = await register(store, "alice", now=clock.now())
     bob = await register(store, "bob", now=clock.now())
     caller = Caller(CredentialKind.AGENT, project="p", agent_id=alice.agent.id, agent_name="alice")
-    outgoing = [
-        outgoing_rule(
-            target="bob",
-            content=f"m{i}",
-            delivery=Delivery.FOLLOW_UP,
-            correlation_id="",
-            reply_to="",
-            idempotency_key="",
-            hops=0,
-            max_hops=0,
-            ttl_micros=seconds(60),
-            allow_offline=False,
-            context=None,
-        )
-        for i in (1, 2)
-    ]
+    outgoing = [request_to("bob", f"m{i}") for i in (1, 2)]
     sent = [(await messages.send_message(store, caller, o, now=clock.now())).message for o in outgoing]
     stopping = asyncio.Event()
     subscription = messages.subscription(
@@ -238,19 +240,7 @@ async def test_a_live_stream_gets_every_event_once_in_order_however_commits_batc
 
     async def send(sender: RegisteredAgent, i: int) -> None:
         caller = Caller(CredentialKind.AGENT, project="p", agent_id=sender.agent.id, agent_name=sender.agent.name)
-        request = outgoing_rule(
-            target="bob",
-            content=f"{sender.agent.name}-{i}",
-            delivery=Delivery.FOLLOW_UP,
-            correlation_id="",
-            reply_to="",
-            idempotency_key="",
-            hops=0,
-            max_hops=0,
-            ttl_micros=seconds(60),
-            allow_offline=False,
-            context=None,
-        )
+        request = request_to("bob", f"{sender.agent.name}-{i}")
         await messages.send_message(store, caller, request, now=clock.now())
 
     got: list[Event] = []
@@ -261,10 +251,14 @@ async def test_a_live_stream_gets_every_event_once_in_order_however_commits_batc
         return item
 
     for i in range(20):  # one at a time, the stream waiting: hints
-        waiting = asyncio.ensure_future(next_event())
+        # The task's first step runs the stream up to its wait (reads of a file store do not suspend);
+        # one sleep(0) lets it take that step before the send commits.
+        waiting = asyncio.ensure_future(anext(items))
         await asyncio.sleep(0)
         await send(senders[0], i)
-        got.append(await waiting)
+        item = await asyncio.wait_for(waiting, 5)
+        assert isinstance(item, Event)
+        got.append(item)
     hinted = 20 - read_from_log
 
     async def send_all(sender: RegisteredAgent) -> None:
@@ -301,19 +295,7 @@ async def test_a_presence_only_stream_skips_hinted_message_events(store: SqliteS
     ready = await anext(items)
     assert isinstance(ready, messages.Ready)
     caller = Caller(CredentialKind.AGENT, project="p", agent_id=alice.agent.id, agent_name="alice")
-    request = outgoing_rule(
-        target="watcher",
-        content="not for a presence stream",
-        delivery=Delivery.FOLLOW_UP,
-        correlation_id="",
-        reply_to="",
-        idempotency_key="",
-        hops=0,
-        max_hops=0,
-        ttl_micros=seconds(60),
-        allow_offline=False,
-        context=None,
-    )
+    request = request_to("watcher", "not for a presence stream")
 
     pending = asyncio.ensure_future(anext(items))
     await asyncio.sleep(0)  # the stream waits for its next wake-up
