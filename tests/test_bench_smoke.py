@@ -85,7 +85,8 @@ def test_per_call_costs_are_measured() -> None:
     expected = {"raw echo", "ListAgents", "GetMessage", "WaitMessage (already replied)"}
     expected |= {"SendMessage", "ReplyToMessage"}
     assert set(figures) == expected, completed.stdout
-    assert all(values and float(values[0]) > 0 for values in figures.values()), completed.stdout
+    # A number per call, never its value (issue 6): at 20 calls, CPU time in 10 ms ticks can read 0.
+    assert all(values and _number(float(values[0])) for values in figures.values()), completed.stdout
 
 
 def test_generated_bench_code_is_current(tmp_path: Path) -> None:
