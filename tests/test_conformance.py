@@ -8,7 +8,10 @@ step by step.
 Nothing is built here: ``scripts/build-clients`` (run by ``scripts/test`` before pytest) leaves
 the outputs these tests run (``tsc``'s ``dist/``, ``mvn package``'s classes and classpath,
 ``cargo build``'s binary, Go's build cache for ``go run``). A missing or stale output fails with
-the command to run. A missing toolchain skips that language locally and fails under CI (``CI`` set).
+the command to run: stale means the content of one of its inputs (any file of the client's folder
+that goes into the build: gen/, the program, manifests and lock files) differs from what
+scripts/build-clients stamped next to the output when it built it (``scripts/client_inputs.py``).
+A missing toolchain skips that language locally and fails under CI (``CI`` set).
 
 Compare a transcript saved by hand with the expected one:
 ``.venv/bin/python -m tests.test_conformance go.json`` (from the repository root).
@@ -16,6 +19,7 @@ Compare a transcript saved by hand with the expected one:
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -26,6 +30,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -37,6 +42,19 @@ REPO = Path(__file__).resolve().parents[1]
 CLIENTS = REPO / "clients"
 RUN_TIMEOUT = 120.0  # seconds per program; a full run takes a few seconds
 BUILD_HINT = "run scripts/build-clients (scripts/install-client-tools first on a fresh clone)"
+
+
+def _load_client_inputs() -> ModuleType:
+    """scripts/client_inputs.py, the one definition of a client build's inputs and stamp."""
+    spec = importlib.util.spec_from_file_location("kxm_client_inputs", REPO / "scripts" / "client_inputs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+client_inputs = _load_client_inputs()
 
 _READY: dict[str, Any] = {"first_event": "ready"}
 _ERROR_NONE = {"code": "OK", "reason": "", "domain": ""}
@@ -154,8 +172,8 @@ class Program:
     """The toolchain that builds it and must be on PATH to run it (unless ``outputs`` run alone)."""
     outputs: list[Path] = field(default_factory=list)
     """Build outputs the run needs."""
-    sources: list[Path] = field(default_factory=list)
-    """The sources of ``outputs[0]``: when it is older than one of them it is stale."""
+    build: Any = None
+    """The ``client_inputs.Build`` that made ``outputs`` (its stamp must match the inputs in ``cwd``)."""
     env: dict[str, str] = field(default_factory=dict)
     standalone: bool = False
     """The outputs run without the toolchain (a native binary)."""
@@ -166,13 +184,19 @@ class Program:
         if self.builder and shutil.which(self.builder) is None and not (self.standalone and built):
             why = f"{self.language}: {self.builder} is not on PATH (see scripts/install-client-tools)"
             return ("fail" if os.environ.get("CI") else "skip", why)
-        newest = max((source.stat().st_mtime for source in self.sources if source.exists()), default=0.0)
-        for index, output in enumerate(self.outputs):
+        for output in self.outputs:
             if not output.exists():
-                return "fail", f"{self.language}: build output {output.relative_to(REPO)} is missing: {BUILD_HINT}"
-            if index == 0 and output.stat().st_mtime < newest:
-                return "fail", f"{self.language}: build output {output.relative_to(REPO)} is stale: {BUILD_HINT}"
+                return "fail", f"{self.language}: build output {_shown(output)} is missing: {BUILD_HINT}"
+        if self.build is not None:
+            why = client_inputs.stale(self.build, self.cwd)
+            if why is not None:
+                return "fail", f"{self.language}: build outputs are stale: {why}: {BUILD_HINT}"
         return None
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the repository when it is inside it."""
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
 
 
 def _programs() -> dict[str, Program]:
@@ -194,7 +218,7 @@ def _programs() -> dict[str, Program]:
             ts,
             builder="node",
             outputs=[ts / "dist" / "src" / "conformance.js"],
-            sources=[ts / "src" / "conformance.ts"],
+            build=client_inputs.BUILDS["typescript"],
         ),
         "java": Program(
             "java",
@@ -205,7 +229,7 @@ def _programs() -> dict[str, Program]:
                 java / "target" / "classes" / "dev" / "kxm" / "conformance" / "Conformance.class",
                 java / "target" / "classpath.txt",
             ],
-            sources=[java / "src" / "main" / "java" / "dev" / "kxm" / "conformance" / "Conformance.java"],
+            build=client_inputs.BUILDS["java"],
         ),
         "rust": Program(
             "rust",
@@ -213,7 +237,7 @@ def _programs() -> dict[str, Program]:
             rust,
             builder="cargo",
             outputs=[rust / "target" / "debug" / "conformance"],
-            sources=[rust / "src" / "bin" / "conformance.rs"],
+            build=client_inputs.BUILDS["rust"],
             standalone=True,
         ),
     }
@@ -341,6 +365,123 @@ def test_conformance(language: str, conformance_runs: dict[str, Run]) -> None:
         problems += compare(steps, reference.get("steps", []), "the Python transcript")
     assert not problems, "\n".join(problems) + "\n" + run.describe()
     assert run.returncode == 0 and run.transcript.get("ok") is True, run.describe()
+
+
+# -- stale build outputs ---------------------------------------------------------------------------
+
+
+def _client_tree(root: Path) -> tuple[Any, Path]:
+    """A TypeScript-shaped client folder, built and stamped: (its Build, the folder)."""
+    build = client_inputs.Build("demo", "demo", "dist", ("dist", "node_modules"))
+    folder = root / "demo"
+    for relative, text in {
+        "src/conformance.ts": "program",
+        "gen/kxm/v1/error_reason_pb.ts": "generated",
+        "package.json": "{}",
+        "package-lock.json": "{}",
+        "tsconfig.json": "{}",
+        "README.md": "docs",
+        "node_modules/dep/index.js": "dependency",
+        "dist/src/conformance.js": "output",
+    }.items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_text(text)
+    client_inputs.write_stamp(build, folder, client_inputs.inputs(build, folder))
+    return build, folder
+
+
+def test_a_changed_input_makes_the_outputs_stale(tmp_path: Path) -> None:
+    """Changing, adding or removing any input (generated code, the program, a manifest or lock file)
+    is reported by name; restoring the content makes the outputs current again."""
+    build, folder = _client_tree(tmp_path)
+    assert client_inputs.stale(build, folder) is None
+    assert sorted(client_inputs.inputs(build, folder)) == [
+        "gen/kxm/v1/error_reason_pb.ts",
+        "package-lock.json",
+        "package.json",
+        "src/conformance.ts",
+        "tsconfig.json",
+    ]
+    for relative in client_inputs.inputs(build, folder):
+        path = folder / relative
+        original = path.read_text()
+        path.write_text(original + " changed")
+        assert client_inputs.stale(build, folder) == f"inputs differ from the build's: {relative} changed"
+        path.write_text(original)
+        assert client_inputs.stale(build, folder) is None
+
+    (folder / "gen" / "kxm" / "v1" / "new_pb.ts").write_text("new")
+    assert "gen/kxm/v1/new_pb.ts is new" in (client_inputs.stale(build, folder) or "")
+    (folder / "gen" / "kxm" / "v1" / "new_pb.ts").unlink()
+    (folder / "package-lock.json").unlink()
+    assert "package-lock.json was removed" in (client_inputs.stale(build, folder) or "")
+
+
+def test_outputs_docs_dependencies_and_mtimes_are_not_inputs(tmp_path: Path) -> None:
+    """Rebuilt outputs, installed dependencies, documentation and a touch (a fresh clone's mtimes)
+    leave the outputs current: only content counts."""
+    build, folder = _client_tree(tmp_path)
+    (folder / "dist" / "src" / "conformance.js").write_text("rebuilt")
+    (folder / "node_modules" / "dep" / "index.js").write_text("reinstalled")
+    (folder / "README.md").write_text("more docs")
+    later = time.time() + 1000
+    for path in folder.rglob("*"):
+        os.utime(path, (later, later))  # every input newer than the output: an mtime check would call it stale
+    os.utime(folder / "dist" / "src" / "conformance.js", (1, 1))
+    assert client_inputs.stale(build, folder) is None
+
+
+def test_a_missing_or_tampered_stamp_is_stale(tmp_path: Path) -> None:
+    """No stamp (built by hand, or the build failed) or a stamp that does not add up: stale."""
+    build, folder = _client_tree(tmp_path)
+    stamp = client_inputs.stamp_path(build, folder)
+    recorded = json.loads(stamp.read_text())
+    recorded["inputs"]["src/conformance.ts"] = "0" * 64
+    stamp.write_text(json.dumps(recorded))
+    assert "unreadable" in (client_inputs.stale(build, folder) or "")
+    stamp.unlink()
+    assert "missing" in (client_inputs.stale(build, folder) or "")
+
+
+def test_run_stamps_only_a_successful_build_of_unchanged_inputs(tmp_path: Path) -> None:
+    """``run``: a successful build is stamped; a failed one, or one whose inputs changed while it ran,
+    leaves no stamp (so its outputs count as stale)."""
+    build, folder = _client_tree(tmp_path)
+    python = [sys.executable, "-c"]
+
+    assert client_inputs.run(build, folder, [*python, "import sys; sys.exit(3)"]) == 3
+    assert not client_inputs.stamp_path(build, folder).exists()
+    assert client_inputs.run(build, folder, [*python, "open('dist/out', 'w').write('x')"]) == 0
+    assert client_inputs.stale(build, folder) is None
+    assert client_inputs.run(build, folder, [*python, "open('src/conformance.ts', 'a').write('!')"]) == 1
+    assert not client_inputs.stamp_path(build, folder).exists()
+
+
+def test_a_stale_program_is_refused(tmp_path: Path) -> None:
+    """The conformance test fails a program whose outputs exist but whose inputs changed."""
+    build, folder = _client_tree(tmp_path)
+    program = Program("demo", ["true"], folder, outputs=[folder / "dist" / "src" / "conformance.js"], build=build)
+    assert program.unavailable() is None
+    (folder / "gen" / "kxm" / "v1" / "error_reason_pb.ts").write_text("regenerated")
+    assert program.unavailable() == (
+        "fail",
+        "demo: build outputs are stale: inputs differ from the build's: gen/kxm/v1/error_reason_pb.ts changed: "
+        + BUILD_HINT,
+    )
+
+
+def test_every_built_program_is_stamped_by_build_clients() -> None:
+    """Every program with build outputs has a Build for its own folder, whose stamp lives in an output
+    folder (never an input), and scripts/build-clients builds it through client_inputs.py."""
+    script = (REPO / "scripts" / "build-clients").read_text()
+    for language, program in PROGRAMS.items():
+        if not program.outputs:
+            continue
+        build = program.build
+        assert build is not None, language
+        assert program.cwd == client_inputs.folder_of(build), language
+        assert build.stamp_dir.split("/")[0] in build.not_inputs, language
+        assert f"stamped {build.language} -- " in script, language
 
 
 def main(paths: list[str]) -> int:
