@@ -35,7 +35,8 @@ Every failed call is a gRPC status whose `grpc-status-details-bin` trailer holds
 
 - `google.rpc.ErrorInfo`: `reason` (one of the names below), `domain` = `kxm.dev`, and `metadata`
   repeating every dynamic part of the message (for example `name`, `holderAgentId`, `messageId`);
-- `google.rpc.BadRequest` for INVALID_ARGUMENT: one field violation naming the request field;
+- `google.rpc.BadRequest` for INVALID_ARGUMENT: one field violation naming the request field (none
+  when the request's bytes could not be decoded at all: `ERROR_REASON_PROTOCOL_ERROR`);
 - `google.rpc.RetryInfo` when waiting helps (rate limits, busy storage).
 
 The trailing metadata also carries `x-request-id` (the caller's, or one the hub generated).

@@ -36,9 +36,7 @@ def register(commands: Any) -> None:
 def _register(args: argparse.Namespace) -> int:
     async def command() -> int:
         async with client_from(args) as client:
-            response = await register_saved(
-                client, client.project or "default", args.name, purpose=args.purpose, model=args.model, host=args.host
-            )
+            response = await register_saved(client, args.name, purpose=args.purpose, model=args.model, host=args.host)
         data = message_to_dict(response.agent) | {"resumed": response.resumed}
         emit(args, data, f"{response.agent.id}\t{response.agent.name}\t{'resumed' if response.resumed else 'new'}")
         return EXIT_OK

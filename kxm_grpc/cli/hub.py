@@ -22,6 +22,16 @@ def _env(name: str, default: str) -> str:
     return os.environ.get(f"KXM_{name}", default)
 
 
+def _port_or_off(value: str) -> int | None:
+    """A port number, or None for ``off`` (or empty)."""
+    if value.strip().lower() in ("", "off"):
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port or 'off': {value!r}") from None
+
+
 def register(commands: Any) -> None:
     """Add ``hub`` and ``health``."""
     hub = commands.add_parser("hub", help="run the hub")
@@ -88,9 +98,15 @@ def register(commands: Any) -> None:
     )
     serve.add_argument(
         "--metrics-port",
-        type=int,
-        default=_env("METRICS_PORT", "0"),
-        help="serve Prometheus metrics on this port; 0 disables (KXM_METRICS_PORT)",
+        type=_port_or_off,
+        default=_env("METRICS_PORT", "off"),
+        help="serve Prometheus GET /metrics on this port; 0 picks one; default off (KXM_METRICS_PORT)",
+    )
+    serve.add_argument(
+        "--metrics-host",
+        default=_env("METRICS_HOST", "127.0.0.1"),
+        help="metrics bind address, whatever --host is; beyond loopback every scrape needs"
+        " 'Authorization: Bearer <admin token>' (KXM_METRICS_HOST)",
     )
     serve.add_argument(
         "--shutdown-grace",
@@ -132,6 +148,7 @@ def register(commands: Any) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from kxm_grpc.errors import HubError
     from kxm_grpc.server.app import serve
     from kxm_grpc.server.log import configure_logging
     from kxm_grpc.server.settings import Settings, SettingsError
@@ -156,6 +173,7 @@ def _serve(args: argparse.Namespace) -> int:
             tls_key=Path(args.tls_key) if args.tls_key else None,
             tls_client_ca=Path(args.tls_client_ca) if args.tls_client_ca else None,
             metrics_port=args.metrics_port,
+            metrics_host=args.metrics_host,
             shutdown_grace=args.shutdown_grace,
             max_streams_per_agent=args.max_streams_per_agent,
             subscriber_queue=args.subscriber_queue,
@@ -169,7 +187,8 @@ def _serve(args: argparse.Namespace) -> int:
     _tune_gc()
     try:
         asyncio.run(serve(settings))
-    except StoreError as error:
+    except (StoreError, HubError) as error:
+        # The database cannot be opened, is held by another hub, or refuses the start's writes.
         print(f"kxm hub: {error}", file=sys.stderr)
         return 3
     return EXIT_OK

@@ -1,7 +1,8 @@
 """Stable agent identities for the CLI (spec §14).
 
 ``kxm agent register NAME`` saves the agent's id and key under the data directory
-(``.kxm/agents/<project>/<name>.json``, mode 0600). Later commands acting ``--as NAME`` reuse them,
+(``.kxm/agents/<project>/<name>.json``, mode 0600; ``<project>`` is the one the hub says the token
+belongs to, asked with ``GetCallerIdentity``). Later commands acting ``--as NAME`` reuse them,
 and re-register with the saved key as proof when the hub no longer accepts it, so the agent keeps
 its id, inbox and leases across CLI invocations and hub restarts.
 """
@@ -28,7 +29,7 @@ def add_identity(parser: argparse.ArgumentParser) -> None:
     add_connection_flags(parser)
 
 
-async def register_saved(client: Any, project: str, name: str, **fields: str) -> Any:
+async def register_saved(client: Any, name: str, **fields: str) -> Any:
     """Register ``name`` (resuming with the saved key, if any) and save the new key."""
     return await client.register_agent(name, remember=True, **fields)
 
@@ -36,8 +37,7 @@ async def register_saved(client: Any, project: str, name: str, **fields: str) ->
 async def agent_client(args: argparse.Namespace, name: str) -> Any:
     """A client acting as the saved agent ``name``; registers or resumes it when needed."""
     client = client_from(args)
-    project = client.project or "default"
-    saved = load_identity(project, name)
+    saved = load_identity(await client.caller_project(), name)
     if saved is not None:
         client.use_agent(saved["agent_id"], saved["agent_key"])
         try:
@@ -45,5 +45,5 @@ async def agent_client(args: argparse.Namespace, name: str) -> Any:
             return client
         except Unauthenticated:
             pass  # revoked or replaced: resume below with the saved key as proof
-    await register_saved(client, project, name)
+    await register_saved(client, name)
     return client

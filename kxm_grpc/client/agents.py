@@ -10,6 +10,10 @@ from kxm_grpc.client.identity import load_identity, save_identity
 class AgentCalls(ClientBase):
     """kxm.v1.AgentService."""
 
+    # The project the hub said this client's bearer credentials admit, with the metadata it was
+    # asked with (a later call with other credentials asks again).
+    _caller_project: tuple[tuple[tuple[str, str], ...], str] | None = None
+
     async def register_agent(
         self,
         name: str,
@@ -26,14 +30,18 @@ class AgentCalls(ClientBase):
         With ``remember``, the key saved by an earlier registration of this name (see
         ``kxm_grpc.client.identity``) is presented as ``previous_key``, and the new key is saved:
         the same program can then run again and resume its agent (same id, inbox and leases).
+        Saved keys are filed under the project the hub says the credentials belong to
+        (``caller_project``), so same-named agents of two projects never share a file.
 
         Raises:
             AlreadyExists: a live agent has the name and no valid previous key was given.
             PermissionDenied: the name belongs to an offline agent and no valid previous key was given.
         """
-        project = self.project or "default"
         if remember and not previous_key:
-            previous_key = (load_identity(project, name) or {}).get("agent_key", "")
+            # Empty for the admin token naming no project: RegisterAgent refuses that anyway.
+            project = await self.caller_project()
+            if project:
+                previous_key = (load_identity(project, name) or {}).get("agent_key", "")
         response = await self._call(
             self._stub(agent_service_pb2_grpc.AgentServiceStub).RegisterAgent,
             agent_service_pb2.RegisterAgentRequest(
@@ -43,7 +51,8 @@ class AgentCalls(ClientBase):
             metadata=self.bearer_metadata,
         )
         if remember:
-            save_identity(project, name, response.agent.id, response.agent_key)
+            # The registered agent's project is the hub's word too (the credential's, never a request field).
+            save_identity(response.agent.project, name, response.agent.id, response.agent_key)
         if adopt:
             self.use_agent(response.agent.id, response.agent_key)
         return response
@@ -71,3 +80,38 @@ class AgentCalls(ClientBase):
                 include_offline=include_offline, page_size=page_size, page_token=page_token
             ),
         )
+
+    async def get_caller_identity(self) -> agent_service_pb2.GetCallerIdentityResponse:
+        """Who this client's credentials make it: credential kind, project, and agent or runtime id.
+
+        Raises:
+            Unauthenticated: the credentials are missing or not valid.
+        """
+        response = await self._call(
+            self._stub(agent_service_pb2_grpc.AgentServiceStub).GetCallerIdentity,
+            agent_service_pb2.GetCallerIdentityRequest(),
+        )
+        # An agent identity always belongs to its token's project: the answer holds for the bearer too.
+        self._caller_project = (self.bearer_metadata, response.project)
+        return response
+
+    async def caller_project(self) -> str:
+        """The project this client's bearer credentials admit, as the hub says; asked once per client.
+
+        Empty for the admin token when the client names no project. The agent identity is left out
+        of the question, so a revoked or replaced agent key does not hide the project.
+
+        Raises:
+            Unauthenticated: the bearer token is missing or not valid.
+            PermissionDenied: ``project`` names another project than the token's.
+        """
+        bearer = self.bearer_metadata
+        if self._caller_project is not None and self._caller_project[0] == bearer:
+            return self._caller_project[1]
+        response = await self._call(
+            self._stub(agent_service_pb2_grpc.AgentServiceStub).GetCallerIdentity,
+            agent_service_pb2.GetCallerIdentityRequest(),
+            metadata=bearer,
+        )
+        self._caller_project = (bearer, response.project)
+        return response.project

@@ -6,6 +6,12 @@ servicer raises becomes one gRPC status with ``google.rpc`` details. Anything el
 INTERNAL with a fixed message and one logged traceback. Steps run in this order: request id,
 authentication (every credential, before any side effect), rate limit on the authenticated
 identity, presence renewal for agents, then the handler.
+
+Request bytes that do not decode (invalid UTF-8 in a string field, a truncated message, nesting past
+protobuf's recursion limit) never reach grpc's own error path, which would answer UNKNOWN with the
+parser's text: the wrapped deserializer returns an ``Undecodable`` marker instead, and after the
+steps above (so an unauthenticated caller is refused as UNAUTHENTICATED first) the wrapper raises
+INVALID_ARGUMENT (PROTOCOL_ERROR) through the same error mapping as every other bad input.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import os
 import re
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 import grpc
@@ -24,7 +31,7 @@ from prometheus_client import Counter
 
 from kxm_grpc._status import to_rpc_status
 from kxm_grpc.domain.agents import needs_touch
-from kxm_grpc.errors import HubError, Internal, PermissionDenied, Reason, Unauthenticated
+from kxm_grpc.errors import HubError, Internal, InvalidArgument, PermissionDenied, Reason, Unauthenticated
 from kxm_grpc.server.context import CallContext, set_current_call
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services import agents as agent_service
@@ -74,6 +81,56 @@ def _request_id(presented: str | None) -> str:
 Context = grpc.aio.ServicerContext[Any, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class Undecodable:
+    """What a wrapped request deserializer returns for bytes that are not a valid request message.
+
+    It carries only the expected message type and the size, never the bytes; the wrapper turns it
+    into ``error()`` once the caller is admitted.
+    """
+
+    message_type: str
+    size: int
+
+    def error(self) -> InvalidArgument:
+        """INVALID_ARGUMENT (PROTOCOL_ERROR) naming the message type the bytes should have been."""
+        return InvalidArgument(
+            f"the request is not a valid {self.message_type} ({self.size} bytes could not be decoded)",
+            reason=Reason.PROTOCOL_ERROR,
+            metadata={"messageType": self.message_type, "size": str(self.size)},
+        )
+
+
+def tolerant_deserializer(
+    deserialize: Callable[[bytes], Any] | None, message_type: str
+) -> Callable[[bytes], Any] | None:
+    """``deserialize`` made total: any parse failure returns an ``Undecodable`` instead of raising.
+
+    grpc calls the deserializer before the handler, outside the hub's error mapping; what it raises
+    would become UNKNOWN with the exception's text, no details and no request id.
+    """
+    if deserialize is None:
+        return None
+
+    def decode(data: bytes) -> Any:
+        try:
+            return deserialize(data)
+        except Exception:  # DecodeError, and any other failure to parse: answered by the wrapper
+            return Undecodable(message_type, len(data))
+
+    return decode
+
+
+def _message_type(deserialize: Callable[[bytes], Any] | None, method: str) -> str:
+    """The full name of the request message (``kxm.v1.RegisterAgentRequest``) a deserializer builds.
+
+    Generated handlers pass the message class's ``FromString``; anything else is named by its method.
+    """
+    descriptor = getattr(getattr(deserialize, "__self__", None), "DESCRIPTOR", None)
+    name = getattr(descriptor, "full_name", None)
+    return name if isinstance(name, str) else f"request of {method}"
+
+
 class HubInterceptor(grpc.aio.ServerInterceptor):
     """Wraps every kxm RPC; health and reflection pass through untouched."""
 
@@ -104,11 +161,14 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         if method.startswith(_EXEMPT_PREFIXES):
             return handler
         access = self._access.get(method)
+        # Never raises: an undecodable request reaches the wrapper as an Undecodable (see above).
+        request_deserializer = handler.request_deserializer
+        deserializer = tolerant_deserializer(request_deserializer, _message_type(request_deserializer, method))
         if handler.unary_unary is not None:
             unary = cast(Callable[[Any, Context], Awaitable[Any]], handler.unary_unary)
             return grpc.unary_unary_rpc_method_handler(
                 self._wrap_unary(method, access, unary),
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
@@ -118,7 +178,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
             stream = cast(Callable[[Any, Context], AsyncGenerator[Any, None]], handler.unary_stream)
             return grpc.unary_stream_rpc_method_handler(
                 self._wrap_stream(method, access, stream),
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=deserializer,
                 response_serializer=handler.response_serializer,
             )
         return handler
@@ -169,6 +229,8 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
             request_id = _request_id(presented)
             try:
                 await self._admit(method, access, credentials, request_id, context)
+                if type(request) is Undecodable:
+                    raise request.error()
                 response = await behavior(request, context)
             except grpc.aio.BaseError:
                 raise  # grpc's own (an abort already sent, a call that ended): its status stands
@@ -198,6 +260,8 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
             request_id = _request_id(presented)
             try:
                 await self._admit(method, access, credentials, request_id, context)
+                if type(request) is Undecodable:
+                    raise request.error()
                 # Closed explicitly, so a cancelled call runs the servicer's cleanup now, not at GC.
                 async with contextlib.aclosing(behavior(request, context)) as stream:
                     async for response in stream:

@@ -12,6 +12,7 @@ ACCESS: dict[str, Access] = {
     "/kxm.v1.AgentService/Heartbeat": Access.AGENT,
     "/kxm.v1.AgentService/UnregisterAgent": Access.AGENT,
     "/kxm.v1.AgentService/ListAgents": Access.PROJECT_TOKEN,
+    "/kxm.v1.AgentService/GetCallerIdentity": Access.ANY,
     "/kxm.v1.MessageService/SendMessage": Access.AGENT,
     "/kxm.v1.MessageService/GetMessage": Access.AGENT,
     "/kxm.v1.MessageService/CancelMessage": Access.AGENT,

@@ -35,6 +35,9 @@ class Access(enum.Enum):
     RUNTIME = "runtime"
     """A runtime key."""
 
+    ANY = "any"
+    """Any valid credential: the admin token (naming a project or not), a project token, an agent, or a runtime."""
+
 
 @dataclass(frozen=True, slots=True)
 class Credentials:
@@ -256,6 +259,7 @@ _ADMITTED: dict[Access, frozenset[CredentialKind]] = {
     ),
     Access.AGENT: frozenset({CredentialKind.AGENT}),
     Access.RUNTIME: frozenset({CredentialKind.RUNTIME}),
+    Access.ANY: frozenset(CredentialKind),
 }
 
 
@@ -266,9 +270,19 @@ def _require(caller: Caller, access: Access) -> None:
             reason=Reason.CREDENTIAL_KIND_DENIED,
             metadata={"required": access.value, "presented": caller.kind.value},
         )
-    if caller.kind is CredentialKind.ADMIN and access is not Access.ADMIN and caller.project is None:
+    if caller.kind is CredentialKind.ADMIN and access not in (Access.ADMIN, Access.ANY) and caller.project is None:
         raise PermissionDenied(
             "the admin token must name a project with x-kxm-project for this RPC",
             reason=Reason.CREDENTIAL_KIND_DENIED,
             metadata={"required": access.value, "presented": "admin"},
         )
+
+
+def get_caller_identity(caller: Caller) -> Caller:
+    """The caller's own identity, exactly as its credentials established it (``authenticate``).
+
+    Nothing is looked up by a name the request chose: the project is the credential's (the
+    admin's is the one ``x-kxm-project`` named and ``authenticate`` found), so no call learns
+    anything about another project.
+    """
+    return caller

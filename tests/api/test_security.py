@@ -121,6 +121,7 @@ async def test_wrong_kind_of_credential_is_refused(
         Access.RUNTIME: agent_metadata,
         Access.PROJECT_TOKEN: runtime_metadata,
         Access.PROJECT: None,
+        Access.ANY: None,
     }[access]
     if wrong is None:
         pytest.skip("every authenticated kind of this project may call it")

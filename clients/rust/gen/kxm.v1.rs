@@ -618,7 +618,8 @@ pub struct RegisterAgentRequest {
     /// The host the agent runs on (at most 64 characters).
     #[prost(string, tag = "4")]
     pub host: ::prost::alloc::string::String,
-    /// The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent.
+    /// The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent. A
+    /// revoked key (after UnregisterAgent) resumes nothing.
     #[prost(string, tag = "5")]
     pub previous_key: ::prost::alloc::string::String,
 }
@@ -678,6 +679,69 @@ pub struct ListAgentsResponse {
     #[prost(string, tag = "2")]
     pub next_page_token: ::prost::alloc::string::String,
 }
+/// Request message for AgentService.GetCallerIdentity.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetCallerIdentityRequest {}
+/// Response message for AgentService.GetCallerIdentity.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetCallerIdentityResponse {
+    /// The kind of credential the call presented.
+    #[prost(enumeration = "CredentialKind", tag = "1")]
+    pub credential_kind: i32,
+    /// The project the credential admits; for the admin token, the one `x-kxm-project` named (empty when none).
+    #[prost(string, tag = "2")]
+    pub project: ::prost::alloc::string::String,
+    /// The calling agent's id (`agt_` + 32 hex) with CREDENTIAL_KIND_AGENT; empty otherwise.
+    #[prost(string, tag = "3")]
+    pub agent_id: ::prost::alloc::string::String,
+    /// The calling agent's name with CREDENTIAL_KIND_AGENT; empty otherwise.
+    #[prost(string, tag = "4")]
+    pub agent_name: ::prost::alloc::string::String,
+    /// The calling runtime's id with CREDENTIAL_KIND_RUNTIME; empty otherwise.
+    #[prost(string, tag = "5")]
+    pub runtime_id: ::prost::alloc::string::String,
+}
+/// CredentialKind is the kind of credential a call was authenticated with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum CredentialKind {
+    /// Never returned; the proto3 zero value.
+    Unspecified = 0,
+    /// The admin token, which manages projects and acts in the project `x-kxm-project` names.
+    Admin = 1,
+    /// A project token without an agent identity.
+    Project = 2,
+    /// A project token with the identity (`x-kxm-agent-id`, `x-kxm-agent-key`) of one of its agents.
+    Agent = 3,
+    /// A runtime key.
+    Runtime = 4,
+}
+impl CredentialKind {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "CREDENTIAL_KIND_UNSPECIFIED",
+            Self::Admin => "CREDENTIAL_KIND_ADMIN",
+            Self::Project => "CREDENTIAL_KIND_PROJECT",
+            Self::Agent => "CREDENTIAL_KIND_AGENT",
+            Self::Runtime => "CREDENTIAL_KIND_RUNTIME",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "CREDENTIAL_KIND_UNSPECIFIED" => Some(Self::Unspecified),
+            "CREDENTIAL_KIND_ADMIN" => Some(Self::Admin),
+            "CREDENTIAL_KIND_PROJECT" => Some(Self::Project),
+            "CREDENTIAL_KIND_AGENT" => Some(Self::Agent),
+            "CREDENTIAL_KIND_RUNTIME" => Some(Self::Runtime),
+            _ => None,
+        }
+    }
+}
 /// Generated client implementations.
 pub mod agent_service_client {
     #![allow(
@@ -692,8 +756,8 @@ pub mod agent_service_client {
     /// AgentService registers agents and reports their presence.
     ///
     /// RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
-    /// token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
-    /// `x-kxm-agent-key` metadata).
+    /// token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+    /// (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
     #[derive(Debug, Clone)]
     pub struct AgentServiceClient<T> {
         inner: tonic::client::Grpc<T>,
@@ -777,8 +841,11 @@ pub mod agent_service_client {
         /// RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
         /// a fresh agent key; any previous key of that agent stops working at once.
         ///
-        /// Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
-        /// crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+        /// Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
+        /// active (which also lets a crashed agent take its still-online name back), or the admin token as the
+        /// bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
+        /// unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
+        /// leases, `resumed` false) and retires the unregistered one.
         ///
         /// Errors:
         ///
@@ -786,7 +853,7 @@ pub mod agent_service_client {
         /// * PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
         /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
         /// * ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
-        /// * PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+        /// * PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
         pub async fn register_agent(
             &mut self,
             request: impl tonic::IntoRequest<super::RegisterAgentRequest>,
@@ -841,7 +908,8 @@ pub mod agent_service_client {
                 .insert(GrpcMethod::new("kxm.v1.AgentService", "Heartbeat"));
             self.inner.unary(req, path, codec).await
         }
-        /// UnregisterAgent marks the calling agent offline and revokes its key.
+        /// UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+        /// resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
         ///
         /// Errors:
         ///
@@ -900,6 +968,42 @@ pub mod agent_service_client {
             let mut req = request.into_request();
             req.extensions_mut()
                 .insert(GrpcMethod::new("kxm.v1.AgentService", "ListAgents"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// GetCallerIdentity tells the caller who its credentials make it: the credential's kind, the
+        /// project it admits, and the agent or runtime it identifies.
+        ///
+        /// It reports only what the presented credentials establish (never another project), and writes
+        /// nothing but the presence renewal every agent call makes. Clients use it to file saved agent keys
+        /// under the project a token belongs to.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+        /// * PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
+        /// * NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+        pub async fn get_caller_identity(
+            &mut self,
+            request: impl tonic::IntoRequest<super::GetCallerIdentityRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetCallerIdentityResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.AgentService/GetCallerIdentity",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.AgentService", "GetCallerIdentity"));
             self.inner.unary(req, path, codec).await
         }
     }
@@ -2004,7 +2108,9 @@ impl ContextStatus {
 pub enum ErrorReason {
     /// Never returned; the proto3 zero value.
     Unspecified = 0,
-    /// INVALID_ARGUMENT: a request field is malformed or out of range; `BadRequest` names the field.
+    /// INVALID_ARGUMENT: a request field is malformed or out of range (`BadRequest` names the field), or the
+    /// request's bytes do not decode as its message (invalid UTF-8 in a string, truncated, nested past 100
+    /// levels; no `BadRequest`, metadata: messageType, size).
     ProtocolError = 1,
     /// HTTP only: the body was not a JSON object.
     InvalidJson = 2,

@@ -8,12 +8,20 @@ import grpc
 
 from kxm_grpc._gen.kxm.v1 import agent_service_pb2, agent_service_pb2_grpc
 from kxm_grpc.domain import agents as rules
+from kxm_grpc.domain.caller import CredentialKind
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import agent_to_proto
 from kxm_grpc.server.state import HubState
-from kxm_grpc.services import agents
+from kxm_grpc.services import agents, auth
 
 Context = grpc.aio.ServicerContext[Any, Any]
+
+_CREDENTIAL_KIND = {
+    CredentialKind.ADMIN: agent_service_pb2.CREDENTIAL_KIND_ADMIN,
+    CredentialKind.PROJECT: agent_service_pb2.CREDENTIAL_KIND_PROJECT,
+    CredentialKind.AGENT: agent_service_pb2.CREDENTIAL_KIND_AGENT,
+    CredentialKind.RUNTIME: agent_service_pb2.CREDENTIAL_KIND_RUNTIME,
+}
 
 
 class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
@@ -70,4 +78,16 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
         return agent_service_pb2.ListAgentsResponse(
             agents=[agent_to_proto(a, now=now, stale_after=self._hub.stale_after) for a in page],
             next_page_token=next_token,
+        )
+
+    async def GetCallerIdentity(
+        self, request: agent_service_pb2.GetCallerIdentityRequest, context: Context
+    ) -> agent_service_pb2.GetCallerIdentityResponse:
+        caller = auth.get_caller_identity(current_call().caller)
+        return agent_service_pb2.GetCallerIdentityResponse(
+            credential_kind=_CREDENTIAL_KIND[caller.kind],
+            project=caller.project or "",
+            agent_id=caller.agent_id or "",
+            agent_name=caller.agent_name or "",
+            runtime_id=caller.runtime_id or "",
         )

@@ -25,13 +25,15 @@ _sym_db = _symbol_database.Default()
 from kxm_grpc._gen.kxm.v1 import types_pb2 as kxm_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1akxm/v1/agent_service.proto\x12\x06kxm.v1\x1a\x12kxm/v1/types.proto\"h\n\x14RegisterAgentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07purpose\x18\x02 \x01(\t\x12\r\n\x05model\x18\x03 \x01(\t\x12\x0c\n\x04host\x18\x04 \x01(\t\x12\x14\n\x0cprevious_key\x18\x05 \x01(\t\"Y\n\x15RegisterAgentResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\x12\x11\n\tagent_key\x18\x02 \x01(\t\x12\x0f\n\x07resumed\x18\x03 \x01(\x08\"\x12\n\x10HeartbeatRequest\"1\n\x11HeartbeatResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\"\x18\n\x16UnregisterAgentRequest\"7\n\x17UnregisterAgentResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\"S\n\x11ListAgentsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x17\n\x0finclude_offline\x18\x03 \x01(\x08\"L\n\x12ListAgentsResponse\x12\x1d\n\x06\x61gents\x18\x01 \x03(\x0b\x32\r.kxm.v1.Agent\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xb7\x02\n\x0c\x41gentService\x12L\n\rRegisterAgent\x12\x1c.kxm.v1.RegisterAgentRequest\x1a\x1d.kxm.v1.RegisterAgentResponse\x12@\n\tHeartbeat\x12\x18.kxm.v1.HeartbeatRequest\x1a\x19.kxm.v1.HeartbeatResponse\x12R\n\x0fUnregisterAgent\x12\x1e.kxm.v1.UnregisterAgentRequest\x1a\x1f.kxm.v1.UnregisterAgentResponse\x12\x43\n\nListAgents\x12\x19.kxm.v1.ListAgentsRequest\x1a\x1a.kxm.v1.ListAgentsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1akxm/v1/agent_service.proto\x12\x06kxm.v1\x1a\x12kxm/v1/types.proto\"h\n\x14RegisterAgentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07purpose\x18\x02 \x01(\t\x12\r\n\x05model\x18\x03 \x01(\t\x12\x0c\n\x04host\x18\x04 \x01(\t\x12\x14\n\x0cprevious_key\x18\x05 \x01(\t\"Y\n\x15RegisterAgentResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\x12\x11\n\tagent_key\x18\x02 \x01(\t\x12\x0f\n\x07resumed\x18\x03 \x01(\x08\"\x12\n\x10HeartbeatRequest\"1\n\x11HeartbeatResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\"\x18\n\x16UnregisterAgentRequest\"7\n\x17UnregisterAgentResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\"S\n\x11ListAgentsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x17\n\x0finclude_offline\x18\x03 \x01(\x08\"L\n\x12ListAgentsResponse\x12\x1d\n\x06\x61gents\x18\x01 \x03(\x0b\x32\r.kxm.v1.Agent\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x1a\n\x18GetCallerIdentityRequest\"\x97\x01\n\x19GetCallerIdentityResponse\x12/\n\x0f\x63redential_kind\x18\x01 \x01(\x0e\x32\x16.kxm.v1.CredentialKind\x12\x0f\n\x07project\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12\x12\n\nagent_name\x18\x04 \x01(\t\x12\x12\n\nruntime_id\x18\x05 \x01(\t*\xa1\x01\n\x0e\x43redentialKind\x12\x1f\n\x1b\x43REDENTIAL_KIND_UNSPECIFIED\x10\x00\x12\x19\n\x15\x43REDENTIAL_KIND_ADMIN\x10\x01\x12\x1b\n\x17\x43REDENTIAL_KIND_PROJECT\x10\x02\x12\x19\n\x15\x43REDENTIAL_KIND_AGENT\x10\x03\x12\x1b\n\x17\x43REDENTIAL_KIND_RUNTIME\x10\x04\x32\x91\x03\n\x0c\x41gentService\x12L\n\rRegisterAgent\x12\x1c.kxm.v1.RegisterAgentRequest\x1a\x1d.kxm.v1.RegisterAgentResponse\x12@\n\tHeartbeat\x12\x18.kxm.v1.HeartbeatRequest\x1a\x19.kxm.v1.HeartbeatResponse\x12R\n\x0fUnregisterAgent\x12\x1e.kxm.v1.UnregisterAgentRequest\x1a\x1f.kxm.v1.UnregisterAgentResponse\x12\x43\n\nListAgents\x12\x19.kxm.v1.ListAgentsRequest\x1a\x1a.kxm.v1.ListAgentsResponse\x12X\n\x11GetCallerIdentity\x12 .kxm.v1.GetCallerIdentityRequest\x1a!.kxm.v1.GetCallerIdentityResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kxm.v1.agent_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_CREDENTIALKIND']._serialized_start=755
+  _globals['_CREDENTIALKIND']._serialized_end=916
   _globals['_REGISTERAGENTREQUEST']._serialized_start=58
   _globals['_REGISTERAGENTREQUEST']._serialized_end=162
   _globals['_REGISTERAGENTRESPONSE']._serialized_start=164
@@ -48,6 +50,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTAGENTSREQUEST']._serialized_end=492
   _globals['_LISTAGENTSRESPONSE']._serialized_start=494
   _globals['_LISTAGENTSRESPONSE']._serialized_end=570
-  _globals['_AGENTSERVICE']._serialized_start=573
-  _globals['_AGENTSERVICE']._serialized_end=884
+  _globals['_GETCALLERIDENTITYREQUEST']._serialized_start=572
+  _globals['_GETCALLERIDENTITYREQUEST']._serialized_end=598
+  _globals['_GETCALLERIDENTITYRESPONSE']._serialized_start=601
+  _globals['_GETCALLERIDENTITYRESPONSE']._serialized_end=752
+  _globals['_AGENTSERVICE']._serialized_start=919
+  _globals['_AGENTSERVICE']._serialized_end=1320
 # @@protoc_insertion_point(module_scope)

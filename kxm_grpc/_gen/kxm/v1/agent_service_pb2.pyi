@@ -7,6 +7,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from kxm_grpc._gen.kxm.v1 import types_pb2 as _types_pb2
 import builtins as _builtins
 import sys
@@ -18,6 +19,38 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _CredentialKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _CredentialKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_CredentialKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    CREDENTIAL_KIND_UNSPECIFIED: _CredentialKind.ValueType  # 0
+    """Never returned; the proto3 zero value."""
+    CREDENTIAL_KIND_ADMIN: _CredentialKind.ValueType  # 1
+    """The admin token, which manages projects and acts in the project `x-kxm-project` names."""
+    CREDENTIAL_KIND_PROJECT: _CredentialKind.ValueType  # 2
+    """A project token without an agent identity."""
+    CREDENTIAL_KIND_AGENT: _CredentialKind.ValueType  # 3
+    """A project token with the identity (`x-kxm-agent-id`, `x-kxm-agent-key`) of one of its agents."""
+    CREDENTIAL_KIND_RUNTIME: _CredentialKind.ValueType  # 4
+    """A runtime key."""
+
+class CredentialKind(_CredentialKind, metaclass=_CredentialKindEnumTypeWrapper):
+    """CredentialKind is the kind of credential a call was authenticated with."""
+
+CREDENTIAL_KIND_UNSPECIFIED: CredentialKind.ValueType  # 0
+"""Never returned; the proto3 zero value."""
+CREDENTIAL_KIND_ADMIN: CredentialKind.ValueType  # 1
+"""The admin token, which manages projects and acts in the project `x-kxm-project` names."""
+CREDENTIAL_KIND_PROJECT: CredentialKind.ValueType  # 2
+"""A project token without an agent identity."""
+CREDENTIAL_KIND_AGENT: CredentialKind.ValueType  # 3
+"""A project token with the identity (`x-kxm-agent-id`, `x-kxm-agent-key`) of one of its agents."""
+CREDENTIAL_KIND_RUNTIME: CredentialKind.ValueType  # 4
+"""A runtime key."""
+Global___CredentialKind: _TypeAlias = CredentialKind  # noqa: Y015
 
 @_typing.final
 class RegisterAgentRequest(_message.Message):
@@ -39,7 +72,9 @@ class RegisterAgentRequest(_message.Message):
     host: _builtins.str
     """The host the agent runs on (at most 64 characters)."""
     previous_key: _builtins.str
-    """The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent."""
+    """The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent. A
+    revoked key (after UnregisterAgent) resumes nothing.
+    """
     def __init__(
         self,
         *,
@@ -228,3 +263,58 @@ class ListAgentsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListAgentsResponse: _TypeAlias = ListAgentsResponse  # noqa: Y015
+
+@_typing.final
+class GetCallerIdentityRequest(_message.Message):
+    """Request message for AgentService.GetCallerIdentity."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetCallerIdentityRequest: _TypeAlias = GetCallerIdentityRequest  # noqa: Y015
+
+@_typing.final
+class GetCallerIdentityResponse(_message.Message):
+    """Response message for AgentService.GetCallerIdentity."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CREDENTIAL_KIND_FIELD_NUMBER: _builtins.int
+    PROJECT_FIELD_NUMBER: _builtins.int
+    AGENT_ID_FIELD_NUMBER: _builtins.int
+    AGENT_NAME_FIELD_NUMBER: _builtins.int
+    RUNTIME_ID_FIELD_NUMBER: _builtins.int
+    credential_kind: Global___CredentialKind.ValueType
+    """The kind of credential the call presented."""
+    project: _builtins.str
+    """The project the credential admits; for the admin token, the one `x-kxm-project` named (empty when none)."""
+    agent_id: _builtins.str
+    """The calling agent's id (`agt_` + 32 hex) with CREDENTIAL_KIND_AGENT; empty otherwise."""
+    agent_name: _builtins.str
+    """The calling agent's name with CREDENTIAL_KIND_AGENT; empty otherwise."""
+    runtime_id: _builtins.str
+    """The calling runtime's id with CREDENTIAL_KIND_RUNTIME; empty otherwise."""
+    def __init__(
+        self,
+        *,
+        credential_kind: Global___CredentialKind.ValueType = ...,
+        project: _builtins.str = ...,
+        agent_id: _builtins.str = ...,
+        agent_name: _builtins.str = ...,
+        runtime_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "agent_name", b"agent_name", "credential_kind", b"credential_kind", "project", b"project", "runtime_id", b"runtime_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetCallerIdentityResponse: _TypeAlias = GetCallerIdentityResponse  # noqa: Y015

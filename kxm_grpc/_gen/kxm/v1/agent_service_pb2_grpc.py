@@ -29,8 +29,8 @@ class AgentServiceStub(object):
     """AgentService registers agents and reports their presence.
 
     RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
-    token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
-    `x-kxm-agent-key` metadata).
+    token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+    (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
     """
 
     def __init__(self, channel):
@@ -59,29 +59,37 @@ class AgentServiceStub(object):
                 request_serializer=kxm_dot_v1_dot_agent__service__pb2.ListAgentsRequest.SerializeToString,
                 response_deserializer=kxm_dot_v1_dot_agent__service__pb2.ListAgentsResponse.FromString,
                 _registered_method=True)
+        self.GetCallerIdentity = channel.unary_unary(
+                '/kxm.v1.AgentService/GetCallerIdentity',
+                request_serializer=kxm_dot_v1_dot_agent__service__pb2.GetCallerIdentityRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_agent__service__pb2.GetCallerIdentityResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer(object):
     """AgentService registers agents and reports their presence.
 
     RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
-    token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
-    `x-kxm-agent-key` metadata).
+    token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+    (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
     """
 
     def RegisterAgent(self, request, context):
         """RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
         a fresh agent key; any previous key of that agent stops working at once.
 
-        Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
-        crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+        Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
+        active (which also lets a crashed agent take its still-online name back), or the admin token as the
+        bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
+        unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
+        leases, `resumed` false) and retires the unregistered one.
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
         - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
         - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
-        - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+        - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -99,7 +107,8 @@ class AgentServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def UnregisterAgent(self, request, context):
-        """UnregisterAgent marks the calling agent offline and revokes its key.
+        """UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+        resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
@@ -116,6 +125,23 @@ class AgentServiceServicer(object):
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
         - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetCallerIdentity(self, request, context):
+        """GetCallerIdentity tells the caller who its credentials make it: the credential's kind, the
+        project it admits, and the agent or runtime it identifies.
+
+        It reports only what the presented credentials establish (never another project), and writes
+        nothing but the presence renewal every agent call makes. Clients use it to file saved agent keys
+        under the project a token belongs to.
+
+        Errors:
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
+        - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -144,6 +170,11 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     request_deserializer=kxm_dot_v1_dot_agent__service__pb2.ListAgentsRequest.FromString,
                     response_serializer=kxm_dot_v1_dot_agent__service__pb2.ListAgentsResponse.SerializeToString,
             ),
+            'GetCallerIdentity': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetCallerIdentity,
+                    request_deserializer=kxm_dot_v1_dot_agent__service__pb2.GetCallerIdentityRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_agent__service__pb2.GetCallerIdentityResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'kxm.v1.AgentService', rpc_method_handlers)
@@ -156,8 +187,8 @@ class AgentService(object):
     """AgentService registers agents and reports their presence.
 
     RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
-    token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
-    `x-kxm-agent-key` metadata).
+    token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+    (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
     """
 
     @staticmethod
@@ -258,6 +289,33 @@ class AgentService(object):
             '/kxm.v1.AgentService/ListAgents',
             kxm_dot_v1_dot_agent__service__pb2.ListAgentsRequest.SerializeToString,
             kxm_dot_v1_dot_agent__service__pb2.ListAgentsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetCallerIdentity(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.AgentService/GetCallerIdentity',
+            kxm_dot_v1_dot_agent__service__pb2.GetCallerIdentityRequest.SerializeToString,
+            kxm_dot_v1_dot_agent__service__pb2.GetCallerIdentityResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -30,8 +30,8 @@ class AgentServiceStub:
     """AgentService registers agents and reports their presence.
 
     RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
-    token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
-    `x-kxm-agent-key` metadata).
+    token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+    (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
     """
 
     @_typing.overload
@@ -42,15 +42,18 @@ class AgentServiceStub:
     """RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
     a fresh agent key; any previous key of that agent stops working at once.
 
-    Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
-    crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+    Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
+    active (which also lets a crashed agent take its still-online name back), or the admin token as the
+    bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
+    unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
+    leases, `resumed` false) and retires the unregistered one.
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
     - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
     - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
-    - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+    - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
     """
     Heartbeat: _grpc.UnaryUnaryMultiCallable[_agent_service_pb2.HeartbeatRequest, _agent_service_pb2.HeartbeatResponse]
     """Heartbeat renews the calling agent's presence lease.
@@ -60,7 +63,8 @@ class AgentServiceStub:
     - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
     """
     UnregisterAgent: _grpc.UnaryUnaryMultiCallable[_agent_service_pb2.UnregisterAgentRequest, _agent_service_pb2.UnregisterAgentResponse]
-    """UnregisterAgent marks the calling agent offline and revokes its key.
+    """UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+    resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
@@ -74,14 +78,27 @@ class AgentServiceStub:
     - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
     """
+    GetCallerIdentity: _grpc.UnaryUnaryMultiCallable[_agent_service_pb2.GetCallerIdentityRequest, _agent_service_pb2.GetCallerIdentityResponse]
+    """GetCallerIdentity tells the caller who its credentials make it: the credential's kind, the
+    project it admits, and the agent or runtime it identifies.
+
+    It reports only what the presented credentials establish (never another project), and writes
+    nothing but the presence renewal every agent call makes. Clients use it to file saved agent keys
+    under the project a token belongs to.
+
+    Errors:
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
+    - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+    """
 
 @_typing.type_check_only
 class AgentServiceAsyncStub(AgentServiceStub):
     """AgentService registers agents and reports their presence.
 
     RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
-    token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
-    `x-kxm-agent-key` metadata).
+    token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+    (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -89,15 +106,18 @@ class AgentServiceAsyncStub(AgentServiceStub):
     """RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
     a fresh agent key; any previous key of that agent stops working at once.
 
-    Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
-    crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+    Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
+    active (which also lets a crashed agent take its still-online name back), or the admin token as the
+    bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
+    unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
+    leases, `resumed` false) and retires the unregistered one.
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
     - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
     - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
-    - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+    - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
     """
     Heartbeat: _aio.UnaryUnaryMultiCallable[_agent_service_pb2.HeartbeatRequest, _agent_service_pb2.HeartbeatResponse]  # type: ignore[assignment]
     """Heartbeat renews the calling agent's presence lease.
@@ -107,7 +127,8 @@ class AgentServiceAsyncStub(AgentServiceStub):
     - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
     """
     UnregisterAgent: _aio.UnaryUnaryMultiCallable[_agent_service_pb2.UnregisterAgentRequest, _agent_service_pb2.UnregisterAgentResponse]  # type: ignore[assignment]
-    """UnregisterAgent marks the calling agent offline and revokes its key.
+    """UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+    resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
@@ -121,13 +142,26 @@ class AgentServiceAsyncStub(AgentServiceStub):
     - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
     """
+    GetCallerIdentity: _aio.UnaryUnaryMultiCallable[_agent_service_pb2.GetCallerIdentityRequest, _agent_service_pb2.GetCallerIdentityResponse]  # type: ignore[assignment]
+    """GetCallerIdentity tells the caller who its credentials make it: the credential's kind, the
+    project it admits, and the agent or runtime it identifies.
+
+    It reports only what the presented credentials establish (never another project), and writes
+    nothing but the presence renewal every agent call makes. Clients use it to file saved agent keys
+    under the project a token belongs to.
+
+    Errors:
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
+    - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+    """
 
 class AgentServiceServicer(metaclass=_abc_1.ABCMeta):
     """AgentService registers agents and reports their presence.
 
     RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
-    token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
-    `x-kxm-agent-key` metadata).
+    token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+    (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
     """
 
     @_abc_1.abstractmethod
@@ -139,15 +173,18 @@ class AgentServiceServicer(metaclass=_abc_1.ABCMeta):
         """RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
         a fresh agent key; any previous key of that agent stops working at once.
 
-        Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
-        crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+        Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
+        active (which also lets a crashed agent take its still-online name back), or the admin token as the
+        bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
+        unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
+        leases, `resumed` false) and retires the unregistered one.
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
         - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
         - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
-        - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+        - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
         """
 
     @_abc_1.abstractmethod
@@ -169,7 +206,8 @@ class AgentServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _agent_service_pb2.UnregisterAgentRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_agent_service_pb2.UnregisterAgentResponse, _abc.Awaitable[_agent_service_pb2.UnregisterAgentResponse]]:
-        """UnregisterAgent marks the calling agent offline and revokes its key.
+        """UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+        resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
@@ -188,6 +226,25 @@ class AgentServiceServicer(metaclass=_abc_1.ABCMeta):
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
         - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+        """
+
+    @_abc_1.abstractmethod
+    def GetCallerIdentity(
+        self,
+        request: _agent_service_pb2.GetCallerIdentityRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_agent_service_pb2.GetCallerIdentityResponse, _abc.Awaitable[_agent_service_pb2.GetCallerIdentityResponse]]:
+        """GetCallerIdentity tells the caller who its credentials make it: the credential's kind, the
+        project it admits, and the agent or runtime it identifies.
+
+        It reports only what the presented credentials establish (never another project), and writes
+        nothing but the presence renewal every agent call makes. Clients use it to file saved agent keys
+        under the project a token belongs to.
+
+        Errors:
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
+        - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
         """
 
 def add_AgentServiceServicer_to_server(servicer: AgentServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

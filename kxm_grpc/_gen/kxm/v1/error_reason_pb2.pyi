@@ -25,7 +25,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_UNSPECIFIED: _ErrorReason.ValueType  # 0
     """Never returned; the proto3 zero value."""
     ERROR_REASON_PROTOCOL_ERROR: _ErrorReason.ValueType  # 1
-    """INVALID_ARGUMENT: a request field is malformed or out of range; `BadRequest` names the field."""
+    """INVALID_ARGUMENT: a request field is malformed or out of range (`BadRequest` names the field), or the
+    request's bytes do not decode as its message (invalid UTF-8 in a string, truncated, nested past 100
+    levels; no `BadRequest`, metadata: messageType, size).
+    """
     ERROR_REASON_INVALID_JSON: _ErrorReason.ValueType  # 2
     """HTTP only: the body was not a JSON object."""
     ERROR_REASON_UNSUPPORTED_MEDIA_TYPE: _ErrorReason.ValueType  # 3
@@ -249,7 +252,10 @@ class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
 ERROR_REASON_UNSPECIFIED: ErrorReason.ValueType  # 0
 """Never returned; the proto3 zero value."""
 ERROR_REASON_PROTOCOL_ERROR: ErrorReason.ValueType  # 1
-"""INVALID_ARGUMENT: a request field is malformed or out of range; `BadRequest` names the field."""
+"""INVALID_ARGUMENT: a request field is malformed or out of range (`BadRequest` names the field), or the
+request's bytes do not decode as its message (invalid UTF-8 in a string, truncated, nested past 100
+levels; no `BadRequest`, metadata: messageType, size).
+"""
 ERROR_REASON_INVALID_JSON: ErrorReason.ValueType  # 2
 """HTTP only: the body was not a JSON object."""
 ERROR_REASON_UNSUPPORTED_MEDIA_TYPE: ErrorReason.ValueType  # 3

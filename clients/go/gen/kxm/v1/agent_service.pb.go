@@ -21,6 +21,67 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// CredentialKind is the kind of credential a call was authenticated with.
+type CredentialKind int32
+
+const (
+	// Never returned; the proto3 zero value.
+	CredentialKind_CREDENTIAL_KIND_UNSPECIFIED CredentialKind = 0
+	// The admin token, which manages projects and acts in the project `x-kxm-project` names.
+	CredentialKind_CREDENTIAL_KIND_ADMIN CredentialKind = 1
+	// A project token without an agent identity.
+	CredentialKind_CREDENTIAL_KIND_PROJECT CredentialKind = 2
+	// A project token with the identity (`x-kxm-agent-id`, `x-kxm-agent-key`) of one of its agents.
+	CredentialKind_CREDENTIAL_KIND_AGENT CredentialKind = 3
+	// A runtime key.
+	CredentialKind_CREDENTIAL_KIND_RUNTIME CredentialKind = 4
+)
+
+// Enum value maps for CredentialKind.
+var (
+	CredentialKind_name = map[int32]string{
+		0: "CREDENTIAL_KIND_UNSPECIFIED",
+		1: "CREDENTIAL_KIND_ADMIN",
+		2: "CREDENTIAL_KIND_PROJECT",
+		3: "CREDENTIAL_KIND_AGENT",
+		4: "CREDENTIAL_KIND_RUNTIME",
+	}
+	CredentialKind_value = map[string]int32{
+		"CREDENTIAL_KIND_UNSPECIFIED": 0,
+		"CREDENTIAL_KIND_ADMIN":       1,
+		"CREDENTIAL_KIND_PROJECT":     2,
+		"CREDENTIAL_KIND_AGENT":       3,
+		"CREDENTIAL_KIND_RUNTIME":     4,
+	}
+)
+
+func (x CredentialKind) Enum() *CredentialKind {
+	p := new(CredentialKind)
+	*p = x
+	return p
+}
+
+func (x CredentialKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (CredentialKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_kxm_v1_agent_service_proto_enumTypes[0].Descriptor()
+}
+
+func (CredentialKind) Type() protoreflect.EnumType {
+	return &file_kxm_v1_agent_service_proto_enumTypes[0]
+}
+
+func (x CredentialKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use CredentialKind.Descriptor instead.
+func (CredentialKind) EnumDescriptor() ([]byte, []int) {
+	return file_kxm_v1_agent_service_proto_rawDescGZIP(), []int{0}
+}
+
 // Request message for AgentService.RegisterAgent.
 type RegisterAgentRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -32,7 +93,8 @@ type RegisterAgentRequest struct {
 	Model string `protobuf:"bytes,3,opt,name=model,proto3" json:"model,omitempty"`
 	// The host the agent runs on (at most 64 characters).
 	Host string `protobuf:"bytes,4,opt,name=host,proto3" json:"host,omitempty"`
-	// The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent.
+	// The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent. A
+	// revoked key (after UnregisterAgent) resumes nothing.
 	PreviousKey   string `protobuf:"bytes,5,opt,name=previous_key,json=previousKey,proto3" json:"previous_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -452,6 +514,125 @@ func (x *ListAgentsResponse) GetNextPageToken() string {
 	return ""
 }
 
+// Request message for AgentService.GetCallerIdentity.
+type GetCallerIdentityRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCallerIdentityRequest) Reset() {
+	*x = GetCallerIdentityRequest{}
+	mi := &file_kxm_v1_agent_service_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCallerIdentityRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCallerIdentityRequest) ProtoMessage() {}
+
+func (x *GetCallerIdentityRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_agent_service_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCallerIdentityRequest.ProtoReflect.Descriptor instead.
+func (*GetCallerIdentityRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_agent_service_proto_rawDescGZIP(), []int{8}
+}
+
+// Response message for AgentService.GetCallerIdentity.
+type GetCallerIdentityResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The kind of credential the call presented.
+	CredentialKind CredentialKind `protobuf:"varint,1,opt,name=credential_kind,json=credentialKind,proto3,enum=kxm.v1.CredentialKind" json:"credential_kind,omitempty"`
+	// The project the credential admits; for the admin token, the one `x-kxm-project` named (empty when none).
+	Project string `protobuf:"bytes,2,opt,name=project,proto3" json:"project,omitempty"`
+	// The calling agent's id (`agt_` + 32 hex) with CREDENTIAL_KIND_AGENT; empty otherwise.
+	AgentId string `protobuf:"bytes,3,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	// The calling agent's name with CREDENTIAL_KIND_AGENT; empty otherwise.
+	AgentName string `protobuf:"bytes,4,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
+	// The calling runtime's id with CREDENTIAL_KIND_RUNTIME; empty otherwise.
+	RuntimeId     string `protobuf:"bytes,5,opt,name=runtime_id,json=runtimeId,proto3" json:"runtime_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCallerIdentityResponse) Reset() {
+	*x = GetCallerIdentityResponse{}
+	mi := &file_kxm_v1_agent_service_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCallerIdentityResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCallerIdentityResponse) ProtoMessage() {}
+
+func (x *GetCallerIdentityResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_agent_service_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCallerIdentityResponse.ProtoReflect.Descriptor instead.
+func (*GetCallerIdentityResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_agent_service_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *GetCallerIdentityResponse) GetCredentialKind() CredentialKind {
+	if x != nil {
+		return x.CredentialKind
+	}
+	return CredentialKind_CREDENTIAL_KIND_UNSPECIFIED
+}
+
+func (x *GetCallerIdentityResponse) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *GetCallerIdentityResponse) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *GetCallerIdentityResponse) GetAgentName() string {
+	if x != nil {
+		return x.AgentName
+	}
+	return ""
+}
+
+func (x *GetCallerIdentityResponse) GetRuntimeId() string {
+	if x != nil {
+		return x.RuntimeId
+	}
+	return ""
+}
+
 var File_kxm_v1_agent_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_agent_service_proto_rawDesc = "" +
@@ -480,13 +661,29 @@ const file_kxm_v1_agent_service_proto_rawDesc = "" +
 	"\x0finclude_offline\x18\x03 \x01(\bR\x0eincludeOffline\"c\n" +
 	"\x12ListAgentsResponse\x12%\n" +
 	"\x06agents\x18\x01 \x03(\v2\r.kxm.v1.AgentR\x06agents\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken2\xb7\x02\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x1a\n" +
+	"\x18GetCallerIdentityRequest\"\xcf\x01\n" +
+	"\x19GetCallerIdentityResponse\x12?\n" +
+	"\x0fcredential_kind\x18\x01 \x01(\x0e2\x16.kxm.v1.CredentialKindR\x0ecredentialKind\x12\x18\n" +
+	"\aproject\x18\x02 \x01(\tR\aproject\x12\x19\n" +
+	"\bagent_id\x18\x03 \x01(\tR\aagentId\x12\x1d\n" +
+	"\n" +
+	"agent_name\x18\x04 \x01(\tR\tagentName\x12\x1d\n" +
+	"\n" +
+	"runtime_id\x18\x05 \x01(\tR\truntimeId*\xa1\x01\n" +
+	"\x0eCredentialKind\x12\x1f\n" +
+	"\x1bCREDENTIAL_KIND_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15CREDENTIAL_KIND_ADMIN\x10\x01\x12\x1b\n" +
+	"\x17CREDENTIAL_KIND_PROJECT\x10\x02\x12\x19\n" +
+	"\x15CREDENTIAL_KIND_AGENT\x10\x03\x12\x1b\n" +
+	"\x17CREDENTIAL_KIND_RUNTIME\x10\x042\x91\x03\n" +
 	"\fAgentService\x12L\n" +
 	"\rRegisterAgent\x12\x1c.kxm.v1.RegisterAgentRequest\x1a\x1d.kxm.v1.RegisterAgentResponse\x12@\n" +
 	"\tHeartbeat\x12\x18.kxm.v1.HeartbeatRequest\x1a\x19.kxm.v1.HeartbeatResponse\x12R\n" +
 	"\x0fUnregisterAgent\x12\x1e.kxm.v1.UnregisterAgentRequest\x1a\x1f.kxm.v1.UnregisterAgentResponse\x12C\n" +
 	"\n" +
-	"ListAgents\x12\x19.kxm.v1.ListAgentsRequest\x1a\x1a.kxm.v1.ListAgentsResponseB\x81\x01\n" +
+	"ListAgents\x12\x19.kxm.v1.ListAgentsRequest\x1a\x1a.kxm.v1.ListAgentsResponse\x12X\n" +
+	"\x11GetCallerIdentity\x12 .kxm.v1.GetCallerIdentityRequest\x1a!.kxm.v1.GetCallerIdentityResponseB\x81\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x11AgentServiceProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -502,36 +699,43 @@ func file_kxm_v1_agent_service_proto_rawDescGZIP() []byte {
 	return file_kxm_v1_agent_service_proto_rawDescData
 }
 
-var file_kxm_v1_agent_service_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_kxm_v1_agent_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_kxm_v1_agent_service_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_kxm_v1_agent_service_proto_goTypes = []any{
-	(*RegisterAgentRequest)(nil),    // 0: kxm.v1.RegisterAgentRequest
-	(*RegisterAgentResponse)(nil),   // 1: kxm.v1.RegisterAgentResponse
-	(*HeartbeatRequest)(nil),        // 2: kxm.v1.HeartbeatRequest
-	(*HeartbeatResponse)(nil),       // 3: kxm.v1.HeartbeatResponse
-	(*UnregisterAgentRequest)(nil),  // 4: kxm.v1.UnregisterAgentRequest
-	(*UnregisterAgentResponse)(nil), // 5: kxm.v1.UnregisterAgentResponse
-	(*ListAgentsRequest)(nil),       // 6: kxm.v1.ListAgentsRequest
-	(*ListAgentsResponse)(nil),      // 7: kxm.v1.ListAgentsResponse
-	(*Agent)(nil),                   // 8: kxm.v1.Agent
+	(CredentialKind)(0),               // 0: kxm.v1.CredentialKind
+	(*RegisterAgentRequest)(nil),      // 1: kxm.v1.RegisterAgentRequest
+	(*RegisterAgentResponse)(nil),     // 2: kxm.v1.RegisterAgentResponse
+	(*HeartbeatRequest)(nil),          // 3: kxm.v1.HeartbeatRequest
+	(*HeartbeatResponse)(nil),         // 4: kxm.v1.HeartbeatResponse
+	(*UnregisterAgentRequest)(nil),    // 5: kxm.v1.UnregisterAgentRequest
+	(*UnregisterAgentResponse)(nil),   // 6: kxm.v1.UnregisterAgentResponse
+	(*ListAgentsRequest)(nil),         // 7: kxm.v1.ListAgentsRequest
+	(*ListAgentsResponse)(nil),        // 8: kxm.v1.ListAgentsResponse
+	(*GetCallerIdentityRequest)(nil),  // 9: kxm.v1.GetCallerIdentityRequest
+	(*GetCallerIdentityResponse)(nil), // 10: kxm.v1.GetCallerIdentityResponse
+	(*Agent)(nil),                     // 11: kxm.v1.Agent
 }
 var file_kxm_v1_agent_service_proto_depIdxs = []int32{
-	8, // 0: kxm.v1.RegisterAgentResponse.agent:type_name -> kxm.v1.Agent
-	8, // 1: kxm.v1.HeartbeatResponse.agent:type_name -> kxm.v1.Agent
-	8, // 2: kxm.v1.UnregisterAgentResponse.agent:type_name -> kxm.v1.Agent
-	8, // 3: kxm.v1.ListAgentsResponse.agents:type_name -> kxm.v1.Agent
-	0, // 4: kxm.v1.AgentService.RegisterAgent:input_type -> kxm.v1.RegisterAgentRequest
-	2, // 5: kxm.v1.AgentService.Heartbeat:input_type -> kxm.v1.HeartbeatRequest
-	4, // 6: kxm.v1.AgentService.UnregisterAgent:input_type -> kxm.v1.UnregisterAgentRequest
-	6, // 7: kxm.v1.AgentService.ListAgents:input_type -> kxm.v1.ListAgentsRequest
-	1, // 8: kxm.v1.AgentService.RegisterAgent:output_type -> kxm.v1.RegisterAgentResponse
-	3, // 9: kxm.v1.AgentService.Heartbeat:output_type -> kxm.v1.HeartbeatResponse
-	5, // 10: kxm.v1.AgentService.UnregisterAgent:output_type -> kxm.v1.UnregisterAgentResponse
-	7, // 11: kxm.v1.AgentService.ListAgents:output_type -> kxm.v1.ListAgentsResponse
-	8, // [8:12] is the sub-list for method output_type
-	4, // [4:8] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	11, // 0: kxm.v1.RegisterAgentResponse.agent:type_name -> kxm.v1.Agent
+	11, // 1: kxm.v1.HeartbeatResponse.agent:type_name -> kxm.v1.Agent
+	11, // 2: kxm.v1.UnregisterAgentResponse.agent:type_name -> kxm.v1.Agent
+	11, // 3: kxm.v1.ListAgentsResponse.agents:type_name -> kxm.v1.Agent
+	0,  // 4: kxm.v1.GetCallerIdentityResponse.credential_kind:type_name -> kxm.v1.CredentialKind
+	1,  // 5: kxm.v1.AgentService.RegisterAgent:input_type -> kxm.v1.RegisterAgentRequest
+	3,  // 6: kxm.v1.AgentService.Heartbeat:input_type -> kxm.v1.HeartbeatRequest
+	5,  // 7: kxm.v1.AgentService.UnregisterAgent:input_type -> kxm.v1.UnregisterAgentRequest
+	7,  // 8: kxm.v1.AgentService.ListAgents:input_type -> kxm.v1.ListAgentsRequest
+	9,  // 9: kxm.v1.AgentService.GetCallerIdentity:input_type -> kxm.v1.GetCallerIdentityRequest
+	2,  // 10: kxm.v1.AgentService.RegisterAgent:output_type -> kxm.v1.RegisterAgentResponse
+	4,  // 11: kxm.v1.AgentService.Heartbeat:output_type -> kxm.v1.HeartbeatResponse
+	6,  // 12: kxm.v1.AgentService.UnregisterAgent:output_type -> kxm.v1.UnregisterAgentResponse
+	8,  // 13: kxm.v1.AgentService.ListAgents:output_type -> kxm.v1.ListAgentsResponse
+	10, // 14: kxm.v1.AgentService.GetCallerIdentity:output_type -> kxm.v1.GetCallerIdentityResponse
+	10, // [10:15] is the sub-list for method output_type
+	5,  // [5:10] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_agent_service_proto_init() }
@@ -545,13 +749,14 @@ func file_kxm_v1_agent_service_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_agent_service_proto_rawDesc), len(file_kxm_v1_agent_service_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   8,
+			NumEnums:      1,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_kxm_v1_agent_service_proto_goTypes,
 		DependencyIndexes: file_kxm_v1_agent_service_proto_depIdxs,
+		EnumInfos:         file_kxm_v1_agent_service_proto_enumTypes,
 		MessageInfos:      file_kxm_v1_agent_service_proto_msgTypes,
 	}.Build()
 	File_kxm_v1_agent_service_proto = out.File

@@ -19,10 +19,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	AgentService_RegisterAgent_FullMethodName   = "/kxm.v1.AgentService/RegisterAgent"
-	AgentService_Heartbeat_FullMethodName       = "/kxm.v1.AgentService/Heartbeat"
-	AgentService_UnregisterAgent_FullMethodName = "/kxm.v1.AgentService/UnregisterAgent"
-	AgentService_ListAgents_FullMethodName      = "/kxm.v1.AgentService/ListAgents"
+	AgentService_RegisterAgent_FullMethodName     = "/kxm.v1.AgentService/RegisterAgent"
+	AgentService_Heartbeat_FullMethodName         = "/kxm.v1.AgentService/Heartbeat"
+	AgentService_UnregisterAgent_FullMethodName   = "/kxm.v1.AgentService/UnregisterAgent"
+	AgentService_ListAgents_FullMethodName        = "/kxm.v1.AgentService/ListAgents"
+	AgentService_GetCallerIdentity_FullMethodName = "/kxm.v1.AgentService/GetCallerIdentity"
 )
 
 // AgentServiceClient is the client API for AgentService service.
@@ -32,21 +33,24 @@ const (
 // AgentService registers agents and reports their presence.
 //
 // RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
-// token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
-// `x-kxm-agent-key` metadata).
+// token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+// (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
 type AgentServiceClient interface {
 	// RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
 	// a fresh agent key; any previous key of that agent stops working at once.
 	//
-	// Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
-	// crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+	// Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
+	// active (which also lets a crashed agent take its still-online name back), or the admin token as the
+	// bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
+	// unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
+	// leases, `resumed` false) and retires the unregistered one.
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
 	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
 	// - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
-	// - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+	// - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
 	RegisterAgent(ctx context.Context, in *RegisterAgentRequest, opts ...grpc.CallOption) (*RegisterAgentResponse, error)
 	// Heartbeat renews the calling agent's presence lease.
 	//
@@ -54,7 +58,8 @@ type AgentServiceClient interface {
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
 	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
 	Heartbeat(ctx context.Context, in *HeartbeatRequest, opts ...grpc.CallOption) (*HeartbeatResponse, error)
-	// UnregisterAgent marks the calling agent offline and revokes its key.
+	// UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+	// resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
@@ -67,6 +72,18 @@ type AgentServiceClient interface {
 	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
 	ListAgents(ctx context.Context, in *ListAgentsRequest, opts ...grpc.CallOption) (*ListAgentsResponse, error)
+	// GetCallerIdentity tells the caller who its credentials make it: the credential's kind, the
+	// project it admits, and the agent or runtime it identifies.
+	//
+	// It reports only what the presented credentials establish (never another project), and writes
+	// nothing but the presence renewal every agent call makes. Clients use it to file saved agent keys
+	// under the project a token belongs to.
+	//
+	// Errors:
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
+	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+	GetCallerIdentity(ctx context.Context, in *GetCallerIdentityRequest, opts ...grpc.CallOption) (*GetCallerIdentityResponse, error)
 }
 
 type agentServiceClient struct {
@@ -117,6 +134,16 @@ func (c *agentServiceClient) ListAgents(ctx context.Context, in *ListAgentsReque
 	return out, nil
 }
 
+func (c *agentServiceClient) GetCallerIdentity(ctx context.Context, in *GetCallerIdentityRequest, opts ...grpc.CallOption) (*GetCallerIdentityResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetCallerIdentityResponse)
+	err := c.cc.Invoke(ctx, AgentService_GetCallerIdentity_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AgentServiceServer is the server API for AgentService service.
 // All implementations must embed UnimplementedAgentServiceServer
 // for forward compatibility.
@@ -124,21 +151,24 @@ func (c *agentServiceClient) ListAgents(ctx context.Context, in *ListAgentsReque
 // AgentService registers agents and reports their presence.
 //
 // RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
-// token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
-// `x-kxm-agent-key` metadata).
+// token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+// (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
 type AgentServiceServer interface {
 	// RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
 	// a fresh agent key; any previous key of that agent stops working at once.
 	//
-	// Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
-	// crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+	// Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
+	// active (which also lets a crashed agent take its still-online name back), or the admin token as the
+	// bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
+	// unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
+	// leases, `resumed` false) and retires the unregistered one.
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
 	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
 	// - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
-	// - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+	// - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
 	RegisterAgent(context.Context, *RegisterAgentRequest) (*RegisterAgentResponse, error)
 	// Heartbeat renews the calling agent's presence lease.
 	//
@@ -146,7 +176,8 @@ type AgentServiceServer interface {
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
 	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
 	Heartbeat(context.Context, *HeartbeatRequest) (*HeartbeatResponse, error)
-	// UnregisterAgent marks the calling agent offline and revokes its key.
+	// UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+	// resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
@@ -159,6 +190,18 @@ type AgentServiceServer interface {
 	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
 	ListAgents(context.Context, *ListAgentsRequest) (*ListAgentsResponse, error)
+	// GetCallerIdentity tells the caller who its credentials make it: the credential's kind, the
+	// project it admits, and the agent or runtime it identifies.
+	//
+	// It reports only what the presented credentials establish (never another project), and writes
+	// nothing but the presence renewal every agent call makes. Clients use it to file saved agent keys
+	// under the project a token belongs to.
+	//
+	// Errors:
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
+	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+	GetCallerIdentity(context.Context, *GetCallerIdentityRequest) (*GetCallerIdentityResponse, error)
 	mustEmbedUnimplementedAgentServiceServer()
 }
 
@@ -180,6 +223,9 @@ func (UnimplementedAgentServiceServer) UnregisterAgent(context.Context, *Unregis
 }
 func (UnimplementedAgentServiceServer) ListAgents(context.Context, *ListAgentsRequest) (*ListAgentsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAgents not implemented")
+}
+func (UnimplementedAgentServiceServer) GetCallerIdentity(context.Context, *GetCallerIdentityRequest) (*GetCallerIdentityResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCallerIdentity not implemented")
 }
 func (UnimplementedAgentServiceServer) mustEmbedUnimplementedAgentServiceServer() {}
 func (UnimplementedAgentServiceServer) testEmbeddedByValue()                      {}
@@ -274,6 +320,24 @@ func _AgentService_ListAgents_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AgentService_GetCallerIdentity_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetCallerIdentityRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).GetCallerIdentity(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_GetCallerIdentity_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).GetCallerIdentity(ctx, req.(*GetCallerIdentityRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AgentService_ServiceDesc is the grpc.ServiceDesc for AgentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -296,6 +360,10 @@ var AgentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListAgents",
 			Handler:    _AgentService_ListAgents_Handler,
+		},
+		{
+			MethodName: "GetCallerIdentity",
+			Handler:    _AgentService_GetCallerIdentity_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -34,7 +34,9 @@ type ErrorReason int32
 const (
 	// Never returned; the proto3 zero value.
 	ErrorReason_ERROR_REASON_UNSPECIFIED ErrorReason = 0
-	// INVALID_ARGUMENT: a request field is malformed or out of range; `BadRequest` names the field.
+	// INVALID_ARGUMENT: a request field is malformed or out of range (`BadRequest` names the field), or the
+	// request's bytes do not decode as its message (invalid UTF-8 in a string, truncated, nested past 100
+	// levels; no `BadRequest`, metadata: messageType, size).
 	ErrorReason_ERROR_REASON_PROTOCOL_ERROR ErrorReason = 1
 	// HTTP only: the body was not a JSON object.
 	ErrorReason_ERROR_REASON_INVALID_JSON ErrorReason = 2

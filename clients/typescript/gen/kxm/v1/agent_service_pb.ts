@@ -2,8 +2,8 @@
 // @generated from file kxm/v1/agent_service.proto (package kxm.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Agent } from "./types_pb.js";
 import { file_kxm_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/agent_service.proto.
  */
 export const file_kxm_v1_agent_service: GenFile = /*@__PURE__*/
-  fileDesc("ChpreG0vdjEvYWdlbnRfc2VydmljZS5wcm90bxIGa3htLnYxImgKFFJlZ2lzdGVyQWdlbnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSDwoHcHVycG9zZRgCIAEoCRINCgVtb2RlbBgDIAEoCRIMCgRob3N0GAQgASgJEhQKDHByZXZpb3VzX2tleRgFIAEoCSJZChVSZWdpc3RlckFnZW50UmVzcG9uc2USHAoFYWdlbnQYASABKAsyDS5reG0udjEuQWdlbnQSEQoJYWdlbnRfa2V5GAIgASgJEg8KB3Jlc3VtZWQYAyABKAgiEgoQSGVhcnRiZWF0UmVxdWVzdCIxChFIZWFydGJlYXRSZXNwb25zZRIcCgVhZ2VudBgBIAEoCzINLmt4bS52MS5BZ2VudCIYChZVbnJlZ2lzdGVyQWdlbnRSZXF1ZXN0IjcKF1VucmVnaXN0ZXJBZ2VudFJlc3BvbnNlEhwKBWFnZW50GAEgASgLMg0ua3htLnYxLkFnZW50IlMKEUxpc3RBZ2VudHNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEhcKD2luY2x1ZGVfb2ZmbGluZRgDIAEoCCJMChJMaXN0QWdlbnRzUmVzcG9uc2USHQoGYWdlbnRzGAEgAygLMg0ua3htLnYxLkFnZW50EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCTK3AgoMQWdlbnRTZXJ2aWNlEkwKDVJlZ2lzdGVyQWdlbnQSHC5reG0udjEuUmVnaXN0ZXJBZ2VudFJlcXVlc3QaHS5reG0udjEuUmVnaXN0ZXJBZ2VudFJlc3BvbnNlEkAKCUhlYXJ0YmVhdBIYLmt4bS52MS5IZWFydGJlYXRSZXF1ZXN0Ghkua3htLnYxLkhlYXJ0YmVhdFJlc3BvbnNlElIKD1VucmVnaXN0ZXJBZ2VudBIeLmt4bS52MS5VbnJlZ2lzdGVyQWdlbnRSZXF1ZXN0Gh8ua3htLnYxLlVucmVnaXN0ZXJBZ2VudFJlc3BvbnNlEkMKCkxpc3RBZ2VudHMSGS5reG0udjEuTGlzdEFnZW50c1JlcXVlc3QaGi5reG0udjEuTGlzdEFnZW50c1Jlc3BvbnNlQoEBCgpkZXYua3htLnYxQhFBZ2VudFNlcnZpY2VQcm90b1ABWidreG0uZGV2L2h1Yi9jbGllbnRzL2dvL2dlbi9reG0vdjE7a3htdjGiAgNLWFiqAgZLeG0uVjHKAgZLeG1cVjHiAhJLeG1cVjFcR1BCTWV0YWRhdGHqAgdLeG06OlYxYgZwcm90bzM", [file_kxm_v1_types]);
+  fileDesc("ChpreG0vdjEvYWdlbnRfc2VydmljZS5wcm90bxIGa3htLnYxImgKFFJlZ2lzdGVyQWdlbnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSDwoHcHVycG9zZRgCIAEoCRINCgVtb2RlbBgDIAEoCRIMCgRob3N0GAQgASgJEhQKDHByZXZpb3VzX2tleRgFIAEoCSJZChVSZWdpc3RlckFnZW50UmVzcG9uc2USHAoFYWdlbnQYASABKAsyDS5reG0udjEuQWdlbnQSEQoJYWdlbnRfa2V5GAIgASgJEg8KB3Jlc3VtZWQYAyABKAgiEgoQSGVhcnRiZWF0UmVxdWVzdCIxChFIZWFydGJlYXRSZXNwb25zZRIcCgVhZ2VudBgBIAEoCzINLmt4bS52MS5BZ2VudCIYChZVbnJlZ2lzdGVyQWdlbnRSZXF1ZXN0IjcKF1VucmVnaXN0ZXJBZ2VudFJlc3BvbnNlEhwKBWFnZW50GAEgASgLMg0ua3htLnYxLkFnZW50IlMKEUxpc3RBZ2VudHNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEhcKD2luY2x1ZGVfb2ZmbGluZRgDIAEoCCJMChJMaXN0QWdlbnRzUmVzcG9uc2USHQoGYWdlbnRzGAEgAygLMg0ua3htLnYxLkFnZW50EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIaChhHZXRDYWxsZXJJZGVudGl0eVJlcXVlc3QilwEKGUdldENhbGxlcklkZW50aXR5UmVzcG9uc2USLwoPY3JlZGVudGlhbF9raW5kGAEgASgOMhYua3htLnYxLkNyZWRlbnRpYWxLaW5kEg8KB3Byb2plY3QYAiABKAkSEAoIYWdlbnRfaWQYAyABKAkSEgoKYWdlbnRfbmFtZRgEIAEoCRISCgpydW50aW1lX2lkGAUgASgJKqEBCg5DcmVkZW50aWFsS2luZBIfChtDUkVERU5USUFMX0tJTkRfVU5TUEVDSUZJRUQQABIZChVDUkVERU5USUFMX0tJTkRfQURNSU4QARIbChdDUkVERU5USUFMX0tJTkRfUFJPSkVDVBACEhkKFUNSRURFTlRJQUxfS0lORF9BR0VOVBADEhsKF0NSRURFTlRJQUxfS0lORF9SVU5USU1FEAQykQMKDEFnZW50U2VydmljZRJMCg1SZWdpc3RlckFnZW50Ehwua3htLnYxLlJlZ2lzdGVyQWdlbnRSZXF1ZXN0Gh0ua3htLnYxLlJlZ2lzdGVyQWdlbnRSZXNwb25zZRJACglIZWFydGJlYXQSGC5reG0udjEuSGVhcnRiZWF0UmVxdWVzdBoZLmt4bS52MS5IZWFydGJlYXRSZXNwb25zZRJSCg9VbnJlZ2lzdGVyQWdlbnQSHi5reG0udjEuVW5yZWdpc3RlckFnZW50UmVxdWVzdBofLmt4bS52MS5VbnJlZ2lzdGVyQWdlbnRSZXNwb25zZRJDCgpMaXN0QWdlbnRzEhkua3htLnYxLkxpc3RBZ2VudHNSZXF1ZXN0Ghoua3htLnYxLkxpc3RBZ2VudHNSZXNwb25zZRJYChFHZXRDYWxsZXJJZGVudGl0eRIgLmt4bS52MS5HZXRDYWxsZXJJZGVudGl0eVJlcXVlc3QaIS5reG0udjEuR2V0Q2FsbGVySWRlbnRpdHlSZXNwb25zZUKBAQoKZGV2Lmt4bS52MUIRQWdlbnRTZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_kxm_v1_types]);
 
 /**
  * Request message for AgentService.RegisterAgent.
@@ -49,7 +49,8 @@ export type RegisterAgentRequest = Message<"kxm.v1.RegisterAgentRequest"> & {
   host: string;
 
   /**
-   * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent.
+   * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent. A
+   * revoked key (after UnregisterAgent) resumes nothing.
    *
    * @generated from field: string previous_key = 5;
    */
@@ -234,11 +235,123 @@ export const ListAgentsResponseSchema: GenMessage<ListAgentsResponse> = /*@__PUR
   messageDesc(file_kxm_v1_agent_service, 7);
 
 /**
+ * Request message for AgentService.GetCallerIdentity.
+ *
+ * @generated from message kxm.v1.GetCallerIdentityRequest
+ */
+export type GetCallerIdentityRequest = Message<"kxm.v1.GetCallerIdentityRequest"> & {
+};
+
+/**
+ * Describes the message kxm.v1.GetCallerIdentityRequest.
+ * Use `create(GetCallerIdentityRequestSchema)` to create a new message.
+ */
+export const GetCallerIdentityRequestSchema: GenMessage<GetCallerIdentityRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_agent_service, 8);
+
+/**
+ * Response message for AgentService.GetCallerIdentity.
+ *
+ * @generated from message kxm.v1.GetCallerIdentityResponse
+ */
+export type GetCallerIdentityResponse = Message<"kxm.v1.GetCallerIdentityResponse"> & {
+  /**
+   * The kind of credential the call presented.
+   *
+   * @generated from field: kxm.v1.CredentialKind credential_kind = 1;
+   */
+  credentialKind: CredentialKind;
+
+  /**
+   * The project the credential admits; for the admin token, the one `x-kxm-project` named (empty when none).
+   *
+   * @generated from field: string project = 2;
+   */
+  project: string;
+
+  /**
+   * The calling agent's id (`agt_` + 32 hex) with CREDENTIAL_KIND_AGENT; empty otherwise.
+   *
+   * @generated from field: string agent_id = 3;
+   */
+  agentId: string;
+
+  /**
+   * The calling agent's name with CREDENTIAL_KIND_AGENT; empty otherwise.
+   *
+   * @generated from field: string agent_name = 4;
+   */
+  agentName: string;
+
+  /**
+   * The calling runtime's id with CREDENTIAL_KIND_RUNTIME; empty otherwise.
+   *
+   * @generated from field: string runtime_id = 5;
+   */
+  runtimeId: string;
+};
+
+/**
+ * Describes the message kxm.v1.GetCallerIdentityResponse.
+ * Use `create(GetCallerIdentityResponseSchema)` to create a new message.
+ */
+export const GetCallerIdentityResponseSchema: GenMessage<GetCallerIdentityResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_agent_service, 9);
+
+/**
+ * CredentialKind is the kind of credential a call was authenticated with.
+ *
+ * @generated from enum kxm.v1.CredentialKind
+ */
+export enum CredentialKind {
+  /**
+   * Never returned; the proto3 zero value.
+   *
+   * @generated from enum value: CREDENTIAL_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The admin token, which manages projects and acts in the project `x-kxm-project` names.
+   *
+   * @generated from enum value: CREDENTIAL_KIND_ADMIN = 1;
+   */
+  ADMIN = 1,
+
+  /**
+   * A project token without an agent identity.
+   *
+   * @generated from enum value: CREDENTIAL_KIND_PROJECT = 2;
+   */
+  PROJECT = 2,
+
+  /**
+   * A project token with the identity (`x-kxm-agent-id`, `x-kxm-agent-key`) of one of its agents.
+   *
+   * @generated from enum value: CREDENTIAL_KIND_AGENT = 3;
+   */
+  AGENT = 3,
+
+  /**
+   * A runtime key.
+   *
+   * @generated from enum value: CREDENTIAL_KIND_RUNTIME = 4;
+   */
+  RUNTIME = 4,
+}
+
+/**
+ * Describes the enum kxm.v1.CredentialKind.
+ */
+export const CredentialKindSchema: GenEnum<CredentialKind> = /*@__PURE__*/
+  enumDesc(file_kxm_v1_agent_service, 0);
+
+/**
  * AgentService registers agents and reports their presence.
  *
  * RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
- * token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
- * `x-kxm-agent-key` metadata).
+ * token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+ * (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
  *
  * @generated from service kxm.v1.AgentService
  */
@@ -247,15 +360,18 @@ export const AgentService: GenService<{
    * RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
    * a fresh agent key; any previous key of that agent stops working at once.
    *
-   * Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
-   * crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+   * Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
+   * active (which also lets a crashed agent take its still-online name back), or the admin token as the
+   * bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
+   * unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
+   * leases, `resumed` false) and retires the unregistered one.
    *
    * Errors:
    * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
    * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
    * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
    * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
-   * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+   * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
    *
    * @generated from rpc kxm.v1.AgentService.RegisterAgent
    */
@@ -279,7 +395,8 @@ export const AgentService: GenService<{
     output: typeof HeartbeatResponseSchema;
   },
   /**
-   * UnregisterAgent marks the calling agent offline and revokes its key.
+   * UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+   * resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
    *
    * Errors:
    * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
@@ -306,6 +423,26 @@ export const AgentService: GenService<{
     methodKind: "unary";
     input: typeof ListAgentsRequestSchema;
     output: typeof ListAgentsResponseSchema;
+  },
+  /**
+   * GetCallerIdentity tells the caller who its credentials make it: the credential's kind, the
+   * project it admits, and the agent or runtime it identifies.
+   *
+   * It reports only what the presented credentials establish (never another project), and writes
+   * nothing but the presence renewal every agent call makes. Clients use it to file saved agent keys
+   * under the project a token belongs to.
+   *
+   * Errors:
+   * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
+   * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+   *
+   * @generated from rpc kxm.v1.AgentService.GetCallerIdentity
+   */
+  getCallerIdentity: {
+    methodKind: "unary";
+    input: typeof GetCallerIdentityRequestSchema;
+    output: typeof GetCallerIdentityResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kxm_v1_agent_service, 0);

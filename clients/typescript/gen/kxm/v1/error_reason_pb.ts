@@ -32,7 +32,9 @@ export enum ErrorReason {
   UNSPECIFIED = 0,
 
   /**
-   * INVALID_ARGUMENT: a request field is malformed or out of range; `BadRequest` names the field.
+   * INVALID_ARGUMENT: a request field is malformed or out of range (`BadRequest` names the field), or the
+   * request's bytes do not decode as its message (invalid UTF-8 in a string, truncated, nested past 100
+   * levels; no `BadRequest`, metadata: messageType, size).
    *
    * @generated from enum value: ERROR_REASON_PROTOCOL_ERROR = 1;
    */

@@ -6,8 +6,8 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
  * <pre>
  * AgentService registers agents and reports their presence.
  * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
- * token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
- * `x-kxm-agent-key` metadata).
+ * token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+ * (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
  * </pre>
  */
 @io.grpc.stub.annotations.GrpcGenerated
@@ -142,6 +142,37 @@ public final class AgentServiceGrpc {
     return getListAgentsMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.GetCallerIdentityRequest,
+      dev.kxm.v1.GetCallerIdentityResponse> getGetCallerIdentityMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "GetCallerIdentity",
+      requestType = dev.kxm.v1.GetCallerIdentityRequest.class,
+      responseType = dev.kxm.v1.GetCallerIdentityResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.GetCallerIdentityRequest,
+      dev.kxm.v1.GetCallerIdentityResponse> getGetCallerIdentityMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.GetCallerIdentityRequest, dev.kxm.v1.GetCallerIdentityResponse> getGetCallerIdentityMethod;
+    if ((getGetCallerIdentityMethod = AgentServiceGrpc.getGetCallerIdentityMethod) == null) {
+      synchronized (AgentServiceGrpc.class) {
+        if ((getGetCallerIdentityMethod = AgentServiceGrpc.getGetCallerIdentityMethod) == null) {
+          AgentServiceGrpc.getGetCallerIdentityMethod = getGetCallerIdentityMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.GetCallerIdentityRequest, dev.kxm.v1.GetCallerIdentityResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "GetCallerIdentity"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.GetCallerIdentityRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.GetCallerIdentityResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AgentServiceMethodDescriptorSupplier("GetCallerIdentity"))
+              .build();
+        }
+      }
+    }
+    return getGetCallerIdentityMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -205,8 +236,8 @@ public final class AgentServiceGrpc {
    * <pre>
    * AgentService registers agents and reports their presence.
    * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
-   * token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
-   * `x-kxm-agent-key` metadata).
+   * token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+   * (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
    * </pre>
    */
   public interface AsyncService {
@@ -215,14 +246,17 @@ public final class AgentServiceGrpc {
      * <pre>
      * RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
      * a fresh agent key; any previous key of that agent stops working at once.
-     * Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
-     * crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+     * Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
+     * active (which also lets a crashed agent take its still-online name back), or the admin token as the
+     * bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
+     * unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
+     * leases, `resumed` false) and retires the unregistered one.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
      * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
-     * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+     * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
      * </pre>
      */
     default void registerAgent(dev.kxm.v1.RegisterAgentRequest request,
@@ -245,7 +279,8 @@ public final class AgentServiceGrpc {
 
     /**
      * <pre>
-     * UnregisterAgent marks the calling agent offline and revokes its key.
+     * UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+     * resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
@@ -269,6 +304,24 @@ public final class AgentServiceGrpc {
         io.grpc.stub.StreamObserver<dev.kxm.v1.ListAgentsResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListAgentsMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * GetCallerIdentity tells the caller who its credentials make it: the credential's kind, the
+     * project it admits, and the agent or runtime it identifies.
+     * It reports only what the presented credentials establish (never another project), and writes
+     * nothing but the presence renewal every agent call makes. Clients use it to file saved agent keys
+     * under the project a token belongs to.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+     * </pre>
+     */
+    default void getCallerIdentity(dev.kxm.v1.GetCallerIdentityRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.GetCallerIdentityResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetCallerIdentityMethod(), responseObserver);
+    }
   }
 
   /**
@@ -276,8 +329,8 @@ public final class AgentServiceGrpc {
    * <pre>
    * AgentService registers agents and reports their presence.
    * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
-   * token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
-   * `x-kxm-agent-key` metadata).
+   * token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+   * (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
    * </pre>
    */
   public static abstract class AgentServiceImplBase
@@ -293,8 +346,8 @@ public final class AgentServiceGrpc {
    * <pre>
    * AgentService registers agents and reports their presence.
    * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
-   * token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
-   * `x-kxm-agent-key` metadata).
+   * token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+   * (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
    * </pre>
    */
   public static final class AgentServiceStub
@@ -314,14 +367,17 @@ public final class AgentServiceGrpc {
      * <pre>
      * RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
      * a fresh agent key; any previous key of that agent stops working at once.
-     * Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
-     * crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+     * Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
+     * active (which also lets a crashed agent take its still-online name back), or the admin token as the
+     * bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
+     * unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
+     * leases, `resumed` false) and retires the unregistered one.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
      * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
-     * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+     * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
      * </pre>
      */
     public void registerAgent(dev.kxm.v1.RegisterAgentRequest request,
@@ -346,7 +402,8 @@ public final class AgentServiceGrpc {
 
     /**
      * <pre>
-     * UnregisterAgent marks the calling agent offline and revokes its key.
+     * UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+     * resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
@@ -372,6 +429,25 @@ public final class AgentServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getListAgentsMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * GetCallerIdentity tells the caller who its credentials make it: the credential's kind, the
+     * project it admits, and the agent or runtime it identifies.
+     * It reports only what the presented credentials establish (never another project), and writes
+     * nothing but the presence renewal every agent call makes. Clients use it to file saved agent keys
+     * under the project a token belongs to.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+     * </pre>
+     */
+    public void getCallerIdentity(dev.kxm.v1.GetCallerIdentityRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.GetCallerIdentityResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getGetCallerIdentityMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -379,8 +455,8 @@ public final class AgentServiceGrpc {
    * <pre>
    * AgentService registers agents and reports their presence.
    * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
-   * token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
-   * `x-kxm-agent-key` metadata).
+   * token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+   * (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
    * </pre>
    */
   public static final class AgentServiceBlockingV2Stub
@@ -400,14 +476,17 @@ public final class AgentServiceGrpc {
      * <pre>
      * RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
      * a fresh agent key; any previous key of that agent stops working at once.
-     * Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
-     * crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+     * Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
+     * active (which also lets a crashed agent take its still-online name back), or the admin token as the
+     * bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
+     * unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
+     * leases, `resumed` false) and retires the unregistered one.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
      * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
-     * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+     * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
      * </pre>
      */
     public dev.kxm.v1.RegisterAgentResponse registerAgent(dev.kxm.v1.RegisterAgentRequest request) throws io.grpc.StatusException {
@@ -430,7 +509,8 @@ public final class AgentServiceGrpc {
 
     /**
      * <pre>
-     * UnregisterAgent marks the calling agent offline and revokes its key.
+     * UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+     * resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
@@ -454,6 +534,24 @@ public final class AgentServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getListAgentsMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * GetCallerIdentity tells the caller who its credentials make it: the credential's kind, the
+     * project it admits, and the agent or runtime it identifies.
+     * It reports only what the presented credentials establish (never another project), and writes
+     * nothing but the presence renewal every agent call makes. Clients use it to file saved agent keys
+     * under the project a token belongs to.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+     * </pre>
+     */
+    public dev.kxm.v1.GetCallerIdentityResponse getCallerIdentity(dev.kxm.v1.GetCallerIdentityRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getGetCallerIdentityMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -461,8 +559,8 @@ public final class AgentServiceGrpc {
    * <pre>
    * AgentService registers agents and reports their presence.
    * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
-   * token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
-   * `x-kxm-agent-key` metadata).
+   * token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+   * (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
    * </pre>
    */
   public static final class AgentServiceBlockingStub
@@ -482,14 +580,17 @@ public final class AgentServiceGrpc {
      * <pre>
      * RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
      * a fresh agent key; any previous key of that agent stops working at once.
-     * Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
-     * crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+     * Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
+     * active (which also lets a crashed agent take its still-online name back), or the admin token as the
+     * bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
+     * unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
+     * leases, `resumed` false) and retires the unregistered one.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
      * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
-     * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+     * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
      * </pre>
      */
     public dev.kxm.v1.RegisterAgentResponse registerAgent(dev.kxm.v1.RegisterAgentRequest request) {
@@ -512,7 +613,8 @@ public final class AgentServiceGrpc {
 
     /**
      * <pre>
-     * UnregisterAgent marks the calling agent offline and revokes its key.
+     * UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+     * resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
@@ -536,6 +638,24 @@ public final class AgentServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getListAgentsMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * GetCallerIdentity tells the caller who its credentials make it: the credential's kind, the
+     * project it admits, and the agent or runtime it identifies.
+     * It reports only what the presented credentials establish (never another project), and writes
+     * nothing but the presence renewal every agent call makes. Clients use it to file saved agent keys
+     * under the project a token belongs to.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+     * </pre>
+     */
+    public dev.kxm.v1.GetCallerIdentityResponse getCallerIdentity(dev.kxm.v1.GetCallerIdentityRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getGetCallerIdentityMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -543,8 +663,8 @@ public final class AgentServiceGrpc {
    * <pre>
    * AgentService registers agents and reports their presence.
    * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
-   * token's. The other RPCs need the project token plus the agent's identity (`x-kxm-agent-id` and
-   * `x-kxm-agent-key` metadata).
+   * token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
+   * (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
    * </pre>
    */
   public static final class AgentServiceFutureStub
@@ -564,14 +684,17 @@ public final class AgentServiceGrpc {
      * <pre>
      * RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
      * a fresh agent key; any previous key of that agent stops working at once.
-     * Resuming a name needs proof of being that agent: its last key in `previous_key` (which also lets a
-     * crashed agent take its still-online name back), or the admin token as the bearer with `x-kxm-project`.
+     * Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
+     * active (which also lets a crashed agent take its still-online name back), or the admin token as the
+     * bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
+     * unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
+     * leases, `resumed` false) and retires the unregistered one.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
      * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
-     * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent and no proof of it was given.
+     * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RegisterAgentResponse> registerAgent(
@@ -596,7 +719,8 @@ public final class AgentServiceGrpc {
 
     /**
      * <pre>
-     * UnregisterAgent marks the calling agent offline and revokes its key.
+     * UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+     * resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
@@ -622,12 +746,32 @@ public final class AgentServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getListAgentsMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * GetCallerIdentity tells the caller who its credentials make it: the credential's kind, the
+     * project it admits, and the agent or runtime it identifies.
+     * It reports only what the presented credentials establish (never another project), and writes
+     * nothing but the presence renewal every agent call makes. Clients use it to file saved agent keys
+     * under the project a token belongs to.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetCallerIdentityResponse> getCallerIdentity(
+        dev.kxm.v1.GetCallerIdentityRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getGetCallerIdentityMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_REGISTER_AGENT = 0;
   private static final int METHODID_HEARTBEAT = 1;
   private static final int METHODID_UNREGISTER_AGENT = 2;
   private static final int METHODID_LIST_AGENTS = 3;
+  private static final int METHODID_GET_CALLER_IDENTITY = 4;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -661,6 +805,10 @@ public final class AgentServiceGrpc {
         case METHODID_LIST_AGENTS:
           serviceImpl.listAgents((dev.kxm.v1.ListAgentsRequest) request,
               (io.grpc.stub.StreamObserver<dev.kxm.v1.ListAgentsResponse>) responseObserver);
+          break;
+        case METHODID_GET_CALLER_IDENTITY:
+          serviceImpl.getCallerIdentity((dev.kxm.v1.GetCallerIdentityRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.GetCallerIdentityResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -708,6 +856,13 @@ public final class AgentServiceGrpc {
               dev.kxm.v1.ListAgentsRequest,
               dev.kxm.v1.ListAgentsResponse>(
                 service, METHODID_LIST_AGENTS)))
+        .addMethod(
+          getGetCallerIdentityMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.GetCallerIdentityRequest,
+              dev.kxm.v1.GetCallerIdentityResponse>(
+                service, METHODID_GET_CALLER_IDENTITY)))
         .build();
   }
 
@@ -760,6 +915,7 @@ public final class AgentServiceGrpc {
               .addMethod(getHeartbeatMethod())
               .addMethod(getUnregisterAgentMethod())
               .addMethod(getListAgentsMethod())
+              .addMethod(getGetCallerIdentityMethod())
               .build();
         }
       }

@@ -66,6 +66,16 @@ public final class AgentServiceProto extends com.google.protobuf.GeneratedFile {
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_ListAgentsResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_GetCallerIdentityRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_GetCallerIdentityRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_GetCallerIdentityResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_GetCallerIdentityResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -92,19 +102,31 @@ public final class AgentServiceProto extends com.google.protobuf.GeneratedFile {
       "\tpageToken\022\'\n\017include_offline\030\003 \001(\010R\016inc" +
       "ludeOffline\"c\n\022ListAgentsResponse\022%\n\006age" +
       "nts\030\001 \003(\0132\r.kxm.v1.AgentR\006agents\022&\n\017next" +
-      "_page_token\030\002 \001(\tR\rnextPageToken2\267\002\n\014Age" +
-      "ntService\022L\n\rRegisterAgent\022\034.kxm.v1.Regi" +
-      "sterAgentRequest\032\035.kxm.v1.RegisterAgentR" +
-      "esponse\022@\n\tHeartbeat\022\030.kxm.v1.HeartbeatR" +
-      "equest\032\031.kxm.v1.HeartbeatResponse\022R\n\017Unr" +
-      "egisterAgent\022\036.kxm.v1.UnregisterAgentReq" +
-      "uest\032\037.kxm.v1.UnregisterAgentResponse\022C\n" +
-      "\nListAgents\022\031.kxm.v1.ListAgentsRequest\032\032" +
-      ".kxm.v1.ListAgentsResponseB\201\001\n\ndev.kxm.v" +
-      "1B\021AgentServiceProtoP\001Z\'kxm.dev/hub/clie" +
-      "nts/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002" +
-      "\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006" +
-      "proto3"
+      "_page_token\030\002 \001(\tR\rnextPageToken\"\032\n\030GetC" +
+      "allerIdentityRequest\"\317\001\n\031GetCallerIdenti" +
+      "tyResponse\022?\n\017credential_kind\030\001 \001(\0162\026.kx" +
+      "m.v1.CredentialKindR\016credentialKind\022\030\n\007p" +
+      "roject\030\002 \001(\tR\007project\022\031\n\010agent_id\030\003 \001(\tR" +
+      "\007agentId\022\035\n\nagent_name\030\004 \001(\tR\tagentName\022" +
+      "\035\n\nruntime_id\030\005 \001(\tR\truntimeId*\241\001\n\016Crede" +
+      "ntialKind\022\037\n\033CREDENTIAL_KIND_UNSPECIFIED" +
+      "\020\000\022\031\n\025CREDENTIAL_KIND_ADMIN\020\001\022\033\n\027CREDENT" +
+      "IAL_KIND_PROJECT\020\002\022\031\n\025CREDENTIAL_KIND_AG" +
+      "ENT\020\003\022\033\n\027CREDENTIAL_KIND_RUNTIME\020\0042\221\003\n\014A" +
+      "gentService\022L\n\rRegisterAgent\022\034.kxm.v1.Re" +
+      "gisterAgentRequest\032\035.kxm.v1.RegisterAgen" +
+      "tResponse\022@\n\tHeartbeat\022\030.kxm.v1.Heartbea" +
+      "tRequest\032\031.kxm.v1.HeartbeatResponse\022R\n\017U" +
+      "nregisterAgent\022\036.kxm.v1.UnregisterAgentR" +
+      "equest\032\037.kxm.v1.UnregisterAgentResponse\022" +
+      "C\n\nListAgents\022\031.kxm.v1.ListAgentsRequest" +
+      "\032\032.kxm.v1.ListAgentsResponse\022X\n\021GetCalle" +
+      "rIdentity\022 .kxm.v1.GetCallerIdentityRequ" +
+      "est\032!.kxm.v1.GetCallerIdentityResponseB\201" +
+      "\001\n\ndev.kxm.v1B\021AgentServiceProtoP\001Z\'kxm." +
+      "dev/hub/clients/go/gen/kxm/v1;kxmv1\242\002\003KX" +
+      "X\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata" +
+      "\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -159,6 +181,18 @@ public final class AgentServiceProto extends com.google.protobuf.GeneratedFile {
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ListAgentsResponse_descriptor,
         new java.lang.String[] { "Agents", "NextPageToken", });
+    internal_static_kxm_v1_GetCallerIdentityRequest_descriptor =
+      getDescriptor().getMessageType(8);
+    internal_static_kxm_v1_GetCallerIdentityRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_GetCallerIdentityRequest_descriptor,
+        new java.lang.String[] { });
+    internal_static_kxm_v1_GetCallerIdentityResponse_descriptor =
+      getDescriptor().getMessageType(9);
+    internal_static_kxm_v1_GetCallerIdentityResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_GetCallerIdentityResponse_descriptor,
+        new java.lang.String[] { "CredentialKind", "Project", "AgentId", "AgentName", "RuntimeId", });
     descriptor.resolveAllFeaturesImmutable();
     dev.kxm.v1.TypesProto.getDescriptor();
   }

@@ -32,7 +32,9 @@ public enum ErrorReason
   ERROR_REASON_UNSPECIFIED(0),
   /**
    * <pre>
-   * INVALID_ARGUMENT: a request field is malformed or out of range; `BadRequest` names the field.
+   * INVALID_ARGUMENT: a request field is malformed or out of range (`BadRequest` names the field), or the
+   * request's bytes do not decode as its message (invalid UTF-8 in a string, truncated, nested past 100
+   * levels; no `BadRequest`, metadata: messageType, size).
    * </pre>
    *
    * <code>ERROR_REASON_PROTOCOL_ERROR = 1;</code>
@@ -892,7 +894,9 @@ public enum ErrorReason
   public static final int ERROR_REASON_UNSPECIFIED_VALUE = 0;
   /**
    * <pre>
-   * INVALID_ARGUMENT: a request field is malformed or out of range; `BadRequest` names the field.
+   * INVALID_ARGUMENT: a request field is malformed or out of range (`BadRequest` names the field), or the
+   * request's bytes do not decode as its message (invalid UTF-8 in a string, truncated, nested past 100
+   * levels; no `BadRequest`, metadata: messageType, size).
    * </pre>
    *
    * <code>ERROR_REASON_PROTOCOL_ERROR = 1;</code>

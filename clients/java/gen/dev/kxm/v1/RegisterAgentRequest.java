@@ -250,7 +250,8 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object previousKey_ = "";
   /**
    * <pre>
-   * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent.
+   * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent. A
+   * revoked key (after UnregisterAgent) resumes nothing.
    * </pre>
    *
    * <code>string previous_key = 5 [json_name = "previousKey"];</code>
@@ -271,7 +272,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent.
+   * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent. A
+   * revoked key (after UnregisterAgent) resumes nothing.
    * </pre>
    *
    * <code>string previous_key = 5 [json_name = "previousKey"];</code>
@@ -1059,7 +1061,8 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object previousKey_ = "";
     /**
      * <pre>
-     * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent.
+     * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent. A
+     * revoked key (after UnregisterAgent) resumes nothing.
      * </pre>
      *
      * <code>string previous_key = 5 [json_name = "previousKey"];</code>
@@ -1079,7 +1082,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent.
+     * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent. A
+     * revoked key (after UnregisterAgent) resumes nothing.
      * </pre>
      *
      * <code>string previous_key = 5 [json_name = "previousKey"];</code>
@@ -1100,7 +1104,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent.
+     * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent. A
+     * revoked key (after UnregisterAgent) resumes nothing.
      * </pre>
      *
      * <code>string previous_key = 5 [json_name = "previousKey"];</code>
@@ -1117,7 +1122,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent.
+     * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent. A
+     * revoked key (after UnregisterAgent) resumes nothing.
      * </pre>
      *
      * <code>string previous_key = 5 [json_name = "previousKey"];</code>
@@ -1131,7 +1137,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent.
+     * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent. A
+     * revoked key (after UnregisterAgent) resumes nothing.
      * </pre>
      *
      * <code>string previous_key = 5 [json_name = "previousKey"];</code>

@@ -92,7 +92,8 @@ public interface RegisterAgentRequestOrBuilder extends
 
   /**
    * <pre>
-   * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent.
+   * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent. A
+   * revoked key (after UnregisterAgent) resumes nothing.
    * </pre>
    *
    * <code>string previous_key = 5 [json_name = "previousKey"];</code>
@@ -101,7 +102,8 @@ public interface RegisterAgentRequestOrBuilder extends
   java.lang.String getPreviousKey();
   /**
    * <pre>
-   * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent.
+   * The agent's last key, to resume its name (and id, inbox and leases); empty for a new agent. A
+   * revoked key (after UnregisterAgent) resumes nothing.
    * </pre>
    *
    * <code>string previous_key = 5 [json_name = "previousKey"];</code>
