@@ -91,3 +91,15 @@ def test_commands_acting_as_an_agent_share_the_identity_flags(monkeypatch: pytes
     assert parser.parse_args([]).agent_name == "reviewer"
     assert parser.parse_args(["--as", "planner"]).agent_name == "planner"
     assert {"--as", "--addr"} <= set(parser._option_string_actions)
+
+
+@pytest.mark.parametrize("grace", ["-1", "nan", "inf"])
+async def test_serve_refuses_a_shutdown_grace_that_is_negative_or_not_a_number(tmp_path: Path, grace: str) -> None:
+    """``--shutdown-grace -1`` (or NaN, or infinity) is refused before anything starts, naming the setting."""
+    code, _, err = await kxm(
+        "hub", "serve", "--port", "0", "--data-dir", str(tmp_path / "kxm"), "--shutdown-grace", grace, cwd=tmp_path
+    )
+
+    assert code != 0
+    assert "shutdown-grace" in err
+    assert not (tmp_path / "kxm" / "hub.db").exists()

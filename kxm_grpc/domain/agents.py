@@ -69,8 +69,8 @@ class Registration:
 
 
 def name_key(name: str) -> str:
-    """The case-insensitive form of an agent name."""
-    return name.strip().casefold()
+    """The case-insensitive form of an agent name: trimmed and lowercased as JavaScript does."""
+    return validation.js_lower(validation.js_trim(name))
 
 
 def registration(name: str, purpose: str, model: str, host: str) -> Registration:

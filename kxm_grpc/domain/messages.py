@@ -201,7 +201,7 @@ def deliverable(event: Event, now: int) -> bool:
 
 def canonical_requirement_key(value: str) -> str:
     """Trim, collapse whitespace and lowercase an evidence requirement key."""
-    return validation.collapse_whitespace(value).lower()
+    return validation.js_lower(validation.collapse_whitespace(value))
 
 
 def workflow_context(run_id: str, stage_id: str, requirement_key: str, attempt: int) -> WorkflowContext:
@@ -212,7 +212,7 @@ def workflow_context(run_id: str, stage_id: str, requirement_key: str, attempt: 
     """
 
     def text(field: str, value: str, limit: int) -> str:
-        stripped = value.strip()
+        stripped = validation.js_trim(value)
         if not stripped:
             raise invalid_field(
                 f"workflow_context.{field}", "must not be empty", reason=Reason.INVALID_WORKFLOW_CONTEXT
@@ -378,7 +378,9 @@ def same_request(stored: Message, request: Outgoing) -> bool:
     field must be equal, including the TTL and, unlike the original, ``allow_offline``.
     """
     target = request.target
-    same_target = target == stored.to_agent_id or target.casefold() == stored.to_agent_name.casefold()
+    same_target = target == stored.to_agent_id or validation.js_lower(target) == validation.js_lower(
+        stored.to_agent_name
+    )
     return (
         same_target
         and stored.content == request.content
@@ -500,7 +502,7 @@ def fanout_targets(values: list[str]) -> list[str]:
     """
     targets: list[str] = []
     for i, value in enumerate(values):
-        target = validation.required_text(f"targets[{i}]", value, MAX_TARGET_CHARS).lower()
+        target = validation.js_lower(validation.required_text(f"targets[{i}]", value, MAX_TARGET_CHARS))
         if target not in targets:
             targets.append(target)
     if not 1 <= len(targets) <= MAX_FANOUT_TARGETS:

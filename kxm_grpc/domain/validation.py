@@ -1,7 +1,9 @@
 """Field validation primitives shared by every request.
 
-String limits count UTF-16 code units after trimming, like the original hub, so a client in any
-language sees the same limit. Every failure is an InvalidArgument that names the field.
+Strings are trimmed and lowercased with JavaScript's semantics (``String.prototype.trim`` and
+``toLowerCase``), and limits count UTF-16 code units after trimming, like the original hub, so a
+client in any language sees the same names and the same limits. Every failure is an
+InvalidArgument that names the field.
 """
 
 from __future__ import annotations
@@ -10,7 +12,27 @@ import re
 
 from kxm_grpc.errors import Reason, invalid_field
 
-_WHITESPACE = re.compile(r"\s+")
+# ECMA-262 WhiteSpace and LineTerminator: what String.prototype.trim strips and what \s matches in
+# JavaScript. Python's str.strip() differs: it also strips U+001C-U+001F and U+0085, and keeps U+FEFF.
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_WHITESPACE = re.compile(f"[{JS_WHITESPACE}]+")
+
+
+def js_trim(value: str) -> str:
+    """``value.trim()`` as JavaScript does it."""
+    return value.strip(JS_WHITESPACE)
+
+
+def js_lower(value: str) -> str:
+    """``value.toLowerCase()`` as JavaScript does it.
+
+    Python's ``str.lower`` is the same full Unicode default mapping (final sigma included);
+    ``casefold`` is not (it folds ``ß`` to ``ss``, which JavaScript keeps).
+    """
+    return value.lower()
 
 
 def utf16_length(value: str) -> int:
@@ -26,7 +48,7 @@ def required_text(field: str, value: str, max_chars: int) -> str:
     Raises:
         InvalidArgument: it is empty after trimming or longer than ``max_chars``.
     """
-    text = value.strip()
+    text = js_trim(value)
     if not text:
         raise invalid_field(field, "must not be empty")
     return _bounded(field, text, max_chars)
@@ -38,7 +60,7 @@ def optional_text(field: str, value: str, max_chars: int) -> str:
     Raises:
         InvalidArgument: it is longer than ``max_chars``.
     """
-    return _bounded(field, value.strip(), max_chars)
+    return _bounded(field, js_trim(value), max_chars)
 
 
 def _bounded(field: str, text: str, max_chars: int) -> str:
@@ -70,7 +92,7 @@ def pattern_text(
     Raises:
         InvalidArgument: it does not match; ``description`` says what is expected.
     """
-    text = value.strip()
+    text = js_trim(value)
     if not pattern.fullmatch(text):
         raise invalid_field(field, description, reason=reason)
     return text
@@ -78,4 +100,4 @@ def pattern_text(
 
 def collapse_whitespace(value: str) -> str:
     """Trim and collapse runs of whitespace to one space."""
-    return _WHITESPACE.sub(" ", value.strip())
+    return _WHITESPACE.sub(" ", js_trim(value))

@@ -4,6 +4,8 @@ Start: open and migrate the store, mark every agent offline (presence never surv
 bootstrap credentials, build the grpc.aio server with the interceptor, health (per service),
 reflection and keepalive settings, bind, then start the sweeps. Stop: health NOT_SERVING,
 tell streams to end with UNAVAILABLE so clients resume elsewhere, then stop within the grace.
+In between, health follows the store: every name reads NOT_SERVING while the database refuses
+writes, and SERVING again once it takes them.
 """
 
 from __future__ import annotations
@@ -36,13 +38,14 @@ from kxm_grpc.domain.secrets import hash_secret
 from kxm_grpc.server.bootstrap import bootstrap, write_credentials
 from kxm_grpc.server.interceptor import HubInterceptor
 from kxm_grpc.server.methods import ACCESS
+from kxm_grpc.server.metrics import MetricsServer
 from kxm_grpc.server.ratelimit import RateLimiter
 from kxm_grpc.server.servicers.admin import AdminServicer
 from kxm_grpc.server.servicers.agents import AgentServicer
 from kxm_grpc.server.servicers.leases import LeaseServicer
 from kxm_grpc.server.servicers.messages import MessageServicer
 from kxm_grpc.server.servicers.runtimes import RuntimeServicer
-from kxm_grpc.server.settings import Settings
+from kxm_grpc.server.settings import Settings, is_loopback
 from kxm_grpc.server.state import HubState
 from kxm_grpc.server.sweeps import run_sweeps
 from kxm_grpc.services import agents, leases
@@ -153,19 +156,59 @@ class HubServer:
         self._tasks: list[asyncio.Task[None]] = []
         self._services: list[str] = []
         self._stopped = asyncio.Event()
+        self._storage_changed = asyncio.Event()
+        self.metrics_port: int | None = None
+        """The port metrics are served on once started (the chosen one with port 0); None when off."""
+        self._metrics: MetricsServer | None = None
 
     @property
     def address(self) -> str:
         """``host:port`` the hub listens on."""
         return f"{self.settings.host}:{self.port}"
 
+    @property
+    def metrics_address(self) -> str | None:
+        """``host:port`` of ``GET /metrics``, or None when metrics are off."""
+        if self.metrics_port is None:
+            return None
+        return f"{self.settings.metrics_host}:{self.metrics_port}"
+
+    async def _start_metrics(self) -> None:
+        """Serve metrics on their own address; beyond loopback each scrape needs the admin token."""
+        assert self.hub is not None and self.settings.metrics_port is not None
+        host = self.settings.metrics_host
+        token_hash = None if is_loopback(host) else self.hub.admin_token_hash
+        if not is_loopback(host) and token_hash is None:
+            # Settings.validate refuses this already; never serve beyond loopback without a token.
+            raise RuntimeError(f"metrics on {host} beyond loopback need an admin token")
+        metrics = MetricsServer(host, self.settings.metrics_port, admin_token_hash=token_hash, limiter=self.hub.limiter)
+        try:
+            self.metrics_port = await metrics.start()
+        except OSError as error:
+            raise RuntimeError(f"could not bind metrics on {host}:{self.settings.metrics_port}: {error}") from error
+        self._metrics = metrics
+
     async def start(self) -> None:
-        """Open the store, bootstrap credentials and start serving.
+        """Open the store, bootstrap credentials and start serving; on failure, undo it all.
+
+        A start that fails leaves nothing open: the store is closed again, so its database lock
+        is released even when the hub is embedded in a process that goes on.
 
         Raises:
-            StoreError: the database cannot be opened.
-            RuntimeError: the port cannot be bound.
+            StoreError: the database cannot be opened (or another hub holds it).
+            HubError: the database refused the start's writes (full, read-only).
+            RuntimeError: the port, or the metrics address, cannot be bound.
         """
+        try:
+            await self._start()
+        except BaseException:
+            if self._server is not None:
+                await self.stop(0)
+            else:
+                await self.store.close()
+            raise
+
+    async def _start(self) -> None:
         settings = self.settings
         await self.store.start()
         retired = await agents.mark_all_offline(self.store)
@@ -194,6 +237,11 @@ class HubServer:
         self._server = server
         for name in ("", *self._services):
             await self._health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        self.store.add_health_listener(lambda _healthy: self._storage_changed.set())
+        self._storage_changed.set()  # the store may have failed already
+        self._tasks.append(asyncio.create_task(self._follow_storage(), name="kxm-storage-health"))
+        if settings.metrics_port is not None:
+            await self._start_metrics()
         if boot.file_data is not None:
             scheme = "https" if creds else "http"
             write_credentials(settings.credentials_path, {**boot.file_data, "address": self.address, "scheme": scheme})
@@ -204,19 +252,33 @@ class HubServer:
             tmp.replace(settings.address_file)
         self._tasks.append(asyncio.create_task(run_sweeps(self.hub), name="kxm-sweeps"))
         self._tasks.append(asyncio.create_task(self.hub.expiry.run(self.hub), name="kxm-expiry"))
-        if settings.metrics_port:
-            from prometheus_client import start_http_server
-
-            start_http_server(settings.metrics_port, addr=settings.host)
+        self._tasks.append(asyncio.create_task(self.hub.lapses.run(self.hub), name="kxm-lease-lapses"))
         log.info(
             "hub_started",
             address=self.address,
             database=self.store.description,
             durability=settings.durability.value,
             tls=creds is not None,
+            metrics_address=self.metrics_address,
+            metrics_token_required=self._metrics.requires_token if self._metrics else None,
             agents_marked_offline=retired,
             lease_downtime_seconds=round(lease_downtime / 1_000_000, 3),
         )
+
+    async def _follow_storage(self) -> None:
+        """Set every health name ("" and each service) NOT_SERVING while the store refuses writes,
+        SERVING once it takes them again (a shutdown's NOT_SERVING is final: grpc ignores sets)."""
+        assert self._health is not None
+        serving = True
+        while True:
+            await self._storage_changed.wait()
+            self._storage_changed.clear()
+            if self.store.healthy == serving:
+                continue
+            serving = self.store.healthy
+            status = health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
+            for name in ("", *self._services):
+                await self._health.set(name, status)
 
     async def stop(self, grace: float | None = None) -> None:
         """Drain and stop: health NOT_SERVING, streams told to end, then stop within the grace."""
@@ -234,6 +296,9 @@ class HubServer:
                 await task
         await self._server.stop(grace)
         self._server = None
+        if self._metrics is not None:
+            await self._metrics.stop()
+            self._metrics = None
         # The last moment leases were decided: a restart extends live ones from here, exactly.
         await leases.keep_alive(self.store, now=self.clock.now())
         await self.store.close()

@@ -36,16 +36,52 @@ def set_timestamp(field: timestamp_pb2.Timestamp, micros: int) -> None:
     field.nanos = rest * 1000
 
 
+# The ranges google/protobuf/duration.proto and timestamp.proto define: a value outside them is not
+# a Duration or Timestamp at all (a client that sent one is broken), so it is refused, never folded.
+_MAX_NANOS = 999_999_999
+_MAX_DURATION_SECONDS = 315_576_000_000  # about 10,000 years
+_MIN_TIMESTAMP_SECONDS = -62_135_596_800  # 0001-01-01T00:00:00Z
+_MAX_TIMESTAMP_SECONDS = 253_402_300_799  # 9999-12-31T23:59:59Z
+
+
+def check_duration(field: str, value: duration_pb2.Duration) -> None:
+    """Refuse a Duration outside the range its definition allows.
+
+    Raises:
+        InvalidArgument: nanos outside ±999,999,999, seconds and nanos of opposite signs, or more
+            than 315,576,000,000 seconds either way.
+    """
+    if not -_MAX_NANOS <= value.nanos <= _MAX_NANOS:
+        raise invalid_field(field, "nanos must be between -999999999 and 999999999")
+    if (value.seconds < 0 < value.nanos) or (value.nanos < 0 < value.seconds):
+        raise invalid_field(field, "seconds and nanos must have the same sign")
+    if abs(value.seconds) > _MAX_DURATION_SECONDS:
+        raise invalid_field(field, "seconds must be within ±315576000000")
+
+
+def check_timestamp(field: str, value: timestamp_pb2.Timestamp) -> None:
+    """Refuse a Timestamp outside the range its definition allows.
+
+    Raises:
+        InvalidArgument: nanos outside 0..999,999,999, or a time before 0001-01-01 or after 9999-12-31 (UTC).
+    """
+    if not 0 <= value.nanos <= _MAX_NANOS:
+        raise invalid_field(field, "nanos must be between 0 and 999999999")
+    if not _MIN_TIMESTAMP_SECONDS <= value.seconds <= _MAX_TIMESTAMP_SECONDS:
+        raise invalid_field(field, "must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z")
+
+
 def duration_micros(
     field: str, value: duration_pb2.Duration, has_value: bool, *, default: int, minimum: int, maximum: int
 ) -> int:
     """A Duration field in microseconds; ``default`` when unset.
 
     Raises:
-        InvalidArgument: negative, or outside ``[minimum, maximum]``.
+        InvalidArgument: malformed (``check_duration``), negative, or outside ``[minimum, maximum]``.
     """
     if not has_value:
         return default
+    check_duration(field, value)
     if value.seconds < 0 or value.nanos < 0:
         raise invalid_field(field, "must not be negative")
     micros = value.seconds * MICROS + value.nanos // 1000

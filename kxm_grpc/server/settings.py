@@ -49,7 +49,10 @@ class Settings:
     shutdown_grace: float = 5.0
     max_streams_per_agent: int = 8
     subscriber_queue: int = 1_000
-    metrics_port: int = 0
+    # Prometheus metrics: off (None), or this port (0 picks one) on metrics_host, loopback by default
+    # whatever host gRPC binds; beyond loopback every scrape needs the admin token.
+    metrics_port: int | None = None
+    metrics_host: str = DEFAULT_HOST
     # Testing only: fault tests lower the 5 s minimum lease TTL to make holders lapse quickly.
     lease_min_ttl: float = 5.0
     address_file: Path | None = None
@@ -81,8 +84,19 @@ class Settings:
             )
         if not 0 <= self.port <= 65535:
             raise SettingsError("port must be between 0 and 65535")
+        if self.metrics_port is not None:
+            if not 0 <= self.metrics_port <= 65535:
+                raise SettingsError("metrics port must be between 0 and 65535")
+            if not is_loopback(self.metrics_host) and not self.admin_token:
+                raise SettingsError(
+                    f"serving metrics on {self.metrics_host} beyond loopback needs an explicit admin token"
+                    " (--admin-token or KXM_ADMIN_TOKEN): every scrape must present it"
+                )
         if self.stale_after < 0.1:
             raise SettingsError("stale-after must be at least 0.1 s")
+        # Written this way round so NaN is refused too; infinity would make a stop wait forever.
+        if not 0 <= self.shutdown_grace <= 3_600:
+            raise SettingsError("shutdown-grace must be between 0 and 3600 s")
         if self.rate_limit < 1 or self.rate_window < 0.1:
             raise SettingsError("rate limit must be at least 1 request per 0.1 s window")
         if not 0.05 <= self.lease_min_ttl <= 5.0:

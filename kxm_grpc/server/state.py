@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from kxm_grpc.domain.clock import Clock, seconds
-from kxm_grpc.server.expiry import ExpiryTimer
+from kxm_grpc.server.expiry import DeadlineTimer, expiry_timer, lapse_timer
 from kxm_grpc.server.ratelimit import RateLimiter
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.store import Store
@@ -22,7 +22,8 @@ class HubState:
     admin_token_hash: str | None
     limiter: RateLimiter
     shutting_down: asyncio.Event = field(default_factory=asyncio.Event)
-    expiry: ExpiryTimer = field(default_factory=ExpiryTimer)
+    expiry: DeadlineTimer = field(default_factory=expiry_timer)
+    lapses: DeadlineTimer = field(default_factory=lapse_timer)
 
     @property
     def stale_after(self) -> int:

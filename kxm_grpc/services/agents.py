@@ -1,8 +1,11 @@
 """Agent registration and presence (spec §5), with the original's identity takeover fixed.
 
-A name is unique among live agents of a project. Resuming an offline agent's name (keeping its
-id, inbox and leases) needs proof that the caller is that agent: its last key, or the admin
-token. Keys rotate on every registration and are revoked on unregister.
+A name is unique among the agents of a project that are not retired. Resuming an offline agent
+(keeping its id, inbox and leases) needs proof that the caller is that agent: its last key while
+that key is active, or the admin token. Keys rotate on every registration and die on unregister:
+a revoked key proves nothing, so an unregistered agent can be resumed only by the admin. Anyone
+with the project token may register the name again as a fresh agent (new id, empty inbox, no
+leases); the unregistered agent is then retired and keeps its row for the messages naming it.
 """
 
 from __future__ import annotations
@@ -64,30 +67,38 @@ async def register_agent(
 
     Raises:
         AlreadyExists: a live agent has the name and the caller gave no proof of being it.
-        PermissionDenied: the name belongs to an offline agent and no proof of it was given.
+        PermissionDenied: the name belongs to an offline agent whose key is still active (it
+            crashed or went stale) and no proof of it was given.
     """
     assert caller.project is not None
     project = caller.project
     key = new_secret(AGENT_KEY_PREFIX)
     name_key = rules.name_key(registration.name)
 
-    def work(tx: Tx) -> tuple[Agent, bool]:
+    def fresh() -> Agent:
+        return Agent(
+            id=new_id("agt"),
+            project=project,
+            name=registration.name,
+            purpose=registration.purpose,
+            model=registration.model,
+            host=registration.host,
+            connect_time=now,
+            last_seen_time=now,
+            online=True,
+        )
+
+    def work(tx: Tx) -> tuple[Agent, bool, str | None]:
         existing = tx.agents.find_by_name(project, name_key)
+        retired_id = None
         if existing is None:
-            agent = Agent(
-                id=new_id("agt"),
-                project=project,
-                name=registration.name,
-                purpose=registration.purpose,
-                model=registration.model,
-                host=registration.host,
-                connect_time=now,
-                last_seen_time=now,
-                online=True,
-            )
-            resumed = False
+            agent, resumed = fresh(), False
+        elif (stored := tx.agents.get_key(existing.id)) is not None and not stored[1] and not caller.is_admin:
+            # Unregistered: its key is dead, so nobody but the admin can prove to be it. The name is
+            # free for a fresh agent, which inherits nothing.
+            tx.agents.retire(existing.id, now)
+            agent, resumed, retired_id = fresh(), False, existing.id
         else:
-            stored = tx.agents.get_key(existing.id)
             proven = caller.is_admin or (
                 presented_key is not None and stored is not None and secret_matches(presented_key, stored[0])
             )
@@ -119,9 +130,11 @@ async def register_agent(
         tx.agents.put(agent)
         tx.agents.set_key_hash(agent.id, hash_secret(key))
         presence_changed(tx, agent, now)
-        return agent, resumed
+        return agent, resumed, retired_id
 
-    agent, resumed = await store.write(work)
+    agent, resumed, retired_id = await store.write(work)
+    if retired_id is not None:
+        log.info("agent_retired", agent_id=retired_id, project=project, replaced_by=agent.id)
     log.info("agent_resumed" if resumed else "agent_registered", agent_id=agent.id, project=project)
     return RegisteredAgent(agent, key, resumed)
 

@@ -9,10 +9,12 @@ stores the result in the same transaction, logs the outcome, and adds what needs
   at least once a second, and gives up when its wait ends. An acquire without a wait never queues:
   it gets a free lease at once, even with waiters queued (fairness is among waiters).
 - **Restarts.** Leases are decided on the hub's clock, which keeps running while the hub is down.
-  The hub records when it was last alive (``leases.alive_time``: on every lease write, and by a
-  sweep while leases are live); at start it pushes back every grant that was live then by the
-  downtime, so no lease loses time to a crash. A grant that lapsed in the last sweep interval
-  before a crash may come back for that remainder; no grant ever ends early.
+  The hub records when it was last alive (``leases.alive_time``): on every lease write, refused
+  renewals included, by a sweep while leases are live, and at the moment each grant lapses (the
+  lapse timer, ``next_lapse`` / ``mark_lapsed``). At start it pushes back by the downtime every
+  grant that was live at that mark, so no lease loses time to a crash, and a grant that lapsed
+  while the hub was alive stays lapsed: its expiry is at or before the mark. The one window left
+  is a crash within the commit of the lapse mark itself (about a millisecond after the expiry).
 """
 
 from __future__ import annotations
@@ -244,17 +246,22 @@ async def renew_lease(store: Store, caller: Caller, name: str, token: int, *, tt
     """
     project, holder = _project(caller), _holder(caller)
 
-    def work(tx: Tx) -> Lease:
-        fence = rules.renew(tx.leases.get(project, name), name, holder, token, now=now, ttl=ttl)
-        tx.leases.put(fence)
+    def work(tx: Tx) -> Lease | HubError:
+        # A refusal commits the alive mark too: a grant the hub has called lapsed must never be
+        # given back by a restart (see the module docstring).
         _mark_alive(tx, now)
+        try:
+            fence = rules.renew(tx.leases.get(project, name), name, holder, token, now=now, ttl=ttl)
+        except HubError as refused:
+            return refused
+        tx.leases.put(fence)
         assert fence.lease is not None
         return fence.lease
 
-    try:
-        lease = await store.write(work)
-    except HubError as error:
-        raise _denied("renew", project, name, caller, error) from None
+    outcome = await store.write(work)
+    if isinstance(outcome, HubError):
+        raise _denied("renew", project, name, caller, outcome) from None
+    lease = outcome
     log.info(
         "lease_renewed",
         project=project,
@@ -371,6 +378,21 @@ async def resume_after_restart(store: Store, *, now: int) -> int:
             shift=shift,
         )
     return shift
+
+
+async def next_lapse(store: Store) -> int | None:
+    """When the next held grant lapses that the last alive mark still counts as live, or None."""
+
+    def work(tx: Tx) -> int | None:
+        alive = tx.meta.get(ALIVE_KEY)
+        return tx.leases.next_expiry_after(int(alive) if alive is not None else -1)
+
+    return await store.read(work)
+
+
+async def mark_lapsed(store: Store, *, now: int) -> None:
+    """Record, once grants have lapsed, that the hub was alive when they did (the lapse timer's step)."""
+    await store.write(lambda tx: _mark_alive(tx, now))
 
 
 async def keep_alive(store: Store, *, now: int) -> bool:

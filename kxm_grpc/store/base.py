@@ -74,7 +74,7 @@ class AgentRepository(Protocol):
         """Return the hash of the agent's last key and whether it is still active (None: no agent)."""
 
     def find_by_name(self, project: str, name_key: str) -> Agent | None:
-        """Return the project's agent with this case-insensitive name, or None."""
+        """Return the project's agent (not retired) with this case-insensitive name, or None."""
 
     def put(self, agent: Agent) -> None:
         """Insert or update the agent (its key is kept)."""
@@ -83,10 +83,13 @@ class AgentRepository(Protocol):
         """Issue a new key: store its hash and make it active."""
 
     def revoke_key(self, agent_id: str) -> None:
-        """Stop the agent's key from authenticating; its hash still proves a name reclaim."""
+        """Stop the agent's key from authenticating, or proving anything (it is dead for good)."""
+
+    def retire(self, agent_id: str, now: int) -> None:
+        """Release the name of an unregistered agent for a fresh one; its row stays for its history."""
 
     def list_page(self, project: str, after: str | None, limit: int, *, include_offline: bool) -> list[Agent]:
-        """The project's agents ordered by id, after ``after``."""
+        """The project's agents (not retired) ordered by id, after ``after``."""
 
     def list_online_seen_before(self, cutoff: int, limit: int) -> list[Agent]:
         """Online agents (any project) last seen before ``cutoff``."""
@@ -177,6 +180,9 @@ class LeaseRepository(Protocol):
 
     def any_live(self, now: int) -> bool:
         """Whether any grant (any project) is live at ``now``."""
+
+    def next_expiry_after(self, after: int) -> int | None:
+        """The earliest expiry of a held grant later than ``after``, or None."""
 
     def extend_live(self, live_after: int, shift: int) -> list[Lease]:
         """Push back by ``shift`` every grant that was live at ``live_after``; return them."""
@@ -274,11 +280,20 @@ class Store(Protocol):
     notifier: Notifier
     description: str
 
+    @property
+    def healthy(self) -> bool:
+        """False from a write the database itself refused (full, read-only, failing) until the
+        adapter's probe write succeeds again; errors of the work (a rule it broke) never change it."""
+
+    def add_health_listener(self, listener: Callable[[bool], None]) -> None:
+        """Call ``listener(healthy)`` on the event loop each time ``healthy`` changes."""
+
     async def start(self) -> None:
         """Open, check and migrate the database.
 
         Raises:
-            StoreError: the database is unreadable, corrupt, or newer than this hub.
+            StoreError: the database is unreadable, corrupt, newer than this hub, or in use by
+                another hub (one hub per SQLite file).
         """
 
     async def close(self) -> None:

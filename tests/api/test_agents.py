@@ -7,7 +7,15 @@ import pytest
 from kxm_grpc._gen.kxm.v1 import types_pb2
 from kxm_grpc.client import HubClient
 from kxm_grpc.domain.clock import ManualClock
-from kxm_grpc.errors import AlreadyExists, InvalidArgument, PermissionDenied, Reason, Unauthenticated
+from kxm_grpc.errors import (
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+    PermissionDenied,
+    Reason,
+    Unauthenticated,
+)
+from kxm_grpc.services import agents
 from tests.conftest import AgentFactory, Hub, Project, ProjectFactory
 
 
@@ -37,11 +45,14 @@ async def test_duplicate_live_name_is_refused_case_insensitively(make_agent: Age
     assert caught.value.metadata["name"] == "builder"
 
 
-async def test_offline_name_needs_the_last_key_to_resume(hub: Hub, make_agent: AgentFactory, project: Project) -> None:
-    """After unregister, the name resumes (same id, new key) only with the agent's last key."""
+async def test_an_offline_agent_with_a_live_key_resumes_only_with_it(
+    hub: Hub, make_agent: AgentFactory, project: Project
+) -> None:
+    """An agent that went offline without unregistering (crashed, or the hub restarted) keeps its name:
+    resuming it (same id, new key) needs its last key."""
     builder = await make_agent("builder")
     first_id, first_key = builder.agent_id, builder.agent_key
-    await builder.unregister_agent()
+    await agents.mark_all_offline(hub.server.store)  # what a restart does to presence
     stranger = HubClient(hub.address, token=project.token)
 
     with pytest.raises(PermissionDenied) as caught:
@@ -56,31 +67,79 @@ async def test_offline_name_needs_the_last_key_to_resume(hub: Hub, make_agent: A
     await stranger.close()
 
 
-async def test_admin_token_can_resume_an_offline_name(hub: Hub, make_agent: AgentFactory) -> None:
-    """The admin token, naming the project, may resume an offline agent's name."""
+async def test_a_revoked_key_proves_nothing(hub: Hub, make_agent: AgentFactory, project: Project) -> None:
+    """After unregister, the revoked key does not resume the agent: registering the name again makes a
+    fresh agent (new id) that inherits neither the inbox nor the leases (spec §17.5)."""
+    alice = await make_agent("alice")
+    builder = await make_agent("builder")
+    first_id, first_key = builder.agent_id, builder.agent_key
+    lease = (await builder.acquire_lease("repo/main", ttl=30)).lease
+    await builder.unregister_agent()
+    queued = (await alice.send("builder", "while away", allow_offline=True)).message
+    thief = HubClient(hub.address, token=project.token)
+
+    again = await thief.register_agent("builder", previous_key=first_key or "")
+    inbox = await thief.list_inbox()
+    with pytest.raises(FailedPrecondition) as held:
+        await thief.acquire_lease("repo/main", ttl=30)
+    revoked = HubClient(hub.address, token=project.token, agent_id=first_id, agent_key=first_key)
+    with pytest.raises(Unauthenticated):
+        await revoked.heartbeat()
+    listed = await alice.list_agents(include_offline=True)
+
+    assert again.resumed is False
+    assert again.agent.id != first_id
+    assert [m.id for m in inbox.messages] == []
+    assert held.value.reason is Reason.LEASE_HELD
+    assert held.value.metadata["holderAgentId"] == first_id
+    assert lease.holder_agent_id == first_id
+    assert queued.to_agent_id == first_id
+    # The retired agent no longer holds the name, so the project lists one builder: the new one.
+    assert sorted((a.name, a.id) for a in listed.agents) == sorted(
+        [("alice", alice.agent_id), ("builder", again.agent.id)]
+    )
+    await thief.close()
+    await revoked.close()
+
+
+async def test_only_the_admin_resumes_an_unregistered_agent(
+    hub: Hub, make_agent: AgentFactory, project: Project
+) -> None:
+    """The admin token, naming the project, resumes an unregistered agent: same id, its inbox kept."""
+    alice = await make_agent("alice")
     builder = await make_agent("builder")
     await builder.unregister_agent()
+    queued = (await alice.send("builder", "while away", allow_offline=True)).message
     admin = hub.admin(project="alpha")
 
     resumed = await admin.register_agent("builder")
+    back = HubClient(hub.address, token=project.token, agent_id=resumed.agent.id, agent_key=resumed.agent_key)
+    inbox = await back.list_inbox()
 
     assert resumed.resumed is True
     assert resumed.agent.id == builder.agent_id
+    assert [m.id for m in inbox.messages] == [queued.id]
     await admin.close()
+    await back.close()
 
 
 async def test_old_key_stops_working_after_register_and_unregister(hub: Hub, make_agent: AgentFactory) -> None:
-    """A key is revoked on unregister and replaced on every register."""
+    """A key is replaced on every register and revoked on unregister, for good."""
     builder = await make_agent("builder")
-    old_key = builder.agent_key
+    replaced_key = builder.agent_key
+    await builder.register_agent("builder", previous_key=replaced_key or "")
+    current_key = builder.agent_key
+    stale = HubClient(hub.address, token=builder.token, agent_id=builder.agent_id, agent_key=replaced_key)
+    with pytest.raises(Unauthenticated) as replaced:
+        await stale.heartbeat()
     await builder.unregister_agent()
 
-    with pytest.raises(Unauthenticated) as caught:
+    with pytest.raises(Unauthenticated) as revoked:
         await builder.heartbeat()
 
-    assert caught.value.reason is Reason.INVALID_AGENT_IDENTITY
-    await builder.register_agent("builder", previous_key=old_key or "")
-    assert (await builder.heartbeat()).agent.presence == types_pb2.PRESENCE_ONLINE
+    assert replaced.value.reason is revoked.value.reason is Reason.INVALID_AGENT_IDENTITY
+    assert current_key != replaced_key
+    await stale.close()
 
 
 async def test_listing_hides_offline_agents_unless_asked(make_agent: AgentFactory) -> None:
@@ -205,3 +264,23 @@ async def test_stale_then_swept_agent_goes_offline(clocked_hub: tuple[Hub, Manua
     assert after_sweep["watcher"] == types_pb2.PRESENCE_ONLINE
     for client in (admin, watcher, silent):
         await client.close()
+
+
+async def test_names_compare_as_javascript_lowercases_and_trims(make_agent: AgentFactory) -> None:
+    """``Straße`` and ``STRASSE`` are two names (toLowerCase keeps ß; casefold made them one), a BOM at
+    the edge is trimmed away, and U+001C is part of a name (JavaScript's trim keeps it)."""
+    street = await make_agent("Straße")
+    shouting = await make_agent("STRASSE")
+    bom = await make_agent("\ufeffbuilder\ufeff")
+    separator = await make_agent("builder\x1c")
+
+    with pytest.raises(AlreadyExists) as caught:
+        await make_agent("strasse")
+    sent = (await street.send("straSSe", "to STRASSE")).message
+
+    assert street.agent_id != shouting.agent_id
+    assert caught.value.metadata["name"] == "STRASSE"
+    assert sent.to_agent_id == shouting.agent_id
+    listed = {a.id: a.name for a in (await bom.list_agents()).agents}
+    assert listed[bom.agent_id] == "builder"
+    assert listed[separator.agent_id] == "builder\x1c"

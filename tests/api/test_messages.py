@@ -24,7 +24,7 @@ from kxm_grpc.errors import (
 from kxm_grpc.server import sweeps
 from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
-from kxm_grpc.services import messages
+from kxm_grpc.services import agents, messages
 from tests.conftest import AgentFactory, Hub, Project, ProjectFactory
 
 QUEUED = types_pb2.MESSAGE_STATE_QUEUED
@@ -173,7 +173,8 @@ async def test_offline_target_needs_allow_offline(hub: Hub, make_agent: AgentFac
     alice = await make_agent("alice")
     bob = await make_agent("bob")
     bob_key = bob.agent_key or ""
-    await bob.unregister_agent()
+    await agents.mark_all_offline(hub.server.store)  # bob crashed (a restart does this); alice is back at once
+    await alice.heartbeat()
 
     with pytest.raises(NotFound) as caught:
         await alice.send("bob", "while away")

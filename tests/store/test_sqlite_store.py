@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
+import stat
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import pytest_asyncio
 
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.projects import Project
-from kxm_grpc.errors import NotFound, Reason
+from kxm_grpc.errors import NotFound, Reason, Unavailable
 from kxm_grpc.store import Durability, StoreError, Tx
 from kxm_grpc.store.sqlite import SqliteStore
 from kxm_grpc.store.sqlite.migrations import MIGRATIONS
@@ -237,3 +239,126 @@ async def test_full_database_refuses_writes_keeps_reads_and_recovers(tmp_path: P
     assert readable == Project("p", 1, 1)
     assert await store.read(lambda tx: tx.meta.get("big")) == "x" * 200_000
     await store.close()
+
+
+def _lock_file(path: Path) -> tuple[str, int]:
+    """The text and permission bits of the lock file beside ``path``."""
+    lock = Path(f"{path}.lock")
+    return lock.read_text().strip(), stat.S_IMODE(lock.stat().st_mode)
+
+
+async def test_a_second_store_on_the_same_file_is_refused_until_the_first_closes(tmp_path: Path) -> None:
+    """One hub per database: a second store (even in the same process) cannot start while the
+    first is open, and is told the file and the holder's pid; once the first closes it can."""
+    path = tmp_path / "hub.db"
+    first, second = SqliteStore(path), SqliteStore(path)
+    await first.start()
+    await first.write(lambda tx: tx.meta.put("owner", "first"))
+
+    with pytest.raises(StoreError) as caught:
+        await second.start()
+    holder, mode = _lock_file(path)
+    owner = await first.read(lambda tx: tx.meta.get("owner"))
+    await first.close()
+    await second.start()
+    await second.write(lambda tx: tx.meta.put("owner", "second"))
+
+    assert str(path) in str(caught.value)
+    assert f"pid {os.getpid()}" in str(caught.value)
+    assert "in use by another hub" in str(caught.value)
+    assert holder == str(os.getpid())
+    assert mode == 0o600
+    assert owner == "first"  # the refused store wrote nothing (no migration, no marking)
+    assert await second.read(lambda tx: tx.meta.get("owner")) == "second"
+    await second.close()
+
+
+async def test_memory_stores_take_no_lock() -> None:
+    """Every :memory: store is a database of its own: two start side by side."""
+    first, second = SqliteStore(":memory:"), SqliteStore(":memory:")
+    await first.start()
+    await second.start()
+
+    await second.write(lambda tx: tx.meta.put("k", "v"))
+
+    assert await first.read(lambda tx: tx.meta.get("k")) is None
+    await first.close()
+    await second.close()
+
+
+async def test_health_follows_failing_writes_and_recovers_by_probe(tmp_path: Path) -> None:
+    """A write the database refuses (full) makes the store unhealthy and tells its listeners; the
+    probe keeps it unhealthy while there is no room, and reports it healthy once there is, with
+    no other write. Errors of the work itself (a rule, a constraint) never change health."""
+    from kxm_grpc.errors import ResourceExhausted
+
+    store = SqliteStore(tmp_path / "hub.db", durability=Durability.NORMAL, probe_interval=0.05)
+    await store.start()
+    changes: list[bool] = []
+    store.add_health_listener(changes.append)
+    await store.write(lambda tx: tx.agents.put(_agent("agt_1", "same")))
+
+    def refused(tx: Tx) -> None:
+        raise NotFound("nope", reason=Reason.AGENT_NOT_FOUND)
+
+    with pytest.raises(NotFound):
+        await store.write(refused)
+    with pytest.raises(Unavailable):  # a UNIQUE violation: the work's fault, not the database's
+        await store.write(lambda tx: tx.agents.put(_agent("agt_2", "SAME")))
+    healthy_after_caller_errors = store.healthy
+
+    pages = await store.write(lambda tx: tx.meta._conn.execute("PRAGMA page_count").fetchone()[0])  # type: ignore[attr-defined]
+    await store.write(lambda tx: tx.meta._conn.execute(f"PRAGMA max_page_count = {pages}"))  # type: ignore[attr-defined]
+    with pytest.raises(ResourceExhausted):
+        await store.write(lambda tx: tx.meta.put("big", "x" * 200_000))
+    unhealthy = store.healthy
+    await asyncio.sleep(0.3)  # several probes, all refused: no room
+    still_unhealthy = store.healthy
+    await store.write(lambda tx: tx.meta._conn.execute("PRAGMA max_page_count = 1073741823"))  # type: ignore[attr-defined]
+    for _ in range(100):
+        if store.healthy:
+            break
+        await asyncio.sleep(0.05)
+
+    assert healthy_after_caller_errors is True
+    assert (unhealthy, still_unhealthy, store.healthy) == (False, False, True)
+    assert changes == [False, True]
+    await store.write(lambda tx: tx.meta.put("big", "x" * 200_000))
+    await store.close()
+
+
+async def test_version_3_agent_names_are_rekeyed_with_javascript_semantics(tmp_path: Path) -> None:
+    """Migration 4 recomputes name keys as JavaScript's trim + toLowerCase (``ß`` no longer folds to
+    ``ss``), keeps a key that would clash, and frees names for retired agents."""
+    import sqlite_utils
+
+    path = tmp_path / "hub.db"
+    with sqlite3.connect(path) as conn:
+        db = sqlite_utils.Database(conn)
+        for migration in MIGRATIONS[:3]:
+            migration(db)
+        conn.execute("PRAGMA user_version = 3")
+        for agent_id, name, key in [
+            ("agt_street", "Straße", "strasse"),
+            ("agt_bob", "bob", "bob"),
+            ("agt_bom", "\ufeffbob", "\ufeffbob"),
+        ]:
+            conn.execute(
+                "INSERT INTO agents (id, project, name, name_key, purpose, model, host, key_active, online, "
+                "connect_time, last_seen_time) VALUES (?, 'p', ?, ?, '', '', '', 1, 0, 1, 1)",
+                (agent_id, name, key),
+            )
+    store = SqliteStore(path)
+    await store.start()
+
+    street = await store.read(lambda tx: tx.agents.find_by_name("p", "straße"))
+    folded = await store.read(lambda tx: tx.agents.find_by_name("p", "strasse"))
+    bob = await store.read(lambda tx: tx.agents.find_by_name("p", "bob"))
+    await store.close()
+
+    assert street is not None and street.id == "agt_street"
+    assert folded is None
+    assert bob is not None and bob.id == "agt_bob"
+    with sqlite3.connect(path) as conn:
+        keys = dict(conn.execute("SELECT id, name_key FROM agents").fetchall())
+    assert keys == {"agt_street": "straße", "agt_bob": "bob", "agt_bom": "\ufeffbob"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kxm_grpc.domain import agents
+from kxm_grpc.domain import agents, validation
 from kxm_grpc.domain.agents import Agent, Presence
 from kxm_grpc.domain.pagination import MAX_PAGE_SIZE, decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.projects import project_name
@@ -156,3 +156,33 @@ def test_stored_hashes_compare_to_a_key_hash() -> None:
 def test_long_polls_answer_before_the_deadline(wait: float, remaining: float | None, expected: float) -> None:
     """A wait is cut to the call's remaining time minus the margin, never below zero."""
     assert within_deadline(wait, remaining) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("raw", "trimmed"),
+    [
+        ("\ufeffbuilder\ufeff", "builder"),  # JavaScript trims the BOM; Python's strip() keeps it
+        ("builder\x1c\x1d\x1e\x1f", "builder\x1c\x1d\x1e\x1f"),  # Python strips these separators; JS keeps them
+        ("\x85builder\x85", "\x85builder\x85"),  # NEL: Python strips it, JS keeps it
+        ("\u3000\u2028 builder\t\n\v\f\r\u00a0", "builder"),
+    ],
+)
+def test_names_are_trimmed_as_javascript_trims(raw: str, trimmed: str) -> None:
+    """Names are trimmed with String.prototype.trim semantics, not Python's str.strip()."""
+    assert validation.js_trim(raw) == trimmed
+    assert agents.registration(raw, "", "", "").name == trimmed
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("Straße", "straße"),
+        ("STRASSE", "strasse"),
+        ("\u039f\u0394\u039f\u03a3", "\u03bf\u03b4\u03bf\u03c2"),
+        ("İ", "i\u0307"),
+        (" Builder ", "builder"),
+    ],
+)
+def test_name_keys_lowercase_as_javascript_does(name: str, key: str) -> None:
+    """toLowerCase semantics: ß stays ß (casefold made it ss), final sigma is ς, İ keeps its dot."""
+    assert agents.name_key(name) == key

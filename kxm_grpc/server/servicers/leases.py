@@ -68,6 +68,7 @@ class LeaseServicer(lease_service_pb2_grpc.LeaseServiceServicer):
             clock=self._hub.now,
             queues=self._queues,
         )
+        self._hub.lapses.note(acquired.lease.expire_time)
         return lease_service_pb2.AcquireLeaseResponse(
             lease=lease_to_proto(acquired.lease, now=self._hub.now()), renewed=acquired.renewed
         )
@@ -80,6 +81,7 @@ class LeaseServicer(lease_service_pb2_grpc.LeaseServiceServicer):
         ttl = self._ttl(request)
         now = self._hub.now()
         lease = await leases.renew_lease(self._hub.store, current_call().caller, name, token, ttl=ttl, now=now)
+        self._hub.lapses.note(lease.expire_time)
         return lease_service_pb2.RenewLeaseResponse(lease=lease_to_proto(lease, now=now))
 
     async def ReleaseLease(

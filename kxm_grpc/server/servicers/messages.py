@@ -158,18 +158,23 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
             allow_offline=request.allow_offline,
             context=workflow_context,
         )
+        # Every field is checked before the message is stored: a bad reply_wait must not leave it sent.
+        reply_wait = (
+            duration_micros("reply_wait", request.reply_wait, True, default=0, minimum=0, maximum=2**62)
+            if request.HasField("reply_wait")
+            else None
+        )
         caller = current_call().caller
         sent = await messages.send_message(self._hub.store, caller, outgoing, now=self._hub.now())
         self._hub.expiry.note(sent.message.expire_time)
         message, terminal = sent.message, sent.message.state.terminal
-        if request.HasField("reply_wait") and not terminal:
+        if reply_wait is not None and not terminal:
             # The sender awaits the reply in the same call: one RPC fewer per round trip than WaitMessage.
-            requested = duration_micros("reply_wait", request.reply_wait, True, default=0, minimum=0, maximum=2**62)
             message, terminal = await messages.wait_message(
                 self._hub.store,
                 caller,
                 message.id,
-                timeout=_wait_seconds(context, min(requested, rules.MAX_WAIT)),
+                timeout=_wait_seconds(context, min(reply_wait, rules.MAX_WAIT)),
                 clock=self._hub.clock,
             )
         response = pb.SendMessageResponse(repeated=sent.repeated, terminal=terminal)

@@ -20,7 +20,7 @@ from kxm_grpc.domain import sync_events as sync
 from kxm_grpc.domain.runtimes import Runtime, RuntimePresence
 from kxm_grpc.domain.sync_events import JsonValue, StoredEvent, SyncOutcome, SyncResult, SyncRun
 from kxm_grpc.server.context import current_call
-from kxm_grpc.server.convert import timestamp
+from kxm_grpc.server.convert import check_timestamp, timestamp
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services import runtimes
 
@@ -85,8 +85,12 @@ def _json_object(struct: struct_pb2.Struct) -> dict[str, JsonValue]:
     return {key: _json_value(value) for key, value in struct.fields.items()}
 
 
-def event_shape(event: envelopes_pb2.SyncEvent) -> dict[str, JsonValue]:
-    """The ``kxm.sync-event.v1`` JSON shape of a pushed event (empty fields left out)."""
+def event_shape(event: envelopes_pb2.SyncEvent, path: str = "event") -> dict[str, JsonValue]:
+    """The ``kxm.sync-event.v1`` JSON shape of a pushed event (empty fields left out).
+
+    Raises:
+        InvalidArgument: ``occur_time`` is not a valid Timestamp (named ``<path>.occur_time``).
+    """
     shape: dict[str, JsonValue] = {}
     for field, key in _STRING_FIELDS:
         value = getattr(event, field)
@@ -95,6 +99,7 @@ def event_shape(event: envelopes_pb2.SyncEvent) -> dict[str, JsonValue]:
     if event.sequence:
         shape["sequence"] = event.sequence
     if event.HasField("occur_time"):
+        check_timestamp(f"{path}.occur_time", event.occur_time)
         shape["occurredAt"] = sync.occurred_at(event.occur_time.seconds, event.occur_time.nanos)
     if event.HasField("redaction"):
         redaction: dict[str, JsonValue] = {
@@ -198,7 +203,7 @@ class RuntimeServicer(runtime_service_pb2_grpc.RuntimeServiceServicer):
     async def PushSyncEvents(
         self, request: runtime_service_pb2.PushSyncEventsRequest, context: Context
     ) -> runtime_service_pb2.PushSyncEventsResponse:
-        shapes = [event_shape(event) for event in request.events]
+        shapes = [event_shape(event, f"events[{index}]") for index, event in enumerate(request.events)]
         outcome = await runtimes.push_sync_events(self._hub.store, current_call().caller, shapes, now=self._hub.now())
         return runtime_service_pb2.PushSyncEventsResponse(
             results=[_result(r) for r in outcome.results], cursors=[_cursor(c) for c in outcome.cursors]

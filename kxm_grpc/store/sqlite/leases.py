@@ -69,6 +69,12 @@ class SqliteLeases:
         row = self._conn.execute("SELECT 1 FROM leases WHERE expire_time > ? LIMIT 1", (now,)).fetchone()
         return row is not None
 
+    def next_expiry_after(self, after: int) -> int | None:
+        row = self._conn.execute(
+            "SELECT MIN(expire_time) FROM leases WHERE holder_agent_id IS NOT NULL AND expire_time > ?", (after,)
+        ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
     def extend_live(self, live_after: int, shift: int) -> list[Lease]:
         self._conn.execute(
             "UPDATE leases SET expire_time = expire_time + ? WHERE holder_agent_id IS NOT NULL AND expire_time > ?",

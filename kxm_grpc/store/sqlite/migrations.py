@@ -209,8 +209,39 @@ def _0003_leases_runtimes(db: sqlite_utils.Database) -> None:
     )
 
 
+# JavaScript's trim set, frozen here as it was when migration 4 shipped (see domain/validation.py).
+_JS_WHITESPACE_0004 = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def _0004_agent_names(db: sqlite_utils.Database) -> None:
+    """Retired agents, and name keys with JavaScript's trim and toLowerCase.
+
+    An unregistered agent's name can be taken by a fresh agent: the old one is retired, keeps its
+    row (messages and leases name its id) and no longer holds its name, so the name is unique among
+    agents that are not retired. Name keys were Python's ``strip().casefold()`` (``ß`` folded to
+    ``ss``, U+FEFF kept); they are recomputed. Lowercasing only splits what casefolding joined, so
+    the one possible clash is a name that differed by a U+FEFF at its edge: that agent keeps its key.
+    """
+    db.execute("ALTER TABLE agents ADD COLUMN retire_time INTEGER")
+    db.execute("DROP INDEX idx_agents_project_name_key")
+    db.execute("CREATE UNIQUE INDEX agents_name ON agents (project, name_key) WHERE retire_time IS NULL")
+    rows = db.execute("SELECT id, project, name, name_key FROM agents ORDER BY connect_time, id").fetchall()
+    taken = {(project, key) for _, project, _, key in rows}
+    for agent_id, project, name, old_key in rows:
+        new_key = name.strip(_JS_WHITESPACE_0004).lower()
+        if new_key == old_key or (project, new_key) in taken:
+            continue
+        db.execute("UPDATE agents SET name_key = ? WHERE id = ?", (new_key, agent_id))
+        taken.discard((project, old_key))
+        taken.add((project, new_key))
+
+
 MIGRATIONS: list[Migration] = [
     _0001_foundation,
     _0002_messaging,
     _0003_leases_runtimes,
+    _0004_agent_names,
 ]

@@ -101,7 +101,8 @@ class SqliteAgents:
 
     def find_by_name(self, project: str, name_key: str) -> Agent | None:
         row = self._conn.execute(
-            f"SELECT {_AGENT_COLUMNS} FROM agents WHERE project = ? AND name_key = ?", (project, name_key)
+            f"SELECT {_AGENT_COLUMNS} FROM agents WHERE project = ? AND name_key = ? AND retire_time IS NULL",
+            (project, name_key),
         ).fetchone()
         return None if row is None else _agent(row)
 
@@ -132,10 +133,16 @@ class SqliteAgents:
     def revoke_key(self, agent_id: str) -> None:
         self._conn.execute("UPDATE agents SET key_active = 0 WHERE id = ?", (agent_id,))
 
+    def retire(self, agent_id: str, now: int) -> None:
+        self._conn.execute(
+            "UPDATE agents SET retire_time = ?, online = 0, key_active = 0 WHERE id = ?", (now, agent_id)
+        )
+
     def list_page(self, project: str, after: str | None, limit: int, *, include_offline: bool) -> list[Agent]:
         online_filter = "" if include_offline else " AND online = 1"
         rows = self._conn.execute(
-            f"SELECT {_AGENT_COLUMNS} FROM agents WHERE project = ? AND id > ?{online_filter} ORDER BY id LIMIT ?",
+            f"SELECT {_AGENT_COLUMNS} FROM agents WHERE project = ? AND id > ? AND retire_time IS NULL{online_filter} "
+            "ORDER BY id LIMIT ?",
             (project, after or "", limit),
         ).fetchall()
         return [_agent(row) for row in rows]

@@ -1,0 +1,119 @@
+"""Readiness tells the truth: grpc.health.v1 follows whether the database takes writes."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+import pytest
+import structlog
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from kxm_grpc.errors import HubError, Reason, ResourceExhausted
+from kxm_grpc.server.log import configure_logging
+from kxm_grpc.store import Tx
+from tests.conftest import AgentFactory, Hub
+
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+NAMES = (
+    "",
+    "kxm.v1.AdminService",
+    "kxm.v1.AgentService",
+    "kxm.v1.MessageService",
+    "kxm.v1.LeaseService",
+    "kxm.v1.RuntimeService",
+)
+
+
+@pytest.fixture
+def log_lines() -> Iterator[io.StringIO]:
+    """Route the hub's JSON logs (info and up) into a buffer, then restore the test configuration."""
+    buffer = io.StringIO()
+    configure_logging("json", "info", cache=False)
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(buffer))
+    yield buffer
+    configure_logging("json", "warning", cache=False)
+
+
+async def statuses(address: str) -> dict[str, int]:
+    """What the hub's health service says for the whole hub and for each service."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        return {
+            name: (await stub.Check(health_pb2.HealthCheckRequest(service=name), timeout=2)).status for name in NAMES
+        }
+
+
+async def until(address: str, status: int, timeout: float = 10.0) -> dict[str, int]:
+    """Poll until every name reports ``status`` (or the timeout); return the last answer."""
+    deadline = time.monotonic() + timeout
+    while True:
+        seen = await statuses(address)
+        if set(seen.values()) == {status} or time.monotonic() > deadline:
+            return seen
+        await asyncio.sleep(0.05)
+
+
+def _pragma(sql: str) -> Callable[[Tx], Any]:
+    """A unit of work running a PRAGMA on the hub's writer connection (the test's way to fill it)."""
+
+    def work(tx: Tx) -> Any:
+        return tx.meta._conn.execute(sql).fetchone()  # type: ignore[attr-defined]
+
+    return work
+
+
+async def test_health_is_not_serving_while_the_database_refuses_writes(
+    hub: Hub, make_agent: AgentFactory, log_lines: io.StringIO
+) -> None:
+    """A full database (SQLITE_FULL for real: max_page_count at the current size) refuses a send
+    with RESOURCE_EXHAUSTED STORAGE_FULL and turns every health name NOT_SERVING; it stays so while
+    the probe finds no room, and turns SERVING again once there is room, without client traffic.
+    Both turns are logged (metadata only)."""
+    alice = await make_agent("alice")
+    await make_agent("bob")
+    before = await statuses(hub.address)
+    store = hub.server.store
+    (pages,) = await store.write(_pragma("PRAGMA page_count"))
+    await store.write(_pragma(f"PRAGMA max_page_count = {pages}"))
+
+    with pytest.raises(ResourceExhausted) as caught:
+        await alice.send("bob", "x" * 30_000)
+    full = await until(hub.address, NOT_SERVING)
+    await asyncio.sleep(1.5)  # a probe or more ran meanwhile: still no room
+    still_full = await statuses(hub.address)
+    await store.write(_pragma("PRAGMA max_page_count = 1073741823"))
+    recovered = await until(hub.address, SERVING)
+    sent = await alice.send("bob", "x" * 30_000)
+    events = {line["event"]: line for line in map(json.loads, log_lines.getvalue().splitlines())}
+
+    assert set(before.values()) == {SERVING}
+    assert caught.value.reason is Reason.STORAGE_FULL
+    assert full == dict.fromkeys(NAMES, NOT_SERVING)
+    assert still_full == dict.fromkeys(NAMES, NOT_SERVING)
+    assert recovered == dict.fromkeys(NAMES, SERVING)
+    assert sent.message.id
+    assert events["storage_unhealthy"]["reason"] == "ERROR_REASON_STORAGE_FULL"
+    assert events["storage_unhealthy"]["sqlite_error"] == "SQLITE_FULL"
+    assert events["storage_recovered"]["unhealthy_seconds"] >= 1.0
+    assert "x" * 100 not in log_lines.getvalue()
+
+
+async def test_errors_of_the_caller_leave_health_serving(hub: Hub, make_agent: AgentFactory) -> None:
+    """Refusals that are the caller's fault (an unknown target, a taken name) are not storage failures."""
+    alice = await make_agent("alice")
+
+    with pytest.raises(HubError):
+        await alice.send("nobody", "hello")
+    with pytest.raises(HubError):
+        await make_agent("ALICE")
+    await asyncio.sleep(0.1)
+
+    assert hub.server.store.healthy is True
+    assert set((await statuses(hub.address)).values()) == {SERVING}
