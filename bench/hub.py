@@ -63,35 +63,35 @@ class Agent:
         self.id = client.agent_id or ""
 
     async def send(self, target: str, content: str) -> str:
-        response = await self.client.send_message(target, content)
+        response = await self.client.messages.send(target, content)
         return str(response.message.id)
 
     async def send_and_wait(self, target: str, content: str, timeout: float = 10.0) -> bool:
-        response = await self.client.send_message(target, content, reply_wait=timeout)
+        response = await self.client.messages.send(target, content, wait=timeout)
         return bool(response.terminal)
 
     async def wait(self, message_id: str, timeout: float = 10.0) -> bool:
-        response = await self.client.wait_message(message_id, timeout=timeout)
+        response = await self.client.messages.wait(message_id, wait=timeout)
         return bool(response.terminal)
 
     async def reply(self, message_id: str, content: str) -> None:
-        await self.client.reply_to_message(message_id, content)
+        await self.client.messages.reply(message_id, content)
 
     async def fanout(self, targets: list[str], content: str, timeout: float = 10.0) -> list[int]:
-        response = await self.client.fanout_messages(targets, content, timeout=timeout)
+        response = await self.client.messages.fanout(targets, content, wait=timeout)
         return [int(result.status) for result in response.results]
 
     def subscribe(self) -> AsyncGenerator[Event, None]:
-        return _events(self.client.subscribe(auto_ack=False, reconnect=False))
+        return _events(self.client.messages.subscribe(auto_ack=False, reconnect=False))
 
     async def list_inbox(self) -> None:
-        await self.client.list_inbox(page_size=1)
+        await self.client.messages.list_inbox(page_size=1)
 
     async def lease_cycle(self, name: str) -> None:
-        acquired = await self.client.acquire_lease(name, ttl=30)
+        acquired = await self.client.leases.acquire(name, ttl=30)
         token = acquired.lease.fencing_token
-        await self.client.renew_lease(name, token, ttl=30)
-        await self.client.release_lease(name, token)
+        await self.client.leases.renew(name, token, ttl=30)
+        await self.client.leases.release(name, token)
 
 
 async def _events(stream: AsyncIterator[Any]) -> AsyncGenerator[Event, None]:
@@ -118,7 +118,7 @@ class Fleet:
     async def project(self) -> str:
         """A new project; returns its token."""
         self._projects += 1
-        response = await self.admin.create_project(f"bench-{self._projects}-{time.monotonic_ns() % 10**9}")
+        response = await self.admin.admin.create_project(f"bench-{self._projects}-{time.monotonic_ns() % 10**9}")
         return str(response.project_token)
 
     async def agent(self, token: str, name: str, shared: grpc.aio.Channel | None = None) -> Agent:
@@ -128,7 +128,7 @@ class Fleet:
             ch = channel(self.address)
             self.channels.append(ch)
         client = HubClient(self.address, token=token, channel=ch)
-        await client.register_agent(name)
+        await client.agents.register(name)
         return Agent(client, name)
 
     async def recipient(self, agent: Agent, *, reply: bool = True) -> None:

@@ -53,28 +53,28 @@ async def _measure(pid: int, calls: int, inflight: int, reps: int, call: Call) -
 
 async def _hub_rows(hub: HubProcess, calls: int, inflight: int, reps: int) -> list[tuple[str, float]]:
     admin = HubClient(hub.address, token=ADMIN_TOKEN)
-    project = await admin.create_project("percall")
+    project = await admin.admin.create_project("percall")
     token = str(project.project_token)
     alice = HubClient(hub.address, token=token, channel=channel(hub.address))
     bob = HubClient(hub.address, token=token, channel=channel(hub.address))
-    await alice.register_agent("alice")
-    await bob.register_agent("bob")
+    await alice.agents.register("alice")
+    await bob.agents.register("bob")
     needed = reps * (calls + calls // 10)
-    sent = [str((await alice.send_message("bob", "x" * 128)).message.id) for _ in range(needed)]
-    replied = [str((await alice.send_message("bob", "x" * 128)).message.id) for _ in range(needed)]
+    sent = [str((await alice.messages.send("bob", "x" * 128)).message.id) for _ in range(needed)]
+    replied = [str((await alice.messages.send("bob", "x" * 128)).message.id) for _ in range(needed)]
     for message_id in replied:
-        await bob.reply_to_message(message_id, "y" * 128)
+        await bob.messages.reply(message_id, "y" * 128)
     pid = hub.pid
 
     async def measure(call: Call) -> float:
         return await _measure(pid, calls, inflight, reps, call)
 
     rows = [
-        ("ListAgents", await measure(lambda i: alice.list_agents())),
-        ("GetMessage", await measure(lambda i: alice.get_message(sent[i]))),
-        ("WaitMessage (already replied)", await measure(lambda i: alice.wait_message(replied[i], timeout=5))),
-        ("SendMessage", await measure(lambda i: alice.send_message("bob", "x" * 128))),
-        ("ReplyToMessage", await measure(lambda i: bob.reply_to_message(sent[i], "y" * 128))),
+        ("ListAgents", await measure(lambda i: alice.agents.list())),
+        ("GetMessage", await measure(lambda i: alice.messages.get(sent[i]))),
+        ("WaitMessage (already replied)", await measure(lambda i: alice.messages.wait(replied[i], wait=5))),
+        ("SendMessage", await measure(lambda i: alice.messages.send("bob", "x" * 128))),
+        ("ReplyToMessage", await measure(lambda i: bob.messages.reply(sent[i], "y" * 128))),
     ]
     for client in (admin, alice, bob):
         await client.close()

@@ -91,7 +91,7 @@ async def make_project(hub: Hub) -> AsyncIterator[ProjectFactory]:
     admin = hub.admin()
 
     async def make(name: str) -> Project:
-        response = await admin.create_project(name)
+        response = await admin.admin.create_project(name)
         return Project(name, response.project_token)
 
     yield make
@@ -112,7 +112,7 @@ async def make_agent(hub: Hub, project: Project) -> AsyncIterator[AgentFactory]:
     async def make(name: str, *, in_project: Project | None = None, **kwargs: str) -> HubClient:
         client = HubClient(hub.address, token=(in_project or project).token)
         clients.append(client)
-        await client.register_agent(name, **kwargs)
+        await client.agents.register(name, **kwargs)
         return client
 
     yield make

@@ -33,9 +33,9 @@ async def test_peer_conversation(hub: Hub, tmp_path: Path) -> None:
         peer("await", sent["id"], "--timeout", "20"),
         _later(peer("reply", sent["id"], "looks good", agent="bob")),
     )
-    pending = await peer("await", (json.loads((await peer("send", "bob", "later"))[1]))["id"], "--timeout", "0.2")
+    pending = await peer("await", (json.loads((await peer("send", "bob", "later"))[1]))["id"], "--wait", "0.2")
     cancelled = json.loads((await peer("cancel", json.loads(pending[1])["id"]))[1])
-    fanned = await peer("fanout", "bob", "ghost", "--content", "vote", "--timeout", "0.2")
+    fanned = await peer("fanout", "bob", "ghost", "--content", "vote", "--wait", "0.2")
     listed = await kxm("peer", "list", "--json", cwd=tmp_path, env=env)
 
     assert code == 0

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
+import pkgutil
 import re
+import subprocess
+import sys
+import tomllib
+import typing
 from pathlib import Path
 
 from google.protobuf.descriptor import ServiceDescriptor
 
 import kxm_grpc
 from kxm_grpc._gen.kxm.v1 import error_reason_pb2
-from kxm_grpc.client import HubClient
+from kxm_grpc.client import HubClient, SyncHubClient
+from kxm_grpc.client.base import Area
+from kxm_grpc.client.sync import SyncArea
 from kxm_grpc.errors import Reason
 from kxm_grpc.server.app import SERVICERS
-from kxm_grpc.server.methods import ACCESS
+from kxm_grpc.server.methods import RPCS, problems
 from tests.conftest import Hub
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,21 +44,109 @@ def all_methods() -> list[str]:
     return [f"/{service.full_name}/{method.name}" for service in SERVICES for method in service.methods]
 
 
-def test_every_rpc_has_a_client_method_of_the_same_name() -> None:
-    """HubClient has ``snake_case(Rpc)`` for every RPC of every service."""
+# The RPCs of the first, flat client. Each keeps ``snake_case(Rpc)`` on HubClient for one release,
+# as a deprecated alias of its namespaced method; an RPC added since gets only the namespaced one.
+FLAT_ERA = frozenset(
+    f"{service}.{rpc}"
+    for service, rpcs in {
+        "AdminService": "CreateProject ListProjects RotateProjectToken",
+        "AgentService": "RegisterAgent Heartbeat UnregisterAgent ListAgents GetCallerIdentity",
+        "LeaseService": "AcquireLease RenewLease ReleaseLease GetLease ListLeases CheckFence",
+        "MessageService": "SendMessage GetMessage CancelMessage ReplyToMessage AckMessages ListInbox WaitMessage "
+        "FanoutMessages Subscribe",
+        "RuntimeService": "RegisterRuntime RuntimeHeartbeat ListRuntimes PushSyncEvents ListRunEvents "
+        "ReassignSyncProject",
+    }.items()
+    for rpc in rpcs.split()
+)
+
+
+def test_every_rpc_of_the_flat_client_keeps_its_flat_name() -> None:
+    """HubClient still has ``snake_case(Rpc)`` for every RPC the flat client had (deprecated for one
+    release: each name delegates to the namespaced method, test_every_rpc_has_a_method_on_its_area)."""
+    rpcs = {f"{service.name}.{method.name}": method.name for service in SERVICES for method in service.methods}
     missing = [
-        f"{service.name}.{method.name}"
-        for service in SERVICES
-        for method in service.methods
-        if not callable(getattr(HubClient, snake_case(method.name), None))
+        name
+        for name in sorted(FLAT_ERA)
+        if name not in rpcs or not callable(getattr(HubClient, snake_case(rpcs[name]), None))
     ]
 
     assert missing == []
 
 
-def test_every_rpc_has_an_access_policy_and_no_policy_is_stale() -> None:
-    """The interceptor's method table covers exactly the contract's RPCs."""
-    assert set(ACCESS) == set(all_methods())
+def area_method(service: ServiceDescriptor, rpc: str) -> str:
+    """The namespaced client's name of an RPC: ``snake_case(Rpc)`` without its service's noun.
+
+    ``MessageService.SendMessage`` -> ``send``, ``ReplyToMessage`` -> ``reply``, ``ListInbox`` ->
+    ``list_inbox``, ``RuntimeService.RuntimeHeartbeat`` -> ``heartbeat``, ``ListRunEvents`` stays;
+    AdminService has no one noun, so ``create_project`` stays too.
+    """
+    noun = service.name.removesuffix("Service").lower()
+    return re.sub(rf"(^|_)(to_)?{noun}s?(?=_|$)", "", snake_case(rpc)).strip("_")
+
+
+def client_areas(client: type) -> dict[str, tuple[str, typing.Any]]:
+    """Service full name -> (attribute, area class) of the client's sub-clients."""
+    hints = typing.get_type_hints(client)
+    areas: dict[str, tuple[str, typing.Any]] = {}
+    for name in sorted({*dir(client), *hints}):  # SyncHubClient's areas are instance attributes
+        attr = inspect.getattr_static(client, name, None)
+        area = typing.get_type_hints(attr.func)["return"] if isinstance(attr, functools.cached_property) else None
+        area = area or hints.get(name)
+        service = getattr(getattr(area, "ASYNC", area), "SERVICE", None)
+        if isinstance(area, type) and service:
+            areas[service] = (name, area)
+    return areas
+
+
+def test_every_service_has_an_area_on_both_clients() -> None:
+    """``hub.agents``, ``hub.messages``, ...: one sub-client per service, on HubClient and SyncHubClient."""
+    services = {service.full_name for service in SERVICES}
+
+    assert set(client_areas(HubClient)) == services
+    assert set(client_areas(SyncHubClient)) == services
+    assert {name for name, _ in client_areas(HubClient).values()} == {
+        name for name, _ in client_areas(SyncHubClient).values()
+    }
+
+
+def test_every_rpc_has_a_method_on_its_area() -> None:
+    """``hub.<area>.<area_method(Rpc)>`` exists for every RPC: the namespaced surface is complete."""
+    areas = client_areas(HubClient)
+    missing = [
+        f"{service.name}.{method.name}: hub.{areas[service.full_name][0]}.{area_method(service, method.name)}"
+        for service in SERVICES
+        for method in service.methods
+        if not callable(getattr(areas[service.full_name][1], area_method(service, method.name), None))
+    ]
+
+    assert missing == []
+
+
+def test_the_sync_client_mirrors_every_area_method() -> None:
+    """Each blocking area declares every public method of its async area (but ``leases.hold``)."""
+
+    def public(cls: type, stop: type) -> set[str]:
+        return {
+            name
+            for klass in cls.__mro__[: cls.__mro__.index(stop)]
+            for name, value in vars(klass).items()
+            if name[0].islower() and callable(value)  # methods, not ASYNC or SERVICE
+        }
+
+    mismatched = {
+        area.__name__: public(area, SyncArea) ^ (public(area.ASYNC, Area) - {"hold"})
+        for _, area in client_areas(SyncHubClient).values()
+    }
+
+    assert mismatched == {name: set() for name in mismatched}
+
+
+def test_every_rpc_declares_every_fact_and_no_fact_is_stale() -> None:
+    """The RPC registry (the proto's kxm.v1.facts options) covers exactly the contract's RPCs, and
+    every RPC declares every fact consistently (tests/test_rpc_facts.py tests the checks)."""
+    assert set(RPCS) == set(all_methods())
+    assert problems(RPCS.values()) == []
 
 
 def test_the_contract_has_the_five_services() -> None:
@@ -123,13 +220,31 @@ def test_public_surface_is_pinned() -> None:
     )
 
 
-def test_no_grpc_or_generated_imports_below_the_servicers() -> None:
-    """Domain, services and store never import grpc or generated code (the layering rule)."""
-    offenders = []
-    for layer in ("domain", "services", "store"):
-        for path in (ROOT / "kxm_grpc" / layer).rglob("*.py"):
-            for line in path.read_text().splitlines():
-                if re.match(r"\s*(from|import)\s+(grpc|kxm_grpc\._gen|kxm_grpc\.server|kxm_grpc\._status)\b", line):
-                    offenders.append(f"{path.relative_to(ROOT)}: {line.strip()}")
+def test_the_layering_contracts_hold() -> None:
+    """``lint-imports`` keeps every contract in pyproject.toml's ``[tool.importlinter]``: domain,
+    store and services import neither grpc nor generated code nor the layers above them (lazy
+    imports inside functions and indirect chains included), and the client none of the hub's."""
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("lint-imports")), "--no-cache", "--no-logo"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
-    assert offenders == []
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_domain_contract_names_every_other_top_level_module() -> None:
+    """``kxm_grpc.domain`` may import only ``kxm_grpc.errors``: its contract forbids every other
+    top-level module, so a new module is forbidden to the domain from the day it is added."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    (domain,) = [c for c in config["contracts"] if c.get("source_modules") == ["kxm_grpc.domain"]]
+    top_level = {f"kxm_grpc.{module.name}" for module in pkgutil.iter_modules(kxm_grpc.__path__)}
+
+    assert top_level - {"kxm_grpc.domain", "kxm_grpc.errors"} <= set(domain["forbidden_modules"])
+
+
+def test_the_sync_client_takes_the_same_arguments() -> None:
+    """SyncHubClient's constructor (written out, for type checkers) matches HubClient's."""
+    assert inspect.signature(SyncHubClient.__init__) == inspect.signature(HubClient.__init__)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from kxm_grpc.client import HubClient
-from kxm_grpc.client.identity import identity_path, save_identity
+from kxm_grpc.client.identity import identity_path, load_identity, save_identity
 from tests.conftest import ADMIN_TOKEN, Hub, ProjectFactory
 from tests.test_cli import kxm
 
@@ -114,3 +114,26 @@ def test_a_saved_identity_never_leaves_its_project_folder(tmp_path: Path, monkey
     assert identity_path("alpha", "a/b").parent == base
     assert identity_path("alpha", " Builder ") == identity_path("alpha", "builder")
     assert identity_path("alpha", "Straße") != identity_path("alpha", "strasse")
+
+
+def test_a_long_name_is_saved_under_a_hash_and_found_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """64 CJK characters percent-encode to 576 bytes, too long for a file name: the identity is filed
+    under the SHA-256 of the name key instead, and loads back."""
+    monkeypatch.setenv("KXM_DATA_DIR", str(tmp_path))
+    name = "代" * 64
+
+    save_identity("alpha", name, "agt_1", "kxm_agent_1")
+
+    assert identity_path("alpha", name).name.startswith("sha256-")
+    assert (load_identity("alpha", name) or {})["agent_id"] == "agt_1"
+
+
+def test_an_identity_under_the_older_file_name_is_still_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Versions that named the file ``<name casefolded>.json`` left ``my agent.json``: it is still read."""
+    monkeypatch.setenv("KXM_DATA_DIR", str(tmp_path))
+    folder = tmp_path / "agents" / "alpha"
+    folder.mkdir(parents=True)
+    (folder / "my agent.json").write_text(json.dumps({"name": "My Agent", "agent_id": "agt_1", "agent_key": "k"}))
+
+    assert (load_identity("alpha", "My Agent") or {})["agent_id"] == "agt_1"
+    assert load_identity("beta", "My Agent") is None

@@ -24,10 +24,10 @@ import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from kxm_grpc._gen.kxm.v1 import message_service_pb2 as mpb
-from kxm_grpc._gen.kxm.v1 import types_pb2
 from kxm_grpc.client import HubClient
 from kxm_grpc.errors import HubError
+from kxm_grpc.v1 import message_service_pb2 as mpb
+from kxm_grpc.v1 import types_pb2
 
 DEADLINE = 10.0  # every unary call
 EVENT_WAIT = 15.0  # waiting for a stream event
@@ -103,7 +103,7 @@ class Inbox:
 
     async def _pump(self, after_seq: int) -> None:
         try:
-            async for event in self.client.subscribe(after_seq, reconnect=False):
+            async for event in self.client.messages.subscribe(after_seq, reconnect=False):
                 await self.queue.put(event)
         except HubError as error:
             await self.queue.put(error)
@@ -175,7 +175,7 @@ class Scenario:
         for suffix in ("a", "b", "c"):
             client = HubClient(self.addr, token=self.token, timeout=DEADLINE)
             self.clients[suffix] = client
-            response = await client.register_agent(self.name(suffix), purpose="conformance", model="python")
+            response = await client.agents.register(self.name(suffix), purpose="conformance", model="python")
             self.add(
                 f"register_{suffix}",
                 resumed=response.resumed,
@@ -198,8 +198,8 @@ class Scenario:
     # 3. a sends b a message with an idempotency key, twice
     async def send_idempotent(self) -> str:
         a = self.clients["a"]
-        first = await a.send_message(self.name("b"), REQUEST, idempotency_key=IDEMPOTENCY_KEY)
-        second = await a.send_message(self.name("b"), REQUEST, idempotency_key=IDEMPOTENCY_KEY)
+        first = await a.messages.send(self.name("b"), REQUEST, idempotency_key=IDEMPOTENCY_KEY)
+        second = await a.messages.send(self.name("b"), REQUEST, idempotency_key=IDEMPOTENCY_KEY)
         self.add(
             "send_repeat",
             first_repeated=first.repeated,
@@ -225,14 +225,14 @@ class Scenario:
             redelivered=event.redelivered,
         )
         b = self.clients["b"]
-        acked = await b.ack_messages([message.id])
+        acked = await b.messages.ack([message.id])
         self.add("ack", count=len(acked.messages), state=state_name(acked.messages[0].state))
-        replied = await b.reply_to_message(message.id, REPLY)
+        replied = await b.messages.reply(message.id, REPLY)
         self.add("reply", state=state_name(replied.message.state))
 
     # 5. a awaits the reply
     async def wait(self, message_id: str) -> None:
-        waited = await self.clients["a"].wait_message(message_id, timeout=WAIT_TIMEOUT)
+        waited = await self.clients["a"].messages.wait(message_id, wait=WAIT_TIMEOUT)
         self.add(
             "wait",
             terminal=waited.terminal,
@@ -249,14 +249,14 @@ class Scenario:
             event = await inbox.next_message()
             message = event.message
             client = self.clients[suffix]
-            acked = await client.ack_messages([message.id])
+            acked = await client.messages.ack([message.id])
             try:
                 # Both handlers hold their message before either replies: they run concurrently.
                 await asyncio.wait_for(both_received.wait(), BARRIER_WAIT)
                 concurrent = True
             except TimeoutError:
                 concurrent = False
-            replied = await client.reply_to_message(message.id, fanout_reply(suffix))
+            replied = await client.messages.reply(message.id, fanout_reply(suffix))
             return {
                 "content_equal": message.content == FANOUT,
                 "ack_state": state_name(acked.messages[0].state),
@@ -266,11 +266,11 @@ class Scenario:
 
         handlers = asyncio.gather(handle("b", inbox_b), handle("c", inbox_c))
         try:
-            gathered = await self.clients["a"].fanout_messages(
+            gathered = await self.clients["a"].messages.fanout(
                 [self.name("b"), self.name("c")],
                 FANOUT,
                 idempotency_key_prefix=FANOUT_KEY_PREFIX,
-                timeout=FANOUT_TIMEOUT,
+                wait=FANOUT_TIMEOUT,
             )
         except BaseException:
             handlers.cancel()
@@ -300,7 +300,7 @@ class Scenario:
     # 7. GetMessage with an unknown id
     async def get_missing(self) -> None:
         try:
-            await self.clients["a"].get_message(MISSING_MESSAGE_ID)
+            await self.clients["a"].messages.get(MISSING_MESSAGE_ID)
         except HubError as error:
             self.add("get_missing", **error_facts(error))
         else:
@@ -310,9 +310,9 @@ class Scenario:
     async def lease(self) -> None:
         a = self.clients["a"]
         name = self.name("lease")
-        first = await a.acquire_lease(name, ttl=LEASE_TTL)
-        released = await a.release_lease(name, first.lease.fencing_token)
-        second = await a.acquire_lease(name, ttl=LEASE_TTL)
+        first = await a.leases.acquire(name, ttl=LEASE_TTL)
+        released = await a.leases.release(name, first.lease.fencing_token)
+        second = await a.leases.acquire(name, ttl=LEASE_TTL)
         first_token, second_token = first.lease.fencing_token, second.lease.fencing_token
         self.add(
             "lease",
@@ -322,9 +322,9 @@ class Scenario:
             second_renewed=second.renewed,
             token_grew=second_token > first_token,
         )
-        current = await a.check_fence(name, second_token)
+        current = await a.leases.check_fence(name, second_token)
         try:
-            await a.check_fence(name, first_token)
+            await a.leases.check_fence(name, first_token)
         except HubError as error:
             stale = error_facts(error)
         else:
@@ -335,14 +335,14 @@ class Scenario:
             current_token_equal=current.lease.fencing_token == second_token,
             stale=stale,
         )
-        await a.release_lease(name, second_token)
+        await a.leases.release(name, second_token)
 
     # 9. b's stream is dropped after seq N; a sends two more; b resumes after N
     async def resume(self, inbox_b: Inbox) -> None:
         cursor = inbox_b.seen
         await inbox_b.close()
         a = self.clients["a"]
-        sent = [(await a.send_message(self.name("b"), content)).message.id for content in RESUME]
+        sent = [(await a.messages.send(self.name("b"), content)).message.id for content in RESUME]
         inbox, ready = await self.open_inbox("b", cursor)
         seqs: list[int] = []
         message_ids: list[str] = []

@@ -11,7 +11,9 @@ from kxm_grpc.client.config import update_project_token
 
 def register(commands: Any) -> None:
     """Add ``admin``."""
-    admin = commands.add_parser("admin", help="operator commands (admin token)")
+    admin = commands.add_parser(
+        "admin", help="project management (an operator's token: the admin token or a named operator's)"
+    )
     groups = admin.add_subparsers(dest="admin_group", required=True, metavar="GROUP")
     project = groups.add_parser("project", help="projects and their tokens")
     actions = project.add_subparsers(dest="project_command", required=True, metavar="COMMAND")
@@ -34,7 +36,7 @@ def register(commands: Any) -> None:
 def _create(args: argparse.Namespace) -> int:
     async def command() -> int:
         async with client_from(args, admin=True) as client:
-            response = await client.create_project(args.name)
+            response = await client.admin.create_project(args.name)
         emit(args, message_to_dict(response), f"{response.project.name}\t{response.project_token}")
         return EXIT_OK
 
@@ -44,7 +46,7 @@ def _create(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     async def command() -> int:
         async with client_from(args, admin=True) as client:
-            projects = await all_pages(lambda t: client.list_projects(page_token=t), "projects")
+            projects = await all_pages(lambda t: client.admin.list_projects(page_token=t), "projects")
         emit(args, [message_to_dict(p) for p in projects], "\n".join(p.name for p in projects))
         return EXIT_OK
 
@@ -54,7 +56,7 @@ def _list(args: argparse.Namespace) -> int:
 def _rotate(args: argparse.Namespace) -> int:
     async def command() -> int:
         async with client_from(args, admin=True) as client:
-            response = await client.rotate_project_token(args.name)
+            response = await client.admin.rotate_project_token(args.name)
         # Keep local tools working: the credentials file of this machine gets the new token.
         update_project_token(response.project.name, response.project_token)
         emit(args, message_to_dict(response), f"{response.project.name}\t{response.project_token}")

@@ -45,11 +45,11 @@ def _register(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from kxm_grpc._gen.kxm.v1 import types_pb2
+    from kxm_grpc.v1 import types_pb2
 
     async def command() -> int:
         async with client_from(args) as client:
-            agents = await all_pages(lambda t: client.list_agents(include_offline=args.all, page_token=t), "agents")
+            agents = await all_pages(lambda t: client.agents.list(include_offline=args.all, page_token=t), "agents")
         lines = [
             f"{a.id}\t{a.name}\t{types_pb2.Presence.Name(a.presence).removeprefix('PRESENCE_').lower()}" for a in agents
         ]
@@ -63,7 +63,7 @@ def _unregister(args: argparse.Namespace) -> int:
     async def command() -> int:
         client = await agent_client(args, args.name)
         async with client:
-            response = await client.unregister_agent()
+            response = await client.agents.unregister()
         emit(args, message_to_dict(response.agent), f"{response.agent.id}\t{response.agent.name}\toffline")
         return EXIT_OK
 

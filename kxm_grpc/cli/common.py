@@ -20,7 +20,10 @@ def add_connection_flags(parser: argparse.ArgumentParser, *, admin: bool = False
     """``--addr``, ``--token``, ``--project``, TLS and ``--json`` flags."""
     parser.add_argument("--addr", help="hub address host:port (env KXM_ADDR; default from .kxm/credentials.json)")
     parser.add_argument(
-        "--token", help="admin token (env KXM_ADMIN_TOKEN)" if admin else "project token (env KXM_TOKEN)"
+        "--token",
+        help="admin token, or a named operator's kxm_op_ token (env KXM_ADMIN_TOKEN)"
+        if admin
+        else "project token (env KXM_TOKEN)",
     )
     parser.add_argument("--project", help="project (env KXM_PROJECT; default 'default')")
     parser.add_argument("--tls-ca", help="PEM file of the CA that signed the hub's certificate (enables TLS)")

@@ -31,17 +31,17 @@ def add_identity(parser: argparse.ArgumentParser) -> None:
 
 async def register_saved(client: Any, name: str, **fields: str) -> Any:
     """Register ``name`` (resuming with the saved key, if any) and save the new key."""
-    return await client.register_agent(name, remember=True, **fields)
+    return await client.agents.register(name, remember=True, **fields)
 
 
 async def agent_client(args: argparse.Namespace, name: str) -> Any:
     """A client acting as the saved agent ``name``; registers or resumes it when needed."""
     client = client_from(args)
-    saved = load_identity(await client.caller_project(), name)
+    saved = load_identity(await client.agents.caller_project(), name)
     if saved is not None:
         client.use_agent(saved["agent_id"], saved["agent_key"])
         try:
-            await client.heartbeat()
+            await client.agents.heartbeat()
             return client
         except Unauthenticated:
             pass  # revoked or replaced: resume below with the saved key as proof

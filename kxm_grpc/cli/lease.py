@@ -79,7 +79,7 @@ def _acquire(args: argparse.Namespace) -> int:
     async def command() -> int:
         client = await agent_client(args, name)
         async with client:
-            response = await client.acquire_lease(args.name, ttl=args.ttl, wait=args.wait)
+            response = await client.leases.acquire(args.name, ttl=args.ttl, wait=args.wait)
         emit(args, message_to_dict(response.lease) | {"renewed": response.renewed}, _line(response.lease))
         return EXIT_OK
 
@@ -92,7 +92,7 @@ def _renew(args: argparse.Namespace) -> int:
     async def command() -> int:
         client = await agent_client(args, name)
         async with client:
-            response = await client.renew_lease(args.name, args.fencing_token, ttl=args.ttl)
+            response = await client.leases.renew(args.name, args.fencing_token, ttl=args.ttl)
         emit(args, message_to_dict(response.lease), _line(response.lease))
         return EXIT_OK
 
@@ -105,7 +105,7 @@ def _release(args: argparse.Namespace) -> int:
     async def command() -> int:
         client = await agent_client(args, name)
         async with client:
-            response = await client.release_lease(args.name, args.fencing_token)
+            response = await client.leases.release(args.name, args.fencing_token)
         emit(args, message_to_dict(response.lease), f"{response.lease.name}\treleased")
         return EXIT_OK
 
@@ -115,7 +115,7 @@ def _release(args: argparse.Namespace) -> int:
 def _get(args: argparse.Namespace) -> int:
     async def command() -> int:
         async with client_from(args) as client:
-            response = await client.get_lease(args.name)
+            response = await client.leases.get(args.name)
         emit(args, message_to_dict(response.lease), _line(response.lease))
         return EXIT_OK
 
@@ -125,7 +125,7 @@ def _get(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     async def command() -> int:
         async with client_from(args) as client:
-            leases = await all_pages(lambda t: client.list_leases(include_lapsed=args.all, page_token=t), "leases")
+            leases = await all_pages(lambda t: client.leases.list(include_lapsed=args.all, page_token=t), "leases")
         emit(args, [message_to_dict(lease) for lease in leases], "\n".join(_line(lease) for lease in leases))
         return EXIT_OK
 

@@ -61,7 +61,8 @@ def register(commands: Any) -> None:
 
     wait = actions.add_parser("await", help="wait for a message to be replied to (exit 3 if still open)")
     wait.add_argument("message_id")
-    wait.add_argument("--timeout", type=float, default=60.0, help="seconds to wait (default 60)")
+    # --wait says how long to wait (the word the client and docs use); --timeout is its older name.
+    wait.add_argument("--wait", "--timeout", dest="wait", type=float, default=60.0, help="seconds to wait (default 60)")
     add_identity(wait)
     wait.set_defaults(run=_await)
 
@@ -71,7 +72,9 @@ def register(commands: Any) -> None:
     fanout.add_argument("--prefix", default="", help="idempotency key prefix: makes the fanout safe to retry")
     fanout.add_argument("--correlation-id", default="")
     fanout.add_argument("--ttl", type=float, default=None, help="seconds each message lives")
-    fanout.add_argument("--timeout", type=float, default=60.0, help="seconds to gather replies (at most 1800)")
+    fanout.add_argument(
+        "--wait", "--timeout", dest="wait", type=float, default=60.0, help="seconds to gather replies (at most 1800)"
+    )
     fanout.add_argument("--allow-offline", action="store_true")
     add_identity(fanout)
     fanout.set_defaults(run=_fanout)
@@ -117,7 +120,7 @@ def _agent_name(args: argparse.Namespace) -> str:
 
 
 def _state(message: Any) -> str:
-    from kxm_grpc._gen.kxm.v1 import types_pb2
+    from kxm_grpc.v1 import types_pb2
 
     return types_pb2.MessageState.Name(message.state).removeprefix("MESSAGE_STATE_").lower()
 
@@ -138,11 +141,11 @@ def _detail(message: Any) -> str:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from kxm_grpc._gen.kxm.v1 import types_pb2
+    from kxm_grpc.v1 import types_pb2
 
     async def command() -> int:
         async with client_from(args) as client:
-            agents = await all_pages(lambda t: client.list_agents(include_offline=args.all, page_token=t), "agents")
+            agents = await all_pages(lambda t: client.agents.list(include_offline=args.all, page_token=t), "agents")
         lines = [
             f"{a.id}\t{a.name}\t{types_pb2.Presence.Name(a.presence).removeprefix('PRESENCE_').lower()}\t{a.purpose}"
             for a in agents
@@ -154,7 +157,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _send(args: argparse.Namespace) -> int:
-    from kxm_grpc._gen.kxm.v1 import types_pb2
+    from kxm_grpc.v1 import types_pb2
 
     name = _agent_name(args)
     content = _text(args.content)
@@ -162,7 +165,7 @@ def _send(args: argparse.Namespace) -> int:
     async def command() -> int:
         client = await agent_client(args, name)
         async with client:
-            sent = await client.send_message(
+            sent = await client.messages.send(
                 args.target,
                 content,
                 delivery=types_pb2.Delivery.Value(_DELIVERY[args.delivery]),
@@ -177,7 +180,7 @@ def _send(args: argparse.Namespace) -> int:
             message = sent.message
             terminal = True
             if args.wait is not None:
-                waited = await client.wait(message.id, timeout=args.wait)
+                waited = await client.messages.wait(message.id, wait=args.wait)
                 message, terminal = waited.message, waited.terminal
         emit(args, message_to_dict(message) | {"repeated": sent.repeated}, _detail(message))
         return EXIT_OK if terminal else EXIT_PENDING
@@ -191,7 +194,7 @@ def _get(args: argparse.Namespace) -> int:
     async def command() -> int:
         client = await agent_client(args, name)
         async with client:
-            message = (await client.get_message(args.message_id)).message
+            message = (await client.messages.get(args.message_id)).message
         emit(args, message_to_dict(message), _detail(message))
         return EXIT_OK
 
@@ -204,7 +207,7 @@ def _await(args: argparse.Namespace) -> int:
     async def command() -> int:
         client = await agent_client(args, name)
         async with client:
-            waited = await client.wait(args.message_id, timeout=args.timeout)
+            waited = await client.messages.wait(args.message_id, wait=args.wait)
         emit(args, message_to_dict(waited.message) | {"terminal": waited.terminal}, _detail(waited.message))
         return EXIT_OK if waited.terminal else EXIT_PENDING
 
@@ -212,7 +215,7 @@ def _await(args: argparse.Namespace) -> int:
 
 
 def _fanout(args: argparse.Namespace) -> int:
-    from kxm_grpc._gen.kxm.v1 import message_service_pb2
+    from kxm_grpc.v1 import message_service_pb2
 
     name = _agent_name(args)
     content = _text(args.content)
@@ -220,13 +223,13 @@ def _fanout(args: argparse.Namespace) -> int:
     async def command() -> int:
         client = await agent_client(args, name)
         async with client:
-            response = await client.fanout_messages(
+            response = await client.messages.fanout(
                 args.targets,
                 content,
                 correlation_id=args.correlation_id,
                 idempotency_key_prefix=args.prefix,
                 ttl=args.ttl,
-                timeout=args.timeout,
+                wait=args.wait,
                 allow_offline=args.allow_offline,
             )
         lines = []
@@ -250,7 +253,7 @@ def _cancel(args: argparse.Namespace) -> int:
     async def command() -> int:
         client = await agent_client(args, name)
         async with client:
-            message = (await client.cancel_message(args.message_id)).message
+            message = (await client.messages.cancel(args.message_id)).message
         emit(args, message_to_dict(message), _detail(message))
         return EXIT_OK
 
@@ -263,7 +266,7 @@ def _inbox(args: argparse.Namespace) -> int:
     async def command() -> int:
         client = await agent_client(args, name)
         async with client:
-            found = await all_pages(lambda t: client.list_inbox(page_token=t), "messages")
+            found = await all_pages(lambda t: client.messages.list_inbox(page_token=t), "messages")
         emit(args, {"messages": [message_to_dict(m) for m in found]}, "\n".join(_line(m) for m in found))
         return EXIT_OK
 
@@ -277,7 +280,7 @@ def _reply(args: argparse.Namespace) -> int:
     async def command() -> int:
         client = await agent_client(args, name)
         async with client:
-            message = (await client.reply_to_message(args.message_id, content)).message
+            message = (await client.messages.reply(args.message_id, content)).message
         emit(args, message_to_dict(message), _detail(message))
         return EXIT_OK
 
@@ -290,7 +293,7 @@ def _ack(args: argparse.Namespace) -> int:
     async def command() -> int:
         client = await agent_client(args, name)
         async with client:
-            acked = (await client.ack_messages(args.message_ids)).messages
+            acked = (await client.messages.ack(args.message_ids)).messages
         emit(args, [message_to_dict(m) for m in acked], "\n".join(_line(m) for m in acked))
         return EXIT_OK
 
@@ -304,7 +307,9 @@ def _tail(args: argparse.Namespace) -> int:
         client = await agent_client(args, name)
         seen = 0
         async with client:
-            async for event in client.subscribe(args.after_seq, presence_only=args.presence_only, auto_ack=args.ack):
+            async for event in client.messages.subscribe(
+                args.after_seq, presence_only=args.presence_only, auto_ack=args.ack
+            ):
                 kind = event.WhichOneof("event") or ""
                 if args.json:
                     print(json.dumps(message_to_dict(event), sort_keys=True), flush=True)

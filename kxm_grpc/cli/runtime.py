@@ -19,11 +19,11 @@ def register(commands: Any) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from kxm_grpc._gen.kxm.v1 import types_pb2
+    from kxm_grpc.v1 import types_pb2
 
     async def command() -> int:
         async with client_from(args) as client:
-            runtimes = await all_pages(lambda t: client.list_runtimes(page_token=t), "runtimes")
+            runtimes = await all_pages(lambda t: client.runtimes.list(page_token=t), "runtimes")
 
         def line(runtime: Any) -> str:
             presence = types_pb2.RuntimePresenceState.Name(runtime.presence)

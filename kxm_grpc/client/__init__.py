@@ -1,6 +1,31 @@
-"""The thin Python client: HubClient (async) and SyncHubClient (blocking)."""
+"""The thin Python client: HubClient (async) and SyncHubClient (blocking), one sub-client per area.
 
+``hub.agents``, ``hub.messages``, ``hub.leases``, ``hub.runtimes`` and ``hub.admin`` (classes
+``Agents``, ``Messages``, ... and their blocking twins ``SyncAgents``, ``SyncMessages``, ...) hold
+one method per RPC. The message and enum types they take and return are in ``kxm_grpc.v1``.
+"""
+
+from kxm_grpc.client.admin import Admin
+from kxm_grpc.client.agents import Agents
 from kxm_grpc.client.hub import HubClient
-from kxm_grpc.client.sync import SyncHubClient
+from kxm_grpc.client.leases import HeldLease, LeaseLost, Leases
+from kxm_grpc.client.messages import Messages
+from kxm_grpc.client.runtimes import Runtimes
+from kxm_grpc.client.sync import SyncAdmin, SyncAgents, SyncHubClient, SyncLeases, SyncMessages, SyncRuntimes
 
-__all__ = ["HubClient", "SyncHubClient"]
+__all__ = [
+    "Admin",
+    "Agents",
+    "HeldLease",
+    "HubClient",
+    "LeaseLost",
+    "Leases",
+    "Messages",
+    "Runtimes",
+    "SyncAdmin",
+    "SyncAgents",
+    "SyncHubClient",
+    "SyncLeases",
+    "SyncMessages",
+    "SyncRuntimes",
+]

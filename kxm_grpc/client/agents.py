@@ -1,20 +1,27 @@
-"""AgentService calls: registration and presence."""
+"""``hub.agents``: AgentService calls, registration and presence."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from kxm_grpc._gen.kxm.v1 import agent_service_pb2, agent_service_pb2_grpc
-from kxm_grpc.client.base import ClientBase
+from kxm_grpc.client.base import Area
 from kxm_grpc.client.identity import load_identity, save_identity
 
 
-class AgentCalls(ClientBase):
-    """kxm.v1.AgentService."""
+class Agents(Area):
+    """kxm.v1.AgentService: ``register``, ``heartbeat``, ``unregister``, ``list``, ``get_caller_identity``."""
 
-    # The project the hub said this client's bearer credentials admit, with the metadata it was
+    SERVICE: ClassVar[str] = "kxm.v1.AgentService"
+
+    # The project the hub said the parent's bearer credentials admit, with the metadata it was
     # asked with (a later call with other credentials asks again).
     _caller_project: tuple[tuple[tuple[str, str], ...], str] | None = None
 
-    async def register_agent(
+    def _rpc(self) -> agent_service_pb2_grpc.AgentServiceAsyncStub:
+        return self._hub._stub(agent_service_pb2_grpc.AgentServiceStub)
+
+    async def register(
         self,
         name: str,
         *,
@@ -24,8 +31,9 @@ class AgentCalls(ClientBase):
         previous_key: str = "",
         adopt: bool = True,
         remember: bool = False,
+        timeout: float | None = None,
     ) -> agent_service_pb2.RegisterAgentResponse:
-        """Register (or resume) an agent; with ``adopt`` this client then acts as it.
+        """Register (or resume) an agent; with ``adopt`` the client then acts as it.
 
         With ``remember``, the key saved by an earlier registration of this name (see
         ``kxm_grpc.client.identity``) is presented as ``previous_key``, and the new key is saved:
@@ -42,61 +50,59 @@ class AgentCalls(ClientBase):
             project = await self.caller_project()
             if project:
                 previous_key = (load_identity(project, name) or {}).get("agent_key", "")
-        response = await self._call(
-            self._stub(agent_service_pb2_grpc.AgentServiceStub).RegisterAgent,
+        response = await self._hub._call(
+            self._rpc().RegisterAgent,
             agent_service_pb2.RegisterAgentRequest(
                 name=name, purpose=purpose, model=model, host=host, previous_key=previous_key
             ),
+            timeout=timeout,
             # A register never authenticates as an agent: an old identity may be revoked already.
-            metadata=self.bearer_metadata,
+            metadata=self._hub.bearer_metadata,
         )
         if remember:
             # The registered agent's project is the hub's word too (the credential's, never a request field).
             save_identity(response.agent.project, name, response.agent.id, response.agent_key)
         if adopt:
-            self.use_agent(response.agent.id, response.agent_key)
+            self._hub.use_agent(response.agent.id, response.agent_key)
         return response
 
-    async def heartbeat(self) -> agent_service_pb2.HeartbeatResponse:
+    async def heartbeat(self, *, timeout: float | None = None) -> agent_service_pb2.HeartbeatResponse:
         """Renew this agent's presence."""
-        return await self._call(
-            self._stub(agent_service_pb2_grpc.AgentServiceStub).Heartbeat, agent_service_pb2.HeartbeatRequest()
-        )
+        return await self._hub._call(self._rpc().Heartbeat, agent_service_pb2.HeartbeatRequest(), timeout=timeout)
 
-    async def unregister_agent(self) -> agent_service_pb2.UnregisterAgentResponse:
+    async def unregister(self, *, timeout: float | None = None) -> agent_service_pb2.UnregisterAgentResponse:
         """Go offline; the agent key is revoked."""
-        return await self._call(
-            self._stub(agent_service_pb2_grpc.AgentServiceStub).UnregisterAgent,
-            agent_service_pb2.UnregisterAgentRequest(),
+        return await self._hub._call(
+            self._rpc().UnregisterAgent, agent_service_pb2.UnregisterAgentRequest(), timeout=timeout
         )
 
-    async def list_agents(
-        self, *, include_offline: bool = False, page_size: int = 0, page_token: str = ""
+    async def list(
+        self, *, include_offline: bool = False, page_size: int = 0, page_token: str = "", timeout: float | None = None
     ) -> agent_service_pb2.ListAgentsResponse:
         """One page of the project's agents."""
-        return await self._call(
-            self._stub(agent_service_pb2_grpc.AgentServiceStub).ListAgents,
+        return await self._hub._call(
+            self._rpc().ListAgents,
             agent_service_pb2.ListAgentsRequest(
                 include_offline=include_offline, page_size=page_size, page_token=page_token
             ),
+            timeout=timeout,
         )
 
-    async def get_caller_identity(self) -> agent_service_pb2.GetCallerIdentityResponse:
-        """Who this client's credentials make it: credential kind, project, and agent or runtime id.
+    async def get_caller_identity(self, *, timeout: float | None = None) -> agent_service_pb2.GetCallerIdentityResponse:
+        """Who the client's credentials make it: credential kind, project, and agent or runtime id.
 
         Raises:
             Unauthenticated: the credentials are missing or not valid.
         """
-        response = await self._call(
-            self._stub(agent_service_pb2_grpc.AgentServiceStub).GetCallerIdentity,
-            agent_service_pb2.GetCallerIdentityRequest(),
+        response = await self._hub._call(
+            self._rpc().GetCallerIdentity, agent_service_pb2.GetCallerIdentityRequest(), timeout=timeout
         )
         # An agent identity always belongs to its token's project: the answer holds for the bearer too.
-        self._caller_project = (self.bearer_metadata, response.project)
+        self._caller_project = (self._hub.bearer_metadata, response.project)
         return response
 
     async def caller_project(self) -> str:
-        """The project this client's bearer credentials admit, as the hub says; asked once per client.
+        """The project the client's bearer credentials admit, as the hub says; asked once per client.
 
         Empty for the admin token when the client names no project. The agent identity is left out
         of the question, so a revoked or replaced agent key does not hide the project.
@@ -105,13 +111,11 @@ class AgentCalls(ClientBase):
             Unauthenticated: the bearer token is missing or not valid.
             PermissionDenied: ``project`` names another project than the token's.
         """
-        bearer = self.bearer_metadata
+        bearer = self._hub.bearer_metadata
         if self._caller_project is not None and self._caller_project[0] == bearer:
             return self._caller_project[1]
-        response = await self._call(
-            self._stub(agent_service_pb2_grpc.AgentServiceStub).GetCallerIdentity,
-            agent_service_pb2.GetCallerIdentityRequest(),
-            metadata=bearer,
+        response = await self._hub._call(
+            self._rpc().GetCallerIdentity, agent_service_pb2.GetCallerIdentityRequest(), metadata=bearer
         )
         self._caller_project = (bearer, response.project)
         return response.project

@@ -3,14 +3,20 @@
 Errors arrive as the same HubError subclasses the server raised (``reason``, ``metadata``,
 ``field_violations``, ``retry_after``); transport failures arrive as ``Unavailable`` or
 ``DeadlineExceeded``. Every unary call has a deadline (``timeout``, 15 s by default).
+
+``Area`` is the base of the per-service sub-clients (``hub.messages``, ``hub.leases``, ...): each
+holds its parent and makes every call through the parent's ``_call``, so all areas share one
+channel, one set of credentials (``use_agent`` switches them for every area), one default deadline
+and one error mapping.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Self, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 import grpc
+from google.protobuf import duration_pb2
 
 from kxm_grpc._status import from_rpc_error
 from kxm_grpc.client.config import resolve
@@ -26,6 +32,15 @@ CHANNEL_OPTIONS: list[tuple[str, Any]] = [
     ("grpc.http2.max_pings_without_data", 0),
     ("grpc.max_receive_message_length", 16 * 1024 * 1024),
 ]
+
+
+def duration(seconds: float | None) -> duration_pb2.Duration | None:
+    """Seconds as a protobuf Duration (None stays None: the field is left unset)."""
+    if seconds is None:
+        return None
+    value = duration_pb2.Duration()
+    value.FromNanoseconds(round(seconds * 1e9))
+    return value
 
 
 class ClientBase:
@@ -94,6 +109,11 @@ class ClientBase:
         self.agent_id, self.agent_key = agent_id, agent_key
         self._metadata = self._build_metadata()
 
+    def use_runtime_key(self, runtime_key: str) -> None:
+        """Act as the runtime this key was issued to from now on (the key replaces the bearer token)."""
+        self.token = runtime_key
+        self.use_agent(None, None)
+
     @property
     def metadata(self) -> tuple[tuple[str, str], ...]:
         """The credentials metadata every call carries."""
@@ -130,3 +150,20 @@ class ClientBase:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+class Area:
+    """One service's calls on a parent client (``hub.messages``, ``hub.leases``, ...).
+
+    ``timeout`` on a method is that call's deadline in seconds (the parent's ``timeout`` when left
+    out); how long the hub should wait for something is always called ``wait``.
+    """
+
+    #: The full name of the service this area calls (``kxm.v1.MessageService``).
+    SERVICE: ClassVar[str]
+
+    def __init__(self, hub: ClientBase) -> None:
+        self._hub = hub
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self._hub.address}>"

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-DEFAULT_ADDRESS = "127.0.0.1:7331"
+from kxm_grpc import defaults
+
+DEFAULT_ADDRESS = defaults.ADDRESS
 
 
 def credentials_path() -> Path:
@@ -17,7 +19,7 @@ def credentials_path() -> Path:
     explicit = os.environ.get("KXM_CREDENTIALS")
     if explicit:
         return Path(explicit)
-    return Path(os.environ.get("KXM_DATA_DIR", ".kxm")) / "credentials.json"
+    return defaults.data_dir() / "credentials.json"
 
 
 def read_credentials_file(path: Path | None = None) -> dict[str, Any]:

@@ -1,23 +1,27 @@
-"""HubClient: a thin async client over the generated stubs, one method per RPC.
+"""HubClient: a thin async client over the generated stubs, one sub-client per service area.
 
-Each service's calls live in their own module; HubClient combines them. Errors arrive as the same
-HubError subclasses the server raised (``reason``, ``metadata``, ``field_violations``,
+``hub.agents``, ``hub.messages``, ``hub.leases``, ``hub.runtimes`` and ``hub.admin`` each have one
+method per RPC of their service, named after it without the area's noun (``messages.send`` for
+SendMessage, ``leases.acquire`` for AcquireLease), plus the helpers on top (``messages.subscribe``
+resumes by cursor, ``leases.hold``, ``agents.register(remember=True)``, ``agents.caller_project``).
+All areas share the client's channel, credentials, default deadline and error mapping. Errors arrive
+as the same HubError subclasses the server raised (``reason``, ``metadata``, ``field_violations``,
 ``retry_after``); transport failures arrive as ``Unavailable`` or ``DeadlineExceeded``.
+
+The flat names of the first client (``hub.send_message``, ``hub.send``, ...) still work for one
+release and emit DeprecationWarning (``kxm_grpc.client.deprecated``).
 """
 
 from __future__ import annotations
 
-from kxm_grpc.client.admin import AdminCalls
-from kxm_grpc.client.agents import AgentCalls
-from kxm_grpc.client.leases import LeaseCalls
-from kxm_grpc.client.messages import MessageCalls
-from kxm_grpc.client.runtimes import RuntimeCalls
+from kxm_grpc.client.deprecated import FlatCalls
 
 
-class HubClient(AgentCalls, MessageCalls, LeaseCalls, RuntimeCalls, AdminCalls):
+class HubClient(FlatCalls):
     """An async client for one hub, acting as one caller (admin, project, agent or runtime).
 
     Arguments left out are read from ``KXM_ADDR``, ``KXM_TOKEN`` (``KXM_ADMIN_TOKEN`` with
     ``admin=True``), ``KXM_PROJECT``, ``KXM_AGENT_ID``, ``KXM_AGENT_KEY``, then from the
-    credentials file a zero-configuration hub wrote (``.kxm/credentials.json``).
+    credentials file a zero-configuration hub wrote (``.kxm/credentials.json``). ``timeout`` is the
+    default deadline of every unary call, in seconds.
     """

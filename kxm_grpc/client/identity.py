@@ -1,7 +1,7 @@
 """Saved agent identities: an agent's id and last key, kept on disk so it can resume its name.
 
 The hub lets a name be resumed (same id, inbox and leases) only with the agent's last key. The CLI
-and ``HubClient.register_agent(..., remember=True)`` keep that key under the data directory
+and ``HubClient.agents.register(..., remember=True)`` keep that key under the data directory
 (``$KXM_DATA_DIR/agents/<project>/<name>.json``, default ``.kxm``), mode 0600 in a 0700 directory.
 
 ``<project>`` is the project the hub says the credentials belong to (``GetCallerIdentity``), never
@@ -12,35 +12,68 @@ under ``default/`` by a token of another project is not reused; see docs/api.md.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
 from urllib.parse import quote
 
+from kxm_grpc import defaults
 from kxm_grpc.domain.agents import name_key
+
+# Most file systems allow 255 bytes per file name; a percent-encoded name beyond this is hashed.
+_MAX_FILE_NAME = 200
 
 
 def identity_path(project: str, name: str) -> Path:
     """Where an agent's id and key are kept: under the project the hub named.
+
+    The file is named by the hub's own case-insensitive key of the name (two spellings the hub
+    treats as one name share a file), percent-encoded since a name may contain any character
+    (``/`` and ``..`` included), or by its SHA-256 when that encoding is too long for a file name
+    (64 CJK characters encode to 576 bytes). The project is percent-encoded too: it comes from
+    the hub's answer and must never become a path of its own.
 
     Raises:
         ValueError: ``project`` is empty (the hub named none, so there is nowhere safe to file it).
     """
     if not project:
         raise ValueError("a saved agent identity needs the project its credentials belong to")
-    base = Path(os.environ.get("KXM_DATA_DIR", ".kxm")) / "agents" / project
-    # The hub's own case-insensitive key, so two spellings the hub treats as one name share a file;
-    # percent-encoded, since a name may contain any character (``/`` and ``..`` included).
-    return base / f"{quote(name_key(name), safe='')}.json"
+    key = name_key(name)
+    file_name = quote(key, safe="")
+    if len(file_name) > _MAX_FILE_NAME:
+        file_name = "sha256-" + hashlib.sha256(key.encode()).hexdigest()
+    return _project_dir(project) / f"{file_name}.json"
+
+
+def _project_dir(project: str) -> Path:
+    return defaults.data_dir() / "agents" / quote(project, safe="")
+
+
+def _legacy_path(project: str, name: str) -> Path | None:
+    """Where versions before 0.2 kept the identity (``<name stripped and casefolded>.json``), if that
+    is a plain file name."""
+    legacy = name.strip().casefold()
+    if not legacy or "/" in legacy or legacy in (".", "..") or len(legacy.encode()) > _MAX_FILE_NAME:
+        return None
+    return _project_dir(project) / f"{legacy}.json"
 
 
 def load_identity(project: str, name: str) -> dict[str, str] | None:
-    """The saved identity (``agent_id``, ``agent_key``), or None."""
-    try:
-        data = json.loads(identity_path(project, name).read_text())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    """The saved identity (``agent_id``, ``agent_key``), or None.
+
+    An identity saved under the older file name of the same project is found too.
+    """
+    for path in (identity_path(project, name), _legacy_path(project, name)):
+        if path is None:
+            continue
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and name_key(str(data.get("name", ""))) == name_key(name):
+            return data
+    return None
 
 
 def save_identity(project: str, name: str, agent_id: str, agent_key: str) -> None:

@@ -1,4 +1,4 @@
-"""LeaseService calls: fenced leases, plus ``hold_lease`` to keep one for the length of a block."""
+"""``hub.leases``: LeaseService calls, fenced leases, plus ``hold`` to keep one for the length of a block."""
 
 from __future__ import annotations
 
@@ -7,24 +7,15 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-
-from google.protobuf import duration_pb2
+from typing import ClassVar
 
 from kxm_grpc._gen.kxm.v1 import lease_service_pb2, lease_service_pb2_grpc, types_pb2
-from kxm_grpc.client.base import ClientBase
+from kxm_grpc.client.base import Area, duration
 from kxm_grpc.errors import Aborted, FailedPrecondition, HubError, NotFound, Reason
 
 
-def _duration(seconds: float | None) -> duration_pb2.Duration | None:
-    if seconds is None:
-        return None
-    value = duration_pb2.Duration()
-    value.FromNanoseconds(round(seconds * 1e9))
-    return value
-
-
 class LeaseLost(Aborted):
-    """The lease held by ``hold_lease`` was lost (superseded, lapsed, or not renewable in time).
+    """The lease held by ``leases.hold`` was lost (superseded, lapsed, or not renewable in time).
 
     Raised in the task running the ``async with`` block; ``cause`` is the hub's answer to the
     failed renewal, or None when the hub could not be reached before the lease lapsed.
@@ -45,7 +36,7 @@ class LeaseLost(Aborted):
 
 @dataclass
 class HeldLease:
-    """A lease held by ``hold_lease``: the latest grant the hub returned (renewed in the background)."""
+    """A lease held by ``leases.hold``: the latest grant the hub returned (renewed in the background)."""
 
     lease: types_pb2.Lease
 
@@ -60,66 +51,80 @@ class HeldLease:
         return self.lease.fencing_token
 
 
-class LeaseCalls(ClientBase):
-    """kxm.v1.LeaseService."""
+class Leases(Area):
+    """kxm.v1.LeaseService: ``acquire``, ``renew``, ``release``, ``get``, ``list``, ``check_fence``, and ``hold``."""
 
-    async def acquire_lease(
+    SERVICE: ClassVar[str] = "kxm.v1.LeaseService"
+
+    def _rpc(self) -> lease_service_pb2_grpc.LeaseServiceAsyncStub:
+        return self._hub._stub(lease_service_pb2_grpc.LeaseServiceStub)
+
+    async def acquire(
         self, name: str, *, ttl: float | None = None, wait: float | None = None, timeout: float | None = None
     ) -> lease_service_pb2.AcquireLeaseResponse:
         """Acquire (or extend this agent's own) lease; with ``wait`` seconds, queue until it is free.
 
-        The call's deadline is raised to cover the wait, so a wait that ends returns LEASE_HELD.
+        The call's deadline is raised to cover the wait (unless ``timeout`` is given), so a wait
+        that ends returns LEASE_HELD.
         """
         if timeout is None and wait is not None:
-            timeout = self.timeout + wait
-        return await self._call(
-            self._stub(lease_service_pb2_grpc.LeaseServiceStub).AcquireLease,
-            lease_service_pb2.AcquireLeaseRequest(name=name, ttl=_duration(ttl), wait=_duration(wait)),
+            timeout = self._hub.timeout + wait
+        return await self._hub._call(
+            self._rpc().AcquireLease,
+            lease_service_pb2.AcquireLeaseRequest(name=name, ttl=duration(ttl), wait=duration(wait)),
             timeout=timeout,
         )
 
-    async def renew_lease(
-        self, name: str, fencing_token: int, *, ttl: float | None = None
+    async def renew(
+        self, name: str, fencing_token: int, *, ttl: float | None = None, timeout: float | None = None
     ) -> lease_service_pb2.RenewLeaseResponse:
         """Extend this agent's live lease; the token stays the same."""
-        return await self._call(
-            self._stub(lease_service_pb2_grpc.LeaseServiceStub).RenewLease,
-            lease_service_pb2.RenewLeaseRequest(name=name, fencing_token=fencing_token, ttl=_duration(ttl)),
+        return await self._hub._call(
+            self._rpc().RenewLease,
+            lease_service_pb2.RenewLeaseRequest(name=name, fencing_token=fencing_token, ttl=duration(ttl)),
+            timeout=timeout,
         )
 
-    async def release_lease(self, name: str, fencing_token: int) -> lease_service_pb2.ReleaseLeaseResponse:
+    async def release(
+        self, name: str, fencing_token: int, *, timeout: float | None = None
+    ) -> lease_service_pb2.ReleaseLeaseResponse:
         """End this agent's lease; the next grant of the name gets a higher token."""
-        return await self._call(
-            self._stub(lease_service_pb2_grpc.LeaseServiceStub).ReleaseLease,
+        return await self._hub._call(
+            self._rpc().ReleaseLease,
             lease_service_pb2.ReleaseLeaseRequest(name=name, fencing_token=fencing_token),
+            timeout=timeout,
         )
 
-    async def get_lease(self, name: str) -> lease_service_pb2.GetLeaseResponse:
+    async def get(self, name: str, *, timeout: float | None = None) -> lease_service_pb2.GetLeaseResponse:
         """The current grant of a name (live or lapsed)."""
-        return await self._call(
-            self._stub(lease_service_pb2_grpc.LeaseServiceStub).GetLease, lease_service_pb2.GetLeaseRequest(name=name)
+        return await self._hub._call(
+            self._rpc().GetLease, lease_service_pb2.GetLeaseRequest(name=name), timeout=timeout
         )
 
-    async def list_leases(
-        self, *, include_lapsed: bool = False, page_size: int = 0, page_token: str = ""
+    async def list(
+        self, *, include_lapsed: bool = False, page_size: int = 0, page_token: str = "", timeout: float | None = None
     ) -> lease_service_pb2.ListLeasesResponse:
         """One page of the project's leases by name."""
-        return await self._call(
-            self._stub(lease_service_pb2_grpc.LeaseServiceStub).ListLeases,
+        return await self._hub._call(
+            self._rpc().ListLeases,
             lease_service_pb2.ListLeasesRequest(
                 include_lapsed=include_lapsed, page_size=page_size, page_token=page_token
             ),
+            timeout=timeout,
         )
 
-    async def check_fence(self, name: str, fencing_token: int) -> lease_service_pb2.CheckFenceResponse:
+    async def check_fence(
+        self, name: str, fencing_token: int, *, timeout: float | None = None
+    ) -> lease_service_pb2.CheckFenceResponse:
         """OK if ``fencing_token`` is the name's current, live grant; else the refusal (see docs/leases.md)."""
-        return await self._call(
-            self._stub(lease_service_pb2_grpc.LeaseServiceStub).CheckFence,
+        return await self._hub._call(
+            self._rpc().CheckFence,
             lease_service_pb2.CheckFenceRequest(name=name, fencing_token=fencing_token),
+            timeout=timeout,
         )
 
     @contextlib.asynccontextmanager
-    async def hold_lease(
+    async def hold(
         self, name: str, *, ttl: float = 60.0, wait: float | None = None, renew_every: float | None = None
     ) -> AsyncIterator[HeldLease]:
         """Hold a lease for the length of an ``async with`` block, renewing it in the background.
@@ -133,7 +138,7 @@ class LeaseCalls(ClientBase):
             LeaseLost: the lease was lost while the block ran.
         """
         asked = time.monotonic()
-        acquired = await self.acquire_lease(name, ttl=ttl, wait=wait)
+        acquired = await self.acquire(name, ttl=ttl, wait=wait)
         if wait:
             asked = time.monotonic()  # granted at the end of the wait, moments ago
         held = HeldLease(acquired.lease)
@@ -151,7 +156,7 @@ class LeaseCalls(ClientBase):
                 await asyncio.sleep(delay)
                 started = time.monotonic()
                 try:
-                    renewed = await self.renew_lease(name, token, ttl=ttl)
+                    renewed = await self.renew(name, token, ttl=ttl)
                 except (Aborted, FailedPrecondition, NotFound) as refused:
                     lost.append(refused)
                     break
@@ -179,4 +184,4 @@ class LeaseCalls(ClientBase):
                 await keeper
             if not lost:
                 with contextlib.suppress(HubError):
-                    await self.release_lease(name, token)
+                    await self.release(name, token)

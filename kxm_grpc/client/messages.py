@@ -1,8 +1,10 @@
-"""MessageService calls: peer requests, await and fanout, and the resumable inbox stream.
+"""``hub.messages``: MessageService calls, peer requests, waits and fan-out, and the resumable inbox stream.
 
-One method per RPC, named after it, plus short aliases (``send``, ``get``, ``cancel``, ``reply``,
-``ack``, ``inbox``, ``wait``, ``fanout``). ``subscribe()`` is an async iterator over the inbox
-stream that reconnects with backoff and jitter and resumes from the last sequence it saw.
+One method per RPC, named after it without the word "message": ``send``, ``get``, ``cancel``,
+``reply``, ``ack``, ``list_inbox``, ``wait``, ``fanout``, ``subscribe``. ``wait=`` is always how
+long to wait, in seconds; ``timeout=`` is always the call's deadline. ``subscribe()`` is an async
+iterator over the inbox stream that reconnects with backoff and jitter and resumes from the last
+sequence it saw.
 """
 
 from __future__ import annotations
@@ -10,40 +12,35 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator, Iterable
+from typing import ClassVar
 
 import grpc
-from google.protobuf import duration_pb2
 
 from kxm_grpc._gen.kxm.v1 import message_service_pb2 as pb
 from kxm_grpc._gen.kxm.v1 import message_service_pb2_grpc, types_pb2
 from kxm_grpc._status import from_rpc_error
-from kxm_grpc.client.base import ClientBase
+from kxm_grpc.client.base import Area, duration
 from kxm_grpc.errors import FailedPrecondition, HubError, NotFound
 
 # The long-poll RPCs answer by themselves before this much past their wait.
-_LONG_POLL_SLACK = 5.0
-_MAX_WAIT_CALL = 60.0
+LONG_POLL_SLACK = 5.0
+# The longest wait one WaitMessage call covers; ``wait`` makes as many calls as a longer wait needs.
+MAX_WAIT_CALL = 60.0
 
 # Statuses after which a stream is opened again: the hub stopped or moved, the consumer was too
 # slow, or the agent's other streams have not closed yet. Credentials and argument errors are final.
 _RESUMABLE = frozenset({"UNAVAILABLE", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED", "CANCELLED", "UNKNOWN", "INTERNAL"})
 
 
-def _duration(seconds: float | None) -> duration_pb2.Duration | None:
-    if seconds is None:
-        return None
-    value = duration_pb2.Duration()
-    value.FromNanoseconds(round(seconds * 1e9))
-    return value
+class Messages(Area):
+    """kxm.v1.MessageService: requests between the agents of a project, and the agent's inbox."""
 
+    SERVICE: ClassVar[str] = "kxm.v1.MessageService"
 
-class MessageCalls(ClientBase):
-    """kxm.v1.MessageService."""
+    def _rpc(self) -> message_service_pb2_grpc.MessageServiceAsyncStub:
+        return self._hub._stub(message_service_pb2_grpc.MessageServiceStub)
 
-    def _messages(self) -> message_service_pb2_grpc.MessageServiceAsyncStub:
-        return self._stub(message_service_pb2_grpc.MessageServiceStub)
-
-    async def send_message(
+    async def send(
         self,
         target: str,
         content: str,
@@ -57,19 +54,19 @@ class MessageCalls(ClientBase):
         ttl: float | None = None,
         allow_offline: bool = False,
         workflow_context: types_pb2.WorkflowMessageContext | None = None,
-        reply_wait: float | None = None,
+        wait: float | None = None,
         timeout: float | None = None,
     ) -> pb.SendMessageResponse:
         """Send a request to another agent (id or name) of the project; ``ttl`` in seconds.
 
-        With ``reply_wait`` (seconds, at most 60) the hub also waits for the message to end and
-        returns it replied (``terminal``), saving the WaitMessage call; the call's deadline is
-        raised to cover the wait unless ``timeout`` is given.
+        With ``wait`` (seconds, at most 60; the request's ``wait``) the hub also waits for the
+        message to end and returns it replied (``terminal``), saving the WaitMessage call; the
+        call's deadline is raised to cover the wait unless ``timeout`` is given.
         """
-        if timeout is None and reply_wait is not None:
-            timeout = self.timeout + reply_wait
-        return await self._call(
-            self._messages().SendMessage,
+        if timeout is None and wait is not None:
+            timeout = self._hub.timeout + wait
+        return await self._hub._call(
+            self._rpc().SendMessage,
             pb.SendMessageRequest(
                 target=target,
                 content=content,
@@ -79,48 +76,75 @@ class MessageCalls(ClientBase):
                 idempotency_key=idempotency_key,
                 hops=hops,
                 max_hops=max_hops,
-                ttl=_duration(ttl),
+                ttl=duration(ttl),
                 allow_offline=allow_offline,
                 workflow_context=workflow_context,
-                reply_wait=_duration(reply_wait),
+                wait=duration(wait),
             ),
             timeout=timeout,
         )
 
-    async def get_message(self, message_id: str) -> pb.GetMessageResponse:
+    async def get(self, message_id: str, *, timeout: float | None = None) -> pb.GetMessageResponse:
         """A message this agent sent or received."""
-        return await self._call(self._messages().GetMessage, pb.GetMessageRequest(message_id=message_id))
+        return await self._hub._call(
+            self._rpc().GetMessage, pb.GetMessageRequest(message_id=message_id), timeout=timeout
+        )
 
-    async def cancel_message(self, message_id: str) -> pb.CancelMessageResponse:
+    async def cancel(self, message_id: str, *, timeout: float | None = None) -> pb.CancelMessageResponse:
         """Cancel a message this agent sent."""
-        return await self._call(self._messages().CancelMessage, pb.CancelMessageRequest(message_id=message_id))
+        return await self._hub._call(
+            self._rpc().CancelMessage, pb.CancelMessageRequest(message_id=message_id), timeout=timeout
+        )
 
-    async def reply_to_message(self, message_id: str, content: str) -> pb.ReplyToMessageResponse:
+    async def reply(self, message_id: str, content: str, *, timeout: float | None = None) -> pb.ReplyToMessageResponse:
         """Reply (once) to a message this agent received."""
-        return await self._call(
-            self._messages().ReplyToMessage, pb.ReplyToMessageRequest(message_id=message_id, content=content)
+        return await self._hub._call(
+            self._rpc().ReplyToMessage,
+            pb.ReplyToMessageRequest(message_id=message_id, content=content),
+            timeout=timeout,
         )
 
-    async def ack_messages(self, message_ids: Iterable[str]) -> pb.AckMessagesResponse:
+    async def ack(self, message_ids: Iterable[str], *, timeout: float | None = None) -> pb.AckMessagesResponse:
         """Acknowledge received messages (all or none): they are never redelivered on a stream."""
-        return await self._call(self._messages().AckMessages, pb.AckMessagesRequest(message_ids=list(message_ids)))
+        return await self._hub._call(
+            self._rpc().AckMessages, pb.AckMessagesRequest(message_ids=[*message_ids]), timeout=timeout
+        )
 
-    async def list_inbox(self, *, page_size: int = 0, page_token: str = "") -> pb.ListInboxResponse:
+    async def list_inbox(
+        self, *, page_size: int = 0, page_token: str = "", timeout: float | None = None
+    ) -> pb.ListInboxResponse:
         """One page of this agent's open inbound messages, oldest first."""
-        return await self._call(
-            self._messages().ListInbox, pb.ListInboxRequest(page_size=page_size, page_token=page_token)
+        return await self._hub._call(
+            self._rpc().ListInbox, pb.ListInboxRequest(page_size=page_size, page_token=page_token), timeout=timeout
         )
 
-    async def wait_message(self, message_id: str, *, timeout: float | None = None) -> pb.WaitMessageResponse:
-        """One long poll (at most 60 s) until the message is terminal; ``terminal`` says whether it is."""
-        wait = _MAX_WAIT_CALL if timeout is None else min(timeout, _MAX_WAIT_CALL)
-        return await self._call(
-            self._messages().WaitMessage,
-            pb.WaitMessageRequest(message_id=message_id, timeout=_duration(wait)),
-            timeout=wait + _LONG_POLL_SLACK,
-        )
+    async def wait(self, message_id: str, *, wait: float | None = None) -> pb.WaitMessageResponse:
+        """Wait until the message is terminal, for at most ``wait`` seconds (None: until it is).
 
-    async def fanout_messages(
+        One WaitMessage long poll covers up to 60 s, so a wait of 60 s or less is one call and a
+        longer one takes as many as it needs. A wait that ends first returns the current state with
+        ``terminal`` false; it is not an error. Each call's deadline covers its poll.
+
+        Raises:
+            PermissionDenied: the message is neither from nor to this agent (MESSAGE_FORBIDDEN).
+            InvalidArgument: ``wait`` is negative.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = None if wait is None else loop.time() + wait
+        remaining = wait
+        while True:
+            poll = MAX_WAIT_CALL if remaining is None else min(remaining, MAX_WAIT_CALL)
+            response = await self._hub._call(
+                self._rpc().WaitMessage,
+                pb.WaitMessageRequest(message_id=message_id, wait=duration(poll)),
+                timeout=max(poll, 0.0) + LONG_POLL_SLACK,
+            )
+            if response.terminal or (remaining is not None and remaining <= MAX_WAIT_CALL):
+                return response
+            if deadline is not None:
+                remaining = max(0.0, deadline - loop.time())
+
+    async def fanout(
         self,
         targets: Iterable[str],
         content: str,
@@ -129,52 +153,28 @@ class MessageCalls(ClientBase):
         idempotency_key_prefix: str = "",
         workflow_context: types_pb2.WorkflowMessageContext | None = None,
         ttl: float | None = None,
-        timeout: float = 1800.0,
+        wait: float = 1800.0,
         allow_offline: bool = False,
     ) -> pb.FanoutMessagesResponse:
-        """Send one request to one to three agents and gather the replies for up to ``timeout`` seconds."""
-        return await self._call(
-            self._messages().FanoutMessages,
+        """Send one request to one to three agents and gather the replies for up to ``wait`` seconds.
+
+        Results that have not ended when the wait does come back ``FANOUT_STATUS_PENDING``; the
+        call's deadline covers the wait.
+        """
+        return await self._hub._call(
+            self._rpc().FanoutMessages,
             pb.FanoutMessagesRequest(
-                targets=list(targets),
+                targets=[*targets],
                 content=content,
                 correlation_id=correlation_id,
                 idempotency_key_prefix=idempotency_key_prefix,
                 workflow_context=workflow_context,
-                ttl=_duration(ttl),
-                timeout=_duration(timeout),
+                ttl=duration(ttl),
+                wait=duration(wait),
                 allow_offline=allow_offline,
             ),
-            timeout=timeout + _LONG_POLL_SLACK,
+            timeout=wait + LONG_POLL_SLACK,
         )
-
-    # -- short names -------------------------------------------------------------------------------
-
-    send = send_message
-    get = get_message
-    cancel = cancel_message
-    reply = reply_to_message
-    inbox = list_inbox
-    fanout = fanout_messages
-
-    async def ack(self, *message_ids: str) -> pb.AckMessagesResponse:
-        """Acknowledge the given messages."""
-        return await self.ack_messages(message_ids)
-
-    async def wait(self, message_id: str, *, timeout: float | None = None) -> pb.WaitMessageResponse:
-        """Wait until the message is terminal, over as many long polls as needed, or until ``timeout`` seconds.
-
-        A wait that ends first returns the current state with ``terminal`` false; it is not an error.
-        """
-        loop = asyncio.get_running_loop()
-        deadline = None if timeout is None else loop.time() + timeout
-        while True:
-            remaining = None if deadline is None else max(0.0, deadline - loop.time())
-            response = await self.wait_message(message_id, timeout=remaining)
-            if response.terminal or (remaining is not None and remaining <= _MAX_WAIT_CALL):
-                return response
-
-    # -- the inbox stream --------------------------------------------------------------------------
 
     async def subscribe(
         self,
@@ -197,11 +197,11 @@ class MessageCalls(ClientBase):
         """
         last_seq = after_seq
         backoff = initial_backoff
-        stub = self._messages()
+        stub = self._rpc()
         while True:
             request = pb.SubscribeRequest(after_seq=last_seq, presence_only=presence_only)
             # A stream has no deadline; keepalive detects a dead connection.
-            call = stub.Subscribe(request, metadata=self.metadata)
+            call = stub.Subscribe(request, metadata=self._hub.metadata)
             try:
                 async for event in call:
                     if event.HasField("ready"):
@@ -226,7 +226,7 @@ class MessageCalls(ClientBase):
     async def _ack_quietly(self, message_id: str) -> None:
         """Acknowledge one message; one that ended or was purged meanwhile needs no acknowledgement."""
         try:
-            await self.ack_messages([message_id])
+            await self.ack([message_id])
         except (FailedPrecondition, NotFound):
             pass
         except HubError:

@@ -41,15 +41,15 @@ class Agent:
         """The case-insensitive key that makes names unique within a project."""
         return name_key(self.name)
 
-    def lease_expire_time(self, stale_after: int) -> int:
-        """When the presence lease ends unless renewed."""
+    def presence_expire_time(self, stale_after: int) -> int:
+        """When the presence window ends unless renewed (not a fenced lease: see ``domain.leases``)."""
         return self.last_seen_time + stale_after
 
     def presence(self, now: int, stale_after: int) -> Presence:
-        """Online, stale (flag on, lease expired, not swept yet) or offline."""
+        """Online, stale (flag on, presence window passed, not swept yet) or offline."""
         if not self.online:
             return Presence.OFFLINE
-        if now < self.lease_expire_time(stale_after):
+        if now < self.presence_expire_time(stale_after):
             return Presence.ONLINE
         return Presence.STALE
 

@@ -5,11 +5,16 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from kxm_grpc.domain.operators import BOOTSTRAP_OPERATOR
+
 
 class CredentialKind(enum.Enum):
     """The kind of credential a call was authenticated with."""
 
     ADMIN = "admin"
+    """The admin token: the bootstrap admin, the operator named ``admin``."""
+    OPERATOR = "operator"
+    """A named operator's token (``kxm_op_…``)."""
     PROJECT = "project"
     AGENT = "agent"
     RUNTIME = "runtime"
@@ -19,9 +24,9 @@ class CredentialKind(enum.Enum):
 class Caller:
     """An authenticated caller.
 
-    ``project`` is the project the credential admits (for the admin, the one named by the
+    ``project`` is the project the credential admits (for an operator, the one named by the
     ``x-kxm-project`` metadata, if any). ``agent_id`` is set for agent calls, ``runtime_id`` for
-    runtime calls.
+    runtime calls, ``operator_name`` for a named operator's calls.
     """
 
     kind: CredentialKind
@@ -29,6 +34,7 @@ class Caller:
     agent_id: str | None = None
     agent_name: str | None = None
     runtime_id: str | None = None
+    operator_name: str | None = None
 
     @property
     def identity(self) -> str:
@@ -39,9 +45,24 @@ class Caller:
             return f"runtime:{self.project}/{self.runtime_id}"
         if self.kind is CredentialKind.ADMIN:
             return "admin"
+        if self.kind is CredentialKind.OPERATOR:
+            return f"operator:{self.operator_name}"
         return f"project:{self.project}"
 
     @property
     def is_admin(self) -> bool:
-        """True for the hub operator."""
+        """True for the bootstrap admin (the admin token) only."""
         return self.kind is CredentialKind.ADMIN
+
+    @property
+    def is_operator(self) -> bool:
+        """True for an operator: the bootstrap admin or a named operator (the admin powers in a project)."""
+        return self.kind is CredentialKind.ADMIN or self.kind is CredentialKind.OPERATOR
+
+    @property
+    def operator(self) -> str | None:
+        """The operator the call is attributed to: ``admin`` for the bootstrap admin, a named
+        operator's name, or None for every other caller."""
+        if self.kind is CredentialKind.ADMIN:
+            return BOOTSTRAP_OPERATOR
+        return self.operator_name if self.kind is CredentialKind.OPERATOR else None

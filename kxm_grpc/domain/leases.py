@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 
 from kxm_grpc.domain import validation
 from kxm_grpc.domain.clock import MICROS, rfc3339
+from kxm_grpc.domain.waits import bounded_duration
 from kxm_grpc.errors import Aborted, FailedPrecondition, HubError, NotFound, Reason, invalid_field
 
 MAX_NAME_CHARS = 200
@@ -106,6 +107,17 @@ def lease_name(value: str) -> str:
         InvalidArgument: it is empty or longer than 200 characters.
     """
     return validation.required_text("name", value, MAX_NAME_CHARS)
+
+
+def ttl(micros: int | None, *, minimum: int = MIN_TTL) -> int:
+    """A lease's time to live in microseconds, as a request gave it (None: the 5 min default).
+
+    ``minimum`` is 5 s; only the testing hook ``--testing-lease-min-ttl`` lowers it.
+
+    Raises:
+        InvalidArgument: negative, or outside ``minimum`` to 10 min.
+    """
+    return bounded_duration("ttl", micros, default=DEFAULT_TTL, minimum=minimum, maximum=MAX_TTL)
 
 
 def presented_token(value: int) -> int:

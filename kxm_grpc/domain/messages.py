@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from kxm_grpc.domain import validation
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.clock import seconds
+from kxm_grpc.domain.waits import bounded_duration
 from kxm_grpc.errors import (
     FailedPrecondition,
     InvalidArgument,
@@ -255,16 +256,12 @@ def pinned_correlation(correlation_id: str, context: WorkflowContext | None) -> 
 
 
 def ttl(value: int | None, default: int) -> int:
-    """The time to live in microseconds (``None``: the hub default).
+    """The time to live in microseconds, as a request gave it (``None``: the hub default, ``--message-ttl``).
 
     Raises:
-        InvalidArgument: outside 1 s to 7 d.
+        InvalidArgument: negative, or outside 1 s to 7 d.
     """
-    if value is None:
-        return default
-    if not MIN_TTL <= value <= MAX_TTL:
-        raise invalid_field("ttl", "must be between 1 s and 604800 s")
-    return value
+    return bounded_duration("ttl", value, default=default, minimum=MIN_TTL, maximum=MAX_TTL)
 
 
 def outgoing(

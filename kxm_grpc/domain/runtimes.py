@@ -36,13 +36,13 @@ class Runtime:
     register_time: int
     heartbeat_time: int | None
 
-    def lease_expire_time(self, stale_after: int) -> int | None:
+    def presence_expire_time(self, stale_after: int) -> int | None:
         """When its presence lapses without another heartbeat (None: it never heartbeated)."""
         return None if self.heartbeat_time is None else self.heartbeat_time + stale_after
 
     def presence(self, now: int, stale_after: int) -> RuntimePresence:
         """Online within the presence window after a heartbeat, expired after it, unknown before any."""
-        expire = self.lease_expire_time(stale_after)
+        expire = self.presence_expire_time(stale_after)
         if expire is None:
             return RuntimePresence.UNKNOWN
         return RuntimePresence.ONLINE if now < expire else RuntimePresence.EXPIRED

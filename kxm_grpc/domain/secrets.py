@@ -16,6 +16,7 @@ ADMIN_TOKEN_PREFIX = "kxm_admin_"
 PROJECT_TOKEN_PREFIX = "kxm_proj_"
 AGENT_KEY_PREFIX = "kxm_agent_"
 RUNTIME_KEY_PREFIX = "kxm_rtm_"
+OPERATOR_TOKEN_PREFIX = "kxm_op_"
 
 
 def new_id(prefix: str) -> str:

@@ -35,11 +35,11 @@ from kxm_grpc._gen.kxm.v1 import (
 )
 from kxm_grpc.domain.clock import Clock, SystemClock
 from kxm_grpc.domain.secrets import hash_secret
+from kxm_grpc.server.admission import Admission
 from kxm_grpc.server.bootstrap import bootstrap, write_credentials
 from kxm_grpc.server.interceptor import HubInterceptor
-from kxm_grpc.server.methods import ACCESS
-from kxm_grpc.server.metrics import MetricsServer
-from kxm_grpc.server.ratelimit import RateLimiter
+from kxm_grpc.server.methods import SERVICES
+from kxm_grpc.server.metrics import MetricsServer, server_ssl_context
 from kxm_grpc.server.servicers.admin import AdminServicer
 from kxm_grpc.server.servicers.agents import AgentServicer
 from kxm_grpc.server.servicers.leases import LeaseServicer
@@ -47,10 +47,9 @@ from kxm_grpc.server.servicers.messages import MessageServicer
 from kxm_grpc.server.servicers.runtimes import RuntimeServicer
 from kxm_grpc.server.settings import Settings, is_loopback
 from kxm_grpc.server.state import HubState
-from kxm_grpc.server.sweeps import run_sweeps
 from kxm_grpc.services import agents, leases
 from kxm_grpc.store import Store
-from kxm_grpc.store.sqlite import SqliteStore
+from kxm_grpc.store import url as store_url
 
 log = structlog.get_logger("kxm.hub")
 
@@ -77,8 +76,9 @@ ServicerFactory = Callable[[HubState, grpc.aio.Server], str]
 class Registrar:
     """Stands in for the server while generated ``add_*_to_server`` functions register a servicer.
 
-    Each method handler is wrapped once by the interceptor's steps (request id, authentication,
-    rate limit, presence, error mapping) and registered by exact method name. This does what a
+    Each method handler is wrapped once in the admission pipeline (request id, authentication,
+    rate limit, presence, error mapping; ``server/admission.py``), its facts resolved then, and
+    registered by exact method name. This does what a
     grpc.aio interceptor does without grpc's per-call interceptor chain (which builds a new
     handler for every call): measured about 10% less server CPU per call (docs/performance.md).
     """
@@ -127,8 +127,12 @@ SERVICERS: list[ServicerFactory] = [_add_admin, _add_agents, _add_messages, _add
 
 
 def open_store(settings: Settings) -> Store:
-    """The store the settings name (SQLite file or ``:memory:``)."""
-    return SqliteStore(settings.database_path, durability=settings.durability)
+    """The store (not yet started) the settings' database URL names (``kxm_grpc/store/url.py``).
+
+    Raises:
+        StoreError: the URL is not one of the supported forms.
+    """
+    return store_url.open_store(settings.database_path, durability=settings.durability)
 
 
 def _credentials(settings: Settings) -> grpc.ServerCredentials | None:
@@ -151,6 +155,8 @@ class HubServer:
         self.clock = clock or SystemClock()
         self.port = 0
         self.hub: HubState | None = None
+        self.admission: Admission | None = None
+        """The admission pipeline every surface of this hub admits its calls through (set by start)."""
         self._server: grpc.aio.Server | None = None
         self._health: health.aio.HealthServicer | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -174,14 +180,29 @@ class HubServer:
         return f"{self.settings.metrics_host}:{self.metrics_port}"
 
     async def _start_metrics(self) -> None:
-        """Serve metrics on their own address; beyond loopback each scrape needs the admin token."""
-        assert self.hub is not None and self.settings.metrics_port is not None
-        host = self.settings.metrics_host
+        """Serve metrics on their own address; beyond loopback each scrape needs the admin token.
+
+        With ``--tls-cert``/``--tls-key`` they are served over TLS with the same certificate.
+        """
+        settings = self.settings
+        assert self.hub is not None and settings.metrics_port is not None
+        host = settings.metrics_host
         token_hash = None if is_loopback(host) else self.hub.admin_token_hash
+        tls = None
+        if settings.tls_cert is not None and settings.tls_key is not None:
+            tls = server_ssl_context(settings.tls_cert, settings.tls_key)
+        # Settings.validate refuses both already; never serve beyond loopback without them.
         if not is_loopback(host) and token_hash is None:
-            # Settings.validate refuses this already; never serve beyond loopback without a token.
             raise RuntimeError(f"metrics on {host} beyond loopback need an admin token")
-        metrics = MetricsServer(host, self.settings.metrics_port, admin_token_hash=token_hash, limiter=self.hub.limiter)
+        if not is_loopback(host) and tls is None:
+            raise RuntimeError(f"metrics on {host} beyond loopback need TLS (the admin token would cross in cleartext)")
+        metrics = MetricsServer(
+            host,
+            settings.metrics_port,
+            admin_token_hash=token_hash,
+            limiter=self.hub.coordination.limiter,
+            ssl_context=tls,
+        )
         try:
             self.metrics_port = await metrics.start()
         except OSError as error:
@@ -220,11 +241,15 @@ class HubServer:
             store=self.store,
             clock=self.clock,
             admin_token_hash=hash_secret(boot.admin_token) if boot.admin_token else None,
-            limiter=RateLimiter(settings.rate_limit, settings.rate_window),
         )
         server = grpc.aio.server(options=SERVER_OPTIONS)
-        registrar = Registrar(server, HubInterceptor(self.hub, ACCESS))
+        self.admission = Admission(self.hub)
+        registrar = Registrar(server, HubInterceptor(self.admission))
         self._services = [add(self.hub, registrar) for add in SERVICERS]  # type: ignore[arg-type]
+        missing = {service.full_name for service in SERVICES} - set(self._services)
+        if missing:
+            # Every service of the contract (the RPC registry's) must be served: a gap is a build defect.
+            raise RuntimeError(f"no servicer registered for {', '.join(sorted(missing))}")
         self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection((*self._services, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
@@ -250,9 +275,11 @@ class HubServer:
             tmp = settings.address_file.with_suffix(".tmp")
             tmp.write_text(self.address + "\n")
             tmp.replace(settings.address_file)
-        self._tasks.append(asyncio.create_task(run_sweeps(self.hub), name="kxm-sweeps"))
-        self._tasks.append(asyncio.create_task(self.hub.expiry.run(self.hub), name="kxm-expiry"))
-        self._tasks.append(asyncio.create_task(self.hub.lapses.run(self.hub), name="kxm-lease-lapses"))
+        coordination = self.hub.coordination
+        self._tasks.append(asyncio.create_task(coordination.run_sweeps(), name="kxm-sweeps"))
+        # Fires at once what came due while the hub was down (after resume_after_restart, so a
+        # lapse mark never precedes the extension of the grants that were live).
+        self._tasks.append(asyncio.create_task(coordination.run_timers(), name="kxm-timers"))
         log.info(
             "hub_started",
             address=self.address,
@@ -261,6 +288,7 @@ class HubServer:
             tls=creds is not None,
             metrics_address=self.metrics_address,
             metrics_token_required=self._metrics.requires_token if self._metrics else None,
+            metrics_tls=self._metrics.tls if self._metrics else None,
             agents_marked_offline=retired,
             lease_downtime_seconds=round(lease_downtime / 1_000_000, 3),
         )
@@ -289,20 +317,28 @@ class HubServer:
         if self._health is not None:
             await self._health.enter_graceful_shutdown()
         self.hub.shutting_down.set()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        await self._server.stop(grace)
-        self._server = None
-        if self._metrics is not None:
-            await self._metrics.stop()
-            self._metrics = None
-        # The last moment leases were decided: a restart extends live ones from here, exactly.
-        await leases.keep_alive(self.store, now=self.clock.now())
-        await self.store.close()
-        self._stopped.set()
+        try:
+            await self._server.stop(grace)
+            self._server = None
+            if self._metrics is not None:
+                await self._metrics.stop()
+                self._metrics = None
+        finally:
+            # The timers run through the grace: a grant that lapses while calls drain is marked as
+            # lapsed, so a SIGKILL at the end of the grace (a supervisor's) cannot revive it.
+            for task in self._tasks:
+                task.cancel()
+            for task in self._tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            try:
+                # The last moment leases were decided: a restart extends live ones from here, exactly.
+                await leases.keep_alive(self.store, now=self.clock.now())
+            except Exception:  # a full or failing disk must not keep the database locked
+                log.exception("final_lease_mark_failed")
+            finally:
+                await self.store.close()
+                self._stopped.set()
 
     async def wait_stopped(self) -> None:
         """Wait until stop() has finished."""

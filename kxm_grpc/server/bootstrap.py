@@ -67,7 +67,8 @@ async def bootstrap(settings: Settings, store: Store, *, now: int) -> Bootstrap:
     generated = admin_token is None
     admin_token = admin_token or new_secret(ADMIN_TOKEN_PREFIX)
     tokens: dict[str, str] = dict(saved.get("projects") or {})
-    issued = await projects.ensure_default_project(store, now=now)
+    admin = Caller(CredentialKind.ADMIN)  # the hub's start acts for the bootstrap admin (audited so)
+    issued = await projects.ensure_default_project(store, admin, now=now)
     if issued is not None:
         tokens[issued.project.name] = issued.token
     tokens.setdefault(DEFAULT_PROJECT, "")
@@ -85,7 +86,7 @@ async def bootstrap(settings: Settings, store: Store, *, now: int) -> Bootstrap:
             continue
         # The file lost or holds a stale token (rotated elsewhere); the database keeps only hashes,
         # so issue a token the local tools can use again.
-        rotated = await projects.rotate_project_token(store, Caller(CredentialKind.ADMIN), name, now=now)
+        rotated = await projects.rotate_project_token(store, admin, name, now=now, bootstrap=True)
         tokens[name] = rotated.token
     if generated:
         log.info("admin_token_generated", path=str(settings.credentials_path))

@@ -1,4 +1,4 @@
-"""The authenticated call, handed from the interceptor to the servicer through a ContextVar."""
+"""The authenticated call, handed from admission (``server/admission.py``) to the servicer through a ContextVar."""
 
 from __future__ import annotations
 
@@ -24,10 +24,10 @@ _current: ContextVar[CallContext] = ContextVar("kxm_call")
 
 
 def current_call() -> CallContext:
-    """The call being served (set by the interceptor before the servicer runs)."""
+    """The call being served (set by admission before the servicer runs)."""
     return _current.get()
 
 
 def set_current_call(call: CallContext) -> None:
-    """Bind the call for the servicer (the interceptor runs inside the handler's own task)."""
+    """Bind the call for the servicer (admission runs inside the task that serves the call)."""
     _current.set(call)

@@ -1,4 +1,9 @@
-"""Conversions between protobuf messages and domain values shared by several servicers."""
+"""Conversions between protobuf messages and domain values shared by several servicers.
+
+Conversion only: a Duration becomes microseconds as given (the services check the bounds), a
+deprecated field and its replacement become one value, the call's deadline becomes the seconds a
+long poll may take. The rules are the services'.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,8 @@ from google.protobuf import duration_pb2, timestamp_pb2
 from kxm_grpc._gen.kxm.v1 import types_pb2
 from kxm_grpc.domain.agents import Agent, Presence
 from kxm_grpc.domain.clock import MICROS
-from kxm_grpc.errors import invalid_field
+from kxm_grpc.domain.waits import Wait
+from kxm_grpc.errors import FieldViolation, InvalidArgument, Reason, invalid_field
 
 # A long poll answers this long before the call's deadline, so the answer (not DEADLINE_EXCEEDED)
 # reaches the caller.
@@ -71,34 +77,65 @@ def check_timestamp(field: str, value: timestamp_pb2.Timestamp) -> None:
         raise invalid_field(field, "must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z")
 
 
-def duration_micros(
-    field: str, value: duration_pb2.Duration, has_value: bool, *, default: int, minimum: int, maximum: int
-) -> int:
-    """A Duration field in microseconds; ``default`` when unset.
+def duration_value(field: str, value: duration_pb2.Duration, has_value: bool) -> int | None:
+    """A Duration field in microseconds as given (negative if it was); None when unset.
 
     Raises:
-        InvalidArgument: malformed (``check_duration``), negative, or outside ``[minimum, maximum]``.
+        InvalidArgument: not a valid Duration at all (``check_duration``).
     """
     if not has_value:
-        return default
+        return None
     check_duration(field, value)
-    if value.seconds < 0 or value.nanos < 0:
-        raise invalid_field(field, "must not be negative")
-    micros = value.seconds * MICROS + value.nanos // 1000
-    if not minimum <= micros <= maximum:
-        raise invalid_field(field, f"must be between {minimum / MICROS:g} s and {maximum / MICROS:g} s")
-    return micros
+    return value.seconds * MICROS + value.nanos // 1000
+
+
+def wait_value(
+    field: str, value: duration_pb2.Duration, has_value: bool, *, deprecated: tuple[str, duration_pb2.Duration, bool]
+) -> Wait | None:
+    """The wait a request gave in ``field`` or in its ``deprecated`` (name, value, set) field; None when neither.
+
+    Either field may carry it; both set must say the same.
+
+    Raises:
+        InvalidArgument: a value is not a valid Duration, or both are set to different values
+            (naming both fields).
+    """
+    old_field, old_value, old_set = deprecated
+    if not old_set:
+        micros = duration_value(field, value, has_value)
+        return None if micros is None else Wait(micros, field)
+    old = duration_value(old_field, old_value, True)
+    assert old is not None
+    if not has_value:
+        return Wait(old, old_field)
+    new = duration_value(field, value, True)
+    if new != old:
+        description = f"{field} and {old_field} (its deprecated name) are set to different values: set only {field}"
+        raise InvalidArgument(
+            description,
+            reason=Reason.PROTOCOL_ERROR,
+            metadata={"field": field, "deprecatedField": old_field},
+            field_violations=(FieldViolation(field, description), FieldViolation(old_field, description)),
+        )
+    return Wait(new, field)
+
+
+def answer_within(time_remaining: float | None) -> float | None:
+    """The seconds a long poll may take so its answer beats the call's deadline (``time_remaining``; None: none)."""
+    if time_remaining is None:
+        return None
+    return max(0.0, time_remaining - DEADLINE_MARGIN)
 
 
 def within_deadline(wait: float, time_remaining: float | None) -> float:
     """A wait in seconds, cut short so the answer beats the call's deadline (``time_remaining``, if any)."""
-    if time_remaining is None:
-        return wait
-    return min(wait, max(0.0, time_remaining - DEADLINE_MARGIN))
+    limit = answer_within(time_remaining)
+    return wait if limit is None else min(wait, limit)
 
 
 def agent_to_proto(agent: Agent, *, now: int, stale_after: int) -> types_pb2.Agent:
     """The public view of an agent, with presence on the hub's clock."""
+    expire_time = timestamp(agent.presence_expire_time(stale_after))
     return types_pb2.Agent(
         id=agent.id,
         project=agent.project,
@@ -108,6 +145,7 @@ def agent_to_proto(agent: Agent, *, now: int, stale_after: int) -> types_pb2.Age
         host=agent.host,
         connect_time=timestamp(agent.connect_time),
         last_seen_time=timestamp(agent.last_seen_time),
-        lease_expire_time=timestamp(agent.lease_expire_time(stale_after)),
+        lease_expire_time=expire_time,
         presence=_PRESENCE[agent.presence(now, stale_after)],
+        presence_expire_time=expire_time,
     )

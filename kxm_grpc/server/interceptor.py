@@ -1,16 +1,17 @@
-"""The one server interceptor: request id, authentication, rate limit, presence, error mapping.
+"""The gRPC surface of the admission pipeline: a thin adapter around ``server/admission.py``.
 
-It wraps each RPC handler so its code runs in the handler's own task: the request id and the
-caller are bound into contextvars there (logs and the servicer see them), and every HubError a
-servicer raises becomes one gRPC status with ``google.rpc`` details. Anything else becomes
-INTERNAL with a fixed message and one logged traceback. Steps run in this order: request id,
-authentication (every credential, before any side effect), rate limit on the authenticated
-identity, presence renewal for agents, then the handler.
+It wraps each RPC handler so its code runs in the handler's own task. Per call it makes an
+``IncomingCall`` from the invocation metadata (the peer is read only if authentication fails),
+asks the method's admission ``Gate`` (resolved once, when the handler is wrapped) to admit it,
+runs the handler, and writes what admission decided in gRPC's terms: a failure as one gRPC status
+with ``google.rpc`` details (``context.abort_with_status``), and the request id in the trailing
+metadata. The steps themselves (request id, authentication, project isolation, rate limit by
+class, presence renewal, logging, error mapping) are admission's, the same on every surface.
 
 Request bytes that do not decode (invalid UTF-8 in a string field, a truncated message, nesting past
 protobuf's recursion limit) never reach grpc's own error path, which would answer UNKNOWN with the
-parser's text: the wrapped deserializer returns an ``Undecodable`` marker instead, and after the
-steps above (so an unauthenticated caller is refused as UNAUTHENTICATED first) the wrapper raises
+parser's text: the wrapped deserializer returns an ``Undecodable`` marker instead, and after
+admission (so an unauthenticated caller is refused as UNAUTHENTICATED first) the wrapper raises
 INVALID_ARGUMENT (PROTOCOL_ERROR) through the same error mapping as every other bad input.
 """
 
@@ -18,53 +19,22 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import os
-import re
-import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 import grpc
-import structlog
-from prometheus_client import Counter
 
 from kxm_grpc._status import to_rpc_status
-from kxm_grpc.domain.agents import needs_touch
-from kxm_grpc.errors import HubError, Internal, InvalidArgument, PermissionDenied, Reason, Unauthenticated
-from kxm_grpc.server.context import CallContext, set_current_call
-from kxm_grpc.server.state import HubState
-from kxm_grpc.services import agents as agent_service
-from kxm_grpc.services.auth import CREDENTIALS_TOPIC, Access, AuthCache, Authenticated, Credentials, authenticate
+from kxm_grpc.errors import HubError, InvalidArgument, Reason
+from kxm_grpc.server.admission import RPC_TOTAL as RPC_TOTAL  # re-exported: tests and dashboards read it here
+from kxm_grpc.server.admission import Admission, Gate, IncomingCall
+from kxm_grpc.server.admission import credentials_from as credentials_from  # re-exported for the servicers
 
-log = structlog.get_logger("kxm.rpc")
-
-RPC_TOTAL = Counter("kxm_rpc", "RPCs served, by method and status code.", ["method", "code"])
-
-_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,80}")
 _EXEMPT_PREFIXES = ("/grpc.health.v1.", "/grpc.reflection.")
-# RPCs that renew the caller's presence themselves: the interceptor does not write it a second time.
-_RENEWS_PRESENCE = frozenset({"/kxm.v1.AgentService/Heartbeat"})
 
 _Req = TypeVar("_Req")
 _Resp = TypeVar("_Resp")
-
-
-def credentials_from(metadata: Any) -> tuple[Credentials, str | None]:
-    """Read the credentials and the caller's request id from call metadata."""
-    values: dict[str, str] = {}
-    for key, value in metadata or ():
-        if isinstance(value, str):
-            values[key] = value
-    auth = values.get("authorization", "")
-    bearer = auth[7:] if auth.startswith("Bearer ") else None
-    credentials = Credentials(
-        bearer=bearer or None,
-        agent_id=values.get("x-kxm-agent-id") or None,
-        agent_key=values.get("x-kxm-agent-key") or None,
-        project=values.get("x-kxm-project") or None,
-    )
-    return credentials, values.get("x-request-id")
 
 
 def _peer_host(peer: str) -> str:
@@ -72,13 +42,22 @@ def _peer_host(peer: str) -> str:
     return peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
 
 
-def _request_id(presented: str | None) -> str:
-    if presented and _REQUEST_ID.fullmatch(presented):
-        return presented
-    return f"req_{os.urandom(16).hex()}"
-
-
 Context = grpc.aio.ServicerContext[Any, Any]
+
+
+class _GrpcCall(IncomingCall):
+    """An ``IncomingCall`` read from a grpc.aio context; the peer is parsed only when asked for."""
+
+    __slots__ = ("_context",)
+
+    def __init__(self, method: str, context: Context) -> None:
+        IncomingCall.__init__(self, method, context.invocation_metadata())
+        self._context = context
+
+    @property
+    def peer_host(self) -> str:
+        """The peer's address without its port, from ``context.peer()``."""
+        return _peer_host(self._context.peer())
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,12 +111,10 @@ def _message_type(deserialize: Callable[[bytes], Any] | None, method: str) -> st
 
 
 class HubInterceptor(grpc.aio.ServerInterceptor):
-    """Wraps every kxm RPC; health and reflection pass through untouched."""
+    """Wraps every kxm RPC in the hub's admission pipeline; health and reflection pass through untouched."""
 
-    def __init__(self, hub: HubState, access: dict[str, Access]) -> None:
-        self._hub = hub
-        self._access = access
-        self._auth_cache = AuthCache(hub.store)
+    def __init__(self, admission: Admission) -> None:
+        self._admission = admission
 
     async def intercept_service(
         self,
@@ -150,24 +127,25 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         return self.wrap(handler_call_details.method, handler)
 
     def wrap(self, method: str, handler: grpc.RpcMethodHandler[_Req, _Resp]) -> grpc.RpcMethodHandler[_Req, _Resp]:
-        """The handler of ``method`` with the hub's steps around it (health and reflection untouched).
+        """The handler of ``method`` with admission around it (health and reflection untouched).
 
         The hub applies this once per method when it registers its servicers (see ``app.Registrar``)
-        rather than through grpc's interceptor chain, which builds a new handler on every call.
+        rather than through grpc's interceptor chain, which builds a new handler on every call; the
+        method's admission gate (its facts, access, rate class) is resolved here, once.
 
         Raises:
             TypeError: a server-streaming method is not an async generator function.
         """
         if method.startswith(_EXEMPT_PREFIXES):
             return handler
-        access = self._access.get(method)
+        gate = self._admission.gate(method)
         # Never raises: an undecodable request reaches the wrapper as an Undecodable (see above).
         request_deserializer = handler.request_deserializer
         deserializer = tolerant_deserializer(request_deserializer, _message_type(request_deserializer, method))
         if handler.unary_unary is not None:
             unary = cast(Callable[[Any, Context], Awaitable[Any]], handler.unary_unary)
             return grpc.unary_unary_rpc_method_handler(
-                self._wrap_unary(method, access, unary),
+                self._wrap_unary(gate, unary),
                 request_deserializer=deserializer,
                 response_serializer=handler.response_serializer,
             )
@@ -177,89 +155,47 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
                 raise TypeError(f"{method}: a server-streaming servicer method must be an async generator")
             stream = cast(Callable[[Any, Context], AsyncGenerator[Any, None]], handler.unary_stream)
             return grpc.unary_stream_rpc_method_handler(
-                self._wrap_stream(method, access, stream),
+                self._wrap_stream(gate, stream),
                 request_deserializer=deserializer,
                 response_serializer=handler.response_serializer,
             )
         return handler
 
-    async def _admit(
-        self, method: str, access: Access | None, credentials: Credentials, request_id: str, context: Context
-    ) -> None:
-        """Run the steps before the handler."""
-        # Every call runs in its own task, whose context starts empty: bind, no need to clear.
-        structlog.contextvars.bind_contextvars(request_id=request_id, rpc=method)
-        if access is None:
-            # Fail closed: every kxm RPC must be in the method table.
-            raise PermissionDenied("this RPC has no access policy", reason=Reason.CREDENTIAL_KIND_DENIED)
-        hub = self._hub
-        notifier = hub.store.notifier
-        verified_at = notifier.version(CREDENTIALS_TOPIC)
-        try:
-            authenticated = await authenticate(hub.store, hub.admin_token_hash, credentials, access, self._auth_cache)
-        except Unauthenticated:
-            # Failed attempts spend the budget of the peer address, so guessing tokens is rate limited
-            # too; successful calls are limited by identity, never by an unauthenticated value.
-            hub.limiter.check(f"peer:{_peer_host(context.peer())}")
-            raise
-        caller = authenticated.caller
-        structlog.contextvars.bind_contextvars(project=caller.project, agent_id=caller.agent_id)
-        hub.limiter.check(caller.identity)
-        agent = authenticated.agent
-        if agent is not None and method not in _RENEWS_PRESENCE:
-            now = hub.now()
-            if needs_touch(agent, now, hub.stale_after):
-                agent = await agent_service.touch_agent(hub.store, agent, now=now)
-                self._auth_cache.renewed(credentials, Authenticated(caller, agent))
-        if notifier.version(CREDENTIALS_TOPIC) != verified_at:
-            verified_at = -1  # a credential changed meanwhile: long-lived calls check again themselves
-        set_current_call(CallContext(caller, agent, request_id, verified_at))
-
+    @staticmethod
     def _wrap_unary(
-        self,
-        method: str,
-        access: Access | None,
-        behavior: Callable[[Any, Context], Awaitable[Any]],
+        gate: Gate, behavior: Callable[[Any, Context], Awaitable[Any]]
     ) -> Callable[[Any, Context], Awaitable[Any]]:
-        ok = RPC_TOTAL.labels(method, "OK")  # resolved once per method, not per call
+        method = gate.method
 
         async def wrapped(request: Any, context: Context) -> Any:
-            started = time.perf_counter()
-            credentials, presented = credentials_from(context.invocation_metadata())
-            request_id = _request_id(presented)
+            call = _GrpcCall(method, context)
             try:
-                await self._admit(method, access, credentials, request_id, context)
+                await gate.admit(call)
                 if type(request) is Undecodable:
                     raise request.error()
                 response = await behavior(request, context)
             except grpc.aio.BaseError:
                 raise  # grpc's own (an abort already sent, a call that ended): its status stands
-            except HubError as error:
-                await self._abort(method, context, error, request_id, started)
-            except Exception:
-                await self._abort(method, context, self._internal(method), request_id, started)
-            context.set_trailing_metadata((("x-request-id", request_id),))
-            ok.inc()
+            except Exception as error:
+                await _abort(context, gate.fail(call, error), call.request_id)
+            context.set_trailing_metadata((("x-request-id", call.request_id),))
+            gate.succeeded()
             return response
 
         return wrapped
 
+    @staticmethod
     def _wrap_stream(
-        self,
-        method: str,
-        access: Access | None,
-        behavior: Callable[[Any, Context], AsyncGenerator[Any, None]],
+        gate: Gate, behavior: Callable[[Any, Context], AsyncGenerator[Any, None]]
     ) -> Callable[[Any, Context], Awaitable[None]]:
-        ok = RPC_TOTAL.labels(method, "OK")
+        method = gate.method
 
         # A coroutine that writes what the servicer's generator yields, not a generator around it:
         # grpc then drives one async generator per stream event instead of two (docs/performance.md).
         async def wrapped(request: Any, context: Context) -> None:
-            started = time.perf_counter()
-            credentials, presented = credentials_from(context.invocation_metadata())
-            request_id = _request_id(presented)
+            call = _GrpcCall(method, context)
             try:
-                await self._admit(method, access, credentials, request_id, context)
+                await gate.admit(call)
                 if type(request) is Undecodable:
                     raise request.error()
                 # Closed explicitly, so a cancelled call runs the servicer's cleanup now, not at GC.
@@ -270,28 +206,14 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
                 # grpc's own: an abort (ours or the slow-consumer cut) already sent its status, or a
                 # write failed because the client went away. Neither is the hub's error to report.
                 raise
-            except HubError as error:
-                await self._abort(method, context, error, request_id, started)
-            except Exception:
-                await self._abort(method, context, self._internal(method), request_id, started)
-            context.set_trailing_metadata((("x-request-id", request_id),))
-            ok.inc()
+            except Exception as error:
+                await _abort(context, gate.fail(call, error), call.request_id)
+            context.set_trailing_metadata((("x-request-id", call.request_id),))
+            gate.succeeded()
 
         return wrapped
 
-    @staticmethod
-    def _internal(method: str) -> Internal:
-        log.exception("request_error", code="INTERNAL", reason=str(Reason.INTERNAL_ERROR))
-        return Internal("internal error", reason=Reason.INTERNAL_ERROR)
 
-    @staticmethod
-    async def _abort(method: str, context: Context, error: HubError, request_id: str, started: float) -> None:
-        if error.status != "INTERNAL":
-            log.info(
-                "request_error",
-                code=error.status,
-                reason=str(error.reason),
-                duration_ms=round((time.perf_counter() - started) * 1000, 3),
-            )
-        RPC_TOTAL.labels(method, error.status).inc()
-        await context.abort_with_status(to_rpc_status(error, trailing=(("x-request-id", request_id),)))
+async def _abort(context: Context, error: HubError, request_id: str) -> None:
+    """End the call with ``error`` as a status with ``google.rpc`` details and the request id."""
+    await context.abort_with_status(to_rpc_status(error, trailing=(("x-request-id", request_id),)))

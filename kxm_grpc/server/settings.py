@@ -1,15 +1,38 @@
-"""Hub settings: flags, then ``KXM_*`` environment variables, then defaults."""
+"""Hub settings: flags, then ``KXM_*`` environment variables, then defaults.
+
+``Settings`` is the one source of all three. Each field carries an ``Option`` in its metadata: its
+help line, how text becomes its value, its choices, how its default reads, whether it is for tests
+only, and the older spellings still accepted. The flag and the variable follow from the field's
+name (``message_ttl``: ``--message-ttl``, ``KXM_MESSAGE_TTL``). ``kxm hub serve`` builds its parser
+from ``options()`` (``kxm_grpc/cli/hub.py``), and ``scripts/gen_settings_doc.py`` writes the
+settings table of docs/operations.md from them (``scripts/check-generated`` fails on drift).
+"""
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
+import enum
+import functools
 import ipaddress
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
-from kxm_grpc.store import Durability
+from kxm_grpc import defaults
+from kxm_grpc.domain import leases as lease_rules
+from kxm_grpc.domain.clock import MICROS
+from kxm_grpc.store import Durability, StoreError
+from kxm_grpc.store.url import parse_database_url
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 7331
+DEFAULT_HOST = defaults.HOST
+DEFAULT_PORT = defaults.PORT
+
+T = TypeVar("T")
+
+_OPTION = "kxm_option"
+"""The metadata key of a field's ``Option``."""
 
 
 class SettingsError(ValueError):
@@ -26,40 +49,264 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def optional_text(value: str) -> str | None:
+    """The text, or None when it is empty (an empty ``KXM_ADMIN_TOKEN`` is no token)."""
+    return value or None
+
+
+def optional_path(value: str) -> Path | None:
+    """A path, or None when the text is empty (an empty ``KXM_TLS_CERT`` is no certificate)."""
+    return Path(value) if value else None
+
+
+def port_or_off(value: str) -> int | None:
+    """A port number, or None for ``off`` (or empty).
+
+    Raises:
+        argparse.ArgumentTypeError: neither (argparse names the flag in its usage error).
+    """
+    if value.strip().lower() in ("", "off"):
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port or 'off': {value!r}") from None
+
+
+def database_url(value: str) -> str:
+    """A database URL or bare SQLite path, as given, once the store can open it (empty: the default).
+
+    Raises:
+        argparse.ArgumentTypeError: an unsupported scheme or a malformed URL (the message names the forms).
+    """
+    if value:
+        try:
+            parse_database_url(value)
+        except StoreError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return value
+
+
+@dataclass(frozen=True)
+class Option:
+    """How one setting is given (flag, ``KXM_*`` variable), parsed and documented.
+
+    ``name``, ``flag``, ``env`` and ``default`` are filled in from the field by ``options()``.
+    """
+
+    help: str
+    """One line, for ``--help`` and the docs table alike (plain text: no Markdown, no ``%``)."""
+    parse: Callable[[str], Any] | None = None
+    """Text (a flag's value or a variable's) to the field's value; None: by the default's type."""
+    choices: tuple[str, ...] = ()
+    """The accepted texts (an enum default lists its values by itself)."""
+    default_text: str | None = None
+    """How the default reads when its value says too little (``off``, ``DATA_DIR/hub.db``)."""
+    seconds: bool = False
+    """The value is a duration in seconds (shown as ``86400 s (24 h)``)."""
+    metavar: str | None = None
+    testing: bool = False
+    """For tests only: marked so in ``--help`` and listed apart in the docs."""
+    aliases: tuple[str, ...] = ()
+    """Older flags still accepted."""
+    env_aliases: tuple[str, ...] = ()
+    """Older variables still read when the main one is unset."""
+    name: str = ""
+    flag: str = ""
+    env: str = ""
+    default: Any = None
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        """Every flag that sets it, the main one first."""
+        return (self.flag, *self.aliases)
+
+    @property
+    def envs(self) -> tuple[str, ...]:
+        """Every variable that sets it, in the order they are read."""
+        return (self.env, *self.env_aliases)
+
+    @property
+    def accepted(self) -> tuple[str, ...]:
+        """The accepted texts, if the setting is a choice."""
+        if isinstance(self.default, enum.Enum):
+            return tuple(str(member.value) for member in type(self.default))
+        return self.choices
+
+    def from_env(self, environ: Mapping[str, str]) -> str | None:
+        """The text the environment gives, or None when no variable of it is set."""
+        for name in self.envs:
+            if name in environ:
+                return environ[name]
+        return None
+
+    @property
+    def parser(self) -> Callable[[str], Any]:
+        """Text to the field's value: argparse's ``type`` for the flag and its variables alike.
+
+        A plain ``int`` or ``float`` stays itself, so a malformed value reads as argparse says it
+        (``invalid int value: 'x'``); a choice is checked for variables too (argparse checks
+        ``choices`` only on the command line), with argparse's wording.
+        """
+        accepted = self.accepted
+        if accepted:
+            make = type(self.default) if isinstance(self.default, enum.Enum) else str
+
+            def choice(text: str) -> Any:
+                if text not in accepted:
+                    listed = ", ".join(map(repr, accepted))
+                    raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {listed})")
+                return make(text)
+
+            return choice
+        if self.parse is not None:
+            return self.parse
+        return type(self.default)
+
+    def convert(self, text: str) -> Any:
+        """The field's value for ``text``.
+
+        Raises:
+            argparse.ArgumentTypeError: not one of the choices, or not a port or ``off``.
+            ValueError: not a number.
+        """
+        return self.parser(text)
+
+    def shown_default(self, *, markdown: bool = False) -> str:
+        """The default as ``--help`` (or, with ``markdown``, the docs table) shows it."""
+        if self.default_text is not None:
+            return self.default_text
+        value = self.default
+        if value is None:
+            return "off"
+        if isinstance(value, enum.Enum):
+            value = value.value
+        text = f"{value:g}" if isinstance(value, float) else str(value)
+        shown = f"`{text}`" if markdown else text
+        if self.seconds:
+            shown += f" s{_long_duration(float(value))}"
+        return shown
+
+    def help_text(self) -> str:
+        """The ``--help`` line: what it does, its variables and its default."""
+        prefix = "TESTING ONLY: " if self.testing else ""
+        text = f"{prefix}{self.help} (env {', '.join(self.envs)}; default: {self.shown_default()})"
+        return text.replace("%", "%%")
+
+
+def _long_duration(value: float) -> str:
+    """`` (24 h)`` or `` (7 d)`` for a long whole duration; empty otherwise."""
+    day, hour = 86_400, 3_600
+    if value >= 2 * day and value % day == 0:
+        return f" ({value / day:g} d)"
+    if value >= hour and value % hour == 0:
+        return f" ({value / hour:g} h)"
+    return ""
+
+
+def setting(default: T, help: str, **option: Any) -> T:
+    """A ``Settings`` field: its default and its ``Option`` (see there for the keywords)."""
+    return dataclasses.field(default=default, metadata={_OPTION: Option(help=help, **option)})
+
+
 @dataclass(frozen=True)
 class Settings:
-    """Everything the hub process needs to start. Durations are in seconds."""
+    """Everything the hub process needs to start. Durations are in seconds.
 
-    host: str = DEFAULT_HOST
-    port: int = DEFAULT_PORT
-    data_dir: Path = Path(".kxm")
-    database: str = ""
-    admin_token: str | None = None
-    durability: Durability = Durability.FULL
-    rate_limit: int = 600
-    rate_window: float = 60.0
-    stale_after: float = 30.0
-    log_format: str = "auto"
-    log_level: str = "info"
-    tls_cert: Path | None = None
-    tls_key: Path | None = None
-    tls_client_ca: Path | None = None
-    message_ttl: float = 86_400.0
-    message_retention: float = 604_800.0
-    shutdown_grace: float = 5.0
-    max_streams_per_agent: int = 8
-    subscriber_queue: int = 1_000
+    Every field is a ``setting(...)``: the order here is the order of ``--help`` and the docs.
+    """
+
+    host: str = setting(DEFAULT_HOST, "bind address of the gRPC listener; anything beyond loopback needs --admin-token")
+    port: int = setting(DEFAULT_PORT, "gRPC port; 0 picks a free one (see --address-file)")
+    data_dir: Path = setting(
+        Path(defaults.DATA_DIR), "state directory (mode 0700): the database and credentials.json", metavar="DIR"
+    )
+    database: str = setting(
+        "",
+        "database URL: sqlite:///RELATIVE/PATH, sqlite:////ABSOLUTE/PATH or sqlite://:memory: (nothing persists);"
+        " a bare path is a SQLite file",
+        parse=database_url,
+        default_text="DATA_DIR/hub.db",
+        metavar="URL",
+    )
+    admin_token: str | None = setting(
+        None,
+        "admin token, at least 16 characters; a loopback hub without one generates it into DATA_DIR/credentials.json",
+        parse=optional_text,
+        default_text="generated on loopback",
+        metavar="TOKEN",
+    )
+    durability: Durability = setting(
+        Durability.FULL, "full: acknowledged writes survive power loss; normal: they survive a hub crash"
+    )
+    rate_limit: int = setting(
+        600, "tokens per identity per --rate-window; an ordinary call costs 1 (docs/api.md)", metavar="N"
+    )
+    rate_window: float = setting(60.0, "the rate limit's window", seconds=True, metavar="SECONDS")
+    stale_after: float = setting(
+        30.0,
+        "presence window: an agent or runtime without a heartbeat for this long is stale",
+        seconds=True,
+        metavar="SECONDS",
+    )
+    log_format: str = setting(
+        "auto", "json: JSON lines; console: readable; auto: console on a terminal", choices=("auto", "json", "console")
+    )
+    log_level: str = setting("info", "debug, info, warning or error", metavar="LEVEL")
+    tls_cert: Path | None = setting(
+        None, "PEM certificate: serve TLS (with --tls-key)", parse=optional_path, metavar="PATH"
+    )
+    tls_key: Path | None = setting(None, "PEM private key of --tls-cert", parse=optional_path, metavar="PATH")
+    tls_client_ca: Path | None = setting(
+        None,
+        "PEM CA bundle: require client certificates signed by it (mTLS)",
+        parse=optional_path,
+        metavar="PATH",
+    )
+    message_ttl: float = setting(86_400.0, "default message time to live", seconds=True, metavar="SECONDS")
+    message_retention: float = setting(
+        604_800.0, "how long terminal messages are kept", seconds=True, metavar="SECONDS"
+    )
+    shutdown_grace: float = setting(
+        5.0, "drain time on SIGTERM for running calls (0 to 3600)", seconds=True, metavar="SECONDS"
+    )
+    max_streams_per_agent: int = setting(8, "open Subscribe streams allowed per agent", metavar="N")
+    subscriber_queue: int = setting(
+        1_000, "events a stream may fall behind before it is cut off (it resumes from its cursor)", metavar="N"
+    )
     # Prometheus metrics: off (None), or this port (0 picks one) on metrics_host, loopback by default
-    # whatever host gRPC binds; beyond loopback every scrape needs the admin token.
-    metrics_port: int | None = None
-    metrics_host: str = DEFAULT_HOST
-    # Testing only: fault tests lower the 5 s minimum lease TTL to make holders lapse quickly.
-    lease_min_ttl: float = 5.0
-    address_file: Path | None = None
+    # whatever host gRPC binds; beyond loopback every scrape needs the admin token, and TLS (with the
+    # gRPC certificate) so the token never crosses the network in cleartext.
+    metrics_port: int | None = setting(
+        None,
+        "serve Prometheus GET /metrics on this port (the private listener's first route);"
+        " 0 picks a free one (logged in hub_started)",
+        parse=port_or_off,
+        metavar="PORT",
+    )
+    metrics_host: str = setting(
+        DEFAULT_HOST,
+        "metrics bind address, whatever --host is; beyond loopback needs --admin-token and --tls-cert,"
+        " and every scrape must send 'Authorization: Bearer <admin token>' (over TLS whenever --tls-cert is set)",
+        metavar="HOST",
+    )
+    address_file: Path | None = setting(
+        None, "write the bound host:port here once serving (useful with --port 0)", parse=optional_path, metavar="PATH"
+    )
+    # Production never changes the domain's 5 s minimum; fault tests lower it so holders lapse fast.
+    testing_lease_min_ttl: float = setting(
+        lease_rules.MIN_TTL / MICROS,
+        "lower the minimum lease TTL (0.05 to 5) so fault tests see holders lapse quickly",
+        seconds=True,
+        metavar="SECONDS",
+        testing=True,
+        aliases=("--lease-min-ttl",),
+        env_aliases=("KXM_LEASE_MIN_TTL",),
+    )
 
     @property
     def database_path(self) -> str:
-        """The SQLite file (or ``:memory:``)."""
+        """The database URL or bare SQLite path the store opens (``kxm_grpc/store/url.py``)."""
         return self.database or str(self.data_dir / "hub.db")
 
     @property
@@ -92,6 +339,11 @@ class Settings:
                     f"serving metrics on {self.metrics_host} beyond loopback needs an explicit admin token"
                     " (--admin-token or KXM_ADMIN_TOKEN): every scrape must present it"
                 )
+            if not is_loopback(self.metrics_host) and (self.tls_cert is None or self.tls_key is None):
+                raise SettingsError(
+                    f"serving metrics on {self.metrics_host} beyond loopback needs TLS (--tls-cert and --tls-key):"
+                    " every scrape sends the admin token, which would cross the network in cleartext"
+                )
         if self.stale_after < 0.1:
             raise SettingsError("stale-after must be at least 0.1 s")
         # Written this way round so NaN is refused too; infinity would make a stop wait forever.
@@ -99,8 +351,8 @@ class Settings:
             raise SettingsError("shutdown-grace must be between 0 and 3600 s")
         if self.rate_limit < 1 or self.rate_window < 0.1:
             raise SettingsError("rate limit must be at least 1 request per 0.1 s window")
-        if not 0.05 <= self.lease_min_ttl <= 5.0:
-            raise SettingsError("lease-min-ttl must be between 0.05 s and 5 s (it exists for tests)")
+        if not 0.05 <= self.testing_lease_min_ttl <= 5.0:
+            raise SettingsError("testing-lease-min-ttl must be between 0.05 s and 5 s (it exists for tests)")
         if self.message_ttl < 1 or self.message_retention < 1:
             raise SettingsError("message TTL and retention must be at least 1 s")
         if self.message_ttl > 604_800:
@@ -114,3 +366,27 @@ class Settings:
         if self.admin_token is not None and len(self.admin_token) < 16:
             raise SettingsError("the admin token must be at least 16 characters")
         return self
+
+
+@functools.cache
+def options() -> tuple[Option, ...]:
+    """Every setting's ``Option``, in field order, with its name, flag, variable and default.
+
+    Raises:
+        TypeError: a field of ``Settings`` was declared without ``setting(...)``.
+    """
+    found = []
+    for field in dataclasses.fields(Settings):
+        option = field.metadata.get(_OPTION)
+        if not isinstance(option, Option):
+            raise TypeError(f"Settings.{field.name} has no Option: declare it with setting(...)")
+        found.append(
+            dataclasses.replace(
+                option,
+                name=field.name,
+                flag="--" + field.name.replace("_", "-"),
+                env="KXM_" + field.name.upper(),
+                default=field.default,
+            )
+        )
+    return tuple(found)

@@ -1,34 +1,65 @@
-"""The running hub's shared state, handed to every servicer."""
+"""The running hub's shared state, handed to every servicer and to the admission pipeline."""
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
 from kxm_grpc.domain.clock import Clock, seconds
-from kxm_grpc.server.expiry import DeadlineTimer, expiry_timer, lapse_timer
+from kxm_grpc.server.coordination import Coordination, InProcessCoordination
 from kxm_grpc.server.ratelimit import RateLimiter
 from kxm_grpc.server.settings import Settings
+from kxm_grpc.server.timers import TimerScheduler
+from kxm_grpc.services.limits import Limits
 from kxm_grpc.store import Store
 
 
-@dataclass
-class HubState:
-    """Settings, store, clock and the process-wide signals servicers need."""
+def limits_from(settings: Settings) -> Limits:
+    """The limits the services apply, from the hub's settings."""
+    return Limits(
+        message_ttl=seconds(settings.message_ttl),
+        lease_min_ttl=seconds(settings.testing_lease_min_ttl),
+        stale_after=seconds(settings.stale_after),
+    )
 
-    settings: Settings
-    store: Store
-    clock: Clock
-    admin_token_hash: str | None
-    limiter: RateLimiter
-    shutting_down: asyncio.Event = field(default_factory=asyncio.Event)
-    expiry: DeadlineTimer = field(default_factory=expiry_timer)
-    lapses: DeadlineTimer = field(default_factory=lapse_timer)
+
+class HubState:
+    """Settings, store, clock, the services' limits, the process-wide signals and the process's coordination.
+
+    ``coordination`` (``server/coordination.py``) holds everything the process coordinates beyond
+    its database: lease wait queues, open streams, rate budgets, timers, sweeps and the
+    authentication cache. It is in-process unless a factory for another is given; ``limiter`` and
+    ``timers`` replace the in-process one's defaults (tests pass their own).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        clock: Clock,
+        admin_token_hash: str | None,
+        limiter: RateLimiter | None = None,
+        timers: TimerScheduler | None = None,
+        *,
+        coordination: Callable[[HubState], Coordination] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.clock = clock
+        self.admin_token_hash = admin_token_hash
+        self.limits = limits_from(settings)
+        """What the services' rules read from the settings, built once."""
+        self.shutting_down = asyncio.Event()
+        self.coordination: Coordination = (
+            coordination(self)
+            if coordination is not None
+            else InProcessCoordination(self, limiter=limiter, timers=timers)
+        )
 
     @property
     def stale_after(self) -> int:
         """The presence window in clock microseconds."""
-        return seconds(self.settings.stale_after)
+        return self.limits.stale_after
 
     def now(self) -> int:
         """The hub clock's current time."""

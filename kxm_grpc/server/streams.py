@@ -14,29 +14,35 @@ events appended since the stream last read its log, so catching up on a backlog 
 An open stream is its agent listening: the monitor renews the presence of every agent with an
 open stream, at most once per quarter of the presence window, so an agent that only subscribes is
 never retired by the stale sweep (``services.agents.touch_streaming_agents``).
+
+``Subscribers`` is the hub's stream registry (``Coordination.streams``, ``server/coordination.py``)
+and knows no transport: a surface opening a stream hands it the way to end that stream with an
+error (gRPC: ``context.abort_with_status``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import grpc
 import structlog
 
-from kxm_grpc._status import to_rpc_status
 from kxm_grpc.domain.agents import renewal_due
-from kxm_grpc.errors import Reason, ResourceExhausted
-from kxm_grpc.server.state import HubState
+from kxm_grpc.errors import HubError, Reason, ResourceExhausted
 from kxm_grpc.services import agents as agent_service
-from kxm_grpc.services.events import agent_topic
+from kxm_grpc.services.inbox import agent_topic
 from kxm_grpc.services.messages import Subscription
+
+if TYPE_CHECKING:
+    from kxm_grpc.server.state import HubState
 
 log = structlog.get_logger("kxm.streams")
 
-Context = grpc.aio.ServicerContext[Any, Any]
+Abort = Callable[[HubError], Awaitable[Any]]
+"""How the surface that opened a stream ends it with an error (gRPC: ``context.abort_with_status``)."""
 
 # How often the monitor looks for streams stuck writing to a consumer that stopped reading.
 MONITOR_INTERVAL = 0.5
@@ -48,7 +54,8 @@ class Stream:
 
     agent_id: str
     topic: str
-    context: Context
+    abort: Abort
+    """Ends the stream with an error, in its surface's terms."""
     key_hash: str = ""
     """The hash of the agent key the stream was opened with."""
     version: int = 0
@@ -71,8 +78,8 @@ class Subscribers:
         """When each agent with open streams last had its presence renewed (hub clock)."""
         self._monitor: asyncio.Task[None] | None = None
 
-    def open(self, subscription: Subscription, context: Context) -> Stream:
-        """Register a new stream of the subscribing agent.
+    def open(self, subscription: Subscription, abort: Abort) -> Stream:
+        """Register a new stream of the subscribing agent; ``abort`` ends it with an error.
 
         Raises:
             ResourceExhausted: (STREAM_LIMIT_REACHED) the agent has the maximum number of streams open.
@@ -89,7 +96,7 @@ class Subscribers:
             )
         topic = agent_topic(agent_id)
         stream = Stream(
-            agent_id, topic, context, key_hash=subscription.key_hash, version=self._hub.store.notifier.version(topic)
+            agent_id, topic, abort, key_hash=subscription.key_hash, version=self._hub.store.notifier.version(topic)
         )
         streams.add(stream)
         self._renewed[agent_id] = max(self._renewed.get(agent_id, 0), agent.last_seen_time)
@@ -172,12 +179,12 @@ class Subscribers:
     def _cut(self, stream: Stream, error: ResourceExhausted) -> None:
         """End a stream whose write is stuck: the status follows what the consumer has not read yet.
 
-        The abort raises grpc's AbortError once the status is queued; the stream's handler awaits
-        the same future when its write returns and so ends with that error, which grpc expects.
+        The abort raises (gRPC: AbortError) once the status is queued; the stream's handler awaits
+        the same future when its write returns and so ends with that error, which its surface expects.
         """
         self.close(stream)
         log.info("subscriber_too_slow", agent_id=stream.agent_id, last_seq=stream.sent_seq)
-        cut: asyncio.Future[Any] = asyncio.ensure_future(stream.context.abort_with_status(to_rpc_status(error)))
+        cut: asyncio.Future[Any] = asyncio.ensure_future(stream.abort(error))
         cut.add_done_callback(_retrieve)
         stream.cut = cut
 

@@ -1,21 +1,27 @@
-"""Periodic housekeeping on the server's event loop: stale agents, rate buckets, retention."""
+"""Periodic housekeeping on the server's event loop: stale agents, rate buckets, overdue timers, retention.
+
+The hub's coordination runs them (``Coordination.run_sweeps``, ``server/coordination.py``).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import structlog
 from prometheus_client import Counter
 
 from kxm_grpc.domain.clock import seconds
-from kxm_grpc.server.state import HubState
 from kxm_grpc.services import agents, leases, messages
+
+if TYPE_CHECKING:
+    from kxm_grpc.server.state import HubState
 
 log = structlog.get_logger("kxm.sweeps")
 
-Sweep = Callable[[HubState], Awaitable[object]]
+Sweep = Callable[["HubState"], Awaitable[object]]
 
 
 async def sweep_agents(hub: HubState) -> object:
@@ -25,18 +31,21 @@ async def sweep_agents(hub: HubState) -> object:
 
 async def sweep_rate_buckets(hub: HubState) -> object:
     """Forget idle rate-limit buckets."""
-    hub.limiter.collect()
+    hub.coordination.limiter.collect()
     return None
 
 
 MESSAGES_PURGED = Counter("kxm_messages_purged", "Terminal messages deleted by the retention purge.")
 
 
+async def sweep_timers(hub: HubState) -> object:
+    """Fire the timers the scheduler has not yet (a backstop: its sleep may outlast a clock jump)."""
+    return len(await hub.coordination.timers.fire_due(hub.store, hub.now()))
+
+
 async def sweep_messages(hub: HubState) -> object:
-    """Expire what the expiry timer has not yet (a backstop), then purge messages past retention."""
-    now = hub.now()
-    await messages.expire_due(hub.store, now=now)
-    purged = await messages.purge_messages(hub.store, now=now, retention=seconds(hub.settings.message_retention))
+    """Purge messages past retention (what expired is expired already: ``sweep_timers`` runs first)."""
+    purged = await messages.purge_messages(hub.store, now=hub.now(), retention=seconds(hub.settings.message_retention))
     MESSAGES_PURGED.inc(purged)
     return purged
 
@@ -46,7 +55,7 @@ async def sweep_lease_alive(hub: HubState) -> object:
     return await leases.keep_alive(hub.store, now=hub.now())
 
 
-SWEEPS: list[Sweep] = [sweep_agents, sweep_rate_buckets, sweep_messages, sweep_lease_alive]
+SWEEPS: list[Sweep] = [sweep_agents, sweep_rate_buckets, sweep_timers, sweep_messages, sweep_lease_alive]
 
 
 async def run_sweeps(hub: HubState, sweeps: list[Sweep] | None = None) -> None:

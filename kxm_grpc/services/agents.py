@@ -2,8 +2,9 @@
 
 A name is unique among the agents of a project that are not retired. Resuming an offline agent
 (keeping its id, inbox and leases) needs proof that the caller is that agent: its last key while
-that key is active, or the admin token. Keys rotate on every registration and die on unregister:
-a revoked key proves nothing, so an unregistered agent can be resumed only by the admin. Anyone
+that key is active, or an operator's token (the admin's or a named operator's). Keys rotate on
+every registration and die on unregister: a revoked key proves nothing, so an unregistered agent
+can be resumed only by an operator. A registration by an operator is audited. Anyone
 with the project token may register the name again as a fresh agent (new id, empty inbox, no
 leases); the unregistered agent is then retired and keeps its row for the messages naming it.
 """
@@ -17,12 +18,13 @@ import structlog
 
 from kxm_grpc.domain import agents as rules
 from kxm_grpc.domain.agents import Agent, Registration
+from kxm_grpc.domain.audit import agent_target
 from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.secrets import AGENT_KEY_PREFIX, hash_secret, hashes_match, new_id, new_secret, secret_matches
 from kxm_grpc.errors import AlreadyExists, PermissionDenied, Reason
-from kxm_grpc.services import events
-from kxm_grpc.services.auth import CREDENTIALS_TOPIC
+from kxm_grpc.services import audit, inbox
+from kxm_grpc.services.auth import CREDENTIALS_TOPIC, credentials_changed
 from kxm_grpc.store import Store, Tx
 
 log = structlog.get_logger("kxm.agents")
@@ -47,7 +49,7 @@ def presence_changed(tx: Tx, agent: Agent, now: int) -> None:
     """
     tx.notify(f"presence:{agent.project}")
     tx.notify(CREDENTIALS_TOPIC)
-    events.record_presence(tx, agent, now)
+    inbox.record_presence(tx, agent, now)
 
 
 def key_changed(tx: Tx, agent_id: str) -> None:
@@ -56,8 +58,8 @@ def key_changed(tx: Tx, agent_id: str) -> None:
     Every cached authentication is dropped, and the agent's open streams wake (its log topic) to
     re-check their key: a stream of a replaced or revoked key ends with UNAUTHENTICATED.
     """
-    tx.notify(CREDENTIALS_TOPIC)
-    tx.notify(events.agent_topic(agent_id))
+    credentials_changed(tx)
+    tx.notify(inbox.agent_topic(agent_id))
 
 
 async def register_agent(
@@ -65,12 +67,17 @@ async def register_agent(
 ) -> RegisteredAgent:
     """Register a new agent, or resume the agent that had this name, with a fresh key.
 
+    ``registration`` is as the request gave it; it is validated here (trimmed, bounded, the default
+    purpose filled in). Validating a registration twice changes nothing.
+
     Raises:
+        InvalidArgument: the name is empty, or a field is longer than its limit.
         AlreadyExists: a live agent has the name and the caller gave no proof of being it.
         PermissionDenied: the name belongs to an offline agent whose key is still active (it
             crashed or went stale) and no proof of it was given.
     """
     assert caller.project is not None
+    registration = rules.registration(registration.name, registration.purpose, registration.model, registration.host)
     project = caller.project
     key = new_secret(AGENT_KEY_PREFIX)
     name_key = rules.name_key(registration.name)
@@ -92,15 +99,18 @@ async def register_agent(
         existing = tx.agents.find_by_name(project, name_key)
         retired_id = None
         if existing is None:
-            agent, resumed = fresh(), False
-        elif (stored := tx.agents.get_key(existing.id)) is not None and not stored[1] and not caller.is_admin:
-            # Unregistered: its key is dead, so nobody but the admin can prove to be it. The name is
-            # free for a fresh agent, which inherits nothing.
+            return _issue(tx, fresh(), False, None)
+        stored = tx.agents.get_key(existing.id)
+        key_hash, key_active = stored if stored is not None else (None, False)
+        unregistered = key_hash is not None and not key_active
+        if unregistered and not caller.is_operator:
+            # Its key is dead, so nobody but an operator can prove to be it. The name is free for a
+            # fresh agent, which inherits nothing.
             tx.agents.retire(existing.id, now)
             agent, resumed, retired_id = fresh(), False, existing.id
         else:
-            proven = caller.is_admin or (
-                presented_key is not None and stored is not None and secret_matches(presented_key, stored[0])
+            proven = caller.is_operator or (
+                presented_key is not None and key_hash is not None and secret_matches(presented_key, key_hash)
             )
             if not proven:
                 if existing.online:
@@ -111,7 +121,7 @@ async def register_agent(
                     )
                 raise PermissionDenied(
                     f"the name {existing.name} belongs to an offline agent; present its last key "
-                    "(x-kxm-agent-key) or the admin token to resume it",
+                    "(x-kxm-agent-key) or an operator's token to resume it",
                     reason=Reason.AGENT_RECLAIM_FORBIDDEN,
                     metadata={"name": existing.name},
                 )
@@ -127,9 +137,20 @@ async def register_agent(
             )
             resumed = True
             key_changed(tx, agent.id)
+        return _issue(tx, agent, resumed, retired_id)
+
+    def _issue(tx: Tx, agent: Agent, resumed: bool, retired_id: str | None) -> tuple[Agent, bool, str | None]:
+        """Store the agent online with the new key."""
         tx.agents.put(agent)
         tx.agents.set_key_hash(agent.id, hash_secret(key))
+        if not resumed:
+            credentials_changed(tx)  # a resumed agent's key change bumped it (key_changed)
         presence_changed(tx, agent, now)
+        if caller.is_operator:
+            metadata = {"name": agent.name, "resumed": str(resumed).lower()}
+            if retired_id is not None:
+                metadata["retiredAgentId"] = retired_id
+            audit.record(tx, caller, "RegisterAgent", agent_target(project, agent.id), now=now, metadata=metadata)
         return agent, resumed, retired_id
 
     agent, resumed, retired_id = await store.write(work)

@@ -2,17 +2,33 @@
 
 Every credential presented is checked before anything is written (the original hub refreshed
 presence before checking the project token; this one does not). Which kind of caller an RPC
-accepts is its ``Access``; the server's method table assigns one to every RPC.
+accepts is its ``Access``; every RPC declares one in the proto (``RpcFacts.access``), which the
+server's registry (``kxm_grpc/server/methods.py``) maps to this enum.
+
+Credentials change in transactions that call ``credentials_changed``: it wakes this process's
+authentication cache (``CREDENTIALS_TOPIC``) and bumps the durable credentials version
+(``Tx.credentials``) in the same transaction, so another process sharing the database learns of the
+change too. ``AuthCache`` trusts a cached authentication without reading the version for at most
+``CREDENTIALS_RECHECK`` seconds: the bound within which a change made by another process is seen.
 """
 
 from __future__ import annotations
 
 import enum
+import math
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.caller import Caller, CredentialKind
-from kxm_grpc.domain.secrets import RUNTIME_KEY_PREFIX, hash_secret, hashes_match, secret_matches
+from kxm_grpc.domain.secrets import (
+    OPERATOR_TOKEN_PREFIX,
+    RUNTIME_KEY_PREFIX,
+    hash_secret,
+    hashes_match,
+    secret_matches,
+)
 from kxm_grpc.errors import NotFound, PermissionDenied, Reason, Unauthenticated
 from kxm_grpc.store import Store, Tx
 
@@ -21,13 +37,16 @@ class Access(enum.Enum):
     """Which callers an RPC admits."""
 
     ADMIN = "admin"
-    """The admin token only."""
+    """The bootstrap admin (the admin token) only: managing operators, reading the audit."""
+
+    OPERATOR = "operator"
+    """An operator: the bootstrap admin or a named operator (project management, sync projects)."""
 
     PROJECT_TOKEN = "project_token"
-    """A project token (with or without an agent identity), or the admin token naming a project."""
+    """A project token (with or without an agent identity), or an operator naming a project."""
 
     PROJECT = "project"
-    """Anything scoped to one project: a project token, an agent, a runtime, or the admin naming a project."""
+    """Anything scoped to one project: a project token, an agent, a runtime, or an operator naming a project."""
 
     AGENT = "agent"
     """A project token together with a valid agent identity."""
@@ -36,7 +55,7 @@ class Access(enum.Enum):
     """A runtime key."""
 
     ANY = "any"
-    """Any valid credential: the admin token (naming a project or not), a project token, an agent, or a runtime."""
+    """Any valid credential: an operator (naming a project or not), a project token, an agent, or a runtime."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,10 +88,29 @@ def _invalid_agent() -> Unauthenticated:
 
 
 CREDENTIALS_TOPIC = "credentials"
-"""Notified by every transaction that issues, rotates or revokes a credential or changes an agent's
-presence flag; it invalidates every cached authentication."""
+"""Notified by every transaction that issues, rotates or revokes a credential (``credentials_changed``)
+or changes an agent's presence flag; it invalidates every cached authentication of this process."""
+
+CREDENTIALS_RECHECK = 1.0
+"""Seconds a cached authentication is trusted without reading the durable credentials version.
+
+A credential changed by another process sharing the database (a replica) stops being accepted here
+within this bound; one changed by this process, at once (``CREDENTIALS_TOPIC``). The cost is one
+read of the one-row version table per interval (on the first cached call after it elapses), besides
+the read every cache miss makes in the snapshot it authenticates on."""
 
 _CACHE_LIMIT = 10_000
+
+
+def credentials_changed(tx: Tx) -> None:
+    """Record, in the transaction that does it, that a credential was issued, rotated or revoked.
+
+    Bumps the durable credentials version (so other processes' caches see it within
+    ``CREDENTIALS_RECHECK``) and, once the transaction commits, drops this process's cached
+    authentications (``CREDENTIALS_TOPIC``).
+    """
+    tx.credentials.bump()
+    tx.notify(CREDENTIALS_TOPIC)
 
 
 def key_revoked() -> Unauthenticated:
@@ -130,37 +168,75 @@ class AuthCache:
 
     Checking credentials reads the store on every call otherwise (a snapshot, three lookups and two
     hashes); agents call many times per second. Entries are keyed by the exact credentials
-    presented and dropped all at once when ``CREDENTIALS_TOPIC`` moves: the notifier publishes a
-    commit's topics before the committing call returns, so a revoked key is never accepted after
-    its revocation was acknowledged. Failures are never cached.
+    presented. Failures are never cached. Two signals invalidate them:
+
+    - This process's changes: every entry is dropped when ``CREDENTIALS_TOPIC`` moves. The notifier
+      publishes a commit's topics before the committing call returns, so a key revoked here is never
+      accepted after its revocation was acknowledged.
+    - Every process's changes: each entry carries the durable credentials version its
+      authentication read (in the same snapshot), and an entry whose version is not the latest one
+      seen is stale. The latest is read again when ``due``: at most every ``recheck`` seconds
+      (``CREDENTIALS_RECHECK``), so a change committed by another process is seen within that bound.
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(
+        self, store: Store, *, recheck: float = CREDENTIALS_RECHECK, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._store = store
-        self._entries: dict[Credentials, Authenticated] = {}
+        self._entries: dict[Credentials, tuple[Authenticated, int]] = {}
         self._version = -1
+        self._durable = -1
+        """The latest durable credentials version read."""
+        self._recheck = recheck
+        self._clock = clock
+        self._checked = -math.inf
+        """When (``clock``) the durable version was last read."""
+
+    @property
+    def due(self) -> bool:
+        """Whether the durable version must be read before a cached entry is trusted again."""
+        return self._clock() - self._checked >= self._recheck
+
+    def observe(self, durable: int) -> None:
+        """Note the durable credentials version just read; entries verified at an older one are stale.
+
+        The version only grows, so a read older than one already observed (a slow snapshot) tells
+        nothing new and is ignored. (Restoring a backup takes the version back; it needs every hub
+        process restarted, which empties their caches.)
+        """
+        if durable < self._durable:
+            return
+        self._checked = self._clock()
+        if durable > self._durable:
+            self._durable = durable
+            self._entries.clear()
 
     def get(self, credentials: Credentials) -> Authenticated | None:
-        """The cached result for these credentials, if still valid."""
+        """The cached result for these credentials, if still valid (``due`` aside: see ``authenticate``)."""
         version = self._store.notifier.version(CREDENTIALS_TOPIC)
         if version != self._version:
             self._entries.clear()
             self._version = version
             return None
-        return self._entries.get(credentials)
+        entry = self._entries.get(credentials)
+        if entry is None or entry[1] != self._durable:
+            return None
+        return entry[0]
 
-    def put(self, credentials: Credentials, authenticated: Authenticated, version: int) -> None:
-        """Remember a result read when the topic was at ``version``."""
-        if version != self._store.notifier.version(CREDENTIALS_TOPIC):
+    def put(self, credentials: Credentials, authenticated: Authenticated, version: int, durable: int) -> None:
+        """Remember a result read when the topic was at ``version`` and the durable version at ``durable``."""
+        self.observe(durable)
+        if durable != self._durable or version != self._store.notifier.version(CREDENTIALS_TOPIC):
             return  # a credential changed while we read: do not cache what may be stale
         if len(self._entries) >= _CACHE_LIMIT:
             self._entries.clear()
-        self._entries[credentials] = authenticated
+        self._entries[credentials] = (authenticated, durable)
 
     def renewed(self, credentials: Credentials, authenticated: Authenticated) -> None:
         """Replace a cached entry after the agent's presence was renewed (its record changed)."""
-        if credentials in self._entries:
-            self._entries[credentials] = authenticated
+        entry = self._entries.get(credentials)
+        if entry is not None:
+            self._entries[credentials] = (authenticated, entry[1])
 
 
 async def authenticate(
@@ -172,10 +248,13 @@ async def authenticate(
 ) -> Authenticated:
     """Check every presented credential, then whether its kind may call an RPC with ``access``.
 
+    With a ``cache``, a cached result is used while valid; when the cache is ``due``, the durable
+    credentials version is read first (one small read), so a change another process made is seen.
+
     Raises:
         Unauthenticated: a credential is missing, unknown, revoked, or does not match.
         PermissionDenied: the credentials are valid but of a kind ``access`` does not admit.
-        NotFound: the admin named a project that does not exist.
+        NotFound: an operator named a project that does not exist.
     """
     if not credentials.bearer:
         raise Unauthenticated("no credentials: send 'authorization: Bearer <token>'", reason=Reason.CREDENTIAL_MISSING)
@@ -184,18 +263,29 @@ async def authenticate(
             "an agent identity needs both x-kxm-agent-id and x-kxm-agent-key", reason=Reason.INVALID_AGENT_IDENTITY
         )
 
-    authenticated = cache.get(credentials) if cache is not None else None
-    if authenticated is None:
+    if cache is None:
+        authenticated = await store.read(lambda tx: _resolve(tx, admin_token_hash, credentials))
+        _require(authenticated.caller, access)
+        return authenticated
+    cached = cache.get(credentials)
+    if cached is not None and cache.due:
+        cache.observe(await store.read(_durable_version))
+        cached = cache.get(credentials)  # None when another process changed a credential
+    if cached is None:
         version = store.notifier.version(CREDENTIALS_TOPIC)
 
-        def check(tx: Tx) -> Authenticated:
-            return _resolve(tx, admin_token_hash, credentials)
+        def check(tx: Tx) -> tuple[Authenticated, int]:
+            return _resolve(tx, admin_token_hash, credentials), tx.credentials.version()
 
-        authenticated = await store.read(check)
-        if cache is not None:
-            cache.put(credentials, authenticated, version)
-    _require(authenticated.caller, access)
-    return authenticated
+        resolved, durable = await store.read(check)
+        cache.put(credentials, resolved, version, durable)
+        cached = resolved
+    _require(cached.caller, access)
+    return cached
+
+
+def _durable_version(tx: Tx) -> int:
+    return tx.credentials.version()
 
 
 def _resolve(tx: Tx, admin_token_hash: str | None, credentials: Credentials) -> Authenticated:
@@ -204,12 +294,9 @@ def _resolve(tx: Tx, admin_token_hash: str | None, credentials: Credentials) -> 
         if credentials.agent_id is not None:
             # An agent identity always travels with its project's token, never the admin's.
             raise _invalid_agent()
-        project = credentials.project
-        if project is not None and tx.projects.get(project) is None:
-            raise NotFound(
-                f"no project named {project}", reason=Reason.PROJECT_NOT_FOUND, metadata={"project": project}
-            )
-        return Authenticated(Caller(CredentialKind.ADMIN, project=project))
+        return Authenticated(Caller(CredentialKind.ADMIN, project=_named_project(tx, credentials)))
+    if bearer.startswith(OPERATOR_TOKEN_PREFIX):
+        return Authenticated(_operator_caller(tx, bearer, credentials))
     if bearer.startswith(RUNTIME_KEY_PREFIX):
         return Authenticated(_runtime_caller(tx, bearer, credentials))
     project_row = tx.projects.find_by_token_hash(hash_secret(bearer))
@@ -234,6 +321,29 @@ def _resolve(tx: Tx, admin_token_hash: str | None, credentials: Credentials) -> 
     return Authenticated(caller, agent)
 
 
+def _named_project(tx: Tx, credentials: Credentials) -> str | None:
+    """The project an operator's call names with ``x-kxm-project`` (None: none).
+
+    Raises:
+        NotFound: (PROJECT_NOT_FOUND) no project has that name.
+    """
+    project = credentials.project
+    if project is not None and tx.projects.get(project) is None:
+        raise NotFound(f"no project named {project}", reason=Reason.PROJECT_NOT_FOUND, metadata={"project": project})
+    return project
+
+
+def _operator_caller(tx: Tx, bearer: str, credentials: Credentials) -> Caller:
+    """Resolve a named operator's token, looked up by its hash; a revoked operator's is unknown."""
+    if credentials.agent_id is not None:
+        # An agent identity always travels with its project's token, never an operator's.
+        raise _invalid_agent()
+    operator = tx.operators.find_by_token_hash(hash_secret(bearer))
+    if operator is None or not operator.active:
+        raise _invalid_auth()
+    return Caller(CredentialKind.OPERATOR, project=_named_project(tx, credentials), operator_name=operator.name)
+
+
 def _runtime_caller(tx: Tx, bearer: str, credentials: Credentials) -> Caller:
     """Resolve a runtime key, looked up by its hash, to the runtime it was issued to."""
     if credentials.agent_id is not None:
@@ -251,16 +361,28 @@ def _runtime_caller(tx: Tx, bearer: str, credentials: Credentials) -> Caller:
     return Caller(CredentialKind.RUNTIME, project=runtime.project, runtime_id=runtime.id)
 
 
+_OPERATORS = frozenset({CredentialKind.ADMIN, CredentialKind.OPERATOR})
+"""The bootstrap admin and named operators: they act in a project only by naming it."""
+
 _ADMITTED: dict[Access, frozenset[CredentialKind]] = {
     Access.ADMIN: frozenset({CredentialKind.ADMIN}),
-    Access.PROJECT_TOKEN: frozenset({CredentialKind.PROJECT, CredentialKind.AGENT, CredentialKind.ADMIN}),
-    Access.PROJECT: frozenset(
-        {CredentialKind.PROJECT, CredentialKind.AGENT, CredentialKind.RUNTIME, CredentialKind.ADMIN}
-    ),
+    Access.OPERATOR: _OPERATORS,
+    Access.PROJECT_TOKEN: frozenset({CredentialKind.PROJECT, CredentialKind.AGENT}) | _OPERATORS,
+    Access.PROJECT: frozenset({CredentialKind.PROJECT, CredentialKind.AGENT, CredentialKind.RUNTIME}) | _OPERATORS,
     Access.AGENT: frozenset({CredentialKind.AGENT}),
     Access.RUNTIME: frozenset({CredentialKind.RUNTIME}),
     Access.ANY: frozenset(CredentialKind),
 }
+
+
+def admitted_kinds(access: Access) -> frozenset[CredentialKind]:
+    """The kinds of credential an RPC with ``access`` admits (an operator's, the admin's included,
+    only when it names a project, except for ADMIN, OPERATOR and ANY)."""
+    return _ADMITTED[access]
+
+
+_PROJECTLESS = frozenset({Access.ADMIN, Access.OPERATOR, Access.ANY})
+"""The access kinds an operator (the admin included) may use without naming a project."""
 
 
 def _require(caller: Caller, access: Access) -> None:
@@ -270,19 +392,19 @@ def _require(caller: Caller, access: Access) -> None:
             reason=Reason.CREDENTIAL_KIND_DENIED,
             metadata={"required": access.value, "presented": caller.kind.value},
         )
-    if caller.kind is CredentialKind.ADMIN and access not in (Access.ADMIN, Access.ANY) and caller.project is None:
+    if caller.kind in _OPERATORS and access not in _PROJECTLESS and caller.project is None:
         raise PermissionDenied(
-            "the admin token must name a project with x-kxm-project for this RPC",
+            f"the {caller.kind.value} token must name a project with x-kxm-project for this RPC",
             reason=Reason.CREDENTIAL_KIND_DENIED,
-            metadata={"required": access.value, "presented": "admin"},
+            metadata={"required": access.value, "presented": caller.kind.value},
         )
 
 
 def get_caller_identity(caller: Caller) -> Caller:
     """The caller's own identity, exactly as its credentials established it (``authenticate``).
 
-    Nothing is looked up by a name the request chose: the project is the credential's (the
-    admin's is the one ``x-kxm-project`` named and ``authenticate`` found), so no call learns
+    Nothing is looked up by a name the request chose: the project is the credential's (an
+    operator's is the one ``x-kxm-project`` named and ``authenticate`` found), so no call learns
     anything about another project.
     """
     return caller

@@ -3,18 +3,29 @@
 The rules live in ``kxm_grpc.domain.leases``; this module reads the fence, applies a rule and
 stores the result in the same transaction, logs the outcome, and adds what needs the event loop:
 
+- **Requests.** Every function takes a request's values as given (names untrimmed, durations in
+  microseconds, None when unset) and applies the rules itself: validation, the TTL default and
+  bounds (the minimum from ``Limits.lease_min_ttl``), the wait's bound and its cut to the time the
+  caller still listens. Each grant's and renewal's deadline is a durable timer written in its
+  transaction, which wakes the hub's timer scheduler by itself (``services.timers.schedule``).
 - **Waiting acquires.** An acquire with a wait joins a FIFO queue for its (project, name) in this
-  process. Only the head of the queue tries; it wakes when a release is published on the
-  ``lease:<project>/<name>`` topic, when the blocking grant's expiry passes on the hub's clock, or
-  at least once a second, and gives up when its wait ends. An acquire without a wait never queues:
-  it gets a free lease at once, even with waiters queued (fairness is among waiters).
+  process (the hub's ``Coordination.lease_queues``). Only the head of the queue tries; it wakes when
+  a release is published on the ``lease:<project>/<name>`` topic, when the blocking grant's expiry
+  passes on the hub's clock, or at least once a second, and gives up when its wait ends. An acquire
+  without a wait never queues: it gets a free lease at once, even with waiters queued (fairness is
+  among waiters).
 - **Restarts.** Leases are decided on the hub's clock, which keeps running while the hub is down.
   The hub records when it was last alive (``leases.alive_time``): on every lease write, refused
-  renewals included, by a sweep while leases are live, and at the moment each grant lapses (the
-  lapse timer, ``next_lapse`` / ``mark_lapsed``). At start it pushes back by the downtime every
-  grant that was live at that mark, so no lease loses time to a crash, and a grant that lapsed
-  while the hub was alive stays lapsed: its expiry is at or before the mark. The one window left
-  is a crash within the commit of the lapse mark itself (about a millisecond after the expiry).
+  renewals included, by a sweep while leases are live, and at the moment each grant lapses (its
+  ``lease_lapse`` timer, ``LAPSE_TIMER``: written with the grant, moved by each renewal, deleted
+  by the release; ``services.timers``). At start it pushes back by the downtime every grant that
+  was live at that mark (and its timer), so no lease loses time to a crash, and a grant that
+  lapsed while the hub was alive stays lapsed: its expiry is at or before the mark. A refused
+  renewal commits its mark with the refusal, so it holds across any restart. The window left is the
+  lapse timer's latency: a crash after a grant's expiry but before the timer's mark commits
+  (about a millisecond on an idle hub; longer when the event loop lags or the writer is busy)
+  gives that grant back for what it had left at the previous mark, and a ``CheckFence`` (which
+  writes nothing) that called it lapsed inside that window may then be contradicted.
 """
 
 from __future__ import annotations
@@ -24,6 +35,7 @@ import contextlib
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import structlog
 
@@ -32,12 +44,18 @@ from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.clock import MICROS
 from kxm_grpc.domain.leases import Acquired, Fence, Holder, Lease
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
+from kxm_grpc.domain.waits import Wait, bounded_wait, wait_seconds
 from kxm_grpc.errors import FailedPrecondition, HubError, Reason
-from kxm_grpc.store import Store, Tx
+from kxm_grpc.services import timers
+from kxm_grpc.services.limits import LIMITS, Limits
+from kxm_grpc.store import Store, Timer, Tx
 
 log = structlog.get_logger("kxm.leases")
 
 ALIVE_KEY = "leases.alive_time"
+LAPSE_TIMER = "lease_lapse"
+"""The timer kind of a grant's expiry (key: ``project/name``): marks the hub alive when it lapses."""
+
 # A queued head re-checks at least this often (seconds), whatever woke it or not.
 _RECHECK = 1.0
 
@@ -61,6 +79,35 @@ def _project(caller: Caller) -> str:
 
 def _mark_alive(tx: Tx, now: int) -> None:
     tx.meta.put(ALIVE_KEY, str(now))
+
+
+def _lapse_key(project: str, name: str) -> str:
+    """The ``lease_lapse`` timer key of a name (project names never contain ``/``)."""
+    return f"{project}/{name}"
+
+
+def _granted(tx: Tx, lease: Lease) -> None:
+    """Set the grant's lapse timer to its expiry (a new grant, a renewal, a restart's extension)."""
+    timers.schedule(tx, LAPSE_TIMER, _lapse_key(lease.project, lease.name), lease.expire_time)
+
+
+class WaitQueues(Protocol):
+    """Arrival-order queues of waiting acquires, one per (project, name): what ``acquire_lease`` needs.
+
+    ``LeaseQueues`` holds them in this process; a hub of several replicas needs queues they share.
+    """
+
+    def waiting(self, key: LeaseKey) -> int:
+        """How many acquires wait for the lease."""
+        ...
+
+    def join(self, key: LeaseKey) -> asyncio.Event:
+        """Queue a waiter; its event is set when it reaches the head."""
+        ...
+
+    def leave(self, key: LeaseKey, turn: asyncio.Event) -> None:
+        """Remove a waiter (served, timed out or cancelled) and wake the next head."""
+        ...
 
 
 class LeaseQueues:
@@ -118,6 +165,7 @@ async def _attempt(
             return _Blocked(None)
         acquired = rules.acquire(fence, project, name, holder, now=now, ttl=ttl)
         tx.leases.put(acquired.fence)
+        _granted(tx, acquired.lease)
         _mark_alive(tx, now)
         return acquired
 
@@ -153,7 +201,40 @@ def _denied(action: str, project: str, name: str, caller: Caller, error: HubErro
     return error
 
 
+def _ttl(ttl: int | None, limits: Limits) -> int:
+    return rules.ttl(ttl, minimum=limits.lease_min_ttl)
+
+
 async def acquire_lease(
+    store: Store,
+    caller: Caller,
+    name: str,
+    *,
+    ttl: int | None,
+    wait: Wait | None = None,
+    clock: Callable[[], int],
+    queues: WaitQueues,
+    limits: Limits = LIMITS,
+    time_remaining: float | None = None,
+) -> Acquired:
+    """Acquire (or extend the caller's own) lease; with a ``wait``, queue until it is free.
+
+    ``ttl`` is in microseconds (None: 5 min); ``wait`` is at most 10 min (None: no wait), and is cut
+    to ``time_remaining`` (seconds the caller still listens), so a wait that ends answers LEASE_HELD
+    before the caller gives up. Every argument is checked before anything is written.
+
+    Raises:
+        InvalidArgument: the name is empty or too long; ``ttl`` is outside ``limits.lease_min_ttl``
+            to 10 min; ``wait`` is negative or longer than 10 min.
+        FailedPrecondition: another agent holds it, still after the wait if there was one (LEASE_HELD).
+    """
+    name = rules.lease_name(name)
+    granted_ttl = _ttl(ttl, limits)
+    waiting = wait_seconds(bounded_wait(wait, default=0, maximum=rules.MAX_WAIT), time_remaining)
+    return await _acquire(store, caller, name, ttl=granted_ttl, wait=waiting, clock=clock, queues=queues)
+
+
+async def _acquire(
     store: Store,
     caller: Caller,
     name: str,
@@ -161,13 +242,9 @@ async def acquire_lease(
     ttl: int,
     wait: float,
     clock: Callable[[], int],
-    queues: LeaseQueues,
+    queues: WaitQueues,
 ) -> Acquired:
-    """Acquire (or extend the caller's own) lease; with ``wait`` seconds, queue until it is free.
-
-    Raises:
-        FailedPrecondition: another agent holds it, still after the wait if there was one (LEASE_HELD).
-    """
+    """Acquire a valid name for ``ttl`` microseconds, queueing for up to ``wait`` seconds."""
     project, holder = _project(caller), _holder(caller)
     key = (project, name)
     first = await _attempt(
@@ -193,7 +270,7 @@ async def _wait_in_line(
     ttl: int,
     wait: float,
     clock: Callable[[], int],
-    queues: LeaseQueues,
+    queues: WaitQueues,
 ) -> Acquired | None:
     """Queue for the lease until granted (the grant) or the wait ends (None)."""
     loop = asyncio.get_running_loop()
@@ -236,26 +313,39 @@ async def _refusal(store: Store, project: str, name: str, holder: Holder, now: i
     )
 
 
-async def renew_lease(store: Store, caller: Caller, name: str, token: int, *, ttl: int, now: int) -> Lease:
+async def renew_lease(
+    store: Store, caller: Caller, name: str, token: int, *, ttl: int | None, now: int, limits: Limits = LIMITS
+) -> Lease:
     """Extend the caller's live lease to ``now + ttl``; its token and acquire time stay.
 
+    ``ttl`` is in microseconds (None: 5 min).
+
     Raises:
+        InvalidArgument: the name is empty or too long; no token (LEASE_TOKEN_REQUIRED); ``ttl``
+            is outside ``limits.lease_min_ttl`` to 10 min.
         NotFound: no lease is held on the name (LEASE_NOT_FOUND).
         Aborted: the caller is not the holder or the token is not current (LEASE_SUPERSEDED).
         FailedPrecondition: the lease lapsed (LEASE_EXPIRED).
     """
+    name = rules.lease_name(name)
+    token = rules.presented_token(token)
+    renewed_ttl = _ttl(ttl, limits)
     project, holder = _project(caller), _holder(caller)
 
     def work(tx: Tx) -> Lease | HubError:
-        # A refusal commits the alive mark too: a grant the hub has called lapsed must never be
-        # given back by a restart (see the module docstring).
-        _mark_alive(tx, now)
         try:
-            fence = rules.renew(tx.leases.get(project, name), name, holder, token, now=now, ttl=ttl)
+            fence = rules.renew(tx.leases.get(project, name), name, holder, token, now=now, ttl=renewed_ttl)
         except HubError as refused:
+            if refused.reason is Reason.LEASE_EXPIRED:
+                # Committed with the refusal: a grant the hub has called lapsed must never be given
+                # back by a restart (see the module docstring). Other refusals write nothing, so a
+                # caller renewing random names cannot make the hub commit.
+                _mark_alive(tx, now)
             return refused
         tx.leases.put(fence)
         assert fence.lease is not None
+        _granted(tx, fence.lease)
+        _mark_alive(tx, now)
         return fence.lease
 
     outcome = await store.write(work)
@@ -277,14 +367,18 @@ async def release_lease(store: Store, caller: Caller, name: str, token: int, *, 
     """End the caller's lease (live or lapsed); the name's token high-water mark stays.
 
     Raises:
+        InvalidArgument: the name is empty or too long; no token (LEASE_TOKEN_REQUIRED).
         NotFound: no lease is held on the name (LEASE_NOT_FOUND).
         Aborted: the caller is not the holder or the token is not current (LEASE_SUPERSEDED).
     """
+    name = rules.lease_name(name)
+    token = rules.presented_token(token)
     project, holder = _project(caller), _holder(caller)
 
     def work(tx: Tx) -> Lease:
         fence, released = rules.release(tx.leases.get(project, name), name, holder, token)
         tx.leases.put(fence)
+        timers.cancel(tx, LAPSE_TIMER, _lapse_key(project, name))
         tx.notify(lease_topic(project, name))
         return released
 
@@ -307,8 +401,10 @@ async def get_lease(store: Store, caller: Caller, name: str) -> Lease:
     """The current grant of a name in the caller's project, live or lapsed.
 
     Raises:
+        InvalidArgument: the name is empty or too long.
         NotFound: no lease is held on the name (LEASE_NOT_FOUND).
     """
+    name = rules.lease_name(name)
     project = _project(caller)
     fence = await store.read(lambda tx: tx.leases.get(project, name))
     if fence is None or fence.lease is None:
@@ -340,10 +436,13 @@ async def check_fence(store: Store, caller: Caller, name: str, token: int, *, no
     """The grant ``token`` belongs to, if it is the name's current, live grant.
 
     Raises:
+        InvalidArgument: the name is empty or too long; no token (LEASE_TOKEN_REQUIRED).
         NotFound: the name was never leased in the project, or its grant was released (LEASE_NOT_FOUND).
         Aborted: a newer token was granted (LEASE_SUPERSEDED).
         FailedPrecondition: the token is the latest but its lease lapsed (LEASE_EXPIRED).
     """
+    name = rules.lease_name(name)
+    token = rules.presented_token(token)
     project = _project(caller)
     fence: Fence | None = await store.read(lambda tx: tx.leases.get(project, name))
     return rules.check_fence(fence, name, token, now=now)
@@ -362,6 +461,8 @@ async def resume_after_restart(store: Store, *, now: int) -> int:
             shift = max(0, now - int(alive))
             if shift:
                 resumed = tx.leases.extend_live(int(alive), shift)
+                for lease in resumed:
+                    _granted(tx, lease)
         _mark_alive(tx, now)
         return shift, resumed
 
@@ -380,19 +481,14 @@ async def resume_after_restart(store: Store, *, now: int) -> int:
     return shift
 
 
-async def next_lapse(store: Store) -> int | None:
-    """When the next held grant lapses that the last alive mark still counts as live, or None."""
-
-    def work(tx: Tx) -> int | None:
-        alive = tx.meta.get(ALIVE_KEY)
-        return tx.leases.next_expiry_after(int(alive) if alive is not None else -1)
-
-    return await store.read(work)
+def _fire_lapse(tx: Tx, timer: Timer, now: int) -> None:
+    """At a grant's expiry (its ``lease_lapse`` timer): record that the hub was alive when it lapsed."""
+    _mark_alive(tx, now)
 
 
-async def mark_lapsed(store: Store, *, now: int) -> None:
-    """Record, once grants have lapsed, that the hub was alive when they did (the lapse timer's step)."""
-    await store.write(lambda tx: _mark_alive(tx, now))
+def register_timers(kinds: timers.TimerKinds) -> None:
+    """Register what happens when a grant lapses (``LAPSE_TIMER``) with the hub's scheduler."""
+    kinds.register(LAPSE_TIMER, _fire_lapse)
 
 
 async def keep_alive(store: Store, *, now: int) -> bool:

@@ -1,19 +1,30 @@
 """Peer messages (spec §4.3, §6, §7), with the original's delivery gaps fixed.
 
 Every mutating call is one write transaction, and every change a participant must see is an
-event in that participant's log written in the same transaction (``services.events``): a send
-logs a message event for the recipient, a reply a reply event for the sender, a cancel a
+event in that participant's inbox log written in the same transaction (``services.inbox``): a
+send logs a message event for the recipient, a reply a reply event for the sender, a cancel a
 cancelled event for the recipient, an expiry an expired event for both. Acknowledgement is per
-message (queued → delivered), never a high-water mark. Expiry is exact: the expiry timer applies
-it at the deadline, and every read applies it first, so nothing is delivered or answered after
-its TTL. Calls see only their own project's messages: another project's message is NOT_FOUND.
+message (queued → delivered), never a high-water mark. Expiry is exact: a send writes the
+message's ``message_expiry`` timer (``services.timers``) in its transaction, the scheduler fires
+it at the deadline (and at start for what came due while the hub was down), ending the message
+deletes it, and every read applies expiry first, so nothing is delivered or answered after its
+TTL. Writing the timer wakes the hub's scheduler (``services.timers.schedule``), so the timing is
+the same whoever called. Calls see only their own project's messages: another project's message
+is NOT_FOUND.
+
+Every function applies the request rules itself, whatever surface called it: it takes the
+request's values as given (ids and texts untrimmed, durations in microseconds, None when unset;
+``SendRequest``, ``FanoutRequest``) and validates them, applies the defaults of ``Limits`` (the
+TTL), the bounds and the reductions of waits (``domain.waits``: at most 60 s for a send's reply
+and ``WaitMessage``, 30 min for a fan-out), and cuts a wait to ``time_remaining``, the seconds the
+caller still listens (the gRPC adapter passes what its call's deadline leaves).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import structlog
@@ -24,13 +35,25 @@ from kxm_grpc.domain import messages as rules
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.clock import Clock
-from kxm_grpc.domain.messages import Delivery, Event, EventKind, Fanout, Message, MessageState, Outgoing
+from kxm_grpc.domain.messages import (
+    Delivery,
+    Event,
+    EventKind,
+    Fanout,
+    Message,
+    MessageState,
+    Outgoing,
+    WorkflowContext,
+)
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.secrets import hash_secret, new_id
+from kxm_grpc.domain.waits import Wait, clamped_wait, wait_seconds
 from kxm_grpc.errors import Aborted, HubError, InvalidArgument, NotFound, Reason, Unavailable, invalid_field
+from kxm_grpc.services import timers
 from kxm_grpc.services.auth import KeyWatch
-from kxm_grpc.services.events import agent_topic, append_event, message_topic, record_event
-from kxm_grpc.store import Store, Tx
+from kxm_grpc.services.inbox import agent_topic, append_event, message_topic, record_event
+from kxm_grpc.services.limits import LIMITS, Limits
+from kxm_grpc.store import Store, Timer, Tx
 from kxm_grpc.store.notify import Notifier
 
 log = structlog.get_logger("kxm.messages")
@@ -43,13 +66,55 @@ _REPLIED = MESSAGE_EVENTS.labels("replied")
 _CANCELLED = MESSAGE_EVENTS.labels("cancelled")
 
 EVENT_BATCH = 256
-_EXPIRY_BATCH = 500
 _PURGE_BATCH = 500
+
+EXPIRY_TIMER = "message_expiry"
+"""The timer kind of a message's deadline (key: the message id)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SendRequest:
+    """A SendMessage request as it arrived: nothing is checked yet (``send_message`` checks it all)."""
+
+    target: str
+    content: str
+    delivery: Delivery = Delivery.FOLLOW_UP
+    correlation_id: str = ""
+    reply_to: str = ""
+    idempotency_key: str = ""
+    hops: int = 0
+    max_hops: int = 0
+    ttl: int | None = None
+    """Microseconds as given; None: the hub's default (``Limits.message_ttl``)."""
+    allow_offline: bool = False
+    workflow_context: WorkflowContext | None = None
+    """As given; validated and canonicalised by the send."""
+    wait: Wait | None = None
+    """How long to wait for the message to end once stored; None: answer once stored."""
+
+
+@dataclass(frozen=True, slots=True)
+class FanoutRequest:
+    """A FanoutMessages request as it arrived: nothing is checked yet (``fanout_messages`` checks it all)."""
+
+    targets: list[str]
+    content: str
+    correlation_id: str = ""
+    idempotency_key_prefix: str = ""
+    workflow_context: WorkflowContext | None = None
+    ttl: int | None = None
+    """Microseconds as given; None: the hub's default (``Limits.message_ttl``)."""
+    allow_offline: bool = False
+    wait: Wait | None = None
+    """How long to gather the replies; None: 30 min."""
 
 
 @dataclass(frozen=True, slots=True)
 class Sent:
-    """A send's stored message and whether the call only repeated an earlier send."""
+    """A send's stored message and whether the call only repeated an earlier send.
+
+    With a wait, ``message`` is the message as the wait left it (terminal unless the wait ended first).
+    """
 
     message: Message
     repeated: bool
@@ -140,10 +205,16 @@ def _find(tx: Tx, project: str, message_id: str) -> Message:
     return message
 
 
+def _store_end(tx: Tx, ended: Message) -> None:
+    """Store a message that just reached a terminal state; its expiry timer has nothing left to do."""
+    tx.messages.update(ended)
+    timers.cancel(tx, EXPIRY_TIMER, ended.id)
+
+
 def _expire(tx: Tx, message: Message, now: int) -> Message:
     """Expire a due message and tell both sides."""
     ended = rules.expired(message)
-    tx.messages.update(ended)
+    _store_end(tx, ended)
     record_event(tx, message.to_agent_id, EventKind.EXPIRED, now, message=ended)
     record_event(tx, message.from_agent_id, EventKind.EXPIRED, now, message=ended)
     tx.notify(message_topic(message.id), ended)
@@ -205,7 +276,7 @@ def _send(tx: Tx, caller: Caller, outgoing: Outgoing, now: int) -> Sent:
     target = _resolve_target(tx, project, outgoing.target, allow_offline=outgoing.allow_offline)
     if target.id == sender_id:
         raise InvalidArgument("an agent cannot send a message to itself", reason=Reason.SELF_TARGET)
-    seq = tx.events.next_seq(target.id)
+    seq = tx.inbox.next_seq(target.id)
     message = Message(
         id=new_id("msg"),
         project=project,
@@ -228,6 +299,7 @@ def _send(tx: Tx, caller: Caller, outgoing: Outgoing, now: int) -> Sent:
         allow_offline=outgoing.allow_offline,
     )
     tx.messages.insert(message)
+    timers.schedule(tx, EXPIRY_TIMER, message.id, message.expire_time)
     append_event(tx, target.id, Event(seq=seq, kind=EventKind.MESSAGE, event_time=now, message=message))
     return Sent(message, repeated=False, target_online=target.online)
 
@@ -249,17 +321,81 @@ def _log_sent(sent: Sent) -> None:
     )
 
 
-async def send_message(store: Store, caller: Caller, outgoing: Outgoing, *, now: int) -> Sent:
+def _workflow_context(context: WorkflowContext | None) -> WorkflowContext | None:
+    if context is None:
+        return None
+    return rules.workflow_context(context.run_id, context.stage_id, context.requirement_key, context.attempt)
+
+
+def _outgoing(request: SendRequest, limits: Limits) -> Outgoing:
+    """Validate a send in the original's order: the workflow context, the TTL, then the fields."""
+    context = _workflow_context(request.workflow_context)
+    ttl = rules.ttl(request.ttl, limits.message_ttl)
+    return rules.outgoing(
+        target=request.target,
+        content=request.content,
+        delivery=request.delivery,
+        correlation_id=request.correlation_id,
+        reply_to=request.reply_to,
+        idempotency_key=request.idempotency_key,
+        hops=request.hops,
+        max_hops=request.max_hops,
+        ttl_micros=ttl,
+        allow_offline=request.allow_offline,
+        context=context,
+    )
+
+
+async def send_message(
+    store: Store,
+    caller: Caller,
+    request: SendRequest | Outgoing,
+    *,
+    now: int | None = None,
+    clock: Clock | None = None,
+    limits: Limits = LIMITS,
+    time_remaining: float | None = None,
+) -> Sent:
     """Queue a message for another agent of the caller's project, or return the one an exact retry repeats.
 
+    A ``SendRequest`` is checked here, every field before anything is stored (its wait included):
+    the TTL defaults to ``limits.message_ttl``. An ``Outgoing`` was validated already
+    (``domain.messages.outgoing``) and is sent as it is, without a wait. With a wait (at most 60 s,
+    cut to ``time_remaining`` seconds) the call then waits for the message to end, as
+    ``wait_message`` does. The send happens at ``now`` (default: ``clock.now()``); a wait needs
+    the hub's ``clock``.
+
     Raises:
+        InvalidArgument: a field is empty, too long or out of range (PROTOCOL_ERROR), the wait is
+            negative, hops >= max_hops (HOP_LIMIT_REACHED), the workflow context is malformed
+            (INVALID_WORKFLOW_CONTEXT), or the target is the caller (SELF_TARGET).
+        FailedPrecondition: (WORKFLOW_CONTEXT_CORRELATION_MISMATCH) the correlation id names another run.
         Aborted: (IDEMPOTENCY_CONFLICT) the idempotency key was used for a different request.
         NotFound: (TARGET_NOT_FOUND) no such agent online (or registered, with allow_offline).
-        InvalidArgument: (SELF_TARGET) the target is the caller.
     """
-    sent = await store.write(lambda tx: _send(tx, caller, outgoing, now))
+    wait: float | None = None
+    if isinstance(request, SendRequest):
+        outgoing = _outgoing(request, limits)
+        if request.wait is not None:
+            micros = clamped_wait(request.wait, default=rules.MAX_WAIT, maximum=rules.MAX_WAIT)
+            wait = wait_seconds(micros, time_remaining)
+    else:
+        outgoing = request
+    if now is None:
+        if clock is None:
+            raise ValueError("send_message needs the send's time: now= or clock=")
+        now = clock.now()
+    if wait is not None and clock is None:
+        raise ValueError("a send that waits needs the hub's clock")
+    sent_at = now
+    sent = await store.write(lambda tx: _send(tx, caller, outgoing, sent_at))
     _log_sent(sent)
-    return sent
+    if wait is None or sent.message.state.terminal:
+        return sent
+    assert clock is not None
+    # The sender awaits the reply in the same call: one RPC fewer per round trip than WaitMessage.
+    message, _ = await _wait_until_terminal(store, caller, sent.message.id, wait=wait, clock=clock)
+    return replace(sent, message=message)
 
 
 # -- reads -----------------------------------------------------------------------------------------
@@ -288,9 +424,15 @@ async def get_message(store: Store, caller: Caller, message_id: str, *, now: int
     """A message the caller sent or received, in its current state.
 
     Raises:
+        InvalidArgument: the id is empty or too long.
         NotFound: (MESSAGE_NOT_FOUND) no such message in the caller's project, or it was purged.
         PermissionDenied: (MESSAGE_FORBIDDEN) the caller is neither sender nor recipient.
     """
+    return await _get(store, caller, rules.message_id(message_id), now)
+
+
+async def _get(store: Store, caller: Caller, message_id: str, now: int) -> Message:
+    """``get_message`` of a valid id."""
     agent_id, project = _caller_ids(caller)
 
     def work(tx: Tx) -> Message:
@@ -322,23 +464,40 @@ async def list_inbox(store: Store, caller: Caller, size: int, token: str, *, now
 
 
 async def wait_message(
-    store: Store, caller: Caller, message_id: str, *, timeout: float, clock: Clock
+    store: Store,
+    caller: Caller,
+    message_id: str,
+    *,
+    wait: Wait | None = None,
+    clock: Clock,
+    time_remaining: float | None = None,
 ) -> tuple[Message, bool]:
-    """Wait up to ``timeout`` seconds for a message the caller can see to be terminal.
+    """Wait for a message the caller can see to be terminal: for ``wait`` (None: 60 s; longer waits are
+    reduced to 60 s), and never beyond ``time_remaining`` seconds (the time the caller still listens).
 
     Returns the message and whether it is terminal; a wait that ends first is not an error.
 
     Raises:
+        InvalidArgument: the id is empty or too long, or the wait is negative.
         NotFound: (MESSAGE_NOT_FOUND) no such message in the caller's project.
         PermissionDenied: (MESSAGE_FORBIDDEN) the caller is neither sender nor recipient.
     """
+    message_id = rules.message_id(message_id)
+    micros = clamped_wait(wait, default=rules.MAX_WAIT, maximum=rules.MAX_WAIT)
+    return await _wait_until_terminal(store, caller, message_id, wait=wait_seconds(micros, time_remaining), clock=clock)
+
+
+async def _wait_until_terminal(
+    store: Store, caller: Caller, message_id: str, *, wait: float, clock: Clock
+) -> tuple[Message, bool]:
+    """Wait up to ``wait`` seconds for a valid id's message to be terminal (see ``wait_message``)."""
     notifier = store.notifier
     topic = message_topic(message_id)
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    deadline = loop.time() + wait
     while True:
         version = notifier.version(topic)
-        message = await get_message(store, caller, message_id, now=clock.now())
+        message = await _get(store, caller, message_id, clock.now())
         if message.state.terminal:
             return message, True
         remaining = deadline - loop.time()
@@ -385,16 +544,18 @@ async def cancel_message(store: Store, caller: Caller, message_id: str, *, now: 
     """Cancel a queued or delivered message the caller sent; a cancelled one is returned unchanged.
 
     Raises:
+        InvalidArgument: the id is empty or too long.
         NotFound: (MESSAGE_NOT_FOUND) no such message in the caller's project.
         PermissionDenied: (MESSAGE_FORBIDDEN) the caller is not the sender.
         FailedPrecondition: (INVALID_MESSAGE_STATE) it was replied to or expired.
     """
+    message_id = rules.message_id(message_id)
     changed: list[Message] = []
 
     def transition(tx: Tx, message: Message) -> Message:
         updated = rules.cancelled(message, now)
         if updated is not message:
-            tx.messages.update(updated)
+            _store_end(tx, updated)
             record_event(tx, updated.to_agent_id, EventKind.CANCELLED, now, message=updated)
             tx.notify(message_topic(updated.id), updated)
             changed.append(updated)
@@ -411,15 +572,18 @@ async def reply_to_message(store: Store, caller: Caller, message_id: str, conten
     """Record the recipient's one reply; the sender gets a reply event.
 
     Raises:
+        InvalidArgument: the id or the content is empty or too long.
         NotFound: (MESSAGE_NOT_FOUND) no such message in the caller's project.
         PermissionDenied: (MESSAGE_FORBIDDEN) the caller is not the recipient.
         FailedPrecondition: DUPLICATE_REPLY when it has a reply; INVALID_MESSAGE_STATE when it
             was cancelled or expired.
     """
+    message_id = rules.message_id(message_id)
+    content = rules.reply_content(content)
 
     def transition(tx: Tx, message: Message) -> Message:
         updated = rules.replied(message, content, now)
-        tx.messages.update(updated)
+        _store_end(tx, updated)
         record_event(tx, updated.from_agent_id, EventKind.REPLY, now, message=updated)
         tx.notify(message_topic(updated.id), updated)
         return updated
@@ -436,10 +600,12 @@ async def ack_messages(store: Store, caller: Caller, message_ids: list[str], *, 
     """Acknowledge each message (queued → delivered); all or none. Acknowledging again is a no-op.
 
     Raises:
+        InvalidArgument: no ids, more than 100, or an empty or too long id.
         NotFound: (MESSAGE_NOT_FOUND) an id names no message of the caller's project.
         PermissionDenied: (MESSAGE_FORBIDDEN) the caller is not the recipient of an id.
         FailedPrecondition: (INVALID_MESSAGE_STATE) a message ended without being acknowledged.
     """
+    message_ids = rules.ack_ids(message_ids)
     agent_id, project = _caller_ids(caller)
 
     def work(tx: Tx) -> list[Message]:
@@ -492,14 +658,45 @@ async def _wait_any(notifier: Notifier, versions: dict[str, int], timeout: float
         await asyncio.gather(*waits, return_exceptions=True)
 
 
-async def fanout_messages(
-    store: Store, caller: Caller, fanout: Fanout, *, timeout: float, clock: Clock
-) -> list[FanoutOutcome]:
-    """Send the same request to each target, then gather until all are terminal or ``timeout`` passes.
+def _fanout(request: FanoutRequest, limits: Limits) -> Fanout:
+    """Validate a fanout in the original's order: the workflow context, the TTL, then the fields."""
+    context = _workflow_context(request.workflow_context)
+    ttl = rules.ttl(request.ttl, limits.message_ttl)
+    return rules.fanout(
+        targets=request.targets,
+        content=request.content,
+        correlation_id=request.correlation_id,
+        prefix=request.idempotency_key_prefix,
+        ttl_micros=ttl,
+        allow_offline=request.allow_offline,
+        context=context,
+    )
 
+
+async def fanout_messages(
+    store: Store,
+    caller: Caller,
+    request: FanoutRequest,
+    *,
+    clock: Clock,
+    limits: Limits = LIMITS,
+    time_remaining: float | None = None,
+) -> list[FanoutOutcome]:
+    """Send the same request to each target, then gather until all are terminal or the wait ends.
+
+    The request is checked first, its wait included (30 min when unset, longer waits reduced to
+    30 min; never beyond ``time_remaining`` seconds); the TTL defaults to ``limits.message_ttl``.
     A failed send fails only its own target. With an idempotency prefix each target's key is
     derived from it, so an exact retry resolves to the same messages.
+
+    Raises:
+        InvalidArgument: not one to three distinct targets, a bad field, a malformed workflow
+            context (INVALID_WORKFLOW_CONTEXT), or a negative wait.
+        FailedPrecondition: (WORKFLOW_CONTEXT_CORRELATION_MISMATCH) the correlation id names another run.
     """
+    fanout = _fanout(request, limits)
+    micros = clamped_wait(request.wait, default=rules.MAX_FANOUT_WAIT, maximum=rules.MAX_FANOUT_WAIT)
+    timeout = wait_seconds(micros, time_remaining)
     now = clock.now()
     outgoing = [
         Outgoing(
@@ -568,7 +765,7 @@ async def open_subscription(store: Store, agent_id: str, after_seq: int) -> Open
     A cursor beyond the log's head (the hub's data was replaced) is moved back to the head and
     reported as truncated, so the stream cannot skip what comes next.
     """
-    head_seq, oldest_seq, purged_seq = await store.read(lambda tx: tx.events.log_state(agent_id))
+    head_seq, oldest_seq, purged_seq = await store.read(lambda tx: tx.inbox.state(agent_id))
     if after_seq > head_seq:
         return Opening(head_seq, head_seq, oldest_seq, truncated=True)
     return Opening(after_seq, head_seq, oldest_seq, truncated=after_seq < purged_seq)
@@ -597,7 +794,7 @@ async def read_events(store: Store, agent_id: str, after_seq: int, *, presence_o
     Message events of acknowledged, ended or due messages are skipped; the cursor still moves past them.
     """
     events = await store.read(
-        lambda tx: tx.events.read_after(agent_id, after_seq, EVENT_BATCH, presence_only=presence_only)
+        lambda tx: tx.inbox.read_after(agent_id, after_seq, EVENT_BATCH, presence_only=presence_only)
     )
     if not events:
         return EventPage([], after_seq, full=False)
@@ -706,21 +903,27 @@ async def subscribe(
 # -- timers and sweeps -----------------------------------------------------------------------------
 
 
-async def next_deadline(store: Store) -> int | None:
-    """The earliest deadline of any open message."""
-    return await store.read(lambda tx: tx.messages.next_deadline())
+def _fire_expiry(tx: Tx, timer: Timer, now: int) -> Message | None:
+    """At a message's deadline (its ``message_expiry`` timer): expire it and tell both sides.
+
+    Nothing for a message that ended or was purged meanwhile. Returns the expired message.
+    """
+    message = tx.messages.get(timer.key)
+    if message is None or message.state.terminal:
+        return None
+    if not message.is_due(now):  # a timer set earlier than the message's deadline: fire at the deadline
+        timers.schedule(tx, EXPIRY_TIMER, message.id, message.expire_time)
+        return None
+    return _expire(tx, message, now)
 
 
-async def expire_due(store: Store, *, now: int) -> list[Message]:
-    """Expire every open message whose deadline passed (one transaction per batch); tell both sides."""
-    expired: list[Message] = []
-    while True:
-        batch = await store.write(lambda tx: [_expire(tx, m, now) for m in tx.messages.list_due(now, _EXPIRY_BATCH)])
-        expired.extend(batch)
-        if len(batch) < _EXPIRY_BATCH:
-            break
-    _log_expired(expired)
-    return expired
+def _log_fired(expired: list[Message | None]) -> None:
+    _log_expired([message for message in expired if message is not None])
+
+
+def register_timers(kinds: timers.TimerKinds) -> None:
+    """Register what happens at a message's deadline (``EXPIRY_TIMER``) with the hub's scheduler."""
+    kinds.register(EXPIRY_TIMER, _fire_expiry, fired=_log_fired)
 
 
 async def purge_messages(store: Store, *, now: int, retention: int) -> int:
@@ -732,10 +935,10 @@ async def purge_messages(store: Store, *, now: int, retention: int) -> int:
 
     def work(tx: Tx) -> list[str]:
         ids = tx.messages.list_ended_before(cutoff, _PURGE_BATCH)
-        tx.events.delete_for_messages(ids)
+        tx.inbox.delete_for_messages(ids)
         tx.messages.delete(ids)
         if len(ids) < _PURGE_BATCH:
-            tx.events.delete_presence_before(cutoff)
+            tx.inbox.delete_presence_before(cutoff)
         return ids
 
     total = 0

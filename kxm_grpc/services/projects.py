@@ -1,4 +1,9 @@
-"""Projects and their tokens; first-start bootstrap of a safe zero-configuration hub."""
+"""Projects and their tokens; first-start bootstrap of a safe zero-configuration hub.
+
+Creating a project and rotating its token are admin actions: each is audited (``services/audit.py``)
+and bumps the credentials version (``auth.credentials_changed``) in the transaction of the change,
+and its log line names the operator who made it (never a token).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,14 @@ from dataclasses import dataclass
 
 import structlog
 
+from kxm_grpc.domain.audit import project_target
 from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.projects import DEFAULT_PROJECT, Project, project_name
 from kxm_grpc.domain.secrets import PROJECT_TOKEN_PREFIX, hash_secret, new_secret
 from kxm_grpc.errors import AlreadyExists, NotFound, Reason
-from kxm_grpc.services.auth import CREDENTIALS_TOPIC
+from kxm_grpc.services import audit
+from kxm_grpc.services.auth import credentials_changed
 from kxm_grpc.store import Store, Tx
 
 log = structlog.get_logger("kxm.projects")
@@ -42,16 +49,21 @@ async def create_project(store: Store, caller: Caller, name: str, *, now: int) -
             )
         project = Project(name=name, create_time=now, token_rotate_time=now)
         tx.projects.put(project, hash_secret(token))
-        tx.notify(CREDENTIALS_TOPIC)
+        credentials_changed(tx)
+        audit.record(tx, caller, "CreateProject", project_target(name), now=now)
         return project
 
     project = await store.write(work)
-    log.info("project_created", project=name)
+    log.info("project_created", project=name, operator=caller.operator)
     return IssuedProject(project, token)
 
 
-async def rotate_project_token(store: Store, caller: Caller, name: str, *, now: int) -> IssuedProject:
+async def rotate_project_token(
+    store: Store, caller: Caller, name: str, *, now: int, bootstrap: bool = False
+) -> IssuedProject:
     """Issue a new token for a project; the old one stops working at once.
+
+    ``bootstrap``: the hub's start reissues it for the local credentials file (said in the audit record).
 
     Raises:
         InvalidArgument: the name is malformed.
@@ -66,11 +78,13 @@ async def rotate_project_token(store: Store, caller: Caller, name: str, *, now: 
             raise NotFound(f"no project named {name}", reason=Reason.PROJECT_NOT_FOUND, metadata={"project": name})
         project = Project(name=name, create_time=current.create_time, token_rotate_time=now)
         tx.projects.put(project, hash_secret(token))
-        tx.notify(CREDENTIALS_TOPIC)
+        credentials_changed(tx)
+        metadata = {"bootstrap": "true"} if bootstrap else None
+        audit.record(tx, caller, "RotateProjectToken", project_target(name), now=now, metadata=metadata)
         return project
 
     project = await store.write(work)
-    log.info("project_token_rotated", project=name)
+    log.info("project_token_rotated", project=name, operator=caller.operator)
     return IssuedProject(project, token)
 
 
@@ -88,8 +102,11 @@ async def list_projects(store: Store, caller: Caller, size: int, token: str) -> 
     return projects, ""
 
 
-async def ensure_default_project(store: Store, *, now: int) -> IssuedProject | None:
-    """Create the ``default`` project if the hub has no project at all; return it with its token."""
+async def ensure_default_project(store: Store, caller: Caller, *, now: int) -> IssuedProject | None:
+    """Create the ``default`` project if the hub has no project at all; return it with its token.
+
+    ``caller`` is the bootstrap admin, for whom the hub's first start creates it (audited so).
+    """
     token = new_secret(PROJECT_TOKEN_PREFIX)
 
     def work(tx: Tx) -> Project | None:
@@ -97,11 +114,12 @@ async def ensure_default_project(store: Store, *, now: int) -> IssuedProject | N
             return None
         project = Project(name=DEFAULT_PROJECT, create_time=now, token_rotate_time=now)
         tx.projects.put(project, hash_secret(token))
-        tx.notify(CREDENTIALS_TOPIC)
+        credentials_changed(tx)
+        audit.record(tx, caller, "CreateProject", project_target(project.name), now=now, metadata={"bootstrap": "true"})
         return project
 
     project = await store.write(work)
     if project is None:
         return None
-    log.info("project_created", project=project.name, bootstrap=True)
+    log.info("project_created", project=project.name, bootstrap=True, operator=caller.operator)
     return IssuedProject(project, token)

@@ -2,10 +2,10 @@
 
 The original let any holder of a project token heartbeat or push as any runtime id it named, and
 gave a runtime-side project id to the first hub project that pushed it, forever. Here a runtime is
-registered once (a project token may register a new id; only the admin may re-register one, which
-rotates its key), every heartbeat and push is authenticated by the runtime's key, the pushed
-events must name the caller as their home runtime, and the admin can move a project id to another
-hub project.
+registered once (a project token may register a new id; only an operator may re-register one,
+which rotates its key), every heartbeat and push is authenticated by the runtime's key, the pushed
+events must name the caller as their home runtime, and an operator can move a project id to
+another hub project. An operator's registration and every move are audited.
 
 Ingest decides each event on its own, in input order (spec §9.3): invalid → rejected
 (SYNC_EVENT_INVALID); another home runtime than the caller → rejected (SYNC_RUNTIME_MISMATCH);
@@ -24,6 +24,7 @@ import structlog
 
 from kxm_grpc.domain import runtimes as rules
 from kxm_grpc.domain import sync_events as sync
+from kxm_grpc.domain.audit import runtime_target, sync_project_target
 from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.projects import project_name
@@ -31,7 +32,8 @@ from kxm_grpc.domain.runtimes import Runtime
 from kxm_grpc.domain.secrets import RUNTIME_KEY_PREFIX, hash_secret, new_secret
 from kxm_grpc.domain.sync_events import CanonicalEvent, StoredEvent, SyncOutcome, SyncResult, SyncRun
 from kxm_grpc.errors import AlreadyExists, InvalidArgument, NotFound, Reason, invalid_field
-from kxm_grpc.services.auth import CREDENTIALS_TOPIC
+from kxm_grpc.services import audit
+from kxm_grpc.services.auth import credentials_changed
 from kxm_grpc.store import Store, Tx
 
 log = structlog.get_logger("kxm.runtimes")
@@ -55,11 +57,11 @@ def _project(caller: Caller) -> str:
 
 
 async def register_runtime(store: Store, caller: Caller, runtime_id: str, host: str, *, now: int) -> RegisteredRuntime:
-    """Register a runtime in the caller's project and issue its key; the admin may re-register (rotate).
+    """Register a runtime in the caller's project and issue its key; an operator may re-register (rotate).
 
     Raises:
         InvalidArgument: the runtime id is not an opaque id (INVALID_RUNTIME_ID), or the host is too long.
-        AlreadyExists: the id is registered and the caller is not the admin (RUNTIME_ALREADY_EXISTS).
+        AlreadyExists: the id is registered and the caller is not an operator (RUNTIME_ALREADY_EXISTS).
     """
     project = _project(caller)
     runtime_id = rules.opaque_id("runtime_id", runtime_id)
@@ -68,9 +70,9 @@ async def register_runtime(store: Store, caller: Caller, runtime_id: str, host: 
 
     def work(tx: Tx) -> tuple[Runtime, bool]:
         existing = tx.runtimes.get(project, runtime_id)
-        if existing is not None and not caller.is_admin:
+        if existing is not None and not caller.is_operator:
             raise AlreadyExists(
-                f"runtime {runtime_id} is registered in {project}; the admin can re-register it to rotate its key",
+                f"runtime {runtime_id} is registered in {project}; an operator can re-register it to rotate its key",
                 reason=Reason.RUNTIME_ALREADY_EXISTS,
                 metadata={"runtimeId": runtime_id, "project": project},
             )
@@ -79,7 +81,16 @@ async def register_runtime(store: Store, caller: Caller, runtime_id: str, host: 
         else:
             runtime = replace(existing, host=host)
         tx.runtimes.put(runtime, hash_secret(key))
-        tx.notify(CREDENTIALS_TOPIC)
+        credentials_changed(tx)
+        if caller.is_operator:
+            audit.record(
+                tx,
+                caller,
+                "RegisterRuntime",
+                runtime_target(project, runtime_id),
+                now=now,
+                metadata={"rotated": str(existing is not None).lower()},
+            )
         return runtime, existing is not None
 
     runtime, rotated = await store.write(work)
@@ -292,8 +303,11 @@ async def list_run_events(
     return await store.read(work)
 
 
-async def reassign_sync_project(store: Store, caller: Caller, project_id: str, project: str) -> int:
+async def reassign_sync_project(store: Store, caller: Caller, project_id: str, project: str, *, now: int) -> int:
     """Give a runtime-side project id (and its runs) to another hub project; return its event count.
+
+    An admin action: audited in its transaction (the previous owner and the events moved in the
+    record's metadata).
 
     Raises:
         InvalidArgument: a malformed project id (INVALID_RUNTIME_ID) or project name.
@@ -308,8 +322,18 @@ async def reassign_sync_project(store: Store, caller: Caller, project_id: str, p
                 f"no project named {project}", reason=Reason.PROJECT_NOT_FOUND, metadata={"project": project}
             )
         previous = tx.sync_events.owner(project_id)
-        return previous, tx.sync_events.set_owner(project_id, project)
+        moved = tx.sync_events.set_owner(project_id, project)
+        metadata = {"project": project, "previousProject": previous or "", "movedEvents": str(moved)}
+        audit.record(tx, caller, "ReassignSyncProject", sync_project_target(project_id), now=now, metadata=metadata)
+        return previous, moved
 
     previous, moved = await store.write(work)
-    log.info("sync_project_reassigned", project_id=project_id, project=project, previous=previous, moved_events=moved)
+    log.info(
+        "sync_project_reassigned",
+        project_id=project_id,
+        project=project,
+        previous=previous,
+        moved_events=moved,
+        operator=caller.operator,
+    )
     return moved

@@ -1,6 +1,10 @@
-"""Persistence: the Store protocol and its adapters (SQLite now; PostgreSQL for several replicas)."""
+"""Persistence: the Store contract, one protocol per area, and its adapters (SQLite; PostgreSQL later).
 
-from kxm_grpc.store.base import Durability, Store, StoreError, Tx
+``kxm_grpc.store.url.open_store(url, durability)`` opens the adapter a database URL names.
+"""
+
+from kxm_grpc.store.base import Durability, Store, StoreError
 from kxm_grpc.store.notify import Notifier
+from kxm_grpc.store.protocols import LogState, Timer, Tx
 
-__all__ = ["Durability", "Notifier", "Store", "StoreError", "Tx"]
+__all__ = ["Durability", "LogState", "Notifier", "Store", "StoreError", "Timer", "Tx"]

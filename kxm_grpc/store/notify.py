@@ -7,15 +7,26 @@ skip the re-read when nothing else changed in between. A hint is only ever a sho
 without one, or whose topic changed more than once, reads the durable log, so a missed wake-up
 or a lost hint can never lose anything. Across hub replicas the PostgreSQL adapter feeds the same
 notifier from LISTEN/NOTIFY, without hints.
+
+Besides waiters, a topic may have *watchers*: plain functions called with every change's hint as
+it is published, for a listener that must see each change but only rarely act on one (the timer
+scheduler, told of every deadline written, wakes only for an earlier one): no task wakes per change.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+
+import structlog
 
 Change = tuple[str, object | None]
 """A changed topic and its hint (None: no hint)."""
+
+Watcher = Callable[[object | None], None]
+"""Called with the hint of each change of the topic it watches (None: no hint), inside ``publish``."""
+
+log = structlog.get_logger("kxm.notify")
 
 _TIMED_OUT = object()
 
@@ -31,18 +42,42 @@ class Notifier:
     def __init__(self) -> None:
         self._versions: dict[str, int] = {}
         self._waiters: dict[str, set[asyncio.Future[object]]] = {}
+        self._watchers: dict[str, list[Watcher]] = {}
 
     def version(self, topic: str) -> int:
         """The topic's change counter; pass it to ``wait`` to avoid missing a change in between."""
         return self._versions.get(topic, 0)
 
     def publish(self, changes: Iterable[Change]) -> None:
-        """Record a change on each topic and wake its waiters, handing them the change's hint."""
+        """Record a change on each topic, wake its waiters and call its watchers with the change's hint."""
+        watchers = self._watchers
         for topic, hint in changes:
             self._versions[topic] = self._versions.get(topic, 0) + 1
             for waiter in self._waiters.pop(topic, ()):
                 if not waiter.done():
                     waiter.set_result(hint)
+            if watchers and topic in watchers:
+                for watcher in watchers[topic]:
+                    try:
+                        watcher(hint)
+                    except Exception:  # one failing watcher must not stop a commit's wake-ups
+                        log.exception("notifier_watcher_failed", topic=topic)
+
+    def watch(self, topic: str, watcher: Watcher) -> Callable[[], None]:
+        """Call ``watcher(hint)`` on every change of ``topic`` from now on; return what stops it.
+
+        The watcher runs inside ``publish``, on the event loop: it must be quick and never block.
+        """
+        self._watchers.setdefault(topic, []).append(watcher)
+
+        def unwatch() -> None:
+            watching = self._watchers.get(topic, [])
+            if watcher in watching:
+                watching.remove(watcher)
+            if not watching:
+                self._watchers.pop(topic, None)
+
+        return unwatch
 
     def forget(self, topics: Iterable[str]) -> None:
         """Drop the counters of topics that will not change again (a purged message's), unless awaited.

@@ -17,6 +17,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from kxm_grpc.errors import HubError, Reason, ResourceExhausted
 from kxm_grpc.server.log import configure_logging
 from kxm_grpc.store import Tx
+from kxm_grpc.store.sqlite import SqliteStore
+from kxm_grpc.store.sqlite.engine import disk_free
 from tests.conftest import AgentFactory, Hub
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
@@ -103,6 +105,37 @@ async def test_health_is_not_serving_while_the_database_refuses_writes(
     assert events["storage_unhealthy"]["sqlite_error"] == "SQLITE_FULL"
     assert events["storage_recovered"]["unhealthy_seconds"] >= 1.0
     assert "x" * 100 not in log_lines.getvalue()
+
+
+async def test_health_stays_not_serving_on_a_nearly_full_disk_though_small_sends_succeed(
+    hub: Hub, make_agent: AgentFactory
+) -> None:
+    """The reviewer's nearly full tmpfs, with the filesystem's free space faked (24 KiB): after a
+    refused send, small sends commit again, yet every health name stays NOT_SERVING (the probe
+    wants a MiB of real free space, not only a tiny commit), and turns SERVING once space is back."""
+    alice = await make_agent("alice")
+    await make_agent("bob")
+    store = hub.server.store
+    assert isinstance(store, SqliteStore)
+    store.free_space = lambda _directory: 24 * 1024
+    (pages,) = await store.write(_pragma("PRAGMA page_count"))
+    await store.write(_pragma(f"PRAGMA max_page_count = {pages}"))
+
+    with pytest.raises(ResourceExhausted):
+        await alice.send("bob", "x" * 30_000)
+    full = await until(hub.address, NOT_SERVING)
+    await store.write(_pragma("PRAGMA max_page_count = 1073741823"))  # only the disk is short now
+    small = [await alice.send("bob", f"hi {i}") for i in range(3)]
+    await asyncio.sleep(1.5)  # a probe or more ran meanwhile, each refused
+    still_full = await statuses(hub.address)
+    store.free_space = disk_free
+    recovered = await until(hub.address, SERVING)
+
+    assert full == dict.fromkeys(NAMES, NOT_SERVING)
+    assert all(sent.message.id for sent in small)
+    assert still_full == dict.fromkeys(NAMES, NOT_SERVING)
+    assert recovered == dict.fromkeys(NAMES, SERVING)
+    assert (await alice.send("bob", "x" * 30_000)).message.id
 
 
 async def test_errors_of_the_caller_leave_health_serving(hub: Hub, make_agent: AgentFactory) -> None:

@@ -68,7 +68,7 @@ async def team(clocked_hub: tuple[Hub, ManualClock]) -> AsyncIterator[Team]:
 @pytest_asyncio.fixture
 async def fast_team(hub_settings: Settings) -> AsyncIterator[Team]:
     """Projects and agents on a real-clock hub that allows leases as short as 0.2 s."""
-    server = HubServer(dataclasses.replace(hub_settings, lease_min_ttl=0.2))
+    server = HubServer(dataclasses.replace(hub_settings, testing_lease_min_ttl=0.2))
     await server.start()
     try:
         async for value in _team(Hub(server, server.address, hub_settings.data_dir), None):

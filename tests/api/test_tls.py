@@ -1,8 +1,7 @@
-"""TLS and mTLS options of the hub, with certificates generated for the test."""
+"""TLS and mTLS options of the hub, with certificates generated for the test (``pki``, tests/api/conftest.py)."""
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,70 +12,6 @@ from kxm_grpc.errors import Unavailable
 from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
-
-
-def _openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
-
-
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A self-signed CA with a server certificate for 127.0.0.1 and a client certificate."""
-    d = tmp_path_factory.mktemp("pki")
-    _openssl(
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-        "-days",
-        "1",
-        "-subj",
-        "/CN=kxm test CA",
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.pem",
-        cwd=d,
-    )
-    for name, ext in (("server", "subjectAltName=IP:127.0.0.1"), ("client", "extendedKeyUsage=clientAuth")):
-        _openssl(
-            "req",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-subj",
-            f"/CN={name}",
-            "-keyout",
-            f"{name}.key",
-            "-out",
-            f"{name}.csr",
-            cwd=d,
-        )
-        (d / f"{name}.ext").write_text(ext + "\n")
-        _openssl(
-            "x509",
-            "-req",
-            "-in",
-            f"{name}.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-days",
-            "1",
-            "-extfile",
-            f"{name}.ext",
-            "-out",
-            f"{name}.pem",
-            cwd=d,
-        )
-    return d
 
 
 async def test_tls_hub_serves_a_client_that_trusts_its_ca(hub_settings: Settings, pki: Path) -> None:

@@ -183,7 +183,7 @@ async def test_every_rpc_answers_undecodable_bytes_with_the_error_model(
         async with HubClient(hub.address, token=project.token) as registrar:
             runtime_key = (await registrar.register_runtime("rtm_undecodable1")).runtime_key
         metadata = (("authorization", f"Bearer {runtime_key}"),)
-    elif access is Access.ADMIN:
+    elif access in (Access.ADMIN, Access.OPERATOR):
         metadata = (("authorization", f"Bearer {ADMIN_TOKEN}"),)
     else:  # every other policy admits the project token
         metadata = (("authorization", f"Bearer {project.token}"),)

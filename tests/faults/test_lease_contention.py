@@ -1,7 +1,7 @@
 """B7: fenced leases under contention, holder pauses past their TTL and hub kill -9 restarts.
 
 16 agents contend for 4 lease names with a 1 s TTL (the hub runs with the testing-only
-``--lease-min-ttl``). Holders write to a protected resource that asks the hub ``CheckFence``
+``--testing-lease-min-ttl``). Holders write to a protected resource that asks the hub ``CheckFence``
 before committing; about a third of holders pause for 1.5–3 TTLs without renewing (as a GC pause
 or SIGSTOP would), then immediately write with their old token. Meanwhile the hub is killed with
 SIGKILL every few seconds and restarted on the same database.
@@ -284,7 +284,7 @@ async def test_fenced_leases_survive_contention_pauses_and_kill_9(tmp_path: Path
     process = HubProcess(
         tmp_path / "data",
         # A 3 s presence window makes the sweeps (and the hub's alive mark) run every second.
-        extra_args=("--lease-min-ttl", "0.5", "--stale-after", "3", "--port", str(port)),
+        extra_args=("--testing-lease-min-ttl", "0.5", "--stale-after", "3", "--port", str(port)),
     )
     address = process.start()
     history = History()

@@ -10,6 +10,9 @@ told it may take over.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,7 +30,7 @@ TTL = 1.0
 @pytest.fixture
 def hub_process(tmp_path: Path) -> Iterator[HubProcess]:
     """A hub whose minimum lease TTL is lowered and whose sweeps are 20 s apart (so they mark nothing)."""
-    process = HubProcess(tmp_path / "data", extra_args=("--lease-min-ttl", "0.1", "--stale-after", "60"))
+    process = HubProcess(tmp_path / "data", extra_args=("--testing-lease-min-ttl", "0.1", "--stale-after", "60"))
     process.start()
     yield process
     process.kill()
@@ -41,6 +44,18 @@ async def _agents(address: str, *names: str) -> tuple[str, list[HubClient]]:
     for client, name in zip(clients, names, strict=True):
         await client.register_agent(name)
     return token, clients
+
+
+async def _lapse_marked(database: Path, expire_time: int, within: float = 10.0) -> None:
+    """Wait (up to ``within`` seconds) until the hub's durable alive mark is at or after ``expire_time``."""
+    deadline = time.monotonic() + within
+    while True:
+        with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'leases.alive_time'").fetchone()
+        if row is not None and int(row[0]) >= expire_time:
+            return
+        assert time.monotonic() < deadline, f"the lapse timer never marked {expire_time} (mark: {row})"
+        await asyncio.sleep(0.05)
 
 
 def _again(client: HubClient, address: str, token: str) -> HubClient:
@@ -86,6 +101,9 @@ async def test_a_grant_that_lapsed_untouched_stays_lapsed_after_a_restart(hub_pr
         await resource.check_fence("quiet", lease.fencing_token)
     await holder.close()
     await resource.close()
+    # The guarantee starts once the lapse timer's mark is durable (docs/leases.md): wait for it, so a
+    # slow machine cannot kill the hub inside the window the docs leave open.
+    await _lapse_marked(hub_process.data_dir / "hub.db", lease.expire_time.ToMicroseconds())
 
     hub_process.kill()
     await asyncio.sleep(2.0)

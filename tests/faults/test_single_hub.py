@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -14,6 +15,8 @@ import pytest
 
 from kxm_grpc._gen.kxm.v1 import types_pb2
 from kxm_grpc.client import HubClient
+from kxm_grpc.errors import Reason, ResourceExhausted
+from kxm_grpc.server import app
 from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
 from tests.harness import ADMIN_TOKEN, HubProcess
@@ -81,6 +84,27 @@ async def test_a_hub_whose_start_fails_releases_the_database(hub_settings: Setti
         failing = HubServer(replace(hub_settings, port=port))
         with pytest.raises(RuntimeError):
             await failing.start()
+
+    second = HubServer(hub_settings)
+    await second.start()
+    await second.stop(0)
+
+
+async def test_a_stop_whose_last_write_fails_still_releases_the_database(
+    hub_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the final lease mark cannot be written (a full disk), stop still closes the store and
+    finishes, so ``serve()`` returns and the next hub can take the database."""
+    server = HubServer(hub_settings)
+    await server.start()
+
+    async def refused(*_: object, **__: object) -> bool:
+        raise ResourceExhausted("the database is full; writes are refused", reason=Reason.STORAGE_FULL)
+
+    monkeypatch.setattr(app.leases, "keep_alive", refused)
+    await server.stop(0)
+    await asyncio.wait_for(server.wait_stopped(), 5)
+    monkeypatch.undo()
 
     second = HubServer(hub_settings)
     await second.start()

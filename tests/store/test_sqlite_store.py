@@ -1,4 +1,8 @@
-"""The SQLite store, run on a WAL file and on :memory: with one shared suite."""
+"""What is SQLite's own in the SQLite store: group commit, schema and migrations, WAL, locks, full disks.
+
+The store contract every adapter keeps (units of work, each area's repository) is tested in
+``tests/store/contract/``, on a SQLite file and on ``:memory:``.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ import pytest_asyncio
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.projects import Project
 from kxm_grpc.errors import NotFound, Reason, Unavailable
-from kxm_grpc.store import Durability, StoreError, Tx
+from kxm_grpc.store import Durability, LogState, StoreError, Timer, Tx
 from kxm_grpc.store.sqlite import SqliteStore
 from kxm_grpc.store.sqlite.migrations import MIGRATIONS
 
@@ -44,112 +48,12 @@ def _agent(agent_id: str, name: str, *, project: str = "p", online: bool = True,
     )
 
 
-async def test_write_then_read(store: SqliteStore) -> None:
-    """A committed write is visible to the next read."""
-    await store.write(lambda tx: tx.projects.put(Project("p", 1, 2), "sha256:abc"))
-
-    project = await store.read(lambda tx: tx.projects.find_by_token_hash("sha256:abc"))
-
-    assert project == Project("p", 1, 2)
-
-
-async def test_failed_work_leaves_nothing_and_other_work_in_the_batch_commits(store: SqliteStore) -> None:
-    """A unit of work that raises is rolled back alone, even when committed together with others."""
-
-    def failing(tx: Tx) -> None:
-        tx.agents.put(_agent("agt_bad", "bad"))
-        raise NotFound("nope", reason=Reason.AGENT_NOT_FOUND)
-
-    results = await asyncio.gather(
-        store.write(lambda tx: tx.agents.put(_agent("agt_1", "one"))),
-        store.write(failing),
-        store.write(lambda tx: tx.agents.put(_agent("agt_2", "two"))),
-        return_exceptions=True,
-    )
-
-    assert isinstance(results[1], NotFound)
-    ids = [a.id for a in await store.read(lambda tx: tx.agents.list_page("p", None, 10, include_offline=True))]
-    assert ids == ["agt_1", "agt_2"]
-
-
 async def test_concurrent_writes_share_commits(store: SqliteStore) -> None:
     """Writes issued together are committed in fewer transactions than writes (group commit)."""
     await asyncio.gather(*(store.write(lambda tx, i=i: tx.meta.put(f"k{i}", "v")) for i in range(200)))
 
     assert store.committed_jobs >= 200
     assert store.commits < 200
-
-
-async def test_notify_wakes_waiters_after_commit(store: SqliteStore) -> None:
-    """A topic notified in a transaction wakes its waiters once committed."""
-    seen = store.notifier.version("agent:x")
-    waiter = asyncio.create_task(store.notifier.wait("agent:x", seen, timeout=5))
-
-    await store.write(lambda tx: tx.notify("agent:x"))
-
-    assert await waiter is True
-
-
-async def test_a_wake_up_hands_its_hint_to_the_waiters_it_wakes(store: SqliteStore) -> None:
-    """wait_hint returns the committed hint; None when the topic changed before the call or on timeout."""
-    notifier = store.notifier
-    seen = notifier.version("message:m")
-    waiter = asyncio.create_task(notifier.wait_hint("message:m", seen, timeout=5))
-    await asyncio.sleep(0)
-
-    await store.write(lambda tx: tx.notify("message:m", "the end"))
-
-    assert await waiter == "the end"
-    assert await notifier.wait_hint("message:m", seen, timeout=5) is None  # changed already: read the store
-    assert await notifier.wait_hint("message:m", seen + 1, timeout=0.01) is None  # timed out
-    assert await notifier.wait("message:m", seen + 1, timeout=0.01) is False
-
-
-async def test_forgetting_a_topic_drops_its_counter_but_never_a_waiter(store: SqliteStore) -> None:
-    """forget() removes counters of idle topics; an awaited topic keeps its counter and its waiter."""
-    notifier = store.notifier
-    notifier.publish([("message:idle", None), ("message:awaited", None)])
-    waiter = asyncio.create_task(notifier.wait("message:awaited", 1, timeout=5))
-    await asyncio.sleep(0)
-
-    notifier.forget(["message:idle", "message:awaited"])
-    notifier.publish([("message:awaited", None)])
-
-    assert notifier.version("message:idle") == 0
-    assert await waiter is True
-    assert notifier.version("message:awaited") == 2
-
-
-async def test_unique_names_and_offline_marking(store: SqliteStore) -> None:
-    """Names are unique per project (case-insensitively) and start-up marks every agent offline."""
-    await store.write(lambda tx: tx.agents.put(_agent("agt_1", "Same")))
-    await store.write(lambda tx: tx.agents.put(_agent("agt_2", "same", project="q")))
-
-    with pytest.raises(Exception) as caught:
-        await store.write(lambda tx: tx.agents.put(_agent("agt_3", "SAME")))
-    changed = await store.write(lambda tx: tx.agents.mark_all_offline())
-
-    assert "database" in str(caught.value).lower() or caught.value.__class__.__name__ == "Unavailable"
-    assert changed == 2
-    assert await store.read(lambda tx: tx.agents.list_online("p")) == []
-
-
-async def test_stale_query_finds_only_online_agents_seen_before_the_cutoff(store: SqliteStore) -> None:
-    """The stale sweep's query."""
-    await store.write(
-        lambda tx: [
-            tx.agents.put(a)
-            for a in (
-                _agent("agt_old", "old", seen=5),
-                _agent("agt_new", "new", seen=50),
-                _agent("agt_off", "off", seen=1, online=False),
-            )
-        ]
-    )
-
-    stale = await store.read(lambda tx: tx.agents.list_online_seen_before(10, 100))
-
-    assert [a.id for a in stale] == ["agt_old"]
 
 
 async def test_newer_schema_is_refused(tmp_path: Path) -> None:
@@ -328,8 +232,9 @@ async def test_health_follows_failing_writes_and_recovers_by_probe(tmp_path: Pat
 
 
 async def test_version_3_agent_names_are_rekeyed_with_javascript_semantics(tmp_path: Path) -> None:
-    """Migration 4 recomputes name keys as JavaScript's trim + toLowerCase (``ß`` no longer folds to
-    ``ss``), keeps a key that would clash, and frees names for retired agents."""
+    """Migration 4 recomputes every name key as JavaScript's trim + toLowerCase (``ß`` no longer folds
+    to ``ss``) whatever the order of the rows; of two names JavaScript treats as one, the earlier
+    agent keeps it."""
     import sqlite_utils
 
     path = tmp_path / "hub.db"
@@ -338,27 +243,101 @@ async def test_version_3_agent_names_are_rekeyed_with_javascript_semantics(tmp_p
         for migration in MIGRATIONS[:3]:
             migration(db)
         conn.execute("PRAGMA user_version = 3")
-        for agent_id, name, key in [
-            ("agt_street", "Straße", "strasse"),
-            ("agt_bob", "bob", "bob"),
-            ("agt_bom", "\ufeffbob", "\ufeffbob"),
-        ]:
+        for connected, (agent_id, name, key) in enumerate(
+            [
+                ("agt_bomstreet", "strasse\ufeff", "strasse\ufeff"),  # its new key is Straße's old one
+                ("agt_street", "Straße", "strasse"),
+                ("agt_bob", "bob", "bob"),
+                ("agt_bom", "\ufeffbob", "\ufeffbob"),  # the same name as bob for JavaScript
+            ]
+        ):
             conn.execute(
                 "INSERT INTO agents (id, project, name, name_key, purpose, model, host, key_active, online, "
-                "connect_time, last_seen_time) VALUES (?, 'p', ?, ?, '', '', '', 1, 0, 1, 1)",
-                (agent_id, name, key),
+                "connect_time, last_seen_time) VALUES (?, 'p', ?, ?, '', '', '', 1, 0, ?, 1)",
+                (agent_id, name, key, connected),
             )
     store = SqliteStore(path)
     await store.start()
 
     street = await store.read(lambda tx: tx.agents.find_by_name("p", "straße"))
-    folded = await store.read(lambda tx: tx.agents.find_by_name("p", "strasse"))
+    unfolded = await store.read(lambda tx: tx.agents.find_by_name("p", "strasse"))
     bob = await store.read(lambda tx: tx.agents.find_by_name("p", "bob"))
     await store.close()
 
     assert street is not None and street.id == "agt_street"
-    assert folded is None
+    assert unfolded is not None and unfolded.id == "agt_bomstreet"
     assert bob is not None and bob.id == "agt_bob"
     with sqlite3.connect(path) as conn:
         keys = dict(conn.execute("SELECT id, name_key FROM agents").fetchall())
-    assert keys == {"agt_street": "straße", "agt_bob": "bob", "agt_bom": "\ufeffbob"}
+    assert keys == {
+        "agt_bomstreet": "strasse",
+        "agt_street": "straße",
+        "agt_bob": "bob",
+        "agt_bom": "bob\x00agt_bom",  # the later of two equal names keeps no name
+    }
+
+
+async def test_version_4_deadlines_become_timers_and_agent_logs_become_the_inbox_log(tmp_path: Path) -> None:
+    """Migrations 5 and 6 on a version-4 database: every open message gets its expiry timer and every
+    grant live at the alive mark its lapse timer; the agent logs move into log_heads (log 'inbox') and
+    inbox_entries with their numbers, so the log reads as before and numbering goes on."""
+    import sqlite_utils
+
+    # Prepare
+    path = tmp_path / "hub.db"
+    with sqlite3.connect(path) as conn:
+        db = sqlite_utils.Database(conn)
+        for migration in MIGRATIONS[:4]:
+            migration(db)
+        conn.execute("PRAGMA user_version = 4")
+        columns = (
+            "id, project, from_agent_id, from_agent_name, to_agent_id, to_agent_name, content, delivery, hops, "
+            "max_hops, correlation_id, reply_to, allow_offline, seq, create_time, expire_time, state, error"
+        )
+        for message_id, seq, state, expire_time in (
+            ("msg_q", 2, "queued", 100),
+            ("msg_d", 3, "delivered", 200),
+            ("msg_r", 1, "replied", 300),
+        ):
+            conn.execute(
+                f"INSERT INTO messages ({columns}) VALUES "
+                "(?, 'p', 'agt_a', 'a', 'agt_b', 'b', 'x', 'follow_up', 0, 5, '', '', 0, ?, 1, ?, ?, '')",
+                (message_id, seq, expire_time, state),
+            )
+        for name, holder, expire_time in (("live", "agt_a", 500), ("lapsed", "agt_a", 50), ("free", None, None)):
+            conn.execute(
+                "INSERT INTO leases (project, name, fencing_token, holder_agent_id, holder_agent_name, "
+                "acquire_time, expire_time) VALUES ('p', ?, 1, ?, ?, 1, ?)",
+                (name, holder, holder and "a", expire_time),
+            )
+        conn.execute("INSERT INTO meta (key, value) VALUES ('leases.alive_time', '100')")
+        conn.execute("INSERT INTO agent_logs (agent_id, head_seq, purged_seq) VALUES ('agt_b', 3, 1)")
+        for seq, message_id in ((2, "msg_q"), (3, "msg_d")):
+            conn.execute(
+                "INSERT INTO agent_events (agent_id, seq, kind, event_time, message_id) "
+                "VALUES ('agt_b', ?, 'message', 5, ?)",
+                (seq, message_id),
+            )
+    store = SqliteStore(path)
+
+    # Execute
+    await store.start()
+    timers = await store.read(lambda tx: tx.timers.list_due(10_000, ["message_expiry", "lease_lapse"], 10))
+    state = await store.read(lambda tx: tx.inbox.state("agt_b"))
+    events = await store.read(lambda tx: tx.inbox.read_after("agt_b", 0, 10))
+    next_seq = await store.write(lambda tx: tx.inbox.next_seq("agt_b"))
+    await store.close()
+
+    # Assert
+    assert timers == [
+        Timer("message_expiry", "msg_q", 100),
+        Timer("message_expiry", "msg_d", 200),
+        Timer("lease_lapse", "p/live", 500),
+    ]
+    assert state == LogState(3, 2, 1)
+    assert [(e.seq, e.message.id if e.message else None) for e in events] == [(2, "msg_q"), (3, "msg_d")]
+    assert next_seq == 4
+    with sqlite3.connect(path) as conn:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
+    assert {"timers", "timers_due", "log_heads", "inbox_entries", "inbox_entries_message"} <= tables
+    assert not {"agent_logs", "agent_events", "messages_open_deadline"} & tables

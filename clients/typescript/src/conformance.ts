@@ -314,7 +314,7 @@ class Scenario {
   // 5. a awaits the reply
   private async wait(messageId: string): Promise<void> {
     const waited = await this.messages.waitMessage(
-      { messageId, timeout: durationFromMs(WAIT_TIMEOUT_MS) },
+      { messageId, wait: durationFromMs(WAIT_TIMEOUT_MS) },
       this.as("a", WAIT_TIMEOUT_MS + 5_000),
     );
     this.add("wait", {
@@ -348,7 +348,7 @@ class Scenario {
         targets: [this.name("b"), this.name("c")],
         content: FANOUT,
         idempotencyKeyPrefix: FANOUT_KEY_PREFIX,
-        timeout: durationFromMs(FANOUT_TIMEOUT_MS),
+        wait: durationFromMs(FANOUT_TIMEOUT_MS),
       },
       this.as("a", FANOUT_TIMEOUT_MS + 5_000),
     );

@@ -7,7 +7,7 @@ from typing import Any
 import grpc
 
 from kxm_grpc._gen.kxm.v1 import agent_service_pb2, agent_service_pb2_grpc
-from kxm_grpc.domain import agents as rules
+from kxm_grpc.domain.agents import Registration
 from kxm_grpc.domain.caller import CredentialKind
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import agent_to_proto
@@ -21,6 +21,7 @@ _CREDENTIAL_KIND = {
     CredentialKind.PROJECT: agent_service_pb2.CREDENTIAL_KIND_PROJECT,
     CredentialKind.AGENT: agent_service_pb2.CREDENTIAL_KIND_AGENT,
     CredentialKind.RUNTIME: agent_service_pb2.CREDENTIAL_KIND_RUNTIME,
+    CredentialKind.OPERATOR: agent_service_pb2.CREDENTIAL_KIND_OPERATOR,
 }
 
 
@@ -33,7 +34,7 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
     async def RegisterAgent(
         self, request: agent_service_pb2.RegisterAgentRequest, context: Context
     ) -> agent_service_pb2.RegisterAgentResponse:
-        registration = rules.registration(request.name, request.purpose, request.model, request.host)
+        registration = Registration(request.name, request.purpose, request.model, request.host)
         now = self._hub.now()
         registered = await agents.register_agent(
             self._hub.store, current_call().caller, registration, presented_key=request.previous_key or None, now=now
@@ -90,4 +91,5 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
             agent_id=caller.agent_id or "",
             agent_name=caller.agent_name or "",
             runtime_id=caller.runtime_id or "",
+            operator=caller.operator or "",
         )

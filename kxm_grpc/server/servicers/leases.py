@@ -7,11 +7,10 @@ from typing import Any
 import grpc
 
 from kxm_grpc._gen.kxm.v1 import lease_service_pb2, lease_service_pb2_grpc, types_pb2
-from kxm_grpc.domain import leases as rules
-from kxm_grpc.domain.clock import MICROS, seconds
 from kxm_grpc.domain.leases import Lease
+from kxm_grpc.domain.waits import Wait
 from kxm_grpc.server.context import current_call
-from kxm_grpc.server.convert import duration_micros, timestamp, within_deadline
+from kxm_grpc.server.convert import answer_within, duration_value, timestamp
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services import leases
 
@@ -37,67 +36,58 @@ class LeaseServicer(lease_service_pb2_grpc.LeaseServiceServicer):
 
     def __init__(self, hub: HubState) -> None:
         self._hub = hub
-        self._queues = leases.LeaseQueues()
-
-    def _ttl(self, request: Any) -> int:
-        return duration_micros(
-            "ttl",
-            request.ttl,
-            request.HasField("ttl"),
-            default=rules.DEFAULT_TTL,
-            minimum=seconds(self._hub.settings.lease_min_ttl),
-            maximum=rules.MAX_TTL,
-        )
 
     async def AcquireLease(
         self, request: lease_service_pb2.AcquireLeaseRequest, context: Context
     ) -> lease_service_pb2.AcquireLeaseResponse:
-        name = rules.lease_name(request.name)
-        ttl = self._ttl(request)
-        wait = duration_micros(
-            "wait", request.wait, request.HasField("wait"), default=0, minimum=0, maximum=rules.MAX_WAIT
-        )
-        # A waiting acquire answers before the call's deadline: the caller gets LEASE_HELD, not DEADLINE_EXCEEDED.
-        wait_seconds = within_deadline(wait / MICROS, context.time_remaining())
+        hub = self._hub
+        ttl = duration_value("ttl", request.ttl, request.HasField("ttl"))
+        wait = duration_value("wait", request.wait, request.HasField("wait"))
         acquired = await leases.acquire_lease(
-            self._hub.store,
+            hub.store,
             current_call().caller,
-            name,
+            request.name,
             ttl=ttl,
-            wait=wait_seconds,
-            clock=self._hub.now,
-            queues=self._queues,
+            wait=None if wait is None else Wait(wait),
+            clock=hub.now,
+            queues=hub.coordination.lease_queues,
+            limits=hub.limits,
+            # A waiting acquire answers before the call's deadline: LEASE_HELD, not DEADLINE_EXCEEDED.
+            time_remaining=answer_within(context.time_remaining()),
         )
-        self._hub.lapses.note(acquired.lease.expire_time)
         return lease_service_pb2.AcquireLeaseResponse(
-            lease=lease_to_proto(acquired.lease, now=self._hub.now()), renewed=acquired.renewed
+            lease=lease_to_proto(acquired.lease, now=hub.now()), renewed=acquired.renewed
         )
 
     async def RenewLease(
         self, request: lease_service_pb2.RenewLeaseRequest, context: Context
     ) -> lease_service_pb2.RenewLeaseResponse:
-        name = rules.lease_name(request.name)
-        token = rules.presented_token(request.fencing_token)
-        ttl = self._ttl(request)
-        now = self._hub.now()
-        lease = await leases.renew_lease(self._hub.store, current_call().caller, name, token, ttl=ttl, now=now)
-        self._hub.lapses.note(lease.expire_time)
+        hub = self._hub
+        now = hub.now()
+        lease = await leases.renew_lease(
+            hub.store,
+            current_call().caller,
+            request.name,
+            request.fencing_token,
+            ttl=duration_value("ttl", request.ttl, request.HasField("ttl")),
+            now=now,
+            limits=hub.limits,
+        )
         return lease_service_pb2.RenewLeaseResponse(lease=lease_to_proto(lease, now=now))
 
     async def ReleaseLease(
         self, request: lease_service_pb2.ReleaseLeaseRequest, context: Context
     ) -> lease_service_pb2.ReleaseLeaseResponse:
-        name = rules.lease_name(request.name)
-        token = rules.presented_token(request.fencing_token)
         now = self._hub.now()
-        lease = await leases.release_lease(self._hub.store, current_call().caller, name, token, now=now)
+        lease = await leases.release_lease(
+            self._hub.store, current_call().caller, request.name, request.fencing_token, now=now
+        )
         return lease_service_pb2.ReleaseLeaseResponse(lease=lease_to_proto(lease, now=now))
 
     async def GetLease(
         self, request: lease_service_pb2.GetLeaseRequest, context: Context
     ) -> lease_service_pb2.GetLeaseResponse:
-        name = rules.lease_name(request.name)
-        lease = await leases.get_lease(self._hub.store, current_call().caller, name)
+        lease = await leases.get_lease(self._hub.store, current_call().caller, request.name)
         return lease_service_pb2.GetLeaseResponse(lease=lease_to_proto(lease, now=self._hub.now()))
 
     async def ListLeases(
@@ -119,8 +109,8 @@ class LeaseServicer(lease_service_pb2_grpc.LeaseServiceServicer):
     async def CheckFence(
         self, request: lease_service_pb2.CheckFenceRequest, context: Context
     ) -> lease_service_pb2.CheckFenceResponse:
-        name = rules.lease_name(request.name)
-        token = rules.presented_token(request.fencing_token)
         now = self._hub.now()
-        lease = await leases.check_fence(self._hub.store, current_call().caller, name, token, now=now)
+        lease = await leases.check_fence(
+            self._hub.store, current_call().caller, request.name, request.fencing_token, now=now
+        )
         return lease_service_pb2.CheckFenceResponse(lease=lease_to_proto(lease, now=now))

@@ -10,15 +10,13 @@ import grpc
 
 from kxm_grpc._gen.kxm.v1 import message_service_pb2 as pb
 from kxm_grpc._gen.kxm.v1 import message_service_pb2_grpc, types_pb2
-from kxm_grpc.domain import messages as rules
-from kxm_grpc.domain.clock import MICROS, seconds
+from kxm_grpc._status import to_rpc_status
 from kxm_grpc.domain.messages import Delivery, Event, EventKind, Message, MessageState, WorkflowContext
 from kxm_grpc.errors import invalid_field
 from kxm_grpc.server.context import current_call
-from kxm_grpc.server.convert import agent_to_proto, duration_micros, set_timestamp, timestamp, within_deadline
+from kxm_grpc.server.convert import agent_to_proto, answer_within, duration_value, set_timestamp, timestamp, wait_value
 from kxm_grpc.server.interceptor import credentials_from
 from kxm_grpc.server.state import HubState
-from kxm_grpc.server.streams import Subscribers
 from kxm_grpc.services import messages
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -57,12 +55,8 @@ def delivery_from_proto(value: int) -> Delivery:
 
 
 def workflow_context_from_proto(value: types_pb2.WorkflowMessageContext) -> WorkflowContext:
-    """Validate a workflow message context.
-
-    Raises:
-        InvalidArgument: (INVALID_WORKFLOW_CONTEXT) a field is empty, too long or out of range.
-    """
-    return rules.workflow_context(value.run_id, value.stage_id, value.requirement_key, value.attempt)
+    """A workflow message context as given (the services validate and canonicalise it)."""
+    return WorkflowContext(value.run_id, value.stage_id, value.requirement_key, value.attempt)
 
 
 def fill_message(proto: types_pb2.Message, message: Message) -> None:
@@ -114,9 +108,12 @@ def message_to_proto(message: Message) -> types_pb2.Message:
     return proto
 
 
-def _wait_seconds(context: Context, requested: int) -> float:
-    """A wait in seconds, cut short so the answer beats the call's deadline."""
-    return within_deadline(requested / MICROS, context.time_remaining())
+def _workflow_context(request: pb.SendMessageRequest | pb.FanoutMessagesRequest) -> WorkflowContext | None:
+    return workflow_context_from_proto(request.workflow_context) if request.HasField("workflow_context") else None
+
+
+def _ttl(request: pb.SendMessageRequest | pb.FanoutMessagesRequest) -> int | None:
+    return duration_value("ttl", request.ttl, request.HasField("ttl"))
 
 
 class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
@@ -124,90 +121,68 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
 
     def __init__(self, hub: HubState) -> None:
         self._hub = hub
-        self.subscribers = Subscribers(hub)
-
-    @property
-    def _default_ttl(self) -> int:
-        return seconds(self._hub.settings.message_ttl)
-
-    def _ttl(self, field: str, request: Any) -> int:
-        return duration_micros(
-            field,
-            request.ttl,
-            request.HasField("ttl"),
-            default=self._default_ttl,
-            minimum=rules.MIN_TTL,
-            maximum=rules.MAX_TTL,
-        )
 
     async def SendMessage(self, request: pb.SendMessageRequest, context: Context) -> pb.SendMessageResponse:
-        delivery = delivery_from_proto(request.delivery)
-        workflow_context = (
-            workflow_context_from_proto(request.workflow_context) if request.HasField("workflow_context") else None
-        )
-        outgoing = rules.outgoing(
+        hub = self._hub
+        send = messages.SendRequest(
             target=request.target,
             content=request.content,
-            delivery=delivery,
+            delivery=delivery_from_proto(request.delivery),
             correlation_id=request.correlation_id,
             reply_to=request.reply_to,
             idempotency_key=request.idempotency_key,
             hops=request.hops,
             max_hops=request.max_hops,
-            ttl_micros=self._ttl("ttl", request),
+            ttl=_ttl(request),
             allow_offline=request.allow_offline,
-            context=workflow_context,
+            workflow_context=_workflow_context(request),
+            wait=wait_value(
+                "wait",
+                request.wait,
+                request.HasField("wait"),
+                deprecated=("reply_wait", request.reply_wait, request.HasField("reply_wait")),
+            ),
         )
-        # Every field is checked before the message is stored: a bad reply_wait must not leave it sent.
-        reply_wait = (
-            duration_micros("reply_wait", request.reply_wait, True, default=0, minimum=0, maximum=2**62)
-            if request.HasField("reply_wait")
-            else None
+        sent = await messages.send_message(
+            hub.store,
+            current_call().caller,
+            send,
+            clock=hub.clock,
+            limits=hub.limits,
+            time_remaining=answer_within(context.time_remaining()),
         )
-        caller = current_call().caller
-        sent = await messages.send_message(self._hub.store, caller, outgoing, now=self._hub.now())
-        self._hub.expiry.note(sent.message.expire_time)
-        message, terminal = sent.message, sent.message.state.terminal
-        if reply_wait is not None and not terminal:
-            # The sender awaits the reply in the same call: one RPC fewer per round trip than WaitMessage.
-            message, terminal = await messages.wait_message(
-                self._hub.store,
-                caller,
-                message.id,
-                timeout=_wait_seconds(context, min(reply_wait, rules.MAX_WAIT)),
-                clock=self._hub.clock,
-            )
-        response = pb.SendMessageResponse(repeated=sent.repeated, terminal=terminal)
-        fill_message(response.message, message)
+        response = pb.SendMessageResponse(repeated=sent.repeated, terminal=sent.message.state.terminal)
+        fill_message(response.message, sent.message)
         return response
 
     async def GetMessage(self, request: pb.GetMessageRequest, context: Context) -> pb.GetMessageResponse:
-        message_id = rules.message_id(request.message_id)
-        message = await messages.get_message(self._hub.store, current_call().caller, message_id, now=self._hub.now())
+        message = await messages.get_message(
+            self._hub.store, current_call().caller, request.message_id, now=self._hub.now()
+        )
         response = pb.GetMessageResponse()
         fill_message(response.message, message)
         return response
 
     async def CancelMessage(self, request: pb.CancelMessageRequest, context: Context) -> pb.CancelMessageResponse:
-        message_id = rules.message_id(request.message_id)
-        message = await messages.cancel_message(self._hub.store, current_call().caller, message_id, now=self._hub.now())
+        message = await messages.cancel_message(
+            self._hub.store, current_call().caller, request.message_id, now=self._hub.now()
+        )
         response = pb.CancelMessageResponse()
         fill_message(response.message, message)
         return response
 
     async def ReplyToMessage(self, request: pb.ReplyToMessageRequest, context: Context) -> pb.ReplyToMessageResponse:
-        message_id = rules.message_id(request.message_id)
-        content = rules.reply_content(request.content)
         message = await messages.reply_to_message(
-            self._hub.store, current_call().caller, message_id, content, now=self._hub.now()
+            self._hub.store, current_call().caller, request.message_id, request.content, now=self._hub.now()
         )
         response = pb.ReplyToMessageResponse()
         fill_message(response.message, message)
         return response
 
     async def AckMessages(self, request: pb.AckMessagesRequest, context: Context) -> pb.AckMessagesResponse:
-        ids = rules.ack_ids(list(request.message_ids))
-        acked = await messages.ack_messages(self._hub.store, current_call().caller, ids, now=self._hub.now())
+        acked = await messages.ack_messages(
+            self._hub.store, current_call().caller, list(request.message_ids), now=self._hub.now()
+        )
         response = pb.AckMessagesResponse()
         for message in acked:
             fill_message(response.messages.add(), message)
@@ -223,58 +198,52 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
         return response
 
     async def WaitMessage(self, request: pb.WaitMessageRequest, context: Context) -> pb.WaitMessageResponse:
-        message_id = rules.message_id(request.message_id)
-        requested = duration_micros(
-            "timeout",
-            request.timeout,
-            request.HasField("timeout"),
-            default=rules.MAX_WAIT,
-            minimum=0,
-            maximum=2**62,
+        wait = wait_value(
+            "wait",
+            request.wait,
+            request.HasField("wait"),
+            deprecated=("timeout", request.timeout, request.HasField("timeout")),
         )
         message, terminal = await messages.wait_message(
             self._hub.store,
             current_call().caller,
-            message_id,
-            timeout=_wait_seconds(context, min(requested, rules.MAX_WAIT)),
+            request.message_id,
+            wait=wait,
             clock=self._hub.clock,
+            time_remaining=answer_within(context.time_remaining()),
         )
         response = pb.WaitMessageResponse(terminal=terminal)
         fill_message(response.message, message)
         return response
 
     async def FanoutMessages(self, request: pb.FanoutMessagesRequest, context: Context) -> pb.FanoutMessagesResponse:
-        workflow_context = (
-            workflow_context_from_proto(request.workflow_context) if request.HasField("workflow_context") else None
-        )
-        fanout = rules.fanout(
+        hub = self._hub
+        fanout = messages.FanoutRequest(
             targets=list(request.targets),
             content=request.content,
             correlation_id=request.correlation_id,
-            prefix=request.idempotency_key_prefix,
-            ttl_micros=self._ttl("ttl", request),
+            idempotency_key_prefix=request.idempotency_key_prefix,
+            workflow_context=_workflow_context(request),
+            ttl=_ttl(request),
             allow_offline=request.allow_offline,
-            context=workflow_context,
-        )
-        requested = duration_micros(
-            "timeout",
-            request.timeout,
-            request.HasField("timeout"),
-            default=rules.MAX_FANOUT_WAIT,
-            minimum=0,
-            maximum=2**62,
+            wait=wait_value(
+                "wait",
+                request.wait,
+                request.HasField("wait"),
+                deprecated=("timeout", request.timeout, request.HasField("timeout")),
+            ),
         )
         outcomes = await messages.fanout_messages(
-            self._hub.store,
+            hub.store,
             current_call().caller,
             fanout,
-            timeout=_wait_seconds(context, min(requested, rules.MAX_FANOUT_WAIT)),
-            clock=self._hub.clock,
+            clock=hub.clock,
+            limits=hub.limits,
+            time_remaining=answer_within(context.time_remaining()),
         )
         results = []
         for outcome in outcomes:
             if outcome.message is not None:
-                self._hub.expiry.note(outcome.message.expire_time)
                 status = pb.FANOUT_STATUS_TERMINAL if outcome.message.state.terminal else pb.FANOUT_STATUS_PENDING
                 results.append(
                     pb.FanoutResult(target=outcome.target, status=status, message=message_to_proto(outcome.message))
@@ -352,7 +321,8 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
             stopping=hub.shutting_down,
             key_verified_at=call.credentials_version,
         )
-        stream = self.subscribers.open(subscription, context)
+        streams = hub.coordination.streams
+        stream = streams.open(subscription, lambda error: context.abort_with_status(to_rpc_status(error)))
         items = messages.subscribe(hub.store, subscription, clock=hub.clock, stopping=hub.shutting_down, cursor=stream)
         try:
             async with contextlib.aclosing(items):
@@ -365,8 +335,8 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
                         await stream.cut  # the monitor ended the call while this write was stuck
                     if response.seq:
                         stream.sent_seq = response.seq
-                    slow = self.subscribers.too_slow(stream)
+                    slow = streams.too_slow(stream)
                     if slow is not None:
                         raise slow
         finally:
-            self.subscribers.close(stream)
+            streams.close(stream)

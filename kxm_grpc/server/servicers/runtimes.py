@@ -55,14 +55,16 @@ _STRING_FIELDS = (
 
 def runtime_to_proto(runtime: Runtime, *, now: int, stale_after: int) -> types_pb2.Runtime:
     """The public view of a runtime, with presence on the hub's clock."""
+    expire_time = timestamp(runtime.presence_expire_time(stale_after))
     return types_pb2.Runtime(
         id=runtime.id,
         project=runtime.project,
         host=runtime.host,
         register_time=timestamp(runtime.register_time),
         heartbeat_time=timestamp(runtime.heartbeat_time),
-        lease_expire_time=timestamp(runtime.lease_expire_time(stale_after)),
+        lease_expire_time=expire_time,
         presence=_PRESENCE[runtime.presence(now, stale_after)],
+        presence_expire_time=expire_time,
     )
 
 
@@ -226,6 +228,6 @@ class RuntimeServicer(runtime_service_pb2_grpc.RuntimeServiceServicer):
         self, request: runtime_service_pb2.ReassignSyncProjectRequest, context: Context
     ) -> runtime_service_pb2.ReassignSyncProjectResponse:
         moved = await runtimes.reassign_sync_project(
-            self._hub.store, current_call().caller, request.project_id, request.project
+            self._hub.store, current_call().caller, request.project_id, request.project, now=self._hub.now()
         )
         return runtime_service_pb2.ReassignSyncProjectResponse(moved_events=moved)

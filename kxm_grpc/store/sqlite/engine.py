@@ -15,9 +15,12 @@ owner's pid) before any write, ``close`` releases it, and the kernel releases it
 dies, so a ``kill -9`` never leaves a stale lock.
 
 Write health: a write the database itself refuses (full, read-only, an I/O error, locked past the
-busy timeout) sets ``healthy`` to False and tells the listeners; from then on a probe write runs
-every ``probe_interval`` seconds until one succeeds, and ``healthy`` returns to True. Errors of
-the work itself (a rule it broke, a constraint) never change it.
+busy timeout) sets ``healthy`` to False and tells the listeners; from then on a probe runs every
+``probe_interval`` seconds until one succeeds, and only then does ``healthy`` return to True. The
+probe checks real free space on the database's filesystem, room below ``max_page_count``, and
+commits one row (see ``_run_probe``). Errors of the work itself (a rule it broke, a constraint)
+never change health. Both classifiers (``storage_error``, ``is_storage_failure``) decide by the
+SQLite result code, so they cannot disagree.
 """
 
 from __future__ import annotations
@@ -40,10 +43,12 @@ import sqlite_utils
 import structlog
 
 from kxm_grpc.errors import HubError, Reason, ResourceExhausted, Unavailable
-from kxm_grpc.store.base import Durability, StoreError, Tx
+from kxm_grpc.store.base import Durability, StoreError
 from kxm_grpc.store.notify import Change, Notifier
+from kxm_grpc.store.protocols import Tx
 from kxm_grpc.store.sqlite.migrations import MIGRATIONS
-from kxm_grpc.store.sqlite.repositories import SqliteTx
+from kxm_grpc.store.sqlite.tx import SqliteTx
+from kxm_grpc.store.url import sqlite_description
 
 T = TypeVar("T")
 log = structlog.get_logger("kxm.store")
@@ -51,9 +56,15 @@ log = structlog.get_logger("kxm.store")
 _MAX_BATCH = 512
 _Job = tuple[Callable[[Tx], Any], "asyncio.Future[Any]", bool]
 
-PROBE_HEADROOM = 64 * 1024
-"""Bytes a health probe must be able to add to the database (allocated, then rolled back) to call
-it writable again: more than the largest message, so a nearly full database does not flap."""
+PROBE_HEADROOM = 1024 * 1024
+"""Bytes of room a health probe demands before it calls the database writable again: free on the
+filesystem (on top of the WAL's current size) and left below ``max_page_count``.
+
+Every page a transaction touches is appended to the WAL whole (page size plus a 24-byte frame
+header), so even a small message with its event rows and index entries costs tens of KiB, and the
+largest request the hub accepts is 256 KiB. 1 MiB is four maximal requests or dozens of ordinary
+ones: the writes that follow a recovery do not fail at once and flip health back, yet a disk is
+not held NOT_SERVING while it has real space."""
 _PROBE_KEY = "storage_probe"
 
 # Primary SQLite result codes that mean the database itself refuses writes, not the work.
@@ -74,34 +85,97 @@ _STORAGE_FAILURES = frozenset(
 )
 
 
+# Only for an error that carries no result code (raised by Python's sqlite3 module itself, or built
+# by hand): the code its message stands for, first match wins ("database is locked" is SQLITE_BUSY).
+_CODES_BY_TEXT = (
+    ("table is locked", sqlite3.SQLITE_LOCKED),
+    ("locked", sqlite3.SQLITE_BUSY),
+    ("busy", sqlite3.SQLITE_BUSY),
+    ("full", sqlite3.SQLITE_FULL),
+    ("disk i/o", sqlite3.SQLITE_IOERR),
+    ("readonly", sqlite3.SQLITE_READONLY),
+)
+
+
+def sqlite_code(exc: sqlite3.Error) -> int | None:
+    """Return the primary SQLite result code of ``exc`` (``SQLITE_FULL``, ``SQLITE_BUSY``, …), or None.
+
+    SQLite's own errors carry their extended code (``sqlite_errorcode``, Python 3.11+, e.g.
+    ``SQLITE_IOERR_WRITE``); its low 8 bits are the primary code. Only an error without one (raised
+    by the sqlite3 module itself, or built by hand) is classified by its message text, as a
+    fallback; None when that says nothing either. Never raises.
+    """
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return int(code) & 0xFF
+    text = str(exc).lower()
+    return next((value for needle, value in _CODES_BY_TEXT if needle in text), None)
+
+
 def is_storage_failure(exc: BaseException) -> bool:
-    """Whether ``exc`` is the database failing (full, read-only, I/O, locked out), not the work
-    breaking a rule (a constraint) or a bug (a missing table)."""
+    """Return whether ``exc`` is the database refusing writes, which makes the store unhealthy.
+
+    True for the primary codes in ``_STORAGE_FAILURES`` (full, read-only, I/O error, corrupt,
+    busy or locked past the busy timeout, …); False for the work breaking a rule (a constraint),
+    a bug (an SQL error, a missing table) and anything that is not an ``sqlite3.Error``. An error
+    with no code at all counts when it is an ``OperationalError``. Decided by the same code as
+    ``storage_error``, so an error it maps to STORAGE_FULL or "busy" always counts. Never raises.
+    """
     if not isinstance(exc, sqlite3.Error):
         return False
-    code = getattr(exc, "sqlite_errorcode", None)
+    code = sqlite_code(exc)
     if code is None:
         return isinstance(exc, sqlite3.OperationalError)
-    return int(code) & 0xFF in _STORAGE_FAILURES
+    return code in _STORAGE_FAILURES
 
 
 def _probe_marker(tx: Tx) -> None:
-    """Queued in place of work to ask the writer thread for a health probe (never called)."""
+    """Stand in for work, to ask the writer thread for a health probe; never called.
+
+    Raises:
+        AssertionError: always (the writer thread picks probes out of a batch and runs them itself).
+    """
     raise AssertionError("the writer thread runs probes itself")
 
 
-def storage_error(exc: sqlite3.Error) -> HubError:
-    """Map an SQLite failure to the error a caller can act on."""
-    text = str(exc).lower()
-    if "locked" in text or "busy" in text:
+def storage_error(exc: BaseException) -> HubError:
+    """Return the error a caller sees when the database failed with ``exc``: the one mapping.
+
+    By primary result code (``sqlite_code``): BUSY and LOCKED are UNAVAILABLE with
+    ``retry_after`` 0.5 s; FULL is RESOURCE_EXHAUSTED ``STORAGE_FULL``; any other SQLite error (a
+    constraint included), an SQLite error without a recognisable code, and an exception that is
+    not SQLite's at all (a bug of the engine) are UNAVAILABLE ``STORAGE_UNAVAILABLE`` with
+    ``retry_after`` 1 s. Never raises: it returns the error for the caller to raise.
+    """
+    code = sqlite_code(exc) if isinstance(exc, sqlite3.Error) else None
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return Unavailable("the database is busy; retry", reason=Reason.STORAGE_UNAVAILABLE, retry_after=0.5)
-    if "full" in text:
+    if code == sqlite3.SQLITE_FULL:
         return ResourceExhausted("the database is full; writes are refused", reason=Reason.STORAGE_FULL)
     return Unavailable("the database failed; retry", reason=Reason.STORAGE_UNAVAILABLE, retry_after=1.0)
 
 
+def disk_free(directory: str) -> int:
+    """Return the bytes an unprivileged process may still write on ``directory``'s filesystem.
+
+    ``statvfs`` ``f_bavail * f_frsize``: the blocks reserved for root are not counted, so a hub
+    run as root is told less than it could use, never more.
+
+    Raises:
+        OSError: the directory cannot be examined (gone, no permission).
+    """
+    st = os.statvfs(directory)
+    return st.f_bavail * st.f_frsize
+
+
 class SqliteStore:
-    """Persistence on one SQLite database (a file in WAL mode, or ``:memory:``)."""
+    """Persistence on one SQLite database (a file in WAL mode, or ``:memory:``).
+
+    ``busy_timeout`` is how long a write waits for another connection's lock before it fails
+    (SQLITE_BUSY); ``probe_interval`` is the pause between health probes while unhealthy;
+    ``free_space(directory)`` returns the bytes free on a filesystem (``disk_free``; tests swap in
+    a fake, here or later through the ``free_space`` attribute, to play a nearly full disk).
+    """
 
     def __init__(
         self,
@@ -110,13 +184,14 @@ class SqliteStore:
         durability: Durability = Durability.FULL,
         busy_timeout: float = 5.0,
         probe_interval: float = 1.0,
+        free_space: Callable[[str], int] = disk_free,
     ) -> None:
         self.path = str(path)
         self.memory = self.path == ":memory:"
         self.durability = durability
         self.busy_timeout = busy_timeout
         self.notifier = Notifier()
-        self.description = "sqlite::memory:" if self.memory else f"sqlite:{self.path}"
+        self.description = sqlite_description(self.path)
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -125,8 +200,10 @@ class SqliteStore:
         self.commits = 0
         self.committed_jobs = 0
         self.healthy = True
-        """False from a write the database itself refused until a probe write succeeds."""
+        """False from a write the database itself refused until a probe passes (``_run_probe``)."""
         self.probe_interval = probe_interval
+        self.free_space = free_space
+        """Bytes free on a directory's filesystem; called by the probe on the writer thread."""
         self._health_listeners: list[Callable[[bool], None]] = []
         self._probe: asyncio.Task[None] | None = None
         self._unhealthy_since = 0.0
@@ -161,7 +238,10 @@ class SqliteStore:
             raise
 
     async def close(self) -> None:
-        """Finish queued writes, stop the writer thread, close the connections and release the lock."""
+        """Finish queued writes, stop the writer thread, close the connections and release the lock.
+
+        Idempotent, and safe after a ``start`` that failed half-way. Raises nothing of its own.
+        """
         if self._thread is not None:
             if self._thread.is_alive():  # not if it never opened the database
                 self._jobs.put(None)
@@ -178,6 +258,12 @@ class SqliteStore:
         self._unlock()
 
     def _prepare_path(self) -> None:
+        """Create the database's directory (mode 0700) and refuse symbolic links.
+
+        Raises:
+            StoreError: the database, its WAL, its shared-memory file or its lock file is a symlink.
+            OSError: the directory cannot be created.
+        """
         path = Path(self.path)
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         for candidate in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), Path(f"{path}.lock")):
@@ -218,6 +304,7 @@ class SqliteStore:
         self._lock_fd = fd
 
     def _unlock(self) -> None:
+        """Empty and release the lock file taken by ``_lock``; nothing if none is held. Raises nothing."""
         if self._lock_fd is None:
             return
         fd, self._lock_fd = self._lock_fd, None
@@ -227,12 +314,23 @@ class SqliteStore:
         os.close(fd)
 
     def _connect(self) -> sqlite3.Connection:
+        """Open a connection with the busy timeout and foreign keys on (autocommit; usable across threads).
+
+        Raises:
+            sqlite3.Error: the database cannot be opened.
+        """
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=self.busy_timeout)
         conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
         conn.execute("PRAGMA foreign_keys = ON")
         return conn
 
     def _open_writer(self) -> sqlite3.Connection:
+        """Open the write connection: WAL, the durability's ``synchronous``, a quick check, migrations.
+
+        Raises:
+            StoreError: WAL cannot be enabled, the check fails, the schema is newer than this hub,
+                or SQLite refuses the file.
+        """
         try:
             conn = self._connect()
             if not self.memory:
@@ -250,6 +348,12 @@ class SqliteStore:
             raise StoreError(f"cannot open database {self.path}: {exc}") from exc
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
+        """Apply the migrations after ``user_version``, one transaction each.
+
+        Raises:
+            StoreError: the database's schema is newer than this hub's.
+            sqlite3.Error: a migration failed (its transaction is rolled back).
+        """
         current = int(conn.execute("PRAGMA user_version").fetchone()[0])
         latest = len(MIGRATIONS)
         if current > latest:
@@ -272,6 +376,11 @@ class SqliteStore:
     # -- the writer thread ----------------------------------------------------------------------
 
     def _writer_main(self, ready: concurrent.futures.Future[None]) -> None:
+        """Run the writer thread: open the database, then take batches of jobs until told to stop.
+
+        A failure to open is handed to ``ready`` as a ``StoreError``; after that nothing escapes:
+        every job's future is resolved by ``_run_batch`` or ``_run_probe``.
+        """
         try:
             conn = self._open_writer()
         except BaseException as exc:
@@ -315,57 +424,125 @@ class SqliteStore:
             conn.close()
 
     def _run_batch(self, conn: sqlite3.Connection, tx: SqliteTx, batch: list[_Job]) -> None:
-        """Run a batch in one transaction; every future of the batch is resolved, whatever fails."""
+        """Run a batch in one transaction; every future of the batch is resolved, whatever fails.
+
+        Raises nothing: an unexpected exception (a bug of the engine) is logged, the transaction
+        rolled back, and every future of the batch fails with ``storage_error`` of it.
+        """
         try:
             self._run_batch_unguarded(conn, tx, batch)
         except BaseException as exc:  # never leave a caller waiting on a future nobody resolves
             log.exception("store_batch_failed")
-            with contextlib.suppress(sqlite3.Error):
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
             tx.take_topics()
-            failure = (
-                storage_error(exc)
-                if isinstance(exc, sqlite3.Error)
-                else Unavailable("the database failed; retry", reason=Reason.STORAGE_UNAVAILABLE, retry_after=1.0)
-            )
-            self._resolve([(fut, None, failure) for _, fut, _ in batch], [], exc)
+            self._fail(conn, [fut for _, fut, _ in batch], exc)
+
+    def _fail(self, conn: sqlite3.Connection, futures: list[asyncio.Future[Any]], exc: BaseException) -> None:
+        """Roll back the open transaction, if any, and fail every future with ``storage_error(exc)``.
+
+        ``exc`` goes along as what the database raised, so a storage failure turns health. Raises
+        nothing (a failing ROLLBACK is ignored: SQLite has rolled back already, or the connection
+        is gone).
+        """
+        with contextlib.suppress(sqlite3.Error):
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        failure = storage_error(exc)
+        self._resolve([(fut, None, failure) for fut in futures], [], exc)
 
     def _run_probe(self, conn: sqlite3.Connection, fut: asyncio.Future[Any]) -> None:
-        """Find out, in a transaction of its own, whether the database takes writes again: it must
-        have room for ``PROBE_HEADROOM`` more bytes (allocated in a savepoint, then rolled back,
-        so nothing is kept) and commit one small row (the WAL append and sync)."""
+        """Find out whether the database takes writes again, and resolve ``fut`` with the answer.
+
+        In a transaction of its own (``BEGIN IMMEDIATE``, so a database locked by another process
+        fails it), the probe demands, in order:
+
+        1. ``PROBE_HEADROOM`` bytes plus the WAL file's current size free on the database's
+           filesystem (``free_space``; the WAL term because a checkpoint may grow the database
+           file by as much as the WAL holds). Skipped for ``:memory:``.
+        2. ``PROBE_HEADROOM`` bytes of pages left below ``max_page_count`` (pages on the free list
+           count, being reused without growing the file).
+        3. A committed write of one small row (``meta.storage_probe``): the WAL append and, in
+           full durability, its fsync.
+
+        A tiny commit alone proves little: in WAL mode it is written over space the WAL file
+        already occupies, so it succeeds on a disk with no room left for a real message; checks 1
+        and 2 are what keep a nearly full database NOT_SERVING.
+
+        Raises nothing: ``fut`` resolves to None when every check passes, or fails with
+        ``ResourceExhausted`` (``STORAGE_FULL``) for too little room, or with ``storage_error``
+        of what SQLite (or ``free_space``) raised.
+        """
         try:
             conn.execute("BEGIN IMMEDIATE")
-            conn.execute("SAVEPOINT headroom")
-            conn.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                (f"{_PROBE_KEY}.headroom", "x" * PROBE_HEADROOM),
-            )
-            conn.execute("ROLLBACK TO headroom")
-            conn.execute("RELEASE headroom")
-            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_PROBE_KEY, str(time.time_ns())))
-            conn.execute("COMMIT")
+            refusal = self._disk_refusal() or self._page_refusal(conn)
+            if refusal is None:
+                conn.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_PROBE_KEY, str(time.time_ns()))
+                )
+                conn.execute("COMMIT")
+            else:
+                conn.execute("ROLLBACK")
         except BaseException as exc:
-            with contextlib.suppress(sqlite3.Error):
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-            failure = (
-                storage_error(exc)
-                if isinstance(exc, sqlite3.Error)
-                else Unavailable("the database failed; retry", reason=Reason.STORAGE_UNAVAILABLE, retry_after=1.0)
-            )
-            self._resolve([(fut, None, failure)], [], exc)
+            self._fail(conn, [fut], exc)
             return
-        self._resolve([(fut, None, None)], [])
+        self._resolve([(fut, None, refusal)], [])
+
+    def _disk_refusal(self) -> HubError | None:
+        """Return why the filesystem lacks room for ``PROBE_HEADROOM`` plus the WAL, or None if it has it.
+
+        Raises:
+            OSError: ``free_space`` could not examine the database's directory.
+        """
+        if self.memory:
+            return None
+        try:
+            wal = os.stat(f"{self.path}-wal").st_size
+        except FileNotFoundError:
+            wal = 0
+        needed = PROBE_HEADROOM + wal
+        free = self.free_space(os.path.dirname(os.path.abspath(self.path)))
+        if free >= needed:
+            return None
+        return ResourceExhausted(
+            f"the database's filesystem has {free} bytes free; writable again from {needed} "
+            f"({PROBE_HEADROOM} bytes of headroom and the {wal}-byte WAL)",
+            reason=Reason.STORAGE_FULL,
+        )
+
+    def _page_refusal(self, conn: sqlite3.Connection) -> HubError | None:
+        """Return why ``max_page_count`` leaves less than ``PROBE_HEADROOM`` of room, or None if it does not.
+
+        Raises:
+            sqlite3.Error: a PRAGMA failed.
+        """
+        page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+        pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
+        limit = int(conn.execute("PRAGMA max_page_count").fetchone()[0])
+        free_pages = int(conn.execute("PRAGMA freelist_count").fetchone()[0])
+        room = (limit - pages + free_pages) * page_size
+        if room >= PROBE_HEADROOM:
+            return None
+        return ResourceExhausted(
+            f"the database has {room} bytes left below max_page_count; writable again from {PROBE_HEADROOM}",
+            reason=Reason.STORAGE_FULL,
+        )
 
     def _run_batch_unguarded(self, conn: sqlite3.Connection, tx: SqliteTx, batch: list[_Job]) -> None:
+        """Run each job in a savepoint of one transaction, commit once, and resolve every future.
+
+        A job's own error undoes only that job (its future fails with it; an SQLite error through
+        ``storage_error``). When SQLite rolls the whole transaction back (a full disk, an I/O
+        error), or BEGIN or COMMIT fails, every job of the batch fails with ``storage_error``.
+
+        Raises:
+            sqlite3.Error: a SAVEPOINT, ROLLBACK TO or RELEASE statement failed; ``_run_batch``
+                then fails every future of the batch.
+        """
         outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
         topics: list[Change] = []
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            self._resolve([(fut, None, storage_error(exc)) for _, fut, _ in batch], [], exc)
+            self._fail(conn, [fut for _, fut, _ in batch], exc)
             return
         failed: BaseException | None = None  # a storage failure of one job of a batch
         # A lone job needs no savepoint: on its error the whole transaction is rolled back instead.
@@ -383,7 +560,7 @@ class SqliteStore:
                 if not conn.in_transaction:
                     # SQLite rolled back the whole transaction (a full disk, an I/O error): the
                     # work already done in this batch is gone too, so every job of it fails.
-                    failure = error if isinstance(exc, sqlite3.Error) else storage_error(sqlite3.OperationalError())
+                    failure = storage_error(exc)
                     lost: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = [
                         (f, None, failure) for f, _, _ in outcomes
                     ]
@@ -409,10 +586,7 @@ class SqliteStore:
         try:
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
-            with contextlib.suppress(sqlite3.Error):
-                conn.execute("ROLLBACK")
-            failure = storage_error(exc)
-            self._resolve([(fut, None, failure) for fut, _, _ in outcomes], [], exc)
+            self._fail(conn, [fut for fut, _, _ in outcomes], exc)
             return
         self.commits += 1
         self.committed_jobs += len(outcomes)
@@ -424,7 +598,11 @@ class SqliteStore:
         topics: list[Change],
         raised: BaseException | None = None,
     ) -> None:
-        """Hand the outcomes to the event loop; ``raised`` is what the database raised, if anything."""
+        """Hand the outcomes to the event loop (from the writer thread).
+
+        ``raised`` is what the database raised, if anything: a storage failure turns health before
+        any caller hears of it. Raises nothing (outcomes are dropped once the loop is closed).
+        """
         assert self._loop is not None
         with contextlib.suppress(RuntimeError):  # the loop closed while the last batch ran
             self._loop.call_soon_threadsafe(self._complete, outcomes, topics, raised)
@@ -435,6 +613,10 @@ class SqliteStore:
         topics: list[Change],
         raised: BaseException | None = None,
     ) -> None:
+        """Resolve the futures and publish the topics, on the event loop; note a storage failure first.
+
+        Raises nothing (a future cancelled meanwhile is skipped).
+        """
         if raised is not None and is_storage_failure(raised):
             self._storage_failed(raised)  # before the callers hear of it: health already says so
         if topics:
@@ -450,19 +632,25 @@ class SqliteStore:
     # -- write health ---------------------------------------------------------------------------
 
     def add_health_listener(self, listener: Callable[[bool], None]) -> None:
-        """Call ``listener(healthy)`` on the event loop each time ``healthy`` changes."""
+        """Call ``listener(healthy)`` on the event loop each time ``healthy`` changes.
+
+        A listener that raises is logged and does not stop the others.
+        """
         self._health_listeners.append(listener)
 
     def _storage_failed(self, exc: BaseException) -> None:
+        """Turn unhealthy on a storage failure: log it, tell the listeners, start the probe.
+
+        Nothing if unhealthy already (the running probe decides recovery). Raises nothing.
+        """
         if not self.healthy:
             return
         self.healthy = False
         self._unhealthy_since = time.monotonic()
-        reason = storage_error(exc).reason if isinstance(exc, sqlite3.Error) else None
         log.error(
             "storage_unhealthy",
             database=self.description,
-            reason=str(reason or Reason.STORAGE_UNAVAILABLE),
+            reason=str(storage_error(exc).reason or Reason.STORAGE_UNAVAILABLE),
             sqlite_error=getattr(exc, "sqlite_errorname", None) or type(exc).__name__,
         )
         self._notify_health()
@@ -470,7 +658,14 @@ class SqliteStore:
             self._probe = self._loop.create_task(self._probe_until_healthy(), name="kxm-storage-probe")
 
     async def _probe_until_healthy(self) -> None:
-        """While unhealthy, probe every ``probe_interval`` (nothing else may be writing)."""
+        """Probe every ``probe_interval`` seconds until a probe succeeds, then turn healthy again.
+
+        Client writes and sweeps go on meanwhile: the probe is queued to the writer thread like
+        any write and runs between batches. A write that succeeds while unhealthy does not restore
+        health (a nearly full database takes small writes); only a probe (``_run_probe``) does.
+        Returns when healthy, or when the writer thread is gone (the store closed). Raises
+        nothing but ``CancelledError`` (``close`` cancels it).
+        """
         while not self.healthy:
             await asyncio.sleep(self.probe_interval)
             if self._loop is None or self._thread is None or not self._thread.is_alive():
@@ -479,7 +674,8 @@ class SqliteStore:
             self._jobs.put((_probe_marker, fut, True))
             try:
                 await fut
-            except HubError:
+            except HubError as exc:
+                log.debug("storage_probe_refused", database=self.description, reason=str(exc.reason), detail=str(exc))
                 continue
             self.healthy = True
             log.info(
@@ -490,6 +686,7 @@ class SqliteStore:
             self._notify_health()
 
     def _notify_health(self) -> None:
+        """Call every health listener with ``healthy``; one that raises is logged. Raises nothing."""
         for listener in list(self._health_listeners):
             try:
                 listener(self.healthy)
@@ -502,7 +699,8 @@ class SqliteStore:
         """Run ``work`` in a write transaction and return its result once committed.
 
         Raises:
-            HubError: what ``work`` raised (its writes are undone), or a storage failure.
+            HubError: what ``work`` raised (its writes are undone); ``storage_error`` of what SQLite
+                raised; ``Unavailable`` when the store is not open.
         """
         if self._loop is None or self._thread is None or not self._thread.is_alive():
             raise Unavailable("the store is not open", reason=Reason.STORAGE_UNAVAILABLE)
@@ -514,7 +712,8 @@ class SqliteStore:
         """Run ``work`` on a consistent snapshot.
 
         Raises:
-            HubError: what ``work`` raised, or a storage failure.
+            HubError: what ``work`` raised, or ``storage_error`` of what SQLite raised (a failed
+                read never changes ``healthy``).
         """
         if self._reader_tx is None or self._reader is None:
             return await self.write(work)

@@ -222,21 +222,110 @@ def _0004_agent_names(db: sqlite_utils.Database) -> None:
     An unregistered agent's name can be taken by a fresh agent: the old one is retired, keeps its
     row (messages and leases name its id) and no longer holds its name, so the name is unique among
     agents that are not retired. Name keys were Python's ``strip().casefold()`` (``ß`` folded to
-    ``ss``, U+FEFF kept); they are recomputed. Lowercasing only splits what casefolding joined, so
-    the one possible clash is a name that differed by a U+FEFF at its edge: that agent keeps its key.
+    ``ss``, U+FEFF kept); every key is recomputed at once, then written in two passes (through a
+    temporary key) so no order of rows can leave one behind. Two agents whose names JavaScript
+    treats as one (``bob`` and ``\ufeffbob``) cannot both hold it: the earlier one does, and the
+    later one keeps a key no name can produce (``<key>\x00<id>``; names never contain NUL), so it
+    is still reachable by id and key but no longer by name.
     """
     db.execute("ALTER TABLE agents ADD COLUMN retire_time INTEGER")
     db.execute("DROP INDEX idx_agents_project_name_key")
     db.execute("CREATE UNIQUE INDEX agents_name ON agents (project, name_key) WHERE retire_time IS NULL")
     rows = db.execute("SELECT id, project, name, name_key FROM agents ORDER BY connect_time, id").fetchall()
-    taken = {(project, key) for _, project, _, key in rows}
+    holders: set[tuple[str, str]] = set()
+    changes: list[tuple[str, str]] = []
     for agent_id, project, name, old_key in rows:
         new_key = name.strip(_JS_WHITESPACE_0004).lower()
-        if new_key == old_key or (project, new_key) in taken:
-            continue
+        if (project, new_key) in holders:
+            new_key = f"{new_key}\x00{agent_id}"
+        holders.add((project, new_key))
+        if new_key != old_key:
+            changes.append((agent_id, new_key))
+    for agent_id, _ in changes:
+        db.execute("UPDATE agents SET name_key = ? WHERE id = ?", (f"\x00moving\x00{agent_id}", agent_id))
+    for agent_id, new_key in changes:
         db.execute("UPDATE agents SET name_key = ? WHERE id = ?", (new_key, agent_id))
-        taken.discard((project, old_key))
-        taken.add((project, new_key))
+
+
+def _0005_timers(db: sqlite_utils.Database) -> None:
+    """One durable timer per deadline: message expiry and lease lapse marks move into ``timers``.
+
+    Every open message gets its ``message_expiry`` timer (key: the message id) at its deadline, and
+    every held grant the last alive mark still counts as live gets its ``lease_lapse`` timer (key:
+    ``project/name``) at its expiry; a grant that lapsed before the mark needs none. The kinds and
+    the ``leases.alive_time`` key are written here as they were when this migration shipped. The
+    partial index on open messages' deadlines only served the expiry timer, which now reads
+    ``timers_due``.
+    """
+    # WITHOUT ROWID (written on every send and reply): one b-tree keyed by (kind, key). The index
+    # orders each kind by deadline (and carries the key), so the scheduler's earliest-due and
+    # due-now lookups, one per kind, read a few index entries whatever the number of timers.
+    db.execute(
+        "CREATE TABLE timers (kind TEXT NOT NULL, key TEXT NOT NULL, due_time INTEGER NOT NULL, "
+        "PRIMARY KEY (kind, key)) STRICT, WITHOUT ROWID"
+    )
+    db.execute("CREATE INDEX timers_due ON timers (kind, due_time)")
+    db.execute(
+        "INSERT INTO timers (kind, key, due_time) SELECT 'message_expiry', id, expire_time FROM messages "
+        "WHERE state IN ('queued', 'delivered')"
+    )
+    db.execute(
+        "INSERT INTO timers (kind, key, due_time) SELECT 'lease_lapse', project || '/' || name, expire_time "
+        "FROM leases WHERE holder_agent_id IS NOT NULL AND expire_time > "
+        "COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'leases.alive_time'), -1)"
+    )
+    db.execute("DROP INDEX messages_open_deadline")
+
+
+def _0006_sequenced_logs(db: sqlite_utils.Database) -> None:
+    """Sequenced logs share one heads table; the agents' event log becomes the inbox log.
+
+    ``agent_logs`` (one row per agent: the last sequence number issued and the highest purged) moves
+    into ``log_heads`` under the log name ``inbox``, where later logs (run events, journals) keep
+    theirs. ``agent_events`` becomes ``inbox_entries`` with its owner column named ``owner``, as
+    every sequenced log's entries table has it; its rows, sequence numbers and layout are unchanged.
+    """
+    db.execute(
+        "CREATE TABLE log_heads (log TEXT NOT NULL, owner TEXT NOT NULL, head_seq INTEGER NOT NULL, "
+        "purged_seq INTEGER NOT NULL, PRIMARY KEY (log, owner)) STRICT, WITHOUT ROWID"
+    )
+    db.execute(
+        "INSERT INTO log_heads (log, owner, head_seq, purged_seq) "
+        "SELECT 'inbox', agent_id, head_seq, purged_seq FROM agent_logs"
+    )
+    db.execute("DROP TABLE agent_logs")
+    db.execute("DROP INDEX agent_events_message")
+    db.execute("DROP INDEX agent_events_presence")
+    db.execute("ALTER TABLE agent_events RENAME TO inbox_entries")
+    db.execute("ALTER TABLE inbox_entries RENAME COLUMN agent_id TO owner")
+    db.execute("CREATE INDEX inbox_entries_message ON inbox_entries (message_id) WHERE message_id IS NOT NULL")
+    db.execute("CREATE INDEX inbox_entries_presence ON inbox_entries (event_time) WHERE kind = 'presence'")
+
+
+def _0007_operators_audit(db: sqlite_utils.Database) -> None:
+    """Named operators, the audit of admin actions, and the durable credentials version.
+
+    ``operators`` keeps revoked operators (``revoke_time`` set) so a name is never reused.
+    ``audit_records`` is append-only; its rowid (``seq``) is the order records were written in, and
+    the two indexes serve the operator and action filters newest first. ``credentials_version`` is
+    one row, bumped in every transaction that issues, rotates or revokes a credential, so another
+    process learns that its cached authentications may be stale.
+    """
+    db.execute(
+        "CREATE TABLE operators (name TEXT PRIMARY KEY, token_hash TEXT NOT NULL, create_time INTEGER NOT NULL, "
+        "revoke_time INTEGER) STRICT"
+    )
+    db.execute("CREATE UNIQUE INDEX operators_token_hash ON operators (token_hash)")
+    db.execute(
+        "CREATE TABLE audit_records (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, create_time INTEGER NOT NULL, "
+        "operator TEXT NOT NULL, action TEXT NOT NULL, target TEXT NOT NULL, metadata TEXT NOT NULL) STRICT"
+    )
+    db.execute("CREATE INDEX audit_records_operator ON audit_records (operator, seq)")
+    db.execute("CREATE INDEX audit_records_action ON audit_records (action, seq)")
+    db.execute(
+        "CREATE TABLE credentials_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL) STRICT"
+    )
+    db.execute("INSERT INTO credentials_version (id, version) VALUES (1, 0)")
 
 
 MIGRATIONS: list[Migration] = [
@@ -244,4 +333,7 @@ MIGRATIONS: list[Migration] = [
     _0002_messaging,
     _0003_leases_runtimes,
     _0004_agent_names,
+    _0005_timers,
+    _0006_sequenced_logs,
+    _0007_operators_audit,
 ]

@@ -35,7 +35,7 @@ import (
 const (
 	deadline      = 10 * time.Second // every unary call
 	eventWait     = 15 * time.Second // waiting for a stream event
-	waitTimeout   = 10 * time.Second // WaitMessage's own timeout (the call's deadline is 5 s longer)
+	waitTimeout   = 10 * time.Second // WaitMessage's wait (the call's deadline is 5 s longer)
 	fanoutTimeout = 20 * time.Second // FanoutMessages' gathering time (the call's deadline is 5 s longer)
 	barrierWait   = 15 * time.Second // how long a fanout handler waits for the other one
 	leaseTTL      = 30 * time.Second
@@ -334,7 +334,7 @@ func (s *scenario) wait(messageID string) error {
 	ctx, cancel := s.call("a", waitTimeout+5*time.Second)
 	defer cancel()
 	waited, err := s.messages.WaitMessage(ctx,
-		&kxmv1.WaitMessageRequest{MessageId: messageID, Timeout: durationpb.New(waitTimeout)})
+		&kxmv1.WaitMessageRequest{MessageId: messageID, Wait: durationpb.New(waitTimeout)})
 	if err != nil {
 		return err
 	}
@@ -420,7 +420,7 @@ func (s *scenario) fanout(inboxB *inbox) error {
 		Targets:              []string{s.name("b"), s.name("c")},
 		Content:              fanout,
 		IdempotencyKeyPrefix: fanoutKeyPrefix,
-		Timeout:              durationpb.New(fanoutTimeout),
+		Wait:                 durationpb.New(fanoutTimeout),
 	})
 	cancel()
 	if err != nil {

@@ -339,7 +339,8 @@ impl Scenario {
     async fn wait(&mut self, message_id: &str) -> Result<()> {
         let req = WaitMessageRequest {
             message_id: message_id.into(),
-            timeout: Some(prost_types::Duration { seconds: WAIT_TIMEOUT.as_secs() as i64, nanos: 0 }),
+            wait: Some(prost_types::Duration { seconds: WAIT_TIMEOUT.as_secs() as i64, nanos: 0 }),
+            ..Default::default()
         };
         let waited =
             self.messages.clone().wait_message(request(self.md("a"), req, WAIT_TIMEOUT + SLACK)).await?.into_inner();
@@ -389,7 +390,7 @@ impl Scenario {
             targets: vec![self.name("b"), self.name("c")],
             content: FANOUT.into(),
             idempotency_key_prefix: FANOUT_KEY_PREFIX.into(),
-            timeout: Some(prost_types::Duration { seconds: FANOUT_TIMEOUT.as_secs() as i64, nanos: 0 }),
+            wait: Some(prost_types::Duration { seconds: FANOUT_TIMEOUT.as_secs() as i64, nanos: 0 }),
             ..Default::default()
         };
         let gathered =

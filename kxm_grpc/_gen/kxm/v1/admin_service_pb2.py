@@ -22,28 +22,59 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from kxm_grpc._gen.kxm.v1 import options_pb2 as kxm_dot_v1_dot_options__pb2
 from kxm_grpc._gen.kxm.v1 import types_pb2 as kxm_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1akxm/v1/admin_service.proto\x12\x06kxm.v1\x1a\x12kxm/v1/types.proto\"$\n\x14\x43reateProjectRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"P\n\x15\x43reateProjectResponse\x12 \n\x07project\x18\x01 \x01(\x0b\x32\x0f.kxm.v1.Project\x12\x15\n\rproject_token\x18\x02 \x01(\t\"<\n\x13ListProjectsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"R\n\x14ListProjectsResponse\x12!\n\x08projects\x18\x01 \x03(\x0b\x32\x0f.kxm.v1.Project\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\")\n\x19RotateProjectTokenRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"U\n\x1aRotateProjectTokenResponse\x12 \n\x07project\x18\x01 \x01(\x0b\x32\x0f.kxm.v1.Project\x12\x15\n\rproject_token\x18\x02 \x01(\t2\x84\x02\n\x0c\x41\x64minService\x12L\n\rCreateProject\x12\x1c.kxm.v1.CreateProjectRequest\x1a\x1d.kxm.v1.CreateProjectResponse\x12I\n\x0cListProjects\x12\x1b.kxm.v1.ListProjectsRequest\x1a\x1c.kxm.v1.ListProjectsResponse\x12[\n\x12RotateProjectToken\x12!.kxm.v1.RotateProjectTokenRequest\x1a\".kxm.v1.RotateProjectTokenResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1akxm/v1/admin_service.proto\x12\x06kxm.v1\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"$\n\x14\x43reateProjectRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"P\n\x15\x43reateProjectResponse\x12 \n\x07project\x18\x01 \x01(\x0b\x32\x0f.kxm.v1.Project\x12\x15\n\rproject_token\x18\x02 \x01(\t\"<\n\x13ListProjectsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"R\n\x14ListProjectsResponse\x12!\n\x08projects\x18\x01 \x03(\x0b\x32\x0f.kxm.v1.Project\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\")\n\x19RotateProjectTokenRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"U\n\x1aRotateProjectTokenResponse\x12 \n\x07project\x18\x01 \x01(\x0b\x32\x0f.kxm.v1.Project\x12\x15\n\rproject_token\x18\x02 \x01(\t\"%\n\x15\x43reateOperatorRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"T\n\x16\x43reateOperatorResponse\x12\"\n\x08operator\x18\x01 \x01(\x0b\x32\x10.kxm.v1.Operator\x12\x16\n\x0eoperator_token\x18\x02 \x01(\t\"=\n\x14ListOperatorsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"U\n\x15ListOperatorsResponse\x12#\n\toperators\x18\x01 \x03(\x0b\x32\x10.kxm.v1.Operator\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"%\n\x15RevokeOperatorRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"<\n\x16RevokeOperatorResponse\x12\"\n\x08operator\x18\x01 \x01(\x0b\x32\x10.kxm.v1.Operator\"b\n\x17ListAuditRecordsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x10\n\x08operator\x18\x03 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\"_\n\x18ListAuditRecordsResponse\x12*\n\raudit_records\x18\x01 \x03(\x0b\x32\x13.kxm.v1.AuditRecord\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xad\x05\n\x0c\x41\x64minService\x12Z\n\rCreateProject\x12\x1c.kxm.v1.CreateProjectRequest\x1a\x1d.kxm.v1.CreateProjectResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x00\x18\x01(\x04\x12W\n\x0cListProjects\x12\x1b.kxm.v1.ListProjectsRequest\x1a\x1c.kxm.v1.ListProjectsResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x01\x18\x01(\x04\x12i\n\x12RotateProjectToken\x12!.kxm.v1.RotateProjectTokenRequest\x1a\".kxm.v1.RotateProjectTokenResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x00\x18\x01(\x04\x12]\n\x0e\x43reateOperator\x12\x1d.kxm.v1.CreateOperatorRequest\x1a\x1e.kxm.v1.CreateOperatorResponse\"\x0c\xea\xe0\x18\x08\x08\x01\x10\x00\x18\x01(\x04\x12Z\n\rListOperators\x12\x1c.kxm.v1.ListOperatorsRequest\x1a\x1d.kxm.v1.ListOperatorsResponse\"\x0c\xea\xe0\x18\x08\x08\x01\x10\x01\x18\x01(\x04\x12]\n\x0eRevokeOperator\x12\x1d.kxm.v1.RevokeOperatorRequest\x1a\x1e.kxm.v1.RevokeOperatorResponse\"\x0c\xea\xe0\x18\x08\x08\x01\x10\x00\x18\x01(\x04\x12\x63\n\x10ListAuditRecords\x12\x1f.kxm.v1.ListAuditRecordsRequest\x1a .kxm.v1.ListAuditRecordsResponse\"\x0c\xea\xe0\x18\x08\x08\x01\x10\x01\x18\x01(\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kxm.v1.admin_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CREATEPROJECTREQUEST']._serialized_start=58
-  _globals['_CREATEPROJECTREQUEST']._serialized_end=94
-  _globals['_CREATEPROJECTRESPONSE']._serialized_start=96
-  _globals['_CREATEPROJECTRESPONSE']._serialized_end=176
-  _globals['_LISTPROJECTSREQUEST']._serialized_start=178
-  _globals['_LISTPROJECTSREQUEST']._serialized_end=238
-  _globals['_LISTPROJECTSRESPONSE']._serialized_start=240
-  _globals['_LISTPROJECTSRESPONSE']._serialized_end=322
-  _globals['_ROTATEPROJECTTOKENREQUEST']._serialized_start=324
-  _globals['_ROTATEPROJECTTOKENREQUEST']._serialized_end=365
-  _globals['_ROTATEPROJECTTOKENRESPONSE']._serialized_start=367
-  _globals['_ROTATEPROJECTTOKENRESPONSE']._serialized_end=452
-  _globals['_ADMINSERVICE']._serialized_start=455
-  _globals['_ADMINSERVICE']._serialized_end=715
+  _globals['_ADMINSERVICE'].methods_by_name['CreateProject']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['CreateProject']._serialized_options = b'\352\340\030\010\010\002\020\000\030\001(\004'
+  _globals['_ADMINSERVICE'].methods_by_name['ListProjects']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['ListProjects']._serialized_options = b'\352\340\030\010\010\002\020\001\030\001(\004'
+  _globals['_ADMINSERVICE'].methods_by_name['RotateProjectToken']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['RotateProjectToken']._serialized_options = b'\352\340\030\010\010\002\020\000\030\001(\004'
+  _globals['_ADMINSERVICE'].methods_by_name['CreateOperator']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['CreateOperator']._serialized_options = b'\352\340\030\010\010\001\020\000\030\001(\004'
+  _globals['_ADMINSERVICE'].methods_by_name['ListOperators']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['ListOperators']._serialized_options = b'\352\340\030\010\010\001\020\001\030\001(\004'
+  _globals['_ADMINSERVICE'].methods_by_name['RevokeOperator']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['RevokeOperator']._serialized_options = b'\352\340\030\010\010\001\020\000\030\001(\004'
+  _globals['_ADMINSERVICE'].methods_by_name['ListAuditRecords']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['ListAuditRecords']._serialized_options = b'\352\340\030\010\010\001\020\001\030\001(\004'
+  _globals['_CREATEPROJECTREQUEST']._serialized_start=80
+  _globals['_CREATEPROJECTREQUEST']._serialized_end=116
+  _globals['_CREATEPROJECTRESPONSE']._serialized_start=118
+  _globals['_CREATEPROJECTRESPONSE']._serialized_end=198
+  _globals['_LISTPROJECTSREQUEST']._serialized_start=200
+  _globals['_LISTPROJECTSREQUEST']._serialized_end=260
+  _globals['_LISTPROJECTSRESPONSE']._serialized_start=262
+  _globals['_LISTPROJECTSRESPONSE']._serialized_end=344
+  _globals['_ROTATEPROJECTTOKENREQUEST']._serialized_start=346
+  _globals['_ROTATEPROJECTTOKENREQUEST']._serialized_end=387
+  _globals['_ROTATEPROJECTTOKENRESPONSE']._serialized_start=389
+  _globals['_ROTATEPROJECTTOKENRESPONSE']._serialized_end=474
+  _globals['_CREATEOPERATORREQUEST']._serialized_start=476
+  _globals['_CREATEOPERATORREQUEST']._serialized_end=513
+  _globals['_CREATEOPERATORRESPONSE']._serialized_start=515
+  _globals['_CREATEOPERATORRESPONSE']._serialized_end=599
+  _globals['_LISTOPERATORSREQUEST']._serialized_start=601
+  _globals['_LISTOPERATORSREQUEST']._serialized_end=662
+  _globals['_LISTOPERATORSRESPONSE']._serialized_start=664
+  _globals['_LISTOPERATORSRESPONSE']._serialized_end=749
+  _globals['_REVOKEOPERATORREQUEST']._serialized_start=751
+  _globals['_REVOKEOPERATORREQUEST']._serialized_end=788
+  _globals['_REVOKEOPERATORRESPONSE']._serialized_start=790
+  _globals['_REVOKEOPERATORRESPONSE']._serialized_end=850
+  _globals['_LISTAUDITRECORDSREQUEST']._serialized_start=852
+  _globals['_LISTAUDITRECORDSREQUEST']._serialized_end=950
+  _globals['_LISTAUDITRECORDSRESPONSE']._serialized_start=952
+  _globals['_LISTAUDITRECORDSRESPONSE']._serialized_end=1047
+  _globals['_ADMINSERVICE']._serialized_start=1050
+  _globals['_ADMINSERVICE']._serialized_end=1735
 # @@protoc_insertion_point(module_scope)

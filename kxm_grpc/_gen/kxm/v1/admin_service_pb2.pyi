@@ -172,3 +172,215 @@ class RotateProjectTokenResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RotateProjectTokenResponse: _TypeAlias = RotateProjectTokenResponse  # noqa: Y015
+
+@_typing.final
+class CreateOperatorRequest(_message.Message):
+    """Request message for AdminService.CreateOperator."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """Required. The operator's name (1 to 64 characters of lowercase letters, digits, `.`, `_` and `-`, starting with a letter; not `admin`)."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateOperatorRequest: _TypeAlias = CreateOperatorRequest  # noqa: Y015
+
+@_typing.final
+class CreateOperatorResponse(_message.Message):
+    """Response message for AdminService.CreateOperator."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPERATOR_FIELD_NUMBER: _builtins.int
+    OPERATOR_TOKEN_FIELD_NUMBER: _builtins.int
+    operator_token: _builtins.str
+    """The operator's token (`kxm_op_…`); shown once, the hub keeps only its hash."""
+    @_builtins.property
+    def operator(self) -> _types_pb2.Operator:
+        """The new operator."""
+
+    def __init__(
+        self,
+        *,
+        operator: _types_pb2.Operator | None = ...,
+        operator_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["operator", b"operator"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["operator", b"operator", "operator_token", b"operator_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateOperatorResponse: _TypeAlias = CreateOperatorResponse  # noqa: Y015
+
+@_typing.final
+class ListOperatorsRequest(_message.Message):
+    """Request message for AdminService.ListOperators."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """The maximum number of operators to return (default 100, at most 1,000; larger values are reduced)."""
+    page_token: _builtins.str
+    """A page token from a previous call; empty for the first page."""
+    def __init__(
+        self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListOperatorsRequest: _TypeAlias = ListOperatorsRequest  # noqa: Y015
+
+@_typing.final
+class ListOperatorsResponse(_message.Message):
+    """Response message for AdminService.ListOperators."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPERATORS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """The token for the next page; empty on the last page."""
+    @_builtins.property
+    def operators(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.Operator]:
+        """Operators ordered by name, revoked ones too."""
+
+    def __init__(
+        self,
+        *,
+        operators: _abc.Iterable[_types_pb2.Operator] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "operators", b"operators"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListOperatorsResponse: _TypeAlias = ListOperatorsResponse  # noqa: Y015
+
+@_typing.final
+class RevokeOperatorRequest(_message.Message):
+    """Request message for AdminService.RevokeOperator."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """Required. The operator's name."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevokeOperatorRequest: _TypeAlias = RevokeOperatorRequest  # noqa: Y015
+
+@_typing.final
+class RevokeOperatorResponse(_message.Message):
+    """Response message for AdminService.RevokeOperator."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPERATOR_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def operator(self) -> _types_pb2.Operator:
+        """The operator, revoked."""
+
+    def __init__(
+        self,
+        *,
+        operator: _types_pb2.Operator | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["operator", b"operator"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["operator", b"operator"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevokeOperatorResponse: _TypeAlias = RevokeOperatorResponse  # noqa: Y015
+
+@_typing.final
+class ListAuditRecordsRequest(_message.Message):
+    """Request message for AdminService.ListAuditRecords."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    OPERATOR_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """The maximum number of records to return (default 100, at most 1,000; larger values are reduced)."""
+    page_token: _builtins.str
+    """A page token from a previous call with the same filters; empty for the first page."""
+    operator: _builtins.str
+    """Only the records of this operator (`admin` for the bootstrap admin); empty for every operator."""
+    action: _builtins.str
+    """Only the records of this action (an RPC name, such as `CreateProject`); empty for every action."""
+    def __init__(
+        self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+        operator: _builtins.str = ...,
+        action: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "operator", b"operator", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListAuditRecordsRequest: _TypeAlias = ListAuditRecordsRequest  # noqa: Y015
+
+@_typing.final
+class ListAuditRecordsResponse(_message.Message):
+    """Response message for AdminService.ListAuditRecords."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AUDIT_RECORDS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """The token for the next page; empty on the last page."""
+    @_builtins.property
+    def audit_records(self) -> _containers.RepeatedCompositeFieldContainer[_types_pb2.AuditRecord]:
+        """Audit records, newest first."""
+
+    def __init__(
+        self,
+        *,
+        audit_records: _abc.Iterable[_types_pb2.AuditRecord] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["audit_records", b"audit_records", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListAuditRecordsResponse: _TypeAlias = ListAuditRecordsResponse  # noqa: Y015

@@ -26,7 +26,12 @@ if _version_not_supported:
 
 
 class AdminServiceStub(object):
-    """AdminService manages projects and their tokens. Every RPC needs the admin token.
+    """AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+
+    Project management needs an operator: the bootstrap admin (the admin token) or a named operator
+    (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
+    bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+    an audit record written in the transaction of the change.
     """
 
     def __init__(self, channel):
@@ -50,10 +55,35 @@ class AdminServiceStub(object):
                 request_serializer=kxm_dot_v1_dot_admin__service__pb2.RotateProjectTokenRequest.SerializeToString,
                 response_deserializer=kxm_dot_v1_dot_admin__service__pb2.RotateProjectTokenResponse.FromString,
                 _registered_method=True)
+        self.CreateOperator = channel.unary_unary(
+                '/kxm.v1.AdminService/CreateOperator',
+                request_serializer=kxm_dot_v1_dot_admin__service__pb2.CreateOperatorRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_admin__service__pb2.CreateOperatorResponse.FromString,
+                _registered_method=True)
+        self.ListOperators = channel.unary_unary(
+                '/kxm.v1.AdminService/ListOperators',
+                request_serializer=kxm_dot_v1_dot_admin__service__pb2.ListOperatorsRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_admin__service__pb2.ListOperatorsResponse.FromString,
+                _registered_method=True)
+        self.RevokeOperator = channel.unary_unary(
+                '/kxm.v1.AdminService/RevokeOperator',
+                request_serializer=kxm_dot_v1_dot_admin__service__pb2.RevokeOperatorRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_admin__service__pb2.RevokeOperatorResponse.FromString,
+                _registered_method=True)
+        self.ListAuditRecords = channel.unary_unary(
+                '/kxm.v1.AdminService/ListAuditRecords',
+                request_serializer=kxm_dot_v1_dot_admin__service__pb2.ListAuditRecordsRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_admin__service__pb2.ListAuditRecordsResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServiceServicer(object):
-    """AdminService manages projects and their tokens. Every RPC needs the admin token.
+    """AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+
+    Project management needs an operator: the bootstrap admin (the admin token) or a named operator
+    (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
+    bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+    an audit record written in the transaction of the change.
     """
 
     def CreateProject(self, request, context):
@@ -61,7 +91,7 @@ class AdminServiceServicer(object):
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
         - ALREADY_EXISTS (ERROR_REASON_PROJECT_ALREADY_EXISTS): a project has this name.
         """
@@ -74,7 +104,7 @@ class AdminServiceServicer(object):
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -86,9 +116,61 @@ class AdminServiceServicer(object):
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
         - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateOperator(self, request, context):
+        """CreateOperator creates a named operator and issues its token (`kxm_op_…`, shown once).
+
+        Names are never reused: a revoked operator keeps its name, so the audit names one person.
+
+        Errors:
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token (a named operator cannot manage operators).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
+        - ALREADY_EXISTS (ERROR_REASON_OPERATOR_ALREADY_EXISTS): an operator has (or had) this name, or it is `admin`, the bootstrap admin's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListOperators(self, request, context):
+        """ListOperators lists the named operators by name, revoked ones too; never their tokens.
+
+        Errors:
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeOperator(self, request, context):
+        """RevokeOperator revokes a named operator's token; it stops working at once. Revoking a revoked operator changes nothing.
+
+        Errors:
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
+        - NOT_FOUND (ERROR_REASON_OPERATOR_NOT_FOUND): no named operator has this name (the bootstrap admin is not one: change its token instead).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListAuditRecords(self, request, context):
+        """ListAuditRecords lists the audit records, newest first, optionally of one operator and/or one action.
+
+        Errors:
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -112,6 +194,26 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     request_deserializer=kxm_dot_v1_dot_admin__service__pb2.RotateProjectTokenRequest.FromString,
                     response_serializer=kxm_dot_v1_dot_admin__service__pb2.RotateProjectTokenResponse.SerializeToString,
             ),
+            'CreateOperator': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateOperator,
+                    request_deserializer=kxm_dot_v1_dot_admin__service__pb2.CreateOperatorRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_admin__service__pb2.CreateOperatorResponse.SerializeToString,
+            ),
+            'ListOperators': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListOperators,
+                    request_deserializer=kxm_dot_v1_dot_admin__service__pb2.ListOperatorsRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_admin__service__pb2.ListOperatorsResponse.SerializeToString,
+            ),
+            'RevokeOperator': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeOperator,
+                    request_deserializer=kxm_dot_v1_dot_admin__service__pb2.RevokeOperatorRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_admin__service__pb2.RevokeOperatorResponse.SerializeToString,
+            ),
+            'ListAuditRecords': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListAuditRecords,
+                    request_deserializer=kxm_dot_v1_dot_admin__service__pb2.ListAuditRecordsRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_admin__service__pb2.ListAuditRecordsResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'kxm.v1.AdminService', rpc_method_handlers)
@@ -121,7 +223,12 @@ def add_AdminServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class AdminService(object):
-    """AdminService manages projects and their tokens. Every RPC needs the admin token.
+    """AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+
+    Project management needs an operator: the bootstrap admin (the admin token) or a named operator
+    (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
+    bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+    an audit record written in the transaction of the change.
     """
 
     @staticmethod
@@ -195,6 +302,114 @@ class AdminService(object):
             '/kxm.v1.AdminService/RotateProjectToken',
             kxm_dot_v1_dot_admin__service__pb2.RotateProjectTokenRequest.SerializeToString,
             kxm_dot_v1_dot_admin__service__pb2.RotateProjectTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateOperator(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.AdminService/CreateOperator',
+            kxm_dot_v1_dot_admin__service__pb2.CreateOperatorRequest.SerializeToString,
+            kxm_dot_v1_dot_admin__service__pb2.CreateOperatorResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListOperators(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.AdminService/ListOperators',
+            kxm_dot_v1_dot_admin__service__pb2.ListOperatorsRequest.SerializeToString,
+            kxm_dot_v1_dot_admin__service__pb2.ListOperatorsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeOperator(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.AdminService/RevokeOperator',
+            kxm_dot_v1_dot_admin__service__pb2.RevokeOperatorRequest.SerializeToString,
+            kxm_dot_v1_dot_admin__service__pb2.RevokeOperatorResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListAuditRecords(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.AdminService/ListAuditRecords',
+            kxm_dot_v1_dot_admin__service__pb2.ListAuditRecordsRequest.SerializeToString,
+            kxm_dot_v1_dot_admin__service__pb2.ListAuditRecordsResponse.FromString,
             options,
             channel_credentials,
             insecure,

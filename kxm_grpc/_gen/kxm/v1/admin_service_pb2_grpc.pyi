@@ -27,7 +27,13 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class AdminServiceStub:
-    """AdminService manages projects and their tokens. Every RPC needs the admin token."""
+    """AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+
+    Project management needs an operator: the bootstrap admin (the admin token) or a named operator
+    (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
+    bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+    an audit record written in the transaction of the change.
+    """
 
     @_typing.overload
     def __new__(cls, channel: _grpc.Channel) -> _Self: ...
@@ -38,7 +44,7 @@ class AdminServiceStub:
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
     - ALREADY_EXISTS (ERROR_REASON_PROJECT_ALREADY_EXISTS): a project has this name.
     """
@@ -47,7 +53,7 @@ class AdminServiceStub:
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
     """
     RotateProjectToken: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.RotateProjectTokenRequest, _admin_service_pb2.RotateProjectTokenResponse]
@@ -55,14 +61,56 @@ class AdminServiceStub:
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
     - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+    """
+    CreateOperator: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.CreateOperatorRequest, _admin_service_pb2.CreateOperatorResponse]
+    """CreateOperator creates a named operator and issues its token (`kxm_op_…`, shown once).
+
+    Names are never reused: a revoked operator keeps its name, so the audit names one person.
+
+    Errors:
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token (a named operator cannot manage operators).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
+    - ALREADY_EXISTS (ERROR_REASON_OPERATOR_ALREADY_EXISTS): an operator has (or had) this name, or it is `admin`, the bootstrap admin's.
+    """
+    ListOperators: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.ListOperatorsRequest, _admin_service_pb2.ListOperatorsResponse]
+    """ListOperators lists the named operators by name, revoked ones too; never their tokens.
+
+    Errors:
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+    """
+    RevokeOperator: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.RevokeOperatorRequest, _admin_service_pb2.RevokeOperatorResponse]
+    """RevokeOperator revokes a named operator's token; it stops working at once. Revoking a revoked operator changes nothing.
+
+    Errors:
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
+    - NOT_FOUND (ERROR_REASON_OPERATOR_NOT_FOUND): no named operator has this name (the bootstrap admin is not one: change its token instead).
+    """
+    ListAuditRecords: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.ListAuditRecordsRequest, _admin_service_pb2.ListAuditRecordsResponse]
+    """ListAuditRecords lists the audit records, newest first, optionally of one operator and/or one action.
+
+    Errors:
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
     """
 
 @_typing.type_check_only
 class AdminServiceAsyncStub(AdminServiceStub):
-    """AdminService manages projects and their tokens. Every RPC needs the admin token."""
+    """AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+
+    Project management needs an operator: the bootstrap admin (the admin token) or a named operator
+    (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
+    bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+    an audit record written in the transaction of the change.
+    """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateProject: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.CreateProjectRequest, _admin_service_pb2.CreateProjectResponse]  # type: ignore[assignment]
@@ -70,7 +118,7 @@ class AdminServiceAsyncStub(AdminServiceStub):
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
     - ALREADY_EXISTS (ERROR_REASON_PROJECT_ALREADY_EXISTS): a project has this name.
     """
@@ -79,7 +127,7 @@ class AdminServiceAsyncStub(AdminServiceStub):
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
     """
     RotateProjectToken: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.RotateProjectTokenRequest, _admin_service_pb2.RotateProjectTokenResponse]  # type: ignore[assignment]
@@ -87,13 +135,55 @@ class AdminServiceAsyncStub(AdminServiceStub):
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
     - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
     """
+    CreateOperator: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.CreateOperatorRequest, _admin_service_pb2.CreateOperatorResponse]  # type: ignore[assignment]
+    """CreateOperator creates a named operator and issues its token (`kxm_op_…`, shown once).
+
+    Names are never reused: a revoked operator keeps its name, so the audit names one person.
+
+    Errors:
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token (a named operator cannot manage operators).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
+    - ALREADY_EXISTS (ERROR_REASON_OPERATOR_ALREADY_EXISTS): an operator has (or had) this name, or it is `admin`, the bootstrap admin's.
+    """
+    ListOperators: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.ListOperatorsRequest, _admin_service_pb2.ListOperatorsResponse]  # type: ignore[assignment]
+    """ListOperators lists the named operators by name, revoked ones too; never their tokens.
+
+    Errors:
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+    """
+    RevokeOperator: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.RevokeOperatorRequest, _admin_service_pb2.RevokeOperatorResponse]  # type: ignore[assignment]
+    """RevokeOperator revokes a named operator's token; it stops working at once. Revoking a revoked operator changes nothing.
+
+    Errors:
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
+    - NOT_FOUND (ERROR_REASON_OPERATOR_NOT_FOUND): no named operator has this name (the bootstrap admin is not one: change its token instead).
+    """
+    ListAuditRecords: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.ListAuditRecordsRequest, _admin_service_pb2.ListAuditRecordsResponse]  # type: ignore[assignment]
+    """ListAuditRecords lists the audit records, newest first, optionally of one operator and/or one action.
+
+    Errors:
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
+    """
 
 class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
-    """AdminService manages projects and their tokens. Every RPC needs the admin token."""
+    """AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+
+    Project management needs an operator: the bootstrap admin (the admin token) or a named operator
+    (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
+    bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+    an audit record written in the transaction of the change.
+    """
 
     @_abc_1.abstractmethod
     def CreateProject(
@@ -105,7 +195,7 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
         - ALREADY_EXISTS (ERROR_REASON_PROJECT_ALREADY_EXISTS): a project has this name.
         """
@@ -120,7 +210,7 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
         """
 
@@ -134,9 +224,69 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
         - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+        """
+
+    @_abc_1.abstractmethod
+    def CreateOperator(
+        self,
+        request: _admin_service_pb2.CreateOperatorRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.CreateOperatorResponse, _abc.Awaitable[_admin_service_pb2.CreateOperatorResponse]]:
+        """CreateOperator creates a named operator and issues its token (`kxm_op_…`, shown once).
+
+        Names are never reused: a revoked operator keeps its name, so the audit names one person.
+
+        Errors:
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token (a named operator cannot manage operators).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
+        - ALREADY_EXISTS (ERROR_REASON_OPERATOR_ALREADY_EXISTS): an operator has (or had) this name, or it is `admin`, the bootstrap admin's.
+        """
+
+    @_abc_1.abstractmethod
+    def ListOperators(
+        self,
+        request: _admin_service_pb2.ListOperatorsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.ListOperatorsResponse, _abc.Awaitable[_admin_service_pb2.ListOperatorsResponse]]:
+        """ListOperators lists the named operators by name, revoked ones too; never their tokens.
+
+        Errors:
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+        """
+
+    @_abc_1.abstractmethod
+    def RevokeOperator(
+        self,
+        request: _admin_service_pb2.RevokeOperatorRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.RevokeOperatorResponse, _abc.Awaitable[_admin_service_pb2.RevokeOperatorResponse]]:
+        """RevokeOperator revokes a named operator's token; it stops working at once. Revoking a revoked operator changes nothing.
+
+        Errors:
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
+        - NOT_FOUND (ERROR_REASON_OPERATOR_NOT_FOUND): no named operator has this name (the bootstrap admin is not one: change its token instead).
+        """
+
+    @_abc_1.abstractmethod
+    def ListAuditRecords(
+        self,
+        request: _admin_service_pb2.ListAuditRecordsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.ListAuditRecordsResponse, _abc.Awaitable[_admin_service_pb2.ListAuditRecordsResponse]]:
+        """ListAuditRecords lists the audit records, newest first, optionally of one operator and/or one action.
+
+        Errors:
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
         """
 
 def add_AdminServiceServicer_to_server(servicer: AdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -22,38 +22,49 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from kxm_grpc._gen.kxm.v1 import options_pb2 as kxm_dot_v1_dot_options__pb2
 from kxm_grpc._gen.kxm.v1 import types_pb2 as kxm_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1akxm/v1/agent_service.proto\x12\x06kxm.v1\x1a\x12kxm/v1/types.proto\"h\n\x14RegisterAgentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07purpose\x18\x02 \x01(\t\x12\r\n\x05model\x18\x03 \x01(\t\x12\x0c\n\x04host\x18\x04 \x01(\t\x12\x14\n\x0cprevious_key\x18\x05 \x01(\t\"Y\n\x15RegisterAgentResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\x12\x11\n\tagent_key\x18\x02 \x01(\t\x12\x0f\n\x07resumed\x18\x03 \x01(\x08\"\x12\n\x10HeartbeatRequest\"1\n\x11HeartbeatResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\"\x18\n\x16UnregisterAgentRequest\"7\n\x17UnregisterAgentResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\"S\n\x11ListAgentsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x17\n\x0finclude_offline\x18\x03 \x01(\x08\"L\n\x12ListAgentsResponse\x12\x1d\n\x06\x61gents\x18\x01 \x03(\x0b\x32\r.kxm.v1.Agent\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x1a\n\x18GetCallerIdentityRequest\"\x97\x01\n\x19GetCallerIdentityResponse\x12/\n\x0f\x63redential_kind\x18\x01 \x01(\x0e\x32\x16.kxm.v1.CredentialKind\x12\x0f\n\x07project\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12\x12\n\nagent_name\x18\x04 \x01(\t\x12\x12\n\nruntime_id\x18\x05 \x01(\t*\xa1\x01\n\x0e\x43redentialKind\x12\x1f\n\x1b\x43REDENTIAL_KIND_UNSPECIFIED\x10\x00\x12\x19\n\x15\x43REDENTIAL_KIND_ADMIN\x10\x01\x12\x1b\n\x17\x43REDENTIAL_KIND_PROJECT\x10\x02\x12\x19\n\x15\x43REDENTIAL_KIND_AGENT\x10\x03\x12\x1b\n\x17\x43REDENTIAL_KIND_RUNTIME\x10\x04\x32\x91\x03\n\x0c\x41gentService\x12L\n\rRegisterAgent\x12\x1c.kxm.v1.RegisterAgentRequest\x1a\x1d.kxm.v1.RegisterAgentResponse\x12@\n\tHeartbeat\x12\x18.kxm.v1.HeartbeatRequest\x1a\x19.kxm.v1.HeartbeatResponse\x12R\n\x0fUnregisterAgent\x12\x1e.kxm.v1.UnregisterAgentRequest\x1a\x1f.kxm.v1.UnregisterAgentResponse\x12\x43\n\nListAgents\x12\x19.kxm.v1.ListAgentsRequest\x1a\x1a.kxm.v1.ListAgentsResponse\x12X\n\x11GetCallerIdentity\x12 .kxm.v1.GetCallerIdentityRequest\x1a!.kxm.v1.GetCallerIdentityResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1akxm/v1/agent_service.proto\x12\x06kxm.v1\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"h\n\x14RegisterAgentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07purpose\x18\x02 \x01(\t\x12\r\n\x05model\x18\x03 \x01(\t\x12\x0c\n\x04host\x18\x04 \x01(\t\x12\x14\n\x0cprevious_key\x18\x05 \x01(\t\"Y\n\x15RegisterAgentResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\x12\x11\n\tagent_key\x18\x02 \x01(\t\x12\x0f\n\x07resumed\x18\x03 \x01(\x08\"\x12\n\x10HeartbeatRequest\"1\n\x11HeartbeatResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\"\x18\n\x16UnregisterAgentRequest\"7\n\x17UnregisterAgentResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\"S\n\x11ListAgentsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x17\n\x0finclude_offline\x18\x03 \x01(\x08\"L\n\x12ListAgentsResponse\x12\x1d\n\x06\x61gents\x18\x01 \x03(\x0b\x32\r.kxm.v1.Agent\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x1a\n\x18GetCallerIdentityRequest\"\xa9\x01\n\x19GetCallerIdentityResponse\x12/\n\x0f\x63redential_kind\x18\x01 \x01(\x0e\x32\x16.kxm.v1.CredentialKind\x12\x0f\n\x07project\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12\x12\n\nagent_name\x18\x04 \x01(\t\x12\x12\n\nruntime_id\x18\x05 \x01(\t\x12\x10\n\x08operator\x18\x06 \x01(\t*\xbf\x01\n\x0e\x43redentialKind\x12\x1f\n\x1b\x43REDENTIAL_KIND_UNSPECIFIED\x10\x00\x12\x19\n\x15\x43REDENTIAL_KIND_ADMIN\x10\x01\x12\x1b\n\x17\x43REDENTIAL_KIND_PROJECT\x10\x02\x12\x19\n\x15\x43REDENTIAL_KIND_AGENT\x10\x03\x12\x1b\n\x17\x43REDENTIAL_KIND_RUNTIME\x10\x04\x12\x1c\n\x18\x43REDENTIAL_KIND_OPERATOR\x10\x05\x32\xf4\x03\n\x0c\x41gentService\x12Z\n\rRegisterAgent\x12\x1c.kxm.v1.RegisterAgentRequest\x1a\x1d.kxm.v1.RegisterAgentResponse\"\x0c\xea\xe0\x18\x08\x08\x03\x10\x00\x18\x02(\x01\x12N\n\tHeartbeat\x12\x18.kxm.v1.HeartbeatRequest\x1a\x19.kxm.v1.HeartbeatResponse\"\x0c\xea\xe0\x18\x08\x08\x05\x10\x00\x18\x03(\x01\x12`\n\x0fUnregisterAgent\x12\x1e.kxm.v1.UnregisterAgentRequest\x1a\x1f.kxm.v1.UnregisterAgentResponse\"\x0c\xea\xe0\x18\x08\x08\x05\x10\x00\x18\x02(\x01\x12\x62\n\nListAgents\x12\x19.kxm.v1.ListAgentsRequest\x1a\x1a.kxm.v1.ListAgentsResponse\"\x1d\xea\xe0\x18\x19\x08\x03\x10\x01\x18\x02\"\x0fkxm_list_agents(\x01\x12r\n\x11GetCallerIdentity\x12 .kxm.v1.GetCallerIdentityRequest\x1a!.kxm.v1.GetCallerIdentityResponse\"\x18\xea\xe0\x18\x14\x08\x07\x10\x01\x18\x02\"\nkxm_whoami(\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kxm.v1.agent_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CREDENTIALKIND']._serialized_start=755
-  _globals['_CREDENTIALKIND']._serialized_end=916
-  _globals['_REGISTERAGENTREQUEST']._serialized_start=58
-  _globals['_REGISTERAGENTREQUEST']._serialized_end=162
-  _globals['_REGISTERAGENTRESPONSE']._serialized_start=164
-  _globals['_REGISTERAGENTRESPONSE']._serialized_end=253
-  _globals['_HEARTBEATREQUEST']._serialized_start=255
-  _globals['_HEARTBEATREQUEST']._serialized_end=273
-  _globals['_HEARTBEATRESPONSE']._serialized_start=275
-  _globals['_HEARTBEATRESPONSE']._serialized_end=324
-  _globals['_UNREGISTERAGENTREQUEST']._serialized_start=326
-  _globals['_UNREGISTERAGENTREQUEST']._serialized_end=350
-  _globals['_UNREGISTERAGENTRESPONSE']._serialized_start=352
-  _globals['_UNREGISTERAGENTRESPONSE']._serialized_end=407
-  _globals['_LISTAGENTSREQUEST']._serialized_start=409
-  _globals['_LISTAGENTSREQUEST']._serialized_end=492
-  _globals['_LISTAGENTSRESPONSE']._serialized_start=494
-  _globals['_LISTAGENTSRESPONSE']._serialized_end=570
-  _globals['_GETCALLERIDENTITYREQUEST']._serialized_start=572
-  _globals['_GETCALLERIDENTITYREQUEST']._serialized_end=598
-  _globals['_GETCALLERIDENTITYRESPONSE']._serialized_start=601
-  _globals['_GETCALLERIDENTITYRESPONSE']._serialized_end=752
-  _globals['_AGENTSERVICE']._serialized_start=919
-  _globals['_AGENTSERVICE']._serialized_end=1320
+  _globals['_AGENTSERVICE'].methods_by_name['RegisterAgent']._loaded_options = None
+  _globals['_AGENTSERVICE'].methods_by_name['RegisterAgent']._serialized_options = b'\352\340\030\010\010\003\020\000\030\002(\001'
+  _globals['_AGENTSERVICE'].methods_by_name['Heartbeat']._loaded_options = None
+  _globals['_AGENTSERVICE'].methods_by_name['Heartbeat']._serialized_options = b'\352\340\030\010\010\005\020\000\030\003(\001'
+  _globals['_AGENTSERVICE'].methods_by_name['UnregisterAgent']._loaded_options = None
+  _globals['_AGENTSERVICE'].methods_by_name['UnregisterAgent']._serialized_options = b'\352\340\030\010\010\005\020\000\030\002(\001'
+  _globals['_AGENTSERVICE'].methods_by_name['ListAgents']._loaded_options = None
+  _globals['_AGENTSERVICE'].methods_by_name['ListAgents']._serialized_options = b'\352\340\030\031\010\003\020\001\030\002\"\017kxm_list_agents(\001'
+  _globals['_AGENTSERVICE'].methods_by_name['GetCallerIdentity']._loaded_options = None
+  _globals['_AGENTSERVICE'].methods_by_name['GetCallerIdentity']._serialized_options = b'\352\340\030\024\010\007\020\001\030\002\"\nkxm_whoami(\001'
+  _globals['_CREDENTIALKIND']._serialized_start=795
+  _globals['_CREDENTIALKIND']._serialized_end=986
+  _globals['_REGISTERAGENTREQUEST']._serialized_start=80
+  _globals['_REGISTERAGENTREQUEST']._serialized_end=184
+  _globals['_REGISTERAGENTRESPONSE']._serialized_start=186
+  _globals['_REGISTERAGENTRESPONSE']._serialized_end=275
+  _globals['_HEARTBEATREQUEST']._serialized_start=277
+  _globals['_HEARTBEATREQUEST']._serialized_end=295
+  _globals['_HEARTBEATRESPONSE']._serialized_start=297
+  _globals['_HEARTBEATRESPONSE']._serialized_end=346
+  _globals['_UNREGISTERAGENTREQUEST']._serialized_start=348
+  _globals['_UNREGISTERAGENTREQUEST']._serialized_end=372
+  _globals['_UNREGISTERAGENTRESPONSE']._serialized_start=374
+  _globals['_UNREGISTERAGENTRESPONSE']._serialized_end=429
+  _globals['_LISTAGENTSREQUEST']._serialized_start=431
+  _globals['_LISTAGENTSREQUEST']._serialized_end=514
+  _globals['_LISTAGENTSRESPONSE']._serialized_start=516
+  _globals['_LISTAGENTSRESPONSE']._serialized_end=592
+  _globals['_GETCALLERIDENTITYREQUEST']._serialized_start=594
+  _globals['_GETCALLERIDENTITYREQUEST']._serialized_end=620
+  _globals['_GETCALLERIDENTITYRESPONSE']._serialized_start=623
+  _globals['_GETCALLERIDENTITYRESPONSE']._serialized_end=792
+  _globals['_AGENTSERVICE']._serialized_start=989
+  _globals['_AGENTSERVICE']._serialized_end=1489
 # @@protoc_insertion_point(module_scope)

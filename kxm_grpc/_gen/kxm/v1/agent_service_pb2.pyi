@@ -29,13 +29,15 @@ class _CredentialKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Creden
     CREDENTIAL_KIND_UNSPECIFIED: _CredentialKind.ValueType  # 0
     """Never returned; the proto3 zero value."""
     CREDENTIAL_KIND_ADMIN: _CredentialKind.ValueType  # 1
-    """The admin token, which manages projects and acts in the project `x-kxm-project` names."""
+    """The admin token (the bootstrap admin, the operator named `admin`), which manages projects and operators and acts in the project `x-kxm-project` names."""
     CREDENTIAL_KIND_PROJECT: _CredentialKind.ValueType  # 2
     """A project token without an agent identity."""
     CREDENTIAL_KIND_AGENT: _CredentialKind.ValueType  # 3
     """A project token with the identity (`x-kxm-agent-id`, `x-kxm-agent-key`) of one of its agents."""
     CREDENTIAL_KIND_RUNTIME: _CredentialKind.ValueType  # 4
     """A runtime key."""
+    CREDENTIAL_KIND_OPERATOR: _CredentialKind.ValueType  # 5
+    """A named operator's token (`kxm_op_…`), which manages projects and acts in the project `x-kxm-project` names, like the admin token, but cannot manage operators."""
 
 class CredentialKind(_CredentialKind, metaclass=_CredentialKindEnumTypeWrapper):
     """CredentialKind is the kind of credential a call was authenticated with."""
@@ -43,13 +45,15 @@ class CredentialKind(_CredentialKind, metaclass=_CredentialKindEnumTypeWrapper):
 CREDENTIAL_KIND_UNSPECIFIED: CredentialKind.ValueType  # 0
 """Never returned; the proto3 zero value."""
 CREDENTIAL_KIND_ADMIN: CredentialKind.ValueType  # 1
-"""The admin token, which manages projects and acts in the project `x-kxm-project` names."""
+"""The admin token (the bootstrap admin, the operator named `admin`), which manages projects and operators and acts in the project `x-kxm-project` names."""
 CREDENTIAL_KIND_PROJECT: CredentialKind.ValueType  # 2
 """A project token without an agent identity."""
 CREDENTIAL_KIND_AGENT: CredentialKind.ValueType  # 3
 """A project token with the identity (`x-kxm-agent-id`, `x-kxm-agent-key`) of one of its agents."""
 CREDENTIAL_KIND_RUNTIME: CredentialKind.ValueType  # 4
 """A runtime key."""
+CREDENTIAL_KIND_OPERATOR: CredentialKind.ValueType  # 5
+"""A named operator's token (`kxm_op_…`), which manages projects and acts in the project `x-kxm-project` names, like the admin token, but cannot manage operators."""
 Global___CredentialKind: _TypeAlias = CredentialKind  # noqa: Y015
 
 @_typing.final
@@ -292,16 +296,19 @@ class GetCallerIdentityResponse(_message.Message):
     AGENT_ID_FIELD_NUMBER: _builtins.int
     AGENT_NAME_FIELD_NUMBER: _builtins.int
     RUNTIME_ID_FIELD_NUMBER: _builtins.int
+    OPERATOR_FIELD_NUMBER: _builtins.int
     credential_kind: Global___CredentialKind.ValueType
     """The kind of credential the call presented."""
     project: _builtins.str
-    """The project the credential admits; for the admin token, the one `x-kxm-project` named (empty when none)."""
+    """The project the credential admits; for an operator, the one `x-kxm-project` named (empty when none)."""
     agent_id: _builtins.str
     """The calling agent's id (`agt_` + 32 hex) with CREDENTIAL_KIND_AGENT; empty otherwise."""
     agent_name: _builtins.str
     """The calling agent's name with CREDENTIAL_KIND_AGENT; empty otherwise."""
     runtime_id: _builtins.str
     """The calling runtime's id with CREDENTIAL_KIND_RUNTIME; empty otherwise."""
+    operator: _builtins.str
+    """The operator the call is attributed to: `admin` with CREDENTIAL_KIND_ADMIN, the operator's name with CREDENTIAL_KIND_OPERATOR; empty otherwise."""
     def __init__(
         self,
         *,
@@ -310,10 +317,11 @@ class GetCallerIdentityResponse(_message.Message):
         agent_id: _builtins.str = ...,
         agent_name: _builtins.str = ...,
         runtime_id: _builtins.str = ...,
+        operator: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "agent_name", b"agent_name", "credential_kind", b"credential_kind", "project", b"project", "runtime_id", b"runtime_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "agent_name", b"agent_name", "credential_kind", b"credential_kind", "operator", b"operator", "project", b"project", "runtime_id", b"runtime_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -43,14 +43,15 @@ class AgentServiceStub:
     a fresh agent key; any previous key of that agent stops working at once.
 
     Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
-    active (which also lets a crashed agent take its still-online name back), or the admin token as the
-    bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
-    unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
-    leases, `resumed` false) and retires the unregistered one.
+    active (which also lets a crashed agent take its still-online name back), or an operator's token
+    (the admin token or a named operator's) as the bearer with `x-kxm-project`. A key revoked by
+    UnregisterAgent proves nothing: registering an unregistered agent's name without an operator's
+    token creates a fresh agent (new id, empty inbox, no leases, `resumed` false) and retires the
+    unregistered one. A registration by an operator is audited (AdminService.ListAuditRecords).
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
     - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
     - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
@@ -63,7 +64,7 @@ class AgentServiceStub:
     - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
     """
     UnregisterAgent: _grpc.UnaryUnaryMultiCallable[_agent_service_pb2.UnregisterAgentRequest, _agent_service_pb2.UnregisterAgentResponse]
-    """UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+    """UnregisterAgent marks the calling agent offline and revokes its key for good: only an operator can
     resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
 
     Errors:
@@ -75,7 +76,7 @@ class AgentServiceStub:
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
-    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
     """
     GetCallerIdentity: _grpc.UnaryUnaryMultiCallable[_agent_service_pb2.GetCallerIdentityRequest, _agent_service_pb2.GetCallerIdentityResponse]
@@ -89,7 +90,7 @@ class AgentServiceStub:
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
     - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
-    - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+    - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): an operator's token names, with `x-kxm-project`, a project that does not exist.
     """
 
 @_typing.type_check_only
@@ -107,14 +108,15 @@ class AgentServiceAsyncStub(AgentServiceStub):
     a fresh agent key; any previous key of that agent stops working at once.
 
     Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
-    active (which also lets a crashed agent take its still-online name back), or the admin token as the
-    bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
-    unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
-    leases, `resumed` false) and retires the unregistered one.
+    active (which also lets a crashed agent take its still-online name back), or an operator's token
+    (the admin token or a named operator's) as the bearer with `x-kxm-project`. A key revoked by
+    UnregisterAgent proves nothing: registering an unregistered agent's name without an operator's
+    token creates a fresh agent (new id, empty inbox, no leases, `resumed` false) and retires the
+    unregistered one. A registration by an operator is audited (AdminService.ListAuditRecords).
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
     - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
     - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
@@ -127,7 +129,7 @@ class AgentServiceAsyncStub(AgentServiceStub):
     - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
     """
     UnregisterAgent: _aio.UnaryUnaryMultiCallable[_agent_service_pb2.UnregisterAgentRequest, _agent_service_pb2.UnregisterAgentResponse]  # type: ignore[assignment]
-    """UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+    """UnregisterAgent marks the calling agent offline and revokes its key for good: only an operator can
     resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
 
     Errors:
@@ -139,7 +141,7 @@ class AgentServiceAsyncStub(AgentServiceStub):
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
-    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
     """
     GetCallerIdentity: _aio.UnaryUnaryMultiCallable[_agent_service_pb2.GetCallerIdentityRequest, _agent_service_pb2.GetCallerIdentityResponse]  # type: ignore[assignment]
@@ -153,7 +155,7 @@ class AgentServiceAsyncStub(AgentServiceStub):
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
     - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
-    - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+    - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): an operator's token names, with `x-kxm-project`, a project that does not exist.
     """
 
 class AgentServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -174,14 +176,15 @@ class AgentServiceServicer(metaclass=_abc_1.ABCMeta):
         a fresh agent key; any previous key of that agent stops working at once.
 
         Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
-        active (which also lets a crashed agent take its still-online name back), or the admin token as the
-        bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
-        unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
-        leases, `resumed` false) and retires the unregistered one.
+        active (which also lets a crashed agent take its still-online name back), or an operator's token
+        (the admin token or a named operator's) as the bearer with `x-kxm-project`. A key revoked by
+        UnregisterAgent proves nothing: registering an unregistered agent's name without an operator's
+        token creates a fresh agent (new id, empty inbox, no leases, `resumed` false) and retires the
+        unregistered one. A registration by an operator is audited (AdminService.ListAuditRecords).
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
         - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
         - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
@@ -206,7 +209,7 @@ class AgentServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _agent_service_pb2.UnregisterAgentRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_agent_service_pb2.UnregisterAgentResponse, _abc.Awaitable[_agent_service_pb2.UnregisterAgentResponse]]:
-        """UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+        """UnregisterAgent marks the calling agent offline and revokes its key for good: only an operator can
         resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
 
         Errors:
@@ -224,7 +227,7 @@ class AgentServiceServicer(metaclass=_abc_1.ABCMeta):
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
-        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
         """
 
@@ -244,7 +247,7 @@ class AgentServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
         - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
-        - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+        - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): an operator's token names, with `x-kxm-project`, a project that does not exist.
         """
 
 def add_AgentServiceServicer_to_server(servicer: AgentServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -216,7 +216,7 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_AGENT_NOT_FOUND: _ErrorReason.ValueType  # 104
     """NOT_FOUND: no agent of the caller's project has this id; metadata: agentId."""
     ERROR_REASON_AGENT_RECLAIM_FORBIDDEN: _ErrorReason.ValueType  # 105
-    """PERMISSION_DENIED: reclaiming an offline agent's name needs its last key or the admin token; metadata: name."""
+    """PERMISSION_DENIED: reclaiming an offline agent's name needs its last key or an operator's token; metadata: name."""
     ERROR_REASON_AGENT_FORBIDDEN: _ErrorReason.ValueType  # 106
     """PERMISSION_DENIED: an agent tried to act on another agent's identity; metadata: agentId."""
     ERROR_REASON_INVALID_PAGE_TOKEN: _ErrorReason.ValueType  # 107
@@ -237,6 +237,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """ALREADY_EXISTS: a runtime with this id is already registered in the project; metadata: runtimeId."""
     ERROR_REASON_STREAM_LIMIT_REACHED: _ErrorReason.ValueType  # 115
     """RESOURCE_EXHAUSTED: the agent has too many open streams; metadata: limit."""
+    ERROR_REASON_OPERATOR_NOT_FOUND: _ErrorReason.ValueType  # 116
+    """NOT_FOUND: no named operator has this name; metadata: operator."""
+    ERROR_REASON_OPERATOR_ALREADY_EXISTS: _ErrorReason.ValueType  # 117
+    """ALREADY_EXISTS: an operator has, or had, this name (names are never reused), or it is the bootstrap admin's (`admin`); metadata: operator."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """ErrorReason is the stable, machine-readable cause of a failed call.
@@ -443,7 +447,7 @@ ERROR_REASON_PROJECT_ALREADY_EXISTS: ErrorReason.ValueType  # 103
 ERROR_REASON_AGENT_NOT_FOUND: ErrorReason.ValueType  # 104
 """NOT_FOUND: no agent of the caller's project has this id; metadata: agentId."""
 ERROR_REASON_AGENT_RECLAIM_FORBIDDEN: ErrorReason.ValueType  # 105
-"""PERMISSION_DENIED: reclaiming an offline agent's name needs its last key or the admin token; metadata: name."""
+"""PERMISSION_DENIED: reclaiming an offline agent's name needs its last key or an operator's token; metadata: name."""
 ERROR_REASON_AGENT_FORBIDDEN: ErrorReason.ValueType  # 106
 """PERMISSION_DENIED: an agent tried to act on another agent's identity; metadata: agentId."""
 ERROR_REASON_INVALID_PAGE_TOKEN: ErrorReason.ValueType  # 107
@@ -464,4 +468,8 @@ ERROR_REASON_RUNTIME_ALREADY_EXISTS: ErrorReason.ValueType  # 114
 """ALREADY_EXISTS: a runtime with this id is already registered in the project; metadata: runtimeId."""
 ERROR_REASON_STREAM_LIMIT_REACHED: ErrorReason.ValueType  # 115
 """RESOURCE_EXHAUSTED: the agent has too many open streams; metadata: limit."""
+ERROR_REASON_OPERATOR_NOT_FOUND: ErrorReason.ValueType  # 116
+"""NOT_FOUND: no named operator has this name; metadata: operator."""
+ERROR_REASON_OPERATOR_ALREADY_EXISTS: ErrorReason.ValueType  # 117
+"""ALREADY_EXISTS: an operator has, or had, this name (names are never reused), or it is the bootstrap admin's (`admin`); metadata: operator."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -20,6 +20,11 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
+if sys.version_info >= (3, 13):
+    from warnings import deprecated as _deprecated
+else:
+    from typing_extensions import deprecated as _deprecated
+
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class _FanoutStatus:
@@ -68,6 +73,7 @@ class SendMessageRequest(_message.Message):
     ALLOW_OFFLINE_FIELD_NUMBER: _builtins.int
     WORKFLOW_CONTEXT_FIELD_NUMBER: _builtins.int
     REPLY_WAIT_FIELD_NUMBER: _builtins.int
+    WAIT_FIELD_NUMBER: _builtins.int
     target: _builtins.str
     """Required. The recipient: an agent id or a name (case-insensitive) in the caller's project (at most 80 characters)."""
     content: _builtins.str
@@ -95,9 +101,17 @@ class SendMessageRequest(_message.Message):
         """The workflow stage attempt this request serves, if any."""
 
     @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
     def reply_wait(self) -> _duration_pb2.Duration:
-        """Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-        and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+        """Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+        accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
+        """
+
+    @_builtins.property
+    def wait(self) -> _duration_pb2.Duration:
+        """Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+        for the message to end, and return it in its terminal state: a request and its reply in one call.
+        Unset: return once stored. Checked before anything is stored.
         """
 
     def __init__(
@@ -115,10 +129,11 @@ class SendMessageRequest(_message.Message):
         allow_offline: _builtins.bool = ...,
         workflow_context: _types_pb2.WorkflowMessageContext | None = ...,
         reply_wait: _duration_pb2.Duration | None = ...,
+        wait: _duration_pb2.Duration | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["reply_wait", b"reply_wait", "ttl", b"ttl", "workflow_context", b"workflow_context"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["reply_wait", b"reply_wait", "ttl", b"ttl", "wait", b"wait", "workflow_context", b"workflow_context"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["allow_offline", b"allow_offline", "content", b"content", "correlation_id", b"correlation_id", "delivery", b"delivery", "hops", b"hops", "idempotency_key", b"idempotency_key", "max_hops", b"max_hops", "reply_to", b"reply_to", "reply_wait", b"reply_wait", "target", b"target", "ttl", b"ttl", "workflow_context", b"workflow_context"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["allow_offline", b"allow_offline", "content", b"content", "correlation_id", b"correlation_id", "delivery", b"delivery", "hops", b"hops", "idempotency_key", b"idempotency_key", "max_hops", b"max_hops", "reply_to", b"reply_to", "reply_wait", b"reply_wait", "target", b"target", "ttl", b"ttl", "wait", b"wait", "workflow_context", b"workflow_context"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -136,7 +151,7 @@ class SendMessageResponse(_message.Message):
     repeated: _builtins.bool
     """True when this call repeated an earlier send with the same idempotency key and nothing new was stored."""
     terminal: _builtins.bool
-    """True when the returned message is terminal (with reply_wait: it ended before the wait did)."""
+    """True when the returned message is terminal (with wait: it ended before the wait did)."""
     @_builtins.property
     def message(self) -> _types_pb2.Message:
         """The stored message, in its current state."""
@@ -408,10 +423,18 @@ class WaitMessageRequest(_message.Message):
 
     MESSAGE_ID_FIELD_NUMBER: _builtins.int
     TIMEOUT_FIELD_NUMBER: _builtins.int
+    WAIT_FIELD_NUMBER: _builtins.int
     message_id: _builtins.str
     """Required. The message id."""
     @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
     def timeout(self) -> _duration_pb2.Duration:
+        """Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+        accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
+        """
+
+    @_builtins.property
+    def wait(self) -> _duration_pb2.Duration:
         """How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline."""
 
     def __init__(
@@ -419,10 +442,11 @@ class WaitMessageRequest(_message.Message):
         *,
         message_id: _builtins.str = ...,
         timeout: _duration_pb2.Duration | None = ...,
+        wait: _duration_pb2.Duration | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["timeout", b"timeout"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["timeout", b"timeout", "wait", b"wait"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["message_id", b"message_id", "timeout", b"timeout"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["message_id", b"message_id", "timeout", b"timeout", "wait", b"wait"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -510,6 +534,7 @@ class FanoutMessagesRequest(_message.Message):
     TTL_FIELD_NUMBER: _builtins.int
     TIMEOUT_FIELD_NUMBER: _builtins.int
     ALLOW_OFFLINE_FIELD_NUMBER: _builtins.int
+    WAIT_FIELD_NUMBER: _builtins.int
     content: _builtins.str
     """Required. The request text sent to each target (at most 32,000 characters)."""
     correlation_id: _builtins.str
@@ -531,7 +556,14 @@ class FanoutMessagesRequest(_message.Message):
         """How long each message lives (1 s to 7 d); the hub default when unset."""
 
     @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
     def timeout(self) -> _duration_pb2.Duration:
+        """Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+        accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
+        """
+
+    @_builtins.property
+    def wait(self) -> _duration_pb2.Duration:
         """How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
         the call's deadline.
         """
@@ -547,10 +579,11 @@ class FanoutMessagesRequest(_message.Message):
         ttl: _duration_pb2.Duration | None = ...,
         timeout: _duration_pb2.Duration | None = ...,
         allow_offline: _builtins.bool = ...,
+        wait: _duration_pb2.Duration | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["timeout", b"timeout", "ttl", b"ttl", "workflow_context", b"workflow_context"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["timeout", b"timeout", "ttl", b"ttl", "wait", b"wait", "workflow_context", b"workflow_context"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["allow_offline", b"allow_offline", "content", b"content", "correlation_id", b"correlation_id", "idempotency_key_prefix", b"idempotency_key_prefix", "targets", b"targets", "timeout", b"timeout", "ttl", b"ttl", "workflow_context", b"workflow_context"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["allow_offline", b"allow_offline", "content", b"content", "correlation_id", b"correlation_id", "idempotency_key_prefix", b"idempotency_key_prefix", "targets", b"targets", "timeout", b"timeout", "ttl", b"ttl", "wait", b"wait", "workflow_context", b"workflow_context"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

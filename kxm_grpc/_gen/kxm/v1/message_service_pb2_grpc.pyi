@@ -46,7 +46,8 @@ class MessageServiceStub:
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
     - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range, or wait and
+      its deprecated name reply_wait are both set to different values.
     - INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
     - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
@@ -111,7 +112,8 @@ class MessageServiceStub:
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty, wait is negative, or wait and its
+      deprecated name timeout are both set to different values.
     - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
     - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
     """
@@ -124,7 +126,8 @@ class MessageServiceStub:
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
+      and its deprecated name timeout both set to different values.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
       correlation_id names another run.
@@ -162,7 +165,8 @@ class MessageServiceAsyncStub(MessageServiceStub):
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
     - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range, or wait and
+      its deprecated name reply_wait are both set to different values.
     - INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
     - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
@@ -227,7 +231,8 @@ class MessageServiceAsyncStub(MessageServiceStub):
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty, wait is negative, or wait and its
+      deprecated name timeout are both set to different values.
     - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
     - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
     """
@@ -240,7 +245,8 @@ class MessageServiceAsyncStub(MessageServiceStub):
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
+      and its deprecated name timeout both set to different values.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
       correlation_id names another run.
@@ -281,7 +287,8 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
         - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range, or wait and
+          its deprecated name reply_wait are both set to different values.
         - INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
         - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
@@ -382,7 +389,8 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty, wait is negative, or wait and its
+          deprecated name timeout are both set to different values.
         - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
         - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
         """
@@ -401,7 +409,8 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
+          and its deprecated name timeout both set to different values.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
           correlation_id names another run.

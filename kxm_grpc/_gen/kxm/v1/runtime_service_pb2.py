@@ -24,48 +24,61 @@ _sym_db = _symbol_database.Default()
 
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from kxm_grpc._gen.kxm.v1 import envelopes_pb2 as kxm_dot_v1_dot_envelopes__pb2
+from kxm_grpc._gen.kxm.v1 import options_pb2 as kxm_dot_v1_dot_options__pb2
 from kxm_grpc._gen.kxm.v1 import types_pb2 as kxm_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ckxm/v1/runtime_service.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16kxm/v1/envelopes.proto\x1a\x12kxm/v1/types.proto\":\n\x16RegisterRuntimeRequest\x12\x12\n\nruntime_id\x18\x01 \x01(\t\x12\x0c\n\x04host\x18\x02 \x01(\t\"P\n\x17RegisterRuntimeResponse\x12 \n\x07runtime\x18\x01 \x01(\x0b\x32\x0f.kxm.v1.Runtime\x12\x13\n\x0bruntime_key\x18\x02 \x01(\t\"\'\n\x17RuntimeHeartbeatRequest\x12\x0c\n\x04host\x18\x01 \x01(\t\"<\n\x18RuntimeHeartbeatResponse\x12 \n\x07runtime\x18\x01 \x01(\x0b\x32\x0f.kxm.v1.Runtime\"<\n\x13ListRuntimesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"R\n\x14ListRuntimesResponse\x12!\n\x08runtimes\x18\x01 \x03(\x0b\x32\x0f.kxm.v1.Runtime\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xb9\x01\n\x0fSyncEventResult\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x12$\n\x07outcome\x18\x04 \x01(\x0e\x32\x13.kxm.v1.SyncOutcome\x12\x0c\n\x04\x63ode\x18\x05 \x01(\t\x12\x0f\n\x07message\x18\x06 \x01(\t\x12\x14\n\x0c\x63ontent_hash\x18\x07 \x01(\t\x12\x15\n\rexisting_hash\x18\x08 \x01(\t\"l\n\nSyncCursor\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x0e\n\x06\x63ursor\x18\x03 \x01(\x03\x12\x15\n\rlast_sequence\x18\x04 \x01(\x03\x12\x13\n\x0bpending_gap\x18\x05 \x01(\x08\":\n\x15PushSyncEventsRequest\x12!\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x11.kxm.v1.SyncEvent\"g\n\x16PushSyncEventsResponse\x12(\n\x07results\x18\x01 \x03(\x0b\x32\x17.kxm.v1.SyncEventResult\x12#\n\x07\x63ursors\x18\x02 \x03(\x0b\x32\x12.kxm.v1.SyncCursor\"{\n\x0fStoredSyncEvent\x12 \n\x05\x65vent\x18\x01 \x01(\x0b\x32\x11.kxm.v1.SyncEvent\x12\x14\n\x0c\x63ontent_hash\x18\x02 \x01(\t\x12\x30\n\x0creceive_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"e\n\x14ListRunEventsRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x16\n\x0e\x61\x66ter_sequence\x18\x03 \x01(\x03\x12\x11\n\tpage_size\x18\x04 \x01(\x05\"d\n\x15ListRunEventsResponse\x12\'\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x17.kxm.v1.StoredSyncEvent\x12\"\n\x06\x63ursor\x18\x02 \x01(\x0b\x32\x12.kxm.v1.SyncCursor\"A\n\x1aReassignSyncProjectRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x0f\n\x07project\x18\x02 \x01(\t\"3\n\x1bReassignSyncProjectResponse\x12\x14\n\x0cmoved_events\x18\x01 \x01(\x03*\x98\x01\n\x0bSyncOutcome\x12\x1c\n\x18SYNC_OUTCOME_UNSPECIFIED\x10\x00\x12\x19\n\x15SYNC_OUTCOME_ACCEPTED\x10\x01\x12\x1a\n\x16SYNC_OUTCOME_DUPLICATE\x10\x02\x12\x19\n\x15SYNC_OUTCOME_CONFLICT\x10\x03\x12\x19\n\x15SYNC_OUTCOME_REJECTED\x10\x04\x32\x85\x04\n\x0eRuntimeService\x12R\n\x0fRegisterRuntime\x12\x1e.kxm.v1.RegisterRuntimeRequest\x1a\x1f.kxm.v1.RegisterRuntimeResponse\x12U\n\x10RuntimeHeartbeat\x12\x1f.kxm.v1.RuntimeHeartbeatRequest\x1a .kxm.v1.RuntimeHeartbeatResponse\x12I\n\x0cListRuntimes\x12\x1b.kxm.v1.ListRuntimesRequest\x1a\x1c.kxm.v1.ListRuntimesResponse\x12O\n\x0ePushSyncEvents\x12\x1d.kxm.v1.PushSyncEventsRequest\x1a\x1e.kxm.v1.PushSyncEventsResponse\x12L\n\rListRunEvents\x12\x1c.kxm.v1.ListRunEventsRequest\x1a\x1d.kxm.v1.ListRunEventsResponse\x12^\n\x13ReassignSyncProject\x12\".kxm.v1.ReassignSyncProjectRequest\x1a#.kxm.v1.ReassignSyncProjectResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ckxm/v1/runtime_service.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16kxm/v1/envelopes.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\":\n\x16RegisterRuntimeRequest\x12\x12\n\nruntime_id\x18\x01 \x01(\t\x12\x0c\n\x04host\x18\x02 \x01(\t\"P\n\x17RegisterRuntimeResponse\x12 \n\x07runtime\x18\x01 \x01(\x0b\x32\x0f.kxm.v1.Runtime\x12\x13\n\x0bruntime_key\x18\x02 \x01(\t\"\'\n\x17RuntimeHeartbeatRequest\x12\x0c\n\x04host\x18\x01 \x01(\t\"<\n\x18RuntimeHeartbeatResponse\x12 \n\x07runtime\x18\x01 \x01(\x0b\x32\x0f.kxm.v1.Runtime\"<\n\x13ListRuntimesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"R\n\x14ListRuntimesResponse\x12!\n\x08runtimes\x18\x01 \x03(\x0b\x32\x0f.kxm.v1.Runtime\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xb9\x01\n\x0fSyncEventResult\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x12$\n\x07outcome\x18\x04 \x01(\x0e\x32\x13.kxm.v1.SyncOutcome\x12\x0c\n\x04\x63ode\x18\x05 \x01(\t\x12\x0f\n\x07message\x18\x06 \x01(\t\x12\x14\n\x0c\x63ontent_hash\x18\x07 \x01(\t\x12\x15\n\rexisting_hash\x18\x08 \x01(\t\"l\n\nSyncCursor\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x0e\n\x06\x63ursor\x18\x03 \x01(\x03\x12\x15\n\rlast_sequence\x18\x04 \x01(\x03\x12\x13\n\x0bpending_gap\x18\x05 \x01(\x08\":\n\x15PushSyncEventsRequest\x12!\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x11.kxm.v1.SyncEvent\"g\n\x16PushSyncEventsResponse\x12(\n\x07results\x18\x01 \x03(\x0b\x32\x17.kxm.v1.SyncEventResult\x12#\n\x07\x63ursors\x18\x02 \x03(\x0b\x32\x12.kxm.v1.SyncCursor\"{\n\x0fStoredSyncEvent\x12 \n\x05\x65vent\x18\x01 \x01(\x0b\x32\x11.kxm.v1.SyncEvent\x12\x14\n\x0c\x63ontent_hash\x18\x02 \x01(\t\x12\x30\n\x0creceive_time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"e\n\x14ListRunEventsRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x16\n\x0e\x61\x66ter_sequence\x18\x03 \x01(\x03\x12\x11\n\tpage_size\x18\x04 \x01(\x05\"d\n\x15ListRunEventsResponse\x12\'\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x17.kxm.v1.StoredSyncEvent\x12\"\n\x06\x63ursor\x18\x02 \x01(\x0b\x32\x12.kxm.v1.SyncCursor\"A\n\x1aReassignSyncProjectRequest\x12\x12\n\nproject_id\x18\x01 \x01(\t\x12\x0f\n\x07project\x18\x02 \x01(\t\"3\n\x1bReassignSyncProjectResponse\x12\x14\n\x0cmoved_events\x18\x01 \x01(\x03*\x98\x01\n\x0bSyncOutcome\x12\x1c\n\x18SYNC_OUTCOME_UNSPECIFIED\x10\x00\x12\x19\n\x15SYNC_OUTCOME_ACCEPTED\x10\x01\x12\x1a\n\x16SYNC_OUTCOME_DUPLICATE\x10\x02\x12\x19\n\x15SYNC_OUTCOME_CONFLICT\x10\x03\x12\x19\n\x15SYNC_OUTCOME_REJECTED\x10\x04\x32\xd9\x04\n\x0eRuntimeService\x12`\n\x0fRegisterRuntime\x12\x1e.kxm.v1.RegisterRuntimeRequest\x1a\x1f.kxm.v1.RegisterRuntimeResponse\"\x0c\xea\xe0\x18\x08\x08\x03\x10\x00\x18\x02(\x01\x12\x63\n\x10RuntimeHeartbeat\x12\x1f.kxm.v1.RuntimeHeartbeatRequest\x1a .kxm.v1.RuntimeHeartbeatResponse\"\x0c\xea\xe0\x18\x08\x08\x06\x10\x00\x18\x01(\x01\x12W\n\x0cListRuntimes\x12\x1b.kxm.v1.ListRuntimesRequest\x1a\x1c.kxm.v1.ListRuntimesResponse\"\x0c\xea\xe0\x18\x08\x08\x04\x10\x01\x18\x02(\x01\x12]\n\x0ePushSyncEvents\x12\x1d.kxm.v1.PushSyncEventsRequest\x1a\x1e.kxm.v1.PushSyncEventsResponse\"\x0c\xea\xe0\x18\x08\x08\x06\x10\x00\x18\x01(\x03\x12Z\n\rListRunEvents\x12\x1c.kxm.v1.ListRunEventsRequest\x1a\x1d.kxm.v1.ListRunEventsResponse\"\x0c\xea\xe0\x18\x08\x08\x04\x10\x01\x18\x02(\x01\x12l\n\x13ReassignSyncProject\x12\".kxm.v1.ReassignSyncProjectRequest\x1a#.kxm.v1.ReassignSyncProjectResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x00\x18\x01(\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'kxm.v1.runtime_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SYNCOUTCOME']._serialized_start=1422
-  _globals['_SYNCOUTCOME']._serialized_end=1574
-  _globals['_REGISTERRUNTIMEREQUEST']._serialized_start=117
-  _globals['_REGISTERRUNTIMEREQUEST']._serialized_end=175
-  _globals['_REGISTERRUNTIMERESPONSE']._serialized_start=177
-  _globals['_REGISTERRUNTIMERESPONSE']._serialized_end=257
-  _globals['_RUNTIMEHEARTBEATREQUEST']._serialized_start=259
-  _globals['_RUNTIMEHEARTBEATREQUEST']._serialized_end=298
-  _globals['_RUNTIMEHEARTBEATRESPONSE']._serialized_start=300
-  _globals['_RUNTIMEHEARTBEATRESPONSE']._serialized_end=360
-  _globals['_LISTRUNTIMESREQUEST']._serialized_start=362
-  _globals['_LISTRUNTIMESREQUEST']._serialized_end=422
-  _globals['_LISTRUNTIMESRESPONSE']._serialized_start=424
-  _globals['_LISTRUNTIMESRESPONSE']._serialized_end=506
-  _globals['_SYNCEVENTRESULT']._serialized_start=509
-  _globals['_SYNCEVENTRESULT']._serialized_end=694
-  _globals['_SYNCCURSOR']._serialized_start=696
-  _globals['_SYNCCURSOR']._serialized_end=804
-  _globals['_PUSHSYNCEVENTSREQUEST']._serialized_start=806
-  _globals['_PUSHSYNCEVENTSREQUEST']._serialized_end=864
-  _globals['_PUSHSYNCEVENTSRESPONSE']._serialized_start=866
-  _globals['_PUSHSYNCEVENTSRESPONSE']._serialized_end=969
-  _globals['_STOREDSYNCEVENT']._serialized_start=971
-  _globals['_STOREDSYNCEVENT']._serialized_end=1094
-  _globals['_LISTRUNEVENTSREQUEST']._serialized_start=1096
-  _globals['_LISTRUNEVENTSREQUEST']._serialized_end=1197
-  _globals['_LISTRUNEVENTSRESPONSE']._serialized_start=1199
-  _globals['_LISTRUNEVENTSRESPONSE']._serialized_end=1299
-  _globals['_REASSIGNSYNCPROJECTREQUEST']._serialized_start=1301
-  _globals['_REASSIGNSYNCPROJECTREQUEST']._serialized_end=1366
-  _globals['_REASSIGNSYNCPROJECTRESPONSE']._serialized_start=1368
-  _globals['_REASSIGNSYNCPROJECTRESPONSE']._serialized_end=1419
-  _globals['_RUNTIMESERVICE']._serialized_start=1577
-  _globals['_RUNTIMESERVICE']._serialized_end=2094
+  _globals['_RUNTIMESERVICE'].methods_by_name['RegisterRuntime']._loaded_options = None
+  _globals['_RUNTIMESERVICE'].methods_by_name['RegisterRuntime']._serialized_options = b'\352\340\030\010\010\003\020\000\030\002(\001'
+  _globals['_RUNTIMESERVICE'].methods_by_name['RuntimeHeartbeat']._loaded_options = None
+  _globals['_RUNTIMESERVICE'].methods_by_name['RuntimeHeartbeat']._serialized_options = b'\352\340\030\010\010\006\020\000\030\001(\001'
+  _globals['_RUNTIMESERVICE'].methods_by_name['ListRuntimes']._loaded_options = None
+  _globals['_RUNTIMESERVICE'].methods_by_name['ListRuntimes']._serialized_options = b'\352\340\030\010\010\004\020\001\030\002(\001'
+  _globals['_RUNTIMESERVICE'].methods_by_name['PushSyncEvents']._loaded_options = None
+  _globals['_RUNTIMESERVICE'].methods_by_name['PushSyncEvents']._serialized_options = b'\352\340\030\010\010\006\020\000\030\001(\003'
+  _globals['_RUNTIMESERVICE'].methods_by_name['ListRunEvents']._loaded_options = None
+  _globals['_RUNTIMESERVICE'].methods_by_name['ListRunEvents']._serialized_options = b'\352\340\030\010\010\004\020\001\030\002(\001'
+  _globals['_RUNTIMESERVICE'].methods_by_name['ReassignSyncProject']._loaded_options = None
+  _globals['_RUNTIMESERVICE'].methods_by_name['ReassignSyncProject']._serialized_options = b'\352\340\030\010\010\002\020\000\030\001(\004'
+  _globals['_SYNCOUTCOME']._serialized_start=1444
+  _globals['_SYNCOUTCOME']._serialized_end=1596
+  _globals['_REGISTERRUNTIMEREQUEST']._serialized_start=139
+  _globals['_REGISTERRUNTIMEREQUEST']._serialized_end=197
+  _globals['_REGISTERRUNTIMERESPONSE']._serialized_start=199
+  _globals['_REGISTERRUNTIMERESPONSE']._serialized_end=279
+  _globals['_RUNTIMEHEARTBEATREQUEST']._serialized_start=281
+  _globals['_RUNTIMEHEARTBEATREQUEST']._serialized_end=320
+  _globals['_RUNTIMEHEARTBEATRESPONSE']._serialized_start=322
+  _globals['_RUNTIMEHEARTBEATRESPONSE']._serialized_end=382
+  _globals['_LISTRUNTIMESREQUEST']._serialized_start=384
+  _globals['_LISTRUNTIMESREQUEST']._serialized_end=444
+  _globals['_LISTRUNTIMESRESPONSE']._serialized_start=446
+  _globals['_LISTRUNTIMESRESPONSE']._serialized_end=528
+  _globals['_SYNCEVENTRESULT']._serialized_start=531
+  _globals['_SYNCEVENTRESULT']._serialized_end=716
+  _globals['_SYNCCURSOR']._serialized_start=718
+  _globals['_SYNCCURSOR']._serialized_end=826
+  _globals['_PUSHSYNCEVENTSREQUEST']._serialized_start=828
+  _globals['_PUSHSYNCEVENTSREQUEST']._serialized_end=886
+  _globals['_PUSHSYNCEVENTSRESPONSE']._serialized_start=888
+  _globals['_PUSHSYNCEVENTSRESPONSE']._serialized_end=991
+  _globals['_STOREDSYNCEVENT']._serialized_start=993
+  _globals['_STOREDSYNCEVENT']._serialized_end=1116
+  _globals['_LISTRUNEVENTSREQUEST']._serialized_start=1118
+  _globals['_LISTRUNEVENTSREQUEST']._serialized_end=1219
+  _globals['_LISTRUNEVENTSRESPONSE']._serialized_start=1221
+  _globals['_LISTRUNEVENTSRESPONSE']._serialized_end=1321
+  _globals['_REASSIGNSYNCPROJECTREQUEST']._serialized_start=1323
+  _globals['_REASSIGNSYNCPROJECTREQUEST']._serialized_end=1388
+  _globals['_REASSIGNSYNCPROJECTRESPONSE']._serialized_start=1390
+  _globals['_REASSIGNSYNCPROJECTRESPONSE']._serialized_end=1441
+  _globals['_RUNTIMESERVICE']._serialized_start=1599
+  _globals['_RUNTIMESERVICE']._serialized_end=2200
 # @@protoc_insertion_point(module_scope)

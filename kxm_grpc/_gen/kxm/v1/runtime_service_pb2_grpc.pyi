@@ -41,13 +41,14 @@ class RuntimeServiceStub:
     """RegisterRuntime registers a runtime in the caller's project and issues its runtime key.
 
     A project token may register a new runtime id; re-registering an existing id (which revokes its
-    old key) needs the admin token with `x-kxm-project`.
+    old key) needs an operator's token (the admin token or a named operator's) with `x-kxm-project`.
+    A registration by an operator is audited (AdminService.ListAuditRecords).
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad runtime id or host.
-    - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not the admin.
+    - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not an operator.
     """
     RuntimeHeartbeat: _grpc.UnaryUnaryMultiCallable[_runtime_service_pb2.RuntimeHeartbeatRequest, _runtime_service_pb2.RuntimeHeartbeatResponse]
     """RuntimeHeartbeat renews the calling runtime's presence.
@@ -85,11 +86,11 @@ class RuntimeServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_RUNTIME_ID): bad ids or page size.
     """
     ReassignSyncProject: _grpc.UnaryUnaryMultiCallable[_runtime_service_pb2.ReassignSyncProjectRequest, _runtime_service_pb2.ReassignSyncProjectResponse]
-    """ReassignSyncProject moves ownership of a runtime-side project id to another hub project.
+    """ReassignSyncProject moves ownership of a runtime-side project id to another hub project (audited).
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad project id or project.
     - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the target hub project does not exist.
     """
@@ -107,13 +108,14 @@ class RuntimeServiceAsyncStub(RuntimeServiceStub):
     """RegisterRuntime registers a runtime in the caller's project and issues its runtime key.
 
     A project token may register a new runtime id; re-registering an existing id (which revokes its
-    old key) needs the admin token with `x-kxm-project`.
+    old key) needs an operator's token (the admin token or a named operator's) with `x-kxm-project`.
+    A registration by an operator is audited (AdminService.ListAuditRecords).
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad runtime id or host.
-    - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not the admin.
+    - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not an operator.
     """
     RuntimeHeartbeat: _aio.UnaryUnaryMultiCallable[_runtime_service_pb2.RuntimeHeartbeatRequest, _runtime_service_pb2.RuntimeHeartbeatResponse]  # type: ignore[assignment]
     """RuntimeHeartbeat renews the calling runtime's presence.
@@ -151,11 +153,11 @@ class RuntimeServiceAsyncStub(RuntimeServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_RUNTIME_ID): bad ids or page size.
     """
     ReassignSyncProject: _aio.UnaryUnaryMultiCallable[_runtime_service_pb2.ReassignSyncProjectRequest, _runtime_service_pb2.ReassignSyncProjectResponse]  # type: ignore[assignment]
-    """ReassignSyncProject moves ownership of a runtime-side project id to another hub project.
+    """ReassignSyncProject moves ownership of a runtime-side project id to another hub project (audited).
 
     Errors:
     - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad project id or project.
     - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the target hub project does not exist.
     """
@@ -176,13 +178,14 @@ class RuntimeServiceServicer(metaclass=_abc_1.ABCMeta):
         """RegisterRuntime registers a runtime in the caller's project and issues its runtime key.
 
         A project token may register a new runtime id; re-registering an existing id (which revokes its
-        old key) needs the admin token with `x-kxm-project`.
+        old key) needs an operator's token (the admin token or a named operator's) with `x-kxm-project`.
+        A registration by an operator is audited (AdminService.ListAuditRecords).
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad runtime id or host.
-        - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not the admin.
+        - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not an operator.
         """
 
     @_abc_1.abstractmethod
@@ -250,11 +253,11 @@ class RuntimeServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _runtime_service_pb2.ReassignSyncProjectRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_runtime_service_pb2.ReassignSyncProjectResponse, _abc.Awaitable[_runtime_service_pb2.ReassignSyncProjectResponse]]:
-        """ReassignSyncProject moves ownership of a runtime-side project id to another hub project.
+        """ReassignSyncProject moves ownership of a runtime-side project id to another hub project (audited).
 
         Errors:
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad project id or project.
         - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the target hub project does not exist.
         """

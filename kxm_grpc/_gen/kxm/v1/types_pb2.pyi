@@ -3,9 +3,11 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
@@ -15,6 +17,11 @@ if sys.version_info >= (3, 11):
     from typing import TypeAlias as _TypeAlias, Never as _Never
 else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
+
+if sys.version_info >= (3, 13):
+    from warnings import deprecated as _deprecated
+else:
+    from typing_extensions import deprecated as _deprecated
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -162,6 +169,7 @@ class Agent(_message.Message):
     LAST_SEEN_TIME_FIELD_NUMBER: _builtins.int
     LEASE_EXPIRE_TIME_FIELD_NUMBER: _builtins.int
     PRESENCE_FIELD_NUMBER: _builtins.int
+    PRESENCE_EXPIRE_TIME_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """Output only. The durable agent id (`agt_` + 32 hex); stable across re-registrations of its name."""
     project: _builtins.str
@@ -185,8 +193,15 @@ class Agent(_message.Message):
         """Output only. When the hub last heard from the agent."""
 
     @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
     def lease_expire_time(self) -> _timestamp_pb2.Timestamp:
-        """Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after)."""
+        """Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+        do with fenced leases). Still filled.
+        """
+
+    @_builtins.property
+    def presence_expire_time(self) -> _timestamp_pb2.Timestamp:
+        """Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after)."""
 
     def __init__(
         self,
@@ -201,10 +216,11 @@ class Agent(_message.Message):
         last_seen_time: _timestamp_pb2.Timestamp | None = ...,
         lease_expire_time: _timestamp_pb2.Timestamp | None = ...,
         presence: Global___Presence.ValueType = ...,
+        presence_expire_time: _timestamp_pb2.Timestamp | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["connect_time", b"connect_time", "last_seen_time", b"last_seen_time", "lease_expire_time", b"lease_expire_time"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["connect_time", b"connect_time", "last_seen_time", b"last_seen_time", "lease_expire_time", b"lease_expire_time", "presence_expire_time", b"presence_expire_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["connect_time", b"connect_time", "host", b"host", "id", b"id", "last_seen_time", b"last_seen_time", "lease_expire_time", b"lease_expire_time", "model", b"model", "name", b"name", "presence", b"presence", "project", b"project", "purpose", b"purpose"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["connect_time", b"connect_time", "host", b"host", "id", b"id", "last_seen_time", b"last_seen_time", "lease_expire_time", b"lease_expire_time", "model", b"model", "name", b"name", "presence", b"presence", "presence_expire_time", b"presence_expire_time", "project", b"project", "purpose", b"purpose"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -461,6 +477,7 @@ class Runtime(_message.Message):
     HEARTBEAT_TIME_FIELD_NUMBER: _builtins.int
     LEASE_EXPIRE_TIME_FIELD_NUMBER: _builtins.int
     PRESENCE_FIELD_NUMBER: _builtins.int
+    PRESENCE_EXPIRE_TIME_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """Output only. The runtime id (opaque id such as `rtm_…`)."""
     project: _builtins.str
@@ -478,8 +495,17 @@ class Runtime(_message.Message):
         """Output only. When the runtime last heartbeated."""
 
     @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
     def lease_expire_time(self) -> _timestamp_pb2.Timestamp:
-        """Output only. When its presence lapses without another heartbeat."""
+        """Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+        do with fenced leases). Still filled.
+        """
+
+    @_builtins.property
+    def presence_expire_time(self) -> _timestamp_pb2.Timestamp:
+        """Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+        before the first heartbeat.
+        """
 
     def __init__(
         self,
@@ -491,10 +517,11 @@ class Runtime(_message.Message):
         heartbeat_time: _timestamp_pb2.Timestamp | None = ...,
         lease_expire_time: _timestamp_pb2.Timestamp | None = ...,
         presence: Global___RuntimePresenceState.ValueType = ...,
+        presence_expire_time: _timestamp_pb2.Timestamp | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["heartbeat_time", b"heartbeat_time", "lease_expire_time", b"lease_expire_time", "register_time", b"register_time"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["heartbeat_time", b"heartbeat_time", "lease_expire_time", b"lease_expire_time", "presence_expire_time", b"presence_expire_time", "register_time", b"register_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["heartbeat_time", b"heartbeat_time", "host", b"host", "id", b"id", "lease_expire_time", b"lease_expire_time", "presence", b"presence", "project", b"project", "register_time", b"register_time"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["heartbeat_time", b"heartbeat_time", "host", b"host", "id", b"id", "lease_expire_time", b"lease_expire_time", "presence", b"presence", "presence_expire_time", b"presence_expire_time", "project", b"project", "register_time", b"register_time"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -533,3 +560,106 @@ class Project(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Project: _TypeAlias = Project  # noqa: Y015
+
+@_typing.final
+class Operator(_message.Message):
+    """Operator is a named operator of the hub: a person or tool acting for the bootstrap admin, with a token of its own.
+
+    The bootstrap admin (the admin token) is the operator named `admin`; it is not listed here.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
+    REVOKE_TIME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The operator's name (1 to 64 characters of lowercase letters, digits, `.`, `_` and `-`, starting with a letter)."""
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp:
+        """Output only. When the operator was created."""
+
+    @_builtins.property
+    def revoke_time(self) -> _timestamp_pb2.Timestamp:
+        """Output only. When the operator's token was revoked; unset while it works."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
+        revoke_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "revoke_time", b"revoke_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "name", b"name", "revoke_time", b"revoke_time"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Operator: _TypeAlias = Operator  # noqa: Y015
+
+@_typing.final
+class AuditRecord(_message.Message):
+    """AuditRecord says which operator did what to what, written in the transaction of the change."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class MetadataEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    ID_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
+    OPERATOR_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    TARGET_FIELD_NUMBER: _builtins.int
+    METADATA_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """Output only. The record's id (`aud_` + 32 hex)."""
+    operator: _builtins.str
+    """Output only. The operator who made the change: `admin` for the bootstrap admin, else a named operator's name."""
+    action: _builtins.str
+    """Output only. What was done: the RPC's name (`CreateProject`, `RotateProjectToken`, `ReassignSyncProject`, `CreateOperator`, `RevokeOperator`, `RegisterAgent`, `RegisterRuntime`)."""
+    target: _builtins.str
+    """Output only. What it was done to, as a resource name: `projects/{project}`, `operators/{name}`, `syncProjects/{project_id}`, `projects/{project}/agents/{agent_id}` or `projects/{project}/runtimes/{runtime_id}`."""
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp:
+        """Output only. When the change was made (the hub's clock)."""
+
+    @_builtins.property
+    def metadata(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """Output only. Details of the change (never a secret), such as `resumed` for RegisterAgent; keys in camelCase."""
+
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
+        operator: _builtins.str = ...,
+        action: _builtins.str = ...,
+        target: _builtins.str = ...,
+        metadata: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "create_time", b"create_time", "id", b"id", "metadata", b"metadata", "operator", b"operator", "target", b"target"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AuditRecord: _TypeAlias = AuditRecord  # noqa: Y015

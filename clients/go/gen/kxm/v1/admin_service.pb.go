@@ -333,11 +333,442 @@ func (x *RotateProjectTokenResponse) GetProjectToken() string {
 	return ""
 }
 
+// Request message for AdminService.CreateOperator.
+type CreateOperatorRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required. The operator's name (1 to 64 characters of lowercase letters, digits, `.`, `_` and `-`, starting with a letter; not `admin`).
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateOperatorRequest) Reset() {
+	*x = CreateOperatorRequest{}
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateOperatorRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateOperatorRequest) ProtoMessage() {}
+
+func (x *CreateOperatorRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateOperatorRequest.ProtoReflect.Descriptor instead.
+func (*CreateOperatorRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_admin_service_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *CreateOperatorRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// Response message for AdminService.CreateOperator.
+type CreateOperatorResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The new operator.
+	Operator *Operator `protobuf:"bytes,1,opt,name=operator,proto3" json:"operator,omitempty"`
+	// The operator's token (`kxm_op_…`); shown once, the hub keeps only its hash.
+	OperatorToken string `protobuf:"bytes,2,opt,name=operator_token,json=operatorToken,proto3" json:"operator_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateOperatorResponse) Reset() {
+	*x = CreateOperatorResponse{}
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateOperatorResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateOperatorResponse) ProtoMessage() {}
+
+func (x *CreateOperatorResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateOperatorResponse.ProtoReflect.Descriptor instead.
+func (*CreateOperatorResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_admin_service_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *CreateOperatorResponse) GetOperator() *Operator {
+	if x != nil {
+		return x.Operator
+	}
+	return nil
+}
+
+func (x *CreateOperatorResponse) GetOperatorToken() string {
+	if x != nil {
+		return x.OperatorToken
+	}
+	return ""
+}
+
+// Request message for AdminService.ListOperators.
+type ListOperatorsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The maximum number of operators to return (default 100, at most 1,000; larger values are reduced).
+	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// A page token from a previous call; empty for the first page.
+	PageToken     string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOperatorsRequest) Reset() {
+	*x = ListOperatorsRequest{}
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOperatorsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOperatorsRequest) ProtoMessage() {}
+
+func (x *ListOperatorsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOperatorsRequest.ProtoReflect.Descriptor instead.
+func (*ListOperatorsRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_admin_service_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ListOperatorsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListOperatorsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// Response message for AdminService.ListOperators.
+type ListOperatorsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Operators ordered by name, revoked ones too.
+	Operators []*Operator `protobuf:"bytes,1,rep,name=operators,proto3" json:"operators,omitempty"`
+	// The token for the next page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOperatorsResponse) Reset() {
+	*x = ListOperatorsResponse{}
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOperatorsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOperatorsResponse) ProtoMessage() {}
+
+func (x *ListOperatorsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOperatorsResponse.ProtoReflect.Descriptor instead.
+func (*ListOperatorsResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_admin_service_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListOperatorsResponse) GetOperators() []*Operator {
+	if x != nil {
+		return x.Operators
+	}
+	return nil
+}
+
+func (x *ListOperatorsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// Request message for AdminService.RevokeOperator.
+type RevokeOperatorRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required. The operator's name.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeOperatorRequest) Reset() {
+	*x = RevokeOperatorRequest{}
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeOperatorRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeOperatorRequest) ProtoMessage() {}
+
+func (x *RevokeOperatorRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeOperatorRequest.ProtoReflect.Descriptor instead.
+func (*RevokeOperatorRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_admin_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *RevokeOperatorRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// Response message for AdminService.RevokeOperator.
+type RevokeOperatorResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The operator, revoked.
+	Operator      *Operator `protobuf:"bytes,1,opt,name=operator,proto3" json:"operator,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeOperatorResponse) Reset() {
+	*x = RevokeOperatorResponse{}
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeOperatorResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeOperatorResponse) ProtoMessage() {}
+
+func (x *RevokeOperatorResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeOperatorResponse.ProtoReflect.Descriptor instead.
+func (*RevokeOperatorResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_admin_service_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *RevokeOperatorResponse) GetOperator() *Operator {
+	if x != nil {
+		return x.Operator
+	}
+	return nil
+}
+
+// Request message for AdminService.ListAuditRecords.
+type ListAuditRecordsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The maximum number of records to return (default 100, at most 1,000; larger values are reduced).
+	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// A page token from a previous call with the same filters; empty for the first page.
+	PageToken string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Only the records of this operator (`admin` for the bootstrap admin); empty for every operator.
+	Operator string `protobuf:"bytes,3,opt,name=operator,proto3" json:"operator,omitempty"`
+	// Only the records of this action (an RPC name, such as `CreateProject`); empty for every action.
+	Action        string `protobuf:"bytes,4,opt,name=action,proto3" json:"action,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAuditRecordsRequest) Reset() {
+	*x = ListAuditRecordsRequest{}
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAuditRecordsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAuditRecordsRequest) ProtoMessage() {}
+
+func (x *ListAuditRecordsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAuditRecordsRequest.ProtoReflect.Descriptor instead.
+func (*ListAuditRecordsRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_admin_service_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ListAuditRecordsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListAuditRecordsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+func (x *ListAuditRecordsRequest) GetOperator() string {
+	if x != nil {
+		return x.Operator
+	}
+	return ""
+}
+
+func (x *ListAuditRecordsRequest) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+// Response message for AdminService.ListAuditRecords.
+type ListAuditRecordsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Audit records, newest first.
+	AuditRecords []*AuditRecord `protobuf:"bytes,1,rep,name=audit_records,json=auditRecords,proto3" json:"audit_records,omitempty"`
+	// The token for the next page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAuditRecordsResponse) Reset() {
+	*x = ListAuditRecordsResponse{}
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAuditRecordsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAuditRecordsResponse) ProtoMessage() {}
+
+func (x *ListAuditRecordsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAuditRecordsResponse.ProtoReflect.Descriptor instead.
+func (*ListAuditRecordsResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_admin_service_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ListAuditRecordsResponse) GetAuditRecords() []*AuditRecord {
+	if x != nil {
+		return x.AuditRecords
+	}
+	return nil
+}
+
+func (x *ListAuditRecordsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
 var File_kxm_v1_admin_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_admin_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1akxm/v1/admin_service.proto\x12\x06kxm.v1\x1a\x12kxm/v1/types.proto\"*\n" +
+	"\x1akxm/v1/admin_service.proto\x12\x06kxm.v1\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"*\n" +
 	"\x14CreateProjectRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"g\n" +
 	"\x15CreateProjectResponse\x12)\n" +
@@ -354,11 +785,40 @@ const file_kxm_v1_admin_service_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"l\n" +
 	"\x1aRotateProjectTokenResponse\x12)\n" +
 	"\aproject\x18\x01 \x01(\v2\x0f.kxm.v1.ProjectR\aproject\x12#\n" +
-	"\rproject_token\x18\x02 \x01(\tR\fprojectToken2\x84\x02\n" +
-	"\fAdminService\x12L\n" +
-	"\rCreateProject\x12\x1c.kxm.v1.CreateProjectRequest\x1a\x1d.kxm.v1.CreateProjectResponse\x12I\n" +
-	"\fListProjects\x12\x1b.kxm.v1.ListProjectsRequest\x1a\x1c.kxm.v1.ListProjectsResponse\x12[\n" +
-	"\x12RotateProjectToken\x12!.kxm.v1.RotateProjectTokenRequest\x1a\".kxm.v1.RotateProjectTokenResponseB\x81\x01\n" +
+	"\rproject_token\x18\x02 \x01(\tR\fprojectToken\"+\n" +
+	"\x15CreateOperatorRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"m\n" +
+	"\x16CreateOperatorResponse\x12,\n" +
+	"\boperator\x18\x01 \x01(\v2\x10.kxm.v1.OperatorR\boperator\x12%\n" +
+	"\x0eoperator_token\x18\x02 \x01(\tR\roperatorToken\"R\n" +
+	"\x14ListOperatorsRequest\x12\x1b\n" +
+	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\"o\n" +
+	"\x15ListOperatorsResponse\x12.\n" +
+	"\toperators\x18\x01 \x03(\v2\x10.kxm.v1.OperatorR\toperators\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"+\n" +
+	"\x15RevokeOperatorRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"F\n" +
+	"\x16RevokeOperatorResponse\x12,\n" +
+	"\boperator\x18\x01 \x01(\v2\x10.kxm.v1.OperatorR\boperator\"\x89\x01\n" +
+	"\x17ListAuditRecordsRequest\x12\x1b\n" +
+	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\x12\x1a\n" +
+	"\boperator\x18\x03 \x01(\tR\boperator\x12\x16\n" +
+	"\x06action\x18\x04 \x01(\tR\x06action\"|\n" +
+	"\x18ListAuditRecordsResponse\x128\n" +
+	"\raudit_records\x18\x01 \x03(\v2\x13.kxm.v1.AuditRecordR\fauditRecords\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken2\xad\x05\n" +
+	"\fAdminService\x12Z\n" +
+	"\rCreateProject\x12\x1c.kxm.v1.CreateProjectRequest\x1a\x1d.kxm.v1.CreateProjectResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12W\n" +
+	"\fListProjects\x12\x1b.kxm.v1.ListProjectsRequest\x1a\x1c.kxm.v1.ListProjectsResponse\"\f\xea\xe0\x18\b\b\x02\x10\x01\x18\x01(\x04\x12i\n" +
+	"\x12RotateProjectToken\x12!.kxm.v1.RotateProjectTokenRequest\x1a\".kxm.v1.RotateProjectTokenResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12]\n" +
+	"\x0eCreateOperator\x12\x1d.kxm.v1.CreateOperatorRequest\x1a\x1e.kxm.v1.CreateOperatorResponse\"\f\xea\xe0\x18\b\b\x01\x10\x00\x18\x01(\x04\x12Z\n" +
+	"\rListOperators\x12\x1c.kxm.v1.ListOperatorsRequest\x1a\x1d.kxm.v1.ListOperatorsResponse\"\f\xea\xe0\x18\b\b\x01\x10\x01\x18\x01(\x04\x12]\n" +
+	"\x0eRevokeOperator\x12\x1d.kxm.v1.RevokeOperatorRequest\x1a\x1e.kxm.v1.RevokeOperatorResponse\"\f\xea\xe0\x18\b\b\x01\x10\x00\x18\x01(\x04\x12c\n" +
+	"\x10ListAuditRecords\x12\x1f.kxm.v1.ListAuditRecordsRequest\x1a .kxm.v1.ListAuditRecordsResponse\"\f\xea\xe0\x18\b\b\x01\x10\x01\x18\x01(\x04B\x81\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x11AdminServiceProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -374,7 +834,7 @@ func file_kxm_v1_admin_service_proto_rawDescGZIP() []byte {
 	return file_kxm_v1_admin_service_proto_rawDescData
 }
 
-var file_kxm_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_kxm_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_kxm_v1_admin_service_proto_goTypes = []any{
 	(*CreateProjectRequest)(nil),       // 0: kxm.v1.CreateProjectRequest
 	(*CreateProjectResponse)(nil),      // 1: kxm.v1.CreateProjectResponse
@@ -382,23 +842,45 @@ var file_kxm_v1_admin_service_proto_goTypes = []any{
 	(*ListProjectsResponse)(nil),       // 3: kxm.v1.ListProjectsResponse
 	(*RotateProjectTokenRequest)(nil),  // 4: kxm.v1.RotateProjectTokenRequest
 	(*RotateProjectTokenResponse)(nil), // 5: kxm.v1.RotateProjectTokenResponse
-	(*Project)(nil),                    // 6: kxm.v1.Project
+	(*CreateOperatorRequest)(nil),      // 6: kxm.v1.CreateOperatorRequest
+	(*CreateOperatorResponse)(nil),     // 7: kxm.v1.CreateOperatorResponse
+	(*ListOperatorsRequest)(nil),       // 8: kxm.v1.ListOperatorsRequest
+	(*ListOperatorsResponse)(nil),      // 9: kxm.v1.ListOperatorsResponse
+	(*RevokeOperatorRequest)(nil),      // 10: kxm.v1.RevokeOperatorRequest
+	(*RevokeOperatorResponse)(nil),     // 11: kxm.v1.RevokeOperatorResponse
+	(*ListAuditRecordsRequest)(nil),    // 12: kxm.v1.ListAuditRecordsRequest
+	(*ListAuditRecordsResponse)(nil),   // 13: kxm.v1.ListAuditRecordsResponse
+	(*Project)(nil),                    // 14: kxm.v1.Project
+	(*Operator)(nil),                   // 15: kxm.v1.Operator
+	(*AuditRecord)(nil),                // 16: kxm.v1.AuditRecord
 }
 var file_kxm_v1_admin_service_proto_depIdxs = []int32{
-	6, // 0: kxm.v1.CreateProjectResponse.project:type_name -> kxm.v1.Project
-	6, // 1: kxm.v1.ListProjectsResponse.projects:type_name -> kxm.v1.Project
-	6, // 2: kxm.v1.RotateProjectTokenResponse.project:type_name -> kxm.v1.Project
-	0, // 3: kxm.v1.AdminService.CreateProject:input_type -> kxm.v1.CreateProjectRequest
-	2, // 4: kxm.v1.AdminService.ListProjects:input_type -> kxm.v1.ListProjectsRequest
-	4, // 5: kxm.v1.AdminService.RotateProjectToken:input_type -> kxm.v1.RotateProjectTokenRequest
-	1, // 6: kxm.v1.AdminService.CreateProject:output_type -> kxm.v1.CreateProjectResponse
-	3, // 7: kxm.v1.AdminService.ListProjects:output_type -> kxm.v1.ListProjectsResponse
-	5, // 8: kxm.v1.AdminService.RotateProjectToken:output_type -> kxm.v1.RotateProjectTokenResponse
-	6, // [6:9] is the sub-list for method output_type
-	3, // [3:6] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	14, // 0: kxm.v1.CreateProjectResponse.project:type_name -> kxm.v1.Project
+	14, // 1: kxm.v1.ListProjectsResponse.projects:type_name -> kxm.v1.Project
+	14, // 2: kxm.v1.RotateProjectTokenResponse.project:type_name -> kxm.v1.Project
+	15, // 3: kxm.v1.CreateOperatorResponse.operator:type_name -> kxm.v1.Operator
+	15, // 4: kxm.v1.ListOperatorsResponse.operators:type_name -> kxm.v1.Operator
+	15, // 5: kxm.v1.RevokeOperatorResponse.operator:type_name -> kxm.v1.Operator
+	16, // 6: kxm.v1.ListAuditRecordsResponse.audit_records:type_name -> kxm.v1.AuditRecord
+	0,  // 7: kxm.v1.AdminService.CreateProject:input_type -> kxm.v1.CreateProjectRequest
+	2,  // 8: kxm.v1.AdminService.ListProjects:input_type -> kxm.v1.ListProjectsRequest
+	4,  // 9: kxm.v1.AdminService.RotateProjectToken:input_type -> kxm.v1.RotateProjectTokenRequest
+	6,  // 10: kxm.v1.AdminService.CreateOperator:input_type -> kxm.v1.CreateOperatorRequest
+	8,  // 11: kxm.v1.AdminService.ListOperators:input_type -> kxm.v1.ListOperatorsRequest
+	10, // 12: kxm.v1.AdminService.RevokeOperator:input_type -> kxm.v1.RevokeOperatorRequest
+	12, // 13: kxm.v1.AdminService.ListAuditRecords:input_type -> kxm.v1.ListAuditRecordsRequest
+	1,  // 14: kxm.v1.AdminService.CreateProject:output_type -> kxm.v1.CreateProjectResponse
+	3,  // 15: kxm.v1.AdminService.ListProjects:output_type -> kxm.v1.ListProjectsResponse
+	5,  // 16: kxm.v1.AdminService.RotateProjectToken:output_type -> kxm.v1.RotateProjectTokenResponse
+	7,  // 17: kxm.v1.AdminService.CreateOperator:output_type -> kxm.v1.CreateOperatorResponse
+	9,  // 18: kxm.v1.AdminService.ListOperators:output_type -> kxm.v1.ListOperatorsResponse
+	11, // 19: kxm.v1.AdminService.RevokeOperator:output_type -> kxm.v1.RevokeOperatorResponse
+	13, // 20: kxm.v1.AdminService.ListAuditRecords:output_type -> kxm.v1.ListAuditRecordsResponse
+	14, // [14:21] is the sub-list for method output_type
+	7,  // [7:14] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_admin_service_proto_init() }
@@ -406,6 +888,7 @@ func file_kxm_v1_admin_service_proto_init() {
 	if File_kxm_v1_admin_service_proto != nil {
 		return
 	}
+	file_kxm_v1_options_proto_init()
 	file_kxm_v1_types_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -413,7 +896,7 @@ func file_kxm_v1_admin_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_admin_service_proto_rawDesc), len(file_kxm_v1_admin_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,19 +22,28 @@ const (
 	AdminService_CreateProject_FullMethodName      = "/kxm.v1.AdminService/CreateProject"
 	AdminService_ListProjects_FullMethodName       = "/kxm.v1.AdminService/ListProjects"
 	AdminService_RotateProjectToken_FullMethodName = "/kxm.v1.AdminService/RotateProjectToken"
+	AdminService_CreateOperator_FullMethodName     = "/kxm.v1.AdminService/CreateOperator"
+	AdminService_ListOperators_FullMethodName      = "/kxm.v1.AdminService/ListOperators"
+	AdminService_RevokeOperator_FullMethodName     = "/kxm.v1.AdminService/RevokeOperator"
+	AdminService_ListAuditRecords_FullMethodName   = "/kxm.v1.AdminService/ListAuditRecords"
 )
 
 // AdminServiceClient is the client API for AdminService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// AdminService manages projects and their tokens. Every RPC needs the admin token.
+// AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+//
+// Project management needs an operator: the bootstrap admin (the admin token) or a named operator
+// (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
+// bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+// an audit record written in the transaction of the change.
 type AdminServiceClient interface {
 	// CreateProject creates a project and issues its first project token.
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
 	// - ALREADY_EXISTS (ERROR_REASON_PROJECT_ALREADY_EXISTS): a project has this name.
 	CreateProject(ctx context.Context, in *CreateProjectRequest, opts ...grpc.CallOption) (*CreateProjectResponse, error)
@@ -42,17 +51,49 @@ type AdminServiceClient interface {
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
 	ListProjects(ctx context.Context, in *ListProjectsRequest, opts ...grpc.CallOption) (*ListProjectsResponse, error)
 	// RotateProjectToken issues a new project token; the old one stops working at once.
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
 	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
 	RotateProjectToken(ctx context.Context, in *RotateProjectTokenRequest, opts ...grpc.CallOption) (*RotateProjectTokenResponse, error)
+	// CreateOperator creates a named operator and issues its token (`kxm_op_…`, shown once).
+	//
+	// Names are never reused: a revoked operator keeps its name, so the audit names one person.
+	//
+	// Errors:
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token (a named operator cannot manage operators).
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
+	// - ALREADY_EXISTS (ERROR_REASON_OPERATOR_ALREADY_EXISTS): an operator has (or had) this name, or it is `admin`, the bootstrap admin's.
+	CreateOperator(ctx context.Context, in *CreateOperatorRequest, opts ...grpc.CallOption) (*CreateOperatorResponse, error)
+	// ListOperators lists the named operators by name, revoked ones too; never their tokens.
+	//
+	// Errors:
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+	ListOperators(ctx context.Context, in *ListOperatorsRequest, opts ...grpc.CallOption) (*ListOperatorsResponse, error)
+	// RevokeOperator revokes a named operator's token; it stops working at once. Revoking a revoked operator changes nothing.
+	//
+	// Errors:
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
+	// - NOT_FOUND (ERROR_REASON_OPERATOR_NOT_FOUND): no named operator has this name (the bootstrap admin is not one: change its token instead).
+	RevokeOperator(ctx context.Context, in *RevokeOperatorRequest, opts ...grpc.CallOption) (*RevokeOperatorResponse, error)
+	// ListAuditRecords lists the audit records, newest first, optionally of one operator and/or one action.
+	//
+	// Errors:
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
+	ListAuditRecords(ctx context.Context, in *ListAuditRecordsRequest, opts ...grpc.CallOption) (*ListAuditRecordsResponse, error)
 }
 
 type adminServiceClient struct {
@@ -93,17 +134,62 @@ func (c *adminServiceClient) RotateProjectToken(ctx context.Context, in *RotateP
 	return out, nil
 }
 
+func (c *adminServiceClient) CreateOperator(ctx context.Context, in *CreateOperatorRequest, opts ...grpc.CallOption) (*CreateOperatorResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateOperatorResponse)
+	err := c.cc.Invoke(ctx, AdminService_CreateOperator_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListOperators(ctx context.Context, in *ListOperatorsRequest, opts ...grpc.CallOption) (*ListOperatorsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListOperatorsResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListOperators_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) RevokeOperator(ctx context.Context, in *RevokeOperatorRequest, opts ...grpc.CallOption) (*RevokeOperatorResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeOperatorResponse)
+	err := c.cc.Invoke(ctx, AdminService_RevokeOperator_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListAuditRecords(ctx context.Context, in *ListAuditRecordsRequest, opts ...grpc.CallOption) (*ListAuditRecordsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListAuditRecordsResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListAuditRecords_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServiceServer is the server API for AdminService service.
 // All implementations must embed UnimplementedAdminServiceServer
 // for forward compatibility.
 //
-// AdminService manages projects and their tokens. Every RPC needs the admin token.
+// AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+//
+// Project management needs an operator: the bootstrap admin (the admin token) or a named operator
+// (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
+// bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+// an audit record written in the transaction of the change.
 type AdminServiceServer interface {
 	// CreateProject creates a project and issues its first project token.
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
 	// - ALREADY_EXISTS (ERROR_REASON_PROJECT_ALREADY_EXISTS): a project has this name.
 	CreateProject(context.Context, *CreateProjectRequest) (*CreateProjectResponse, error)
@@ -111,17 +197,49 @@ type AdminServiceServer interface {
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
 	ListProjects(context.Context, *ListProjectsRequest) (*ListProjectsResponse, error)
 	// RotateProjectToken issues a new project token; the old one stops working at once.
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
 	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
 	RotateProjectToken(context.Context, *RotateProjectTokenRequest) (*RotateProjectTokenResponse, error)
+	// CreateOperator creates a named operator and issues its token (`kxm_op_…`, shown once).
+	//
+	// Names are never reused: a revoked operator keeps its name, so the audit names one person.
+	//
+	// Errors:
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token (a named operator cannot manage operators).
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
+	// - ALREADY_EXISTS (ERROR_REASON_OPERATOR_ALREADY_EXISTS): an operator has (or had) this name, or it is `admin`, the bootstrap admin's.
+	CreateOperator(context.Context, *CreateOperatorRequest) (*CreateOperatorResponse, error)
+	// ListOperators lists the named operators by name, revoked ones too; never their tokens.
+	//
+	// Errors:
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+	ListOperators(context.Context, *ListOperatorsRequest) (*ListOperatorsResponse, error)
+	// RevokeOperator revokes a named operator's token; it stops working at once. Revoking a revoked operator changes nothing.
+	//
+	// Errors:
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
+	// - NOT_FOUND (ERROR_REASON_OPERATOR_NOT_FOUND): no named operator has this name (the bootstrap admin is not one: change its token instead).
+	RevokeOperator(context.Context, *RevokeOperatorRequest) (*RevokeOperatorResponse, error)
+	// ListAuditRecords lists the audit records, newest first, optionally of one operator and/or one action.
+	//
+	// Errors:
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
+	ListAuditRecords(context.Context, *ListAuditRecordsRequest) (*ListAuditRecordsResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -140,6 +258,18 @@ func (UnimplementedAdminServiceServer) ListProjects(context.Context, *ListProjec
 }
 func (UnimplementedAdminServiceServer) RotateProjectToken(context.Context, *RotateProjectTokenRequest) (*RotateProjectTokenResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RotateProjectToken not implemented")
+}
+func (UnimplementedAdminServiceServer) CreateOperator(context.Context, *CreateOperatorRequest) (*CreateOperatorResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateOperator not implemented")
+}
+func (UnimplementedAdminServiceServer) ListOperators(context.Context, *ListOperatorsRequest) (*ListOperatorsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListOperators not implemented")
+}
+func (UnimplementedAdminServiceServer) RevokeOperator(context.Context, *RevokeOperatorRequest) (*RevokeOperatorResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeOperator not implemented")
+}
+func (UnimplementedAdminServiceServer) ListAuditRecords(context.Context, *ListAuditRecordsRequest) (*ListAuditRecordsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListAuditRecords not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -216,6 +346,78 @@ func _AdminService_RotateProjectToken_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_CreateOperator_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateOperatorRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).CreateOperator(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_CreateOperator_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).CreateOperator(ctx, req.(*CreateOperatorRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_ListOperators_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListOperatorsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListOperators(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListOperators_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListOperators(ctx, req.(*ListOperatorsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_RevokeOperator_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeOperatorRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).RevokeOperator(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_RevokeOperator_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).RevokeOperator(ctx, req.(*RevokeOperatorRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_ListAuditRecords_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListAuditRecordsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListAuditRecords(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListAuditRecords_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListAuditRecords(ctx, req.(*ListAuditRecordsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -234,6 +436,22 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RotateProjectToken",
 			Handler:    _AdminService_RotateProjectToken_Handler,
+		},
+		{
+			MethodName: "CreateOperator",
+			Handler:    _AdminService_CreateOperator_Handler,
+		},
+		{
+			MethodName: "ListOperators",
+			Handler:    _AdminService_ListOperators_Handler,
+		},
+		{
+			MethodName: "RevokeOperator",
+			Handler:    _AdminService_RevokeOperator_Handler,
+		},
+		{
+			MethodName: "ListAuditRecords",
+			Handler:    _AdminService_ListAuditRecords_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

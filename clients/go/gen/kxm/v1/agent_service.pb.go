@@ -27,7 +27,7 @@ type CredentialKind int32
 const (
 	// Never returned; the proto3 zero value.
 	CredentialKind_CREDENTIAL_KIND_UNSPECIFIED CredentialKind = 0
-	// The admin token, which manages projects and acts in the project `x-kxm-project` names.
+	// The admin token (the bootstrap admin, the operator named `admin`), which manages projects and operators and acts in the project `x-kxm-project` names.
 	CredentialKind_CREDENTIAL_KIND_ADMIN CredentialKind = 1
 	// A project token without an agent identity.
 	CredentialKind_CREDENTIAL_KIND_PROJECT CredentialKind = 2
@@ -35,6 +35,8 @@ const (
 	CredentialKind_CREDENTIAL_KIND_AGENT CredentialKind = 3
 	// A runtime key.
 	CredentialKind_CREDENTIAL_KIND_RUNTIME CredentialKind = 4
+	// A named operator's token (`kxm_op_…`), which manages projects and acts in the project `x-kxm-project` names, like the admin token, but cannot manage operators.
+	CredentialKind_CREDENTIAL_KIND_OPERATOR CredentialKind = 5
 )
 
 // Enum value maps for CredentialKind.
@@ -45,6 +47,7 @@ var (
 		2: "CREDENTIAL_KIND_PROJECT",
 		3: "CREDENTIAL_KIND_AGENT",
 		4: "CREDENTIAL_KIND_RUNTIME",
+		5: "CREDENTIAL_KIND_OPERATOR",
 	}
 	CredentialKind_value = map[string]int32{
 		"CREDENTIAL_KIND_UNSPECIFIED": 0,
@@ -52,6 +55,7 @@ var (
 		"CREDENTIAL_KIND_PROJECT":     2,
 		"CREDENTIAL_KIND_AGENT":       3,
 		"CREDENTIAL_KIND_RUNTIME":     4,
+		"CREDENTIAL_KIND_OPERATOR":    5,
 	}
 )
 
@@ -556,14 +560,16 @@ type GetCallerIdentityResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The kind of credential the call presented.
 	CredentialKind CredentialKind `protobuf:"varint,1,opt,name=credential_kind,json=credentialKind,proto3,enum=kxm.v1.CredentialKind" json:"credential_kind,omitempty"`
-	// The project the credential admits; for the admin token, the one `x-kxm-project` named (empty when none).
+	// The project the credential admits; for an operator, the one `x-kxm-project` named (empty when none).
 	Project string `protobuf:"bytes,2,opt,name=project,proto3" json:"project,omitempty"`
 	// The calling agent's id (`agt_` + 32 hex) with CREDENTIAL_KIND_AGENT; empty otherwise.
 	AgentId string `protobuf:"bytes,3,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
 	// The calling agent's name with CREDENTIAL_KIND_AGENT; empty otherwise.
 	AgentName string `protobuf:"bytes,4,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
 	// The calling runtime's id with CREDENTIAL_KIND_RUNTIME; empty otherwise.
-	RuntimeId     string `protobuf:"bytes,5,opt,name=runtime_id,json=runtimeId,proto3" json:"runtime_id,omitempty"`
+	RuntimeId string `protobuf:"bytes,5,opt,name=runtime_id,json=runtimeId,proto3" json:"runtime_id,omitempty"`
+	// The operator the call is attributed to: `admin` with CREDENTIAL_KIND_ADMIN, the operator's name with CREDENTIAL_KIND_OPERATOR; empty otherwise.
+	Operator      string `protobuf:"bytes,6,opt,name=operator,proto3" json:"operator,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -633,11 +639,18 @@ func (x *GetCallerIdentityResponse) GetRuntimeId() string {
 	return ""
 }
 
+func (x *GetCallerIdentityResponse) GetOperator() string {
+	if x != nil {
+		return x.Operator
+	}
+	return ""
+}
+
 var File_kxm_v1_agent_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_agent_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1akxm/v1/agent_service.proto\x12\x06kxm.v1\x1a\x12kxm/v1/types.proto\"\x91\x01\n" +
+	"\x1akxm/v1/agent_service.proto\x12\x06kxm.v1\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"\x91\x01\n" +
 	"\x14RegisterAgentRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\apurpose\x18\x02 \x01(\tR\apurpose\x12\x14\n" +
@@ -662,7 +675,7 @@ const file_kxm_v1_agent_service_proto_rawDesc = "" +
 	"\x12ListAgentsResponse\x12%\n" +
 	"\x06agents\x18\x01 \x03(\v2\r.kxm.v1.AgentR\x06agents\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x1a\n" +
-	"\x18GetCallerIdentityRequest\"\xcf\x01\n" +
+	"\x18GetCallerIdentityRequest\"\xeb\x01\n" +
 	"\x19GetCallerIdentityResponse\x12?\n" +
 	"\x0fcredential_kind\x18\x01 \x01(\x0e2\x16.kxm.v1.CredentialKindR\x0ecredentialKind\x12\x18\n" +
 	"\aproject\x18\x02 \x01(\tR\aproject\x12\x19\n" +
@@ -670,20 +683,23 @@ const file_kxm_v1_agent_service_proto_rawDesc = "" +
 	"\n" +
 	"agent_name\x18\x04 \x01(\tR\tagentName\x12\x1d\n" +
 	"\n" +
-	"runtime_id\x18\x05 \x01(\tR\truntimeId*\xa1\x01\n" +
+	"runtime_id\x18\x05 \x01(\tR\truntimeId\x12\x1a\n" +
+	"\boperator\x18\x06 \x01(\tR\boperator*\xbf\x01\n" +
 	"\x0eCredentialKind\x12\x1f\n" +
 	"\x1bCREDENTIAL_KIND_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15CREDENTIAL_KIND_ADMIN\x10\x01\x12\x1b\n" +
 	"\x17CREDENTIAL_KIND_PROJECT\x10\x02\x12\x19\n" +
 	"\x15CREDENTIAL_KIND_AGENT\x10\x03\x12\x1b\n" +
-	"\x17CREDENTIAL_KIND_RUNTIME\x10\x042\x91\x03\n" +
-	"\fAgentService\x12L\n" +
-	"\rRegisterAgent\x12\x1c.kxm.v1.RegisterAgentRequest\x1a\x1d.kxm.v1.RegisterAgentResponse\x12@\n" +
-	"\tHeartbeat\x12\x18.kxm.v1.HeartbeatRequest\x1a\x19.kxm.v1.HeartbeatResponse\x12R\n" +
-	"\x0fUnregisterAgent\x12\x1e.kxm.v1.UnregisterAgentRequest\x1a\x1f.kxm.v1.UnregisterAgentResponse\x12C\n" +
+	"\x17CREDENTIAL_KIND_RUNTIME\x10\x04\x12\x1c\n" +
+	"\x18CREDENTIAL_KIND_OPERATOR\x10\x052\xf4\x03\n" +
+	"\fAgentService\x12Z\n" +
+	"\rRegisterAgent\x12\x1c.kxm.v1.RegisterAgentRequest\x1a\x1d.kxm.v1.RegisterAgentResponse\"\f\xea\xe0\x18\b\b\x03\x10\x00\x18\x02(\x01\x12N\n" +
+	"\tHeartbeat\x12\x18.kxm.v1.HeartbeatRequest\x1a\x19.kxm.v1.HeartbeatResponse\"\f\xea\xe0\x18\b\b\x05\x10\x00\x18\x03(\x01\x12`\n" +
+	"\x0fUnregisterAgent\x12\x1e.kxm.v1.UnregisterAgentRequest\x1a\x1f.kxm.v1.UnregisterAgentResponse\"\f\xea\xe0\x18\b\b\x05\x10\x00\x18\x02(\x01\x12b\n" +
 	"\n" +
-	"ListAgents\x12\x19.kxm.v1.ListAgentsRequest\x1a\x1a.kxm.v1.ListAgentsResponse\x12X\n" +
-	"\x11GetCallerIdentity\x12 .kxm.v1.GetCallerIdentityRequest\x1a!.kxm.v1.GetCallerIdentityResponseB\x81\x01\n" +
+	"ListAgents\x12\x19.kxm.v1.ListAgentsRequest\x1a\x1a.kxm.v1.ListAgentsResponse\"\x1d\xea\xe0\x18\x19\b\x03\x10\x01\x18\x02\"\x0fkxm_list_agents(\x01\x12r\n" +
+	"\x11GetCallerIdentity\x12 .kxm.v1.GetCallerIdentityRequest\x1a!.kxm.v1.GetCallerIdentityResponse\"\x18\xea\xe0\x18\x14\b\a\x10\x01\x18\x02\"\n" +
+	"kxm_whoami(\x01B\x81\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x11AgentServiceProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -743,6 +759,7 @@ func file_kxm_v1_agent_service_proto_init() {
 	if File_kxm_v1_agent_service_proto != nil {
 		return
 	}
+	file_kxm_v1_options_proto_init()
 	file_kxm_v1_types_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{

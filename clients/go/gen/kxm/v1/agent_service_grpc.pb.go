@@ -40,14 +40,15 @@ type AgentServiceClient interface {
 	// a fresh agent key; any previous key of that agent stops working at once.
 	//
 	// Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
-	// active (which also lets a crashed agent take its still-online name back), or the admin token as the
-	// bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
-	// unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
-	// leases, `resumed` false) and retires the unregistered one.
+	// active (which also lets a crashed agent take its still-online name back), or an operator's token
+	// (the admin token or a named operator's) as the bearer with `x-kxm-project`. A key revoked by
+	// UnregisterAgent proves nothing: registering an unregistered agent's name without an operator's
+	// token creates a fresh agent (new id, empty inbox, no leases, `resumed` false) and retires the
+	// unregistered one. A registration by an operator is audited (AdminService.ListAuditRecords).
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
 	// - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
 	// - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
@@ -58,7 +59,7 @@ type AgentServiceClient interface {
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
 	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
 	Heartbeat(ctx context.Context, in *HeartbeatRequest, opts ...grpc.CallOption) (*HeartbeatResponse, error)
-	// UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+	// UnregisterAgent marks the calling agent offline and revokes its key for good: only an operator can
 	// resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
 	//
 	// Errors:
@@ -69,7 +70,7 @@ type AgentServiceClient interface {
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
-	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
 	ListAgents(ctx context.Context, in *ListAgentsRequest, opts ...grpc.CallOption) (*ListAgentsResponse, error)
 	// GetCallerIdentity tells the caller who its credentials make it: the credential's kind, the
@@ -82,7 +83,7 @@ type AgentServiceClient interface {
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
 	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
-	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): an operator's token names, with `x-kxm-project`, a project that does not exist.
 	GetCallerIdentity(ctx context.Context, in *GetCallerIdentityRequest, opts ...grpc.CallOption) (*GetCallerIdentityResponse, error)
 }
 
@@ -158,14 +159,15 @@ type AgentServiceServer interface {
 	// a fresh agent key; any previous key of that agent stops working at once.
 	//
 	// Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
-	// active (which also lets a crashed agent take its still-online name back), or the admin token as the
-	// bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
-	// unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
-	// leases, `resumed` false) and retires the unregistered one.
+	// active (which also lets a crashed agent take its still-online name back), or an operator's token
+	// (the admin token or a named operator's) as the bearer with `x-kxm-project`. A key revoked by
+	// UnregisterAgent proves nothing: registering an unregistered agent's name without an operator's
+	// token creates a fresh agent (new id, empty inbox, no leases, `resumed` false) and retires the
+	// unregistered one. A registration by an operator is audited (AdminService.ListAuditRecords).
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
 	// - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
 	// - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
@@ -176,7 +178,7 @@ type AgentServiceServer interface {
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
 	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
 	Heartbeat(context.Context, *HeartbeatRequest) (*HeartbeatResponse, error)
-	// UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+	// UnregisterAgent marks the calling agent offline and revokes its key for good: only an operator can
 	// resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
 	//
 	// Errors:
@@ -187,7 +189,7 @@ type AgentServiceServer interface {
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
-	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
 	ListAgents(context.Context, *ListAgentsRequest) (*ListAgentsResponse, error)
 	// GetCallerIdentity tells the caller who its credentials make it: the credential's kind, the
@@ -200,7 +202,7 @@ type AgentServiceServer interface {
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
 	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
-	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): an operator's token names, with `x-kxm-project`, a project that does not exist.
 	GetCallerIdentity(context.Context, *GetCallerIdentityRequest) (*GetCallerIdentityResponse, error)
 	mustEmbedUnimplementedAgentServiceServer()
 }

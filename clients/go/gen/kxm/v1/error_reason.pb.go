@@ -224,7 +224,7 @@ const (
 	ErrorReason_ERROR_REASON_PROJECT_ALREADY_EXISTS ErrorReason = 103
 	// NOT_FOUND: no agent of the caller's project has this id; metadata: agentId.
 	ErrorReason_ERROR_REASON_AGENT_NOT_FOUND ErrorReason = 104
-	// PERMISSION_DENIED: reclaiming an offline agent's name needs its last key or the admin token; metadata: name.
+	// PERMISSION_DENIED: reclaiming an offline agent's name needs its last key or an operator's token; metadata: name.
 	ErrorReason_ERROR_REASON_AGENT_RECLAIM_FORBIDDEN ErrorReason = 105
 	// PERMISSION_DENIED: an agent tried to act on another agent's identity; metadata: agentId.
 	ErrorReason_ERROR_REASON_AGENT_FORBIDDEN ErrorReason = 106
@@ -246,6 +246,10 @@ const (
 	ErrorReason_ERROR_REASON_RUNTIME_ALREADY_EXISTS ErrorReason = 114
 	// RESOURCE_EXHAUSTED: the agent has too many open streams; metadata: limit.
 	ErrorReason_ERROR_REASON_STREAM_LIMIT_REACHED ErrorReason = 115
+	// NOT_FOUND: no named operator has this name; metadata: operator.
+	ErrorReason_ERROR_REASON_OPERATOR_NOT_FOUND ErrorReason = 116
+	// ALREADY_EXISTS: an operator has, or had, this name (names are never reused), or it is the bootstrap admin's (`admin`); metadata: operator.
+	ErrorReason_ERROR_REASON_OPERATOR_ALREADY_EXISTS ErrorReason = 117
 )
 
 // Enum value maps for ErrorReason.
@@ -357,6 +361,8 @@ var (
 		113: "ERROR_REASON_RUNTIME_FORBIDDEN",
 		114: "ERROR_REASON_RUNTIME_ALREADY_EXISTS",
 		115: "ERROR_REASON_STREAM_LIMIT_REACHED",
+		116: "ERROR_REASON_OPERATOR_NOT_FOUND",
+		117: "ERROR_REASON_OPERATOR_ALREADY_EXISTS",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                           0,
@@ -465,6 +471,8 @@ var (
 		"ERROR_REASON_RUNTIME_FORBIDDEN":                     113,
 		"ERROR_REASON_RUNTIME_ALREADY_EXISTS":                114,
 		"ERROR_REASON_STREAM_LIMIT_REACHED":                  115,
+		"ERROR_REASON_OPERATOR_NOT_FOUND":                    116,
+		"ERROR_REASON_OPERATOR_ALREADY_EXISTS":               117,
 	}
 )
 
@@ -499,7 +507,7 @@ var File_kxm_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xd7!\n" +
+	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xa6\"\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_PROTOCOL_ERROR\x10\x01\x12\x1d\n" +
@@ -607,7 +615,9 @@ const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\x1eERROR_REASON_RUNTIME_NOT_FOUND\x10p\x12\"\n" +
 	"\x1eERROR_REASON_RUNTIME_FORBIDDEN\x10q\x12'\n" +
 	"#ERROR_REASON_RUNTIME_ALREADY_EXISTS\x10r\x12%\n" +
-	"!ERROR_REASON_STREAM_LIMIT_REACHED\x10sB\x80\x01\n" +
+	"!ERROR_REASON_STREAM_LIMIT_REACHED\x10s\x12#\n" +
+	"\x1fERROR_REASON_OPERATOR_NOT_FOUND\x10t\x12(\n" +
+	"$ERROR_REASON_OPERATOR_ALREADY_EXISTS\x10uB\x80\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x10ErrorReasonProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 

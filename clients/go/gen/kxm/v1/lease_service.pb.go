@@ -668,7 +668,7 @@ var File_kxm_v1_lease_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_lease_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1akxm/v1/lease_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x12kxm/v1/types.proto\"\x85\x01\n" +
+	"\x1akxm/v1/lease_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"\x85\x01\n" +
 	"\x13AcquireLeaseRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12+\n" +
 	"\x03ttl\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12-\n" +
@@ -703,17 +703,17 @@ const file_kxm_v1_lease_service_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
 	"\rfencing_token\x18\x02 \x01(\x04R\ffencingToken\"9\n" +
 	"\x12CheckFenceResponse\x12#\n" +
-	"\x05lease\x18\x01 \x01(\v2\r.kxm.v1.LeaseR\x05lease2\xb2\x03\n" +
-	"\fLeaseService\x12I\n" +
-	"\fAcquireLease\x12\x1b.kxm.v1.AcquireLeaseRequest\x1a\x1c.kxm.v1.AcquireLeaseResponse\x12C\n" +
+	"\x05lease\x18\x01 \x01(\v2\r.kxm.v1.LeaseR\x05lease2\xee\x04\n" +
+	"\fLeaseService\x12j\n" +
+	"\fAcquireLease\x12\x1b.kxm.v1.AcquireLeaseRequest\x1a\x1c.kxm.v1.AcquireLeaseResponse\"\x1f\xea\xe0\x18\x1b\b\x05\x10\x00\x18\x02\"\x11kxm_acquire_lease(\x01\x12b\n" +
 	"\n" +
-	"RenewLease\x12\x19.kxm.v1.RenewLeaseRequest\x1a\x1a.kxm.v1.RenewLeaseResponse\x12I\n" +
-	"\fReleaseLease\x12\x1b.kxm.v1.ReleaseLeaseRequest\x1a\x1c.kxm.v1.ReleaseLeaseResponse\x12=\n" +
-	"\bGetLease\x12\x17.kxm.v1.GetLeaseRequest\x1a\x18.kxm.v1.GetLeaseResponse\x12C\n" +
+	"RenewLease\x12\x19.kxm.v1.RenewLeaseRequest\x1a\x1a.kxm.v1.RenewLeaseResponse\"\x1d\xea\xe0\x18\x19\b\x05\x10\x00\x18\x02\"\x0fkxm_renew_lease(\x01\x12j\n" +
+	"\fReleaseLease\x12\x1b.kxm.v1.ReleaseLeaseRequest\x1a\x1c.kxm.v1.ReleaseLeaseResponse\"\x1f\xea\xe0\x18\x1b\b\x05\x10\x00\x18\x02\"\x11kxm_release_lease(\x01\x12Z\n" +
+	"\bGetLease\x12\x17.kxm.v1.GetLeaseRequest\x1a\x18.kxm.v1.GetLeaseResponse\"\x1b\xea\xe0\x18\x17\b\x04\x10\x01\x18\x02\"\rkxm_get_lease(\x01\x12b\n" +
 	"\n" +
-	"ListLeases\x12\x19.kxm.v1.ListLeasesRequest\x1a\x1a.kxm.v1.ListLeasesResponse\x12C\n" +
+	"ListLeases\x12\x19.kxm.v1.ListLeasesRequest\x1a\x1a.kxm.v1.ListLeasesResponse\"\x1d\xea\xe0\x18\x19\b\x04\x10\x01\x18\x02\"\x0fkxm_list_leases(\x01\x12b\n" +
 	"\n" +
-	"CheckFence\x12\x19.kxm.v1.CheckFenceRequest\x1a\x1a.kxm.v1.CheckFenceResponseB\x81\x01\n" +
+	"CheckFence\x12\x19.kxm.v1.CheckFenceRequest\x1a\x1a.kxm.v1.CheckFenceResponse\"\x1d\xea\xe0\x18\x19\b\x04\x10\x01\x18\x02\"\x0fkxm_check_fence(\x01B\x81\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x11LeaseServiceProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -780,6 +780,7 @@ func file_kxm_v1_lease_service_proto_init() {
 	if File_kxm_v1_lease_service_proto != nil {
 		return
 	}
+	file_kxm_v1_options_proto_init()
 	file_kxm_v1_types_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{

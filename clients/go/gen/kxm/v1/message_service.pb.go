@@ -105,9 +105,15 @@ type SendMessageRequest struct {
 	AllowOffline bool `protobuf:"varint,10,opt,name=allow_offline,json=allowOffline,proto3" json:"allow_offline,omitempty"`
 	// The workflow stage attempt this request serves, if any.
 	WorkflowContext *WorkflowMessageContext `protobuf:"bytes,11,opt,name=workflow_context,json=workflowContext,proto3" json:"workflow_context,omitempty"`
-	// Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-	// and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
-	ReplyWait     *durationpb.Duration `protobuf:"bytes,12,opt,name=reply_wait,json=replyWait,proto3" json:"reply_wait,omitempty"`
+	// Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+	// accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
+	//
+	// Deprecated: Marked as deprecated in kxm/v1/message_service.proto.
+	ReplyWait *durationpb.Duration `protobuf:"bytes,12,opt,name=reply_wait,json=replyWait,proto3" json:"reply_wait,omitempty"`
+	// Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+	// for the message to end, and return it in its terminal state: a request and its reply in one call.
+	// Unset: return once stored. Checked before anything is stored.
+	Wait          *durationpb.Duration `protobuf:"bytes,13,opt,name=wait,proto3" json:"wait,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -219,9 +225,17 @@ func (x *SendMessageRequest) GetWorkflowContext() *WorkflowMessageContext {
 	return nil
 }
 
+// Deprecated: Marked as deprecated in kxm/v1/message_service.proto.
 func (x *SendMessageRequest) GetReplyWait() *durationpb.Duration {
 	if x != nil {
 		return x.ReplyWait
+	}
+	return nil
+}
+
+func (x *SendMessageRequest) GetWait() *durationpb.Duration {
+	if x != nil {
+		return x.Wait
 	}
 	return nil
 }
@@ -233,7 +247,7 @@ type SendMessageResponse struct {
 	Message *Message `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
 	// True when this call repeated an earlier send with the same idempotency key and nothing new was stored.
 	Repeated bool `protobuf:"varint,2,opt,name=repeated,proto3" json:"repeated,omitempty"`
-	// True when the returned message is terminal (with reply_wait: it ended before the wait did).
+	// True when the returned message is terminal (with wait: it ended before the wait did).
 	Terminal      bool `protobuf:"varint,3,opt,name=terminal,proto3" json:"terminal,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -782,8 +796,13 @@ type WaitMessageRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Required. The message id.
 	MessageId string `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+	// accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
+	//
+	// Deprecated: Marked as deprecated in kxm/v1/message_service.proto.
+	Timeout *durationpb.Duration `protobuf:"bytes,2,opt,name=timeout,proto3" json:"timeout,omitempty"`
 	// How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
-	Timeout       *durationpb.Duration `protobuf:"bytes,2,opt,name=timeout,proto3" json:"timeout,omitempty"`
+	Wait          *durationpb.Duration `protobuf:"bytes,3,opt,name=wait,proto3" json:"wait,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -825,9 +844,17 @@ func (x *WaitMessageRequest) GetMessageId() string {
 	return ""
 }
 
+// Deprecated: Marked as deprecated in kxm/v1/message_service.proto.
 func (x *WaitMessageRequest) GetTimeout() *durationpb.Duration {
 	if x != nil {
 		return x.Timeout
+	}
+	return nil
+}
+
+func (x *WaitMessageRequest) GetWait() *durationpb.Duration {
+	if x != nil {
+		return x.Wait
 	}
 	return nil
 }
@@ -984,11 +1011,16 @@ type FanoutMessagesRequest struct {
 	WorkflowContext *WorkflowMessageContext `protobuf:"bytes,5,opt,name=workflow_context,json=workflowContext,proto3" json:"workflow_context,omitempty"`
 	// How long each message lives (1 s to 7 d); the hub default when unset.
 	Ttl *durationpb.Duration `protobuf:"bytes,6,opt,name=ttl,proto3" json:"ttl,omitempty"`
-	// How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-	// the call's deadline.
+	// Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+	// accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
+	//
+	// Deprecated: Marked as deprecated in kxm/v1/message_service.proto.
 	Timeout *durationpb.Duration `protobuf:"bytes,7,opt,name=timeout,proto3" json:"timeout,omitempty"`
 	// Allow registered agents that are offline as targets.
-	AllowOffline  bool `protobuf:"varint,8,opt,name=allow_offline,json=allowOffline,proto3" json:"allow_offline,omitempty"`
+	AllowOffline bool `protobuf:"varint,8,opt,name=allow_offline,json=allowOffline,proto3" json:"allow_offline,omitempty"`
+	// How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+	// the call's deadline.
+	Wait          *durationpb.Duration `protobuf:"bytes,9,opt,name=wait,proto3" json:"wait,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1065,6 +1097,7 @@ func (x *FanoutMessagesRequest) GetTtl() *durationpb.Duration {
 	return nil
 }
 
+// Deprecated: Marked as deprecated in kxm/v1/message_service.proto.
 func (x *FanoutMessagesRequest) GetTimeout() *durationpb.Duration {
 	if x != nil {
 		return x.Timeout
@@ -1077,6 +1110,13 @@ func (x *FanoutMessagesRequest) GetAllowOffline() bool {
 		return x.AllowOffline
 	}
 	return false
+}
+
+func (x *FanoutMessagesRequest) GetWait() *durationpb.Duration {
+	if x != nil {
+		return x.Wait
+	}
+	return nil
 }
 
 // Response message for MessageService.FanoutMessages.
@@ -1452,7 +1492,7 @@ var File_kxm_v1_message_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_message_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1ckxm/v1/message_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x12kxm/v1/types.proto\"\xe5\x03\n" +
+	"\x1ckxm/v1/message_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"\x98\x04\n" +
 	"\x12SendMessageRequest\x12\x16\n" +
 	"\x06target\x18\x01 \x01(\tR\x06target\x12\x18\n" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12,\n" +
@@ -1465,9 +1505,10 @@ const file_kxm_v1_message_service_proto_rawDesc = "" +
 	"\x03ttl\x18\t \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12#\n" +
 	"\rallow_offline\x18\n" +
 	" \x01(\bR\fallowOffline\x12I\n" +
-	"\x10workflow_context\x18\v \x01(\v2\x1e.kxm.v1.WorkflowMessageContextR\x0fworkflowContext\x128\n" +
+	"\x10workflow_context\x18\v \x01(\v2\x1e.kxm.v1.WorkflowMessageContextR\x0fworkflowContext\x12<\n" +
 	"\n" +
-	"reply_wait\x18\f \x01(\v2\x19.google.protobuf.DurationR\treplyWait\"x\n" +
+	"reply_wait\x18\f \x01(\v2\x19.google.protobuf.DurationB\x02\x18\x01R\treplyWait\x12-\n" +
+	"\x04wait\x18\r \x01(\v2\x19.google.protobuf.DurationR\x04wait\"x\n" +
 	"\x13SendMessageResponse\x12)\n" +
 	"\amessage\x18\x01 \x01(\v2\x0f.kxm.v1.MessageR\amessage\x12\x1a\n" +
 	"\brepeated\x18\x02 \x01(\bR\brepeated\x12\x1a\n" +
@@ -1499,11 +1540,12 @@ const file_kxm_v1_message_service_proto_rawDesc = "" +
 	"page_token\x18\x02 \x01(\tR\tpageToken\"h\n" +
 	"\x11ListInboxResponse\x12+\n" +
 	"\bmessages\x18\x01 \x03(\v2\x0f.kxm.v1.MessageR\bmessages\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"h\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x9b\x01\n" +
 	"\x12WaitMessageRequest\x12\x1d\n" +
 	"\n" +
-	"message_id\x18\x01 \x01(\tR\tmessageId\x123\n" +
-	"\atimeout\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\atimeout\"\\\n" +
+	"message_id\x18\x01 \x01(\tR\tmessageId\x127\n" +
+	"\atimeout\x18\x02 \x01(\v2\x19.google.protobuf.DurationB\x02\x18\x01R\atimeout\x12-\n" +
+	"\x04wait\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x04wait\"\\\n" +
 	"\x13WaitMessageResponse\x12)\n" +
 	"\amessage\x18\x01 \x01(\v2\x0f.kxm.v1.MessageR\amessage\x12\x1a\n" +
 	"\bterminal\x18\x02 \x01(\bR\bterminal\"\xc7\x01\n" +
@@ -1512,16 +1554,17 @@ const file_kxm_v1_message_service_proto_rawDesc = "" +
 	"\x06status\x18\x02 \x01(\x0e2\x14.kxm.v1.FanoutStatusR\x06status\x12)\n" +
 	"\amessage\x18\x03 \x01(\v2\x0f.kxm.v1.MessageR\amessage\x12!\n" +
 	"\ferror_reason\x18\x04 \x01(\tR\verrorReason\x12#\n" +
-	"\rerror_message\x18\x05 \x01(\tR\ferrorMessage\"\xfa\x02\n" +
+	"\rerror_message\x18\x05 \x01(\tR\ferrorMessage\"\xad\x03\n" +
 	"\x15FanoutMessagesRequest\x12\x18\n" +
 	"\atargets\x18\x01 \x03(\tR\atargets\x12\x18\n" +
 	"\acontent\x18\x02 \x01(\tR\acontent\x12%\n" +
 	"\x0ecorrelation_id\x18\x03 \x01(\tR\rcorrelationId\x124\n" +
 	"\x16idempotency_key_prefix\x18\x04 \x01(\tR\x14idempotencyKeyPrefix\x12I\n" +
 	"\x10workflow_context\x18\x05 \x01(\v2\x1e.kxm.v1.WorkflowMessageContextR\x0fworkflowContext\x12+\n" +
-	"\x03ttl\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x123\n" +
-	"\atimeout\x18\a \x01(\v2\x19.google.protobuf.DurationR\atimeout\x12#\n" +
-	"\rallow_offline\x18\b \x01(\bR\fallowOffline\"H\n" +
+	"\x03ttl\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x127\n" +
+	"\atimeout\x18\a \x01(\v2\x19.google.protobuf.DurationB\x02\x18\x01R\atimeout\x12#\n" +
+	"\rallow_offline\x18\b \x01(\bR\fallowOffline\x12-\n" +
+	"\x04wait\x18\t \x01(\v2\x19.google.protobuf.DurationR\x04wait\"H\n" +
 	"\x16FanoutMessagesResponse\x12.\n" +
 	"\aresults\x18\x01 \x03(\v2\x14.kxm.v1.FanoutResultR\aresults\"T\n" +
 	"\x10SubscribeRequest\x12\x1b\n" +
@@ -1550,18 +1593,20 @@ const file_kxm_v1_message_service_proto_rawDesc = "" +
 	"\x19FANOUT_STATUS_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16FANOUT_STATUS_TERMINAL\x10\x01\x12\x19\n" +
 	"\x15FANOUT_STATUS_PENDING\x10\x02\x12\x17\n" +
-	"\x13FANOUT_STATUS_ERROR\x10\x032\xa3\x05\n" +
-	"\x0eMessageService\x12F\n" +
-	"\vSendMessage\x12\x1a.kxm.v1.SendMessageRequest\x1a\x1b.kxm.v1.SendMessageResponse\x12C\n" +
+	"\x13FANOUT_STATUS_ERROR\x10\x032\xf4\x06\n" +
+	"\x0eMessageService\x12^\n" +
+	"\vSendMessage\x12\x1a.kxm.v1.SendMessageRequest\x1a\x1b.kxm.v1.SendMessageResponse\"\x16\xea\xe0\x18\x12\b\x05\x10\x00\x18\x02\"\bkxm_send(\x01\x12b\n" +
 	"\n" +
-	"GetMessage\x12\x19.kxm.v1.GetMessageRequest\x1a\x1a.kxm.v1.GetMessageResponse\x12L\n" +
-	"\rCancelMessage\x12\x1c.kxm.v1.CancelMessageRequest\x1a\x1d.kxm.v1.CancelMessageResponse\x12O\n" +
-	"\x0eReplyToMessage\x12\x1d.kxm.v1.ReplyToMessageRequest\x1a\x1e.kxm.v1.ReplyToMessageResponse\x12F\n" +
-	"\vAckMessages\x12\x1a.kxm.v1.AckMessagesRequest\x1a\x1b.kxm.v1.AckMessagesResponse\x12@\n" +
-	"\tListInbox\x12\x18.kxm.v1.ListInboxRequest\x1a\x19.kxm.v1.ListInboxResponse\x12F\n" +
-	"\vWaitMessage\x12\x1a.kxm.v1.WaitMessageRequest\x1a\x1b.kxm.v1.WaitMessageResponse\x12O\n" +
-	"\x0eFanoutMessages\x12\x1d.kxm.v1.FanoutMessagesRequest\x1a\x1e.kxm.v1.FanoutMessagesResponse\x12B\n" +
-	"\tSubscribe\x12\x18.kxm.v1.SubscribeRequest\x1a\x19.kxm.v1.SubscribeResponse0\x01B\x83\x01\n" +
+	"GetMessage\x12\x19.kxm.v1.GetMessageRequest\x1a\x1a.kxm.v1.GetMessageResponse\"\x1d\xea\xe0\x18\x19\b\x05\x10\x01\x18\x02\"\x0fkxm_get_message(\x01\x12f\n" +
+	"\rCancelMessage\x12\x1c.kxm.v1.CancelMessageRequest\x1a\x1d.kxm.v1.CancelMessageResponse\"\x18\xea\xe0\x18\x14\b\x05\x10\x00\x18\x02\"\n" +
+	"kxm_cancel(\x01\x12h\n" +
+	"\x0eReplyToMessage\x12\x1d.kxm.v1.ReplyToMessageRequest\x1a\x1e.kxm.v1.ReplyToMessageResponse\"\x17\xea\xe0\x18\x13\b\x05\x10\x00\x18\x02\"\tkxm_reply(\x01\x12T\n" +
+	"\vAckMessages\x12\x1a.kxm.v1.AckMessagesRequest\x1a\x1b.kxm.v1.AckMessagesResponse\"\f\xea\xe0\x18\b\b\x05\x10\x00\x18\x02(\x01\x12Y\n" +
+	"\tListInbox\x12\x18.kxm.v1.ListInboxRequest\x1a\x19.kxm.v1.ListInboxResponse\"\x17\xea\xe0\x18\x13\b\x05\x10\x01\x18\x02\"\tkxm_inbox(\x01\x12^\n" +
+	"\vWaitMessage\x12\x1a.kxm.v1.WaitMessageRequest\x1a\x1b.kxm.v1.WaitMessageResponse\"\x16\xea\xe0\x18\x12\b\x05\x10\x01\x18\x02\"\bkxm_wait(\x01\x12i\n" +
+	"\x0eFanoutMessages\x12\x1d.kxm.v1.FanoutMessagesRequest\x1a\x1e.kxm.v1.FanoutMessagesResponse\"\x18\xea\xe0\x18\x14\b\x05\x10\x00\x18\x02\"\n" +
+	"kxm_fanout(\x03\x12P\n" +
+	"\tSubscribe\x12\x18.kxm.v1.SubscribeRequest\x1a\x19.kxm.v1.SubscribeResponse\"\f\xea\xe0\x18\b\b\x05\x10\x01\x18\x02(\x020\x01B\x83\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x13MessageServiceProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -1613,51 +1658,54 @@ var file_kxm_v1_message_service_proto_depIdxs = []int32{
 	22, // 1: kxm.v1.SendMessageRequest.ttl:type_name -> google.protobuf.Duration
 	23, // 2: kxm.v1.SendMessageRequest.workflow_context:type_name -> kxm.v1.WorkflowMessageContext
 	22, // 3: kxm.v1.SendMessageRequest.reply_wait:type_name -> google.protobuf.Duration
-	24, // 4: kxm.v1.SendMessageResponse.message:type_name -> kxm.v1.Message
-	24, // 5: kxm.v1.GetMessageResponse.message:type_name -> kxm.v1.Message
-	24, // 6: kxm.v1.CancelMessageResponse.message:type_name -> kxm.v1.Message
-	24, // 7: kxm.v1.ReplyToMessageResponse.message:type_name -> kxm.v1.Message
-	24, // 8: kxm.v1.AckMessagesResponse.messages:type_name -> kxm.v1.Message
-	24, // 9: kxm.v1.ListInboxResponse.messages:type_name -> kxm.v1.Message
-	22, // 10: kxm.v1.WaitMessageRequest.timeout:type_name -> google.protobuf.Duration
-	24, // 11: kxm.v1.WaitMessageResponse.message:type_name -> kxm.v1.Message
-	0,  // 12: kxm.v1.FanoutResult.status:type_name -> kxm.v1.FanoutStatus
-	24, // 13: kxm.v1.FanoutResult.message:type_name -> kxm.v1.Message
-	23, // 14: kxm.v1.FanoutMessagesRequest.workflow_context:type_name -> kxm.v1.WorkflowMessageContext
-	22, // 15: kxm.v1.FanoutMessagesRequest.ttl:type_name -> google.protobuf.Duration
-	22, // 16: kxm.v1.FanoutMessagesRequest.timeout:type_name -> google.protobuf.Duration
-	15, // 17: kxm.v1.FanoutMessagesResponse.results:type_name -> kxm.v1.FanoutResult
-	25, // 18: kxm.v1.SubscribeReady.agent:type_name -> kxm.v1.Agent
-	26, // 19: kxm.v1.SubscribeResponse.event_time:type_name -> google.protobuf.Timestamp
-	19, // 20: kxm.v1.SubscribeResponse.ready:type_name -> kxm.v1.SubscribeReady
-	24, // 21: kxm.v1.SubscribeResponse.message:type_name -> kxm.v1.Message
-	24, // 22: kxm.v1.SubscribeResponse.reply:type_name -> kxm.v1.Message
-	24, // 23: kxm.v1.SubscribeResponse.cancelled:type_name -> kxm.v1.Message
-	24, // 24: kxm.v1.SubscribeResponse.expired:type_name -> kxm.v1.Message
-	25, // 25: kxm.v1.SubscribeResponse.presence:type_name -> kxm.v1.Agent
-	1,  // 26: kxm.v1.MessageService.SendMessage:input_type -> kxm.v1.SendMessageRequest
-	3,  // 27: kxm.v1.MessageService.GetMessage:input_type -> kxm.v1.GetMessageRequest
-	5,  // 28: kxm.v1.MessageService.CancelMessage:input_type -> kxm.v1.CancelMessageRequest
-	7,  // 29: kxm.v1.MessageService.ReplyToMessage:input_type -> kxm.v1.ReplyToMessageRequest
-	9,  // 30: kxm.v1.MessageService.AckMessages:input_type -> kxm.v1.AckMessagesRequest
-	11, // 31: kxm.v1.MessageService.ListInbox:input_type -> kxm.v1.ListInboxRequest
-	13, // 32: kxm.v1.MessageService.WaitMessage:input_type -> kxm.v1.WaitMessageRequest
-	16, // 33: kxm.v1.MessageService.FanoutMessages:input_type -> kxm.v1.FanoutMessagesRequest
-	18, // 34: kxm.v1.MessageService.Subscribe:input_type -> kxm.v1.SubscribeRequest
-	2,  // 35: kxm.v1.MessageService.SendMessage:output_type -> kxm.v1.SendMessageResponse
-	4,  // 36: kxm.v1.MessageService.GetMessage:output_type -> kxm.v1.GetMessageResponse
-	6,  // 37: kxm.v1.MessageService.CancelMessage:output_type -> kxm.v1.CancelMessageResponse
-	8,  // 38: kxm.v1.MessageService.ReplyToMessage:output_type -> kxm.v1.ReplyToMessageResponse
-	10, // 39: kxm.v1.MessageService.AckMessages:output_type -> kxm.v1.AckMessagesResponse
-	12, // 40: kxm.v1.MessageService.ListInbox:output_type -> kxm.v1.ListInboxResponse
-	14, // 41: kxm.v1.MessageService.WaitMessage:output_type -> kxm.v1.WaitMessageResponse
-	17, // 42: kxm.v1.MessageService.FanoutMessages:output_type -> kxm.v1.FanoutMessagesResponse
-	20, // 43: kxm.v1.MessageService.Subscribe:output_type -> kxm.v1.SubscribeResponse
-	35, // [35:44] is the sub-list for method output_type
-	26, // [26:35] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	22, // 4: kxm.v1.SendMessageRequest.wait:type_name -> google.protobuf.Duration
+	24, // 5: kxm.v1.SendMessageResponse.message:type_name -> kxm.v1.Message
+	24, // 6: kxm.v1.GetMessageResponse.message:type_name -> kxm.v1.Message
+	24, // 7: kxm.v1.CancelMessageResponse.message:type_name -> kxm.v1.Message
+	24, // 8: kxm.v1.ReplyToMessageResponse.message:type_name -> kxm.v1.Message
+	24, // 9: kxm.v1.AckMessagesResponse.messages:type_name -> kxm.v1.Message
+	24, // 10: kxm.v1.ListInboxResponse.messages:type_name -> kxm.v1.Message
+	22, // 11: kxm.v1.WaitMessageRequest.timeout:type_name -> google.protobuf.Duration
+	22, // 12: kxm.v1.WaitMessageRequest.wait:type_name -> google.protobuf.Duration
+	24, // 13: kxm.v1.WaitMessageResponse.message:type_name -> kxm.v1.Message
+	0,  // 14: kxm.v1.FanoutResult.status:type_name -> kxm.v1.FanoutStatus
+	24, // 15: kxm.v1.FanoutResult.message:type_name -> kxm.v1.Message
+	23, // 16: kxm.v1.FanoutMessagesRequest.workflow_context:type_name -> kxm.v1.WorkflowMessageContext
+	22, // 17: kxm.v1.FanoutMessagesRequest.ttl:type_name -> google.protobuf.Duration
+	22, // 18: kxm.v1.FanoutMessagesRequest.timeout:type_name -> google.protobuf.Duration
+	22, // 19: kxm.v1.FanoutMessagesRequest.wait:type_name -> google.protobuf.Duration
+	15, // 20: kxm.v1.FanoutMessagesResponse.results:type_name -> kxm.v1.FanoutResult
+	25, // 21: kxm.v1.SubscribeReady.agent:type_name -> kxm.v1.Agent
+	26, // 22: kxm.v1.SubscribeResponse.event_time:type_name -> google.protobuf.Timestamp
+	19, // 23: kxm.v1.SubscribeResponse.ready:type_name -> kxm.v1.SubscribeReady
+	24, // 24: kxm.v1.SubscribeResponse.message:type_name -> kxm.v1.Message
+	24, // 25: kxm.v1.SubscribeResponse.reply:type_name -> kxm.v1.Message
+	24, // 26: kxm.v1.SubscribeResponse.cancelled:type_name -> kxm.v1.Message
+	24, // 27: kxm.v1.SubscribeResponse.expired:type_name -> kxm.v1.Message
+	25, // 28: kxm.v1.SubscribeResponse.presence:type_name -> kxm.v1.Agent
+	1,  // 29: kxm.v1.MessageService.SendMessage:input_type -> kxm.v1.SendMessageRequest
+	3,  // 30: kxm.v1.MessageService.GetMessage:input_type -> kxm.v1.GetMessageRequest
+	5,  // 31: kxm.v1.MessageService.CancelMessage:input_type -> kxm.v1.CancelMessageRequest
+	7,  // 32: kxm.v1.MessageService.ReplyToMessage:input_type -> kxm.v1.ReplyToMessageRequest
+	9,  // 33: kxm.v1.MessageService.AckMessages:input_type -> kxm.v1.AckMessagesRequest
+	11, // 34: kxm.v1.MessageService.ListInbox:input_type -> kxm.v1.ListInboxRequest
+	13, // 35: kxm.v1.MessageService.WaitMessage:input_type -> kxm.v1.WaitMessageRequest
+	16, // 36: kxm.v1.MessageService.FanoutMessages:input_type -> kxm.v1.FanoutMessagesRequest
+	18, // 37: kxm.v1.MessageService.Subscribe:input_type -> kxm.v1.SubscribeRequest
+	2,  // 38: kxm.v1.MessageService.SendMessage:output_type -> kxm.v1.SendMessageResponse
+	4,  // 39: kxm.v1.MessageService.GetMessage:output_type -> kxm.v1.GetMessageResponse
+	6,  // 40: kxm.v1.MessageService.CancelMessage:output_type -> kxm.v1.CancelMessageResponse
+	8,  // 41: kxm.v1.MessageService.ReplyToMessage:output_type -> kxm.v1.ReplyToMessageResponse
+	10, // 42: kxm.v1.MessageService.AckMessages:output_type -> kxm.v1.AckMessagesResponse
+	12, // 43: kxm.v1.MessageService.ListInbox:output_type -> kxm.v1.ListInboxResponse
+	14, // 44: kxm.v1.MessageService.WaitMessage:output_type -> kxm.v1.WaitMessageResponse
+	17, // 45: kxm.v1.MessageService.FanoutMessages:output_type -> kxm.v1.FanoutMessagesResponse
+	20, // 46: kxm.v1.MessageService.Subscribe:output_type -> kxm.v1.SubscribeResponse
+	38, // [38:47] is the sub-list for method output_type
+	29, // [29:38] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_message_service_proto_init() }
@@ -1665,6 +1713,7 @@ func file_kxm_v1_message_service_proto_init() {
 	if File_kxm_v1_message_service_proto != nil {
 		return
 	}
+	file_kxm_v1_options_proto_init()
 	file_kxm_v1_types_proto_init()
 	file_kxm_v1_message_service_proto_msgTypes[19].OneofWrappers = []any{
 		(*SubscribeResponse_Ready)(nil),

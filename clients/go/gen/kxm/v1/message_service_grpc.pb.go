@@ -47,7 +47,8 @@ type MessageServiceClient interface {
 	// Errors:
 	//   - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
 	//   - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range, or wait and
+	//     its deprecated name reply_wait are both set to different values.
 	//   - INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
 	//   - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
 	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
@@ -105,10 +106,11 @@ type MessageServiceClient interface {
 	// (default and maximum 60 s, never beyond the call's deadline); a wait that ends returns the current state.
 	//
 	// Errors:
-	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
-	// - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
-	// - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty, wait is negative, or wait and its
+	//     deprecated name timeout are both set to different values.
+	//   - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
+	//   - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
 	WaitMessage(ctx context.Context, in *WaitMessageRequest, opts ...grpc.CallOption) (*WaitMessageResponse, error)
 	// FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
 	//
@@ -118,7 +120,8 @@ type MessageServiceClient interface {
 	//
 	// Errors:
 	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
+	//     and its deprecated name timeout both set to different values.
 	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
 	//     correlation_id names another run.
@@ -262,7 +265,8 @@ type MessageServiceServer interface {
 	// Errors:
 	//   - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
 	//   - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range, or wait and
+	//     its deprecated name reply_wait are both set to different values.
 	//   - INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
 	//   - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
 	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
@@ -320,10 +324,11 @@ type MessageServiceServer interface {
 	// (default and maximum 60 s, never beyond the call's deadline); a wait that ends returns the current state.
 	//
 	// Errors:
-	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
-	// - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
-	// - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty, wait is negative, or wait and its
+	//     deprecated name timeout are both set to different values.
+	//   - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
+	//   - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
 	WaitMessage(context.Context, *WaitMessageRequest) (*WaitMessageResponse, error)
 	// FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
 	//
@@ -333,7 +338,8 @@ type MessageServiceServer interface {
 	//
 	// Errors:
 	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
+	//     and its deprecated name timeout both set to different values.
 	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
 	//     correlation_id names another run.

@@ -984,7 +984,7 @@ var File_kxm_v1_runtime_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_runtime_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1ckxm/v1/runtime_service.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16kxm/v1/envelopes.proto\x1a\x12kxm/v1/types.proto\"K\n" +
+	"\x1ckxm/v1/runtime_service.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16kxm/v1/envelopes.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"K\n" +
 	"\x16RegisterRuntimeRequest\x12\x1d\n" +
 	"\n" +
 	"runtime_id\x18\x01 \x01(\tR\truntimeId\x12\x12\n" +
@@ -1052,14 +1052,14 @@ const file_kxm_v1_runtime_service_proto_rawDesc = "" +
 	"\x15SYNC_OUTCOME_ACCEPTED\x10\x01\x12\x1a\n" +
 	"\x16SYNC_OUTCOME_DUPLICATE\x10\x02\x12\x19\n" +
 	"\x15SYNC_OUTCOME_CONFLICT\x10\x03\x12\x19\n" +
-	"\x15SYNC_OUTCOME_REJECTED\x10\x042\x85\x04\n" +
-	"\x0eRuntimeService\x12R\n" +
-	"\x0fRegisterRuntime\x12\x1e.kxm.v1.RegisterRuntimeRequest\x1a\x1f.kxm.v1.RegisterRuntimeResponse\x12U\n" +
-	"\x10RuntimeHeartbeat\x12\x1f.kxm.v1.RuntimeHeartbeatRequest\x1a .kxm.v1.RuntimeHeartbeatResponse\x12I\n" +
-	"\fListRuntimes\x12\x1b.kxm.v1.ListRuntimesRequest\x1a\x1c.kxm.v1.ListRuntimesResponse\x12O\n" +
-	"\x0ePushSyncEvents\x12\x1d.kxm.v1.PushSyncEventsRequest\x1a\x1e.kxm.v1.PushSyncEventsResponse\x12L\n" +
-	"\rListRunEvents\x12\x1c.kxm.v1.ListRunEventsRequest\x1a\x1d.kxm.v1.ListRunEventsResponse\x12^\n" +
-	"\x13ReassignSyncProject\x12\".kxm.v1.ReassignSyncProjectRequest\x1a#.kxm.v1.ReassignSyncProjectResponseB\x83\x01\n" +
+	"\x15SYNC_OUTCOME_REJECTED\x10\x042\xd9\x04\n" +
+	"\x0eRuntimeService\x12`\n" +
+	"\x0fRegisterRuntime\x12\x1e.kxm.v1.RegisterRuntimeRequest\x1a\x1f.kxm.v1.RegisterRuntimeResponse\"\f\xea\xe0\x18\b\b\x03\x10\x00\x18\x02(\x01\x12c\n" +
+	"\x10RuntimeHeartbeat\x12\x1f.kxm.v1.RuntimeHeartbeatRequest\x1a .kxm.v1.RuntimeHeartbeatResponse\"\f\xea\xe0\x18\b\b\x06\x10\x00\x18\x01(\x01\x12W\n" +
+	"\fListRuntimes\x12\x1b.kxm.v1.ListRuntimesRequest\x1a\x1c.kxm.v1.ListRuntimesResponse\"\f\xea\xe0\x18\b\b\x04\x10\x01\x18\x02(\x01\x12]\n" +
+	"\x0ePushSyncEvents\x12\x1d.kxm.v1.PushSyncEventsRequest\x1a\x1e.kxm.v1.PushSyncEventsResponse\"\f\xea\xe0\x18\b\b\x06\x10\x00\x18\x01(\x03\x12Z\n" +
+	"\rListRunEvents\x12\x1c.kxm.v1.ListRunEventsRequest\x1a\x1d.kxm.v1.ListRunEventsResponse\"\f\xea\xe0\x18\b\b\x04\x10\x01\x18\x02(\x01\x12l\n" +
+	"\x13ReassignSyncProject\x12\".kxm.v1.ReassignSyncProjectRequest\x1a#.kxm.v1.ReassignSyncProjectResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04B\x83\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x13RuntimeServiceProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -1135,6 +1135,7 @@ func file_kxm_v1_runtime_service_proto_init() {
 		return
 	}
 	file_kxm_v1_envelopes_proto_init()
+	file_kxm_v1_options_proto_init()
 	file_kxm_v1_types_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -39,13 +39,14 @@ type RuntimeServiceClient interface {
 	// RegisterRuntime registers a runtime in the caller's project and issues its runtime key.
 	//
 	// A project token may register a new runtime id; re-registering an existing id (which revokes its
-	// old key) needs the admin token with `x-kxm-project`.
+	// old key) needs an operator's token (the admin token or a named operator's) with `x-kxm-project`.
+	// A registration by an operator is audited (AdminService.ListAuditRecords).
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
 	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad runtime id or host.
-	// - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not the admin.
+	// - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not an operator.
 	RegisterRuntime(ctx context.Context, in *RegisterRuntimeRequest, opts ...grpc.CallOption) (*RegisterRuntimeResponse, error)
 	// RuntimeHeartbeat renews the calling runtime's presence.
 	//
@@ -78,11 +79,11 @@ type RuntimeServiceClient interface {
 	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_RUNTIME_ID): bad ids or page size.
 	ListRunEvents(ctx context.Context, in *ListRunEventsRequest, opts ...grpc.CallOption) (*ListRunEventsResponse, error)
-	// ReassignSyncProject moves ownership of a runtime-side project id to another hub project.
+	// ReassignSyncProject moves ownership of a runtime-side project id to another hub project (audited).
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
 	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad project id or project.
 	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the target hub project does not exist.
 	ReassignSyncProject(ctx context.Context, in *ReassignSyncProjectRequest, opts ...grpc.CallOption) (*ReassignSyncProjectResponse, error)
@@ -168,13 +169,14 @@ type RuntimeServiceServer interface {
 	// RegisterRuntime registers a runtime in the caller's project and issues its runtime key.
 	//
 	// A project token may register a new runtime id; re-registering an existing id (which revokes its
-	// old key) needs the admin token with `x-kxm-project`.
+	// old key) needs an operator's token (the admin token or a named operator's) with `x-kxm-project`.
+	// A registration by an operator is audited (AdminService.ListAuditRecords).
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
 	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad runtime id or host.
-	// - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not the admin.
+	// - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not an operator.
 	RegisterRuntime(context.Context, *RegisterRuntimeRequest) (*RegisterRuntimeResponse, error)
 	// RuntimeHeartbeat renews the calling runtime's presence.
 	//
@@ -207,11 +209,11 @@ type RuntimeServiceServer interface {
 	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_RUNTIME_ID): bad ids or page size.
 	ListRunEvents(context.Context, *ListRunEventsRequest) (*ListRunEventsResponse, error)
-	// ReassignSyncProject moves ownership of a runtime-side project id to another hub project.
+	// ReassignSyncProject moves ownership of a runtime-side project id to another hub project (audited).
 	//
 	// Errors:
 	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
 	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad project id or project.
 	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the target hub project does not exist.
 	ReassignSyncProject(context.Context, *ReassignSyncProjectRequest) (*ReassignSyncProjectResponse, error)

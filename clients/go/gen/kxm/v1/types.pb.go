@@ -284,12 +284,17 @@ type Agent struct {
 	ConnectTime *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=connect_time,json=connectTime,proto3" json:"connect_time,omitempty"`
 	// Output only. When the hub last heard from the agent.
 	LastSeenTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=last_seen_time,json=lastSeenTime,proto3" json:"last_seen_time,omitempty"`
-	// Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+	// Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+	// do with fenced leases). Still filled.
+	//
+	// Deprecated: Marked as deprecated in kxm/v1/types.proto.
 	LeaseExpireTime *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=lease_expire_time,json=leaseExpireTime,proto3" json:"lease_expire_time,omitempty"`
 	// Output only. The agent's presence on the hub's clock.
-	Presence      Presence `protobuf:"varint,10,opt,name=presence,proto3,enum=kxm.v1.Presence" json:"presence,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Presence Presence `protobuf:"varint,10,opt,name=presence,proto3,enum=kxm.v1.Presence" json:"presence,omitempty"`
+	// Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+	PresenceExpireTime *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=presence_expire_time,json=presenceExpireTime,proto3" json:"presence_expire_time,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *Agent) Reset() {
@@ -378,6 +383,7 @@ func (x *Agent) GetLastSeenTime() *timestamppb.Timestamp {
 	return nil
 }
 
+// Deprecated: Marked as deprecated in kxm/v1/types.proto.
 func (x *Agent) GetLeaseExpireTime() *timestamppb.Timestamp {
 	if x != nil {
 		return x.LeaseExpireTime
@@ -390,6 +396,13 @@ func (x *Agent) GetPresence() Presence {
 		return x.Presence
 	}
 	return Presence_PRESENCE_UNSPECIFIED
+}
+
+func (x *Agent) GetPresenceExpireTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PresenceExpireTime
+	}
+	return nil
 }
 
 // WorkflowMessageContext ties a peer request to one attempt of a workflow stage's evidence requirement
@@ -879,12 +892,18 @@ type Runtime struct {
 	RegisterTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=register_time,json=registerTime,proto3" json:"register_time,omitempty"`
 	// Output only. When the runtime last heartbeated.
 	HeartbeatTime *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=heartbeat_time,json=heartbeatTime,proto3" json:"heartbeat_time,omitempty"`
-	// Output only. When its presence lapses without another heartbeat.
+	// Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+	// do with fenced leases). Still filled.
+	//
+	// Deprecated: Marked as deprecated in kxm/v1/types.proto.
 	LeaseExpireTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=lease_expire_time,json=leaseExpireTime,proto3" json:"lease_expire_time,omitempty"`
 	// Output only. Its presence on the hub's clock.
-	Presence      RuntimePresenceState `protobuf:"varint,7,opt,name=presence,proto3,enum=kxm.v1.RuntimePresenceState" json:"presence,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Presence RuntimePresenceState `protobuf:"varint,7,opt,name=presence,proto3,enum=kxm.v1.RuntimePresenceState" json:"presence,omitempty"`
+	// Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+	// before the first heartbeat.
+	PresenceExpireTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=presence_expire_time,json=presenceExpireTime,proto3" json:"presence_expire_time,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *Runtime) Reset() {
@@ -952,6 +971,7 @@ func (x *Runtime) GetHeartbeatTime() *timestamppb.Timestamp {
 	return nil
 }
 
+// Deprecated: Marked as deprecated in kxm/v1/types.proto.
 func (x *Runtime) GetLeaseExpireTime() *timestamppb.Timestamp {
 	if x != nil {
 		return x.LeaseExpireTime
@@ -964,6 +984,13 @@ func (x *Runtime) GetPresence() RuntimePresenceState {
 		return x.Presence
 	}
 	return RuntimePresenceState_RUNTIME_PRESENCE_STATE_UNSPECIFIED
+}
+
+func (x *Runtime) GetPresenceExpireTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PresenceExpireTime
+	}
+	return nil
 }
 
 // Project is an isolation boundary: agents, messages, leases and runtimes of one project never see another's.
@@ -1030,11 +1057,168 @@ func (x *Project) GetTokenRotateTime() *timestamppb.Timestamp {
 	return nil
 }
 
+// Operator is a named operator of the hub: a person or tool acting for the bootstrap admin, with a token of its own.
+//
+// The bootstrap admin (the admin token) is the operator named `admin`; it is not listed here.
+type Operator struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The operator's name (1 to 64 characters of lowercase letters, digits, `.`, `_` and `-`, starting with a letter).
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Output only. When the operator was created.
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// Output only. When the operator's token was revoked; unset while it works.
+	RevokeTime    *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=revoke_time,json=revokeTime,proto3" json:"revoke_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Operator) Reset() {
+	*x = Operator{}
+	mi := &file_kxm_v1_types_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Operator) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Operator) ProtoMessage() {}
+
+func (x *Operator) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_types_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Operator.ProtoReflect.Descriptor instead.
+func (*Operator) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_types_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Operator) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Operator) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *Operator) GetRevokeTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RevokeTime
+	}
+	return nil
+}
+
+// AuditRecord says which operator did what to what, written in the transaction of the change.
+type AuditRecord struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Output only. The record's id (`aud_` + 32 hex).
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Output only. When the change was made (the hub's clock).
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// Output only. The operator who made the change: `admin` for the bootstrap admin, else a named operator's name.
+	Operator string `protobuf:"bytes,3,opt,name=operator,proto3" json:"operator,omitempty"`
+	// Output only. What was done: the RPC's name (`CreateProject`, `RotateProjectToken`, `ReassignSyncProject`, `CreateOperator`, `RevokeOperator`, `RegisterAgent`, `RegisterRuntime`).
+	Action string `protobuf:"bytes,4,opt,name=action,proto3" json:"action,omitempty"`
+	// Output only. What it was done to, as a resource name: `projects/{project}`, `operators/{name}`, `syncProjects/{project_id}`, `projects/{project}/agents/{agent_id}` or `projects/{project}/runtimes/{runtime_id}`.
+	Target string `protobuf:"bytes,5,opt,name=target,proto3" json:"target,omitempty"`
+	// Output only. Details of the change (never a secret), such as `resumed` for RegisterAgent; keys in camelCase.
+	Metadata      map[string]string `protobuf:"bytes,6,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuditRecord) Reset() {
+	*x = AuditRecord{}
+	mi := &file_kxm_v1_types_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuditRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuditRecord) ProtoMessage() {}
+
+func (x *AuditRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_types_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuditRecord.ProtoReflect.Descriptor instead.
+func (*AuditRecord) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_types_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *AuditRecord) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *AuditRecord) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *AuditRecord) GetOperator() string {
+	if x != nil {
+		return x.Operator
+	}
+	return ""
+}
+
+func (x *AuditRecord) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *AuditRecord) GetTarget() string {
+	if x != nil {
+		return x.Target
+	}
+	return ""
+}
+
+func (x *AuditRecord) GetMetadata() map[string]string {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
 var File_kxm_v1_types_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_types_proto_rawDesc = "" +
 	"\n" +
-	"\x12kxm/v1/types.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x80\x03\n" +
+	"\x12kxm/v1/types.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd2\x03\n" +
 	"\x05Agent\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\aproject\x18\x02 \x01(\tR\aproject\x12\x12\n" +
@@ -1043,10 +1227,11 @@ const file_kxm_v1_types_proto_rawDesc = "" +
 	"\x05model\x18\x05 \x01(\tR\x05model\x12\x12\n" +
 	"\x04host\x18\x06 \x01(\tR\x04host\x12=\n" +
 	"\fconnect_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\vconnectTime\x12@\n" +
-	"\x0elast_seen_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\flastSeenTime\x12F\n" +
-	"\x11lease_expire_time\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\x0fleaseExpireTime\x12,\n" +
+	"\x0elast_seen_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\flastSeenTime\x12J\n" +
+	"\x11lease_expire_time\x18\t \x01(\v2\x1a.google.protobuf.TimestampB\x02\x18\x01R\x0fleaseExpireTime\x12,\n" +
 	"\bpresence\x18\n" +
-	" \x01(\x0e2\x10.kxm.v1.PresenceR\bpresence\"\x8d\x01\n" +
+	" \x01(\x0e2\x10.kxm.v1.PresenceR\bpresence\x12L\n" +
+	"\x14presence_expire_time\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\x12presenceExpireTime\"\x8d\x01\n" +
 	"\x16WorkflowMessageContext\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x19\n" +
 	"\bstage_id\x18\x02 \x01(\tR\astageId\x12'\n" +
@@ -1091,20 +1276,38 @@ const file_kxm_v1_types_proto_rawDesc = "" +
 	"\facquire_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\vacquireTime\x12;\n" +
 	"\vexpire_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"expireTime\x12\x12\n" +
-	"\x04live\x18\b \x01(\bR\x04live\"\xcd\x02\n" +
+	"\x04live\x18\b \x01(\bR\x04live\"\x9f\x03\n" +
 	"\aRuntime\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\aproject\x18\x02 \x01(\tR\aproject\x12\x12\n" +
 	"\x04host\x18\x03 \x01(\tR\x04host\x12?\n" +
 	"\rregister_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\fregisterTime\x12A\n" +
-	"\x0eheartbeat_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\rheartbeatTime\x12F\n" +
-	"\x11lease_expire_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x0fleaseExpireTime\x128\n" +
-	"\bpresence\x18\a \x01(\x0e2\x1c.kxm.v1.RuntimePresenceStateR\bpresence\"\xa2\x01\n" +
+	"\x0eheartbeat_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\rheartbeatTime\x12J\n" +
+	"\x11lease_expire_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampB\x02\x18\x01R\x0fleaseExpireTime\x128\n" +
+	"\bpresence\x18\a \x01(\x0e2\x1c.kxm.v1.RuntimePresenceStateR\bpresence\x12L\n" +
+	"\x14presence_expire_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\x12presenceExpireTime\"\xa2\x01\n" +
 	"\aProject\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12;\n" +
 	"\vcreate_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"createTime\x12F\n" +
-	"\x11token_rotate_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x0ftokenRotateTime*c\n" +
+	"\x11token_rotate_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x0ftokenRotateTime\"\x98\x01\n" +
+	"\bOperator\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12;\n" +
+	"\vcreate_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12;\n" +
+	"\vrevoke_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"revokeTime\"\xa2\x02\n" +
+	"\vAuditRecord\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12;\n" +
+	"\vcreate_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12\x1a\n" +
+	"\boperator\x18\x03 \x01(\tR\boperator\x12\x16\n" +
+	"\x06action\x18\x04 \x01(\tR\x06action\x12\x16\n" +
+	"\x06target\x18\x05 \x01(\tR\x06target\x12=\n" +
+	"\bmetadata\x18\x06 \x03(\v2!.kxm.v1.AuditRecord.MetadataEntryR\bmetadata\x1a;\n" +
+	"\rMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*c\n" +
 	"\bPresence\x12\x18\n" +
 	"\x14PRESENCE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fPRESENCE_ONLINE\x10\x01\x12\x12\n" +
@@ -1145,7 +1348,7 @@ func file_kxm_v1_types_proto_rawDescGZIP() []byte {
 }
 
 var file_kxm_v1_types_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_kxm_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_kxm_v1_types_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_kxm_v1_types_proto_goTypes = []any{
 	(Presence)(0),                  // 0: kxm.v1.Presence
 	(Delivery)(0),                  // 1: kxm.v1.Delivery
@@ -1158,35 +1361,44 @@ var file_kxm_v1_types_proto_goTypes = []any{
 	(*Lease)(nil),                  // 8: kxm.v1.Lease
 	(*Runtime)(nil),                // 9: kxm.v1.Runtime
 	(*Project)(nil),                // 10: kxm.v1.Project
-	(*timestamppb.Timestamp)(nil),  // 11: google.protobuf.Timestamp
+	(*Operator)(nil),               // 11: kxm.v1.Operator
+	(*AuditRecord)(nil),            // 12: kxm.v1.AuditRecord
+	nil,                            // 13: kxm.v1.AuditRecord.MetadataEntry
+	(*timestamppb.Timestamp)(nil),  // 14: google.protobuf.Timestamp
 }
 var file_kxm_v1_types_proto_depIdxs = []int32{
-	11, // 0: kxm.v1.Agent.connect_time:type_name -> google.protobuf.Timestamp
-	11, // 1: kxm.v1.Agent.last_seen_time:type_name -> google.protobuf.Timestamp
-	11, // 2: kxm.v1.Agent.lease_expire_time:type_name -> google.protobuf.Timestamp
+	14, // 0: kxm.v1.Agent.connect_time:type_name -> google.protobuf.Timestamp
+	14, // 1: kxm.v1.Agent.last_seen_time:type_name -> google.protobuf.Timestamp
+	14, // 2: kxm.v1.Agent.lease_expire_time:type_name -> google.protobuf.Timestamp
 	0,  // 3: kxm.v1.Agent.presence:type_name -> kxm.v1.Presence
-	11, // 4: kxm.v1.Reply.create_time:type_name -> google.protobuf.Timestamp
-	1,  // 5: kxm.v1.Message.delivery:type_name -> kxm.v1.Delivery
-	5,  // 6: kxm.v1.Message.workflow_context:type_name -> kxm.v1.WorkflowMessageContext
-	11, // 7: kxm.v1.Message.create_time:type_name -> google.protobuf.Timestamp
-	11, // 8: kxm.v1.Message.expire_time:type_name -> google.protobuf.Timestamp
-	11, // 9: kxm.v1.Message.deliver_time:type_name -> google.protobuf.Timestamp
-	11, // 10: kxm.v1.Message.end_time:type_name -> google.protobuf.Timestamp
-	2,  // 11: kxm.v1.Message.state:type_name -> kxm.v1.MessageState
-	6,  // 12: kxm.v1.Message.reply:type_name -> kxm.v1.Reply
-	11, // 13: kxm.v1.Lease.acquire_time:type_name -> google.protobuf.Timestamp
-	11, // 14: kxm.v1.Lease.expire_time:type_name -> google.protobuf.Timestamp
-	11, // 15: kxm.v1.Runtime.register_time:type_name -> google.protobuf.Timestamp
-	11, // 16: kxm.v1.Runtime.heartbeat_time:type_name -> google.protobuf.Timestamp
-	11, // 17: kxm.v1.Runtime.lease_expire_time:type_name -> google.protobuf.Timestamp
-	3,  // 18: kxm.v1.Runtime.presence:type_name -> kxm.v1.RuntimePresenceState
-	11, // 19: kxm.v1.Project.create_time:type_name -> google.protobuf.Timestamp
-	11, // 20: kxm.v1.Project.token_rotate_time:type_name -> google.protobuf.Timestamp
-	21, // [21:21] is the sub-list for method output_type
-	21, // [21:21] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	14, // 4: kxm.v1.Agent.presence_expire_time:type_name -> google.protobuf.Timestamp
+	14, // 5: kxm.v1.Reply.create_time:type_name -> google.protobuf.Timestamp
+	1,  // 6: kxm.v1.Message.delivery:type_name -> kxm.v1.Delivery
+	5,  // 7: kxm.v1.Message.workflow_context:type_name -> kxm.v1.WorkflowMessageContext
+	14, // 8: kxm.v1.Message.create_time:type_name -> google.protobuf.Timestamp
+	14, // 9: kxm.v1.Message.expire_time:type_name -> google.protobuf.Timestamp
+	14, // 10: kxm.v1.Message.deliver_time:type_name -> google.protobuf.Timestamp
+	14, // 11: kxm.v1.Message.end_time:type_name -> google.protobuf.Timestamp
+	2,  // 12: kxm.v1.Message.state:type_name -> kxm.v1.MessageState
+	6,  // 13: kxm.v1.Message.reply:type_name -> kxm.v1.Reply
+	14, // 14: kxm.v1.Lease.acquire_time:type_name -> google.protobuf.Timestamp
+	14, // 15: kxm.v1.Lease.expire_time:type_name -> google.protobuf.Timestamp
+	14, // 16: kxm.v1.Runtime.register_time:type_name -> google.protobuf.Timestamp
+	14, // 17: kxm.v1.Runtime.heartbeat_time:type_name -> google.protobuf.Timestamp
+	14, // 18: kxm.v1.Runtime.lease_expire_time:type_name -> google.protobuf.Timestamp
+	3,  // 19: kxm.v1.Runtime.presence:type_name -> kxm.v1.RuntimePresenceState
+	14, // 20: kxm.v1.Runtime.presence_expire_time:type_name -> google.protobuf.Timestamp
+	14, // 21: kxm.v1.Project.create_time:type_name -> google.protobuf.Timestamp
+	14, // 22: kxm.v1.Project.token_rotate_time:type_name -> google.protobuf.Timestamp
+	14, // 23: kxm.v1.Operator.create_time:type_name -> google.protobuf.Timestamp
+	14, // 24: kxm.v1.Operator.revoke_time:type_name -> google.protobuf.Timestamp
+	14, // 25: kxm.v1.AuditRecord.create_time:type_name -> google.protobuf.Timestamp
+	13, // 26: kxm.v1.AuditRecord.metadata:type_name -> kxm.v1.AuditRecord.MetadataEntry
+	27, // [27:27] is the sub-list for method output_type
+	27, // [27:27] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_types_proto_init() }
@@ -1200,7 +1412,7 @@ func file_kxm_v1_types_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_types_proto_rawDesc), len(file_kxm_v1_types_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   7,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -4,7 +4,8 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Project } from "./types_pb.js";
+import { file_kxm_v1_options } from "./options_pb.js";
+import type { AuditRecord, Operator, Project } from "./types_pb.js";
 import { file_kxm_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/admin_service.proto.
  */
 export const file_kxm_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("ChpreG0vdjEvYWRtaW5fc2VydmljZS5wcm90bxIGa3htLnYxIiQKFENyZWF0ZVByb2plY3RSZXF1ZXN0EgwKBG5hbWUYASABKAkiUAoVQ3JlYXRlUHJvamVjdFJlc3BvbnNlEiAKB3Byb2plY3QYASABKAsyDy5reG0udjEuUHJvamVjdBIVCg1wcm9qZWN0X3Rva2VuGAIgASgJIjwKE0xpc3RQcm9qZWN0c1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiUgoUTGlzdFByb2plY3RzUmVzcG9uc2USIQoIcHJvamVjdHMYASADKAsyDy5reG0udjEuUHJvamVjdBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiKQoZUm90YXRlUHJvamVjdFRva2VuUmVxdWVzdBIMCgRuYW1lGAEgASgJIlUKGlJvdGF0ZVByb2plY3RUb2tlblJlc3BvbnNlEiAKB3Byb2plY3QYASABKAsyDy5reG0udjEuUHJvamVjdBIVCg1wcm9qZWN0X3Rva2VuGAIgASgJMoQCCgxBZG1pblNlcnZpY2USTAoNQ3JlYXRlUHJvamVjdBIcLmt4bS52MS5DcmVhdGVQcm9qZWN0UmVxdWVzdBodLmt4bS52MS5DcmVhdGVQcm9qZWN0UmVzcG9uc2USSQoMTGlzdFByb2plY3RzEhsua3htLnYxLkxpc3RQcm9qZWN0c1JlcXVlc3QaHC5reG0udjEuTGlzdFByb2plY3RzUmVzcG9uc2USWwoSUm90YXRlUHJvamVjdFRva2VuEiEua3htLnYxLlJvdGF0ZVByb2plY3RUb2tlblJlcXVlc3QaIi5reG0udjEuUm90YXRlUHJvamVjdFRva2VuUmVzcG9uc2VCgQEKCmRldi5reG0udjFCEUFkbWluU2VydmljZVByb3RvUAFaJ2t4bS5kZXYvaHViL2NsaWVudHMvZ28vZ2VuL2t4bS92MTtreG12MaICA0tYWKoCBkt4bS5WMcoCBkt4bVxWMeICEkt4bVxWMVxHUEJNZXRhZGF0YeoCB0t4bTo6VjFiBnByb3RvMw", [file_kxm_v1_types]);
+  fileDesc("ChpreG0vdjEvYWRtaW5fc2VydmljZS5wcm90bxIGa3htLnYxIiQKFENyZWF0ZVByb2plY3RSZXF1ZXN0EgwKBG5hbWUYASABKAkiUAoVQ3JlYXRlUHJvamVjdFJlc3BvbnNlEiAKB3Byb2plY3QYASABKAsyDy5reG0udjEuUHJvamVjdBIVCg1wcm9qZWN0X3Rva2VuGAIgASgJIjwKE0xpc3RQcm9qZWN0c1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiUgoUTGlzdFByb2plY3RzUmVzcG9uc2USIQoIcHJvamVjdHMYASADKAsyDy5reG0udjEuUHJvamVjdBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiKQoZUm90YXRlUHJvamVjdFRva2VuUmVxdWVzdBIMCgRuYW1lGAEgASgJIlUKGlJvdGF0ZVByb2plY3RUb2tlblJlc3BvbnNlEiAKB3Byb2plY3QYASABKAsyDy5reG0udjEuUHJvamVjdBIVCg1wcm9qZWN0X3Rva2VuGAIgASgJIiUKFUNyZWF0ZU9wZXJhdG9yUmVxdWVzdBIMCgRuYW1lGAEgASgJIlQKFkNyZWF0ZU9wZXJhdG9yUmVzcG9uc2USIgoIb3BlcmF0b3IYASABKAsyEC5reG0udjEuT3BlcmF0b3ISFgoOb3BlcmF0b3JfdG9rZW4YAiABKAkiPQoUTGlzdE9wZXJhdG9yc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiVQoVTGlzdE9wZXJhdG9yc1Jlc3BvbnNlEiMKCW9wZXJhdG9ycxgBIAMoCzIQLmt4bS52MS5PcGVyYXRvchIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiJQoVUmV2b2tlT3BlcmF0b3JSZXF1ZXN0EgwKBG5hbWUYASABKAkiPAoWUmV2b2tlT3BlcmF0b3JSZXNwb25zZRIiCghvcGVyYXRvchgBIAEoCzIQLmt4bS52MS5PcGVyYXRvciJiChdMaXN0QXVkaXRSZWNvcmRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIQCghvcGVyYXRvchgDIAEoCRIOCgZhY3Rpb24YBCABKAkiXwoYTGlzdEF1ZGl0UmVjb3Jkc1Jlc3BvbnNlEioKDWF1ZGl0X3JlY29yZHMYASADKAsyEy5reG0udjEuQXVkaXRSZWNvcmQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJMq0FCgxBZG1pblNlcnZpY2USWgoNQ3JlYXRlUHJvamVjdBIcLmt4bS52MS5DcmVhdGVQcm9qZWN0UmVxdWVzdBodLmt4bS52MS5DcmVhdGVQcm9qZWN0UmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJXCgxMaXN0UHJvamVjdHMSGy5reG0udjEuTGlzdFByb2plY3RzUmVxdWVzdBocLmt4bS52MS5MaXN0UHJvamVjdHNSZXNwb25zZSIM6uAYCAgCEAEYASgEEmkKElJvdGF0ZVByb2plY3RUb2tlbhIhLmt4bS52MS5Sb3RhdGVQcm9qZWN0VG9rZW5SZXF1ZXN0GiIua3htLnYxLlJvdGF0ZVByb2plY3RUb2tlblJlc3BvbnNlIgzq4BgICAIQABgBKAQSXQoOQ3JlYXRlT3BlcmF0b3ISHS5reG0udjEuQ3JlYXRlT3BlcmF0b3JSZXF1ZXN0Gh4ua3htLnYxLkNyZWF0ZU9wZXJhdG9yUmVzcG9uc2UiDOrgGAgIARAAGAEoBBJaCg1MaXN0T3BlcmF0b3JzEhwua3htLnYxLkxpc3RPcGVyYXRvcnNSZXF1ZXN0Gh0ua3htLnYxLkxpc3RPcGVyYXRvcnNSZXNwb25zZSIM6uAYCAgBEAEYASgEEl0KDlJldm9rZU9wZXJhdG9yEh0ua3htLnYxLlJldm9rZU9wZXJhdG9yUmVxdWVzdBoeLmt4bS52MS5SZXZva2VPcGVyYXRvclJlc3BvbnNlIgzq4BgICAEQABgBKAQSYwoQTGlzdEF1ZGl0UmVjb3JkcxIfLmt4bS52MS5MaXN0QXVkaXRSZWNvcmRzUmVxdWVzdBogLmt4bS52MS5MaXN0QXVkaXRSZWNvcmRzUmVzcG9uc2UiDOrgGAgIARABGAEoBEKBAQoKZGV2Lmt4bS52MUIRQWRtaW5TZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_kxm_v1_options, file_kxm_v1_types]);
 
 /**
  * Request message for AdminService.CreateProject.
@@ -169,7 +170,229 @@ export const RotateProjectTokenResponseSchema: GenMessage<RotateProjectTokenResp
   messageDesc(file_kxm_v1_admin_service, 5);
 
 /**
- * AdminService manages projects and their tokens. Every RPC needs the admin token.
+ * Request message for AdminService.CreateOperator.
+ *
+ * @generated from message kxm.v1.CreateOperatorRequest
+ */
+export type CreateOperatorRequest = Message<"kxm.v1.CreateOperatorRequest"> & {
+  /**
+   * Required. The operator's name (1 to 64 characters of lowercase letters, digits, `.`, `_` and `-`, starting with a letter; not `admin`).
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message kxm.v1.CreateOperatorRequest.
+ * Use `create(CreateOperatorRequestSchema)` to create a new message.
+ */
+export const CreateOperatorRequestSchema: GenMessage<CreateOperatorRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_admin_service, 6);
+
+/**
+ * Response message for AdminService.CreateOperator.
+ *
+ * @generated from message kxm.v1.CreateOperatorResponse
+ */
+export type CreateOperatorResponse = Message<"kxm.v1.CreateOperatorResponse"> & {
+  /**
+   * The new operator.
+   *
+   * @generated from field: kxm.v1.Operator operator = 1;
+   */
+  operator?: Operator | undefined;
+
+  /**
+   * The operator's token (`kxm_op_…`); shown once, the hub keeps only its hash.
+   *
+   * @generated from field: string operator_token = 2;
+   */
+  operatorToken: string;
+};
+
+/**
+ * Describes the message kxm.v1.CreateOperatorResponse.
+ * Use `create(CreateOperatorResponseSchema)` to create a new message.
+ */
+export const CreateOperatorResponseSchema: GenMessage<CreateOperatorResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_admin_service, 7);
+
+/**
+ * Request message for AdminService.ListOperators.
+ *
+ * @generated from message kxm.v1.ListOperatorsRequest
+ */
+export type ListOperatorsRequest = Message<"kxm.v1.ListOperatorsRequest"> & {
+  /**
+   * The maximum number of operators to return (default 100, at most 1,000; larger values are reduced).
+   *
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * A page token from a previous call; empty for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message kxm.v1.ListOperatorsRequest.
+ * Use `create(ListOperatorsRequestSchema)` to create a new message.
+ */
+export const ListOperatorsRequestSchema: GenMessage<ListOperatorsRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_admin_service, 8);
+
+/**
+ * Response message for AdminService.ListOperators.
+ *
+ * @generated from message kxm.v1.ListOperatorsResponse
+ */
+export type ListOperatorsResponse = Message<"kxm.v1.ListOperatorsResponse"> & {
+  /**
+   * Operators ordered by name, revoked ones too.
+   *
+   * @generated from field: repeated kxm.v1.Operator operators = 1;
+   */
+  operators: Operator[];
+
+  /**
+   * The token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message kxm.v1.ListOperatorsResponse.
+ * Use `create(ListOperatorsResponseSchema)` to create a new message.
+ */
+export const ListOperatorsResponseSchema: GenMessage<ListOperatorsResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_admin_service, 9);
+
+/**
+ * Request message for AdminService.RevokeOperator.
+ *
+ * @generated from message kxm.v1.RevokeOperatorRequest
+ */
+export type RevokeOperatorRequest = Message<"kxm.v1.RevokeOperatorRequest"> & {
+  /**
+   * Required. The operator's name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message kxm.v1.RevokeOperatorRequest.
+ * Use `create(RevokeOperatorRequestSchema)` to create a new message.
+ */
+export const RevokeOperatorRequestSchema: GenMessage<RevokeOperatorRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_admin_service, 10);
+
+/**
+ * Response message for AdminService.RevokeOperator.
+ *
+ * @generated from message kxm.v1.RevokeOperatorResponse
+ */
+export type RevokeOperatorResponse = Message<"kxm.v1.RevokeOperatorResponse"> & {
+  /**
+   * The operator, revoked.
+   *
+   * @generated from field: kxm.v1.Operator operator = 1;
+   */
+  operator?: Operator | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.RevokeOperatorResponse.
+ * Use `create(RevokeOperatorResponseSchema)` to create a new message.
+ */
+export const RevokeOperatorResponseSchema: GenMessage<RevokeOperatorResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_admin_service, 11);
+
+/**
+ * Request message for AdminService.ListAuditRecords.
+ *
+ * @generated from message kxm.v1.ListAuditRecordsRequest
+ */
+export type ListAuditRecordsRequest = Message<"kxm.v1.ListAuditRecordsRequest"> & {
+  /**
+   * The maximum number of records to return (default 100, at most 1,000; larger values are reduced).
+   *
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * A page token from a previous call with the same filters; empty for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+
+  /**
+   * Only the records of this operator (`admin` for the bootstrap admin); empty for every operator.
+   *
+   * @generated from field: string operator = 3;
+   */
+  operator: string;
+
+  /**
+   * Only the records of this action (an RPC name, such as `CreateProject`); empty for every action.
+   *
+   * @generated from field: string action = 4;
+   */
+  action: string;
+};
+
+/**
+ * Describes the message kxm.v1.ListAuditRecordsRequest.
+ * Use `create(ListAuditRecordsRequestSchema)` to create a new message.
+ */
+export const ListAuditRecordsRequestSchema: GenMessage<ListAuditRecordsRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_admin_service, 12);
+
+/**
+ * Response message for AdminService.ListAuditRecords.
+ *
+ * @generated from message kxm.v1.ListAuditRecordsResponse
+ */
+export type ListAuditRecordsResponse = Message<"kxm.v1.ListAuditRecordsResponse"> & {
+  /**
+   * Audit records, newest first.
+   *
+   * @generated from field: repeated kxm.v1.AuditRecord audit_records = 1;
+   */
+  auditRecords: AuditRecord[];
+
+  /**
+   * The token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message kxm.v1.ListAuditRecordsResponse.
+ * Use `create(ListAuditRecordsResponseSchema)` to create a new message.
+ */
+export const ListAuditRecordsResponseSchema: GenMessage<ListAuditRecordsResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_admin_service, 13);
+
+/**
+ * AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+ *
+ * Project management needs an operator: the bootstrap admin (the admin token) or a named operator
+ * (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
+ * bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+ * an audit record written in the transaction of the change.
  *
  * @generated from service kxm.v1.AdminService
  */
@@ -179,7 +402,7 @@ export const AdminService: GenService<{
    *
    * Errors:
    * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
    * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
    * - ALREADY_EXISTS (ERROR_REASON_PROJECT_ALREADY_EXISTS): a project has this name.
    *
@@ -195,7 +418,7 @@ export const AdminService: GenService<{
    *
    * Errors:
    * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
    * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
    *
    * @generated from rpc kxm.v1.AdminService.ListProjects
@@ -210,7 +433,7 @@ export const AdminService: GenService<{
    *
    * Errors:
    * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
    * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
    * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
    *
@@ -220,6 +443,70 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof RotateProjectTokenRequestSchema;
     output: typeof RotateProjectTokenResponseSchema;
+  },
+  /**
+   * CreateOperator creates a named operator and issues its token (`kxm_op_…`, shown once).
+   *
+   * Names are never reused: a revoked operator keeps its name, so the audit names one person.
+   *
+   * Errors:
+   * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token (a named operator cannot manage operators).
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
+   * - ALREADY_EXISTS (ERROR_REASON_OPERATOR_ALREADY_EXISTS): an operator has (or had) this name, or it is `admin`, the bootstrap admin's.
+   *
+   * @generated from rpc kxm.v1.AdminService.CreateOperator
+   */
+  createOperator: {
+    methodKind: "unary";
+    input: typeof CreateOperatorRequestSchema;
+    output: typeof CreateOperatorResponseSchema;
+  },
+  /**
+   * ListOperators lists the named operators by name, revoked ones too; never their tokens.
+   *
+   * Errors:
+   * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+   *
+   * @generated from rpc kxm.v1.AdminService.ListOperators
+   */
+  listOperators: {
+    methodKind: "unary";
+    input: typeof ListOperatorsRequestSchema;
+    output: typeof ListOperatorsResponseSchema;
+  },
+  /**
+   * RevokeOperator revokes a named operator's token; it stops working at once. Revoking a revoked operator changes nothing.
+   *
+   * Errors:
+   * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
+   * - NOT_FOUND (ERROR_REASON_OPERATOR_NOT_FOUND): no named operator has this name (the bootstrap admin is not one: change its token instead).
+   *
+   * @generated from rpc kxm.v1.AdminService.RevokeOperator
+   */
+  revokeOperator: {
+    methodKind: "unary";
+    input: typeof RevokeOperatorRequestSchema;
+    output: typeof RevokeOperatorResponseSchema;
+  },
+  /**
+   * ListAuditRecords lists the audit records, newest first, optionally of one operator and/or one action.
+   *
+   * Errors:
+   * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
+   *
+   * @generated from rpc kxm.v1.AdminService.ListAuditRecords
+   */
+  listAuditRecords: {
+    methodKind: "unary";
+    input: typeof ListAuditRecordsRequestSchema;
+    output: typeof ListAuditRecordsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kxm_v1_admin_service, 0);

@@ -4,6 +4,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_kxm_v1_options } from "./options_pb.js";
 import type { Agent } from "./types_pb.js";
 import { file_kxm_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/agent_service.proto.
  */
 export const file_kxm_v1_agent_service: GenFile = /*@__PURE__*/
-  fileDesc("ChpreG0vdjEvYWdlbnRfc2VydmljZS5wcm90bxIGa3htLnYxImgKFFJlZ2lzdGVyQWdlbnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSDwoHcHVycG9zZRgCIAEoCRINCgVtb2RlbBgDIAEoCRIMCgRob3N0GAQgASgJEhQKDHByZXZpb3VzX2tleRgFIAEoCSJZChVSZWdpc3RlckFnZW50UmVzcG9uc2USHAoFYWdlbnQYASABKAsyDS5reG0udjEuQWdlbnQSEQoJYWdlbnRfa2V5GAIgASgJEg8KB3Jlc3VtZWQYAyABKAgiEgoQSGVhcnRiZWF0UmVxdWVzdCIxChFIZWFydGJlYXRSZXNwb25zZRIcCgVhZ2VudBgBIAEoCzINLmt4bS52MS5BZ2VudCIYChZVbnJlZ2lzdGVyQWdlbnRSZXF1ZXN0IjcKF1VucmVnaXN0ZXJBZ2VudFJlc3BvbnNlEhwKBWFnZW50GAEgASgLMg0ua3htLnYxLkFnZW50IlMKEUxpc3RBZ2VudHNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEhcKD2luY2x1ZGVfb2ZmbGluZRgDIAEoCCJMChJMaXN0QWdlbnRzUmVzcG9uc2USHQoGYWdlbnRzGAEgAygLMg0ua3htLnYxLkFnZW50EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIaChhHZXRDYWxsZXJJZGVudGl0eVJlcXVlc3QilwEKGUdldENhbGxlcklkZW50aXR5UmVzcG9uc2USLwoPY3JlZGVudGlhbF9raW5kGAEgASgOMhYua3htLnYxLkNyZWRlbnRpYWxLaW5kEg8KB3Byb2plY3QYAiABKAkSEAoIYWdlbnRfaWQYAyABKAkSEgoKYWdlbnRfbmFtZRgEIAEoCRISCgpydW50aW1lX2lkGAUgASgJKqEBCg5DcmVkZW50aWFsS2luZBIfChtDUkVERU5USUFMX0tJTkRfVU5TUEVDSUZJRUQQABIZChVDUkVERU5USUFMX0tJTkRfQURNSU4QARIbChdDUkVERU5USUFMX0tJTkRfUFJPSkVDVBACEhkKFUNSRURFTlRJQUxfS0lORF9BR0VOVBADEhsKF0NSRURFTlRJQUxfS0lORF9SVU5USU1FEAQykQMKDEFnZW50U2VydmljZRJMCg1SZWdpc3RlckFnZW50Ehwua3htLnYxLlJlZ2lzdGVyQWdlbnRSZXF1ZXN0Gh0ua3htLnYxLlJlZ2lzdGVyQWdlbnRSZXNwb25zZRJACglIZWFydGJlYXQSGC5reG0udjEuSGVhcnRiZWF0UmVxdWVzdBoZLmt4bS52MS5IZWFydGJlYXRSZXNwb25zZRJSCg9VbnJlZ2lzdGVyQWdlbnQSHi5reG0udjEuVW5yZWdpc3RlckFnZW50UmVxdWVzdBofLmt4bS52MS5VbnJlZ2lzdGVyQWdlbnRSZXNwb25zZRJDCgpMaXN0QWdlbnRzEhkua3htLnYxLkxpc3RBZ2VudHNSZXF1ZXN0Ghoua3htLnYxLkxpc3RBZ2VudHNSZXNwb25zZRJYChFHZXRDYWxsZXJJZGVudGl0eRIgLmt4bS52MS5HZXRDYWxsZXJJZGVudGl0eVJlcXVlc3QaIS5reG0udjEuR2V0Q2FsbGVySWRlbnRpdHlSZXNwb25zZUKBAQoKZGV2Lmt4bS52MUIRQWdlbnRTZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_kxm_v1_types]);
+  fileDesc("ChpreG0vdjEvYWdlbnRfc2VydmljZS5wcm90bxIGa3htLnYxImgKFFJlZ2lzdGVyQWdlbnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSDwoHcHVycG9zZRgCIAEoCRINCgVtb2RlbBgDIAEoCRIMCgRob3N0GAQgASgJEhQKDHByZXZpb3VzX2tleRgFIAEoCSJZChVSZWdpc3RlckFnZW50UmVzcG9uc2USHAoFYWdlbnQYASABKAsyDS5reG0udjEuQWdlbnQSEQoJYWdlbnRfa2V5GAIgASgJEg8KB3Jlc3VtZWQYAyABKAgiEgoQSGVhcnRiZWF0UmVxdWVzdCIxChFIZWFydGJlYXRSZXNwb25zZRIcCgVhZ2VudBgBIAEoCzINLmt4bS52MS5BZ2VudCIYChZVbnJlZ2lzdGVyQWdlbnRSZXF1ZXN0IjcKF1VucmVnaXN0ZXJBZ2VudFJlc3BvbnNlEhwKBWFnZW50GAEgASgLMg0ua3htLnYxLkFnZW50IlMKEUxpc3RBZ2VudHNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEhcKD2luY2x1ZGVfb2ZmbGluZRgDIAEoCCJMChJMaXN0QWdlbnRzUmVzcG9uc2USHQoGYWdlbnRzGAEgAygLMg0ua3htLnYxLkFnZW50EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIaChhHZXRDYWxsZXJJZGVudGl0eVJlcXVlc3QiqQEKGUdldENhbGxlcklkZW50aXR5UmVzcG9uc2USLwoPY3JlZGVudGlhbF9raW5kGAEgASgOMhYua3htLnYxLkNyZWRlbnRpYWxLaW5kEg8KB3Byb2plY3QYAiABKAkSEAoIYWdlbnRfaWQYAyABKAkSEgoKYWdlbnRfbmFtZRgEIAEoCRISCgpydW50aW1lX2lkGAUgASgJEhAKCG9wZXJhdG9yGAYgASgJKr8BCg5DcmVkZW50aWFsS2luZBIfChtDUkVERU5USUFMX0tJTkRfVU5TUEVDSUZJRUQQABIZChVDUkVERU5USUFMX0tJTkRfQURNSU4QARIbChdDUkVERU5USUFMX0tJTkRfUFJPSkVDVBACEhkKFUNSRURFTlRJQUxfS0lORF9BR0VOVBADEhsKF0NSRURFTlRJQUxfS0lORF9SVU5USU1FEAQSHAoYQ1JFREVOVElBTF9LSU5EX09QRVJBVE9SEAUy9AMKDEFnZW50U2VydmljZRJaCg1SZWdpc3RlckFnZW50Ehwua3htLnYxLlJlZ2lzdGVyQWdlbnRSZXF1ZXN0Gh0ua3htLnYxLlJlZ2lzdGVyQWdlbnRSZXNwb25zZSIM6uAYCAgDEAAYAigBEk4KCUhlYXJ0YmVhdBIYLmt4bS52MS5IZWFydGJlYXRSZXF1ZXN0Ghkua3htLnYxLkhlYXJ0YmVhdFJlc3BvbnNlIgzq4BgICAUQABgDKAESYAoPVW5yZWdpc3RlckFnZW50Eh4ua3htLnYxLlVucmVnaXN0ZXJBZ2VudFJlcXVlc3QaHy5reG0udjEuVW5yZWdpc3RlckFnZW50UmVzcG9uc2UiDOrgGAgIBRAAGAIoARJiCgpMaXN0QWdlbnRzEhkua3htLnYxLkxpc3RBZ2VudHNSZXF1ZXN0Ghoua3htLnYxLkxpc3RBZ2VudHNSZXNwb25zZSId6uAYGQgDEAEYAiIPa3htX2xpc3RfYWdlbnRzKAEScgoRR2V0Q2FsbGVySWRlbnRpdHkSIC5reG0udjEuR2V0Q2FsbGVySWRlbnRpdHlSZXF1ZXN0GiEua3htLnYxLkdldENhbGxlcklkZW50aXR5UmVzcG9uc2UiGOrgGBQIBxABGAIiCmt4bV93aG9hbWkoAUKBAQoKZGV2Lmt4bS52MUIRQWdlbnRTZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_kxm_v1_options, file_kxm_v1_types]);
 
 /**
  * Request message for AgentService.RegisterAgent.
@@ -263,7 +264,7 @@ export type GetCallerIdentityResponse = Message<"kxm.v1.GetCallerIdentityRespons
   credentialKind: CredentialKind;
 
   /**
-   * The project the credential admits; for the admin token, the one `x-kxm-project` named (empty when none).
+   * The project the credential admits; for an operator, the one `x-kxm-project` named (empty when none).
    *
    * @generated from field: string project = 2;
    */
@@ -289,6 +290,13 @@ export type GetCallerIdentityResponse = Message<"kxm.v1.GetCallerIdentityRespons
    * @generated from field: string runtime_id = 5;
    */
   runtimeId: string;
+
+  /**
+   * The operator the call is attributed to: `admin` with CREDENTIAL_KIND_ADMIN, the operator's name with CREDENTIAL_KIND_OPERATOR; empty otherwise.
+   *
+   * @generated from field: string operator = 6;
+   */
+  operator: string;
 };
 
 /**
@@ -312,7 +320,7 @@ export enum CredentialKind {
   UNSPECIFIED = 0,
 
   /**
-   * The admin token, which manages projects and acts in the project `x-kxm-project` names.
+   * The admin token (the bootstrap admin, the operator named `admin`), which manages projects and operators and acts in the project `x-kxm-project` names.
    *
    * @generated from enum value: CREDENTIAL_KIND_ADMIN = 1;
    */
@@ -338,6 +346,13 @@ export enum CredentialKind {
    * @generated from enum value: CREDENTIAL_KIND_RUNTIME = 4;
    */
   RUNTIME = 4,
+
+  /**
+   * A named operator's token (`kxm_op_…`), which manages projects and acts in the project `x-kxm-project` names, like the admin token, but cannot manage operators.
+   *
+   * @generated from enum value: CREDENTIAL_KIND_OPERATOR = 5;
+   */
+  OPERATOR = 5,
 }
 
 /**
@@ -361,14 +376,15 @@ export const AgentService: GenService<{
    * a fresh agent key; any previous key of that agent stops working at once.
    *
    * Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
-   * active (which also lets a crashed agent take its still-online name back), or the admin token as the
-   * bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
-   * unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
-   * leases, `resumed` false) and retires the unregistered one.
+   * active (which also lets a crashed agent take its still-online name back), or an operator's token
+   * (the admin token or a named operator's) as the bearer with `x-kxm-project`. A key revoked by
+   * UnregisterAgent proves nothing: registering an unregistered agent's name without an operator's
+   * token creates a fresh agent (new id, empty inbox, no leases, `resumed` false) and retires the
+   * unregistered one. A registration by an operator is audited (AdminService.ListAuditRecords).
    *
    * Errors:
    * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
    * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
    * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
    * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
@@ -395,7 +411,7 @@ export const AgentService: GenService<{
     output: typeof HeartbeatResponseSchema;
   },
   /**
-   * UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+   * UnregisterAgent marks the calling agent offline and revokes its key for good: only an operator can
    * resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
    *
    * Errors:
@@ -414,7 +430,7 @@ export const AgentService: GenService<{
    *
    * Errors:
    * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
-   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
    * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
    *
    * @generated from rpc kxm.v1.AgentService.ListAgents
@@ -435,7 +451,7 @@ export const AgentService: GenService<{
    * Errors:
    * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
    * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
-   * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+   * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): an operator's token names, with `x-kxm-project`, a project that does not exist.
    *
    * @generated from rpc kxm.v1.AgentService.GetCallerIdentity
    */

@@ -6,6 +6,7 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_kxm_v1_options } from "./options_pb.js";
 import type { Agent, Delivery, Message as Message$1, WorkflowMessageContext } from "./types_pb.js";
 import { file_kxm_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -14,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/message_service.proto.
  */
 export const file_kxm_v1_message_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxreG0vdjEvbWVzc2FnZV9zZXJ2aWNlLnByb3RvEgZreG0udjEi5AIKElNlbmRNZXNzYWdlUmVxdWVzdBIOCgZ0YXJnZXQYASABKAkSDwoHY29udGVudBgCIAEoCRIiCghkZWxpdmVyeRgDIAEoDjIQLmt4bS52MS5EZWxpdmVyeRIWCg5jb3JyZWxhdGlvbl9pZBgEIAEoCRIQCghyZXBseV90bxgFIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYBiABKAkSDAoEaG9wcxgHIAEoBRIQCghtYXhfaG9wcxgIIAEoBRImCgN0dGwYCSABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFQoNYWxsb3dfb2ZmbGluZRgKIAEoCBI4ChB3b3JrZmxvd19jb250ZXh0GAsgASgLMh4ua3htLnYxLldvcmtmbG93TWVzc2FnZUNvbnRleHQSLQoKcmVwbHlfd2FpdBgMIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJbChNTZW5kTWVzc2FnZVJlc3BvbnNlEiAKB21lc3NhZ2UYASABKAsyDy5reG0udjEuTWVzc2FnZRIQCghyZXBlYXRlZBgCIAEoCBIQCgh0ZXJtaW5hbBgDIAEoCCInChFHZXRNZXNzYWdlUmVxdWVzdBISCgptZXNzYWdlX2lkGAEgASgJIjYKEkdldE1lc3NhZ2VSZXNwb25zZRIgCgdtZXNzYWdlGAEgASgLMg8ua3htLnYxLk1lc3NhZ2UiKgoUQ2FuY2VsTWVzc2FnZVJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCSI5ChVDYW5jZWxNZXNzYWdlUmVzcG9uc2USIAoHbWVzc2FnZRgBIAEoCzIPLmt4bS52MS5NZXNzYWdlIjwKFVJlcGx5VG9NZXNzYWdlUmVxdWVzdBISCgptZXNzYWdlX2lkGAEgASgJEg8KB2NvbnRlbnQYAiABKAkiOgoWUmVwbHlUb01lc3NhZ2VSZXNwb25zZRIgCgdtZXNzYWdlGAEgASgLMg8ua3htLnYxLk1lc3NhZ2UiKQoSQWNrTWVzc2FnZXNSZXF1ZXN0EhMKC21lc3NhZ2VfaWRzGAEgAygJIjgKE0Fja01lc3NhZ2VzUmVzcG9uc2USIQoIbWVzc2FnZXMYASADKAsyDy5reG0udjEuTWVzc2FnZSI5ChBMaXN0SW5ib3hSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIk8KEUxpc3RJbmJveFJlc3BvbnNlEiEKCG1lc3NhZ2VzGAEgAygLMg8ua3htLnYxLk1lc3NhZ2USFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIlQKEldhaXRNZXNzYWdlUmVxdWVzdBISCgptZXNzYWdlX2lkGAEgASgJEioKB3RpbWVvdXQYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iSQoTV2FpdE1lc3NhZ2VSZXNwb25zZRIgCgdtZXNzYWdlGAEgASgLMg8ua3htLnYxLk1lc3NhZ2USEAoIdGVybWluYWwYAiABKAgikwEKDEZhbm91dFJlc3VsdBIOCgZ0YXJnZXQYASABKAkSJAoGc3RhdHVzGAIgASgOMhQua3htLnYxLkZhbm91dFN0YXR1cxIgCgdtZXNzYWdlGAMgASgLMg8ua3htLnYxLk1lc3NhZ2USFAoMZXJyb3JfcmVhc29uGAQgASgJEhUKDWVycm9yX21lc3NhZ2UYBSABKAkilgIKFUZhbm91dE1lc3NhZ2VzUmVxdWVzdBIPCgd0YXJnZXRzGAEgAygJEg8KB2NvbnRlbnQYAiABKAkSFgoOY29ycmVsYXRpb25faWQYAyABKAkSHgoWaWRlbXBvdGVuY3lfa2V5X3ByZWZpeBgEIAEoCRI4ChB3b3JrZmxvd19jb250ZXh0GAUgASgLMh4ua3htLnYxLldvcmtmbG93TWVzc2FnZUNvbnRleHQSJgoDdHRsGAYgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKB3RpbWVvdXQYByABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFQoNYWxsb3dfb2ZmbGluZRgIIAEoCCI/ChZGYW5vdXRNZXNzYWdlc1Jlc3BvbnNlEiUKB3Jlc3VsdHMYASADKAsyFC5reG0udjEuRmFub3V0UmVzdWx0IjwKEFN1YnNjcmliZVJlcXVlc3QSEQoJYWZ0ZXJfc2VxGAEgASgEEhUKDXByZXNlbmNlX29ubHkYAiABKAgiegoOU3Vic2NyaWJlUmVhZHkSHAoFYWdlbnQYASABKAsyDS5reG0udjEuQWdlbnQSEQoJYWZ0ZXJfc2VxGAIgASgEEhAKCGhlYWRfc2VxGAMgASgEEhIKCm9sZGVzdF9zZXEYBCABKAQSEQoJdHJ1bmNhdGVkGAUgASgIIsoCChFTdWJzY3JpYmVSZXNwb25zZRILCgNzZXEYASABKAQSLgoKZXZlbnRfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLcmVkZWxpdmVyZWQYAyABKAgSJwoFcmVhZHkYBCABKAsyFi5reG0udjEuU3Vic2NyaWJlUmVhZHlIABIiCgdtZXNzYWdlGAUgASgLMg8ua3htLnYxLk1lc3NhZ2VIABIgCgVyZXBseRgGIAEoCzIPLmt4bS52MS5NZXNzYWdlSAASJAoJY2FuY2VsbGVkGAcgASgLMg8ua3htLnYxLk1lc3NhZ2VIABIiCgdleHBpcmVkGAggASgLMg8ua3htLnYxLk1lc3NhZ2VIABIhCghwcmVzZW5jZRgJIAEoCzINLmt4bS52MS5BZ2VudEgAQgcKBWV2ZW50Kn0KDEZhbm91dFN0YXR1cxIdChlGQU5PVVRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGgoWRkFOT1VUX1NUQVRVU19URVJNSU5BTBABEhkKFUZBTk9VVF9TVEFUVVNfUEVORElORxACEhcKE0ZBTk9VVF9TVEFUVVNfRVJST1IQAzKjBQoOTWVzc2FnZVNlcnZpY2USRgoLU2VuZE1lc3NhZ2USGi5reG0udjEuU2VuZE1lc3NhZ2VSZXF1ZXN0Ghsua3htLnYxLlNlbmRNZXNzYWdlUmVzcG9uc2USQwoKR2V0TWVzc2FnZRIZLmt4bS52MS5HZXRNZXNzYWdlUmVxdWVzdBoaLmt4bS52MS5HZXRNZXNzYWdlUmVzcG9uc2USTAoNQ2FuY2VsTWVzc2FnZRIcLmt4bS52MS5DYW5jZWxNZXNzYWdlUmVxdWVzdBodLmt4bS52MS5DYW5jZWxNZXNzYWdlUmVzcG9uc2USTwoOUmVwbHlUb01lc3NhZ2USHS5reG0udjEuUmVwbHlUb01lc3NhZ2VSZXF1ZXN0Gh4ua3htLnYxLlJlcGx5VG9NZXNzYWdlUmVzcG9uc2USRgoLQWNrTWVzc2FnZXMSGi5reG0udjEuQWNrTWVzc2FnZXNSZXF1ZXN0Ghsua3htLnYxLkFja01lc3NhZ2VzUmVzcG9uc2USQAoJTGlzdEluYm94Ehgua3htLnYxLkxpc3RJbmJveFJlcXVlc3QaGS5reG0udjEuTGlzdEluYm94UmVzcG9uc2USRgoLV2FpdE1lc3NhZ2USGi5reG0udjEuV2FpdE1lc3NhZ2VSZXF1ZXN0Ghsua3htLnYxLldhaXRNZXNzYWdlUmVzcG9uc2USTwoORmFub3V0TWVzc2FnZXMSHS5reG0udjEuRmFub3V0TWVzc2FnZXNSZXF1ZXN0Gh4ua3htLnYxLkZhbm91dE1lc3NhZ2VzUmVzcG9uc2USQgoJU3Vic2NyaWJlEhgua3htLnYxLlN1YnNjcmliZVJlcXVlc3QaGS5reG0udjEuU3Vic2NyaWJlUmVzcG9uc2UwAUKDAQoKZGV2Lmt4bS52MUITTWVzc2FnZVNlcnZpY2VQcm90b1ABWidreG0uZGV2L2h1Yi9jbGllbnRzL2dvL2dlbi9reG0vdjE7a3htdjGiAgNLWFiqAgZLeG0uVjHKAgZLeG1cVjHiAhJLeG1cVjFcR1BCTWV0YWRhdGHqAgdLeG06OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_kxm_v1_types]);
+  fileDesc("ChxreG0vdjEvbWVzc2FnZV9zZXJ2aWNlLnByb3RvEgZreG0udjEikQMKElNlbmRNZXNzYWdlUmVxdWVzdBIOCgZ0YXJnZXQYASABKAkSDwoHY29udGVudBgCIAEoCRIiCghkZWxpdmVyeRgDIAEoDjIQLmt4bS52MS5EZWxpdmVyeRIWCg5jb3JyZWxhdGlvbl9pZBgEIAEoCRIQCghyZXBseV90bxgFIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYBiABKAkSDAoEaG9wcxgHIAEoBRIQCghtYXhfaG9wcxgIIAEoBRImCgN0dGwYCSABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SFQoNYWxsb3dfb2ZmbGluZRgKIAEoCBI4ChB3b3JrZmxvd19jb250ZXh0GAsgASgLMh4ua3htLnYxLldvcmtmbG93TWVzc2FnZUNvbnRleHQSMQoKcmVwbHlfd2FpdBgMIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbkICGAESJwoEd2FpdBgNIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJbChNTZW5kTWVzc2FnZVJlc3BvbnNlEiAKB21lc3NhZ2UYASABKAsyDy5reG0udjEuTWVzc2FnZRIQCghyZXBlYXRlZBgCIAEoCBIQCgh0ZXJtaW5hbBgDIAEoCCInChFHZXRNZXNzYWdlUmVxdWVzdBISCgptZXNzYWdlX2lkGAEgASgJIjYKEkdldE1lc3NhZ2VSZXNwb25zZRIgCgdtZXNzYWdlGAEgASgLMg8ua3htLnYxLk1lc3NhZ2UiKgoUQ2FuY2VsTWVzc2FnZVJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCSI5ChVDYW5jZWxNZXNzYWdlUmVzcG9uc2USIAoHbWVzc2FnZRgBIAEoCzIPLmt4bS52MS5NZXNzYWdlIjwKFVJlcGx5VG9NZXNzYWdlUmVxdWVzdBISCgptZXNzYWdlX2lkGAEgASgJEg8KB2NvbnRlbnQYAiABKAkiOgoWUmVwbHlUb01lc3NhZ2VSZXNwb25zZRIgCgdtZXNzYWdlGAEgASgLMg8ua3htLnYxLk1lc3NhZ2UiKQoSQWNrTWVzc2FnZXNSZXF1ZXN0EhMKC21lc3NhZ2VfaWRzGAEgAygJIjgKE0Fja01lc3NhZ2VzUmVzcG9uc2USIQoIbWVzc2FnZXMYASADKAsyDy5reG0udjEuTWVzc2FnZSI5ChBMaXN0SW5ib3hSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIk8KEUxpc3RJbmJveFJlc3BvbnNlEiEKCG1lc3NhZ2VzGAEgAygLMg8ua3htLnYxLk1lc3NhZ2USFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIoEBChJXYWl0TWVzc2FnZVJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCRIuCgd0aW1lb3V0GAIgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgIYARInCgR3YWl0GAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIkkKE1dhaXRNZXNzYWdlUmVzcG9uc2USIAoHbWVzc2FnZRgBIAEoCzIPLmt4bS52MS5NZXNzYWdlEhAKCHRlcm1pbmFsGAIgASgIIpMBCgxGYW5vdXRSZXN1bHQSDgoGdGFyZ2V0GAEgASgJEiQKBnN0YXR1cxgCIAEoDjIULmt4bS52MS5GYW5vdXRTdGF0dXMSIAoHbWVzc2FnZRgDIAEoCzIPLmt4bS52MS5NZXNzYWdlEhQKDGVycm9yX3JlYXNvbhgEIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAUgASgJIsMCChVGYW5vdXRNZXNzYWdlc1JlcXVlc3QSDwoHdGFyZ2V0cxgBIAMoCRIPCgdjb250ZW50GAIgASgJEhYKDmNvcnJlbGF0aW9uX2lkGAMgASgJEh4KFmlkZW1wb3RlbmN5X2tleV9wcmVmaXgYBCABKAkSOAoQd29ya2Zsb3dfY29udGV4dBgFIAEoCzIeLmt4bS52MS5Xb3JrZmxvd01lc3NhZ2VDb250ZXh0EiYKA3R0bBgGIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIuCgd0aW1lb3V0GAcgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQgIYARIVCg1hbGxvd19vZmZsaW5lGAggASgIEicKBHdhaXQYCSABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iPwoWRmFub3V0TWVzc2FnZXNSZXNwb25zZRIlCgdyZXN1bHRzGAEgAygLMhQua3htLnYxLkZhbm91dFJlc3VsdCI8ChBTdWJzY3JpYmVSZXF1ZXN0EhEKCWFmdGVyX3NlcRgBIAEoBBIVCg1wcmVzZW5jZV9vbmx5GAIgASgIInoKDlN1YnNjcmliZVJlYWR5EhwKBWFnZW50GAEgASgLMg0ua3htLnYxLkFnZW50EhEKCWFmdGVyX3NlcRgCIAEoBBIQCghoZWFkX3NlcRgDIAEoBBISCgpvbGRlc3Rfc2VxGAQgASgEEhEKCXRydW5jYXRlZBgFIAEoCCLKAgoRU3Vic2NyaWJlUmVzcG9uc2USCwoDc2VxGAEgASgEEi4KCmV2ZW50X3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC3JlZGVsaXZlcmVkGAMgASgIEicKBXJlYWR5GAQgASgLMhYua3htLnYxLlN1YnNjcmliZVJlYWR5SAASIgoHbWVzc2FnZRgFIAEoCzIPLmt4bS52MS5NZXNzYWdlSAASIAoFcmVwbHkYBiABKAsyDy5reG0udjEuTWVzc2FnZUgAEiQKCWNhbmNlbGxlZBgHIAEoCzIPLmt4bS52MS5NZXNzYWdlSAASIgoHZXhwaXJlZBgIIAEoCzIPLmt4bS52MS5NZXNzYWdlSAASIQoIcHJlc2VuY2UYCSABKAsyDS5reG0udjEuQWdlbnRIAEIHCgVldmVudCp9CgxGYW5vdXRTdGF0dXMSHQoZRkFOT1VUX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKFkZBTk9VVF9TVEFUVVNfVEVSTUlOQUwQARIZChVGQU5PVVRfU1RBVFVTX1BFTkRJTkcQAhIXChNGQU5PVVRfU1RBVFVTX0VSUk9SEAMy9AYKDk1lc3NhZ2VTZXJ2aWNlEl4KC1NlbmRNZXNzYWdlEhoua3htLnYxLlNlbmRNZXNzYWdlUmVxdWVzdBobLmt4bS52MS5TZW5kTWVzc2FnZVJlc3BvbnNlIhbq4BgSCAUQABgCIghreG1fc2VuZCgBEmIKCkdldE1lc3NhZ2USGS5reG0udjEuR2V0TWVzc2FnZVJlcXVlc3QaGi5reG0udjEuR2V0TWVzc2FnZVJlc3BvbnNlIh3q4BgZCAUQARgCIg9reG1fZ2V0X21lc3NhZ2UoARJmCg1DYW5jZWxNZXNzYWdlEhwua3htLnYxLkNhbmNlbE1lc3NhZ2VSZXF1ZXN0Gh0ua3htLnYxLkNhbmNlbE1lc3NhZ2VSZXNwb25zZSIY6uAYFAgFEAAYAiIKa3htX2NhbmNlbCgBEmgKDlJlcGx5VG9NZXNzYWdlEh0ua3htLnYxLlJlcGx5VG9NZXNzYWdlUmVxdWVzdBoeLmt4bS52MS5SZXBseVRvTWVzc2FnZVJlc3BvbnNlIhfq4BgTCAUQABgCIglreG1fcmVwbHkoARJUCgtBY2tNZXNzYWdlcxIaLmt4bS52MS5BY2tNZXNzYWdlc1JlcXVlc3QaGy5reG0udjEuQWNrTWVzc2FnZXNSZXNwb25zZSIM6uAYCAgFEAAYAigBElkKCUxpc3RJbmJveBIYLmt4bS52MS5MaXN0SW5ib3hSZXF1ZXN0Ghkua3htLnYxLkxpc3RJbmJveFJlc3BvbnNlIhfq4BgTCAUQARgCIglreG1faW5ib3goARJeCgtXYWl0TWVzc2FnZRIaLmt4bS52MS5XYWl0TWVzc2FnZVJlcXVlc3QaGy5reG0udjEuV2FpdE1lc3NhZ2VSZXNwb25zZSIW6uAYEggFEAEYAiIIa3htX3dhaXQoARJpCg5GYW5vdXRNZXNzYWdlcxIdLmt4bS52MS5GYW5vdXRNZXNzYWdlc1JlcXVlc3QaHi5reG0udjEuRmFub3V0TWVzc2FnZXNSZXNwb25zZSIY6uAYFAgFEAAYAiIKa3htX2Zhbm91dCgDElAKCVN1YnNjcmliZRIYLmt4bS52MS5TdWJzY3JpYmVSZXF1ZXN0Ghkua3htLnYxLlN1YnNjcmliZVJlc3BvbnNlIgzq4BgICAUQARgCKAIwAUKDAQoKZGV2Lmt4bS52MUITTWVzc2FnZVNlcnZpY2VQcm90b1ABWidreG0uZGV2L2h1Yi9jbGllbnRzL2dvL2dlbi9reG0vdjE7a3htdjGiAgNLWFiqAgZLeG0uVjHKAgZLeG1cVjHiAhJLeG1cVjFcR1BCTWV0YWRhdGHqAgdLeG06OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_kxm_v1_options, file_kxm_v1_types]);
 
 /**
  * Request message for MessageService.SendMessage.
@@ -100,12 +101,22 @@ export type SendMessageRequest = Message<"kxm.v1.SendMessageRequest"> & {
   workflowContext?: WorkflowMessageContext | undefined;
 
   /**
-   * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-   * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    *
-   * @generated from field: google.protobuf.Duration reply_wait = 12;
+   * @generated from field: google.protobuf.Duration reply_wait = 12 [deprecated = true];
+   * @deprecated
    */
   replyWait?: Duration | undefined;
+
+  /**
+   * Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+   * for the message to end, and return it in its terminal state: a request and its reply in one call.
+   * Unset: return once stored. Checked before anything is stored.
+   *
+   * @generated from field: google.protobuf.Duration wait = 13;
+   */
+  wait?: Duration | undefined;
 };
 
 /**
@@ -136,7 +147,7 @@ export type SendMessageResponse = Message<"kxm.v1.SendMessageResponse"> & {
   repeated: boolean;
 
   /**
-   * True when the returned message is terminal (with reply_wait: it ended before the wait did).
+   * True when the returned message is terminal (with wait: it ended before the wait did).
    *
    * @generated from field: bool terminal = 3;
    */
@@ -395,11 +406,20 @@ export type WaitMessageRequest = Message<"kxm.v1.WaitMessageRequest"> & {
   messageId: string;
 
   /**
-   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    *
-   * @generated from field: google.protobuf.Duration timeout = 2;
+   * @generated from field: google.protobuf.Duration timeout = 2 [deprecated = true];
+   * @deprecated
    */
   timeout?: Duration | undefined;
+
+  /**
+   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+   *
+   * @generated from field: google.protobuf.Duration wait = 3;
+   */
+  wait?: Duration | undefined;
 };
 
 /**
@@ -535,10 +555,11 @@ export type FanoutMessagesRequest = Message<"kxm.v1.FanoutMessagesRequest"> & {
   ttl?: Duration | undefined;
 
   /**
-   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-   * the call's deadline.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    *
-   * @generated from field: google.protobuf.Duration timeout = 7;
+   * @generated from field: google.protobuf.Duration timeout = 7 [deprecated = true];
+   * @deprecated
    */
   timeout?: Duration | undefined;
 
@@ -548,6 +569,14 @@ export type FanoutMessagesRequest = Message<"kxm.v1.FanoutMessagesRequest"> & {
    * @generated from field: bool allow_offline = 8;
    */
   allowOffline: boolean;
+
+  /**
+   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+   * the call's deadline.
+   *
+   * @generated from field: google.protobuf.Duration wait = 9;
+   */
+  wait?: Duration | undefined;
 };
 
 /**
@@ -808,7 +837,8 @@ export const MessageService: GenService<{
    * Errors:
    * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
    * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range, or wait and
+   *   its deprecated name reply_wait are both set to different values.
    * - INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
    * - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
    * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
@@ -915,7 +945,8 @@ export const MessageService: GenService<{
    *
    * Errors:
    * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty, wait is negative, or wait and its
+   *   deprecated name timeout are both set to different values.
    * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
    * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
    *
@@ -935,7 +966,8 @@ export const MessageService: GenService<{
    *
    * Errors:
    * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
+   *   and its deprecated name timeout both set to different values.
    * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
    * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
    *   correlation_id names another run.

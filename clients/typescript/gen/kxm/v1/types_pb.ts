@@ -12,7 +12,7 @@ import type { Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/types.proto.
  */
 export const file_kxm_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("ChJreG0vdjEvdHlwZXMucHJvdG8SBmt4bS52MSKhAgoFQWdlbnQSCgoCaWQYASABKAkSDwoHcHJvamVjdBgCIAEoCRIMCgRuYW1lGAMgASgJEg8KB3B1cnBvc2UYBCABKAkSDQoFbW9kZWwYBSABKAkSDAoEaG9zdBgGIAEoCRIwCgxjb25uZWN0X3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjIKDmxhc3Rfc2Vlbl90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI1ChFsZWFzZV9leHBpcmVfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIgoIcHJlc2VuY2UYCiABKA4yEC5reG0udjEuUHJlc2VuY2UiZAoWV29ya2Zsb3dNZXNzYWdlQ29udGV4dBIOCgZydW5faWQYASABKAkSEAoIc3RhZ2VfaWQYAiABKAkSFwoPcmVxdWlyZW1lbnRfa2V5GAMgASgJEg8KB2F0dGVtcHQYBCABKAUiSQoFUmVwbHkSDwoHY29udGVudBgBIAEoCRIvCgtjcmVhdGVfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi9QQKB01lc3NhZ2USCgoCaWQYASABKAkSDwoHcHJvamVjdBgCIAEoCRIVCg1mcm9tX2FnZW50X2lkGAMgASgJEhcKD2Zyb21fYWdlbnRfbmFtZRgEIAEoCRITCgt0b19hZ2VudF9pZBgFIAEoCRIVCg10b19hZ2VudF9uYW1lGAYgASgJEg8KB2NvbnRlbnQYByABKAkSIgoIZGVsaXZlcnkYCCABKA4yEC5reG0udjEuRGVsaXZlcnkSDAoEaG9wcxgJIAEoBRIQCghtYXhfaG9wcxgKIAEoBRIWCg5jb3JyZWxhdGlvbl9pZBgLIAEoCRIQCghyZXBseV90bxgMIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYDSABKAkSCwoDc2VxGA4gASgEEjgKEHdvcmtmbG93X2NvbnRleHQYDyABKAsyHi5reG0udjEuV29ya2Zsb3dNZXNzYWdlQ29udGV4dBIvCgtjcmVhdGVfdGltZRgQIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZXhwaXJlX3RpbWUYESABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGRlbGl2ZXJfdGltZRgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYEyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiMKBXN0YXRlGBQgASgOMhQua3htLnYxLk1lc3NhZ2VTdGF0ZRIcCgVyZXBseRgVIAEoCzINLmt4bS52MS5SZXBseRINCgVlcnJvchgWIAEoCSLiAQoFTGVhc2USDwoHcHJvamVjdBgBIAEoCRIMCgRuYW1lGAIgASgJEhcKD2hvbGRlcl9hZ2VudF9pZBgDIAEoCRIZChFob2xkZXJfYWdlbnRfbmFtZRgEIAEoCRIVCg1mZW5jaW5nX3Rva2VuGAUgASgEEjAKDGFjcXVpcmVfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZXhwaXJlX3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGxpdmUYCCABKAgiggIKB1J1bnRpbWUSCgoCaWQYASABKAkSDwoHcHJvamVjdBgCIAEoCRIMCgRob3N0GAMgASgJEjEKDXJlZ2lzdGVyX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjIKDmhlYXJ0YmVhdF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI1ChFsZWFzZV9leHBpcmVfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoIcHJlc2VuY2UYByABKA4yHC5reG0udjEuUnVudGltZVByZXNlbmNlU3RhdGUifwoHUHJvamVjdBIMCgRuYW1lGAEgASgJEi8KC2NyZWF0ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI1ChF0b2tlbl9yb3RhdGVfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAqYwoIUHJlc2VuY2USGAoUUFJFU0VOQ0VfVU5TUEVDSUZJRUQQABITCg9QUkVTRU5DRV9PTkxJTkUQARISCg5QUkVTRU5DRV9TVEFMRRACEhQKEFBSRVNFTkNFX09GRkxJTkUQAypoCghEZWxpdmVyeRIYChRERUxJVkVSWV9VTlNQRUNJRklFRBAAEhIKDkRFTElWRVJZX1NURUVSEAESFgoSREVMSVZFUllfRk9MTE9XX1VQEAISFgoSREVMSVZFUllfTkVYVF9UVVJOEAMq0AEKDE1lc3NhZ2VTdGF0ZRIdChlNRVNTQUdFX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUTUVTU0FHRV9TVEFURV9RVUVVRUQQARIbChdNRVNTQUdFX1NUQVRFX0RFTElWRVJFRBACEhkKFU1FU1NBR0VfU1RBVEVfUkVQTElFRBADEhsKF01FU1NBR0VfU1RBVEVfQ0FOQ0VMTEVEEAQSGQoVTUVTU0FHRV9TVEFURV9FWFBJUkVEEAUSFwoTTUVTU0FHRV9TVEFURV9FUlJPUhAGKqkBChRSdW50aW1lUHJlc2VuY2VTdGF0ZRImCiJSVU5USU1FX1BSRVNFTkNFX1NUQVRFX1VOU1BFQ0lGSUVEEAASIQodUlVOVElNRV9QUkVTRU5DRV9TVEFURV9PTkxJTkUQARIiCh5SVU5USU1FX1BSRVNFTkNFX1NUQVRFX0VYUElSRUQQAhIiCh5SVU5USU1FX1BSRVNFTkNFX1NUQVRFX1VOS05PV04QA0J6CgpkZXYua3htLnYxQgpUeXBlc1Byb3RvUAFaJ2t4bS5kZXYvaHViL2NsaWVudHMvZ28vZ2VuL2t4bS92MTtreG12MaICA0tYWKoCBkt4bS5WMcoCBkt4bVxWMeICEkt4bVxWMVxHUEJNZXRhZGF0YeoCB0t4bTo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChJreG0vdjEvdHlwZXMucHJvdG8SBmt4bS52MSLfAgoFQWdlbnQSCgoCaWQYASABKAkSDwoHcHJvamVjdBgCIAEoCRIMCgRuYW1lGAMgASgJEg8KB3B1cnBvc2UYBCABKAkSDQoFbW9kZWwYBSABKAkSDAoEaG9zdBgGIAEoCRIwCgxjb25uZWN0X3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjIKDmxhc3Rfc2Vlbl90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI5ChFsZWFzZV9leHBpcmVfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCAhgBEiIKCHByZXNlbmNlGAogASgOMhAua3htLnYxLlByZXNlbmNlEjgKFHByZXNlbmNlX2V4cGlyZV90aW1lGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJkChZXb3JrZmxvd01lc3NhZ2VDb250ZXh0Eg4KBnJ1bl9pZBgBIAEoCRIQCghzdGFnZV9pZBgCIAEoCRIXCg9yZXF1aXJlbWVudF9rZXkYAyABKAkSDwoHYXR0ZW1wdBgEIAEoBSJJCgVSZXBseRIPCgdjb250ZW50GAEgASgJEi8KC2NyZWF0ZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCL1BAoHTWVzc2FnZRIKCgJpZBgBIAEoCRIPCgdwcm9qZWN0GAIgASgJEhUKDWZyb21fYWdlbnRfaWQYAyABKAkSFwoPZnJvbV9hZ2VudF9uYW1lGAQgASgJEhMKC3RvX2FnZW50X2lkGAUgASgJEhUKDXRvX2FnZW50X25hbWUYBiABKAkSDwoHY29udGVudBgHIAEoCRIiCghkZWxpdmVyeRgIIAEoDjIQLmt4bS52MS5EZWxpdmVyeRIMCgRob3BzGAkgASgFEhAKCG1heF9ob3BzGAogASgFEhYKDmNvcnJlbGF0aW9uX2lkGAsgASgJEhAKCHJlcGx5X3RvGAwgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgNIAEoCRILCgNzZXEYDiABKAQSOAoQd29ya2Zsb3dfY29udGV4dBgPIAEoCzIeLmt4bS52MS5Xb3JrZmxvd01lc3NhZ2VDb250ZXh0Ei8KC2NyZWF0ZV90aW1lGBAgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtleHBpcmVfdGltZRgRIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMZGVsaXZlcl90aW1lGBIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgTIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIwoFc3RhdGUYFCABKA4yFC5reG0udjEuTWVzc2FnZVN0YXRlEhwKBXJlcGx5GBUgASgLMg0ua3htLnYxLlJlcGx5Eg0KBWVycm9yGBYgASgJIuIBCgVMZWFzZRIPCgdwcm9qZWN0GAEgASgJEgwKBG5hbWUYAiABKAkSFwoPaG9sZGVyX2FnZW50X2lkGAMgASgJEhkKEWhvbGRlcl9hZ2VudF9uYW1lGAQgASgJEhUKDWZlbmNpbmdfdG9rZW4YBSABKAQSMAoMYWNxdWlyZV90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtleHBpcmVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEbGl2ZRgIIAEoCCLAAgoHUnVudGltZRIKCgJpZBgBIAEoCRIPCgdwcm9qZWN0GAIgASgJEgwKBGhvc3QYAyABKAkSMQoNcmVnaXN0ZXJfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMgoOaGVhcnRiZWF0X3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjkKEWxlYXNlX2V4cGlyZV90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEICGAESLgoIcHJlc2VuY2UYByABKA4yHC5reG0udjEuUnVudGltZVByZXNlbmNlU3RhdGUSOAoUcHJlc2VuY2VfZXhwaXJlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIn8KB1Byb2plY3QSDAoEbmFtZRgBIAEoCRIvCgtjcmVhdGVfdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoRdG9rZW5fcm90YXRlX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wInoKCE9wZXJhdG9yEgwKBG5hbWUYASABKAkSLwoLY3JlYXRlX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3Jldm9rZV90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLiAQoLQXVkaXRSZWNvcmQSCgoCaWQYASABKAkSLwoLY3JlYXRlX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCG9wZXJhdG9yGAMgASgJEg4KBmFjdGlvbhgEIAEoCRIOCgZ0YXJnZXQYBSABKAkSMwoIbWV0YWRhdGEYBiADKAsyIS5reG0udjEuQXVkaXRSZWNvcmQuTWV0YWRhdGFFbnRyeRovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEqYwoIUHJlc2VuY2USGAoUUFJFU0VOQ0VfVU5TUEVDSUZJRUQQABITCg9QUkVTRU5DRV9PTkxJTkUQARISCg5QUkVTRU5DRV9TVEFMRRACEhQKEFBSRVNFTkNFX09GRkxJTkUQAypoCghEZWxpdmVyeRIYChRERUxJVkVSWV9VTlNQRUNJRklFRBAAEhIKDkRFTElWRVJZX1NURUVSEAESFgoSREVMSVZFUllfRk9MTE9XX1VQEAISFgoSREVMSVZFUllfTkVYVF9UVVJOEAMq0AEKDE1lc3NhZ2VTdGF0ZRIdChlNRVNTQUdFX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUTUVTU0FHRV9TVEFURV9RVUVVRUQQARIbChdNRVNTQUdFX1NUQVRFX0RFTElWRVJFRBACEhkKFU1FU1NBR0VfU1RBVEVfUkVQTElFRBADEhsKF01FU1NBR0VfU1RBVEVfQ0FOQ0VMTEVEEAQSGQoVTUVTU0FHRV9TVEFURV9FWFBJUkVEEAUSFwoTTUVTU0FHRV9TVEFURV9FUlJPUhAGKqkBChRSdW50aW1lUHJlc2VuY2VTdGF0ZRImCiJSVU5USU1FX1BSRVNFTkNFX1NUQVRFX1VOU1BFQ0lGSUVEEAASIQodUlVOVElNRV9QUkVTRU5DRV9TVEFURV9PTkxJTkUQARIiCh5SVU5USU1FX1BSRVNFTkNFX1NUQVRFX0VYUElSRUQQAhIiCh5SVU5USU1FX1BSRVNFTkNFX1NUQVRFX1VOS05PV04QA0J6CgpkZXYua3htLnYxQgpUeXBlc1Byb3RvUAFaJ2t4bS5kZXYvaHViL2NsaWVudHMvZ28vZ2VuL2t4bS92MTtreG12MaICA0tYWKoCBkt4bS5WMcoCBkt4bVxWMeICEkt4bVxWMVxHUEJNZXRhZGF0YeoCB0t4bTo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * Agent is a registered agent of a project, without its key.
@@ -77,9 +77,11 @@ export type Agent = Message$1<"kxm.v1.Agent"> & {
   lastSeenTime?: Timestamp | undefined;
 
   /**
-   * Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+   * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+   * do with fenced leases). Still filled.
    *
-   * @generated from field: google.protobuf.Timestamp lease_expire_time = 9;
+   * @generated from field: google.protobuf.Timestamp lease_expire_time = 9 [deprecated = true];
+   * @deprecated
    */
   leaseExpireTime?: Timestamp | undefined;
 
@@ -89,6 +91,13 @@ export type Agent = Message$1<"kxm.v1.Agent"> & {
    * @generated from field: kxm.v1.Presence presence = 10;
    */
   presence: Presence;
+
+  /**
+   * Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+   *
+   * @generated from field: google.protobuf.Timestamp presence_expire_time = 11;
+   */
+  presenceExpireTime?: Timestamp | undefined;
 };
 
 /**
@@ -450,9 +459,11 @@ export type Runtime = Message$1<"kxm.v1.Runtime"> & {
   heartbeatTime?: Timestamp | undefined;
 
   /**
-   * Output only. When its presence lapses without another heartbeat.
+   * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+   * do with fenced leases). Still filled.
    *
-   * @generated from field: google.protobuf.Timestamp lease_expire_time = 6;
+   * @generated from field: google.protobuf.Timestamp lease_expire_time = 6 [deprecated = true];
+   * @deprecated
    */
   leaseExpireTime?: Timestamp | undefined;
 
@@ -462,6 +473,14 @@ export type Runtime = Message$1<"kxm.v1.Runtime"> & {
    * @generated from field: kxm.v1.RuntimePresenceState presence = 7;
    */
   presence: RuntimePresenceState;
+
+  /**
+   * Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+   * before the first heartbeat.
+   *
+   * @generated from field: google.protobuf.Timestamp presence_expire_time = 8;
+   */
+  presenceExpireTime?: Timestamp | undefined;
 };
 
 /**
@@ -505,6 +524,99 @@ export type Project = Message$1<"kxm.v1.Project"> & {
  */
 export const ProjectSchema: GenMessage<Project> = /*@__PURE__*/
   messageDesc(file_kxm_v1_types, 6);
+
+/**
+ * Operator is a named operator of the hub: a person or tool acting for the bootstrap admin, with a token of its own.
+ *
+ * The bootstrap admin (the admin token) is the operator named `admin`; it is not listed here.
+ *
+ * @generated from message kxm.v1.Operator
+ */
+export type Operator = Message$1<"kxm.v1.Operator"> & {
+  /**
+   * The operator's name (1 to 64 characters of lowercase letters, digits, `.`, `_` and `-`, starting with a letter).
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Output only. When the operator was created.
+   *
+   * @generated from field: google.protobuf.Timestamp create_time = 2;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * Output only. When the operator's token was revoked; unset while it works.
+   *
+   * @generated from field: google.protobuf.Timestamp revoke_time = 3;
+   */
+  revokeTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.Operator.
+ * Use `create(OperatorSchema)` to create a new message.
+ */
+export const OperatorSchema: GenMessage<Operator> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_types, 7);
+
+/**
+ * AuditRecord says which operator did what to what, written in the transaction of the change.
+ *
+ * @generated from message kxm.v1.AuditRecord
+ */
+export type AuditRecord = Message$1<"kxm.v1.AuditRecord"> & {
+  /**
+   * Output only. The record's id (`aud_` + 32 hex).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Output only. When the change was made (the hub's clock).
+   *
+   * @generated from field: google.protobuf.Timestamp create_time = 2;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * Output only. The operator who made the change: `admin` for the bootstrap admin, else a named operator's name.
+   *
+   * @generated from field: string operator = 3;
+   */
+  operator: string;
+
+  /**
+   * Output only. What was done: the RPC's name (`CreateProject`, `RotateProjectToken`, `ReassignSyncProject`, `CreateOperator`, `RevokeOperator`, `RegisterAgent`, `RegisterRuntime`).
+   *
+   * @generated from field: string action = 4;
+   */
+  action: string;
+
+  /**
+   * Output only. What it was done to, as a resource name: `projects/{project}`, `operators/{name}`, `syncProjects/{project_id}`, `projects/{project}/agents/{agent_id}` or `projects/{project}/runtimes/{runtime_id}`.
+   *
+   * @generated from field: string target = 5;
+   */
+  target: string;
+
+  /**
+   * Output only. Details of the change (never a secret), such as `resumed` for RegisterAgent; keys in camelCase.
+   *
+   * @generated from field: map<string, string> metadata = 6;
+   */
+  metadata: { [key: string]: string };
+};
+
+/**
+ * Describes the message kxm.v1.AuditRecord.
+ * Use `create(AuditRecordSchema)` to create a new message.
+ */
+export const AuditRecordSchema: GenMessage<AuditRecord> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_types, 8);
 
 /**
  * Presence is an agent's liveness as the hub's clock sees it; it is derived at read time, never stored.

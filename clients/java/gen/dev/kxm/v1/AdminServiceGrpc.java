@@ -4,7 +4,11 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
 
 /**
  * <pre>
- * AdminService manages projects and their tokens. Every RPC needs the admin token.
+ * AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+ * Project management needs an operator: the bootstrap admin (the admin token) or a named operator
+ * (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
+ * bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+ * an audit record written in the transaction of the change.
  * </pre>
  */
 @io.grpc.stub.annotations.GrpcGenerated
@@ -108,6 +112,130 @@ public final class AdminServiceGrpc {
     return getRotateProjectTokenMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.CreateOperatorRequest,
+      dev.kxm.v1.CreateOperatorResponse> getCreateOperatorMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "CreateOperator",
+      requestType = dev.kxm.v1.CreateOperatorRequest.class,
+      responseType = dev.kxm.v1.CreateOperatorResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.CreateOperatorRequest,
+      dev.kxm.v1.CreateOperatorResponse> getCreateOperatorMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.CreateOperatorRequest, dev.kxm.v1.CreateOperatorResponse> getCreateOperatorMethod;
+    if ((getCreateOperatorMethod = AdminServiceGrpc.getCreateOperatorMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getCreateOperatorMethod = AdminServiceGrpc.getCreateOperatorMethod) == null) {
+          AdminServiceGrpc.getCreateOperatorMethod = getCreateOperatorMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.CreateOperatorRequest, dev.kxm.v1.CreateOperatorResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "CreateOperator"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.CreateOperatorRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.CreateOperatorResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AdminServiceMethodDescriptorSupplier("CreateOperator"))
+              .build();
+        }
+      }
+    }
+    return getCreateOperatorMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ListOperatorsRequest,
+      dev.kxm.v1.ListOperatorsResponse> getListOperatorsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListOperators",
+      requestType = dev.kxm.v1.ListOperatorsRequest.class,
+      responseType = dev.kxm.v1.ListOperatorsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ListOperatorsRequest,
+      dev.kxm.v1.ListOperatorsResponse> getListOperatorsMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ListOperatorsRequest, dev.kxm.v1.ListOperatorsResponse> getListOperatorsMethod;
+    if ((getListOperatorsMethod = AdminServiceGrpc.getListOperatorsMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getListOperatorsMethod = AdminServiceGrpc.getListOperatorsMethod) == null) {
+          AdminServiceGrpc.getListOperatorsMethod = getListOperatorsMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ListOperatorsRequest, dev.kxm.v1.ListOperatorsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListOperators"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListOperatorsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListOperatorsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AdminServiceMethodDescriptorSupplier("ListOperators"))
+              .build();
+        }
+      }
+    }
+    return getListOperatorsMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.RevokeOperatorRequest,
+      dev.kxm.v1.RevokeOperatorResponse> getRevokeOperatorMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "RevokeOperator",
+      requestType = dev.kxm.v1.RevokeOperatorRequest.class,
+      responseType = dev.kxm.v1.RevokeOperatorResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.RevokeOperatorRequest,
+      dev.kxm.v1.RevokeOperatorResponse> getRevokeOperatorMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.RevokeOperatorRequest, dev.kxm.v1.RevokeOperatorResponse> getRevokeOperatorMethod;
+    if ((getRevokeOperatorMethod = AdminServiceGrpc.getRevokeOperatorMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getRevokeOperatorMethod = AdminServiceGrpc.getRevokeOperatorMethod) == null) {
+          AdminServiceGrpc.getRevokeOperatorMethod = getRevokeOperatorMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.RevokeOperatorRequest, dev.kxm.v1.RevokeOperatorResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "RevokeOperator"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RevokeOperatorRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RevokeOperatorResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AdminServiceMethodDescriptorSupplier("RevokeOperator"))
+              .build();
+        }
+      }
+    }
+    return getRevokeOperatorMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ListAuditRecordsRequest,
+      dev.kxm.v1.ListAuditRecordsResponse> getListAuditRecordsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListAuditRecords",
+      requestType = dev.kxm.v1.ListAuditRecordsRequest.class,
+      responseType = dev.kxm.v1.ListAuditRecordsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ListAuditRecordsRequest,
+      dev.kxm.v1.ListAuditRecordsResponse> getListAuditRecordsMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ListAuditRecordsRequest, dev.kxm.v1.ListAuditRecordsResponse> getListAuditRecordsMethod;
+    if ((getListAuditRecordsMethod = AdminServiceGrpc.getListAuditRecordsMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getListAuditRecordsMethod = AdminServiceGrpc.getListAuditRecordsMethod) == null) {
+          AdminServiceGrpc.getListAuditRecordsMethod = getListAuditRecordsMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ListAuditRecordsRequest, dev.kxm.v1.ListAuditRecordsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListAuditRecords"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListAuditRecordsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListAuditRecordsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AdminServiceMethodDescriptorSupplier("ListAuditRecords"))
+              .build();
+        }
+      }
+    }
+    return getListAuditRecordsMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -169,7 +297,11 @@ public final class AdminServiceGrpc {
 
   /**
    * <pre>
-   * AdminService manages projects and their tokens. Every RPC needs the admin token.
+   * AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+   * Project management needs an operator: the bootstrap admin (the admin token) or a named operator
+   * (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
+   * bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+   * an audit record written in the transaction of the change.
    * </pre>
    */
   public interface AsyncService {
@@ -179,7 +311,7 @@ public final class AdminServiceGrpc {
      * CreateProject creates a project and issues its first project token.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
      * - ALREADY_EXISTS (ERROR_REASON_PROJECT_ALREADY_EXISTS): a project has this name.
      * </pre>
@@ -194,7 +326,7 @@ public final class AdminServiceGrpc {
      * ListProjects lists projects by name.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
      * </pre>
      */
@@ -208,7 +340,7 @@ public final class AdminServiceGrpc {
      * RotateProjectToken issues a new project token; the old one stops working at once.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
      * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
      * </pre>
@@ -217,12 +349,75 @@ public final class AdminServiceGrpc {
         io.grpc.stub.StreamObserver<dev.kxm.v1.RotateProjectTokenResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRotateProjectTokenMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * CreateOperator creates a named operator and issues its token (`kxm_op_…`, shown once).
+     * Names are never reused: a revoked operator keeps its name, so the audit names one person.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token (a named operator cannot manage operators).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
+     * - ALREADY_EXISTS (ERROR_REASON_OPERATOR_ALREADY_EXISTS): an operator has (or had) this name, or it is `admin`, the bootstrap admin's.
+     * </pre>
+     */
+    default void createOperator(dev.kxm.v1.CreateOperatorRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.CreateOperatorResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getCreateOperatorMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListOperators lists the named operators by name, revoked ones too; never their tokens.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * </pre>
+     */
+    default void listOperators(dev.kxm.v1.ListOperatorsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListOperatorsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListOperatorsMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * RevokeOperator revokes a named operator's token; it stops working at once. Revoking a revoked operator changes nothing.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
+     * - NOT_FOUND (ERROR_REASON_OPERATOR_NOT_FOUND): no named operator has this name (the bootstrap admin is not one: change its token instead).
+     * </pre>
+     */
+    default void revokeOperator(dev.kxm.v1.RevokeOperatorRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RevokeOperatorResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRevokeOperatorMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListAuditRecords lists the audit records, newest first, optionally of one operator and/or one action.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
+     * </pre>
+     */
+    default void listAuditRecords(dev.kxm.v1.ListAuditRecordsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListAuditRecordsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListAuditRecordsMethod(), responseObserver);
+    }
   }
 
   /**
    * Base class for the server implementation of the service AdminService.
    * <pre>
-   * AdminService manages projects and their tokens. Every RPC needs the admin token.
+   * AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+   * Project management needs an operator: the bootstrap admin (the admin token) or a named operator
+   * (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
+   * bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+   * an audit record written in the transaction of the change.
    * </pre>
    */
   public static abstract class AdminServiceImplBase
@@ -236,7 +431,11 @@ public final class AdminServiceGrpc {
   /**
    * A stub to allow clients to do asynchronous rpc calls to service AdminService.
    * <pre>
-   * AdminService manages projects and their tokens. Every RPC needs the admin token.
+   * AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+   * Project management needs an operator: the bootstrap admin (the admin token) or a named operator
+   * (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
+   * bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+   * an audit record written in the transaction of the change.
    * </pre>
    */
   public static final class AdminServiceStub
@@ -257,7 +456,7 @@ public final class AdminServiceGrpc {
      * CreateProject creates a project and issues its first project token.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
      * - ALREADY_EXISTS (ERROR_REASON_PROJECT_ALREADY_EXISTS): a project has this name.
      * </pre>
@@ -273,7 +472,7 @@ public final class AdminServiceGrpc {
      * ListProjects lists projects by name.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
      * </pre>
      */
@@ -288,7 +487,7 @@ public final class AdminServiceGrpc {
      * RotateProjectToken issues a new project token; the old one stops working at once.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
      * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
      * </pre>
@@ -298,12 +497,79 @@ public final class AdminServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getRotateProjectTokenMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * CreateOperator creates a named operator and issues its token (`kxm_op_…`, shown once).
+     * Names are never reused: a revoked operator keeps its name, so the audit names one person.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token (a named operator cannot manage operators).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
+     * - ALREADY_EXISTS (ERROR_REASON_OPERATOR_ALREADY_EXISTS): an operator has (or had) this name, or it is `admin`, the bootstrap admin's.
+     * </pre>
+     */
+    public void createOperator(dev.kxm.v1.CreateOperatorRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.CreateOperatorResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getCreateOperatorMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListOperators lists the named operators by name, revoked ones too; never their tokens.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * </pre>
+     */
+    public void listOperators(dev.kxm.v1.ListOperatorsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListOperatorsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListOperatorsMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * RevokeOperator revokes a named operator's token; it stops working at once. Revoking a revoked operator changes nothing.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
+     * - NOT_FOUND (ERROR_REASON_OPERATOR_NOT_FOUND): no named operator has this name (the bootstrap admin is not one: change its token instead).
+     * </pre>
+     */
+    public void revokeOperator(dev.kxm.v1.RevokeOperatorRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RevokeOperatorResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getRevokeOperatorMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListAuditRecords lists the audit records, newest first, optionally of one operator and/or one action.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
+     * </pre>
+     */
+    public void listAuditRecords(dev.kxm.v1.ListAuditRecordsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListAuditRecordsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListAuditRecordsMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
    * A stub to allow clients to do synchronous rpc calls to service AdminService.
    * <pre>
-   * AdminService manages projects and their tokens. Every RPC needs the admin token.
+   * AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+   * Project management needs an operator: the bootstrap admin (the admin token) or a named operator
+   * (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
+   * bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+   * an audit record written in the transaction of the change.
    * </pre>
    */
   public static final class AdminServiceBlockingV2Stub
@@ -324,7 +590,7 @@ public final class AdminServiceGrpc {
      * CreateProject creates a project and issues its first project token.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
      * - ALREADY_EXISTS (ERROR_REASON_PROJECT_ALREADY_EXISTS): a project has this name.
      * </pre>
@@ -339,7 +605,7 @@ public final class AdminServiceGrpc {
      * ListProjects lists projects by name.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
      * </pre>
      */
@@ -353,7 +619,7 @@ public final class AdminServiceGrpc {
      * RotateProjectToken issues a new project token; the old one stops working at once.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
      * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
      * </pre>
@@ -362,12 +628,75 @@ public final class AdminServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getRotateProjectTokenMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * CreateOperator creates a named operator and issues its token (`kxm_op_…`, shown once).
+     * Names are never reused: a revoked operator keeps its name, so the audit names one person.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token (a named operator cannot manage operators).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
+     * - ALREADY_EXISTS (ERROR_REASON_OPERATOR_ALREADY_EXISTS): an operator has (or had) this name, or it is `admin`, the bootstrap admin's.
+     * </pre>
+     */
+    public dev.kxm.v1.CreateOperatorResponse createOperator(dev.kxm.v1.CreateOperatorRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getCreateOperatorMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListOperators lists the named operators by name, revoked ones too; never their tokens.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * </pre>
+     */
+    public dev.kxm.v1.ListOperatorsResponse listOperators(dev.kxm.v1.ListOperatorsRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListOperatorsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * RevokeOperator revokes a named operator's token; it stops working at once. Revoking a revoked operator changes nothing.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
+     * - NOT_FOUND (ERROR_REASON_OPERATOR_NOT_FOUND): no named operator has this name (the bootstrap admin is not one: change its token instead).
+     * </pre>
+     */
+    public dev.kxm.v1.RevokeOperatorResponse revokeOperator(dev.kxm.v1.RevokeOperatorRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getRevokeOperatorMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListAuditRecords lists the audit records, newest first, optionally of one operator and/or one action.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
+     * </pre>
+     */
+    public dev.kxm.v1.ListAuditRecordsResponse listAuditRecords(dev.kxm.v1.ListAuditRecordsRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListAuditRecordsMethod(), getCallOptions(), request);
+    }
   }
 
   /**
    * A stub to allow clients to do limited synchronous rpc calls to service AdminService.
    * <pre>
-   * AdminService manages projects and their tokens. Every RPC needs the admin token.
+   * AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+   * Project management needs an operator: the bootstrap admin (the admin token) or a named operator
+   * (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
+   * bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+   * an audit record written in the transaction of the change.
    * </pre>
    */
   public static final class AdminServiceBlockingStub
@@ -388,7 +717,7 @@ public final class AdminServiceGrpc {
      * CreateProject creates a project and issues its first project token.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
      * - ALREADY_EXISTS (ERROR_REASON_PROJECT_ALREADY_EXISTS): a project has this name.
      * </pre>
@@ -403,7 +732,7 @@ public final class AdminServiceGrpc {
      * ListProjects lists projects by name.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
      * </pre>
      */
@@ -417,7 +746,7 @@ public final class AdminServiceGrpc {
      * RotateProjectToken issues a new project token; the old one stops working at once.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
      * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
      * </pre>
@@ -426,12 +755,75 @@ public final class AdminServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getRotateProjectTokenMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * CreateOperator creates a named operator and issues its token (`kxm_op_…`, shown once).
+     * Names are never reused: a revoked operator keeps its name, so the audit names one person.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token (a named operator cannot manage operators).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
+     * - ALREADY_EXISTS (ERROR_REASON_OPERATOR_ALREADY_EXISTS): an operator has (or had) this name, or it is `admin`, the bootstrap admin's.
+     * </pre>
+     */
+    public dev.kxm.v1.CreateOperatorResponse createOperator(dev.kxm.v1.CreateOperatorRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getCreateOperatorMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListOperators lists the named operators by name, revoked ones too; never their tokens.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * </pre>
+     */
+    public dev.kxm.v1.ListOperatorsResponse listOperators(dev.kxm.v1.ListOperatorsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListOperatorsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * RevokeOperator revokes a named operator's token; it stops working at once. Revoking a revoked operator changes nothing.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
+     * - NOT_FOUND (ERROR_REASON_OPERATOR_NOT_FOUND): no named operator has this name (the bootstrap admin is not one: change its token instead).
+     * </pre>
+     */
+    public dev.kxm.v1.RevokeOperatorResponse revokeOperator(dev.kxm.v1.RevokeOperatorRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getRevokeOperatorMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListAuditRecords lists the audit records, newest first, optionally of one operator and/or one action.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
+     * </pre>
+     */
+    public dev.kxm.v1.ListAuditRecordsResponse listAuditRecords(dev.kxm.v1.ListAuditRecordsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListAuditRecordsMethod(), getCallOptions(), request);
+    }
   }
 
   /**
    * A stub to allow clients to do ListenableFuture-style rpc calls to service AdminService.
    * <pre>
-   * AdminService manages projects and their tokens. Every RPC needs the admin token.
+   * AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+   * Project management needs an operator: the bootstrap admin (the admin token) or a named operator
+   * (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
+   * bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+   * an audit record written in the transaction of the change.
    * </pre>
    */
   public static final class AdminServiceFutureStub
@@ -452,7 +844,7 @@ public final class AdminServiceGrpc {
      * CreateProject creates a project and issues its first project token.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
      * - ALREADY_EXISTS (ERROR_REASON_PROJECT_ALREADY_EXISTS): a project has this name.
      * </pre>
@@ -468,7 +860,7 @@ public final class AdminServiceGrpc {
      * ListProjects lists projects by name.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
      * </pre>
      */
@@ -483,7 +875,7 @@ public final class AdminServiceGrpc {
      * RotateProjectToken issues a new project token; the old one stops working at once.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
      * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
      * </pre>
@@ -493,11 +885,78 @@ public final class AdminServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getRotateProjectTokenMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * CreateOperator creates a named operator and issues its token (`kxm_op_…`, shown once).
+     * Names are never reused: a revoked operator keeps its name, so the audit names one person.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token (a named operator cannot manage operators).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty, too long or has other characters.
+     * - ALREADY_EXISTS (ERROR_REASON_OPERATOR_ALREADY_EXISTS): an operator has (or had) this name, or it is `admin`, the bootstrap admin's.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.CreateOperatorResponse> createOperator(
+        dev.kxm.v1.CreateOperatorRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getCreateOperatorMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ListOperators lists the named operators by name, revoked ones too; never their tokens.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListOperatorsResponse> listOperators(
+        dev.kxm.v1.ListOperatorsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListOperatorsMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * RevokeOperator revokes a named operator's token; it stops working at once. Revoking a revoked operator changes nothing.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or malformed.
+     * - NOT_FOUND (ERROR_REASON_OPERATOR_NOT_FOUND): no named operator has this name (the bootstrap admin is not one: change its token instead).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RevokeOperatorResponse> revokeOperator(
+        dev.kxm.v1.RevokeOperatorRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getRevokeOperatorMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ListAuditRecords lists the audit records, newest first, optionally of one operator and/or one action.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListAuditRecordsResponse> listAuditRecords(
+        dev.kxm.v1.ListAuditRecordsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListAuditRecordsMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_CREATE_PROJECT = 0;
   private static final int METHODID_LIST_PROJECTS = 1;
   private static final int METHODID_ROTATE_PROJECT_TOKEN = 2;
+  private static final int METHODID_CREATE_OPERATOR = 3;
+  private static final int METHODID_LIST_OPERATORS = 4;
+  private static final int METHODID_REVOKE_OPERATOR = 5;
+  private static final int METHODID_LIST_AUDIT_RECORDS = 6;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -527,6 +986,22 @@ public final class AdminServiceGrpc {
         case METHODID_ROTATE_PROJECT_TOKEN:
           serviceImpl.rotateProjectToken((dev.kxm.v1.RotateProjectTokenRequest) request,
               (io.grpc.stub.StreamObserver<dev.kxm.v1.RotateProjectTokenResponse>) responseObserver);
+          break;
+        case METHODID_CREATE_OPERATOR:
+          serviceImpl.createOperator((dev.kxm.v1.CreateOperatorRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.CreateOperatorResponse>) responseObserver);
+          break;
+        case METHODID_LIST_OPERATORS:
+          serviceImpl.listOperators((dev.kxm.v1.ListOperatorsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ListOperatorsResponse>) responseObserver);
+          break;
+        case METHODID_REVOKE_OPERATOR:
+          serviceImpl.revokeOperator((dev.kxm.v1.RevokeOperatorRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.RevokeOperatorResponse>) responseObserver);
+          break;
+        case METHODID_LIST_AUDIT_RECORDS:
+          serviceImpl.listAuditRecords((dev.kxm.v1.ListAuditRecordsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ListAuditRecordsResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -567,6 +1042,34 @@ public final class AdminServiceGrpc {
               dev.kxm.v1.RotateProjectTokenRequest,
               dev.kxm.v1.RotateProjectTokenResponse>(
                 service, METHODID_ROTATE_PROJECT_TOKEN)))
+        .addMethod(
+          getCreateOperatorMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.CreateOperatorRequest,
+              dev.kxm.v1.CreateOperatorResponse>(
+                service, METHODID_CREATE_OPERATOR)))
+        .addMethod(
+          getListOperatorsMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ListOperatorsRequest,
+              dev.kxm.v1.ListOperatorsResponse>(
+                service, METHODID_LIST_OPERATORS)))
+        .addMethod(
+          getRevokeOperatorMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.RevokeOperatorRequest,
+              dev.kxm.v1.RevokeOperatorResponse>(
+                service, METHODID_REVOKE_OPERATOR)))
+        .addMethod(
+          getListAuditRecordsMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ListAuditRecordsRequest,
+              dev.kxm.v1.ListAuditRecordsResponse>(
+                service, METHODID_LIST_AUDIT_RECORDS)))
         .build();
   }
 
@@ -618,6 +1121,10 @@ public final class AdminServiceGrpc {
               .addMethod(getCreateProjectMethod())
               .addMethod(getListProjectsMethod())
               .addMethod(getRotateProjectTokenMethod())
+              .addMethod(getCreateOperatorMethod())
+              .addMethod(getListOperatorsMethod())
+              .addMethod(getRevokeOperatorMethod())
+              .addMethod(getListAuditRecordsMethod())
               .build();
         }
       }

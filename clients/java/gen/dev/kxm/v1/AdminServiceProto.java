@@ -56,6 +56,46 @@ public final class AdminServiceProto extends com.google.protobuf.GeneratedFile {
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_RotateProjectTokenResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_CreateOperatorRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_CreateOperatorRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_CreateOperatorResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_CreateOperatorResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ListOperatorsRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ListOperatorsRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ListOperatorsResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ListOperatorsResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_RevokeOperatorRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_RevokeOperatorRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_RevokeOperatorResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_RevokeOperatorResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ListAuditRecordsRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ListAuditRecordsRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ListAuditRecordsResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ListAuditRecordsResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -65,34 +105,65 @@ public final class AdminServiceProto extends com.google.protobuf.GeneratedFile {
       descriptor;
   static {
     java.lang.String[] descriptorData = {
-      "\n\032kxm/v1/admin_service.proto\022\006kxm.v1\032\022kx" +
-      "m/v1/types.proto\"*\n\024CreateProjectRequest" +
-      "\022\022\n\004name\030\001 \001(\tR\004name\"g\n\025CreateProjectRes" +
-      "ponse\022)\n\007project\030\001 \001(\0132\017.kxm.v1.ProjectR" +
-      "\007project\022#\n\rproject_token\030\002 \001(\tR\014project" +
-      "Token\"Q\n\023ListProjectsRequest\022\033\n\tpage_siz" +
-      "e\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tp" +
-      "ageToken\"k\n\024ListProjectsResponse\022+\n\010proj" +
-      "ects\030\001 \003(\0132\017.kxm.v1.ProjectR\010projects\022&\n" +
-      "\017next_page_token\030\002 \001(\tR\rnextPageToken\"/\n" +
-      "\031RotateProjectTokenRequest\022\022\n\004name\030\001 \001(\t" +
-      "R\004name\"l\n\032RotateProjectTokenResponse\022)\n\007" +
-      "project\030\001 \001(\0132\017.kxm.v1.ProjectR\007project\022" +
-      "#\n\rproject_token\030\002 \001(\tR\014projectToken2\204\002\n" +
-      "\014AdminService\022L\n\rCreateProject\022\034.kxm.v1." +
-      "CreateProjectRequest\032\035.kxm.v1.CreateProj" +
-      "ectResponse\022I\n\014ListProjects\022\033.kxm.v1.Lis" +
-      "tProjectsRequest\032\034.kxm.v1.ListProjectsRe" +
-      "sponse\022[\n\022RotateProjectToken\022!.kxm.v1.Ro" +
-      "tateProjectTokenRequest\032\".kxm.v1.RotateP" +
-      "rojectTokenResponseB\201\001\n\ndev.kxm.v1B\021Admi" +
-      "nServiceProtoP\001Z\'kxm.dev/hub/clients/go/" +
-      "gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1" +
-      "\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
+      "\n\032kxm/v1/admin_service.proto\022\006kxm.v1\032\024kx" +
+      "m/v1/options.proto\032\022kxm/v1/types.proto\"*" +
+      "\n\024CreateProjectRequest\022\022\n\004name\030\001 \001(\tR\004na" +
+      "me\"g\n\025CreateProjectResponse\022)\n\007project\030\001" +
+      " \001(\0132\017.kxm.v1.ProjectR\007project\022#\n\rprojec" +
+      "t_token\030\002 \001(\tR\014projectToken\"Q\n\023ListProje" +
+      "ctsRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022" +
+      "\035\n\npage_token\030\002 \001(\tR\tpageToken\"k\n\024ListPr" +
+      "ojectsResponse\022+\n\010projects\030\001 \003(\0132\017.kxm.v" +
+      "1.ProjectR\010projects\022&\n\017next_page_token\030\002" +
+      " \001(\tR\rnextPageToken\"/\n\031RotateProjectToke" +
+      "nRequest\022\022\n\004name\030\001 \001(\tR\004name\"l\n\032RotatePr" +
+      "ojectTokenResponse\022)\n\007project\030\001 \001(\0132\017.kx" +
+      "m.v1.ProjectR\007project\022#\n\rproject_token\030\002" +
+      " \001(\tR\014projectToken\"+\n\025CreateOperatorRequ" +
+      "est\022\022\n\004name\030\001 \001(\tR\004name\"m\n\026CreateOperato" +
+      "rResponse\022,\n\010operator\030\001 \001(\0132\020.kxm.v1.Ope" +
+      "ratorR\010operator\022%\n\016operator_token\030\002 \001(\tR" +
+      "\roperatorToken\"R\n\024ListOperatorsRequest\022\033" +
+      "\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage_toke" +
+      "n\030\002 \001(\tR\tpageToken\"o\n\025ListOperatorsRespo" +
+      "nse\022.\n\toperators\030\001 \003(\0132\020.kxm.v1.Operator" +
+      "R\toperators\022&\n\017next_page_token\030\002 \001(\tR\rne" +
+      "xtPageToken\"+\n\025RevokeOperatorRequest\022\022\n\004" +
+      "name\030\001 \001(\tR\004name\"F\n\026RevokeOperatorRespon" +
+      "se\022,\n\010operator\030\001 \001(\0132\020.kxm.v1.OperatorR\010" +
+      "operator\"\211\001\n\027ListAuditRecordsRequest\022\033\n\t" +
+      "page_size\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030" +
+      "\002 \001(\tR\tpageToken\022\032\n\010operator\030\003 \001(\tR\010oper" +
+      "ator\022\026\n\006action\030\004 \001(\tR\006action\"|\n\030ListAudi" +
+      "tRecordsResponse\0228\n\raudit_records\030\001 \003(\0132" +
+      "\023.kxm.v1.AuditRecordR\014auditRecords\022&\n\017ne" +
+      "xt_page_token\030\002 \001(\tR\rnextPageToken2\255\005\n\014A" +
+      "dminService\022Z\n\rCreateProject\022\034.kxm.v1.Cr" +
+      "eateProjectRequest\032\035.kxm.v1.CreateProjec" +
+      "tResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022W\n\014ListProjects\022" +
+      "\033.kxm.v1.ListProjectsRequest\032\034.kxm.v1.Li" +
+      "stProjectsResponse\"\014\352\340\030\010\010\002\020\001\030\001(\004\022i\n\022Rota" +
+      "teProjectToken\022!.kxm.v1.RotateProjectTok" +
+      "enRequest\032\".kxm.v1.RotateProjectTokenRes" +
+      "ponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022]\n\016CreateOperator\022\035." +
+      "kxm.v1.CreateOperatorRequest\032\036.kxm.v1.Cr" +
+      "eateOperatorResponse\"\014\352\340\030\010\010\001\020\000\030\001(\004\022Z\n\rLi" +
+      "stOperators\022\034.kxm.v1.ListOperatorsReques" +
+      "t\032\035.kxm.v1.ListOperatorsResponse\"\014\352\340\030\010\010\001" +
+      "\020\001\030\001(\004\022]\n\016RevokeOperator\022\035.kxm.v1.Revoke" +
+      "OperatorRequest\032\036.kxm.v1.RevokeOperatorR" +
+      "esponse\"\014\352\340\030\010\010\001\020\000\030\001(\004\022c\n\020ListAuditRecord" +
+      "s\022\037.kxm.v1.ListAuditRecordsRequest\032 .kxm" +
+      ".v1.ListAuditRecordsResponse\"\014\352\340\030\010\010\001\020\001\030\001" +
+      "(\004B\201\001\n\ndev.kxm.v1B\021AdminServiceProtoP\001Z\'" +
+      "kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\242" +
+      "\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMeta" +
+      "data\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
+          dev.kxm.v1.OptionsProto.getDescriptor(),
           dev.kxm.v1.TypesProto.getDescriptor(),
         });
     internal_static_kxm_v1_CreateProjectRequest_descriptor =
@@ -131,8 +202,62 @@ public final class AdminServiceProto extends com.google.protobuf.GeneratedFile {
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_RotateProjectTokenResponse_descriptor,
         new java.lang.String[] { "Project", "ProjectToken", });
+    internal_static_kxm_v1_CreateOperatorRequest_descriptor =
+      getDescriptor().getMessageType(6);
+    internal_static_kxm_v1_CreateOperatorRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_CreateOperatorRequest_descriptor,
+        new java.lang.String[] { "Name", });
+    internal_static_kxm_v1_CreateOperatorResponse_descriptor =
+      getDescriptor().getMessageType(7);
+    internal_static_kxm_v1_CreateOperatorResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_CreateOperatorResponse_descriptor,
+        new java.lang.String[] { "Operator", "OperatorToken", });
+    internal_static_kxm_v1_ListOperatorsRequest_descriptor =
+      getDescriptor().getMessageType(8);
+    internal_static_kxm_v1_ListOperatorsRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ListOperatorsRequest_descriptor,
+        new java.lang.String[] { "PageSize", "PageToken", });
+    internal_static_kxm_v1_ListOperatorsResponse_descriptor =
+      getDescriptor().getMessageType(9);
+    internal_static_kxm_v1_ListOperatorsResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ListOperatorsResponse_descriptor,
+        new java.lang.String[] { "Operators", "NextPageToken", });
+    internal_static_kxm_v1_RevokeOperatorRequest_descriptor =
+      getDescriptor().getMessageType(10);
+    internal_static_kxm_v1_RevokeOperatorRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_RevokeOperatorRequest_descriptor,
+        new java.lang.String[] { "Name", });
+    internal_static_kxm_v1_RevokeOperatorResponse_descriptor =
+      getDescriptor().getMessageType(11);
+    internal_static_kxm_v1_RevokeOperatorResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_RevokeOperatorResponse_descriptor,
+        new java.lang.String[] { "Operator", });
+    internal_static_kxm_v1_ListAuditRecordsRequest_descriptor =
+      getDescriptor().getMessageType(12);
+    internal_static_kxm_v1_ListAuditRecordsRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ListAuditRecordsRequest_descriptor,
+        new java.lang.String[] { "PageSize", "PageToken", "Operator", "Action", });
+    internal_static_kxm_v1_ListAuditRecordsResponse_descriptor =
+      getDescriptor().getMessageType(13);
+    internal_static_kxm_v1_ListAuditRecordsResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ListAuditRecordsResponse_descriptor,
+        new java.lang.String[] { "AuditRecords", "NextPageToken", });
     descriptor.resolveAllFeaturesImmutable();
+    dev.kxm.v1.OptionsProto.getDescriptor();
     dev.kxm.v1.TypesProto.getDescriptor();
+    com.google.protobuf.ExtensionRegistry registry =
+        com.google.protobuf.ExtensionRegistry.newInstance();
+    registry.add(dev.kxm.v1.OptionsProto.facts);
+    com.google.protobuf.Descriptors.FileDescriptor
+        .internalUpdateFileDescriptor(descriptor, registry);
   }
 
   // @@protoc_insertion_point(outer_class_scope)

@@ -422,37 +422,44 @@ private static final long serialVersionUID = 0L;
   private com.google.protobuf.Timestamp leaseExpireTime_;
   /**
    * <pre>
-   * Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+   * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+   * do with fenced leases). Still filled.
    * </pre>
    *
-   * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime"];</code>
+   * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
+   * @deprecated kxm.v1.Agent.lease_expire_time is deprecated.
+   *     See kxm/v1/types.proto;l=38
    * @return Whether the leaseExpireTime field is set.
    */
   @java.lang.Override
-  public boolean hasLeaseExpireTime() {
+  @java.lang.Deprecated public boolean hasLeaseExpireTime() {
     return ((bitField0_ & 0x00000004) != 0);
   }
   /**
    * <pre>
-   * Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+   * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+   * do with fenced leases). Still filled.
    * </pre>
    *
-   * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime"];</code>
+   * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
+   * @deprecated kxm.v1.Agent.lease_expire_time is deprecated.
+   *     See kxm/v1/types.proto;l=38
    * @return The leaseExpireTime.
    */
   @java.lang.Override
-  public com.google.protobuf.Timestamp getLeaseExpireTime() {
+  @java.lang.Deprecated public com.google.protobuf.Timestamp getLeaseExpireTime() {
     return leaseExpireTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : leaseExpireTime_;
   }
   /**
    * <pre>
-   * Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+   * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+   * do with fenced leases). Still filled.
    * </pre>
    *
-   * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime"];</code>
+   * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
    */
   @java.lang.Override
-  public com.google.protobuf.TimestampOrBuilder getLeaseExpireTimeOrBuilder() {
+  @java.lang.Deprecated public com.google.protobuf.TimestampOrBuilder getLeaseExpireTimeOrBuilder() {
     return leaseExpireTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : leaseExpireTime_;
   }
 
@@ -480,6 +487,44 @@ private static final long serialVersionUID = 0L;
   @java.lang.Override public dev.kxm.v1.Presence getPresence() {
     dev.kxm.v1.Presence result = dev.kxm.v1.Presence.forNumber(presence_);
     return result == null ? dev.kxm.v1.Presence.UNRECOGNIZED : result;
+  }
+
+  public static final int PRESENCE_EXPIRE_TIME_FIELD_NUMBER = 11;
+  private com.google.protobuf.Timestamp presenceExpireTime_;
+  /**
+   * <pre>
+   * Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp presence_expire_time = 11 [json_name = "presenceExpireTime"];</code>
+   * @return Whether the presenceExpireTime field is set.
+   */
+  @java.lang.Override
+  public boolean hasPresenceExpireTime() {
+    return ((bitField0_ & 0x00000008) != 0);
+  }
+  /**
+   * <pre>
+   * Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp presence_expire_time = 11 [json_name = "presenceExpireTime"];</code>
+   * @return The presenceExpireTime.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getPresenceExpireTime() {
+    return presenceExpireTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : presenceExpireTime_;
+  }
+  /**
+   * <pre>
+   * Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp presence_expire_time = 11 [json_name = "presenceExpireTime"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getPresenceExpireTimeOrBuilder() {
+    return presenceExpireTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : presenceExpireTime_;
   }
 
   private byte memoizedIsInitialized = -1;
@@ -526,6 +571,9 @@ private static final long serialVersionUID = 0L;
     if (presence_ != dev.kxm.v1.Presence.PRESENCE_UNSPECIFIED.getNumber()) {
       output.writeEnum(10, presence_);
     }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      output.writeMessage(11, getPresenceExpireTime());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -563,6 +611,10 @@ private static final long serialVersionUID = 0L;
     if (presence_ != dev.kxm.v1.Presence.PRESENCE_UNSPECIFIED.getNumber()) {
       size += com.google.protobuf.CodedOutputStream
         .computeEnumSize(10, presence_);
+    }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(11, getPresenceExpireTime());
     }
     return size;
   }
@@ -616,6 +668,11 @@ private static final long serialVersionUID = 0L;
           .equals(other.getLeaseExpireTime())) return false;
     }
     if (presence_ != other.presence_) return false;
+    if (hasPresenceExpireTime() != other.hasPresenceExpireTime()) return false;
+    if (hasPresenceExpireTime()) {
+      if (!getPresenceExpireTime()
+          .equals(other.getPresenceExpireTime())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -653,6 +710,10 @@ private static final long serialVersionUID = 0L;
     }
     hash = (37 * hash) + PRESENCE_FIELD_NUMBER;
     hash = (53 * hash) + presence_;
+    if (hasPresenceExpireTime()) {
+      hash = (37 * hash) + PRESENCE_EXPIRE_TIME_FIELD_NUMBER;
+      hash = (53 * hash) + getPresenceExpireTime().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -790,6 +851,7 @@ private static final long serialVersionUID = 0L;
         internalGetConnectTimeFieldBuilder();
         internalGetLastSeenTimeFieldBuilder();
         internalGetLeaseExpireTimeFieldBuilder();
+        internalGetPresenceExpireTimeFieldBuilder();
       }
     }
     @java.lang.Override
@@ -818,6 +880,11 @@ private static final long serialVersionUID = 0L;
         leaseExpireTimeBuilder_ = null;
       }
       presence_ = 0;
+      presenceExpireTime_ = null;
+      if (presenceExpireTimeBuilder_ != null) {
+        presenceExpireTimeBuilder_.dispose();
+        presenceExpireTimeBuilder_ = null;
+      }
       return this;
     }
 
@@ -891,6 +958,12 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000200) != 0)) {
         result.presence_ = presence_;
       }
+      if (((from_bitField0_ & 0x00000400) != 0)) {
+        result.presenceExpireTime_ = presenceExpireTimeBuilder_ == null
+            ? presenceExpireTime_
+            : presenceExpireTimeBuilder_.build();
+        to_bitField0_ |= 0x00000008;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -947,6 +1020,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.presence_ != 0) {
         setPresenceValue(other.getPresenceValue());
+      }
+      if (other.hasPresenceExpireTime()) {
+        mergePresenceExpireTime(other.getPresenceExpireTime());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1028,6 +1104,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000200;
               break;
             } // case 80
+            case 90: {
+              input.readMessage(
+                  internalGetPresenceExpireTimeFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000400;
+              break;
+            } // case 90
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1912,24 +1995,30 @@ private static final long serialVersionUID = 0L;
         com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> leaseExpireTimeBuilder_;
     /**
      * <pre>
-     * Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
+     * @deprecated kxm.v1.Agent.lease_expire_time is deprecated.
+     *     See kxm/v1/types.proto;l=38
      * @return Whether the leaseExpireTime field is set.
      */
-    public boolean hasLeaseExpireTime() {
+    @java.lang.Deprecated public boolean hasLeaseExpireTime() {
       return ((bitField0_ & 0x00000100) != 0);
     }
     /**
      * <pre>
-     * Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
+     * @deprecated kxm.v1.Agent.lease_expire_time is deprecated.
+     *     See kxm/v1/types.proto;l=38
      * @return The leaseExpireTime.
      */
-    public com.google.protobuf.Timestamp getLeaseExpireTime() {
+    @java.lang.Deprecated public com.google.protobuf.Timestamp getLeaseExpireTime() {
       if (leaseExpireTimeBuilder_ == null) {
         return leaseExpireTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : leaseExpireTime_;
       } else {
@@ -1938,12 +2027,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
      */
-    public Builder setLeaseExpireTime(com.google.protobuf.Timestamp value) {
+    @java.lang.Deprecated public Builder setLeaseExpireTime(com.google.protobuf.Timestamp value) {
       if (leaseExpireTimeBuilder_ == null) {
         java.util.Objects.requireNonNull(value);
         leaseExpireTime_ = value;
@@ -1956,12 +2046,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
      */
-    public Builder setLeaseExpireTime(
+    @java.lang.Deprecated public Builder setLeaseExpireTime(
         com.google.protobuf.Timestamp.Builder builderForValue) {
       if (leaseExpireTimeBuilder_ == null) {
         leaseExpireTime_ = builderForValue.build();
@@ -1974,12 +2065,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
      */
-    public Builder mergeLeaseExpireTime(com.google.protobuf.Timestamp value) {
+    @java.lang.Deprecated public Builder mergeLeaseExpireTime(com.google.protobuf.Timestamp value) {
       if (leaseExpireTimeBuilder_ == null) {
         if (((bitField0_ & 0x00000100) != 0) &&
           leaseExpireTime_ != null &&
@@ -1999,12 +2091,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
      */
-    public Builder clearLeaseExpireTime() {
+    @java.lang.Deprecated public Builder clearLeaseExpireTime() {
       bitField0_ = (bitField0_ & ~0x00000100);
       leaseExpireTime_ = null;
       if (leaseExpireTimeBuilder_ != null) {
@@ -2016,24 +2109,26 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
      */
-    public com.google.protobuf.Timestamp.Builder getLeaseExpireTimeBuilder() {
+    @java.lang.Deprecated public com.google.protobuf.Timestamp.Builder getLeaseExpireTimeBuilder() {
       bitField0_ |= 0x00000100;
       onChanged();
       return internalGetLeaseExpireTimeFieldBuilder().getBuilder();
     }
     /**
      * <pre>
-     * Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
      */
-    public com.google.protobuf.TimestampOrBuilder getLeaseExpireTimeOrBuilder() {
+    @java.lang.Deprecated public com.google.protobuf.TimestampOrBuilder getLeaseExpireTimeOrBuilder() {
       if (leaseExpireTimeBuilder_ != null) {
         return leaseExpireTimeBuilder_.getMessageOrBuilder();
       } else {
@@ -2043,10 +2138,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
      */
     private com.google.protobuf.SingleFieldBuilder<
         com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
@@ -2132,6 +2228,161 @@ private static final long serialVersionUID = 0L;
       presence_ = 0;
       onChanged();
       return this;
+    }
+
+    private com.google.protobuf.Timestamp presenceExpireTime_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> presenceExpireTimeBuilder_;
+    /**
+     * <pre>
+     * Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 11 [json_name = "presenceExpireTime"];</code>
+     * @return Whether the presenceExpireTime field is set.
+     */
+    public boolean hasPresenceExpireTime() {
+      return ((bitField0_ & 0x00000400) != 0);
+    }
+    /**
+     * <pre>
+     * Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 11 [json_name = "presenceExpireTime"];</code>
+     * @return The presenceExpireTime.
+     */
+    public com.google.protobuf.Timestamp getPresenceExpireTime() {
+      if (presenceExpireTimeBuilder_ == null) {
+        return presenceExpireTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : presenceExpireTime_;
+      } else {
+        return presenceExpireTimeBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 11 [json_name = "presenceExpireTime"];</code>
+     */
+    public Builder setPresenceExpireTime(com.google.protobuf.Timestamp value) {
+      if (presenceExpireTimeBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        presenceExpireTime_ = value;
+      } else {
+        presenceExpireTimeBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 11 [json_name = "presenceExpireTime"];</code>
+     */
+    public Builder setPresenceExpireTime(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (presenceExpireTimeBuilder_ == null) {
+        presenceExpireTime_ = builderForValue.build();
+      } else {
+        presenceExpireTimeBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 11 [json_name = "presenceExpireTime"];</code>
+     */
+    public Builder mergePresenceExpireTime(com.google.protobuf.Timestamp value) {
+      if (presenceExpireTimeBuilder_ == null) {
+        if (((bitField0_ & 0x00000400) != 0) &&
+          presenceExpireTime_ != null &&
+          presenceExpireTime_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getPresenceExpireTimeBuilder().mergeFrom(value);
+        } else {
+          presenceExpireTime_ = value;
+        }
+      } else {
+        presenceExpireTimeBuilder_.mergeFrom(value);
+      }
+      if (presenceExpireTime_ != null) {
+        bitField0_ |= 0x00000400;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 11 [json_name = "presenceExpireTime"];</code>
+     */
+    public Builder clearPresenceExpireTime() {
+      bitField0_ = (bitField0_ & ~0x00000400);
+      presenceExpireTime_ = null;
+      if (presenceExpireTimeBuilder_ != null) {
+        presenceExpireTimeBuilder_.dispose();
+        presenceExpireTimeBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 11 [json_name = "presenceExpireTime"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getPresenceExpireTimeBuilder() {
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return internalGetPresenceExpireTimeFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 11 [json_name = "presenceExpireTime"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getPresenceExpireTimeOrBuilder() {
+      if (presenceExpireTimeBuilder_ != null) {
+        return presenceExpireTimeBuilder_.getMessageOrBuilder();
+      } else {
+        return presenceExpireTime_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : presenceExpireTime_;
+      }
+    }
+    /**
+     * <pre>
+     * Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 11 [json_name = "presenceExpireTime"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetPresenceExpireTimeFieldBuilder() {
+      if (presenceExpireTimeBuilder_ == null) {
+        presenceExpireTimeBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getPresenceExpireTime(),
+                getParentForChildren(),
+                isClean());
+        presenceExpireTime_ = null;
+      }
+      return presenceExpireTimeBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.Agent)

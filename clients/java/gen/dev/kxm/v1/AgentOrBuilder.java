@@ -186,30 +186,37 @@ public interface AgentOrBuilder extends
 
   /**
    * <pre>
-   * Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+   * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+   * do with fenced leases). Still filled.
    * </pre>
    *
-   * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime"];</code>
+   * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
+   * @deprecated kxm.v1.Agent.lease_expire_time is deprecated.
+   *     See kxm/v1/types.proto;l=38
    * @return Whether the leaseExpireTime field is set.
    */
-  boolean hasLeaseExpireTime();
+  @java.lang.Deprecated boolean hasLeaseExpireTime();
   /**
    * <pre>
-   * Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+   * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+   * do with fenced leases). Still filled.
    * </pre>
    *
-   * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime"];</code>
+   * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
+   * @deprecated kxm.v1.Agent.lease_expire_time is deprecated.
+   *     See kxm/v1/types.proto;l=38
    * @return The leaseExpireTime.
    */
-  com.google.protobuf.Timestamp getLeaseExpireTime();
+  @java.lang.Deprecated com.google.protobuf.Timestamp getLeaseExpireTime();
   /**
    * <pre>
-   * Output only. When the agent's presence lease ends unless it is renewed (last_seen_time + stale-after).
+   * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+   * do with fenced leases). Still filled.
    * </pre>
    *
-   * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime"];</code>
+   * <code>.google.protobuf.Timestamp lease_expire_time = 9 [json_name = "leaseExpireTime", deprecated = true];</code>
    */
-  com.google.protobuf.TimestampOrBuilder getLeaseExpireTimeOrBuilder();
+  @java.lang.Deprecated com.google.protobuf.TimestampOrBuilder getLeaseExpireTimeOrBuilder();
 
   /**
    * <pre>
@@ -229,4 +236,31 @@ public interface AgentOrBuilder extends
    * @return The presence.
    */
   dev.kxm.v1.Presence getPresence();
+
+  /**
+   * <pre>
+   * Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp presence_expire_time = 11 [json_name = "presenceExpireTime"];</code>
+   * @return Whether the presenceExpireTime field is set.
+   */
+  boolean hasPresenceExpireTime();
+  /**
+   * <pre>
+   * Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp presence_expire_time = 11 [json_name = "presenceExpireTime"];</code>
+   * @return The presenceExpireTime.
+   */
+  com.google.protobuf.Timestamp getPresenceExpireTime();
+  /**
+   * <pre>
+   * Output only. When the agent's presence window ends unless it is renewed (last_seen_time + stale-after).
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp presence_expire_time = 11 [json_name = "presenceExpireTime"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getPresenceExpireTimeOrBuilder();
 }

@@ -247,13 +247,14 @@ public final class AgentServiceGrpc {
      * RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
      * a fresh agent key; any previous key of that agent stops working at once.
      * Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
-     * active (which also lets a crashed agent take its still-online name back), or the admin token as the
-     * bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
-     * unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
-     * leases, `resumed` false) and retires the unregistered one.
+     * active (which also lets a crashed agent take its still-online name back), or an operator's token
+     * (the admin token or a named operator's) as the bearer with `x-kxm-project`. A key revoked by
+     * UnregisterAgent proves nothing: registering an unregistered agent's name without an operator's
+     * token creates a fresh agent (new id, empty inbox, no leases, `resumed` false) and retires the
+     * unregistered one. A registration by an operator is audited (AdminService.ListAuditRecords).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
      * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
      * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
@@ -279,7 +280,7 @@ public final class AgentServiceGrpc {
 
     /**
      * <pre>
-     * UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+     * UnregisterAgent marks the calling agent offline and revokes its key for good: only an operator can
      * resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
@@ -296,7 +297,7 @@ public final class AgentServiceGrpc {
      * ListAgents lists the agents of the caller's project, online and stale ones by default.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
      * </pre>
      */
@@ -315,7 +316,7 @@ public final class AgentServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
-     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): an operator's token names, with `x-kxm-project`, a project that does not exist.
      * </pre>
      */
     default void getCallerIdentity(dev.kxm.v1.GetCallerIdentityRequest request,
@@ -368,13 +369,14 @@ public final class AgentServiceGrpc {
      * RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
      * a fresh agent key; any previous key of that agent stops working at once.
      * Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
-     * active (which also lets a crashed agent take its still-online name back), or the admin token as the
-     * bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
-     * unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
-     * leases, `resumed` false) and retires the unregistered one.
+     * active (which also lets a crashed agent take its still-online name back), or an operator's token
+     * (the admin token or a named operator's) as the bearer with `x-kxm-project`. A key revoked by
+     * UnregisterAgent proves nothing: registering an unregistered agent's name without an operator's
+     * token creates a fresh agent (new id, empty inbox, no leases, `resumed` false) and retires the
+     * unregistered one. A registration by an operator is audited (AdminService.ListAuditRecords).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
      * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
      * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
@@ -402,7 +404,7 @@ public final class AgentServiceGrpc {
 
     /**
      * <pre>
-     * UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+     * UnregisterAgent marks the calling agent offline and revokes its key for good: only an operator can
      * resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
@@ -420,7 +422,7 @@ public final class AgentServiceGrpc {
      * ListAgents lists the agents of the caller's project, online and stale ones by default.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
      * </pre>
      */
@@ -440,7 +442,7 @@ public final class AgentServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
-     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): an operator's token names, with `x-kxm-project`, a project that does not exist.
      * </pre>
      */
     public void getCallerIdentity(dev.kxm.v1.GetCallerIdentityRequest request,
@@ -477,13 +479,14 @@ public final class AgentServiceGrpc {
      * RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
      * a fresh agent key; any previous key of that agent stops working at once.
      * Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
-     * active (which also lets a crashed agent take its still-online name back), or the admin token as the
-     * bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
-     * unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
-     * leases, `resumed` false) and retires the unregistered one.
+     * active (which also lets a crashed agent take its still-online name back), or an operator's token
+     * (the admin token or a named operator's) as the bearer with `x-kxm-project`. A key revoked by
+     * UnregisterAgent proves nothing: registering an unregistered agent's name without an operator's
+     * token creates a fresh agent (new id, empty inbox, no leases, `resumed` false) and retires the
+     * unregistered one. A registration by an operator is audited (AdminService.ListAuditRecords).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
      * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
      * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
@@ -509,7 +512,7 @@ public final class AgentServiceGrpc {
 
     /**
      * <pre>
-     * UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+     * UnregisterAgent marks the calling agent offline and revokes its key for good: only an operator can
      * resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
@@ -526,7 +529,7 @@ public final class AgentServiceGrpc {
      * ListAgents lists the agents of the caller's project, online and stale ones by default.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
      * </pre>
      */
@@ -545,7 +548,7 @@ public final class AgentServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
-     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): an operator's token names, with `x-kxm-project`, a project that does not exist.
      * </pre>
      */
     public dev.kxm.v1.GetCallerIdentityResponse getCallerIdentity(dev.kxm.v1.GetCallerIdentityRequest request) throws io.grpc.StatusException {
@@ -581,13 +584,14 @@ public final class AgentServiceGrpc {
      * RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
      * a fresh agent key; any previous key of that agent stops working at once.
      * Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
-     * active (which also lets a crashed agent take its still-online name back), or the admin token as the
-     * bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
-     * unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
-     * leases, `resumed` false) and retires the unregistered one.
+     * active (which also lets a crashed agent take its still-online name back), or an operator's token
+     * (the admin token or a named operator's) as the bearer with `x-kxm-project`. A key revoked by
+     * UnregisterAgent proves nothing: registering an unregistered agent's name without an operator's
+     * token creates a fresh agent (new id, empty inbox, no leases, `resumed` false) and retires the
+     * unregistered one. A registration by an operator is audited (AdminService.ListAuditRecords).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
      * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
      * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
@@ -613,7 +617,7 @@ public final class AgentServiceGrpc {
 
     /**
      * <pre>
-     * UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+     * UnregisterAgent marks the calling agent offline and revokes its key for good: only an operator can
      * resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
@@ -630,7 +634,7 @@ public final class AgentServiceGrpc {
      * ListAgents lists the agents of the caller's project, online and stale ones by default.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
      * </pre>
      */
@@ -649,7 +653,7 @@ public final class AgentServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
-     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): an operator's token names, with `x-kxm-project`, a project that does not exist.
      * </pre>
      */
     public dev.kxm.v1.GetCallerIdentityResponse getCallerIdentity(dev.kxm.v1.GetCallerIdentityRequest request) {
@@ -685,13 +689,14 @@ public final class AgentServiceGrpc {
      * RegisterAgent registers a new agent, or resumes the offline agent that had this name, and issues
      * a fresh agent key; any previous key of that agent stops working at once.
      * Resuming a name needs proof of being that agent: its last key in `previous_key` while that key is
-     * active (which also lets a crashed agent take its still-online name back), or the admin token as the
-     * bearer with `x-kxm-project`. A key revoked by UnregisterAgent proves nothing: registering an
-     * unregistered agent's name without the admin token creates a fresh agent (new id, empty inbox, no
-     * leases, `resumed` false) and retires the unregistered one.
+     * active (which also lets a crashed agent take its still-online name back), or an operator's token
+     * (the admin token or a named operator's) as the bearer with `x-kxm-project`. A key revoked by
+     * UnregisterAgent proves nothing: registering an unregistered agent's name without an operator's
+     * token creates a fresh agent (new id, empty inbox, no leases, `resumed` false) and retires the
+     * unregistered one. A registration by an operator is audited (AdminService.ListAuditRecords).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name, purpose, model or host is empty or too long.
      * - ALREADY_EXISTS (ERROR_REASON_DUPLICATE_AGENT_NAME): a live agent of the project has this name.
      * - PERMISSION_DENIED (ERROR_REASON_AGENT_RECLAIM_FORBIDDEN): the name belongs to an offline agent whose key is still active and no proof of it was given.
@@ -719,7 +724,7 @@ public final class AgentServiceGrpc {
 
     /**
      * <pre>
-     * UnregisterAgent marks the calling agent offline and revokes its key for good: only the admin can
+     * UnregisterAgent marks the calling agent offline and revokes its key for good: only an operator can
      * resume the agent afterwards, and a later registration of its name by anyone else is a fresh agent.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
@@ -737,7 +742,7 @@ public final class AgentServiceGrpc {
      * ListAgents lists the agents of the caller's project, online and stale ones by default.
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
      * </pre>
      */
@@ -757,7 +762,7 @@ public final class AgentServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
-     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the admin token names, with `x-kxm-project`, a project that does not exist.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): an operator's token names, with `x-kxm-project`, a project that does not exist.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetCallerIdentityResponse> getCallerIdentity(

@@ -85,52 +85,57 @@ public final class AgentServiceProto extends com.google.protobuf.GeneratedFile {
       descriptor;
   static {
     java.lang.String[] descriptorData = {
-      "\n\032kxm/v1/agent_service.proto\022\006kxm.v1\032\022kx" +
-      "m/v1/types.proto\"\221\001\n\024RegisterAgentReques" +
-      "t\022\022\n\004name\030\001 \001(\tR\004name\022\030\n\007purpose\030\002 \001(\tR\007" +
-      "purpose\022\024\n\005model\030\003 \001(\tR\005model\022\022\n\004host\030\004 " +
-      "\001(\tR\004host\022!\n\014previous_key\030\005 \001(\tR\013previou" +
-      "sKey\"s\n\025RegisterAgentResponse\022#\n\005agent\030\001" +
-      " \001(\0132\r.kxm.v1.AgentR\005agent\022\033\n\tagent_key\030" +
-      "\002 \001(\tR\010agentKey\022\030\n\007resumed\030\003 \001(\010R\007resume" +
-      "d\"\022\n\020HeartbeatRequest\"8\n\021HeartbeatRespon" +
-      "se\022#\n\005agent\030\001 \001(\0132\r.kxm.v1.AgentR\005agent\"" +
-      "\030\n\026UnregisterAgentRequest\">\n\027UnregisterA" +
-      "gentResponse\022#\n\005agent\030\001 \001(\0132\r.kxm.v1.Age" +
-      "ntR\005agent\"x\n\021ListAgentsRequest\022\033\n\tpage_s" +
-      "ize\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR" +
-      "\tpageToken\022\'\n\017include_offline\030\003 \001(\010R\016inc" +
-      "ludeOffline\"c\n\022ListAgentsResponse\022%\n\006age" +
-      "nts\030\001 \003(\0132\r.kxm.v1.AgentR\006agents\022&\n\017next" +
-      "_page_token\030\002 \001(\tR\rnextPageToken\"\032\n\030GetC" +
-      "allerIdentityRequest\"\317\001\n\031GetCallerIdenti" +
-      "tyResponse\022?\n\017credential_kind\030\001 \001(\0162\026.kx" +
-      "m.v1.CredentialKindR\016credentialKind\022\030\n\007p" +
-      "roject\030\002 \001(\tR\007project\022\031\n\010agent_id\030\003 \001(\tR" +
-      "\007agentId\022\035\n\nagent_name\030\004 \001(\tR\tagentName\022" +
-      "\035\n\nruntime_id\030\005 \001(\tR\truntimeId*\241\001\n\016Crede" +
-      "ntialKind\022\037\n\033CREDENTIAL_KIND_UNSPECIFIED" +
-      "\020\000\022\031\n\025CREDENTIAL_KIND_ADMIN\020\001\022\033\n\027CREDENT" +
-      "IAL_KIND_PROJECT\020\002\022\031\n\025CREDENTIAL_KIND_AG" +
-      "ENT\020\003\022\033\n\027CREDENTIAL_KIND_RUNTIME\020\0042\221\003\n\014A" +
-      "gentService\022L\n\rRegisterAgent\022\034.kxm.v1.Re" +
+      "\n\032kxm/v1/agent_service.proto\022\006kxm.v1\032\024kx" +
+      "m/v1/options.proto\032\022kxm/v1/types.proto\"\221" +
+      "\001\n\024RegisterAgentRequest\022\022\n\004name\030\001 \001(\tR\004n" +
+      "ame\022\030\n\007purpose\030\002 \001(\tR\007purpose\022\024\n\005model\030\003" +
+      " \001(\tR\005model\022\022\n\004host\030\004 \001(\tR\004host\022!\n\014previ" +
+      "ous_key\030\005 \001(\tR\013previousKey\"s\n\025RegisterAg" +
+      "entResponse\022#\n\005agent\030\001 \001(\0132\r.kxm.v1.Agen" +
+      "tR\005agent\022\033\n\tagent_key\030\002 \001(\tR\010agentKey\022\030\n" +
+      "\007resumed\030\003 \001(\010R\007resumed\"\022\n\020HeartbeatRequ" +
+      "est\"8\n\021HeartbeatResponse\022#\n\005agent\030\001 \001(\0132" +
+      "\r.kxm.v1.AgentR\005agent\"\030\n\026UnregisterAgent" +
+      "Request\">\n\027UnregisterAgentResponse\022#\n\005ag" +
+      "ent\030\001 \001(\0132\r.kxm.v1.AgentR\005agent\"x\n\021ListA" +
+      "gentsRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSiz" +
+      "e\022\035\n\npage_token\030\002 \001(\tR\tpageToken\022\'\n\017incl" +
+      "ude_offline\030\003 \001(\010R\016includeOffline\"c\n\022Lis" +
+      "tAgentsResponse\022%\n\006agents\030\001 \003(\0132\r.kxm.v1" +
+      ".AgentR\006agents\022&\n\017next_page_token\030\002 \001(\tR" +
+      "\rnextPageToken\"\032\n\030GetCallerIdentityReque" +
+      "st\"\353\001\n\031GetCallerIdentityResponse\022?\n\017cred" +
+      "ential_kind\030\001 \001(\0162\026.kxm.v1.CredentialKin" +
+      "dR\016credentialKind\022\030\n\007project\030\002 \001(\tR\007proj" +
+      "ect\022\031\n\010agent_id\030\003 \001(\tR\007agentId\022\035\n\nagent_" +
+      "name\030\004 \001(\tR\tagentName\022\035\n\nruntime_id\030\005 \001(" +
+      "\tR\truntimeId\022\032\n\010operator\030\006 \001(\tR\010operator" +
+      "*\277\001\n\016CredentialKind\022\037\n\033CREDENTIAL_KIND_U" +
+      "NSPECIFIED\020\000\022\031\n\025CREDENTIAL_KIND_ADMIN\020\001\022" +
+      "\033\n\027CREDENTIAL_KIND_PROJECT\020\002\022\031\n\025CREDENTI" +
+      "AL_KIND_AGENT\020\003\022\033\n\027CREDENTIAL_KIND_RUNTI" +
+      "ME\020\004\022\034\n\030CREDENTIAL_KIND_OPERATOR\020\0052\364\003\n\014A" +
+      "gentService\022Z\n\rRegisterAgent\022\034.kxm.v1.Re" +
       "gisterAgentRequest\032\035.kxm.v1.RegisterAgen" +
-      "tResponse\022@\n\tHeartbeat\022\030.kxm.v1.Heartbea" +
-      "tRequest\032\031.kxm.v1.HeartbeatResponse\022R\n\017U" +
-      "nregisterAgent\022\036.kxm.v1.UnregisterAgentR" +
-      "equest\032\037.kxm.v1.UnregisterAgentResponse\022" +
-      "C\n\nListAgents\022\031.kxm.v1.ListAgentsRequest" +
-      "\032\032.kxm.v1.ListAgentsResponse\022X\n\021GetCalle" +
-      "rIdentity\022 .kxm.v1.GetCallerIdentityRequ" +
-      "est\032!.kxm.v1.GetCallerIdentityResponseB\201" +
-      "\001\n\ndev.kxm.v1B\021AgentServiceProtoP\001Z\'kxm." +
-      "dev/hub/clients/go/gen/kxm/v1;kxmv1\242\002\003KX" +
-      "X\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata" +
-      "\352\002\007Kxm::V1b\006proto3"
+      "tResponse\"\014\352\340\030\010\010\003\020\000\030\002(\001\022N\n\tHeartbeat\022\030.k" +
+      "xm.v1.HeartbeatRequest\032\031.kxm.v1.Heartbea" +
+      "tResponse\"\014\352\340\030\010\010\005\020\000\030\003(\001\022`\n\017UnregisterAge" +
+      "nt\022\036.kxm.v1.UnregisterAgentRequest\032\037.kxm" +
+      ".v1.UnregisterAgentResponse\"\014\352\340\030\010\010\005\020\000\030\002(" +
+      "\001\022b\n\nListAgents\022\031.kxm.v1.ListAgentsReque" +
+      "st\032\032.kxm.v1.ListAgentsResponse\"\035\352\340\030\031\010\003\020\001" +
+      "\030\002\"\017kxm_list_agents(\001\022r\n\021GetCallerIdenti" +
+      "ty\022 .kxm.v1.GetCallerIdentityRequest\032!.k" +
+      "xm.v1.GetCallerIdentityResponse\"\030\352\340\030\024\010\007\020" +
+      "\001\030\002\"\nkxm_whoami(\001B\201\001\n\ndev.kxm.v1B\021AgentS" +
+      "erviceProtoP\001Z\'kxm.dev/hub/clients/go/ge" +
+      "n/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002" +
+      "\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
+          dev.kxm.v1.OptionsProto.getDescriptor(),
           dev.kxm.v1.TypesProto.getDescriptor(),
         });
     internal_static_kxm_v1_RegisterAgentRequest_descriptor =
@@ -192,9 +197,15 @@ public final class AgentServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_kxm_v1_GetCallerIdentityResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_GetCallerIdentityResponse_descriptor,
-        new java.lang.String[] { "CredentialKind", "Project", "AgentId", "AgentName", "RuntimeId", });
+        new java.lang.String[] { "CredentialKind", "Project", "AgentId", "AgentName", "RuntimeId", "Operator", });
     descriptor.resolveAllFeaturesImmutable();
+    dev.kxm.v1.OptionsProto.getDescriptor();
     dev.kxm.v1.TypesProto.getDescriptor();
+    com.google.protobuf.ExtensionRegistry registry =
+        com.google.protobuf.ExtensionRegistry.newInstance();
+    registry.add(dev.kxm.v1.OptionsProto.facts);
+    com.google.protobuf.Descriptors.FileDescriptor
+        .internalUpdateFileDescriptor(descriptor, registry);
   }
 
   // @@protoc_insertion_point(outer_class_scope)

@@ -25,7 +25,7 @@ public enum CredentialKind
   CREDENTIAL_KIND_UNSPECIFIED(0),
   /**
    * <pre>
-   * The admin token, which manages projects and acts in the project `x-kxm-project` names.
+   * The admin token (the bootstrap admin, the operator named `admin`), which manages projects and operators and acts in the project `x-kxm-project` names.
    * </pre>
    *
    * <code>CREDENTIAL_KIND_ADMIN = 1;</code>
@@ -55,6 +55,14 @@ public enum CredentialKind
    * <code>CREDENTIAL_KIND_RUNTIME = 4;</code>
    */
   CREDENTIAL_KIND_RUNTIME(4),
+  /**
+   * <pre>
+   * A named operator's token (`kxm_op_…`), which manages projects and acts in the project `x-kxm-project` names, like the admin token, but cannot manage operators.
+   * </pre>
+   *
+   * <code>CREDENTIAL_KIND_OPERATOR = 5;</code>
+   */
+  CREDENTIAL_KIND_OPERATOR(5),
   UNRECOGNIZED(-1),
   ;
 
@@ -77,7 +85,7 @@ public enum CredentialKind
   public static final int CREDENTIAL_KIND_UNSPECIFIED_VALUE = 0;
   /**
    * <pre>
-   * The admin token, which manages projects and acts in the project `x-kxm-project` names.
+   * The admin token (the bootstrap admin, the operator named `admin`), which manages projects and operators and acts in the project `x-kxm-project` names.
    * </pre>
    *
    * <code>CREDENTIAL_KIND_ADMIN = 1;</code>
@@ -107,6 +115,14 @@ public enum CredentialKind
    * <code>CREDENTIAL_KIND_RUNTIME = 4;</code>
    */
   public static final int CREDENTIAL_KIND_RUNTIME_VALUE = 4;
+  /**
+   * <pre>
+   * A named operator's token (`kxm_op_…`), which manages projects and acts in the project `x-kxm-project` names, like the admin token, but cannot manage operators.
+   * </pre>
+   *
+   * <code>CREDENTIAL_KIND_OPERATOR = 5;</code>
+   */
+  public static final int CREDENTIAL_KIND_OPERATOR_VALUE = 5;
 
 
   public final int getNumber() {
@@ -138,6 +154,7 @@ public enum CredentialKind
       case 2: return CREDENTIAL_KIND_PROJECT;
       case 3: return CREDENTIAL_KIND_AGENT;
       case 4: return CREDENTIAL_KIND_RUNTIME;
+      case 5: return CREDENTIAL_KIND_OPERATOR;
       default: return null;
     }
   }

@@ -786,7 +786,7 @@ public enum ErrorReason
   ERROR_REASON_AGENT_NOT_FOUND(104),
   /**
    * <pre>
-   * PERMISSION_DENIED: reclaiming an offline agent's name needs its last key or the admin token; metadata: name.
+   * PERMISSION_DENIED: reclaiming an offline agent's name needs its last key or an operator's token; metadata: name.
    * </pre>
    *
    * <code>ERROR_REASON_AGENT_RECLAIM_FORBIDDEN = 105;</code>
@@ -872,6 +872,22 @@ public enum ErrorReason
    * <code>ERROR_REASON_STREAM_LIMIT_REACHED = 115;</code>
    */
   ERROR_REASON_STREAM_LIMIT_REACHED(115),
+  /**
+   * <pre>
+   * NOT_FOUND: no named operator has this name; metadata: operator.
+   * </pre>
+   *
+   * <code>ERROR_REASON_OPERATOR_NOT_FOUND = 116;</code>
+   */
+  ERROR_REASON_OPERATOR_NOT_FOUND(116),
+  /**
+   * <pre>
+   * ALREADY_EXISTS: an operator has, or had, this name (names are never reused), or it is the bootstrap admin's (`admin`); metadata: operator.
+   * </pre>
+   *
+   * <code>ERROR_REASON_OPERATOR_ALREADY_EXISTS = 117;</code>
+   */
+  ERROR_REASON_OPERATOR_ALREADY_EXISTS(117),
   UNRECOGNIZED(-1),
   ;
 
@@ -1648,7 +1664,7 @@ public enum ErrorReason
   public static final int ERROR_REASON_AGENT_NOT_FOUND_VALUE = 104;
   /**
    * <pre>
-   * PERMISSION_DENIED: reclaiming an offline agent's name needs its last key or the admin token; metadata: name.
+   * PERMISSION_DENIED: reclaiming an offline agent's name needs its last key or an operator's token; metadata: name.
    * </pre>
    *
    * <code>ERROR_REASON_AGENT_RECLAIM_FORBIDDEN = 105;</code>
@@ -1734,6 +1750,22 @@ public enum ErrorReason
    * <code>ERROR_REASON_STREAM_LIMIT_REACHED = 115;</code>
    */
   public static final int ERROR_REASON_STREAM_LIMIT_REACHED_VALUE = 115;
+  /**
+   * <pre>
+   * NOT_FOUND: no named operator has this name; metadata: operator.
+   * </pre>
+   *
+   * <code>ERROR_REASON_OPERATOR_NOT_FOUND = 116;</code>
+   */
+  public static final int ERROR_REASON_OPERATOR_NOT_FOUND_VALUE = 116;
+  /**
+   * <pre>
+   * ALREADY_EXISTS: an operator has, or had, this name (names are never reused), or it is the bootstrap admin's (`admin`); metadata: operator.
+   * </pre>
+   *
+   * <code>ERROR_REASON_OPERATOR_ALREADY_EXISTS = 117;</code>
+   */
+  public static final int ERROR_REASON_OPERATOR_ALREADY_EXISTS_VALUE = 117;
 
 
   public final int getNumber() {
@@ -1866,6 +1898,8 @@ public enum ErrorReason
       case 113: return ERROR_REASON_RUNTIME_FORBIDDEN;
       case 114: return ERROR_REASON_RUNTIME_ALREADY_EXISTS;
       case 115: return ERROR_REASON_STREAM_LIMIT_REACHED;
+      case 116: return ERROR_REASON_OPERATOR_NOT_FOUND;
+      case 117: return ERROR_REASON_OPERATOR_ALREADY_EXISTS;
       default: return null;
     }
   }

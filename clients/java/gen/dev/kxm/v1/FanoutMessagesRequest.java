@@ -332,40 +332,44 @@ private static final long serialVersionUID = 0L;
   private com.google.protobuf.Duration timeout_;
   /**
    * <pre>
-   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-   * the call's deadline.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    * </pre>
    *
-   * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
+   * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
+   * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
+   *     See kxm/v1/message_service.proto;l=364
    * @return Whether the timeout field is set.
    */
   @java.lang.Override
-  public boolean hasTimeout() {
+  @java.lang.Deprecated public boolean hasTimeout() {
     return ((bitField0_ & 0x00000004) != 0);
   }
   /**
    * <pre>
-   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-   * the call's deadline.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    * </pre>
    *
-   * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
+   * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
+   * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
+   *     See kxm/v1/message_service.proto;l=364
    * @return The timeout.
    */
   @java.lang.Override
-  public com.google.protobuf.Duration getTimeout() {
+  @java.lang.Deprecated public com.google.protobuf.Duration getTimeout() {
     return timeout_ == null ? com.google.protobuf.Duration.getDefaultInstance() : timeout_;
   }
   /**
    * <pre>
-   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-   * the call's deadline.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    * </pre>
    *
-   * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
+   * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
    */
   @java.lang.Override
-  public com.google.protobuf.DurationOrBuilder getTimeoutOrBuilder() {
+  @java.lang.Deprecated public com.google.protobuf.DurationOrBuilder getTimeoutOrBuilder() {
     return timeout_ == null ? com.google.protobuf.Duration.getDefaultInstance() : timeout_;
   }
 
@@ -382,6 +386,47 @@ private static final long serialVersionUID = 0L;
   @java.lang.Override
   public boolean getAllowOffline() {
     return allowOffline_;
+  }
+
+  public static final int WAIT_FIELD_NUMBER = 9;
+  private com.google.protobuf.Duration wait_;
+  /**
+   * <pre>
+   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+   * the call's deadline.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+   * @return Whether the wait field is set.
+   */
+  @java.lang.Override
+  public boolean hasWait() {
+    return ((bitField0_ & 0x00000008) != 0);
+  }
+  /**
+   * <pre>
+   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+   * the call's deadline.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+   * @return The wait.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Duration getWait() {
+    return wait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : wait_;
+  }
+  /**
+   * <pre>
+   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+   * the call's deadline.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.DurationOrBuilder getWaitOrBuilder() {
+    return wait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : wait_;
   }
 
   private byte memoizedIsInitialized = -1;
@@ -422,6 +467,9 @@ private static final long serialVersionUID = 0L;
     if (allowOffline_ != false) {
       output.writeBool(8, allowOffline_);
     }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      output.writeMessage(9, getWait());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -458,6 +506,10 @@ private static final long serialVersionUID = 0L;
     if (allowOffline_ != false) {
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(8, allowOffline_);
+    }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(9, getWait());
     }
     return size;
   }
@@ -508,6 +560,11 @@ private static final long serialVersionUID = 0L;
     }
     if (getAllowOffline()
         != other.getAllowOffline()) return false;
+    if (hasWait() != other.hasWait()) return false;
+    if (hasWait()) {
+      if (!getWait()
+          .equals(other.getWait())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -544,6 +601,10 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + ALLOW_OFFLINE_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getAllowOffline());
+    if (hasWait()) {
+      hash = (37 * hash) + WAIT_FIELD_NUMBER;
+      hash = (53 * hash) + getWait().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -681,6 +742,7 @@ private static final long serialVersionUID = 0L;
         internalGetWorkflowContextFieldBuilder();
         internalGetTtlFieldBuilder();
         internalGetTimeoutFieldBuilder();
+        internalGetWaitFieldBuilder();
       }
     }
     @java.lang.Override
@@ -708,6 +770,11 @@ private static final long serialVersionUID = 0L;
         timeoutBuilder_ = null;
       }
       allowOffline_ = false;
+      wait_ = null;
+      if (waitBuilder_ != null) {
+        waitBuilder_.dispose();
+        waitBuilder_ = null;
+      }
       return this;
     }
 
@@ -776,6 +843,12 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000080) != 0)) {
         result.allowOffline_ = allowOffline_;
       }
+      if (((from_bitField0_ & 0x00000100) != 0)) {
+        result.wait_ = waitBuilder_ == null
+            ? wait_
+            : waitBuilder_.build();
+        to_bitField0_ |= 0x00000008;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -827,6 +900,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.getAllowOffline() != false) {
         setAllowOffline(other.getAllowOffline());
+      }
+      if (other.hasWait()) {
+        mergeWait(other.getWait());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -898,6 +974,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000080;
               break;
             } // case 64
+            case 74: {
+              input.readMessage(
+                  internalGetWaitFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000100;
+              break;
+            } // case 74
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1653,26 +1736,30 @@ private static final long serialVersionUID = 0L;
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> timeoutBuilder_;
     /**
      * <pre>
-     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-     * the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
+     * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
+     *     See kxm/v1/message_service.proto;l=364
      * @return Whether the timeout field is set.
      */
-    public boolean hasTimeout() {
+    @java.lang.Deprecated public boolean hasTimeout() {
       return ((bitField0_ & 0x00000040) != 0);
     }
     /**
      * <pre>
-     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-     * the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
+     * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
+     *     See kxm/v1/message_service.proto;l=364
      * @return The timeout.
      */
-    public com.google.protobuf.Duration getTimeout() {
+    @java.lang.Deprecated public com.google.protobuf.Duration getTimeout() {
       if (timeoutBuilder_ == null) {
         return timeout_ == null ? com.google.protobuf.Duration.getDefaultInstance() : timeout_;
       } else {
@@ -1681,13 +1768,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-     * the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
      */
-    public Builder setTimeout(com.google.protobuf.Duration value) {
+    @java.lang.Deprecated public Builder setTimeout(com.google.protobuf.Duration value) {
       if (timeoutBuilder_ == null) {
         java.util.Objects.requireNonNull(value);
         timeout_ = value;
@@ -1700,13 +1787,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-     * the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
      */
-    public Builder setTimeout(
+    @java.lang.Deprecated public Builder setTimeout(
         com.google.protobuf.Duration.Builder builderForValue) {
       if (timeoutBuilder_ == null) {
         timeout_ = builderForValue.build();
@@ -1719,13 +1806,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-     * the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
      */
-    public Builder mergeTimeout(com.google.protobuf.Duration value) {
+    @java.lang.Deprecated public Builder mergeTimeout(com.google.protobuf.Duration value) {
       if (timeoutBuilder_ == null) {
         if (((bitField0_ & 0x00000040) != 0) &&
           timeout_ != null &&
@@ -1745,13 +1832,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-     * the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
      */
-    public Builder clearTimeout() {
+    @java.lang.Deprecated public Builder clearTimeout() {
       bitField0_ = (bitField0_ & ~0x00000040);
       timeout_ = null;
       if (timeoutBuilder_ != null) {
@@ -1763,26 +1850,26 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-     * the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
      */
-    public com.google.protobuf.Duration.Builder getTimeoutBuilder() {
+    @java.lang.Deprecated public com.google.protobuf.Duration.Builder getTimeoutBuilder() {
       bitField0_ |= 0x00000040;
       onChanged();
       return internalGetTimeoutFieldBuilder().getBuilder();
     }
     /**
      * <pre>
-     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-     * the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
      */
-    public com.google.protobuf.DurationOrBuilder getTimeoutOrBuilder() {
+    @java.lang.Deprecated public com.google.protobuf.DurationOrBuilder getTimeoutOrBuilder() {
       if (timeoutBuilder_ != null) {
         return timeoutBuilder_.getMessageOrBuilder();
       } else {
@@ -1792,11 +1879,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-     * the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
      */
     private com.google.protobuf.SingleFieldBuilder<
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 
@@ -1854,6 +1941,170 @@ private static final long serialVersionUID = 0L;
       allowOffline_ = false;
       onChanged();
       return this;
+    }
+
+    private com.google.protobuf.Duration wait_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> waitBuilder_;
+    /**
+     * <pre>
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     * @return Whether the wait field is set.
+     */
+    public boolean hasWait() {
+      return ((bitField0_ & 0x00000100) != 0);
+    }
+    /**
+     * <pre>
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     * @return The wait.
+     */
+    public com.google.protobuf.Duration getWait() {
+      if (waitBuilder_ == null) {
+        return wait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : wait_;
+      } else {
+        return waitBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     */
+    public Builder setWait(com.google.protobuf.Duration value) {
+      if (waitBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        wait_ = value;
+      } else {
+        waitBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     */
+    public Builder setWait(
+        com.google.protobuf.Duration.Builder builderForValue) {
+      if (waitBuilder_ == null) {
+        wait_ = builderForValue.build();
+      } else {
+        waitBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     */
+    public Builder mergeWait(com.google.protobuf.Duration value) {
+      if (waitBuilder_ == null) {
+        if (((bitField0_ & 0x00000100) != 0) &&
+          wait_ != null &&
+          wait_ != com.google.protobuf.Duration.getDefaultInstance()) {
+          getWaitBuilder().mergeFrom(value);
+        } else {
+          wait_ = value;
+        }
+      } else {
+        waitBuilder_.mergeFrom(value);
+      }
+      if (wait_ != null) {
+        bitField0_ |= 0x00000100;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     */
+    public Builder clearWait() {
+      bitField0_ = (bitField0_ & ~0x00000100);
+      wait_ = null;
+      if (waitBuilder_ != null) {
+        waitBuilder_.dispose();
+        waitBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     */
+    public com.google.protobuf.Duration.Builder getWaitBuilder() {
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return internalGetWaitFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     */
+    public com.google.protobuf.DurationOrBuilder getWaitOrBuilder() {
+      if (waitBuilder_ != null) {
+        return waitBuilder_.getMessageOrBuilder();
+      } else {
+        return wait_ == null ?
+            com.google.protobuf.Duration.getDefaultInstance() : wait_;
+      }
+    }
+    /**
+     * <pre>
+     * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+     * the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 
+        internalGetWaitFieldBuilder() {
+      if (waitBuilder_ == null) {
+        waitBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder>(
+                getWait(),
+                getParentForChildren(),
+                isClean());
+        wait_ = null;
+      }
+      return waitBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.FanoutMessagesRequest)

@@ -167,33 +167,37 @@ public interface FanoutMessagesRequestOrBuilder extends
 
   /**
    * <pre>
-   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-   * the call's deadline.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    * </pre>
    *
-   * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
+   * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
+   * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
+   *     See kxm/v1/message_service.proto;l=364
    * @return Whether the timeout field is set.
    */
-  boolean hasTimeout();
+  @java.lang.Deprecated boolean hasTimeout();
   /**
    * <pre>
-   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-   * the call's deadline.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    * </pre>
    *
-   * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
+   * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
+   * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
+   *     See kxm/v1/message_service.proto;l=364
    * @return The timeout.
    */
-  com.google.protobuf.Duration getTimeout();
+  @java.lang.Deprecated com.google.protobuf.Duration getTimeout();
   /**
    * <pre>
-   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-   * the call's deadline.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    * </pre>
    *
-   * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout"];</code>
+   * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
    */
-  com.google.protobuf.DurationOrBuilder getTimeoutOrBuilder();
+  @java.lang.Deprecated com.google.protobuf.DurationOrBuilder getTimeoutOrBuilder();
 
   /**
    * <pre>
@@ -204,4 +208,34 @@ public interface FanoutMessagesRequestOrBuilder extends
    * @return The allowOffline.
    */
   boolean getAllowOffline();
+
+  /**
+   * <pre>
+   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+   * the call's deadline.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+   * @return Whether the wait field is set.
+   */
+  boolean hasWait();
+  /**
+   * <pre>
+   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+   * the call's deadline.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+   * @return The wait.
+   */
+  com.google.protobuf.Duration getWait();
+  /**
+   * <pre>
+   * How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+   * the call's deadline.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration wait = 9 [json_name = "wait"];</code>
+   */
+  com.google.protobuf.DurationOrBuilder getWaitOrBuilder();
 }

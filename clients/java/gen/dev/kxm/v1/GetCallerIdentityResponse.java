@@ -37,6 +37,7 @@ private static final long serialVersionUID = 0L;
     agentId_ = "";
     agentName_ = "";
     runtimeId_ = "";
+    operator_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -88,7 +89,7 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object project_ = "";
   /**
    * <pre>
-   * The project the credential admits; for the admin token, the one `x-kxm-project` named (empty when none).
+   * The project the credential admits; for an operator, the one `x-kxm-project` named (empty when none).
    * </pre>
    *
    * <code>string project = 2 [json_name = "project"];</code>
@@ -109,7 +110,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The project the credential admits; for the admin token, the one `x-kxm-project` named (empty when none).
+   * The project the credential admits; for an operator, the one `x-kxm-project` named (empty when none).
    * </pre>
    *
    * <code>string project = 2 [json_name = "project"];</code>
@@ -271,6 +272,53 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int OPERATOR_FIELD_NUMBER = 6;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object operator_ = "";
+  /**
+   * <pre>
+   * The operator the call is attributed to: `admin` with CREDENTIAL_KIND_ADMIN, the operator's name with CREDENTIAL_KIND_OPERATOR; empty otherwise.
+   * </pre>
+   *
+   * <code>string operator = 6 [json_name = "operator"];</code>
+   * @return The operator.
+   */
+  @java.lang.Override
+  public java.lang.String getOperator() {
+    java.lang.Object ref = operator_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      operator_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The operator the call is attributed to: `admin` with CREDENTIAL_KIND_ADMIN, the operator's name with CREDENTIAL_KIND_OPERATOR; empty otherwise.
+   * </pre>
+   *
+   * <code>string operator = 6 [json_name = "operator"];</code>
+   * @return The bytes for operator.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getOperatorBytes() {
+    java.lang.Object ref = operator_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      operator_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -300,6 +348,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(runtimeId_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 5, runtimeId_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(operator_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 6, operator_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -319,6 +370,9 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(runtimeId_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(5, runtimeId_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(operator_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(6, operator_);
     }
     return size;
   }
@@ -353,6 +407,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getAgentName())) return false;
     if (!getRuntimeId()
         .equals(other.getRuntimeId())) return false;
+    if (!getOperator()
+        .equals(other.getOperator())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -374,6 +430,8 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getAgentName().hashCode();
     hash = (37 * hash) + RUNTIME_ID_FIELD_NUMBER;
     hash = (53 * hash) + getRuntimeId().hashCode();
+    hash = (37 * hash) + OPERATOR_FIELD_NUMBER;
+    hash = (53 * hash) + getOperator().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -514,6 +572,7 @@ private static final long serialVersionUID = 0L;
       agentId_ = "";
       agentName_ = "";
       runtimeId_ = "";
+      operator_ = "";
       return this;
     }
 
@@ -562,6 +621,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000010) != 0)) {
         result.runtimeId_ = runtimeId_;
       }
+      if (((from_bitField0_ & 0x00000020) != 0)) {
+        result.operator_ = operator_;
+      }
     }
 
     @java.lang.Override
@@ -597,6 +659,11 @@ private static final long serialVersionUID = 0L;
       if (!other.getRuntimeId().isEmpty()) {
         runtimeId_ = other.runtimeId_;
         bitField0_ |= 0x00000010;
+        onChanged();
+      }
+      if (!other.getOperator().isEmpty()) {
+        operator_ = other.operator_;
+        bitField0_ |= 0x00000020;
         onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
@@ -648,6 +715,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000010;
               break;
             } // case 42
+            case 50: {
+              operator_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000020;
+              break;
+            } // case 50
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -740,7 +812,7 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object project_ = "";
     /**
      * <pre>
-     * The project the credential admits; for the admin token, the one `x-kxm-project` named (empty when none).
+     * The project the credential admits; for an operator, the one `x-kxm-project` named (empty when none).
      * </pre>
      *
      * <code>string project = 2 [json_name = "project"];</code>
@@ -760,7 +832,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The project the credential admits; for the admin token, the one `x-kxm-project` named (empty when none).
+     * The project the credential admits; for an operator, the one `x-kxm-project` named (empty when none).
      * </pre>
      *
      * <code>string project = 2 [json_name = "project"];</code>
@@ -781,7 +853,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The project the credential admits; for the admin token, the one `x-kxm-project` named (empty when none).
+     * The project the credential admits; for an operator, the one `x-kxm-project` named (empty when none).
      * </pre>
      *
      * <code>string project = 2 [json_name = "project"];</code>
@@ -798,7 +870,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The project the credential admits; for the admin token, the one `x-kxm-project` named (empty when none).
+     * The project the credential admits; for an operator, the one `x-kxm-project` named (empty when none).
      * </pre>
      *
      * <code>string project = 2 [json_name = "project"];</code>
@@ -812,7 +884,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The project the credential admits; for the admin token, the one `x-kxm-project` named (empty when none).
+     * The project the credential admits; for an operator, the one `x-kxm-project` named (empty when none).
      * </pre>
      *
      * <code>string project = 2 [json_name = "project"];</code>
@@ -1101,6 +1173,98 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       runtimeId_ = value;
       bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object operator_ = "";
+    /**
+     * <pre>
+     * The operator the call is attributed to: `admin` with CREDENTIAL_KIND_ADMIN, the operator's name with CREDENTIAL_KIND_OPERATOR; empty otherwise.
+     * </pre>
+     *
+     * <code>string operator = 6 [json_name = "operator"];</code>
+     * @return The operator.
+     */
+    public java.lang.String getOperator() {
+      java.lang.Object ref = operator_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        operator_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The operator the call is attributed to: `admin` with CREDENTIAL_KIND_ADMIN, the operator's name with CREDENTIAL_KIND_OPERATOR; empty otherwise.
+     * </pre>
+     *
+     * <code>string operator = 6 [json_name = "operator"];</code>
+     * @return The bytes for operator.
+     */
+    public com.google.protobuf.ByteString
+        getOperatorBytes() {
+      java.lang.Object ref = operator_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        operator_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The operator the call is attributed to: `admin` with CREDENTIAL_KIND_ADMIN, the operator's name with CREDENTIAL_KIND_OPERATOR; empty otherwise.
+     * </pre>
+     *
+     * <code>string operator = 6 [json_name = "operator"];</code>
+     * @param value The operator to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOperator(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      operator_ = value;
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The operator the call is attributed to: `admin` with CREDENTIAL_KIND_ADMIN, the operator's name with CREDENTIAL_KIND_OPERATOR; empty otherwise.
+     * </pre>
+     *
+     * <code>string operator = 6 [json_name = "operator"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearOperator() {
+      operator_ = getDefaultInstance().getOperator();
+      bitField0_ = (bitField0_ & ~0x00000020);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The operator the call is attributed to: `admin` with CREDENTIAL_KIND_ADMIN, the operator's name with CREDENTIAL_KIND_OPERATOR; empty otherwise.
+     * </pre>
+     *
+     * <code>string operator = 6 [json_name = "operator"];</code>
+     * @param value The bytes for operator to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOperatorBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      operator_ = value;
+      bitField0_ |= 0x00000020;
       onChanged();
       return this;
     }

@@ -31,7 +31,7 @@ public interface GetCallerIdentityResponseOrBuilder extends
 
   /**
    * <pre>
-   * The project the credential admits; for the admin token, the one `x-kxm-project` named (empty when none).
+   * The project the credential admits; for an operator, the one `x-kxm-project` named (empty when none).
    * </pre>
    *
    * <code>string project = 2 [json_name = "project"];</code>
@@ -40,7 +40,7 @@ public interface GetCallerIdentityResponseOrBuilder extends
   java.lang.String getProject();
   /**
    * <pre>
-   * The project the credential admits; for the admin token, the one `x-kxm-project` named (empty when none).
+   * The project the credential admits; for an operator, the one `x-kxm-project` named (empty when none).
    * </pre>
    *
    * <code>string project = 2 [json_name = "project"];</code>
@@ -108,4 +108,24 @@ public interface GetCallerIdentityResponseOrBuilder extends
    */
   com.google.protobuf.ByteString
       getRuntimeIdBytes();
+
+  /**
+   * <pre>
+   * The operator the call is attributed to: `admin` with CREDENTIAL_KIND_ADMIN, the operator's name with CREDENTIAL_KIND_OPERATOR; empty otherwise.
+   * </pre>
+   *
+   * <code>string operator = 6 [json_name = "operator"];</code>
+   * @return The operator.
+   */
+  java.lang.String getOperator();
+  /**
+   * <pre>
+   * The operator the call is attributed to: `admin` with CREDENTIAL_KIND_ADMIN, the operator's name with CREDENTIAL_KIND_OPERATOR; empty otherwise.
+   * </pre>
+   *
+   * <code>string operator = 6 [json_name = "operator"];</code>
+   * @return The bytes for operator.
+   */
+  com.google.protobuf.ByteString
+      getOperatorBytes();
 }

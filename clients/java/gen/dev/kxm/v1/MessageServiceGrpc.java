@@ -372,7 +372,8 @@ public final class MessageServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range, or wait and
+     *   its deprecated name reply_wait are both set to different values.
      * - INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
      * - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops &gt;= max_hops.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
@@ -473,7 +474,8 @@ public final class MessageServiceGrpc {
      * (default and maximum 60 s, never beyond the call's deadline); a wait that ends returns the current state.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty, wait is negative, or wait and its
+     *   deprecated name timeout are both set to different values.
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
      * </pre>
@@ -491,7 +493,8 @@ public final class MessageServiceGrpc {
      * same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
+     *   and its deprecated name timeout both set to different values.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
      *   correlation_id names another run.
@@ -567,7 +570,8 @@ public final class MessageServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range, or wait and
+     *   its deprecated name reply_wait are both set to different values.
      * - INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
      * - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops &gt;= max_hops.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
@@ -674,7 +678,8 @@ public final class MessageServiceGrpc {
      * (default and maximum 60 s, never beyond the call's deadline); a wait that ends returns the current state.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty, wait is negative, or wait and its
+     *   deprecated name timeout are both set to different values.
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
      * </pre>
@@ -693,7 +698,8 @@ public final class MessageServiceGrpc {
      * same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
+     *   and its deprecated name timeout both set to different values.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
      *   correlation_id names another run.
@@ -755,7 +761,8 @@ public final class MessageServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range, or wait and
+     *   its deprecated name reply_wait are both set to different values.
      * - INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
      * - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops &gt;= max_hops.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
@@ -856,7 +863,8 @@ public final class MessageServiceGrpc {
      * (default and maximum 60 s, never beyond the call's deadline); a wait that ends returns the current state.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty, wait is negative, or wait and its
+     *   deprecated name timeout are both set to different values.
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
      * </pre>
@@ -874,7 +882,8 @@ public final class MessageServiceGrpc {
      * same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
+     *   and its deprecated name timeout both set to different values.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
      *   correlation_id names another run.
@@ -936,7 +945,8 @@ public final class MessageServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range, or wait and
+     *   its deprecated name reply_wait are both set to different values.
      * - INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
      * - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops &gt;= max_hops.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
@@ -1037,7 +1047,8 @@ public final class MessageServiceGrpc {
      * (default and maximum 60 s, never beyond the call's deadline); a wait that ends returns the current state.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty, wait is negative, or wait and its
+     *   deprecated name timeout are both set to different values.
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
      * </pre>
@@ -1055,7 +1066,8 @@ public final class MessageServiceGrpc {
      * same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
+     *   and its deprecated name timeout both set to different values.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
      *   correlation_id names another run.
@@ -1116,7 +1128,8 @@ public final class MessageServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
      * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range, or wait and
+     *   its deprecated name reply_wait are both set to different values.
      * - INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
      * - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops &gt;= max_hops.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
@@ -1223,7 +1236,8 @@ public final class MessageServiceGrpc {
      * (default and maximum 60 s, never beyond the call's deadline); a wait that ends returns the current state.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or timeout is negative.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty, wait is negative, or wait and its
+     *   deprecated name timeout are both set to different values.
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
      * </pre>
@@ -1242,7 +1256,8 @@ public final class MessageServiceGrpc {
      * same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, or a bad field.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
+     *   and its deprecated name timeout both set to different values.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
      *   correlation_id names another run.

@@ -278,37 +278,44 @@ private static final long serialVersionUID = 0L;
   private com.google.protobuf.Timestamp leaseExpireTime_;
   /**
    * <pre>
-   * Output only. When its presence lapses without another heartbeat.
+   * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+   * do with fenced leases). Still filled.
    * </pre>
    *
-   * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime"];</code>
+   * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
+   * @deprecated kxm.v1.Runtime.lease_expire_time is deprecated.
+   *     See kxm/v1/types.proto;l=194
    * @return Whether the leaseExpireTime field is set.
    */
   @java.lang.Override
-  public boolean hasLeaseExpireTime() {
+  @java.lang.Deprecated public boolean hasLeaseExpireTime() {
     return ((bitField0_ & 0x00000004) != 0);
   }
   /**
    * <pre>
-   * Output only. When its presence lapses without another heartbeat.
+   * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+   * do with fenced leases). Still filled.
    * </pre>
    *
-   * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime"];</code>
+   * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
+   * @deprecated kxm.v1.Runtime.lease_expire_time is deprecated.
+   *     See kxm/v1/types.proto;l=194
    * @return The leaseExpireTime.
    */
   @java.lang.Override
-  public com.google.protobuf.Timestamp getLeaseExpireTime() {
+  @java.lang.Deprecated public com.google.protobuf.Timestamp getLeaseExpireTime() {
     return leaseExpireTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : leaseExpireTime_;
   }
   /**
    * <pre>
-   * Output only. When its presence lapses without another heartbeat.
+   * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+   * do with fenced leases). Still filled.
    * </pre>
    *
-   * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime"];</code>
+   * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
    */
   @java.lang.Override
-  public com.google.protobuf.TimestampOrBuilder getLeaseExpireTimeOrBuilder() {
+  @java.lang.Deprecated public com.google.protobuf.TimestampOrBuilder getLeaseExpireTimeOrBuilder() {
     return leaseExpireTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : leaseExpireTime_;
   }
 
@@ -336,6 +343,47 @@ private static final long serialVersionUID = 0L;
   @java.lang.Override public dev.kxm.v1.RuntimePresenceState getPresence() {
     dev.kxm.v1.RuntimePresenceState result = dev.kxm.v1.RuntimePresenceState.forNumber(presence_);
     return result == null ? dev.kxm.v1.RuntimePresenceState.UNRECOGNIZED : result;
+  }
+
+  public static final int PRESENCE_EXPIRE_TIME_FIELD_NUMBER = 8;
+  private com.google.protobuf.Timestamp presenceExpireTime_;
+  /**
+   * <pre>
+   * Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+   * before the first heartbeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp presence_expire_time = 8 [json_name = "presenceExpireTime"];</code>
+   * @return Whether the presenceExpireTime field is set.
+   */
+  @java.lang.Override
+  public boolean hasPresenceExpireTime() {
+    return ((bitField0_ & 0x00000008) != 0);
+  }
+  /**
+   * <pre>
+   * Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+   * before the first heartbeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp presence_expire_time = 8 [json_name = "presenceExpireTime"];</code>
+   * @return The presenceExpireTime.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getPresenceExpireTime() {
+    return presenceExpireTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : presenceExpireTime_;
+  }
+  /**
+   * <pre>
+   * Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+   * before the first heartbeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp presence_expire_time = 8 [json_name = "presenceExpireTime"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getPresenceExpireTimeOrBuilder() {
+    return presenceExpireTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : presenceExpireTime_;
   }
 
   private byte memoizedIsInitialized = -1;
@@ -373,6 +421,9 @@ private static final long serialVersionUID = 0L;
     if (presence_ != dev.kxm.v1.RuntimePresenceState.RUNTIME_PRESENCE_STATE_UNSPECIFIED.getNumber()) {
       output.writeEnum(7, presence_);
     }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      output.writeMessage(8, getPresenceExpireTime());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -401,6 +452,10 @@ private static final long serialVersionUID = 0L;
     if (presence_ != dev.kxm.v1.RuntimePresenceState.RUNTIME_PRESENCE_STATE_UNSPECIFIED.getNumber()) {
       size += com.google.protobuf.CodedOutputStream
         .computeEnumSize(7, presence_);
+    }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(8, getPresenceExpireTime());
     }
     return size;
   }
@@ -448,6 +503,11 @@ private static final long serialVersionUID = 0L;
           .equals(other.getLeaseExpireTime())) return false;
     }
     if (presence_ != other.presence_) return false;
+    if (hasPresenceExpireTime() != other.hasPresenceExpireTime()) return false;
+    if (hasPresenceExpireTime()) {
+      if (!getPresenceExpireTime()
+          .equals(other.getPresenceExpireTime())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -479,6 +539,10 @@ private static final long serialVersionUID = 0L;
     }
     hash = (37 * hash) + PRESENCE_FIELD_NUMBER;
     hash = (53 * hash) + presence_;
+    if (hasPresenceExpireTime()) {
+      hash = (37 * hash) + PRESENCE_EXPIRE_TIME_FIELD_NUMBER;
+      hash = (53 * hash) + getPresenceExpireTime().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -616,6 +680,7 @@ private static final long serialVersionUID = 0L;
         internalGetRegisterTimeFieldBuilder();
         internalGetHeartbeatTimeFieldBuilder();
         internalGetLeaseExpireTimeFieldBuilder();
+        internalGetPresenceExpireTimeFieldBuilder();
       }
     }
     @java.lang.Override
@@ -641,6 +706,11 @@ private static final long serialVersionUID = 0L;
         leaseExpireTimeBuilder_ = null;
       }
       presence_ = 0;
+      presenceExpireTime_ = null;
+      if (presenceExpireTimeBuilder_ != null) {
+        presenceExpireTimeBuilder_.dispose();
+        presenceExpireTimeBuilder_ = null;
+      }
       return this;
     }
 
@@ -705,6 +775,12 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000040) != 0)) {
         result.presence_ = presence_;
       }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        result.presenceExpireTime_ = presenceExpireTimeBuilder_ == null
+            ? presenceExpireTime_
+            : presenceExpireTimeBuilder_.build();
+        to_bitField0_ |= 0x00000008;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -746,6 +822,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.presence_ != 0) {
         setPresenceValue(other.getPresenceValue());
+      }
+      if (other.hasPresenceExpireTime()) {
+        mergePresenceExpireTime(other.getPresenceExpireTime());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -812,6 +891,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000040;
               break;
             } // case 56
+            case 66: {
+              input.readMessage(
+                  internalGetPresenceExpireTimeFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000080;
+              break;
+            } // case 66
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1420,24 +1506,30 @@ private static final long serialVersionUID = 0L;
         com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> leaseExpireTimeBuilder_;
     /**
      * <pre>
-     * Output only. When its presence lapses without another heartbeat.
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
+     * @deprecated kxm.v1.Runtime.lease_expire_time is deprecated.
+     *     See kxm/v1/types.proto;l=194
      * @return Whether the leaseExpireTime field is set.
      */
-    public boolean hasLeaseExpireTime() {
+    @java.lang.Deprecated public boolean hasLeaseExpireTime() {
       return ((bitField0_ & 0x00000020) != 0);
     }
     /**
      * <pre>
-     * Output only. When its presence lapses without another heartbeat.
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
+     * @deprecated kxm.v1.Runtime.lease_expire_time is deprecated.
+     *     See kxm/v1/types.proto;l=194
      * @return The leaseExpireTime.
      */
-    public com.google.protobuf.Timestamp getLeaseExpireTime() {
+    @java.lang.Deprecated public com.google.protobuf.Timestamp getLeaseExpireTime() {
       if (leaseExpireTimeBuilder_ == null) {
         return leaseExpireTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : leaseExpireTime_;
       } else {
@@ -1446,12 +1538,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Output only. When its presence lapses without another heartbeat.
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
      */
-    public Builder setLeaseExpireTime(com.google.protobuf.Timestamp value) {
+    @java.lang.Deprecated public Builder setLeaseExpireTime(com.google.protobuf.Timestamp value) {
       if (leaseExpireTimeBuilder_ == null) {
         java.util.Objects.requireNonNull(value);
         leaseExpireTime_ = value;
@@ -1464,12 +1557,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Output only. When its presence lapses without another heartbeat.
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
      */
-    public Builder setLeaseExpireTime(
+    @java.lang.Deprecated public Builder setLeaseExpireTime(
         com.google.protobuf.Timestamp.Builder builderForValue) {
       if (leaseExpireTimeBuilder_ == null) {
         leaseExpireTime_ = builderForValue.build();
@@ -1482,12 +1576,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Output only. When its presence lapses without another heartbeat.
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
      */
-    public Builder mergeLeaseExpireTime(com.google.protobuf.Timestamp value) {
+    @java.lang.Deprecated public Builder mergeLeaseExpireTime(com.google.protobuf.Timestamp value) {
       if (leaseExpireTimeBuilder_ == null) {
         if (((bitField0_ & 0x00000020) != 0) &&
           leaseExpireTime_ != null &&
@@ -1507,12 +1602,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Output only. When its presence lapses without another heartbeat.
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
      */
-    public Builder clearLeaseExpireTime() {
+    @java.lang.Deprecated public Builder clearLeaseExpireTime() {
       bitField0_ = (bitField0_ & ~0x00000020);
       leaseExpireTime_ = null;
       if (leaseExpireTimeBuilder_ != null) {
@@ -1524,24 +1620,26 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Output only. When its presence lapses without another heartbeat.
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
      */
-    public com.google.protobuf.Timestamp.Builder getLeaseExpireTimeBuilder() {
+    @java.lang.Deprecated public com.google.protobuf.Timestamp.Builder getLeaseExpireTimeBuilder() {
       bitField0_ |= 0x00000020;
       onChanged();
       return internalGetLeaseExpireTimeFieldBuilder().getBuilder();
     }
     /**
      * <pre>
-     * Output only. When its presence lapses without another heartbeat.
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
      */
-    public com.google.protobuf.TimestampOrBuilder getLeaseExpireTimeOrBuilder() {
+    @java.lang.Deprecated public com.google.protobuf.TimestampOrBuilder getLeaseExpireTimeOrBuilder() {
       if (leaseExpireTimeBuilder_ != null) {
         return leaseExpireTimeBuilder_.getMessageOrBuilder();
       } else {
@@ -1551,10 +1649,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Output only. When its presence lapses without another heartbeat.
+     * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+     * do with fenced leases). Still filled.
      * </pre>
      *
-     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime"];</code>
+     * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
      */
     private com.google.protobuf.SingleFieldBuilder<
         com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
@@ -1640,6 +1739,170 @@ private static final long serialVersionUID = 0L;
       presence_ = 0;
       onChanged();
       return this;
+    }
+
+    private com.google.protobuf.Timestamp presenceExpireTime_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> presenceExpireTimeBuilder_;
+    /**
+     * <pre>
+     * Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+     * before the first heartbeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 8 [json_name = "presenceExpireTime"];</code>
+     * @return Whether the presenceExpireTime field is set.
+     */
+    public boolean hasPresenceExpireTime() {
+      return ((bitField0_ & 0x00000080) != 0);
+    }
+    /**
+     * <pre>
+     * Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+     * before the first heartbeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 8 [json_name = "presenceExpireTime"];</code>
+     * @return The presenceExpireTime.
+     */
+    public com.google.protobuf.Timestamp getPresenceExpireTime() {
+      if (presenceExpireTimeBuilder_ == null) {
+        return presenceExpireTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : presenceExpireTime_;
+      } else {
+        return presenceExpireTimeBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+     * before the first heartbeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 8 [json_name = "presenceExpireTime"];</code>
+     */
+    public Builder setPresenceExpireTime(com.google.protobuf.Timestamp value) {
+      if (presenceExpireTimeBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        presenceExpireTime_ = value;
+      } else {
+        presenceExpireTimeBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+     * before the first heartbeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 8 [json_name = "presenceExpireTime"];</code>
+     */
+    public Builder setPresenceExpireTime(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (presenceExpireTimeBuilder_ == null) {
+        presenceExpireTime_ = builderForValue.build();
+      } else {
+        presenceExpireTimeBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+     * before the first heartbeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 8 [json_name = "presenceExpireTime"];</code>
+     */
+    public Builder mergePresenceExpireTime(com.google.protobuf.Timestamp value) {
+      if (presenceExpireTimeBuilder_ == null) {
+        if (((bitField0_ & 0x00000080) != 0) &&
+          presenceExpireTime_ != null &&
+          presenceExpireTime_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getPresenceExpireTimeBuilder().mergeFrom(value);
+        } else {
+          presenceExpireTime_ = value;
+        }
+      } else {
+        presenceExpireTimeBuilder_.mergeFrom(value);
+      }
+      if (presenceExpireTime_ != null) {
+        bitField0_ |= 0x00000080;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+     * before the first heartbeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 8 [json_name = "presenceExpireTime"];</code>
+     */
+    public Builder clearPresenceExpireTime() {
+      bitField0_ = (bitField0_ & ~0x00000080);
+      presenceExpireTime_ = null;
+      if (presenceExpireTimeBuilder_ != null) {
+        presenceExpireTimeBuilder_.dispose();
+        presenceExpireTimeBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+     * before the first heartbeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 8 [json_name = "presenceExpireTime"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getPresenceExpireTimeBuilder() {
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return internalGetPresenceExpireTimeFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+     * before the first heartbeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 8 [json_name = "presenceExpireTime"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getPresenceExpireTimeOrBuilder() {
+      if (presenceExpireTimeBuilder_ != null) {
+        return presenceExpireTimeBuilder_.getMessageOrBuilder();
+      } else {
+        return presenceExpireTime_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : presenceExpireTime_;
+      }
+    }
+    /**
+     * <pre>
+     * Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+     * before the first heartbeat.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp presence_expire_time = 8 [json_name = "presenceExpireTime"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetPresenceExpireTimeFieldBuilder() {
+      if (presenceExpireTimeBuilder_ == null) {
+        presenceExpireTimeBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getPresenceExpireTime(),
+                getParentForChildren(),
+                isClean());
+        presenceExpireTime_ = null;
+      }
+      return presenceExpireTimeBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.Runtime)

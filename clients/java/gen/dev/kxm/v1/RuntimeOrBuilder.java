@@ -126,30 +126,37 @@ public interface RuntimeOrBuilder extends
 
   /**
    * <pre>
-   * Output only. When its presence lapses without another heartbeat.
+   * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+   * do with fenced leases). Still filled.
    * </pre>
    *
-   * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime"];</code>
+   * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
+   * @deprecated kxm.v1.Runtime.lease_expire_time is deprecated.
+   *     See kxm/v1/types.proto;l=194
    * @return Whether the leaseExpireTime field is set.
    */
-  boolean hasLeaseExpireTime();
+  @java.lang.Deprecated boolean hasLeaseExpireTime();
   /**
    * <pre>
-   * Output only. When its presence lapses without another heartbeat.
+   * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+   * do with fenced leases). Still filled.
    * </pre>
    *
-   * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime"];</code>
+   * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
+   * @deprecated kxm.v1.Runtime.lease_expire_time is deprecated.
+   *     See kxm/v1/types.proto;l=194
    * @return The leaseExpireTime.
    */
-  com.google.protobuf.Timestamp getLeaseExpireTime();
+  @java.lang.Deprecated com.google.protobuf.Timestamp getLeaseExpireTime();
   /**
    * <pre>
-   * Output only. When its presence lapses without another heartbeat.
+   * Output only. Deprecated: use `presence_expire_time`, the same time (the presence window has nothing to
+   * do with fenced leases). Still filled.
    * </pre>
    *
-   * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime"];</code>
+   * <code>.google.protobuf.Timestamp lease_expire_time = 6 [json_name = "leaseExpireTime", deprecated = true];</code>
    */
-  com.google.protobuf.TimestampOrBuilder getLeaseExpireTimeOrBuilder();
+  @java.lang.Deprecated com.google.protobuf.TimestampOrBuilder getLeaseExpireTimeOrBuilder();
 
   /**
    * <pre>
@@ -169,4 +176,34 @@ public interface RuntimeOrBuilder extends
    * @return The presence.
    */
   dev.kxm.v1.RuntimePresenceState getPresence();
+
+  /**
+   * <pre>
+   * Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+   * before the first heartbeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp presence_expire_time = 8 [json_name = "presenceExpireTime"];</code>
+   * @return Whether the presenceExpireTime field is set.
+   */
+  boolean hasPresenceExpireTime();
+  /**
+   * <pre>
+   * Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+   * before the first heartbeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp presence_expire_time = 8 [json_name = "presenceExpireTime"];</code>
+   * @return The presenceExpireTime.
+   */
+  com.google.protobuf.Timestamp getPresenceExpireTime();
+  /**
+   * <pre>
+   * Output only. When its presence lapses without another heartbeat (heartbeat_time + stale-after); unset
+   * before the first heartbeat.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp presence_expire_time = 8 [json_name = "presenceExpireTime"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getPresenceExpireTimeOrBuilder();
 }

@@ -275,12 +275,13 @@ public final class RuntimeServiceGrpc {
      * <pre>
      * RegisterRuntime registers a runtime in the caller's project and issues its runtime key.
      * A project token may register a new runtime id; re-registering an existing id (which revokes its
-     * old key) needs the admin token with `x-kxm-project`.
+     * old key) needs an operator's token (the admin token or a named operator's) with `x-kxm-project`.
+     * A registration by an operator is audited (AdminService.ListAuditRecords).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad runtime id or host.
-     * - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not the admin.
+     * - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not an operator.
      * </pre>
      */
     default void registerRuntime(dev.kxm.v1.RegisterRuntimeRequest request,
@@ -348,10 +349,10 @@ public final class RuntimeServiceGrpc {
 
     /**
      * <pre>
-     * ReassignSyncProject moves ownership of a runtime-side project id to another hub project.
+     * ReassignSyncProject moves ownership of a runtime-side project id to another hub project (audited).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad project id or project.
      * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the target hub project does not exist.
      * </pre>
@@ -403,12 +404,13 @@ public final class RuntimeServiceGrpc {
      * <pre>
      * RegisterRuntime registers a runtime in the caller's project and issues its runtime key.
      * A project token may register a new runtime id; re-registering an existing id (which revokes its
-     * old key) needs the admin token with `x-kxm-project`.
+     * old key) needs an operator's token (the admin token or a named operator's) with `x-kxm-project`.
+     * A registration by an operator is audited (AdminService.ListAuditRecords).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad runtime id or host.
-     * - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not the admin.
+     * - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not an operator.
      * </pre>
      */
     public void registerRuntime(dev.kxm.v1.RegisterRuntimeRequest request,
@@ -481,10 +483,10 @@ public final class RuntimeServiceGrpc {
 
     /**
      * <pre>
-     * ReassignSyncProject moves ownership of a runtime-side project id to another hub project.
+     * ReassignSyncProject moves ownership of a runtime-side project id to another hub project (audited).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad project id or project.
      * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the target hub project does not exist.
      * </pre>
@@ -521,12 +523,13 @@ public final class RuntimeServiceGrpc {
      * <pre>
      * RegisterRuntime registers a runtime in the caller's project and issues its runtime key.
      * A project token may register a new runtime id; re-registering an existing id (which revokes its
-     * old key) needs the admin token with `x-kxm-project`.
+     * old key) needs an operator's token (the admin token or a named operator's) with `x-kxm-project`.
+     * A registration by an operator is audited (AdminService.ListAuditRecords).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad runtime id or host.
-     * - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not the admin.
+     * - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not an operator.
      * </pre>
      */
     public dev.kxm.v1.RegisterRuntimeResponse registerRuntime(dev.kxm.v1.RegisterRuntimeRequest request) throws io.grpc.StatusException {
@@ -594,10 +597,10 @@ public final class RuntimeServiceGrpc {
 
     /**
      * <pre>
-     * ReassignSyncProject moves ownership of a runtime-side project id to another hub project.
+     * ReassignSyncProject moves ownership of a runtime-side project id to another hub project (audited).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad project id or project.
      * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the target hub project does not exist.
      * </pre>
@@ -633,12 +636,13 @@ public final class RuntimeServiceGrpc {
      * <pre>
      * RegisterRuntime registers a runtime in the caller's project and issues its runtime key.
      * A project token may register a new runtime id; re-registering an existing id (which revokes its
-     * old key) needs the admin token with `x-kxm-project`.
+     * old key) needs an operator's token (the admin token or a named operator's) with `x-kxm-project`.
+     * A registration by an operator is audited (AdminService.ListAuditRecords).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad runtime id or host.
-     * - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not the admin.
+     * - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not an operator.
      * </pre>
      */
     public dev.kxm.v1.RegisterRuntimeResponse registerRuntime(dev.kxm.v1.RegisterRuntimeRequest request) {
@@ -706,10 +710,10 @@ public final class RuntimeServiceGrpc {
 
     /**
      * <pre>
-     * ReassignSyncProject moves ownership of a runtime-side project id to another hub project.
+     * ReassignSyncProject moves ownership of a runtime-side project id to another hub project (audited).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad project id or project.
      * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the target hub project does not exist.
      * </pre>
@@ -745,12 +749,13 @@ public final class RuntimeServiceGrpc {
      * <pre>
      * RegisterRuntime registers a runtime in the caller's project and issues its runtime key.
      * A project token may register a new runtime id; re-registering an existing id (which revokes its
-     * old key) needs the admin token with `x-kxm-project`.
+     * old key) needs an operator's token (the admin token or a named operator's) with `x-kxm-project`.
+     * A registration by an operator is audited (AdminService.ListAuditRecords).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project or admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not a project token, nor an operator's naming the project.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad runtime id or host.
-     * - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not the admin.
+     * - ALREADY_EXISTS (ERROR_REASON_RUNTIME_ALREADY_EXISTS): the id is registered and the caller is not an operator.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RegisterRuntimeResponse> registerRuntime(
@@ -823,10 +828,10 @@ public final class RuntimeServiceGrpc {
 
     /**
      * <pre>
-     * ReassignSyncProject moves ownership of a runtime-side project id to another hub project.
+     * ReassignSyncProject moves ownership of a runtime-side project id to another hub project (audited).
      * Errors:
      * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
-     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_RUNTIME_ID, ERROR_REASON_PROTOCOL_ERROR): bad project id or project.
      * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): the target hub project does not exist.
      * </pre>

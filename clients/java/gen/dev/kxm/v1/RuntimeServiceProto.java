@@ -112,76 +112,80 @@ public final class RuntimeServiceProto extends com.google.protobuf.GeneratedFile
     java.lang.String[] descriptorData = {
       "\n\034kxm/v1/runtime_service.proto\022\006kxm.v1\032\037" +
       "google/protobuf/timestamp.proto\032\026kxm/v1/" +
-      "envelopes.proto\032\022kxm/v1/types.proto\"K\n\026R" +
-      "egisterRuntimeRequest\022\035\n\nruntime_id\030\001 \001(" +
-      "\tR\truntimeId\022\022\n\004host\030\002 \001(\tR\004host\"e\n\027Regi" +
-      "sterRuntimeResponse\022)\n\007runtime\030\001 \001(\0132\017.k" +
-      "xm.v1.RuntimeR\007runtime\022\037\n\013runtime_key\030\002 " +
-      "\001(\tR\nruntimeKey\"-\n\027RuntimeHeartbeatReque" +
-      "st\022\022\n\004host\030\001 \001(\tR\004host\"E\n\030RuntimeHeartbe" +
-      "atResponse\022)\n\007runtime\030\001 \001(\0132\017.kxm.v1.Run" +
-      "timeR\007runtime\"Q\n\023ListRuntimesRequest\022\033\n\t" +
-      "page_size\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030" +
-      "\002 \001(\tR\tpageToken\"k\n\024ListRuntimesResponse" +
-      "\022+\n\010runtimes\030\001 \003(\0132\017.kxm.v1.RuntimeR\010run" +
-      "times\022&\n\017next_page_token\030\002 \001(\tR\rnextPage" +
-      "Token\"\210\002\n\017SyncEventResult\022\035\n\nproject_id\030" +
-      "\001 \001(\tR\tprojectId\022\025\n\006run_id\030\002 \001(\tR\005runId\022" +
-      "\032\n\010sequence\030\003 \001(\003R\010sequence\022-\n\007outcome\030\004" +
-      " \001(\0162\023.kxm.v1.SyncOutcomeR\007outcome\022\022\n\004co" +
-      "de\030\005 \001(\tR\004code\022\030\n\007message\030\006 \001(\tR\007message" +
-      "\022!\n\014content_hash\030\007 \001(\tR\013contentHash\022#\n\re" +
-      "xisting_hash\030\010 \001(\tR\014existingHash\"\240\001\n\nSyn" +
-      "cCursor\022\035\n\nproject_id\030\001 \001(\tR\tprojectId\022\025" +
-      "\n\006run_id\030\002 \001(\tR\005runId\022\026\n\006cursor\030\003 \001(\003R\006c" +
-      "ursor\022#\n\rlast_sequence\030\004 \001(\003R\014lastSequen" +
-      "ce\022\037\n\013pending_gap\030\005 \001(\010R\npendingGap\"B\n\025P" +
-      "ushSyncEventsRequest\022)\n\006events\030\001 \003(\0132\021.k" +
-      "xm.v1.SyncEventR\006events\"y\n\026PushSyncEvent" +
-      "sResponse\0221\n\007results\030\001 \003(\0132\027.kxm.v1.Sync" +
-      "EventResultR\007results\022,\n\007cursors\030\002 \003(\0132\022." +
-      "kxm.v1.SyncCursorR\007cursors\"\234\001\n\017StoredSyn" +
-      "cEvent\022\'\n\005event\030\001 \001(\0132\021.kxm.v1.SyncEvent" +
-      "R\005event\022!\n\014content_hash\030\002 \001(\tR\013contentHa" +
-      "sh\022=\n\014receive_time\030\003 \001(\0132\032.google.protob" +
-      "uf.TimestampR\013receiveTime\"\220\001\n\024ListRunEve" +
-      "ntsRequest\022\035\n\nproject_id\030\001 \001(\tR\tprojectI" +
-      "d\022\025\n\006run_id\030\002 \001(\tR\005runId\022%\n\016after_sequen" +
-      "ce\030\003 \001(\003R\rafterSequence\022\033\n\tpage_size\030\004 \001" +
-      "(\005R\010pageSize\"t\n\025ListRunEventsResponse\022/\n" +
-      "\006events\030\001 \003(\0132\027.kxm.v1.StoredSyncEventR\006" +
-      "events\022*\n\006cursor\030\002 \001(\0132\022.kxm.v1.SyncCurs" +
-      "orR\006cursor\"U\n\032ReassignSyncProjectRequest" +
-      "\022\035\n\nproject_id\030\001 \001(\tR\tprojectId\022\030\n\007proje" +
-      "ct\030\002 \001(\tR\007project\"@\n\033ReassignSyncProject" +
-      "Response\022!\n\014moved_events\030\001 \001(\003R\013movedEve" +
-      "nts*\230\001\n\013SyncOutcome\022\034\n\030SYNC_OUTCOME_UNSP" +
-      "ECIFIED\020\000\022\031\n\025SYNC_OUTCOME_ACCEPTED\020\001\022\032\n\026" +
-      "SYNC_OUTCOME_DUPLICATE\020\002\022\031\n\025SYNC_OUTCOME" +
-      "_CONFLICT\020\003\022\031\n\025SYNC_OUTCOME_REJECTED\020\0042\205" +
-      "\004\n\016RuntimeService\022R\n\017RegisterRuntime\022\036.k" +
-      "xm.v1.RegisterRuntimeRequest\032\037.kxm.v1.Re" +
-      "gisterRuntimeResponse\022U\n\020RuntimeHeartbea" +
-      "t\022\037.kxm.v1.RuntimeHeartbeatRequest\032 .kxm" +
-      ".v1.RuntimeHeartbeatResponse\022I\n\014ListRunt" +
-      "imes\022\033.kxm.v1.ListRuntimesRequest\032\034.kxm." +
-      "v1.ListRuntimesResponse\022O\n\016PushSyncEvent" +
-      "s\022\035.kxm.v1.PushSyncEventsRequest\032\036.kxm.v" +
-      "1.PushSyncEventsResponse\022L\n\rListRunEvent" +
-      "s\022\034.kxm.v1.ListRunEventsRequest\032\035.kxm.v1" +
-      ".ListRunEventsResponse\022^\n\023ReassignSyncPr" +
-      "oject\022\".kxm.v1.ReassignSyncProjectReques" +
-      "t\032#.kxm.v1.ReassignSyncProjectResponseB\203" +
-      "\001\n\ndev.kxm.v1B\023RuntimeServiceProtoP\001Z\'kx" +
-      "m.dev/hub/clients/go/gen/kxm/v1;kxmv1\242\002\003" +
-      "KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetada" +
-      "ta\352\002\007Kxm::V1b\006proto3"
+      "envelopes.proto\032\024kxm/v1/options.proto\032\022k" +
+      "xm/v1/types.proto\"K\n\026RegisterRuntimeRequ" +
+      "est\022\035\n\nruntime_id\030\001 \001(\tR\truntimeId\022\022\n\004ho" +
+      "st\030\002 \001(\tR\004host\"e\n\027RegisterRuntimeRespons" +
+      "e\022)\n\007runtime\030\001 \001(\0132\017.kxm.v1.RuntimeR\007run" +
+      "time\022\037\n\013runtime_key\030\002 \001(\tR\nruntimeKey\"-\n" +
+      "\027RuntimeHeartbeatRequest\022\022\n\004host\030\001 \001(\tR\004" +
+      "host\"E\n\030RuntimeHeartbeatResponse\022)\n\007runt" +
+      "ime\030\001 \001(\0132\017.kxm.v1.RuntimeR\007runtime\"Q\n\023L" +
+      "istRuntimesRequest\022\033\n\tpage_size\030\001 \001(\005R\010p" +
+      "ageSize\022\035\n\npage_token\030\002 \001(\tR\tpageToken\"k" +
+      "\n\024ListRuntimesResponse\022+\n\010runtimes\030\001 \003(\013" +
+      "2\017.kxm.v1.RuntimeR\010runtimes\022&\n\017next_page" +
+      "_token\030\002 \001(\tR\rnextPageToken\"\210\002\n\017SyncEven" +
+      "tResult\022\035\n\nproject_id\030\001 \001(\tR\tprojectId\022\025" +
+      "\n\006run_id\030\002 \001(\tR\005runId\022\032\n\010sequence\030\003 \001(\003R" +
+      "\010sequence\022-\n\007outcome\030\004 \001(\0162\023.kxm.v1.Sync" +
+      "OutcomeR\007outcome\022\022\n\004code\030\005 \001(\tR\004code\022\030\n\007" +
+      "message\030\006 \001(\tR\007message\022!\n\014content_hash\030\007" +
+      " \001(\tR\013contentHash\022#\n\rexisting_hash\030\010 \001(\t" +
+      "R\014existingHash\"\240\001\n\nSyncCursor\022\035\n\nproject" +
+      "_id\030\001 \001(\tR\tprojectId\022\025\n\006run_id\030\002 \001(\tR\005ru" +
+      "nId\022\026\n\006cursor\030\003 \001(\003R\006cursor\022#\n\rlast_sequ" +
+      "ence\030\004 \001(\003R\014lastSequence\022\037\n\013pending_gap\030" +
+      "\005 \001(\010R\npendingGap\"B\n\025PushSyncEventsReque" +
+      "st\022)\n\006events\030\001 \003(\0132\021.kxm.v1.SyncEventR\006e" +
+      "vents\"y\n\026PushSyncEventsResponse\0221\n\007resul" +
+      "ts\030\001 \003(\0132\027.kxm.v1.SyncEventResultR\007resul" +
+      "ts\022,\n\007cursors\030\002 \003(\0132\022.kxm.v1.SyncCursorR" +
+      "\007cursors\"\234\001\n\017StoredSyncEvent\022\'\n\005event\030\001 " +
+      "\001(\0132\021.kxm.v1.SyncEventR\005event\022!\n\014content" +
+      "_hash\030\002 \001(\tR\013contentHash\022=\n\014receive_time" +
+      "\030\003 \001(\0132\032.google.protobuf.TimestampR\013rece" +
+      "iveTime\"\220\001\n\024ListRunEventsRequest\022\035\n\nproj" +
+      "ect_id\030\001 \001(\tR\tprojectId\022\025\n\006run_id\030\002 \001(\tR" +
+      "\005runId\022%\n\016after_sequence\030\003 \001(\003R\rafterSeq" +
+      "uence\022\033\n\tpage_size\030\004 \001(\005R\010pageSize\"t\n\025Li" +
+      "stRunEventsResponse\022/\n\006events\030\001 \003(\0132\027.kx" +
+      "m.v1.StoredSyncEventR\006events\022*\n\006cursor\030\002" +
+      " \001(\0132\022.kxm.v1.SyncCursorR\006cursor\"U\n\032Reas" +
+      "signSyncProjectRequest\022\035\n\nproject_id\030\001 \001" +
+      "(\tR\tprojectId\022\030\n\007project\030\002 \001(\tR\007project\"" +
+      "@\n\033ReassignSyncProjectResponse\022!\n\014moved_" +
+      "events\030\001 \001(\003R\013movedEvents*\230\001\n\013SyncOutcom" +
+      "e\022\034\n\030SYNC_OUTCOME_UNSPECIFIED\020\000\022\031\n\025SYNC_" +
+      "OUTCOME_ACCEPTED\020\001\022\032\n\026SYNC_OUTCOME_DUPLI" +
+      "CATE\020\002\022\031\n\025SYNC_OUTCOME_CONFLICT\020\003\022\031\n\025SYN" +
+      "C_OUTCOME_REJECTED\020\0042\331\004\n\016RuntimeService\022" +
+      "`\n\017RegisterRuntime\022\036.kxm.v1.RegisterRunt" +
+      "imeRequest\032\037.kxm.v1.RegisterRuntimeRespo" +
+      "nse\"\014\352\340\030\010\010\003\020\000\030\002(\001\022c\n\020RuntimeHeartbeat\022\037." +
+      "kxm.v1.RuntimeHeartbeatRequest\032 .kxm.v1." +
+      "RuntimeHeartbeatResponse\"\014\352\340\030\010\010\006\020\000\030\001(\001\022W" +
+      "\n\014ListRuntimes\022\033.kxm.v1.ListRuntimesRequ" +
+      "est\032\034.kxm.v1.ListRuntimesResponse\"\014\352\340\030\010\010" +
+      "\004\020\001\030\002(\001\022]\n\016PushSyncEvents\022\035.kxm.v1.PushS" +
+      "yncEventsRequest\032\036.kxm.v1.PushSyncEvents" +
+      "Response\"\014\352\340\030\010\010\006\020\000\030\001(\003\022Z\n\rListRunEvents\022" +
+      "\034.kxm.v1.ListRunEventsRequest\032\035.kxm.v1.L" +
+      "istRunEventsResponse\"\014\352\340\030\010\010\004\020\001\030\002(\001\022l\n\023Re" +
+      "assignSyncProject\022\".kxm.v1.ReassignSyncP" +
+      "rojectRequest\032#.kxm.v1.ReassignSyncProje" +
+      "ctResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004B\203\001\n\ndev.kxm.v1B" +
+      "\023RuntimeServiceProtoP\001Z\'kxm.dev/hub/clie" +
+      "nts/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002" +
+      "\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006" +
+      "proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
           com.google.protobuf.TimestampProto.getDescriptor(),
           dev.kxm.v1.EnvelopesProto.getDescriptor(),
+          dev.kxm.v1.OptionsProto.getDescriptor(),
           dev.kxm.v1.TypesProto.getDescriptor(),
         });
     internal_static_kxm_v1_RegisterRuntimeRequest_descriptor =
@@ -277,7 +281,13 @@ public final class RuntimeServiceProto extends com.google.protobuf.GeneratedFile
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.TimestampProto.getDescriptor();
     dev.kxm.v1.EnvelopesProto.getDescriptor();
+    dev.kxm.v1.OptionsProto.getDescriptor();
     dev.kxm.v1.TypesProto.getDescriptor();
+    com.google.protobuf.ExtensionRegistry registry =
+        com.google.protobuf.ExtensionRegistry.newInstance();
+    registry.add(dev.kxm.v1.OptionsProto.facts);
+    com.google.protobuf.Descriptors.FileDescriptor
+        .internalUpdateFileDescriptor(descriptor, registry);
   }
 
   // @@protoc_insertion_point(outer_class_scope)

@@ -445,41 +445,89 @@ private static final long serialVersionUID = 0L;
   private com.google.protobuf.Duration replyWait_;
   /**
    * <pre>
-   * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-   * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    * </pre>
    *
-   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
+   * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
+   *     See kxm/v1/message_service.proto;l=220
    * @return Whether the replyWait field is set.
    */
   @java.lang.Override
-  public boolean hasReplyWait() {
+  @java.lang.Deprecated public boolean hasReplyWait() {
     return ((bitField0_ & 0x00000004) != 0);
   }
   /**
    * <pre>
-   * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-   * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    * </pre>
    *
-   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
+   * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
+   *     See kxm/v1/message_service.proto;l=220
    * @return The replyWait.
    */
   @java.lang.Override
-  public com.google.protobuf.Duration getReplyWait() {
+  @java.lang.Deprecated public com.google.protobuf.Duration getReplyWait() {
     return replyWait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : replyWait_;
   }
   /**
    * <pre>
-   * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-   * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    * </pre>
    *
-   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
    */
   @java.lang.Override
-  public com.google.protobuf.DurationOrBuilder getReplyWaitOrBuilder() {
+  @java.lang.Deprecated public com.google.protobuf.DurationOrBuilder getReplyWaitOrBuilder() {
     return replyWait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : replyWait_;
+  }
+
+  public static final int WAIT_FIELD_NUMBER = 13;
+  private com.google.protobuf.Duration wait_;
+  /**
+   * <pre>
+   * Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+   * for the message to end, and return it in its terminal state: a request and its reply in one call.
+   * Unset: return once stored. Checked before anything is stored.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+   * @return Whether the wait field is set.
+   */
+  @java.lang.Override
+  public boolean hasWait() {
+    return ((bitField0_ & 0x00000008) != 0);
+  }
+  /**
+   * <pre>
+   * Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+   * for the message to end, and return it in its terminal state: a request and its reply in one call.
+   * Unset: return once stored. Checked before anything is stored.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+   * @return The wait.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Duration getWait() {
+    return wait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : wait_;
+  }
+  /**
+   * <pre>
+   * Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+   * for the message to end, and return it in its terminal state: a request and its reply in one call.
+   * Unset: return once stored. Checked before anything is stored.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.DurationOrBuilder getWaitOrBuilder() {
+    return wait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : wait_;
   }
 
   private byte memoizedIsInitialized = -1;
@@ -532,6 +580,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000004) != 0)) {
       output.writeMessage(12, getReplyWait());
     }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      output.writeMessage(13, getWait());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -578,6 +629,10 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000004) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(12, getReplyWait());
+    }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(13, getWait());
     }
     return size;
   }
@@ -635,6 +690,11 @@ private static final long serialVersionUID = 0L;
       if (!getReplyWait()
           .equals(other.getReplyWait())) return false;
     }
+    if (hasWait() != other.hasWait()) return false;
+    if (hasWait()) {
+      if (!getWait()
+          .equals(other.getWait())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -676,6 +736,10 @@ private static final long serialVersionUID = 0L;
     if (hasReplyWait()) {
       hash = (37 * hash) + REPLY_WAIT_FIELD_NUMBER;
       hash = (53 * hash) + getReplyWait().hashCode();
+    }
+    if (hasWait()) {
+      hash = (37 * hash) + WAIT_FIELD_NUMBER;
+      hash = (53 * hash) + getWait().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -814,6 +878,7 @@ private static final long serialVersionUID = 0L;
         internalGetTtlFieldBuilder();
         internalGetWorkflowContextFieldBuilder();
         internalGetReplyWaitFieldBuilder();
+        internalGetWaitFieldBuilder();
       }
     }
     @java.lang.Override
@@ -843,6 +908,11 @@ private static final long serialVersionUID = 0L;
       if (replyWaitBuilder_ != null) {
         replyWaitBuilder_.dispose();
         replyWaitBuilder_ = null;
+      }
+      wait_ = null;
+      if (waitBuilder_ != null) {
+        waitBuilder_.dispose();
+        waitBuilder_ = null;
       }
       return this;
     }
@@ -923,6 +993,12 @@ private static final long serialVersionUID = 0L;
             : replyWaitBuilder_.build();
         to_bitField0_ |= 0x00000004;
       }
+      if (((from_bitField0_ & 0x00001000) != 0)) {
+        result.wait_ = waitBuilder_ == null
+            ? wait_
+            : waitBuilder_.build();
+        to_bitField0_ |= 0x00000008;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -983,6 +1059,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasReplyWait()) {
         mergeReplyWait(other.getReplyWait());
+      }
+      if (other.hasWait()) {
+        mergeWait(other.getWait());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1074,6 +1153,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000800;
               break;
             } // case 98
+            case 106: {
+              input.readMessage(
+                  internalGetWaitFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00001000;
+              break;
+            } // case 106
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2070,26 +2156,30 @@ private static final long serialVersionUID = 0L;
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> replyWaitBuilder_;
     /**
      * <pre>
-     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
+     * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
+     *     See kxm/v1/message_service.proto;l=220
      * @return Whether the replyWait field is set.
      */
-    public boolean hasReplyWait() {
+    @java.lang.Deprecated public boolean hasReplyWait() {
       return ((bitField0_ & 0x00000800) != 0);
     }
     /**
      * <pre>
-     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
+     * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
+     *     See kxm/v1/message_service.proto;l=220
      * @return The replyWait.
      */
-    public com.google.protobuf.Duration getReplyWait() {
+    @java.lang.Deprecated public com.google.protobuf.Duration getReplyWait() {
       if (replyWaitBuilder_ == null) {
         return replyWait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : replyWait_;
       } else {
@@ -2098,13 +2188,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
      */
-    public Builder setReplyWait(com.google.protobuf.Duration value) {
+    @java.lang.Deprecated public Builder setReplyWait(com.google.protobuf.Duration value) {
       if (replyWaitBuilder_ == null) {
         java.util.Objects.requireNonNull(value);
         replyWait_ = value;
@@ -2117,13 +2207,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
      */
-    public Builder setReplyWait(
+    @java.lang.Deprecated public Builder setReplyWait(
         com.google.protobuf.Duration.Builder builderForValue) {
       if (replyWaitBuilder_ == null) {
         replyWait_ = builderForValue.build();
@@ -2136,13 +2226,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
      */
-    public Builder mergeReplyWait(com.google.protobuf.Duration value) {
+    @java.lang.Deprecated public Builder mergeReplyWait(com.google.protobuf.Duration value) {
       if (replyWaitBuilder_ == null) {
         if (((bitField0_ & 0x00000800) != 0) &&
           replyWait_ != null &&
@@ -2162,13 +2252,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
      */
-    public Builder clearReplyWait() {
+    @java.lang.Deprecated public Builder clearReplyWait() {
       bitField0_ = (bitField0_ & ~0x00000800);
       replyWait_ = null;
       if (replyWaitBuilder_ != null) {
@@ -2180,26 +2270,26 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
      */
-    public com.google.protobuf.Duration.Builder getReplyWaitBuilder() {
+    @java.lang.Deprecated public com.google.protobuf.Duration.Builder getReplyWaitBuilder() {
       bitField0_ |= 0x00000800;
       onChanged();
       return internalGetReplyWaitFieldBuilder().getBuilder();
     }
     /**
      * <pre>
-     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
      */
-    public com.google.protobuf.DurationOrBuilder getReplyWaitOrBuilder() {
+    @java.lang.Deprecated public com.google.protobuf.DurationOrBuilder getReplyWaitOrBuilder() {
       if (replyWaitBuilder_ != null) {
         return replyWaitBuilder_.getMessageOrBuilder();
       } else {
@@ -2209,11 +2299,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-     * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+     * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
      */
     private com.google.protobuf.SingleFieldBuilder<
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 
@@ -2227,6 +2317,179 @@ private static final long serialVersionUID = 0L;
         replyWait_ = null;
       }
       return replyWaitBuilder_;
+    }
+
+    private com.google.protobuf.Duration wait_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> waitBuilder_;
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+     * for the message to end, and return it in its terminal state: a request and its reply in one call.
+     * Unset: return once stored. Checked before anything is stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     * @return Whether the wait field is set.
+     */
+    public boolean hasWait() {
+      return ((bitField0_ & 0x00001000) != 0);
+    }
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+     * for the message to end, and return it in its terminal state: a request and its reply in one call.
+     * Unset: return once stored. Checked before anything is stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     * @return The wait.
+     */
+    public com.google.protobuf.Duration getWait() {
+      if (waitBuilder_ == null) {
+        return wait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : wait_;
+      } else {
+        return waitBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+     * for the message to end, and return it in its terminal state: a request and its reply in one call.
+     * Unset: return once stored. Checked before anything is stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     */
+    public Builder setWait(com.google.protobuf.Duration value) {
+      if (waitBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        wait_ = value;
+      } else {
+        waitBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+     * for the message to end, and return it in its terminal state: a request and its reply in one call.
+     * Unset: return once stored. Checked before anything is stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     */
+    public Builder setWait(
+        com.google.protobuf.Duration.Builder builderForValue) {
+      if (waitBuilder_ == null) {
+        wait_ = builderForValue.build();
+      } else {
+        waitBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+     * for the message to end, and return it in its terminal state: a request and its reply in one call.
+     * Unset: return once stored. Checked before anything is stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     */
+    public Builder mergeWait(com.google.protobuf.Duration value) {
+      if (waitBuilder_ == null) {
+        if (((bitField0_ & 0x00001000) != 0) &&
+          wait_ != null &&
+          wait_ != com.google.protobuf.Duration.getDefaultInstance()) {
+          getWaitBuilder().mergeFrom(value);
+        } else {
+          wait_ = value;
+        }
+      } else {
+        waitBuilder_.mergeFrom(value);
+      }
+      if (wait_ != null) {
+        bitField0_ |= 0x00001000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+     * for the message to end, and return it in its terminal state: a request and its reply in one call.
+     * Unset: return once stored. Checked before anything is stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     */
+    public Builder clearWait() {
+      bitField0_ = (bitField0_ & ~0x00001000);
+      wait_ = null;
+      if (waitBuilder_ != null) {
+        waitBuilder_.dispose();
+        waitBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+     * for the message to end, and return it in its terminal state: a request and its reply in one call.
+     * Unset: return once stored. Checked before anything is stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     */
+    public com.google.protobuf.Duration.Builder getWaitBuilder() {
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return internalGetWaitFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+     * for the message to end, and return it in its terminal state: a request and its reply in one call.
+     * Unset: return once stored. Checked before anything is stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     */
+    public com.google.protobuf.DurationOrBuilder getWaitOrBuilder() {
+      if (waitBuilder_ != null) {
+        return waitBuilder_.getMessageOrBuilder();
+      } else {
+        return wait_ == null ?
+            com.google.protobuf.Duration.getDefaultInstance() : wait_;
+      }
+    }
+    /**
+     * <pre>
+     * Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+     * for the message to end, and return it in its terminal state: a request and its reply in one call.
+     * Unset: return once stored. Checked before anything is stored.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 
+        internalGetWaitFieldBuilder() {
+      if (waitBuilder_ == null) {
+        waitBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder>(
+                getWait(),
+                getParentForChildren(),
+                isClean());
+        wait_ = null;
+      }
+      return waitBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.SendMessageRequest)

@@ -215,31 +215,68 @@ public interface SendMessageRequestOrBuilder extends
 
   /**
    * <pre>
-   * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-   * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    * </pre>
    *
-   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
+   * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
+   *     See kxm/v1/message_service.proto;l=220
    * @return Whether the replyWait field is set.
    */
-  boolean hasReplyWait();
+  @java.lang.Deprecated boolean hasReplyWait();
   /**
    * <pre>
-   * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-   * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    * </pre>
    *
-   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
+   * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
+   *     See kxm/v1/message_service.proto;l=220
    * @return The replyWait.
    */
-  com.google.protobuf.Duration getReplyWait();
+  @java.lang.Deprecated com.google.protobuf.Duration getReplyWait();
   /**
    * <pre>
-   * Also wait up to this long (at most 60 s, never beyond the call's deadline) for the message to end,
-   * and return it in its terminal state: a request and its reply in one call. Unset: return once stored.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    * </pre>
    *
-   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait"];</code>
+   * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
    */
-  com.google.protobuf.DurationOrBuilder getReplyWaitOrBuilder();
+  @java.lang.Deprecated com.google.protobuf.DurationOrBuilder getReplyWaitOrBuilder();
+
+  /**
+   * <pre>
+   * Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+   * for the message to end, and return it in its terminal state: a request and its reply in one call.
+   * Unset: return once stored. Checked before anything is stored.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+   * @return Whether the wait field is set.
+   */
+  boolean hasWait();
+  /**
+   * <pre>
+   * Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+   * for the message to end, and return it in its terminal state: a request and its reply in one call.
+   * Unset: return once stored. Checked before anything is stored.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+   * @return The wait.
+   */
+  com.google.protobuf.Duration getWait();
+  /**
+   * <pre>
+   * Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+   * for the message to end, and return it in its terminal state: a request and its reply in one call.
+   * Unset: return once stored. Checked before anything is stored.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration wait = 13 [json_name = "wait"];</code>
+   */
+  com.google.protobuf.DurationOrBuilder getWaitOrBuilder();
 }

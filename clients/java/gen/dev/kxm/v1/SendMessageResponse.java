@@ -110,7 +110,7 @@ private static final long serialVersionUID = 0L;
   private boolean terminal_ = false;
   /**
    * <pre>
-   * True when the returned message is terminal (with reply_wait: it ended before the wait did).
+   * True when the returned message is terminal (with wait: it ended before the wait did).
    * </pre>
    *
    * <code>bool terminal = 3 [json_name = "terminal"];</code>
@@ -692,7 +692,7 @@ private static final long serialVersionUID = 0L;
     private boolean terminal_ ;
     /**
      * <pre>
-     * True when the returned message is terminal (with reply_wait: it ended before the wait did).
+     * True when the returned message is terminal (with wait: it ended before the wait did).
      * </pre>
      *
      * <code>bool terminal = 3 [json_name = "terminal"];</code>
@@ -704,7 +704,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * True when the returned message is terminal (with reply_wait: it ended before the wait did).
+     * True when the returned message is terminal (with wait: it ended before the wait did).
      * </pre>
      *
      * <code>bool terminal = 3 [json_name = "terminal"];</code>
@@ -720,7 +720,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * True when the returned message is terminal (with reply_wait: it ended before the wait did).
+     * True when the returned message is terminal (with wait: it ended before the wait did).
      * </pre>
      *
      * <code>bool terminal = 3 [json_name = "terminal"];</code>

@@ -49,7 +49,7 @@ public interface SendMessageResponseOrBuilder extends
 
   /**
    * <pre>
-   * True when the returned message is terminal (with reply_wait: it ended before the wait did).
+   * True when the returned message is terminal (with wait: it ended before the wait did).
    * </pre>
    *
    * <code>bool terminal = 3 [json_name = "terminal"];</code>

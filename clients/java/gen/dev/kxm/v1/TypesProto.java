@@ -61,6 +61,21 @@ public final class TypesProto extends com.google.protobuf.GeneratedFile {
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_Project_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_Operator_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_Operator_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_AuditRecord_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_AuditRecord_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_AuditRecord_MetadataEntry_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_AuditRecord_MetadataEntry_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -71,83 +86,98 @@ public final class TypesProto extends com.google.protobuf.GeneratedFile {
   static {
     java.lang.String[] descriptorData = {
       "\n\022kxm/v1/types.proto\022\006kxm.v1\032\037google/pro" +
-      "tobuf/timestamp.proto\"\200\003\n\005Agent\022\016\n\002id\030\001 " +
+      "tobuf/timestamp.proto\"\322\003\n\005Agent\022\016\n\002id\030\001 " +
       "\001(\tR\002id\022\030\n\007project\030\002 \001(\tR\007project\022\022\n\004nam" +
       "e\030\003 \001(\tR\004name\022\030\n\007purpose\030\004 \001(\tR\007purpose\022" +
       "\024\n\005model\030\005 \001(\tR\005model\022\022\n\004host\030\006 \001(\tR\004hos" +
       "t\022=\n\014connect_time\030\007 \001(\0132\032.google.protobu" +
       "f.TimestampR\013connectTime\022@\n\016last_seen_ti" +
       "me\030\010 \001(\0132\032.google.protobuf.TimestampR\014la" +
-      "stSeenTime\022F\n\021lease_expire_time\030\t \001(\0132\032." +
-      "google.protobuf.TimestampR\017leaseExpireTi" +
-      "me\022,\n\010presence\030\n \001(\0162\020.kxm.v1.PresenceR\010" +
-      "presence\"\215\001\n\026WorkflowMessageContext\022\025\n\006r" +
-      "un_id\030\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 \001(\tR\007st" +
-      "ageId\022\'\n\017requirement_key\030\003 \001(\tR\016requirem" +
-      "entKey\022\030\n\007attempt\030\004 \001(\005R\007attempt\"^\n\005Repl" +
-      "y\022\030\n\007content\030\001 \001(\tR\007content\022;\n\013create_ti" +
-      "me\030\002 \001(\0132\032.google.protobuf.TimestampR\ncr" +
-      "eateTime\"\331\006\n\007Message\022\016\n\002id\030\001 \001(\tR\002id\022\030\n\007" +
-      "project\030\002 \001(\tR\007project\022\"\n\rfrom_agent_id\030" +
-      "\003 \001(\tR\013fromAgentId\022&\n\017from_agent_name\030\004 " +
-      "\001(\tR\rfromAgentName\022\036\n\013to_agent_id\030\005 \001(\tR" +
-      "\ttoAgentId\022\"\n\rto_agent_name\030\006 \001(\tR\013toAge" +
-      "ntName\022\030\n\007content\030\007 \001(\tR\007content\022,\n\010deli" +
-      "very\030\010 \001(\0162\020.kxm.v1.DeliveryR\010delivery\022\022" +
-      "\n\004hops\030\t \001(\005R\004hops\022\031\n\010max_hops\030\n \001(\005R\007ma" +
-      "xHops\022%\n\016correlation_id\030\013 \001(\tR\rcorrelati" +
-      "onId\022\031\n\010reply_to\030\014 \001(\tR\007replyTo\022\'\n\017idemp" +
-      "otency_key\030\r \001(\tR\016idempotencyKey\022\020\n\003seq\030" +
-      "\016 \001(\004R\003seq\022I\n\020workflow_context\030\017 \001(\0132\036.k" +
-      "xm.v1.WorkflowMessageContextR\017workflowCo" +
-      "ntext\022;\n\013create_time\030\020 \001(\0132\032.google.prot" +
-      "obuf.TimestampR\ncreateTime\022;\n\013expire_tim" +
-      "e\030\021 \001(\0132\032.google.protobuf.TimestampR\nexp" +
-      "ireTime\022=\n\014deliver_time\030\022 \001(\0132\032.google.p" +
-      "rotobuf.TimestampR\013deliverTime\0225\n\010end_ti" +
-      "me\030\023 \001(\0132\032.google.protobuf.TimestampR\007en" +
-      "dTime\022*\n\005state\030\024 \001(\0162\024.kxm.v1.MessageSta" +
-      "teR\005state\022#\n\005reply\030\025 \001(\0132\r.kxm.v1.ReplyR" +
-      "\005reply\022\024\n\005error\030\026 \001(\tR\005error\"\276\002\n\005Lease\022\030" +
-      "\n\007project\030\001 \001(\tR\007project\022\022\n\004name\030\002 \001(\tR\004" +
-      "name\022&\n\017holder_agent_id\030\003 \001(\tR\rholderAge" +
-      "ntId\022*\n\021holder_agent_name\030\004 \001(\tR\017holderA" +
-      "gentName\022#\n\rfencing_token\030\005 \001(\004R\014fencing" +
-      "Token\022=\n\014acquire_time\030\006 \001(\0132\032.google.pro" +
-      "tobuf.TimestampR\013acquireTime\022;\n\013expire_t" +
-      "ime\030\007 \001(\0132\032.google.protobuf.TimestampR\ne" +
-      "xpireTime\022\022\n\004live\030\010 \001(\010R\004live\"\315\002\n\007Runtim" +
-      "e\022\016\n\002id\030\001 \001(\tR\002id\022\030\n\007project\030\002 \001(\tR\007proj" +
-      "ect\022\022\n\004host\030\003 \001(\tR\004host\022?\n\rregister_time" +
-      "\030\004 \001(\0132\032.google.protobuf.TimestampR\014regi" +
-      "sterTime\022A\n\016heartbeat_time\030\005 \001(\0132\032.googl" +
-      "e.protobuf.TimestampR\rheartbeatTime\022F\n\021l" +
-      "ease_expire_time\030\006 \001(\0132\032.google.protobuf" +
-      ".TimestampR\017leaseExpireTime\0228\n\010presence\030" +
-      "\007 \001(\0162\034.kxm.v1.RuntimePresenceStateR\010pre" +
-      "sence\"\242\001\n\007Project\022\022\n\004name\030\001 \001(\tR\004name\022;\n" +
-      "\013create_time\030\002 \001(\0132\032.google.protobuf.Tim" +
-      "estampR\ncreateTime\022F\n\021token_rotate_time\030" +
-      "\003 \001(\0132\032.google.protobuf.TimestampR\017token" +
-      "RotateTime*c\n\010Presence\022\030\n\024PRESENCE_UNSPE" +
-      "CIFIED\020\000\022\023\n\017PRESENCE_ONLINE\020\001\022\022\n\016PRESENC" +
-      "E_STALE\020\002\022\024\n\020PRESENCE_OFFLINE\020\003*h\n\010Deliv" +
-      "ery\022\030\n\024DELIVERY_UNSPECIFIED\020\000\022\022\n\016DELIVER" +
-      "Y_STEER\020\001\022\026\n\022DELIVERY_FOLLOW_UP\020\002\022\026\n\022DEL" +
-      "IVERY_NEXT_TURN\020\003*\320\001\n\014MessageState\022\035\n\031ME" +
-      "SSAGE_STATE_UNSPECIFIED\020\000\022\030\n\024MESSAGE_STA" +
-      "TE_QUEUED\020\001\022\033\n\027MESSAGE_STATE_DELIVERED\020\002" +
-      "\022\031\n\025MESSAGE_STATE_REPLIED\020\003\022\033\n\027MESSAGE_S" +
-      "TATE_CANCELLED\020\004\022\031\n\025MESSAGE_STATE_EXPIRE" +
-      "D\020\005\022\027\n\023MESSAGE_STATE_ERROR\020\006*\251\001\n\024Runtime" +
-      "PresenceState\022&\n\"RUNTIME_PRESENCE_STATE_" +
-      "UNSPECIFIED\020\000\022!\n\035RUNTIME_PRESENCE_STATE_" +
-      "ONLINE\020\001\022\"\n\036RUNTIME_PRESENCE_STATE_EXPIR" +
-      "ED\020\002\022\"\n\036RUNTIME_PRESENCE_STATE_UNKNOWN\020\003" +
-      "Bz\n\ndev.kxm.v1B\nTypesProtoP\001Z\'kxm.dev/hu" +
-      "b/clients/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kx" +
-      "m.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm" +
-      "::V1b\006proto3"
+      "stSeenTime\022J\n\021lease_expire_time\030\t \001(\0132\032." +
+      "google.protobuf.TimestampB\002\030\001R\017leaseExpi" +
+      "reTime\022,\n\010presence\030\n \001(\0162\020.kxm.v1.Presen" +
+      "ceR\010presence\022L\n\024presence_expire_time\030\013 \001" +
+      "(\0132\032.google.protobuf.TimestampR\022presence" +
+      "ExpireTime\"\215\001\n\026WorkflowMessageContext\022\025\n" +
+      "\006run_id\030\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 \001(\tR\007" +
+      "stageId\022\'\n\017requirement_key\030\003 \001(\tR\016requir" +
+      "ementKey\022\030\n\007attempt\030\004 \001(\005R\007attempt\"^\n\005Re" +
+      "ply\022\030\n\007content\030\001 \001(\tR\007content\022;\n\013create_" +
+      "time\030\002 \001(\0132\032.google.protobuf.TimestampR\n" +
+      "createTime\"\331\006\n\007Message\022\016\n\002id\030\001 \001(\tR\002id\022\030" +
+      "\n\007project\030\002 \001(\tR\007project\022\"\n\rfrom_agent_i" +
+      "d\030\003 \001(\tR\013fromAgentId\022&\n\017from_agent_name\030" +
+      "\004 \001(\tR\rfromAgentName\022\036\n\013to_agent_id\030\005 \001(" +
+      "\tR\ttoAgentId\022\"\n\rto_agent_name\030\006 \001(\tR\013toA" +
+      "gentName\022\030\n\007content\030\007 \001(\tR\007content\022,\n\010de" +
+      "livery\030\010 \001(\0162\020.kxm.v1.DeliveryR\010delivery" +
+      "\022\022\n\004hops\030\t \001(\005R\004hops\022\031\n\010max_hops\030\n \001(\005R\007" +
+      "maxHops\022%\n\016correlation_id\030\013 \001(\tR\rcorrela" +
+      "tionId\022\031\n\010reply_to\030\014 \001(\tR\007replyTo\022\'\n\017ide" +
+      "mpotency_key\030\r \001(\tR\016idempotencyKey\022\020\n\003se" +
+      "q\030\016 \001(\004R\003seq\022I\n\020workflow_context\030\017 \001(\0132\036" +
+      ".kxm.v1.WorkflowMessageContextR\017workflow" +
+      "Context\022;\n\013create_time\030\020 \001(\0132\032.google.pr" +
+      "otobuf.TimestampR\ncreateTime\022;\n\013expire_t" +
+      "ime\030\021 \001(\0132\032.google.protobuf.TimestampR\ne" +
+      "xpireTime\022=\n\014deliver_time\030\022 \001(\0132\032.google" +
+      ".protobuf.TimestampR\013deliverTime\0225\n\010end_" +
+      "time\030\023 \001(\0132\032.google.protobuf.TimestampR\007" +
+      "endTime\022*\n\005state\030\024 \001(\0162\024.kxm.v1.MessageS" +
+      "tateR\005state\022#\n\005reply\030\025 \001(\0132\r.kxm.v1.Repl" +
+      "yR\005reply\022\024\n\005error\030\026 \001(\tR\005error\"\276\002\n\005Lease" +
+      "\022\030\n\007project\030\001 \001(\tR\007project\022\022\n\004name\030\002 \001(\t" +
+      "R\004name\022&\n\017holder_agent_id\030\003 \001(\tR\rholderA" +
+      "gentId\022*\n\021holder_agent_name\030\004 \001(\tR\017holde" +
+      "rAgentName\022#\n\rfencing_token\030\005 \001(\004R\014fenci" +
+      "ngToken\022=\n\014acquire_time\030\006 \001(\0132\032.google.p" +
+      "rotobuf.TimestampR\013acquireTime\022;\n\013expire" +
+      "_time\030\007 \001(\0132\032.google.protobuf.TimestampR" +
+      "\nexpireTime\022\022\n\004live\030\010 \001(\010R\004live\"\237\003\n\007Runt" +
+      "ime\022\016\n\002id\030\001 \001(\tR\002id\022\030\n\007project\030\002 \001(\tR\007pr" +
+      "oject\022\022\n\004host\030\003 \001(\tR\004host\022?\n\rregister_ti" +
+      "me\030\004 \001(\0132\032.google.protobuf.TimestampR\014re" +
+      "gisterTime\022A\n\016heartbeat_time\030\005 \001(\0132\032.goo" +
+      "gle.protobuf.TimestampR\rheartbeatTime\022J\n" +
+      "\021lease_expire_time\030\006 \001(\0132\032.google.protob" +
+      "uf.TimestampB\002\030\001R\017leaseExpireTime\0228\n\010pre" +
+      "sence\030\007 \001(\0162\034.kxm.v1.RuntimePresenceStat" +
+      "eR\010presence\022L\n\024presence_expire_time\030\010 \001(" +
+      "\0132\032.google.protobuf.TimestampR\022presenceE" +
+      "xpireTime\"\242\001\n\007Project\022\022\n\004name\030\001 \001(\tR\004nam" +
+      "e\022;\n\013create_time\030\002 \001(\0132\032.google.protobuf" +
+      ".TimestampR\ncreateTime\022F\n\021token_rotate_t" +
+      "ime\030\003 \001(\0132\032.google.protobuf.TimestampR\017t" +
+      "okenRotateTime\"\230\001\n\010Operator\022\022\n\004name\030\001 \001(" +
+      "\tR\004name\022;\n\013create_time\030\002 \001(\0132\032.google.pr" +
+      "otobuf.TimestampR\ncreateTime\022;\n\013revoke_t" +
+      "ime\030\003 \001(\0132\032.google.protobuf.TimestampR\nr" +
+      "evokeTime\"\242\002\n\013AuditRecord\022\016\n\002id\030\001 \001(\tR\002i" +
+      "d\022;\n\013create_time\030\002 \001(\0132\032.google.protobuf" +
+      ".TimestampR\ncreateTime\022\032\n\010operator\030\003 \001(\t" +
+      "R\010operator\022\026\n\006action\030\004 \001(\tR\006action\022\026\n\006ta" +
+      "rget\030\005 \001(\tR\006target\022=\n\010metadata\030\006 \003(\0132!.k" +
+      "xm.v1.AuditRecord.MetadataEntryR\010metadat" +
+      "a\032;\n\rMetadataEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005" +
+      "value\030\002 \001(\tR\005value:\0028\001*c\n\010Presence\022\030\n\024PR" +
+      "ESENCE_UNSPECIFIED\020\000\022\023\n\017PRESENCE_ONLINE\020" +
+      "\001\022\022\n\016PRESENCE_STALE\020\002\022\024\n\020PRESENCE_OFFLIN" +
+      "E\020\003*h\n\010Delivery\022\030\n\024DELIVERY_UNSPECIFIED\020" +
+      "\000\022\022\n\016DELIVERY_STEER\020\001\022\026\n\022DELIVERY_FOLLOW" +
+      "_UP\020\002\022\026\n\022DELIVERY_NEXT_TURN\020\003*\320\001\n\014Messag" +
+      "eState\022\035\n\031MESSAGE_STATE_UNSPECIFIED\020\000\022\030\n" +
+      "\024MESSAGE_STATE_QUEUED\020\001\022\033\n\027MESSAGE_STATE" +
+      "_DELIVERED\020\002\022\031\n\025MESSAGE_STATE_REPLIED\020\003\022" +
+      "\033\n\027MESSAGE_STATE_CANCELLED\020\004\022\031\n\025MESSAGE_" +
+      "STATE_EXPIRED\020\005\022\027\n\023MESSAGE_STATE_ERROR\020\006" +
+      "*\251\001\n\024RuntimePresenceState\022&\n\"RUNTIME_PRE" +
+      "SENCE_STATE_UNSPECIFIED\020\000\022!\n\035RUNTIME_PRE" +
+      "SENCE_STATE_ONLINE\020\001\022\"\n\036RUNTIME_PRESENCE" +
+      "_STATE_EXPIRED\020\002\022\"\n\036RUNTIME_PRESENCE_STA" +
+      "TE_UNKNOWN\020\003Bz\n\ndev.kxm.v1B\nTypesProtoP\001" +
+      "Z\'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv" +
+      "1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMe" +
+      "tadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -159,7 +189,7 @@ public final class TypesProto extends com.google.protobuf.GeneratedFile {
     internal_static_kxm_v1_Agent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_Agent_descriptor,
-        new java.lang.String[] { "Id", "Project", "Name", "Purpose", "Model", "Host", "ConnectTime", "LastSeenTime", "LeaseExpireTime", "Presence", });
+        new java.lang.String[] { "Id", "Project", "Name", "Purpose", "Model", "Host", "ConnectTime", "LastSeenTime", "LeaseExpireTime", "Presence", "PresenceExpireTime", });
     internal_static_kxm_v1_WorkflowMessageContext_descriptor =
       getDescriptor().getMessageType(1);
     internal_static_kxm_v1_WorkflowMessageContext_fieldAccessorTable = new
@@ -189,13 +219,31 @@ public final class TypesProto extends com.google.protobuf.GeneratedFile {
     internal_static_kxm_v1_Runtime_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_Runtime_descriptor,
-        new java.lang.String[] { "Id", "Project", "Host", "RegisterTime", "HeartbeatTime", "LeaseExpireTime", "Presence", });
+        new java.lang.String[] { "Id", "Project", "Host", "RegisterTime", "HeartbeatTime", "LeaseExpireTime", "Presence", "PresenceExpireTime", });
     internal_static_kxm_v1_Project_descriptor =
       getDescriptor().getMessageType(6);
     internal_static_kxm_v1_Project_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_Project_descriptor,
         new java.lang.String[] { "Name", "CreateTime", "TokenRotateTime", });
+    internal_static_kxm_v1_Operator_descriptor =
+      getDescriptor().getMessageType(7);
+    internal_static_kxm_v1_Operator_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_Operator_descriptor,
+        new java.lang.String[] { "Name", "CreateTime", "RevokeTime", });
+    internal_static_kxm_v1_AuditRecord_descriptor =
+      getDescriptor().getMessageType(8);
+    internal_static_kxm_v1_AuditRecord_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_AuditRecord_descriptor,
+        new java.lang.String[] { "Id", "CreateTime", "Operator", "Action", "Target", "Metadata", });
+    internal_static_kxm_v1_AuditRecord_MetadataEntry_descriptor =
+      internal_static_kxm_v1_AuditRecord_descriptor.getNestedType(0);
+    internal_static_kxm_v1_AuditRecord_MetadataEntry_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_AuditRecord_MetadataEntry_descriptor,
+        new java.lang.String[] { "Key", "Value", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.TimestampProto.getDescriptor();
   }

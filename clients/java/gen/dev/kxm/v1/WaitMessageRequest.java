@@ -105,38 +105,83 @@ private static final long serialVersionUID = 0L;
   private com.google.protobuf.Duration timeout_;
   /**
    * <pre>
-   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    * </pre>
    *
-   * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
+   * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
+   * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
+   *     See kxm/v1/message_service.proto;l=309
    * @return Whether the timeout field is set.
    */
   @java.lang.Override
-  public boolean hasTimeout() {
+  @java.lang.Deprecated public boolean hasTimeout() {
     return ((bitField0_ & 0x00000001) != 0);
   }
   /**
    * <pre>
-   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    * </pre>
    *
-   * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
+   * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
+   * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
+   *     See kxm/v1/message_service.proto;l=309
    * @return The timeout.
    */
   @java.lang.Override
-  public com.google.protobuf.Duration getTimeout() {
+  @java.lang.Deprecated public com.google.protobuf.Duration getTimeout() {
     return timeout_ == null ? com.google.protobuf.Duration.getDefaultInstance() : timeout_;
+  }
+  /**
+   * <pre>
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
+   */
+  @java.lang.Override
+  @java.lang.Deprecated public com.google.protobuf.DurationOrBuilder getTimeoutOrBuilder() {
+    return timeout_ == null ? com.google.protobuf.Duration.getDefaultInstance() : timeout_;
+  }
+
+  public static final int WAIT_FIELD_NUMBER = 3;
+  private com.google.protobuf.Duration wait_;
+  /**
+   * <pre>
+   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   * @return Whether the wait field is set.
+   */
+  @java.lang.Override
+  public boolean hasWait() {
+    return ((bitField0_ & 0x00000002) != 0);
   }
   /**
    * <pre>
    * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
    * </pre>
    *
-   * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   * @return The wait.
    */
   @java.lang.Override
-  public com.google.protobuf.DurationOrBuilder getTimeoutOrBuilder() {
-    return timeout_ == null ? com.google.protobuf.Duration.getDefaultInstance() : timeout_;
+  public com.google.protobuf.Duration getWait() {
+    return wait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : wait_;
+  }
+  /**
+   * <pre>
+   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.DurationOrBuilder getWaitOrBuilder() {
+    return wait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : wait_;
   }
 
   private byte memoizedIsInitialized = -1;
@@ -159,6 +204,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(2, getTimeout());
     }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(3, getWait());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -169,6 +217,10 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(2, getTimeout());
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(3, getWait());
     }
     return size;
   }
@@ -201,6 +253,11 @@ private static final long serialVersionUID = 0L;
       if (!getTimeout()
           .equals(other.getTimeout())) return false;
     }
+    if (hasWait() != other.hasWait()) return false;
+    if (hasWait()) {
+      if (!getWait()
+          .equals(other.getWait())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -217,6 +274,10 @@ private static final long serialVersionUID = 0L;
     if (hasTimeout()) {
       hash = (37 * hash) + TIMEOUT_FIELD_NUMBER;
       hash = (53 * hash) + getTimeout().hashCode();
+    }
+    if (hasWait()) {
+      hash = (37 * hash) + WAIT_FIELD_NUMBER;
+      hash = (53 * hash) + getWait().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -353,6 +414,7 @@ private static final long serialVersionUID = 0L;
       if (com.google.protobuf.GeneratedMessage
               .alwaysUseFieldBuilders) {
         internalGetTimeoutFieldBuilder();
+        internalGetWaitFieldBuilder();
       }
     }
     @java.lang.Override
@@ -364,6 +426,11 @@ private static final long serialVersionUID = 0L;
       if (timeoutBuilder_ != null) {
         timeoutBuilder_.dispose();
         timeoutBuilder_ = null;
+      }
+      wait_ = null;
+      if (waitBuilder_ != null) {
+        waitBuilder_.dispose();
+        waitBuilder_ = null;
       }
       return this;
     }
@@ -408,6 +475,12 @@ private static final long serialVersionUID = 0L;
             : timeoutBuilder_.build();
         to_bitField0_ |= 0x00000001;
       }
+      if (((from_bitField0_ & 0x00000004) != 0)) {
+        result.wait_ = waitBuilder_ == null
+            ? wait_
+            : waitBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -430,6 +503,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasTimeout()) {
         mergeTimeout(other.getTimeout());
+      }
+      if (other.hasWait()) {
+        mergeWait(other.getWait());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -467,6 +543,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000002;
               break;
             } // case 18
+            case 26: {
+              input.readMessage(
+                  internalGetWaitFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000004;
+              break;
+            } // case 26
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -581,24 +664,30 @@ private static final long serialVersionUID = 0L;
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> timeoutBuilder_;
     /**
      * <pre>
-     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
+     * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
+     *     See kxm/v1/message_service.proto;l=309
      * @return Whether the timeout field is set.
      */
-    public boolean hasTimeout() {
+    @java.lang.Deprecated public boolean hasTimeout() {
       return ((bitField0_ & 0x00000002) != 0);
     }
     /**
      * <pre>
-     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
+     * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
+     *     See kxm/v1/message_service.proto;l=309
      * @return The timeout.
      */
-    public com.google.protobuf.Duration getTimeout() {
+    @java.lang.Deprecated public com.google.protobuf.Duration getTimeout() {
       if (timeoutBuilder_ == null) {
         return timeout_ == null ? com.google.protobuf.Duration.getDefaultInstance() : timeout_;
       } else {
@@ -607,12 +696,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
      */
-    public Builder setTimeout(com.google.protobuf.Duration value) {
+    @java.lang.Deprecated public Builder setTimeout(com.google.protobuf.Duration value) {
       if (timeoutBuilder_ == null) {
         java.util.Objects.requireNonNull(value);
         timeout_ = value;
@@ -625,12 +715,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
      */
-    public Builder setTimeout(
+    @java.lang.Deprecated public Builder setTimeout(
         com.google.protobuf.Duration.Builder builderForValue) {
       if (timeoutBuilder_ == null) {
         timeout_ = builderForValue.build();
@@ -643,12 +734,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
      */
-    public Builder mergeTimeout(com.google.protobuf.Duration value) {
+    @java.lang.Deprecated public Builder mergeTimeout(com.google.protobuf.Duration value) {
       if (timeoutBuilder_ == null) {
         if (((bitField0_ & 0x00000002) != 0) &&
           timeout_ != null &&
@@ -668,12 +760,13 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
      */
-    public Builder clearTimeout() {
+    @java.lang.Deprecated public Builder clearTimeout() {
       bitField0_ = (bitField0_ & ~0x00000002);
       timeout_ = null;
       if (timeoutBuilder_ != null) {
@@ -685,24 +778,26 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
      */
-    public com.google.protobuf.Duration.Builder getTimeoutBuilder() {
+    @java.lang.Deprecated public com.google.protobuf.Duration.Builder getTimeoutBuilder() {
       bitField0_ |= 0x00000002;
       onChanged();
       return internalGetTimeoutFieldBuilder().getBuilder();
     }
     /**
      * <pre>
-     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
      */
-    public com.google.protobuf.DurationOrBuilder getTimeoutOrBuilder() {
+    @java.lang.Deprecated public com.google.protobuf.DurationOrBuilder getTimeoutOrBuilder() {
       if (timeoutBuilder_ != null) {
         return timeoutBuilder_.getMessageOrBuilder();
       } else {
@@ -712,10 +807,11 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+     * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
      * </pre>
      *
-     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
+     * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
      */
     private com.google.protobuf.SingleFieldBuilder<
         com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 
@@ -729,6 +825,161 @@ private static final long serialVersionUID = 0L;
         timeout_ = null;
       }
       return timeoutBuilder_;
+    }
+
+    private com.google.protobuf.Duration wait_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> waitBuilder_;
+    /**
+     * <pre>
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * @return Whether the wait field is set.
+     */
+    public boolean hasWait() {
+      return ((bitField0_ & 0x00000004) != 0);
+    }
+    /**
+     * <pre>
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     * @return The wait.
+     */
+    public com.google.protobuf.Duration getWait() {
+      if (waitBuilder_ == null) {
+        return wait_ == null ? com.google.protobuf.Duration.getDefaultInstance() : wait_;
+      } else {
+        return waitBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     */
+    public Builder setWait(com.google.protobuf.Duration value) {
+      if (waitBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        wait_ = value;
+      } else {
+        waitBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     */
+    public Builder setWait(
+        com.google.protobuf.Duration.Builder builderForValue) {
+      if (waitBuilder_ == null) {
+        wait_ = builderForValue.build();
+      } else {
+        waitBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     */
+    public Builder mergeWait(com.google.protobuf.Duration value) {
+      if (waitBuilder_ == null) {
+        if (((bitField0_ & 0x00000004) != 0) &&
+          wait_ != null &&
+          wait_ != com.google.protobuf.Duration.getDefaultInstance()) {
+          getWaitBuilder().mergeFrom(value);
+        } else {
+          wait_ = value;
+        }
+      } else {
+        waitBuilder_.mergeFrom(value);
+      }
+      if (wait_ != null) {
+        bitField0_ |= 0x00000004;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     */
+    public Builder clearWait() {
+      bitField0_ = (bitField0_ & ~0x00000004);
+      wait_ = null;
+      if (waitBuilder_ != null) {
+        waitBuilder_.dispose();
+        waitBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     */
+    public com.google.protobuf.Duration.Builder getWaitBuilder() {
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return internalGetWaitFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     */
+    public com.google.protobuf.DurationOrBuilder getWaitOrBuilder() {
+      if (waitBuilder_ != null) {
+        return waitBuilder_.getMessageOrBuilder();
+      } else {
+        return wait_ == null ?
+            com.google.protobuf.Duration.getDefaultInstance() : wait_;
+      }
+    }
+    /**
+     * <pre>
+     * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+     * </pre>
+     *
+     * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder> 
+        internalGetWaitFieldBuilder() {
+      if (waitBuilder_ == null) {
+        waitBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Duration, com.google.protobuf.Duration.Builder, com.google.protobuf.DurationOrBuilder>(
+                getWait(),
+                getParentForChildren(),
+                isClean());
+        wait_ = null;
+      }
+      return waitBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.WaitMessageRequest)

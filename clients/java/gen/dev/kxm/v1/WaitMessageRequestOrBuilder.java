@@ -32,28 +32,62 @@ public interface WaitMessageRequestOrBuilder extends
 
   /**
    * <pre>
-   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    * </pre>
    *
-   * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
+   * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
+   * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
+   *     See kxm/v1/message_service.proto;l=309
    * @return Whether the timeout field is set.
    */
-  boolean hasTimeout();
+  @java.lang.Deprecated boolean hasTimeout();
   /**
    * <pre>
-   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
    * </pre>
    *
-   * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
+   * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
+   * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
+   *     See kxm/v1/message_service.proto;l=309
    * @return The timeout.
    */
-  com.google.protobuf.Duration getTimeout();
+  @java.lang.Deprecated com.google.protobuf.Duration getTimeout();
+  /**
+   * <pre>
+   * Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+   * accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
+   */
+  @java.lang.Deprecated com.google.protobuf.DurationOrBuilder getTimeoutOrBuilder();
+
   /**
    * <pre>
    * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
    * </pre>
    *
-   * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout"];</code>
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   * @return Whether the wait field is set.
    */
-  com.google.protobuf.DurationOrBuilder getTimeoutOrBuilder();
+  boolean hasWait();
+  /**
+   * <pre>
+   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   * @return The wait.
+   */
+  com.google.protobuf.Duration getWait();
+  /**
+   * <pre>
+   * How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+   * </pre>
+   *
+   * <code>.google.protobuf.Duration wait = 3 [json_name = "wait"];</code>
+   */
+  com.google.protobuf.DurationOrBuilder getWaitOrBuilder();
 }

@@ -443,7 +443,7 @@ public final class Conformance {
             .waitMessage(
                 WaitMessageRequest.newBuilder()
                     .setMessageId(messageId)
-                    .setTimeout(seconds(WAIT_TIMEOUT_S))
+                    .setWait(seconds(WAIT_TIMEOUT_S))
                     .build());
     add(
         "wait",
@@ -471,7 +471,7 @@ public final class Conformance {
                       .addTargets(name("c"))
                       .setContent(FANOUT)
                       .setIdempotencyKeyPrefix(FANOUT_KEY_PREFIX)
-                      .setTimeout(seconds(FANOUT_TIMEOUT_S))
+                      .setWait(seconds(FANOUT_TIMEOUT_S))
                       .build());
       Map<String, Object> factsB = join(handledB);
       Map<String, Object> factsC = join(handledC);

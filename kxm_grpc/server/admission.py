@@ -1,0 +1,233 @@
+"""The admission pipeline: the steps every call of every surface passes, before and after its handler.
+
+The gRPC interceptor is one surface; the HTTP routes to come (signed webhooks, the JSON port, MCP)
+are others. Each builds an ``IncomingCall`` from what it received (the method's full name, its
+metadata or headers as ``(name, value)`` pairs with lowercase names, the peer's host) and asks the
+same ``Admission`` for the call, so no surface can skip a step:
+
+1. **Request id**: the caller's ``x-request-id`` when it is 1-80 of ``[A-Za-z0-9._-]``, else
+   ``req_`` + 32 hex (chosen when the ``IncomingCall`` is made), bound into the log context with
+   the RPC's name.
+2. **Facts**: an RPC whose facts (``kxm.v1.facts``, ``server/methods.py``) are missing or
+   incomplete admits nobody (fail closed).
+3. **Authentication**: every presented credential is checked, before any side effect, then its
+   kind against the RPC's access. A failure spends one token of the peer host's rate budget (so
+   guessing tokens is rate limited too) and is raised.
+4. **Project isolation**: the caller's project is the credential's, never a request field's
+   (``services.auth.authenticate``); it is bound into the log context with the agent id, and an
+   operator's call (the bootstrap admin's or a named operator's) with ``operator``.
+5. **Rate limit**: the authenticated identity pays the cost of the RPC's rate-limit class.
+6. **Tool policy** (the hub-driven-steps issue): the attempt or session token a call presents
+   will be checked here against the RPC's tool name (``RpcFacts.tool_name``), after every
+   credential and before any write. Nothing runs at this point yet.
+7. **Presence**: a call of an agent renews its presence when the RPC's facts say admission does
+   (``PresenceRenewal.ADMISSION``) and it is due; Heartbeat renews it itself.
+8. **Call context**: the ``CallContext`` (caller, agent, request id, the credentials version it
+   was verified at) is bound for the handler (``server/context.py``) and returned.
+
+After the handler, ``fail`` maps whatever it raised to one ``HubError`` (anything that is not a
+``HubError`` becomes INTERNAL with a fixed message and one logged traceback), logs it and counts
+it; ``succeeded`` counts a call that ended well. The surface then writes the error in its own
+terms (gRPC: a status with ``google.rpc`` details and the request id in the trailing metadata).
+
+Per-method work is done once: ``Admission.gate(method)`` resolves an RPC's facts, access, rate
+class and metric children into a ``Gate`` that a surface keeps for all the calls of that method
+(the gRPC interceptor takes it when it wraps the handler). ``admit`` binds contextvars: call it in
+the task that serves the call.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterable, Mapping
+
+import structlog
+from prometheus_client import Counter
+
+from kxm_grpc.domain.agents import needs_touch
+from kxm_grpc.errors import HubError, Internal, PermissionDenied, Reason, Unauthenticated
+from kxm_grpc.server.context import CallContext, set_current_call
+from kxm_grpc.server.methods import RPCS, RpcFacts
+from kxm_grpc.server.ratelimit import RateClass
+from kxm_grpc.server.state import HubState
+from kxm_grpc.services import agents as agent_service
+from kxm_grpc.services.auth import CREDENTIALS_TOPIC, AuthCache, Authenticated, Credentials, authenticate
+
+log = structlog.get_logger("kxm.rpc")
+
+RPC_TOTAL = Counter("kxm_rpc", "RPCs served, by method and status code.", ["method", "code"])
+
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,80}")
+
+Metadata = Iterable[tuple[str, str | bytes]]
+"""Call metadata (or HTTP headers) as ``(lowercase name, value)`` pairs; binary values are ignored."""
+
+
+def credentials_from(metadata: Metadata | None) -> tuple[Credentials, str | None]:
+    """Read the credentials and the caller's request id from call metadata."""
+    values: dict[str, str] = {}
+    for key, value in metadata or ():
+        if isinstance(value, str):
+            values[key] = value
+    auth = values.get("authorization", "")
+    bearer = auth[7:] if auth.startswith("Bearer ") else None
+    credentials = Credentials(
+        bearer=bearer or None,
+        agent_id=values.get("x-kxm-agent-id") or None,
+        agent_key=values.get("x-kxm-agent-key") or None,
+        project=values.get("x-kxm-project") or None,
+    )
+    return credentials, values.get("x-request-id")
+
+
+def request_id_for(presented: str | None) -> str:
+    """The request id of a call: the presented one when well formed, else ``req_`` + 32 hex."""
+    if presented and _REQUEST_ID.fullmatch(presented):
+        return presented
+    return f"req_{os.urandom(16).hex()}"
+
+
+class IncomingCall:
+    """One call as it arrived, on any surface: what admission needs, and nothing of the transport.
+
+    Made by the surface from the method's full name (``/kxm.v1.AgentService/Heartbeat``), the
+    call's metadata and the peer's host (``ipv4:127.0.0.1``; used only to rate-limit failed
+    authentications). The metadata is read once, here: ``credentials`` are what it presented and
+    ``request_id`` is the call's request id (step 1). A surface whose peer is costly to learn
+    overrides ``peer_host`` (the gRPC adapter reads it only when authentication fails).
+    """
+
+    __slots__ = ("_peer_host", "credentials", "method", "request_id", "started")
+
+    def __init__(self, method: str, metadata: Metadata | None, peer_host: str = "") -> None:
+        self.started = time.perf_counter()
+        self.method = method
+        self.credentials, presented = credentials_from(metadata)
+        self.request_id = request_id_for(presented)
+        self._peer_host = peer_host
+
+    @property
+    def peer_host(self) -> str:
+        """The peer's address without its port (the port changes with every connection)."""
+        return self._peer_host
+
+
+class Gate:
+    """Admission for one RPC: its facts resolved once, then used by every call of it."""
+
+    __slots__ = ("_access", "_cache", "_hub", "_limiter", "_ok", "_rate_class", "_renews_presence", "facts", "method")
+
+    def __init__(self, hub: HubState, cache: AuthCache, method: str, facts: RpcFacts | None) -> None:
+        self._hub = hub
+        self._cache = cache
+        self._limiter = hub.coordination.limiter
+        self.method = method
+        self.facts = facts
+        self._access = facts.access if facts is not None and facts.complete else None  # None: nobody is admitted
+        self._rate_class = (facts.rate_class if facts is not None else None) or RateClass.DEFAULT
+        self._renews_presence = facts is not None and facts.admission_renews_presence
+        self._ok = RPC_TOTAL.labels(method, "OK")  # resolved once per method, not per call
+
+    async def admit(self, call: IncomingCall) -> CallContext:
+        """Run steps 1-8 for ``call``; the context to serve it in (also bound for the handler).
+
+        Raises:
+            Unauthenticated: a credential is missing, unknown, revoked or does not match.
+            PermissionDenied: the credential's kind may not call this RPC, or the RPC has no facts.
+            NotFound: the admin token named a project that does not exist.
+            ResourceExhausted: (RATE_LIMITED) the caller's budget (or, failing authentication,
+                the peer's) is spent.
+        """
+        # Every call runs in its own task, whose context starts empty: bind, no need to clear.
+        structlog.contextvars.bind_contextvars(request_id=call.request_id, rpc=self.method)
+        access = self._access
+        if access is None:
+            raise PermissionDenied("this RPC has no access policy", reason=Reason.CREDENTIAL_KIND_DENIED)
+        hub = self._hub
+        notifier = hub.store.notifier
+        verified_at = notifier.version(CREDENTIALS_TOPIC)
+        credentials = call.credentials
+        try:
+            authenticated = await authenticate(hub.store, hub.admin_token_hash, credentials, access, self._cache)
+        except Unauthenticated:
+            # Successful calls are limited by identity, never by an unauthenticated value.
+            self._limiter.check(f"peer:{call.peer_host}")
+            raise
+        caller = authenticated.caller
+        structlog.contextvars.bind_contextvars(project=caller.project, agent_id=caller.agent_id)
+        if caller.is_operator:
+            # Every log line of an operator's call names the operator (never its token).
+            structlog.contextvars.bind_contextvars(operator=caller.operator)
+        self._limiter.check(caller.identity, None, self._rate_class)  # positional: the hot path
+        # Step 6, tool policy, goes here (see the module docstring): after every credential and the
+        # rate limit, before presence, the first write.
+        agent = authenticated.agent
+        if agent is not None and self._renews_presence:
+            now = hub.now()
+            if needs_touch(agent, now, hub.stale_after):
+                agent = await agent_service.touch_agent(hub.store, agent, now=now)
+                self._cache.renewed(credentials, Authenticated(caller, agent))
+        if notifier.version(CREDENTIALS_TOPIC) != verified_at:
+            verified_at = -1  # a credential changed meanwhile: long-lived calls check again themselves
+        context = CallContext(caller, agent, call.request_id, verified_at)
+        set_current_call(context)
+        return context
+
+    def fail(self, call: IncomingCall, error: BaseException) -> HubError:
+        """The error to answer ``call`` with, logged and counted.
+
+        A ``HubError`` is answered as it is (logged at info unless INTERNAL); anything else is a
+        bug: INTERNAL with a fixed message, its traceback logged once. Call it from the ``except``
+        block that caught ``error``.
+        """
+        if not isinstance(error, HubError):
+            log.exception("request_error", code="INTERNAL", reason=str(Reason.INTERNAL_ERROR))
+            error = Internal("internal error", reason=Reason.INTERNAL_ERROR)
+        elif error.status != "INTERNAL":
+            log.info(
+                "request_error",
+                code=error.status,
+                reason=str(error.reason),
+                duration_ms=round((time.perf_counter() - call.started) * 1000, 3),
+            )
+        RPC_TOTAL.labels(self.method, error.status).inc()
+        return error
+
+    def succeeded(self) -> None:
+        """Count a call that ended well."""
+        self._ok.inc()
+
+
+class Admission:
+    """The one admission pipeline of a hub, shared by every surface (see the module docstring)."""
+
+    def __init__(self, hub: HubState, rpcs: Mapping[str, RpcFacts] = RPCS) -> None:
+        self._hub = hub
+        self._rpcs = rpcs
+        self._cache = hub.coordination.auth_cache
+        self._gates: dict[str, Gate] = {}
+
+    def gate(self, method: str) -> Gate:
+        """The gate of ``method`` (made once; a method without facts gets one that admits nobody)."""
+        gate = self._gates.get(method)
+        if gate is None:
+            gate = self._gates[method] = Gate(self._hub, self._cache, method, self._rpcs.get(method))
+        return gate
+
+    async def admit(self, call: IncomingCall) -> CallContext:
+        """Admit ``call`` through its method's gate (see ``Gate.admit``).
+
+        Raises:
+            HubError: as ``Gate.admit``.
+        """
+        return await self.gate(call.method).admit(call)
+
+    def fail(self, call: IncomingCall, error: BaseException) -> HubError:
+        """The error to answer ``call`` with, logged and counted (see ``Gate.fail``)."""
+        return self.gate(call.method).fail(call, error)
+
+    def succeeded(self, call: IncomingCall) -> None:
+        """Count a call that ended well."""
+        self.gate(call.method).succeeded()

@@ -1,0 +1,101 @@
+"""The store contract, one module per area: each area's repository protocol, and ``Tx``, one of each.
+
+A unit of work receives a ``Tx``: one transaction's view of the store, with one repository per
+area. An area (a table or a few that change together) is one module here declaring its repository
+protocol, one module in each adapter implementing it (``kxm_grpc/store/sqlite/``), its rows and
+decoders (``kxm_grpc/store/rows/``), and its part of the contract suite
+(``tests/store/contract/``). Adding an area adds those and one property to ``Tx`` (and to each
+adapter's transaction); it touches no other area.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from kxm_grpc.store.protocols.agents import AgentRepository
+from kxm_grpc.store.protocols.audit import AuditRepository
+from kxm_grpc.store.protocols.credentials import CredentialsRepository
+from kxm_grpc.store.protocols.inbox import InboxRepository
+from kxm_grpc.store.protocols.leases import LeaseRepository
+from kxm_grpc.store.protocols.logs import LogState, SequencedLog
+from kxm_grpc.store.protocols.messages import MessageRepository
+from kxm_grpc.store.protocols.meta import MetaRepository
+from kxm_grpc.store.protocols.operators import OperatorRepository
+from kxm_grpc.store.protocols.projects import ProjectRepository
+from kxm_grpc.store.protocols.runtimes import RuntimeRepository
+from kxm_grpc.store.protocols.sync_events import SyncEventRepository
+from kxm_grpc.store.protocols.timers import Timer, TimerRepository
+
+__all__ = [
+    "AgentRepository",
+    "AuditRepository",
+    "CredentialsRepository",
+    "InboxRepository",
+    "LeaseRepository",
+    "LogState",
+    "MessageRepository",
+    "MetaRepository",
+    "OperatorRepository",
+    "ProjectRepository",
+    "RuntimeRepository",
+    "SequencedLog",
+    "SyncEventRepository",
+    "Timer",
+    "TimerRepository",
+    "Tx",
+]
+
+
+class Tx(Protocol):
+    """One transaction's view of the store: a repository per area, and post-commit wake-ups."""
+
+    @property
+    def meta(self) -> MetaRepository:
+        """Hub settings."""
+
+    @property
+    def projects(self) -> ProjectRepository:
+        """Projects."""
+
+    @property
+    def agents(self) -> AgentRepository:
+        """Agents."""
+
+    @property
+    def messages(self) -> MessageRepository:
+        """Peer messages."""
+
+    @property
+    def inbox(self) -> InboxRepository:
+        """Each agent's inbox log."""
+
+    @property
+    def leases(self) -> LeaseRepository:
+        """Lease fences."""
+
+    @property
+    def runtimes(self) -> RuntimeRepository:
+        """Runtimes."""
+
+    @property
+    def sync_events(self) -> SyncEventRepository:
+        """Sync events and run cursors."""
+
+    @property
+    def timers(self) -> TimerRepository:
+        """Durable timers (every deadline)."""
+
+    @property
+    def operators(self) -> OperatorRepository:
+        """Named operators."""
+
+    @property
+    def audit(self) -> AuditRepository:
+        """The audit of admin actions."""
+
+    @property
+    def credentials(self) -> CredentialsRepository:
+        """The durable credentials version."""
+
+    def notify(self, topic: str, hint: object | None = None) -> None:
+        """Wake waiters of ``topic`` once this transaction commits, handing them ``hint`` (see ``Notifier``)."""

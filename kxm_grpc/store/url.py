@@ -1,0 +1,110 @@
+"""Database URLs: which adapter serves the hub, and on what.
+
+The forms accepted (``--database``, ``KXM_DATABASE``):
+
+==============================  ===============================================================
+``sqlite:///RELATIVE/PATH``     a SQLite file, relative to the working directory (three slashes)
+``sqlite:////ABSOLUTE/PATH``    a SQLite file at an absolute path (four slashes)
+``sqlite://:memory:``           an in-memory SQLite database: nothing persists (also ``sqlite:///:memory:``)
+``PATH``, ``:memory:``          a bare path (no ``scheme:`` prefix) is a SQLite file, as before URLs
+==============================  ===============================================================
+
+These follow SQLAlchemy's SQLite URLs: after ``sqlite://`` comes an empty host, then ``/``, then the
+path as given. Anything that starts with a URL scheme (letters, digits, ``+``, ``-`` or ``.``, at
+least two characters, then ``:``) is read as a URL, so a relative file whose name holds a colon is
+written ``./name:with:colons.db`` or ``sqlite:///name:with:colons.db``. A SQLite URL with a host
+(``sqlite://host/x``), an empty path, a query or a fragment is refused, as is every other scheme
+(``postgresql://`` until the PostgreSQL adapter exists). Error messages name the scheme, never
+the URL: another database's URL may carry a password.
+
+Adding an adapter adds its scheme to ``_OPENERS``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kxm_grpc.store.base import Durability, Store, StoreError
+
+MEMORY = ":memory:"
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):")
+
+SUPPORTED = "sqlite:///RELATIVE/PATH, sqlite:////ABSOLUTE/PATH, sqlite://:memory: or a bare SQLite file path"
+"""The forms accepted, as error messages list them."""
+
+
+@dataclass(frozen=True, slots=True)
+class DatabaseUrl:
+    """A parsed database URL: the adapter's scheme and what it opens (for SQLite, a path or ``:memory:``)."""
+
+    scheme: str
+    path: str
+
+    @property
+    def memory(self) -> bool:
+        """Whether nothing persists."""
+        return self.path == MEMORY
+
+    def __str__(self) -> str:
+        """The URL in its canonical form (a relative path stays relative)."""
+        return f"{self.scheme}://{MEMORY}" if self.memory else f"{self.scheme}:///{self.path}"
+
+
+def sqlite_description(path: str) -> str:
+    """The canonical URL of a SQLite database (absolute for a file), as stores describe themselves in logs."""
+    return str(DatabaseUrl("sqlite", path if path == MEMORY else os.path.abspath(path)))
+
+
+def parse_database_url(text: str) -> DatabaseUrl:
+    """Parse a database URL or bare SQLite path (see the module docstring for the forms).
+
+    Raises:
+        StoreError: an unknown scheme (the message names the supported forms) or a malformed
+            SQLite URL.
+    """
+    match = _SCHEME.match(text)
+    if match is None:
+        if not text:
+            raise StoreError(f"the database URL is empty; supported: {SUPPORTED}")
+        return DatabaseUrl("sqlite", text)
+    scheme = match.group(1).lower()
+    if scheme not in _OPENERS:
+        raise StoreError(f"unsupported database URL scheme {scheme!r}: the supported scheme is sqlite ({SUPPORTED})")
+    rest = text[match.end() :]
+    if not rest.startswith("//"):
+        raise StoreError(f"a {scheme} URL starts {scheme}:// ({SUPPORTED})")
+    rest = rest[2:]
+    if "?" in rest or "#" in rest:
+        raise StoreError(f"a {scheme} database URL takes no query or fragment ({SUPPORTED})")
+    if rest == MEMORY:
+        return DatabaseUrl(scheme, MEMORY)
+    if not rest:
+        raise StoreError(f"the {scheme} database URL names no file ({SUPPORTED})")
+    if not rest.startswith("/"):
+        raise StoreError(f"a {scheme} database URL names no host: write {scheme}:/// then the path ({SUPPORTED})")
+    path = rest[1:]
+    if not path or path.endswith("/"):
+        raise StoreError(f"the {scheme} database URL names no file ({SUPPORTED})")
+    return DatabaseUrl(scheme, path)
+
+
+def _open_sqlite(url: DatabaseUrl, durability: Durability) -> Store:
+    from kxm_grpc.store.sqlite import SqliteStore  # only the adapter a URL names is imported
+
+    return SqliteStore(url.path, durability=durability)
+
+
+_OPENERS: dict[str, Callable[[DatabaseUrl, Durability], Store]] = {"sqlite": _open_sqlite}
+
+
+def open_store(url: str, *, durability: Durability = Durability.FULL) -> Store:
+    """The store (not yet started) for a database URL or bare SQLite path.
+
+    Raises:
+        StoreError: the URL is not one of the supported forms.
+    """
+    parsed = parse_database_url(url)
+    return _OPENERS[parsed.scheme](parsed, durability)

@@ -1,0 +1,64 @@
+"""``kxm_grpc.v1`` is the public home of the contract's types; nothing public imports ``kxm_grpc._gen``."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import re
+from pathlib import Path
+from types import ModuleType
+
+import kxm_grpc.v1 as v1
+from kxm_grpc._gen.kxm.v1 import message_service_pb2_grpc, types_pb2
+
+ROOT = Path(__file__).resolve().parents[2]
+GENERATED = sorted(path.stem for path in (ROOT / "kxm_grpc" / "_gen" / "kxm" / "v1").glob("*_pb2.py"))
+
+
+def _generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("kxm_gen_public_types", ROOT / "scripts" / "gen_public_types.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_message_and_enum_has_a_public_name() -> None:
+    """Each top-level message and enum of every proto file is ``kxm_grpc.v1.<Name>``, the generated class itself."""
+    missing = []
+    for name in GENERATED:
+        module = importlib.import_module(f"kxm_grpc._gen.kxm.v1.{name}")
+        for type_name in [*module.DESCRIPTOR.message_types_by_name, *module.DESCRIPTOR.enum_types_by_name]:
+            if getattr(v1, type_name, None) is not getattr(module, type_name):
+                missing.append(f"{name}.{type_name}")
+
+    assert missing == []
+    assert v1.Presence is types_pb2.Presence and v1.Presence.Name(v1.Presence.PRESENCE_ONLINE) == "PRESENCE_ONLINE"
+
+
+def test_the_generated_modules_are_reachable_too() -> None:
+    """``from kxm_grpc.v1 import types_pb2`` (and the service stubs) work, and ``__all__`` lists exactly the exports."""
+    assert v1.types_pb2 is types_pb2
+    assert v1.message_service_pb2_grpc is message_service_pb2_grpc
+    assert set(GENERATED) <= set(v1.__all__)
+    assert v1.__all__ == sorted(v1.__all__)
+    assert sorted(name for name in vars(v1) if not name.startswith("_")) == v1.__all__
+
+
+def test_the_module_is_what_the_generator_writes_now() -> None:
+    """The drift check: after scripts/gen, run ``python scripts/gen_public_types.py`` and commit."""
+    assert (ROOT / "kxm_grpc" / "v1" / "__init__.py").read_text() == _generator().render()
+
+
+def test_no_example_or_program_for_users_imports_the_private_path() -> None:
+    """The Python examples of README and docs, and the Python conformance program, import the types
+    from kxm_grpc.v1, never from kxm_grpc._gen."""
+    sources = {
+        str(path.relative_to(ROOT)): "\n".join(re.findall(r"```python\n(.*?)```", path.read_text(), re.S))
+        for path in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]
+    }
+    sources["clients/python/conformance.py"] = (ROOT / "clients" / "python" / "conformance.py").read_text()
+    offenders = [name for name, code in sources.items() if re.search(r"(from|import)\s+kxm_grpc\._gen", code)]
+
+    assert "from kxm_grpc.v1 import" in sources["README.md"]
+    assert offenders == []
