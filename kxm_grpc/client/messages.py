@@ -80,6 +80,9 @@ class Messages(Area):
                 allow_offline=allow_offline,
                 workflow_context=workflow_context,
                 wait=duration(wait),
+                # The deprecated field too, with the same value, for one release: a hub older than
+                # the `wait` field would otherwise ignore the wait (a newer hub accepts equal pairs).
+                reply_wait=duration(wait),
             ),
             timeout=timeout,
         )
@@ -136,7 +139,7 @@ class Messages(Area):
             poll = MAX_WAIT_CALL if remaining is None else min(remaining, MAX_WAIT_CALL)
             response = await self._hub._call(
                 self._rpc().WaitMessage,
-                pb.WaitMessageRequest(message_id=message_id, wait=duration(poll)),
+                pb.WaitMessageRequest(message_id=message_id, wait=duration(poll), timeout=duration(poll)),
                 timeout=max(poll, 0.0) + LONG_POLL_SLACK,
             )
             if response.terminal or (remaining is not None and remaining <= MAX_WAIT_CALL):
@@ -171,6 +174,7 @@ class Messages(Area):
                 workflow_context=workflow_context,
                 ttl=duration(ttl),
                 wait=duration(wait),
+                timeout=duration(wait),  # deprecated; the same value, for hubs older than `wait`
                 allow_offline=allow_offline,
             ),
             timeout=wait + LONG_POLL_SLACK,

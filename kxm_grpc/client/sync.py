@@ -456,9 +456,29 @@ class SyncHubClient(_SyncFlatCalls):
         return self._client.agent_id
 
     @property
+    def agent_key(self) -> str | None:
+        """The key of the agent this client acts as (the one to save after registering), if any."""
+        return self._client.agent_key
+
+    @property
+    def token(self) -> str | None:
+        """The bearer token (project, runtime, operator or admin) the calls carry."""
+        return self._client.token
+
+    @property
+    def timeout(self) -> float:
+        """The default deadline of a unary call, in seconds."""
+        return self._client.timeout
+
+    @property
     def metadata(self) -> tuple[tuple[str, str], ...]:
         """The credentials metadata every call carries."""
         return self._client.metadata
+
+    @property
+    def bearer_metadata(self) -> tuple[tuple[str, str], ...]:
+        """The credentials metadata without the agent identity (for registering)."""
+        return self._client.bearer_metadata
 
     def use_agent(self, agent_id: str | None, agent_key: str | None) -> None:
         """Act as this agent from now on (None for both: act with the bearer token only)."""

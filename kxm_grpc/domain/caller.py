@@ -6,6 +6,7 @@ import enum
 from dataclasses import dataclass
 
 from kxm_grpc.domain.operators import BOOTSTRAP_OPERATOR
+from kxm_grpc.errors import PermissionDenied, Reason
 
 
 class CredentialKind(enum.Enum):
@@ -66,3 +67,20 @@ class Caller:
         if self.kind is CredentialKind.ADMIN:
             return BOOTSTRAP_OPERATOR
         return self.operator_name if self.kind is CredentialKind.OPERATOR else None
+
+
+def require_bootstrap_admin(caller: Caller, action: str) -> None:
+    """Refuse ``action`` to anyone but the bootstrap admin (operator management and the audit).
+
+    Admission already admits only the admin to these RPCs; services check again so that a surface
+    calling them directly cannot skip it.
+
+    Raises:
+        PermissionDenied: (CREDENTIAL_KIND_DENIED) the caller is not the bootstrap admin.
+    """
+    if not caller.is_admin:
+        raise PermissionDenied(
+            f"only the bootstrap admin may {action}",
+            reason=Reason.CREDENTIAL_KIND_DENIED,
+            metadata={"action": action},
+        )

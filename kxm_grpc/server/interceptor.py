@@ -159,7 +159,10 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
                 request_deserializer=deserializer,
                 response_serializer=handler.response_serializer,
             )
-        return handler
+        # Fail closed: a client-streaming or bidirectional kxm RPC would otherwise be served without
+        # admission (no authentication, isolation or rate limit). Such an RPC gets a wrapper of its
+        # own before it is added to the contract.
+        raise TypeError(f"{method}: client-streaming and bidirectional RPCs have no admission wrapper yet")
 
     @staticmethod
     def _wrap_unary(

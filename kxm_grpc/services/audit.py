@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kxm_grpc.domain.audit import AuditRecord, action_filter
-from kxm_grpc.domain.caller import Caller
+from kxm_grpc.domain.caller import Caller, require_bootstrap_admin
 from kxm_grpc.domain.operators import operator_name
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.secrets import new_id
@@ -49,7 +49,9 @@ async def list_audit_records(
     Raises:
         InvalidArgument: a negative page size, a bad page token (INVALID_PAGE_TOKEN), or a
             malformed ``operator`` or ``action`` filter.
+        PermissionDenied: the caller is not the bootstrap admin.
     """
+    require_bootstrap_admin(caller, "read the audit")
     operator = operator_name("operator", operator) if operator else ""
     action = action_filter(action)
     limit = page_size(size)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import structlog
 
 from kxm_grpc.domain.audit import operator_target
-from kxm_grpc.domain.caller import Caller
+from kxm_grpc.domain.caller import Caller, require_bootstrap_admin
 from kxm_grpc.domain.operators import BOOTSTRAP_OPERATOR, Operator, operator_name
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.secrets import OPERATOR_TOKEN_PREFIX, hash_secret, new_secret
@@ -41,7 +41,9 @@ async def create_operator(store: Store, caller: Caller, name: str, *, now: int) 
     Raises:
         InvalidArgument: the name is malformed.
         AlreadyExists: (OPERATOR_ALREADY_EXISTS) an operator has or had the name, or it is ``admin``.
+        PermissionDenied: the caller is not the bootstrap admin.
     """
+    require_bootstrap_admin(caller, "create operators")
     name = operator_name("name", name)
     token = new_secret(OPERATOR_TOKEN_PREFIX)
 
@@ -75,7 +77,9 @@ async def revoke_operator(store: Store, caller: Caller, name: str, *, now: int) 
     Raises:
         InvalidArgument: the name is malformed.
         NotFound: (OPERATOR_NOT_FOUND) no named operator has the name (``admin`` is not one).
+        PermissionDenied: the caller is not the bootstrap admin.
     """
+    require_bootstrap_admin(caller, "revoke operators")
     name = operator_name("name", name)
 
     def work(tx: Tx) -> tuple[Operator, bool]:
@@ -104,7 +108,9 @@ async def list_operators(store: Store, caller: Caller, size: int, token: str) ->
 
     Raises:
         InvalidArgument: negative page size or a bad page token.
+        PermissionDenied: the caller is not the bootstrap admin.
     """
+    require_bootstrap_admin(caller, "list operators")
     limit = page_size(size)
     after = decode_page_token(token, "operators")
     operators = await store.read(lambda tx: tx.operators.list_page(after, limit + 1))

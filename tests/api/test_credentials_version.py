@@ -65,10 +65,12 @@ async def test_a_bump_by_another_process_invalidates_a_cached_credential_within_
     await old.agents.list()
 
     rotate_elsewhere(hub, project.name, "kxm_proj_from-another-replica", bump=True)
-    refused_after = await seconds_until_refused(old, CREDENTIALS_RECHECK + 1.0)
+    refused_after = await seconds_until_refused(old, CREDENTIALS_RECHECK + 5.0)
     fresh = HubClient(hub.address, token="kxm_proj_from-another-replica")
 
-    assert refused_after <= CREDENTIALS_RECHECK + 0.25
+    # The exact rule (a recheck at most CREDENTIALS_RECHECK apart) is pinned by the service-level test
+    # with a manual clock; here a second of slack covers RPC latency on a loaded machine.
+    assert refused_after <= CREDENTIALS_RECHECK + 1.0
     assert list((await fresh.agents.list()).agents) == []
     await old.close()
     await fresh.close()

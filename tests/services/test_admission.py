@@ -208,3 +208,40 @@ def test_the_request_id_is_the_presented_one_when_well_formed() -> None:
     assert kept.request_id == "abc.DEF-1_2"
     for call in (generated, malformed):
         assert call.request_id.startswith("req_") and len(call.request_id) == 4 + 32
+
+
+@pytest.mark.parametrize("kind", ["stream_unary", "stream_stream"])
+async def test_a_client_streaming_rpc_is_refused_at_registration(world: World, kind: str) -> None:
+    """The gRPC adapter wraps unary and server-streaming RPCs only; any other kind would be served
+    without admission, so registering one fails (closed) instead of passing it through."""
+    import grpc
+
+    from kxm_grpc.server.interceptor import HubInterceptor
+
+    async def behaviour(requests: object, context: object) -> None:
+        return None
+
+    make = grpc.stream_unary_rpc_method_handler if kind == "stream_unary" else grpc.stream_stream_rpc_method_handler
+    with pytest.raises(TypeError, match="no admission wrapper"):
+        HubInterceptor(world.admission).wrap("/kxm.v1.AgentService/ListAgents", make(behaviour))
+
+
+async def test_operator_management_is_refused_to_a_named_operator_in_the_services(world: World) -> None:
+    """Services check again what admission checks: only the bootstrap admin manages operators and reads
+    the audit, whatever surface calls them."""
+    from kxm_grpc.services import audit, operators
+
+    named = Caller(CredentialKind.OPERATOR, operator_name="ops")
+    store, now = world.hub.store, world.clock.now()
+    calls = [
+        operators.create_operator(store, named, "mallory", now=now),
+        operators.revoke_operator(store, named, "ops", now=now),
+        operators.list_operators(store, named, 0, ""),
+        audit.list_audit_records(store, named, 0, ""),
+    ]
+    for call in calls:
+        with pytest.raises(PermissionDenied) as caught:
+            await call
+        assert caught.value.reason is Reason.CREDENTIAL_KIND_DENIED
+    admin = Caller(CredentialKind.ADMIN)
+    assert [o.name for o in (await operators.list_operators(store, admin, 0, ""))[0]] == []
