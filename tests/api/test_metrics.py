@@ -215,17 +215,6 @@ async def test_metrics_are_off_unless_a_port_is_given(hub: Hub) -> None:
     assert hub.server.metrics_address is None
 
 
-def _outward_address() -> str | None:
-    """A non-loopback IPv4 address of this machine, if it has one (nothing is sent)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("10.255.255.255", 1))
-        except OSError:
-            return None
-        address = str(probe.getsockname()[0])
-    return None if address.startswith("127.") or address == ANYWHERE else address
-
-
 def _accepts(host: str, port: int) -> bool:
     try:
         with socket.create_connection((host, port), timeout=2):
@@ -240,14 +229,12 @@ async def test_metrics_stay_on_loopback_when_grpc_binds_everywhere(
     """--host 0.0.0.0 does not take metrics with it: they listen on 127.0.0.1 unless asked."""
     server = await start(replace(hub_settings, host=ANYWHERE, metrics_port=0), started)
     assert server.metrics_port is not None
-    outward = _outward_address()
 
+    # Only loopback is ever a test target here (no traffic to the machine's other addresses): the
+    # bound addresses say it. gRPC listens on every interface, metrics on loopback alone.
+    assert server.address == f"{ANYWHERE}:{server.port}"
     assert server.metrics_address == f"127.0.0.1:{server.metrics_port}"
-    assert await asyncio.to_thread(_accepts, "127.0.0.1", server.metrics_port)
     assert (await scrape(server.metrics_port))[0] == 200
-    if outward is not None:  # a machine without a network has nothing more to prove
-        assert await asyncio.to_thread(_accepts, outward, server.port)  # gRPC is reachable from outside
-        assert not await asyncio.to_thread(_accepts, outward, server.metrics_port)  # metrics are not
 
 
 async def test_metrics_stop_with_the_hub(hub_settings: Settings) -> None:
