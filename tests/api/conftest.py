@@ -1,11 +1,16 @@
-"""Fixtures of the API tests: test certificates (TLS for gRPC and for metrics)."""
+"""Fixtures of the API tests: test certificates (TLS for gRPC and for metrics), and the hub's logs."""
 
 from __future__ import annotations
 
+import io
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import structlog
+
+from kxm_grpc.server.log import configure_logging
 
 
 def _openssl(*args: str, cwd: Path) -> None:
@@ -70,3 +75,13 @@ def pki(tmp_path_factory: pytest.TempPathFactory) -> Path:
             cwd=d,
         )
     return d
+
+
+@pytest.fixture
+def log_lines() -> Iterator[io.StringIO]:
+    """Route the hub's JSON logs (info and up) into a buffer for the test, then restore the test configuration."""
+    buffer = io.StringIO()
+    configure_logging("json", "info", cache=False)
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(buffer))
+    yield buffer
+    configure_logging("json", "warning", cache=False)

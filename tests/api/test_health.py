@@ -6,16 +6,14 @@ import asyncio
 import io
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import grpc
 import pytest
-import structlog
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from kxm_grpc.errors import HubError, Reason, ResourceExhausted
-from kxm_grpc.server.log import configure_logging
 from kxm_grpc.store import Tx
 from kxm_grpc.store.sqlite import SqliteStore
 from kxm_grpc.store.sqlite.engine import disk_free
@@ -31,16 +29,6 @@ NAMES = (
     "kxm.v1.LeaseService",
     "kxm.v1.RuntimeService",
 )
-
-
-@pytest.fixture
-def log_lines() -> Iterator[io.StringIO]:
-    """Route the hub's JSON logs (info and up) into a buffer, then restore the test configuration."""
-    buffer = io.StringIO()
-    configure_logging("json", "info", cache=False)
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(buffer))
-    yield buffer
-    configure_logging("json", "warning", cache=False)
 
 
 async def statuses(address: str) -> dict[str, int]:

@@ -4,25 +4,12 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 
 import pytest
-import structlog
 
 from kxm_grpc.errors import Internal, Reason
-from kxm_grpc.server.log import configure_logging
 from kxm_grpc.services import messages
 from tests.conftest import AgentFactory, Project
-
-
-@pytest.fixture
-def log_lines() -> Iterator[io.StringIO]:
-    """Route the hub's JSON logs into a buffer for the test, then restore the test configuration."""
-    buffer = io.StringIO()
-    configure_logging("json", "info", cache=False)
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(buffer))
-    yield buffer
-    configure_logging("json", "warning", cache=False)
 
 
 async def test_internal_error_logs_no_secret_or_body(

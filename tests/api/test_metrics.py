@@ -15,21 +15,19 @@ import sys
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
-import structlog
 
 from kxm_grpc.cli import build_parser
 from kxm_grpc.client import HubClient
 from kxm_grpc.domain.secrets import hash_secret
 from kxm_grpc.server import app, metrics
 from kxm_grpc.server.app import HubServer
-from kxm_grpc.server.log import configure_logging
 from kxm_grpc.server.metrics import HEAD_TIMEOUT, MAX_CONNECTIONS, MAX_HEAD_BYTES, MetricsServer, server_ssl_context
 from kxm_grpc.server.ratelimit import RateLimiter
 from kxm_grpc.server.settings import Settings, SettingsError
@@ -267,16 +265,6 @@ async def test_a_silent_or_malformed_request_is_answered_and_closed(
     assert answer.startswith(b"HTTP/1.1 400 ")
     writer.close()
     await writer.wait_closed()
-
-
-@pytest.fixture
-def log_lines() -> Iterator[io.StringIO]:
-    """The hub's JSON log lines at info, restored afterwards."""
-    buffer = io.StringIO()
-    configure_logging("json", "info", cache=False)
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(buffer))
-    yield buffer
-    configure_logging("json", "warning", cache=False)
 
 
 async def test_hub_started_logs_the_metrics_address(

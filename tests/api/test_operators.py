@@ -9,26 +9,13 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 
 import pytest
-import structlog
 
 from kxm_grpc.client import HubClient
 from kxm_grpc.errors import AlreadyExists, InvalidArgument, NotFound, PermissionDenied, Reason, Unauthenticated
-from kxm_grpc.server.log import configure_logging
 from kxm_grpc.v1 import CredentialKind, Operator
 from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub, Project
-
-
-@pytest.fixture
-def log_lines() -> Iterator[io.StringIO]:
-    """Route the hub's JSON logs into a buffer for the test, then restore the test configuration."""
-    buffer = io.StringIO()
-    configure_logging("json", "info", cache=False)
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(buffer))
-    yield buffer
-    configure_logging("json", "warning", cache=False)
 
 
 async def test_an_operator_manages_projects_and_acts_in_a_project_it_names(hub: Hub) -> None:

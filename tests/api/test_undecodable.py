@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 
 import grpc
 import pytest
-import structlog
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
@@ -21,7 +19,6 @@ from kxm_grpc._status import from_rpc_error
 from kxm_grpc.client import HubClient
 from kxm_grpc.errors import DOMAIN, InvalidArgument, Reason
 from kxm_grpc.server.interceptor import RPC_TOTAL
-from kxm_grpc.server.log import configure_logging
 from kxm_grpc.server.methods import ACCESS
 from kxm_grpc.services.auth import Access
 from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub, Project
@@ -45,16 +42,6 @@ BODIES = {
 }
 # SubscribeRequest has no string field (an unknown field's bytes are not checked for UTF-8).
 STREAM_BODIES = {name: body for name, body in BODIES.items() if name != "invalid-utf8"}
-
-
-@pytest.fixture
-def log_lines() -> Iterator[io.StringIO]:
-    """The hub's JSON log lines at info, in a buffer."""
-    buffer = io.StringIO()
-    configure_logging("json", "info", cache=False)
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(buffer))
-    yield buffer
-    configure_logging("json", "warning", cache=False)
 
 
 async def raw_call(

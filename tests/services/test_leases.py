@@ -5,10 +5,8 @@ anything is written, and the queues owned by the hub's coordination."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
 
 from kxm_grpc.domain import leases as rules
 from kxm_grpc.domain.agents import registration
@@ -22,19 +20,9 @@ from kxm_grpc.server.state import HubState
 from kxm_grpc.services import agents, leases
 from kxm_grpc.services.leases import LeaseQueues
 from kxm_grpc.services.limits import LIMITS, Limits
-from kxm_grpc.store import Durability
 from kxm_grpc.store.sqlite import SqliteStore
 
 PROJECT = Caller(CredentialKind.PROJECT, project="p")
-
-
-@pytest_asyncio.fixture
-async def store() -> AsyncIterator[SqliteStore]:
-    """An open in-memory store."""
-    opened = SqliteStore(":memory:", durability=Durability.FULL)
-    await opened.start()
-    yield opened
-    await opened.close()
 
 
 async def agent(store: SqliteStore, name: str, now: int) -> Caller:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import pytest
@@ -25,7 +24,6 @@ from kxm_grpc.server.state import HubState
 from kxm_grpc.services import agents, messages
 from kxm_grpc.services.limits import Limits
 from kxm_grpc.services.messages import FanoutRequest, SendRequest
-from kxm_grpc.store import Durability
 from kxm_grpc.store.sqlite import SqliteStore
 
 PROJECT = Caller(CredentialKind.PROJECT, project="p")
@@ -39,15 +37,6 @@ class Pair:
     clock: ManualClock
     alice: Caller
     bob: Caller
-
-
-@pytest_asyncio.fixture
-async def store() -> AsyncIterator[SqliteStore]:
-    """An open in-memory store."""
-    opened = SqliteStore(":memory:", durability=Durability.FULL)
-    await opened.start()
-    yield opened
-    await opened.close()
 
 
 async def agent(store: SqliteStore, name: str, now: int) -> Caller:

@@ -3,29 +3,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
-import pytest_asyncio
 
 from kxm_grpc.domain.agents import DEFAULT_PURPOSE, Registration
 from kxm_grpc.domain.caller import Caller, CredentialKind
 from kxm_grpc.domain.clock import ManualClock
 from kxm_grpc.errors import InvalidArgument, Reason
 from kxm_grpc.services import agents, runtimes
-from kxm_grpc.store import Durability
 from kxm_grpc.store.sqlite import SqliteStore
 
 PROJECT = Caller(CredentialKind.PROJECT, project="p")
-
-
-@pytest_asyncio.fixture
-async def store() -> AsyncIterator[SqliteStore]:
-    """An open in-memory store."""
-    opened = SqliteStore(":memory:", durability=Durability.FULL)
-    await opened.start()
-    yield opened
-    await opened.close()
 
 
 async def test_an_agent_registration_is_validated_by_the_service(store: SqliteStore) -> None:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from kxm_grpc.domain.agents import registration
 from kxm_grpc.domain.caller import Caller, CredentialKind
@@ -23,15 +21,6 @@ from kxm_grpc.store import Durability
 from kxm_grpc.store.sqlite import SqliteStore
 
 PROJECT = Caller(CredentialKind.PROJECT, project="p")
-
-
-@pytest_asyncio.fixture
-async def store() -> AsyncIterator[SqliteStore]:
-    """An open in-memory store."""
-    opened = SqliteStore(":memory:", durability=Durability.FULL)
-    await opened.start()
-    yield opened
-    await opened.close()
 
 
 async def register(

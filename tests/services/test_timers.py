@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
 from kxm_grpc.domain.agents import registration
 from kxm_grpc.domain.caller import Caller, CredentialKind
@@ -23,19 +22,10 @@ from kxm_grpc.server.state import HubState
 from kxm_grpc.server.timers import TimerScheduler
 from kxm_grpc.services import agents, messages, timers
 from kxm_grpc.services.timers import RETRY_AFTER, TimerKinds
-from kxm_grpc.store import Durability, Store, Timer, Tx
+from kxm_grpc.store import Store, Timer, Tx
 from kxm_grpc.store.sqlite import SqliteStore
 
 PROJECT = Caller(CredentialKind.PROJECT, project="p")
-
-
-@pytest_asyncio.fixture
-async def store() -> AsyncIterator[SqliteStore]:
-    """An open in-memory store."""
-    opened = SqliteStore(":memory:", durability=Durability.FULL)
-    await opened.start()
-    yield opened
-    await opened.close()
 
 
 def recording(kinds: TimerKinds, kind: str = "test") -> list[str]:
