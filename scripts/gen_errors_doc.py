@@ -1,6 +1,7 @@
 """Write docs/errors.md from the comments of proto/kxm/v1/error_reason.proto.
 
-Run by scripts/gen, so the drift check keeps the error catalogue and the contract equal.
+Run by scripts/gen, so the drift check keeps the error catalogue and the contract equal. The whole
+page is generated; it is written the way every docs generator writes its page (scripts/_splice.py).
 Usage: python scripts/gen_errors_doc.py OUT_ROOT
 """
 
@@ -10,8 +11,12 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared helper, when loaded by file path
+import _splice
+
+ROOT = _splice.ROOT
 PROTO = ROOT / "proto" / "kxm" / "v1" / "error_reason.proto"
+PAGE = Path("docs") / "errors.md"
 
 ACTIONS = {
     "INVALID_ARGUMENT": "Fix the request; `BadRequest` names the field. Do not retry unchanged.",
@@ -96,11 +101,8 @@ def render(entries: list[tuple[str, str, str]]) -> str:
 
 
 def main() -> None:
-    """Write OUT_ROOT/docs/errors.md."""
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT
-    target = out / "docs" / "errors.md"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render(parse(PROTO.read_text())))
+    """Write OUT_ROOT/docs/errors.md (the whole page is generated: it has no markers)."""
+    _splice.write_page(PAGE, render(parse(PROTO.read_text())))
 
 
 if __name__ == "__main__":

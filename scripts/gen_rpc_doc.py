@@ -3,8 +3,9 @@
 Every RPC declares its facts once, in ``proto/kxm/v1/*_service.proto`` (``option (kxm.v1.facts)``,
 schema in ``proto/kxm/v1/options.proto``); ``kxm_grpc/server/methods.py`` reads them from the
 generated descriptors. This renders them between the two marker comments of docs/api.md and leaves
-the rest of the page as written. Run by scripts/gen after the Python code is generated, so the
-drift check (scripts/check-generated) and tests/test_contract.py keep the page and the contract equal.
+the rest of the page as written (the splicing is scripts/_splice.py's, shared by every docs
+generator). Run by scripts/gen after the Python code is generated, so the drift check
+(scripts/check-generated) and tests/test_contract.py keep the page and the contract equal.
 Usage: python scripts/gen_rpc_doc.py OUT_ROOT   (reads ROOT/docs/api.md, writes OUT_ROOT/docs/api.md;
 OUT_ROOT defaults to the repository root)
 """
@@ -20,7 +21,9 @@ from kxm_grpc.server.methods import RPCS, PresenceRenewal, RpcFacts
 from kxm_grpc.server.ratelimit import COSTS, OWN_BUDGET
 from kxm_grpc.services.auth import Access
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared helper, when loaded by file path
+import _splice
+
 PAGE = Path("docs") / "api.md"
 BEGIN = "<!-- rpc-facts: generated from the proto's kxm.v1.facts options by scripts/gen_rpc_doc.py; do not edit -->"
 END = "<!-- /rpc-facts -->"
@@ -96,18 +99,12 @@ def splice(page: str) -> str:
     Raises:
         SystemExit: the page lacks the markers.
     """
-    start, end = page.find(BEGIN), page.find(END)
-    if start < 0 or end < start:
-        raise SystemExit(f"{PAGE}: the markers {BEGIN!r} and {END!r} are missing")
-    return page[: start + len(BEGIN)] + "\n" + render() + "\n" + page[end:]
+    return _splice.splice(page, render(), begin=BEGIN, end=END, name=PAGE)
 
 
 def main() -> None:
     """Write OUT_ROOT/docs/api.md."""
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT
-    target = out / PAGE
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(splice((ROOT / PAGE).read_text()))
+    _splice.splice_page(PAGE, render, begin=BEGIN, end=END)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 Every ``Settings`` field carries its flag, ``KXM_*`` variable, help and default
 (``kxm_grpc/server/settings.py``); this renders them between the two marker comments of
-docs/operations.md and leaves the rest of the page as written. Run by scripts/gen, so the drift
+docs/operations.md and leaves the rest of the page as written (the splicing is scripts/_splice.py's,
+shared by every docs generator). Run by scripts/gen, so the drift
 check (scripts/check-generated) and tests/test_cli_settings.py keep the page and ``kxm hub serve
 --help`` equal.
 Usage: python scripts/gen_settings_doc.py OUT_ROOT   (reads ROOT/docs/operations.md, writes
@@ -16,7 +17,9 @@ from pathlib import Path
 
 from kxm_grpc.server.settings import Option, options
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the shared helper, when loaded by file path
+import _splice
+
 PAGE = Path("docs") / "operations.md"
 BEGIN = "<!-- settings: generated from kxm_grpc/server/settings.py by scripts/gen_settings_doc.py; do not edit -->"
 END = "<!-- /settings -->"
@@ -51,18 +54,12 @@ def splice(page: str) -> str:
     Raises:
         SystemExit: the page lacks the markers.
     """
-    start, end = page.find(BEGIN), page.find(END)
-    if start < 0 or end < start:
-        raise SystemExit(f"{PAGE}: the markers {BEGIN!r} and {END!r} are missing")
-    return page[: start + len(BEGIN)] + "\n" + render() + "\n" + page[end:]
+    return _splice.splice(page, render(), begin=BEGIN, end=END, name=PAGE)
 
 
 def main() -> None:
     """Write OUT_ROOT/docs/operations.md."""
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT
-    target = out / PAGE
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(splice((ROOT / PAGE).read_text()))
+    _splice.splice_page(PAGE, render, begin=BEGIN, end=END)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ from kxm_grpc.store import Durability
 os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 configure_logging("json", "warning", cache=False)
 
+pytest_plugins = ["tests.postgres"]  # postgres_server, postgres_database
+
 ADMIN_TOKEN = "test-admin-token-0123456789"
 
 
@@ -30,18 +32,37 @@ class Hub:
     server: HubServer
     address: str
     data_dir: Path
+    database: str
+    """The URL of the hub's database (``kxm_grpc.store.tables.raw_connection`` opens it)."""
 
     def admin(self, **kwargs: object) -> HubClient:
         """A client holding the admin token."""
         return HubClient(self.address, token=ADMIN_TOKEN, **kwargs)  # type: ignore[arg-type]
 
 
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+"""Every test of a hub runs once on each backend: a SQLite file, and a scratch PostgreSQL database."""
+
+
+sqlite_only = pytest.mark.parametrize("backend", [""], ids=["sqlite"])
+"""For a test of what only the SQLite adapter has (its file, its disk checks): one run, on SQLite."""
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    """The database URL of the backend under test ("" for the default: DATA_DIR/hub.db on SQLite)."""
+    if request.param == "postgres":
+        return str(request.getfixturevalue("postgres_database"))
+    return ""
+
+
 @pytest.fixture
-def hub_settings(tmp_path: Path) -> Settings:
-    """Settings for a test hub: ephemeral port, a WAL file in a temp dir, generous rate limit."""
+def hub_settings(tmp_path: Path, backend: str) -> Settings:
+    """Settings for a test hub: ephemeral port, the backend under test, generous rate limit."""
     return Settings(
         port=0,
         data_dir=tmp_path / "kxm",
+        database=backend,
         admin_token=ADMIN_TOKEN,
         durability=Durability.NORMAL,
         rate_limit=100_000,
@@ -56,7 +77,7 @@ async def hub(hub_settings: Settings) -> AsyncIterator[Hub]:
     server = HubServer(hub_settings)
     await server.start()
     try:
-        yield Hub(server, server.address, hub_settings.data_dir)
+        yield Hub(server, server.address, hub_settings.data_dir, hub_settings.database_path)
     finally:
         await server.stop(0.2)
 
@@ -68,7 +89,7 @@ async def clocked_hub(hub_settings: Settings) -> AsyncIterator[tuple[Hub, Manual
     server = HubServer(hub_settings, clock=clock)
     await server.start()
     try:
-        yield Hub(server, server.address, hub_settings.data_dir), clock
+        yield Hub(server, server.address, hub_settings.data_dir, hub_settings.database_path), clock
     finally:
         await server.stop(0.2)
 

@@ -248,3 +248,21 @@ def test_the_domain_contract_names_every_other_top_level_module() -> None:
 def test_the_sync_client_takes_the_same_arguments() -> None:
     """SyncHubClient's constructor (written out, for type checkers) matches HubClient's."""
     assert inspect.signature(SyncHubClient.__init__) == inspect.signature(HubClient.__init__)
+
+
+# The hub's time in the server layer: ``hub.now()`` for an instant, ``hub.clock`` (a Clock) for a
+# service that reads it more than once. A bound ``hub.now`` passed as a clock, or ``hub.clock.now()``
+# for an instant, is a second spelling of one of them.
+_OTHER_TIME_SPELLINGS = re.compile(r"\bhub\.now\b(?!\()|\bhub\.clock\.now\(")
+
+
+def test_the_server_spells_the_hubs_time_one_way() -> None:
+    """No module of kxm_grpc/server passes ``hub.now`` uncalled or calls ``hub.clock.now()``."""
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sorted((ROOT / "kxm_grpc" / "server").rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if _OTHER_TIME_SPELLINGS.search(line)
+    ]
+
+    assert found == []

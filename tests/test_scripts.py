@@ -1,9 +1,16 @@
-"""The project's shell scripts avoid patterns that make CI fail by chance."""
+"""The project's scripts: the shell ones avoid patterns that make CI fail by chance, and the docs
+generators write their pages through one helper (scripts/_splice.py)."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
+import subprocess
+import sys
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,3 +44,48 @@ def test_the_check_catches_the_pattern() -> None:
     """The pattern the test looks for matches the line that failed CI at 44ca714."""
     assert EARLY_EXIT_READER.search('if ! "$here/scripts/gen-clients" --list | grep -qxF "$rel"; then')
     assert not EARLY_EXIT_READER.search('if ! grep -qxF -- "$rel" <<<"$written"; then')
+
+
+DOCS_GENERATORS = {
+    "gen_rpc_doc.py": "api.md",
+    "gen_settings_doc.py": "operations.md",
+    "gen_errors_doc.py": "errors.md",
+}
+
+
+def _load(name: str) -> ModuleType:
+    """A module of scripts/, loaded by its file path (scripts/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(f"kxm_script_{name}", ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_splice_helper_replaces_only_the_text_between_the_markers() -> None:
+    """``splice`` keeps the page around the markers as written and the markers themselves; a page
+    without them, or with them out of order, stops the generator naming the page."""
+    splice = _load("_splice").splice
+    page = "# Title\n<!-- b -->\nold\nrows\n<!-- /b -->\nafter\n"
+
+    spliced = splice(page, "new", begin="<!-- b -->", end="<!-- /b -->", name="docs/x.md")
+
+    assert spliced == "# Title\n<!-- b -->\nnew\n<!-- /b -->\nafter\n"
+    assert splice(spliced, "new", begin="<!-- b -->", end="<!-- /b -->", name="docs/x.md") == spliced
+    for broken in ("# no markers\n", "<!-- /b -->\n<!-- b -->\n"):
+        with pytest.raises(SystemExit, match=r"docs/x\.md: the markers"):
+            splice(broken, "new", begin="<!-- b -->", end="<!-- /b -->", name="docs/x.md")
+
+
+@pytest.mark.parametrize("generator", sorted(DOCS_GENERATORS))
+def test_every_docs_generator_writes_through_the_helper_and_reproduces_its_page(generator: str, tmp_path: Path) -> None:
+    """Each docs generator imports scripts/_splice.py and has no splicing or writing code of its own;
+    run as scripts/gen runs it, it writes OUT_ROOT/docs/<page> equal to the committed page."""
+    source = (ROOT / "scripts" / generator).read_text()
+
+    subprocess.run([sys.executable, str(ROOT / "scripts" / generator), str(tmp_path)], check=True)
+
+    assert "import _splice" in source
+    assert ".find(" not in source and "write_text(" not in source and "sys.argv" not in source
+    page = DOCS_GENERATORS[generator]
+    assert (tmp_path / "docs" / page).read_text() == (ROOT / "docs" / page).read_text()

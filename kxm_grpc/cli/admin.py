@@ -1,10 +1,11 @@
-"""``kxm admin project create|list|rotate-token``."""
+"""``kxm admin project create|list|rotate-token`` (over gRPC) and ``kxm admin migrate`` (offline, ``migrate.py``)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
+from kxm_grpc.cli import migrate
 from kxm_grpc.cli.common import EXIT_OK, add_connection_flags, all_pages, client_from, emit, message_to_dict, run
 from kxm_grpc.client.config import update_project_token
 
@@ -12,9 +13,12 @@ from kxm_grpc.client.config import update_project_token
 def register(commands: Any) -> None:
     """Add ``admin``."""
     admin = commands.add_parser(
-        "admin", help="project management (an operator's token: the admin token or a named operator's)"
+        "admin",
+        help="project management (an operator's token: the admin token or a named operator's); "
+        "migrate: offline, on the databases",
     )
     groups = admin.add_subparsers(dest="admin_group", required=True, metavar="GROUP")
+    migrate.register(groups)
     project = groups.add_parser("project", help="projects and their tokens")
     actions = project.add_subparsers(dest="project_command", required=True, metavar="COMMAND")
 

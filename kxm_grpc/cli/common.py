@@ -16,9 +16,28 @@ EXIT_ERROR = 1
 EXIT_UNREACHABLE = 2
 
 
+ADDR_HELP = (
+    "hub address host:port, or a hub's replicas: ip1:port,ip2:port or dns:///name:port"
+    " (env KXM_ADDR; default from .kxm/credentials.json)"
+)
+
+
+def hub_address(value: str) -> str:
+    """The ``--addr`` type: the value as given, checked when the command line is parsed (so a bad
+    list is a usage error naming the problem); empty means not given, as before."""
+    if value:
+        from kxm_grpc.client.addresses import AddressError, parse_addresses
+
+        try:
+            parse_addresses(value)
+        except AddressError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return value
+
+
 def add_connection_flags(parser: argparse.ArgumentParser, *, admin: bool = False) -> None:
     """``--addr``, ``--token``, ``--project``, TLS and ``--json`` flags."""
-    parser.add_argument("--addr", help="hub address host:port (env KXM_ADDR; default from .kxm/credentials.json)")
+    parser.add_argument("--addr", type=hub_address, help=ADDR_HELP)
     parser.add_argument(
         "--token",
         help="admin token, or a named operator's kxm_op_ token (env KXM_ADMIN_TOKEN)"
@@ -31,11 +50,20 @@ def add_connection_flags(parser: argparse.ArgumentParser, *, admin: bool = False
 
 
 def client_from(args: argparse.Namespace, *, admin: bool = False, **kwargs: Any) -> Any:
-    """A HubClient from the connection flags (imported lazily: grpc is slow to import)."""
-    from kxm_grpc.client import HubClient
+    """A HubClient from the connection flags (imported lazily: grpc is slow to import).
+
+    An address from ``KXM_ADDR`` or the credentials file that cannot be dialled ends the command
+    with its error (exit 1); ``--addr`` was checked when the command line was parsed.
+    """
+    from kxm_grpc.client import AddressError, HubClient
 
     root = open(args.tls_ca, "rb").read() if getattr(args, "tls_ca", None) else None  # noqa: SIM115
-    return HubClient(args.addr, token=args.token, project=args.project, admin=admin, root_certificates=root, **kwargs)
+    try:
+        return HubClient(
+            args.addr, token=args.token, project=args.project, admin=admin, root_certificates=root, **kwargs
+        )
+    except AddressError as error:
+        raise SystemExit(f"error: {error}") from None
 
 
 async def all_pages(fetch: Callable[[str], Awaitable[Any]], field: str) -> list[Any]:

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from kxm_grpc.cli.common import EXIT_ERROR, EXIT_OK, EXIT_UNREACHABLE
+from kxm_grpc.cli.common import ADDR_HELP, EXIT_ERROR, EXIT_OK, EXIT_UNREACHABLE, hub_address
 
 
 def register(commands: Any) -> None:
@@ -17,7 +17,7 @@ def register(commands: Any) -> None:
     call = actions.add_parser("call", help="call METHOD (Service/Method, or 'list') with a JSON request")
     call.add_argument("method", help="e.g. kxm.v1.AgentService/ListAgents, or 'list' for services")
     call.add_argument("body", nargs="?", default="{}", help="the request as JSON")
-    call.add_argument("--addr", help="hub address (env KXM_ADDR)")
+    call.add_argument("--addr", type=hub_address, help=ADDR_HELP)
     call.add_argument("--token", help="bearer token (env KXM_TOKEN, else the project token from the credentials file)")
     call.add_argument("--admin", action="store_true", help="use the admin token from the credentials file")
     call.add_argument("--project", help="x-kxm-project (admin calls)")
@@ -31,9 +31,14 @@ def _call(args: argparse.Namespace) -> int:
     from google.protobuf import descriptor_pool, json_format, message_factory
     from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
+    from kxm_grpc.client.addresses import AddressError
     from kxm_grpc.client.config import resolve
 
-    config = resolve(args.addr, token=args.token, project=args.project, admin=args.admin)
+    try:
+        config = resolve(args.addr, token=args.token, project=args.project, admin=args.admin)
+    except AddressError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
     metadata: list[tuple[str, str]] = []
     if config.token:
         metadata.append(("authorization", f"Bearer {config.token}"))
@@ -43,7 +48,7 @@ def _call(args: argparse.Namespace) -> int:
         key, _, value = header.partition(":")
         metadata.append((key.strip().lower(), value.strip()))
     try:
-        with grpc.insecure_channel(config.address) as channel:
+        with grpc.insecure_channel(config.target.target, options=config.target.channel_options()) as channel:
             database = ProtoReflectionDescriptorDatabase(channel)
             if args.method == "list":
                 print("\n".join(sorted(database.get_services())))

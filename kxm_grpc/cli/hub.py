@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kxm_grpc import defaults
-from kxm_grpc.cli.common import EXIT_ERROR, EXIT_OK, EXIT_UNREACHABLE
+from kxm_grpc.cli.common import ADDR_HELP, EXIT_ERROR, EXIT_OK, EXIT_UNREACHABLE, hub_address
 from kxm_grpc.server.settings import Settings, SettingsError, options
 
 GC_THRESHOLD = 20_000
@@ -57,7 +57,7 @@ def register(commands: Any) -> None:
     serve.set_defaults(run=_serve)
 
     health = commands.add_parser("health", help="exit 0 if the hub serves, 1 if not serving, 2 if unreachable")
-    health.add_argument("--addr", default=None, help="hub address (env KXM_ADDR)")
+    health.add_argument("--addr", default=None, type=hub_address, help=ADDR_HELP)
     health.add_argument("--service", default="", help="a service name; empty means the whole hub")
     health.add_argument("--timeout", type=float, default=2.0)
     health.add_argument("--tls-ca", help="PEM CA for a TLS hub")
@@ -99,15 +99,20 @@ def _health(args: argparse.Namespace) -> int:
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+    from kxm_grpc.client.addresses import AddressError
     from kxm_grpc.client.config import resolve
 
-    address = resolve(args.addr).address
+    try:
+        target = resolve(args.addr).target
+    except AddressError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_ERROR
     try:
         if args.tls_ca:
             creds = grpc.ssl_channel_credentials(Path(args.tls_ca).read_bytes())
-            channel = grpc.secure_channel(address, creds)
+            channel = grpc.secure_channel(target.target, creds, options=target.channel_options())
         else:
-            channel = grpc.insecure_channel(address)
+            channel = grpc.insecure_channel(target.target, options=target.channel_options())
         with channel:
             stub = health_pb2_grpc.HealthStub(channel)
             response = stub.Check(health_pb2.HealthCheckRequest(service=args.service), timeout=args.timeout)

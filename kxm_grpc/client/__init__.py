@@ -3,8 +3,11 @@
 ``hub.agents``, ``hub.messages``, ``hub.leases``, ``hub.runtimes`` and ``hub.admin`` (classes
 ``Agents``, ``Messages``, ... and their blocking twins ``SyncAgents``, ``SyncMessages``, ...) hold
 one method per RPC. The message and enum types they take and return are in ``kxm_grpc.v1``.
+Either client takes one hub address or several (``kxm_grpc.client.addresses``; ``AddressError``
+when they cannot be dialled).
 """
 
+from kxm_grpc.client.addresses import AddressError
 from kxm_grpc.client.admin import Admin
 from kxm_grpc.client.agents import Agents
 from kxm_grpc.client.hub import HubClient
@@ -14,6 +17,7 @@ from kxm_grpc.client.runtimes import Runtimes
 from kxm_grpc.client.sync import SyncAdmin, SyncAgents, SyncHubClient, SyncLeases, SyncMessages, SyncRuntimes
 
 __all__ = [
+    "AddressError",
     "Admin",
     "Agents",
     "HeldLease",

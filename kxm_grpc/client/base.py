@@ -4,6 +4,11 @@ Errors arrive as the same HubError subclasses the server raised (``reason``, ``m
 ``field_violations``, ``retry_after``); transport failures arrive as ``Unavailable`` or
 ``DeadlineExceeded``. Every unary call has a deadline (``timeout``, 15 s by default).
 
+The channel's target comes from ``kxm_grpc.client.addresses``: one address is dialled as written;
+several (or a ``dns:`` name) make a failover channel, which connects to the first address that
+answers, moves on when its connection breaks, and retries the calls that are safe to repeat
+(``kxm_grpc.client.retries``). The deadline bounds every attempt of a call together.
+
 ``Area`` is the base of the per-service sub-clients (``hub.messages``, ``hub.leases``, ...): each
 holds its parent and makes every call through the parent's ``_call``, so all areas share one
 channel, one set of credentials (``use_agent`` switches them for every area), one default deadline
@@ -12,7 +17,8 @@ and one error mapping.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar, Self, TypeVar
 
 import grpc
@@ -23,6 +29,9 @@ from kxm_grpc.client.config import resolve
 
 R = TypeVar("R")
 S = TypeVar("S")
+
+#: What an idempotency key the client made up starts with (the rest is a random UUID's hex).
+AUTO_KEY_PREFIX = "auto:"
 
 # Ping idle connections no more often than the server permits (every 10 s).
 CHANNEL_OPTIONS: list[tuple[str, Any]] = [
@@ -44,11 +53,12 @@ def duration(seconds: float | None) -> duration_pb2.Duration | None:
 
 
 class ClientBase:
-    """A channel to one hub and the credentials of one caller (admin, project, agent or runtime)."""
+    """A channel to one hub (one address, or several replicas) and the credentials of one caller
+    (admin, project, agent or runtime)."""
 
     def __init__(
         self,
-        address: str | None = None,
+        address: str | Sequence[str] | None = None,
         *,
         token: str | None = None,
         project: str | None = None,
@@ -64,18 +74,23 @@ class ClientBase:
     ) -> None:
         config = resolve(address, token=token, project=project, agent_id=agent_id, agent_key=agent_key, admin=admin)
         self.address = config.address
+        self.target = config.target
         self.token = config.token
         self.project = config.project
         self.agent_id = config.agent_id
         self.agent_key = config.agent_key
         self.timeout = timeout
+        # Whether this client's channel retries the safe calls (its own failover channel; a channel
+        # passed in is the caller's, whatever it does).
+        self.failover = channel is None and config.target.failover
+        options = config.target.channel_options(CHANNEL_OPTIONS)
         if channel is not None:
             self._channel = channel
         elif tls or root_certificates is not None:
             credentials = grpc.ssl_channel_credentials(root_certificates, private_key, certificate_chain)
-            self._channel = grpc.aio.secure_channel(self.address, credentials, options=CHANNEL_OPTIONS)
+            self._channel = grpc.aio.secure_channel(config.target.target, credentials, options=options)
         else:
-            self._channel = grpc.aio.insecure_channel(self.address, options=CHANNEL_OPTIONS)
+            self._channel = grpc.aio.insecure_channel(config.target.target, options=options)
         self._metadata = self._build_metadata()
         self._stubs: dict[type[Any], Any] = {}
 
@@ -103,6 +118,14 @@ class ClientBase:
         if self.project:
             metadata.append(("x-kxm-project", self.project))
         return tuple(metadata)
+
+    def retry_key(self, given: str) -> str:
+        """The idempotency key (or fanout prefix) a send carries: ``given``; or, when the caller gave
+        none and this client's channel retries sends, a fresh one (``auto:`` and 32 hex digits), so
+        that a send repeated by the retry policy on another address is stored once."""
+        if given or not self.failover:
+            return given
+        return AUTO_KEY_PREFIX + uuid.uuid4().hex
 
     def use_agent(self, agent_id: str | None, agent_key: str | None) -> None:
         """Act as this agent from now on (None for both: act with the bearer token only)."""

@@ -1,15 +1,20 @@
 """Where a client finds the hub and its credentials: arguments, then ``KXM_*`` variables, then
-the credentials file a zero-configuration hub wrote on this machine."""
+the credentials file a zero-configuration hub wrote on this machine.
+
+The address may name several replicas of one hub (``kxm_grpc.client.addresses``): a comma-separated
+``KXM_ADDR`` or file ``address``, or a sequence of strings as the argument."""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kxm_grpc import defaults
+from kxm_grpc.client.addresses import AddressError, HubTarget, parse_addresses
 
 DEFAULT_ADDRESS = defaults.ADDRESS
 
@@ -55,15 +60,18 @@ def update_project_token(project: str, token: str, path: Path | None = None) -> 
 class ClientConfig:
     """Resolved connection settings."""
 
+    #: The hub's address as the client reports it (several are joined by commas).
     address: str
     token: str | None
     project: str | None
     agent_id: str | None
     agent_key: str | None
+    #: The channel target of ``address`` and the options it needs.
+    target: HubTarget
 
 
 def resolve(
-    address: str | None = None,
+    address: str | Sequence[str] | None = None,
     *,
     token: str | None = None,
     project: str | None = None,
@@ -73,7 +81,12 @@ def resolve(
 ) -> ClientConfig:
     """Fill what was not given from the environment, then from the credentials file.
 
-    ``admin`` picks the admin token from the file instead of the project token.
+    ``admin`` picks the admin token from the file instead of the project token. ``address`` (None or
+    ``""``: not given) may be several addresses: a comma-separated string or a sequence of strings.
+
+    Raises:
+        AddressError: the address that applies cannot be dialled (``kxm_grpc.client.addresses``);
+            the message names ``KXM_ADDR`` or the credentials file when the address came from there.
     """
     saved = read_credentials_file()
     env = os.environ
@@ -86,10 +99,28 @@ def resolve(
         else:
             tokens = saved.get("projects") or {}
             token = tokens.get(project or "default")
+    target = _target(address, env.get("KXM_ADDR"), saved.get("address"))
     return ClientConfig(
-        address=address or env.get("KXM_ADDR") or saved.get("address") or DEFAULT_ADDRESS,
+        address=target.address,
         token=token,
         project=project,
         agent_id=agent_id or env.get("KXM_AGENT_ID"),
         agent_key=agent_key or env.get("KXM_AGENT_KEY"),
+        target=target,
     )
+
+
+def _target(argument: str | Sequence[str] | None, variable: str | None, saved: Any) -> HubTarget:
+    """The first address given (argument, ``KXM_ADDR``, credentials file, default), parsed."""
+    if argument is not None and argument != "":
+        return parse_addresses(argument)
+    if variable:
+        source, value = "KXM_ADDR", variable
+    elif saved:
+        source, value = f"the address in {credentials_path()}", saved
+    else:
+        return parse_addresses(DEFAULT_ADDRESS)
+    try:
+        return parse_addresses(value)
+    except AddressError as error:
+        raise AddressError(f"{source}: {error}") from None

@@ -24,4 +24,11 @@ class HubClient(FlatCalls):
     ``admin=True``), ``KXM_PROJECT``, ``KXM_AGENT_ID``, ``KXM_AGENT_KEY``, then from the
     credentials file a zero-configuration hub wrote (``.kxm/credentials.json``). ``timeout`` is the
     default deadline of every unary call, in seconds.
+
+    ``address`` is one ``host:port``, or the replicas of one hub: ``"10.0.0.1:7331,10.0.0.2:7331"``,
+    a list of such strings, or one DNS name with several records as ``"dns:///hub.example:7331"``
+    (``kxm_grpc.client.addresses``; ``KXM_ADDR`` takes the same strings). With several, the client
+    uses the first that connects, moves to another when it goes away, and retries on UNAVAILABLE the
+    calls that are safe to repeat (``kxm_grpc.client.retries``); ``messages.subscribe`` resumes on
+    the next one by cursor. Raises ``AddressError`` (a ValueError) for addresses it cannot dial.
     """

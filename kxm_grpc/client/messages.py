@@ -10,6 +10,7 @@ sequence it saw.
 from __future__ import annotations
 
 import asyncio
+import collections
 import random
 from collections.abc import AsyncIterator, Iterable
 from typing import ClassVar
@@ -29,6 +30,9 @@ MAX_WAIT_CALL = 60.0
 
 # Statuses after which a stream is opened again: the hub stopped or moved, the consumer was too
 # slow, or the agent's other streams have not closed yet. Credentials and argument errors are final.
+_REMEMBERED = 4096
+"""How many yielded message ids one ``subscribe`` iteration remembers to drop their redeliveries."""
+
 _RESUMABLE = frozenset({"UNAVAILABLE", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED", "CANCELLED", "UNKNOWN", "INTERNAL"})
 
 
@@ -62,6 +66,10 @@ class Messages(Area):
         With ``wait`` (seconds, at most 60; the request's ``wait``) the hub also waits for the
         message to end and returns it replied (``terminal``), saving the WaitMessage call; the
         call's deadline is raised to cover the wait unless ``timeout`` is given.
+
+        On a client of several addresses the send is retried on UNAVAILABLE, so it always carries
+        an idempotency key: ``idempotency_key``, or one made for this call (``auto:`` and a random
+        hex) when it is empty. A send you repeat yourself is a new send unless you pass the same key.
         """
         if timeout is None and wait is not None:
             timeout = self._hub.timeout + wait
@@ -73,7 +81,7 @@ class Messages(Area):
                 delivery=delivery,
                 correlation_id=correlation_id,
                 reply_to=reply_to,
-                idempotency_key=idempotency_key,
+                idempotency_key=self._hub.retry_key(idempotency_key),
                 hops=hops,
                 max_hops=max_hops,
                 ttl=duration(ttl),
@@ -162,7 +170,8 @@ class Messages(Area):
         """Send one request to one to three agents and gather the replies for up to ``wait`` seconds.
 
         Results that have not ended when the wait does come back ``FANOUT_STATUS_PENDING``; the
-        call's deadline covers the wait.
+        call's deadline covers the wait. On a client of several addresses an empty
+        ``idempotency_key_prefix`` is replaced by one made for this call, as ``send`` does.
         """
         return await self._hub._call(
             self._rpc().FanoutMessages,
@@ -170,7 +179,7 @@ class Messages(Area):
                 targets=[*targets],
                 content=content,
                 correlation_id=correlation_id,
-                idempotency_key_prefix=idempotency_key_prefix,
+                idempotency_key_prefix=self._hub.retry_key(idempotency_key_prefix),
                 workflow_context=workflow_context,
                 ttl=duration(ttl),
                 wait=duration(wait),
@@ -195,13 +204,24 @@ class Messages(Area):
         Every (re)connection starts with a ``ready`` event; then come redelivered unacknowledged
         messages (``redelivered``) and the events after the cursor, each with its ``seq``. When the
         stream ends (hub restart or shutdown, a slow consumer cut off, a network failure) it is
-        opened again after a jittered, growing backoff, resuming after the last seq yielded.
-        Authentication and argument errors are raised. With ``auto_ack`` every message event is
+        opened again after a jittered, growing backoff, resuming after the last seq yielded. It is
+        opened on the client's channel each time, so on a client of several addresses a stream whose
+        hub went away opens again on whichever address the channel connects to next (gRPC's own
+        retry policy does not cover streams; this loop does). Authentication and argument errors
+        are raised. With ``auto_ack`` every message event is
         acknowledged once the caller asks for the next event, i.e. after handling it.
+
+        Within one iteration each message is yielded once: a message redelivered after a reconnect
+        because its acknowledgement had not reached the hub (it was in flight when the hub went away)
+        is acknowledged again with ``auto_ack`` and not yielded twice. A new iteration (a new
+        process) gets every unacknowledged message again: at least once across crashes.
         """
         last_seq = after_seq
         backoff = initial_backoff
         stub = self._rpc()
+        yielded: collections.OrderedDict[str, None] = collections.OrderedDict()
+        """Ids of the messages this iterator yielded (the latest ``_REMEMBERED``): a redelivery of one of
+        them after a reconnect (its ack had not landed) is the caller's already, so it is not yielded again."""
         while True:
             request = pb.SubscribeRequest(after_seq=last_seq, presence_only=presence_only)
             # A stream has no deadline; keepalive detects a dead connection.
@@ -213,6 +233,15 @@ class Messages(Area):
                         last_seq = event.ready.after_seq
                     else:
                         last_seq = max(last_seq, event.seq)
+                    if event.HasField("message"):
+                        message_id = event.message.id
+                        if event.redelivered and message_id in yielded:
+                            if auto_ack:
+                                await self._ack_quietly(message_id)
+                            continue
+                        yielded[message_id] = None
+                        if len(yielded) > _REMEMBERED:
+                            yielded.popitem(last=False)
                     yield event
                     if auto_ack and event.HasField("message"):
                         await self._ack_quietly(event.message.id)

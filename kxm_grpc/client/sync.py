@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import inspect
 import threading
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Sequence
 from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
 import grpc
@@ -374,7 +374,7 @@ class SyncHubClient(_SyncFlatCalls):
 
     def __init__(
         self,
-        address: str | None = None,
+        address: str | Sequence[str] | None = None,
         *,
         token: str | None = None,
         project: str | None = None,
@@ -408,7 +408,14 @@ class SyncHubClient(_SyncFlatCalls):
                 channel=channel,
             )
 
-        self._client = self._run(create())
+        try:
+            self._client = self._run(create())
+        except BaseException:
+            # A bad address (AddressError) or argument: stop the loop thread this client started.
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+            self._loop.close()
+            raise
         self.agents = SyncAgents(self, self._client.agents)
         self.messages = SyncMessages(self, self._client.messages)
         self.leases = SyncLeases(self, self._client.leases)

@@ -11,8 +11,10 @@ same ``Admission`` for the call, so no surface can skip a step:
 2. **Facts**: an RPC whose facts (``kxm.v1.facts``, ``server/methods.py``) are missing or
    incomplete admits nobody (fail closed).
 3. **Authentication**: every presented credential is checked, before any side effect, then its
-   kind against the RPC's access. A failure spends one token of the peer host's rate budget (so
-   guessing tokens is rate limited too) and is raised.
+   kind against the RPC's access: an operator's kind before the project it names is looked up, so
+   a caller who may not call the RPC is PERMISSION_DENIED whatever project it names (never
+   NOT_FOUND, which would tell which projects exist). A failed authentication spends one token of
+   the peer host's rate budget (so guessing tokens is rate limited too) and is raised.
 4. **Project isolation**: the caller's project is the credential's, never a request field's
    (``services.auth.authenticate``); it is bound into the log context with the agent id, and an
    operator's call (the bootstrap admin's or a named operator's) with ``operator``.
@@ -22,8 +24,9 @@ same ``Admission`` for the call, so no surface can skip a step:
    credential and before any write. Nothing runs at this point yet.
 7. **Presence**: a call of an agent renews its presence when the RPC's facts say admission does
    (``PresenceRenewal.ADMISSION``) and it is due; Heartbeat renews it itself.
-8. **Call context**: the ``CallContext`` (caller, agent, request id, the credentials version it
-   was verified at) is bound for the handler (``server/context.py``) and returned.
+8. **Call context**: the ``CallContext`` (caller, agent, request id, the credentials notice
+   version it was verified at, the agent key it presented) is bound for the handler
+   (``server/context.py``) and returned; handlers read it, never the metadata again.
 
 After the handler, ``fail`` maps whatever it raised to one ``HubError`` (anything that is not a
 ``HubError`` becomes INTERNAL with a fixed message and one logged traceback), logs it and counts
@@ -136,7 +139,7 @@ class Gate:
         Raises:
             Unauthenticated: a credential is missing, unknown, revoked or does not match.
             PermissionDenied: the credential's kind may not call this RPC, or the RPC has no facts.
-            NotFound: the admin token named a project that does not exist.
+            NotFound: an operator this RPC admits named a project that does not exist.
             ResourceExhausted: (RATE_LIMITED) the caller's budget (or, failing authentication,
                 the peer's) is spent.
         """
@@ -167,11 +170,14 @@ class Gate:
         if agent is not None and self._renews_presence:
             now = hub.now()
             if needs_touch(agent, now, hub.stale_after):
-                agent = await agent_service.touch_agent(hub.store, agent, now=now)
+                # The key is checked again as presence is renewed: the cache may trust a key revoked
+                # by another process for up to CREDENTIALS_RECHECK, and renewal is the first write.
+                assert credentials.agent_key is not None  # an agent is authenticated by its key
+                agent = await agent_service.touch_agent(hub.store, agent, agent_key=credentials.agent_key, now=now)
                 self._cache.renewed(credentials, Authenticated(caller, agent))
         if notifier.version(CREDENTIALS_TOPIC) != verified_at:
             verified_at = -1  # a credential changed meanwhile: long-lived calls check again themselves
-        context = CallContext(caller, agent, call.request_id, verified_at)
+        context = CallContext(caller, agent, call.request_id, verified_at, credentials.agent_key)
         set_current_call(context)
         return context
 

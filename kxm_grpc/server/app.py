@@ -40,6 +40,7 @@ from kxm_grpc.server.bootstrap import bootstrap, write_credentials
 from kxm_grpc.server.interceptor import HubInterceptor
 from kxm_grpc.server.methods import SERVICES
 from kxm_grpc.server.metrics import MetricsServer, server_ssl_context
+from kxm_grpc.server.replicas import DatabaseClock, ReplicaCoordination
 from kxm_grpc.server.servicers.admin import AdminServicer
 from kxm_grpc.server.servicers.agents import AgentServicer
 from kxm_grpc.server.servicers.leases import LeaseServicer
@@ -47,7 +48,7 @@ from kxm_grpc.server.servicers.messages import MessageServicer
 from kxm_grpc.server.servicers.runtimes import RuntimeServicer
 from kxm_grpc.server.settings import Settings, is_loopback
 from kxm_grpc.server.state import HubState
-from kxm_grpc.services import agents, leases
+from kxm_grpc.services import leases
 from kxm_grpc.store import Store
 from kxm_grpc.store import url as store_url
 
@@ -232,16 +233,18 @@ class HubServer:
     async def _start(self) -> None:
         settings = self.settings
         await self.store.start()
-        retired = await agents.mark_all_offline(self.store)
-        # Leases keep every microsecond they had when the hub went down (see services/leases.py).
-        lease_downtime = await leases.resume_after_restart(self.store, now=self.clock.now())
+        if self.store.shared and isinstance(self.clock, SystemClock):
+            self.clock = DatabaseClock(self.store)  # replicas decide on one clock: the database's
+            await self.clock.sync()
         boot = await bootstrap(settings, self.store, now=self.clock.now())
         self.hub = HubState(
             settings=settings,
             store=self.store,
             clock=self.clock,
             admin_token_hash=hash_secret(boot.admin_token) if boot.admin_token else None,
+            coordination=ReplicaCoordination if self.store.shared else None,
         )
+        started = await self.hub.coordination.start()
         server = grpc.aio.server(options=SERVER_OPTIONS)
         self.admission = Admission(self.hub)
         registrar = Registrar(server, HubInterceptor(self.admission))
@@ -289,8 +292,9 @@ class HubServer:
             metrics_address=self.metrics_address,
             metrics_token_required=self._metrics.requires_token if self._metrics else None,
             metrics_tls=self._metrics.tls if self._metrics else None,
-            agents_marked_offline=retired,
-            lease_downtime_seconds=round(lease_downtime / 1_000_000, 3),
+            agents_marked_offline=started.agents_marked_offline,
+            lease_downtime_seconds=round(started.lease_downtime / 1_000_000, 3),
+            first_replica=started.first if self.store.shared else None,
         )
 
     async def _follow_storage(self) -> None:
@@ -331,6 +335,10 @@ class HubServer:
             for task in self._tasks:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            try:
+                await self.hub.coordination.stop()
+            except Exception:  # the database may be gone: the others then take this replica for dead in time
+                log.exception("coordination_stop_failed")
             try:
                 # The last moment leases were decided: a restart extends live ones from here, exactly.
                 await leases.keep_alive(self.store, now=self.clock.now())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.caller import Caller
@@ -11,13 +11,24 @@ from kxm_grpc.domain.caller import Caller
 
 @dataclass(frozen=True, slots=True)
 class CallContext:
-    """Who is calling, and the calling agent's record when there is one."""
+    """Who is calling, the calling agent's record and key when there is one, and when they were verified."""
 
     caller: Caller
     agent: Agent | None
     request_id: str
-    credentials_version: int = -1
-    """The credentials topic's version at which the presented credentials were verified (-1: unknown)."""
+    credentials_notice_version: int = -1
+    """This process's notice count of credential changes when the presented credentials were verified.
+
+    It is the store notifier's version of ``CREDENTIALS_TOPIC`` (``store.notifier.version``), which
+    moves with every credential change committed by this process; -1 when unknown (one changed
+    during admission). It is not the durable credentials version (``tx.credentials``, every
+    process's changes): a long-lived call compares it with the notifier's current version to skip
+    re-reading its key (``services.auth.KeyWatch``)."""
+    agent_key: str | None = field(default=None, repr=False)
+    """The agent key the call presented, which authentication verified (None: no agent identity).
+
+    Kept so a handler needing it (a stream re-checking its key, presence renewal) never re-reads the
+    call's metadata; never logged or shown (``repr=False``)."""
 
 
 _current: ContextVar[CallContext] = ContextVar("kxm_call")

@@ -15,14 +15,17 @@ and the admission pipeline reach it only there.
 - **Authentication cache**: admitted credentials, until a credential changes (``services.auth``).
 
 ``Coordination`` is what an implementation provides. ``InProcessCoordination`` is the one for a
-hub alone on its database (SQLite: one hub process per database file). The replicas issue adds one
-backed by the database, where "alone" no longer holds: queues, stream caps and rate budgets shared
-by the replicas, one replica at a time running the timers and the sweeps, and wake-ups (deadlines,
-credential changes) fed to every replica's notifier from LISTEN/NOTIFY.
+hub alone on its database (SQLite: one hub process per database file). ``ReplicaCoordination``
+(``server/replicas.py``) is the one for a replica of several on a shared database (PostgreSQL),
+where "alone" no longer holds: the start-up work done once per cluster start, stream caps counted
+in the database, one replica at a time running the timers and the sweeps, credentials checked
+against the database on every call; wake-ups arrive from the other replicas by LISTEN/NOTIFY
+(``store/postgres/listener.py``). Rate budgets stay per process (``docs/deploy.md``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from kxm_grpc.errors import ResourceExhausted
@@ -30,6 +33,7 @@ from kxm_grpc.server.ratelimit import RateBudgets, RateLimiter
 from kxm_grpc.server.streams import Abort, Stream, Subscribers
 from kxm_grpc.server.sweeps import run_sweeps
 from kxm_grpc.server.timers import TimerScheduler
+from kxm_grpc.services import agents, leases
 from kxm_grpc.services.auth import AuthCache
 from kxm_grpc.services.leases import LeaseQueues, WaitQueues
 from kxm_grpc.services.messages import Subscription
@@ -42,7 +46,7 @@ if TYPE_CHECKING:
 class StreamRegistry(Protocol):
     """The open inbox streams and their caps (``server/streams.py``)."""
 
-    def open(self, subscription: Subscription, abort: Abort) -> Stream:
+    async def open(self, subscription: Subscription, abort: Abort) -> Stream:
         """Register a new stream of the subscribing agent; ``abort`` ends it with an error.
 
         Raises:
@@ -71,8 +75,28 @@ class Deadlines(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Started:
+    """What a hub process's start did before it served (logged by ``hub_started``)."""
+
+    agents_marked_offline: int
+    """Agents marked offline because no stream survived the restart."""
+    lease_downtime: int
+    """Microseconds live leases were pushed back by (decision 33)."""
+    first: bool = True
+    """Whether this start began the hub (alone on its database, or the first replica of a cluster)."""
+
+
 class Coordination(Protocol):
     """Everything a hub process coordinates beyond its database (see the module docstring)."""
+
+    async def start(self) -> Started:
+        """Do what a start of this process needs before it serves (see each implementation)."""
+        ...
+
+    async def stop(self) -> None:
+        """Let go of what this process holds beyond its connections (at shutdown, after serving)."""
+        ...
 
     @property
     def limiter(self) -> RateBudgets:
@@ -121,6 +145,17 @@ class InProcessCoordination:
         self.streams: Subscribers = Subscribers(hub)
         self.timers: TimerScheduler = timers or TimerScheduler()
         self.auth_cache: AuthCache = AuthCache(hub.store)
+
+    async def start(self) -> Started:
+        """Alone on its database, every start begins the hub: no agent's stream survived it (all are
+        marked offline), and live leases keep every microsecond they had (pushed back by the downtime)."""
+        store, now = self._hub.store, self._hub.now()
+        retired = await agents.mark_all_offline(store)
+        downtime = await leases.resume_after_restart(store, now=now)
+        return Started(retired, downtime)
+
+    async def stop(self) -> None:
+        """Nothing to let go of: a lone process's state ends with it."""
 
     async def run_timers(self) -> None:
         """Fire the durable timers at their deadlines until cancelled."""

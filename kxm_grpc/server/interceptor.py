@@ -29,7 +29,6 @@ from kxm_grpc._status import to_rpc_status
 from kxm_grpc.errors import HubError, InvalidArgument, Reason
 from kxm_grpc.server.admission import RPC_TOTAL as RPC_TOTAL  # re-exported: tests and dashboards read it here
 from kxm_grpc.server.admission import Admission, Gate, IncomingCall
-from kxm_grpc.server.admission import credentials_from as credentials_from  # re-exported for the servicers
 
 _EXEMPT_PREFIXES = ("/grpc.health.v1.", "/grpc.reflection.")
 

@@ -224,7 +224,7 @@ class Settings:
     database: str = setting(
         "",
         "database URL: sqlite:///RELATIVE/PATH, sqlite:////ABSOLUTE/PATH or sqlite://:memory: (nothing persists);"
-        " a bare path is a SQLite file",
+        " a bare path is a SQLite file; postgresql://USER@HOST:PORT/DB for replicas sharing one database",
         parse=database_url,
         default_text="DATA_DIR/hub.db",
         metavar="URL",
@@ -246,6 +246,13 @@ class Settings:
     stale_after: float = setting(
         30.0,
         "presence window: an agent or runtime without a heartbeat for this long is stale",
+        seconds=True,
+        metavar="SECONDS",
+    )
+    replica_ttl: float = setting(
+        5.0,
+        "replicas on a shared database: one that misses heartbeats this long is gone (its streams stop counting)"
+        " and its sweeper role passes to another; heartbeats every fifth of it",
         seconds=True,
         metavar="SECONDS",
     )
@@ -346,6 +353,8 @@ class Settings:
                 )
         if self.stale_after < 0.1:
             raise SettingsError("stale-after must be at least 0.1 s")
+        if not 0.5 <= self.replica_ttl <= 600:
+            raise SettingsError("replica-ttl must be between 0.5 s and 600 s")
         # Written this way round so NaN is refused too; infinity would make a stop wait forever.
         if not 0 <= self.shutdown_grace <= 3_600:
             raise SettingsError("shutdown-grace must be between 0 and 3600 s")

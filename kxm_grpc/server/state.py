@@ -30,6 +30,9 @@ class HubState:
     its database: lease wait queues, open streams, rate budgets, timers, sweeps and the
     authentication cache. It is in-process unless a factory for another is given; ``limiter`` and
     ``timers`` replace the in-process one's defaults (tests pass their own).
+
+    Time has one spelling: ``now()`` where a service takes an instant (``now=hub.now()``), ``clock``
+    where it reads the time more than once, as a wait does (``clock=hub.clock``, a ``Clock``).
     """
 
     def __init__(
@@ -46,6 +49,7 @@ class HubState:
         self.settings = settings
         self.store = store
         self.clock = clock
+        """The hub's clock, for services that read the time more than once (``now()`` for an instant)."""
         self.admin_token_hash = admin_token_hash
         self.limits = limits_from(settings)
         """What the services' rules read from the settings, built once."""

@@ -25,12 +25,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from kxm_grpc.domain.agents import renewal_due
+from kxm_grpc.domain.secrets import new_id
 from kxm_grpc.errors import HubError, Reason, ResourceExhausted
 from kxm_grpc.services import agents as agent_service
 from kxm_grpc.services.inbox import agent_topic
@@ -66,6 +67,8 @@ class Stream:
     """A write is in progress (it stays so while the consumer does not read)."""
     cut: asyncio.Future[Any] | None = None
     """The monitor's abort of this stream; the handler awaits it (re-raising grpc's AbortError) to end."""
+    id: str = field(default_factory=lambda: new_id("stm"))
+    """The stream's name where replicas count streams (``services/replicas.py``)."""
 
 
 class Subscribers:
@@ -78,7 +81,7 @@ class Subscribers:
         """When each agent with open streams last had its presence renewed (hub clock)."""
         self._monitor: asyncio.Task[None] | None = None
 
-    def open(self, subscription: Subscription, abort: Abort) -> Stream:
+    async def open(self, subscription: Subscription, abort: Abort) -> Stream:
         """Register a new stream of the subscribing agent; ``abort`` ends it with an error.
 
         Raises:

@@ -27,7 +27,7 @@ import structlog
 
 from kxm_grpc.domain.clock import MICROS
 from kxm_grpc.services import leases, messages, timers
-from kxm_grpc.services.timers import DEADLINES_TOPIC, TimerKinds
+from kxm_grpc.services.timers import DEADLINES_TOPIC, Failures, TimerKinds
 from kxm_grpc.store import Store, Timer
 
 if TYPE_CHECKING:
@@ -54,6 +54,8 @@ class TimerScheduler:
 
     def __init__(self, kinds: TimerKinds | None = None) -> None:
         self.kinds = hub_timer_kinds() if kinds is None else kinds
+        self.failures = Failures()
+        """Failures in a row of the timers this scheduler fired (their retry backoff; in memory)."""
         self._wake = asyncio.Event()
         self._target: int | None = None
 
@@ -78,7 +80,7 @@ class TimerScheduler:
         Raises:
             HubError: the store failed (see ``services.timers.fire_due``).
         """
-        return await timers.fire_due(store, self.kinds, now=now)
+        return await timers.fire_due(store, self.kinds, now=now, failures=self.failures)
 
     async def run(self, hub: HubState) -> None:
         """Fire at each deadline until cancelled; a failure is logged and retried after a second."""

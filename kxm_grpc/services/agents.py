@@ -24,7 +24,7 @@ from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, pag
 from kxm_grpc.domain.secrets import AGENT_KEY_PREFIX, hash_secret, hashes_match, new_id, new_secret, secret_matches
 from kxm_grpc.errors import AlreadyExists, PermissionDenied, Reason
 from kxm_grpc.services import audit, inbox
-from kxm_grpc.services.auth import CREDENTIALS_TOPIC, credentials_changed
+from kxm_grpc.services.auth import CREDENTIALS_TOPIC, credentials_changed, key_revoked
 from kxm_grpc.store import Store, Tx
 
 log = structlog.get_logger("kxm.agents")
@@ -169,9 +169,27 @@ def _touch(tx: Tx, current: Agent, now: int) -> Agent:
     return renewed
 
 
-async def touch_agent(store: Store, agent: Agent, *, now: int) -> Agent:
-    """Renew an authenticated agent's presence; bring it back online if the sweep retired it."""
-    return await store.write(lambda tx: _touch(tx, tx.agents.get(agent.id) or agent, now))
+async def touch_agent(store: Store, agent: Agent, *, agent_key: str, now: int) -> Agent:
+    """Renew an authenticated agent's presence; bring it back online if the sweep retired it.
+
+    ``agent_key`` (the key the call presented) is checked again in the renewing transaction:
+    authentication may have read it from a cache that trusts it for up to ``CREDENTIALS_RECHECK``
+    (a revocation by another process), or the agent may have unregistered since. Without this, a
+    call with a revoked key would bring the unregistered agent back online.
+
+    Raises:
+        Unauthenticated: (INVALID_AGENT_IDENTITY) the agent is gone, or ``agent_key`` is no longer
+            its active key.
+    """
+
+    def work(tx: Tx) -> Agent:
+        current = tx.agents.get(agent.id)
+        stored = tx.agents.get_key(agent.id)
+        if current is None or stored is None or not stored[1] or not secret_matches(agent_key, stored[0]):
+            raise key_revoked()
+        return _touch(tx, current, now)
+
+    return await store.write(work)
 
 
 async def touch_streaming_agents(store: Store, key_hashes: Mapping[str, Collection[str]], *, now: int) -> list[Agent]:
@@ -197,9 +215,13 @@ async def touch_streaming_agents(store: Store, key_hashes: Mapping[str, Collecti
     return await store.write(work)
 
 
-async def heartbeat(store: Store, caller: Caller, agent: Agent, *, now: int) -> Agent:
-    """Renew the calling agent's presence lease."""
-    return await touch_agent(store, agent, now=now)
+async def heartbeat(store: Store, caller: Caller, agent: Agent, *, agent_key: str, now: int) -> Agent:
+    """Renew the calling agent's presence lease (``agent_key``: the key it presented).
+
+    Raises:
+        Unauthenticated: (INVALID_AGENT_IDENTITY) the key was revoked or replaced since authentication.
+    """
+    return await touch_agent(store, agent, agent_key=agent_key, now=now)
 
 
 async def unregister_agent(store: Store, caller: Caller, *, now: int) -> Agent:

@@ -251,10 +251,14 @@ async def authenticate(
     With a ``cache``, a cached result is used while valid; when the cache is ``due``, the durable
     credentials version is read first (one small read), so a change another process made is seen.
 
+    An operator's kind is checked against ``access`` before the project it names is looked up, so
+    a caller who may not call the RPC is PERMISSION_DENIED whatever project it names: the answer
+    never tells which projects exist.
+
     Raises:
         Unauthenticated: a credential is missing, unknown, revoked, or does not match.
         PermissionDenied: the credentials are valid but of a kind ``access`` does not admit.
-        NotFound: an operator named a project that does not exist.
+        NotFound: an operator ``access`` admits named a project that does not exist.
     """
     if not credentials.bearer:
         raise Unauthenticated("no credentials: send 'authorization: Bearer <token>'", reason=Reason.CREDENTIAL_MISSING)
@@ -264,7 +268,7 @@ async def authenticate(
         )
 
     if cache is None:
-        authenticated = await store.read(lambda tx: _resolve(tx, admin_token_hash, credentials))
+        authenticated = await store.read(lambda tx: _resolve(tx, admin_token_hash, credentials, access))
         _require(authenticated.caller, access)
         return authenticated
     cached = cache.get(credentials)
@@ -275,7 +279,7 @@ async def authenticate(
         version = store.notifier.version(CREDENTIALS_TOPIC)
 
         def check(tx: Tx) -> tuple[Authenticated, int]:
-            return _resolve(tx, admin_token_hash, credentials), tx.credentials.version()
+            return _resolve(tx, admin_token_hash, credentials, access), tx.credentials.version()
 
         resolved, durable = await store.read(check)
         cache.put(credentials, resolved, version, durable)
@@ -288,15 +292,21 @@ def _durable_version(tx: Tx) -> int:
     return tx.credentials.version()
 
 
-def _resolve(tx: Tx, admin_token_hash: str | None, credentials: Credentials) -> Authenticated:
+def _resolve(tx: Tx, admin_token_hash: str | None, credentials: Credentials, access: Access) -> Authenticated:
+    """The caller the credentials prove (``access`` is used only to refuse an operator's kind early).
+
+    A result depends on the credentials alone (a refusal raises), so the cache may serve it to calls
+    of any access; ``_require`` then checks it against theirs.
+    """
     bearer = credentials.bearer or ""
     if admin_token_hash is not None and secret_matches(bearer, admin_token_hash):
         if credentials.agent_id is not None:
             # An agent identity always travels with its project's token, never the admin's.
             raise _invalid_agent()
+        _require_kind(CredentialKind.ADMIN, access)
         return Authenticated(Caller(CredentialKind.ADMIN, project=_named_project(tx, credentials)))
     if bearer.startswith(OPERATOR_TOKEN_PREFIX):
-        return Authenticated(_operator_caller(tx, bearer, credentials))
+        return Authenticated(_operator_caller(tx, bearer, credentials, access))
     if bearer.startswith(RUNTIME_KEY_PREFIX):
         return Authenticated(_runtime_caller(tx, bearer, credentials))
     project_row = tx.projects.find_by_token_hash(hash_secret(bearer))
@@ -333,14 +343,21 @@ def _named_project(tx: Tx, credentials: Credentials) -> str | None:
     return project
 
 
-def _operator_caller(tx: Tx, bearer: str, credentials: Credentials) -> Caller:
-    """Resolve a named operator's token, looked up by its hash; a revoked operator's is unknown."""
+def _operator_caller(tx: Tx, bearer: str, credentials: Credentials, access: Access) -> Caller:
+    """Resolve a named operator's token, looked up by its hash; a revoked operator's is unknown.
+
+    Raises:
+        Unauthenticated: the token is unknown or revoked, or an agent identity came with it.
+        PermissionDenied: ``access`` does not admit a named operator (before the project is looked up).
+        NotFound: (PROJECT_NOT_FOUND) the project it names does not exist.
+    """
     if credentials.agent_id is not None:
         # An agent identity always travels with its project's token, never an operator's.
         raise _invalid_agent()
     operator = tx.operators.find_by_token_hash(hash_secret(bearer))
     if operator is None or not operator.active:
         raise _invalid_auth()
+    _require_kind(CredentialKind.OPERATOR, access)
     return Caller(CredentialKind.OPERATOR, project=_named_project(tx, credentials), operator_name=operator.name)
 
 
@@ -385,13 +402,22 @@ _PROJECTLESS = frozenset({Access.ADMIN, Access.OPERATOR, Access.ANY})
 """The access kinds an operator (the admin included) may use without naming a project."""
 
 
-def _require(caller: Caller, access: Access) -> None:
-    if caller.kind not in _ADMITTED[access]:
+def _require_kind(kind: CredentialKind, access: Access) -> None:
+    """Refuse a credential of a kind ``access`` does not admit.
+
+    Raises:
+        PermissionDenied: (CREDENTIAL_KIND_DENIED) ``access`` does not admit ``kind``.
+    """
+    if kind not in _ADMITTED[access]:
         raise PermissionDenied(
-            f"this RPC needs {access.value} credentials, not {caller.kind.value}",
+            f"this RPC needs {access.value} credentials, not {kind.value}",
             reason=Reason.CREDENTIAL_KIND_DENIED,
-            metadata={"required": access.value, "presented": caller.kind.value},
+            metadata={"required": access.value, "presented": kind.value},
         )
+
+
+def _require(caller: Caller, access: Access) -> None:
+    _require_kind(caller.kind, access)
     if caller.kind in _OPERATORS and access not in _PROJECTLESS and caller.project is None:
         raise PermissionDenied(
             f"the {caller.kind.value} token must name a project with x-kxm-project for this RPC",

@@ -33,7 +33,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -41,7 +40,7 @@ import structlog
 
 from kxm_grpc.domain import leases as rules
 from kxm_grpc.domain.caller import Caller
-from kxm_grpc.domain.clock import MICROS
+from kxm_grpc.domain.clock import MICROS, Clock
 from kxm_grpc.domain.leases import Acquired, Fence, Holder, Lease
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.waits import Wait, bounded_wait, wait_seconds
@@ -212,7 +211,7 @@ async def acquire_lease(
     *,
     ttl: int | None,
     wait: Wait | None = None,
-    clock: Callable[[], int],
+    clock: Clock,
     queues: WaitQueues,
     limits: Limits = LIMITS,
     time_remaining: float | None = None,
@@ -221,7 +220,8 @@ async def acquire_lease(
 
     ``ttl`` is in microseconds (None: 5 min); ``wait`` is at most 10 min (None: no wait), and is cut
     to ``time_remaining`` (seconds the caller still listens), so a wait that ends answers LEASE_HELD
-    before the caller gives up. Every argument is checked before anything is written.
+    before the caller gives up. Every argument is checked before anything is written. ``clock`` is
+    the hub's (a ``Clock``, as for every service that waits): each attempt reads it again.
 
     Raises:
         InvalidArgument: the name is empty or too long; ``ttl`` is outside ``limits.lease_min_ttl``
@@ -241,14 +241,14 @@ async def _acquire(
     *,
     ttl: int,
     wait: float,
-    clock: Callable[[], int],
+    clock: Clock,
     queues: WaitQueues,
 ) -> Acquired:
     """Acquire a valid name for ``ttl`` microseconds, queueing for up to ``wait`` seconds."""
     project, holder = _project(caller), _holder(caller)
     key = (project, name)
     first = await _attempt(
-        store, project, name, holder, now=clock(), ttl=ttl, take_free=wait <= 0 or not queues.waiting(key)
+        store, project, name, holder, now=clock.now(), ttl=ttl, take_free=wait <= 0 or not queues.waiting(key)
     )
     if isinstance(first, Acquired):
         return _log_acquired(first)
@@ -258,7 +258,7 @@ async def _acquire(
     acquired = await _wait_in_line(store, project, name, holder, ttl=ttl, wait=wait, clock=clock, queues=queues)
     if acquired is not None:
         return _log_acquired(acquired)
-    raise _denied("acquire", project, name, caller, await _refusal(store, project, name, holder, clock()))
+    raise _denied("acquire", project, name, caller, await _refusal(store, project, name, holder, clock.now()))
 
 
 async def _wait_in_line(
@@ -269,7 +269,7 @@ async def _wait_in_line(
     *,
     ttl: int,
     wait: float,
-    clock: Callable[[], int],
+    clock: Clock,
     queues: WaitQueues,
 ) -> Acquired | None:
     """Queue for the lease until granted (the grant) or the wait ends (None)."""
@@ -285,13 +285,13 @@ async def _wait_in_line(
                     await asyncio.wait_for(turn.wait(), remaining)
                 continue
             seen = store.notifier.version(topic)
-            outcome = await _attempt(store, project, name, holder, now=clock(), ttl=ttl, take_free=True)
+            outcome = await _attempt(store, project, name, holder, now=clock.now(), ttl=ttl, take_free=True)
             if isinstance(outcome, Acquired):
                 return outcome
             # Sleep until a release is published, the blocking grant lapses, or the wait ends.
             delay = min(deadline - loop.time(), _RECHECK)
             if outcome.lease is not None:
-                delay = min(delay, max(0.0, (outcome.lease.expire_time - clock()) / MICROS) + 0.001)
+                delay = min(delay, max(0.0, (outcome.lease.expire_time - clock.now()) / MICROS) + 0.001)
             if delay > 0:
                 await store.notifier.wait(topic, seen, delay)
         return None
@@ -448,25 +448,36 @@ async def check_fence(store: Store, caller: Caller, name: str, token: int, *, no
     return rules.check_fence(fence, name, token, now=now)
 
 
+def resume(tx: Tx, now: int) -> tuple[int, list[Lease]]:
+    """Push back every grant that was live when the hub was last alive by the downtime, in ``tx``.
+
+    Returns the downtime added (microseconds) and the grants it moved; ``log_resumed`` logs them
+    once the transaction committed.
+    """
+    alive = tx.meta.get(ALIVE_KEY)
+    shift, resumed = 0, []
+    if alive is not None:
+        shift = max(0, now - int(alive))
+        if shift:
+            resumed = tx.leases.extend_live(int(alive), shift)
+            for lease in resumed:
+                _granted(tx, lease)
+    _mark_alive(tx, now)
+    return shift, resumed
+
+
 async def resume_after_restart(store: Store, *, now: int) -> int:
     """At start: push back every grant that was live when the hub was last alive by the downtime.
 
     Returns the downtime added, in microseconds.
     """
+    shift, resumed = await store.write(lambda tx: resume(tx, now))
+    log_resumed(shift, resumed)
+    return shift
 
-    def work(tx: Tx) -> tuple[int, list[Lease]]:
-        alive = tx.meta.get(ALIVE_KEY)
-        shift, resumed = 0, []
-        if alive is not None:
-            shift = max(0, now - int(alive))
-            if shift:
-                resumed = tx.leases.extend_live(int(alive), shift)
-                for lease in resumed:
-                    _granted(tx, lease)
-        _mark_alive(tx, now)
-        return shift, resumed
 
-    shift, resumed = await store.write(work)
+def log_resumed(shift: int, resumed: list[Lease]) -> None:
+    """Log each grant ``resume`` moved by ``shift``."""
     for lease in resumed:
         log.info(
             "lease_resumed",
@@ -478,7 +489,6 @@ async def resume_after_restart(store: Store, *, now: int) -> int:
             expire_time=lease.expire_time,
             shift=shift,
         )
-    return shift
 
 
 def _fire_lapse(tx: Tx, timer: Timer, now: int) -> None:

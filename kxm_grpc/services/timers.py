@@ -12,9 +12,13 @@ of the registered kinds and calls ``fire_due``.
 
 ``fire_due`` fires each due timer in a transaction of its own that also deletes it: the handler's
 writes and the deletion commit together, or neither does (concurrent firings share commits, as
-every write does). A handler that raises leaves its timer in place, moved ``RETRY_AFTER`` later,
-and does not stop the others. Timers survive restarts: at start, whatever came due while the hub
-was down fires at once, with the current time as ``now``.
+every write does). A handler that raises leaves its timer in place and does not stop the others;
+the timer is moved later with exponential backoff, ``RETRY_AFTER`` after its first failure in a
+row, twice as long after each next one, at most ``RETRY_MAX`` (``retry_delay``), so a handler that
+always fails is retried and logged ever more rarely instead of every second. The count of failures
+in a row lives in the firing process's memory (``Failures``), not in the table. Timers survive
+restarts: at start, whatever came due while the hub was down fires at once, with the current time
+as ``now``.
 
 Kinds now: ``message_expiry`` (key: the message id; ``services/messages.py``) and ``lease_lapse``
 (key: ``project/name``; ``services/leases.py``). Later: workflow waits, assignment deadlines.
@@ -36,7 +40,10 @@ from kxm_grpc.store import Store, Timer, Tx
 log = structlog.get_logger("kxm.timers")
 
 RETRY_AFTER = 1 * MICROS
-"""How much later a timer whose handler raised is tried again (clock microseconds)."""
+"""How much later a timer whose handler raised for the first time in a row is tried again (clock microseconds)."""
+
+RETRY_MAX = 300 * MICROS
+"""The longest a timer whose handler keeps raising waits between tries (5 min, clock microseconds)."""
 
 DEADLINES_TOPIC = "timers:deadline"
 """The notifier topic every scheduled deadline is published on (its hint: the due time)."""
@@ -91,6 +98,54 @@ class TimerKinds:
             after(results)
 
 
+def retry_delay(attempt: int) -> int:
+    """How much later a timer is tried again after its ``attempt``-th failure in a row (1: the first).
+
+    ``RETRY_AFTER`` doubled for each failure before this one (1 s, 2 s, 4 s, …), at most ``RETRY_MAX``.
+    """
+    doublings = min(attempt - 1, RETRY_MAX.bit_length())  # enough to reach the cap, never a huge shift
+    return min(RETRY_AFTER << doublings, RETRY_MAX)
+
+
+class Failures:
+    """How many times in a row each timer's handler raised, in the memory of the process that fires them.
+
+    A count runs only while the timer is still the one its last failure postponed (same kind, key and
+    the due time it was moved to): firing it forgets the count, and a timer that was deleted or
+    scheduled again (moved) starts again at the first attempt. Keeping it in memory needs no schema
+    change; a restart forgets the counts (never the timers), so a failing timer starts again at
+    ``RETRY_AFTER``.
+    """
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[str, str], tuple[int, int]] = {}
+        """(kind, key) -> (failures in a row, the due time the last one moved the timer to)."""
+
+    def attempt(self, timer: Timer) -> int:
+        """Which failure in a row the one ``timer`` just had is (1: the first)."""
+        count = self._counts.get((timer.kind, timer.key))
+        return count[0] + 1 if count is not None and count[1] == timer.due_time else 1
+
+    def postponed(self, timer: Timer, attempt: int, due_time: int) -> None:
+        """Note that ``timer``'s ``attempt``-th failure in a row moved it to ``due_time``."""
+        self._counts[(timer.kind, timer.key)] = (attempt, due_time)
+
+    def fired(self, timer: Timer) -> None:
+        """Forget the count of a timer that fired."""
+        self._counts.pop((timer.kind, timer.key), None)
+
+    def prune(self, now: int, seen: set[tuple[str, str]]) -> None:
+        """Forget the counts of timers postponed to ``now`` or earlier that a pass over every timer due
+        at ``now`` did not find (``seen``: the (kind, key) it found): they were deleted or moved."""
+        for name, (_, due_time) in list(self._counts.items()):
+            if due_time <= now and name not in seen:
+                del self._counts[name]
+
+    def __len__(self) -> int:
+        """How many timers have a count."""
+        return len(self._counts)
+
+
 def schedule(tx: Tx, kind: str, key: str, due_time: int) -> None:
     """Set the (kind, key) timer to fire at ``due_time``, in the caller's transaction (a later call moves it).
 
@@ -120,23 +175,59 @@ def _fire_one(kinds: TimerKinds, due: Timer, now: int, tx: Tx) -> Any:
     return kinds.fire(tx, timer, now)
 
 
-def _postpone(failed: list[Timer], due_time: int, tx: Tx) -> None:
-    """Move each failed timer to ``due_time``, unless it was moved or deleted meanwhile."""
-    for timer in failed:
-        if tx.timers.get(timer.kind, timer.key) == timer:
+def _postpone(moves: list[tuple[Timer, int]], tx: Tx) -> list[bool]:
+    """Move each failed timer to its new due time, unless it was moved or deleted meanwhile; which moved."""
+    moved = []
+    for timer, due_time in moves:
+        still = tx.timers.get(timer.kind, timer.key) == timer
+        if still:
             tx.timers.put(Timer(timer.kind, timer.key, due_time))
+        moved.append(still)
+    return moved
 
 
-async def fire_due(store: Store, kinds: TimerKinds, *, now: int) -> list[Timer]:
+async def _retry_later(store: Store, failed: list[tuple[Timer, Exception]], failures: Failures, now: int) -> None:
+    """Postpone each failed timer by ``retry_delay`` of its failures in a row, and log each failure.
+
+    Raises:
+        HubError: the store failed to postpone them (the scheduler retries).
+    """
+    moves = []
+    for timer, error in failed:
+        attempt = failures.attempt(timer)
+        delay = retry_delay(attempt)
+        # The attempt and the delay say how long it has been failing and when it is tried again.
+        log.error(
+            "timer_failed",
+            kind=timer.kind,
+            key=timer.key,
+            attempt=attempt,
+            retry_in_seconds=delay / MICROS,
+            exc_info=error,
+        )
+        moves.append((timer, attempt, now + delay))
+    moved = await store.write(functools.partial(_postpone, [(timer, due) for timer, _, due in moves]))
+    for (timer, attempt, due_time), still in zip(moves, moved, strict=True):
+        # A timer moved or deleted meanwhile is no longer this failure's: its next failure counts as
+        # a first (another due time), and a count it had is pruned once it does not come due.
+        if still:
+            failures.postponed(timer, attempt, due_time)
+
+
+async def fire_due(store: Store, kinds: TimerKinds, *, now: int, failures: Failures | None = None) -> list[Timer]:
     """Fire every timer of the registered kinds due at or before ``now``; return those fired.
 
-    Each timer fires in its own transaction, which deletes it (see the module docstring).
+    Each timer fires in its own transaction, which deletes it (see the module docstring). A timer
+    whose handler raises is postponed by ``retry_delay`` of its failures in a row, counted in
+    ``failures``; without it (None), every failure counts as the first (``RETRY_AFTER``).
 
     Raises:
         HubError: the store failed to read the due timers or to postpone a failed one (the
             scheduler retries).
     """
+    failures = Failures() if failures is None else failures
     fired: list[Timer] = []
+    seen: set[tuple[str, str]] = set()
     while True:
         due = await store.read(lambda tx: tx.timers.list_due(now, kinds.names, _BATCH))
         if not due:
@@ -145,20 +236,22 @@ async def fire_due(store: Store, kinds: TimerKinds, *, now: int) -> list[Timer]:
             *(store.write(functools.partial(_fire_one, kinds, timer, now)) for timer in due), return_exceptions=True
         )
         results: dict[str, list[Any]] = {}
-        failed: list[Timer] = []
+        failed: list[tuple[Timer, Exception]] = []
         for timer, outcome in zip(due, outcomes, strict=True):
+            seen.add((timer.kind, timer.key))
             if isinstance(outcome, BaseException):
                 if not isinstance(outcome, Exception):
                     raise outcome
-                log.error("timer_failed", kind=timer.kind, key=timer.key, exc_info=outcome)
-                failed.append(timer)
+                failed.append((timer, outcome))
             elif outcome is not _SKIPPED:
                 fired.append(timer)
+                failures.fired(timer)
                 results.setdefault(timer.kind, []).append(outcome)
         if failed:
-            await store.write(functools.partial(_postpone, failed, now + RETRY_AFTER))
+            await _retry_later(store, failed, failures, now)
         for kind, returned in results.items():
             kinds.fired(kind, returned)
         if len(due) < _BATCH:
             break
+    failures.prune(now, seen)
     return fired

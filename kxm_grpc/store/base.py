@@ -39,7 +39,11 @@ class Store(Protocol):
 
     notifier: Notifier
     description: str
-    """The database, as a URL that opens it again (``sqlite:////srv/kxm/hub.db``); for logs."""
+    """The database, as a URL that opens it again (``sqlite:////srv/kxm/hub.db``; a PostgreSQL URL
+    without its password); for logs."""
+    shared: bool
+    """Whether other hub processes may use the database at the same time (PostgreSQL replicas):
+    then no process may assume it is alone, at start (agents' streams, downtime) or after."""
 
     @property
     def healthy(self) -> bool:
@@ -71,3 +75,10 @@ class Store(Protocol):
 
     async def read(self, work: Callable[[Tx], T]) -> T:
         """Run ``work`` on a consistent snapshot; it must not write."""
+
+    async def database_time(self) -> int:
+        """The database's clock, microseconds since the epoch (SQLite's is this machine's).
+
+        Raises:
+            HubError: the database could not be asked.
+        """

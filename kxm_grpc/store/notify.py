@@ -6,7 +6,7 @@ reports (the event appended, the message that ended), handed to the waiters it w
 skip the re-read when nothing else changed in between. A hint is only ever a shortcut: a waiter
 without one, or whose topic changed more than once, reads the durable log, so a missed wake-up
 or a lost hint can never lose anything. Across hub replicas the PostgreSQL adapter feeds the same
-notifier from LISTEN/NOTIFY, without hints.
+notifier from LISTEN/NOTIFY, without hints (``kxm_grpc/store/postgres/listener.py``).
 
 Besides waiters, a topic may have *watchers*: plain functions called with every change's hint as
 it is published, for a listener that must see each change but only rarely act on one (the timer
@@ -62,6 +62,14 @@ class Notifier:
                         watcher(hint)
                     except Exception:  # one failing watcher must not stop a commit's wake-ups
                         log.exception("notifier_watcher_failed", topic=topic)
+
+    def wake_all(self) -> None:
+        """Publish a change without a hint on every topic that has a waiter or a watcher.
+
+        For when wake-ups may have been lost (the PostgreSQL listener reconnected): everyone woken
+        re-reads the store, which holds whatever they missed.
+        """
+        self.publish([(topic, None) for topic in {*self._waiters, *self._watchers}])
 
     def watch(self, topic: str, watcher: Watcher) -> Callable[[], None]:
         """Call ``watcher(hint)`` on every change of ``topic`` from now on; return what stops it.

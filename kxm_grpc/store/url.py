@@ -7,15 +7,18 @@ The forms accepted (``--database``, ``KXM_DATABASE``):
 ``sqlite:////ABSOLUTE/PATH``    a SQLite file at an absolute path (four slashes)
 ``sqlite://:memory:``           an in-memory SQLite database: nothing persists (also ``sqlite:///:memory:``)
 ``PATH``, ``:memory:``          a bare path (no ``scheme:`` prefix) is a SQLite file, as before URLs
+``postgresql://USER@HOST/DB``   a PostgreSQL database (also ``postgres://``): libpq's URL form,
+                                with its query parameters (``?sslmode=require``, …); replicas of
+                                the hub may share it (the ``postgres`` extra)
 ==============================  ===============================================================
 
 These follow SQLAlchemy's SQLite URLs: after ``sqlite://`` comes an empty host, then ``/``, then the
 path as given. Anything that starts with a URL scheme (letters, digits, ``+``, ``-`` or ``.``, at
 least two characters, then ``:``) is read as a URL, so a relative file whose name holds a colon is
 written ``./name:with:colons.db`` or ``sqlite:///name:with:colons.db``. A SQLite URL with a host
-(``sqlite://host/x``), an empty path, a query or a fragment is refused, as is every other scheme
-(``postgresql://`` until the PostgreSQL adapter exists). Error messages name the scheme, never
-the URL: another database's URL may carry a password.
+(``sqlite://host/x``), an empty path, a query or a fragment is refused, as is every other scheme.
+A PostgreSQL URL is handed to libpq as it is (libpq checks it when connecting). Error messages
+name the scheme, never the URL: a PostgreSQL URL may carry a password.
 
 Adding an adapter adds its scheme to ``_OPENERS``.
 """
@@ -32,16 +35,31 @@ from kxm_grpc.store.base import Durability, Store, StoreError
 MEMORY = ":memory:"
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):")
 
-SUPPORTED = "sqlite:///RELATIVE/PATH, sqlite:////ABSOLUTE/PATH, sqlite://:memory: or a bare SQLite file path"
+SUPPORTED = (
+    "sqlite:///RELATIVE/PATH, sqlite:////ABSOLUTE/PATH, sqlite://:memory:, a bare SQLite file path, "
+    "or postgresql://USER@HOST:PORT/DATABASE"
+)
 """The forms accepted, as error messages list them."""
+
+
+POSTGRES_SCHEMES = frozenset({"postgresql", "postgres"})
 
 
 @dataclass(frozen=True, slots=True)
 class DatabaseUrl:
-    """A parsed database URL: the adapter's scheme and what it opens (for SQLite, a path or ``:memory:``)."""
+    """A parsed database URL: the adapter's scheme and what it opens.
+
+    For SQLite ``path`` is a file path or ``:memory:``; for PostgreSQL (scheme ``postgresql``) it
+    is the whole URL as given, password included: never log it (``str()`` leaves it out).
+    """
 
     scheme: str
     path: str
+
+    @property
+    def shared(self) -> bool:
+        """Whether several hub processes may use this database at once (PostgreSQL)."""
+        return self.scheme == "postgresql"
 
     @property
     def memory(self) -> bool:
@@ -49,8 +67,19 @@ class DatabaseUrl:
         return self.path == MEMORY
 
     def __str__(self) -> str:
-        """The URL in its canonical form (a relative path stays relative)."""
+        """The URL in its canonical form (a relative path stays relative; a PostgreSQL password left out)."""
+        if self.scheme == "postgresql":
+            return redact_postgres_url(self.path)
         return f"{self.scheme}://{MEMORY}" if self.memory else f"{self.scheme}:///{self.path}"
+
+
+def redact_postgres_url(url: str) -> str:
+    """A PostgreSQL URL without its password or query (which may hold one): ``postgresql://user@host:port/db``."""
+    rest = url.split("://", 1)[1].split("?", 1)[0].split("#", 1)[0]
+    authority, _, database = rest.partition("/")
+    user_info, at, host = authority.rpartition("@")
+    user = user_info.split(":", 1)[0] if at else ""
+    return f"postgresql://{user + '@' if user else ''}{host}/{database}"
 
 
 def sqlite_description(path: str) -> str:
@@ -71,8 +100,14 @@ def parse_database_url(text: str) -> DatabaseUrl:
             raise StoreError(f"the database URL is empty; supported: {SUPPORTED}")
         return DatabaseUrl("sqlite", text)
     scheme = match.group(1).lower()
+    if scheme in POSTGRES_SCHEMES:
+        if not text[match.end() :].startswith("//"):
+            raise StoreError(f"a {scheme} URL starts {scheme}:// ({SUPPORTED})")
+        return DatabaseUrl("postgresql", text)
     if scheme not in _OPENERS:
-        raise StoreError(f"unsupported database URL scheme {scheme!r}: the supported scheme is sqlite ({SUPPORTED})")
+        raise StoreError(
+            f"unsupported database URL scheme {scheme!r}: the supported schemes are sqlite and postgresql ({SUPPORTED})"
+        )
     rest = text[match.end() :]
     if not rest.startswith("//"):
         raise StoreError(f"a {scheme} URL starts {scheme}:// ({SUPPORTED})")
@@ -97,7 +132,17 @@ def _open_sqlite(url: DatabaseUrl, durability: Durability) -> Store:
     return SqliteStore(url.path, durability=durability)
 
 
-_OPENERS: dict[str, Callable[[DatabaseUrl, Durability], Store]] = {"sqlite": _open_sqlite}
+def _open_postgres(url: DatabaseUrl, durability: Durability) -> Store:
+    try:
+        from kxm_grpc.store.postgres import PostgresStore
+    except ImportError as exc:
+        raise StoreError(
+            f"a postgresql database needs psycopg: pip install 'kxm-hub[postgres]' ({exc.name} is missing)"
+        ) from None
+    return PostgresStore(url.path, durability=durability)
+
+
+_OPENERS: dict[str, Callable[[DatabaseUrl, Durability], Store]] = {"sqlite": _open_sqlite, "postgresql": _open_postgres}
 
 
 def open_store(url: str, *, durability: Durability = Durability.FULL) -> Store:

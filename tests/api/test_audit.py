@@ -156,7 +156,7 @@ async def test_a_failed_admin_action_writes_nothing(hub: Hub) -> None:
     await member.runtimes.register("rtm_runtime01")
     await member.agents.register("live")
     in_beta = HubClient(hub.address, token=ADMIN_TOKEN, project="beta")
-    before = database_digest(hub.data_dir)
+    before = database_digest(hub)
     records = len(await all_records(admin))
 
     failing: list[tuple[Callable[[], Awaitable[Any]], type[HubError]]] = [
@@ -173,7 +173,7 @@ async def test_a_failed_admin_action_writes_nothing(hub: Hub) -> None:
             await call()
 
     assert len(await all_records(admin)) == records
-    assert database_digest(hub.data_dir) == before
+    assert database_digest(hub) == before
     for client in (admin, member, in_beta):
         await client.close()
 
@@ -183,7 +183,7 @@ async def test_a_change_and_its_record_commit_together(hub: Hub, monkeypatch: py
     no token, no version bump (the record is written in the change's own transaction)."""
     admin = hub.admin()
     await admin.admin.create_project("alpha")
-    before = database_digest(hub.data_dir)
+    before = database_digest(hub)
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the audit is unwritable")
@@ -197,7 +197,7 @@ async def test_a_change_and_its_record_commit_together(hub: Hub, monkeypatch: py
         await admin.admin.create_operator("alice")
     monkeypatch.undo()
 
-    assert database_digest(hub.data_dir) == before
+    assert database_digest(hub) == before
     assert [p.name for p in (await admin.admin.list_projects()).projects] == ["alpha"]
     assert list((await admin.admin.list_operators()).operators) == []
     await admin.close()

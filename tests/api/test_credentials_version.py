@@ -11,32 +11,47 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import sqlite3
 import time
+
+import pytest
 
 from kxm_grpc.client import HubClient
 from kxm_grpc.domain.secrets import hash_secret
-from kxm_grpc.errors import Unauthenticated
+from kxm_grpc.errors import Reason, Unauthenticated
 from kxm_grpc.services.auth import CREDENTIALS_RECHECK
+from kxm_grpc.store.tables import raw_connection
 from tests.conftest import Hub, Project
 
 
 def durable_version(hub: Hub) -> int:
     """The credentials version as stored."""
-    with sqlite3.connect(hub.data_dir / "hub.db") as conn:
+    with raw_connection(hub.database) as conn:
         return int(conn.execute("SELECT version FROM credentials_version").fetchone()[0])
 
 
 def rotate_elsewhere(hub: Hub, project: str, new_token: str, *, bump: bool) -> None:
     """What another replica's RotateProjectToken commits: the new hash and (if ``bump``) the version."""
-    conn = sqlite3.connect(hub.data_dir / "hub.db", timeout=5)
-    try:
-        with conn:
-            conn.execute("UPDATE projects SET token_hash = ? WHERE name = ?", (hash_secret(new_token), project))
-            if bump:
-                conn.execute("UPDATE credentials_version SET version = version + 1")
-    finally:
-        conn.close()
+    with raw_connection(hub.database) as conn:
+        conn.execute("BEGIN")
+        conn.execute("UPDATE projects SET token_hash = ? WHERE name = ?", (hash_secret(new_token), project))
+        if bump:
+            conn.execute("UPDATE credentials_version SET version = version + 1")
+        conn.execute("COMMIT")
+
+
+def unregister_elsewhere(hub: Hub, agent_id: str) -> None:
+    """What another replica's UnregisterAgent commits: the agent offline, its key revoked, the version bumped."""
+    with raw_connection(hub.database) as conn:
+        conn.execute("BEGIN")
+        conn.execute("UPDATE agents SET online = 0, key_active = 0 WHERE id = ?", (agent_id,))
+        conn.execute("UPDATE credentials_version SET version = version + 1")
+        conn.execute("COMMIT")
+
+
+def stored_online(hub: Hub, agent_id: str) -> bool:
+    """The agent's presence flag as stored."""
+    with raw_connection(hub.database) as conn:
+        return bool(conn.execute("SELECT online FROM agents WHERE id = ?", (agent_id,)).fetchone()[0])
 
 
 async def seconds_until_refused(client: HubClient, give_up: float) -> float:
@@ -105,3 +120,24 @@ async def test_every_credential_change_bumps_the_durable_version(hub: Hub) -> No
     assert versions[-1] == versions[-2]
     await admin.close()
     await member.close()
+
+
+async def test_presence_renewal_refuses_a_key_revoked_elsewhere_while_the_cache_still_trusts_it(
+    hub: Hub, project: Project
+) -> None:
+    """Another process unregisters an agent (offline, key revoked, version bumped) right after this
+    hub cached the agent's authentication: within CREDENTIALS_RECHECK the cache still admits the key,
+    but Heartbeat renews presence only after re-checking the key in its own transaction, so it is
+    UNAUTHENTICATED (INVALID_AGENT_IDENTITY, as for any revoked key) and the agent stays offline."""
+    agent = HubClient(hub.address, token=project.token)
+    await agent.agents.register("a")
+    agent_id = agent.agent_id or ""
+    await agent.agents.heartbeat()  # authenticated, cached, and the durable version just read
+    unregister_elsewhere(hub, agent_id)
+
+    with pytest.raises(Unauthenticated) as caught:
+        await agent.agents.heartbeat()  # well within the recheck bound of the read above
+
+    assert caught.value.reason is Reason.INVALID_AGENT_IDENTITY
+    assert not stored_online(hub, agent_id)
+    await agent.close()

@@ -17,7 +17,7 @@ from kxm_grpc.errors import HubError, Reason, ResourceExhausted
 from kxm_grpc.store import Tx
 from kxm_grpc.store.sqlite import SqliteStore
 from kxm_grpc.store.sqlite.engine import disk_free
-from tests.conftest import AgentFactory, Hub
+from tests.conftest import AgentFactory, Hub, sqlite_only
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
@@ -59,6 +59,7 @@ def _pragma(sql: str) -> Callable[[Tx], Any]:
     return work
 
 
+@sqlite_only
 async def test_health_is_not_serving_while_the_database_refuses_writes(
     hub: Hub, make_agent: AgentFactory, log_lines: io.StringIO
 ) -> None:
@@ -95,6 +96,7 @@ async def test_health_is_not_serving_while_the_database_refuses_writes(
     assert "x" * 100 not in log_lines.getvalue()
 
 
+@sqlite_only
 async def test_health_stays_not_serving_on_a_nearly_full_disk_though_small_sends_succeed(
     hub: Hub, make_agent: AgentFactory
 ) -> None:

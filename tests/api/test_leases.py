@@ -71,7 +71,7 @@ async def fast_team(hub_settings: Settings) -> AsyncIterator[Team]:
     server = HubServer(dataclasses.replace(hub_settings, testing_lease_min_ttl=0.2))
     await server.start()
     try:
-        async for value in _team(Hub(server, server.address, hub_settings.data_dir), None):
+        async for value in _team(Hub(server, server.address, hub_settings.data_dir, hub_settings.database_path), None):
             yield value
     finally:
         await server.stop(0.2)

@@ -6,10 +6,6 @@ read by ``kxm_grpc/server/methods.py``), so a new RPC is covered the day it is d
 
 from __future__ import annotations
 
-import hashlib
-import sqlite3
-from pathlib import Path
-
 import grpc
 import pytest
 from google.protobuf import message_factory
@@ -21,6 +17,7 @@ from kxm_grpc.errors import Reason
 from kxm_grpc.server.methods import RPCS as REGISTRY
 from kxm_grpc.server.methods import RpcFacts
 from kxm_grpc.services.auth import admitted_kinds
+from kxm_grpc.store.tables import digest, raw_connection
 from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub, Project
 
 RPCS = list(REGISTRY.values())
@@ -35,17 +32,19 @@ REFUSED = [
     if kind not in admitted_kinds(facts.access)
 ]
 REFUSED_IDS = [f"{facts.service.rsplit('.', 1)[-1]}.{facts.name}-{kind.value}" for facts, kind in REFUSED]
+# The pairs whose refused kind is an operator's (the admin token or a named operator's token).
+REFUSED_OPERATORS = [
+    (facts, kind) for facts, kind in REFUSED if kind in (CredentialKind.ADMIN, CredentialKind.OPERATOR)
+]
+REFUSED_OPERATOR_IDS = [
+    f"{facts.service.rsplit('.', 1)[-1]}.{facts.name}-{kind.value}" for facts, kind in REFUSED_OPERATORS
+]
 
 
-def database_digest(data_dir: Path) -> str:
+def database_digest(hub: Hub) -> str:
     """A digest of every row of every table (to prove refused calls write nothing)."""
-    with sqlite3.connect(data_dir / "hub.db") as conn:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
-        digest = hashlib.sha256()
-        for table in tables:
-            for row in conn.execute(f'SELECT * FROM "{table}" ORDER BY 1'):
-                digest.update(repr(row).encode())
-    return digest.hexdigest()
+    with raw_connection(hub.database) as conn:
+        return digest(conn)
 
 
 async def call(hub: Hub, facts: RpcFacts, metadata: tuple[tuple[str, str], ...]) -> None:
@@ -73,27 +72,27 @@ async def call(hub: Hub, facts: RpcFacts, metadata: tuple[tuple[str, str], ...])
 @pytest.mark.parametrize("facts", RPCS, ids=IDS)
 async def test_no_credentials_is_unauthenticated(hub: Hub, project: Project, facts: RpcFacts) -> None:
     """A call without a bearer token is UNAUTHENTICATED (CREDENTIAL_MISSING) and writes nothing."""
-    before = database_digest(hub.data_dir)
+    before = database_digest(hub)
 
     with pytest.raises(Exception) as caught:
         await call(hub, facts, ())
 
     assert getattr(caught.value, "status", None) == "UNAUTHENTICATED"
     assert caught.value.reason is Reason.CREDENTIAL_MISSING  # type: ignore[attr-defined]
-    assert database_digest(hub.data_dir) == before
+    assert database_digest(hub) == before
 
 
 @pytest.mark.parametrize("facts", RPCS, ids=IDS)
 async def test_unknown_token_is_unauthenticated(hub: Hub, project: Project, facts: RpcFacts) -> None:
     """A call with an unknown bearer token is UNAUTHENTICATED (INVALID_AUTH) and writes nothing."""
-    before = database_digest(hub.data_dir)
+    before = database_digest(hub)
 
     with pytest.raises(Exception) as caught:
         await call(hub, facts, (("authorization", "Bearer kxm_proj_not-a-real-token"),))
 
     assert getattr(caught.value, "status", None) == "UNAUTHENTICATED"
     assert caught.value.reason is Reason.INVALID_AUTH  # type: ignore[attr-defined]
-    assert database_digest(hub.data_dir) == before
+    assert database_digest(hub) == before
 
 
 @pytest.mark.parametrize("facts", RPCS, ids=IDS)
@@ -102,7 +101,7 @@ async def test_forged_agent_key_is_unauthenticated(
 ) -> None:
     """A real agent id with a wrong key is refused on every RPC and changes nothing (not even presence)."""
     agent = await make_agent("victim")
-    before = database_digest(hub.data_dir)
+    before = database_digest(hub)
     metadata = (
         ("authorization", f"Bearer {project.token}"),
         ("x-kxm-agent-id", agent.agent_id or ""),
@@ -113,7 +112,7 @@ async def test_forged_agent_key_is_unauthenticated(
         await call(hub, facts, metadata)
 
     assert getattr(caught.value, "status", None) == "UNAUTHENTICATED"
-    assert database_digest(hub.data_dir) == before
+    assert database_digest(hub) == before
 
 
 @pytest.mark.parametrize(("facts", "kind"), REFUSED, ids=REFUSED_IDS)
@@ -140,11 +139,34 @@ async def test_wrong_kind_of_credential_is_refused(
         CredentialKind.RUNTIME: (("authorization", f"Bearer {runtime_key}"),),
         CredentialKind.PROJECT: (("authorization", f"Bearer {project.token}"),),
     }[kind]
-    before = database_digest(hub.data_dir)
+    before = database_digest(hub)
 
     with pytest.raises(Exception) as caught:
         await call(hub, facts, metadata)
 
     assert getattr(caught.value, "status", None) == "PERMISSION_DENIED"
     assert caught.value.reason is Reason.CREDENTIAL_KIND_DENIED  # type: ignore[attr-defined]
-    assert database_digest(hub.data_dir) == before
+    assert database_digest(hub) == before
+
+
+@pytest.mark.parametrize(("facts", "kind"), REFUSED_OPERATORS, ids=REFUSED_OPERATOR_IDS)
+async def test_an_operator_refused_an_rpc_is_denied_whatever_project_it_names(
+    hub: Hub, project: Project, facts: RpcFacts, kind: CredentialKind
+) -> None:
+    """An operator whose kind an RPC's access does not admit is PERMISSION_DENIED (CREDENTIAL_KIND_DENIED)
+    before the project it names is looked up: naming one that does not exist gets the same answer as
+    naming ``alpha``, never NOT_FOUND, so a refused call tells nothing of which projects exist."""
+    admin = hub.admin()
+    operator_token = (await admin.admin.create_operator("sec-operator")).operator_token
+    await admin.close()
+    bearer = ADMIN_TOKEN if kind is CredentialKind.ADMIN else operator_token
+    before = database_digest(hub)
+
+    outcomes = []
+    for named in ("no-such-project", "alpha"):
+        with pytest.raises(Exception) as caught:
+            await call(hub, facts, (("authorization", f"Bearer {bearer}"), ("x-kxm-project", named)))
+        outcomes.append((getattr(caught.value, "status", None), getattr(caught.value, "reason", None)))
+
+    assert outcomes == [("PERMISSION_DENIED", Reason.CREDENTIAL_KIND_DENIED)] * 2
+    assert database_digest(hub) == before

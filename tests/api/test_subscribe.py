@@ -677,6 +677,46 @@ async def test_client_subscribe_resumes_across_a_hub_restart(hub_settings: Setti
         await server.stop(0.2)
 
 
+async def test_client_subscribe_yields_a_message_once_though_the_hub_redelivers_it(hub_settings: Settings) -> None:
+    """A message yielded but not acknowledged before a restart is redelivered by the hub on the next
+    connection; the same iteration does not yield it again, a new iteration (a new consumer) does."""
+    settings = replace(hub_settings, port=free_port())
+    server = await own_hub(settings)
+    alice, bob = await agents(server.address, "alice", "bob")
+    seen: list[tuple[str, bool]] = []
+    readies = 0
+
+    async def consume() -> None:
+        nonlocal readies
+        async for event in bob.subscribe(initial_backoff=0.05, max_backoff=0.2):
+            if event.HasField("ready"):
+                readies += 1
+            elif event.HasField("message"):
+                seen.append((event.message.content, event.redelivered))
+
+    consumer = asyncio.create_task(consume())
+    try:
+        await alice.send("bob", "unacked")
+        await _until(lambda: len(seen) == 1)
+        await server.stop(0.5)
+        server = await own_hub(settings)
+        await _until(lambda: readies == 2)
+        await _retry(lambda: alice.send("bob", "after", allow_offline=True))
+        await _until(lambda: len(seen) == 2)
+        fresh = bob.subscribe(after_seq=1, reconnect=False)
+        again = [await anext(fresh) for _ in range(2)]
+        await fresh.aclose()
+
+        assert seen == [("unacked", False), ("after", False)]
+        assert (again[1].message.content, again[1].redelivered) == ("unacked", True)
+    finally:
+        consumer.cancel()
+        await asyncio.gather(consumer, return_exceptions=True)
+        for client in (alice, bob):
+            await client.close()
+        await server.stop(0.2)
+
+
 async def _retry(call: Any, attempts: int = 50) -> Any:
     """Retry a call while the channel reconnects to a restarted hub."""
     for _ in range(attempts - 1):

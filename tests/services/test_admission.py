@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pytest
 import pytest_asyncio
 
+from kxm_grpc._gen.kxm.v1 import message_service_pb2
 from kxm_grpc.domain.agents import registration
 from kxm_grpc.domain.caller import Caller, CredentialKind
 from kxm_grpc.domain.clock import ManualClock, seconds
@@ -21,9 +22,11 @@ from kxm_grpc.errors import Internal, PermissionDenied, Reason, ResourceExhauste
 from kxm_grpc.server.admission import RPC_TOTAL, Admission, IncomingCall
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.ratelimit import RateLimiter
+from kxm_grpc.server.servicers.messages import MessageServicer
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services import agents, projects
+from kxm_grpc.services.auth import CREDENTIALS_TOPIC
 from kxm_grpc.store import Durability
 from kxm_grpc.store.sqlite import SqliteStore
 
@@ -112,6 +115,74 @@ async def test_an_agent_call_from_plain_metadata_is_admitted_and_renews_presence
     assert current_call() is context
     assert context.agent is not None and context.agent.last_seen_time == world.clock.now()
     assert await last_seen(world) == registered_at + seconds(10)
+
+
+async def test_the_context_carries_the_credentials_notice_version_not_the_durable_one(world: World) -> None:
+    """``credentials_notice_version`` is this process's notifier version of the credentials topic when
+    the credentials were verified, which a bump by another process (durable, unnoticed here) leaves alone."""
+    store = world.hub.store
+    for _ in range(3):  # what another process's credential changes commit: no notice in this one
+        await store.write(lambda tx: tx.credentials.bump())
+    notice = store.notifier.version(CREDENTIALS_TOPIC)
+    durable = await store.read(lambda tx: tx.credentials.version())
+
+    context = await world.admission.admit(IncomingCall(LIST_INBOX, world.agent_metadata(), PEER))
+
+    assert context.credentials_notice_version == notice != durable
+
+
+async def test_the_context_carries_the_presented_agent_key_and_never_shows_it(world: World) -> None:
+    """An agent's call context holds the key it presented (handlers never re-read the metadata), out of
+    its repr; a call without an agent identity holds none."""
+    project_call = [("authorization", f"Bearer {world.token}")]
+
+    agent_context = await world.admission.admit(IncomingCall(LIST_INBOX, world.agent_metadata(), PEER))
+    project_context = await world.admission.admit(IncomingCall(LIST_AGENTS, project_call, PEER))
+
+    assert agent_context.agent_key == world.agent_key
+    assert world.agent_key not in repr(agent_context)
+    assert project_context.agent_key is None
+
+
+async def test_subscribe_takes_the_agent_key_from_the_call_context_not_the_metadata(world: World) -> None:
+    """The Subscribe servicer opens the stream with the key admission verified; it never reads the
+    call's metadata again (here the servicer's context has none to give)."""
+
+    class NoMetadata:
+        def invocation_metadata(self) -> None:
+            raise AssertionError("the servicer re-read the call's metadata")
+
+        def time_remaining(self) -> None:
+            return None
+
+        async def abort_with_status(self, status: object) -> None:
+            raise AssertionError(f"the stream was aborted: {status}")
+
+    await world.admission.admit(IncomingCall(SUBSCRIBE, world.agent_metadata(), PEER))
+    servicer = MessageServicer(world.hub)
+
+    items = servicer.Subscribe(message_service_pb2.SubscribeRequest(), NoMetadata())  # type: ignore[arg-type]
+    first = await anext(items)
+    await items.aclose()
+
+    assert first.WhichOneof("event") == "ready"
+    assert first.ready.agent.id == world.agent_id
+
+
+async def test_presence_renewal_refuses_a_key_revoked_since_it_was_authenticated(world: World) -> None:
+    """The cache trusts the agent's key (nothing in this process noticed its revocation, as when another
+    process revoked it moments ago); when the next call's renewal is due, admission re-checks the key
+    as it renews: UNAUTHENTICATED (INVALID_AGENT_IDENTITY), and presence is not renewed."""
+    registered_at = await last_seen(world)
+    await world.admission.admit(IncomingCall(LIST_INBOX, world.agent_metadata(), PEER))  # cached
+    await world.hub.store.write(lambda tx: tx.agents.revoke_key(world.agent_id))  # no notice, no bump
+    world.clock.advance(10)  # renewal is due
+
+    with pytest.raises(Unauthenticated) as caught:
+        await world.admission.admit(IncomingCall(LIST_INBOX, world.agent_metadata(), PEER))
+
+    assert caught.value.reason is Reason.INVALID_AGENT_IDENTITY
+    assert await last_seen(world) == registered_at
 
 
 async def test_heartbeat_renews_presence_itself_so_admission_does_not(world: World) -> None:

@@ -39,11 +39,11 @@ async def test_ttl_defaults_to_five_minutes_and_is_bounded_in_the_service(store:
     queues = LeaseQueues()
 
     # Execute
-    granted = await leases.acquire_lease(store, alice, "build", ttl=None, clock=clock.now, queues=queues)
+    granted = await leases.acquire_lease(store, alice, "build", ttl=None, clock=clock, queues=queues)
     refusals = []
     for ttl in (seconds(4.9), seconds(601), -1):
         with pytest.raises(InvalidArgument) as caught:
-            await leases.acquire_lease(store, alice, "other", ttl=ttl, clock=clock.now, queues=queues)
+            await leases.acquire_lease(store, alice, "other", ttl=ttl, clock=clock, queues=queues)
         refusals.append((caught.value.metadata["field"], caught.value.message))
     with pytest.raises(InvalidArgument) as renewal:
         await leases.renew_lease(store, alice, "build", 1, ttl=seconds(601), now=clock.now())
@@ -70,7 +70,7 @@ async def test_the_minimum_ttl_comes_from_the_limits(store: SqliteStore) -> None
 
     # Execute
     short = await leases.acquire_lease(
-        store, alice, "build", ttl=seconds(0.5), clock=clock.now, queues=LeaseQueues(), limits=fast
+        store, alice, "build", ttl=seconds(0.5), clock=clock, queues=LeaseQueues(), limits=fast
     )
     renewed = await leases.renew_lease(store, alice, "build", 1, ttl=seconds(0.3), now=clock.now(), limits=fast)
     with pytest.raises(InvalidArgument) as default_minimum:
@@ -92,9 +92,9 @@ async def test_names_and_tokens_are_checked_by_the_service_before_anything_is_wr
     queues = LeaseQueues()
 
     # Execute
-    trimmed = await leases.acquire_lease(store, alice, "  build  ", ttl=None, clock=clock.now, queues=queues)
+    trimmed = await leases.acquire_lease(store, alice, "  build  ", ttl=None, clock=clock, queues=queues)
     with pytest.raises(InvalidArgument) as blank:
-        await leases.acquire_lease(store, alice, "   ", ttl=None, clock=clock.now, queues=queues)
+        await leases.acquire_lease(store, alice, "   ", ttl=None, clock=clock, queues=queues)
     with pytest.raises(InvalidArgument) as long_name:
         await leases.get_lease(store, alice, "n" * 201)
     with pytest.raises(InvalidArgument) as no_token:
@@ -123,9 +123,7 @@ async def test_the_wait_is_bounded_and_checked_before_the_lease_is_taken(store: 
     fields = []
     for micros in (rules.MAX_WAIT + 1, -1):
         with pytest.raises(InvalidArgument) as caught:
-            await leases.acquire_lease(
-                store, alice, "build", ttl=None, wait=Wait(micros), clock=clock.now, queues=queues
-            )
+            await leases.acquire_lease(store, alice, "build", ttl=None, wait=Wait(micros), clock=clock, queues=queues)
         fields.append(caught.value.metadata["field"])
 
     # Assert
@@ -139,7 +137,7 @@ async def test_a_wait_is_cut_to_the_time_the_caller_still_listens(store: SqliteS
     clock = ManualClock()
     alice, bob = await agent(store, "alice", clock.now()), await agent(store, "bob", clock.now())
     queues = LeaseQueues()
-    await leases.acquire_lease(store, alice, "build", ttl=seconds(30), clock=clock.now, queues=queues)
+    await leases.acquire_lease(store, alice, "build", ttl=seconds(30), clock=clock, queues=queues)
     loop = asyncio.get_running_loop()
     started = loop.time()
 
@@ -151,7 +149,7 @@ async def test_a_wait_is_cut_to_the_time_the_caller_still_listens(store: SqliteS
             "build",
             ttl=None,
             wait=Wait(seconds(60)),
-            clock=clock.now,
+            clock=clock,
             queues=queues,
             time_remaining=0.2,
         )
@@ -172,9 +170,9 @@ async def test_waiting_acquires_queue_on_the_hubs_coordination(store: SqliteStor
     assert isinstance(hub.coordination, InProcessCoordination)
     queues = hub.coordination.lease_queues
     alice, bob = await agent(store, "alice", clock.now()), await agent(store, "bob", clock.now())
-    held = await leases.acquire_lease(store, alice, "build", ttl=None, clock=clock.now, queues=queues)
+    held = await leases.acquire_lease(store, alice, "build", ttl=None, clock=clock, queues=queues)
     waiting = asyncio.create_task(
-        leases.acquire_lease(store, bob, "build", ttl=None, wait=Wait(seconds(5)), clock=clock.now, queues=queues)
+        leases.acquire_lease(store, bob, "build", ttl=None, wait=Wait(seconds(5)), clock=clock, queues=queues)
     )
     for _ in range(200):  # until bob is queued
         if queues.waiting(("p", "build")):

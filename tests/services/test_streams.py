@@ -77,6 +77,32 @@ async def test_streaming_agents_are_renewed_only_with_their_active_key(store: Sq
     assert after["moved"] is not None and not after["moved"].online
 
 
+async def test_an_agent_is_touched_only_with_its_active_key(store: SqliteStore) -> None:
+    """touch_agent (a call's presence renewal) renews an agent presenting its current key; one that
+    unregistered, or presents a key a registration replaced, is UNAUTHENTICATED (INVALID_AGENT_IDENTITY)
+    and stays offline, however it got past authentication."""
+    stale_after = seconds(30)
+    listener = await register(store, "listener", now=1)
+    gone = await register(store, "gone", now=1)
+    moved = await register(store, "moved", now=1)
+    await agents.unregister_agent(store, Caller(CredentialKind.AGENT, project="p", agent_id=gone.agent.id), now=2)
+    await register(store, "moved", now=2, key=moved.key)  # a new key replaces the one it presents
+    await agents.sweep_stale_agents(store, now=stale_after + 10, stale_after=stale_after)
+
+    renewed = await agents.touch_agent(store, listener.agent, agent_key=listener.key, now=stale_after + 20)
+    refusals = []
+    for refused in (gone, moved):
+        with pytest.raises(Unauthenticated) as caught:
+            await agents.touch_agent(store, refused.agent, agent_key=refused.key, now=stale_after + 20)
+        refusals.append(caught.value.reason)
+    after = {a.agent.name: await store.read(lambda tx, a=a: tx.agents.get(a.agent.id)) for a in (gone, moved)}
+
+    assert renewed.online and renewed.last_seen_time == stale_after + 20
+    assert refusals == [Reason.INVALID_AGENT_IDENTITY] * 2
+    assert after["gone"] is not None and not after["gone"].online
+    assert after["moved"] is not None and not after["moved"].online
+
+
 async def test_the_stream_ends_when_its_key_is_revoked(store: SqliteStore) -> None:
     """subscribe() yields ready, then ends with UNAUTHENTICATED (INVALID_AGENT_IDENTITY) once the
     agent unregisters, woken by the unregistering commit."""

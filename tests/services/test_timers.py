@@ -8,10 +8,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import structlog
 
 from kxm_grpc.domain.agents import registration
 from kxm_grpc.domain.caller import Caller, CredentialKind
-from kxm_grpc.domain.clock import ManualClock, seconds
+from kxm_grpc.domain.clock import MICROS, ManualClock, seconds
 from kxm_grpc.domain.messages import Delivery, EventKind, MessageState, Outgoing
 from kxm_grpc.domain.messages import outgoing as outgoing_rule
 from kxm_grpc.errors import NotFound, Reason
@@ -21,7 +22,7 @@ from kxm_grpc.server.settings import Settings
 from kxm_grpc.server.state import HubState
 from kxm_grpc.server.timers import TimerScheduler
 from kxm_grpc.services import agents, messages, timers
-from kxm_grpc.services.timers import RETRY_AFTER, TimerKinds
+from kxm_grpc.services.timers import RETRY_AFTER, RETRY_MAX, TimerKinds
 from kxm_grpc.store import Store, Timer, Tx
 from kxm_grpc.store.sqlite import SqliteStore
 
@@ -171,6 +172,100 @@ async def test_firing_and_deleting_are_one_transaction(store: SqliteStore) -> No
         )
     )
     assert state == (None, "50", Timer("test", "bad", 50 + RETRY_AFTER), None)
+
+
+def failing(kinds: TimerKinds, broken: set[str] | None = None) -> None:
+    """Register ``test`` with a handler that raises for the keys in ``broken`` (every key when None)."""
+
+    def fire(tx: Tx, timer: Timer, now: int) -> None:
+        if broken is None or timer.key in broken:
+            raise RuntimeError(f"handler bug for {timer.key}")
+
+    kinds.register("test", fire)
+
+
+async def due_time(store: Store, key: str) -> int | None:
+    """The ``test`` timer's due time as stored (None: it is gone)."""
+    timer = await store.read(lambda tx: tx.timers.get("test", key))
+    return None if timer is None else timer.due_time
+
+
+async def test_a_timer_whose_handler_always_raises_backs_off_exponentially_to_five_minutes(
+    store: SqliteStore,
+) -> None:
+    """Fired each time it comes due (an injected now), a timer whose handler always raises is moved
+    1 s, 2 s, 4 s, … later, never more than 5 min; each failure is logged with its attempt number
+    and the delay to the next. The scheduler keeps the count between its own passes."""
+    # Prepare
+    kinds = TimerKinds()
+    failing(kinds)
+    failures = timers.Failures()
+    await store.write(lambda tx: timers.schedule(tx, "test", "bad", 10))
+    now, delays = 10, []
+
+    # Execute
+    with structlog.testing.capture_logs() as logged:
+        for _ in range(12):
+            assert await timers.fire_due(store, kinds, now=now, failures=failures) == []
+            later = await due_time(store, "bad")
+            assert later is not None
+            delays.append((later - now) / MICROS)
+            now = later
+        scheduler = TimerScheduler(kinds)
+        await store.write(lambda tx: [timers.cancel(tx, "test", "bad"), timers.schedule(tx, "test", "other", now)])
+        for _ in range(2):
+            await scheduler.fire_due(store, now)
+            now = await due_time(store, "other") or 0
+
+    # Assert
+    assert delays == [1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300]
+    failed = [entry for entry in logged if entry["event"] == "timer_failed" and entry["key"] == "bad"]
+    assert [(e["attempt"], e["retry_in_seconds"]) for e in failed] == list(enumerate(delays, start=1))
+    assert all(e["log_level"] == "error" and e["kind"] == "test" for e in failed)
+    assert [(e["attempt"], e["retry_in_seconds"]) for e in logged if e.get("key") == "other"] == [(1, 1), (2, 2)]
+    assert [timers.retry_delay(n) for n in (1, 9, 10, 10_000)] == [RETRY_AFTER, 256 * MICROS, RETRY_MAX, RETRY_MAX]
+
+
+async def test_the_backoff_starts_again_once_the_timer_fires_is_moved_or_is_deleted(store: SqliteStore) -> None:
+    """The count of failures in a row ends when the timer fires, when a change schedules it again
+    (it moved: the next failure is the first again) and when it is deleted (its count is forgotten)."""
+    # Prepare
+    kinds = TimerKinds()
+    broken = {"a", "b"}
+    failing(kinds, broken)
+    failures = timers.Failures()
+    await store.write(lambda tx: [timers.schedule(tx, "test", key, 10) for key in ("a", "b")])
+
+    async def fail_twice(key: str, now: int) -> int:
+        """Fire ``key`` as it comes due twice (both fail); the time of the next due."""
+        for _ in range(2):
+            await timers.fire_due(store, kinds, now=now, failures=failures)
+            now = await due_time(store, key) or 0
+        return now
+
+    # Execute: "a" fails twice (1 s, 2 s), is moved by a change, then fails once more.
+    now = await fail_twice("a", 10)
+    await store.write(lambda tx: timers.schedule(tx, "test", "a", now + 50))
+    await timers.fire_due(store, kinds, now=now + 50, failures=failures)
+    after_move = await due_time(store, "a")
+    # "a" fires at last, is scheduled again and fails: the first failure in a row again.
+    broken.discard("a")
+    fired = await timers.fire_due(store, kinds, now=after_move or 0, failures=failures)
+    broken.add("a")
+    await store.write(lambda tx: timers.schedule(tx, "test", "a", 1_000 * MICROS))
+    await timers.fire_due(store, kinds, now=1_000 * MICROS, failures=failures)
+    after_firing = await due_time(store, "a")
+    # "b" (failed alongside "a" at first) is deleted: once past its due time, its count is forgotten.
+    await store.write(lambda tx: [timers.cancel(tx, "test", key) for key in ("a", "b")])
+    counted = len(failures)
+    await timers.fire_due(store, kinds, now=2_000 * MICROS, failures=failures)
+
+    # Assert
+    assert now == 10 + 3 * MICROS  # 1 s, then 2 s
+    assert after_move == now + 50 + RETRY_AFTER
+    assert [timer.key for timer in fired] == ["a"]
+    assert after_firing == 1_000 * MICROS + RETRY_AFTER
+    assert (counted, len(failures)) == (2, 0)
 
 
 async def test_a_cancelled_timer_does_not_fire(store: SqliteStore) -> None:

@@ -43,8 +43,8 @@ def test_sqlite_urls_and_bare_paths_name_a_file_or_memory(text: str, path: str) 
 @pytest.mark.parametrize(
     ("text", "says"),
     [
-        ("postgresql://kxm:secret@db.example/kxm", "unsupported database URL scheme 'postgresql'"),
-        ("mysql://x/y", "unsupported database URL scheme 'mysql'"),
+        ("mysql://kxm:secret@db.example/kxm", "unsupported database URL scheme 'mysql'"),
+        ("postgresql:kxm:secret@db.example/kxm", "starts postgresql://"),
         ("sqlite:hub.db", "starts sqlite://"),
         ("sqlite://host/hub.db", "names no host"),
         ("sqlite://", "names no file"),
@@ -87,12 +87,41 @@ def test_the_hub_opens_its_settings_database_url(tmp_path: Path) -> None:
     # Execute
     chosen = open_hub_store(Settings(data_dir=tmp_path, database=f"sqlite:///{tmp_path / 'x.db'}"))
     default = open_hub_store(Settings(data_dir=tmp_path))
-    with pytest.raises(argparse.ArgumentTypeError, match="unsupported database URL scheme 'postgresql'"):
-        database_url("postgresql://db/kxm")
-    with pytest.raises(StoreError, match="supported scheme is sqlite"):
-        open_hub_store(Settings(data_dir=tmp_path, database="postgresql://db/kxm"))
+    with pytest.raises(argparse.ArgumentTypeError, match="unsupported database URL scheme 'mysql'"):
+        database_url("mysql://db/kxm")
+    with pytest.raises(StoreError, match="supported schemes are sqlite and postgresql"):
+        open_hub_store(Settings(data_dir=tmp_path, database="mysql://db/kxm"))
 
     # Assert
     assert isinstance(chosen, SqliteStore) and chosen.path == str(tmp_path / "x.db")
     assert isinstance(default, SqliteStore) and default.path == str(tmp_path / "hub.db")
     assert database_url("") == "" and database_url("sqlite://:memory:") == "sqlite://:memory:"
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        (
+            "postgresql://kxm:secret@db.example:5433/hub?sslmode=require&password=secret",
+            "postgresql://kxm@db.example:5433/hub",
+        ),
+        ("postgres://db.example/hub", "postgresql://db.example/hub"),
+        ("postgresql://kxm@127.0.0.1:54329/hub", "postgresql://kxm@127.0.0.1:54329/hub"),
+    ],
+)
+def test_a_postgresql_url_opens_the_postgres_adapter_and_is_described_without_its_password(
+    text: str, described: str
+) -> None:
+    """postgresql:// and postgres:// open PostgresStore on the URL as given; logs see no password or query."""
+    pytest.importorskip("psycopg")
+    from kxm_grpc.store.postgres import PostgresStore
+
+    # Execute
+    parsed = parse_database_url(text)
+    store = open_store(text)
+
+    # Assert
+    assert parsed.scheme == "postgresql" and parsed.path == text and parsed.shared
+    assert str(parsed) == described and "secret" not in str(parsed)
+    assert isinstance(store, PostgresStore) and store.description == described and store.shared
+    assert database_url(text) == text

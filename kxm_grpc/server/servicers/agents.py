@@ -49,9 +49,9 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
         self, request: agent_service_pb2.HeartbeatRequest, context: Context
     ) -> agent_service_pb2.HeartbeatResponse:
         call = current_call()
-        assert call.agent is not None
+        assert call.agent is not None and call.agent_key is not None  # the method table requires an agent
         now = self._hub.now()
-        agent = await agents.heartbeat(self._hub.store, call.caller, call.agent, now=now)
+        agent = await agents.heartbeat(self._hub.store, call.caller, call.agent, agent_key=call.agent_key, now=now)
         return agent_service_pb2.HeartbeatResponse(
             agent=agent_to_proto(agent, now=now, stale_after=self._hub.stale_after)
         )

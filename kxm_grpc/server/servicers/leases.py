@@ -49,7 +49,7 @@ class LeaseServicer(lease_service_pb2_grpc.LeaseServiceServicer):
             request.name,
             ttl=ttl,
             wait=None if wait is None else Wait(wait),
-            clock=hub.now,
+            clock=hub.clock,
             queues=hub.coordination.lease_queues,
             limits=hub.limits,
             # A waiting acquire answers before the call's deadline: LEASE_HELD, not DEADLINE_EXCEEDED.

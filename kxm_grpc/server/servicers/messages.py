@@ -15,7 +15,6 @@ from kxm_grpc.domain.messages import Delivery, Event, EventKind, Message, Messag
 from kxm_grpc.errors import invalid_field
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import agent_to_proto, answer_within, duration_value, set_timestamp, timestamp, wait_value
-from kxm_grpc.server.interceptor import credentials_from
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services import messages
 
@@ -310,19 +309,18 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
     async def Subscribe(self, request: pb.SubscribeRequest, context: Context) -> AsyncIterator[pb.SubscribeResponse]:
         hub = self._hub
         call = current_call()
-        agent = call.agent
-        assert agent is not None  # the method table requires an agent
-        credentials, _ = credentials_from(context.invocation_metadata())
+        agent, agent_key = call.agent, call.agent_key
+        assert agent is not None and agent_key is not None  # the method table requires an agent
         subscription = messages.subscription(
             agent,
-            credentials.agent_key or "",
+            agent_key,
             after_seq=request.after_seq,
             presence_only=request.presence_only,
             stopping=hub.shutting_down,
-            key_verified_at=call.credentials_version,
+            key_verified_at=call.credentials_notice_version,
         )
         streams = hub.coordination.streams
-        stream = streams.open(subscription, lambda error: context.abort_with_status(to_rpc_status(error)))
+        stream = await streams.open(subscription, lambda error: context.abort_with_status(to_rpc_status(error)))
         items = messages.subscribe(hub.store, subscription, clock=hub.clock, stopping=hub.shutting_down, cursor=stream)
         try:
             async with contextlib.aclosing(items):

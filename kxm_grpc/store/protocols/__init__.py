@@ -2,10 +2,10 @@
 
 A unit of work receives a ``Tx``: one transaction's view of the store, with one repository per
 area. An area (a table or a few that change together) is one module here declaring its repository
-protocol, one module in each adapter implementing it (``kxm_grpc/store/sqlite/``), its rows and
+protocol, one module implementing it for every SQL adapter (``kxm_grpc/store/sql/``), its rows and
 decoders (``kxm_grpc/store/rows/``), and its part of the contract suite
-(``tests/store/contract/``). Adding an area adds those and one property to ``Tx`` (and to each
-adapter's transaction); it touches no other area.
+(``tests/store/contract/``). Adding an area adds those, its tables to each adapter's migrations, and one
+property to ``Tx`` (and to ``SqlTx``); it touches no other area.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from kxm_grpc.store.protocols.messages import MessageRepository
 from kxm_grpc.store.protocols.meta import MetaRepository
 from kxm_grpc.store.protocols.operators import OperatorRepository
 from kxm_grpc.store.protocols.projects import ProjectRepository
+from kxm_grpc.store.protocols.replicas import ReplicaRepository
 from kxm_grpc.store.protocols.runtimes import RuntimeRepository
 from kxm_grpc.store.protocols.sync_events import SyncEventRepository
 from kxm_grpc.store.protocols.timers import Timer, TimerRepository
@@ -37,6 +38,7 @@ __all__ = [
     "MetaRepository",
     "OperatorRepository",
     "ProjectRepository",
+    "ReplicaRepository",
     "RuntimeRepository",
     "SequencedLog",
     "SyncEventRepository",
@@ -96,6 +98,10 @@ class Tx(Protocol):
     @property
     def credentials(self) -> CredentialsRepository:
         """The durable credentials version."""
+
+    @property
+    def replicas(self) -> ReplicaRepository:
+        """The replicas sharing the database (only a shared database's hubs write it)."""
 
     def notify(self, topic: str, hint: object | None = None) -> None:
         """Wake waiters of ``topic`` once this transaction commits, handing them ``hint`` (see ``Notifier``)."""

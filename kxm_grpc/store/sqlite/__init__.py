@@ -1,9 +1,8 @@
 """The SQLite adapter: one writer thread committing concurrent work together, WAL readers.
 
-``engine.py`` runs units of work (``SqliteStore``); ``tx.py`` binds one repository per area to a
-connection, each area in a module of its own (``agents.py``, ``messages.py``, ``inbox.py``, …,
-``timers.py``) over the column declarations of ``kxm_grpc/store/rows/``; ``logs.py`` is the one
-implementation of sequenced logs; ``migrations.py`` the numbered schema migrations.
+``engine.py`` runs units of work (``SqliteStore``) on the repositories every SQL adapter shares
+(``kxm_grpc/store/sql/``, bound to the connection by ``SqlTx``); ``migrations.py`` holds the
+numbered schema migrations of SQLite.
 """
 
 from kxm_grpc.store.sqlite.engine import SqliteStore

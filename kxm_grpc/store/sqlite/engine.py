@@ -46,8 +46,8 @@ from kxm_grpc.errors import HubError, Reason, ResourceExhausted, Unavailable
 from kxm_grpc.store.base import Durability, StoreError
 from kxm_grpc.store.notify import Change, Notifier
 from kxm_grpc.store.protocols import Tx
+from kxm_grpc.store.sql.tx import SqlTx
 from kxm_grpc.store.sqlite.migrations import MIGRATIONS
-from kxm_grpc.store.sqlite.tx import SqliteTx
 from kxm_grpc.store.url import sqlite_description
 
 T = TypeVar("T")
@@ -177,6 +177,9 @@ class SqliteStore:
     a fake, here or later through the ``free_space`` attribute, to play a nearly full disk).
     """
 
+    shared = False
+    """One hub per SQLite file (``Store.shared``): the lock file keeps others out."""
+
     def __init__(
         self,
         path: str | os.PathLike[str],
@@ -196,7 +199,7 @@ class SqliteStore:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._reader: sqlite3.Connection | None = None
-        self._reader_tx: SqliteTx | None = None
+        self._reader_tx: SqlTx | None = None
         self.commits = 0
         self.committed_jobs = 0
         self.healthy = True
@@ -232,7 +235,7 @@ class SqliteStore:
             if not self.memory:
                 self._reader = self._connect()
                 self._reader.execute("PRAGMA query_only = 1")
-                self._reader_tx = SqliteTx(self._reader)
+                self._reader_tx = SqlTx(self._reader)
         except BaseException:
             await self.close()
             raise
@@ -391,7 +394,7 @@ class SqliteStore:
             for suffix in ("", "-wal", "-shm"):
                 with contextlib.suppress(FileNotFoundError):
                     os.chmod(self.path + suffix, 0o600)
-        tx = SqliteTx(conn)
+        tx = SqlTx(conn)
         ready.set_result(None)
         try:
             while True:
@@ -423,7 +426,7 @@ class SqliteStore:
         finally:
             conn.close()
 
-    def _run_batch(self, conn: sqlite3.Connection, tx: SqliteTx, batch: list[_Job]) -> None:
+    def _run_batch(self, conn: sqlite3.Connection, tx: SqlTx, batch: list[_Job]) -> None:
         """Run a batch in one transaction; every future of the batch is resolved, whatever fails.
 
         Raises nothing: an unexpected exception (a bug of the engine) is logged, the transaction
@@ -526,7 +529,7 @@ class SqliteStore:
             reason=Reason.STORAGE_FULL,
         )
 
-    def _run_batch_unguarded(self, conn: sqlite3.Connection, tx: SqliteTx, batch: list[_Job]) -> None:
+    def _run_batch_unguarded(self, conn: sqlite3.Connection, tx: SqlTx, batch: list[_Job]) -> None:
         """Run each job in a savepoint of one transaction, commit once, and resolve every future.
 
         A job's own error undoes only that job (its future fails with it; an SQLite error through
@@ -707,6 +710,10 @@ class SqliteStore:
         fut: asyncio.Future[T] = self._loop.create_future()
         self._jobs.put((work, fut, True))
         return await fut
+
+    async def database_time(self) -> int:
+        """This machine's clock: an embedded database has no other (microseconds since the epoch)."""
+        return time.time_ns() // 1000
 
     async def read(self, work: Callable[[Tx], T]) -> T:
         """Run ``work`` on a consistent snapshot.

@@ -328,6 +328,28 @@ def _0007_operators_audit(db: sqlite_utils.Database) -> None:
     db.execute("INSERT INTO credentials_version (id, version) VALUES (1, 0)")
 
 
+def _0008_replicas(db: sqlite_utils.Database) -> None:
+    """The replicas of a hub sharing one database, the roles one of them holds, and their open streams.
+
+    Written only by hubs on a shared database (PostgreSQL; ``kxm_grpc/store/replicas``): a SQLite
+    hub is alone on its file and leaves them empty. Every version of the schema is the same on both
+    backends, so they exist here too. ``replicas`` holds each live process with the time its
+    heartbeat lapses; ``roles`` one row per role (``sweeper``) with its holder until a time;
+    ``streams`` one row per open Subscribe stream, counted against the per-agent cap cluster-wide.
+    """
+    db.execute(
+        "CREATE TABLE replicas (id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL, "
+        "start_time INTEGER NOT NULL, expire_time INTEGER NOT NULL) STRICT"
+    )
+    db.execute("CREATE TABLE roles (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expire_time INTEGER NOT NULL) STRICT")
+    db.execute(
+        "CREATE TABLE streams (id TEXT PRIMARY KEY, agent_id TEXT NOT NULL, replica_id TEXT NOT NULL, "
+        "open_time INTEGER NOT NULL) STRICT"
+    )
+    db.execute("CREATE INDEX streams_agent ON streams (agent_id)")
+    db.execute("CREATE INDEX streams_replica ON streams (replica_id)")
+
+
 MIGRATIONS: list[Migration] = [
     _0001_foundation,
     _0002_messaging,
@@ -336,4 +358,5 @@ MIGRATIONS: list[Migration] = [
     _0005_timers,
     _0006_sequenced_logs,
     _0007_operators_audit,
+    _0008_replicas,
 ]

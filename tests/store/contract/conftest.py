@@ -4,9 +4,8 @@ In the manner of Flower's ``StateTest`` (``state_factory``), each test takes ``s
 store from the factory under test) or ``store_factory`` itself (to reopen the same database, for
 what must survive a restart). A factory provides a fresh database for one test, as the URL that
 opens it (``kxm_grpc/store/url.py``), and says whether it persists across a restart. Adding an
-adapter to the suite (PostgreSQL with the replicas issue) is adding one entry to ``FACTORIES``: a
-context manager that creates a scratch database and drops it afterwards (or skips when no server
-is configured), with ``marks=(pytest.mark.postgres,)``.
+adapter to the suite is adding one entry to ``FACTORIES``: a context manager that creates a
+scratch database and drops it afterwards, or the name of a fixture that does (PostgreSQL).
 """
 
 from __future__ import annotations
@@ -31,11 +30,16 @@ Database = Callable[[Path], contextlib.AbstractAsyncContextManager[str]]
 
 @dataclass(frozen=True)
 class Factory:
-    """One adapter's databases for the suite: how to make one, whether it persists, and test marks."""
+    """One adapter's databases for the suite: how to make one, whether it persists, and test marks.
 
-    database: Database
+    ``database`` makes a fresh database, or ``fixture`` names the pytest fixture that yields one's
+    URL (PostgreSQL's ``postgres_database``, ``tests/postgres.py``: a scratch database per test).
+    """
+
+    database: Database | None
     persistent: bool
     marks: tuple[pytest.MarkDecorator, ...] = ()
+    fixture: str | None = None
 
 
 @contextlib.asynccontextmanager
@@ -51,6 +55,7 @@ async def _sqlite_memory(directory: Path) -> AsyncIterator[str]:
 FACTORIES: dict[str, Factory] = {
     "sqlite-file": Factory(_sqlite_file, persistent=True),
     "sqlite-memory": Factory(_sqlite_memory, persistent=False),
+    "postgres": Factory(None, persistent=True, marks=(pytest.mark.postgres,), fixture="postgres_database"),
 }
 
 
@@ -93,6 +98,14 @@ class StoreFactory:
 async def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[StoreFactory]:
     """The factory under test (each test runs once per entry of ``FACTORIES``)."""
     factory = FACTORIES[request.param]
+    if factory.fixture is not None:
+        made = StoreFactory(request.param, str(request.getfixturevalue(factory.fixture)), factory.persistent)
+        try:
+            yield made
+        finally:
+            await made.close_all()
+        return
+    assert factory.database is not None
     async with factory.database(tmp_path) as url:
         made = StoreFactory(request.param, url, factory.persistent)
         try:

@@ -1,19 +1,18 @@
-"""Lease fences on SQLite: one row per (project, name), kept after release as the fence."""
+"""Lease fences: one row per (project, name), kept after release as the fence."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from kxm_grpc.domain.leases import Fence, Lease
 from kxm_grpc.store.rows.leases import LEASES, fence_from_row, fence_values, lease_from_row
+from kxm_grpc.store.sql.connection import Connection
 
 _SELECT = f"SELECT {LEASES.select} FROM leases"
 
 
-class SqliteLeases:
+class SqlLeases:
     """Lease fences: the high-water mark of each name and its current grant."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     def get(self, project: str, name: str) -> Fence | None:

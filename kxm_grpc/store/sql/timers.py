@@ -1,20 +1,20 @@
-"""Durable timers on SQLite: ``timers (kind, key, due_time)``, one row per deadline."""
+"""Durable timers: ``timers (kind, key, due_time)``, one row per deadline."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 from kxm_grpc.store.protocols.timers import Timer
 from kxm_grpc.store.rows.timers import TIMERS, timer_from_row
+from kxm_grpc.store.sql.connection import Connection
 
 _SELECT = f"SELECT {TIMERS.select} FROM timers"
 
 
-class SqliteTimers:
+class SqlTimers:
     """Timers keyed by (kind, key); ``timers_due`` orders each kind by deadline."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     def get(self, kind: str, key: str) -> Timer | None:

@@ -1,8 +1,6 @@
-"""Runtimes' sync events, their runs' cursors and project-id owners on SQLite."""
+"""Runtimes' sync events, their runs' cursors and project-id owners."""
 
 from __future__ import annotations
-
-import sqlite3
 
 from kxm_grpc.domain.sync_events import StoredEvent, SyncRun
 from kxm_grpc.store.rows.sync_events import (
@@ -13,12 +11,13 @@ from kxm_grpc.store.rows.sync_events import (
     run_values,
     stored_event_from_row,
 )
+from kxm_grpc.store.sql.connection import Connection
 
 
-class SqliteSyncEvents:
+class SqlSyncEvents:
     """Accepted sync events, per-run cursors and which hub project owns each runtime-side project id."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     def owner(self, project_id: str) -> str | None:

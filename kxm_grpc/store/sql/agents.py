@@ -1,19 +1,18 @@
-"""Agents and their key hashes on SQLite."""
+"""Agents and their key hashes."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.store.rows.agents import AGENTS, agent_from_row
+from kxm_grpc.store.sql.connection import Connection
 
 _SELECT = f"SELECT {AGENTS.select} FROM agents"
 
 
-class SqliteAgents:
+class SqlAgents:
     """Agents and key hashes."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     def get(self, agent_id: str) -> Agent | None:

@@ -1,15 +1,15 @@
-"""The agent inbox log on SQLite: a ``SqliteSequencedLog`` (log ``inbox``) over ``inbox_entries``."""
+"""The agent inbox log: a ``SqlSequencedLog`` (log ``inbox``) over ``inbox_entries``."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.messages import Event, EventKind
 from kxm_grpc.store.rows.inbox import INBOX_ENTRIES, SUBJECTS, event_from_row
 from kxm_grpc.store.rows.messages import MESSAGES
-from kxm_grpc.store.sqlite.logs import SqliteSequencedLog
+from kxm_grpc.store.sql.connection import Connection
+from kxm_grpc.store.sql.logs import SqlSequencedLog
 
 LOG = "inbox"
 
@@ -20,10 +20,10 @@ _READ = (
 )
 
 
-class SqliteInbox(SqliteSequencedLog):
+class SqlInbox(SqlSequencedLog):
     """Each agent's inbox log (owner: the agent id): the events it must see, in order."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         super().__init__(conn, LOG, "inbox_entries")
 
     def append(

@@ -1,19 +1,18 @@
-"""Named operators and their token hashes on SQLite."""
+"""Named operators and their token hashes."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from kxm_grpc.domain.operators import Operator
 from kxm_grpc.store.rows.operators import OPERATORS, operator_from_row
+from kxm_grpc.store.sql.connection import Connection
 
 _SELECT = f"SELECT {OPERATORS.select} FROM operators"
 
 
-class SqliteOperators:
+class SqlOperators:
     """Named operators and the hashes of their tokens."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     def get(self, name: str) -> Operator | None:

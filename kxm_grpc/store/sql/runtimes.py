@@ -1,19 +1,18 @@
-"""Runtimes and their key hashes on SQLite."""
+"""Runtimes and their key hashes."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from kxm_grpc.domain.runtimes import Runtime
 from kxm_grpc.store.rows.runtimes import RUNTIMES, runtime_from_row
+from kxm_grpc.store.sql.connection import Connection
 
 _SELECT = f"SELECT {RUNTIMES.select} FROM runtimes"
 
 
-class SqliteRuntimes:
+class SqlRuntimes:
     """Runtimes and the hashes of their keys."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     def get(self, project: str, runtime_id: str) -> Runtime | None:

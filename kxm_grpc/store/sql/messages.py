@@ -1,12 +1,12 @@
-"""Peer messages on SQLite (MessageService hot paths: plain SQL, no layout reflection)."""
+"""Peer messages (MessageService hot paths: plain SQL, no layout reflection)."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 
 from kxm_grpc.domain.messages import Message
 from kxm_grpc.store.rows.messages import MESSAGES, message_from_row, message_values
+from kxm_grpc.store.sql.connection import Connection
 
 _OPEN = "state IN ('queued', 'delivered')"
 """Open messages; written this way so SQLite uses the partial indexes declared with it."""
@@ -15,10 +15,10 @@ _SELECT = f"SELECT {MESSAGES.select} FROM messages"
 _INSERT = f"INSERT INTO messages ({MESSAGES.select}) VALUES ({', '.join('?' * MESSAGES.width)})"
 
 
-class SqliteMessages:
+class SqlMessages:
     """Messages."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     def get(self, message_id: str) -> Message | None:

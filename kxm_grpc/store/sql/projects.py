@@ -1,19 +1,18 @@
-"""Projects and their token hashes on SQLite."""
+"""Projects and their token hashes."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from kxm_grpc.domain.projects import Project
 from kxm_grpc.store.rows.projects import PROJECTS, project_from_row
+from kxm_grpc.store.sql.connection import Connection
 
 _SELECT = f"SELECT {PROJECTS.select} FROM projects"
 
 
-class SqliteProjects:
+class SqlProjects:
     """Projects and token hashes."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     def get(self, name: str) -> Project | None:

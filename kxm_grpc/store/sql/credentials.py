@@ -1,14 +1,14 @@
-"""The credentials version on SQLite: one row, bumped by an atomic increment."""
+"""The credentials version: one row, bumped by an atomic increment."""
 
 from __future__ import annotations
 
-import sqlite3
+from kxm_grpc.store.sql.connection import Connection
 
 
-class SqliteCredentials:
+class SqlCredentials:
     """The durable credentials version (``credentials_version``, one row, seeded by its migration)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     def version(self) -> int:

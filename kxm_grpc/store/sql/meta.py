@@ -1,14 +1,14 @@
-"""The hub's settings (key/value) on SQLite."""
+"""The hub's settings (key/value)."""
 
 from __future__ import annotations
 
-import sqlite3
+from kxm_grpc.store.sql.connection import Connection
 
 
-class SqliteMeta:
+class SqlMeta:
     """Hub settings (key/value)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
     def get(self, key: str) -> str | None:

@@ -1,0 +1,122 @@
+"""Which calls a failover channel retries, and the gRPC service config that says so.
+
+A client given several hub addresses (``kxm_grpc.client.addresses``) dials them as one gRPC channel
+with this service config: ``pick_first`` (every call goes to the first address that connects; when
+that connection breaks, the next call connects again, in the same order) and a ``retryPolicy``
+(gRFC A6) that repeats a call failing with UNAVAILABLE, on whatever address the channel connects to
+next, for the calls below only. gRPC also retries by itself, for every method, a call that never
+left the client or that a server refused before its application saw it ("transparent retries").
+
+A call is retried when repeating it leaves the hub and the caller where one call would:
+
+- every unary read (the RPC's ``read_only`` fact in ``proto/kxm/v1``);
+- the writes the hub deduplicates: ``SendMessage`` and ``FanoutMessages`` (by the idempotency key
+  or prefix; a failover client fills one in when the caller gave none, see ``messages.send``),
+  ``PushSyncEvents`` (an event already stored at its slot answers DUPLICATE), ``AckMessages`` and
+  ``CancelMessage`` (a repeat is a documented no-op);
+- renewals, where a repeat is the renewal a moment later: ``Heartbeat``, ``RuntimeHeartbeat``,
+  ``RenewLease`` (same token, same acquire time).
+
+Every other write is ``NOT_RETRIED``: repeating it after a lost answer would do it twice or answer
+an error for what succeeded. Streams are not retried by gRPC: ``messages.subscribe`` opens its
+stream again itself and resumes after the last sequence it yielded. ``tests/api/test_client_addresses.py``
+fails when an RPC of the contract is in neither set.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from google.protobuf import descriptor
+
+from kxm_grpc._gen.kxm.v1 import (
+    admin_service_pb2,
+    agent_service_pb2,
+    lease_service_pb2,
+    message_service_pb2,
+    options_pb2,
+    runtime_service_pb2,
+)
+
+#: The services of the contract, as their generated modules describe them.
+SERVICES: tuple[descriptor.ServiceDescriptor, ...] = tuple(
+    service
+    for module in (agent_service_pb2, message_service_pb2, lease_service_pb2, runtime_service_pb2, admin_service_pb2)
+    for service in module.DESCRIPTOR.services_by_name.values()
+)
+
+#: Writes that are safe to repeat (``Service/Method``), and why.
+RETRIED_WRITES: dict[str, str] = {
+    "kxm.v1.MessageService/SendMessage": "deduplicated by its idempotency key",
+    "kxm.v1.MessageService/FanoutMessages": "deduplicated by its idempotency key prefix",
+    "kxm.v1.MessageService/AckMessages": "acknowledging twice is a no-op",
+    "kxm.v1.MessageService/CancelMessage": "cancelling again returns the message unchanged",
+    "kxm.v1.RuntimeService/PushSyncEvents": "an event already stored at its slot answers DUPLICATE",
+    "kxm.v1.AgentService/Heartbeat": "a repeat is a heartbeat a moment later",
+    "kxm.v1.RuntimeService/RuntimeHeartbeat": "a repeat is a heartbeat a moment later",
+    "kxm.v1.LeaseService/RenewLease": "a repeat is a renewal a moment later (same token)",
+}
+
+#: Writes that are never retried (``Service/Method``), and what a repeat would do.
+NOT_RETRIED: dict[str, str] = {
+    "kxm.v1.AgentService/RegisterAgent": "issues another key (revoking the first) or refuses the name",
+    "kxm.v1.AgentService/UnregisterAgent": "the key it revoked no longer authenticates the repeat",
+    "kxm.v1.MessageService/ReplyToMessage": "a second reply is DUPLICATE_REPLY",
+    "kxm.v1.LeaseService/AcquireLease": "a waiting acquire loses its place; a granted one answers renewed",
+    "kxm.v1.LeaseService/ReleaseLease": "a released lease is LEASE_NOT_FOUND",
+    "kxm.v1.RuntimeService/RegisterRuntime": "the id exists (ALREADY_EXISTS) or its key is rotated again",
+    "kxm.v1.RuntimeService/ReassignSyncProject": "an audited move, recorded again",
+    "kxm.v1.AdminService/CreateProject": "the project exists (ALREADY_EXISTS)",
+    "kxm.v1.AdminService/RotateProjectToken": "rotates again: the token the first call issued stops working",
+    "kxm.v1.AdminService/CreateOperator": "the operator exists, or a second one is made",
+    "kxm.v1.AdminService/RevokeOperator": "the revoked operator is not found",
+}
+
+#: The standard health check (``kxm health``) is a read too.
+HEALTH_CHECK = "grpc.health.v1.Health/Check"
+
+#: gRFC A6: at most 5 attempts (gRPC's own cap); the n-th retry waits random(0, min(0.2 s * 2^(n-1), 2 s)),
+#: so the four retries wait 3 s at most, well inside the default 15 s deadline (which bounds them all).
+RETRY_POLICY: dict[str, Any] = {
+    "maxAttempts": 5,
+    "initialBackoff": "0.2s",
+    "maxBackoff": "2s",
+    "backoffMultiplier": 2,
+    "retryableStatusCodes": ["UNAVAILABLE"],
+}
+
+
+def full_name(service: descriptor.ServiceDescriptor, method: descriptor.MethodDescriptor) -> str:
+    """``kxm.v1.MessageService/SendMessage``."""
+    return f"{service.full_name}/{method.name}"
+
+
+def is_read(method: descriptor.MethodDescriptor) -> bool:
+    """Whether the RPC's facts say it changes no state a caller can observe."""
+    facts = method.GetOptions().Extensions[options_pb2.facts]
+    return bool(facts.HasField("read_only") and facts.read_only)
+
+
+def retried_methods() -> list[str]:
+    """``Service/Method`` of every call the retry policy covers: unary reads, then the safe writes."""
+    names = [
+        full_name(service, method)
+        for service in SERVICES
+        for method in service.methods
+        if not method.server_streaming and not method.client_streaming and is_read(method)
+    ]
+    return [*names, *RETRIED_WRITES, HEALTH_CHECK]
+
+
+def service_config() -> dict[str, Any]:
+    """The failover channel's service config: pick_first, and the retry policy on the safe calls."""
+    names = [dict(zip(("service", "method"), name.split("/"), strict=True)) for name in retried_methods()]
+    return {
+        "loadBalancingConfig": [{"pick_first": {}}],
+        "methodConfig": [{"name": names, "retryPolicy": RETRY_POLICY}],
+    }
+
+
+#: ``service_config()`` as the JSON the ``grpc.service_config`` channel argument takes.
+SERVICE_CONFIG_JSON = json.dumps(service_config(), separators=(",", ":"))

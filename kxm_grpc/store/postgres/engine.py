@@ -1,0 +1,365 @@
+"""The PostgreSQL store: units of work in SERIALIZABLE transactions on a connection pool, for several replicas.
+
+Every hub replica pointed at one database runs its units of work here. Each one runs in a
+transaction of its own at ``SERIALIZABLE`` isolation on a pooled connection, on a worker thread
+(the work functions are synchronous, as the ``Store`` protocol says): PostgreSQL then guarantees
+that concurrent transactions, from this replica or any other, have the effect of running one
+after another, which is what the single SQLite writer gives. A transaction PostgreSQL aborts to
+keep that guarantee (serialization failure, deadlock) is run again from the start, up to
+``RETRIES`` times with a short jittered pause, so a unit of work must depend on nothing but its
+transaction (every one does: what it writes outside is the topics it notifies, collected afresh
+on each attempt). Reads run at ``REPEATABLE READ READ ONLY``: one consistent snapshot.
+
+Wake-ups: a committed transaction's topics are published to this replica's notifier with their
+hints (as on SQLite), and sent to every replica by ``pg_notify`` inside the same transaction, so a
+notification exists exactly when the change committed; ``listener.py`` feeds them to the other
+replicas' notifiers without hints.
+
+Durability ``full`` keeps PostgreSQL's ``synchronous_commit`` (a commit is acknowledged once it is
+flushed, and on a standby too when the server is set up so); ``normal`` turns it off for the
+hub's sessions (a crash of the database server may lose the last few hundred milliseconds).
+
+Health works as on SQLite: a failure of the database itself (``errors.is_storage_failure``) turns
+``healthy`` False until a probe write succeeds again, every ``probe_interval`` seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import os
+import random
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import psycopg
+import psycopg_pool
+import structlog
+
+from kxm_grpc.errors import Reason, Unavailable
+from kxm_grpc.store.base import Durability, StoreError
+from kxm_grpc.store.notify import Change, Notifier
+from kxm_grpc.store.postgres import errors
+from kxm_grpc.store.postgres.connection import PgConnection
+from kxm_grpc.store.postgres.listener import CHANNEL, ChangeListener, notify_payloads
+from kxm_grpc.store.postgres.migrations import FIRST_VERSION, MIGRATIONS
+from kxm_grpc.store.protocols import Tx
+from kxm_grpc.store.sql.tx import SqlTx
+from kxm_grpc.store.url import redact_postgres_url
+
+T = TypeVar("T")
+log = structlog.get_logger("kxm.store")
+
+RETRIES = 30
+"""How many times a unit of work runs before a serialization failure is the caller's (UNAVAILABLE)."""
+
+_MIGRATION_LOCK = 0x6B786D_0001
+"""The advisory lock key migrations hold (``pg_advisory_xact_lock``): replicas starting together migrate once."""
+_PROBE_KEY = "storage_probe"
+_NOW_SQL = "SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::BIGINT"
+
+
+class PostgresStore:
+    """Persistence on one PostgreSQL database, shared by every hub replica pointed at it.
+
+    ``dsn`` is a ``postgresql://`` URL (libpq's form). ``pool_min``/``pool_max``
+    bound this replica's connections (plus one for the listener); ``busy_timeout`` is how long a
+    statement waits for a lock, and a unit of work for a free connection, before UNAVAILABLE.
+    """
+
+    shared = True
+    """Other hub processes may use this database at the same time (``Store.shared``)."""
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        durability: Durability = Durability.FULL,
+        pool_min: int = 2,
+        pool_max: int = 10,
+        busy_timeout: float = 5.0,
+        connect_timeout: float = 10.0,
+        probe_interval: float = 1.0,
+    ) -> None:
+        if pool_min < 1 or pool_max < pool_min:
+            raise ValueError(f"pool sizes must satisfy 1 <= pool_min <= pool_max, not {pool_min} and {pool_max}")
+        self.dsn = dsn
+        self.durability = durability
+        self.description = redact_postgres_url(dsn)
+        self.notifier = Notifier()
+        self.replica_id = f"{os.uname().nodename}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        """This store's name in the notifications it sends (its own are not published twice)."""
+        self.healthy = True
+        self.probe_interval = probe_interval
+        self.commits = 0
+        self.retries = 0
+        """Units of work run again after a serialization failure or deadlock (for tests and metrics)."""
+        self._busy_timeout = busy_timeout
+        self._connect_timeout = connect_timeout
+        self._pool_min = pool_min
+        self._pool_max = pool_max
+        self._pool: psycopg_pool.ConnectionPool[psycopg.Connection[Any]] | None = None
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._listener: ChangeListener | None = None
+        self._health_listeners: list[Callable[[bool], None]] = []
+        self._probe: asyncio.Task[None] | None = None
+        self._unhealthy_since = 0.0
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect, migrate (once across replicas starting together), and start listening for changes.
+
+        Raises:
+            StoreError: the server cannot be reached, refuses the credentials, or holds a schema
+                newer than this hub's.
+        """
+        self._loop = asyncio.get_running_loop()
+        self._executor = concurrent.futures.ThreadPoolExecutor(self._pool_max, thread_name_prefix="kxm-pg")
+        self._pool = psycopg_pool.ConnectionPool(
+            self.dsn,
+            min_size=self._pool_min,
+            max_size=self._pool_max,
+            kwargs={"autocommit": True, "connect_timeout": max(1, round(self._connect_timeout))},
+            configure=self._configure,
+            timeout=self._busy_timeout,
+            open=False,
+            name="kxm",
+        )
+        try:
+            await self._in_thread(self._open_and_migrate)
+            self._listener = ChangeListener(self.dsn, self.notifier, self.replica_id)
+            await self._listener.start(timeout=self._connect_timeout)
+        except BaseException:
+            await self.close()
+            raise
+
+    def _open_and_migrate(self) -> None:
+        assert self._pool is not None
+        try:
+            self._pool.open(wait=True, timeout=self._connect_timeout)
+        except psycopg_pool.PoolTimeout as exc:
+            raise StoreError(f"cannot connect to {self.description} within {self._connect_timeout} s") from exc
+        try:
+            with self._pool.connection() as conn:
+                self._migrate(conn)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot prepare database {self.description}: {exc}") from exc
+
+    def _configure(self, conn: psycopg.Connection[Any]) -> None:
+        """Set up each new pooled connection: timeouts, UTC, durability (``synchronous_commit``)."""
+        lock_ms = int(self._busy_timeout * 1000)
+        conn.execute(f"SET lock_timeout = {lock_ms}")
+        conn.execute("SET idle_in_transaction_session_timeout = 60000")
+        conn.execute("SET TIME ZONE 'UTC'")
+        conn.execute("SET application_name = 'kxm-hub'")
+        if self.durability is Durability.NORMAL:
+            conn.execute("SET synchronous_commit = off")
+
+    def _migrate(self, conn: psycopg.Connection[Any]) -> None:
+        """Apply the pending migrations in one transaction holding the migration lock.
+
+        A replica that waited for the lock finds the schema current and applies nothing.
+
+        Raises:
+            StoreError: the schema is newer than this hub's, or the database holds tables but no
+                schema version (not a hub database).
+            psycopg.Error: a migration failed (nothing of it is kept).
+        """
+        latest = max(MIGRATIONS)
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+            conn.execute("CREATE TABLE IF NOT EXISTS kxm_schema (version BIGINT NOT NULL)")
+            row = conn.execute("SELECT version FROM kxm_schema").fetchone()
+            current = 0 if row is None else int(row[0])
+            if current > latest:
+                raise StoreError(
+                    f"database {self.description} has schema version {current}, newer than this hub's {latest}; "
+                    "upgrade the hub or restore a backup"
+                )
+            if current == 0:
+                tables = conn.execute(
+                    "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() "
+                    "AND table_name <> 'kxm_schema'"
+                ).fetchone()
+                if tables is not None and int(tables[0]) > 0:
+                    raise StoreError(f"database {self.description} holds tables but is not a kxm hub database")
+                conn.execute("INSERT INTO kxm_schema (version) VALUES (0)")
+            for version in range(max(current + 1, FIRST_VERSION), latest + 1):
+                for statement in MIGRATIONS[version]:
+                    conn.execute(statement)
+                conn.execute("UPDATE kxm_schema SET version = %s", (version,))
+                log.info("schema_migrated", version=version, database=self.description)
+
+    async def close(self) -> None:
+        """Stop listening, close the pool and the worker threads. Idempotent; raises nothing of its own."""
+        if self._listener is not None:
+            await self._listener.close()
+            self._listener = None
+        if self._probe is not None:
+            self._probe.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._probe
+            self._probe = None
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            await asyncio.to_thread(pool.close)
+        if self._executor is not None:
+            executor, self._executor = self._executor, None
+            await asyncio.to_thread(executor.shutdown, wait=True)
+
+    async def _in_thread(self, fn: Callable[[], T]) -> T:
+        assert self._loop is not None and self._executor is not None
+        return await self._loop.run_in_executor(self._executor, fn)
+
+    # -- units of work --------------------------------------------------------------------------
+
+    def _run(self, work: Callable[[Tx], T], begin: str, *, writes: bool) -> tuple[T, list[Change]]:
+        """Run ``work`` in a transaction opened by ``begin`` (on a worker thread); retry serialization failures.
+
+        Returns what ``work`` returned and the topics it notified. Raises what ``work`` raised, or
+        the psycopg error that ended the last attempt (``write``/``read`` map it).
+        """
+        assert self._pool is not None
+        attempt = 0
+        with self._pool.connection() as raw:
+            conn = PgConnection(raw)
+            while True:
+                tx = SqlTx(conn)
+                try:
+                    raw.execute(begin)
+                    result = work(tx)
+                    topics = tx.take_topics()
+                    if writes and topics:
+                        for payload in notify_payloads(self.replica_id, topics):
+                            raw.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+                    raw.execute("COMMIT")
+                    return result, topics
+                except BaseException as exc:
+                    with contextlib.suppress(psycopg.Error):
+                        if raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                            raw.execute("ROLLBACK")
+                    attempt += 1
+                    if not errors.is_retryable(exc) or attempt >= RETRIES:
+                        raise
+                    self.retries += 1
+                    time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+
+    async def write(self, work: Callable[[Tx], T]) -> T:
+        """Run ``work`` in a SERIALIZABLE transaction and return its result once committed.
+
+        Raises:
+            HubError: what ``work`` raised (nothing it wrote is kept); ``errors.storage_error`` of
+                what PostgreSQL raised; ``Unavailable`` when the store is not open.
+        """
+        if self._pool is None or self._executor is None:
+            raise Unavailable("the store is not open", reason=Reason.STORAGE_UNAVAILABLE)
+        try:
+            result, topics = await self._in_thread(
+                lambda: self._run(work, "BEGIN ISOLATION LEVEL SERIALIZABLE", writes=True)
+            )
+        except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
+            self._maybe_failed(exc)
+            raise errors.storage_error(exc) from exc
+        self.commits += 1
+        if topics:
+            self.notifier.publish(topics)
+        return result
+
+    async def read(self, work: Callable[[Tx], T]) -> T:
+        """Run ``work`` on one consistent snapshot (REPEATABLE READ, READ ONLY).
+
+        Raises:
+            HubError: what ``work`` raised, or ``errors.storage_error`` of what PostgreSQL raised.
+        """
+        if self._pool is None or self._executor is None:
+            raise Unavailable("the store is not open", reason=Reason.STORAGE_UNAVAILABLE)
+        try:
+            result, _ = await self._in_thread(
+                lambda: self._run(work, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", writes=False)
+            )
+        except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
+            self._maybe_failed(exc)
+            raise errors.storage_error(exc) from exc
+        return result
+
+    async def database_time(self) -> int:
+        """The database server's clock, in microseconds since the epoch (``clock_timestamp()``).
+
+        Raises:
+            HubError: the database could not be asked.
+        """
+        if self._pool is None or self._executor is None:
+            raise Unavailable("the store is not open", reason=Reason.STORAGE_UNAVAILABLE)
+        pool = self._pool
+
+        def ask() -> int:
+            with pool.connection() as raw:
+                row = raw.execute(_NOW_SQL).fetchone()
+                assert row is not None
+                return int(row[0])
+
+        try:
+            return await self._in_thread(ask)
+        except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
+            self._maybe_failed(exc)
+            raise errors.storage_error(exc) from exc
+
+    # -- health ---------------------------------------------------------------------------------
+
+    def add_health_listener(self, listener: Callable[[bool], None]) -> None:
+        """Call ``listener(healthy)`` on the event loop each time ``healthy`` changes."""
+        self._health_listeners.append(listener)
+
+    def _maybe_failed(self, exc: BaseException) -> None:
+        if not errors.is_storage_failure(exc) or not self.healthy:
+            return
+        self.healthy = False
+        self._unhealthy_since = time.monotonic()
+        log.error(
+            "storage_unhealthy",
+            database=self.description,
+            sqlstate=errors.sqlstate(exc),
+            error=type(exc).__name__,
+        )
+        self._notify_health()
+        if self._loop is not None and (self._probe is None or self._probe.done()):
+            self._probe = self._loop.create_task(self._probe_until_healthy(), name="kxm-storage-probe")
+
+    def _probe_write(self) -> None:
+        assert self._pool is not None
+        with self._pool.connection() as raw, raw.transaction():
+            raw.execute(
+                "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (_PROBE_KEY, str(time.time_ns())),
+            )
+
+    async def _probe_until_healthy(self) -> None:
+        """Probe every ``probe_interval`` seconds until a committed write succeeds; then turn healthy."""
+        while not self.healthy:
+            await asyncio.sleep(self.probe_interval)
+            if self._pool is None:
+                return
+            try:
+                await self._in_thread(self._probe_write)
+            except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
+                log.debug("storage_probe_refused", database=self.description, sqlstate=errors.sqlstate(exc))
+                continue
+            self.healthy = True
+            log.info(
+                "storage_recovered",
+                database=self.description,
+                unhealthy_seconds=round(time.monotonic() - self._unhealthy_since, 3),
+            )
+            self._notify_health()
+
+    def _notify_health(self) -> None:
+        for listener in list(self._health_listeners):
+            try:
+                listener(self.healthy)
+            except Exception:
+                log.exception("storage_health_listener_failed")

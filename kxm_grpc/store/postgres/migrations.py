@@ -1,0 +1,90 @@
+"""Numbered schema migrations for PostgreSQL, applied at start under a lock (``kxm_schema`` holds the last).
+
+The schema's versions are the hub's, shared with SQLite (``kxm_grpc/store/sqlite/migrations.py``):
+version N has the same tables, columns and meaning on both, so ``kxm admin migrate`` can copy a
+database of version N from one to the other, and a hub knows what it is looking at. PostgreSQL
+arrived at version 7, so its first migration creates version 7's schema whole; every later
+version is one migration in each dialect, appended at the end and never edited once shipped.
+
+Dialect choices, the same in every migration: times and counters are ``BIGINT`` (microseconds
+since the epoch, UTC, as on SQLite); every text column is ``COLLATE "C"`` (byte order, as SQLite
+compares), so lists and their page tokens order exactly as on SQLite whatever the cluster's locale.
+Each migration is a list of statements run in one transaction with the others still pending.
+"""
+
+from __future__ import annotations
+
+T = 'TEXT COLLATE "C"'
+"""Every text column: compared and ordered byte by byte, as SQLite does."""
+
+_VERSION_7 = [
+    f"CREATE TABLE meta (key {T} PRIMARY KEY, value {T})",
+    f"CREATE TABLE projects (name {T} PRIMARY KEY, token_hash {T} NOT NULL, create_time BIGINT NOT NULL, "
+    "token_rotate_time BIGINT NOT NULL)",
+    "CREATE UNIQUE INDEX idx_projects_token_hash ON projects (token_hash)",
+    f"CREATE TABLE agents (id {T} PRIMARY KEY, project {T} NOT NULL, name {T} NOT NULL, name_key {T} NOT NULL, "
+    f"purpose {T} NOT NULL, model {T} NOT NULL, host {T} NOT NULL, key_hash {T}, key_active BIGINT NOT NULL, "
+    "online BIGINT NOT NULL, connect_time BIGINT NOT NULL, last_seen_time BIGINT NOT NULL, retire_time BIGINT)",
+    "CREATE INDEX idx_agents_online_last_seen_time ON agents (online, last_seen_time)",
+    "CREATE UNIQUE INDEX agents_name ON agents (project, name_key) WHERE retire_time IS NULL",
+    f"CREATE TABLE messages (id {T} PRIMARY KEY, project {T} NOT NULL, from_agent_id {T} NOT NULL, "
+    f"from_agent_name {T} NOT NULL, to_agent_id {T} NOT NULL, to_agent_name {T} NOT NULL, content {T} NOT NULL, "
+    f"delivery {T} NOT NULL, hops BIGINT NOT NULL, max_hops BIGINT NOT NULL, correlation_id {T} NOT NULL, "
+    f"reply_to {T} NOT NULL, idempotency_key {T}, allow_offline BIGINT NOT NULL, seq BIGINT NOT NULL, "
+    f"wf_run_id {T}, wf_stage_id {T}, wf_requirement_key {T}, wf_attempt BIGINT, create_time BIGINT NOT NULL, "
+    f"expire_time BIGINT NOT NULL, deliver_time BIGINT, end_time BIGINT, state {T} NOT NULL, reply_content {T}, "
+    f"reply_time BIGINT, error {T} NOT NULL)",
+    "CREATE UNIQUE INDEX messages_idempotency ON messages (from_agent_id, idempotency_key) "
+    "WHERE idempotency_key IS NOT NULL",
+    "CREATE INDEX messages_open_inbox ON messages (to_agent_id, seq) WHERE state IN ('queued', 'delivered')",
+    "CREATE INDEX messages_ended ON messages (end_time) WHERE end_time IS NOT NULL",
+    f"CREATE TABLE inbox_entries (owner {T} NOT NULL, seq BIGINT NOT NULL, kind {T} NOT NULL, "
+    f"event_time BIGINT NOT NULL, message_id {T}, subject_id {T}, subject_online BIGINT, subject_seen BIGINT, "
+    "PRIMARY KEY (owner, seq))",
+    "CREATE INDEX inbox_entries_message ON inbox_entries (message_id) WHERE message_id IS NOT NULL",
+    "CREATE INDEX inbox_entries_presence ON inbox_entries (event_time) WHERE kind = 'presence'",
+    f"CREATE TABLE leases (project {T} NOT NULL, name {T} NOT NULL, fencing_token BIGINT NOT NULL, "
+    f"holder_agent_id {T}, holder_agent_name {T}, acquire_time BIGINT, expire_time BIGINT, "
+    "PRIMARY KEY (project, name))",
+    "CREATE INDEX idx_leases_expire_time ON leases (expire_time)",
+    f"CREATE TABLE runtimes (project {T} NOT NULL, id {T} NOT NULL, host {T} NOT NULL, key_hash {T} NOT NULL, "
+    "register_time BIGINT NOT NULL, heartbeat_time BIGINT, PRIMARY KEY (project, id))",
+    "CREATE UNIQUE INDEX idx_runtimes_key_hash ON runtimes (key_hash)",
+    f"CREATE TABLE sync_projects (project_id {T} PRIMARY KEY, hub_project {T} NOT NULL)",
+    f"CREATE TABLE sync_runs (project_id {T} NOT NULL, run_id {T} NOT NULL, hub_project {T} NOT NULL, "
+    f"home_runtime_id {T} NOT NULL, cursor BIGINT NOT NULL, last_sequence BIGINT NOT NULL, "
+    "PRIMARY KEY (project_id, run_id))",
+    f"CREATE TABLE sync_events (project_id {T} NOT NULL, run_id {T} NOT NULL, sequence BIGINT NOT NULL, "
+    f"event_type {T} NOT NULL, content_hash {T} NOT NULL, receive_time BIGINT NOT NULL, bytes {T} NOT NULL, "
+    "PRIMARY KEY (project_id, run_id, sequence))",
+    f"CREATE TABLE timers (kind {T} NOT NULL, key {T} NOT NULL, due_time BIGINT NOT NULL, PRIMARY KEY (kind, key))",
+    "CREATE INDEX timers_due ON timers (kind, due_time)",
+    f"CREATE TABLE log_heads (log {T} NOT NULL, owner {T} NOT NULL, head_seq BIGINT NOT NULL, "
+    "purged_seq BIGINT NOT NULL, PRIMARY KEY (log, owner))",
+    f"CREATE TABLE operators (name {T} PRIMARY KEY, token_hash {T} NOT NULL, create_time BIGINT NOT NULL, "
+    "revoke_time BIGINT)",
+    "CREATE UNIQUE INDEX operators_token_hash ON operators (token_hash)",
+    f"CREATE TABLE audit_records (seq BIGINT PRIMARY KEY, id {T} NOT NULL UNIQUE, create_time BIGINT NOT NULL, "
+    f"operator {T} NOT NULL, action {T} NOT NULL, target {T} NOT NULL, metadata {T} NOT NULL)",
+    "CREATE INDEX audit_records_operator ON audit_records (operator, seq)",
+    "CREATE INDEX audit_records_action ON audit_records (action, seq)",
+    "CREATE TABLE credentials_version (id BIGINT PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL)",
+    "INSERT INTO credentials_version (id, version) VALUES (1, 0)",
+]
+
+_VERSION_8 = [
+    f"CREATE TABLE replicas (id {T} PRIMARY KEY, host {T} NOT NULL, pid BIGINT NOT NULL, "
+    "start_time BIGINT NOT NULL, expire_time BIGINT NOT NULL)",
+    f"CREATE TABLE roles (name {T} PRIMARY KEY, holder {T} NOT NULL, expire_time BIGINT NOT NULL)",
+    f"CREATE TABLE streams (id {T} PRIMARY KEY, agent_id {T} NOT NULL, replica_id {T} NOT NULL, "
+    "open_time BIGINT NOT NULL)",
+    "CREATE INDEX streams_agent ON streams (agent_id)",
+    "CREATE INDEX streams_replica ON streams (replica_id)",
+]
+"""The replicas sharing the database, their roles and their open streams (SQLite's ``_0008_replicas``)."""
+
+FIRST_VERSION = 7
+"""The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""
+
+MIGRATIONS: dict[int, list[str]] = {7: _VERSION_7, 8: _VERSION_8}
+"""Each version's statements, by version; versions before ``FIRST_VERSION`` never existed here."""

@@ -1,0 +1,51 @@
+"""One transaction: every area's repository bound to one connection (``Tx``)."""
+
+from __future__ import annotations
+
+from kxm_grpc.store.notify import Change
+from kxm_grpc.store.sql.agents import SqlAgents
+from kxm_grpc.store.sql.audit import SqlAudit
+from kxm_grpc.store.sql.connection import Connection
+from kxm_grpc.store.sql.credentials import SqlCredentials
+from kxm_grpc.store.sql.inbox import SqlInbox
+from kxm_grpc.store.sql.leases import SqlLeases
+from kxm_grpc.store.sql.messages import SqlMessages
+from kxm_grpc.store.sql.meta import SqlMeta
+from kxm_grpc.store.sql.operators import SqlOperators
+from kxm_grpc.store.sql.projects import SqlProjects
+from kxm_grpc.store.sql.replicas import SqlReplicas
+from kxm_grpc.store.sql.runtimes import SqlRuntimes
+from kxm_grpc.store.sql.sync_events import SqlSyncEvents
+from kxm_grpc.store.sql.timers import SqlTimers
+
+
+class SqlTx:
+    """Every repository bound to one connection, plus the topics the current work changed.
+
+    One instance serves a connection for its whole life: the writer thread runs one unit of work
+    at a time and collects the topics of each with ``take_topics``.
+    """
+
+    def __init__(self, conn: Connection) -> None:
+        self.meta = SqlMeta(conn)
+        self.projects = SqlProjects(conn)
+        self.agents = SqlAgents(conn)
+        self.messages = SqlMessages(conn)
+        self.inbox = SqlInbox(conn)
+        self.leases = SqlLeases(conn)
+        self.runtimes = SqlRuntimes(conn)
+        self.sync_events = SqlSyncEvents(conn)
+        self.timers = SqlTimers(conn)
+        self.operators = SqlOperators(conn)
+        self.audit = SqlAudit(conn)
+        self.credentials = SqlCredentials(conn)
+        self.replicas = SqlReplicas(conn)
+        self.topics: list[Change] = []
+
+    def notify(self, topic: str, hint: object | None = None) -> None:
+        self.topics.append((topic, hint))
+
+    def take_topics(self) -> list[Change]:
+        """Return and forget the changes collected so far."""
+        topics, self.topics = self.topics, []
+        return topics

@@ -1,0 +1,1 @@
+"""Replicas of one hub on a shared PostgreSQL database."""
