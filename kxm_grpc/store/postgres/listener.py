@@ -66,7 +66,7 @@ class ChangeListener:
         self._notifier = notifier
         self._replica_id = replica_id
         self._task: asyncio.Task[None] | None = None
-        self._listening = asyncio.Event()
+        self._conn: psycopg.AsyncConnection[Any] | None = None
         self.connected = False
         """Whether the listening connection is up now (while False, wake-ups from other replicas wait)."""
         self.reconnects = 0
@@ -77,42 +77,46 @@ class ChangeListener:
         Raises:
             psycopg.OperationalError: the first connection failed.
         """
-        conn = await self._connect(timeout)
-        self._task = asyncio.get_running_loop().create_task(self._run(conn), name="kxm-pg-listener")
+        self._conn = await self._connect(timeout)
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="kxm-pg-listener")
 
     async def _connect(self, timeout: float) -> psycopg.AsyncConnection[Any]:
-        conn = await psycopg.AsyncConnection.connect(self._dsn, autocommit=True, connect_timeout=max(1, round(timeout)))
-        await conn.execute(f"LISTEN {CHANNEL}")
+        conn = await psycopg.AsyncConnection.connect(
+            self._dsn, autocommit=True, connect_timeout=max(1, round(timeout)), application_name="kxm-hub"
+        )
+        try:
+            await conn.execute(f"LISTEN {CHANNEL}")
+        except BaseException:
+            await conn.close()
+            raise
         self.connected = True
         return conn
 
-    async def _run(self, conn: psycopg.AsyncConnection[Any] | None) -> None:
+    async def _run(self) -> None:
         delay = 0.1
         while True:
             try:
-                if conn is None:
-                    conn = await self._connect(10.0)
+                if self._conn is None:
+                    self._conn = await self._connect(10.0)
                     self.reconnects += 1
                     log.info("change_listener_reconnected", reconnects=self.reconnects)
                     self._notifier.wake_all()  # whatever committed while disconnected sent no wake-up here
                     delay = 0.1
                 while True:
-                    async for notification in conn.notifies(timeout=1.0):
+                    async for notification in self._conn.notifies(timeout=1.0):
                         self._deliver(notification.payload)
-            except asyncio.CancelledError:
-                if conn is not None:
-                    with contextlib.suppress(Exception):
-                        await conn.close()
-                raise
             except Exception as exc:
                 self.connected = False
                 log.warning("change_listener_disconnected", error=type(exc).__name__, retry_in=delay)
-                if conn is not None:
-                    with contextlib.suppress(Exception):
-                        await conn.close()
-                conn = None
+                await self._close_connection()
                 await asyncio.sleep(delay)
                 delay = min(_RECONNECT_MAX, delay * 2)
+
+    async def _close_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await conn.close()
 
     def _deliver(self, payload: str) -> None:
         sender, _, topics = payload.partition("\n")
@@ -127,4 +131,5 @@ class ChangeListener:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await self._close_connection()  # also when the task was cancelled before it ran
         self.connected = False

@@ -1,0 +1,163 @@
+"""The PostgreSQL adapter beyond the contract suite: migrations under a lock, retries, wake-ups, health."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import psycopg
+import pytest
+
+from kxm_grpc.store import StoreError
+from kxm_grpc.store.postgres import PostgresStore
+from kxm_grpc.store.postgres.listener import MAX_PAYLOAD, notify_payloads
+from kxm_grpc.store.postgres.migrations import MIGRATIONS
+
+pytestmark = pytest.mark.postgres
+
+
+async def started(url: str, **options: object) -> PostgresStore:
+    store = PostgresStore(url, **options)  # type: ignore[arg-type]
+    await store.start()
+    return store
+
+
+async def until(condition: object, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.02)
+
+
+async def test_replicas_starting_together_migrate_once(postgres_database: str) -> None:
+    """Three stores starting at once on a fresh database all start; the schema is at the latest version."""
+    # Execute
+    stores = await asyncio.gather(*(started(postgres_database) for _ in range(3)))
+
+    # Assert
+    try:
+        with psycopg.connect(postgres_database) as conn:
+            assert conn.execute("SELECT version FROM kxm_schema").fetchall() == [(max(MIGRATIONS),)]
+    finally:
+        for store in stores:
+            await store.close()
+
+
+async def test_a_foreign_or_newer_database_is_refused(postgres_database: str) -> None:
+    """A database with tables but no hub schema, or a schema newer than this hub's, is refused at start."""
+    # Prepare
+    with psycopg.connect(postgres_database, autocommit=True) as conn:
+        conn.execute("CREATE TABLE someone_elses (x int)")
+
+    # Execute / Assert
+    with pytest.raises(StoreError, match="not a kxm hub database"):
+        await started(postgres_database)
+    with psycopg.connect(postgres_database, autocommit=True) as conn:
+        conn.execute("DROP TABLE someone_elses")
+    store = await started(postgres_database)
+    await store.close()
+    with psycopg.connect(postgres_database, autocommit=True) as conn:
+        conn.execute("UPDATE kxm_schema SET version = 999")
+    with pytest.raises(StoreError, match="newer than this hub"):
+        await started(postgres_database)
+
+
+async def test_concurrent_appends_to_one_log_from_two_stores_are_gapless(postgres_database: str) -> None:
+    """Two stores (two replicas) issuing numbers of one log at once: 1..N, each once (serialization
+    failures are run again)."""
+    # Prepare
+    first, second = await started(postgres_database), await started(postgres_database)
+
+    # Execute
+    try:
+        issued = await asyncio.gather(
+            *(store.write(lambda tx: tx.inbox.next_seq("agt_a")) for store in (first, second) for _ in range(40))
+        )
+    finally:
+        await first.close()
+        await second.close()
+
+    # Assert
+    assert sorted(issued) == list(range(1, 81))
+
+
+async def test_a_change_on_one_store_wakes_a_waiter_on_another_also_after_the_listener_reconnects(
+    postgres_database: str,
+) -> None:
+    """A commit on store A wakes a waiter of its topic on store B (no hint: a wake-up only); when B's
+    listening connection is killed, B reconnects and wakes every waiter so nothing missed meanwhile is
+    lost."""
+    # Prepare
+    a, b = await started(postgres_database), await started(postgres_database)
+    try:
+        version = b.notifier.version("agent:x")
+        waiting = asyncio.create_task(b.notifier.wait_hint("agent:x", version, timeout=10))
+        await asyncio.sleep(0.05)
+
+        # Execute: a remote change
+        await a.write(lambda tx: tx.notify("agent:x", "a hint"))
+        hint = await waiting
+
+        # Execute: the listener's connection dies; the next waiter is woken by the reconnection
+        listener = b._listener
+        assert listener is not None
+        version = b.notifier.version("agent:y")
+        waiting = asyncio.create_task(b.notifier.wait("agent:y", version, timeout=15))
+        await asyncio.sleep(0.05)
+        with psycopg.connect(postgres_database, autocommit=True) as conn:
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND query LIKE 'LISTEN%%' AND pid <> pg_backend_pid()"
+            )
+        woken = await waiting
+
+        # Assert
+        assert hint is None  # other replicas' changes carry no hints
+        assert woken is True
+        assert listener.reconnects >= 1 and listener.connected
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_losing_the_database_turns_health_until_a_probe_write_succeeds(postgres_database: str) -> None:
+    """Every hub connection terminated: the next write fails UNAVAILABLE and health turns False; the
+    probe reconnects and health returns True without any other write."""
+    # Prepare
+    store = await started(postgres_database, probe_interval=0.1)
+    changes: list[bool] = []
+    store.add_health_listener(changes.append)
+    try:
+        await store.write(lambda tx: tx.meta.put("k", "v"))
+
+        # Execute
+        with psycopg.connect(postgres_database, autocommit=True) as conn:
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND application_name = 'kxm-hub'"
+            )
+        failures = 0
+        for _ in range(store._pool_max + 1):  # each pooled connection may be a dead one
+            try:
+                await store.write(lambda tx: tx.meta.put("k", "w"))
+            except Exception:
+                failures += 1
+        await until(lambda: store.healthy and changes == [False, True])
+
+        # Assert
+        assert failures >= 1
+        assert await store.read(lambda tx: tx.meta.get("k")) in ("v", "w")
+    finally:
+        await store.close()
+
+
+def test_notifications_are_split_under_the_payload_limit_and_name_each_topic_once() -> None:
+    """Topics are deduplicated, in order, each payload starts with the sender and stays under the limit."""
+    # Execute
+    topics = [(f"agent:{i:04d}" + "x" * 100, None) for i in range(200)]
+    payloads = list(notify_payloads("r1", [*topics, *topics]))
+
+    # Assert
+    assert all(p.startswith("r1\n") and len(p.encode()) <= MAX_PAYLOAD for p in payloads)
+    assert [line for p in payloads for line in p.split("\n")[1:]] == [t for t, _ in topics]
+    assert list(notify_payloads("r1", [])) == []
