@@ -32,6 +32,8 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from kxm_grpc.store.url import parse_database_url
+
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "postgres"
 DSN_ENV = "KXM_TEST_POSTGRES_DSN"
 FIXTURES = frozenset({"postgres_server", "postgres_database"})
@@ -104,12 +106,13 @@ def _scratch_parent() -> str:
 
 def _external(dsn: str) -> PostgresServer:
     if urlsplit(dsn).scheme not in ("postgresql", "postgres"):
-        pytest.fail(f"{DSN_ENV} must be a postgresql:// URL, not {dsn!r}", pytrace=False)
+        pytest.fail(f"{DSN_ENV} must be a postgresql:// URL", pytrace=False)
     server = PostgresServer(dsn, external=True)
     try:
         server._execute(sql.SQL("SELECT 1"))
     except psycopg.Error as exc:
-        pytest.fail(f"cannot reach the server of {DSN_ENV}={dsn}: {exc}", pytrace=False)
+        shown = str(parse_database_url(dsn))  # without its password
+        pytest.fail(f"cannot reach the server of {DSN_ENV} ({shown}): {type(exc).__name__}", pytrace=False)
     return server
 
 

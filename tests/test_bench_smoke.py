@@ -13,7 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psycopg
+import pytest
+
 from bench import run
+from tests.postgres import PostgresServer
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -87,6 +91,53 @@ def test_per_call_costs_are_measured() -> None:
     assert set(figures) == expected, completed.stdout
     # A number per call, never its value (issue 6): at 20 calls, CPU time in 10 ms ticks can read 0.
     assert all(values and _number(float(values[0])) for values in figures.values()), completed.stdout
+
+
+@pytest.mark.postgres
+def test_replicas_quick_run_measures_every_setup(tmp_path: Path, postgres_server: PostgresServer) -> None:
+    """``python -m bench.replicas --quick`` on the test server: every scenario on SQLite and PostgreSQL, with
+    ratios, hub CPU and PostgreSQL CPU per operation; its databases dropped afterwards."""
+    results = tmp_path / "results"
+    command = [sys.executable, "-m", "bench.replicas", "--quick", "--quiet", "--postgres", postgres_server.dsn]
+    completed = subprocess.run(
+        [*command, "--results-dir", str(results)],
+        cwd=REPO,
+        env={**os.environ, "GRPC_VERBOSITY": "ERROR"},
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    files = list(results.glob("replicas-*.json"))
+    assert len(files) == 1
+    result = json.loads(files[0].read_text())
+    assert (results / "replicas-latest.md").read_text().startswith("# kxm hub on PostgreSQL and replicas")
+    assert "| scenario |" in completed.stdout
+
+    rows = result["rows"]
+    errors = [f"{r['scenario']}/{r['scale']}: {r['error']}" for r in rows if r["error"]]
+    assert not errors, errors
+    setups = {(r["scenario"], r["scale"].rsplit(" · ", 1)[1]) for r in rows}
+    core = {"sqlite", "pg1", "pg2-crossed", "pg2-local"}
+    expected = {(s, x) for s in ("core_full", "core_normal") for x in core}
+    expected |= {("delivery", x) for x in ("sqlite", "pg1", "pg2-crossed")}
+    assert setups == expected, setups ^ expected
+    for row in rows:
+        assert row["repetitions"] >= 1, row
+        assert _number(row["median"]) and _number(row["server_cpu_us_per_op"]), row
+        assert _number(row["p50_ms"]) and _number(row["p99_ms"]), row
+        if not row["scale"].endswith(" · sqlite"):
+            assert _number(row["ratio"]), row
+    # The fixture's server runs on this machine, so its processes' CPU is measured.
+    assert result["postgres"]["cpu_measured"] is True
+    pg_rows = [r for r in rows if " · pg" in r["scale"]]
+    assert all(_number(r["pg_cpu_us_per_op"]) and _number(r["total_cpu_ratio"]) for r in pg_rows), pg_rows
+    assert all(_number(r["hub1_cpu_us_per_op"]) for r in pg_rows if "pg2" in r["scale"]), pg_rows
+    assert len(result["postgres"]["databases"]) == 2 * 3 + 2  # a fresh database per PostgreSQL setup and scenario
+    with psycopg.connect(postgres_server.dsn, connect_timeout=10) as conn:
+        left = {name for (name,) in conn.execute("SELECT datname FROM pg_database").fetchall()}
+    assert not left & set(result["postgres"]["databases"]), "a database of the run was not dropped"
 
 
 def test_generated_bench_code_is_current(tmp_path: Path) -> None:

@@ -227,6 +227,9 @@ class HubServer:
             if self._server is not None:
                 await self.stop(0)
             else:
+                if self.hub is not None:
+                    with contextlib.suppress(Exception):  # leave at once rather than a replica ttl later
+                        await self.hub.coordination.stop()
                 await self.store.close()
             raise
 

@@ -36,6 +36,7 @@ from kxm_grpc.domain.clock import MICROS
 from kxm_grpc.domain.secrets import new_id
 from kxm_grpc.server.coordination import InProcessCoordination, Started
 from kxm_grpc.server.streams import Abort, Stream, Subscribers
+from kxm_grpc.server.sweeps import DATABASE_SWEEPS, LOCAL_SWEEPS, run_sweeps
 from kxm_grpc.services import replicas
 from kxm_grpc.services.auth import AuthCache
 from kxm_grpc.services.messages import Subscription
@@ -51,21 +52,27 @@ CLOCK_RESYNC = 30.0
 
 
 class DatabaseClock:
-    """The database server's clock, read as this machine's clock plus an offset measured at ``sync``.
+    """The database server's clock, read as this machine's monotonic clock plus an offset measured at ``sync``.
 
     Reading the database for every decision would cost a round trip each; the offset costs one per
-    ``CLOCK_RESYNC``. It is measured as the server's time minus the midpoint of the round trip, so
-    it is right to within half a round trip (well under a millisecond on one network).
+    ``CLOCK_RESYNC``. The store times the query on its worker (``Store.database_time``), so the
+    reading is right to within half a round trip plus the event loop's delay in resuming. Between
+    readings it follows the monotonic clock, so a step of this machine's wall clock changes
+    nothing, and it never goes backwards: a reading lower than the time already handed out holds
+    the clock still until it catches up.
     """
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self.offset = 0
-        """Microseconds to add to this machine's clock."""
+        self.offset = time.time_ns() // 1000 - time.monotonic_ns() // 1000
+        """Microseconds to add to this machine's monotonic clock."""
+        self._last = 0
 
     def now(self) -> int:
-        """The database's time now, in microseconds since the epoch."""
-        return time.time_ns() // 1000 + self.offset
+        """The database's time now, in microseconds since the epoch (never less than a time returned before)."""
+        value = max(self._last, time.monotonic_ns() // 1000 + self.offset)
+        self._last = value
+        return value
 
     async def sync(self) -> None:
         """Measure the offset again.
@@ -73,10 +80,8 @@ class DatabaseClock:
         Raises:
             HubError: the database could not be asked.
         """
-        before = time.time_ns() // 1000
         server = await self._store.database_time()
-        after = time.time_ns() // 1000
-        self.offset = server - (before + after) // 2
+        self.offset = server - time.monotonic_ns() // 1000
 
 
 class ClusterStreams(Subscribers):
@@ -109,6 +114,8 @@ class ClusterStreams(Subscribers):
             )
         except BaseException:
             super().close(stream)
+            # Cancelled while its row was being written, the row may commit anyway: remove it for sure.
+            self._forget_soon(stream.id)
             raise
         self.open_ids[stream.id] = stream.agent_id
         return stream
@@ -117,9 +124,15 @@ class ClusterStreams(Subscribers):
         """Forget a stream here at once and in the cluster's count soon after (a failure there is logged:
         the row goes when this replica leaves or is taken for dead)."""
         super().close(stream)
-        if self.open_ids.pop(stream.id, None) is None:
-            return
-        task = asyncio.get_running_loop().create_task(self._forget(stream.id), name="kxm-stream-close")
+        if self.open_ids.pop(stream.id, None) is not None:
+            self._forget_soon(stream.id)
+
+    def forget(self, stream_id: str) -> None:
+        """Remove a stream's row soon (idempotent), e.g. one a rejoin may have written again."""
+        self._forget_soon(stream_id)
+
+    def _forget_soon(self, stream_id: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._forget(stream_id), name="kxm-stream-close")
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
@@ -150,6 +163,8 @@ class ReplicaCoordination(InProcessCoordination):
         self._resigned = asyncio.Event()
         self._resigned.set()
         self._heartbeats: asyncio.Task[None] | None = None
+        self._held_until = 0.0
+        """When (monotonic) the sweeper role this replica last claimed lapses, counted from before the claim."""
 
     @property
     def ttl(self) -> int:
@@ -160,7 +175,11 @@ class ReplicaCoordination(InProcessCoordination):
         """Join the cluster (the first replica of a cluster start does the start-up work), then claim the
         sweeper role and start the heartbeats."""
         hub = self._hub
-        joined = await replicas.join(hub.store, self.replica_id, self.host, self.pid, now=hub.now(), ttl=self.ttl)
+        # A ttl and a heartbeat: long enough that any live replica beat at least once, even a slow one.
+        dead = await replicas.watch(hub.store, window=hub.settings.replica_ttl * 1.2)
+        joined = await replicas.join(
+            hub.store, self.replica_id, self.host, self.pid, now=hub.now(), ttl=self.ttl, dead=dead
+        )
         log.info("replica_joined", replica_id=self.replica_id, first=joined.first)
         await self._beat()
         self._heartbeats = asyncio.get_running_loop().create_task(self._run_heartbeats(), name="kxm-heartbeats")
@@ -179,17 +198,32 @@ class ReplicaCoordination(InProcessCoordination):
 
     async def _beat(self) -> None:
         hub = self._hub
+        started = time.monotonic()
+        open_now = dict(self.streams.open_ids)
         holds = await replicas.heartbeat(
-            hub.store, self.replica_id, self.host, self.pid, dict(self.streams.open_ids), now=hub.now(), ttl=self.ttl
+            hub.store, self.replica_id, self.host, self.pid, open_now, now=hub.now(), ttl=self.ttl
         )
-        if holds and not self.sweeping.is_set():
-            log.info("sweeper_role_taken", replica_id=self.replica_id)
-            self._resigned.clear()
-            self.sweeping.set()
-        elif not holds and self.sweeping.is_set():
-            log.info("sweeper_role_lost", replica_id=self.replica_id)
-            self.sweeping.clear()
-            self._resigned.set()
+        for stream_id in open_now.keys() - self.streams.open_ids.keys():
+            self.streams.forget(stream_id)  # closed while a rejoin may have written its row again
+        if holds:
+            self._held_until = started + hub.settings.replica_ttl
+            if not self.sweeping.is_set():
+                log.info("sweeper_role_taken", replica_id=self.replica_id)
+                self._resigned.clear()
+                self.sweeping.set()
+        elif self.sweeping.is_set():
+            self._resign("lost")
+
+    def _resign(self, why: str) -> None:
+        log.info("sweeper_role_lost", replica_id=self.replica_id, why=why)
+        self.sweeping.clear()
+        self._resigned.set()
+
+    def _resign_if_lapsed(self) -> None:
+        """Stop sweeping once the role this replica last claimed has lapsed: while its heartbeats fail it
+        cannot know that another replica has not taken the role."""
+        if self.sweeping.is_set() and time.monotonic() >= self._held_until:
+            self._resign("heartbeats failing")
 
     async def _run_heartbeats(self) -> None:
         """Beat every ``ttl / 5`` and re-read the database's clock every ``CLOCK_RESYNC``; a failed beat is
@@ -208,6 +242,7 @@ class ReplicaCoordination(InProcessCoordination):
                 raise
             except Exception:
                 log.warning("replica_heartbeat_failed", replica_id=self.replica_id, exc_info=True)
+                self._resign_if_lapsed()
 
     async def _while_sweeper(self, run: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Run ``run`` each time this replica holds the sweeper role, cancelling it when the role is lost."""
@@ -230,5 +265,8 @@ class ReplicaCoordination(InProcessCoordination):
         await self._while_sweeper(super().run_timers)
 
     async def run_sweeps(self) -> None:
-        """Run the sweeps while this replica is the sweeper."""
-        await self._while_sweeper(super().run_sweeps)
+        """Sweep this process's memory always, and the database while this replica is the sweeper."""
+        hub = self._hub
+        await asyncio.gather(
+            run_sweeps(hub, LOCAL_SWEEPS), self._while_sweeper(lambda: run_sweeps(hub, DATABASE_SWEEPS))
+        )

@@ -332,6 +332,12 @@ class Settings:
         Raises:
             SettingsError: unsafe binding or a value below its minimum.
         """
+        if self.database and parse_database_url(self.database).shared and not self.admin_token:
+            # Zero-configuration would give each replica its own admin token (and let one rotate the
+            # default project's token under the others): replicas share one, given to each.
+            raise SettingsError(
+                "a shared database (postgresql://) needs --admin-token (KXM_ADMIN_TOKEN), the same for every replica"
+            )
         if not is_loopback(self.host) and not self.admin_token:
             raise SettingsError(
                 f"binding {self.host} beyond loopback needs an explicit admin token (--admin-token or KXM_ADMIN_TOKEN)"

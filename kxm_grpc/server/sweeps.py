@@ -56,6 +56,13 @@ async def sweep_lease_alive(hub: HubState) -> object:
 
 
 SWEEPS: list[Sweep] = [sweep_agents, sweep_rate_buckets, sweep_timers, sweep_messages, sweep_lease_alive]
+"""Every sweep, in order: what a hub alone on its database runs."""
+
+LOCAL_SWEEPS: list[Sweep] = [sweep_rate_buckets]
+"""The sweeps of this process's own memory: every replica runs them."""
+
+DATABASE_SWEEPS: list[Sweep] = [sweep for sweep in SWEEPS if sweep not in LOCAL_SWEEPS]
+"""The sweeps of the database: on a shared database only the sweeper replica runs them."""
 
 
 async def run_sweeps(hub: HubState, sweeps: list[Sweep] | None = None) -> None:

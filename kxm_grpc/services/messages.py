@@ -528,6 +528,7 @@ async def _change(
     expired: list[Message] = []
 
     def work(tx: Tx) -> Message:
+        expired.clear()  # a unit of work may run more than once (PostgreSQL retries serialization failures)
         message = _find(tx, project, message_id)
         authorize(message, agent_id)
         if message.is_due(now):
@@ -553,6 +554,7 @@ async def cancel_message(store: Store, caller: Caller, message_id: str, *, now: 
     changed: list[Message] = []
 
     def transition(tx: Tx, message: Message) -> Message:
+        changed.clear()  # the unit of work may run more than once
         updated = rules.cancelled(message, now)
         if updated is not message:
             _store_end(tx, updated)

@@ -2,12 +2,15 @@
 
 Every decision here is a database transaction, so replicas agree without talking to each other:
 
-- **Joining.** A replica starting joins in one transaction that forgets replicas whose heartbeat
-  lapsed and counts the live others. The first of a cluster (none live) also does, in that same
-  transaction, what a lone hub does at start: mark every agent offline (no stream survived) and
-  push live leases back by the downtime (decision 33). A replica joining a running cluster does
-  neither: the database never stopped, so nothing was down. Two replicas starting together are
-  serialised by the database: one of them is first.
+- **Joining.** A replica starting first watches the other replicas' rows for a ttl and a
+  heartbeat (``watch``): a row whose heartbeat moved is a live replica, one that did not is dead
+  (by expiry alone, a replica restarted within a ttl would see its own dead row as live, and a
+  joiner after a database outage longer than a ttl would take every live replica for dead). It
+  then joins in one transaction that forgets the dead and counts the others. The first of a
+  cluster (none left) also does, in that same transaction, what a lone hub does at start: mark
+  every agent offline (no stream survived) and push live leases back by the downtime (decision
+  33). A replica joining a running cluster does neither: the database never stopped, so nothing
+  was down. Two replicas starting together are serialised by the database: one of them is first.
 - **Heartbeats.** Each replica pushes its ``expire_time`` ``ttl`` ahead every ``ttl / 5``; one
   that stops (killed, paused, cut off) is gone for the others once its time passes.
 - **The sweeper.** The timers and the sweeps run on one replica at a time, the holder of the
@@ -22,6 +25,8 @@ Every decision here is a database transaction, so replicas agree without talking
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from kxm_grpc.domain.leases import Lease
@@ -45,11 +50,25 @@ class Joined:
     """Microseconds live leases were pushed back by (only the first replica does)."""
 
 
-async def join(store: Store, replica_id: str, host: str, pid: int, *, now: int, ttl: int) -> Joined:
-    """Join the cluster; the first replica of a cluster start also does the start-up work (module docstring)."""
+async def watch(store: Store, *, window: float) -> set[str]:
+    """The replicas whose heartbeat did not move in ``window`` seconds: the dead (nothing to wait for when
+    no replica has a row)."""
+    before = await store.read(lambda tx: tx.replicas.heartbeats())
+    if not before:
+        return set()
+    await asyncio.sleep(window)
+    after = await store.read(lambda tx: tx.replicas.heartbeats())
+    return {replica for replica, expire_time in before.items() if after.get(replica, expire_time) == expire_time}
+
+
+async def join(
+    store: Store, replica_id: str, host: str, pid: int, *, now: int, ttl: int, dead: Collection[str] = ()
+) -> Joined:
+    """Join the cluster, forgetting the ``dead`` (``watch``); the first replica of a cluster start also does
+    the start-up work (module docstring)."""
 
     def work(tx: Tx) -> tuple[Joined, list[Lease]]:
-        others = tx.replicas.join(replica_id, host, pid, now, now + ttl)
+        others = tx.replicas.join(replica_id, host, pid, now, now + ttl, dead)
         if others:
             return Joined(False, 0, 0), []
         retired = tx.agents.mark_all_offline()

@@ -12,7 +12,7 @@ from kxm_grpc.client import HubClient
 from kxm_grpc.errors import AlreadyExists, InvalidArgument, NotFound, Reason, ResourceExhausted, Unauthenticated
 from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings, SettingsError
-from tests.conftest import Hub
+from tests.conftest import Hub, sqlite_only
 
 
 async def test_create_list_and_rotate(hub: Hub) -> None:
@@ -89,6 +89,7 @@ async def test_rate_limit_is_per_identity_with_retry_info(hub_settings: Settings
     await server.stop(0)
 
 
+@sqlite_only  # zero configuration: a shared database requires --admin-token (decision 82)
 async def test_zero_configuration_hub_writes_owner_only_credentials(hub_settings: Settings) -> None:
     """Without an admin token on loopback, the hub generates one and a default project, in a 0600 file."""
     settings = replace(hub_settings, admin_token=None)
@@ -137,6 +138,7 @@ async def test_failed_authentication_is_rate_limited_by_peer(hub_settings: Setti
     await server.stop(0)
 
 
+@sqlite_only  # zero configuration: a shared database requires --admin-token (decision 82)
 async def test_stale_token_in_credentials_file_is_reissued_at_start(hub_settings: Settings) -> None:
     """A zero-configuration hub repairs a credentials file whose project token was rotated elsewhere."""
     settings = replace(hub_settings, admin_token=None)
@@ -159,3 +161,10 @@ async def test_stale_token_in_credentials_file_is_reissued_at_start(hub_settings
     assert registered.agent.project == "default"
     await client.close()
     await restarted.stop(0)
+
+
+def test_a_shared_database_needs_the_admin_token_given() -> None:
+    """Zero configuration on PostgreSQL would give each replica an admin token of its own: refused."""
+    with pytest.raises(SettingsError, match="shared database .* needs --admin-token"):
+        Settings(database="postgresql://kxm@127.0.0.1:5999/kxm").validate()
+    assert Settings(database="postgresql://kxm@127.0.0.1:5999/kxm", admin_token="x" * 20).validate()

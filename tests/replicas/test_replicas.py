@@ -15,7 +15,8 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from kxm_grpc.client import HubClient
-from kxm_grpc.errors import HubError, Reason, ResourceExhausted, Unauthenticated
+from kxm_grpc.errors import Reason, ResourceExhausted, Unauthenticated
+from kxm_grpc.store.tables import raw_connection
 from kxm_grpc.v1 import MessageState, Presence
 from tests.replicas.conftest import ADMIN_TOKEN, Cluster
 
@@ -179,8 +180,10 @@ async def test_the_sweeps_and_timers_go_on_when_the_sweeping_replica_is_killed_o
             os.kill(sweeper.pid, signal.SIGSTOP)
 
         async def expired() -> bool:
-            got = await alice.messages.get(sent.message.id)
-            return bool(got.message.state == MessageState.MESSAGE_STATE_EXPIRED)
+            # As stored, not as read: a read applies expiry itself, only the timer stores it.
+            with raw_connection(cluster.database) as conn:
+                row = conn.execute("SELECT state FROM messages WHERE id = ?", (sent.message.id,)).fetchone()
+            return bool(row[0] == "expired")
 
         async def quiet_offline() -> bool:
             listed = await alice.agents.list(include_offline=True)
@@ -291,5 +294,44 @@ async def test_a_restarted_replica_rejoins_without_marking_the_others_agents_off
         await bob.close()
 
 
-def _unused(error: HubError) -> None:  # keeps the import for readers of the errors above
-    raise error
+async def test_a_lone_replica_killed_and_restarted_at_once_begins_the_cluster_again(cluster: Cluster) -> None:
+    """Its dead row has not lapsed yet, but its heartbeat no longer moves: the new process is the
+    cluster's first, so agents are marked offline as after any hub restart."""
+    (one,) = cluster.start(1)
+    token = await project_token(one.address)
+    bob = await agent(one.address, token, "bob")
+    await bob.close()
+    one.kill()
+    cluster.start(1)  # within the ttl of the killed one's last heartbeat
+    reader = HubClient(cluster.replicas[-1].address, token=token)
+    try:
+        listed = await reader.agents.list(include_offline=True)
+        assert [a.presence for a in listed.agents if a.name == "bob"] == [Presence.PRESENCE_OFFLINE]
+    finally:
+        await reader.close()
+
+
+async def test_streams_cancelled_while_opening_leave_no_row_behind(cluster: Cluster) -> None:
+    """Subscribes cancelled at every point of their opening leave no stream counted against the cap."""
+    (one,) = cluster.start(1, "--max-streams-per-agent", "2")
+    token = await project_token(one.address)
+    bob = await agent(one.address, token, "bob")
+    try:
+        for delay in [i * 0.002 for i in range(30)]:
+            stream = bob.messages.subscribe(reconnect=False)
+            opening = asyncio.ensure_future(anext(stream))
+            await asyncio.sleep(delay)
+            opening.cancel()
+            await asyncio.gather(opening, return_exceptions=True)
+            await stream.aclose()
+
+        async def none_left() -> bool:
+            with raw_connection(cluster.database) as conn:
+                return int(conn.execute("SELECT COUNT(*) FROM streams").fetchone()[0]) == 0
+
+        await until(none_left)
+        stream = bob.messages.subscribe(reconnect=False)
+        assert (await anext(stream)).HasField("ready")  # the cap is not used up
+        await stream.aclose()
+    finally:
+        await bob.close()

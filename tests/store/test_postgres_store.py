@@ -8,6 +8,7 @@ import time
 import psycopg
 import pytest
 
+from kxm_grpc.errors import HubError
 from kxm_grpc.store import StoreError
 from kxm_grpc.store.postgres import PostgresStore
 from kxm_grpc.store.postgres.listener import MAX_PAYLOAD, notify_payloads
@@ -120,33 +121,62 @@ async def test_a_change_on_one_store_wakes_a_waiter_on_another_also_after_the_li
         await b.close()
 
 
-async def test_losing_the_database_turns_health_until_a_probe_write_succeeds(postgres_database: str) -> None:
-    """Every hub connection terminated: the next write fails UNAVAILABLE and health turns False; the
-    probe reconnects and health returns True without any other write."""
+def _end_hub_sessions(url: str, *statements: str) -> None:
+    """Run ``statements`` on the database, then end every session the hub has open on it."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SET default_transaction_read_only = off")  # this session, whatever the database's default
+        for statement in statements:
+            conn.execute(statement)
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND application_name = 'kxm-hub' AND pid <> pg_backend_pid()"
+        )
+
+
+async def test_sessions_ended_under_the_store_cost_no_call(postgres_database: str) -> None:
+    """Every hub session terminated (a server restart, a failover): the next writes begin on fresh
+    connections, none fails and health never turns."""
+    # Prepare
+    store = await started(postgres_database)
+    changes: list[bool] = []
+    store.add_health_listener(changes.append)
+    try:
+        await asyncio.gather(*(store.write(lambda tx: tx.meta.put("k", "v")) for _ in range(10)))
+
+        # Execute
+        _end_hub_sessions(postgres_database)
+        await asyncio.gather(*(store.write(lambda tx: tx.meta.put("k", "w")) for _ in range(10)))
+
+        # Assert
+        assert changes == [] and store.healthy
+        assert await store.read(lambda tx: tx.meta.get("k")) == "w"
+    finally:
+        await store.close()
+
+
+async def test_a_database_refusing_writes_turns_health_until_a_probe_write_succeeds(postgres_database: str) -> None:
+    """The database turned read-only: a write fails UNAVAILABLE and health turns False; once it takes
+    writes again, the probe turns health True without any other write."""
     # Prepare
     store = await started(postgres_database, probe_interval=0.1)
     changes: list[bool] = []
     store.add_health_listener(changes.append)
+    database = postgres_database.rsplit("/", 1)[1]
     try:
         await store.write(lambda tx: tx.meta.put("k", "v"))
 
         # Execute
-        with psycopg.connect(postgres_database, autocommit=True) as conn:
-            conn.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                "WHERE datname = current_database() AND application_name = 'kxm-hub'"
-            )
-        failures = 0
-        for _ in range(store._pool_max + 1):  # each pooled connection may be a dead one
-            try:
-                await store.write(lambda tx: tx.meta.put("k", "w"))
-            except Exception:
-                failures += 1
-        await until(lambda: store.healthy and changes == [False, True])
+        _end_hub_sessions(postgres_database, f"ALTER DATABASE {database} SET default_transaction_read_only = on")
+        with pytest.raises(HubError) as refused:
+            await store.write(lambda tx: tx.meta.put("k", "w"))
+        turned = list(changes)
+        _end_hub_sessions(postgres_database, f"ALTER DATABASE {database} RESET default_transaction_read_only")
+        await until(lambda: store.healthy)
 
         # Assert
-        assert failures >= 1
-        assert await store.read(lambda tx: tx.meta.get("k")) in ("v", "w")
+        assert refused.value.status == "UNAVAILABLE"
+        assert turned == [False] and changes == [False, True]
+        assert await store.read(lambda tx: tx.meta.get("k")) == "v"
     finally:
         await store.close()
 
@@ -161,3 +191,29 @@ def test_notifications_are_split_under_the_payload_limit_and_name_each_topic_onc
     assert all(p.startswith("r1\n") and len(p.encode()) <= MAX_PAYLOAD for p in payloads)
     assert [line for p in payloads for line in p.split("\n")[1:]] == [t for t, _ in topics]
     assert list(notify_payloads("r1", [])) == []
+
+
+async def test_a_write_whose_caller_is_cancelled_still_announces_its_commit(postgres_database: str) -> None:
+    """The caller gives up while the transaction runs; it commits anyway, and its topic is published
+    on this store's notifier (waiters here are woken: the listener skips this store's own notices)."""
+    # Prepare
+    store = await started(postgres_database)
+    try:
+        version = store.notifier.version("agent:z")
+
+        def slow(tx: object) -> None:
+            time.sleep(0.3)
+            tx.meta.put("k", "committed")  # type: ignore[attr-defined]
+            tx.notify("agent:z")  # type: ignore[attr-defined]
+
+        # Execute
+        writing = asyncio.create_task(store.write(slow))
+        await asyncio.sleep(0.1)
+        writing.cancel()
+        await asyncio.gather(writing, return_exceptions=True)
+        await until(lambda: store.notifier.version("agent:z") == version + 1)
+
+        # Assert
+        assert await store.read(lambda tx: tx.meta.get("k")) == "committed"
+    finally:
+        await store.close()

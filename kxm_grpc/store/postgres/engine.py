@@ -28,8 +28,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import logging
 import os
 import random
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -41,7 +43,7 @@ import structlog
 
 from kxm_grpc.errors import Reason, Unavailable
 from kxm_grpc.store.base import Durability, StoreError
-from kxm_grpc.store.notify import Change, Notifier
+from kxm_grpc.store.notify import Notifier
 from kxm_grpc.store.postgres import errors
 from kxm_grpc.store.postgres.connection import PgConnection
 from kxm_grpc.store.postgres.listener import CHANNEL, ChangeListener, notify_payloads
@@ -53,12 +55,31 @@ from kxm_grpc.store.url import redact_postgres_url
 T = TypeVar("T")
 log = structlog.get_logger("kxm.store")
 
+_PASSWORD_IN_URL = re.compile(r"(postgres(?:ql)?://[^:/@\s]*):[^@\s]*@")
+
+
+class _RedactPasswords(logging.Filter):
+    """Hide any ``postgresql://user:password@`` in psycopg_pool's own log lines (connection errors quote libpq)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if "://" in message:
+            record.msg, record.args = _PASSWORD_IN_URL.sub(r"\1:***@", message), None
+        return True
+
+
+logging.getLogger("psycopg.pool").addFilter(_RedactPasswords())
+
 RETRIES = 30
 """How many times a unit of work runs before a serialization failure is the caller's (UNAVAILABLE)."""
 
 _MIGRATION_LOCK = 0x6B786D_0001
 """The advisory lock key migrations hold (``pg_advisory_xact_lock``): replicas starting together migrate once."""
 _PROBE_KEY = "storage_probe"
+_READ_BEGIN = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3}
+"""TCP keepalives on every connection: a half-open connection (a silent network failure) errors
+within about 25 s instead of never, the listener's above all."""
 _NOW_SQL = "SELECT (EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::BIGINT"
 
 
@@ -118,13 +139,18 @@ class PostgresStore:
             StoreError: the server cannot be reached, refuses the credentials, or holds a schema
                 newer than this hub's.
         """
+        try:
+            psycopg.conninfo.conninfo_to_dict(self.dsn)
+        except psycopg.ProgrammingError:
+            # libpq's message quotes the URL, password and all: say only what is wrong.
+            raise StoreError(f"the postgresql URL {self.description} cannot be parsed by libpq") from None
         self._loop = asyncio.get_running_loop()
         self._executor = concurrent.futures.ThreadPoolExecutor(self._pool_max, thread_name_prefix="kxm-pg")
         self._pool = psycopg_pool.ConnectionPool(
             self.dsn,
             min_size=self._pool_min,
             max_size=self._pool_max,
-            kwargs={"autocommit": True, "connect_timeout": max(1, round(self._connect_timeout))},
+            kwargs={"autocommit": True, "connect_timeout": max(1, round(self._connect_timeout)), **_KEEPALIVES},
             configure=self._configure,
             timeout=self._busy_timeout,
             open=False,
@@ -133,7 +159,10 @@ class PostgresStore:
         try:
             await self._in_thread(self._open_and_migrate)
             self._listener = ChangeListener(self.dsn, self.notifier, self.replica_id)
-            await self._listener.start(timeout=self._connect_timeout)
+            try:
+                await self._listener.start(timeout=self._connect_timeout)
+            except psycopg.Error as exc:
+                raise StoreError(f"cannot listen for changes on {self.description}: {type(exc).__name__}") from exc
         except BaseException:
             await self.close()
             raise
@@ -157,8 +186,8 @@ class PostgresStore:
         conn.execute("SET idle_in_transaction_session_timeout = 60000")
         conn.execute("SET TIME ZONE 'UTC'")
         conn.execute("SET application_name = 'kxm-hub'")
-        if self.durability is Durability.NORMAL:
-            conn.execute("SET synchronous_commit = off")
+        # Set either way: the server's or the role's default must not decide what --durability means.
+        conn.execute(f"SET synchronous_commit = {'off' if self.durability is Durability.NORMAL else 'on'}")
 
     def _migrate(self, conn: psycopg.Connection[Any]) -> None:
         """Apply the pending migrations in one transaction holding the migration lock.
@@ -172,6 +201,7 @@ class PostgresStore:
         """
         latest = max(MIGRATIONS)
         with conn.transaction():
+            conn.execute("SET LOCAL lock_timeout = 0")  # wait for another replica's migration however long
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
             conn.execute("CREATE TABLE IF NOT EXISTS kxm_schema (version BIGINT NOT NULL)")
             row = conn.execute("SELECT version FROM kxm_schema").fetchone()
@@ -218,36 +248,63 @@ class PostgresStore:
 
     # -- units of work --------------------------------------------------------------------------
 
-    def _run(self, work: Callable[[Tx], T], begin: str, *, writes: bool) -> tuple[T, list[Change]]:
+    def _run(self, work: Callable[[Tx], T], begin: str, *, writes: bool) -> T:
         """Run ``work`` in a transaction opened by ``begin`` (on a worker thread); retry serialization failures.
 
-        Returns what ``work`` returned and the topics it notified. Raises what ``work`` raised, or
-        the psycopg error that ended the last attempt (``write``/``read`` map it).
+        A pooled connection that turns out dead when the transaction begins (the server restarted,
+        or an operator ended the session) is dropped and the transaction begun on another, up to
+        the pool's size: nothing had run on it yet. A committed write's topics are handed to the
+        event loop from here, right after COMMIT, so they are published even if the caller was
+        cancelled meanwhile, and before the caller resumes.
+
+        Returns what ``work`` returned. Raises what ``work`` raised, or the psycopg error that ended
+        the last attempt (``write``/``read`` map it).
         """
         assert self._pool is not None
-        attempt = 0
-        with self._pool.connection() as raw:
-            conn = PgConnection(raw)
-            while True:
-                tx = SqlTx(conn)
+        for _ in range(self._pool_max):
+            with self._pool.connection() as raw:
                 try:
                     raw.execute(begin)
-                    result = work(tx)
-                    topics = tx.take_topics()
-                    if writes and topics:
-                        for payload in notify_payloads(self.replica_id, topics):
-                            raw.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
-                    raw.execute("COMMIT")
-                    return result, topics
-                except BaseException as exc:
-                    with contextlib.suppress(psycopg.Error):
-                        if raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
-                            raw.execute("ROLLBACK")
-                    attempt += 1
-                    if not errors.is_retryable(exc) or attempt >= RETRIES:
+                except psycopg.OperationalError:
+                    if not raw.closed and not raw.broken:
                         raise
-                    self.retries += 1
-                    time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+                    continue  # a dead pooled connection: returned broken, the pool discards it
+                return self._attempts(raw, work, writes=writes)
+        with self._pool.connection() as raw:
+            raw.execute(begin)
+            return self._attempts(raw, work, writes=writes)
+
+    def _attempts(self, raw: psycopg.Connection[Any], work: Callable[[Tx], T], *, writes: bool) -> T:
+        """Run ``work`` in the transaction just begun on ``raw``; begin again after a serialization failure."""
+        conn = PgConnection(raw)
+        attempt = 0
+        while True:
+            tx = SqlTx(conn)
+            try:
+                if attempt:
+                    raw.execute("BEGIN ISOLATION LEVEL SERIALIZABLE" if writes else _READ_BEGIN)
+                result = work(tx)
+                topics = tx.take_topics()
+                if writes and topics:
+                    for payload in notify_payloads(self.replica_id, topics):
+                        raw.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+                raw.execute("COMMIT")
+            except BaseException as exc:
+                with contextlib.suppress(psycopg.Error):
+                    if raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                        raw.execute("ROLLBACK")
+                attempt += 1
+                if not errors.is_retryable(exc) or attempt >= RETRIES:
+                    raise
+                self.retries += 1
+                time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+                continue
+            if writes:
+                self.commits += 1
+                if topics and self._loop is not None:
+                    with contextlib.suppress(RuntimeError):  # the loop closed while this ran
+                        self._loop.call_soon_threadsafe(self.notifier.publish, topics)
+            return result
 
     async def write(self, work: Callable[[Tx], T]) -> T:
         """Run ``work`` in a SERIALIZABLE transaction and return its result once committed.
@@ -259,16 +316,10 @@ class PostgresStore:
         if self._pool is None or self._executor is None:
             raise Unavailable("the store is not open", reason=Reason.STORAGE_UNAVAILABLE)
         try:
-            result, topics = await self._in_thread(
-                lambda: self._run(work, "BEGIN ISOLATION LEVEL SERIALIZABLE", writes=True)
-            )
+            return await self._in_thread(lambda: self._run(work, "BEGIN ISOLATION LEVEL SERIALIZABLE", writes=True))
         except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
             self._maybe_failed(exc)
             raise errors.storage_error(exc) from exc
-        self.commits += 1
-        if topics:
-            self.notifier.publish(topics)
-        return result
 
     async def read(self, work: Callable[[Tx], T]) -> T:
         """Run ``work`` on one consistent snapshot (REPEATABLE READ, READ ONLY).
@@ -279,16 +330,14 @@ class PostgresStore:
         if self._pool is None or self._executor is None:
             raise Unavailable("the store is not open", reason=Reason.STORAGE_UNAVAILABLE)
         try:
-            result, _ = await self._in_thread(
-                lambda: self._run(work, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", writes=False)
-            )
+            return await self._in_thread(lambda: self._run(work, _READ_BEGIN, writes=False))
         except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
             self._maybe_failed(exc)
             raise errors.storage_error(exc) from exc
-        return result
 
     async def database_time(self) -> int:
-        """The database server's clock, in microseconds since the epoch (``clock_timestamp()``).
+        """The database server's clock now, in microseconds since the epoch (``clock_timestamp()``, taken
+        to stand for the middle of the query's round trip).
 
         Raises:
             HubError: the database could not be asked.
@@ -299,9 +348,13 @@ class PostgresStore:
 
         def ask() -> int:
             with pool.connection() as raw:
+                before = time.time_ns() // 1000
                 row = raw.execute(_NOW_SQL).fetchone()
+                after = time.time_ns() // 1000
                 assert row is not None
-                return int(row[0])
+                # The server's reading stands for the middle of the round trip, timed here rather than
+                # around the queue for a worker; carried forward to the moment this returns.
+                return int(row[0]) + (after - (before + after) // 2)
 
         try:
             return await self._in_thread(ask)

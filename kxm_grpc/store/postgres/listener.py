@@ -82,7 +82,15 @@ class ChangeListener:
 
     async def _connect(self, timeout: float) -> psycopg.AsyncConnection[Any]:
         conn = await psycopg.AsyncConnection.connect(
-            self._dsn, autocommit=True, connect_timeout=max(1, round(timeout)), application_name="kxm-hub"
+            self._dsn,
+            autocommit=True,
+            connect_timeout=max(1, round(timeout)),
+            application_name="kxm-hub",
+            # A half-open connection would otherwise wait for notifications forever, silently.
+            keepalives=1,
+            keepalives_idle=10,
+            keepalives_interval=5,
+            keepalives_count=3,
         )
         try:
             await conn.execute(f"LISTEN {CHANNEL}")

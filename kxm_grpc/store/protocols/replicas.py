@@ -8,14 +8,18 @@ counts as gone (its streams no longer count, its roles may be taken). Times are 
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Protocol
 
 
 class ReplicaRepository(Protocol):
     """Replica heartbeats, roles and open streams."""
 
-    def join(self, replica_id: str, host: str, pid: int, now: int, expire_time: int) -> int:
-        """Forget replicas gone by ``now`` (with their streams), add this one; return how many others are live."""
+    def heartbeats(self) -> dict[str, int]:
+        """Every replica's row: id → the expiry its last heartbeat set."""
+
+    def join(self, replica_id: str, host: str, pid: int, now: int, expire_time: int, dead: Collection[str]) -> int:
+        """Forget the ``dead`` replicas (their streams and roles too), add this one; return how many others remain."""
 
     def renew(self, replica_id: str, expire_time: int) -> bool:
         """Push this replica's expiry to ``expire_time``; False if its row was gone (it was taken for dead)."""

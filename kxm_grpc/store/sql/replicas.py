@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from kxm_grpc.store.sql.connection import Connection
 
 
@@ -11,11 +13,12 @@ class SqlReplicas:
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
-    def join(self, replica_id: str, host: str, pid: int, now: int, expire_time: int) -> int:
-        self._conn.execute(
-            "DELETE FROM streams WHERE replica_id IN (SELECT id FROM replicas WHERE expire_time <= ?)", (now,)
-        )
-        self._conn.execute("DELETE FROM replicas WHERE expire_time <= ?", (now,))
+    def heartbeats(self) -> dict[str, int]:
+        return {str(r[0]): int(r[1]) for r in self._conn.execute("SELECT id, expire_time FROM replicas").fetchall()}
+
+    def join(self, replica_id: str, host: str, pid: int, now: int, expire_time: int, dead: Collection[str]) -> int:
+        for gone in dead:
+            self.leave(gone)
         row = self._conn.execute("SELECT COUNT(*) FROM replicas WHERE id <> ?", (replica_id,)).fetchone()
         self.rejoin(replica_id, host, pid, now, expire_time)
         return int(row[0])
