@@ -165,6 +165,6 @@ async def test_stale_token_in_credentials_file_is_reissued_at_start(hub_settings
 
 def test_a_shared_database_needs_the_admin_token_given() -> None:
     """Zero configuration on PostgreSQL would give each replica an admin token of its own: refused."""
-    with pytest.raises(SettingsError, match="shared database .* needs --admin-token"):
+    with pytest.raises(SettingsError, match=r"shared database .* needs --admin-token"):
         Settings(database="postgresql://kxm@127.0.0.1:5999/kxm").validate()
     assert Settings(database="postgresql://kxm@127.0.0.1:5999/kxm", admin_token="x" * 20).validate()
