@@ -103,8 +103,10 @@ class ClusterStreams(Subscribers):
         """
         stream = await super().open(subscription, abort)
         hub = self._hub
-        try:
-            await replicas.open_stream(
+        if self._closing:
+            await self.drain()  # a stream just closed (a resubscribe) must not count against the cap
+        recording = asyncio.ensure_future(
+            replicas.open_stream(
                 hub.store,
                 stream.id,
                 stream.agent_id,
@@ -112,10 +114,13 @@ class ClusterStreams(Subscribers):
                 now=hub.now(),
                 limit=hub.settings.max_streams_per_agent,
             )
+        )
+        try:
+            await asyncio.shield(recording)
         except BaseException:
             super().close(stream)
-            # Cancelled while its row was being written, the row may commit anyway: remove it for sure.
-            self._forget_soon(stream.id)
+            # Cancelled, the write goes on and may still commit: remove the row once it is done.
+            recording.add_done_callback(lambda done: self._forget_after(done, stream.id))
             raise
         self.open_ids[stream.id] = stream.agent_id
         return stream
@@ -126,6 +131,11 @@ class ClusterStreams(Subscribers):
         super().close(stream)
         if self.open_ids.pop(stream.id, None) is not None:
             self._forget_soon(stream.id)
+
+    def _forget_after(self, recording: asyncio.Future[None], stream_id: str) -> None:
+        if not recording.cancelled() and recording.exception() is not None:
+            return  # refused (the cap) or failed: no row was written
+        self._forget_soon(stream_id)
 
     def forget(self, stream_id: str) -> None:
         """Remove a stream's row soon (idempotent), e.g. one a rejoin may have written again."""
