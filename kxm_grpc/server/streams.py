@@ -35,7 +35,7 @@ from kxm_grpc.domain.secrets import new_id
 from kxm_grpc.errors import HubError, Reason, ResourceExhausted
 from kxm_grpc.services import agents as agent_service
 from kxm_grpc.services.inbox import agent_topic
-from kxm_grpc.services.messages import Subscription
+from kxm_grpc.services.messages import Subscription, stream_limit_reached
 
 if TYPE_CHECKING:
     from kxm_grpc.server.state import HubState
@@ -92,11 +92,7 @@ class Subscribers:
         streams = self._by_agent.setdefault(agent_id, set())
         limit = self._hub.settings.max_streams_per_agent
         if len(streams) >= limit:
-            raise ResourceExhausted(
-                f"the agent already has {limit} open streams; close one first",
-                reason=Reason.STREAM_LIMIT_REACHED,
-                metadata={"limit": str(limit)},
-            )
+            raise stream_limit_reached(limit)
         topic = agent_topic(agent_id)
         stream = Stream(
             agent_id, topic, abort, key_hash=subscription.key_hash, version=self._hub.store.notifier.version(topic)

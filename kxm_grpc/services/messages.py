@@ -48,7 +48,16 @@ from kxm_grpc.domain.messages import (
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.secrets import hash_secret, new_id
 from kxm_grpc.domain.waits import Wait, clamped_wait, wait_seconds
-from kxm_grpc.errors import Aborted, HubError, InvalidArgument, NotFound, Reason, Unavailable, invalid_field
+from kxm_grpc.errors import (
+    Aborted,
+    HubError,
+    InvalidArgument,
+    NotFound,
+    Reason,
+    ResourceExhausted,
+    Unavailable,
+    invalid_field,
+)
 from kxm_grpc.services import timers
 from kxm_grpc.services.auth import KeyWatch
 from kxm_grpc.services.inbox import agent_topic, append_event, message_topic, record_event
@@ -147,6 +156,15 @@ class EventPage:
     events: list[Event]
     cursor: int
     full: bool
+
+
+def stream_limit_reached(limit: int) -> ResourceExhausted:
+    """The refusal of a Subscribe beyond ``limit`` open streams of one agent (in a process or a cluster)."""
+    return ResourceExhausted(
+        f"the agent already has {limit} open streams; close one first",
+        reason=Reason.STREAM_LIMIT_REACHED,
+        metadata={"limit": str(limit)},
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,8 +30,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from kxm_grpc.domain.leases import Lease
-from kxm_grpc.errors import Reason, ResourceExhausted
 from kxm_grpc.services import leases
+from kxm_grpc.services.messages import stream_limit_reached
 from kxm_grpc.store import Store, Tx
 
 SWEEPER = "sweeper"
@@ -114,11 +114,7 @@ async def open_stream(store: Store, stream_id: str, agent_id: str, replica_id: s
 
     def work(tx: Tx) -> None:
         if tx.replicas.count_streams(agent_id, now) >= limit:
-            raise ResourceExhausted(
-                f"the agent already has {limit} open streams; close one first",
-                reason=Reason.STREAM_LIMIT_REACHED,
-                metadata={"limit": str(limit)},
-            )
+            raise stream_limit_reached(limit)
         tx.replicas.add_stream(stream_id, agent_id, replica_id, now)
 
     await store.write(work)

@@ -72,13 +72,25 @@ def counts(conn: Connection) -> dict[str, int]:
     return {table.name: int(conn.execute(f"SELECT COUNT(*) FROM {table.name}").fetchone()[0]) for table in TABLES}
 
 
+def _hash_table(hashed: hashlib._Hash, conn: Connection, table: Table) -> None:
+    """Feed ``table``'s name, columns and rows (in primary-key order) to ``hashed``."""
+    hashed.update(json.dumps([table.name, columns(conn, table)]).encode())
+    for row in rows(conn, table):
+        hashed.update(json.dumps(row, separators=(",", ":")).encode())
+
+
 def digest(conn: Connection) -> str:
     """The SHA-256 of every row of every table (see the module docstring), as hex."""
     hashed = hashlib.sha256()
     for table in TABLES:
-        hashed.update(json.dumps([table.name, columns(conn, table)]).encode())
-        for row in rows(conn, table):
-            hashed.update(json.dumps(row, separators=(",", ":")).encode())
+        _hash_table(hashed, conn, table)
+    return hashed.hexdigest()
+
+
+def table_digest(conn: Connection, table: Table) -> str:
+    """The SHA-256 of one table as ``digest`` hashes it, as hex: which table of two databases differs."""
+    hashed = hashlib.sha256()
+    _hash_table(hashed, conn, table)
     return hashed.hexdigest()
 
 

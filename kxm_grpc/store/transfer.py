@@ -35,8 +35,6 @@ Nothing here imports the CLI, grpc or the services; error messages name database
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
 import secrets
 import sqlite3
@@ -48,7 +46,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from kxm_grpc.store.base import Durability, Store, StoreError
 from kxm_grpc.store.sql.connection import Connection
-from kxm_grpc.store.tables import TABLES, Table, columns, counts, digest, raw_connection, rows
+from kxm_grpc.store.tables import TABLES, Table, columns, counts, digest, raw_connection, rows, table_digest
 from kxm_grpc.store.url import DatabaseUrl, open_store, parse_database_url
 
 BATCH_ROWS = 2000
@@ -396,13 +394,7 @@ async def _start(side: _Side) -> Store:
 def _differing(source: Connection, target: Connection) -> list[str]:
     """The tables whose count or rows differ between the two sides (a per-table hash; for diagnosis)."""
 
-    def table_hash(conn: Connection, table: Table) -> str:
-        hashed = hashlib.sha256(json.dumps(columns(conn, table)).encode())
-        for row in rows(conn, table):
-            hashed.update(json.dumps(row, separators=(",", ":")).encode())
-        return hashed.hexdigest()
-
-    return [table.name for table in TABLES if table_hash(source, table) != table_hash(target, table)]
+    return [table.name for table in TABLES if table_digest(source, table) != table_digest(target, table)]
 
 
 def _driver_error(exc: BaseException, *sides: _Side) -> str:

@@ -33,6 +33,7 @@ from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.interceptor import RPC_TOTAL
 from kxm_grpc.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub
+from tests.harness import eventually
 
 Event = pb.SubscribeResponse
 
@@ -659,12 +660,12 @@ async def test_client_subscribe_resumes_across_a_hub_restart(hub_settings: Setti
     try:
         for i in range(3):
             await alice.send("bob", f"before {i}")
-        await _until(lambda: len(received) == 3)
+        await eventually(lambda: len(received) == 3)
         await server.stop(0.5)
         server = await own_hub(settings)
         for i in range(3):
             await _retry(lambda i=i: alice.send("bob", f"after {i}", allow_offline=True))
-        await _until(lambda: len(received) == 6)
+        await eventually(lambda: len(received) == 6)
         await asyncio.sleep(0.2)
 
         assert received == [f"before {i}" for i in range(3)] + [f"after {i}" for i in range(3)]
@@ -697,12 +698,12 @@ async def test_client_subscribe_yields_a_message_once_though_the_hub_redelivers_
     consumer = asyncio.create_task(consume())
     try:
         await alice.send("bob", "unacked")
-        await _until(lambda: len(seen) == 1)
+        await eventually(lambda: len(seen) == 1)
         await server.stop(0.5)
         server = await own_hub(settings)
-        await _until(lambda: readies == 2)
+        await eventually(lambda: readies == 2)
         await _retry(lambda: alice.send("bob", "after", allow_offline=True))
-        await _until(lambda: len(seen) == 2)
+        await eventually(lambda: len(seen) == 2)
         fresh = bob.subscribe(after_seq=1, reconnect=False)
         again = [await anext(fresh) for _ in range(2)]
         await fresh.aclose()
@@ -725,13 +726,6 @@ async def _retry(call: Any, attempts: int = 50) -> Any:
         except Unavailable:
             await asyncio.sleep(0.1)
     return await call()
-
-
-async def _until(condition: Any, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await asyncio.sleep(0.02)
 
 
 async def test_client_subscribe_raises_final_errors(make_agent: AgentFactory) -> None:

@@ -10,7 +10,6 @@ import asyncio
 import os
 import signal
 import time
-from collections.abc import Awaitable, Callable
 
 import pytest
 
@@ -18,17 +17,10 @@ from kxm_grpc.client import HubClient
 from kxm_grpc.errors import Reason, ResourceExhausted, Unauthenticated
 from kxm_grpc.store.tables import raw_connection
 from kxm_grpc.v1 import MessageState, Presence
+from tests.harness import eventually
 from tests.replicas.conftest import ADMIN_TOKEN, Cluster
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.timeout(180)]
-
-
-async def until(condition: Callable[[], Awaitable[bool]], timeout: float = 15.0) -> None:
-    """Wait until ``condition()`` holds (polled), failing the test after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not await condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await asyncio.sleep(0.05)
 
 
 async def project_token(address: str, name: str = "alpha") -> str:
@@ -139,7 +131,7 @@ async def test_a_stream_resumes_on_another_replica_after_kill_9_with_no_gap_and_
         async def all_in() -> bool:
             return len(contents) >= 40
 
-        await until(all_in, timeout=30)
+        await eventually(all_in, within=30)
         await asyncio.sleep(0.5)  # nothing more may come
 
         assert contents == [f"m{i}" for i in range(40)]
@@ -162,7 +154,7 @@ async def test_the_sweeps_and_timers_go_on_when_the_sweeping_replica_is_killed_o
     async def a_sweeper() -> bool:
         return cluster.sweeper() is not None
 
-    await until(a_sweeper)
+    await eventually(a_sweeper, within=15)
     sweeper = cluster.sweeper()
     assert sweeper is not None
     other = next(r for r in cluster.replicas if r is not sweeper)
@@ -189,8 +181,8 @@ async def test_the_sweeps_and_timers_go_on_when_the_sweeping_replica_is_killed_o
             listed = await alice.agents.list(include_offline=True)
             return any(a.name == "quiet" and a.presence == Presence.PRESENCE_OFFLINE for a in listed.agents)
 
-        await until(expired, timeout=15)
-        await until(quiet_offline, timeout=15)
+        await eventually(expired, within=15)
+        await eventually(quiet_offline, within=15)
         assert cluster.sweeper() is other
     finally:
         if how == "paused":
@@ -329,7 +321,7 @@ async def test_streams_cancelled_while_opening_leave_no_row_behind(cluster: Clus
             with raw_connection(cluster.database) as conn:
                 return int(conn.execute("SELECT COUNT(*) FROM streams").fetchone()[0]) == 0
 
-        await until(none_left)
+        await eventually(none_left, within=15)
         stream = bob.messages.subscribe(reconnect=False)
         assert (await anext(stream)).HasField("ready")  # the cap is not used up
         await stream.aclose()

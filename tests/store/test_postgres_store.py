@@ -13,6 +13,7 @@ from kxm_grpc.store import StoreError
 from kxm_grpc.store.postgres import PostgresStore
 from kxm_grpc.store.postgres.listener import MAX_PAYLOAD, notify_payloads
 from kxm_grpc.store.postgres.migrations import MIGRATIONS
+from tests.harness import eventually
 
 pytestmark = pytest.mark.postgres
 
@@ -21,13 +22,6 @@ async def started(url: str, **options: object) -> PostgresStore:
     store = PostgresStore(url, **options)  # type: ignore[arg-type]
     await store.start()
     return store
-
-
-async def until(condition: object, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "condition not met in time"
-        await asyncio.sleep(0.02)
 
 
 async def test_replicas_starting_together_migrate_once(postgres_database: str) -> None:
@@ -171,7 +165,7 @@ async def test_a_database_refusing_writes_turns_health_until_a_probe_write_succe
             await store.write(lambda tx: tx.meta.put("k", "w"))
         turned = list(changes)
         _end_hub_sessions(postgres_database, f"ALTER DATABASE {database} RESET default_transaction_read_only")
-        await until(lambda: store.healthy)
+        await eventually(lambda: store.healthy)
 
         # Assert
         assert refused.value.status == "UNAVAILABLE"
@@ -211,7 +205,7 @@ async def test_a_write_whose_caller_is_cancelled_still_announces_its_commit(post
         await asyncio.sleep(0.1)
         writing.cancel()
         await asyncio.gather(writing, return_exceptions=True)
-        await until(lambda: store.notifier.version("agent:z") == version + 1)
+        await eventually(lambda: store.notifier.version("agent:z") == version + 1)
 
         # Assert
         assert await store.read(lambda tx: tx.meta.get("k")) == "committed"
