@@ -162,9 +162,14 @@ class Row:
             "p50_ms": percentile(lat, 50) * 1000 if lat else None,
             "p99_ms": percentile(lat, 99) * 1000 if lat else None,
             "server_cpu_us_per_op": statistics.median([r.cpu_us_per_op for r in self.reps]) if self.reps else None,
+            # None when no repetition completed an operation (a machine too loaded for the window).
             "client_cpu_us_per_op": (
-                statistics.median([r.extra["client_cpu_s"] / r.ops * 1e6 for r in self.reps if r.ops])
-                if self.reps and all("client_cpu_s" in r.extra for r in self.reps)
+                statistics.median(client)
+                if (
+                    client := [
+                        r.extra["client_cpu_s"] / r.ops * 1e6 for r in self.reps if r.ops and "client_cpu_s" in r.extra
+                    ]
+                )
                 else None
             ),
             "ceiling": self.ceiling,

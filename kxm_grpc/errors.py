@@ -17,7 +17,8 @@ from the status it receives.
     ├── DeadlineExceeded      DEADLINE_EXCEEDED
     ├── Cancelled             CANCELLED
     ├── Unimplemented         UNIMPLEMENTED
-    └── Internal              INTERNAL
+    ├── Internal              INTERNAL
+    └── DataLoss              DATA_LOSS
 """
 
 from __future__ import annotations
@@ -139,6 +140,7 @@ class Reason(enum.StrEnum):
     STREAM_LIMIT_REACHED = "ERROR_REASON_STREAM_LIMIT_REACHED"
     OPERATOR_NOT_FOUND = "ERROR_REASON_OPERATOR_NOT_FOUND"
     OPERATOR_ALREADY_EXISTS = "ERROR_REASON_OPERATOR_ALREADY_EXISTS"
+    STORAGE_CORRUPTED = "ERROR_REASON_STORAGE_CORRUPTED"
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +269,12 @@ class Internal(HubError):
     status = "INTERNAL"
 
 
+class DataLoss(HubError):
+    """Stored data failed its integrity check (a checksum): the hub refuses to serve it."""
+
+    status = "DATA_LOSS"
+
+
 ERROR_CLASSES: dict[str, type[HubError]] = {
     cls.status: cls
     for cls in (
@@ -283,6 +291,7 @@ ERROR_CLASSES: dict[str, type[HubError]] = {
         Cancelled,
         Unimplemented,
         Internal,
+        DataLoss,
     )
 }
 

@@ -29,6 +29,7 @@ ACTIONS = {
     "RESOURCE_EXHAUSTED": "Back off: wait `RetryInfo.retry_delay` when present, or resume a stream from its cursor.",
     "UNAVAILABLE": "Retry with backoff, or reconnect (to another replica) and resume streams from their cursor.",
     "INTERNAL": "A hub bug; report it with the `x-request-id`.",
+    "DATA_LOSS": "Stored data failed its checksum; do not retry. The operator restores a backup (docs/operations.md).",
 }
 
 HEADER = """# Errors

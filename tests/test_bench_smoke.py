@@ -26,6 +26,7 @@ def _number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
+@pytest.mark.timeout(360)
 def test_quick_run_measures_every_scenario(tmp_path: Path) -> None:
     results = tmp_path / "results"
     env = {**os.environ, "GRPC_VERBOSITY": "ERROR"}
@@ -35,7 +36,7 @@ def test_quick_run_measures_every_scenario(tmp_path: Path) -> None:
         env=env,
         capture_output=True,
         text=True,
-        timeout=100,
+        timeout=300,  # a bound for a hung run, not a speed check (a loaded machine takes minutes)
         check=False,
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
@@ -94,6 +95,7 @@ def test_per_call_costs_are_measured() -> None:
 
 
 @pytest.mark.postgres
+@pytest.mark.timeout(360)
 def test_replicas_quick_run_measures_every_setup(tmp_path: Path, postgres_server: PostgresServer) -> None:
     """``python -m bench.replicas --quick`` on the test server: every scenario on SQLite and PostgreSQL, with
     ratios, hub CPU and PostgreSQL CPU per operation; its databases dropped afterwards."""
@@ -105,7 +107,7 @@ def test_replicas_quick_run_measures_every_setup(tmp_path: Path, postgres_server
         env={**os.environ, "GRPC_VERBOSITY": "ERROR"},
         capture_output=True,
         text=True,
-        timeout=100,
+        timeout=300,  # a bound for a hung run, not a speed check (a loaded machine takes minutes)
         check=False,
     )
     assert completed.returncode == 0, completed.stderr[-3000:]

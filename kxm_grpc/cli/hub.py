@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kxm_grpc import defaults
+import structlog
+
+from kxm_grpc import defaults, failpoints
 from kxm_grpc.cli.common import ADDR_HELP, EXIT_ERROR, EXIT_OK, EXIT_UNREACHABLE, hub_address
 from kxm_grpc.server.settings import Settings, SettingsError, options
 
@@ -76,6 +78,16 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"kxm hub: {error}", file=sys.stderr)
         return 2
     configure_logging(settings.log_format, settings.log_level)
+    try:
+        armed = failpoints.arm_from_environment()
+    except failpoints.FailpointError as error:
+        print(f"kxm hub: {error}", file=sys.stderr)
+        return 2
+    if armed:
+        # Loud on purpose: a hub with failpoints is a test rig, never a deployment.
+        structlog.get_logger("kxm.hub").warning(
+            "failpoints_armed", points=sorted(armed), spec=os.environ.get(failpoints.ENV, "")
+        )
     _tune_gc()
     try:
         asyncio.run(serve(settings))

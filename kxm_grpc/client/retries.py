@@ -13,7 +13,8 @@ A call is retried when repeating it leaves the hub and the caller where one call
 - the writes the hub deduplicates: ``SendMessage`` and ``FanoutMessages`` (by the idempotency key
   or prefix; a failover client fills one in when the caller gave none, see ``messages.send``),
   ``PushSyncEvents`` (an event already stored at its slot answers DUPLICATE), ``AckMessages`` and
-  ``CancelMessage`` (a repeat is a documented no-op);
+  ``CancelMessage`` (a repeat is a documented no-op), ``ReplyToMessage`` (the same reply again
+  returns the replied message; only another content is DUPLICATE_REPLY);
 - renewals, where a repeat is the renewal a moment later: ``Heartbeat``, ``RuntimeHeartbeat``,
   ``RenewLease`` (same token, same acquire time).
 
@@ -52,6 +53,7 @@ RETRIED_WRITES: dict[str, str] = {
     "kxm.v1.MessageService/FanoutMessages": "deduplicated by its idempotency key prefix",
     "kxm.v1.MessageService/AckMessages": "acknowledging twice is a no-op",
     "kxm.v1.MessageService/CancelMessage": "cancelling again returns the message unchanged",
+    "kxm.v1.MessageService/ReplyToMessage": "the same reply again returns the replied message unchanged",
     "kxm.v1.RuntimeService/PushSyncEvents": "an event already stored at its slot answers DUPLICATE",
     "kxm.v1.AgentService/Heartbeat": "a repeat is a heartbeat a moment later",
     "kxm.v1.RuntimeService/RuntimeHeartbeat": "a repeat is a heartbeat a moment later",
@@ -62,7 +64,6 @@ RETRIED_WRITES: dict[str, str] = {
 NOT_RETRIED: dict[str, str] = {
     "kxm.v1.AgentService/RegisterAgent": "issues another key (revoking the first) or refuses the name",
     "kxm.v1.AgentService/UnregisterAgent": "the key it revoked no longer authenticates the repeat",
-    "kxm.v1.MessageService/ReplyToMessage": "a second reply is DUPLICATE_REPLY",
     "kxm.v1.LeaseService/AcquireLease": "a waiting acquire loses its place; a granted one answers renewed",
     "kxm.v1.LeaseService/ReleaseLease": "a released lease is LEASE_NOT_FOUND",
     "kxm.v1.RuntimeService/RegisterRuntime": "the id exists (ALREADY_EXISTS) or its key is rotated again",

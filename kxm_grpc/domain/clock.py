@@ -20,12 +20,33 @@ class Clock(Protocol):
         """Return the current time in microseconds since the epoch."""
 
 
+def elapsed_ns() -> int:
+    """Nanoseconds on a clock nobody can set: CLOCK_BOOTTIME where there is one (Linux; it also counts
+    the time the machine was suspended), else the monotonic clock."""
+    return time.clock_gettime_ns(_ELAPSED)
+
+
+_ELAPSED = getattr(time, "CLOCK_BOOTTIME", time.CLOCK_MONOTONIC)
+
+
 class SystemClock:
-    """The wall clock of this machine."""
+    """This machine's time, immune to steps of its wall clock.
+
+    It reads the wall clock once, when it is made, and from then on adds the time elapsed on a
+    clock nobody can set (``elapsed_ns``). A step of the wall clock while the hub runs (``date -s``,
+    an NTP step, a resumed VM) changes no deadline: every TTL, lease and presence window still runs
+    its real length, and the clock never goes backwards. NTP's gradual corrections slew both clocks
+    alike, so the two stay together otherwise; the hub takes up a stepped wall clock when it next
+    starts. (A hub on a shared database uses the database's clock instead, ``server.replicas``.)
+    """
+
+    def __init__(self) -> None:
+        self.offset = time.time_ns() // 1000 - elapsed_ns() // 1000
+        """Microseconds to add to ``elapsed_ns`` (in microseconds) for the time since the epoch."""
 
     def now(self) -> int:
         """Return the current time in microseconds since the epoch."""
-        return time.time_ns() // 1000
+        return elapsed_ns() // 1000 + self.offset
 
 
 class ManualClock:

@@ -23,7 +23,11 @@ same ``Admission`` for the call, so no surface can skip a step:
    will be checked here against the RPC's tool name (``RpcFacts.tool_name``), after every
    credential and before any write. Nothing runs at this point yet.
 7. **Presence**: a call of an agent renews its presence when the RPC's facts say admission does
-   (``PresenceRenewal.ADMISSION``) and it is due; Heartbeat renews it itself.
+   (``PresenceRenewal.ADMISSION``) and it is due; Heartbeat renews it itself. A read-only RPC whose
+   renewal the database refuses (full, locked: ``STORAGE_FULL``, ``STORAGE_UNAVAILABLE``), or would
+   (the store is unhealthy: no write is tried), is served unrenewed, its credentials checked afresh
+   through a read instead: renewal is a side effect of the read, and reads keep working while
+   writes cannot.
 8. **Call context**: the ``CallContext`` (caller, agent, request id, the credentials notice
    version it was verified at, the agent key it presented) is bound for the handler
    (``server/context.py``) and returned; handlers read it, never the metadata again.
@@ -49,14 +53,14 @@ from collections.abc import Iterable, Mapping
 import structlog
 from prometheus_client import Counter
 
-from kxm_grpc.domain.agents import needs_touch
+from kxm_grpc.domain.agents import Agent, needs_touch
 from kxm_grpc.errors import HubError, Internal, PermissionDenied, Reason, Unauthenticated
 from kxm_grpc.server.context import CallContext, set_current_call
 from kxm_grpc.server.methods import RPCS, RpcFacts
 from kxm_grpc.server.ratelimit import RateClass
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services import agents as agent_service
-from kxm_grpc.services.auth import CREDENTIALS_TOPIC, AuthCache, Authenticated, Credentials, authenticate
+from kxm_grpc.services.auth import CREDENTIALS_TOPIC, Access, AuthCache, Authenticated, Credentials, authenticate
 
 log = structlog.get_logger("kxm.rpc")
 
@@ -117,10 +121,25 @@ class IncomingCall:
         return self._peer_host
 
 
+_WRITES_REFUSED = frozenset({Reason.STORAGE_FULL, Reason.STORAGE_UNAVAILABLE})
+"""Reasons of a presence renewal the database refused that a read-only call is served despite."""
+
+
 class Gate:
     """Admission for one RPC: its facts resolved once, then used by every call of it."""
 
-    __slots__ = ("_access", "_cache", "_hub", "_limiter", "_ok", "_rate_class", "_renews_presence", "facts", "method")
+    __slots__ = (
+        "_access",
+        "_cache",
+        "_hub",
+        "_limiter",
+        "_ok",
+        "_rate_class",
+        "_read_only",
+        "_renews_presence",
+        "facts",
+        "method",
+    )
 
     def __init__(self, hub: HubState, cache: AuthCache, method: str, facts: RpcFacts | None) -> None:
         self._hub = hub
@@ -131,6 +150,7 @@ class Gate:
         self._access = facts.access if facts is not None and facts.complete else None  # None: nobody is admitted
         self._rate_class = (facts.rate_class if facts is not None else None) or RateClass.DEFAULT
         self._renews_presence = facts is not None and facts.admission_renews_presence
+        self._read_only = facts is not None and facts.read_only is True
         self._ok = RPC_TOTAL.labels(method, "OK")  # resolved once per method, not per call
 
     async def admit(self, call: IncomingCall) -> CallContext:
@@ -173,13 +193,35 @@ class Gate:
                 # The key is checked again as presence is renewed: the cache may trust a key revoked
                 # by another process for up to CREDENTIALS_RECHECK, and renewal is the first write.
                 assert credentials.agent_key is not None  # an agent is authenticated by its key
-                agent = await agent_service.touch_agent(hub.store, agent, agent_key=credentials.agent_key, now=now)
-                self._cache.renewed(credentials, Authenticated(caller, agent))
+                if self._read_only and not hub.store.healthy:
+                    agent = await self._unrenewed(credentials, access)  # no write to wait out first
+                else:
+                    try:
+                        agent = await agent_service.touch_agent(
+                            hub.store, agent, agent_key=credentials.agent_key, now=now
+                        )
+                    except HubError as error:
+                        if not (self._read_only and error.reason in _WRITES_REFUSED):
+                            raise
+                        agent = await self._unrenewed(credentials, access)
+                    else:
+                        self._cache.renewed(credentials, Authenticated(caller, agent))
         if notifier.version(CREDENTIALS_TOPIC) != verified_at:
             verified_at = -1  # a credential changed meanwhile: long-lived calls check again themselves
         context = CallContext(caller, agent, call.request_id, verified_at, credentials.agent_key)
         set_current_call(context)
         return context
+
+    async def _unrenewed(self, credentials: Credentials, access: Access) -> Agent | None:
+        """The agent of a read-only call served without its due presence renewal, the database
+        refusing writes (full, locked) while it serves reads: its credentials are checked in the
+        database, not the cache, as the renewal would have checked its key.
+
+        Raises:
+            Unauthenticated: the key was revoked or replaced meanwhile (as ``authenticate``).
+        """
+        hub = self._hub
+        return (await authenticate(hub.store, hub.admin_token_hash, credentials, access)).agent
 
     def fail(self, call: IncomingCall, error: BaseException) -> HubError:
         """The error to answer ``call`` with, logged and counted.

@@ -58,9 +58,9 @@ MAX_REQUEST_BYTES = 256 * 1024
 
 # Keepalive (ecosystem.md §5.5): accept client pings every 10 s without calls, ping idle
 # connections ourselves, and raise the pending-stream limits so reconnect storms are not CANCELLED.
+# ``server_options`` adds what the settings decide: how often the hub pings (30 s, answered within
+# 10 s: a dead peer's streams are reaped within 40 s) and how long a connection without calls lives.
 SERVER_OPTIONS: list[tuple[str, Any]] = [
-    ("grpc.keepalive_time_ms", 30_000),
-    ("grpc.keepalive_timeout_ms", 10_000),
     ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.max_ping_strikes", 2),
@@ -70,6 +70,24 @@ SERVER_OPTIONS: list[tuple[str, Any]] = [
     ("grpc.server.max_pending_requests_hard_limit", 30_000),
     ("grpc.so_reuseport", 0),
 ]
+
+
+def server_options(settings: Settings) -> list[tuple[str, Any]]:
+    """The gRPC server's channel arguments: ``SERVER_OPTIONS`` plus keepalive and idle closing from ``settings``."""
+    timeout_ms = round(settings.testing_keepalive_timeout * 1000)
+    options = [
+        *SERVER_OPTIONS,
+        ("grpc.keepalive_time_ms", round(settings.testing_keepalive_time * 1000)),
+        ("grpc.keepalive_timeout_ms", timeout_ms),
+        # What closes a connection whose peer does not answer a ping: C-core's ping timeout, 60 s by
+        # default whatever keepalive_timeout says (measured, grpcio 1.78: a SIGSTOPped client's
+        # streams lived keepalive time + 60 s). Set to the keepalive timeout, they are reaped in 40 s.
+        ("grpc.http2.ping_timeout_ms", timeout_ms),
+    ]
+    if settings.max_connection_idle > 0:
+        options.append(("grpc.max_connection_idle_ms", round(settings.max_connection_idle * 1000)))
+    return options
+
 
 ServicerFactory = Callable[[HubState, grpc.aio.Server], str]
 
@@ -133,7 +151,9 @@ def open_store(settings: Settings) -> Store:
     Raises:
         StoreError: the URL is not one of the supported forms.
     """
-    return store_url.open_store(settings.database_path, durability=settings.durability)
+    return store_url.open_store(
+        settings.database_path, durability=settings.durability, sqlite_busy_timeout=settings.testing_busy_timeout
+    )
 
 
 def _credentials(settings: Settings) -> grpc.ServerCredentials | None:
@@ -248,7 +268,7 @@ class HubServer:
             coordination=ReplicaCoordination if self.store.shared else None,
         )
         started = await self.hub.coordination.start()
-        server = grpc.aio.server(options=SERVER_OPTIONS)
+        server = grpc.aio.server(options=server_options(settings))
         self.admission = Admission(self.hub)
         registrar = Registrar(server, HubInterceptor(self.admission))
         self._services = [add(self.hub, registrar) for add in SERVICERS]  # type: ignore[arg-type]

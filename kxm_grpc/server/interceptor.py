@@ -25,6 +25,7 @@ from typing import Any, TypeVar, cast
 
 import grpc
 
+from kxm_grpc import failpoints
 from kxm_grpc._status import to_rpc_status
 from kxm_grpc.errors import HubError, InvalidArgument, Reason
 from kxm_grpc.server.admission import RPC_TOTAL as RPC_TOTAL  # re-exported: tests and dashboards read it here
@@ -168,6 +169,10 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         gate: Gate, behavior: Callable[[Any, Context], Awaitable[Any]]
     ) -> Callable[[Any, Context], Awaitable[Any]]:
         method = gate.method
+        # Failpoints (kxm_grpc/failpoints.py) around a write's acknowledgement; decided once, here,
+        # so an unarmed hub does not even look them up per call.
+        faulty = failpoints.armed() and gate.facts is not None and gate.facts.read_only is False
+        stalls = failpoints.armed()
 
         async def wrapped(request: Any, context: Context) -> Any:
             call = _GrpcCall(method, context)
@@ -175,11 +180,16 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
                 await gate.admit(call)
                 if type(request) is Undecodable:
                     raise request.error()
+                if stalls:
+                    await failpoints.hit_async("handler_start")
                 response = await behavior(request, context)
             except grpc.aio.BaseError:
                 raise  # grpc's own (an abort already sent, a call that ended): its status stands
             except Exception as error:
                 await _abort(context, gate.fail(call, error), call.request_id)
+            if faulty:
+                await failpoints.hit_async("after_commit_before_ack")
+                context.add_done_callback(_after_ack)  # type: ignore[arg-type]  # the stubs type it as a class
             context.set_trailing_metadata((("x-request-id", call.request_id),))
             gate.succeeded()
             return response
@@ -191,6 +201,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         gate: Gate, behavior: Callable[[Any, Context], AsyncGenerator[Any, None]]
     ) -> Callable[[Any, Context], Awaitable[None]]:
         method = gate.method
+        faulty = failpoints.armed()
 
         # A coroutine that writes what the servicer's generator yields, not a generator around it:
         # grpc then drives one async generator per stream event instead of two (docs/performance.md).
@@ -200,10 +211,15 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
                 await gate.admit(call)
                 if type(request) is Undecodable:
                     raise request.error()
+                if faulty:
+                    await failpoints.hit_async("handler_start")
                 # Closed explicitly, so a cancelled call runs the servicer's cleanup now, not at GC.
                 async with contextlib.aclosing(behavior(request, context)) as stream:
                     async for response in stream:
+                        if faulty:
+                            await failpoints.hit_async("stream_send")
                         await context.write(response)
+                        del response  # an idle stream keeps no written event alive
             except grpc.aio.BaseError:
                 # grpc's own: an abort (ours or the slow-consumer cut) already sent its status, or a
                 # write failed because the client went away. Neither is the hub's error to report.
@@ -214,6 +230,10 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
             gate.succeeded()
 
         return wrapped
+
+
+def _after_ack(_context: Context) -> None:
+    failpoints.hit("after_ack")
 
 
 async def _abort(context: Context, error: HubError, request_id: str) -> None:

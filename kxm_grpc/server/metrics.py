@@ -32,7 +32,7 @@ import ssl
 from pathlib import Path
 
 import structlog
-from prometheus_client import REGISTRY
+from prometheus_client import REGISTRY, Gauge
 from prometheus_client.exposition import choose_encoder
 
 from kxm_grpc.domain.secrets import secret_matches
@@ -58,6 +58,12 @@ CLOSE_TIMEOUT = 2.0
 
 STOP_TIMEOUT = 2.0
 """Seconds ``stop`` waits for its cancelled connections to finish (they do at once)."""
+
+LOOP_TASKS = Gauge(
+    "kxm_event_loop_tasks",
+    "asyncio tasks on the hub's event loop as the scrape is answered (each call in progress holds about two;"
+    " it returns to its idle level when calls end, so a level that only grows is work left behind).",
+)
 
 _REASONS = {
     200: "OK",
@@ -225,6 +231,7 @@ class MetricsServer:
         if method != "GET" or target.split("?", 1)[0] != "/metrics":
             return await self._send(writer, 404)
         encoder, content_type = choose_encoder(headers.get("accept", ""))
+        LOOP_TASKS.set(len(asyncio.all_tasks()))  # counted here, on the loop: the encoder runs in a thread
         # Collecting walks every metric under the registry's locks: off the event loop.
         body = await asyncio.to_thread(encoder, REGISTRY)
         return await self._send(writer, 200, body, content_type=content_type)

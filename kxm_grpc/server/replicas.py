@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import os
 import socket
+import threading
 import time
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
@@ -55,11 +56,14 @@ class DatabaseClock:
     """The database server's clock, read as this machine's monotonic clock plus an offset measured at ``sync``.
 
     Reading the database for every decision would cost a round trip each; the offset costs one per
-    ``CLOCK_RESYNC``. The store times the query on its worker (``Store.database_time``), so the
-    reading is right to within half a round trip plus the event loop's delay in resuming. Between
+    ``CLOCK_RESYNC``. The store pairs the server's reading with the monotonic clock on its worker,
+    best of three (``Store.database_time``), so the offset is right to within half a round trip
+    however late the event loop gets back to it (before, the loop's delay in resuming counted, and
+    a preempted worker too: replicas of a busy machine disagreed by ~100 ms). Between
     readings it follows the monotonic clock, so a step of this machine's wall clock changes
     nothing, and it never goes backwards: a reading lower than the time already handed out holds
-    the clock still until it catches up.
+    the clock still until it catches up. Lease decisions read it inside their transactions, on the
+    store's worker threads, so it takes a lock.
     """
 
     def __init__(self, store: Store) -> None:
@@ -67,11 +71,13 @@ class DatabaseClock:
         self.offset = time.time_ns() // 1000 - time.monotonic_ns() // 1000
         """Microseconds to add to this machine's monotonic clock."""
         self._last = 0
+        self._lock = threading.Lock()
 
     def now(self) -> int:
         """The database's time now, in microseconds since the epoch (never less than a time returned before)."""
-        value = max(self._last, time.monotonic_ns() // 1000 + self.offset)
-        self._last = value
+        with self._lock:
+            value = max(self._last, time.monotonic_ns() // 1000 + self.offset)
+            self._last = value
         return value
 
     async def sync(self) -> None:
@@ -80,8 +86,8 @@ class DatabaseClock:
         Raises:
             HubError: the database could not be asked.
         """
-        server = await self._store.database_time()
-        self.offset = server - time.monotonic_ns() // 1000
+        server, at = await self._store.database_time()
+        self.offset = server - at
 
 
 class ClusterStreams(Subscribers):

@@ -24,7 +24,7 @@ from kxm_grpc import defaults
 from kxm_grpc.domain import leases as lease_rules
 from kxm_grpc.domain.clock import MICROS
 from kxm_grpc.store import Durability, StoreError
-from kxm_grpc.store.url import parse_database_url
+from kxm_grpc.store.url import SQLITE_BUSY_TIMEOUT, parse_database_url
 
 DEFAULT_HOST = defaults.HOST
 DEFAULT_PORT = defaults.PORT
@@ -281,6 +281,13 @@ class Settings:
     subscriber_queue: int = setting(
         1_000, "events a stream may fall behind before it is cut off (it resumes from its cursor)", metavar="N"
     )
+    max_connection_idle: float = setting(
+        300.0,
+        "close a connection that has had no call in progress this long (GOAWAY, then close: abandoned"
+        " connections give their file descriptors back; a client reconnects at its next call); 0: never",
+        seconds=True,
+        metavar="SECONDS",
+    )
     # Prometheus metrics: off (None), or this port (0 picks one) on metrics_host, loopback by default
     # whatever host gRPC binds; beyond loopback every scrape needs the admin token, and TLS (with the
     # gRPC certificate) so the token never crosses the network in cleartext.
@@ -309,6 +316,32 @@ class Settings:
         testing=True,
         aliases=("--lease-min-ttl",),
         env_aliases=("KXM_LEASE_MIN_TTL",),
+    )
+    # A SQLite hub owns its file; only a foreign process (a tool, an operator's shell) can hold its
+    # lock. The storage battery (B14b) shortens the wait to see the refusal and the recovery quickly.
+    testing_busy_timeout: float = setting(
+        SQLITE_BUSY_TIMEOUT,
+        "SQLite: how long a write waits for another process's lock on the database before it fails"
+        " with UNAVAILABLE (0.1 to 60)",
+        seconds=True,
+        metavar="SECONDS",
+        testing=True,
+    )
+    # Production keeps 30 s and 10 s (a dead peer's streams are reaped within 40 s); fault tests
+    # shorten both so a stopped client's streams are reaped within seconds.
+    testing_keepalive_time: float = setting(
+        30.0,
+        "how often the hub pings each connection to find dead peers (0.1 to 7200)",
+        seconds=True,
+        metavar="SECONDS",
+        testing=True,
+    )
+    testing_keepalive_timeout: float = setting(
+        10.0,
+        "how long a ping may go unanswered before the hub closes the connection and ends its calls (0.1 to 600)",
+        seconds=True,
+        metavar="SECONDS",
+        testing=True,
     )
 
     @property
@@ -368,12 +401,20 @@ class Settings:
             raise SettingsError("rate limit must be at least 1 request per 0.1 s window")
         if not 0.05 <= self.testing_lease_min_ttl <= 5.0:
             raise SettingsError("testing-lease-min-ttl must be between 0.05 s and 5 s (it exists for tests)")
+        if not 0.1 <= self.testing_busy_timeout <= 60.0:
+            raise SettingsError("testing-busy-timeout must be between 0.1 s and 60 s (it exists for tests)")
         if self.message_ttl < 1 or self.message_retention < 1:
             raise SettingsError("message TTL and retention must be at least 1 s")
         if self.message_ttl > 604_800:
             raise SettingsError("the default message TTL must be at most 7 days (604800 s)")
         if self.max_streams_per_agent < 1 or self.subscriber_queue < 1:
             raise SettingsError("max streams per agent and the subscriber queue must be at least 1")
+        if not (self.max_connection_idle == 0 or 0.1 <= self.max_connection_idle <= 604_800):
+            raise SettingsError("max-connection-idle must be 0 (never) or between 0.1 s and 7 days (604800 s)")
+        if not 0.1 <= self.testing_keepalive_time <= 7_200:
+            raise SettingsError("testing-keepalive-time must be between 0.1 s and 7200 s")
+        if not 0.1 <= self.testing_keepalive_timeout <= 600:
+            raise SettingsError("testing-keepalive-timeout must be between 0.1 s and 600 s")
         if (self.tls_cert is None) != (self.tls_key is None):
             raise SettingsError("TLS needs both a certificate and a key")
         if self.tls_client_ca is not None and self.tls_cert is None:

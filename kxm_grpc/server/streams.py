@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import structlog
+from prometheus_client import Gauge
 
 from kxm_grpc.domain.agents import renewal_due
 from kxm_grpc.domain.secrets import new_id
@@ -47,6 +48,9 @@ Abort = Callable[[HubError], Awaitable[Any]]
 
 # How often the monitor looks for streams stuck writing to a consumer that stopped reading.
 MONITOR_INTERVAL = 0.5
+
+OPEN_STREAMS = Gauge("kxm_open_streams", "Subscribe streams open in this hub process (admitted and not yet ended).")
+"""Rises when a stream is registered and falls when its handler ends (closed, cancelled, cut or refused)."""
 
 
 @dataclass(eq=False)
@@ -98,6 +102,7 @@ class Subscribers:
             agent_id, topic, abort, key_hash=subscription.key_hash, version=self._hub.store.notifier.version(topic)
         )
         streams.add(stream)
+        OPEN_STREAMS.inc()
         self._renewed[agent_id] = max(self._renewed.get(agent_id, 0), agent.last_seen_time)
         if self._monitor is None:
             self._monitor = asyncio.create_task(self._watch(), name="kxm-stream-monitor")
@@ -106,8 +111,9 @@ class Subscribers:
     def close(self, stream: Stream) -> None:
         """Forget a stream (idempotent)."""
         streams = self._by_agent.get(stream.agent_id)
-        if streams is not None:
+        if streams is not None and stream in streams:
             streams.discard(stream)
+            OPEN_STREAMS.dec()
             if not streams:
                 del self._by_agent[stream.agent_id]
                 self._renewed.pop(stream.agent_id, None)

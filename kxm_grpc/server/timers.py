@@ -35,8 +35,8 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("kxm.timers")
 
-# Re-read the earliest deadline at least this often (seconds): the hub clock is the wall clock
-# and may jump, while sleeps run on the monotonic clock.
+# Re-read the earliest deadline at least this often (seconds): the hub clock may differ from the
+# loop's (a database's clock is re-read every 30 s; a clock moved by hand in tests).
 MAX_SLEEP = 30.0
 _RETRY_AFTER_FAILURE = 1.0
 

@@ -38,6 +38,7 @@ from typing import Protocol
 
 import structlog
 
+from kxm_grpc import failpoints
 from kxm_grpc.domain import leases as rules
 from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.clock import MICROS, Clock
@@ -77,7 +78,12 @@ def _project(caller: Caller) -> str:
 
 
 def _mark_alive(tx: Tx, now: int) -> None:
-    tx.meta.put(ALIVE_KEY, str(now))
+    """Record that the hub was alive at ``now``. The mark never moves back: a sweep's older reading of
+    the clock, or a replica whose clock is a little behind, must not undo a later mark (a restart would
+    then take a grant that lapsed after the earlier mark for live and give it back)."""
+    current = tx.meta.get(ALIVE_KEY)
+    if current is None or int(current) < now:
+        tx.meta.put(ALIVE_KEY, str(now))
 
 
 def _lapse_key(project: str, name: str) -> str:
@@ -153,9 +159,10 @@ class _Blocked:
 
 
 async def _attempt(
-    store: Store, project: str, name: str, holder: Holder, *, now: int, ttl: int, take_free: bool
+    store: Store, project: str, name: str, holder: Holder, *, clock: Clock, ttl: int, take_free: bool
 ) -> Acquired | _Blocked:
     def work(tx: Tx) -> Acquired | _Blocked:
+        now = clock.now()  # when the transaction runs, not when the call arrived (see renew_lease)
         fence = tx.leases.get(project, name)
         live = fence.live_lease(now) if fence is not None else None
         if live is not None and not live.held_by(holder):
@@ -164,6 +171,7 @@ async def _attempt(
             return _Blocked(None)
         acquired = rules.acquire(fence, project, name, holder, now=now, ttl=ttl)
         tx.leases.put(acquired.fence)
+        failpoints.hit("lease_grant_after_token")
         _granted(tx, acquired.lease)
         _mark_alive(tx, now)
         return acquired
@@ -244,18 +252,32 @@ async def _acquire(
     clock: Clock,
     queues: WaitQueues,
 ) -> Acquired:
-    """Acquire a valid name for ``ttl`` microseconds, queueing for up to ``wait`` seconds."""
+    """Acquire a valid name for ``ttl`` microseconds, queueing for up to ``wait`` seconds (counted from now)."""
     project, holder = _project(caller), _holder(caller)
     key = (project, name)
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    wait_until = began + wait  # the first attempt's write comes out of the wait
     first = await _attempt(
-        store, project, name, holder, now=clock.now(), ttl=ttl, take_free=wait <= 0 or not queues.waiting(key)
+        store, project, name, holder, clock=clock, ttl=ttl, take_free=wait <= 0 or not queues.waiting(key)
     )
     if isinstance(first, Acquired):
         return _log_acquired(first)
     if wait <= 0:
         assert first.lease is not None  # without a wait a free lease is always taken
         raise _denied("acquire", project, name, caller, rules.lease_held(first.lease))
-    acquired = await _wait_in_line(store, project, name, holder, ttl=ttl, wait=wait, clock=clock, queues=queues)
+    took = loop.time() - began
+    acquired = await _wait_in_line(
+        store,
+        project,
+        name,
+        holder,
+        ttl=ttl,
+        wait=max(0.0, wait_until - loop.time()),
+        clock=clock,
+        queues=queues,
+        took=took,
+    )
     if acquired is not None:
         return _log_acquired(acquired)
     raise _denied("acquire", project, name, caller, await _refusal(store, project, name, holder, clock.now()))
@@ -271,21 +293,29 @@ async def _wait_in_line(
     wait: float,
     clock: Clock,
     queues: WaitQueues,
+    took: float = 0.0,
 ) -> Acquired | None:
-    """Queue for the lease until granted (the grant) or the wait ends (None)."""
+    """Queue for the lease until granted (the grant) or the wait ends (None).
+
+    ``took`` is how long the last attempt (a write) took: one started with less of the wait left
+    than that would likely answer after the caller stopped listening, so none is (B16-waits, slow
+    commits); each attempt here updates it.
+    """
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait
     topic = lease_topic(project, name)
     key = (project, name)
     turn = queues.join(key)
     try:
-        while (remaining := deadline - loop.time()) > 0:
+        while (remaining := deadline - loop.time()) > took:
             if not turn.is_set():
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(turn.wait(), remaining)
                 continue
             seen = store.notifier.version(topic)
-            outcome = await _attempt(store, project, name, holder, now=clock.now(), ttl=ttl, take_free=True)
+            began = loop.time()
+            outcome = await _attempt(store, project, name, holder, clock=clock, ttl=ttl, take_free=True)
+            took = loop.time() - began
             if isinstance(outcome, Acquired):
                 return outcome
             # Sleep until a release is published, the blocking grant lapses, or the wait ends.
@@ -314,11 +344,13 @@ async def _refusal(store: Store, project: str, name: str, holder: Holder, now: i
 
 
 async def renew_lease(
-    store: Store, caller: Caller, name: str, token: int, *, ttl: int | None, now: int, limits: Limits = LIMITS
+    store: Store, caller: Caller, name: str, token: int, *, ttl: int | None, clock: Clock, limits: Limits = LIMITS
 ) -> Lease:
     """Extend the caller's live lease to ``now + ttl``; its token and acquire time stay.
 
-    ``ttl`` is in microseconds (None: 5 min).
+    ``ttl`` is in microseconds (None: 5 min). ``now`` is read from ``clock`` when the transaction runs,
+    not when the call arrived: a renewal that waited for the writer past the lease's expiry is refused
+    (LEASE_EXPIRED), as a ``CheckFence`` in the meantime said, instead of reviving the lease.
 
     Raises:
         InvalidArgument: the name is empty or too long; no token (LEASE_TOKEN_REQUIRED); ``ttl``
@@ -333,6 +365,7 @@ async def renew_lease(
     project, holder = _project(caller), _holder(caller)
 
     def work(tx: Tx) -> Lease | HubError:
+        now = clock.now()
         try:
             fence = rules.renew(tx.leases.get(project, name), name, holder, token, now=now, ttl=renewed_ttl)
         except HubError as refused:

@@ -23,6 +23,7 @@ caller still listens (the gRPC adapter passes what its call's deadline leaves).
 from __future__ import annotations
 
 import asyncio
+import collections
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -50,6 +51,7 @@ from kxm_grpc.domain.secrets import hash_secret, new_id
 from kxm_grpc.domain.waits import Wait, clamped_wait, wait_seconds
 from kxm_grpc.errors import (
     Aborted,
+    FieldViolation,
     HubError,
     InvalidArgument,
     NotFound,
@@ -293,7 +295,12 @@ def _send(tx: Tx, caller: Caller, outgoing: Outgoing, now: int) -> Sent:
             return Sent(existing, repeated=True)
     target = _resolve_target(tx, project, outgoing.target, allow_offline=outgoing.allow_offline)
     if target.id == sender_id:
-        raise InvalidArgument("an agent cannot send a message to itself", reason=Reason.SELF_TARGET)
+        raise InvalidArgument(
+            "an agent cannot send a message to itself",
+            reason=Reason.SELF_TARGET,
+            metadata={"field": "target", "target": outgoing.target},
+            field_violations=(FieldViolation("target", "names the sending agent itself"),),
+        )
     seq = tx.inbox.next_seq(target.id)
     message = Message(
         id=new_id("msg"),
@@ -379,9 +386,9 @@ async def send_message(
     A ``SendRequest`` is checked here, every field before anything is stored (its wait included):
     the TTL defaults to ``limits.message_ttl``. An ``Outgoing`` was validated already
     (``domain.messages.outgoing``) and is sent as it is, without a wait. With a wait (at most 60 s,
-    cut to ``time_remaining`` seconds) the call then waits for the message to end, as
-    ``wait_message`` does. The send happens at ``now`` (default: ``clock.now()``); a wait needs
-    the hub's ``clock``.
+    cut to ``time_remaining`` seconds, both counted from this call: the write comes out of them)
+    the call then waits for the message to end, as ``wait_message`` does. The send happens at
+    ``now`` (default: ``clock.now()``); a wait needs the hub's ``clock``.
 
     Raises:
         InvalidArgument: a field is empty, too long or out of range (PROTOCOL_ERROR), the wait is
@@ -405,14 +412,18 @@ async def send_message(
         now = clock.now()
     if wait is not None and clock is None:
         raise ValueError("a send that waits needs the hub's clock")
+    loop = asyncio.get_running_loop()
+    # The wait ends when the caller stops listening, counted from now: the write comes out of it.
+    wait_until = None if wait is None else loop.time() + wait
     sent_at = now
     sent = await store.write(lambda tx: _send(tx, caller, outgoing, sent_at))
     _log_sent(sent)
-    if wait is None or sent.message.state.terminal:
+    if wait_until is None or sent.message.state.terminal:
         return sent
     assert clock is not None
     # The sender awaits the reply in the same call: one RPC fewer per round trip than WaitMessage.
-    message, _ = await _wait_until_terminal(store, caller, sent.message.id, wait=wait, clock=clock)
+    left = max(0.0, wait_until - loop.time())
+    message, _ = await _wait_until_terminal(store, caller, sent.message.id, wait=left, clock=clock)
     return replace(sent, message=message)
 
 
@@ -589,20 +600,23 @@ async def cancel_message(store: Store, caller: Caller, message_id: str, *, now: 
 
 
 async def reply_to_message(store: Store, caller: Caller, message_id: str, content: str, *, now: int) -> Message:
-    """Record the recipient's one reply; the sender gets a reply event.
+    """Record the recipient's one reply; the sender gets a reply event. Repeating the same reply
+    (a retry) returns the replied message and changes nothing.
 
     Raises:
         InvalidArgument: the id or the content is empty or too long.
         NotFound: (MESSAGE_NOT_FOUND) no such message in the caller's project.
         PermissionDenied: (MESSAGE_FORBIDDEN) the caller is not the recipient.
-        FailedPrecondition: DUPLICATE_REPLY when it has a reply; INVALID_MESSAGE_STATE when it
-            was cancelled or expired.
+        FailedPrecondition: DUPLICATE_REPLY when it has another reply; INVALID_MESSAGE_STATE when
+            it was cancelled or expired.
     """
     message_id = rules.message_id(message_id)
     content = rules.reply_content(content)
 
     def transition(tx: Tx, message: Message) -> Message:
         updated = rules.replied(message, content, now)
+        if updated is message:
+            return message  # the same reply again: nothing new to record or tell
         _store_end(tx, updated)
         record_event(tx, updated.from_agent_id, EventKind.REPLY, now, message=updated)
         tx.notify(message_topic(updated.id), updated)
@@ -705,7 +719,8 @@ async def fanout_messages(
     """Send the same request to each target, then gather until all are terminal or the wait ends.
 
     The request is checked first, its wait included (30 min when unset, longer waits reduced to
-    30 min; never beyond ``time_remaining`` seconds); the TTL defaults to ``limits.message_ttl``.
+    30 min; never beyond ``time_remaining`` seconds; counted from this call, so the sends come out
+    of it); the TTL defaults to ``limits.message_ttl``.
     A failed send fails only its own target. With an idempotency prefix each target's key is
     derived from it, so an exact retry resolves to the same messages.
 
@@ -716,7 +731,9 @@ async def fanout_messages(
     """
     fanout = _fanout(request, limits)
     micros = clamped_wait(request.wait, default=rules.MAX_FANOUT_WAIT, maximum=rules.MAX_FANOUT_WAIT)
-    timeout = wait_seconds(micros, time_remaining)
+    loop = asyncio.get_running_loop()
+    # The gathering ends when the caller stops listening, counted from now: the sends come out of it.
+    deadline = loop.time() + wait_seconds(micros, time_remaining)
     now = clock.now()
     outgoing = [
         Outgoing(
@@ -754,8 +771,6 @@ async def fanout_messages(
             _log_sent(sent)
     ids = [sent.message.id for sent in sends if isinstance(sent, Sent)]
     latest = {sent.message.id: sent.message for sent in sends if isinstance(sent, Sent)}
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
     notifier = store.notifier
     while True:
         open_ids = [i for i in ids if not latest[i].state.terminal]
@@ -806,6 +821,19 @@ async def read_unacked(
     more = len(rows) == EVENT_BATCH
     cursor = rows[-1].seq if rows else after_seq
     return [m for m in rows if not m.is_due(now)], cursor, more
+
+
+async def _not_ended_since(store: Store, message: Message, now: int) -> bool:
+    """Whether a message read as queued is still to be delivered as a stream writes it.
+
+    Its notifier topic moves when it ends (a reply, a cancel, an expiry), published before the
+    ending call is answered: while it has not moved (nearly always) nothing is read. When it has
+    (or a reconnected PostgreSQL listener woke every topic), the message is read again.
+    """
+    if not store.notifier.version(message_topic(message.id)):
+        return True
+    current = await store.read(lambda tx: tx.messages.get(message.id))
+    return current is not None and current.state is MessageState.QUEUED and not current.is_due(now)
 
 
 async def read_events(store: Store, agent_id: str, after_seq: int, *, presence_only: bool, now: int) -> EventPage:
@@ -879,14 +907,19 @@ async def subscribe(
     after_seq = opening.after_seq
     if not presence_only:
         low = 0
-        while True:
-            batch, low, more = await read_unacked(store, agent.id, low, after_seq, now=clock.now())
-            for message in batch:
+        more = True
+        while more:
+            rows, low, more = await read_unacked(store, agent.id, low, after_seq, now=clock.now())
+            batch = collections.deque(rows)
+            del rows
+            while batch:
                 if not key.unchanged():
                     await key.check()
-                yield Redelivery(message)
-            if not more:
-                break
+                message = batch.popleft()
+                # Checked as it is written, not only as it was read: due, or ended since the read.
+                if not message.is_due(clock.now()) and await _not_ended_since(store, message, clock.now()):
+                    yield Redelivery(message)
+                del message  # not kept while the stream waits
     version = 0
     hint: object | None = None
     while True:
@@ -905,16 +938,28 @@ async def subscribe(
             version = notifier.version(topic)
             page = await read_events(store, agent.id, after_seq, presence_only=presence_only, now=clock.now())
             cursor.version = version
-            for event in page.events:
+            after_seq, full, events = page.cursor, page.full, collections.deque(page.events)
+            del page
+            # Popped as they are written: an idle stream holds no batch, only its cursor.
+            while events:
                 if not key.unchanged():
                     await key.check()
-                yield event
-            after_seq = page.cursor
-            if page.full:
+                event = events.popleft()
+                # Checked again as it is written: a page read just before a deadline, a cancel or a
+                # reply goes out after it (a replay of hundreds of events takes a while).
+                if rules.deliverable(event, clock.now()) and (
+                    event.message is None
+                    or event.kind is not EventKind.MESSAGE
+                    or await _not_ended_since(store, event.message, clock.now())
+                ):
+                    yield event
+                del event  # not kept while the stream waits
+            if full:
                 hint = None
                 continue
         if stopping.is_set():
             raise shutting_down()
+        hint = None  # not kept (with its message) while the stream waits
         hint = await notifier.wait_hint(topic, version)
         if stopping.is_set():
             raise shutting_down()

@@ -31,7 +31,7 @@ from kxm_grpc.domain.projects import project_name
 from kxm_grpc.domain.runtimes import Runtime
 from kxm_grpc.domain.secrets import RUNTIME_KEY_PREFIX, hash_secret, new_secret
 from kxm_grpc.domain.sync_events import CanonicalEvent, StoredEvent, SyncOutcome, SyncResult, SyncRun
-from kxm_grpc.errors import AlreadyExists, InvalidArgument, NotFound, Reason, invalid_field
+from kxm_grpc.errors import AlreadyExists, FieldViolation, InvalidArgument, NotFound, Reason, invalid_field
 from kxm_grpc.services import audit
 from kxm_grpc.services.auth import credentials_changed
 from kxm_grpc.store import Store, Tx
@@ -222,6 +222,27 @@ def _decide(tx: Tx, hub_project: str, event: CanonicalEvent, now: int) -> SyncRe
     return SyncResult(project_id, run_id, sequence, SyncOutcome.ACCEPTED, content_hash=event.content_hash)
 
 
+def check_batch(events: int) -> None:
+    """Refuse a batch of no events or of more than 100, before any of them is looked at.
+
+    A surface calls it on the count alone before it converts the events (a quarter megabyte holds
+    over 100,000 empty ones); ``push_sync_events`` calls it again.
+
+    Raises:
+        InvalidArgument: the batch is empty (INVALID_SYNC_BATCH) or has more than 100 events
+            (SYNC_BATCH_TOO_LARGE).
+    """
+    if not events:
+        raise invalid_field("events", "must hold at least one event", reason=Reason.INVALID_SYNC_BATCH)
+    if events > sync.MAX_BATCH_EVENTS:
+        raise InvalidArgument(
+            f"a batch holds at most {sync.MAX_BATCH_EVENTS} events, not {events}",
+            reason=Reason.SYNC_BATCH_TOO_LARGE,
+            metadata={"field": "events", "limit": str(sync.MAX_BATCH_EVENTS), "events": str(events)},
+            field_violations=(FieldViolation("events", f"holds at most {sync.MAX_BATCH_EVENTS} events"),),
+        )
+
+
 async def push_sync_events(
     store: Store, caller: Caller, shapes: Sequence[Mapping[str, object]], *, now: int
 ) -> PushOutcome:
@@ -234,14 +255,7 @@ async def push_sync_events(
     hub_project = _project(caller)
     runtime_id = caller.runtime_id
     assert runtime_id is not None
-    if not shapes:
-        raise invalid_field("events", "must hold at least one event", reason=Reason.INVALID_SYNC_BATCH)
-    if len(shapes) > sync.MAX_BATCH_EVENTS:
-        raise InvalidArgument(
-            f"a batch holds at most {sync.MAX_BATCH_EVENTS} events, not {len(shapes)}",
-            reason=Reason.SYNC_BATCH_TOO_LARGE,
-            metadata={"limit": str(sync.MAX_BATCH_EVENTS), "events": str(len(shapes))},
-        )
+    check_batch(len(shapes))
     prepared = [_prepare(shape, runtime_id) for shape in shapes]
 
     def work(tx: Tx) -> PushOutcome:

@@ -76,8 +76,9 @@ class Store(Protocol):
     async def read(self, work: Callable[[Tx], T]) -> T:
         """Run ``work`` on a consistent snapshot; it must not write."""
 
-    async def database_time(self) -> int:
-        """The database's clock, microseconds since the epoch (SQLite's is this machine's).
+    async def database_time(self) -> tuple[int, int]:
+        """The database's clock and this machine's monotonic clock at one instant, in microseconds:
+        (time since the epoch, monotonic time). SQLite's clock is this machine's.
 
         Raises:
             HubError: the database could not be asked.

@@ -126,13 +126,18 @@ def parse_database_url(text: str) -> DatabaseUrl:
     return DatabaseUrl(scheme, path)
 
 
-def _open_sqlite(url: DatabaseUrl, durability: Durability) -> Store:
+SQLITE_BUSY_TIMEOUT = 5.0
+"""Seconds a SQLite write waits for another connection's lock before it fails (UNAVAILABLE)."""
+
+
+def _open_sqlite(url: DatabaseUrl, durability: Durability, busy_timeout: float) -> Store:
     from kxm_grpc.store.sqlite import SqliteStore  # only the adapter a URL names is imported
 
-    return SqliteStore(url.path, durability=durability)
+    return SqliteStore(url.path, durability=durability, busy_timeout=busy_timeout)
 
 
-def _open_postgres(url: DatabaseUrl, durability: Durability) -> Store:
+def _open_postgres(url: DatabaseUrl, durability: Durability, busy_timeout: float) -> Store:
+    """PostgreSQL's store; ``busy_timeout`` is SQLite's and is not used (row locks wait in the server)."""
     try:
         from kxm_grpc.store.postgres import PostgresStore
     except ImportError as exc:
@@ -142,14 +147,21 @@ def _open_postgres(url: DatabaseUrl, durability: Durability) -> Store:
     return PostgresStore(url.path, durability=durability)
 
 
-_OPENERS: dict[str, Callable[[DatabaseUrl, Durability], Store]] = {"sqlite": _open_sqlite, "postgresql": _open_postgres}
+_OPENERS: dict[str, Callable[[DatabaseUrl, Durability, float], Store]] = {
+    "sqlite": _open_sqlite,
+    "postgresql": _open_postgres,
+}
 
 
-def open_store(url: str, *, durability: Durability = Durability.FULL) -> Store:
+def open_store(
+    url: str, *, durability: Durability = Durability.FULL, sqlite_busy_timeout: float = SQLITE_BUSY_TIMEOUT
+) -> Store:
     """The store (not yet started) for a database URL or bare SQLite path.
+
+    ``sqlite_busy_timeout``: how long a SQLite write waits for another process's lock.
 
     Raises:
         StoreError: the URL is not one of the supported forms.
     """
     parsed = parse_database_url(url)
-    return _OPENERS[parsed.scheme](parsed, durability)
+    return _OPENERS[parsed.scheme](parsed, durability, sqlite_busy_timeout)

@@ -297,7 +297,7 @@ def test_the_service_config_is_pick_first_with_a_bounded_retry_on_unavailable() 
     assert RETRY_POLICY["retryableStatusCodes"] == ["UNAVAILABLE"] and 2 <= RETRY_POLICY["maxAttempts"] <= 5
     assert len(names) == len(set(names))
     assert {"kxm.v1.MessageService/SendMessage", "kxm.v1.MessageService/GetMessage", HEALTH_CHECK} <= set(names)
-    assert not {"kxm.v1.MessageService/Subscribe", "kxm.v1.MessageService/ReplyToMessage"} & set(names)
+    assert not {"kxm.v1.MessageService/Subscribe", "kxm.v1.AgentService/RegisterAgent"} & set(names)
 
 
 # -- helpers ---------------------------------------------------------------------------------------

@@ -121,18 +121,17 @@ async def test_wait_is_how_long_and_timeout_is_the_deadline(make_agent: AgentFac
     waited_for = time.perf_counter() - started
     with pytest.raises(FailedPrecondition) as held:
         await alice.leases.acquire("deploy", ttl=30, wait=0.2)
-    started = time.perf_counter()
     with pytest.raises(FailedPrecondition) as bounded:
         await alice.leases.acquire("deploy", ttl=30, wait=10, timeout=1.0)
-    bounded_for = time.perf_counter() - started
     with pytest.raises(InvalidArgument) as negative:
         await alice.messages.wait(sent.id, wait=-1)
 
     assert (unfinished.terminal, unfinished.message.id) == (False, sent.id)
-    assert 0.15 < waited_for < 5
+    assert waited_for > 0.15
     assert held.value.reason is Reason.LEASE_HELD
-    # The hub answers a wait longer than the call's deadline before the deadline passes.
-    assert bounded.value.reason is Reason.LEASE_HELD and bounded_for < 1.0
+    # The hub answers a wait longer than the call's deadline before the deadline passes: an answer
+    # (not DEADLINE_EXCEEDED) proves it, whatever the machine's load (no timing assert).
+    assert bounded.value.reason is Reason.LEASE_HELD
     assert negative.value.field_violations[0].field == "wait"  # the wire name of the wait (docs/clients.md)
 
 

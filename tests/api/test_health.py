@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import json
+import sqlite3
 import time
 from collections.abc import Callable
 from typing import Any
@@ -13,11 +15,14 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from kxm_grpc.errors import HubError, Reason, ResourceExhausted
+from kxm_grpc.client import HubClient
+from kxm_grpc.errors import HubError, Reason, ResourceExhausted, Unavailable
+from kxm_grpc.server.app import HubServer
+from kxm_grpc.server.settings import Settings
 from kxm_grpc.store import Tx
 from kxm_grpc.store.sqlite import SqliteStore
 from kxm_grpc.store.sqlite.engine import disk_free
-from tests.conftest import AgentFactory, Hub, sqlite_only
+from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub, sqlite_only
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
@@ -140,3 +145,46 @@ async def test_errors_of_the_caller_leave_health_serving(hub: Hub, make_agent: A
 
     assert hub.server.store.healthy is True
     assert set((await statuses(hub.address)).values()) == {SERVING}
+
+
+@sqlite_only
+async def test_reads_keep_working_while_another_process_holds_the_write_lock_even_when_presence_is_due(
+    hub_settings: Settings,
+) -> None:
+    """A read-only call renews its agent's presence when due; while another process holds the
+    database's write lock that renewal cannot commit, and the read is served anyway, unrenewed, its
+    key checked through a read (before, every read of an agent whose renewal was due failed with
+    UNAVAILABLE until the lock went: after stale_after / 4, all of them). Writes still wait and fail."""
+    settings = dataclasses.replace(hub_settings, stale_after=1.0, testing_busy_timeout=0.2)
+    server = HubServer(settings)
+    await server.start()
+    try:
+        admin = HubClient(server.address, token=ADMIN_TOKEN)
+        token = (await admin.admin.create_project("locked")).project_token
+        alice, bob = HubClient(server.address, token=token), HubClient(server.address, token=token)
+        await alice.agents.register("alice")
+        await bob.agents.register("bob")
+        sent = (await alice.messages.send("bob", "before the lock")).message.id
+        foreign = sqlite3.connect(settings.database_path, isolation_level=None)
+        foreign.execute("BEGIN IMMEDIATE")
+        try:
+            await asyncio.sleep(0.3)  # past stale_after / 4: every call of theirs is due a renewal
+            reads = [
+                (await alice.messages.get(sent)).message.id,
+                len((await bob.messages.list_inbox()).messages),
+                len((await alice.agents.list()).agents),
+            ]
+            with pytest.raises(Unavailable) as refused:
+                await alice.messages.send("bob", "during the lock")
+        finally:
+            foreign.execute("ROLLBACK")
+            foreign.close()
+        after = (await alice.messages.send("bob", "after the lock", allow_offline=True)).message.id
+        for client in (admin, alice, bob):
+            await client.close()
+    finally:
+        await server.stop(0.2)
+
+    assert reads == [sent, 1, 2]
+    assert refused.value.reason is Reason.STORAGE_UNAVAILABLE
+    assert after

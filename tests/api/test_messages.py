@@ -426,6 +426,22 @@ async def test_reply_once_from_queued_or_delivered(make_agent: AgentFactory, ack
     assert twice.value.reason is Reason.DUPLICATE_REPLY
 
 
+async def test_the_same_reply_again_is_a_safe_retry(make_agent: AgentFactory) -> None:
+    """Repeating the reply (its answer lost) returns the replied message unchanged; another is still refused."""
+    alice = await make_agent("alice")
+    bob = await make_agent("bob")
+    sent = (await alice.send("bob", "q")).message
+
+    first = (await bob.reply(sent.id, "answer")).message
+    again = (await bob.reply(sent.id, "answer")).message
+
+    assert (again.id, again.state, again.reply.content) == (first.id, REPLIED, "answer")
+    assert again.reply.create_time == first.reply.create_time
+    with pytest.raises(FailedPrecondition) as other:
+        await bob.reply(sent.id, "another answer")
+    assert other.value.reason is Reason.DUPLICATE_REPLY
+
+
 async def test_reply_content_is_validated(make_agent: AgentFactory) -> None:
     """An empty or too long reply names the content field."""
     alice = await make_agent("alice")

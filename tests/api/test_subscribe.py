@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import random
 import socket
 import time
@@ -18,6 +19,7 @@ from kxm_grpc._gen.kxm.v1 import types_pb2
 from kxm_grpc._status import from_rpc_error
 from kxm_grpc.client import HubClient, SyncHubClient
 from kxm_grpc.domain.clock import ManualClock
+from kxm_grpc.domain.messages import Message
 from kxm_grpc.errors import (
     FailedPrecondition,
     HubError,
@@ -32,6 +34,7 @@ from kxm_grpc.server import sweeps
 from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.interceptor import RPC_TOTAL
 from kxm_grpc.server.settings import Settings
+from kxm_grpc.server.streams import OPEN_STREAMS
 from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub
 from tests.harness import eventually
 
@@ -526,6 +529,68 @@ async def test_streams_per_agent_are_capped(hub_settings: Settings) -> None:
         await bob.close()
     finally:
         await server.stop(0.2)
+
+
+async def test_open_streams_are_counted_until_their_handlers_end(hub_settings: Settings) -> None:
+    """``kxm_open_streams`` (served on /metrics) rises with each admitted stream, not with a refused
+    one, and falls back when each is dropped: B12 watches it to see handlers released."""
+    server = await own_hub(replace(hub_settings, max_streams_per_agent=2))
+    try:
+        (bob,) = await agents(server.address, "bob")
+        before = OPEN_STREAMS._value.get()
+        one, two = Stream(bob), Stream(bob)
+        await one.ready()
+        await two.ready()
+        both = OPEN_STREAMS._value.get()
+        with pytest.raises(ResourceExhausted):
+            await Stream(bob).next()
+        refused = OPEN_STREAMS._value.get()
+        one.drop()
+        await eventually(lambda: OPEN_STREAMS._value.get() == before + 1)
+        two.drop()
+        await eventually(lambda: OPEN_STREAMS._value.get() == before)
+
+        assert (both, refused) == (before + 2, before + 2)
+        await bob.close()
+    finally:
+        await server.stop(0.2)
+
+
+def messages_held(marker: str) -> int:
+    """Domain messages alive in this process whose content starts with ``marker``."""
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if isinstance(o, Message) and o.content.startswith(marker))
+
+
+async def test_an_idle_stream_holds_none_of_the_events_it_wrote(make_agent: AgentFactory) -> None:
+    """Once written, an event is not kept by its stream while the stream waits for the next one:
+    not the last page read from the log, not the last redelivered batch, not the last live event
+    (an idle stream costs its cursor, not its last batch: B12 found 3,000 idle streams holding
+    ~17 KiB each of events already sent)."""
+    alice = await make_agent("alice")
+    bob = await make_agent("bob")
+    marker = f"held-{random.randrange(10**9)}:"
+    for i in range(3):
+        await alice.send("bob", f"{marker}{i}")  # before the stream: read from the log as one page
+    stream = Stream(bob)
+    await stream.ready()
+    first = await stream.take(3, kinds=("message",))
+    await alice.send("bob", f"{marker}live")  # while caught up: delivered from its wake-up
+    first += await stream.take(1, kinds=("message",))
+    await alice.agents.heartbeat()  # the store's writer keeps its last batch (the send) until the next one
+    await asyncio.sleep(0.3)
+    after_log = messages_held(marker)
+    stream.drop()
+    resumed = Stream(bob, after_seq=first[-1].seq)
+    await resumed.ready()
+    again = await resumed.take(4, kinds=("message",))  # none acknowledged: all redelivered
+    await asyncio.sleep(0.3)
+    after_redelivery = messages_held(marker)
+    resumed.drop()
+
+    assert [e.message.id for e in again] == [e.message.id for e in first]
+    assert all(e.redelivered for e in again)
+    assert (after_log, after_redelivery) == (0, 0)
 
 
 async def test_slow_subscriber_is_cut_off_resumes_whole_and_slows_nobody(hub_settings: Settings) -> None:

@@ -46,7 +46,7 @@ async def test_ttl_defaults_to_five_minutes_and_is_bounded_in_the_service(store:
             await leases.acquire_lease(store, alice, "other", ttl=ttl, clock=clock, queues=queues)
         refusals.append((caught.value.metadata["field"], caught.value.message))
     with pytest.raises(InvalidArgument) as renewal:
-        await leases.renew_lease(store, alice, "build", 1, ttl=seconds(601), now=clock.now())
+        await leases.renew_lease(store, alice, "build", 1, ttl=seconds(601), clock=clock)
 
     # Assert
     assert granted.lease.expire_time - granted.lease.acquire_time == rules.DEFAULT_TTL
@@ -72,9 +72,9 @@ async def test_the_minimum_ttl_comes_from_the_limits(store: SqliteStore) -> None
     short = await leases.acquire_lease(
         store, alice, "build", ttl=seconds(0.5), clock=clock, queues=LeaseQueues(), limits=fast
     )
-    renewed = await leases.renew_lease(store, alice, "build", 1, ttl=seconds(0.3), now=clock.now(), limits=fast)
+    renewed = await leases.renew_lease(store, alice, "build", 1, ttl=seconds(0.3), clock=clock, limits=fast)
     with pytest.raises(InvalidArgument) as default_minimum:
-        await leases.renew_lease(store, alice, "build", 1, ttl=seconds(0.3), now=clock.now())
+        await leases.renew_lease(store, alice, "build", 1, ttl=seconds(0.3), clock=clock)
 
     # Assert
     assert short.lease.expire_time - short.lease.acquire_time == seconds(0.5)
@@ -187,3 +187,119 @@ async def test_waiting_acquires_queue_on_the_hubs_coordination(store: SqliteStor
     assert granted.lease.holder_agent_name == "bob"
     assert granted.lease.fencing_token == held.lease.fencing_token + 1
     assert queues.waiting(("p", "build")) == 0
+
+
+class LateWriter:
+    """``store`` whose writes start ``delay`` seconds of ``clock`` after they are asked for, as behind a
+    busy writer (or a queue of serialization retries); reads are immediate."""
+
+    def __init__(self, store: SqliteStore, clock: ManualClock, delay: float) -> None:
+        self._store = store
+        self._clock = clock
+        self._delay = delay
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._store, name)
+
+    async def write(self, work):  # type: ignore[no-untyped-def]
+        self._clock.advance(self._delay)
+        return await self._store.write(work)
+
+
+async def test_a_renewal_is_decided_when_its_transaction_runs_not_when_it_arrived(store: SqliteStore) -> None:
+    """B7 found it: a renewal that arrived in time but reached the writer after the lease lapsed revived the
+    lease, after a CheckFence in between had called it expired. It is refused, and the lease stays lapsed."""
+    # Prepare
+    clock = ManualClock()
+    alice = await agent(store, "alice", clock.now())
+    granted = await leases.acquire_lease(store, alice, "build", ttl=seconds(5), clock=clock, queues=LeaseQueues())
+    token = granted.lease.fencing_token
+    clock.advance(4.9)
+
+    # Execute: the renewal arrives 0.1 s before the expiry and runs 0.1 s after it.
+    with pytest.raises(FailedPrecondition) as refused:
+        await leases.renew_lease(LateWriter(store, clock, 0.2), alice, "build", token, ttl=seconds(5), clock=clock)  # type: ignore[arg-type]
+    with pytest.raises(FailedPrecondition) as checked:
+        await leases.check_fence(store, alice, "build", token, now=clock.now())
+
+    # Assert
+    assert refused.value.reason is Reason.LEASE_EXPIRED
+    assert checked.value.reason is Reason.LEASE_EXPIRED
+    fence = await store.read(lambda tx: tx.leases.get("p", "build"))
+    assert fence is not None and fence.lease is not None
+    assert fence.lease.expire_time == granted.lease.expire_time
+
+
+async def test_a_takeover_is_decided_and_timed_when_its_transaction_runs(store: SqliteStore) -> None:
+    """An acquire that arrived while the lease was live but ran after it lapsed takes it over, and its
+    acquire time is when it ran (so grant lives on the hub's clock never overlap)."""
+    # Prepare
+    clock = ManualClock()
+    alice = await agent(store, "alice", clock.now())
+    bob = await agent(store, "bob", clock.now())
+    first = await leases.acquire_lease(store, alice, "build", ttl=seconds(5), clock=clock, queues=LeaseQueues())
+    clock.advance(4.9)
+
+    # Execute
+    taken = await leases.acquire_lease(
+        LateWriter(store, clock, 0.2),  # type: ignore[arg-type]
+        bob,
+        "build",
+        ttl=seconds(5),
+        clock=clock,
+        queues=LeaseQueues(),
+    )
+
+    # Assert
+    assert taken.lease.fencing_token == first.lease.fencing_token + 1
+    assert taken.lease.acquire_time == clock.now() > first.lease.expire_time
+
+
+async def test_the_alive_mark_never_moves_back(store: SqliteStore) -> None:
+    """A keep-alive made on an older reading of the clock (or by a replica whose clock is a little behind)
+    leaves a later mark alone: a restart must not take a grant that lapsed after it for live (decision 33)."""
+    # Prepare
+    clock = ManualClock()
+    alice = await agent(store, "alice", clock.now())
+    await leases.acquire_lease(store, alice, "build", ttl=seconds(60), clock=clock, queues=LeaseQueues())
+    later = clock.now() + seconds(10)
+
+    # Execute
+    await leases.keep_alive(store, now=later)
+    await leases.keep_alive(store, now=later - seconds(8))
+
+    # Assert
+    assert await store.read(lambda tx: tx.meta.get(leases.ALIVE_KEY)) == str(later)
+
+
+async def test_the_wait_counts_the_time_the_first_attempt_took(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An acquire that waits, whose first attempt (a write) took 0.3 s of the caller's 1 s, queues for
+    at most the 0.7 s left, not 1 s more (B16-waits found every such call ending DEADLINE_EXCEEDED)."""
+    # Prepare
+    clock = ManualClock()
+    alice, bob = await agent(store, "alice", clock.now()), await agent(store, "bob", clock.now())
+    queues = LeaseQueues()
+    await leases.acquire_lease(store, alice, "build", ttl=seconds(30), clock=clock, queues=queues)
+    attempt = leases._attempt
+    waits: list[float] = []
+
+    async def slow_attempt(*args: object, **kwargs: object) -> object:
+        await asyncio.sleep(0.3)
+        return await attempt(*args, **kwargs)  # type: ignore[arg-type]
+
+    async def wait_in_line(*args: object, wait: float, **kwargs: object) -> None:
+        waits.append(wait)
+
+    monkeypatch.setattr(leases, "_attempt", slow_attempt)
+    monkeypatch.setattr(leases, "_wait_in_line", wait_in_line)
+
+    # Execute
+    with pytest.raises(FailedPrecondition):
+        await leases.acquire_lease(
+            store, bob, "build", ttl=None, wait=Wait(seconds(60)), clock=clock, queues=queues, time_remaining=1.0
+        )
+
+    # Assert
+    assert len(waits) == 1 and waits[0] <= 0.7, waits

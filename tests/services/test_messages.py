@@ -260,3 +260,123 @@ async def test_a_send_wakes_the_expiry_timer_whoever_calls_the_service(store: Sq
     # Assert
     assert current is not None and current.state is MessageState.EXPIRED
     assert current.end_time == sent.message.expire_time
+
+
+class SlowWrites:
+    """A store whose every write takes at least ``delay`` seconds (a slow commit), reads unchanged."""
+
+    def __init__(self, store: SqliteStore, delay: float) -> None:
+        self._store = store
+        self._delay = delay
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._store, name)
+
+    async def write(self, work: object) -> object:
+        await asyncio.sleep(self._delay)
+        return await self._store.write(work)  # type: ignore[arg-type]
+
+
+async def test_the_wait_after_a_send_counts_the_time_the_send_took(pair: Pair, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A send with a wait, or a fanout, whose write took 0.3 s of the caller's 1 s waits at most the
+    0.7 s left, not 1 s more (B16-waits found every such call ending DEADLINE_EXCEEDED)."""
+    # Prepare
+    slow = SlowWrites(pair.store, 0.3)
+    waits: list[float] = []
+
+    async def wait_until_terminal(*args: object, wait: float, **kwargs: object) -> tuple[object, bool]:
+        waits.append(wait)
+        return None, False
+
+    async def wait_any(notifier: object, versions: object, timeout: float) -> None:
+        waits.append(timeout)
+        raise asyncio.CancelledError  # one look is enough
+
+    monkeypatch.setattr(messages, "_wait_until_terminal", wait_until_terminal)
+    monkeypatch.setattr(messages, "_wait_any", wait_any)
+
+    # Execute
+    await messages.send_message(
+        slow,  # type: ignore[arg-type]
+        pair.alice,
+        SendRequest("bob", "q", wait=Wait(seconds(60))),
+        clock=pair.clock,
+        time_remaining=1.0,
+    )
+    with pytest.raises(asyncio.CancelledError):
+        await messages.fanout_messages(
+            slow,  # type: ignore[arg-type]
+            pair.alice,
+            FanoutRequest(["bob"], "q", wait=Wait(seconds(60))),
+            clock=pair.clock,
+            time_remaining=1.0,
+        )
+
+    # Assert
+    assert len(waits) == 2
+    assert all(wait <= 0.7 for wait in waits), waits
+
+
+@dataclass
+class Cursor:
+    version: int = 0
+
+
+async def test_a_stream_checks_each_deadline_as_it_writes_the_message(pair: Pair) -> None:
+    """A page read from the log goes out one event at a time: a message whose TTL ran out between the
+    read and its turn is not written, whatever the page said when it was read."""
+    # Prepare
+    made = await agents.register_agent(
+        pair.store, PROJECT, registration("carol", "", "", ""), presented_key=None, now=pair.clock.now()
+    )
+    for ttl in (1, 2, 3):
+        await messages.send_message(
+            pair.store, pair.alice, SendRequest("carol", f"ttl {ttl}", ttl=seconds(ttl)), clock=pair.clock
+        )
+    stopping = asyncio.Event()
+    subscription = messages.subscription(made.agent, made.key, after_seq=0, presence_only=False, stopping=stopping)
+    items = messages.subscribe(pair.store, subscription, clock=pair.clock, stopping=stopping, cursor=Cursor())
+
+    # Execute
+    try:
+        await anext(items)  # ready
+        first = await anext(items)  # the page of three is read now, none of them due yet
+        pair.clock.advance(2.5)  # the 1 s and 2 s messages are due now, the 3 s one is not
+        after = await anext(items)
+    finally:
+        await items.aclose()
+
+    # Assert
+    assert isinstance(first, rules.Event) and isinstance(after, rules.Event)
+    assert first.message is not None and first.message.content == "ttl 1"
+    assert after.message is not None and after.message.content == "ttl 3"
+
+
+async def test_a_stream_does_not_write_a_message_cancelled_after_its_page_was_read(pair: Pair) -> None:
+    """A message cancelled (and the cancel answered) while its page is being written is not written:
+    B6 saw a replay write one 0.65 s after its cancel was acknowledged."""
+    # Prepare
+    made = await agents.register_agent(
+        pair.store, PROJECT, registration("carol", "", "", ""), presented_key=None, now=pair.clock.now()
+    )
+    sent = [
+        await messages.send_message(pair.store, pair.alice, SendRequest("carol", f"m{i}"), clock=pair.clock)
+        for i in range(3)
+    ]
+    stopping = asyncio.Event()
+    subscription = messages.subscription(made.agent, made.key, after_seq=0, presence_only=False, stopping=stopping)
+    items = messages.subscribe(pair.store, subscription, clock=pair.clock, stopping=stopping, cursor=Cursor())
+
+    # Execute
+    try:
+        await anext(items)  # ready
+        first = await anext(items)  # the page of three is read now, all queued
+        await messages.cancel_message(pair.store, pair.alice, sent[1].message.id, now=pair.clock.now())
+        after = await anext(items)
+    finally:
+        await items.aclose()
+
+    # Assert
+    assert isinstance(first, rules.Event) and isinstance(after, rules.Event)
+    assert first.message is not None and first.message.content == "m0"
+    assert after.message is not None and after.message.content == "m2"

@@ -211,3 +211,20 @@ async def test_a_write_whose_caller_is_cancelled_still_announces_its_commit(post
         assert await store.read(lambda tx: tx.meta.get("k")) == "committed"
     finally:
         await store.close()
+
+
+async def test_the_database_time_is_paired_with_the_monotonic_clock_of_the_same_instant(postgres_database: str) -> None:
+    """B17: the server's reading comes with the monotonic time it stands for, measured on the worker, so a
+    busy event loop cannot skew a replica's clock (the server runs on this machine: its clock is ours)."""
+    # Prepare
+    store = await started(postgres_database)
+    try:
+        # Execute
+        server, at = await store.database_time()
+        await asyncio.sleep(0.2)  # the caller gets back to it late
+        wall, now = time.time_ns() // 1000, time.monotonic_ns() // 1000
+    finally:
+        await store.close()
+
+    # Assert: the reading, carried forward by the monotonic clock, is the wall clock now.
+    assert abs(server + (now - at) - wall) < 50_000

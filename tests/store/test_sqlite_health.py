@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from kxm_grpc.errors import HubError, Reason, ResourceExhausted, Unavailable
+from kxm_grpc.errors import DataLoss, HubError, Reason, ResourceExhausted, Unavailable
 from kxm_grpc.store import Durability, Tx
 from kxm_grpc.store.sqlite import SqliteStore
 from kxm_grpc.store.sqlite.engine import PROBE_HEADROOM, disk_free, is_storage_failure, sqlite_code, storage_error
@@ -155,6 +155,23 @@ def test_the_code_wins_over_the_message_and_non_sqlite_errors_map_to_unavailable
     assert (type(busy_error), busy_error.retry_after) == (Unavailable, 0.5)
     assert (type(bug_error), bug_error.reason, bug_error.retry_after) == FAILED
     assert is_storage_failure(bug) is False
+
+
+def test_a_stored_text_that_is_not_utf8_is_data_loss_and_no_storage_failure() -> None:
+    """A flipped byte that makes a stored text invalid UTF-8 is damaged data (DATA_LOSS naming the
+    column, never the text), not the database refusing writes: health is not turned, and no
+    "retry" is suggested (it was UNAVAILABLE before, and turned health NOT_SERVING on a write)."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE messages (content TEXT)")
+    conn.execute("INSERT INTO messages VALUES (CAST(X'73656372e974' AS TEXT))")  # 'secr\xe9t'
+    with pytest.raises(sqlite3.OperationalError) as caught:
+        conn.execute("SELECT content FROM messages").fetchone()
+
+    error = storage_error(caught.value)
+
+    assert (type(error), error.reason, error.metadata) == (DataLoss, Reason.STORAGE_CORRUPTED, {"column": "content"})
+    assert error.retry_after is None and "secr" not in error.message
+    assert is_storage_failure(caught.value) is False
 
 
 async def _until(condition: Callable[[], bool], timeout: float = 5.0) -> None:

@@ -21,6 +21,7 @@ from kxm_grpc.domain.projects import Project
 from kxm_grpc.errors import NotFound, Reason, Unavailable
 from kxm_grpc.store import Durability, LogState, StoreError, Timer, Tx
 from kxm_grpc.store.sqlite import SqliteStore
+from kxm_grpc.store.sqlite.engine import WAL_CHECK_INTERVAL, WAL_LIMIT
 from kxm_grpc.store.sqlite.migrations import MIGRATIONS
 
 
@@ -94,6 +95,27 @@ async def test_corrupt_file_is_refused(tmp_path: Path) -> None:
         await store.start()
 
 
+async def test_a_database_with_a_zeroed_page_is_refused_as_failing_its_integrity_check(tmp_path: Path) -> None:
+    """A zeroed b-tree page makes quick_check itself raise (malformed): the refusal still says the
+    integrity check failed and to restore a backup (it said only "cannot open database" before)."""
+    path = tmp_path / "hub.db"
+    store = SqliteStore(path)
+    await store.start()
+    await store.write(lambda tx: [tx.meta.put(f"k{i}", "x" * 500) for i in range(200)])  # pages beyond the root
+    await store.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'meta'").fetchone()[0]
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    data = bytearray(path.read_bytes())
+    data[(root - 1) * page_size : root * page_size] = bytes(page_size)
+    path.write_bytes(bytes(data))
+
+    with pytest.raises(StoreError, match=r"failed its integrity check .*restore a backup"):
+        await SqliteStore(path).start()
+
+
 async def test_symlinked_database_is_refused(tmp_path: Path) -> None:
     """The database file must not be a symbolic link."""
     (tmp_path / "real.db").write_bytes(b"")
@@ -113,6 +135,42 @@ async def test_wal_and_full_sync_are_in_force(tmp_path: Path) -> None:
     sync = await store.write(lambda tx: tx.meta._conn.execute("PRAGMA synchronous").fetchone()[0])  # type: ignore[attr-defined]
 
     assert (mode, sync) == ("wal", 2)
+    await store.close()
+
+
+def _size(path: Path) -> int:
+    return path.stat().st_size
+
+
+async def test_a_wal_grown_behind_a_long_reader_shrinks_once_it_ends_even_on_an_idle_hub(tmp_path: Path) -> None:
+    """Checkpoint starvation: while another connection holds a read snapshot the WAL grows past
+    WAL_LIMIT (nothing can be checkpointed behind it) and the forced checkpoint gives up at once
+    (writes are not held up by it); once the reader ends, the WAL file is truncated within a couple
+    of WAL_CHECK_INTERVALs with no write needed (before, it kept its largest size for good)."""
+    path = tmp_path / "hub.db"
+    store = SqliteStore(path, durability=Durability.NORMAL)
+    await store.start()
+    reader = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM meta").fetchone()
+    wal = Path(f"{path}-wal")
+    for batch in range(6):  # about 1.6 MiB of pages each, past WAL_LIMIT in all
+        await store.write(lambda tx, b=batch: [tx.meta.put(f"k{b}.{i}", "x" * 4000) for i in range(400)])
+    await asyncio.sleep(WAL_CHECK_INTERVAL * 1.5)  # a forced checkpoint was tried behind the reader
+    grown, blocked = _size(wal), store.wal_checkpoints_blocked
+    written = await asyncio.wait_for(store.write(lambda tx: tx.meta.put("during", "y")), 1.0)
+
+    reader.execute("COMMIT")
+    reader.close()
+    for _ in range(int(4 * WAL_CHECK_INTERVAL / 0.05)):
+        if _size(wal) <= WAL_LIMIT and store.wal_checkpoints >= 1:  # the count follows the truncation
+            break
+        await asyncio.sleep(0.05)
+
+    assert grown > WAL_LIMIT and blocked >= 1 and written is None
+    assert _size(wal) <= WAL_LIMIT
+    assert store.wal_checkpoints >= 1
+    assert await store.read(lambda tx: tx.meta.get("k5.399")) == "x" * 4000
     await store.close()
 
 
@@ -188,6 +246,41 @@ async def test_memory_stores_take_no_lock() -> None:
     assert await first.read(lambda tx: tx.meta.get("k")) is None
     await first.close()
     await second.close()
+
+
+async def test_a_write_waits_for_a_foreign_lock_at_most_the_busy_timeout_from_when_it_was_queued(
+    tmp_path: Path,
+) -> None:
+    """While another process holds the write lock, each write is refused (busy, UNAVAILABLE) once it
+    has waited the busy timeout since it was queued: not more because batches before it waited
+    (before, a write queued behind a waiting batch, or a waiting health probe, waited for it and
+    then a whole timeout of its own: 1.4 s and 1.7 s here), and never less (a refusal sooner would be a BUSY nothing
+    waited for). Once the lock is released, writes go through."""
+    # Probes every 50 ms: one waiting a whole busy timeout would hold up the writes queued behind it.
+    store = SqliteStore(tmp_path / "hub.db", durability=Durability.NORMAL, busy_timeout=1.0, probe_interval=0.05)
+    await store.start()
+    foreign = sqlite3.connect(tmp_path / "hub.db", isolation_level=None)
+    foreign.execute("BEGIN IMMEDIATE")
+
+    async def timed_write(delay: float) -> tuple[float, BaseException | None]:
+        await asyncio.sleep(delay)
+        began = asyncio.get_running_loop().time()
+        try:
+            await store.write(lambda tx: tx.meta.put(f"k{delay}", "v"))
+        except Unavailable as error:
+            return asyncio.get_running_loop().time() - began, error
+        return asyncio.get_running_loop().time() - began, None
+
+    waits = await asyncio.gather(*(timed_write(delay) for delay in (0.0, 0.3, 0.6)))
+    foreign.execute("ROLLBACK")
+    foreign.close()
+    after = await asyncio.wait_for(store.write(lambda tx: tx.meta.put("after", "v")), 2.0)
+
+    assert all(isinstance(error, Unavailable) for _, error in waits)
+    assert min(wait for wait, _ in waits) >= 0.95
+    assert max(wait for wait, _ in waits) < 1.3
+    assert after is None
+    await store.close()
 
 
 async def test_health_follows_failing_writes_and_recovers_by_probe(tmp_path: Path) -> None:

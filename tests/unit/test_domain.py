@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from kxm_grpc.domain import agents, validation
 from kxm_grpc.domain.agents import Agent, Presence
+from kxm_grpc.domain.clock import SystemClock
 from kxm_grpc.domain.pagination import MAX_PAGE_SIZE, decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.projects import project_name
 from kxm_grpc.domain.secrets import AGENT_KEY_PREFIX, hash_secret, hashes_match, new_id, new_secret, secret_matches
@@ -151,10 +154,10 @@ def test_stored_hashes_compare_to_a_key_hash() -> None:
 
 @pytest.mark.parametrize(
     ("wait", "remaining", "expected"),
-    [(10.0, None, 10.0), (10.0, 2.0, 1.95), (1.0, 2.0, 1.0), (10.0, 0.01, 0.0)],
+    [(10.0, None, 10.0), (10.0, 2.0, 1.8), (10.0, 0.3, 0.25), (100.0, 65.0, 64.0), (1.0, 2.0, 1.0), (10.0, 0.01, 0.0)],
 )
 def test_long_polls_answer_before_the_deadline(wait: float, remaining: float | None, expected: float) -> None:
-    """A wait is cut to the call's remaining time minus the margin, never below zero."""
+    """A wait is cut to the call's remaining time minus the margin (a tenth of it, 50 ms to 1 s), never below zero."""
     assert within_deadline(wait, remaining) == pytest.approx(expected)
 
 
@@ -186,3 +189,17 @@ def test_names_are_trimmed_as_javascript_trims(raw: str, trimmed: str) -> None:
 def test_name_keys_lowercase_as_javascript_does(name: str, key: str) -> None:
     """toLowerCase semantics: ß stays ß (casefold made it ss), final sigma is ς, İ keeps its dot."""
     assert agents.name_key(name) == key
+
+
+def test_the_hub_clock_ignores_steps_of_the_wall_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hub's clock starts at the wall clock and then follows a clock nobody can set: a wall-clock
+    step of an hour either way while it runs moves it by nothing (B6, B7: TTLs and leases keep their length)."""
+    clock = SystemClock()
+    real = time.time_ns
+    started = clock.now()
+    assert abs(started - real() // 1000) < 1_000_000
+    for step in (-3600, 3600):
+        monkeypatch.setattr(time, "time_ns", lambda step=step: real() + step * 1_000_000_000)
+        moved = clock.now() - started
+        assert 0 <= moved < 1_000_000, step
+    assert SystemClock().now() - clock.now() > 3000 * 1_000_000  # a new clock (a restart) takes up the wall clock

@@ -276,6 +276,13 @@ def test_reply_from_an_open_state(start: MessageState) -> None:
     assert (replied.reply_content, replied.reply_time, replied.end_time) == ("done", NOW + 7, NOW + 7)
 
 
+def test_the_same_reply_again_is_a_retry() -> None:
+    """Repeating the reply that was recorded returns the message unchanged (a lost answer's retry)."""
+    once = rules.replied(stored(), "a", NOW)
+
+    assert rules.replied(once, "a", NOW + 5) is once
+
+
 def test_reply_twice_is_a_duplicate() -> None:
     """A second reply is DUPLICATE_REPLY."""
     with pytest.raises(FailedPrecondition) as caught:

@@ -2756,6 +2756,8 @@ pub enum ErrorReason {
     OperatorNotFound = 116,
     /// ALREADY_EXISTS: an operator has, or had, this name (names are never reused), or it is the bootstrap admin's (`admin`); metadata: operator.
     OperatorAlreadyExists = 117,
+    /// DATA_LOSS: a stored message failed its checksum (bit rot, or an edit outside the hub); the hub serves no part of it; restore a backup; metadata: messageId.
+    StorageCorrupted = 118,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -2898,6 +2900,7 @@ impl ErrorReason {
             Self::StreamLimitReached => "ERROR_REASON_STREAM_LIMIT_REACHED",
             Self::OperatorNotFound => "ERROR_REASON_OPERATOR_NOT_FOUND",
             Self::OperatorAlreadyExists => "ERROR_REASON_OPERATOR_ALREADY_EXISTS",
+            Self::StorageCorrupted => "ERROR_REASON_STORAGE_CORRUPTED",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -3077,6 +3080,7 @@ impl ErrorReason {
             "ERROR_REASON_STREAM_LIMIT_REACHED" => Some(Self::StreamLimitReached),
             "ERROR_REASON_OPERATOR_NOT_FOUND" => Some(Self::OperatorNotFound),
             "ERROR_REASON_OPERATOR_ALREADY_EXISTS" => Some(Self::OperatorAlreadyExists),
+            "ERROR_REASON_STORAGE_CORRUPTED" => Some(Self::StorageCorrupted),
             _ => None,
         }
     }
@@ -4025,7 +4029,8 @@ pub mod message_service_client {
                 .insert(GrpcMethod::new("kxm.v1.MessageService", "CancelMessage"));
             self.inner.unary(req, path, codec).await
         }
-        /// ReplyToMessage records the recipient's one reply to a queued or delivered message.
+        /// ReplyToMessage records the recipient's one reply to a queued or delivered message. Repeating the
+        /// reply the message was replied with (a retry after a lost answer) returns the replied message unchanged.
         ///
         /// Errors:
         ///
@@ -4033,7 +4038,7 @@ pub mod message_service_client {
         /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id or content is empty or too long.
         /// * NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
         /// * PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the recipient.
-        /// * FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has a reply.
+        /// * FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has another reply.
         /// * FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was cancelled or expired.
         pub async fn reply_to_message(
             &mut self,

@@ -63,17 +63,16 @@ class LeaseServicer(lease_service_pb2_grpc.LeaseServiceServicer):
         self, request: lease_service_pb2.RenewLeaseRequest, context: Context
     ) -> lease_service_pb2.RenewLeaseResponse:
         hub = self._hub
-        now = hub.now()
         lease = await leases.renew_lease(
             hub.store,
             current_call().caller,
             request.name,
             request.fencing_token,
             ttl=duration_value("ttl", request.ttl, request.HasField("ttl")),
-            now=now,
+            clock=hub.clock,
             limits=hub.limits,
         )
-        return lease_service_pb2.RenewLeaseResponse(lease=lease_to_proto(lease, now=now))
+        return lease_service_pb2.RenewLeaseResponse(lease=lease_to_proto(lease, now=hub.now()))
 
     async def ReleaseLease(
         self, request: lease_service_pb2.ReleaseLeaseRequest, context: Context

@@ -326,6 +326,7 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
             async with contextlib.aclosing(items):
                 async for item in items:
                     response = self._item_to_proto(item)
+                    del item  # neither is kept while the stream waits for its next event
                     stream.writing = True
                     yield response
                     stream.writing = False
@@ -333,6 +334,7 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
                         await stream.cut  # the monitor ended the call while this write was stuck
                     if response.seq:
                         stream.sent_seq = response.seq
+                    del response
                     slow = streams.too_slow(stream)
                     if slow is not None:
                         raise slow

@@ -205,6 +205,7 @@ class RuntimeServicer(runtime_service_pb2_grpc.RuntimeServiceServicer):
     async def PushSyncEvents(
         self, request: runtime_service_pb2.PushSyncEventsRequest, context: Context
     ) -> runtime_service_pb2.PushSyncEventsResponse:
+        runtimes.check_batch(len(request.events))  # by count, before converting any event
         shapes = [event_shape(event, f"events[{index}]") for index, event in enumerate(request.events)]
         outcome = await runtimes.push_sync_events(self._hub.store, current_call().caller, shapes, now=self._hub.now())
         return runtime_service_pb2.PushSyncEventsResponse(

@@ -41,6 +41,7 @@ import psycopg
 import psycopg_pool
 import structlog
 
+from kxm_grpc import failpoints
 from kxm_grpc.errors import Reason, Unavailable
 from kxm_grpc.store.base import Durability, StoreError
 from kxm_grpc.store.notify import Notifier
@@ -288,6 +289,8 @@ class PostgresStore:
                 if writes and topics:
                     for payload in notify_payloads(self.replica_id, topics):
                         raw.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+                if writes:
+                    failpoints.hit("before_commit")
                 raw.execute("COMMIT")
             except BaseException as exc:
                 with contextlib.suppress(psycopg.Error):
@@ -335,9 +338,14 @@ class PostgresStore:
             self._maybe_failed(exc)
             raise errors.storage_error(exc) from exc
 
-    async def database_time(self) -> int:
-        """The database server's clock now, in microseconds since the epoch (``clock_timestamp()``, taken
-        to stand for the middle of the query's round trip).
+    async def database_time(self) -> tuple[int, int]:
+        """The database server's clock (``clock_timestamp()``) and this machine's monotonic clock at one
+        instant, both in microseconds: (time since the epoch, monotonic time).
+
+        The server's reading stands for the middle of its query's round trip, timed on the worker
+        with the monotonic clock (not around the queue for a worker, nor after the event loop gets
+        back to the caller); of three readings, the one with the shortest round trip is kept, so a
+        thread preempted mid-query on a busy machine does not skew it (B17 saw replicas ~100 ms apart).
 
         Raises:
             HubError: the database could not be asked.
@@ -346,15 +354,18 @@ class PostgresStore:
             raise Unavailable("the store is not open", reason=Reason.STORAGE_UNAVAILABLE)
         pool = self._pool
 
-        def ask() -> int:
+        def ask() -> tuple[int, int]:
             with pool.connection() as raw:
-                before = time.time_ns() // 1000
-                row = raw.execute(_NOW_SQL).fetchone()
-                after = time.time_ns() // 1000
-                assert row is not None
-                # The server's reading stands for the middle of the round trip, timed here rather than
-                # around the queue for a worker; carried forward to the moment this returns.
-                return int(row[0]) + (after - (before + after) // 2)
+                best: tuple[int, int, int] | None = None
+                for _ in range(3):
+                    before = time.monotonic_ns() // 1000
+                    row = raw.execute(_NOW_SQL).fetchone()
+                    after = time.monotonic_ns() // 1000
+                    assert row is not None
+                    if best is None or after - before < best[0]:
+                        best = (after - before, int(row[0]), (before + after) // 2)
+                assert best is not None
+                return best[1], best[2]
 
         try:
             return await self._in_thread(ask)

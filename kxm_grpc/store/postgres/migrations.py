@@ -14,6 +14,8 @@ Each migration is a list of statements run in one transaction with the others st
 
 from __future__ import annotations
 
+from kxm_grpc.store.checksum import MESSAGE_FIELDS, REPLY_FIELDS, sql_checksum
+
 T = 'TEXT COLLATE "C"'
 """Every text column: compared and ordered byte by byte, as SQLite does."""
 
@@ -83,8 +85,15 @@ _VERSION_8 = [
 ]
 """The replicas sharing the database, their roles and their open streams (SQLite's ``_0008_replicas``)."""
 
+_VERSION_9 = [
+    f"ALTER TABLE messages ADD COLUMN checksum {T} NOT NULL DEFAULT ''",
+    f"ALTER TABLE messages ADD COLUMN reply_checksum {T} NOT NULL DEFAULT ''",
+    f"UPDATE messages SET checksum = {sql_checksum(MESSAGE_FIELDS)}, reply_checksum = {sql_checksum(REPLY_FIELDS)}",
+]
+"""Each message row's checksums, computed in SQL for the rows stored before (SQLite's ``_0009_message_checksums``)."""
+
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""
 
-MIGRATIONS: dict[int, list[str]] = {7: _VERSION_7, 8: _VERSION_8}
+MIGRATIONS: dict[int, list[str]] = {7: _VERSION_7, 8: _VERSION_8, 9: _VERSION_9}
 """Each version's statements, by version; versions before ``FIRST_VERSION`` never existed here."""

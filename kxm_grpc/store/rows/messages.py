@@ -1,11 +1,23 @@
-"""Rows of ``messages``: the declaration every message query selects, and its decoder."""
+"""Rows of ``messages``: the declaration every message query selects, and its decoder.
+
+Every row carries its checksums (``kxm_grpc/store/checksum.py``): ``message_values`` writes them,
+and the decoder verifies them before it builds a ``Message``, so a row whose bytes changed on disk
+is never served: it raises ``DataLoss`` (``ERROR_REASON_STORAGE_CORRUPTED``, the message id in its
+metadata) and logs ``message_checksum_mismatch`` (ids only, never the body).
+"""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
+
+import structlog
 
 from kxm_grpc.domain.messages import Delivery, Message, MessageState, WorkflowContext
+from kxm_grpc.errors import DataLoss, Reason
+from kxm_grpc.store.checksum import MESSAGE_FIELDS, REPLY_FIELDS, checksum
 from kxm_grpc.store.rows import Columns, Row
+
+log = structlog.get_logger("kxm.store")
 
 MESSAGES = Columns(
     "messages",
@@ -36,6 +48,8 @@ MESSAGES = Columns(
     "reply_content",
     "reply_time",
     "error",
+    "checksum",
+    "reply_checksum",
 )
 """Also the insert list: ``message_values`` follow this order."""
 
@@ -79,6 +93,8 @@ def _decoder(columns: Columns) -> MessageDecoder:
         reply_content,
         reply_time,
         error,
+        stored_checksum,
+        stored_reply_checksum,
     ) = columns.positions(
         "id",
         "project",
@@ -107,13 +123,24 @@ def _decoder(columns: Columns) -> MessageDecoder:
         "reply_content",
         "reply_time",
         "error",
+        "checksum",
+        "reply_checksum",
     )
+    covered = columns.positions(*MESSAGE_FIELDS)
+    reply_covered = columns.positions(*REPLY_FIELDS)
 
     def message_from_row(row: Row, o: int = 0) -> Message:
         """The message in a row selecting ``MESSAGES`` from offset ``o`` (a join puts other columns first).
 
         Indexed in place, without slicing: this runs once per delivered event.
+
+        Raises:
+            DataLoss: a checksum does not match the row (``ERROR_REASON_STORAGE_CORRUPTED``).
         """
+        if row[o + stored_checksum] != checksum([row[o + p] for p in covered]):
+            raise _corrupted(row[o + id_], row[o + project], "message")
+        if row[o + stored_reply_checksum] != checksum([row[o + p] for p in reply_covered]):
+            raise _corrupted(row[o + id_], row[o + project], "reply")
         context = (
             None
             if row[o + wf_run_id] is None
@@ -154,10 +181,25 @@ def _decoder(columns: Columns) -> MessageDecoder:
 message_from_row = _decoder(MESSAGES)
 
 
+def _corrupted(message_id: object, project: object, part: str) -> DataLoss:
+    """Log a checksum mismatch (ids only) and return the error a reader raises."""
+    log.error("message_checksum_mismatch", message_id=str(message_id), project=str(project), part=part)
+    return DataLoss(
+        f"message {message_id} is corrupted in storage (its {part} failed its checksum); restore a backup",
+        reason=Reason.STORAGE_CORRUPTED,
+        metadata={"messageId": str(message_id)},
+    )
+
+
+def reply_checksum(message: Message) -> str:
+    """The ``reply_checksum`` of ``message`` as stored (its id and reply)."""
+    return checksum((message.id, message.reply_content))
+
+
 def message_values(message: Message) -> tuple[object, ...]:
     """The message's column values in ``MESSAGES`` order, for an insert."""
     context = message.workflow_context
-    values = {
+    values: dict[str, Any] = {
         "id": message.id,
         "project": message.project,
         "from_agent_id": message.from_agent_id,
@@ -186,4 +228,6 @@ def message_values(message: Message) -> tuple[object, ...]:
         "reply_time": message.reply_time,
         "error": message.error,
     }
+    values["checksum"] = checksum([values[name] for name in MESSAGE_FIELDS])
+    values["reply_checksum"] = reply_checksum(message)
     return MESSAGES.values(values)

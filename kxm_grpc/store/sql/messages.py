@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kxm_grpc.domain.messages import Message
-from kxm_grpc.store.rows.messages import MESSAGES, message_from_row, message_values
+from kxm_grpc.store.rows.messages import MESSAGES, message_from_row, message_values, reply_checksum
 from kxm_grpc.store.sql.connection import Connection
 
 _OPEN = "state IN ('queued', 'delivered')"
@@ -37,7 +37,7 @@ class SqlMessages:
     def update(self, message: Message) -> None:
         self._conn.execute(
             "UPDATE messages SET state = ?, deliver_time = ?, end_time = ?, reply_content = ?, reply_time = ?, "
-            "error = ? WHERE id = ?",
+            "error = ?, reply_checksum = ? WHERE id = ?",
             (
                 message.state.value,
                 message.deliver_time,
@@ -45,6 +45,7 @@ class SqlMessages:
                 message.reply_content,
                 message.reply_time,
                 message.error,
+                reply_checksum(message),
                 message.id,
             ),
         )

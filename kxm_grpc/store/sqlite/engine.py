@@ -21,6 +21,15 @@ probe checks real free space on the database's filesystem, room below ``max_page
 commits one row (see ``_run_probe``). Errors of the work itself (a rule it broke, a constraint)
 never change health. Both classifiers (``storage_error``, ``is_storage_failure``) decide by the
 SQLite result code, so they cannot disagree.
+
+WAL size: SQLite's automatic checkpoint (PASSIVE, after a commit that leaves 1,000 pages in the
+WAL) never waits for readers, so a reader that holds one snapshot, or readers that always overlap,
+starve it and the WAL grows without bound. The hub's own reads are short (one transaction per
+``read``, never across an await), and the writer thread enforces a bound besides: at most once per
+``WAL_CHECK_INTERVAL``, between batches or while idle, it looks at the WAL file's size and, past
+``WAL_LIMIT``, runs ``PRAGMA wal_checkpoint(TRUNCATE)`` with no busy wait (a reader in the way makes
+it give up at once, after copying what it can; it is tried again at the next look).
+``journal_size_limit`` also truncates the WAL to ``WAL_LIMIT`` whenever SQLite resets it.
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ import contextlib
 import fcntl
 import os
 import queue
+import re
 import sqlite3
 import stat
 import threading
@@ -41,8 +51,10 @@ from typing import Any, TypeVar
 
 import sqlite_utils
 import structlog
+from prometheus_client import Counter
 
-from kxm_grpc.errors import HubError, Reason, ResourceExhausted, Unavailable
+from kxm_grpc import failpoints
+from kxm_grpc.errors import DataLoss, HubError, Reason, ResourceExhausted, Unavailable
 from kxm_grpc.store.base import Durability, StoreError
 from kxm_grpc.store.notify import Change, Notifier
 from kxm_grpc.store.protocols import Tx
@@ -54,7 +66,11 @@ T = TypeVar("T")
 log = structlog.get_logger("kxm.store")
 
 _MAX_BATCH = 512
-_Job = tuple[Callable[[Tx], Any], "asyncio.Future[Any]", bool]
+_Job = tuple[Callable[[Tx], Any], "asyncio.Future[Any]", float]
+"""The work, its future, and when it was queued (``time.monotonic``)."""
+
+_BACKLOG = 0.01
+"""Seconds a batch's oldest job may have waited in the queue before its lock wait is shortened by as much."""
 
 PROBE_HEADROOM = 1024 * 1024
 """Bytes of room a health probe demands before it calls the database writable again: free on the
@@ -66,6 +82,33 @@ largest request the hub accepts is 256 KiB. 1 MiB is four maximal requests or do
 ones: the writes that follow a recovery do not fail at once and flip health back, yet a disk is
 not held NOT_SERVING while it has real space."""
 _PROBE_KEY = "storage_probe"
+
+WAL_LIMIT = 4 * 1024 * 1024
+"""Bytes of WAL file past which the writer forces a TRUNCATE checkpoint; also ``journal_size_limit``.
+
+About what SQLite's automatic checkpoint (every 1,000 pages of 4 KiB) leaves in steady state, so a
+healthy hub rarely passes it, and a WAL grown behind a long reader shrinks back to nothing within
+``WAL_CHECK_INTERVAL`` of the reader's end."""
+
+WAL_CHECK_INTERVAL = 1.0
+"""Seconds between two looks at the WAL's size by the writer thread (one ``stat``)."""
+
+_STARVED_LOG_INTERVAL = 60.0
+"""Seconds between two ``wal_checkpoint_blocked`` warnings while a reader keeps a checkpoint out."""
+
+COMMITS = Counter(
+    "kxm_sqlite_commits",
+    "SQLite write transactions committed: each a batch of writes sharing one commit (and, in full"
+    " durability, one fsync).",
+)
+COMMITTED_WRITES = Counter("kxm_sqlite_committed_writes", "Writes committed to SQLite (the jobs of all batches).")
+WAL_CHECKPOINTS = Counter(
+    "kxm_sqlite_wal_checkpoints",
+    "Forced TRUNCATE checkpoints of a WAL past its limit: truncated, or blocked by a reader.",
+    ["outcome"],
+)
+_CHECKPOINT_TRUNCATED = WAL_CHECKPOINTS.labels("truncated")
+_CHECKPOINT_BLOCKED = WAL_CHECKPOINTS.labels("blocked")
 
 # Primary SQLite result codes that mean the database itself refuses writes, not the work.
 _STORAGE_FAILURES = frozenset(
@@ -121,12 +164,29 @@ def is_storage_failure(exc: BaseException) -> bool:
     with no code at all counts when it is an ``OperationalError``. Decided by the same code as
     ``storage_error``, so an error it maps to STORAGE_FULL or "busy" always counts. Never raises.
     """
-    if not isinstance(exc, sqlite3.Error):
+    if not isinstance(exc, sqlite3.Error) or undecodable_text(exc) is not None:
         return False
     code = sqlite_code(exc)
     if code is None:
         return isinstance(exc, sqlite3.OperationalError)
     return code in _STORAGE_FAILURES
+
+
+_UNDECODABLE = re.compile(r"^Could not decode to UTF-8 column '([^']*)'")
+
+
+def undecodable_text(exc: BaseException) -> str | None:
+    """Return the column whose stored text is not UTF-8 if ``exc`` says so, else None. Never raises.
+
+    Python's sqlite3 raises ``OperationalError("Could not decode to UTF-8 column 'content' with
+    text '...'")``, with no SQLite result code, when a stored text's bytes changed (bit rot): the
+    data is damaged, the database is not refusing anything. Only the column is kept: the message
+    quotes the text itself, which must reach neither the caller nor the logs.
+    """
+    if not isinstance(exc, sqlite3.OperationalError) or getattr(exc, "sqlite_errorcode", None) is not None:
+        return None
+    match = _UNDECODABLE.match(str(exc))
+    return None if match is None else match.group(1)
 
 
 def _probe_marker(tx: Tx) -> None:
@@ -145,14 +205,29 @@ def storage_error(exc: BaseException) -> HubError:
     ``retry_after`` 0.5 s; FULL is RESOURCE_EXHAUSTED ``STORAGE_FULL``; any other SQLite error (a
     constraint included), an SQLite error without a recognisable code, and an exception that is
     not SQLite's at all (a bug of the engine) are UNAVAILABLE ``STORAGE_UNAVAILABLE`` with
-    ``retry_after`` 1 s. Never raises: it returns the error for the caller to raise.
+    ``retry_after`` 1 s. A stored text that is not UTF-8 (``undecodable_text``) is DATA_LOSS
+    ``STORAGE_CORRUPTED`` naming the column (and logged, without the text): retrying never helps.
+    Never raises: it returns the error for the caller to raise.
     """
+    column = undecodable_text(exc)
+    if column is not None:
+        log.error("stored_text_undecodable", column=column)
+        return DataLoss(
+            f"a stored text (column {column}) is not valid UTF-8: the database is damaged; restore a backup",
+            reason=Reason.STORAGE_CORRUPTED,
+            metadata={"column": column},
+        )
     code = sqlite_code(exc) if isinstance(exc, sqlite3.Error) else None
     if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
         return Unavailable("the database is busy; retry", reason=Reason.STORAGE_UNAVAILABLE, retry_after=0.5)
     if code == sqlite3.SQLITE_FULL:
         return ResourceExhausted("the database is full; writes are refused", reason=Reason.STORAGE_FULL)
     return Unavailable("the database failed; retry", reason=Reason.STORAGE_UNAVAILABLE, retry_after=1.0)
+
+
+def _error_name(exc: BaseException) -> str:
+    """SQLite's name of the error (``SQLITE_BUSY``), or the exception's type name."""
+    return getattr(exc, "sqlite_errorname", None) or type(exc).__name__
 
 
 def disk_free(directory: str) -> int:
@@ -172,7 +247,8 @@ class SqliteStore:
     """Persistence on one SQLite database (a file in WAL mode, or ``:memory:``).
 
     ``busy_timeout`` is how long a write waits for another connection's lock before it fails
-    (SQLITE_BUSY); ``probe_interval`` is the pause between health probes while unhealthy;
+    (SQLITE_BUSY), counted from when it was queued (``_begin``); ``probe_interval`` is the pause
+    between health probes while unhealthy;
     ``free_space(directory)`` returns the bytes free on a filesystem (``disk_free``; tests swap in
     a fake, here or later through the ``free_space`` attribute, to play a nearly full disk).
     """
@@ -211,6 +287,13 @@ class SqliteStore:
         self._probe: asyncio.Task[None] | None = None
         self._unhealthy_since = 0.0
         self._lock_fd: int | None = None
+        self.wal_checkpoints = 0
+        """Forced TRUNCATE checkpoints that emptied the WAL (``_bound_wal``)."""
+        self.wal_checkpoints_blocked = 0
+        """Forced checkpoints a reader kept from finishing."""
+        self._next_wal_check = 0.0
+        self._blocked_in_a_row = 0
+        self._blocked_logged = -_STARVED_LOG_INTERVAL
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -340,11 +423,27 @@ class SqliteStore:
                 mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
                 if str(mode).lower() != "wal":
                     raise StoreError(f"could not enable WAL on {self.path} (journal_mode={mode})")
+                conn.execute(f"PRAGMA journal_size_limit = {WAL_LIMIT}")
             level = "FULL" if self.durability is Durability.FULL else "NORMAL"
             conn.execute(f"PRAGMA synchronous = {level}")
-            check = conn.execute("PRAGMA quick_check").fetchone()[0]
+            began = time.monotonic()
+            try:
+                check = conn.execute("PRAGMA quick_check").fetchone()[0]
+            except sqlite3.DatabaseError as exc:  # damage the check itself trips over (a zeroed page)
+                check = str(exc)
             if check != "ok":
-                raise StoreError(f"database {self.path} failed its integrity check: {check}")
+                raise StoreError(
+                    f"database {self.path} failed its integrity check (PRAGMA quick_check: {check}); "
+                    "it is damaged: restore a backup (docs/operations.md, Backup and restore)"
+                )
+            if not self.memory:
+                log.info(
+                    "database_checked",
+                    database=self.description,
+                    check="quick_check",
+                    bytes=os.path.getsize(self.path),
+                    seconds=round(time.monotonic() - began, 3),
+                )
             self._migrate(conn)
             return conn
         except sqlite3.DatabaseError as exc:
@@ -398,7 +497,14 @@ class SqliteStore:
         ready.set_result(None)
         try:
             while True:
-                first = self._jobs.get()
+                if self.memory:
+                    first = self._jobs.get()
+                else:
+                    self._bound_wal(conn)
+                    try:
+                        first = self._jobs.get(timeout=WAL_CHECK_INTERVAL)
+                    except queue.Empty:
+                        continue
                 if first is None:
                     break
                 batch = [first]
@@ -455,8 +561,8 @@ class SqliteStore:
     def _run_probe(self, conn: sqlite3.Connection, fut: asyncio.Future[Any]) -> None:
         """Find out whether the database takes writes again, and resolve ``fut`` with the answer.
 
-        In a transaction of its own (``BEGIN IMMEDIATE``, so a database locked by another process
-        fails it), the probe demands, in order:
+        In a transaction of its own (``BEGIN IMMEDIATE`` without a busy wait, so a database locked
+        by another process fails it at once), the probe demands, in order:
 
         1. ``PROBE_HEADROOM`` bytes plus the WAL file's current size free on the database's
            filesystem (``free_space``; the WAL term because a checkpoint may grow the database
@@ -475,7 +581,14 @@ class SqliteStore:
         of what SQLite (or ``free_space``) raised.
         """
         try:
-            conn.execute("BEGIN IMMEDIATE")
+            # No busy wait: a lock another process holds fails the probe at once (the next one is
+            # an interval away) rather than holding up, for a whole busy timeout, the writes
+            # queued behind it.
+            conn.execute("PRAGMA busy_timeout = 0")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             refusal = self._disk_refusal() or self._page_refusal(conn)
             if refusal is None:
                 conn.execute(
@@ -543,7 +656,7 @@ class SqliteStore:
         outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
         topics: list[Change] = []
         try:
-            conn.execute("BEGIN IMMEDIATE")
+            batch = self._begin(conn, batch)
         except sqlite3.Error as exc:
             self._fail(conn, [fut for _, fut, _ in batch], exc)
             return
@@ -586,6 +699,7 @@ class SqliteStore:
                 conn.execute("RELEASE job")
             topics.extend(tx.take_topics())
             outcomes.append((fut, result, None))
+        failpoints.hit("before_commit")
         try:
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
@@ -593,7 +707,96 @@ class SqliteStore:
             return
         self.commits += 1
         self.committed_jobs += len(outcomes)
+        COMMITS.inc()
+        COMMITTED_WRITES.inc(len(outcomes))
         self._resolve(outcomes, topics, failed)
+
+    def _begin(self, conn: sqlite3.Connection, batch: list[_Job]) -> list[_Job]:
+        """``BEGIN IMMEDIATE`` for ``batch``; return the jobs it runs (the batch, less any refused here).
+
+        A write waits at most ``busy_timeout`` for another connection's lock, counted from when it
+        was queued: while the lock is held the batches before it waited too (and a health probe
+        may have), so the wait is shortened by the time the batch's oldest job (its first: the
+        queue is first in, first out) spent queued. When that shortened wait runs out, the jobs
+        whose whole wait is spent fail with SQLITE_BUSY's error and the younger ones wait on
+        for what is left of theirs. Only a backlog (past ``_BACKLOG``) costs the extra PRAGMAs.
+
+        Raises:
+            sqlite3.Error: BEGIN failed for every job left (each then fails with ``storage_error``).
+        """
+        full = int(self.busy_timeout * 1000)
+        while True:
+            queued = time.monotonic() - batch[0][2]
+            if queued < _BACKLOG:
+                conn.execute("BEGIN IMMEDIATE")  # a whole busy timeout: every job waits it out
+                return batch
+            conn.execute(f"PRAGMA busy_timeout = {max(0, int((self.busy_timeout - queued) * 1000))}")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                return batch
+            except sqlite3.Error as exc:
+                if sqlite_code(exc) not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                    raise
+                now = time.monotonic()
+                spent = [job for job in batch if now - job[2] >= self.busy_timeout - _BACKLOG / 2]
+                if not spent or len(spent) == len(batch):
+                    raise  # every job's wait is spent (or the lock was refused without waiting)
+                batch = batch[len(spent) :]
+                failure = storage_error(exc)
+                self._resolve([(fut, None, failure) for _, fut, _ in spent], [], exc)
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {full}")
+
+    def _bound_wal(self, conn: sqlite3.Connection) -> None:
+        """Force a TRUNCATE checkpoint if the WAL file has passed ``WAL_LIMIT`` (looked at once per interval).
+
+        On the writer thread, between batches (no transaction open). The checkpoint runs with the
+        busy timeout at 0: a reader holding an older snapshot makes it stop at once, after copying
+        the frames it can (``blocked``, counted; warned about, at most once a minute, when it happens
+        twice in a row), instead of stalling every write behind it for the busy timeout. Raises
+        nothing: a failure is logged and the next interval tries again.
+        """
+        now = time.monotonic()
+        if now < self._next_wal_check:
+            return
+        self._next_wal_check = now + WAL_CHECK_INTERVAL
+        try:
+            wal = os.stat(f"{self.path}-wal").st_size
+        except OSError:
+            return
+        if wal <= WAL_LIMIT:
+            return
+        try:
+            conn.execute("PRAGMA busy_timeout = 0")
+            try:
+                busy, frames, copied = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+        except sqlite3.Error as exc:
+            log.warning("wal_checkpoint_failed", database=self.description, sqlite_error=_error_name(exc))
+            return
+        seconds = round(time.monotonic() - now, 4)
+        if not busy:
+            self.wal_checkpoints += 1
+            self._blocked_in_a_row = 0
+            _CHECKPOINT_TRUNCATED.inc()
+            log.info("wal_checkpointed", database=self.description, wal_bytes=wal, seconds=seconds)
+            return
+        self.wal_checkpoints_blocked += 1
+        self._blocked_in_a_row += 1
+        _CHECKPOINT_BLOCKED.inc()
+        # Once may be one of the hub's own short reads, caught at the wrong instant; twice running,
+        # a second apart, is a reader that stays.
+        if self._blocked_in_a_row >= 2 and now - self._blocked_logged >= _STARVED_LOG_INTERVAL:
+            self._blocked_logged = now
+            log.warning(
+                "wal_checkpoint_blocked",
+                database=self.description,
+                wal_bytes=wal,
+                wal_frames=frames,
+                frames_copied=copied,
+                hint="another connection holds an old read snapshot (a long read transaction or backup)",
+            )
 
     def _resolve(
         self,
@@ -654,7 +857,7 @@ class SqliteStore:
             "storage_unhealthy",
             database=self.description,
             reason=str(storage_error(exc).reason or Reason.STORAGE_UNAVAILABLE),
-            sqlite_error=getattr(exc, "sqlite_errorname", None) or type(exc).__name__,
+            sqlite_error=_error_name(exc),
         )
         self._notify_health()
         if self._loop is not None and (self._probe is None or self._probe.done()):
@@ -674,7 +877,7 @@ class SqliteStore:
             if self._loop is None or self._thread is None or not self._thread.is_alive():
                 return
             fut: asyncio.Future[None] = self._loop.create_future()
-            self._jobs.put((_probe_marker, fut, True))
+            self._jobs.put((_probe_marker, fut, time.monotonic()))
             try:
                 await fut
             except HubError as exc:
@@ -708,12 +911,13 @@ class SqliteStore:
         if self._loop is None or self._thread is None or not self._thread.is_alive():
             raise Unavailable("the store is not open", reason=Reason.STORAGE_UNAVAILABLE)
         fut: asyncio.Future[T] = self._loop.create_future()
-        self._jobs.put((work, fut, True))
+        self._jobs.put((work, fut, time.monotonic()))
         return await fut
 
-    async def database_time(self) -> int:
-        """This machine's clock: an embedded database has no other (microseconds since the epoch)."""
-        return time.time_ns() // 1000
+    async def database_time(self) -> tuple[int, int]:
+        """This machine's clock (an embedded database has no other) and its monotonic clock, in
+        microseconds: (time since the epoch, monotonic time)."""
+        return time.time_ns() // 1000, time.monotonic_ns() // 1000
 
     async def read(self, work: Callable[[Tx], T]) -> T:
         """Run ``work`` on a consistent snapshot.

@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 import sqlite_utils
 
+from kxm_grpc.store.checksum import MESSAGE_FIELDS, REPLY_FIELDS, checksum
+
 Migration = Callable[[sqlite_utils.Database], None]
 
 
@@ -350,6 +352,22 @@ def _0008_replicas(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX streams_replica ON streams (replica_id)")
 
 
+def _0009_message_checksums(db: sqlite_utils.Database) -> None:
+    """Each message row's checksums (``kxm_grpc/store/checksum.py``), computed here for the rows stored before.
+
+    ``checksum`` covers the columns set at send, ``reply_checksum`` the reply; a reader verifies both
+    and refuses a row that fails (DATA_LOSS). The empty default never matches a checksum, so a row
+    written without them is refused too, never served unverified.
+    """
+    db.execute("ALTER TABLE messages ADD COLUMN checksum TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE messages ADD COLUMN reply_checksum TEXT NOT NULL DEFAULT ''")
+    db.conn.create_function("kxm_checksum_v9", -1, lambda *values: checksum(values), deterministic=True)
+    db.execute(
+        f"UPDATE messages SET checksum = kxm_checksum_v9({', '.join(MESSAGE_FIELDS)}), "
+        f"reply_checksum = kxm_checksum_v9({', '.join(REPLY_FIELDS)})"
+    )
+
+
 MIGRATIONS: list[Migration] = [
     _0001_foundation,
     _0002_messaging,
@@ -359,4 +377,5 @@ MIGRATIONS: list[Migration] = [
     _0006_sequenced_logs,
     _0007_operators_audit,
     _0008_replicas,
+    _0009_message_checksums,
 ]

@@ -241,6 +241,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """NOT_FOUND: no named operator has this name; metadata: operator."""
     ERROR_REASON_OPERATOR_ALREADY_EXISTS: _ErrorReason.ValueType  # 117
     """ALREADY_EXISTS: an operator has, or had, this name (names are never reused), or it is the bootstrap admin's (`admin`); metadata: operator."""
+    ERROR_REASON_STORAGE_CORRUPTED: _ErrorReason.ValueType  # 118
+    """DATA_LOSS: a stored message failed its checksum (bit rot, or an edit outside the hub); the hub serves no part of it; restore a backup; metadata: messageId."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """ErrorReason is the stable, machine-readable cause of a failed call.
@@ -472,4 +474,6 @@ ERROR_REASON_OPERATOR_NOT_FOUND: ErrorReason.ValueType  # 116
 """NOT_FOUND: no named operator has this name; metadata: operator."""
 ERROR_REASON_OPERATOR_ALREADY_EXISTS: ErrorReason.ValueType  # 117
 """ALREADY_EXISTS: an operator has, or had, this name (names are never reused), or it is the bootstrap admin's (`admin`); metadata: operator."""
+ERROR_REASON_STORAGE_CORRUPTED: ErrorReason.ValueType  # 118
+"""DATA_LOSS: a stored message failed its checksum (bit rot, or an edit outside the hub); the hub serves no part of it; restore a backup; metadata: messageId."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -144,14 +144,15 @@ class MessageServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def ReplyToMessage(self, request, context):
-        """ReplyToMessage records the recipient's one reply to a queued or delivered message.
+        """ReplyToMessage records the recipient's one reply to a queued or delivered message. Repeating the
+        reply the message was replied with (a retry after a lost answer) returns the replied message unchanged.
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id or content is empty or too long.
         - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
         - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the recipient.
-        - FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has a reply.
+        - FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has another reply.
         - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was cancelled or expired.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)

@@ -77,14 +77,15 @@ class MessageServiceStub:
     - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was replied to or expired.
     """
     ReplyToMessage: _grpc.UnaryUnaryMultiCallable[_message_service_pb2.ReplyToMessageRequest, _message_service_pb2.ReplyToMessageResponse]
-    """ReplyToMessage records the recipient's one reply to a queued or delivered message.
+    """ReplyToMessage records the recipient's one reply to a queued or delivered message. Repeating the
+    reply the message was replied with (a retry after a lost answer) returns the replied message unchanged.
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id or content is empty or too long.
     - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
     - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the recipient.
-    - FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has a reply.
+    - FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has another reply.
     - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was cancelled or expired.
     """
     AckMessages: _grpc.UnaryUnaryMultiCallable[_message_service_pb2.AckMessagesRequest, _message_service_pb2.AckMessagesResponse]
@@ -196,14 +197,15 @@ class MessageServiceAsyncStub(MessageServiceStub):
     - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was replied to or expired.
     """
     ReplyToMessage: _aio.UnaryUnaryMultiCallable[_message_service_pb2.ReplyToMessageRequest, _message_service_pb2.ReplyToMessageResponse]  # type: ignore[assignment]
-    """ReplyToMessage records the recipient's one reply to a queued or delivered message.
+    """ReplyToMessage records the recipient's one reply to a queued or delivered message. Repeating the
+    reply the message was replied with (a retry after a lost answer) returns the replied message unchanged.
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id or content is empty or too long.
     - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
     - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the recipient.
-    - FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has a reply.
+    - FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has another reply.
     - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was cancelled or expired.
     """
     AckMessages: _aio.UnaryUnaryMultiCallable[_message_service_pb2.AckMessagesRequest, _message_service_pb2.AckMessagesResponse]  # type: ignore[assignment]
@@ -336,14 +338,15 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _message_service_pb2.ReplyToMessageRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_message_service_pb2.ReplyToMessageResponse, _abc.Awaitable[_message_service_pb2.ReplyToMessageResponse]]:
-        """ReplyToMessage records the recipient's one reply to a queued or delivered message.
+        """ReplyToMessage records the recipient's one reply to a queued or delivered message. Repeating the
+        reply the message was replied with (a retry after a lost answer) returns the replied message unchanged.
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id or content is empty or too long.
         - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
         - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the recipient.
-        - FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has a reply.
+        - FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has another reply.
         - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was cancelled or expired.
         """
 

@@ -250,6 +250,8 @@ const (
 	ErrorReason_ERROR_REASON_OPERATOR_NOT_FOUND ErrorReason = 116
 	// ALREADY_EXISTS: an operator has, or had, this name (names are never reused), or it is the bootstrap admin's (`admin`); metadata: operator.
 	ErrorReason_ERROR_REASON_OPERATOR_ALREADY_EXISTS ErrorReason = 117
+	// DATA_LOSS: a stored message failed its checksum (bit rot, or an edit outside the hub); the hub serves no part of it; restore a backup; metadata: messageId.
+	ErrorReason_ERROR_REASON_STORAGE_CORRUPTED ErrorReason = 118
 )
 
 // Enum value maps for ErrorReason.
@@ -363,6 +365,7 @@ var (
 		115: "ERROR_REASON_STREAM_LIMIT_REACHED",
 		116: "ERROR_REASON_OPERATOR_NOT_FOUND",
 		117: "ERROR_REASON_OPERATOR_ALREADY_EXISTS",
+		118: "ERROR_REASON_STORAGE_CORRUPTED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                           0,
@@ -473,6 +476,7 @@ var (
 		"ERROR_REASON_STREAM_LIMIT_REACHED":                  115,
 		"ERROR_REASON_OPERATOR_NOT_FOUND":                    116,
 		"ERROR_REASON_OPERATOR_ALREADY_EXISTS":               117,
+		"ERROR_REASON_STORAGE_CORRUPTED":                     118,
 	}
 )
 
@@ -507,7 +511,7 @@ var File_kxm_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xa6\"\n" +
+	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xca\"\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_PROTOCOL_ERROR\x10\x01\x12\x1d\n" +
@@ -617,7 +621,8 @@ const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"#ERROR_REASON_RUNTIME_ALREADY_EXISTS\x10r\x12%\n" +
 	"!ERROR_REASON_STREAM_LIMIT_REACHED\x10s\x12#\n" +
 	"\x1fERROR_REASON_OPERATOR_NOT_FOUND\x10t\x12(\n" +
-	"$ERROR_REASON_OPERATOR_ALREADY_EXISTS\x10uB\x80\x01\n" +
+	"$ERROR_REASON_OPERATOR_ALREADY_EXISTS\x10u\x12\"\n" +
+	"\x1eERROR_REASON_STORAGE_CORRUPTED\x10vB\x80\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x10ErrorReasonProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 

@@ -888,6 +888,14 @@ public enum ErrorReason
    * <code>ERROR_REASON_OPERATOR_ALREADY_EXISTS = 117;</code>
    */
   ERROR_REASON_OPERATOR_ALREADY_EXISTS(117),
+  /**
+   * <pre>
+   * DATA_LOSS: a stored message failed its checksum (bit rot, or an edit outside the hub); the hub serves no part of it; restore a backup; metadata: messageId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_STORAGE_CORRUPTED = 118;</code>
+   */
+  ERROR_REASON_STORAGE_CORRUPTED(118),
   UNRECOGNIZED(-1),
   ;
 
@@ -1766,6 +1774,14 @@ public enum ErrorReason
    * <code>ERROR_REASON_OPERATOR_ALREADY_EXISTS = 117;</code>
    */
   public static final int ERROR_REASON_OPERATOR_ALREADY_EXISTS_VALUE = 117;
+  /**
+   * <pre>
+   * DATA_LOSS: a stored message failed its checksum (bit rot, or an edit outside the hub); the hub serves no part of it; restore a backup; metadata: messageId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_STORAGE_CORRUPTED = 118;</code>
+   */
+  public static final int ERROR_REASON_STORAGE_CORRUPTED_VALUE = 118;
 
 
   public final int getNumber() {
@@ -1900,6 +1916,7 @@ public enum ErrorReason
       case 115: return ERROR_REASON_STREAM_LIMIT_REACHED;
       case 116: return ERROR_REASON_OPERATOR_NOT_FOUND;
       case 117: return ERROR_REASON_OPERATOR_ALREADY_EXISTS;
+      case 118: return ERROR_REASON_STORAGE_CORRUPTED;
       default: return null;
     }
   }

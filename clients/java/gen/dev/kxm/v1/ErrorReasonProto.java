@@ -35,7 +35,7 @@ public final class ErrorReasonProto extends com.google.protobuf.GeneratedFile {
       descriptor;
   static {
     java.lang.String[] descriptorData = {
-      "\n\031kxm/v1/error_reason.proto\022\006kxm.v1*\246\"\n\013" +
+      "\n\031kxm/v1/error_reason.proto\022\006kxm.v1*\312\"\n\013" +
       "ErrorReason\022\034\n\030ERROR_REASON_UNSPECIFIED\020" +
       "\000\022\037\n\033ERROR_REASON_PROTOCOL_ERROR\020\001\022\035\n\031ER" +
       "ROR_REASON_INVALID_JSON\020\002\022\'\n#ERROR_REASO" +
@@ -145,11 +145,12 @@ public final class ErrorReasonProto extends com.google.protobuf.GeneratedFile {
       "EASON_RUNTIME_ALREADY_EXISTS\020r\022%\n!ERROR_" +
       "REASON_STREAM_LIMIT_REACHED\020s\022#\n\037ERROR_R" +
       "EASON_OPERATOR_NOT_FOUND\020t\022(\n$ERROR_REAS" +
-      "ON_OPERATOR_ALREADY_EXISTS\020uB\200\001\n\ndev.kxm" +
-      ".v1B\020ErrorReasonProtoP\001Z\'kxm.dev/hub/cli" +
-      "ents/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312" +
-      "\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b" +
-      "\006proto3"
+      "ON_OPERATOR_ALREADY_EXISTS\020u\022\"\n\036ERROR_RE" +
+      "ASON_STORAGE_CORRUPTED\020vB\200\001\n\ndev.kxm.v1B" +
+      "\020ErrorReasonProtoP\001Z\'kxm.dev/hub/clients" +
+      "/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kx" +
+      "m\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006pro" +
+      "to3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
