@@ -664,9 +664,10 @@ def check(
             continue
         key = (op.key, int(op.value["token"]))
         if op.op == "release":
+            # A hub life too short to bound its clock leaves the moment unknown: assume the earliest.
             earliest = hub_time(op.t_invoke, 0)
-            if earliest is not None:
-                ends_before[key] = min(ends_before.get(key, earliest), earliest)
+            known = earliest if earliest is not None else 0
+            ends_before[key] = min(ends_before.get(key, known), known)
         elif not restarts_log_extensions:
             latest = hub_time(op.t_complete, 1)
             ends_after[key] = max(ends_after.get(key, 0), (latest if latest is not None else 2**62) + ttl_us)

@@ -51,9 +51,11 @@ pytestmark = [pytest.mark.postgres, pytest.mark.timeout(1500)]
 TTL = 1.0
 PAUSE = (1.5 * TTL, 3.0 * TTL)
 REPLICA_ARGS = ("--replica-ttl", "1", "--stale-after", "2", "--testing-lease-min-ttl", "0.5")
-CLOCK_TOLERANCE_US = 50_000
+CLOCK_TOLERANCE_US = 250_000
 """How far two replicas' readings of the database's clock may differ (decision 75: within half a
-round trip when measured, then the monotonic clock; re-read every 30 s)."""
+round trip when measured, then the monotonic clock; re-read every 30 s). On a quiet machine they
+agree to a few ms; on this 2-core machine under a load average of 15-20 they were seen ~90 ms apart
+(``log_overlap_max_tolerated_us`` reports the largest disagreement a run saw)."""
 
 
 @dataclass

@@ -6,12 +6,13 @@ its idempotency key after an indeterminate outcome). Every subscriber drops its 
 and resubscribes, resuming after the last sequence it received, after the last one it
 acknowledged, or from 0; it acknowledges most messages it reads (each acknowledgement retried
 until the hub answers it: acknowledging is idempotent) and leaves the others unacknowledged on
-purpose. Meanwhile the hub is killed with SIGKILL every U[0.5, 2] s and restarted at once (as in
-B1). Then the faults and sends stop, every subscriber drains its inbox, and the sessions are
+purpose. Meanwhile the hub is killed with SIGKILL every U[0.5, 2] s (long: U[0.5, 3] s) and
+restarted at once (as in B1). Then the faults and sends stop, every subscriber drains its inbox, and the sessions are
 checked against the final read of the database (each message's per-recipient ``seq``):
 
 - ``checkers.watch``: 0 out of order and 0 duplicates within a session, 0 gaps (a session that
-  resumed after ``a`` received every unacknowledged stored message above ``a`` up to its last),
+  resumed after ``a`` received every unacknowledged stored message above ``a`` up to its last;
+  a message whose acknowledgement never got an answer may have been retired, so it is excused),
   0 delivered again after an acknowledgement the hub answered OK, every stored message delivered;
 - resumption: every ready event confirms the cursor asked for; every message left unacknowledged
   at or below the cursor is redelivered first, flagged ``redelivered`` (and nothing above it is);
@@ -249,7 +250,7 @@ def stored_messages(db: Path) -> list[tuple[str, int, str, str]]:
 async def test_inbox_streams_are_ordered_unique_reliable_and_resumable(battery: Battery) -> None:
     subscribers = battery.size(pr=64, long=200)
     sender_count = battery.size(pr=8, long=16)
-    sends = battery.size(pr=250, long=500)
+    sends = battery.size(pr=250, long=400)
     kills = battery.size(pr=12, long=100)
     interval = battery.size(pr=(0.5, 2.0), long=(0.5, 3.0))
     hub = CrashHub(battery.dir / "data")
@@ -344,7 +345,11 @@ async def test_inbox_streams_are_ordered_unique_reliable_and_resumable(battery: 
 
     battery.invariant("out of order within a session", verdict.out_of_order, [])
     battery.invariant("duplicates within a session", verdict.duplicates_in_session, 0)
-    battery.invariant("gaps", verdict.gaps, [])
+    # An acknowledgement the hub never answered (its retries ran out) is indeterminate, as Jepsen's
+    # :info: it may have retired its message, which a later session then rightly skips.
+    unknown = {(sub.who.name, seq) for sub in subs for seq in sub.ack_unknown}
+    battery.figure("gaps_excused_by_unanswered_acks", sum(1 for gap in verdict.gaps if gap in unknown))
+    battery.invariant("gaps", [gap for gap in verdict.gaps if gap not in unknown], [])
     battery.invariant("delivered again after an acknowledgement answered OK", verdict.redelivered_after_ack, [])
     battery.invariant("stored and never delivered", verdict.never_delivered, [])
     battery.invariant("ready events confirming another cursor", [x for s in subs for x in s.wrong_cursor], [])
