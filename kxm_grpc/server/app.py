@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -336,7 +336,12 @@ class HubServer:
                 await self._health.set(name, status)
 
     async def stop(self, grace: float | None = None) -> None:
-        """Drain and stop: health NOT_SERVING, streams told to end, then stop within the grace."""
+        """Drain and stop: health NOT_SERVING, streams told to end, then stop within the grace.
+
+        Every step after the drain is bounded (``STOP_STEP_SECONDS``): a step that overruns is
+        logged as ``hub_stop_step_overran`` with the tasks still pending, and the stop goes on, so
+        the database is always closed and the process can exit (a supervisor would kill it anyway).
+        """
         if self._server is None or self.hub is None:
             return
         grace = self.settings.shutdown_grace if grace is None else grace
@@ -345,35 +350,57 @@ class HubServer:
             await self._health.enter_graceful_shutdown()
         self.hub.shutting_down.set()
         try:
-            await self._server.stop(grace)
+            await _bounded("server", self._server.stop(grace), grace + STOP_STEP_SECONDS)
             self._server = None
             if self._metrics is not None:
-                await self._metrics.stop()
+                await _bounded("metrics", self._metrics.stop(), STOP_STEP_SECONDS)
                 self._metrics = None
         finally:
             # The timers run through the grace: a grant that lapses while calls drain is marked as
             # lapsed, so a SIGKILL at the end of the grace (a supervisor's) cannot revive it.
             for task in self._tasks:
                 task.cancel()
-            for task in self._tasks:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+            if self._tasks:
+                await _bounded("background_tasks", asyncio.wait(self._tasks), STOP_STEP_SECONDS)
             try:
-                await self.hub.coordination.stop()
+                await _bounded("coordination", self.hub.coordination.stop(), STOP_STEP_SECONDS)
             except Exception:  # the database may be gone: the others then take this replica for dead in time
                 log.exception("coordination_stop_failed")
             try:
                 # The last moment leases were decided: a restart extends live ones from here, exactly.
-                await leases.keep_alive(self.store, now=self.clock.now())
+                final_mark = leases.keep_alive(self.store, now=self.clock.now())
+                await _bounded("final_lease_mark", final_mark, STOP_STEP_SECONDS)
             except Exception:  # a full or failing disk must not keep the database locked
                 log.exception("final_lease_mark_failed")
             finally:
-                await self.store.close()
+                await _bounded("store_close", self.store.close(), 2 * STOP_STEP_SECONDS)
                 self._stopped.set()
 
     async def wait_stopped(self) -> None:
         """Wait until stop() has finished."""
         await self._stopped.wait()
+
+
+STOP_STEP_SECONDS = 10.0
+"""How long each step of ``HubServer.stop`` after the drain may take before the stop moves on."""
+
+
+async def _bounded(step: str, awaitable: Awaitable[object], seconds: float) -> None:
+    """Await ``awaitable`` for ``seconds`` at most; on overrun cancel it and log what was still pending."""
+    try:
+        await asyncio.wait_for(awaitable, seconds)
+    except TimeoutError:
+        log.warning("hub_stop_step_overran", step=step, seconds=seconds, pending=_pending_tasks())
+
+
+def _pending_tasks(limit: int = 20) -> list[str]:
+    """The event loop's unfinished tasks, each with the line it waits at (for a stop that overran)."""
+    described = []
+    for task in list(asyncio.all_tasks())[:limit]:
+        frames = task.get_stack(limit=1)
+        where = f"{frames[-1].f_code.co_filename}:{frames[-1].f_lineno}" if frames else "?"
+        described.append(f"{task.get_name()} at {where}")
+    return described
 
 
 async def serve(settings: Settings) -> None:

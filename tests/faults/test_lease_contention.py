@@ -45,6 +45,10 @@ AGENTS = 16
 NAMES = ("lease-a", "lease-b", "lease-c", "lease-d")
 TTL = 1.0
 RUN_SECONDS = 30.0
+MAX_SECONDS = 150.0
+MIN_RESTARTS = 4
+MIN_GRANTS = 60
+MIN_STALE = 20
 PAUSE_PROBABILITY = 0.5
 SEED = 20260101
 # Reconnect quickly after a restart (the default backoff starts at 1 s and grows).
@@ -144,10 +148,38 @@ class Resource:
         return committed
 
 
-async def agent_loop(client: HubClient, resource: Resource, history: History, rng: random.Random, stop: float) -> None:
+@dataclass
+class Run:
+    """How long the run goes on: ``RUN_SECONDS`` at least, and until it did enough to be a real one
+    (counts, not a fixed time: a loaded machine does less per second), never past ``MAX_SECONDS``."""
+
+    history: History
+    began: float = field(default_factory=time.monotonic)
+    chaos_ended: float | None = None
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.began
+
+    def chaos_goes_on(self) -> bool:
+        """Kills go on for ``RUN_SECONDS - 3`` and ``MIN_RESTARTS`` restarts at least."""
+        if self.elapsed() >= MAX_SECONDS - 3:
+            return False
+        return self.elapsed() < RUN_SECONDS - 3 or self.history.restarts < MIN_RESTARTS
+
+    def agents_go_on(self) -> bool:
+        """Agents go on 3 s past the last kill, and until enough grants and stale writes were seen."""
+        if self.elapsed() >= MAX_SECONDS:
+            return False
+        if self.chaos_ended is None or time.monotonic() - self.chaos_ended < 3:
+            return True
+        stale = sum(a.after_pause for a in self.history.attempts if a.verdict != "unavailable")
+        return len(self.history.grants) < MIN_GRANTS or stale < MIN_STALE
+
+
+async def agent_loop(client: HubClient, resource: Resource, history: History, rng: random.Random, run: Run) -> None:
     """Acquire a random name (waiting), write a few times renewing in between, then release or pause."""
     agent_id = client.agent_id or ""
-    while time.monotonic() < stop:
+    while run.agents_go_on():
         name = rng.choice(NAMES)
         try:
             response = await client.acquire_lease(name, ttl=TTL, wait=2.0, timeout=4.0)
@@ -191,12 +223,13 @@ async def agent_loop(client: HubClient, resource: Resource, history: History, rn
                 await client.release_lease(name, token)
 
 
-async def chaos(process: HubProcess, history: History, rng: random.Random, stop: float) -> None:
+async def chaos(process: HubProcess, history: History, rng: random.Random, run: Run) -> None:
     """kill -9 the hub every 2.5–5 s and restart it on the same data directory."""
-    while time.monotonic() < stop - 3:
+    while run.chaos_goes_on():
         await asyncio.sleep(rng.uniform(2.5, 5.0))
         await asyncio.to_thread(process.restart)
         history.restarts += 1
+    run.chaos_ended = time.monotonic()
 
 
 # -- the hub's grant log --------------------------------------------------------------------------
@@ -304,11 +337,11 @@ async def test_fenced_leases_survive_contention_pauses_and_kill_9(tmp_path: Path
         for index, agent in enumerate(agents):
             await agent.register_agent(f"worker-{index:02d}")
         resource = Resource(client(token), history)
-        stop = time.monotonic() + RUN_SECONDS
+        run = Run(history)
         rng = random.Random(SEED)
         await asyncio.gather(
-            chaos(process, history, random.Random(rng.random()), stop),
-            *(agent_loop(agent, resource, history, random.Random(rng.random()), stop) for agent in agents),
+            chaos(process, history, random.Random(rng.random()), run),
+            *(agent_loop(agent, resource, history, random.Random(rng.random()), run) for agent in agents),
         )
     finally:
         for made in clients:
@@ -360,9 +393,11 @@ async def test_fenced_leases_survive_contention_pauses_and_kill_9(tmp_path: Path
     assert outside == []
 
     # The run was a real one.
-    assert history.restarts >= 4
-    assert len(grants) >= 60
-    assert len(superseded) + len(lapsed) >= 20, f"only {len(superseded) + len(lapsed)} stale writes were attempted"
+    assert history.restarts >= MIN_RESTARTS
+    assert len(grants) >= MIN_GRANTS
+    assert len(superseded) + len(lapsed) >= MIN_STALE, (
+        f"only {len(superseded) + len(lapsed)} stale writes were attempted"
+    )
     print(
         f"\nB7: {history.restarts} restarts, {len(grants)} grants, {len(history.attempts)} writes "
         f"({sum(a.committed for a in history.attempts)} committed), {len(superseded)} superseded and "

@@ -47,6 +47,8 @@ class CrashHub:
     integrity: list[str] = field(default_factory=list)
     """``PRAGMA integrity_check``'s answer after each kill (SQLite only)."""
     port: int = 0
+    spawns: int = 0
+    """Processes spawned so far (each start attempt is one)."""
 
     def __post_init__(self) -> None:
         self._process = self._new_process()
@@ -57,7 +59,10 @@ class CrashHub:
             failpoints.parse(self.failpoints)  # a typo fails the test here, not in the hub's log
             env[failpoints.ENV] = self.failpoints
             if self.seed is not None:
-                env[failpoints.SEED_ENV] = str(self.seed + len(self.restarts) + self.kills)
+                # A new coin per process: a start attempt a failpoint ended must not be repeated
+                # with the same seed, or it dies at the same start-up commit every time.
+                env[failpoints.SEED_ENV] = str(self.seed + self.spawns)
+        self.spawns += 1
         args = [*self.extra_args, "--port", str(self.port)]
         if self.database:
             args += ["--database", self.database]
