@@ -2,15 +2,16 @@
 
 The state is built by a real hub on a SQLite file (projects, a named operator and the audit of
 its actions, agents, a replied and a queued message, leases released and held, a runtime and its
-sync events), then the hub stops and the command runs as a user would (a subprocess). The copy is
-checked table by table with ``kxm_grpc.store.tables``; the PostgreSQL side is then served by a
-hub again, through the API.
+sync events; a row in each workflow table, written through the store), then the hub stops and the
+command runs as a user would (a subprocess). The copy is checked table by table with
+``kxm_grpc.store.tables``; the PostgreSQL side is then served by a hub again, through the API.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -25,11 +26,20 @@ from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.store import Durability
 from kxm_grpc.store import transfer as transfer_module
+from kxm_grpc.store.protocols.workflows import (
+    DeliveryKind,
+    StoredDefinition,
+    StoredDelivery,
+    StoredNotification,
+    StoredStep,
+)
 from kxm_grpc.store.sqlite.migrations import MIGRATIONS
 from kxm_grpc.store.tables import TABLES, Table, counts, digest, raw_connection
 from kxm_grpc.store.transfer import FRESH_ROWS, TransferFailed, transfer
+from kxm_grpc.store.url import open_store
 from tests.api.test_runtimes import sync_event
 from tests.conftest import ADMIN_TOKEN
+from tests.store.contract.conftest import full_run
 from tests.test_cli import kxm
 
 RUN = ("prj_alpha000001", "run_000000000001")
@@ -113,6 +123,7 @@ async def build_state(tmp_path: Path) -> State:
         finally:
             for each in clients:
                 await each.close()
+    await add_workflow_rows(database)
     state = State(
         database=database,
         alpha_token=alpha_token,
@@ -126,6 +137,31 @@ async def build_state(tmp_path: Path) -> State:
     empty = [table for table, count in snapshot(database)[0].items() if count == 0]
     assert empty == [], f"the state leaves tables empty: {empty}"
     return state
+
+
+async def add_workflow_rows(database: str) -> None:
+    """Give every workflow table a row, through the store (the hub serves no workflow API yet)."""
+    store = open_store(database, durability=Durability.NORMAL)
+    await store.start()
+    try:
+        run = dataclasses.replace(full_run(), project="alpha")
+        await store.write(
+            lambda tx: [
+                tx.workflows.put_definition(
+                    StoredDefinition(run.definition_id, "alpha", run.definition_hash, '{"id":"wf_a"}', 1, 1, "ops")
+                ),
+                tx.workflows.insert_run(run, payload='{"issue": 1}'),
+                tx.workflows.put_delivery(
+                    StoredDelivery(run.definition_id, DeliveryKind.START, run.delivery_id, "f" * 64, run.id, "", 5, 9)
+                ),
+                tx.workflows.put_step(StoredStep(run.id, "req_1", "checkpoint", '{"ok":true}', 5)),
+                tx.workflows.enqueue_notification(
+                    StoredNotification("ntf_1", run.definition_id, run.id, "waiting", "{}", 5, 10)
+                ),
+            ]
+        )
+    finally:
+        await store.close()
 
 
 def snapshot(url: str) -> tuple[dict[str, int], str]:

@@ -149,7 +149,7 @@ def test_every_rpc_declares_every_fact_and_no_fact_is_stale() -> None:
     assert problems(RPCS.values()) == []
 
 
-def test_the_contract_has_the_five_services() -> None:
+def test_the_contract_has_the_six_services() -> None:
     """Discovery found every service (guards the glob above)."""
     assert {s.name for s in SERVICES} == {
         "AdminService",
@@ -157,7 +157,45 @@ def test_the_contract_has_the_five_services() -> None:
         "MessageService",
         "LeaseService",
         "RuntimeService",
+        "WorkflowService",
     }
+
+
+def test_the_areas_have_their_names() -> None:
+    """Each service's area attribute, on both clients (so a renamed area is a visible change)."""
+    expected = {
+        "kxm.v1.AdminService": "admin",
+        "kxm.v1.AgentService": "agents",
+        "kxm.v1.LeaseService": "leases",
+        "kxm.v1.MessageService": "messages",
+        "kxm.v1.RuntimeService": "runtimes",
+        "kxm.v1.WorkflowService": "workflows",
+    }
+
+    assert {service: name for service, (name, _) in client_areas(HubClient).items()} == expected
+    assert {service: name for service, (name, _) in client_areas(SyncHubClient).items()} == expected
+
+
+def test_the_workflow_area_names_follow_the_rule() -> None:
+    """``area_method`` drops the noun "workflow" (``workflows.start_run`` for StartWorkflowRun), in contract order."""
+    (service,) = [s for s in SERVICES if s.name == "WorkflowService"]
+
+    assert [area_method(service, method.name) for method in service.methods] == [
+        "register_definition",
+        "get_definition",
+        "list_definitions",
+        "start_run",
+        "get_run",
+        "list_runs",
+        "cancel_run",
+        "rerun_run",
+        "checkpoint",
+        "wait",
+        "signal_run",
+        "approve_degradation",
+        "escalate_stage",
+        "resolve_escalation",
+    ]
 
 
 async def test_every_service_is_served_and_reflected(hub: Hub) -> None:

@@ -174,6 +174,13 @@ def test_the_agent_tool_names_are_pinned() -> None:
         "kxm_get_lease": "/kxm.v1.LeaseService/GetLease",
         "kxm_list_leases": "/kxm.v1.LeaseService/ListLeases",
         "kxm_check_fence": "/kxm.v1.LeaseService/CheckFence",
+        "kxm_workflow_definition": "/kxm.v1.WorkflowService/GetWorkflowDefinition",
+        "kxm_workflow_definitions": "/kxm.v1.WorkflowService/ListWorkflowDefinitions",
+        "kxm_workflow_run": "/kxm.v1.WorkflowService/GetWorkflowRun",
+        "kxm_workflow_runs": "/kxm.v1.WorkflowService/ListWorkflowRuns",
+        "kxm_workflow_checkpoint": "/kxm.v1.WorkflowService/Checkpoint",
+        "kxm_workflow_wait": "/kxm.v1.WorkflowService/Wait",
+        "kxm_workflow_escalate": "/kxm.v1.WorkflowService/EscalateStage",
     }
 
 

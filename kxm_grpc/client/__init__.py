@@ -1,8 +1,8 @@
 """The thin Python client: HubClient (async) and SyncHubClient (blocking), one sub-client per area.
 
-``hub.agents``, ``hub.messages``, ``hub.leases``, ``hub.runtimes`` and ``hub.admin`` (classes
-``Agents``, ``Messages``, ... and their blocking twins ``SyncAgents``, ``SyncMessages``, ...) hold
-one method per RPC. The message and enum types they take and return are in ``kxm_grpc.v1``.
+``hub.agents``, ``hub.messages``, ``hub.leases``, ``hub.runtimes``, ``hub.admin`` and
+``hub.workflows`` (classes ``Agents``, ``Messages``, ... and their blocking twins ``SyncAgents``,
+``SyncMessages``, ...) hold one method per RPC. The message and enum types they take and return are in ``kxm_grpc.v1``.
 Either client takes one hub address or several (``kxm_grpc.client.addresses``; ``AddressError``
 when they cannot be dialled).
 """
@@ -14,7 +14,16 @@ from kxm_grpc.client.hub import HubClient
 from kxm_grpc.client.leases import HeldLease, LeaseLost, Leases
 from kxm_grpc.client.messages import Messages
 from kxm_grpc.client.runtimes import Runtimes
-from kxm_grpc.client.sync import SyncAdmin, SyncAgents, SyncHubClient, SyncLeases, SyncMessages, SyncRuntimes
+from kxm_grpc.client.sync import (
+    SyncAdmin,
+    SyncAgents,
+    SyncHubClient,
+    SyncLeases,
+    SyncMessages,
+    SyncRuntimes,
+    SyncWorkflows,
+)
+from kxm_grpc.client.workflows import ReviewNotSent, Workflows
 
 __all__ = [
     "AddressError",
@@ -25,6 +34,7 @@ __all__ = [
     "LeaseLost",
     "Leases",
     "Messages",
+    "ReviewNotSent",
     "Runtimes",
     "SyncAdmin",
     "SyncAgents",
@@ -32,4 +42,6 @@ __all__ = [
     "SyncLeases",
     "SyncMessages",
     "SyncRuntimes",
+    "SyncWorkflows",
+    "Workflows",
 ]

@@ -10,6 +10,7 @@ from kxm_grpc.client.base import ClientBase
 from kxm_grpc.client.leases import Leases
 from kxm_grpc.client.messages import Messages
 from kxm_grpc.client.runtimes import Runtimes
+from kxm_grpc.client.workflows import Workflows
 
 
 class AreaClient(ClientBase):
@@ -34,6 +35,11 @@ class AreaClient(ClientBase):
     def runtimes(self) -> Runtimes:
         """RuntimeService: runtimes and their run events."""
         return Runtimes(self)
+
+    @cached_property
+    def workflows(self) -> Workflows:
+        """WorkflowService: workflow definitions, durable runs, checkpoints, waits and signals."""
+        return Workflows(self)
 
     @cached_property
     def admin(self) -> Admin:

@@ -1,9 +1,11 @@
 """HubClient: a thin async client over the generated stubs, one sub-client per service area.
 
-``hub.agents``, ``hub.messages``, ``hub.leases``, ``hub.runtimes`` and ``hub.admin`` each have one
-method per RPC of their service, named after it without the area's noun (``messages.send`` for
-SendMessage, ``leases.acquire`` for AcquireLease), plus the helpers on top (``messages.subscribe``
-resumes by cursor, ``leases.hold``, ``agents.register(remember=True)``, ``agents.caller_project``).
+``hub.agents``, ``hub.messages``, ``hub.leases``, ``hub.runtimes``, ``hub.admin`` and
+``hub.workflows`` each have one method per RPC of their service, named after it without the area's
+noun (``messages.send`` for SendMessage, ``leases.acquire`` for AcquireLease, ``workflows.start_run``
+for StartWorkflowRun), plus the helpers on top (``messages.subscribe`` resumes by cursor,
+``leases.hold``, ``agents.register(remember=True)``, ``agents.caller_project``,
+``workflows.request_review`` sends a peer review request under a run's workflow context).
 All areas share the client's channel, credentials, default deadline and error mapping. Errors arrive
 as the same HubError subclasses the server raised (``reason``, ``metadata``, ``field_violations``,
 ``retry_after``); transport failures arrive as ``Unavailable`` or ``DeadlineExceeded``.

@@ -15,6 +15,11 @@ A call is retried when repeating it leaves the hub and the caller where one call
   ``PushSyncEvents`` (an event already stored at its slot answers DUPLICATE), ``AckMessages`` and
   ``CancelMessage`` (a repeat is a documented no-op), ``ReplyToMessage`` (the same reply again
   returns the replied message; only another content is DUPLICATE_REPLY);
+- the workflow writes that carry their own de-duplication: ``Checkpoint`` and ``Wait`` (by the
+  ``request_id`` the client sets on every call, see ``workflows.checkpoint``), ``StartWorkflowRun``,
+  ``RerunWorkflowRun`` and ``SignalWorkflowRun`` (by their delivery id), ``ApproveDegradation``
+  (the same approval again is answered ``duplicate``), ``RegisterWorkflowDefinition`` (the same
+  document again is answered ``unchanged``);
 - renewals, where a repeat is the renewal a moment later: ``Heartbeat``, ``RuntimeHeartbeat``,
   ``RenewLease`` (same token, same acquire time).
 
@@ -38,12 +43,20 @@ from kxm_grpc._gen.kxm.v1 import (
     message_service_pb2,
     options_pb2,
     runtime_service_pb2,
+    workflow_service_pb2,
 )
 
 #: The services of the contract, as their generated modules describe them.
 SERVICES: tuple[descriptor.ServiceDescriptor, ...] = tuple(
     service
-    for module in (agent_service_pb2, message_service_pb2, lease_service_pb2, runtime_service_pb2, admin_service_pb2)
+    for module in (
+        agent_service_pb2,
+        message_service_pb2,
+        lease_service_pb2,
+        runtime_service_pb2,
+        admin_service_pb2,
+        workflow_service_pb2,
+    )
     for service in module.DESCRIPTOR.services_by_name.values()
 )
 
@@ -58,6 +71,15 @@ RETRIED_WRITES: dict[str, str] = {
     "kxm.v1.AgentService/Heartbeat": "a repeat is a heartbeat a moment later",
     "kxm.v1.RuntimeService/RuntimeHeartbeat": "a repeat is a heartbeat a moment later",
     "kxm.v1.LeaseService/RenewLease": "a repeat is a renewal a moment later (same token)",
+    "kxm.v1.WorkflowService/Checkpoint": "the client sets a request_id per call: a repeat gets the first answer"
+    " (repeated), applied once",
+    "kxm.v1.WorkflowService/Wait": "the client sets a request_id per call: a repeat gets the first answer (repeated)",
+    "kxm.v1.WorkflowService/StartWorkflowRun": "deduplicated by its delivery id: a repeat returns the run (duplicate)",
+    "kxm.v1.WorkflowService/RerunWorkflowRun": "deduplicated by its delivery id: a repeat returns the run (duplicate)",
+    "kxm.v1.WorkflowService/SignalWorkflowRun": "deduplicated by its delivery id: the same signal again gets the first"
+    " answer (duplicate)",
+    "kxm.v1.WorkflowService/ApproveDegradation": "the same approval again returns it (duplicate)",
+    "kxm.v1.WorkflowService/RegisterWorkflowDefinition": "the same document again answers unchanged",
 }
 
 #: Writes that are never retried (``Service/Method``), and what a repeat would do.
@@ -72,6 +94,10 @@ NOT_RETRIED: dict[str, str] = {
     "kxm.v1.AdminService/RotateProjectToken": "rotates again: the token the first call issued stops working",
     "kxm.v1.AdminService/CreateOperator": "the operator exists, or a second one is made",
     "kxm.v1.AdminService/RevokeOperator": "the revoked operator is not found",
+    "kxm.v1.WorkflowService/CancelWorkflowRun": "the cancelled run has ended: WORKFLOW_TERMINAL",
+    "kxm.v1.WorkflowService/EscalateStage": "the escalated run waits already: WORKFLOW_NOT_RUNNING",
+    "kxm.v1.WorkflowService/ResolveEscalation": "the ruling applied, the run no longer waits: WORKFLOW_NOT_WAITING"
+    " (or it rules a later escalation)",
 }
 
 #: The standard health check (``kxm health``) is a read too.

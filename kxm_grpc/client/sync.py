@@ -31,6 +31,7 @@ from kxm_grpc.client.hub import HubClient
 from kxm_grpc.client.leases import Leases
 from kxm_grpc.client.messages import Messages
 from kxm_grpc.client.runtimes import Runtimes
+from kxm_grpc.client.workflows import Workflows
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -186,6 +187,27 @@ class SyncAdmin(SyncArea):
     list_operators = blocking(Admin.list_operators)
     revoke_operator = blocking(Admin.revoke_operator)
     list_audit_records = blocking(Admin.list_audit_records)
+
+
+class SyncWorkflows(SyncArea):
+    """kxm.v1.WorkflowService, blocking (see ``kxm_grpc.client.workflows.Workflows``)."""
+
+    ASYNC = Workflows
+    register_definition = blocking(Workflows.register_definition)
+    get_definition = blocking(Workflows.get_definition)
+    list_definitions = blocking(Workflows.list_definitions)
+    start_run = blocking(Workflows.start_run)
+    get_run = blocking(Workflows.get_run)
+    list_runs = blocking(Workflows.list_runs)
+    cancel_run = blocking(Workflows.cancel_run)
+    rerun_run = blocking(Workflows.rerun_run)
+    checkpoint = blocking(Workflows.checkpoint)
+    wait = blocking(Workflows.wait)
+    escalate_stage = blocking(Workflows.escalate_stage)
+    signal_run = blocking(Workflows.signal_run)
+    approve_degradation = blocking(Workflows.approve_degradation)
+    resolve_escalation = blocking(Workflows.resolve_escalation)
+    request_review = blocking(Workflows.request_review)
 
 
 class _SyncFlatCalls:
@@ -372,6 +394,9 @@ class _SyncFlatCalls:
 class SyncHubClient(_SyncFlatCalls):
     """A blocking HubClient: the same constructor arguments, the same areas and methods."""
 
+    # An area added after the flat client has no flat names, so it is declared here, not above.
+    workflows: SyncWorkflows
+
     def __init__(
         self,
         address: str | Sequence[str] | None = None,
@@ -421,6 +446,7 @@ class SyncHubClient(_SyncFlatCalls):
         self.leases = SyncLeases(self, self._client.leases)
         self.runtimes = SyncRuntimes(self, self._client.runtimes)
         self.admin = SyncAdmin(self, self._client.admin)
+        self.workflows = SyncWorkflows(self, self._client.workflows)
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()

@@ -198,6 +198,20 @@ def deliverable(event: Event, now: int) -> bool:
     return event.message is not None or event.subject is not None
 
 
+HUB_SENDER_PREFIX = "workflow:"
+"""The sender id prefix of messages the hub writes itself (``workflow:<run id>``): no agent has it."""
+
+
+def is_hub_sender(agent_id: str) -> bool:
+    """True for a sender id the hub wrote (a workflow run's prompts and notices), not an agent's."""
+    return agent_id.startswith(HUB_SENDER_PREFIX)
+
+
+def hub_sender_run(agent_id: str) -> str | None:
+    """The workflow run id of a hub sender id, else None."""
+    return agent_id[len(HUB_SENDER_PREFIX) :] if is_hub_sender(agent_id) else None
+
+
 # -- validation ------------------------------------------------------------------------------------
 
 

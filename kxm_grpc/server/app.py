@@ -32,6 +32,8 @@ from kxm_grpc._gen.kxm.v1 import (
     message_service_pb2_grpc,
     runtime_service_pb2,
     runtime_service_pb2_grpc,
+    workflow_service_pb2,
+    workflow_service_pb2_grpc,
 )
 from kxm_grpc.domain.clock import Clock, SystemClock
 from kxm_grpc.domain.secrets import hash_secret
@@ -40,15 +42,19 @@ from kxm_grpc.server.bootstrap import bootstrap, write_credentials
 from kxm_grpc.server.interceptor import HubInterceptor
 from kxm_grpc.server.methods import SERVICES
 from kxm_grpc.server.metrics import MetricsServer, server_ssl_context
+from kxm_grpc.server.notifications import NotificationSender
 from kxm_grpc.server.replicas import DatabaseClock, ReplicaCoordination
 from kxm_grpc.server.servicers.admin import AdminServicer
 from kxm_grpc.server.servicers.agents import AgentServicer
 from kxm_grpc.server.servicers.leases import LeaseServicer
 from kxm_grpc.server.servicers.messages import MessageServicer
 from kxm_grpc.server.servicers.runtimes import RuntimeServicer
+from kxm_grpc.server.servicers.workflows import WorkflowServicer
 from kxm_grpc.server.settings import Settings, is_loopback
 from kxm_grpc.server.state import HubState
+from kxm_grpc.server.webhooks import WebhookServer
 from kxm_grpc.services import leases
+from kxm_grpc.services.workflows import definitions as workflow_definitions
 from kxm_grpc.store import Store
 from kxm_grpc.store import url as store_url
 
@@ -142,7 +148,12 @@ def _add_runtimes(hub: HubState, server: grpc.aio.Server) -> str:
     return str(runtime_service_pb2.DESCRIPTOR.services_by_name["RuntimeService"].full_name)
 
 
-SERVICERS: list[ServicerFactory] = [_add_admin, _add_agents, _add_messages, _add_leases, _add_runtimes]
+def _add_workflows(hub: HubState, server: grpc.aio.Server) -> str:
+    workflow_service_pb2_grpc.add_WorkflowServiceServicer_to_server(WorkflowServicer(hub), server)
+    return str(workflow_service_pb2.DESCRIPTOR.services_by_name["WorkflowService"].full_name)
+
+
+SERVICERS: list[ServicerFactory] = [_add_admin, _add_agents, _add_messages, _add_leases, _add_runtimes, _add_workflows]
 
 
 def open_store(settings: Settings) -> Store:
@@ -181,12 +192,17 @@ class HubServer:
         self._server: grpc.aio.Server | None = None
         self._health: health.aio.HealthServicer | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self.notifications: NotificationSender | None = None
+        """The workflow notification sender (set by start)."""
         self._services: list[str] = []
         self._stopped = asyncio.Event()
         self._storage_changed = asyncio.Event()
         self.metrics_port: int | None = None
         """The port metrics are served on once started (the chosen one with port 0); None when off."""
         self._metrics: MetricsServer | None = None
+        self.webhook_port: int | None = None
+        """The port of the public webhook listener once started (the chosen one with port 0); None when off."""
+        self._webhooks: WebhookServer | None = None
 
     @property
     def address(self) -> str:
@@ -230,6 +246,37 @@ class HubServer:
             raise RuntimeError(f"could not bind metrics on {host}:{self.settings.metrics_port}: {error}") from error
         self._metrics = metrics
 
+    @property
+    def webhook_address(self) -> str | None:
+        """``host:port`` of the signed webhook routes, or None when the webhook listener is off."""
+        if self.webhook_port is None:
+            return None
+        return f"{self.settings.webhook_host}:{self.webhook_port}"
+
+    async def _start_webhooks(self) -> None:
+        """Serve the signed webhook routes on the public listener (``server/webhooks.py``).
+
+        TLS with ``--webhook-tls-cert``/``--webhook-tls-key``, else the hub's certificate, else
+        plain HTTP (a proxy in front terminates TLS; every request is signed either way).
+        """
+        settings = self.settings
+        assert self.hub is not None and settings.webhook_port is not None
+        host = settings.webhook_host
+        cert, key = settings.webhook_tls_cert, settings.webhook_tls_key
+        if cert is None or key is None:
+            cert, key = settings.tls_cert, settings.tls_key
+        tls = server_ssl_context(cert, key) if cert is not None and key is not None else None
+        webhooks = WebhookServer(
+            host, settings.webhook_port, hub=self.hub, rate_limit=settings.webhook_rate_limit, ssl_context=tls
+        )
+        try:
+            self.webhook_port = await webhooks.start()
+        except OSError as error:
+            raise RuntimeError(f"could not bind webhooks on {host}:{settings.webhook_port}: {error}") from error
+        self._webhooks = webhooks
+        if tls is None and not is_loopback(host):
+            log.warning("webhooks_without_tls", address=self.webhook_address)
+
     async def start(self) -> None:
         """Open the store, bootstrap credentials and start serving; on failure, undo it all.
 
@@ -239,7 +286,7 @@ class HubServer:
         Raises:
             StoreError: the database cannot be opened (or another hub holds it).
             HubError: the database refused the start's writes (full, read-only).
-            RuntimeError: the port, or the metrics address, cannot be bound.
+            RuntimeError: the port, or the metrics or webhook address, cannot be bound.
         """
         try:
             await self._start()
@@ -260,6 +307,10 @@ class HubServer:
             self.clock = DatabaseClock(self.store)  # replicas decide on one clock: the database's
             await self.clock.sync()
         boot = await bootstrap(settings, self.store, now=self.clock.now())
+        if settings.workflows is not None:
+            await workflow_definitions.store_imported(
+                self.store, workflow_definitions.import_directory(settings.workflows), now=self.clock.now()
+            )
         self.hub = HubState(
             settings=settings,
             store=self.store,
@@ -293,6 +344,8 @@ class HubServer:
         self._tasks.append(asyncio.create_task(self._follow_storage(), name="kxm-storage-health"))
         if settings.metrics_port is not None:
             await self._start_metrics()
+        if settings.webhook_port is not None:
+            await self._start_webhooks()
         if boot.file_data is not None:
             scheme = "https" if creds else "http"
             write_credentials(settings.credentials_path, {**boot.file_data, "address": self.address, "scheme": scheme})
@@ -306,6 +359,8 @@ class HubServer:
         # Fires at once what came due while the hub was down (after resume_after_restart, so a
         # lapse mark never precedes the extension of the grants that were live).
         self._tasks.append(asyncio.create_task(coordination.run_timers(), name="kxm-timers"))
+        self.notifications = NotificationSender(self.hub)
+        self._tasks.append(asyncio.create_task(self.notifications.run(), name="kxm-workflow-notifications"))
         log.info(
             "hub_started",
             address=self.address,
@@ -315,6 +370,8 @@ class HubServer:
             metrics_address=self.metrics_address,
             metrics_token_required=self._metrics.requires_token if self._metrics else None,
             metrics_tls=self._metrics.tls if self._metrics else None,
+            webhook_address=self.webhook_address,
+            webhook_tls=self._webhooks.tls if self._webhooks else None,
             agents_marked_offline=started.agents_marked_offline,
             lease_downtime_seconds=round(started.lease_downtime / 1_000_000, 3),
             first_replica=started.first if self.store.shared else None,
@@ -350,8 +407,15 @@ class HubServer:
             await self._health.enter_graceful_shutdown()
         self.hub.shutting_down.set()
         try:
+            # The webhook listener stops taking requests now and drains beside gRPC, within the grace.
+            webhooks, self._webhooks = self._webhooks, None
+            draining = asyncio.create_task(webhooks.stop(grace)) if webhooks is not None else None
+            if draining is not None:
+                self._tasks.append(draining)  # cancelled with the others should a step below fail
             await _bounded("server", self._server.stop(grace), grace + STOP_STEP_SECONDS)
             self._server = None
+            if draining is not None:
+                await _bounded("webhooks", draining, grace + STOP_STEP_SECONDS)
             if self._metrics is not None:
                 await _bounded("metrics", self._metrics.stop(), STOP_STEP_SECONDS)
                 self._metrics = None

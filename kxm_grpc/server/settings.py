@@ -304,8 +304,60 @@ class Settings:
         " and every scrape must send 'Authorization: Bearer <admin token>' (over TLS whenever --tls-cert is set)",
         metavar="HOST",
     )
+    # The public webhook listener (decision 43): off unless a port is given, loopback unless a host
+    # is. It serves only the HMAC-signed workflow routes, so it may face the internet; a reverse
+    # proxy may terminate TLS in front of it, or it serves TLS itself.
+    webhook_port: int | None = setting(
+        None,
+        "serve the signed workflow webhook routes (POST /v1/webhooks/...) on this port, the public listener;"
+        " 0 picks a free one (logged in hub_started)",
+        parse=port_or_off,
+        metavar="PORT",
+    )
+    webhook_host: str = setting(
+        DEFAULT_HOST,
+        "webhook listener bind address, whatever --host is; set 0.0.0.0 (or a public address) for senders"
+        " beyond this machine: every route checks the sender's HMAC signature",
+        metavar="HOST",
+    )
+    webhook_rate_limit: int = setting(
+        600,
+        "webhook requests per minute for each source address, and signed requests per minute for each"
+        " workflow definition (two budgets; 429 with Retry-After beyond either)",
+        metavar="N",
+    )
+    webhook_tls_cert: Path | None = setting(
+        None,
+        "PEM certificate of the webhook listener (with --webhook-tls-key); unset: --tls-cert if set, else plain"
+        " HTTP (for a TLS-terminating proxy in front)",
+        parse=optional_path,
+        metavar="PATH",
+    )
+    webhook_tls_key: Path | None = setting(
+        None, "PEM private key of --webhook-tls-cert", parse=optional_path, metavar="PATH"
+    )
+    workflow_replay_horizon: int = setting(
+        7_776_000,
+        "how long workflow start delivery ids, body hashes and signal receipts are kept to refuse replays"
+        " (at least 600 s, longer than --workflow-retention)",
+        seconds=True,
+        metavar="SECONDS",
+    )
+    workflow_retention: float = setting(
+        604_800.0,
+        "how long a workflow run is kept after it ends (shorter than --workflow-replay-horizon)",
+        seconds=True,
+        metavar="SECONDS",
+    )
     address_file: Path | None = setting(
         None, "write the bound host:port here once serving (useful with --port 0)", parse=optional_path, metavar="PATH"
+    )
+    workflows: Path | None = setting(
+        None,
+        "import the workflow definitions of every .json, .yaml and .yml file in this directory at start "
+        "(a definition that breaks a rule stops the hub)",
+        parse=optional_path,
+        metavar="DIR",
     )
     # Production never changes the domain's 5 s minimum; fault tests lower it so holders lapse fast.
     testing_lease_min_ttl: float = setting(
@@ -390,6 +442,21 @@ class Settings:
                     f"serving metrics on {self.metrics_host} beyond loopback needs TLS (--tls-cert and --tls-key):"
                     " every scrape sends the admin token, which would cross the network in cleartext"
                 )
+        if self.webhook_port is not None and not 0 <= self.webhook_port <= 65535:
+            raise SettingsError("webhook port must be between 0 and 65535")
+        if self.webhook_rate_limit < 1:
+            raise SettingsError("webhook rate limit must be at least 1 request per minute")
+        if (self.webhook_tls_cert is None) != (self.webhook_tls_key is None):
+            raise SettingsError("webhook TLS needs both --webhook-tls-cert and --webhook-tls-key")
+        # A signed request verifies for 300 s either side of its timestamp: its delivery record must
+        # outlive that whole window, or a captured request could be replayed once it is forgotten.
+        if not 600 <= self.workflow_replay_horizon <= 3_650 * 86_400:
+            raise SettingsError("workflow-replay-horizon must be between 600 s and 3650 days")
+        if not 1 <= self.workflow_retention < self.workflow_replay_horizon:
+            raise SettingsError(
+                "workflow-retention must be at least 1 s and shorter than workflow-replay-horizon"
+                " (replays must stay refused after a run is purged)"
+            )
         if self.stale_after < 0.1:
             raise SettingsError("stale-after must be at least 0.1 s")
         if not 0.5 <= self.replica_ttl <= 600:

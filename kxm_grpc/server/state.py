@@ -20,6 +20,8 @@ def limits_from(settings: Settings) -> Limits:
         message_ttl=seconds(settings.message_ttl),
         lease_min_ttl=seconds(settings.testing_lease_min_ttl),
         stale_after=seconds(settings.stale_after),
+        replay_horizon=seconds(settings.workflow_replay_horizon),
+        workflow_retention=seconds(settings.workflow_retention),
     )
 
 
@@ -64,6 +66,11 @@ class HubState:
     def stale_after(self) -> int:
         """The presence window in clock microseconds."""
         return self.limits.stale_after
+
+    @property
+    def replay_horizon(self) -> int:
+        """How long workflow delivery records are kept, in clock microseconds (``--workflow-replay-horizon``)."""
+        return self.limits.replay_horizon
 
     def now(self) -> int:
         """The hub clock's current time."""

@@ -15,6 +15,7 @@ from prometheus_client import Counter
 
 from kxm_grpc.domain.clock import seconds
 from kxm_grpc.services import agents, leases, messages
+from kxm_grpc.services.workflows import runs as workflow_runs
 
 if TYPE_CHECKING:
     from kxm_grpc.server.state import HubState
@@ -50,12 +51,30 @@ async def sweep_messages(hub: HubState) -> object:
     return purged
 
 
+WORKFLOW_RUNS_PURGED = Counter("kxm_workflow_runs_purged", "Ended workflow runs deleted by the retention purge.")
+
+
+async def sweep_workflows(hub: HubState) -> object:
+    """Purge workflow runs ended past ``--workflow-retention`` and delivery records past their
+    replay horizon (which the settings keep longer, so a replay stays refused once its run is gone)."""
+    purged = await workflow_runs.purge(hub.store, now=hub.now(), retention=hub.limits.workflow_retention)
+    WORKFLOW_RUNS_PURGED.inc(purged)
+    return purged
+
+
 async def sweep_lease_alive(hub: HubState) -> object:
     """Record that the hub is alive, so a restart extends live leases by no more than the downtime."""
     return await leases.keep_alive(hub.store, now=hub.now())
 
 
-SWEEPS: list[Sweep] = [sweep_agents, sweep_rate_buckets, sweep_timers, sweep_messages, sweep_lease_alive]
+SWEEPS: list[Sweep] = [
+    sweep_agents,
+    sweep_rate_buckets,
+    sweep_timers,
+    sweep_messages,
+    sweep_workflows,
+    sweep_lease_alive,
+]
 """Every sweep, in order: what a hub alone on its database runs."""
 
 LOCAL_SWEEPS: list[Sweep] = [sweep_rate_buckets]

@@ -27,7 +27,9 @@ import structlog
 
 from kxm_grpc.domain.clock import MICROS
 from kxm_grpc.services import leases, messages, timers
+from kxm_grpc.services.limits import LIMITS, Limits
 from kxm_grpc.services.timers import DEADLINES_TOPIC, Failures, TimerKinds
+from kxm_grpc.services.workflows import steps as workflow_steps
 from kxm_grpc.store import Store, Timer
 
 if TYPE_CHECKING:
@@ -41,19 +43,20 @@ MAX_SLEEP = 30.0
 _RETRY_AFTER_FAILURE = 1.0
 
 
-def hub_timer_kinds() -> TimerKinds:
+def hub_timer_kinds(limits: Limits = LIMITS) -> TimerKinds:
     """Every timer kind the hub fires, each with its owning service's handler."""
     kinds = TimerKinds()
     messages.register_timers(kinds)
     leases.register_timers(kinds)
+    workflow_steps.register(kinds, limits)
     return kinds
 
 
 class TimerScheduler:
     """Fires the durable timers of ``kinds`` at their deadlines, on the hub's clock (one per hub)."""
 
-    def __init__(self, kinds: TimerKinds | None = None) -> None:
-        self.kinds = hub_timer_kinds() if kinds is None else kinds
+    def __init__(self, kinds: TimerKinds | None = None, limits: Limits = LIMITS) -> None:
+        self.kinds = hub_timer_kinds(limits) if kinds is None else kinds
         self.failures = Failures()
         """Failures in a row of the timers this scheduler fired (their retry backoff; in memory)."""
         self._wake = asyncio.Event()

@@ -26,6 +26,11 @@ class Limits:
     ``--testing-lease-min-ttl``."""
     stale_after: int = seconds(30)
     """The presence window of agents and runtimes (``--stale-after``)."""
+    replay_horizon: int = seconds(90 * 86_400)
+    """How long a workflow start's delivery id and body hash, and a signal's receipt, are kept to
+    refuse replays (``--workflow-replay-horizon``); beyond the run retention."""
+    workflow_retention: int = seconds(7 * 86_400)
+    """How long a workflow run is kept after it ends (``--workflow-retention``)."""
 
 
 LIMITS = Limits()

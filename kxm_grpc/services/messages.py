@@ -64,6 +64,7 @@ from kxm_grpc.services import timers
 from kxm_grpc.services.auth import KeyWatch
 from kxm_grpc.services.inbox import agent_topic, append_event, message_topic, record_event
 from kxm_grpc.services.limits import LIMITS, Limits
+from kxm_grpc.services.workflows import provenance
 from kxm_grpc.store import Store, Timer, Tx
 from kxm_grpc.store.notify import Notifier
 
@@ -236,9 +237,95 @@ def _expire(tx: Tx, message: Message, now: int) -> Message:
     ended = rules.expired(message)
     _store_end(tx, ended)
     record_event(tx, message.to_agent_id, EventKind.EXPIRED, now, message=ended)
-    record_event(tx, message.from_agent_id, EventKind.EXPIRED, now, message=ended)
+    _tell_sender(tx, ended, EventKind.EXPIRED, now)
     tx.notify(message_topic(message.id), ended)
     return ended
+
+
+# -- messages the hub sends itself -----------------------------------------------------------------
+
+
+class HubSender(Protocol):
+    """What reacts, in the same transaction, to a reply to or the expiry of a hub-written message.
+
+    The hub writes messages from ``workflow:<run id>`` (prompts and notices, ``send_from_hub``),
+    which have no inbox of their own: their events go to the registered reactions instead.
+    """
+
+    def replied(self, tx: Tx, message: Message, now: int) -> None: ...
+
+    def expired(self, tx: Tx, message: Message, now: int) -> None: ...
+
+
+_HUB_SENDERS: list[HubSender] = []
+
+
+def register_hub_sender(sender: HubSender) -> None:
+    """Register the reactions to replies and expiries of hub-written messages (once per process)."""
+    if sender not in _HUB_SENDERS:
+        _HUB_SENDERS.append(sender)
+
+
+def _tell_sender(tx: Tx, message: Message, kind: EventKind, now: int) -> None:
+    """An event for the sender's inbox log; for a hub-written message, the registered reactions."""
+    if not rules.is_hub_sender(message.from_agent_id):
+        record_event(tx, message.from_agent_id, kind, now, message=message)
+        return
+    for sender in _HUB_SENDERS:
+        if kind is EventKind.REPLY:
+            sender.replied(tx, message, now)
+        elif kind is EventKind.EXPIRED:
+            sender.expired(tx, message, now)
+
+
+def send_from_hub(
+    tx: Tx,
+    *,
+    run_id: str,
+    sender_name: str,
+    target: Agent,
+    content: str,
+    delivery: Delivery,
+    idempotency_key: str,
+    ttl: int,
+    now: int,
+) -> Message:
+    """Queue a message from ``workflow:<run_id>`` to ``target`` (online or not), in ``tx``.
+
+    The correlation id is the run id. An idempotency key already used by this sender returns
+    that message and writes nothing (a retried start or signal prompts once).
+    """
+    sender_id = f"{rules.HUB_SENDER_PREFIX}{run_id}"
+    existing = tx.messages.find_by_key(sender_id, idempotency_key)
+    if existing is not None:
+        return existing
+    seq = tx.inbox.next_seq(target.id)
+    message = Message(
+        id=new_id("msg"),
+        project=target.project,
+        from_agent_id=sender_id,
+        from_agent_name=sender_name,
+        to_agent_id=target.id,
+        to_agent_name=target.name,
+        content=content,
+        delivery=delivery,
+        hops=0,
+        max_hops=rules.DEFAULT_MAX_HOPS,
+        correlation_id=run_id,
+        reply_to="",
+        idempotency_key=idempotency_key,
+        seq=seq,
+        workflow_context=None,
+        create_time=now,
+        expire_time=now + ttl,
+        state=MessageState.QUEUED,
+        allow_offline=True,
+    )
+    tx.messages.insert(message)
+    timers.schedule(tx, EXPIRY_TIMER, message.id, message.expire_time)
+    append_event(tx, target.id, Event(seq=seq, kind=EventKind.MESSAGE, event_time=now, message=message))
+    _SENT.inc()
+    return message
 
 
 def _log_expired(expired: list[Message]) -> None:
@@ -301,6 +388,9 @@ def _send(tx: Tx, caller: Caller, outgoing: Outgoing, now: int) -> Sent:
             metadata={"field": "target", "target": outgoing.target},
             field_violations=(FieldViolation("target", "names the sending agent itself"),),
         )
+    context = outgoing.workflow_context
+    if context is not None:
+        provenance.authorise_send(tx, sender_id=sender_id, project=project, target=target, context=context)
     seq = tx.inbox.next_seq(target.id)
     message = Message(
         id=new_id("msg"),
@@ -618,7 +708,7 @@ async def reply_to_message(store: Store, caller: Caller, message_id: str, conten
         if updated is message:
             return message  # the same reply again: nothing new to record or tell
         _store_end(tx, updated)
-        record_event(tx, updated.from_agent_id, EventKind.REPLY, now, message=updated)
+        _tell_sender(tx, updated, EventKind.REPLY, now)
         tx.notify(message_topic(updated.id), updated)
         return updated
 

@@ -18,8 +18,12 @@ so a migration computes the checksums of rows written before it in plain SQL on 
 (``sql_checksum``); CRC-32 is not built into PostgreSQL. 64 bits leave one undetected corruption in
 2^64, at 16 bytes a row; hashing a 1 KiB message costs about a microsecond.
 
-These definitions are part of the schema (version 9): never change them. A new scheme is a new
-pair of columns and a migration that fills them.
+Workflow runs (schema version 10) are rewritten whole at every step, so their one ``checksum``
+covers every column of the row (``RUN_FIELDS``), the run's JSON document included
+(``kxm_grpc/store/rows/workflows.py``).
+
+These definitions are part of the schema (messages: version 9; runs: version 10): never change
+them. A new scheme is new columns and a migration that fills them.
 """
 
 from __future__ import annotations
@@ -54,6 +58,24 @@ MESSAGE_FIELDS = (
 
 REPLY_FIELDS = ("id", "reply_content")
 """The columns ``messages.reply_checksum`` covers, in order (the id binds the reply to its message)."""
+
+RUN_FIELDS = (
+    "id",
+    "definition_id",
+    "definition_hash",
+    "project",
+    "coordinator_id",
+    "status",
+    "current_stage",
+    "delivery_id",
+    "payload_sha256",
+    "create_time",
+    "update_time",
+    "end_time",
+    "wait_expire_time",
+    "document",
+)
+"""The columns ``workflow_runs.checksum`` covers, in order: all of them (a save rewrites the row)."""
 
 DIGITS = 16
 """Hex digits of SHA-256 kept (64 bits)."""

@@ -49,6 +49,13 @@ TABLES: tuple[Table, ...] = (
     Table("sync_projects", ("project_id",)),
     Table("sync_runs", ("project_id", "run_id")),
     Table("sync_events", ("project_id", "run_id", "sequence")),
+    Table("workflow_definitions", ("id",)),
+    Table("workflow_definition_versions", ("hash",)),
+    Table("workflow_runs", ("id",)),
+    Table("workflow_payloads", ("run_id",)),
+    Table("workflow_deliveries", ("definition_id", "kind", "delivery_id")),
+    Table("workflow_steps", ("run_id", "request_id")),
+    Table("workflow_notifications", ("id",)),
 )
 """Every table of the hub's state, parents before the tables that refer to them."""
 

@@ -26,6 +26,7 @@ from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.services import agents, messages
 from tests.conftest import AgentFactory, Hub, Project, ProjectFactory
+from tests.workflows import define, start_run
 
 QUEUED = types_pb2.MESSAGE_STATE_QUEUED
 DELIVERED = types_pb2.MESSAGE_STATE_DELIVERED
@@ -291,30 +292,67 @@ async def test_keys_are_scoped_to_the_sender(make_agent: AgentFactory) -> None:
 # -- workflow context ------------------------------------------------------------------------------
 
 
-async def test_workflow_context_is_stored_canonically(make_agent: AgentFactory) -> None:
-    """The context is stored with its canonical requirement key and pins the correlation id to the run."""
-    alice = await make_agent("alice")
+async def test_workflow_context_is_authorised_and_stored_canonically(hub: Hub, make_agent: AgentFactory) -> None:
+    """The coordinator may ask an eligible reviewer under its run's context: stored with the
+    canonical requirement key, the correlation id pinned to the run."""
+    alice = await make_agent("coordinator")
+    await make_agent("bob")
+    run = await start_run(hub, define(reviewers=("bob",)))
+
+    sent = await alice.send("bob", "evidence?", workflow_context=context(run.id, "review", "  Unit   TESTS "))
+
+    assert sent.message.workflow_context == context(run.id, "review", "unit tests")
+    assert sent.message.correlation_id == run.id
+
+
+async def test_workflow_context_errors(hub: Hub, make_agent: AgentFactory) -> None:
+    """Each send-side check of a workflow context, with its reason; nothing is stored for any."""
+    alice = await make_agent("coordinator")
+    bob = await make_agent("bob")
+    await make_agent("carol")
+    run = await start_run(hub, define(reviewers=("bob",)))
+
+    async def refused(sender: HubClient, target: str, given: types_pb2.WorkflowMessageContext, **kw: str) -> Reason:
+        with pytest.raises(HubError) as caught:
+            await sender.send(target, "x", workflow_context=given, **kw)
+        assert isinstance(caught.value.reason, Reason)
+        return caught.value.reason
+
+    malformed = await refused(alice, "bob", context(run.id, "review", attempt=0))
+    correlation = await refused(alice, "bob", context(run.id, "review"), correlation_id="other")
+    no_run = await refused(alice, "bob", context("run_" + "0" * 32, "review"))
+    not_coordinator = await refused(bob, "carol", context(run.id, "review"))
+    inactive = await refused(alice, "bob", context(run.id, "ship"))
+    no_policy = await refused(alice, "bob", context(run.id, "review", "lint"))
+    attempt = await refused(alice, "bob", context(run.id, "review", attempt=2))
+    ineligible = await refused(alice, "carol", context(run.id, "review"))
+
+    assert (malformed, correlation) == (Reason.INVALID_WORKFLOW_CONTEXT, Reason.WORKFLOW_CONTEXT_CORRELATION_MISMATCH)
+    assert (no_run, not_coordinator) == (Reason.WORKFLOW_CONTEXT_FORBIDDEN, Reason.WORKFLOW_CONTEXT_FORBIDDEN)
+    assert (inactive, no_policy) == (Reason.WORKFLOW_CONTEXT_INACTIVE, Reason.WORKFLOW_EVIDENCE_POLICY_MISSING)
+    assert (attempt, ineligible) == (
+        Reason.WORKFLOW_CONTEXT_ATTEMPT_MISMATCH,
+        Reason.WORKFLOW_EVIDENCE_PRODUCER_FORBIDDEN,
+    )
+    assert await inbox_ids(bob) == []
+
+
+async def test_a_run_of_another_project_is_refused_like_a_missing_one(
+    hub: Hub, make_agent: AgentFactory, make_project: ProjectFactory
+) -> None:
+    """A context naming another project's run is WORKFLOW_CONTEXT_FORBIDDEN, as an unknown id is."""
+    beta = await make_project("beta")
+    await make_agent("coordinator", in_project=beta)
+    await make_agent("bob", in_project=beta)
+    run = await start_run(hub, define(project="beta", reviewers=("bob",)))
+    alice = await make_agent("coordinator")
     await make_agent("bob")
 
-    message = (await alice.send("bob", "evidence?", workflow_context=context(key="  Unit   TESTS "))).message
+    with pytest.raises(PermissionDenied) as caught:
+        await alice.send("bob", "x", workflow_context=context(run.id, "review"))
 
-    assert message.workflow_context == context(key="unit tests")
-    assert message.correlation_id == "run_1"
-
-
-async def test_workflow_context_errors(make_agent: AgentFactory) -> None:
-    """A malformed context is INVALID_WORKFLOW_CONTEXT; another correlation id is a precondition failure."""
-    alice = await make_agent("alice")
-    await make_agent("bob")
-
-    with pytest.raises(InvalidArgument) as malformed:
-        await alice.send("bob", "x", workflow_context=context(attempt=0))
-    with pytest.raises(FailedPrecondition) as mismatch:
-        await alice.send("bob", "x", workflow_context=context(), correlation_id="other")
-
-    assert malformed.value.reason is Reason.INVALID_WORKFLOW_CONTEXT
-    assert malformed.value.field_violations[0].field == "workflow_context.attempt"
-    assert mismatch.value.reason is Reason.WORKFLOW_CONTEXT_CORRELATION_MISMATCH
+    assert caught.value.reason is Reason.WORKFLOW_CONTEXT_FORBIDDEN
+    assert caught.value.metadata == {"runId": run.id}
 
 
 # -- get, ack, reply, cancel -----------------------------------------------------------------------
@@ -693,17 +731,23 @@ async def test_fanout_pending_when_the_deadline_passes(make_agent: AgentFactory)
     await helper
 
 
-async def test_fanout_with_workflow_context(make_agent: AgentFactory) -> None:
-    """The context is stored on every message; a mismatching correlation id is refused."""
-    alice = await make_agent("alice")
+async def test_fanout_with_workflow_context(hub: Hub, make_agent: AgentFactory) -> None:
+    """The context is authorised and stored for every target; a mismatching correlation id is refused,
+    and an ineligible target is refused alone."""
+    alice = await make_agent("coordinator")
     await make_agent("p1")
+    await make_agent("p2")
+    run = await start_run(hub, define(reviewers=("p1",)))
+    given = context(run.id, "review")
 
-    response = await alice.fanout(["p1"], "q", workflow_context=context(), idempotency_key_prefix="w", timeout=0)
+    response = await alice.fanout(["p1", "p2"], "q", workflow_context=given, idempotency_key_prefix="w", timeout=0)
     with pytest.raises(FailedPrecondition) as caught:
-        await alice.fanout(["p1"], "q", workflow_context=context(), correlation_id="nope", timeout=0)
+        await alice.fanout(["p1"], "q", workflow_context=given, correlation_id="nope", timeout=0)
 
-    message = response.results[0].message
-    assert (message.workflow_context.requirement_key, message.correlation_id) == ("unit tests", "run_1")
+    by_target = {result.target: result for result in response.results}
+    message = by_target["p1"].message
+    assert (message.workflow_context.requirement_key, message.correlation_id) == ("unit tests", run.id)
+    assert by_target["p2"].error_reason == Reason.WORKFLOW_EVIDENCE_PRODUCER_FORBIDDEN.value
     assert caught.value.reason is Reason.WORKFLOW_CONTEXT_CORRELATION_MISMATCH
 
 

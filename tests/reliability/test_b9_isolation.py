@@ -728,7 +728,16 @@ def _owners(conn: Connection) -> dict[str, dict[str, str]]:
     agents = {row[0]: row[1] for row in conn.execute("SELECT id, project FROM agents").fetchall()}
     messages = {row[0]: row[1] for row in conn.execute("SELECT id, project FROM messages").fetchall()}
     sync = {row[0]: row[1] for row in conn.execute("SELECT project_id, hub_project FROM sync_projects").fetchall()}
-    return {"agent": agents, "message": messages, "sync": sync}
+    runs = conn.execute("SELECT id, project, definition_hash FROM workflow_runs").fetchall()
+    definitions = {row[0]: row[1] for row in conn.execute("SELECT id, project FROM workflow_definitions").fetchall()}
+    return {
+        "agent": agents,
+        "message": messages,
+        "sync": sync,
+        "run": {row[0]: row[1] for row in runs},
+        "pin": {row[2]: row[1] for row in runs},
+        "definition": definitions,
+    }
 
 
 def _timer_owner(row: dict[str, Any], owners: dict[str, dict[str, str]]) -> str | None:
@@ -757,6 +766,16 @@ OWNER: dict[str, Callable[[dict[str, Any], dict[str, dict[str, str]]], str | Non
     "sync_projects": lambda row, o: row["hub_project"],
     "sync_runs": lambda row, o: row["hub_project"],
     "sync_events": lambda row, o: o["sync"].get(row["project_id"]),
+    "workflow_definitions": lambda row, o: row["project"],
+    # A version outlives its definition while a run pins it: its runs' project then.
+    "workflow_definition_versions": lambda row, o: (
+        o["definition"].get(row["definition_id"]) or o["pin"].get(row["hash"])
+    ),
+    "workflow_runs": lambda row, o: row["project"],
+    "workflow_deliveries": lambda row, o: o["run"].get(row["run_id"]) or o["definition"].get(row["definition_id"]),
+    "workflow_steps": lambda row, o: o["run"].get(row["run_id"]),
+    "workflow_payloads": lambda row, o: o["run"].get(row["run_id"]),
+    "workflow_notifications": lambda row, o: o["run"].get(row["run_id"]) or o["definition"].get(row["definition_id"]),
 }
 """Which project each row of each table of ``tables.TABLES`` belongs to (None: a global table)."""
 

@@ -2758,6 +2758,22 @@ pub enum ErrorReason {
     OperatorAlreadyExists = 117,
     /// DATA_LOSS: a stored message failed its checksum (bit rot, or an edit outside the hub); the hub serves no part of it; restore a backup; metadata: messageId.
     StorageCorrupted = 118,
+    /// INVALID_ARGUMENT: a workflow definition breaks a load rule; metadata: origin, definition, field (the first problem; the message lists them all).
+    WorkflowDefinitionInvalid = 119,
+    /// FAILED_PRECONDITION: an evidence policy's eligible agent resolves to the run's coordinator; metadata: stageId, requirementKey.
+    WorkflowEvidencePolicyInvalid = 120,
+    /// FAILED_PRECONDITION: fewer distinct agents resolve for an evidence policy than it needs; metadata: stageId, requirementKey.
+    WorkflowEvidencePolicyUnresolvable = 121,
+    /// INVALID_ARGUMENT: an audit escalation's terminal receipt is malformed; metadata: field.
+    InvalidTerminalReceipt = 122,
+    /// FAILED_PRECONDITION: the definition accepts no signed signals (it declares no signal secret); signal through the operator RPC.
+    WorkflowSignalsDisabled = 123,
+    /// FAILED_PRECONDITION: the stage is waiting on an audit escalation, which only an operator's ruling resolves.
+    WorkflowRulingRequired = 124,
+    /// INVALID_ARGUMENT: the coordinator's prompt rendered from the payload exceeds 32,000 characters; metadata: definitionId.
+    WorkflowPromptTooLong = 125,
+    /// UNAVAILABLE: a secret the definition names by environment variable is not set on this replica; retry (another replica may verify), and set it here; metadata: definitionId, field.
+    WorkflowSecretUnavailable = 126,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -2901,6 +2917,18 @@ impl ErrorReason {
             Self::OperatorNotFound => "ERROR_REASON_OPERATOR_NOT_FOUND",
             Self::OperatorAlreadyExists => "ERROR_REASON_OPERATOR_ALREADY_EXISTS",
             Self::StorageCorrupted => "ERROR_REASON_STORAGE_CORRUPTED",
+            Self::WorkflowDefinitionInvalid => "ERROR_REASON_WORKFLOW_DEFINITION_INVALID",
+            Self::WorkflowEvidencePolicyInvalid => {
+                "ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID"
+            }
+            Self::WorkflowEvidencePolicyUnresolvable => {
+                "ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE"
+            }
+            Self::InvalidTerminalReceipt => "ERROR_REASON_INVALID_TERMINAL_RECEIPT",
+            Self::WorkflowSignalsDisabled => "ERROR_REASON_WORKFLOW_SIGNALS_DISABLED",
+            Self::WorkflowRulingRequired => "ERROR_REASON_WORKFLOW_RULING_REQUIRED",
+            Self::WorkflowPromptTooLong => "ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG",
+            Self::WorkflowSecretUnavailable => "ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -3081,6 +3109,24 @@ impl ErrorReason {
             "ERROR_REASON_OPERATOR_NOT_FOUND" => Some(Self::OperatorNotFound),
             "ERROR_REASON_OPERATOR_ALREADY_EXISTS" => Some(Self::OperatorAlreadyExists),
             "ERROR_REASON_STORAGE_CORRUPTED" => Some(Self::StorageCorrupted),
+            "ERROR_REASON_WORKFLOW_DEFINITION_INVALID" => {
+                Some(Self::WorkflowDefinitionInvalid)
+            }
+            "ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID" => {
+                Some(Self::WorkflowEvidencePolicyInvalid)
+            }
+            "ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE" => {
+                Some(Self::WorkflowEvidencePolicyUnresolvable)
+            }
+            "ERROR_REASON_INVALID_TERMINAL_RECEIPT" => Some(Self::InvalidTerminalReceipt),
+            "ERROR_REASON_WORKFLOW_SIGNALS_DISABLED" => {
+                Some(Self::WorkflowSignalsDisabled)
+            }
+            "ERROR_REASON_WORKFLOW_RULING_REQUIRED" => Some(Self::WorkflowRulingRequired),
+            "ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG" => Some(Self::WorkflowPromptTooLong),
+            "ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE" => {
+                Some(Self::WorkflowSecretUnavailable)
+            }
             _ => None,
         }
     }
@@ -4743,6 +4789,1530 @@ pub mod runtime_service_client {
             let mut req = request.into_request();
             req.extensions_mut()
                 .insert(GrpcMethod::new("kxm.v1.RuntimeService", "ReassignSyncProject"));
+            self.inner.unary(req, path, codec).await
+        }
+    }
+}
+/// WorkflowDefinition is a registered definition: the hub's summary of it, and its normalised document.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct WorkflowDefinition {
+    /// The definition id (at most 64 characters): the webhook route `/v1/webhooks/{id}`.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The project its runs belong to.
+    #[prost(string, tag = "2")]
+    pub project: ::prost::alloc::string::String,
+    /// `generic`, `github` or `jira`: which signature forms a start may use.
+    #[prost(string, tag = "3")]
+    pub source: ::prost::alloc::string::String,
+    /// The coordinator agent's name or id, as declared.
+    #[prost(string, tag = "4")]
+    pub target: ::prost::alloc::string::String,
+    /// sha256 hex of the canonical normalised definition without its secrets; runs pin it.
+    #[prost(string, tag = "5")]
+    pub hash: ::prost::alloc::string::String,
+    /// The stage ids, in order.
+    #[prost(string, repeated, tag = "6")]
+    pub stage_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Whether signed signals are accepted (a signal secret is declared).
+    #[prost(bool, tag = "7")]
+    pub accepts_signals: bool,
+    /// The normalised definition as JSON in the original's camelCase shape; literal secrets read `***`.
+    #[prost(string, tag = "8")]
+    pub document: ::prost::alloc::string::String,
+    /// When it was first registered.
+    #[prost(message, optional, tag = "9")]
+    pub register_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it was last registered.
+    #[prost(message, optional, tag = "10")]
+    pub update_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// Who registered it last (an operator's name, `admin`, or `--workflows`).
+    #[prost(string, tag = "11")]
+    pub registered_by: ::prost::alloc::string::String,
+}
+/// WorkflowWait is what a waiting run waits for.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct WorkflowWait {
+    /// The waiting stage.
+    #[prost(string, tag = "1")]
+    pub stage_id: ::prost::alloc::string::String,
+    /// The signal key awaited; `audit_escalation` for an escalation (only an operator's ruling resolves it).
+    #[prost(string, tag = "2")]
+    pub signal_key: ::prost::alloc::string::String,
+    /// The coordinator's summary of what it waits for.
+    #[prost(string, tag = "3")]
+    pub summary: ::prost::alloc::string::String,
+    /// When the wait began.
+    #[prost(message, optional, tag = "4")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When the wait expires and fails the run.
+    #[prost(message, optional, tag = "5")]
+    pub expire_time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// EvidenceValues is the distinct values a stage accumulated under one evidence key.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct EvidenceValues {
+    /// In the order first presented.
+    #[prost(string, repeated, tag = "1")]
+    pub values: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+}
+/// PeerEvidence is a verified peer reply (documented as `kxm.verified-peer-evidence.v1`): metadata and hashes, never bodies.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct PeerEvidence {
+    /// The cited message.
+    #[prost(string, tag = "1")]
+    pub message_id: ::prost::alloc::string::String,
+    /// The agent that replied.
+    #[prost(string, tag = "2")]
+    pub producer_agent_id: ::prost::alloc::string::String,
+    /// Its name when verified.
+    #[prost(string, tag = "3")]
+    pub producer_name: ::prost::alloc::string::String,
+    /// The canonical requirement key it counts for.
+    #[prost(string, tag = "4")]
+    pub requirement_key: ::prost::alloc::string::String,
+    /// The hub's count of entries into the stage the reply belongs to.
+    #[prost(int32, tag = "5")]
+    pub visit: i32,
+    /// The attempt within that visit.
+    #[prost(int32, tag = "6")]
+    pub attempt: i32,
+    /// sha256 hex of the request's content.
+    #[prost(string, tag = "7")]
+    pub request_sha256: ::prost::alloc::string::String,
+    /// sha256 hex of the reply's content.
+    #[prost(string, tag = "8")]
+    pub reply_sha256: ::prost::alloc::string::String,
+    /// When the request was sent.
+    #[prost(message, optional, tag = "9")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When the producer acknowledged it, if it did before replying.
+    #[prost(message, optional, tag = "10")]
+    pub deliver_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When the producer replied.
+    #[prost(message, optional, tag = "11")]
+    pub reply_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When the hub verified the citation.
+    #[prost(message, optional, tag = "12")]
+    pub verify_time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// PeerEvidenceList is the verified replies counted for one requirement.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct PeerEvidenceList {
+    /// De-duplicated by message id.
+    #[prost(message, repeated, tag = "1")]
+    pub evidence: ::prost::alloc::vec::Vec<PeerEvidence>,
+}
+/// QuorumStatus is how one peer requirement stands at the stage's active attempt.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct QuorumStatus {
+    /// The canonical requirement key.
+    #[prost(string, tag = "1")]
+    pub requirement_key: ::prost::alloc::string::String,
+    /// Distinct eligible producers counted (with `distinctBy`: the largest set pairwise distinct in each dimension).
+    #[prost(int32, tag = "2")]
+    pub counted: i32,
+    /// The minimum that applies (the approved one when an operator approved a degradation for this attempt).
+    #[prost(int32, tag = "3")]
+    pub required: i32,
+    /// counted >= required.
+    #[prost(bool, tag = "4")]
+    pub met: bool,
+    /// Met only thanks to an approved degradation.
+    #[prost(bool, tag = "5")]
+    pub degraded: bool,
+}
+/// WorkflowEscalation is a stage's audit escalation and, once ruled, the operator's ruling.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct WorkflowEscalation {
+    /// Why it was escalated.
+    #[prost(string, tag = "1")]
+    pub reason: ::prost::alloc::string::String,
+    /// When.
+    #[prost(message, optional, tag = "2")]
+    pub escalate_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// `hub` (the stage reached its autoResumeLimit) or the coordinator's agent id.
+    #[prost(string, tag = "3")]
+    pub escalated_by: ::prost::alloc::string::String,
+    /// The operator's ruling, once given.
+    #[prost(string, tag = "4")]
+    pub ruling: ::prost::alloc::string::String,
+    /// The status the ruling applied to the stage.
+    #[prost(enumeration = "CheckpointStatus", tag = "5")]
+    pub ruling_status: i32,
+    /// The operator who ruled.
+    #[prost(string, tag = "6")]
+    pub ruled_by: ::prost::alloc::string::String,
+    /// When.
+    #[prost(message, optional, tag = "7")]
+    pub rule_time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// WorkflowStage is one stage of a run.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct WorkflowStage {
+    /// The stage id.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// Its label.
+    #[prost(string, tag = "2")]
+    pub label: ::prost::alloc::string::String,
+    /// Where it stands.
+    #[prost(enumeration = "WorkflowStageStatus", tag = "3")]
+    pub status: i32,
+    /// Checkpoints consumed since the stage was last reset by a transition into it.
+    #[prost(int32, tag = "4")]
+    pub attempts: i32,
+    /// attempts + 1: the attempt a workflow context must name now (1 to 20).
+    #[prost(int32, tag = "5")]
+    pub active_attempt: i32,
+    /// The hub's count of entries into the stage.
+    #[prost(int32, tag = "6")]
+    pub visit: i32,
+    /// The last checkpoint's summary.
+    #[prost(string, tag = "7")]
+    pub summary: ::prost::alloc::string::String,
+    /// The required evidence keys, canonical, in declaration order.
+    #[prost(string, repeated, tag = "8")]
+    pub required_evidence: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Evidence kept by passing checkpoints and waits, by canonical key.
+    #[prost(map = "string, message", tag = "9")]
+    pub evidence: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        EvidenceValues,
+    >,
+    /// Verified peer replies kept, by canonical requirement key.
+    #[prost(map = "string, message", tag = "10")]
+    pub peer_evidence: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        PeerEvidenceList,
+    >,
+    /// Each peer requirement's quorum at the active attempt.
+    #[prost(message, repeated, tag = "11")]
+    pub quorum: ::prost::alloc::vec::Vec<QuorumStatus>,
+    /// Requirements that passed on an approved degraded quorum.
+    #[prost(string, repeated, tag = "12")]
+    pub degraded_requirements: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// When the current visit began.
+    #[prost(message, optional, tag = "13")]
+    pub start_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it ended (passed, or ended the run).
+    #[prost(message, optional, tag = "14")]
+    pub complete_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// The audit escalation, if any.
+    #[prost(message, optional, tag = "15")]
+    pub escalation: ::core::option::Option<WorkflowEscalation>,
+}
+/// WorkflowTransition is a declared transition a run took (default forward and retry edges are not recorded).
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct WorkflowTransition {
+    /// `trans_` + 32 hex.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The stage it left.
+    #[prost(string, tag = "2")]
+    pub from_stage_id: ::prost::alloc::string::String,
+    /// The stage it entered, or `$terminal`.
+    #[prost(string, tag = "3")]
+    pub to_stage_id: ::prost::alloc::string::String,
+    /// The outcome that chose the edge.
+    #[prost(string, tag = "4")]
+    pub outcome: ::prost::alloc::string::String,
+    /// The attempts the source stage had consumed.
+    #[prost(int32, tag = "5")]
+    pub attempt: i32,
+    /// The first 32 evidence keys the checkpoint carried.
+    #[prost(string, repeated, tag = "6")]
+    pub evidence_keys: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// When.
+    #[prost(message, optional, tag = "7")]
+    pub time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// EvidenceHash is a captured plan hash or reproduction oracle.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct EvidenceHash {
+    /// The stage whose passing evidence was hashed.
+    #[prost(string, tag = "1")]
+    pub stage_id: ::prost::alloc::string::String,
+    /// The canonical evidence key.
+    #[prost(string, tag = "2")]
+    pub evidence_key: ::prost::alloc::string::String,
+    /// sha256 hex of the values as a canonical JSON array, sorted by UTF-16 code unit.
+    #[prost(string, tag = "3")]
+    pub sha256: ::prost::alloc::string::String,
+    /// When it was captured.
+    #[prost(message, optional, tag = "4")]
+    pub capture_time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// DegradationApproval is an operator's approval of a smaller quorum for one requirement at one attempt.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DegradationApproval {
+    /// `approval_` + 32 hex.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The stage.
+    #[prost(string, tag = "2")]
+    pub stage_id: ::prost::alloc::string::String,
+    /// The canonical requirement key.
+    #[prost(string, tag = "3")]
+    pub requirement_key: ::prost::alloc::string::String,
+    /// The stage visit it applies to.
+    #[prost(int32, tag = "4")]
+    pub visit: i32,
+    /// The attempt within that visit.
+    #[prost(int32, tag = "5")]
+    pub attempt: i32,
+    /// The policy's minimum.
+    #[prost(int32, tag = "6")]
+    pub policy_min_producers: i32,
+    /// The minimum approved instead.
+    #[prost(int32, tag = "7")]
+    pub approved_min_producers: i32,
+    /// The operator who approved it.
+    #[prost(string, tag = "8")]
+    pub approved_by: ::prost::alloc::string::String,
+    /// Why.
+    #[prost(string, tag = "9")]
+    pub reason: ::prost::alloc::string::String,
+    /// When.
+    #[prost(message, optional, tag = "10")]
+    pub approve_time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// WorkflowRun is a durable run of a workflow definition.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct WorkflowRun {
+    /// `run_` + 32 hex.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The definition it runs.
+    #[prost(string, tag = "2")]
+    pub definition_id: ::prost::alloc::string::String,
+    /// The definition version it pinned at start.
+    #[prost(string, tag = "3")]
+    pub definition_hash: ::prost::alloc::string::String,
+    /// The project.
+    #[prost(string, tag = "4")]
+    pub project: ::prost::alloc::string::String,
+    /// The coordinator agent's id.
+    #[prost(string, tag = "5")]
+    pub coordinator_agent_id: ::prost::alloc::string::String,
+    /// The coordinator's name when the run started.
+    #[prost(string, tag = "6")]
+    pub coordinator_name: ::prost::alloc::string::String,
+    /// Where the run stands.
+    #[prost(enumeration = "WorkflowRunStatus", tag = "7")]
+    pub status: i32,
+    /// The current stage (empty once the run ended).
+    #[prost(string, tag = "8")]
+    pub current_stage_id: ::prost::alloc::string::String,
+    /// What a waiting run waits for.
+    #[prost(message, optional, tag = "9")]
+    pub wait: ::core::option::Option<WorkflowWait>,
+    /// The stages in definition order.
+    #[prost(message, repeated, tag = "10")]
+    pub stages: ::prost::alloc::vec::Vec<WorkflowStage>,
+    /// The declared transitions taken, in order.
+    #[prost(message, repeated, tag = "11")]
+    pub transitions: ::prost::alloc::vec::Vec<WorkflowTransition>,
+    /// The reproduction oracle, once captured.
+    #[prost(message, optional, tag = "12")]
+    pub repro_oracle: ::core::option::Option<EvidenceHash>,
+    /// The plan hash, once captured.
+    #[prost(message, optional, tag = "13")]
+    pub plan_hash: ::core::option::Option<EvidenceHash>,
+    /// Degradation approvals, in order.
+    #[prost(message, repeated, tag = "14")]
+    pub approvals: ::prost::alloc::vec::Vec<DegradationApproval>,
+    /// The start delivery's id.
+    #[prost(string, tag = "15")]
+    pub delivery_id: ::prost::alloc::string::String,
+    /// sha256 hex of the start payload's raw bytes.
+    #[prost(string, tag = "16")]
+    pub payload_sha256: ::prost::alloc::string::String,
+    /// The start delivery's event, if it named one.
+    #[prost(string, tag = "17")]
+    pub event: ::prost::alloc::string::String,
+    /// The latest message prompting the coordinator (the start prompt, or a resume notice).
+    #[prost(string, tag = "18")]
+    pub prompt_message_id: ::prost::alloc::string::String,
+    /// When it started.
+    #[prost(message, optional, tag = "19")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it last changed.
+    #[prost(message, optional, tag = "20")]
+    pub update_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it ended.
+    #[prost(message, optional, tag = "21")]
+    pub end_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// Why it failed or was cancelled.
+    #[prost(string, tag = "22")]
+    pub end_reason: ::prost::alloc::string::String,
+}
+/// WorkflowRunStatus is where a run stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum WorkflowRunStatus {
+    /// Never sent by the hub.
+    Unspecified = 0,
+    /// The coordinator works on the current stage.
+    Running = 1,
+    /// The current stage waits for a signal or, on an audit escalation, an operator's ruling.
+    Waiting = 2,
+    /// Every stage passed, or a declared transition reached `$terminal`.
+    Completed = 3,
+    /// Attempts or a transition budget ran out, a wait or the prompt expired, or the coordinator settled early.
+    Failed = 4,
+    /// An operator cancelled the run.
+    Cancelled = 5,
+}
+impl WorkflowRunStatus {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "WORKFLOW_RUN_STATUS_UNSPECIFIED",
+            Self::Running => "WORKFLOW_RUN_STATUS_RUNNING",
+            Self::Waiting => "WORKFLOW_RUN_STATUS_WAITING",
+            Self::Completed => "WORKFLOW_RUN_STATUS_COMPLETED",
+            Self::Failed => "WORKFLOW_RUN_STATUS_FAILED",
+            Self::Cancelled => "WORKFLOW_RUN_STATUS_CANCELLED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "WORKFLOW_RUN_STATUS_UNSPECIFIED" => Some(Self::Unspecified),
+            "WORKFLOW_RUN_STATUS_RUNNING" => Some(Self::Running),
+            "WORKFLOW_RUN_STATUS_WAITING" => Some(Self::Waiting),
+            "WORKFLOW_RUN_STATUS_COMPLETED" => Some(Self::Completed),
+            "WORKFLOW_RUN_STATUS_FAILED" => Some(Self::Failed),
+            "WORKFLOW_RUN_STATUS_CANCELLED" => Some(Self::Cancelled),
+            _ => None,
+        }
+    }
+}
+/// WorkflowStageStatus is where one stage of a run stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum WorkflowStageStatus {
+    /// Never sent by the hub.
+    Unspecified = 0,
+    /// Not entered yet (or left by a declared transition to an earlier stage).
+    Pending = 1,
+    /// The current stage: the coordinator works on its active attempt.
+    InProgress = 2,
+    /// The current stage waits (signal or ruling).
+    Waiting = 3,
+    /// A checkpoint passed it.
+    Passed = 4,
+    /// It ended on a warning checkpoint (attempts exhausted, or a transition taken on `warning`).
+    Warning = 5,
+    /// It ended on a failed checkpoint, an exhausted budget or an expired wait.
+    Failed = 6,
+}
+impl WorkflowStageStatus {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "WORKFLOW_STAGE_STATUS_UNSPECIFIED",
+            Self::Pending => "WORKFLOW_STAGE_STATUS_PENDING",
+            Self::InProgress => "WORKFLOW_STAGE_STATUS_IN_PROGRESS",
+            Self::Waiting => "WORKFLOW_STAGE_STATUS_WAITING",
+            Self::Passed => "WORKFLOW_STAGE_STATUS_PASSED",
+            Self::Warning => "WORKFLOW_STAGE_STATUS_WARNING",
+            Self::Failed => "WORKFLOW_STAGE_STATUS_FAILED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "WORKFLOW_STAGE_STATUS_UNSPECIFIED" => Some(Self::Unspecified),
+            "WORKFLOW_STAGE_STATUS_PENDING" => Some(Self::Pending),
+            "WORKFLOW_STAGE_STATUS_IN_PROGRESS" => Some(Self::InProgress),
+            "WORKFLOW_STAGE_STATUS_WAITING" => Some(Self::Waiting),
+            "WORKFLOW_STAGE_STATUS_PASSED" => Some(Self::Passed),
+            "WORKFLOW_STAGE_STATUS_WARNING" => Some(Self::Warning),
+            "WORKFLOW_STAGE_STATUS_FAILED" => Some(Self::Failed),
+            _ => None,
+        }
+    }
+}
+/// CheckpointStatus is what a checkpoint, a signal or a ruling reports for a stage's active attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum CheckpointStatus {
+    /// Refused (ERROR_REASON_INVALID_CHECKPOINT_STATUS).
+    Unspecified = 0,
+    /// The stage is done: every required evidence key must be satisfied.
+    Passed = 1,
+    /// The attempt needs correcting.
+    Warning = 2,
+    /// The attempt failed.
+    Failed = 3,
+}
+impl CheckpointStatus {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "CHECKPOINT_STATUS_UNSPECIFIED",
+            Self::Passed => "CHECKPOINT_STATUS_PASSED",
+            Self::Warning => "CHECKPOINT_STATUS_WARNING",
+            Self::Failed => "CHECKPOINT_STATUS_FAILED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "CHECKPOINT_STATUS_UNSPECIFIED" => Some(Self::Unspecified),
+            "CHECKPOINT_STATUS_PASSED" => Some(Self::Passed),
+            "CHECKPOINT_STATUS_WARNING" => Some(Self::Warning),
+            "CHECKPOINT_STATUS_FAILED" => Some(Self::Failed),
+            _ => None,
+        }
+    }
+}
+/// The definition document to register.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RegisterWorkflowDefinitionRequest {
+    /// Required. One definition (at most 256 KiB).
+    #[prost(string, tag = "1")]
+    pub document: ::prost::alloc::string::String,
+    /// Its syntax.
+    #[prost(enumeration = "DefinitionFormat", tag = "2")]
+    pub format: i32,
+    /// Validate only: store nothing, answer as a registration would.
+    #[prost(bool, tag = "3")]
+    pub validate_only: bool,
+}
+/// The registered definition.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RegisterWorkflowDefinitionResponse {
+    /// The definition as stored.
+    #[prost(message, optional, tag = "1")]
+    pub definition: ::core::option::Option<WorkflowDefinition>,
+    /// False when a definition of this id existed (it was replaced).
+    #[prost(bool, tag = "2")]
+    pub created: bool,
+    /// True when the stored version already had this hash (nothing changed).
+    #[prost(bool, tag = "3")]
+    pub unchanged: bool,
+}
+/// The definition to read.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetWorkflowDefinitionRequest {
+    /// Required.
+    #[prost(string, tag = "1")]
+    pub definition_id: ::prost::alloc::string::String,
+}
+/// The definition.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetWorkflowDefinitionResponse {
+    /// The definition.
+    #[prost(message, optional, tag = "1")]
+    pub definition: ::core::option::Option<WorkflowDefinition>,
+}
+/// Which definitions to list.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListWorkflowDefinitionsRequest {
+    /// At most this many (default 50, at most 500).
+    #[prost(int32, tag = "1")]
+    pub page_size: i32,
+    /// From a previous response's next_page_token.
+    #[prost(string, tag = "2")]
+    pub page_token: ::prost::alloc::string::String,
+}
+/// A page of definitions.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListWorkflowDefinitionsResponse {
+    /// By id.
+    #[prost(message, repeated, tag = "1")]
+    pub definitions: ::prost::alloc::vec::Vec<WorkflowDefinition>,
+    /// Empty on the last page.
+    #[prost(string, tag = "2")]
+    pub next_page_token: ::prost::alloc::string::String,
+}
+/// The run to start.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct StartWorkflowRunRequest {
+    /// Required. The definition to run.
+    #[prost(string, tag = "1")]
+    pub definition_id: ::prost::alloc::string::String,
+    /// Required. The delivery id that de-duplicates starts (at most 128 characters).
+    #[prost(string, tag = "2")]
+    pub delivery_id: ::prost::alloc::string::String,
+    /// The start payload the prompt template renders (at most 256 KiB as JSON).
+    #[prost(message, optional, tag = "3")]
+    pub payload: ::core::option::Option<::prost_types::Struct>,
+    /// The event the delivery is for; a definition declaring `event` starts nothing for another (`started` false).
+    #[prost(string, tag = "4")]
+    pub event: ::prost::alloc::string::String,
+}
+/// The started run.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct StartWorkflowRunResponse {
+    /// The run (unset when the definition's event or filter did not match: nothing was started).
+    #[prost(message, optional, tag = "1")]
+    pub run: ::core::option::Option<WorkflowRun>,
+    /// True when the delivery id had started this run before.
+    #[prost(bool, tag = "2")]
+    pub duplicate: bool,
+    /// False when the event or filter did not match.
+    #[prost(bool, tag = "3")]
+    pub started: bool,
+}
+/// The run to read.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetWorkflowRunRequest {
+    /// Required.
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+}
+/// The run.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetWorkflowRunResponse {
+    /// The run.
+    #[prost(message, optional, tag = "1")]
+    pub run: ::core::option::Option<WorkflowRun>,
+}
+/// Which runs to list.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListWorkflowRunsRequest {
+    /// Only runs in this status.
+    #[prost(enumeration = "WorkflowRunStatus", tag = "1")]
+    pub status: i32,
+    /// Only runs of this definition.
+    #[prost(string, tag = "2")]
+    pub definition_id: ::prost::alloc::string::String,
+    /// At most this many (default 50, at most 500).
+    #[prost(int32, tag = "3")]
+    pub page_size: i32,
+    /// From a previous response's next_page_token.
+    #[prost(string, tag = "4")]
+    pub page_token: ::prost::alloc::string::String,
+}
+/// A page of runs, newest first.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListWorkflowRunsResponse {
+    /// The runs.
+    #[prost(message, repeated, tag = "1")]
+    pub runs: ::prost::alloc::vec::Vec<WorkflowRun>,
+    /// Empty on the last page.
+    #[prost(string, tag = "2")]
+    pub next_page_token: ::prost::alloc::string::String,
+}
+/// The run to cancel.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct CancelWorkflowRunRequest {
+    /// Required.
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+    /// Why (at most 1,000 characters).
+    #[prost(string, tag = "2")]
+    pub reason: ::prost::alloc::string::String,
+}
+/// The cancelled run.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct CancelWorkflowRunResponse {
+    /// The run.
+    #[prost(message, optional, tag = "1")]
+    pub run: ::core::option::Option<WorkflowRun>,
+}
+/// The run to start again.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RerunWorkflowRunRequest {
+    /// Required. The run whose start payload starts the new run.
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+    /// Required. The new run's delivery id (it de-duplicates reruns as a start's does).
+    #[prost(string, tag = "2")]
+    pub delivery_id: ::prost::alloc::string::String,
+}
+/// The new run.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct RerunWorkflowRunResponse {
+    /// The new run.
+    #[prost(message, optional, tag = "1")]
+    pub run: ::core::option::Option<WorkflowRun>,
+    /// True when the delivery id had started this run before.
+    #[prost(bool, tag = "2")]
+    pub duplicate: bool,
+}
+/// Message ids cited for one requirement.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct MessageIds {
+    /// 1 to 16 ids, unique across the whole request.
+    #[prost(string, repeated, tag = "1")]
+    pub message_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+}
+/// A checkpoint of the current stage.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct CheckpointRequest {
+    /// Required.
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+    /// Required. The current stage.
+    #[prost(string, tag = "2")]
+    pub stage_id: ::prost::alloc::string::String,
+    /// Required.
+    #[prost(enumeration = "CheckpointStatus", tag = "3")]
+    pub status: i32,
+    /// What was done (at most 4,000 characters).
+    #[prost(string, tag = "4")]
+    pub summary: ::prost::alloc::string::String,
+    /// Evidence by key (at most 64 keys; keys canonicalised, at most 128 characters; values 1 to 1,000).
+    #[prost(map = "string, string", tag = "5")]
+    pub evidence: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        ::prost::alloc::string::String,
+    >,
+    /// Replies to cite for peer requirements, by requirement key; only on a passing checkpoint.
+    #[prost(map = "string, message", tag = "6")]
+    pub evidence_refs: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        MessageIds,
+    >,
+    /// A custom outcome choosing a declared transition (at most 64 characters); default: the status.
+    #[prost(string, tag = "7")]
+    pub outcome: ::prost::alloc::string::String,
+    /// Makes retries safe: the same id again returns the first answer (at most 80 characters; clients set one per call).
+    #[prost(string, tag = "8")]
+    pub request_id: ::prost::alloc::string::String,
+}
+/// What the checkpoint did.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct CheckpointResponse {
+    /// The run after it.
+    #[prost(message, optional, tag = "1")]
+    pub run: ::core::option::Option<WorkflowRun>,
+    /// The stage stays current: correct it and checkpoint again.
+    #[prost(bool, tag = "2")]
+    pub retry: bool,
+    /// The run completed.
+    #[prost(bool, tag = "3")]
+    pub completed: bool,
+    /// Attempts or a transition budget ran out: the run failed.
+    #[prost(bool, tag = "4")]
+    pub exhausted: bool,
+    /// The stage was escalated for audit (autoResumeLimit).
+    #[prost(bool, tag = "5")]
+    pub escalated: bool,
+    /// The declared transition taken, if one was.
+    #[prost(message, optional, tag = "6")]
+    pub transition: ::core::option::Option<WorkflowTransition>,
+    /// Requirements met only thanks to an approved degradation.
+    #[prost(string, repeated, tag = "7")]
+    pub degraded_requirements: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// What the coordinator should do next.
+    #[prost(string, tag = "8")]
+    pub instruction: ::prost::alloc::string::String,
+    /// True when request_id had been answered before (nothing was applied again).
+    #[prost(bool, tag = "9")]
+    pub repeated: bool,
+}
+/// A wait of the current stage.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct WaitRequest {
+    /// Required.
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+    /// Required. The current stage.
+    #[prost(string, tag = "2")]
+    pub stage_id: ::prost::alloc::string::String,
+    /// Required. `[A-Za-z0-9][A-Za-z0-9._:-]*`, at most 128 characters.
+    #[prost(string, tag = "3")]
+    pub signal_key: ::prost::alloc::string::String,
+    /// What it waits for (at most 4,000 characters).
+    #[prost(string, tag = "4")]
+    pub summary: ::prost::alloc::string::String,
+    /// Evidence kept through the wait.
+    #[prost(map = "string, string", tag = "5")]
+    pub evidence: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        ::prost::alloc::string::String,
+    >,
+    /// Replies to cite, kept through the wait.
+    #[prost(map = "string, message", tag = "6")]
+    pub evidence_refs: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        MessageIds,
+    >,
+    /// How long before the wait fails the run (1 s to 30 days; default 24 h).
+    #[prost(message, optional, tag = "7")]
+    pub timeout: ::core::option::Option<::prost_types::Duration>,
+    /// As CheckpointRequest.request_id.
+    #[prost(string, tag = "8")]
+    pub request_id: ::prost::alloc::string::String,
+}
+/// The waiting run.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct WaitResponse {
+    /// The run.
+    #[prost(message, optional, tag = "1")]
+    pub run: ::core::option::Option<WorkflowRun>,
+    /// What the coordinator should do next.
+    #[prost(string, tag = "2")]
+    pub instruction: ::prost::alloc::string::String,
+    /// True when request_id had been answered before.
+    #[prost(bool, tag = "3")]
+    pub repeated: bool,
+}
+/// A signal for a waiting run.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SignalWorkflowRunRequest {
+    /// Required.
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+    /// Required. The awaited key.
+    #[prost(string, tag = "2")]
+    pub signal_key: ::prost::alloc::string::String,
+    /// Required. De-duplicates signals (at most 128 characters).
+    #[prost(string, tag = "3")]
+    pub delivery_id: ::prost::alloc::string::String,
+    /// Required.
+    #[prost(enumeration = "CheckpointStatus", tag = "4")]
+    pub status: i32,
+    /// At most 4,000 characters.
+    #[prost(string, tag = "5")]
+    pub summary: ::prost::alloc::string::String,
+    /// As a checkpoint's.
+    #[prost(map = "string, string", tag = "6")]
+    pub evidence: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        ::prost::alloc::string::String,
+    >,
+}
+/// What the signal did (never the run or its evidence: a signal sender is outside the project).
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SignalWorkflowRunResponse {
+    /// True when the delivery id had been received before.
+    #[prost(bool, tag = "1")]
+    pub duplicate: bool,
+    /// The status the signal reported.
+    #[prost(enumeration = "CheckpointStatus", tag = "2")]
+    pub status: i32,
+    /// The stage it applied to.
+    #[prost(string, tag = "3")]
+    pub stage_id: ::prost::alloc::string::String,
+    /// The signal key.
+    #[prost(string, tag = "4")]
+    pub signal_key: ::prost::alloc::string::String,
+    /// The stage stays current: the coordinator corrects and retries.
+    #[prost(bool, tag = "5")]
+    pub retry: bool,
+    /// The run completed.
+    #[prost(bool, tag = "6")]
+    pub completed: bool,
+    /// Requirements met only thanks to an approved degradation.
+    #[prost(string, repeated, tag = "7")]
+    pub degraded_requirements: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// True when the coordinator was prompted to resume.
+    #[prost(bool, tag = "8")]
+    pub resumed: bool,
+}
+/// An approval of a smaller quorum.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ApproveDegradationRequest {
+    /// Required.
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+    /// Required. The current stage.
+    #[prost(string, tag = "2")]
+    pub stage_id: ::prost::alloc::string::String,
+    /// Required. A peer requirement whose policy declares a degradation.
+    #[prost(string, tag = "3")]
+    pub requirement_key: ::prost::alloc::string::String,
+    /// Required. Why (at most 1,000 characters).
+    #[prost(string, tag = "4")]
+    pub reason: ::prost::alloc::string::String,
+}
+/// The approval.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ApproveDegradationResponse {
+    /// The approval.
+    #[prost(message, optional, tag = "1")]
+    pub approval: ::core::option::Option<DegradationApproval>,
+    /// True when the same approval existed.
+    #[prost(bool, tag = "2")]
+    pub duplicate: bool,
+}
+/// An audit escalation of the current stage.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct EscalateStageRequest {
+    /// Required.
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+    /// Required. The current stage.
+    #[prost(string, tag = "2")]
+    pub stage_id: ::prost::alloc::string::String,
+    /// Required. Why (at most 4,000 characters).
+    #[prost(string, tag = "3")]
+    pub reason: ::prost::alloc::string::String,
+}
+/// The escalated run.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct EscalateStageResponse {
+    /// The run, waiting on `audit_escalation`.
+    #[prost(message, optional, tag = "1")]
+    pub run: ::core::option::Option<WorkflowRun>,
+    /// What the coordinator should do next.
+    #[prost(string, tag = "2")]
+    pub instruction: ::prost::alloc::string::String,
+}
+/// An operator's ruling on an escalated stage.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ResolveEscalationRequest {
+    /// Required.
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+    /// Required. The ruling (at most 4,000 characters).
+    #[prost(string, tag = "2")]
+    pub ruling: ::prost::alloc::string::String,
+    /// Required: the ruling states its status (there is no default).
+    #[prost(enumeration = "CheckpointStatus", tag = "3")]
+    pub status: i32,
+    /// Evidence the ruling adds.
+    #[prost(map = "string, string", tag = "4")]
+    pub evidence: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        ::prost::alloc::string::String,
+    >,
+}
+/// What the ruling did.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ResolveEscalationResponse {
+    /// The run after it.
+    #[prost(message, optional, tag = "1")]
+    pub run: ::core::option::Option<WorkflowRun>,
+    /// The stage stays current.
+    #[prost(bool, tag = "2")]
+    pub retry: bool,
+    /// The run completed.
+    #[prost(bool, tag = "3")]
+    pub completed: bool,
+    /// What the coordinator is told next.
+    #[prost(string, tag = "4")]
+    pub instruction: ::prost::alloc::string::String,
+}
+/// DefinitionFormat is the syntax of a definition document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum DefinitionFormat {
+    /// Guessed: JSON when the document is JSON, else YAML.
+    Unspecified = 0,
+    /// JSON in the original's shape (one definition or an array of them).
+    Json = 1,
+    /// YAML of the same shape.
+    Yaml = 2,
+}
+impl DefinitionFormat {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "DEFINITION_FORMAT_UNSPECIFIED",
+            Self::Json => "DEFINITION_FORMAT_JSON",
+            Self::Yaml => "DEFINITION_FORMAT_YAML",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "DEFINITION_FORMAT_UNSPECIFIED" => Some(Self::Unspecified),
+            "DEFINITION_FORMAT_JSON" => Some(Self::Json),
+            "DEFINITION_FORMAT_YAML" => Some(Self::Yaml),
+            _ => None,
+        }
+    }
+}
+/// Generated client implementations.
+pub mod workflow_service_client {
+    #![allow(
+        unused_variables,
+        dead_code,
+        missing_docs,
+        clippy::wildcard_imports,
+        clippy::let_unit_value,
+    )]
+    use tonic::codegen::*;
+    use tonic::codegen::http::Uri;
+    /// WorkflowService holds durable, evidence-gated workflow runs.
+    ///
+    /// An operator registers definitions (stages with required evidence, peer-review policies, typed
+    /// transitions and budgets). A run starts from a signed webhook (`POST /v1/webhooks/{definition}` on the
+    /// webhook listener) or StartWorkflowRun; the hub prompts the coordinator agent, which checkpoints each
+    /// stage with evidence the hub verifies against its own message records. A stage passes only when its
+    /// evidence and its quorum of distinct eligible producers are met. Long external work waits for a signed
+    /// signal (`POST /v1/webhooks/{definition}/runs/{run}/signals/{key}`) or SignalWorkflowRun.
+    ///
+    /// Coordinator RPCs (Checkpoint, Wait, EscalateStage) need the run's coordinator agent identity; operator
+    /// RPCs an operator credential; an agent sees only the runs it coordinates, a project token or an
+    /// operator naming the project every run of the project. Every RPC refuses a run of another project as
+    /// NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND), so ids of other projects are not disclosed.
+    #[derive(Debug, Clone)]
+    pub struct WorkflowServiceClient<T> {
+        inner: tonic::client::Grpc<T>,
+    }
+    impl WorkflowServiceClient<tonic::transport::Channel> {
+        /// Attempt to create a new client by connecting to a given endpoint.
+        pub async fn connect<D>(dst: D) -> Result<Self, tonic::transport::Error>
+        where
+            D: TryInto<tonic::transport::Endpoint>,
+            D::Error: Into<StdError>,
+        {
+            let conn = tonic::transport::Endpoint::new(dst)?.connect().await?;
+            Ok(Self::new(conn))
+        }
+    }
+    impl<T> WorkflowServiceClient<T>
+    where
+        T: tonic::client::GrpcService<tonic::body::Body>,
+        T::Error: Into<StdError>,
+        T::ResponseBody: Body<Data = Bytes> + std::marker::Send + 'static,
+        <T::ResponseBody as Body>::Error: Into<StdError> + std::marker::Send,
+    {
+        pub fn new(inner: T) -> Self {
+            let inner = tonic::client::Grpc::new(inner);
+            Self { inner }
+        }
+        pub fn with_origin(inner: T, origin: Uri) -> Self {
+            let inner = tonic::client::Grpc::with_origin(inner, origin);
+            Self { inner }
+        }
+        pub fn with_interceptor<F>(
+            inner: T,
+            interceptor: F,
+        ) -> WorkflowServiceClient<InterceptedService<T, F>>
+        where
+            F: tonic::service::Interceptor,
+            T::ResponseBody: Default,
+            T: tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+                Response = http::Response<
+                    <T as tonic::client::GrpcService<tonic::body::Body>>::ResponseBody,
+                >,
+            >,
+            <T as tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+            >>::Error: Into<StdError> + std::marker::Send + std::marker::Sync,
+        {
+            WorkflowServiceClient::new(InterceptedService::new(inner, interceptor))
+        }
+        /// Compress requests with the given encoding.
+        ///
+        /// This requires the server to support it otherwise it might respond with an
+        /// error.
+        #[must_use]
+        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.send_compressed(encoding);
+            self
+        }
+        /// Enable decompressing responses.
+        #[must_use]
+        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.accept_compressed(encoding);
+            self
+        }
+        /// Limits the maximum size of a decoded message.
+        ///
+        /// Default: `4MB`
+        #[must_use]
+        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_decoding_message_size(limit);
+            self
+        }
+        /// Limits the maximum size of an encoded message.
+        ///
+        /// Default: `usize::MAX`
+        #[must_use]
+        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_encoding_message_size(limit);
+            self
+        }
+        /// RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
+        ///
+        /// Registering again replaces it; runs already started keep the version they pinned.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
+        ///  message lists every problem with its field, metadata names the first.
+        pub async fn register_workflow_definition(
+            &mut self,
+            request: impl tonic::IntoRequest<super::RegisterWorkflowDefinitionRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RegisterWorkflowDefinitionResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/RegisterWorkflowDefinition",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new(
+                        "kxm.v1.WorkflowService",
+                        "RegisterWorkflowDefinition",
+                    ),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+        /// GetWorkflowDefinition reads a registered definition (literal secrets redacted).
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id in the caller's project.
+        pub async fn get_workflow_definition(
+            &mut self,
+            request: impl tonic::IntoRequest<super::GetWorkflowDefinitionRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetWorkflowDefinitionResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/GetWorkflowDefinition",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("kxm.v1.WorkflowService", "GetWorkflowDefinition"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+        /// ListWorkflowDefinitions pages through the caller's project's definitions by id (an operator naming no project: all).
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+        pub async fn list_workflow_definitions(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListWorkflowDefinitionsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListWorkflowDefinitionsResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/ListWorkflowDefinitions",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("kxm.v1.WorkflowService", "ListWorkflowDefinitions"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+        /// StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
+        ///
+        /// A delivery id already used for this definition returns its run with `duplicate` set; the same id with
+        /// another payload is refused.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, or the payload is too large.
+        /// * NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
+        ///  an evidence policy resolves to the coordinator, or to fewer agents than it needs.
+        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG): the rendered prompt exceeds 32,000 characters.
+        pub async fn start_workflow_run(
+            &mut self,
+            request: impl tonic::IntoRequest<super::StartWorkflowRunRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::StartWorkflowRunResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/StartWorkflowRun",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "StartWorkflowRun"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// GetWorkflowRun reads a run.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no run has this id in the caller's project.
+        /// * PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not its coordinator;
+        ///  metadata: assignedCoordinatorName, nextAction.
+        pub async fn get_workflow_run(
+            &mut self,
+            request: impl tonic::IntoRequest<super::GetWorkflowRunRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetWorkflowRunResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/GetWorkflowRun",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "GetWorkflowRun"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ListWorkflowRuns pages through runs, newest first: an agent's own, or every run of the project.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+        pub async fn list_workflow_runs(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListWorkflowRunsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListWorkflowRunsResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/ListWorkflowRuns",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "ListWorkflowRuns"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// CancelWorkflowRun ends a running or waiting run as cancelled.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run has ended.
+        pub async fn cancel_workflow_run(
+            &mut self,
+            request: impl tonic::IntoRequest<super::CancelWorkflowRunRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::CancelWorkflowRunResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/CancelWorkflowRun",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "CancelWorkflowRun"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// RerunWorkflowRun starts a new run of the same definition (its current version) from a run's start payload.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+        /// * as StartWorkflowRun for the new run.
+        pub async fn rerun_workflow_run(
+            &mut self,
+            request: impl tonic::IntoRequest<super::RerunWorkflowRunRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RerunWorkflowRunResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/RerunWorkflowRun",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "RerunWorkflowRun"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// Checkpoint reports the current stage's attempt with its evidence; the hub verifies cited peer replies.
+        ///
+        /// A refused checkpoint consumes no attempt and changes nothing. A request_id seen before for this run
+        /// returns the first answer and applies nothing again.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+        /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND, ERROR_REASON_WORKFLOW_STAGE_NOT_FOUND): no such run or stage.
+        /// * PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CHECKPOINT_STATUS, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE,
+        ///  ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS, ERROR_REASON_PROTOCOL_ERROR): a malformed field.
+        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROVENANCE_INVALID): a cited message fails verification;
+        ///  metadata: messageId, requirementKey.
+        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): evidence refs for a key without a peer policy.
+        /// * INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
+        /// * FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
+        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
+        ///  metadata: missingRequirements, providedRequirements, peerRequirements.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
+        pub async fn checkpoint(
+            &mut self,
+            request: impl tonic::IntoRequest<super::CheckpointRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::CheckpointResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/Checkpoint",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "Checkpoint"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// Wait puts the current stage into a wait for a signal; evidence and cited replies given are kept.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+        /// * NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_SIGNAL_KEY): the key is malformed or `audit_escalation`.
+        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+        /// * the evidence errors of Checkpoint.
+        pub async fn wait(
+            &mut self,
+            request: impl tonic::IntoRequest<super::WaitRequest>,
+        ) -> std::result::Result<tonic::Response<super::WaitResponse>, tonic::Status> {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/Wait",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "Wait"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_SIGNAL_KEY, ERROR_REASON_INVALID_CHECKPOINT_STATUS,
+        ///  ERROR_REASON_INVALID_WORKFLOW_EVIDENCE): a malformed field.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_SIGNAL_DELIVERY_CONFLICT): the delivery id was used with another key or body.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH,
+        ///  ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
+        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+        pub async fn signal_workflow_run(
+            &mut self,
+            request: impl tonic::IntoRequest<super::SignalWorkflowRunRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SignalWorkflowRunResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/SignalWorkflowRun",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "SignalWorkflowRun"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ApproveDegradation lets a peer requirement pass with the policy's smaller minimum at the active attempt.
+        ///
+        /// The same reason again returns the approval with `duplicate` set. An approval does not pass the stage.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND, ERROR_REASON_WORKFLOW_STAGE_NOT_FOUND): no such run or stage.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEGRADATION_FORBIDDEN): the policy declares no degradation.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_DEGRADATION_CONFLICT): another reason was approved for this attempt.
+        pub async fn approve_degradation(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ApproveDegradationRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ApproveDegradationResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/ApproveDegradation",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "ApproveDegradation"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// EscalateStage escalates the current stage for audit: it waits up to 24 h for an operator's ruling.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+        /// * NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+        pub async fn escalate_stage(
+            &mut self,
+            request: impl tonic::IntoRequest<super::EscalateStageRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::EscalateStageResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/EscalateStage",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "EscalateStage"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ResolveEscalation applies an operator's ruling (with an explicit status) to an escalated stage.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CHECKPOINT_STATUS): no status.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH): no escalation awaits a ruling.
+        /// * the evidence errors of Checkpoint.
+        pub async fn resolve_escalation(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ResolveEscalationRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ResolveEscalationResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/ResolveEscalation",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "ResolveEscalation"));
             self.inner.unary(req, path, codec).await
         }
     }

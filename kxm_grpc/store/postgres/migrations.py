@@ -92,8 +92,47 @@ _VERSION_9 = [
 ]
 """Each message row's checksums, computed in SQL for the rows stored before (SQLite's ``_0009_message_checksums``)."""
 
+_VERSION_10 = [
+    f"CREATE TABLE workflow_definitions (id {T} PRIMARY KEY, project {T} NOT NULL, hash {T} NOT NULL, "
+    f"document {T} NOT NULL, register_time BIGINT NOT NULL, update_time BIGINT NOT NULL, "
+    f"registered_by {T} NOT NULL)",
+    "CREATE INDEX workflow_definitions_project ON workflow_definitions (project, id)",
+    "CREATE INDEX workflow_definitions_hash ON workflow_definitions (hash)",
+    f"CREATE TABLE workflow_definition_versions (hash {T} PRIMARY KEY, definition_id {T} NOT NULL, "
+    f"document {T} NOT NULL, create_time BIGINT NOT NULL)",
+    "CREATE INDEX workflow_definition_versions_definition ON workflow_definition_versions (definition_id)",
+    f"CREATE TABLE workflow_runs (id {T} PRIMARY KEY, definition_id {T} NOT NULL, definition_hash {T} NOT NULL, "
+    f"project {T} NOT NULL, coordinator_id {T} NOT NULL, status {T} NOT NULL, current_stage {T}, "
+    f"delivery_id {T} NOT NULL, payload_sha256 {T} NOT NULL, create_time BIGINT NOT NULL, "
+    f"update_time BIGINT NOT NULL, end_time BIGINT, wait_expire_time BIGINT, document {T} NOT NULL, "
+    f"checksum {T} NOT NULL)",
+    "CREATE UNIQUE INDEX workflow_runs_delivery ON workflow_runs (definition_id, delivery_id)",
+    "CREATE INDEX workflow_runs_project ON workflow_runs (project, create_time, id)",
+    "CREATE INDEX workflow_runs_coordinator ON workflow_runs (coordinator_id, create_time, id)",
+    "CREATE INDEX workflow_runs_created ON workflow_runs (create_time, id)",
+    "CREATE INDEX workflow_runs_definition ON workflow_runs (definition_id, create_time, id)",
+    "CREATE INDEX workflow_runs_hash ON workflow_runs (definition_hash)",
+    "CREATE INDEX workflow_runs_wait ON workflow_runs (wait_expire_time, id) WHERE wait_expire_time IS NOT NULL",
+    "CREATE INDEX workflow_runs_ended ON workflow_runs (end_time, id) WHERE end_time IS NOT NULL",
+    f"CREATE TABLE workflow_deliveries (definition_id {T} NOT NULL, kind {T} NOT NULL, delivery_id {T} NOT NULL, "
+    f"payload_sha256 {T} NOT NULL, run_id {T} NOT NULL, signal_key {T} NOT NULL, receive_time BIGINT NOT NULL, "
+    "expire_time BIGINT NOT NULL, PRIMARY KEY (definition_id, kind, delivery_id))",
+    "CREATE INDEX workflow_deliveries_payload ON workflow_deliveries "
+    "(definition_id, kind, payload_sha256, receive_time)",
+    "CREATE INDEX workflow_deliveries_expiry ON workflow_deliveries (expire_time)",
+    f"CREATE TABLE workflow_payloads (run_id {T} PRIMARY KEY, payload {T} NOT NULL)",
+    f"CREATE TABLE workflow_steps (run_id {T} NOT NULL, request_id {T} NOT NULL, kind {T} NOT NULL, "
+    f"response {T} NOT NULL, create_time BIGINT NOT NULL, PRIMARY KEY (run_id, request_id))",
+    f"CREATE TABLE workflow_notifications (id {T} PRIMARY KEY, definition_id {T} NOT NULL, run_id {T} NOT NULL, "
+    f"event {T} NOT NULL, body {T} NOT NULL, create_time BIGINT NOT NULL, next_time BIGINT NOT NULL, "
+    f"attempts BIGINT NOT NULL, deliver_time BIGINT, last_error {T} NOT NULL)",
+    "CREATE INDEX workflow_notifications_due ON workflow_notifications (next_time, id) WHERE deliver_time IS NULL",
+    "CREATE INDEX workflow_notifications_run ON workflow_notifications (run_id)",
+]
+"""Workflow definitions and versions, runs, deliveries, steps and notifications (SQLite's ``_0010_workflows``)."""
+
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""
 
-MIGRATIONS: dict[int, list[str]] = {7: _VERSION_7, 8: _VERSION_8, 9: _VERSION_9}
+MIGRATIONS: dict[int, list[str]] = {7: _VERSION_7, 8: _VERSION_8, 9: _VERSION_9, 10: _VERSION_10}
 """Each version's statements, by version; versions before ``FIRST_VERSION`` never existed here."""

@@ -26,6 +26,7 @@ from kxm_grpc.store.protocols.replicas import ReplicaRepository
 from kxm_grpc.store.protocols.runtimes import RuntimeRepository
 from kxm_grpc.store.protocols.sync_events import SyncEventRepository
 from kxm_grpc.store.protocols.timers import Timer, TimerRepository
+from kxm_grpc.store.protocols.workflows import WorkflowRepository
 
 __all__ = [
     "AgentRepository",
@@ -45,6 +46,7 @@ __all__ = [
     "Timer",
     "TimerRepository",
     "Tx",
+    "WorkflowRepository",
 ]
 
 
@@ -102,6 +104,10 @@ class Tx(Protocol):
     @property
     def replicas(self) -> ReplicaRepository:
         """The replicas sharing the database (only a shared database's hubs write it)."""
+
+    @property
+    def workflows(self) -> WorkflowRepository:
+        """Workflow definitions, runs, deliveries, steps and notifications."""
 
     def notify(self, topic: str, hint: object | None = None) -> None:
         """Wake waiters of ``topic`` once this transaction commits, handing them ``hint`` (see ``Notifier``)."""

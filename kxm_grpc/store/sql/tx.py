@@ -17,6 +17,7 @@ from kxm_grpc.store.sql.replicas import SqlReplicas
 from kxm_grpc.store.sql.runtimes import SqlRuntimes
 from kxm_grpc.store.sql.sync_events import SqlSyncEvents
 from kxm_grpc.store.sql.timers import SqlTimers
+from kxm_grpc.store.sql.workflows import SqlWorkflows
 
 
 class SqlTx:
@@ -40,6 +41,7 @@ class SqlTx:
         self.audit = SqlAudit(conn)
         self.credentials = SqlCredentials(conn)
         self.replicas = SqlReplicas(conn)
+        self.workflows = SqlWorkflows(conn)
         self.topics: list[Change] = []
 
     def notify(self, topic: str, hint: object | None = None) -> None:

@@ -368,6 +368,77 @@ def _0009_message_checksums(db: sqlite_utils.Database) -> None:
     )
 
 
+def _0010_workflows(db: sqlite_utils.Database) -> None:
+    """Workflow definitions and the versions runs pin, runs, replay protection, steps and notifications.
+
+    ``workflow_definitions`` holds each definition's current version (ids are global: the webhook
+    route names no project); ``workflow_definition_versions`` every version some run pins or some
+    definition holds, by hash. ``workflow_runs`` stores each run whole (``document``, checksummed
+    with its columns) beside the columns its lookups need; one run per (definition, start delivery).
+    ``workflow_payloads`` keeps each run's start payload (for a rerun) until the run is purged;
+    ``workflow_deliveries`` keeps accepted starts and signals for the replay horizon, beyond the
+    runs' retention; ``workflow_steps`` the first answer to each request a run applied;
+    ``workflow_notifications`` the outbound queue. Partial indexes leave runs without a wait out of
+    the wait index, runs not ended out of the retention index and delivered notifications out of
+    the queue's. A save rewrites only a run's changing columns, so most run indexes cost only inserts.
+    """
+    db.execute(
+        "CREATE TABLE workflow_definitions (id TEXT PRIMARY KEY, project TEXT NOT NULL, hash TEXT NOT NULL, "
+        "document TEXT NOT NULL, register_time INTEGER NOT NULL, update_time INTEGER NOT NULL, "
+        "registered_by TEXT NOT NULL) STRICT"
+    )
+    db.execute("CREATE INDEX workflow_definitions_project ON workflow_definitions (project, id)")
+    db.execute("CREATE INDEX workflow_definitions_hash ON workflow_definitions (hash)")
+    db.execute(
+        "CREATE TABLE workflow_definition_versions (hash TEXT PRIMARY KEY, definition_id TEXT NOT NULL, "
+        "document TEXT NOT NULL, create_time INTEGER NOT NULL) STRICT"
+    )
+    db.execute("CREATE INDEX workflow_definition_versions_definition ON workflow_definition_versions (definition_id)")
+    db.execute(
+        "CREATE TABLE workflow_runs (id TEXT PRIMARY KEY, definition_id TEXT NOT NULL, "
+        "definition_hash TEXT NOT NULL, project TEXT NOT NULL, coordinator_id TEXT NOT NULL, "
+        "status TEXT NOT NULL, current_stage TEXT, delivery_id TEXT NOT NULL, payload_sha256 TEXT NOT NULL, "
+        "create_time INTEGER NOT NULL, update_time INTEGER NOT NULL, end_time INTEGER, "
+        "wait_expire_time INTEGER, document TEXT NOT NULL, checksum TEXT NOT NULL) STRICT"
+    )
+    db.execute("CREATE UNIQUE INDEX workflow_runs_delivery ON workflow_runs (definition_id, delivery_id)")
+    db.execute("CREATE INDEX workflow_runs_project ON workflow_runs (project, create_time, id)")
+    db.execute("CREATE INDEX workflow_runs_coordinator ON workflow_runs (coordinator_id, create_time, id)")
+    db.execute("CREATE INDEX workflow_runs_created ON workflow_runs (create_time, id)")
+    db.execute("CREATE INDEX workflow_runs_definition ON workflow_runs (definition_id, create_time, id)")
+    db.execute("CREATE INDEX workflow_runs_hash ON workflow_runs (definition_hash)")
+    db.execute(
+        "CREATE INDEX workflow_runs_wait ON workflow_runs (wait_expire_time, id) WHERE wait_expire_time IS NOT NULL"
+    )
+    db.execute("CREATE INDEX workflow_runs_ended ON workflow_runs (end_time, id) WHERE end_time IS NOT NULL")
+    db.execute(
+        "CREATE TABLE workflow_deliveries (definition_id TEXT NOT NULL, kind TEXT NOT NULL, "
+        "delivery_id TEXT NOT NULL, payload_sha256 TEXT NOT NULL, run_id TEXT NOT NULL, "
+        "signal_key TEXT NOT NULL, receive_time INTEGER NOT NULL, expire_time INTEGER NOT NULL, "
+        "PRIMARY KEY (definition_id, kind, delivery_id)) STRICT, WITHOUT ROWID"
+    )
+    db.execute(
+        "CREATE INDEX workflow_deliveries_payload ON workflow_deliveries "
+        "(definition_id, kind, payload_sha256, receive_time)"
+    )
+    db.execute("CREATE INDEX workflow_deliveries_expiry ON workflow_deliveries (expire_time)")
+    db.execute("CREATE TABLE workflow_payloads (run_id TEXT PRIMARY KEY, payload TEXT NOT NULL) STRICT")
+    db.execute(
+        "CREATE TABLE workflow_steps (run_id TEXT NOT NULL, request_id TEXT NOT NULL, kind TEXT NOT NULL, "
+        "response TEXT NOT NULL, create_time INTEGER NOT NULL, PRIMARY KEY (run_id, request_id)) STRICT"
+    )
+    db.execute(
+        "CREATE TABLE workflow_notifications (id TEXT PRIMARY KEY, definition_id TEXT NOT NULL, "
+        "run_id TEXT NOT NULL, event TEXT NOT NULL, body TEXT NOT NULL, create_time INTEGER NOT NULL, "
+        "next_time INTEGER NOT NULL, attempts INTEGER NOT NULL, deliver_time INTEGER, "
+        "last_error TEXT NOT NULL) STRICT"
+    )
+    db.execute(
+        "CREATE INDEX workflow_notifications_due ON workflow_notifications (next_time, id) WHERE deliver_time IS NULL"
+    )
+    db.execute("CREATE INDEX workflow_notifications_run ON workflow_notifications (run_id)")
+
+
 MIGRATIONS: list[Migration] = [
     _0001_foundation,
     _0002_messaging,
@@ -378,4 +449,5 @@ MIGRATIONS: list[Migration] = [
     _0007_operators_audit,
     _0008_replicas,
     _0009_message_checksums,
+    _0010_workflows,
 ]

@@ -21,6 +21,19 @@ import pytest_asyncio
 
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.messages import Delivery, Message, MessageState
+from kxm_grpc.domain.workflows.definitions import Dimension
+from kxm_grpc.domain.workflows.evidence import DegradationApproval, EligibleProducer, PeerEvidence, ResolvedPolicy
+from kxm_grpc.domain.workflows.runs import (
+    CheckpointStatus,
+    Escalation,
+    EvidenceHash,
+    Run,
+    RunStatus,
+    StageState,
+    StageStatus,
+    Transition,
+    Wait,
+)
 from kxm_grpc.store import Durability, Store
 from kxm_grpc.store.url import open_store
 
@@ -158,3 +171,95 @@ def message(message_id: str, *, to: str = "agt_b", seq: int = 1, expire_time: in
         state=MessageState.QUEUED,
     )
     return replace(queued, **fields)
+
+
+def full_run() -> Run:
+    """A run with every field of every type in it set (none at its default)."""
+    peer = PeerEvidence(
+        message_id="msg_r1",
+        producer_id="agt_b",
+        producer_name="bob",
+        run_id="wfr_full",
+        stage_id="plan",
+        requirement_key="review",
+        visit=3,
+        attempt=2,
+        request_sha256="a" * 64,
+        reply_sha256="b" * 64,
+        create_time=11,
+        deliver_time=12,
+        reply_time=13,
+        verify_time=14,
+    )
+    policy = ResolvedPolicy(
+        key="review",
+        min_producers=2,
+        eligible=(
+            EligibleProducer("agt_b", "bob", provider="anthropic", model="claude"),
+            EligibleProducer("agt_c", "carol", provider="openai", model="gpt"),
+        ),
+        distinct_by=(Dimension.PROVIDER, Dimension.MODEL),
+        degraded_min_producers=1,
+    )
+    plan = StageState(
+        id="plan",
+        status=StageStatus.WARNING,
+        attempts=2,
+        visit=3,
+        visit_start_time=9,
+        summary='planned ✓ with\nnewlines and "quotes" and a lone \ud800 surrogate',
+        evidence={"plan": ("step 1", "step 2\nstep 3"), "notes": ("é",)},
+        peer_evidence={"review": (peer, replace(peer, message_id="msg_r2", deliver_time=None))},
+        degraded_requirements=("review",),
+        start_time=9,
+        complete_time=15,
+        update_time=15,
+        escalation=Escalation(
+            reason="stuck",
+            escalate_time=14,
+            escalated_by="hub",
+            ruling="carry on",
+            ruling_status=CheckpointStatus.WARNING,
+            ruled_by="ops",
+            rule_time=15,
+        ),
+    )
+    build = StageState("build", StageStatus.WAITING, attempts=1, visit=1, visit_start_time=16, start_time=16)
+    return Run(
+        id="wfr_full",
+        definition_id="wf_a",
+        definition_hash="h1",
+        project="p",
+        coordinator_id="agt_a",
+        coordinator_name="alice",
+        delivery_id="dlv_full",
+        payload_sha256="c" * 64,
+        prompt_message_id="msg_resume",
+        stages=[plan, build, StageState("ship")],
+        policies={"plan": {"review": policy}, "build": {}},
+        create_time=8,
+        update_time=20,
+        status=RunStatus.WAITING,
+        current_stage="build",
+        wait=Wait("build", "deploy", "deploying", create_time=17, expire_time=100),
+        transitions=[Transition("tr_1", "build", "plan", "failed", 1, ("log", "trace"), 12)],
+        repro_oracle=EvidenceHash("plan", "repro", "d" * 64, 10),
+        plan_hash=EvidenceHash("plan", "plan", "e" * 64, 11),
+        approvals=[
+            DegradationApproval(
+                id="apr_1",
+                stage_id="plan",
+                requirement_key="review",
+                visit=3,
+                attempt=2,
+                policy_min_producers=2,
+                approved_min_producers=1,
+                approved_by="ops",
+                reason="one reviewer is away",
+                approve_time=13,
+            )
+        ],
+        end_time=21,
+        end_reason="not really ended",
+        event="push",
+    )

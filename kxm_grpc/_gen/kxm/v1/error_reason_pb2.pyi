@@ -243,6 +243,22 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """ALREADY_EXISTS: an operator has, or had, this name (names are never reused), or it is the bootstrap admin's (`admin`); metadata: operator."""
     ERROR_REASON_STORAGE_CORRUPTED: _ErrorReason.ValueType  # 118
     """DATA_LOSS: a stored message failed its checksum (bit rot, or an edit outside the hub); the hub serves no part of it; restore a backup; metadata: messageId."""
+    ERROR_REASON_WORKFLOW_DEFINITION_INVALID: _ErrorReason.ValueType  # 119
+    """INVALID_ARGUMENT: a workflow definition breaks a load rule; metadata: origin, definition, field (the first problem; the message lists them all)."""
+    ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID: _ErrorReason.ValueType  # 120
+    """FAILED_PRECONDITION: an evidence policy's eligible agent resolves to the run's coordinator; metadata: stageId, requirementKey."""
+    ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE: _ErrorReason.ValueType  # 121
+    """FAILED_PRECONDITION: fewer distinct agents resolve for an evidence policy than it needs; metadata: stageId, requirementKey."""
+    ERROR_REASON_INVALID_TERMINAL_RECEIPT: _ErrorReason.ValueType  # 122
+    """INVALID_ARGUMENT: an audit escalation's terminal receipt is malformed; metadata: field."""
+    ERROR_REASON_WORKFLOW_SIGNALS_DISABLED: _ErrorReason.ValueType  # 123
+    """FAILED_PRECONDITION: the definition accepts no signed signals (it declares no signal secret); signal through the operator RPC."""
+    ERROR_REASON_WORKFLOW_RULING_REQUIRED: _ErrorReason.ValueType  # 124
+    """FAILED_PRECONDITION: the stage is waiting on an audit escalation, which only an operator's ruling resolves."""
+    ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG: _ErrorReason.ValueType  # 125
+    """INVALID_ARGUMENT: the coordinator's prompt rendered from the payload exceeds 32,000 characters; metadata: definitionId."""
+    ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE: _ErrorReason.ValueType  # 126
+    """UNAVAILABLE: a secret the definition names by environment variable is not set on this replica; retry (another replica may verify), and set it here; metadata: definitionId, field."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """ErrorReason is the stable, machine-readable cause of a failed call.
@@ -476,4 +492,20 @@ ERROR_REASON_OPERATOR_ALREADY_EXISTS: ErrorReason.ValueType  # 117
 """ALREADY_EXISTS: an operator has, or had, this name (names are never reused), or it is the bootstrap admin's (`admin`); metadata: operator."""
 ERROR_REASON_STORAGE_CORRUPTED: ErrorReason.ValueType  # 118
 """DATA_LOSS: a stored message failed its checksum (bit rot, or an edit outside the hub); the hub serves no part of it; restore a backup; metadata: messageId."""
+ERROR_REASON_WORKFLOW_DEFINITION_INVALID: ErrorReason.ValueType  # 119
+"""INVALID_ARGUMENT: a workflow definition breaks a load rule; metadata: origin, definition, field (the first problem; the message lists them all)."""
+ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID: ErrorReason.ValueType  # 120
+"""FAILED_PRECONDITION: an evidence policy's eligible agent resolves to the run's coordinator; metadata: stageId, requirementKey."""
+ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE: ErrorReason.ValueType  # 121
+"""FAILED_PRECONDITION: fewer distinct agents resolve for an evidence policy than it needs; metadata: stageId, requirementKey."""
+ERROR_REASON_INVALID_TERMINAL_RECEIPT: ErrorReason.ValueType  # 122
+"""INVALID_ARGUMENT: an audit escalation's terminal receipt is malformed; metadata: field."""
+ERROR_REASON_WORKFLOW_SIGNALS_DISABLED: ErrorReason.ValueType  # 123
+"""FAILED_PRECONDITION: the definition accepts no signed signals (it declares no signal secret); signal through the operator RPC."""
+ERROR_REASON_WORKFLOW_RULING_REQUIRED: ErrorReason.ValueType  # 124
+"""FAILED_PRECONDITION: the stage is waiting on an audit escalation, which only an operator's ruling resolves."""
+ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG: ErrorReason.ValueType  # 125
+"""INVALID_ARGUMENT: the coordinator's prompt rendered from the payload exceeds 32,000 characters; metadata: definitionId."""
+ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE: ErrorReason.ValueType  # 126
+"""UNAVAILABLE: a secret the definition names by environment variable is not set on this replica; retry (another replica may verify), and set it here; metadata: definitionId, field."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -252,6 +252,22 @@ const (
 	ErrorReason_ERROR_REASON_OPERATOR_ALREADY_EXISTS ErrorReason = 117
 	// DATA_LOSS: a stored message failed its checksum (bit rot, or an edit outside the hub); the hub serves no part of it; restore a backup; metadata: messageId.
 	ErrorReason_ERROR_REASON_STORAGE_CORRUPTED ErrorReason = 118
+	// INVALID_ARGUMENT: a workflow definition breaks a load rule; metadata: origin, definition, field (the first problem; the message lists them all).
+	ErrorReason_ERROR_REASON_WORKFLOW_DEFINITION_INVALID ErrorReason = 119
+	// FAILED_PRECONDITION: an evidence policy's eligible agent resolves to the run's coordinator; metadata: stageId, requirementKey.
+	ErrorReason_ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID ErrorReason = 120
+	// FAILED_PRECONDITION: fewer distinct agents resolve for an evidence policy than it needs; metadata: stageId, requirementKey.
+	ErrorReason_ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE ErrorReason = 121
+	// INVALID_ARGUMENT: an audit escalation's terminal receipt is malformed; metadata: field.
+	ErrorReason_ERROR_REASON_INVALID_TERMINAL_RECEIPT ErrorReason = 122
+	// FAILED_PRECONDITION: the definition accepts no signed signals (it declares no signal secret); signal through the operator RPC.
+	ErrorReason_ERROR_REASON_WORKFLOW_SIGNALS_DISABLED ErrorReason = 123
+	// FAILED_PRECONDITION: the stage is waiting on an audit escalation, which only an operator's ruling resolves.
+	ErrorReason_ERROR_REASON_WORKFLOW_RULING_REQUIRED ErrorReason = 124
+	// INVALID_ARGUMENT: the coordinator's prompt rendered from the payload exceeds 32,000 characters; metadata: definitionId.
+	ErrorReason_ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG ErrorReason = 125
+	// UNAVAILABLE: a secret the definition names by environment variable is not set on this replica; retry (another replica may verify), and set it here; metadata: definitionId, field.
+	ErrorReason_ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE ErrorReason = 126
 )
 
 // Enum value maps for ErrorReason.
@@ -366,6 +382,14 @@ var (
 		116: "ERROR_REASON_OPERATOR_NOT_FOUND",
 		117: "ERROR_REASON_OPERATOR_ALREADY_EXISTS",
 		118: "ERROR_REASON_STORAGE_CORRUPTED",
+		119: "ERROR_REASON_WORKFLOW_DEFINITION_INVALID",
+		120: "ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID",
+		121: "ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE",
+		122: "ERROR_REASON_INVALID_TERMINAL_RECEIPT",
+		123: "ERROR_REASON_WORKFLOW_SIGNALS_DISABLED",
+		124: "ERROR_REASON_WORKFLOW_RULING_REQUIRED",
+		125: "ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG",
+		126: "ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                           0,
@@ -477,6 +501,14 @@ var (
 		"ERROR_REASON_OPERATOR_NOT_FOUND":                    116,
 		"ERROR_REASON_OPERATOR_ALREADY_EXISTS":               117,
 		"ERROR_REASON_STORAGE_CORRUPTED":                     118,
+		"ERROR_REASON_WORKFLOW_DEFINITION_INVALID":           119,
+		"ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID":      120,
+		"ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE": 121,
+		"ERROR_REASON_INVALID_TERMINAL_RECEIPT":              122,
+		"ERROR_REASON_WORKFLOW_SIGNALS_DISABLED":             123,
+		"ERROR_REASON_WORKFLOW_RULING_REQUIRED":              124,
+		"ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG":              125,
+		"ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE":           126,
 	}
 )
 
@@ -511,7 +543,7 @@ var File_kxm_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xca\"\n" +
+	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xbe%\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_PROTOCOL_ERROR\x10\x01\x12\x1d\n" +
@@ -622,7 +654,15 @@ const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"!ERROR_REASON_STREAM_LIMIT_REACHED\x10s\x12#\n" +
 	"\x1fERROR_REASON_OPERATOR_NOT_FOUND\x10t\x12(\n" +
 	"$ERROR_REASON_OPERATOR_ALREADY_EXISTS\x10u\x12\"\n" +
-	"\x1eERROR_REASON_STORAGE_CORRUPTED\x10vB\x80\x01\n" +
+	"\x1eERROR_REASON_STORAGE_CORRUPTED\x10v\x12,\n" +
+	"(ERROR_REASON_WORKFLOW_DEFINITION_INVALID\x10w\x121\n" +
+	"-ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID\x10x\x126\n" +
+	"2ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE\x10y\x12)\n" +
+	"%ERROR_REASON_INVALID_TERMINAL_RECEIPT\x10z\x12*\n" +
+	"&ERROR_REASON_WORKFLOW_SIGNALS_DISABLED\x10{\x12)\n" +
+	"%ERROR_REASON_WORKFLOW_RULING_REQUIRED\x10|\x12)\n" +
+	"%ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG\x10}\x12,\n" +
+	"(ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE\x10~B\x80\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x10ErrorReasonProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 

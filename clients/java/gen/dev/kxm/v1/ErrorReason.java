@@ -896,6 +896,70 @@ public enum ErrorReason
    * <code>ERROR_REASON_STORAGE_CORRUPTED = 118;</code>
    */
   ERROR_REASON_STORAGE_CORRUPTED(118),
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: a workflow definition breaks a load rule; metadata: origin, definition, field (the first problem; the message lists them all).
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_DEFINITION_INVALID = 119;</code>
+   */
+  ERROR_REASON_WORKFLOW_DEFINITION_INVALID(119),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: an evidence policy's eligible agent resolves to the run's coordinator; metadata: stageId, requirementKey.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID = 120;</code>
+   */
+  ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID(120),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: fewer distinct agents resolve for an evidence policy than it needs; metadata: stageId, requirementKey.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE = 121;</code>
+   */
+  ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE(121),
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: an audit escalation's terminal receipt is malformed; metadata: field.
+   * </pre>
+   *
+   * <code>ERROR_REASON_INVALID_TERMINAL_RECEIPT = 122;</code>
+   */
+  ERROR_REASON_INVALID_TERMINAL_RECEIPT(122),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the definition accepts no signed signals (it declares no signal secret); signal through the operator RPC.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_SIGNALS_DISABLED = 123;</code>
+   */
+  ERROR_REASON_WORKFLOW_SIGNALS_DISABLED(123),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the stage is waiting on an audit escalation, which only an operator's ruling resolves.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_RULING_REQUIRED = 124;</code>
+   */
+  ERROR_REASON_WORKFLOW_RULING_REQUIRED(124),
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: the coordinator's prompt rendered from the payload exceeds 32,000 characters; metadata: definitionId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG = 125;</code>
+   */
+  ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG(125),
+  /**
+   * <pre>
+   * UNAVAILABLE: a secret the definition names by environment variable is not set on this replica; retry (another replica may verify), and set it here; metadata: definitionId, field.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE = 126;</code>
+   */
+  ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE(126),
   UNRECOGNIZED(-1),
   ;
 
@@ -1782,6 +1846,70 @@ public enum ErrorReason
    * <code>ERROR_REASON_STORAGE_CORRUPTED = 118;</code>
    */
   public static final int ERROR_REASON_STORAGE_CORRUPTED_VALUE = 118;
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: a workflow definition breaks a load rule; metadata: origin, definition, field (the first problem; the message lists them all).
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_DEFINITION_INVALID = 119;</code>
+   */
+  public static final int ERROR_REASON_WORKFLOW_DEFINITION_INVALID_VALUE = 119;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: an evidence policy's eligible agent resolves to the run's coordinator; metadata: stageId, requirementKey.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID = 120;</code>
+   */
+  public static final int ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID_VALUE = 120;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: fewer distinct agents resolve for an evidence policy than it needs; metadata: stageId, requirementKey.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE = 121;</code>
+   */
+  public static final int ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE_VALUE = 121;
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: an audit escalation's terminal receipt is malformed; metadata: field.
+   * </pre>
+   *
+   * <code>ERROR_REASON_INVALID_TERMINAL_RECEIPT = 122;</code>
+   */
+  public static final int ERROR_REASON_INVALID_TERMINAL_RECEIPT_VALUE = 122;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the definition accepts no signed signals (it declares no signal secret); signal through the operator RPC.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_SIGNALS_DISABLED = 123;</code>
+   */
+  public static final int ERROR_REASON_WORKFLOW_SIGNALS_DISABLED_VALUE = 123;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the stage is waiting on an audit escalation, which only an operator's ruling resolves.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_RULING_REQUIRED = 124;</code>
+   */
+  public static final int ERROR_REASON_WORKFLOW_RULING_REQUIRED_VALUE = 124;
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: the coordinator's prompt rendered from the payload exceeds 32,000 characters; metadata: definitionId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG = 125;</code>
+   */
+  public static final int ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG_VALUE = 125;
+  /**
+   * <pre>
+   * UNAVAILABLE: a secret the definition names by environment variable is not set on this replica; retry (another replica may verify), and set it here; metadata: definitionId, field.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE = 126;</code>
+   */
+  public static final int ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE_VALUE = 126;
 
 
   public final int getNumber() {
@@ -1917,6 +2045,14 @@ public enum ErrorReason
       case 116: return ERROR_REASON_OPERATOR_NOT_FOUND;
       case 117: return ERROR_REASON_OPERATOR_ALREADY_EXISTS;
       case 118: return ERROR_REASON_STORAGE_CORRUPTED;
+      case 119: return ERROR_REASON_WORKFLOW_DEFINITION_INVALID;
+      case 120: return ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID;
+      case 121: return ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE;
+      case 122: return ERROR_REASON_INVALID_TERMINAL_RECEIPT;
+      case 123: return ERROR_REASON_WORKFLOW_SIGNALS_DISABLED;
+      case 124: return ERROR_REASON_WORKFLOW_RULING_REQUIRED;
+      case 125: return ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG;
+      case 126: return ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE;
       default: return null;
     }
   }

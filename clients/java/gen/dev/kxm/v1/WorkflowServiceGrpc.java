@@ -1,0 +1,2133 @@
+package dev.kxm.v1;
+
+import static io.grpc.MethodDescriptor.generateFullMethodName;
+
+/**
+ * <pre>
+ * WorkflowService holds durable, evidence-gated workflow runs.
+ * An operator registers definitions (stages with required evidence, peer-review policies, typed
+ * transitions and budgets). A run starts from a signed webhook (`POST /v1/webhooks/{definition}` on the
+ * webhook listener) or StartWorkflowRun; the hub prompts the coordinator agent, which checkpoints each
+ * stage with evidence the hub verifies against its own message records. A stage passes only when its
+ * evidence and its quorum of distinct eligible producers are met. Long external work waits for a signed
+ * signal (`POST /v1/webhooks/{definition}/runs/{run}/signals/{key}`) or SignalWorkflowRun.
+ * Coordinator RPCs (Checkpoint, Wait, EscalateStage) need the run's coordinator agent identity; operator
+ * RPCs an operator credential; an agent sees only the runs it coordinates, a project token or an
+ * operator naming the project every run of the project. Every RPC refuses a run of another project as
+ * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND), so ids of other projects are not disclosed.
+ * </pre>
+ */
+@io.grpc.stub.annotations.GrpcGenerated
+public final class WorkflowServiceGrpc {
+
+  private WorkflowServiceGrpc() {}
+
+  public static final java.lang.String SERVICE_NAME = "kxm.v1.WorkflowService";
+
+  // Static method descriptors that strictly reflect the proto.
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.RegisterWorkflowDefinitionRequest,
+      dev.kxm.v1.RegisterWorkflowDefinitionResponse> getRegisterWorkflowDefinitionMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "RegisterWorkflowDefinition",
+      requestType = dev.kxm.v1.RegisterWorkflowDefinitionRequest.class,
+      responseType = dev.kxm.v1.RegisterWorkflowDefinitionResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.RegisterWorkflowDefinitionRequest,
+      dev.kxm.v1.RegisterWorkflowDefinitionResponse> getRegisterWorkflowDefinitionMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.RegisterWorkflowDefinitionRequest, dev.kxm.v1.RegisterWorkflowDefinitionResponse> getRegisterWorkflowDefinitionMethod;
+    if ((getRegisterWorkflowDefinitionMethod = WorkflowServiceGrpc.getRegisterWorkflowDefinitionMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getRegisterWorkflowDefinitionMethod = WorkflowServiceGrpc.getRegisterWorkflowDefinitionMethod) == null) {
+          WorkflowServiceGrpc.getRegisterWorkflowDefinitionMethod = getRegisterWorkflowDefinitionMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.RegisterWorkflowDefinitionRequest, dev.kxm.v1.RegisterWorkflowDefinitionResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "RegisterWorkflowDefinition"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RegisterWorkflowDefinitionRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RegisterWorkflowDefinitionResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("RegisterWorkflowDefinition"))
+              .build();
+        }
+      }
+    }
+    return getRegisterWorkflowDefinitionMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.GetWorkflowDefinitionRequest,
+      dev.kxm.v1.GetWorkflowDefinitionResponse> getGetWorkflowDefinitionMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "GetWorkflowDefinition",
+      requestType = dev.kxm.v1.GetWorkflowDefinitionRequest.class,
+      responseType = dev.kxm.v1.GetWorkflowDefinitionResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.GetWorkflowDefinitionRequest,
+      dev.kxm.v1.GetWorkflowDefinitionResponse> getGetWorkflowDefinitionMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.GetWorkflowDefinitionRequest, dev.kxm.v1.GetWorkflowDefinitionResponse> getGetWorkflowDefinitionMethod;
+    if ((getGetWorkflowDefinitionMethod = WorkflowServiceGrpc.getGetWorkflowDefinitionMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getGetWorkflowDefinitionMethod = WorkflowServiceGrpc.getGetWorkflowDefinitionMethod) == null) {
+          WorkflowServiceGrpc.getGetWorkflowDefinitionMethod = getGetWorkflowDefinitionMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.GetWorkflowDefinitionRequest, dev.kxm.v1.GetWorkflowDefinitionResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "GetWorkflowDefinition"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.GetWorkflowDefinitionRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.GetWorkflowDefinitionResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("GetWorkflowDefinition"))
+              .build();
+        }
+      }
+    }
+    return getGetWorkflowDefinitionMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ListWorkflowDefinitionsRequest,
+      dev.kxm.v1.ListWorkflowDefinitionsResponse> getListWorkflowDefinitionsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListWorkflowDefinitions",
+      requestType = dev.kxm.v1.ListWorkflowDefinitionsRequest.class,
+      responseType = dev.kxm.v1.ListWorkflowDefinitionsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ListWorkflowDefinitionsRequest,
+      dev.kxm.v1.ListWorkflowDefinitionsResponse> getListWorkflowDefinitionsMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ListWorkflowDefinitionsRequest, dev.kxm.v1.ListWorkflowDefinitionsResponse> getListWorkflowDefinitionsMethod;
+    if ((getListWorkflowDefinitionsMethod = WorkflowServiceGrpc.getListWorkflowDefinitionsMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getListWorkflowDefinitionsMethod = WorkflowServiceGrpc.getListWorkflowDefinitionsMethod) == null) {
+          WorkflowServiceGrpc.getListWorkflowDefinitionsMethod = getListWorkflowDefinitionsMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ListWorkflowDefinitionsRequest, dev.kxm.v1.ListWorkflowDefinitionsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListWorkflowDefinitions"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListWorkflowDefinitionsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListWorkflowDefinitionsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("ListWorkflowDefinitions"))
+              .build();
+        }
+      }
+    }
+    return getListWorkflowDefinitionsMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.StartWorkflowRunRequest,
+      dev.kxm.v1.StartWorkflowRunResponse> getStartWorkflowRunMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "StartWorkflowRun",
+      requestType = dev.kxm.v1.StartWorkflowRunRequest.class,
+      responseType = dev.kxm.v1.StartWorkflowRunResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.StartWorkflowRunRequest,
+      dev.kxm.v1.StartWorkflowRunResponse> getStartWorkflowRunMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.StartWorkflowRunRequest, dev.kxm.v1.StartWorkflowRunResponse> getStartWorkflowRunMethod;
+    if ((getStartWorkflowRunMethod = WorkflowServiceGrpc.getStartWorkflowRunMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getStartWorkflowRunMethod = WorkflowServiceGrpc.getStartWorkflowRunMethod) == null) {
+          WorkflowServiceGrpc.getStartWorkflowRunMethod = getStartWorkflowRunMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.StartWorkflowRunRequest, dev.kxm.v1.StartWorkflowRunResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "StartWorkflowRun"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.StartWorkflowRunRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.StartWorkflowRunResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("StartWorkflowRun"))
+              .build();
+        }
+      }
+    }
+    return getStartWorkflowRunMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.GetWorkflowRunRequest,
+      dev.kxm.v1.GetWorkflowRunResponse> getGetWorkflowRunMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "GetWorkflowRun",
+      requestType = dev.kxm.v1.GetWorkflowRunRequest.class,
+      responseType = dev.kxm.v1.GetWorkflowRunResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.GetWorkflowRunRequest,
+      dev.kxm.v1.GetWorkflowRunResponse> getGetWorkflowRunMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.GetWorkflowRunRequest, dev.kxm.v1.GetWorkflowRunResponse> getGetWorkflowRunMethod;
+    if ((getGetWorkflowRunMethod = WorkflowServiceGrpc.getGetWorkflowRunMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getGetWorkflowRunMethod = WorkflowServiceGrpc.getGetWorkflowRunMethod) == null) {
+          WorkflowServiceGrpc.getGetWorkflowRunMethod = getGetWorkflowRunMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.GetWorkflowRunRequest, dev.kxm.v1.GetWorkflowRunResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "GetWorkflowRun"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.GetWorkflowRunRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.GetWorkflowRunResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("GetWorkflowRun"))
+              .build();
+        }
+      }
+    }
+    return getGetWorkflowRunMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ListWorkflowRunsRequest,
+      dev.kxm.v1.ListWorkflowRunsResponse> getListWorkflowRunsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListWorkflowRuns",
+      requestType = dev.kxm.v1.ListWorkflowRunsRequest.class,
+      responseType = dev.kxm.v1.ListWorkflowRunsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ListWorkflowRunsRequest,
+      dev.kxm.v1.ListWorkflowRunsResponse> getListWorkflowRunsMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ListWorkflowRunsRequest, dev.kxm.v1.ListWorkflowRunsResponse> getListWorkflowRunsMethod;
+    if ((getListWorkflowRunsMethod = WorkflowServiceGrpc.getListWorkflowRunsMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getListWorkflowRunsMethod = WorkflowServiceGrpc.getListWorkflowRunsMethod) == null) {
+          WorkflowServiceGrpc.getListWorkflowRunsMethod = getListWorkflowRunsMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ListWorkflowRunsRequest, dev.kxm.v1.ListWorkflowRunsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListWorkflowRuns"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListWorkflowRunsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListWorkflowRunsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("ListWorkflowRuns"))
+              .build();
+        }
+      }
+    }
+    return getListWorkflowRunsMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.CancelWorkflowRunRequest,
+      dev.kxm.v1.CancelWorkflowRunResponse> getCancelWorkflowRunMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "CancelWorkflowRun",
+      requestType = dev.kxm.v1.CancelWorkflowRunRequest.class,
+      responseType = dev.kxm.v1.CancelWorkflowRunResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.CancelWorkflowRunRequest,
+      dev.kxm.v1.CancelWorkflowRunResponse> getCancelWorkflowRunMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.CancelWorkflowRunRequest, dev.kxm.v1.CancelWorkflowRunResponse> getCancelWorkflowRunMethod;
+    if ((getCancelWorkflowRunMethod = WorkflowServiceGrpc.getCancelWorkflowRunMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getCancelWorkflowRunMethod = WorkflowServiceGrpc.getCancelWorkflowRunMethod) == null) {
+          WorkflowServiceGrpc.getCancelWorkflowRunMethod = getCancelWorkflowRunMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.CancelWorkflowRunRequest, dev.kxm.v1.CancelWorkflowRunResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "CancelWorkflowRun"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.CancelWorkflowRunRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.CancelWorkflowRunResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("CancelWorkflowRun"))
+              .build();
+        }
+      }
+    }
+    return getCancelWorkflowRunMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.RerunWorkflowRunRequest,
+      dev.kxm.v1.RerunWorkflowRunResponse> getRerunWorkflowRunMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "RerunWorkflowRun",
+      requestType = dev.kxm.v1.RerunWorkflowRunRequest.class,
+      responseType = dev.kxm.v1.RerunWorkflowRunResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.RerunWorkflowRunRequest,
+      dev.kxm.v1.RerunWorkflowRunResponse> getRerunWorkflowRunMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.RerunWorkflowRunRequest, dev.kxm.v1.RerunWorkflowRunResponse> getRerunWorkflowRunMethod;
+    if ((getRerunWorkflowRunMethod = WorkflowServiceGrpc.getRerunWorkflowRunMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getRerunWorkflowRunMethod = WorkflowServiceGrpc.getRerunWorkflowRunMethod) == null) {
+          WorkflowServiceGrpc.getRerunWorkflowRunMethod = getRerunWorkflowRunMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.RerunWorkflowRunRequest, dev.kxm.v1.RerunWorkflowRunResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "RerunWorkflowRun"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RerunWorkflowRunRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RerunWorkflowRunResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("RerunWorkflowRun"))
+              .build();
+        }
+      }
+    }
+    return getRerunWorkflowRunMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.CheckpointRequest,
+      dev.kxm.v1.CheckpointResponse> getCheckpointMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "Checkpoint",
+      requestType = dev.kxm.v1.CheckpointRequest.class,
+      responseType = dev.kxm.v1.CheckpointResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.CheckpointRequest,
+      dev.kxm.v1.CheckpointResponse> getCheckpointMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.CheckpointRequest, dev.kxm.v1.CheckpointResponse> getCheckpointMethod;
+    if ((getCheckpointMethod = WorkflowServiceGrpc.getCheckpointMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getCheckpointMethod = WorkflowServiceGrpc.getCheckpointMethod) == null) {
+          WorkflowServiceGrpc.getCheckpointMethod = getCheckpointMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.CheckpointRequest, dev.kxm.v1.CheckpointResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "Checkpoint"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.CheckpointRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.CheckpointResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("Checkpoint"))
+              .build();
+        }
+      }
+    }
+    return getCheckpointMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.WaitRequest,
+      dev.kxm.v1.WaitResponse> getWaitMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "Wait",
+      requestType = dev.kxm.v1.WaitRequest.class,
+      responseType = dev.kxm.v1.WaitResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.WaitRequest,
+      dev.kxm.v1.WaitResponse> getWaitMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.WaitRequest, dev.kxm.v1.WaitResponse> getWaitMethod;
+    if ((getWaitMethod = WorkflowServiceGrpc.getWaitMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getWaitMethod = WorkflowServiceGrpc.getWaitMethod) == null) {
+          WorkflowServiceGrpc.getWaitMethod = getWaitMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.WaitRequest, dev.kxm.v1.WaitResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "Wait"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.WaitRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.WaitResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("Wait"))
+              .build();
+        }
+      }
+    }
+    return getWaitMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.SignalWorkflowRunRequest,
+      dev.kxm.v1.SignalWorkflowRunResponse> getSignalWorkflowRunMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "SignalWorkflowRun",
+      requestType = dev.kxm.v1.SignalWorkflowRunRequest.class,
+      responseType = dev.kxm.v1.SignalWorkflowRunResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.SignalWorkflowRunRequest,
+      dev.kxm.v1.SignalWorkflowRunResponse> getSignalWorkflowRunMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.SignalWorkflowRunRequest, dev.kxm.v1.SignalWorkflowRunResponse> getSignalWorkflowRunMethod;
+    if ((getSignalWorkflowRunMethod = WorkflowServiceGrpc.getSignalWorkflowRunMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getSignalWorkflowRunMethod = WorkflowServiceGrpc.getSignalWorkflowRunMethod) == null) {
+          WorkflowServiceGrpc.getSignalWorkflowRunMethod = getSignalWorkflowRunMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.SignalWorkflowRunRequest, dev.kxm.v1.SignalWorkflowRunResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "SignalWorkflowRun"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.SignalWorkflowRunRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.SignalWorkflowRunResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("SignalWorkflowRun"))
+              .build();
+        }
+      }
+    }
+    return getSignalWorkflowRunMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ApproveDegradationRequest,
+      dev.kxm.v1.ApproveDegradationResponse> getApproveDegradationMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ApproveDegradation",
+      requestType = dev.kxm.v1.ApproveDegradationRequest.class,
+      responseType = dev.kxm.v1.ApproveDegradationResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ApproveDegradationRequest,
+      dev.kxm.v1.ApproveDegradationResponse> getApproveDegradationMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ApproveDegradationRequest, dev.kxm.v1.ApproveDegradationResponse> getApproveDegradationMethod;
+    if ((getApproveDegradationMethod = WorkflowServiceGrpc.getApproveDegradationMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getApproveDegradationMethod = WorkflowServiceGrpc.getApproveDegradationMethod) == null) {
+          WorkflowServiceGrpc.getApproveDegradationMethod = getApproveDegradationMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ApproveDegradationRequest, dev.kxm.v1.ApproveDegradationResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ApproveDegradation"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ApproveDegradationRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ApproveDegradationResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("ApproveDegradation"))
+              .build();
+        }
+      }
+    }
+    return getApproveDegradationMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.EscalateStageRequest,
+      dev.kxm.v1.EscalateStageResponse> getEscalateStageMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "EscalateStage",
+      requestType = dev.kxm.v1.EscalateStageRequest.class,
+      responseType = dev.kxm.v1.EscalateStageResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.EscalateStageRequest,
+      dev.kxm.v1.EscalateStageResponse> getEscalateStageMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.EscalateStageRequest, dev.kxm.v1.EscalateStageResponse> getEscalateStageMethod;
+    if ((getEscalateStageMethod = WorkflowServiceGrpc.getEscalateStageMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getEscalateStageMethod = WorkflowServiceGrpc.getEscalateStageMethod) == null) {
+          WorkflowServiceGrpc.getEscalateStageMethod = getEscalateStageMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.EscalateStageRequest, dev.kxm.v1.EscalateStageResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "EscalateStage"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.EscalateStageRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.EscalateStageResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("EscalateStage"))
+              .build();
+        }
+      }
+    }
+    return getEscalateStageMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ResolveEscalationRequest,
+      dev.kxm.v1.ResolveEscalationResponse> getResolveEscalationMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ResolveEscalation",
+      requestType = dev.kxm.v1.ResolveEscalationRequest.class,
+      responseType = dev.kxm.v1.ResolveEscalationResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ResolveEscalationRequest,
+      dev.kxm.v1.ResolveEscalationResponse> getResolveEscalationMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ResolveEscalationRequest, dev.kxm.v1.ResolveEscalationResponse> getResolveEscalationMethod;
+    if ((getResolveEscalationMethod = WorkflowServiceGrpc.getResolveEscalationMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getResolveEscalationMethod = WorkflowServiceGrpc.getResolveEscalationMethod) == null) {
+          WorkflowServiceGrpc.getResolveEscalationMethod = getResolveEscalationMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ResolveEscalationRequest, dev.kxm.v1.ResolveEscalationResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ResolveEscalation"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ResolveEscalationRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ResolveEscalationResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("ResolveEscalation"))
+              .build();
+        }
+      }
+    }
+    return getResolveEscalationMethod;
+  }
+
+  /**
+   * Creates a new async stub that supports all call types for the service
+   */
+  public static WorkflowServiceStub newStub(io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<WorkflowServiceStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<WorkflowServiceStub>() {
+        @java.lang.Override
+        public WorkflowServiceStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new WorkflowServiceStub(channel, callOptions);
+        }
+      };
+    return WorkflowServiceStub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new blocking-style stub that supports all types of calls on the service
+   */
+  public static WorkflowServiceBlockingV2Stub newBlockingV2Stub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<WorkflowServiceBlockingV2Stub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<WorkflowServiceBlockingV2Stub>() {
+        @java.lang.Override
+        public WorkflowServiceBlockingV2Stub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new WorkflowServiceBlockingV2Stub(channel, callOptions);
+        }
+      };
+    return WorkflowServiceBlockingV2Stub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new blocking-style stub that supports unary and streaming output calls on the service
+   */
+  public static WorkflowServiceBlockingStub newBlockingStub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<WorkflowServiceBlockingStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<WorkflowServiceBlockingStub>() {
+        @java.lang.Override
+        public WorkflowServiceBlockingStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new WorkflowServiceBlockingStub(channel, callOptions);
+        }
+      };
+    return WorkflowServiceBlockingStub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new ListenableFuture-style stub that supports unary calls on the service
+   */
+  public static WorkflowServiceFutureStub newFutureStub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<WorkflowServiceFutureStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<WorkflowServiceFutureStub>() {
+        @java.lang.Override
+        public WorkflowServiceFutureStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new WorkflowServiceFutureStub(channel, callOptions);
+        }
+      };
+    return WorkflowServiceFutureStub.newStub(factory, channel);
+  }
+
+  /**
+   * <pre>
+   * WorkflowService holds durable, evidence-gated workflow runs.
+   * An operator registers definitions (stages with required evidence, peer-review policies, typed
+   * transitions and budgets). A run starts from a signed webhook (`POST /v1/webhooks/{definition}` on the
+   * webhook listener) or StartWorkflowRun; the hub prompts the coordinator agent, which checkpoints each
+   * stage with evidence the hub verifies against its own message records. A stage passes only when its
+   * evidence and its quorum of distinct eligible producers are met. Long external work waits for a signed
+   * signal (`POST /v1/webhooks/{definition}/runs/{run}/signals/{key}`) or SignalWorkflowRun.
+   * Coordinator RPCs (Checkpoint, Wait, EscalateStage) need the run's coordinator agent identity; operator
+   * RPCs an operator credential; an agent sees only the runs it coordinates, a project token or an
+   * operator naming the project every run of the project. Every RPC refuses a run of another project as
+   * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND), so ids of other projects are not disclosed.
+   * </pre>
+   */
+  public interface AsyncService {
+
+    /**
+     * <pre>
+     * RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
+     * Registering again replaces it; runs already started keep the version they pinned.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
+     *   message lists every problem with its field, metadata names the first.
+     * </pre>
+     */
+    default void registerWorkflowDefinition(dev.kxm.v1.RegisterWorkflowDefinitionRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RegisterWorkflowDefinitionResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRegisterWorkflowDefinitionMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * GetWorkflowDefinition reads a registered definition (literal secrets redacted).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id in the caller's project.
+     * </pre>
+     */
+    default void getWorkflowDefinition(dev.kxm.v1.GetWorkflowDefinitionRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.GetWorkflowDefinitionResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetWorkflowDefinitionMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListWorkflowDefinitions pages through the caller's project's definitions by id (an operator naming no project: all).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * </pre>
+     */
+    default void listWorkflowDefinitions(dev.kxm.v1.ListWorkflowDefinitionsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListWorkflowDefinitionsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListWorkflowDefinitionsMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
+     * A delivery id already used for this definition returns its run with `duplicate` set; the same id with
+     * another payload is refused.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, or the payload is too large.
+     * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
+     *   an evidence policy resolves to the coordinator, or to fewer agents than it needs.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG): the rendered prompt exceeds 32,000 characters.
+     * </pre>
+     */
+    default void startWorkflowRun(dev.kxm.v1.StartWorkflowRunRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.StartWorkflowRunResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getStartWorkflowRunMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * GetWorkflowRun reads a run.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no run has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not its coordinator;
+     *   metadata: assignedCoordinatorName, nextAction.
+     * </pre>
+     */
+    default void getWorkflowRun(dev.kxm.v1.GetWorkflowRunRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.GetWorkflowRunResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetWorkflowRunMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListWorkflowRuns pages through runs, newest first: an agent's own, or every run of the project.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * </pre>
+     */
+    default void listWorkflowRuns(dev.kxm.v1.ListWorkflowRunsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListWorkflowRunsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListWorkflowRunsMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * CancelWorkflowRun ends a running or waiting run as cancelled.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run has ended.
+     * </pre>
+     */
+    default void cancelWorkflowRun(dev.kxm.v1.CancelWorkflowRunRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.CancelWorkflowRunResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getCancelWorkflowRunMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * RerunWorkflowRun starts a new run of the same definition (its current version) from a run's start payload.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+     * - as StartWorkflowRun for the new run.
+     * </pre>
+     */
+    default void rerunWorkflowRun(dev.kxm.v1.RerunWorkflowRunRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RerunWorkflowRunResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRerunWorkflowRunMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Checkpoint reports the current stage's attempt with its evidence; the hub verifies cited peer replies.
+     * A refused checkpoint consumes no attempt and changes nothing. A request_id seen before for this run
+     * returns the first answer and applies nothing again.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND, ERROR_REASON_WORKFLOW_STAGE_NOT_FOUND): no such run or stage.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CHECKPOINT_STATUS, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE,
+     *   ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS, ERROR_REASON_PROTOCOL_ERROR): a malformed field.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROVENANCE_INVALID): a cited message fails verification;
+     *   metadata: messageId, requirementKey.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): evidence refs for a key without a peer policy.
+     * - INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
+     * - FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
+     *   metadata: missingRequirements, providedRequirements, peerRequirements.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
+     * </pre>
+     */
+    default void checkpoint(dev.kxm.v1.CheckpointRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.CheckpointResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getCheckpointMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Wait puts the current stage into a wait for a signal; evidence and cited replies given are kept.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SIGNAL_KEY): the key is malformed or `audit_escalation`.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+     * - the evidence errors of Checkpoint.
+     * </pre>
+     */
+    default void wait(dev.kxm.v1.WaitRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.WaitResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getWaitMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SIGNAL_KEY, ERROR_REASON_INVALID_CHECKPOINT_STATUS,
+     *   ERROR_REASON_INVALID_WORKFLOW_EVIDENCE): a malformed field.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_SIGNAL_DELIVERY_CONFLICT): the delivery id was used with another key or body.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH,
+     *   ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+     * </pre>
+     */
+    default void signalWorkflowRun(dev.kxm.v1.SignalWorkflowRunRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.SignalWorkflowRunResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSignalWorkflowRunMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ApproveDegradation lets a peer requirement pass with the policy's smaller minimum at the active attempt.
+     * The same reason again returns the approval with `duplicate` set. An approval does not pass the stage.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND, ERROR_REASON_WORKFLOW_STAGE_NOT_FOUND): no such run or stage.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEGRADATION_FORBIDDEN): the policy declares no degradation.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_DEGRADATION_CONFLICT): another reason was approved for this attempt.
+     * </pre>
+     */
+    default void approveDegradation(dev.kxm.v1.ApproveDegradationRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ApproveDegradationResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getApproveDegradationMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * EscalateStage escalates the current stage for audit: it waits up to 24 h for an operator's ruling.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+     * </pre>
+     */
+    default void escalateStage(dev.kxm.v1.EscalateStageRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.EscalateStageResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getEscalateStageMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ResolveEscalation applies an operator's ruling (with an explicit status) to an escalated stage.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CHECKPOINT_STATUS): no status.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH): no escalation awaits a ruling.
+     * - the evidence errors of Checkpoint.
+     * </pre>
+     */
+    default void resolveEscalation(dev.kxm.v1.ResolveEscalationRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ResolveEscalationResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getResolveEscalationMethod(), responseObserver);
+    }
+  }
+
+  /**
+   * Base class for the server implementation of the service WorkflowService.
+   * <pre>
+   * WorkflowService holds durable, evidence-gated workflow runs.
+   * An operator registers definitions (stages with required evidence, peer-review policies, typed
+   * transitions and budgets). A run starts from a signed webhook (`POST /v1/webhooks/{definition}` on the
+   * webhook listener) or StartWorkflowRun; the hub prompts the coordinator agent, which checkpoints each
+   * stage with evidence the hub verifies against its own message records. A stage passes only when its
+   * evidence and its quorum of distinct eligible producers are met. Long external work waits for a signed
+   * signal (`POST /v1/webhooks/{definition}/runs/{run}/signals/{key}`) or SignalWorkflowRun.
+   * Coordinator RPCs (Checkpoint, Wait, EscalateStage) need the run's coordinator agent identity; operator
+   * RPCs an operator credential; an agent sees only the runs it coordinates, a project token or an
+   * operator naming the project every run of the project. Every RPC refuses a run of another project as
+   * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND), so ids of other projects are not disclosed.
+   * </pre>
+   */
+  public static abstract class WorkflowServiceImplBase
+      implements io.grpc.BindableService, AsyncService {
+
+    @java.lang.Override public final io.grpc.ServerServiceDefinition bindService() {
+      return WorkflowServiceGrpc.bindService(this);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do asynchronous rpc calls to service WorkflowService.
+   * <pre>
+   * WorkflowService holds durable, evidence-gated workflow runs.
+   * An operator registers definitions (stages with required evidence, peer-review policies, typed
+   * transitions and budgets). A run starts from a signed webhook (`POST /v1/webhooks/{definition}` on the
+   * webhook listener) or StartWorkflowRun; the hub prompts the coordinator agent, which checkpoints each
+   * stage with evidence the hub verifies against its own message records. A stage passes only when its
+   * evidence and its quorum of distinct eligible producers are met. Long external work waits for a signed
+   * signal (`POST /v1/webhooks/{definition}/runs/{run}/signals/{key}`) or SignalWorkflowRun.
+   * Coordinator RPCs (Checkpoint, Wait, EscalateStage) need the run's coordinator agent identity; operator
+   * RPCs an operator credential; an agent sees only the runs it coordinates, a project token or an
+   * operator naming the project every run of the project. Every RPC refuses a run of another project as
+   * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND), so ids of other projects are not disclosed.
+   * </pre>
+   */
+  public static final class WorkflowServiceStub
+      extends io.grpc.stub.AbstractAsyncStub<WorkflowServiceStub> {
+    private WorkflowServiceStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected WorkflowServiceStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new WorkflowServiceStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
+     * Registering again replaces it; runs already started keep the version they pinned.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
+     *   message lists every problem with its field, metadata names the first.
+     * </pre>
+     */
+    public void registerWorkflowDefinition(dev.kxm.v1.RegisterWorkflowDefinitionRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RegisterWorkflowDefinitionResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getRegisterWorkflowDefinitionMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * GetWorkflowDefinition reads a registered definition (literal secrets redacted).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id in the caller's project.
+     * </pre>
+     */
+    public void getWorkflowDefinition(dev.kxm.v1.GetWorkflowDefinitionRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.GetWorkflowDefinitionResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getGetWorkflowDefinitionMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListWorkflowDefinitions pages through the caller's project's definitions by id (an operator naming no project: all).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * </pre>
+     */
+    public void listWorkflowDefinitions(dev.kxm.v1.ListWorkflowDefinitionsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListWorkflowDefinitionsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListWorkflowDefinitionsMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
+     * A delivery id already used for this definition returns its run with `duplicate` set; the same id with
+     * another payload is refused.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, or the payload is too large.
+     * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
+     *   an evidence policy resolves to the coordinator, or to fewer agents than it needs.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG): the rendered prompt exceeds 32,000 characters.
+     * </pre>
+     */
+    public void startWorkflowRun(dev.kxm.v1.StartWorkflowRunRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.StartWorkflowRunResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getStartWorkflowRunMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * GetWorkflowRun reads a run.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no run has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not its coordinator;
+     *   metadata: assignedCoordinatorName, nextAction.
+     * </pre>
+     */
+    public void getWorkflowRun(dev.kxm.v1.GetWorkflowRunRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.GetWorkflowRunResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getGetWorkflowRunMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListWorkflowRuns pages through runs, newest first: an agent's own, or every run of the project.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * </pre>
+     */
+    public void listWorkflowRuns(dev.kxm.v1.ListWorkflowRunsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListWorkflowRunsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListWorkflowRunsMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * CancelWorkflowRun ends a running or waiting run as cancelled.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run has ended.
+     * </pre>
+     */
+    public void cancelWorkflowRun(dev.kxm.v1.CancelWorkflowRunRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.CancelWorkflowRunResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getCancelWorkflowRunMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * RerunWorkflowRun starts a new run of the same definition (its current version) from a run's start payload.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+     * - as StartWorkflowRun for the new run.
+     * </pre>
+     */
+    public void rerunWorkflowRun(dev.kxm.v1.RerunWorkflowRunRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RerunWorkflowRunResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getRerunWorkflowRunMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Checkpoint reports the current stage's attempt with its evidence; the hub verifies cited peer replies.
+     * A refused checkpoint consumes no attempt and changes nothing. A request_id seen before for this run
+     * returns the first answer and applies nothing again.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND, ERROR_REASON_WORKFLOW_STAGE_NOT_FOUND): no such run or stage.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CHECKPOINT_STATUS, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE,
+     *   ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS, ERROR_REASON_PROTOCOL_ERROR): a malformed field.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROVENANCE_INVALID): a cited message fails verification;
+     *   metadata: messageId, requirementKey.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): evidence refs for a key without a peer policy.
+     * - INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
+     * - FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
+     *   metadata: missingRequirements, providedRequirements, peerRequirements.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
+     * </pre>
+     */
+    public void checkpoint(dev.kxm.v1.CheckpointRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.CheckpointResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getCheckpointMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Wait puts the current stage into a wait for a signal; evidence and cited replies given are kept.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SIGNAL_KEY): the key is malformed or `audit_escalation`.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+     * - the evidence errors of Checkpoint.
+     * </pre>
+     */
+    public void wait(dev.kxm.v1.WaitRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.WaitResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getWaitMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SIGNAL_KEY, ERROR_REASON_INVALID_CHECKPOINT_STATUS,
+     *   ERROR_REASON_INVALID_WORKFLOW_EVIDENCE): a malformed field.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_SIGNAL_DELIVERY_CONFLICT): the delivery id was used with another key or body.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH,
+     *   ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+     * </pre>
+     */
+    public void signalWorkflowRun(dev.kxm.v1.SignalWorkflowRunRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.SignalWorkflowRunResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getSignalWorkflowRunMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ApproveDegradation lets a peer requirement pass with the policy's smaller minimum at the active attempt.
+     * The same reason again returns the approval with `duplicate` set. An approval does not pass the stage.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND, ERROR_REASON_WORKFLOW_STAGE_NOT_FOUND): no such run or stage.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEGRADATION_FORBIDDEN): the policy declares no degradation.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_DEGRADATION_CONFLICT): another reason was approved for this attempt.
+     * </pre>
+     */
+    public void approveDegradation(dev.kxm.v1.ApproveDegradationRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ApproveDegradationResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getApproveDegradationMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * EscalateStage escalates the current stage for audit: it waits up to 24 h for an operator's ruling.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+     * </pre>
+     */
+    public void escalateStage(dev.kxm.v1.EscalateStageRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.EscalateStageResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getEscalateStageMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ResolveEscalation applies an operator's ruling (with an explicit status) to an escalated stage.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CHECKPOINT_STATUS): no status.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH): no escalation awaits a ruling.
+     * - the evidence errors of Checkpoint.
+     * </pre>
+     */
+    public void resolveEscalation(dev.kxm.v1.ResolveEscalationRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ResolveEscalationResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getResolveEscalationMethod(), getCallOptions()), request, responseObserver);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do synchronous rpc calls to service WorkflowService.
+   * <pre>
+   * WorkflowService holds durable, evidence-gated workflow runs.
+   * An operator registers definitions (stages with required evidence, peer-review policies, typed
+   * transitions and budgets). A run starts from a signed webhook (`POST /v1/webhooks/{definition}` on the
+   * webhook listener) or StartWorkflowRun; the hub prompts the coordinator agent, which checkpoints each
+   * stage with evidence the hub verifies against its own message records. A stage passes only when its
+   * evidence and its quorum of distinct eligible producers are met. Long external work waits for a signed
+   * signal (`POST /v1/webhooks/{definition}/runs/{run}/signals/{key}`) or SignalWorkflowRun.
+   * Coordinator RPCs (Checkpoint, Wait, EscalateStage) need the run's coordinator agent identity; operator
+   * RPCs an operator credential; an agent sees only the runs it coordinates, a project token or an
+   * operator naming the project every run of the project. Every RPC refuses a run of another project as
+   * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND), so ids of other projects are not disclosed.
+   * </pre>
+   */
+  public static final class WorkflowServiceBlockingV2Stub
+      extends io.grpc.stub.AbstractBlockingStub<WorkflowServiceBlockingV2Stub> {
+    private WorkflowServiceBlockingV2Stub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected WorkflowServiceBlockingV2Stub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new WorkflowServiceBlockingV2Stub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
+     * Registering again replaces it; runs already started keep the version they pinned.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
+     *   message lists every problem with its field, metadata names the first.
+     * </pre>
+     */
+    public dev.kxm.v1.RegisterWorkflowDefinitionResponse registerWorkflowDefinition(dev.kxm.v1.RegisterWorkflowDefinitionRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getRegisterWorkflowDefinitionMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * GetWorkflowDefinition reads a registered definition (literal secrets redacted).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id in the caller's project.
+     * </pre>
+     */
+    public dev.kxm.v1.GetWorkflowDefinitionResponse getWorkflowDefinition(dev.kxm.v1.GetWorkflowDefinitionRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getGetWorkflowDefinitionMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListWorkflowDefinitions pages through the caller's project's definitions by id (an operator naming no project: all).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * </pre>
+     */
+    public dev.kxm.v1.ListWorkflowDefinitionsResponse listWorkflowDefinitions(dev.kxm.v1.ListWorkflowDefinitionsRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListWorkflowDefinitionsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
+     * A delivery id already used for this definition returns its run with `duplicate` set; the same id with
+     * another payload is refused.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, or the payload is too large.
+     * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
+     *   an evidence policy resolves to the coordinator, or to fewer agents than it needs.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG): the rendered prompt exceeds 32,000 characters.
+     * </pre>
+     */
+    public dev.kxm.v1.StartWorkflowRunResponse startWorkflowRun(dev.kxm.v1.StartWorkflowRunRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getStartWorkflowRunMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * GetWorkflowRun reads a run.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no run has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not its coordinator;
+     *   metadata: assignedCoordinatorName, nextAction.
+     * </pre>
+     */
+    public dev.kxm.v1.GetWorkflowRunResponse getWorkflowRun(dev.kxm.v1.GetWorkflowRunRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getGetWorkflowRunMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListWorkflowRuns pages through runs, newest first: an agent's own, or every run of the project.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * </pre>
+     */
+    public dev.kxm.v1.ListWorkflowRunsResponse listWorkflowRuns(dev.kxm.v1.ListWorkflowRunsRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListWorkflowRunsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * CancelWorkflowRun ends a running or waiting run as cancelled.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run has ended.
+     * </pre>
+     */
+    public dev.kxm.v1.CancelWorkflowRunResponse cancelWorkflowRun(dev.kxm.v1.CancelWorkflowRunRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getCancelWorkflowRunMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * RerunWorkflowRun starts a new run of the same definition (its current version) from a run's start payload.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+     * - as StartWorkflowRun for the new run.
+     * </pre>
+     */
+    public dev.kxm.v1.RerunWorkflowRunResponse rerunWorkflowRun(dev.kxm.v1.RerunWorkflowRunRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getRerunWorkflowRunMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Checkpoint reports the current stage's attempt with its evidence; the hub verifies cited peer replies.
+     * A refused checkpoint consumes no attempt and changes nothing. A request_id seen before for this run
+     * returns the first answer and applies nothing again.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND, ERROR_REASON_WORKFLOW_STAGE_NOT_FOUND): no such run or stage.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CHECKPOINT_STATUS, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE,
+     *   ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS, ERROR_REASON_PROTOCOL_ERROR): a malformed field.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROVENANCE_INVALID): a cited message fails verification;
+     *   metadata: messageId, requirementKey.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): evidence refs for a key without a peer policy.
+     * - INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
+     * - FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
+     *   metadata: missingRequirements, providedRequirements, peerRequirements.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
+     * </pre>
+     */
+    public dev.kxm.v1.CheckpointResponse checkpoint(dev.kxm.v1.CheckpointRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getCheckpointMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Wait puts the current stage into a wait for a signal; evidence and cited replies given are kept.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SIGNAL_KEY): the key is malformed or `audit_escalation`.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+     * - the evidence errors of Checkpoint.
+     * </pre>
+     */
+    public dev.kxm.v1.WaitResponse wait(dev.kxm.v1.WaitRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getWaitMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SIGNAL_KEY, ERROR_REASON_INVALID_CHECKPOINT_STATUS,
+     *   ERROR_REASON_INVALID_WORKFLOW_EVIDENCE): a malformed field.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_SIGNAL_DELIVERY_CONFLICT): the delivery id was used with another key or body.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH,
+     *   ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+     * </pre>
+     */
+    public dev.kxm.v1.SignalWorkflowRunResponse signalWorkflowRun(dev.kxm.v1.SignalWorkflowRunRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getSignalWorkflowRunMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ApproveDegradation lets a peer requirement pass with the policy's smaller minimum at the active attempt.
+     * The same reason again returns the approval with `duplicate` set. An approval does not pass the stage.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND, ERROR_REASON_WORKFLOW_STAGE_NOT_FOUND): no such run or stage.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEGRADATION_FORBIDDEN): the policy declares no degradation.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_DEGRADATION_CONFLICT): another reason was approved for this attempt.
+     * </pre>
+     */
+    public dev.kxm.v1.ApproveDegradationResponse approveDegradation(dev.kxm.v1.ApproveDegradationRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getApproveDegradationMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * EscalateStage escalates the current stage for audit: it waits up to 24 h for an operator's ruling.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+     * </pre>
+     */
+    public dev.kxm.v1.EscalateStageResponse escalateStage(dev.kxm.v1.EscalateStageRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getEscalateStageMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ResolveEscalation applies an operator's ruling (with an explicit status) to an escalated stage.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CHECKPOINT_STATUS): no status.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH): no escalation awaits a ruling.
+     * - the evidence errors of Checkpoint.
+     * </pre>
+     */
+    public dev.kxm.v1.ResolveEscalationResponse resolveEscalation(dev.kxm.v1.ResolveEscalationRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getResolveEscalationMethod(), getCallOptions(), request);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do limited synchronous rpc calls to service WorkflowService.
+   * <pre>
+   * WorkflowService holds durable, evidence-gated workflow runs.
+   * An operator registers definitions (stages with required evidence, peer-review policies, typed
+   * transitions and budgets). A run starts from a signed webhook (`POST /v1/webhooks/{definition}` on the
+   * webhook listener) or StartWorkflowRun; the hub prompts the coordinator agent, which checkpoints each
+   * stage with evidence the hub verifies against its own message records. A stage passes only when its
+   * evidence and its quorum of distinct eligible producers are met. Long external work waits for a signed
+   * signal (`POST /v1/webhooks/{definition}/runs/{run}/signals/{key}`) or SignalWorkflowRun.
+   * Coordinator RPCs (Checkpoint, Wait, EscalateStage) need the run's coordinator agent identity; operator
+   * RPCs an operator credential; an agent sees only the runs it coordinates, a project token or an
+   * operator naming the project every run of the project. Every RPC refuses a run of another project as
+   * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND), so ids of other projects are not disclosed.
+   * </pre>
+   */
+  public static final class WorkflowServiceBlockingStub
+      extends io.grpc.stub.AbstractBlockingStub<WorkflowServiceBlockingStub> {
+    private WorkflowServiceBlockingStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected WorkflowServiceBlockingStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new WorkflowServiceBlockingStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
+     * Registering again replaces it; runs already started keep the version they pinned.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
+     *   message lists every problem with its field, metadata names the first.
+     * </pre>
+     */
+    public dev.kxm.v1.RegisterWorkflowDefinitionResponse registerWorkflowDefinition(dev.kxm.v1.RegisterWorkflowDefinitionRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getRegisterWorkflowDefinitionMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * GetWorkflowDefinition reads a registered definition (literal secrets redacted).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id in the caller's project.
+     * </pre>
+     */
+    public dev.kxm.v1.GetWorkflowDefinitionResponse getWorkflowDefinition(dev.kxm.v1.GetWorkflowDefinitionRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getGetWorkflowDefinitionMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListWorkflowDefinitions pages through the caller's project's definitions by id (an operator naming no project: all).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * </pre>
+     */
+    public dev.kxm.v1.ListWorkflowDefinitionsResponse listWorkflowDefinitions(dev.kxm.v1.ListWorkflowDefinitionsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListWorkflowDefinitionsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
+     * A delivery id already used for this definition returns its run with `duplicate` set; the same id with
+     * another payload is refused.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, or the payload is too large.
+     * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
+     *   an evidence policy resolves to the coordinator, or to fewer agents than it needs.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG): the rendered prompt exceeds 32,000 characters.
+     * </pre>
+     */
+    public dev.kxm.v1.StartWorkflowRunResponse startWorkflowRun(dev.kxm.v1.StartWorkflowRunRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getStartWorkflowRunMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * GetWorkflowRun reads a run.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no run has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not its coordinator;
+     *   metadata: assignedCoordinatorName, nextAction.
+     * </pre>
+     */
+    public dev.kxm.v1.GetWorkflowRunResponse getWorkflowRun(dev.kxm.v1.GetWorkflowRunRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getGetWorkflowRunMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListWorkflowRuns pages through runs, newest first: an agent's own, or every run of the project.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * </pre>
+     */
+    public dev.kxm.v1.ListWorkflowRunsResponse listWorkflowRuns(dev.kxm.v1.ListWorkflowRunsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListWorkflowRunsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * CancelWorkflowRun ends a running or waiting run as cancelled.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run has ended.
+     * </pre>
+     */
+    public dev.kxm.v1.CancelWorkflowRunResponse cancelWorkflowRun(dev.kxm.v1.CancelWorkflowRunRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getCancelWorkflowRunMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * RerunWorkflowRun starts a new run of the same definition (its current version) from a run's start payload.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+     * - as StartWorkflowRun for the new run.
+     * </pre>
+     */
+    public dev.kxm.v1.RerunWorkflowRunResponse rerunWorkflowRun(dev.kxm.v1.RerunWorkflowRunRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getRerunWorkflowRunMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Checkpoint reports the current stage's attempt with its evidence; the hub verifies cited peer replies.
+     * A refused checkpoint consumes no attempt and changes nothing. A request_id seen before for this run
+     * returns the first answer and applies nothing again.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND, ERROR_REASON_WORKFLOW_STAGE_NOT_FOUND): no such run or stage.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CHECKPOINT_STATUS, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE,
+     *   ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS, ERROR_REASON_PROTOCOL_ERROR): a malformed field.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROVENANCE_INVALID): a cited message fails verification;
+     *   metadata: messageId, requirementKey.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): evidence refs for a key without a peer policy.
+     * - INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
+     * - FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
+     *   metadata: missingRequirements, providedRequirements, peerRequirements.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
+     * </pre>
+     */
+    public dev.kxm.v1.CheckpointResponse checkpoint(dev.kxm.v1.CheckpointRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getCheckpointMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Wait puts the current stage into a wait for a signal; evidence and cited replies given are kept.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SIGNAL_KEY): the key is malformed or `audit_escalation`.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+     * - the evidence errors of Checkpoint.
+     * </pre>
+     */
+    public dev.kxm.v1.WaitResponse wait(dev.kxm.v1.WaitRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getWaitMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SIGNAL_KEY, ERROR_REASON_INVALID_CHECKPOINT_STATUS,
+     *   ERROR_REASON_INVALID_WORKFLOW_EVIDENCE): a malformed field.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_SIGNAL_DELIVERY_CONFLICT): the delivery id was used with another key or body.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH,
+     *   ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+     * </pre>
+     */
+    public dev.kxm.v1.SignalWorkflowRunResponse signalWorkflowRun(dev.kxm.v1.SignalWorkflowRunRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getSignalWorkflowRunMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ApproveDegradation lets a peer requirement pass with the policy's smaller minimum at the active attempt.
+     * The same reason again returns the approval with `duplicate` set. An approval does not pass the stage.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND, ERROR_REASON_WORKFLOW_STAGE_NOT_FOUND): no such run or stage.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEGRADATION_FORBIDDEN): the policy declares no degradation.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_DEGRADATION_CONFLICT): another reason was approved for this attempt.
+     * </pre>
+     */
+    public dev.kxm.v1.ApproveDegradationResponse approveDegradation(dev.kxm.v1.ApproveDegradationRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getApproveDegradationMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * EscalateStage escalates the current stage for audit: it waits up to 24 h for an operator's ruling.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+     * </pre>
+     */
+    public dev.kxm.v1.EscalateStageResponse escalateStage(dev.kxm.v1.EscalateStageRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getEscalateStageMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ResolveEscalation applies an operator's ruling (with an explicit status) to an escalated stage.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CHECKPOINT_STATUS): no status.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH): no escalation awaits a ruling.
+     * - the evidence errors of Checkpoint.
+     * </pre>
+     */
+    public dev.kxm.v1.ResolveEscalationResponse resolveEscalation(dev.kxm.v1.ResolveEscalationRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getResolveEscalationMethod(), getCallOptions(), request);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do ListenableFuture-style rpc calls to service WorkflowService.
+   * <pre>
+   * WorkflowService holds durable, evidence-gated workflow runs.
+   * An operator registers definitions (stages with required evidence, peer-review policies, typed
+   * transitions and budgets). A run starts from a signed webhook (`POST /v1/webhooks/{definition}` on the
+   * webhook listener) or StartWorkflowRun; the hub prompts the coordinator agent, which checkpoints each
+   * stage with evidence the hub verifies against its own message records. A stage passes only when its
+   * evidence and its quorum of distinct eligible producers are met. Long external work waits for a signed
+   * signal (`POST /v1/webhooks/{definition}/runs/{run}/signals/{key}`) or SignalWorkflowRun.
+   * Coordinator RPCs (Checkpoint, Wait, EscalateStage) need the run's coordinator agent identity; operator
+   * RPCs an operator credential; an agent sees only the runs it coordinates, a project token or an
+   * operator naming the project every run of the project. Every RPC refuses a run of another project as
+   * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND), so ids of other projects are not disclosed.
+   * </pre>
+   */
+  public static final class WorkflowServiceFutureStub
+      extends io.grpc.stub.AbstractFutureStub<WorkflowServiceFutureStub> {
+    private WorkflowServiceFutureStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected WorkflowServiceFutureStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new WorkflowServiceFutureStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
+     * Registering again replaces it; runs already started keep the version they pinned.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
+     *   message lists every problem with its field, metadata names the first.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RegisterWorkflowDefinitionResponse> registerWorkflowDefinition(
+        dev.kxm.v1.RegisterWorkflowDefinitionRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getRegisterWorkflowDefinitionMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * GetWorkflowDefinition reads a registered definition (literal secrets redacted).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id in the caller's project.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetWorkflowDefinitionResponse> getWorkflowDefinition(
+        dev.kxm.v1.GetWorkflowDefinitionRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getGetWorkflowDefinitionMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ListWorkflowDefinitions pages through the caller's project's definitions by id (an operator naming no project: all).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListWorkflowDefinitionsResponse> listWorkflowDefinitions(
+        dev.kxm.v1.ListWorkflowDefinitionsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListWorkflowDefinitionsMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
+     * A delivery id already used for this definition returns its run with `duplicate` set; the same id with
+     * another payload is refused.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, or the payload is too large.
+     * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
+     *   an evidence policy resolves to the coordinator, or to fewer agents than it needs.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG): the rendered prompt exceeds 32,000 characters.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.StartWorkflowRunResponse> startWorkflowRun(
+        dev.kxm.v1.StartWorkflowRunRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getStartWorkflowRunMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * GetWorkflowRun reads a run.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no run has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not its coordinator;
+     *   metadata: assignedCoordinatorName, nextAction.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetWorkflowRunResponse> getWorkflowRun(
+        dev.kxm.v1.GetWorkflowRunRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getGetWorkflowRunMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ListWorkflowRuns pages through runs, newest first: an agent's own, or every run of the project.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListWorkflowRunsResponse> listWorkflowRuns(
+        dev.kxm.v1.ListWorkflowRunsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListWorkflowRunsMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * CancelWorkflowRun ends a running or waiting run as cancelled.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run has ended.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.CancelWorkflowRunResponse> cancelWorkflowRun(
+        dev.kxm.v1.CancelWorkflowRunRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getCancelWorkflowRunMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * RerunWorkflowRun starts a new run of the same definition (its current version) from a run's start payload.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+     * - as StartWorkflowRun for the new run.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RerunWorkflowRunResponse> rerunWorkflowRun(
+        dev.kxm.v1.RerunWorkflowRunRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getRerunWorkflowRunMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Checkpoint reports the current stage's attempt with its evidence; the hub verifies cited peer replies.
+     * A refused checkpoint consumes no attempt and changes nothing. A request_id seen before for this run
+     * returns the first answer and applies nothing again.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND, ERROR_REASON_WORKFLOW_STAGE_NOT_FOUND): no such run or stage.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CHECKPOINT_STATUS, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE,
+     *   ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS, ERROR_REASON_PROTOCOL_ERROR): a malformed field.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROVENANCE_INVALID): a cited message fails verification;
+     *   metadata: messageId, requirementKey.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): evidence refs for a key without a peer policy.
+     * - INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
+     * - FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
+     *   metadata: missingRequirements, providedRequirements, peerRequirements.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.CheckpointResponse> checkpoint(
+        dev.kxm.v1.CheckpointRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getCheckpointMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Wait puts the current stage into a wait for a signal; evidence and cited replies given are kept.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SIGNAL_KEY): the key is malformed or `audit_escalation`.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+     * - the evidence errors of Checkpoint.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.WaitResponse> wait(
+        dev.kxm.v1.WaitRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getWaitMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SIGNAL_KEY, ERROR_REASON_INVALID_CHECKPOINT_STATUS,
+     *   ERROR_REASON_INVALID_WORKFLOW_EVIDENCE): a malformed field.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_SIGNAL_DELIVERY_CONFLICT): the delivery id was used with another key or body.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH,
+     *   ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.SignalWorkflowRunResponse> signalWorkflowRun(
+        dev.kxm.v1.SignalWorkflowRunRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getSignalWorkflowRunMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ApproveDegradation lets a peer requirement pass with the policy's smaller minimum at the active attempt.
+     * The same reason again returns the approval with `duplicate` set. An approval does not pass the stage.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND, ERROR_REASON_WORKFLOW_STAGE_NOT_FOUND): no such run or stage.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEGRADATION_FORBIDDEN): the policy declares no degradation.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_DEGRADATION_CONFLICT): another reason was approved for this attempt.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ApproveDegradationResponse> approveDegradation(
+        dev.kxm.v1.ApproveDegradationRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getApproveDegradationMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * EscalateStage escalates the current stage for audit: it waits up to 24 h for an operator's ruling.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.EscalateStageResponse> escalateStage(
+        dev.kxm.v1.EscalateStageRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getEscalateStageMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ResolveEscalation applies an operator's ruling (with an explicit status) to an escalated stage.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CHECKPOINT_STATUS): no status.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH): no escalation awaits a ruling.
+     * - the evidence errors of Checkpoint.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ResolveEscalationResponse> resolveEscalation(
+        dev.kxm.v1.ResolveEscalationRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getResolveEscalationMethod(), getCallOptions()), request);
+    }
+  }
+
+  private static final int METHODID_REGISTER_WORKFLOW_DEFINITION = 0;
+  private static final int METHODID_GET_WORKFLOW_DEFINITION = 1;
+  private static final int METHODID_LIST_WORKFLOW_DEFINITIONS = 2;
+  private static final int METHODID_START_WORKFLOW_RUN = 3;
+  private static final int METHODID_GET_WORKFLOW_RUN = 4;
+  private static final int METHODID_LIST_WORKFLOW_RUNS = 5;
+  private static final int METHODID_CANCEL_WORKFLOW_RUN = 6;
+  private static final int METHODID_RERUN_WORKFLOW_RUN = 7;
+  private static final int METHODID_CHECKPOINT = 8;
+  private static final int METHODID_WAIT = 9;
+  private static final int METHODID_SIGNAL_WORKFLOW_RUN = 10;
+  private static final int METHODID_APPROVE_DEGRADATION = 11;
+  private static final int METHODID_ESCALATE_STAGE = 12;
+  private static final int METHODID_RESOLVE_ESCALATION = 13;
+
+  private static final class MethodHandlers<Req, Resp> implements
+      io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.ServerStreamingMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.ClientStreamingMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.BidiStreamingMethod<Req, Resp> {
+    private final AsyncService serviceImpl;
+    private final int methodId;
+
+    MethodHandlers(AsyncService serviceImpl, int methodId) {
+      this.serviceImpl = serviceImpl;
+      this.methodId = methodId;
+    }
+
+    @java.lang.Override
+    @java.lang.SuppressWarnings("unchecked")
+    public void invoke(Req request, io.grpc.stub.StreamObserver<Resp> responseObserver) {
+      switch (methodId) {
+        case METHODID_REGISTER_WORKFLOW_DEFINITION:
+          serviceImpl.registerWorkflowDefinition((dev.kxm.v1.RegisterWorkflowDefinitionRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.RegisterWorkflowDefinitionResponse>) responseObserver);
+          break;
+        case METHODID_GET_WORKFLOW_DEFINITION:
+          serviceImpl.getWorkflowDefinition((dev.kxm.v1.GetWorkflowDefinitionRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.GetWorkflowDefinitionResponse>) responseObserver);
+          break;
+        case METHODID_LIST_WORKFLOW_DEFINITIONS:
+          serviceImpl.listWorkflowDefinitions((dev.kxm.v1.ListWorkflowDefinitionsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ListWorkflowDefinitionsResponse>) responseObserver);
+          break;
+        case METHODID_START_WORKFLOW_RUN:
+          serviceImpl.startWorkflowRun((dev.kxm.v1.StartWorkflowRunRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.StartWorkflowRunResponse>) responseObserver);
+          break;
+        case METHODID_GET_WORKFLOW_RUN:
+          serviceImpl.getWorkflowRun((dev.kxm.v1.GetWorkflowRunRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.GetWorkflowRunResponse>) responseObserver);
+          break;
+        case METHODID_LIST_WORKFLOW_RUNS:
+          serviceImpl.listWorkflowRuns((dev.kxm.v1.ListWorkflowRunsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ListWorkflowRunsResponse>) responseObserver);
+          break;
+        case METHODID_CANCEL_WORKFLOW_RUN:
+          serviceImpl.cancelWorkflowRun((dev.kxm.v1.CancelWorkflowRunRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.CancelWorkflowRunResponse>) responseObserver);
+          break;
+        case METHODID_RERUN_WORKFLOW_RUN:
+          serviceImpl.rerunWorkflowRun((dev.kxm.v1.RerunWorkflowRunRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.RerunWorkflowRunResponse>) responseObserver);
+          break;
+        case METHODID_CHECKPOINT:
+          serviceImpl.checkpoint((dev.kxm.v1.CheckpointRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.CheckpointResponse>) responseObserver);
+          break;
+        case METHODID_WAIT:
+          serviceImpl.wait((dev.kxm.v1.WaitRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.WaitResponse>) responseObserver);
+          break;
+        case METHODID_SIGNAL_WORKFLOW_RUN:
+          serviceImpl.signalWorkflowRun((dev.kxm.v1.SignalWorkflowRunRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.SignalWorkflowRunResponse>) responseObserver);
+          break;
+        case METHODID_APPROVE_DEGRADATION:
+          serviceImpl.approveDegradation((dev.kxm.v1.ApproveDegradationRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ApproveDegradationResponse>) responseObserver);
+          break;
+        case METHODID_ESCALATE_STAGE:
+          serviceImpl.escalateStage((dev.kxm.v1.EscalateStageRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.EscalateStageResponse>) responseObserver);
+          break;
+        case METHODID_RESOLVE_ESCALATION:
+          serviceImpl.resolveEscalation((dev.kxm.v1.ResolveEscalationRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ResolveEscalationResponse>) responseObserver);
+          break;
+        default:
+          throw new AssertionError();
+      }
+    }
+
+    @java.lang.Override
+    @java.lang.SuppressWarnings("unchecked")
+    public io.grpc.stub.StreamObserver<Req> invoke(
+        io.grpc.stub.StreamObserver<Resp> responseObserver) {
+      switch (methodId) {
+        default:
+          throw new AssertionError();
+      }
+    }
+  }
+
+  public static final io.grpc.ServerServiceDefinition bindService(AsyncService service) {
+    return io.grpc.ServerServiceDefinition.builder(getServiceDescriptor())
+        .addMethod(
+          getRegisterWorkflowDefinitionMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.RegisterWorkflowDefinitionRequest,
+              dev.kxm.v1.RegisterWorkflowDefinitionResponse>(
+                service, METHODID_REGISTER_WORKFLOW_DEFINITION)))
+        .addMethod(
+          getGetWorkflowDefinitionMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.GetWorkflowDefinitionRequest,
+              dev.kxm.v1.GetWorkflowDefinitionResponse>(
+                service, METHODID_GET_WORKFLOW_DEFINITION)))
+        .addMethod(
+          getListWorkflowDefinitionsMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ListWorkflowDefinitionsRequest,
+              dev.kxm.v1.ListWorkflowDefinitionsResponse>(
+                service, METHODID_LIST_WORKFLOW_DEFINITIONS)))
+        .addMethod(
+          getStartWorkflowRunMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.StartWorkflowRunRequest,
+              dev.kxm.v1.StartWorkflowRunResponse>(
+                service, METHODID_START_WORKFLOW_RUN)))
+        .addMethod(
+          getGetWorkflowRunMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.GetWorkflowRunRequest,
+              dev.kxm.v1.GetWorkflowRunResponse>(
+                service, METHODID_GET_WORKFLOW_RUN)))
+        .addMethod(
+          getListWorkflowRunsMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ListWorkflowRunsRequest,
+              dev.kxm.v1.ListWorkflowRunsResponse>(
+                service, METHODID_LIST_WORKFLOW_RUNS)))
+        .addMethod(
+          getCancelWorkflowRunMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.CancelWorkflowRunRequest,
+              dev.kxm.v1.CancelWorkflowRunResponse>(
+                service, METHODID_CANCEL_WORKFLOW_RUN)))
+        .addMethod(
+          getRerunWorkflowRunMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.RerunWorkflowRunRequest,
+              dev.kxm.v1.RerunWorkflowRunResponse>(
+                service, METHODID_RERUN_WORKFLOW_RUN)))
+        .addMethod(
+          getCheckpointMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.CheckpointRequest,
+              dev.kxm.v1.CheckpointResponse>(
+                service, METHODID_CHECKPOINT)))
+        .addMethod(
+          getWaitMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.WaitRequest,
+              dev.kxm.v1.WaitResponse>(
+                service, METHODID_WAIT)))
+        .addMethod(
+          getSignalWorkflowRunMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.SignalWorkflowRunRequest,
+              dev.kxm.v1.SignalWorkflowRunResponse>(
+                service, METHODID_SIGNAL_WORKFLOW_RUN)))
+        .addMethod(
+          getApproveDegradationMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ApproveDegradationRequest,
+              dev.kxm.v1.ApproveDegradationResponse>(
+                service, METHODID_APPROVE_DEGRADATION)))
+        .addMethod(
+          getEscalateStageMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.EscalateStageRequest,
+              dev.kxm.v1.EscalateStageResponse>(
+                service, METHODID_ESCALATE_STAGE)))
+        .addMethod(
+          getResolveEscalationMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ResolveEscalationRequest,
+              dev.kxm.v1.ResolveEscalationResponse>(
+                service, METHODID_RESOLVE_ESCALATION)))
+        .build();
+  }
+
+  private static abstract class WorkflowServiceBaseDescriptorSupplier
+      implements io.grpc.protobuf.ProtoFileDescriptorSupplier, io.grpc.protobuf.ProtoServiceDescriptorSupplier {
+    WorkflowServiceBaseDescriptorSupplier() {}
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.FileDescriptor getFileDescriptor() {
+      return dev.kxm.v1.WorkflowServiceProto.getDescriptor();
+    }
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.ServiceDescriptor getServiceDescriptor() {
+      return getFileDescriptor().findServiceByName("WorkflowService");
+    }
+  }
+
+  private static final class WorkflowServiceFileDescriptorSupplier
+      extends WorkflowServiceBaseDescriptorSupplier {
+    WorkflowServiceFileDescriptorSupplier() {}
+  }
+
+  private static final class WorkflowServiceMethodDescriptorSupplier
+      extends WorkflowServiceBaseDescriptorSupplier
+      implements io.grpc.protobuf.ProtoMethodDescriptorSupplier {
+    private final java.lang.String methodName;
+
+    WorkflowServiceMethodDescriptorSupplier(java.lang.String methodName) {
+      this.methodName = methodName;
+    }
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.MethodDescriptor getMethodDescriptor() {
+      return getServiceDescriptor().findMethodByName(methodName);
+    }
+  }
+
+  private static volatile io.grpc.ServiceDescriptor serviceDescriptor;
+
+  public static io.grpc.ServiceDescriptor getServiceDescriptor() {
+    io.grpc.ServiceDescriptor result = serviceDescriptor;
+    if (result == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        result = serviceDescriptor;
+        if (result == null) {
+          serviceDescriptor = result = io.grpc.ServiceDescriptor.newBuilder(SERVICE_NAME)
+              .setSchemaDescriptor(new WorkflowServiceFileDescriptorSupplier())
+              .addMethod(getRegisterWorkflowDefinitionMethod())
+              .addMethod(getGetWorkflowDefinitionMethod())
+              .addMethod(getListWorkflowDefinitionsMethod())
+              .addMethod(getStartWorkflowRunMethod())
+              .addMethod(getGetWorkflowRunMethod())
+              .addMethod(getListWorkflowRunsMethod())
+              .addMethod(getCancelWorkflowRunMethod())
+              .addMethod(getRerunWorkflowRunMethod())
+              .addMethod(getCheckpointMethod())
+              .addMethod(getWaitMethod())
+              .addMethod(getSignalWorkflowRunMethod())
+              .addMethod(getApproveDegradationMethod())
+              .addMethod(getEscalateStageMethod())
+              .addMethod(getResolveEscalationMethod())
+              .build();
+        }
+      }
+    }
+    return result;
+  }
+}

@@ -1,0 +1,90 @@
+"""What a workflow step reports, handed on in the step's own transaction.
+
+Each step of the rules (``kxm_grpc.domain.workflows.checkpoints``) returns ``RunEvent`` records.
+``publish`` writes them where they belong, in the transaction that stores the run: to the
+journal writers registered with ``register_journal`` (the journal issue adds the hub-authored
+entries there, so a crash never leaves a step without its entries), and, for a run that started
+waiting or ended, an outbound notification when the definition names a ``notify`` URL (queued
+in the same transaction, delivered at least once by ``notifications``). Every event is also one
+structured log line, with ids and kinds only: never a summary's or an evidence value's text.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Callable
+
+import structlog
+
+from kxm_grpc.domain.secrets import new_id
+from kxm_grpc.domain.workflows.checkpoints import EventKind, RunEvent
+from kxm_grpc.domain.workflows.definitions import WorkflowDefinition
+from kxm_grpc.domain.workflows.runs import Run
+from kxm_grpc.store import Tx
+from kxm_grpc.store.protocols.workflows import StoredNotification
+
+log = structlog.get_logger("kxm.workflows")
+
+JournalWriter = Callable[[Tx, Run, tuple[RunEvent, ...], int], None]
+"""Writes the hub-authored journal entries of a step's events, in the step's transaction."""
+
+_JOURNAL: list[JournalWriter] = []
+
+NOTIFIED = {EventKind.WAITING, EventKind.ESCALATED, EventKind.COMPLETED, EventKind.FAILED, EventKind.CANCELLED}
+"""The events an outbound notification reports (the run's state changes)."""
+
+NOTIFY_SCHEMA = "kxm.workflow-notification.v1"
+
+
+def register_journal(writer: JournalWriter) -> None:
+    """Add a journal writer (the journal issue's); called for every step's events."""
+    if writer not in _JOURNAL:
+        _JOURNAL.append(writer)
+
+
+def publish(tx: Tx, definition: WorkflowDefinition, run: Run, events: tuple[RunEvent, ...], now: int) -> None:
+    """Journal, notify and log a step's events (inside the step's transaction)."""
+    if not events:
+        return
+    for writer in _JOURNAL:
+        writer(tx, run, events, now)
+    if definition.notify is not None:
+        for event in events:
+            if event.kind in NOTIFIED:
+                tx.workflows.enqueue_notification(_notification(definition, run, event, now))
+    for event in events:
+        log.info(
+            "workflow_event",
+            kind=event.kind,
+            run_id=run.id,
+            definition_id=run.definition_id,
+            stage_id=event.stage_id,
+            attempt=event.attempt,
+            run_status=run.status.value,
+        )
+
+
+def _notification(definition: WorkflowDefinition, run: Run, event: RunEvent, now: int) -> StoredNotification:
+    notification_id = new_id("ntf")
+    body = {
+        "schema": NOTIFY_SCHEMA,
+        "deliveryId": notification_id,
+        "event": event.kind,
+        "runId": run.id,
+        "definitionId": run.definition_id,
+        "project": run.project,
+        "status": run.status.value,
+        "stageId": event.stage_id,
+        "attempt": event.attempt,
+        "time": datetime.datetime.fromtimestamp(now / 1_000_000, datetime.UTC).isoformat().replace("+00:00", "Z"),
+    }
+    return StoredNotification(
+        id=notification_id,
+        definition_id=definition.id,
+        run_id=run.id,
+        event=event.kind,
+        body=json.dumps(body, separators=(",", ":"), sort_keys=True),
+        create_time=now,
+        next_time=now,
+    )

@@ -1,0 +1,429 @@
+"""``kxm workflow``: definition files checked without a hub, and every hub verb against a real hub
+(the webhook listener on for ``signal``), run as a subprocess as a user would."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kxm_grpc import Unauthenticated
+from kxm_grpc.cli.workflow import signal_request
+from kxm_grpc.client import HubClient
+from kxm_grpc.domain.workflows import signatures
+from kxm_grpc.domain.workflows.definitions import Source, load_text
+from kxm_grpc.server.settings import Settings
+from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub, Project
+from tests.test_cli import kxm
+from tests.workflows import SIGNAL_SECRET, define
+
+START = "start-secret-0123456789"
+ENV = {"KXM_TEST_START_SECRET": START}
+
+YAML = """\
+id: fix-bug
+project: alpha
+target: coordinator
+secretEnv: KXM_TEST_START_SECRET
+promptTemplate: "Fix {{issue.key}}"
+maxTransitions: 3
+stages:
+  - id: plan
+    instructions: Plan the fix.
+    requiredEvidence: [plan]
+  - id: review
+    instructions: Get two reviews.
+    requiredEvidence: [review]
+    evidencePolicies:
+      review:
+        kind: peer-reply
+        minProducers: 2
+        eligibleAgents: [alice, bob]
+        degradation: {minProducers: 1}
+    on:
+      failed: plan
+"""
+
+JSON = [
+    {
+        "id": "triage",
+        "project": "alpha",
+        "target": "coordinator",
+        "secret": START,
+        "promptTemplate": "Triage {{issue.key}}",
+        "stages": [{"id": "triage", "instructions": "Label it."}],
+    },
+    {
+        "id": "close",
+        "project": "alpha",
+        "target": "coordinator",
+        "secret": START,
+        "promptTemplate": "Close {{issue.key}}",
+        "stages": [{"id": "close", "instructions": "Close it."}],
+    },
+]
+
+BAD = [
+    {
+        "id": "broken",
+        "project": "alpha",
+        "target": "coordinator",
+        "secret": "short",
+        "ttlMs": 10,
+        "promptTemplate": "x",
+        "stages": [{"id": "a", "instructions": "a", "on": {"passed": "c"}}, {"id": "b", "instructions": "b"}],
+    }
+]
+
+
+def write(tmp_path: Path) -> tuple[Path, Path, Path]:
+    good_yaml = tmp_path / "fix.yaml"
+    good_yaml.write_text(YAML, encoding="utf-8")
+    good_json = tmp_path / "more.json"
+    good_json.write_text(json.dumps(JSON), encoding="utf-8")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(BAD), encoding="utf-8")
+    return good_yaml, good_json, bad
+
+
+async def test_valid_files_print_their_definitions(tmp_path: Path) -> None:
+    good_yaml, good_json, _ = write(tmp_path)
+    (fix,) = load_text(YAML, origin=str(good_yaml), env=ENV)
+
+    code, out, err = await kxm("workflow", "validate", str(good_yaml), str(good_json), cwd=tmp_path, env=ENV)
+
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0] == f"{good_yaml}: 1 definition"
+    assert lines[1] == f"  fix-bug\tstages: plan, review\thash {fix.hash}"
+    assert lines[2] == (
+        f"  warning: {good_yaml}: workflow fix-bug: stages[1].evidencePolicies.review.degradation.minProducers:"
+        " is 1: a single producer can satisfy the degraded quorum"
+    )
+    assert lines[3] == f"{good_json}: 2 definitions"
+    assert lines[4].startswith("  triage\tstages: triage\thash ")
+    assert lines[5].startswith("  close\tstages: close\thash ")
+
+
+async def test_every_problem_is_printed_and_the_exit_is_1(tmp_path: Path) -> None:
+    good_yaml, _, bad = write(tmp_path)
+
+    code, out, _ = await kxm("workflow", "validate", str(bad), str(good_yaml), cwd=tmp_path, env=ENV)
+    as_json = await kxm("workflow", "validate", str(bad), "--json", cwd=tmp_path, env=ENV)
+
+    assert code == 1
+    assert out.splitlines()[:4] == [
+        f"{bad}: 3 problems",
+        f"  {bad}: workflow broken: secret: must be between 16 and 512 characters",
+        f"  {bad}: workflow broken: ttlMs: must be an integer between 1000 and 604800000",
+        f"  {bad}: workflow broken: stages[0].on.passed: targets unknown stage c",
+    ]
+    assert f"{good_yaml}: 1 definition" in out
+    assert as_json[0] == 1
+    report = json.loads(as_json[1])
+    assert report["ok"] is False
+    (checked,) = report["files"]
+    assert (checked["path"], checked["ok"], checked["error"], checked["definitions"]) == (str(bad), False, None, [])
+    assert checked["problems"][0] == {
+        "origin": str(bad),
+        "definition": "broken",
+        "field": "secret",
+        "message": "must be between 16 and 512 characters",
+    }
+    assert [p["field"] for p in checked["problems"]] == ["secret", "ttlMs", "stages[0].on.passed"]
+
+
+async def test_json_output_and_the_process_environment(tmp_path: Path) -> None:
+    good_yaml, _, _ = write(tmp_path)
+
+    code, out, _ = await kxm("workflow", "validate", str(good_yaml), "--json", cwd=tmp_path, env=ENV)
+    unset = await kxm("workflow", "validate", str(good_yaml), cwd=tmp_path, env={"KXM_TEST_START_SECRET": ""})
+
+    assert code == 0
+    (fix,) = load_text(YAML, origin=str(good_yaml), env=ENV)
+    report = json.loads(out)
+    assert report["ok"] is True
+    assert report["files"][0]["definitions"] == [
+        {"id": "fix-bug", "project": "alpha", "stages": ["plan", "review"], "hash": fix.hash}
+    ]
+    assert report["files"][0]["warnings"][0]["field"] == "stages[1].evidencePolicies.review.degradation.minProducers"
+    assert unset[0] == 1
+    assert "secretEnv: the value of KXM_TEST_START_SECRET must be between 16 and 512 characters" in unset[1]
+
+
+async def test_ids_must_be_unique_across_files(tmp_path: Path) -> None:
+    good_yaml, _, _ = write(tmp_path)
+    again = tmp_path / "again.yml"
+    again.write_text(YAML, encoding="utf-8")
+
+    code, out, _ = await kxm("workflow", "validate", str(good_yaml), str(again), cwd=tmp_path, env=ENV)
+
+    assert code == 1
+    assert f"  {again}: workflow fix-bug: id: duplicate workflow id: {good_yaml} defines it too" in out.splitlines()
+
+
+async def test_an_unreadable_file_or_a_usage_error_exits_2(tmp_path: Path) -> None:
+    good_yaml, _, bad = write(tmp_path)
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe\x00")
+
+    missing = await kxm("workflow", "validate", str(tmp_path / "nope.json"), str(bad), cwd=tmp_path, env=ENV)
+    undecodable = await kxm("workflow", "validate", str(binary), "--json", cwd=tmp_path, env=ENV)
+    usage = await kxm("workflow", "validate", cwd=tmp_path, env=ENV)
+    bad_format = await kxm("workflow", "validate", str(good_yaml), "--format", "toml", cwd=tmp_path, env=ENV)
+
+    assert missing[0] == 2
+    assert f"error: cannot read {tmp_path / 'nope.json'}: No such file or directory" in missing[2]
+    assert f"{bad}: 3 problems" in missing[1]  # the other files are still checked
+    assert undecodable[0] == 2
+    assert json.loads(undecodable[1])["files"][0]["error"].startswith("not UTF-8 text")
+    assert usage[0] == 2 and "FILE" in usage[2]
+    assert bad_format[0] == 2
+
+
+async def test_format_forces_the_parser(tmp_path: Path) -> None:
+    as_text = tmp_path / "fix.txt"
+    as_text.write_text(YAML, encoding="utf-8")
+
+    guessed = await kxm("workflow", "validate", str(as_text), cwd=tmp_path, env=ENV)
+    forced = await kxm("workflow", "validate", str(as_text), "--format", "json", cwd=tmp_path, env=ENV)
+
+    assert guessed[0] == 0  # not JSON-looking: read as YAML
+    assert forced[0] == 1 and "invalid JSON" in forced[1]
+
+
+# -- against a hub ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def hub_settings(hub_settings: Settings) -> Settings:
+    """The shared test settings with the webhook listener on a free loopback port (for ``signal``)."""
+    return replace(hub_settings, webhook_port=0)
+
+
+def reviewed() -> dict[str, Any]:
+    """``fix``: a review stage needing "Unit Tests" from alice and bob (one, with an approval), then ship."""
+    document = define("fix", reviewers=("alice", "bob"), min_producers=2)
+    document["stages"][0]["evidencePolicies"]["Unit Tests"]["degradation"] = {"minProducers": 1}
+    return document
+
+
+async def coordinate(
+    hub: Hub, project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[HubClient, dict[str, str]]:
+    """The coordinator, registered and saved where the CLI's ``--as coordinator`` finds it, and the
+    CLI's environment (the hub, the admin and project tokens, that data directory)."""
+    state = tmp_path / "state"
+    monkeypatch.setenv("KXM_DATA_DIR", str(state))
+    coordinator = HubClient(hub.address, token=project.token)
+    await coordinator.agents.register("coordinator", remember=True)
+    env = {
+        "KXM_ADDR": hub.address,
+        "KXM_ADMIN_TOKEN": ADMIN_TOKEN,
+        "KXM_TOKEN": project.token,
+        "KXM_PROJECT": project.name,
+        "KXM_DATA_DIR": str(state),
+    }
+    return coordinator, env
+
+
+async def test_definition_run_and_coordinator_verbs(
+    hub: Hub, project: Project, make_agent: AgentFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """register (validate-only, created, unchanged), list, start (and its duplicate), runs, run,
+    checkpoint (repeated under one request id, then passed with --ref), wait, signal --operator,
+    cancel (refused once ended), rerun."""
+    coordinator, env = await coordinate(hub, project, tmp_path, monkeypatch)
+    reviewers = [await make_agent("alice"), await make_agent("bob")]
+    definition = tmp_path / "fix.json"
+    definition.write_text(json.dumps(reviewed()), encoding="utf-8")
+    payload = tmp_path / "payload.json"
+    payload.write_text(json.dumps({"issue": {"key": "KXM-7"}}), encoding="utf-8")
+
+    async def cli(*args: str) -> tuple[int, str, str]:
+        return await kxm("workflow", *args, cwd=tmp_path, env=env)
+
+    checked = await cli("register", str(definition), "--validate-only", "--json")
+    registered = await cli("register", str(definition))
+    unchanged = await cli("register", str(definition))
+    listed = await cli("list")
+    started = await cli("start", "fix", "--delivery-id", "d-1", "--payload", str(payload), "--json")
+    run_id = json.loads(started[1])["run"]["id"]
+    duplicate = await cli("start", "fix", "--delivery-id", "d-1", "--payload", str(payload))
+    mine = await cli("runs", "--as", "coordinator")
+    waiting = await cli("runs", "--status", "waiting")
+    shown = await cli("run", run_id)
+    warned = await cli("checkpoint", run_id, "review", "warning", "--request-id", "cp-1", "--as", "coordinator")
+    repeated = await cli(
+        "checkpoint", run_id, "review", "warning", "--request-id", "cp-1", "--as", "coordinator", "--json"
+    )
+    ids = await coordinator.workflows.request_review(run_id, "review", "unit tests", ["alice", "bob"], "review it")
+    for reviewer, message_id in zip(reviewers, ids, strict=True):
+        await reviewer.messages.reply(message_id, "tests pass")
+    refs = [arg for message_id in ids for arg in ("--ref", f"Unit Tests={message_id}")]
+    passed = await cli("checkpoint", run_id, "review", "passed", "--summary", "reviewed", *refs, "--as", "coordinator")
+    waited = await cli(
+        "wait", run_id, "ship", "ci", "--timeout", "600", "--summary", "CI", "--evidence", "build=12",
+        "--as", "coordinator", "--json",
+    )  # fmt: skip
+    signalled = await cli(
+        "signal", "--operator", "--run", run_id, "--key", "ci", "--status", "passed", "--delivery-id", "s-1"
+    )
+    ended = await cli("run", run_id, "--json")
+    refused = await cli("cancel", run_id, "--json")
+    rerun = await cli("rerun", run_id, "--delivery-id", "d-2", "--json")
+    new_id = json.loads(rerun[1])["run"]["id"]
+    cancelled = await cli("cancel", new_id, "--reason", "not needed")
+    await coordinator.close()
+
+    assert checked[0] == 0 and json.loads(checked[1])["definition"]["id"] == "fix"
+    assert registered[0] == 0 and registered[1].startswith("fix\tcreated\tstages: review, ship\thash ")
+    assert unchanged[1].startswith("fix\tunchanged\t")
+    assert listed[0] == 0 and listed[1].startswith("fix\talpha\tgeneric\tstages: review, ship\thash ")
+    assert started[0] == 0 and json.loads(started[1])["started"] is True
+    assert duplicate == (0, f"{run_id}\tfix\trunning\treview\tcoordinator\tduplicate\n", "")
+    assert mine == (0, f"{run_id}\tfix\trunning\treview\tcoordinator\n", "")
+    assert waiting == (0, "\n", "")
+    assert shown[0] == 0 and shown[1].splitlines() == [
+        f"{run_id}\tfix\trunning\treview\tcoordinator",
+        "  review\tin_progress\tattempts 0\tunit tests 0/2",
+        "  ship\tpending\tattempts 0",
+    ]
+    assert warned[0] == 0 and warned[1].startswith(f"{run_id}\tfix\trunning\treview\tcoordinator\tretry\n")
+    assert json.loads(repeated[1])["repeated"] is True
+    assert passed[0] == 0, passed[2]
+    assert passed[1].startswith(f"{run_id}\tfix\trunning\tship\tcoordinator\n")
+    assert waited[0] == 0 and json.loads(waited[1])["run"]["wait"]["signal_key"] == "ci"
+    assert signalled == (0, "ci\tpassed\tstage ship\tcompleted\tdelivery s-1\n", "")
+    assert json.loads(ended[1])["status"] == "WORKFLOW_RUN_STATUS_COMPLETED"
+    assert refused[0] == 1 and json.loads(refused[2])["reason"] == "ERROR_REASON_WORKFLOW_TERMINAL"
+    assert rerun[0] == 0 and new_id != run_id
+    assert cancelled == (0, f"{new_id}\tfix\tcancelled\t-\tcoordinator\n", "")
+
+
+async def test_degrade_escalate_and_rule_verbs(
+    hub: Hub, project: Project, make_agent: AgentFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """degrade (again: duplicate), escalate as the coordinator, rule with an explicit status;
+    a coordinator verb without --as is a usage error."""
+    coordinator, env = await coordinate(hub, project, tmp_path, monkeypatch)
+    await make_agent("alice")
+    await make_agent("bob")
+    async with hub.admin() as admin:
+        await admin.workflows.register_definition(reviewed())
+        run_id = (await admin.workflows.start_run("fix", delivery_id="d-1")).run.id
+    await coordinator.close()
+
+    async def cli(*args: str) -> tuple[int, str, str]:
+        return await kxm("workflow", *args, cwd=tmp_path, env=env)
+
+    degraded = await cli("degrade", run_id, "review", "Unit Tests", "--reason", "bob is away")
+    again = await cli("degrade", run_id, "review", "Unit Tests", "--reason", "bob is away", "--json")
+    escalated = await cli("escalate", run_id, "review", "--reason", "needs a human", "--as", "coordinator")
+    ruled = await cli(
+        "rule", run_id, "--status", "warning", "--ruling", "try once more", "--evidence", "ticket=OPS-1", "--json"
+    )
+    no_agent = await cli("checkpoint", run_id, "review", "passed")
+    bad_status = await cli("rule", run_id, "--status", "done", "--ruling", "x")
+
+    fields = degraded[1].rstrip("\n").split("\t")
+    assert degraded[0] == 0 and fields[0].startswith("approval_")
+    assert fields[1:] == ["review", "unit tests", "attempt 1", "min 1 (policy 2)"]
+    assert json.loads(again[1])["duplicate"] is True
+    assert escalated[0] == 0 and escalated[1].startswith(f"{run_id}\tfix\twaiting\treview\tcoordinator")
+    assert ruled[0] == 0, ruled[2]
+    answer = json.loads(ruled[1])
+    assert answer["retry"] is True and answer["run"]["status"] == "WORKFLOW_RUN_STATUS_RUNNING"
+    assert answer["run"]["stages"][0]["escalation"]["ruling"] == "try once more"
+    assert no_agent[0] == 2 and "--as NAME" in no_agent[2]
+    assert bad_status[0] == 2
+
+
+def test_the_signal_request_is_signed_as_the_hub_verifies_it() -> None:
+    """``signal_request`` (what ``kxm workflow signal`` sends) verifies under the hub's own check, for
+    its run and key only: it is the sender reference."""
+    now = int(time.time())
+    request = signal_request(
+        "http://127.0.0.1:9/",
+        SIGNAL_SECRET,
+        definition_id="fix",
+        run_id="run_1",
+        signal_key="ci/green",
+        delivery_id="s-1",
+        status="passed",
+        summary="green",
+        evidence={"ci": "ok"},
+        now=now,
+    )
+    headers = {name.lower(): value for name, value in request.header_items()}
+    body = request.data
+    assert isinstance(body, bytes)
+
+    def verify(run_id: str = "run_1", key: str = "ci/green") -> str:
+        return signatures.verify(
+            headers,
+            body,
+            kind=signatures.Kind.SIGNAL,
+            secret=SIGNAL_SECRET,
+            definition_id="fix",
+            run_id=run_id,
+            signal_key=key,
+            source=Source.GENERIC,
+            now_seconds=now,
+        )
+
+    assert request.full_url == "http://127.0.0.1:9/v1/webhooks/fix/runs/run_1/signals/ci%2Fgreen"
+    assert request.get_method() == "POST" and headers["content-type"] == "application/json"
+    assert json.loads(body) == {"status": "passed", "summary": "green", "evidence": {"ci": "ok"}}
+    assert verify() == "s-1"
+    with pytest.raises(Unauthenticated):
+        verify(run_id="run_2")
+    with pytest.raises(Unauthenticated):
+        verify(key="ci")
+    with pytest.raises(ValueError, match="http"):
+        signal_request("file:///etc", SIGNAL_SECRET, definition_id="fix", run_id="r", signal_key="k",
+                       delivery_id="s", status="passed")  # fmt: skip
+
+
+async def test_signal_signs_its_request_as_an_external_sender(
+    hub: Hub, project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``kxm workflow signal --url`` POSTs a kxm-webhook-v1 signed signal to the webhook listener: it
+    resumes the run, is a duplicate under the same delivery id, and is refused with another secret."""
+    coordinator, env = await coordinate(hub, project, tmp_path, monkeypatch)
+    async with hub.admin() as admin:
+        await admin.workflows.register_definition(define("plain", stages=("build", "ship")))
+        run_id = (await admin.workflows.start_run("plain", delivery_id="d-1")).run.id
+    await coordinator.workflows.wait(run_id, "build", "ci", ttl=600)
+    assert hub.server.webhook_port is not None
+    url = f"http://127.0.0.1:{hub.server.webhook_port}"
+    env |= {"KXM_TEST_SIGNAL_SECRET": SIGNAL_SECRET, "KXM_TEST_OTHER_SECRET": "another-secret-0123456789"}
+
+    async def signal(*args: str) -> tuple[int, str, str]:
+        common = ("--url", url, "--definition", "plain", "--run", run_id, "--key", "ci", "--status", "passed")
+        return await kxm("workflow", "signal", *common, *args, cwd=tmp_path, env=env)
+
+    forged = await signal("--secret-env", "KXM_TEST_OTHER_SECRET", "--delivery-id", "s-0")
+    sent = await signal("--secret-env", "KXM_TEST_SIGNAL_SECRET", "--delivery-id", "s-1", "--evidence", "ci=ok")
+    again = await signal(
+        "--secret-env", "KXM_TEST_SIGNAL_SECRET", "--delivery-id", "s-1", "--evidence", "ci=ok", "--json"
+    )
+    unset = await signal("--secret-env", "KXM_TEST_UNSET_SECRET")
+    no_secret = await signal()
+    run = (await coordinator.workflows.get_run(run_id)).run
+    await coordinator.close()
+
+    assert (
+        forged[0] == 1
+        and forged[2] == "error: HTTP 401 ERROR_REASON_WEBHOOK_SIGNATURE_INVALID: x-kxm-signature does not verify\n"
+    )
+    assert sent == (0, "ci\tpassed\tstage build\tresumed\tdelivery s-1\n", "")
+    answer = json.loads(again[1])
+    assert again[0] == 0 and (answer["duplicate"], answer["stageId"], answer["signalKey"]) == (True, "build", "ci")
+    assert unset[0] == 2 and "$KXM_TEST_UNSET_SECRET is not set" in unset[2]
+    assert no_secret[0] == 2 and "--secret-env" in no_secret[2]
+    assert run.current_stage_id == "ship"
