@@ -34,6 +34,13 @@ class Config:
     sqlite_duration: float
     headline_pairs: int
     """The scale the targets are judged at (8 pairs)."""
+    checkpoint_runs: int
+    """Concurrent workflow runs (each its own coordinator and two reviewers) and concurrent senders."""
+    checkpoint_scales: tuple[tuple[int, int], ...]
+    """(stages per run, runs per coordinator per repetition): one measured checkpoint per stage and run;
+    a stage's phase checkpoints each coordinator's runs back to back. 32 stages is the most a definition holds."""
+    checkpoint_reps: int
+    """Repetitions of each checkpoint row (send, refs, plain alternating)."""
 
 
 FULL = Config(
@@ -53,6 +60,9 @@ FULL = Config(
     probe_workers=8,
     sqlite_duration=1.0,
     headline_pairs=8,
+    checkpoint_runs=8,
+    checkpoint_scales=((4, 16), (32, 4)),
+    checkpoint_reps=3,
 )
 
 QUICK = Config(
@@ -72,4 +82,7 @@ QUICK = Config(
     probe_workers=2,
     sqlite_duration=0.1,
     headline_pairs=2,
+    checkpoint_runs=2,
+    checkpoint_scales=((4, 16),),
+    checkpoint_reps=1,
 )

@@ -1,6 +1,11 @@
 """Profile the hub during the core loop with py-spy (a sampling profiler attached to the hub process).
 
-    python -m bench.profile [--scenario core|delivery] [--pairs 8] [--seconds 12] [--gil] [--native]
+    python -m bench.profile [--scenario core|delivery|checkpoint] [--pairs 8] [--seconds 12] [--gil] [--native]
+
+``checkpoint`` profiles only checkpoints with two evidence refs (bench/checkpoints.py) at
+``--pairs`` concurrent runs with ``--stages`` stages: enough runs are started and reviewed first
+(not profiled) for their first stage's checkpoints to last about ``--seconds``; py-spy starts
+when the first checkpoint does.
 
 py-spy is not a dependency of the hub or of ``python -m bench``; install it ad hoc
 (``.venv/bin/pip install py-spy``). Writes bench/results/profile-<stamp>.folded (collapsed stacks,
@@ -19,10 +24,11 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
-from bench import hub
+from bench import checkpoints, hub
 from bench.common import REPO, percentile
 from bench.config import FULL
 from bench.hubproc import HubProcess
@@ -101,10 +107,39 @@ async def _delivery(address: str, subscribers: int, seconds: float, pid: int, st
     return f"{rate:.0f} events/s under the profiler ({len(reps)} drains of {cfg.delivery_events} events)"
 
 
+def _checkpoint_load(stages: int) -> Callable[[str, int, float, int, Callable[[], None]], Coroutine[Any, Any, str]]:
+    async def load(address: str, runs: int, seconds: float, pid: int, start: Callable[[], None]) -> str:
+        # Hub CPU per checkpoint grows with the stages (about 2 ms at 4, 4 ms at 32 under the profiler)
+        # and the hub is held to one core: runs per coordinator for the checkpoints to fill the window.
+        batch = max(4, round(seconds / (runs * (0.0015 + 0.00008 * stages))))
+        cfg = dataclasses.replace(FULL, checkpoint_runs=runs)
+        session = checkpoints.CheckpointSession(address, cfg, pid, refs=True, stages=stages, batch=batch)
+        started: list[bool] = []
+
+        def once() -> None:
+            if not started:
+                started.append(True)
+                start()
+
+        try:
+            await session.open()
+            rep = await session.rep(first_stages=1, before_measuring=once)
+        finally:
+            await session.close()
+        return (
+            f"{rep.rate:.0f} checkpoints/s under the profiler (p50 {percentile(rep.latencies, 50) * 1000:.2f} ms, "
+            f"{rep.ops} checkpoints of the first stage of {stages}-stage runs, {rep.seconds:.1f} s, "
+            f"{rep.cpu_us_per_op:.0f} µs hub CPU each)"
+        )
+
+    return load
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.profile")
-    parser.add_argument("--scenario", choices=["core", "delivery"], default="core")
-    parser.add_argument("--pairs", type=int, default=8, help="core: pairs; delivery: subscribers")
+    parser.add_argument("--scenario", choices=["core", "delivery", "checkpoint"], default="core")
+    parser.add_argument("--pairs", type=int, default=8, help="core: pairs; delivery: subscribers; checkpoint: runs")
+    parser.add_argument("--stages", type=int, default=32, help="checkpoint: stages per run")
     parser.add_argument("--seconds", type=float, default=12.0)
     parser.add_argument("--durability", choices=["full", "normal"], default="full")
     parser.add_argument("--rate", type=int, default=200, help="samples per second")
@@ -142,7 +177,8 @@ def main() -> int:
                 spies.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
                 time.sleep(0.3)  # py-spy attaches before the load starts
 
-            load = _core if args.scenario == "core" else _delivery
+            loads = {"core": _core, "delivery": _delivery, "checkpoint": _checkpoint_load(args.stages)}
+            load = loads[args.scenario]
             outcome = asyncio.run(load(h.address, args.pairs, args.seconds, h.pid, start))
             if not spies:
                 raise SystemExit("the load never started the profiler")
@@ -152,7 +188,11 @@ def main() -> int:
                 raise SystemExit(f"py-spy failed: {spy_err.decode(errors='replace').strip()}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    what = f"core loop, {args.pairs} pairs" if args.scenario == "core" else f"delivery, {args.pairs} subscribers"
+    what = {
+        "core": f"core loop, {args.pairs} pairs",
+        "delivery": f"delivery, {args.pairs} subscribers",
+        "checkpoint": f"checkpoints with two evidence refs, {args.pairs} runs, {args.stages} stages",
+    }[args.scenario]
     header = (
         f"# Hub profile: {what}, durability {args.durability}\n\n"
         f"{outcome}; py-spy {args.rate} Hz, "

@@ -62,6 +62,9 @@ def _ratio(row: dict[str, Any], ceiling: dict[str, Any] | None) -> float | None:
             return ceiling["p99_ms"] / row["p99_ms"] if row["p99_ms"] else None
         if basis == "kib":
             return ceiling["median"] / row["median"] if row["median"] and row["median"] > 0 else None
+        if basis == "cpu":  # a cost multiple: this row's server CPU per op ÷ the baseline's (lower is better)
+            base = ceiling["server_cpu_us_per_op"]
+            return row["server_cpu_us_per_op"] / base if base else None
     except (TypeError, ZeroDivisionError):
         return None
     return None
@@ -91,10 +94,13 @@ TARGETS: list[tuple[str, str, str, float, str]] = [
     ("delivery", "delivery", "ratio>=", 0.6, "inbox delivery to {subs} subscribers ≥ 0.6 × raw push"),
     ("idle_memory", "idle_memory", "value<=", 48.0, "hub memory per idle stream ≤ 48 KiB"),
 ]
+CHECKPOINT_TARGET = 3.0
+"""Issue 14: a checkpoint with two evidence refs costs at most 3 × a durable send's server CPU."""
 
 
 def targets(summaries: list[dict[str, Any]], headline_pairs: int, top_subscribers: int) -> list[dict[str, Any]]:
-    """The three targets of issue 6, judged on this run's figures."""
+    """The three targets of issue 6 and issue 14's checkpoint target (one per checkpoint scale measured),
+    judged on this run's figures."""
     scales = {"core_full": f"pairs={headline_pairs}", "delivery": f"subscribers={top_subscribers}"}
     out: list[dict[str, Any]] = []
     for name, scenario, comparison, threshold, what in TARGETS:
@@ -115,6 +121,19 @@ def targets(summaries: list[dict[str, Any]], headline_pairs: int, top_subscriber
                 "figure": figure,
                 "threshold": threshold,
                 "met": met,
+            }
+        )
+    refs: list[dict[str, Any] | None] = [s for s in summaries if s["scenario"] == "checkpoint_refs"]
+    for row in refs or [None]:
+        figure = row["ratio"] if row is not None and not row["error"] else None
+        scale = f" ({row['scale']})" if row is not None else ""
+        out.append(
+            {
+                "target": "checkpoint_cpu",
+                "what": f"checkpoint with 2 evidence refs ≤ 3 × a durable send's server CPU{scale}",
+                "figure": figure,
+                "threshold": CHECKPOINT_TARGET,
+                "met": None if figure is None else figure <= CHECKPOINT_TARGET,
             }
         )
     return out

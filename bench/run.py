@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
-from bench import ceilings, hub, report
+from bench import ceilings, checkpoints, hub, report
 from bench.common import Rep, Row, ServerProcess
 from bench.config import Config
 from bench.hubproc import HubProcess
@@ -25,7 +25,17 @@ BUDGET_SECONDS = 570.0
 """The whole run stops starting scenarios after this (the issue allows 10 minutes)."""
 
 CEILINGS = ["echo", "push", "broker", "broker_sqlite", "broker_fanout", "broker_paced", "push_idle", "sqlite"]
-HUB = ["core_full", "core_normal", "core_send_wait", "fanout", "delivery", "paced", "idle_streams", "leases"]
+HUB = [
+    "core_full",
+    "core_normal",
+    "core_send_wait",
+    "fanout",
+    "delivery",
+    "paced",
+    "idle_streams",
+    "leases",
+    "checkpoint",
+]
 NEEDS: dict[str, list[str]] = {
     "core_full": ["broker", "broker_sqlite"],
     "core_normal": ["broker"],
@@ -518,6 +528,67 @@ async def group_leases(run: Run, wanted: set[str]) -> None:
             )
 
 
+async def group_checkpoint(run: Run, wanted: set[str]) -> None:
+    """Workflow checkpoints (with two evidence refs, and plain) beside durable SendMessage, in one hub,
+    repetitions alternating (bench/checkpoints.py). The baseline is a hub row, not a raw ceiling."""
+    cfg = run.cfg
+    # Send recipients make no calls for the whole group (about a minute): keep them online.
+    with _started(run, "the hub", _hub(run, "checkpoint", True, "full", "--stale-after", "3600")) as h:
+
+        def sessions(stages: int, batch: int) -> dict[str, Callable[[], Session]]:
+            # The address is read inside the factories: a hub that did not start fails the rows there.
+            return {
+                "send": lambda: checkpoints.SendSession(h.address, cfg, h.pid, stages=stages, batch=batch),
+                "checkpoint_refs": lambda: checkpoints.CheckpointSession(
+                    h.address, cfg, h.pid, refs=True, stages=stages, batch=batch
+                ),
+                "checkpoint_plain": lambda: checkpoints.CheckpointSession(
+                    h.address, cfg, h.pid, refs=False, stages=stages, batch=batch
+                ),
+            }
+
+        for stages, batch in cfg.checkpoint_scales:
+            scale = f"runs={cfg.checkpoint_runs} · stages={stages}"
+            measures = _alternating(sessions(stages, batch), cfg.checkpoint_reps)
+            per_phase = f"{cfg.checkpoint_runs} workers × {batch} calls per phase, {stages} phases"
+            await _one(
+                run,
+                wanted,
+                "send",
+                "sends/s",
+                scale,
+                measures["send"],
+                group="checkpoint",
+                note=f"durable SendMessage to an agent with no stream open, in the checkpoints' phase shape "
+                f"({per_phase})",
+            )
+            await _one(
+                run,
+                wanted,
+                "checkpoint_refs",
+                "checkpoints/s",
+                scale,
+                measures["checkpoint_refs"],
+                group="checkpoint",
+                ceiling="send",
+                basis="cpu",
+                note="Checkpoint(passed) citing two peer replies (minProducers 2); the reviews are setup, "
+                "not measured; ratio = hub CPU per checkpoint ÷ per send",
+            )
+            await _one(
+                run,
+                wanted,
+                "checkpoint_plain",
+                "checkpoints/s",
+                scale,
+                measures["checkpoint_plain"],
+                group="checkpoint",
+                ceiling="send",
+                basis="cpu",
+                note="Checkpoint(passed, evidence={k: v}): no peer evidence; ratio = hub CPU per checkpoint ÷ per send",
+            )
+
+
 async def group_sqlite(run: Run, wanted: set[str]) -> None:
     cfg = run.cfg
     for scenario, sync, rows in (
@@ -551,6 +622,7 @@ GROUPS: list[tuple[set[str], Callable[[Run, set[str]], Awaitable[None]]]] = [
     ({"broker_paced", "paced"}, group_paced),
     ({"push_idle", "idle_streams"}, group_idle),
     ({"echo", "leases"}, group_leases),
+    ({"checkpoint"}, group_checkpoint),
     ({"sqlite"}, group_sqlite),
 ]
 

@@ -22,6 +22,8 @@ The points the hub has (``POINTS``); later issues add theirs to it:
   response not yet sent;
 - ``after_ack``: a write RPC's response was handed to gRPC;
 - ``lease_grant_after_token``: a grant's new fencing token is written, its transaction not committed;
+- ``checkpoint_mid_write``: a workflow checkpoint's new run state is written in its transaction, the
+  answer under its request id not yet remembered and nothing committed (the durable-run battery B8);
 - ``stream_send``: a stream is about to send one response;
 - ``handler_start``: a call of any RPC (unary or stream, read or write) was admitted and its handler
   is about to run (``sleep`` there holds every RPC's server work, the deadline battery B16).
@@ -41,7 +43,15 @@ ENV = "KXM_FAILPOINTS"
 SEED_ENV = "KXM_FAILPOINTS_SEED"
 
 POINTS = frozenset(
-    {"before_commit", "after_commit_before_ack", "after_ack", "lease_grant_after_token", "stream_send", "handler_start"}
+    {
+        "before_commit",
+        "after_commit_before_ack",
+        "after_ack",
+        "lease_grant_after_token",
+        "checkpoint_mid_write",
+        "stream_send",
+        "handler_start",
+    }
 )
 
 _TERM = re.compile(

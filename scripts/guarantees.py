@@ -58,11 +58,31 @@ GUARANTEES: list[tuple[str, str, list[str]]] = [
         ["B7", "B17"],
     ),
     (
+        "Workflow checkpoints apply exactly once",
+        "A workflow checkpoint repeated with its `request_id` (after a lost answer, or after the hub was SIGKILLed "
+        "inside the checkpoint's transaction or between its commit and its answer) is applied once: the repeat is "
+        "answered with the first answer (`repeated`), never applied again and never refused. Each stage's attempts "
+        "are dense (1, 2, 3, … with none consumed twice or skipped), each declared transition is recorded once, and "
+        "every run ends as a pure model of its checkpoints says; `PRAGMA integrity_check` is `ok` after every kill.",
+        ["B8"],
+    ),
+    (
         "Projects never see each other",
         "Every RPC was called with every credential and project mismatch (none, malformed, revoked, another "
         "project's token or agent key, another agent's key, another project's object ids): 100 % denied, 0 bytes of "
         "the other project's data in any answer or stream, the database unchanged by every denied call.",
         ["B9"],
+    ),
+    (
+        "Only signed signals count, each once",
+        "A signal to a waiting run is accepted only with a valid `kxm-webhook-v1` signature by the definition's "
+        "signal secret over its kind, timestamp (within 300 s), delivery id, definition, run, signal key and body. "
+        "Every forgery (another secret, a flipped body bit, any signed field changed, a start signature, a missing, "
+        "garbled or non-sha256 signature, a timestamp out of the window) is refused with 401 and its documented "
+        "code, and none has an effect. A valid signal has exactly one effect; the same delivery again is answered "
+        "as the duplicate with the first answer, and with another body refused with 409 "
+        "(`WORKFLOW_SIGNAL_DELIVERY_CONFLICT`), also after a hub crash and restart.",
+        ["B10"],
     ),
     (
         "Bad input never hurts the hub",

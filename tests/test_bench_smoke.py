@@ -53,6 +53,7 @@ def test_quick_run_measures_every_scenario(tmp_path: Path) -> None:
     expected = set(run.CEILINGS) - {"broker_sqlite", "push_idle", "sqlite"}
     expected |= {"broker_sqlite", "push_idle_memory", "push_idle_probe", "sqlite_normal", "sqlite_full"}
     expected |= {"core_full", "core_normal", "fanout", "delivery", "paced", "idle_memory", "idle_probe", "leases"}
+    expected |= {"send", "checkpoint_refs", "checkpoint_plain"}  # the checkpoint group (issue 14)
     assert expected <= measured, expected - measured
     for row in rows:
         assert row["repetitions"] >= 1, row
@@ -66,7 +67,8 @@ def test_quick_run_measures_every_scenario(tmp_path: Path) -> None:
     for row in rows:
         if row["scenario"] in client_measured:
             assert _number(row["client_cpu_us_per_op"]), row
-    assert [t["target"] for t in result["targets"]] == ["core_loop", "delivery", "idle_memory"]
+    # One checkpoint target per checkpoint scale: the quick run has one.
+    assert [t["target"] for t in result["targets"]] == ["core_loop", "delivery", "idle_memory", "checkpoint_cpu"]
     assert all(_number(t["figure"]) for t in result["targets"]), result["targets"]
     for key in ("nproc", "cpu_model", "python", "grpcio"):
         assert result["machine"][key], key

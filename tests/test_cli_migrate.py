@@ -148,7 +148,16 @@ async def add_workflow_rows(database: str) -> None:
         await store.write(
             lambda tx: [
                 tx.workflows.put_definition(
-                    StoredDefinition(run.definition_id, "alpha", run.definition_hash, '{"id":"wf_a"}', 1, 1, "ops")
+                    StoredDefinition(
+                        run.definition_id,
+                        "alpha",
+                        run.definition_hash,
+                        '{"id":"wf_a","secret":"literal-secret-0123456789"}',
+                        '{"id":"wf_a","secret":"***"}',
+                        1,
+                        1,
+                        "ops",
+                    )
                 ),
                 tx.workflows.insert_run(run, payload='{"issue": 1}'),
                 tx.workflows.put_delivery(

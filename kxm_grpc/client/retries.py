@@ -17,9 +17,8 @@ A call is retried when repeating it leaves the hub and the caller where one call
   returns the replied message; only another content is DUPLICATE_REPLY);
 - the workflow writes that carry their own de-duplication: ``Checkpoint`` and ``Wait`` (by the
   ``request_id`` the client sets on every call, see ``workflows.checkpoint``), ``StartWorkflowRun``,
-  ``RerunWorkflowRun`` and ``SignalWorkflowRun`` (by their delivery id), ``ApproveDegradation``
-  (the same approval again is answered ``duplicate``), ``RegisterWorkflowDefinition`` (the same
-  document again is answered ``unchanged``);
+  ``RerunWorkflowRun`` and ``SignalWorkflowRun`` (by their delivery id), ``RegisterWorkflowDefinition``
+  (the same document again is answered ``unchanged``);
 - renewals, where a repeat is the renewal a moment later: ``Heartbeat``, ``RuntimeHeartbeat``,
   ``RenewLease`` (same token, same acquire time).
 
@@ -78,12 +77,15 @@ RETRIED_WRITES: dict[str, str] = {
     "kxm.v1.WorkflowService/RerunWorkflowRun": "deduplicated by its delivery id: a repeat returns the run (duplicate)",
     "kxm.v1.WorkflowService/SignalWorkflowRun": "deduplicated by its delivery id: the same signal again gets the first"
     " answer (duplicate)",
-    "kxm.v1.WorkflowService/ApproveDegradation": "the same approval again returns it (duplicate)",
     "kxm.v1.WorkflowService/RegisterWorkflowDefinition": "the same document again answers unchanged",
 }
 
 #: Writes that are never retried (``Service/Method``), and what a repeat would do.
 NOT_RETRIED: dict[str, str] = {
+    "kxm.v1.WorkflowService/ApproveDegradation": (
+        "approves the active attempt: after a lost answer the coordinator may have moved on, and a repeat "
+        "would approve an attempt the operator never saw"
+    ),
     "kxm.v1.AgentService/RegisterAgent": "issues another key (revoking the first) or refuses the name",
     "kxm.v1.AgentService/UnregisterAgent": "the key it revoked no longer authenticates the repeat",
     "kxm.v1.LeaseService/AcquireLease": "a waiting acquire loses its place; a granted one answers renewed",

@@ -426,6 +426,8 @@ class HubServer:
                 task.cancel()
             if self._tasks:
                 await _bounded("background_tasks", asyncio.wait(self._tasks), STOP_STEP_SECONDS)
+            if self.notifications is not None:
+                self.notifications.close()  # cuts POSTs still open: no receiver keeps the process alive
             try:
                 await _bounded("coordination", self.hub.coordination.stop(), STOP_STEP_SECONDS)
             except Exception:  # the database may be gone: the others then take this replica for dead in time

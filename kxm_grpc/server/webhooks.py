@@ -18,19 +18,25 @@ route's path 405. An error is JSON ``{error, code, requestId}`` (``code``: the r
 
 The work is the services' (``kxm_grpc/services/workflows/webhooks.py``); this module is the
 transport and what can be refused from the head alone, before the body is read and before the
-database is: a rate-limited source address (429), the route (404, 405), the media type
-(``application/json``, UTF-8 if a charset is named, else 415) and the length (``Content-Length``
-required, 411; at most 256 KiB, else 413 without reading the body). Two rate budgets of
-``--webhook-rate-limit`` requests a minute: each source address pays for every request, each
-definition for every request whose signature verified (so forged traffic cannot use up a
-definition's budget: it spends its own address's). Behind a reverse proxy every request comes
-from the proxy's address; forwarded-for headers are not trusted.
+database is: a rate-limited source address (429), the route (404, 405; 400 PROTOCOL_ERROR
+naming the segment, ``definition``, ``run`` or ``signalKey``, when a percent-decoded segment
+holds a control character, NUL included, or is longer than ``MAX_SEGMENT_CHARS``: 64, 80 and
+128), the media type (``application/json``, UTF-8 if a charset is named, else 415) and the length
+(``Content-Length`` required, 411; at most 256 KiB, else 413 without reading the body). Two rate
+budgets of ``--webhook-rate-limit`` requests a minute: each source address pays for every
+connection it opens, when it is accepted (so a connection held idle costs its sender; an
+address over its budget is answered 429 once its head is in), each definition for every request
+whose signature verified (so forged traffic cannot use up a definition's budget: it spends its
+own address's). Behind a reverse proxy every request comes from the proxy's address;
+forwarded-for headers are not trusted.
 
 Like the metrics listener (``server/metrics.py``), it is a small asyncio server sharing the
 process's file descriptors, so no peer holds many or holds one long: at most ``MAX_CONNECTIONS``
-open (one more is closed unread), the TLS handshake and the whole head within ``HEAD_TIMEOUT``
-(one deadline, not per read), the whole body within ``BODY_TIMEOUT``, writing and closing each
-bounded. One request per connection (``Connection: close``). TLS, when configured, uses
+open, and at most ``MAX_CONNECTIONS_PER_SOURCE`` (8) from one source address, both counted when a
+connection is accepted (one more is closed at once, unread and uncharged, so one address cannot
+take the listener from the others); the TLS handshake and the whole head within
+``HEAD_TIMEOUT`` (one deadline, not per read), the whole body within ``BODY_TIMEOUT``, writing and
+closing each bounded. One request per connection (``Connection: close``). TLS, when configured, uses
 ``--webhook-tls-cert``/``--webhook-tls-key``, else the hub's ``--tls-cert``/``--tls-key``.
 
 Each request logs one ``webhook_request`` line (route kind, definition id, status, reason,
@@ -55,6 +61,9 @@ from dataclasses import dataclass
 import structlog
 from prometheus_client import Counter
 
+from kxm_grpc.domain import messages
+from kxm_grpc.domain.workflows import checkpoints
+from kxm_grpc.domain.workflows import definitions as definition_rules
 from kxm_grpc.errors import HubError, Internal, InvalidArgument, NotFound, Reason
 from kxm_grpc.server.admission import request_id_for
 from kxm_grpc.server.ratelimit import RateBudgets, RateLimiter
@@ -73,6 +82,17 @@ MAX_BODY_BYTES = runs.MAX_PAYLOAD_BYTES
 
 MAX_CONNECTIONS = 64
 """Connections open at once; one beyond is closed when accepted, before anything is read."""
+
+MAX_CONNECTIONS_PER_SOURCE = 8
+"""Connections open at once from one source address; one beyond is closed when accepted, like one
+beyond ``MAX_CONNECTIONS``, so one address cannot take the whole listener."""
+
+MAX_SEGMENT_CHARS = {
+    "definition": definition_rules.MAX_DEFINITION_ID_CHARS,
+    "run": messages.MAX_RUN_ID_CHARS,
+    "signalKey": checkpoints.MAX_SIGNAL_KEY_CHARS,
+}
+"""The longest route segments (percent-decoded): a definition id 64, a run id 80, a signal key 128."""
 
 HEAD_TIMEOUT = 5.0
 """Seconds a client has for the TLS handshake and its whole request head (408 after it)."""
@@ -196,7 +216,9 @@ def route_of(method: str, target: str) -> Route:
     """The route of a request line's method and target.
 
     Raises:
-        Refused: 404 (ROUTE_NOT_FOUND) for any other path, 405 for another method than POST.
+        Refused: 404 (ROUTE_NOT_FOUND) for any other path, 405 for another method than POST, 400
+            (PROTOCOL_ERROR, naming the segment) for a segment holding a control character (NUL
+            included) or longer than ``MAX_SEGMENT_CHARS``, once percent-decoded.
     """
     path = target.partition("?")[0]
     parts = path.split("/")
@@ -216,7 +238,28 @@ def route_of(method: str, target: str) -> Route:
     if method != "POST":
         error = NotFound(f"{method} is not served here; use POST", reason=Reason.ROUTE_NOT_FOUND)
         raise Refused(405, error, headers=(("Allow", "POST"),))
+    for name, segment in zip(MAX_SEGMENT_CHARS, segments, strict=False):
+        _check_segment(name, segment)
     return Route(kind, *segments)
+
+
+_CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _check_segment(name: str, segment: str) -> None:
+    """Refuse what no id or key can be before it reaches the database (PostgreSQL refuses a NUL
+    in text with an error, not an empty answer); the segment is named, never shown."""
+    limit = MAX_SEGMENT_CHARS[name]
+    metadata = {"segment": name}
+    if _CONTROL_CHARACTER.search(segment):
+        problem = "must not contain control characters (NUL included)"
+    elif len(segment) > limit:
+        problem = f"must be at most {limit} characters"
+        metadata["limitChars"] = str(limit)
+    else:
+        return
+    error = InvalidArgument(f"the route's {name} segment {problem}", reason=Reason.PROTOCOL_ERROR, metadata=metadata)
+    raise Refused(400, error)
 
 
 def _no_route(path: str) -> Refused:
@@ -314,14 +357,17 @@ class _Exchange:
     route: str = OTHER
     definition_id: str | None = None
     body_read: bool = False
+    limited: HubError | None = None
+    """The source's rate budget was spent when the connection was accepted: answered 429."""
 
 
 class WebhookServer:
     """Serves the signed webhook routes until stopped (see the module).
 
-    ``limiter`` holds both budgets (keys ``source:<address>`` and ``definition:<id>``); by default
-    a ``RateLimiter`` of ``rate_limit`` requests per minute. The limits default to the module's
-    constants; tests make them small.
+    ``limiter`` holds both budgets (keys ``source:<address>``, spent per accepted connection, and
+    ``definition:<id>``); by default a ``RateLimiter`` of ``rate_limit`` requests per minute. The
+    limits (``max_connections``, ``max_connections_per_source``, the deadlines, the body size)
+    default to the module's constants; tests make them small.
     """
 
     def __init__(
@@ -334,6 +380,7 @@ class WebhookServer:
         limiter: RateBudgets | None = None,
         ssl_context: ssl.SSLContext | None = None,
         max_connections: int = MAX_CONNECTIONS,
+        max_connections_per_source: int = MAX_CONNECTIONS_PER_SOURCE,
         head_timeout: float = HEAD_TIMEOUT,
         body_timeout: float = BODY_TIMEOUT,
         write_timeout: float = WRITE_TIMEOUT,
@@ -349,6 +396,8 @@ class WebhookServer:
         self._collected = time.monotonic()
         self._ssl = ssl_context
         self._max_connections = max_connections
+        self._max_per_source = max_connections_per_source
+        self._per_source: dict[str, int] = {}
         self._head_timeout = head_timeout
         self._body_timeout = body_timeout
         self._write_timeout = write_timeout
@@ -368,6 +417,10 @@ class WebhookServer:
     def open_connections(self) -> int:
         """Connections being served now (at most ``max_connections``)."""
         return len(self._connections)
+
+    def connections_from(self, source: str) -> int:
+        """Connections being served now from ``source`` (at most ``max_connections_per_source``)."""
+        return self._per_source.get(source, 0)
 
     async def start(self) -> int:
         """Bind and start serving; return the bound port (the chosen one when asked for port 0).
@@ -403,14 +456,27 @@ class WebhookServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         transport = writer.transport
-        if self._server is None or len(self._connections) >= self._max_connections:
-            transport.abort()  # over the cap (or stopping): the descriptor is freed at once
+        peer = writer.get_extra_info("peername")
+        source = str(peer[0]) if isinstance(peer, tuple) else str(peer)
+        if (
+            self._server is None
+            or len(self._connections) >= self._max_connections
+            or self._per_source.get(source, 0) >= self._max_per_source
+        ):
+            transport.abort()  # over a cap (or stopping): the descriptor is freed at once
             return
         task = asyncio.current_task()
         assert task is not None
         self._connections[task] = transport
+        self._per_source[source] = self._per_source.get(source, 0) + 1
         try:
-            if await self._respond(reader, writer):
+            exchange = _Exchange(source=source, request_id=request_id_for(None), started=time.perf_counter())
+            try:
+                # Charged now, not once the head is in: a connection held idle costs its sender too.
+                self._spend(f"source:{source}")
+            except HubError as error:
+                exchange.limited = error  # answered 429 once the head is in (408 if it never is)
+            if await self._respond(reader, writer, exchange):
                 await self._close(writer)
         except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError, TimeoutError):
             pass  # the client went away, failed its handshake or was too slow: nothing to answer
@@ -418,16 +484,13 @@ class WebhookServer:
             pass  # stop(): end normally (see MetricsServer._serve)
         finally:
             self._connections.pop(task, None)
+            remaining = self._per_source.pop(source, 1) - 1
+            if remaining > 0:
+                self._per_source[source] = remaining
             transport.abort()  # a no-op after a clean close
 
-    async def _respond(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def _respond(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, exchange: _Exchange) -> bool:
         """Answer one request; False when the connection was aborted instead (nothing to close)."""
-        peer = writer.get_extra_info("peername")
-        exchange = _Exchange(
-            source=str(peer[0]) if isinstance(peer, tuple) else str(peer),
-            request_id=request_id_for(None),
-            started=time.perf_counter(),
-        )
         secured = self._ssl is None
         try:
             async with asyncio.timeout(self._head_timeout):
@@ -478,7 +541,8 @@ class WebhookServer:
             raise Refused(400, InvalidArgument("malformed HTTP request", reason=Reason.PROTOCOL_ERROR)) from None
         exchange.request_id = request_id_for(headers.get("x-request-id"))
         structlog.contextvars.bind_contextvars(request_id=exchange.request_id)
-        self._spend(f"source:{exchange.source}")
+        if exchange.limited is not None:
+            raise exchange.limited
         route = route_of(method, target)
         exchange.route, exchange.definition_id = route.kind, route.definition_id
         if not json_media_type(headers.get("content-type", "")):
@@ -553,7 +617,10 @@ class WebhookServer:
         body = error_body(error, exchange.request_id)
         if not await self._send(writer, exchange, refused.status, body, extra=refused.headers):
             return False
-        if not exchange.body_read and refused.status != 408:
+        if not exchange.body_read:
+            # Also after a 408: a client still sending when the socket closes gets a reset, which
+            # can destroy the answer before it read it. The linger is bounded (LINGER_TIMEOUT,
+            # LINGER_BYTES) and a slow client holds only its source's connection slots.
             await self._linger(reader, writer)
         return True
 

@@ -139,8 +139,14 @@ async def test_review_checkpoint_wait_and_signal(hub: Hub, make_agent: AgentFact
         warned = await coordinator.workflows.checkpoint(
             run.id, "review", "warning", summary="tests flaky", evidence={"note": "retry"}, request_id="cp-1"
         )
+        # The same request again (the status as the enum this time): a repeat, nothing applied.
         repeated = await coordinator.workflows.checkpoint(
-            run.id, "review", CheckpointStatus.CHECKPOINT_STATUS_WARNING, summary="tests flaky", request_id="cp-1"
+            run.id,
+            "review",
+            CheckpointStatus.CHECKPOINT_STATUS_WARNING,
+            summary="tests flaky",
+            evidence={"note": "retry"},
+            request_id="cp-1",
         )
         after_warning = (await coordinator.workflows.get_run(run.id)).run
         # A run id (not the run read before the warning): the helper reads the active attempt, now 2.
@@ -155,7 +161,9 @@ async def test_review_checkpoint_wait_and_signal(hub: Hub, make_agent: AgentFact
         waited = await coordinator.workflows.wait(
             run.id, "ship", "ci-green", ttl=600, summary="waiting for CI", evidence={"build": "#12"}, request_id="w-1"
         )
-        waited_again = await coordinator.workflows.wait(run.id, "ship", "ci-green", ttl=600, request_id="w-1")
+        waited_again = await coordinator.workflows.wait(
+            run.id, "ship", "ci-green", ttl=600, summary="waiting for CI", evidence={"build": "#12"}, request_id="w-1"
+        )
         signalled = await admin.workflows.signal_run(
             run.id, "ci-green", "passed", delivery_id="ci-1", summary="green", evidence={"ci": "ok"}
         )

@@ -46,10 +46,18 @@ ANYWHERE = "0.0.0.0"  # noqa: S104 - settings only: nothing binds it here
 
 
 @pytest.fixture
-def backend() -> str:
+def backend(request: pytest.FixtureRequest) -> str:
     """SQLite only: the listener is the same on every backend (the services' PostgreSQL runs and the
-    store contract suite cover the rest), and the restart test reopens the SQLite file."""
+    store contract suite cover the rest), and the restart test reopens the SQLite file. A test that
+    must also run on PostgreSQL parametrises it indirectly with ``ON_BOTH_BACKENDS``."""
+    if getattr(request, "param", "sqlite") == "postgres":
+        return str(request.getfixturevalue("postgres_database"))
     return ""
+
+
+ON_BOTH_BACKENDS = pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True
+)
 
 
 @pytest.fixture
@@ -311,6 +319,72 @@ async def test_a_secret_this_replica_cannot_resolve_is_503(
     assert "webhook_secret_unresolved" in logged and SECRET not in logged
 
 
+async def test_a_replica_resolves_only_the_secret_a_request_needs(
+    hub: Hub, make_agent: AgentFactory, monkeypatch: pytest.MonkeyPatch, log_lines: io.StringIO
+) -> None:
+    """Start, signal and notify secrets all named by variable: without the notify variable this
+    replica still takes starts and signals; without the signal variable it takes starts (signals
+    503 naming signalSecretEnv); without the start variable it takes signals (starts 503)."""
+    coordinator = await make_agent("coordinator")
+    variables = {
+        "KXM_TEST_START": SECRET,
+        "KXM_TEST_SIGNAL": SIGNAL_SECRET,
+        "KXM_TEST_NOTIFY": "notify-secret-0123456789",
+    }
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    document = define()
+    del document["secret"], document["signalSecret"]
+    document |= {
+        "secretEnv": "KXM_TEST_START",
+        "signalSecretEnv": "KXM_TEST_SIGNAL",
+        "notify": {"url": "http://127.0.0.1:9/kxm", "secretEnv": "KXM_TEST_NOTIFY"},
+    }
+    await register(hub, document)
+
+    monkeypatch.delenv("KXM_TEST_NOTIFY")
+    first = await waiting_run(hub, coordinator, delivery="start-1")
+    signalled = await signal(hub, first, delivery="ci-1")
+    monkeypatch.delenv("KXM_TEST_SIGNAL")
+    second = await waiting_run(hub, coordinator, delivery="start-2")
+    no_signal_secret = await signal(hub, second, delivery="ci-2")
+    monkeypatch.setenv("KXM_TEST_SIGNAL", SIGNAL_SECRET)
+    monkeypatch.delenv("KXM_TEST_START")
+    no_start_secret = await start_signed(hub, delivery="start-3")
+    signalled_without_start_secret = await signal(hub, second, delivery="ci-2")
+
+    assert signalled.status in (200, 202) and signalled.body["duplicate"] is False
+    assert no_signal_secret.status == 503 and no_signal_secret.body["field"] == "signalSecretEnv"
+    assert no_signal_secret.body["code"] == "ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE"
+    assert no_start_secret.status == 503 and no_start_secret.body["field"] == "secretEnv"
+    assert signalled_without_start_secret.status in (200, 202)
+    assert signalled_without_start_secret.body["duplicate"] is False
+    logged = log_lines.getvalue()
+    assert not any(value in logged for value in variables.values())
+
+
+async def test_a_signal_secret_equal_to_the_start_secret_here_is_refused(
+    hub: Hub, make_agent: AgentFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loader's rule, kept when resolving one secret: where both resolve, they must differ."""
+    coordinator = await make_agent("coordinator")
+    monkeypatch.setenv("KXM_TEST_SIGNAL", SIGNAL_SECRET)
+    document = define()
+    del document["signalSecret"]
+    document["signalSecretEnv"] = "KXM_TEST_SIGNAL"
+    await register(hub, document)
+    run_id = await waiting_run(hub, coordinator)
+    monkeypatch.setenv("KXM_TEST_SIGNAL", f"  {SECRET} ")  # trimmed, as the loader trims
+
+    content = signal_body()
+    headers = signed(Kind.SIGNAL, "fix", content, delivery="ci-1", run=run_id, key="ci-done", secret=SECRET)
+    refused = await post(port_of(hub), signal_path("fix", run_id, "ci-done"), content, headers)
+    started = await start_signed(hub, delivery="start-2")
+
+    assert refused.status == 503 and refused.body["field"] == "signalSecretEnv"
+    assert started.status == 503 and started.body["field"] == "signalSecretEnv"
+
+
 # -- what the listener refuses from the head ------------------------------------------------------
 
 
@@ -344,9 +418,56 @@ async def test_routes_methods_media_types_and_unknown_definitions(hub: Hub) -> N
     }
 
 
-async def exchange(port: int, data: bytes, *, within: float = 10.0) -> bytes:
-    """Send raw bytes, then everything the server answers until it closes (a reset ends it too)."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+@ON_BOTH_BACKENDS
+@pytest.mark.parametrize(
+    ("path", "segment"),
+    [
+        (start_path("fix%00"), "definition"),
+        (start_path("f%0Aix"), "definition"),
+        (start_path("a" * 65), "definition"),
+        (signal_path("fix", "run_%00", "ci-done"), "run"),
+        (signal_path("fix", "r" * 81, "ci-done"), "run"),
+        (signal_path("fix", "run_1", "ci%01done"), "signalKey"),
+        (signal_path("fix", "run_1", "ci%7F"), "signalKey"),
+        (signal_path("fix", "run_1", "ci%C2%85"), "signalKey"),  # U+0085, a C1 control
+        (signal_path("fix", "run_1", "k" * 129), "signalKey"),
+    ],
+    ids=["nul", "newline", "long-definition", "nul-run", "long-run", "soh-key", "del-key", "c1-key", "long-key"],
+)
+async def test_a_control_character_or_an_over_long_route_segment_is_400(hub: Hub, path: str, segment: str) -> None:
+    """Refused from the route, naming the segment, before any database lookup: on PostgreSQL a NUL
+    reaching the store came back as a retryable 503."""
+    await register(hub, define())
+    headers = signed(Kind.START, "fix", delivery="dlv-1")
+
+    answer = await post(port_of(hub), path, BODY, headers)
+
+    assert answer.status == 400, answer.body
+    assert answer.body["code"] == "ERROR_REASON_PROTOCOL_ERROR" and answer.body["segment"] == segment
+    assert segment in answer.body["error"] and "\x00" not in answer.body["error"]
+
+
+@ON_BOTH_BACKENDS
+async def test_route_segments_at_their_limits_reach_the_services(hub: Hub) -> None:
+    """A 64-character definition id, an 80-character run id and a 128-character key are looked up."""
+    await register(hub, define())
+    headers = signed(Kind.START, "a" * 64, delivery="dlv-1")
+    content = signal_body()
+    signal_headers = signed(
+        Kind.SIGNAL, "fix", content, delivery="ci-1", run="r" * 80, key="k" * 128, secret=SIGNAL_SECRET
+    )
+
+    definition = await post(port_of(hub), start_path("a" * 64), BODY, headers)
+    run = await post(port_of(hub), signal_path("fix", "r" * 80, "k" * 128), content, signal_headers)
+
+    assert (definition.status, definition.body["code"]) == (404, "ERROR_REASON_WEBHOOK_NOT_FOUND")
+    assert (run.status, run.body["code"]) == (404, "ERROR_REASON_WORKFLOW_NOT_FOUND")
+
+
+async def exchange(port: int, data: bytes, *, within: float = 10.0, local: str | None = None) -> bytes:
+    """Send raw bytes (from ``local``, a loopback address, if given), then everything the server
+    answers until it closes (a reset ends it too)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(local, 0) if local else None)
     try:
         writer.write(data)
         await writer.drain()
@@ -400,9 +521,9 @@ async def test_malformed_heads_are_400_and_repeated_signature_headers_too(hub: H
 # -- signals --------------------------------------------------------------------------------------
 
 
-async def waiting_run(hub: Hub, coordinator: HubClient, definition: str = "fix") -> str:
+async def waiting_run(hub: Hub, coordinator: HubClient, definition: str = "fix", *, delivery: str = "") -> str:
     """A run of ``definition`` started over the webhook, its first stage waiting for ``ci-done``."""
-    started = await start_signed(hub, definition, delivery=f"start-{definition}")
+    started = await start_signed(hub, definition, delivery=delivery or f"start-{definition}")
     assert started.status == 202, started.body
     run_id: str = started.body["runId"]
     state = hub.server.hub
@@ -670,6 +791,73 @@ async def test_a_slow_body_is_cut_at_the_body_deadline_and_the_cap_closes_extra_
 
     assert extra == b""
     assert answer.startswith(b"HTTP/1.1 408 ")
+
+
+async def idle(port: int, *, local: str | None = None) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A connection that sends nothing (from ``local``, an address on the loopback, if given)."""
+    return await asyncio.open_connection("127.0.0.1", port, local_addr=(local, 0) if local else None)
+
+
+async def closed(connections: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]) -> None:
+    for _, writer in connections:
+        writer.close()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
+
+
+async def until(condition: Callable[[], bool], *, within: float = 5.0) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.01)
+
+
+async def test_one_source_address_holds_at_most_its_cap_of_connections(
+    hub: Hub, listeners: list[WebhookServer]
+) -> None:
+    """With a cap of 2 per address: two idle connections from 127.0.0.1, the third is closed at
+    once, unread; another loopback address is still served; once one closes, 127.0.0.1 is again."""
+    server = await listen(hub, listeners, max_connections=10, max_connections_per_source=2, head_timeout=10)
+    held = [await idle(server.port), await idle(server.port)]
+    try:
+        await until(lambda: server.connections_from("127.0.0.1") == 2)
+        began = time.perf_counter()
+        third = await exchange(server.port, head_of(start_path("nope"), Content_Type="application/json"))
+        refused_in = time.perf_counter() - began
+        request = head_of(start_path("nope"), Content_Type="application/json", Content_Length="2") + b"{}"
+        try:
+            other: bytes | None = await exchange(server.port, request, local="127.0.0.2")
+        except OSError:
+            other = None  # no second loopback address to send from here (Linux has 127/8)
+        await closed(held[:1])
+        await until(lambda: server.connections_from("127.0.0.1") == 1)
+        again = await post(server.port, start_path("nope"), BODY, {})
+    finally:
+        await closed(held)
+
+    assert third == b"" and refused_in < 1
+    if other is not None:
+        assert other.startswith(b"HTTP/1.1 404 ")
+    assert again.status == 404 and again.body["code"] == "ERROR_REASON_WEBHOOK_NOT_FOUND"
+
+
+async def test_the_source_budget_is_spent_when_a_connection_is_accepted(
+    hub: Hub, listeners: list[WebhookServer]
+) -> None:
+    """Two idle connections spend a budget of 2: the third connection's request is 429 at once,
+    though the first two never sent a byte."""
+    limiter = RecordingLimiter(2)
+    server = await listen(hub, listeners, limiter=limiter, head_timeout=10)
+    held = [await idle(server.port), await idle(server.port)]
+    try:
+        await until(lambda: limiter.spent.count("source:127.0.0.1") == 2)
+        limited = await post(server.port, start_path("nope"), BODY, {})
+    finally:
+        await closed(held)
+
+    assert limited.status == 429 and limited.body["code"] == "ERROR_REASON_RATE_LIMITED"
+    assert int(limited.headers["Retry-After"]) >= 1
+    assert limiter.spent == ["source:127.0.0.1"] * 3
 
 
 async def test_expect_100_continue_is_answered_before_the_body(hub: Hub, make_agent: AgentFactory) -> None:

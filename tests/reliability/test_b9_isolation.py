@@ -1,26 +1,36 @@
 """B9: projects never see each other: every RPC × every credential × another project's ids, all denied.
 
 Two projects, A and B, hold the same kinds of objects (agents, messages in every state, leases,
-runtimes, sync runs, page tokens), each full of marker strings unique to it. Every RPC the hub serves
-(server reflection; an RPC without a case here fails the run) is called:
+runtimes, sync runs, page tokens, workflow definitions and runs: a review requested under a run's
+context and replied to, a passing checkpoint citing it, a wait, an escalation, their notifications),
+each full of marker strings unique to it, so every table has rows of both. The hub serves two
+surfaces, and B9 calls both. Every RPC the hub serves (server reflection; an RPC without a case here
+fails the run) is called:
 
 1. with every bad credential (none, malformed, revoked, the other project's agent key, another
    agent's key of the same project, a valid credential naming the other project) and a request
    naming A's objects: UNAUTHENTICATED, or PERMISSION_DENIED for a valid credential naming another
    project; never anything else;
-2. with each of B's credentials (project token, agent, runtime key) and a request naming A's
-   objects, and the other way round, and with random ids: the answer of the RPC's row in
-   ``CASES`` (NOT_FOUND or PERMISSION_DENIED, picked per RPC; see docs/security.md, generated from
-   ``CASES``), and another project's id is answered exactly as a random one (same code, same reason);
+2. with each of B's credentials (project token, agent, runtime key, B's operator naming B) and a
+   request naming A's objects, and the other way round, and with random ids: the answer of the
+   RPC's row in ``CASES`` (NOT_FOUND or PERMISSION_DENIED, picked per RPC; see docs/security.md,
+   generated from ``CASES``), and another project's id is answered exactly as a random one (same
+   code, same reason);
 3. every agent's Subscribe stream is read to its head;
-4. the RPCs that take no object ids, or whose names live in the caller's own namespace, succeed
+4. every route of the public webhook listener (``WEBHOOK_PROBES``; a route without a probe fails
+   the run) gets requests signed with one project's secrets (or unsigned) naming the other's
+   definition or run, and random ones: 401 or 404, never accepted;
+5. the RPCs that take no object ids, or whose names live in the caller's own namespace, succeed
    for the caller's project only.
 
 Every call: no marker of the other project (its ids, names, contents, hashes, secrets) in anything
-the caller received (response, stream, status message, details, metadata) unless the caller put it
-in its own request; a refused call leaves the database byte for byte as it was (``tables.digest``);
-a call that succeeds leaves the other project's rows as they were. The hub runs on a manual clock, so
-nothing a refused call did not do can change the database meanwhile (no presence renewal, no expiry).
+the caller received (response, stream, status message, details, metadata, HTTP headers and body)
+unless the caller put it in its own request; a refused call leaves the database byte for byte as it
+was (``tables.digest``); a call that succeeds leaves the other project's rows as they were, and
+B's rows, read when B made its last call, are the same after every call of A's that follows. The hub
+runs on a manual clock, so nothing a refused call did not do can change the database meanwhile (no
+presence renewal, no expiry, no wait deadline); the workflow notifications the worlds queued are
+delivered before the matrix starts.
 
 Plus a mixed run (two projects × 20 agents with the same names, deliveries counted on every stream:
 none crosses projects) and a static check that every secret comparison of kxm_grpc is constant time.
@@ -32,20 +42,24 @@ import ast
 import asyncio
 import contextlib
 import hashlib
+import http.client
+import http.server
 import itertools
 import json
 import re
 import secrets
+import sqlite3
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import grpc
 import pytest
-from google.protobuf import duration_pb2
+from google.protobuf import duration_pb2, struct_pb2
 from google.protobuf.message import Message as ProtoMessage
 
 from kxm_grpc._gen.kxm.v1 import (
@@ -54,12 +68,21 @@ from kxm_grpc._gen.kxm.v1 import (
     lease_service_pb2,
     message_service_pb2,
     runtime_service_pb2,
+    types_pb2,
+    workflow_service_pb2,
+    workflow_types_pb2,
 )
 from kxm_grpc.client import HubClient
 from kxm_grpc.domain.caller import CredentialKind
+from kxm_grpc.domain.clock import MICROS, ManualClock
+from kxm_grpc.domain.workflows import signatures
+from kxm_grpc.domain.workflows.signatures import Kind
 from kxm_grpc.errors import Reason
+from kxm_grpc.server import webhooks
 from kxm_grpc.server.methods import RPCS, RpcFacts
+from kxm_grpc.server.settings import Settings
 from kxm_grpc.services.auth import Access, admitted_kinds
+from kxm_grpc.services.workflows.runs import WAIT_TIMER
 from kxm_grpc.store import tables
 from kxm_grpc.store.sql.connection import Connection
 from tests.api.test_runtimes import sync_event
@@ -107,22 +130,52 @@ class World:
     revoked_operator_token: str = ""
     pages: dict[str, str] = field(default_factory=dict)
     """list RPC -> a page token issued to this project."""
+    workflow: str = ""
+    """The project's workflow definition: review and build (each a peer requirement of the recipient), then ship."""
+    spare_workflow: str = ""
+    """A second definition (no runs), so that ListWorkflowDefinitions has a second page."""
+    stages: dict[str, str] = field(default_factory=dict)
+    """role (review, build, ship) -> stage id."""
+    requirement: str = ""
+    """The peer requirement's key as the definition declares it."""
+    signal_key: str = ""
+    start_secret: str = ""
+    signal_secret: str = ""
+    notify_secret: str = ""
+    notify_url: str = ""
+    runs: dict[str, str] = field(default_factory=dict)
+    """role -> run id: main (review passed, at build with a replied review request not yet cited),
+    fresh (at review, nothing done), waiting (for ``signal_key`` at review) and escalated (at review)."""
+    deliveries: dict[str, str] = field(default_factory=dict)
+    """run role -> the delivery id that started it."""
+    reviews: dict[str, str] = field(default_factory=dict)
+    """stage role (review, build) -> the id of the main run's review request, replied to."""
     markers: set[str] = field(default_factory=set)
     """Strings only this project's data contains: found in another project's answer, they are a leak."""
     clients: list[HubClient] = field(default_factory=list)
 
     def metadata(self, kind: str) -> Metadata:
-        """This project's valid credential of ``kind`` (token, agent or runtime)."""
+        """This project's valid credential of ``kind`` (token, agent, runtime, or its operator naming it)."""
         if kind == "token":
             return (("authorization", f"Bearer {self.token}"),)
         if kind == "agent":
             agent_id, key = self.agents["sender"]
             return (("authorization", f"Bearer {self.token}"), ("x-kxm-agent-id", agent_id), ("x-kxm-agent-key", key))
+        if kind == "operator":
+            return (("authorization", f"Bearer {self.operator_token}"), ("x-kxm-project", self.project))
         assert kind == "runtime"
         return (("authorization", f"Bearer {self.runtime_key}"),)
 
 
-KINDS = {"token": CredentialKind.PROJECT, "agent": CredentialKind.AGENT, "runtime": CredentialKind.RUNTIME}
+KINDS = {
+    "token": CredentialKind.PROJECT,
+    "agent": CredentialKind.AGENT,
+    "runtime": CredentialKind.RUNTIME,
+    "operator": CredentialKind.OPERATOR,
+}
+"""The credentials each project holds. An operator is of no project: it acts in the one it names
+(``x-kxm-project``), and is one of a project's credentials on every RPC that acts in a project (not
+on the admin's, where an operator acts in none: ``RpcCase.operator``)."""
 
 
 def random_world(rng: Any) -> World:
@@ -142,13 +195,70 @@ def random_world(rng: Any) -> World:
     world.lease, world.lease_token = f"lease-{tag}", 1 + rng.randrange(1000)
     world.runtime_id, world.sync_project, world.run_id = f"rtm_{tag}", f"prj_{tag}", f"run_{tag}"
     world.operator = f"op-{tag}"
-    for page in ("ListAgents", "ListLeases", "ListRuntimes", "ListInbox", "ListProjects"):
+    for page in (
+        "ListAgents",
+        "ListLeases",
+        "ListRuntimes",
+        "ListInbox",
+        "ListProjects",
+        "ListWorkflowDefinitions",
+        "ListWorkflowRuns",
+    ):
         world.pages[page] = secrets.token_urlsafe(24)
+    _workflow_names(world)
+    world.start_secret, world.signal_secret = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+    world.runs = {role: f"run_{hex32()}" for role in RUN_ROLES}
+    world.deliveries = {role: f"dlv-{role}-{tag}" for role in RUN_ROLES}
+    world.reviews = {role: f"msg_{hex32()}" for role in ("review", "build")}
     return world
 
 
-async def build_world(hub: Hub, project: str, tag: str) -> World:
-    """Create ``project`` with one object of every kind, every message state and the credentials B9 needs."""
+RUN_ROLES = ("main", "fresh", "waiting", "escalated")
+
+
+def _workflow_names(world: World) -> None:
+    tag = world.tag
+    world.workflow, world.spare_workflow = f"wf-{tag}", f"wf2-{tag}"
+    world.stages = {role: f"{role}-{tag}" for role in ("review", "build", "ship")}
+    world.requirement, world.signal_key = f"Tests {tag}", f"ci-{tag}"
+
+
+def workflow_document(world: World, *, spare: bool = False, prompt: str = "prompt") -> dict[str, Any]:
+    """``world``'s workflow definition (or its spare): coordinated by its sender; review and build
+    each need a reply of its recipient (a peer policy), then ship; every text carries the tag."""
+    tag = world.tag
+    policy = {"kind": "peer-reply", "minProducers": 1, "eligibleAgents": [world.names["recipient"]]}
+    stages: list[dict[str, Any]] = []
+    for role, stage_id in world.stages.items():
+        stage: dict[str, Any] = {"id": stage_id, "label": f"label-{role}-{tag}", "instructions": f"do-{role}-{tag}"}
+        if role != "ship":
+            stage["requiredEvidence"] = [world.requirement]
+            stage["evidencePolicies"] = {world.requirement: policy}
+        stages.append(stage)
+    document: dict[str, Any] = {
+        "id": world.spare_workflow if spare else world.workflow,
+        "project": world.project,
+        "target": world.names["sender"],
+        "secret": world.start_secret,
+        "signalSecret": world.signal_secret,
+        "promptTemplate": f"{prompt}-{tag} {{{{issue.key}}}}",
+        "stages": stages,
+    }
+    if world.notify_url and not spare:
+        document["notify"] = {"url": world.notify_url, "secret": world.notify_secret}
+    return document
+
+
+def _context(world: World) -> types_pb2.WorkflowMessageContext:
+    """The workflow context of a review request for ``world``'s main run at its build stage (first attempt)."""
+    return types_pb2.WorkflowMessageContext(
+        run_id=world.runs["main"], stage_id=world.stages["build"], requirement_key=world.requirement.lower(), attempt=1
+    )
+
+
+async def build_world(hub: Hub, project: str, tag: str, notify: str) -> World:
+    """Create ``project`` with one object of every kind, every message state and the credentials B9
+    needs; its workflow notifications go to ``notify`` (a URL prefix)."""
     world = World(project=project, tag=tag)
     admin = hub.admin()
     operator_admin = HubClient(hub.address, token=ADMIN_TOKEN, project=project)
@@ -215,12 +325,19 @@ async def build_world(hub: Hub, project: str, tag: str) -> World:
     world.revoked_operator_token = (await admin.admin.create_operator(f"gone-op-{tag}")).operator_token
     await admin.admin.revoke_operator(f"gone-op-{tag}")
 
+    workflow_markers = await _build_workflows(hub, world, sender, recipient, notify)
+
     world.pages["ListAgents"] = (await sender.agents.list(page_size=1)).next_page_token
     world.pages["ListLeases"] = (await sender.leases.list(page_size=1)).next_page_token
     world.pages["ListRuntimes"] = (await sender.runtimes.list(page_size=2 - 1)).next_page_token
-    world.pages["ListInbox"] = (await recipient.messages.list_inbox(page_size=1)).next_page_token
+    world.pages["ListInbox"] = (await sender.messages.list_inbox(page_size=1)).next_page_token  # the agent kind's
     world.pages["ListProjects"] = ""  # an operator's (projects are listed by operators only)
+    token = HubClient(hub.address, token=world.token)  # the project token's pages: any kind of caller may list
+    world.clients.append(token)
+    world.pages["ListWorkflowDefinitions"] = (await token.workflows.list_definitions(page_size=1)).next_page_token
+    world.pages["ListWorkflowRuns"] = (await token.workflows.list_runs(page_size=1)).next_page_token
     assert all(world.pages[page] for page in ("ListAgents", "ListLeases", "ListRuntimes", "ListInbox"))
+    assert world.pages["ListWorkflowDefinitions"] and world.pages["ListWorkflowRuns"]
 
     world.markers = {
         project,
@@ -252,8 +369,91 @@ async def build_world(hub: Hub, project: str, tag: str) -> World:
         *(key for _, key in world.agents.values()),
         world.operator_token,
         world.revoked_operator_token,
+        *workflow_markers,
     }
     return world
+
+
+async def _build_workflows(hub: Hub, world: World, sender: HubClient, recipient: HubClient, notify: str) -> set[str]:
+    """The project's workflow objects, so that every workflow table has rows of it: its definitions
+    (registered by its operator naming it), four runs started through StartWorkflowRun (``RUN_ROLES``),
+    a review request sent under the main run's context and replied to, a passing checkpoint citing
+    it, a second request (build) replied to, a wait and an escalation (each notified). Returns their
+    markers."""
+    tag = world.tag
+    _workflow_names(world)
+    world.start_secret, world.signal_secret, world.notify_secret = (
+        f"{kind}-secret-{tag}-{secrets.token_hex(8)}" for kind in ("start", "signal", "notify")
+    )
+    world.notify_url = f"{notify}/notify-{tag}"
+    operator = HubClient(hub.address, token=world.operator_token, project=world.project)
+    world.clients.append(operator)
+    registered = [
+        (await operator.workflows.register_definition(workflow_document(world, spare=spare))).definition
+        for spare in (False, True)
+    ]
+    runs = {}
+    for role in RUN_ROLES:
+        world.deliveries[role] = f"dlv-{role}-{tag}"
+        started = await operator.workflows.start_run(
+            world.workflow, delivery_id=world.deliveries[role], payload={"issue": {"key": f"KEY-{tag}"}}
+        )
+        runs[role] = started.run
+    world.runs = {role: run.id for role, run in runs.items()}
+    review, build = world.stages["review"], world.stages["build"]
+    main = world.runs["main"]
+    (world.reviews["review"],) = await sender.workflows.request_review(
+        runs["main"], review, world.requirement, world.names["recipient"], f"review-request-{tag}"
+    )
+    await recipient.messages.reply(world.reviews["review"], f"review-reply-{tag}")
+    passed = await sender.workflows.checkpoint(
+        main,
+        review,
+        "passed",
+        summary=f"checkpoint-{tag}",
+        evidence={f"note-{tag}": f"evidence-{tag}"},
+        evidence_refs={world.requirement: [world.reviews["review"]]},
+        request_id=f"cp-{tag}",
+    )
+    assert passed.run.current_stage_id == build, passed
+    (world.reviews["build"],) = await sender.workflows.request_review(
+        passed.run, build, world.requirement, world.names["recipient"], f"build-request-{tag}"
+    )
+    await recipient.messages.reply(world.reviews["build"], f"build-reply-{tag}")
+    await sender.workflows.wait(
+        world.runs["waiting"], review, world.signal_key, ttl=3600, summary=f"wait-{tag}", request_id=f"wait-{tag}"
+    )
+    await sender.workflows.escalate_stage(world.runs["escalated"], review, f"escalation-{tag}")
+    final = [(await operator.workflows.get_run(run_id)).run for run_id in world.runs.values()]
+    return {
+        world.workflow,
+        world.spare_workflow,
+        *world.stages.values(),
+        world.requirement,
+        world.requirement.lower(),
+        world.signal_key,
+        world.start_secret,
+        world.signal_secret,
+        world.notify_secret,
+        f"notify-{tag}",
+        *(definition.hash for definition in registered),
+        f"prompt-{tag}",
+        f"again-{tag}",  # the prompt of the version the caller's scoped RegisterWorkflowDefinition writes
+        *(f"{part}-{role}-{tag}" for part in ("label", "do") for role in world.stages),
+        *world.runs.values(),
+        *(run.prompt_message_id for run in final),
+        *(run.payload_sha256 for run in final),
+        f"KEY-{tag}",
+        *world.deliveries.values(),
+        *world.reviews.values(),
+        *(f"{role}-{part}-{tag}" for role in ("review", "build") for part in ("request", "reply")),
+        f"checkpoint-{tag}",
+        f"note-{tag}",
+        f"evidence-{tag}",
+        f"cp-{tag}",
+        f"wait-{tag}",
+        f"escalation-{tag}",
+    }
 
 
 # -- what each RPC answers to another project's ids --------------------------------------------------
@@ -304,16 +504,29 @@ class RpcCase:
     probes: tuple[Probe, ...]
     last: bool = False
     """It ends the caller's identity (UnregisterAgent): scoped calls of it run after all others."""
+    operator: bool = True
+    """Whether a project's operator (naming the project) is one of its credentials here; not on the
+    RPCs an operator calls in no project (the admin's: projects, operators, sync projects)."""
 
 
-def _fanout_refused(data: bytes) -> str | None:
-    response = message_service_pb2.FanoutMessagesResponse.FromString(data)
-    wrong = [
-        (r.target, r.status, r.error_reason)
-        for r in response.results
-        if r.status != message_service_pb2.FANOUT_STATUS_ERROR or r.error_reason != str(Reason.TARGET_NOT_FOUND)
-    ]
-    return f"targets not refused as TARGET_NOT_FOUND: {wrong}" if wrong or not response.results else None
+def _fanout_refused(reason: Reason) -> Callable[[bytes], str | None]:
+    def check(data: bytes) -> str | None:
+        response = message_service_pb2.FanoutMessagesResponse.FromString(data)
+        wrong = [
+            (r.target, r.status, r.error_reason)
+            for r in response.results
+            if r.status != message_service_pb2.FANOUT_STATUS_ERROR or r.error_reason != str(reason)
+        ]
+        return f"targets not refused as {reason.name}: {wrong}" if wrong or not response.results else None
+
+    return check
+
+
+def _no_workflow_runs(data: bytes) -> str | None:
+    response = workflow_service_pb2.ListWorkflowRunsResponse.FromString(data)
+    if response.runs or response.next_page_token:
+        return f"runs of another project's definition were listed: {[r.id for r in response.runs]}"
+    return None
 
 
 def _sync_outcomes(outcome: int, code: Reason) -> Callable[[bytes], str | None]:
@@ -343,6 +556,12 @@ def _events(world: World, caller: World, *, home: str | None = None) -> runtime_
     return runtime_service_pb2.PushSyncEventsRequest(events=events)
 
 
+def _payload(caller: World) -> struct_pb2.Struct:
+    payload = struct_pb2.Struct()
+    payload.update({"issue": {"key": f"probe-{caller.tag}"}})
+    return payload
+
+
 def _page(rpc: str, request: Callable[[str], ProtoMessage]) -> Probe:
     return Probe(
         "`page_token`",
@@ -363,7 +582,8 @@ def _operators_only(names: str, build: Build) -> RpcCase:
                 Reason.CREDENTIAL_KIND_DENIED,
                 note="no project credential may call it",
             ),
-        )
+        ),
+        operator=False,
     )
 
 
@@ -372,6 +592,8 @@ G = agent_service_pb2
 L = lease_service_pb2
 M = message_service_pb2
 R = runtime_service_pb2
+W = workflow_service_pb2
+WT = workflow_types_pb2
 NOT_FOUND = "NOT_FOUND"
 SCOPED = "SCOPED"
 
@@ -482,6 +704,15 @@ CASES: dict[str, RpcCase] = {
                 Reason.TARGET_NOT_FOUND,
             ),
             Probe(
+                "`workflow_context`",
+                lambda w, c: M.SendMessageRequest(
+                    target=c.agents["recipient"][0], content=f"probe-{c.tag}", workflow_context=_context(w)
+                ),
+                "PERMISSION_DENIED",
+                Reason.WORKFLOW_CONTEXT_FORBIDDEN,
+                note="a review request under another project's run, to the caller's own agent",
+            ),
+            Probe(
                 "`idempotency_key`, `reply_to`, `correlation_id`",
                 lambda w, c: M.SendMessageRequest(
                     target=c.agents["recipient"][0],
@@ -558,11 +789,26 @@ CASES: dict[str, RpcCase] = {
             Probe(
                 "`targets`",
                 lambda w, c: M.FanoutMessagesRequest(
-                    targets=[w.agents["recipient"][0], w.names["sender"]], content=f"probe-{c.tag}"
+                    targets=[w.agents["recipient"][0], w.names["sender"]],
+                    content=f"probe-{c.tag}",
+                    wait=duration_pb2.Duration(),  # the owner's control returns at once, replies or not
                 ),
                 "PER_ITEM",
-                check=_fanout_refused,
+                check=_fanout_refused(Reason.TARGET_NOT_FOUND),
                 note="every target refused as `TARGET_NOT_FOUND` (a fanout answers per target)",
+            ),
+            Probe(
+                "`workflow_context`",
+                lambda w, c: M.FanoutMessagesRequest(
+                    targets=[c.agents["recipient"][0], c.names["moved"]],
+                    content=f"probe-{c.tag}",
+                    workflow_context=_context(w),
+                    wait=duration_pb2.Duration(),
+                ),
+                "PER_ITEM",
+                check=_fanout_refused(Reason.WORKFLOW_CONTEXT_FORBIDDEN),
+                note="review requests under another project's run, to the caller's own agents: every target"
+                " refused as `WORKFLOW_CONTEXT_FORBIDDEN`",
             ),
         )
     ),
@@ -621,6 +867,221 @@ CASES: dict[str, RpcCase] = {
     "/kxm.v1.RuntimeService/ReassignSyncProject": _operators_only(
         "`project_id`, `project`",
         lambda w, c: R.ReassignSyncProjectRequest(project_id=w.sync_project, project=c.project),
+    ),
+    "/kxm.v1.WorkflowService/RegisterWorkflowDefinition": RpcCase(
+        (
+            Probe(
+                "`document` (of the other project)",
+                lambda w, c: W.RegisterWorkflowDefinitionRequest(
+                    document=json.dumps(workflow_document(w, prompt="again")), format=W.DEFINITION_FORMAT_JSON
+                ),
+                "INVALID_ARGUMENT",
+                Reason.WORKFLOW_DEFINITION_INVALID,
+                note="an operator naming a project registers that project's documents only (the field named:"
+                " `project`)",
+            ),
+            Probe(
+                "`document` (the caller's, under the other project's definition id)",
+                lambda w, c: W.RegisterWorkflowDefinitionRequest(
+                    document=json.dumps({**workflow_document(c, prompt="again"), "id": w.workflow}),
+                    format=W.DEFINITION_FORMAT_JSON,
+                ),
+                "INVALID_ARGUMENT",
+                Reason.WORKFLOW_DEFINITION_INVALID,
+                random_same=False,
+                note="definition ids are the hub's (they name the public webhook routes): a taken one is refused"
+                " naming the field `id`, never the project holding it; a free one is the caller's to take",
+            ),
+            Probe(
+                "`document` (the caller's own)",
+                lambda w, c: W.RegisterWorkflowDefinitionRequest(
+                    document=json.dumps(workflow_document(c, prompt="again")), format=W.DEFINITION_FORMAT_JSON
+                ),
+                SCOPED,
+                creates=True,
+                note="a new version of the caller's own definition",
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/GetWorkflowDefinition": RpcCase(
+        (
+            Probe(
+                "`definition_id`",
+                lambda w, c: W.GetWorkflowDefinitionRequest(definition_id=w.workflow),
+                NOT_FOUND,
+                Reason.WEBHOOK_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/ListWorkflowDefinitions": RpcCase(
+        (
+            Probe("(no ids)", lambda w, c: W.ListWorkflowDefinitionsRequest(page_size=500), SCOPED),
+            _page("ListWorkflowDefinitions", lambda token: W.ListWorkflowDefinitionsRequest(page_token=token)),
+        )
+    ),
+    "/kxm.v1.WorkflowService/StartWorkflowRun": RpcCase(
+        (
+            Probe(
+                "`definition_id`",
+                lambda w, c: W.StartWorkflowRunRequest(
+                    definition_id=w.workflow, delivery_id=f"start-{c.tag}", payload=_payload(c)
+                ),
+                NOT_FOUND,
+                Reason.WEBHOOK_NOT_FOUND,
+            ),
+            Probe(
+                "`delivery_id`",
+                lambda w, c: W.StartWorkflowRunRequest(
+                    definition_id=c.workflow, delivery_id=w.deliveries["main"], payload=_payload(c)
+                ),
+                SCOPED,
+                creates=True,
+                note="delivery ids are per definition: the caller's definition starts a run of its own",
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/GetWorkflowRun": RpcCase(
+        (
+            Probe(
+                "`run_id`",
+                lambda w, c: W.GetWorkflowRunRequest(run_id=w.runs["main"]),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/ListWorkflowRuns": RpcCase(
+        (
+            Probe("(no ids)", lambda w, c: W.ListWorkflowRunsRequest(page_size=500), SCOPED),
+            Probe(
+                "`definition_id`",
+                lambda w, c: W.ListWorkflowRunsRequest(definition_id=w.workflow, page_size=500),
+                "EMPTY",
+                check=_no_workflow_runs,
+                note="no runs, exactly as for a definition that does not exist",
+            ),
+            _page("ListWorkflowRuns", lambda token: W.ListWorkflowRunsRequest(page_token=token)),
+        )
+    ),
+    "/kxm.v1.WorkflowService/CancelWorkflowRun": RpcCase(
+        (
+            Probe(
+                "`run_id`",
+                lambda w, c: W.CancelWorkflowRunRequest(run_id=w.runs["fresh"], reason=f"probe-{c.tag}"),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/RerunWorkflowRun": RpcCase(
+        (
+            Probe(
+                "`run_id`",
+                lambda w, c: W.RerunWorkflowRunRequest(run_id=w.runs["fresh"], delivery_id=f"rerun-{c.tag}"),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/Checkpoint": RpcCase(
+        (
+            Probe(
+                "`run_id`, `stage_id`",
+                lambda w, c: W.CheckpointRequest(
+                    run_id=w.runs["fresh"],
+                    stage_id=w.stages["review"],
+                    status=WT.CHECKPOINT_STATUS_WARNING,
+                    summary=f"probe-{c.tag}",
+                    request_id=f"probe-{c.tag}",
+                ),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+            Probe(
+                "`evidence_refs` (the other project's replied review request)",
+                lambda w, c: W.CheckpointRequest(
+                    run_id=c.runs["main"],
+                    stage_id=c.stages["build"],
+                    status=WT.CHECKPOINT_STATUS_PASSED,
+                    evidence_refs={c.requirement: W.MessageIds(message_ids=[w.reviews["build"]])},
+                    request_id=f"probe-refs-{c.tag}",
+                ),
+                "INVALID_ARGUMENT",
+                Reason.WORKFLOW_PROVENANCE_INVALID,
+                note="cited on the caller's own run: refused as a message that does not exist is",
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/Wait": RpcCase(
+        (
+            Probe(
+                "`run_id`, `stage_id`",
+                lambda w, c: W.WaitRequest(
+                    run_id=w.runs["fresh"],
+                    stage_id=w.stages["review"],
+                    signal_key=f"probe-{c.tag}",
+                    timeout=duration_pb2.Duration(seconds=600),
+                    request_id=f"probe-{c.tag}",
+                ),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/SignalWorkflowRun": RpcCase(
+        (
+            Probe(
+                "`run_id`, `signal_key`",
+                lambda w, c: W.SignalWorkflowRunRequest(
+                    run_id=w.runs["waiting"],
+                    signal_key=w.signal_key,
+                    delivery_id=f"probe-{c.tag}",
+                    status=WT.CHECKPOINT_STATUS_WARNING,
+                    summary=f"probe-{c.tag}",
+                ),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/ApproveDegradation": RpcCase(
+        (
+            Probe(
+                "`run_id`, `stage_id`, `requirement_key`",
+                lambda w, c: W.ApproveDegradationRequest(
+                    run_id=w.runs["main"],
+                    stage_id=w.stages["build"],
+                    requirement_key=w.requirement,
+                    reason=f"probe-{c.tag}",
+                ),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/EscalateStage": RpcCase(
+        (
+            Probe(
+                "`run_id`, `stage_id`",
+                lambda w, c: W.EscalateStageRequest(
+                    run_id=w.runs["fresh"], stage_id=w.stages["review"], reason=f"probe-{c.tag}"
+                ),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/ResolveEscalation": RpcCase(
+        (
+            Probe(
+                "`run_id`",
+                lambda w, c: W.ResolveEscalationRequest(
+                    run_id=w.runs["escalated"], ruling=f"probe-{c.tag}", status=WT.CHECKPOINT_STATUS_WARNING
+                ),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+        )
     ),
 }
 
@@ -745,6 +1206,8 @@ def _timer_owner(row: dict[str, Any], owners: dict[str, dict[str, str]]) -> str 
         return owners["message"].get(row["key"])
     if row["kind"] == "lease_lapse":
         return str(row["key"]).split("/", 1)[0]
+    if row["kind"] == WAIT_TIMER:
+        return owners["run"].get(row["key"])
     raise AssertionError(f"B9 does not know which project a {row['kind']!r} timer belongs to: add it to OWNER")
 
 
@@ -780,6 +1243,39 @@ OWNER: dict[str, Callable[[dict[str, Any], dict[str, dict[str, str]]], str | Non
 """Which project each row of each table of ``tables.TABLES`` belongs to (None: a global table)."""
 
 
+def _rows_by_owner(database: str, a: World, b: World) -> dict[str, Counter[str]]:
+    """Per table with an owner in ``OWNER``: how many rows are A's, B's, and of no known project ("?")."""
+    names = {a.project: "A", b.project: "B"}
+    counts: dict[str, Counter[str]] = {}
+    with tables.raw_connection(database) as conn:
+        owners = _owners(conn)
+        for table in tables.TABLES:
+            owner = OWNER[table.name]
+            if owner is None:
+                continue
+            columns = tables.columns(conn, table)
+            counts[table.name] = Counter(
+                names.get(owner(dict(zip(columns, values, strict=True)), owners) or "", "?")
+                for values in tables.rows(conn, table)
+            )
+    return counts
+
+
+def _foreign_notifications(received: list[tuple[str, bytes]], a: World, b: World) -> list[str]:
+    """The notifications each project's receiver got that carry the other project's markers or name another project."""
+    problems = []
+    by_path = {f"/notify-{a.tag}": (a, b), f"/notify-{b.tag}": (b, a)}
+    for path, body in received:
+        if path not in by_path:
+            problems.append(f"a notification to {path}: {body[:200]!r}")
+            continue
+        world, other = by_path[path]
+        if json.loads(body).get("project") != world.project:
+            problems.append(f"{path}: {body[:200]!r}")
+        problems += [f"{path}: {m!r}" for m in other.markers if m.encode() in body]
+    return problems
+
+
 def project_digest(conn: Connection, project: str) -> str:
     """A digest of the rows of every table that belong to ``project``."""
     missing = [table.name for table in tables.TABLES if table.name not in OWNER]
@@ -813,20 +1309,40 @@ class Run:
     codes: Counter[str] = field(default_factory=Counter)
     last_digest: str = ""
     """The database's digest after the last refused call (each call is checked against the one before)."""
+    last_version: int | None = None
+    """SQLite's ``data_version`` when ``last_digest`` was taken."""
     answers: dict[tuple[str, int, str], tuple[str, str | None, str | None]] = field(default_factory=dict)
     """(method, probe, kind) -> (code, reason, problem) of the B→A call, for the controls."""
     leaks: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
+    webhook_port: int = 0
+    clock: ManualClock | None = None
+    webhook_codes: Counter[str] = field(default_factory=Counter)
+    webhook_answers: dict[int, tuple[int, str]] = field(default_factory=dict)
+    """webhook probe -> (status, code) of its B→A request, for the controls."""
 
     def digest(self) -> str:
         return tables.digest(self.conn)
 
+    def _data_version(self) -> int | None:
+        """SQLite's ``PRAGMA data_version``: it moves with every commit of another connection
+        (None on PostgreSQL, which has no such counter)."""
+        if isinstance(self.conn, sqlite3.Connection):
+            return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        return None
+
     def unchanged(self) -> bool:
-        """Whether the database is as it was at the last check (its digest; the first check reads it)."""
+        """Whether the database is as it was at the last check (its digest; the first check reads
+        it). On SQLite the digest is skipped while nothing committed since (``data_version``): the
+        bytes are then the same by construction, and reading every table after every call is most
+        of the matrix's time."""
+        version = self._data_version()
+        if version is not None and version == self.last_version and self.last_digest:
+            return True
         now = self.digest()
         same = now == self.last_digest or not self.last_digest
-        self.last_digest = now
+        self.last_digest, self.last_version = now, version
         return same
 
     def call(self, method: str, request: ProtoMessage, metadata: Metadata) -> Outcome:
@@ -841,15 +1357,335 @@ class Run:
     def scan(self, label: str, outcome: Outcome, request: ProtoMessage, metadata: Metadata, *others: World) -> None:
         """Record every marker of ``others`` the caller received without having sent it."""
         sent = request.SerializeToString() + b"".join(v.encode() for _, v in metadata)
+        self.scan_bytes(label, outcome.wire, sent, str(outcome), *others)
+
+    def scan_bytes(self, label: str, received: bytes, sent: bytes, shown: str, *others: World) -> None:
+        """Record every marker of ``others`` in ``received`` that is not in ``sent``."""
         for world in others:
             for marker in world.markers:
                 raw = marker.encode()
-                if raw in outcome.wire and raw not in sent:
-                    self.leaks.append(f"{label}: {world.project}'s {marker!r} in the answer ({outcome})")
+                if raw in received and raw not in sent:
+                    self.leaks.append(f"{label}: {world.project}'s {marker!r} in the answer ({shown[:300]})")
 
 
 def _label(method: str, *parts: str) -> str:
     return " / ".join((method.rsplit("/", 2)[-2].rsplit(".", 1)[-1] + "." + method.rsplit("/", 1)[-1], *parts))
+
+
+# -- the webhook listener ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def hub_settings(hub_settings: Settings) -> Settings:
+    """The shared test settings with the public webhook listener on a free loopback port (what
+    ``kxm hub serve --webhook-port 0`` does): B9 probes its signed routes as well as the gRPC API."""
+    return replace(hub_settings, webhook_port=0)
+
+
+WEBHOOK_ROUTES = (webhooks.START, webhooks.SIGNAL)
+"""The listener's routes (``kxm_grpc/server/webhooks.py``): B9 fails when one has no probe."""
+
+HttpRequest = tuple[str, str, bytes, dict[str, str]]
+"""(method, path, body, headers) of a request to the webhook listener."""
+
+
+@dataclass(frozen=True)
+class WebhookProbe:
+    """One way a request to a signed route can name another project's definition or run, and its answer."""
+
+    names: str
+    route: str
+    request: Callable[[World, World, int, str], HttpRequest]
+    """(the world whose objects the route names, the caller's world with its secrets, the hub's
+    time in seconds, a delivery id) -> the request."""
+    status: int
+    reason: Reason
+    random: tuple[int, Reason] | None = None
+    """What a random definition id gets instead (None: the same answer). Definition ids are the
+    hub's (they name the routes), so a taken one is told from a free one, by the refusal of a
+    signature that does not verify, never by anything of the project holding it."""
+    control: bool = False
+    """Whether the owner, with its own secrets, sends the same request and must get another answer."""
+
+
+def _start_path(definition: str) -> str:
+    return f"/v1/webhooks/{definition}"
+
+
+def _signal_path(definition: str, run_id: str, key: str) -> str:
+    return f"/v1/webhooks/{definition}/runs/{run_id}/signals/{key}"
+
+
+def _start_body(caller: World) -> bytes:
+    return json.dumps({"issue": {"key": f"probe-{caller.tag}"}}).encode()
+
+
+def _signal_body(caller: World) -> bytes:
+    return json.dumps({"status": "warning", "summary": f"probe-{caller.tag}"}).encode()
+
+
+def _signed_start(signed_for: str) -> Callable[[World, World, int, str], HttpRequest]:
+    """A start on the route of the other project's definition, signed with the caller's start
+    secret for that route ("route") or for the caller's own definition ("own")."""
+
+    def request(w: World, c: World, now: int, delivery: str) -> HttpRequest:
+        body = _start_body(c)
+        definition = w.workflow if signed_for == "route" else c.workflow
+        headers = signatures.sign(c.start_secret, Kind.START, now, delivery, definition, "", "", body)
+        return "POST", _start_path(w.workflow), body, headers
+
+    return request
+
+
+def _signed_signal(
+    route_of: Callable[[World, World], World],
+    run_of: Callable[[World, World], World],
+    secret: Callable[[World], str],
+    kind: Kind = Kind.SIGNAL,
+    signed_for: str = "route",
+) -> Callable[[World, World, int, str], HttpRequest]:
+    """A signal on the route of ``route_of``'s definition naming ``run_of``'s waiting run and its key,
+    signed by the caller with ``secret`` (as ``kind``), for that route ("route") or for its own ("own")."""
+
+    def request(w: World, c: World, now: int, delivery: str) -> HttpRequest:
+        body = _signal_body(c)
+        route, waiting = route_of(w, c), run_of(w, c)
+        path = _signal_path(route.workflow, waiting.runs["waiting"], waiting.signal_key)
+        signed = (route.workflow, waiting.runs["waiting"], waiting.signal_key)
+        if signed_for == "own":
+            signed = (c.workflow, c.runs["waiting"], c.signal_key)
+        headers = signatures.sign(secret(c), kind, now, delivery, *signed, body)
+        return "POST", path, body, headers
+
+    return request
+
+
+def _unsigned(
+    path_of: Callable[[World], str], body_of: Callable[[World], bytes], method: str = "POST"
+) -> Callable[[World, World, int, str], HttpRequest]:
+    def request(w: World, c: World, now: int, delivery: str) -> HttpRequest:
+        return method, path_of(w), body_of(c), {signatures.DELIVERY_ID_HEADER: delivery}
+
+    return request
+
+
+_UNKNOWN_DEFINITION = (404, Reason.WEBHOOK_NOT_FOUND)
+
+WEBHOOK_PROBES: tuple[WebhookProbe, ...] = (
+    WebhookProbe(
+        "start: the other project's definition, signed with the caller's start secret",
+        webhooks.START,
+        _signed_start("route"),
+        401,
+        Reason.WEBHOOK_SIGNATURE_INVALID,
+        _UNKNOWN_DEFINITION,
+        control=True,
+    ),
+    WebhookProbe(
+        "start: the other project's definition, the caller's own signed start replayed on it",
+        webhooks.START,
+        _signed_start("own"),
+        401,
+        Reason.WEBHOOK_SIGNATURE_INVALID,
+        _UNKNOWN_DEFINITION,
+        control=True,
+    ),
+    WebhookProbe(
+        "start: the other project's definition, unsigned",
+        webhooks.START,
+        _unsigned(lambda w: _start_path(w.workflow), _start_body),
+        401,
+        Reason.WEBHOOK_SIGNATURE_MISSING,
+        _UNKNOWN_DEFINITION,
+    ),
+    WebhookProbe(
+        "signal: the caller's definition naming the other project's waiting run, signed with the caller's"
+        " signal secret",
+        webhooks.SIGNAL,
+        _signed_signal(lambda w, c: c, lambda w, c: w, lambda c: c.signal_secret),
+        404,
+        Reason.WORKFLOW_NOT_FOUND,
+        control=True,
+    ),
+    WebhookProbe(
+        "signal: the other project's definition and waiting run, signed with the caller's signal secret",
+        webhooks.SIGNAL,
+        _signed_signal(lambda w, c: w, lambda w, c: w, lambda c: c.signal_secret),
+        401,
+        Reason.WEBHOOK_SIGNATURE_INVALID,
+        _UNKNOWN_DEFINITION,
+        control=True,
+    ),
+    WebhookProbe(
+        "signal: the other project's definition and waiting run, the caller's own signed signal replayed on it",
+        webhooks.SIGNAL,
+        _signed_signal(lambda w, c: w, lambda w, c: w, lambda c: c.signal_secret, signed_for="own"),
+        401,
+        Reason.WEBHOOK_SIGNATURE_INVALID,
+        _UNKNOWN_DEFINITION,
+        control=True,
+    ),
+    WebhookProbe(
+        "signal: the other project's definition and waiting run, signed with the caller's start secret",
+        webhooks.SIGNAL,
+        _signed_signal(lambda w, c: w, lambda w, c: w, lambda c: c.start_secret, kind=Kind.START),
+        401,
+        Reason.WEBHOOK_SIGNATURE_INVALID,
+        _UNKNOWN_DEFINITION,
+    ),
+    WebhookProbe(
+        "signal: the other project's definition and waiting run, unsigned",
+        webhooks.SIGNAL,
+        _unsigned(lambda w: _signal_path(w.workflow, w.runs["waiting"], w.signal_key), _signal_body),
+        401,
+        Reason.WEBHOOK_SIGNATURE_MISSING,
+        _UNKNOWN_DEFINITION,
+    ),
+    WebhookProbe(
+        "no route: a path under the other project's definition and run",
+        webhooks.OTHER,
+        _unsigned(lambda w: f"/v1/webhooks/{w.workflow}/runs/{w.runs['waiting']}", _signal_body),
+        404,
+        Reason.ROUTE_NOT_FOUND,
+    ),
+    WebhookProbe(
+        "GET on the other project's start route",
+        webhooks.OTHER,
+        _unsigned(lambda w: _start_path(w.workflow), lambda c: b"", method="GET"),
+        405,
+        Reason.ROUTE_NOT_FOUND,
+    ),
+)
+"""Every request to the webhook listener B9 makes: each sent by B naming A's objects, by A naming
+B's, and by A naming random ones; none may be accepted, none may answer with a byte of the other
+project's it did not send, none may change the database."""
+
+
+def _http(port: int, request: HttpRequest) -> tuple[int, str, bytes]:
+    """Send one request to the webhook listener: its status, its error code (``""`` if none) and
+    every byte received (status line, headers and body)."""
+    method, path, body, headers = request
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=CALL_TIMEOUT)
+    try:
+        if method == "POST":
+            connection.request(method, path, body=body, headers={"Content-Type": "application/json", **headers})
+        else:
+            connection.request(method, path, headers=headers)
+        response = connection.getresponse()
+        raw = response.read()
+        head = f"{response.status} {response.reason}\r\n" + "".join(f"{k}: {v}\r\n" for k, v in response.getheaders())
+        code = ""
+        if raw and response.status >= 400:
+            code = str(json.loads(raw).get("code", ""))
+        return response.status, code, head.encode("latin-1") + raw
+    finally:
+        connection.close()
+
+
+def _sent(request: HttpRequest) -> bytes:
+    method, path, body, headers = request
+    return f"{method} {path}".encode() + body + "".join(headers.values()).encode()
+
+
+def _webhooks(run: Run, a: World, b: World, nowhere: World) -> None:
+    """Phase 4: every webhook probe, B with A's definitions and runs, A with B's, A with random ones:
+    each refused with its status and code (the same for another project's objects as for random
+    ones, but where the route's definition id is told apart), no byte of the other project in the
+    answer (status line, headers, body), the database unchanged."""
+    assert run.clock is not None
+    now = run.clock.now() // MICROS  # the hub's clock: a signed timestamp within 300 s of it
+    for index, probe in enumerate(WEBHOOK_PROBES):
+        answers: dict[str, tuple[int, str]] = {}
+        for caller, objects, direction in ((b, a, "B→A"), (a, b, "A→B"), (a, nowhere, "A→random")):
+            status, reason = probe.random if direction == "A→random" and probe.random else (probe.status, probe.reason)
+            request = probe.request(objects, caller, now, f"probe{index}-{caller.tag}")
+            got, code, wire = _http(run.webhook_port, request)
+            label = f"webhook {probe.route} / probe {index} ({probe.names}) / {direction}"
+            run.battery.add("webhook_calls")
+            run.battery.add("webhook_refused", got >= 400)
+            run.webhook_codes[f"{got} {code}".strip()] += 1
+            if (got, code) != (status, str(reason)):
+                run.wrong.append(f"{label}: {got} {code} (wanted {status} {reason})")
+            answers[direction] = (got, code)
+            if not run.unchanged():
+                run.changed.append(label)
+            other = b if caller is a else a
+            run.scan_bytes(label, wire, _sent(request), wire.decode("utf-8", "replace"), other)
+        run.webhook_answers[index] = answers["B→A"]
+        if answers["B→A"] != answers["A→B"] or (probe.random is None and answers["A→random"] != answers["B→A"]):
+            run.wrong.append(f"webhook probe {index} ({probe.names}): the answers differ: {answers}")
+
+
+def _webhook_controls(run: Run, a: World) -> None:
+    """The webhook controls: each probe that has one, sent by A with its own secrets for its own
+    definition and run, gets another answer than B got (so B's refusal is the boundary's)."""
+    assert run.clock is not None
+    now = run.clock.now() // MICROS
+    for index, probe in enumerate(WEBHOOK_PROBES):
+        if not probe.control:
+            continue
+        got, code, _ = _http(run.webhook_port, probe.request(a, a, now, f"control{index}-{a.tag}"))
+        run.battery.add("webhook_control_calls")
+        if (got, code) == run.webhook_answers[index]:
+            run.wrong.append(
+                f"webhook probe {index} ({probe.names}): its owner gets the same answer as another project"
+                f" ({got} {code}): the probe does not test the boundary"
+            )
+
+
+class NotifyReceiver:
+    """A loopback receiver of the hub's outbound workflow notifications: answers 204, keeps (path, body)."""
+
+    def __init__(self) -> None:
+        received: list[tuple[str, bytes]] = []
+        self.received = received
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                received.append((self.path, self.rfile.read(int(self.headers.get("content-length", "0")))))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, name="b9-notify", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def __enter__(self) -> NotifyReceiver:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(5)
+
+
+async def _deliver_notifications(hub: Hub) -> int:
+    """Send the queued notifications now and wait until none is pending, so that no delivery
+    changes the database while the matrix runs; how many there are."""
+    sender = hub.server.notifications
+    assert sender is not None
+
+    def counts() -> tuple[int, int]:
+        with tables.raw_connection(hub.database) as conn:
+            total = conn.execute("SELECT count(*) FROM workflow_notifications").fetchone()[0]
+            pending = conn.execute("SELECT count(*) FROM workflow_notifications WHERE deliver_time IS NULL")
+            return int(total), int(pending.fetchone()[0])
+
+    deadline = time.monotonic() + 30
+    while True:
+        await sender.send_due()
+        total, pending = await asyncio.to_thread(counts)
+        if not pending:
+            return total
+        assert time.monotonic() < deadline, f"{pending} workflow notifications still pending"
+        await asyncio.sleep(0.05)
 
 
 # -- the matrix ---------------------------------------------------------------------------------------------
@@ -873,44 +1709,85 @@ BACKENDS = [
 async def test_every_rpc_refuses_every_bad_credential_and_every_other_projects_id(
     battery: Battery, clocked_hub: tuple[Hub, Any]
 ) -> None:
-    hub, _clock = clocked_hub
+    hub, clock = clocked_hub
     served = await asyncio.to_thread(rpc_surface.served_rpcs, hub.address)
     battery.figure("rpcs_served", len(served))
     battery.invariant("rpcs served without a B9 case", sorted(set(served) - set(CASES)), [])
     battery.invariant("B9 cases of RPCs not served", sorted(set(CASES) - set(served)), [])
     battery.invariant("rpcs served that the registry lacks", sorted(set(served) - set(RPCS)), [])
+    # The hub's other surface: its public webhook listener, each of its routes probed.
+    port = hub.server.webhook_port
+    battery.invariant("the webhook listener serves", port is not None, True)
+    assert port is not None
+    probed = {probe.route for probe in WEBHOOK_PROBES}
+    battery.invariant("webhook routes without a B9 probe", sorted(set(WEBHOOK_ROUTES) - probed), [])
+    battery.figure("webhook_routes", len(WEBHOOK_ROUTES))
+    battery.figure("webhook_probes", len(WEBHOOK_PROBES))
 
     rng = battery.random
-    worlds = {
-        "A": await build_world(hub, f"alpha-{rng.getrandbits(40):010x}", f"a{rng.getrandbits(48):012x}"),
-        "B": await build_world(hub, f"bravo-{rng.getrandbits(40):010x}", f"b{rng.getrandbits(48):012x}"),
-    }
-    a, b = worlds["A"], worlds["B"]
-    nowhere = random_world(rng)
+    with NotifyReceiver() as receiver:
+        worlds = {
+            "A": await build_world(
+                hub, f"alpha-{rng.getrandbits(40):010x}", f"a{rng.getrandbits(48):012x}", receiver.url
+            ),
+            "B": await build_world(
+                hub, f"bravo-{rng.getrandbits(40):010x}", f"b{rng.getrandbits(48):012x}", receiver.url
+            ),
+        }
+        a, b = worlds["A"], worlds["B"]
+        nowhere = random_world(rng)
+        battery.figure("notifications_before_the_matrix", await _deliver_notifications(hub))
+        owned = await asyncio.to_thread(_rows_by_owner, hub.database, a, b)
+        battery.figure("rows", {table: dict(sorted(counts.items())) for table, counts in owned.items() if counts})
+        battery.invariant(
+            "workflow tables without rows of each project",
+            sorted(t for t, c in owned.items() if t.startswith("workflow_") and not (c["A"] and c["B"])),
+            [],
+        )
+        battery.invariant(
+            "rows of project tables B9 cannot place in a project", sorted(t for t, c in owned.items() if c["?"]), []
+        )
 
-    def matrix() -> Run:  # in one thread: the database connection belongs to it
-        with tables.raw_connection(hub.database) as conn, grpc.insecure_channel(hub.address) as channel:
-            run = Run(battery, channel, conn, worlds, served)
-            run.unchanged()  # the digest every refused call is compared with
-            _bad_credentials(run, a, b, nowhere)
-            _cross_project(run, a, b, nowhere)
-            _streams(run, a, b)
-            _scoped(run, a, b)
-            _controls(run, a, b)
-            _detectors(run, a, b)
-            return run
+        def matrix() -> tuple[Run, bool]:  # in one thread: the database connection belongs to it
+            with tables.raw_connection(hub.database) as conn, grpc.insecure_channel(hub.address) as channel:
+                run = Run(battery, channel, conn, worlds, served, webhook_port=port, clock=clock)
+                run.unchanged()  # the digest every refused call is compared with
+                _bad_credentials(run, a, b, nowhere)
+                _cross_project(run, a, b, nowhere)
+                _streams(run, a, b)
+                _webhooks(run, a, b, nowhere)
+                _scoped(run, b, a)
+                b_after = project_digest(conn, b.project)  # B's last call: from here on only A calls
+                _scoped(run, a, b, last=False)
+                _controls(run, a, b, admin_only=False)
+                _webhook_controls(run, a)
+                _scoped(run, a, b, last=True)
+                _controls(run, a, b, admin_only=True)
+                _detectors(run, a, b)
+                return run, project_digest(conn, b.project) == b_after
 
-    began = time.monotonic()
-    run = await asyncio.to_thread(matrix)
-    battery.figure("matrix_seconds", round(time.monotonic() - began, 1))
-    for world in worlds.values():
-        for client in world.clients:
-            await client.close()
+        began = time.monotonic()
+        run, b_untouched = await asyncio.to_thread(matrix)
+        battery.figure("matrix_seconds", round(time.monotonic() - began, 1))
+        for world in worlds.values():
+            for client in world.clients:
+                await client.close()
+        battery.figure("notifications", await _deliver_notifications(hub))  # the controls' too
+        notified = list(receiver.received)
 
     battery.figure("codes", dict(sorted(run.codes.items())))
+    battery.figure("webhook_answers", dict(sorted(run.webhook_codes.items())))
+    battery.figure("notifications_received", len(notified))
     battery.invariant("answers other than the expected one", run.wrong[:20], [])
     battery.invariant("other project's bytes in an answer", run.leaks[:20], [])
     battery.invariant("database changes by refused calls", run.changed[:20], [])
+    battery.invariant("B's rows after A's scoped calls, controls and detectors", b_untouched, True)
+    battery.invariant(
+        "webhook probes accepted",
+        battery.figures.get("webhook_calls", 0) - battery.figures.get("webhook_refused", 0),
+        0,
+    )
+    battery.invariant("notifications with another project's bytes", _foreign_notifications(notified, a, b), [])
     battery.at_least("denied calls", battery.figures.get("denied", 0), 30 * len(served))
 
 
@@ -949,6 +1826,12 @@ def _admitted(facts: RpcFacts, kind: str) -> bool:
     return KINDS[kind] in admitted_kinds(facts.access)
 
 
+def _kinds(method: str) -> list[str]:
+    """The kinds of a project's credentials B9 calls ``method`` with (its operator only where an
+    operator acts in the project it names)."""
+    return [kind for kind in KINDS if kind != "operator" or CASES[method].operator]
+
+
 def _expect(probe: Probe, facts: RpcFacts, kind: str) -> tuple[str, str | None]:
     """The code and reason a probe must get with a credential of ``kind``."""
     if not _admitted(facts, kind):
@@ -976,7 +1859,7 @@ def _cross_project(run: Run, a: World, b: World, nowhere: World) -> None:
     for method in run.served:
         facts = RPCS[method]
         for index, probe in enumerate(CASES[method].probes):
-            for kind in KINDS:
+            for kind in _kinds(method):
                 if not probe.refused and _admitted(facts, kind):
                     continue  # a scoped call that succeeds: phase 4
                 expected = _expect(probe, facts, kind)
@@ -1010,19 +1893,21 @@ def _answer(outcome: Outcome, probe: Probe) -> tuple[str, str | None, str | None
     return outcome.name, outcome.reason, problem
 
 
-def _controls(run: Run, a: World, b: World) -> None:
-    """Phase 5, the controls: each refused probe's request, made by the project that owns the objects
+def _controls(run: Run, a: World, b: World, *, admin_only: bool) -> None:
+    """Phase 6, the controls: each refused probe's request, made by the project that owns the objects
     (its credential of the same kind; the admin's for an RPC no project credential may call), gets
     another answer than B got. So a refusal is the project boundary's, not a request that could
-    never work. Last, since the owner's calls change things (the admin's, which rotate and revoke,
-    after all others)."""
+    never work. Last, since the owner's calls change things: A's own credentials' before A's scoped
+    UnregisterAgent ends its sender's identity (``admin_only`` False), the admin's, which rotate
+    A's token and revoke its operator, after all others (True)."""
     admin: Metadata = (("authorization", f"Bearer {ADMIN_TOKEN}"), ("x-kxm-project", a.project))
     cases = [
         (method, index, kind, probe)
         for method, (index, kind) in ((m, k) for m in run.served for k in _probe_kinds(m))
         for probe in (CASES[method].probes[index],)
+        if admin_only != any(_admitted(RPCS[method], kind) for kind in _kinds(method))
     ]
-    cases.sort(key=lambda case: not any(_admitted(RPCS[case[0]], kind) for kind in KINDS))
+    cases.sort(key=lambda case: not RPCS[case[0]].read_only)  # reads first: writes release and end things
     for method, index, kind, probe in cases:
         cross = run.answers.get((method, index, kind))
         if cross is None:
@@ -1040,7 +1925,7 @@ def _controls(run: Run, a: World, b: World) -> None:
 def _probe_kinds(method: str) -> list[tuple[int, str]]:
     """(probe, kind) of each refused probe of ``method``: the first kind the RPC admits, else ``token``."""
     facts = RPCS[method]
-    kinds = [kind for kind in KINDS if _admitted(facts, kind)] or ["token"]
+    kinds = [kind for kind in _kinds(method) if _admitted(facts, kind)] or ["token"]
     return [(index, kinds[0]) for index, probe in enumerate(CASES[method].probes) if probe.refused]
 
 
@@ -1081,30 +1966,30 @@ def _streams(run: Run, a: World, b: World) -> None:
             run.scan(label, outcome, request, metadata, other)
 
 
-def _scoped(run: Run, a: World, b: World) -> None:
-    """Phase 4: the probes that succeed, in the caller's project only: reads first, then writes,
-    UnregisterAgent last; B with A's names, then A with B's."""
-    for caller, objects in ((b, a), (a, b)):
-        order: list[tuple[int, str, int, Probe]] = []
-        for method in run.served:
-            case = CASES[method]
-            for index, probe in enumerate(case.probes):
-                if not probe.refused:
-                    order.append((2 if case.last else int(probe.creates), method, index, probe))
-        for _, method, index, probe in sorted(order, key=lambda item: item[0]):
-            facts = RPCS[method]
-            kinds = [kind for kind in KINDS if _admitted(facts, kind)]
-            for kind in kinds[:1] if probe.creates else kinds:
-                request = probe.build(objects, caller)
-                metadata = caller.metadata(kind)
-                label = _label(method, f"probe {index} ({probe.names})", kind, f"{caller.project[:5]} scoped")
-                before = project_digest(run.conn, objects.project)
-                outcome = run.call(method, request, metadata)
-                _judge(run, label, outcome, probe, ("OK", None))
-                run.battery.add("scoped_calls")
-                if project_digest(run.conn, objects.project) != before:
-                    run.changed.append(f"{label}: the other project's rows changed")
-                run.scan(label, outcome, request, metadata, objects)
+def _scoped(run: Run, caller: World, objects: World, *, last: bool | None = None) -> None:
+    """Phase 5: the probes that succeed, in the caller's project only: reads first, then writes,
+    UnregisterAgent last (B with A's names, then A with B's); ``last`` True: only the calls that end
+    the caller's identity, False: all but those."""
+    order: list[tuple[int, str, int, Probe]] = []
+    for method in run.served:
+        case = CASES[method]
+        for index, probe in enumerate(case.probes):
+            if not probe.refused and last in (None, case.last):
+                order.append((2 if case.last else int(probe.creates), method, index, probe))
+    for _, method, index, probe in sorted(order, key=lambda item: item[0]):
+        facts = RPCS[method]
+        kinds = [kind for kind in _kinds(method) if _admitted(facts, kind)]
+        for kind in kinds[:1] if probe.creates else kinds:
+            request = probe.build(objects, caller)
+            metadata = caller.metadata(kind)
+            label = _label(method, f"probe {index} ({probe.names})", kind, f"{caller.project[:5]} scoped")
+            before = project_digest(run.conn, objects.project)
+            outcome = run.call(method, request, metadata)
+            _judge(run, label, outcome, probe, ("OK", None))
+            run.battery.add("scoped_calls")
+            if project_digest(run.conn, objects.project) != before:
+                run.changed.append(f"{label}: the other project's rows changed")
+            run.scan(label, outcome, request, metadata, objects)
 
 
 # -- the security page ---------------------------------------------------------------------------------------
@@ -1117,6 +2002,13 @@ ACCESS_WORDS = {
     Access.AGENT: "agent",
     Access.RUNTIME: "runtime",
     Access.ANY: "any",
+}
+
+
+ROUTE_WORDS = {
+    webhooks.START: "`POST /v1/webhooks/{definition}`",
+    webhooks.SIGNAL: "`POST /v1/webhooks/{definition}/runs/{run}/signals/{key}`",
+    webhooks.OTHER: "another path or method",
 }
 
 
@@ -1142,6 +2034,24 @@ def render_isolation_table() -> str:
         )
         + ". A valid credential of a kind the RPC does not admit (another project's token on an agent RPC,"
         " any project credential on an operator RPC) → `PERMISSION_DENIED` (`CREDENTIAL_KIND_DENIED`).",
+        "",
+        "The public webhook listener (`--webhook-port`), each request sent by one project with its own"
+        " secrets naming the other's definition or run, and naming random ones:",
+        "",
+        "| route | the request | the answer | random ids |",
+        "| --- | --- | --- | --- |",
+    ]
+    for probe in WEBHOOK_PROBES:
+        random = probe.random or (probe.status, probe.reason)
+        lines.append(
+            f"| {ROUTE_WORDS[probe.route]} | {probe.names} | {probe.status} `{probe.reason.name}` |"
+            f" {'the same' if probe.random is None else f'{random[0]} `{random[1].name}`'} |"
+        )
+    lines += [
+        "",
+        "Definition ids are the hub's, not a project's: they name the routes, so a taken id (401: the"
+        " signature does not verify) is told from a free one (404), and nothing of the project holding it"
+        " is said.",
     ]
     return "\n".join(lines)
 
@@ -1325,9 +2235,32 @@ ALLOWED_COMPARISONS: dict[tuple[str, str], str] = {
         "agent names (a name's case-folded key), not a credential"
     ),
     ("domain/leases.py", "token != fence.high_water"): "fencing tokens are public counters, not secrets",
+    ("domain/workflows/checkpoints.py", "key == ESCALATION_SIGNAL_KEY"): (
+        "a signal key (a route segment, public) against the audit escalation's"
+    ),
+    ("domain/workflows/checkpoints.py", "key != run.wait.signal_key"): "signal keys (route segments, public)",
+    ("domain/workflows/checkpoints.py", "evidence_sha256(evidence.get(oracle.evidence_key, ())) != oracle.sha256"): (
+        "the hash of the coordinator's own evidence against the run's reproduction oracle (shown in every run read)"
+    ),
+    ("domain/workflows/checkpoints.py", "evidence_sha256(evidence.get(plan.evidence_key, ())) != plan.sha256"): (
+        "the hash of the coordinator's own evidence against the run's plan hash (shown in every run read)"
+    ),
+    ("domain/workflows/checkpoints.py", "(a.stage_id, a.requirement_key, a.visit, a.attempt) == wanted"): (
+        "where a degradation approval applies (stage, requirement, visit, attempt), not a credential"
+    ),
+    ("domain/workflows/definitions.py", "lowered == target_key"): "agent names (a name's case-folded key)",
+    ("domain/workflows/evidence.py", "canonical_requirement_key(context.requirement_key) != key"): (
+        "requirement keys (names of evidence), not credentials"
+    ),
+    ("domain/workflows/evidence.py", "approval.requirement_key != policy.key"): "requirement keys",
+    ("domain/workflows/evidence.py", "snapshot.requirement_key == policy.key"): "requirement keys",
+    ("domain/workflows/runs.py", "self.signal_key == ESCALATION_SIGNAL_KEY"): "signal keys (route segments, public)",
     ("domain/leases.py", "token != lease.fencing_token"): "fencing tokens are public counters, not secrets",
     ("server/settings.py", "(self.tls_cert is None) != (self.tls_key is None)"): (
         "whether both TLS files are given (two booleans)"
+    ),
+    ("server/settings.py", "(self.webhook_tls_cert is None) != (self.webhook_tls_key is None)"): (
+        "whether both webhook TLS files are given (two booleans)"
     ),
     ("services/auth.py", "(credentials.agent_id is None) != (credentials.agent_key is None)"): (
         "whether both halves of an agent identity are present (two booleans)"
@@ -1336,6 +2269,16 @@ ALLOWED_COMPARISONS: dict[tuple[str, str], str] = {
         "content hashes of sync events the runtime itself pushed: public, they are returned in every result"
     ),
     ("services/timers.py", "tx.timers.get(timer.kind, timer.key) == timer"): "a timer's row key, not a credential",
+    ("services/workflows/definitions.py", "existing.hash == definition.hash"): (
+        "definition hashes, which cover everything but the secrets (shown in every definition read)"
+    ),
+    ("services/workflows/runs.py", "seen.payload_sha256 != digest"): (
+        "a start delivery's body hash against the one it started with (the run's `payload_sha256`, public)"
+    ),
+    (
+        "services/workflows/steps.py",
+        "(seen.signal_key, seen.payload_sha256, seen.run_id) == (key, received.body_sha256, received.run_id)",
+    ): "a signal receipt's key, body hash and run against a replay's (de-duplication, after the signature verified)",
     ("store/sqlite/migrations.py", "new_key != old_key"): "a migration comparing two index definitions",
     ("store/transfer.py", "table_digest(source, table) != table_digest(target, table)"): (
         "digests of two databases' tables, computed by the operator's own copy tool"

@@ -415,6 +415,7 @@ def test_a_peer_requirement_passes_on_a_quorum_of_distinct_producers_and_never_o
     passed = post(run, spec, "review", PASSED, peer_evidence={"review": (reply("r1"), reply("r2"))})
 
     assert strings.metadata["peerRequirements"] == "review" and same_twice.metadata["missingRequirements"] == "review"
+    assert (strings.metadata["quorum"], same_twice.metadata["quorum"]) == ("review=0/2", "review=1/2")
     assert passed.run.current_stage == "ship"
     assert [e.message_id for e in passed.run.stage("review").peer_evidence["review"]] == ["msg_r1_1_1", "msg_r2_1_1"]  # type: ignore[union-attr]
 
@@ -691,3 +692,89 @@ def test_an_explicit_escalation_and_cancel_and_fail() -> None:
     assert failed.run.status is RunStatus.FAILED and failed.events[0].evidence == ("message:msg_prompt",)
     with pytest.raises(FailedPrecondition):
         checkpoints.escalate(failed.run, spec, "fix", "late", by="agt_coord", now=6)
+
+
+def test_no_step_changes_the_run_it_was_given() -> None:
+    """Steps work on ``Run.copy()``: the given run (and what it shares) reads back as before."""
+    spec = peer_definition()
+    run = started(spec, {"review": {"review": POLICY}})
+    run, _, _ = checkpoints.approve_degradation(
+        run,
+        spec,
+        stage_id="review",
+        requirement_key="review",
+        reason="r2 down",
+        approved_by="admin",
+        now=2,
+        new_id=new_id,
+    )
+    before = dataclasses.replace(run, stages=[dataclasses.replace(s) for s in run.stages])
+    snapshot = repr(run)
+
+    post(run, spec, "review", PASSED, {"note": "x"}, peer_evidence={"review": (reply("r1"), reply("r2"))})
+    post(run, spec, "review", FAILED)
+    checkpoints.wait(run, spec, WaitRequest("review", "ci", evidence={"note": ("y",)}), now=3)
+    checkpoints.escalate(run, spec, "review", "audit", by="agt_coord", now=3)
+    checkpoints.approve_degradation(
+        run,
+        spec,
+        stage_id="review",
+        requirement_key="review",
+        reason="r2 down",
+        approved_by="admin",
+        now=3,
+        new_id=new_id,
+    )
+    checkpoints.cancel(run, reason="", by="admin", now=4)
+
+    assert repr(run) == snapshot
+    assert run == before
+
+
+def test_an_outcome_naming_another_status_is_refused() -> None:
+    """A failing checkpoint cannot name the outcome "passed" to take the passed edge without evidence."""
+    spec = definition(stage("build"), stage("review", "approval", edges={"passed": Edge("passed", TERMINAL)}))
+    run = post(started(spec), spec, "build", PASSED).run
+
+    error = refused(Reason.PROTOCOL_ERROR, post, run, spec, "review", FAILED, outcome="passed")
+    custom = post(run, spec, "review", FAILED, outcome="flaky")
+
+    assert error.metadata["field"] == "outcome"
+    assert custom.retry and custom.run.status is RunStatus.RUNNING
+
+
+def test_going_back_to_the_plan_stage_cannot_replace_the_captured_plan() -> None:
+    spec = definition(
+        stage("plan", "plan"),
+        stage("fix", "patch", edges={"failed": Edge("failed", "plan")}),
+        plan_hash=EvidenceHashConfig("plan", "plan"),
+        require_plan_hash=("fix",),
+        max_transitions=3,
+    )
+    run = post(started(spec), spec, "plan", PASSED, {"plan": "v1"}).run
+    run = post(run, spec, "fix", FAILED, {"plan": "v1"}).run  # back to plan
+
+    changed = refused(Reason.PLAN_HASH_REQUIRED, post, run, spec, "plan", PASSED, {"plan": "v2"})
+    again = post(run, spec, "plan", PASSED, {"plan": "v1"})
+
+    assert changed.metadata["stageId"] == "plan"
+    assert again.run.current_stage == "fix"
+
+
+def test_a_ruling_that_sends_the_stage_back_restarts_the_auto_resume_count() -> None:
+    """The escalation keeps the evidence presented; a warning ruling returns the stage to the
+    coordinator, which gets autoResumeLimit attempts again before the next escalation."""
+    spec = definition(stage("fix", "patch", auto_resume_limit=2, max_attempts=10))
+    run = post(started(spec), spec, "fix", FAILED, {"patch": "diff-1"}).run
+    escalated = post(run, spec, "fix", FAILED, {"patch": "diff-2"})
+    ruled = checkpoints.rule(
+        escalated.run, spec, ruling="try once more", status=WARNING, ruled_by="admin", now=3, new_id=new_id
+    )
+    first = post(ruled.run, spec, "fix", FAILED)
+    second = post(first.run, spec, "fix", FAILED)
+
+    assert escalated.escalated
+    assert escalated.run.stage("fix").evidence == {"patch": ("diff-2",)}  # type: ignore[union-attr]
+    assert ruled.retry and ruled.run.status is RunStatus.RUNNING
+    assert first.retry and not first.escalated
+    assert second.escalated and second.run.wait is not None and second.run.wait.signal_key == "audit_escalation"

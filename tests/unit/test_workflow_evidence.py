@@ -324,6 +324,40 @@ def test_verify_missing_message() -> None:
     assert "no such message" in caught.value.message
 
 
+def refused(message_id: str, messages: list[Message]) -> InvalidArgument:
+    with pytest.raises(InvalidArgument) as caught:
+        verify({KEY: (message_id,)}, messages)
+    return caught.value
+
+
+def answer(error: InvalidArgument) -> tuple[object, ...]:
+    return (type(error), error.status, error.reason, error.message, error.metadata, error.field_violations)
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {},  # every other check would pass
+        {"workflow_context": None},
+        {"workflow_context": context(run_id="run_other")},
+        {"workflow_context": context(stage_id="plan")},
+        {"workflow_context": context(attempt=2)},
+        {"create_time": VISIT_START - 1},
+        {"from_agent_id": "agt_alice", "state": MessageState.QUEUED},
+    ],
+)
+def test_verify_another_projects_message_answers_as_a_missing_one(overrides: dict[str, Any]) -> None:
+    """Citing another project's message id is refused before any check of what its record says, with
+    the answer an unknown id gets (reason, message, metadata): the cite side cannot probe ids."""
+    foreign = reply_message(project="beta", **overrides)
+    error = refused(foreign.id, [foreign])
+    assert answer(error) == answer(refused(foreign.id, []))
+    assert error.reason is Reason.WORKFLOW_PROVENANCE_INVALID
+    assert error.metadata == {"messageId": foreign.id, "requirementKey": KEY}
+    assert "no such message" in error.message
+    assert "beta" not in error.message + repr(error.metadata)
+
+
 @pytest.mark.parametrize(
     ("overrides", "check"),
     [
@@ -333,7 +367,6 @@ def test_verify_missing_message() -> None:
         ({"workflow_context": context(requirement_key="security review")}, "another requirement"),
         ({"workflow_context": context(attempt=2)}, "attempt 2, the active attempt is 1"),
         ({"create_time": VISIT_START - 1}, "before the current visit"),
-        ({"project": "beta"}, "not in the run's project"),
         ({"from_agent_id": "agt_alice"}, "not sent by the run's coordinator"),
         ({"to_agent_id": COORDINATOR}, "sent to the run's coordinator"),
         ({"to_agent_id": "agt_mallory"}, "not an eligible producer"),

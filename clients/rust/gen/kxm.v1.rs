@@ -5845,7 +5845,9 @@ pub mod workflow_service_client {
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-        ///  message lists every problem with its field, metadata names the first.
+        ///  message lists every problem with its field, metadata names the first. An operator naming a project
+        ///  (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
+        ///  an id another project's definition holds (field `id`), is refused the same way.
         pub async fn register_workflow_definition(
             &mut self,
             request: impl tonic::IntoRequest<super::RegisterWorkflowDefinitionRequest>,
@@ -6120,7 +6122,8 @@ pub mod workflow_service_client {
         /// * INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
         /// * FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
         /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
-        ///  metadata: missingRequirements, providedRequirements, peerRequirements.
+        ///  metadata: missingRequirements, providedRequirements, peerRequirements, quorum (`key=counted/required`).
+        /// * ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
         pub async fn checkpoint(
@@ -6157,6 +6160,7 @@ pub mod workflow_service_client {
         /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+        /// * ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
         /// * the evidence errors of Checkpoint.
         pub async fn wait(
             &mut self,

@@ -14,7 +14,6 @@ writes them in the same transaction) and what outbound notifications report.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ from kxm_grpc.domain.workflows.runs import (
 from kxm_grpc.errors import FailedPrecondition, InvalidArgument, NotFound, Reason, invalid_field
 
 NewId = Callable[[str], str]
+_STATUSES = frozenset(status.value for status in CheckpointStatus)
 
 MAX_EVIDENCE_KEYS = 64
 MAX_EVIDENCE_KEY_CHARS = 128
@@ -247,7 +247,15 @@ def checkpoint(
             reason=Reason.WORKFLOW_TERMINAL,
             metadata={"runId": run.id, "status": run.status.value},
         )
-    run = copy.deepcopy(run)
+    if request.outcome in _STATUSES and request.outcome != request.status.value:
+        # A failing checkpoint naming the outcome "passed" would take the stage's passed edge
+        # without its evidence: an outcome that is a status must be the checkpoint's own.
+        raise invalid_field(
+            "outcome",
+            f"names the status {request.outcome!r}, not the checkpoint's {request.status.value!r}; "
+            "a custom outcome is any other word",
+        )
+    run = run.copy()
     stage, spec = _active_stage(run, definition, request.stage_id)
     if request.peer_evidence and request.status is not CheckpointStatus.PASSED:
         raise invalid_field(
@@ -333,8 +341,9 @@ def _check_oracles(
     """Refuse a checkpoint that drops or changes a captured reproduction or plan (every status).
 
     Once captured, the reproduction must be presented unchanged by every later checkpoint of
-    every stage, and the plan by every later checkpoint of the stages that require it: the
-    original checked only when the key was presented, so omitting it passed (spec §11.6).
+    every stage, and the plan by every later checkpoint of its own stage and of the stages that
+    require it: the original checked only when the key was presented, so omitting it passed
+    (spec §11.6).
     """
     oracle = run.repro_oracle
     if oracle is not None and evidence_sha256(evidence.get(oracle.evidence_key, ())) != oracle.sha256:
@@ -344,8 +353,20 @@ def _check_oracles(
             reason=Reason.WEAKENED_REPRODUCTION,
             metadata={"runId": run.id, "stageId": stage_id, "evidenceKey": oracle.evidence_key},
         )
+    plan = run.plan_hash
+    if (
+        plan is not None
+        and stage_id == plan.stage_id
+        and evidence_sha256(evidence.get(plan.evidence_key, ())) != plan.sha256
+    ):
+        # Captured once: going back to the plan stage cannot replace the plan the later stages need.
+        raise InvalidArgument(
+            f"the plan captured at stage {plan.stage_id} must be presented unchanged under evidence key "
+            f"{plan.evidence_key!r}; a new plan needs a new run",
+            reason=Reason.PLAN_HASH_REQUIRED,
+            metadata={"runId": run.id, "stageId": stage_id, "evidenceKey": plan.evidence_key},
+        )
     if stage_id in definition.require_plan_hash:
-        plan = run.plan_hash
         if plan is None:
             raise FailedPrecondition(
                 f"stage {stage_id} needs the plan hash, which no passing checkpoint captured yet",
@@ -417,6 +438,8 @@ def _require_complete(
                 "missingRequirements": ",".join(missing),
                 "providedRequirements": ",".join(provided),
                 "peerRequirements": ",".join(statuses),
+                # How far each peer requirement got, e.g. "review=1/2": the refusal stores nothing.
+                "quorum": ",".join(f"{key}={status.counted}/{status.required}" for key, status in statuses.items()),
                 "nextAction": "present every required key (peer requirements: cite verified replies)",
             },
         )
@@ -535,8 +558,9 @@ def _not_passed(
                 RunEvent(EventKind.FAILED, stage.id, stage.attempts, run.end_reason),
             ),
         )
-    if spec.auto_resume_limit is not None and stage.attempts >= spec.auto_resume_limit:
+    if spec.auto_resume_limit is not None and stage.attempts - stage.resumed_at >= spec.auto_resume_limit:
         reason = request.summary or f"autoResumeLimit of {spec.auto_resume_limit} reached on stage {stage.id}"
+        stage.evidence = dict(evidence)  # kept, as a wait keeps it: the ruling judges what was presented
         step = _escalate(run, stage, reason, by="hub", now=now)
         return _with(step, [note])
     edge = spec.edges.get(outcome)
@@ -696,7 +720,7 @@ def wait(run: Run, definition: WorkflowDefinition, request: WaitRequest, *, now:
             f"must be between {WAIT_MIN_MS} ms and {WAIT_MAX_MS} ms",
             reason=Reason.WORKFLOW_WAIT_INVALID,
         )
-    run = copy.deepcopy(run)
+    run = run.copy()
     stage, _ = _active_stage(run, definition, request.stage_id)
     evidence = _merged(stage.evidence, request.evidence or {})
     _check_oracles(run, definition, stage.id, evidence)
@@ -794,7 +818,7 @@ def _resume(
     now: int,
     new_id: NewId,
 ) -> Step:
-    resumed = copy.deepcopy(run)
+    resumed = run.copy()
     stage = resumed.stage(waiting.stage_id)
     assert stage is not None
     if status is CheckpointStatus.PASSED:
@@ -826,7 +850,7 @@ def escalate(run: Run, definition: WorkflowDefinition, stage_id: str, reason: st
             reason=Reason.WORKFLOW_NOT_RUNNING,
             metadata={"runId": run.id, "status": run.status.value},
         )
-    run = copy.deepcopy(run)
+    run = run.copy()
     stage, _ = _active_stage(run, definition, stage_id)
     return _escalate(run, stage, reason, by=by, now=now)
 
@@ -866,7 +890,7 @@ def rule(
             something else than an escalation; as ``checkpoint``.
     """
     waiting = _awaited(run, ESCALATION_SIGNAL_KEY)
-    ruled = copy.deepcopy(run)
+    ruled = run.copy()
     stage = ruled.stage(waiting.stage_id)
     assert stage is not None and stage.escalation is not None
     stage.escalation = Escalation(
@@ -878,6 +902,8 @@ def rule(
         ruled_by=ruled_by,
         rule_time=now,
     )
+    # The ruling's own checkpoint is the first attempt since it: the auto-resume count starts again.
+    stage.resumed_at = stage.attempts + 1
     step = _resume(
         ruled,
         definition,
@@ -901,7 +927,7 @@ def expire_wait(run: Run, *, now: int) -> Step | None:
     """Fail a run whose wait is overdue (spec §2.11); None when it is not waiting or not due."""
     if run.status is not RunStatus.WAITING or run.wait is None or run.wait.expire_time > now:
         return None
-    run = copy.deepcopy(run)
+    run = run.copy()
     waiting = run.wait
     assert waiting is not None
     stage = run.stage(waiting.stage_id)
@@ -939,7 +965,7 @@ def fail(run: Run, reason: str, *, now: int, evidence: tuple[str, ...] = ()) -> 
         FailedPrecondition: (WORKFLOW_TERMINAL) it has ended.
     """
     _not_ended(run)
-    run = copy.deepcopy(run)
+    run = run.copy()
     stage_id = run.current_stage
     run.end(RunStatus.FAILED, now, reason)
     return Step(
@@ -954,7 +980,7 @@ def cancel(run: Run, *, reason: str, by: str, now: int) -> Step:
         FailedPrecondition: (WORKFLOW_TERMINAL) it has ended.
     """
     _not_ended(run)
-    run = copy.deepcopy(run)
+    run = run.copy()
     stage_id = run.current_stage
     run.end(RunStatus.CANCELLED, now, reason or f"cancelled by {by}")
     return Step(
@@ -1000,7 +1026,7 @@ def approve_degradation(
     _not_ended(run)
     key = canonical_requirement_key(requirement_key)
     text = validation.required_text("reason", reason, 1_000)
-    run = copy.deepcopy(run)
+    run = run.copy()
     spec = definition.stage(stage_id)
     stage = run.stage(stage_id)
     if spec is None or stage is None:

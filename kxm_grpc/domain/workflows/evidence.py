@@ -310,7 +310,9 @@ def verify_refs(
     Raises:
         InvalidArgument: WORKFLOW_EVIDENCE_POLICY_MISSING when the stage has no policy for a key
             (metadata stageId, requirementKey); WORKFLOW_PROVENANCE_INVALID when a cited message
-            fails a check (metadata messageId, requirementKey; the message says which check).
+            fails a check (metadata messageId, requirementKey; the message says which check). A
+            message of another project than ``run_project`` is refused exactly as a missing one
+            ("no such message"), before any other check.
     """
     verified: dict[str, tuple[PeerEvidence, ...]] = {}
     for key, ids in refs.items():
@@ -320,14 +322,15 @@ def verify_refs(
         snapshots: list[PeerEvidence] = []
         for message_id in ids:
             message = messages.get(message_id)
-            if message is None:
+            if message is None or message.project != run_project:
+                # Another project's message answers exactly as a missing one (decision 14): the
+                # project is checked before anything its record says, so its ids cannot be probed.
                 raise _provenance(message_id, key, "no such message")
             attempt, reply, reply_time = _check_provenance(
                 message,
                 key,
                 policy,
                 run_id=run_id,
-                run_project=run_project,
                 coordinator_id=coordinator_id,
                 stage_id=stage_id,
                 visit_start_time=visit_start_time,
@@ -362,14 +365,14 @@ def _check_provenance(
     policy: ResolvedPolicy,
     *,
     run_id: str,
-    run_project: str,
     coordinator_id: str,
     stage_id: str,
     visit_start_time: int,
     active_attempt: int,
     agent_models: Mapping[str, str],
 ) -> tuple[int, str, int]:
-    """Every check of the §2.5 cite table for one message, in the table's order.
+    """Every check of the §2.5 cite table for one message of the run's project, in the table's order
+    (the project is checked first, by ``verify_refs``: another project's message reads as missing).
 
     Returns its attempt, its reply and its reply time (all three checked present).
     """
@@ -390,8 +393,6 @@ def _check_provenance(
         raise refuse(f"its workflow context is for attempt {context.attempt}, the active attempt is {active_attempt}")
     if message.create_time < visit_start_time:
         raise refuse("it was sent before the current visit of the stage began")
-    if message.project != run_project:
-        raise refuse("it is not in the run's project")
     if message.from_agent_id != coordinator_id:
         raise refuse("it was not sent by the run's coordinator")
     if message.to_agent_id == coordinator_id:

@@ -241,7 +241,9 @@ class WorkflowServicer(workflow_service_pb2_grpc.WorkflowServiceServicer):
         self._hub = hub
 
     async def _view(self, run: Run) -> workflow_types_pb2.WorkflowRun:
-        definition = await self._hub.store.read(lambda tx: runs.pinned(tx, run))
+        definition = runs.cached_pinned(run.definition_hash)
+        if definition is None:
+            definition = await self._hub.store.read(lambda tx: runs.pinned(tx, run))
         return run_to_proto(run, definition)
 
     async def _outcome(self, outcome: steps.Outcome) -> dict[str, Any]:

@@ -1,10 +1,12 @@
 """Workflow definitions: registered by an operator (or imported at start), stored in the database.
 
 A definition is validated by the domain's loader (``kxm_grpc.domain.workflows.definitions``) and
-stored as its normalised JSON with its hash; each version a run may pin is kept by hash. Secrets
-named by ``secretEnv`` are resolved where they are used (verifying a signature), by the replica
-using them, from its own environment; the structure is loaded without them. Reads never return a
-literal secret.
+stored as its normalised JSON with its hash; each version a run may pin is kept by hash, redacted
+(``pinned_document``: literal secrets read ``***``), so a rotated literal secret is gone from the
+database once its definition is replaced. Secrets named by ``secretEnv`` are resolved where they
+are used (verifying a signature), by the replica using them, from its own environment; the
+structure is loaded without them. Reads never return a literal secret. A definition's project
+never changes: an id is taken by one project until its definition is deleted.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import functools
 import json
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import structlog
 
@@ -22,7 +25,7 @@ from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.workflows import definitions as rules
 from kxm_grpc.domain.workflows.definitions import WorkflowDefinition
-from kxm_grpc.errors import InvalidArgument, NotFound, Reason
+from kxm_grpc.errors import InvalidArgument, NotFound, Reason, invalid_field
 from kxm_grpc.services import audit
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.protocols.workflows import StoredDefinition
@@ -51,10 +54,61 @@ def not_found(definition_id: str) -> NotFound:
     )
 
 
+REDACTED = "***"
+"""A literal secret in a redacted document (``to_json(redacted=True)``): never a valid secret (too short)."""
+
+_STAND_INS = {
+    ("secret",): "redacted-start-secret",
+    ("signalSecret",): "redacted-signal-secret",
+    ("notify", "secret"): "redacted-notify-secret",
+}
+"""What a redacted literal secret is loaded as: valid secrets, distinct (the start and the signal
+secret must differ), replaced by ``REDACTED`` again in the loaded structure."""
+
+
 @functools.lru_cache(maxsize=256)
 def structure(document: str) -> WorkflowDefinition:
-    """The definition a stored document holds, secrets named by ``secretEnv`` left unresolved (cached)."""
-    return rules.load_definition(json.loads(document), origin="store", env=None)
+    """The definition a stored document holds, secrets named by ``secretEnv`` left unresolved (cached).
+
+    The document is a current definition's (``StoredDefinition.document``) or a pinned version's
+    (``pinned_document``, redacted): a literal secret redacted to ``***`` loads as ``***``, a
+    structure no signature may be verified with (verifying uses ``resolved`` on ``document``).
+    """
+    data: dict[str, Any] = json.loads(document)
+    redacted = [path for path in _STAND_INS if _at(data, path) == REDACTED]
+    if not redacted:
+        return rules.load_definition(data, origin="store", env=None)
+    loadable = json.loads(document)
+    for path in redacted:
+        _at(loadable, path[:-1])[path[-1]] = _STAND_INS[path]
+    definition = rules.load_definition(loadable, origin="store", env=None)
+    notify = definition.notify
+    if notify is not None and ("notify", "secret") in redacted:
+        notify = replace(notify, secret=REDACTED)
+    return replace(
+        definition,
+        secret=REDACTED if ("secret",) in redacted else definition.secret,
+        signal_secret=REDACTED if ("signalSecret",) in redacted else definition.signal_secret,
+        notify=notify,
+    )
+
+
+def _at(data: Any, path: tuple[str, ...]) -> Any:
+    """The value at ``path`` in nested JSON objects, or None."""
+    for key in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def pinned_document(definition: WorkflowDefinition) -> str:
+    """The document of the definition's version, which runs pin: its literal secrets redacted to ``***``.
+
+    ``structure`` loads it (a pinned version is never used to verify a signature); it names the
+    variables of ``secretEnv`` secrets, which are no secrets.
+    """
+    return _dumps(rules.to_json(definition, redacted=True))
 
 
 def resolved(document: str, env: Mapping[str, str] | None = None) -> WorkflowDefinition:
@@ -66,8 +120,12 @@ def resolved(document: str, env: Mapping[str, str] | None = None) -> WorkflowDef
     return rules.load_definition(json.loads(document), origin="store", env=os.environ if env is None else env)
 
 
+def _dumps(data: dict[str, object]) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
 def _document(definition: WorkflowDefinition) -> str:
-    return json.dumps(rules.to_json(definition), ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return _dumps(rules.to_json(definition))
 
 
 def parse(document: str, *, format: str | None, origin: str, env: Mapping[str, str] | None) -> WorkflowDefinition:
@@ -93,16 +151,35 @@ def parse(document: str, *, format: str | None, origin: str, env: Mapping[str, s
     return loaded[0]
 
 
-def _put(tx: Tx, definition: WorkflowDefinition, by: str, now: int) -> Registered:
+OTHER_PROJECTS_ID = "the id belongs to another project's definition; delete it first or choose another id"
+
+
+def _put(tx: Tx, definition: WorkflowDefinition, by: str, now: int, *, origin: str) -> Registered:
+    """Store ``definition`` as its id's current version, for every caller (an operator, an import).
+
+    Raises:
+        DefinitionError: (WORKFLOW_DEFINITION_INVALID, field ``project``) the id is another
+            project's definition: a definition's project never changes, so what pinned to it
+            (runs, their reruns, signals and notifications) stays in its project.
+    """
     existing = tx.workflows.get_definition(definition.id)
+    if existing is not None and existing.project != definition.project:
+        raise rules.DefinitionError([rules.Problem(origin, definition.id, "project", OTHER_PROJECTS_ID)])
     document = _document(definition)
-    if existing is not None and existing.hash == definition.hash and existing.document == document:
+    pinned = pinned_document(definition)
+    if (
+        existing is not None
+        and existing.hash == definition.hash
+        and existing.document == document
+        and existing.pinned_document == pinned
+    ):
         return Registered(existing, definition, created=False, unchanged=True)
     stored = StoredDefinition(
         id=definition.id,
         project=definition.project,
         hash=definition.hash,
         document=document,
+        pinned_document=pinned,
         register_time=existing.register_time if existing is not None else now,
         update_time=now,
         registered_by=by,
@@ -125,16 +202,39 @@ async def register(
 
     Secrets named by ``secretEnv`` must be set in this replica's environment (``env``, default
     ``os.environ``): a definition no replica could verify is refused here, not at the first webhook.
+    An operator naming a project (``x-kxm-project``) acts in that project only: the document must
+    be of that project, and must not replace another project's definition of the same id.
 
     Raises:
-        InvalidArgument: as ``parse``.
+        InvalidArgument: as ``parse``; (WORKFLOW_DEFINITION_INVALID) for an operator naming a
+            project, a document of another project (field ``project``), or an id another
+            project's definition has (field ``id``); for an operator naming no project, an id
+            another project's definition has (field ``project``, as ``_put``).
         PermissionDenied: the caller is not an operator (admission admits operators only).
     """
     definition = parse(document, format=format, origin="request", env=os.environ if env is None else env)
     by = caller.operator or "operator"
+    if caller.project is not None and definition.project != caller.project:
+        raise rules.DefinitionError(
+            [
+                rules.Problem(
+                    "request",
+                    definition.id,
+                    "project",
+                    f"must be {caller.project}, the project this call names (x-kxm-project)",
+                )
+            ]
+        )
 
     def work(tx: Tx) -> Registered:
-        registered = _put(tx, definition, by, now)
+        if caller.project is not None:
+            existing = tx.workflows.get_definition(definition.id)
+            if existing is not None and existing.project != caller.project:
+                # Named by the caller's request only: which project holds the id is not said.
+                raise rules.DefinitionError(
+                    [rules.Problem("request", definition.id, "id", "is the id of another project's definition")]
+                )
+        registered = _put(tx, definition, by, now, origin="request")
         if validate_only:
             raise _Rollback(registered)
         if not registered.unchanged:
@@ -210,10 +310,15 @@ def import_directory(directory: Path, *, env: Mapping[str, str] | None = None) -
 
 
 async def store_imported(store: Store, imported: list[WorkflowDefinition], *, now: int) -> list[Registered]:
-    """Store definitions imported at start (one transaction; unchanged ones write nothing)."""
+    """Store definitions imported at start (one transaction; unchanged ones write nothing).
+
+    Raises:
+        DefinitionError: as ``_put``: an imported id is another project's definition (nothing is
+            stored, and the hub does not start).
+    """
 
     def work(tx: Tx) -> list[Registered]:
-        return [_put(tx, definition, IMPORTED_BY, now) for definition in imported]
+        return [_put(tx, definition, IMPORTED_BY, now, origin=IMPORTED_BY) for definition in imported]
 
     registered = await store.write(work)
     for entry in registered:
@@ -235,6 +340,8 @@ async def get(store: Store, caller: Caller, definition_id: str) -> StoredDefinit
     Raises:
         NotFound: (WEBHOOK_NOT_FOUND).
     """
+    if not definition_id or len(definition_id) > 64 or any(ord(c) < 32 or ord(c) == 127 for c in definition_id):
+        raise invalid_field("definition_id", "must be 1-64 characters, none a control character")
     stored = await store.read(lambda tx: tx.workflows.get_definition(definition_id))
     if stored is None or not visible(caller, stored):
         raise not_found(definition_id)

@@ -6,7 +6,10 @@ A step that makes a run wait or end queues a notification in its own transaction
 sender leaves it alone while this one tries), POSTs each signed with ``kxm-webhook-v1`` (kind
 ``notify``, the notification id as the delivery id the receiver de-duplicates by), and marks it
 delivered or reschedules it with exponential backoff (``retry_delay``). A failing receiver never
-blocks a run: only its queue waits. A notification is kept, retried, until its run is purged.
+blocks a run: only its queue waits. A notification is kept, retried, until its run is purged; a
+replica that cannot resolve the notify secret reschedules it the same way (another replica, or
+this one once its environment is fixed, sends it). It is dropped (marked delivered unsent) only
+when its definition was deleted or no longer has ``notify``.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ MAX_ERROR_CHARS = 500
 
 @dataclass(frozen=True, slots=True)
 class Claimed:
-    """A notification to send now, with where to and the secret to sign with (resolved by the caller)."""
+    """A notification to send now, with the definition that says where to and names the secret to
+    sign with (the sender resolves only that one: ``webhooks.resolve_secret``, ``Secret.NOTIFY``)."""
 
     notification: StoredNotification
     definition_document: str | None
@@ -46,7 +50,11 @@ async def claim(store: Store, *, now: int, limit: int) -> list[Claimed]:
         for due in tx.workflows.due_notifications(now, limit):
             tx.workflows.reschedule_notification(due.id, now + CLAIM_FOR, due.attempts, due.last_error)
             stored = tx.workflows.get_definition(due.definition_id)
-            claimed.append(Claimed(due, stored.document if stored is not None else None))
+            # The run's project must still own the definition id (deleted and taken by another
+            # project since): never POST one project's run to another project's receiver.
+            owner = tx.workflows.run_project(due.run_id) if stored is not None else None
+            same = stored is not None and owner == stored.project
+            claimed.append(Claimed(due, stored.document if stored is not None and same else None))
         return claimed
 
     return await store.write(work)

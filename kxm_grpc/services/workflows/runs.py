@@ -14,6 +14,7 @@ naming the project every run of the project; another project's run reads as miss
 
 from __future__ import annotations
 
+import collections
 import json
 from dataclasses import dataclass
 
@@ -83,6 +84,23 @@ def delivery_id(value: str, *, field: str = "delivery_id") -> str:
     if not text or len(text) > MAX_DELIVERY_ID_CHARS or any(ord(c) < 32 or ord(c) == 127 for c in text):
         raise invalid_field(field, f"must be 1-{MAX_DELIVERY_ID_CHARS} printable characters")
     return text
+
+
+MAX_RUN_ID_CHARS = 80
+MAX_DEFINITION_ID_CHARS = 64
+MAX_STAGE_ID_CHARS = 64
+
+
+def object_id(field: str, value: str, max_chars: int) -> str:
+    """An id a request names (a run, a definition, a stage): 1 to ``max_chars`` characters, none a
+    control character; checked before any lookup (PostgreSQL refuses a NUL as a storage error).
+
+    Raises:
+        InvalidArgument: (PROTOCOL_ERROR) naming ``field``.
+    """
+    if not value or len(value) > max_chars or any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise invalid_field(field, f"must be 1-{max_chars} characters, none a control character")
+    return value
 
 
 def payload_bytes(payload: object) -> bytes:
@@ -177,8 +195,13 @@ def start_in(
     limits: Limits,
     replay_horizon: int,
     now: int,
+    provider_replay: bool = True,
 ) -> Started:
     """Start a run in ``tx`` (see the module). The caller verified the delivery's signature.
+
+    ``provider_replay``: refuse a GitHub or Jira body that already started a run under another
+    delivery id (spec §2.1 step 6). Only signed deliveries need it; an operator's start or rerun
+    of the same payload is deliberate.
 
     Raises:
         FailedPrecondition: WEBHOOK_DELIVERY_CONFLICT, WEBHOOK_PAYLOAD_REPLAYED,
@@ -198,7 +221,7 @@ def start_in(
                 metadata={"definitionId": definition.id, "deliveryId": delivery, "runId": seen.run_id},
             )
         return Started(tx.workflows.get_run(seen.run_id), duplicate=True, run_id=seen.run_id)
-    if definition.source in (Source.GITHUB, Source.JIRA):
+    if provider_replay and definition.source in (Source.GITHUB, Source.JIRA):
         replayed = tx.workflows.delivery_by_payload(definition.id, DeliveryKind.START, digest)
         if replayed is not None:
             raise FailedPrecondition(
@@ -289,6 +312,7 @@ async def start(
         InvalidArgument: a bad delivery id or a payload over 256 KiB; as ``start_in``.
         FailedPrecondition: as ``start_in``.
     """
+    object_id("definition_id", definition_id, MAX_DEFINITION_ID_CHARS)
     delivery = delivery_id(delivery)
     body = payload_bytes(payload)
 
@@ -306,6 +330,7 @@ async def start(
             limits=limits,
             replay_horizon=replay_horizon,
             now=now,
+            provider_replay=False,
         )
         if started.run is not None and not started.duplicate:
             audit.record(
@@ -353,6 +378,7 @@ async def get(store: Store, caller: Caller, run_id: str) -> Run:
     Raises:
         NotFound, PermissionDenied: as ``check_visible``.
     """
+    object_id("run_id", run_id, MAX_RUN_ID_CHARS)
     return check_visible(caller, await store.read(lambda tx: tx.workflows.get_run(run_id)), run_id)
 
 
@@ -400,6 +426,7 @@ async def cancel(store: Store, caller: Caller, run_id: str, reason: str, *, now:
         NotFound: (WORKFLOW_NOT_FOUND).
         FailedPrecondition: (WORKFLOW_TERMINAL) it has ended.
     """
+    object_id("run_id", run_id, MAX_RUN_ID_CHARS)
     text = reason.strip()
     if len(text) > 1_000:
         raise invalid_field("reason", "exceeds 1000 characters")
@@ -432,6 +459,7 @@ async def rerun(
             (WEBHOOK_NOT_FOUND) its definition was deleted.
         InvalidArgument, FailedPrecondition: as ``start_in``.
     """
+    object_id("run_id", run_id, MAX_RUN_ID_CHARS)
     delivery = delivery_id(delivery)
 
     def work(tx: Tx) -> Started:
@@ -440,7 +468,7 @@ async def rerun(
         if body is None:
             raise run_not_found(run_id)
         stored = tx.workflows.get_definition(run.definition_id)
-        if stored is None:
+        if stored is None or stored.project != run.project:
             raise definitions.not_found(run.definition_id)
         started = start_in(
             tx,
@@ -452,6 +480,7 @@ async def rerun(
             limits=limits,
             replay_horizon=replay_horizon,
             now=now,
+            provider_replay=False,
         )
         if started.run is not None and not started.duplicate:
             audit.record(tx, caller, "workflow.rerun", f"run:{started.run.id}", now=now, metadata={"fromRunId": run_id})
@@ -472,9 +501,27 @@ def _pinned(tx: Tx, run: Run) -> str:
     return document
 
 
+_PINNED: collections.OrderedDict[str, WorkflowDefinition] = collections.OrderedDict()
+_PINNED_MAX = 256
+
+
+def cached_pinned(definition_hash: str) -> WorkflowDefinition | None:
+    """The pinned version with this hash, if this process read it before (a version never changes)."""
+    definition = _PINNED.get(definition_hash)
+    if definition is not None:
+        _PINNED.move_to_end(definition_hash)
+    return definition
+
+
 def pinned(tx: Tx, run: Run) -> WorkflowDefinition:
-    """The definition version ``run`` pinned at start."""
-    return definitions.structure(_pinned(tx, run))
+    """The definition version ``run`` pinned at start (read once per process: versions are immutable)."""
+    definition = cached_pinned(run.definition_hash)
+    if definition is None:
+        definition = definitions.structure(_pinned(tx, run))
+        _PINNED[run.definition_hash] = definition
+        while len(_PINNED) > _PINNED_MAX:
+            _PINNED.popitem(last=False)
+    return definition
 
 
 def save(

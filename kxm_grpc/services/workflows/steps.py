@@ -20,12 +20,14 @@ while it runs leaves no one working on it; both fail the run.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import structlog
 
+from kxm_grpc import failpoints
 from kxm_grpc.domain import validation
 from kxm_grpc.domain.caller import Caller, CredentialKind
 from kxm_grpc.domain.messages import Delivery, Message, hub_sender_run
@@ -36,16 +38,19 @@ from kxm_grpc.domain.workflows.checkpoints import CheckpointRequest, SignalReque
 from kxm_grpc.domain.workflows.definitions import WorkflowDefinition
 from kxm_grpc.domain.workflows.evidence import DegradationApproval
 from kxm_grpc.domain.workflows.runs import CheckpointStatus, Run, RunStatus, Transition
-from kxm_grpc.errors import FailedPrecondition, InvalidArgument, Reason, invalid_field
+from kxm_grpc.errors import Aborted, FailedPrecondition, InvalidArgument, Reason, invalid_field
 from kxm_grpc.services import audit, timers
 from kxm_grpc.services.limits import Limits
 from kxm_grpc.services.messages import register_hub_sender, send_from_hub
 from kxm_grpc.services.workflows import provenance
 from kxm_grpc.services.workflows.runs import (
     DEFAULT_REPLAY_HORIZON,
+    MAX_RUN_ID_CHARS,
+    MAX_STAGE_ID_CHARS,
     WAIT_TIMER,
     check_visible,
     forbidden,
+    object_id,
     pinned,
     run_not_found,
     save,
@@ -111,11 +116,20 @@ def status_of(value: CheckpointStatus | None, *, field: str = "status") -> Check
     return value
 
 
+SIGNAL_STEP_PREFIX = "signal:"
+"""The prefix of a signal's remembered answer (``signal:<delivery id>``), reserved in request ids."""
+
+
 def request_id(value: str) -> str:
-    """Raises InvalidArgument when it is longer than 80 characters or holds control characters."""
+    """Raises InvalidArgument when it is longer than 80 characters, holds control characters or
+    starts with the reserved ``signal:``."""
     text = value.strip()
     if len(text) > MAX_REQUEST_ID_CHARS or any(ord(c) < 32 for c in text):
         raise invalid_field("request_id", f"must be at most {MAX_REQUEST_ID_CHARS} printable characters")
+    if text.startswith(SIGNAL_STEP_PREFIX):
+        raise invalid_field(
+            "request_id", f"must not start with {SIGNAL_STEP_PREFIX!r} (the hub's signal receipts use it)"
+        )
     return text
 
 
@@ -124,6 +138,13 @@ def _outcome_text(value: str) -> str | None:
     if validation.utf16_length(text) > checkpoints.MAX_OUTCOME_CHARS:
         raise invalid_field("outcome", f"exceeds {checkpoints.MAX_OUTCOME_CHARS} characters")
     return text or None
+
+
+def _ids(run_id: str, stage_id: str | None = None) -> None:
+    """Raises InvalidArgument for a malformed run or stage id, before any lookup."""
+    object_id("run_id", run_id, MAX_RUN_ID_CHARS)
+    if stage_id is not None:
+        object_id("stage_id", stage_id, MAX_STAGE_ID_CHARS)
 
 
 def _coordinator_run(tx: Tx, caller: Caller, run_id: str) -> Run:
@@ -138,14 +159,39 @@ def _coordinator_run(tx: Tx, caller: Caller, run_id: str) -> Run:
     return run
 
 
-def _recalled(tx: Tx, run: Run, request: str) -> Outcome | None:
-    """The answer a request id got before, with the run as it is now."""
+def fingerprint(kind: str, report: Report, *extra: object) -> str:
+    """sha256 of what a step request asked (its kind and fields), to tell a retry from a reuse."""
+    fields = [
+        kind,
+        report.stage_id,
+        report.status.value if report.status else "",
+        report.summary,
+        sorted(report.evidence.items()),
+        sorted((key, list(ids)) for key, ids in report.evidence_refs.items()),
+        report.outcome,
+        *extra,
+    ]
+    return hashlib.sha256(json.dumps(fields, separators=(",", ":"), default=str).encode()).hexdigest()
+
+
+def _recalled(tx: Tx, run: Run, request: str, asked: str) -> Outcome | None:
+    """The answer a request id got before, with the run as it is now.
+
+    Raises:
+        Aborted: (IDEMPOTENCY_CONFLICT) the id was used for another request on this run.
+    """
     if not request:
         return None
     stored = tx.workflows.get_step(run.id, request)
     if stored is None:
         return None
     answer = json.loads(stored.response)
+    if answer.get("request") != asked:
+        raise Aborted(
+            "request_id was already used for another request on this run",
+            reason=Reason.IDEMPOTENCY_CONFLICT,
+            metadata={"runId": run.id, "requestId": request, "nextAction": "use a new request_id per request"},
+        )
     transition = next((t for t in run.transitions if t.id == answer.get("transition")), None)
     return Outcome(
         run,
@@ -160,9 +206,10 @@ def _recalled(tx: Tx, run: Run, request: str) -> Outcome | None:
     )
 
 
-def _remember(tx: Tx, run: Run, request: str, kind: str, step: Step, now: int) -> Outcome:
+def _remember(tx: Tx, run: Run, request: str, kind: str, step: Step, now: int, asked: str = "") -> Outcome:
     if request:
         answer = {
+            "request": asked,
             "retry": step.retry,
             "completed": step.completed,
             "exhausted": step.exhausted,
@@ -200,16 +247,18 @@ async def checkpoint(store: Store, caller: Caller, report: Report, *, now: int) 
             ``checkpoints.checkpoint``.
         NotFound, PermissionDenied, FailedPrecondition: as ``checkpoints.checkpoint``; WORKFLOW_FORBIDDEN.
     """
+    _ids(report.run_id, report.stage_id)
     status = status_of(report.status)
     summary = checkpoints.summary_text(report.summary)
     evidence = checkpoints.parse_evidence(report.evidence)
     refs = evidence_rules.parse_refs(report.evidence_refs)
     outcome = _outcome_text(report.outcome)
     request = request_id(report.request_id)
+    asked = fingerprint("checkpoint", report)
 
     def work(tx: Tx) -> Outcome:
         run = _coordinator_run(tx, caller, report.run_id)
-        recalled = _recalled(tx, run, request)
+        recalled = _recalled(tx, run, request, asked)
         if recalled is not None:
             return recalled
         definition = pinned(tx, run)
@@ -229,7 +278,8 @@ async def checkpoint(store: Store, caller: Caller, report: Report, *, now: int) 
             new_id=new_id,
         )
         _store(tx, definition, run, step, now)
-        return _remember(tx, step.run, request, "checkpoint", step, now)
+        failpoints.hit("checkpoint_mid_write")
+        return _remember(tx, step.run, request, "checkpoint", step, now, asked)
 
     return await store.write(work)
 
@@ -243,14 +293,16 @@ async def wait(
         InvalidArgument: INVALID_SIGNAL_KEY, WORKFLOW_WAIT_INVALID, the evidence errors.
         NotFound, PermissionDenied, FailedPrecondition: as ``checkpoint``; WORKFLOW_NOT_RUNNING.
     """
+    _ids(report.run_id, report.stage_id)
     summary = checkpoints.summary_text(report.summary)
     evidence = checkpoints.parse_evidence(report.evidence)
     refs = evidence_rules.parse_refs(report.evidence_refs)
     request = request_id(report.request_id)
+    asked = fingerprint("wait", report, signal_key, timeout_ms)
 
     def work(tx: Tx) -> Outcome:
         run = _coordinator_run(tx, caller, report.run_id)
-        recalled = _recalled(tx, run, request)
+        recalled = _recalled(tx, run, request, asked)
         if recalled is not None:
             return recalled
         definition = pinned(tx, run)
@@ -269,7 +321,7 @@ async def wait(
             now=now,
         )
         _store(tx, definition, run, step, now)
-        return _remember(tx, step.run, request, "wait", step, now)
+        return _remember(tx, step.run, request, "wait", step, now, asked)
 
     return await store.write(work)
 
@@ -281,6 +333,7 @@ async def escalate(store: Store, caller: Caller, run_id: str, stage_id: str, rea
         InvalidArgument: the reason is empty or too long.
         NotFound, PermissionDenied, FailedPrecondition: as ``checkpoint``.
     """
+    _ids(run_id, stage_id)
     text = validation.required_text("reason", reason, checkpoints.MAX_SUMMARY_CHARS)
 
     def work(tx: Tx) -> Outcome:
@@ -309,6 +362,8 @@ async def approve_degradation(
     Raises:
         NotFound, FailedPrecondition, InvalidArgument: as ``checkpoints.approve_degradation``.
     """
+
+    _ids(run_id, stage_id)
 
     def work(tx: Tx) -> tuple[DegradationApproval, bool]:
         run = _operator_run(tx, caller, run_id)
@@ -356,6 +411,7 @@ async def resolve_escalation(
         InvalidArgument: INVALID_CHECKPOINT_STATUS (no status: there is no default); the evidence errors.
         NotFound: (WORKFLOW_NOT_FOUND). FailedPrecondition: as ``checkpoints.rule``.
     """
+    _ids(run_id)
     decided = status_of(status)
     text = validation.required_text("ruling", ruling, MAX_RULING_CHARS)
     given = checkpoints.parse_evidence(evidence)
@@ -473,16 +529,20 @@ async def signal(
             WORKFLOW_SIGNAL_MISMATCH, WORKFLOW_WAIT_INCONSISTENT, WORKFLOW_SIGNAL_CONTEXT_MISMATCH,
             WORKFLOW_RULING_REQUIRED.
     """
+    _ids(received.run_id)
     key = checkpoints.signal_key(received.signal_key)
     status = status_of(received.status)
     summary = checkpoints.summary_text(received.summary)
     given = checkpoints.parse_evidence(received.evidence)
-    remembered = f"signal:{received.delivery_id}"
+    remembered = f"{SIGNAL_STEP_PREFIX}{received.delivery_id}"
 
     def find(tx: Tx) -> Run:
         run = tx.workflows.get_run(received.run_id)
         if run is None or run.definition_id != received.definition_id:
             raise run_not_found(received.run_id)
+        current = tx.workflows.get_definition(received.definition_id)
+        if current is None or current.project != run.project:
+            raise run_not_found(received.run_id)  # the id was taken over by another project's definition
         if caller is not None:
             check_visible(caller, run, received.run_id)
         return run

@@ -5,13 +5,15 @@ the head alone (route, media type, size) and hands the lower-case headers and th
 bytes here. Each function then follows the spec's order:
 
 * **start**: unknown definition (WEBHOOK_NOT_FOUND); the start secret resolved from this
-  replica's environment (UNAVAILABLE when it cannot be); the signature (``signatures.verify``,
+  replica's environment (UNAVAILABLE when it cannot be: only that secret, so a replica missing
+  the signal or notify secret's variable still takes starts); the signature (``signatures.verify``,
   kind ``start``, with the definition's source deciding the accepted forms); only then the body,
   which must be UTF-8 JSON holding an object (INVALID_JSON); the event from ``x-github-event``,
   else the payload's ``webhookEvent``, else its ``event``; and ``runs.start_in`` in one write.
 * **signal**: unknown definition; a definition without a signal secret accepts no signed
-  signal (WORKFLOW_SIGNALS_DISABLED); the signature (kind ``signal``, with the route's run id and
-  signal key in the signed material); the body ``{status, summary?, evidence?}``; then
+  signal (WORKFLOW_SIGNALS_DISABLED); the signal secret resolved (only it: UNAVAILABLE when its
+  variable is not set here); the signature (kind ``signal``, with the route's run id and signal
+  key in the signed material); the body ``{status, summary?, evidence?}``; then
   ``steps.signal``, de-duplicated by the delivery id against the body's hash.
 
 No secret, signature, header value or body ever appears in an error or a log line. ``verified``
@@ -22,7 +24,8 @@ secret can use up a definition's budget (an unauthenticated flood spends its own
 
 from __future__ import annotations
 
-import functools
+import enum
+import hmac
 import json
 import os
 import re
@@ -32,6 +35,7 @@ from typing import Any
 import structlog
 
 from kxm_grpc.domain.clock import MICROS
+from kxm_grpc.domain.validation import js_trim, utf16_length
 from kxm_grpc.domain.workflows import definitions as definition_rules
 from kxm_grpc.domain.workflows import signatures
 from kxm_grpc.domain.workflows.definitions import WorkflowDefinition
@@ -77,8 +81,8 @@ async def start_from_webhook(
 
     Raises:
         NotFound: (WEBHOOK_NOT_FOUND) no such definition.
-        Unavailable: a secret the definition names by ``secretEnv`` is not set (or not valid)
-            in this replica's environment.
+        Unavailable: (WORKFLOW_SECRET_UNAVAILABLE) the start secret's variable (``secretEnv``)
+            is not set (or not valid) in this replica's environment; no other is read.
         Unauthenticated: the signature errors of ``signatures.verify``.
         InvalidArgument: a missing or malformed delivery id; (INVALID_JSON) the body is not
             UTF-8 JSON holding an object; as ``runs.start_in`` (WORKFLOW_PROMPT_TOO_LONG).
@@ -86,14 +90,15 @@ async def start_from_webhook(
             WEBHOOK_PAYLOAD_REPLAYED, WORKFLOW_TARGET_UNAVAILABLE, the evidence policy errors).
     """
     stored = await _stored(store, definition_id)
-    definition = _resolved(stored)
+    secret = _secret_for(stored, Secret.START)
+    assert secret is not None  # every definition has a start secret
     delivery = signatures.verify(
         headers,
         body,
         kind=Kind.START,
-        secret=definition.secret,
+        secret=secret,
         definition_id=definition_id,
-        source=definition.source,
+        source=definitions.structure(stored.document).source,
         now_seconds=now // MICROS,
     )
     if verified is not None:
@@ -152,29 +157,31 @@ async def signal_from_webhook(
         NotFound: (WEBHOOK_NOT_FOUND) no such definition; (WORKFLOW_NOT_FOUND) no such run of it.
         FailedPrecondition: (WORKFLOW_SIGNALS_DISABLED) the definition has no signal secret; as
             ``steps.signal`` (WORKFLOW_SIGNAL_DELIVERY_CONFLICT, WORKFLOW_NOT_WAITING, ...).
-        Unavailable: the signal secret's variable is not set (or not valid) in this replica.
+        Unavailable: (WORKFLOW_SECRET_UNAVAILABLE) the signal secret's variable is not set (or
+            not valid) in this replica; no other is read.
         Unauthenticated: the signature errors of ``signatures.verify``.
         InvalidArgument: a missing or malformed delivery id; (INVALID_JSON) the body is not
             UTF-8 JSON holding an object; a field of the wrong type (named); as ``steps.signal``.
     """
     stored = await _stored(store, definition_id)
-    if definitions.structure(stored.document).signal_secret is None:
+    structure = definitions.structure(stored.document)
+    if structure.signal_secret is None:
         raise FailedPrecondition(
             f"workflow {definition_id} accepts no signed signals (it declares no signalSecret)",
             reason=Reason.WORKFLOW_SIGNALS_DISABLED,
             metadata={"definitionId": definition_id},
         )
-    definition = _resolved(stored)
-    assert definition.signal_secret is not None  # the structure has one, so the resolved one does
+    secret = _secret_for(stored, Secret.SIGNAL)
+    assert secret is not None  # the structure has one, so the resolved one is there
     delivery = signatures.verify(
         headers,
         body,
         kind=Kind.SIGNAL,
-        secret=definition.signal_secret,
+        secret=secret,
         definition_id=definition_id,
         run_id=run_id,
         signal_key=signal_key,
-        source=definition.source,
+        source=structure.source,
         now_seconds=now // MICROS,
     )
     if verified is not None:
@@ -209,44 +216,108 @@ async def _stored(store: Store, definition_id: str) -> StoredDefinition:
     return stored
 
 
-def _secret_names(structure: WorkflowDefinition) -> tuple[str, ...]:
-    named = (
-        structure.secret_env,
-        structure.signal_secret_env,
-        structure.notify.secret_env if structure.notify is not None else None,
-    )
-    return tuple(name for name in named if name)
+class Secret(enum.Enum):
+    """Which of a definition's secrets an operation needs (its field in the document)."""
+
+    START = "secret"
+    SIGNAL = "signalSecret"
+    NOTIFY = "notify.secret"
 
 
-def _resolved(stored: StoredDefinition) -> WorkflowDefinition:
-    """The definition with its secrets resolved from this process's environment.
+class SecretUnresolved(Exception):
+    """A secret this replica cannot resolve. ``field`` names it as the document does (``secretEnv``,
+    ``signalSecretEnv``, ``notify.secretEnv``) and ``problem`` says why; neither holds a value."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+        self.problem = problem
+
+
+def resolve_secret(structure: WorkflowDefinition, which: Secret, env: Mapping[str, str] | None = None) -> str | None:
+    """One secret of a definition, resolved from ``env`` (default: this process's environment).
+
+    Only that secret's variable is read, so a replica missing another one (the notify secret's,
+    say) still serves what needs this one. The rules are the loader's: trimmed, no NUL or unpaired
+    surrogate, 16 to 512 characters; the start and signal secrets must differ, checked when this
+    replica can resolve both. ``structure`` is ``definitions.structure(document)``: a literal
+    secret is already in it, a named one reads ``""`` with its variable's name beside it.
+
+    Returns:
+        The secret, or None when the definition has none of this kind (no ``signalSecret``, no
+        ``notify``).
 
     Raises:
-        Unavailable: a variable it names is not set here, or its value breaks a secret's rules.
-            The error and the log line name the definition and the fields, never a value.
+        SecretUnresolved: its variable is not set here, or its value breaks the rules.
     """
-    names = _secret_names(definitions.structure(stored.document))
-    values = tuple(os.environ.get(name) for name in names)
+    environment = os.environ if env is None else env
+    secret = _secret_value(structure, which, environment)
+    if secret is None or which is Secret.NOTIFY:
+        return secret
+    other_kind = Secret.SIGNAL if which is Secret.START else Secret.START
     try:
-        return _resolve(stored.document, names, values)
-    except definition_rules.DefinitionError as error:
-        fields = sorted({problem.field for problem in error.problems})
-        log.warning("webhook_secret_unresolved", definition_id=stored.id, fields=fields)
+        other = _secret_value(structure, other_kind, environment)
+    except SecretUnresolved:
+        other = None  # not resolvable here: checked when registered, and by a replica that has both
+    if other is not None and hmac.compare_digest(secret.encode(), other.encode()):
+        raise SecretUnresolved(
+            "signalSecretEnv" if structure.signal_secret_env else "signalSecret", "equals the start secret"
+        )
+    return secret
+
+
+def _secret_value(structure: WorkflowDefinition, which: Secret, env: Mapping[str, str]) -> str | None:
+    if which is Secret.START:
+        literal, name, field = structure.secret, structure.secret_env, "secretEnv"
+    elif which is Secret.SIGNAL:
+        if structure.signal_secret is None:
+            return None
+        literal, name, field = structure.signal_secret, structure.signal_secret_env, "signalSecretEnv"
+    else:
+        if structure.notify is None:
+            return None
+        literal, name, field = structure.notify.secret, structure.notify.secret_env, "notify.secretEnv"
+    if not name:
+        if literal == definitions.REDACTED:
+            # A pinned version's structure: never a secret to verify with (the current row has it).
+            raise SecretUnresolved(field.removesuffix("Env"), "redacted (a pinned version)")
+        return literal  # given literally: the loader checked it
+    value = env.get(name)
+    if value is None:
+        raise SecretUnresolved(field, "not set")
+    secret = js_trim(value)
+    if "\x00" in secret or _SURROGATE.search(secret):
+        raise SecretUnresolved(field, "holds a NUL character or an unpaired surrogate")
+    if not definition_rules.MIN_SECRET_CHARS <= utf16_length(secret) <= definition_rules.MAX_SECRET_CHARS:
+        raise SecretUnresolved(
+            field,
+            f"not between {definition_rules.MIN_SECRET_CHARS} and {definition_rules.MAX_SECRET_CHARS} characters",
+        )
+    return secret
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _secret_for(stored: StoredDefinition, which: Secret) -> str | None:
+    """The secret ``which`` of a stored definition, resolved from this process's environment.
+
+    Raises:
+        Unavailable: its variable is not set here, or its value breaks a secret's rules. The
+            error and the log line name the definition and the field, never a value.
+    """
+    try:
+        return resolve_secret(definitions.structure(stored.document), which)
+    except SecretUnresolved as unresolved:
+        field = unresolved.field
+        log.warning("webhook_secret_unresolved", definition_id=stored.id, fields=[field], problem=unresolved.problem)
         raise Unavailable(
             f"this replica cannot verify requests for workflow {stored.id}: the environment variable its"
-            f" {', '.join(fields)} names is not set here (or not a valid secret)",
+            f" {field} names is not set here (or not a valid secret)",
             reason=Reason.WORKFLOW_SECRET_UNAVAILABLE,
-            metadata={"definitionId": stored.id, "field": ",".join(fields)},
+            metadata={"definitionId": stored.id, "field": field},
             retry_after=SECRET_RETRY_SECONDS,
         ) from None
-
-
-@functools.lru_cache(maxsize=256)
-def _resolve(document: str, names: tuple[str, ...], values: tuple[str | None, ...]) -> WorkflowDefinition:
-    """Cached by the document and the values of the variables it names: a request does not load
-    the whole definition again, and a changed variable (or document) is resolved afresh."""
-    environment = {name: value for name, value in zip(names, values, strict=True) if value is not None}
-    return definitions.resolved(document, environment)
 
 
 # -- the body ---------------------------------------------------------------------------------------

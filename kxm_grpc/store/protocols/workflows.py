@@ -17,13 +17,20 @@ from kxm_grpc.domain.workflows.runs import Run, RunStatus
 
 @dataclass(frozen=True, slots=True)
 class StoredDefinition:
-    """A definition's current version: its normalised JSON (``document``) and its hash."""
+    """A definition's current version: its normalised JSON (``document``), its hash, and the document
+    of the version runs pin (``pinned_document``)."""
 
     id: str
     """Global: the webhook route names a definition without its project."""
     project: str
     hash: str
     document: str
+    """The current definition as registered, a literal ``secret:`` included (verifying signatures
+    needs it): kept in ``workflow_definitions`` only, replaced (and gone) when the definition is."""
+    pinned_document: str
+    """The version's document with its literal secrets redacted (each ``***``): what the version of
+    ``hash`` holds, which runs pin and keep after the definition changed or went. A run never needs
+    a secret of its pinned version, so no version keeps a literal secret once it is rotated."""
     register_time: int
     update_time: int
     registered_by: str
@@ -95,14 +102,16 @@ class WorkflowRepository(Protocol):
     def put_definition(self, definition: StoredDefinition) -> None:
         """Insert or replace the definition's current version; keep its version (by hash) for runs to pin.
 
-        The definition's other versions that no run pins are deleted.
+        The version holds ``pinned_document`` (never ``document``), replacing what a version of the
+        same hash held: a hash leaves out secrets, so a rotated secret is the same version. The
+        definition's other versions that no run pins are deleted.
         """
 
     def get_definition(self, definition_id: str) -> StoredDefinition | None:
-        """The definition's current version, or None."""
+        """The definition's current version (with its version's ``pinned_document``), or None."""
 
     def definition_version(self, definition_hash: str) -> str | None:
-        """The document of the version with this hash (current, or pinned by a run), or None."""
+        """The ``pinned_document`` of the version with this hash (current, or pinned by a run), or None."""
 
     def list_definitions(self, project: str | None, after: str | None, limit: int) -> list[StoredDefinition]:
         """Definitions (of ``project``, or all) ordered by id, after ``after``."""
@@ -119,6 +128,9 @@ class WorkflowRepository(Protocol):
             HubError: (the store's integrity error) a run with its id, or with its
                 (definition, delivery id), exists.
         """
+
+    def run_project(self, run_id: str) -> str | None:
+        """The run's project (its column only: nothing decoded or checksum-checked), or None."""
 
     def run_payload(self, run_id: str) -> str | None:
         """The run's start payload, or None (purged, or stored without one)."""

@@ -171,6 +171,7 @@ def _stage_to(stage: StageState) -> Object:
         "complete_time": stage.complete_time,
         "update_time": stage.update_time,
         "escalation": None if stage.escalation is None else _escalation_to(stage.escalation),
+        "resumed_at": stage.resumed_at,
     }
 
 
@@ -192,6 +193,7 @@ def _stage_from(data: Object) -> StageState:
         complete_time=data["complete_time"],
         update_time=data["update_time"],
         escalation=None if data["escalation"] is None else _escalation_from(data["escalation"]),
+        resumed_at=data.get("resumed_at", 0),
     )
 
 
@@ -474,6 +476,9 @@ WORKFLOW_DEFINITIONS = Columns(
 )
 """Also the insert list: ``definition_values`` follow this order."""
 
+WORKFLOW_DEFINITION_READ = Columns("workflow_definitions", *WORKFLOW_DEFINITIONS.names, "pinned_document")
+"""What a read selects: the definition's columns, then its current version's document (a join)."""
+
 
 def definition_values(definition: StoredDefinition) -> tuple[object, ...]:
     """The definition's column values in ``WORKFLOW_DEFINITIONS`` order."""
@@ -491,17 +496,18 @@ def definition_values(definition: StoredDefinition) -> tuple[object, ...]:
 
 
 def _definition_decoder(columns: Columns) -> Callable[[Row], StoredDefinition]:
-    id_, project, hash_, document, register_time, update_time, registered_by = columns.positions(
-        "id", "project", "hash", "document", "register_time", "update_time", "registered_by"
+    id_, project, hash_, document, pinned_document, register_time, update_time, registered_by = columns.positions(
+        "id", "project", "hash", "document", "pinned_document", "register_time", "update_time", "registered_by"
     )
 
     def definition_from_row(row: Row) -> StoredDefinition:
-        """The definition in a row selecting ``WORKFLOW_DEFINITIONS``."""
+        """The definition in a row selecting ``WORKFLOW_DEFINITION_READ``."""
         return StoredDefinition(
             id=row[id_],
             project=row[project],
             hash=row[hash_],
             document=row[document],
+            pinned_document=row[pinned_document],
             register_time=row[register_time],
             update_time=row[update_time],
             registered_by=row[registered_by],
@@ -510,7 +516,7 @@ def _definition_decoder(columns: Columns) -> Callable[[Row], StoredDefinition]:
     return definition_from_row
 
 
-definition_from_row = _definition_decoder(WORKFLOW_DEFINITIONS)
+definition_from_row = _definition_decoder(WORKFLOW_DEFINITION_READ)
 
 # -- workflow_deliveries -----------------------------------------------------------------------------
 

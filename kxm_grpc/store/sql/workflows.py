@@ -1,10 +1,11 @@
 """Workflows: ``workflow_definitions`` and their ``workflow_definition_versions``, ``workflow_runs``,
 ``workflow_deliveries``, ``workflow_steps`` and ``workflow_notifications``.
 
-A definition version (keyed by its hash) lives while it is some definition's current version or
-some run pins it: every write that can leave one of a definition's versions unreferenced (a new
-current version, a deleted definition, a purged run) deletes that definition's unreferenced
-versions in the same transaction.
+A definition version (keyed by its hash, which leaves out secrets) holds the definition without its
+literal secrets (``StoredDefinition.pinned_document``); the definition's own row alone holds them. A
+version lives while it is some definition's current version or some run pins it: every write that
+can leave one of a definition's versions unreferenced (a new current version, a deleted definition,
+a purged run) deletes that definition's unreferenced versions in the same transaction.
 """
 
 from __future__ import annotations
@@ -41,7 +42,11 @@ def _placeholders(width: int) -> str:
     return ", ".join("?" * width)
 
 
-_SELECT_DEFINITIONS = f"SELECT {WORKFLOW_DEFINITIONS.select} FROM workflow_definitions"
+_SELECT_DEFINITIONS = (
+    f"SELECT {WORKFLOW_DEFINITIONS.qualified('d')}, v.document FROM workflow_definitions d "
+    "JOIN workflow_definition_versions v ON v.hash = d.hash"
+)
+"""Selects ``WORKFLOW_DEFINITION_READ``: a definition's current version is always stored beside it."""
 _SELECT_RUNS = f"SELECT {WORKFLOW_RUNS.select} FROM workflow_runs"
 _SELECT_DELIVERIES = f"SELECT {WORKFLOW_DELIVERIES.select} FROM workflow_deliveries"
 _SELECT_STEPS = f"SELECT {WORKFLOW_STEPS.select} FROM workflow_steps"
@@ -56,8 +61,10 @@ _UPSERT_DEFINITION = (
 )
 _INSERT_VERSION = (
     "INSERT INTO workflow_definition_versions (hash, definition_id, document, create_time) "
-    "VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING"
+    "VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO UPDATE SET document = excluded.document"
 )
+"""A version of the same hash is the same definition but for its secrets: its document is replaced,
+so the version holds what the latest registration's ``pinned_document`` holds, never an older one."""
 _PURGE_VERSIONS = (
     "DELETE FROM workflow_definition_versions WHERE definition_id = ? "
     "AND NOT EXISTS (SELECT 1 FROM workflow_runs WHERE workflow_runs.definition_hash = "
@@ -98,12 +105,12 @@ class SqlWorkflows:
     def put_definition(self, definition: StoredDefinition) -> None:
         self._conn.execute(_UPSERT_DEFINITION, definition_values(definition))
         self._conn.execute(
-            _INSERT_VERSION, (definition.hash, definition.id, definition.document, definition.update_time)
+            _INSERT_VERSION, (definition.hash, definition.id, definition.pinned_document, definition.update_time)
         )
         self._conn.execute(_PURGE_VERSIONS, (definition.id,))
 
     def get_definition(self, definition_id: str) -> StoredDefinition | None:
-        row = self._conn.execute(f"{_SELECT_DEFINITIONS} WHERE id = ?", (definition_id,)).fetchone()
+        row = self._conn.execute(f"{_SELECT_DEFINITIONS} WHERE d.id = ?", (definition_id,)).fetchone()
         return None if row is None else definition_from_row(row)
 
     def definition_version(self, definition_hash: str) -> str | None:
@@ -113,14 +120,14 @@ class SqlWorkflows:
         return None if row is None else str(row[0])
 
     def list_definitions(self, project: str | None, after: str | None, limit: int) -> list[StoredDefinition]:
-        clauses = ["id > ?"]
+        clauses = ["d.id > ?"]
         params: list[object] = [after or ""]
         if project is not None:
-            clauses.insert(0, "project = ?")
+            clauses.insert(0, "d.project = ?")
             params.insert(0, project)
         params.append(limit)
         rows = self._conn.execute(
-            f"{_SELECT_DEFINITIONS} WHERE {' AND '.join(clauses)} ORDER BY id LIMIT ?", params
+            f"{_SELECT_DEFINITIONS} WHERE {' AND '.join(clauses)} ORDER BY d.id LIMIT ?", params
         ).fetchall()
         return [definition_from_row(row) for row in rows]
 
@@ -135,6 +142,10 @@ class SqlWorkflows:
         self._conn.execute(_INSERT_RUN, run_values(run))
         if payload is not None:
             self._conn.execute("INSERT INTO workflow_payloads (run_id, payload) VALUES (?, ?)", (run.id, payload))
+
+    def run_project(self, run_id: str) -> str | None:
+        row = self._conn.execute("SELECT project FROM workflow_runs WHERE id = ?", (run_id,)).fetchone()
+        return None if row is None else str(row[0])
 
     def run_payload(self, run_id: str) -> str | None:
         row = self._conn.execute("SELECT payload FROM workflow_payloads WHERE run_id = ?", (run_id,)).fetchone()

@@ -223,6 +223,7 @@ def full_run() -> Run:
             ruled_by="ops",
             rule_time=15,
         ),
+        resumed_at=1,
     )
     build = StageState("build", StageStatus.WAITING, attempts=1, visit=1, visit_start_time=16, start_time=16)
     return Run(

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from kxm_grpc.domain.workflows.definitions import Dimension
+from kxm_grpc.domain.caller import Caller, CredentialKind
+from kxm_grpc.domain.workflows.definitions import Dimension, Notify
 from kxm_grpc.domain.workflows.evidence import DegradationApproval, EligibleProducer, PeerEvidence, ResolvedPolicy
 from kxm_grpc.domain.workflows.runs import (
     CheckpointStatus,
@@ -24,6 +25,7 @@ from kxm_grpc.domain.workflows.runs import (
     Wait,
 )
 from kxm_grpc.errors import DataLoss, HubError, Reason
+from kxm_grpc.services.workflows import definitions
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.protocols.workflows import (
     DeliveryKind,
@@ -40,6 +42,7 @@ from kxm_grpc.store.rows.workflows import (
     signal_receipt_to_document,
 )
 from tests.store.contract.conftest import StoreFactory, full_run
+from tests.workflows import define
 
 
 def _run(run_id: str, *, create_time: int = 10, **fields: Any) -> Run:
@@ -63,8 +66,24 @@ def _run(run_id: str, *, create_time: int = 10, **fields: Any) -> Run:
     return dataclasses.replace(started, **fields)
 
 
-def _definition(definition_id: str, hash_: str, *, project: str = "p", time: int = 1) -> StoredDefinition:
-    return StoredDefinition(definition_id, project, hash_, f'{{"id":"{definition_id}","v":"{hash_}"}}', 1, time, "ops")
+LITERAL_SECRET = "literal-secret-0123456789"
+
+
+def _definition(
+    definition_id: str, hash_: str, *, project: str = "p", time: int = 1, secret: str = LITERAL_SECRET
+) -> StoredDefinition:
+    """A definition whose ``document`` holds a literal secret and whose ``pinned_document`` does not."""
+    document = f'{{"id":"{definition_id}","v":"{hash_}","secret":"{secret}"}}'
+    pinned = f'{{"id":"{definition_id}","v":"{hash_}","secret":"***"}}'
+    return StoredDefinition(definition_id, project, hash_, document, pinned, 1, time, "ops")
+
+
+def _stored_text(tx: Tx) -> list[str]:
+    """Every definition document of both tables, as stored (behind the store's API)."""
+    conn = tx.workflows._conn  # type: ignore[attr-defined]
+    rows = conn.execute("SELECT document FROM workflow_definition_versions").fetchall()
+    rows += conn.execute("SELECT document FROM workflow_definitions").fetchall()
+    return [str(row[0]) for row in rows]
 
 
 def _delivery(delivery_id: str, *, kind: DeliveryKind = DeliveryKind.START, **fields: Any) -> StoredDelivery:
@@ -175,11 +194,110 @@ async def test_a_definition_reads_back_and_a_put_replaces_its_current_version(st
 
     # Assert
     assert read_first == first
-    assert after_second == (second, first.document)  # h1 is pinned by wfr_1
-    assert versions == [first.document, None, third.document]  # h2: no run, no longer current
+    assert after_second == (second, first.pinned_document)  # h1 is pinned by wfr_1
+    assert versions == [first.pinned_document, None, third.pinned_document]  # h2: no run, no longer current
     assert await store.read(lambda tx: tx.workflows.get_definition("wf_a")) == third
     assert await store.read(lambda tx: tx.workflows.get_definition("wf_none")) is None
     assert await store.read(lambda tx: tx.workflows.definition_version("h_none")) is None
+
+
+async def test_a_version_holds_the_pinned_document_and_the_definition_its_document(store: Store) -> None:
+    """The version of a definition's hash holds ``pinned_document`` (no literal secret), its row the
+    ``document``; get and list return both, each from its table."""
+    # Prepare
+    definition = _definition("wf_a", "h1", secret="the-literal-secret-0123")
+
+    # Execute
+    await store.write(lambda tx: tx.workflows.put_definition(definition))
+    read = await store.read(lambda tx: tx.workflows.get_definition("wf_a"))
+    listed = await store.read(lambda tx: tx.workflows.list_definitions("p", None, 10))
+    version = await store.read(lambda tx: tx.workflows.definition_version("h1"))
+    raw = await store.read(
+        lambda tx: tx.workflows._conn.execute(  # type: ignore[attr-defined]
+            "SELECT v.document, d.document FROM workflow_definition_versions v "
+            "JOIN workflow_definitions d ON d.hash = v.hash WHERE v.hash = 'h1'"
+        ).fetchone()
+    )
+
+    # Assert
+    assert read == definition and listed == [definition]
+    assert version == definition.pinned_document
+    assert tuple(raw) == (definition.pinned_document, definition.document)
+    assert "the-literal-secret-0123" not in version
+
+
+async def test_a_rotated_literal_secret_stays_in_no_version(store: Store) -> None:
+    """A secret rotation keeps the hash: the version a run pins is the same, and the new registration's
+    ``pinned_document`` replaces what it held. Afterwards no stored document holds the old literal
+    secret (the version, the definition's row), while runs still pin the version."""
+    # Prepare: a version of h1 that holds the old secret, as a store before the fix wrote it.
+    old, new = "old-literal-secret-0123", "new-literal-secret-4567"
+    before = _definition("wf_a", "h1", secret=old)
+    leaky = dataclasses.replace(before, pinned_document=before.document)
+    await store.write(lambda tx: tx.workflows.put_definition(leaky))
+    await store.write(lambda tx: tx.workflows.insert_run(_run("wfr_1", definition_hash="h1")))
+    leaked = await store.read(_stored_text)
+
+    # Execute: the operator rotates the secret (same hash), and rotates it back to an env name.
+    rotated = _definition("wf_a", "h1", time=2, secret=new)
+    await store.write(lambda tx: tx.workflows.put_definition(rotated))
+    after = await store.read(_stored_text)
+    read = await store.read(lambda tx: (tx.workflows.get_definition("wf_a"), tx.workflows.definition_version("h1")))
+    to_env = dataclasses.replace(rotated, document='{"secretEnv":"WF_A"}', pinned_document='{"secretEnv":"WF_A"}')
+    await store.write(lambda tx: tx.workflows.put_definition(to_env))
+    last = await store.read(_stored_text)
+
+    # Assert
+    assert any(old in text for text in leaked)  # the fixture did store it
+    assert [text for text in after if old in text] == []
+    assert read == (rotated, rotated.pinned_document)
+    assert [text for text in last if old in text or new in text] == []
+    assert await store.read(lambda tx: tx.workflows.definition_version("h1")) == '{"secretEnv":"WF_A"}'
+    assert await store.read(lambda tx: tx.workflows.get_run("wfr_1")) is not None
+
+
+async def test_a_registered_secret_rotation_leaves_no_old_secret_and_the_pinned_version_loads(store: Store) -> None:
+    """Through the service: a definition with literal start, signal and notify secrets, a run pinning
+    it, then the secrets rotated (the same hash). No stored document holds an old secret, the
+    version holds the redacted definition, and it loads structurally as the run's pinned version."""
+    # Prepare
+    notify = {"url": "https://ci.example/events"}
+    first = define(
+        "wf_a",
+        secret="old-start-secret-0123",
+        signalSecret="old-signal-secret-0123",
+        notify={**notify, "secret": "old-notify-secret-0123"},
+    )
+    registered = await definitions.register(
+        store, Caller(CredentialKind.ADMIN), json.dumps(first), format="json", validate_only=False, now=1
+    )
+    await store.write(lambda tx: tx.workflows.insert_run(_run("wfr_1", definition_hash=registered.stored.hash)))
+
+    # Execute
+    second = define(
+        "wf_a",
+        secret="new-start-secret-4567",
+        signalSecret="new-signal-secret-4567",
+        notify={**notify, "secret": "new-notify-secret-4567"},
+    )
+    rotated = await definitions.register(
+        store, Caller(CredentialKind.ADMIN), json.dumps(second), format="json", validate_only=False, now=2
+    )
+    stored = await store.read(_stored_text)
+    version = await store.read(lambda tx: tx.workflows.definition_version(registered.stored.hash))
+
+    # Assert
+    assert rotated.stored.hash == registered.stored.hash and not rotated.unchanged
+    assert [text for text in stored if "old-" in text] == []
+    assert version is not None and "new-" not in version
+    assert version == definitions.pinned_document(rotated.definition)
+    pinned = definitions.structure(version)
+    current = definitions.structure(rotated.stored.document)
+    assert (pinned.secret, pinned.signal_secret, pinned.notify) == ("***", "***", Notify(notify["url"], "***"))
+    assert pinned.hash == current.hash and pinned.stages == current.stages
+    assert dataclasses.replace(current, secret="***", signal_secret="***", notify=pinned.notify) == pinned
+    with pytest.raises(HubError):  # no signature is verified with a pinned version: it has no secret
+        definitions.resolved(version, {})
 
 
 async def test_definitions_are_listed_by_id_per_project_or_all_after_the_cursor(store: Store) -> None:
@@ -429,6 +547,16 @@ async def test_purging_a_run_deletes_its_steps_notifications_and_unpinned_versio
     assert left[:4] == (None, None, None, None)
     assert left[4] is not None  # the current version
     assert left[5] == _delivery("dlv_wfr_1", run_id="wfr_1")
+
+
+async def test_a_runs_project_reads_from_its_column(store: Store) -> None:
+    """run_project answers the run's project without decoding it, None for an unknown run."""
+    await store.write(lambda tx: tx.workflows.put_definition(_definition("wf_a", "h1")))
+    await store.write(lambda tx: tx.workflows.insert_run(_run("wfr_1", definition_hash="h1")))
+
+    found = await store.read(lambda tx: (tx.workflows.run_project("wfr_1"), tx.workflows.run_project("wfr_x")))
+
+    assert found == (_run("wfr_1", definition_hash="h1").project, None)
 
 
 async def test_a_run_keeps_its_start_payload_until_it_is_purged(store: Store) -> None:

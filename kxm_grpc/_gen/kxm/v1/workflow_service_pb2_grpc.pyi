@@ -54,7 +54,9 @@ class WorkflowServiceStub:
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
     - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-      message lists every problem with its field, metadata names the first.
+      message lists every problem with its field, metadata names the first. An operator naming a project
+      (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
+      an id another project's definition holds (field `id`), is refused the same way.
     """
     GetWorkflowDefinition: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.GetWorkflowDefinitionRequest, _workflow_service_pb2.GetWorkflowDefinitionResponse]
     """GetWorkflowDefinition reads a registered definition (literal secrets redacted).
@@ -136,7 +138,8 @@ class WorkflowServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
     - FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
     - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
-      metadata: missingRequirements, providedRequirements, peerRequirements.
+      metadata: missingRequirements, providedRequirements, peerRequirements, quorum (`key=counted/required`).
+    - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
     """
@@ -150,6 +153,7 @@ class WorkflowServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+    - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
     - the evidence errors of Checkpoint.
     """
     SignalWorkflowRun: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.SignalWorkflowRunRequest, _workflow_service_pb2.SignalWorkflowRunResponse]
@@ -223,7 +227,9 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
     - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-      message lists every problem with its field, metadata names the first.
+      message lists every problem with its field, metadata names the first. An operator naming a project
+      (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
+      an id another project's definition holds (field `id`), is refused the same way.
     """
     GetWorkflowDefinition: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.GetWorkflowDefinitionRequest, _workflow_service_pb2.GetWorkflowDefinitionResponse]  # type: ignore[assignment]
     """GetWorkflowDefinition reads a registered definition (literal secrets redacted).
@@ -305,7 +311,8 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
     - FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
     - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
-      metadata: missingRequirements, providedRequirements, peerRequirements.
+      metadata: missingRequirements, providedRequirements, peerRequirements, quorum (`key=counted/required`).
+    - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
     """
@@ -319,6 +326,7 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+    - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
     - the evidence errors of Checkpoint.
     """
     SignalWorkflowRun: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.SignalWorkflowRunRequest, _workflow_service_pb2.SignalWorkflowRunResponse]  # type: ignore[assignment]
@@ -395,7 +403,9 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-          message lists every problem with its field, metadata names the first.
+          message lists every problem with its field, metadata names the first. An operator naming a project
+          (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
+          an id another project's definition holds (field `id`), is refused the same way.
         """
 
     @_abc_1.abstractmethod
@@ -525,7 +535,8 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
         - FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
         - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
-          metadata: missingRequirements, providedRequirements, peerRequirements.
+          metadata: missingRequirements, providedRequirements, peerRequirements, quorum (`key=counted/required`).
+        - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
         """
@@ -545,6 +556,7 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+        - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
         - the evidence errors of Checkpoint.
         """
 

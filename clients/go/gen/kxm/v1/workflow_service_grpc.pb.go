@@ -60,7 +60,9 @@ type WorkflowServiceClient interface {
 	// Errors:
 	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
 	//   - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-	//     message lists every problem with its field, metadata names the first.
+	//     message lists every problem with its field, metadata names the first. An operator naming a project
+	//     (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
+	//     an id another project's definition holds (field `id`), is refused the same way.
 	RegisterWorkflowDefinition(ctx context.Context, in *RegisterWorkflowDefinitionRequest, opts ...grpc.CallOption) (*RegisterWorkflowDefinitionResponse, error)
 	// GetWorkflowDefinition reads a registered definition (literal secrets redacted).
 	//
@@ -134,7 +136,8 @@ type WorkflowServiceClient interface {
 	//   - INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
 	//   - FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
 	//   - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
-	//     metadata: missingRequirements, providedRequirements, peerRequirements.
+	//     metadata: missingRequirements, providedRequirements, peerRequirements, quorum (`key=counted/required`).
+	//   - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
 	Checkpoint(ctx context.Context, in *CheckpointRequest, opts ...grpc.CallOption) (*CheckpointResponse, error)
@@ -147,6 +150,7 @@ type WorkflowServiceClient interface {
 	// - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
 	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
 	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+	// - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
 	// - the evidence errors of Checkpoint.
 	Wait(ctx context.Context, in *WaitRequest, opts ...grpc.CallOption) (*WaitResponse, error)
 	// SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
@@ -364,7 +368,9 @@ type WorkflowServiceServer interface {
 	// Errors:
 	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
 	//   - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-	//     message lists every problem with its field, metadata names the first.
+	//     message lists every problem with its field, metadata names the first. An operator naming a project
+	//     (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
+	//     an id another project's definition holds (field `id`), is refused the same way.
 	RegisterWorkflowDefinition(context.Context, *RegisterWorkflowDefinitionRequest) (*RegisterWorkflowDefinitionResponse, error)
 	// GetWorkflowDefinition reads a registered definition (literal secrets redacted).
 	//
@@ -438,7 +444,8 @@ type WorkflowServiceServer interface {
 	//   - INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
 	//   - FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
 	//   - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
-	//     metadata: missingRequirements, providedRequirements, peerRequirements.
+	//     metadata: missingRequirements, providedRequirements, peerRequirements, quorum (`key=counted/required`).
+	//   - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
 	Checkpoint(context.Context, *CheckpointRequest) (*CheckpointResponse, error)
@@ -451,6 +458,7 @@ type WorkflowServiceServer interface {
 	// - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
 	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
 	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+	// - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
 	// - the evidence errors of Checkpoint.
 	Wait(context.Context, *WaitRequest) (*WaitResponse, error)
 	// SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.

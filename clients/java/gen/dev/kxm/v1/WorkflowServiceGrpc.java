@@ -542,7 +542,9 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-     *   message lists every problem with its field, metadata names the first.
+     *   message lists every problem with its field, metadata names the first. An operator naming a project
+     *   (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
+     *   an id another project's definition holds (field `id`), is refused the same way.
      * </pre>
      */
     default void registerWorkflowDefinition(dev.kxm.v1.RegisterWorkflowDefinitionRequest request,
@@ -670,7 +672,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
      * - FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
-     *   metadata: missingRequirements, providedRequirements, peerRequirements.
+     *   metadata: missingRequirements, providedRequirements, peerRequirements, quorum (`key=counted/required`).
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
      * </pre>
@@ -690,6 +693,7 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
      * - the evidence errors of Checkpoint.
      * </pre>
      */
@@ -826,7 +830,9 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-     *   message lists every problem with its field, metadata names the first.
+     *   message lists every problem with its field, metadata names the first. An operator naming a project
+     *   (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
+     *   an id another project's definition holds (field `id`), is refused the same way.
      * </pre>
      */
     public void registerWorkflowDefinition(dev.kxm.v1.RegisterWorkflowDefinitionRequest request,
@@ -962,7 +968,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
      * - FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
-     *   metadata: missingRequirements, providedRequirements, peerRequirements.
+     *   metadata: missingRequirements, providedRequirements, peerRequirements, quorum (`key=counted/required`).
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
      * </pre>
@@ -983,6 +990,7 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
      * - the evidence errors of Checkpoint.
      * </pre>
      */
@@ -1100,7 +1108,9 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-     *   message lists every problem with its field, metadata names the first.
+     *   message lists every problem with its field, metadata names the first. An operator naming a project
+     *   (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
+     *   an id another project's definition holds (field `id`), is refused the same way.
      * </pre>
      */
     public dev.kxm.v1.RegisterWorkflowDefinitionResponse registerWorkflowDefinition(dev.kxm.v1.RegisterWorkflowDefinitionRequest request) throws io.grpc.StatusException {
@@ -1228,7 +1238,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
      * - FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
-     *   metadata: missingRequirements, providedRequirements, peerRequirements.
+     *   metadata: missingRequirements, providedRequirements, peerRequirements, quorum (`key=counted/required`).
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
      * </pre>
@@ -1248,6 +1259,7 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
      * - the evidence errors of Checkpoint.
      * </pre>
      */
@@ -1360,7 +1372,9 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-     *   message lists every problem with its field, metadata names the first.
+     *   message lists every problem with its field, metadata names the first. An operator naming a project
+     *   (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
+     *   an id another project's definition holds (field `id`), is refused the same way.
      * </pre>
      */
     public dev.kxm.v1.RegisterWorkflowDefinitionResponse registerWorkflowDefinition(dev.kxm.v1.RegisterWorkflowDefinitionRequest request) {
@@ -1488,7 +1502,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
      * - FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
-     *   metadata: missingRequirements, providedRequirements, peerRequirements.
+     *   metadata: missingRequirements, providedRequirements, peerRequirements, quorum (`key=counted/required`).
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
      * </pre>
@@ -1508,6 +1523,7 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
      * - the evidence errors of Checkpoint.
      * </pre>
      */
@@ -1620,7 +1636,9 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-     *   message lists every problem with its field, metadata names the first.
+     *   message lists every problem with its field, metadata names the first. An operator naming a project
+     *   (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
+     *   an id another project's definition holds (field `id`), is refused the same way.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RegisterWorkflowDefinitionResponse> registerWorkflowDefinition(
@@ -1756,7 +1774,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_WEAKENED_REPRODUCTION): the captured reproduction is missing or changed.
      * - FAILED_PRECONDITION, INVALID_ARGUMENT (ERROR_REASON_PLAN_HASH_REQUIRED): the plan hash is not captured, or not presented unchanged.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks required evidence;
-     *   metadata: missingRequirements, providedRequirements, peerRequirements.
+     *   metadata: missingRequirements, providedRequirements, peerRequirements, quorum (`key=counted/required`).
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
      * </pre>
@@ -1777,6 +1796,7 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
      * - the evidence errors of Checkpoint.
      * </pre>
      */
