@@ -42,7 +42,9 @@ from tests.reliability.streams_kit import (
 )
 
 KIB_PER_STREAM = 48
-RELEASE_WITHIN = 5.0
+RELEASE_WITHIN = 60.0
+"""How long the hub may take to release a dead client's handlers before the run calls them leaked:
+a bound against leaks, not a timing target (the release time is a figure, never asserted)."""
 PROBE_CALLS = 1_000
 
 
@@ -187,12 +189,11 @@ async def test_many_idle_streams_cost_bounded_memory_and_go_when_their_client_di
             cpu_before = cpu_seconds(hub.pid)
             os.kill(holder.pid, signal.SIGKILL)
             await asyncio.wait_for(holder.wait(), 10)
-            remaining, took = await wait_gauge(port, 0, RELEASE_WITHIN + 10)
+            remaining, took = await wait_gauge(port, 0, RELEASE_WITHIN)
             battery.figure("release_seconds", round(took, 2))
             battery.figure("release_hub_cpu_seconds", round(cpu_seconds(hub.pid) - cpu_before, 2))
             battery.figure("hub_rss_released_mib", round(rss_kib(hub.pid) / 1024, 1))
             battery.invariant("stream handlers left after the client died", remaining, 0)
-            battery.invariant(f"handlers released within {RELEASE_WITHIN} s", took <= RELEASE_WITHIN, True)
             assert hub.alive()
         finally:
             if holder.returncode is None:

@@ -54,7 +54,10 @@ pytestmark = pytest.mark.timeout(900 if tier() == "pr" else 3600)
 CHANNEL_OPTIONS = [("grpc.initial_reconnect_backoff_ms", 100), ("grpc.max_reconnect_backoff_ms", 1000)]
 ACK_PROBABILITY = 0.85
 """The share of messages a subscriber acknowledges as it reads them (the rest it leaves for later)."""
-STORM_WITHIN = 10.0
+STORM_WITHIN = 60.0
+"""How long a storm stream may take to reopen before the run calls it hung: a bound against hangs,
+not a timing target (the completion time is a figure; issue 13: timings are reported, never
+asserted). The long tier's 2,000 streams took 9.7 s on a loaded machine."""
 
 
 @dataclass
@@ -457,7 +460,7 @@ async def test_a_reconnect_storm_after_a_restart_reopens_every_stream(battery: B
             battery.figure("storm_completion_seconds", round(ready_at[-1], 3) if ready_at else None)
             battery.figure("storm_p50_seconds", round(percentile(ready_at, 0.5), 3))
             battery.figure("storm_p99_seconds", round(percentile(ready_at, 0.99), 3))
-            battery.invariant(f"streams reopened within {STORM_WITHIN} s", len(calls), streams)
+            battery.invariant("streams reopened (none hung)", len(calls), streams)
 
             # Every reopened stream is live: a message sent to its agent now reaches it.
             async with HubClient(
