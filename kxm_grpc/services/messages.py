@@ -245,7 +245,7 @@ def _expire(tx: Tx, message: Message, now: int) -> Message:
 # -- messages the hub sends itself -----------------------------------------------------------------
 
 
-class HubSender(Protocol):
+class HubMessageReactions(Protocol):
     """What reacts, in the same transaction, to a reply to or the expiry of a hub-written message.
 
     The hub writes messages from ``workflow:<run id>`` (prompts and notices, ``send_from_hub``),
@@ -257,13 +257,13 @@ class HubSender(Protocol):
     def expired(self, tx: Tx, message: Message, now: int) -> None: ...
 
 
-_HUB_SENDERS: list[HubSender] = []
+_REACTIONS: list[HubMessageReactions] = []
 
 
-def register_hub_sender(sender: HubSender) -> None:
+def register_hub_message_reactions(reactions: HubMessageReactions) -> None:
     """Register the reactions to replies and expiries of hub-written messages (once per process)."""
-    if sender not in _HUB_SENDERS:
-        _HUB_SENDERS.append(sender)
+    if reactions not in _REACTIONS:
+        _REACTIONS.append(reactions)
 
 
 def _tell_sender(tx: Tx, message: Message, kind: EventKind, now: int) -> None:
@@ -271,11 +271,11 @@ def _tell_sender(tx: Tx, message: Message, kind: EventKind, now: int) -> None:
     if not rules.is_hub_sender(message.from_agent_id):
         record_event(tx, message.from_agent_id, kind, now, message=message)
         return
-    for sender in _HUB_SENDERS:
+    for reactions in _REACTIONS:
         if kind is EventKind.REPLY:
-            sender.replied(tx, message, now)
+            reactions.replied(tx, message, now)
         elif kind is EventKind.EXPIRED:
-            sender.expired(tx, message, now)
+            reactions.expired(tx, message, now)
 
 
 def send_from_hub(

@@ -80,7 +80,6 @@ class EventKind:
     DEGRADED_PASS = "degraded_pass"
     WAITING = "waiting"
     WAIT_EXPIRED = "wait_expired"
-    SIGNAL_NOT_PASSED = "signal_not_passed"
     COMPLETED = "completed"
     FAILED = "failed"
     CANCELLED = "cancelled"
@@ -974,7 +973,7 @@ def fail(run: Run, reason: str, *, now: int, evidence: tuple[str, ...] = ()) -> 
 
 
 def cancel(run: Run, *, reason: str, by: str, now: int) -> Step:
-    """End a run at an operator's (or its coordinator's) request.
+    """End a run at an operator's request (CancelWorkflowRun).
 
     Raises:
         FailedPrecondition: (WORKFLOW_TERMINAL) it has ended.

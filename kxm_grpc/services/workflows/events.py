@@ -5,8 +5,9 @@ Each step of the rules (``kxm_grpc.domain.workflows.checkpoints``) returns ``Run
 journal writers registered with ``register_journal`` (the journal issue adds the hub-authored
 entries there, so a crash never leaves a step without its entries), and, for a run that started
 waiting or ended, an outbound notification when the definition names a ``notify`` URL (queued
-in the same transaction, delivered at least once by ``notifications``). Every event is also one
-structured log line, with ids and kinds only: never a summary's or an evidence value's text.
+in the same transaction, delivered at least once by ``notifications``). Once the transaction
+committed, ``log_events`` writes each event as one structured log line, with ids and kinds only:
+never a summary's or an evidence value's text.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def register_journal(writer: JournalWriter) -> None:
 
 
 def publish(tx: Tx, definition: WorkflowDefinition, run: Run, events: tuple[RunEvent, ...], now: int) -> None:
-    """Journal, notify and log a step's events (inside the step's transaction)."""
+    """Journal and notify a step's events (inside the step's transaction; ``log`` once it committed)."""
     if not events:
         return
     for writer in _JOURNAL:
@@ -53,6 +54,11 @@ def publish(tx: Tx, definition: WorkflowDefinition, run: Run, events: tuple[RunE
         for event in events:
             if event.kind in NOTIFIED:
                 tx.workflows.enqueue_notification(_notification(definition, run, event, now))
+
+
+def log_events(run: Run, events: tuple[RunEvent, ...]) -> None:
+    """One ``workflow_event`` line per event, after the step's transaction committed (a rolled-back
+    or retried transaction logs nothing, or once); ids and kinds only, never a summary's text."""
     for event in events:
         log.info(
             "workflow_event",

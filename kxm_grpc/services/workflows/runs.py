@@ -39,7 +39,7 @@ from kxm_grpc.services import audit, timers
 from kxm_grpc.services.limits import Limits
 from kxm_grpc.services.messages import send_from_hub
 from kxm_grpc.services.workflows import definitions
-from kxm_grpc.services.workflows.events import publish
+from kxm_grpc.services.workflows.events import log_events, publish
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.protocols.workflows import DeliveryKind, StoredDelivery
 
@@ -431,15 +431,17 @@ async def cancel(store: Store, caller: Caller, run_id: str, reason: str, *, now:
     if len(text) > 1_000:
         raise invalid_field("reason", "exceeds 1000 characters")
 
-    def work(tx: Tx) -> Run:
+    def work(tx: Tx) -> checkpoints.Step:
         run = check_visible(caller, tx.workflows.get_run(run_id), run_id)
         definition = definitions.structure(_pinned(tx, run))
         step = checkpoints.cancel(run, reason=text, by=caller.operator or "operator", now=now)
         save(tx, definition, run, step.run, step.events, now)
         audit.record(tx, caller, "workflow.cancel", f"run:{run_id}", now=now)
-        return step.run
+        return step
 
-    return await store.write(work)
+    step = await store.write(work)
+    log_events(step.run, step.events)
+    return step.run
 
 
 async def rerun(

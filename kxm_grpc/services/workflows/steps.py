@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import structlog
@@ -34,15 +34,16 @@ from kxm_grpc.domain.messages import Delivery, Message, hub_sender_run
 from kxm_grpc.domain.secrets import new_id
 from kxm_grpc.domain.workflows import checkpoints
 from kxm_grpc.domain.workflows import evidence as evidence_rules
-from kxm_grpc.domain.workflows.checkpoints import CheckpointRequest, SignalRequest, Step, WaitRequest
+from kxm_grpc.domain.workflows.checkpoints import CheckpointRequest, RunEvent, SignalRequest, Step, WaitRequest
 from kxm_grpc.domain.workflows.definitions import WorkflowDefinition
 from kxm_grpc.domain.workflows.evidence import DegradationApproval
 from kxm_grpc.domain.workflows.runs import CheckpointStatus, Run, RunStatus, Transition
 from kxm_grpc.errors import Aborted, FailedPrecondition, InvalidArgument, Reason, invalid_field
 from kxm_grpc.services import audit, timers
 from kxm_grpc.services.limits import Limits
-from kxm_grpc.services.messages import register_hub_sender, send_from_hub
+from kxm_grpc.services.messages import register_hub_message_reactions, send_from_hub
 from kxm_grpc.services.workflows import provenance
+from kxm_grpc.services.workflows.events import log_events
 from kxm_grpc.services.workflows.runs import (
     DEFAULT_REPLAY_HORIZON,
     MAX_RUN_ID_CHARS,
@@ -77,6 +78,8 @@ class Outcome:
     degraded_requirements: tuple[str, ...] = ()
     instruction: str = ""
     repeated: bool = False
+    events: tuple[RunEvent, ...] = ()
+    """What the step reported (logged once it committed); empty for a repeat."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +231,15 @@ def _remember(tx: Tx, run: Run, request: str, kind: str, step: Step, now: int, a
         transition=step.transition,
         degraded_requirements=step.degraded_requirements,
         instruction=step.instruction,
+        events=step.events,
     )
+
+
+async def _logged(outcome: Awaitable[Outcome]) -> Outcome:
+    """Await a step's transaction, then log its events (never for a rolled-back attempt)."""
+    done = await outcome
+    log_events(done.run, done.events)
+    return done
 
 
 def _store(tx: Tx, definition: WorkflowDefinition, before: Run, step: Step, now: int) -> None:
@@ -281,7 +292,7 @@ async def checkpoint(store: Store, caller: Caller, report: Report, *, now: int) 
         failpoints.hit("checkpoint_mid_write")
         return _remember(tx, step.run, request, "checkpoint", step, now, asked)
 
-    return await store.write(work)
+    return await _logged(store.write(work))
 
 
 async def wait(
@@ -323,7 +334,7 @@ async def wait(
         _store(tx, definition, run, step, now)
         return _remember(tx, step.run, request, "wait", step, now, asked)
 
-    return await store.write(work)
+    return await _logged(store.write(work))
 
 
 async def escalate(store: Store, caller: Caller, run_id: str, stage_id: str, reason: str, *, now: int) -> Outcome:
@@ -343,7 +354,7 @@ async def escalate(store: Store, caller: Caller, run_id: str, stage_id: str, rea
         _store(tx, definition, run, step, now)
         return _remember(tx, step.run, "", "escalate", step, now)
 
-    return await store.write(work)
+    return await _logged(store.write(work))
 
 
 # -- an operator's steps --------------------------------------------------------------------------
@@ -447,7 +458,7 @@ async def resolve_escalation(
         )
         return _remember(tx, step.run, "", "ruling", step, now)
 
-    return await store.write(work)
+    return await _logged(store.write(work))
 
 
 def _prompt_resume(
@@ -647,9 +658,13 @@ async def signal(
         tx.workflows.put_step(StoredStep(run.id, remembered, "signal", json.dumps(answer, separators=(",", ":")), now))
         if caller is not None and caller.operator is not None:
             audit.record(tx, caller, "workflow.signal", f"run:{run.id}", now=now, metadata={"signalKey": key})
+        stepped.append((step.run, step.events))
         return outcome
 
+    stepped: list[tuple[Run, tuple[RunEvent, ...]]] = []
     outcome = await store.write(work)
+    if stepped:
+        log_events(*stepped[-1])  # the committed attempt's (a retried transaction appended again)
     log.info(
         "workflow_signal",
         run_id=received.run_id,
@@ -665,7 +680,7 @@ async def signal(
 # -- waits' deadlines -----------------------------------------------------------------------------
 
 
-def _expire(tx: Tx, run: Run, *, limits: Limits, now: int) -> Run | None:
+def _expire(tx: Tx, run: Run, *, limits: Limits, now: int) -> Step | None:
     step = checkpoints.expire_wait(run, now=now)
     if step is None:
         return None
@@ -690,17 +705,20 @@ def _expire(tx: Tx, run: Run, *, limits: Limits, now: int) -> Run | None:
             now=now,
         )
     _store(tx, definition, run, step, now)
-    return step.run
+    return step
 
 
 async def expire_if_due(store: Store, run_id: str, *, limits: Limits, now: int) -> bool:
     """Expire the run's wait now if it is overdue (before a signal is handled). Returns whether it did."""
 
-    def work(tx: Tx) -> bool:
+    def work(tx: Tx) -> Step | None:
         run = tx.workflows.get_run(run_id)
-        return run is not None and _expire(tx, run, limits=limits, now=now) is not None
+        return None if run is None else _expire(tx, run, limits=limits, now=now)
 
-    return await store.write(work)
+    step = await store.write(work)
+    if step is not None:
+        log_events(step.run, step.events)
+    return step is not None
 
 
 @dataclass
@@ -709,21 +727,22 @@ class WaitTimers:
 
     limits: Limits
 
-    def fire(self, tx: Tx, timer: Timer, now: int) -> str | None:
+    def fire(self, tx: Tx, timer: Timer, now: int) -> Step | None:
         run = tx.workflows.get_run(timer.key)
         if run is None or run.wait is None:
             return None
         if run.wait.expire_time > now:  # moved later meanwhile: fire at the new deadline
             timers.schedule(tx, WAIT_TIMER, run.id, run.wait.expire_time)
             return None
-        expired = _expire(tx, run, limits=self.limits, now=now)
-        return None if expired is None else expired.id
+        return _expire(tx, run, limits=self.limits, now=now)
 
     @staticmethod
-    def fired(run_ids: list[str | None]) -> None:
-        for run_id in run_ids:
-            if run_id is not None:
-                log.info("workflow_wait_expired", run_id=run_id)
+    def fired(steps: list[Step | None]) -> None:
+        """After the firing transactions committed: log what they did."""
+        for step in steps:
+            if step is not None:
+                log.info("workflow_wait_expired", run_id=step.run.id)
+                log_events(step.run, step.events)
 
 
 def register(kinds: timers.TimerKinds, limits: Limits) -> None:
@@ -731,7 +750,7 @@ def register(kinds: timers.TimerKinds, limits: Limits) -> None:
     reactions to replies and expiries with messaging (once per process)."""
     handler = WaitTimers(limits)
     kinds.register(WAIT_TIMER, handler.fire, fired=handler.fired)
-    register_hub_sender(PROMPTS)
+    register_hub_message_reactions(PROMPTS)
 
 
 # -- the prompts' reactions -----------------------------------------------------------------------
@@ -756,6 +775,9 @@ class PromptReactions:
         definition = pinned(tx, run)
         step = checkpoints.fail(run, reason, now=now, evidence=(f"message:{message.id}", f"class:{kind}"))
         _store(tx, definition, run, step, now)
+        # Inside the reply's or expiry's transaction (messaging offers no after-commit hook): a
+        # rolled-back reply would leave this line behind, which the run's state then contradicts.
+        log_events(step.run, step.events)
 
 
 PROMPTS = PromptReactions()
