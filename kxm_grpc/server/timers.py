@@ -29,7 +29,7 @@ from kxm_grpc.domain.clock import MICROS
 from kxm_grpc.services import leases, messages, timers
 from kxm_grpc.services.limits import LIMITS, Limits
 from kxm_grpc.services.timers import DEADLINES_TOPIC, Failures, TimerKinds
-from kxm_grpc.services.workflows import steps as workflow_steps
+from kxm_grpc.services.workflows import deadlines as workflow_deadlines
 from kxm_grpc.store import Store, Timer
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def hub_timer_kinds(limits: Limits = LIMITS) -> TimerKinds:
     kinds = TimerKinds()
     messages.register_timers(kinds)
     leases.register_timers(kinds)
-    workflow_steps.register(kinds, limits)
+    workflow_deadlines.register(kinds, limits)
     return kinds
 
 

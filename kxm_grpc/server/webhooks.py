@@ -62,15 +62,15 @@ import structlog
 from prometheus_client import Counter
 
 from kxm_grpc.domain import messages
-from kxm_grpc.domain.workflows import checkpoints
 from kxm_grpc.domain.workflows import definitions as definition_rules
+from kxm_grpc.domain.workflows import inputs
 from kxm_grpc.errors import HubError, Internal, InvalidArgument, NotFound, Reason
 from kxm_grpc.server.admission import request_id_for
 from kxm_grpc.server.ratelimit import RateBudgets, RateLimiter
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services.workflows import runs, webhooks
 from kxm_grpc.services.workflows.runs import Started
-from kxm_grpc.services.workflows.steps import SignalOutcome
+from kxm_grpc.services.workflows.signals import SignalOutcome
 
 log = structlog.get_logger("kxm.webhooks")
 
@@ -90,7 +90,7 @@ beyond ``MAX_CONNECTIONS``, so one address cannot take the whole listener."""
 MAX_SEGMENT_CHARS = {
     "definition": definition_rules.MAX_DEFINITION_ID_CHARS,
     "run": messages.MAX_RUN_ID_CHARS,
-    "signalKey": checkpoints.MAX_SIGNAL_KEY_CHARS,
+    "signalKey": inputs.MAX_SIGNAL_KEY_CHARS,
 }
 """The longest route segments (percent-decoded): a definition id 64, a run id 80, a signal key 128."""
 

@@ -2235,10 +2235,10 @@ ALLOWED_COMPARISONS: dict[tuple[str, str], str] = {
         "agent names (a name's case-folded key), not a credential"
     ),
     ("domain/leases.py", "token != fence.high_water"): "fencing tokens are public counters, not secrets",
-    ("domain/workflows/checkpoints.py", "key == ESCALATION_SIGNAL_KEY"): (
+    ("domain/workflows/waits.py", "key == ESCALATION_SIGNAL_KEY"): (
         "a signal key (a route segment, public) against the audit escalation's"
     ),
-    ("domain/workflows/checkpoints.py", "key != run.wait.signal_key"): "signal keys (route segments, public)",
+    ("domain/workflows/waits.py", "key != run.wait.signal_key"): "signal keys (route segments, public)",
     ("domain/workflows/checkpoints.py", "evidence_sha256(evidence.get(oracle.evidence_key, ())) != oracle.sha256"): (
         "the hash of the coordinator's own evidence against the run's reproduction oracle (shown in every run read)"
     ),
@@ -2254,6 +2254,7 @@ ALLOWED_COMPARISONS: dict[tuple[str, str], str] = {
     ),
     ("domain/workflows/evidence.py", "approval.requirement_key != policy.key"): "requirement keys",
     ("domain/workflows/evidence.py", "snapshot.requirement_key == policy.key"): "requirement keys",
+    ("domain/workflows/reports.py", "a.requirement_key == key"): "requirement keys",
     ("domain/workflows/runs.py", "self.signal_key == ESCALATION_SIGNAL_KEY"): "signal keys (route segments, public)",
     ("domain/leases.py", "token != lease.fencing_token"): "fencing tokens are public counters, not secrets",
     ("server/settings.py", "(self.tls_cert is None) != (self.tls_key is None)"): (
@@ -2276,7 +2277,7 @@ ALLOWED_COMPARISONS: dict[tuple[str, str], str] = {
         "a start delivery's body hash against the one it started with (the run's `payload_sha256`, public)"
     ),
     (
-        "services/workflows/steps.py",
+        "services/workflows/signals.py",
         "(seen.signal_key, seen.payload_sha256, seen.run_id) == (key, received.body_sha256, received.run_id)",
     ): "a signal receipt's key, body hash and run against a replay's (de-duplication, after the signature verified)",
     ("store/sqlite/migrations.py", "new_key != old_key"): "a migration comparing two index definitions",

@@ -11,8 +11,8 @@ import itertools
 
 import pytest
 
-from kxm_grpc.domain.workflows import checkpoints
-from kxm_grpc.domain.workflows.checkpoints import CheckpointRequest, SignalRequest, WaitRequest
+from kxm_grpc.domain.workflows import approvals, checkpoints, inputs, outcomes, waits
+from kxm_grpc.domain.workflows.checkpoints import CheckpointRequest
 from kxm_grpc.domain.workflows.definitions import (
     TERMINAL,
     Edge,
@@ -24,6 +24,7 @@ from kxm_grpc.domain.workflows.definitions import (
 )
 from kxm_grpc.domain.workflows.evidence import EligibleProducer, PeerEvidence, ResolvedPolicy
 from kxm_grpc.domain.workflows.runs import CheckpointStatus, Run, RunStatus, StageStatus, evidence_sha256
+from kxm_grpc.domain.workflows.waits import SignalRequest, WaitRequest
 from kxm_grpc.errors import FailedPrecondition, HubError, InvalidArgument, NotFound, Reason
 
 PASSED, WARNING, FAILED = CheckpointStatus.PASSED, CheckpointStatus.WARNING, CheckpointStatus.FAILED
@@ -77,8 +78,8 @@ def post(
     *,
     now: int = 2 * SECOND,
     **fields: object,
-) -> checkpoints.Step:
-    request = CheckpointRequest(stage_id, status, evidence=checkpoints.parse_evidence(evidence or {}), **fields)  # type: ignore[arg-type]
+) -> outcomes.Step:
+    request = CheckpointRequest(stage_id, status, evidence=inputs.parse_evidence(evidence or {}), **fields)  # type: ignore[arg-type]
     return checkpoints.checkpoint(run, spec, request, now=now, new_id=new_id)
 
 
@@ -135,12 +136,12 @@ def test_pin4_unrelated_keys_never_satisfy_and_consume_no_attempt() -> None:
 
 def test_pin4_keys_equal_once_canonicalised_are_one_duplicate_identity() -> None:
     with pytest.raises(InvalidArgument) as caught:
-        checkpoints.parse_evidence({"Lint": "ok", " lint ": "ok"})
+        inputs.parse_evidence({"Lint": "ok", " lint ": "ok"})
     assert caught.value.reason is Reason.INVALID_WORKFLOW_EVIDENCE
 
 
 def test_evidence_keys_canonicalise_and_values_trim() -> None:
-    assert checkpoints.parse_evidence({"  Local   Review ": "  fine "}) == {"local review": ("fine",)}
+    assert inputs.parse_evidence({"  Local   Review ": "  fine "}) == {"local review": ("fine",)}
 
 
 @pytest.mark.parametrize(
@@ -148,7 +149,7 @@ def test_evidence_keys_canonicalise_and_values_trim() -> None:
 )
 def test_evidence_limits(raw: dict[str, str]) -> None:
     with pytest.raises(InvalidArgument) as caught:
-        checkpoints.parse_evidence(raw)
+        inputs.parse_evidence(raw)
     assert caught.value.reason is Reason.INVALID_WORKFLOW_EVIDENCE
 
 
@@ -463,7 +464,7 @@ def test_replies_bound_to_another_attempt_or_an_earlier_visit_never_count() -> N
 def test_a_degradation_approval_counts_for_its_attempt_only_and_marks_the_pass_degraded() -> None:
     spec = peer_definition()
     run = started(spec, {"review": {"review": POLICY}})
-    run, approval, duplicate = checkpoints.approve_degradation(
+    run, approval, duplicate = approvals.approve_degradation(
         run,
         spec,
         stage_id="review",
@@ -473,7 +474,7 @@ def test_a_degradation_approval_counts_for_its_attempt_only_and_marks_the_pass_d
         now=2,
         new_id=new_id,
     )
-    again = checkpoints.approve_degradation(
+    again = approvals.approve_degradation(
         run,
         spec,
         stage_id="review",
@@ -485,7 +486,7 @@ def test_a_degradation_approval_counts_for_its_attempt_only_and_marks_the_pass_d
     )
     conflict = refused(
         Reason.WORKFLOW_DEGRADATION_CONFLICT,
-        checkpoints.approve_degradation,
+        approvals.approve_degradation,
         run,
         spec,
         stage_id="review",
@@ -521,7 +522,7 @@ def test_a_policy_without_degradation_refuses_an_approval() -> None:
     run = started(spec, {"review": {"review": strict}})
     refused(
         Reason.WORKFLOW_DEGRADATION_FORBIDDEN,
-        checkpoints.approve_degradation,
+        approvals.approve_degradation,
         run,
         spec,
         stage_id="review",
@@ -539,17 +540,15 @@ def test_a_policy_without_degradation_refuses_an_approval() -> None:
 def test_pin6_wait_evidence_survives_a_failed_signal_and_a_pass_needs_it_complete() -> None:
     spec = definition(stage("deploy", "build", "canary", max_attempts=5))
     run = started(spec)
-    waited = checkpoints.wait(
+    waited = waits.wait(
         run,
         spec,
-        WaitRequest(
-            "deploy", "ci:done", "waiting for CI", checkpoints.parse_evidence({"build": "ok"}), timeout_ms=60_000
-        ),
+        WaitRequest("deploy", "ci:done", "waiting for CI", inputs.parse_evidence({"build": "ok"}), timeout_ms=60_000),
         now=2 * SECOND,
     )
     wrong_key = refused(
         Reason.WORKFLOW_SIGNAL_MISMATCH,
-        checkpoints.resume,
+        waits.resume,
         waited.run,
         spec,
         SignalRequest("other", PASSED),
@@ -558,16 +557,14 @@ def test_pin6_wait_evidence_survives_a_failed_signal_and_a_pass_needs_it_complet
     )
     incomplete = refused(
         Reason.WORKFLOW_EVIDENCE_INCOMPLETE,
-        checkpoints.resume,
+        waits.resume,
         waited.run,
         spec,
         SignalRequest("ci:done", PASSED),
         now=3 * SECOND,
         new_id=new_id,
     )
-    failed = checkpoints.resume(
-        waited.run, spec, SignalRequest("ci:done", FAILED, "flaky"), now=3 * SECOND, new_id=new_id
-    )
+    failed = waits.resume(waited.run, spec, SignalRequest("ci:done", FAILED, "flaky"), now=3 * SECOND, new_id=new_id)
 
     assert waited.run.status is RunStatus.WAITING and waited.run.wait is not None
     assert waited.run.wait.expire_time == 2 * SECOND + 60 * SECOND
@@ -576,11 +573,11 @@ def test_pin6_wait_evidence_survives_a_failed_signal_and_a_pass_needs_it_complet
     assert failed.retry and failed.run.status is RunStatus.RUNNING
     assert failed.run.stage("deploy").evidence == {"build": ("ok",)}  # type: ignore[union-attr]  # kept through the wait
 
-    again = checkpoints.wait(failed.run, spec, WaitRequest("deploy", "ci:done"), now=4 * SECOND)
-    done = checkpoints.resume(
+    again = waits.wait(failed.run, spec, WaitRequest("deploy", "ci:done"), now=4 * SECOND)
+    done = waits.resume(
         again.run,
         spec,
-        SignalRequest("ci:done", PASSED, evidence=checkpoints.parse_evidence({"canary": "green"})),
+        SignalRequest("ci:done", PASSED, evidence=inputs.parse_evidence({"canary": "green"})),
         now=5,
         new_id=new_id,
     )
@@ -590,10 +587,10 @@ def test_pin6_wait_evidence_survives_a_failed_signal_and_a_pass_needs_it_complet
 
 def test_a_signal_naming_another_run_stage_or_key_in_its_evidence_is_refused() -> None:
     spec = definition(stage("deploy"))
-    waited = checkpoints.wait(started(spec), spec, WaitRequest("deploy", "ci"), now=2).run
+    waited = waits.wait(started(spec), spec, WaitRequest("deploy", "ci"), now=2).run
     refused(
         Reason.WORKFLOW_SIGNAL_CONTEXT_MISMATCH,
-        checkpoints.resume,
+        waits.resume,
         waited,
         spec,
         SignalRequest("ci", PASSED, evidence={"workflow.stage": ("other",)}),
@@ -605,25 +602,21 @@ def test_a_signal_naming_another_run_stage_or_key_in_its_evidence_is_refused() -
 def test_waits_refuse_bad_keys_timeouts_and_runs_not_running() -> None:
     spec = definition(stage("deploy"))
     run = started(spec)
-    refused(Reason.INVALID_SIGNAL_KEY, checkpoints.wait, run, spec, WaitRequest("deploy", "-bad"), now=2)
-    refused(Reason.INVALID_SIGNAL_KEY, checkpoints.wait, run, spec, WaitRequest("deploy", "audit_escalation"), now=2)
-    refused(
-        Reason.WORKFLOW_WAIT_INVALID, checkpoints.wait, run, spec, WaitRequest("deploy", "ci", timeout_ms=999), now=2
-    )
-    waited = checkpoints.wait(run, spec, WaitRequest("deploy", "ci"), now=2).run
-    refused(Reason.WORKFLOW_NOT_RUNNING, checkpoints.wait, waited, spec, WaitRequest("deploy", "ci"), now=3)
+    refused(Reason.INVALID_SIGNAL_KEY, waits.wait, run, spec, WaitRequest("deploy", "-bad"), now=2)
+    refused(Reason.INVALID_SIGNAL_KEY, waits.wait, run, spec, WaitRequest("deploy", "audit_escalation"), now=2)
+    refused(Reason.WORKFLOW_WAIT_INVALID, waits.wait, run, spec, WaitRequest("deploy", "ci", timeout_ms=999), now=2)
+    waited = waits.wait(run, spec, WaitRequest("deploy", "ci"), now=2).run
+    refused(Reason.WORKFLOW_NOT_RUNNING, waits.wait, waited, spec, WaitRequest("deploy", "ci"), now=3)
     refused(Reason.WORKFLOW_TERMINAL, post, waited, spec, "deploy", PASSED)
-    refused(
-        Reason.WORKFLOW_NOT_WAITING, checkpoints.resume, run, spec, SignalRequest("ci", PASSED), now=3, new_id=new_id
-    )
+    refused(Reason.WORKFLOW_NOT_WAITING, waits.resume, run, spec, SignalRequest("ci", PASSED), now=3, new_id=new_id)
 
 
 def test_an_overdue_wait_fails_the_run() -> None:
     spec = definition(stage("deploy"))
-    waited = checkpoints.wait(started(spec), spec, WaitRequest("deploy", "ci", timeout_ms=1_000), now=2 * SECOND).run
+    waited = waits.wait(started(spec), spec, WaitRequest("deploy", "ci", timeout_ms=1_000), now=2 * SECOND).run
 
-    assert checkpoints.expire_wait(waited, now=2 * SECOND + 999_999) is None
-    expired = checkpoints.expire_wait(waited, now=3 * SECOND)
+    assert waits.expire_wait(waited, now=2 * SECOND + 999_999) is None
+    expired = waits.expire_wait(waited, now=3 * SECOND)
 
     assert expired is not None and expired.run.status is RunStatus.FAILED
     assert expired.run.stage("deploy").status is StageStatus.FAILED  # type: ignore[union-attr]
@@ -640,14 +633,14 @@ def test_the_auto_resume_limit_escalates_and_only_an_operator_ruling_with_a_stat
 
     by_signal = refused(
         Reason.WORKFLOW_RULING_REQUIRED,
-        checkpoints.resume,
+        waits.resume,
         escalated.run,
         spec,
         SignalRequest("audit_escalation", PASSED),
         now=3,
         new_id=new_id,
     )
-    ruled = checkpoints.rule(
+    ruled = waits.rule(
         escalated.run, spec, ruling="infra issue, proceed", status=PASSED, ruled_by="admin", now=4, new_id=new_id
     )
 
@@ -665,10 +658,10 @@ def test_the_auto_resume_limit_escalates_and_only_an_operator_ruling_with_a_stat
 
 def test_a_ruling_refuses_a_run_that_waits_on_a_signal() -> None:
     spec = definition(stage("deploy"))
-    waited = checkpoints.wait(started(spec), spec, WaitRequest("deploy", "ci"), now=2).run
+    waited = waits.wait(started(spec), spec, WaitRequest("deploy", "ci"), now=2).run
     refused(
         Reason.WORKFLOW_SIGNAL_MISMATCH,
-        checkpoints.rule,
+        waits.rule,
         waited,
         spec,
         ruling="x",
@@ -682,23 +675,23 @@ def test_a_ruling_refuses_a_run_that_waits_on_a_signal() -> None:
 def test_an_explicit_escalation_and_cancel_and_fail() -> None:
     spec = definition(stage("fix"))
     run = started(spec)
-    escalated = checkpoints.escalate(run, spec, "fix", "needs a human", by="agt_coord", now=2)
-    cancelled = checkpoints.cancel(escalated.run, reason="", by="admin", now=3)
+    escalated = waits.escalate(run, spec, "fix", "needs a human", by="agt_coord", now=2)
+    cancelled = waits.cancel(escalated.run, reason="", by="admin", now=3)
 
     assert escalated.run.wait is not None and escalated.run.wait.escalation
     assert cancelled.run.status is RunStatus.CANCELLED and cancelled.run.end_reason == "cancelled by admin"
-    refused(Reason.WORKFLOW_TERMINAL, checkpoints.cancel, cancelled.run, reason="", by="admin", now=4)
-    failed = checkpoints.fail(run, "the prompt expired", now=5, evidence=("message:msg_prompt",))
+    refused(Reason.WORKFLOW_TERMINAL, waits.cancel, cancelled.run, reason="", by="admin", now=4)
+    failed = waits.fail(run, "the prompt expired", now=5, evidence=("message:msg_prompt",))
     assert failed.run.status is RunStatus.FAILED and failed.events[0].evidence == ("message:msg_prompt",)
     with pytest.raises(FailedPrecondition):
-        checkpoints.escalate(failed.run, spec, "fix", "late", by="agt_coord", now=6)
+        waits.escalate(failed.run, spec, "fix", "late", by="agt_coord", now=6)
 
 
 def test_no_step_changes_the_run_it_was_given() -> None:
     """Steps work on ``Run.copy()``: the given run (and what it shares) reads back as before."""
     spec = peer_definition()
     run = started(spec, {"review": {"review": POLICY}})
-    run, _, _ = checkpoints.approve_degradation(
+    run, _, _ = approvals.approve_degradation(
         run,
         spec,
         stage_id="review",
@@ -713,9 +706,9 @@ def test_no_step_changes_the_run_it_was_given() -> None:
 
     post(run, spec, "review", PASSED, {"note": "x"}, peer_evidence={"review": (reply("r1"), reply("r2"))})
     post(run, spec, "review", FAILED)
-    checkpoints.wait(run, spec, WaitRequest("review", "ci", evidence={"note": ("y",)}), now=3)
-    checkpoints.escalate(run, spec, "review", "audit", by="agt_coord", now=3)
-    checkpoints.approve_degradation(
+    waits.wait(run, spec, WaitRequest("review", "ci", evidence={"note": ("y",)}), now=3)
+    waits.escalate(run, spec, "review", "audit", by="agt_coord", now=3)
+    approvals.approve_degradation(
         run,
         spec,
         stage_id="review",
@@ -725,7 +718,7 @@ def test_no_step_changes_the_run_it_was_given() -> None:
         now=3,
         new_id=new_id,
     )
-    checkpoints.cancel(run, reason="", by="admin", now=4)
+    waits.cancel(run, reason="", by="admin", now=4)
 
     assert repr(run) == snapshot
     assert run == before
@@ -767,7 +760,7 @@ def test_a_ruling_that_sends_the_stage_back_restarts_the_auto_resume_count() -> 
     spec = definition(stage("fix", "patch", auto_resume_limit=2, max_attempts=10))
     run = post(started(spec), spec, "fix", FAILED, {"patch": "diff-1"}).run
     escalated = post(run, spec, "fix", FAILED, {"patch": "diff-2"})
-    ruled = checkpoints.rule(
+    ruled = waits.rule(
         escalated.run, spec, ruling="try once more", status=WARNING, ruled_by="admin", now=3, new_id=new_id
     )
     first = post(ruled.run, spec, "fix", FAILED)

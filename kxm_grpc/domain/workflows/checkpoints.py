@@ -1,25 +1,18 @@
-"""How a run moves: checkpoints, declared transitions and budgets, waits, signals, escalations.
+"""Checkpoints (spec §2.4): one attempt of the current stage, and where it leads.
 
-Every function takes a run and its pinned definition and returns a new run (the argument is
-never changed), so a refused step leaves nothing half done and a service stores the result in
-one transaction. The order of checks and effects is the spec's (workflow-context.md §2.4, §2.7,
-§2.9–§2.12), with the fixes decided in docs/decisions.md: a visit counter binds evidence,
-approvals and cited replies to one entry into a stage; the reproduction oracle and the plan hash
-are enforced on every later checkpoint, presented or not, and hash a JSON array; the signal
-secret is separate and an audit escalation is resolved by an operator's ruling only.
-
-Each step also returns ``RunEvent`` records: what the hub journals about it (the journal issue
-writes them in the same transaction) and what outbound notifications report.
+A refused checkpoint changes nothing; otherwise one attempt is consumed and the run moves: a
+retry, the next stage, a declared transition within its budgets (§2.7), an escalation at the
+auto-resume limit, or the run's end. The captured plan hash and reproduction oracle are enforced
+on every later checkpoint (§2.8, decision 109). Evidence, cited replies and approvals count only
+for the active attempt of the stage's current visit (decision 108). Waits, signals, rulings and
+the run's other ends are ``waits``; degradation approvals ``approvals``.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from kxm_grpc.domain import validation
-from kxm_grpc.domain.messages import canonical_requirement_key
 from kxm_grpc.domain.workflows.definitions import TERMINAL, Edge, StageDefinition, WorkflowDefinition
 from kxm_grpc.domain.workflows.evidence import (
     DegradationApproval,
@@ -28,6 +21,18 @@ from kxm_grpc.domain.workflows.evidence import (
     ResolvedPolicy,
     merge_snapshots,
     quorum,
+)
+from kxm_grpc.domain.workflows.inputs import MAX_TRANSITION_EVIDENCE_KEYS
+from kxm_grpc.domain.workflows.outcomes import (
+    COMPLETED_INSTRUCTION,
+    ESCALATION_INSTRUCTION,
+    FAILED_INSTRUCTION,
+    RETRY_INSTRUCTION,
+    EventKind,
+    NewId,
+    RunEvent,
+    Step,
+    with_events,
 )
 from kxm_grpc.domain.workflows.runs import (
     ESCALATION_SIGNAL_KEY,
@@ -44,55 +49,10 @@ from kxm_grpc.domain.workflows.runs import (
 )
 from kxm_grpc.errors import FailedPrecondition, InvalidArgument, NotFound, Reason, invalid_field
 
-NewId = Callable[[str], str]
 _STATUSES = frozenset(status.value for status in CheckpointStatus)
-
-MAX_EVIDENCE_KEYS = 64
-MAX_EVIDENCE_KEY_CHARS = 128
-MAX_EVIDENCE_VALUE_CHARS = 1_000
-MAX_SUMMARY_CHARS = 4_000
-MAX_OUTCOME_CHARS = 64
-MAX_TRANSITION_EVIDENCE_KEYS = 32
-MAX_SIGNAL_KEY_CHARS = 128
-SIGNAL_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]*")
-WAIT_MIN_MS = 1_000
-WAIT_MAX_MS = 2_592_000_000
-WAIT_DEFAULT_MS = 86_400_000
 ESCALATION_WAIT_MS = 86_400_000
+"""How long an audit escalation waits for a ruling before it fails the run (24 h)."""
 MICROS_PER_MS = 1_000
-
-RETRY_INSTRUCTION = "Correct the stage and checkpoint it again."
-COMPLETED_INSTRUCTION = "The workflow run is completed."
-FAILED_INSTRUCTION = "The workflow run failed; stop working on it."
-WAIT_INSTRUCTION = "The run waits for signal {key}; you may settle your turn: a resume prompt will follow."
-ESCALATION_INSTRUCTION = "The stage is escalated for audit; an operator's ruling resumes it."
-
-
-class EventKind:
-    """What a step reports for the journal and the outbound notifications (plain strings)."""
-
-    CHECKPOINT_NOT_PASSED = "checkpoint_not_passed"
-    TRANSITION = "transition"
-    BUDGET_EXHAUSTED = "budget_exhausted"
-    ATTEMPTS_EXHAUSTED = "attempts_exhausted"
-    ESCALATED = "escalated"
-    RULED = "ruled"
-    DEGRADED_PASS = "degraded_pass"
-    WAITING = "waiting"
-    WAIT_EXPIRED = "wait_expired"
-    COMPLETED = "completed"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-
-
-@dataclass(frozen=True)
-class RunEvent:
-    kind: str
-    stage_id: str | None
-    attempt: int | None
-    summary: str
-    evidence: tuple[str, ...] = ()
-    """Short ``class:value`` strings (never bodies) naming what the event is about."""
 
 
 @dataclass(frozen=True)
@@ -105,87 +65,6 @@ class CheckpointRequest:
     evidence: Mapping[str, tuple[str, ...]] | None = None
     peer_evidence: Mapping[str, tuple[PeerEvidence, ...]] | None = None
     outcome: str | None = None
-
-
-@dataclass(frozen=True)
-class Step:
-    """A step's result: the new run, what it means for the coordinator, and what to journal."""
-
-    run: Run
-    retry: bool = False
-    completed: bool = False
-    exhausted: bool = False
-    escalated: bool = False
-    transition: Transition | None = None
-    degraded_requirements: tuple[str, ...] = ()
-    instruction: str = ""
-    events: tuple[RunEvent, ...] = ()
-
-
-# -- request fields -------------------------------------------------------------------------------
-
-
-def parse_evidence(raw: Mapping[str, str], *, field: str = "evidence") -> dict[str, tuple[str, ...]]:
-    """Canonicalise an evidence map (key → one value): ≤ 64 keys, keys ≤ 128, values 1–1,000.
-
-    Raises:
-        InvalidArgument: (INVALID_WORKFLOW_EVIDENCE) a limit is broken, or two keys are equal
-            once canonicalised (``Lint`` and `` lint ``).
-    """
-    if len(raw) > MAX_EVIDENCE_KEYS:
-        raise invalid_field(field, f"has more than {MAX_EVIDENCE_KEYS} keys", reason=Reason.INVALID_WORKFLOW_EVIDENCE)
-    parsed: dict[str, tuple[str, ...]] = {}
-    for key, value in raw.items():
-        canonical = canonical_requirement_key(key)
-        if not canonical or validation.utf16_length(canonical) > MAX_EVIDENCE_KEY_CHARS:
-            raise invalid_field(
-                f"{field}[{key!r}]",
-                f"keys are 1-{MAX_EVIDENCE_KEY_CHARS} characters",
-                reason=Reason.INVALID_WORKFLOW_EVIDENCE,
-            )
-        if canonical in parsed:
-            raise invalid_field(
-                f"{field}[{key!r}]",
-                f"names the same requirement as another key ({canonical!r}) once canonicalised",
-                reason=Reason.INVALID_WORKFLOW_EVIDENCE,
-            )
-        text = validation.js_trim(value)
-        if not text or validation.utf16_length(text) > MAX_EVIDENCE_VALUE_CHARS:
-            raise invalid_field(
-                f"{field}[{key!r}]",
-                f"values are 1-{MAX_EVIDENCE_VALUE_CHARS} characters",
-                reason=Reason.INVALID_WORKFLOW_EVIDENCE,
-            )
-        parsed[canonical] = (text,)
-    return parsed
-
-
-def summary_text(value: str, *, field: str = "summary") -> str:
-    """A trimmed summary of at most 4,000 characters (empty allowed).
-
-    Raises:
-        InvalidArgument: it is longer.
-    """
-    return validation.optional_text(field, value, MAX_SUMMARY_CHARS)
-
-
-def signal_key(value: str, *, field: str = "signal_key") -> str:
-    """A signal key: ``[A-Za-z0-9][A-Za-z0-9._:-]*``, at most 128 characters.
-
-    Raises:
-        InvalidArgument: (INVALID_SIGNAL_KEY) it is not.
-    """
-    text = validation.js_trim(value)
-    if len(text) > MAX_SIGNAL_KEY_CHARS or not SIGNAL_KEY.fullmatch(text):
-        raise invalid_field(
-            field,
-            f"must match [A-Za-z0-9][A-Za-z0-9._:-]* and be at most {MAX_SIGNAL_KEY_CHARS} characters",
-            reason=Reason.INVALID_SIGNAL_KEY,
-        )
-    return text
-
-
-# -- start ----------------------------------------------------------------------------------------
 
 
 def start(
@@ -224,9 +103,6 @@ def start(
     return run
 
 
-# -- checkpoint -----------------------------------------------------------------------------------
-
-
 def checkpoint(
     run: Run, definition: WorkflowDefinition, request: CheckpointRequest, *, now: int, new_id: NewId
 ) -> Step:
@@ -255,19 +131,19 @@ def checkpoint(
             "a custom outcome is any other word",
         )
     run = run.copy()
-    stage, spec = _active_stage(run, definition, request.stage_id)
+    stage, spec = active_stage(run, definition, request.stage_id)
     if request.peer_evidence and request.status is not CheckpointStatus.PASSED:
         raise invalid_field(
             "evidence_refs",
             "are accepted only on a passing checkpoint",
             reason=Reason.INVALID_WORKFLOW_EVIDENCE_REFS,
         )
-    evidence = _merged(stage.evidence, request.evidence or {})
-    peer = _merged_peer(stage.peer_evidence, request.peer_evidence or {})
-    _check_oracles(run, definition, stage.id, evidence)
+    evidence = merged_evidence(stage.evidence, request.evidence or {})
+    peer = merged_peer_evidence(stage.peer_evidence, request.peer_evidence or {})
+    check_oracles(run, definition, stage.id, evidence)
     statuses: dict[str, QuorumStatus] = {}
     if request.status is CheckpointStatus.PASSED:
-        statuses = _require_complete(run, spec, stage, evidence, peer)
+        statuses = require_complete(run, spec, stage, evidence, peer)
 
     stage.attempts += 1
     stage.summary = request.summary
@@ -293,10 +169,10 @@ def require_active(run: Run, definition: WorkflowDefinition, stage_id: str) -> N
             reason=Reason.WORKFLOW_TERMINAL,
             metadata={"runId": run.id, "status": run.status.value},
         )
-    _active_stage(run, definition, stage_id)
+    active_stage(run, definition, stage_id)
 
 
-def _active_stage(run: Run, definition: WorkflowDefinition, stage_id: str) -> tuple[StageState, StageDefinition]:
+def active_stage(run: Run, definition: WorkflowDefinition, stage_id: str) -> tuple[StageState, StageDefinition]:
     spec = definition.stage(stage_id)
     stage = run.stage(stage_id)
     if spec is None or stage is None:
@@ -314,7 +190,7 @@ def _active_stage(run: Run, definition: WorkflowDefinition, stage_id: str) -> tu
     return stage, spec
 
 
-def _merged(
+def merged_evidence(
     stored: Mapping[str, tuple[str, ...]], incoming: Mapping[str, tuple[str, ...]]
 ) -> dict[str, tuple[str, ...]]:
     merged = dict(stored)
@@ -325,7 +201,7 @@ def _merged(
     return merged
 
 
-def _merged_peer(
+def merged_peer_evidence(
     stored: Mapping[str, tuple[PeerEvidence, ...]], incoming: Mapping[str, tuple[PeerEvidence, ...]]
 ) -> dict[str, tuple[PeerEvidence, ...]]:
     merged = dict(stored)
@@ -334,7 +210,7 @@ def _merged_peer(
     return merged
 
 
-def _check_oracles(
+def check_oracles(
     run: Run, definition: WorkflowDefinition, stage_id: str, evidence: Mapping[str, tuple[str, ...]]
 ) -> None:
     """Refuse a checkpoint that drops or changes a captured reproduction or plan (every status).
@@ -394,13 +270,13 @@ def quorums(
             stage_id=stage.id,
             visit=stage.visit,
             attempt=attempt,
-            approval=_approval(run, stage, key, attempt),
+            approval=approval_for(run, stage, key, attempt),
         )
         for key, policy in run.policies_of(stage.id).items()
     }
 
 
-def _require_complete(
+def require_complete(
     run: Run,
     spec: StageDefinition,
     stage: StageState,
@@ -445,7 +321,7 @@ def _require_complete(
     return statuses
 
 
-def _approval(run: Run, stage: StageState, key: str, attempt: int | None = None) -> DegradationApproval | None:
+def approval_for(run: Run, stage: StageState, key: str, attempt: int | None = None) -> DegradationApproval | None:
     wanted = (stage.id, key, stage.visit, stage.active_attempt if attempt is None else attempt)
     return next(
         (a for a in run.approvals if (a.stage_id, a.requirement_key, a.visit, a.attempt) == wanted),
@@ -489,7 +365,7 @@ def _passed(
         step = _take(
             run, definition, stage, spec, edge, outcome, evidence, settled=StageStatus.PASSED, now=now, new_id=new_id
         )
-        return _with(step, events, degraded=stage.degraded_requirements)
+        return with_events(step, events, degraded=stage.degraded_requirements)
     following = next((s for s in run.stages if s.status is StageStatus.PENDING), None)
     if following is None:
         run.end(RunStatus.COMPLETED, now)
@@ -560,37 +436,20 @@ def _not_passed(
     if spec.auto_resume_limit is not None and stage.attempts - stage.resumed_at >= spec.auto_resume_limit:
         reason = request.summary or f"autoResumeLimit of {spec.auto_resume_limit} reached on stage {stage.id}"
         stage.evidence = dict(evidence)  # kept, as a wait keeps it: the ruling judges what was presented
-        step = _escalate(run, stage, reason, by="hub", now=now)
-        return _with(step, [note])
+        step = enter_escalation(run, stage, reason, by="hub", now=now)
+        return with_events(step, [note])
     edge = spec.edges.get(outcome)
     if edge is not None:
         settled = StageStatus(request.status.value)
         step = _take(run, definition, stage, spec, edge, outcome, evidence, settled=settled, now=now, new_id=new_id)
-        return _with(step, [note])
+        return with_events(step, [note])
     stage.status = StageStatus.IN_PROGRESS
     return Step(run, retry=True, instruction=RETRY_INSTRUCTION, events=(note,))
-
-
-def _with(step: Step, before: list[RunEvent], *, degraded: tuple[str, ...] = ()) -> Step:
-    return Step(
-        step.run,
-        retry=step.retry,
-        completed=step.completed,
-        exhausted=step.exhausted,
-        escalated=step.escalated,
-        transition=step.transition,
-        degraded_requirements=degraded or step.degraded_requirements,
-        instruction=step.instruction,
-        events=(*before, *step.events),
-    )
 
 
 def _enter(run: Run, stage: StageState, now: int, *, reset: bool) -> None:
     stage.enter(now, reset=reset)
     run.current_stage = stage.id
-
-
-# -- transitions and budgets ----------------------------------------------------------------------
 
 
 def budget_exhausted(run: Run, definition: WorkflowDefinition, spec: StageDefinition, edge: Edge) -> str | None:
@@ -678,183 +537,7 @@ def _take(
     return Step(run, transition=record, instruction=f"Continue with stage {target.id}.", events=(moved,))
 
 
-# -- waits, signals, escalations and rulings -------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class WaitRequest:
-    stage_id: str
-    signal_key: str
-    summary: str = ""
-    evidence: Mapping[str, tuple[str, ...]] | None = None
-    peer_evidence: Mapping[str, tuple[PeerEvidence, ...]] | None = None
-    timeout_ms: int | None = None
-
-
-def wait(run: Run, definition: WorkflowDefinition, request: WaitRequest, *, now: int) -> Step:
-    """Put the current stage into a wait for ``signal_key`` (spec §2.9); evidence given is kept.
-
-    Raises:
-        FailedPrecondition: (WORKFLOW_NOT_RUNNING) the run is not running;
-            (WORKFLOW_STAGE_OUT_OF_ORDER) the stage is not the current one.
-        NotFound: (WORKFLOW_STAGE_NOT_FOUND).
-        InvalidArgument: (INVALID_SIGNAL_KEY), (WORKFLOW_WAIT_INVALID) the timeout is out of range;
-            (WEAKENED_REPRODUCTION) (PLAN_HASH_REQUIRED) as a checkpoint.
-    """
-    if run.status is not RunStatus.RUNNING:
-        raise FailedPrecondition(
-            f"workflow is {run.status.value}",
-            reason=Reason.WORKFLOW_NOT_RUNNING,
-            metadata={"runId": run.id, "status": run.status.value},
-        )
-    key = signal_key(request.signal_key)
-    if key == ESCALATION_SIGNAL_KEY:
-        raise invalid_field(
-            "signal_key", "audit_escalation is the hub's: escalate the stage instead", reason=Reason.INVALID_SIGNAL_KEY
-        )
-    timeout = WAIT_DEFAULT_MS if request.timeout_ms is None else request.timeout_ms
-    if not WAIT_MIN_MS <= timeout <= WAIT_MAX_MS:
-        raise invalid_field(
-            "timeout",
-            f"must be between {WAIT_MIN_MS} ms and {WAIT_MAX_MS} ms",
-            reason=Reason.WORKFLOW_WAIT_INVALID,
-        )
-    run = run.copy()
-    stage, _ = _active_stage(run, definition, request.stage_id)
-    evidence = _merged(stage.evidence, request.evidence or {})
-    _check_oracles(run, definition, stage.id, evidence)
-    # Kept through the wait (unlike a failed checkpoint's): the signal's checkpoint counts them.
-    stage.evidence = evidence
-    stage.peer_evidence = _merged_peer(stage.peer_evidence, request.peer_evidence or {})
-    stage.status = StageStatus.WAITING
-    stage.update_time = now
-    run.status = RunStatus.WAITING
-    run.wait = Wait(stage.id, key, request.summary, now, now + timeout * MICROS_PER_MS)
-    run.update_time = now
-    return Step(
-        run,
-        instruction=WAIT_INSTRUCTION.format(key=key),
-        events=(RunEvent(EventKind.WAITING, stage.id, stage.active_attempt, request.summary, (f"signal:{key}",)),),
-    )
-
-
-@dataclass(frozen=True)
-class SignalRequest:
-    signal_key: str
-    status: CheckpointStatus
-    summary: str = ""
-    evidence: Mapping[str, tuple[str, ...]] | None = None
-
-
-def resume(run: Run, definition: WorkflowDefinition, signal: SignalRequest, *, now: int, new_id: NewId) -> Step:
-    """Resume a waiting run with a signal, applied as that stage's checkpoint (spec §2.10 step 5).
-
-    A passing signal whose evidence is still incomplete leaves the run waiting (refused).
-
-    Raises:
-        FailedPrecondition: (WORKFLOW_NOT_WAITING), (WORKFLOW_SIGNAL_MISMATCH) another key is
-            awaited, (WORKFLOW_RULING_REQUIRED) the wait is an audit escalation,
-            (WORKFLOW_WAIT_INCONSISTENT), (WORKFLOW_SIGNAL_CONTEXT_MISMATCH) the evidence names
-            another run, stage or signal.
-        InvalidArgument: as ``checkpoint`` (WORKFLOW_EVIDENCE_INCOMPLETE, oracles).
-    """
-    waiting = _awaited(run, signal.signal_key)
-    if waiting.escalation:
-        raise FailedPrecondition(
-            "the stage waits on an audit escalation: only an operator's ruling resolves it",
-            reason=Reason.WORKFLOW_RULING_REQUIRED,
-            metadata={"runId": run.id, "stageId": waiting.stage_id, "nextAction": "ask an operator to rule"},
-        )
-    _check_signal_context(run, waiting, signal.evidence or {})
-    return _resume(
-        run, definition, waiting, signal.status, signal.summary, signal.evidence or {}, now=now, new_id=new_id
-    )
-
-
-def _awaited(run: Run, key: str) -> Wait:
-    if run.status is not RunStatus.WAITING or run.wait is None:
-        raise FailedPrecondition(
-            f"workflow is {run.status.value}, not waiting",
-            reason=Reason.WORKFLOW_NOT_WAITING,
-            metadata={"runId": run.id, "status": run.status.value},
-        )
-    if key != run.wait.signal_key:
-        raise FailedPrecondition(
-            f"the run is waiting for {run.wait.signal_key}",
-            reason=Reason.WORKFLOW_SIGNAL_MISMATCH,
-            metadata={"runId": run.id, "signalKey": key, "awaitedSignalKey": run.wait.signal_key},
-        )
-    stage = run.stage(run.wait.stage_id)
-    if run.current_stage != run.wait.stage_id or stage is None or stage.status is not StageStatus.WAITING:
-        raise FailedPrecondition(
-            "the run's wait and its current stage disagree",
-            reason=Reason.WORKFLOW_WAIT_INCONSISTENT,
-            metadata={"runId": run.id, "stageId": run.wait.stage_id},
-        )
-    return run.wait
-
-
-def _check_signal_context(run: Run, waiting: Wait, evidence: Mapping[str, tuple[str, ...]]) -> None:
-    expected = {"workflow.run": run.id, "workflow.stage": waiting.stage_id, "workflow.signal": waiting.signal_key}
-    for key, value in expected.items():
-        given = evidence.get(key)
-        if given is not None and given != (value,):
-            raise FailedPrecondition(
-                f"evidence {key} names {given[0]!r}, not {value!r}",
-                reason=Reason.WORKFLOW_SIGNAL_CONTEXT_MISMATCH,
-                metadata={"runId": run.id, "evidenceKey": key},
-            )
-
-
-def _resume(
-    run: Run,
-    definition: WorkflowDefinition,
-    waiting: Wait,
-    status: CheckpointStatus,
-    summary: str,
-    evidence: Mapping[str, tuple[str, ...]],
-    *,
-    now: int,
-    new_id: NewId,
-) -> Step:
-    resumed = run.copy()
-    stage = resumed.stage(waiting.stage_id)
-    assert stage is not None
-    if status is CheckpointStatus.PASSED:
-        spec = definition.stage(stage.id)
-        assert spec is not None
-        _require_complete(resumed, spec, stage, _merged(stage.evidence, evidence), stage.peer_evidence)
-    resumed.status = RunStatus.RUNNING
-    resumed.wait = None
-    stage.status = StageStatus.IN_PROGRESS
-    return checkpoint(
-        resumed,
-        definition,
-        CheckpointRequest(stage.id, status, summary, evidence),
-        now=now,
-        new_id=new_id,
-    )
-
-
-def escalate(run: Run, definition: WorkflowDefinition, stage_id: str, reason: str, *, by: str, now: int) -> Step:
-    """Escalate the current stage for audit: it waits for an operator's ruling for 24 h (spec §2.12).
-
-    Raises:
-        FailedPrecondition: (WORKFLOW_NOT_RUNNING), (WORKFLOW_STAGE_OUT_OF_ORDER).
-        NotFound: (WORKFLOW_STAGE_NOT_FOUND).
-    """
-    if run.status is not RunStatus.RUNNING:
-        raise FailedPrecondition(
-            f"workflow is {run.status.value}",
-            reason=Reason.WORKFLOW_NOT_RUNNING,
-            metadata={"runId": run.id, "status": run.status.value},
-        )
-    run = run.copy()
-    stage, _ = _active_stage(run, definition, stage_id)
-    return _escalate(run, stage, reason, by=by, now=now)
-
-
-def _escalate(run: Run, stage: StageState, reason: str, *, by: str, now: int) -> Step:
+def enter_escalation(run: Run, stage: StageState, reason: str, *, by: str, now: int) -> Step:
     stage.status = StageStatus.WAITING
     stage.escalation = Escalation(reason, now, by)
     stage.update_time = now
@@ -869,205 +552,10 @@ def _escalate(run: Run, stage: StageState, reason: str, *, by: str, now: int) ->
     )
 
 
-def rule(
-    run: Run,
-    definition: WorkflowDefinition,
-    *,
-    ruling: str,
-    status: CheckpointStatus,
-    ruled_by: str,
-    evidence: Mapping[str, tuple[str, ...]] | None = None,
-    now: int,
-    new_id: NewId,
-) -> Step:
-    """An operator's ruling on an audit escalation, applied as the stage's checkpoint.
-
-    ``status`` has no default (the original defaulted to passed: spec §11.3).
-
-    Raises:
-        FailedPrecondition: (WORKFLOW_NOT_WAITING), (WORKFLOW_SIGNAL_MISMATCH) the run waits on
-            something else than an escalation; as ``checkpoint``.
-    """
-    waiting = _awaited(run, ESCALATION_SIGNAL_KEY)
-    ruled = run.copy()
-    stage = ruled.stage(waiting.stage_id)
-    assert stage is not None and stage.escalation is not None
-    stage.escalation = Escalation(
-        stage.escalation.reason,
-        stage.escalation.escalate_time,
-        stage.escalation.escalated_by,
-        ruling=ruling,
-        ruling_status=status,
-        ruled_by=ruled_by,
-        rule_time=now,
-    )
-    # The ruling's own checkpoint is the first attempt since it: the auto-resume count starts again.
-    stage.resumed_at = stage.attempts + 1
-    step = _resume(
-        ruled,
-        definition,
-        waiting,
-        status,
-        f"Resumed by operator ruling: {ruling}",
-        evidence or {},
-        now=now,
-        new_id=new_id,
-    )
-    kept = step.run.stage(waiting.stage_id)
-    if kept is not None and kept.escalation is None:
-        kept.escalation = stage.escalation  # a transition re-entered the stage: keep the record of the ruling
-    event = RunEvent(
-        EventKind.RULED, waiting.stage_id, stage.active_attempt, ruling, (f"status:{status.value}", f"by:{ruled_by}")
-    )
-    return _with(step, [event])
-
-
-def expire_wait(run: Run, *, now: int) -> Step | None:
-    """Fail a run whose wait is overdue (spec §2.11); None when it is not waiting or not due."""
-    if run.status is not RunStatus.WAITING or run.wait is None or run.wait.expire_time > now:
-        return None
-    run = run.copy()
-    waiting = run.wait
-    assert waiting is not None
-    stage = run.stage(waiting.stage_id)
-    summary = f"wait for {waiting.signal_key} timed out"
-    if stage is not None:
-        stage.status = StageStatus.FAILED
-        stage.summary = summary
-        stage.complete_time = now
-        stage.update_time = now
-    run.end(RunStatus.FAILED, now, summary)
-    return Step(
-        run,
-        instruction=FAILED_INSTRUCTION,
-        events=(
-            RunEvent(
-                EventKind.WAIT_EXPIRED,
-                waiting.stage_id,
-                stage.active_attempt if stage else None,
-                summary,
-                (
-                    f"wait-created:{waiting.create_time}",
-                    f"wait-expired:{waiting.expire_time}",
-                    f"signal:{waiting.signal_key}",
-                ),
-            ),
-            RunEvent(EventKind.FAILED, waiting.stage_id, None, summary),
-        ),
-    )
-
-
-def fail(run: Run, reason: str, *, now: int, evidence: tuple[str, ...] = ()) -> Step:
-    """End a running or waiting run as failed (its prompt expired, its coordinator settled early).
-
-    Raises:
-        FailedPrecondition: (WORKFLOW_TERMINAL) it has ended.
-    """
-    _not_ended(run)
-    run = run.copy()
-    stage_id = run.current_stage
-    run.end(RunStatus.FAILED, now, reason)
-    return Step(
-        run, instruction=FAILED_INSTRUCTION, events=(RunEvent(EventKind.FAILED, stage_id, None, reason, evidence),)
-    )
-
-
-def cancel(run: Run, *, reason: str, by: str, now: int) -> Step:
-    """End a run at an operator's request (CancelWorkflowRun).
-
-    Raises:
-        FailedPrecondition: (WORKFLOW_TERMINAL) it has ended.
-    """
-    _not_ended(run)
-    run = run.copy()
-    stage_id = run.current_stage
-    run.end(RunStatus.CANCELLED, now, reason or f"cancelled by {by}")
-    return Step(
-        run,
-        instruction=FAILED_INSTRUCTION,
-        events=(RunEvent(EventKind.CANCELLED, stage_id, None, run.end_reason, (f"by:{by}",)),),
-    )
-
-
-def _not_ended(run: Run) -> None:
+def require_not_ended(run: Run) -> None:
     if run.status.ended:
         raise FailedPrecondition(
             f"workflow is {run.status.value}",
             reason=Reason.WORKFLOW_TERMINAL,
             metadata={"runId": run.id, "status": run.status.value},
         )
-
-
-# -- degradation approvals ------------------------------------------------------------------------
-
-
-def approve_degradation(
-    run: Run,
-    definition: WorkflowDefinition,
-    *,
-    stage_id: str,
-    requirement_key: str,
-    reason: str,
-    approved_by: str,
-    now: int,
-    new_id: NewId,
-) -> tuple[Run, DegradationApproval, bool]:
-    """An operator's approval of a smaller quorum for one requirement at the active attempt.
-
-    Returns the run, the approval and whether it already existed (same reason: answered again).
-
-    Raises:
-        FailedPrecondition: (WORKFLOW_TERMINAL), (WORKFLOW_STAGE_OUT_OF_ORDER) the stage is not
-            current, (WORKFLOW_DEGRADATION_CONFLICT) another reason was approved for this attempt.
-        NotFound: (WORKFLOW_STAGE_NOT_FOUND).
-        InvalidArgument: (WORKFLOW_DEGRADATION_FORBIDDEN) the policy declares no degradation.
-    """
-    _not_ended(run)
-    key = canonical_requirement_key(requirement_key)
-    text = validation.required_text("reason", reason, 1_000)
-    run = run.copy()
-    spec = definition.stage(stage_id)
-    stage = run.stage(stage_id)
-    if spec is None or stage is None:
-        raise NotFound(
-            f"workflow {definition.id} has no stage {stage_id!r}",
-            reason=Reason.WORKFLOW_STAGE_NOT_FOUND,
-            metadata={"runId": run.id, "stageId": stage_id},
-        )
-    if run.current_stage != stage_id or stage.status not in (StageStatus.IN_PROGRESS, StageStatus.WAITING):
-        raise FailedPrecondition(
-            f"stage {stage_id} is not currently active",
-            reason=Reason.WORKFLOW_STAGE_OUT_OF_ORDER,
-            metadata={"runId": run.id, "stageId": stage_id},
-        )
-    policy = run.policies_of(stage_id).get(key)
-    if policy is None or policy.degraded_min_producers is None:
-        raise InvalidArgument(
-            f"the evidence policy for {key!r} on stage {stage_id} declares no degradation",
-            reason=Reason.WORKFLOW_DEGRADATION_FORBIDDEN,
-            metadata={"runId": run.id, "stageId": stage_id, "requirementKey": key},
-        )
-    existing = _approval(run, stage, key)
-    if existing is not None:
-        if existing.reason != text:
-            raise FailedPrecondition(
-                "another degradation was approved for this requirement and attempt",
-                reason=Reason.WORKFLOW_DEGRADATION_CONFLICT,
-                metadata={"runId": run.id, "stageId": stage_id, "requirementKey": key, "approvalId": existing.id},
-            )
-        return run, existing, True
-    approval = DegradationApproval(
-        id=new_id("approval"),
-        stage_id=stage_id,
-        requirement_key=key,
-        visit=stage.visit,
-        attempt=stage.active_attempt,
-        policy_min_producers=policy.min_producers,
-        approved_min_producers=policy.degraded_min_producers,
-        approved_by=approved_by,
-        reason=text,
-        approve_time=now,
-    )
-    run.approvals.append(approval)
-    run.update_time = now
-    return run, approval, False

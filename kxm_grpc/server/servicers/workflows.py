@@ -30,7 +30,7 @@ from kxm_grpc.domain.workflows.signatures import body_sha256
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import duration_value, timestamp
 from kxm_grpc.server.state import HubState
-from kxm_grpc.services.workflows import definitions, runs, steps
+from kxm_grpc.services.workflows import definitions, runs, signals, steps
 from kxm_grpc.store.protocols.workflows import StoredDefinition
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -395,10 +395,10 @@ class WorkflowServicer(workflow_service_pb2_grpc.WorkflowServiceServicer):
     ) -> pb.SignalWorkflowRunResponse:
         run = await runs.get(self._hub.store, current_call().caller, request.run_id)
         body = request.SerializeToString(deterministic=True)
-        outcome = await steps.signal(
+        outcome = await signals.signal(
             self._hub.store,
             current_call().caller,
-            steps.Signal(
+            signals.Signal(
                 definition_id=run.definition_id,
                 run_id=request.run_id,
                 signal_key=request.signal_key,

@@ -1,6 +1,6 @@
 """What a workflow step reports, handed on in the step's own transaction.
 
-Each step of the rules (``kxm_grpc.domain.workflows.checkpoints``) returns ``RunEvent`` records.
+Each step of the rules (``kxm_grpc.domain.workflows.outcomes.Step``) returns ``RunEvent`` records.
 ``publish`` writes them where they belong, in the transaction that stores the run: to the
 journal writers registered with ``register_journal`` (the journal issue adds the hub-authored
 entries there, so a crash never leaves a step without its entries), and, for a run that started
@@ -19,8 +19,8 @@ from collections.abc import Callable
 import structlog
 
 from kxm_grpc.domain.secrets import new_id
-from kxm_grpc.domain.workflows.checkpoints import EventKind, RunEvent
 from kxm_grpc.domain.workflows.definitions import WorkflowDefinition
+from kxm_grpc.domain.workflows.outcomes import EventKind, RunEvent
 from kxm_grpc.domain.workflows.runs import Run
 from kxm_grpc.store import Tx
 from kxm_grpc.store.protocols.workflows import StoredNotification

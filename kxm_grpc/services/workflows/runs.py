@@ -28,10 +28,10 @@ from kxm_grpc.domain.messages import Delivery
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.secrets import new_id
 from kxm_grpc.domain.sync_events import canonical_json
-from kxm_grpc.domain.workflows import checkpoints, prompts
-from kxm_grpc.domain.workflows.checkpoints import RunEvent
+from kxm_grpc.domain.workflows import checkpoints, outcomes, prompts, waits
 from kxm_grpc.domain.workflows.definitions import PromptDelivery, Source, WorkflowDefinition
 from kxm_grpc.domain.workflows.evidence import EligibleProducer, ResolvedPolicy
+from kxm_grpc.domain.workflows.outcomes import RunEvent
 from kxm_grpc.domain.workflows.runs import Run, RunStatus
 from kxm_grpc.domain.workflows.signatures import body_sha256
 from kxm_grpc.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, Reason, invalid_field
@@ -52,7 +52,7 @@ DEFAULT_RETENTION = seconds(7 * 86_400)
 _PURGE_BATCH = 200
 
 WAIT_TIMER = "workflow_wait"
-"""The timer kind of a run's wait deadline (key: the run id; fired by ``steps.WaitTimers``)."""
+"""The timer kind of a run's wait deadline (key: the run id; fired by ``deadlines.WaitTimers``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -431,10 +431,10 @@ async def cancel(store: Store, caller: Caller, run_id: str, reason: str, *, now:
     if len(text) > 1_000:
         raise invalid_field("reason", "exceeds 1000 characters")
 
-    def work(tx: Tx) -> checkpoints.Step:
+    def work(tx: Tx) -> outcomes.Step:
         run = check_visible(caller, tx.workflows.get_run(run_id), run_id)
         definition = definitions.structure(_pinned(tx, run))
-        step = checkpoints.cancel(run, reason=text, by=caller.operator or "operator", now=now)
+        step = waits.cancel(run, reason=text, by=caller.operator or "operator", now=now)
         save(tx, definition, run, step.run, step.events, now)
         audit.record(tx, caller, "workflow.cancel", f"run:{run_id}", now=now)
         return step

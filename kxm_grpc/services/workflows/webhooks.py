@@ -14,7 +14,7 @@ bytes here. Each function then follows the spec's order:
   signal (WORKFLOW_SIGNALS_DISABLED); the signal secret resolved (only it: UNAVAILABLE when its
   variable is not set here); the signature (kind ``signal``, with the route's run id and signal
   key in the signed material); the body ``{status, summary?, evidence?}``; then
-  ``steps.signal``, de-duplicated by the delivery id against the body's hash.
+  ``signals.signal``, de-duplicated by the delivery id against the body's hash.
 
 No secret, signature, header value or body ever appears in an error or a log line. ``verified``
 is called with the definition id once the signature verifies, before anything is parsed or
@@ -43,9 +43,9 @@ from kxm_grpc.domain.workflows.runs import CheckpointStatus
 from kxm_grpc.domain.workflows.signatures import Kind
 from kxm_grpc.errors import FailedPrecondition, InvalidArgument, Reason, Unavailable, invalid_field
 from kxm_grpc.services.limits import Limits
-from kxm_grpc.services.workflows import definitions, runs, steps
+from kxm_grpc.services.workflows import definitions, runs, signals
 from kxm_grpc.services.workflows.runs import Started
-from kxm_grpc.services.workflows.steps import SignalOutcome
+from kxm_grpc.services.workflows.signals import SignalOutcome
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.protocols.workflows import StoredDefinition
 
@@ -156,12 +156,12 @@ async def signal_from_webhook(
     Raises:
         NotFound: (WEBHOOK_NOT_FOUND) no such definition; (WORKFLOW_NOT_FOUND) no such run of it.
         FailedPrecondition: (WORKFLOW_SIGNALS_DISABLED) the definition has no signal secret; as
-            ``steps.signal`` (WORKFLOW_SIGNAL_DELIVERY_CONFLICT, WORKFLOW_NOT_WAITING, ...).
+            ``signals.signal`` (WORKFLOW_SIGNAL_DELIVERY_CONFLICT, WORKFLOW_NOT_WAITING, ...).
         Unavailable: (WORKFLOW_SECRET_UNAVAILABLE) the signal secret's variable is not set (or
             not valid) in this replica; no other is read.
         Unauthenticated: the signature errors of ``signatures.verify``.
         InvalidArgument: a missing or malformed delivery id; (INVALID_JSON) the body is not
-            UTF-8 JSON holding an object; a field of the wrong type (named); as ``steps.signal``.
+            UTF-8 JSON holding an object; a field of the wrong type (named); as ``signals.signal``.
     """
     stored = await _stored(store, definition_id)
     structure = definitions.structure(stored.document)
@@ -187,10 +187,10 @@ async def signal_from_webhook(
     if verified is not None:
         verified(definition_id)
     payload = _object(body)
-    return await steps.signal(
+    return await signals.signal(
         store,
         None,
-        steps.Signal(
+        signals.Signal(
             definition_id=definition_id,
             run_id=run_id,
             signal_key=signal_key,
@@ -388,7 +388,7 @@ def _status(payload: Mapping[str, Any]) -> CheckpointStatus:
     value = payload.get("status")
     if not isinstance(value, str):
         raise invalid_field("status", "must be passed, warning or failed", reason=Reason.INVALID_CHECKPOINT_STATUS)
-    return steps.reject_unknown_status(value)
+    return signals.reject_unknown_status(value)
 
 
 def _text(payload: Mapping[str, Any], name: str) -> str:
