@@ -58,6 +58,7 @@ from bench.common import REPO, CpuMeter, Rep, Row, channel, closed_loop, drained
 from bench.hub import Agent, Fleet
 from bench.hubproc import HubProcess
 from bench.run import AlreadyReported, Session, _alternating
+from kxm_grpc.errors import Unavailable
 
 BUDGET_SECONDS = 540.0
 """Stop starting groups after this."""
@@ -321,7 +322,16 @@ class DeliverySession:
 
         async def fill(worker: int) -> None:
             for sub, pub in work[worker::32]:
-                await pub.send(sub.id, content)
+                # Setup, not measured: 32 writers on two replicas can meet PostgreSQL's lock
+                # timeout on a loaded machine ("the database is busy; retry"), so it retries.
+                for attempt in range(8):
+                    try:
+                        await pub.send(sub.id, content)
+                        break
+                    except Unavailable:
+                        if attempt == 7:
+                            raise
+                        await asyncio.sleep(0.05 * 2**attempt)
 
         await asyncio.wait_for(asyncio.gather(*(fill(w) for w in range(32))), 300)
 

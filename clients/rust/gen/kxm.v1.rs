@@ -5949,7 +5949,8 @@ pub mod workflow_service_client {
         /// Errors:
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, or the payload is too large.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
+        ///  it holds a number JSON cannot (NaN, Infinity).
         /// * NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
         /// * FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
@@ -6161,7 +6162,9 @@ pub mod workflow_service_client {
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
         /// * ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
-        /// * the evidence errors of Checkpoint.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS,
+        ///  ERROR_REASON_WORKFLOW_PROVENANCE_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING, ERROR_REASON_PROTOCOL_ERROR):
+        ///  the evidence errors of Checkpoint, and malformed fields.
         pub async fn wait(
             &mut self,
             request: impl tonic::IntoRequest<super::WaitRequest>,
@@ -6293,8 +6296,9 @@ pub mod workflow_service_client {
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
         /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CHECKPOINT_STATUS): no status.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_PROTOCOL_ERROR): a malformed evidence map, ruling or id.
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH): no escalation awaits a ruling.
-        /// * the evidence errors of Checkpoint.
+        /// * the evidence errors of Checkpoint (WEAKENED_REPRODUCTION, PLAN_HASH_REQUIRED, WORKFLOW_EVIDENCE_INCOMPLETE).
         pub async fn resolve_escalation(
             &mut self,
             request: impl tonic::IntoRequest<super::ResolveEscalationRequest>,

@@ -7,10 +7,11 @@ turned into plain JSON values.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import grpc
-from google.protobuf import json_format
+from google.protobuf import struct_pb2
 
 from kxm_grpc._gen.kxm.v1 import workflow_service_pb2 as pb
 from kxm_grpc._gen.kxm.v1 import workflow_service_pb2_grpc, workflow_types_pb2
@@ -27,6 +28,7 @@ from kxm_grpc.domain.workflows.runs import (
     Transition,
 )
 from kxm_grpc.domain.workflows.signatures import body_sha256
+from kxm_grpc.errors import invalid_field
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import duration_value, timestamp
 from kxm_grpc.server.state import HubState
@@ -230,6 +232,34 @@ def run_to_proto(run: Run, definition: definition_rules.WorkflowDefinition) -> w
     return view
 
 
+def _payload(struct: struct_pb2.Struct) -> dict[str, Any]:
+    """A start payload as plain JSON values.
+
+    Raises:
+        InvalidArgument: a number is NaN or infinite (JSON has neither; protobuf's JSON printer
+            refused them with an internal error).
+    """
+
+    def value(item: struct_pb2.Value) -> Any:
+        kind = item.WhichOneof("kind")
+        if kind == "struct_value":
+            return {key: value(v) for key, v in item.struct_value.fields.items()}
+        if kind == "list_value":
+            return [value(v) for v in item.list_value.values]
+        if kind == "number_value":
+            if not math.isfinite(item.number_value):
+                raise invalid_field("payload", "numbers must be finite (JSON has no NaN or Infinity)")
+            number = item.number_value
+            return int(number) if number.is_integer() and abs(number) < 2**53 else number
+        if kind == "string_value":
+            return item.string_value
+        if kind == "bool_value":
+            return item.bool_value
+        return None
+
+    return {key: value(v) for key, v in struct.fields.items()}
+
+
 def _refs(refs: Any) -> dict[str, list[str]]:
     return {key: list(value.message_ids) for key, value in refs.items()}
 
@@ -295,7 +325,7 @@ class WorkflowServicer(workflow_service_pb2_grpc.WorkflowServiceServicer):
             current_call().caller,
             request.definition_id,
             delivery=request.delivery_id,
-            payload=json_format.MessageToDict(request.payload),
+            payload=_payload(request.payload),
             event=request.event,
             limits=self._hub.limits,
             replay_horizon=self._hub.replay_horizon,

@@ -83,7 +83,8 @@ type WorkflowServiceClient interface {
 	//
 	// Errors:
 	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, or the payload is too large.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
+	//     it holds a number JSON cannot (NaN, Infinity).
 	//   - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
@@ -144,14 +145,16 @@ type WorkflowServiceClient interface {
 	// Wait puts the current stage into a wait for a signal; evidence and cited replies given are kept.
 	//
 	// Errors:
-	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-	// - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
-	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_SIGNAL_KEY): the key is malformed or `audit_escalation`.
-	// - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
-	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
-	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
-	// - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
-	// - the evidence errors of Checkpoint.
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+	//   - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_SIGNAL_KEY): the key is malformed or `audit_escalation`.
+	//   - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
+	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
+	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+	//   - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS,
+	//     ERROR_REASON_WORKFLOW_PROVENANCE_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING, ERROR_REASON_PROTOCOL_ERROR):
+	//     the evidence errors of Checkpoint, and malformed fields.
 	Wait(ctx context.Context, in *WaitRequest, opts ...grpc.CallOption) (*WaitResponse, error)
 	// SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
 	//
@@ -190,8 +193,9 @@ type WorkflowServiceClient interface {
 	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
 	// - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
 	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_CHECKPOINT_STATUS): no status.
+	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_PROTOCOL_ERROR): a malformed evidence map, ruling or id.
 	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH): no escalation awaits a ruling.
-	// - the evidence errors of Checkpoint.
+	// - the evidence errors of Checkpoint (WEAKENED_REPRODUCTION, PLAN_HASH_REQUIRED, WORKFLOW_EVIDENCE_INCOMPLETE).
 	ResolveEscalation(ctx context.Context, in *ResolveEscalationRequest, opts ...grpc.CallOption) (*ResolveEscalationResponse, error)
 }
 
@@ -391,7 +395,8 @@ type WorkflowServiceServer interface {
 	//
 	// Errors:
 	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, or the payload is too large.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
+	//     it holds a number JSON cannot (NaN, Infinity).
 	//   - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
@@ -452,14 +457,16 @@ type WorkflowServiceServer interface {
 	// Wait puts the current stage into a wait for a signal; evidence and cited replies given are kept.
 	//
 	// Errors:
-	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-	// - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
-	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_SIGNAL_KEY): the key is malformed or `audit_escalation`.
-	// - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
-	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
-	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
-	// - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
-	// - the evidence errors of Checkpoint.
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+	//   - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_SIGNAL_KEY): the key is malformed or `audit_escalation`.
+	//   - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_WAIT_INVALID): the timeout is out of range (1 s to 30 days).
+	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
+	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
+	//   - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS,
+	//     ERROR_REASON_WORKFLOW_PROVENANCE_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING, ERROR_REASON_PROTOCOL_ERROR):
+	//     the evidence errors of Checkpoint, and malformed fields.
 	Wait(context.Context, *WaitRequest) (*WaitResponse, error)
 	// SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
 	//
@@ -498,8 +505,9 @@ type WorkflowServiceServer interface {
 	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
 	// - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
 	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_CHECKPOINT_STATUS): no status.
+	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_PROTOCOL_ERROR): a malformed evidence map, ruling or id.
 	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH): no escalation awaits a ruling.
-	// - the evidence errors of Checkpoint.
+	// - the evidence errors of Checkpoint (WEAKENED_REPRODUCTION, PLAN_HASH_REQUIRED, WORKFLOW_EVIDENCE_INCOMPLETE).
 	ResolveEscalation(context.Context, *ResolveEscalationRequest) (*ResolveEscalationResponse, error)
 	mustEmbedUnimplementedWorkflowServiceServer()
 }

@@ -1202,7 +1202,8 @@ export const WorkflowService: GenService<{
    *
    * Errors:
    * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, or the payload is too large.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
+   *   it holds a number JSON cannot (NaN, Infinity).
    * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
    * - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
    * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
@@ -1318,7 +1319,9 @@ export const WorkflowService: GenService<{
    * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING): the run is not running.
    * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one.
    * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
-   * - the evidence errors of Checkpoint.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS,
+   *   ERROR_REASON_WORKFLOW_PROVENANCE_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING, ERROR_REASON_PROTOCOL_ERROR):
+   *   the evidence errors of Checkpoint, and malformed fields.
    *
    * @generated from rpc kxm.v1.WorkflowService.Wait
    */
@@ -1389,8 +1392,9 @@ export const WorkflowService: GenService<{
    * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
    * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
    * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CHECKPOINT_STATUS): no status.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_PROTOCOL_ERROR): a malformed evidence map, ruling or id.
    * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH): no escalation awaits a ruling.
-   * - the evidence errors of Checkpoint.
+   * - the evidence errors of Checkpoint (WEAKENED_REPRODUCTION, PLAN_HASH_REQUIRED, WORKFLOW_EVIDENCE_INCOMPLETE).
    *
    * @generated from rpc kxm.v1.WorkflowService.ResolveEscalation
    */
