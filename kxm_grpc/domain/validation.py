@@ -101,3 +101,15 @@ def pattern_text(
 def collapse_whitespace(value: str) -> str:
     """Trim and collapse runs of whitespace to one space."""
     return _WHITESPACE.sub(" ", js_trim(value))
+
+
+def object_id(field: str, value: str, max_chars: int) -> str:
+    """An id a request names (a run, a definition, a stage): 1 to ``max_chars`` characters, none a
+    control character; checked before any lookup (PostgreSQL refuses a NUL as a storage error).
+
+    Raises:
+        InvalidArgument: (PROTOCOL_ERROR) naming ``field``.
+    """
+    if not value or len(value) > max_chars or any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise invalid_field(field, f"must be 1-{max_chars} characters, none a control character")
+    return value

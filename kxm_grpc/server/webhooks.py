@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime
 import json
 import math
 import re
@@ -62,6 +61,7 @@ import structlog
 from prometheus_client import Counter
 
 from kxm_grpc.domain import messages
+from kxm_grpc.domain.clock import rfc3339
 from kxm_grpc.domain.workflows import definitions as definition_rules
 from kxm_grpc.domain.workflows import inputs
 from kxm_grpc.errors import HubError, Internal, InvalidArgument, NotFound, Reason
@@ -701,10 +701,6 @@ def _started(started: Started) -> tuple[int, bytes, tuple[tuple[str, str], ...]]
     return 202, _json({"runId": run.id, "status": run.status.value, "duplicate": False}), ()
 
 
-def _rfc3339(micros: int) -> str:
-    return datetime.datetime.fromtimestamp(micros / 1_000_000, datetime.UTC).isoformat().replace("+00:00", "Z")
-
-
 def _signalled(outcome: SignalOutcome) -> tuple[int, bytes, tuple[tuple[str, str], ...]]:
     body = _json(
         {
@@ -717,7 +713,7 @@ def _signalled(outcome: SignalOutcome) -> tuple[int, bytes, tuple[tuple[str, str
             "degraded": bool(outcome.degraded_requirements),
             "degradedRequirements": list(outcome.degraded_requirements),
             "resumed": outcome.resumed,
-            "receivedAt": _rfc3339(outcome.receive_time),
+            "receivedAt": rfc3339(outcome.receive_time),
         }
     )
     return (202 if outcome.resumed and not outcome.duplicate else 200), body, ()

@@ -24,6 +24,7 @@ from kxm_grpc.services.workflows.events import log_events
 from kxm_grpc.services.workflows.runs import (
     WAIT_TIMER,
     pinned,
+    prompt_ttl,
 )
 from kxm_grpc.services.workflows.steps import store_step
 from kxm_grpc.store import Store, Timer, Tx
@@ -40,7 +41,7 @@ def _expire(tx: Tx, run: Run, *, limits: Limits, now: int) -> Step | None:
     assert waiting is not None
     coordinator = tx.agents.get(run.coordinator_id)
     if coordinator is not None:
-        ttl = definition.ttl_ms * 1_000 if definition.ttl_ms is not None else limits.message_ttl
+        ttl = prompt_ttl(definition, limits)
         send_from_hub(
             tx,
             run_id=run.id,

@@ -23,9 +23,10 @@ import structlog
 
 from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
+from kxm_grpc.domain.validation import object_id
 from kxm_grpc.domain.workflows import definitions as rules
 from kxm_grpc.domain.workflows.definitions import WorkflowDefinition
-from kxm_grpc.errors import InvalidArgument, NotFound, Reason, invalid_field
+from kxm_grpc.errors import InvalidArgument, NotFound, Reason
 from kxm_grpc.services import audit
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.protocols.workflows import StoredDefinition
@@ -340,8 +341,7 @@ async def get(store: Store, caller: Caller, definition_id: str) -> StoredDefinit
     Raises:
         NotFound: (WEBHOOK_NOT_FOUND).
     """
-    if not definition_id or len(definition_id) > 64 or any(ord(c) < 32 or ord(c) == 127 for c in definition_id):
-        raise invalid_field("definition_id", "must be 1-64 characters, none a control character")
+    object_id("definition_id", definition_id, rules.MAX_DEFINITION_ID_CHARS)
     stored = await store.read(lambda tx: tx.workflows.get_definition(definition_id))
     if stored is None or not visible(caller, stored):
         raise not_found(definition_id)

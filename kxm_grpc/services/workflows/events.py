@@ -12,12 +12,12 @@ never a summary's or an evidence value's text.
 
 from __future__ import annotations
 
-import datetime
 import json
 from collections.abc import Callable
 
 import structlog
 
+from kxm_grpc.domain.clock import rfc3339
 from kxm_grpc.domain.secrets import new_id
 from kxm_grpc.domain.workflows.definitions import WorkflowDefinition
 from kxm_grpc.domain.workflows.outcomes import EventKind, RunEvent
@@ -83,7 +83,7 @@ def _notification(definition: WorkflowDefinition, run: Run, event: RunEvent, now
         "status": run.status.value,
         "stageId": event.stage_id,
         "attempt": event.attempt,
-        "time": datetime.datetime.fromtimestamp(now / 1_000_000, datetime.UTC).isoformat().replace("+00:00", "Z"),
+        "time": rfc3339(now),
     }
     return StoredNotification(
         id=notification_id,

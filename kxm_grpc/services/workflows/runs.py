@@ -28,6 +28,7 @@ from kxm_grpc.domain.messages import Delivery
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.secrets import new_id
 from kxm_grpc.domain.sync_events import canonical_json
+from kxm_grpc.domain.validation import object_id
 from kxm_grpc.domain.workflows import checkpoints, outcomes, prompts, waits
 from kxm_grpc.domain.workflows.definitions import PromptDelivery, Source, WorkflowDefinition
 from kxm_grpc.domain.workflows.evidence import EligibleProducer, ResolvedPolicy
@@ -91,16 +92,10 @@ MAX_DEFINITION_ID_CHARS = 64
 MAX_STAGE_ID_CHARS = 64
 
 
-def object_id(field: str, value: str, max_chars: int) -> str:
-    """An id a request names (a run, a definition, a stage): 1 to ``max_chars`` characters, none a
-    control character; checked before any lookup (PostgreSQL refuses a NUL as a storage error).
-
-    Raises:
-        InvalidArgument: (PROTOCOL_ERROR) naming ``field``.
-    """
-    if not value or len(value) > max_chars or any(ord(c) < 32 or ord(c) == 127 for c in value):
-        raise invalid_field(field, f"must be 1-{max_chars} characters, none a control character")
-    return value
+def prompt_ttl(definition: WorkflowDefinition, limits: Limits) -> int:
+    """The time to live of the hub's prompts and notices for a run: the definition's ``ttlMs``,
+    else the hub's message TTL (clock microseconds)."""
+    return definition.ttl_ms * 1_000 if definition.ttl_ms is not None else limits.message_ttl
 
 
 def payload_bytes(payload: object) -> bytes:
@@ -240,7 +235,7 @@ def start_in(
         raise InvalidArgument(
             error.message, reason=Reason.WORKFLOW_PROMPT_TOO_LONG, metadata={"definitionId": definition.id}
         ) from None
-    ttl = definition.ttl_ms * 1_000 if definition.ttl_ms is not None else limits.message_ttl
+    ttl = prompt_ttl(definition, limits)
     message = send_from_hub(
         tx,
         run_id=run_id,

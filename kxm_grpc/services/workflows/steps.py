@@ -25,6 +25,7 @@ from kxm_grpc.domain import validation
 from kxm_grpc.domain.caller import Caller, CredentialKind
 from kxm_grpc.domain.messages import Delivery
 from kxm_grpc.domain.secrets import new_id
+from kxm_grpc.domain.validation import object_id
 from kxm_grpc.domain.workflows import approvals, checkpoints, inputs, waits
 from kxm_grpc.domain.workflows import evidence as evidence_rules
 from kxm_grpc.domain.workflows.checkpoints import CheckpointRequest
@@ -44,8 +45,8 @@ from kxm_grpc.services.workflows.runs import (
     MAX_STAGE_ID_CHARS,
     check_visible,
     forbidden,
-    object_id,
     pinned,
+    prompt_ttl,
     save,
 )
 from kxm_grpc.store import Store, Tx
@@ -461,7 +462,7 @@ def prompt_resume(
             f"Next: {follow}.",
         )
     )
-    ttl = definition.ttl_ms * 1_000 if definition.ttl_ms is not None else limits.message_ttl
+    ttl = prompt_ttl(definition, limits)
     message = send_from_hub(
         tx,
         run_id=run.id,
