@@ -22,6 +22,7 @@ import sqlite_utils
 
 from kxm_grpc._gen.kxm.v1 import types_pb2
 from kxm_grpc.client import HubClient
+from kxm_grpc.domain.workflows.journal_chain import Keyring, seal_all
 from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.store import Durability
@@ -39,7 +40,7 @@ from kxm_grpc.store.transfer import FRESH_ROWS, TransferFailed, transfer
 from kxm_grpc.store.url import open_store
 from tests.api.test_runtimes import sync_event
 from tests.conftest import ADMIN_TOKEN
-from tests.store.contract.conftest import full_run
+from tests.store.contract.conftest import full_entry, full_promotion, full_run
 from tests.test_cli import kxm
 
 RUN = ("prj_alpha000001", "run_000000000001")
@@ -145,6 +146,7 @@ async def add_workflow_rows(database: str) -> None:
     await store.start()
     try:
         run = dataclasses.replace(full_run(), project="alpha")
+        journal = seal_all([full_entry(), full_promotion()], None, Keyring({"k1": b"1" * 32}, current="k1"))
         await store.write(
             lambda tx: [
                 tx.workflows.put_definition(
@@ -167,6 +169,7 @@ async def add_workflow_rows(database: str) -> None:
                 tx.workflows.enqueue_notification(
                     StoredNotification("ntf_1", run.definition_id, run.id, "waiting", "{}", 5, 10)
                 ),
+                *(tx.journal.append(link) for link in journal),
             ]
         )
     finally:

@@ -22,6 +22,11 @@ Workflow runs (schema version 10) are rewritten whole at every step, so their on
 covers every column of the row (``RUN_FIELDS``), the run's JSON document included
 (``kxm_grpc/store/rows/workflows.py``).
 
+Journal records (schema version 11) carry none: each is sealed into its run's HMAC chain, which
+covers the record, its sequence and key id, and the order, and which ``journal_chain.verify``
+checks naming the first record that fails, where a checksum refused on read would only make the
+journal unreadable (``kxm_grpc/store/rows/journal.py``).
+
 These definitions are part of the schema (messages: version 9; runs: version 10): never change
 them. A new scheme is new columns and a migration that fills them.
 """

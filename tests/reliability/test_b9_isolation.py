@@ -75,7 +75,7 @@ from kxm_grpc._gen.kxm.v1 import (
 from kxm_grpc.client import HubClient
 from kxm_grpc.domain.caller import CredentialKind
 from kxm_grpc.domain.clock import MICROS, ManualClock
-from kxm_grpc.domain.workflows import signatures
+from kxm_grpc.domain.workflows import journal, journal_chain, signatures
 from kxm_grpc.domain.workflows.signatures import Kind
 from kxm_grpc.errors import Reason
 from kxm_grpc.server import webhooks
@@ -83,7 +83,7 @@ from kxm_grpc.server.methods import RPCS, RpcFacts
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.services.auth import Access, admitted_kinds
 from kxm_grpc.services.workflows.runs import WAIT_TIMER
-from kxm_grpc.store import tables
+from kxm_grpc.store import Tx, tables
 from kxm_grpc.store.sql.connection import Connection
 from tests.api.test_runtimes import sync_event
 from tests.conftest import ADMIN_TOKEN, Hub, sqlite_only
@@ -378,8 +378,8 @@ async def _build_workflows(hub: Hub, world: World, sender: HubClient, recipient:
     """The project's workflow objects, so that every workflow table has rows of it: its definitions
     (registered by its operator naming it), four runs started through StartWorkflowRun (``RUN_ROLES``),
     a review request sent under the main run's context and replied to, a passing checkpoint citing
-    it, a second request (build) replied to, a wait and an escalation (each notified). Returns their
-    markers."""
+    it, a second request (build) replied to, a wait and an escalation (each notified), and the main
+    run's journal (``_build_journal``). Returns their markers."""
     tag = world.tag
     _workflow_names(world)
     world.start_secret, world.signal_secret, world.notify_secret = (
@@ -425,7 +425,9 @@ async def _build_workflows(hub: Hub, world: World, sender: HubClient, recipient:
     )
     await sender.workflows.escalate_stage(world.runs["escalated"], review, f"escalation-{tag}")
     final = [(await operator.workflows.get_run(run_id)).run for run_id in world.runs.values()]
+    journal_markers = await _build_journal(hub, world)
     return {
+        *journal_markers,
         world.workflow,
         world.spare_workflow,
         *world.stages.values(),
@@ -454,6 +456,61 @@ async def _build_workflows(hub: Hub, world: World, sender: HubClient, recipient:
         f"wait-{tag}",
         f"escalation-{tag}",
     }
+
+
+JOURNAL_KEYS = journal_chain.Keyring({"b9": b"b9-journal-key-".ljust(32, b"0")}, current="b9")
+
+
+async def _build_journal(hub: Hub, world: World) -> set[str]:
+    """The main run's journal: an entry, a skill candidate and its promotion record. The hub serves
+    no journal yet (issue 15's services come next), so they are written through its store, as the
+    service will write them: sealed after the run's head. Returns their markers."""
+    tag, main = world.tag, world.runs["main"]
+    skill = journal.JournalEntry(
+        id=f"journal_{tag}_skill",
+        run_id=main,
+        author=world.agents["sender"][0],
+        category=journal.Category.SKILL_CANDIDATE,
+        area="gates",
+        severity=journal.Severity.INFO,
+        summary=f"journal-skill-{tag}",
+        create_time=2,
+        evidence=(f"journal-evidence-{tag}",),
+        stage_id=world.stages["review"],
+        attempt=1,
+    )
+    records: list[journal.JournalRecord] = [
+        journal.JournalEntry(
+            id=f"journal_{tag}_plan",
+            run_id=main,
+            author=journal.HUB_AUTHOR,
+            category=journal.Category.PLAN,
+            area="workflow",
+            severity=journal.Severity.INFO,
+            summary=f"journal-plan-{tag}",
+            create_time=1,
+        ),
+        skill,
+        journal.Promotion(
+            id=f"promotion_{tag}_skill",
+            run_id=main,
+            entry_id=skill.id,
+            from_status=journal.PromotionStatus.PROPOSED,
+            to_status=journal.PromotionStatus.APPROVED,
+            evidence_refs=(f"journal-ref-{tag}",),
+            decided_by=world.operator,
+            reason=f"journal-reason-{tag}",
+            decide_time=3,
+        ),
+    ]
+
+    def append(tx: Tx) -> None:
+        for item in records:
+            tx.journal.append(journal_chain.seal(item, tx.journal.head(main), JOURNAL_KEYS))
+
+    await hub.server.store.write(append)
+    texts = ("skill", "evidence", "plan", "ref", "reason")
+    return {*(item.id for item in records), *(f"journal-{text}-{tag}" for text in texts)}
 
 
 # -- what each RPC answers to another project's ids --------------------------------------------------
@@ -1235,6 +1292,7 @@ OWNER: dict[str, Callable[[dict[str, Any], dict[str, dict[str, str]]], str | Non
         o["definition"].get(row["definition_id"]) or o["pin"].get(row["hash"])
     ),
     "workflow_runs": lambda row, o: row["project"],
+    "workflow_journal": lambda row, o: o["run"].get(row["run_id"]),
     "workflow_deliveries": lambda row, o: o["run"].get(row["run_id"]) or o["definition"].get(row["definition_id"]),
     "workflow_steps": lambda row, o: o["run"].get(row["run_id"]),
     "workflow_payloads": lambda row, o: o["run"].get(row["run_id"]),

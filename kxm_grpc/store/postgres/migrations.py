@@ -131,8 +131,21 @@ _VERSION_10 = [
 ]
 """Workflow definitions and versions, runs, deliveries, steps and notifications (SQLite's ``_0010_workflows``)."""
 
+_VERSION_11 = [
+    f"CREATE TABLE workflow_journal (run_id {T} NOT NULL, sequence BIGINT NOT NULL, record_id {T} NOT NULL, "
+    f"kind {T} NOT NULL, entry_id {T} NOT NULL, category {T} NOT NULL, area {T} NOT NULL, "
+    f"create_time BIGINT NOT NULL, record {T} NOT NULL, key_id {T} NOT NULL, chain {T} NOT NULL, "
+    "PRIMARY KEY (run_id, sequence))",
+    "CREATE UNIQUE INDEX workflow_journal_record ON workflow_journal (record_id)",
+    "CREATE INDEX workflow_journal_promotions ON workflow_journal (entry_id, sequence) WHERE kind = 'promotion'",
+    "CREATE INDEX workflow_journal_category ON workflow_journal (category, create_time, record_id) "
+    "WHERE kind = 'entry'",
+    "CREATE INDEX workflow_journal_area ON workflow_journal (area, create_time, record_id) WHERE kind = 'entry'",
+]
+"""The workflow runs' learning journals (SQLite's ``_0011_journal``)."""
+
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""
 
-MIGRATIONS: dict[int, list[str]] = {7: _VERSION_7, 8: _VERSION_8, 9: _VERSION_9, 10: _VERSION_10}
+MIGRATIONS: dict[int, list[str]] = {7: _VERSION_7, 8: _VERSION_8, 9: _VERSION_9, 10: _VERSION_10, 11: _VERSION_11}
 """Each version's statements, by version; versions before ``FIRST_VERSION`` never existed here."""

@@ -16,6 +16,7 @@ from kxm_grpc.store.protocols.agents import AgentRepository
 from kxm_grpc.store.protocols.audit import AuditRepository
 from kxm_grpc.store.protocols.credentials import CredentialsRepository
 from kxm_grpc.store.protocols.inbox import InboxRepository
+from kxm_grpc.store.protocols.journal import JournalRepository
 from kxm_grpc.store.protocols.leases import LeaseRepository
 from kxm_grpc.store.protocols.logs import LogState, SequencedLog
 from kxm_grpc.store.protocols.messages import MessageRepository
@@ -33,6 +34,7 @@ __all__ = [
     "AuditRepository",
     "CredentialsRepository",
     "InboxRepository",
+    "JournalRepository",
     "LeaseRepository",
     "LogState",
     "MessageRepository",
@@ -108,6 +110,10 @@ class Tx(Protocol):
     @property
     def workflows(self) -> WorkflowRepository:
         """Workflow definitions, runs, deliveries, steps and notifications."""
+
+    @property
+    def journal(self) -> JournalRepository:
+        """The workflow runs' learning journals (records as chain links)."""
 
     def notify(self, topic: str, hint: object | None = None) -> None:
         """Wake waiters of ``topic`` once this transaction commits, handing them ``hint`` (see ``Notifier``)."""

@@ -173,7 +173,7 @@ class WorkflowRepository(Protocol):
         """Ids of runs that ended at or before ``cutoff``, oldest first."""
 
     def purge_run(self, run_id: str) -> bool:
-        """Delete the run, its steps and its notifications; whether it existed.
+        """Delete the run, its steps, its notifications and its journal; whether it existed.
 
         Then delete its definition's versions that no run pins and that are no definition's
         current version. Deliveries stay until their own horizon (``purge_deliveries``).

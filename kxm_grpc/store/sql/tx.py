@@ -8,6 +8,7 @@ from kxm_grpc.store.sql.audit import SqlAudit
 from kxm_grpc.store.sql.connection import Connection
 from kxm_grpc.store.sql.credentials import SqlCredentials
 from kxm_grpc.store.sql.inbox import SqlInbox
+from kxm_grpc.store.sql.journal import SqlJournal
 from kxm_grpc.store.sql.leases import SqlLeases
 from kxm_grpc.store.sql.messages import SqlMessages
 from kxm_grpc.store.sql.meta import SqlMeta
@@ -42,6 +43,7 @@ class SqlTx:
         self.credentials = SqlCredentials(conn)
         self.replicas = SqlReplicas(conn)
         self.workflows = SqlWorkflows(conn)
+        self.journal = SqlJournal(conn)
         self.topics: list[Change] = []
 
     def notify(self, topic: str, hint: object | None = None) -> None:

@@ -23,6 +23,7 @@ from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.messages import Delivery, Message, MessageState
 from kxm_grpc.domain.workflows.definitions import Dimension
 from kxm_grpc.domain.workflows.evidence import DegradationApproval, EligibleProducer, PeerEvidence, ResolvedPolicy
+from kxm_grpc.domain.workflows.journal import Category, JournalEntry, Promotion, PromotionStatus, Severity
 from kxm_grpc.domain.workflows.runs import (
     CheckpointStatus,
     Escalation,
@@ -263,4 +264,38 @@ def full_run() -> Run:
         end_time=21,
         end_reason="not really ended",
         event="push",
+    )
+
+
+def full_entry() -> JournalEntry:
+    """An entry of ``full_run`` with every field set (none at its default), texts JSON must escape included."""
+    return JournalEntry(
+        id="journal_full",
+        run_id="wfr_full",
+        author="hub",
+        category=Category.SKILL_CANDIDATE,
+        area="harness",
+        severity=Severity.WARNING,
+        summary='learnt ✓ with\nnewlines, "quotes", a NUL \x00 and a lone \ud800 surrogate',
+        create_time=1_700_000_000_000_001,
+        details="é" * 3,
+        evidence=("ci run 1", "by:ops"),
+        related_entry_ids=("journal_a", "journal_b"),
+        stage_id="plan",
+        attempt=2,
+    )
+
+
+def full_promotion() -> Promotion:
+    """A promotion record of ``full_entry`` with every field set."""
+    return Promotion(
+        id="promotion_full",
+        run_id="wfr_full",
+        entry_id="journal_full",
+        from_status=PromotionStatus.PROPOSED,
+        to_status=PromotionStatus.QUARANTINED,
+        evidence_refs=("incident 4", "ci run 2"),
+        decided_by="ops",
+        reason="flaky ✗",
+        decide_time=1_700_000_000_000_002,
     )
