@@ -140,7 +140,8 @@ class Row:
     ceiling: str | None = None
     """``scenario/scale`` of the ceiling this row is divided by."""
     ratio_basis: str = "rate"
-    """``rate``: ratio = rate / ceiling rate; ``p50``: ratio = ceiling p50 / p50; ``kib``: ceiling / this."""
+    """``rate``: ratio = rate / ceiling rate; ``p50``: ratio = ceiling p50 / p50; ``kib``: ceiling / this;
+    ``cpu``: server CPU per op / the ceiling's; ``p50_cost``: p50 / ceiling p50 (the last two: lower is better)."""
     note: str = ""
     error: str = ""
 

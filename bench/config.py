@@ -41,6 +41,14 @@ class Config:
     a stage's phase checkpoints each coordinator's runs back to back. 32 stages is the most a definition holds."""
     checkpoint_reps: int
     """Repetitions of each checkpoint row (send, refs, plain alternating)."""
+    journal_workers: int
+    """Concurrent RecordJournal callers (each into a run of its own) and concurrent durable senders."""
+    journal_runs: int
+    """Runs of the improvement report's project (issue 15: 1,000)."""
+    journal_entries_per_run: int
+    """Entries recorded into each of those runs (issue 15: 20)."""
+    journal_report_calls: int
+    """Measured GetImprovementReport calls, one at a time, after one unmeasured call."""
 
 
 FULL = Config(
@@ -63,6 +71,10 @@ FULL = Config(
     checkpoint_runs=8,
     checkpoint_scales=((4, 16), (32, 4)),
     checkpoint_reps=3,
+    journal_workers=8,
+    journal_runs=1_000,
+    journal_entries_per_run=20,
+    journal_report_calls=5,
 )
 
 QUICK = Config(
@@ -85,4 +97,8 @@ QUICK = Config(
     checkpoint_runs=2,
     checkpoint_scales=((4, 16),),
     checkpoint_reps=1,
+    journal_workers=2,
+    journal_runs=50,
+    journal_entries_per_run=20,
+    journal_report_calls=2,
 )

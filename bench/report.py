@@ -58,6 +58,8 @@ def _ratio(row: dict[str, Any], ceiling: dict[str, Any] | None) -> float | None:
             return row["median"] / ceiling["median"] if ceiling["median"] else None
         if basis == "p50":
             return ceiling["p50_ms"] / row["p50_ms"] if row["p50_ms"] else None
+        if basis == "p50_cost":  # a latency multiple: this row's p50 ÷ the baseline's (lower is better)
+            return row["p50_ms"] / ceiling["p50_ms"] if ceiling["p50_ms"] else None
         if basis == "p99":
             return ceiling["p99_ms"] / row["p99_ms"] if row["p99_ms"] else None
         if basis == "kib":

@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
-from bench import ceilings, checkpoints, hub, report
+from bench import ceilings, checkpoints, hub, journal, report
 from bench.common import Rep, Row, ServerProcess
 from bench.config import Config
 from bench.hubproc import HubProcess
@@ -35,6 +35,7 @@ HUB = [
     "idle_streams",
     "leases",
     "checkpoint",
+    "journal",
 ]
 NEEDS: dict[str, list[str]] = {
     "core_full": ["broker", "broker_sqlite"],
@@ -589,6 +590,62 @@ async def group_checkpoint(run: Run, wanted: set[str]) -> None:
             )
 
 
+async def group_journal(run: Run, wanted: set[str]) -> None:
+    """The journal (issue 15, bench/journal.py), in one hub: RecordJournal beside durable SendMessage,
+    repetitions alternating (the baseline is a hub row, not a raw ceiling), then GetImprovementReport
+    over a project seeded with ``journal_runs`` × ``journal_entries_per_run`` entries."""
+    cfg = run.cfg
+    # Send recipients and the report's coordinator make no calls for long stretches: keep them online.
+    with _started(run, "the hub", _hub(run, "journal", True, "full", "--stale-after", "3600")) as h:
+        # The address is read inside the factories: a hub that did not start fails the rows there.
+        measures = _alternating(
+            {
+                "journal_send": lambda: journal.SendLoop(h.address, cfg, h.pid),
+                "record_journal": lambda: journal.RecordLoop(h.address, cfg, h.pid),
+            },
+            cfg.reps,
+        )
+        scale = f"workers={cfg.journal_workers}"
+        await _one(
+            run,
+            wanted,
+            "journal_send",
+            "sends/s",
+            scale,
+            measures["journal_send"],
+            group="journal",
+            note="durable SendMessage to an agent with no stream open, closed loop, a project per pair "
+            "(the baseline of record_journal, repetitions alternating with it)",
+        )
+        await _one(
+            run,
+            wanted,
+            "record_journal",
+            "entries/s",
+            scale,
+            measures["record_journal"],
+            group="journal",
+            ceiling="journal_send",
+            basis="p50_cost",
+            note="RecordJournal by the run's coordinator, closed loop, a run of its own per worker, the report's "
+            "20-entry mix, a request_id each; ratio = p50 ÷ journal_send p50",
+        )
+        runs, per_run = cfg.journal_runs, cfg.journal_entries_per_run
+        await _one(
+            run,
+            wanted,
+            "improvement_report",
+            "reports/s",
+            f"runs={runs} × entries={per_run}",
+            _measure(h, journal.improvement_report, cfg),
+            group="journal",
+            note=f"GetImprovementReport(max_entries={journal.REPORT_MAX_ENTRIES}) by the coordinator over one "
+            f"project of {runs} runs × {per_run} entries, one call at a time after one unmeasured call; seeded "
+            f"through {runs * per_run:,} RecordJournal RPCs ({journal.SEED_IN_FLIGHT} runs in flight) to this "
+            "hub process, not measured (seed_seconds in the JSON)",
+        )
+
+
 async def group_sqlite(run: Run, wanted: set[str]) -> None:
     cfg = run.cfg
     for scenario, sync, rows in (
@@ -624,6 +681,7 @@ GROUPS: list[tuple[set[str], Callable[[Run, set[str]], Awaitable[None]]]] = [
     ({"echo", "leases"}, group_leases),
     ({"checkpoint"}, group_checkpoint),
     ({"sqlite"}, group_sqlite),
+    ({"journal"}, group_journal),
 ]
 
 

@@ -54,6 +54,7 @@ def test_quick_run_measures_every_scenario(tmp_path: Path) -> None:
     expected |= {"broker_sqlite", "push_idle_memory", "push_idle_probe", "sqlite_normal", "sqlite_full"}
     expected |= {"core_full", "core_normal", "fanout", "delivery", "paced", "idle_memory", "idle_probe", "leases"}
     expected |= {"send", "checkpoint_refs", "checkpoint_plain"}  # the checkpoint group (issue 14)
+    expected |= {"journal_send", "record_journal", "improvement_report"}  # the journal group (issue 15)
     assert expected <= measured, expected - measured
     for row in rows:
         assert row["repetitions"] >= 1, row

@@ -169,7 +169,8 @@ async def add_workflow_rows(database: str) -> None:
                 tx.workflows.enqueue_notification(
                     StoredNotification("ntf_1", run.definition_id, run.id, "waiting", "{}", 5, 10)
                 ),
-                *(tx.journal.append(link) for link in journal),
+                *(tx.journal.append(link, project=run.project) for link in journal),
+                tx.journal.put_retrospective(run.id, project=run.project, document='{"schema":"r"}', now=9),
             ]
         )
     finally:

@@ -427,3 +427,189 @@ async def test_signal_signs_its_request_as_an_external_sender(
     assert unset[0] == 2 and "$KXM_TEST_UNSET_SECRET is not set" in unset[2]
     assert no_secret[0] == 2 and "--secret-env" in no_secret[2]
     assert run.current_stage_id == "ship"
+
+
+# -- the journal -----------------------------------------------------------------------------------
+
+
+async def test_journal_verbs(hub: Hub, project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """record (as the coordinator; once under a repeated request id; refused without evidence or
+    --as), journal (every record, one line each), promote (an operator; a second decision refused),
+    report (the project token, and an operator naming the project), export (refused before the
+    end; Markdown, JSON text, --json), verify (intact before and after the end, exit 0; a record
+    altered in the database: exit 1 naming the problem and the record)."""
+    coordinator, env = await coordinate(hub, project, tmp_path, monkeypatch)
+    document = define("plain", stages=("build", "ship"))
+    document["stages"][0]["area"] = "implementation"
+    async with hub.admin() as admin:
+        await admin.workflows.register_definition(document)
+        run_id = (await admin.workflows.start_run("plain", delivery_id="d-1")).run.id
+
+    async def cli(*args: str) -> tuple[int, str, str]:
+        return await kxm("workflow", *args, cwd=tmp_path, env=env)
+
+    def record(*args: str) -> Any:
+        return cli("record", run_id, *args, "--as", "coordinator")
+
+    planned = await record("--category", "plan", "--summary", "build then ship", "--area", "workflow")
+    skill = (
+        "--category", "skill-candidate", "--summary", "cache the build", "--stage", "build",
+        "--evidence", "ci 40% faster", "--evidence", "class:cache", "--request-id", "r-1",
+    )  # fmt: skip
+    proposed = await record(*skill, "--json")
+    repeated = await record(*skill)
+    contradiction = await record(
+        "--category", "contradiction", "--summary", "spec and tests disagree", "--area", "gates",
+        "--severity", "warning", "--details", "spec says 2, the test 3", "--json",
+    )  # fmt: skip
+    contradiction_id = json.loads(contradiction[1])["record"]["entry"]["id"]
+    decided = await record(
+        "--category", "decision", "--summary", "follow the spec", "--area", "gates", "--related", contradiction_id
+    )
+    failed = await record(
+        "--category", "error", "--summary", "the build timed out", "--area", "harness", "--severity", "error",
+        "--evidence", "class:build_timeout",
+    )  # fmt: skip
+    no_evidence = await record("--category", "lesson", "--summary", "no proof", "--area", "gates")
+    no_agent = await cli("record", run_id, "--category", "plan", "--summary", "x", "--area", "workflow")
+    bad_category = await record("--category", "idea", "--summary", "x")
+    skill_id = json.loads(proposed[1])["record"]["entry"]["id"]
+    promoted = await cli(
+        "promote", skill_id, "--to", "approved", "--evidence-ref", "bench-3", "--evidence-ref", "bench-4",
+        "--reason", "measured",
+    )  # fmt: skip
+    again = await cli("promote", skill_id, "--to", "rejected", "--evidence-ref", "late", "--json")
+    no_ref = await cli("promote", skill_id, "--to", "rejected")
+    bad_decision = await cli("promote", skill_id, "--to", "proposed", "--evidence-ref", "x")
+    listed = await cli("journal", run_id)
+    listed_json = await cli("journal", run_id, "--as", "coordinator", "--json")
+    reported = await cli("report")
+    by_operator = await cli("report", "--token", ADMIN_TOKEN, "--project", "alpha")
+    limited = await cli("report", "--max-entries", "2", "--signals", "1", "--json")
+    future = await cli("report", "--since", "2999-01-01T00:00:00Z")
+    bad_since = await cli("report", "--since", "yesterday")
+    too_early = await cli("export", run_id)
+    running = await cli("verify", run_id)
+    cancelled = await cli("cancel", run_id, "--reason", "done")
+    markdown = await cli("export", run_id)
+    as_json = await cli("export", run_id, "--format", "json")
+    whole = await cli("export", run_id, "--as", "coordinator", "--json")
+    ended = await cli("verify", run_id)
+    ended_json = await cli("verify", run_id, "--json")
+    found = [r async for r in coordinator.workflows.journal.records(run_id)]
+    exported = await coordinator.workflows.journal.export(run_id)
+    await hub.server.store.write(
+        lambda tx: tx.journal._conn.execute(  # type: ignore[attr-defined]
+            "UPDATE workflow_journal SET record = replace(record, '\"build then ship\"', '\"ship it\"')"
+            " WHERE run_id = ?",
+            (run_id,),
+        )
+    )
+    altered = await cli("verify", run_id)
+    altered_json = await cli("verify", run_id, "--json")
+    await coordinator.close()
+
+    me, key = coordinator.agent_id, found[0].key_id
+    plan, skill_entry, contra, decision, error, promotion, cancel = found
+    assert [r.WhichOneof("record") for r in found] == ["entry"] * 5 + ["promotion", "entry"]
+    assert (skill_entry.entry.id, contra.entry.id, cancel.entry.author) == (skill_id, contradiction_id, "hub")
+    lines = [
+        f"0\t{plan.entry.id}\tplan\tworkflow\tinfo\t-\t{me}\t-\tbuild then ship",
+        f"1\t{skill_id}\tskill-candidate\timplementation\tinfo\tbuild\t{me}\tapproved\tcache the build",
+        f"2\t{contradiction_id}\tcontradiction\tgates\twarning\t-\t{me}\t-\tspec and tests disagree",
+        f"3\t{decision.entry.id}\tdecision\tgates\tinfo\t-\t{me}\t-\tfollow the spec",
+        f"4\t{error.entry.id}\terror\tharness\terror\t-\t{me}\t-\tthe build timed out",
+        f"5\t{promotion.promotion.id}\tpromotion\t{skill_id}\tapproved\tadmin\tmeasured",
+    ]
+    assert planned == (0, lines[0] + "\n", "")
+    proposed_record = json.loads(proposed[1])["record"]
+    assert proposed[0] == 0 and proposed_record["sequence"] == "1" and "repeated" not in json.loads(proposed[1])
+    assert proposed_record["entry"]["promotion_status"] == "PROMOTION_STATUS_PROPOSED"
+    assert (proposed_record["entry"]["attempt"], proposed_record["entry"]["evidence"]) == (
+        1,
+        ["ci 40% faster", "class:cache"],
+    )
+    assert repeated == (0, lines[1].replace("approved", "proposed") + "\trepeated\n", "")
+    assert json.loads(contradiction[1])["record"]["entry"]["details"] == "spec says 2, the test 3"
+    assert decided == (0, lines[3] + "\n", "")
+    assert list(decision.entry.related_entry_ids) == [contradiction_id]
+    assert failed == (0, lines[4] + "\n", "")
+    assert no_evidence[0] == 1
+    assert no_evidence[2].startswith("error: INVALID_ARGUMENT ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED: ")
+    assert no_agent[0] == 2 and "--as NAME" in no_agent[2]
+    assert bad_category[0] == 2 and "invalid choice: 'idea'" in bad_category[2]
+    assert promoted == (0, lines[5] + "\n", "")
+    assert list(promotion.promotion.evidence_refs) == ["bench-3", "bench-4"]
+    refused = json.loads(again[2])
+    assert again[0] == 1 and (refused["reason"], refused["metadata"]["status"]) == (
+        "ERROR_REASON_JOURNAL_PROMOTION_INVALID",
+        "approved",
+    )
+    assert no_ref[0] == 2 and "--evidence-ref" in no_ref[2]
+    assert bad_decision[0] == 2 and "invalid choice: 'proposed'" in bad_decision[2]
+    assert listed == (0, "\n".join(lines) + "\n", "")
+    assert listed_json[0] == 0
+    assert [r.get("entry", r.get("promotion"))["id"] for r in json.loads(listed_json[1])] == [
+        plan.entry.id,
+        skill_id,
+        contradiction_id,
+        decision.entry.id,
+        error.entry.id,
+        promotion.promotion.id,
+    ]
+
+    assert reported == by_operator
+    assert reported == (
+        0,
+        "\n".join(
+            [
+                "entries 5",
+                "harness\ttotal 1\terrors 1\tcontradictions 0\tlessons 0",
+                f"  {error.entry.id}\terror\terror\tthe build timed out",
+                "gates\ttotal 2\terrors 0\tcontradictions 1\tlessons 0",
+                f"  {contradiction_id}\tcontradiction\twarning\tspec and tests disagree",
+                "implementation\ttotal 1\terrors 0\tcontradictions 0\tlessons 0",
+                f"  {skill_id}\tskill-candidate\tinfo\tcache the build",
+                "workflow\ttotal 1\terrors 0\tcontradictions 0\tlessons 0",
+                # The contradiction is resolved (the decision relates to it), the skill decided.
+                "signal error|class:build_timeout\tpriority 3\tfrequency 1\terror\tthe build timed out",
+            ]
+        )
+        + "\n",
+        "",
+    )
+    limited_report = json.loads(limited[1])
+    assert (limited_report["entries"], limited_report["truncated"]) == (2, True)
+    assert future == (0, "entries 0\n", "")
+    assert bad_since[0] == 2 and "expected an RFC 3339 time" in bad_since[2]
+
+    assert too_early[0] == 1 and too_early[2].startswith("error: FAILED_PRECONDITION ERROR_REASON_WORKFLOW_NOT_ENDED: ")
+    assert running == (0, f"{run_id}\tintact\t6 records\thead 5\n", "")
+    assert cancelled == (0, f"{run_id}\tplain\tcancelled\t-\tcoordinator\n", "")
+    assert markdown[0] == 0 and markdown[1] == exported.markdown.removesuffix("\n") + "\n"
+    assert markdown[1].startswith(f"# Workflow retrospective {run_id}\n")
+    assert as_json == (0, exported.json + "\n", "")
+    answer = json.loads(whole[1])
+    assert whole[0] == 0 and (answer["retrospective"]["run_id"], answer["retrospective"]["status"]) == (
+        run_id,
+        "cancelled",
+    )
+    assert (answer["json"], answer["markdown"]) == (exported.json, exported.markdown)
+    assert ended == (0, f"{run_id}\tintact\t7 records\thead 6\theld to the retrospective\n", "")
+    verdict = json.loads(ended_json[1])["verdict"]
+    assert ended_json[0] == 0 and (verdict["intact"], verdict["verified_records"], verdict["head_chain"]) == (
+        True,
+        "7",
+        cancel.chain,
+    )
+    assert altered == (
+        1,
+        f"{run_id}\tnot intact\taltered\tsequence 0\trecord {plan.entry.id}\tkey {key}\tverified 0\n",
+        "",
+    )
+    broken = json.loads(altered_json[1])["verdict"]
+    assert altered_json[0] == 1 and ("intact" in broken, broken["problem"], broken["breach_record_id"]) == (
+        False,
+        "PROBLEM_ALTERED",
+        plan.entry.id,
+    )

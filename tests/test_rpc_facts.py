@@ -181,6 +181,11 @@ def test_the_agent_tool_names_are_pinned() -> None:
         "kxm_workflow_checkpoint": "/kxm.v1.WorkflowService/Checkpoint",
         "kxm_workflow_wait": "/kxm.v1.WorkflowService/Wait",
         "kxm_workflow_escalate": "/kxm.v1.WorkflowService/EscalateStage",
+        "kxm_workflow_record": "/kxm.v1.WorkflowService/RecordJournal",
+        "kxm_workflow_journal": "/kxm.v1.WorkflowService/ListJournal",
+        "kxm_improvement_report": "/kxm.v1.WorkflowService/GetImprovementReport",
+        "kxm_workflow_retrospective": "/kxm.v1.WorkflowService/ExportRetrospective",
+        "kxm_workflow_verify_journal": "/kxm.v1.WorkflowService/VerifyJournal",
     }
 
 

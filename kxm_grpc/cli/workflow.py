@@ -11,11 +11,14 @@ The other verbs talk to a hub, each with the credentials its RPC takes:
 
 - an operator's token (``--token``, ``KXM_ADMIN_TOKEN`` or ``.kxm/credentials.json``: the admin
   token or a named operator's): ``register FILE``, ``start``, ``cancel``, ``rerun``, ``degrade``,
-  ``rule`` and ``signal --operator``;
+  ``rule``, ``signal --operator`` and ``promote`` (a journal entry);
 - the run's coordinator, a saved agent named by ``--as`` (or ``KXM_AGENT_NAME``): ``checkpoint``,
-  ``wait``, ``escalate``;
+  ``wait``, ``escalate`` and ``record`` (a journal entry);
 - the project token, or a saved agent with ``--as`` (which sees only the runs it coordinates):
-  ``list`` (definitions), ``runs``, ``run``.
+  ``list`` (definitions), ``runs``, ``run``, and the journal's ``journal`` (every record of a
+  run's journal), ``report`` (the project's improvement report), ``export`` (an ended run's
+  retrospective, Markdown or its JSON) and ``verify`` (exit 0 when the journal is intact, 1 when it
+  is not, naming the problem and the first bad record).
 
 ``signal`` without ``--operator`` needs no hub credential at all: it signs its request with the
 definition's signal secret exactly as an external sender must (``kxm-webhook-v1``,
@@ -55,7 +58,14 @@ from kxm_grpc.cli.common import (
 )
 from kxm_grpc.cli.identity import add_identity, agent_client
 from kxm_grpc.domain.workflows import signatures
-from kxm_grpc.domain.workflows.definitions import DefinitionError, Problem, WorkflowDefinition, load_text
+from kxm_grpc.domain.workflows.definitions import (
+    IMPROVEMENT_AREAS,
+    DefinitionError,
+    Problem,
+    WorkflowDefinition,
+    load_text,
+)
+from kxm_grpc.domain.workflows.journal import Category, PromotionStatus, Severity
 
 EXIT_USAGE = EXIT_UNREACHABLE
 """2: argparse's status for a usage error, and ours for a file that cannot be read."""
@@ -625,6 +635,254 @@ def _rule(args: argparse.Namespace) -> int:
     return run(args, command)
 
 
+# -- the journal -----------------------------------------------------------------------------------
+
+_CATEGORIES = tuple(category.value for category in Category)
+_SEVERITIES = tuple(severity.value for severity in Severity)
+_DECISIONS = tuple(status.value for status in PromotionStatus if status is not PromotionStatus.PROPOSED)
+
+
+def _rfc3339(value: str) -> str:
+    """The ``--since`` type: an RFC 3339 time (checked when the command line is parsed)."""
+    from google.protobuf import timestamp_pb2
+
+    try:
+        timestamp_pb2.Timestamp().FromJsonString(value.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an RFC 3339 time (2025-01-31T12:00:00Z), got {value!r}") from None
+    return value.strip()
+
+
+def _journal_name(value: int, enum: Any, prefix: str) -> str:
+    """``JOURNAL_CATEGORY_SKILL_CANDIDATE`` -> ``skill-candidate``; ``-`` for unspecified."""
+    return _name(value, enum, prefix).replace("_", "-") if value else "-"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.splitlines())
+
+
+def _record_line(record: Any) -> str:
+    """One journal record. An entry: ``sequence  id  category  area  severity  stage  author  status
+    summary`` (``-`` for no stage, and for the status of an entry that is not promotable); a
+    promotion: ``sequence  id  promotion  entry  decision  decided-by  reason``."""
+    from kxm_grpc.v1 import ImprovementArea, JournalCategory, JournalSeverity
+    from kxm_grpc.v1 import PromotionStatus as Status  # the domain's PromotionStatus is the module's
+
+    if record.WhichOneof("record") == "promotion":
+        decision = record.promotion
+        to = _journal_name(decision.to_status, Status, "PROMOTION_STATUS_")
+        return (
+            f"{record.sequence}\t{decision.id}\tpromotion\t{decision.entry_id}\t{to}\t{decision.decided_by}"
+            f"\t{_one_line(decision.reason)}"
+        )
+    entry = record.entry
+    fields = (
+        str(record.sequence),
+        entry.id,
+        _journal_name(entry.category, JournalCategory, "JOURNAL_CATEGORY_"),
+        _journal_name(entry.area, ImprovementArea, "IMPROVEMENT_AREA_"),
+        _journal_name(entry.severity, JournalSeverity, "JOURNAL_SEVERITY_"),
+        entry.stage_id or "-",
+        entry.author,
+        _journal_name(entry.promotion_status, Status, "PROMOTION_STATUS_"),
+        _one_line(entry.summary),
+    )
+    return "\t".join(fields)
+
+
+def _record_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_id", metavar="RUN_ID")
+    parser.add_argument("--category", required=True, choices=_CATEGORIES, help="what the entry records")
+    parser.add_argument("--summary", required=True, help="at most 1,000 characters")
+    parser.add_argument(
+        "--area", choices=IMPROVEMENT_AREAS, help="where improvement is needed (default: the stage's declared area)"
+    )
+    parser.add_argument("--severity", choices=_SEVERITIES, help="how much it weighs (default: info)")
+    parser.add_argument("--details", default="", help="at most 8,000 characters")
+    parser.add_argument(
+        "--evidence",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="evidence (repeat for more; class:NAME names a recurring class); lessons and skill candidates need one",
+    )
+    parser.add_argument(
+        "--related", action="append", default=[], metavar="ENTRY_ID", help="an entry of the run it relates to (repeat)"
+    )
+    parser.add_argument("--stage", default="", metavar="STAGE", help="the stage it is about (the hub adds its attempt)")
+    parser.add_argument("--request-id", default=None, help="repeat a record safely with the same id (default: new)")
+    add_identity(parser)
+
+
+def _record(args: argparse.Namespace) -> int:
+    name = _acting_agent(args)
+
+    async def command() -> int:
+        client = await agent_client(args, name)
+        async with client:
+            response = await client.workflows.journal.record(
+                args.run_id,
+                args.category,
+                args.summary,
+                area=args.area,
+                severity=args.severity,
+                details=args.details,
+                evidence=args.evidence,
+                related_entry_ids=args.related,
+                stage_id=args.stage,
+                request_id=args.request_id,
+            )
+        return _emit(args, response, _record_line(response.record) + _flags(response, "repeated"))
+
+    return run(args, command)
+
+
+def _journal_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_id", metavar="RUN_ID")
+    add_identity(parser)
+
+
+def _journal(args: argparse.Namespace) -> int:
+    async def command() -> int:
+        client = await _reader(args)
+        async with client:
+            found = [record async for record in client.workflows.journal.records(args.run_id)]
+        emit(args, [message_to_dict(r) for r in found], "\n".join(_record_line(r) for r in found))
+        return EXIT_OK
+
+    return run(args, command)
+
+
+def _promote_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("entry_id", metavar="ENTRY_ID", help="a skill candidate, hypothesis or experiment")
+    parser.add_argument("--to", required=True, choices=_DECISIONS, help="the decision (terminal)")
+    parser.add_argument(
+        "--evidence-ref",
+        dest="evidence_refs",
+        action="append",
+        required=True,
+        metavar="REF",
+        help="what the decision rests on (repeat for more)",
+    )
+    parser.add_argument("--reason", default="", help="why (at most 1,000 characters)")
+    add_connection_flags(parser, admin=True)
+
+
+def _promote(args: argparse.Namespace) -> int:
+    async def command() -> int:
+        async with client_from(args, admin=True) as client:
+            response = await client.workflows.journal.promote(
+                args.entry_id, args.to, evidence_refs=args.evidence_refs, reason=args.reason
+            )
+        return _emit(args, response, _record_line(response.record))
+
+    return run(args, command)
+
+
+def _report_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--since", type=_rfc3339, metavar="RFC3339", help="only entries recorded at or after this time")
+    parser.add_argument(
+        "--max-entries",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the newest entries read (default 10,000; at most 50,000)",
+    )
+    parser.add_argument("--signals", type=int, default=0, metavar="N", help="signals shown (default 20; at most 100)")
+    add_identity(parser)  # its --project names the report's project (an operator's --token must name one)
+
+
+def _report_text(response: Any) -> str:
+    """``entries N``, then per area its counts and its priorities, then the signals, most pressing first."""
+    from kxm_grpc.v1 import ImprovementArea, JournalCategory, JournalSeverity
+
+    lines = [f"entries {response.entries}" + _flags(response, "truncated")]
+    for area in response.areas:
+        lines.append(
+            f"{_journal_name(area.area, ImprovementArea, 'IMPROVEMENT_AREA_')}\ttotal {area.total}"
+            f"\terrors {area.errors}\tcontradictions {area.contradictions}\tlessons {area.lessons}"
+        )
+        for entry in area.priorities:
+            category = _journal_name(entry.category, JournalCategory, "JOURNAL_CATEGORY_")
+            severity = _journal_name(entry.severity, JournalSeverity, "JOURNAL_SEVERITY_")
+            lines.append(f"  {entry.id}\t{category}\t{severity}\t{_one_line(entry.summary)}")
+    for signal in response.signals:
+        severity = _journal_name(signal.severity, JournalSeverity, "JOURNAL_SEVERITY_")
+        lines.append(
+            f"signal {signal.key}\tpriority {signal.priority:g}\tfrequency {signal.frequency}\t{severity}"
+            + _flags(signal, "security")
+            + f"\t{_one_line(signal.summary)}"
+        )
+    return "\n".join(lines)
+
+
+def _report(args: argparse.Namespace) -> int:
+    async def command() -> int:
+        client = await _reader(args)
+        async with client:
+            response = await client.workflows.journal.report(
+                project=args.project or "", since=args.since, max_entries=args.max_entries, signal_limit=args.signals
+            )
+        return _emit(args, response, _report_text(response))
+
+    return run(args, command)
+
+
+def _export_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_id", metavar="RUN_ID", help="an ended run")
+    parser.add_argument(
+        "--format",
+        choices=("markdown", "json"),
+        default="markdown",
+        help="print the retrospective's Markdown (default) or its JSON document (--json: the whole answer)",
+    )
+    add_identity(parser)
+
+
+def _export(args: argparse.Namespace) -> int:
+    async def command() -> int:
+        client = await _reader(args)
+        async with client:
+            response = await client.workflows.journal.export(args.run_id)
+        text = response.json if args.format == "json" else response.markdown
+        return _emit(args, response, text.removesuffix("\n"))
+
+    return run(args, command)
+
+
+def _verify_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_id", metavar="RUN_ID")
+    add_identity(parser)
+
+
+def _verify_text(verdict: Any) -> str:
+    """``run  intact  N records  head S`` (and whether it was held to the retrospective's head), or
+    ``run  not intact  problem  sequence S  record ID  key K  verified N``."""
+    from kxm_grpc.v1 import JournalVerdict
+
+    if verdict.intact:
+        held = "\theld to the retrospective" if verdict.held_to_retrospective else ""
+        return f"{verdict.run_id}\tintact\t{verdict.verified_records} records\thead {verdict.head_sequence}{held}"
+    problem = _name(verdict.problem, JournalVerdict.Problem, "PROBLEM_")
+    return (
+        f"{verdict.run_id}\tnot intact\t{problem}\tsequence {verdict.breach_sequence}"
+        f"\trecord {verdict.breach_record_id or '-'}\tkey {verdict.breach_key_id or '-'}"
+        f"\tverified {verdict.verified_records}"
+    )
+
+
+def _verify(args: argparse.Namespace) -> int:
+    async def command() -> int:
+        client = await _reader(args)
+        async with client:
+            response = await client.workflows.journal.verify(args.run_id)
+        emit(args, message_to_dict(response), _verify_text(response.verdict))
+        return EXIT_OK if response.verdict.intact else EXIT_ERROR
+
+    return run(args, command)
+
+
 # -- signals ---------------------------------------------------------------------------------------
 
 HTTP_TIMEOUT = 30.0
@@ -843,4 +1101,30 @@ VERBS: list[Verb] = [
         _escalate,
     ),
     ("rule", "rule on an escalated stage with an explicit status (an operator)", _rule_arguments, _rule),
+    (
+        "record",
+        "record an entry in a run's journal: a plan, decision, error, lesson, ... (the run's coordinator, --as)",
+        _record_arguments,
+        _record,
+    ),
+    ("journal", "list every record of a run's journal, in order", _journal_arguments, _journal),
+    (
+        "promote",
+        "decide a skill candidate, hypothesis or experiment: approved, rejected or quarantined (an operator)",
+        _promote_arguments,
+        _promote,
+    ),
+    (
+        "report",
+        "the project's improvement report: per area what keeps going wrong, and the recurring problems ranked",
+        _report_arguments,
+        _report,
+    ),
+    ("export", "print an ended run's retrospective, as Markdown or its JSON", _export_arguments, _export),
+    (
+        "verify",
+        "verify a run's journal chain: exit 0 when intact, 1 naming the first record that is not",
+        _verify_arguments,
+        _verify,
+    ),
 ]

@@ -15,10 +15,11 @@ A call is retried when repeating it leaves the hub and the caller where one call
   ``PushSyncEvents`` (an event already stored at its slot answers DUPLICATE), ``AckMessages`` and
   ``CancelMessage`` (a repeat is a documented no-op), ``ReplyToMessage`` (the same reply again
   returns the replied message; only another content is DUPLICATE_REPLY);
-- the workflow writes that carry their own de-duplication: ``Checkpoint`` and ``Wait`` (by the
-  ``request_id`` the client sets on every call, see ``workflows.checkpoint``), ``StartWorkflowRun``,
-  ``RerunWorkflowRun`` and ``SignalWorkflowRun`` (by their delivery id), ``RegisterWorkflowDefinition``
-  (the same document again is answered ``unchanged``);
+- the workflow writes that carry their own de-duplication: ``Checkpoint``, ``Wait`` and
+  ``RecordJournal`` (by the ``request_id`` the client sets on every call, see ``workflows.checkpoint``
+  and ``workflows.journal.record``), ``StartWorkflowRun``, ``RerunWorkflowRun`` and
+  ``SignalWorkflowRun`` (by their delivery id), ``RegisterWorkflowDefinition`` (the same document
+  again is answered ``unchanged``);
 - renewals, where a repeat is the renewal a moment later: ``Heartbeat``, ``RuntimeHeartbeat``,
   ``RenewLease`` (same token, same acquire time).
 
@@ -73,6 +74,8 @@ RETRIED_WRITES: dict[str, str] = {
     "kxm.v1.WorkflowService/Checkpoint": "the client sets a request_id per call: a repeat gets the first answer"
     " (repeated), applied once",
     "kxm.v1.WorkflowService/Wait": "the client sets a request_id per call: a repeat gets the first answer (repeated)",
+    "kxm.v1.WorkflowService/RecordJournal": "the client sets a request_id per call: a repeat gets the first entry"
+    " (repeated), recorded once",
     "kxm.v1.WorkflowService/StartWorkflowRun": "deduplicated by its delivery id: a repeat returns the run (duplicate)",
     "kxm.v1.WorkflowService/RerunWorkflowRun": "deduplicated by its delivery id: a repeat returns the run (duplicate)",
     "kxm.v1.WorkflowService/SignalWorkflowRun": "deduplicated by its delivery id: the same signal again gets the first"
@@ -100,6 +103,8 @@ NOT_RETRIED: dict[str, str] = {
     "kxm.v1.WorkflowService/EscalateStage": "the escalated run waits already: WORKFLOW_NOT_RUNNING",
     "kxm.v1.WorkflowService/ResolveEscalation": "the ruling applied, the run no longer waits: WORKFLOW_NOT_WAITING"
     " (or it rules a later escalation)",
+    "kxm.v1.WorkflowService/PromoteJournalEntry": "the decision is terminal: the decided entry answers"
+    " JOURNAL_PROMOTION_INVALID (status: the decision made)",
 }
 
 #: The standard health check (``kxm health``) is a read too.

@@ -5,6 +5,7 @@ has the same sub-clients with the same methods, blocking: ``sync_hub.messages.se
 the response, ``sync_hub.messages.subscribe()`` is a plain iterator. Each method is declared once
 below as ``blocking(<async method>)``, which gives it the async method's parameters and response
 type for type checkers; ``tests/test_contract.py`` checks that no async method is left out.
+``workflows.journal`` is a blocking area of its own (``SyncWorkflowJournal``), as it is async.
 
 ``leases.hold`` has no blocking form: it cancels the block when the lease is lost, which a thread
 cannot be. Hold leases with ``acquire``/``renew``/``release`` here, or use HubClient.
@@ -28,6 +29,7 @@ from kxm_grpc.client.agents import Agents
 from kxm_grpc.client.base import Area
 from kxm_grpc.client.deprecated import deprecated_alias, one_poll, warn_deprecated
 from kxm_grpc.client.hub import HubClient
+from kxm_grpc.client.journal import WorkflowJournal
 from kxm_grpc.client.leases import Leases
 from kxm_grpc.client.messages import Messages
 from kxm_grpc.client.runtimes import Runtimes
@@ -189,10 +191,30 @@ class SyncAdmin(SyncArea):
     list_audit_records = blocking(Admin.list_audit_records)
 
 
+class SyncWorkflowJournal(SyncArea):
+    """kxm.v1.WorkflowService's journal RPCs, blocking (see ``kxm_grpc.client.journal.WorkflowJournal``)."""
+
+    ASYNC = WorkflowJournal
+    record = blocking(WorkflowJournal.record)
+    list = blocking(WorkflowJournal.list)
+    records = blocking_iter(WorkflowJournal.records)
+    promote = blocking(WorkflowJournal.promote)
+    report = blocking(WorkflowJournal.report)
+    export = blocking(WorkflowJournal.export)
+    verify = blocking(WorkflowJournal.verify)
+
+
 class SyncWorkflows(SyncArea):
-    """kxm.v1.WorkflowService, blocking (see ``kxm_grpc.client.workflows.Workflows``)."""
+    """kxm.v1.WorkflowService, blocking (see ``kxm_grpc.client.workflows.Workflows``; its journal
+    RPCs are under ``journal``, a ``SyncWorkflowJournal``)."""
 
     ASYNC = Workflows
+    journal: SyncWorkflowJournal
+
+    def __init__(self, client: SyncHubClient, target: Workflows) -> None:
+        super().__init__(client, target)
+        self.journal = SyncWorkflowJournal(client, target.journal)
+
     register_definition = blocking(Workflows.register_definition)
     get_definition = blocking(Workflows.get_definition)
     list_definitions = blocking(Workflows.list_definitions)

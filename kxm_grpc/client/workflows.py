@@ -16,6 +16,10 @@ repeated after a lost answer checkpoints once.
 
 ``request_review`` sends a peer review request with the workflow context the hub needs to count
 its reply as evidence, and returns the message ids to cite in a later ``checkpoint``.
+
+``journal`` (``hub.workflows.journal``, ``kxm_grpc.client.journal``) holds the journal RPCs: a run's
+learning journal (``record``, ``list``, ``records``), an operator's ``promote``, the project's
+improvement ``report``, an ended run's retrospective (``export``) and the chain's ``verify``.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar, TypeAlias
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from google.protobuf import struct_pb2
 
@@ -32,6 +37,9 @@ from kxm_grpc.client.base import Area, duration
 from kxm_grpc.client.messages import Messages
 from kxm_grpc.domain.messages import canonical_requirement_key
 from kxm_grpc.errors import HubError
+
+if TYPE_CHECKING:
+    from kxm_grpc.client.journal import WorkflowJournal
 
 pb = workflow_service_pb2
 
@@ -143,13 +151,21 @@ class ReviewNotSent(HubError):
 
 
 class Workflows(Area):
-    """kxm.v1.WorkflowService: definitions, runs, the coordinator's and an operator's steps, and
-    ``request_review``."""
+    """kxm.v1.WorkflowService: definitions, runs, the coordinator's and an operator's steps,
+    ``request_review``, and the journal RPCs under ``journal``."""
 
     SERVICE: ClassVar[str] = "kxm.v1.WorkflowService"
 
     def _rpc(self) -> workflow_service_pb2_grpc.WorkflowServiceAsyncStub:
         return self._hub._stub(workflow_service_pb2_grpc.WorkflowServiceStub)
+
+    @cached_property
+    def journal(self) -> WorkflowJournal:
+        """The journal RPCs (``kxm_grpc.client.journal.WorkflowJournal``), on this client's channel
+        and credentials: ``record``, ``list``, ``records``, ``promote``, ``report``, ``export``, ``verify``."""
+        from kxm_grpc.client.journal import WorkflowJournal  # it imports this module (new_request_id)
+
+        return WorkflowJournal(self._hub)
 
     # -- definitions ------------------------------------------------------------------------------
 

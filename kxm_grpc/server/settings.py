@@ -349,6 +349,14 @@ class Settings:
         seconds=True,
         metavar="SECONDS",
     )
+    journal_key_file: Path | None = setting(
+        None,
+        "workflow journal keys, one '<key id> <hex secret>' per line, the first sealing (the same file for every"
+        " replica; keep retired keys to verify old journals); unset: a key derived from the admin token",
+        parse=optional_path,
+        default_text="derived from the admin token",
+        metavar="PATH",
+    )
     address_file: Path | None = setting(
         None, "write the bound host:port here once serving (useful with --port 0)", parse=optional_path, metavar="PATH"
     )

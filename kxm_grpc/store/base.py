@@ -14,6 +14,7 @@ import enum
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
+from kxm_grpc.domain.workflows.journal_chain import Keyring
 from kxm_grpc.store.notify import Notifier
 from kxm_grpc.store.protocols import Tx
 
@@ -41,6 +42,10 @@ class Store(Protocol):
     description: str
     """The database, as a URL that opens it again (``sqlite:////srv/kxm/hub.db``; a PostgreSQL URL
     without its password); for logs."""
+    journal_keys: Keyring | None
+    """The hub's journal keyring (``journal_chain.Keyring``), which the hub sets before it serves:
+    configuration, never written to the database, handed to every transaction (``Tx.journal_keys``)
+    so the services seal hub-authored entries in the transaction of the decision they record."""
     shared: bool
     """Whether other hub processes may use the database at the same time (PostgreSQL replicas):
     then no process may assume it is alone, at start (agents' streams, downtime) or after."""

@@ -53,6 +53,7 @@ TABLES: tuple[Table, ...] = (
     Table("workflow_definition_versions", ("hash",)),
     Table("workflow_runs", ("id",)),
     Table("workflow_journal", ("run_id", "sequence")),
+    Table("workflow_retrospectives", ("run_id",)),
     Table("workflow_payloads", ("run_id",)),
     Table("workflow_deliveries", ("definition_id", "kind", "delivery_id")),
     Table("workflow_steps", ("run_id", "request_id")),

@@ -28,7 +28,7 @@ import pytest_asyncio
 from google.protobuf import duration_pb2, struct_pb2
 
 from kxm_grpc import HubError, Reason
-from kxm_grpc._gen.kxm.v1 import options_pb2, workflow_service_pb2, workflow_service_pb2_grpc
+from kxm_grpc._gen.kxm.v1 import options_pb2, workflow_journal_pb2, workflow_service_pb2, workflow_service_pb2_grpc
 from kxm_grpc.client import HubClient
 from kxm_grpc.domain.workflows import signatures
 from kxm_grpc.domain.workflows.signatures import Kind
@@ -39,6 +39,7 @@ from tests.conftest import AgentFactory, Hub, Project, ProjectFactory
 from tests.workflows import SIGNAL_SECRET, define
 
 pb = workflow_service_pb2
+jpb = workflow_journal_pb2
 SERVICE = workflow_service_pb2.DESCRIPTOR.services_by_name["WorkflowService"]
 BETA_SECRET = "bravo-start-secret-0123456789"
 BETA_SIGNAL_SECRET = "bravo-signal-secret-0123456789"
@@ -83,6 +84,8 @@ class Beta:
     waiting: Any
     escalated: Any
     agent_ids: list[str]
+    entry_id: str = ""
+    """A skill candidate beta's coordinator recorded on the running run."""
 
     @property
     def runs(self) -> list[Any]:
@@ -94,7 +97,7 @@ class Beta:
         values |= {BETA_SIGNAL_SECRET, "Fix KXM-B"}
         for run in self.runs:
             values |= {run.id, run.prompt_message_id, run.payload_sha256}
-        return values
+        return values | {self.entry_id, "cache KXM-B builds"}
 
 
 @dataclass
@@ -135,12 +138,24 @@ async def world(
         await beta_coordinator.workflows.wait(waiting.id, "b-review", "b-ci", ttl=600, summary="Fix KXM-B ci")
         await beta_coordinator.workflows.escalate_stage(escalated.id, "b-review", "Fix KXM-B needs a human")
         beta_ids = [c.agent_id for c in (beta_coordinator, beta_alice, beta_bob) if c.agent_id is not None]
+        recorded = await call(
+            beta_coordinator,
+            "RecordJournal",
+            pb.RecordJournalRequest(
+                run_id=running.id,
+                category=jpb.JOURNAL_CATEGORY_SKILL_CANDIDATE,
+                area=jpb.IMPROVEMENT_AREA_GATES,
+                summary="cache KXM-B builds",
+                evidence=["class:slow_build"],
+            ),
+        )
         state = Beta(
             registered.definition.hash,
             (await admin.workflows.get_run(running.id)).run,
             (await admin.workflows.get_run(waiting.id)).run,
             (await admin.workflows.get_run(escalated.id)).run,
             beta_ids,
+            recorded.record.entry.id,
         )
         callers = {"agent": alpha_coordinator, "project-token": token, "runtime-key": runtime, "operator": operator}
         yield World(hub, project, beta, admin, alpha_run, state, callers)
@@ -186,8 +201,19 @@ REQUESTS: dict[str, Callable[[Beta], Any]] = {
     ),
     "EscalateStage": lambda b: pb.EscalateStageRequest(run_id=b.running.id, stage_id="b-review", reason="why"),
     "ResolveEscalation": lambda b: pb.ResolveEscalationRequest(run_id=b.escalated.id, ruling="ok", status=PASSED),
+    "RecordJournal": lambda b: pb.RecordJournalRequest(
+        run_id=b.running.id, category=jpb.JOURNAL_CATEGORY_PLAN, area=jpb.IMPROVEMENT_AREA_WORKFLOW, summary="x"
+    ),
+    "ListJournal": lambda b: pb.ListJournalRequest(run_id=b.running.id),
+    "PromoteJournalEntry": lambda b: pb.PromoteJournalEntryRequest(
+        entry_id=b.entry_id, to=jpb.PROMOTION_STATUS_APPROVED, evidence_refs=["measured"]
+    ),
+    # No project named: the caller's own report, which must hold nothing of beta's.
+    "GetImprovementReport": lambda b: pb.GetImprovementReportRequest(),
+    "ExportRetrospective": lambda b: pb.ExportRetrospectiveRequest(run_id=b.escalated.id),
+    "VerifyJournal": lambda b: pb.VerifyJournalRequest(run_id=b.running.id),
 }
-LISTS = {"ListWorkflowDefinitions", "ListWorkflowRuns"}
+LISTS = {"ListWorkflowDefinitions", "ListWorkflowRuns", "GetImprovementReport"}
 
 
 def test_every_rpc_of_the_service_has_a_request_here() -> None:
@@ -208,7 +234,7 @@ ADMITS = {
 }
 """Which of the callers here each access level of the contract admits."""
 
-NOT_FOUND = {Reason.WORKFLOW_NOT_FOUND, Reason.WEBHOOK_NOT_FOUND}
+NOT_FOUND = {Reason.WORKFLOW_NOT_FOUND, Reason.WEBHOOK_NOT_FOUND, Reason.JOURNAL_NOT_FOUND}
 
 DEFINITION_INVALID = (grpc.StatusCode.INVALID_ARGUMENT, {Reason.WORKFLOW_DEFINITION_INVALID})
 """How an operator naming alpha is refused a definition document of beta: RegisterWorkflowDefinition

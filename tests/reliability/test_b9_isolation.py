@@ -2,10 +2,11 @@
 
 Two projects, A and B, hold the same kinds of objects (agents, messages in every state, leases,
 runtimes, sync runs, page tokens, workflow definitions and runs: a review requested under a run's
-context and replied to, a passing checkpoint citing it, a wait, an escalation, their notifications),
-each full of marker strings unique to it, so every table has rows of both. The hub serves two
-surfaces, and B9 calls both. Every RPC the hub serves (server reflection; an RPC without a case here
-fails the run) is called:
+context and replied to, a passing checkpoint citing it, a wait, an escalation, their notifications,
+an ended run, journals recorded, promoted and retrospected through the journal RPCs), each full of
+marker strings unique to it, so every table has rows of both. The hub serves two surfaces, and B9
+calls both. Every RPC the hub serves (server reflection; an RPC without a case here fails the run)
+is called:
 
 1. with every bad credential (none, malformed, revoked, the other project's agent key, another
    agent's key of the same project, a valid credential naming the other project) and a request
@@ -69,13 +70,14 @@ from kxm_grpc._gen.kxm.v1 import (
     message_service_pb2,
     runtime_service_pb2,
     types_pb2,
+    workflow_journal_pb2,
     workflow_service_pb2,
     workflow_types_pb2,
 )
 from kxm_grpc.client import HubClient
 from kxm_grpc.domain.caller import CredentialKind
 from kxm_grpc.domain.clock import MICROS, ManualClock
-from kxm_grpc.domain.workflows import journal, journal_chain, signatures
+from kxm_grpc.domain.workflows import signatures
 from kxm_grpc.domain.workflows.signatures import Kind
 from kxm_grpc.errors import Reason
 from kxm_grpc.server import webhooks
@@ -83,7 +85,7 @@ from kxm_grpc.server.methods import RPCS, RpcFacts
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.services.auth import Access, admitted_kinds
 from kxm_grpc.services.workflows.runs import WAIT_TIMER
-from kxm_grpc.store import Tx, tables
+from kxm_grpc.store import tables
 from kxm_grpc.store.sql.connection import Connection
 from tests.api.test_runtimes import sync_event
 from tests.conftest import ADMIN_TOKEN, Hub, sqlite_only
@@ -145,11 +147,15 @@ class World:
     notify_url: str = ""
     runs: dict[str, str] = field(default_factory=dict)
     """role -> run id: main (review passed, at build with a replied review request not yet cited),
-    fresh (at review, nothing done), waiting (for ``signal_key`` at review) and escalated (at review)."""
+    fresh (at review, nothing done), waiting (for ``signal_key`` at review), escalated (at review)
+    and ended (cancelled, with its retrospective)."""
     deliveries: dict[str, str] = field(default_factory=dict)
     """run role -> the delivery id that started it."""
     reviews: dict[str, str] = field(default_factory=dict)
     """stage role (review, build) -> the id of the main run's review request, replied to."""
+    journal: dict[str, str] = field(default_factory=dict)
+    """role -> journal entry id, recorded by the coordinator: plan, skill (a skill candidate, approved
+    by the operator) and hypothesis (undecided) on the main run, lesson on the ended run."""
     markers: set[str] = field(default_factory=set)
     """Strings only this project's data contains: found in another project's answer, they are a leak."""
     clients: list[HubClient] = field(default_factory=list)
@@ -203,6 +209,7 @@ def random_world(rng: Any) -> World:
         "ListProjects",
         "ListWorkflowDefinitions",
         "ListWorkflowRuns",
+        "ListJournal",
     ):
         world.pages[page] = secrets.token_urlsafe(24)
     _workflow_names(world)
@@ -210,10 +217,12 @@ def random_world(rng: Any) -> World:
     world.runs = {role: f"run_{hex32()}" for role in RUN_ROLES}
     world.deliveries = {role: f"dlv-{role}-{tag}" for role in RUN_ROLES}
     world.reviews = {role: f"msg_{hex32()}" for role in ("review", "build")}
+    world.journal = {role: f"journal_{hex32()}" for role in JOURNAL_ROLES}
     return world
 
 
-RUN_ROLES = ("main", "fresh", "waiting", "escalated")
+RUN_ROLES = ("main", "fresh", "waiting", "escalated", "ended")
+JOURNAL_ROLES = ("plan", "skill", "hypothesis", "lesson")
 
 
 def _workflow_names(world: World) -> None:
@@ -376,10 +385,11 @@ async def build_world(hub: Hub, project: str, tag: str, notify: str) -> World:
 
 async def _build_workflows(hub: Hub, world: World, sender: HubClient, recipient: HubClient, notify: str) -> set[str]:
     """The project's workflow objects, so that every workflow table has rows of it: its definitions
-    (registered by its operator naming it), four runs started through StartWorkflowRun (``RUN_ROLES``),
+    (registered by its operator naming it), five runs started through StartWorkflowRun (``RUN_ROLES``),
     a review request sent under the main run's context and replied to, a passing checkpoint citing
-    it, a second request (build) replied to, a wait and an escalation (each notified), and the main
-    run's journal (``_build_journal``). Returns their markers."""
+    it, a second request (build) replied to, a wait and an escalation (each notified), and the
+    journals of the main run and of the ended one (``_build_journal``, which ends it). Returns their
+    markers."""
     tag = world.tag
     _workflow_names(world)
     world.start_secret, world.signal_secret, world.notify_secret = (
@@ -425,7 +435,7 @@ async def _build_workflows(hub: Hub, world: World, sender: HubClient, recipient:
     )
     await sender.workflows.escalate_stage(world.runs["escalated"], review, f"escalation-{tag}")
     final = [(await operator.workflows.get_run(run_id)).run for run_id in world.runs.values()]
-    journal_markers = await _build_journal(hub, world)
+    journal_markers = await _build_journal(world, sender, operator)
     return {
         *journal_markers,
         world.workflow,
@@ -458,59 +468,55 @@ async def _build_workflows(hub: Hub, world: World, sender: HubClient, recipient:
     }
 
 
-JOURNAL_KEYS = journal_chain.Keyring({"b9": b"b9-journal-key-".ljust(32, b"0")}, current="b9")
+async def _build_journal(world: World, sender: HubClient, operator: HubClient) -> set[str]:
+    """The journals, written through the RPCs as their callers write them (so every record is sealed
+    with the hub's own keys, and VerifyJournal finds them intact): the coordinator records a plan, a
+    skill candidate and a hypothesis relating to the plan on the main run, and a lesson on the ended
+    run, which the operator then cancels (its retrospective is written then); the operator approves
+    the skill candidate. Returns their markers: their texts, and the id and chain of every record
+    of both journals (the hub's own entries too)."""
+    tag, main, ended = world.tag, world.runs["main"], world.runs["ended"]
+    journal = sender.workflows.journal
 
+    async def entry(role: str, run_id: str, category: str, **fields: Any) -> None:
+        recorded = await journal.record(
+            run_id, category, f"journal-{role}-{tag}", request_id=f"journal-{role}-{tag}", **fields
+        )
+        world.journal[role] = recorded.record.entry.id
 
-async def _build_journal(hub: Hub, world: World) -> set[str]:
-    """The main run's journal: an entry, a skill candidate and its promotion record. The hub serves
-    no journal yet (issue 15's services come next), so they are written through its store, as the
-    service will write them: sealed after the run's head. Returns their markers."""
-    tag, main = world.tag, world.runs["main"]
-    skill = journal.JournalEntry(
-        id=f"journal_{tag}_skill",
-        run_id=main,
-        author=world.agents["sender"][0],
-        category=journal.Category.SKILL_CANDIDATE,
+    await entry("plan", main, "plan", area="workflow", details=f"journal-details-{tag}")
+    await entry(
+        "skill",
+        main,
+        "skill-candidate",
         area="gates",
-        severity=journal.Severity.INFO,
-        summary=f"journal-skill-{tag}",
-        create_time=2,
-        evidence=(f"journal-evidence-{tag}",),
+        evidence=f"journal-evidence-{tag}",
         stage_id=world.stages["review"],
-        attempt=1,
     )
-    records: list[journal.JournalRecord] = [
-        journal.JournalEntry(
-            id=f"journal_{tag}_plan",
-            run_id=main,
-            author=journal.HUB_AUTHOR,
-            category=journal.Category.PLAN,
-            area="workflow",
-            severity=journal.Severity.INFO,
-            summary=f"journal-plan-{tag}",
-            create_time=1,
-        ),
-        skill,
-        journal.Promotion(
-            id=f"promotion_{tag}_skill",
-            run_id=main,
-            entry_id=skill.id,
-            from_status=journal.PromotionStatus.PROPOSED,
-            to_status=journal.PromotionStatus.APPROVED,
-            evidence_refs=(f"journal-ref-{tag}",),
-            decided_by=world.operator,
-            reason=f"journal-reason-{tag}",
-            decide_time=3,
-        ),
-    ]
-
-    def append(tx: Tx) -> None:
-        for item in records:
-            tx.journal.append(journal_chain.seal(item, tx.journal.head(main), JOURNAL_KEYS))
-
-    await hub.server.store.write(append)
-    texts = ("skill", "evidence", "plan", "ref", "reason")
-    return {*(item.id for item in records), *(f"journal-{text}-{tag}" for text in texts)}
+    await entry("hypothesis", main, "hypothesis", area="harness", related_entry_ids=world.journal["plan"])
+    await entry("lesson", ended, "lesson", area="implementation", evidence=f"journal-lesson-evidence-{tag}")
+    promoted = await operator.workflows.journal.promote(
+        world.journal["skill"], "approved", evidence_refs=f"journal-ref-{tag}", reason=f"journal-reason-{tag}"
+    )
+    assert promoted.entry.promotion_status == J.PROMOTION_STATUS_APPROVED, promoted
+    cancelled = await operator.workflows.cancel_run(ended, reason=f"cancel-{tag}")
+    assert cancelled.run.status == WT.WORKFLOW_RUN_STATUS_CANCELLED, cancelled.run
+    world.pages["ListJournal"] = (await journal.list(main, page_size=1)).next_page_token
+    assert world.pages["ListJournal"]
+    records = [record for run_id in (main, ended) async for record in journal.records(run_id)]
+    for run_id in (main, ended):
+        verdict = (await journal.verify(run_id)).verdict
+        assert verdict.intact and verdict.verified_records > 0, verdict
+    retrospective = (await journal.export(ended)).retrospective
+    assert world.journal["lesson"] in {e.id for e in retrospective.entries}, retrospective
+    texts = ("plan", "details", "skill", "evidence", "hypothesis", "lesson", "lesson-evidence", "ref", "reason")
+    return {
+        *(record.entry.id if record.HasField("entry") else record.promotion.id for record in records),
+        *(record.chain for record in records),
+        retrospective.journal.head_chain,
+        *(f"journal-{text}-{tag}" for text in texts),
+        f"cancel-{tag}",
+    }
 
 
 # -- what each RPC answers to another project's ids --------------------------------------------------
@@ -586,6 +592,13 @@ def _no_workflow_runs(data: bytes) -> str | None:
     return None
 
 
+def _own_report(data: bytes) -> str | None:
+    response = W.GetImprovementReportResponse.FromString(data)
+    if not response.entries or not response.areas:
+        return f"the report read none of the caller's own entries: {response}"
+    return None
+
+
 def _sync_outcomes(outcome: int, code: Reason) -> Callable[[bytes], str | None]:
     def check(data: bytes) -> str | None:
         response = runtime_service_pb2.PushSyncEventsResponse.FromString(data)
@@ -651,6 +664,7 @@ M = message_service_pb2
 R = runtime_service_pb2
 W = workflow_service_pb2
 WT = workflow_types_pb2
+J = workflow_journal_pb2
 NOT_FOUND = "NOT_FOUND"
 SCOPED = "SCOPED"
 
@@ -1140,6 +1154,107 @@ CASES: dict[str, RpcCase] = {
             ),
         )
     ),
+    "/kxm.v1.WorkflowService/RecordJournal": RpcCase(
+        (
+            Probe(
+                "`run_id`",
+                lambda w, c: W.RecordJournalRequest(
+                    run_id=w.runs["main"],
+                    category=J.JOURNAL_CATEGORY_OBSERVATION,
+                    area=J.IMPROVEMENT_AREA_OTHER,
+                    summary=f"probe-{c.tag}",
+                    request_id=f"probe-journal-{c.tag}",
+                ),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+            Probe(
+                "`related_entry_ids` (the other project's entry)",
+                lambda w, c: W.RecordJournalRequest(
+                    run_id=c.runs["main"],
+                    category=J.JOURNAL_CATEGORY_DECISION,
+                    area=J.IMPROVEMENT_AREA_OTHER,
+                    summary=f"probe-{c.tag}",
+                    related_entry_ids=[w.journal["plan"]],
+                    request_id=f"probe-related-{c.tag}",
+                ),
+                "INVALID_ARGUMENT",
+                Reason.INVALID_JOURNAL_RELATION,
+                note="related to an entry on the caller's own run: refused as an entry that does not exist is",
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/ListJournal": RpcCase(
+        (
+            Probe(
+                "`run_id`",
+                lambda w, c: W.ListJournalRequest(run_id=w.runs["main"]),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+            Probe(
+                "`page_token`",
+                lambda w, c: W.ListJournalRequest(run_id=c.runs["main"], page_token=w.pages["ListJournal"]),
+                "INVALID_ARGUMENT",
+                Reason.INVALID_PAGE_TOKEN,
+                note="with the caller's own run: a token is bound to the run (and project) it was issued for",
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/PromoteJournalEntry": RpcCase(
+        (
+            Probe(
+                "`entry_id`",
+                lambda w, c: W.PromoteJournalEntryRequest(
+                    entry_id=w.journal["hypothesis"],
+                    to=J.PROMOTION_STATUS_APPROVED,
+                    evidence_refs=[f"probe-{c.tag}"],
+                    reason=f"probe-{c.tag}",
+                ),
+                NOT_FOUND,
+                Reason.JOURNAL_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/GetImprovementReport": RpcCase(
+        (
+            Probe(
+                "(no ids)",
+                lambda w, c: W.GetImprovementReportRequest(),
+                SCOPED,
+                check=_own_report,
+                note="the report reads the entries of the caller's project's runs (and must find some)",
+            ),
+            Probe(
+                "`project`",
+                lambda w, c: W.GetImprovementReportRequest(project=w.project),
+                "INVALID_ARGUMENT",
+                Reason.PROTOCOL_ERROR,
+                note="a project credential, or an operator naming a project, reads its own project's report only"
+                " (the field named: `project`)",
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/ExportRetrospective": RpcCase(
+        (
+            Probe(
+                "`run_id` (an ended run)",
+                lambda w, c: W.ExportRetrospectiveRequest(run_id=w.runs["ended"]),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/VerifyJournal": RpcCase(
+        (
+            Probe(
+                "`run_id`",
+                lambda w, c: W.VerifyJournalRequest(run_id=w.runs["main"]),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+        )
+    ),
 }
 
 
@@ -1293,6 +1408,7 @@ OWNER: dict[str, Callable[[dict[str, Any], dict[str, dict[str, str]]], str | Non
     ),
     "workflow_runs": lambda row, o: row["project"],
     "workflow_journal": lambda row, o: o["run"].get(row["run_id"]),
+    "workflow_retrospectives": lambda row, o: o["run"].get(row["run_id"]),
     "workflow_deliveries": lambda row, o: o["run"].get(row["run_id"]) or o["definition"].get(row["definition_id"]),
     "workflow_steps": lambda row, o: o["run"].get(row["run_id"]),
     "workflow_payloads": lambda row, o: o["run"].get(row["run_id"]),

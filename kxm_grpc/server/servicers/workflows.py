@@ -31,6 +31,7 @@ from kxm_grpc.domain.workflows.signatures import body_sha256
 from kxm_grpc.errors import invalid_field
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import duration_value, timestamp
+from kxm_grpc.server.servicers.journal import JournalMethods
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services.workflows import definitions, runs, signals, steps
 from kxm_grpc.store.protocols.workflows import StoredDefinition
@@ -264,8 +265,8 @@ def _refs(refs: Any) -> dict[str, list[str]]:
     return {key: list(value.message_ids) for key, value in refs.items()}
 
 
-class WorkflowServicer(workflow_service_pb2_grpc.WorkflowServiceServicer):
-    """Serves kxm.v1.WorkflowService."""
+class WorkflowServicer(JournalMethods, workflow_service_pb2_grpc.WorkflowServiceServicer):
+    """Serves kxm.v1.WorkflowService (its journal RPCs are ``JournalMethods``)."""
 
     def __init__(self, hub: HubState) -> None:
         self._hub = hub

@@ -1,9 +1,9 @@
 """What a workflow step reports, handed on in the step's own transaction.
 
 Each step of the rules (``kxm_grpc.domain.workflows.outcomes.Step``) returns ``RunEvent`` records.
-``publish`` writes them where they belong, in the transaction that stores the run: to the
-journal writers registered with ``register_journal`` (the journal issue adds the hub-authored
-entries there, so a crash never leaves a step without its entries), and, for a run that started
+``publish`` writes them where they belong, in the transaction that stores the run: to the run's
+journal as the hub-authored entries (``journal_writes.write_step_entries``, with the retrospective
+of a run the step ended), so a crash never leaves a step without its entries, and, for a run that started
 waiting or ended, an outbound notification when the definition names a ``notify`` URL (queued
 in the same transaction, delivered at least once by ``notifications``). Once the transaction
 committed, ``log_events`` writes each event as one structured log line, with ids and kinds only:
@@ -13,7 +13,7 @@ never a summary's or an evidence value's text.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Mapping
 
 import structlog
 
@@ -22,15 +22,11 @@ from kxm_grpc.domain.secrets import new_id
 from kxm_grpc.domain.workflows.definitions import WorkflowDefinition
 from kxm_grpc.domain.workflows.outcomes import EventKind, RunEvent
 from kxm_grpc.domain.workflows.runs import Run
+from kxm_grpc.services.workflows.journal_writes import write_step_entries
 from kxm_grpc.store import Tx
 from kxm_grpc.store.protocols.workflows import StoredNotification
 
 log = structlog.get_logger("kxm.workflows")
-
-JournalWriter = Callable[[Tx, Run, tuple[RunEvent, ...], int], None]
-"""Writes the hub-authored journal entries of a step's events, in the step's transaction."""
-
-_JOURNAL: list[JournalWriter] = []
 
 NOTIFIED = {EventKind.WAITING, EventKind.ESCALATED, EventKind.COMPLETED, EventKind.FAILED, EventKind.CANCELLED}
 """The events an outbound notification reports (the run's state changes)."""
@@ -38,18 +34,24 @@ NOTIFIED = {EventKind.WAITING, EventKind.ESCALATED, EventKind.COMPLETED, EventKi
 NOTIFY_SCHEMA = "kxm.workflow-notification.v1"
 
 
-def register_journal(writer: JournalWriter) -> None:
-    """Add a journal writer (the journal issue's); called for every step's events."""
-    if writer not in _JOURNAL:
-        _JOURNAL.append(writer)
+def publish(
+    tx: Tx,
+    definition: WorkflowDefinition,
+    run: Run,
+    events: tuple[RunEvent, ...],
+    now: int,
+    *,
+    via_signal: bool = False,
+    reported: Mapping[str, tuple[str, ...]] | None = None,
+) -> None:
+    """Journal and notify a step's events (inside the step's transaction; ``log`` once it committed).
 
-
-def publish(tx: Tx, definition: WorkflowDefinition, run: Run, events: tuple[RunEvent, ...], now: int) -> None:
-    """Journal and notify a step's events (inside the step's transaction; ``log`` once it committed)."""
+    ``via_signal``: a signal or a ruling made the step; ``reported``: the evidence it reported
+    (both shape the hub's entries, ``journal_hub.hub_entries``).
+    """
     if not events:
         return
-    for writer in _JOURNAL:
-        writer(tx, run, events, now)
+    write_step_entries(tx, definition, run, events, now, via_signal=via_signal, reported=reported)
     if definition.notify is not None:
         for event in events:
             if event.kind in NOTIFIED:

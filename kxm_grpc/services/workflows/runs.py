@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import structlog
@@ -522,12 +523,21 @@ def pinned(tx: Tx, run: Run) -> WorkflowDefinition:
 
 
 def save(
-    tx: Tx, definition: WorkflowDefinition, before: Run, after: Run, events: tuple[RunEvent, ...], now: int
+    tx: Tx,
+    definition: WorkflowDefinition,
+    before: Run,
+    after: Run,
+    events: tuple[RunEvent, ...],
+    now: int,
+    *,
+    via_signal: bool = False,
+    reported: Mapping[str, tuple[str, ...]] | None = None,
 ) -> None:
-    """Store a run a step changed, keep its wait's timer in step, and publish the step's events."""
+    """Store a run a step changed, keep its wait's timer in step, and publish the step's events
+    (``via_signal`` and ``reported`` as ``events.publish``)."""
     tx.workflows.save_run(after)
     follow_wait(tx, before, after)
-    publish(tx, definition, after, events, now)
+    publish(tx, definition, after, events, now, via_signal=via_signal, reported=reported)
 
 
 def follow_wait(tx: Tx, before: Run, after: Run) -> None:

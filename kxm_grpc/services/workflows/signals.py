@@ -170,7 +170,7 @@ async def signal(
                 limits=limits,
                 now=now,
             )
-        store_step(tx, definition, run, step, now)
+        store_step(tx, definition, run, step, now, via_signal=True, reported=given)
         outcome = SignalOutcome(
             duplicate=False,
             status=status,

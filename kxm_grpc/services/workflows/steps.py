@@ -40,6 +40,7 @@ from kxm_grpc.services.limits import Limits
 from kxm_grpc.services.messages import send_from_hub
 from kxm_grpc.services.workflows import provenance
 from kxm_grpc.services.workflows.events import log_events
+from kxm_grpc.services.workflows.journal_writes import write_approval_entry
 from kxm_grpc.services.workflows.runs import (
     MAX_RUN_ID_CHARS,
     MAX_STAGE_ID_CHARS,
@@ -222,8 +223,18 @@ async def _logged(outcome: Awaitable[Outcome]) -> Outcome:
     return done
 
 
-def store_step(tx: Tx, definition: WorkflowDefinition, before: Run, step: Step, now: int) -> None:
-    save(tx, definition, before, step.run, step.events, now)
+def store_step(
+    tx: Tx,
+    definition: WorkflowDefinition,
+    before: Run,
+    step: Step,
+    now: int,
+    *,
+    via_signal: bool = False,
+    reported: Mapping[str, tuple[str, ...]] | None = None,
+) -> None:
+    """Store the step's run and publish its events (``runs.save``)."""
+    save(tx, definition, before, step.run, step.events, now, via_signal=via_signal, reported=reported)
 
 
 async def checkpoint(store: Store, caller: Caller, report: Report, *, now: int) -> Outcome:
@@ -265,7 +276,7 @@ async def checkpoint(store: Store, caller: Caller, report: Report, *, now: int) 
             now=now,
             new_id=new_id,
         )
-        store_step(tx, definition, run, step, now)
+        store_step(tx, definition, run, step, now, reported=evidence)
         failpoints.hit("checkpoint_mid_write")
         return _remember(tx, step.run, request, "checkpoint", step, now, asked)
 
@@ -365,6 +376,7 @@ async def approve_degradation(
         )
         if not duplicate:
             save(tx, definition, run, approved, (), now)
+            write_approval_entry(tx, definition, approved, approval, now)
             audit.record(
                 tx,
                 caller,
@@ -421,7 +433,7 @@ async def resolve_escalation(
                 limits=limits,
                 now=now,
             )
-        store_step(tx, definition, run, step, now)
+        store_step(tx, definition, run, step, now, via_signal=True, reported=given)
         audit.record(
             tx,
             caller,

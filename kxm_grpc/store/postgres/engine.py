@@ -42,6 +42,7 @@ import psycopg_pool
 import structlog
 
 from kxm_grpc import failpoints
+from kxm_grpc.domain.workflows.journal_chain import Keyring
 from kxm_grpc.errors import Reason, Unavailable
 from kxm_grpc.store.base import Durability, StoreError
 from kxm_grpc.store.notify import Notifier
@@ -112,6 +113,7 @@ class PostgresStore:
         self.durability = durability
         self.description = redact_postgres_url(dsn)
         self.notifier = Notifier()
+        self.journal_keys: Keyring | None = None
         self.replica_id = f"{os.uname().nodename}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         """This store's name in the notifications it sends (its own are not published twice)."""
         self.healthy = True
@@ -226,6 +228,9 @@ class PostgresStore:
                 conn.execute("UPDATE kxm_schema SET version = %s", (version,))
                 log.info("schema_migrated", version=version, database=self.description)
 
+    def _keys(self) -> Keyring | None:
+        return self.journal_keys
+
     async def close(self) -> None:
         """Stop listening, close the pool and the worker threads. Idempotent; raises nothing of its own."""
         if self._listener is not None:
@@ -280,7 +285,7 @@ class PostgresStore:
         conn = PgConnection(raw)
         attempt = 0
         while True:
-            tx = SqlTx(conn)
+            tx = SqlTx(conn, self._keys)
             try:
                 if attempt:
                     raw.execute("BEGIN ISOLATION LEVEL SERIALIZABLE" if writes else _READ_BEGIN)

@@ -132,17 +132,17 @@ _VERSION_10 = [
 """Workflow definitions and versions, runs, deliveries, steps and notifications (SQLite's ``_0010_workflows``)."""
 
 _VERSION_11 = [
-    f"CREATE TABLE workflow_journal (run_id {T} NOT NULL, sequence BIGINT NOT NULL, record_id {T} NOT NULL, "
-    f"kind {T} NOT NULL, entry_id {T} NOT NULL, category {T} NOT NULL, area {T} NOT NULL, "
+    f"CREATE TABLE workflow_journal (run_id {T} NOT NULL, sequence BIGINT NOT NULL, project {T} NOT NULL, "
+    f"record_id {T} NOT NULL, kind {T} NOT NULL, entry_id {T} NOT NULL, category {T} NOT NULL, area {T} NOT NULL, "
     f"create_time BIGINT NOT NULL, record {T} NOT NULL, key_id {T} NOT NULL, chain {T} NOT NULL, "
     "PRIMARY KEY (run_id, sequence))",
     "CREATE UNIQUE INDEX workflow_journal_record ON workflow_journal (record_id)",
     "CREATE INDEX workflow_journal_promotions ON workflow_journal (entry_id, sequence) WHERE kind = 'promotion'",
-    "CREATE INDEX workflow_journal_category ON workflow_journal (category, create_time, record_id) "
-    "WHERE kind = 'entry'",
-    "CREATE INDEX workflow_journal_area ON workflow_journal (area, create_time, record_id) WHERE kind = 'entry'",
+    "CREATE INDEX workflow_journal_recent ON workflow_journal (project, create_time, record_id) WHERE kind = 'entry'",
+    f"CREATE TABLE workflow_retrospectives (run_id {T} PRIMARY KEY, project {T} NOT NULL, document {T} NOT NULL, "
+    "write_time BIGINT NOT NULL)",
 ]
-"""The workflow runs' learning journals (SQLite's ``_0011_journal``)."""
+"""The workflow runs' learning journals and retrospectives (SQLite's ``_0011_journal``)."""
 
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from kxm_grpc.domain.workflows.journal_chain import Keyring
 from kxm_grpc.store.protocols.agents import AgentRepository
 from kxm_grpc.store.protocols.audit import AuditRepository
 from kxm_grpc.store.protocols.credentials import CredentialsRepository
@@ -114,6 +115,11 @@ class Tx(Protocol):
     @property
     def journal(self) -> JournalRepository:
         """The workflow runs' learning journals (records as chain links)."""
+
+    @property
+    def journal_keys(self) -> Keyring | None:
+        """The store's ``journal_keys`` (the hub's journal keyring), for the services that seal and
+        verify journal records inside a transaction; None until the hub hands them over."""
 
     def notify(self, topic: str, hint: object | None = None) -> None:
         """Wake waiters of ``topic`` once this transaction commits, handing them ``hint`` (see ``Notifier``)."""

@@ -22,8 +22,8 @@ from kxm_grpc.domain.workflows.journal_chain import ChainLink
 class JournalRepository(Protocol):
     """The runs' journals: append, read a run's in order, look up records, and the cross-run reports."""
 
-    def append(self, link: ChainLink) -> None:
-        """Append ``link`` to its record's run's journal.
+    def append(self, link: ChainLink, *, project: str) -> None:
+        """Append ``link`` to its record's run's journal (``project``: the run's, for the reports).
 
         Raises:
             HubError: (the store's integrity error) the run's journal has a record at the link's
@@ -51,18 +51,25 @@ class JournalRepository(Protocol):
     def recent(
         self,
         *,
+        project: str,
         categories: Collection[str] | None = None,
         areas: Collection[str] | None = None,
         since: int | None = None,
         before: tuple[int, str] | None = None,
         limit: int,
     ) -> list[ChainLink]:
-        """Entries across runs for the reports, newest first by (create time, record id).
+        """Entries across the project's runs for the reports, newest first by (create time, record id).
 
         Only entries (never promotion records) whose category is in ``categories`` and whose area
         is in ``areas`` (None: any; an empty collection: none), created at or after ``since``, and
         strictly before ``before`` (the (create time, record id) of the previous page's last).
         """
 
+    def put_retrospective(self, run_id: str, *, project: str, document: str, now: int) -> None:
+        """Keep the retrospective written when the run ended (its JSON text); a run has one."""
+
+    def retrospective(self, run_id: str) -> str | None:
+        """The JSON text of the retrospective written when the run ended, or None."""
+
     def purge_run(self, run_id: str) -> int:
-        """Delete the run's journal; return how many records it held."""
+        """Delete the run's journal and retrospective; return how many journal records it held."""

@@ -2,9 +2,10 @@
 
 The row's ``record`` is the record's JSON form (``journal.record_json``) as ASCII text (a lone
 surrogate in a summary is stored escaped, as the run document stores it), and ``sequence``,
-``key_id`` and ``chain`` are the link's. The other columns (``record_id``, ``kind``, ``entry_id``,
-``category``, ``area``, ``create_time``) are copies of the record's fields, written with it, for
-the lookups and reports to filter and order by; a decoded link is built from ``record`` alone
+``key_id`` and ``chain`` are the link's. The other columns (``project``, the run's, and
+``record_id``, ``kind``, ``entry_id``, ``category``, ``area``, ``create_time``) are copies of the
+run's and the record's fields, written with it, for the lookups and reports to filter and order
+by; a decoded link is built from ``record`` alone
 (with the row's sequence, key id and chain), never from those copies.
 
 No row checksum (unlike messages and runs, ``kxm_grpc/store/checksum.py``): the chain covers
@@ -54,6 +55,7 @@ WORKFLOW_JOURNAL = Columns(
     "workflow_journal",
     "run_id",
     "sequence",
+    "project",
     "record_id",
     "kind",
     "entry_id",
@@ -163,8 +165,8 @@ def _texts(data: dict[str, Any], key: str) -> tuple[str, ...]:
 # -- workflow_journal -----------------------------------------------------------------------------
 
 
-def link_values(link: ChainLink) -> tuple[object, ...]:
-    """The link's column values in ``WORKFLOW_JOURNAL`` order.
+def link_values(link: ChainLink, project: str) -> tuple[object, ...]:
+    """The link's column values in ``WORKFLOW_JOURNAL`` order (``project``: its run's).
 
     An entry's ``entry_id`` is its own id; a promotion record's is the entry it decides, and its
     ``category`` and ``area`` are empty (reports read entries); ``create_time`` is an entry's
@@ -179,6 +181,7 @@ def link_values(link: ChainLink) -> tuple[object, ...]:
         {
             "run_id": item.run_id,
             "sequence": link.sequence,
+            "project": project,
             "record_id": item.id,
             "kind": kind,
             "entry_id": entry_id,

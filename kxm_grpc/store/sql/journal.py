@@ -1,10 +1,10 @@
 """The learning journal: ``workflow_journal``, one row per record of a run, keyed by (run id, sequence).
 
 The primary key is the run's journal in order (``head`` and ``links`` read it); ``entry_id``
-indexes the promotion records by the entry they decide; (category, create time, record id) and
-(area, create time, record id) serve the cross-run reports newest first over entries, the record
-id in each so a page ends on a key the index holds (``recent`` pages by (create time, record id)).
-The three are partial (``kind = 'promotion'``, ``kind = 'entry'``): the queries name the kind as
+indexes the promotion records by the entry they decide; (project, create time, record id) serves
+the cross-run reports newest first over a project's entries, the record id last so a page ends on
+a key the index holds (``recent`` pages by (create time, record id)). Both are partial
+(``kind = 'promotion'``, ``kind = 'entry'``): the queries name the kind as
 a literal, not a parameter, so that both planners know the index covers them.
 
 A sequence is the run's next only if the run's journal holds the one before it: ``append``
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from kxm_grpc.domain.workflows.journal import JOURNAL_CATEGORIES
 from kxm_grpc.domain.workflows.journal_chain import ChainLink
 from kxm_grpc.store.rows.journal import ENTRY, PROMOTION, WORKFLOW_JOURNAL, link_from_row, link_values
 from kxm_grpc.store.sql.connection import Connection
@@ -38,7 +37,7 @@ class SqlJournal:
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
 
-    def append(self, link: ChainLink) -> None:
+    def append(self, link: ChainLink, *, project: str) -> None:
         run_id = link.record.run_id
         if link.sequence < 0:
             raise ValueError(f"journal sequence {link.sequence} of run {run_id} is negative")
@@ -50,7 +49,7 @@ class SqlJournal:
                 raise ValueError(
                     f"run {run_id}'s journal has no record {link.sequence - 1} for {link.sequence} to follow"
                 )
-        self._conn.execute(_INSERT, link_values(link))
+        self._conn.execute(_INSERT, link_values(link, project))
 
     def head(self, run_id: str) -> ChainLink | None:
         row = self._conn.execute(f"{_SELECT} WHERE run_id = ? ORDER BY sequence DESC LIMIT 1", (run_id,)).fetchone()
@@ -76,6 +75,7 @@ class SqlJournal:
     def recent(
         self,
         *,
+        project: str,
         categories: Collection[str] | None = None,
         areas: Collection[str] | None = None,
         since: int | None = None,
@@ -84,13 +84,12 @@ class SqlJournal:
     ) -> list[ChainLink]:
         if (categories is not None and not categories) or (areas is not None and not areas):
             return []
-        params: list[object] = []
-        clauses = [f"kind = '{ENTRY}'"]
+        params: list[object] = [project]
+        clauses = [f"kind = '{ENTRY}'", "project = ?"]
         if areas is not None:
             clauses.append(_in("area", areas, params))
-        if categories is not None or areas is None:
-            # Every category when none is named: the category index then serves the query.
-            clauses.append(_in("category", JOURNAL_CATEGORIES if categories is None else categories, params))
+        if categories is not None:
+            clauses.append(_in("category", categories, params))
         if since is not None:
             clauses.append("create_time >= ?")
             params.append(since)
@@ -103,5 +102,16 @@ class SqlJournal:
         ).fetchall()
         return [link_from_row(row) for row in rows]
 
+    def put_retrospective(self, run_id: str, *, project: str, document: str, now: int) -> None:
+        self._conn.execute(
+            "INSERT INTO workflow_retrospectives (run_id, project, document, write_time) VALUES (?, ?, ?, ?)",
+            (run_id, project, document, now),
+        )
+
+    def retrospective(self, run_id: str) -> str | None:
+        row = self._conn.execute("SELECT document FROM workflow_retrospectives WHERE run_id = ?", (run_id,)).fetchone()
+        return None if row is None else str(row[0])
+
     def purge_run(self, run_id: str) -> int:
+        self._conn.execute("DELETE FROM workflow_retrospectives WHERE run_id = ?", (run_id,))
         return int(self._conn.execute("DELETE FROM workflow_journal WHERE run_id = ?", (run_id,)).rowcount)

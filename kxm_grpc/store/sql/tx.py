@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from kxm_grpc.domain.workflows.journal_chain import Keyring
 from kxm_grpc.store.notify import Change
 from kxm_grpc.store.sql.agents import SqlAgents
 from kxm_grpc.store.sql.audit import SqlAudit
@@ -28,7 +31,8 @@ class SqlTx:
     at a time and collects the topics of each with ``take_topics``.
     """
 
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, journal_keys: Callable[[], Keyring | None] = lambda: None) -> None:
+        self._journal_keys = journal_keys
         self.meta = SqlMeta(conn)
         self.projects = SqlProjects(conn)
         self.agents = SqlAgents(conn)
@@ -45,6 +49,10 @@ class SqlTx:
         self.workflows = SqlWorkflows(conn)
         self.journal = SqlJournal(conn)
         self.topics: list[Change] = []
+
+    @property
+    def journal_keys(self) -> Keyring | None:
+        return self._journal_keys()
 
     def notify(self, topic: str, hint: object | None = None) -> None:
         self.topics.append((topic, hint))

@@ -220,6 +220,7 @@ class SqlWorkflows:
         self._conn.execute("DELETE FROM workflow_notifications WHERE run_id = ?", (run_id,))
         self._conn.execute("DELETE FROM workflow_payloads WHERE run_id = ?", (run_id,))
         self._conn.execute("DELETE FROM workflow_journal WHERE run_id = ?", (run_id,))
+        self._conn.execute("DELETE FROM workflow_retrospectives WHERE run_id = ?", (run_id,))
         if row is None:
             return False
         self._conn.execute("DELETE FROM workflow_runs WHERE id = ?", (run_id,))

@@ -54,6 +54,7 @@ import structlog
 from prometheus_client import Counter
 
 from kxm_grpc import failpoints
+from kxm_grpc.domain.workflows.journal_chain import Keyring
 from kxm_grpc.errors import DataLoss, HubError, Reason, ResourceExhausted, Unavailable
 from kxm_grpc.store.base import Durability, StoreError
 from kxm_grpc.store.notify import Change, Notifier
@@ -270,6 +271,7 @@ class SqliteStore:
         self.durability = durability
         self.busy_timeout = busy_timeout
         self.notifier = Notifier()
+        self.journal_keys: Keyring | None = None
         self.description = sqlite_description(self.path)
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
@@ -318,10 +320,13 @@ class SqliteStore:
             if not self.memory:
                 self._reader = self._connect()
                 self._reader.execute("PRAGMA query_only = 1")
-                self._reader_tx = SqlTx(self._reader)
+                self._reader_tx = SqlTx(self._reader, self._keys)
         except BaseException:
             await self.close()
             raise
+
+    def _keys(self) -> Keyring | None:
+        return self.journal_keys
 
     async def close(self) -> None:
         """Finish queued writes, stop the writer thread, close the connections and release the lock.
@@ -493,7 +498,7 @@ class SqliteStore:
             for suffix in ("", "-wal", "-shm"):
                 with contextlib.suppress(FileNotFoundError):
                     os.chmod(self.path + suffix, 0o600)
-        tx = SqlTx(conn)
+        tx = SqlTx(conn, self._keys)
         ready.set_result(None)
         try:
             while True:

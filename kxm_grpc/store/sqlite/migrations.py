@@ -440,31 +440,34 @@ def _0010_workflows(db: sqlite_utils.Database) -> None:
 
 
 def _0011_journal(db: sqlite_utils.Database) -> None:
-    """The workflow runs' learning journals: ``workflow_journal``, one row per record (entry or promotion).
+    """The workflow runs' learning journals (``workflow_journal``, one row per record: entry or
+    promotion) and the retrospectives written when runs end (``workflow_retrospectives``).
 
     Keyed by (run id, sequence), the run's journal in order; a record id is unique across runs and
     kinds. ``record`` is the record's JSON as the chain signs it, ``key_id`` and ``chain`` seal it;
-    the other columns copy the record's fields for the lookups. Partial indexes keep entries out of
-    the promotions' index (``entry_id`` of an entry is its own id) and promotion records out of the
-    reports' (by category or area, newest first, the record id last for keyset paging). A rowid
-    table: a record may hold tens of kilobytes of evidence, too much for a WITHOUT ROWID b-tree.
+    the other columns copy the run's project and the record's fields for the lookups. Partial
+    indexes keep entries out of the promotions' index (``entry_id`` of an entry is its own id) and
+    promotion records out of the reports' (a project's entries newest first, the record id last
+    for keyset paging). A rowid table: a record may hold tens of kilobytes of evidence, too much
+    for a WITHOUT ROWID b-tree.
     """
     db.execute(
-        "CREATE TABLE workflow_journal (run_id TEXT NOT NULL, sequence INTEGER NOT NULL, record_id TEXT NOT NULL, "
-        "kind TEXT NOT NULL, entry_id TEXT NOT NULL, category TEXT NOT NULL, area TEXT NOT NULL, "
-        "create_time INTEGER NOT NULL, record TEXT NOT NULL, key_id TEXT NOT NULL, chain TEXT NOT NULL, "
-        "PRIMARY KEY (run_id, sequence)) STRICT"
+        "CREATE TABLE workflow_journal (run_id TEXT NOT NULL, sequence INTEGER NOT NULL, project TEXT NOT NULL, "
+        "record_id TEXT NOT NULL, kind TEXT NOT NULL, entry_id TEXT NOT NULL, category TEXT NOT NULL, "
+        "area TEXT NOT NULL, create_time INTEGER NOT NULL, record TEXT NOT NULL, key_id TEXT NOT NULL, "
+        "chain TEXT NOT NULL, PRIMARY KEY (run_id, sequence)) STRICT"
     )
     db.execute("CREATE UNIQUE INDEX workflow_journal_record ON workflow_journal (record_id)")
     db.execute(
         "CREATE INDEX workflow_journal_promotions ON workflow_journal (entry_id, sequence) WHERE kind = 'promotion'"
     )
     db.execute(
-        "CREATE INDEX workflow_journal_category ON workflow_journal (category, create_time, record_id) "
+        "CREATE INDEX workflow_journal_recent ON workflow_journal (project, create_time, record_id) "
         "WHERE kind = 'entry'"
     )
     db.execute(
-        "CREATE INDEX workflow_journal_area ON workflow_journal (area, create_time, record_id) WHERE kind = 'entry'"
+        "CREATE TABLE workflow_retrospectives (run_id TEXT PRIMARY KEY, project TEXT NOT NULL, "
+        "document TEXT NOT NULL, write_time INTEGER NOT NULL) STRICT"
     )
 
 

@@ -35,6 +35,7 @@ from kxm_grpc.store.rows.journal import (
 from tests.store.contract.conftest import StoreFactory, full_entry, full_promotion
 
 KEYS = Keyring({"k1": b"1" * 32}, current="k1")
+PROJECT = "p1"
 
 
 def _entry(
@@ -80,7 +81,7 @@ def _sealed(records: Sequence[JournalRecord], previous: ChainLink | None = None)
 def _append_all(links: Sequence[ChainLink]) -> Callable[[Tx], None]:
     def work(tx: Tx) -> None:
         for link in links:
-            tx.journal.append(link)
+            tx.journal.append(link, project=PROJECT)
 
     return work
 
@@ -90,7 +91,7 @@ def _record_after_head(item: JournalRecord) -> Callable[[Tx], ChainLink]:
 
     def work(tx: Tx) -> ChainLink:
         link = journal_chain.seal(item, tx.journal.head(item.run_id), KEYS)
-        tx.journal.append(link)
+        tx.journal.append(link, project=PROJECT)
         return link
 
     return work
@@ -137,7 +138,7 @@ def test_a_record_round_trips_through_its_json_and_its_row_with_every_field() ->
     # Execute
     texts = [record_to_json(item) for item in records]
     decoded = [record_from_json(text) for text in texts]
-    rows = [link_values(link) for link in links]
+    rows = [link_values(link, PROJECT) for link in links]
     from_rows = [link_from_row(row) for row in rows]
 
     # Assert
@@ -255,13 +256,13 @@ async def test_a_taken_sequence_or_record_id_is_refused_and_a_gap_never_written(
 
     # Execute
     with pytest.raises(HubError) as taken:
-        await store.write(lambda tx: tx.journal.append(rival))
+        await store.write(lambda tx: tx.journal.append(rival, project=PROJECT))
     with pytest.raises(HubError):
-        await store.write(lambda tx: tx.journal.append(same_id))
+        await store.write(lambda tx: tx.journal.append(same_id, project=PROJECT))
     with pytest.raises(ValueError, match="no record 2"):
-        await store.write(lambda tx: tx.journal.append(gap))
+        await store.write(lambda tx: tx.journal.append(gap, project=PROJECT))
     with pytest.raises(ValueError, match="negative"):
-        await store.write(lambda tx: tx.journal.append(negative))
+        await store.write(lambda tx: tx.journal.append(negative, project=PROJECT))
 
     # Assert
     assert taken.value.reason is Reason.STORAGE_UNAVAILABLE
@@ -340,14 +341,14 @@ async def test_recent_entries_across_runs_newest_first_by_filter_with_keyset_pag
     await store.write(_append_all(_sealed(run_2)))
 
     def ids(**filters: Any) -> Callable[[Tx], list[str]]:
-        return lambda tx: [link.record.id for link in tx.journal.recent(**{"limit": 10, **filters})]
+        return lambda tx: [link.record.id for link in tx.journal.recent(**{"project": PROJECT, "limit": 10, **filters})]
 
     # Execute
     every = await store.read(ids())
     pages: list[list[str]] = []
     before: tuple[int, str] | None = None
     while True:
-        page = await store.read(lambda tx, b=before: tx.journal.recent(before=b, limit=2))
+        page = await store.read(lambda tx, b=before: tx.journal.recent(project=PROJECT, before=b, limit=2))
         if not page:
             break
         pages.append([link.record.id for link in page])
@@ -404,7 +405,7 @@ async def test_a_runs_journal_goes_with_the_run_and_purge_run_counts_it(store: S
             tx.journal.entry("journal_1"),
             tx.journal.links("wfr_2", limit=10),
             tx.journal.head("wfr_orphan"),
-            [link.record.id for link in tx.journal.recent(limit=10)],
+            [link.record.id for link in tx.journal.recent(project=PROJECT, limit=10)],
         )
     )
 
@@ -485,7 +486,7 @@ async def test_a_stored_record_that_is_no_record_is_refused_with_data_loss(store
         "links": _all_links("wfr_1"),
         "head": lambda tx: tx.journal.head("wfr_1"),
         "entry": lambda tx: tx.journal.entry("journal_2"),
-        "recent": lambda tx: tx.journal.recent(limit=10),
+        "recent": lambda tx: tx.journal.recent(project=PROJECT, limit=10),
     }
     refused = {}
     for name, work in reads.items():
@@ -497,3 +498,34 @@ async def test_a_stored_record_that_is_no_record_is_refused_with_data_loss(store
     assert refused == dict.fromkeys(reads, (Reason.STORAGE_CORRUPTED, {"runId": "wfr_1", "sequence": "1"}))
     assert await store.read(lambda tx: tx.journal.links("wfr_1", limit=1)) == links[:1]
     assert await store.read(_all_links("wfr_2")) == other
+
+
+async def test_recent_reads_one_projects_entries_and_a_retrospective_is_kept_per_run(store: Store) -> None:
+    """recent never returns another project's entries; put_retrospective keeps one document per
+    run (a second for the run is refused), retrospective reads it back, and it goes with the run."""
+    # Prepare
+    await store.write(lambda tx: tx.workflows.insert_run(_run("wfr_1")))
+    ours = _sealed([_entry("journal_1")])
+    theirs = list(journal_chain.seal_all([_entry("journal_t", run_id="wfr_t")], None, KEYS))
+    await store.write(_append_all(ours))
+    await store.write(lambda tx: tx.journal.append(theirs[0], project="p2"))
+    await store.write(lambda tx: tx.journal.put_retrospective("wfr_1", project=PROJECT, document='{"a":1}', now=7))
+
+    # Execute
+    seen = await store.read(
+        lambda tx: (
+            [link.record.id for link in tx.journal.recent(project=PROJECT, limit=10)],
+            [link.record.id for link in tx.journal.recent(project="p2", limit=10)],
+            [link.record.id for link in tx.journal.recent(project="p3", limit=10)],
+            tx.journal.retrospective("wfr_1"),
+            tx.journal.retrospective("wfr_2"),
+        )
+    )
+    with pytest.raises(HubError):
+        await store.write(lambda tx: tx.journal.put_retrospective("wfr_1", project=PROJECT, document="{}", now=8))
+    await store.write(lambda tx: tx.workflows.purge_run("wfr_1"))
+    gone = await store.read(lambda tx: tx.journal.retrospective("wfr_1"))
+
+    # Assert
+    assert seen == (["journal_1"], ["journal_t"], [], '{"a":1}', None)
+    assert gone is None

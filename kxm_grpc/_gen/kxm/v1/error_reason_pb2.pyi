@@ -259,6 +259,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INVALID_ARGUMENT: the coordinator's prompt rendered from the payload exceeds 32,000 characters; metadata: definitionId."""
     ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE: _ErrorReason.ValueType  # 126
     """UNAVAILABLE: a secret the definition names by environment variable is not set on this replica; retry (another replica may verify), and set it here; metadata: definitionId, field."""
+    ERROR_REASON_WORKFLOW_NOT_ENDED: _ErrorReason.ValueType  # 127
+    """FAILED_PRECONDITION: the run has not ended, and a retrospective is written when it ends; export it then; metadata: runId, status."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """ErrorReason is the stable, machine-readable cause of a failed call.
@@ -508,4 +510,6 @@ ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG: ErrorReason.ValueType  # 125
 """INVALID_ARGUMENT: the coordinator's prompt rendered from the payload exceeds 32,000 characters; metadata: definitionId."""
 ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE: ErrorReason.ValueType  # 126
 """UNAVAILABLE: a secret the definition names by environment variable is not set on this replica; retry (another replica may verify), and set it here; metadata: definitionId, field."""
+ERROR_REASON_WORKFLOW_NOT_ENDED: ErrorReason.ValueType  # 127
+"""FAILED_PRECONDITION: the run has not ended, and a retrospective is written when it ends; export it then; metadata: runId, status."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -8,8 +8,10 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import message as _message
 from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from kxm_grpc._gen.kxm.v1 import workflow_journal_pb2 as _workflow_journal_pb2
 from kxm_grpc._gen.kxm.v1 import workflow_types_pb2 as _workflow_types_pb2
 import builtins as _builtins
 import sys
@@ -1123,3 +1125,391 @@ class ResolveEscalationResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ResolveEscalationResponse: _TypeAlias = ResolveEscalationResponse  # noqa: Y015
+
+@_typing.final
+class RecordJournalRequest(_message.Message):
+    """An entry to record."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUN_ID_FIELD_NUMBER: _builtins.int
+    CATEGORY_FIELD_NUMBER: _builtins.int
+    SUMMARY_FIELD_NUMBER: _builtins.int
+    AREA_FIELD_NUMBER: _builtins.int
+    SEVERITY_FIELD_NUMBER: _builtins.int
+    DETAILS_FIELD_NUMBER: _builtins.int
+    EVIDENCE_FIELD_NUMBER: _builtins.int
+    RELATED_ENTRY_IDS_FIELD_NUMBER: _builtins.int
+    STAGE_ID_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    run_id: _builtins.str
+    """Required."""
+    category: _workflow_journal_pb2.JournalCategory.ValueType
+    """Required."""
+    summary: _builtins.str
+    """Required. At most 1,000 characters."""
+    area: _workflow_journal_pb2.ImprovementArea.ValueType
+    """UNSPECIFIED: the stage's declared area (required without a stage that declares one)."""
+    severity: _workflow_journal_pb2.JournalSeverity.ValueType
+    """UNSPECIFIED: info."""
+    details: _builtins.str
+    """At most 8,000 characters."""
+    stage_id: _builtins.str
+    """A stage of the run (at most 128 characters); the hub adds its current attempt."""
+    request_id: _builtins.str
+    """As CheckpointRequest.request_id."""
+    @_builtins.property
+    def evidence(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """At most 32 strings of 1,000 characters; lessons and skill candidates need one."""
+
+    @_builtins.property
+    def related_entry_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Entries of the same run (at most 16)."""
+
+    def __init__(
+        self,
+        *,
+        run_id: _builtins.str = ...,
+        category: _workflow_journal_pb2.JournalCategory.ValueType = ...,
+        summary: _builtins.str = ...,
+        area: _workflow_journal_pb2.ImprovementArea.ValueType = ...,
+        severity: _workflow_journal_pb2.JournalSeverity.ValueType = ...,
+        details: _builtins.str = ...,
+        evidence: _abc.Iterable[_builtins.str] | None = ...,
+        related_entry_ids: _abc.Iterable[_builtins.str] | None = ...,
+        stage_id: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["area", b"area", "category", b"category", "details", b"details", "evidence", b"evidence", "related_entry_ids", b"related_entry_ids", "request_id", b"request_id", "run_id", b"run_id", "severity", b"severity", "stage_id", b"stage_id", "summary", b"summary"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RecordJournalRequest: _TypeAlias = RecordJournalRequest  # noqa: Y015
+
+@_typing.final
+class RecordJournalResponse(_message.Message):
+    """The recorded entry."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORD_FIELD_NUMBER: _builtins.int
+    REPEATED_FIELD_NUMBER: _builtins.int
+    repeated: _builtins.bool
+    """True when request_id had been answered before (nothing was recorded again)."""
+    @_builtins.property
+    def record(self) -> _workflow_journal_pb2.JournalRecord:
+        """The entry and its chain."""
+
+    def __init__(
+        self,
+        *,
+        record: _workflow_journal_pb2.JournalRecord | None = ...,
+        repeated: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["record", b"record"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["record", b"record", "repeated", b"repeated"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RecordJournalResponse: _TypeAlias = RecordJournalResponse  # noqa: Y015
+
+@_typing.final
+class ListJournalRequest(_message.Message):
+    """A page of a run's journal."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUN_ID_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    run_id: _builtins.str
+    """Required."""
+    page_size: _builtins.int
+    """At most 1,000; 0: 200."""
+    page_token: _builtins.str
+    """From the previous page."""
+    def __init__(
+        self,
+        *,
+        run_id: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token", "run_id", b"run_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListJournalRequest: _TypeAlias = ListJournalRequest  # noqa: Y015
+
+@_typing.final
+class ListJournalResponse(_message.Message):
+    """The page."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORDS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Empty on the last page."""
+    @_builtins.property
+    def records(self) -> _containers.RepeatedCompositeFieldContainer[_workflow_journal_pb2.JournalRecord]:
+        """In sequence order."""
+
+    def __init__(
+        self,
+        *,
+        records: _abc.Iterable[_workflow_journal_pb2.JournalRecord] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "records", b"records"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListJournalResponse: _TypeAlias = ListJournalResponse  # noqa: Y015
+
+@_typing.final
+class PromoteJournalEntryRequest(_message.Message):
+    """A promotion decision."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ENTRY_ID_FIELD_NUMBER: _builtins.int
+    TO_FIELD_NUMBER: _builtins.int
+    EVIDENCE_REFS_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    entry_id: _builtins.str
+    """Required. A skill candidate, hypothesis or experiment."""
+    to: _workflow_journal_pb2.PromotionStatus.ValueType
+    """Required: APPROVED, REJECTED or QUARANTINED."""
+    reason: _builtins.str
+    """At most 1,000 characters."""
+    @_builtins.property
+    def evidence_refs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Required: at least one (at most 32 of 1,000 characters)."""
+
+    def __init__(
+        self,
+        *,
+        entry_id: _builtins.str = ...,
+        to: _workflow_journal_pb2.PromotionStatus.ValueType = ...,
+        evidence_refs: _abc.Iterable[_builtins.str] | None = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entry_id", b"entry_id", "evidence_refs", b"evidence_refs", "reason", b"reason", "to", b"to"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PromoteJournalEntryRequest: _TypeAlias = PromoteJournalEntryRequest  # noqa: Y015
+
+@_typing.final
+class PromoteJournalEntryResponse(_message.Message):
+    """The decision."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORD_FIELD_NUMBER: _builtins.int
+    ENTRY_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def record(self) -> _workflow_journal_pb2.JournalRecord:
+        """The promotion record and its chain."""
+
+    @_builtins.property
+    def entry(self) -> _workflow_journal_pb2.JournalEntry:
+        """The entry, with its status now."""
+
+    def __init__(
+        self,
+        *,
+        record: _workflow_journal_pb2.JournalRecord | None = ...,
+        entry: _workflow_journal_pb2.JournalEntry | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["entry", b"entry", "record", b"record"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entry", b"entry", "record", b"record"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PromoteJournalEntryResponse: _TypeAlias = PromoteJournalEntryResponse  # noqa: Y015
+
+@_typing.final
+class GetImprovementReportRequest(_message.Message):
+    """What the report covers."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    SINCE_FIELD_NUMBER: _builtins.int
+    MAX_ENTRIES_FIELD_NUMBER: _builtins.int
+    SIGNAL_LIMIT_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The caller's project (empty: the credential's); an operator naming no project names it here."""
+    max_entries: _builtins.int
+    """The newest entries read; 0: 10,000; at most 50,000."""
+    signal_limit: _builtins.int
+    """Signals returned; 0: 20; at most 100."""
+    @_builtins.property
+    def since(self) -> _timestamp_pb2.Timestamp:
+        """Only entries recorded at or after this."""
+
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        since: _timestamp_pb2.Timestamp | None = ...,
+        max_entries: _builtins.int = ...,
+        signal_limit: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["since", b"since"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_entries", b"max_entries", "project", b"project", "signal_limit", b"signal_limit", "since", b"since"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetImprovementReportRequest: _TypeAlias = GetImprovementReportRequest  # noqa: Y015
+
+@_typing.final
+class GetImprovementReportResponse(_message.Message):
+    """The report."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AREAS_FIELD_NUMBER: _builtins.int
+    SIGNALS_FIELD_NUMBER: _builtins.int
+    ENTRIES_FIELD_NUMBER: _builtins.int
+    TRUNCATED_FIELD_NUMBER: _builtins.int
+    entries: _builtins.int
+    """How many entries were read."""
+    truncated: _builtins.bool
+    """True when the window holds more entries than were read."""
+    @_builtins.property
+    def areas(self) -> _containers.RepeatedCompositeFieldContainer[_workflow_journal_pb2.AreaReport]:
+        """Per area with entries, in the areas' order."""
+
+    @_builtins.property
+    def signals(self) -> _containers.RepeatedCompositeFieldContainer[_workflow_journal_pb2.ImprovementSignal]:
+        """Most pressing first: security, then priority, frequency (descending), key by code unit."""
+
+    def __init__(
+        self,
+        *,
+        areas: _abc.Iterable[_workflow_journal_pb2.AreaReport] | None = ...,
+        signals: _abc.Iterable[_workflow_journal_pb2.ImprovementSignal] | None = ...,
+        entries: _builtins.int = ...,
+        truncated: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["areas", b"areas", "entries", b"entries", "signals", b"signals", "truncated", b"truncated"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetImprovementReportResponse: _TypeAlias = GetImprovementReportResponse  # noqa: Y015
+
+@_typing.final
+class ExportRetrospectiveRequest(_message.Message):
+    """The run whose retrospective to export."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUN_ID_FIELD_NUMBER: _builtins.int
+    run_id: _builtins.str
+    """Required."""
+    def __init__(
+        self,
+        *,
+        run_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["run_id", b"run_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExportRetrospectiveRequest: _TypeAlias = ExportRetrospectiveRequest  # noqa: Y015
+
+@_typing.final
+class ExportRetrospectiveResponse(_message.Message):
+    """The retrospective."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RETROSPECTIVE_FIELD_NUMBER: _builtins.int
+    JSON_FIELD_NUMBER: _builtins.int
+    MARKDOWN_FIELD_NUMBER: _builtins.int
+    json: _builtins.str
+    """Its JSON (the document as written, keys in its order)."""
+    markdown: _builtins.str
+    """Its Markdown."""
+    @_builtins.property
+    def retrospective(self) -> _workflow_journal_pb2.WorkflowRetrospective:
+        """As a message."""
+
+    def __init__(
+        self,
+        *,
+        retrospective: _workflow_journal_pb2.WorkflowRetrospective | None = ...,
+        json: _builtins.str = ...,
+        markdown: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["retrospective", b"retrospective"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["json", b"json", "markdown", b"markdown", "retrospective", b"retrospective"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExportRetrospectiveResponse: _TypeAlias = ExportRetrospectiveResponse  # noqa: Y015
+
+@_typing.final
+class VerifyJournalRequest(_message.Message):
+    """The run whose journal to verify."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUN_ID_FIELD_NUMBER: _builtins.int
+    run_id: _builtins.str
+    """Required."""
+    def __init__(
+        self,
+        *,
+        run_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["run_id", b"run_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VerifyJournalRequest: _TypeAlias = VerifyJournalRequest  # noqa: Y015
+
+@_typing.final
+class VerifyJournalResponse(_message.Message):
+    """The verdict."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERDICT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def verdict(self) -> _workflow_journal_pb2.JournalVerdict:
+        """Intact, or the first record that is not."""
+
+    def __init__(
+        self,
+        *,
+        verdict: _workflow_journal_pb2.JournalVerdict | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["verdict", b"verdict"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["verdict", b"verdict"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VerifyJournalResponse: _TypeAlias = VerifyJournalResponse  # noqa: Y015

@@ -117,6 +117,36 @@ class WorkflowServiceStub(object):
                 request_serializer=kxm_dot_v1_dot_workflow__service__pb2.ResolveEscalationRequest.SerializeToString,
                 response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.ResolveEscalationResponse.FromString,
                 _registered_method=True)
+        self.RecordJournal = channel.unary_unary(
+                '/kxm.v1.WorkflowService/RecordJournal',
+                request_serializer=kxm_dot_v1_dot_workflow__service__pb2.RecordJournalRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.RecordJournalResponse.FromString,
+                _registered_method=True)
+        self.ListJournal = channel.unary_unary(
+                '/kxm.v1.WorkflowService/ListJournal',
+                request_serializer=kxm_dot_v1_dot_workflow__service__pb2.ListJournalRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.ListJournalResponse.FromString,
+                _registered_method=True)
+        self.PromoteJournalEntry = channel.unary_unary(
+                '/kxm.v1.WorkflowService/PromoteJournalEntry',
+                request_serializer=kxm_dot_v1_dot_workflow__service__pb2.PromoteJournalEntryRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.PromoteJournalEntryResponse.FromString,
+                _registered_method=True)
+        self.GetImprovementReport = channel.unary_unary(
+                '/kxm.v1.WorkflowService/GetImprovementReport',
+                request_serializer=kxm_dot_v1_dot_workflow__service__pb2.GetImprovementReportRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.GetImprovementReportResponse.FromString,
+                _registered_method=True)
+        self.ExportRetrospective = channel.unary_unary(
+                '/kxm.v1.WorkflowService/ExportRetrospective',
+                request_serializer=kxm_dot_v1_dot_workflow__service__pb2.ExportRetrospectiveRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.ExportRetrospectiveResponse.FromString,
+                _registered_method=True)
+        self.VerifyJournal = channel.unary_unary(
+                '/kxm.v1.WorkflowService/VerifyJournal',
+                request_serializer=kxm_dot_v1_dot_workflow__service__pb2.VerifyJournalRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.VerifyJournalResponse.FromString,
+                _registered_method=True)
 
 
 class WorkflowServiceServicer(object):
@@ -349,6 +379,101 @@ class WorkflowServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RecordJournal(self, request, context):
+        """RecordJournal records an entry in a run's journal: a plan, decision, contradiction, error, lesson, ….
+
+        The run's coordinator only, while the run goes on or after it ended (an entry recorded after the end is
+        not in the retrospective written then). A stage-bound entry takes the stage's current attempt (the
+        hub's, never the caller's) and, naming no area, the stage's declared area. The entry is sealed into the
+        run's chain. A request_id seen before for this run returns the first entry and records nothing again.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+        - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
+        not its coordinator.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
+        ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
+        - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
+        - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListJournal(self, request, context):
+        """ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PromoteJournalEntry(self, request, context):
+        """PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
+
+        An operator decides, never the entry's author (its agent id or name); the decision needs evidence, is
+        terminal and is a journal record of its own: the entry is never changed.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - NOT_FOUND (ERROR_REASON_JOURNAL_NOT_FOUND): no entry has this id in the caller's project.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
+        - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
+        the author, no evidence ref is given, or the entry was decided already (metadata: status).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetImprovementReport(self, request, context):
+        """GetImprovementReport reports, per area, what keeps going wrong, and ranks the problems recurring across runs.
+
+        Over the project's newest entries (every run of the project, whoever asks: agents learn from each other's
+        runs), at most max_entries of them.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
+        naming none (or naming another project than the caller's).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExportRetrospective(self, request, context):
+        """ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def VerifyJournal(self, request, context):
+        """VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
+
+        Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
+        hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+        verdict, never an error: a journal that fails is reported, not refused.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_WorkflowServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -421,6 +546,36 @@ def add_WorkflowServiceServicer_to_server(servicer, server):
                     servicer.ResolveEscalation,
                     request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.ResolveEscalationRequest.FromString,
                     response_serializer=kxm_dot_v1_dot_workflow__service__pb2.ResolveEscalationResponse.SerializeToString,
+            ),
+            'RecordJournal': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordJournal,
+                    request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.RecordJournalRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_workflow__service__pb2.RecordJournalResponse.SerializeToString,
+            ),
+            'ListJournal': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListJournal,
+                    request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.ListJournalRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_workflow__service__pb2.ListJournalResponse.SerializeToString,
+            ),
+            'PromoteJournalEntry': grpc.unary_unary_rpc_method_handler(
+                    servicer.PromoteJournalEntry,
+                    request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.PromoteJournalEntryRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_workflow__service__pb2.PromoteJournalEntryResponse.SerializeToString,
+            ),
+            'GetImprovementReport': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetImprovementReport,
+                    request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.GetImprovementReportRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_workflow__service__pb2.GetImprovementReportResponse.SerializeToString,
+            ),
+            'ExportRetrospective': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportRetrospective,
+                    request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.ExportRetrospectiveRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_workflow__service__pb2.ExportRetrospectiveResponse.SerializeToString,
+            ),
+            'VerifyJournal': grpc.unary_unary_rpc_method_handler(
+                    servicer.VerifyJournal,
+                    request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.VerifyJournalRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_workflow__service__pb2.VerifyJournalResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -814,6 +969,168 @@ class WorkflowService(object):
             '/kxm.v1.WorkflowService/ResolveEscalation',
             kxm_dot_v1_dot_workflow__service__pb2.ResolveEscalationRequest.SerializeToString,
             kxm_dot_v1_dot_workflow__service__pb2.ResolveEscalationResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordJournal(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.WorkflowService/RecordJournal',
+            kxm_dot_v1_dot_workflow__service__pb2.RecordJournalRequest.SerializeToString,
+            kxm_dot_v1_dot_workflow__service__pb2.RecordJournalResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListJournal(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.WorkflowService/ListJournal',
+            kxm_dot_v1_dot_workflow__service__pb2.ListJournalRequest.SerializeToString,
+            kxm_dot_v1_dot_workflow__service__pb2.ListJournalResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PromoteJournalEntry(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.WorkflowService/PromoteJournalEntry',
+            kxm_dot_v1_dot_workflow__service__pb2.PromoteJournalEntryRequest.SerializeToString,
+            kxm_dot_v1_dot_workflow__service__pb2.PromoteJournalEntryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetImprovementReport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.WorkflowService/GetImprovementReport',
+            kxm_dot_v1_dot_workflow__service__pb2.GetImprovementReportRequest.SerializeToString,
+            kxm_dot_v1_dot_workflow__service__pb2.GetImprovementReportResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportRetrospective(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.WorkflowService/ExportRetrospective',
+            kxm_dot_v1_dot_workflow__service__pb2.ExportRetrospectiveRequest.SerializeToString,
+            kxm_dot_v1_dot_workflow__service__pb2.ExportRetrospectiveResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def VerifyJournal(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.WorkflowService/VerifyJournal',
+            kxm_dot_v1_dot_workflow__service__pb2.VerifyJournalRequest.SerializeToString,
+            kxm_dot_v1_dot_workflow__service__pb2.VerifyJournalResponse.FromString,
             options,
             channel_credentials,
             insecure,

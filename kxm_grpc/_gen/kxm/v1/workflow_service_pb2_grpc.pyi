@@ -204,6 +204,77 @@ class WorkflowServiceStub:
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH): no escalation awaits a ruling.
     - the evidence errors of Checkpoint (WEAKENED_REPRODUCTION, PLAN_HASH_REQUIRED, WORKFLOW_EVIDENCE_INCOMPLETE).
     """
+    RecordJournal: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.RecordJournalRequest, _workflow_service_pb2.RecordJournalResponse]
+    """RecordJournal records an entry in a run's journal: a plan, decision, contradiction, error, lesson, ….
+
+    The run's coordinator only, while the run goes on or after it ended (an entry recorded after the end is
+    not in the retrospective written then). A stage-bound entry takes the stage's current attempt (the
+    hub's, never the caller's) and, naming no area, the stage's declared area. The entry is sealed into the
+    run's chain. A request_id seen before for this run returns the first entry and records nothing again.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+    - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
+      not its coordinator.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
+      ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
+    - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
+    - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+    """
+    ListJournal: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.ListJournalRequest, _workflow_service_pb2.ListJournalResponse]
+    """ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+    """
+    PromoteJournalEntry: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.PromoteJournalEntryRequest, _workflow_service_pb2.PromoteJournalEntryResponse]
+    """PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
+
+    An operator decides, never the entry's author (its agent id or name); the decision needs evidence, is
+    terminal and is a journal record of its own: the entry is never changed.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - NOT_FOUND (ERROR_REASON_JOURNAL_NOT_FOUND): no entry has this id in the caller's project.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
+    - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
+      the author, no evidence ref is given, or the entry was decided already (metadata: status).
+    """
+    GetImprovementReport: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.GetImprovementReportRequest, _workflow_service_pb2.GetImprovementReportResponse]
+    """GetImprovementReport reports, per area, what keeps going wrong, and ranks the problems recurring across runs.
+
+    Over the project's newest entries (every run of the project, whoever asks: agents learn from each other's
+    runs), at most max_entries of them.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
+      naming none (or naming another project than the caller's).
+    """
+    ExportRetrospective: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.ExportRetrospectiveRequest, _workflow_service_pb2.ExportRetrospectiveResponse]
+    """ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+    """
+    VerifyJournal: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.VerifyJournalRequest, _workflow_service_pb2.VerifyJournalResponse]
+    """VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
+
+    Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
+    hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+    verdict, never an error: a journal that fails is reported, not refused.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+    """
 
 @_typing.type_check_only
 class WorkflowServiceAsyncStub(WorkflowServiceStub):
@@ -380,6 +451,77 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_PROTOCOL_ERROR): a malformed evidence map, ruling or id.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH): no escalation awaits a ruling.
     - the evidence errors of Checkpoint (WEAKENED_REPRODUCTION, PLAN_HASH_REQUIRED, WORKFLOW_EVIDENCE_INCOMPLETE).
+    """
+    RecordJournal: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.RecordJournalRequest, _workflow_service_pb2.RecordJournalResponse]  # type: ignore[assignment]
+    """RecordJournal records an entry in a run's journal: a plan, decision, contradiction, error, lesson, ….
+
+    The run's coordinator only, while the run goes on or after it ended (an entry recorded after the end is
+    not in the retrospective written then). A stage-bound entry takes the stage's current attempt (the
+    hub's, never the caller's) and, naming no area, the stage's declared area. The entry is sealed into the
+    run's chain. A request_id seen before for this run returns the first entry and records nothing again.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+    - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
+      not its coordinator.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
+      ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
+    - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
+    - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+    """
+    ListJournal: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.ListJournalRequest, _workflow_service_pb2.ListJournalResponse]  # type: ignore[assignment]
+    """ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+    """
+    PromoteJournalEntry: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.PromoteJournalEntryRequest, _workflow_service_pb2.PromoteJournalEntryResponse]  # type: ignore[assignment]
+    """PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
+
+    An operator decides, never the entry's author (its agent id or name); the decision needs evidence, is
+    terminal and is a journal record of its own: the entry is never changed.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - NOT_FOUND (ERROR_REASON_JOURNAL_NOT_FOUND): no entry has this id in the caller's project.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
+    - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
+      the author, no evidence ref is given, or the entry was decided already (metadata: status).
+    """
+    GetImprovementReport: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.GetImprovementReportRequest, _workflow_service_pb2.GetImprovementReportResponse]  # type: ignore[assignment]
+    """GetImprovementReport reports, per area, what keeps going wrong, and ranks the problems recurring across runs.
+
+    Over the project's newest entries (every run of the project, whoever asks: agents learn from each other's
+    runs), at most max_entries of them.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
+      naming none (or naming another project than the caller's).
+    """
+    ExportRetrospective: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.ExportRetrospectiveRequest, _workflow_service_pb2.ExportRetrospectiveResponse]  # type: ignore[assignment]
+    """ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+    """
+    VerifyJournal: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.VerifyJournalRequest, _workflow_service_pb2.VerifyJournalResponse]  # type: ignore[assignment]
+    """VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
+
+    Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
+    hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+    verdict, never an error: a journal that fails is reported, not refused.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
     """
 
 class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -638,6 +780,113 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_PROTOCOL_ERROR): a malformed evidence map, ruling or id.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH): no escalation awaits a ruling.
         - the evidence errors of Checkpoint (WEAKENED_REPRODUCTION, PLAN_HASH_REQUIRED, WORKFLOW_EVIDENCE_INCOMPLETE).
+        """
+
+    @_abc_1.abstractmethod
+    def RecordJournal(
+        self,
+        request: _workflow_service_pb2.RecordJournalRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_workflow_service_pb2.RecordJournalResponse, _abc.Awaitable[_workflow_service_pb2.RecordJournalResponse]]:
+        """RecordJournal records an entry in a run's journal: a plan, decision, contradiction, error, lesson, ….
+
+        The run's coordinator only, while the run goes on or after it ended (an entry recorded after the end is
+        not in the retrospective written then). A stage-bound entry takes the stage's current attempt (the
+        hub's, never the caller's) and, naming no area, the stage's declared area. The entry is sealed into the
+        run's chain. A request_id seen before for this run returns the first entry and records nothing again.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+        - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
+          not its coordinator.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
+          ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
+        - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
+        - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+        """
+
+    @_abc_1.abstractmethod
+    def ListJournal(
+        self,
+        request: _workflow_service_pb2.ListJournalRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_workflow_service_pb2.ListJournalResponse, _abc.Awaitable[_workflow_service_pb2.ListJournalResponse]]:
+        """ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+        """
+
+    @_abc_1.abstractmethod
+    def PromoteJournalEntry(
+        self,
+        request: _workflow_service_pb2.PromoteJournalEntryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_workflow_service_pb2.PromoteJournalEntryResponse, _abc.Awaitable[_workflow_service_pb2.PromoteJournalEntryResponse]]:
+        """PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
+
+        An operator decides, never the entry's author (its agent id or name); the decision needs evidence, is
+        terminal and is a journal record of its own: the entry is never changed.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - NOT_FOUND (ERROR_REASON_JOURNAL_NOT_FOUND): no entry has this id in the caller's project.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
+        - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
+          the author, no evidence ref is given, or the entry was decided already (metadata: status).
+        """
+
+    @_abc_1.abstractmethod
+    def GetImprovementReport(
+        self,
+        request: _workflow_service_pb2.GetImprovementReportRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_workflow_service_pb2.GetImprovementReportResponse, _abc.Awaitable[_workflow_service_pb2.GetImprovementReportResponse]]:
+        """GetImprovementReport reports, per area, what keeps going wrong, and ranks the problems recurring across runs.
+
+        Over the project's newest entries (every run of the project, whoever asks: agents learn from each other's
+        runs), at most max_entries of them.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
+          naming none (or naming another project than the caller's).
+        """
+
+    @_abc_1.abstractmethod
+    def ExportRetrospective(
+        self,
+        request: _workflow_service_pb2.ExportRetrospectiveRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_workflow_service_pb2.ExportRetrospectiveResponse, _abc.Awaitable[_workflow_service_pb2.ExportRetrospectiveResponse]]:
+        """ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+        """
+
+    @_abc_1.abstractmethod
+    def VerifyJournal(
+        self,
+        request: _workflow_service_pb2.VerifyJournalRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_workflow_service_pb2.VerifyJournalResponse, _abc.Awaitable[_workflow_service_pb2.VerifyJournalResponse]]:
+        """VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
+
+        Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
+        hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+        verdict, never an error: a journal that fails is reported, not refused.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
         """
 
 def add_WorkflowServiceServicer_to_server(servicer: WorkflowServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

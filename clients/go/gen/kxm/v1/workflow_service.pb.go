@@ -11,6 +11,7 @@ import (
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	structpb "google.golang.org/protobuf/types/known/structpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -2013,11 +2014,788 @@ func (x *ResolveEscalationResponse) GetInstruction() string {
 	return ""
 }
 
+// An entry to record.
+type RecordJournalRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required.
+	RunId string `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	// Required.
+	Category JournalCategory `protobuf:"varint,2,opt,name=category,proto3,enum=kxm.v1.JournalCategory" json:"category,omitempty"`
+	// Required. At most 1,000 characters.
+	Summary string `protobuf:"bytes,3,opt,name=summary,proto3" json:"summary,omitempty"`
+	// UNSPECIFIED: the stage's declared area (required without a stage that declares one).
+	Area ImprovementArea `protobuf:"varint,4,opt,name=area,proto3,enum=kxm.v1.ImprovementArea" json:"area,omitempty"`
+	// UNSPECIFIED: info.
+	Severity JournalSeverity `protobuf:"varint,5,opt,name=severity,proto3,enum=kxm.v1.JournalSeverity" json:"severity,omitempty"`
+	// At most 8,000 characters.
+	Details string `protobuf:"bytes,6,opt,name=details,proto3" json:"details,omitempty"`
+	// At most 32 strings of 1,000 characters; lessons and skill candidates need one.
+	Evidence []string `protobuf:"bytes,7,rep,name=evidence,proto3" json:"evidence,omitempty"`
+	// Entries of the same run (at most 16).
+	RelatedEntryIds []string `protobuf:"bytes,8,rep,name=related_entry_ids,json=relatedEntryIds,proto3" json:"related_entry_ids,omitempty"`
+	// A stage of the run (at most 128 characters); the hub adds its current attempt.
+	StageId string `protobuf:"bytes,9,opt,name=stage_id,json=stageId,proto3" json:"stage_id,omitempty"`
+	// As CheckpointRequest.request_id.
+	RequestId     string `protobuf:"bytes,10,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordJournalRequest) Reset() {
+	*x = RecordJournalRequest{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordJournalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordJournalRequest) ProtoMessage() {}
+
+func (x *RecordJournalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordJournalRequest.ProtoReflect.Descriptor instead.
+func (*RecordJournalRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *RecordJournalRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+func (x *RecordJournalRequest) GetCategory() JournalCategory {
+	if x != nil {
+		return x.Category
+	}
+	return JournalCategory_JOURNAL_CATEGORY_UNSPECIFIED
+}
+
+func (x *RecordJournalRequest) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+func (x *RecordJournalRequest) GetArea() ImprovementArea {
+	if x != nil {
+		return x.Area
+	}
+	return ImprovementArea_IMPROVEMENT_AREA_UNSPECIFIED
+}
+
+func (x *RecordJournalRequest) GetSeverity() JournalSeverity {
+	if x != nil {
+		return x.Severity
+	}
+	return JournalSeverity_JOURNAL_SEVERITY_UNSPECIFIED
+}
+
+func (x *RecordJournalRequest) GetDetails() string {
+	if x != nil {
+		return x.Details
+	}
+	return ""
+}
+
+func (x *RecordJournalRequest) GetEvidence() []string {
+	if x != nil {
+		return x.Evidence
+	}
+	return nil
+}
+
+func (x *RecordJournalRequest) GetRelatedEntryIds() []string {
+	if x != nil {
+		return x.RelatedEntryIds
+	}
+	return nil
+}
+
+func (x *RecordJournalRequest) GetStageId() string {
+	if x != nil {
+		return x.StageId
+	}
+	return ""
+}
+
+func (x *RecordJournalRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+// The recorded entry.
+type RecordJournalResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entry and its chain.
+	Record *JournalRecord `protobuf:"bytes,1,opt,name=record,proto3" json:"record,omitempty"`
+	// True when request_id had been answered before (nothing was recorded again).
+	Repeated      bool `protobuf:"varint,2,opt,name=repeated,proto3" json:"repeated,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordJournalResponse) Reset() {
+	*x = RecordJournalResponse{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordJournalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordJournalResponse) ProtoMessage() {}
+
+func (x *RecordJournalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordJournalResponse.ProtoReflect.Descriptor instead.
+func (*RecordJournalResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *RecordJournalResponse) GetRecord() *JournalRecord {
+	if x != nil {
+		return x.Record
+	}
+	return nil
+}
+
+func (x *RecordJournalResponse) GetRepeated() bool {
+	if x != nil {
+		return x.Repeated
+	}
+	return false
+}
+
+// A page of a run's journal.
+type ListJournalRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required.
+	RunId string `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	// At most 1,000; 0: 200.
+	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// From the previous page.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListJournalRequest) Reset() {
+	*x = ListJournalRequest{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListJournalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListJournalRequest) ProtoMessage() {}
+
+func (x *ListJournalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListJournalRequest.ProtoReflect.Descriptor instead.
+func (*ListJournalRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *ListJournalRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+func (x *ListJournalRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListJournalRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// The page.
+type ListJournalResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// In sequence order.
+	Records []*JournalRecord `protobuf:"bytes,1,rep,name=records,proto3" json:"records,omitempty"`
+	// Empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListJournalResponse) Reset() {
+	*x = ListJournalResponse{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListJournalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListJournalResponse) ProtoMessage() {}
+
+func (x *ListJournalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListJournalResponse.ProtoReflect.Descriptor instead.
+func (*ListJournalResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *ListJournalResponse) GetRecords() []*JournalRecord {
+	if x != nil {
+		return x.Records
+	}
+	return nil
+}
+
+func (x *ListJournalResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// A promotion decision.
+type PromoteJournalEntryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required. A skill candidate, hypothesis or experiment.
+	EntryId string `protobuf:"bytes,1,opt,name=entry_id,json=entryId,proto3" json:"entry_id,omitempty"`
+	// Required: APPROVED, REJECTED or QUARANTINED.
+	To PromotionStatus `protobuf:"varint,2,opt,name=to,proto3,enum=kxm.v1.PromotionStatus" json:"to,omitempty"`
+	// Required: at least one (at most 32 of 1,000 characters).
+	EvidenceRefs []string `protobuf:"bytes,3,rep,name=evidence_refs,json=evidenceRefs,proto3" json:"evidence_refs,omitempty"`
+	// At most 1,000 characters.
+	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PromoteJournalEntryRequest) Reset() {
+	*x = PromoteJournalEntryRequest{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PromoteJournalEntryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PromoteJournalEntryRequest) ProtoMessage() {}
+
+func (x *PromoteJournalEntryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PromoteJournalEntryRequest.ProtoReflect.Descriptor instead.
+func (*PromoteJournalEntryRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *PromoteJournalEntryRequest) GetEntryId() string {
+	if x != nil {
+		return x.EntryId
+	}
+	return ""
+}
+
+func (x *PromoteJournalEntryRequest) GetTo() PromotionStatus {
+	if x != nil {
+		return x.To
+	}
+	return PromotionStatus_PROMOTION_STATUS_UNSPECIFIED
+}
+
+func (x *PromoteJournalEntryRequest) GetEvidenceRefs() []string {
+	if x != nil {
+		return x.EvidenceRefs
+	}
+	return nil
+}
+
+func (x *PromoteJournalEntryRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// The decision.
+type PromoteJournalEntryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The promotion record and its chain.
+	Record *JournalRecord `protobuf:"bytes,1,opt,name=record,proto3" json:"record,omitempty"`
+	// The entry, with its status now.
+	Entry         *JournalEntry `protobuf:"bytes,2,opt,name=entry,proto3" json:"entry,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PromoteJournalEntryResponse) Reset() {
+	*x = PromoteJournalEntryResponse{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PromoteJournalEntryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PromoteJournalEntryResponse) ProtoMessage() {}
+
+func (x *PromoteJournalEntryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PromoteJournalEntryResponse.ProtoReflect.Descriptor instead.
+func (*PromoteJournalEntryResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *PromoteJournalEntryResponse) GetRecord() *JournalRecord {
+	if x != nil {
+		return x.Record
+	}
+	return nil
+}
+
+func (x *PromoteJournalEntryResponse) GetEntry() *JournalEntry {
+	if x != nil {
+		return x.Entry
+	}
+	return nil
+}
+
+// What the report covers.
+type GetImprovementReportRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The caller's project (empty: the credential's); an operator naming no project names it here.
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// Only entries recorded at or after this.
+	Since *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=since,proto3" json:"since,omitempty"`
+	// The newest entries read; 0: 10,000; at most 50,000.
+	MaxEntries int32 `protobuf:"varint,3,opt,name=max_entries,json=maxEntries,proto3" json:"max_entries,omitempty"`
+	// Signals returned; 0: 20; at most 100.
+	SignalLimit   int32 `protobuf:"varint,4,opt,name=signal_limit,json=signalLimit,proto3" json:"signal_limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetImprovementReportRequest) Reset() {
+	*x = GetImprovementReportRequest{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetImprovementReportRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetImprovementReportRequest) ProtoMessage() {}
+
+func (x *GetImprovementReportRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetImprovementReportRequest.ProtoReflect.Descriptor instead.
+func (*GetImprovementReportRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *GetImprovementReportRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *GetImprovementReportRequest) GetSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Since
+	}
+	return nil
+}
+
+func (x *GetImprovementReportRequest) GetMaxEntries() int32 {
+	if x != nil {
+		return x.MaxEntries
+	}
+	return 0
+}
+
+func (x *GetImprovementReportRequest) GetSignalLimit() int32 {
+	if x != nil {
+		return x.SignalLimit
+	}
+	return 0
+}
+
+// The report.
+type GetImprovementReportResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Per area with entries, in the areas' order.
+	Areas []*AreaReport `protobuf:"bytes,1,rep,name=areas,proto3" json:"areas,omitempty"`
+	// Most pressing first: security, then priority, frequency (descending), key by code unit.
+	Signals []*ImprovementSignal `protobuf:"bytes,2,rep,name=signals,proto3" json:"signals,omitempty"`
+	// How many entries were read.
+	Entries int32 `protobuf:"varint,3,opt,name=entries,proto3" json:"entries,omitempty"`
+	// True when the window holds more entries than were read.
+	Truncated     bool `protobuf:"varint,4,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetImprovementReportResponse) Reset() {
+	*x = GetImprovementReportResponse{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetImprovementReportResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetImprovementReportResponse) ProtoMessage() {}
+
+func (x *GetImprovementReportResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetImprovementReportResponse.ProtoReflect.Descriptor instead.
+func (*GetImprovementReportResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *GetImprovementReportResponse) GetAreas() []*AreaReport {
+	if x != nil {
+		return x.Areas
+	}
+	return nil
+}
+
+func (x *GetImprovementReportResponse) GetSignals() []*ImprovementSignal {
+	if x != nil {
+		return x.Signals
+	}
+	return nil
+}
+
+func (x *GetImprovementReportResponse) GetEntries() int32 {
+	if x != nil {
+		return x.Entries
+	}
+	return 0
+}
+
+func (x *GetImprovementReportResponse) GetTruncated() bool {
+	if x != nil {
+		return x.Truncated
+	}
+	return false
+}
+
+// The run whose retrospective to export.
+type ExportRetrospectiveRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required.
+	RunId         string `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportRetrospectiveRequest) Reset() {
+	*x = ExportRetrospectiveRequest{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportRetrospectiveRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportRetrospectiveRequest) ProtoMessage() {}
+
+func (x *ExportRetrospectiveRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportRetrospectiveRequest.ProtoReflect.Descriptor instead.
+func (*ExportRetrospectiveRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *ExportRetrospectiveRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+// The retrospective.
+type ExportRetrospectiveResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// As a message.
+	Retrospective *WorkflowRetrospective `protobuf:"bytes,1,opt,name=retrospective,proto3" json:"retrospective,omitempty"`
+	// Its JSON (the document as written, keys in its order).
+	Json string `protobuf:"bytes,2,opt,name=json,proto3" json:"json,omitempty"`
+	// Its Markdown.
+	Markdown      string `protobuf:"bytes,3,opt,name=markdown,proto3" json:"markdown,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportRetrospectiveResponse) Reset() {
+	*x = ExportRetrospectiveResponse{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportRetrospectiveResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportRetrospectiveResponse) ProtoMessage() {}
+
+func (x *ExportRetrospectiveResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportRetrospectiveResponse.ProtoReflect.Descriptor instead.
+func (*ExportRetrospectiveResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *ExportRetrospectiveResponse) GetRetrospective() *WorkflowRetrospective {
+	if x != nil {
+		return x.Retrospective
+	}
+	return nil
+}
+
+func (x *ExportRetrospectiveResponse) GetJson() string {
+	if x != nil {
+		return x.Json
+	}
+	return ""
+}
+
+func (x *ExportRetrospectiveResponse) GetMarkdown() string {
+	if x != nil {
+		return x.Markdown
+	}
+	return ""
+}
+
+// The run whose journal to verify.
+type VerifyJournalRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required.
+	RunId         string `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerifyJournalRequest) Reset() {
+	*x = VerifyJournalRequest{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifyJournalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifyJournalRequest) ProtoMessage() {}
+
+func (x *VerifyJournalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifyJournalRequest.ProtoReflect.Descriptor instead.
+func (*VerifyJournalRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *VerifyJournalRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+// The verdict.
+type VerifyJournalResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Intact, or the first record that is not.
+	Verdict       *JournalVerdict `protobuf:"bytes,1,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerifyJournalResponse) Reset() {
+	*x = VerifyJournalResponse{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerifyJournalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerifyJournalResponse) ProtoMessage() {}
+
+func (x *VerifyJournalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerifyJournalResponse.ProtoReflect.Descriptor instead.
+func (*VerifyJournalResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *VerifyJournalResponse) GetVerdict() *JournalVerdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return nil
+}
+
 var File_kxm_v1_workflow_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1dkxm/v1/workflow_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x14kxm/v1/options.proto\x1a\x1bkxm/v1/workflow_types.proto\"\x96\x01\n" +
+	"\x1dkxm/v1/workflow_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14kxm/v1/options.proto\x1a\x1dkxm/v1/workflow_journal.proto\x1a\x1bkxm/v1/workflow_types.proto\"\x96\x01\n" +
 	"!RegisterWorkflowDefinitionRequest\x12\x1a\n" +
 	"\bdocument\x18\x01 \x01(\tR\bdocument\x120\n" +
 	"\x06format\x18\x02 \x01(\x0e2\x18.kxm.v1.DefinitionFormatR\x06format\x12#\n" +
@@ -2178,11 +2956,64 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\x03run\x18\x01 \x01(\v2\x13.kxm.v1.WorkflowRunR\x03run\x12\x14\n" +
 	"\x05retry\x18\x02 \x01(\bR\x05retry\x12\x1c\n" +
 	"\tcompleted\x18\x03 \x01(\bR\tcompleted\x12 \n" +
-	"\vinstruction\x18\x04 \x01(\tR\vinstruction*m\n" +
+	"\vinstruction\x18\x04 \x01(\tR\vinstruction\"\xfa\x02\n" +
+	"\x14RecordJournalRequest\x12\x15\n" +
+	"\x06run_id\x18\x01 \x01(\tR\x05runId\x123\n" +
+	"\bcategory\x18\x02 \x01(\x0e2\x17.kxm.v1.JournalCategoryR\bcategory\x12\x18\n" +
+	"\asummary\x18\x03 \x01(\tR\asummary\x12+\n" +
+	"\x04area\x18\x04 \x01(\x0e2\x17.kxm.v1.ImprovementAreaR\x04area\x123\n" +
+	"\bseverity\x18\x05 \x01(\x0e2\x17.kxm.v1.JournalSeverityR\bseverity\x12\x18\n" +
+	"\adetails\x18\x06 \x01(\tR\adetails\x12\x1a\n" +
+	"\bevidence\x18\a \x03(\tR\bevidence\x12*\n" +
+	"\x11related_entry_ids\x18\b \x03(\tR\x0frelatedEntryIds\x12\x19\n" +
+	"\bstage_id\x18\t \x01(\tR\astageId\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\n" +
+	" \x01(\tR\trequestId\"b\n" +
+	"\x15RecordJournalResponse\x12-\n" +
+	"\x06record\x18\x01 \x01(\v2\x15.kxm.v1.JournalRecordR\x06record\x12\x1a\n" +
+	"\brepeated\x18\x02 \x01(\bR\brepeated\"g\n" +
+	"\x12ListJournalRequest\x12\x15\n" +
+	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\"n\n" +
+	"\x13ListJournalResponse\x12/\n" +
+	"\arecords\x18\x01 \x03(\v2\x15.kxm.v1.JournalRecordR\arecords\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x9d\x01\n" +
+	"\x1aPromoteJournalEntryRequest\x12\x19\n" +
+	"\bentry_id\x18\x01 \x01(\tR\aentryId\x12'\n" +
+	"\x02to\x18\x02 \x01(\x0e2\x17.kxm.v1.PromotionStatusR\x02to\x12#\n" +
+	"\revidence_refs\x18\x03 \x03(\tR\fevidenceRefs\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\"x\n" +
+	"\x1bPromoteJournalEntryResponse\x12-\n" +
+	"\x06record\x18\x01 \x01(\v2\x15.kxm.v1.JournalRecordR\x06record\x12*\n" +
+	"\x05entry\x18\x02 \x01(\v2\x14.kxm.v1.JournalEntryR\x05entry\"\xad\x01\n" +
+	"\x1bGetImprovementReportRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x120\n" +
+	"\x05since\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x12\x1f\n" +
+	"\vmax_entries\x18\x03 \x01(\x05R\n" +
+	"maxEntries\x12!\n" +
+	"\fsignal_limit\x18\x04 \x01(\x05R\vsignalLimit\"\xb5\x01\n" +
+	"\x1cGetImprovementReportResponse\x12(\n" +
+	"\x05areas\x18\x01 \x03(\v2\x12.kxm.v1.AreaReportR\x05areas\x123\n" +
+	"\asignals\x18\x02 \x03(\v2\x19.kxm.v1.ImprovementSignalR\asignals\x12\x18\n" +
+	"\aentries\x18\x03 \x01(\x05R\aentries\x12\x1c\n" +
+	"\ttruncated\x18\x04 \x01(\bR\ttruncated\"3\n" +
+	"\x1aExportRetrospectiveRequest\x12\x15\n" +
+	"\x06run_id\x18\x01 \x01(\tR\x05runId\"\x92\x01\n" +
+	"\x1bExportRetrospectiveResponse\x12C\n" +
+	"\rretrospective\x18\x01 \x01(\v2\x1d.kxm.v1.WorkflowRetrospectiveR\rretrospective\x12\x12\n" +
+	"\x04json\x18\x02 \x01(\tR\x04json\x12\x1a\n" +
+	"\bmarkdown\x18\x03 \x01(\tR\bmarkdown\"-\n" +
+	"\x14VerifyJournalRequest\x12\x15\n" +
+	"\x06run_id\x18\x01 \x01(\tR\x05runId\"I\n" +
+	"\x15VerifyJournalResponse\x120\n" +
+	"\averdict\x18\x01 \x01(\v2\x16.kxm.v1.JournalVerdictR\averdict*m\n" +
 	"\x10DefinitionFormat\x12!\n" +
 	"\x1dDEFINITION_FORMAT_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16DEFINITION_FORMAT_JSON\x10\x01\x12\x1a\n" +
-	"\x16DEFINITION_FORMAT_YAML\x10\x022\xc1\f\n" +
+	"\x16DEFINITION_FORMAT_YAML\x10\x022\x9a\x12\n" +
 	"\x0fWorkflowService\x12\x81\x01\n" +
 	"\x1aRegisterWorkflowDefinition\x12).kxm.v1.RegisterWorkflowDefinitionRequest\x1a*.kxm.v1.RegisterWorkflowDefinitionResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12\x8b\x01\n" +
 	"\x15GetWorkflowDefinition\x12$.kxm.v1.GetWorkflowDefinitionRequest\x1a%.kxm.v1.GetWorkflowDefinitionResponse\"%\xea\xe0\x18!\b\x04\x10\x01\x18\x02\"\x17kxm_workflow_definition(\x01\x12\x92\x01\n" +
@@ -2198,7 +3029,13 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\x11SignalWorkflowRun\x12 .kxm.v1.SignalWorkflowRunRequest\x1a!.kxm.v1.SignalWorkflowRunResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12i\n" +
 	"\x12ApproveDegradation\x12!.kxm.v1.ApproveDegradationRequest\x1a\".kxm.v1.ApproveDegradationResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12q\n" +
 	"\rEscalateStage\x12\x1c.kxm.v1.EscalateStageRequest\x1a\x1d.kxm.v1.EscalateStageResponse\"#\xea\xe0\x18\x1f\b\x05\x10\x00\x18\x02\"\x15kxm_workflow_escalate(\x01\x12f\n" +
-	"\x11ResolveEscalation\x12 .kxm.v1.ResolveEscalationRequest\x1a!.kxm.v1.ResolveEscalationResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04B\x84\x01\n" +
+	"\x11ResolveEscalation\x12 .kxm.v1.ResolveEscalationRequest\x1a!.kxm.v1.ResolveEscalationResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12o\n" +
+	"\rRecordJournal\x12\x1c.kxm.v1.RecordJournalRequest\x1a\x1d.kxm.v1.RecordJournalResponse\"!\xea\xe0\x18\x1d\b\x05\x10\x00\x18\x02\"\x13kxm_workflow_record(\x01\x12j\n" +
+	"\vListJournal\x12\x1a.kxm.v1.ListJournalRequest\x1a\x1b.kxm.v1.ListJournalResponse\"\"\xea\xe0\x18\x1e\b\a\x10\x01\x18\x02\"\x14kxm_workflow_journal(\x01\x12l\n" +
+	"\x13PromoteJournalEntry\x12\".kxm.v1.PromoteJournalEntryRequest\x1a#.kxm.v1.PromoteJournalEntryResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12\x87\x01\n" +
+	"\x14GetImprovementReport\x12#.kxm.v1.GetImprovementReportRequest\x1a$.kxm.v1.GetImprovementReportResponse\"$\xea\xe0\x18 \b\a\x10\x01\x18\x02\"\x16kxm_improvement_report(\x03\x12\x88\x01\n" +
+	"\x13ExportRetrospective\x12\".kxm.v1.ExportRetrospectiveRequest\x1a#.kxm.v1.ExportRetrospectiveResponse\"(\xea\xe0\x18$\b\a\x10\x01\x18\x02\"\x1akxm_workflow_retrospective(\x01\x12w\n" +
+	"\rVerifyJournal\x12\x1c.kxm.v1.VerifyJournalRequest\x1a\x1d.kxm.v1.VerifyJournalResponse\")\xea\xe0\x18%\b\a\x10\x01\x18\x02\"\x1bkxm_workflow_verify_journal(\x03B\x84\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x14WorkflowServiceProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -2215,7 +3052,7 @@ func file_kxm_v1_workflow_service_proto_rawDescGZIP() []byte {
 }
 
 var file_kxm_v1_workflow_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_kxm_v1_workflow_service_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_kxm_v1_workflow_service_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_kxm_v1_workflow_service_proto_goTypes = []any{
 	(DefinitionFormat)(0),                      // 0: kxm.v1.DefinitionFormat
 	(*RegisterWorkflowDefinitionRequest)(nil),  // 1: kxm.v1.RegisterWorkflowDefinitionRequest
@@ -2247,85 +3084,133 @@ var file_kxm_v1_workflow_service_proto_goTypes = []any{
 	(*EscalateStageResponse)(nil),              // 27: kxm.v1.EscalateStageResponse
 	(*ResolveEscalationRequest)(nil),           // 28: kxm.v1.ResolveEscalationRequest
 	(*ResolveEscalationResponse)(nil),          // 29: kxm.v1.ResolveEscalationResponse
-	nil,                                        // 30: kxm.v1.CheckpointRequest.EvidenceEntry
-	nil,                                        // 31: kxm.v1.CheckpointRequest.EvidenceRefsEntry
-	nil,                                        // 32: kxm.v1.WaitRequest.EvidenceEntry
-	nil,                                        // 33: kxm.v1.WaitRequest.EvidenceRefsEntry
-	nil,                                        // 34: kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
-	nil,                                        // 35: kxm.v1.ResolveEscalationRequest.EvidenceEntry
-	(*WorkflowDefinition)(nil),                 // 36: kxm.v1.WorkflowDefinition
-	(*structpb.Struct)(nil),                    // 37: google.protobuf.Struct
-	(*WorkflowRun)(nil),                        // 38: kxm.v1.WorkflowRun
-	(WorkflowRunStatus)(0),                     // 39: kxm.v1.WorkflowRunStatus
-	(CheckpointStatus)(0),                      // 40: kxm.v1.CheckpointStatus
-	(*WorkflowTransition)(nil),                 // 41: kxm.v1.WorkflowTransition
-	(*durationpb.Duration)(nil),                // 42: google.protobuf.Duration
-	(*DegradationApproval)(nil),                // 43: kxm.v1.DegradationApproval
+	(*RecordJournalRequest)(nil),               // 30: kxm.v1.RecordJournalRequest
+	(*RecordJournalResponse)(nil),              // 31: kxm.v1.RecordJournalResponse
+	(*ListJournalRequest)(nil),                 // 32: kxm.v1.ListJournalRequest
+	(*ListJournalResponse)(nil),                // 33: kxm.v1.ListJournalResponse
+	(*PromoteJournalEntryRequest)(nil),         // 34: kxm.v1.PromoteJournalEntryRequest
+	(*PromoteJournalEntryResponse)(nil),        // 35: kxm.v1.PromoteJournalEntryResponse
+	(*GetImprovementReportRequest)(nil),        // 36: kxm.v1.GetImprovementReportRequest
+	(*GetImprovementReportResponse)(nil),       // 37: kxm.v1.GetImprovementReportResponse
+	(*ExportRetrospectiveRequest)(nil),         // 38: kxm.v1.ExportRetrospectiveRequest
+	(*ExportRetrospectiveResponse)(nil),        // 39: kxm.v1.ExportRetrospectiveResponse
+	(*VerifyJournalRequest)(nil),               // 40: kxm.v1.VerifyJournalRequest
+	(*VerifyJournalResponse)(nil),              // 41: kxm.v1.VerifyJournalResponse
+	nil,                                        // 42: kxm.v1.CheckpointRequest.EvidenceEntry
+	nil,                                        // 43: kxm.v1.CheckpointRequest.EvidenceRefsEntry
+	nil,                                        // 44: kxm.v1.WaitRequest.EvidenceEntry
+	nil,                                        // 45: kxm.v1.WaitRequest.EvidenceRefsEntry
+	nil,                                        // 46: kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
+	nil,                                        // 47: kxm.v1.ResolveEscalationRequest.EvidenceEntry
+	(*WorkflowDefinition)(nil),                 // 48: kxm.v1.WorkflowDefinition
+	(*structpb.Struct)(nil),                    // 49: google.protobuf.Struct
+	(*WorkflowRun)(nil),                        // 50: kxm.v1.WorkflowRun
+	(WorkflowRunStatus)(0),                     // 51: kxm.v1.WorkflowRunStatus
+	(CheckpointStatus)(0),                      // 52: kxm.v1.CheckpointStatus
+	(*WorkflowTransition)(nil),                 // 53: kxm.v1.WorkflowTransition
+	(*durationpb.Duration)(nil),                // 54: google.protobuf.Duration
+	(*DegradationApproval)(nil),                // 55: kxm.v1.DegradationApproval
+	(JournalCategory)(0),                       // 56: kxm.v1.JournalCategory
+	(ImprovementArea)(0),                       // 57: kxm.v1.ImprovementArea
+	(JournalSeverity)(0),                       // 58: kxm.v1.JournalSeverity
+	(*JournalRecord)(nil),                      // 59: kxm.v1.JournalRecord
+	(PromotionStatus)(0),                       // 60: kxm.v1.PromotionStatus
+	(*JournalEntry)(nil),                       // 61: kxm.v1.JournalEntry
+	(*timestamppb.Timestamp)(nil),              // 62: google.protobuf.Timestamp
+	(*AreaReport)(nil),                         // 63: kxm.v1.AreaReport
+	(*ImprovementSignal)(nil),                  // 64: kxm.v1.ImprovementSignal
+	(*WorkflowRetrospective)(nil),              // 65: kxm.v1.WorkflowRetrospective
+	(*JournalVerdict)(nil),                     // 66: kxm.v1.JournalVerdict
 }
 var file_kxm_v1_workflow_service_proto_depIdxs = []int32{
 	0,  // 0: kxm.v1.RegisterWorkflowDefinitionRequest.format:type_name -> kxm.v1.DefinitionFormat
-	36, // 1: kxm.v1.RegisterWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
-	36, // 2: kxm.v1.GetWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
-	36, // 3: kxm.v1.ListWorkflowDefinitionsResponse.definitions:type_name -> kxm.v1.WorkflowDefinition
-	37, // 4: kxm.v1.StartWorkflowRunRequest.payload:type_name -> google.protobuf.Struct
-	38, // 5: kxm.v1.StartWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	38, // 6: kxm.v1.GetWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	39, // 7: kxm.v1.ListWorkflowRunsRequest.status:type_name -> kxm.v1.WorkflowRunStatus
-	38, // 8: kxm.v1.ListWorkflowRunsResponse.runs:type_name -> kxm.v1.WorkflowRun
-	38, // 9: kxm.v1.CancelWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	38, // 10: kxm.v1.RerunWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	40, // 11: kxm.v1.CheckpointRequest.status:type_name -> kxm.v1.CheckpointStatus
-	30, // 12: kxm.v1.CheckpointRequest.evidence:type_name -> kxm.v1.CheckpointRequest.EvidenceEntry
-	31, // 13: kxm.v1.CheckpointRequest.evidence_refs:type_name -> kxm.v1.CheckpointRequest.EvidenceRefsEntry
-	38, // 14: kxm.v1.CheckpointResponse.run:type_name -> kxm.v1.WorkflowRun
-	41, // 15: kxm.v1.CheckpointResponse.transition:type_name -> kxm.v1.WorkflowTransition
-	32, // 16: kxm.v1.WaitRequest.evidence:type_name -> kxm.v1.WaitRequest.EvidenceEntry
-	33, // 17: kxm.v1.WaitRequest.evidence_refs:type_name -> kxm.v1.WaitRequest.EvidenceRefsEntry
-	42, // 18: kxm.v1.WaitRequest.timeout:type_name -> google.protobuf.Duration
-	38, // 19: kxm.v1.WaitResponse.run:type_name -> kxm.v1.WorkflowRun
-	40, // 20: kxm.v1.SignalWorkflowRunRequest.status:type_name -> kxm.v1.CheckpointStatus
-	34, // 21: kxm.v1.SignalWorkflowRunRequest.evidence:type_name -> kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
-	40, // 22: kxm.v1.SignalWorkflowRunResponse.status:type_name -> kxm.v1.CheckpointStatus
-	43, // 23: kxm.v1.ApproveDegradationResponse.approval:type_name -> kxm.v1.DegradationApproval
-	38, // 24: kxm.v1.EscalateStageResponse.run:type_name -> kxm.v1.WorkflowRun
-	40, // 25: kxm.v1.ResolveEscalationRequest.status:type_name -> kxm.v1.CheckpointStatus
-	35, // 26: kxm.v1.ResolveEscalationRequest.evidence:type_name -> kxm.v1.ResolveEscalationRequest.EvidenceEntry
-	38, // 27: kxm.v1.ResolveEscalationResponse.run:type_name -> kxm.v1.WorkflowRun
-	17, // 28: kxm.v1.CheckpointRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
-	17, // 29: kxm.v1.WaitRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
-	1,  // 30: kxm.v1.WorkflowService.RegisterWorkflowDefinition:input_type -> kxm.v1.RegisterWorkflowDefinitionRequest
-	3,  // 31: kxm.v1.WorkflowService.GetWorkflowDefinition:input_type -> kxm.v1.GetWorkflowDefinitionRequest
-	5,  // 32: kxm.v1.WorkflowService.ListWorkflowDefinitions:input_type -> kxm.v1.ListWorkflowDefinitionsRequest
-	7,  // 33: kxm.v1.WorkflowService.StartWorkflowRun:input_type -> kxm.v1.StartWorkflowRunRequest
-	9,  // 34: kxm.v1.WorkflowService.GetWorkflowRun:input_type -> kxm.v1.GetWorkflowRunRequest
-	11, // 35: kxm.v1.WorkflowService.ListWorkflowRuns:input_type -> kxm.v1.ListWorkflowRunsRequest
-	13, // 36: kxm.v1.WorkflowService.CancelWorkflowRun:input_type -> kxm.v1.CancelWorkflowRunRequest
-	15, // 37: kxm.v1.WorkflowService.RerunWorkflowRun:input_type -> kxm.v1.RerunWorkflowRunRequest
-	18, // 38: kxm.v1.WorkflowService.Checkpoint:input_type -> kxm.v1.CheckpointRequest
-	20, // 39: kxm.v1.WorkflowService.Wait:input_type -> kxm.v1.WaitRequest
-	22, // 40: kxm.v1.WorkflowService.SignalWorkflowRun:input_type -> kxm.v1.SignalWorkflowRunRequest
-	24, // 41: kxm.v1.WorkflowService.ApproveDegradation:input_type -> kxm.v1.ApproveDegradationRequest
-	26, // 42: kxm.v1.WorkflowService.EscalateStage:input_type -> kxm.v1.EscalateStageRequest
-	28, // 43: kxm.v1.WorkflowService.ResolveEscalation:input_type -> kxm.v1.ResolveEscalationRequest
-	2,  // 44: kxm.v1.WorkflowService.RegisterWorkflowDefinition:output_type -> kxm.v1.RegisterWorkflowDefinitionResponse
-	4,  // 45: kxm.v1.WorkflowService.GetWorkflowDefinition:output_type -> kxm.v1.GetWorkflowDefinitionResponse
-	6,  // 46: kxm.v1.WorkflowService.ListWorkflowDefinitions:output_type -> kxm.v1.ListWorkflowDefinitionsResponse
-	8,  // 47: kxm.v1.WorkflowService.StartWorkflowRun:output_type -> kxm.v1.StartWorkflowRunResponse
-	10, // 48: kxm.v1.WorkflowService.GetWorkflowRun:output_type -> kxm.v1.GetWorkflowRunResponse
-	12, // 49: kxm.v1.WorkflowService.ListWorkflowRuns:output_type -> kxm.v1.ListWorkflowRunsResponse
-	14, // 50: kxm.v1.WorkflowService.CancelWorkflowRun:output_type -> kxm.v1.CancelWorkflowRunResponse
-	16, // 51: kxm.v1.WorkflowService.RerunWorkflowRun:output_type -> kxm.v1.RerunWorkflowRunResponse
-	19, // 52: kxm.v1.WorkflowService.Checkpoint:output_type -> kxm.v1.CheckpointResponse
-	21, // 53: kxm.v1.WorkflowService.Wait:output_type -> kxm.v1.WaitResponse
-	23, // 54: kxm.v1.WorkflowService.SignalWorkflowRun:output_type -> kxm.v1.SignalWorkflowRunResponse
-	25, // 55: kxm.v1.WorkflowService.ApproveDegradation:output_type -> kxm.v1.ApproveDegradationResponse
-	27, // 56: kxm.v1.WorkflowService.EscalateStage:output_type -> kxm.v1.EscalateStageResponse
-	29, // 57: kxm.v1.WorkflowService.ResolveEscalation:output_type -> kxm.v1.ResolveEscalationResponse
-	44, // [44:58] is the sub-list for method output_type
-	30, // [30:44] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	48, // 1: kxm.v1.RegisterWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
+	48, // 2: kxm.v1.GetWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
+	48, // 3: kxm.v1.ListWorkflowDefinitionsResponse.definitions:type_name -> kxm.v1.WorkflowDefinition
+	49, // 4: kxm.v1.StartWorkflowRunRequest.payload:type_name -> google.protobuf.Struct
+	50, // 5: kxm.v1.StartWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	50, // 6: kxm.v1.GetWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	51, // 7: kxm.v1.ListWorkflowRunsRequest.status:type_name -> kxm.v1.WorkflowRunStatus
+	50, // 8: kxm.v1.ListWorkflowRunsResponse.runs:type_name -> kxm.v1.WorkflowRun
+	50, // 9: kxm.v1.CancelWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	50, // 10: kxm.v1.RerunWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	52, // 11: kxm.v1.CheckpointRequest.status:type_name -> kxm.v1.CheckpointStatus
+	42, // 12: kxm.v1.CheckpointRequest.evidence:type_name -> kxm.v1.CheckpointRequest.EvidenceEntry
+	43, // 13: kxm.v1.CheckpointRequest.evidence_refs:type_name -> kxm.v1.CheckpointRequest.EvidenceRefsEntry
+	50, // 14: kxm.v1.CheckpointResponse.run:type_name -> kxm.v1.WorkflowRun
+	53, // 15: kxm.v1.CheckpointResponse.transition:type_name -> kxm.v1.WorkflowTransition
+	44, // 16: kxm.v1.WaitRequest.evidence:type_name -> kxm.v1.WaitRequest.EvidenceEntry
+	45, // 17: kxm.v1.WaitRequest.evidence_refs:type_name -> kxm.v1.WaitRequest.EvidenceRefsEntry
+	54, // 18: kxm.v1.WaitRequest.timeout:type_name -> google.protobuf.Duration
+	50, // 19: kxm.v1.WaitResponse.run:type_name -> kxm.v1.WorkflowRun
+	52, // 20: kxm.v1.SignalWorkflowRunRequest.status:type_name -> kxm.v1.CheckpointStatus
+	46, // 21: kxm.v1.SignalWorkflowRunRequest.evidence:type_name -> kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
+	52, // 22: kxm.v1.SignalWorkflowRunResponse.status:type_name -> kxm.v1.CheckpointStatus
+	55, // 23: kxm.v1.ApproveDegradationResponse.approval:type_name -> kxm.v1.DegradationApproval
+	50, // 24: kxm.v1.EscalateStageResponse.run:type_name -> kxm.v1.WorkflowRun
+	52, // 25: kxm.v1.ResolveEscalationRequest.status:type_name -> kxm.v1.CheckpointStatus
+	47, // 26: kxm.v1.ResolveEscalationRequest.evidence:type_name -> kxm.v1.ResolveEscalationRequest.EvidenceEntry
+	50, // 27: kxm.v1.ResolveEscalationResponse.run:type_name -> kxm.v1.WorkflowRun
+	56, // 28: kxm.v1.RecordJournalRequest.category:type_name -> kxm.v1.JournalCategory
+	57, // 29: kxm.v1.RecordJournalRequest.area:type_name -> kxm.v1.ImprovementArea
+	58, // 30: kxm.v1.RecordJournalRequest.severity:type_name -> kxm.v1.JournalSeverity
+	59, // 31: kxm.v1.RecordJournalResponse.record:type_name -> kxm.v1.JournalRecord
+	59, // 32: kxm.v1.ListJournalResponse.records:type_name -> kxm.v1.JournalRecord
+	60, // 33: kxm.v1.PromoteJournalEntryRequest.to:type_name -> kxm.v1.PromotionStatus
+	59, // 34: kxm.v1.PromoteJournalEntryResponse.record:type_name -> kxm.v1.JournalRecord
+	61, // 35: kxm.v1.PromoteJournalEntryResponse.entry:type_name -> kxm.v1.JournalEntry
+	62, // 36: kxm.v1.GetImprovementReportRequest.since:type_name -> google.protobuf.Timestamp
+	63, // 37: kxm.v1.GetImprovementReportResponse.areas:type_name -> kxm.v1.AreaReport
+	64, // 38: kxm.v1.GetImprovementReportResponse.signals:type_name -> kxm.v1.ImprovementSignal
+	65, // 39: kxm.v1.ExportRetrospectiveResponse.retrospective:type_name -> kxm.v1.WorkflowRetrospective
+	66, // 40: kxm.v1.VerifyJournalResponse.verdict:type_name -> kxm.v1.JournalVerdict
+	17, // 41: kxm.v1.CheckpointRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
+	17, // 42: kxm.v1.WaitRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
+	1,  // 43: kxm.v1.WorkflowService.RegisterWorkflowDefinition:input_type -> kxm.v1.RegisterWorkflowDefinitionRequest
+	3,  // 44: kxm.v1.WorkflowService.GetWorkflowDefinition:input_type -> kxm.v1.GetWorkflowDefinitionRequest
+	5,  // 45: kxm.v1.WorkflowService.ListWorkflowDefinitions:input_type -> kxm.v1.ListWorkflowDefinitionsRequest
+	7,  // 46: kxm.v1.WorkflowService.StartWorkflowRun:input_type -> kxm.v1.StartWorkflowRunRequest
+	9,  // 47: kxm.v1.WorkflowService.GetWorkflowRun:input_type -> kxm.v1.GetWorkflowRunRequest
+	11, // 48: kxm.v1.WorkflowService.ListWorkflowRuns:input_type -> kxm.v1.ListWorkflowRunsRequest
+	13, // 49: kxm.v1.WorkflowService.CancelWorkflowRun:input_type -> kxm.v1.CancelWorkflowRunRequest
+	15, // 50: kxm.v1.WorkflowService.RerunWorkflowRun:input_type -> kxm.v1.RerunWorkflowRunRequest
+	18, // 51: kxm.v1.WorkflowService.Checkpoint:input_type -> kxm.v1.CheckpointRequest
+	20, // 52: kxm.v1.WorkflowService.Wait:input_type -> kxm.v1.WaitRequest
+	22, // 53: kxm.v1.WorkflowService.SignalWorkflowRun:input_type -> kxm.v1.SignalWorkflowRunRequest
+	24, // 54: kxm.v1.WorkflowService.ApproveDegradation:input_type -> kxm.v1.ApproveDegradationRequest
+	26, // 55: kxm.v1.WorkflowService.EscalateStage:input_type -> kxm.v1.EscalateStageRequest
+	28, // 56: kxm.v1.WorkflowService.ResolveEscalation:input_type -> kxm.v1.ResolveEscalationRequest
+	30, // 57: kxm.v1.WorkflowService.RecordJournal:input_type -> kxm.v1.RecordJournalRequest
+	32, // 58: kxm.v1.WorkflowService.ListJournal:input_type -> kxm.v1.ListJournalRequest
+	34, // 59: kxm.v1.WorkflowService.PromoteJournalEntry:input_type -> kxm.v1.PromoteJournalEntryRequest
+	36, // 60: kxm.v1.WorkflowService.GetImprovementReport:input_type -> kxm.v1.GetImprovementReportRequest
+	38, // 61: kxm.v1.WorkflowService.ExportRetrospective:input_type -> kxm.v1.ExportRetrospectiveRequest
+	40, // 62: kxm.v1.WorkflowService.VerifyJournal:input_type -> kxm.v1.VerifyJournalRequest
+	2,  // 63: kxm.v1.WorkflowService.RegisterWorkflowDefinition:output_type -> kxm.v1.RegisterWorkflowDefinitionResponse
+	4,  // 64: kxm.v1.WorkflowService.GetWorkflowDefinition:output_type -> kxm.v1.GetWorkflowDefinitionResponse
+	6,  // 65: kxm.v1.WorkflowService.ListWorkflowDefinitions:output_type -> kxm.v1.ListWorkflowDefinitionsResponse
+	8,  // 66: kxm.v1.WorkflowService.StartWorkflowRun:output_type -> kxm.v1.StartWorkflowRunResponse
+	10, // 67: kxm.v1.WorkflowService.GetWorkflowRun:output_type -> kxm.v1.GetWorkflowRunResponse
+	12, // 68: kxm.v1.WorkflowService.ListWorkflowRuns:output_type -> kxm.v1.ListWorkflowRunsResponse
+	14, // 69: kxm.v1.WorkflowService.CancelWorkflowRun:output_type -> kxm.v1.CancelWorkflowRunResponse
+	16, // 70: kxm.v1.WorkflowService.RerunWorkflowRun:output_type -> kxm.v1.RerunWorkflowRunResponse
+	19, // 71: kxm.v1.WorkflowService.Checkpoint:output_type -> kxm.v1.CheckpointResponse
+	21, // 72: kxm.v1.WorkflowService.Wait:output_type -> kxm.v1.WaitResponse
+	23, // 73: kxm.v1.WorkflowService.SignalWorkflowRun:output_type -> kxm.v1.SignalWorkflowRunResponse
+	25, // 74: kxm.v1.WorkflowService.ApproveDegradation:output_type -> kxm.v1.ApproveDegradationResponse
+	27, // 75: kxm.v1.WorkflowService.EscalateStage:output_type -> kxm.v1.EscalateStageResponse
+	29, // 76: kxm.v1.WorkflowService.ResolveEscalation:output_type -> kxm.v1.ResolveEscalationResponse
+	31, // 77: kxm.v1.WorkflowService.RecordJournal:output_type -> kxm.v1.RecordJournalResponse
+	33, // 78: kxm.v1.WorkflowService.ListJournal:output_type -> kxm.v1.ListJournalResponse
+	35, // 79: kxm.v1.WorkflowService.PromoteJournalEntry:output_type -> kxm.v1.PromoteJournalEntryResponse
+	37, // 80: kxm.v1.WorkflowService.GetImprovementReport:output_type -> kxm.v1.GetImprovementReportResponse
+	39, // 81: kxm.v1.WorkflowService.ExportRetrospective:output_type -> kxm.v1.ExportRetrospectiveResponse
+	41, // 82: kxm.v1.WorkflowService.VerifyJournal:output_type -> kxm.v1.VerifyJournalResponse
+	63, // [63:83] is the sub-list for method output_type
+	43, // [43:63] is the sub-list for method input_type
+	43, // [43:43] is the sub-list for extension type_name
+	43, // [43:43] is the sub-list for extension extendee
+	0,  // [0:43] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_workflow_service_proto_init() }
@@ -2334,6 +3219,7 @@ func file_kxm_v1_workflow_service_proto_init() {
 		return
 	}
 	file_kxm_v1_options_proto_init()
+	file_kxm_v1_workflow_journal_proto_init()
 	file_kxm_v1_workflow_types_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -2341,7 +3227,7 @@ func file_kxm_v1_workflow_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_workflow_service_proto_rawDesc), len(file_kxm_v1_workflow_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   35,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

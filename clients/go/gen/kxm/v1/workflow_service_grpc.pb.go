@@ -33,6 +33,12 @@ const (
 	WorkflowService_ApproveDegradation_FullMethodName         = "/kxm.v1.WorkflowService/ApproveDegradation"
 	WorkflowService_EscalateStage_FullMethodName              = "/kxm.v1.WorkflowService/EscalateStage"
 	WorkflowService_ResolveEscalation_FullMethodName          = "/kxm.v1.WorkflowService/ResolveEscalation"
+	WorkflowService_RecordJournal_FullMethodName              = "/kxm.v1.WorkflowService/RecordJournal"
+	WorkflowService_ListJournal_FullMethodName                = "/kxm.v1.WorkflowService/ListJournal"
+	WorkflowService_PromoteJournalEntry_FullMethodName        = "/kxm.v1.WorkflowService/PromoteJournalEntry"
+	WorkflowService_GetImprovementReport_FullMethodName       = "/kxm.v1.WorkflowService/GetImprovementReport"
+	WorkflowService_ExportRetrospective_FullMethodName        = "/kxm.v1.WorkflowService/ExportRetrospective"
+	WorkflowService_VerifyJournal_FullMethodName              = "/kxm.v1.WorkflowService/VerifyJournal"
 )
 
 // WorkflowServiceClient is the client API for WorkflowService service.
@@ -197,6 +203,71 @@ type WorkflowServiceClient interface {
 	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH): no escalation awaits a ruling.
 	// - the evidence errors of Checkpoint (WEAKENED_REPRODUCTION, PLAN_HASH_REQUIRED, WORKFLOW_EVIDENCE_INCOMPLETE).
 	ResolveEscalation(ctx context.Context, in *ResolveEscalationRequest, opts ...grpc.CallOption) (*ResolveEscalationResponse, error)
+	// RecordJournal records an entry in a run's journal: a plan, decision, contradiction, error, lesson, ….
+	//
+	// The run's coordinator only, while the run goes on or after it ended (an entry recorded after the end is
+	// not in the retrospective written then). A stage-bound entry takes the stage's current attempt (the
+	// hub's, never the caller's) and, naming no area, the stage's declared area. The entry is sealed into the
+	// run's chain. A request_id seen before for this run returns the first entry and records nothing again.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+	//   - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
+	//     not its coordinator.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
+	//     ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
+	//   - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
+	//   - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+	RecordJournal(ctx context.Context, in *RecordJournalRequest, opts ...grpc.CallOption) (*RecordJournalResponse, error)
+	// ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+	ListJournal(ctx context.Context, in *ListJournalRequest, opts ...grpc.CallOption) (*ListJournalResponse, error)
+	// PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
+	//
+	// An operator decides, never the entry's author (its agent id or name); the decision needs evidence, is
+	// terminal and is a journal record of its own: the entry is never changed.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - NOT_FOUND (ERROR_REASON_JOURNAL_NOT_FOUND): no entry has this id in the caller's project.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
+	//   - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
+	//     the author, no evidence ref is given, or the entry was decided already (metadata: status).
+	PromoteJournalEntry(ctx context.Context, in *PromoteJournalEntryRequest, opts ...grpc.CallOption) (*PromoteJournalEntryResponse, error)
+	// GetImprovementReport reports, per area, what keeps going wrong, and ranks the problems recurring across runs.
+	//
+	// Over the project's newest entries (every run of the project, whoever asks: agents learn from each other's
+	// runs), at most max_entries of them.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
+	//     naming none (or naming another project than the caller's).
+	GetImprovementReport(ctx context.Context, in *GetImprovementReportRequest, opts ...grpc.CallOption) (*GetImprovementReportResponse, error)
+	// ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+	ExportRetrospective(ctx context.Context, in *ExportRetrospectiveRequest, opts ...grpc.CallOption) (*ExportRetrospectiveResponse, error)
+	// VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
+	//
+	// Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
+	// hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+	// verdict, never an error: a journal that fails is reported, not refused.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+	// - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+	VerifyJournal(ctx context.Context, in *VerifyJournalRequest, opts ...grpc.CallOption) (*VerifyJournalResponse, error)
 }
 
 type workflowServiceClient struct {
@@ -341,6 +412,66 @@ func (c *workflowServiceClient) ResolveEscalation(ctx context.Context, in *Resol
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ResolveEscalationResponse)
 	err := c.cc.Invoke(ctx, WorkflowService_ResolveEscalation_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workflowServiceClient) RecordJournal(ctx context.Context, in *RecordJournalRequest, opts ...grpc.CallOption) (*RecordJournalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RecordJournalResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_RecordJournal_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workflowServiceClient) ListJournal(ctx context.Context, in *ListJournalRequest, opts ...grpc.CallOption) (*ListJournalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListJournalResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_ListJournal_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workflowServiceClient) PromoteJournalEntry(ctx context.Context, in *PromoteJournalEntryRequest, opts ...grpc.CallOption) (*PromoteJournalEntryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PromoteJournalEntryResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_PromoteJournalEntry_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workflowServiceClient) GetImprovementReport(ctx context.Context, in *GetImprovementReportRequest, opts ...grpc.CallOption) (*GetImprovementReportResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetImprovementReportResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_GetImprovementReport_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workflowServiceClient) ExportRetrospective(ctx context.Context, in *ExportRetrospectiveRequest, opts ...grpc.CallOption) (*ExportRetrospectiveResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExportRetrospectiveResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_ExportRetrospective_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workflowServiceClient) VerifyJournal(ctx context.Context, in *VerifyJournalRequest, opts ...grpc.CallOption) (*VerifyJournalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(VerifyJournalResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_VerifyJournal_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -509,6 +640,71 @@ type WorkflowServiceServer interface {
 	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING, ERROR_REASON_WORKFLOW_SIGNAL_MISMATCH): no escalation awaits a ruling.
 	// - the evidence errors of Checkpoint (WEAKENED_REPRODUCTION, PLAN_HASH_REQUIRED, WORKFLOW_EVIDENCE_INCOMPLETE).
 	ResolveEscalation(context.Context, *ResolveEscalationRequest) (*ResolveEscalationResponse, error)
+	// RecordJournal records an entry in a run's journal: a plan, decision, contradiction, error, lesson, ….
+	//
+	// The run's coordinator only, while the run goes on or after it ended (an entry recorded after the end is
+	// not in the retrospective written then). A stage-bound entry takes the stage's current attempt (the
+	// hub's, never the caller's) and, naming no area, the stage's declared area. The entry is sealed into the
+	// run's chain. A request_id seen before for this run returns the first entry and records nothing again.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+	//   - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
+	//     not its coordinator.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
+	//     ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
+	//   - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
+	//   - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+	RecordJournal(context.Context, *RecordJournalRequest) (*RecordJournalResponse, error)
+	// ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+	ListJournal(context.Context, *ListJournalRequest) (*ListJournalResponse, error)
+	// PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
+	//
+	// An operator decides, never the entry's author (its agent id or name); the decision needs evidence, is
+	// terminal and is a journal record of its own: the entry is never changed.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - NOT_FOUND (ERROR_REASON_JOURNAL_NOT_FOUND): no entry has this id in the caller's project.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
+	//   - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
+	//     the author, no evidence ref is given, or the entry was decided already (metadata: status).
+	PromoteJournalEntry(context.Context, *PromoteJournalEntryRequest) (*PromoteJournalEntryResponse, error)
+	// GetImprovementReport reports, per area, what keeps going wrong, and ranks the problems recurring across runs.
+	//
+	// Over the project's newest entries (every run of the project, whoever asks: agents learn from each other's
+	// runs), at most max_entries of them.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
+	//     naming none (or naming another project than the caller's).
+	GetImprovementReport(context.Context, *GetImprovementReportRequest) (*GetImprovementReportResponse, error)
+	// ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+	ExportRetrospective(context.Context, *ExportRetrospectiveRequest) (*ExportRetrospectiveResponse, error)
+	// VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
+	//
+	// Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
+	// hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+	// verdict, never an error: a journal that fails is reported, not refused.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+	// - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+	VerifyJournal(context.Context, *VerifyJournalRequest) (*VerifyJournalResponse, error)
 	mustEmbedUnimplementedWorkflowServiceServer()
 }
 
@@ -560,6 +756,24 @@ func (UnimplementedWorkflowServiceServer) EscalateStage(context.Context, *Escala
 }
 func (UnimplementedWorkflowServiceServer) ResolveEscalation(context.Context, *ResolveEscalationRequest) (*ResolveEscalationResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ResolveEscalation not implemented")
+}
+func (UnimplementedWorkflowServiceServer) RecordJournal(context.Context, *RecordJournalRequest) (*RecordJournalResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RecordJournal not implemented")
+}
+func (UnimplementedWorkflowServiceServer) ListJournal(context.Context, *ListJournalRequest) (*ListJournalResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListJournal not implemented")
+}
+func (UnimplementedWorkflowServiceServer) PromoteJournalEntry(context.Context, *PromoteJournalEntryRequest) (*PromoteJournalEntryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PromoteJournalEntry not implemented")
+}
+func (UnimplementedWorkflowServiceServer) GetImprovementReport(context.Context, *GetImprovementReportRequest) (*GetImprovementReportResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetImprovementReport not implemented")
+}
+func (UnimplementedWorkflowServiceServer) ExportRetrospective(context.Context, *ExportRetrospectiveRequest) (*ExportRetrospectiveResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ExportRetrospective not implemented")
+}
+func (UnimplementedWorkflowServiceServer) VerifyJournal(context.Context, *VerifyJournalRequest) (*VerifyJournalResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method VerifyJournal not implemented")
 }
 func (UnimplementedWorkflowServiceServer) mustEmbedUnimplementedWorkflowServiceServer() {}
 func (UnimplementedWorkflowServiceServer) testEmbeddedByValue()                         {}
@@ -834,6 +1048,114 @@ func _WorkflowService_ResolveEscalation_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WorkflowService_RecordJournal_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RecordJournalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).RecordJournal(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_RecordJournal_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).RecordJournal(ctx, req.(*RecordJournalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkflowService_ListJournal_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListJournalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).ListJournal(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_ListJournal_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).ListJournal(ctx, req.(*ListJournalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkflowService_PromoteJournalEntry_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PromoteJournalEntryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).PromoteJournalEntry(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_PromoteJournalEntry_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).PromoteJournalEntry(ctx, req.(*PromoteJournalEntryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkflowService_GetImprovementReport_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetImprovementReportRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).GetImprovementReport(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_GetImprovementReport_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).GetImprovementReport(ctx, req.(*GetImprovementReportRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkflowService_ExportRetrospective_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExportRetrospectiveRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).ExportRetrospective(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_ExportRetrospective_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).ExportRetrospective(ctx, req.(*ExportRetrospectiveRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkflowService_VerifyJournal_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(VerifyJournalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).VerifyJournal(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_VerifyJournal_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).VerifyJournal(ctx, req.(*VerifyJournalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // WorkflowService_ServiceDesc is the grpc.ServiceDesc for WorkflowService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -896,6 +1218,30 @@ var WorkflowService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ResolveEscalation",
 			Handler:    _WorkflowService_ResolveEscalation_Handler,
+		},
+		{
+			MethodName: "RecordJournal",
+			Handler:    _WorkflowService_RecordJournal_Handler,
+		},
+		{
+			MethodName: "ListJournal",
+			Handler:    _WorkflowService_ListJournal_Handler,
+		},
+		{
+			MethodName: "PromoteJournalEntry",
+			Handler:    _WorkflowService_PromoteJournalEntry_Handler,
+		},
+		{
+			MethodName: "GetImprovementReport",
+			Handler:    _WorkflowService_GetImprovementReport_Handler,
+		},
+		{
+			MethodName: "ExportRetrospective",
+			Handler:    _WorkflowService_ExportRetrospective_Handler,
+		},
+		{
+			MethodName: "VerifyJournal",
+			Handler:    _WorkflowService_VerifyJournal_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

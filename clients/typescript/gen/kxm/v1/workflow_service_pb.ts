@@ -4,9 +4,11 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Duration } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_duration, file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import { file_kxm_v1_options } from "./options_pb.js";
+import type { AreaReport, ImprovementArea, ImprovementSignal, JournalCategory, JournalEntry, JournalRecord, JournalSeverity, JournalVerdict, PromotionStatus, WorkflowRetrospective } from "./workflow_journal_pb.js";
+import { file_kxm_v1_workflow_journal } from "./workflow_journal_pb.js";
 import type { CheckpointStatus, DegradationApproval, WorkflowDefinition, WorkflowRun, WorkflowRunStatus, WorkflowTransition } from "./workflow_types_pb.js";
 import { file_kxm_v1_workflow_types } from "./workflow_types_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
@@ -15,7 +17,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/workflow_service.proto.
  */
 export const file_kxm_v1_workflow_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch1reG0vdjEvd29ya2Zsb3dfc2VydmljZS5wcm90bxIGa3htLnYxInYKIVJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBIQCghkb2N1bWVudBgBIAEoCRIoCgZmb3JtYXQYAiABKA4yGC5reG0udjEuRGVmaW5pdGlvbkZvcm1hdBIVCg12YWxpZGF0ZV9vbmx5GAMgASgIIngKIlJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVzcG9uc2USLgoKZGVmaW5pdGlvbhgBIAEoCzIaLmt4bS52MS5Xb3JrZmxvd0RlZmluaXRpb24SDwoHY3JlYXRlZBgCIAEoCBIRCgl1bmNoYW5nZWQYAyABKAgiNQocR2V0V29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBIVCg1kZWZpbml0aW9uX2lkGAEgASgJIk8KHUdldFdvcmtmbG93RGVmaW5pdGlvblJlc3BvbnNlEi4KCmRlZmluaXRpb24YASABKAsyGi5reG0udjEuV29ya2Zsb3dEZWZpbml0aW9uIkcKHkxpc3RXb3JrZmxvd0RlZmluaXRpb25zUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJrCh9MaXN0V29ya2Zsb3dEZWZpbml0aW9uc1Jlc3BvbnNlEi8KC2RlZmluaXRpb25zGAEgAygLMhoua3htLnYxLldvcmtmbG93RGVmaW5pdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkifgoXU3RhcnRXb3JrZmxvd1J1blJlcXVlc3QSFQoNZGVmaW5pdGlvbl9pZBgBIAEoCRITCgtkZWxpdmVyeV9pZBgCIAEoCRIoCgdwYXlsb2FkGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBINCgVldmVudBgEIAEoCSJgChhTdGFydFdvcmtmbG93UnVuUmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuEhEKCWR1cGxpY2F0ZRgCIAEoCBIPCgdzdGFydGVkGAMgASgIIicKFUdldFdvcmtmbG93UnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkiOgoWR2V0V29ya2Zsb3dSdW5SZXNwb25zZRIgCgNydW4YASABKAsyEy5reG0udjEuV29ya2Zsb3dSdW4iggEKF0xpc3RXb3JrZmxvd1J1bnNSZXF1ZXN0EikKBnN0YXR1cxgBIAEoDjIZLmt4bS52MS5Xb3JrZmxvd1J1blN0YXR1cxIVCg1kZWZpbml0aW9uX2lkGAIgASgJEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIlYKGExpc3RXb3JrZmxvd1J1bnNSZXNwb25zZRIhCgRydW5zGAEgAygLMhMua3htLnYxLldvcmtmbG93UnVuEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSI6ChhDYW5jZWxXb3JrZmxvd1J1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSI9ChlDYW5jZWxXb3JrZmxvd1J1blJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1biI+ChdSZXJ1bldvcmtmbG93UnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkSEwoLZGVsaXZlcnlfaWQYAiABKAkiTwoYUmVydW5Xb3JrZmxvd1J1blJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhIRCglkdXBsaWNhdGUYAiABKAgiIQoKTWVzc2FnZUlkcxITCgttZXNzYWdlX2lkcxgBIAMoCSKOAwoRQ2hlY2twb2ludFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhAKCHN0YWdlX2lkGAIgASgJEigKBnN0YXR1cxgDIAEoDjIYLmt4bS52MS5DaGVja3BvaW50U3RhdHVzEg8KB3N1bW1hcnkYBCABKAkSOQoIZXZpZGVuY2UYBSADKAsyJy5reG0udjEuQ2hlY2twb2ludFJlcXVlc3QuRXZpZGVuY2VFbnRyeRJCCg1ldmlkZW5jZV9yZWZzGAYgAygLMisua3htLnYxLkNoZWNrcG9pbnRSZXF1ZXN0LkV2aWRlbmNlUmVmc0VudHJ5Eg8KB291dGNvbWUYByABKAkSEgoKcmVxdWVzdF9pZBgIIAEoCRovCg1FdmlkZW5jZUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaRwoRRXZpZGVuY2VSZWZzRW50cnkSCwoDa2V5GAEgASgJEiEKBXZhbHVlGAIgASgLMhIua3htLnYxLk1lc3NhZ2VJZHM6AjgBIvQBChJDaGVja3BvaW50UmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuEg0KBXJldHJ5GAIgASgIEhEKCWNvbXBsZXRlZBgDIAEoCBIRCglleGhhdXN0ZWQYBCABKAgSEQoJZXNjYWxhdGVkGAUgASgIEi4KCnRyYW5zaXRpb24YBiABKAsyGi5reG0udjEuV29ya2Zsb3dUcmFuc2l0aW9uEh0KFWRlZ3JhZGVkX3JlcXVpcmVtZW50cxgHIAMoCRITCgtpbnN0cnVjdGlvbhgIIAEoCRIQCghyZXBlYXRlZBgJIAEoCCKBAwoLV2FpdFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhAKCHN0YWdlX2lkGAIgASgJEhIKCnNpZ25hbF9rZXkYAyABKAkSDwoHc3VtbWFyeRgEIAEoCRIzCghldmlkZW5jZRgFIAMoCzIhLmt4bS52MS5XYWl0UmVxdWVzdC5FdmlkZW5jZUVudHJ5EjwKDWV2aWRlbmNlX3JlZnMYBiADKAsyJS5reG0udjEuV2FpdFJlcXVlc3QuRXZpZGVuY2VSZWZzRW50cnkSKgoHdGltZW91dBgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgpyZXF1ZXN0X2lkGAggASgJGi8KDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARpHChFFdmlkZW5jZVJlZnNFbnRyeRILCgNrZXkYASABKAkSIQoFdmFsdWUYAiABKAsyEi5reG0udjEuTWVzc2FnZUlkczoCOAEiVwoMV2FpdFJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhITCgtpbnN0cnVjdGlvbhgCIAEoCRIQCghyZXBlYXRlZBgDIAEoCCKBAgoYU2lnbmFsV29ya2Zsb3dSdW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRISCgpzaWduYWxfa2V5GAIgASgJEhMKC2RlbGl2ZXJ5X2lkGAMgASgJEigKBnN0YXR1cxgEIAEoDjIYLmt4bS52MS5DaGVja3BvaW50U3RhdHVzEg8KB3N1bW1hcnkYBSABKAkSQAoIZXZpZGVuY2UYBiADKAsyLi5reG0udjEuU2lnbmFsV29ya2Zsb3dSdW5SZXF1ZXN0LkV2aWRlbmNlRW50cnkaLwoNRXZpZGVuY2VFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBItABChlTaWduYWxXb3JrZmxvd1J1blJlc3BvbnNlEhEKCWR1cGxpY2F0ZRgBIAEoCBIoCgZzdGF0dXMYAiABKA4yGC5reG0udjEuQ2hlY2twb2ludFN0YXR1cxIQCghzdGFnZV9pZBgDIAEoCRISCgpzaWduYWxfa2V5GAQgASgJEg0KBXJldHJ5GAUgASgIEhEKCWNvbXBsZXRlZBgGIAEoCBIdChVkZWdyYWRlZF9yZXF1aXJlbWVudHMYByADKAkSDwoHcmVzdW1lZBgIIAEoCCJmChlBcHByb3ZlRGVncmFkYXRpb25SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIQCghzdGFnZV9pZBgCIAEoCRIXCg9yZXF1aXJlbWVudF9rZXkYAyABKAkSDgoGcmVhc29uGAQgASgJIl4KGkFwcHJvdmVEZWdyYWRhdGlvblJlc3BvbnNlEi0KCGFwcHJvdmFsGAEgASgLMhsua3htLnYxLkRlZ3JhZGF0aW9uQXBwcm92YWwSEQoJZHVwbGljYXRlGAIgASgIIkgKFEVzY2FsYXRlU3RhZ2VSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIQCghzdGFnZV9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiTgoVRXNjYWxhdGVTdGFnZVJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhITCgtpbnN0cnVjdGlvbhgCIAEoCSLXAQoYUmVzb2x2ZUVzY2FsYXRpb25SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIOCgZydWxpbmcYAiABKAkSKAoGc3RhdHVzGAMgASgOMhgua3htLnYxLkNoZWNrcG9pbnRTdGF0dXMSQAoIZXZpZGVuY2UYBCADKAsyLi5reG0udjEuUmVzb2x2ZUVzY2FsYXRpb25SZXF1ZXN0LkV2aWRlbmNlRW50cnkaLwoNRXZpZGVuY2VFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBInQKGVJlc29sdmVFc2NhbGF0aW9uUmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuEg0KBXJldHJ5GAIgASgIEhEKCWNvbXBsZXRlZBgDIAEoCBITCgtpbnN0cnVjdGlvbhgEIAEoCSptChBEZWZpbml0aW9uRm9ybWF0EiEKHURFRklOSVRJT05fRk9STUFUX1VOU1BFQ0lGSUVEEAASGgoWREVGSU5JVElPTl9GT1JNQVRfSlNPThABEhoKFkRFRklOSVRJT05fRk9STUFUX1lBTUwQAjLBDAoPV29ya2Zsb3dTZXJ2aWNlEoEBChpSZWdpc3RlcldvcmtmbG93RGVmaW5pdGlvbhIpLmt4bS52MS5SZWdpc3RlcldvcmtmbG93RGVmaW5pdGlvblJlcXVlc3QaKi5reG0udjEuUmVnaXN0ZXJXb3JrZmxvd0RlZmluaXRpb25SZXNwb25zZSIM6uAYCAgCEAAYASgEEosBChVHZXRXb3JrZmxvd0RlZmluaXRpb24SJC5reG0udjEuR2V0V29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBolLmt4bS52MS5HZXRXb3JrZmxvd0RlZmluaXRpb25SZXNwb25zZSIl6uAYIQgEEAEYAiIXa3htX3dvcmtmbG93X2RlZmluaXRpb24oARKSAQoXTGlzdFdvcmtmbG93RGVmaW5pdGlvbnMSJi5reG0udjEuTGlzdFdvcmtmbG93RGVmaW5pdGlvbnNSZXF1ZXN0Gicua3htLnYxLkxpc3RXb3JrZmxvd0RlZmluaXRpb25zUmVzcG9uc2UiJurgGCIIBxABGAIiGGt4bV93b3JrZmxvd19kZWZpbml0aW9ucygBEmMKEFN0YXJ0V29ya2Zsb3dSdW4SHy5reG0udjEuU3RhcnRXb3JrZmxvd1J1blJlcXVlc3QaIC5reG0udjEuU3RhcnRXb3JrZmxvd1J1blJlc3BvbnNlIgzq4BgICAIQABgBKAQSbwoOR2V0V29ya2Zsb3dSdW4SHS5reG0udjEuR2V0V29ya2Zsb3dSdW5SZXF1ZXN0Gh4ua3htLnYxLkdldFdvcmtmbG93UnVuUmVzcG9uc2UiHurgGBoIBxABGAIiEGt4bV93b3JrZmxvd19ydW4oARJ2ChBMaXN0V29ya2Zsb3dSdW5zEh8ua3htLnYxLkxpc3RXb3JrZmxvd1J1bnNSZXF1ZXN0GiAua3htLnYxLkxpc3RXb3JrZmxvd1J1bnNSZXNwb25zZSIf6uAYGwgHEAEYAiIRa3htX3dvcmtmbG93X3J1bnMoARJmChFDYW5jZWxXb3JrZmxvd1J1bhIgLmt4bS52MS5DYW5jZWxXb3JrZmxvd1J1blJlcXVlc3QaIS5reG0udjEuQ2FuY2VsV29ya2Zsb3dSdW5SZXNwb25zZSIM6uAYCAgCEAAYASgEEmMKEFJlcnVuV29ya2Zsb3dSdW4SHy5reG0udjEuUmVydW5Xb3JrZmxvd1J1blJlcXVlc3QaIC5reG0udjEuUmVydW5Xb3JrZmxvd1J1blJlc3BvbnNlIgzq4BgICAIQABgBKAQSagoKQ2hlY2twb2ludBIZLmt4bS52MS5DaGVja3BvaW50UmVxdWVzdBoaLmt4bS52MS5DaGVja3BvaW50UmVzcG9uc2UiJergGCEIBRAAGAIiF2t4bV93b3JrZmxvd19jaGVja3BvaW50KAESUgoEV2FpdBITLmt4bS52MS5XYWl0UmVxdWVzdBoULmt4bS52MS5XYWl0UmVzcG9uc2UiH+rgGBsIBRAAGAIiEWt4bV93b3JrZmxvd193YWl0KAESZgoRU2lnbmFsV29ya2Zsb3dSdW4SIC5reG0udjEuU2lnbmFsV29ya2Zsb3dSdW5SZXF1ZXN0GiEua3htLnYxLlNpZ25hbFdvcmtmbG93UnVuUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJpChJBcHByb3ZlRGVncmFkYXRpb24SIS5reG0udjEuQXBwcm92ZURlZ3JhZGF0aW9uUmVxdWVzdBoiLmt4bS52MS5BcHByb3ZlRGVncmFkYXRpb25SZXNwb25zZSIM6uAYCAgCEAAYASgEEnEKDUVzY2FsYXRlU3RhZ2USHC5reG0udjEuRXNjYWxhdGVTdGFnZVJlcXVlc3QaHS5reG0udjEuRXNjYWxhdGVTdGFnZVJlc3BvbnNlIiPq4BgfCAUQABgCIhVreG1fd29ya2Zsb3dfZXNjYWxhdGUoARJmChFSZXNvbHZlRXNjYWxhdGlvbhIgLmt4bS52MS5SZXNvbHZlRXNjYWxhdGlvblJlcXVlc3QaIS5reG0udjEuUmVzb2x2ZUVzY2FsYXRpb25SZXNwb25zZSIM6uAYCAgCEAAYASgEQoQBCgpkZXYua3htLnYxQhRXb3JrZmxvd1NlcnZpY2VQcm90b1ABWidreG0uZGV2L2h1Yi9jbGllbnRzL2dvL2dlbi9reG0vdjE7a3htdjGiAgNLWFiqAgZLeG0uVjHKAgZLeG1cVjHiAhJLeG1cVjFcR1BCTWV0YWRhdGHqAgdLeG06OlYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_struct, file_kxm_v1_options, file_kxm_v1_workflow_types]);
+  fileDesc("Ch1reG0vdjEvd29ya2Zsb3dfc2VydmljZS5wcm90bxIGa3htLnYxInYKIVJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBIQCghkb2N1bWVudBgBIAEoCRIoCgZmb3JtYXQYAiABKA4yGC5reG0udjEuRGVmaW5pdGlvbkZvcm1hdBIVCg12YWxpZGF0ZV9vbmx5GAMgASgIIngKIlJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVzcG9uc2USLgoKZGVmaW5pdGlvbhgBIAEoCzIaLmt4bS52MS5Xb3JrZmxvd0RlZmluaXRpb24SDwoHY3JlYXRlZBgCIAEoCBIRCgl1bmNoYW5nZWQYAyABKAgiNQocR2V0V29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBIVCg1kZWZpbml0aW9uX2lkGAEgASgJIk8KHUdldFdvcmtmbG93RGVmaW5pdGlvblJlc3BvbnNlEi4KCmRlZmluaXRpb24YASABKAsyGi5reG0udjEuV29ya2Zsb3dEZWZpbml0aW9uIkcKHkxpc3RXb3JrZmxvd0RlZmluaXRpb25zUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJrCh9MaXN0V29ya2Zsb3dEZWZpbml0aW9uc1Jlc3BvbnNlEi8KC2RlZmluaXRpb25zGAEgAygLMhoua3htLnYxLldvcmtmbG93RGVmaW5pdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkifgoXU3RhcnRXb3JrZmxvd1J1blJlcXVlc3QSFQoNZGVmaW5pdGlvbl9pZBgBIAEoCRITCgtkZWxpdmVyeV9pZBgCIAEoCRIoCgdwYXlsb2FkGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBINCgVldmVudBgEIAEoCSJgChhTdGFydFdvcmtmbG93UnVuUmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuEhEKCWR1cGxpY2F0ZRgCIAEoCBIPCgdzdGFydGVkGAMgASgIIicKFUdldFdvcmtmbG93UnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkiOgoWR2V0V29ya2Zsb3dSdW5SZXNwb25zZRIgCgNydW4YASABKAsyEy5reG0udjEuV29ya2Zsb3dSdW4iggEKF0xpc3RXb3JrZmxvd1J1bnNSZXF1ZXN0EikKBnN0YXR1cxgBIAEoDjIZLmt4bS52MS5Xb3JrZmxvd1J1blN0YXR1cxIVCg1kZWZpbml0aW9uX2lkGAIgASgJEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIlYKGExpc3RXb3JrZmxvd1J1bnNSZXNwb25zZRIhCgRydW5zGAEgAygLMhMua3htLnYxLldvcmtmbG93UnVuEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSI6ChhDYW5jZWxXb3JrZmxvd1J1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSI9ChlDYW5jZWxXb3JrZmxvd1J1blJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1biI+ChdSZXJ1bldvcmtmbG93UnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkSEwoLZGVsaXZlcnlfaWQYAiABKAkiTwoYUmVydW5Xb3JrZmxvd1J1blJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhIRCglkdXBsaWNhdGUYAiABKAgiIQoKTWVzc2FnZUlkcxITCgttZXNzYWdlX2lkcxgBIAMoCSKOAwoRQ2hlY2twb2ludFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhAKCHN0YWdlX2lkGAIgASgJEigKBnN0YXR1cxgDIAEoDjIYLmt4bS52MS5DaGVja3BvaW50U3RhdHVzEg8KB3N1bW1hcnkYBCABKAkSOQoIZXZpZGVuY2UYBSADKAsyJy5reG0udjEuQ2hlY2twb2ludFJlcXVlc3QuRXZpZGVuY2VFbnRyeRJCCg1ldmlkZW5jZV9yZWZzGAYgAygLMisua3htLnYxLkNoZWNrcG9pbnRSZXF1ZXN0LkV2aWRlbmNlUmVmc0VudHJ5Eg8KB291dGNvbWUYByABKAkSEgoKcmVxdWVzdF9pZBgIIAEoCRovCg1FdmlkZW5jZUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaRwoRRXZpZGVuY2VSZWZzRW50cnkSCwoDa2V5GAEgASgJEiEKBXZhbHVlGAIgASgLMhIua3htLnYxLk1lc3NhZ2VJZHM6AjgBIvQBChJDaGVja3BvaW50UmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuEg0KBXJldHJ5GAIgASgIEhEKCWNvbXBsZXRlZBgDIAEoCBIRCglleGhhdXN0ZWQYBCABKAgSEQoJZXNjYWxhdGVkGAUgASgIEi4KCnRyYW5zaXRpb24YBiABKAsyGi5reG0udjEuV29ya2Zsb3dUcmFuc2l0aW9uEh0KFWRlZ3JhZGVkX3JlcXVpcmVtZW50cxgHIAMoCRITCgtpbnN0cnVjdGlvbhgIIAEoCRIQCghyZXBlYXRlZBgJIAEoCCKBAwoLV2FpdFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhAKCHN0YWdlX2lkGAIgASgJEhIKCnNpZ25hbF9rZXkYAyABKAkSDwoHc3VtbWFyeRgEIAEoCRIzCghldmlkZW5jZRgFIAMoCzIhLmt4bS52MS5XYWl0UmVxdWVzdC5FdmlkZW5jZUVudHJ5EjwKDWV2aWRlbmNlX3JlZnMYBiADKAsyJS5reG0udjEuV2FpdFJlcXVlc3QuRXZpZGVuY2VSZWZzRW50cnkSKgoHdGltZW91dBgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgpyZXF1ZXN0X2lkGAggASgJGi8KDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARpHChFFdmlkZW5jZVJlZnNFbnRyeRILCgNrZXkYASABKAkSIQoFdmFsdWUYAiABKAsyEi5reG0udjEuTWVzc2FnZUlkczoCOAEiVwoMV2FpdFJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhITCgtpbnN0cnVjdGlvbhgCIAEoCRIQCghyZXBlYXRlZBgDIAEoCCKBAgoYU2lnbmFsV29ya2Zsb3dSdW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRISCgpzaWduYWxfa2V5GAIgASgJEhMKC2RlbGl2ZXJ5X2lkGAMgASgJEigKBnN0YXR1cxgEIAEoDjIYLmt4bS52MS5DaGVja3BvaW50U3RhdHVzEg8KB3N1bW1hcnkYBSABKAkSQAoIZXZpZGVuY2UYBiADKAsyLi5reG0udjEuU2lnbmFsV29ya2Zsb3dSdW5SZXF1ZXN0LkV2aWRlbmNlRW50cnkaLwoNRXZpZGVuY2VFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBItABChlTaWduYWxXb3JrZmxvd1J1blJlc3BvbnNlEhEKCWR1cGxpY2F0ZRgBIAEoCBIoCgZzdGF0dXMYAiABKA4yGC5reG0udjEuQ2hlY2twb2ludFN0YXR1cxIQCghzdGFnZV9pZBgDIAEoCRISCgpzaWduYWxfa2V5GAQgASgJEg0KBXJldHJ5GAUgASgIEhEKCWNvbXBsZXRlZBgGIAEoCBIdChVkZWdyYWRlZF9yZXF1aXJlbWVudHMYByADKAkSDwoHcmVzdW1lZBgIIAEoCCJmChlBcHByb3ZlRGVncmFkYXRpb25SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIQCghzdGFnZV9pZBgCIAEoCRIXCg9yZXF1aXJlbWVudF9rZXkYAyABKAkSDgoGcmVhc29uGAQgASgJIl4KGkFwcHJvdmVEZWdyYWRhdGlvblJlc3BvbnNlEi0KCGFwcHJvdmFsGAEgASgLMhsua3htLnYxLkRlZ3JhZGF0aW9uQXBwcm92YWwSEQoJZHVwbGljYXRlGAIgASgIIkgKFEVzY2FsYXRlU3RhZ2VSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIQCghzdGFnZV9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiTgoVRXNjYWxhdGVTdGFnZVJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhITCgtpbnN0cnVjdGlvbhgCIAEoCSLXAQoYUmVzb2x2ZUVzY2FsYXRpb25SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIOCgZydWxpbmcYAiABKAkSKAoGc3RhdHVzGAMgASgOMhgua3htLnYxLkNoZWNrcG9pbnRTdGF0dXMSQAoIZXZpZGVuY2UYBCADKAsyLi5reG0udjEuUmVzb2x2ZUVzY2FsYXRpb25SZXF1ZXN0LkV2aWRlbmNlRW50cnkaLwoNRXZpZGVuY2VFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBInQKGVJlc29sdmVFc2NhbGF0aW9uUmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuEg0KBXJldHJ5GAIgASgIEhEKCWNvbXBsZXRlZBgDIAEoCBITCgtpbnN0cnVjdGlvbhgEIAEoCSKYAgoUUmVjb3JkSm91cm5hbFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEikKCGNhdGVnb3J5GAIgASgOMhcua3htLnYxLkpvdXJuYWxDYXRlZ29yeRIPCgdzdW1tYXJ5GAMgASgJEiUKBGFyZWEYBCABKA4yFy5reG0udjEuSW1wcm92ZW1lbnRBcmVhEikKCHNldmVyaXR5GAUgASgOMhcua3htLnYxLkpvdXJuYWxTZXZlcml0eRIPCgdkZXRhaWxzGAYgASgJEhAKCGV2aWRlbmNlGAcgAygJEhkKEXJlbGF0ZWRfZW50cnlfaWRzGAggAygJEhAKCHN0YWdlX2lkGAkgASgJEhIKCnJlcXVlc3RfaWQYCiABKAkiUAoVUmVjb3JkSm91cm5hbFJlc3BvbnNlEiUKBnJlY29yZBgBIAEoCzIVLmt4bS52MS5Kb3VybmFsUmVjb3JkEhAKCHJlcGVhdGVkGAIgASgIIksKEkxpc3RKb3VybmFsUmVxdWVzdBIOCgZydW5faWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiVgoTTGlzdEpvdXJuYWxSZXNwb25zZRImCgdyZWNvcmRzGAEgAygLMhUua3htLnYxLkpvdXJuYWxSZWNvcmQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJInoKGlByb21vdGVKb3VybmFsRW50cnlSZXF1ZXN0EhAKCGVudHJ5X2lkGAEgASgJEiMKAnRvGAIgASgOMhcua3htLnYxLlByb21vdGlvblN0YXR1cxIVCg1ldmlkZW5jZV9yZWZzGAMgAygJEg4KBnJlYXNvbhgEIAEoCSJpChtQcm9tb3RlSm91cm5hbEVudHJ5UmVzcG9uc2USJQoGcmVjb3JkGAEgASgLMhUua3htLnYxLkpvdXJuYWxSZWNvcmQSIwoFZW50cnkYAiABKAsyFC5reG0udjEuSm91cm5hbEVudHJ5IoQBChtHZXRJbXByb3ZlbWVudFJlcG9ydFJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIpCgVzaW5jZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLbWF4X2VudHJpZXMYAyABKAUSFAoMc2lnbmFsX2xpbWl0GAQgASgFIpEBChxHZXRJbXByb3ZlbWVudFJlcG9ydFJlc3BvbnNlEiEKBWFyZWFzGAEgAygLMhIua3htLnYxLkFyZWFSZXBvcnQSKgoHc2lnbmFscxgCIAMoCzIZLmt4bS52MS5JbXByb3ZlbWVudFNpZ25hbBIPCgdlbnRyaWVzGAMgASgFEhEKCXRydW5jYXRlZBgEIAEoCCIsChpFeHBvcnRSZXRyb3NwZWN0aXZlUmVxdWVzdBIOCgZydW5faWQYASABKAkicwobRXhwb3J0UmV0cm9zcGVjdGl2ZVJlc3BvbnNlEjQKDXJldHJvc3BlY3RpdmUYASABKAsyHS5reG0udjEuV29ya2Zsb3dSZXRyb3NwZWN0aXZlEgwKBGpzb24YAiABKAkSEAoIbWFya2Rvd24YAyABKAkiJgoUVmVyaWZ5Sm91cm5hbFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJIkAKFVZlcmlmeUpvdXJuYWxSZXNwb25zZRInCgd2ZXJkaWN0GAEgASgLMhYua3htLnYxLkpvdXJuYWxWZXJkaWN0Km0KEERlZmluaXRpb25Gb3JtYXQSIQodREVGSU5JVElPTl9GT1JNQVRfVU5TUEVDSUZJRUQQABIaChZERUZJTklUSU9OX0ZPUk1BVF9KU09OEAESGgoWREVGSU5JVElPTl9GT1JNQVRfWUFNTBACMpoSCg9Xb3JrZmxvd1NlcnZpY2USgQEKGlJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uEikua3htLnYxLlJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBoqLmt4bS52MS5SZWdpc3RlcldvcmtmbG93RGVmaW5pdGlvblJlc3BvbnNlIgzq4BgICAIQABgBKAQSiwEKFUdldFdvcmtmbG93RGVmaW5pdGlvbhIkLmt4bS52MS5HZXRXb3JrZmxvd0RlZmluaXRpb25SZXF1ZXN0GiUua3htLnYxLkdldFdvcmtmbG93RGVmaW5pdGlvblJlc3BvbnNlIiXq4BghCAQQARgCIhdreG1fd29ya2Zsb3dfZGVmaW5pdGlvbigBEpIBChdMaXN0V29ya2Zsb3dEZWZpbml0aW9ucxImLmt4bS52MS5MaXN0V29ya2Zsb3dEZWZpbml0aW9uc1JlcXVlc3QaJy5reG0udjEuTGlzdFdvcmtmbG93RGVmaW5pdGlvbnNSZXNwb25zZSIm6uAYIggHEAEYAiIYa3htX3dvcmtmbG93X2RlZmluaXRpb25zKAESYwoQU3RhcnRXb3JrZmxvd1J1bhIfLmt4bS52MS5TdGFydFdvcmtmbG93UnVuUmVxdWVzdBogLmt4bS52MS5TdGFydFdvcmtmbG93UnVuUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJvCg5HZXRXb3JrZmxvd1J1bhIdLmt4bS52MS5HZXRXb3JrZmxvd1J1blJlcXVlc3QaHi5reG0udjEuR2V0V29ya2Zsb3dSdW5SZXNwb25zZSIe6uAYGggHEAEYAiIQa3htX3dvcmtmbG93X3J1bigBEnYKEExpc3RXb3JrZmxvd1J1bnMSHy5reG0udjEuTGlzdFdvcmtmbG93UnVuc1JlcXVlc3QaIC5reG0udjEuTGlzdFdvcmtmbG93UnVuc1Jlc3BvbnNlIh/q4BgbCAcQARgCIhFreG1fd29ya2Zsb3dfcnVucygBEmYKEUNhbmNlbFdvcmtmbG93UnVuEiAua3htLnYxLkNhbmNlbFdvcmtmbG93UnVuUmVxdWVzdBohLmt4bS52MS5DYW5jZWxXb3JrZmxvd1J1blJlc3BvbnNlIgzq4BgICAIQABgBKAQSYwoQUmVydW5Xb3JrZmxvd1J1bhIfLmt4bS52MS5SZXJ1bldvcmtmbG93UnVuUmVxdWVzdBogLmt4bS52MS5SZXJ1bldvcmtmbG93UnVuUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJqCgpDaGVja3BvaW50Ehkua3htLnYxLkNoZWNrcG9pbnRSZXF1ZXN0Ghoua3htLnYxLkNoZWNrcG9pbnRSZXNwb25zZSIl6uAYIQgFEAAYAiIXa3htX3dvcmtmbG93X2NoZWNrcG9pbnQoARJSCgRXYWl0EhMua3htLnYxLldhaXRSZXF1ZXN0GhQua3htLnYxLldhaXRSZXNwb25zZSIf6uAYGwgFEAAYAiIRa3htX3dvcmtmbG93X3dhaXQoARJmChFTaWduYWxXb3JrZmxvd1J1bhIgLmt4bS52MS5TaWduYWxXb3JrZmxvd1J1blJlcXVlc3QaIS5reG0udjEuU2lnbmFsV29ya2Zsb3dSdW5SZXNwb25zZSIM6uAYCAgCEAAYASgEEmkKEkFwcHJvdmVEZWdyYWRhdGlvbhIhLmt4bS52MS5BcHByb3ZlRGVncmFkYXRpb25SZXF1ZXN0GiIua3htLnYxLkFwcHJvdmVEZWdyYWRhdGlvblJlc3BvbnNlIgzq4BgICAIQABgBKAQScQoNRXNjYWxhdGVTdGFnZRIcLmt4bS52MS5Fc2NhbGF0ZVN0YWdlUmVxdWVzdBodLmt4bS52MS5Fc2NhbGF0ZVN0YWdlUmVzcG9uc2UiI+rgGB8IBRAAGAIiFWt4bV93b3JrZmxvd19lc2NhbGF0ZSgBEmYKEVJlc29sdmVFc2NhbGF0aW9uEiAua3htLnYxLlJlc29sdmVFc2NhbGF0aW9uUmVxdWVzdBohLmt4bS52MS5SZXNvbHZlRXNjYWxhdGlvblJlc3BvbnNlIgzq4BgICAIQABgBKAQSbwoNUmVjb3JkSm91cm5hbBIcLmt4bS52MS5SZWNvcmRKb3VybmFsUmVxdWVzdBodLmt4bS52MS5SZWNvcmRKb3VybmFsUmVzcG9uc2UiIergGB0IBRAAGAIiE2t4bV93b3JrZmxvd19yZWNvcmQoARJqCgtMaXN0Sm91cm5hbBIaLmt4bS52MS5MaXN0Sm91cm5hbFJlcXVlc3QaGy5reG0udjEuTGlzdEpvdXJuYWxSZXNwb25zZSIi6uAYHggHEAEYAiIUa3htX3dvcmtmbG93X2pvdXJuYWwoARJsChNQcm9tb3RlSm91cm5hbEVudHJ5EiIua3htLnYxLlByb21vdGVKb3VybmFsRW50cnlSZXF1ZXN0GiMua3htLnYxLlByb21vdGVKb3VybmFsRW50cnlSZXNwb25zZSIM6uAYCAgCEAAYASgEEocBChRHZXRJbXByb3ZlbWVudFJlcG9ydBIjLmt4bS52MS5HZXRJbXByb3ZlbWVudFJlcG9ydFJlcXVlc3QaJC5reG0udjEuR2V0SW1wcm92ZW1lbnRSZXBvcnRSZXNwb25zZSIk6uAYIAgHEAEYAiIWa3htX2ltcHJvdmVtZW50X3JlcG9ydCgDEogBChNFeHBvcnRSZXRyb3NwZWN0aXZlEiIua3htLnYxLkV4cG9ydFJldHJvc3BlY3RpdmVSZXF1ZXN0GiMua3htLnYxLkV4cG9ydFJldHJvc3BlY3RpdmVSZXNwb25zZSIo6uAYJAgHEAEYAiIaa3htX3dvcmtmbG93X3JldHJvc3BlY3RpdmUoARJ3Cg1WZXJpZnlKb3VybmFsEhwua3htLnYxLlZlcmlmeUpvdXJuYWxSZXF1ZXN0Gh0ua3htLnYxLlZlcmlmeUpvdXJuYWxSZXNwb25zZSIp6uAYJQgHEAEYAiIba3htX3dvcmtmbG93X3ZlcmlmeV9qb3VybmFsKANChAEKCmRldi5reG0udjFCFFdvcmtmbG93U2VydmljZVByb3RvUAFaJ2t4bS5kZXYvaHViL2NsaWVudHMvZ28vZ2VuL2t4bS92MTtreG12MaICA0tYWKoCBkt4bS5WMcoCBkt4bVxWMeICEkt4bVxWMVxHUEJNZXRhZGF0YeoCB0t4bTo6VjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_options, file_kxm_v1_workflow_journal, file_kxm_v1_workflow_types]);
 
 /**
  * The definition document to register.
@@ -1096,6 +1098,433 @@ export const ResolveEscalationResponseSchema: GenMessage<ResolveEscalationRespon
   messageDesc(file_kxm_v1_workflow_service, 28);
 
 /**
+ * An entry to record.
+ *
+ * @generated from message kxm.v1.RecordJournalRequest
+ */
+export type RecordJournalRequest = Message<"kxm.v1.RecordJournalRequest"> & {
+  /**
+   * Required.
+   *
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * Required.
+   *
+   * @generated from field: kxm.v1.JournalCategory category = 2;
+   */
+  category: JournalCategory;
+
+  /**
+   * Required. At most 1,000 characters.
+   *
+   * @generated from field: string summary = 3;
+   */
+  summary: string;
+
+  /**
+   * UNSPECIFIED: the stage's declared area (required without a stage that declares one).
+   *
+   * @generated from field: kxm.v1.ImprovementArea area = 4;
+   */
+  area: ImprovementArea;
+
+  /**
+   * UNSPECIFIED: info.
+   *
+   * @generated from field: kxm.v1.JournalSeverity severity = 5;
+   */
+  severity: JournalSeverity;
+
+  /**
+   * At most 8,000 characters.
+   *
+   * @generated from field: string details = 6;
+   */
+  details: string;
+
+  /**
+   * At most 32 strings of 1,000 characters; lessons and skill candidates need one.
+   *
+   * @generated from field: repeated string evidence = 7;
+   */
+  evidence: string[];
+
+  /**
+   * Entries of the same run (at most 16).
+   *
+   * @generated from field: repeated string related_entry_ids = 8;
+   */
+  relatedEntryIds: string[];
+
+  /**
+   * A stage of the run (at most 128 characters); the hub adds its current attempt.
+   *
+   * @generated from field: string stage_id = 9;
+   */
+  stageId: string;
+
+  /**
+   * As CheckpointRequest.request_id.
+   *
+   * @generated from field: string request_id = 10;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message kxm.v1.RecordJournalRequest.
+ * Use `create(RecordJournalRequestSchema)` to create a new message.
+ */
+export const RecordJournalRequestSchema: GenMessage<RecordJournalRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 29);
+
+/**
+ * The recorded entry.
+ *
+ * @generated from message kxm.v1.RecordJournalResponse
+ */
+export type RecordJournalResponse = Message<"kxm.v1.RecordJournalResponse"> & {
+  /**
+   * The entry and its chain.
+   *
+   * @generated from field: kxm.v1.JournalRecord record = 1;
+   */
+  record?: JournalRecord | undefined;
+
+  /**
+   * True when request_id had been answered before (nothing was recorded again).
+   *
+   * @generated from field: bool repeated = 2;
+   */
+  repeated: boolean;
+};
+
+/**
+ * Describes the message kxm.v1.RecordJournalResponse.
+ * Use `create(RecordJournalResponseSchema)` to create a new message.
+ */
+export const RecordJournalResponseSchema: GenMessage<RecordJournalResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 30);
+
+/**
+ * A page of a run's journal.
+ *
+ * @generated from message kxm.v1.ListJournalRequest
+ */
+export type ListJournalRequest = Message<"kxm.v1.ListJournalRequest"> & {
+  /**
+   * Required.
+   *
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * At most 1,000; 0: 200.
+   *
+   * @generated from field: int32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * From the previous page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message kxm.v1.ListJournalRequest.
+ * Use `create(ListJournalRequestSchema)` to create a new message.
+ */
+export const ListJournalRequestSchema: GenMessage<ListJournalRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 31);
+
+/**
+ * The page.
+ *
+ * @generated from message kxm.v1.ListJournalResponse
+ */
+export type ListJournalResponse = Message<"kxm.v1.ListJournalResponse"> & {
+  /**
+   * In sequence order.
+   *
+   * @generated from field: repeated kxm.v1.JournalRecord records = 1;
+   */
+  records: JournalRecord[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message kxm.v1.ListJournalResponse.
+ * Use `create(ListJournalResponseSchema)` to create a new message.
+ */
+export const ListJournalResponseSchema: GenMessage<ListJournalResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 32);
+
+/**
+ * A promotion decision.
+ *
+ * @generated from message kxm.v1.PromoteJournalEntryRequest
+ */
+export type PromoteJournalEntryRequest = Message<"kxm.v1.PromoteJournalEntryRequest"> & {
+  /**
+   * Required. A skill candidate, hypothesis or experiment.
+   *
+   * @generated from field: string entry_id = 1;
+   */
+  entryId: string;
+
+  /**
+   * Required: APPROVED, REJECTED or QUARANTINED.
+   *
+   * @generated from field: kxm.v1.PromotionStatus to = 2;
+   */
+  to: PromotionStatus;
+
+  /**
+   * Required: at least one (at most 32 of 1,000 characters).
+   *
+   * @generated from field: repeated string evidence_refs = 3;
+   */
+  evidenceRefs: string[];
+
+  /**
+   * At most 1,000 characters.
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message kxm.v1.PromoteJournalEntryRequest.
+ * Use `create(PromoteJournalEntryRequestSchema)` to create a new message.
+ */
+export const PromoteJournalEntryRequestSchema: GenMessage<PromoteJournalEntryRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 33);
+
+/**
+ * The decision.
+ *
+ * @generated from message kxm.v1.PromoteJournalEntryResponse
+ */
+export type PromoteJournalEntryResponse = Message<"kxm.v1.PromoteJournalEntryResponse"> & {
+  /**
+   * The promotion record and its chain.
+   *
+   * @generated from field: kxm.v1.JournalRecord record = 1;
+   */
+  record?: JournalRecord | undefined;
+
+  /**
+   * The entry, with its status now.
+   *
+   * @generated from field: kxm.v1.JournalEntry entry = 2;
+   */
+  entry?: JournalEntry | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.PromoteJournalEntryResponse.
+ * Use `create(PromoteJournalEntryResponseSchema)` to create a new message.
+ */
+export const PromoteJournalEntryResponseSchema: GenMessage<PromoteJournalEntryResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 34);
+
+/**
+ * What the report covers.
+ *
+ * @generated from message kxm.v1.GetImprovementReportRequest
+ */
+export type GetImprovementReportRequest = Message<"kxm.v1.GetImprovementReportRequest"> & {
+  /**
+   * The caller's project (empty: the credential's); an operator naming no project names it here.
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * Only entries recorded at or after this.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 2;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * The newest entries read; 0: 10,000; at most 50,000.
+   *
+   * @generated from field: int32 max_entries = 3;
+   */
+  maxEntries: number;
+
+  /**
+   * Signals returned; 0: 20; at most 100.
+   *
+   * @generated from field: int32 signal_limit = 4;
+   */
+  signalLimit: number;
+};
+
+/**
+ * Describes the message kxm.v1.GetImprovementReportRequest.
+ * Use `create(GetImprovementReportRequestSchema)` to create a new message.
+ */
+export const GetImprovementReportRequestSchema: GenMessage<GetImprovementReportRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 35);
+
+/**
+ * The report.
+ *
+ * @generated from message kxm.v1.GetImprovementReportResponse
+ */
+export type GetImprovementReportResponse = Message<"kxm.v1.GetImprovementReportResponse"> & {
+  /**
+   * Per area with entries, in the areas' order.
+   *
+   * @generated from field: repeated kxm.v1.AreaReport areas = 1;
+   */
+  areas: AreaReport[];
+
+  /**
+   * Most pressing first: security, then priority, frequency (descending), key by code unit.
+   *
+   * @generated from field: repeated kxm.v1.ImprovementSignal signals = 2;
+   */
+  signals: ImprovementSignal[];
+
+  /**
+   * How many entries were read.
+   *
+   * @generated from field: int32 entries = 3;
+   */
+  entries: number;
+
+  /**
+   * True when the window holds more entries than were read.
+   *
+   * @generated from field: bool truncated = 4;
+   */
+  truncated: boolean;
+};
+
+/**
+ * Describes the message kxm.v1.GetImprovementReportResponse.
+ * Use `create(GetImprovementReportResponseSchema)` to create a new message.
+ */
+export const GetImprovementReportResponseSchema: GenMessage<GetImprovementReportResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 36);
+
+/**
+ * The run whose retrospective to export.
+ *
+ * @generated from message kxm.v1.ExportRetrospectiveRequest
+ */
+export type ExportRetrospectiveRequest = Message<"kxm.v1.ExportRetrospectiveRequest"> & {
+  /**
+   * Required.
+   *
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+};
+
+/**
+ * Describes the message kxm.v1.ExportRetrospectiveRequest.
+ * Use `create(ExportRetrospectiveRequestSchema)` to create a new message.
+ */
+export const ExportRetrospectiveRequestSchema: GenMessage<ExportRetrospectiveRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 37);
+
+/**
+ * The retrospective.
+ *
+ * @generated from message kxm.v1.ExportRetrospectiveResponse
+ */
+export type ExportRetrospectiveResponse = Message<"kxm.v1.ExportRetrospectiveResponse"> & {
+  /**
+   * As a message.
+   *
+   * @generated from field: kxm.v1.WorkflowRetrospective retrospective = 1;
+   */
+  retrospective?: WorkflowRetrospective | undefined;
+
+  /**
+   * Its JSON (the document as written, keys in its order).
+   *
+   * @generated from field: string json = 2;
+   */
+  json: string;
+
+  /**
+   * Its Markdown.
+   *
+   * @generated from field: string markdown = 3;
+   */
+  markdown: string;
+};
+
+/**
+ * Describes the message kxm.v1.ExportRetrospectiveResponse.
+ * Use `create(ExportRetrospectiveResponseSchema)` to create a new message.
+ */
+export const ExportRetrospectiveResponseSchema: GenMessage<ExportRetrospectiveResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 38);
+
+/**
+ * The run whose journal to verify.
+ *
+ * @generated from message kxm.v1.VerifyJournalRequest
+ */
+export type VerifyJournalRequest = Message<"kxm.v1.VerifyJournalRequest"> & {
+  /**
+   * Required.
+   *
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+};
+
+/**
+ * Describes the message kxm.v1.VerifyJournalRequest.
+ * Use `create(VerifyJournalRequestSchema)` to create a new message.
+ */
+export const VerifyJournalRequestSchema: GenMessage<VerifyJournalRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 39);
+
+/**
+ * The verdict.
+ *
+ * @generated from message kxm.v1.VerifyJournalResponse
+ */
+export type VerifyJournalResponse = Message<"kxm.v1.VerifyJournalResponse"> & {
+  /**
+   * Intact, or the first record that is not.
+   *
+   * @generated from field: kxm.v1.JournalVerdict verdict = 1;
+   */
+  verdict?: JournalVerdict | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.VerifyJournalResponse.
+ * Use `create(VerifyJournalResponseSchema)` to create a new message.
+ */
+export const VerifyJournalResponseSchema: GenMessage<VerifyJournalResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 40);
+
+/**
  * DefinitionFormat is the syntax of a definition document.
  *
  * @generated from enum kxm.v1.DefinitionFormat
@@ -1402,6 +1831,119 @@ export const WorkflowService: GenService<{
     methodKind: "unary";
     input: typeof ResolveEscalationRequestSchema;
     output: typeof ResolveEscalationResponseSchema;
+  },
+  /**
+   * RecordJournal records an entry in a run's journal: a plan, decision, contradiction, error, lesson, ….
+   *
+   * The run's coordinator only, while the run goes on or after it ended (an entry recorded after the end is
+   * not in the retrospective written then). A stage-bound entry takes the stage's current attempt (the
+   * hub's, never the caller's) and, naming no area, the stage's declared area. The entry is sealed into the
+   * run's chain. A request_id seen before for this run returns the first entry and records nothing again.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+   * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
+   *   not its coordinator.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
+   *   ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
+   * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
+   * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+   *
+   * @generated from rpc kxm.v1.WorkflowService.RecordJournal
+   */
+  recordJournal: {
+    methodKind: "unary";
+    input: typeof RecordJournalRequestSchema;
+    output: typeof RecordJournalResponseSchema;
+  },
+  /**
+   * ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+   * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+   *
+   * @generated from rpc kxm.v1.WorkflowService.ListJournal
+   */
+  listJournal: {
+    methodKind: "unary";
+    input: typeof ListJournalRequestSchema;
+    output: typeof ListJournalResponseSchema;
+  },
+  /**
+   * PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
+   *
+   * An operator decides, never the entry's author (its agent id or name); the decision needs evidence, is
+   * terminal and is a journal record of its own: the entry is never changed.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+   * - NOT_FOUND (ERROR_REASON_JOURNAL_NOT_FOUND): no entry has this id in the caller's project.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
+   * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
+   *   the author, no evidence ref is given, or the entry was decided already (metadata: status).
+   *
+   * @generated from rpc kxm.v1.WorkflowService.PromoteJournalEntry
+   */
+  promoteJournalEntry: {
+    methodKind: "unary";
+    input: typeof PromoteJournalEntryRequestSchema;
+    output: typeof PromoteJournalEntryResponseSchema;
+  },
+  /**
+   * GetImprovementReport reports, per area, what keeps going wrong, and ranks the problems recurring across runs.
+   *
+   * Over the project's newest entries (every run of the project, whoever asks: agents learn from each other's
+   * runs), at most max_entries of them.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
+   *   naming none (or naming another project than the caller's).
+   *
+   * @generated from rpc kxm.v1.WorkflowService.GetImprovementReport
+   */
+  getImprovementReport: {
+    methodKind: "unary";
+    input: typeof GetImprovementReportRequestSchema;
+    output: typeof GetImprovementReportResponseSchema;
+  },
+  /**
+   * ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+   * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+   * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+   *
+   * @generated from rpc kxm.v1.WorkflowService.ExportRetrospective
+   */
+  exportRetrospective: {
+    methodKind: "unary";
+    input: typeof ExportRetrospectiveRequestSchema;
+    output: typeof ExportRetrospectiveResponseSchema;
+  },
+  /**
+   * VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
+   *
+   * Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
+   * hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+   * verdict, never an error: a journal that fails is reported, not refused.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+   * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+   * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+   *
+   * @generated from rpc kxm.v1.WorkflowService.VerifyJournal
+   */
+  verifyJournal: {
+    methodKind: "unary";
+    input: typeof VerifyJournalRequestSchema;
+    output: typeof VerifyJournalResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kxm_v1_workflow_service, 0);

@@ -960,6 +960,14 @@ public enum ErrorReason
    * <code>ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE = 126;</code>
    */
   ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE(126),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the run has not ended, and a retrospective is written when it ends; export it then; metadata: runId, status.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_NOT_ENDED = 127;</code>
+   */
+  ERROR_REASON_WORKFLOW_NOT_ENDED(127),
   UNRECOGNIZED(-1),
   ;
 
@@ -1910,6 +1918,14 @@ public enum ErrorReason
    * <code>ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE = 126;</code>
    */
   public static final int ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE_VALUE = 126;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the run has not ended, and a retrospective is written when it ends; export it then; metadata: runId, status.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_NOT_ENDED = 127;</code>
+   */
+  public static final int ERROR_REASON_WORKFLOW_NOT_ENDED_VALUE = 127;
 
 
   public final int getNumber() {
@@ -2053,6 +2069,7 @@ public enum ErrorReason
       case 124: return ERROR_REASON_WORKFLOW_RULING_REQUIRED;
       case 125: return ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG;
       case 126: return ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE;
+      case 127: return ERROR_REASON_WORKFLOW_NOT_ENDED;
       default: return null;
     }
   }

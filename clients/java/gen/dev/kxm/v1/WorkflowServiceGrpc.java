@@ -459,6 +459,192 @@ public final class WorkflowServiceGrpc {
     return getResolveEscalationMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.RecordJournalRequest,
+      dev.kxm.v1.RecordJournalResponse> getRecordJournalMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "RecordJournal",
+      requestType = dev.kxm.v1.RecordJournalRequest.class,
+      responseType = dev.kxm.v1.RecordJournalResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.RecordJournalRequest,
+      dev.kxm.v1.RecordJournalResponse> getRecordJournalMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.RecordJournalRequest, dev.kxm.v1.RecordJournalResponse> getRecordJournalMethod;
+    if ((getRecordJournalMethod = WorkflowServiceGrpc.getRecordJournalMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getRecordJournalMethod = WorkflowServiceGrpc.getRecordJournalMethod) == null) {
+          WorkflowServiceGrpc.getRecordJournalMethod = getRecordJournalMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.RecordJournalRequest, dev.kxm.v1.RecordJournalResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "RecordJournal"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RecordJournalRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RecordJournalResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("RecordJournal"))
+              .build();
+        }
+      }
+    }
+    return getRecordJournalMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ListJournalRequest,
+      dev.kxm.v1.ListJournalResponse> getListJournalMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListJournal",
+      requestType = dev.kxm.v1.ListJournalRequest.class,
+      responseType = dev.kxm.v1.ListJournalResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ListJournalRequest,
+      dev.kxm.v1.ListJournalResponse> getListJournalMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ListJournalRequest, dev.kxm.v1.ListJournalResponse> getListJournalMethod;
+    if ((getListJournalMethod = WorkflowServiceGrpc.getListJournalMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getListJournalMethod = WorkflowServiceGrpc.getListJournalMethod) == null) {
+          WorkflowServiceGrpc.getListJournalMethod = getListJournalMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ListJournalRequest, dev.kxm.v1.ListJournalResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListJournal"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListJournalRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListJournalResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("ListJournal"))
+              .build();
+        }
+      }
+    }
+    return getListJournalMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.PromoteJournalEntryRequest,
+      dev.kxm.v1.PromoteJournalEntryResponse> getPromoteJournalEntryMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "PromoteJournalEntry",
+      requestType = dev.kxm.v1.PromoteJournalEntryRequest.class,
+      responseType = dev.kxm.v1.PromoteJournalEntryResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.PromoteJournalEntryRequest,
+      dev.kxm.v1.PromoteJournalEntryResponse> getPromoteJournalEntryMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.PromoteJournalEntryRequest, dev.kxm.v1.PromoteJournalEntryResponse> getPromoteJournalEntryMethod;
+    if ((getPromoteJournalEntryMethod = WorkflowServiceGrpc.getPromoteJournalEntryMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getPromoteJournalEntryMethod = WorkflowServiceGrpc.getPromoteJournalEntryMethod) == null) {
+          WorkflowServiceGrpc.getPromoteJournalEntryMethod = getPromoteJournalEntryMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.PromoteJournalEntryRequest, dev.kxm.v1.PromoteJournalEntryResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "PromoteJournalEntry"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.PromoteJournalEntryRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.PromoteJournalEntryResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("PromoteJournalEntry"))
+              .build();
+        }
+      }
+    }
+    return getPromoteJournalEntryMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.GetImprovementReportRequest,
+      dev.kxm.v1.GetImprovementReportResponse> getGetImprovementReportMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "GetImprovementReport",
+      requestType = dev.kxm.v1.GetImprovementReportRequest.class,
+      responseType = dev.kxm.v1.GetImprovementReportResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.GetImprovementReportRequest,
+      dev.kxm.v1.GetImprovementReportResponse> getGetImprovementReportMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.GetImprovementReportRequest, dev.kxm.v1.GetImprovementReportResponse> getGetImprovementReportMethod;
+    if ((getGetImprovementReportMethod = WorkflowServiceGrpc.getGetImprovementReportMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getGetImprovementReportMethod = WorkflowServiceGrpc.getGetImprovementReportMethod) == null) {
+          WorkflowServiceGrpc.getGetImprovementReportMethod = getGetImprovementReportMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.GetImprovementReportRequest, dev.kxm.v1.GetImprovementReportResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "GetImprovementReport"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.GetImprovementReportRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.GetImprovementReportResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("GetImprovementReport"))
+              .build();
+        }
+      }
+    }
+    return getGetImprovementReportMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ExportRetrospectiveRequest,
+      dev.kxm.v1.ExportRetrospectiveResponse> getExportRetrospectiveMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ExportRetrospective",
+      requestType = dev.kxm.v1.ExportRetrospectiveRequest.class,
+      responseType = dev.kxm.v1.ExportRetrospectiveResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ExportRetrospectiveRequest,
+      dev.kxm.v1.ExportRetrospectiveResponse> getExportRetrospectiveMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ExportRetrospectiveRequest, dev.kxm.v1.ExportRetrospectiveResponse> getExportRetrospectiveMethod;
+    if ((getExportRetrospectiveMethod = WorkflowServiceGrpc.getExportRetrospectiveMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getExportRetrospectiveMethod = WorkflowServiceGrpc.getExportRetrospectiveMethod) == null) {
+          WorkflowServiceGrpc.getExportRetrospectiveMethod = getExportRetrospectiveMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ExportRetrospectiveRequest, dev.kxm.v1.ExportRetrospectiveResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ExportRetrospective"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ExportRetrospectiveRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ExportRetrospectiveResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("ExportRetrospective"))
+              .build();
+        }
+      }
+    }
+    return getExportRetrospectiveMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.VerifyJournalRequest,
+      dev.kxm.v1.VerifyJournalResponse> getVerifyJournalMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "VerifyJournal",
+      requestType = dev.kxm.v1.VerifyJournalRequest.class,
+      responseType = dev.kxm.v1.VerifyJournalResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.VerifyJournalRequest,
+      dev.kxm.v1.VerifyJournalResponse> getVerifyJournalMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.VerifyJournalRequest, dev.kxm.v1.VerifyJournalResponse> getVerifyJournalMethod;
+    if ((getVerifyJournalMethod = WorkflowServiceGrpc.getVerifyJournalMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getVerifyJournalMethod = WorkflowServiceGrpc.getVerifyJournalMethod) == null) {
+          WorkflowServiceGrpc.getVerifyJournalMethod = getVerifyJournalMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.VerifyJournalRequest, dev.kxm.v1.VerifyJournalResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "VerifyJournal"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.VerifyJournalRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.VerifyJournalResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("VerifyJournal"))
+              .build();
+        }
+      }
+    }
+    return getVerifyJournalMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -772,6 +958,109 @@ public final class WorkflowServiceGrpc {
         io.grpc.stub.StreamObserver<dev.kxm.v1.ResolveEscalationResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getResolveEscalationMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * RecordJournal records an entry in a run's journal: a plan, decision, contradiction, error, lesson, ….
+     * The run's coordinator only, while the run goes on or after it ended (an entry recorded after the end is
+     * not in the retrospective written then). A stage-bound entry takes the stage's current attempt (the
+     * hub's, never the caller's) and, naming no area, the stage's declared area. The entry is sealed into the
+     * run's chain. A request_id seen before for this run returns the first entry and records nothing again.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
+     *   not its coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
+     *   ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
+     * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+     * </pre>
+     */
+    default void recordJournal(dev.kxm.v1.RecordJournalRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RecordJournalResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRecordJournalMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+     * </pre>
+     */
+    default void listJournal(dev.kxm.v1.ListJournalRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListJournalResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListJournalMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
+     * An operator decides, never the entry's author (its agent id or name); the decision needs evidence, is
+     * terminal and is a journal record of its own: the entry is never changed.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_JOURNAL_NOT_FOUND): no entry has this id in the caller's project.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
+     * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
+     *   the author, no evidence ref is given, or the entry was decided already (metadata: status).
+     * </pre>
+     */
+    default void promoteJournalEntry(dev.kxm.v1.PromoteJournalEntryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.PromoteJournalEntryResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getPromoteJournalEntryMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * GetImprovementReport reports, per area, what keeps going wrong, and ranks the problems recurring across runs.
+     * Over the project's newest entries (every run of the project, whoever asks: agents learn from each other's
+     * runs), at most max_entries of them.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
+     *   naming none (or naming another project than the caller's).
+     * </pre>
+     */
+    default void getImprovementReport(dev.kxm.v1.GetImprovementReportRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.GetImprovementReportResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetImprovementReportMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+     * </pre>
+     */
+    default void exportRetrospective(dev.kxm.v1.ExportRetrospectiveRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ExportRetrospectiveResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getExportRetrospectiveMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
+     * Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
+     * hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+     * verdict, never an error: a journal that fails is reported, not refused.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+     * </pre>
+     */
+    default void verifyJournal(dev.kxm.v1.VerifyJournalRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.VerifyJournalResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getVerifyJournalMethod(), responseObserver);
+    }
   }
 
   /**
@@ -1078,6 +1367,115 @@ public final class WorkflowServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getResolveEscalationMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * RecordJournal records an entry in a run's journal: a plan, decision, contradiction, error, lesson, ….
+     * The run's coordinator only, while the run goes on or after it ended (an entry recorded after the end is
+     * not in the retrospective written then). A stage-bound entry takes the stage's current attempt (the
+     * hub's, never the caller's) and, naming no area, the stage's declared area. The entry is sealed into the
+     * run's chain. A request_id seen before for this run returns the first entry and records nothing again.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
+     *   not its coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
+     *   ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
+     * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+     * </pre>
+     */
+    public void recordJournal(dev.kxm.v1.RecordJournalRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RecordJournalResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getRecordJournalMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+     * </pre>
+     */
+    public void listJournal(dev.kxm.v1.ListJournalRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListJournalResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListJournalMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
+     * An operator decides, never the entry's author (its agent id or name); the decision needs evidence, is
+     * terminal and is a journal record of its own: the entry is never changed.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_JOURNAL_NOT_FOUND): no entry has this id in the caller's project.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
+     * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
+     *   the author, no evidence ref is given, or the entry was decided already (metadata: status).
+     * </pre>
+     */
+    public void promoteJournalEntry(dev.kxm.v1.PromoteJournalEntryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.PromoteJournalEntryResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getPromoteJournalEntryMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * GetImprovementReport reports, per area, what keeps going wrong, and ranks the problems recurring across runs.
+     * Over the project's newest entries (every run of the project, whoever asks: agents learn from each other's
+     * runs), at most max_entries of them.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
+     *   naming none (or naming another project than the caller's).
+     * </pre>
+     */
+    public void getImprovementReport(dev.kxm.v1.GetImprovementReportRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.GetImprovementReportResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getGetImprovementReportMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+     * </pre>
+     */
+    public void exportRetrospective(dev.kxm.v1.ExportRetrospectiveRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ExportRetrospectiveResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getExportRetrospectiveMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
+     * Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
+     * hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+     * verdict, never an error: a journal that fails is reported, not refused.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+     * </pre>
+     */
+    public void verifyJournal(dev.kxm.v1.VerifyJournalRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.VerifyJournalResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getVerifyJournalMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -1346,6 +1744,109 @@ public final class WorkflowServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getResolveEscalationMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * RecordJournal records an entry in a run's journal: a plan, decision, contradiction, error, lesson, ….
+     * The run's coordinator only, while the run goes on or after it ended (an entry recorded after the end is
+     * not in the retrospective written then). A stage-bound entry takes the stage's current attempt (the
+     * hub's, never the caller's) and, naming no area, the stage's declared area. The entry is sealed into the
+     * run's chain. A request_id seen before for this run returns the first entry and records nothing again.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
+     *   not its coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
+     *   ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
+     * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+     * </pre>
+     */
+    public dev.kxm.v1.RecordJournalResponse recordJournal(dev.kxm.v1.RecordJournalRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getRecordJournalMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+     * </pre>
+     */
+    public dev.kxm.v1.ListJournalResponse listJournal(dev.kxm.v1.ListJournalRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListJournalMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
+     * An operator decides, never the entry's author (its agent id or name); the decision needs evidence, is
+     * terminal and is a journal record of its own: the entry is never changed.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_JOURNAL_NOT_FOUND): no entry has this id in the caller's project.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
+     * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
+     *   the author, no evidence ref is given, or the entry was decided already (metadata: status).
+     * </pre>
+     */
+    public dev.kxm.v1.PromoteJournalEntryResponse promoteJournalEntry(dev.kxm.v1.PromoteJournalEntryRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getPromoteJournalEntryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * GetImprovementReport reports, per area, what keeps going wrong, and ranks the problems recurring across runs.
+     * Over the project's newest entries (every run of the project, whoever asks: agents learn from each other's
+     * runs), at most max_entries of them.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
+     *   naming none (or naming another project than the caller's).
+     * </pre>
+     */
+    public dev.kxm.v1.GetImprovementReportResponse getImprovementReport(dev.kxm.v1.GetImprovementReportRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getGetImprovementReportMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+     * </pre>
+     */
+    public dev.kxm.v1.ExportRetrospectiveResponse exportRetrospective(dev.kxm.v1.ExportRetrospectiveRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getExportRetrospectiveMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
+     * Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
+     * hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+     * verdict, never an error: a journal that fails is reported, not refused.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+     * </pre>
+     */
+    public dev.kxm.v1.VerifyJournalResponse verifyJournal(dev.kxm.v1.VerifyJournalRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getVerifyJournalMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -1613,6 +2114,109 @@ public final class WorkflowServiceGrpc {
     public dev.kxm.v1.ResolveEscalationResponse resolveEscalation(dev.kxm.v1.ResolveEscalationRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getResolveEscalationMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * RecordJournal records an entry in a run's journal: a plan, decision, contradiction, error, lesson, ….
+     * The run's coordinator only, while the run goes on or after it ended (an entry recorded after the end is
+     * not in the retrospective written then). A stage-bound entry takes the stage's current attempt (the
+     * hub's, never the caller's) and, naming no area, the stage's declared area. The entry is sealed into the
+     * run's chain. A request_id seen before for this run returns the first entry and records nothing again.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
+     *   not its coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
+     *   ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
+     * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+     * </pre>
+     */
+    public dev.kxm.v1.RecordJournalResponse recordJournal(dev.kxm.v1.RecordJournalRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getRecordJournalMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+     * </pre>
+     */
+    public dev.kxm.v1.ListJournalResponse listJournal(dev.kxm.v1.ListJournalRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListJournalMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
+     * An operator decides, never the entry's author (its agent id or name); the decision needs evidence, is
+     * terminal and is a journal record of its own: the entry is never changed.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_JOURNAL_NOT_FOUND): no entry has this id in the caller's project.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
+     * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
+     *   the author, no evidence ref is given, or the entry was decided already (metadata: status).
+     * </pre>
+     */
+    public dev.kxm.v1.PromoteJournalEntryResponse promoteJournalEntry(dev.kxm.v1.PromoteJournalEntryRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getPromoteJournalEntryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * GetImprovementReport reports, per area, what keeps going wrong, and ranks the problems recurring across runs.
+     * Over the project's newest entries (every run of the project, whoever asks: agents learn from each other's
+     * runs), at most max_entries of them.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
+     *   naming none (or naming another project than the caller's).
+     * </pre>
+     */
+    public dev.kxm.v1.GetImprovementReportResponse getImprovementReport(dev.kxm.v1.GetImprovementReportRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getGetImprovementReportMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+     * </pre>
+     */
+    public dev.kxm.v1.ExportRetrospectiveResponse exportRetrospective(dev.kxm.v1.ExportRetrospectiveRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getExportRetrospectiveMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
+     * Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
+     * hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+     * verdict, never an error: a journal that fails is reported, not refused.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+     * </pre>
+     */
+    public dev.kxm.v1.VerifyJournalResponse verifyJournal(dev.kxm.v1.VerifyJournalRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getVerifyJournalMethod(), getCallOptions(), request);
     }
   }
 
@@ -1896,6 +2500,115 @@ public final class WorkflowServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getResolveEscalationMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * RecordJournal records an entry in a run's journal: a plan, decision, contradiction, error, lesson, ….
+     * The run's coordinator only, while the run goes on or after it ended (an entry recorded after the end is
+     * not in the retrospective written then). A stage-bound entry takes the stage's current attempt (the
+     * hub's, never the caller's) and, naming no area, the stage's declared area. The entry is sealed into the
+     * run's chain. A request_id seen before for this run returns the first entry and records nothing again.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
+     *   not its coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
+     *   ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
+     * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RecordJournalResponse> recordJournal(
+        dev.kxm.v1.RecordJournalRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getRecordJournalMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListJournalResponse> listJournal(
+        dev.kxm.v1.ListJournalRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListJournalMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
+     * An operator decides, never the entry's author (its agent id or name); the decision needs evidence, is
+     * terminal and is a journal record of its own: the entry is never changed.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_JOURNAL_NOT_FOUND): no entry has this id in the caller's project.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
+     * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
+     *   the author, no evidence ref is given, or the entry was decided already (metadata: status).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.PromoteJournalEntryResponse> promoteJournalEntry(
+        dev.kxm.v1.PromoteJournalEntryRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getPromoteJournalEntryMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * GetImprovementReport reports, per area, what keeps going wrong, and ranks the problems recurring across runs.
+     * Over the project's newest entries (every run of the project, whoever asks: agents learn from each other's
+     * runs), at most max_entries of them.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
+     *   naming none (or naming another project than the caller's).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetImprovementReportResponse> getImprovementReport(
+        dev.kxm.v1.GetImprovementReportRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getGetImprovementReportMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ExportRetrospectiveResponse> exportRetrospective(
+        dev.kxm.v1.ExportRetrospectiveRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getExportRetrospectiveMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
+     * Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
+     * hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+     * verdict, never an error: a journal that fails is reported, not refused.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.VerifyJournalResponse> verifyJournal(
+        dev.kxm.v1.VerifyJournalRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getVerifyJournalMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_REGISTER_WORKFLOW_DEFINITION = 0;
@@ -1912,6 +2625,12 @@ public final class WorkflowServiceGrpc {
   private static final int METHODID_APPROVE_DEGRADATION = 11;
   private static final int METHODID_ESCALATE_STAGE = 12;
   private static final int METHODID_RESOLVE_ESCALATION = 13;
+  private static final int METHODID_RECORD_JOURNAL = 14;
+  private static final int METHODID_LIST_JOURNAL = 15;
+  private static final int METHODID_PROMOTE_JOURNAL_ENTRY = 16;
+  private static final int METHODID_GET_IMPROVEMENT_REPORT = 17;
+  private static final int METHODID_EXPORT_RETROSPECTIVE = 18;
+  private static final int METHODID_VERIFY_JOURNAL = 19;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1985,6 +2704,30 @@ public final class WorkflowServiceGrpc {
         case METHODID_RESOLVE_ESCALATION:
           serviceImpl.resolveEscalation((dev.kxm.v1.ResolveEscalationRequest) request,
               (io.grpc.stub.StreamObserver<dev.kxm.v1.ResolveEscalationResponse>) responseObserver);
+          break;
+        case METHODID_RECORD_JOURNAL:
+          serviceImpl.recordJournal((dev.kxm.v1.RecordJournalRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.RecordJournalResponse>) responseObserver);
+          break;
+        case METHODID_LIST_JOURNAL:
+          serviceImpl.listJournal((dev.kxm.v1.ListJournalRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ListJournalResponse>) responseObserver);
+          break;
+        case METHODID_PROMOTE_JOURNAL_ENTRY:
+          serviceImpl.promoteJournalEntry((dev.kxm.v1.PromoteJournalEntryRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.PromoteJournalEntryResponse>) responseObserver);
+          break;
+        case METHODID_GET_IMPROVEMENT_REPORT:
+          serviceImpl.getImprovementReport((dev.kxm.v1.GetImprovementReportRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.GetImprovementReportResponse>) responseObserver);
+          break;
+        case METHODID_EXPORT_RETROSPECTIVE:
+          serviceImpl.exportRetrospective((dev.kxm.v1.ExportRetrospectiveRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ExportRetrospectiveResponse>) responseObserver);
+          break;
+        case METHODID_VERIFY_JOURNAL:
+          serviceImpl.verifyJournal((dev.kxm.v1.VerifyJournalRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.VerifyJournalResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -2102,6 +2845,48 @@ public final class WorkflowServiceGrpc {
               dev.kxm.v1.ResolveEscalationRequest,
               dev.kxm.v1.ResolveEscalationResponse>(
                 service, METHODID_RESOLVE_ESCALATION)))
+        .addMethod(
+          getRecordJournalMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.RecordJournalRequest,
+              dev.kxm.v1.RecordJournalResponse>(
+                service, METHODID_RECORD_JOURNAL)))
+        .addMethod(
+          getListJournalMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ListJournalRequest,
+              dev.kxm.v1.ListJournalResponse>(
+                service, METHODID_LIST_JOURNAL)))
+        .addMethod(
+          getPromoteJournalEntryMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.PromoteJournalEntryRequest,
+              dev.kxm.v1.PromoteJournalEntryResponse>(
+                service, METHODID_PROMOTE_JOURNAL_ENTRY)))
+        .addMethod(
+          getGetImprovementReportMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.GetImprovementReportRequest,
+              dev.kxm.v1.GetImprovementReportResponse>(
+                service, METHODID_GET_IMPROVEMENT_REPORT)))
+        .addMethod(
+          getExportRetrospectiveMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ExportRetrospectiveRequest,
+              dev.kxm.v1.ExportRetrospectiveResponse>(
+                service, METHODID_EXPORT_RETROSPECTIVE)))
+        .addMethod(
+          getVerifyJournalMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.VerifyJournalRequest,
+              dev.kxm.v1.VerifyJournalResponse>(
+                service, METHODID_VERIFY_JOURNAL)))
         .build();
   }
 
@@ -2164,6 +2949,12 @@ public final class WorkflowServiceGrpc {
               .addMethod(getApproveDegradationMethod())
               .addMethod(getEscalateStageMethod())
               .addMethod(getResolveEscalationMethod())
+              .addMethod(getRecordJournalMethod())
+              .addMethod(getListJournalMethod())
+              .addMethod(getPromoteJournalEntryMethod())
+              .addMethod(getGetImprovementReportMethod())
+              .addMethod(getExportRetrospectiveMethod())
+              .addMethod(getVerifyJournalMethod())
               .build();
         }
       }

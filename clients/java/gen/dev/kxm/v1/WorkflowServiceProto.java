@@ -201,6 +201,66 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_ResolveEscalationResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_RecordJournalRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_RecordJournalRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_RecordJournalResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_RecordJournalResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ListJournalRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ListJournalRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ListJournalResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ListJournalResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_PromoteJournalEntryRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_PromoteJournalEntryRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_PromoteJournalEntryResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_PromoteJournalEntryResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_GetImprovementReportRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_GetImprovementReportRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_GetImprovementReportResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_GetImprovementReportResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ExportRetrospectiveRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ExportRetrospectiveRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ExportRetrospectiveResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ExportRetrospectiveResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_VerifyJournalRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_VerifyJournalRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_VerifyJournalResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_VerifyJournalResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -212,180 +272,243 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
     java.lang.String[] descriptorData = {
       "\n\035kxm/v1/workflow_service.proto\022\006kxm.v1\032" +
       "\036google/protobuf/duration.proto\032\034google/" +
-      "protobuf/struct.proto\032\024kxm/v1/options.pr" +
-      "oto\032\033kxm/v1/workflow_types.proto\"\226\001\n!Reg" +
-      "isterWorkflowDefinitionRequest\022\032\n\010docume" +
-      "nt\030\001 \001(\tR\010document\0220\n\006format\030\002 \001(\0162\030.kxm" +
-      ".v1.DefinitionFormatR\006format\022#\n\rvalidate" +
-      "_only\030\003 \001(\010R\014validateOnly\"\230\001\n\"RegisterWo" +
-      "rkflowDefinitionResponse\022:\n\ndefinition\030\001" +
-      " \001(\0132\032.kxm.v1.WorkflowDefinitionR\ndefini" +
-      "tion\022\030\n\007created\030\002 \001(\010R\007created\022\034\n\tunchan" +
-      "ged\030\003 \001(\010R\tunchanged\"C\n\034GetWorkflowDefin" +
-      "itionRequest\022#\n\rdefinition_id\030\001 \001(\tR\014def" +
-      "initionId\"[\n\035GetWorkflowDefinitionRespon" +
-      "se\022:\n\ndefinition\030\001 \001(\0132\032.kxm.v1.Workflow" +
-      "DefinitionR\ndefinition\"\\\n\036ListWorkflowDe" +
-      "finitionsRequest\022\033\n\tpage_size\030\001 \001(\005R\010pag" +
-      "eSize\022\035\n\npage_token\030\002 \001(\tR\tpageToken\"\207\001\n" +
-      "\037ListWorkflowDefinitionsResponse\022<\n\013defi" +
-      "nitions\030\001 \003(\0132\032.kxm.v1.WorkflowDefinitio" +
-      "nR\013definitions\022&\n\017next_page_token\030\002 \001(\tR" +
-      "\rnextPageToken\"\250\001\n\027StartWorkflowRunReque" +
-      "st\022#\n\rdefinition_id\030\001 \001(\tR\014definitionId\022" +
-      "\037\n\013delivery_id\030\002 \001(\tR\ndeliveryId\0221\n\007payl" +
-      "oad\030\003 \001(\0132\027.google.protobuf.StructR\007payl" +
-      "oad\022\024\n\005event\030\004 \001(\tR\005event\"y\n\030StartWorkfl" +
-      "owRunResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Work" +
-      "flowRunR\003run\022\034\n\tduplicate\030\002 \001(\010R\tduplica" +
-      "te\022\030\n\007started\030\003 \001(\010R\007started\".\n\025GetWorkf" +
-      "lowRunRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\"?\n\026" +
-      "GetWorkflowRunResponse\022%\n\003run\030\001 \001(\0132\023.kx" +
-      "m.v1.WorkflowRunR\003run\"\255\001\n\027ListWorkflowRu" +
-      "nsRequest\0221\n\006status\030\001 \001(\0162\031.kxm.v1.Workf" +
-      "lowRunStatusR\006status\022#\n\rdefinition_id\030\002 " +
-      "\001(\tR\014definitionId\022\033\n\tpage_size\030\003 \001(\005R\010pa" +
-      "geSize\022\035\n\npage_token\030\004 \001(\tR\tpageToken\"k\n" +
-      "\030ListWorkflowRunsResponse\022\'\n\004runs\030\001 \003(\0132" +
-      "\023.kxm.v1.WorkflowRunR\004runs\022&\n\017next_page_" +
-      "token\030\002 \001(\tR\rnextPageToken\"I\n\030CancelWork" +
-      "flowRunRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\026\n" +
-      "\006reason\030\002 \001(\tR\006reason\"B\n\031CancelWorkflowR" +
-      "unResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Workflo" +
-      "wRunR\003run\"Q\n\027RerunWorkflowRunRequest\022\025\n\006" +
-      "run_id\030\001 \001(\tR\005runId\022\037\n\013delivery_id\030\002 \001(\t" +
-      "R\ndeliveryId\"_\n\030RerunWorkflowRunResponse" +
-      "\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022" +
-      "\034\n\tduplicate\030\002 \001(\010R\tduplicate\"-\n\nMessage" +
-      "Ids\022\037\n\013message_ids\030\001 \003(\tR\nmessageIds\"\363\003\n" +
-      "\021CheckpointRequest\022\025\n\006run_id\030\001 \001(\tR\005runI" +
-      "d\022\031\n\010stage_id\030\002 \001(\tR\007stageId\0220\n\006status\030\003" +
-      " \001(\0162\030.kxm.v1.CheckpointStatusR\006status\022\030" +
-      "\n\007summary\030\004 \001(\tR\007summary\022C\n\010evidence\030\005 \003" +
-      "(\0132\'.kxm.v1.CheckpointRequest.EvidenceEn" +
-      "tryR\010evidence\022P\n\revidence_refs\030\006 \003(\0132+.k" +
-      "xm.v1.CheckpointRequest.EvidenceRefsEntr" +
-      "yR\014evidenceRefs\022\030\n\007outcome\030\007 \001(\tR\007outcom" +
-      "e\022\035\n\nrequest_id\030\010 \001(\tR\trequestId\032;\n\rEvid" +
-      "enceEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001" +
-      "(\tR\005value:\0028\001\032S\n\021EvidenceRefsEntry\022\020\n\003ke" +
-      "y\030\001 \001(\tR\003key\022(\n\005value\030\002 \001(\0132\022.kxm.v1.Mes" +
-      "sageIdsR\005value:\0028\001\"\332\002\n\022CheckpointRespons" +
-      "e\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run" +
-      "\022\024\n\005retry\030\002 \001(\010R\005retry\022\034\n\tcompleted\030\003 \001(" +
-      "\010R\tcompleted\022\034\n\texhausted\030\004 \001(\010R\texhaust" +
-      "ed\022\034\n\tescalated\030\005 \001(\010R\tescalated\022:\n\ntran" +
-      "sition\030\006 \001(\0132\032.kxm.v1.WorkflowTransition" +
-      "R\ntransition\0223\n\025degraded_requirements\030\007 " +
-      "\003(\tR\024degradedRequirements\022 \n\013instruction" +
-      "\030\010 \001(\tR\013instruction\022\032\n\010repeated\030\t \001(\010R\010r" +
-      "epeated\"\351\003\n\013WaitRequest\022\025\n\006run_id\030\001 \001(\tR" +
-      "\005runId\022\031\n\010stage_id\030\002 \001(\tR\007stageId\022\035\n\nsig" +
-      "nal_key\030\003 \001(\tR\tsignalKey\022\030\n\007summary\030\004 \001(" +
-      "\tR\007summary\022=\n\010evidence\030\005 \003(\0132!.kxm.v1.Wa" +
-      "itRequest.EvidenceEntryR\010evidence\022J\n\revi" +
-      "dence_refs\030\006 \003(\0132%.kxm.v1.WaitRequest.Ev" +
-      "idenceRefsEntryR\014evidenceRefs\0223\n\007timeout" +
-      "\030\007 \001(\0132\031.google.protobuf.DurationR\007timeo" +
-      "ut\022\035\n\nrequest_id\030\010 \001(\tR\trequestId\032;\n\rEvi" +
-      "denceEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 " +
-      "\001(\tR\005value:\0028\001\032S\n\021EvidenceRefsEntry\022\020\n\003k" +
-      "ey\030\001 \001(\tR\003key\022(\n\005value\030\002 \001(\0132\022.kxm.v1.Me" +
-      "ssageIdsR\005value:\0028\001\"s\n\014WaitResponse\022%\n\003r" +
-      "un\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022 \n\013in" +
-      "struction\030\002 \001(\tR\013instruction\022\032\n\010repeated" +
-      "\030\003 \001(\010R\010repeated\"\306\002\n\030SignalWorkflowRunRe" +
-      "quest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\035\n\nsignal_k" +
-      "ey\030\002 \001(\tR\tsignalKey\022\037\n\013delivery_id\030\003 \001(\t" +
-      "R\ndeliveryId\0220\n\006status\030\004 \001(\0162\030.kxm.v1.Ch" +
-      "eckpointStatusR\006status\022\030\n\007summary\030\005 \001(\tR" +
-      "\007summary\022J\n\010evidence\030\006 \003(\0132..kxm.v1.Sign" +
-      "alWorkflowRunRequest.EvidenceEntryR\010evid" +
-      "ence\032;\n\rEvidenceEntry\022\020\n\003key\030\001 \001(\tR\003key\022" +
-      "\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\250\002\n\031SignalWork" +
-      "flowRunResponse\022\034\n\tduplicate\030\001 \001(\010R\tdupl" +
-      "icate\0220\n\006status\030\002 \001(\0162\030.kxm.v1.Checkpoin" +
-      "tStatusR\006status\022\031\n\010stage_id\030\003 \001(\tR\007stage" +
-      "Id\022\035\n\nsignal_key\030\004 \001(\tR\tsignalKey\022\024\n\005ret" +
-      "ry\030\005 \001(\010R\005retry\022\034\n\tcompleted\030\006 \001(\010R\tcomp" +
-      "leted\0223\n\025degraded_requirements\030\007 \003(\tR\024de" +
-      "gradedRequirements\022\030\n\007resumed\030\010 \001(\010R\007res" +
-      "umed\"\216\001\n\031ApproveDegradationRequest\022\025\n\006ru" +
+      "protobuf/struct.proto\032\037google/protobuf/t" +
+      "imestamp.proto\032\024kxm/v1/options.proto\032\035kx" +
+      "m/v1/workflow_journal.proto\032\033kxm/v1/work" +
+      "flow_types.proto\"\226\001\n!RegisterWorkflowDef" +
+      "initionRequest\022\032\n\010document\030\001 \001(\tR\010docume" +
+      "nt\0220\n\006format\030\002 \001(\0162\030.kxm.v1.DefinitionFo" +
+      "rmatR\006format\022#\n\rvalidate_only\030\003 \001(\010R\014val" +
+      "idateOnly\"\230\001\n\"RegisterWorkflowDefinition" +
+      "Response\022:\n\ndefinition\030\001 \001(\0132\032.kxm.v1.Wo" +
+      "rkflowDefinitionR\ndefinition\022\030\n\007created\030" +
+      "\002 \001(\010R\007created\022\034\n\tunchanged\030\003 \001(\010R\tuncha" +
+      "nged\"C\n\034GetWorkflowDefinitionRequest\022#\n\r" +
+      "definition_id\030\001 \001(\tR\014definitionId\"[\n\035Get" +
+      "WorkflowDefinitionResponse\022:\n\ndefinition" +
+      "\030\001 \001(\0132\032.kxm.v1.WorkflowDefinitionR\ndefi" +
+      "nition\"\\\n\036ListWorkflowDefinitionsRequest" +
+      "\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage_to" +
+      "ken\030\002 \001(\tR\tpageToken\"\207\001\n\037ListWorkflowDef" +
+      "initionsResponse\022<\n\013definitions\030\001 \003(\0132\032." +
+      "kxm.v1.WorkflowDefinitionR\013definitions\022&" +
+      "\n\017next_page_token\030\002 \001(\tR\rnextPageToken\"\250" +
+      "\001\n\027StartWorkflowRunRequest\022#\n\rdefinition" +
+      "_id\030\001 \001(\tR\014definitionId\022\037\n\013delivery_id\030\002" +
+      " \001(\tR\ndeliveryId\0221\n\007payload\030\003 \001(\0132\027.goog" +
+      "le.protobuf.StructR\007payload\022\024\n\005event\030\004 \001" +
+      "(\tR\005event\"y\n\030StartWorkflowRunResponse\022%\n" +
+      "\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022\034\n\t" +
+      "duplicate\030\002 \001(\010R\tduplicate\022\030\n\007started\030\003 " +
+      "\001(\010R\007started\".\n\025GetWorkflowRunRequest\022\025\n" +
+      "\006run_id\030\001 \001(\tR\005runId\"?\n\026GetWorkflowRunRe" +
+      "sponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRun" +
+      "R\003run\"\255\001\n\027ListWorkflowRunsRequest\0221\n\006sta" +
+      "tus\030\001 \001(\0162\031.kxm.v1.WorkflowRunStatusR\006st" +
+      "atus\022#\n\rdefinition_id\030\002 \001(\tR\014definitionI" +
+      "d\022\033\n\tpage_size\030\003 \001(\005R\010pageSize\022\035\n\npage_t" +
+      "oken\030\004 \001(\tR\tpageToken\"k\n\030ListWorkflowRun" +
+      "sResponse\022\'\n\004runs\030\001 \003(\0132\023.kxm.v1.Workflo" +
+      "wRunR\004runs\022&\n\017next_page_token\030\002 \001(\tR\rnex" +
+      "tPageToken\"I\n\030CancelWorkflowRunRequest\022\025" +
+      "\n\006run_id\030\001 \001(\tR\005runId\022\026\n\006reason\030\002 \001(\tR\006r" +
+      "eason\"B\n\031CancelWorkflowRunResponse\022%\n\003ru" +
+      "n\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\"Q\n\027Rer" +
+      "unWorkflowRunRequest\022\025\n\006run_id\030\001 \001(\tR\005ru" +
+      "nId\022\037\n\013delivery_id\030\002 \001(\tR\ndeliveryId\"_\n\030" +
+      "RerunWorkflowRunResponse\022%\n\003run\030\001 \001(\0132\023." +
+      "kxm.v1.WorkflowRunR\003run\022\034\n\tduplicate\030\002 \001" +
+      "(\010R\tduplicate\"-\n\nMessageIds\022\037\n\013message_i" +
+      "ds\030\001 \003(\tR\nmessageIds\"\363\003\n\021CheckpointReque" +
+      "st\022\025\n\006run_id\030\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 " +
+      "\001(\tR\007stageId\0220\n\006status\030\003 \001(\0162\030.kxm.v1.Ch" +
+      "eckpointStatusR\006status\022\030\n\007summary\030\004 \001(\tR" +
+      "\007summary\022C\n\010evidence\030\005 \003(\0132\'.kxm.v1.Chec" +
+      "kpointRequest.EvidenceEntryR\010evidence\022P\n" +
+      "\revidence_refs\030\006 \003(\0132+.kxm.v1.Checkpoint" +
+      "Request.EvidenceRefsEntryR\014evidenceRefs\022" +
+      "\030\n\007outcome\030\007 \001(\tR\007outcome\022\035\n\nrequest_id\030" +
+      "\010 \001(\tR\trequestId\032;\n\rEvidenceEntry\022\020\n\003key" +
+      "\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\032S\n" +
+      "\021EvidenceRefsEntry\022\020\n\003key\030\001 \001(\tR\003key\022(\n\005" +
+      "value\030\002 \001(\0132\022.kxm.v1.MessageIdsR\005value:\002" +
+      "8\001\"\332\002\n\022CheckpointResponse\022%\n\003run\030\001 \001(\0132\023" +
+      ".kxm.v1.WorkflowRunR\003run\022\024\n\005retry\030\002 \001(\010R" +
+      "\005retry\022\034\n\tcompleted\030\003 \001(\010R\tcompleted\022\034\n\t" +
+      "exhausted\030\004 \001(\010R\texhausted\022\034\n\tescalated\030" +
+      "\005 \001(\010R\tescalated\022:\n\ntransition\030\006 \001(\0132\032.k" +
+      "xm.v1.WorkflowTransitionR\ntransition\0223\n\025" +
+      "degraded_requirements\030\007 \003(\tR\024degradedReq" +
+      "uirements\022 \n\013instruction\030\010 \001(\tR\013instruct" +
+      "ion\022\032\n\010repeated\030\t \001(\010R\010repeated\"\351\003\n\013Wait" +
+      "Request\022\025\n\006run_id\030\001 \001(\tR\005runId\022\031\n\010stage_" +
+      "id\030\002 \001(\tR\007stageId\022\035\n\nsignal_key\030\003 \001(\tR\ts" +
+      "ignalKey\022\030\n\007summary\030\004 \001(\tR\007summary\022=\n\010ev" +
+      "idence\030\005 \003(\0132!.kxm.v1.WaitRequest.Eviden" +
+      "ceEntryR\010evidence\022J\n\revidence_refs\030\006 \003(\013" +
+      "2%.kxm.v1.WaitRequest.EvidenceRefsEntryR" +
+      "\014evidenceRefs\0223\n\007timeout\030\007 \001(\0132\031.google." +
+      "protobuf.DurationR\007timeout\022\035\n\nrequest_id" +
+      "\030\010 \001(\tR\trequestId\032;\n\rEvidenceEntry\022\020\n\003ke" +
+      "y\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\032S" +
+      "\n\021EvidenceRefsEntry\022\020\n\003key\030\001 \001(\tR\003key\022(\n" +
+      "\005value\030\002 \001(\0132\022.kxm.v1.MessageIdsR\005value:" +
+      "\0028\001\"s\n\014WaitResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v" +
+      "1.WorkflowRunR\003run\022 \n\013instruction\030\002 \001(\tR" +
+      "\013instruction\022\032\n\010repeated\030\003 \001(\010R\010repeated" +
+      "\"\306\002\n\030SignalWorkflowRunRequest\022\025\n\006run_id\030" +
+      "\001 \001(\tR\005runId\022\035\n\nsignal_key\030\002 \001(\tR\tsignal" +
+      "Key\022\037\n\013delivery_id\030\003 \001(\tR\ndeliveryId\0220\n\006" +
+      "status\030\004 \001(\0162\030.kxm.v1.CheckpointStatusR\006" +
+      "status\022\030\n\007summary\030\005 \001(\tR\007summary\022J\n\010evid" +
+      "ence\030\006 \003(\0132..kxm.v1.SignalWorkflowRunReq" +
+      "uest.EvidenceEntryR\010evidence\032;\n\rEvidence" +
+      "Entry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005" +
+      "value:\0028\001\"\250\002\n\031SignalWorkflowRunResponse\022" +
+      "\034\n\tduplicate\030\001 \001(\010R\tduplicate\0220\n\006status\030" +
+      "\002 \001(\0162\030.kxm.v1.CheckpointStatusR\006status\022" +
+      "\031\n\010stage_id\030\003 \001(\tR\007stageId\022\035\n\nsignal_key" +
+      "\030\004 \001(\tR\tsignalKey\022\024\n\005retry\030\005 \001(\010R\005retry\022" +
+      "\034\n\tcompleted\030\006 \001(\010R\tcompleted\0223\n\025degrade" +
+      "d_requirements\030\007 \003(\tR\024degradedRequiremen" +
+      "ts\022\030\n\007resumed\030\010 \001(\010R\007resumed\"\216\001\n\031Approve" +
+      "DegradationRequest\022\025\n\006run_id\030\001 \001(\tR\005runI" +
+      "d\022\031\n\010stage_id\030\002 \001(\tR\007stageId\022\'\n\017requirem" +
+      "ent_key\030\003 \001(\tR\016requirementKey\022\026\n\006reason\030" +
+      "\004 \001(\tR\006reason\"s\n\032ApproveDegradationRespo" +
+      "nse\0227\n\010approval\030\001 \001(\0132\033.kxm.v1.Degradati" +
+      "onApprovalR\010approval\022\034\n\tduplicate\030\002 \001(\010R" +
+      "\tduplicate\"`\n\024EscalateStageRequest\022\025\n\006ru" +
       "n_id\030\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 \001(\tR\007sta" +
-      "geId\022\'\n\017requirement_key\030\003 \001(\tR\016requireme" +
-      "ntKey\022\026\n\006reason\030\004 \001(\tR\006reason\"s\n\032Approve" +
-      "DegradationResponse\0227\n\010approval\030\001 \001(\0132\033." +
-      "kxm.v1.DegradationApprovalR\010approval\022\034\n\t" +
-      "duplicate\030\002 \001(\010R\tduplicate\"`\n\024EscalateSt" +
-      "ageRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\031\n\010sta" +
-      "ge_id\030\002 \001(\tR\007stageId\022\026\n\006reason\030\003 \001(\tR\006re" +
-      "ason\"`\n\025EscalateStageResponse\022%\n\003run\030\001 \001" +
-      "(\0132\023.kxm.v1.WorkflowRunR\003run\022 \n\013instruct" +
-      "ion\030\002 \001(\tR\013instruction\"\204\002\n\030ResolveEscala" +
-      "tionRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\026\n\006ru" +
-      "ling\030\002 \001(\tR\006ruling\0220\n\006status\030\003 \001(\0162\030.kxm" +
-      ".v1.CheckpointStatusR\006status\022J\n\010evidence" +
-      "\030\004 \003(\0132..kxm.v1.ResolveEscalationRequest" +
-      ".EvidenceEntryR\010evidence\032;\n\rEvidenceEntr" +
-      "y\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005valu" +
-      "e:\0028\001\"\230\001\n\031ResolveEscalationResponse\022%\n\003r" +
-      "un\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022\024\n\005re" +
-      "try\030\002 \001(\010R\005retry\022\034\n\tcompleted\030\003 \001(\010R\tcom" +
-      "pleted\022 \n\013instruction\030\004 \001(\tR\013instruction" +
-      "*m\n\020DefinitionFormat\022!\n\035DEFINITION_FORMA" +
-      "T_UNSPECIFIED\020\000\022\032\n\026DEFINITION_FORMAT_JSO" +
-      "N\020\001\022\032\n\026DEFINITION_FORMAT_YAML\020\0022\301\014\n\017Work" +
-      "flowService\022\201\001\n\032RegisterWorkflowDefiniti" +
-      "on\022).kxm.v1.RegisterWorkflowDefinitionRe" +
-      "quest\032*.kxm.v1.RegisterWorkflowDefinitio" +
-      "nResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\213\001\n\025GetWorkflowD" +
-      "efinition\022$.kxm.v1.GetWorkflowDefinition" +
-      "Request\032%.kxm.v1.GetWorkflowDefinitionRe" +
-      "sponse\"%\352\340\030!\010\004\020\001\030\002\"\027kxm_workflow_definit" +
-      "ion(\001\022\222\001\n\027ListWorkflowDefinitions\022&.kxm." +
-      "v1.ListWorkflowDefinitionsRequest\032\'.kxm." +
-      "v1.ListWorkflowDefinitionsResponse\"&\352\340\030\"" +
-      "\010\007\020\001\030\002\"\030kxm_workflow_definitions(\001\022c\n\020St" +
-      "artWorkflowRun\022\037.kxm.v1.StartWorkflowRun" +
-      "Request\032 .kxm.v1.StartWorkflowRunRespons" +
-      "e\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\016GetWorkflowRun\022\035.kxm." +
-      "v1.GetWorkflowRunRequest\032\036.kxm.v1.GetWor" +
-      "kflowRunResponse\"\036\352\340\030\032\010\007\020\001\030\002\"\020kxm_workfl" +
-      "ow_run(\001\022v\n\020ListWorkflowRuns\022\037.kxm.v1.Li" +
-      "stWorkflowRunsRequest\032 .kxm.v1.ListWorkf" +
-      "lowRunsResponse\"\037\352\340\030\033\010\007\020\001\030\002\"\021kxm_workflo" +
-      "w_runs(\001\022f\n\021CancelWorkflowRun\022 .kxm.v1.C" +
-      "ancelWorkflowRunRequest\032!.kxm.v1.CancelW" +
-      "orkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022c\n\020Reru" +
-      "nWorkflowRun\022\037.kxm.v1.RerunWorkflowRunRe" +
-      "quest\032 .kxm.v1.RerunWorkflowRunResponse\"" +
-      "\014\352\340\030\010\010\002\020\000\030\001(\004\022j\n\nCheckpoint\022\031.kxm.v1.Che" +
-      "ckpointRequest\032\032.kxm.v1.CheckpointRespon" +
-      "se\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_workflow_checkpoint(" +
-      "\001\022R\n\004Wait\022\023.kxm.v1.WaitRequest\032\024.kxm.v1." +
-      "WaitResponse\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_workflow_w" +
-      "ait(\001\022f\n\021SignalWorkflowRun\022 .kxm.v1.Sign" +
-      "alWorkflowRunRequest\032!.kxm.v1.SignalWork" +
-      "flowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022i\n\022Approve" +
-      "Degradation\022!.kxm.v1.ApproveDegradationR" +
-      "equest\032\".kxm.v1.ApproveDegradationRespon" +
-      "se\"\014\352\340\030\010\010\002\020\000\030\001(\004\022q\n\rEscalateStage\022\034.kxm." +
-      "v1.EscalateStageRequest\032\035.kxm.v1.Escalat" +
-      "eStageResponse\"#\352\340\030\037\010\005\020\000\030\002\"\025kxm_workflow" +
-      "_escalate(\001\022f\n\021ResolveEscalation\022 .kxm.v" +
-      "1.ResolveEscalationRequest\032!.kxm.v1.Reso" +
-      "lveEscalationResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004B\204\001\n\n" +
-      "dev.kxm.v1B\024WorkflowServiceProtoP\001Z\'kxm." +
-      "dev/hub/clients/go/gen/kxm/v1;kxmv1\242\002\003KX" +
-      "X\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata" +
-      "\352\002\007Kxm::V1b\006proto3"
+      "geId\022\026\n\006reason\030\003 \001(\tR\006reason\"`\n\025Escalate" +
+      "StageResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Work" +
+      "flowRunR\003run\022 \n\013instruction\030\002 \001(\tR\013instr" +
+      "uction\"\204\002\n\030ResolveEscalationRequest\022\025\n\006r" +
+      "un_id\030\001 \001(\tR\005runId\022\026\n\006ruling\030\002 \001(\tR\006ruli" +
+      "ng\0220\n\006status\030\003 \001(\0162\030.kxm.v1.CheckpointSt" +
+      "atusR\006status\022J\n\010evidence\030\004 \003(\0132..kxm.v1." +
+      "ResolveEscalationRequest.EvidenceEntryR\010" +
+      "evidence\032;\n\rEvidenceEntry\022\020\n\003key\030\001 \001(\tR\003" +
+      "key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\230\001\n\031Resolv" +
+      "eEscalationResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v" +
+      "1.WorkflowRunR\003run\022\024\n\005retry\030\002 \001(\010R\005retry" +
+      "\022\034\n\tcompleted\030\003 \001(\010R\tcompleted\022 \n\013instru" +
+      "ction\030\004 \001(\tR\013instruction\"\372\002\n\024RecordJourn" +
+      "alRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\0223\n\010cate" +
+      "gory\030\002 \001(\0162\027.kxm.v1.JournalCategoryR\010cat" +
+      "egory\022\030\n\007summary\030\003 \001(\tR\007summary\022+\n\004area\030" +
+      "\004 \001(\0162\027.kxm.v1.ImprovementAreaR\004area\0223\n\010" +
+      "severity\030\005 \001(\0162\027.kxm.v1.JournalSeverityR" +
+      "\010severity\022\030\n\007details\030\006 \001(\tR\007details\022\032\n\010e" +
+      "vidence\030\007 \003(\tR\010evidence\022*\n\021related_entry" +
+      "_ids\030\010 \003(\tR\017relatedEntryIds\022\031\n\010stage_id\030" +
+      "\t \001(\tR\007stageId\022\035\n\nrequest_id\030\n \001(\tR\trequ" +
+      "estId\"b\n\025RecordJournalResponse\022-\n\006record" +
+      "\030\001 \001(\0132\025.kxm.v1.JournalRecordR\006record\022\032\n" +
+      "\010repeated\030\002 \001(\010R\010repeated\"g\n\022ListJournal" +
+      "Request\022\025\n\006run_id\030\001 \001(\tR\005runId\022\033\n\tpage_s" +
+      "ize\030\002 \001(\005R\010pageSize\022\035\n\npage_token\030\003 \001(\tR" +
+      "\tpageToken\"n\n\023ListJournalResponse\022/\n\007rec" +
+      "ords\030\001 \003(\0132\025.kxm.v1.JournalRecordR\007recor" +
+      "ds\022&\n\017next_page_token\030\002 \001(\tR\rnextPageTok" +
+      "en\"\235\001\n\032PromoteJournalEntryRequest\022\031\n\010ent" +
+      "ry_id\030\001 \001(\tR\007entryId\022\'\n\002to\030\002 \001(\0162\027.kxm.v" +
+      "1.PromotionStatusR\002to\022#\n\revidence_refs\030\003" +
+      " \003(\tR\014evidenceRefs\022\026\n\006reason\030\004 \001(\tR\006reas" +
+      "on\"x\n\033PromoteJournalEntryResponse\022-\n\006rec" +
+      "ord\030\001 \001(\0132\025.kxm.v1.JournalRecordR\006record" +
+      "\022*\n\005entry\030\002 \001(\0132\024.kxm.v1.JournalEntryR\005e" +
+      "ntry\"\255\001\n\033GetImprovementReportRequest\022\030\n\007" +
+      "project\030\001 \001(\tR\007project\0220\n\005since\030\002 \001(\0132\032." +
+      "google.protobuf.TimestampR\005since\022\037\n\013max_" +
+      "entries\030\003 \001(\005R\nmaxEntries\022!\n\014signal_limi" +
+      "t\030\004 \001(\005R\013signalLimit\"\265\001\n\034GetImprovementR" +
+      "eportResponse\022(\n\005areas\030\001 \003(\0132\022.kxm.v1.Ar" +
+      "eaReportR\005areas\0223\n\007signals\030\002 \003(\0132\031.kxm.v" +
+      "1.ImprovementSignalR\007signals\022\030\n\007entries\030" +
+      "\003 \001(\005R\007entries\022\034\n\ttruncated\030\004 \001(\010R\ttrunc" +
+      "ated\"3\n\032ExportRetrospectiveRequest\022\025\n\006ru" +
+      "n_id\030\001 \001(\tR\005runId\"\222\001\n\033ExportRetrospectiv" +
+      "eResponse\022C\n\rretrospective\030\001 \001(\0132\035.kxm.v" +
+      "1.WorkflowRetrospectiveR\rretrospective\022\022" +
+      "\n\004json\030\002 \001(\tR\004json\022\032\n\010markdown\030\003 \001(\tR\010ma" +
+      "rkdown\"-\n\024VerifyJournalRequest\022\025\n\006run_id" +
+      "\030\001 \001(\tR\005runId\"I\n\025VerifyJournalResponse\0220" +
+      "\n\007verdict\030\001 \001(\0132\026.kxm.v1.JournalVerdictR" +
+      "\007verdict*m\n\020DefinitionFormat\022!\n\035DEFINITI" +
+      "ON_FORMAT_UNSPECIFIED\020\000\022\032\n\026DEFINITION_FO" +
+      "RMAT_JSON\020\001\022\032\n\026DEFINITION_FORMAT_YAML\020\0022" +
+      "\232\022\n\017WorkflowService\022\201\001\n\032RegisterWorkflow" +
+      "Definition\022).kxm.v1.RegisterWorkflowDefi" +
+      "nitionRequest\032*.kxm.v1.RegisterWorkflowD" +
+      "efinitionResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\213\001\n\025GetW" +
+      "orkflowDefinition\022$.kxm.v1.GetWorkflowDe" +
+      "finitionRequest\032%.kxm.v1.GetWorkflowDefi" +
+      "nitionResponse\"%\352\340\030!\010\004\020\001\030\002\"\027kxm_workflow" +
+      "_definition(\001\022\222\001\n\027ListWorkflowDefinition" +
+      "s\022&.kxm.v1.ListWorkflowDefinitionsReques" +
+      "t\032\'.kxm.v1.ListWorkflowDefinitionsRespon" +
+      "se\"&\352\340\030\"\010\007\020\001\030\002\"\030kxm_workflow_definitions" +
+      "(\001\022c\n\020StartWorkflowRun\022\037.kxm.v1.StartWor" +
+      "kflowRunRequest\032 .kxm.v1.StartWorkflowRu" +
+      "nResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\016GetWorkflowRu" +
+      "n\022\035.kxm.v1.GetWorkflowRunRequest\032\036.kxm.v" +
+      "1.GetWorkflowRunResponse\"\036\352\340\030\032\010\007\020\001\030\002\"\020kx" +
+      "m_workflow_run(\001\022v\n\020ListWorkflowRuns\022\037.k" +
+      "xm.v1.ListWorkflowRunsRequest\032 .kxm.v1.L" +
+      "istWorkflowRunsResponse\"\037\352\340\030\033\010\007\020\001\030\002\"\021kxm" +
+      "_workflow_runs(\001\022f\n\021CancelWorkflowRun\022 ." +
+      "kxm.v1.CancelWorkflowRunRequest\032!.kxm.v1" +
+      ".CancelWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004" +
+      "\022c\n\020RerunWorkflowRun\022\037.kxm.v1.RerunWorkf" +
+      "lowRunRequest\032 .kxm.v1.RerunWorkflowRunR" +
+      "esponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022j\n\nCheckpoint\022\031.kx" +
+      "m.v1.CheckpointRequest\032\032.kxm.v1.Checkpoi" +
+      "ntResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_workflow_che" +
+      "ckpoint(\001\022R\n\004Wait\022\023.kxm.v1.WaitRequest\032\024" +
+      ".kxm.v1.WaitResponse\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_wo" +
+      "rkflow_wait(\001\022f\n\021SignalWorkflowRun\022 .kxm" +
+      ".v1.SignalWorkflowRunRequest\032!.kxm.v1.Si" +
+      "gnalWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022i\n" +
+      "\022ApproveDegradation\022!.kxm.v1.ApproveDegr" +
+      "adationRequest\032\".kxm.v1.ApproveDegradati" +
+      "onResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022q\n\rEscalateStag" +
+      "e\022\034.kxm.v1.EscalateStageRequest\032\035.kxm.v1" +
+      ".EscalateStageResponse\"#\352\340\030\037\010\005\020\000\030\002\"\025kxm_" +
+      "workflow_escalate(\001\022f\n\021ResolveEscalation" +
+      "\022 .kxm.v1.ResolveEscalationRequest\032!.kxm" +
+      ".v1.ResolveEscalationResponse\"\014\352\340\030\010\010\002\020\000\030" +
+      "\001(\004\022o\n\rRecordJournal\022\034.kxm.v1.RecordJour" +
+      "nalRequest\032\035.kxm.v1.RecordJournalRespons" +
+      "e\"!\352\340\030\035\010\005\020\000\030\002\"\023kxm_workflow_record(\001\022j\n\013" +
+      "ListJournal\022\032.kxm.v1.ListJournalRequest\032" +
+      "\033.kxm.v1.ListJournalResponse\"\"\352\340\030\036\010\007\020\001\030\002" +
+      "\"\024kxm_workflow_journal(\001\022l\n\023PromoteJourn" +
+      "alEntry\022\".kxm.v1.PromoteJournalEntryRequ" +
+      "est\032#.kxm.v1.PromoteJournalEntryResponse" +
+      "\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\024GetImprovementReport\022" +
+      "#.kxm.v1.GetImprovementReportRequest\032$.k" +
+      "xm.v1.GetImprovementReportResponse\"$\352\340\030 " +
+      "\010\007\020\001\030\002\"\026kxm_improvement_report(\003\022\210\001\n\023Exp" +
+      "ortRetrospective\022\".kxm.v1.ExportRetrospe" +
+      "ctiveRequest\032#.kxm.v1.ExportRetrospectiv" +
+      "eResponse\"(\352\340\030$\010\007\020\001\030\002\"\032kxm_workflow_retr" +
+      "ospective(\001\022w\n\rVerifyJournal\022\034.kxm.v1.Ve" +
+      "rifyJournalRequest\032\035.kxm.v1.VerifyJourna" +
+      "lResponse\")\352\340\030%\010\007\020\001\030\002\"\033kxm_workflow_veri" +
+      "fy_journal(\003B\204\001\n\ndev.kxm.v1B\024WorkflowSer" +
+      "viceProtoP\001Z\'kxm.dev/hub/clients/go/gen/" +
+      "kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022K" +
+      "xm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
           com.google.protobuf.DurationProto.getDescriptor(),
           com.google.protobuf.StructProto.getDescriptor(),
+          com.google.protobuf.TimestampProto.getDescriptor(),
           dev.kxm.v1.OptionsProto.getDescriptor(),
+          dev.kxm.v1.WorkflowJournalProto.getDescriptor(),
           dev.kxm.v1.WorkflowTypesProto.getDescriptor(),
         });
     internal_static_kxm_v1_RegisterWorkflowDefinitionRequest_descriptor =
@@ -598,10 +721,84 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ResolveEscalationResponse_descriptor,
         new java.lang.String[] { "Run", "Retry", "Completed", "Instruction", });
+    internal_static_kxm_v1_RecordJournalRequest_descriptor =
+      getDescriptor().getMessageType(29);
+    internal_static_kxm_v1_RecordJournalRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_RecordJournalRequest_descriptor,
+        new java.lang.String[] { "RunId", "Category", "Summary", "Area", "Severity", "Details", "Evidence", "RelatedEntryIds", "StageId", "RequestId", });
+    internal_static_kxm_v1_RecordJournalResponse_descriptor =
+      getDescriptor().getMessageType(30);
+    internal_static_kxm_v1_RecordJournalResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_RecordJournalResponse_descriptor,
+        new java.lang.String[] { "Record", "Repeated", });
+    internal_static_kxm_v1_ListJournalRequest_descriptor =
+      getDescriptor().getMessageType(31);
+    internal_static_kxm_v1_ListJournalRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ListJournalRequest_descriptor,
+        new java.lang.String[] { "RunId", "PageSize", "PageToken", });
+    internal_static_kxm_v1_ListJournalResponse_descriptor =
+      getDescriptor().getMessageType(32);
+    internal_static_kxm_v1_ListJournalResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ListJournalResponse_descriptor,
+        new java.lang.String[] { "Records", "NextPageToken", });
+    internal_static_kxm_v1_PromoteJournalEntryRequest_descriptor =
+      getDescriptor().getMessageType(33);
+    internal_static_kxm_v1_PromoteJournalEntryRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_PromoteJournalEntryRequest_descriptor,
+        new java.lang.String[] { "EntryId", "To", "EvidenceRefs", "Reason", });
+    internal_static_kxm_v1_PromoteJournalEntryResponse_descriptor =
+      getDescriptor().getMessageType(34);
+    internal_static_kxm_v1_PromoteJournalEntryResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_PromoteJournalEntryResponse_descriptor,
+        new java.lang.String[] { "Record", "Entry", });
+    internal_static_kxm_v1_GetImprovementReportRequest_descriptor =
+      getDescriptor().getMessageType(35);
+    internal_static_kxm_v1_GetImprovementReportRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_GetImprovementReportRequest_descriptor,
+        new java.lang.String[] { "Project", "Since", "MaxEntries", "SignalLimit", });
+    internal_static_kxm_v1_GetImprovementReportResponse_descriptor =
+      getDescriptor().getMessageType(36);
+    internal_static_kxm_v1_GetImprovementReportResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_GetImprovementReportResponse_descriptor,
+        new java.lang.String[] { "Areas", "Signals", "Entries", "Truncated", });
+    internal_static_kxm_v1_ExportRetrospectiveRequest_descriptor =
+      getDescriptor().getMessageType(37);
+    internal_static_kxm_v1_ExportRetrospectiveRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ExportRetrospectiveRequest_descriptor,
+        new java.lang.String[] { "RunId", });
+    internal_static_kxm_v1_ExportRetrospectiveResponse_descriptor =
+      getDescriptor().getMessageType(38);
+    internal_static_kxm_v1_ExportRetrospectiveResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ExportRetrospectiveResponse_descriptor,
+        new java.lang.String[] { "Retrospective", "Json", "Markdown", });
+    internal_static_kxm_v1_VerifyJournalRequest_descriptor =
+      getDescriptor().getMessageType(39);
+    internal_static_kxm_v1_VerifyJournalRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_VerifyJournalRequest_descriptor,
+        new java.lang.String[] { "RunId", });
+    internal_static_kxm_v1_VerifyJournalResponse_descriptor =
+      getDescriptor().getMessageType(40);
+    internal_static_kxm_v1_VerifyJournalResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_VerifyJournalResponse_descriptor,
+        new java.lang.String[] { "Verdict", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.DurationProto.getDescriptor();
     com.google.protobuf.StructProto.getDescriptor();
+    com.google.protobuf.TimestampProto.getDescriptor();
     dev.kxm.v1.OptionsProto.getDescriptor();
+    dev.kxm.v1.WorkflowJournalProto.getDescriptor();
     dev.kxm.v1.WorkflowTypesProto.getDescriptor();
     com.google.protobuf.ExtensionRegistry registry =
         com.google.protobuf.ExtensionRegistry.newInstance();
