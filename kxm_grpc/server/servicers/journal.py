@@ -26,6 +26,7 @@ from kxm_grpc.domain.workflows.journal import (
     Severity,
 )
 from kxm_grpc.domain.workflows.journal_chain import ChainLink, Problem, Verdict
+from kxm_grpc.domain.workflows.redaction import redact, redact_all
 from kxm_grpc.domain.workflows.reports import AreaReport, ImprovementSignal, ReportEntry
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import check_timestamp, timestamp
@@ -78,6 +79,8 @@ def entry_to_proto(entry: JournalEntry, status: PromotionStatus | None = None) -
 
 
 def _report_entry_to_proto(entry: ReportEntry) -> jpb.JournalEntry:
+    """A report's priority entry, its texts redacted: the report goes to every caller of the
+    project, who may not read the entry's run (as the signals and the retrospective are)."""
     proto = jpb.JournalEntry(
         id=entry.id,
         run_id=entry.run_id,
@@ -85,8 +88,8 @@ def _report_entry_to_proto(entry: ReportEntry) -> jpb.JournalEntry:
         category=_CATEGORY[Category(entry.category)],
         area=_AREA.get(entry.area, 0),
         severity=_SEVERITY[Severity(entry.severity)],
-        summary=entry.summary,
-        evidence=entry.evidence,
+        summary=redact(entry.summary),
+        evidence=redact_all(entry.evidence),
         related_entry_ids=entry.related_entry_ids,
         stage_id=entry.stage_id or "",
         create_time=timestamp(entry.create_time),
