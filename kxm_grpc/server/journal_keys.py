@@ -80,23 +80,29 @@ def read_key_file(path: Path) -> Keyring:
         raise SettingsError(f"journal key file {path}: {exc}") from None
 
 
-def hub_keyring(key_file: Path | None, admin_token: str | None) -> Keyring:
-    """The hub's keyring: the key file's, else derived from the admin token, else (a hub with
-    neither, which only an in-memory test hub is) a random key for this process alone.
+def load_key_file(path: Path | None) -> Keyring | None:
+    """The key file's keyring (None without one), read before the hub touches its database, so a
+    bad file stops the start before anything is migrated or written.
 
     Raises:
         SettingsError: as ``read_key_file``.
     """
-    if key_file is not None:
-        keyring = read_key_file(key_file)
-        if key_file.stat().st_mode & 0o077:
-            log.warning("journal_key_file_readable_by_others", path=str(key_file))
-        source = "file"
+    if path is None:
+        return None
+    keyring = read_key_file(path)
+    if path.stat().st_mode & 0o077:
+        log.warning("journal_key_file_readable_by_others", path=str(path))
+    return keyring
+
+
+def hub_keyring(from_file: Keyring | None, admin_token: str | None) -> Keyring:
+    """The hub's keyring: the key file's (``load_key_file``), else derived from the admin token,
+    else (a hub with neither, which only an in-memory test hub is) a random key for this process."""
+    if from_file is not None:
+        keyring, source = from_file, "file"
     elif admin_token:
-        keyring = derived_keyring(admin_token)
-        source = "admin_token"
+        keyring, source = derived_keyring(admin_token), "admin_token"
     else:
-        keyring = Keyring({"process": secrets.token_bytes(32)}, current="process")
-        source = "process"
+        keyring, source = Keyring({"process": secrets.token_bytes(32)}, current="process"), "process"
     log.info("journal_keys_loaded", source=source, current_key_id=keyring.current, key_ids=sorted(keyring.keys))
     return keyring

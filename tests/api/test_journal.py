@@ -11,17 +11,27 @@ client's ``_call`` (the error mapping every client method uses).
 from __future__ import annotations
 
 import asyncio
+import itertools
 from typing import Any
 
 import pytest
 
-from kxm_grpc import Aborted, FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, Reason, Unauthenticated
+from kxm_grpc import (
+    Aborted,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    Reason,
+    Unauthenticated,
+)
 from kxm_grpc._gen.kxm.v1 import workflow_journal_pb2 as jpb
 from kxm_grpc._gen.kxm.v1 import workflow_service_pb2 as pb
 from kxm_grpc._gen.kxm.v1 import workflow_service_pb2_grpc
 from kxm_grpc.client import HubClient
 from kxm_grpc.domain.workflows import journal_chain
 from kxm_grpc.domain.workflows.journal import Category
+from kxm_grpc.errors import DataLoss
 from kxm_grpc.store.rows.journal import record_to_json
 from kxm_grpc.v1 import WorkflowRunStatus
 from tests.conftest import AgentFactory, Hub
@@ -63,9 +73,13 @@ def staged(**fields: Any) -> dict[str, Any]:
     return document
 
 
-async def start(admin: HubClient, document: dict[str, Any], delivery: str = "d-1") -> Any:
+_deliveries = itertools.count(1)
+
+
+async def start(admin: HubClient, document: dict[str, Any], delivery: str = "") -> Any:
+    """Register ``document`` and start a run of it (a new delivery id unless one is given)."""
     await admin.workflows.register_definition(document)
-    return (await admin.workflows.start_run(document["id"], delivery_id=delivery)).run
+    return (await admin.workflows.start_run(document["id"], delivery_id=delivery or f"d-{next(_deliveries)}")).run
 
 
 async def checkpoint(coordinator: HubClient, run_id: str, stage: str, status: str, **fields: Any) -> Any:
@@ -538,3 +552,100 @@ async def test_only_the_coordinator_records_and_a_request_id_records_once(hub: H
     assert operator.value.reason is Reason.CREDENTIAL_KIND_DENIED  # the contract's access: an agent
     assert not_ended.value.reason is Reason.WORKFLOW_NOT_ENDED
     assert [r.entry.summary for r in found] == ["go"]
+
+
+async def test_an_ended_runs_head_is_sealed_so_dropping_or_editing_it_is_found(
+    hub: Hub, make_agent: AgentFactory
+) -> None:
+    """The retrospective's head carries its own HMAC: editing its sequence (to hide records cut from
+    the end) or deleting the row, for a run that ended with records, is HEAD_UNVERIFIED."""
+    coordinator = await make_agent("coordinator")
+    verdicts = []
+    async with hub.admin() as admin:
+        for change in (
+            "UPDATE workflow_retrospectives SET document = replace(document, '\"headSequence\":3', "
+            "'\"headSequence\":2') WHERE run_id = ?",
+            "DELETE FROM workflow_retrospectives WHERE run_id = ?",
+        ):
+            run = await _journaled_run(hub, coordinator, admin, end=True)
+            await hub.server.store.write(
+                lambda tx, sql=change, run_id=run.id: tx.journal._conn.execute(sql, (run_id,))  # type: ignore[attr-defined]
+            )
+            verdicts.append(await _verdict(coordinator, run.id))
+
+    assert [(v.intact, v.problem, v.held_to_retrospective, v.verified_records) for v in verdicts] == [
+        (False, E.JournalVerdict.PROBLEM_HEAD_UNVERIFIED, False, 4),
+        (False, E.JournalVerdict.PROBLEM_HEAD_UNVERIFIED, False, 4),
+    ]
+
+
+async def test_pages_and_retrospectives_stay_within_the_answer_limit(hub: Hub, make_agent: AgentFactory) -> None:
+    """Entries at their limits (8,000 details, 32 evidence strings of 1,000): a ListJournal page ends
+    before 2 MiB (the next page goes on), and the retrospective leaves the oldest entries out to
+    stay within 768 KiB, counting them."""
+    coordinator = await make_agent("coordinator")
+    big = {"details": "d" * 8_000, "evidence": [f"{i:02d}" + "z" * 998 for i in range(32)]}  # not hex: kept
+    async with hub.admin() as admin:
+        run = await start(admin, define("plain", stages=("build",)))
+        for index in range(60):
+            await call(coordinator, "RecordJournal", _entry(run.id, E.JOURNAL_CATEGORY_OBSERVATION, f"n{index}", **big))
+        first = await call(coordinator, "ListJournal", pb.ListJournalRequest(run_id=run.id))
+        everything = await records(coordinator, run.id)
+        await admin.workflows.cancel_run(run.id, reason="done")
+        exported = await call(coordinator, "ExportRetrospective", pb.ExportRetrospectiveRequest(run_id=run.id))
+
+    assert 0 < len(first.records) < 60 and first.ByteSize() <= 2 * 1024 * 1024 + 100_000 and first.next_page_token
+    assert len(everything) == 60
+    retrospective = exported.retrospective
+    kept = [e.summary for e in retrospective.entries]
+    # The 60 and the hub's cancellation entry, the oldest left out.
+    assert retrospective.omitted_entries > 0 and len(kept) + retrospective.omitted_entries == 61
+    assert (retrospective.entries[-1].author, kept[-2]) == ("hub", "n59")
+    assert len(exported.json.encode()) <= 768 * 1024
+
+
+async def test_a_record_that_no_longer_decodes_never_stops_the_run(hub: Hub, make_agent: AgentFactory) -> None:
+    """The journal's last record made undecodable in the database: the next entry still appends
+    (the head is read without its record), the run still ends (no retrospective is written), and
+    VerifyJournal and ExportRetrospective refuse with DATA_LOSS naming the record."""
+    coordinator = await make_agent("coordinator")
+    async with hub.admin() as admin:
+        run = await _journaled_run(hub, coordinator, admin, end=False)
+        await hub.server.store.write(
+            lambda tx: tx.journal._conn.execute(  # type: ignore[attr-defined]
+                "UPDATE workflow_journal SET record = '{' WHERE run_id = ? AND sequence = 2", (run.id,)
+            )
+        )
+        after = await call(coordinator, "RecordJournal", _entry(run.id, E.JOURNAL_CATEGORY_PLAN, "still"))
+        cancelled = (await admin.workflows.cancel_run(run.id, reason="done")).run
+        with pytest.raises(DataLoss) as verify:
+            await _verdict(coordinator, run.id)
+        with pytest.raises(DataLoss) as export:
+            await call(coordinator, "ExportRetrospective", pb.ExportRetrospectiveRequest(run_id=run.id))
+
+    assert after.record.sequence == 3
+    assert cancelled.status == WorkflowRunStatus.WORKFLOW_RUN_STATUS_CANCELLED
+    assert verify.value.reason is export.value.reason is Reason.STORAGE_CORRUPTED
+    assert verify.value.metadata == {"runId": run.id, "sequence": "2"}
+
+
+async def test_control_characters_in_ids_are_refused_before_any_lookup(hub: Hub, make_agent: AgentFactory) -> None:
+    """A NUL in a related entry id or in the report's project is INVALID_ARGUMENT naming the field,
+    on PostgreSQL too (whose driver would refuse it as a storage error)."""
+    coordinator = await make_agent("coordinator")
+    async with hub.admin() as admin:
+        run = await start(admin, define("plain", stages=("build",)))
+        with pytest.raises(InvalidArgument) as related:
+            await call(
+                coordinator,
+                "RecordJournal",
+                _entry(run.id, E.JOURNAL_CATEGORY_DECISION, "x", related_entry_ids=["journal_\x00"]),
+            )
+        with pytest.raises(InvalidArgument) as project:
+            await call(admin, "GetImprovementReport", pb.GetImprovementReportRequest(project="al\x00pha"))
+
+    assert (related.value.reason, related.value.metadata["field"]) == (
+        Reason.INVALID_JOURNAL_RELATION,
+        "related_entry_ids[0]",
+    )
+    assert project.value.metadata["field"] == "project"

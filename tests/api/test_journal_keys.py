@@ -16,7 +16,7 @@ from kxm_grpc._gen.kxm.v1 import workflow_journal_pb2 as jpb
 from kxm_grpc._gen.kxm.v1 import workflow_service_pb2 as pb
 from kxm_grpc.client import HubClient
 from kxm_grpc.server.app import HubServer
-from kxm_grpc.server.journal_keys import derived_keyring, hub_keyring, read_key_file
+from kxm_grpc.server.journal_keys import derived_keyring, hub_keyring, load_key_file, read_key_file
 from kxm_grpc.server.settings import Settings, SettingsError
 from tests.api.test_journal import call
 from tests.conftest import ADMIN_TOKEN
@@ -62,12 +62,14 @@ def test_a_bad_key_file_stops_the_hub_naming_the_line_never_the_secret(tmp_path:
 def test_without_a_file_the_key_is_derived_from_the_admin_token(tmp_path: Path) -> None:
     """The same token gives the same key on every replica; another token another key and key id."""
     one, again, other = derived_keyring(ADMIN_TOKEN), hub_keyring(None, ADMIN_TOKEN), derived_keyring("x" * 32)
+    from_file = read_key_file(_file(tmp_path, f"k1 {K1}\n"))
 
     assert one == again and one.current.startswith("admin-") and len(one.current) == len("admin-") + 12
     assert other.current != one.current and other.keys[other.current] != one.keys[one.current]
     assert ADMIN_TOKEN.encode() not in one.keys[one.current]
+    assert hub_keyring(from_file, ADMIN_TOKEN) is from_file  # a key file wins over the token
     with pytest.raises(SettingsError):
-        hub_keyring(tmp_path / "missing", ADMIN_TOKEN)
+        load_key_file(tmp_path / "missing")
 
 
 async def test_a_rotated_key_keeps_old_records_verifiable_and_a_dropped_key_is_unknown(tmp_path: Path) -> None:
@@ -126,3 +128,19 @@ async def test_a_rotated_key_keeps_old_records_verifiable_and_a_dropped_key_is_u
         0,
         "k1",
     )
+
+
+async def test_a_bad_key_file_stops_the_start_before_the_database_is_touched(tmp_path: Path) -> None:
+    """The key file is read before the store opens: a bad one leaves no database behind."""
+    settings = Settings(
+        port=0,
+        data_dir=tmp_path / "kxm",
+        admin_token=ADMIN_TOKEN,
+        journal_key_file=_file(tmp_path, "k1 abcd\n"),
+    )
+    server = HubServer(settings)
+
+    with pytest.raises(SettingsError, match="at least 32 bytes"):
+        await server.start()
+
+    assert not (tmp_path / "kxm" / "hub.db").exists()

@@ -5042,6 +5042,9 @@ pub mod journal_verdict {
         Altered = 4,
         /// The journal ends before the head its retrospective recorded when the run ended.
         Truncated = 5,
+        /// The run ended with records in its journal, but the head its retrospective recorded is missing or
+        /// its seal does not verify: records cut from the end could not be told.
+        HeadUnverified = 6,
     }
     impl Problem {
         /// String value of the enum field names used in the ProtoBuf definition.
@@ -5056,6 +5059,7 @@ pub mod journal_verdict {
                 Self::UnknownKey => "PROBLEM_UNKNOWN_KEY",
                 Self::Altered => "PROBLEM_ALTERED",
                 Self::Truncated => "PROBLEM_TRUNCATED",
+                Self::HeadUnverified => "PROBLEM_HEAD_UNVERIFIED",
             }
         }
         /// Creates an enum from field names used in the ProtoBuf definition.
@@ -5067,6 +5071,7 @@ pub mod journal_verdict {
                 "PROBLEM_UNKNOWN_KEY" => Some(Self::UnknownKey),
                 "PROBLEM_ALTERED" => Some(Self::Altered),
                 "PROBLEM_TRUNCATED" => Some(Self::Truncated),
+                "PROBLEM_HEAD_UNVERIFIED" => Some(Self::HeadUnverified),
                 _ => None,
             }
         }
@@ -5143,6 +5148,9 @@ pub struct WorkflowRetrospective {
     /// The journal's head when it was written.
     #[prost(message, optional, tag = "21")]
     pub journal: ::core::option::Option<workflow_retrospective::Journal>,
+    /// The oldest entries left out so the document stays within 768 KiB of JSON (0: none).
+    #[prost(int32, tag = "22")]
+    pub omitted_entries: i32,
 }
 /// Nested message and enum types in `WorkflowRetrospective`.
 pub mod workflow_retrospective {
@@ -5457,6 +5465,12 @@ pub mod workflow_retrospective {
         /// Key ids that sealed the records.
         #[prost(string, repeated, tag = "4")]
         pub key_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+        /// The journal key that sealed this head.
+        #[prost(string, tag = "5")]
+        pub head_key_id: ::prost::alloc::string::String,
+        /// HMAC-SHA256 of the run id, head sequence and head chain under that key.
+        #[prost(string, tag = "6")]
+        pub head_mac: ::prost::alloc::string::String,
     }
 }
 /// JournalCategory is what a journal entry records.
@@ -7388,6 +7402,8 @@ pub mod workflow_service_client {
         }
         /// ListJournal pages through a run's journal in order: entries and promotion records with their chain.
         ///
+        /// A page ends early rather than pass 2 MiB of records (the token goes on from there).
+        ///
         /// Errors:
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
@@ -7429,6 +7445,8 @@ pub mod workflow_service_client {
         /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
         /// * INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
         ///  the author, no evidence ref is given, or the entry was decided already (metadata: status).
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed entry_id, a reason over 1,000 characters, or
+        ///  evidence refs over their limits.
         pub async fn promote_journal_entry(
             &mut self,
             request: impl tonic::IntoRequest<super::PromoteJournalEntryRequest>,
@@ -7463,8 +7481,8 @@ pub mod workflow_service_client {
         /// Errors:
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
-        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
-        ///  naming none (or naming another project than the caller's).
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
+        ///  or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
         pub async fn get_improvement_report(
             &mut self,
             request: impl tonic::IntoRequest<super::GetImprovementReportRequest>,
@@ -7493,11 +7511,15 @@ pub mod workflow_service_client {
         }
         /// ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
         ///
+        /// The document is at most 768 KiB of JSON: the oldest entries are left out first, and counted.
+        ///
         /// Errors:
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         /// * NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+        /// * DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
+        ///  journal existed) a record of its journal, is corrupted.
         pub async fn export_retrospective(
             &mut self,
             request: impl tonic::IntoRequest<super::ExportRetrospectiveRequest>,
@@ -7527,7 +7549,7 @@ pub mod workflow_service_client {
         /// VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
         ///
         /// Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
-        /// hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+        /// hub holds; an ended run's journal must still hold the head its retrospective recorded and sealed. An answer is a
         /// verdict, never an error: a journal that fails is reported, not refused.
         ///
         /// Errors:

@@ -300,9 +300,11 @@ def _related(raw: Sequence[str], known: Container[str], run_id: str) -> tuple[st
     for index, value in enumerate(raw):
         entry_id = validation.js_trim(value)
         field = f"related_entry_ids[{index}]"
-        if not entry_id or validation.utf16_length(entry_id) > MAX_ENTRY_ID_CHARS:
+        if not well_formed_id(entry_id):
             raise invalid_field(
-                field, f"must be 1-{MAX_ENTRY_ID_CHARS} characters", reason=Reason.INVALID_JOURNAL_RELATION
+                field,
+                f"must be 1-{MAX_ENTRY_ID_CHARS} characters, none a control character",
+                reason=Reason.INVALID_JOURNAL_RELATION,
             )
         if entry_id in related:
             raise invalid_field(field, "repeats an id", reason=Reason.INVALID_JOURNAL_RELATION)
@@ -314,6 +316,14 @@ def _related(raw: Sequence[str], known: Container[str], run_id: str) -> tuple[st
             )
         related.append(entry_id)
     return tuple(related)
+
+
+def well_formed_id(entry_id: str) -> bool:
+    """An entry id a request may name: 1-80 characters, none a control character (checked before
+    any lookup: PostgreSQL refuses a NUL as a storage error)."""
+    return 0 < validation.utf16_length(entry_id) <= MAX_ENTRY_ID_CHARS and not any(
+        ord(c) < 32 or ord(c) == 127 for c in entry_id
+    )
 
 
 def clip(text: str, limit: int) -> str:

@@ -129,6 +129,29 @@ def head(links: Sequence[ChainLink]) -> ChainHead | None:
     return ChainHead(links[-1].sequence, links[-1].chain) if links else None
 
 
+HEAD_SCHEMA = "kxm.journal-head.v1"
+
+
+def seal_head(run_id: str, head: ChainHead | None, keyring: Keyring) -> tuple[str, str]:
+    """(key id, HMAC-SHA256 hex) sealing a journal's head (None: empty) kept apart from it, such
+    as the one a retrospective records when the run ends."""
+    return keyring.current, _mac(keyring.keys[keyring.current], b"", _head_text(run_id, head))
+
+
+def head_sealed(run_id: str, head: ChainHead | None, key_id: str, mac: str, keyring: Keyring) -> bool:
+    """Whether ``mac`` is ``seal_head``'s for this head under ``key_id`` (compared in constant time)."""
+    secret = keyring.secret(key_id)
+    if secret is None:
+        return False
+    expected = _mac(secret, b"", _head_text(run_id, head))
+    return hmac.compare_digest(expected.encode(), mac.encode("utf-8", "replace"))
+
+
+def _head_text(run_id: str, head: ChainHead | None) -> str:
+    sequence, chain = (head.sequence, head.chain) if head is not None else (-1, "")
+    return canonical_json({"schema": HEAD_SCHEMA, "runId": run_id, "sequence": sequence, "chain": chain})
+
+
 def _mac(secret: bytes, previous: bytes, text: str) -> str:
     return hmac.new(secret, previous + text.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
 
@@ -150,6 +173,9 @@ class Problem(enum.Enum):
     recomputed with another key."""
     TRUNCATED = "truncated"
     """The journal ends before the expected head: records were removed from its end."""
+    HEAD_UNVERIFIED = "head_unverified"
+    """The head recorded when the run ended is missing or its seal does not verify, so records cut
+    from the end could not be told (set by the service, which keeps the head)."""
 
 
 @dataclass(frozen=True)

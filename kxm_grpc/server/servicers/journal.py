@@ -258,7 +258,9 @@ class JournalMethods:
         exported = await journal.export_retrospective(
             self._hub.store, current_call().caller, request.run_id, now=self._hub.now()
         )
-        message = json_format.ParseDict(dict(exported.document), jpb.WorkflowRetrospective())
+        message = json_format.ParseDict(
+            dict(exported.document), jpb.WorkflowRetrospective(), ignore_unknown_fields=True
+        )
         return pb.ExportRetrospectiveResponse(retrospective=message, json=exported.json, markdown=exported.markdown)
 
     async def VerifyJournal(self, request: pb.VerifyJournalRequest, context: Context) -> pb.VerifyJournalResponse:

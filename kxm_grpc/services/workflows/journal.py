@@ -15,6 +15,7 @@ promotes; any caller of a project reads the project's improvement report.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -28,9 +29,10 @@ from kxm_grpc.domain.validation import object_id
 from kxm_grpc.domain.workflows import journal as rules
 from kxm_grpc.domain.workflows import journal_chain, reports
 from kxm_grpc.domain.workflows.journal import EntryDraft, JournalEntry, Promotion, PromotionStatus
-from kxm_grpc.domain.workflows.journal_chain import ChainHead, ChainLink, Verdict
+from kxm_grpc.domain.workflows.journal_chain import Breach, ChainHead, ChainLink, Keyring, Problem, Verdict
 from kxm_grpc.errors import (
     Aborted,
+    DataLoss,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -43,7 +45,6 @@ from kxm_grpc.services.workflows.journal_writes import (
     all_links,
     append,
     keyring,
-    promotion_states,
     report_entry,
     retrospective_document,
     retrospective_json,
@@ -51,12 +52,14 @@ from kxm_grpc.services.workflows.journal_writes import (
 from kxm_grpc.services.workflows.runs import MAX_RUN_ID_CHARS, check_visible, forbidden, pinned
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.protocols.workflows import StoredStep
+from kxm_grpc.store.rows.journal import record_to_json
 
 MAX_JOURNAL_PAGE = 1_000
 DEFAULT_JOURNAL_PAGE = 200
 DEFAULT_REPORT_ENTRIES = 10_000
 MAX_REPORT_ENTRIES = 50_000
 MAX_SIGNAL_LIMIT = 100
+MAX_PROJECT_CHARS = 128
 
 
 # -- reading --------------------------------------------------------------------------------------
@@ -96,18 +99,45 @@ async def list_journal(store: Store, caller: Caller, run_id: str, *, size: int, 
 
     def work(tx: Tx) -> JournalPage:
         check_visible(caller, tx.workflows.get_run(run_id), run_id)
-        page = tx.journal.links(run_id, after_sequence=after_sequence, limit=limit + 1)
-        more = len(page) > limit
-        page = page[:limit]
-        states = promotion_states(all_links(tx, run_id)) if any(_promotable(link) for link in page) else {}
-        next_token = encode_page_token(str(page[-1].sequence), query) if more else ""
-        return JournalPage(tuple(page), states, next_token)
+        fetched = tx.journal.links(run_id, after_sequence=after_sequence, limit=limit + 1)
+        page = _within_page_budget(fetched, limit)
+        token = encode_page_token(str(page[-1].sequence), query) if len(fetched) > len(page) else ""
+        return JournalPage(tuple(page), _entry_states(tx, page), token)
 
     return await store.read(work)
 
 
-def _promotable(link: ChainLink) -> bool:
-    return isinstance(link.record, Promotion) or link.record.category.promotable
+MAX_PAGE_BYTES = 2 * 1024 * 1024
+"""A page ends before its records' JSON passes 2 MiB (a record is at most about 80 KiB), so an
+answer stays well within gRPC's 4 MiB."""
+
+
+def _within_page_budget(links: list[ChainLink], limit: int) -> list[ChainLink]:
+    """The first ``limit`` links, fewer when their JSON would pass ``MAX_PAGE_BYTES`` (at least one)."""
+    kept: list[ChainLink] = []
+    size = 0
+    for link in links[:limit]:
+        size += len(record_to_json(link.record))
+        if kept and size > MAX_PAGE_BYTES:
+            break
+        kept.append(link)
+    return kept
+
+
+def _entry_states(tx: Tx, links: Sequence[ChainLink]) -> dict[str, PromotionStatus]:
+    """The promotion status now of the promotable entries among ``links`` (one query for all)."""
+    entries = {
+        link.record.id: link.record
+        for link in links
+        if isinstance(link.record, JournalEntry) and link.record.category.promotable
+    }
+    if not entries:
+        return {}
+    decided = [link.record for link in tx.journal.promotions_of(entries) if isinstance(link.record, Promotion)]
+    return {
+        entry_id: rules.promotion_status(entry, decided) or PromotionStatus.PROPOSED
+        for entry_id, entry in entries.items()
+    }
 
 
 # -- recording ------------------------------------------------------------------------------------
@@ -193,8 +223,8 @@ def _run_entry_ids(tx: Tx, run_id: str, ids: Sequence[str]) -> set[str]:
     known: set[str] = set()
     for raw in ids[: rules.MAX_RELATED]:
         entry_id = validation.js_trim(raw)
-        if not entry_id or len(entry_id) > rules.MAX_ENTRY_ID_CHARS:
-            continue
+        if not rules.well_formed_id(entry_id):
+            continue  # never looked up: journal.record refuses it, naming the field
         link = tx.journal.entry(entry_id)
         if link is not None and isinstance(link.record, JournalEntry) and link.record.run_id == run_id:
             known.add(entry_id)
@@ -294,6 +324,8 @@ class ImprovementReport:
 
 def _project_of(caller: Caller, project: str) -> str:
     named = validation.js_trim(project)
+    if named:
+        object_id("project", named, MAX_PROJECT_CHARS)
     if caller.project is not None:
         if named and named != caller.project:
             # Another project's name reads as nothing there: no report discloses that it exists.
@@ -332,14 +364,9 @@ async def improvement_report(
     def work(tx: Tx) -> tuple[list[reports.ReportEntry], dict[str, reports.RunFacts], bool]:
         links = tx.journal.recent(project=name, since=since, limit=limit + 1)
         truncated = len(links) > limit
-        entries = [link.record for link in links[:limit] if isinstance(link.record, JournalEntry)]
-        states: dict[str, PromotionStatus] = {}
-        for entry in entries:
-            if entry.category.promotable:
-                decided = [link.record for link in tx.journal.promotions(entry.id)]
-                states[entry.id] = rules.promotion_status(entry, (p for p in decided if isinstance(p, Promotion))) or (
-                    PromotionStatus.PROPOSED
-                )
+        kept = links[:limit]
+        entries = [link.record for link in kept if isinstance(link.record, JournalEntry)]
+        states = _entry_states(tx, kept)
         facts: dict[str, reports.RunFacts] = {}
         for run_id in {entry.run_id for entry in entries}:
             run = tx.workflows.get_run(run_id)
@@ -348,12 +375,18 @@ async def improvement_report(
         return [report_entry(entry, states.get(entry.id)) for entry in entries], facts, truncated
 
     entries, facts, truncated = await store.read(work)
-    return ImprovementReport(
-        areas=reports.area_report(entries),
-        signals=reports.rank_signals(entries, facts, signal_limit or reports.DEFAULT_SIGNAL_LIMIT),
-        entries=len(entries),
-        truncated=truncated,
-    )
+
+    def build() -> ImprovementReport:
+        return ImprovementReport(
+            areas=reports.area_report(entries),
+            signals=reports.rank_signals(entries, facts, signal_limit or reports.DEFAULT_SIGNAL_LIMIT),
+            entries=len(entries),
+            truncated=truncated,
+        )
+
+    # Tens of thousands of entries take a CPU-bound half second: off the event loop, so the hub's
+    # other calls go on meanwhile.
+    return await asyncio.to_thread(build)
 
 
 # -- retrospectives -------------------------------------------------------------------------------
@@ -392,8 +425,16 @@ async def export_retrospective(store: Store, caller: Caller, run_id: str, *, now
         )
 
     text = await store.read(work)
-    document = json.loads(text)
-    return Retrospective(document, text, reports.to_markdown(document))
+    try:
+        document = json.loads(text)
+        markdown = reports.to_markdown(document)
+    except (ValueError, KeyError, TypeError):
+        raise DataLoss(
+            f"the retrospective of workflow run {run_id} is corrupted in storage; restore a backup",
+            reason=Reason.STORAGE_CORRUPTED,
+            metadata={"runId": run_id},
+        ) from None
+    return Retrospective(document, text, markdown)
 
 
 # -- verification ---------------------------------------------------------------------------------
@@ -409,7 +450,10 @@ class Checked:
 
 async def verify(store: Store, caller: Caller, run_id: str) -> Checked:
     """Verify the run's journal against the hub's keys (``journal_chain.verify``), held to the head
-    its retrospective recorded when the run ended, if it has one.
+    its retrospective sealed when the run ended.
+
+    An ended run with records but without a retrospective whose sealed head verifies (the row
+    deleted or edited) is ``HEAD_UNVERIFIED``: records cut from its end could not be told.
 
     Raises:
         InvalidArgument: a malformed run id. NotFound, PermissionDenied: as ``check_visible``.
@@ -418,23 +462,34 @@ async def verify(store: Store, caller: Caller, run_id: str) -> Checked:
     _run_id(run_id)
 
     def work(tx: Tx) -> Checked:
-        check_visible(caller, tx.workflows.get_run(run_id), run_id)
-        head = _ended_head(tx, run_id)
-        verdict = journal_chain.verify(run_id, all_links(tx, run_id), keyring(tx), expected_head=head)
+        run = check_visible(caller, tx.workflows.get_run(run_id), run_id)
+        keys = keyring(tx)
+        links = all_links(tx, run_id)
+        head, sealed = _ended_head(tx, run_id, keys)
+        verdict = journal_chain.verify(run_id, links, keys, expected_head=head)
+        if verdict.intact and run.status.ended and links and not sealed:
+            breach = Breach(len(links), Problem.HEAD_UNVERIFIED, None)
+            verdict = Verdict(run_id, verdict.verified, breach, verdict.head, verdict.key_ids)
         return Checked(verdict, head is not None)
 
     return await store.read(work)
 
 
-def _ended_head(tx: Tx, run_id: str) -> ChainHead | None:
+def _ended_head(tx: Tx, run_id: str, keys: Keyring) -> tuple[ChainHead | None, bool]:
+    """The head the run's retrospective sealed when the run ended, and whether its seal verifies
+    ((None, False) for no retrospective, or one whose head is unreadable or not sealed by the hub)."""
     stored = tx.journal.retrospective(run_id)
     if stored is None:
-        return None
+        return None, False
     try:
-        head = json.loads(stored)["journal"]
-        sequence, chain = head["headSequence"], head["headChain"]
+        journal = json.loads(stored)["journal"]
+        sequence, chain = journal["headSequence"], journal["headChain"]
+        key_id, mac = journal["headKeyId"], journal["headMac"]
     except (ValueError, KeyError, TypeError):
-        return None  # not a retrospective this hub wrote: nothing to hold the journal to
-    if type(sequence) is not int or sequence < 0 or not isinstance(chain, str):
-        return None
-    return ChainHead(sequence, chain)
+        return None, False
+    if type(sequence) is not int or not all(isinstance(v, str) for v in (chain, key_id, mac)):
+        return None, False
+    head = ChainHead(sequence, chain) if sequence >= 0 else None
+    if not journal_chain.head_sealed(run_id, head, key_id, mac, keys):
+        return None, False
+    return head, True

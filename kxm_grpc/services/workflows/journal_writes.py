@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 
+import structlog
+
 from kxm_grpc.domain.secrets import new_id
 from kxm_grpc.domain.workflows import journal as rules
 from kxm_grpc.domain.workflows import journal_chain, journal_hub, reports
@@ -22,7 +24,10 @@ from kxm_grpc.domain.workflows.journal import JournalEntry, JournalRecord, Promo
 from kxm_grpc.domain.workflows.journal_chain import ChainLink, Keyring
 from kxm_grpc.domain.workflows.outcomes import RunEvent
 from kxm_grpc.domain.workflows.runs import Run
+from kxm_grpc.errors import DataLoss
 from kxm_grpc.store import Tx
+
+log = structlog.get_logger("kxm.workflows")
 
 _ALL_RECORDS = 1_000_000
 """More records than a run's journal can hold: a bound on the whole-journal reads, never reached."""
@@ -108,32 +113,61 @@ def report_entry(entry: JournalEntry, state: PromotionStatus | None) -> reports.
 
 # -- retrospectives -------------------------------------------------------------------------------
 
+MAX_RETROSPECTIVE_BYTES = 768 * 1024
+"""The largest retrospective JSON kept: with its message and its Markdown, an export stays well
+within gRPC's 4 MiB answer. The oldest entries are left out first (``omittedEntries``)."""
+
 
 def retrospective_document(tx: Tx, definition: WorkflowDefinition | None, run: Run, now: int) -> dict[str, object]:
-    """The retrospective of an ended run as it stands now, with the journal's head (``journal``)."""
+    """The retrospective of an ended run as it stands now, with the journal's sealed head (``journal``).
+
+    Raises:
+        DataLoss: (STORAGE_CORRUPTED) a record of the run's journal is not a journal record.
+    """
     links = all_links(tx, run.id)
     states = promotion_states(links)
     entries = [
         report_entry(link.record, states.get(link.record.id)) for link in links if isinstance(link.record, JournalEntry)
     ]
     document = reports.build_retrospective(run, definition, entries, exported_at=now)
+    head = journal_chain.head(links)
+    key_id, mac = journal_chain.seal_head(run.id, head, keyring(tx))
     document["journal"] = {
         "records": len(links),
-        "headSequence": links[-1].sequence if links else -1,
-        "headChain": links[-1].chain if links else "",
+        "headSequence": head.sequence if head is not None else -1,
+        "headChain": head.chain if head is not None else "",
         "keyIds": sorted({link.key_id for link in links}),
+        "headKeyId": key_id,
+        "headMac": mac,
     }
+    return _within_budget(document)
+
+
+def _within_budget(document: dict[str, object]) -> dict[str, object]:
+    exported = document["entries"]
+    assert isinstance(exported, list)
+    size = len(retrospective_json(document).encode())
+    omitted = 0
+    while size > MAX_RETROSPECTIVE_BYTES and omitted < len(exported):
+        # Dropped by the oldest: a halving search would be faster, but one entry is at most ~20 KiB.
+        size -= len(json.dumps(exported[omitted], separators=(",", ":"), ensure_ascii=False).encode()) + 1
+        omitted += 1
+    if omitted:
+        document["entries"] = exported[omitted:]
+        document["omittedEntries"] = omitted
     return document
 
 
 def write_retrospective(tx: Tx, definition: WorkflowDefinition, run: Run, now: int) -> None:
-    """Keep the retrospective of the run that just ended."""
-    document = retrospective_document(tx, definition, run, now)
+    """Keep the retrospective of the run that just ended. A journal with a record that no longer
+    decodes gets none (the run still ends; ``VerifyJournal`` reports the record, and an export
+    refuses with DATA_LOSS): the decision that ended the run never waits on its journal."""
+    try:
+        document = retrospective_document(tx, definition, run, now)
+    except DataLoss:
+        log.error("workflow_retrospective_unwritten", run_id=run.id, reason="journal_undecodable")
+        return
     tx.journal.put_retrospective(run.id, project=run.project, document=retrospective_json(document), now=now)
-
-
-def _json(document: Mapping[str, object]) -> str:
-    return json.dumps(document, separators=(",", ":"), ensure_ascii=False)
 
 
 def retrospective_json(document: Mapping[str, object]) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Protocol
 
-from kxm_grpc.domain.workflows.journal_chain import ChainLink
+from kxm_grpc.domain.workflows.journal_chain import ChainHead, ChainLink
 
 
 class JournalRepository(Protocol):
@@ -32,8 +32,10 @@ class JournalRepository(Protocol):
                 sequence before it (a link never leaves a gap).
         """
 
-    def head(self, run_id: str) -> ChainLink | None:
-        """The run's last link (what the next record chains from), or None for an empty journal."""
+    def head(self, run_id: str) -> ChainHead | None:
+        """The run's last link's sequence and chain (what the next record chains from), or None for
+        an empty journal. Read without its record, so a record that no longer decodes never stops
+        the run's next append (``verify`` reports it)."""
 
     def links(self, run_id: str, *, after_sequence: int | None = None, limit: int) -> list[ChainLink]:
         """The run's links in sequence order after ``after_sequence`` (None: from the first), at most ``limit``."""
@@ -47,6 +49,9 @@ class JournalRepository(Protocol):
 
     def promotions(self, entry_id: str) -> list[ChainLink]:
         """The promotion records deciding the entry ``entry_id``, in journal order (folded by ``promotion_status``)."""
+
+    def promotions_of(self, entry_ids: Collection[str]) -> list[ChainLink]:
+        """The promotion records deciding any of ``entry_ids``, each entry's in journal order."""
 
     def recent(
         self,

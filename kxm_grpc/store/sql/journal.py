@@ -16,12 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from kxm_grpc.domain.workflows.journal_chain import ChainLink
+from kxm_grpc.domain.workflows.journal_chain import ChainHead, ChainLink
 from kxm_grpc.store.rows.journal import ENTRY, PROMOTION, WORKFLOW_JOURNAL, link_from_row, link_values
 from kxm_grpc.store.sql.connection import Connection
 
 _SELECT = f"SELECT {WORKFLOW_JOURNAL.select} FROM workflow_journal"
 _INSERT = f"INSERT INTO workflow_journal ({WORKFLOW_JOURNAL.select}) VALUES ({', '.join('?' * WORKFLOW_JOURNAL.width)})"
+
+
+_IN_CHUNK = 500
+"""Ids per ``IN`` list: well under SQLite's 32,766 variables and PostgreSQL's 65,535 parameters."""
 
 
 def _in(column: str, values: Collection[str], params: list[object]) -> str:
@@ -51,9 +55,11 @@ class SqlJournal:
                 )
         self._conn.execute(_INSERT, link_values(link, project))
 
-    def head(self, run_id: str) -> ChainLink | None:
-        row = self._conn.execute(f"{_SELECT} WHERE run_id = ? ORDER BY sequence DESC LIMIT 1", (run_id,)).fetchone()
-        return None if row is None else link_from_row(row)
+    def head(self, run_id: str) -> ChainHead | None:
+        row = self._conn.execute(
+            "SELECT sequence, chain FROM workflow_journal WHERE run_id = ? ORDER BY sequence DESC LIMIT 1", (run_id,)
+        ).fetchone()
+        return None if row is None else ChainHead(int(row[0]), str(row[1]))
 
     def links(self, run_id: str, *, after_sequence: int | None = None, limit: int) -> list[ChainLink]:
         after = -1 if after_sequence is None else after_sequence
@@ -71,6 +77,18 @@ class SqlJournal:
             f"{_SELECT} WHERE entry_id = ? AND kind = '{PROMOTION}' ORDER BY sequence, run_id", (entry_id,)
         ).fetchall()
         return [link_from_row(row) for row in rows]
+
+    def promotions_of(self, entry_ids: Collection[str]) -> list[ChainLink]:
+        distinct = sorted(set(entry_ids))
+        found: list[ChainLink] = []
+        for start in range(0, len(distinct), _IN_CHUNK):
+            params: list[object] = []
+            where = _in("entry_id", distinct[start : start + _IN_CHUNK], params)
+            rows = self._conn.execute(
+                f"{_SELECT} WHERE {where} AND kind = '{PROMOTION}' ORDER BY entry_id, sequence, run_id", params
+            ).fetchall()
+            found += [link_from_row(row) for row in rows]
+        return found
 
     def recent(
         self,

@@ -237,7 +237,7 @@ async def test_records_append_and_read_back_in_order_with_paging_and_the_head(st
     # Assert
     assert read == links
     assert pages == [links[:2], links[2:], []]
-    assert heads == [links[-1], other[0], None]
+    assert heads == [journal_chain.head(links), journal_chain.head(other), None]
     assert found == [links[1], links[2], other[0], None]
     assert journal_chain.verify("wfr_1", read, KEYS).intact
 
@@ -473,7 +473,7 @@ async def test_a_record_altered_in_the_database_reads_back_altered_and_verify_na
 
 
 async def test_a_stored_record_that_is_no_record_is_refused_with_data_loss(store: Store) -> None:
-    """A record whose stored text is not a record's JSON: every read of it raises DataLoss naming the
+    """A record whose stored text is not a record's JSON: every read of the record raises DataLoss naming the
     run and sequence (STORAGE_CORRUPTED); the run's other records and other runs read as before."""
     # Prepare
     links = _sealed([_entry("journal_1"), _entry("journal_2")])
@@ -484,7 +484,6 @@ async def test_a_stored_record_that_is_no_record_is_refused_with_data_loss(store
     # Execute
     reads: dict[str, Callable[[Tx], object]] = {
         "links": _all_links("wfr_1"),
-        "head": lambda tx: tx.journal.head("wfr_1"),
         "entry": lambda tx: tx.journal.entry("journal_2"),
         "recent": lambda tx: tx.journal.recent(project=PROJECT, limit=10),
     }
@@ -496,6 +495,8 @@ async def test_a_stored_record_that_is_no_record_is_refused_with_data_loss(store
 
     # Assert
     assert refused == dict.fromkeys(reads, (Reason.STORAGE_CORRUPTED, {"runId": "wfr_1", "sequence": "1"}))
+    # The head is read without its record: the run's next record still appends after it.
+    assert await store.read(lambda tx: tx.journal.head("wfr_1")) == journal_chain.head(links)
     assert await store.read(lambda tx: tx.journal.links("wfr_1", limit=1)) == links[:1]
     assert await store.read(_all_links("wfr_2")) == other
 

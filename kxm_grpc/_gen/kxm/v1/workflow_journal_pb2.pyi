@@ -522,6 +522,10 @@ class JournalVerdict(_message.Message):
         """
         PROBLEM_TRUNCATED: JournalVerdict._Problem.ValueType  # 5
         """The journal ends before the head its retrospective recorded when the run ended."""
+        PROBLEM_HEAD_UNVERIFIED: JournalVerdict._Problem.ValueType  # 6
+        """The run ended with records in its journal, but the head its retrospective recorded is missing or
+        its seal does not verify: records cut from the end could not be told.
+        """
 
     class Problem(_Problem, metaclass=_ProblemEnumTypeWrapper):
         """Why a record does not verify."""
@@ -540,6 +544,10 @@ class JournalVerdict(_message.Message):
     """
     PROBLEM_TRUNCATED: JournalVerdict.Problem.ValueType  # 5
     """The journal ends before the head its retrospective recorded when the run ended."""
+    PROBLEM_HEAD_UNVERIFIED: JournalVerdict.Problem.ValueType  # 6
+    """The run ended with records in its journal, but the head its retrospective recorded is missing or
+    its seal does not verify: records cut from the end could not be told.
+    """
 
     RUN_ID_FIELD_NUMBER: _builtins.int
     INTACT_FIELD_NUMBER: _builtins.int
@@ -1239,12 +1247,18 @@ class WorkflowRetrospective(_message.Message):
         HEAD_SEQUENCE_FIELD_NUMBER: _builtins.int
         HEAD_CHAIN_FIELD_NUMBER: _builtins.int
         KEY_IDS_FIELD_NUMBER: _builtins.int
+        HEAD_KEY_ID_FIELD_NUMBER: _builtins.int
+        HEAD_MAC_FIELD_NUMBER: _builtins.int
         records: _builtins.int
         """Records (entries and promotion records)."""
         head_sequence: _builtins.int
         """The last record's sequence (-1 for an empty journal)."""
         head_chain: _builtins.str
         """The last record's chain: VerifyJournal holds the journal to it."""
+        head_key_id: _builtins.str
+        """The journal key that sealed this head."""
+        head_mac: _builtins.str
+        """HMAC-SHA256 of the run id, head sequence and head chain under that key."""
         @_builtins.property
         def key_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
             """Key ids that sealed the records."""
@@ -1256,10 +1270,12 @@ class WorkflowRetrospective(_message.Message):
             head_sequence: _builtins.int = ...,
             head_chain: _builtins.str = ...,
             key_ids: _abc.Iterable[_builtins.str] | None = ...,
+            head_key_id: _builtins.str = ...,
+            head_mac: _builtins.str = ...,
         ) -> None: ...
         _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
         def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-        _ClearFieldArgType: _TypeAlias = _typing.Literal["head_chain", b"head_chain", "head_sequence", b"head_sequence", "key_ids", b"key_ids", "records", b"records"]  # noqa: Y015
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["head_chain", b"head_chain", "head_key_id", b"head_key_id", "head_mac", b"head_mac", "head_sequence", b"head_sequence", "key_ids", b"key_ids", "records", b"records"]  # noqa: Y015
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1284,6 +1300,7 @@ class WorkflowRetrospective(_message.Message):
     EVIDENCE_AUDIT_FIELD_NUMBER: _builtins.int
     DEGRADED_STAGE_IDS_FIELD_NUMBER: _builtins.int
     JOURNAL_FIELD_NUMBER: _builtins.int
+    OMITTED_ENTRIES_FIELD_NUMBER: _builtins.int
     schema: _builtins.str
     """`kxm.retrospective.v1`."""
     run_id: _builtins.str
@@ -1298,6 +1315,8 @@ class WorkflowRetrospective(_message.Message):
     """Why it ended, redacted."""
     review_decision: _builtins.str
     """`proposed`: nothing in it is applied before an explicit review decision."""
+    omitted_entries: _builtins.int
+    """The oldest entries left out so the document stays within 768 KiB of JSON (0: none)."""
     @_builtins.property
     def started_at(self) -> _timestamp_pb2.Timestamp:
         """When the run started."""
@@ -1378,10 +1397,11 @@ class WorkflowRetrospective(_message.Message):
         evidence_audit: _abc.Iterable[Global___WorkflowRetrospective.EvidenceAudit] | None = ...,
         degraded_stage_ids: _abc.Iterable[_builtins.str] | None = ...,
         journal: Global___WorkflowRetrospective.Journal | None = ...,
+        omitted_entries: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["counts", b"counts", "ended_at", b"ended_at", "exported_at", b"exported_at", "journal", b"journal", "started_at", b"started_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["counts", b"counts", "decisions", b"decisions", "definition_hash", b"definition_hash", "definition_id", b"definition_id", "degraded_stage_ids", b"degraded_stage_ids", "end_reason", b"end_reason", "ended_at", b"ended_at", "entries", b"entries", "evidence_audit", b"evidence_audit", "exported_at", b"exported_at", "journal", b"journal", "open_contradictions", b"open_contradictions", "proposed_improvements", b"proposed_improvements", "recurring_error_classes", b"recurring_error_classes", "review_decision", b"review_decision", "run_id", b"run_id", "schema", b"schema", "stages", b"stages", "started_at", b"started_at", "status", b"status", "transitions", b"transitions"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["counts", b"counts", "decisions", b"decisions", "definition_hash", b"definition_hash", "definition_id", b"definition_id", "degraded_stage_ids", b"degraded_stage_ids", "end_reason", b"end_reason", "ended_at", b"ended_at", "entries", b"entries", "evidence_audit", b"evidence_audit", "exported_at", b"exported_at", "journal", b"journal", "omitted_entries", b"omitted_entries", "open_contradictions", b"open_contradictions", "proposed_improvements", b"proposed_improvements", "recurring_error_classes", b"recurring_error_classes", "review_decision", b"review_decision", "run_id", b"run_id", "schema", b"schema", "stages", b"stages", "started_at", b"started_at", "status", b"status", "transitions", b"transitions"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -226,6 +226,8 @@ class WorkflowServiceStub:
     ListJournal: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.ListJournalRequest, _workflow_service_pb2.ListJournalResponse]
     """ListJournal pages through a run's journal in order: entries and promotion records with their chain.
 
+    A page ends early rather than pass 2 MiB of records (the token goes on from there).
+
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
@@ -243,6 +245,8 @@ class WorkflowServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
     - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
       the author, no evidence ref is given, or the entry was decided already (metadata: status).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed entry_id, a reason over 1,000 characters, or
+      evidence refs over their limits.
     """
     GetImprovementReport: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.GetImprovementReportRequest, _workflow_service_pb2.GetImprovementReportResponse]
     """GetImprovementReport reports, per area, what keeps going wrong, and ranks the problems recurring across runs.
@@ -252,22 +256,26 @@ class WorkflowServiceStub:
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
-    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
-      naming none (or naming another project than the caller's).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
+      or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
     """
     ExportRetrospective: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.ExportRetrospectiveRequest, _workflow_service_pb2.ExportRetrospectiveResponse]
     """ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+
+    The document is at most 768 KiB of JSON: the oldest entries are left out first, and counted.
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
+      journal existed) a record of its journal, is corrupted.
     """
     VerifyJournal: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.VerifyJournalRequest, _workflow_service_pb2.VerifyJournalResponse]
     """VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
 
     Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
-    hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+    hub holds; an ended run's journal must still hold the head its retrospective recorded and sealed. An answer is a
     verdict, never an error: a journal that fails is reported, not refused.
 
     Errors:
@@ -474,6 +482,8 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     ListJournal: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.ListJournalRequest, _workflow_service_pb2.ListJournalResponse]  # type: ignore[assignment]
     """ListJournal pages through a run's journal in order: entries and promotion records with their chain.
 
+    A page ends early rather than pass 2 MiB of records (the token goes on from there).
+
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
@@ -491,6 +501,8 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
     - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
       the author, no evidence ref is given, or the entry was decided already (metadata: status).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed entry_id, a reason over 1,000 characters, or
+      evidence refs over their limits.
     """
     GetImprovementReport: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.GetImprovementReportRequest, _workflow_service_pb2.GetImprovementReportResponse]  # type: ignore[assignment]
     """GetImprovementReport reports, per area, what keeps going wrong, and ranks the problems recurring across runs.
@@ -500,22 +512,26 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
-    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
-      naming none (or naming another project than the caller's).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
+      or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
     """
     ExportRetrospective: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.ExportRetrospectiveRequest, _workflow_service_pb2.ExportRetrospectiveResponse]  # type: ignore[assignment]
     """ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+
+    The document is at most 768 KiB of JSON: the oldest entries are left out first, and counted.
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
+      journal existed) a record of its journal, is corrupted.
     """
     VerifyJournal: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.VerifyJournalRequest, _workflow_service_pb2.VerifyJournalResponse]  # type: ignore[assignment]
     """VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
 
     Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
-    hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+    hub holds; an ended run's journal must still hold the head its retrospective recorded and sealed. An answer is a
     verdict, never an error: a journal that fails is reported, not refused.
 
     Errors:
@@ -815,6 +831,8 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_workflow_service_pb2.ListJournalResponse, _abc.Awaitable[_workflow_service_pb2.ListJournalResponse]]:
         """ListJournal pages through a run's journal in order: entries and promotion records with their chain.
 
+        A page ends early rather than pass 2 MiB of records (the token goes on from there).
+
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
@@ -838,6 +856,8 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
         - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
           the author, no evidence ref is given, or the entry was decided already (metadata: status).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed entry_id, a reason over 1,000 characters, or
+          evidence refs over their limits.
         """
 
     @_abc_1.abstractmethod
@@ -853,8 +873,8 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
-        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
-          naming none (or naming another project than the caller's).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
+          or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
         """
 
     @_abc_1.abstractmethod
@@ -865,10 +885,14 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_workflow_service_pb2.ExportRetrospectiveResponse, _abc.Awaitable[_workflow_service_pb2.ExportRetrospectiveResponse]]:
         """ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
 
+        The document is at most 768 KiB of JSON: the oldest entries are left out first, and counted.
+
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
+          journal existed) a record of its journal, is corrupted.
         """
 
     @_abc_1.abstractmethod
@@ -880,7 +904,7 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         """VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
 
         Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
-        hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+        hub holds; an ended run's journal must still hold the head its retrospective recorded and sealed. An answer is a
         verdict, never an error: a journal that fails is reported, not refused.
 
         Errors:

@@ -315,6 +315,9 @@ const (
 	JournalVerdict_PROBLEM_ALTERED JournalVerdict_Problem = 4
 	// The journal ends before the head its retrospective recorded when the run ended.
 	JournalVerdict_PROBLEM_TRUNCATED JournalVerdict_Problem = 5
+	// The run ended with records in its journal, but the head its retrospective recorded is missing or
+	// its seal does not verify: records cut from the end could not be told.
+	JournalVerdict_PROBLEM_HEAD_UNVERIFIED JournalVerdict_Problem = 6
 )
 
 // Enum value maps for JournalVerdict_Problem.
@@ -326,6 +329,7 @@ var (
 		3: "PROBLEM_UNKNOWN_KEY",
 		4: "PROBLEM_ALTERED",
 		5: "PROBLEM_TRUNCATED",
+		6: "PROBLEM_HEAD_UNVERIFIED",
 	}
 	JournalVerdict_Problem_value = map[string]int32{
 		"PROBLEM_UNSPECIFIED":     0,
@@ -334,6 +338,7 @@ var (
 		"PROBLEM_UNKNOWN_KEY":     3,
 		"PROBLEM_ALTERED":         4,
 		"PROBLEM_TRUNCATED":       5,
+		"PROBLEM_HEAD_UNVERIFIED": 6,
 	}
 )
 
@@ -1205,9 +1210,11 @@ type WorkflowRetrospective struct {
 	// Stages that passed on an approved degradation.
 	DegradedStageIds []string `protobuf:"bytes,20,rep,name=degraded_stage_ids,json=degradedStageIds,proto3" json:"degraded_stage_ids,omitempty"`
 	// The journal's head when it was written.
-	Journal       *WorkflowRetrospective_Journal `protobuf:"bytes,21,opt,name=journal,proto3" json:"journal,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Journal *WorkflowRetrospective_Journal `protobuf:"bytes,21,opt,name=journal,proto3" json:"journal,omitempty"`
+	// The oldest entries left out so the document stays within 768 KiB of JSON (0: none).
+	OmittedEntries int32 `protobuf:"varint,22,opt,name=omitted_entries,json=omittedEntries,proto3" json:"omitted_entries,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *WorkflowRetrospective) Reset() {
@@ -1385,6 +1392,13 @@ func (x *WorkflowRetrospective) GetJournal() *WorkflowRetrospective_Journal {
 		return x.Journal
 	}
 	return nil
+}
+
+func (x *WorkflowRetrospective) GetOmittedEntries() int32 {
+	if x != nil {
+		return x.OmittedEntries
+	}
+	return 0
 }
 
 // A stage as it ended.
@@ -2161,7 +2175,11 @@ type WorkflowRetrospective_Journal struct {
 	// The last record's chain: VerifyJournal holds the journal to it.
 	HeadChain string `protobuf:"bytes,3,opt,name=head_chain,json=headChain,proto3" json:"head_chain,omitempty"`
 	// Key ids that sealed the records.
-	KeyIds        []string `protobuf:"bytes,4,rep,name=key_ids,json=keyIds,proto3" json:"key_ids,omitempty"`
+	KeyIds []string `protobuf:"bytes,4,rep,name=key_ids,json=keyIds,proto3" json:"key_ids,omitempty"`
+	// The journal key that sealed this head.
+	HeadKeyId string `protobuf:"bytes,5,opt,name=head_key_id,json=headKeyId,proto3" json:"head_key_id,omitempty"`
+	// HMAC-SHA256 of the run id, head sequence and head chain under that key.
+	HeadMac       string `protobuf:"bytes,6,opt,name=head_mac,json=headMac,proto3" json:"head_mac,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2222,6 +2240,20 @@ func (x *WorkflowRetrospective_Journal) GetKeyIds() []string {
 		return x.KeyIds
 	}
 	return nil
+}
+
+func (x *WorkflowRetrospective_Journal) GetHeadKeyId() string {
+	if x != nil {
+		return x.HeadKeyId
+	}
+	return ""
+}
+
+func (x *WorkflowRetrospective_Journal) GetHeadMac() string {
+	if x != nil {
+		return x.HeadMac
+	}
+	return ""
 }
 
 // The requirement's policy.
@@ -2698,7 +2730,7 @@ const file_kxm_v1_workflow_journal_proto_rawDesc = "" +
 	"confidence\x12\x1a\n" +
 	"\bpriority\x18\x0e \x01(\x01R\bpriority\x12\x18\n" +
 	"\asummary\x18\x0f \x01(\tR\asummaryB\x10\n" +
-	"\x0e_workflow_cost\"\xcc\x04\n" +
+	"\x0e_workflow_cost\"\xe9\x04\n" +
 	"\x0eJournalVerdict\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x16\n" +
 	"\x06intact\x18\x02 \x01(\bR\x06intact\x12)\n" +
@@ -2712,14 +2744,15 @@ const file_kxm_v1_workflow_journal_proto_rawDesc = "" +
 	"head_chain\x18\t \x01(\tR\theadChain\x12\x17\n" +
 	"\akey_ids\x18\n" +
 	" \x03(\tR\x06keyIds\x122\n" +
-	"\x15held_to_retrospective\x18\v \x01(\bR\x13heldToRetrospective\"\x9d\x01\n" +
+	"\x15held_to_retrospective\x18\v \x01(\bR\x13heldToRetrospective\"\xba\x01\n" +
 	"\aProblem\x12\x17\n" +
 	"\x13PROBLEM_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13PROBLEM_FOREIGN_RUN\x10\x01\x12\x1b\n" +
 	"\x17PROBLEM_OUT_OF_SEQUENCE\x10\x02\x12\x17\n" +
 	"\x13PROBLEM_UNKNOWN_KEY\x10\x03\x12\x13\n" +
 	"\x0fPROBLEM_ALTERED\x10\x04\x12\x15\n" +
-	"\x11PROBLEM_TRUNCATED\x10\x05\"\xee%\n" +
+	"\x11PROBLEM_TRUNCATED\x10\x05\x12\x1b\n" +
+	"\x17PROBLEM_HEAD_UNVERIFIED\x10\x06\"\xd2&\n" +
 	"\x15WorkflowRetrospective\x12\x16\n" +
 	"\x06schema\x18\x01 \x01(\tR\x06schema\x12\x15\n" +
 	"\x06run_id\x18\x02 \x01(\tR\x05runId\x12#\n" +
@@ -2745,7 +2778,8 @@ const file_kxm_v1_workflow_journal_proto_rawDesc = "" +
 	"\x15proposed_improvements\x18\x12 \x03(\v2).kxm.v1.WorkflowRetrospective.ImprovementR\x14proposedImprovements\x12R\n" +
 	"\x0eevidence_audit\x18\x13 \x03(\v2+.kxm.v1.WorkflowRetrospective.EvidenceAuditR\revidenceAudit\x12,\n" +
 	"\x12degraded_stage_ids\x18\x14 \x03(\tR\x10degradedStageIds\x12?\n" +
-	"\ajournal\x18\x15 \x01(\v2%.kxm.v1.WorkflowRetrospective.JournalR\ajournal\x1a\xe4\x02\n" +
+	"\ajournal\x18\x15 \x01(\v2%.kxm.v1.WorkflowRetrospective.JournalR\ajournal\x12'\n" +
+	"\x0fomitted_entries\x18\x16 \x01(\x05R\x0eomittedEntries\x1a\xe4\x02\n" +
 	"\x05Stage\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04area\x18\x02 \x01(\tR\x04area\x12\x16\n" +
@@ -2869,13 +2903,15 @@ const file_kxm_v1_workflow_journal_proto_rawDesc = "" +
 	"approvedBy\x12\x16\n" +
 	"\x06reason\x18\b \x01(\tR\x06reason\x12;\n" +
 	"\vapproved_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"approvedAt\x1a\x80\x01\n" +
+	"approvedAt\x1a\xbb\x01\n" +
 	"\aJournal\x12\x18\n" +
 	"\arecords\x18\x01 \x01(\x03R\arecords\x12#\n" +
 	"\rhead_sequence\x18\x02 \x01(\x03R\fheadSequence\x12\x1d\n" +
 	"\n" +
 	"head_chain\x18\x03 \x01(\tR\theadChain\x12\x17\n" +
-	"\akey_ids\x18\x04 \x03(\tR\x06keyIds*\xf7\x02\n" +
+	"\akey_ids\x18\x04 \x03(\tR\x06keyIds\x12\x1e\n" +
+	"\vhead_key_id\x18\x05 \x01(\tR\theadKeyId\x12\x19\n" +
+	"\bhead_mac\x18\x06 \x01(\tR\aheadMac*\xf7\x02\n" +
 	"\x0fJournalCategory\x12 \n" +
 	"\x1cJOURNAL_CATEGORY_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15JOURNAL_CATEGORY_PLAN\x10\x01\x12\x1d\n" +

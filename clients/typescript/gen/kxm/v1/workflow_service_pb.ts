@@ -1861,6 +1861,8 @@ export const WorkflowService: GenService<{
   /**
    * ListJournal pages through a run's journal in order: entries and promotion records with their chain.
    *
+   * A page ends early rather than pass 2 MiB of records (the token goes on from there).
+   *
    * Errors:
    * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
    * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
@@ -1885,6 +1887,8 @@ export const WorkflowService: GenService<{
    * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
    * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
    *   the author, no evidence ref is given, or the entry was decided already (metadata: status).
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed entry_id, a reason over 1,000 characters, or
+   *   evidence refs over their limits.
    *
    * @generated from rpc kxm.v1.WorkflowService.PromoteJournalEntry
    */
@@ -1901,8 +1905,8 @@ export const WorkflowService: GenService<{
    *
    * Errors:
    * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
-   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
-   *   naming none (or naming another project than the caller's).
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
+   *   or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
    *
    * @generated from rpc kxm.v1.WorkflowService.GetImprovementReport
    */
@@ -1914,10 +1918,14 @@ export const WorkflowService: GenService<{
   /**
    * ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
    *
+   * The document is at most 768 KiB of JSON: the oldest entries are left out first, and counted.
+   *
    * Errors:
    * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
    * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
    * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+   * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
+   *   journal existed) a record of its journal, is corrupted.
    *
    * @generated from rpc kxm.v1.WorkflowService.ExportRetrospective
    */
@@ -1930,7 +1938,7 @@ export const WorkflowService: GenService<{
    * VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
    *
    * Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
-   * hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+   * hub holds; an ended run's journal must still hold the head its retrospective recorded and sealed. An answer is a
    * verdict, never an error: a journal that fails is reported, not refused.
    *
    * Errors:

@@ -117,6 +117,15 @@ private static final long serialVersionUID = 0L;
      * <code>PROBLEM_TRUNCATED = 5;</code>
      */
     PROBLEM_TRUNCATED(5),
+    /**
+     * <pre>
+     * The run ended with records in its journal, but the head its retrospective recorded is missing or
+     * its seal does not verify: records cut from the end could not be told.
+     * </pre>
+     *
+     * <code>PROBLEM_HEAD_UNVERIFIED = 6;</code>
+     */
+    PROBLEM_HEAD_UNVERIFIED(6),
     UNRECOGNIZED(-1),
     ;
 
@@ -178,6 +187,15 @@ private static final long serialVersionUID = 0L;
      * <code>PROBLEM_TRUNCATED = 5;</code>
      */
     public static final int PROBLEM_TRUNCATED_VALUE = 5;
+    /**
+     * <pre>
+     * The run ended with records in its journal, but the head its retrospective recorded is missing or
+     * its seal does not verify: records cut from the end could not be told.
+     * </pre>
+     *
+     * <code>PROBLEM_HEAD_UNVERIFIED = 6;</code>
+     */
+    public static final int PROBLEM_HEAD_UNVERIFIED_VALUE = 6;
 
 
     public final int getNumber() {
@@ -210,6 +228,7 @@ private static final long serialVersionUID = 0L;
         case 3: return PROBLEM_UNKNOWN_KEY;
         case 4: return PROBLEM_ALTERED;
         case 5: return PROBLEM_TRUNCATED;
+        case 6: return PROBLEM_HEAD_UNVERIFIED;
         default: return null;
       }
     }

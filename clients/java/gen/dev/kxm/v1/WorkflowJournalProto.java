@@ -198,7 +198,7 @@ public final class WorkflowJournalProto extends com.google.protobuf.GeneratedFil
       "R\014workflowCost\210\001\001\022\035\n\ncost_basis\030\014 \001(\tR\tc" +
       "ostBasis\022\036\n\nconfidence\030\r \001(\001R\nconfidence" +
       "\022\032\n\010priority\030\016 \001(\001R\010priority\022\030\n\007summary\030" +
-      "\017 \001(\tR\007summaryB\020\n\016_workflow_cost\"\314\004\n\016Jou" +
+      "\017 \001(\tR\007summaryB\020\n\016_workflow_cost\"\351\004\n\016Jou" +
       "rnalVerdict\022\025\n\006run_id\030\001 \001(\tR\005runId\022\026\n\006in" +
       "tact\030\002 \001(\010R\006intact\022)\n\020verified_records\030\003" +
       " \001(\003R\017verifiedRecords\0228\n\007problem\030\004 \001(\0162\036" +
@@ -209,160 +209,163 @@ public final class WorkflowJournalProto extends com.google.protobuf.GeneratedFil
       "\n\rhead_sequence\030\010 \001(\003R\014headSequence\022\035\n\nh" +
       "ead_chain\030\t \001(\tR\theadChain\022\027\n\007key_ids\030\n " +
       "\003(\tR\006keyIds\0222\n\025held_to_retrospective\030\013 \001" +
-      "(\010R\023heldToRetrospective\"\235\001\n\007Problem\022\027\n\023P" +
+      "(\010R\023heldToRetrospective\"\272\001\n\007Problem\022\027\n\023P" +
       "ROBLEM_UNSPECIFIED\020\000\022\027\n\023PROBLEM_FOREIGN_" +
       "RUN\020\001\022\033\n\027PROBLEM_OUT_OF_SEQUENCE\020\002\022\027\n\023PR" +
       "OBLEM_UNKNOWN_KEY\020\003\022\023\n\017PROBLEM_ALTERED\020\004" +
-      "\022\025\n\021PROBLEM_TRUNCATED\020\005\"\356%\n\025WorkflowRetr" +
-      "ospective\022\026\n\006schema\030\001 \001(\tR\006schema\022\025\n\006run" +
-      "_id\030\002 \001(\tR\005runId\022#\n\rdefinition_id\030\003 \001(\tR" +
-      "\014definitionId\022\'\n\017definition_hash\030\004 \001(\tR\016" +
-      "definitionHash\022\026\n\006status\030\005 \001(\tR\006status\0229" +
-      "\n\nstarted_at\030\006 \001(\0132\032.google.protobuf.Tim" +
-      "estampR\tstartedAt\0225\n\010ended_at\030\007 \001(\0132\032.go" +
-      "ogle.protobuf.TimestampR\007endedAt\022\035\n\nend_" +
-      "reason\030\010 \001(\tR\tendReason\022;\n\013exported_at\030\t" +
-      " \001(\0132\032.google.protobuf.TimestampR\nexport" +
-      "edAt\022\'\n\017review_decision\030\n \001(\tR\016reviewDec" +
-      "ision\022;\n\006stages\030\013 \003(\0132#.kxm.v1.WorkflowR" +
-      "etrospective.StageR\006stages\022J\n\013transition" +
-      "s\030\014 \003(\0132(.kxm.v1.WorkflowRetrospective.T" +
-      "ransitionR\013transitions\022<\n\006counts\030\r \001(\0132$" +
-      ".kxm.v1.WorkflowRetrospective.CountsR\006co" +
-      "unts\022T\n\023open_contradictions\030\016 \003(\0132#.kxm." +
-      "v1.WorkflowRetrospective.BriefR\022openCont" +
-      "radictions\022A\n\tdecisions\030\017 \003(\0132#.kxm.v1.W" +
-      "orkflowRetrospective.BriefR\tdecisions\022`\n" +
-      "\027recurring_error_classes\030\020 \003(\0132(.kxm.v1." +
-      "WorkflowRetrospective.ClassCountR\025recurr" +
-      "ingErrorClasses\022=\n\007entries\030\021 \003(\0132#.kxm.v" +
-      "1.WorkflowRetrospective.EntryR\007entries\022^" +
-      "\n\025proposed_improvements\030\022 \003(\0132).kxm.v1.W" +
-      "orkflowRetrospective.ImprovementR\024propos" +
-      "edImprovements\022R\n\016evidence_audit\030\023 \003(\0132+" +
-      ".kxm.v1.WorkflowRetrospective.EvidenceAu" +
-      "ditR\revidenceAudit\022,\n\022degraded_stage_ids" +
-      "\030\024 \003(\tR\020degradedStageIds\022?\n\007journal\030\025 \001(" +
-      "\0132%.kxm.v1.WorkflowRetrospective.Journal" +
-      "R\007journal\032\344\002\n\005Stage\022\016\n\002id\030\001 \001(\tR\002id\022\022\n\004a" +
-      "rea\030\002 \001(\tR\004area\022\026\n\006status\030\003 \001(\tR\006status\022" +
-      "\032\n\010attempts\030\004 \001(\005R\010attempts\0229\n\nstarted_a" +
-      "t\030\005 \001(\0132\032.google.protobuf.TimestampR\tsta" +
-      "rtedAt\022=\n\014completed_at\030\006 \001(\0132\032.google.pr" +
-      "otobuf.TimestampR\013completedAt\022$\n\013duratio" +
-      "n_ms\030\007 \001(\003H\000R\ndurationMs\210\001\001\0229\n\nupdated_a" +
-      "t\030\010 \001(\0132\032.google.protobuf.TimestampR\tupd" +
-      "atedAt\022\030\n\007summary\030\t \001(\tR\007summaryB\016\n\014_dur" +
-      "ation_ms\032\333\001\n\nTransition\022\016\n\002id\030\001 \001(\tR\002id\022" +
-      "\035\n\nfrom_stage\030\002 \001(\tR\tfromStage\022\031\n\010to_sta" +
-      "ge\030\003 \001(\tR\007toStage\022\030\n\007outcome\030\004 \001(\tR\007outc" +
-      "ome\022\030\n\007attempt\030\005 \001(\005R\007attempt\022#\n\revidenc" +
-      "e_keys\030\006 \003(\tR\014evidenceKeys\022*\n\002at\030\007 \001(\0132\032" +
-      ".google.protobuf.TimestampR\002at\032\256\003\n\006Count" +
-      "s\022U\n\013by_category\030\001 \003(\01324.kxm.v1.Workflow" +
-      "Retrospective.Counts.ByCategoryEntryR\nby" +
-      "Category\022I\n\007by_area\030\002 \003(\01320.kxm.v1.Workf" +
-      "lowRetrospective.Counts.ByAreaEntryR\006byA" +
-      "rea\022L\n\010by_class\030\003 \003(\01321.kxm.v1.WorkflowR" +
-      "etrospective.Counts.ByClassEntryR\007byClas" +
-      "s\032=\n\017ByCategoryEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024" +
-      "\n\005value\030\002 \001(\005R\005value:\0028\001\0329\n\013ByAreaEntry\022" +
-      "\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\005R\005value:" +
-      "\0028\001\032:\n\014ByClassEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n" +
-      "\005value\030\002 \001(\005R\005value:\0028\001\032E\n\005Brief\022\016\n\002id\030\001" +
-      " \001(\tR\002id\022\030\n\007summary\030\002 \001(\tR\007summary\022\022\n\004ar" +
-      "ea\030\003 \001(\tR\004area\032>\n\nClassCount\022\032\n\013error_cl" +
-      "ass\030\001 \001(\tR\005class\022\024\n\005count\030\002 \001(\005R\005count\032\207" +
-      "\003\n\005Entry\022\016\n\002id\030\001 \001(\tR\002id\022\032\n\010category\030\002 \001" +
-      "(\tR\010category\022\022\n\004area\030\003 \001(\tR\004area\022\032\n\010seve" +
-      "rity\030\004 \001(\tR\010severity\022\030\n\007summary\030\005 \001(\tR\007s" +
-      "ummary\022\032\n\010evidence\030\006 \003(\tR\010evidence\022*\n\021re" +
-      "lated_entry_ids\030\007 \003(\tR\017relatedEntryIds\0229" +
-      "\n\ncreated_at\030\010 \001(\0132\032.google.protobuf.Tim" +
-      "estampR\tcreatedAt\022\026\n\006author\030\t \001(\tR\006autho" +
-      "r\022\031\n\010stage_id\030\n \001(\tR\007stageId\022\035\n\007attempt\030" +
-      "\013 \001(\005H\000R\007attempt\210\001\001\022\'\n\017promotion_state\030\014" +
-      " \001(\tR\016promotionStateB\n\n\010_attempt\032\227\001\n\013Imp" +
-      "rovement\022\031\n\010entry_id\030\001 \001(\tR\007entryId\022\022\n\004a" +
-      "rea\030\002 \001(\tR\004area\022\030\n\007summary\030\003 \001(\tR\007summar" +
-      "y\022\'\n\017success_measure\030\004 \001(\tR\016successMeasu" +
-      "re\022\026\n\006status\030\005 \001(\tR\006status\032\200\016\n\rEvidenceA" +
-      "udit\022\031\n\010stage_id\030\001 \001(\tR\007stageId\022\'\n\017requi" +
-      "rement_key\030\002 \001(\tR\016requirementKey\022\024\n\005visi" +
-      "t\030\003 \001(\005R\005visit\022\030\n\007attempt\030\004 \001(\005R\007attempt" +
-      "\022J\n\006policy\030\005 \001(\01322.kxm.v1.WorkflowRetros" +
-      "pective.EvidenceAudit.PolicyR\006policy\022c\n\022" +
-      "eligible_producers\030\006 \003(\01324.kxm.v1.Workfl" +
-      "owRetrospective.EvidenceAudit.ProducerR\021" +
-      "eligibleProducers\0222\n\025verified_producer_i" +
-      "ds\030\007 \003(\tR\023verifiedProducerIds\022+\n\021counted" +
-      "_producers\030\010 \001(\005R\020countedProducers\022h\n\021ve" +
-      "rified_messages\030\t \003(\0132;.kxm.v1.WorkflowR" +
-      "etrospective.EvidenceAudit.VerifiedMessa" +
-      "geR\020verifiedMessages\022\032\n\010degraded\030\n \001(\010R\010" +
-      "degraded\022i\n\025degradation_approvals\030\013 \003(\0132" +
-      "4.kxm.v1.WorkflowRetrospective.EvidenceA" +
-      "udit.ApprovalR\024degradationApprovals\032\334\001\n\006" +
-      "Policy\022#\n\rmin_producers\030\001 \001(\005R\014minProduc" +
-      "ers\0226\n\027effective_min_producers\030\002 \001(\005R\025ef" +
-      "fectiveMinProducers\0229\n\026degraded_min_prod" +
-      "ucers\030\003 \001(\005H\000R\024degradedMinProducers\210\001\001\022\037" +
-      "\n\013distinct_by\030\004 \003(\tR\ndistinctByB\031\n\027_degr" +
-      "aded_min_producers\032`\n\010Producer\022\016\n\002id\030\001 \001" +
-      "(\tR\002id\022\022\n\004name\030\002 \001(\tR\004name\022\032\n\010provider\030\003" +
-      " \001(\tR\010provider\022\024\n\005model\030\004 \001(\tR\005model\032\342\003\n" +
-      "\017VerifiedMessage\022\035\n\nmessage_id\030\001 \001(\tR\tme" +
-      "ssageId\022\037\n\013producer_id\030\002 \001(\tR\nproducerId" +
-      "\022#\n\rproducer_name\030\003 \001(\tR\014producerName\022\024\n" +
-      "\005visit\030\004 \001(\005R\005visit\022\030\n\007attempt\030\005 \001(\005R\007at" +
-      "tempt\022%\n\016request_sha256\030\006 \001(\tR\rrequestSh" +
-      "a256\022!\n\014reply_sha256\030\007 \001(\tR\013replySha256\022" +
-      "9\n\ncreated_at\030\010 \001(\0132\032.google.protobuf.Ti" +
-      "mestampR\tcreatedAt\022=\n\014delivered_at\030\t \001(\013" +
-      "2\032.google.protobuf.TimestampR\013deliveredA" +
-      "t\0229\n\nreplied_at\030\n \001(\0132\032.google.protobuf." +
-      "TimestampR\trepliedAt\022;\n\013verified_at\030\013 \001(" +
-      "\0132\032.google.protobuf.TimestampR\nverifiedA" +
-      "t\032\321\002\n\010Approval\022\016\n\002id\030\001 \001(\tR\002id\022\'\n\017requir" +
-      "ement_key\030\002 \001(\tR\016requirementKey\022\024\n\005visit" +
-      "\030\003 \001(\005R\005visit\022\030\n\007attempt\030\004 \001(\005R\007attempt\022" +
-      "0\n\024policy_min_producers\030\005 \001(\005R\022policyMin" +
-      "Producers\0224\n\026approved_min_producers\030\006 \001(" +
-      "\005R\024approvedMinProducers\022\037\n\013approved_by\030\007" +
-      " \001(\tR\napprovedBy\022\026\n\006reason\030\010 \001(\tR\006reason" +
-      "\022;\n\013approved_at\030\t \001(\0132\032.google.protobuf." +
-      "TimestampR\napprovedAt\032\200\001\n\007Journal\022\030\n\007rec" +
-      "ords\030\001 \001(\003R\007records\022#\n\rhead_sequence\030\002 \001" +
-      "(\003R\014headSequence\022\035\n\nhead_chain\030\003 \001(\tR\the" +
-      "adChain\022\027\n\007key_ids\030\004 \003(\tR\006keyIds*\367\002\n\017Jou" +
-      "rnalCategory\022 \n\034JOURNAL_CATEGORY_UNSPECI" +
-      "FIED\020\000\022\031\n\025JOURNAL_CATEGORY_PLAN\020\001\022\035\n\031JOU" +
-      "RNAL_CATEGORY_DECISION\020\002\022\"\n\036JOURNAL_CATE" +
-      "GORY_CONTRADICTION\020\003\022\032\n\026JOURNAL_CATEGORY" +
-      "_ERROR\020\004\022\033\n\027JOURNAL_CATEGORY_LESSON\020\005\022 \n" +
-      "\034JOURNAL_CATEGORY_OBSERVATION\020\006\022\037\n\033JOURN" +
-      "AL_CATEGORY_HYPOTHESIS\020\007\022\037\n\033JOURNAL_CATE" +
-      "GORY_EXPERIMENT\020\010\022!\n\035JOURNAL_CATEGORY_ST" +
-      "ATE_CHANGE\020\t\022$\n JOURNAL_CATEGORY_SKILL_C" +
-      "ANDIDATE\020\n*\210\001\n\017JournalSeverity\022 \n\034JOURNA" +
-      "L_SEVERITY_UNSPECIFIED\020\000\022\031\n\025JOURNAL_SEVE" +
-      "RITY_INFO\020\001\022\034\n\030JOURNAL_SEVERITY_WARNING\020" +
-      "\002\022\032\n\026JOURNAL_SEVERITY_ERROR\020\003*\220\002\n\017Improv" +
-      "ementArea\022 \n\034IMPROVEMENT_AREA_UNSPECIFIE" +
-      "D\020\000\022\034\n\030IMPROVEMENT_AREA_HARNESS\020\001\022\032\n\026IMP" +
-      "ROVEMENT_AREA_GATES\020\002\022#\n\037IMPROVEMENT_ARE" +
-      "A_IMPLEMENTATION\020\003\022\035\n\031IMPROVEMENT_AREA_W" +
-      "ORKFLOW\020\004\022\"\n\036IMPROVEMENT_AREA_DOCUMENTAT" +
-      "ION\020\005\022\035\n\031IMPROVEMENT_AREA_SECURITY\020\006\022\032\n\026" +
-      "IMPROVEMENT_AREA_OTHER\020\007*\262\001\n\017PromotionSt" +
-      "atus\022 \n\034PROMOTION_STATUS_UNSPECIFIED\020\000\022\035" +
-      "\n\031PROMOTION_STATUS_PROPOSED\020\001\022\035\n\031PROMOTI" +
-      "ON_STATUS_APPROVED\020\002\022\035\n\031PROMOTION_STATUS" +
-      "_REJECTED\020\003\022 \n\034PROMOTION_STATUS_QUARANTI" +
-      "NED\020\004B\204\001\n\ndev.kxm.v1B\024WorkflowJournalPro" +
-      "toP\001Z\'kxm.dev/hub/clients/go/gen/kxm/v1;" +
-      "kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\G" +
-      "PBMetadata\352\002\007Kxm::V1b\006proto3"
+      "\022\025\n\021PROBLEM_TRUNCATED\020\005\022\033\n\027PROBLEM_HEAD_" +
+      "UNVERIFIED\020\006\"\322&\n\025WorkflowRetrospective\022\026" +
+      "\n\006schema\030\001 \001(\tR\006schema\022\025\n\006run_id\030\002 \001(\tR\005" +
+      "runId\022#\n\rdefinition_id\030\003 \001(\tR\014definition" +
+      "Id\022\'\n\017definition_hash\030\004 \001(\tR\016definitionH" +
+      "ash\022\026\n\006status\030\005 \001(\tR\006status\0229\n\nstarted_a" +
+      "t\030\006 \001(\0132\032.google.protobuf.TimestampR\tsta" +
+      "rtedAt\0225\n\010ended_at\030\007 \001(\0132\032.google.protob" +
+      "uf.TimestampR\007endedAt\022\035\n\nend_reason\030\010 \001(" +
+      "\tR\tendReason\022;\n\013exported_at\030\t \001(\0132\032.goog" +
+      "le.protobuf.TimestampR\nexportedAt\022\'\n\017rev" +
+      "iew_decision\030\n \001(\tR\016reviewDecision\022;\n\006st" +
+      "ages\030\013 \003(\0132#.kxm.v1.WorkflowRetrospectiv" +
+      "e.StageR\006stages\022J\n\013transitions\030\014 \003(\0132(.k" +
+      "xm.v1.WorkflowRetrospective.TransitionR\013" +
+      "transitions\022<\n\006counts\030\r \001(\0132$.kxm.v1.Wor" +
+      "kflowRetrospective.CountsR\006counts\022T\n\023ope" +
+      "n_contradictions\030\016 \003(\0132#.kxm.v1.Workflow" +
+      "Retrospective.BriefR\022openContradictions\022" +
+      "A\n\tdecisions\030\017 \003(\0132#.kxm.v1.WorkflowRetr" +
+      "ospective.BriefR\tdecisions\022`\n\027recurring_" +
+      "error_classes\030\020 \003(\0132(.kxm.v1.WorkflowRet" +
+      "rospective.ClassCountR\025recurringErrorCla" +
+      "sses\022=\n\007entries\030\021 \003(\0132#.kxm.v1.WorkflowR" +
+      "etrospective.EntryR\007entries\022^\n\025proposed_" +
+      "improvements\030\022 \003(\0132).kxm.v1.WorkflowRetr" +
+      "ospective.ImprovementR\024proposedImproveme" +
+      "nts\022R\n\016evidence_audit\030\023 \003(\0132+.kxm.v1.Wor" +
+      "kflowRetrospective.EvidenceAuditR\reviden" +
+      "ceAudit\022,\n\022degraded_stage_ids\030\024 \003(\tR\020deg" +
+      "radedStageIds\022?\n\007journal\030\025 \001(\0132%.kxm.v1." +
+      "WorkflowRetrospective.JournalR\007journal\022\'" +
+      "\n\017omitted_entries\030\026 \001(\005R\016omittedEntries\032" +
+      "\344\002\n\005Stage\022\016\n\002id\030\001 \001(\tR\002id\022\022\n\004area\030\002 \001(\tR" +
+      "\004area\022\026\n\006status\030\003 \001(\tR\006status\022\032\n\010attempt" +
+      "s\030\004 \001(\005R\010attempts\0229\n\nstarted_at\030\005 \001(\0132\032." +
+      "google.protobuf.TimestampR\tstartedAt\022=\n\014" +
+      "completed_at\030\006 \001(\0132\032.google.protobuf.Tim" +
+      "estampR\013completedAt\022$\n\013duration_ms\030\007 \001(\003" +
+      "H\000R\ndurationMs\210\001\001\0229\n\nupdated_at\030\010 \001(\0132\032." +
+      "google.protobuf.TimestampR\tupdatedAt\022\030\n\007" +
+      "summary\030\t \001(\tR\007summaryB\016\n\014_duration_ms\032\333" +
+      "\001\n\nTransition\022\016\n\002id\030\001 \001(\tR\002id\022\035\n\nfrom_st" +
+      "age\030\002 \001(\tR\tfromStage\022\031\n\010to_stage\030\003 \001(\tR\007" +
+      "toStage\022\030\n\007outcome\030\004 \001(\tR\007outcome\022\030\n\007att" +
+      "empt\030\005 \001(\005R\007attempt\022#\n\revidence_keys\030\006 \003" +
+      "(\tR\014evidenceKeys\022*\n\002at\030\007 \001(\0132\032.google.pr" +
+      "otobuf.TimestampR\002at\032\256\003\n\006Counts\022U\n\013by_ca" +
+      "tegory\030\001 \003(\01324.kxm.v1.WorkflowRetrospect" +
+      "ive.Counts.ByCategoryEntryR\nbyCategory\022I" +
+      "\n\007by_area\030\002 \003(\01320.kxm.v1.WorkflowRetrosp" +
+      "ective.Counts.ByAreaEntryR\006byArea\022L\n\010by_" +
+      "class\030\003 \003(\01321.kxm.v1.WorkflowRetrospecti" +
+      "ve.Counts.ByClassEntryR\007byClass\032=\n\017ByCat" +
+      "egoryEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 " +
+      "\001(\005R\005value:\0028\001\0329\n\013ByAreaEntry\022\020\n\003key\030\001 \001" +
+      "(\tR\003key\022\024\n\005value\030\002 \001(\005R\005value:\0028\001\032:\n\014ByC" +
+      "lassEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001" +
+      "(\005R\005value:\0028\001\032E\n\005Brief\022\016\n\002id\030\001 \001(\tR\002id\022\030" +
+      "\n\007summary\030\002 \001(\tR\007summary\022\022\n\004area\030\003 \001(\tR\004" +
+      "area\032>\n\nClassCount\022\032\n\013error_class\030\001 \001(\tR" +
+      "\005class\022\024\n\005count\030\002 \001(\005R\005count\032\207\003\n\005Entry\022\016" +
+      "\n\002id\030\001 \001(\tR\002id\022\032\n\010category\030\002 \001(\tR\010catego" +
+      "ry\022\022\n\004area\030\003 \001(\tR\004area\022\032\n\010severity\030\004 \001(\t" +
+      "R\010severity\022\030\n\007summary\030\005 \001(\tR\007summary\022\032\n\010" +
+      "evidence\030\006 \003(\tR\010evidence\022*\n\021related_entr" +
+      "y_ids\030\007 \003(\tR\017relatedEntryIds\0229\n\ncreated_" +
+      "at\030\010 \001(\0132\032.google.protobuf.TimestampR\tcr" +
+      "eatedAt\022\026\n\006author\030\t \001(\tR\006author\022\031\n\010stage" +
+      "_id\030\n \001(\tR\007stageId\022\035\n\007attempt\030\013 \001(\005H\000R\007a" +
+      "ttempt\210\001\001\022\'\n\017promotion_state\030\014 \001(\tR\016prom" +
+      "otionStateB\n\n\010_attempt\032\227\001\n\013Improvement\022\031" +
+      "\n\010entry_id\030\001 \001(\tR\007entryId\022\022\n\004area\030\002 \001(\tR" +
+      "\004area\022\030\n\007summary\030\003 \001(\tR\007summary\022\'\n\017succe" +
+      "ss_measure\030\004 \001(\tR\016successMeasure\022\026\n\006stat" +
+      "us\030\005 \001(\tR\006status\032\200\016\n\rEvidenceAudit\022\031\n\010st" +
+      "age_id\030\001 \001(\tR\007stageId\022\'\n\017requirement_key" +
+      "\030\002 \001(\tR\016requirementKey\022\024\n\005visit\030\003 \001(\005R\005v" +
+      "isit\022\030\n\007attempt\030\004 \001(\005R\007attempt\022J\n\006policy" +
+      "\030\005 \001(\01322.kxm.v1.WorkflowRetrospective.Ev" +
+      "idenceAudit.PolicyR\006policy\022c\n\022eligible_p" +
+      "roducers\030\006 \003(\01324.kxm.v1.WorkflowRetrospe" +
+      "ctive.EvidenceAudit.ProducerR\021eligiblePr" +
+      "oducers\0222\n\025verified_producer_ids\030\007 \003(\tR\023" +
+      "verifiedProducerIds\022+\n\021counted_producers" +
+      "\030\010 \001(\005R\020countedProducers\022h\n\021verified_mes" +
+      "sages\030\t \003(\0132;.kxm.v1.WorkflowRetrospecti" +
+      "ve.EvidenceAudit.VerifiedMessageR\020verifi" +
+      "edMessages\022\032\n\010degraded\030\n \001(\010R\010degraded\022i" +
+      "\n\025degradation_approvals\030\013 \003(\01324.kxm.v1.W" +
+      "orkflowRetrospective.EvidenceAudit.Appro" +
+      "valR\024degradationApprovals\032\334\001\n\006Policy\022#\n\r" +
+      "min_producers\030\001 \001(\005R\014minProducers\0226\n\027eff" +
+      "ective_min_producers\030\002 \001(\005R\025effectiveMin" +
+      "Producers\0229\n\026degraded_min_producers\030\003 \001(" +
+      "\005H\000R\024degradedMinProducers\210\001\001\022\037\n\013distinct" +
+      "_by\030\004 \003(\tR\ndistinctByB\031\n\027_degraded_min_p" +
+      "roducers\032`\n\010Producer\022\016\n\002id\030\001 \001(\tR\002id\022\022\n\004" +
+      "name\030\002 \001(\tR\004name\022\032\n\010provider\030\003 \001(\tR\010prov" +
+      "ider\022\024\n\005model\030\004 \001(\tR\005model\032\342\003\n\017VerifiedM" +
+      "essage\022\035\n\nmessage_id\030\001 \001(\tR\tmessageId\022\037\n" +
+      "\013producer_id\030\002 \001(\tR\nproducerId\022#\n\rproduc" +
+      "er_name\030\003 \001(\tR\014producerName\022\024\n\005visit\030\004 \001" +
+      "(\005R\005visit\022\030\n\007attempt\030\005 \001(\005R\007attempt\022%\n\016r" +
+      "equest_sha256\030\006 \001(\tR\rrequestSha256\022!\n\014re" +
+      "ply_sha256\030\007 \001(\tR\013replySha256\0229\n\ncreated" +
+      "_at\030\010 \001(\0132\032.google.protobuf.TimestampR\tc" +
+      "reatedAt\022=\n\014delivered_at\030\t \001(\0132\032.google." +
+      "protobuf.TimestampR\013deliveredAt\0229\n\nrepli" +
+      "ed_at\030\n \001(\0132\032.google.protobuf.TimestampR" +
+      "\trepliedAt\022;\n\013verified_at\030\013 \001(\0132\032.google" +
+      ".protobuf.TimestampR\nverifiedAt\032\321\002\n\010Appr" +
+      "oval\022\016\n\002id\030\001 \001(\tR\002id\022\'\n\017requirement_key\030" +
+      "\002 \001(\tR\016requirementKey\022\024\n\005visit\030\003 \001(\005R\005vi" +
+      "sit\022\030\n\007attempt\030\004 \001(\005R\007attempt\0220\n\024policy_" +
+      "min_producers\030\005 \001(\005R\022policyMinProducers\022" +
+      "4\n\026approved_min_producers\030\006 \001(\005R\024approve" +
+      "dMinProducers\022\037\n\013approved_by\030\007 \001(\tR\nappr" +
+      "ovedBy\022\026\n\006reason\030\010 \001(\tR\006reason\022;\n\013approv" +
+      "ed_at\030\t \001(\0132\032.google.protobuf.TimestampR" +
+      "\napprovedAt\032\273\001\n\007Journal\022\030\n\007records\030\001 \001(\003" +
+      "R\007records\022#\n\rhead_sequence\030\002 \001(\003R\014headSe" +
+      "quence\022\035\n\nhead_chain\030\003 \001(\tR\theadChain\022\027\n" +
+      "\007key_ids\030\004 \003(\tR\006keyIds\022\036\n\013head_key_id\030\005 " +
+      "\001(\tR\theadKeyId\022\031\n\010head_mac\030\006 \001(\tR\007headMa" +
+      "c*\367\002\n\017JournalCategory\022 \n\034JOURNAL_CATEGOR" +
+      "Y_UNSPECIFIED\020\000\022\031\n\025JOURNAL_CATEGORY_PLAN" +
+      "\020\001\022\035\n\031JOURNAL_CATEGORY_DECISION\020\002\022\"\n\036JOU" +
+      "RNAL_CATEGORY_CONTRADICTION\020\003\022\032\n\026JOURNAL" +
+      "_CATEGORY_ERROR\020\004\022\033\n\027JOURNAL_CATEGORY_LE" +
+      "SSON\020\005\022 \n\034JOURNAL_CATEGORY_OBSERVATION\020\006" +
+      "\022\037\n\033JOURNAL_CATEGORY_HYPOTHESIS\020\007\022\037\n\033JOU" +
+      "RNAL_CATEGORY_EXPERIMENT\020\010\022!\n\035JOURNAL_CA" +
+      "TEGORY_STATE_CHANGE\020\t\022$\n JOURNAL_CATEGOR" +
+      "Y_SKILL_CANDIDATE\020\n*\210\001\n\017JournalSeverity\022" +
+      " \n\034JOURNAL_SEVERITY_UNSPECIFIED\020\000\022\031\n\025JOU" +
+      "RNAL_SEVERITY_INFO\020\001\022\034\n\030JOURNAL_SEVERITY" +
+      "_WARNING\020\002\022\032\n\026JOURNAL_SEVERITY_ERROR\020\003*\220" +
+      "\002\n\017ImprovementArea\022 \n\034IMPROVEMENT_AREA_U" +
+      "NSPECIFIED\020\000\022\034\n\030IMPROVEMENT_AREA_HARNESS" +
+      "\020\001\022\032\n\026IMPROVEMENT_AREA_GATES\020\002\022#\n\037IMPROV" +
+      "EMENT_AREA_IMPLEMENTATION\020\003\022\035\n\031IMPROVEME" +
+      "NT_AREA_WORKFLOW\020\004\022\"\n\036IMPROVEMENT_AREA_D" +
+      "OCUMENTATION\020\005\022\035\n\031IMPROVEMENT_AREA_SECUR" +
+      "ITY\020\006\022\032\n\026IMPROVEMENT_AREA_OTHER\020\007*\262\001\n\017Pr" +
+      "omotionStatus\022 \n\034PROMOTION_STATUS_UNSPEC" +
+      "IFIED\020\000\022\035\n\031PROMOTION_STATUS_PROPOSED\020\001\022\035" +
+      "\n\031PROMOTION_STATUS_APPROVED\020\002\022\035\n\031PROMOTI" +
+      "ON_STATUS_REJECTED\020\003\022 \n\034PROMOTION_STATUS" +
+      "_QUARANTINED\020\004B\204\001\n\ndev.kxm.v1B\024WorkflowJ" +
+      "ournalProtoP\001Z\'kxm.dev/hub/clients/go/ge" +
+      "n/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002" +
+      "\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -410,7 +413,7 @@ public final class WorkflowJournalProto extends com.google.protobuf.GeneratedFil
     internal_static_kxm_v1_WorkflowRetrospective_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_WorkflowRetrospective_descriptor,
-        new java.lang.String[] { "Schema", "RunId", "DefinitionId", "DefinitionHash", "Status", "StartedAt", "EndedAt", "EndReason", "ExportedAt", "ReviewDecision", "Stages", "Transitions", "Counts", "OpenContradictions", "Decisions", "RecurringErrorClasses", "Entries", "ProposedImprovements", "EvidenceAudit", "DegradedStageIds", "Journal", });
+        new java.lang.String[] { "Schema", "RunId", "DefinitionId", "DefinitionHash", "Status", "StartedAt", "EndedAt", "EndReason", "ExportedAt", "ReviewDecision", "Stages", "Transitions", "Counts", "OpenContradictions", "Decisions", "RecurringErrorClasses", "Entries", "ProposedImprovements", "EvidenceAudit", "DegradedStageIds", "Journal", "OmittedEntries", });
     internal_static_kxm_v1_WorkflowRetrospective_Stage_descriptor =
       internal_static_kxm_v1_WorkflowRetrospective_descriptor.getNestedType(0);
     internal_static_kxm_v1_WorkflowRetrospective_Stage_fieldAccessorTable = new
@@ -506,7 +509,7 @@ public final class WorkflowJournalProto extends com.google.protobuf.GeneratedFil
     internal_static_kxm_v1_WorkflowRetrospective_Journal_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_WorkflowRetrospective_Journal_descriptor,
-        new java.lang.String[] { "Records", "HeadSequence", "HeadChain", "KeyIds", });
+        new java.lang.String[] { "Records", "HeadSequence", "HeadChain", "KeyIds", "HeadKeyId", "HeadMac", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.TimestampProto.getDescriptor();
   }

@@ -20626,6 +20626,46 @@ private static final long serialVersionUID = 0L;
      */
     com.google.protobuf.ByteString
         getKeyIdsBytes(int index);
+
+    /**
+     * <pre>
+     * The journal key that sealed this head.
+     * </pre>
+     *
+     * <code>string head_key_id = 5 [json_name = "headKeyId"];</code>
+     * @return The headKeyId.
+     */
+    java.lang.String getHeadKeyId();
+    /**
+     * <pre>
+     * The journal key that sealed this head.
+     * </pre>
+     *
+     * <code>string head_key_id = 5 [json_name = "headKeyId"];</code>
+     * @return The bytes for headKeyId.
+     */
+    com.google.protobuf.ByteString
+        getHeadKeyIdBytes();
+
+    /**
+     * <pre>
+     * HMAC-SHA256 of the run id, head sequence and head chain under that key.
+     * </pre>
+     *
+     * <code>string head_mac = 6 [json_name = "headMac"];</code>
+     * @return The headMac.
+     */
+    java.lang.String getHeadMac();
+    /**
+     * <pre>
+     * HMAC-SHA256 of the run id, head sequence and head chain under that key.
+     * </pre>
+     *
+     * <code>string head_mac = 6 [json_name = "headMac"];</code>
+     * @return The bytes for headMac.
+     */
+    com.google.protobuf.ByteString
+        getHeadMacBytes();
   }
   /**
    * <pre>
@@ -20656,6 +20696,8 @@ private static final long serialVersionUID = 0L;
       headChain_ = "";
       keyIds_ =
           com.google.protobuf.LazyStringArrayList.emptyList();
+      headKeyId_ = "";
+      headMac_ = "";
     }
 
     public static final com.google.protobuf.Descriptors.Descriptor
@@ -20806,6 +20848,100 @@ private static final long serialVersionUID = 0L;
       return keyIds_.getByteString(index);
     }
 
+    public static final int HEAD_KEY_ID_FIELD_NUMBER = 5;
+    @SuppressWarnings("serial")
+    private volatile java.lang.Object headKeyId_ = "";
+    /**
+     * <pre>
+     * The journal key that sealed this head.
+     * </pre>
+     *
+     * <code>string head_key_id = 5 [json_name = "headKeyId"];</code>
+     * @return The headKeyId.
+     */
+    @java.lang.Override
+    public java.lang.String getHeadKeyId() {
+      java.lang.Object ref = headKeyId_;
+      if (ref instanceof java.lang.String) {
+        return (java.lang.String) ref;
+      } else {
+        com.google.protobuf.ByteString bs = 
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        headKeyId_ = s;
+        return s;
+      }
+    }
+    /**
+     * <pre>
+     * The journal key that sealed this head.
+     * </pre>
+     *
+     * <code>string head_key_id = 5 [json_name = "headKeyId"];</code>
+     * @return The bytes for headKeyId.
+     */
+    @java.lang.Override
+    public com.google.protobuf.ByteString
+        getHeadKeyIdBytes() {
+      java.lang.Object ref = headKeyId_;
+      if (ref instanceof java.lang.String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        headKeyId_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+
+    public static final int HEAD_MAC_FIELD_NUMBER = 6;
+    @SuppressWarnings("serial")
+    private volatile java.lang.Object headMac_ = "";
+    /**
+     * <pre>
+     * HMAC-SHA256 of the run id, head sequence and head chain under that key.
+     * </pre>
+     *
+     * <code>string head_mac = 6 [json_name = "headMac"];</code>
+     * @return The headMac.
+     */
+    @java.lang.Override
+    public java.lang.String getHeadMac() {
+      java.lang.Object ref = headMac_;
+      if (ref instanceof java.lang.String) {
+        return (java.lang.String) ref;
+      } else {
+        com.google.protobuf.ByteString bs = 
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        headMac_ = s;
+        return s;
+      }
+    }
+    /**
+     * <pre>
+     * HMAC-SHA256 of the run id, head sequence and head chain under that key.
+     * </pre>
+     *
+     * <code>string head_mac = 6 [json_name = "headMac"];</code>
+     * @return The bytes for headMac.
+     */
+    @java.lang.Override
+    public com.google.protobuf.ByteString
+        getHeadMacBytes() {
+      java.lang.Object ref = headMac_;
+      if (ref instanceof java.lang.String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        headMac_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+
     private byte memoizedIsInitialized = -1;
     @java.lang.Override
     public final boolean isInitialized() {
@@ -20832,6 +20968,12 @@ private static final long serialVersionUID = 0L;
       for (int i = 0; i < keyIds_.size(); i++) {
         com.google.protobuf.GeneratedMessage.writeString(output, 4, keyIds_.getRaw(i));
       }
+      if (!com.google.protobuf.GeneratedMessage.isStringEmpty(headKeyId_)) {
+        com.google.protobuf.GeneratedMessage.writeString(output, 5, headKeyId_);
+      }
+      if (!com.google.protobuf.GeneratedMessage.isStringEmpty(headMac_)) {
+        com.google.protobuf.GeneratedMessage.writeString(output, 6, headMac_);
+      }
       getUnknownFields().writeTo(output);
     }
     private int computeSerializedSize_0() {
@@ -20854,6 +20996,12 @@ private static final long serialVersionUID = 0L;
         }
         size += dataSize;
         size += 1 * getKeyIdsList().size();
+      }
+      if (!com.google.protobuf.GeneratedMessage.isStringEmpty(headKeyId_)) {
+        size += com.google.protobuf.GeneratedMessage.computeStringSize(5, headKeyId_);
+      }
+      if (!com.google.protobuf.GeneratedMessage.isStringEmpty(headMac_)) {
+        size += com.google.protobuf.GeneratedMessage.computeStringSize(6, headMac_);
       }
       return size;
     }
@@ -20887,6 +21035,10 @@ private static final long serialVersionUID = 0L;
           .equals(other.getHeadChain())) return false;
       if (!getKeyIdsList()
           .equals(other.getKeyIdsList())) return false;
+      if (!getHeadKeyId()
+          .equals(other.getHeadKeyId())) return false;
+      if (!getHeadMac()
+          .equals(other.getHeadMac())) return false;
       if (!getUnknownFields().equals(other.getUnknownFields())) return false;
       return true;
     }
@@ -20910,6 +21062,10 @@ private static final long serialVersionUID = 0L;
         hash = (37 * hash) + KEY_IDS_FIELD_NUMBER;
         hash = (53 * hash) + getKeyIdsList().hashCode();
       }
+      hash = (37 * hash) + HEAD_KEY_ID_FIELD_NUMBER;
+      hash = (53 * hash) + getHeadKeyId().hashCode();
+      hash = (37 * hash) + HEAD_MAC_FIELD_NUMBER;
+      hash = (53 * hash) + getHeadMac().hashCode();
       hash = (29 * hash) + getUnknownFields().hashCode();
       memoizedHashCode = hash;
       return hash;
@@ -21050,6 +21206,8 @@ private static final long serialVersionUID = 0L;
         headChain_ = "";
         keyIds_ =
             com.google.protobuf.LazyStringArrayList.emptyList();
+        headKeyId_ = "";
+        headMac_ = "";
         return this;
       }
 
@@ -21096,6 +21254,12 @@ private static final long serialVersionUID = 0L;
           keyIds_.makeImmutable();
           result.keyIds_ = keyIds_;
         }
+        if (((from_bitField0_ & 0x00000010) != 0)) {
+          result.headKeyId_ = headKeyId_;
+        }
+        if (((from_bitField0_ & 0x00000020) != 0)) {
+          result.headMac_ = headMac_;
+        }
       }
 
       @java.lang.Override
@@ -21129,6 +21293,16 @@ private static final long serialVersionUID = 0L;
             ensureKeyIdsIsMutable();
             keyIds_.addAll(other.keyIds_);
           }
+          onChanged();
+        }
+        if (!other.getHeadKeyId().isEmpty()) {
+          headKeyId_ = other.headKeyId_;
+          bitField0_ |= 0x00000010;
+          onChanged();
+        }
+        if (!other.getHeadMac().isEmpty()) {
+          headMac_ = other.headMac_;
+          bitField0_ |= 0x00000020;
           onChanged();
         }
         this.mergeUnknownFields(other.getUnknownFields());
@@ -21175,6 +21349,16 @@ private static final long serialVersionUID = 0L;
                 keyIds_.add(input.readStringRequireUtf8());
                 break;
               } // case 34
+              case 42: {
+                headKeyId_ = input.readStringRequireUtf8();
+                bitField0_ |= 0x00000010;
+                break;
+              } // case 42
+              case 50: {
+                headMac_ = input.readStringRequireUtf8();
+                bitField0_ |= 0x00000020;
+                break;
+              } // case 50
               default: {
                 if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                   done = true; // was an endgroup tag
@@ -21515,6 +21699,190 @@ private static final long serialVersionUID = 0L;
         ensureKeyIdsIsMutable();
         keyIds_.add(value);
         bitField0_ |= 0x00000008;
+        onChanged();
+        return this;
+      }
+
+      private java.lang.Object headKeyId_ = "";
+      /**
+       * <pre>
+       * The journal key that sealed this head.
+       * </pre>
+       *
+       * <code>string head_key_id = 5 [json_name = "headKeyId"];</code>
+       * @return The headKeyId.
+       */
+      public java.lang.String getHeadKeyId() {
+        java.lang.Object ref = headKeyId_;
+        if (!(ref instanceof java.lang.String)) {
+          com.google.protobuf.ByteString bs =
+              (com.google.protobuf.ByteString) ref;
+          java.lang.String s = bs.toStringUtf8();
+          headKeyId_ = s;
+          return s;
+        } else {
+          return (java.lang.String) ref;
+        }
+      }
+      /**
+       * <pre>
+       * The journal key that sealed this head.
+       * </pre>
+       *
+       * <code>string head_key_id = 5 [json_name = "headKeyId"];</code>
+       * @return The bytes for headKeyId.
+       */
+      public com.google.protobuf.ByteString
+          getHeadKeyIdBytes() {
+        java.lang.Object ref = headKeyId_;
+        if (ref instanceof String) {
+          com.google.protobuf.ByteString b = 
+              com.google.protobuf.ByteString.copyFromUtf8(
+                  (java.lang.String) ref);
+          headKeyId_ = b;
+          return b;
+        } else {
+          return (com.google.protobuf.ByteString) ref;
+        }
+      }
+      /**
+       * <pre>
+       * The journal key that sealed this head.
+       * </pre>
+       *
+       * <code>string head_key_id = 5 [json_name = "headKeyId"];</code>
+       * @param value The headKeyId to set.
+       * @return This builder for chaining.
+       */
+      public Builder setHeadKeyId(
+          java.lang.String value) {
+        java.util.Objects.requireNonNull(value);
+        headKeyId_ = value;
+        bitField0_ |= 0x00000010;
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The journal key that sealed this head.
+       * </pre>
+       *
+       * <code>string head_key_id = 5 [json_name = "headKeyId"];</code>
+       * @return This builder for chaining.
+       */
+      public Builder clearHeadKeyId() {
+        headKeyId_ = getDefaultInstance().getHeadKeyId();
+        bitField0_ = (bitField0_ & ~0x00000010);
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * The journal key that sealed this head.
+       * </pre>
+       *
+       * <code>string head_key_id = 5 [json_name = "headKeyId"];</code>
+       * @param value The bytes for headKeyId to set.
+       * @return This builder for chaining.
+       */
+      public Builder setHeadKeyIdBytes(
+          com.google.protobuf.ByteString value) {
+        java.util.Objects.requireNonNull(value);
+        checkByteStringIsUtf8(value);
+        headKeyId_ = value;
+        bitField0_ |= 0x00000010;
+        onChanged();
+        return this;
+      }
+
+      private java.lang.Object headMac_ = "";
+      /**
+       * <pre>
+       * HMAC-SHA256 of the run id, head sequence and head chain under that key.
+       * </pre>
+       *
+       * <code>string head_mac = 6 [json_name = "headMac"];</code>
+       * @return The headMac.
+       */
+      public java.lang.String getHeadMac() {
+        java.lang.Object ref = headMac_;
+        if (!(ref instanceof java.lang.String)) {
+          com.google.protobuf.ByteString bs =
+              (com.google.protobuf.ByteString) ref;
+          java.lang.String s = bs.toStringUtf8();
+          headMac_ = s;
+          return s;
+        } else {
+          return (java.lang.String) ref;
+        }
+      }
+      /**
+       * <pre>
+       * HMAC-SHA256 of the run id, head sequence and head chain under that key.
+       * </pre>
+       *
+       * <code>string head_mac = 6 [json_name = "headMac"];</code>
+       * @return The bytes for headMac.
+       */
+      public com.google.protobuf.ByteString
+          getHeadMacBytes() {
+        java.lang.Object ref = headMac_;
+        if (ref instanceof String) {
+          com.google.protobuf.ByteString b = 
+              com.google.protobuf.ByteString.copyFromUtf8(
+                  (java.lang.String) ref);
+          headMac_ = b;
+          return b;
+        } else {
+          return (com.google.protobuf.ByteString) ref;
+        }
+      }
+      /**
+       * <pre>
+       * HMAC-SHA256 of the run id, head sequence and head chain under that key.
+       * </pre>
+       *
+       * <code>string head_mac = 6 [json_name = "headMac"];</code>
+       * @param value The headMac to set.
+       * @return This builder for chaining.
+       */
+      public Builder setHeadMac(
+          java.lang.String value) {
+        java.util.Objects.requireNonNull(value);
+        headMac_ = value;
+        bitField0_ |= 0x00000020;
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * HMAC-SHA256 of the run id, head sequence and head chain under that key.
+       * </pre>
+       *
+       * <code>string head_mac = 6 [json_name = "headMac"];</code>
+       * @return This builder for chaining.
+       */
+      public Builder clearHeadMac() {
+        headMac_ = getDefaultInstance().getHeadMac();
+        bitField0_ = (bitField0_ & ~0x00000020);
+        onChanged();
+        return this;
+      }
+      /**
+       * <pre>
+       * HMAC-SHA256 of the run id, head sequence and head chain under that key.
+       * </pre>
+       *
+       * <code>string head_mac = 6 [json_name = "headMac"];</code>
+       * @param value The bytes for headMac to set.
+       * @return This builder for chaining.
+       */
+      public Builder setHeadMacBytes(
+          com.google.protobuf.ByteString value) {
+        java.util.Objects.requireNonNull(value);
+        checkByteStringIsUtf8(value);
+        headMac_ = value;
+        bitField0_ |= 0x00000020;
         onChanged();
         return this;
       }
@@ -22631,6 +22999,21 @@ private static final long serialVersionUID = 0L;
     return journal_ == null ? dev.kxm.v1.WorkflowRetrospective.Journal.getDefaultInstance() : journal_;
   }
 
+  public static final int OMITTED_ENTRIES_FIELD_NUMBER = 22;
+  private int omittedEntries_ = 0;
+  /**
+   * <pre>
+   * The oldest entries left out so the document stays within 768 KiB of JSON (0: none).
+   * </pre>
+   *
+   * <code>int32 omitted_entries = 22 [json_name = "omittedEntries"];</code>
+   * @return The omittedEntries.
+   */
+  @java.lang.Override
+  public int getOmittedEntries() {
+    return omittedEntries_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -22707,6 +23090,9 @@ private static final long serialVersionUID = 0L;
     }
     if (((bitField0_ & 0x00000010) != 0)) {
       output.writeMessage(21, getJournal());
+    }
+    if (omittedEntries_ != 0) {
+      output.writeInt32(22, omittedEntries_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -22833,6 +23219,10 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(21, getJournal());
     }
+    if (omittedEntries_ != 0) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt32Size(22, omittedEntries_);
+    }
     return size;
   }
   @java.lang.Override
@@ -22914,6 +23304,8 @@ private static final long serialVersionUID = 0L;
       if (!getJournal()
           .equals(other.getJournal())) return false;
     }
+    if (getOmittedEntries()
+        != other.getOmittedEntries()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -22995,6 +23387,8 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + JOURNAL_FIELD_NUMBER;
       hash = (53 * hash) + getJournal().hashCode();
     }
+    hash = (37 * hash) + OMITTED_ENTRIES_FIELD_NUMBER;
+    hash = (53 * hash) + getOmittedEntries();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -23239,6 +23633,7 @@ private static final long serialVersionUID = 0L;
         journalBuilder_.dispose();
         journalBuilder_ = null;
       }
+      omittedEntries_ = 0;
       return this;
     }
 
@@ -23403,6 +23798,9 @@ private static final long serialVersionUID = 0L;
             ? journal_
             : journalBuilder_.build();
         to_bitField0_ |= 0x00000010;
+      }
+      if (((from_bitField0_ & 0x00200000) != 0)) {
+        result.omittedEntries_ = omittedEntries_;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -23687,6 +24085,9 @@ private static final long serialVersionUID = 0L;
       if (other.hasJournal()) {
         mergeJournal(other.getJournal());
       }
+      if (other.getOmittedEntries() != 0) {
+        setOmittedEntries(other.getOmittedEntries());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -23890,6 +24291,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00100000;
               break;
             } // case 170
+            case 176: {
+              omittedEntries_ = input.readInt32();
+              bitField0_ |= 0x00200000;
+              break;
+            } // case 176
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -27919,6 +28325,50 @@ private static final long serialVersionUID = 0L;
         journal_ = null;
       }
       return journalBuilder_;
+    }
+
+    private int omittedEntries_ ;
+    /**
+     * <pre>
+     * The oldest entries left out so the document stays within 768 KiB of JSON (0: none).
+     * </pre>
+     *
+     * <code>int32 omitted_entries = 22 [json_name = "omittedEntries"];</code>
+     * @return The omittedEntries.
+     */
+    @java.lang.Override
+    public int getOmittedEntries() {
+      return omittedEntries_;
+    }
+    /**
+     * <pre>
+     * The oldest entries left out so the document stays within 768 KiB of JSON (0: none).
+     * </pre>
+     *
+     * <code>int32 omitted_entries = 22 [json_name = "omittedEntries"];</code>
+     * @param value The omittedEntries to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOmittedEntries(int value) {
+
+      omittedEntries_ = value;
+      bitField0_ |= 0x00200000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The oldest entries left out so the document stays within 768 KiB of JSON (0: none).
+     * </pre>
+     *
+     * <code>int32 omitted_entries = 22 [json_name = "omittedEntries"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearOmittedEntries() {
+      bitField0_ = (bitField0_ & ~0x00200000);
+      omittedEntries_ = 0;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.WorkflowRetrospective)

@@ -677,4 +677,14 @@ public interface WorkflowRetrospectiveOrBuilder extends
    * <code>.kxm.v1.WorkflowRetrospective.Journal journal = 21 [json_name = "journal"];</code>
    */
   dev.kxm.v1.WorkflowRetrospective.JournalOrBuilder getJournalOrBuilder();
+
+  /**
+   * <pre>
+   * The oldest entries left out so the document stays within 768 KiB of JSON (0: none).
+   * </pre>
+   *
+   * <code>int32 omitted_entries = 22 [json_name = "omittedEntries"];</code>
+   * @return The omittedEntries.
+   */
+  int getOmittedEntries();
 }

@@ -986,6 +986,7 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+     * A page ends early rather than pass 2 MiB of records (the token goes on from there).
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
@@ -1008,6 +1009,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
      * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
      *   the author, no evidence ref is given, or the entry was decided already (metadata: status).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed entry_id, a reason over 1,000 characters, or
+     *   evidence refs over their limits.
      * </pre>
      */
     default void promoteJournalEntry(dev.kxm.v1.PromoteJournalEntryRequest request,
@@ -1022,8 +1025,8 @@ public final class WorkflowServiceGrpc {
      * runs), at most max_entries of them.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
-     *   naming none (or naming another project than the caller's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
+     *   or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
      * </pre>
      */
     default void getImprovementReport(dev.kxm.v1.GetImprovementReportRequest request,
@@ -1034,10 +1037,13 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+     * The document is at most 768 KiB of JSON: the oldest entries are left out first, and counted.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
+     *   journal existed) a record of its journal, is corrupted.
      * </pre>
      */
     default void exportRetrospective(dev.kxm.v1.ExportRetrospectiveRequest request,
@@ -1049,7 +1055,7 @@ public final class WorkflowServiceGrpc {
      * <pre>
      * VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
      * Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
-     * hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+     * hub holds; an ended run's journal must still hold the head its retrospective recorded and sealed. An answer is a
      * verdict, never an error: a journal that fails is reported, not refused.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
@@ -1396,6 +1402,7 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+     * A page ends early rather than pass 2 MiB of records (the token goes on from there).
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
@@ -1419,6 +1426,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
      * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
      *   the author, no evidence ref is given, or the entry was decided already (metadata: status).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed entry_id, a reason over 1,000 characters, or
+     *   evidence refs over their limits.
      * </pre>
      */
     public void promoteJournalEntry(dev.kxm.v1.PromoteJournalEntryRequest request,
@@ -1434,8 +1443,8 @@ public final class WorkflowServiceGrpc {
      * runs), at most max_entries of them.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
-     *   naming none (or naming another project than the caller's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
+     *   or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
      * </pre>
      */
     public void getImprovementReport(dev.kxm.v1.GetImprovementReportRequest request,
@@ -1447,10 +1456,13 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+     * The document is at most 768 KiB of JSON: the oldest entries are left out first, and counted.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
+     *   journal existed) a record of its journal, is corrupted.
      * </pre>
      */
     public void exportRetrospective(dev.kxm.v1.ExportRetrospectiveRequest request,
@@ -1463,7 +1475,7 @@ public final class WorkflowServiceGrpc {
      * <pre>
      * VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
      * Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
-     * hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+     * hub holds; an ended run's journal must still hold the head its retrospective recorded and sealed. An answer is a
      * verdict, never an error: a journal that fails is reported, not refused.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
@@ -1772,6 +1784,7 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+     * A page ends early rather than pass 2 MiB of records (the token goes on from there).
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
@@ -1794,6 +1807,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
      * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
      *   the author, no evidence ref is given, or the entry was decided already (metadata: status).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed entry_id, a reason over 1,000 characters, or
+     *   evidence refs over their limits.
      * </pre>
      */
     public dev.kxm.v1.PromoteJournalEntryResponse promoteJournalEntry(dev.kxm.v1.PromoteJournalEntryRequest request) throws io.grpc.StatusException {
@@ -1808,8 +1823,8 @@ public final class WorkflowServiceGrpc {
      * runs), at most max_entries of them.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
-     *   naming none (or naming another project than the caller's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
+     *   or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
      * </pre>
      */
     public dev.kxm.v1.GetImprovementReportResponse getImprovementReport(dev.kxm.v1.GetImprovementReportRequest request) throws io.grpc.StatusException {
@@ -1820,10 +1835,13 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+     * The document is at most 768 KiB of JSON: the oldest entries are left out first, and counted.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
+     *   journal existed) a record of its journal, is corrupted.
      * </pre>
      */
     public dev.kxm.v1.ExportRetrospectiveResponse exportRetrospective(dev.kxm.v1.ExportRetrospectiveRequest request) throws io.grpc.StatusException {
@@ -1835,7 +1853,7 @@ public final class WorkflowServiceGrpc {
      * <pre>
      * VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
      * Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
-     * hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+     * hub holds; an ended run's journal must still hold the head its retrospective recorded and sealed. An answer is a
      * verdict, never an error: a journal that fails is reported, not refused.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
@@ -2143,6 +2161,7 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+     * A page ends early rather than pass 2 MiB of records (the token goes on from there).
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
@@ -2165,6 +2184,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
      * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
      *   the author, no evidence ref is given, or the entry was decided already (metadata: status).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed entry_id, a reason over 1,000 characters, or
+     *   evidence refs over their limits.
      * </pre>
      */
     public dev.kxm.v1.PromoteJournalEntryResponse promoteJournalEntry(dev.kxm.v1.PromoteJournalEntryRequest request) {
@@ -2179,8 +2200,8 @@ public final class WorkflowServiceGrpc {
      * runs), at most max_entries of them.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
-     *   naming none (or naming another project than the caller's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
+     *   or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
      * </pre>
      */
     public dev.kxm.v1.GetImprovementReportResponse getImprovementReport(dev.kxm.v1.GetImprovementReportRequest request) {
@@ -2191,10 +2212,13 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+     * The document is at most 768 KiB of JSON: the oldest entries are left out first, and counted.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
+     *   journal existed) a record of its journal, is corrupted.
      * </pre>
      */
     public dev.kxm.v1.ExportRetrospectiveResponse exportRetrospective(dev.kxm.v1.ExportRetrospectiveRequest request) {
@@ -2206,7 +2230,7 @@ public final class WorkflowServiceGrpc {
      * <pre>
      * VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
      * Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
-     * hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+     * hub holds; an ended run's journal must still hold the head its retrospective recorded and sealed. An answer is a
      * verdict, never an error: a journal that fails is reported, not refused.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
@@ -2529,6 +2553,7 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * ListJournal pages through a run's journal in order: entries and promotion records with their chain.
+     * A page ends early rather than pass 2 MiB of records (the token goes on from there).
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
@@ -2552,6 +2577,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_PROMOTION): `to` is not approved, rejected or quarantined.
      * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_PROMOTION_INVALID): the category is not promotable, the decider is
      *   the author, no evidence ref is given, or the entry was decided already (metadata: status).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed entry_id, a reason over 1,000 characters, or
+     *   evidence refs over their limits.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.PromoteJournalEntryResponse> promoteJournalEntry(
@@ -2567,8 +2594,8 @@ public final class WorkflowServiceGrpc {
      * runs), at most max_entries of them.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
-     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, or `project` missing for an operator
-     *   naming none (or naming another project than the caller's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
+     *   or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetImprovementReportResponse> getImprovementReport(
@@ -2580,10 +2607,13 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
+     * The document is at most 768 KiB of JSON: the oldest entries are left out first, and counted.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
+     *   journal existed) a record of its journal, is corrupted.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ExportRetrospectiveResponse> exportRetrospective(
@@ -2596,7 +2626,7 @@ public final class WorkflowServiceGrpc {
      * <pre>
      * VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
      * Each record's chain must be the HMAC of its canonical form chained to its predecessor's, under a key the
-     * hub holds; an ended run's journal must still hold the head its retrospective recorded. An answer is a
+     * hub holds; an ended run's journal must still hold the head its retrospective recorded and sealed. An answer is a
      * verdict, never an error: a journal that fails is reported, not refused.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
