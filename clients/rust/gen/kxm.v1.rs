@@ -3986,6 +3986,13 @@ pub mod message_service_client {
         /// * INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
         /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
         /// * NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
+        /// * PERMISSION_DENIED (ERROR_REASON_WORKFLOW_CONTEXT_FORBIDDEN, ERROR_REASON_WORKFLOW_EVIDENCE_PRODUCER_FORBIDDEN):
+        ///  with a workflow context, the run is not the sender's to coordinate (or not in its project), or the target
+        ///  is not eligible for the requirement.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_INACTIVE, ERROR_REASON_WORKFLOW_CONTEXT_ATTEMPT_MISMATCH):
+        ///  with a workflow context, the run's stage is not active, or the attempt is not its active one.
+        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): with a workflow context, the stage has no
+        ///  peer policy for the requirement.
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
         ///  correlation_id names another run.
         /// * ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
@@ -4225,6 +4232,13 @@ pub mod message_service_client {
         /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
         ///  and its deprecated name timeout both set to different values.
         /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+        /// * PERMISSION_DENIED (ERROR_REASON_WORKFLOW_CONTEXT_FORBIDDEN, ERROR_REASON_WORKFLOW_EVIDENCE_PRODUCER_FORBIDDEN):
+        ///  with a workflow context, the run is not the sender's to coordinate (or not in its project), or the target
+        ///  is not eligible for the requirement.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_INACTIVE, ERROR_REASON_WORKFLOW_CONTEXT_ATTEMPT_MISMATCH):
+        ///  with a workflow context, the run's stage is not active, or the attempt is not its active one.
+        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): with a workflow context, the stage has no
+        ///  peer policy for the requirement.
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
         ///  correlation_id names another run.
         pub async fn fanout_messages(
@@ -7368,8 +7382,8 @@ pub mod workflow_service_client {
         /// Errors:
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-        /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
-        ///  not its coordinator.
+        /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run in the caller's project.
+        /// * PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
         /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
         ///  ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
         /// * INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
@@ -7409,6 +7423,7 @@ pub mod workflow_service_client {
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         /// * NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
         /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+        /// * DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
         pub async fn list_journal(
             &mut self,
             request: impl tonic::IntoRequest<super::ListJournalRequest>,
@@ -7483,6 +7498,7 @@ pub mod workflow_service_client {
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
         ///  or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
+        /// * DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
         pub async fn get_improvement_report(
             &mut self,
             request: impl tonic::IntoRequest<super::GetImprovementReportRequest>,

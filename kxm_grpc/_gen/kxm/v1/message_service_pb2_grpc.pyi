@@ -52,6 +52,13 @@ class MessageServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
     - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
+    - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_CONTEXT_FORBIDDEN, ERROR_REASON_WORKFLOW_EVIDENCE_PRODUCER_FORBIDDEN):
+      with a workflow context, the run is not the sender's to coordinate (or not in its project), or the target
+      is not eligible for the requirement.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_INACTIVE, ERROR_REASON_WORKFLOW_CONTEXT_ATTEMPT_MISMATCH):
+      with a workflow context, the run's stage is not active, or the attempt is not its active one.
+    - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): with a workflow context, the stage has no
+      peer policy for the requirement.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
       correlation_id names another run.
     - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
@@ -130,6 +137,13 @@ class MessageServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
       and its deprecated name timeout both set to different values.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+    - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_CONTEXT_FORBIDDEN, ERROR_REASON_WORKFLOW_EVIDENCE_PRODUCER_FORBIDDEN):
+      with a workflow context, the run is not the sender's to coordinate (or not in its project), or the target
+      is not eligible for the requirement.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_INACTIVE, ERROR_REASON_WORKFLOW_CONTEXT_ATTEMPT_MISMATCH):
+      with a workflow context, the run's stage is not active, or the attempt is not its active one.
+    - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): with a workflow context, the stage has no
+      peer policy for the requirement.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
       correlation_id names another run.
     """
@@ -172,6 +186,13 @@ class MessageServiceAsyncStub(MessageServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
     - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
+    - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_CONTEXT_FORBIDDEN, ERROR_REASON_WORKFLOW_EVIDENCE_PRODUCER_FORBIDDEN):
+      with a workflow context, the run is not the sender's to coordinate (or not in its project), or the target
+      is not eligible for the requirement.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_INACTIVE, ERROR_REASON_WORKFLOW_CONTEXT_ATTEMPT_MISMATCH):
+      with a workflow context, the run's stage is not active, or the attempt is not its active one.
+    - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): with a workflow context, the stage has no
+      peer policy for the requirement.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
       correlation_id names another run.
     - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
@@ -250,6 +271,13 @@ class MessageServiceAsyncStub(MessageServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
       and its deprecated name timeout both set to different values.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+    - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_CONTEXT_FORBIDDEN, ERROR_REASON_WORKFLOW_EVIDENCE_PRODUCER_FORBIDDEN):
+      with a workflow context, the run is not the sender's to coordinate (or not in its project), or the target
+      is not eligible for the requirement.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_INACTIVE, ERROR_REASON_WORKFLOW_CONTEXT_ATTEMPT_MISMATCH):
+      with a workflow context, the run's stage is not active, or the attempt is not its active one.
+    - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): with a workflow context, the stage has no
+      peer policy for the requirement.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
       correlation_id names another run.
     """
@@ -295,6 +323,13 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
         - INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
         - NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
+        - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_CONTEXT_FORBIDDEN, ERROR_REASON_WORKFLOW_EVIDENCE_PRODUCER_FORBIDDEN):
+          with a workflow context, the run is not the sender's to coordinate (or not in its project), or the target
+          is not eligible for the requirement.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_INACTIVE, ERROR_REASON_WORKFLOW_CONTEXT_ATTEMPT_MISMATCH):
+          with a workflow context, the run's stage is not active, or the attempt is not its active one.
+        - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): with a workflow context, the stage has no
+          peer policy for the requirement.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
           correlation_id names another run.
         - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
@@ -415,6 +450,13 @@ class MessageServiceServicer(metaclass=_abc_1.ABCMeta):
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
           and its deprecated name timeout both set to different values.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+        - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_CONTEXT_FORBIDDEN, ERROR_REASON_WORKFLOW_EVIDENCE_PRODUCER_FORBIDDEN):
+          with a workflow context, the run is not the sender's to coordinate (or not in its project), or the target
+          is not eligible for the requirement.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_INACTIVE, ERROR_REASON_WORKFLOW_CONTEXT_ATTEMPT_MISMATCH):
+          with a workflow context, the run's stage is not active, or the attempt is not its active one.
+        - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): with a workflow context, the stage has no
+          peer policy for the requirement.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
           correlation_id names another run.
         """

@@ -389,8 +389,8 @@ class WorkflowServiceServicer(object):
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-        - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
-        not its coordinator.
+        - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run in the caller's project.
+        - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
         ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
         - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
@@ -411,6 +411,7 @@ class WorkflowServiceServicer(object):
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -445,6 +446,7 @@ class WorkflowServiceServicer(object):
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
         or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

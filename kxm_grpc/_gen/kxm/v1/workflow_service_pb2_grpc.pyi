@@ -214,8 +214,8 @@ class WorkflowServiceStub:
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-    - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
-      not its coordinator.
+    - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run in the caller's project.
+    - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
       ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
     - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
@@ -232,6 +232,7 @@ class WorkflowServiceStub:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
     """
     PromoteJournalEntry: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.PromoteJournalEntryRequest, _workflow_service_pb2.PromoteJournalEntryResponse]
     """PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
@@ -258,6 +259,7 @@ class WorkflowServiceStub:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
       or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
     """
     ExportRetrospective: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.ExportRetrospectiveRequest, _workflow_service_pb2.ExportRetrospectiveResponse]
     """ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
@@ -470,8 +472,8 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-    - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
-      not its coordinator.
+    - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run in the caller's project.
+    - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
       ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
     - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
@@ -488,6 +490,7 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
     """
     PromoteJournalEntry: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.PromoteJournalEntryRequest, _workflow_service_pb2.PromoteJournalEntryResponse]  # type: ignore[assignment]
     """PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
@@ -514,6 +517,7 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
       or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
     """
     ExportRetrospective: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.ExportRetrospectiveRequest, _workflow_service_pb2.ExportRetrospectiveResponse]  # type: ignore[assignment]
     """ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
@@ -813,8 +817,8 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-        - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
-          not its coordinator.
+        - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run in the caller's project.
+        - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
           ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
         - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
@@ -837,6 +841,7 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
         """
 
     @_abc_1.abstractmethod
@@ -875,6 +880,7 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
           or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
         """
 
     @_abc_1.abstractmethod

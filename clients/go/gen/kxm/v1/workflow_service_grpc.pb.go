@@ -212,8 +212,8 @@ type WorkflowServiceClient interface {
 	//
 	// Errors:
 	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-	//   - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
-	//     not its coordinator.
+	//   - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run in the caller's project.
+	//   - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
 	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
 	//     ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
 	//   - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
@@ -229,6 +229,7 @@ type WorkflowServiceClient interface {
 	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
 	// - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
 	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+	// - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
 	ListJournal(ctx context.Context, in *ListJournalRequest, opts ...grpc.CallOption) (*ListJournalResponse, error)
 	// PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
 	//
@@ -253,6 +254,7 @@ type WorkflowServiceClient interface {
 	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
 	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
 	//     or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
+	//   - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
 	GetImprovementReport(ctx context.Context, in *GetImprovementReportRequest, opts ...grpc.CallOption) (*GetImprovementReportResponse, error)
 	// ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
 	//
@@ -657,8 +659,8 @@ type WorkflowServiceServer interface {
 	//
 	// Errors:
 	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-	//   - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
-	//     not its coordinator.
+	//   - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run in the caller's project.
+	//   - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
 	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
 	//     ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
 	//   - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
@@ -674,6 +676,7 @@ type WorkflowServiceServer interface {
 	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
 	// - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
 	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+	// - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
 	ListJournal(context.Context, *ListJournalRequest) (*ListJournalResponse, error)
 	// PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
 	//
@@ -698,6 +701,7 @@ type WorkflowServiceServer interface {
 	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
 	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
 	//     or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
+	//   - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
 	GetImprovementReport(context.Context, *GetImprovementReportRequest) (*GetImprovementReportResponse, error)
 	// ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
 	//

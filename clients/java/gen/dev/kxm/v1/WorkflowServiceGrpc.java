@@ -968,8 +968,8 @@ public final class WorkflowServiceGrpc {
      * run's chain. A request_id seen before for this run returns the first entry and records nothing again.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
-     *   not its coordinator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
      *   ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
      * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
@@ -991,6 +991,7 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
      * </pre>
      */
     default void listJournal(dev.kxm.v1.ListJournalRequest request,
@@ -1027,6 +1028,7 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
      *   or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
      * </pre>
      */
     default void getImprovementReport(dev.kxm.v1.GetImprovementReportRequest request,
@@ -1383,8 +1385,8 @@ public final class WorkflowServiceGrpc {
      * run's chain. A request_id seen before for this run returns the first entry and records nothing again.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
-     *   not its coordinator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
      *   ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
      * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
@@ -1407,6 +1409,7 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
      * </pre>
      */
     public void listJournal(dev.kxm.v1.ListJournalRequest request,
@@ -1445,6 +1448,7 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
      *   or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
      * </pre>
      */
     public void getImprovementReport(dev.kxm.v1.GetImprovementReportRequest request,
@@ -1766,8 +1770,8 @@ public final class WorkflowServiceGrpc {
      * run's chain. A request_id seen before for this run returns the first entry and records nothing again.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
-     *   not its coordinator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
      *   ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
      * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
@@ -1789,6 +1793,7 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
      * </pre>
      */
     public dev.kxm.v1.ListJournalResponse listJournal(dev.kxm.v1.ListJournalRequest request) throws io.grpc.StatusException {
@@ -1825,6 +1830,7 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
      *   or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
      * </pre>
      */
     public dev.kxm.v1.GetImprovementReportResponse getImprovementReport(dev.kxm.v1.GetImprovementReportRequest request) throws io.grpc.StatusException {
@@ -2143,8 +2149,8 @@ public final class WorkflowServiceGrpc {
      * run's chain. A request_id seen before for this run returns the first entry and records nothing again.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
-     *   not its coordinator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
      *   ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
      * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
@@ -2166,6 +2172,7 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
      * </pre>
      */
     public dev.kxm.v1.ListJournalResponse listJournal(dev.kxm.v1.ListJournalRequest request) {
@@ -2202,6 +2209,7 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
      *   or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
      * </pre>
      */
     public dev.kxm.v1.GetImprovementReportResponse getImprovementReport(dev.kxm.v1.GetImprovementReportRequest request) {
@@ -2534,8 +2542,8 @@ public final class WorkflowServiceGrpc {
      * run's chain. A request_id seen before for this run returns the first entry and records nothing again.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run. PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN):
-     *   not its coordinator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the caller is not the run's coordinator.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_CATEGORY, ERROR_REASON_INVALID_JOURNAL_SEVERITY,
      *   ERROR_REASON_INVALID_IMPROVEMENT_AREA): a value outside its enum, or no area and no stage declaring one.
      * - INVALID_ARGUMENT (ERROR_REASON_JOURNAL_EVIDENCE_REQUIRED): a lesson or skill candidate without evidence.
@@ -2558,6 +2566,7 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListJournalResponse> listJournal(
@@ -2596,6 +2605,7 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
      *   or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetImprovementReportResponse> getImprovementReport(
