@@ -12,6 +12,8 @@ import itertools
 import json
 from typing import Any
 
+from kxm_grpc._gen.kxm.v1 import workflow_service_pb2_grpc
+from kxm_grpc.client import HubClient
 from kxm_grpc.domain.caller import Caller, CredentialKind
 from kxm_grpc.domain.workflows.runs import Run
 from kxm_grpc.services.workflows import definitions, runs
@@ -83,3 +85,10 @@ async def start_run(hub: Hub, document: dict[str, Any], *, payload: Any = None) 
     )
     assert started.run is not None
     return started.run
+
+
+async def call(client: HubClient, name: str, request: Any) -> Any:
+    """WorkflowService.<name> with a raw request, through the client's error mapping (the one every
+    client method uses), for tests that aim requests the client would not build."""
+    stub = client._stub(workflow_service_pb2_grpc.WorkflowServiceStub)
+    return await client._call(getattr(stub, name), request)

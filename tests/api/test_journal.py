@@ -27,7 +27,6 @@ from kxm_grpc import (
 )
 from kxm_grpc._gen.kxm.v1 import workflow_journal_pb2 as jpb
 from kxm_grpc._gen.kxm.v1 import workflow_service_pb2 as pb
-from kxm_grpc._gen.kxm.v1 import workflow_service_pb2_grpc
 from kxm_grpc.client import HubClient
 from kxm_grpc.domain.workflows import journal_chain
 from kxm_grpc.domain.workflows.journal import Category
@@ -35,18 +34,12 @@ from kxm_grpc.errors import DataLoss
 from kxm_grpc.store.rows.journal import record_to_json
 from kxm_grpc.v1 import WorkflowRunStatus
 from tests.conftest import AgentFactory, Hub
-from tests.workflows import define
+from tests.workflows import call, define
 
 E = jpb
 FAILED = WorkflowRunStatus.WORKFLOW_RUN_STATUS_FAILED
 COMPLETED = WorkflowRunStatus.WORKFLOW_RUN_STATUS_COMPLETED
 SECRET_TEXT = "retry with password=hunter2-hunter2"
-
-
-async def call(client: HubClient, name: str, request: Any) -> Any:
-    """WorkflowService.<name> through the client's error mapping."""
-    stub = client._stub(workflow_service_pb2_grpc.WorkflowServiceStub)
-    return await client._call(getattr(stub, name), request)
 
 
 async def records(client: HubClient, run_id: str) -> list[Any]:

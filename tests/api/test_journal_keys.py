@@ -18,9 +18,8 @@ from kxm_grpc.client import HubClient
 from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.journal_keys import derived_keyring, hub_keyring, load_key_file, read_key_file
 from kxm_grpc.server.settings import Settings, SettingsError
-from tests.api.test_journal import call
 from tests.conftest import ADMIN_TOKEN
-from tests.workflows import define
+from tests.workflows import call, define
 
 K1, K2 = "11" * 32, "22" * 32
 

@@ -28,7 +28,7 @@ import pytest_asyncio
 from google.protobuf import duration_pb2, struct_pb2
 
 from kxm_grpc import HubError, Reason
-from kxm_grpc._gen.kxm.v1 import options_pb2, workflow_journal_pb2, workflow_service_pb2, workflow_service_pb2_grpc
+from kxm_grpc._gen.kxm.v1 import options_pb2, workflow_journal_pb2, workflow_service_pb2
 from kxm_grpc.client import HubClient
 from kxm_grpc.domain.workflows import signatures
 from kxm_grpc.domain.workflows.signatures import Kind
@@ -36,7 +36,7 @@ from kxm_grpc.server.settings import Settings
 from kxm_grpc.services.workflows import definitions
 from kxm_grpc.v1 import CheckpointStatus
 from tests.conftest import AgentFactory, Hub, Project, ProjectFactory
-from tests.workflows import SIGNAL_SECRET, define
+from tests.workflows import SIGNAL_SECRET, call, define
 
 pb = workflow_service_pb2
 jpb = workflow_journal_pb2
@@ -239,11 +239,6 @@ NOT_FOUND = {Reason.WORKFLOW_NOT_FOUND, Reason.WEBHOOK_NOT_FOUND, Reason.JOURNAL
 DEFINITION_INVALID = (grpc.StatusCode.INVALID_ARGUMENT, {Reason.WORKFLOW_DEFINITION_INVALID})
 """How an operator naming alpha is refused a definition document of beta: RegisterWorkflowDefinition
 names no definition to be missing, and the contract lists this reason for it (the field: ``project``)."""
-
-
-async def call(client: HubClient, method_name: str, request: Any) -> Any:
-    stub = client._stub(workflow_service_pb2_grpc.WorkflowServiceStub)
-    return await client._call(getattr(stub, method_name), request)
 
 
 def leaks(error: HubError, request: Any, secrets: set[str]) -> list[str]:

@@ -26,6 +26,7 @@ from kxm_grpc.domain import validation
 from kxm_grpc.domain.clock import rfc3339
 from kxm_grpc.domain.workflows.definitions import IMPROVEMENT_AREAS, WorkflowDefinition
 from kxm_grpc.domain.workflows.evidence import DegradationApproval, quorum
+from kxm_grpc.domain.workflows.journal import JOURNAL_CATEGORIES, Category, PromotionStatus, Severity
 from kxm_grpc.domain.workflows.redaction import redact
 from kxm_grpc.domain.workflows.runs import Run, StageState, journal_attempt
 from kxm_grpc.errors import FailedPrecondition, Reason, invalid_field
@@ -33,23 +34,11 @@ from kxm_grpc.errors import FailedPrecondition, Reason, invalid_field
 JsonValue = Any
 """A plain JSON value: dict, list, str, int/float, bool or None."""
 
-JOURNAL_CATEGORIES = (
-    "plan",
-    "decision",
-    "contradiction",
-    "error",
-    "lesson",
-    "observation",
-    "hypothesis",
-    "experiment",
-    "state-change",
-    "skill-candidate",
-)
-"""The journal's categories in the spec's order (§3.2); reports use the order only."""
-PROMOTABLE_CATEGORIES = frozenset({"skill-candidate", "hypothesis", "experiment"})
-PROPOSED = "proposed"
+PROMOTABLE_CATEGORIES = frozenset(category.value for category in Category if category.promotable)
+PROPOSED = PromotionStatus.PROPOSED.value
 
-SEVERITY_WEIGHT = {"error": 3, "warning": 2, "info": 1}
+SEVERITY_WEIGHT = {severity.value: severity.weight for severity in Severity}
+"""The entries' severities by name; the reports read names (``ReportEntry``), the journal enums."""
 REPORTED_CATEGORIES = ("error", "contradiction", "lesson", "skill-candidate")
 """The categories an area report's priorities and the signals draw from, in priority tie order."""
 RESOLVING_CATEGORIES = frozenset({"decision", "lesson"})

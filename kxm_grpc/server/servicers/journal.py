@@ -17,6 +17,7 @@ from google.protobuf import json_format
 from kxm_grpc._gen.kxm.v1 import workflow_journal_pb2 as jpb
 from kxm_grpc._gen.kxm.v1 import workflow_service_pb2 as pb
 from kxm_grpc.domain.clock import MICROS
+from kxm_grpc.domain.workflows.definitions import IMPROVEMENT_AREAS
 from kxm_grpc.domain.workflows.journal import (
     Category,
     EntryDraft,
@@ -39,10 +40,7 @@ _CATEGORY = {category: getattr(jpb, f"JOURNAL_CATEGORY_{category.name}") for cat
 _CATEGORY_NAME = {value: key.value for key, value in _CATEGORY.items()}
 _SEVERITY = {severity: getattr(jpb, f"JOURNAL_SEVERITY_{severity.name}") for severity in Severity}
 _SEVERITY_NAME = {value: key.value for key, value in _SEVERITY.items()}
-_AREA = {
-    name: getattr(jpb, f"IMPROVEMENT_AREA_{name.upper()}")
-    for name in ("harness", "gates", "implementation", "workflow", "documentation", "security", "other")
-}
+_AREA = {name: getattr(jpb, f"IMPROVEMENT_AREA_{name.upper()}") for name in IMPROVEMENT_AREAS}
 _AREA_NAME = {value: key for key, value in _AREA.items()}
 _PROMOTION = {status: getattr(jpb, f"PROMOTION_STATUS_{status.name}") for status in PromotionStatus}
 _PROMOTION_NAME = {value: key.value for key, value in _PROMOTION.items()}
@@ -81,24 +79,22 @@ def entry_to_proto(entry: JournalEntry, status: PromotionStatus | None = None) -
 def _report_entry_to_proto(entry: ReportEntry) -> jpb.JournalEntry:
     """A report's priority entry, its texts redacted: the report goes to every caller of the
     project, who may not read the entry's run (as the signals and the retrospective are)."""
-    proto = jpb.JournalEntry(
+    shown = JournalEntry(
         id=entry.id,
         run_id=entry.run_id,
         author=entry.author,
-        category=_CATEGORY[Category(entry.category)],
-        area=_AREA.get(entry.area, 0),
-        severity=_SEVERITY[Severity(entry.severity)],
+        category=Category(entry.category),
+        area=entry.area,
+        severity=Severity(entry.severity),
         summary=redact(entry.summary),
+        create_time=entry.create_time,
         evidence=redact_all(entry.evidence),
         related_entry_ids=entry.related_entry_ids,
-        stage_id=entry.stage_id or "",
-        create_time=timestamp(entry.create_time),
+        stage_id=entry.stage_id,
+        attempt=entry.attempt,
     )
-    if entry.attempt is not None:
-        proto.attempt = entry.attempt
-    if Category(entry.category).promotable:
-        proto.promotion_status = _PROMOTION[PromotionStatus(entry.promotion_state or "proposed")]
-    return proto
+    state = PromotionStatus(entry.promotion_state) if entry.promotion_state else None
+    return entry_to_proto(shown, state)
 
 
 def record_to_proto(link: ChainLink, states: Mapping[str, PromotionStatus]) -> jpb.JournalRecord:

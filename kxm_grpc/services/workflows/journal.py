@@ -16,7 +16,6 @@ promotes; any caller of a project reads the project's improvement report.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from kxm_grpc.domain import validation
 from kxm_grpc.domain.caller import Caller, CredentialKind
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token
+from kxm_grpc.domain.projects import project_name
 from kxm_grpc.domain.secrets import new_id
 from kxm_grpc.domain.validation import object_id
 from kxm_grpc.domain.workflows import journal as rules
@@ -31,7 +31,6 @@ from kxm_grpc.domain.workflows import journal_chain, reports
 from kxm_grpc.domain.workflows.journal import EntryDraft, JournalEntry, Promotion, PromotionStatus
 from kxm_grpc.domain.workflows.journal_chain import Breach, ChainHead, ChainLink, Keyring, Problem, Verdict
 from kxm_grpc.errors import (
-    Aborted,
     DataLoss,
     FailedPrecondition,
     InvalidArgument,
@@ -59,7 +58,6 @@ DEFAULT_JOURNAL_PAGE = 200
 DEFAULT_REPORT_ENTRIES = 10_000
 MAX_REPORT_ENTRIES = 50_000
 MAX_SIGNAL_LIMIT = 100
-MAX_PROJECT_CHARS = 128
 
 
 # -- reading --------------------------------------------------------------------------------------
@@ -179,15 +177,7 @@ async def record(
                 answer = json.loads(stored.response)
                 link = tx.journal.entry(answer.get("entry", "")) if answer.get("request") == asked else None
                 if link is None:
-                    raise Aborted(
-                        "request_id was already used for another request on this run",
-                        reason=Reason.IDEMPOTENCY_CONFLICT,
-                        metadata={
-                            "runId": run.id,
-                            "requestId": request,
-                            "nextAction": "use a new request_id per request",
-                        },
-                    )
+                    raise steps.reused_request_id(run, request)
                 return Recorded(link, repeated=True)
         definition = pinned(tx, run)
         known = _run_entry_ids(tx, run.id, draft.related_entry_ids)
@@ -204,7 +194,7 @@ async def record(
 
 
 def _fingerprint(draft: EntryDraft) -> str:
-    fields = [
+    return steps.request_digest(
         "journal",
         draft.category,
         draft.summary,
@@ -214,8 +204,7 @@ def _fingerprint(draft: EntryDraft) -> str:
         list(draft.evidence),
         list(draft.related_entry_ids),
         draft.stage_id,
-    ]
-    return hashlib.sha256(json.dumps(fields, separators=(",", ":")).encode()).hexdigest()
+    )
 
 
 def _run_entry_ids(tx: Tx, run_id: str, ids: Sequence[str]) -> set[str]:
@@ -325,7 +314,7 @@ class ImprovementReport:
 def _project_of(caller: Caller, project: str) -> str:
     named = validation.js_trim(project)
     if named:
-        object_id("project", named, MAX_PROJECT_CHARS)
+        project_name("project", named)
     if caller.project is not None:
         if named and named != caller.project:
             # Another project's name reads as nothing there: no report discloses that it exists.

@@ -145,7 +145,7 @@ def _coordinator_run(tx: Tx, caller: Caller, run_id: str) -> Run:
 
 def fingerprint(kind: str, report: Report, *extra: object) -> str:
     """sha256 of what a step request asked (its kind and fields), to tell a retry from a reuse."""
-    fields = [
+    return request_digest(
         kind,
         report.stage_id,
         report.status.value if report.status else "",
@@ -154,8 +154,21 @@ def fingerprint(kind: str, report: Report, *extra: object) -> str:
         sorted((key, list(ids)) for key, ids in report.evidence_refs.items()),
         report.outcome,
         *extra,
-    ]
+    )
+
+
+def request_digest(*fields: object) -> str:
+    """sha256 of a request's fields as JSON, remembered with its request id to tell a retry from a reuse."""
     return hashlib.sha256(json.dumps(fields, separators=(",", ":"), default=str).encode()).hexdigest()
+
+
+def reused_request_id(run: Run, request: str) -> Aborted:
+    """The refusal of a request id answered before for another request on this run."""
+    return Aborted(
+        "request_id was already used for another request on this run",
+        reason=Reason.IDEMPOTENCY_CONFLICT,
+        metadata={"runId": run.id, "requestId": request, "nextAction": "use a new request_id per request"},
+    )
 
 
 def _recalled(tx: Tx, run: Run, request: str, asked: str) -> Outcome | None:
@@ -171,11 +184,7 @@ def _recalled(tx: Tx, run: Run, request: str, asked: str) -> Outcome | None:
         return None
     answer = json.loads(stored.response)
     if answer.get("request") != asked:
-        raise Aborted(
-            "request_id was already used for another request on this run",
-            reason=Reason.IDEMPOTENCY_CONFLICT,
-            metadata={"runId": run.id, "requestId": request, "nextAction": "use a new request_id per request"},
-        )
+        raise reused_request_id(run, request)
     transition = next((t for t in run.transitions if t.id == answer.get("transition")), None)
     return Outcome(
         run,
