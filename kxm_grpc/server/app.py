@@ -40,7 +40,7 @@ from kxm_grpc.domain.secrets import hash_secret
 from kxm_grpc.server.admission import Admission
 from kxm_grpc.server.bootstrap import bootstrap, write_credentials
 from kxm_grpc.server.interceptor import HubInterceptor
-from kxm_grpc.server.journal_keys import hub_keyring, load_key_file
+from kxm_grpc.server.journal_keys import hub_keyring, load_key_file, reconcile
 from kxm_grpc.server.methods import SERVICES
 from kxm_grpc.server.metrics import MetricsServer, server_ssl_context
 from kxm_grpc.server.notifications import NotificationSender
@@ -309,7 +309,8 @@ class HubServer:
             self.clock = DatabaseClock(self.store)  # replicas decide on one clock: the database's
             await self.clock.sync()
         boot = await bootstrap(settings, self.store, now=self.clock.now())
-        self.store.journal_keys = hub_keyring(file_keys, boot.admin_token)
+        keys = self.store.journal_keys = hub_keyring(file_keys, boot.admin_token)
+        await self.store.write(lambda tx: reconcile(tx, keys))
         if settings.workflows is not None:
             await workflow_definitions.store_imported(
                 self.store, workflow_definitions.import_directory(settings.workflows), now=self.clock.now()

@@ -25,6 +25,7 @@ import structlog
 
 from kxm_grpc.domain.workflows.journal_chain import MIN_KEY_BYTES, Keyring
 from kxm_grpc.server.settings import SettingsError
+from kxm_grpc.store import Tx
 
 log = structlog.get_logger("kxm.server")
 
@@ -106,3 +107,27 @@ def hub_keyring(from_file: Keyring | None, admin_token: str | None) -> Keyring:
         keyring, source = Keyring({"process": secrets.token_bytes(32)}, current="process"), "process"
     log.info("journal_keys_loaded", source=source, current_key_id=keyring.current, key_ids=sorted(keyring.keys))
     return keyring
+
+
+CURRENT_KEY_META = "journal_current_key_id"
+"""The ``meta`` row naming the key id the last hub to start sealed with (an id, never a secret)."""
+
+
+def reconcile(tx: Tx, keyring: Keyring) -> None:
+    """Compare the keyring with the key id the last hub to start on this database sealed with,
+    then record this hub's: a change to a key this keyring still holds is a rotation (logged
+    ``journal_key_rotated``); one to a key it lacks means records sealed by that hub (a replica
+    started without the shared key file, or a key dropped too early) will not verify here
+    (logged ``journal_key_unknown`` at warning, with both ids)."""
+    previous = tx.meta.get(CURRENT_KEY_META)
+    if previous is not None and previous != keyring.current:
+        if previous in keyring.keys:
+            log.info("journal_key_rotated", previous_key_id=previous, current_key_id=keyring.current)
+        else:
+            log.warning(
+                "journal_key_unknown",
+                previous_key_id=previous,
+                current_key_id=keyring.current,
+                next_action="give every replica the same --journal-key-file, keeping retired keys",
+            )
+    tx.meta.put(CURRENT_KEY_META, keyring.current)

@@ -8,6 +8,8 @@ three key files: the records sealed under the first key still verify once a seco
 from __future__ import annotations
 
 import dataclasses
+import io
+import json
 from pathlib import Path
 
 import pytest
@@ -143,3 +145,26 @@ async def test_a_bad_key_file_stops_the_start_before_the_database_is_touched(tmp
         await server.start()
 
     assert not (tmp_path / "kxm" / "hub.db").exists()
+
+
+async def test_a_start_with_a_key_the_last_hub_did_not_seal_with_is_logged(
+    tmp_path: Path, log_lines: io.StringIO
+) -> None:
+    """Three starts on one database: k1; then k2 first with k1 kept (a rotation, logged at info);
+    then k3 alone (k2's records will not verify here: logged at warning, naming both ids)."""
+    keys_path = tmp_path / "keys"
+    for text in (f"k1 {K1}\n", f"k2 {K2}\nk1 {K1}\n", f"k3 {'33' * 32}\n"):
+        keys_path.write_text(text)
+        keys_path.chmod(0o600)
+        settings = Settings(port=0, data_dir=tmp_path / "kxm", admin_token=ADMIN_TOKEN, journal_key_file=keys_path)
+        server = HubServer(settings)
+        await server.start()
+        await server.stop()
+    events = [json.loads(line) for line in log_lines.getvalue().splitlines() if line.startswith("{")]
+    seen = [(e["event"], e["level"], e["previous_key_id"]) for e in events if e["event"] in CHANGES]
+
+    assert seen == [("journal_key_rotated", "info", "k1"), ("journal_key_unknown", "warning", "k2")]
+    assert K1 not in log_lines.getvalue() and K2 not in log_lines.getvalue()
+
+
+CHANGES = {"journal_key_rotated", "journal_key_unknown"}
