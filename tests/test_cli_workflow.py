@@ -148,7 +148,7 @@ async def test_json_output_and_the_process_environment(tmp_path: Path) -> None:
     report = json.loads(out)
     assert report["ok"] is True
     assert report["files"][0]["definitions"] == [
-        {"id": "fix-bug", "project": "alpha", "stages": ["plan", "review"], "hash": fix.hash}
+        {"id": "fix-bug", "kind": "stages", "project": "alpha", "stages": ["plan", "review"], "hash": fix.hash}
     ]
     assert report["files"][0]["warnings"][0]["field"] == "stages[1].evidencePolicies.review.degradation.minProducers"
     assert unset[0] == 1
@@ -229,6 +229,92 @@ async def coordinate(
         "KXM_DATA_DIR": str(state),
     }
     return coordinator, env
+
+
+STEP_WORKFLOW = """\
+schema: kxm.workflow.v1
+id: deliver
+project: alpha
+limits: {maxTransitions: 6}
+steps:
+  - id: implement
+    kind: agent
+    agent: writer
+    maxAttempts: 2
+    on:
+      passed: verify
+      failed: {target: $terminal, terminalStatus: failed}
+  - id: verify
+    kind: gate
+    gate: npm-verify
+    on:
+      passed: approve
+      failed: {target: implement, backEdgeBudget: 2}
+  - id: approve
+    kind: approval
+    on:
+      approved: {target: $terminal, terminalStatus: completed}
+      rejected: {target: $terminal, terminalStatus: failed}
+"""
+
+GATES = """\
+schema: kxm.gate-registry.v1
+gates:
+  npm-verify: {kind: command, argv: [npm, run, verify], timeoutMs: 600000}
+"""
+
+
+async def test_step_workflows_and_gate_registries_validate(tmp_path: Path) -> None:
+    from kxm_grpc.domain.workflows import documents
+    from kxm_grpc.domain.workflows.plans import compile_workflow, load_workflow, plan_hash
+    from kxm_grpc.domain.workflows.plans.gates import load_gate_registry
+
+    workflow = tmp_path / "deliver.yaml"
+    workflow.write_text(STEP_WORKFLOW, encoding="utf-8")
+    gates = tmp_path / "gates.yaml"
+    gates.write_text(GATES, encoding="utf-8")
+    registry = load_gate_registry(documents.decode(GATES, origin="gates.yaml", format=None))
+    loaded = load_workflow(documents.decode(STEP_WORKFLOW, origin="x.yaml", format=None), gates=registry)
+    expected = plan_hash(compile_workflow(loaded, gates=registry))
+
+    code, out, err = await kxm("workflow", "validate", str(workflow), "--gates", str(gates), cwd=tmp_path, env=ENV)
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        f"{workflow}: 1 definition",
+        f"  deliver\tsteps: implement, verify, approve\thash {expected}",
+    ]
+
+    code, out, _ = await kxm("workflow", "validate", str(workflow), str(gates), "--json", cwd=tmp_path, env=ENV)
+    assert code == 0
+    files = json.loads(out)["files"]
+    assert files[0]["definitions"] == [
+        {
+            "id": "deliver",
+            "kind": "steps",
+            "steps": ["implement", "verify", "approve"],
+            "project": "alpha",
+            "hash": None,
+            "note": "names registry gates: give --gates to check them and compute its plan hash",
+        }
+    ]
+    assert files[1]["definitions"] == [
+        {"id": "gates", "kind": "gates", "gates": ["npm-verify"], "hash": registry.hash, "project": None}
+    ]
+
+    other = tmp_path / "other-gates.yaml"
+    other.write_text(GATES.replace("npm-verify", "lint"), encoding="utf-8")
+    code, out, _ = await kxm("workflow", "validate", str(workflow), "--gates", str(other), cwd=tmp_path, env=ENV)
+    assert code == 1
+    assert "steps[1].gate: the project's gate registry has no gate npm-verify (step_gate_unknown)" in out
+
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(STEP_WORKFLOW.replace("backEdgeBudget: 2", "terminalStatus: failed"), encoding="utf-8")
+    dangerous = tmp_path / "dangerous.yaml"
+    dangerous.write_text(GATES.replace("[npm, run, verify]", "[git, push, --force]"), encoding="utf-8")
+    code, out, _ = await kxm("workflow", "validate", str(broken), str(dangerous), cwd=tmp_path, env=ENV)
+    assert code == 1
+    assert "transition_terminal_status_unexpected" in out
+    assert "gates.npm-verify.argv: runs git push --force" in out
 
 
 async def test_definition_run_and_coordinator_verbs(

@@ -1,11 +1,8 @@
 """``kxm workflow``: evidence-gated workflow definitions and their durable runs.
 
-``validate FILE...`` loads each file (JSON or YAML, by suffix) as the hub would, resolving
-``secretEnv`` names from this process's environment, and prints the definitions it holds (id,
-stages, hash) or every problem, each naming the file, the definition and the field. Ids must also
-be unique across the files given, as they must be across a ``--workflows`` directory. Exit status:
-0 when every file loads, 1 when any has a problem, 2 on a usage error or a file that cannot be read
-(missing, unreadable, not UTF-8).
+``validate FILE...`` checks files without a hub: stage workflows, step workflows
+(``kxm.workflow.v1``, with ``--gates`` the project's gate registry) and gate registries
+(``cli/workflow_validate.py`` says how).
 
 The other verbs talk to a hub, each with the credentials its RPC takes:
 
@@ -42,9 +39,9 @@ import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from kxm_grpc.cli import workflow_validate
 from kxm_grpc.cli.common import (
     EXIT_ERROR,
     EXIT_OK,
@@ -60,10 +57,6 @@ from kxm_grpc.cli.identity import add_identity, agent_client
 from kxm_grpc.domain.workflows import signatures
 from kxm_grpc.domain.workflows.definitions import (
     IMPROVEMENT_AREAS,
-    DefinitionError,
-    Problem,
-    WorkflowDefinition,
-    load_text,
 )
 from kxm_grpc.domain.workflows.journal import Category, PromotionStatus, Severity
 
@@ -79,109 +72,6 @@ def register(commands: Any) -> None:
         verb = actions.add_parser(name, help=help_text, description=help_text)
         add_arguments(verb)
         verb.set_defaults(run=handler)
-
-
-def _validate_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", metavar="FILE", help="a definition file (.json, .yaml or .yml)")
-    parser.add_argument(
-        "--format", choices=("json", "yaml"), help="read every FILE as this (default: by suffix, JSON else)"
-    )
-    parser.add_argument("--json", action="store_true", help="print JSON")
-
-
-@dataclass
-class _Checked:
-    """What validating one file found."""
-
-    path: str
-    definitions: list[WorkflowDefinition] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    warnings: list[Problem] = field(default_factory=list)
-    error: str | None = None
-    """Why the file could not be read."""
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and not self.problems
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "ok": self.ok,
-            "error": self.error,
-            "definitions": [
-                {
-                    "id": definition.id,
-                    "project": definition.project,
-                    "stages": [stage.id for stage in definition.stages],
-                    "hash": definition.hash,
-                }
-                for definition in self.definitions
-            ],
-            "problems": [asdict(problem) for problem in self.problems],
-            "warnings": [asdict(warning) for warning in self.warnings],
-        }
-
-
-def _check(path: str, format: str | None, env: dict[str, str], seen: dict[str, str]) -> _Checked:
-    checked = _Checked(path)
-    try:
-        with open(path, "rb") as file:
-            data = file.read()
-        text = data.decode("utf-8-sig")  # a byte-order mark is not part of the definition
-    except OSError as error:
-        checked.error = error.strerror or str(error)
-        return checked
-    except UnicodeDecodeError as error:
-        checked.error = f"not UTF-8 text ({error.reason} at byte {error.start})"
-        return checked
-    try:
-        checked.definitions = list(load_text(text, origin=path, env=env, format=format, warn=checked.warnings.append))
-    except DefinitionError as error:
-        checked.problems = list(error.problems)
-    for definition in checked.definitions:
-        if definition.id in seen:
-            message = f"duplicate workflow id: {seen[definition.id]} defines it too"
-            checked.problems.append(Problem(path, definition.id, "id", message))
-        else:
-            seen[definition.id] = path
-    if checked.problems:
-        checked.definitions = []
-    return checked
-
-
-def _print_text(results: list[_Checked]) -> None:
-    for checked in results:
-        if checked.error is not None:
-            print(f"error: cannot read {checked.path}: {checked.error}", file=sys.stderr)
-            continue
-        if checked.problems:
-            count = len(checked.problems)
-            print(f"{checked.path}: {count} problem{'s' if count != 1 else ''}")
-            for problem in checked.problems:
-                print(f"  {problem}")
-        else:
-            count = len(checked.definitions)
-            print(f"{checked.path}: {count} definition{'s' if count != 1 else ''}")
-            for definition in checked.definitions:
-                stages = ", ".join(stage.id for stage in definition.stages)
-                print(f"  {definition.id}\tstages: {stages}\thash {definition.hash}")
-        for warning in checked.warnings:
-            print(f"  warning: {warning}")
-
-
-def _validate(args: argparse.Namespace) -> int:
-    env = dict(os.environ)
-    seen: dict[str, str] = {}
-    results = [_check(path, args.format, env, seen) for path in args.files]
-    if args.json:
-        payload = {"ok": all(checked.ok for checked in results), "files": [c.to_dict() for c in results]}
-        print(json.dumps(payload, indent=2, sort_keys=True))
-    else:
-        _print_text(results)
-    if any(checked.error is not None for checked in results):
-        return EXIT_USAGE
-    return EXIT_OK if all(checked.ok for checked in results) else EXIT_ERROR
 
 
 # -- shared by the hub verbs -----------------------------------------------------------------------
@@ -1060,8 +950,8 @@ VERBS: list[Verb] = [
     (
         "validate",
         "check definition files without a hub: print each file's definitions, or every problem",
-        _validate_arguments,
-        _validate,
+        workflow_validate.add_arguments,
+        workflow_validate.validate,
     ),
     (
         "register",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from kxm_grpc.domain.validation import pattern_text
 
 DEFAULT_PROJECT = "default"
-_PROJECT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+PROJECT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +30,6 @@ def project_name(field: str, value: str) -> str:
     return pattern_text(
         field,
         value,
-        _PROJECT_NAME,
+        PROJECT_NAME,
         "must be 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit",
     )

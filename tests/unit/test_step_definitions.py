@@ -32,7 +32,18 @@ from kxm_grpc.domain.workflows.plans import (
     load_workflow,
     plan_hash,
 )
+from kxm_grpc.domain.workflows.plans.gates import GateRegistry, load_gate_registry
 from kxm_grpc.errors import InvalidArgument, Reason
+
+
+def registry() -> GateRegistry:
+    """The project's gate registry: the seed's verify gate."""
+    return load_gate_registry(
+        {
+            "schema": "kxm.gate-registry.v1",
+            "gates": {"npm-verify": {"kind": "command", "argv": ["npm", "run", "verify"], "timeoutMs": 600_000}},
+        }
+    )
 
 
 def seed() -> dict[str, Any]:
@@ -146,7 +157,9 @@ def test_the_seed_workflow_loads_with_every_default_filled() -> None:
 
 
 def test_the_seed_workflow_compiles_to_the_plan_of_section_4_2() -> None:
-    plan = compile_workflow(load_workflow(seed(), workflow_id="deliver"), source_path=".kxm/workflows/deliver.yaml")
+    plan = compile_workflow(
+        load_workflow(seed(), workflow_id="deliver"), gates=registry(), source_path=".kxm/workflows/deliver.yaml"
+    )
 
     assert plan["schema"] == "kxm.compiled-workflow.v1"
     assert plan["workflowId"] == "deliver"
@@ -182,23 +195,34 @@ def test_the_seed_workflow_compiles_to_the_plan_of_section_4_2() -> None:
         "distinctBy": ["provider"],
         "acceptedStatuses": ["passed"],
     }
+    gate = registry().gates["npm-verify"]
+    assert verify["gate"] == "npm-verify"
+    assert plan["gates"] == {
+        "npm-verify": {
+            "id": "npm-verify",
+            "kind": "command",
+            "checks": [{"name": "npm-verify", "argv": ["npm", "run", "verify"], "timeoutMs": 600_000}],
+            "hash": gate.hash,
+        }
+    }
+    assert plan["gateRegistryHash"] == registry().hash
     assert plan_hash(plan) == "sha256:" + hashlib.sha256(canonical_json(plan).encode()).hexdigest()
 
 
 def test_the_plan_hash_is_stable_across_key_order_and_spellings() -> None:
-    expected = plan_hash(compile_workflow(load_workflow(seed(), workflow_id="deliver")))
+    expected = plan_hash(compile_workflow(load_workflow(seed(), workflow_id="deliver"), gates=registry()))
     reordered = reversed_keys(seed())
     assert list(reordered) != list(seed())
-    assert plan_hash(compile_workflow(load_workflow(reordered, workflow_id="deliver"))) == expected
+    assert plan_hash(compile_workflow(load_workflow(reordered, workflow_id="deliver"), gates=registry())) == expected
 
     spelled = seed()  # maxTransitions instead of the seeds' backEdgeBudget; an explicit default
     spelled["steps"][2]["on"]["failed"] = {"target": "implement-feature", "maxTransitions": 2}
     spelled["steps"][0]["maxAttempts"] = 1
-    assert plan_hash(compile_workflow(load_workflow(spelled, workflow_id="deliver"))) == expected
+    assert plan_hash(compile_workflow(load_workflow(spelled, workflow_id="deliver"), gates=registry())) == expected
 
     changed = seed()
     changed["steps"][2]["on"]["failed"]["backEdgeBudget"] = 3
-    assert plan_hash(compile_workflow(load_workflow(changed, workflow_id="deliver"))) != expected
+    assert plan_hash(compile_workflow(load_workflow(changed, workflow_id="deliver"), gates=registry())) != expected
     assert expected.startswith("sha256:") and len(expected) == 71
 
 
@@ -213,7 +237,7 @@ def test_without_a_run_budget_the_transition_budget_is_the_number_of_steps() -> 
         }
     ]
     del raw["planHash"], raw["requirePlanHash"], raw["limits"]
-    plan = compile_workflow(load_workflow(raw, workflow_id="deliver"))
+    plan = compile_workflow(load_workflow(raw, workflow_id="deliver"), gates=registry())
     assert plan["transitionBudget"] == 1
     assert plan["hasBackEdges"] is False
     assert plan["limits"] == {}
@@ -322,7 +346,7 @@ def test_an_approval_step_may_not_be_bypassed_either() -> None:
         (lambda raw: raw["steps"][0].update(colour="blue"), [("steps[0].colour", "field_unknown")]),
         (lambda raw: raw.update(retries=3), [("retries", "field_unknown")]),
         (lambda raw: raw["steps"][0].update(secrets=["TOKEN"]), [("steps[0].secrets", "field_unsupported")]),
-        (lambda raw: raw["steps"][2].update(command="npm run verify"), [("steps[2].command", "field_unsupported")]),
+        (lambda raw: raw["steps"][2].update(command="npm run verify"), [("steps[2].command", "step_gate_ambiguous")]),
         (lambda raw: raw["limits"].update(maxAgentTimeMs=10), [("limits.maxAgentTimeMs", "field_unsupported")]),
         (lambda raw: raw["limits"].update(currency="EUR"), [("limits.currency", "cost_currency_unsupported")]),
         (lambda raw: raw["limits"].update(maxModelCost=0), [("limits.maxModelCost", "cost_invalid")]),

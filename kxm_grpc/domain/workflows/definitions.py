@@ -26,12 +26,11 @@ import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-import yaml
-
 from kxm_grpc.domain import messages, projects
 from kxm_grpc.domain.messages import canonical_requirement_key
 from kxm_grpc.domain.sync_events import canonical_json
 from kxm_grpc.domain.validation import js_lower, js_trim, utf16_length
+from kxm_grpc.domain.workflows import documents
 from kxm_grpc.errors import FieldViolation, InvalidArgument, Reason
 
 TERMINAL = "$terminal"
@@ -450,47 +449,11 @@ def _policy_json(policy: EvidencePolicy) -> dict[str, object]:
 # -- parsing ------------------------------------------------------------------------------------
 
 
-class _YamlLoader(yaml.SafeLoader):
-    """YAML read the way its JSON would be: only ``true``/``false`` are booleans (YAML 1.1 also
-    takes ``on``, ``yes``, ``off``, ``no``, which would turn a stage's ``on:`` into ``True:``),
-    dates and times stay strings, and ``=`` is a plain string."""
-
-
-_YamlLoader.yaml_implicit_resolvers = {
-    first: [
-        (tag, pattern)
-        for tag, pattern in resolvers
-        if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:value")
-    ]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_YamlLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
-
-
 def _parse(text: str, origin: str, format: str | None) -> object:
-    if format not in (None, "json", "yaml"):
-        raise ValueError(f"unknown definition format {format!r} (json or yaml)")
-    chosen = format or ("yaml" if origin.lower().endswith((".yaml", ".yml")) else "json")
     try:
-        if chosen == "json":
-            try:
-                return json.loads(text, parse_constant=_no_constant)
-            except ValueError as error:
-                # Only a guess may fall back: a text that starts like JSON meant to be JSON.
-                if format == "json" or js_trim(text)[:1] in ("{", "["):
-                    raise DefinitionError([Problem(origin, "", "", f"invalid JSON: {error}")]) from None
-        try:
-            return yaml.load(text, Loader=_YamlLoader)  # noqa: S506 - a SafeLoader with fewer implicit types
-        except yaml.YAMLError as error:
-            raise DefinitionError([Problem(origin, "", "", f"invalid YAML: {error}")]) from None
-    except RecursionError:  # both parsers recurse per level of nesting
-        raise DefinitionError([Problem(origin, "", "", "nests too deeply")]) from None
-
-
-def _no_constant(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
+        return documents.decode(text, origin=origin, format=format)
+    except documents.DocumentError as error:
+        raise DefinitionError([Problem(origin, "", "", str(error))]) from None
 
 
 def _name(entry: object, index: int) -> str:

@@ -13,6 +13,7 @@ import hashlib
 from collections.abc import Mapping
 
 from kxm_grpc.domain.sync_events import JsonValue, canonical_json
+from kxm_grpc.domain.workflows.plans.gates import GateDefinition, GateRegistry
 from kxm_grpc.domain.workflows.plans.model import (
     COMPILED_SCHEMA,
     TERMINAL,
@@ -28,9 +29,19 @@ def _utf16(text: str) -> bytes:
     return text.encode("utf-16-be", "surrogatepass")
 
 
-def compile_workflow(workflow: StepWorkflow, *, source_path: str | None = None) -> dict[str, JsonValue]:
+def compile_workflow(
+    workflow: StepWorkflow, *, gates: GateRegistry | None = None, source_path: str | None = None
+) -> dict[str, JsonValue]:
     """The plan of ``workflow`` (§4.2): ``transitionBudget`` is ``limits.maxTransitions``, else the
-    number of steps; ``order`` the step ids in declaration order; ``steps`` by id."""
+    number of steps; ``order`` the step ids in declaration order; ``steps`` by id; ``gates`` every
+    gate a step runs (registry gates from ``gates``, inline commands as ``step:<id>``) with its
+    hash, and ``gateRegistryHash`` the registry's, so the plan hash pins what each gate executes.
+
+    Raises:
+        ValueError: a step names a registry gate and ``gates`` does not hold it (load the
+            workflow with the registry first: ``load_workflow(..., gates=)`` refuses that).
+    """
+    pinned = pinned_gates(workflow, gates)
     index = {step.id: position for position, step in enumerate(workflow.steps)}
     has_back_edges = any(
         transition.target != TERMINAL and index[transition.target] <= position
@@ -56,7 +67,12 @@ def compile_workflow(workflow: StepWorkflow, *, source_path: str | None = None) 
         "order": [step.id for step in workflow.steps],
         "steps": {step.id: _step(step, position, index) for position, step in enumerate(workflow.steps)},
         "requirePlanHash": list(workflow.require_plan_hash),
+        "gates": {gate_id: {**gate.to_json(), "hash": gate.hash} for gate_id, gate in sorted(pinned.items())},
     }
+    if gates is not None and any(step.gate is not None for step in workflow.steps):
+        plan["gateRegistryHash"] = gates.hash
+    if workflow.project is not None:
+        plan["project"] = workflow.project
     if source_path is not None:
         plan["sourcePath"] = source_path
     if workflow.description is not None:
@@ -66,6 +82,24 @@ def compile_workflow(workflow: StepWorkflow, *, source_path: str | None = None) 
     if workflow.repro_oracle is not None:
         plan["reproOracle"] = _hash_config(workflow.repro_oracle)
     return plan
+
+
+def pinned_gates(workflow: StepWorkflow, gates: GateRegistry | None) -> dict[str, GateDefinition]:
+    """The gates ``workflow``'s steps run, by the id its plan names them with.
+
+    Raises:
+        ValueError: a step names a registry gate ``gates`` does not hold.
+    """
+    pinned: dict[str, GateDefinition] = {}
+    for step in workflow.steps:
+        if step.command is not None:
+            pinned[step.command.id] = step.command
+        elif step.gate is not None:
+            gate = gates.gates.get(step.gate) if gates is not None else None
+            if gate is None:
+                raise ValueError(f"step {step.id} names gate {step.gate}, which the registry given does not hold")
+            pinned[gate.id] = gate
+    return pinned
 
 
 def plan_hash(plan: Mapping[str, JsonValue]) -> str:
@@ -115,7 +149,7 @@ def _step(step: Step, position: int, index: Mapping[str, int]) -> JsonValue:
         "description": step.description,
         "instructions": step.instructions,
         "agent": step.agent,
-        "gate": step.gate,
+        "gate": step.command.id if step.command is not None else step.gate,
         "expect": step.expect.value if step.expect is not None else None,
         "signal": step.signal,
         "model": step.model,

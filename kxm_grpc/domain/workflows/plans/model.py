@@ -7,16 +7,48 @@ What the loader returns is exactly what the hub executes: every field has its co
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kxm_grpc.errors import FieldViolation, InvalidArgument, Reason
+
+if TYPE_CHECKING:
+    from kxm_grpc.domain.workflows.plans.gates import GateDefinition
 
 SCHEMA = "kxm.workflow.v1"
 COMPILED_SCHEMA = "kxm.compiled-workflow.v1"
 TERMINAL = "$terminal"
 """The transition target that ends the run with the transition's terminal status."""
 DEFAULT_COORDINATOR = "coordinator"
+
+# The format's bounds (§4.1).
+STEP_ID = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
+MAX_STEP_ID_CHARS = 64
+MAX_STEPS = 128
+MAX_DESCRIPTION_CHARS = 2_000
+MAX_INSTRUCTIONS_CHARS = 16_000
+MAX_NAME_CHARS = 128
+MAX_ATTEMPTS = 20
+MAX_TRANSITIONS = 10_000
+MAX_EDGE_TRANSITIONS = 1_000
+MAX_DURATION_MS = 31_536_000_000
+MAX_ON = 32
+MAX_REQUIRED_EVIDENCE = 64
+MAX_EVIDENCE_MINIMUM = 16
+MAX_AGENTS = 32
+MAX_ASSIGNMENTS = 64
+MAX_REPOSITORIES = 64
+MAX_REQUIRE_PLAN_HASH = 128
+MAX_TOOLS = 64
+CURRENCY = "USD"
+"""The only currency model cost is metered in (``costUsd`` of the routing records)."""
+READ_ONLY = "read-only"
+ACCEPTED_STATUS = "passed"
+
+STEP_ID_INVALID = "step_id_invalid"
+STEP_ID_DUPLICATE = "step_id_duplicate"
 
 
 class StepKind(enum.Enum):
@@ -194,6 +226,9 @@ class Step:
     instructions: str | None = None
     agent: str | None = None
     gate: str | None = None
+    """The gate registry id a gate step runs (None for an inline ``command``)."""
+    command: GateDefinition | None = None
+    """An inline gate step's command (``command: "npm run verify"``), pinned with the plan."""
     expect: GateExpect | None = None
     """``pass`` by default on gate steps; None on the others."""
     signal: str | None = None
@@ -215,6 +250,8 @@ class StepWorkflow:
 
     id: str
     steps: tuple[Step, ...]
+    project: str | None = None
+    """The project the workflow is registered in, when the document names it."""
     coordinator: str = DEFAULT_COORDINATOR
     description: str | None = None
     limits: Limits = Limits()
