@@ -53,6 +53,10 @@ def seed() -> dict[str, Any]:
         "schema": "kxm.workflow.v1",
         "description": "Plan, implement, verify, review",
         "limits": {"maxTransitions": 12, "maxRunDurationMs": 3_600_000, "maxModelCost": 5, "currency": "USD"},
+        "agents": {
+            "claude-fable-critic": {"provider": "anthropic", "model": "claude-fable"},
+            "gpt-sol-critic": {"provider": "openai", "model": "gpt-sol"},
+        },
         "planHash": {"stageId": "plan", "evidenceKey": "plan"},
         "requirePlanHash": ["verify-gate", "implement-feature"],
         "steps": [
@@ -498,3 +502,48 @@ def test_the_registered_id_and_the_document_must_agree() -> None:
 
 def test_a_document_that_is_not_an_object_is_refused() -> None:
     assert problems(["not", "a", "workflow"]) == [("", "field_type_invalid")]
+
+
+def diversity_problems(raw: dict[str, Any]) -> list[tuple[str, str]]:
+    with pytest.raises(WorkflowDefinitionError) as caught:
+        load_workflow(raw, workflow_id="deliver")
+    return [(problem.field, problem.code) for problem in caught.value.problems]
+
+
+POLICY_DISTINCT = "steps[3].requiredEvidence[0].producerPolicy.distinctBy"
+
+
+def test_a_distinct_by_the_declared_agents_cannot_meet_is_refused() -> None:
+    undeclared = seed()
+    del undeclared["agents"]["gpt-sol-critic"]
+    assert diversity_problems(undeclared) == [(POLICY_DISTINCT, "distinct_by_undeclared")]
+
+    one_provider = seed()  # two PASS reviews from one provider never meet a provider-diverse quorum
+    one_provider["agents"]["gpt-sol-critic"]["provider"] = " Anthropic"
+    assert diversity_problems(one_provider) == [(POLICY_DISTINCT, "distinct_by_unreachable")]
+
+    both = seed()  # distinct in provider and in model: a matching, not two separate counts
+    both["steps"][3]["requiredEvidence"][0]["producerPolicy"]["distinctBy"] = ["provider", "model"]
+    both["agents"]["gpt-sol-critic"]["model"] = "claude-fable"
+    assert diversity_problems(both) == [(POLICY_DISTINCT, "distinct_by_unreachable")]
+    both["agents"]["gpt-sol-critic"]["model"] = "gpt-sol"
+    load_workflow(both, workflow_id="deliver")
+
+    members = seed()  # assignments.distinctBy: the members assigned must differ
+    members["steps"][3]["assignments"]["distinctBy"] = ["model"]
+    members["agents"]["gpt-sol-critic"]["model"] = "claude-fable"
+    assert diversity_problems(members) == [("steps[3].assignments.distinctBy", "distinct_by_unreachable")]
+
+
+def test_declarations_are_pinned_in_the_plan() -> None:
+    plan = compile_workflow(load_workflow(seed(), workflow_id="deliver"), gates=registry())
+    assert plan["agents"] == {
+        "claude-fable-critic": {"provider": "anthropic", "model": "claude-fable"},
+        "gpt-sol-critic": {"provider": "openai", "model": "gpt-sol"},
+    }
+    other = seed()
+    other["agents"]["gpt-sol-critic"]["model"] = "gpt-sol-2"
+    assert plan_hash(compile_workflow(load_workflow(other, workflow_id="deliver"), gates=registry())) != plan_hash(plan)
+    bad = seed()
+    bad["agents"]["x"] = {"provider": "a", "region": "eu"}
+    assert diversity_problems(bad) == [("agents.x.region", "field_unknown")]

@@ -30,7 +30,8 @@ from kxm_grpc.domain import messages, projects
 from kxm_grpc.domain.messages import canonical_requirement_key
 from kxm_grpc.domain.sync_events import canonical_json
 from kxm_grpc.domain.validation import js_lower, js_trim, utf16_length
-from kxm_grpc.domain.workflows import documents
+from kxm_grpc.domain.workflows import diversity, documents
+from kxm_grpc.domain.workflows.diversity import Dimension
 from kxm_grpc.errors import FieldViolation, InvalidArgument, Reason
 
 TERMINAL = "$terminal"
@@ -50,13 +51,6 @@ class PromptDelivery(enum.Enum):
 
     FOLLOW_UP = "followUp"
     STEER = "steer"
-
-
-class Dimension(enum.Enum):
-    """A dimension a quorum's producers must differ in (``distinctBy``)."""
-
-    PROVIDER = "provider"
-    MODEL = "model"
 
 
 @dataclass(frozen=True)
@@ -938,36 +932,12 @@ def _declared(r: _Reader, eligible: tuple[Producer, ...], dimensions: tuple[Dime
 
 
 def _dimension(producer: Producer, dimension: Dimension) -> str | None:
-    value = producer.provider if dimension is Dimension.PROVIDER else producer.model
-    return js_lower(value) if value is not None else None
+    return diversity.declared((producer.provider, producer.model), dimension)
 
 
 def _max_distinct(eligible: tuple[Producer, ...], dimensions: tuple[Dimension, ...]) -> int:
-    """The most eligible agents that differ pairwise in every dimension (compared case-insensitively).
-
-    With one dimension that is the number of distinct values; with provider and model it is a
-    maximum matching between providers and models, each agent an edge (augmenting paths; at most
-    16 agents).
-    """
-    if len(dimensions) == 1:
-        return len({_dimension(producer, dimensions[0]) for producer in eligible})
-    models: dict[str, set[str]] = {}
-    for producer in eligible:
-        provider, model = _dimension(producer, Dimension.PROVIDER), _dimension(producer, Dimension.MODEL)
-        assert provider is not None and model is not None
-        models.setdefault(provider, set()).add(model)
-    matched: dict[str, str] = {}  # model -> provider
-
-    def augment(provider: str, seen: set[str]) -> bool:
-        for model in sorted(models[provider]):
-            if model not in seen:
-                seen.add(model)
-                if model not in matched or augment(matched[model], seen):
-                    matched[model] = provider
-                    return True
-        return False
-
-    return sum(augment(provider, set()) for provider in sorted(models))
+    """The most eligible agents that differ pairwise in every dimension (``diversity``)."""
+    return diversity.distinct_count(((producer.provider, producer.model) for producer in eligible), dimensions)
 
 
 def _edges(r: _Reader, raw: object, at: str) -> list[tuple[Edge, str]]:

@@ -25,7 +25,8 @@ from kxm_grpc.domain.messages import (
     WorkflowContext,
     canonical_requirement_key,
 )
-from kxm_grpc.domain.workflows.definitions import Dimension
+from kxm_grpc.domain.workflows import diversity
+from kxm_grpc.domain.workflows.diversity import Dimension
 from kxm_grpc.errors import FailedPrecondition, FieldViolation, InvalidArgument, PermissionDenied, Reason
 
 PEER_EVIDENCE_SCHEMA = "kxm.verified-peer-evidence.v1"
@@ -401,7 +402,9 @@ def _check_provenance(
     if producer is None:
         raise refuse("its recipient is not an eligible producer for the requirement")
     registered = agent_models.get(message.to_agent_id)
-    if producer.model is not None and (registered is None or _normal(registered) != _normal(producer.model)):
+    if producer.model is not None and (
+        registered is None or diversity.normal(registered) != diversity.normal(producer.model)
+    ):
         # The operator's declaration decides what a producer is; an agent registered with another
         # model is not the producer the operator declared, so its reply is not evidence.
         raise refuse("its recipient's registered model disagrees with the operator's declaration")
@@ -502,53 +505,6 @@ def _approved_min(
     return max(approval.approved_min_producers, policy.degraded_min_producers)
 
 
-def _declared(producer: EligibleProducer, dimension: Dimension) -> str | None:
-    value = producer.provider if dimension is Dimension.PROVIDER else producer.model
-    if value is None:
-        return None
-    return _normal(value) or None
-
-
-def _normal(value: str) -> str:
-    # Declarations and registrations are compared case- and space-insensitively: "Anthropic" and
-    # "anthropic " are one provider, "Claude-Opus-4" and "claude-opus-4" one model.
-    return validation.js_lower(validation.collapse_whitespace(value))
-
-
-def _declarations(producer: EligibleProducer, dimensions: tuple[Dimension, ...]) -> tuple[str, ...] | None:
-    """The producer's declared value in each dimension, None when one is not declared."""
-    values: list[str] = []
-    for dimension in dimensions:
-        value = _declared(producer, dimension)
-        if value is None:
-            return None
-        values.append(value)
-    return tuple(values)
-
-
 def _distinct_count(producers: tuple[EligibleProducer, ...], distinct_by: tuple[Dimension, ...]) -> int:
     """The size of the largest subset of ``producers`` pairwise distinct in every dimension."""
-    dimensions = tuple(dict.fromkeys(distinct_by))
-    if not dimensions:
-        return len(producers)
-    values = [v for v in (_declarations(p, dimensions) for p in producers) if v is not None]
-    if len(dimensions) == 1:
-        return len(set(values))
-    # Two dimensions: each producer is an edge between its provider and its model, and a set
-    # distinct in both is a matching. Kuhn's augmenting paths; at most 16 producers.
-    edges: dict[str, set[str]] = {}
-    for first, second in values:
-        edges.setdefault(first, set()).add(second)
-    matched: dict[str, str] = {}  # second value → the first value it is matched with
-
-    def augment(first: str, visited: set[str]) -> bool:
-        for second in sorted(edges[first]):
-            if second in visited:
-                continue
-            visited.add(second)
-            if second not in matched or augment(matched[second], visited):
-                matched[second] = first
-                return True
-        return False
-
-    return sum(augment(first, set()) for first in sorted(edges))
+    return diversity.distinct_count(((p.provider, p.model) for p in producers), distinct_by)

@@ -97,8 +97,6 @@ def read_assignments(r: Reader, raw: object, at: str, kind: StepKind | None, age
     agents = allowed if allowed is not None else ((agent,) if agent is not None else ())
     if kind is StepKind.MOA and agents and maximum > len(agents):
         r.problem(f"{at}.maximum", "assignments_invalid", f"a panel has at most its {len(agents)} allowed agents")
-    if distinct_by and agents and maximum > len(agents):
-        r.problem(f"{at}.distinctBy", "assignments_invalid", "needs at least maximum distinct allowed agents")
     return Assignments(agents, minimum, target, maximum, parallel, distinct_by)
 
 

@@ -73,6 +73,11 @@ def compile_workflow(
         plan["gateRegistryHash"] = gates.hash
     if workflow.project is not None:
         plan["project"] = workflow.project
+    if workflow.agents:
+        plan["agents"] = {
+            name: _without_none({"provider": declared.provider, "model": declared.model})
+            for name, declared in sorted(workflow.agents.items())
+        }
     if source_path is not None:
         plan["sourcePath"] = source_path
     if workflow.description is not None:

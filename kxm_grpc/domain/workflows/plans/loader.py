@@ -18,11 +18,13 @@ import re
 from collections.abc import Mapping
 
 from kxm_grpc.domain.projects import PROJECT_NAME
+from kxm_grpc.domain.workflows import diversity
 from kxm_grpc.domain.workflows.plans import graph
 from kxm_grpc.domain.workflows.plans.gates import GateKind, GateRegistry
 from kxm_grpc.domain.workflows.plans.model import (
     CURRENCY,
     DEFAULT_COORDINATOR,
+    MAX_DECLARED_AGENTS,
     MAX_DESCRIPTION_CHARS,
     MAX_DURATION_MS,
     MAX_NAME_CHARS,
@@ -33,6 +35,8 @@ from kxm_grpc.domain.workflows.plans.model import (
     SCHEMA,
     STEP_ID,
     TERMINAL,
+    AgentDeclaration,
+    Dimension,
     EvidenceHashConfig,
     GateExpect,
     Limits,
@@ -50,6 +54,7 @@ _TOP_FIELDS = (
     "id",
     "project",
     "description",
+    "agents",
     "coordinator",
     "limits",
     "planHash",
@@ -59,6 +64,7 @@ _TOP_FIELDS = (
 )
 _LIMIT_FIELDS = ("maxTransitions", "maxRunDurationMs", "maxModelCost", "currency")
 _HASH_FIELDS = ("stageId", "evidenceKey")
+_DECLARATION_FIELDS = ("provider", "model")
 
 
 def load_workflow(raw: object, *, workflow_id: str | None = None, gates: GateRegistry | None = None) -> StepWorkflow:
@@ -140,6 +146,7 @@ def _workflow(r: Reader, raw: object, workflow_id: str | None) -> StepWorkflow |
         r.problem("schema", "workflow_schema_unsupported", f"must be {SCHEMA}")
     description = r.text(value.get("description"), "description", MAX_DESCRIPTION_CHARS)
     coordinator = r.text(value.get("coordinator"), "coordinator", MAX_NAME_CHARS)
+    agents = _agents(r, value.get("agents"))
     limits = _limits(r, value.get("limits"))
 
     steps: list[Step] = []
@@ -162,10 +169,12 @@ def _workflow(r: Reader, raw: object, workflow_id: str | None) -> StepWorkflow |
     _check_targets(r, steps, ids)
     plan_hash, repro_oracle, require = _top_refs(r, value, ids, tuple(steps))
     _check_cycles(r, steps, ids, limits)
+    _check_diversity(r, steps, agents)
     return StepWorkflow(
         id=workflow_id,
         steps=tuple(steps),
         project=project,
+        agents=agents,
         coordinator=coordinator or DEFAULT_COORDINATOR,
         description=description,
         limits=limits or Limits(),
@@ -173,6 +182,94 @@ def _workflow(r: Reader, raw: object, workflow_id: str | None) -> StepWorkflow |
         repro_oracle=repro_oracle,
         require_plan_hash=require,
     )
+
+
+def _agents(r: Reader, raw: object) -> dict[str, AgentDeclaration]:
+    """``agents``: each agent's declared provider and model, by name."""
+    value = r.mapping(raw, "agents")
+    if value is None:
+        return {}
+    if len(value) > MAX_DECLARED_AGENTS:
+        r.problem("agents", COUNT_INVALID, f"must declare at most {MAX_DECLARED_AGENTS} agents")
+    declared: dict[str, AgentDeclaration] = {}
+    for name, raw_declaration in value.items():
+        at = path("agents", name)
+        if not name.strip() or len(name) > MAX_NAME_CHARS:
+            r.problem(at, "agent_invalid", f"an agent name is 1 to {MAX_NAME_CHARS} characters")
+        entry = r.mapping(raw_declaration, at, required=True)
+        if entry is None:
+            continue
+        r.only(entry, at, _DECLARATION_FIELDS)
+        provider = r.text(entry.get("provider"), f"{at}.provider", MAX_NAME_CHARS)
+        model = r.text(entry.get("model"), f"{at}.model", MAX_NAME_CHARS)
+        declared[name] = AgentDeclaration(provider, model)
+    return declared
+
+
+def _check_diversity(r: Reader, steps: list[Step], agents: Mapping[str, AgentDeclaration]) -> None:
+    """A ``distinctBy`` that no set of the declared agents can meet is refused (the original
+    validated ``distinctBy`` and never enforced it, §11.10): every agent it ranges over declares
+    each listed dimension in ``agents``, and enough of them differ pairwise — ``assignments.target``
+    members for ``assignments.distinctBy``, ``minimumProducers`` for a producer policy's."""
+    for position, step in enumerate(steps):
+        r.step_id = step.id
+        assignments = step.assignments
+        if assignments.distinct_by:
+            _diverse(
+                r,
+                f"steps[{position}].assignments.distinctBy",
+                assignments.allowed_agents,
+                assignments.distinct_by,
+                assignments.target,
+                agents,
+            )
+        for index, requirement in enumerate(step.required_evidence):
+            policy = requirement.producer_policy
+            if policy is not None and policy.distinct_by:
+                _diverse(
+                    r,
+                    f"steps[{position}].requiredEvidence[{index}].producerPolicy.distinctBy",
+                    policy.eligible_agents,
+                    policy.distinct_by,
+                    policy.minimum_producers,
+                    agents,
+                )
+    r.step_id = None
+
+
+def _diverse(
+    r: Reader,
+    at: str,
+    names: tuple[str, ...],
+    dimensions: tuple[Dimension, ...],
+    needed: int,
+    agents: Mapping[str, AgentDeclaration],
+) -> None:
+    undeclared = [
+        f"{name} ({dimension.value})"
+        for name in names
+        for dimension in dimensions
+        if diversity.declared(_declaration(agents.get(name)), dimension) is None
+    ]
+    if undeclared:
+        r.problem(
+            at,
+            "distinct_by_undeclared",
+            f"needs agents.<name>.{'/'.join(d.value for d in dimensions)} declared for: {', '.join(undeclared)}",
+        )
+        return
+    reachable = diversity.distinct_count((_declaration(agents.get(name)) for name in names), dimensions)
+    if reachable < needed:
+        r.problem(
+            at,
+            "distinct_by_unreachable",
+            f"needs {needed} agents distinct by {', '.join(d.value for d in dimensions)};"
+            f" the declared agents give {reachable}",
+        )
+
+
+def _declaration(declaration: AgentDeclaration | None) -> diversity.Declaration:
+    return (declaration.provider, declaration.model) if declaration is not None else (None, None)
 
 
 def _limits(r: Reader, raw: object) -> Limits | None:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from kxm_grpc.domain.workflows.diversity import Dimension as Dimension
 from kxm_grpc.errors import FieldViolation, InvalidArgument, Reason
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ MAX_ASSIGNMENTS = 64
 MAX_REPOSITORIES = 64
 MAX_REQUIRE_PLAN_HASH = 128
 MAX_TOOLS = 64
+MAX_DECLARED_AGENTS = 256
 CURRENCY = "USD"
 """The only currency model cost is metered in (``costUsd`` of the routing records)."""
 READ_ONLY = "read-only"
@@ -94,13 +96,6 @@ class EvidenceKind(enum.Enum):
     ARTIFACT = "artifact"
 
 
-class Dimension(enum.Enum):
-    """What counted producers must differ in (``distinctBy``)."""
-
-    PROVIDER = "provider"
-    MODEL = "model"
-
-
 @dataclass(frozen=True)
 class Problem:
     """One thing wrong with a definition: its JSON path, the §4.1 issue code, and why.
@@ -141,6 +136,17 @@ class WorkflowDefinitionError(InvalidArgument):
             ),
         )
         self.problems = problems
+
+
+@dataclass(frozen=True)
+class AgentDeclaration:
+    """What the operator declares an agent runs on (``agents.<name>``): what ``distinctBy`` compares.
+
+    The operator's declaration, never the agent's claim: a quorum of distinct providers counts
+    agents by what is declared here."""
+
+    provider: str | None = None
+    model: str | None = None
 
 
 @dataclass(frozen=True)
@@ -252,6 +258,8 @@ class StepWorkflow:
     steps: tuple[Step, ...]
     project: str | None = None
     """The project the workflow is registered in, when the document names it."""
+    agents: Mapping[str, AgentDeclaration] = field(default_factory=dict)
+    """The operator's declarations of the agents the steps name (``agents``), by name."""
     coordinator: str = DEFAULT_COORDINATOR
     description: str | None = None
     limits: Limits = Limits()
