@@ -20,7 +20,7 @@ from typing import Any
 
 import structlog
 
-from kxm_grpc.domain.workflows.definitions import Dimension
+from kxm_grpc.domain.workflows.diversity import Dimension
 from kxm_grpc.domain.workflows.evidence import DegradationApproval, EligibleProducer, PeerEvidence, ResolvedPolicy
 from kxm_grpc.domain.workflows.runs import (
     CheckpointStatus,
