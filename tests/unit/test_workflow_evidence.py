@@ -10,7 +10,7 @@ import pytest
 
 from kxm_grpc.domain.messages import Delivery, Message, MessageState, WorkflowContext
 from kxm_grpc.domain.workflows import evidence as ev
-from kxm_grpc.domain.workflows.definitions import Dimension
+from kxm_grpc.domain.workflows.diversity import Dimension
 from kxm_grpc.domain.workflows.evidence import (
     DegradationApproval,
     EligibleProducer,

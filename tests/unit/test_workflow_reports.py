@@ -14,7 +14,8 @@ import pytest
 
 from kxm_grpc.domain.clock import MICROS
 from kxm_grpc.domain.workflows import reports
-from kxm_grpc.domain.workflows.definitions import Dimension, StageDefinition, WorkflowDefinition
+from kxm_grpc.domain.workflows.definitions import StageDefinition, WorkflowDefinition
+from kxm_grpc.domain.workflows.diversity import Dimension
 from kxm_grpc.domain.workflows.evidence import DegradationApproval, EligibleProducer, PeerEvidence, ResolvedPolicy
 from kxm_grpc.domain.workflows.reports import ImprovementSignal, ReportEntry, RunFacts, js_round
 from kxm_grpc.domain.workflows.runs import Run, RunStatus, StageState, StageStatus, Transition

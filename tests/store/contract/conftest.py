@@ -21,7 +21,7 @@ import pytest_asyncio
 
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.messages import Delivery, Message, MessageState
-from kxm_grpc.domain.workflows.definitions import Dimension
+from kxm_grpc.domain.workflows.diversity import Dimension
 from kxm_grpc.domain.workflows.evidence import DegradationApproval, EligibleProducer, PeerEvidence, ResolvedPolicy
 from kxm_grpc.domain.workflows.journal import Category, JournalEntry, Promotion, PromotionStatus, Severity
 from kxm_grpc.domain.workflows.runs import (

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from kxm_grpc.domain.caller import Caller, CredentialKind
-from kxm_grpc.domain.workflows.definitions import Dimension, Notify
+from kxm_grpc.domain.workflows.definitions import Notify
+from kxm_grpc.domain.workflows.diversity import Dimension
 from kxm_grpc.domain.workflows.evidence import DegradationApproval, EligibleProducer, PeerEvidence, ResolvedPolicy
 from kxm_grpc.domain.workflows.runs import (
     CheckpointStatus,
