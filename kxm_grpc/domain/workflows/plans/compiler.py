@@ -53,6 +53,7 @@ def compile_workflow(
         "schema": COMPILED_SCHEMA,
         "workflowId": workflow.id,
         "coordinator": workflow.coordinator,
+        "gateWorkers": list(workflow.gate_workers),
         "limits": _without_none(
             {
                 "maxTransitions": limits.max_transitions,

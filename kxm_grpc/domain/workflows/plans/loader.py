@@ -20,10 +20,12 @@ from collections.abc import Mapping
 from kxm_grpc.domain.projects import PROJECT_NAME
 from kxm_grpc.domain.workflows import diversity
 from kxm_grpc.domain.workflows.plans import graph
+from kxm_grpc.domain.workflows.plans.assignments import read_agents
 from kxm_grpc.domain.workflows.plans.gates import GateKind, GateRegistry
 from kxm_grpc.domain.workflows.plans.model import (
     CURRENCY,
     DEFAULT_COORDINATOR,
+    DEFAULT_GATE_WORKER,
     MAX_DECLARED_AGENTS,
     MAX_DESCRIPTION_CHARS,
     MAX_DURATION_MS,
@@ -55,6 +57,7 @@ _TOP_FIELDS = (
     "project",
     "description",
     "agents",
+    "gateWorkers",
     "coordinator",
     "limits",
     "planHash",
@@ -147,6 +150,7 @@ def _workflow(r: Reader, raw: object, workflow_id: str | None) -> StepWorkflow |
     description = r.text(value.get("description"), "description", MAX_DESCRIPTION_CHARS)
     coordinator = r.text(value.get("coordinator"), "coordinator", MAX_NAME_CHARS)
     agents = _agents(r, value.get("agents"))
+    gate_workers = read_agents(r, value.get("gateWorkers"), "gateWorkers", required=False)
     limits = _limits(r, value.get("limits"))
 
     steps: list[Step] = []
@@ -175,6 +179,7 @@ def _workflow(r: Reader, raw: object, workflow_id: str | None) -> StepWorkflow |
         steps=tuple(steps),
         project=project,
         agents=agents,
+        gate_workers=gate_workers or (DEFAULT_GATE_WORKER,),
         coordinator=coordinator or DEFAULT_COORDINATOR,
         description=description,
         limits=limits or Limits(),

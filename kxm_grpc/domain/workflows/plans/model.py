@@ -23,6 +23,8 @@ COMPILED_SCHEMA = "kxm.compiled-workflow.v1"
 TERMINAL = "$terminal"
 """The transition target that ends the run with the transition's terminal status."""
 DEFAULT_COORDINATOR = "coordinator"
+DEFAULT_GATE_WORKER = "gate-worker"
+"""Who gate steps are assigned to when a workflow names no ``gateWorkers`` (``kxm gate worker``'s default)."""
 
 # The format's bounds (§4.1).
 STEP_ID = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
@@ -258,6 +260,8 @@ class StepWorkflow:
     steps: tuple[Step, ...]
     project: str | None = None
     """The project the workflow is registered in, when the document names it."""
+    gate_workers: tuple[str, ...] = (DEFAULT_GATE_WORKER,)
+    """The agents (gate workers, ``kxm gate worker``) gate steps are assigned to, in order."""
     agents: Mapping[str, AgentDeclaration] = field(default_factory=dict)
     """The operator's declarations of the agents the steps name (``agents``), by name."""
     coordinator: str = DEFAULT_COORDINATOR
