@@ -2776,6 +2776,10 @@ pub enum ErrorReason {
     WorkflowSecretUnavailable = 126,
     /// FAILED_PRECONDITION: the run has not ended, and a retrospective is written when it ends; export it then; metadata: runId, status.
     WorkflowNotEnded = 127,
+    /// FAILED_PRECONDITION: the assignment is no longer open (completed, expired, superseded by a reassignment, cancelled), so its result is refused; metadata: assignmentId, state.
+    AssignmentClosed = 150,
+    /// FAILED_PRECONDITION: only a run an uncertain gate blocked is recovered; metadata: runId, status.
+    WorkflowNotBlocked = 151,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -2932,6 +2936,8 @@ impl ErrorReason {
             Self::WorkflowPromptTooLong => "ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG",
             Self::WorkflowSecretUnavailable => "ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE",
             Self::WorkflowNotEnded => "ERROR_REASON_WORKFLOW_NOT_ENDED",
+            Self::AssignmentClosed => "ERROR_REASON_ASSIGNMENT_CLOSED",
+            Self::WorkflowNotBlocked => "ERROR_REASON_WORKFLOW_NOT_BLOCKED",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -3131,6 +3137,8 @@ impl ErrorReason {
                 Some(Self::WorkflowSecretUnavailable)
             }
             "ERROR_REASON_WORKFLOW_NOT_ENDED" => Some(Self::WorkflowNotEnded),
+            "ERROR_REASON_ASSIGNMENT_CLOSED" => Some(Self::AssignmentClosed),
+            "ERROR_REASON_WORKFLOW_NOT_BLOCKED" => Some(Self::WorkflowNotBlocked),
             _ => None,
         }
     }

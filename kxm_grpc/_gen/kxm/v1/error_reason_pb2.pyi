@@ -261,6 +261,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """UNAVAILABLE: a secret the definition names by environment variable is not set on this replica; retry (another replica may verify), and set it here; metadata: definitionId, field."""
     ERROR_REASON_WORKFLOW_NOT_ENDED: _ErrorReason.ValueType  # 127
     """FAILED_PRECONDITION: the run has not ended, and a retrospective is written when it ends; export it then; metadata: runId, status."""
+    ERROR_REASON_ASSIGNMENT_CLOSED: _ErrorReason.ValueType  # 150
+    """FAILED_PRECONDITION: the assignment is no longer open (completed, expired, superseded by a reassignment, cancelled), so its result is refused; metadata: assignmentId, state."""
+    ERROR_REASON_WORKFLOW_NOT_BLOCKED: _ErrorReason.ValueType  # 151
+    """FAILED_PRECONDITION: only a run an uncertain gate blocked is recovered; metadata: runId, status."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """ErrorReason is the stable, machine-readable cause of a failed call.
@@ -512,4 +516,8 @@ ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE: ErrorReason.ValueType  # 126
 """UNAVAILABLE: a secret the definition names by environment variable is not set on this replica; retry (another replica may verify), and set it here; metadata: definitionId, field."""
 ERROR_REASON_WORKFLOW_NOT_ENDED: ErrorReason.ValueType  # 127
 """FAILED_PRECONDITION: the run has not ended, and a retrospective is written when it ends; export it then; metadata: runId, status."""
+ERROR_REASON_ASSIGNMENT_CLOSED: ErrorReason.ValueType  # 150
+"""FAILED_PRECONDITION: the assignment is no longer open (completed, expired, superseded by a reassignment, cancelled), so its result is refused; metadata: assignmentId, state."""
+ERROR_REASON_WORKFLOW_NOT_BLOCKED: ErrorReason.ValueType  # 151
+"""FAILED_PRECONDITION: only a run an uncertain gate blocked is recovered; metadata: runId, status."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

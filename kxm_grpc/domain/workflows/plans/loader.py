@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from kxm_grpc.domain.projects import PROJECT_NAME
 from kxm_grpc.domain.workflows import diversity
@@ -67,6 +68,8 @@ _TOP_FIELDS = (
 )
 _LIMIT_FIELDS = ("maxTransitions", "maxRunDurationMs", "maxModelCost", "currency")
 _HASH_FIELDS = ("stageId", "evidenceKey")
+MAX_CYCLE_ATTEMPTS = 10_000
+"""The most attempts a step's derived default allows (the run's transition budget bounds it anyway)."""
 _DECLARATION_FIELDS = ("provider", "model")
 
 
@@ -174,6 +177,7 @@ def _workflow(r: Reader, raw: object, workflow_id: str | None) -> StepWorkflow |
     plan_hash, repro_oracle, require = _top_refs(r, value, ids, tuple(steps))
     _check_cycles(r, steps, ids, limits)
     _check_diversity(r, steps, agents)
+    steps = _default_attempts(steps, ids)
     return StepWorkflow(
         id=workflow_id,
         steps=tuple(steps),
@@ -209,6 +213,48 @@ def _agents(r: Reader, raw: object) -> dict[str, AgentDeclaration]:
         model = r.text(entry.get("model"), f"{at}.model", MAX_NAME_CHARS)
         declared[name] = AgentDeclaration(provider, model)
     return declared
+
+
+def _default_attempts(steps: list[Step], ids: Mapping[str, int]) -> list[Step]:
+    """Fill ``maxAttempts`` where a step omits it: 1, plus the ``maxTransitions`` of every back-edge
+    closing a cycle through the step. So a step's default never ends a run its cycle's budgets
+    allow (the original's default of 1 failed the second entry of every step on a budgeted cycle,
+    such as the seeds' verify gate, with ``budget_step_attempts``)."""
+    extra = dict.fromkeys((step.id for step in steps), 0)
+    for index, step in enumerate(steps):
+        for transition in step.transitions.values():
+            target = ids.get(transition.target)
+            if target is None or target > index or transition.max_transitions is None:
+                continue
+            # The back-edge step → target closes a cycle through every step on a path target ⇝ step.
+            for member in _between(steps, ids, transition.target, step.id):
+                extra[member] += transition.max_transitions
+    return [
+        step if step.max_attempts else replace(step, max_attempts=min(MAX_CYCLE_ATTEMPTS, 1 + extra[step.id]))
+        for step in steps
+    ]
+
+
+def _between(steps: list[Step], ids: Mapping[str, int], start: str, end: str) -> set[str]:
+    """The steps on some path from ``start`` to ``end`` (both included)."""
+
+    def successors(step_id: str) -> list[str]:
+        return [t.target for t in steps[ids[step_id]].transitions.values() if t.target in ids]
+
+    def reach(origin: str, follow: Callable[[str], list[str]]) -> set[str]:
+        seen, stack = {origin}, [origin]
+        while stack:
+            for following in follow(stack.pop()):
+                if following not in seen:
+                    seen.add(following)
+                    stack.append(following)
+        return seen
+
+    predecessors: dict[str, list[str]] = {step.id: [] for step in steps}
+    for step in steps:
+        for target in successors(step.id):
+            predecessors[target].append(step.id)
+    return reach(start, successors) & reach(end, lambda step_id: predecessors[step_id])
 
 
 def _check_diversity(r: Reader, steps: list[Step], agents: Mapping[str, AgentDeclaration]) -> None:

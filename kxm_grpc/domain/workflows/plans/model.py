@@ -242,6 +242,8 @@ class Step:
     signal: str | None = None
     model: str | None = None
     max_attempts: int = 1
+    """Attempts of the step in one run, across its entries and reassignments. Without ``maxAttempts``:
+    1, plus for a step on a cycle the re-entries its back-edges' budgets allow (``loader``)."""
     timeout_ms: int | None = None
     repositories: Mapping[str, Access] = field(default_factory=dict)
     tools: ToolPolicy | None = None

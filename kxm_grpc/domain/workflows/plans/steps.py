@@ -130,7 +130,7 @@ def read_step(r: Reader, raw: object, at: str, first: dict[str, int], index: int
         expect=expect,
         signal=signal,
         model=model,
-        max_attempts=max_attempts or 1,
+        max_attempts=max_attempts or 0,  # 0: not declared (the loader fills the default)
         timeout_ms=timeout_ms,
         repositories=repositories,
         tools=tools,

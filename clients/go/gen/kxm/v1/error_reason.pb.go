@@ -270,6 +270,10 @@ const (
 	ErrorReason_ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE ErrorReason = 126
 	// FAILED_PRECONDITION: the run has not ended, and a retrospective is written when it ends; export it then; metadata: runId, status.
 	ErrorReason_ERROR_REASON_WORKFLOW_NOT_ENDED ErrorReason = 127
+	// FAILED_PRECONDITION: the assignment is no longer open (completed, expired, superseded by a reassignment, cancelled), so its result is refused; metadata: assignmentId, state.
+	ErrorReason_ERROR_REASON_ASSIGNMENT_CLOSED ErrorReason = 150
+	// FAILED_PRECONDITION: only a run an uncertain gate blocked is recovered; metadata: runId, status.
+	ErrorReason_ERROR_REASON_WORKFLOW_NOT_BLOCKED ErrorReason = 151
 )
 
 // Enum value maps for ErrorReason.
@@ -393,6 +397,8 @@ var (
 		125: "ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG",
 		126: "ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE",
 		127: "ERROR_REASON_WORKFLOW_NOT_ENDED",
+		150: "ERROR_REASON_ASSIGNMENT_CLOSED",
+		151: "ERROR_REASON_WORKFLOW_NOT_BLOCKED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                           0,
@@ -513,6 +519,8 @@ var (
 		"ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG":              125,
 		"ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE":           126,
 		"ERROR_REASON_WORKFLOW_NOT_ENDED":                    127,
+		"ERROR_REASON_ASSIGNMENT_CLOSED":                     150,
+		"ERROR_REASON_WORKFLOW_NOT_BLOCKED":                  151,
 	}
 )
 
@@ -547,7 +555,7 @@ var File_kxm_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xe3%\n" +
+	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xb0&\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_PROTOCOL_ERROR\x10\x01\x12\x1d\n" +
@@ -667,7 +675,9 @@ const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"%ERROR_REASON_WORKFLOW_RULING_REQUIRED\x10|\x12)\n" +
 	"%ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG\x10}\x12,\n" +
 	"(ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE\x10~\x12#\n" +
-	"\x1fERROR_REASON_WORKFLOW_NOT_ENDED\x10\x7fB\x80\x01\n" +
+	"\x1fERROR_REASON_WORKFLOW_NOT_ENDED\x10\x7f\x12#\n" +
+	"\x1eERROR_REASON_ASSIGNMENT_CLOSED\x10\x96\x01\x12&\n" +
+	"!ERROR_REASON_WORKFLOW_NOT_BLOCKED\x10\x97\x01B\x80\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x10ErrorReasonProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 

@@ -968,6 +968,22 @@ public enum ErrorReason
    * <code>ERROR_REASON_WORKFLOW_NOT_ENDED = 127;</code>
    */
   ERROR_REASON_WORKFLOW_NOT_ENDED(127),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the assignment is no longer open (completed, expired, superseded by a reassignment, cancelled), so its result is refused; metadata: assignmentId, state.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ASSIGNMENT_CLOSED = 150;</code>
+   */
+  ERROR_REASON_ASSIGNMENT_CLOSED(150),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: only a run an uncertain gate blocked is recovered; metadata: runId, status.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_NOT_BLOCKED = 151;</code>
+   */
+  ERROR_REASON_WORKFLOW_NOT_BLOCKED(151),
   UNRECOGNIZED(-1),
   ;
 
@@ -1926,6 +1942,22 @@ public enum ErrorReason
    * <code>ERROR_REASON_WORKFLOW_NOT_ENDED = 127;</code>
    */
   public static final int ERROR_REASON_WORKFLOW_NOT_ENDED_VALUE = 127;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the assignment is no longer open (completed, expired, superseded by a reassignment, cancelled), so its result is refused; metadata: assignmentId, state.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ASSIGNMENT_CLOSED = 150;</code>
+   */
+  public static final int ERROR_REASON_ASSIGNMENT_CLOSED_VALUE = 150;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: only a run an uncertain gate blocked is recovered; metadata: runId, status.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_NOT_BLOCKED = 151;</code>
+   */
+  public static final int ERROR_REASON_WORKFLOW_NOT_BLOCKED_VALUE = 151;
 
 
   public final int getNumber() {
@@ -2070,6 +2102,8 @@ public enum ErrorReason
       case 125: return ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG;
       case 126: return ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE;
       case 127: return ERROR_REASON_WORKFLOW_NOT_ENDED;
+      case 150: return ERROR_REASON_ASSIGNMENT_CLOSED;
+      case 151: return ERROR_REASON_WORKFLOW_NOT_BLOCKED;
       default: return null;
     }
   }

@@ -1,0 +1,165 @@
+"""A step run's state: the snapshot the hub folds its events into (workflow-context.md §4.3, §11.17).
+
+A step run executes a compiled ``kxm.workflow.v1`` plan: one step at a time, each step in numbered
+attempts, each attempt as one or more members (assignments) given to agents, whose results a join
+turns into the step's outcome, which picks a typed transition. The state is small and bounded: the
+current step's attempt and its members, counters for every budget, and the run's totals. Its
+history lives in the run's event log; the snapshot is what each step reads (a bounded number of
+reads, never a refold of the log).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+class RunStatus(enum.Enum):
+    """Where a step run stands."""
+
+    QUEUED = "queued"
+    """Admitted once fewer than ``maxConcurrentRuns`` runs of its project are active."""
+    RUNNING = "running"
+    BLOCKED = "blocked"
+    """A gate's outcome is uncertain (a timeout, a lost close, a signal): an operator recovers it."""
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    @property
+    def ended(self) -> bool:
+        return self in (RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.CANCELLED)
+
+    @property
+    def active(self) -> bool:
+        """Counts against the project's ``maxConcurrentRuns`` (running or blocked)."""
+        return self in (RunStatus.RUNNING, RunStatus.BLOCKED)
+
+
+class StepPhase(enum.Enum):
+    """What the current step waits for."""
+
+    ASSIGNING = "assigning"
+    """Members to dispatch (or eligible agents to come online)."""
+    WORKING = "working"
+    """Every member it needs is dispatched; results are awaited."""
+    AWAITING_APPROVAL = "awaiting_approval"
+    AWAITING_SIGNAL = "awaiting_signal"
+
+
+class MemberStatus(enum.Enum):
+    OPEN = "open"
+    """Dispatched; its result is awaited (its attempt token is valid)."""
+    COMPLETED = "completed"
+    EXPIRED = "expired"
+    """Its deadline passed: a failed member."""
+    SUPERSEDED = "superseded"
+    """Its agent went offline past the stale period; its token is revoked and its place reassigned."""
+    CANCELLED = "cancelled"
+    """Cancelled by the join (``cancelRemaining``), a cancel, or the run's end."""
+
+    @property
+    def open(self) -> bool:
+        return self is MemberStatus.OPEN
+
+
+class MemberRole(enum.Enum):
+    WORKER = "worker"
+    """Answers with a ``WorkerResult`` (agent steps)."""
+    REVIEWER = "reviewer"
+    """Answers with a ``ReviewEnvelope`` (panel steps whose evidence is a review)."""
+    GATE = "gate"
+    """A gate worker running the step's gate; answers with a ``WorkerResult`` of checks."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a member's answer means for the join, as the hub derived it (never a producer's say-so)."""
+
+    outcome: str
+    """A declared outcome of the step (``passed`` for a PASS review with no blockers)."""
+    passed: bool
+    content_hash: str
+    """``sha256:`` of the envelope the member returned (the evidence reference)."""
+    summary: str = ""
+    blockers: int = 0
+    cost_usd: float | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    duration_ms: int = 0
+    model: str = ""
+    """The model the producer reports it used (the routing record; diversity uses declarations)."""
+    artifacts: Mapping[str, str] = field(default_factory=dict)
+    """Artifact name → ``sha256`` hex, as reported."""
+    uncertain: str | None = None
+    """A gate whose outcome cannot be known: why (``timeout``, ``lost-close``, …)."""
+
+
+@dataclass(frozen=True)
+class Member:
+    """One assignment of the current attempt: an agent's share of the step."""
+
+    id: str
+    """``asg_`` + 32 hex: the idempotent assignment id the assignee completes."""
+    step_id: str
+    step_attempt: int
+    index: int
+    """Its place in the attempt (0-based); a superseded member's replacement takes its place."""
+    agent: str
+    """The agent's name as the plan names it."""
+    agent_id: str
+    role: MemberRole
+    status: MemberStatus
+    create_time: int
+    deadline: int | None
+    """When it expires (clock microseconds), or None without a ``timeoutMs``."""
+    result: Result | None = None
+    end_time: int | None = None
+    end_reason: str = ""
+
+
+@dataclass(frozen=True)
+class StepRun:
+    """The snapshot of one step run."""
+
+    id: str
+    project: str
+    workflow_id: str
+    plan_hash: str
+    status: RunStatus
+    create_time: int
+    update_time: int
+    sequence: int
+    """The last event's sequence number (1, 2, … contiguous)."""
+    current_step: str | None = None
+    step_attempt: int = 0
+    """The current step's attempt (1-based); 0 before the first."""
+    phase: StepPhase = StepPhase.ASSIGNING
+    members: tuple[Member, ...] = ()
+    """The current attempt's members, in birth order."""
+    attempts: Mapping[str, int] = field(default_factory=dict)
+    """Attempts started per step (``maxAttempts``)."""
+    edge_uses: Mapping[str, int] = field(default_factory=dict)
+    """Transitions taken per ``<step>/<outcome>`` edge (``maxTransitions`` of the edge)."""
+    transitions: int = 0
+    """Transitions taken in all (``transitionBudget``)."""
+    cost_usd: float = 0.0
+    """Model cost summed from the results' telemetry (``maxModelCost``)."""
+    unmetered: int = 0
+    """Results that reported no cost."""
+    plan_value: str | None = None
+    """The plan step's artifact hash, once captured (gate 3: ``requirePlanHash`` steps must match it)."""
+    running_since: int | None = None
+    end_time: int | None = None
+    end_reason: str = ""
+    blocked_member: str | None = None
+    """The member whose uncertain gate blocked the run."""
+    last_outcome: str | None = None
+
+    def member(self, member_id: str) -> Member | None:
+        return next((member for member in self.members if member.id == member_id), None)
+
+    @property
+    def open_members(self) -> tuple[Member, ...]:
+        return tuple(member for member in self.members if member.status.open)
