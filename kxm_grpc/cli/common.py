@@ -98,17 +98,22 @@ def run(args: argparse.Namespace, command: Callable[[], Coroutine[Any, Any, int]
     try:
         return asyncio.run(command())
     except HubError as error:
-        if getattr(args, "json", False):
-            payload = {
-                "ok": False,
-                "code": error.status,
-                "reason": str(error.reason),
-                "message": error.message,
-                "metadata": error.metadata,
-            }
-            print(json.dumps(payload), file=sys.stderr)
-        else:
-            print(f"error: {error.status} {error.reason}: {error.message}", file=sys.stderr)
+        print_hub_error(args, error)
         return EXIT_UNREACHABLE if error.status in ("UNAVAILABLE", "DEADLINE_EXCEEDED") else EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+
+
+def print_hub_error(args: argparse.Namespace, error: HubError) -> None:
+    """A HubError as one line on standard error (JSON with ``--json``)."""
+    if getattr(args, "json", False):
+        payload = {
+            "ok": False,
+            "code": error.status,
+            "reason": str(error.reason),
+            "message": error.message,
+            "metadata": error.metadata,
+        }
+        print(json.dumps(payload), file=sys.stderr)
+    else:
+        print(f"error: {error.status} {error.reason}: {error.message}", file=sys.stderr)

@@ -187,7 +187,7 @@ def _flags(response: Any, *names: str) -> str:
     return "".join(f"\t{name}" for name in names if getattr(response, name))
 
 
-def _step_text(response: Any, *flags: str) -> str:
+def step_text(response: Any, *flags: str) -> str:
     """A step's run line, the flags it set, and the instruction the hub gave the coordinator."""
     text = _run_line(response.run) + _flags(response, *flags)
     transition = getattr(response, "transition", None)
@@ -414,7 +414,7 @@ def _checkpoint(args: argparse.Namespace) -> int:
                 outcome=args.outcome,
                 request_id=args.request_id,
             )
-        text = _step_text(response, "retry", "completed", "exhausted", "escalated", "repeated")
+        text = step_text(response, "retry", "completed", "exhausted", "escalated", "repeated")
         return _emit(args, response, text)
 
     return run(args, command)
@@ -453,7 +453,7 @@ def _wait(args: argparse.Namespace) -> int:
                 evidence_refs=_refs(args),
                 request_id=args.request_id,
             )
-        return _emit(args, response, _step_text(response, "repeated"))
+        return _emit(args, response, step_text(response, "repeated"))
 
     return run(args, command)
 
@@ -472,7 +472,7 @@ def _escalate(args: argparse.Namespace) -> int:
         client = await agent_client(args, name)
         async with client:
             response = await client.workflows.escalate_stage(args.run_id, args.stage_id, args.reason)
-        return _emit(args, response, _step_text(response))
+        return _emit(args, response, step_text(response))
 
     return run(args, command)
 
@@ -520,7 +520,7 @@ def _rule(args: argparse.Namespace) -> int:
             response = await client.workflows.resolve_escalation(
                 args.run_id, args.status, args.ruling, evidence=_evidence(args)
             )
-        return _emit(args, response, _step_text(response, "retry", "completed"))
+        return _emit(args, response, step_text(response, "retry", "completed"))
 
     return run(args, command)
 
