@@ -314,7 +314,7 @@ async def test_step_workflows_and_gate_registries_validate(tmp_path: Path) -> No
     code, out, _ = await kxm("workflow", "validate", str(broken), str(dangerous), cwd=tmp_path, env=ENV)
     assert code == 1
     assert "transition_terminal_status_unexpected" in out
-    assert "gates.npm-verify.argv: runs git push --force" in out
+    assert "gates.npm-verify.argv: " in out and "(gate_command_destructive)" in out
 
 
 async def test_definition_run_and_coordinator_verbs(

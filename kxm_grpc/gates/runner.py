@@ -36,7 +36,7 @@ from typing import Any
 
 import structlog
 
-from kxm_grpc.gates import safety
+from kxm_grpc.domain.workflows.plans import commands as safety
 
 log = structlog.get_logger("kxm.gates")
 

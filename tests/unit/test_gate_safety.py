@@ -7,7 +7,7 @@ import shlex
 
 import pytest
 
-from kxm_grpc.gates.safety import ArgvError, refusal, validate_argv
+from kxm_grpc.domain.workflows.plans.commands import ArgvError, refusal, validate_argv
 
 REFUSED = [
     # git force pushes, however spelled

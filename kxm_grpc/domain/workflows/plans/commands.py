@@ -1,123 +1,255 @@
-"""Gate commands: the shape an ``argv`` must have (workflow-context.md §6.1) and the destructive
-commands no gate may run (seed 000's checklist: force pushes, recursive forced removal, publishing).
+"""What a gate may run: the argv rules of a command gate (spec §6.1) and the seatbelt (§6.3).
 
-Both are checked where a command is declared (a gate registry, an inline gate step), so a
-definition the hub accepts never names a command its gate workers would refuse; the gate worker
-checks again before it spawns (defence in depth: the worker may run an older registry's command).
-Pure rules: no I/O.
+``validate_argv`` enforces the registry's argv shape. ``refusal`` finds a destructive command
+before anything is spawned: a force push (``git push --force``, ``-f``, ``--force-with-lease``, a
+``+refspec``), a recursive forced ``rm`` (``-rf``, ``-fr``, ``-r -f``, ``--recursive --force``, on any
+path) and a package publish (``npm``/``pnpm``/``yarn publish``, ``npm unpublish``).
+
+The check works on words, never on the joined text (so a commit message that mentions ``rm -rf`` is
+not refused). Every word of the argv is a possible command start, so an unknown wrapper
+(``sudo``, ``env X=1``, ``nice``, ``timeout 5``, ``xargs``) cannot hide one; the strings a shell or
+``eval`` would run (``sh -c '…'``, ``bash -lc``, ``env -S '…'``, ``sudo -s '…'``) are split into shell
+words (``shlex``) and checked the same way, recursively. A shell string that does not split
+(unbalanced quotes) is refused: the seatbelt fails closed.
 """
 
 from __future__ import annotations
 
 import posixpath
 import shlex
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 MAX_ARGV = 64
 MAX_ARG_CHARS = 4_096
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "fish"})
-_WRAPPERS = frozenset({"env", "sudo", "doas", "nice", "nohup", "timeout", "xargs", "exec", "command", "time"})
+MAX_NESTING = 8
+"""How deep shell strings may nest (``sh -c "bash -c '…'"``) before the command is refused."""
+
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox"})
+_SHELL_OPTIONS_WITH_VALUE = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+_SHELL_KEYWORDS = frozenset(
+    {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "case", "esac", "!", "{", "}"}
+)
+_PUBLISHERS = frozenset({"npm", "pnpm", "yarn"})
 
 
-def argv_problem(argv: Sequence[str]) -> str | None:
-    """Why ``argv`` is not a command a gate may declare, or None.
+class ArgvError(ValueError):
+    """An argv the registry's rules refuse (§6.1); the message names the rule."""
 
-    1 to 64 arguments of 1 to 4,096 characters without NUL; ``argv[0]`` a bare executable name
-    (found on the worker's PATH) or an absolute POSIX path, never a relative path.
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why the seatbelt refused a command: ``rule`` is a stable id, ``message`` says what was found."""
+
+    rule: str
+    message: str
+
+
+def validate_argv(argv: Sequence[str]) -> tuple[str, ...]:
+    """The argv as a tuple when it keeps §6.1's rules.
+
+    1–64 entries, each a string of 1–4,096 characters without NUL; ``argv[0]`` a bare executable name
+    or an absolute POSIX path (no ``\\``, not ``.`` or ``..``, no relative path with ``/``).
+
+    Raises:
+        ArgvError: a rule is broken.
     """
-    if not 1 <= len(argv) <= MAX_ARGV:
-        return f"must hold 1 to {MAX_ARGV} arguments"
-    for index, argument in enumerate(argv):
-        if not argument or len(argument) > MAX_ARG_CHARS:
-            return f"argument {index} must be 1 to {MAX_ARG_CHARS} characters"
-        if "\x00" in argument:
-            return f"argument {index} must not contain NUL"
-    program = argv[0]
-    if "\\" in program or program in (".", ".."):
-        return "argv[0] must be an executable name or an absolute POSIX path"
-    if "/" in program and not posixpath.isabs(program):
-        return "argv[0] must be an executable name or an absolute path, not a relative path"
+    if isinstance(argv, str | bytes):
+        raise ArgvError("argv must be a list of words, not one string (a gate never runs a shell line)")
+    words = tuple(argv)
+    if not 1 <= len(words) <= MAX_ARGV:
+        raise ArgvError(f"argv must have 1-{MAX_ARGV} entries, not {len(words)}")
+    for index, word in enumerate(words):
+        if not isinstance(word, str):
+            raise ArgvError(f"argv[{index}] must be a string")
+        if not 1 <= len(word) <= MAX_ARG_CHARS:
+            raise ArgvError(f"argv[{index}] must be 1-{MAX_ARG_CHARS} characters")
+        if "\0" in word:
+            raise ArgvError(f"argv[{index}] contains NUL")
+    program = words[0]
+    if "\\" in program:
+        raise ArgvError("argv[0] must not contain a backslash")
+    if program in (".", ".."):
+        raise ArgvError("argv[0] must not be . or ..")
+    if "/" in program and not program.startswith("/"):
+        raise ArgvError("argv[0] must be a bare executable name or an absolute path, not a relative path")
+    if program.startswith("/") and any(part in (".", "..") for part in program.split("/")):
+        raise ArgvError("argv[0] must not contain . or .. segments")
+    return words
+
+
+def refusal(argv: Sequence[str]) -> Refusal | None:
+    """The first destructive command found in ``argv`` (or in the shell strings it carries), or None."""
+    return _scan(list(argv), depth=0)
+
+
+def _scan(words: list[str], *, depth: int) -> Refusal | None:
+    if depth > MAX_NESTING:
+        return Refusal("nesting-too-deep", f"shell strings nested more than {MAX_NESTING} deep")
+    for start in range(len(words)):
+        name = posixpath.basename(words[start])
+        rest = words[start + 1 :]
+        found = _destructive(name, rest)
+        if found is not None:
+            return found
+        for script in _carried_scripts(name, rest):
+            found = _scan_script(script, depth=depth + 1)
+            if found is not None:
+                return found
     return None
 
 
-def destructive(argv: Sequence[str]) -> str | None:
-    """What destructive operation ``argv`` would run (``git push --force``, ``rm -rf``,
-    ``npm publish``), looking through shells (``sh -c '…'``) and wrappers (``env``, ``sudo``…),
-    or None."""
-    return _destructive(list(argv), depth=0)
+def _destructive(name: str, rest: list[str]) -> Refusal | None:
+    if name == "rm" and _rm_is_recursive_and_forced(rest):
+        return Refusal("rm-recursive-force", "rm with both a recursive and a force flag deletes without asking")
+    if name == "git" and _git_force_push(rest):
+        return Refusal("git-force-push", "git push with --force, -f, --force-with-lease or a +refspec")
+    if name in _PUBLISHERS:
+        command = _package_command(rest)
+        if command in ("publish", "unpublish"):
+            return Refusal("package-publish", f"{name} {command} publishes to a registry")
+    return None
 
 
-def _destructive(words: list[str], depth: int) -> str | None:
-    if depth > 8 or not words:
-        return None
-    for command in _commands(words):
-        found = _check(command, depth)
+def _carried_scripts(name: str, rest: list[str]) -> Iterator[str]:
+    """The shell strings ``name rest…`` would hand to a shell."""
+    if name in SHELLS:
+        script = _shell_command_string(rest)
+        if script is not None:
+            yield script
+    elif name == "eval" and rest:
+        yield " ".join(rest)
+    elif name == "env":
+        for index, word in enumerate(rest):
+            if word in ("-S", "--split-string") and index + 1 < len(rest):
+                yield rest[index + 1]
+            elif word.startswith("--split-string="):
+                yield word.partition("=")[2]
+            elif word.startswith("-S") and len(word) > 2:
+                yield word[2:]
+    elif name in ("sudo", "doas") and any(word in ("-s", "-i", "--shell", "--login") for word in rest):
+        # sudo -s CMD… runs CMD through the user's shell: the words joined are a shell string.
+        words = [word for word in rest if not word.startswith("-")]
+        if words:
+            yield " ".join(words)
+
+
+def _shell_command_string(rest: list[str]) -> str | None:
+    """The string of ``sh [options] -c STRING``: the first operand once a ``c`` flag was seen."""
+    has_c = False
+    skip = False
+    for word in rest:
+        if skip:
+            skip = False
+            continue
+        if word in _SHELL_OPTIONS_WITH_VALUE:
+            skip = True
+        elif word == "--":
+            continue
+        elif (word.startswith("-") or word.startswith("+")) and not word.startswith("--") and len(word) > 1:
+            has_c = has_c or "c" in word[1:]
+        elif word.startswith("--"):
+            continue
+        else:
+            return word if has_c else None  # without -c the operand is a script file: not ours to read
+    return None
+
+
+def _scan_script(script: str, *, depth: int) -> Refusal | None:
+    # Backticks and newlines separate commands as ; does; treating them so can only add refusals.
+    text = script.replace("`", " ; ").replace("\n", " ; ")
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""  # a "# …" comment is checked too: refusing more is the safe side
+    try:
+        tokens = list(lexer)
+    except ValueError as error:
+        return Refusal("unparsable-shell", f"a shell string does not split into words ({error})")
+    for command in _commands(tokens):
+        found = _scan(command, depth=depth)
         if found is not None:
             return found
     return None
 
 
-def _commands(words: list[str]) -> list[list[str]]:
-    """``words`` split at shell command separators (a ``-c`` script's ``a && b; c | d``)."""
-    commands: list[list[str]] = [[]]
-    for word in words:
-        if word in ("&&", "||", ";", "|", "&"):
-            commands.append([])
-        else:
-            commands[-1].append(word)
-    return [command for command in commands if command]
+def _commands(tokens: list[str]) -> Iterator[list[str]]:
+    """Split shell tokens at operators (``;``, ``&&``, ``|``, ``(``, …), dropping leading keywords and
+    ``NAME=value`` assignments so each list starts at its command word."""
+    command: list[str] = []
+    for token in [*tokens, ";"]:
+        if token and all(char in "();<>|&" for char in token):
+            if command:
+                yield command
+            command = []
+            continue
+        if not command and (token in _SHELL_KEYWORDS or _is_assignment(token) or token == "$"):
+            continue
+        command.append(token)
 
 
-def _check(command: list[str], depth: int) -> str | None:
-    program = posixpath.basename(command[0])
-    rest = command[1:]
-    if program in _SHELLS:
-        for index, word in enumerate(rest):
-            if word.startswith("-") and "c" in word[1:] and not word.startswith("--") and index + 1 < len(rest):
-                return _destructive(_split(rest[index + 1]), depth + 1)
-        return None
-    if program in _WRAPPERS:
-        # Which word starts the wrapped command depends on each wrapper's options (sudo -u root,
-        # nice -n 5, timeout 60): every later word is tried, so none hides it.
-        for index in range(len(rest)):
-            found = _check(rest[index:], depth + 1)
-            if found is not None:
-                return found
-        return None
-    if program == "git" and "push" in rest:
-        after = rest[rest.index("push") + 1 :]
-        if any(word in ("--force", "-f", "--force-with-lease", "--mirror", "--delete", "-d") for word in after) or any(
-            word.startswith("--force-with-lease=") or (word.startswith("+") and len(word) > 1) for word in after
-        ):
-            return "git push --force (rewrites a shared branch)"
-        return None
-    if program == "rm":
-        recursive = force = False
-        for word in rest:
-            if word == "--":
-                break
-            if word in ("--recursive",):
-                recursive = True
-            elif word == "--force":
-                force = True
-            elif word.startswith("-") and not word.startswith("--"):
-                recursive = recursive or "r" in word[1:] or "R" in word[1:]
-                force = force or "f" in word[1:]
-        if recursive and force:
-            return "rm -rf (recursive forced removal)"
-        return None
-    if program in ("npm", "pnpm", "yarn") and rest[:1] == ["publish"]:
-        return f"{program} publish (publishes a package)"
-    return None
+def _is_assignment(word: str) -> bool:
+    name, separator, _ = word.partition("=")
+    return bool(separator) and name.replace("_", "a").isalnum() and not name[0].isdigit()
 
 
-def _split(script: str) -> list[str]:
-    """A ``-c`` script's words (separators kept as their own words); unparseable text is refused
-    by reading it as one word (so it never passes as harmless by failing to split)."""
-    for separator in ("&&", "||", ";", "|", "&"):
-        script = script.replace(separator, f" {separator} ")
-    script = script.replace(" &  & ", " && ").replace(" |  | ", " || ")
-    try:
-        return shlex.split(script)
-    except ValueError:
-        return script.split()
+def _rm_is_recursive_and_forced(rest: list[str]) -> bool:
+    recursive = forced = False
+    for word in rest:
+        if word == "--":
+            break  # GNU rm reads options after operands too, but not after --
+        if word.startswith("--") and len(word) > 2:
+            # GNU options may be abbreviated to any unique prefix: --rec, --f.
+            recursive = recursive or "--recursive".startswith(word)
+            forced = forced or "--force".startswith(word)
+        elif word.startswith("-") and len(word) > 1:
+            letters = word[1:]
+            recursive = recursive or "r" in letters or "R" in letters
+            forced = forced or "f" in letters
+    return recursive and forced
+
+
+_GIT_OPTIONS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix"})
+
+
+def _git_force_push(rest: list[str]) -> bool:
+    index = 0
+    while index < len(rest) and rest[index].startswith("-"):
+        index += 2 if rest[index] in _GIT_OPTIONS_WITH_VALUE else 1
+    if index >= len(rest) or rest[index] != "push":
+        return False
+    for word in rest[index + 1 :]:
+        option = word.partition("=")[0]
+        # --force, --force-with-lease[=…], --force-if-includes and their unique prefixes (--forc);
+        # --mirror force-updates and deletes remote refs.
+        if option.startswith("--forc") or (len(option) > 2 and "--mirror".startswith(option)):
+            return True
+        if word.startswith("-") and not word.startswith("--") and "f" in _short_flags_before_value(word[1:]):
+            return True
+        if word.startswith("+") and len(word) > 1:
+            return True  # a +refspec forces that ref
+    return False
+
+
+def _short_flags_before_value(letters: str) -> str:
+    # git push -o VALUE takes the rest of the cluster as its value: "-of" is the push option "f".
+    return letters.partition("o")[0]
+
+
+def _package_command(rest: list[str]) -> str | None:
+    """The subcommand of ``npm``/``pnpm``/``yarn``: its first operand, or the second when the first may be
+    the value of an option given without ``=`` (``npm --registry URL publish``)."""
+    operands: list[str] = []
+    previous_was_bare_option = False
+    for word in rest:
+        if word == "--":
+            break
+        if word.startswith("-"):
+            previous_was_bare_option = word.startswith("--") and "=" not in word
+            continue
+        operands.append(word)
+        if not previous_was_bare_option or len(operands) == 2:
+            break
+        previous_was_bare_option = False
+    if not operands:
+        return None
+    return operands[-1] if operands[-1] in ("publish", "unpublish") else operands[0]

@@ -238,14 +238,14 @@ def _check(
     if not all(isinstance(item, str) for item in items):
         r.problem(argv_field, "gate_command_invalid", "must be an array of strings")
         return None
-    argv = tuple(str(item) for item in items)
-    problem = commands.argv_problem(argv)
-    if problem is not None:
-        r.problem(argv_field, "gate_command_invalid", problem)
+    try:
+        argv = commands.validate_argv([str(item) for item in items])
+    except commands.ArgvError as error:
+        r.problem(argv_field, "gate_command_invalid", str(error))
         return None
-    refused = commands.destructive(argv)
+    refused = commands.refusal(argv)
     if refused is not None:
-        r.problem(argv_field, "gate_command_destructive", f"runs {refused}, which no gate may run")
+        r.problem(argv_field, "gate_command_destructive", f"{refused.message}: no gate may run it")
         return None
     if name is None or timeout is None:
         return None
