@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 from typing import Any
 
 import pytest
@@ -547,3 +548,29 @@ def test_declarations_are_pinned_in_the_plan() -> None:
     bad = seed()
     bad["agents"]["x"] = {"provider": "a", "region": "eu"}
     assert diversity_problems(bad) == [("agents.x.region", "field_unknown")]
+
+
+def test_a_pinned_plan_reads_back_as_the_workflow_it_compiled() -> None:
+    from kxm_grpc.domain.workflows.plans.gates import GateRegistry
+    from kxm_grpc.domain.workflows.plans.reload import PlanCorrupt, load_plan
+
+    workflow = load_workflow(seed(), workflow_id="deliver", gates=registry())
+    plan = json.loads(json.dumps(compile_workflow(workflow, gates=registry())))  # as stored
+    again, gates = load_plan(plan)
+    assert again == workflow
+    assert gates == {"npm-verify": registry().gates["npm-verify"]}
+    recompiled = compile_workflow(again, gates=GateRegistry(gates))
+    assert {k: v for k, v in recompiled.items() if k != "gateRegistryHash"} == {
+        k: v for k, v in plan.items() if k != "gateRegistryHash"
+    }
+
+    inline = seed()
+    del inline["steps"][2]["gate"]
+    inline["steps"][2]["command"] = "npm run verify"
+    inline_workflow = load_workflow(inline, workflow_id="deliver")
+    inline_plan = json.loads(json.dumps(compile_workflow(inline_workflow)))
+    assert load_plan(inline_plan)[0] == inline_workflow
+
+    for broken in ({**plan, "schema": "kxm.compiled-workflow.v0"}, {**plan, "steps": {}}, {"schema": plan["schema"]}):
+        with pytest.raises(PlanCorrupt):
+            load_plan(broken)
