@@ -551,3 +551,26 @@ def test_results_without_telemetry_are_counted_unmetered() -> None:
         ("planner", None, 0),
         ("writer", 0.25, 10),
     ]
+
+
+def test_every_snapshot_round_trips_through_its_json() -> None:
+    import json
+
+    from kxm_grpc.domain.workflows.engine import codec
+
+    hub = Hub(loop_a(maxModelCost=10, currency="USD"))
+    snapshots = [hub.run]
+    hub.work("planner", artifacts=PLAN, telemetry=Telemetry(cost_usd=0.5))
+    snapshots.append(hub.run)
+    hub.work("writer", artifacts=PLAN)
+    hub.gate(passed=None)
+    snapshots.append(hub.run)
+    hub.apply(machine.recover(hub.run, hub.context(), Recovery.RETRY, "ops", ""))
+    hub.gate(passed=True)
+    hub.review("fable", blockers=2)
+    snapshots.append(hub.run)
+    for run in snapshots:
+        assert codec.decode(json.loads(json.dumps(codec.encode(run)))) == run
+    for broken in ({**codec.encode(hub.run), "schema": "x"}, {**codec.encode(hub.run), "status": "lost"}, {}):
+        with pytest.raises(codec.SnapshotCorrupt):
+            codec.decode(broken)

@@ -1,0 +1,167 @@
+"""A step run's snapshot as JSON (what the store keeps) and back.
+
+``decode(encode(run)) == run`` for every run; a document that is not such a snapshot raises
+``SnapshotCorrupt`` (a row altered in the database), which the service reports as DATA_LOSS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kxm_grpc.domain.sync_events import JsonValue
+from kxm_grpc.domain.workflows.engine.state import (
+    Member,
+    MemberRole,
+    MemberStatus,
+    Result,
+    RunStatus,
+    StepPhase,
+    StepRun,
+)
+
+SCHEMA = "kxm.run-state.v1"
+
+
+class SnapshotCorrupt(ValueError):
+    """The document is not a step run snapshot (the message says what is wrong)."""
+
+
+def encode(run: StepRun) -> dict[str, JsonValue]:
+    return {
+        "schema": SCHEMA,
+        "id": run.id,
+        "project": run.project,
+        "workflowId": run.workflow_id,
+        "planHash": run.plan_hash,
+        "status": run.status.value,
+        "createTime": run.create_time,
+        "updateTime": run.update_time,
+        "sequence": run.sequence,
+        "currentStep": run.current_step,
+        "stepAttempt": run.step_attempt,
+        "phase": run.phase.value,
+        "members": [_member(member) for member in run.members],
+        "attempts": dict(run.attempts),
+        "edgeUses": dict(run.edge_uses),
+        "transitions": run.transitions,
+        "costUsd": run.cost_usd,
+        "unmetered": run.unmetered,
+        "planValue": run.plan_value,
+        "runningSince": run.running_since,
+        "endTime": run.end_time,
+        "endReason": run.end_reason,
+        "blockedMember": run.blocked_member,
+        "lastOutcome": run.last_outcome,
+    }
+
+
+def _member(member: Member) -> dict[str, JsonValue]:
+    return {
+        "id": member.id,
+        "stepId": member.step_id,
+        "stepAttempt": member.step_attempt,
+        "index": member.index,
+        "agent": member.agent,
+        "agentId": member.agent_id,
+        "role": member.role.value,
+        "status": member.status.value,
+        "createTime": member.create_time,
+        "deadline": member.deadline,
+        "result": _result(member.result) if member.result is not None else None,
+        "endTime": member.end_time,
+        "endReason": member.end_reason,
+    }
+
+
+def _result(result: Result) -> dict[str, JsonValue]:
+    return {
+        "outcome": result.outcome,
+        "passed": result.passed,
+        "contentHash": result.content_hash,
+        "summary": result.summary,
+        "blockers": result.blockers,
+        "costUsd": result.cost_usd,
+        "tokensIn": result.tokens_in,
+        "tokensOut": result.tokens_out,
+        "durationMs": result.duration_ms,
+        "model": result.model,
+        "artifacts": dict(result.artifacts),
+        "uncertain": result.uncertain,
+    }
+
+
+def decode(document: Mapping[str, Any]) -> StepRun:
+    """The snapshot ``document`` holds.
+
+    Raises:
+        SnapshotCorrupt: it is not a ``kxm.run-state.v1`` snapshot.
+    """
+    try:
+        if document.get("schema") != SCHEMA:
+            raise SnapshotCorrupt(f"schema is {document.get('schema')!r}, not {SCHEMA}")
+        return StepRun(
+            id=document["id"],
+            project=document["project"],
+            workflow_id=document["workflowId"],
+            plan_hash=document["planHash"],
+            status=RunStatus(document["status"]),
+            create_time=document["createTime"],
+            update_time=document["updateTime"],
+            sequence=document["sequence"],
+            current_step=document["currentStep"],
+            step_attempt=document["stepAttempt"],
+            phase=StepPhase(document["phase"]),
+            members=tuple(_decode_member(member) for member in document["members"]),
+            attempts={str(k): int(v) for k, v in document["attempts"].items()},
+            edge_uses={str(k): int(v) for k, v in document["edgeUses"].items()},
+            transitions=document["transitions"],
+            cost_usd=float(document["costUsd"]),
+            unmetered=document["unmetered"],
+            plan_value=document["planValue"],
+            running_since=document["runningSince"],
+            end_time=document["endTime"],
+            end_reason=document["endReason"],
+            blocked_member=document["blockedMember"],
+            last_outcome=document["lastOutcome"],
+        )
+    except SnapshotCorrupt:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise SnapshotCorrupt(f"not a step run snapshot: {error.__class__.__name__} {error}") from None
+
+
+def _decode_member(raw: Mapping[str, Any]) -> Member:
+    result = raw["result"]
+    return Member(
+        id=raw["id"],
+        step_id=raw["stepId"],
+        step_attempt=raw["stepAttempt"],
+        index=raw["index"],
+        agent=raw["agent"],
+        agent_id=raw["agentId"],
+        role=MemberRole(raw["role"]),
+        status=MemberStatus(raw["status"]),
+        create_time=raw["createTime"],
+        deadline=raw["deadline"],
+        result=_decode_result(result) if result is not None else None,
+        end_time=raw["endTime"],
+        end_reason=raw["endReason"],
+    )
+
+
+def _decode_result(raw: Mapping[str, Any]) -> Result:
+    return Result(
+        outcome=raw["outcome"],
+        passed=raw["passed"],
+        content_hash=raw["contentHash"],
+        summary=raw["summary"],
+        blockers=raw["blockers"],
+        cost_usd=raw["costUsd"],
+        tokens_in=raw["tokensIn"],
+        tokens_out=raw["tokensOut"],
+        duration_ms=raw["durationMs"],
+        model=raw["model"],
+        artifacts={str(k): str(v) for k, v in raw["artifacts"].items()},
+        uncertain=raw["uncertain"],
+    )
