@@ -1,7 +1,7 @@
 """Run one gate check (spec §6.3): an argv without a shell, in its own process group, observed.
 
-``run_check`` validates the argv (``safety.validate_argv``) and refuses destructive commands
-(``safety.refusal``) before spawning; then it starts the command in a new session (its own process
+``run_check`` validates the argv (``commands.validate_argv``) and refuses destructive commands
+(``commands.refusal``) before spawning; then it starts the command in a new session (its own process
 group), stdin from ``/dev/null``, and reads stdout and stderr as they arrive, hashing them (SHA-256,
 byte counts, a ``complete`` flag). Their content is never kept, except a bounded tail when the
 caller asks for one (``keep_tail``: for the operator's own terminal and the workspace's own
@@ -36,7 +36,7 @@ from typing import Any
 
 import structlog
 
-from kxm_grpc.domain.workflows.plans import commands as safety
+from kxm_grpc.domain.workflows.plans import commands
 
 log = structlog.get_logger("kxm.gates")
 
@@ -151,15 +151,15 @@ async def run_check(command: Command, *, stop: asyncio.Event | None = None, keep
     if not 0 <= keep_tail <= MAX_TAIL_BYTES:
         raise ValueError(f"keep_tail must be 0-{MAX_TAIL_BYTES}")
     try:
-        argv = safety.validate_argv(command.argv)
-    except safety.ArgvError as error:
+        argv = commands.validate_argv(command.argv)
+    except commands.ArgvError as error:
         log.warning("gate_check_invalid", detail=str(error))
         return _no_start(Reason.INVALID_COMMAND, str(error))
     if not 1 <= command.timeout_ms <= MAX_TIMEOUT_MS:
         return _no_start(Reason.INVALID_COMMAND, f"timeoutMs must be 1-{MAX_TIMEOUT_MS}")
     if not 1 <= command.grace_ms <= MAX_TIMEOUT_MS:
         return _no_start(Reason.INVALID_COMMAND, f"the stop grace must be 1-{MAX_TIMEOUT_MS} ms")
-    refused = safety.refusal(argv)
+    refused = commands.refusal(argv)
     if refused is not None:
         # The program name and the rule only: the argv may carry secrets.
         log.warning("gate_check_refused", program=os.path.basename(argv[0]), rule=refused.rule)
