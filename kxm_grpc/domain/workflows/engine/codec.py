@@ -11,10 +11,12 @@ from typing import Any
 
 from kxm_grpc.domain.sync_events import JsonValue
 from kxm_grpc.domain.workflows.engine.state import (
+    InputFile,
     Member,
     MemberRole,
     MemberStatus,
     Result,
+    RunInputs,
     RunStatus,
     StepPhase,
     StepRun,
@@ -53,6 +55,14 @@ def encode(run: StepRun) -> dict[str, JsonValue]:
         "endReason": run.end_reason,
         "blockedMember": run.blocked_member,
         "lastOutcome": run.last_outcome,
+        "headCommit": run.head_commit,
+        "inputs": {
+            "repository": run.inputs.repository,
+            "baseCommit": run.inputs.base_commit,
+            "files": [{"type": f.type, "path": f.path, "sha256": f.sha256} for f in run.inputs.files],
+            "handoff": run.inputs.handoff,
+            "notes": run.inputs.notes,
+        },
     }
 
 
@@ -88,6 +98,7 @@ def _result(result: Result) -> dict[str, JsonValue]:
         "model": result.model,
         "artifacts": dict(result.artifacts),
         "uncertain": result.uncertain,
+        "commit": result.commit,
     }
 
 
@@ -124,11 +135,23 @@ def decode(document: Mapping[str, Any]) -> StepRun:
             end_reason=document["endReason"],
             blocked_member=document["blockedMember"],
             last_outcome=document["lastOutcome"],
+            head_commit=document["headCommit"],
+            inputs=_decode_inputs(document["inputs"]),
         )
     except SnapshotCorrupt:
         raise
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise SnapshotCorrupt(f"not a step run snapshot: {error.__class__.__name__} {error}") from None
+
+
+def _decode_inputs(raw: Mapping[str, Any]) -> RunInputs:
+    return RunInputs(
+        repository=raw["repository"],
+        base_commit=raw["baseCommit"],
+        files=tuple(InputFile(f["type"], f["path"], f["sha256"]) for f in raw["files"]),
+        handoff=raw["handoff"],
+        notes=raw["notes"],
+    )
 
 
 def _decode_member(raw: Mapping[str, Any]) -> Member:
@@ -164,4 +187,5 @@ def _decode_result(raw: Mapping[str, Any]) -> Result:
         model=raw["model"],
         artifacts={str(k): str(v) for k, v in raw["artifacts"].items()},
         uncertain=raw["uncertain"],
+        commit=raw["commit"],
     )

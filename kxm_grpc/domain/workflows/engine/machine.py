@@ -47,6 +47,7 @@ from kxm_grpc.domain.workflows.engine.state import (
     MemberRole,
     MemberStatus,
     Result,
+    RunInputs,
     RunStatus,
     StepPhase,
     StepRun,
@@ -172,8 +173,16 @@ class _Builder:
 # -- commands -------------------------------------------------------------------------------------
 
 
-def create(run_id: str, project: str, plan_hash: str, context: Context, *, admitted: bool) -> Change:
-    """A new run of the plan: queued, or (``admitted``) running its entry step."""
+def create(
+    run_id: str,
+    project: str,
+    plan_hash: str,
+    context: Context,
+    *,
+    admitted: bool,
+    inputs: RunInputs | None = None,
+) -> Change:
+    """A new run of the plan with its ``inputs``: queued, or (``admitted``) running its entry step."""
     plan = context.plan
     run = StepRun(
         id=run_id,
@@ -184,6 +193,8 @@ def create(run_id: str, project: str, plan_hash: str, context: Context, *, admit
         create_time=context.now,
         update_time=context.now,
         sequence=0,
+        inputs=inputs or RunInputs(),
+        head_commit=(inputs.base_commit or None) if inputs is not None else None,
     )
     b = _Builder(run, context)
     b.emit("run.created", workflowId=plan.id, planHash=plan_hash, status=RunStatus.QUEUED.value)
@@ -231,6 +242,8 @@ def complete(run: StepRun, context: Context, member_id: str, result: Result) -> 
     b.effect(EffectKind.REVOKE, ended)
     cost = result.cost_usd
     b.set(cost_usd=b.run.cost_usd + (cost or 0.0), unmetered=b.run.unmetered + (cost is None))
+    if result.commit and step.writes:
+        b.set(head_commit=result.commit)
     b.emit(
         "assignment.completed",
         assignmentId=member.id,
@@ -245,6 +258,7 @@ def complete(run: StepRun, context: Context, member_id: str, result: Result) -> 
         tokensOut=result.tokens_out,
         durationMs=result.duration_ms,
         model=result.model,
+        commit=result.commit,
     )
     limit = b.plan.limits.max_model_cost
     if limit is not None and b.run.cost_usd >= limit:

@@ -14,8 +14,9 @@ about the run changes (INVALID_ARGUMENT naming the field):
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kxm_grpc.domain.workflows.engine.state import Result
 from kxm_grpc.domain.workflows.plans.gates import GateDefinition, GateKind
@@ -28,6 +29,7 @@ _PASS_VERDICTS = frozenset({"pass", "passed", "approve", "approved", "accept", "
 _FAIL_VERDICTS = frozenset({"fail", "failed", "request_changes", "changes_requested", "reject", "rejected"})
 MAX_SUMMARY_CHARS = 4_000
 MAX_ARTIFACTS = 64
+_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class WorkerReport:
     checks: tuple[CheckReport, ...] = ()
     uncertain: str | None = None
     """For a gate: why its outcome cannot be known (the worker's ``outcome`` is ``uncertain``)."""
+    commit: str = ""
+    """The commit the work is on (a writing step's; full hex), or empty."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +135,9 @@ def worker_result(step: Step, report: WorkerReport) -> Result:
         )
     if len(report.artifacts) > MAX_ARTIFACTS:
         raise _invalid("result.artifacts", f"holds more than {MAX_ARTIFACTS} artifacts")
-    return _result(report, outcome=report.outcome, artifacts=report.artifacts)
+    if report.commit and not _COMMIT.fullmatch(report.commit):
+        raise _invalid("result.commit", "must be a full commit id (40 or 64 lower-case hex digits)")
+    return replace(_result(report, outcome=report.outcome, artifacts=report.artifacts), commit=report.commit)
 
 
 def review_result(step: Step, report: ReviewReport) -> Result:

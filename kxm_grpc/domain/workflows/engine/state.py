@@ -94,6 +94,8 @@ class Result:
     """Artifact name → ``sha256`` hex, as reported."""
     uncertain: str | None = None
     """A gate whose outcome cannot be known: why (``timeout``, ``lost-close``, …)."""
+    commit: str = ""
+    """The commit a writing step's work is on (full hex), as reported; empty: none."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,30 @@ class Member:
     result: Result | None = None
     end_time: int | None = None
     end_reason: str = ""
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """A file the run's work depends on, pinned by hash (an ``AssignmentRequest`` input)."""
+
+    type: str
+    path: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    """What the run was started with; every assignment carries it."""
+
+    repository: str = ""
+    """The repository (URL or path) the steps work on; empty: none."""
+    base_commit: str = ""
+    """The commit the first step starts from (full hex); empty: none."""
+    files: tuple[InputFile, ...] = ()
+    handoff: str = ""
+    """A ``DiagnosticHandoff`` as JSON text (loop C's incident), or empty."""
+    notes: str = ""
+    """Handoff notes for the first step (``privateHandoffNotes``)."""
 
 
 @dataclass(frozen=True)
@@ -156,6 +182,9 @@ class StepRun:
     blocked_member: str | None = None
     """The member whose uncertain gate blocked the run."""
     last_outcome: str | None = None
+    head_commit: str | None = None
+    """The commit the latest writing step reported (the next steps' base, a gate's checkout)."""
+    inputs: RunInputs = field(default_factory=lambda: RunInputs())
 
     def member(self, member_id: str) -> Member | None:
         return next((member for member in self.members if member.id == member_id), None)
