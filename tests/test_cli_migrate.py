@@ -22,7 +22,8 @@ import sqlite_utils
 
 from kxm_grpc._gen.kxm.v1 import types_pb2
 from kxm_grpc.client import HubClient
-from kxm_grpc.domain.workflows.journal_chain import Keyring, seal_all
+from kxm_grpc.domain.keyring import Keyring
+from kxm_grpc.domain.workflows.journal_chain import seal_all
 from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.store import Durability

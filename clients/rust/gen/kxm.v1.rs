@@ -2776,6 +2776,20 @@ pub enum ErrorReason {
     WorkflowSecretUnavailable = 126,
     /// FAILED_PRECONDITION: the run has not ended, and a retrospective is written when it ends; export it then; metadata: runId, status.
     WorkflowNotEnded = 127,
+    /// PERMISSION_DENIED: the tool policy of the presented attempt or session token does not allow this RPC's tool; metadata: tool, token (attempt or session), rule, entry, nextAction.
+    ToolPolicyDenied = 128,
+    /// PERMISSION_DENIED: the attempt token (x-kxm-attempt-token) is malformed, of another schema, signed by an unknown key, forged or altered, expired, or another agent's or project's; metadata: token, defect, nextAction.
+    AttemptTokenInvalid = 129,
+    /// PERMISSION_DENIED: the call names a workflow run other than its attempt token's; metadata: runId, tokenRunId.
+    AttemptTokenScopeViolation = 130,
+    /// PERMISSION_DENIED: the session token (x-kxm-session-token) is malformed, of another schema, signed by an unknown key, forged or altered, expired, revoked, or another agent's or project's; metadata: token, defect, nextAction.
+    SessionTokenInvalid = 131,
+    /// PERMISSION_DENIED: the calling agent holds an active session token and must present it (x-kxm-session-token, KXM_SESSION_TOKEN) on every call of a tool; metadata: tool, nextAction.
+    SessionTokenRequired = 132,
+    /// NOT_FOUND: no session token of the project has this session id; metadata: sessionId.
+    SessionTokenNotFound = 133,
+    /// RESOURCE_EXHAUSTED: the agent already holds the most active session tokens it may (16); revoke one first; metadata: agentId, limit.
+    SessionTokenLimitReached = 134,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -2932,6 +2946,15 @@ impl ErrorReason {
             Self::WorkflowPromptTooLong => "ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG",
             Self::WorkflowSecretUnavailable => "ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE",
             Self::WorkflowNotEnded => "ERROR_REASON_WORKFLOW_NOT_ENDED",
+            Self::ToolPolicyDenied => "ERROR_REASON_TOOL_POLICY_DENIED",
+            Self::AttemptTokenInvalid => "ERROR_REASON_ATTEMPT_TOKEN_INVALID",
+            Self::AttemptTokenScopeViolation => {
+                "ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION"
+            }
+            Self::SessionTokenInvalid => "ERROR_REASON_SESSION_TOKEN_INVALID",
+            Self::SessionTokenRequired => "ERROR_REASON_SESSION_TOKEN_REQUIRED",
+            Self::SessionTokenNotFound => "ERROR_REASON_SESSION_TOKEN_NOT_FOUND",
+            Self::SessionTokenLimitReached => "ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -3131,6 +3154,17 @@ impl ErrorReason {
                 Some(Self::WorkflowSecretUnavailable)
             }
             "ERROR_REASON_WORKFLOW_NOT_ENDED" => Some(Self::WorkflowNotEnded),
+            "ERROR_REASON_TOOL_POLICY_DENIED" => Some(Self::ToolPolicyDenied),
+            "ERROR_REASON_ATTEMPT_TOKEN_INVALID" => Some(Self::AttemptTokenInvalid),
+            "ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION" => {
+                Some(Self::AttemptTokenScopeViolation)
+            }
+            "ERROR_REASON_SESSION_TOKEN_INVALID" => Some(Self::SessionTokenInvalid),
+            "ERROR_REASON_SESSION_TOKEN_REQUIRED" => Some(Self::SessionTokenRequired),
+            "ERROR_REASON_SESSION_TOKEN_NOT_FOUND" => Some(Self::SessionTokenNotFound),
+            "ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED" => {
+                Some(Self::SessionTokenLimitReached)
+            }
             _ => None,
         }
     }

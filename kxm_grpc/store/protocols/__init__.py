@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from kxm_grpc.domain.workflows.journal_chain import Keyring
+from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.store.protocols.agents import AgentRepository
 from kxm_grpc.store.protocols.audit import AuditRepository
 from kxm_grpc.store.protocols.credentials import CredentialsRepository

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kxm_grpc.domain.workflows.journal_chain import Keyring
+from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.store.notify import Change
 from kxm_grpc.store.sql.agents import SqlAgents
 from kxm_grpc.store.sql.audit import SqlAudit
