@@ -351,3 +351,41 @@ def _object(document: dict[str, Any], key: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValueError(f"{key} must be an object")
     return value
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    """What the hub keeps of a session token it minted: its facts, never the token.
+
+    The token string is shown once (MintSessionToken); the record is what revocation and listing
+    act on and what makes the session required of its agent (``services/tokens.py``).
+    """
+
+    session_id: str
+    project: str
+    agent_id: str
+    agent_name: str
+    """The agent's name when the token was minted: the session is required of every agent with
+    this name in the project (an agent registering the name again cannot shed it)."""
+    tool_policy: ToolPolicy
+    issue_time: int
+    expire_time: int
+    minted_by: str
+    """The operator who minted it (``admin`` for the bootstrap admin)."""
+    key_id: str
+    """The id of the key that signed the token (an id, never a secret)."""
+    revoke_time: int | None = None
+
+    def active(self, now: int) -> bool:
+        """Whether the session is in force at ``now``: not revoked and not expired."""
+        return self.revoke_time is None and now < self.expire_time
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveSession:
+    """An agent's session in force when its authentication was read (cached with it, so a call
+    costs no read to know whether it owes a session token)."""
+
+    session_id: str
+    agent_id: str
+    expire_time: int

@@ -1413,6 +1413,7 @@ OWNER: dict[str, Callable[[dict[str, Any], dict[str, dict[str, str]]], str | Non
     "workflow_steps": lambda row, o: o["run"].get(row["run_id"]),
     "workflow_payloads": lambda row, o: o["run"].get(row["run_id"]),
     "workflow_notifications": lambda row, o: o["run"].get(row["run_id"]) or o["definition"].get(row["definition_id"]),
+    "session_tokens": lambda row, o: row["project"],
 }
 """Which project each row of each table of ``tables.TABLES`` belongs to (None: a global table)."""
 
