@@ -601,7 +601,12 @@ Global___AssignmentContext: _TypeAlias = AssignmentContext  # noqa: Y015
 
 @_typing.final
 class ToolPolicy(_message.Message):
-    """ToolPolicy allows and denies tools by name or `prefix*` pattern; deny wins."""
+    """ToolPolicy allows and denies agent tools (the RPC registry's tool names, `kxm_send`) by name, `*` or `prefix*`; deny wins.
+
+    Entries may leave out the `kxm_` prefix (`send`, `workflow_*`); the hub stores and signs them canonical. Evaluation
+    (docs/tool-policy.md): a deny entry that matches denies; a non-empty allow list must match; the `read-only` preset
+    denies every tool that writes; `kxm_promote` needs an allow entry naming it or `*`; anything else is allowed.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -610,18 +615,18 @@ class ToolPolicy(_message.Message):
     DENIED_TOOLS_FIELD_NUMBER: _builtins.int
     DENIED_COMMANDS_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
-    """A named preset such as `read-only`."""
+    """Empty, or the preset `read-only` (denies the write tools); another name is refused."""
     @_builtins.property
     def allowed_tools(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Tools allowed; when non-empty, anything else is denied."""
+        """Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied."""
 
     @_builtins.property
     def denied_tools(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Tools denied."""
+        """Tools denied (at most 32 entries of at most 48 characters); deny wins over allow."""
 
     @_builtins.property
     def denied_commands(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Shell commands denied."""
+        """Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub."""
 
     def __init__(
         self,
@@ -1295,7 +1300,12 @@ Global___DiagnosticHandoff: _TypeAlias = DiagnosticHandoff  # noqa: Y015
 
 @_typing.final
 class AttemptToken(_message.Message):
-    """AttemptToken scopes an agent to one attempt of a workflow step (`kxm.attempt-token.v1`); the hub signs it."""
+    """AttemptToken is what an attempt token says (`kxm.attempt-token.v1`): one attempt of a workflow step, for its assignee.
+
+    The hub mints one with each assignment and signs it (HMAC-SHA256 under a key id: the token string `kxmat1.…`);
+    the assignee passes the string in `x-kxm-attempt-token` (or `KXM_ATTEMPT_TOKEN`), and the hub refuses a call of
+    a tool its policy does not allow and a call naming another run (docs/tool-policy.md).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1310,6 +1320,7 @@ class AttemptToken(_message.Message):
     ISSUE_TIME_FIELD_NUMBER: _builtins.int
     EXPIRE_TIME_FIELD_NUMBER: _builtins.int
     TOOL_POLICY_FIELD_NUMBER: _builtins.int
+    PROJECT_FIELD_NUMBER: _builtins.int
     run_id: _builtins.str
     """The workflow run id."""
     step_id: _builtins.str
@@ -1326,6 +1337,8 @@ class AttemptToken(_message.Message):
     """The attempt id."""
     agent_id: _builtins.str
     """The agent the token was issued to."""
+    project: _builtins.str
+    """The project of the run."""
     @_builtins.property
     def issue_time(self) -> _timestamp_pb2.Timestamp:
         """When the token was issued."""
@@ -1352,10 +1365,11 @@ class AttemptToken(_message.Message):
         issue_time: _timestamp_pb2.Timestamp | None = ...,
         expire_time: _timestamp_pb2.Timestamp | None = ...,
         tool_policy: Global___ToolPolicy | None = ...,
+        project: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["expire_time", b"expire_time", "issue_time", b"issue_time", "tool_policy", b"tool_policy"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "assignment_id", b"assignment_id", "attempt", b"attempt", "attempt_id", b"attempt_id", "expire_time", b"expire_time", "issue_time", b"issue_time", "run_id", b"run_id", "stage_id", b"stage_id", "step_attempt", b"step_attempt", "step_id", b"step_id", "tool_policy", b"tool_policy"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "assignment_id", b"assignment_id", "attempt", b"attempt", "attempt_id", b"attempt_id", "expire_time", b"expire_time", "issue_time", b"issue_time", "project", b"project", "run_id", b"run_id", "stage_id", b"stage_id", "step_attempt", b"step_attempt", "step_id", b"step_id", "tool_policy", b"tool_policy"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1363,7 +1377,12 @@ Global___AttemptToken: _TypeAlias = AttemptToken  # noqa: Y015
 
 @_typing.final
 class SessionToken(_message.Message):
-    """SessionToken scopes an agent session (`kxm.session-token.v1`); the hub signs it."""
+    """SessionToken is what a session token says (`kxm.session-token.v1`), and the hub's record of it.
+
+    An operator mints one for an agent (AdminService.MintSessionToken); the hub signs it (the token string `kxmst1.…`)
+    and keeps these facts, never the token. While it is in force, agents of that name must present it on every call of
+    a tool, and its policy decides which tools they may call (docs/tool-policy.md).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1372,10 +1391,23 @@ class SessionToken(_message.Message):
     TOOL_POLICY_FIELD_NUMBER: _builtins.int
     ISSUE_TIME_FIELD_NUMBER: _builtins.int
     EXPIRE_TIME_FIELD_NUMBER: _builtins.int
+    PROJECT_FIELD_NUMBER: _builtins.int
+    AGENT_ID_FIELD_NUMBER: _builtins.int
+    REVOKE_TIME_FIELD_NUMBER: _builtins.int
+    MINTED_BY_FIELD_NUMBER: _builtins.int
+    KEY_ID_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
-    """The session id."""
+    """The session id (`ses_…`)."""
     agent_name: _builtins.str
-    """The agent name the session belongs to."""
+    """The name of the agent the session is for, when it was minted (the session binds every agent of that name in the project)."""
+    project: _builtins.str
+    """The project."""
+    agent_id: _builtins.str
+    """The id of the agent the token was issued to (only that agent may present it)."""
+    minted_by: _builtins.str
+    """The operator who minted it (`admin` for the bootstrap admin)."""
+    key_id: _builtins.str
+    """The id of the hub key that signed it."""
     @_builtins.property
     def tool_policy(self) -> Global___ToolPolicy:
         """The tools the session may use."""
@@ -1388,6 +1420,10 @@ class SessionToken(_message.Message):
     def expire_time(self) -> _timestamp_pb2.Timestamp:
         """When the token stops being valid."""
 
+    @_builtins.property
+    def revoke_time(self) -> _timestamp_pb2.Timestamp:
+        """When an operator revoked it; unset while it was not revoked."""
+
     def __init__(
         self,
         *,
@@ -1396,10 +1432,15 @@ class SessionToken(_message.Message):
         tool_policy: Global___ToolPolicy | None = ...,
         issue_time: _timestamp_pb2.Timestamp | None = ...,
         expire_time: _timestamp_pb2.Timestamp | None = ...,
+        project: _builtins.str = ...,
+        agent_id: _builtins.str = ...,
+        revoke_time: _timestamp_pb2.Timestamp | None = ...,
+        minted_by: _builtins.str = ...,
+        key_id: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["expire_time", b"expire_time", "issue_time", b"issue_time", "tool_policy", b"tool_policy"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["expire_time", b"expire_time", "issue_time", b"issue_time", "revoke_time", b"revoke_time", "tool_policy", b"tool_policy"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_name", b"agent_name", "expire_time", b"expire_time", "issue_time", b"issue_time", "session_id", b"session_id", "tool_policy", b"tool_policy"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "agent_name", b"agent_name", "expire_time", b"expire_time", "issue_time", b"issue_time", "key_id", b"key_id", "minted_by", b"minted_by", "project", b"project", "revoke_time", b"revoke_time", "session_id", b"session_id", "tool_policy", b"tool_policy"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1407,7 +1448,10 @@ Global___SessionToken: _TypeAlias = SessionToken  # noqa: Y015
 
 @_typing.final
 class SignedToken(_message.Message):
-    """SignedToken is an attempt or session token with the hub's HMAC-SHA256 signature over its bytes."""
+    """SignedToken is the parts of an attempt or session token string, `<prefix><key id>.<payload>.<mac>` (docs/tool-policy.md).
+
+    The hub passes tokens as strings, not as this message; it names the parts for other languages that parse them.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1416,13 +1460,13 @@ class SignedToken(_message.Message):
     KEY_ID_FIELD_NUMBER: _builtins.int
     SIGNATURE_FIELD_NUMBER: _builtins.int
     payload: _builtins.bytes
-    """The serialized AttemptToken or SessionToken."""
+    """The canonical JSON of the claims (the string carries it base64url-encoded, without padding)."""
     schema: _builtins.str
     """The schema of the payload: `kxm.attempt-token.v1` or `kxm.session-token.v1`."""
     key_id: _builtins.str
     """The id of the hub key that signed it."""
     signature: _builtins.bytes
-    """HMAC-SHA256 over the schema, a NUL byte and the payload."""
+    """HMAC-SHA256 under the key `key_id` over the schema, a NUL byte and the payload (base64url in the string)."""
     def __init__(
         self,
         *,

@@ -1164,16 +1164,20 @@ func (x *AssignmentContext) GetPrivateHandoffNotes() string {
 	return ""
 }
 
-// ToolPolicy allows and denies tools by name or `prefix*` pattern; deny wins.
+// ToolPolicy allows and denies agent tools (the RPC registry's tool names, `kxm_send`) by name, `*` or `prefix*`; deny wins.
+//
+// Entries may leave out the `kxm_` prefix (`send`, `workflow_*`); the hub stores and signs them canonical. Evaluation
+// (docs/tool-policy.md): a deny entry that matches denies; a non-empty allow list must match; the `read-only` preset
+// denies every tool that writes; `kxm_promote` needs an allow entry naming it or `*`; anything else is allowed.
 type ToolPolicy struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// A named preset such as `read-only`.
+	// Empty, or the preset `read-only` (denies the write tools); another name is refused.
 	Preset string `protobuf:"bytes,1,opt,name=preset,proto3" json:"preset,omitempty"`
-	// Tools allowed; when non-empty, anything else is denied.
+	// Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
 	AllowedTools []string `protobuf:"bytes,2,rep,name=allowed_tools,json=allowedTools,proto3" json:"allowed_tools,omitempty"`
-	// Tools denied.
+	// Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
 	DeniedTools []string `protobuf:"bytes,3,rep,name=denied_tools,json=deniedTools,proto3" json:"denied_tools,omitempty"`
-	// Shell commands denied.
+	// Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
 	DeniedCommands []string `protobuf:"bytes,4,rep,name=denied_commands,json=deniedCommands,proto3" json:"denied_commands,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
@@ -2531,7 +2535,11 @@ func (x *DiagnosticHandoff) GetForensicDirective() string {
 	return ""
 }
 
-// AttemptToken scopes an agent to one attempt of a workflow step (`kxm.attempt-token.v1`); the hub signs it.
+// AttemptToken is what an attempt token says (`kxm.attempt-token.v1`): one attempt of a workflow step, for its assignee.
+//
+// The hub mints one with each assignment and signs it (HMAC-SHA256 under a key id: the token string `kxmat1.…`);
+// the assignee passes the string in `x-kxm-attempt-token` (or `KXM_ATTEMPT_TOKEN`), and the hub refuses a call of
+// a tool its policy does not allow and a call naming another run (docs/tool-policy.md).
 type AttemptToken struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The workflow run id.
@@ -2555,7 +2563,9 @@ type AttemptToken struct {
 	// When the token stops being valid.
 	ExpireTime *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
 	// The tools the attempt may use.
-	ToolPolicy    *ToolPolicy `protobuf:"bytes,11,opt,name=tool_policy,json=toolPolicy,proto3" json:"tool_policy,omitempty"`
+	ToolPolicy *ToolPolicy `protobuf:"bytes,11,opt,name=tool_policy,json=toolPolicy,proto3" json:"tool_policy,omitempty"`
+	// The project of the run.
+	Project       string `protobuf:"bytes,12,opt,name=project,proto3" json:"project,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2667,19 +2677,40 @@ func (x *AttemptToken) GetToolPolicy() *ToolPolicy {
 	return nil
 }
 
-// SessionToken scopes an agent session (`kxm.session-token.v1`); the hub signs it.
+func (x *AttemptToken) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+// SessionToken is what a session token says (`kxm.session-token.v1`), and the hub's record of it.
+//
+// An operator mints one for an agent (AdminService.MintSessionToken); the hub signs it (the token string `kxmst1.…`)
+// and keeps these facts, never the token. While it is in force, agents of that name must present it on every call of
+// a tool, and its policy decides which tools they may call (docs/tool-policy.md).
 type SessionToken struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The session id.
+	// The session id (`ses_…`).
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	// The agent name the session belongs to.
+	// The name of the agent the session is for, when it was minted (the session binds every agent of that name in the project).
 	AgentName string `protobuf:"bytes,2,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
 	// The tools the session may use.
 	ToolPolicy *ToolPolicy `protobuf:"bytes,3,opt,name=tool_policy,json=toolPolicy,proto3" json:"tool_policy,omitempty"`
 	// When the token was issued.
 	IssueTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=issue_time,json=issueTime,proto3" json:"issue_time,omitempty"`
 	// When the token stops being valid.
-	ExpireTime    *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
+	ExpireTime *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
+	// The project.
+	Project string `protobuf:"bytes,6,opt,name=project,proto3" json:"project,omitempty"`
+	// The id of the agent the token was issued to (only that agent may present it).
+	AgentId string `protobuf:"bytes,7,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	// When an operator revoked it; unset while it was not revoked.
+	RevokeTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=revoke_time,json=revokeTime,proto3" json:"revoke_time,omitempty"`
+	// The operator who minted it (`admin` for the bootstrap admin).
+	MintedBy string `protobuf:"bytes,9,opt,name=minted_by,json=mintedBy,proto3" json:"minted_by,omitempty"`
+	// The id of the hub key that signed it.
+	KeyId         string `protobuf:"bytes,10,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2749,16 +2780,53 @@ func (x *SessionToken) GetExpireTime() *timestamppb.Timestamp {
 	return nil
 }
 
-// SignedToken is an attempt or session token with the hub's HMAC-SHA256 signature over its bytes.
+func (x *SessionToken) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *SessionToken) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *SessionToken) GetRevokeTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RevokeTime
+	}
+	return nil
+}
+
+func (x *SessionToken) GetMintedBy() string {
+	if x != nil {
+		return x.MintedBy
+	}
+	return ""
+}
+
+func (x *SessionToken) GetKeyId() string {
+	if x != nil {
+		return x.KeyId
+	}
+	return ""
+}
+
+// SignedToken is the parts of an attempt or session token string, `<prefix><key id>.<payload>.<mac>` (docs/tool-policy.md).
+//
+// The hub passes tokens as strings, not as this message; it names the parts for other languages that parse them.
 type SignedToken struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The serialized AttemptToken or SessionToken.
+	// The canonical JSON of the claims (the string carries it base64url-encoded, without padding).
 	Payload []byte `protobuf:"bytes,1,opt,name=payload,proto3" json:"payload,omitempty"`
 	// The schema of the payload: `kxm.attempt-token.v1` or `kxm.session-token.v1`.
 	Schema string `protobuf:"bytes,2,opt,name=schema,proto3" json:"schema,omitempty"`
 	// The id of the hub key that signed it.
 	KeyId string `protobuf:"bytes,3,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
-	// HMAC-SHA256 over the schema, a NUL byte and the payload.
+	// HMAC-SHA256 under the key `key_id` over the schema, a NUL byte and the payload (base64url in the string).
 	Signature     []byte `protobuf:"bytes,4,opt,name=signature,proto3" json:"signature,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3947,7 +4015,7 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"\x17isolated_fault_boundary\x18\x05 \x01(\v2\x15.kxm.v1.FaultBoundaryR\x15isolatedFaultBoundary\x12P\n" +
 	"\x17thread_contention_trace\x18\x06 \x03(\v2\x18.kxm.v1.ThreadContentionR\x15threadContentionTrace\x12#\n" +
 	"\rrepro_context\x18\a \x01(\tR\freproContext\x12-\n" +
-	"\x12forensic_directive\x18\b \x01(\tR\x11forensicDirective\"\xa2\x03\n" +
+	"\x12forensic_directive\x18\b \x01(\tR\x11forensicDirective\"\xbc\x03\n" +
 	"\fAttemptToken\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x17\n" +
 	"\astep_id\x18\x02 \x01(\tR\x06stepId\x12!\n" +
@@ -3964,7 +4032,8 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"expireTime\x123\n" +
 	"\vtool_policy\x18\v \x01(\v2\x12.kxm.v1.ToolPolicyR\n" +
-	"toolPolicy\"\xf9\x01\n" +
+	"toolPolicy\x12\x18\n" +
+	"\aproject\x18\f \x01(\tR\aproject\"\x9f\x03\n" +
 	"\fSessionToken\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
@@ -3975,7 +4044,14 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"\n" +
 	"issue_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tissueTime\x12;\n" +
 	"\vexpire_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"expireTime\"t\n" +
+	"expireTime\x12\x18\n" +
+	"\aproject\x18\x06 \x01(\tR\aproject\x12\x19\n" +
+	"\bagent_id\x18\a \x01(\tR\aagentId\x12;\n" +
+	"\vrevoke_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"revokeTime\x12\x1b\n" +
+	"\tminted_by\x18\t \x01(\tR\bmintedBy\x12\x15\n" +
+	"\x06key_id\x18\n" +
+	" \x01(\tR\x05keyId\"t\n" +
 	"\vSignedToken\x12\x18\n" +
 	"\apayload\x18\x01 \x01(\fR\apayload\x12\x16\n" +
 	"\x06schema\x18\x02 \x01(\tR\x06schema\x12\x15\n" +
@@ -4223,37 +4299,38 @@ var file_kxm_v1_envelopes_proto_depIdxs = []int32{
 	16, // 32: kxm.v1.SessionToken.tool_policy:type_name -> kxm.v1.ToolPolicy
 	45, // 33: kxm.v1.SessionToken.issue_time:type_name -> google.protobuf.Timestamp
 	45, // 34: kxm.v1.SessionToken.expire_time:type_name -> google.protobuf.Timestamp
-	45, // 35: kxm.v1.SyncEvent.occur_time:type_name -> google.protobuf.Timestamp
-	36, // 36: kxm.v1.SyncEvent.redaction:type_name -> kxm.v1.SyncRedaction
-	46, // 37: kxm.v1.SyncEvent.payload:type_name -> google.protobuf.Struct
-	2,  // 38: kxm.v1.ContextProvenance.source_type:type_name -> kxm.v1.ContextSourceType
-	1,  // 39: kxm.v1.ContextItem.kind:type_name -> kxm.v1.ContextKind
-	38, // 40: kxm.v1.ContextItem.provenance:type_name -> kxm.v1.ContextProvenance
-	3,  // 41: kxm.v1.ContextItem.authority:type_name -> kxm.v1.ContextAuthority
-	4,  // 42: kxm.v1.ContextItem.confidence:type_name -> kxm.v1.ContextConfidence
-	5,  // 43: kxm.v1.ContextItem.scope:type_name -> kxm.v1.ContextScope
-	6,  // 44: kxm.v1.ContextItem.status:type_name -> kxm.v1.ContextStatus
-	45, // 45: kxm.v1.ContextItem.observe_time:type_name -> google.protobuf.Timestamp
-	45, // 46: kxm.v1.ContextItem.valid_from_time:type_name -> google.protobuf.Timestamp
-	45, // 47: kxm.v1.ContextItem.valid_until_time:type_name -> google.protobuf.Timestamp
-	1,  // 48: kxm.v1.ContextRequest.include_kinds:type_name -> kxm.v1.ContextKind
-	2,  // 49: kxm.v1.ProvenanceCount.source_type:type_name -> kxm.v1.ContextSourceType
-	40, // 50: kxm.v1.ContextAudit.request:type_name -> kxm.v1.ContextRequest
-	41, // 51: kxm.v1.ContextAudit.provenance_summary:type_name -> kxm.v1.ProvenanceCount
-	42, // 52: kxm.v1.ContextAudit.selected_scores:type_name -> kxm.v1.RelevanceScore
-	39, // 53: kxm.v1.ContextPacket.contradictions:type_name -> kxm.v1.ContextItem
-	39, // 54: kxm.v1.ContextPacket.current_state:type_name -> kxm.v1.ContextItem
-	39, // 55: kxm.v1.ContextPacket.knowledge:type_name -> kxm.v1.ContextItem
-	39, // 56: kxm.v1.ContextPacket.evidence:type_name -> kxm.v1.ContextItem
-	39, // 57: kxm.v1.ContextPacket.episodes:type_name -> kxm.v1.ContextItem
-	39, // 58: kxm.v1.ContextPacket.skills:type_name -> kxm.v1.ContextItem
-	41, // 59: kxm.v1.ContextPacket.provenance_summary:type_name -> kxm.v1.ProvenanceCount
-	43, // 60: kxm.v1.ContextPacket.audit:type_name -> kxm.v1.ContextAudit
-	61, // [61:61] is the sub-list for method output_type
-	61, // [61:61] is the sub-list for method input_type
-	61, // [61:61] is the sub-list for extension type_name
-	61, // [61:61] is the sub-list for extension extendee
-	0,  // [0:61] is the sub-list for field type_name
+	45, // 35: kxm.v1.SessionToken.revoke_time:type_name -> google.protobuf.Timestamp
+	45, // 36: kxm.v1.SyncEvent.occur_time:type_name -> google.protobuf.Timestamp
+	36, // 37: kxm.v1.SyncEvent.redaction:type_name -> kxm.v1.SyncRedaction
+	46, // 38: kxm.v1.SyncEvent.payload:type_name -> google.protobuf.Struct
+	2,  // 39: kxm.v1.ContextProvenance.source_type:type_name -> kxm.v1.ContextSourceType
+	1,  // 40: kxm.v1.ContextItem.kind:type_name -> kxm.v1.ContextKind
+	38, // 41: kxm.v1.ContextItem.provenance:type_name -> kxm.v1.ContextProvenance
+	3,  // 42: kxm.v1.ContextItem.authority:type_name -> kxm.v1.ContextAuthority
+	4,  // 43: kxm.v1.ContextItem.confidence:type_name -> kxm.v1.ContextConfidence
+	5,  // 44: kxm.v1.ContextItem.scope:type_name -> kxm.v1.ContextScope
+	6,  // 45: kxm.v1.ContextItem.status:type_name -> kxm.v1.ContextStatus
+	45, // 46: kxm.v1.ContextItem.observe_time:type_name -> google.protobuf.Timestamp
+	45, // 47: kxm.v1.ContextItem.valid_from_time:type_name -> google.protobuf.Timestamp
+	45, // 48: kxm.v1.ContextItem.valid_until_time:type_name -> google.protobuf.Timestamp
+	1,  // 49: kxm.v1.ContextRequest.include_kinds:type_name -> kxm.v1.ContextKind
+	2,  // 50: kxm.v1.ProvenanceCount.source_type:type_name -> kxm.v1.ContextSourceType
+	40, // 51: kxm.v1.ContextAudit.request:type_name -> kxm.v1.ContextRequest
+	41, // 52: kxm.v1.ContextAudit.provenance_summary:type_name -> kxm.v1.ProvenanceCount
+	42, // 53: kxm.v1.ContextAudit.selected_scores:type_name -> kxm.v1.RelevanceScore
+	39, // 54: kxm.v1.ContextPacket.contradictions:type_name -> kxm.v1.ContextItem
+	39, // 55: kxm.v1.ContextPacket.current_state:type_name -> kxm.v1.ContextItem
+	39, // 56: kxm.v1.ContextPacket.knowledge:type_name -> kxm.v1.ContextItem
+	39, // 57: kxm.v1.ContextPacket.evidence:type_name -> kxm.v1.ContextItem
+	39, // 58: kxm.v1.ContextPacket.episodes:type_name -> kxm.v1.ContextItem
+	39, // 59: kxm.v1.ContextPacket.skills:type_name -> kxm.v1.ContextItem
+	41, // 60: kxm.v1.ContextPacket.provenance_summary:type_name -> kxm.v1.ProvenanceCount
+	43, // 61: kxm.v1.ContextPacket.audit:type_name -> kxm.v1.ContextAudit
+	62, // [62:62] is the sub-list for method output_type
+	62, // [62:62] is the sub-list for method input_type
+	62, // [62:62] is the sub-list for extension type_name
+	62, // [62:62] is the sub-list for extension extendee
+	0,  // [0:62] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_envelopes_proto_init() }

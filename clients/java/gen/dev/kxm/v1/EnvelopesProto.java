@@ -349,7 +349,7 @@ public final class EnvelopesProto extends com.google.protobuf.GeneratedFile {
       "_contention_trace\030\006 \003(\0132\030.kxm.v1.ThreadC" +
       "ontentionR\025threadContentionTrace\022#\n\rrepr" +
       "o_context\030\007 \001(\tR\014reproContext\022-\n\022forensi" +
-      "c_directive\030\010 \001(\tR\021forensicDirective\"\242\003\n" +
+      "c_directive\030\010 \001(\tR\021forensicDirective\"\274\003\n" +
       "\014AttemptToken\022\025\n\006run_id\030\001 \001(\tR\005runId\022\027\n\007" +
       "step_id\030\002 \001(\tR\006stepId\022!\n\014step_attempt\030\003 " +
       "\001(\005R\013stepAttempt\022\031\n\010stage_id\030\004 \001(\tR\007stag" +
@@ -360,131 +360,135 @@ public final class EnvelopesProto extends com.google.protobuf.GeneratedFile {
       "uf.TimestampR\tissueTime\022;\n\013expire_time\030\n" +
       " \001(\0132\032.google.protobuf.TimestampR\nexpire" +
       "Time\0223\n\013tool_policy\030\013 \001(\0132\022.kxm.v1.ToolP" +
-      "olicyR\ntoolPolicy\"\371\001\n\014SessionToken\022\035\n\nse" +
-      "ssion_id\030\001 \001(\tR\tsessionId\022\035\n\nagent_name\030" +
-      "\002 \001(\tR\tagentName\0223\n\013tool_policy\030\003 \001(\0132\022." +
-      "kxm.v1.ToolPolicyR\ntoolPolicy\0229\n\nissue_t" +
-      "ime\030\004 \001(\0132\032.google.protobuf.TimestampR\ti" +
-      "ssueTime\022;\n\013expire_time\030\005 \001(\0132\032.google.p" +
-      "rotobuf.TimestampR\nexpireTime\"t\n\013SignedT" +
-      "oken\022\030\n\007payload\030\001 \001(\014R\007payload\022\026\n\006schema" +
-      "\030\002 \001(\tR\006schema\022\025\n\006key_id\030\003 \001(\tR\005keyId\022\034\n" +
-      "\tsignature\030\004 \001(\014R\tsignature\"y\n\rSyncRedac" +
-      "tion\022\030\n\007version\030\001 \001(\tR\007version\022%\n\016fields" +
-      "_omitted\030\002 \003(\tR\rfieldsOmitted\022\'\n\017values_" +
-      "replaced\030\003 \001(\005R\016valuesReplaced\"\367\004\n\tSyncE" +
-      "vent\022\026\n\006schema\030\001 \001(\tR\006schema\022&\n\017source_e" +
-      "vent_id\030\002 \001(\tR\rsourceEventId\022\035\n\nproject_" +
-      "id\030\003 \001(\tR\tprojectId\022\025\n\006run_id\030\004 \001(\tR\005run" +
-      "Id\022&\n\017home_runtime_id\030\005 \001(\tR\rhomeRuntime" +
-      "Id\022\035\n\nevent_type\030\006 \001(\tR\teventType\022\032\n\010seq" +
-      "uence\030\007 \001(\003R\010sequence\0229\n\noccur_time\030\010 \001(" +
-      "\0132\032.google.protobuf.TimestampR\toccurTime" +
-      "\022\'\n\017config_revision\030\t \001(\tR\016configRevisio" +
-      "n\0228\n\030executor_policy_revision\030\n \001(\tR\026exe" +
-      "cutorPolicyRevision\0220\n\024tool_policy_revis" +
-      "ion\030\013 \001(\tR\022toolPolicyRevision\0220\n\024sync_po" +
-      "licy_revision\030\014 \001(\tR\022syncPolicyRevision\022" +
-      "\'\n\017memory_revision\030\r \001(\tR\016memoryRevision" +
-      "\0223\n\tredaction\030\016 \001(\0132\025.kxm.v1.SyncRedacti" +
-      "onR\tredaction\0221\n\007payload\030\017 \001(\0132\027.google." +
-      "protobuf.StructR\007payload\"\221\001\n\021ContextProv" +
-      "enance\022:\n\013source_type\030\001 \001(\0162\031.kxm.v1.Con" +
-      "textSourceTypeR\nsourceType\022\035\n\nsource_ref" +
-      "\030\002 \001(\tR\tsourceRef\022!\n\014derived_from\030\003 \003(\tR" +
-      "\013derivedFrom\"\256\005\n\013ContextItem\022\016\n\002id\030\001 \001(\t" +
-      "R\002id\022\'\n\004kind\030\002 \001(\0162\023.kxm.v1.ContextKindR" +
-      "\004kind\022\030\n\007project\030\003 \001(\tR\007project\022\030\n\007summa" +
-      "ry\030\004 \001(\tR\007summary\0229\n\nprovenance\030\005 \001(\0132\031." +
-      "kxm.v1.ContextProvenanceR\nprovenance\0226\n\t" +
-      "authority\030\006 \001(\0162\030.kxm.v1.ContextAuthorit" +
-      "yR\tauthority\0229\n\nconfidence\030\007 \001(\0162\031.kxm.v" +
-      "1.ContextConfidenceR\nconfidence\022*\n\005scope" +
-      "\030\010 \001(\0162\024.kxm.v1.ContextScopeR\005scope\022-\n\006s" +
-      "tatus\030\t \001(\0162\025.kxm.v1.ContextStatusR\006stat" +
-      "us\022\033\n\tstate_key\030\n \001(\tR\010stateKey\022=\n\014obser" +
-      "ve_time\030\013 \001(\0132\032.google.protobuf.Timestam" +
-      "pR\013observeTime\022B\n\017valid_from_time\030\014 \001(\0132" +
-      "\032.google.protobuf.TimestampR\rvalidFromTi" +
-      "me\022D\n\020valid_until_time\030\r \001(\0132\032.google.pr" +
-      "otobuf.TimestampR\016validUntilTime\022\036\n\nsupe" +
-      "rsedes\030\016 \003(\tR\nsupersedes\022#\n\revidence_ref" +
-      "s\030\017 \003(\tR\014evidenceRefs\"\364\001\n\016ContextRequest" +
-      "\022\030\n\007project\030\001 \001(\tR\007project\022\022\n\004role\030\002 \001(\t" +
-      "R\004role\022\022\n\004task\030\003 \001(\tR\004task\022&\n\017workflow_r" +
-      "un_id\030\004 \001(\tR\rworkflowRunId\022\031\n\010stage_id\030\005" +
-      " \001(\tR\007stageId\022#\n\rbudget_tokens\030\006 \001(\005R\014bu" +
-      "dgetTokens\0228\n\rinclude_kinds\030\007 \003(\0162\023.kxm." +
-      "v1.ContextKindR\014includeKinds\"c\n\017Provenan" +
-      "ceCount\022:\n\013source_type\030\001 \001(\0162\031.kxm.v1.Co" +
-      "ntextSourceTypeR\nsourceType\022\024\n\005count\030\002 \001" +
-      "(\005R\005count\"6\n\016RelevanceScore\022\016\n\002id\030\001 \001(\tR" +
-      "\002id\022\024\n\005score\030\002 \001(\001R\005score\"\217\004\n\014ContextAud" +
-      "it\0220\n\007request\030\001 \001(\0132\026.kxm.v1.ContextRequ" +
-      "estR\007request\022!\n\014selected_ids\030\002 \003(\tR\013sele" +
-      "ctedIds\022F\n\022provenance_summary\030\003 \003(\0132\027.kx" +
-      "m.v1.ProvenanceCountR\021provenanceSummary\022" +
-      ")\n\020estimated_tokens\030\004 \001(\005R\017estimatedToke" +
-      "ns\022#\n\rbudget_tokens\030\005 \001(\005R\014budgetTokens\022" +
-      "\'\n\017candidate_count\030\006 \001(\005R\016candidateCount" +
-      "\022/\n\023excluded_superseded\030\007 \001(\005R\022excludedS" +
-      "uperseded\022\'\n\017unresolved_gaps\030\010 \003(\tR\016unre" +
-      "solvedGaps\022\037\n\013task_tokens\030\t \001(\005R\ntaskTok" +
-      "ens\022-\n\022matched_candidates\030\n \001(\005R\021matched" +
-      "Candidates\022?\n\017selected_scores\030\013 \003(\0132\026.kx" +
-      "m.v1.RelevanceScoreR\016selectedScores\"\265\004\n\r" +
-      "ContextPacket\022;\n\016contradictions\030\001 \003(\0132\023." +
-      "kxm.v1.ContextItemR\016contradictions\0228\n\rcu" +
-      "rrent_state\030\002 \003(\0132\023.kxm.v1.ContextItemR\014" +
-      "currentState\0221\n\tknowledge\030\003 \003(\0132\023.kxm.v1" +
-      ".ContextItemR\tknowledge\022/\n\010evidence\030\004 \003(" +
-      "\0132\023.kxm.v1.ContextItemR\010evidence\022/\n\010epis" +
-      "odes\030\005 \003(\0132\023.kxm.v1.ContextItemR\010episode" +
-      "s\022+\n\006skills\030\006 \003(\0132\023.kxm.v1.ContextItemR\006" +
-      "skills\022#\n\rworking_state\030\007 \001(\tR\014workingSt" +
-      "ate\022\'\n\017unresolved_gaps\030\010 \003(\tR\016unresolved" +
-      "Gaps\022F\n\022provenance_summary\030\t \003(\0132\027.kxm.v" +
-      "1.ProvenanceCountR\021provenanceSummary\022)\n\020" +
-      "estimated_tokens\030\n \001(\005R\017estimatedTokens\022" +
-      "*\n\005audit\030\013 \001(\0132\024.kxm.v1.ContextAuditR\005au" +
-      "dit*\335\001\n\025TerminalReceiptStatus\022\'\n#TERMINA" +
-      "L_RECEIPT_STATUS_UNSPECIFIED\020\000\022$\n TERMIN" +
-      "AL_RECEIPT_STATUS_ACCEPTED\020\001\022,\n(TERMINAL" +
-      "_RECEIPT_STATUS_AUDIT_ESCALATION\020\002\022$\n TE" +
-      "RMINAL_RECEIPT_STATUS_REJECTED\020\003\022!\n\035TERM" +
-      "INAL_RECEIPT_STATUS_ERROR\020\004*\254\001\n\013ContextK" +
-      "ind\022\034\n\030CONTEXT_KIND_UNSPECIFIED\020\000\022\031\n\025CON" +
-      "TEXT_KIND_EVIDENCE\020\001\022\026\n\022CONTEXT_KIND_STA" +
-      "TE\020\002\022\030\n\024CONTEXT_KIND_EPISODE\020\003\022\032\n\026CONTEX" +
-      "T_KIND_KNOWLEDGE\020\004\022\026\n\022CONTEXT_KIND_SKILL" +
-      "\020\005*\225\002\n\021ContextSourceType\022#\n\037CONTEXT_SOUR" +
-      "CE_TYPE_UNSPECIFIED\020\000\022\035\n\031CONTEXT_SOURCE_" +
-      "TYPE_HUMAN\020\001\022\033\n\027CONTEXT_SOURCE_TYPE_GIT\020" +
-      "\002\022 \n\034CONTEXT_SOURCE_TYPE_WORKFLOW\020\003\022\034\n\030C" +
-      "ONTEXT_SOURCE_TYPE_TOOL\020\004\022\034\n\030CONTEXT_SOU" +
-      "RCE_TYPE_PEER\020\005\022 \n\034CONTEXT_SOURCE_TYPE_E" +
-      "XTERNAL\020\006\022\037\n\033CONTEXT_SOURCE_TYPE_DERIVED" +
-      "\020\007*\270\001\n\020ContextAuthority\022!\n\035CONTEXT_AUTHO" +
-      "RITY_UNSPECIFIED\020\000\022 \n\034CONTEXT_AUTHORITY_" +
-      "HYPOTHESIS\020\001\022\036\n\032CONTEXT_AUTHORITY_EVIDEN" +
-      "CE\020\002\022!\n\035CONTEXT_AUTHORITY_INSTRUCTION\020\003\022" +
-      "\034\n\030CONTEXT_AUTHORITY_POLICY\020\004*\233\001\n\021Contex" +
-      "tConfidence\022\"\n\036CONTEXT_CONFIDENCE_UNSPEC" +
-      "IFIED\020\000\022 \n\034CONTEXT_CONFIDENCE_UNCERTAIN\020" +
-      "\001\022\037\n\033CONTEXT_CONFIDENCE_PROBABLE\020\002\022\037\n\033CO" +
-      "NTEXT_CONFIDENCE_VERIFIED\020\003*\224\001\n\014ContextS" +
-      "cope\022\035\n\031CONTEXT_SCOPE_UNSPECIFIED\020\000\022\027\n\023C" +
-      "ONTEXT_SCOPE_AGENT\020\001\022\031\n\025CONTEXT_SCOPE_PR" +
-      "OJECT\020\002\022\025\n\021CONTEXT_SCOPE_RUN\020\003\022\032\n\026CONTEX" +
-      "T_SCOPE_OPERATOR\020\004*\244\001\n\rContextStatus\022\036\n\032" +
-      "CONTEXT_STATUS_UNSPECIFIED\020\000\022\032\n\026CONTEXT_" +
-      "STATUS_CURRENT\020\001\022\035\n\031CONTEXT_STATUS_SUPER" +
-      "SEDED\020\002\022\033\n\027CONTEXT_STATUS_PROPOSED\020\003\022\033\n\027" +
-      "CONTEXT_STATUS_REJECTED\020\004B~\n\ndev.kxm.v1B" +
-      "\016EnvelopesProtoP\001Z\'kxm.dev/hub/clients/g" +
-      "o/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\" +
-      "V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto" +
-      "3"
+      "olicyR\ntoolPolicy\022\030\n\007project\030\014 \001(\tR\007proj" +
+      "ect\"\237\003\n\014SessionToken\022\035\n\nsession_id\030\001 \001(\t" +
+      "R\tsessionId\022\035\n\nagent_name\030\002 \001(\tR\tagentNa" +
+      "me\0223\n\013tool_policy\030\003 \001(\0132\022.kxm.v1.ToolPol" +
+      "icyR\ntoolPolicy\0229\n\nissue_time\030\004 \001(\0132\032.go" +
+      "ogle.protobuf.TimestampR\tissueTime\022;\n\013ex" +
+      "pire_time\030\005 \001(\0132\032.google.protobuf.Timest" +
+      "ampR\nexpireTime\022\030\n\007project\030\006 \001(\tR\007projec" +
+      "t\022\031\n\010agent_id\030\007 \001(\tR\007agentId\022;\n\013revoke_t" +
+      "ime\030\010 \001(\0132\032.google.protobuf.TimestampR\nr" +
+      "evokeTime\022\033\n\tminted_by\030\t \001(\tR\010mintedBy\022\025" +
+      "\n\006key_id\030\n \001(\tR\005keyId\"t\n\013SignedToken\022\030\n\007" +
+      "payload\030\001 \001(\014R\007payload\022\026\n\006schema\030\002 \001(\tR\006" +
+      "schema\022\025\n\006key_id\030\003 \001(\tR\005keyId\022\034\n\tsignatu" +
+      "re\030\004 \001(\014R\tsignature\"y\n\rSyncRedaction\022\030\n\007" +
+      "version\030\001 \001(\tR\007version\022%\n\016fields_omitted" +
+      "\030\002 \003(\tR\rfieldsOmitted\022\'\n\017values_replaced" +
+      "\030\003 \001(\005R\016valuesReplaced\"\367\004\n\tSyncEvent\022\026\n\006" +
+      "schema\030\001 \001(\tR\006schema\022&\n\017source_event_id\030" +
+      "\002 \001(\tR\rsourceEventId\022\035\n\nproject_id\030\003 \001(\t" +
+      "R\tprojectId\022\025\n\006run_id\030\004 \001(\tR\005runId\022&\n\017ho" +
+      "me_runtime_id\030\005 \001(\tR\rhomeRuntimeId\022\035\n\nev" +
+      "ent_type\030\006 \001(\tR\teventType\022\032\n\010sequence\030\007 " +
+      "\001(\003R\010sequence\0229\n\noccur_time\030\010 \001(\0132\032.goog" +
+      "le.protobuf.TimestampR\toccurTime\022\'\n\017conf" +
+      "ig_revision\030\t \001(\tR\016configRevision\0228\n\030exe" +
+      "cutor_policy_revision\030\n \001(\tR\026executorPol" +
+      "icyRevision\0220\n\024tool_policy_revision\030\013 \001(" +
+      "\tR\022toolPolicyRevision\0220\n\024sync_policy_rev" +
+      "ision\030\014 \001(\tR\022syncPolicyRevision\022\'\n\017memor" +
+      "y_revision\030\r \001(\tR\016memoryRevision\0223\n\treda" +
+      "ction\030\016 \001(\0132\025.kxm.v1.SyncRedactionR\treda" +
+      "ction\0221\n\007payload\030\017 \001(\0132\027.google.protobuf" +
+      ".StructR\007payload\"\221\001\n\021ContextProvenance\022:" +
+      "\n\013source_type\030\001 \001(\0162\031.kxm.v1.ContextSour" +
+      "ceTypeR\nsourceType\022\035\n\nsource_ref\030\002 \001(\tR\t" +
+      "sourceRef\022!\n\014derived_from\030\003 \003(\tR\013derived" +
+      "From\"\256\005\n\013ContextItem\022\016\n\002id\030\001 \001(\tR\002id\022\'\n\004" +
+      "kind\030\002 \001(\0162\023.kxm.v1.ContextKindR\004kind\022\030\n" +
+      "\007project\030\003 \001(\tR\007project\022\030\n\007summary\030\004 \001(\t" +
+      "R\007summary\0229\n\nprovenance\030\005 \001(\0132\031.kxm.v1.C" +
+      "ontextProvenanceR\nprovenance\0226\n\tauthorit" +
+      "y\030\006 \001(\0162\030.kxm.v1.ContextAuthorityR\tautho" +
+      "rity\0229\n\nconfidence\030\007 \001(\0162\031.kxm.v1.Contex" +
+      "tConfidenceR\nconfidence\022*\n\005scope\030\010 \001(\0162\024" +
+      ".kxm.v1.ContextScopeR\005scope\022-\n\006status\030\t " +
+      "\001(\0162\025.kxm.v1.ContextStatusR\006status\022\033\n\tst" +
+      "ate_key\030\n \001(\tR\010stateKey\022=\n\014observe_time\030" +
+      "\013 \001(\0132\032.google.protobuf.TimestampR\013obser" +
+      "veTime\022B\n\017valid_from_time\030\014 \001(\0132\032.google" +
+      ".protobuf.TimestampR\rvalidFromTime\022D\n\020va" +
+      "lid_until_time\030\r \001(\0132\032.google.protobuf.T" +
+      "imestampR\016validUntilTime\022\036\n\nsupersedes\030\016" +
+      " \003(\tR\nsupersedes\022#\n\revidence_refs\030\017 \003(\tR" +
+      "\014evidenceRefs\"\364\001\n\016ContextRequest\022\030\n\007proj" +
+      "ect\030\001 \001(\tR\007project\022\022\n\004role\030\002 \001(\tR\004role\022\022" +
+      "\n\004task\030\003 \001(\tR\004task\022&\n\017workflow_run_id\030\004 " +
+      "\001(\tR\rworkflowRunId\022\031\n\010stage_id\030\005 \001(\tR\007st" +
+      "ageId\022#\n\rbudget_tokens\030\006 \001(\005R\014budgetToke" +
+      "ns\0228\n\rinclude_kinds\030\007 \003(\0162\023.kxm.v1.Conte" +
+      "xtKindR\014includeKinds\"c\n\017ProvenanceCount\022" +
+      ":\n\013source_type\030\001 \001(\0162\031.kxm.v1.ContextSou" +
+      "rceTypeR\nsourceType\022\024\n\005count\030\002 \001(\005R\005coun" +
+      "t\"6\n\016RelevanceScore\022\016\n\002id\030\001 \001(\tR\002id\022\024\n\005s" +
+      "core\030\002 \001(\001R\005score\"\217\004\n\014ContextAudit\0220\n\007re" +
+      "quest\030\001 \001(\0132\026.kxm.v1.ContextRequestR\007req" +
+      "uest\022!\n\014selected_ids\030\002 \003(\tR\013selectedIds\022" +
+      "F\n\022provenance_summary\030\003 \003(\0132\027.kxm.v1.Pro" +
+      "venanceCountR\021provenanceSummary\022)\n\020estim" +
+      "ated_tokens\030\004 \001(\005R\017estimatedTokens\022#\n\rbu" +
+      "dget_tokens\030\005 \001(\005R\014budgetTokens\022\'\n\017candi" +
+      "date_count\030\006 \001(\005R\016candidateCount\022/\n\023excl" +
+      "uded_superseded\030\007 \001(\005R\022excludedSupersede" +
+      "d\022\'\n\017unresolved_gaps\030\010 \003(\tR\016unresolvedGa" +
+      "ps\022\037\n\013task_tokens\030\t \001(\005R\ntaskTokens\022-\n\022m" +
+      "atched_candidates\030\n \001(\005R\021matchedCandidat" +
+      "es\022?\n\017selected_scores\030\013 \003(\0132\026.kxm.v1.Rel" +
+      "evanceScoreR\016selectedScores\"\265\004\n\rContextP" +
+      "acket\022;\n\016contradictions\030\001 \003(\0132\023.kxm.v1.C" +
+      "ontextItemR\016contradictions\0228\n\rcurrent_st" +
+      "ate\030\002 \003(\0132\023.kxm.v1.ContextItemR\014currentS" +
+      "tate\0221\n\tknowledge\030\003 \003(\0132\023.kxm.v1.Context" +
+      "ItemR\tknowledge\022/\n\010evidence\030\004 \003(\0132\023.kxm." +
+      "v1.ContextItemR\010evidence\022/\n\010episodes\030\005 \003" +
+      "(\0132\023.kxm.v1.ContextItemR\010episodes\022+\n\006ski" +
+      "lls\030\006 \003(\0132\023.kxm.v1.ContextItemR\006skills\022#" +
+      "\n\rworking_state\030\007 \001(\tR\014workingState\022\'\n\017u" +
+      "nresolved_gaps\030\010 \003(\tR\016unresolvedGaps\022F\n\022" +
+      "provenance_summary\030\t \003(\0132\027.kxm.v1.Proven" +
+      "anceCountR\021provenanceSummary\022)\n\020estimate" +
+      "d_tokens\030\n \001(\005R\017estimatedTokens\022*\n\005audit" +
+      "\030\013 \001(\0132\024.kxm.v1.ContextAuditR\005audit*\335\001\n\025" +
+      "TerminalReceiptStatus\022\'\n#TERMINAL_RECEIP" +
+      "T_STATUS_UNSPECIFIED\020\000\022$\n TERMINAL_RECEI" +
+      "PT_STATUS_ACCEPTED\020\001\022,\n(TERMINAL_RECEIPT" +
+      "_STATUS_AUDIT_ESCALATION\020\002\022$\n TERMINAL_R" +
+      "ECEIPT_STATUS_REJECTED\020\003\022!\n\035TERMINAL_REC" +
+      "EIPT_STATUS_ERROR\020\004*\254\001\n\013ContextKind\022\034\n\030C" +
+      "ONTEXT_KIND_UNSPECIFIED\020\000\022\031\n\025CONTEXT_KIN" +
+      "D_EVIDENCE\020\001\022\026\n\022CONTEXT_KIND_STATE\020\002\022\030\n\024" +
+      "CONTEXT_KIND_EPISODE\020\003\022\032\n\026CONTEXT_KIND_K" +
+      "NOWLEDGE\020\004\022\026\n\022CONTEXT_KIND_SKILL\020\005*\225\002\n\021C" +
+      "ontextSourceType\022#\n\037CONTEXT_SOURCE_TYPE_" +
+      "UNSPECIFIED\020\000\022\035\n\031CONTEXT_SOURCE_TYPE_HUM" +
+      "AN\020\001\022\033\n\027CONTEXT_SOURCE_TYPE_GIT\020\002\022 \n\034CON" +
+      "TEXT_SOURCE_TYPE_WORKFLOW\020\003\022\034\n\030CONTEXT_S" +
+      "OURCE_TYPE_TOOL\020\004\022\034\n\030CONTEXT_SOURCE_TYPE" +
+      "_PEER\020\005\022 \n\034CONTEXT_SOURCE_TYPE_EXTERNAL\020" +
+      "\006\022\037\n\033CONTEXT_SOURCE_TYPE_DERIVED\020\007*\270\001\n\020C" +
+      "ontextAuthority\022!\n\035CONTEXT_AUTHORITY_UNS" +
+      "PECIFIED\020\000\022 \n\034CONTEXT_AUTHORITY_HYPOTHES" +
+      "IS\020\001\022\036\n\032CONTEXT_AUTHORITY_EVIDENCE\020\002\022!\n\035" +
+      "CONTEXT_AUTHORITY_INSTRUCTION\020\003\022\034\n\030CONTE" +
+      "XT_AUTHORITY_POLICY\020\004*\233\001\n\021ContextConfide" +
+      "nce\022\"\n\036CONTEXT_CONFIDENCE_UNSPECIFIED\020\000\022" +
+      " \n\034CONTEXT_CONFIDENCE_UNCERTAIN\020\001\022\037\n\033CON" +
+      "TEXT_CONFIDENCE_PROBABLE\020\002\022\037\n\033CONTEXT_CO" +
+      "NFIDENCE_VERIFIED\020\003*\224\001\n\014ContextScope\022\035\n\031" +
+      "CONTEXT_SCOPE_UNSPECIFIED\020\000\022\027\n\023CONTEXT_S" +
+      "COPE_AGENT\020\001\022\031\n\025CONTEXT_SCOPE_PROJECT\020\002\022" +
+      "\025\n\021CONTEXT_SCOPE_RUN\020\003\022\032\n\026CONTEXT_SCOPE_" +
+      "OPERATOR\020\004*\244\001\n\rContextStatus\022\036\n\032CONTEXT_" +
+      "STATUS_UNSPECIFIED\020\000\022\032\n\026CONTEXT_STATUS_C" +
+      "URRENT\020\001\022\035\n\031CONTEXT_STATUS_SUPERSEDED\020\002\022" +
+      "\033\n\027CONTEXT_STATUS_PROPOSED\020\003\022\033\n\027CONTEXT_" +
+      "STATUS_REJECTED\020\004B~\n\ndev.kxm.v1B\016Envelop" +
+      "esProtoP\001Z\'kxm.dev/hub/clients/go/gen/kx" +
+      "m/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm" +
+      "\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -653,13 +657,13 @@ public final class EnvelopesProto extends com.google.protobuf.GeneratedFile {
     internal_static_kxm_v1_AttemptToken_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_AttemptToken_descriptor,
-        new java.lang.String[] { "RunId", "StepId", "StepAttempt", "StageId", "Attempt", "AssignmentId", "AttemptId", "AgentId", "IssueTime", "ExpireTime", "ToolPolicy", });
+        new java.lang.String[] { "RunId", "StepId", "StepAttempt", "StageId", "Attempt", "AssignmentId", "AttemptId", "AgentId", "IssueTime", "ExpireTime", "ToolPolicy", "Project", });
     internal_static_kxm_v1_SessionToken_descriptor =
       getDescriptor().getMessageType(27);
     internal_static_kxm_v1_SessionToken_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_SessionToken_descriptor,
-        new java.lang.String[] { "SessionId", "AgentName", "ToolPolicy", "IssueTime", "ExpireTime", });
+        new java.lang.String[] { "SessionId", "AgentName", "ToolPolicy", "IssueTime", "ExpireTime", "Project", "AgentId", "RevokeTime", "MintedBy", "KeyId", });
     internal_static_kxm_v1_SignedToken_descriptor =
       getDescriptor().getMessageType(28);
     internal_static_kxm_v1_SignedToken_fieldAccessorTable = new
