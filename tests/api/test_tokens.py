@@ -13,6 +13,7 @@ import asyncio
 import base64
 import hashlib
 import hmac
+import io
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -28,7 +29,7 @@ from kxm_grpc.errors import InvalidArgument, NotFound, PermissionDenied, Reason,
 from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.methods import RPCS, RpcFacts
 from kxm_grpc.server.settings import Settings
-from kxm_grpc.services.auth import Access
+from kxm_grpc.services.auth import CREDENTIALS_RECHECK, Access
 from kxm_grpc.store import tables
 from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub, ProjectFactory
 from tests.reliability import rpc_surface
@@ -522,3 +523,71 @@ async def test_the_cli_mints_lists_and_revokes_and_passes_the_env_token(
     assert owed[0] == 1 and "ERROR_REASON_SESSION_TOKEN_REQUIRED" in owed[2], owed
     assert presented[0] == 0, presented
     assert revoked[0] == 0 and json.loads(revoked[1])["session"]["revoke_time"]
+
+
+async def test_the_logs_name_sessions_and_refusals_never_tokens(
+    hub: Hub, make_agent: AgentFactory, log_lines: io.StringIO
+) -> None:
+    """session_token_minted / _revoked and the refusals' request_error lines carry ids and reasons only."""
+    worker = await make_agent("worker")
+    async with operator(hub) as ops:
+        minted = await ops.admin.mint_session_token(worker.agent_id or "", deny=["*"])
+        worker.use_tokens(session_token=minted.session_token)
+        with pytest.raises(PermissionDenied):
+            await worker.agents.list()
+        worker.use_tokens(session_token=minted.session_token[:-3] + "AAA")
+        with pytest.raises(PermissionDenied):
+            await worker.agents.list()
+        await ops.admin.revoke_session_token(minted.session.session_id)
+
+    lines = [json.loads(line) for line in log_lines.getvalue().splitlines()]
+    events = [line["event"] for line in lines]
+    assert "session_token_minted" in events and "session_token_revoked" in events
+    refusals = [line for line in lines if line["event"] == "request_error"]
+    assert {line["reason"] for line in refusals} >= {str(Reason.TOOL_POLICY_DENIED), str(Reason.SESSION_TOKEN_INVALID)}
+    text = log_lines.getvalue()
+    assert minted.session_token not in text and minted.session_token.rsplit(".", 1)[-1] not in text
+    assert minted.session_token.rsplit(".", 2)[1] not in text  # not even the payload
+
+
+async def test_a_revocation_and_a_mint_by_another_replica_take_effect_within_the_recheck(
+    hub: Hub, make_agent: AgentFactory
+) -> None:
+    """Another process (here a raw connection doing what a replica's RevokeSessionToken commits: the
+    revocation and the credentials version's bump) stops this hub accepting the token within
+    CREDENTIALS_RECHECK; a session it minted binds the agent within the same bound."""
+    worker = await make_agent("worker")
+    other = await make_agent("other")
+    async with operator(hub) as ops:
+        minted = await ops.admin.mint_session_token(worker.agent_id or "", allow=["*"])
+    worker.use_tokens(session_token=minted.session_token)
+    await worker.agents.list()  # its authentication, with the session, is now cached
+    await other.agents.list()
+
+    def elsewhere(statement: str, *args: object) -> None:
+        with tables.raw_connection(hub.database) as conn:
+            conn.execute("BEGIN")
+            conn.execute(statement, args)
+            conn.execute("UPDATE credentials_version SET version = version + 1")
+            conn.execute("COMMIT")
+
+    elsewhere("UPDATE session_tokens SET revoke_time = 1 WHERE session_id = ?", minted.session.session_id)
+    # A session of the other agent, as another replica's MintSessionToken would store it.
+    elsewhere(
+        "INSERT INTO session_tokens (session_id, project, agent_id, agent_name, policy, issue_time, expire_time, "
+        "revoke_time, minted_by, key_id) VALUES ('ses_elsewhere', 'alpha', ?, 'other', '{}', 1, ?, NULL, 'ops', 'k')",
+        other.agent_id,
+        2**62,
+    )
+    deadline = asyncio.get_running_loop().time() + CREDENTIALS_RECHECK + 2
+    refused: list[Reason | str | None] = []
+    while asyncio.get_running_loop().time() < deadline and len(refused) < 2:
+        refused = []
+        for client in (worker, other):
+            try:
+                await client.agents.list()
+            except PermissionDenied as error:
+                refused.append(error.reason)
+        await asyncio.sleep(0.05)
+
+    assert refused == [Reason.SESSION_TOKEN_INVALID, Reason.SESSION_TOKEN_REQUIRED]
