@@ -22,7 +22,8 @@ import sqlite_utils
 
 from kxm_grpc._gen.kxm.v1 import types_pb2
 from kxm_grpc.client import HubClient
-from kxm_grpc.domain.workflows.journal_chain import Keyring, seal_all
+from kxm_grpc.domain.keyring import Keyring
+from kxm_grpc.domain.workflows.journal_chain import seal_all
 from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.store import Durability
@@ -41,6 +42,7 @@ from kxm_grpc.store.url import open_store
 from tests.api.test_runtimes import sync_event
 from tests.conftest import ADMIN_TOKEN
 from tests.store.contract.conftest import full_entry, full_promotion, full_run
+from tests.store.contract.test_session_tokens import record as session_record
 from tests.test_cli import kxm
 
 RUN = ("prj_alpha000001", "run_000000000001")
@@ -141,7 +143,7 @@ async def build_state(tmp_path: Path) -> State:
 
 
 async def add_workflow_rows(database: str) -> None:
-    """Give every workflow table a row, through the store (the hub serves no workflow API yet)."""
+    """Give every workflow table (and the session tokens') a row, through the store."""
     store = open_store(database, durability=Durability.NORMAL)
     await store.start()
     try:
@@ -171,6 +173,7 @@ async def add_workflow_rows(database: str) -> None:
                 ),
                 *(tx.journal.append(link, project=run.project) for link in journal),
                 tx.journal.put_retrospective(run.id, project=run.project, document='{"schema":"r"}', now=9),
+                tx.session_tokens.insert(session_record()),
             ]
         )
     finally:

@@ -12,9 +12,9 @@ import os
 import sys
 from collections.abc import Sequence
 
-from kxm_grpc.cli import admin, agent, audit, debug, gate, hub, lease, operator, peer, runtime, workflow
+from kxm_grpc.cli import admin, agent, audit, debug, gate, hub, lease, operator, peer, runtime, token, workflow
 
-GROUPS = [hub, admin, operator, audit, agent, peer, lease, runtime, workflow, gate, debug]
+GROUPS = [hub, admin, operator, token, audit, agent, peer, lease, runtime, workflow, gate, debug]
 
 
 def build_parser() -> argparse.ArgumentParser:

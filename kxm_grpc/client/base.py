@@ -65,6 +65,8 @@ class ClientBase:
         agent_id: str | None = None,
         agent_key: str | None = None,
         admin: bool = False,
+        attempt_token: str | None = None,
+        session_token: str | None = None,
         root_certificates: bytes | None = None,
         private_key: bytes | None = None,
         certificate_chain: bytes | None = None,
@@ -72,13 +74,24 @@ class ClientBase:
         timeout: float = 15.0,
         channel: grpc.aio.Channel | None = None,
     ) -> None:
-        config = resolve(address, token=token, project=project, agent_id=agent_id, agent_key=agent_key, admin=admin)
+        config = resolve(
+            address,
+            token=token,
+            project=project,
+            agent_id=agent_id,
+            agent_key=agent_key,
+            admin=admin,
+            attempt_token=attempt_token,
+            session_token=session_token,
+        )
         self.address = config.address
         self.target = config.target
         self.token = config.token
         self.project = config.project
         self.agent_id = config.agent_id
         self.agent_key = config.agent_key
+        self.attempt_token = config.attempt_token
+        self.session_token = config.session_token
         self.timeout = timeout
         # Whether this client's channel retries the safe calls (its own failover channel; a channel
         # passed in is the caller's, whatever it does).
@@ -117,6 +130,10 @@ class ClientBase:
             metadata.append(("x-kxm-agent-key", self.agent_key))
         if self.project:
             metadata.append(("x-kxm-project", self.project))
+        if self.attempt_token:
+            metadata.append(("x-kxm-attempt-token", self.attempt_token))
+        if self.session_token:
+            metadata.append(("x-kxm-session-token", self.session_token))
         return tuple(metadata)
 
     def retry_key(self, given: str) -> str:
@@ -130,6 +147,11 @@ class ClientBase:
     def use_agent(self, agent_id: str | None, agent_key: str | None) -> None:
         """Act as this agent from now on (None for both: act with the bearer token only)."""
         self.agent_id, self.agent_key = agent_id, agent_key
+        self._metadata = self._build_metadata()
+
+    def use_tokens(self, *, attempt_token: str | None = None, session_token: str | None = None) -> None:
+        """Present these tool-policy tokens on every call from now on (None: present none of that kind)."""
+        self.attempt_token, self.session_token = attempt_token, session_token
         self._metadata = self._build_metadata()
 
     def use_runtime_key(self, runtime_key: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -58,16 +58,19 @@ def update_project_token(project: str, token: str, path: Path | None = None) -> 
 
 @dataclass(frozen=True)
 class ClientConfig:
-    """Resolved connection settings."""
+    """Resolved connection settings (secrets are left out of its ``repr``)."""
 
     #: The hub's address as the client reports it (several are joined by commas).
     address: str
-    token: str | None
+    token: str | None = field(repr=False)
     project: str | None
     agent_id: str | None
-    agent_key: str | None
+    agent_key: str | None = field(repr=False)
     #: The channel target of ``address`` and the options it needs.
     target: HubTarget
+    #: The attempt token (``KXM_ATTEMPT_TOKEN``) and session token (``KXM_SESSION_TOKEN``) calls present.
+    attempt_token: str | None = field(default=None, repr=False)
+    session_token: str | None = field(default=None, repr=False)
 
 
 def resolve(
@@ -78,8 +81,13 @@ def resolve(
     agent_id: str | None = None,
     agent_key: str | None = None,
     admin: bool = False,
+    attempt_token: str | None = None,
+    session_token: str | None = None,
 ) -> ClientConfig:
     """Fill what was not given from the environment, then from the credentials file.
+
+    The tool-policy tokens come from the arguments, else ``KXM_ATTEMPT_TOKEN`` and
+    ``KXM_SESSION_TOKEN`` (never from the credentials file: a token is the process's, not the machine's).
 
     ``admin`` picks the admin token from the file instead of the project token. ``address`` (None or
     ``""``: not given) may be several addresses: a comma-separated string or a sequence of strings.
@@ -107,6 +115,8 @@ def resolve(
         agent_id=agent_id or env.get("KXM_AGENT_ID"),
         agent_key=agent_key or env.get("KXM_AGENT_KEY"),
         target=target,
+        attempt_token=attempt_token or env.get("KXM_ATTEMPT_TOKEN") or None,
+        session_token=session_token or env.get("KXM_SESSION_TOKEN") or None,
     )
 
 

@@ -25,7 +25,9 @@ class HubClient(FlatCalls):
     Arguments left out are read from ``KXM_ADDR``, ``KXM_TOKEN`` (``KXM_ADMIN_TOKEN`` with
     ``admin=True``), ``KXM_PROJECT``, ``KXM_AGENT_ID``, ``KXM_AGENT_KEY``, then from the
     credentials file a zero-configuration hub wrote (``.kxm/credentials.json``). ``timeout`` is the
-    default deadline of every unary call, in seconds.
+    default deadline of every unary call, in seconds. ``attempt_token`` and ``session_token`` (else
+    ``KXM_ATTEMPT_TOKEN`` and ``KXM_SESSION_TOKEN``) are presented on every call
+    (``x-kxm-attempt-token``, ``x-kxm-session-token``; docs/tool-policy.md); they are never logged.
 
     ``address`` is one ``host:port``, or the replicas of one hub: ``"10.0.0.1:7331,10.0.0.2:7331"``,
     a list of such strings, or one DNS name with several records as ``"dns:///hub.example:7331"``

@@ -189,6 +189,9 @@ class SyncAdmin(SyncArea):
     list_operators = blocking(Admin.list_operators)
     revoke_operator = blocking(Admin.revoke_operator)
     list_audit_records = blocking(Admin.list_audit_records)
+    mint_session_token = blocking(Admin.mint_session_token)
+    revoke_session_token = blocking(Admin.revoke_session_token)
+    list_session_tokens = blocking(Admin.list_session_tokens)
 
 
 class SyncWorkflowJournal(SyncArea):
@@ -428,6 +431,8 @@ class SyncHubClient(_SyncFlatCalls):
         agent_id: str | None = None,
         agent_key: str | None = None,
         admin: bool = False,
+        attempt_token: str | None = None,
+        session_token: str | None = None,
         root_certificates: bytes | None = None,
         private_key: bytes | None = None,
         certificate_chain: bytes | None = None,
@@ -447,6 +452,8 @@ class SyncHubClient(_SyncFlatCalls):
                 agent_id=agent_id,
                 agent_key=agent_key,
                 admin=admin,
+                attempt_token=attempt_token,
+                session_token=session_token,
                 root_certificates=root_certificates,
                 private_key=private_key,
                 certificate_chain=certificate_chain,

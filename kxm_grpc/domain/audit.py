@@ -57,6 +57,11 @@ def runtime_target(project: str, runtime_id: str) -> str:
     return f"projects/{project}/runtimes/{runtime_id}"
 
 
+def session_target(project: str, session_id: str) -> str:
+    """The resource name of a session token (its facts; never the token)."""
+    return f"projects/{project}/sessionTokens/{session_id}"
+
+
 def action_filter(value: str) -> str:
     """Return a well-formed action filter (an RPC name such as ``CreateProject``), or ``""`` for none.
 

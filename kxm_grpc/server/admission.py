@@ -19,9 +19,15 @@ same ``Admission`` for the call, so no surface can skip a step:
    (``services.auth.authenticate``); it is bound into the log context with the agent id, and an
    operator's call (the bootstrap admin's or a named operator's) with ``operator``.
 5. **Rate limit**: the authenticated identity pays the cost of the RPC's rate-limit class.
-6. **Tool policy** (the hub-driven-steps issue): the attempt or session token a call presents
-   will be checked here against the RPC's tool name (``RpcFacts.tool_name``), after every
-   credential and before any write. Nothing runs at this point yet.
+6. **Tool policy**: a call of an RPC with a tool name (``RpcFacts.tool_name``) is checked by
+   ``services.tokens.check_tool_call``, after every credential and the rate limit, before the
+   first write: the attempt token (``x-kxm-attempt-token``) or session token
+   (``x-kxm-session-token``) it presents is verified (signature, expiry, the calling agent's, of
+   its project, not revoked) and its tool policy decides, the attempt token's first; an agent
+   whose name holds a session in force (``Authenticated.sessions``, cached with its
+   authentication) must present one. RPCs without a tool name (Heartbeat, streams, AckMessages,
+   operators' RPCs) are admitted under any policy, and their tokens are not read. A call that
+   presents no token and owes none costs two attribute reads here.
 7. **Presence**: a call of an agent renews its presence when the RPC's facts say admission does
    (``PresenceRenewal.ADMISSION``) and it is due; Heartbeat renews it itself. A read-only RPC whose
    renewal the database refuses (full, locked: ``STORAGE_FULL``, ``STORAGE_UNAVAILABLE``), or would
@@ -29,8 +35,13 @@ same ``Admission`` for the call, so no surface can skip a step:
    through a read instead: renewal is a side effect of the read, and reads keep working while
    writes cannot.
 8. **Call context**: the ``CallContext`` (caller, agent, request id, the credentials notice
-   version it was verified at, the agent key it presented) is bound for the handler
-   (``server/context.py``) and returned; handlers read it, never the metadata again.
+   version it was verified at, the agent key it presented, the verified attempt token's claims)
+   is bound for the handler (``server/context.py``) and returned; handlers read it, never the
+   metadata again.
+9. **Run scope**: once the request is decoded, the surface calls ``Gate.check_scope``: a call
+   with an attempt token whose request names a workflow run (a ``run_id`` field, or
+   ``workflow_context.run_id``) must name the token's run (ATTEMPT_TOKEN_SCOPE_VIOLATION), on
+   every RPC of the registry whose request has such a field, found once per method.
 
 After the handler, ``fail`` maps whatever it raised to one ``HubError`` (anything that is not a
 ``HubError`` becomes INTERNAL with a fixed message and one logged traceback), logs it and counts
@@ -48,7 +59,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import structlog
 from prometheus_client import Counter
@@ -61,6 +72,7 @@ from kxm_grpc.server.ratelimit import RateClass
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services import agents as agent_service
 from kxm_grpc.services.auth import CREDENTIALS_TOPIC, Access, AuthCache, Authenticated, Credentials, authenticate
+from kxm_grpc.services.tokens import NO_TOKENS, PresentedTokens, check_run_scope, check_tool_call
 
 log = structlog.get_logger("kxm.rpc")
 
@@ -72,8 +84,8 @@ Metadata = Iterable[tuple[str, str | bytes]]
 """Call metadata (or HTTP headers) as ``(lowercase name, value)`` pairs; binary values are ignored."""
 
 
-def credentials_from(metadata: Metadata | None) -> tuple[Credentials, str | None]:
-    """Read the credentials and the caller's request id from call metadata."""
+def credentials_from(metadata: Metadata | None) -> tuple[Credentials, str | None, PresentedTokens]:
+    """Read the credentials, the caller's request id and the tool-policy tokens from call metadata."""
     values: dict[str, str] = {}
     for key, value in metadata or ():
         if isinstance(value, str):
@@ -86,7 +98,9 @@ def credentials_from(metadata: Metadata | None) -> tuple[Credentials, str | None
         agent_key=values.get("x-kxm-agent-key") or None,
         project=values.get("x-kxm-project") or None,
     )
-    return credentials, values.get("x-request-id")
+    attempt, session = values.get("x-kxm-attempt-token") or None, values.get("x-kxm-session-token") or None
+    tokens = NO_TOKENS if attempt is None and session is None else PresentedTokens(attempt, session)
+    return credentials, values.get("x-request-id"), tokens
 
 
 def request_id_for(presented: str | None) -> str:
@@ -103,15 +117,16 @@ class IncomingCall:
     call's metadata and the peer's host (``ipv4:127.0.0.1``; used only to rate-limit failed
     authentications). The metadata is read once, here: ``credentials`` are what it presented and
     ``request_id`` is the call's request id (step 1). A surface whose peer is costly to learn
-    overrides ``peer_host`` (the gRPC adapter reads it only when authentication fails).
+    overrides ``peer_host`` (the gRPC adapter reads it only when authentication fails). ``tokens``
+    are the tool-policy tokens it presented (``NO_TOKENS`` when none).
     """
 
-    __slots__ = ("_peer_host", "credentials", "method", "request_id", "started")
+    __slots__ = ("_peer_host", "credentials", "method", "request_id", "started", "tokens")
 
     def __init__(self, method: str, metadata: Metadata | None, peer_host: str = "") -> None:
         self.started = time.perf_counter()
         self.method = method
-        self.credentials, presented = credentials_from(metadata)
+        self.credentials, presented, self.tokens = credentials_from(metadata)
         self.request_id = request_id_for(presented)
         self._peer_host = peer_host
 
@@ -119,6 +134,21 @@ class IncomingCall:
     def peer_host(self) -> str:
         """The peer's address without its port (the port changes with every connection)."""
         return self._peer_host
+
+
+def run_reader(facts: RpcFacts | None) -> Callable[[object], str] | None:
+    """How to read the workflow run a request of this RPC names: its ``run_id`` field, or its
+    ``workflow_context.run_id``; None when its request names no run (found once per method)."""
+    descriptor = facts.descriptor if facts is not None else None
+    if descriptor is None:
+        return None
+    fields = descriptor.input_type.fields_by_name
+    if "run_id" in fields:
+        return lambda request: str(getattr(request, "run_id", ""))
+    context = fields.get("workflow_context")
+    if context is not None and context.message_type is not None and "run_id" in context.message_type.fields_by_name:
+        return lambda request: str(getattr(getattr(request, "workflow_context", None), "run_id", "") or "")
+    return None
 
 
 _WRITES_REFUSED = frozenset({Reason.STORAGE_FULL, Reason.STORAGE_UNAVAILABLE})
@@ -137,6 +167,8 @@ class Gate:
         "_rate_class",
         "_read_only",
         "_renews_presence",
+        "_run_of",
+        "_tool",
         "facts",
         "method",
     )
@@ -151,6 +183,8 @@ class Gate:
         self._rate_class = (facts.rate_class if facts is not None else None) or RateClass.DEFAULT
         self._renews_presence = facts is not None and facts.admission_renews_presence
         self._read_only = facts is not None and facts.read_only is True
+        self._tool = facts.tool_name if facts is not None else ""
+        self._run_of = run_reader(facts) if self._tool else None
         self._ok = RPC_TOTAL.labels(method, "OK")  # resolved once per method, not per call
 
     async def admit(self, call: IncomingCall) -> CallContext:
@@ -158,7 +192,9 @@ class Gate:
 
         Raises:
             Unauthenticated: a credential is missing, unknown, revoked or does not match.
-            PermissionDenied: the credential's kind may not call this RPC, or the RPC has no facts.
+            PermissionDenied: the credential's kind may not call this RPC, or the RPC has no facts;
+                (TOOL_POLICY_DENIED, ATTEMPT_TOKEN_INVALID, SESSION_TOKEN_INVALID,
+                SESSION_TOKEN_REQUIRED) the tool-policy step refused it.
             NotFound: an operator this RPC admits named a project that does not exist.
             ResourceExhausted: (RATE_LIMITED) the caller's budget (or, failing authentication,
                 the peer's) is spent.
@@ -173,7 +209,9 @@ class Gate:
         verified_at = notifier.version(CREDENTIALS_TOPIC)
         credentials = call.credentials
         try:
-            authenticated = await authenticate(hub.store, hub.admin_token_hash, credentials, access, self._cache)
+            authenticated = await authenticate(
+                hub.store, hub.admin_token_hash, credentials, access, self._cache, now=hub.now()
+            )
         except Unauthenticated:
             # Successful calls are limited by identity, never by an unauthenticated value.
             self._limiter.check(f"peer:{call.peer_host}")
@@ -184,8 +222,12 @@ class Gate:
             # Every log line of an operator's call names the operator (never its token).
             structlog.contextvars.bind_contextvars(operator=caller.operator)
         self._limiter.check(caller.identity, None, self._rate_class)  # positional: the hot path
-        # Step 6, tool policy, goes here (see the module docstring): after every credential and the
-        # rate limit, before presence, the first write.
+        # Step 6: after every credential and the rate limit, before presence, the first write.
+        attempt = None
+        if self._tool and (call.tokens is not NO_TOKENS or authenticated.sessions):
+            attempt = await check_tool_call(
+                hub.store, hub.token_keys, caller, authenticated.sessions, self._tool, call.tokens, now=hub.now()
+            )
         agent = authenticated.agent
         if agent is not None and self._renews_presence:
             now = hub.now()
@@ -205,12 +247,22 @@ class Gate:
                             raise
                         agent = await self._unrenewed(credentials, access)
                     else:
-                        self._cache.renewed(credentials, Authenticated(caller, agent))
+                        self._cache.renewed(credentials, Authenticated(caller, agent, authenticated.sessions))
         if notifier.version(CREDENTIALS_TOPIC) != verified_at:
             verified_at = -1  # a credential changed meanwhile: long-lived calls check again themselves
-        context = CallContext(caller, agent, call.request_id, verified_at, credentials.agent_key)
+        context = CallContext(caller, agent, call.request_id, verified_at, credentials.agent_key, attempt)
         set_current_call(context)
         return context
+
+    def check_scope(self, context: CallContext, request: object) -> None:
+        """Step 9: refuse a decoded request that names a run other than the call's attempt token's.
+
+        Raises:
+            PermissionDenied: (ATTEMPT_TOKEN_SCOPE_VIOLATION) it does.
+        """
+        attempt = context.attempt_token
+        if attempt is not None and self._run_of is not None:
+            check_run_scope(attempt, self._run_of(request))
 
     async def _unrenewed(self, credentials: Credentials, access: Access) -> Agent | None:
         """The agent of a read-only call served without its due presence renewal, the database
@@ -221,7 +273,7 @@ class Gate:
             Unauthenticated: the key was revoked or replaced meanwhile (as ``authenticate``).
         """
         hub = self._hub
-        return (await authenticate(hub.store, hub.admin_token_hash, credentials, access)).agent
+        return (await authenticate(hub.store, hub.admin_token_hash, credentials, access, now=hub.now())).agent
 
     def fail(self, call: IncomingCall, error: BaseException) -> HubError:
         """The error to answer ``call`` with, logged and counted.

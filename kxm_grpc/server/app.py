@@ -53,6 +53,7 @@ from kxm_grpc.server.servicers.runtimes import RuntimeServicer
 from kxm_grpc.server.servicers.workflows import WorkflowServicer
 from kxm_grpc.server.settings import Settings, is_loopback
 from kxm_grpc.server.state import HubState
+from kxm_grpc.server.token_keys import TOKEN_KEYS
 from kxm_grpc.server.webhooks import WebhookServer
 from kxm_grpc.services import leases
 from kxm_grpc.services.workflows import definitions as workflow_definitions
@@ -304,6 +305,7 @@ class HubServer:
     async def _start(self) -> None:
         settings = self.settings
         file_keys = load_key_file(settings.journal_key_file)
+        token_file_keys = TOKEN_KEYS.load(settings.token_key_file)
         await self.store.start()
         if self.store.shared and isinstance(self.clock, SystemClock):
             self.clock = DatabaseClock(self.store)  # replicas decide on one clock: the database's
@@ -321,6 +323,7 @@ class HubServer:
             clock=self.clock,
             admin_token_hash=hash_secret(boot.admin_token) if boot.admin_token else None,
             coordination=ReplicaCoordination if self.store.shared else None,
+            token_keys=TOKEN_KEYS.keyring(token_file_keys, boot.admin_token),
         )
         started = await self.hub.coordination.start()
         server = grpc.aio.server(options=server_options(settings))

@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.caller import Caller
+from kxm_grpc.domain.tokens import AttemptClaims
 
 
 @dataclass(frozen=True, slots=True)
 class CallContext:
-    """Who is calling, the calling agent's record and key when there is one, and when they were verified."""
+    """Who is calling, the calling agent's record and key when there is one, when they were verified,
+    and the attempt token it presented."""
 
     caller: Caller
     agent: Agent | None
@@ -29,6 +31,10 @@ class CallContext:
 
     Kept so a handler needing it (a stream re-checking its key, presence renewal) never re-reads the
     call's metadata; never logged or shown (``repr=False``)."""
+    attempt_token: AttemptClaims | None = None
+    """The claims of the attempt token the call presented, verified by admission (None: none, or
+    an RPC without a tool name, whose tokens are not read). Services check a run's scope against
+    it; admission already checks the run a request names (``Gate.check_scope``)."""
 
 
 _current: ContextVar[CallContext] = ContextVar("kxm_call")

@@ -177,9 +177,10 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         async def wrapped(request: Any, context: Context) -> Any:
             call = _GrpcCall(method, context)
             try:
-                await gate.admit(call)
+                admitted = await gate.admit(call)
                 if type(request) is Undecodable:
                     raise request.error()
+                gate.check_scope(admitted, request)
                 if stalls:
                     await failpoints.hit_async("handler_start")
                 response = await behavior(request, context)

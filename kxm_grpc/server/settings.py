@@ -357,6 +357,14 @@ class Settings:
         default_text="derived from the admin token",
         metavar="PATH",
     )
+    token_key_file: Path | None = setting(
+        None,
+        "attempt and session token keys, one '<key id> <hex secret>' per line, the first signing (the same file for"
+        " every replica; keep retired keys until their tokens expired); unset: a key derived from the admin token",
+        parse=optional_path,
+        default_text="derived from the admin token",
+        metavar="PATH",
+    )
     address_file: Path | None = setting(
         None, "write the bound host:port here once serving (useful with --port 0)", parse=optional_path, metavar="PATH"
     )

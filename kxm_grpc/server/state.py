@@ -6,10 +6,12 @@ import asyncio
 from collections.abc import Callable
 
 from kxm_grpc.domain.clock import Clock, seconds
+from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.server.coordination import Coordination, InProcessCoordination
 from kxm_grpc.server.ratelimit import RateLimiter
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.server.timers import TimerScheduler
+from kxm_grpc.server.token_keys import TOKEN_KEYS
 from kxm_grpc.services.limits import Limits
 from kxm_grpc.store import Store
 
@@ -26,7 +28,7 @@ def limits_from(settings: Settings) -> Limits:
 
 
 class HubState:
-    """Settings, store, clock, the services' limits, the process-wide signals and the process's coordination.
+    """Settings, store, clock, the services' limits, token keys, process-wide signals and the process's coordination.
 
     ``coordination`` (``server/coordination.py``) holds everything the process coordinates beyond
     its database: lease wait queues, open streams, rate budgets, timers, sweeps and the
@@ -47,6 +49,7 @@ class HubState:
         timers: TimerScheduler | None = None,
         *,
         coordination: Callable[[HubState], Coordination] | None = None,
+        token_keys: Keyring | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -55,6 +58,9 @@ class HubState:
         self.admin_token_hash = admin_token_hash
         self.limits = limits_from(settings)
         """What the services' rules read from the settings, built once."""
+        self.token_keys = token_keys or TOKEN_KEYS.keyring(None, None)
+        """The keyring that signs and verifies attempt and session tokens (``server/token_keys.py``;
+        a random one for this process when none is given, as for an in-memory test hub)."""
         self.shutting_down = asyncio.Event()
         self.coordination: Coordination = (
             coordination(self)

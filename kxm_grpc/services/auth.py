@@ -29,6 +29,7 @@ from kxm_grpc.domain.secrets import (
     hashes_match,
     secret_matches,
 )
+from kxm_grpc.domain.tokens import ActiveSession
 from kxm_grpc.errors import NotFound, PermissionDenied, Reason, Unauthenticated
 from kxm_grpc.store import Store, Tx
 
@@ -74,6 +75,9 @@ class Authenticated:
 
     caller: Caller
     agent: Agent | None = None
+    sessions: tuple[ActiveSession, ...] = ()
+    """The session tokens in force for the calling agent's name when this was read (``services/tokens.py``):
+    a session token is a credential, so it is cached and invalidated with the rest."""
 
 
 def _invalid_auth() -> Unauthenticated:
@@ -245,8 +249,13 @@ async def authenticate(
     credentials: Credentials,
     access: Access,
     cache: AuthCache | None = None,
+    *,
+    now: int = 0,
 ) -> Authenticated:
     """Check every presented credential, then whether its kind may call an RPC with ``access``.
+
+    An agent's result lists the session tokens in force for its name at ``now`` (0: every one
+    not revoked; whoever reads them checks their expiry again).
 
     With a ``cache``, a cached result is used while valid; when the cache is ``due``, the durable
     credentials version is read first (one small read), so a change another process made is seen.
@@ -268,7 +277,7 @@ async def authenticate(
         )
 
     if cache is None:
-        authenticated = await store.read(lambda tx: _resolve(tx, admin_token_hash, credentials, access))
+        authenticated = await store.read(lambda tx: _resolve(tx, admin_token_hash, credentials, access, now))
         _require(authenticated.caller, access)
         return authenticated
     cached = cache.get(credentials)
@@ -279,7 +288,7 @@ async def authenticate(
         version = store.notifier.version(CREDENTIALS_TOPIC)
 
         def check(tx: Tx) -> tuple[Authenticated, int]:
-            return _resolve(tx, admin_token_hash, credentials, access), tx.credentials.version()
+            return _resolve(tx, admin_token_hash, credentials, access, now), tx.credentials.version()
 
         resolved, durable = await store.read(check)
         cache.put(credentials, resolved, version, durable)
@@ -292,7 +301,7 @@ def _durable_version(tx: Tx) -> int:
     return tx.credentials.version()
 
 
-def _resolve(tx: Tx, admin_token_hash: str | None, credentials: Credentials, access: Access) -> Authenticated:
+def _resolve(tx: Tx, admin_token_hash: str | None, credentials: Credentials, access: Access, now: int) -> Authenticated:
     """The caller the credentials prove (``access`` is used only to refuse an operator's kind early).
 
     A result depends on the credentials alone (a refusal raises), so the cache may serve it to calls
@@ -328,7 +337,8 @@ def _resolve(tx: Tx, admin_token_hash: str | None, credentials: Credentials, acc
     if not active or not secret_matches(credentials.agent_key or "", key_hash):
         raise _invalid_agent()
     caller = Caller(CredentialKind.AGENT, project=agent.project, agent_id=agent.id, agent_name=agent.name)
-    return Authenticated(caller, agent)
+    sessions = tuple(tx.session_tokens.active_for_name(agent.project, agent.name, now))
+    return Authenticated(caller, agent, sessions)
 
 
 def _named_project(tx: Tx, credentials: Credentials) -> str | None:

@@ -14,7 +14,7 @@ import enum
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-from kxm_grpc.domain.workflows.journal_chain import Keyring
+from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.store.notify import Notifier
 from kxm_grpc.store.protocols import Tx
 

@@ -39,6 +39,7 @@ TABLES: tuple[Table, ...] = (
     Table("projects", ("name",)),
     Table("operators", ("name",)),
     Table("audit_records", ("seq",)),
+    Table("session_tokens", ("session_id",)),
     Table("agents", ("id",)),
     Table("messages", ("id",)),
     Table("log_heads", ("log", "owner")),

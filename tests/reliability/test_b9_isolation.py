@@ -132,6 +132,8 @@ class World:
     revoked_operator_token: str = ""
     pages: dict[str, str] = field(default_factory=dict)
     """list RPC -> a page token issued to this project."""
+    session: str = ""
+    """The id of one of the session tokens minted for the gone agent (no caller acts as it)."""
     workflow: str = ""
     """The project's workflow definition: review and build (each a peer requirement of the recipient), then ship."""
     spare_workflow: str = ""
@@ -210,8 +212,10 @@ def random_world(rng: Any) -> World:
         "ListWorkflowDefinitions",
         "ListWorkflowRuns",
         "ListJournal",
+        "ListSessionTokens",
     ):
         world.pages[page] = secrets.token_urlsafe(24)
+    world.session = f"ses_{hex32()}"
     _workflow_names(world)
     world.start_secret, world.signal_secret = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
     world.runs = {role: f"run_{hex32()}" for role in RUN_ROLES}
@@ -334,6 +338,15 @@ async def build_world(hub: Hub, project: str, tag: str, notify: str) -> World:
     world.revoked_operator_token = (await admin.admin.create_operator(f"gone-op-{tag}")).operator_token
     await admin.admin.revoke_operator(f"gone-op-{tag}")
 
+    # Session tokens for the gone agent (whose name no caller uses), two so that the list has pages.
+    minted = [
+        await operator_admin.admin.mint_session_token(world.agents["gone"][0], allow=[f"kxm_{n}_{tag[-4:]}"])
+        for n in ("a", "b")
+    ]
+    world.session = minted[0].session.session_id
+    world.pages["ListSessionTokens"] = (await operator_admin.admin.list_session_tokens(page_size=1)).next_page_token
+    assert world.pages["ListSessionTokens"]
+
     workflow_markers = await _build_workflows(hub, world, sender, recipient, notify)
 
     world.pages["ListAgents"] = (await sender.agents.list(page_size=1)).next_page_token
@@ -378,6 +391,8 @@ async def build_world(hub: Hub, project: str, tag: str, notify: str) -> World:
         *(key for _, key in world.agents.values()),
         world.operator_token,
         world.revoked_operator_token,
+        *(m.session.session_id for m in minted),
+        *(m.session_token for m in minted),
         *workflow_markers,
     }
     return world
@@ -685,6 +700,46 @@ CASES: dict[str, RpcCase] = {
     ),
     "/kxm.v1.AdminService/ListAuditRecords": _operators_only(
         "`operator`", lambda w, c: A.ListAuditRecordsRequest(operator=w.operator)
+    ),
+    "/kxm.v1.AdminService/MintSessionToken": RpcCase(
+        (
+            Probe(
+                "`agent_id`",
+                lambda w, c: A.MintSessionTokenRequest(agent_id=w.agents["moved"][0]),
+                NOT_FOUND,
+                Reason.AGENT_NOT_FOUND,
+            ),
+            Probe(
+                "`project`",
+                lambda w, c: A.MintSessionTokenRequest(project=w.project, agent_id=c.agents["moved"][0]),
+                "INVALID_ARGUMENT",
+                Reason.PROTOCOL_ERROR,
+                note="an operator naming a project mints in that project only",
+            ),
+        )
+    ),
+    "/kxm.v1.AdminService/RevokeSessionToken": RpcCase(
+        (
+            Probe(
+                "`session_id`",
+                lambda w, c: A.RevokeSessionTokenRequest(session_id=w.session),
+                NOT_FOUND,
+                Reason.SESSION_TOKEN_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.AdminService/ListSessionTokens": RpcCase(
+        (
+            Probe("(no ids)", lambda w, c: A.ListSessionTokensRequest(page_size=500), SCOPED),
+            Probe(
+                "`project`",
+                lambda w, c: A.ListSessionTokensRequest(project=w.project),
+                "INVALID_ARGUMENT",
+                Reason.PROTOCOL_ERROR,
+                note="an operator naming a project lists that project's only",
+            ),
+            _page("ListSessionTokens", lambda token: A.ListSessionTokensRequest(page_token=token)),
+        )
     ),
     "/kxm.v1.AgentService/RegisterAgent": RpcCase(
         (
@@ -1413,6 +1468,7 @@ OWNER: dict[str, Callable[[dict[str, Any], dict[str, dict[str, str]]], str | Non
     "workflow_steps": lambda row, o: o["run"].get(row["run_id"]),
     "workflow_payloads": lambda row, o: o["run"].get(row["run_id"]),
     "workflow_notifications": lambda row, o: o["run"].get(row["run_id"]) or o["definition"].get(row["definition_id"]),
+    "session_tokens": lambda row, o: row["project"],
 }
 """Which project each row of each table of ``tables.TABLES`` belongs to (None: a global table)."""
 
@@ -2436,6 +2492,9 @@ ALLOWED_COMPARISONS: dict[tuple[str, str], str] = {
     ),
     ("server/settings.py", "(self.webhook_tls_cert is None) != (self.webhook_tls_key is None)"): (
         "whether both webhook TLS files are given (two booleans)"
+    ),
+    ("server/journal_keys.py", "previous != keyring.current"): (
+        "journal key ids (logged at every start), never the keys' secrets"
     ),
     ("services/auth.py", "(credentials.agent_id is None) != (credentials.agent_key is None)"): (
         "whether both halves of an agent identity are present (two booleans)"

@@ -13,6 +13,7 @@ import json
 
 import pytest
 
+from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.domain.workflows import journal, journal_chain
 from kxm_grpc.domain.workflows.journal import (
     Category,
@@ -22,7 +23,7 @@ from kxm_grpc.domain.workflows.journal import (
     PromotionStatus,
     Severity,
 )
-from kxm_grpc.domain.workflows.journal_chain import ChainHead, ChainLink, Keyring, Problem
+from kxm_grpc.domain.workflows.journal_chain import ChainHead, ChainLink, Problem
 
 RUN_ID = "run_" + "a" * 32
 OTHER_RUN = "run_" + "b" * 32

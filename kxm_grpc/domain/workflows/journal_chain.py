@@ -11,9 +11,9 @@ keys sorted by UTF-16 code unit, no whitespace) of the record with its sequence 
 is every field but the chain itself.
 
 The keys are the hub's configuration, shared by the replicas and never stored in the database
-(``Keyring``: key id → secret, one current key that seals, older ones that still verify), so a
-copy of the database alone can neither forge a record nor recompute the chain after changing
-one. ``verify`` proves a run's journal intact or names the first record that is not.
+(``Keyring``, ``domain/keyring.py``: key id → secret, one current key that seals, older ones
+that still verify), so a copy of the database alone can neither forge a record nor recompute the
+chain after changing one. ``verify`` proves a run's journal intact or names the first record that is not.
 
 What it does not prove: that no records were removed from the end of the journal (the last
 records and their chains can be deleted together) unless the caller holds the head from
@@ -27,47 +27,14 @@ from __future__ import annotations
 import enum
 import hashlib
 import hmac
-import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
+from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.domain.sync_events import canonical_json
 from kxm_grpc.domain.workflows.journal import JournalRecord, record_json
 
 CHAIN_SCHEMA = "kxm.journal-chain.v1"
-MIN_KEY_BYTES = 32
-"""HMAC-SHA256 keys shorter than its output would weaken it."""
-_KEY_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-
-
-@dataclass(frozen=True)
-class Keyring:
-    """The journal keys: ``keys`` maps a key id to its secret; ``current`` seals new records.
-
-    Keep a retired key as long as journals it sealed are kept (the runs' retention): a record
-    whose key id is not in the keyring cannot be verified.
-
-    Raises:
-        ValueError: a key id is not 1–64 letters, digits, ``.``, ``_`` or ``-`` (starting with a
-            letter or digit), a secret is shorter than 32 bytes, or ``current`` is not a key id.
-    """
-
-    keys: Mapping[str, bytes] = field(repr=False)
-    current: str
-
-    def __post_init__(self) -> None:
-        for key_id, secret in self.keys.items():
-            if not _KEY_ID.fullmatch(key_id):
-                raise ValueError(f"journal key id {key_id!r} must be 1-64 letters, digits, '.', '_' or '-'")
-            if len(secret) < MIN_KEY_BYTES:
-                raise ValueError(f"journal key {key_id!r} must be at least {MIN_KEY_BYTES} bytes")
-        if self.current not in self.keys:
-            raise ValueError(f"the current journal key {self.current!r} is not in the keyring")
-        # A copy: the configuration's mapping changing later cannot change what verifies.
-        object.__setattr__(self, "keys", dict(self.keys))
-
-    def secret(self, key_id: str) -> bytes | None:
-        return self.keys.get(key_id)
 
 
 @dataclass(frozen=True)

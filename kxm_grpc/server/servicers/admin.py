@@ -6,14 +6,16 @@ from typing import Any
 
 import grpc
 
-from kxm_grpc._gen.kxm.v1 import admin_service_pb2, admin_service_pb2_grpc, types_pb2
+from kxm_grpc._gen.kxm.v1 import admin_service_pb2, admin_service_pb2_grpc, envelopes_pb2, types_pb2
 from kxm_grpc.domain.audit import AuditRecord
 from kxm_grpc.domain.operators import Operator
 from kxm_grpc.domain.projects import Project
+from kxm_grpc.domain.tokens import SessionRecord
+from kxm_grpc.domain.tool_policy import ToolPolicy, make_policy
 from kxm_grpc.server.context import current_call
-from kxm_grpc.server.convert import timestamp
+from kxm_grpc.server.convert import duration_value, timestamp
 from kxm_grpc.server.state import HubState
-from kxm_grpc.services import audit, operators, projects
+from kxm_grpc.services import audit, operators, projects, tokens
 
 Context = grpc.aio.ServicerContext[Any, Any]
 
@@ -42,6 +44,45 @@ def _audit_record(record: AuditRecord) -> types_pb2.AuditRecord:
         action=record.action,
         target=record.target,
         metadata=dict(record.metadata),
+    )
+
+
+def tool_policy_from_proto(policy: envelopes_pb2.ToolPolicy, field: str = "tool_policy") -> ToolPolicy:
+    """The domain policy of a proto ToolPolicy, validated and canonical.
+
+    Raises:
+        InvalidArgument: as ``make_policy`` (naming ``field``'s part).
+    """
+    return make_policy(
+        preset=policy.preset,
+        allow=policy.allowed_tools,
+        deny=policy.denied_tools,
+        denied_commands=policy.denied_commands,
+        field=field,
+    )
+
+
+def tool_policy_to_proto(policy: ToolPolicy) -> envelopes_pb2.ToolPolicy:
+    return envelopes_pb2.ToolPolicy(
+        preset=policy.preset,
+        allowed_tools=policy.allow,
+        denied_tools=policy.deny,
+        denied_commands=policy.denied_commands,
+    )
+
+
+def session_to_proto(record: SessionRecord) -> envelopes_pb2.SessionToken:
+    return envelopes_pb2.SessionToken(
+        session_id=record.session_id,
+        agent_name=record.agent_name,
+        tool_policy=tool_policy_to_proto(record.tool_policy),
+        issue_time=timestamp(record.issue_time),
+        expire_time=timestamp(record.expire_time),
+        project=record.project,
+        agent_id=record.agent_id,
+        revoke_time=timestamp(record.revoke_time),
+        minted_by=record.minted_by,
+        key_id=record.key_id,
     )
 
 
@@ -118,4 +159,47 @@ class AdminServicer(admin_service_pb2_grpc.AdminServiceServicer):
         )
         return admin_service_pb2.ListAuditRecordsResponse(
             audit_records=[_audit_record(r) for r in page], next_page_token=next_token
+        )
+
+    async def MintSessionToken(
+        self, request: admin_service_pb2.MintSessionTokenRequest, context: Context
+    ) -> admin_service_pb2.MintSessionTokenResponse:
+        issued = await tokens.mint_session_token(
+            self._hub.store,
+            current_call().caller,
+            self._hub.token_keys,
+            project=request.project,
+            agent_id=request.agent_id,
+            tool_policy=tool_policy_from_proto(request.tool_policy),
+            ttl=duration_value("ttl", request.ttl, request.HasField("ttl")),
+            now=self._hub.now(),
+        )
+        return admin_service_pb2.MintSessionTokenResponse(
+            session_token=issued.token, session=session_to_proto(issued.record)
+        )
+
+    async def RevokeSessionToken(
+        self, request: admin_service_pb2.RevokeSessionTokenRequest, context: Context
+    ) -> admin_service_pb2.RevokeSessionTokenResponse:
+        record = await tokens.revoke_session_token(
+            self._hub.store,
+            current_call().caller,
+            project=request.project,
+            session_id=request.session_id,
+            now=self._hub.now(),
+        )
+        return admin_service_pb2.RevokeSessionTokenResponse(session=session_to_proto(record))
+
+    async def ListSessionTokens(
+        self, request: admin_service_pb2.ListSessionTokensRequest, context: Context
+    ) -> admin_service_pb2.ListSessionTokensResponse:
+        page, next_token = await tokens.list_session_tokens(
+            self._hub.store,
+            current_call().caller,
+            project=request.project,
+            size=request.page_size,
+            token=request.page_token,
+        )
+        return admin_service_pb2.ListSessionTokensResponse(
+            sessions=[session_to_proto(r) for r in page], next_page_token=next_token
         )

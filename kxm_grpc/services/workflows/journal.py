@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from kxm_grpc.domain import validation
 from kxm_grpc.domain.caller import Caller, CredentialKind
+from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token
 from kxm_grpc.domain.projects import project_name
 from kxm_grpc.domain.secrets import new_id
@@ -29,7 +30,7 @@ from kxm_grpc.domain.validation import object_id
 from kxm_grpc.domain.workflows import journal as rules
 from kxm_grpc.domain.workflows import journal_chain, reports
 from kxm_grpc.domain.workflows.journal import EntryDraft, JournalEntry, Promotion, PromotionStatus
-from kxm_grpc.domain.workflows.journal_chain import Breach, ChainHead, ChainLink, Keyring, Problem, Verdict
+from kxm_grpc.domain.workflows.journal_chain import Breach, ChainHead, ChainLink, Problem, Verdict
 from kxm_grpc.errors import (
     DataLoss,
     FailedPrecondition,

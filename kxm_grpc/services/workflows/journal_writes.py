@@ -15,13 +15,14 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import structlog
 
+from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.domain.secrets import new_id
 from kxm_grpc.domain.workflows import journal as rules
 from kxm_grpc.domain.workflows import journal_chain, journal_hub, reports
 from kxm_grpc.domain.workflows.definitions import WorkflowDefinition
 from kxm_grpc.domain.workflows.evidence import DegradationApproval
 from kxm_grpc.domain.workflows.journal import JournalEntry, JournalRecord, PromotionStatus
-from kxm_grpc.domain.workflows.journal_chain import ChainLink, Keyring
+from kxm_grpc.domain.workflows.journal_chain import ChainLink
 from kxm_grpc.domain.workflows.outcomes import RunEvent
 from kxm_grpc.domain.workflows.runs import Run
 from kxm_grpc.errors import DataLoss

@@ -42,7 +42,7 @@ import psycopg_pool
 import structlog
 
 from kxm_grpc import failpoints
-from kxm_grpc.domain.workflows.journal_chain import Keyring
+from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.errors import Reason, Unavailable
 from kxm_grpc.store.base import Durability, StoreError
 from kxm_grpc.store.notify import Notifier

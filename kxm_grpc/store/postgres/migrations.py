@@ -144,8 +144,24 @@ _VERSION_11 = [
 ]
 """The workflow runs' learning journals and retrospectives (SQLite's ``_0011_journal``)."""
 
+_VERSION_12 = [
+    f"CREATE TABLE session_tokens (session_id {T} PRIMARY KEY, project {T} NOT NULL, agent_id {T} NOT NULL, "
+    f"agent_name {T} NOT NULL, policy {T} NOT NULL, issue_time BIGINT NOT NULL, expire_time BIGINT NOT NULL, "
+    f"revoke_time BIGINT, minted_by {T} NOT NULL, key_id {T} NOT NULL)",
+    "CREATE INDEX session_tokens_active ON session_tokens (project, agent_name, expire_time) WHERE revoke_time IS NULL",
+    "CREATE INDEX session_tokens_recent ON session_tokens (project, issue_time, session_id)",
+]
+"""The session tokens operators minted (SQLite's ``_0012_session_tokens``)."""
+
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""
 
-MIGRATIONS: dict[int, list[str]] = {7: _VERSION_7, 8: _VERSION_8, 9: _VERSION_9, 10: _VERSION_10, 11: _VERSION_11}
+MIGRATIONS: dict[int, list[str]] = {
+    7: _VERSION_7,
+    8: _VERSION_8,
+    9: _VERSION_9,
+    10: _VERSION_10,
+    11: _VERSION_11,
+    12: _VERSION_12,
+}
 """Each version's statements, by version; versions before ``FIRST_VERSION`` never existed here."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from kxm_grpc.domain.workflows.journal_chain import Keyring
+from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.store.protocols.agents import AgentRepository
 from kxm_grpc.store.protocols.audit import AuditRepository
 from kxm_grpc.store.protocols.credentials import CredentialsRepository
@@ -26,6 +26,7 @@ from kxm_grpc.store.protocols.operators import OperatorRepository
 from kxm_grpc.store.protocols.projects import ProjectRepository
 from kxm_grpc.store.protocols.replicas import ReplicaRepository
 from kxm_grpc.store.protocols.runtimes import RuntimeRepository
+from kxm_grpc.store.protocols.session_tokens import SessionTokenRepository
 from kxm_grpc.store.protocols.sync_events import SyncEventRepository
 from kxm_grpc.store.protocols.timers import Timer, TimerRepository
 from kxm_grpc.store.protocols.workflows import WorkflowRepository
@@ -45,6 +46,7 @@ __all__ = [
     "ReplicaRepository",
     "RuntimeRepository",
     "SequencedLog",
+    "SessionTokenRepository",
     "SyncEventRepository",
     "Timer",
     "TimerRepository",
@@ -115,6 +117,10 @@ class Tx(Protocol):
     @property
     def journal(self) -> JournalRepository:
         """The workflow runs' learning journals (records as chain links)."""
+
+    @property
+    def session_tokens(self) -> SessionTokenRepository:
+        """The session tokens minted (their facts, never the tokens)."""
 
     @property
     def journal_keys(self) -> Keyring | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kxm_grpc.domain.workflows.journal_chain import Keyring
+from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.store.notify import Change
 from kxm_grpc.store.sql.agents import SqlAgents
 from kxm_grpc.store.sql.audit import SqlAudit
@@ -19,6 +19,7 @@ from kxm_grpc.store.sql.operators import SqlOperators
 from kxm_grpc.store.sql.projects import SqlProjects
 from kxm_grpc.store.sql.replicas import SqlReplicas
 from kxm_grpc.store.sql.runtimes import SqlRuntimes
+from kxm_grpc.store.sql.session_tokens import SqlSessionTokens
 from kxm_grpc.store.sql.sync_events import SqlSyncEvents
 from kxm_grpc.store.sql.timers import SqlTimers
 from kxm_grpc.store.sql.workflows import SqlWorkflows
@@ -48,6 +49,7 @@ class SqlTx:
         self.replicas = SqlReplicas(conn)
         self.workflows = SqlWorkflows(conn)
         self.journal = SqlJournal(conn)
+        self.session_tokens = SqlSessionTokens(conn)
         self.topics: list[Change] = []
 
     @property

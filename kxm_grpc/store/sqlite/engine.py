@@ -54,7 +54,7 @@ import structlog
 from prometheus_client import Counter
 
 from kxm_grpc import failpoints
-from kxm_grpc.domain.workflows.journal_chain import Keyring
+from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.errors import DataLoss, HubError, Reason, ResourceExhausted, Unavailable
 from kxm_grpc.store.base import Durability, StoreError
 from kxm_grpc.store.notify import Change, Notifier

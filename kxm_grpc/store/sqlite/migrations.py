@@ -471,6 +471,25 @@ def _0011_journal(db: sqlite_utils.Database) -> None:
     )
 
 
+def _0012_session_tokens(db: sqlite_utils.Database) -> None:
+    """The session tokens operators minted (``session_tokens``): each one's facts, never the token.
+
+    Keyed by session id. ``policy`` is the tool policy's JSON; ``revoke_time`` is NULL until it is
+    revoked. A partial index finds the sessions in force of an agent name (authentication reads
+    it on every cache miss of an agent), another pages a project's sessions newest first.
+    """
+    db.execute(
+        "CREATE TABLE session_tokens (session_id TEXT PRIMARY KEY, project TEXT NOT NULL, agent_id TEXT NOT NULL, "
+        "agent_name TEXT NOT NULL, policy TEXT NOT NULL, issue_time INTEGER NOT NULL, expire_time INTEGER NOT NULL, "
+        "revoke_time INTEGER, minted_by TEXT NOT NULL, key_id TEXT NOT NULL) STRICT"
+    )
+    db.execute(
+        "CREATE INDEX session_tokens_active ON session_tokens (project, agent_name, expire_time) "
+        "WHERE revoke_time IS NULL"
+    )
+    db.execute("CREATE INDEX session_tokens_recent ON session_tokens (project, issue_time, session_id)")
+
+
 MIGRATIONS: list[Migration] = [
     _0001_foundation,
     _0002_messaging,
@@ -483,4 +502,5 @@ MIGRATIONS: list[Migration] = [
     _0009_message_checksums,
     _0010_workflows,
     _0011_journal,
+    _0012_session_tokens,
 ]

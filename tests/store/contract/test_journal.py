@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.domain.workflows import journal_chain
 from kxm_grpc.domain.workflows.journal import (
     Category,
@@ -21,7 +22,7 @@ from kxm_grpc.domain.workflows.journal import (
     promotion_status,
     record_json,
 )
-from kxm_grpc.domain.workflows.journal_chain import Breach, ChainLink, Keyring, Problem
+from kxm_grpc.domain.workflows.journal_chain import Breach, ChainLink, Problem
 from kxm_grpc.domain.workflows.runs import Run, StageState, StageStatus
 from kxm_grpc.errors import DataLoss, HubError, Reason
 from kxm_grpc.store import Store, Tx

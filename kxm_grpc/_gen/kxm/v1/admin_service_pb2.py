@@ -22,11 +22,13 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
+from kxm_grpc._gen.kxm.v1 import envelopes_pb2 as kxm_dot_v1_dot_envelopes__pb2
 from kxm_grpc._gen.kxm.v1 import options_pb2 as kxm_dot_v1_dot_options__pb2
 from kxm_grpc._gen.kxm.v1 import types_pb2 as kxm_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1akxm/v1/admin_service.proto\x12\x06kxm.v1\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"$\n\x14\x43reateProjectRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"P\n\x15\x43reateProjectResponse\x12 \n\x07project\x18\x01 \x01(\x0b\x32\x0f.kxm.v1.Project\x12\x15\n\rproject_token\x18\x02 \x01(\t\"<\n\x13ListProjectsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"R\n\x14ListProjectsResponse\x12!\n\x08projects\x18\x01 \x03(\x0b\x32\x0f.kxm.v1.Project\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\")\n\x19RotateProjectTokenRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"U\n\x1aRotateProjectTokenResponse\x12 \n\x07project\x18\x01 \x01(\x0b\x32\x0f.kxm.v1.Project\x12\x15\n\rproject_token\x18\x02 \x01(\t\"%\n\x15\x43reateOperatorRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"T\n\x16\x43reateOperatorResponse\x12\"\n\x08operator\x18\x01 \x01(\x0b\x32\x10.kxm.v1.Operator\x12\x16\n\x0eoperator_token\x18\x02 \x01(\t\"=\n\x14ListOperatorsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"U\n\x15ListOperatorsResponse\x12#\n\toperators\x18\x01 \x03(\x0b\x32\x10.kxm.v1.Operator\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"%\n\x15RevokeOperatorRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"<\n\x16RevokeOperatorResponse\x12\"\n\x08operator\x18\x01 \x01(\x0b\x32\x10.kxm.v1.Operator\"b\n\x17ListAuditRecordsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x10\n\x08operator\x18\x03 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\"_\n\x18ListAuditRecordsResponse\x12*\n\raudit_records\x18\x01 \x03(\x0b\x32\x13.kxm.v1.AuditRecord\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xad\x05\n\x0c\x41\x64minService\x12Z\n\rCreateProject\x12\x1c.kxm.v1.CreateProjectRequest\x1a\x1d.kxm.v1.CreateProjectResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x00\x18\x01(\x04\x12W\n\x0cListProjects\x12\x1b.kxm.v1.ListProjectsRequest\x1a\x1c.kxm.v1.ListProjectsResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x01\x18\x01(\x04\x12i\n\x12RotateProjectToken\x12!.kxm.v1.RotateProjectTokenRequest\x1a\".kxm.v1.RotateProjectTokenResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x00\x18\x01(\x04\x12]\n\x0e\x43reateOperator\x12\x1d.kxm.v1.CreateOperatorRequest\x1a\x1e.kxm.v1.CreateOperatorResponse\"\x0c\xea\xe0\x18\x08\x08\x01\x10\x00\x18\x01(\x04\x12Z\n\rListOperators\x12\x1c.kxm.v1.ListOperatorsRequest\x1a\x1d.kxm.v1.ListOperatorsResponse\"\x0c\xea\xe0\x18\x08\x08\x01\x10\x01\x18\x01(\x04\x12]\n\x0eRevokeOperator\x12\x1d.kxm.v1.RevokeOperatorRequest\x1a\x1e.kxm.v1.RevokeOperatorResponse\"\x0c\xea\xe0\x18\x08\x08\x01\x10\x00\x18\x01(\x04\x12\x63\n\x10ListAuditRecords\x12\x1f.kxm.v1.ListAuditRecordsRequest\x1a .kxm.v1.ListAuditRecordsResponse\"\x0c\xea\xe0\x18\x08\x08\x01\x10\x01\x18\x01(\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1akxm/v1/admin_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x16kxm/v1/envelopes.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"$\n\x14\x43reateProjectRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"P\n\x15\x43reateProjectResponse\x12 \n\x07project\x18\x01 \x01(\x0b\x32\x0f.kxm.v1.Project\x12\x15\n\rproject_token\x18\x02 \x01(\t\"<\n\x13ListProjectsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"R\n\x14ListProjectsResponse\x12!\n\x08projects\x18\x01 \x03(\x0b\x32\x0f.kxm.v1.Project\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\")\n\x19RotateProjectTokenRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"U\n\x1aRotateProjectTokenResponse\x12 \n\x07project\x18\x01 \x01(\x0b\x32\x0f.kxm.v1.Project\x12\x15\n\rproject_token\x18\x02 \x01(\t\"%\n\x15\x43reateOperatorRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"T\n\x16\x43reateOperatorResponse\x12\"\n\x08operator\x18\x01 \x01(\x0b\x32\x10.kxm.v1.Operator\x12\x16\n\x0eoperator_token\x18\x02 \x01(\t\"=\n\x14ListOperatorsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"U\n\x15ListOperatorsResponse\x12#\n\toperators\x18\x01 \x03(\x0b\x32\x10.kxm.v1.Operator\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"%\n\x15RevokeOperatorRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"<\n\x16RevokeOperatorResponse\x12\"\n\x08operator\x18\x01 \x01(\x0b\x32\x10.kxm.v1.Operator\"b\n\x17ListAuditRecordsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x10\n\x08operator\x18\x03 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x04 \x01(\t\"_\n\x18ListAuditRecordsResponse\x12*\n\raudit_records\x18\x01 \x03(\x0b\x32\x13.kxm.v1.AuditRecord\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x8d\x01\n\x17MintSessionTokenRequest\x12\x0f\n\x07project\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\'\n\x0btool_policy\x18\x03 \x01(\x0b\x32\x12.kxm.v1.ToolPolicy\x12&\n\x03ttl\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\"X\n\x18MintSessionTokenResponse\x12\x15\n\rsession_token\x18\x01 \x01(\t\x12%\n\x07session\x18\x02 \x01(\x0b\x32\x14.kxm.v1.SessionToken\"@\n\x19RevokeSessionTokenRequest\x12\x0f\n\x07project\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\"C\n\x1aRevokeSessionTokenResponse\x12%\n\x07session\x18\x01 \x01(\x0b\x32\x14.kxm.v1.SessionToken\"R\n\x18ListSessionTokensRequest\x12\x0f\n\x07project\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"\\\n\x19ListSessionTokensResponse\x12&\n\x08sessions\x18\x01 \x03(\x0b\x32\x14.kxm.v1.SessionToken\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xe5\x07\n\x0c\x41\x64minService\x12Z\n\rCreateProject\x12\x1c.kxm.v1.CreateProjectRequest\x1a\x1d.kxm.v1.CreateProjectResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x00\x18\x01(\x04\x12W\n\x0cListProjects\x12\x1b.kxm.v1.ListProjectsRequest\x1a\x1c.kxm.v1.ListProjectsResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x01\x18\x01(\x04\x12i\n\x12RotateProjectToken\x12!.kxm.v1.RotateProjectTokenRequest\x1a\".kxm.v1.RotateProjectTokenResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x00\x18\x01(\x04\x12]\n\x0e\x43reateOperator\x12\x1d.kxm.v1.CreateOperatorRequest\x1a\x1e.kxm.v1.CreateOperatorResponse\"\x0c\xea\xe0\x18\x08\x08\x01\x10\x00\x18\x01(\x04\x12Z\n\rListOperators\x12\x1c.kxm.v1.ListOperatorsRequest\x1a\x1d.kxm.v1.ListOperatorsResponse\"\x0c\xea\xe0\x18\x08\x08\x01\x10\x01\x18\x01(\x04\x12]\n\x0eRevokeOperator\x12\x1d.kxm.v1.RevokeOperatorRequest\x1a\x1e.kxm.v1.RevokeOperatorResponse\"\x0c\xea\xe0\x18\x08\x08\x01\x10\x00\x18\x01(\x04\x12\x63\n\x10ListAuditRecords\x12\x1f.kxm.v1.ListAuditRecordsRequest\x1a .kxm.v1.ListAuditRecordsResponse\"\x0c\xea\xe0\x18\x08\x08\x01\x10\x01\x18\x01(\x04\x12\x63\n\x10MintSessionToken\x12\x1f.kxm.v1.MintSessionTokenRequest\x1a .kxm.v1.MintSessionTokenResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x00\x18\x01(\x04\x12i\n\x12RevokeSessionToken\x12!.kxm.v1.RevokeSessionTokenRequest\x1a\".kxm.v1.RevokeSessionTokenResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x00\x18\x01(\x04\x12\x66\n\x11ListSessionTokens\x12 .kxm.v1.ListSessionTokensRequest\x1a!.kxm.v1.ListSessionTokensResponse\"\x0c\xea\xe0\x18\x08\x08\x02\x10\x01\x18\x01(\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -47,34 +49,52 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ADMINSERVICE'].methods_by_name['RevokeOperator']._serialized_options = b'\352\340\030\010\010\001\020\000\030\001(\004'
   _globals['_ADMINSERVICE'].methods_by_name['ListAuditRecords']._loaded_options = None
   _globals['_ADMINSERVICE'].methods_by_name['ListAuditRecords']._serialized_options = b'\352\340\030\010\010\001\020\001\030\001(\004'
-  _globals['_CREATEPROJECTREQUEST']._serialized_start=80
-  _globals['_CREATEPROJECTREQUEST']._serialized_end=116
-  _globals['_CREATEPROJECTRESPONSE']._serialized_start=118
-  _globals['_CREATEPROJECTRESPONSE']._serialized_end=198
-  _globals['_LISTPROJECTSREQUEST']._serialized_start=200
-  _globals['_LISTPROJECTSREQUEST']._serialized_end=260
-  _globals['_LISTPROJECTSRESPONSE']._serialized_start=262
-  _globals['_LISTPROJECTSRESPONSE']._serialized_end=344
-  _globals['_ROTATEPROJECTTOKENREQUEST']._serialized_start=346
-  _globals['_ROTATEPROJECTTOKENREQUEST']._serialized_end=387
-  _globals['_ROTATEPROJECTTOKENRESPONSE']._serialized_start=389
-  _globals['_ROTATEPROJECTTOKENRESPONSE']._serialized_end=474
-  _globals['_CREATEOPERATORREQUEST']._serialized_start=476
-  _globals['_CREATEOPERATORREQUEST']._serialized_end=513
-  _globals['_CREATEOPERATORRESPONSE']._serialized_start=515
-  _globals['_CREATEOPERATORRESPONSE']._serialized_end=599
-  _globals['_LISTOPERATORSREQUEST']._serialized_start=601
-  _globals['_LISTOPERATORSREQUEST']._serialized_end=662
-  _globals['_LISTOPERATORSRESPONSE']._serialized_start=664
-  _globals['_LISTOPERATORSRESPONSE']._serialized_end=749
-  _globals['_REVOKEOPERATORREQUEST']._serialized_start=751
-  _globals['_REVOKEOPERATORREQUEST']._serialized_end=788
-  _globals['_REVOKEOPERATORRESPONSE']._serialized_start=790
-  _globals['_REVOKEOPERATORRESPONSE']._serialized_end=850
-  _globals['_LISTAUDITRECORDSREQUEST']._serialized_start=852
-  _globals['_LISTAUDITRECORDSREQUEST']._serialized_end=950
-  _globals['_LISTAUDITRECORDSRESPONSE']._serialized_start=952
-  _globals['_LISTAUDITRECORDSRESPONSE']._serialized_end=1047
-  _globals['_ADMINSERVICE']._serialized_start=1050
-  _globals['_ADMINSERVICE']._serialized_end=1735
+  _globals['_ADMINSERVICE'].methods_by_name['MintSessionToken']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['MintSessionToken']._serialized_options = b'\352\340\030\010\010\002\020\000\030\001(\004'
+  _globals['_ADMINSERVICE'].methods_by_name['RevokeSessionToken']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['RevokeSessionToken']._serialized_options = b'\352\340\030\010\010\002\020\000\030\001(\004'
+  _globals['_ADMINSERVICE'].methods_by_name['ListSessionTokens']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['ListSessionTokens']._serialized_options = b'\352\340\030\010\010\002\020\001\030\001(\004'
+  _globals['_CREATEPROJECTREQUEST']._serialized_start=136
+  _globals['_CREATEPROJECTREQUEST']._serialized_end=172
+  _globals['_CREATEPROJECTRESPONSE']._serialized_start=174
+  _globals['_CREATEPROJECTRESPONSE']._serialized_end=254
+  _globals['_LISTPROJECTSREQUEST']._serialized_start=256
+  _globals['_LISTPROJECTSREQUEST']._serialized_end=316
+  _globals['_LISTPROJECTSRESPONSE']._serialized_start=318
+  _globals['_LISTPROJECTSRESPONSE']._serialized_end=400
+  _globals['_ROTATEPROJECTTOKENREQUEST']._serialized_start=402
+  _globals['_ROTATEPROJECTTOKENREQUEST']._serialized_end=443
+  _globals['_ROTATEPROJECTTOKENRESPONSE']._serialized_start=445
+  _globals['_ROTATEPROJECTTOKENRESPONSE']._serialized_end=530
+  _globals['_CREATEOPERATORREQUEST']._serialized_start=532
+  _globals['_CREATEOPERATORREQUEST']._serialized_end=569
+  _globals['_CREATEOPERATORRESPONSE']._serialized_start=571
+  _globals['_CREATEOPERATORRESPONSE']._serialized_end=655
+  _globals['_LISTOPERATORSREQUEST']._serialized_start=657
+  _globals['_LISTOPERATORSREQUEST']._serialized_end=718
+  _globals['_LISTOPERATORSRESPONSE']._serialized_start=720
+  _globals['_LISTOPERATORSRESPONSE']._serialized_end=805
+  _globals['_REVOKEOPERATORREQUEST']._serialized_start=807
+  _globals['_REVOKEOPERATORREQUEST']._serialized_end=844
+  _globals['_REVOKEOPERATORRESPONSE']._serialized_start=846
+  _globals['_REVOKEOPERATORRESPONSE']._serialized_end=906
+  _globals['_LISTAUDITRECORDSREQUEST']._serialized_start=908
+  _globals['_LISTAUDITRECORDSREQUEST']._serialized_end=1006
+  _globals['_LISTAUDITRECORDSRESPONSE']._serialized_start=1008
+  _globals['_LISTAUDITRECORDSRESPONSE']._serialized_end=1103
+  _globals['_MINTSESSIONTOKENREQUEST']._serialized_start=1106
+  _globals['_MINTSESSIONTOKENREQUEST']._serialized_end=1247
+  _globals['_MINTSESSIONTOKENRESPONSE']._serialized_start=1249
+  _globals['_MINTSESSIONTOKENRESPONSE']._serialized_end=1337
+  _globals['_REVOKESESSIONTOKENREQUEST']._serialized_start=1339
+  _globals['_REVOKESESSIONTOKENREQUEST']._serialized_end=1403
+  _globals['_REVOKESESSIONTOKENRESPONSE']._serialized_start=1405
+  _globals['_REVOKESESSIONTOKENRESPONSE']._serialized_end=1472
+  _globals['_LISTSESSIONTOKENSREQUEST']._serialized_start=1474
+  _globals['_LISTSESSIONTOKENSREQUEST']._serialized_end=1556
+  _globals['_LISTSESSIONTOKENSRESPONSE']._serialized_start=1558
+  _globals['_LISTSESSIONTOKENSRESPONSE']._serialized_end=1650
+  _globals['_ADMINSERVICE']._serialized_start=1653
+  _globals['_ADMINSERVICE']._serialized_end=2650
 # @@protoc_insertion_point(module_scope)

@@ -5,8 +5,10 @@ isort:skip_file
 
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from kxm_grpc._gen.kxm.v1 import envelopes_pb2 as _envelopes_pb2
 from kxm_grpc._gen.kxm.v1 import types_pb2 as _types_pb2
 import builtins as _builtins
 import sys
@@ -384,3 +386,177 @@ class ListAuditRecordsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListAuditRecordsResponse: _TypeAlias = ListAuditRecordsResponse  # noqa: Y015
+
+@_typing.final
+class MintSessionTokenRequest(_message.Message):
+    """Request message for AdminService.MintSessionToken."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    AGENT_ID_FIELD_NUMBER: _builtins.int
+    TOOL_POLICY_FIELD_NUMBER: _builtins.int
+    TTL_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (1 to 128 characters); empty when the call names it with `x-kxm-project`, and then equal to it if given."""
+    agent_id: _builtins.str
+    """Required. The id of the agent the session is for (an agent of the project)."""
+    @_builtins.property
+    def tool_policy(self) -> _envelopes_pb2.ToolPolicy:
+        """The tools the session may use (docs/tool-policy.md); unset: every tool but `kxm_promote`."""
+
+    @_builtins.property
+    def ttl(self) -> _duration_pb2.Duration:
+        """How long the token is valid (1 minute to 30 days); 24 hours when unset."""
+
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        agent_id: _builtins.str = ...,
+        tool_policy: _envelopes_pb2.ToolPolicy | None = ...,
+        ttl: _duration_pb2.Duration | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["tool_policy", b"tool_policy", "ttl", b"ttl"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "project", b"project", "tool_policy", b"tool_policy", "ttl", b"ttl"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MintSessionTokenRequest: _TypeAlias = MintSessionTokenRequest  # noqa: Y015
+
+@_typing.final
+class MintSessionTokenResponse(_message.Message):
+    """Response message for AdminService.MintSessionToken."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_TOKEN_FIELD_NUMBER: _builtins.int
+    SESSION_FIELD_NUMBER: _builtins.int
+    session_token: _builtins.str
+    """The session token (`kxmst1.…`) to pass in `x-kxm-session-token` or `KXM_SESSION_TOKEN`; shown once, the hub keeps only its facts."""
+    @_builtins.property
+    def session(self) -> _envelopes_pb2.SessionToken:
+        """What the token says, and the hub's record of it."""
+
+    def __init__(
+        self,
+        *,
+        session_token: _builtins.str = ...,
+        session: _envelopes_pb2.SessionToken | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["session", b"session"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session", b"session", "session_token", b"session_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MintSessionTokenResponse: _TypeAlias = MintSessionTokenResponse  # noqa: Y015
+
+@_typing.final
+class RevokeSessionTokenRequest(_message.Message):
+    """Request message for AdminService.RevokeSessionToken."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project; empty when the call names it with `x-kxm-project`, and then equal to it if given."""
+    session_id: _builtins.str
+    """Required. The session id (`ses_…`)."""
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        session_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["project", b"project", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevokeSessionTokenRequest: _TypeAlias = RevokeSessionTokenRequest  # noqa: Y015
+
+@_typing.final
+class RevokeSessionTokenResponse(_message.Message):
+    """Response message for AdminService.RevokeSessionToken."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def session(self) -> _envelopes_pb2.SessionToken:
+        """The session, revoked."""
+
+    def __init__(
+        self,
+        *,
+        session: _envelopes_pb2.SessionToken | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["session", b"session"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session", b"session"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevokeSessionTokenResponse: _TypeAlias = RevokeSessionTokenResponse  # noqa: Y015
+
+@_typing.final
+class ListSessionTokensRequest(_message.Message):
+    """Request message for AdminService.ListSessionTokens."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project; empty when the call names it with `x-kxm-project`, and then equal to it if given."""
+    page_size: _builtins.int
+    """The maximum number of sessions to return (default 100, at most 1,000; larger values are reduced)."""
+    page_token: _builtins.str
+    """A page token from a previous call for the same project; empty for the first page."""
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token", "project", b"project"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListSessionTokensRequest: _TypeAlias = ListSessionTokensRequest  # noqa: Y015
+
+@_typing.final
+class ListSessionTokensResponse(_message.Message):
+    """Response message for AdminService.ListSessionTokens."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSIONS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """The token for the next page; empty on the last page."""
+    @_builtins.property
+    def sessions(self) -> _containers.RepeatedCompositeFieldContainer[_envelopes_pb2.SessionToken]:
+        """Sessions newest first (by issue time), revoked and expired ones too."""
+
+    def __init__(
+        self,
+        *,
+        sessions: _abc.Iterable[_envelopes_pb2.SessionToken] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "sessions", b"sessions"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListSessionTokensResponse: _TypeAlias = ListSessionTokensResponse  # noqa: Y015

@@ -26,11 +26,11 @@ if _version_not_supported:
 
 
 class AdminServiceStub(object):
-    """AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+    """AdminService manages projects, their tokens, agents' session tokens and the hub's operators, and reads the audit.
 
-    Project management needs an operator: the bootstrap admin (the admin token) or a named operator
-    (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
-    bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+    Project management and session tokens need an operator: the bootstrap admin (the admin token) or a
+    named operator (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit
+    need the bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
     an audit record written in the transaction of the change.
     """
 
@@ -75,14 +75,29 @@ class AdminServiceStub(object):
                 request_serializer=kxm_dot_v1_dot_admin__service__pb2.ListAuditRecordsRequest.SerializeToString,
                 response_deserializer=kxm_dot_v1_dot_admin__service__pb2.ListAuditRecordsResponse.FromString,
                 _registered_method=True)
+        self.MintSessionToken = channel.unary_unary(
+                '/kxm.v1.AdminService/MintSessionToken',
+                request_serializer=kxm_dot_v1_dot_admin__service__pb2.MintSessionTokenRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_admin__service__pb2.MintSessionTokenResponse.FromString,
+                _registered_method=True)
+        self.RevokeSessionToken = channel.unary_unary(
+                '/kxm.v1.AdminService/RevokeSessionToken',
+                request_serializer=kxm_dot_v1_dot_admin__service__pb2.RevokeSessionTokenRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_admin__service__pb2.RevokeSessionTokenResponse.FromString,
+                _registered_method=True)
+        self.ListSessionTokens = channel.unary_unary(
+                '/kxm.v1.AdminService/ListSessionTokens',
+                request_serializer=kxm_dot_v1_dot_admin__service__pb2.ListSessionTokensRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_admin__service__pb2.ListSessionTokensResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServiceServicer(object):
-    """AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+    """AdminService manages projects, their tokens, agents' session tokens and the hub's operators, and reads the audit.
 
-    Project management needs an operator: the bootstrap admin (the admin token) or a named operator
-    (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
-    bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+    Project management and session tokens need an operator: the bootstrap admin (the admin token) or a
+    named operator (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit
+    need the bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
     an audit record written in the transaction of the change.
     """
 
@@ -176,6 +191,54 @@ class AdminServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def MintSessionToken(self, request, context):
+        """MintSessionToken issues a hub-signed session token (`kxm.session-token.v1`) for one agent of a project, with a tool policy.
+
+        The token is shown once; the hub keeps its facts, never the token. From then until it expires or is revoked, every
+        agent of the project with that agent's name must present a session token of its own (`x-kxm-session-token`) on each
+        call of an RPC with a tool name, and the token's policy decides which tools it may call (docs/tool-policy.md). The
+        project is the one the call names (`x-kxm-project`), else `project`.
+
+        Errors:
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; agent_id is empty or malformed; ttl is below 1 minute or above 30 days; the tool policy names an unknown preset or has a malformed or surplus entry.
+        - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+        - NOT_FOUND (ERROR_REASON_AGENT_NOT_FOUND): no agent of the project has this id.
+        - RESOURCE_EXHAUSTED (ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED): agents of that name already hold 16 active session tokens.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeSessionToken(self, request, context):
+        """RevokeSessionToken revokes a session token; it stops being accepted at once on this hub and within a second on every replica. Revoking a revoked one changes nothing.
+
+        Errors:
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; session_id is empty or malformed.
+        - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+        - NOT_FOUND (ERROR_REASON_SESSION_TOKEN_NOT_FOUND): no session token of the project has this id (another project's reads as none).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSessionTokens(self, request, context):
+        """ListSessionTokens lists a project's session tokens, newest first, revoked and expired ones too; never the tokens.
+
+        Errors:
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; a bad page size.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+        - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -214,6 +277,21 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     request_deserializer=kxm_dot_v1_dot_admin__service__pb2.ListAuditRecordsRequest.FromString,
                     response_serializer=kxm_dot_v1_dot_admin__service__pb2.ListAuditRecordsResponse.SerializeToString,
             ),
+            'MintSessionToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.MintSessionToken,
+                    request_deserializer=kxm_dot_v1_dot_admin__service__pb2.MintSessionTokenRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_admin__service__pb2.MintSessionTokenResponse.SerializeToString,
+            ),
+            'RevokeSessionToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeSessionToken,
+                    request_deserializer=kxm_dot_v1_dot_admin__service__pb2.RevokeSessionTokenRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_admin__service__pb2.RevokeSessionTokenResponse.SerializeToString,
+            ),
+            'ListSessionTokens': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSessionTokens,
+                    request_deserializer=kxm_dot_v1_dot_admin__service__pb2.ListSessionTokensRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_admin__service__pb2.ListSessionTokensResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'kxm.v1.AdminService', rpc_method_handlers)
@@ -223,11 +301,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class AdminService(object):
-    """AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+    """AdminService manages projects, their tokens, agents' session tokens and the hub's operators, and reads the audit.
 
-    Project management needs an operator: the bootstrap admin (the admin token) or a named operator
-    (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
-    bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+    Project management and session tokens need an operator: the bootstrap admin (the admin token) or a
+    named operator (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit
+    need the bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
     an audit record written in the transaction of the change.
     """
 
@@ -410,6 +488,87 @@ class AdminService(object):
             '/kxm.v1.AdminService/ListAuditRecords',
             kxm_dot_v1_dot_admin__service__pb2.ListAuditRecordsRequest.SerializeToString,
             kxm_dot_v1_dot_admin__service__pb2.ListAuditRecordsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MintSessionToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.AdminService/MintSessionToken',
+            kxm_dot_v1_dot_admin__service__pb2.MintSessionTokenRequest.SerializeToString,
+            kxm_dot_v1_dot_admin__service__pb2.MintSessionTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeSessionToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.AdminService/RevokeSessionToken',
+            kxm_dot_v1_dot_admin__service__pb2.RevokeSessionTokenRequest.SerializeToString,
+            kxm_dot_v1_dot_admin__service__pb2.RevokeSessionTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSessionTokens(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.AdminService/ListSessionTokens',
+            kxm_dot_v1_dot_admin__service__pb2.ListSessionTokensRequest.SerializeToString,
+            kxm_dot_v1_dot_admin__service__pb2.ListSessionTokensResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -27,11 +27,11 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class AdminServiceStub:
-    """AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+    """AdminService manages projects, their tokens, agents' session tokens and the hub's operators, and reads the audit.
 
-    Project management needs an operator: the bootstrap admin (the admin token) or a named operator
-    (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
-    bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+    Project management and session tokens need an operator: the bootstrap admin (the admin token) or a
+    named operator (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit
+    need the bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
     an audit record written in the transaction of the change.
     """
 
@@ -101,14 +101,50 @@ class AdminServiceStub:
     - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
     """
+    MintSessionToken: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.MintSessionTokenRequest, _admin_service_pb2.MintSessionTokenResponse]
+    """MintSessionToken issues a hub-signed session token (`kxm.session-token.v1`) for one agent of a project, with a tool policy.
+
+    The token is shown once; the hub keeps its facts, never the token. From then until it expires or is revoked, every
+    agent of the project with that agent's name must present a session token of its own (`x-kxm-session-token`) on each
+    call of an RPC with a tool name, and the token's policy decides which tools it may call (docs/tool-policy.md). The
+    project is the one the call names (`x-kxm-project`), else `project`.
+
+    Errors:
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; agent_id is empty or malformed; ttl is below 1 minute or above 30 days; the tool policy names an unknown preset or has a malformed or surplus entry.
+    - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+    - NOT_FOUND (ERROR_REASON_AGENT_NOT_FOUND): no agent of the project has this id.
+    - RESOURCE_EXHAUSTED (ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED): agents of that name already hold 16 active session tokens.
+    """
+    RevokeSessionToken: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.RevokeSessionTokenRequest, _admin_service_pb2.RevokeSessionTokenResponse]
+    """RevokeSessionToken revokes a session token; it stops being accepted at once on this hub and within a second on every replica. Revoking a revoked one changes nothing.
+
+    Errors:
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; session_id is empty or malformed.
+    - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+    - NOT_FOUND (ERROR_REASON_SESSION_TOKEN_NOT_FOUND): no session token of the project has this id (another project's reads as none).
+    """
+    ListSessionTokens: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.ListSessionTokensRequest, _admin_service_pb2.ListSessionTokensResponse]
+    """ListSessionTokens lists a project's session tokens, newest first, revoked and expired ones too; never the tokens.
+
+    Errors:
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; a bad page size.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+    - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+    """
 
 @_typing.type_check_only
 class AdminServiceAsyncStub(AdminServiceStub):
-    """AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+    """AdminService manages projects, their tokens, agents' session tokens and the hub's operators, and reads the audit.
 
-    Project management needs an operator: the bootstrap admin (the admin token) or a named operator
-    (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
-    bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+    Project management and session tokens need an operator: the bootstrap admin (the admin token) or a
+    named operator (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit
+    need the bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
     an audit record written in the transaction of the change.
     """
 
@@ -175,13 +211,49 @@ class AdminServiceAsyncStub(AdminServiceStub):
     - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
     """
+    MintSessionToken: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.MintSessionTokenRequest, _admin_service_pb2.MintSessionTokenResponse]  # type: ignore[assignment]
+    """MintSessionToken issues a hub-signed session token (`kxm.session-token.v1`) for one agent of a project, with a tool policy.
+
+    The token is shown once; the hub keeps its facts, never the token. From then until it expires or is revoked, every
+    agent of the project with that agent's name must present a session token of its own (`x-kxm-session-token`) on each
+    call of an RPC with a tool name, and the token's policy decides which tools it may call (docs/tool-policy.md). The
+    project is the one the call names (`x-kxm-project`), else `project`.
+
+    Errors:
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; agent_id is empty or malformed; ttl is below 1 minute or above 30 days; the tool policy names an unknown preset or has a malformed or surplus entry.
+    - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+    - NOT_FOUND (ERROR_REASON_AGENT_NOT_FOUND): no agent of the project has this id.
+    - RESOURCE_EXHAUSTED (ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED): agents of that name already hold 16 active session tokens.
+    """
+    RevokeSessionToken: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.RevokeSessionTokenRequest, _admin_service_pb2.RevokeSessionTokenResponse]  # type: ignore[assignment]
+    """RevokeSessionToken revokes a session token; it stops being accepted at once on this hub and within a second on every replica. Revoking a revoked one changes nothing.
+
+    Errors:
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; session_id is empty or malformed.
+    - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+    - NOT_FOUND (ERROR_REASON_SESSION_TOKEN_NOT_FOUND): no session token of the project has this id (another project's reads as none).
+    """
+    ListSessionTokens: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.ListSessionTokensRequest, _admin_service_pb2.ListSessionTokensResponse]  # type: ignore[assignment]
+    """ListSessionTokens lists a project's session tokens, newest first, revoked and expired ones too; never the tokens.
+
+    Errors:
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; a bad page size.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+    - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+    """
 
 class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
-    """AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+    """AdminService manages projects, their tokens, agents' session tokens and the hub's operators, and reads the audit.
 
-    Project management needs an operator: the bootstrap admin (the admin token) or a named operator
-    (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
-    bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+    Project management and session tokens need an operator: the bootstrap admin (the admin token) or a
+    named operator (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit
+    need the bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
     an audit record written in the transaction of the change.
     """
 
@@ -287,6 +359,60 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
         - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
+        """
+
+    @_abc_1.abstractmethod
+    def MintSessionToken(
+        self,
+        request: _admin_service_pb2.MintSessionTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.MintSessionTokenResponse, _abc.Awaitable[_admin_service_pb2.MintSessionTokenResponse]]:
+        """MintSessionToken issues a hub-signed session token (`kxm.session-token.v1`) for one agent of a project, with a tool policy.
+
+        The token is shown once; the hub keeps its facts, never the token. From then until it expires or is revoked, every
+        agent of the project with that agent's name must present a session token of its own (`x-kxm-session-token`) on each
+        call of an RPC with a tool name, and the token's policy decides which tools it may call (docs/tool-policy.md). The
+        project is the one the call names (`x-kxm-project`), else `project`.
+
+        Errors:
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; agent_id is empty or malformed; ttl is below 1 minute or above 30 days; the tool policy names an unknown preset or has a malformed or surplus entry.
+        - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+        - NOT_FOUND (ERROR_REASON_AGENT_NOT_FOUND): no agent of the project has this id.
+        - RESOURCE_EXHAUSTED (ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED): agents of that name already hold 16 active session tokens.
+        """
+
+    @_abc_1.abstractmethod
+    def RevokeSessionToken(
+        self,
+        request: _admin_service_pb2.RevokeSessionTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.RevokeSessionTokenResponse, _abc.Awaitable[_admin_service_pb2.RevokeSessionTokenResponse]]:
+        """RevokeSessionToken revokes a session token; it stops being accepted at once on this hub and within a second on every replica. Revoking a revoked one changes nothing.
+
+        Errors:
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; session_id is empty or malformed.
+        - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+        - NOT_FOUND (ERROR_REASON_SESSION_TOKEN_NOT_FOUND): no session token of the project has this id (another project's reads as none).
+        """
+
+    @_abc_1.abstractmethod
+    def ListSessionTokens(
+        self,
+        request: _admin_service_pb2.ListSessionTokensRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.ListSessionTokensResponse, _abc.Awaitable[_admin_service_pb2.ListSessionTokensResponse]]:
+        """ListSessionTokens lists a project's session tokens, newest first, revoked and expired ones too; never the tokens.
+
+        Errors:
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; a bad page size.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+        - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
         """
 
 def add_AdminServiceServicer_to_server(servicer: AdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -514,22 +514,26 @@ class GitContext(_message.Message):
     BRANCH_FIELD_NUMBER: _builtins.int
     BASE_COMMIT_FIELD_NUMBER: _builtins.int
     WORKING_DIRECTORY_FIELD_NUMBER: _builtins.int
+    REPOSITORY_FIELD_NUMBER: _builtins.int
     branch: _builtins.str
     """The branch to work on."""
     base_commit: _builtins.str
     """The commit the work starts from."""
     working_directory: _builtins.str
     """The working directory, relative to the repository root."""
+    repository: _builtins.str
+    """The repository (a URL or a path the worker can clone), when the run names one."""
     def __init__(
         self,
         *,
         branch: _builtins.str = ...,
         base_commit: _builtins.str = ...,
         working_directory: _builtins.str = ...,
+        repository: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["base_commit", b"base_commit", "branch", b"branch", "working_directory", b"working_directory"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["base_commit", b"base_commit", "branch", b"branch", "repository", b"repository", "working_directory", b"working_directory"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -601,7 +605,12 @@ Global___AssignmentContext: _TypeAlias = AssignmentContext  # noqa: Y015
 
 @_typing.final
 class ToolPolicy(_message.Message):
-    """ToolPolicy allows and denies tools by name or `prefix*` pattern; deny wins."""
+    """ToolPolicy allows and denies agent tools (the RPC registry's tool names, `kxm_send`) by name, `*` or `prefix*`; deny wins.
+
+    Entries may leave out the `kxm_` prefix (`send`, `workflow_*`); the hub stores and signs them canonical. Evaluation
+    (docs/tool-policy.md): a deny entry that matches denies; a non-empty allow list must match; the `read-only` preset
+    denies every tool that writes; `kxm_promote` needs an allow entry naming it or `*`; anything else is allowed.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -610,18 +619,18 @@ class ToolPolicy(_message.Message):
     DENIED_TOOLS_FIELD_NUMBER: _builtins.int
     DENIED_COMMANDS_FIELD_NUMBER: _builtins.int
     preset: _builtins.str
-    """A named preset such as `read-only`."""
+    """Empty, or the preset `read-only` (denies the write tools); another name is refused."""
     @_builtins.property
     def allowed_tools(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Tools allowed; when non-empty, anything else is denied."""
+        """Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied."""
 
     @_builtins.property
     def denied_tools(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Tools denied."""
+        """Tools denied (at most 32 entries of at most 48 characters); deny wins over allow."""
 
     @_builtins.property
     def denied_commands(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Shell commands denied."""
+        """Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub."""
 
     def __init__(
         self,
@@ -716,6 +725,19 @@ class AssignmentRequest(_message.Message):
     CONTEXT_FIELD_NUMBER: _builtins.int
     CONSTRAINTS_FIELD_NUMBER: _builtins.int
     ACCEPTANCE_GATE_FIELD_NUMBER: _builtins.int
+    SCHEMA_FIELD_NUMBER: _builtins.int
+    WORKFLOW_ID_FIELD_NUMBER: _builtins.int
+    PLAN_HASH_FIELD_NUMBER: _builtins.int
+    STEP_KIND_FIELD_NUMBER: _builtins.int
+    ROLE_FIELD_NUMBER: _builtins.int
+    AGENT_NAME_FIELD_NUMBER: _builtins.int
+    AGENT_ID_FIELD_NUMBER: _builtins.int
+    INSTRUCTIONS_FIELD_NUMBER: _builtins.int
+    OUTCOMES_FIELD_NUMBER: _builtins.int
+    EVIDENCE_KEYS_FIELD_NUMBER: _builtins.int
+    ATTEMPT_TOKEN_FIELD_NUMBER: _builtins.int
+    GATE_FIELD_NUMBER: _builtins.int
+    DIAGNOSTIC_HANDOFF_FIELD_NUMBER: _builtins.int
     assignment_id: _builtins.str
     """The assignment id."""
     run_id: _builtins.str
@@ -726,6 +748,24 @@ class AssignmentRequest(_message.Message):
     """The step id."""
     attempt: _builtins.int
     """The attempt number, from 1."""
+    schema: _builtins.str
+    """`kxm.assignment-request.v1`."""
+    workflow_id: _builtins.str
+    """The workflow (definition) id the run executes."""
+    plan_hash: _builtins.str
+    """The run's pinned plan hash (`sha256:` + hex)."""
+    step_kind: _builtins.str
+    """The step's kind: `agent`, `moa` or `gate`."""
+    role: _builtins.str
+    """What the assignee answers with: `worker` (a WorkerResult), `reviewer` (a ReviewEnvelope) or `gate` (a WorkerResult of the gate's checks)."""
+    agent_name: _builtins.str
+    """The assignee's name as the plan names it."""
+    agent_id: _builtins.str
+    """The assignee's agent id."""
+    instructions: _builtins.str
+    """The step's instructions (or its description)."""
+    attempt_token: _builtins.str
+    """The hub-signed attempt token for this assignment; present it (`x-kxm-attempt-token`) on every call made for it."""
     @_builtins.property
     def create_time(self) -> _timestamp_pb2.Timestamp:
         """When the assignment was created."""
@@ -750,6 +790,22 @@ class AssignmentRequest(_message.Message):
     def acceptance_gate(self) -> Global___AcceptanceGate:
         """How the result is accepted."""
 
+    @_builtins.property
+    def outcomes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The outcomes the step declares: a worker reports one of them."""
+
+    @_builtins.property
+    def evidence_keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name)."""
+
+    @_builtins.property
+    def gate(self) -> Global___GateSpec:
+        """For a gate worker: the pinned gate to run."""
+
+    @_builtins.property
+    def diagnostic_handoff(self) -> Global___DiagnosticHandoff:
+        """The run's diagnostic handoff (loop C's incident), when it was started with one."""
+
     def __init__(
         self,
         *,
@@ -764,14 +820,105 @@ class AssignmentRequest(_message.Message):
         context: Global___AssignmentContext | None = ...,
         constraints: Global___AssignmentConstraints | None = ...,
         acceptance_gate: Global___AcceptanceGate | None = ...,
+        schema: _builtins.str = ...,
+        workflow_id: _builtins.str = ...,
+        plan_hash: _builtins.str = ...,
+        step_kind: _builtins.str = ...,
+        role: _builtins.str = ...,
+        agent_name: _builtins.str = ...,
+        agent_id: _builtins.str = ...,
+        instructions: _builtins.str = ...,
+        outcomes: _abc.Iterable[_builtins.str] | None = ...,
+        evidence_keys: _abc.Iterable[_builtins.str] | None = ...,
+        attempt_token: _builtins.str = ...,
+        gate: Global___GateSpec | None = ...,
+        diagnostic_handoff: Global___DiagnosticHandoff | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["acceptance_gate", b"acceptance_gate", "constraints", b"constraints", "context", b"context", "create_time", b"create_time", "expire_time", b"expire_time", "routing", b"routing"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["acceptance_gate", b"acceptance_gate", "constraints", b"constraints", "context", b"context", "create_time", b"create_time", "diagnostic_handoff", b"diagnostic_handoff", "expire_time", b"expire_time", "gate", b"gate", "routing", b"routing"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["acceptance_gate", b"acceptance_gate", "assignment_id", b"assignment_id", "attempt", b"attempt", "constraints", b"constraints", "context", b"context", "create_time", b"create_time", "expire_time", b"expire_time", "project_id", b"project_id", "routing", b"routing", "run_id", b"run_id", "step_id", b"step_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["acceptance_gate", b"acceptance_gate", "agent_id", b"agent_id", "agent_name", b"agent_name", "assignment_id", b"assignment_id", "attempt", b"attempt", "attempt_token", b"attempt_token", "constraints", b"constraints", "context", b"context", "create_time", b"create_time", "diagnostic_handoff", b"diagnostic_handoff", "evidence_keys", b"evidence_keys", "expire_time", b"expire_time", "gate", b"gate", "instructions", b"instructions", "outcomes", b"outcomes", "plan_hash", b"plan_hash", "project_id", b"project_id", "role", b"role", "routing", b"routing", "run_id", b"run_id", "schema", b"schema", "step_id", b"step_id", "step_kind", b"step_kind", "workflow_id", b"workflow_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___AssignmentRequest: _TypeAlias = AssignmentRequest  # noqa: Y015
+
+@_typing.final
+class GateSpec(_message.Message):
+    """GateSpec is a pinned gate as a gate worker runs it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    HASH_FIELD_NUMBER: _builtins.int
+    EXPECT_FIELD_NUMBER: _builtins.int
+    CHECKS_FIELD_NUMBER: _builtins.int
+    PATHS_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """The gate id (`step:<step id>` for an inline command)."""
+    kind: _builtins.str
+    """`command` or `artifacts-exist`."""
+    hash: _builtins.str
+    """The gate definition's hash (`sha256:` + hex), pinned in the run's plan."""
+    expect: _builtins.str
+    """`pass`, or `fail` for a repro gate (the check must fail)."""
+    @_builtins.property
+    def checks(self) -> _containers.RepeatedCompositeFieldContainer[Global___GateCheckSpec]:
+        """The checks, run in order without a shell, fail-closed at the first failing one."""
+
+    @_builtins.property
+    def paths(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """For `artifacts-exist`: the relative paths that must exist in the checkout."""
+
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        kind: _builtins.str = ...,
+        hash: _builtins.str = ...,
+        expect: _builtins.str = ...,
+        checks: _abc.Iterable[Global___GateCheckSpec] | None = ...,
+        paths: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["checks", b"checks", "expect", b"expect", "hash", b"hash", "id", b"id", "kind", b"kind", "paths", b"paths"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GateSpec: _TypeAlias = GateSpec  # noqa: Y015
+
+@_typing.final
+class GateCheckSpec(_message.Message):
+    """GateCheckSpec is one command of a gate."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    ARGV_FIELD_NUMBER: _builtins.int
+    TIMEOUT_MS_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The check's name."""
+    timeout_ms: _builtins.int
+    """Its timeout in milliseconds."""
+    @_builtins.property
+    def argv(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The command, run without a shell."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        argv: _abc.Iterable[_builtins.str] | None = ...,
+        timeout_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["argv", b"argv", "name", b"name", "timeout_ms", b"timeout_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GateCheckSpec: _TypeAlias = GateCheckSpec  # noqa: Y015
 
 @_typing.final
 class WorkerIdentity(_message.Message):
@@ -916,24 +1063,58 @@ class GateCheck(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     PASSED_FIELD_NUMBER: _builtins.int
     SUMMARY_FIELD_NUMBER: _builtins.int
+    EXIT_CODE_FIELD_NUMBER: _builtins.int
+    DURATION_MS_FIELD_NUMBER: _builtins.int
+    OBSERVATION_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    STDOUT_SHA256_FIELD_NUMBER: _builtins.int
+    STDOUT_BYTES_FIELD_NUMBER: _builtins.int
+    STDERR_SHA256_FIELD_NUMBER: _builtins.int
+    STDERR_BYTES_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The check name."""
     passed: _builtins.bool
     """Whether it passed."""
     summary: _builtins.str
     """What it found."""
+    exit_code: _builtins.int
+    """Its exit code, when it exited (unset when it did not start or its end is uncertain)."""
+    duration_ms: _builtins.int
+    """How long it ran, in milliseconds."""
+    observation: _builtins.str
+    """`complete`, `no-start` or `uncertain`."""
+    reason: _builtins.str
+    """Why it did not start or is uncertain (`timeout`, `lost-close`, `refused`, …); empty when complete."""
+    stdout_sha256: _builtins.str
+    """SHA-256 hex of its standard output (never the output)."""
+    stdout_bytes: _builtins.int
+    """Bytes of standard output."""
+    stderr_sha256: _builtins.str
+    """SHA-256 hex of its standard error."""
+    stderr_bytes: _builtins.int
+    """Bytes of standard error."""
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
         passed: _builtins.bool = ...,
         summary: _builtins.str = ...,
+        exit_code: _builtins.int | None = ...,
+        duration_ms: _builtins.int = ...,
+        observation: _builtins.str = ...,
+        reason: _builtins.str = ...,
+        stdout_sha256: _builtins.str = ...,
+        stdout_bytes: _builtins.int = ...,
+        stderr_sha256: _builtins.str = ...,
+        stderr_bytes: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code", "exit_code", b"exit_code"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "passed", b"passed", "summary", b"summary"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code", "duration_ms", b"duration_ms", "exit_code", b"exit_code", "name", b"name", "observation", b"observation", "passed", b"passed", "reason", b"reason", "stderr_bytes", b"stderr_bytes", "stderr_sha256", b"stderr_sha256", "stdout_bytes", b"stdout_bytes", "stdout_sha256", b"stdout_sha256", "summary", b"summary"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__exit_code: _TypeAlias = _typing.Literal["exit_code"]  # noqa: Y015
+    _WhichOneofArgType__exit_code: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__exit_code) -> _WhichOneofReturnType__exit_code | None: ...
 
 Global___GateCheck: _TypeAlias = GateCheck  # noqa: Y015
 
@@ -954,6 +1135,8 @@ class WorkerResult(_message.Message):
     TELEMETRY_FIELD_NUMBER: _builtins.int
     VERIFIER_OUTCOME_FIELD_NUMBER: _builtins.int
     CHECKS_FIELD_NUMBER: _builtins.int
+    SCHEMA_FIELD_NUMBER: _builtins.int
+    COMMIT_FIELD_NUMBER: _builtins.int
     command: _builtins.str
     """The command the worker ran."""
     ok: _builtins.bool
@@ -962,6 +1145,10 @@ class WorkerResult(_message.Message):
     """The declared outcome."""
     summary: _builtins.str
     """What was done."""
+    schema: _builtins.str
+    """`kxm.worker-result.v1`."""
+    commit: _builtins.str
+    """The commit the work is on (a writing step's, full hex), when it changed a repository."""
     @_builtins.property
     def worker(self) -> Global___WorkerIdentity:
         """Who did the work."""
@@ -1004,10 +1191,12 @@ class WorkerResult(_message.Message):
         telemetry: Global___UsageMetrics | None = ...,
         verifier_outcome: Global___VerifierOutcome | None = ...,
         checks: _abc.Iterable[Global___GateCheck] | None = ...,
+        schema: _builtins.str = ...,
+        commit: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["changes", b"changes", "create_time", b"create_time", "telemetry", b"telemetry", "verifier_outcome", b"verifier_outcome", "worker", b"worker"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["artifacts", b"artifacts", "changes", b"changes", "checks", b"checks", "command", b"command", "create_time", b"create_time", "ok", b"ok", "outcome", b"outcome", "summary", b"summary", "telemetry", b"telemetry", "verifier_outcome", b"verifier_outcome", "worker", b"worker"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["artifacts", b"artifacts", "changes", b"changes", "checks", b"checks", "command", b"command", "commit", b"commit", "create_time", b"create_time", "ok", b"ok", "outcome", b"outcome", "schema", b"schema", "summary", b"summary", "telemetry", b"telemetry", "verifier_outcome", b"verifier_outcome", "worker", b"worker"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1295,7 +1484,12 @@ Global___DiagnosticHandoff: _TypeAlias = DiagnosticHandoff  # noqa: Y015
 
 @_typing.final
 class AttemptToken(_message.Message):
-    """AttemptToken scopes an agent to one attempt of a workflow step (`kxm.attempt-token.v1`); the hub signs it."""
+    """AttemptToken is what an attempt token says (`kxm.attempt-token.v1`): one attempt of a workflow step, for its assignee.
+
+    The hub mints one with each assignment and signs it (HMAC-SHA256 under a key id: the token string `kxmat1.…`);
+    the assignee passes the string in `x-kxm-attempt-token` (or `KXM_ATTEMPT_TOKEN`), and the hub refuses a call of
+    a tool its policy does not allow and a call naming another run (docs/tool-policy.md).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1310,6 +1504,7 @@ class AttemptToken(_message.Message):
     ISSUE_TIME_FIELD_NUMBER: _builtins.int
     EXPIRE_TIME_FIELD_NUMBER: _builtins.int
     TOOL_POLICY_FIELD_NUMBER: _builtins.int
+    PROJECT_FIELD_NUMBER: _builtins.int
     run_id: _builtins.str
     """The workflow run id."""
     step_id: _builtins.str
@@ -1326,6 +1521,8 @@ class AttemptToken(_message.Message):
     """The attempt id."""
     agent_id: _builtins.str
     """The agent the token was issued to."""
+    project: _builtins.str
+    """The project of the run."""
     @_builtins.property
     def issue_time(self) -> _timestamp_pb2.Timestamp:
         """When the token was issued."""
@@ -1352,10 +1549,11 @@ class AttemptToken(_message.Message):
         issue_time: _timestamp_pb2.Timestamp | None = ...,
         expire_time: _timestamp_pb2.Timestamp | None = ...,
         tool_policy: Global___ToolPolicy | None = ...,
+        project: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["expire_time", b"expire_time", "issue_time", b"issue_time", "tool_policy", b"tool_policy"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "assignment_id", b"assignment_id", "attempt", b"attempt", "attempt_id", b"attempt_id", "expire_time", b"expire_time", "issue_time", b"issue_time", "run_id", b"run_id", "stage_id", b"stage_id", "step_attempt", b"step_attempt", "step_id", b"step_id", "tool_policy", b"tool_policy"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "assignment_id", b"assignment_id", "attempt", b"attempt", "attempt_id", b"attempt_id", "expire_time", b"expire_time", "issue_time", b"issue_time", "project", b"project", "run_id", b"run_id", "stage_id", b"stage_id", "step_attempt", b"step_attempt", "step_id", b"step_id", "tool_policy", b"tool_policy"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1363,7 +1561,12 @@ Global___AttemptToken: _TypeAlias = AttemptToken  # noqa: Y015
 
 @_typing.final
 class SessionToken(_message.Message):
-    """SessionToken scopes an agent session (`kxm.session-token.v1`); the hub signs it."""
+    """SessionToken is what a session token says (`kxm.session-token.v1`), and the hub's record of it.
+
+    An operator mints one for an agent (AdminService.MintSessionToken); the hub signs it (the token string `kxmst1.…`)
+    and keeps these facts, never the token. While it is in force, agents of that name must present it on every call of
+    a tool, and its policy decides which tools they may call (docs/tool-policy.md).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1372,10 +1575,23 @@ class SessionToken(_message.Message):
     TOOL_POLICY_FIELD_NUMBER: _builtins.int
     ISSUE_TIME_FIELD_NUMBER: _builtins.int
     EXPIRE_TIME_FIELD_NUMBER: _builtins.int
+    PROJECT_FIELD_NUMBER: _builtins.int
+    AGENT_ID_FIELD_NUMBER: _builtins.int
+    REVOKE_TIME_FIELD_NUMBER: _builtins.int
+    MINTED_BY_FIELD_NUMBER: _builtins.int
+    KEY_ID_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
-    """The session id."""
+    """The session id (`ses_…`)."""
     agent_name: _builtins.str
-    """The agent name the session belongs to."""
+    """The name of the agent the session is for, when it was minted (the session binds every agent of that name in the project)."""
+    project: _builtins.str
+    """The project."""
+    agent_id: _builtins.str
+    """The id of the agent the token was issued to (only that agent may present it)."""
+    minted_by: _builtins.str
+    """The operator who minted it (`admin` for the bootstrap admin)."""
+    key_id: _builtins.str
+    """The id of the hub key that signed it."""
     @_builtins.property
     def tool_policy(self) -> Global___ToolPolicy:
         """The tools the session may use."""
@@ -1388,6 +1604,10 @@ class SessionToken(_message.Message):
     def expire_time(self) -> _timestamp_pb2.Timestamp:
         """When the token stops being valid."""
 
+    @_builtins.property
+    def revoke_time(self) -> _timestamp_pb2.Timestamp:
+        """When an operator revoked it; unset while it was not revoked."""
+
     def __init__(
         self,
         *,
@@ -1396,10 +1616,15 @@ class SessionToken(_message.Message):
         tool_policy: Global___ToolPolicy | None = ...,
         issue_time: _timestamp_pb2.Timestamp | None = ...,
         expire_time: _timestamp_pb2.Timestamp | None = ...,
+        project: _builtins.str = ...,
+        agent_id: _builtins.str = ...,
+        revoke_time: _timestamp_pb2.Timestamp | None = ...,
+        minted_by: _builtins.str = ...,
+        key_id: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["expire_time", b"expire_time", "issue_time", b"issue_time", "tool_policy", b"tool_policy"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["expire_time", b"expire_time", "issue_time", b"issue_time", "revoke_time", b"revoke_time", "tool_policy", b"tool_policy"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_name", b"agent_name", "expire_time", b"expire_time", "issue_time", b"issue_time", "session_id", b"session_id", "tool_policy", b"tool_policy"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_id", b"agent_id", "agent_name", b"agent_name", "expire_time", b"expire_time", "issue_time", b"issue_time", "key_id", b"key_id", "minted_by", b"minted_by", "project", b"project", "revoke_time", b"revoke_time", "session_id", b"session_id", "tool_policy", b"tool_policy"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1407,7 +1632,10 @@ Global___SessionToken: _TypeAlias = SessionToken  # noqa: Y015
 
 @_typing.final
 class SignedToken(_message.Message):
-    """SignedToken is an attempt or session token with the hub's HMAC-SHA256 signature over its bytes."""
+    """SignedToken is the parts of an attempt or session token string, `<prefix><key id>.<payload>.<mac>` (docs/tool-policy.md).
+
+    The hub passes tokens as strings, not as this message; it names the parts for other languages that parse them.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1416,13 +1644,13 @@ class SignedToken(_message.Message):
     KEY_ID_FIELD_NUMBER: _builtins.int
     SIGNATURE_FIELD_NUMBER: _builtins.int
     payload: _builtins.bytes
-    """The serialized AttemptToken or SessionToken."""
+    """The canonical JSON of the claims (the string carries it base64url-encoded, without padding)."""
     schema: _builtins.str
     """The schema of the payload: `kxm.attempt-token.v1` or `kxm.session-token.v1`."""
     key_id: _builtins.str
     """The id of the hub key that signed it."""
     signature: _builtins.bytes
-    """HMAC-SHA256 over the schema, a NUL byte and the payload."""
+    """HMAC-SHA256 under the key `key_id` over the schema, a NUL byte and the payload (base64url in the string)."""
     def __init__(
         self,
         *,

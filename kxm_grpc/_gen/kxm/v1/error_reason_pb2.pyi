@@ -261,6 +261,20 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """UNAVAILABLE: a secret the definition names by environment variable is not set on this replica; retry (another replica may verify), and set it here; metadata: definitionId, field."""
     ERROR_REASON_WORKFLOW_NOT_ENDED: _ErrorReason.ValueType  # 127
     """FAILED_PRECONDITION: the run has not ended, and a retrospective is written when it ends; export it then; metadata: runId, status."""
+    ERROR_REASON_TOOL_POLICY_DENIED: _ErrorReason.ValueType  # 128
+    """PERMISSION_DENIED: the tool policy of the presented attempt or session token does not allow this RPC's tool; metadata: tool, token (attempt or session), rule, entry, nextAction."""
+    ERROR_REASON_ATTEMPT_TOKEN_INVALID: _ErrorReason.ValueType  # 129
+    """PERMISSION_DENIED: the attempt token (x-kxm-attempt-token) is malformed, of another schema, signed by an unknown key, forged or altered, expired, or another agent's or project's; metadata: token, defect, nextAction."""
+    ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION: _ErrorReason.ValueType  # 130
+    """PERMISSION_DENIED: the call names a workflow run other than its attempt token's; metadata: runId, tokenRunId."""
+    ERROR_REASON_SESSION_TOKEN_INVALID: _ErrorReason.ValueType  # 131
+    """PERMISSION_DENIED: the session token (x-kxm-session-token) is malformed, of another schema, signed by an unknown key, forged or altered, expired, revoked, or another agent's or project's; metadata: token, defect, nextAction."""
+    ERROR_REASON_SESSION_TOKEN_REQUIRED: _ErrorReason.ValueType  # 132
+    """PERMISSION_DENIED: the calling agent holds an active session token and must present it (x-kxm-session-token, KXM_SESSION_TOKEN) on every call of a tool; metadata: tool, nextAction."""
+    ERROR_REASON_SESSION_TOKEN_NOT_FOUND: _ErrorReason.ValueType  # 133
+    """NOT_FOUND: no session token of the project has this session id; metadata: sessionId."""
+    ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED: _ErrorReason.ValueType  # 134
+    """RESOURCE_EXHAUSTED: the agent already holds the most active session tokens it may (16); revoke one first; metadata: agentId, limit."""
     ERROR_REASON_ASSIGNMENT_CLOSED: _ErrorReason.ValueType  # 150
     """FAILED_PRECONDITION: the assignment is no longer open (completed, expired, superseded by a reassignment, cancelled), so its result is refused; metadata: assignmentId, state."""
     ERROR_REASON_WORKFLOW_NOT_BLOCKED: _ErrorReason.ValueType  # 151
@@ -516,6 +530,20 @@ ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE: ErrorReason.ValueType  # 126
 """UNAVAILABLE: a secret the definition names by environment variable is not set on this replica; retry (another replica may verify), and set it here; metadata: definitionId, field."""
 ERROR_REASON_WORKFLOW_NOT_ENDED: ErrorReason.ValueType  # 127
 """FAILED_PRECONDITION: the run has not ended, and a retrospective is written when it ends; export it then; metadata: runId, status."""
+ERROR_REASON_TOOL_POLICY_DENIED: ErrorReason.ValueType  # 128
+"""PERMISSION_DENIED: the tool policy of the presented attempt or session token does not allow this RPC's tool; metadata: tool, token (attempt or session), rule, entry, nextAction."""
+ERROR_REASON_ATTEMPT_TOKEN_INVALID: ErrorReason.ValueType  # 129
+"""PERMISSION_DENIED: the attempt token (x-kxm-attempt-token) is malformed, of another schema, signed by an unknown key, forged or altered, expired, or another agent's or project's; metadata: token, defect, nextAction."""
+ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION: ErrorReason.ValueType  # 130
+"""PERMISSION_DENIED: the call names a workflow run other than its attempt token's; metadata: runId, tokenRunId."""
+ERROR_REASON_SESSION_TOKEN_INVALID: ErrorReason.ValueType  # 131
+"""PERMISSION_DENIED: the session token (x-kxm-session-token) is malformed, of another schema, signed by an unknown key, forged or altered, expired, revoked, or another agent's or project's; metadata: token, defect, nextAction."""
+ERROR_REASON_SESSION_TOKEN_REQUIRED: ErrorReason.ValueType  # 132
+"""PERMISSION_DENIED: the calling agent holds an active session token and must present it (x-kxm-session-token, KXM_SESSION_TOKEN) on every call of a tool; metadata: tool, nextAction."""
+ERROR_REASON_SESSION_TOKEN_NOT_FOUND: ErrorReason.ValueType  # 133
+"""NOT_FOUND: no session token of the project has this session id; metadata: sessionId."""
+ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED: ErrorReason.ValueType  # 134
+"""RESOURCE_EXHAUSTED: the agent already holds the most active session tokens it may (16); revoke one first; metadata: agentId, limit."""
 ERROR_REASON_ASSIGNMENT_CLOSED: ErrorReason.ValueType  # 150
 """FAILED_PRECONDITION: the assignment is no longer open (completed, expired, superseded by a reassignment, cancelled), so its result is refused; metadata: assignmentId, state."""
 ERROR_REASON_WORKFLOW_NOT_BLOCKED: ErrorReason.ValueType  # 151

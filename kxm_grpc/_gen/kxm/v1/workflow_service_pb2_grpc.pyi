@@ -64,6 +64,7 @@ class WorkflowServiceStub:
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id in the caller's project.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
     """
     ListWorkflowDefinitions: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.ListWorkflowDefinitionsRequest, _workflow_service_pb2.ListWorkflowDefinitionsResponse]
     """ListWorkflowDefinitions pages through the caller's project's definitions by id (an operator naming no project: all).
@@ -71,6 +72,7 @@ class WorkflowServiceStub:
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
     """
     StartWorkflowRun: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.StartWorkflowRunRequest, _workflow_service_pb2.StartWorkflowRunResponse]
     """StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
@@ -97,6 +99,8 @@ class WorkflowServiceStub:
     - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no run has this id in the caller's project.
     - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not its coordinator;
       metadata: assignedCoordinatorName, nextAction.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
     ListWorkflowRuns: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.ListWorkflowRunsRequest, _workflow_service_pb2.ListWorkflowRunsResponse]
     """ListWorkflowRuns pages through runs, newest first: an agent's own, or every run of the project.
@@ -104,6 +108,7 @@ class WorkflowServiceStub:
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
     """
     CancelWorkflowRun: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.CancelWorkflowRunRequest, _workflow_service_pb2.CancelWorkflowRunResponse]
     """CancelWorkflowRun ends a running or waiting run as cancelled.
@@ -143,6 +148,8 @@ class WorkflowServiceStub:
     - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
     Wait: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.WaitRequest, _workflow_service_pb2.WaitResponse]
     """Wait puts the current stage into a wait for a signal; evidence and cited replies given are kept.
@@ -158,6 +165,8 @@ class WorkflowServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS,
       ERROR_REASON_WORKFLOW_PROVENANCE_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING, ERROR_REASON_PROTOCOL_ERROR):
       the evidence errors of Checkpoint, and malformed fields.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
     SignalWorkflowRun: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.SignalWorkflowRunRequest, _workflow_service_pb2.SignalWorkflowRunResponse]
     """SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
@@ -192,6 +201,8 @@ class WorkflowServiceStub:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
     - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
     ResolveEscalation: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.ResolveEscalationRequest, _workflow_service_pb2.ResolveEscalationResponse]
     """ResolveEscalation applies an operator's ruling (with an explicit status) to an escalated stage.
@@ -222,6 +233,8 @@ class WorkflowServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
     - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
     ListJournal: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.ListJournalRequest, _workflow_service_pb2.ListJournalResponse]
     """ListJournal pages through a run's journal in order: entries and promotion records with their chain.
@@ -233,6 +246,8 @@ class WorkflowServiceStub:
     - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
     - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
     PromoteJournalEntry: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.PromoteJournalEntryRequest, _workflow_service_pb2.PromoteJournalEntryResponse]
     """PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
@@ -260,6 +275,7 @@ class WorkflowServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
       or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
     - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
     """
     ExportRetrospective: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.ExportRetrospectiveRequest, _workflow_service_pb2.ExportRetrospectiveResponse]
     """ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
@@ -272,6 +288,8 @@ class WorkflowServiceStub:
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
     - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
       journal existed) a record of its journal, is corrupted.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
     VerifyJournal: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.VerifyJournalRequest, _workflow_service_pb2.VerifyJournalResponse]
     """VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
@@ -284,6 +302,8 @@ class WorkflowServiceStub:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
     - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
 
 @_typing.type_check_only
@@ -322,6 +342,7 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id in the caller's project.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
     """
     ListWorkflowDefinitions: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.ListWorkflowDefinitionsRequest, _workflow_service_pb2.ListWorkflowDefinitionsResponse]  # type: ignore[assignment]
     """ListWorkflowDefinitions pages through the caller's project's definitions by id (an operator naming no project: all).
@@ -329,6 +350,7 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
     """
     StartWorkflowRun: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.StartWorkflowRunRequest, _workflow_service_pb2.StartWorkflowRunResponse]  # type: ignore[assignment]
     """StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
@@ -355,6 +377,8 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no run has this id in the caller's project.
     - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not its coordinator;
       metadata: assignedCoordinatorName, nextAction.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
     ListWorkflowRuns: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.ListWorkflowRunsRequest, _workflow_service_pb2.ListWorkflowRunsResponse]  # type: ignore[assignment]
     """ListWorkflowRuns pages through runs, newest first: an agent's own, or every run of the project.
@@ -362,6 +386,7 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
     """
     CancelWorkflowRun: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.CancelWorkflowRunRequest, _workflow_service_pb2.CancelWorkflowRunResponse]  # type: ignore[assignment]
     """CancelWorkflowRun ends a running or waiting run as cancelled.
@@ -401,6 +426,8 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
     Wait: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.WaitRequest, _workflow_service_pb2.WaitResponse]  # type: ignore[assignment]
     """Wait puts the current stage into a wait for a signal; evidence and cited replies given are kept.
@@ -416,6 +443,8 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS,
       ERROR_REASON_WORKFLOW_PROVENANCE_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING, ERROR_REASON_PROTOCOL_ERROR):
       the evidence errors of Checkpoint, and malformed fields.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
     SignalWorkflowRun: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.SignalWorkflowRunRequest, _workflow_service_pb2.SignalWorkflowRunResponse]  # type: ignore[assignment]
     """SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
@@ -450,6 +479,8 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
     - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
     ResolveEscalation: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.ResolveEscalationRequest, _workflow_service_pb2.ResolveEscalationResponse]  # type: ignore[assignment]
     """ResolveEscalation applies an operator's ruling (with an explicit status) to an escalated stage.
@@ -480,6 +511,8 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
     - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
     ListJournal: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.ListJournalRequest, _workflow_service_pb2.ListJournalResponse]  # type: ignore[assignment]
     """ListJournal pages through a run's journal in order: entries and promotion records with their chain.
@@ -491,6 +524,8 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
     - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
     PromoteJournalEntry: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.PromoteJournalEntryRequest, _workflow_service_pb2.PromoteJournalEntryResponse]  # type: ignore[assignment]
     """PromoteJournalEntry decides a skill candidate, hypothesis or experiment: approved, rejected or quarantined.
@@ -518,6 +553,7 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
       or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
     - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
     """
     ExportRetrospective: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.ExportRetrospectiveRequest, _workflow_service_pb2.ExportRetrospectiveResponse]  # type: ignore[assignment]
     """ExportRetrospective returns an ended run's retrospective, written when it ended: message, JSON and Markdown.
@@ -530,6 +566,8 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
     - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
       journal existed) a record of its journal, is corrupted.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
     VerifyJournal: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.VerifyJournalRequest, _workflow_service_pb2.VerifyJournalResponse]  # type: ignore[assignment]
     """VerifyJournal proves a run's journal intact against the hub's journal keys, or names the first record that is not.
@@ -542,6 +580,8 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
     - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
 
 class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -589,6 +629,7 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id in the caller's project.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
         """
 
     @_abc_1.abstractmethod
@@ -602,6 +643,7 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
         """
 
     @_abc_1.abstractmethod
@@ -640,6 +682,8 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no run has this id in the caller's project.
         - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not its coordinator;
           metadata: assignedCoordinatorName, nextAction.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
         """
 
     @_abc_1.abstractmethod
@@ -653,6 +697,7 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
         """
 
     @_abc_1.abstractmethod
@@ -710,6 +755,8 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
         """
 
     @_abc_1.abstractmethod
@@ -731,6 +778,8 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS,
           ERROR_REASON_WORKFLOW_PROVENANCE_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING, ERROR_REASON_PROTOCOL_ERROR):
           the evidence errors of Checkpoint, and malformed fields.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
         """
 
     @_abc_1.abstractmethod
@@ -783,6 +832,8 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
         - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
         """
 
     @_abc_1.abstractmethod
@@ -825,6 +876,8 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
         - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
         """
 
     @_abc_1.abstractmethod
@@ -842,6 +895,8 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
         - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
         """
 
     @_abc_1.abstractmethod
@@ -881,6 +936,7 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
           or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
         - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
         """
 
     @_abc_1.abstractmethod
@@ -899,6 +955,8 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
         - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
           journal existed) a record of its journal, is corrupted.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
         """
 
     @_abc_1.abstractmethod
@@ -917,6 +975,8 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
         - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
         """
 
 def add_WorkflowServiceServicer_to_server(servicer: WorkflowServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

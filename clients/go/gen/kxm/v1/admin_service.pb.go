@@ -9,6 +9,7 @@ package kxmv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -764,11 +765,359 @@ func (x *ListAuditRecordsResponse) GetNextPageToken() string {
 	return ""
 }
 
+// Request message for AdminService.MintSessionToken.
+type MintSessionTokenRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (1 to 128 characters); empty when the call names it with `x-kxm-project`, and then equal to it if given.
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// Required. The id of the agent the session is for (an agent of the project).
+	AgentId string `protobuf:"bytes,2,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	// The tools the session may use (docs/tool-policy.md); unset: every tool but `kxm_promote`.
+	ToolPolicy *ToolPolicy `protobuf:"bytes,3,opt,name=tool_policy,json=toolPolicy,proto3" json:"tool_policy,omitempty"`
+	// How long the token is valid (1 minute to 30 days); 24 hours when unset.
+	Ttl           *durationpb.Duration `protobuf:"bytes,4,opt,name=ttl,proto3" json:"ttl,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MintSessionTokenRequest) Reset() {
+	*x = MintSessionTokenRequest{}
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MintSessionTokenRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MintSessionTokenRequest) ProtoMessage() {}
+
+func (x *MintSessionTokenRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MintSessionTokenRequest.ProtoReflect.Descriptor instead.
+func (*MintSessionTokenRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_admin_service_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *MintSessionTokenRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *MintSessionTokenRequest) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *MintSessionTokenRequest) GetToolPolicy() *ToolPolicy {
+	if x != nil {
+		return x.ToolPolicy
+	}
+	return nil
+}
+
+func (x *MintSessionTokenRequest) GetTtl() *durationpb.Duration {
+	if x != nil {
+		return x.Ttl
+	}
+	return nil
+}
+
+// Response message for AdminService.MintSessionToken.
+type MintSessionTokenResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session token (`kxmst1.…`) to pass in `x-kxm-session-token` or `KXM_SESSION_TOKEN`; shown once, the hub keeps only its facts.
+	SessionToken string `protobuf:"bytes,1,opt,name=session_token,json=sessionToken,proto3" json:"session_token,omitempty"`
+	// What the token says, and the hub's record of it.
+	Session       *SessionToken `protobuf:"bytes,2,opt,name=session,proto3" json:"session,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MintSessionTokenResponse) Reset() {
+	*x = MintSessionTokenResponse{}
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MintSessionTokenResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MintSessionTokenResponse) ProtoMessage() {}
+
+func (x *MintSessionTokenResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MintSessionTokenResponse.ProtoReflect.Descriptor instead.
+func (*MintSessionTokenResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_admin_service_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *MintSessionTokenResponse) GetSessionToken() string {
+	if x != nil {
+		return x.SessionToken
+	}
+	return ""
+}
+
+func (x *MintSessionTokenResponse) GetSession() *SessionToken {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+// Request message for AdminService.RevokeSessionToken.
+type RevokeSessionTokenRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project; empty when the call names it with `x-kxm-project`, and then equal to it if given.
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// Required. The session id (`ses_…`).
+	SessionId     string `protobuf:"bytes,2,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeSessionTokenRequest) Reset() {
+	*x = RevokeSessionTokenRequest{}
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeSessionTokenRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeSessionTokenRequest) ProtoMessage() {}
+
+func (x *RevokeSessionTokenRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeSessionTokenRequest.ProtoReflect.Descriptor instead.
+func (*RevokeSessionTokenRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_admin_service_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *RevokeSessionTokenRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *RevokeSessionTokenRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+// Response message for AdminService.RevokeSessionToken.
+type RevokeSessionTokenResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session, revoked.
+	Session       *SessionToken `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeSessionTokenResponse) Reset() {
+	*x = RevokeSessionTokenResponse{}
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeSessionTokenResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeSessionTokenResponse) ProtoMessage() {}
+
+func (x *RevokeSessionTokenResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeSessionTokenResponse.ProtoReflect.Descriptor instead.
+func (*RevokeSessionTokenResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_admin_service_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *RevokeSessionTokenResponse) GetSession() *SessionToken {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+// Request message for AdminService.ListSessionTokens.
+type ListSessionTokensRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project; empty when the call names it with `x-kxm-project`, and then equal to it if given.
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// The maximum number of sessions to return (default 100, at most 1,000; larger values are reduced).
+	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// A page token from a previous call for the same project; empty for the first page.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSessionTokensRequest) Reset() {
+	*x = ListSessionTokensRequest{}
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSessionTokensRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSessionTokensRequest) ProtoMessage() {}
+
+func (x *ListSessionTokensRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSessionTokensRequest.ProtoReflect.Descriptor instead.
+func (*ListSessionTokensRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_admin_service_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ListSessionTokensRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *ListSessionTokensRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListSessionTokensRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// Response message for AdminService.ListSessionTokens.
+type ListSessionTokensResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Sessions newest first (by issue time), revoked and expired ones too.
+	Sessions []*SessionToken `protobuf:"bytes,1,rep,name=sessions,proto3" json:"sessions,omitempty"`
+	// The token for the next page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSessionTokensResponse) Reset() {
+	*x = ListSessionTokensResponse{}
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSessionTokensResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSessionTokensResponse) ProtoMessage() {}
+
+func (x *ListSessionTokensResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_admin_service_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSessionTokensResponse.ProtoReflect.Descriptor instead.
+func (*ListSessionTokensResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_admin_service_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ListSessionTokensResponse) GetSessions() []*SessionToken {
+	if x != nil {
+		return x.Sessions
+	}
+	return nil
+}
+
+func (x *ListSessionTokensResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
 var File_kxm_v1_admin_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_admin_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1akxm/v1/admin_service.proto\x12\x06kxm.v1\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"*\n" +
+	"\x1akxm/v1/admin_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x16kxm/v1/envelopes.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"*\n" +
 	"\x14CreateProjectRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"g\n" +
 	"\x15CreateProjectResponse\x12)\n" +
@@ -810,7 +1159,30 @@ const file_kxm_v1_admin_service_proto_rawDesc = "" +
 	"\x06action\x18\x04 \x01(\tR\x06action\"|\n" +
 	"\x18ListAuditRecordsResponse\x128\n" +
 	"\raudit_records\x18\x01 \x03(\v2\x13.kxm.v1.AuditRecordR\fauditRecords\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken2\xad\x05\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xb0\x01\n" +
+	"\x17MintSessionTokenRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12\x19\n" +
+	"\bagent_id\x18\x02 \x01(\tR\aagentId\x123\n" +
+	"\vtool_policy\x18\x03 \x01(\v2\x12.kxm.v1.ToolPolicyR\n" +
+	"toolPolicy\x12+\n" +
+	"\x03ttl\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\"o\n" +
+	"\x18MintSessionTokenResponse\x12#\n" +
+	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\x12.\n" +
+	"\asession\x18\x02 \x01(\v2\x14.kxm.v1.SessionTokenR\asession\"T\n" +
+	"\x19RevokeSessionTokenRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x02 \x01(\tR\tsessionId\"L\n" +
+	"\x1aRevokeSessionTokenResponse\x12.\n" +
+	"\asession\x18\x01 \x01(\v2\x14.kxm.v1.SessionTokenR\asession\"p\n" +
+	"\x18ListSessionTokensRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\"u\n" +
+	"\x19ListSessionTokensResponse\x120\n" +
+	"\bsessions\x18\x01 \x03(\v2\x14.kxm.v1.SessionTokenR\bsessions\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken2\xe5\a\n" +
 	"\fAdminService\x12Z\n" +
 	"\rCreateProject\x12\x1c.kxm.v1.CreateProjectRequest\x1a\x1d.kxm.v1.CreateProjectResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12W\n" +
 	"\fListProjects\x12\x1b.kxm.v1.ListProjectsRequest\x1a\x1c.kxm.v1.ListProjectsResponse\"\f\xea\xe0\x18\b\b\x02\x10\x01\x18\x01(\x04\x12i\n" +
@@ -818,7 +1190,10 @@ const file_kxm_v1_admin_service_proto_rawDesc = "" +
 	"\x0eCreateOperator\x12\x1d.kxm.v1.CreateOperatorRequest\x1a\x1e.kxm.v1.CreateOperatorResponse\"\f\xea\xe0\x18\b\b\x01\x10\x00\x18\x01(\x04\x12Z\n" +
 	"\rListOperators\x12\x1c.kxm.v1.ListOperatorsRequest\x1a\x1d.kxm.v1.ListOperatorsResponse\"\f\xea\xe0\x18\b\b\x01\x10\x01\x18\x01(\x04\x12]\n" +
 	"\x0eRevokeOperator\x12\x1d.kxm.v1.RevokeOperatorRequest\x1a\x1e.kxm.v1.RevokeOperatorResponse\"\f\xea\xe0\x18\b\b\x01\x10\x00\x18\x01(\x04\x12c\n" +
-	"\x10ListAuditRecords\x12\x1f.kxm.v1.ListAuditRecordsRequest\x1a .kxm.v1.ListAuditRecordsResponse\"\f\xea\xe0\x18\b\b\x01\x10\x01\x18\x01(\x04B\x81\x01\n" +
+	"\x10ListAuditRecords\x12\x1f.kxm.v1.ListAuditRecordsRequest\x1a .kxm.v1.ListAuditRecordsResponse\"\f\xea\xe0\x18\b\b\x01\x10\x01\x18\x01(\x04\x12c\n" +
+	"\x10MintSessionToken\x12\x1f.kxm.v1.MintSessionTokenRequest\x1a .kxm.v1.MintSessionTokenResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12i\n" +
+	"\x12RevokeSessionToken\x12!.kxm.v1.RevokeSessionTokenRequest\x1a\".kxm.v1.RevokeSessionTokenResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12f\n" +
+	"\x11ListSessionTokens\x12 .kxm.v1.ListSessionTokensRequest\x1a!.kxm.v1.ListSessionTokensResponse\"\f\xea\xe0\x18\b\b\x02\x10\x01\x18\x01(\x04B\x81\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x11AdminServiceProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -834,7 +1209,7 @@ func file_kxm_v1_admin_service_proto_rawDescGZIP() []byte {
 	return file_kxm_v1_admin_service_proto_rawDescData
 }
 
-var file_kxm_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_kxm_v1_admin_service_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_kxm_v1_admin_service_proto_goTypes = []any{
 	(*CreateProjectRequest)(nil),       // 0: kxm.v1.CreateProjectRequest
 	(*CreateProjectResponse)(nil),      // 1: kxm.v1.CreateProjectResponse
@@ -850,37 +1225,57 @@ var file_kxm_v1_admin_service_proto_goTypes = []any{
 	(*RevokeOperatorResponse)(nil),     // 11: kxm.v1.RevokeOperatorResponse
 	(*ListAuditRecordsRequest)(nil),    // 12: kxm.v1.ListAuditRecordsRequest
 	(*ListAuditRecordsResponse)(nil),   // 13: kxm.v1.ListAuditRecordsResponse
-	(*Project)(nil),                    // 14: kxm.v1.Project
-	(*Operator)(nil),                   // 15: kxm.v1.Operator
-	(*AuditRecord)(nil),                // 16: kxm.v1.AuditRecord
+	(*MintSessionTokenRequest)(nil),    // 14: kxm.v1.MintSessionTokenRequest
+	(*MintSessionTokenResponse)(nil),   // 15: kxm.v1.MintSessionTokenResponse
+	(*RevokeSessionTokenRequest)(nil),  // 16: kxm.v1.RevokeSessionTokenRequest
+	(*RevokeSessionTokenResponse)(nil), // 17: kxm.v1.RevokeSessionTokenResponse
+	(*ListSessionTokensRequest)(nil),   // 18: kxm.v1.ListSessionTokensRequest
+	(*ListSessionTokensResponse)(nil),  // 19: kxm.v1.ListSessionTokensResponse
+	(*Project)(nil),                    // 20: kxm.v1.Project
+	(*Operator)(nil),                   // 21: kxm.v1.Operator
+	(*AuditRecord)(nil),                // 22: kxm.v1.AuditRecord
+	(*ToolPolicy)(nil),                 // 23: kxm.v1.ToolPolicy
+	(*durationpb.Duration)(nil),        // 24: google.protobuf.Duration
+	(*SessionToken)(nil),               // 25: kxm.v1.SessionToken
 }
 var file_kxm_v1_admin_service_proto_depIdxs = []int32{
-	14, // 0: kxm.v1.CreateProjectResponse.project:type_name -> kxm.v1.Project
-	14, // 1: kxm.v1.ListProjectsResponse.projects:type_name -> kxm.v1.Project
-	14, // 2: kxm.v1.RotateProjectTokenResponse.project:type_name -> kxm.v1.Project
-	15, // 3: kxm.v1.CreateOperatorResponse.operator:type_name -> kxm.v1.Operator
-	15, // 4: kxm.v1.ListOperatorsResponse.operators:type_name -> kxm.v1.Operator
-	15, // 5: kxm.v1.RevokeOperatorResponse.operator:type_name -> kxm.v1.Operator
-	16, // 6: kxm.v1.ListAuditRecordsResponse.audit_records:type_name -> kxm.v1.AuditRecord
-	0,  // 7: kxm.v1.AdminService.CreateProject:input_type -> kxm.v1.CreateProjectRequest
-	2,  // 8: kxm.v1.AdminService.ListProjects:input_type -> kxm.v1.ListProjectsRequest
-	4,  // 9: kxm.v1.AdminService.RotateProjectToken:input_type -> kxm.v1.RotateProjectTokenRequest
-	6,  // 10: kxm.v1.AdminService.CreateOperator:input_type -> kxm.v1.CreateOperatorRequest
-	8,  // 11: kxm.v1.AdminService.ListOperators:input_type -> kxm.v1.ListOperatorsRequest
-	10, // 12: kxm.v1.AdminService.RevokeOperator:input_type -> kxm.v1.RevokeOperatorRequest
-	12, // 13: kxm.v1.AdminService.ListAuditRecords:input_type -> kxm.v1.ListAuditRecordsRequest
-	1,  // 14: kxm.v1.AdminService.CreateProject:output_type -> kxm.v1.CreateProjectResponse
-	3,  // 15: kxm.v1.AdminService.ListProjects:output_type -> kxm.v1.ListProjectsResponse
-	5,  // 16: kxm.v1.AdminService.RotateProjectToken:output_type -> kxm.v1.RotateProjectTokenResponse
-	7,  // 17: kxm.v1.AdminService.CreateOperator:output_type -> kxm.v1.CreateOperatorResponse
-	9,  // 18: kxm.v1.AdminService.ListOperators:output_type -> kxm.v1.ListOperatorsResponse
-	11, // 19: kxm.v1.AdminService.RevokeOperator:output_type -> kxm.v1.RevokeOperatorResponse
-	13, // 20: kxm.v1.AdminService.ListAuditRecords:output_type -> kxm.v1.ListAuditRecordsResponse
-	14, // [14:21] is the sub-list for method output_type
-	7,  // [7:14] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	20, // 0: kxm.v1.CreateProjectResponse.project:type_name -> kxm.v1.Project
+	20, // 1: kxm.v1.ListProjectsResponse.projects:type_name -> kxm.v1.Project
+	20, // 2: kxm.v1.RotateProjectTokenResponse.project:type_name -> kxm.v1.Project
+	21, // 3: kxm.v1.CreateOperatorResponse.operator:type_name -> kxm.v1.Operator
+	21, // 4: kxm.v1.ListOperatorsResponse.operators:type_name -> kxm.v1.Operator
+	21, // 5: kxm.v1.RevokeOperatorResponse.operator:type_name -> kxm.v1.Operator
+	22, // 6: kxm.v1.ListAuditRecordsResponse.audit_records:type_name -> kxm.v1.AuditRecord
+	23, // 7: kxm.v1.MintSessionTokenRequest.tool_policy:type_name -> kxm.v1.ToolPolicy
+	24, // 8: kxm.v1.MintSessionTokenRequest.ttl:type_name -> google.protobuf.Duration
+	25, // 9: kxm.v1.MintSessionTokenResponse.session:type_name -> kxm.v1.SessionToken
+	25, // 10: kxm.v1.RevokeSessionTokenResponse.session:type_name -> kxm.v1.SessionToken
+	25, // 11: kxm.v1.ListSessionTokensResponse.sessions:type_name -> kxm.v1.SessionToken
+	0,  // 12: kxm.v1.AdminService.CreateProject:input_type -> kxm.v1.CreateProjectRequest
+	2,  // 13: kxm.v1.AdminService.ListProjects:input_type -> kxm.v1.ListProjectsRequest
+	4,  // 14: kxm.v1.AdminService.RotateProjectToken:input_type -> kxm.v1.RotateProjectTokenRequest
+	6,  // 15: kxm.v1.AdminService.CreateOperator:input_type -> kxm.v1.CreateOperatorRequest
+	8,  // 16: kxm.v1.AdminService.ListOperators:input_type -> kxm.v1.ListOperatorsRequest
+	10, // 17: kxm.v1.AdminService.RevokeOperator:input_type -> kxm.v1.RevokeOperatorRequest
+	12, // 18: kxm.v1.AdminService.ListAuditRecords:input_type -> kxm.v1.ListAuditRecordsRequest
+	14, // 19: kxm.v1.AdminService.MintSessionToken:input_type -> kxm.v1.MintSessionTokenRequest
+	16, // 20: kxm.v1.AdminService.RevokeSessionToken:input_type -> kxm.v1.RevokeSessionTokenRequest
+	18, // 21: kxm.v1.AdminService.ListSessionTokens:input_type -> kxm.v1.ListSessionTokensRequest
+	1,  // 22: kxm.v1.AdminService.CreateProject:output_type -> kxm.v1.CreateProjectResponse
+	3,  // 23: kxm.v1.AdminService.ListProjects:output_type -> kxm.v1.ListProjectsResponse
+	5,  // 24: kxm.v1.AdminService.RotateProjectToken:output_type -> kxm.v1.RotateProjectTokenResponse
+	7,  // 25: kxm.v1.AdminService.CreateOperator:output_type -> kxm.v1.CreateOperatorResponse
+	9,  // 26: kxm.v1.AdminService.ListOperators:output_type -> kxm.v1.ListOperatorsResponse
+	11, // 27: kxm.v1.AdminService.RevokeOperator:output_type -> kxm.v1.RevokeOperatorResponse
+	13, // 28: kxm.v1.AdminService.ListAuditRecords:output_type -> kxm.v1.ListAuditRecordsResponse
+	15, // 29: kxm.v1.AdminService.MintSessionToken:output_type -> kxm.v1.MintSessionTokenResponse
+	17, // 30: kxm.v1.AdminService.RevokeSessionToken:output_type -> kxm.v1.RevokeSessionTokenResponse
+	19, // 31: kxm.v1.AdminService.ListSessionTokens:output_type -> kxm.v1.ListSessionTokensResponse
+	22, // [22:32] is the sub-list for method output_type
+	12, // [12:22] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_admin_service_proto_init() }
@@ -888,6 +1283,7 @@ func file_kxm_v1_admin_service_proto_init() {
 	if File_kxm_v1_admin_service_proto != nil {
 		return
 	}
+	file_kxm_v1_envelopes_proto_init()
 	file_kxm_v1_options_proto_init()
 	file_kxm_v1_types_proto_init()
 	type x struct{}
@@ -896,7 +1292,7 @@ func file_kxm_v1_admin_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_admin_service_proto_rawDesc), len(file_kxm_v1_admin_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

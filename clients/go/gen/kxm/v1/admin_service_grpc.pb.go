@@ -26,17 +26,20 @@ const (
 	AdminService_ListOperators_FullMethodName      = "/kxm.v1.AdminService/ListOperators"
 	AdminService_RevokeOperator_FullMethodName     = "/kxm.v1.AdminService/RevokeOperator"
 	AdminService_ListAuditRecords_FullMethodName   = "/kxm.v1.AdminService/ListAuditRecords"
+	AdminService_MintSessionToken_FullMethodName   = "/kxm.v1.AdminService/MintSessionToken"
+	AdminService_RevokeSessionToken_FullMethodName = "/kxm.v1.AdminService/RevokeSessionToken"
+	AdminService_ListSessionTokens_FullMethodName  = "/kxm.v1.AdminService/ListSessionTokens"
 )
 
 // AdminServiceClient is the client API for AdminService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+// AdminService manages projects, their tokens, agents' session tokens and the hub's operators, and reads the audit.
 //
-// Project management needs an operator: the bootstrap admin (the admin token) or a named operator
-// (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
-// bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+// Project management and session tokens need an operator: the bootstrap admin (the admin token) or a
+// named operator (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit
+// need the bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
 // an audit record written in the transaction of the change.
 type AdminServiceClient interface {
 	// CreateProject creates a project and issues its first project token.
@@ -94,6 +97,39 @@ type AdminServiceClient interface {
 	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
 	ListAuditRecords(ctx context.Context, in *ListAuditRecordsRequest, opts ...grpc.CallOption) (*ListAuditRecordsResponse, error)
+	// MintSessionToken issues a hub-signed session token (`kxm.session-token.v1`) for one agent of a project, with a tool policy.
+	//
+	// The token is shown once; the hub keeps its facts, never the token. From then until it expires or is revoked, every
+	// agent of the project with that agent's name must present a session token of its own (`x-kxm-session-token`) on each
+	// call of an RPC with a tool name, and the token's policy decides which tools it may call (docs/tool-policy.md). The
+	// project is the one the call names (`x-kxm-project`), else `project`.
+	//
+	// Errors:
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; agent_id is empty or malformed; ttl is below 1 minute or above 30 days; the tool policy names an unknown preset or has a malformed or surplus entry.
+	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+	// - NOT_FOUND (ERROR_REASON_AGENT_NOT_FOUND): no agent of the project has this id.
+	// - RESOURCE_EXHAUSTED (ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED): agents of that name already hold 16 active session tokens.
+	MintSessionToken(ctx context.Context, in *MintSessionTokenRequest, opts ...grpc.CallOption) (*MintSessionTokenResponse, error)
+	// RevokeSessionToken revokes a session token; it stops being accepted at once on this hub and within a second on every replica. Revoking a revoked one changes nothing.
+	//
+	// Errors:
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; session_id is empty or malformed.
+	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+	// - NOT_FOUND (ERROR_REASON_SESSION_TOKEN_NOT_FOUND): no session token of the project has this id (another project's reads as none).
+	RevokeSessionToken(ctx context.Context, in *RevokeSessionTokenRequest, opts ...grpc.CallOption) (*RevokeSessionTokenResponse, error)
+	// ListSessionTokens lists a project's session tokens, newest first, revoked and expired ones too; never the tokens.
+	//
+	// Errors:
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; a bad page size.
+	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+	ListSessionTokens(ctx context.Context, in *ListSessionTokensRequest, opts ...grpc.CallOption) (*ListSessionTokensResponse, error)
 }
 
 type adminServiceClient struct {
@@ -174,15 +210,45 @@ func (c *adminServiceClient) ListAuditRecords(ctx context.Context, in *ListAudit
 	return out, nil
 }
 
+func (c *adminServiceClient) MintSessionToken(ctx context.Context, in *MintSessionTokenRequest, opts ...grpc.CallOption) (*MintSessionTokenResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MintSessionTokenResponse)
+	err := c.cc.Invoke(ctx, AdminService_MintSessionToken_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) RevokeSessionToken(ctx context.Context, in *RevokeSessionTokenRequest, opts ...grpc.CallOption) (*RevokeSessionTokenResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeSessionTokenResponse)
+	err := c.cc.Invoke(ctx, AdminService_RevokeSessionToken_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListSessionTokens(ctx context.Context, in *ListSessionTokensRequest, opts ...grpc.CallOption) (*ListSessionTokensResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSessionTokensResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListSessionTokens_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServiceServer is the server API for AdminService service.
 // All implementations must embed UnimplementedAdminServiceServer
 // for forward compatibility.
 //
-// AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+// AdminService manages projects, their tokens, agents' session tokens and the hub's operators, and reads the audit.
 //
-// Project management needs an operator: the bootstrap admin (the admin token) or a named operator
-// (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
-// bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+// Project management and session tokens need an operator: the bootstrap admin (the admin token) or a
+// named operator (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit
+// need the bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
 // an audit record written in the transaction of the change.
 type AdminServiceServer interface {
 	// CreateProject creates a project and issues its first project token.
@@ -240,6 +306,39 @@ type AdminServiceServer interface {
 	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not the admin token.
 	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token, malformed operator or action.
 	ListAuditRecords(context.Context, *ListAuditRecordsRequest) (*ListAuditRecordsResponse, error)
+	// MintSessionToken issues a hub-signed session token (`kxm.session-token.v1`) for one agent of a project, with a tool policy.
+	//
+	// The token is shown once; the hub keeps its facts, never the token. From then until it expires or is revoked, every
+	// agent of the project with that agent's name must present a session token of its own (`x-kxm-session-token`) on each
+	// call of an RPC with a tool name, and the token's policy decides which tools it may call (docs/tool-policy.md). The
+	// project is the one the call names (`x-kxm-project`), else `project`.
+	//
+	// Errors:
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; agent_id is empty or malformed; ttl is below 1 minute or above 30 days; the tool policy names an unknown preset or has a malformed or surplus entry.
+	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+	// - NOT_FOUND (ERROR_REASON_AGENT_NOT_FOUND): no agent of the project has this id.
+	// - RESOURCE_EXHAUSTED (ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED): agents of that name already hold 16 active session tokens.
+	MintSessionToken(context.Context, *MintSessionTokenRequest) (*MintSessionTokenResponse, error)
+	// RevokeSessionToken revokes a session token; it stops being accepted at once on this hub and within a second on every replica. Revoking a revoked one changes nothing.
+	//
+	// Errors:
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; session_id is empty or malformed.
+	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+	// - NOT_FOUND (ERROR_REASON_SESSION_TOKEN_NOT_FOUND): no session token of the project has this id (another project's reads as none).
+	RevokeSessionToken(context.Context, *RevokeSessionTokenRequest) (*RevokeSessionTokenResponse, error)
+	// ListSessionTokens lists a project's session tokens, newest first, revoked and expired ones too; never the tokens.
+	//
+	// Errors:
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; a bad page size.
+	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+	ListSessionTokens(context.Context, *ListSessionTokensRequest) (*ListSessionTokensResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -270,6 +369,15 @@ func (UnimplementedAdminServiceServer) RevokeOperator(context.Context, *RevokeOp
 }
 func (UnimplementedAdminServiceServer) ListAuditRecords(context.Context, *ListAuditRecordsRequest) (*ListAuditRecordsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAuditRecords not implemented")
+}
+func (UnimplementedAdminServiceServer) MintSessionToken(context.Context, *MintSessionTokenRequest) (*MintSessionTokenResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method MintSessionToken not implemented")
+}
+func (UnimplementedAdminServiceServer) RevokeSessionToken(context.Context, *RevokeSessionTokenRequest) (*RevokeSessionTokenResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeSessionToken not implemented")
+}
+func (UnimplementedAdminServiceServer) ListSessionTokens(context.Context, *ListSessionTokensRequest) (*ListSessionTokensResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSessionTokens not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -418,6 +526,60 @@ func _AdminService_ListAuditRecords_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_MintSessionToken_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MintSessionTokenRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).MintSessionToken(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_MintSessionToken_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).MintSessionToken(ctx, req.(*MintSessionTokenRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_RevokeSessionToken_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeSessionTokenRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).RevokeSessionToken(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_RevokeSessionToken_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).RevokeSessionToken(ctx, req.(*RevokeSessionTokenRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_ListSessionTokens_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSessionTokensRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListSessionTokens(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListSessionTokens_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListSessionTokens(ctx, req.(*ListSessionTokensRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -452,6 +614,18 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListAuditRecords",
 			Handler:    _AdminService_ListAuditRecords_Handler,
+		},
+		{
+			MethodName: "MintSessionToken",
+			Handler:    _AdminService_MintSessionToken_Handler,
+		},
+		{
+			MethodName: "RevokeSessionToken",
+			Handler:    _AdminService_RevokeSessionToken_Handler,
+		},
+		{
+			MethodName: "ListSessionTokens",
+			Handler:    _AdminService_ListSessionTokens_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -981,8 +981,10 @@ type GitContext struct {
 	BaseCommit string `protobuf:"bytes,2,opt,name=base_commit,json=baseCommit,proto3" json:"base_commit,omitempty"`
 	// The working directory, relative to the repository root.
 	WorkingDirectory string `protobuf:"bytes,3,opt,name=working_directory,json=workingDirectory,proto3" json:"working_directory,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The repository (a URL or a path the worker can clone), when the run names one.
+	Repository    string `protobuf:"bytes,4,opt,name=repository,proto3" json:"repository,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GitContext) Reset() {
@@ -1032,6 +1034,13 @@ func (x *GitContext) GetBaseCommit() string {
 func (x *GitContext) GetWorkingDirectory() string {
 	if x != nil {
 		return x.WorkingDirectory
+	}
+	return ""
+}
+
+func (x *GitContext) GetRepository() string {
+	if x != nil {
+		return x.Repository
 	}
 	return ""
 }
@@ -1164,16 +1173,20 @@ func (x *AssignmentContext) GetPrivateHandoffNotes() string {
 	return ""
 }
 
-// ToolPolicy allows and denies tools by name or `prefix*` pattern; deny wins.
+// ToolPolicy allows and denies agent tools (the RPC registry's tool names, `kxm_send`) by name, `*` or `prefix*`; deny wins.
+//
+// Entries may leave out the `kxm_` prefix (`send`, `workflow_*`); the hub stores and signs them canonical. Evaluation
+// (docs/tool-policy.md): a deny entry that matches denies; a non-empty allow list must match; the `read-only` preset
+// denies every tool that writes; `kxm_promote` needs an allow entry naming it or `*`; anything else is allowed.
 type ToolPolicy struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// A named preset such as `read-only`.
+	// Empty, or the preset `read-only` (denies the write tools); another name is refused.
 	Preset string `protobuf:"bytes,1,opt,name=preset,proto3" json:"preset,omitempty"`
-	// Tools allowed; when non-empty, anything else is denied.
+	// Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
 	AllowedTools []string `protobuf:"bytes,2,rep,name=allowed_tools,json=allowedTools,proto3" json:"allowed_tools,omitempty"`
-	// Tools denied.
+	// Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
 	DeniedTools []string `protobuf:"bytes,3,rep,name=denied_tools,json=deniedTools,proto3" json:"denied_tools,omitempty"`
-	// Shell commands denied.
+	// Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
 	DeniedCommands []string `protobuf:"bytes,4,rep,name=denied_commands,json=deniedCommands,proto3" json:"denied_commands,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
@@ -1381,8 +1394,34 @@ type AssignmentRequest struct {
 	Constraints *AssignmentConstraints `protobuf:"bytes,10,opt,name=constraints,proto3" json:"constraints,omitempty"`
 	// How the result is accepted.
 	AcceptanceGate *AcceptanceGate `protobuf:"bytes,11,opt,name=acceptance_gate,json=acceptanceGate,proto3" json:"acceptance_gate,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// `kxm.assignment-request.v1`.
+	Schema string `protobuf:"bytes,12,opt,name=schema,proto3" json:"schema,omitempty"`
+	// The workflow (definition) id the run executes.
+	WorkflowId string `protobuf:"bytes,13,opt,name=workflow_id,json=workflowId,proto3" json:"workflow_id,omitempty"`
+	// The run's pinned plan hash (`sha256:` + hex).
+	PlanHash string `protobuf:"bytes,14,opt,name=plan_hash,json=planHash,proto3" json:"plan_hash,omitempty"`
+	// The step's kind: `agent`, `moa` or `gate`.
+	StepKind string `protobuf:"bytes,15,opt,name=step_kind,json=stepKind,proto3" json:"step_kind,omitempty"`
+	// What the assignee answers with: `worker` (a WorkerResult), `reviewer` (a ReviewEnvelope) or `gate` (a WorkerResult of the gate's checks).
+	Role string `protobuf:"bytes,16,opt,name=role,proto3" json:"role,omitempty"`
+	// The assignee's name as the plan names it.
+	AgentName string `protobuf:"bytes,17,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
+	// The assignee's agent id.
+	AgentId string `protobuf:"bytes,18,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	// The step's instructions (or its description).
+	Instructions string `protobuf:"bytes,19,opt,name=instructions,proto3" json:"instructions,omitempty"`
+	// The outcomes the step declares: a worker reports one of them.
+	Outcomes []string `protobuf:"bytes,20,rep,name=outcomes,proto3" json:"outcomes,omitempty"`
+	// The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+	EvidenceKeys []string `protobuf:"bytes,21,rep,name=evidence_keys,json=evidenceKeys,proto3" json:"evidence_keys,omitempty"`
+	// The hub-signed attempt token for this assignment; present it (`x-kxm-attempt-token`) on every call made for it.
+	AttemptToken string `protobuf:"bytes,22,opt,name=attempt_token,json=attemptToken,proto3" json:"attempt_token,omitempty"`
+	// For a gate worker: the pinned gate to run.
+	Gate *GateSpec `protobuf:"bytes,23,opt,name=gate,proto3" json:"gate,omitempty"`
+	// The run's diagnostic handoff (loop C's incident), when it was started with one.
+	DiagnosticHandoff *DiagnosticHandoff `protobuf:"bytes,24,opt,name=diagnostic_handoff,json=diagnosticHandoff,proto3" json:"diagnostic_handoff,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *AssignmentRequest) Reset() {
@@ -1492,6 +1531,252 @@ func (x *AssignmentRequest) GetAcceptanceGate() *AcceptanceGate {
 	return nil
 }
 
+func (x *AssignmentRequest) GetSchema() string {
+	if x != nil {
+		return x.Schema
+	}
+	return ""
+}
+
+func (x *AssignmentRequest) GetWorkflowId() string {
+	if x != nil {
+		return x.WorkflowId
+	}
+	return ""
+}
+
+func (x *AssignmentRequest) GetPlanHash() string {
+	if x != nil {
+		return x.PlanHash
+	}
+	return ""
+}
+
+func (x *AssignmentRequest) GetStepKind() string {
+	if x != nil {
+		return x.StepKind
+	}
+	return ""
+}
+
+func (x *AssignmentRequest) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *AssignmentRequest) GetAgentName() string {
+	if x != nil {
+		return x.AgentName
+	}
+	return ""
+}
+
+func (x *AssignmentRequest) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *AssignmentRequest) GetInstructions() string {
+	if x != nil {
+		return x.Instructions
+	}
+	return ""
+}
+
+func (x *AssignmentRequest) GetOutcomes() []string {
+	if x != nil {
+		return x.Outcomes
+	}
+	return nil
+}
+
+func (x *AssignmentRequest) GetEvidenceKeys() []string {
+	if x != nil {
+		return x.EvidenceKeys
+	}
+	return nil
+}
+
+func (x *AssignmentRequest) GetAttemptToken() string {
+	if x != nil {
+		return x.AttemptToken
+	}
+	return ""
+}
+
+func (x *AssignmentRequest) GetGate() *GateSpec {
+	if x != nil {
+		return x.Gate
+	}
+	return nil
+}
+
+func (x *AssignmentRequest) GetDiagnosticHandoff() *DiagnosticHandoff {
+	if x != nil {
+		return x.DiagnosticHandoff
+	}
+	return nil
+}
+
+// GateSpec is a pinned gate as a gate worker runs it.
+type GateSpec struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The gate id (`step:<step id>` for an inline command).
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// `command` or `artifacts-exist`.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// The gate definition's hash (`sha256:` + hex), pinned in the run's plan.
+	Hash string `protobuf:"bytes,3,opt,name=hash,proto3" json:"hash,omitempty"`
+	// `pass`, or `fail` for a repro gate (the check must fail).
+	Expect string `protobuf:"bytes,4,opt,name=expect,proto3" json:"expect,omitempty"`
+	// The checks, run in order without a shell, fail-closed at the first failing one.
+	Checks []*GateCheckSpec `protobuf:"bytes,5,rep,name=checks,proto3" json:"checks,omitempty"`
+	// For `artifacts-exist`: the relative paths that must exist in the checkout.
+	Paths         []string `protobuf:"bytes,6,rep,name=paths,proto3" json:"paths,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GateSpec) Reset() {
+	*x = GateSpec{}
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GateSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GateSpec) ProtoMessage() {}
+
+func (x *GateSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GateSpec.ProtoReflect.Descriptor instead.
+func (*GateSpec) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *GateSpec) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *GateSpec) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *GateSpec) GetHash() string {
+	if x != nil {
+		return x.Hash
+	}
+	return ""
+}
+
+func (x *GateSpec) GetExpect() string {
+	if x != nil {
+		return x.Expect
+	}
+	return ""
+}
+
+func (x *GateSpec) GetChecks() []*GateCheckSpec {
+	if x != nil {
+		return x.Checks
+	}
+	return nil
+}
+
+func (x *GateSpec) GetPaths() []string {
+	if x != nil {
+		return x.Paths
+	}
+	return nil
+}
+
+// GateCheckSpec is one command of a gate.
+type GateCheckSpec struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The check's name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The command, run without a shell.
+	Argv []string `protobuf:"bytes,2,rep,name=argv,proto3" json:"argv,omitempty"`
+	// Its timeout in milliseconds.
+	TimeoutMs     int64 `protobuf:"varint,3,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GateCheckSpec) Reset() {
+	*x = GateCheckSpec{}
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GateCheckSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GateCheckSpec) ProtoMessage() {}
+
+func (x *GateCheckSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GateCheckSpec.ProtoReflect.Descriptor instead.
+func (*GateCheckSpec) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *GateCheckSpec) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *GateCheckSpec) GetArgv() []string {
+	if x != nil {
+		return x.Argv
+	}
+	return nil
+}
+
+func (x *GateCheckSpec) GetTimeoutMs() int64 {
+	if x != nil {
+		return x.TimeoutMs
+	}
+	return 0
+}
+
 // WorkerIdentity describes the worker that produced a result (`kxm.worker.v1`).
 type WorkerIdentity struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1511,7 +1796,7 @@ type WorkerIdentity struct {
 
 func (x *WorkerIdentity) Reset() {
 	*x = WorkerIdentity{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[13]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1523,7 +1808,7 @@ func (x *WorkerIdentity) String() string {
 func (*WorkerIdentity) ProtoMessage() {}
 
 func (x *WorkerIdentity) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[13]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1536,7 +1821,7 @@ func (x *WorkerIdentity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerIdentity.ProtoReflect.Descriptor instead.
 func (*WorkerIdentity) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{13}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WorkerIdentity) GetKind() string {
@@ -1589,7 +1874,7 @@ type FileChanges struct {
 
 func (x *FileChanges) Reset() {
 	*x = FileChanges{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[14]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1601,7 +1886,7 @@ func (x *FileChanges) String() string {
 func (*FileChanges) ProtoMessage() {}
 
 func (x *FileChanges) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[14]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1614,7 +1899,7 @@ func (x *FileChanges) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FileChanges.ProtoReflect.Descriptor instead.
 func (*FileChanges) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{14}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *FileChanges) GetFilesModified() []string {
@@ -1653,7 +1938,7 @@ type Artifact struct {
 
 func (x *Artifact) Reset() {
 	*x = Artifact{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[15]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1665,7 +1950,7 @@ func (x *Artifact) String() string {
 func (*Artifact) ProtoMessage() {}
 
 func (x *Artifact) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[15]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1678,7 +1963,7 @@ func (x *Artifact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Artifact.ProtoReflect.Descriptor instead.
 func (*Artifact) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{15}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Artifact) GetName() string {
@@ -1717,7 +2002,7 @@ type VerifierOutcome struct {
 
 func (x *VerifierOutcome) Reset() {
 	*x = VerifierOutcome{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[16]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1729,7 +2014,7 @@ func (x *VerifierOutcome) String() string {
 func (*VerifierOutcome) ProtoMessage() {}
 
 func (x *VerifierOutcome) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[16]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1742,7 +2027,7 @@ func (x *VerifierOutcome) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifierOutcome.ProtoReflect.Descriptor instead.
 func (*VerifierOutcome) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{16}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *VerifierOutcome) GetGateCommand() string {
@@ -1774,14 +2059,30 @@ type GateCheck struct {
 	// Whether it passed.
 	Passed bool `protobuf:"varint,2,opt,name=passed,proto3" json:"passed,omitempty"`
 	// What it found.
-	Summary       string `protobuf:"bytes,3,opt,name=summary,proto3" json:"summary,omitempty"`
+	Summary string `protobuf:"bytes,3,opt,name=summary,proto3" json:"summary,omitempty"`
+	// Its exit code, when it exited (unset when it did not start or its end is uncertain).
+	ExitCode *int32 `protobuf:"varint,4,opt,name=exit_code,json=exitCode,proto3,oneof" json:"exit_code,omitempty"`
+	// How long it ran, in milliseconds.
+	DurationMs int64 `protobuf:"varint,5,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	// `complete`, `no-start` or `uncertain`.
+	Observation string `protobuf:"bytes,6,opt,name=observation,proto3" json:"observation,omitempty"`
+	// Why it did not start or is uncertain (`timeout`, `lost-close`, `refused`, …); empty when complete.
+	Reason string `protobuf:"bytes,7,opt,name=reason,proto3" json:"reason,omitempty"`
+	// SHA-256 hex of its standard output (never the output).
+	StdoutSha256 string `protobuf:"bytes,8,opt,name=stdout_sha256,json=stdoutSha256,proto3" json:"stdout_sha256,omitempty"`
+	// Bytes of standard output.
+	StdoutBytes int64 `protobuf:"varint,9,opt,name=stdout_bytes,json=stdoutBytes,proto3" json:"stdout_bytes,omitempty"`
+	// SHA-256 hex of its standard error.
+	StderrSha256 string `protobuf:"bytes,10,opt,name=stderr_sha256,json=stderrSha256,proto3" json:"stderr_sha256,omitempty"`
+	// Bytes of standard error.
+	StderrBytes   int64 `protobuf:"varint,11,opt,name=stderr_bytes,json=stderrBytes,proto3" json:"stderr_bytes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GateCheck) Reset() {
 	*x = GateCheck{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[17]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1793,7 +2094,7 @@ func (x *GateCheck) String() string {
 func (*GateCheck) ProtoMessage() {}
 
 func (x *GateCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[17]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1806,7 +2107,7 @@ func (x *GateCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GateCheck.ProtoReflect.Descriptor instead.
 func (*GateCheck) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{17}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GateCheck) GetName() string {
@@ -1828,6 +2129,62 @@ func (x *GateCheck) GetSummary() string {
 		return x.Summary
 	}
 	return ""
+}
+
+func (x *GateCheck) GetExitCode() int32 {
+	if x != nil && x.ExitCode != nil {
+		return *x.ExitCode
+	}
+	return 0
+}
+
+func (x *GateCheck) GetDurationMs() int64 {
+	if x != nil {
+		return x.DurationMs
+	}
+	return 0
+}
+
+func (x *GateCheck) GetObservation() string {
+	if x != nil {
+		return x.Observation
+	}
+	return ""
+}
+
+func (x *GateCheck) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *GateCheck) GetStdoutSha256() string {
+	if x != nil {
+		return x.StdoutSha256
+	}
+	return ""
+}
+
+func (x *GateCheck) GetStdoutBytes() int64 {
+	if x != nil {
+		return x.StdoutBytes
+	}
+	return 0
+}
+
+func (x *GateCheck) GetStderrSha256() string {
+	if x != nil {
+		return x.StderrSha256
+	}
+	return ""
+}
+
+func (x *GateCheck) GetStderrBytes() int64 {
+	if x != nil {
+		return x.StderrBytes
+	}
+	return 0
 }
 
 // WorkerResult is what a worker reports for an assignment (`kxm.worker-result.v1`).
@@ -1854,14 +2211,18 @@ type WorkerResult struct {
 	// The acceptance gate's result.
 	VerifierOutcome *VerifierOutcome `protobuf:"bytes,10,opt,name=verifier_outcome,json=verifierOutcome,proto3" json:"verifier_outcome,omitempty"`
 	// Checks run by gate workers.
-	Checks        []*GateCheck `protobuf:"bytes,11,rep,name=checks,proto3" json:"checks,omitempty"`
+	Checks []*GateCheck `protobuf:"bytes,11,rep,name=checks,proto3" json:"checks,omitempty"`
+	// `kxm.worker-result.v1`.
+	Schema string `protobuf:"bytes,12,opt,name=schema,proto3" json:"schema,omitempty"`
+	// The commit the work is on (a writing step's, full hex), when it changed a repository.
+	Commit        string `protobuf:"bytes,13,opt,name=commit,proto3" json:"commit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WorkerResult) Reset() {
 	*x = WorkerResult{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[18]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1873,7 +2234,7 @@ func (x *WorkerResult) String() string {
 func (*WorkerResult) ProtoMessage() {}
 
 func (x *WorkerResult) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[18]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1886,7 +2247,7 @@ func (x *WorkerResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerResult.ProtoReflect.Descriptor instead.
 func (*WorkerResult) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{18}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *WorkerResult) GetWorker() *WorkerIdentity {
@@ -1966,6 +2327,20 @@ func (x *WorkerResult) GetChecks() []*GateCheck {
 	return nil
 }
 
+func (x *WorkerResult) GetSchema() string {
+	if x != nil {
+		return x.Schema
+	}
+	return ""
+}
+
+func (x *WorkerResult) GetCommit() string {
+	if x != nil {
+		return x.Commit
+	}
+	return ""
+}
+
 // Reviewer identifies who reviewed a piece of work.
 type Reviewer struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1981,7 +2356,7 @@ type Reviewer struct {
 
 func (x *Reviewer) Reset() {
 	*x = Reviewer{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[19]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1993,7 +2368,7 @@ func (x *Reviewer) String() string {
 func (*Reviewer) ProtoMessage() {}
 
 func (x *Reviewer) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[19]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2006,7 +2381,7 @@ func (x *Reviewer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reviewer.ProtoReflect.Descriptor instead.
 func (*Reviewer) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{19}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Reviewer) GetAgentName() string {
@@ -2045,7 +2420,7 @@ type RubricEvaluation struct {
 
 func (x *RubricEvaluation) Reset() {
 	*x = RubricEvaluation{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[20]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2057,7 +2432,7 @@ func (x *RubricEvaluation) String() string {
 func (*RubricEvaluation) ProtoMessage() {}
 
 func (x *RubricEvaluation) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[20]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2070,7 +2445,7 @@ func (x *RubricEvaluation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RubricEvaluation.ProtoReflect.Descriptor instead.
 func (*RubricEvaluation) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{20}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RubricEvaluation) GetCriterion() string {
@@ -2121,7 +2496,7 @@ type ReviewEnvelope struct {
 
 func (x *ReviewEnvelope) Reset() {
 	*x = ReviewEnvelope{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[21]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2133,7 +2508,7 @@ func (x *ReviewEnvelope) String() string {
 func (*ReviewEnvelope) ProtoMessage() {}
 
 func (x *ReviewEnvelope) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[21]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2146,7 +2521,7 @@ func (x *ReviewEnvelope) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReviewEnvelope.ProtoReflect.Descriptor instead.
 func (*ReviewEnvelope) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{21}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ReviewEnvelope) GetReviewId() string {
@@ -2229,7 +2604,7 @@ type IngestionSummary struct {
 
 func (x *IngestionSummary) Reset() {
 	*x = IngestionSummary{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[22]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2241,7 +2616,7 @@ func (x *IngestionSummary) String() string {
 func (*IngestionSummary) ProtoMessage() {}
 
 func (x *IngestionSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[22]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2254,7 +2629,7 @@ func (x *IngestionSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestionSummary.ProtoReflect.Descriptor instead.
 func (*IngestionSummary) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{22}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *IngestionSummary) GetRawLogSizeMb() float64 {
@@ -2302,7 +2677,7 @@ type FaultBoundary struct {
 
 func (x *FaultBoundary) Reset() {
 	*x = FaultBoundary{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[23]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2314,7 +2689,7 @@ func (x *FaultBoundary) String() string {
 func (*FaultBoundary) ProtoMessage() {}
 
 func (x *FaultBoundary) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[23]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2327,7 +2702,7 @@ func (x *FaultBoundary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FaultBoundary.ProtoReflect.Descriptor instead.
 func (*FaultBoundary) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{23}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *FaultBoundary) GetService() string {
@@ -2373,7 +2748,7 @@ type ThreadContention struct {
 
 func (x *ThreadContention) Reset() {
 	*x = ThreadContention{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[24]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2385,7 +2760,7 @@ func (x *ThreadContention) String() string {
 func (*ThreadContention) ProtoMessage() {}
 
 func (x *ThreadContention) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[24]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2398,7 +2773,7 @@ func (x *ThreadContention) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ThreadContention.ProtoReflect.Descriptor instead.
 func (*ThreadContention) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{24}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ThreadContention) GetThreadId() string {
@@ -2447,7 +2822,7 @@ type DiagnosticHandoff struct {
 
 func (x *DiagnosticHandoff) Reset() {
 	*x = DiagnosticHandoff{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[25]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2459,7 +2834,7 @@ func (x *DiagnosticHandoff) String() string {
 func (*DiagnosticHandoff) ProtoMessage() {}
 
 func (x *DiagnosticHandoff) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[25]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2472,7 +2847,7 @@ func (x *DiagnosticHandoff) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiagnosticHandoff.ProtoReflect.Descriptor instead.
 func (*DiagnosticHandoff) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{25}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DiagnosticHandoff) GetIncidentId() string {
@@ -2531,7 +2906,11 @@ func (x *DiagnosticHandoff) GetForensicDirective() string {
 	return ""
 }
 
-// AttemptToken scopes an agent to one attempt of a workflow step (`kxm.attempt-token.v1`); the hub signs it.
+// AttemptToken is what an attempt token says (`kxm.attempt-token.v1`): one attempt of a workflow step, for its assignee.
+//
+// The hub mints one with each assignment and signs it (HMAC-SHA256 under a key id: the token string `kxmat1.…`);
+// the assignee passes the string in `x-kxm-attempt-token` (or `KXM_ATTEMPT_TOKEN`), and the hub refuses a call of
+// a tool its policy does not allow and a call naming another run (docs/tool-policy.md).
 type AttemptToken struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The workflow run id.
@@ -2555,14 +2934,16 @@ type AttemptToken struct {
 	// When the token stops being valid.
 	ExpireTime *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
 	// The tools the attempt may use.
-	ToolPolicy    *ToolPolicy `protobuf:"bytes,11,opt,name=tool_policy,json=toolPolicy,proto3" json:"tool_policy,omitempty"`
+	ToolPolicy *ToolPolicy `protobuf:"bytes,11,opt,name=tool_policy,json=toolPolicy,proto3" json:"tool_policy,omitempty"`
+	// The project of the run.
+	Project       string `protobuf:"bytes,12,opt,name=project,proto3" json:"project,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AttemptToken) Reset() {
 	*x = AttemptToken{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[26]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2574,7 +2955,7 @@ func (x *AttemptToken) String() string {
 func (*AttemptToken) ProtoMessage() {}
 
 func (x *AttemptToken) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[26]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2587,7 +2968,7 @@ func (x *AttemptToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttemptToken.ProtoReflect.Descriptor instead.
 func (*AttemptToken) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{26}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *AttemptToken) GetRunId() string {
@@ -2667,26 +3048,47 @@ func (x *AttemptToken) GetToolPolicy() *ToolPolicy {
 	return nil
 }
 
-// SessionToken scopes an agent session (`kxm.session-token.v1`); the hub signs it.
+func (x *AttemptToken) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+// SessionToken is what a session token says (`kxm.session-token.v1`), and the hub's record of it.
+//
+// An operator mints one for an agent (AdminService.MintSessionToken); the hub signs it (the token string `kxmst1.…`)
+// and keeps these facts, never the token. While it is in force, agents of that name must present it on every call of
+// a tool, and its policy decides which tools they may call (docs/tool-policy.md).
 type SessionToken struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The session id.
+	// The session id (`ses_…`).
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	// The agent name the session belongs to.
+	// The name of the agent the session is for, when it was minted (the session binds every agent of that name in the project).
 	AgentName string `protobuf:"bytes,2,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
 	// The tools the session may use.
 	ToolPolicy *ToolPolicy `protobuf:"bytes,3,opt,name=tool_policy,json=toolPolicy,proto3" json:"tool_policy,omitempty"`
 	// When the token was issued.
 	IssueTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=issue_time,json=issueTime,proto3" json:"issue_time,omitempty"`
 	// When the token stops being valid.
-	ExpireTime    *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
+	ExpireTime *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
+	// The project.
+	Project string `protobuf:"bytes,6,opt,name=project,proto3" json:"project,omitempty"`
+	// The id of the agent the token was issued to (only that agent may present it).
+	AgentId string `protobuf:"bytes,7,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	// When an operator revoked it; unset while it was not revoked.
+	RevokeTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=revoke_time,json=revokeTime,proto3" json:"revoke_time,omitempty"`
+	// The operator who minted it (`admin` for the bootstrap admin).
+	MintedBy string `protobuf:"bytes,9,opt,name=minted_by,json=mintedBy,proto3" json:"minted_by,omitempty"`
+	// The id of the hub key that signed it.
+	KeyId         string `protobuf:"bytes,10,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SessionToken) Reset() {
 	*x = SessionToken{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[27]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2698,7 +3100,7 @@ func (x *SessionToken) String() string {
 func (*SessionToken) ProtoMessage() {}
 
 func (x *SessionToken) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[27]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2711,7 +3113,7 @@ func (x *SessionToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionToken.ProtoReflect.Descriptor instead.
 func (*SessionToken) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{27}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SessionToken) GetSessionId() string {
@@ -2749,16 +3151,53 @@ func (x *SessionToken) GetExpireTime() *timestamppb.Timestamp {
 	return nil
 }
 
-// SignedToken is an attempt or session token with the hub's HMAC-SHA256 signature over its bytes.
+func (x *SessionToken) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *SessionToken) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *SessionToken) GetRevokeTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RevokeTime
+	}
+	return nil
+}
+
+func (x *SessionToken) GetMintedBy() string {
+	if x != nil {
+		return x.MintedBy
+	}
+	return ""
+}
+
+func (x *SessionToken) GetKeyId() string {
+	if x != nil {
+		return x.KeyId
+	}
+	return ""
+}
+
+// SignedToken is the parts of an attempt or session token string, `<prefix><key id>.<payload>.<mac>` (docs/tool-policy.md).
+//
+// The hub passes tokens as strings, not as this message; it names the parts for other languages that parse them.
 type SignedToken struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The serialized AttemptToken or SessionToken.
+	// The canonical JSON of the claims (the string carries it base64url-encoded, without padding).
 	Payload []byte `protobuf:"bytes,1,opt,name=payload,proto3" json:"payload,omitempty"`
 	// The schema of the payload: `kxm.attempt-token.v1` or `kxm.session-token.v1`.
 	Schema string `protobuf:"bytes,2,opt,name=schema,proto3" json:"schema,omitempty"`
 	// The id of the hub key that signed it.
 	KeyId string `protobuf:"bytes,3,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
-	// HMAC-SHA256 over the schema, a NUL byte and the payload.
+	// HMAC-SHA256 under the key `key_id` over the schema, a NUL byte and the payload (base64url in the string).
 	Signature     []byte `protobuf:"bytes,4,opt,name=signature,proto3" json:"signature,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2766,7 +3205,7 @@ type SignedToken struct {
 
 func (x *SignedToken) Reset() {
 	*x = SignedToken{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[28]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2778,7 +3217,7 @@ func (x *SignedToken) String() string {
 func (*SignedToken) ProtoMessage() {}
 
 func (x *SignedToken) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[28]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2791,7 +3230,7 @@ func (x *SignedToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignedToken.ProtoReflect.Descriptor instead.
 func (*SignedToken) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{28}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SignedToken) GetPayload() []byte {
@@ -2837,7 +3276,7 @@ type SyncRedaction struct {
 
 func (x *SyncRedaction) Reset() {
 	*x = SyncRedaction{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[29]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2849,7 +3288,7 @@ func (x *SyncRedaction) String() string {
 func (*SyncRedaction) ProtoMessage() {}
 
 func (x *SyncRedaction) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[29]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2862,7 +3301,7 @@ func (x *SyncRedaction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncRedaction.ProtoReflect.Descriptor instead.
 func (*SyncRedaction) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{29}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SyncRedaction) GetVersion() string {
@@ -2925,7 +3364,7 @@ type SyncEvent struct {
 
 func (x *SyncEvent) Reset() {
 	*x = SyncEvent{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[30]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2937,7 +3376,7 @@ func (x *SyncEvent) String() string {
 func (*SyncEvent) ProtoMessage() {}
 
 func (x *SyncEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[30]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2950,7 +3389,7 @@ func (x *SyncEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SyncEvent.ProtoReflect.Descriptor instead.
 func (*SyncEvent) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{30}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SyncEvent) GetSchema() string {
@@ -3073,7 +3512,7 @@ type ContextProvenance struct {
 
 func (x *ContextProvenance) Reset() {
 	*x = ContextProvenance{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[31]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3085,7 +3524,7 @@ func (x *ContextProvenance) String() string {
 func (*ContextProvenance) ProtoMessage() {}
 
 func (x *ContextProvenance) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[31]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3098,7 +3537,7 @@ func (x *ContextProvenance) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextProvenance.ProtoReflect.Descriptor instead.
 func (*ContextProvenance) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{31}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ContextProvenance) GetSourceType() ContextSourceType {
@@ -3161,7 +3600,7 @@ type ContextItem struct {
 
 func (x *ContextItem) Reset() {
 	*x = ContextItem{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[32]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3173,7 +3612,7 @@ func (x *ContextItem) String() string {
 func (*ContextItem) ProtoMessage() {}
 
 func (x *ContextItem) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[32]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3186,7 +3625,7 @@ func (x *ContextItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextItem.ProtoReflect.Descriptor instead.
 func (*ContextItem) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{32}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ContextItem) GetId() string {
@@ -3317,7 +3756,7 @@ type ContextRequest struct {
 
 func (x *ContextRequest) Reset() {
 	*x = ContextRequest{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[33]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3329,7 +3768,7 @@ func (x *ContextRequest) String() string {
 func (*ContextRequest) ProtoMessage() {}
 
 func (x *ContextRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[33]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3342,7 +3781,7 @@ func (x *ContextRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextRequest.ProtoReflect.Descriptor instead.
 func (*ContextRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{33}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ContextRequest) GetProject() string {
@@ -3407,7 +3846,7 @@ type ProvenanceCount struct {
 
 func (x *ProvenanceCount) Reset() {
 	*x = ProvenanceCount{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[34]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3419,7 +3858,7 @@ func (x *ProvenanceCount) String() string {
 func (*ProvenanceCount) ProtoMessage() {}
 
 func (x *ProvenanceCount) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[34]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3432,7 +3871,7 @@ func (x *ProvenanceCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProvenanceCount.ProtoReflect.Descriptor instead.
 func (*ProvenanceCount) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{34}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ProvenanceCount) GetSourceType() ContextSourceType {
@@ -3462,7 +3901,7 @@ type RelevanceScore struct {
 
 func (x *RelevanceScore) Reset() {
 	*x = RelevanceScore{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[35]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3474,7 +3913,7 @@ func (x *RelevanceScore) String() string {
 func (*RelevanceScore) ProtoMessage() {}
 
 func (x *RelevanceScore) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[35]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3487,7 +3926,7 @@ func (x *RelevanceScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RelevanceScore.ProtoReflect.Descriptor instead.
 func (*RelevanceScore) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{35}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *RelevanceScore) GetId() string {
@@ -3535,7 +3974,7 @@ type ContextAudit struct {
 
 func (x *ContextAudit) Reset() {
 	*x = ContextAudit{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[36]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3547,7 +3986,7 @@ func (x *ContextAudit) String() string {
 func (*ContextAudit) ProtoMessage() {}
 
 func (x *ContextAudit) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[36]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3560,7 +3999,7 @@ func (x *ContextAudit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextAudit.ProtoReflect.Descriptor instead.
 func (*ContextAudit) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{36}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ContextAudit) GetRequest() *ContextRequest {
@@ -3671,7 +4110,7 @@ type ContextPacket struct {
 
 func (x *ContextPacket) Reset() {
 	*x = ContextPacket{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[37]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3683,7 +4122,7 @@ func (x *ContextPacket) String() string {
 func (*ContextPacket) ProtoMessage() {}
 
 func (x *ContextPacket) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[37]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3696,7 +4135,7 @@ func (x *ContextPacket) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextPacket.ProtoReflect.Descriptor instead.
 func (*ContextPacket) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{37}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ContextPacket) GetContradictions() []*ContextItem {
@@ -3822,13 +4261,16 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"\x11recommended_model\x18\x02 \x01(\tR\x10recommendedModel\x12\x18\n" +
 	"\aharness\x18\x03 \x01(\tR\aharness\x12)\n" +
 	"\x10reasoning_effort\x18\x04 \x01(\tR\x0freasoningEffort\x12#\n" +
-	"\reconomic_band\x18\x05 \x01(\tR\feconomicBand\"r\n" +
+	"\reconomic_band\x18\x05 \x01(\tR\feconomicBand\"\x92\x01\n" +
 	"\n" +
 	"GitContext\x12\x16\n" +
 	"\x06branch\x18\x01 \x01(\tR\x06branch\x12\x1f\n" +
 	"\vbase_commit\x18\x02 \x01(\tR\n" +
 	"baseCommit\x12+\n" +
-	"\x11working_directory\x18\x03 \x01(\tR\x10workingDirectory\"K\n" +
+	"\x11working_directory\x18\x03 \x01(\tR\x10workingDirectory\x12\x1e\n" +
+	"\n" +
+	"repository\x18\x04 \x01(\tR\n" +
+	"repository\"K\n" +
 	"\tInputFile\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x16\n" +
@@ -3851,7 +4293,7 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"toolPolicy\"]\n" +
 	"\x0eAcceptanceGate\x12\x18\n" +
 	"\acommand\x18\x01 \x01(\tR\acommand\x121\n" +
-	"\x14deterministic_checks\x18\x02 \x03(\tR\x13deterministicChecks\"\x81\x04\n" +
+	"\x14deterministic_checks\x18\x02 \x03(\tR\x13deterministicChecks\"\xbc\a\n" +
 	"\x11AssignmentRequest\x12#\n" +
 	"\rassignment_id\x18\x01 \x01(\tR\fassignmentId\x12\x15\n" +
 	"\x06run_id\x18\x02 \x01(\tR\x05runId\x12\x1d\n" +
@@ -3867,7 +4309,34 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"\acontext\x18\t \x01(\v2\x19.kxm.v1.AssignmentContextR\acontext\x12?\n" +
 	"\vconstraints\x18\n" +
 	" \x01(\v2\x1d.kxm.v1.AssignmentConstraintsR\vconstraints\x12?\n" +
-	"\x0facceptance_gate\x18\v \x01(\v2\x16.kxm.v1.AcceptanceGateR\x0eacceptanceGate\"\x82\x01\n" +
+	"\x0facceptance_gate\x18\v \x01(\v2\x16.kxm.v1.AcceptanceGateR\x0eacceptanceGate\x12\x16\n" +
+	"\x06schema\x18\f \x01(\tR\x06schema\x12\x1f\n" +
+	"\vworkflow_id\x18\r \x01(\tR\n" +
+	"workflowId\x12\x1b\n" +
+	"\tplan_hash\x18\x0e \x01(\tR\bplanHash\x12\x1b\n" +
+	"\tstep_kind\x18\x0f \x01(\tR\bstepKind\x12\x12\n" +
+	"\x04role\x18\x10 \x01(\tR\x04role\x12\x1d\n" +
+	"\n" +
+	"agent_name\x18\x11 \x01(\tR\tagentName\x12\x19\n" +
+	"\bagent_id\x18\x12 \x01(\tR\aagentId\x12\"\n" +
+	"\finstructions\x18\x13 \x01(\tR\finstructions\x12\x1a\n" +
+	"\boutcomes\x18\x14 \x03(\tR\boutcomes\x12#\n" +
+	"\revidence_keys\x18\x15 \x03(\tR\fevidenceKeys\x12#\n" +
+	"\rattempt_token\x18\x16 \x01(\tR\fattemptToken\x12$\n" +
+	"\x04gate\x18\x17 \x01(\v2\x10.kxm.v1.GateSpecR\x04gate\x12H\n" +
+	"\x12diagnostic_handoff\x18\x18 \x01(\v2\x19.kxm.v1.DiagnosticHandoffR\x11diagnosticHandoff\"\x9f\x01\n" +
+	"\bGateSpec\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04hash\x18\x03 \x01(\tR\x04hash\x12\x16\n" +
+	"\x06expect\x18\x04 \x01(\tR\x06expect\x12-\n" +
+	"\x06checks\x18\x05 \x03(\v2\x15.kxm.v1.GateCheckSpecR\x06checks\x12\x14\n" +
+	"\x05paths\x18\x06 \x03(\tR\x05paths\"V\n" +
+	"\rGateCheckSpec\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04argv\x18\x02 \x03(\tR\x04argv\x12\x1d\n" +
+	"\n" +
+	"timeout_ms\x18\x03 \x01(\x03R\ttimeoutMs\"\x82\x01\n" +
 	"\x0eWorkerIdentity\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x16\n" +
 	"\x06driver\x18\x02 \x01(\tR\x06driver\x12\x12\n" +
@@ -3885,11 +4354,23 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"\x0fVerifierOutcome\x12!\n" +
 	"\fgate_command\x18\x01 \x01(\tR\vgateCommand\x12\x1b\n" +
 	"\texit_code\x18\x02 \x01(\x05R\bexitCode\x12\x16\n" +
-	"\x06passed\x18\x03 \x01(\bR\x06passed\"Q\n" +
+	"\x06passed\x18\x03 \x01(\bR\x06passed\"\xec\x02\n" +
 	"\tGateCheck\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06passed\x18\x02 \x01(\bR\x06passed\x12\x18\n" +
-	"\asummary\x18\x03 \x01(\tR\asummary\"\xdb\x03\n" +
+	"\asummary\x18\x03 \x01(\tR\asummary\x12 \n" +
+	"\texit_code\x18\x04 \x01(\x05H\x00R\bexitCode\x88\x01\x01\x12\x1f\n" +
+	"\vduration_ms\x18\x05 \x01(\x03R\n" +
+	"durationMs\x12 \n" +
+	"\vobservation\x18\x06 \x01(\tR\vobservation\x12\x16\n" +
+	"\x06reason\x18\a \x01(\tR\x06reason\x12#\n" +
+	"\rstdout_sha256\x18\b \x01(\tR\fstdoutSha256\x12!\n" +
+	"\fstdout_bytes\x18\t \x01(\x03R\vstdoutBytes\x12#\n" +
+	"\rstderr_sha256\x18\n" +
+	" \x01(\tR\fstderrSha256\x12!\n" +
+	"\fstderr_bytes\x18\v \x01(\x03R\vstderrBytesB\f\n" +
+	"\n" +
+	"_exit_code\"\x8b\x04\n" +
 	"\fWorkerResult\x12.\n" +
 	"\x06worker\x18\x01 \x01(\v2\x16.kxm.v1.WorkerIdentityR\x06worker\x12\x18\n" +
 	"\acommand\x18\x02 \x01(\tR\acommand\x12\x0e\n" +
@@ -3903,7 +4384,9 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"\ttelemetry\x18\t \x01(\v2\x14.kxm.v1.UsageMetricsR\ttelemetry\x12B\n" +
 	"\x10verifier_outcome\x18\n" +
 	" \x01(\v2\x17.kxm.v1.VerifierOutcomeR\x0fverifierOutcome\x12)\n" +
-	"\x06checks\x18\v \x03(\v2\x11.kxm.v1.GateCheckR\x06checks\"S\n" +
+	"\x06checks\x18\v \x03(\v2\x11.kxm.v1.GateCheckR\x06checks\x12\x16\n" +
+	"\x06schema\x18\f \x01(\tR\x06schema\x12\x16\n" +
+	"\x06commit\x18\r \x01(\tR\x06commit\"S\n" +
 	"\bReviewer\x12\x1d\n" +
 	"\n" +
 	"agent_name\x18\x01 \x01(\tR\tagentName\x12\x12\n" +
@@ -3947,7 +4430,7 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"\x17isolated_fault_boundary\x18\x05 \x01(\v2\x15.kxm.v1.FaultBoundaryR\x15isolatedFaultBoundary\x12P\n" +
 	"\x17thread_contention_trace\x18\x06 \x03(\v2\x18.kxm.v1.ThreadContentionR\x15threadContentionTrace\x12#\n" +
 	"\rrepro_context\x18\a \x01(\tR\freproContext\x12-\n" +
-	"\x12forensic_directive\x18\b \x01(\tR\x11forensicDirective\"\xa2\x03\n" +
+	"\x12forensic_directive\x18\b \x01(\tR\x11forensicDirective\"\xbc\x03\n" +
 	"\fAttemptToken\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x17\n" +
 	"\astep_id\x18\x02 \x01(\tR\x06stepId\x12!\n" +
@@ -3964,7 +4447,8 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"expireTime\x123\n" +
 	"\vtool_policy\x18\v \x01(\v2\x12.kxm.v1.ToolPolicyR\n" +
-	"toolPolicy\"\xf9\x01\n" +
+	"toolPolicy\x12\x18\n" +
+	"\aproject\x18\f \x01(\tR\aproject\"\x9f\x03\n" +
 	"\fSessionToken\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
@@ -3975,7 +4459,14 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"\n" +
 	"issue_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tissueTime\x12;\n" +
 	"\vexpire_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"expireTime\"t\n" +
+	"expireTime\x12\x18\n" +
+	"\aproject\x18\x06 \x01(\tR\aproject\x12\x19\n" +
+	"\bagent_id\x18\a \x01(\tR\aagentId\x12;\n" +
+	"\vrevoke_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"revokeTime\x12\x1b\n" +
+	"\tminted_by\x18\t \x01(\tR\bmintedBy\x12\x15\n" +
+	"\x06key_id\x18\n" +
+	" \x01(\tR\x05keyId\"t\n" +
 	"\vSignedToken\x12\x18\n" +
 	"\apayload\x18\x01 \x01(\fR\apayload\x12\x16\n" +
 	"\x06schema\x18\x02 \x01(\tR\x06schema\x12\x15\n" +
@@ -4137,7 +4628,7 @@ func file_kxm_v1_envelopes_proto_rawDescGZIP() []byte {
 }
 
 var file_kxm_v1_envelopes_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_kxm_v1_envelopes_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
+var file_kxm_v1_envelopes_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_kxm_v1_envelopes_proto_goTypes = []any{
 	(TerminalReceiptStatus)(0),    // 0: kxm.v1.TerminalReceiptStatus
 	(ContextKind)(0),              // 1: kxm.v1.ContextKind
@@ -4159,101 +4650,107 @@ var file_kxm_v1_envelopes_proto_goTypes = []any{
 	(*AssignmentConstraints)(nil), // 17: kxm.v1.AssignmentConstraints
 	(*AcceptanceGate)(nil),        // 18: kxm.v1.AcceptanceGate
 	(*AssignmentRequest)(nil),     // 19: kxm.v1.AssignmentRequest
-	(*WorkerIdentity)(nil),        // 20: kxm.v1.WorkerIdentity
-	(*FileChanges)(nil),           // 21: kxm.v1.FileChanges
-	(*Artifact)(nil),              // 22: kxm.v1.Artifact
-	(*VerifierOutcome)(nil),       // 23: kxm.v1.VerifierOutcome
-	(*GateCheck)(nil),             // 24: kxm.v1.GateCheck
-	(*WorkerResult)(nil),          // 25: kxm.v1.WorkerResult
-	(*Reviewer)(nil),              // 26: kxm.v1.Reviewer
-	(*RubricEvaluation)(nil),      // 27: kxm.v1.RubricEvaluation
-	(*ReviewEnvelope)(nil),        // 28: kxm.v1.ReviewEnvelope
-	(*IngestionSummary)(nil),      // 29: kxm.v1.IngestionSummary
-	(*FaultBoundary)(nil),         // 30: kxm.v1.FaultBoundary
-	(*ThreadContention)(nil),      // 31: kxm.v1.ThreadContention
-	(*DiagnosticHandoff)(nil),     // 32: kxm.v1.DiagnosticHandoff
-	(*AttemptToken)(nil),          // 33: kxm.v1.AttemptToken
-	(*SessionToken)(nil),          // 34: kxm.v1.SessionToken
-	(*SignedToken)(nil),           // 35: kxm.v1.SignedToken
-	(*SyncRedaction)(nil),         // 36: kxm.v1.SyncRedaction
-	(*SyncEvent)(nil),             // 37: kxm.v1.SyncEvent
-	(*ContextProvenance)(nil),     // 38: kxm.v1.ContextProvenance
-	(*ContextItem)(nil),           // 39: kxm.v1.ContextItem
-	(*ContextRequest)(nil),        // 40: kxm.v1.ContextRequest
-	(*ProvenanceCount)(nil),       // 41: kxm.v1.ProvenanceCount
-	(*RelevanceScore)(nil),        // 42: kxm.v1.RelevanceScore
-	(*ContextAudit)(nil),          // 43: kxm.v1.ContextAudit
-	(*ContextPacket)(nil),         // 44: kxm.v1.ContextPacket
-	(*timestamppb.Timestamp)(nil), // 45: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),       // 46: google.protobuf.Struct
+	(*GateSpec)(nil),              // 20: kxm.v1.GateSpec
+	(*GateCheckSpec)(nil),         // 21: kxm.v1.GateCheckSpec
+	(*WorkerIdentity)(nil),        // 22: kxm.v1.WorkerIdentity
+	(*FileChanges)(nil),           // 23: kxm.v1.FileChanges
+	(*Artifact)(nil),              // 24: kxm.v1.Artifact
+	(*VerifierOutcome)(nil),       // 25: kxm.v1.VerifierOutcome
+	(*GateCheck)(nil),             // 26: kxm.v1.GateCheck
+	(*WorkerResult)(nil),          // 27: kxm.v1.WorkerResult
+	(*Reviewer)(nil),              // 28: kxm.v1.Reviewer
+	(*RubricEvaluation)(nil),      // 29: kxm.v1.RubricEvaluation
+	(*ReviewEnvelope)(nil),        // 30: kxm.v1.ReviewEnvelope
+	(*IngestionSummary)(nil),      // 31: kxm.v1.IngestionSummary
+	(*FaultBoundary)(nil),         // 32: kxm.v1.FaultBoundary
+	(*ThreadContention)(nil),      // 33: kxm.v1.ThreadContention
+	(*DiagnosticHandoff)(nil),     // 34: kxm.v1.DiagnosticHandoff
+	(*AttemptToken)(nil),          // 35: kxm.v1.AttemptToken
+	(*SessionToken)(nil),          // 36: kxm.v1.SessionToken
+	(*SignedToken)(nil),           // 37: kxm.v1.SignedToken
+	(*SyncRedaction)(nil),         // 38: kxm.v1.SyncRedaction
+	(*SyncEvent)(nil),             // 39: kxm.v1.SyncEvent
+	(*ContextProvenance)(nil),     // 40: kxm.v1.ContextProvenance
+	(*ContextItem)(nil),           // 41: kxm.v1.ContextItem
+	(*ContextRequest)(nil),        // 42: kxm.v1.ContextRequest
+	(*ProvenanceCount)(nil),       // 43: kxm.v1.ProvenanceCount
+	(*RelevanceScore)(nil),        // 44: kxm.v1.RelevanceScore
+	(*ContextAudit)(nil),          // 45: kxm.v1.ContextAudit
+	(*ContextPacket)(nil),         // 46: kxm.v1.ContextPacket
+	(*timestamppb.Timestamp)(nil), // 47: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),       // 48: google.protobuf.Struct
 }
 var file_kxm_v1_envelopes_proto_depIdxs = []int32{
 	7,  // 0: kxm.v1.ReceiptEvidence.test_summary:type_name -> kxm.v1.TestSummary
 	8,  // 1: kxm.v1.ReceiptEvidence.findings:type_name -> kxm.v1.Finding
 	0,  // 2: kxm.v1.TerminalReceipt.status:type_name -> kxm.v1.TerminalReceiptStatus
-	45, // 3: kxm.v1.TerminalReceipt.time:type_name -> google.protobuf.Timestamp
+	47, // 3: kxm.v1.TerminalReceipt.time:type_name -> google.protobuf.Timestamp
 	9,  // 4: kxm.v1.TerminalReceipt.evidence:type_name -> kxm.v1.ReceiptEvidence
 	10, // 5: kxm.v1.TerminalReceipt.metrics:type_name -> kxm.v1.UsageMetrics
 	13, // 6: kxm.v1.AssignmentContext.git:type_name -> kxm.v1.GitContext
 	14, // 7: kxm.v1.AssignmentContext.inputs:type_name -> kxm.v1.InputFile
 	16, // 8: kxm.v1.AssignmentConstraints.tool_policy:type_name -> kxm.v1.ToolPolicy
-	45, // 9: kxm.v1.AssignmentRequest.create_time:type_name -> google.protobuf.Timestamp
-	45, // 10: kxm.v1.AssignmentRequest.expire_time:type_name -> google.protobuf.Timestamp
+	47, // 9: kxm.v1.AssignmentRequest.create_time:type_name -> google.protobuf.Timestamp
+	47, // 10: kxm.v1.AssignmentRequest.expire_time:type_name -> google.protobuf.Timestamp
 	12, // 11: kxm.v1.AssignmentRequest.routing:type_name -> kxm.v1.RoutingHint
 	15, // 12: kxm.v1.AssignmentRequest.context:type_name -> kxm.v1.AssignmentContext
 	17, // 13: kxm.v1.AssignmentRequest.constraints:type_name -> kxm.v1.AssignmentConstraints
 	18, // 14: kxm.v1.AssignmentRequest.acceptance_gate:type_name -> kxm.v1.AcceptanceGate
-	20, // 15: kxm.v1.WorkerResult.worker:type_name -> kxm.v1.WorkerIdentity
-	45, // 16: kxm.v1.WorkerResult.create_time:type_name -> google.protobuf.Timestamp
-	21, // 17: kxm.v1.WorkerResult.changes:type_name -> kxm.v1.FileChanges
-	22, // 18: kxm.v1.WorkerResult.artifacts:type_name -> kxm.v1.Artifact
-	10, // 19: kxm.v1.WorkerResult.telemetry:type_name -> kxm.v1.UsageMetrics
-	23, // 20: kxm.v1.WorkerResult.verifier_outcome:type_name -> kxm.v1.VerifierOutcome
-	24, // 21: kxm.v1.WorkerResult.checks:type_name -> kxm.v1.GateCheck
-	26, // 22: kxm.v1.ReviewEnvelope.reviewer:type_name -> kxm.v1.Reviewer
-	45, // 23: kxm.v1.ReviewEnvelope.create_time:type_name -> google.protobuf.Timestamp
-	27, // 24: kxm.v1.ReviewEnvelope.rubric_evaluation:type_name -> kxm.v1.RubricEvaluation
-	45, // 25: kxm.v1.DiagnosticHandoff.time:type_name -> google.protobuf.Timestamp
-	29, // 26: kxm.v1.DiagnosticHandoff.ingestion_summary:type_name -> kxm.v1.IngestionSummary
-	30, // 27: kxm.v1.DiagnosticHandoff.isolated_fault_boundary:type_name -> kxm.v1.FaultBoundary
-	31, // 28: kxm.v1.DiagnosticHandoff.thread_contention_trace:type_name -> kxm.v1.ThreadContention
-	45, // 29: kxm.v1.AttemptToken.issue_time:type_name -> google.protobuf.Timestamp
-	45, // 30: kxm.v1.AttemptToken.expire_time:type_name -> google.protobuf.Timestamp
-	16, // 31: kxm.v1.AttemptToken.tool_policy:type_name -> kxm.v1.ToolPolicy
-	16, // 32: kxm.v1.SessionToken.tool_policy:type_name -> kxm.v1.ToolPolicy
-	45, // 33: kxm.v1.SessionToken.issue_time:type_name -> google.protobuf.Timestamp
-	45, // 34: kxm.v1.SessionToken.expire_time:type_name -> google.protobuf.Timestamp
-	45, // 35: kxm.v1.SyncEvent.occur_time:type_name -> google.protobuf.Timestamp
-	36, // 36: kxm.v1.SyncEvent.redaction:type_name -> kxm.v1.SyncRedaction
-	46, // 37: kxm.v1.SyncEvent.payload:type_name -> google.protobuf.Struct
-	2,  // 38: kxm.v1.ContextProvenance.source_type:type_name -> kxm.v1.ContextSourceType
-	1,  // 39: kxm.v1.ContextItem.kind:type_name -> kxm.v1.ContextKind
-	38, // 40: kxm.v1.ContextItem.provenance:type_name -> kxm.v1.ContextProvenance
-	3,  // 41: kxm.v1.ContextItem.authority:type_name -> kxm.v1.ContextAuthority
-	4,  // 42: kxm.v1.ContextItem.confidence:type_name -> kxm.v1.ContextConfidence
-	5,  // 43: kxm.v1.ContextItem.scope:type_name -> kxm.v1.ContextScope
-	6,  // 44: kxm.v1.ContextItem.status:type_name -> kxm.v1.ContextStatus
-	45, // 45: kxm.v1.ContextItem.observe_time:type_name -> google.protobuf.Timestamp
-	45, // 46: kxm.v1.ContextItem.valid_from_time:type_name -> google.protobuf.Timestamp
-	45, // 47: kxm.v1.ContextItem.valid_until_time:type_name -> google.protobuf.Timestamp
-	1,  // 48: kxm.v1.ContextRequest.include_kinds:type_name -> kxm.v1.ContextKind
-	2,  // 49: kxm.v1.ProvenanceCount.source_type:type_name -> kxm.v1.ContextSourceType
-	40, // 50: kxm.v1.ContextAudit.request:type_name -> kxm.v1.ContextRequest
-	41, // 51: kxm.v1.ContextAudit.provenance_summary:type_name -> kxm.v1.ProvenanceCount
-	42, // 52: kxm.v1.ContextAudit.selected_scores:type_name -> kxm.v1.RelevanceScore
-	39, // 53: kxm.v1.ContextPacket.contradictions:type_name -> kxm.v1.ContextItem
-	39, // 54: kxm.v1.ContextPacket.current_state:type_name -> kxm.v1.ContextItem
-	39, // 55: kxm.v1.ContextPacket.knowledge:type_name -> kxm.v1.ContextItem
-	39, // 56: kxm.v1.ContextPacket.evidence:type_name -> kxm.v1.ContextItem
-	39, // 57: kxm.v1.ContextPacket.episodes:type_name -> kxm.v1.ContextItem
-	39, // 58: kxm.v1.ContextPacket.skills:type_name -> kxm.v1.ContextItem
-	41, // 59: kxm.v1.ContextPacket.provenance_summary:type_name -> kxm.v1.ProvenanceCount
-	43, // 60: kxm.v1.ContextPacket.audit:type_name -> kxm.v1.ContextAudit
-	61, // [61:61] is the sub-list for method output_type
-	61, // [61:61] is the sub-list for method input_type
-	61, // [61:61] is the sub-list for extension type_name
-	61, // [61:61] is the sub-list for extension extendee
-	0,  // [0:61] is the sub-list for field type_name
+	20, // 15: kxm.v1.AssignmentRequest.gate:type_name -> kxm.v1.GateSpec
+	34, // 16: kxm.v1.AssignmentRequest.diagnostic_handoff:type_name -> kxm.v1.DiagnosticHandoff
+	21, // 17: kxm.v1.GateSpec.checks:type_name -> kxm.v1.GateCheckSpec
+	22, // 18: kxm.v1.WorkerResult.worker:type_name -> kxm.v1.WorkerIdentity
+	47, // 19: kxm.v1.WorkerResult.create_time:type_name -> google.protobuf.Timestamp
+	23, // 20: kxm.v1.WorkerResult.changes:type_name -> kxm.v1.FileChanges
+	24, // 21: kxm.v1.WorkerResult.artifacts:type_name -> kxm.v1.Artifact
+	10, // 22: kxm.v1.WorkerResult.telemetry:type_name -> kxm.v1.UsageMetrics
+	25, // 23: kxm.v1.WorkerResult.verifier_outcome:type_name -> kxm.v1.VerifierOutcome
+	26, // 24: kxm.v1.WorkerResult.checks:type_name -> kxm.v1.GateCheck
+	28, // 25: kxm.v1.ReviewEnvelope.reviewer:type_name -> kxm.v1.Reviewer
+	47, // 26: kxm.v1.ReviewEnvelope.create_time:type_name -> google.protobuf.Timestamp
+	29, // 27: kxm.v1.ReviewEnvelope.rubric_evaluation:type_name -> kxm.v1.RubricEvaluation
+	47, // 28: kxm.v1.DiagnosticHandoff.time:type_name -> google.protobuf.Timestamp
+	31, // 29: kxm.v1.DiagnosticHandoff.ingestion_summary:type_name -> kxm.v1.IngestionSummary
+	32, // 30: kxm.v1.DiagnosticHandoff.isolated_fault_boundary:type_name -> kxm.v1.FaultBoundary
+	33, // 31: kxm.v1.DiagnosticHandoff.thread_contention_trace:type_name -> kxm.v1.ThreadContention
+	47, // 32: kxm.v1.AttemptToken.issue_time:type_name -> google.protobuf.Timestamp
+	47, // 33: kxm.v1.AttemptToken.expire_time:type_name -> google.protobuf.Timestamp
+	16, // 34: kxm.v1.AttemptToken.tool_policy:type_name -> kxm.v1.ToolPolicy
+	16, // 35: kxm.v1.SessionToken.tool_policy:type_name -> kxm.v1.ToolPolicy
+	47, // 36: kxm.v1.SessionToken.issue_time:type_name -> google.protobuf.Timestamp
+	47, // 37: kxm.v1.SessionToken.expire_time:type_name -> google.protobuf.Timestamp
+	47, // 38: kxm.v1.SessionToken.revoke_time:type_name -> google.protobuf.Timestamp
+	47, // 39: kxm.v1.SyncEvent.occur_time:type_name -> google.protobuf.Timestamp
+	38, // 40: kxm.v1.SyncEvent.redaction:type_name -> kxm.v1.SyncRedaction
+	48, // 41: kxm.v1.SyncEvent.payload:type_name -> google.protobuf.Struct
+	2,  // 42: kxm.v1.ContextProvenance.source_type:type_name -> kxm.v1.ContextSourceType
+	1,  // 43: kxm.v1.ContextItem.kind:type_name -> kxm.v1.ContextKind
+	40, // 44: kxm.v1.ContextItem.provenance:type_name -> kxm.v1.ContextProvenance
+	3,  // 45: kxm.v1.ContextItem.authority:type_name -> kxm.v1.ContextAuthority
+	4,  // 46: kxm.v1.ContextItem.confidence:type_name -> kxm.v1.ContextConfidence
+	5,  // 47: kxm.v1.ContextItem.scope:type_name -> kxm.v1.ContextScope
+	6,  // 48: kxm.v1.ContextItem.status:type_name -> kxm.v1.ContextStatus
+	47, // 49: kxm.v1.ContextItem.observe_time:type_name -> google.protobuf.Timestamp
+	47, // 50: kxm.v1.ContextItem.valid_from_time:type_name -> google.protobuf.Timestamp
+	47, // 51: kxm.v1.ContextItem.valid_until_time:type_name -> google.protobuf.Timestamp
+	1,  // 52: kxm.v1.ContextRequest.include_kinds:type_name -> kxm.v1.ContextKind
+	2,  // 53: kxm.v1.ProvenanceCount.source_type:type_name -> kxm.v1.ContextSourceType
+	42, // 54: kxm.v1.ContextAudit.request:type_name -> kxm.v1.ContextRequest
+	43, // 55: kxm.v1.ContextAudit.provenance_summary:type_name -> kxm.v1.ProvenanceCount
+	44, // 56: kxm.v1.ContextAudit.selected_scores:type_name -> kxm.v1.RelevanceScore
+	41, // 57: kxm.v1.ContextPacket.contradictions:type_name -> kxm.v1.ContextItem
+	41, // 58: kxm.v1.ContextPacket.current_state:type_name -> kxm.v1.ContextItem
+	41, // 59: kxm.v1.ContextPacket.knowledge:type_name -> kxm.v1.ContextItem
+	41, // 60: kxm.v1.ContextPacket.evidence:type_name -> kxm.v1.ContextItem
+	41, // 61: kxm.v1.ContextPacket.episodes:type_name -> kxm.v1.ContextItem
+	41, // 62: kxm.v1.ContextPacket.skills:type_name -> kxm.v1.ContextItem
+	43, // 63: kxm.v1.ContextPacket.provenance_summary:type_name -> kxm.v1.ProvenanceCount
+	45, // 64: kxm.v1.ContextPacket.audit:type_name -> kxm.v1.ContextAudit
+	65, // [65:65] is the sub-list for method output_type
+	65, // [65:65] is the sub-list for method input_type
+	65, // [65:65] is the sub-list for extension type_name
+	65, // [65:65] is the sub-list for extension extendee
+	0,  // [0:65] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_envelopes_proto_init() }
@@ -4261,13 +4758,14 @@ func file_kxm_v1_envelopes_proto_init() {
 	if File_kxm_v1_envelopes_proto != nil {
 		return
 	}
+	file_kxm_v1_envelopes_proto_msgTypes[19].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_envelopes_proto_rawDesc), len(file_kxm_v1_envelopes_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   38,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

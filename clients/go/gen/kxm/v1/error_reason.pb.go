@@ -270,6 +270,20 @@ const (
 	ErrorReason_ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE ErrorReason = 126
 	// FAILED_PRECONDITION: the run has not ended, and a retrospective is written when it ends; export it then; metadata: runId, status.
 	ErrorReason_ERROR_REASON_WORKFLOW_NOT_ENDED ErrorReason = 127
+	// PERMISSION_DENIED: the tool policy of the presented attempt or session token does not allow this RPC's tool; metadata: tool, token (attempt or session), rule, entry, nextAction.
+	ErrorReason_ERROR_REASON_TOOL_POLICY_DENIED ErrorReason = 128
+	// PERMISSION_DENIED: the attempt token (x-kxm-attempt-token) is malformed, of another schema, signed by an unknown key, forged or altered, expired, or another agent's or project's; metadata: token, defect, nextAction.
+	ErrorReason_ERROR_REASON_ATTEMPT_TOKEN_INVALID ErrorReason = 129
+	// PERMISSION_DENIED: the call names a workflow run other than its attempt token's; metadata: runId, tokenRunId.
+	ErrorReason_ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION ErrorReason = 130
+	// PERMISSION_DENIED: the session token (x-kxm-session-token) is malformed, of another schema, signed by an unknown key, forged or altered, expired, revoked, or another agent's or project's; metadata: token, defect, nextAction.
+	ErrorReason_ERROR_REASON_SESSION_TOKEN_INVALID ErrorReason = 131
+	// PERMISSION_DENIED: the calling agent holds an active session token and must present it (x-kxm-session-token, KXM_SESSION_TOKEN) on every call of a tool; metadata: tool, nextAction.
+	ErrorReason_ERROR_REASON_SESSION_TOKEN_REQUIRED ErrorReason = 132
+	// NOT_FOUND: no session token of the project has this session id; metadata: sessionId.
+	ErrorReason_ERROR_REASON_SESSION_TOKEN_NOT_FOUND ErrorReason = 133
+	// RESOURCE_EXHAUSTED: the agent already holds the most active session tokens it may (16); revoke one first; metadata: agentId, limit.
+	ErrorReason_ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED ErrorReason = 134
 	// FAILED_PRECONDITION: the assignment is no longer open (completed, expired, superseded by a reassignment, cancelled), so its result is refused; metadata: assignmentId, state.
 	ErrorReason_ERROR_REASON_ASSIGNMENT_CLOSED ErrorReason = 150
 	// FAILED_PRECONDITION: only a run an uncertain gate blocked is recovered; metadata: runId, status.
@@ -397,6 +411,13 @@ var (
 		125: "ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG",
 		126: "ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE",
 		127: "ERROR_REASON_WORKFLOW_NOT_ENDED",
+		128: "ERROR_REASON_TOOL_POLICY_DENIED",
+		129: "ERROR_REASON_ATTEMPT_TOKEN_INVALID",
+		130: "ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION",
+		131: "ERROR_REASON_SESSION_TOKEN_INVALID",
+		132: "ERROR_REASON_SESSION_TOKEN_REQUIRED",
+		133: "ERROR_REASON_SESSION_TOKEN_NOT_FOUND",
+		134: "ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED",
 		150: "ERROR_REASON_ASSIGNMENT_CLOSED",
 		151: "ERROR_REASON_WORKFLOW_NOT_BLOCKED",
 	}
@@ -519,6 +540,13 @@ var (
 		"ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG":              125,
 		"ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE":           126,
 		"ERROR_REASON_WORKFLOW_NOT_ENDED":                    127,
+		"ERROR_REASON_TOOL_POLICY_DENIED":                    128,
+		"ERROR_REASON_ATTEMPT_TOKEN_INVALID":                 129,
+		"ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION":         130,
+		"ERROR_REASON_SESSION_TOKEN_INVALID":                 131,
+		"ERROR_REASON_SESSION_TOKEN_REQUIRED":                132,
+		"ERROR_REASON_SESSION_TOKEN_NOT_FOUND":               133,
+		"ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED":           134,
 		"ERROR_REASON_ASSIGNMENT_CLOSED":                     150,
 		"ERROR_REASON_WORKFLOW_NOT_BLOCKED":                  151,
 	}
@@ -555,7 +583,7 @@ var File_kxm_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xb0&\n" +
+	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xdd(\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_PROTOCOL_ERROR\x10\x01\x12\x1d\n" +
@@ -675,7 +703,14 @@ const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"%ERROR_REASON_WORKFLOW_RULING_REQUIRED\x10|\x12)\n" +
 	"%ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG\x10}\x12,\n" +
 	"(ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE\x10~\x12#\n" +
-	"\x1fERROR_REASON_WORKFLOW_NOT_ENDED\x10\x7f\x12#\n" +
+	"\x1fERROR_REASON_WORKFLOW_NOT_ENDED\x10\x7f\x12$\n" +
+	"\x1fERROR_REASON_TOOL_POLICY_DENIED\x10\x80\x01\x12'\n" +
+	"\"ERROR_REASON_ATTEMPT_TOKEN_INVALID\x10\x81\x01\x12/\n" +
+	"*ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION\x10\x82\x01\x12'\n" +
+	"\"ERROR_REASON_SESSION_TOKEN_INVALID\x10\x83\x01\x12(\n" +
+	"#ERROR_REASON_SESSION_TOKEN_REQUIRED\x10\x84\x01\x12)\n" +
+	"$ERROR_REASON_SESSION_TOKEN_NOT_FOUND\x10\x85\x01\x12-\n" +
+	"(ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED\x10\x86\x01\x12#\n" +
 	"\x1eERROR_REASON_ASSIGNMENT_CLOSED\x10\x96\x01\x12&\n" +
 	"!ERROR_REASON_WORKFLOW_NOT_BLOCKED\x10\x97\x01B\x80\x01\n" +
 	"\n" +

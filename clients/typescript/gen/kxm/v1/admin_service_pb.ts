@@ -4,6 +4,10 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Duration } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration } from "@bufbuild/protobuf/wkt";
+import type { SessionToken, ToolPolicy } from "./envelopes_pb.js";
+import { file_kxm_v1_envelopes } from "./envelopes_pb.js";
 import { file_kxm_v1_options } from "./options_pb.js";
 import type { AuditRecord, Operator, Project } from "./types_pb.js";
 import { file_kxm_v1_types } from "./types_pb.js";
@@ -13,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/admin_service.proto.
  */
 export const file_kxm_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("ChpreG0vdjEvYWRtaW5fc2VydmljZS5wcm90bxIGa3htLnYxIiQKFENyZWF0ZVByb2plY3RSZXF1ZXN0EgwKBG5hbWUYASABKAkiUAoVQ3JlYXRlUHJvamVjdFJlc3BvbnNlEiAKB3Byb2plY3QYASABKAsyDy5reG0udjEuUHJvamVjdBIVCg1wcm9qZWN0X3Rva2VuGAIgASgJIjwKE0xpc3RQcm9qZWN0c1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiUgoUTGlzdFByb2plY3RzUmVzcG9uc2USIQoIcHJvamVjdHMYASADKAsyDy5reG0udjEuUHJvamVjdBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiKQoZUm90YXRlUHJvamVjdFRva2VuUmVxdWVzdBIMCgRuYW1lGAEgASgJIlUKGlJvdGF0ZVByb2plY3RUb2tlblJlc3BvbnNlEiAKB3Byb2plY3QYASABKAsyDy5reG0udjEuUHJvamVjdBIVCg1wcm9qZWN0X3Rva2VuGAIgASgJIiUKFUNyZWF0ZU9wZXJhdG9yUmVxdWVzdBIMCgRuYW1lGAEgASgJIlQKFkNyZWF0ZU9wZXJhdG9yUmVzcG9uc2USIgoIb3BlcmF0b3IYASABKAsyEC5reG0udjEuT3BlcmF0b3ISFgoOb3BlcmF0b3JfdG9rZW4YAiABKAkiPQoUTGlzdE9wZXJhdG9yc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiVQoVTGlzdE9wZXJhdG9yc1Jlc3BvbnNlEiMKCW9wZXJhdG9ycxgBIAMoCzIQLmt4bS52MS5PcGVyYXRvchIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiJQoVUmV2b2tlT3BlcmF0b3JSZXF1ZXN0EgwKBG5hbWUYASABKAkiPAoWUmV2b2tlT3BlcmF0b3JSZXNwb25zZRIiCghvcGVyYXRvchgBIAEoCzIQLmt4bS52MS5PcGVyYXRvciJiChdMaXN0QXVkaXRSZWNvcmRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIQCghvcGVyYXRvchgDIAEoCRIOCgZhY3Rpb24YBCABKAkiXwoYTGlzdEF1ZGl0UmVjb3Jkc1Jlc3BvbnNlEioKDWF1ZGl0X3JlY29yZHMYASADKAsyEy5reG0udjEuQXVkaXRSZWNvcmQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJMq0FCgxBZG1pblNlcnZpY2USWgoNQ3JlYXRlUHJvamVjdBIcLmt4bS52MS5DcmVhdGVQcm9qZWN0UmVxdWVzdBodLmt4bS52MS5DcmVhdGVQcm9qZWN0UmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJXCgxMaXN0UHJvamVjdHMSGy5reG0udjEuTGlzdFByb2plY3RzUmVxdWVzdBocLmt4bS52MS5MaXN0UHJvamVjdHNSZXNwb25zZSIM6uAYCAgCEAEYASgEEmkKElJvdGF0ZVByb2plY3RUb2tlbhIhLmt4bS52MS5Sb3RhdGVQcm9qZWN0VG9rZW5SZXF1ZXN0GiIua3htLnYxLlJvdGF0ZVByb2plY3RUb2tlblJlc3BvbnNlIgzq4BgICAIQABgBKAQSXQoOQ3JlYXRlT3BlcmF0b3ISHS5reG0udjEuQ3JlYXRlT3BlcmF0b3JSZXF1ZXN0Gh4ua3htLnYxLkNyZWF0ZU9wZXJhdG9yUmVzcG9uc2UiDOrgGAgIARAAGAEoBBJaCg1MaXN0T3BlcmF0b3JzEhwua3htLnYxLkxpc3RPcGVyYXRvcnNSZXF1ZXN0Gh0ua3htLnYxLkxpc3RPcGVyYXRvcnNSZXNwb25zZSIM6uAYCAgBEAEYASgEEl0KDlJldm9rZU9wZXJhdG9yEh0ua3htLnYxLlJldm9rZU9wZXJhdG9yUmVxdWVzdBoeLmt4bS52MS5SZXZva2VPcGVyYXRvclJlc3BvbnNlIgzq4BgICAEQABgBKAQSYwoQTGlzdEF1ZGl0UmVjb3JkcxIfLmt4bS52MS5MaXN0QXVkaXRSZWNvcmRzUmVxdWVzdBogLmt4bS52MS5MaXN0QXVkaXRSZWNvcmRzUmVzcG9uc2UiDOrgGAgIARABGAEoBEKBAQoKZGV2Lmt4bS52MUIRQWRtaW5TZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_kxm_v1_options, file_kxm_v1_types]);
+  fileDesc("ChpreG0vdjEvYWRtaW5fc2VydmljZS5wcm90bxIGa3htLnYxIiQKFENyZWF0ZVByb2plY3RSZXF1ZXN0EgwKBG5hbWUYASABKAkiUAoVQ3JlYXRlUHJvamVjdFJlc3BvbnNlEiAKB3Byb2plY3QYASABKAsyDy5reG0udjEuUHJvamVjdBIVCg1wcm9qZWN0X3Rva2VuGAIgASgJIjwKE0xpc3RQcm9qZWN0c1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiUgoUTGlzdFByb2plY3RzUmVzcG9uc2USIQoIcHJvamVjdHMYASADKAsyDy5reG0udjEuUHJvamVjdBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiKQoZUm90YXRlUHJvamVjdFRva2VuUmVxdWVzdBIMCgRuYW1lGAEgASgJIlUKGlJvdGF0ZVByb2plY3RUb2tlblJlc3BvbnNlEiAKB3Byb2plY3QYASABKAsyDy5reG0udjEuUHJvamVjdBIVCg1wcm9qZWN0X3Rva2VuGAIgASgJIiUKFUNyZWF0ZU9wZXJhdG9yUmVxdWVzdBIMCgRuYW1lGAEgASgJIlQKFkNyZWF0ZU9wZXJhdG9yUmVzcG9uc2USIgoIb3BlcmF0b3IYASABKAsyEC5reG0udjEuT3BlcmF0b3ISFgoOb3BlcmF0b3JfdG9rZW4YAiABKAkiPQoUTGlzdE9wZXJhdG9yc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiVQoVTGlzdE9wZXJhdG9yc1Jlc3BvbnNlEiMKCW9wZXJhdG9ycxgBIAMoCzIQLmt4bS52MS5PcGVyYXRvchIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiJQoVUmV2b2tlT3BlcmF0b3JSZXF1ZXN0EgwKBG5hbWUYASABKAkiPAoWUmV2b2tlT3BlcmF0b3JSZXNwb25zZRIiCghvcGVyYXRvchgBIAEoCzIQLmt4bS52MS5PcGVyYXRvciJiChdMaXN0QXVkaXRSZWNvcmRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIQCghvcGVyYXRvchgDIAEoCRIOCgZhY3Rpb24YBCABKAkiXwoYTGlzdEF1ZGl0UmVjb3Jkc1Jlc3BvbnNlEioKDWF1ZGl0X3JlY29yZHMYASADKAsyEy5reG0udjEuQXVkaXRSZWNvcmQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIo0BChdNaW50U2Vzc2lvblRva2VuUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhAKCGFnZW50X2lkGAIgASgJEicKC3Rvb2xfcG9saWN5GAMgASgLMhIua3htLnYxLlRvb2xQb2xpY3kSJgoDdHRsGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uIlgKGE1pbnRTZXNzaW9uVG9rZW5SZXNwb25zZRIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEiUKB3Nlc3Npb24YAiABKAsyFC5reG0udjEuU2Vzc2lvblRva2VuIkAKGVJldm9rZVNlc3Npb25Ub2tlblJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIkMKGlJldm9rZVNlc3Npb25Ub2tlblJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5reG0udjEuU2Vzc2lvblRva2VuIlIKGExpc3RTZXNzaW9uVG9rZW5zUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlwKGUxpc3RTZXNzaW9uVG9rZW5zUmVzcG9uc2USJgoIc2Vzc2lvbnMYASADKAsyFC5reG0udjEuU2Vzc2lvblRva2VuEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCTLlBwoMQWRtaW5TZXJ2aWNlEloKDUNyZWF0ZVByb2plY3QSHC5reG0udjEuQ3JlYXRlUHJvamVjdFJlcXVlc3QaHS5reG0udjEuQ3JlYXRlUHJvamVjdFJlc3BvbnNlIgzq4BgICAIQABgBKAQSVwoMTGlzdFByb2plY3RzEhsua3htLnYxLkxpc3RQcm9qZWN0c1JlcXVlc3QaHC5reG0udjEuTGlzdFByb2plY3RzUmVzcG9uc2UiDOrgGAgIAhABGAEoBBJpChJSb3RhdGVQcm9qZWN0VG9rZW4SIS5reG0udjEuUm90YXRlUHJvamVjdFRva2VuUmVxdWVzdBoiLmt4bS52MS5Sb3RhdGVQcm9qZWN0VG9rZW5SZXNwb25zZSIM6uAYCAgCEAAYASgEEl0KDkNyZWF0ZU9wZXJhdG9yEh0ua3htLnYxLkNyZWF0ZU9wZXJhdG9yUmVxdWVzdBoeLmt4bS52MS5DcmVhdGVPcGVyYXRvclJlc3BvbnNlIgzq4BgICAEQABgBKAQSWgoNTGlzdE9wZXJhdG9ycxIcLmt4bS52MS5MaXN0T3BlcmF0b3JzUmVxdWVzdBodLmt4bS52MS5MaXN0T3BlcmF0b3JzUmVzcG9uc2UiDOrgGAgIARABGAEoBBJdCg5SZXZva2VPcGVyYXRvchIdLmt4bS52MS5SZXZva2VPcGVyYXRvclJlcXVlc3QaHi5reG0udjEuUmV2b2tlT3BlcmF0b3JSZXNwb25zZSIM6uAYCAgBEAAYASgEEmMKEExpc3RBdWRpdFJlY29yZHMSHy5reG0udjEuTGlzdEF1ZGl0UmVjb3Jkc1JlcXVlc3QaIC5reG0udjEuTGlzdEF1ZGl0UmVjb3Jkc1Jlc3BvbnNlIgzq4BgICAEQARgBKAQSYwoQTWludFNlc3Npb25Ub2tlbhIfLmt4bS52MS5NaW50U2Vzc2lvblRva2VuUmVxdWVzdBogLmt4bS52MS5NaW50U2Vzc2lvblRva2VuUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJpChJSZXZva2VTZXNzaW9uVG9rZW4SIS5reG0udjEuUmV2b2tlU2Vzc2lvblRva2VuUmVxdWVzdBoiLmt4bS52MS5SZXZva2VTZXNzaW9uVG9rZW5SZXNwb25zZSIM6uAYCAgCEAAYASgEEmYKEUxpc3RTZXNzaW9uVG9rZW5zEiAua3htLnYxLkxpc3RTZXNzaW9uVG9rZW5zUmVxdWVzdBohLmt4bS52MS5MaXN0U2Vzc2lvblRva2Vuc1Jlc3BvbnNlIgzq4BgICAIQARgBKARCgQEKCmRldi5reG0udjFCEUFkbWluU2VydmljZVByb3RvUAFaJ2t4bS5kZXYvaHViL2NsaWVudHMvZ28vZ2VuL2t4bS92MTtreG12MaICA0tYWKoCBkt4bS5WMcoCBkt4bVxWMeICEkt4bVxWMVxHUEJNZXRhZGF0YeoCB0t4bTo6VjFiBnByb3RvMw", [file_google_protobuf_duration, file_kxm_v1_envelopes, file_kxm_v1_options, file_kxm_v1_types]);
 
 /**
  * Request message for AdminService.CreateProject.
@@ -387,11 +391,193 @@ export const ListAuditRecordsResponseSchema: GenMessage<ListAuditRecordsResponse
   messageDesc(file_kxm_v1_admin_service, 13);
 
 /**
- * AdminService manages projects, their tokens and the hub's operators, and reads the audit.
+ * Request message for AdminService.MintSessionToken.
  *
- * Project management needs an operator: the bootstrap admin (the admin token) or a named operator
- * (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
- * bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+ * @generated from message kxm.v1.MintSessionTokenRequest
+ */
+export type MintSessionTokenRequest = Message<"kxm.v1.MintSessionTokenRequest"> & {
+  /**
+   * The project (1 to 128 characters); empty when the call names it with `x-kxm-project`, and then equal to it if given.
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * Required. The id of the agent the session is for (an agent of the project).
+   *
+   * @generated from field: string agent_id = 2;
+   */
+  agentId: string;
+
+  /**
+   * The tools the session may use (docs/tool-policy.md); unset: every tool but `kxm_promote`.
+   *
+   * @generated from field: kxm.v1.ToolPolicy tool_policy = 3;
+   */
+  toolPolicy?: ToolPolicy | undefined;
+
+  /**
+   * How long the token is valid (1 minute to 30 days); 24 hours when unset.
+   *
+   * @generated from field: google.protobuf.Duration ttl = 4;
+   */
+  ttl?: Duration | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.MintSessionTokenRequest.
+ * Use `create(MintSessionTokenRequestSchema)` to create a new message.
+ */
+export const MintSessionTokenRequestSchema: GenMessage<MintSessionTokenRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_admin_service, 14);
+
+/**
+ * Response message for AdminService.MintSessionToken.
+ *
+ * @generated from message kxm.v1.MintSessionTokenResponse
+ */
+export type MintSessionTokenResponse = Message<"kxm.v1.MintSessionTokenResponse"> & {
+  /**
+   * The session token (`kxmst1.…`) to pass in `x-kxm-session-token` or `KXM_SESSION_TOKEN`; shown once, the hub keeps only its facts.
+   *
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * What the token says, and the hub's record of it.
+   *
+   * @generated from field: kxm.v1.SessionToken session = 2;
+   */
+  session?: SessionToken | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.MintSessionTokenResponse.
+ * Use `create(MintSessionTokenResponseSchema)` to create a new message.
+ */
+export const MintSessionTokenResponseSchema: GenMessage<MintSessionTokenResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_admin_service, 15);
+
+/**
+ * Request message for AdminService.RevokeSessionToken.
+ *
+ * @generated from message kxm.v1.RevokeSessionTokenRequest
+ */
+export type RevokeSessionTokenRequest = Message<"kxm.v1.RevokeSessionTokenRequest"> & {
+  /**
+   * The project; empty when the call names it with `x-kxm-project`, and then equal to it if given.
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * Required. The session id (`ses_…`).
+   *
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message kxm.v1.RevokeSessionTokenRequest.
+ * Use `create(RevokeSessionTokenRequestSchema)` to create a new message.
+ */
+export const RevokeSessionTokenRequestSchema: GenMessage<RevokeSessionTokenRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_admin_service, 16);
+
+/**
+ * Response message for AdminService.RevokeSessionToken.
+ *
+ * @generated from message kxm.v1.RevokeSessionTokenResponse
+ */
+export type RevokeSessionTokenResponse = Message<"kxm.v1.RevokeSessionTokenResponse"> & {
+  /**
+   * The session, revoked.
+   *
+   * @generated from field: kxm.v1.SessionToken session = 1;
+   */
+  session?: SessionToken | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.RevokeSessionTokenResponse.
+ * Use `create(RevokeSessionTokenResponseSchema)` to create a new message.
+ */
+export const RevokeSessionTokenResponseSchema: GenMessage<RevokeSessionTokenResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_admin_service, 17);
+
+/**
+ * Request message for AdminService.ListSessionTokens.
+ *
+ * @generated from message kxm.v1.ListSessionTokensRequest
+ */
+export type ListSessionTokensRequest = Message<"kxm.v1.ListSessionTokensRequest"> & {
+  /**
+   * The project; empty when the call names it with `x-kxm-project`, and then equal to it if given.
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * The maximum number of sessions to return (default 100, at most 1,000; larger values are reduced).
+   *
+   * @generated from field: int32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * A page token from a previous call for the same project; empty for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message kxm.v1.ListSessionTokensRequest.
+ * Use `create(ListSessionTokensRequestSchema)` to create a new message.
+ */
+export const ListSessionTokensRequestSchema: GenMessage<ListSessionTokensRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_admin_service, 18);
+
+/**
+ * Response message for AdminService.ListSessionTokens.
+ *
+ * @generated from message kxm.v1.ListSessionTokensResponse
+ */
+export type ListSessionTokensResponse = Message<"kxm.v1.ListSessionTokensResponse"> & {
+  /**
+   * Sessions newest first (by issue time), revoked and expired ones too.
+   *
+   * @generated from field: repeated kxm.v1.SessionToken sessions = 1;
+   */
+  sessions: SessionToken[];
+
+  /**
+   * The token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message kxm.v1.ListSessionTokensResponse.
+ * Use `create(ListSessionTokensResponseSchema)` to create a new message.
+ */
+export const ListSessionTokensResponseSchema: GenMessage<ListSessionTokensResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_admin_service, 19);
+
+/**
+ * AdminService manages projects, their tokens, agents' session tokens and the hub's operators, and reads the audit.
+ *
+ * Project management and session tokens need an operator: the bootstrap admin (the admin token) or a
+ * named operator (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit
+ * need the bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
  * an audit record written in the transaction of the change.
  *
  * @generated from service kxm.v1.AdminService
@@ -507,6 +693,63 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ListAuditRecordsRequestSchema;
     output: typeof ListAuditRecordsResponseSchema;
+  },
+  /**
+   * MintSessionToken issues a hub-signed session token (`kxm.session-token.v1`) for one agent of a project, with a tool policy.
+   *
+   * The token is shown once; the hub keeps its facts, never the token. From then until it expires or is revoked, every
+   * agent of the project with that agent's name must present a session token of its own (`x-kxm-session-token`) on each
+   * call of an RPC with a tool name, and the token's policy decides which tools it may call (docs/tool-policy.md). The
+   * project is the one the call names (`x-kxm-project`), else `project`.
+   *
+   * Errors:
+   * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; agent_id is empty or malformed; ttl is below 1 minute or above 30 days; the tool policy names an unknown preset or has a malformed or surplus entry.
+   * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+   * - NOT_FOUND (ERROR_REASON_AGENT_NOT_FOUND): no agent of the project has this id.
+   * - RESOURCE_EXHAUSTED (ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED): agents of that name already hold 16 active session tokens.
+   *
+   * @generated from rpc kxm.v1.AdminService.MintSessionToken
+   */
+  mintSessionToken: {
+    methodKind: "unary";
+    input: typeof MintSessionTokenRequestSchema;
+    output: typeof MintSessionTokenResponseSchema;
+  },
+  /**
+   * RevokeSessionToken revokes a session token; it stops being accepted at once on this hub and within a second on every replica. Revoking a revoked one changes nothing.
+   *
+   * Errors:
+   * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; session_id is empty or malformed.
+   * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+   * - NOT_FOUND (ERROR_REASON_SESSION_TOKEN_NOT_FOUND): no session token of the project has this id (another project's reads as none).
+   *
+   * @generated from rpc kxm.v1.AdminService.RevokeSessionToken
+   */
+  revokeSessionToken: {
+    methodKind: "unary";
+    input: typeof RevokeSessionTokenRequestSchema;
+    output: typeof RevokeSessionTokenResponseSchema;
+  },
+  /**
+   * ListSessionTokens lists a project's session tokens, newest first, revoked and expired ones too; never the tokens.
+   *
+   * Errors:
+   * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; a bad page size.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+   * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+   *
+   * @generated from rpc kxm.v1.AdminService.ListSessionTokens
+   */
+  listSessionTokens: {
+    methodKind: "unary";
+    input: typeof ListSessionTokensRequestSchema;
+    output: typeof ListSessionTokensResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kxm_v1_admin_service, 0);

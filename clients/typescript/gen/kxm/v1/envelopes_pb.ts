@@ -12,7 +12,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/envelopes.proto.
  */
 export const file_kxm_v1_envelopes: GenFile = /*@__PURE__*/
-  fileDesc("ChZreG0vdjEvZW52ZWxvcGVzLnByb3RvEgZreG0udjEiPgoLVGVzdFN1bW1hcnkSDgoGcGFzc2VkGAEgASgFEg4KBmZhaWxlZBgCIAEoBRIPCgdza2lwcGVkGAMgASgFIjoKB0ZpbmRpbmcSDAoEcnVsZRgBIAEoCRIQCghzZXZlcml0eRgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIokBCg9SZWNlaXB0RXZpZGVuY2USFgoOdmVyaWZpZWRfZmlsZXMYASADKAkSEAoIZ2l0X2hhc2gYAiABKAkSKQoMdGVzdF9zdW1tYXJ5GAMgASgLMhMua3htLnYxLlRlc3RTdW1tYXJ5EiEKCGZpbmRpbmdzGAQgAygLMg8ua3htLnYxLkZpbmRpbmcidwoMVXNhZ2VNZXRyaWNzEhMKC2R1cmF0aW9uX21zGAEgASgDEhEKCXRva2Vuc19pbhgCIAEoAxISCgp0b2tlbnNfb3V0GAMgASgDEhkKEWNhY2hlX3JlYWRfdG9rZW5zGAQgASgDEhAKCGNvc3RfdXNkGAUgASgBIsQCCg9UZXJtaW5hbFJlY2VpcHQSDgoGc2NoZW1hGAEgASgJEi0KBnN0YXR1cxgCIAEoDjIdLmt4bS52MS5UZXJtaW5hbFJlY2VpcHRTdGF0dXMSDAoEc2VhdBgDIAEoCRIOCgZydW5faWQYBCABKAkSEAoIc3RhZ2VfaWQYBSABKAkSKAoEdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEaG9zdBgHIAEoCRINCgVtb2RlbBgIIAEoCRIpCghldmlkZW5jZRgJIAEoCzIXLmt4bS52MS5SZWNlaXB0RXZpZGVuY2USJQoHbWV0cmljcxgKIAEoCzIULmt4bS52MS5Vc2FnZU1ldHJpY3MSGQoRZXNjYWxhdGlvbl9yZWFzb24YCyABKAkSDgoGcnVsaW5nGAwgASgJIn8KC1JvdXRpbmdIaW50EhMKC3RhcmdldF9yb2xlGAEgASgJEhkKEXJlY29tbWVuZGVkX21vZGVsGAIgASgJEg8KB2hhcm5lc3MYAyABKAkSGAoQcmVhc29uaW5nX2VmZm9ydBgEIAEoCRIVCg1lY29ub21pY19iYW5kGAUgASgJIkwKCkdpdENvbnRleHQSDgoGYnJhbmNoGAEgASgJEhMKC2Jhc2VfY29tbWl0GAIgASgJEhkKEXdvcmtpbmdfZGlyZWN0b3J5GAMgASgJIjcKCUlucHV0RmlsZRIMCgR0eXBlGAEgASgJEgwKBHBhdGgYAiABKAkSDgoGc2hhMjU2GAMgASgJInYKEUFzc2lnbm1lbnRDb250ZXh0Eh8KA2dpdBgBIAEoCzISLmt4bS52MS5HaXRDb250ZXh0EiEKBmlucHV0cxgCIAMoCzIRLmt4bS52MS5JbnB1dEZpbGUSHQoVcHJpdmF0ZV9oYW5kb2ZmX25vdGVzGAMgASgJImIKClRvb2xQb2xpY3kSDgoGcHJlc2V0GAEgASgJEhUKDWFsbG93ZWRfdG9vbHMYAiADKAkSFAoMZGVuaWVkX3Rvb2xzGAMgAygJEhcKD2RlbmllZF9jb21tYW5kcxgEIAMoCSJsChVBc3NpZ25tZW50Q29uc3RyYWludHMSFgoObWF4X3Rva2Vuc19vdXQYASABKAMSEgoKdGltZW91dF9tcxgCIAEoAxInCgt0b29sX3BvbGljeRgDIAEoCzISLmt4bS52MS5Ub29sUG9saWN5Ij8KDkFjY2VwdGFuY2VHYXRlEg8KB2NvbW1hbmQYASABKAkSHAoUZGV0ZXJtaW5pc3RpY19jaGVja3MYAiADKAkiiQMKEUFzc2lnbm1lbnRSZXF1ZXN0EhUKDWFzc2lnbm1lbnRfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJEhIKCnByb2plY3RfaWQYAyABKAkSDwoHc3RlcF9pZBgEIAEoCRIPCgdhdHRlbXB0GAUgASgFEi8KC2NyZWF0ZV90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtleHBpcmVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJAoHcm91dGluZxgIIAEoCzITLmt4bS52MS5Sb3V0aW5nSGludBIqCgdjb250ZXh0GAkgASgLMhkua3htLnYxLkFzc2lnbm1lbnRDb250ZXh0EjIKC2NvbnN0cmFpbnRzGAogASgLMh0ua3htLnYxLkFzc2lnbm1lbnRDb25zdHJhaW50cxIvCg9hY2NlcHRhbmNlX2dhdGUYCyABKAsyFi5reG0udjEuQWNjZXB0YW5jZUdhdGUiXQoOV29ya2VySWRlbnRpdHkSDAoEa2luZBgBIAEoCRIOCgZkcml2ZXIYAiABKAkSDAoEbmFtZRgDIAEoCRINCgVtb2RlbBgEIAEoCRIQCgh0aGlua2luZxgFIAEoCSJTCgtGaWxlQ2hhbmdlcxIWCg5maWxlc19tb2RpZmllZBgBIAMoCRIVCg1maWxlc19jcmVhdGVkGAIgAygJEhUKDWZpbGVzX2RlbGV0ZWQYAyADKAkiNgoIQXJ0aWZhY3QSDAoEbmFtZRgBIAEoCRIMCgRwYXRoGAIgASgJEg4KBnNoYTI1NhgDIAEoCSJKCg9WZXJpZmllck91dGNvbWUSFAoMZ2F0ZV9jb21tYW5kGAEgASgJEhEKCWV4aXRfY29kZRgCIAEoBRIOCgZwYXNzZWQYAyABKAgiOgoJR2F0ZUNoZWNrEgwKBG5hbWUYASABKAkSDgoGcGFzc2VkGAIgASgIEg8KB3N1bW1hcnkYAyABKAki8AIKDFdvcmtlclJlc3VsdBImCgZ3b3JrZXIYASABKAsyFi5reG0udjEuV29ya2VySWRlbnRpdHkSDwoHY29tbWFuZBgCIAEoCRIKCgJvaxgDIAEoCBIPCgdvdXRjb21lGAQgASgJEi8KC2NyZWF0ZV90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdzdW1tYXJ5GAYgASgJEiQKB2NoYW5nZXMYByABKAsyEy5reG0udjEuRmlsZUNoYW5nZXMSIwoJYXJ0aWZhY3RzGAggAygLMhAua3htLnYxLkFydGlmYWN0EicKCXRlbGVtZXRyeRgJIAEoCzIULmt4bS52MS5Vc2FnZU1ldHJpY3MSMQoQdmVyaWZpZXJfb3V0Y29tZRgKIAEoCzIXLmt4bS52MS5WZXJpZmllck91dGNvbWUSIQoGY2hlY2tzGAsgAygLMhEua3htLnYxLkdhdGVDaGVjayI7CghSZXZpZXdlchISCgphZ2VudF9uYW1lGAEgASgJEgwKBHJvbGUYAiABKAkSDQoFbW9kZWwYAyABKAkiRAoQUnVicmljRXZhbHVhdGlvbhIRCgljcml0ZXJpb24YASABKAkSDgoGc3RhdHVzGAIgASgJEg0KBW5vdGVzGAMgASgJIpACCg5SZXZpZXdFbnZlbG9wZRIRCglyZXZpZXdfaWQYASABKAkSFQoNYXNzaWdubWVudF9pZBgCIAEoCRIiCghyZXZpZXdlchgDIAEoCzIQLmt4bS52MS5SZXZpZXdlchIvCgtjcmVhdGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdmVyZGljdBgFIAEoCRIPCgdzdW1tYXJ5GAYgASgJEjMKEXJ1YnJpY19ldmFsdWF0aW9uGAcgAygLMhgua3htLnYxLlJ1YnJpY0V2YWx1YXRpb24SEAoIYmxvY2tlcnMYCCADKAkSFgoOYWR2aXNvcnlfbm90ZXMYCSADKAkiewoQSW5nZXN0aW9uU3VtbWFyeRIXCg9yYXdfbG9nX3NpemVfbWIYASABKAESHQoVZGlzdGlsbGVkX2V2ZW50X2NvdW50GAIgASgDEhQKDGZpbHRlcl9tb2RlbBgDIAEoCRIZChFjb21wcmVzc2lvbl9yYXRpbxgEIAEoASJZCg1GYXVsdEJvdW5kYXJ5Eg8KB3NlcnZpY2UYASABKAkSEQoJc3Vic3lzdGVtGAIgASgJEhEKCWNhbGxfc2l0ZRgDIAEoCRIRCglleGNlcHRpb24YBCABKAkiVAoQVGhyZWFkQ29udGVudGlvbhIRCgl0aHJlYWRfaWQYASABKAkSFAoMaG9sZGluZ19sb2NrGAIgASgJEhcKD3dhaXRpbmdfb25fbG9jaxgDIAEoCSLDAgoRRGlhZ25vc3RpY0hhbmRvZmYSEwoLaW5jaWRlbnRfaWQYASABKAkSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMdHJpYWdlX2xldmVsGAMgASgJEjMKEWluZ2VzdGlvbl9zdW1tYXJ5GAQgASgLMhgua3htLnYxLkluZ2VzdGlvblN1bW1hcnkSNgoXaXNvbGF0ZWRfZmF1bHRfYm91bmRhcnkYBSABKAsyFS5reG0udjEuRmF1bHRCb3VuZGFyeRI5Chd0aHJlYWRfY29udGVudGlvbl90cmFjZRgGIAMoCzIYLmt4bS52MS5UaHJlYWRDb250ZW50aW9uEhUKDXJlcHJvX2NvbnRleHQYByABKAkSGgoSZm9yZW5zaWNfZGlyZWN0aXZlGAggASgJIq8CCgxBdHRlbXB0VG9rZW4SDgoGcnVuX2lkGAEgASgJEg8KB3N0ZXBfaWQYAiABKAkSFAoMc3RlcF9hdHRlbXB0GAMgASgFEhAKCHN0YWdlX2lkGAQgASgJEg8KB2F0dGVtcHQYBSABKAUSFQoNYXNzaWdubWVudF9pZBgGIAEoCRISCgphdHRlbXB0X2lkGAcgASgJEhAKCGFnZW50X2lkGAggASgJEi4KCmlzc3VlX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2V4cGlyZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBInCgt0b29sX3BvbGljeRgLIAEoCzISLmt4bS52MS5Ub29sUG9saWN5IsABCgxTZXNzaW9uVG9rZW4SEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgphZ2VudF9uYW1lGAIgASgJEicKC3Rvb2xfcG9saWN5GAMgASgLMhIua3htLnYxLlRvb2xQb2xpY3kSLgoKaXNzdWVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZXhwaXJlX3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlEKC1NpZ25lZFRva2VuEg8KB3BheWxvYWQYASABKAwSDgoGc2NoZW1hGAIgASgJEg4KBmtleV9pZBgDIAEoCRIRCglzaWduYXR1cmUYBCABKAwiUQoNU3luY1JlZGFjdGlvbhIPCgd2ZXJzaW9uGAEgASgJEhYKDmZpZWxkc19vbWl0dGVkGAIgAygJEhcKD3ZhbHVlc19yZXBsYWNlZBgDIAEoBSKrAwoJU3luY0V2ZW50Eg4KBnNjaGVtYRgBIAEoCRIXCg9zb3VyY2VfZXZlbnRfaWQYAiABKAkSEgoKcHJvamVjdF9pZBgDIAEoCRIOCgZydW5faWQYBCABKAkSFwoPaG9tZV9ydW50aW1lX2lkGAUgASgJEhIKCmV2ZW50X3R5cGUYBiABKAkSEAoIc2VxdWVuY2UYByABKAMSLgoKb2NjdXJfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPY29uZmlnX3JldmlzaW9uGAkgASgJEiAKGGV4ZWN1dG9yX3BvbGljeV9yZXZpc2lvbhgKIAEoCRIcChR0b29sX3BvbGljeV9yZXZpc2lvbhgLIAEoCRIcChRzeW5jX3BvbGljeV9yZXZpc2lvbhgMIAEoCRIXCg9tZW1vcnlfcmV2aXNpb24YDSABKAkSKAoJcmVkYWN0aW9uGA4gASgLMhUua3htLnYxLlN5bmNSZWRhY3Rpb24SKAoHcGF5bG9hZBgPIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QibQoRQ29udGV4dFByb3ZlbmFuY2USLgoLc291cmNlX3R5cGUYASABKA4yGS5reG0udjEuQ29udGV4dFNvdXJjZVR5cGUSEgoKc291cmNlX3JlZhgCIAEoCRIUCgxkZXJpdmVkX2Zyb20YAyADKAkikAQKC0NvbnRleHRJdGVtEgoKAmlkGAEgASgJEiEKBGtpbmQYAiABKA4yEy5reG0udjEuQ29udGV4dEtpbmQSDwoHcHJvamVjdBgDIAEoCRIPCgdzdW1tYXJ5GAQgASgJEi0KCnByb3ZlbmFuY2UYBSABKAsyGS5reG0udjEuQ29udGV4dFByb3ZlbmFuY2USKwoJYXV0aG9yaXR5GAYgASgOMhgua3htLnYxLkNvbnRleHRBdXRob3JpdHkSLQoKY29uZmlkZW5jZRgHIAEoDjIZLmt4bS52MS5Db250ZXh0Q29uZmlkZW5jZRIjCgVzY29wZRgIIAEoDjIULmt4bS52MS5Db250ZXh0U2NvcGUSJQoGc3RhdHVzGAkgASgOMhUua3htLnYxLkNvbnRleHRTdGF0dXMSEQoJc3RhdGVfa2V5GAogASgJEjAKDG9ic2VydmVfdGltZRgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoPdmFsaWRfZnJvbV90aW1lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0ChB2YWxpZF91bnRpbF90aW1lGA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpzdXBlcnNlZGVzGA4gAygJEhUKDWV2aWRlbmNlX3JlZnMYDyADKAkiqwEKDkNvbnRleHRSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSDAoEcm9sZRgCIAEoCRIMCgR0YXNrGAMgASgJEhcKD3dvcmtmbG93X3J1bl9pZBgEIAEoCRIQCghzdGFnZV9pZBgFIAEoCRIVCg1idWRnZXRfdG9rZW5zGAYgASgFEioKDWluY2x1ZGVfa2luZHMYByADKA4yEy5reG0udjEuQ29udGV4dEtpbmQiUAoPUHJvdmVuYW5jZUNvdW50Ei4KC3NvdXJjZV90eXBlGAEgASgOMhkua3htLnYxLkNvbnRleHRTb3VyY2VUeXBlEg0KBWNvdW50GAIgASgFIisKDlJlbGV2YW5jZVNjb3JlEgoKAmlkGAEgASgJEg0KBXNjb3JlGAIgASgBIuQCCgxDb250ZXh0QXVkaXQSJwoHcmVxdWVzdBgBIAEoCzIWLmt4bS52MS5Db250ZXh0UmVxdWVzdBIUCgxzZWxlY3RlZF9pZHMYAiADKAkSMwoScHJvdmVuYW5jZV9zdW1tYXJ5GAMgAygLMhcua3htLnYxLlByb3ZlbmFuY2VDb3VudBIYChBlc3RpbWF0ZWRfdG9rZW5zGAQgASgFEhUKDWJ1ZGdldF90b2tlbnMYBSABKAUSFwoPY2FuZGlkYXRlX2NvdW50GAYgASgFEhsKE2V4Y2x1ZGVkX3N1cGVyc2VkZWQYByABKAUSFwoPdW5yZXNvbHZlZF9nYXBzGAggAygJEhMKC3Rhc2tfdG9rZW5zGAkgASgFEhoKEm1hdGNoZWRfY2FuZGlkYXRlcxgKIAEoBRIvCg9zZWxlY3RlZF9zY29yZXMYCyADKAsyFi5reG0udjEuUmVsZXZhbmNlU2NvcmUipwMKDUNvbnRleHRQYWNrZXQSKwoOY29udHJhZGljdGlvbnMYASADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0SKgoNY3VycmVudF9zdGF0ZRgCIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbRImCglrbm93bGVkZ2UYAyADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0SJQoIZXZpZGVuY2UYBCADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0SJQoIZXBpc29kZXMYBSADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0SIwoGc2tpbGxzGAYgAygLMhMua3htLnYxLkNvbnRleHRJdGVtEhUKDXdvcmtpbmdfc3RhdGUYByABKAkSFwoPdW5yZXNvbHZlZF9nYXBzGAggAygJEjMKEnByb3ZlbmFuY2Vfc3VtbWFyeRgJIAMoCzIXLmt4bS52MS5Qcm92ZW5hbmNlQ291bnQSGAoQZXN0aW1hdGVkX3Rva2VucxgKIAEoBRIjCgVhdWRpdBgLIAEoCzIULmt4bS52MS5Db250ZXh0QXVkaXQq3QEKFVRlcm1pbmFsUmVjZWlwdFN0YXR1cxInCiNURVJNSU5BTF9SRUNFSVBUX1NUQVRVU19VTlNQRUNJRklFRBAAEiQKIFRFUk1JTkFMX1JFQ0VJUFRfU1RBVFVTX0FDQ0VQVEVEEAESLAooVEVSTUlOQUxfUkVDRUlQVF9TVEFUVVNfQVVESVRfRVNDQUxBVElPThACEiQKIFRFUk1JTkFMX1JFQ0VJUFRfU1RBVFVTX1JFSkVDVEVEEAMSIQodVEVSTUlOQUxfUkVDRUlQVF9TVEFUVVNfRVJST1IQBCqsAQoLQ29udGV4dEtpbmQSHAoYQ09OVEVYVF9LSU5EX1VOU1BFQ0lGSUVEEAASGQoVQ09OVEVYVF9LSU5EX0VWSURFTkNFEAESFgoSQ09OVEVYVF9LSU5EX1NUQVRFEAISGAoUQ09OVEVYVF9LSU5EX0VQSVNPREUQAxIaChZDT05URVhUX0tJTkRfS05PV0xFREdFEAQSFgoSQ09OVEVYVF9LSU5EX1NLSUxMEAUqlQIKEUNvbnRleHRTb3VyY2VUeXBlEiMKH0NPTlRFWFRfU09VUkNFX1RZUEVfVU5TUEVDSUZJRUQQABIdChlDT05URVhUX1NPVVJDRV9UWVBFX0hVTUFOEAESGwoXQ09OVEVYVF9TT1VSQ0VfVFlQRV9HSVQQAhIgChxDT05URVhUX1NPVVJDRV9UWVBFX1dPUktGTE9XEAMSHAoYQ09OVEVYVF9TT1VSQ0VfVFlQRV9UT09MEAQSHAoYQ09OVEVYVF9TT1VSQ0VfVFlQRV9QRUVSEAUSIAocQ09OVEVYVF9TT1VSQ0VfVFlQRV9FWFRFUk5BTBAGEh8KG0NPTlRFWFRfU09VUkNFX1RZUEVfREVSSVZFRBAHKrgBChBDb250ZXh0QXV0aG9yaXR5EiEKHUNPTlRFWFRfQVVUSE9SSVRZX1VOU1BFQ0lGSUVEEAASIAocQ09OVEVYVF9BVVRIT1JJVFlfSFlQT1RIRVNJUxABEh4KGkNPTlRFWFRfQVVUSE9SSVRZX0VWSURFTkNFEAISIQodQ09OVEVYVF9BVVRIT1JJVFlfSU5TVFJVQ1RJT04QAxIcChhDT05URVhUX0FVVEhPUklUWV9QT0xJQ1kQBCqbAQoRQ29udGV4dENvbmZpZGVuY2USIgoeQ09OVEVYVF9DT05GSURFTkNFX1VOU1BFQ0lGSUVEEAASIAocQ09OVEVYVF9DT05GSURFTkNFX1VOQ0VSVEFJThABEh8KG0NPTlRFWFRfQ09ORklERU5DRV9QUk9CQUJMRRACEh8KG0NPTlRFWFRfQ09ORklERU5DRV9WRVJJRklFRBADKpQBCgxDb250ZXh0U2NvcGUSHQoZQ09OVEVYVF9TQ09QRV9VTlNQRUNJRklFRBAAEhcKE0NPTlRFWFRfU0NPUEVfQUdFTlQQARIZChVDT05URVhUX1NDT1BFX1BST0pFQ1QQAhIVChFDT05URVhUX1NDT1BFX1JVThADEhoKFkNPTlRFWFRfU0NPUEVfT1BFUkFUT1IQBCqkAQoNQ29udGV4dFN0YXR1cxIeChpDT05URVhUX1NUQVRVU19VTlNQRUNJRklFRBAAEhoKFkNPTlRFWFRfU1RBVFVTX0NVUlJFTlQQARIdChlDT05URVhUX1NUQVRVU19TVVBFUlNFREVEEAISGwoXQ09OVEVYVF9TVEFUVVNfUFJPUE9TRUQQAxIbChdDT05URVhUX1NUQVRVU19SRUpFQ1RFRBAEQn4KCmRldi5reG0udjFCDkVudmVsb3Blc1Byb3RvUAFaJ2t4bS5kZXYvaHViL2NsaWVudHMvZ28vZ2VuL2t4bS92MTtreG12MaICA0tYWKoCBkt4bS5WMcoCBkt4bVxWMeICEkt4bVxWMVxHUEJNZXRhZGF0YeoCB0t4bTo6VjFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChZreG0vdjEvZW52ZWxvcGVzLnByb3RvEgZreG0udjEiPgoLVGVzdFN1bW1hcnkSDgoGcGFzc2VkGAEgASgFEg4KBmZhaWxlZBgCIAEoBRIPCgdza2lwcGVkGAMgASgFIjoKB0ZpbmRpbmcSDAoEcnVsZRgBIAEoCRIQCghzZXZlcml0eRgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIokBCg9SZWNlaXB0RXZpZGVuY2USFgoOdmVyaWZpZWRfZmlsZXMYASADKAkSEAoIZ2l0X2hhc2gYAiABKAkSKQoMdGVzdF9zdW1tYXJ5GAMgASgLMhMua3htLnYxLlRlc3RTdW1tYXJ5EiEKCGZpbmRpbmdzGAQgAygLMg8ua3htLnYxLkZpbmRpbmcidwoMVXNhZ2VNZXRyaWNzEhMKC2R1cmF0aW9uX21zGAEgASgDEhEKCXRva2Vuc19pbhgCIAEoAxISCgp0b2tlbnNfb3V0GAMgASgDEhkKEWNhY2hlX3JlYWRfdG9rZW5zGAQgASgDEhAKCGNvc3RfdXNkGAUgASgBIsQCCg9UZXJtaW5hbFJlY2VpcHQSDgoGc2NoZW1hGAEgASgJEi0KBnN0YXR1cxgCIAEoDjIdLmt4bS52MS5UZXJtaW5hbFJlY2VpcHRTdGF0dXMSDAoEc2VhdBgDIAEoCRIOCgZydW5faWQYBCABKAkSEAoIc3RhZ2VfaWQYBSABKAkSKAoEdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEaG9zdBgHIAEoCRINCgVtb2RlbBgIIAEoCRIpCghldmlkZW5jZRgJIAEoCzIXLmt4bS52MS5SZWNlaXB0RXZpZGVuY2USJQoHbWV0cmljcxgKIAEoCzIULmt4bS52MS5Vc2FnZU1ldHJpY3MSGQoRZXNjYWxhdGlvbl9yZWFzb24YCyABKAkSDgoGcnVsaW5nGAwgASgJIn8KC1JvdXRpbmdIaW50EhMKC3RhcmdldF9yb2xlGAEgASgJEhkKEXJlY29tbWVuZGVkX21vZGVsGAIgASgJEg8KB2hhcm5lc3MYAyABKAkSGAoQcmVhc29uaW5nX2VmZm9ydBgEIAEoCRIVCg1lY29ub21pY19iYW5kGAUgASgJImAKCkdpdENvbnRleHQSDgoGYnJhbmNoGAEgASgJEhMKC2Jhc2VfY29tbWl0GAIgASgJEhkKEXdvcmtpbmdfZGlyZWN0b3J5GAMgASgJEhIKCnJlcG9zaXRvcnkYBCABKAkiNwoJSW5wdXRGaWxlEgwKBHR5cGUYASABKAkSDAoEcGF0aBgCIAEoCRIOCgZzaGEyNTYYAyABKAkidgoRQXNzaWdubWVudENvbnRleHQSHwoDZ2l0GAEgASgLMhIua3htLnYxLkdpdENvbnRleHQSIQoGaW5wdXRzGAIgAygLMhEua3htLnYxLklucHV0RmlsZRIdChVwcml2YXRlX2hhbmRvZmZfbm90ZXMYAyABKAkiYgoKVG9vbFBvbGljeRIOCgZwcmVzZXQYASABKAkSFQoNYWxsb3dlZF90b29scxgCIAMoCRIUCgxkZW5pZWRfdG9vbHMYAyADKAkSFwoPZGVuaWVkX2NvbW1hbmRzGAQgAygJImwKFUFzc2lnbm1lbnRDb25zdHJhaW50cxIWCg5tYXhfdG9rZW5zX291dBgBIAEoAxISCgp0aW1lb3V0X21zGAIgASgDEicKC3Rvb2xfcG9saWN5GAMgASgLMhIua3htLnYxLlRvb2xQb2xpY3kiPwoOQWNjZXB0YW5jZUdhdGUSDwoHY29tbWFuZBgBIAEoCRIcChRkZXRlcm1pbmlzdGljX2NoZWNrcxgCIAMoCSK1BQoRQXNzaWdubWVudFJlcXVlc3QSFQoNYXNzaWdubWVudF9pZBgBIAEoCRIOCgZydW5faWQYAiABKAkSEgoKcHJvamVjdF9pZBgDIAEoCRIPCgdzdGVwX2lkGAQgASgJEg8KB2F0dGVtcHQYBSABKAUSLwoLY3JlYXRlX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2V4cGlyZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIkCgdyb3V0aW5nGAggASgLMhMua3htLnYxLlJvdXRpbmdIaW50EioKB2NvbnRleHQYCSABKAsyGS5reG0udjEuQXNzaWdubWVudENvbnRleHQSMgoLY29uc3RyYWludHMYCiABKAsyHS5reG0udjEuQXNzaWdubWVudENvbnN0cmFpbnRzEi8KD2FjY2VwdGFuY2VfZ2F0ZRgLIAEoCzIWLmt4bS52MS5BY2NlcHRhbmNlR2F0ZRIOCgZzY2hlbWEYDCABKAkSEwoLd29ya2Zsb3dfaWQYDSABKAkSEQoJcGxhbl9oYXNoGA4gASgJEhEKCXN0ZXBfa2luZBgPIAEoCRIMCgRyb2xlGBAgASgJEhIKCmFnZW50X25hbWUYESABKAkSEAoIYWdlbnRfaWQYEiABKAkSFAoMaW5zdHJ1Y3Rpb25zGBMgASgJEhAKCG91dGNvbWVzGBQgAygJEhUKDWV2aWRlbmNlX2tleXMYFSADKAkSFQoNYXR0ZW1wdF90b2tlbhgWIAEoCRIeCgRnYXRlGBcgASgLMhAua3htLnYxLkdhdGVTcGVjEjUKEmRpYWdub3N0aWNfaGFuZG9mZhgYIAEoCzIZLmt4bS52MS5EaWFnbm9zdGljSGFuZG9mZiJ4CghHYXRlU3BlYxIKCgJpZBgBIAEoCRIMCgRraW5kGAIgASgJEgwKBGhhc2gYAyABKAkSDgoGZXhwZWN0GAQgASgJEiUKBmNoZWNrcxgFIAMoCzIVLmt4bS52MS5HYXRlQ2hlY2tTcGVjEg0KBXBhdGhzGAYgAygJIj8KDUdhdGVDaGVja1NwZWMSDAoEbmFtZRgBIAEoCRIMCgRhcmd2GAIgAygJEhIKCnRpbWVvdXRfbXMYAyABKAMiXQoOV29ya2VySWRlbnRpdHkSDAoEa2luZBgBIAEoCRIOCgZkcml2ZXIYAiABKAkSDAoEbmFtZRgDIAEoCRINCgVtb2RlbBgEIAEoCRIQCgh0aGlua2luZxgFIAEoCSJTCgtGaWxlQ2hhbmdlcxIWCg5maWxlc19tb2RpZmllZBgBIAMoCRIVCg1maWxlc19jcmVhdGVkGAIgAygJEhUKDWZpbGVzX2RlbGV0ZWQYAyADKAkiNgoIQXJ0aWZhY3QSDAoEbmFtZRgBIAEoCRIMCgRwYXRoGAIgASgJEg4KBnNoYTI1NhgDIAEoCSJKCg9WZXJpZmllck91dGNvbWUSFAoMZ2F0ZV9jb21tYW5kGAEgASgJEhEKCWV4aXRfY29kZRgCIAEoBRIOCgZwYXNzZWQYAyABKAgi9AEKCUdhdGVDaGVjaxIMCgRuYW1lGAEgASgJEg4KBnBhc3NlZBgCIAEoCBIPCgdzdW1tYXJ5GAMgASgJEhYKCWV4aXRfY29kZRgEIAEoBUgAiAEBEhMKC2R1cmF0aW9uX21zGAUgASgDEhMKC29ic2VydmF0aW9uGAYgASgJEg4KBnJlYXNvbhgHIAEoCRIVCg1zdGRvdXRfc2hhMjU2GAggASgJEhQKDHN0ZG91dF9ieXRlcxgJIAEoAxIVCg1zdGRlcnJfc2hhMjU2GAogASgJEhQKDHN0ZGVycl9ieXRlcxgLIAEoA0IMCgpfZXhpdF9jb2RlIpADCgxXb3JrZXJSZXN1bHQSJgoGd29ya2VyGAEgASgLMhYua3htLnYxLldvcmtlcklkZW50aXR5Eg8KB2NvbW1hbmQYAiABKAkSCgoCb2sYAyABKAgSDwoHb3V0Y29tZRgEIAEoCRIvCgtjcmVhdGVfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHc3VtbWFyeRgGIAEoCRIkCgdjaGFuZ2VzGAcgASgLMhMua3htLnYxLkZpbGVDaGFuZ2VzEiMKCWFydGlmYWN0cxgIIAMoCzIQLmt4bS52MS5BcnRpZmFjdBInCgl0ZWxlbWV0cnkYCSABKAsyFC5reG0udjEuVXNhZ2VNZXRyaWNzEjEKEHZlcmlmaWVyX291dGNvbWUYCiABKAsyFy5reG0udjEuVmVyaWZpZXJPdXRjb21lEiEKBmNoZWNrcxgLIAMoCzIRLmt4bS52MS5HYXRlQ2hlY2sSDgoGc2NoZW1hGAwgASgJEg4KBmNvbW1pdBgNIAEoCSI7CghSZXZpZXdlchISCgphZ2VudF9uYW1lGAEgASgJEgwKBHJvbGUYAiABKAkSDQoFbW9kZWwYAyABKAkiRAoQUnVicmljRXZhbHVhdGlvbhIRCgljcml0ZXJpb24YASABKAkSDgoGc3RhdHVzGAIgASgJEg0KBW5vdGVzGAMgASgJIpACCg5SZXZpZXdFbnZlbG9wZRIRCglyZXZpZXdfaWQYASABKAkSFQoNYXNzaWdubWVudF9pZBgCIAEoCRIiCghyZXZpZXdlchgDIAEoCzIQLmt4bS52MS5SZXZpZXdlchIvCgtjcmVhdGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdmVyZGljdBgFIAEoCRIPCgdzdW1tYXJ5GAYgASgJEjMKEXJ1YnJpY19ldmFsdWF0aW9uGAcgAygLMhgua3htLnYxLlJ1YnJpY0V2YWx1YXRpb24SEAoIYmxvY2tlcnMYCCADKAkSFgoOYWR2aXNvcnlfbm90ZXMYCSADKAkiewoQSW5nZXN0aW9uU3VtbWFyeRIXCg9yYXdfbG9nX3NpemVfbWIYASABKAESHQoVZGlzdGlsbGVkX2V2ZW50X2NvdW50GAIgASgDEhQKDGZpbHRlcl9tb2RlbBgDIAEoCRIZChFjb21wcmVzc2lvbl9yYXRpbxgEIAEoASJZCg1GYXVsdEJvdW5kYXJ5Eg8KB3NlcnZpY2UYASABKAkSEQoJc3Vic3lzdGVtGAIgASgJEhEKCWNhbGxfc2l0ZRgDIAEoCRIRCglleGNlcHRpb24YBCABKAkiVAoQVGhyZWFkQ29udGVudGlvbhIRCgl0aHJlYWRfaWQYASABKAkSFAoMaG9sZGluZ19sb2NrGAIgASgJEhcKD3dhaXRpbmdfb25fbG9jaxgDIAEoCSLDAgoRRGlhZ25vc3RpY0hhbmRvZmYSEwoLaW5jaWRlbnRfaWQYASABKAkSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMdHJpYWdlX2xldmVsGAMgASgJEjMKEWluZ2VzdGlvbl9zdW1tYXJ5GAQgASgLMhgua3htLnYxLkluZ2VzdGlvblN1bW1hcnkSNgoXaXNvbGF0ZWRfZmF1bHRfYm91bmRhcnkYBSABKAsyFS5reG0udjEuRmF1bHRCb3VuZGFyeRI5Chd0aHJlYWRfY29udGVudGlvbl90cmFjZRgGIAMoCzIYLmt4bS52MS5UaHJlYWRDb250ZW50aW9uEhUKDXJlcHJvX2NvbnRleHQYByABKAkSGgoSZm9yZW5zaWNfZGlyZWN0aXZlGAggASgJIsACCgxBdHRlbXB0VG9rZW4SDgoGcnVuX2lkGAEgASgJEg8KB3N0ZXBfaWQYAiABKAkSFAoMc3RlcF9hdHRlbXB0GAMgASgFEhAKCHN0YWdlX2lkGAQgASgJEg8KB2F0dGVtcHQYBSABKAUSFQoNYXNzaWdubWVudF9pZBgGIAEoCRISCgphdHRlbXB0X2lkGAcgASgJEhAKCGFnZW50X2lkGAggASgJEi4KCmlzc3VlX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2V4cGlyZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBInCgt0b29sX3BvbGljeRgLIAEoCzISLmt4bS52MS5Ub29sUG9saWN5Eg8KB3Byb2plY3QYDCABKAkitwIKDFNlc3Npb25Ub2tlbhISCgpzZXNzaW9uX2lkGAEgASgJEhIKCmFnZW50X25hbWUYAiABKAkSJwoLdG9vbF9wb2xpY3kYAyABKAsyEi5reG0udjEuVG9vbFBvbGljeRIuCgppc3N1ZV90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtleHBpcmVfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHcHJvamVjdBgGIAEoCRIQCghhZ2VudF9pZBgHIAEoCRIvCgtyZXZva2VfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJbWludGVkX2J5GAkgASgJEg4KBmtleV9pZBgKIAEoCSJRCgtTaWduZWRUb2tlbhIPCgdwYXlsb2FkGAEgASgMEg4KBnNjaGVtYRgCIAEoCRIOCgZrZXlfaWQYAyABKAkSEQoJc2lnbmF0dXJlGAQgASgMIlEKDVN5bmNSZWRhY3Rpb24SDwoHdmVyc2lvbhgBIAEoCRIWCg5maWVsZHNfb21pdHRlZBgCIAMoCRIXCg92YWx1ZXNfcmVwbGFjZWQYAyABKAUiqwMKCVN5bmNFdmVudBIOCgZzY2hlbWEYASABKAkSFwoPc291cmNlX2V2ZW50X2lkGAIgASgJEhIKCnByb2plY3RfaWQYAyABKAkSDgoGcnVuX2lkGAQgASgJEhcKD2hvbWVfcnVudGltZV9pZBgFIAEoCRISCgpldmVudF90eXBlGAYgASgJEhAKCHNlcXVlbmNlGAcgASgDEi4KCm9jY3VyX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhcKD2NvbmZpZ19yZXZpc2lvbhgJIAEoCRIgChhleGVjdXRvcl9wb2xpY3lfcmV2aXNpb24YCiABKAkSHAoUdG9vbF9wb2xpY3lfcmV2aXNpb24YCyABKAkSHAoUc3luY19wb2xpY3lfcmV2aXNpb24YDCABKAkSFwoPbWVtb3J5X3JldmlzaW9uGA0gASgJEigKCXJlZGFjdGlvbhgOIAEoCzIVLmt4bS52MS5TeW5jUmVkYWN0aW9uEigKB3BheWxvYWQYDyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Im0KEUNvbnRleHRQcm92ZW5hbmNlEi4KC3NvdXJjZV90eXBlGAEgASgOMhkua3htLnYxLkNvbnRleHRTb3VyY2VUeXBlEhIKCnNvdXJjZV9yZWYYAiABKAkSFAoMZGVyaXZlZF9mcm9tGAMgAygJIpAECgtDb250ZXh0SXRlbRIKCgJpZBgBIAEoCRIhCgRraW5kGAIgASgOMhMua3htLnYxLkNvbnRleHRLaW5kEg8KB3Byb2plY3QYAyABKAkSDwoHc3VtbWFyeRgEIAEoCRItCgpwcm92ZW5hbmNlGAUgASgLMhkua3htLnYxLkNvbnRleHRQcm92ZW5hbmNlEisKCWF1dGhvcml0eRgGIAEoDjIYLmt4bS52MS5Db250ZXh0QXV0aG9yaXR5Ei0KCmNvbmZpZGVuY2UYByABKA4yGS5reG0udjEuQ29udGV4dENvbmZpZGVuY2USIwoFc2NvcGUYCCABKA4yFC5reG0udjEuQ29udGV4dFNjb3BlEiUKBnN0YXR1cxgJIAEoDjIVLmt4bS52MS5Db250ZXh0U3RhdHVzEhEKCXN0YXRlX2tleRgKIAEoCRIwCgxvYnNlcnZlX3RpbWUYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD3ZhbGlkX2Zyb21fdGltZRgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNAoQdmFsaWRfdW50aWxfdGltZRgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKc3VwZXJzZWRlcxgOIAMoCRIVCg1ldmlkZW5jZV9yZWZzGA8gAygJIqsBCg5Db250ZXh0UmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEgwKBHJvbGUYAiABKAkSDAoEdGFzaxgDIAEoCRIXCg93b3JrZmxvd19ydW5faWQYBCABKAkSEAoIc3RhZ2VfaWQYBSABKAkSFQoNYnVkZ2V0X3Rva2VucxgGIAEoBRIqCg1pbmNsdWRlX2tpbmRzGAcgAygOMhMua3htLnYxLkNvbnRleHRLaW5kIlAKD1Byb3ZlbmFuY2VDb3VudBIuCgtzb3VyY2VfdHlwZRgBIAEoDjIZLmt4bS52MS5Db250ZXh0U291cmNlVHlwZRINCgVjb3VudBgCIAEoBSIrCg5SZWxldmFuY2VTY29yZRIKCgJpZBgBIAEoCRINCgVzY29yZRgCIAEoASLkAgoMQ29udGV4dEF1ZGl0EicKB3JlcXVlc3QYASABKAsyFi5reG0udjEuQ29udGV4dFJlcXVlc3QSFAoMc2VsZWN0ZWRfaWRzGAIgAygJEjMKEnByb3ZlbmFuY2Vfc3VtbWFyeRgDIAMoCzIXLmt4bS52MS5Qcm92ZW5hbmNlQ291bnQSGAoQZXN0aW1hdGVkX3Rva2VucxgEIAEoBRIVCg1idWRnZXRfdG9rZW5zGAUgASgFEhcKD2NhbmRpZGF0ZV9jb3VudBgGIAEoBRIbChNleGNsdWRlZF9zdXBlcnNlZGVkGAcgASgFEhcKD3VucmVzb2x2ZWRfZ2FwcxgIIAMoCRITCgt0YXNrX3Rva2VucxgJIAEoBRIaChJtYXRjaGVkX2NhbmRpZGF0ZXMYCiABKAUSLwoPc2VsZWN0ZWRfc2NvcmVzGAsgAygLMhYua3htLnYxLlJlbGV2YW5jZVNjb3JlIqcDCg1Db250ZXh0UGFja2V0EisKDmNvbnRyYWRpY3Rpb25zGAEgAygLMhMua3htLnYxLkNvbnRleHRJdGVtEioKDWN1cnJlbnRfc3RhdGUYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0SJgoJa25vd2xlZGdlGAMgAygLMhMua3htLnYxLkNvbnRleHRJdGVtEiUKCGV2aWRlbmNlGAQgAygLMhMua3htLnYxLkNvbnRleHRJdGVtEiUKCGVwaXNvZGVzGAUgAygLMhMua3htLnYxLkNvbnRleHRJdGVtEiMKBnNraWxscxgGIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbRIVCg13b3JraW5nX3N0YXRlGAcgASgJEhcKD3VucmVzb2x2ZWRfZ2FwcxgIIAMoCRIzChJwcm92ZW5hbmNlX3N1bW1hcnkYCSADKAsyFy5reG0udjEuUHJvdmVuYW5jZUNvdW50EhgKEGVzdGltYXRlZF90b2tlbnMYCiABKAUSIwoFYXVkaXQYCyABKAsyFC5reG0udjEuQ29udGV4dEF1ZGl0Kt0BChVUZXJtaW5hbFJlY2VpcHRTdGF0dXMSJwojVEVSTUlOQUxfUkVDRUlQVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIkCiBURVJNSU5BTF9SRUNFSVBUX1NUQVRVU19BQ0NFUFRFRBABEiwKKFRFUk1JTkFMX1JFQ0VJUFRfU1RBVFVTX0FVRElUX0VTQ0FMQVRJT04QAhIkCiBURVJNSU5BTF9SRUNFSVBUX1NUQVRVU19SRUpFQ1RFRBADEiEKHVRFUk1JTkFMX1JFQ0VJUFRfU1RBVFVTX0VSUk9SEAQqrAEKC0NvbnRleHRLaW5kEhwKGENPTlRFWFRfS0lORF9VTlNQRUNJRklFRBAAEhkKFUNPTlRFWFRfS0lORF9FVklERU5DRRABEhYKEkNPTlRFWFRfS0lORF9TVEFURRACEhgKFENPTlRFWFRfS0lORF9FUElTT0RFEAMSGgoWQ09OVEVYVF9LSU5EX0tOT1dMRURHRRAEEhYKEkNPTlRFWFRfS0lORF9TS0lMTBAFKpUCChFDb250ZXh0U291cmNlVHlwZRIjCh9DT05URVhUX1NPVVJDRV9UWVBFX1VOU1BFQ0lGSUVEEAASHQoZQ09OVEVYVF9TT1VSQ0VfVFlQRV9IVU1BThABEhsKF0NPTlRFWFRfU09VUkNFX1RZUEVfR0lUEAISIAocQ09OVEVYVF9TT1VSQ0VfVFlQRV9XT1JLRkxPVxADEhwKGENPTlRFWFRfU09VUkNFX1RZUEVfVE9PTBAEEhwKGENPTlRFWFRfU09VUkNFX1RZUEVfUEVFUhAFEiAKHENPTlRFWFRfU09VUkNFX1RZUEVfRVhURVJOQUwQBhIfChtDT05URVhUX1NPVVJDRV9UWVBFX0RFUklWRUQQByq4AQoQQ29udGV4dEF1dGhvcml0eRIhCh1DT05URVhUX0FVVEhPUklUWV9VTlNQRUNJRklFRBAAEiAKHENPTlRFWFRfQVVUSE9SSVRZX0hZUE9USEVTSVMQARIeChpDT05URVhUX0FVVEhPUklUWV9FVklERU5DRRACEiEKHUNPTlRFWFRfQVVUSE9SSVRZX0lOU1RSVUNUSU9OEAMSHAoYQ09OVEVYVF9BVVRIT1JJVFlfUE9MSUNZEAQqmwEKEUNvbnRleHRDb25maWRlbmNlEiIKHkNPTlRFWFRfQ09ORklERU5DRV9VTlNQRUNJRklFRBAAEiAKHENPTlRFWFRfQ09ORklERU5DRV9VTkNFUlRBSU4QARIfChtDT05URVhUX0NPTkZJREVOQ0VfUFJPQkFCTEUQAhIfChtDT05URVhUX0NPTkZJREVOQ0VfVkVSSUZJRUQQAyqUAQoMQ29udGV4dFNjb3BlEh0KGUNPTlRFWFRfU0NPUEVfVU5TUEVDSUZJRUQQABIXChNDT05URVhUX1NDT1BFX0FHRU5UEAESGQoVQ09OVEVYVF9TQ09QRV9QUk9KRUNUEAISFQoRQ09OVEVYVF9TQ09QRV9SVU4QAxIaChZDT05URVhUX1NDT1BFX09QRVJBVE9SEAQqpAEKDUNvbnRleHRTdGF0dXMSHgoaQ09OVEVYVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIaChZDT05URVhUX1NUQVRVU19DVVJSRU5UEAESHQoZQ09OVEVYVF9TVEFUVVNfU1VQRVJTRURFRBACEhsKF0NPTlRFWFRfU1RBVFVTX1BST1BPU0VEEAMSGwoXQ09OVEVYVF9TVEFUVVNfUkVKRUNURUQQBEJ+CgpkZXYua3htLnYxQg5FbnZlbG9wZXNQcm90b1ABWidreG0uZGV2L2h1Yi9jbGllbnRzL2dvL2dlbi9reG0vdjE7a3htdjGiAgNLWFiqAgZLeG0uVjHKAgZLeG1cVjHiAhJLeG1cVjFcR1BCTWV0YWRhdGHqAgdLeG06OlYxYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * TestSummary counts test outcomes.
@@ -348,6 +348,13 @@ export type GitContext = Message<"kxm.v1.GitContext"> & {
    * @generated from field: string working_directory = 3;
    */
   workingDirectory: string;
+
+  /**
+   * The repository (a URL or a path the worker can clone), when the run names one.
+   *
+   * @generated from field: string repository = 4;
+   */
+  repository: string;
 };
 
 /**
@@ -428,34 +435,38 @@ export const AssignmentContextSchema: GenMessage<AssignmentContext> = /*@__PURE_
   messageDesc(file_kxm_v1_envelopes, 8);
 
 /**
- * ToolPolicy allows and denies tools by name or `prefix*` pattern; deny wins.
+ * ToolPolicy allows and denies agent tools (the RPC registry's tool names, `kxm_send`) by name, `*` or `prefix*`; deny wins.
+ *
+ * Entries may leave out the `kxm_` prefix (`send`, `workflow_*`); the hub stores and signs them canonical. Evaluation
+ * (docs/tool-policy.md): a deny entry that matches denies; a non-empty allow list must match; the `read-only` preset
+ * denies every tool that writes; `kxm_promote` needs an allow entry naming it or `*`; anything else is allowed.
  *
  * @generated from message kxm.v1.ToolPolicy
  */
 export type ToolPolicy = Message<"kxm.v1.ToolPolicy"> & {
   /**
-   * A named preset such as `read-only`.
+   * Empty, or the preset `read-only` (denies the write tools); another name is refused.
    *
    * @generated from field: string preset = 1;
    */
   preset: string;
 
   /**
-   * Tools allowed; when non-empty, anything else is denied.
+   * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
    *
    * @generated from field: repeated string allowed_tools = 2;
    */
   allowedTools: string[];
 
   /**
-   * Tools denied.
+   * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
    *
    * @generated from field: repeated string denied_tools = 3;
    */
   deniedTools: string[];
 
   /**
-   * Shell commands denied.
+   * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
    *
    * @generated from field: repeated string denied_commands = 4;
    */
@@ -614,6 +625,97 @@ export type AssignmentRequest = Message<"kxm.v1.AssignmentRequest"> & {
    * @generated from field: kxm.v1.AcceptanceGate acceptance_gate = 11;
    */
   acceptanceGate?: AcceptanceGate | undefined;
+
+  /**
+   * `kxm.assignment-request.v1`.
+   *
+   * @generated from field: string schema = 12;
+   */
+  schema: string;
+
+  /**
+   * The workflow (definition) id the run executes.
+   *
+   * @generated from field: string workflow_id = 13;
+   */
+  workflowId: string;
+
+  /**
+   * The run's pinned plan hash (`sha256:` + hex).
+   *
+   * @generated from field: string plan_hash = 14;
+   */
+  planHash: string;
+
+  /**
+   * The step's kind: `agent`, `moa` or `gate`.
+   *
+   * @generated from field: string step_kind = 15;
+   */
+  stepKind: string;
+
+  /**
+   * What the assignee answers with: `worker` (a WorkerResult), `reviewer` (a ReviewEnvelope) or `gate` (a WorkerResult of the gate's checks).
+   *
+   * @generated from field: string role = 16;
+   */
+  role: string;
+
+  /**
+   * The assignee's name as the plan names it.
+   *
+   * @generated from field: string agent_name = 17;
+   */
+  agentName: string;
+
+  /**
+   * The assignee's agent id.
+   *
+   * @generated from field: string agent_id = 18;
+   */
+  agentId: string;
+
+  /**
+   * The step's instructions (or its description).
+   *
+   * @generated from field: string instructions = 19;
+   */
+  instructions: string;
+
+  /**
+   * The outcomes the step declares: a worker reports one of them.
+   *
+   * @generated from field: repeated string outcomes = 20;
+   */
+  outcomes: string[];
+
+  /**
+   * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+   *
+   * @generated from field: repeated string evidence_keys = 21;
+   */
+  evidenceKeys: string[];
+
+  /**
+   * The hub-signed attempt token for this assignment; present it (`x-kxm-attempt-token`) on every call made for it.
+   *
+   * @generated from field: string attempt_token = 22;
+   */
+  attemptToken: string;
+
+  /**
+   * For a gate worker: the pinned gate to run.
+   *
+   * @generated from field: kxm.v1.GateSpec gate = 23;
+   */
+  gate?: GateSpec | undefined;
+
+  /**
+   * The run's diagnostic handoff (loop C's incident), when it was started with one.
+   *
+   * @generated from field: kxm.v1.DiagnosticHandoff diagnostic_handoff = 24;
+   */
+  diagnosticHandoff?: DiagnosticHandoff | undefined;
 };
 
 /**
@@ -622,6 +724,97 @@ export type AssignmentRequest = Message<"kxm.v1.AssignmentRequest"> & {
  */
 export const AssignmentRequestSchema: GenMessage<AssignmentRequest> = /*@__PURE__*/
   messageDesc(file_kxm_v1_envelopes, 12);
+
+/**
+ * GateSpec is a pinned gate as a gate worker runs it.
+ *
+ * @generated from message kxm.v1.GateSpec
+ */
+export type GateSpec = Message<"kxm.v1.GateSpec"> & {
+  /**
+   * The gate id (`step:<step id>` for an inline command).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * `command` or `artifacts-exist`.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * The gate definition's hash (`sha256:` + hex), pinned in the run's plan.
+   *
+   * @generated from field: string hash = 3;
+   */
+  hash: string;
+
+  /**
+   * `pass`, or `fail` for a repro gate (the check must fail).
+   *
+   * @generated from field: string expect = 4;
+   */
+  expect: string;
+
+  /**
+   * The checks, run in order without a shell, fail-closed at the first failing one.
+   *
+   * @generated from field: repeated kxm.v1.GateCheckSpec checks = 5;
+   */
+  checks: GateCheckSpec[];
+
+  /**
+   * For `artifacts-exist`: the relative paths that must exist in the checkout.
+   *
+   * @generated from field: repeated string paths = 6;
+   */
+  paths: string[];
+};
+
+/**
+ * Describes the message kxm.v1.GateSpec.
+ * Use `create(GateSpecSchema)` to create a new message.
+ */
+export const GateSpecSchema: GenMessage<GateSpec> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_envelopes, 13);
+
+/**
+ * GateCheckSpec is one command of a gate.
+ *
+ * @generated from message kxm.v1.GateCheckSpec
+ */
+export type GateCheckSpec = Message<"kxm.v1.GateCheckSpec"> & {
+  /**
+   * The check's name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The command, run without a shell.
+   *
+   * @generated from field: repeated string argv = 2;
+   */
+  argv: string[];
+
+  /**
+   * Its timeout in milliseconds.
+   *
+   * @generated from field: int64 timeout_ms = 3;
+   */
+  timeoutMs: bigint;
+};
+
+/**
+ * Describes the message kxm.v1.GateCheckSpec.
+ * Use `create(GateCheckSpecSchema)` to create a new message.
+ */
+export const GateCheckSpecSchema: GenMessage<GateCheckSpec> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_envelopes, 14);
 
 /**
  * WorkerIdentity describes the worker that produced a result (`kxm.worker.v1`).
@@ -670,7 +863,7 @@ export type WorkerIdentity = Message<"kxm.v1.WorkerIdentity"> & {
  * Use `create(WorkerIdentitySchema)` to create a new message.
  */
 export const WorkerIdentitySchema: GenMessage<WorkerIdentity> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 13);
+  messageDesc(file_kxm_v1_envelopes, 15);
 
 /**
  * FileChanges lists what a worker changed.
@@ -705,7 +898,7 @@ export type FileChanges = Message<"kxm.v1.FileChanges"> & {
  * Use `create(FileChangesSchema)` to create a new message.
  */
 export const FileChangesSchema: GenMessage<FileChanges> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 14);
+  messageDesc(file_kxm_v1_envelopes, 16);
 
 /**
  * Artifact is a file a worker produced, pinned by hash.
@@ -740,7 +933,7 @@ export type Artifact = Message<"kxm.v1.Artifact"> & {
  * Use `create(ArtifactSchema)` to create a new message.
  */
 export const ArtifactSchema: GenMessage<Artifact> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 15);
+  messageDesc(file_kxm_v1_envelopes, 17);
 
 /**
  * VerifierOutcome is the result of running the acceptance gate.
@@ -775,7 +968,7 @@ export type VerifierOutcome = Message<"kxm.v1.VerifierOutcome"> & {
  * Use `create(VerifierOutcomeSchema)` to create a new message.
  */
 export const VerifierOutcomeSchema: GenMessage<VerifierOutcome> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 16);
+  messageDesc(file_kxm_v1_envelopes, 18);
 
 /**
  * GateCheck is one named check a gate worker ran.
@@ -803,6 +996,62 @@ export type GateCheck = Message<"kxm.v1.GateCheck"> & {
    * @generated from field: string summary = 3;
    */
   summary: string;
+
+  /**
+   * Its exit code, when it exited (unset when it did not start or its end is uncertain).
+   *
+   * @generated from field: optional int32 exit_code = 4;
+   */
+  exitCode?: number | undefined;
+
+  /**
+   * How long it ran, in milliseconds.
+   *
+   * @generated from field: int64 duration_ms = 5;
+   */
+  durationMs: bigint;
+
+  /**
+   * `complete`, `no-start` or `uncertain`.
+   *
+   * @generated from field: string observation = 6;
+   */
+  observation: string;
+
+  /**
+   * Why it did not start or is uncertain (`timeout`, `lost-close`, `refused`, …); empty when complete.
+   *
+   * @generated from field: string reason = 7;
+   */
+  reason: string;
+
+  /**
+   * SHA-256 hex of its standard output (never the output).
+   *
+   * @generated from field: string stdout_sha256 = 8;
+   */
+  stdoutSha256: string;
+
+  /**
+   * Bytes of standard output.
+   *
+   * @generated from field: int64 stdout_bytes = 9;
+   */
+  stdoutBytes: bigint;
+
+  /**
+   * SHA-256 hex of its standard error.
+   *
+   * @generated from field: string stderr_sha256 = 10;
+   */
+  stderrSha256: string;
+
+  /**
+   * Bytes of standard error.
+   *
+   * @generated from field: int64 stderr_bytes = 11;
+   */
+  stderrBytes: bigint;
 };
 
 /**
@@ -810,7 +1059,7 @@ export type GateCheck = Message<"kxm.v1.GateCheck"> & {
  * Use `create(GateCheckSchema)` to create a new message.
  */
 export const GateCheckSchema: GenMessage<GateCheck> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 17);
+  messageDesc(file_kxm_v1_envelopes, 19);
 
 /**
  * WorkerResult is what a worker reports for an assignment (`kxm.worker-result.v1`).
@@ -894,6 +1143,20 @@ export type WorkerResult = Message<"kxm.v1.WorkerResult"> & {
    * @generated from field: repeated kxm.v1.GateCheck checks = 11;
    */
   checks: GateCheck[];
+
+  /**
+   * `kxm.worker-result.v1`.
+   *
+   * @generated from field: string schema = 12;
+   */
+  schema: string;
+
+  /**
+   * The commit the work is on (a writing step's, full hex), when it changed a repository.
+   *
+   * @generated from field: string commit = 13;
+   */
+  commit: string;
 };
 
 /**
@@ -901,7 +1164,7 @@ export type WorkerResult = Message<"kxm.v1.WorkerResult"> & {
  * Use `create(WorkerResultSchema)` to create a new message.
  */
 export const WorkerResultSchema: GenMessage<WorkerResult> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 18);
+  messageDesc(file_kxm_v1_envelopes, 20);
 
 /**
  * Reviewer identifies who reviewed a piece of work.
@@ -936,7 +1199,7 @@ export type Reviewer = Message<"kxm.v1.Reviewer"> & {
  * Use `create(ReviewerSchema)` to create a new message.
  */
 export const ReviewerSchema: GenMessage<Reviewer> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 19);
+  messageDesc(file_kxm_v1_envelopes, 21);
 
 /**
  * RubricEvaluation is one rubric criterion's verdict.
@@ -971,7 +1234,7 @@ export type RubricEvaluation = Message<"kxm.v1.RubricEvaluation"> & {
  * Use `create(RubricEvaluationSchema)` to create a new message.
  */
 export const RubricEvaluationSchema: GenMessage<RubricEvaluation> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 20);
+  messageDesc(file_kxm_v1_envelopes, 22);
 
 /**
  * ReviewEnvelope is a reviewer's verdict on an assignment (`kxm.review-envelope.v1`).
@@ -1048,7 +1311,7 @@ export type ReviewEnvelope = Message<"kxm.v1.ReviewEnvelope"> & {
  * Use `create(ReviewEnvelopeSchema)` to create a new message.
  */
 export const ReviewEnvelopeSchema: GenMessage<ReviewEnvelope> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 21);
+  messageDesc(file_kxm_v1_envelopes, 23);
 
 /**
  * IngestionSummary describes how raw logs were distilled for a diagnosis.
@@ -1090,7 +1353,7 @@ export type IngestionSummary = Message<"kxm.v1.IngestionSummary"> & {
  * Use `create(IngestionSummarySchema)` to create a new message.
  */
 export const IngestionSummarySchema: GenMessage<IngestionSummary> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 22);
+  messageDesc(file_kxm_v1_envelopes, 24);
 
 /**
  * FaultBoundary locates a fault.
@@ -1132,7 +1395,7 @@ export type FaultBoundary = Message<"kxm.v1.FaultBoundary"> & {
  * Use `create(FaultBoundarySchema)` to create a new message.
  */
 export const FaultBoundarySchema: GenMessage<FaultBoundary> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 23);
+  messageDesc(file_kxm_v1_envelopes, 25);
 
 /**
  * ThreadContention is one thread's lock state at the time of a fault.
@@ -1167,7 +1430,7 @@ export type ThreadContention = Message<"kxm.v1.ThreadContention"> & {
  * Use `create(ThreadContentionSchema)` to create a new message.
  */
 export const ThreadContentionSchema: GenMessage<ThreadContention> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 24);
+  messageDesc(file_kxm_v1_envelopes, 26);
 
 /**
  * DiagnosticHandoff hands a triaged incident to a fixer (`kxm.diagnostic-handoff.v1`).
@@ -1237,10 +1500,14 @@ export type DiagnosticHandoff = Message<"kxm.v1.DiagnosticHandoff"> & {
  * Use `create(DiagnosticHandoffSchema)` to create a new message.
  */
 export const DiagnosticHandoffSchema: GenMessage<DiagnosticHandoff> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 25);
+  messageDesc(file_kxm_v1_envelopes, 27);
 
 /**
- * AttemptToken scopes an agent to one attempt of a workflow step (`kxm.attempt-token.v1`); the hub signs it.
+ * AttemptToken is what an attempt token says (`kxm.attempt-token.v1`): one attempt of a workflow step, for its assignee.
+ *
+ * The hub mints one with each assignment and signs it (HMAC-SHA256 under a key id: the token string `kxmat1.…`);
+ * the assignee passes the string in `x-kxm-attempt-token` (or `KXM_ATTEMPT_TOKEN`), and the hub refuses a call of
+ * a tool its policy does not allow and a call naming another run (docs/tool-policy.md).
  *
  * @generated from message kxm.v1.AttemptToken
  */
@@ -1321,6 +1588,13 @@ export type AttemptToken = Message<"kxm.v1.AttemptToken"> & {
    * @generated from field: kxm.v1.ToolPolicy tool_policy = 11;
    */
   toolPolicy?: ToolPolicy | undefined;
+
+  /**
+   * The project of the run.
+   *
+   * @generated from field: string project = 12;
+   */
+  project: string;
 };
 
 /**
@@ -1328,23 +1602,27 @@ export type AttemptToken = Message<"kxm.v1.AttemptToken"> & {
  * Use `create(AttemptTokenSchema)` to create a new message.
  */
 export const AttemptTokenSchema: GenMessage<AttemptToken> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 26);
+  messageDesc(file_kxm_v1_envelopes, 28);
 
 /**
- * SessionToken scopes an agent session (`kxm.session-token.v1`); the hub signs it.
+ * SessionToken is what a session token says (`kxm.session-token.v1`), and the hub's record of it.
+ *
+ * An operator mints one for an agent (AdminService.MintSessionToken); the hub signs it (the token string `kxmst1.…`)
+ * and keeps these facts, never the token. While it is in force, agents of that name must present it on every call of
+ * a tool, and its policy decides which tools they may call (docs/tool-policy.md).
  *
  * @generated from message kxm.v1.SessionToken
  */
 export type SessionToken = Message<"kxm.v1.SessionToken"> & {
   /**
-   * The session id.
+   * The session id (`ses_…`).
    *
    * @generated from field: string session_id = 1;
    */
   sessionId: string;
 
   /**
-   * The agent name the session belongs to.
+   * The name of the agent the session is for, when it was minted (the session binds every agent of that name in the project).
    *
    * @generated from field: string agent_name = 2;
    */
@@ -1370,6 +1648,41 @@ export type SessionToken = Message<"kxm.v1.SessionToken"> & {
    * @generated from field: google.protobuf.Timestamp expire_time = 5;
    */
   expireTime?: Timestamp | undefined;
+
+  /**
+   * The project.
+   *
+   * @generated from field: string project = 6;
+   */
+  project: string;
+
+  /**
+   * The id of the agent the token was issued to (only that agent may present it).
+   *
+   * @generated from field: string agent_id = 7;
+   */
+  agentId: string;
+
+  /**
+   * When an operator revoked it; unset while it was not revoked.
+   *
+   * @generated from field: google.protobuf.Timestamp revoke_time = 8;
+   */
+  revokeTime?: Timestamp | undefined;
+
+  /**
+   * The operator who minted it (`admin` for the bootstrap admin).
+   *
+   * @generated from field: string minted_by = 9;
+   */
+  mintedBy: string;
+
+  /**
+   * The id of the hub key that signed it.
+   *
+   * @generated from field: string key_id = 10;
+   */
+  keyId: string;
 };
 
 /**
@@ -1377,16 +1690,18 @@ export type SessionToken = Message<"kxm.v1.SessionToken"> & {
  * Use `create(SessionTokenSchema)` to create a new message.
  */
 export const SessionTokenSchema: GenMessage<SessionToken> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 27);
+  messageDesc(file_kxm_v1_envelopes, 29);
 
 /**
- * SignedToken is an attempt or session token with the hub's HMAC-SHA256 signature over its bytes.
+ * SignedToken is the parts of an attempt or session token string, `<prefix><key id>.<payload>.<mac>` (docs/tool-policy.md).
+ *
+ * The hub passes tokens as strings, not as this message; it names the parts for other languages that parse them.
  *
  * @generated from message kxm.v1.SignedToken
  */
 export type SignedToken = Message<"kxm.v1.SignedToken"> & {
   /**
-   * The serialized AttemptToken or SessionToken.
+   * The canonical JSON of the claims (the string carries it base64url-encoded, without padding).
    *
    * @generated from field: bytes payload = 1;
    */
@@ -1407,7 +1722,7 @@ export type SignedToken = Message<"kxm.v1.SignedToken"> & {
   keyId: string;
 
   /**
-   * HMAC-SHA256 over the schema, a NUL byte and the payload.
+   * HMAC-SHA256 under the key `key_id` over the schema, a NUL byte and the payload (base64url in the string).
    *
    * @generated from field: bytes signature = 4;
    */
@@ -1419,7 +1734,7 @@ export type SignedToken = Message<"kxm.v1.SignedToken"> & {
  * Use `create(SignedTokenSchema)` to create a new message.
  */
 export const SignedTokenSchema: GenMessage<SignedToken> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 28);
+  messageDesc(file_kxm_v1_envelopes, 30);
 
 /**
  * SyncRedaction records what was removed from a sync event before it left the runtime.
@@ -1454,7 +1769,7 @@ export type SyncRedaction = Message<"kxm.v1.SyncRedaction"> & {
  * Use `create(SyncRedactionSchema)` to create a new message.
  */
 export const SyncRedactionSchema: GenMessage<SyncRedaction> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 29);
+  messageDesc(file_kxm_v1_envelopes, 31);
 
 /**
  * SyncEvent is one run event a runtime pushes to the hub (`kxm.sync-event.v1`).
@@ -1573,7 +1888,7 @@ export type SyncEvent = Message<"kxm.v1.SyncEvent"> & {
  * Use `create(SyncEventSchema)` to create a new message.
  */
 export const SyncEventSchema: GenMessage<SyncEvent> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 30);
+  messageDesc(file_kxm_v1_envelopes, 32);
 
 /**
  * ContextProvenance says where a context item came from.
@@ -1608,7 +1923,7 @@ export type ContextProvenance = Message<"kxm.v1.ContextProvenance"> & {
  * Use `create(ContextProvenanceSchema)` to create a new message.
  */
 export const ContextProvenanceSchema: GenMessage<ContextProvenance> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 31);
+  messageDesc(file_kxm_v1_envelopes, 33);
 
 /**
  * ContextItem is one unit of context an agent can be given (`kxm.context-item.v1`).
@@ -1727,7 +2042,7 @@ export type ContextItem = Message<"kxm.v1.ContextItem"> & {
  * Use `create(ContextItemSchema)` to create a new message.
  */
 export const ContextItemSchema: GenMessage<ContextItem> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 32);
+  messageDesc(file_kxm_v1_envelopes, 34);
 
 /**
  * ContextRequest asks for a role-aware context packet (`kxm.context-request.v1`).
@@ -1790,7 +2105,7 @@ export type ContextRequest = Message<"kxm.v1.ContextRequest"> & {
  * Use `create(ContextRequestSchema)` to create a new message.
  */
 export const ContextRequestSchema: GenMessage<ContextRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 33);
+  messageDesc(file_kxm_v1_envelopes, 35);
 
 /**
  * ProvenanceCount counts selected items of one source type.
@@ -1818,7 +2133,7 @@ export type ProvenanceCount = Message<"kxm.v1.ProvenanceCount"> & {
  * Use `create(ProvenanceCountSchema)` to create a new message.
  */
 export const ProvenanceCountSchema: GenMessage<ProvenanceCount> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 34);
+  messageDesc(file_kxm_v1_envelopes, 36);
 
 /**
  * RelevanceScore is an item's rounded BM25 score against the task.
@@ -1846,7 +2161,7 @@ export type RelevanceScore = Message<"kxm.v1.RelevanceScore"> & {
  * Use `create(RelevanceScoreSchema)` to create a new message.
  */
 export const RelevanceScoreSchema: GenMessage<RelevanceScore> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 35);
+  messageDesc(file_kxm_v1_envelopes, 37);
 
 /**
  * ContextAudit explains how a packet was assembled.
@@ -1937,7 +2252,7 @@ export type ContextAudit = Message<"kxm.v1.ContextAudit"> & {
  * Use `create(ContextAuditSchema)` to create a new message.
  */
 export const ContextAuditSchema: GenMessage<ContextAudit> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 36);
+  messageDesc(file_kxm_v1_envelopes, 38);
 
 /**
  * ContextPacket is the context assembled for a role and task (`kxm.context-packet.v1`).
@@ -2028,7 +2343,7 @@ export type ContextPacket = Message<"kxm.v1.ContextPacket"> & {
  * Use `create(ContextPacketSchema)` to create a new message.
  */
 export const ContextPacketSchema: GenMessage<ContextPacket> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_envelopes, 37);
+  messageDesc(file_kxm_v1_envelopes, 39);
 
 /**
  * TerminalReceiptStatus is how a seat ended its work on a stage (`kxm.terminal-receipt.v1`).

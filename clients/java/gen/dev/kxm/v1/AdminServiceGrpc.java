@@ -4,10 +4,10 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
 
 /**
  * <pre>
- * AdminService manages projects, their tokens and the hub's operators, and reads the audit.
- * Project management needs an operator: the bootstrap admin (the admin token) or a named operator
- * (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
- * bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+ * AdminService manages projects, their tokens, agents' session tokens and the hub's operators, and reads the audit.
+ * Project management and session tokens need an operator: the bootstrap admin (the admin token) or a
+ * named operator (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit
+ * need the bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
  * an audit record written in the transaction of the change.
  * </pre>
  */
@@ -236,6 +236,99 @@ public final class AdminServiceGrpc {
     return getListAuditRecordsMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.MintSessionTokenRequest,
+      dev.kxm.v1.MintSessionTokenResponse> getMintSessionTokenMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "MintSessionToken",
+      requestType = dev.kxm.v1.MintSessionTokenRequest.class,
+      responseType = dev.kxm.v1.MintSessionTokenResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.MintSessionTokenRequest,
+      dev.kxm.v1.MintSessionTokenResponse> getMintSessionTokenMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.MintSessionTokenRequest, dev.kxm.v1.MintSessionTokenResponse> getMintSessionTokenMethod;
+    if ((getMintSessionTokenMethod = AdminServiceGrpc.getMintSessionTokenMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getMintSessionTokenMethod = AdminServiceGrpc.getMintSessionTokenMethod) == null) {
+          AdminServiceGrpc.getMintSessionTokenMethod = getMintSessionTokenMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.MintSessionTokenRequest, dev.kxm.v1.MintSessionTokenResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "MintSessionToken"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.MintSessionTokenRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.MintSessionTokenResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AdminServiceMethodDescriptorSupplier("MintSessionToken"))
+              .build();
+        }
+      }
+    }
+    return getMintSessionTokenMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.RevokeSessionTokenRequest,
+      dev.kxm.v1.RevokeSessionTokenResponse> getRevokeSessionTokenMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "RevokeSessionToken",
+      requestType = dev.kxm.v1.RevokeSessionTokenRequest.class,
+      responseType = dev.kxm.v1.RevokeSessionTokenResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.RevokeSessionTokenRequest,
+      dev.kxm.v1.RevokeSessionTokenResponse> getRevokeSessionTokenMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.RevokeSessionTokenRequest, dev.kxm.v1.RevokeSessionTokenResponse> getRevokeSessionTokenMethod;
+    if ((getRevokeSessionTokenMethod = AdminServiceGrpc.getRevokeSessionTokenMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getRevokeSessionTokenMethod = AdminServiceGrpc.getRevokeSessionTokenMethod) == null) {
+          AdminServiceGrpc.getRevokeSessionTokenMethod = getRevokeSessionTokenMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.RevokeSessionTokenRequest, dev.kxm.v1.RevokeSessionTokenResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "RevokeSessionToken"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RevokeSessionTokenRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RevokeSessionTokenResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AdminServiceMethodDescriptorSupplier("RevokeSessionToken"))
+              .build();
+        }
+      }
+    }
+    return getRevokeSessionTokenMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ListSessionTokensRequest,
+      dev.kxm.v1.ListSessionTokensResponse> getListSessionTokensMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListSessionTokens",
+      requestType = dev.kxm.v1.ListSessionTokensRequest.class,
+      responseType = dev.kxm.v1.ListSessionTokensResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ListSessionTokensRequest,
+      dev.kxm.v1.ListSessionTokensResponse> getListSessionTokensMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ListSessionTokensRequest, dev.kxm.v1.ListSessionTokensResponse> getListSessionTokensMethod;
+    if ((getListSessionTokensMethod = AdminServiceGrpc.getListSessionTokensMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getListSessionTokensMethod = AdminServiceGrpc.getListSessionTokensMethod) == null) {
+          AdminServiceGrpc.getListSessionTokensMethod = getListSessionTokensMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ListSessionTokensRequest, dev.kxm.v1.ListSessionTokensResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListSessionTokens"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListSessionTokensRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListSessionTokensResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AdminServiceMethodDescriptorSupplier("ListSessionTokens"))
+              .build();
+        }
+      }
+    }
+    return getListSessionTokensMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -297,10 +390,10 @@ public final class AdminServiceGrpc {
 
   /**
    * <pre>
-   * AdminService manages projects, their tokens and the hub's operators, and reads the audit.
-   * Project management needs an operator: the bootstrap admin (the admin token) or a named operator
-   * (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
-   * bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+   * AdminService manages projects, their tokens, agents' session tokens and the hub's operators, and reads the audit.
+   * Project management and session tokens need an operator: the bootstrap admin (the admin token) or a
+   * named operator (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit
+   * need the bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
    * an audit record written in the transaction of the change.
    * </pre>
    */
@@ -408,15 +501,68 @@ public final class AdminServiceGrpc {
         io.grpc.stub.StreamObserver<dev.kxm.v1.ListAuditRecordsResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListAuditRecordsMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * MintSessionToken issues a hub-signed session token (`kxm.session-token.v1`) for one agent of a project, with a tool policy.
+     * The token is shown once; the hub keeps its facts, never the token. From then until it expires or is revoked, every
+     * agent of the project with that agent's name must present a session token of its own (`x-kxm-session-token`) on each
+     * call of an RPC with a tool name, and the token's policy decides which tools it may call (docs/tool-policy.md). The
+     * project is the one the call names (`x-kxm-project`), else `project`.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; agent_id is empty or malformed; ttl is below 1 minute or above 30 days; the tool policy names an unknown preset or has a malformed or surplus entry.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+     * - NOT_FOUND (ERROR_REASON_AGENT_NOT_FOUND): no agent of the project has this id.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED): agents of that name already hold 16 active session tokens.
+     * </pre>
+     */
+    default void mintSessionToken(dev.kxm.v1.MintSessionTokenRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.MintSessionTokenResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getMintSessionTokenMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * RevokeSessionToken revokes a session token; it stops being accepted at once on this hub and within a second on every replica. Revoking a revoked one changes nothing.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; session_id is empty or malformed.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+     * - NOT_FOUND (ERROR_REASON_SESSION_TOKEN_NOT_FOUND): no session token of the project has this id (another project's reads as none).
+     * </pre>
+     */
+    default void revokeSessionToken(dev.kxm.v1.RevokeSessionTokenRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RevokeSessionTokenResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRevokeSessionTokenMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListSessionTokens lists a project's session tokens, newest first, revoked and expired ones too; never the tokens.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; a bad page size.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+     * </pre>
+     */
+    default void listSessionTokens(dev.kxm.v1.ListSessionTokensRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListSessionTokensResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListSessionTokensMethod(), responseObserver);
+    }
   }
 
   /**
    * Base class for the server implementation of the service AdminService.
    * <pre>
-   * AdminService manages projects, their tokens and the hub's operators, and reads the audit.
-   * Project management needs an operator: the bootstrap admin (the admin token) or a named operator
-   * (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
-   * bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+   * AdminService manages projects, their tokens, agents' session tokens and the hub's operators, and reads the audit.
+   * Project management and session tokens need an operator: the bootstrap admin (the admin token) or a
+   * named operator (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit
+   * need the bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
    * an audit record written in the transaction of the change.
    * </pre>
    */
@@ -431,10 +577,10 @@ public final class AdminServiceGrpc {
   /**
    * A stub to allow clients to do asynchronous rpc calls to service AdminService.
    * <pre>
-   * AdminService manages projects, their tokens and the hub's operators, and reads the audit.
-   * Project management needs an operator: the bootstrap admin (the admin token) or a named operator
-   * (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
-   * bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+   * AdminService manages projects, their tokens, agents' session tokens and the hub's operators, and reads the audit.
+   * Project management and session tokens need an operator: the bootstrap admin (the admin token) or a
+   * named operator (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit
+   * need the bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
    * an audit record written in the transaction of the change.
    * </pre>
    */
@@ -560,15 +706,71 @@ public final class AdminServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getListAuditRecordsMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * MintSessionToken issues a hub-signed session token (`kxm.session-token.v1`) for one agent of a project, with a tool policy.
+     * The token is shown once; the hub keeps its facts, never the token. From then until it expires or is revoked, every
+     * agent of the project with that agent's name must present a session token of its own (`x-kxm-session-token`) on each
+     * call of an RPC with a tool name, and the token's policy decides which tools it may call (docs/tool-policy.md). The
+     * project is the one the call names (`x-kxm-project`), else `project`.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; agent_id is empty or malformed; ttl is below 1 minute or above 30 days; the tool policy names an unknown preset or has a malformed or surplus entry.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+     * - NOT_FOUND (ERROR_REASON_AGENT_NOT_FOUND): no agent of the project has this id.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED): agents of that name already hold 16 active session tokens.
+     * </pre>
+     */
+    public void mintSessionToken(dev.kxm.v1.MintSessionTokenRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.MintSessionTokenResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getMintSessionTokenMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * RevokeSessionToken revokes a session token; it stops being accepted at once on this hub and within a second on every replica. Revoking a revoked one changes nothing.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; session_id is empty or malformed.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+     * - NOT_FOUND (ERROR_REASON_SESSION_TOKEN_NOT_FOUND): no session token of the project has this id (another project's reads as none).
+     * </pre>
+     */
+    public void revokeSessionToken(dev.kxm.v1.RevokeSessionTokenRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RevokeSessionTokenResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getRevokeSessionTokenMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListSessionTokens lists a project's session tokens, newest first, revoked and expired ones too; never the tokens.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; a bad page size.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+     * </pre>
+     */
+    public void listSessionTokens(dev.kxm.v1.ListSessionTokensRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListSessionTokensResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListSessionTokensMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
    * A stub to allow clients to do synchronous rpc calls to service AdminService.
    * <pre>
-   * AdminService manages projects, their tokens and the hub's operators, and reads the audit.
-   * Project management needs an operator: the bootstrap admin (the admin token) or a named operator
-   * (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
-   * bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+   * AdminService manages projects, their tokens, agents' session tokens and the hub's operators, and reads the audit.
+   * Project management and session tokens need an operator: the bootstrap admin (the admin token) or a
+   * named operator (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit
+   * need the bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
    * an audit record written in the transaction of the change.
    * </pre>
    */
@@ -687,15 +889,68 @@ public final class AdminServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getListAuditRecordsMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * MintSessionToken issues a hub-signed session token (`kxm.session-token.v1`) for one agent of a project, with a tool policy.
+     * The token is shown once; the hub keeps its facts, never the token. From then until it expires or is revoked, every
+     * agent of the project with that agent's name must present a session token of its own (`x-kxm-session-token`) on each
+     * call of an RPC with a tool name, and the token's policy decides which tools it may call (docs/tool-policy.md). The
+     * project is the one the call names (`x-kxm-project`), else `project`.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; agent_id is empty or malformed; ttl is below 1 minute or above 30 days; the tool policy names an unknown preset or has a malformed or surplus entry.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+     * - NOT_FOUND (ERROR_REASON_AGENT_NOT_FOUND): no agent of the project has this id.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED): agents of that name already hold 16 active session tokens.
+     * </pre>
+     */
+    public dev.kxm.v1.MintSessionTokenResponse mintSessionToken(dev.kxm.v1.MintSessionTokenRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getMintSessionTokenMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * RevokeSessionToken revokes a session token; it stops being accepted at once on this hub and within a second on every replica. Revoking a revoked one changes nothing.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; session_id is empty or malformed.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+     * - NOT_FOUND (ERROR_REASON_SESSION_TOKEN_NOT_FOUND): no session token of the project has this id (another project's reads as none).
+     * </pre>
+     */
+    public dev.kxm.v1.RevokeSessionTokenResponse revokeSessionToken(dev.kxm.v1.RevokeSessionTokenRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getRevokeSessionTokenMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListSessionTokens lists a project's session tokens, newest first, revoked and expired ones too; never the tokens.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; a bad page size.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+     * </pre>
+     */
+    public dev.kxm.v1.ListSessionTokensResponse listSessionTokens(dev.kxm.v1.ListSessionTokensRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListSessionTokensMethod(), getCallOptions(), request);
+    }
   }
 
   /**
    * A stub to allow clients to do limited synchronous rpc calls to service AdminService.
    * <pre>
-   * AdminService manages projects, their tokens and the hub's operators, and reads the audit.
-   * Project management needs an operator: the bootstrap admin (the admin token) or a named operator
-   * (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
-   * bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+   * AdminService manages projects, their tokens, agents' session tokens and the hub's operators, and reads the audit.
+   * Project management and session tokens need an operator: the bootstrap admin (the admin token) or a
+   * named operator (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit
+   * need the bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
    * an audit record written in the transaction of the change.
    * </pre>
    */
@@ -814,15 +1069,68 @@ public final class AdminServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getListAuditRecordsMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * MintSessionToken issues a hub-signed session token (`kxm.session-token.v1`) for one agent of a project, with a tool policy.
+     * The token is shown once; the hub keeps its facts, never the token. From then until it expires or is revoked, every
+     * agent of the project with that agent's name must present a session token of its own (`x-kxm-session-token`) on each
+     * call of an RPC with a tool name, and the token's policy decides which tools it may call (docs/tool-policy.md). The
+     * project is the one the call names (`x-kxm-project`), else `project`.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; agent_id is empty or malformed; ttl is below 1 minute or above 30 days; the tool policy names an unknown preset or has a malformed or surplus entry.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+     * - NOT_FOUND (ERROR_REASON_AGENT_NOT_FOUND): no agent of the project has this id.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED): agents of that name already hold 16 active session tokens.
+     * </pre>
+     */
+    public dev.kxm.v1.MintSessionTokenResponse mintSessionToken(dev.kxm.v1.MintSessionTokenRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getMintSessionTokenMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * RevokeSessionToken revokes a session token; it stops being accepted at once on this hub and within a second on every replica. Revoking a revoked one changes nothing.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; session_id is empty or malformed.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+     * - NOT_FOUND (ERROR_REASON_SESSION_TOKEN_NOT_FOUND): no session token of the project has this id (another project's reads as none).
+     * </pre>
+     */
+    public dev.kxm.v1.RevokeSessionTokenResponse revokeSessionToken(dev.kxm.v1.RevokeSessionTokenRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getRevokeSessionTokenMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListSessionTokens lists a project's session tokens, newest first, revoked and expired ones too; never the tokens.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; a bad page size.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+     * </pre>
+     */
+    public dev.kxm.v1.ListSessionTokensResponse listSessionTokens(dev.kxm.v1.ListSessionTokensRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListSessionTokensMethod(), getCallOptions(), request);
+    }
   }
 
   /**
    * A stub to allow clients to do ListenableFuture-style rpc calls to service AdminService.
    * <pre>
-   * AdminService manages projects, their tokens and the hub's operators, and reads the audit.
-   * Project management needs an operator: the bootstrap admin (the admin token) or a named operator
-   * (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit need the
-   * bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
+   * AdminService manages projects, their tokens, agents' session tokens and the hub's operators, and reads the audit.
+   * Project management and session tokens need an operator: the bootstrap admin (the admin token) or a
+   * named operator (a `kxm_op_…` token from CreateOperator). Managing operators and reading the audit
+   * need the bootstrap admin. Every mutating call is attributed to the operator who made it, in the log and in
    * an audit record written in the transaction of the change.
    * </pre>
    */
@@ -948,6 +1256,62 @@ public final class AdminServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getListAuditRecordsMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * MintSessionToken issues a hub-signed session token (`kxm.session-token.v1`) for one agent of a project, with a tool policy.
+     * The token is shown once; the hub keeps its facts, never the token. From then until it expires or is revoked, every
+     * agent of the project with that agent's name must present a session token of its own (`x-kxm-session-token`) on each
+     * call of an RPC with a tool name, and the token's policy decides which tools it may call (docs/tool-policy.md). The
+     * project is the one the call names (`x-kxm-project`), else `project`.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; agent_id is empty or malformed; ttl is below 1 minute or above 30 days; the tool policy names an unknown preset or has a malformed or surplus entry.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+     * - NOT_FOUND (ERROR_REASON_AGENT_NOT_FOUND): no agent of the project has this id.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED): agents of that name already hold 16 active session tokens.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.MintSessionTokenResponse> mintSessionToken(
+        dev.kxm.v1.MintSessionTokenRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getMintSessionTokenMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * RevokeSessionToken revokes a session token; it stops being accepted at once on this hub and within a second on every replica. Revoking a revoked one changes nothing.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; session_id is empty or malformed.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+     * - NOT_FOUND (ERROR_REASON_SESSION_TOKEN_NOT_FOUND): no session token of the project has this id (another project's reads as none).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RevokeSessionTokenResponse> revokeSessionToken(
+        dev.kxm.v1.RevokeSessionTokenRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getRevokeSessionTokenMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ListSessionTokens lists a project's session tokens, newest first, revoked and expired ones too; never the tokens.
+     * Errors:
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH): no or an unknown bearer token.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the bearer is not an operator's (the admin token or a named operator's).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the project is missing, malformed or not the one the call names; a bad page size.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+     * - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): no project has this name.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListSessionTokensResponse> listSessionTokens(
+        dev.kxm.v1.ListSessionTokensRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListSessionTokensMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_CREATE_PROJECT = 0;
@@ -957,6 +1321,9 @@ public final class AdminServiceGrpc {
   private static final int METHODID_LIST_OPERATORS = 4;
   private static final int METHODID_REVOKE_OPERATOR = 5;
   private static final int METHODID_LIST_AUDIT_RECORDS = 6;
+  private static final int METHODID_MINT_SESSION_TOKEN = 7;
+  private static final int METHODID_REVOKE_SESSION_TOKEN = 8;
+  private static final int METHODID_LIST_SESSION_TOKENS = 9;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1002,6 +1369,18 @@ public final class AdminServiceGrpc {
         case METHODID_LIST_AUDIT_RECORDS:
           serviceImpl.listAuditRecords((dev.kxm.v1.ListAuditRecordsRequest) request,
               (io.grpc.stub.StreamObserver<dev.kxm.v1.ListAuditRecordsResponse>) responseObserver);
+          break;
+        case METHODID_MINT_SESSION_TOKEN:
+          serviceImpl.mintSessionToken((dev.kxm.v1.MintSessionTokenRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.MintSessionTokenResponse>) responseObserver);
+          break;
+        case METHODID_REVOKE_SESSION_TOKEN:
+          serviceImpl.revokeSessionToken((dev.kxm.v1.RevokeSessionTokenRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.RevokeSessionTokenResponse>) responseObserver);
+          break;
+        case METHODID_LIST_SESSION_TOKENS:
+          serviceImpl.listSessionTokens((dev.kxm.v1.ListSessionTokensRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ListSessionTokensResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -1070,6 +1449,27 @@ public final class AdminServiceGrpc {
               dev.kxm.v1.ListAuditRecordsRequest,
               dev.kxm.v1.ListAuditRecordsResponse>(
                 service, METHODID_LIST_AUDIT_RECORDS)))
+        .addMethod(
+          getMintSessionTokenMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.MintSessionTokenRequest,
+              dev.kxm.v1.MintSessionTokenResponse>(
+                service, METHODID_MINT_SESSION_TOKEN)))
+        .addMethod(
+          getRevokeSessionTokenMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.RevokeSessionTokenRequest,
+              dev.kxm.v1.RevokeSessionTokenResponse>(
+                service, METHODID_REVOKE_SESSION_TOKEN)))
+        .addMethod(
+          getListSessionTokensMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ListSessionTokensRequest,
+              dev.kxm.v1.ListSessionTokensResponse>(
+                service, METHODID_LIST_SESSION_TOKENS)))
         .build();
   }
 
@@ -1125,6 +1525,9 @@ public final class AdminServiceGrpc {
               .addMethod(getListOperatorsMethod())
               .addMethod(getRevokeOperatorMethod())
               .addMethod(getListAuditRecordsMethod())
+              .addMethod(getMintSessionTokenMethod())
+              .addMethod(getRevokeSessionTokenMethod())
+              .addMethod(getListSessionTokensMethod())
               .build();
         }
       }

@@ -96,6 +96,36 @@ public final class AdminServiceProto extends com.google.protobuf.GeneratedFile {
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_ListAuditRecordsResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_MintSessionTokenRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_MintSessionTokenRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_MintSessionTokenResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_MintSessionTokenResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_RevokeSessionTokenRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_RevokeSessionTokenRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_RevokeSessionTokenResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_RevokeSessionTokenResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ListSessionTokensRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ListSessionTokensRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ListSessionTokensResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ListSessionTokensResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -105,64 +135,92 @@ public final class AdminServiceProto extends com.google.protobuf.GeneratedFile {
       descriptor;
   static {
     java.lang.String[] descriptorData = {
-      "\n\032kxm/v1/admin_service.proto\022\006kxm.v1\032\024kx" +
-      "m/v1/options.proto\032\022kxm/v1/types.proto\"*" +
-      "\n\024CreateProjectRequest\022\022\n\004name\030\001 \001(\tR\004na" +
-      "me\"g\n\025CreateProjectResponse\022)\n\007project\030\001" +
-      " \001(\0132\017.kxm.v1.ProjectR\007project\022#\n\rprojec" +
-      "t_token\030\002 \001(\tR\014projectToken\"Q\n\023ListProje" +
-      "ctsRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022" +
-      "\035\n\npage_token\030\002 \001(\tR\tpageToken\"k\n\024ListPr" +
-      "ojectsResponse\022+\n\010projects\030\001 \003(\0132\017.kxm.v" +
-      "1.ProjectR\010projects\022&\n\017next_page_token\030\002" +
-      " \001(\tR\rnextPageToken\"/\n\031RotateProjectToke" +
-      "nRequest\022\022\n\004name\030\001 \001(\tR\004name\"l\n\032RotatePr" +
-      "ojectTokenResponse\022)\n\007project\030\001 \001(\0132\017.kx" +
-      "m.v1.ProjectR\007project\022#\n\rproject_token\030\002" +
-      " \001(\tR\014projectToken\"+\n\025CreateOperatorRequ" +
-      "est\022\022\n\004name\030\001 \001(\tR\004name\"m\n\026CreateOperato" +
-      "rResponse\022,\n\010operator\030\001 \001(\0132\020.kxm.v1.Ope" +
-      "ratorR\010operator\022%\n\016operator_token\030\002 \001(\tR" +
-      "\roperatorToken\"R\n\024ListOperatorsRequest\022\033" +
-      "\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage_toke" +
-      "n\030\002 \001(\tR\tpageToken\"o\n\025ListOperatorsRespo" +
-      "nse\022.\n\toperators\030\001 \003(\0132\020.kxm.v1.Operator" +
-      "R\toperators\022&\n\017next_page_token\030\002 \001(\tR\rne" +
-      "xtPageToken\"+\n\025RevokeOperatorRequest\022\022\n\004" +
-      "name\030\001 \001(\tR\004name\"F\n\026RevokeOperatorRespon" +
-      "se\022,\n\010operator\030\001 \001(\0132\020.kxm.v1.OperatorR\010" +
-      "operator\"\211\001\n\027ListAuditRecordsRequest\022\033\n\t" +
-      "page_size\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030" +
-      "\002 \001(\tR\tpageToken\022\032\n\010operator\030\003 \001(\tR\010oper" +
-      "ator\022\026\n\006action\030\004 \001(\tR\006action\"|\n\030ListAudi" +
-      "tRecordsResponse\0228\n\raudit_records\030\001 \003(\0132" +
-      "\023.kxm.v1.AuditRecordR\014auditRecords\022&\n\017ne" +
-      "xt_page_token\030\002 \001(\tR\rnextPageToken2\255\005\n\014A" +
-      "dminService\022Z\n\rCreateProject\022\034.kxm.v1.Cr" +
-      "eateProjectRequest\032\035.kxm.v1.CreateProjec" +
-      "tResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022W\n\014ListProjects\022" +
-      "\033.kxm.v1.ListProjectsRequest\032\034.kxm.v1.Li" +
-      "stProjectsResponse\"\014\352\340\030\010\010\002\020\001\030\001(\004\022i\n\022Rota" +
-      "teProjectToken\022!.kxm.v1.RotateProjectTok" +
-      "enRequest\032\".kxm.v1.RotateProjectTokenRes" +
-      "ponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022]\n\016CreateOperator\022\035." +
-      "kxm.v1.CreateOperatorRequest\032\036.kxm.v1.Cr" +
-      "eateOperatorResponse\"\014\352\340\030\010\010\001\020\000\030\001(\004\022Z\n\rLi" +
-      "stOperators\022\034.kxm.v1.ListOperatorsReques" +
-      "t\032\035.kxm.v1.ListOperatorsResponse\"\014\352\340\030\010\010\001" +
-      "\020\001\030\001(\004\022]\n\016RevokeOperator\022\035.kxm.v1.Revoke" +
-      "OperatorRequest\032\036.kxm.v1.RevokeOperatorR" +
-      "esponse\"\014\352\340\030\010\010\001\020\000\030\001(\004\022c\n\020ListAuditRecord" +
-      "s\022\037.kxm.v1.ListAuditRecordsRequest\032 .kxm" +
-      ".v1.ListAuditRecordsResponse\"\014\352\340\030\010\010\001\020\001\030\001" +
-      "(\004B\201\001\n\ndev.kxm.v1B\021AdminServiceProtoP\001Z\'" +
-      "kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\242" +
-      "\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMeta" +
-      "data\352\002\007Kxm::V1b\006proto3"
+      "\n\032kxm/v1/admin_service.proto\022\006kxm.v1\032\036go" +
+      "ogle/protobuf/duration.proto\032\026kxm/v1/env" +
+      "elopes.proto\032\024kxm/v1/options.proto\032\022kxm/" +
+      "v1/types.proto\"*\n\024CreateProjectRequest\022\022" +
+      "\n\004name\030\001 \001(\tR\004name\"g\n\025CreateProjectRespo" +
+      "nse\022)\n\007project\030\001 \001(\0132\017.kxm.v1.ProjectR\007p" +
+      "roject\022#\n\rproject_token\030\002 \001(\tR\014projectTo" +
+      "ken\"Q\n\023ListProjectsRequest\022\033\n\tpage_size\030" +
+      "\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tpag" +
+      "eToken\"k\n\024ListProjectsResponse\022+\n\010projec" +
+      "ts\030\001 \003(\0132\017.kxm.v1.ProjectR\010projects\022&\n\017n" +
+      "ext_page_token\030\002 \001(\tR\rnextPageToken\"/\n\031R" +
+      "otateProjectTokenRequest\022\022\n\004name\030\001 \001(\tR\004" +
+      "name\"l\n\032RotateProjectTokenResponse\022)\n\007pr" +
+      "oject\030\001 \001(\0132\017.kxm.v1.ProjectR\007project\022#\n" +
+      "\rproject_token\030\002 \001(\tR\014projectToken\"+\n\025Cr" +
+      "eateOperatorRequest\022\022\n\004name\030\001 \001(\tR\004name\"" +
+      "m\n\026CreateOperatorResponse\022,\n\010operator\030\001 " +
+      "\001(\0132\020.kxm.v1.OperatorR\010operator\022%\n\016opera" +
+      "tor_token\030\002 \001(\tR\roperatorToken\"R\n\024ListOp" +
+      "eratorsRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageS" +
+      "ize\022\035\n\npage_token\030\002 \001(\tR\tpageToken\"o\n\025Li" +
+      "stOperatorsResponse\022.\n\toperators\030\001 \003(\0132\020" +
+      ".kxm.v1.OperatorR\toperators\022&\n\017next_page" +
+      "_token\030\002 \001(\tR\rnextPageToken\"+\n\025RevokeOpe" +
+      "ratorRequest\022\022\n\004name\030\001 \001(\tR\004name\"F\n\026Revo" +
+      "keOperatorResponse\022,\n\010operator\030\001 \001(\0132\020.k" +
+      "xm.v1.OperatorR\010operator\"\211\001\n\027ListAuditRe" +
+      "cordsRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSiz" +
+      "e\022\035\n\npage_token\030\002 \001(\tR\tpageToken\022\032\n\010oper" +
+      "ator\030\003 \001(\tR\010operator\022\026\n\006action\030\004 \001(\tR\006ac" +
+      "tion\"|\n\030ListAuditRecordsResponse\0228\n\raudi" +
+      "t_records\030\001 \003(\0132\023.kxm.v1.AuditRecordR\014au" +
+      "ditRecords\022&\n\017next_page_token\030\002 \001(\tR\rnex" +
+      "tPageToken\"\260\001\n\027MintSessionTokenRequest\022\030" +
+      "\n\007project\030\001 \001(\tR\007project\022\031\n\010agent_id\030\002 \001" +
+      "(\tR\007agentId\0223\n\013tool_policy\030\003 \001(\0132\022.kxm.v" +
+      "1.ToolPolicyR\ntoolPolicy\022+\n\003ttl\030\004 \001(\0132\031." +
+      "google.protobuf.DurationR\003ttl\"o\n\030MintSes" +
+      "sionTokenResponse\022#\n\rsession_token\030\001 \001(\t" +
+      "R\014sessionToken\022.\n\007session\030\002 \001(\0132\024.kxm.v1" +
+      ".SessionTokenR\007session\"T\n\031RevokeSessionT" +
+      "okenRequest\022\030\n\007project\030\001 \001(\tR\007project\022\035\n" +
+      "\nsession_id\030\002 \001(\tR\tsessionId\"L\n\032RevokeSe" +
+      "ssionTokenResponse\022.\n\007session\030\001 \001(\0132\024.kx" +
+      "m.v1.SessionTokenR\007session\"p\n\030ListSessio" +
+      "nTokensRequest\022\030\n\007project\030\001 \001(\tR\007project" +
+      "\022\033\n\tpage_size\030\002 \001(\005R\010pageSize\022\035\n\npage_to" +
+      "ken\030\003 \001(\tR\tpageToken\"u\n\031ListSessionToken" +
+      "sResponse\0220\n\010sessions\030\001 \003(\0132\024.kxm.v1.Ses" +
+      "sionTokenR\010sessions\022&\n\017next_page_token\030\002" +
+      " \001(\tR\rnextPageToken2\345\007\n\014AdminService\022Z\n\r" +
+      "CreateProject\022\034.kxm.v1.CreateProjectRequ" +
+      "est\032\035.kxm.v1.CreateProjectResponse\"\014\352\340\030\010" +
+      "\010\002\020\000\030\001(\004\022W\n\014ListProjects\022\033.kxm.v1.ListPr" +
+      "ojectsRequest\032\034.kxm.v1.ListProjectsRespo" +
+      "nse\"\014\352\340\030\010\010\002\020\001\030\001(\004\022i\n\022RotateProjectToken\022" +
+      "!.kxm.v1.RotateProjectTokenRequest\032\".kxm" +
+      ".v1.RotateProjectTokenResponse\"\014\352\340\030\010\010\002\020\000" +
+      "\030\001(\004\022]\n\016CreateOperator\022\035.kxm.v1.CreateOp" +
+      "eratorRequest\032\036.kxm.v1.CreateOperatorRes" +
+      "ponse\"\014\352\340\030\010\010\001\020\000\030\001(\004\022Z\n\rListOperators\022\034.k" +
+      "xm.v1.ListOperatorsRequest\032\035.kxm.v1.List" +
+      "OperatorsResponse\"\014\352\340\030\010\010\001\020\001\030\001(\004\022]\n\016Revok" +
+      "eOperator\022\035.kxm.v1.RevokeOperatorRequest" +
+      "\032\036.kxm.v1.RevokeOperatorResponse\"\014\352\340\030\010\010\001" +
+      "\020\000\030\001(\004\022c\n\020ListAuditRecords\022\037.kxm.v1.List" +
+      "AuditRecordsRequest\032 .kxm.v1.ListAuditRe" +
+      "cordsResponse\"\014\352\340\030\010\010\001\020\001\030\001(\004\022c\n\020MintSessi" +
+      "onToken\022\037.kxm.v1.MintSessionTokenRequest" +
+      "\032 .kxm.v1.MintSessionTokenResponse\"\014\352\340\030\010" +
+      "\010\002\020\000\030\001(\004\022i\n\022RevokeSessionToken\022!.kxm.v1." +
+      "RevokeSessionTokenRequest\032\".kxm.v1.Revok" +
+      "eSessionTokenResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022f\n\021L" +
+      "istSessionTokens\022 .kxm.v1.ListSessionTok" +
+      "ensRequest\032!.kxm.v1.ListSessionTokensRes" +
+      "ponse\"\014\352\340\030\010\010\002\020\001\030\001(\004B\201\001\n\ndev.kxm.v1B\021Admi" +
+      "nServiceProtoP\001Z\'kxm.dev/hub/clients/go/" +
+      "gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1" +
+      "\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
+          com.google.protobuf.DurationProto.getDescriptor(),
+          dev.kxm.v1.EnvelopesProto.getDescriptor(),
           dev.kxm.v1.OptionsProto.getDescriptor(),
           dev.kxm.v1.TypesProto.getDescriptor(),
         });
@@ -250,7 +308,45 @@ public final class AdminServiceProto extends com.google.protobuf.GeneratedFile {
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ListAuditRecordsResponse_descriptor,
         new java.lang.String[] { "AuditRecords", "NextPageToken", });
+    internal_static_kxm_v1_MintSessionTokenRequest_descriptor =
+      getDescriptor().getMessageType(14);
+    internal_static_kxm_v1_MintSessionTokenRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_MintSessionTokenRequest_descriptor,
+        new java.lang.String[] { "Project", "AgentId", "ToolPolicy", "Ttl", });
+    internal_static_kxm_v1_MintSessionTokenResponse_descriptor =
+      getDescriptor().getMessageType(15);
+    internal_static_kxm_v1_MintSessionTokenResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_MintSessionTokenResponse_descriptor,
+        new java.lang.String[] { "SessionToken", "Session", });
+    internal_static_kxm_v1_RevokeSessionTokenRequest_descriptor =
+      getDescriptor().getMessageType(16);
+    internal_static_kxm_v1_RevokeSessionTokenRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_RevokeSessionTokenRequest_descriptor,
+        new java.lang.String[] { "Project", "SessionId", });
+    internal_static_kxm_v1_RevokeSessionTokenResponse_descriptor =
+      getDescriptor().getMessageType(17);
+    internal_static_kxm_v1_RevokeSessionTokenResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_RevokeSessionTokenResponse_descriptor,
+        new java.lang.String[] { "Session", });
+    internal_static_kxm_v1_ListSessionTokensRequest_descriptor =
+      getDescriptor().getMessageType(18);
+    internal_static_kxm_v1_ListSessionTokensRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ListSessionTokensRequest_descriptor,
+        new java.lang.String[] { "Project", "PageSize", "PageToken", });
+    internal_static_kxm_v1_ListSessionTokensResponse_descriptor =
+      getDescriptor().getMessageType(19);
+    internal_static_kxm_v1_ListSessionTokensResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ListSessionTokensResponse_descriptor,
+        new java.lang.String[] { "Sessions", "NextPageToken", });
     descriptor.resolveAllFeaturesImmutable();
+    com.google.protobuf.DurationProto.getDescriptor();
+    dev.kxm.v1.EnvelopesProto.getDescriptor();
     dev.kxm.v1.OptionsProto.getDescriptor();
     dev.kxm.v1.TypesProto.getDescriptor();
     com.google.protobuf.ExtensionRegistry registry =

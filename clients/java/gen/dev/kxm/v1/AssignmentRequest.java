@@ -36,6 +36,19 @@ private static final long serialVersionUID = 0L;
     runId_ = "";
     projectId_ = "";
     stepId_ = "";
+    schema_ = "";
+    workflowId_ = "";
+    planHash_ = "";
+    stepKind_ = "";
+    role_ = "";
+    agentName_ = "";
+    agentId_ = "";
+    instructions_ = "";
+    outcomes_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+    evidenceKeys_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+    attemptToken_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -488,6 +501,611 @@ private static final long serialVersionUID = 0L;
     return acceptanceGate_ == null ? dev.kxm.v1.AcceptanceGate.getDefaultInstance() : acceptanceGate_;
   }
 
+  public static final int SCHEMA_FIELD_NUMBER = 12;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object schema_ = "";
+  /**
+   * <pre>
+   * `kxm.assignment-request.v1`.
+   * </pre>
+   *
+   * <code>string schema = 12 [json_name = "schema"];</code>
+   * @return The schema.
+   */
+  @java.lang.Override
+  public java.lang.String getSchema() {
+    java.lang.Object ref = schema_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      schema_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * `kxm.assignment-request.v1`.
+   * </pre>
+   *
+   * <code>string schema = 12 [json_name = "schema"];</code>
+   * @return The bytes for schema.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getSchemaBytes() {
+    java.lang.Object ref = schema_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      schema_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int WORKFLOW_ID_FIELD_NUMBER = 13;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object workflowId_ = "";
+  /**
+   * <pre>
+   * The workflow (definition) id the run executes.
+   * </pre>
+   *
+   * <code>string workflow_id = 13 [json_name = "workflowId"];</code>
+   * @return The workflowId.
+   */
+  @java.lang.Override
+  public java.lang.String getWorkflowId() {
+    java.lang.Object ref = workflowId_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      workflowId_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The workflow (definition) id the run executes.
+   * </pre>
+   *
+   * <code>string workflow_id = 13 [json_name = "workflowId"];</code>
+   * @return The bytes for workflowId.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getWorkflowIdBytes() {
+    java.lang.Object ref = workflowId_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      workflowId_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int PLAN_HASH_FIELD_NUMBER = 14;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object planHash_ = "";
+  /**
+   * <pre>
+   * The run's pinned plan hash (`sha256:` + hex).
+   * </pre>
+   *
+   * <code>string plan_hash = 14 [json_name = "planHash"];</code>
+   * @return The planHash.
+   */
+  @java.lang.Override
+  public java.lang.String getPlanHash() {
+    java.lang.Object ref = planHash_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      planHash_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The run's pinned plan hash (`sha256:` + hex).
+   * </pre>
+   *
+   * <code>string plan_hash = 14 [json_name = "planHash"];</code>
+   * @return The bytes for planHash.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getPlanHashBytes() {
+    java.lang.Object ref = planHash_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      planHash_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int STEP_KIND_FIELD_NUMBER = 15;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object stepKind_ = "";
+  /**
+   * <pre>
+   * The step's kind: `agent`, `moa` or `gate`.
+   * </pre>
+   *
+   * <code>string step_kind = 15 [json_name = "stepKind"];</code>
+   * @return The stepKind.
+   */
+  @java.lang.Override
+  public java.lang.String getStepKind() {
+    java.lang.Object ref = stepKind_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      stepKind_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The step's kind: `agent`, `moa` or `gate`.
+   * </pre>
+   *
+   * <code>string step_kind = 15 [json_name = "stepKind"];</code>
+   * @return The bytes for stepKind.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getStepKindBytes() {
+    java.lang.Object ref = stepKind_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      stepKind_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int ROLE_FIELD_NUMBER = 16;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object role_ = "";
+  /**
+   * <pre>
+   * What the assignee answers with: `worker` (a WorkerResult), `reviewer` (a ReviewEnvelope) or `gate` (a WorkerResult of the gate's checks).
+   * </pre>
+   *
+   * <code>string role = 16 [json_name = "role"];</code>
+   * @return The role.
+   */
+  @java.lang.Override
+  public java.lang.String getRole() {
+    java.lang.Object ref = role_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      role_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * What the assignee answers with: `worker` (a WorkerResult), `reviewer` (a ReviewEnvelope) or `gate` (a WorkerResult of the gate's checks).
+   * </pre>
+   *
+   * <code>string role = 16 [json_name = "role"];</code>
+   * @return The bytes for role.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getRoleBytes() {
+    java.lang.Object ref = role_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      role_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int AGENT_NAME_FIELD_NUMBER = 17;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object agentName_ = "";
+  /**
+   * <pre>
+   * The assignee's name as the plan names it.
+   * </pre>
+   *
+   * <code>string agent_name = 17 [json_name = "agentName"];</code>
+   * @return The agentName.
+   */
+  @java.lang.Override
+  public java.lang.String getAgentName() {
+    java.lang.Object ref = agentName_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      agentName_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The assignee's name as the plan names it.
+   * </pre>
+   *
+   * <code>string agent_name = 17 [json_name = "agentName"];</code>
+   * @return The bytes for agentName.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getAgentNameBytes() {
+    java.lang.Object ref = agentName_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      agentName_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int AGENT_ID_FIELD_NUMBER = 18;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object agentId_ = "";
+  /**
+   * <pre>
+   * The assignee's agent id.
+   * </pre>
+   *
+   * <code>string agent_id = 18 [json_name = "agentId"];</code>
+   * @return The agentId.
+   */
+  @java.lang.Override
+  public java.lang.String getAgentId() {
+    java.lang.Object ref = agentId_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      agentId_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The assignee's agent id.
+   * </pre>
+   *
+   * <code>string agent_id = 18 [json_name = "agentId"];</code>
+   * @return The bytes for agentId.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getAgentIdBytes() {
+    java.lang.Object ref = agentId_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      agentId_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int INSTRUCTIONS_FIELD_NUMBER = 19;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object instructions_ = "";
+  /**
+   * <pre>
+   * The step's instructions (or its description).
+   * </pre>
+   *
+   * <code>string instructions = 19 [json_name = "instructions"];</code>
+   * @return The instructions.
+   */
+  @java.lang.Override
+  public java.lang.String getInstructions() {
+    java.lang.Object ref = instructions_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      instructions_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The step's instructions (or its description).
+   * </pre>
+   *
+   * <code>string instructions = 19 [json_name = "instructions"];</code>
+   * @return The bytes for instructions.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getInstructionsBytes() {
+    java.lang.Object ref = instructions_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      instructions_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int OUTCOMES_FIELD_NUMBER = 20;
+  @SuppressWarnings("serial")
+  private com.google.protobuf.LazyStringArrayList outcomes_ =
+      com.google.protobuf.LazyStringArrayList.emptyList();
+  /**
+   * <pre>
+   * The outcomes the step declares: a worker reports one of them.
+   * </pre>
+   *
+   * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+   * @return A list containing the outcomes.
+   */
+  public com.google.protobuf.ProtocolStringList
+      getOutcomesList() {
+    return outcomes_;
+  }
+  /**
+   * <pre>
+   * The outcomes the step declares: a worker reports one of them.
+   * </pre>
+   *
+   * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+   * @return The count of outcomes.
+   */
+  public int getOutcomesCount() {
+    return outcomes_.size();
+  }
+  /**
+   * <pre>
+   * The outcomes the step declares: a worker reports one of them.
+   * </pre>
+   *
+   * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+   * @param index The index of the element to return.
+   * @return The outcomes at the given index.
+   */
+  public java.lang.String getOutcomes(int index) {
+    return outcomes_.get(index);
+  }
+  /**
+   * <pre>
+   * The outcomes the step declares: a worker reports one of them.
+   * </pre>
+   *
+   * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+   * @param index The index of the value to return.
+   * @return The bytes of the outcomes at the given index.
+   */
+  public com.google.protobuf.ByteString
+      getOutcomesBytes(int index) {
+    return outcomes_.getByteString(index);
+  }
+
+  public static final int EVIDENCE_KEYS_FIELD_NUMBER = 21;
+  @SuppressWarnings("serial")
+  private com.google.protobuf.LazyStringArrayList evidenceKeys_ =
+      com.google.protobuf.LazyStringArrayList.emptyList();
+  /**
+   * <pre>
+   * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+   * </pre>
+   *
+   * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+   * @return A list containing the evidenceKeys.
+   */
+  public com.google.protobuf.ProtocolStringList
+      getEvidenceKeysList() {
+    return evidenceKeys_;
+  }
+  /**
+   * <pre>
+   * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+   * </pre>
+   *
+   * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+   * @return The count of evidenceKeys.
+   */
+  public int getEvidenceKeysCount() {
+    return evidenceKeys_.size();
+  }
+  /**
+   * <pre>
+   * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+   * </pre>
+   *
+   * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+   * @param index The index of the element to return.
+   * @return The evidenceKeys at the given index.
+   */
+  public java.lang.String getEvidenceKeys(int index) {
+    return evidenceKeys_.get(index);
+  }
+  /**
+   * <pre>
+   * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+   * </pre>
+   *
+   * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+   * @param index The index of the value to return.
+   * @return The bytes of the evidenceKeys at the given index.
+   */
+  public com.google.protobuf.ByteString
+      getEvidenceKeysBytes(int index) {
+    return evidenceKeys_.getByteString(index);
+  }
+
+  public static final int ATTEMPT_TOKEN_FIELD_NUMBER = 22;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object attemptToken_ = "";
+  /**
+   * <pre>
+   * The hub-signed attempt token for this assignment; present it (`x-kxm-attempt-token`) on every call made for it.
+   * </pre>
+   *
+   * <code>string attempt_token = 22 [json_name = "attemptToken"];</code>
+   * @return The attemptToken.
+   */
+  @java.lang.Override
+  public java.lang.String getAttemptToken() {
+    java.lang.Object ref = attemptToken_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      attemptToken_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The hub-signed attempt token for this assignment; present it (`x-kxm-attempt-token`) on every call made for it.
+   * </pre>
+   *
+   * <code>string attempt_token = 22 [json_name = "attemptToken"];</code>
+   * @return The bytes for attemptToken.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getAttemptTokenBytes() {
+    java.lang.Object ref = attemptToken_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      attemptToken_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int GATE_FIELD_NUMBER = 23;
+  private dev.kxm.v1.GateSpec gate_;
+  /**
+   * <pre>
+   * For a gate worker: the pinned gate to run.
+   * </pre>
+   *
+   * <code>.kxm.v1.GateSpec gate = 23 [json_name = "gate"];</code>
+   * @return Whether the gate field is set.
+   */
+  @java.lang.Override
+  public boolean hasGate() {
+    return ((bitField0_ & 0x00000040) != 0);
+  }
+  /**
+   * <pre>
+   * For a gate worker: the pinned gate to run.
+   * </pre>
+   *
+   * <code>.kxm.v1.GateSpec gate = 23 [json_name = "gate"];</code>
+   * @return The gate.
+   */
+  @java.lang.Override
+  public dev.kxm.v1.GateSpec getGate() {
+    return gate_ == null ? dev.kxm.v1.GateSpec.getDefaultInstance() : gate_;
+  }
+  /**
+   * <pre>
+   * For a gate worker: the pinned gate to run.
+   * </pre>
+   *
+   * <code>.kxm.v1.GateSpec gate = 23 [json_name = "gate"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.GateSpecOrBuilder getGateOrBuilder() {
+    return gate_ == null ? dev.kxm.v1.GateSpec.getDefaultInstance() : gate_;
+  }
+
+  public static final int DIAGNOSTIC_HANDOFF_FIELD_NUMBER = 24;
+  private dev.kxm.v1.DiagnosticHandoff diagnosticHandoff_;
+  /**
+   * <pre>
+   * The run's diagnostic handoff (loop C's incident), when it was started with one.
+   * </pre>
+   *
+   * <code>.kxm.v1.DiagnosticHandoff diagnostic_handoff = 24 [json_name = "diagnosticHandoff"];</code>
+   * @return Whether the diagnosticHandoff field is set.
+   */
+  @java.lang.Override
+  public boolean hasDiagnosticHandoff() {
+    return ((bitField0_ & 0x00000080) != 0);
+  }
+  /**
+   * <pre>
+   * The run's diagnostic handoff (loop C's incident), when it was started with one.
+   * </pre>
+   *
+   * <code>.kxm.v1.DiagnosticHandoff diagnostic_handoff = 24 [json_name = "diagnosticHandoff"];</code>
+   * @return The diagnosticHandoff.
+   */
+  @java.lang.Override
+  public dev.kxm.v1.DiagnosticHandoff getDiagnosticHandoff() {
+    return diagnosticHandoff_ == null ? dev.kxm.v1.DiagnosticHandoff.getDefaultInstance() : diagnosticHandoff_;
+  }
+  /**
+   * <pre>
+   * The run's diagnostic handoff (loop C's incident), when it was started with one.
+   * </pre>
+   *
+   * <code>.kxm.v1.DiagnosticHandoff diagnostic_handoff = 24 [json_name = "diagnosticHandoff"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.DiagnosticHandoffOrBuilder getDiagnosticHandoffOrBuilder() {
+    return diagnosticHandoff_ == null ? dev.kxm.v1.DiagnosticHandoff.getDefaultInstance() : diagnosticHandoff_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -535,6 +1153,45 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000020) != 0)) {
       output.writeMessage(11, getAcceptanceGate());
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(schema_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 12, schema_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(workflowId_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 13, workflowId_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(planHash_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 14, planHash_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(stepKind_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 15, stepKind_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(role_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 16, role_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(agentName_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 17, agentName_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(agentId_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 18, agentId_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(instructions_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 19, instructions_);
+    }
+    for (int i = 0; i < outcomes_.size(); i++) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 20, outcomes_.getRaw(i));
+    }
+    for (int i = 0; i < evidenceKeys_.size(); i++) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 21, evidenceKeys_.getRaw(i));
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(attemptToken_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 22, attemptToken_);
+    }
+    if (((bitField0_ & 0x00000040) != 0)) {
+      output.writeMessage(23, getGate());
+    }
+    if (((bitField0_ & 0x00000080) != 0)) {
+      output.writeMessage(24, getDiagnosticHandoff());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -578,6 +1235,57 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000020) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(11, getAcceptanceGate());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(schema_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(12, schema_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(workflowId_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(13, workflowId_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(planHash_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(14, planHash_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(stepKind_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(15, stepKind_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(role_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(16, role_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(agentName_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(17, agentName_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(agentId_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(18, agentId_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(instructions_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(19, instructions_);
+    }
+    {
+      int dataSize = 0;
+      for (int i = 0; i < outcomes_.size(); i++) {
+        dataSize += computeStringSizeNoTag(outcomes_.getRaw(i));
+      }
+      size += dataSize;
+      size += 2 * getOutcomesList().size();
+    }
+    {
+      int dataSize = 0;
+      for (int i = 0; i < evidenceKeys_.size(); i++) {
+        dataSize += computeStringSizeNoTag(evidenceKeys_.getRaw(i));
+      }
+      size += dataSize;
+      size += 2 * getEvidenceKeysList().size();
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(attemptToken_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(22, attemptToken_);
+    }
+    if (((bitField0_ & 0x00000040) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(23, getGate());
+    }
+    if (((bitField0_ & 0x00000080) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(24, getDiagnosticHandoff());
     }
     return size;
   }
@@ -643,6 +1351,38 @@ private static final long serialVersionUID = 0L;
       if (!getAcceptanceGate()
           .equals(other.getAcceptanceGate())) return false;
     }
+    if (!getSchema()
+        .equals(other.getSchema())) return false;
+    if (!getWorkflowId()
+        .equals(other.getWorkflowId())) return false;
+    if (!getPlanHash()
+        .equals(other.getPlanHash())) return false;
+    if (!getStepKind()
+        .equals(other.getStepKind())) return false;
+    if (!getRole()
+        .equals(other.getRole())) return false;
+    if (!getAgentName()
+        .equals(other.getAgentName())) return false;
+    if (!getAgentId()
+        .equals(other.getAgentId())) return false;
+    if (!getInstructions()
+        .equals(other.getInstructions())) return false;
+    if (!getOutcomesList()
+        .equals(other.getOutcomesList())) return false;
+    if (!getEvidenceKeysList()
+        .equals(other.getEvidenceKeysList())) return false;
+    if (!getAttemptToken()
+        .equals(other.getAttemptToken())) return false;
+    if (hasGate() != other.hasGate()) return false;
+    if (hasGate()) {
+      if (!getGate()
+          .equals(other.getGate())) return false;
+    }
+    if (hasDiagnosticHandoff() != other.hasDiagnosticHandoff()) return false;
+    if (hasDiagnosticHandoff()) {
+      if (!getDiagnosticHandoff()
+          .equals(other.getDiagnosticHandoff())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -687,6 +1427,40 @@ private static final long serialVersionUID = 0L;
     if (hasAcceptanceGate()) {
       hash = (37 * hash) + ACCEPTANCE_GATE_FIELD_NUMBER;
       hash = (53 * hash) + getAcceptanceGate().hashCode();
+    }
+    hash = (37 * hash) + SCHEMA_FIELD_NUMBER;
+    hash = (53 * hash) + getSchema().hashCode();
+    hash = (37 * hash) + WORKFLOW_ID_FIELD_NUMBER;
+    hash = (53 * hash) + getWorkflowId().hashCode();
+    hash = (37 * hash) + PLAN_HASH_FIELD_NUMBER;
+    hash = (53 * hash) + getPlanHash().hashCode();
+    hash = (37 * hash) + STEP_KIND_FIELD_NUMBER;
+    hash = (53 * hash) + getStepKind().hashCode();
+    hash = (37 * hash) + ROLE_FIELD_NUMBER;
+    hash = (53 * hash) + getRole().hashCode();
+    hash = (37 * hash) + AGENT_NAME_FIELD_NUMBER;
+    hash = (53 * hash) + getAgentName().hashCode();
+    hash = (37 * hash) + AGENT_ID_FIELD_NUMBER;
+    hash = (53 * hash) + getAgentId().hashCode();
+    hash = (37 * hash) + INSTRUCTIONS_FIELD_NUMBER;
+    hash = (53 * hash) + getInstructions().hashCode();
+    if (getOutcomesCount() > 0) {
+      hash = (37 * hash) + OUTCOMES_FIELD_NUMBER;
+      hash = (53 * hash) + getOutcomesList().hashCode();
+    }
+    if (getEvidenceKeysCount() > 0) {
+      hash = (37 * hash) + EVIDENCE_KEYS_FIELD_NUMBER;
+      hash = (53 * hash) + getEvidenceKeysList().hashCode();
+    }
+    hash = (37 * hash) + ATTEMPT_TOKEN_FIELD_NUMBER;
+    hash = (53 * hash) + getAttemptToken().hashCode();
+    if (hasGate()) {
+      hash = (37 * hash) + GATE_FIELD_NUMBER;
+      hash = (53 * hash) + getGate().hashCode();
+    }
+    if (hasDiagnosticHandoff()) {
+      hash = (37 * hash) + DIAGNOSTIC_HANDOFF_FIELD_NUMBER;
+      hash = (53 * hash) + getDiagnosticHandoff().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -828,6 +1602,8 @@ private static final long serialVersionUID = 0L;
         internalGetContextFieldBuilder();
         internalGetConstraintsFieldBuilder();
         internalGetAcceptanceGateFieldBuilder();
+        internalGetGateFieldBuilder();
+        internalGetDiagnosticHandoffFieldBuilder();
       }
     }
     @java.lang.Override
@@ -868,6 +1644,29 @@ private static final long serialVersionUID = 0L;
       if (acceptanceGateBuilder_ != null) {
         acceptanceGateBuilder_.dispose();
         acceptanceGateBuilder_ = null;
+      }
+      schema_ = "";
+      workflowId_ = "";
+      planHash_ = "";
+      stepKind_ = "";
+      role_ = "";
+      agentName_ = "";
+      agentId_ = "";
+      instructions_ = "";
+      outcomes_ =
+          com.google.protobuf.LazyStringArrayList.emptyList();
+      evidenceKeys_ =
+          com.google.protobuf.LazyStringArrayList.emptyList();
+      attemptToken_ = "";
+      gate_ = null;
+      if (gateBuilder_ != null) {
+        gateBuilder_.dispose();
+        gateBuilder_ = null;
+      }
+      diagnosticHandoff_ = null;
+      if (diagnosticHandoffBuilder_ != null) {
+        diagnosticHandoffBuilder_.dispose();
+        diagnosticHandoffBuilder_ = null;
       }
       return this;
     }
@@ -954,6 +1753,53 @@ private static final long serialVersionUID = 0L;
             : acceptanceGateBuilder_.build();
         to_bitField0_ |= 0x00000020;
       }
+      if (((from_bitField0_ & 0x00000800) != 0)) {
+        result.schema_ = schema_;
+      }
+      if (((from_bitField0_ & 0x00001000) != 0)) {
+        result.workflowId_ = workflowId_;
+      }
+      if (((from_bitField0_ & 0x00002000) != 0)) {
+        result.planHash_ = planHash_;
+      }
+      if (((from_bitField0_ & 0x00004000) != 0)) {
+        result.stepKind_ = stepKind_;
+      }
+      if (((from_bitField0_ & 0x00008000) != 0)) {
+        result.role_ = role_;
+      }
+      if (((from_bitField0_ & 0x00010000) != 0)) {
+        result.agentName_ = agentName_;
+      }
+      if (((from_bitField0_ & 0x00020000) != 0)) {
+        result.agentId_ = agentId_;
+      }
+      if (((from_bitField0_ & 0x00040000) != 0)) {
+        result.instructions_ = instructions_;
+      }
+      if (((from_bitField0_ & 0x00080000) != 0)) {
+        outcomes_.makeImmutable();
+        result.outcomes_ = outcomes_;
+      }
+      if (((from_bitField0_ & 0x00100000) != 0)) {
+        evidenceKeys_.makeImmutable();
+        result.evidenceKeys_ = evidenceKeys_;
+      }
+      if (((from_bitField0_ & 0x00200000) != 0)) {
+        result.attemptToken_ = attemptToken_;
+      }
+      if (((from_bitField0_ & 0x00400000) != 0)) {
+        result.gate_ = gateBuilder_ == null
+            ? gate_
+            : gateBuilder_.build();
+        to_bitField0_ |= 0x00000040;
+      }
+      if (((from_bitField0_ & 0x00800000) != 0)) {
+        result.diagnosticHandoff_ = diagnosticHandoffBuilder_ == null
+            ? diagnosticHandoff_
+            : diagnosticHandoffBuilder_.build();
+        to_bitField0_ |= 0x00000080;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1009,6 +1855,77 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasAcceptanceGate()) {
         mergeAcceptanceGate(other.getAcceptanceGate());
+      }
+      if (!other.getSchema().isEmpty()) {
+        schema_ = other.schema_;
+        bitField0_ |= 0x00000800;
+        onChanged();
+      }
+      if (!other.getWorkflowId().isEmpty()) {
+        workflowId_ = other.workflowId_;
+        bitField0_ |= 0x00001000;
+        onChanged();
+      }
+      if (!other.getPlanHash().isEmpty()) {
+        planHash_ = other.planHash_;
+        bitField0_ |= 0x00002000;
+        onChanged();
+      }
+      if (!other.getStepKind().isEmpty()) {
+        stepKind_ = other.stepKind_;
+        bitField0_ |= 0x00004000;
+        onChanged();
+      }
+      if (!other.getRole().isEmpty()) {
+        role_ = other.role_;
+        bitField0_ |= 0x00008000;
+        onChanged();
+      }
+      if (!other.getAgentName().isEmpty()) {
+        agentName_ = other.agentName_;
+        bitField0_ |= 0x00010000;
+        onChanged();
+      }
+      if (!other.getAgentId().isEmpty()) {
+        agentId_ = other.agentId_;
+        bitField0_ |= 0x00020000;
+        onChanged();
+      }
+      if (!other.getInstructions().isEmpty()) {
+        instructions_ = other.instructions_;
+        bitField0_ |= 0x00040000;
+        onChanged();
+      }
+      if (!other.outcomes_.isEmpty()) {
+        if (outcomes_.isEmpty()) {
+          outcomes_ = other.outcomes_;
+          bitField0_ |= 0x00080000;
+        } else {
+          ensureOutcomesIsMutable();
+          outcomes_.addAll(other.outcomes_);
+        }
+        onChanged();
+      }
+      if (!other.evidenceKeys_.isEmpty()) {
+        if (evidenceKeys_.isEmpty()) {
+          evidenceKeys_ = other.evidenceKeys_;
+          bitField0_ |= 0x00100000;
+        } else {
+          ensureEvidenceKeysIsMutable();
+          evidenceKeys_.addAll(other.evidenceKeys_);
+        }
+        onChanged();
+      }
+      if (!other.getAttemptToken().isEmpty()) {
+        attemptToken_ = other.attemptToken_;
+        bitField0_ |= 0x00200000;
+        onChanged();
+      }
+      if (other.hasGate()) {
+        mergeGate(other.getGate());
+      }
+      if (other.hasDiagnosticHandoff()) {
+        mergeDiagnosticHandoff(other.getDiagnosticHandoff());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1101,6 +2018,75 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000400;
               break;
             } // case 90
+            case 98: {
+              schema_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000800;
+              break;
+            } // case 98
+            case 106: {
+              workflowId_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00001000;
+              break;
+            } // case 106
+            case 114: {
+              planHash_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00002000;
+              break;
+            } // case 114
+            case 122: {
+              stepKind_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00004000;
+              break;
+            } // case 122
+            case 130: {
+              role_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00008000;
+              break;
+            } // case 130
+            case 138: {
+              agentName_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00010000;
+              break;
+            } // case 138
+            case 146: {
+              agentId_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00020000;
+              break;
+            } // case 146
+            case 154: {
+              instructions_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00040000;
+              break;
+            } // case 154
+            case 162: {
+              ensureOutcomesIsMutable();
+              outcomes_.add(input.readStringRequireUtf8());
+              break;
+            } // case 162
+            case 170: {
+              ensureEvidenceKeysIsMutable();
+              evidenceKeys_.add(input.readStringRequireUtf8());
+              break;
+            } // case 170
+            case 178: {
+              attemptToken_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00200000;
+              break;
+            } // case 178
+            case 186: {
+              input.readMessage(
+                  internalGetGateFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00400000;
+              break;
+            } // case 186
+            case 194: {
+              input.readMessage(
+                  internalGetDiagnosticHandoffFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00800000;
+              break;
+            } // case 194
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2458,6 +3444,1438 @@ private static final long serialVersionUID = 0L;
         acceptanceGate_ = null;
       }
       return acceptanceGateBuilder_;
+    }
+
+    private java.lang.Object schema_ = "";
+    /**
+     * <pre>
+     * `kxm.assignment-request.v1`.
+     * </pre>
+     *
+     * <code>string schema = 12 [json_name = "schema"];</code>
+     * @return The schema.
+     */
+    public java.lang.String getSchema() {
+      java.lang.Object ref = schema_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        schema_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * `kxm.assignment-request.v1`.
+     * </pre>
+     *
+     * <code>string schema = 12 [json_name = "schema"];</code>
+     * @return The bytes for schema.
+     */
+    public com.google.protobuf.ByteString
+        getSchemaBytes() {
+      java.lang.Object ref = schema_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        schema_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * `kxm.assignment-request.v1`.
+     * </pre>
+     *
+     * <code>string schema = 12 [json_name = "schema"];</code>
+     * @param value The schema to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSchema(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      schema_ = value;
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * `kxm.assignment-request.v1`.
+     * </pre>
+     *
+     * <code>string schema = 12 [json_name = "schema"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearSchema() {
+      schema_ = getDefaultInstance().getSchema();
+      bitField0_ = (bitField0_ & ~0x00000800);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * `kxm.assignment-request.v1`.
+     * </pre>
+     *
+     * <code>string schema = 12 [json_name = "schema"];</code>
+     * @param value The bytes for schema to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSchemaBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      schema_ = value;
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object workflowId_ = "";
+    /**
+     * <pre>
+     * The workflow (definition) id the run executes.
+     * </pre>
+     *
+     * <code>string workflow_id = 13 [json_name = "workflowId"];</code>
+     * @return The workflowId.
+     */
+    public java.lang.String getWorkflowId() {
+      java.lang.Object ref = workflowId_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        workflowId_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The workflow (definition) id the run executes.
+     * </pre>
+     *
+     * <code>string workflow_id = 13 [json_name = "workflowId"];</code>
+     * @return The bytes for workflowId.
+     */
+    public com.google.protobuf.ByteString
+        getWorkflowIdBytes() {
+      java.lang.Object ref = workflowId_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        workflowId_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The workflow (definition) id the run executes.
+     * </pre>
+     *
+     * <code>string workflow_id = 13 [json_name = "workflowId"];</code>
+     * @param value The workflowId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setWorkflowId(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      workflowId_ = value;
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The workflow (definition) id the run executes.
+     * </pre>
+     *
+     * <code>string workflow_id = 13 [json_name = "workflowId"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearWorkflowId() {
+      workflowId_ = getDefaultInstance().getWorkflowId();
+      bitField0_ = (bitField0_ & ~0x00001000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The workflow (definition) id the run executes.
+     * </pre>
+     *
+     * <code>string workflow_id = 13 [json_name = "workflowId"];</code>
+     * @param value The bytes for workflowId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setWorkflowIdBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      workflowId_ = value;
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object planHash_ = "";
+    /**
+     * <pre>
+     * The run's pinned plan hash (`sha256:` + hex).
+     * </pre>
+     *
+     * <code>string plan_hash = 14 [json_name = "planHash"];</code>
+     * @return The planHash.
+     */
+    public java.lang.String getPlanHash() {
+      java.lang.Object ref = planHash_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        planHash_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The run's pinned plan hash (`sha256:` + hex).
+     * </pre>
+     *
+     * <code>string plan_hash = 14 [json_name = "planHash"];</code>
+     * @return The bytes for planHash.
+     */
+    public com.google.protobuf.ByteString
+        getPlanHashBytes() {
+      java.lang.Object ref = planHash_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        planHash_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The run's pinned plan hash (`sha256:` + hex).
+     * </pre>
+     *
+     * <code>string plan_hash = 14 [json_name = "planHash"];</code>
+     * @param value The planHash to set.
+     * @return This builder for chaining.
+     */
+    public Builder setPlanHash(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      planHash_ = value;
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The run's pinned plan hash (`sha256:` + hex).
+     * </pre>
+     *
+     * <code>string plan_hash = 14 [json_name = "planHash"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearPlanHash() {
+      planHash_ = getDefaultInstance().getPlanHash();
+      bitField0_ = (bitField0_ & ~0x00002000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The run's pinned plan hash (`sha256:` + hex).
+     * </pre>
+     *
+     * <code>string plan_hash = 14 [json_name = "planHash"];</code>
+     * @param value The bytes for planHash to set.
+     * @return This builder for chaining.
+     */
+    public Builder setPlanHashBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      planHash_ = value;
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object stepKind_ = "";
+    /**
+     * <pre>
+     * The step's kind: `agent`, `moa` or `gate`.
+     * </pre>
+     *
+     * <code>string step_kind = 15 [json_name = "stepKind"];</code>
+     * @return The stepKind.
+     */
+    public java.lang.String getStepKind() {
+      java.lang.Object ref = stepKind_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        stepKind_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The step's kind: `agent`, `moa` or `gate`.
+     * </pre>
+     *
+     * <code>string step_kind = 15 [json_name = "stepKind"];</code>
+     * @return The bytes for stepKind.
+     */
+    public com.google.protobuf.ByteString
+        getStepKindBytes() {
+      java.lang.Object ref = stepKind_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        stepKind_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The step's kind: `agent`, `moa` or `gate`.
+     * </pre>
+     *
+     * <code>string step_kind = 15 [json_name = "stepKind"];</code>
+     * @param value The stepKind to set.
+     * @return This builder for chaining.
+     */
+    public Builder setStepKind(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      stepKind_ = value;
+      bitField0_ |= 0x00004000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The step's kind: `agent`, `moa` or `gate`.
+     * </pre>
+     *
+     * <code>string step_kind = 15 [json_name = "stepKind"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearStepKind() {
+      stepKind_ = getDefaultInstance().getStepKind();
+      bitField0_ = (bitField0_ & ~0x00004000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The step's kind: `agent`, `moa` or `gate`.
+     * </pre>
+     *
+     * <code>string step_kind = 15 [json_name = "stepKind"];</code>
+     * @param value The bytes for stepKind to set.
+     * @return This builder for chaining.
+     */
+    public Builder setStepKindBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      stepKind_ = value;
+      bitField0_ |= 0x00004000;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object role_ = "";
+    /**
+     * <pre>
+     * What the assignee answers with: `worker` (a WorkerResult), `reviewer` (a ReviewEnvelope) or `gate` (a WorkerResult of the gate's checks).
+     * </pre>
+     *
+     * <code>string role = 16 [json_name = "role"];</code>
+     * @return The role.
+     */
+    public java.lang.String getRole() {
+      java.lang.Object ref = role_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        role_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * What the assignee answers with: `worker` (a WorkerResult), `reviewer` (a ReviewEnvelope) or `gate` (a WorkerResult of the gate's checks).
+     * </pre>
+     *
+     * <code>string role = 16 [json_name = "role"];</code>
+     * @return The bytes for role.
+     */
+    public com.google.protobuf.ByteString
+        getRoleBytes() {
+      java.lang.Object ref = role_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        role_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * What the assignee answers with: `worker` (a WorkerResult), `reviewer` (a ReviewEnvelope) or `gate` (a WorkerResult of the gate's checks).
+     * </pre>
+     *
+     * <code>string role = 16 [json_name = "role"];</code>
+     * @param value The role to set.
+     * @return This builder for chaining.
+     */
+    public Builder setRole(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      role_ = value;
+      bitField0_ |= 0x00008000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the assignee answers with: `worker` (a WorkerResult), `reviewer` (a ReviewEnvelope) or `gate` (a WorkerResult of the gate's checks).
+     * </pre>
+     *
+     * <code>string role = 16 [json_name = "role"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearRole() {
+      role_ = getDefaultInstance().getRole();
+      bitField0_ = (bitField0_ & ~0x00008000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the assignee answers with: `worker` (a WorkerResult), `reviewer` (a ReviewEnvelope) or `gate` (a WorkerResult of the gate's checks).
+     * </pre>
+     *
+     * <code>string role = 16 [json_name = "role"];</code>
+     * @param value The bytes for role to set.
+     * @return This builder for chaining.
+     */
+    public Builder setRoleBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      role_ = value;
+      bitField0_ |= 0x00008000;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object agentName_ = "";
+    /**
+     * <pre>
+     * The assignee's name as the plan names it.
+     * </pre>
+     *
+     * <code>string agent_name = 17 [json_name = "agentName"];</code>
+     * @return The agentName.
+     */
+    public java.lang.String getAgentName() {
+      java.lang.Object ref = agentName_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        agentName_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The assignee's name as the plan names it.
+     * </pre>
+     *
+     * <code>string agent_name = 17 [json_name = "agentName"];</code>
+     * @return The bytes for agentName.
+     */
+    public com.google.protobuf.ByteString
+        getAgentNameBytes() {
+      java.lang.Object ref = agentName_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        agentName_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The assignee's name as the plan names it.
+     * </pre>
+     *
+     * <code>string agent_name = 17 [json_name = "agentName"];</code>
+     * @param value The agentName to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAgentName(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      agentName_ = value;
+      bitField0_ |= 0x00010000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The assignee's name as the plan names it.
+     * </pre>
+     *
+     * <code>string agent_name = 17 [json_name = "agentName"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearAgentName() {
+      agentName_ = getDefaultInstance().getAgentName();
+      bitField0_ = (bitField0_ & ~0x00010000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The assignee's name as the plan names it.
+     * </pre>
+     *
+     * <code>string agent_name = 17 [json_name = "agentName"];</code>
+     * @param value The bytes for agentName to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAgentNameBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      agentName_ = value;
+      bitField0_ |= 0x00010000;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object agentId_ = "";
+    /**
+     * <pre>
+     * The assignee's agent id.
+     * </pre>
+     *
+     * <code>string agent_id = 18 [json_name = "agentId"];</code>
+     * @return The agentId.
+     */
+    public java.lang.String getAgentId() {
+      java.lang.Object ref = agentId_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        agentId_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The assignee's agent id.
+     * </pre>
+     *
+     * <code>string agent_id = 18 [json_name = "agentId"];</code>
+     * @return The bytes for agentId.
+     */
+    public com.google.protobuf.ByteString
+        getAgentIdBytes() {
+      java.lang.Object ref = agentId_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        agentId_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The assignee's agent id.
+     * </pre>
+     *
+     * <code>string agent_id = 18 [json_name = "agentId"];</code>
+     * @param value The agentId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAgentId(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      agentId_ = value;
+      bitField0_ |= 0x00020000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The assignee's agent id.
+     * </pre>
+     *
+     * <code>string agent_id = 18 [json_name = "agentId"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearAgentId() {
+      agentId_ = getDefaultInstance().getAgentId();
+      bitField0_ = (bitField0_ & ~0x00020000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The assignee's agent id.
+     * </pre>
+     *
+     * <code>string agent_id = 18 [json_name = "agentId"];</code>
+     * @param value The bytes for agentId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAgentIdBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      agentId_ = value;
+      bitField0_ |= 0x00020000;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object instructions_ = "";
+    /**
+     * <pre>
+     * The step's instructions (or its description).
+     * </pre>
+     *
+     * <code>string instructions = 19 [json_name = "instructions"];</code>
+     * @return The instructions.
+     */
+    public java.lang.String getInstructions() {
+      java.lang.Object ref = instructions_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        instructions_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The step's instructions (or its description).
+     * </pre>
+     *
+     * <code>string instructions = 19 [json_name = "instructions"];</code>
+     * @return The bytes for instructions.
+     */
+    public com.google.protobuf.ByteString
+        getInstructionsBytes() {
+      java.lang.Object ref = instructions_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        instructions_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The step's instructions (or its description).
+     * </pre>
+     *
+     * <code>string instructions = 19 [json_name = "instructions"];</code>
+     * @param value The instructions to set.
+     * @return This builder for chaining.
+     */
+    public Builder setInstructions(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      instructions_ = value;
+      bitField0_ |= 0x00040000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The step's instructions (or its description).
+     * </pre>
+     *
+     * <code>string instructions = 19 [json_name = "instructions"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearInstructions() {
+      instructions_ = getDefaultInstance().getInstructions();
+      bitField0_ = (bitField0_ & ~0x00040000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The step's instructions (or its description).
+     * </pre>
+     *
+     * <code>string instructions = 19 [json_name = "instructions"];</code>
+     * @param value The bytes for instructions to set.
+     * @return This builder for chaining.
+     */
+    public Builder setInstructionsBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      instructions_ = value;
+      bitField0_ |= 0x00040000;
+      onChanged();
+      return this;
+    }
+
+    private com.google.protobuf.LazyStringArrayList outcomes_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+    private void ensureOutcomesIsMutable() {
+      if (!outcomes_.isModifiable()) {
+        outcomes_ = new com.google.protobuf.LazyStringArrayList(outcomes_);
+      }
+      bitField0_ |= 0x00080000;
+    }
+    /**
+     * <pre>
+     * The outcomes the step declares: a worker reports one of them.
+     * </pre>
+     *
+     * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+     * @return A list containing the outcomes.
+     */
+    public com.google.protobuf.ProtocolStringList
+        getOutcomesList() {
+      outcomes_.makeImmutable();
+      return outcomes_;
+    }
+    /**
+     * <pre>
+     * The outcomes the step declares: a worker reports one of them.
+     * </pre>
+     *
+     * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+     * @return The count of outcomes.
+     */
+    public int getOutcomesCount() {
+      return outcomes_.size();
+    }
+    /**
+     * <pre>
+     * The outcomes the step declares: a worker reports one of them.
+     * </pre>
+     *
+     * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+     * @param index The index of the element to return.
+     * @return The outcomes at the given index.
+     */
+    public java.lang.String getOutcomes(int index) {
+      return outcomes_.get(index);
+    }
+    /**
+     * <pre>
+     * The outcomes the step declares: a worker reports one of them.
+     * </pre>
+     *
+     * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+     * @param index The index of the value to return.
+     * @return The bytes of the outcomes at the given index.
+     */
+    public com.google.protobuf.ByteString
+        getOutcomesBytes(int index) {
+      return outcomes_.getByteString(index);
+    }
+    /**
+     * <pre>
+     * The outcomes the step declares: a worker reports one of them.
+     * </pre>
+     *
+     * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+     * @param index The index to set the value at.
+     * @param value The outcomes to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOutcomes(
+        int index, java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      ensureOutcomesIsMutable();
+      outcomes_.set(index, value);
+      bitField0_ |= 0x00080000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The outcomes the step declares: a worker reports one of them.
+     * </pre>
+     *
+     * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+     * @param value The outcomes to add.
+     * @return This builder for chaining.
+     */
+    public Builder addOutcomes(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      ensureOutcomesIsMutable();
+      outcomes_.add(value);
+      bitField0_ |= 0x00080000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The outcomes the step declares: a worker reports one of them.
+     * </pre>
+     *
+     * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+     * @param values The outcomes to add.
+     * @return This builder for chaining.
+     */
+    public Builder addAllOutcomes(
+        java.lang.Iterable<java.lang.String> values) {
+      ensureOutcomesIsMutable();
+      com.google.protobuf.AbstractMessageLite.Builder.addAll(
+          values, outcomes_);
+      bitField0_ |= 0x00080000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The outcomes the step declares: a worker reports one of them.
+     * </pre>
+     *
+     * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearOutcomes() {
+      outcomes_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+      bitField0_ = (bitField0_ & ~0x00080000);;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The outcomes the step declares: a worker reports one of them.
+     * </pre>
+     *
+     * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+     * @param value The bytes of the outcomes to add.
+     * @return This builder for chaining.
+     */
+    public Builder addOutcomesBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      ensureOutcomesIsMutable();
+      outcomes_.add(value);
+      bitField0_ |= 0x00080000;
+      onChanged();
+      return this;
+    }
+
+    private com.google.protobuf.LazyStringArrayList evidenceKeys_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+    private void ensureEvidenceKeysIsMutable() {
+      if (!evidenceKeys_.isModifiable()) {
+        evidenceKeys_ = new com.google.protobuf.LazyStringArrayList(evidenceKeys_);
+      }
+      bitField0_ |= 0x00100000;
+    }
+    /**
+     * <pre>
+     * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+     * </pre>
+     *
+     * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+     * @return A list containing the evidenceKeys.
+     */
+    public com.google.protobuf.ProtocolStringList
+        getEvidenceKeysList() {
+      evidenceKeys_.makeImmutable();
+      return evidenceKeys_;
+    }
+    /**
+     * <pre>
+     * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+     * </pre>
+     *
+     * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+     * @return The count of evidenceKeys.
+     */
+    public int getEvidenceKeysCount() {
+      return evidenceKeys_.size();
+    }
+    /**
+     * <pre>
+     * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+     * </pre>
+     *
+     * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+     * @param index The index of the element to return.
+     * @return The evidenceKeys at the given index.
+     */
+    public java.lang.String getEvidenceKeys(int index) {
+      return evidenceKeys_.get(index);
+    }
+    /**
+     * <pre>
+     * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+     * </pre>
+     *
+     * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+     * @param index The index of the value to return.
+     * @return The bytes of the evidenceKeys at the given index.
+     */
+    public com.google.protobuf.ByteString
+        getEvidenceKeysBytes(int index) {
+      return evidenceKeys_.getByteString(index);
+    }
+    /**
+     * <pre>
+     * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+     * </pre>
+     *
+     * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+     * @param index The index to set the value at.
+     * @param value The evidenceKeys to set.
+     * @return This builder for chaining.
+     */
+    public Builder setEvidenceKeys(
+        int index, java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      ensureEvidenceKeysIsMutable();
+      evidenceKeys_.set(index, value);
+      bitField0_ |= 0x00100000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+     * </pre>
+     *
+     * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+     * @param value The evidenceKeys to add.
+     * @return This builder for chaining.
+     */
+    public Builder addEvidenceKeys(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      ensureEvidenceKeysIsMutable();
+      evidenceKeys_.add(value);
+      bitField0_ |= 0x00100000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+     * </pre>
+     *
+     * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+     * @param values The evidenceKeys to add.
+     * @return This builder for chaining.
+     */
+    public Builder addAllEvidenceKeys(
+        java.lang.Iterable<java.lang.String> values) {
+      ensureEvidenceKeysIsMutable();
+      com.google.protobuf.AbstractMessageLite.Builder.addAll(
+          values, evidenceKeys_);
+      bitField0_ |= 0x00100000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+     * </pre>
+     *
+     * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearEvidenceKeys() {
+      evidenceKeys_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+      bitField0_ = (bitField0_ & ~0x00100000);;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+     * </pre>
+     *
+     * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+     * @param value The bytes of the evidenceKeys to add.
+     * @return This builder for chaining.
+     */
+    public Builder addEvidenceKeysBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      ensureEvidenceKeysIsMutable();
+      evidenceKeys_.add(value);
+      bitField0_ |= 0x00100000;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object attemptToken_ = "";
+    /**
+     * <pre>
+     * The hub-signed attempt token for this assignment; present it (`x-kxm-attempt-token`) on every call made for it.
+     * </pre>
+     *
+     * <code>string attempt_token = 22 [json_name = "attemptToken"];</code>
+     * @return The attemptToken.
+     */
+    public java.lang.String getAttemptToken() {
+      java.lang.Object ref = attemptToken_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        attemptToken_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The hub-signed attempt token for this assignment; present it (`x-kxm-attempt-token`) on every call made for it.
+     * </pre>
+     *
+     * <code>string attempt_token = 22 [json_name = "attemptToken"];</code>
+     * @return The bytes for attemptToken.
+     */
+    public com.google.protobuf.ByteString
+        getAttemptTokenBytes() {
+      java.lang.Object ref = attemptToken_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        attemptToken_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The hub-signed attempt token for this assignment; present it (`x-kxm-attempt-token`) on every call made for it.
+     * </pre>
+     *
+     * <code>string attempt_token = 22 [json_name = "attemptToken"];</code>
+     * @param value The attemptToken to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAttemptToken(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      attemptToken_ = value;
+      bitField0_ |= 0x00200000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The hub-signed attempt token for this assignment; present it (`x-kxm-attempt-token`) on every call made for it.
+     * </pre>
+     *
+     * <code>string attempt_token = 22 [json_name = "attemptToken"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearAttemptToken() {
+      attemptToken_ = getDefaultInstance().getAttemptToken();
+      bitField0_ = (bitField0_ & ~0x00200000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The hub-signed attempt token for this assignment; present it (`x-kxm-attempt-token`) on every call made for it.
+     * </pre>
+     *
+     * <code>string attempt_token = 22 [json_name = "attemptToken"];</code>
+     * @param value The bytes for attemptToken to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAttemptTokenBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      attemptToken_ = value;
+      bitField0_ |= 0x00200000;
+      onChanged();
+      return this;
+    }
+
+    private dev.kxm.v1.GateSpec gate_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.GateSpec, dev.kxm.v1.GateSpec.Builder, dev.kxm.v1.GateSpecOrBuilder> gateBuilder_;
+    /**
+     * <pre>
+     * For a gate worker: the pinned gate to run.
+     * </pre>
+     *
+     * <code>.kxm.v1.GateSpec gate = 23 [json_name = "gate"];</code>
+     * @return Whether the gate field is set.
+     */
+    public boolean hasGate() {
+      return ((bitField0_ & 0x00400000) != 0);
+    }
+    /**
+     * <pre>
+     * For a gate worker: the pinned gate to run.
+     * </pre>
+     *
+     * <code>.kxm.v1.GateSpec gate = 23 [json_name = "gate"];</code>
+     * @return The gate.
+     */
+    public dev.kxm.v1.GateSpec getGate() {
+      if (gateBuilder_ == null) {
+        return gate_ == null ? dev.kxm.v1.GateSpec.getDefaultInstance() : gate_;
+      } else {
+        return gateBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * For a gate worker: the pinned gate to run.
+     * </pre>
+     *
+     * <code>.kxm.v1.GateSpec gate = 23 [json_name = "gate"];</code>
+     */
+    public Builder setGate(dev.kxm.v1.GateSpec value) {
+      if (gateBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        gate_ = value;
+      } else {
+        gateBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00400000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * For a gate worker: the pinned gate to run.
+     * </pre>
+     *
+     * <code>.kxm.v1.GateSpec gate = 23 [json_name = "gate"];</code>
+     */
+    public Builder setGate(
+        dev.kxm.v1.GateSpec.Builder builderForValue) {
+      if (gateBuilder_ == null) {
+        gate_ = builderForValue.build();
+      } else {
+        gateBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00400000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * For a gate worker: the pinned gate to run.
+     * </pre>
+     *
+     * <code>.kxm.v1.GateSpec gate = 23 [json_name = "gate"];</code>
+     */
+    public Builder mergeGate(dev.kxm.v1.GateSpec value) {
+      if (gateBuilder_ == null) {
+        if (((bitField0_ & 0x00400000) != 0) &&
+          gate_ != null &&
+          gate_ != dev.kxm.v1.GateSpec.getDefaultInstance()) {
+          getGateBuilder().mergeFrom(value);
+        } else {
+          gate_ = value;
+        }
+      } else {
+        gateBuilder_.mergeFrom(value);
+      }
+      if (gate_ != null) {
+        bitField0_ |= 0x00400000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * For a gate worker: the pinned gate to run.
+     * </pre>
+     *
+     * <code>.kxm.v1.GateSpec gate = 23 [json_name = "gate"];</code>
+     */
+    public Builder clearGate() {
+      bitField0_ = (bitField0_ & ~0x00400000);
+      gate_ = null;
+      if (gateBuilder_ != null) {
+        gateBuilder_.dispose();
+        gateBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * For a gate worker: the pinned gate to run.
+     * </pre>
+     *
+     * <code>.kxm.v1.GateSpec gate = 23 [json_name = "gate"];</code>
+     */
+    public dev.kxm.v1.GateSpec.Builder getGateBuilder() {
+      bitField0_ |= 0x00400000;
+      onChanged();
+      return internalGetGateFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * For a gate worker: the pinned gate to run.
+     * </pre>
+     *
+     * <code>.kxm.v1.GateSpec gate = 23 [json_name = "gate"];</code>
+     */
+    public dev.kxm.v1.GateSpecOrBuilder getGateOrBuilder() {
+      if (gateBuilder_ != null) {
+        return gateBuilder_.getMessageOrBuilder();
+      } else {
+        return gate_ == null ?
+            dev.kxm.v1.GateSpec.getDefaultInstance() : gate_;
+      }
+    }
+    /**
+     * <pre>
+     * For a gate worker: the pinned gate to run.
+     * </pre>
+     *
+     * <code>.kxm.v1.GateSpec gate = 23 [json_name = "gate"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.GateSpec, dev.kxm.v1.GateSpec.Builder, dev.kxm.v1.GateSpecOrBuilder> 
+        internalGetGateFieldBuilder() {
+      if (gateBuilder_ == null) {
+        gateBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.kxm.v1.GateSpec, dev.kxm.v1.GateSpec.Builder, dev.kxm.v1.GateSpecOrBuilder>(
+                getGate(),
+                getParentForChildren(),
+                isClean());
+        gate_ = null;
+      }
+      return gateBuilder_;
+    }
+
+    private dev.kxm.v1.DiagnosticHandoff diagnosticHandoff_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.DiagnosticHandoff, dev.kxm.v1.DiagnosticHandoff.Builder, dev.kxm.v1.DiagnosticHandoffOrBuilder> diagnosticHandoffBuilder_;
+    /**
+     * <pre>
+     * The run's diagnostic handoff (loop C's incident), when it was started with one.
+     * </pre>
+     *
+     * <code>.kxm.v1.DiagnosticHandoff diagnostic_handoff = 24 [json_name = "diagnosticHandoff"];</code>
+     * @return Whether the diagnosticHandoff field is set.
+     */
+    public boolean hasDiagnosticHandoff() {
+      return ((bitField0_ & 0x00800000) != 0);
+    }
+    /**
+     * <pre>
+     * The run's diagnostic handoff (loop C's incident), when it was started with one.
+     * </pre>
+     *
+     * <code>.kxm.v1.DiagnosticHandoff diagnostic_handoff = 24 [json_name = "diagnosticHandoff"];</code>
+     * @return The diagnosticHandoff.
+     */
+    public dev.kxm.v1.DiagnosticHandoff getDiagnosticHandoff() {
+      if (diagnosticHandoffBuilder_ == null) {
+        return diagnosticHandoff_ == null ? dev.kxm.v1.DiagnosticHandoff.getDefaultInstance() : diagnosticHandoff_;
+      } else {
+        return diagnosticHandoffBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The run's diagnostic handoff (loop C's incident), when it was started with one.
+     * </pre>
+     *
+     * <code>.kxm.v1.DiagnosticHandoff diagnostic_handoff = 24 [json_name = "diagnosticHandoff"];</code>
+     */
+    public Builder setDiagnosticHandoff(dev.kxm.v1.DiagnosticHandoff value) {
+      if (diagnosticHandoffBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        diagnosticHandoff_ = value;
+      } else {
+        diagnosticHandoffBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00800000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The run's diagnostic handoff (loop C's incident), when it was started with one.
+     * </pre>
+     *
+     * <code>.kxm.v1.DiagnosticHandoff diagnostic_handoff = 24 [json_name = "diagnosticHandoff"];</code>
+     */
+    public Builder setDiagnosticHandoff(
+        dev.kxm.v1.DiagnosticHandoff.Builder builderForValue) {
+      if (diagnosticHandoffBuilder_ == null) {
+        diagnosticHandoff_ = builderForValue.build();
+      } else {
+        diagnosticHandoffBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00800000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The run's diagnostic handoff (loop C's incident), when it was started with one.
+     * </pre>
+     *
+     * <code>.kxm.v1.DiagnosticHandoff diagnostic_handoff = 24 [json_name = "diagnosticHandoff"];</code>
+     */
+    public Builder mergeDiagnosticHandoff(dev.kxm.v1.DiagnosticHandoff value) {
+      if (diagnosticHandoffBuilder_ == null) {
+        if (((bitField0_ & 0x00800000) != 0) &&
+          diagnosticHandoff_ != null &&
+          diagnosticHandoff_ != dev.kxm.v1.DiagnosticHandoff.getDefaultInstance()) {
+          getDiagnosticHandoffBuilder().mergeFrom(value);
+        } else {
+          diagnosticHandoff_ = value;
+        }
+      } else {
+        diagnosticHandoffBuilder_.mergeFrom(value);
+      }
+      if (diagnosticHandoff_ != null) {
+        bitField0_ |= 0x00800000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The run's diagnostic handoff (loop C's incident), when it was started with one.
+     * </pre>
+     *
+     * <code>.kxm.v1.DiagnosticHandoff diagnostic_handoff = 24 [json_name = "diagnosticHandoff"];</code>
+     */
+    public Builder clearDiagnosticHandoff() {
+      bitField0_ = (bitField0_ & ~0x00800000);
+      diagnosticHandoff_ = null;
+      if (diagnosticHandoffBuilder_ != null) {
+        diagnosticHandoffBuilder_.dispose();
+        diagnosticHandoffBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The run's diagnostic handoff (loop C's incident), when it was started with one.
+     * </pre>
+     *
+     * <code>.kxm.v1.DiagnosticHandoff diagnostic_handoff = 24 [json_name = "diagnosticHandoff"];</code>
+     */
+    public dev.kxm.v1.DiagnosticHandoff.Builder getDiagnosticHandoffBuilder() {
+      bitField0_ |= 0x00800000;
+      onChanged();
+      return internalGetDiagnosticHandoffFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The run's diagnostic handoff (loop C's incident), when it was started with one.
+     * </pre>
+     *
+     * <code>.kxm.v1.DiagnosticHandoff diagnostic_handoff = 24 [json_name = "diagnosticHandoff"];</code>
+     */
+    public dev.kxm.v1.DiagnosticHandoffOrBuilder getDiagnosticHandoffOrBuilder() {
+      if (diagnosticHandoffBuilder_ != null) {
+        return diagnosticHandoffBuilder_.getMessageOrBuilder();
+      } else {
+        return diagnosticHandoff_ == null ?
+            dev.kxm.v1.DiagnosticHandoff.getDefaultInstance() : diagnosticHandoff_;
+      }
+    }
+    /**
+     * <pre>
+     * The run's diagnostic handoff (loop C's incident), when it was started with one.
+     * </pre>
+     *
+     * <code>.kxm.v1.DiagnosticHandoff diagnostic_handoff = 24 [json_name = "diagnosticHandoff"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.DiagnosticHandoff, dev.kxm.v1.DiagnosticHandoff.Builder, dev.kxm.v1.DiagnosticHandoffOrBuilder> 
+        internalGetDiagnosticHandoffFieldBuilder() {
+      if (diagnosticHandoffBuilder_ == null) {
+        diagnosticHandoffBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.kxm.v1.DiagnosticHandoff, dev.kxm.v1.DiagnosticHandoff.Builder, dev.kxm.v1.DiagnosticHandoffOrBuilder>(
+                getDiagnosticHandoff(),
+                getParentForChildren(),
+                isClean());
+        diagnosticHandoff_ = null;
+      }
+      return diagnosticHandoffBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.AssignmentRequest)

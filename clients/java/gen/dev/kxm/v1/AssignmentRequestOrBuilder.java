@@ -261,4 +261,320 @@ public interface AssignmentRequestOrBuilder extends
    * <code>.kxm.v1.AcceptanceGate acceptance_gate = 11 [json_name = "acceptanceGate"];</code>
    */
   dev.kxm.v1.AcceptanceGateOrBuilder getAcceptanceGateOrBuilder();
+
+  /**
+   * <pre>
+   * `kxm.assignment-request.v1`.
+   * </pre>
+   *
+   * <code>string schema = 12 [json_name = "schema"];</code>
+   * @return The schema.
+   */
+  java.lang.String getSchema();
+  /**
+   * <pre>
+   * `kxm.assignment-request.v1`.
+   * </pre>
+   *
+   * <code>string schema = 12 [json_name = "schema"];</code>
+   * @return The bytes for schema.
+   */
+  com.google.protobuf.ByteString
+      getSchemaBytes();
+
+  /**
+   * <pre>
+   * The workflow (definition) id the run executes.
+   * </pre>
+   *
+   * <code>string workflow_id = 13 [json_name = "workflowId"];</code>
+   * @return The workflowId.
+   */
+  java.lang.String getWorkflowId();
+  /**
+   * <pre>
+   * The workflow (definition) id the run executes.
+   * </pre>
+   *
+   * <code>string workflow_id = 13 [json_name = "workflowId"];</code>
+   * @return The bytes for workflowId.
+   */
+  com.google.protobuf.ByteString
+      getWorkflowIdBytes();
+
+  /**
+   * <pre>
+   * The run's pinned plan hash (`sha256:` + hex).
+   * </pre>
+   *
+   * <code>string plan_hash = 14 [json_name = "planHash"];</code>
+   * @return The planHash.
+   */
+  java.lang.String getPlanHash();
+  /**
+   * <pre>
+   * The run's pinned plan hash (`sha256:` + hex).
+   * </pre>
+   *
+   * <code>string plan_hash = 14 [json_name = "planHash"];</code>
+   * @return The bytes for planHash.
+   */
+  com.google.protobuf.ByteString
+      getPlanHashBytes();
+
+  /**
+   * <pre>
+   * The step's kind: `agent`, `moa` or `gate`.
+   * </pre>
+   *
+   * <code>string step_kind = 15 [json_name = "stepKind"];</code>
+   * @return The stepKind.
+   */
+  java.lang.String getStepKind();
+  /**
+   * <pre>
+   * The step's kind: `agent`, `moa` or `gate`.
+   * </pre>
+   *
+   * <code>string step_kind = 15 [json_name = "stepKind"];</code>
+   * @return The bytes for stepKind.
+   */
+  com.google.protobuf.ByteString
+      getStepKindBytes();
+
+  /**
+   * <pre>
+   * What the assignee answers with: `worker` (a WorkerResult), `reviewer` (a ReviewEnvelope) or `gate` (a WorkerResult of the gate's checks).
+   * </pre>
+   *
+   * <code>string role = 16 [json_name = "role"];</code>
+   * @return The role.
+   */
+  java.lang.String getRole();
+  /**
+   * <pre>
+   * What the assignee answers with: `worker` (a WorkerResult), `reviewer` (a ReviewEnvelope) or `gate` (a WorkerResult of the gate's checks).
+   * </pre>
+   *
+   * <code>string role = 16 [json_name = "role"];</code>
+   * @return The bytes for role.
+   */
+  com.google.protobuf.ByteString
+      getRoleBytes();
+
+  /**
+   * <pre>
+   * The assignee's name as the plan names it.
+   * </pre>
+   *
+   * <code>string agent_name = 17 [json_name = "agentName"];</code>
+   * @return The agentName.
+   */
+  java.lang.String getAgentName();
+  /**
+   * <pre>
+   * The assignee's name as the plan names it.
+   * </pre>
+   *
+   * <code>string agent_name = 17 [json_name = "agentName"];</code>
+   * @return The bytes for agentName.
+   */
+  com.google.protobuf.ByteString
+      getAgentNameBytes();
+
+  /**
+   * <pre>
+   * The assignee's agent id.
+   * </pre>
+   *
+   * <code>string agent_id = 18 [json_name = "agentId"];</code>
+   * @return The agentId.
+   */
+  java.lang.String getAgentId();
+  /**
+   * <pre>
+   * The assignee's agent id.
+   * </pre>
+   *
+   * <code>string agent_id = 18 [json_name = "agentId"];</code>
+   * @return The bytes for agentId.
+   */
+  com.google.protobuf.ByteString
+      getAgentIdBytes();
+
+  /**
+   * <pre>
+   * The step's instructions (or its description).
+   * </pre>
+   *
+   * <code>string instructions = 19 [json_name = "instructions"];</code>
+   * @return The instructions.
+   */
+  java.lang.String getInstructions();
+  /**
+   * <pre>
+   * The step's instructions (or its description).
+   * </pre>
+   *
+   * <code>string instructions = 19 [json_name = "instructions"];</code>
+   * @return The bytes for instructions.
+   */
+  com.google.protobuf.ByteString
+      getInstructionsBytes();
+
+  /**
+   * <pre>
+   * The outcomes the step declares: a worker reports one of them.
+   * </pre>
+   *
+   * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+   * @return A list containing the outcomes.
+   */
+  java.util.List<java.lang.String>
+      getOutcomesList();
+  /**
+   * <pre>
+   * The outcomes the step declares: a worker reports one of them.
+   * </pre>
+   *
+   * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+   * @return The count of outcomes.
+   */
+  int getOutcomesCount();
+  /**
+   * <pre>
+   * The outcomes the step declares: a worker reports one of them.
+   * </pre>
+   *
+   * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+   * @param index The index of the element to return.
+   * @return The outcomes at the given index.
+   */
+  java.lang.String getOutcomes(int index);
+  /**
+   * <pre>
+   * The outcomes the step declares: a worker reports one of them.
+   * </pre>
+   *
+   * <code>repeated string outcomes = 20 [json_name = "outcomes"];</code>
+   * @param index The index of the value to return.
+   * @return The bytes of the outcomes at the given index.
+   */
+  com.google.protobuf.ByteString
+      getOutcomesBytes(int index);
+
+  /**
+   * <pre>
+   * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+   * </pre>
+   *
+   * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+   * @return A list containing the evidenceKeys.
+   */
+  java.util.List<java.lang.String>
+      getEvidenceKeysList();
+  /**
+   * <pre>
+   * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+   * </pre>
+   *
+   * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+   * @return The count of evidenceKeys.
+   */
+  int getEvidenceKeysCount();
+  /**
+   * <pre>
+   * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+   * </pre>
+   *
+   * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+   * @param index The index of the element to return.
+   * @return The evidenceKeys at the given index.
+   */
+  java.lang.String getEvidenceKeys(int index);
+  /**
+   * <pre>
+   * The evidence keys the step requires (an `artifact` key is reported as a WorkerResult artifact of that name).
+   * </pre>
+   *
+   * <code>repeated string evidence_keys = 21 [json_name = "evidenceKeys"];</code>
+   * @param index The index of the value to return.
+   * @return The bytes of the evidenceKeys at the given index.
+   */
+  com.google.protobuf.ByteString
+      getEvidenceKeysBytes(int index);
+
+  /**
+   * <pre>
+   * The hub-signed attempt token for this assignment; present it (`x-kxm-attempt-token`) on every call made for it.
+   * </pre>
+   *
+   * <code>string attempt_token = 22 [json_name = "attemptToken"];</code>
+   * @return The attemptToken.
+   */
+  java.lang.String getAttemptToken();
+  /**
+   * <pre>
+   * The hub-signed attempt token for this assignment; present it (`x-kxm-attempt-token`) on every call made for it.
+   * </pre>
+   *
+   * <code>string attempt_token = 22 [json_name = "attemptToken"];</code>
+   * @return The bytes for attemptToken.
+   */
+  com.google.protobuf.ByteString
+      getAttemptTokenBytes();
+
+  /**
+   * <pre>
+   * For a gate worker: the pinned gate to run.
+   * </pre>
+   *
+   * <code>.kxm.v1.GateSpec gate = 23 [json_name = "gate"];</code>
+   * @return Whether the gate field is set.
+   */
+  boolean hasGate();
+  /**
+   * <pre>
+   * For a gate worker: the pinned gate to run.
+   * </pre>
+   *
+   * <code>.kxm.v1.GateSpec gate = 23 [json_name = "gate"];</code>
+   * @return The gate.
+   */
+  dev.kxm.v1.GateSpec getGate();
+  /**
+   * <pre>
+   * For a gate worker: the pinned gate to run.
+   * </pre>
+   *
+   * <code>.kxm.v1.GateSpec gate = 23 [json_name = "gate"];</code>
+   */
+  dev.kxm.v1.GateSpecOrBuilder getGateOrBuilder();
+
+  /**
+   * <pre>
+   * The run's diagnostic handoff (loop C's incident), when it was started with one.
+   * </pre>
+   *
+   * <code>.kxm.v1.DiagnosticHandoff diagnostic_handoff = 24 [json_name = "diagnosticHandoff"];</code>
+   * @return Whether the diagnosticHandoff field is set.
+   */
+  boolean hasDiagnosticHandoff();
+  /**
+   * <pre>
+   * The run's diagnostic handoff (loop C's incident), when it was started with one.
+   * </pre>
+   *
+   * <code>.kxm.v1.DiagnosticHandoff diagnostic_handoff = 24 [json_name = "diagnosticHandoff"];</code>
+   * @return The diagnosticHandoff.
+   */
+  dev.kxm.v1.DiagnosticHandoff getDiagnosticHandoff();
+  /**
+   * <pre>
+   * The run's diagnostic handoff (loop C's incident), when it was started with one.
+   * </pre>
+   *
+   * <code>.kxm.v1.DiagnosticHandoff diagnostic_handoff = 24 [json_name = "diagnosticHandoff"];</code>
+   */
+  dev.kxm.v1.DiagnosticHandoffOrBuilder getDiagnosticHandoffOrBuilder();
 }

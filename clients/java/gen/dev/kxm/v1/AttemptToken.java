@@ -7,7 +7,11 @@ package dev.kxm.v1;
 
 /**
  * <pre>
- * AttemptToken scopes an agent to one attempt of a workflow step (`kxm.attempt-token.v1`); the hub signs it.
+ * AttemptToken is what an attempt token says (`kxm.attempt-token.v1`): one attempt of a workflow step, for its assignee.
+ *
+ * The hub mints one with each assignment and signs it (HMAC-SHA256 under a key id: the token string `kxmat1.…`);
+ * the assignee passes the string in `x-kxm-attempt-token` (or `KXM_ATTEMPT_TOKEN`), and the hub refuses a call of
+ * a tool its policy does not allow and a call naming another run (docs/tool-policy.md).
  * </pre>
  *
  * Protobuf type {@code kxm.v1.AttemptToken}
@@ -38,6 +42,7 @@ private static final long serialVersionUID = 0L;
     assignmentId_ = "";
     attemptId_ = "";
     agentId_ = "";
+    project_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -485,6 +490,53 @@ private static final long serialVersionUID = 0L;
     return toolPolicy_ == null ? dev.kxm.v1.ToolPolicy.getDefaultInstance() : toolPolicy_;
   }
 
+  public static final int PROJECT_FIELD_NUMBER = 12;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object project_ = "";
+  /**
+   * <pre>
+   * The project of the run.
+   * </pre>
+   *
+   * <code>string project = 12 [json_name = "project"];</code>
+   * @return The project.
+   */
+  @java.lang.Override
+  public java.lang.String getProject() {
+    java.lang.Object ref = project_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      project_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The project of the run.
+   * </pre>
+   *
+   * <code>string project = 12 [json_name = "project"];</code>
+   * @return The bytes for project.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getProjectBytes() {
+    java.lang.Object ref = project_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      project_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -532,6 +584,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000004) != 0)) {
       output.writeMessage(11, getToolPolicy());
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(project_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 12, project_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -573,6 +628,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000004) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(11, getToolPolicy());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(project_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(12, project_);
     }
     return size;
   }
@@ -629,6 +687,8 @@ private static final long serialVersionUID = 0L;
       if (!getToolPolicy()
           .equals(other.getToolPolicy())) return false;
     }
+    if (!getProject()
+        .equals(other.getProject())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -668,6 +728,8 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + TOOL_POLICY_FIELD_NUMBER;
       hash = (53 * hash) + getToolPolicy().hashCode();
     }
+    hash = (37 * hash) + PROJECT_FIELD_NUMBER;
+    hash = (53 * hash) + getProject().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -767,7 +829,11 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * AttemptToken scopes an agent to one attempt of a workflow step (`kxm.attempt-token.v1`); the hub signs it.
+   * AttemptToken is what an attempt token says (`kxm.attempt-token.v1`): one attempt of a workflow step, for its assignee.
+   *
+   * The hub mints one with each assignment and signs it (HMAC-SHA256 under a key id: the token string `kxmat1.…`);
+   * the assignee passes the string in `x-kxm-attempt-token` (or `KXM_ATTEMPT_TOKEN`), and the hub refuses a call of
+   * a tool its policy does not allow and a call naming another run (docs/tool-policy.md).
    * </pre>
    *
    * Protobuf type {@code kxm.v1.AttemptToken}
@@ -834,6 +900,7 @@ private static final long serialVersionUID = 0L;
         toolPolicyBuilder_.dispose();
         toolPolicyBuilder_ = null;
       }
+      project_ = "";
       return this;
     }
 
@@ -910,6 +977,9 @@ private static final long serialVersionUID = 0L;
             : toolPolicyBuilder_.build();
         to_bitField0_ |= 0x00000004;
       }
+      if (((from_bitField0_ & 0x00000800) != 0)) {
+        result.project_ = project_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -969,6 +1039,11 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasToolPolicy()) {
         mergeToolPolicy(other.getToolPolicy());
+      }
+      if (!other.getProject().isEmpty()) {
+        project_ = other.project_;
+        bitField0_ |= 0x00000800;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1055,6 +1130,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000400;
               break;
             } // case 90
+            case 98: {
+              project_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000800;
+              break;
+            } // case 98
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2175,6 +2255,98 @@ private static final long serialVersionUID = 0L;
         toolPolicy_ = null;
       }
       return toolPolicyBuilder_;
+    }
+
+    private java.lang.Object project_ = "";
+    /**
+     * <pre>
+     * The project of the run.
+     * </pre>
+     *
+     * <code>string project = 12 [json_name = "project"];</code>
+     * @return The project.
+     */
+    public java.lang.String getProject() {
+      java.lang.Object ref = project_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        project_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The project of the run.
+     * </pre>
+     *
+     * <code>string project = 12 [json_name = "project"];</code>
+     * @return The bytes for project.
+     */
+    public com.google.protobuf.ByteString
+        getProjectBytes() {
+      java.lang.Object ref = project_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        project_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The project of the run.
+     * </pre>
+     *
+     * <code>string project = 12 [json_name = "project"];</code>
+     * @param value The project to set.
+     * @return This builder for chaining.
+     */
+    public Builder setProject(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      project_ = value;
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The project of the run.
+     * </pre>
+     *
+     * <code>string project = 12 [json_name = "project"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearProject() {
+      project_ = getDefaultInstance().getProject();
+      bitField0_ = (bitField0_ & ~0x00000800);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The project of the run.
+     * </pre>
+     *
+     * <code>string project = 12 [json_name = "project"];</code>
+     * @param value The bytes for project to set.
+     * @return This builder for chaining.
+     */
+    public Builder setProjectBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      project_ = value;
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.AttemptToken)

@@ -230,4 +230,24 @@ public interface AttemptTokenOrBuilder extends
    * <code>.kxm.v1.ToolPolicy tool_policy = 11 [json_name = "toolPolicy"];</code>
    */
   dev.kxm.v1.ToolPolicyOrBuilder getToolPolicyOrBuilder();
+
+  /**
+   * <pre>
+   * The project of the run.
+   * </pre>
+   *
+   * <code>string project = 12 [json_name = "project"];</code>
+   * @return The project.
+   */
+  java.lang.String getProject();
+  /**
+   * <pre>
+   * The project of the run.
+   * </pre>
+   *
+   * <code>string project = 12 [json_name = "project"];</code>
+   * @return The bytes for project.
+   */
+  com.google.protobuf.ByteString
+      getProjectBytes();
 }

@@ -92,6 +92,16 @@ public final class EnvelopesProto extends com.google.protobuf.GeneratedFile {
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_AssignmentRequest_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_GateSpec_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_GateSpec_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_GateCheckSpec_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_GateCheckSpec_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_kxm_v1_WorkerIdentity_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -256,235 +266,266 @@ public final class EnvelopesProto extends com.google.protobuf.GeneratedFile {
       "ecommended_model\030\002 \001(\tR\020recommendedModel" +
       "\022\030\n\007harness\030\003 \001(\tR\007harness\022)\n\020reasoning_" +
       "effort\030\004 \001(\tR\017reasoningEffort\022#\n\reconomi" +
-      "c_band\030\005 \001(\tR\014economicBand\"r\n\nGitContext" +
-      "\022\026\n\006branch\030\001 \001(\tR\006branch\022\037\n\013base_commit\030" +
-      "\002 \001(\tR\nbaseCommit\022+\n\021working_directory\030\003" +
-      " \001(\tR\020workingDirectory\"K\n\tInputFile\022\022\n\004t" +
-      "ype\030\001 \001(\tR\004type\022\022\n\004path\030\002 \001(\tR\004path\022\026\n\006s" +
-      "ha256\030\003 \001(\tR\006sha256\"\230\001\n\021AssignmentContex" +
-      "t\022$\n\003git\030\001 \001(\0132\022.kxm.v1.GitContextR\003git\022" +
-      ")\n\006inputs\030\002 \003(\0132\021.kxm.v1.InputFileR\006inpu" +
-      "ts\0222\n\025private_handoff_notes\030\003 \001(\tR\023priva" +
-      "teHandoffNotes\"\225\001\n\nToolPolicy\022\026\n\006preset\030" +
-      "\001 \001(\tR\006preset\022#\n\rallowed_tools\030\002 \003(\tR\014al" +
-      "lowedTools\022!\n\014denied_tools\030\003 \003(\tR\013denied" +
-      "Tools\022\'\n\017denied_commands\030\004 \003(\tR\016deniedCo" +
-      "mmands\"\221\001\n\025AssignmentConstraints\022$\n\016max_" +
-      "tokens_out\030\001 \001(\003R\014maxTokensOut\022\035\n\ntimeou" +
-      "t_ms\030\002 \001(\003R\ttimeoutMs\0223\n\013tool_policy\030\003 \001" +
-      "(\0132\022.kxm.v1.ToolPolicyR\ntoolPolicy\"]\n\016Ac" +
-      "ceptanceGate\022\030\n\007command\030\001 \001(\tR\007command\0221" +
-      "\n\024deterministic_checks\030\002 \003(\tR\023determinis" +
-      "ticChecks\"\201\004\n\021AssignmentRequest\022#\n\rassig" +
-      "nment_id\030\001 \001(\tR\014assignmentId\022\025\n\006run_id\030\002" +
-      " \001(\tR\005runId\022\035\n\nproject_id\030\003 \001(\tR\tproject" +
-      "Id\022\027\n\007step_id\030\004 \001(\tR\006stepId\022\030\n\007attempt\030\005" +
-      " \001(\005R\007attempt\022;\n\013create_time\030\006 \001(\0132\032.goo" +
-      "gle.protobuf.TimestampR\ncreateTime\022;\n\013ex" +
-      "pire_time\030\007 \001(\0132\032.google.protobuf.Timest" +
-      "ampR\nexpireTime\022-\n\007routing\030\010 \001(\0132\023.kxm.v" +
-      "1.RoutingHintR\007routing\0223\n\007context\030\t \001(\0132" +
-      "\031.kxm.v1.AssignmentContextR\007context\022?\n\013c" +
-      "onstraints\030\n \001(\0132\035.kxm.v1.AssignmentCons" +
-      "traintsR\013constraints\022?\n\017acceptance_gate\030" +
-      "\013 \001(\0132\026.kxm.v1.AcceptanceGateR\016acceptanc" +
-      "eGate\"\202\001\n\016WorkerIdentity\022\022\n\004kind\030\001 \001(\tR\004" +
-      "kind\022\026\n\006driver\030\002 \001(\tR\006driver\022\022\n\004name\030\003 \001" +
-      "(\tR\004name\022\024\n\005model\030\004 \001(\tR\005model\022\032\n\010thinki" +
-      "ng\030\005 \001(\tR\010thinking\"~\n\013FileChanges\022%\n\016fil" +
-      "es_modified\030\001 \003(\tR\rfilesModified\022#\n\rfile" +
-      "s_created\030\002 \003(\tR\014filesCreated\022#\n\rfiles_d" +
-      "eleted\030\003 \003(\tR\014filesDeleted\"J\n\010Artifact\022\022" +
-      "\n\004name\030\001 \001(\tR\004name\022\022\n\004path\030\002 \001(\tR\004path\022\026" +
-      "\n\006sha256\030\003 \001(\tR\006sha256\"i\n\017VerifierOutcom" +
-      "e\022!\n\014gate_command\030\001 \001(\tR\013gateCommand\022\033\n\t" +
-      "exit_code\030\002 \001(\005R\010exitCode\022\026\n\006passed\030\003 \001(" +
-      "\010R\006passed\"Q\n\tGateCheck\022\022\n\004name\030\001 \001(\tR\004na" +
-      "me\022\026\n\006passed\030\002 \001(\010R\006passed\022\030\n\007summary\030\003 " +
-      "\001(\tR\007summary\"\333\003\n\014WorkerResult\022.\n\006worker\030" +
-      "\001 \001(\0132\026.kxm.v1.WorkerIdentityR\006worker\022\030\n" +
-      "\007command\030\002 \001(\tR\007command\022\016\n\002ok\030\003 \001(\010R\002ok\022" +
-      "\030\n\007outcome\030\004 \001(\tR\007outcome\022;\n\013create_time" +
-      "\030\005 \001(\0132\032.google.protobuf.TimestampR\ncrea" +
-      "teTime\022\030\n\007summary\030\006 \001(\tR\007summary\022-\n\007chan" +
-      "ges\030\007 \001(\0132\023.kxm.v1.FileChangesR\007changes\022" +
-      ".\n\tartifacts\030\010 \003(\0132\020.kxm.v1.ArtifactR\tar" +
-      "tifacts\0222\n\ttelemetry\030\t \001(\0132\024.kxm.v1.Usag" +
-      "eMetricsR\ttelemetry\022B\n\020verifier_outcome\030" +
-      "\n \001(\0132\027.kxm.v1.VerifierOutcomeR\017verifier" +
-      "Outcome\022)\n\006checks\030\013 \003(\0132\021.kxm.v1.GateChe" +
-      "ckR\006checks\"S\n\010Reviewer\022\035\n\nagent_name\030\001 \001" +
-      "(\tR\tagentName\022\022\n\004role\030\002 \001(\tR\004role\022\024\n\005mod" +
-      "el\030\003 \001(\tR\005model\"^\n\020RubricEvaluation\022\034\n\tc" +
-      "riterion\030\001 \001(\tR\tcriterion\022\026\n\006status\030\002 \001(" +
-      "\tR\006status\022\024\n\005notes\030\003 \001(\tR\005notes\"\373\002\n\016Revi" +
-      "ewEnvelope\022\033\n\treview_id\030\001 \001(\tR\010reviewId\022" +
-      "#\n\rassignment_id\030\002 \001(\tR\014assignmentId\022,\n\010" +
-      "reviewer\030\003 \001(\0132\020.kxm.v1.ReviewerR\010review" +
-      "er\022;\n\013create_time\030\004 \001(\0132\032.google.protobu" +
-      "f.TimestampR\ncreateTime\022\030\n\007verdict\030\005 \001(\t" +
-      "R\007verdict\022\030\n\007summary\030\006 \001(\tR\007summary\022E\n\021r" +
-      "ubric_evaluation\030\007 \003(\0132\030.kxm.v1.RubricEv" +
-      "aluationR\020rubricEvaluation\022\032\n\010blockers\030\010" +
-      " \003(\tR\010blockers\022%\n\016advisory_notes\030\t \003(\tR\r" +
-      "advisoryNotes\"\275\001\n\020IngestionSummary\022%\n\017ra" +
-      "w_log_size_mb\030\001 \001(\001R\014rawLogSizeMb\0222\n\025dis" +
-      "tilled_event_count\030\002 \001(\003R\023distilledEvent" +
-      "Count\022!\n\014filter_model\030\003 \001(\tR\013filterModel" +
-      "\022+\n\021compression_ratio\030\004 \001(\001R\020compression" +
-      "Ratio\"\202\001\n\rFaultBoundary\022\030\n\007service\030\001 \001(\t" +
-      "R\007service\022\034\n\tsubsystem\030\002 \001(\tR\tsubsystem\022" +
-      "\033\n\tcall_site\030\003 \001(\tR\010callSite\022\034\n\texceptio" +
-      "n\030\004 \001(\tR\texception\"z\n\020ThreadContention\022\033" +
-      "\n\tthread_id\030\001 \001(\tR\010threadId\022!\n\014holding_l" +
-      "ock\030\002 \001(\tR\013holdingLock\022&\n\017waiting_on_loc" +
-      "k\030\003 \001(\tR\rwaitingOnLock\"\303\003\n\021DiagnosticHan" +
-      "doff\022\037\n\013incident_id\030\001 \001(\tR\nincidentId\022.\n" +
-      "\004time\030\002 \001(\0132\032.google.protobuf.TimestampR" +
-      "\004time\022!\n\014triage_level\030\003 \001(\tR\013triageLevel" +
-      "\022E\n\021ingestion_summary\030\004 \001(\0132\030.kxm.v1.Ing" +
-      "estionSummaryR\020ingestionSummary\022M\n\027isola" +
-      "ted_fault_boundary\030\005 \001(\0132\025.kxm.v1.FaultB" +
-      "oundaryR\025isolatedFaultBoundary\022P\n\027thread" +
-      "_contention_trace\030\006 \003(\0132\030.kxm.v1.ThreadC" +
-      "ontentionR\025threadContentionTrace\022#\n\rrepr" +
-      "o_context\030\007 \001(\tR\014reproContext\022-\n\022forensi" +
-      "c_directive\030\010 \001(\tR\021forensicDirective\"\242\003\n" +
-      "\014AttemptToken\022\025\n\006run_id\030\001 \001(\tR\005runId\022\027\n\007" +
-      "step_id\030\002 \001(\tR\006stepId\022!\n\014step_attempt\030\003 " +
-      "\001(\005R\013stepAttempt\022\031\n\010stage_id\030\004 \001(\tR\007stag" +
-      "eId\022\030\n\007attempt\030\005 \001(\005R\007attempt\022#\n\rassignm" +
-      "ent_id\030\006 \001(\tR\014assignmentId\022\035\n\nattempt_id" +
-      "\030\007 \001(\tR\tattemptId\022\031\n\010agent_id\030\010 \001(\tR\007age" +
-      "ntId\0229\n\nissue_time\030\t \001(\0132\032.google.protob" +
-      "uf.TimestampR\tissueTime\022;\n\013expire_time\030\n" +
-      " \001(\0132\032.google.protobuf.TimestampR\nexpire" +
-      "Time\0223\n\013tool_policy\030\013 \001(\0132\022.kxm.v1.ToolP" +
-      "olicyR\ntoolPolicy\"\371\001\n\014SessionToken\022\035\n\nse" +
-      "ssion_id\030\001 \001(\tR\tsessionId\022\035\n\nagent_name\030" +
-      "\002 \001(\tR\tagentName\0223\n\013tool_policy\030\003 \001(\0132\022." +
-      "kxm.v1.ToolPolicyR\ntoolPolicy\0229\n\nissue_t" +
-      "ime\030\004 \001(\0132\032.google.protobuf.TimestampR\ti" +
-      "ssueTime\022;\n\013expire_time\030\005 \001(\0132\032.google.p" +
-      "rotobuf.TimestampR\nexpireTime\"t\n\013SignedT" +
-      "oken\022\030\n\007payload\030\001 \001(\014R\007payload\022\026\n\006schema" +
-      "\030\002 \001(\tR\006schema\022\025\n\006key_id\030\003 \001(\tR\005keyId\022\034\n" +
-      "\tsignature\030\004 \001(\014R\tsignature\"y\n\rSyncRedac" +
-      "tion\022\030\n\007version\030\001 \001(\tR\007version\022%\n\016fields" +
-      "_omitted\030\002 \003(\tR\rfieldsOmitted\022\'\n\017values_" +
-      "replaced\030\003 \001(\005R\016valuesReplaced\"\367\004\n\tSyncE" +
-      "vent\022\026\n\006schema\030\001 \001(\tR\006schema\022&\n\017source_e" +
-      "vent_id\030\002 \001(\tR\rsourceEventId\022\035\n\nproject_" +
-      "id\030\003 \001(\tR\tprojectId\022\025\n\006run_id\030\004 \001(\tR\005run" +
-      "Id\022&\n\017home_runtime_id\030\005 \001(\tR\rhomeRuntime" +
-      "Id\022\035\n\nevent_type\030\006 \001(\tR\teventType\022\032\n\010seq" +
-      "uence\030\007 \001(\003R\010sequence\0229\n\noccur_time\030\010 \001(" +
-      "\0132\032.google.protobuf.TimestampR\toccurTime" +
-      "\022\'\n\017config_revision\030\t \001(\tR\016configRevisio" +
-      "n\0228\n\030executor_policy_revision\030\n \001(\tR\026exe" +
-      "cutorPolicyRevision\0220\n\024tool_policy_revis" +
-      "ion\030\013 \001(\tR\022toolPolicyRevision\0220\n\024sync_po" +
-      "licy_revision\030\014 \001(\tR\022syncPolicyRevision\022" +
-      "\'\n\017memory_revision\030\r \001(\tR\016memoryRevision" +
-      "\0223\n\tredaction\030\016 \001(\0132\025.kxm.v1.SyncRedacti" +
-      "onR\tredaction\0221\n\007payload\030\017 \001(\0132\027.google." +
-      "protobuf.StructR\007payload\"\221\001\n\021ContextProv" +
-      "enance\022:\n\013source_type\030\001 \001(\0162\031.kxm.v1.Con" +
-      "textSourceTypeR\nsourceType\022\035\n\nsource_ref" +
-      "\030\002 \001(\tR\tsourceRef\022!\n\014derived_from\030\003 \003(\tR" +
-      "\013derivedFrom\"\256\005\n\013ContextItem\022\016\n\002id\030\001 \001(\t" +
-      "R\002id\022\'\n\004kind\030\002 \001(\0162\023.kxm.v1.ContextKindR" +
-      "\004kind\022\030\n\007project\030\003 \001(\tR\007project\022\030\n\007summa" +
-      "ry\030\004 \001(\tR\007summary\0229\n\nprovenance\030\005 \001(\0132\031." +
-      "kxm.v1.ContextProvenanceR\nprovenance\0226\n\t" +
-      "authority\030\006 \001(\0162\030.kxm.v1.ContextAuthorit" +
-      "yR\tauthority\0229\n\nconfidence\030\007 \001(\0162\031.kxm.v" +
-      "1.ContextConfidenceR\nconfidence\022*\n\005scope" +
-      "\030\010 \001(\0162\024.kxm.v1.ContextScopeR\005scope\022-\n\006s" +
-      "tatus\030\t \001(\0162\025.kxm.v1.ContextStatusR\006stat" +
-      "us\022\033\n\tstate_key\030\n \001(\tR\010stateKey\022=\n\014obser" +
-      "ve_time\030\013 \001(\0132\032.google.protobuf.Timestam" +
-      "pR\013observeTime\022B\n\017valid_from_time\030\014 \001(\0132" +
-      "\032.google.protobuf.TimestampR\rvalidFromTi" +
-      "me\022D\n\020valid_until_time\030\r \001(\0132\032.google.pr" +
-      "otobuf.TimestampR\016validUntilTime\022\036\n\nsupe" +
-      "rsedes\030\016 \003(\tR\nsupersedes\022#\n\revidence_ref" +
-      "s\030\017 \003(\tR\014evidenceRefs\"\364\001\n\016ContextRequest" +
-      "\022\030\n\007project\030\001 \001(\tR\007project\022\022\n\004role\030\002 \001(\t" +
-      "R\004role\022\022\n\004task\030\003 \001(\tR\004task\022&\n\017workflow_r" +
-      "un_id\030\004 \001(\tR\rworkflowRunId\022\031\n\010stage_id\030\005" +
-      " \001(\tR\007stageId\022#\n\rbudget_tokens\030\006 \001(\005R\014bu" +
-      "dgetTokens\0228\n\rinclude_kinds\030\007 \003(\0162\023.kxm." +
-      "v1.ContextKindR\014includeKinds\"c\n\017Provenan" +
-      "ceCount\022:\n\013source_type\030\001 \001(\0162\031.kxm.v1.Co" +
-      "ntextSourceTypeR\nsourceType\022\024\n\005count\030\002 \001" +
-      "(\005R\005count\"6\n\016RelevanceScore\022\016\n\002id\030\001 \001(\tR" +
-      "\002id\022\024\n\005score\030\002 \001(\001R\005score\"\217\004\n\014ContextAud" +
-      "it\0220\n\007request\030\001 \001(\0132\026.kxm.v1.ContextRequ" +
-      "estR\007request\022!\n\014selected_ids\030\002 \003(\tR\013sele" +
-      "ctedIds\022F\n\022provenance_summary\030\003 \003(\0132\027.kx" +
-      "m.v1.ProvenanceCountR\021provenanceSummary\022" +
-      ")\n\020estimated_tokens\030\004 \001(\005R\017estimatedToke" +
-      "ns\022#\n\rbudget_tokens\030\005 \001(\005R\014budgetTokens\022" +
-      "\'\n\017candidate_count\030\006 \001(\005R\016candidateCount" +
-      "\022/\n\023excluded_superseded\030\007 \001(\005R\022excludedS" +
-      "uperseded\022\'\n\017unresolved_gaps\030\010 \003(\tR\016unre" +
-      "solvedGaps\022\037\n\013task_tokens\030\t \001(\005R\ntaskTok" +
-      "ens\022-\n\022matched_candidates\030\n \001(\005R\021matched" +
-      "Candidates\022?\n\017selected_scores\030\013 \003(\0132\026.kx" +
-      "m.v1.RelevanceScoreR\016selectedScores\"\265\004\n\r" +
-      "ContextPacket\022;\n\016contradictions\030\001 \003(\0132\023." +
-      "kxm.v1.ContextItemR\016contradictions\0228\n\rcu" +
-      "rrent_state\030\002 \003(\0132\023.kxm.v1.ContextItemR\014" +
-      "currentState\0221\n\tknowledge\030\003 \003(\0132\023.kxm.v1" +
-      ".ContextItemR\tknowledge\022/\n\010evidence\030\004 \003(" +
-      "\0132\023.kxm.v1.ContextItemR\010evidence\022/\n\010epis" +
-      "odes\030\005 \003(\0132\023.kxm.v1.ContextItemR\010episode" +
-      "s\022+\n\006skills\030\006 \003(\0132\023.kxm.v1.ContextItemR\006" +
-      "skills\022#\n\rworking_state\030\007 \001(\tR\014workingSt" +
-      "ate\022\'\n\017unresolved_gaps\030\010 \003(\tR\016unresolved" +
-      "Gaps\022F\n\022provenance_summary\030\t \003(\0132\027.kxm.v" +
-      "1.ProvenanceCountR\021provenanceSummary\022)\n\020" +
-      "estimated_tokens\030\n \001(\005R\017estimatedTokens\022" +
-      "*\n\005audit\030\013 \001(\0132\024.kxm.v1.ContextAuditR\005au" +
-      "dit*\335\001\n\025TerminalReceiptStatus\022\'\n#TERMINA" +
-      "L_RECEIPT_STATUS_UNSPECIFIED\020\000\022$\n TERMIN" +
-      "AL_RECEIPT_STATUS_ACCEPTED\020\001\022,\n(TERMINAL" +
-      "_RECEIPT_STATUS_AUDIT_ESCALATION\020\002\022$\n TE" +
-      "RMINAL_RECEIPT_STATUS_REJECTED\020\003\022!\n\035TERM" +
-      "INAL_RECEIPT_STATUS_ERROR\020\004*\254\001\n\013ContextK" +
-      "ind\022\034\n\030CONTEXT_KIND_UNSPECIFIED\020\000\022\031\n\025CON" +
-      "TEXT_KIND_EVIDENCE\020\001\022\026\n\022CONTEXT_KIND_STA" +
-      "TE\020\002\022\030\n\024CONTEXT_KIND_EPISODE\020\003\022\032\n\026CONTEX" +
-      "T_KIND_KNOWLEDGE\020\004\022\026\n\022CONTEXT_KIND_SKILL" +
-      "\020\005*\225\002\n\021ContextSourceType\022#\n\037CONTEXT_SOUR" +
-      "CE_TYPE_UNSPECIFIED\020\000\022\035\n\031CONTEXT_SOURCE_" +
-      "TYPE_HUMAN\020\001\022\033\n\027CONTEXT_SOURCE_TYPE_GIT\020" +
-      "\002\022 \n\034CONTEXT_SOURCE_TYPE_WORKFLOW\020\003\022\034\n\030C" +
-      "ONTEXT_SOURCE_TYPE_TOOL\020\004\022\034\n\030CONTEXT_SOU" +
-      "RCE_TYPE_PEER\020\005\022 \n\034CONTEXT_SOURCE_TYPE_E" +
-      "XTERNAL\020\006\022\037\n\033CONTEXT_SOURCE_TYPE_DERIVED" +
-      "\020\007*\270\001\n\020ContextAuthority\022!\n\035CONTEXT_AUTHO" +
-      "RITY_UNSPECIFIED\020\000\022 \n\034CONTEXT_AUTHORITY_" +
-      "HYPOTHESIS\020\001\022\036\n\032CONTEXT_AUTHORITY_EVIDEN" +
-      "CE\020\002\022!\n\035CONTEXT_AUTHORITY_INSTRUCTION\020\003\022" +
-      "\034\n\030CONTEXT_AUTHORITY_POLICY\020\004*\233\001\n\021Contex" +
-      "tConfidence\022\"\n\036CONTEXT_CONFIDENCE_UNSPEC" +
-      "IFIED\020\000\022 \n\034CONTEXT_CONFIDENCE_UNCERTAIN\020" +
-      "\001\022\037\n\033CONTEXT_CONFIDENCE_PROBABLE\020\002\022\037\n\033CO" +
-      "NTEXT_CONFIDENCE_VERIFIED\020\003*\224\001\n\014ContextS" +
-      "cope\022\035\n\031CONTEXT_SCOPE_UNSPECIFIED\020\000\022\027\n\023C" +
-      "ONTEXT_SCOPE_AGENT\020\001\022\031\n\025CONTEXT_SCOPE_PR" +
-      "OJECT\020\002\022\025\n\021CONTEXT_SCOPE_RUN\020\003\022\032\n\026CONTEX" +
-      "T_SCOPE_OPERATOR\020\004*\244\001\n\rContextStatus\022\036\n\032" +
-      "CONTEXT_STATUS_UNSPECIFIED\020\000\022\032\n\026CONTEXT_" +
-      "STATUS_CURRENT\020\001\022\035\n\031CONTEXT_STATUS_SUPER" +
-      "SEDED\020\002\022\033\n\027CONTEXT_STATUS_PROPOSED\020\003\022\033\n\027" +
-      "CONTEXT_STATUS_REJECTED\020\004B~\n\ndev.kxm.v1B" +
-      "\016EnvelopesProtoP\001Z\'kxm.dev/hub/clients/g" +
-      "o/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\" +
-      "V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto" +
-      "3"
+      "c_band\030\005 \001(\tR\014economicBand\"\222\001\n\nGitContex" +
+      "t\022\026\n\006branch\030\001 \001(\tR\006branch\022\037\n\013base_commit" +
+      "\030\002 \001(\tR\nbaseCommit\022+\n\021working_directory\030" +
+      "\003 \001(\tR\020workingDirectory\022\036\n\nrepository\030\004 " +
+      "\001(\tR\nrepository\"K\n\tInputFile\022\022\n\004type\030\001 \001" +
+      "(\tR\004type\022\022\n\004path\030\002 \001(\tR\004path\022\026\n\006sha256\030\003" +
+      " \001(\tR\006sha256\"\230\001\n\021AssignmentContext\022$\n\003gi" +
+      "t\030\001 \001(\0132\022.kxm.v1.GitContextR\003git\022)\n\006inpu" +
+      "ts\030\002 \003(\0132\021.kxm.v1.InputFileR\006inputs\0222\n\025p" +
+      "rivate_handoff_notes\030\003 \001(\tR\023privateHando" +
+      "ffNotes\"\225\001\n\nToolPolicy\022\026\n\006preset\030\001 \001(\tR\006" +
+      "preset\022#\n\rallowed_tools\030\002 \003(\tR\014allowedTo" +
+      "ols\022!\n\014denied_tools\030\003 \003(\tR\013deniedTools\022\'" +
+      "\n\017denied_commands\030\004 \003(\tR\016deniedCommands\"" +
+      "\221\001\n\025AssignmentConstraints\022$\n\016max_tokens_" +
+      "out\030\001 \001(\003R\014maxTokensOut\022\035\n\ntimeout_ms\030\002 " +
+      "\001(\003R\ttimeoutMs\0223\n\013tool_policy\030\003 \001(\0132\022.kx" +
+      "m.v1.ToolPolicyR\ntoolPolicy\"]\n\016Acceptanc" +
+      "eGate\022\030\n\007command\030\001 \001(\tR\007command\0221\n\024deter" +
+      "ministic_checks\030\002 \003(\tR\023deterministicChec" +
+      "ks\"\274\007\n\021AssignmentRequest\022#\n\rassignment_i" +
+      "d\030\001 \001(\tR\014assignmentId\022\025\n\006run_id\030\002 \001(\tR\005r" +
+      "unId\022\035\n\nproject_id\030\003 \001(\tR\tprojectId\022\027\n\007s" +
+      "tep_id\030\004 \001(\tR\006stepId\022\030\n\007attempt\030\005 \001(\005R\007a" +
+      "ttempt\022;\n\013create_time\030\006 \001(\0132\032.google.pro" +
+      "tobuf.TimestampR\ncreateTime\022;\n\013expire_ti" +
+      "me\030\007 \001(\0132\032.google.protobuf.TimestampR\nex" +
+      "pireTime\022-\n\007routing\030\010 \001(\0132\023.kxm.v1.Routi" +
+      "ngHintR\007routing\0223\n\007context\030\t \001(\0132\031.kxm.v" +
+      "1.AssignmentContextR\007context\022?\n\013constrai" +
+      "nts\030\n \001(\0132\035.kxm.v1.AssignmentConstraints" +
+      "R\013constraints\022?\n\017acceptance_gate\030\013 \001(\0132\026" +
+      ".kxm.v1.AcceptanceGateR\016acceptanceGate\022\026" +
+      "\n\006schema\030\014 \001(\tR\006schema\022\037\n\013workflow_id\030\r " +
+      "\001(\tR\nworkflowId\022\033\n\tplan_hash\030\016 \001(\tR\010plan" +
+      "Hash\022\033\n\tstep_kind\030\017 \001(\tR\010stepKind\022\022\n\004rol" +
+      "e\030\020 \001(\tR\004role\022\035\n\nagent_name\030\021 \001(\tR\tagent" +
+      "Name\022\031\n\010agent_id\030\022 \001(\tR\007agentId\022\"\n\014instr" +
+      "uctions\030\023 \001(\tR\014instructions\022\032\n\010outcomes\030" +
+      "\024 \003(\tR\010outcomes\022#\n\revidence_keys\030\025 \003(\tR\014" +
+      "evidenceKeys\022#\n\rattempt_token\030\026 \001(\tR\014att" +
+      "emptToken\022$\n\004gate\030\027 \001(\0132\020.kxm.v1.GateSpe" +
+      "cR\004gate\022H\n\022diagnostic_handoff\030\030 \001(\0132\031.kx" +
+      "m.v1.DiagnosticHandoffR\021diagnosticHandof" +
+      "f\"\237\001\n\010GateSpec\022\016\n\002id\030\001 \001(\tR\002id\022\022\n\004kind\030\002" +
+      " \001(\tR\004kind\022\022\n\004hash\030\003 \001(\tR\004hash\022\026\n\006expect" +
+      "\030\004 \001(\tR\006expect\022-\n\006checks\030\005 \003(\0132\025.kxm.v1." +
+      "GateCheckSpecR\006checks\022\024\n\005paths\030\006 \003(\tR\005pa" +
+      "ths\"V\n\rGateCheckSpec\022\022\n\004name\030\001 \001(\tR\004name" +
+      "\022\022\n\004argv\030\002 \003(\tR\004argv\022\035\n\ntimeout_ms\030\003 \001(\003" +
+      "R\ttimeoutMs\"\202\001\n\016WorkerIdentity\022\022\n\004kind\030\001" +
+      " \001(\tR\004kind\022\026\n\006driver\030\002 \001(\tR\006driver\022\022\n\004na" +
+      "me\030\003 \001(\tR\004name\022\024\n\005model\030\004 \001(\tR\005model\022\032\n\010" +
+      "thinking\030\005 \001(\tR\010thinking\"~\n\013FileChanges\022" +
+      "%\n\016files_modified\030\001 \003(\tR\rfilesModified\022#" +
+      "\n\rfiles_created\030\002 \003(\tR\014filesCreated\022#\n\rf" +
+      "iles_deleted\030\003 \003(\tR\014filesDeleted\"J\n\010Arti" +
+      "fact\022\022\n\004name\030\001 \001(\tR\004name\022\022\n\004path\030\002 \001(\tR\004" +
+      "path\022\026\n\006sha256\030\003 \001(\tR\006sha256\"i\n\017Verifier" +
+      "Outcome\022!\n\014gate_command\030\001 \001(\tR\013gateComma" +
+      "nd\022\033\n\texit_code\030\002 \001(\005R\010exitCode\022\026\n\006passe" +
+      "d\030\003 \001(\010R\006passed\"\354\002\n\tGateCheck\022\022\n\004name\030\001 " +
+      "\001(\tR\004name\022\026\n\006passed\030\002 \001(\010R\006passed\022\030\n\007sum" +
+      "mary\030\003 \001(\tR\007summary\022 \n\texit_code\030\004 \001(\005H\000" +
+      "R\010exitCode\210\001\001\022\037\n\013duration_ms\030\005 \001(\003R\ndura" +
+      "tionMs\022 \n\013observation\030\006 \001(\tR\013observation" +
+      "\022\026\n\006reason\030\007 \001(\tR\006reason\022#\n\rstdout_sha25" +
+      "6\030\010 \001(\tR\014stdoutSha256\022!\n\014stdout_bytes\030\t " +
+      "\001(\003R\013stdoutBytes\022#\n\rstderr_sha256\030\n \001(\tR" +
+      "\014stderrSha256\022!\n\014stderr_bytes\030\013 \001(\003R\013std" +
+      "errBytesB\014\n\n_exit_code\"\213\004\n\014WorkerResult\022" +
+      ".\n\006worker\030\001 \001(\0132\026.kxm.v1.WorkerIdentityR" +
+      "\006worker\022\030\n\007command\030\002 \001(\tR\007command\022\016\n\002ok\030" +
+      "\003 \001(\010R\002ok\022\030\n\007outcome\030\004 \001(\tR\007outcome\022;\n\013c" +
+      "reate_time\030\005 \001(\0132\032.google.protobuf.Times" +
+      "tampR\ncreateTime\022\030\n\007summary\030\006 \001(\tR\007summa" +
+      "ry\022-\n\007changes\030\007 \001(\0132\023.kxm.v1.FileChanges" +
+      "R\007changes\022.\n\tartifacts\030\010 \003(\0132\020.kxm.v1.Ar" +
+      "tifactR\tartifacts\0222\n\ttelemetry\030\t \001(\0132\024.k" +
+      "xm.v1.UsageMetricsR\ttelemetry\022B\n\020verifie" +
+      "r_outcome\030\n \001(\0132\027.kxm.v1.VerifierOutcome" +
+      "R\017verifierOutcome\022)\n\006checks\030\013 \003(\0132\021.kxm." +
+      "v1.GateCheckR\006checks\022\026\n\006schema\030\014 \001(\tR\006sc" +
+      "hema\022\026\n\006commit\030\r \001(\tR\006commit\"S\n\010Reviewer" +
+      "\022\035\n\nagent_name\030\001 \001(\tR\tagentName\022\022\n\004role\030" +
+      "\002 \001(\tR\004role\022\024\n\005model\030\003 \001(\tR\005model\"^\n\020Rub" +
+      "ricEvaluation\022\034\n\tcriterion\030\001 \001(\tR\tcriter" +
+      "ion\022\026\n\006status\030\002 \001(\tR\006status\022\024\n\005notes\030\003 \001" +
+      "(\tR\005notes\"\373\002\n\016ReviewEnvelope\022\033\n\treview_i" +
+      "d\030\001 \001(\tR\010reviewId\022#\n\rassignment_id\030\002 \001(\t" +
+      "R\014assignmentId\022,\n\010reviewer\030\003 \001(\0132\020.kxm.v" +
+      "1.ReviewerR\010reviewer\022;\n\013create_time\030\004 \001(" +
+      "\0132\032.google.protobuf.TimestampR\ncreateTim" +
+      "e\022\030\n\007verdict\030\005 \001(\tR\007verdict\022\030\n\007summary\030\006" +
+      " \001(\tR\007summary\022E\n\021rubric_evaluation\030\007 \003(\013" +
+      "2\030.kxm.v1.RubricEvaluationR\020rubricEvalua" +
+      "tion\022\032\n\010blockers\030\010 \003(\tR\010blockers\022%\n\016advi" +
+      "sory_notes\030\t \003(\tR\radvisoryNotes\"\275\001\n\020Inge" +
+      "stionSummary\022%\n\017raw_log_size_mb\030\001 \001(\001R\014r" +
+      "awLogSizeMb\0222\n\025distilled_event_count\030\002 \001" +
+      "(\003R\023distilledEventCount\022!\n\014filter_model\030" +
+      "\003 \001(\tR\013filterModel\022+\n\021compression_ratio\030" +
+      "\004 \001(\001R\020compressionRatio\"\202\001\n\rFaultBoundar" +
+      "y\022\030\n\007service\030\001 \001(\tR\007service\022\034\n\tsubsystem" +
+      "\030\002 \001(\tR\tsubsystem\022\033\n\tcall_site\030\003 \001(\tR\010ca" +
+      "llSite\022\034\n\texception\030\004 \001(\tR\texception\"z\n\020" +
+      "ThreadContention\022\033\n\tthread_id\030\001 \001(\tR\010thr" +
+      "eadId\022!\n\014holding_lock\030\002 \001(\tR\013holdingLock" +
+      "\022&\n\017waiting_on_lock\030\003 \001(\tR\rwaitingOnLock" +
+      "\"\303\003\n\021DiagnosticHandoff\022\037\n\013incident_id\030\001 " +
+      "\001(\tR\nincidentId\022.\n\004time\030\002 \001(\0132\032.google.p" +
+      "rotobuf.TimestampR\004time\022!\n\014triage_level\030" +
+      "\003 \001(\tR\013triageLevel\022E\n\021ingestion_summary\030" +
+      "\004 \001(\0132\030.kxm.v1.IngestionSummaryR\020ingesti" +
+      "onSummary\022M\n\027isolated_fault_boundary\030\005 \001" +
+      "(\0132\025.kxm.v1.FaultBoundaryR\025isolatedFault" +
+      "Boundary\022P\n\027thread_contention_trace\030\006 \003(" +
+      "\0132\030.kxm.v1.ThreadContentionR\025threadConte" +
+      "ntionTrace\022#\n\rrepro_context\030\007 \001(\tR\014repro" +
+      "Context\022-\n\022forensic_directive\030\010 \001(\tR\021for" +
+      "ensicDirective\"\274\003\n\014AttemptToken\022\025\n\006run_i" +
+      "d\030\001 \001(\tR\005runId\022\027\n\007step_id\030\002 \001(\tR\006stepId\022" +
+      "!\n\014step_attempt\030\003 \001(\005R\013stepAttempt\022\031\n\010st" +
+      "age_id\030\004 \001(\tR\007stageId\022\030\n\007attempt\030\005 \001(\005R\007" +
+      "attempt\022#\n\rassignment_id\030\006 \001(\tR\014assignme" +
+      "ntId\022\035\n\nattempt_id\030\007 \001(\tR\tattemptId\022\031\n\010a" +
+      "gent_id\030\010 \001(\tR\007agentId\0229\n\nissue_time\030\t \001" +
+      "(\0132\032.google.protobuf.TimestampR\tissueTim" +
+      "e\022;\n\013expire_time\030\n \001(\0132\032.google.protobuf" +
+      ".TimestampR\nexpireTime\0223\n\013tool_policy\030\013 " +
+      "\001(\0132\022.kxm.v1.ToolPolicyR\ntoolPolicy\022\030\n\007p" +
+      "roject\030\014 \001(\tR\007project\"\237\003\n\014SessionToken\022\035" +
+      "\n\nsession_id\030\001 \001(\tR\tsessionId\022\035\n\nagent_n" +
+      "ame\030\002 \001(\tR\tagentName\0223\n\013tool_policy\030\003 \001(" +
+      "\0132\022.kxm.v1.ToolPolicyR\ntoolPolicy\0229\n\niss" +
+      "ue_time\030\004 \001(\0132\032.google.protobuf.Timestam" +
+      "pR\tissueTime\022;\n\013expire_time\030\005 \001(\0132\032.goog" +
+      "le.protobuf.TimestampR\nexpireTime\022\030\n\007pro" +
+      "ject\030\006 \001(\tR\007project\022\031\n\010agent_id\030\007 \001(\tR\007a" +
+      "gentId\022;\n\013revoke_time\030\010 \001(\0132\032.google.pro" +
+      "tobuf.TimestampR\nrevokeTime\022\033\n\tminted_by" +
+      "\030\t \001(\tR\010mintedBy\022\025\n\006key_id\030\n \001(\tR\005keyId\"" +
+      "t\n\013SignedToken\022\030\n\007payload\030\001 \001(\014R\007payload" +
+      "\022\026\n\006schema\030\002 \001(\tR\006schema\022\025\n\006key_id\030\003 \001(\t" +
+      "R\005keyId\022\034\n\tsignature\030\004 \001(\014R\tsignature\"y\n" +
+      "\rSyncRedaction\022\030\n\007version\030\001 \001(\tR\007version" +
+      "\022%\n\016fields_omitted\030\002 \003(\tR\rfieldsOmitted\022" +
+      "\'\n\017values_replaced\030\003 \001(\005R\016valuesReplaced" +
+      "\"\367\004\n\tSyncEvent\022\026\n\006schema\030\001 \001(\tR\006schema\022&" +
+      "\n\017source_event_id\030\002 \001(\tR\rsourceEventId\022\035" +
+      "\n\nproject_id\030\003 \001(\tR\tprojectId\022\025\n\006run_id\030" +
+      "\004 \001(\tR\005runId\022&\n\017home_runtime_id\030\005 \001(\tR\rh" +
+      "omeRuntimeId\022\035\n\nevent_type\030\006 \001(\tR\teventT" +
+      "ype\022\032\n\010sequence\030\007 \001(\003R\010sequence\0229\n\noccur" +
+      "_time\030\010 \001(\0132\032.google.protobuf.TimestampR" +
+      "\toccurTime\022\'\n\017config_revision\030\t \001(\tR\016con" +
+      "figRevision\0228\n\030executor_policy_revision\030" +
+      "\n \001(\tR\026executorPolicyRevision\0220\n\024tool_po" +
+      "licy_revision\030\013 \001(\tR\022toolPolicyRevision\022" +
+      "0\n\024sync_policy_revision\030\014 \001(\tR\022syncPolic" +
+      "yRevision\022\'\n\017memory_revision\030\r \001(\tR\016memo" +
+      "ryRevision\0223\n\tredaction\030\016 \001(\0132\025.kxm.v1.S" +
+      "yncRedactionR\tredaction\0221\n\007payload\030\017 \001(\013" +
+      "2\027.google.protobuf.StructR\007payload\"\221\001\n\021C" +
+      "ontextProvenance\022:\n\013source_type\030\001 \001(\0162\031." +
+      "kxm.v1.ContextSourceTypeR\nsourceType\022\035\n\n" +
+      "source_ref\030\002 \001(\tR\tsourceRef\022!\n\014derived_f" +
+      "rom\030\003 \003(\tR\013derivedFrom\"\256\005\n\013ContextItem\022\016" +
+      "\n\002id\030\001 \001(\tR\002id\022\'\n\004kind\030\002 \001(\0162\023.kxm.v1.Co" +
+      "ntextKindR\004kind\022\030\n\007project\030\003 \001(\tR\007projec" +
+      "t\022\030\n\007summary\030\004 \001(\tR\007summary\0229\n\nprovenanc" +
+      "e\030\005 \001(\0132\031.kxm.v1.ContextProvenanceR\nprov" +
+      "enance\0226\n\tauthority\030\006 \001(\0162\030.kxm.v1.Conte" +
+      "xtAuthorityR\tauthority\0229\n\nconfidence\030\007 \001" +
+      "(\0162\031.kxm.v1.ContextConfidenceR\nconfidenc" +
+      "e\022*\n\005scope\030\010 \001(\0162\024.kxm.v1.ContextScopeR\005" +
+      "scope\022-\n\006status\030\t \001(\0162\025.kxm.v1.ContextSt" +
+      "atusR\006status\022\033\n\tstate_key\030\n \001(\tR\010stateKe" +
+      "y\022=\n\014observe_time\030\013 \001(\0132\032.google.protobu" +
+      "f.TimestampR\013observeTime\022B\n\017valid_from_t" +
+      "ime\030\014 \001(\0132\032.google.protobuf.TimestampR\rv" +
+      "alidFromTime\022D\n\020valid_until_time\030\r \001(\0132\032" +
+      ".google.protobuf.TimestampR\016validUntilTi" +
+      "me\022\036\n\nsupersedes\030\016 \003(\tR\nsupersedes\022#\n\rev" +
+      "idence_refs\030\017 \003(\tR\014evidenceRefs\"\364\001\n\016Cont" +
+      "extRequest\022\030\n\007project\030\001 \001(\tR\007project\022\022\n\004" +
+      "role\030\002 \001(\tR\004role\022\022\n\004task\030\003 \001(\tR\004task\022&\n\017" +
+      "workflow_run_id\030\004 \001(\tR\rworkflowRunId\022\031\n\010" +
+      "stage_id\030\005 \001(\tR\007stageId\022#\n\rbudget_tokens" +
+      "\030\006 \001(\005R\014budgetTokens\0228\n\rinclude_kinds\030\007 " +
+      "\003(\0162\023.kxm.v1.ContextKindR\014includeKinds\"c" +
+      "\n\017ProvenanceCount\022:\n\013source_type\030\001 \001(\0162\031" +
+      ".kxm.v1.ContextSourceTypeR\nsourceType\022\024\n" +
+      "\005count\030\002 \001(\005R\005count\"6\n\016RelevanceScore\022\016\n" +
+      "\002id\030\001 \001(\tR\002id\022\024\n\005score\030\002 \001(\001R\005score\"\217\004\n\014" +
+      "ContextAudit\0220\n\007request\030\001 \001(\0132\026.kxm.v1.C" +
+      "ontextRequestR\007request\022!\n\014selected_ids\030\002" +
+      " \003(\tR\013selectedIds\022F\n\022provenance_summary\030" +
+      "\003 \003(\0132\027.kxm.v1.ProvenanceCountR\021provenan" +
+      "ceSummary\022)\n\020estimated_tokens\030\004 \001(\005R\017est" +
+      "imatedTokens\022#\n\rbudget_tokens\030\005 \001(\005R\014bud" +
+      "getTokens\022\'\n\017candidate_count\030\006 \001(\005R\016cand" +
+      "idateCount\022/\n\023excluded_superseded\030\007 \001(\005R" +
+      "\022excludedSuperseded\022\'\n\017unresolved_gaps\030\010" +
+      " \003(\tR\016unresolvedGaps\022\037\n\013task_tokens\030\t \001(" +
+      "\005R\ntaskTokens\022-\n\022matched_candidates\030\n \001(" +
+      "\005R\021matchedCandidates\022?\n\017selected_scores\030" +
+      "\013 \003(\0132\026.kxm.v1.RelevanceScoreR\016selectedS" +
+      "cores\"\265\004\n\rContextPacket\022;\n\016contradiction" +
+      "s\030\001 \003(\0132\023.kxm.v1.ContextItemR\016contradict" +
+      "ions\0228\n\rcurrent_state\030\002 \003(\0132\023.kxm.v1.Con" +
+      "textItemR\014currentState\0221\n\tknowledge\030\003 \003(" +
+      "\0132\023.kxm.v1.ContextItemR\tknowledge\022/\n\010evi" +
+      "dence\030\004 \003(\0132\023.kxm.v1.ContextItemR\010eviden" +
+      "ce\022/\n\010episodes\030\005 \003(\0132\023.kxm.v1.ContextIte" +
+      "mR\010episodes\022+\n\006skills\030\006 \003(\0132\023.kxm.v1.Con" +
+      "textItemR\006skills\022#\n\rworking_state\030\007 \001(\tR" +
+      "\014workingState\022\'\n\017unresolved_gaps\030\010 \003(\tR\016" +
+      "unresolvedGaps\022F\n\022provenance_summary\030\t \003" +
+      "(\0132\027.kxm.v1.ProvenanceCountR\021provenanceS" +
+      "ummary\022)\n\020estimated_tokens\030\n \001(\005R\017estima" +
+      "tedTokens\022*\n\005audit\030\013 \001(\0132\024.kxm.v1.Contex" +
+      "tAuditR\005audit*\335\001\n\025TerminalReceiptStatus\022" +
+      "\'\n#TERMINAL_RECEIPT_STATUS_UNSPECIFIED\020\000" +
+      "\022$\n TERMINAL_RECEIPT_STATUS_ACCEPTED\020\001\022," +
+      "\n(TERMINAL_RECEIPT_STATUS_AUDIT_ESCALATI" +
+      "ON\020\002\022$\n TERMINAL_RECEIPT_STATUS_REJECTED" +
+      "\020\003\022!\n\035TERMINAL_RECEIPT_STATUS_ERROR\020\004*\254\001" +
+      "\n\013ContextKind\022\034\n\030CONTEXT_KIND_UNSPECIFIE" +
+      "D\020\000\022\031\n\025CONTEXT_KIND_EVIDENCE\020\001\022\026\n\022CONTEX" +
+      "T_KIND_STATE\020\002\022\030\n\024CONTEXT_KIND_EPISODE\020\003" +
+      "\022\032\n\026CONTEXT_KIND_KNOWLEDGE\020\004\022\026\n\022CONTEXT_" +
+      "KIND_SKILL\020\005*\225\002\n\021ContextSourceType\022#\n\037CO" +
+      "NTEXT_SOURCE_TYPE_UNSPECIFIED\020\000\022\035\n\031CONTE" +
+      "XT_SOURCE_TYPE_HUMAN\020\001\022\033\n\027CONTEXT_SOURCE" +
+      "_TYPE_GIT\020\002\022 \n\034CONTEXT_SOURCE_TYPE_WORKF" +
+      "LOW\020\003\022\034\n\030CONTEXT_SOURCE_TYPE_TOOL\020\004\022\034\n\030C" +
+      "ONTEXT_SOURCE_TYPE_PEER\020\005\022 \n\034CONTEXT_SOU" +
+      "RCE_TYPE_EXTERNAL\020\006\022\037\n\033CONTEXT_SOURCE_TY" +
+      "PE_DERIVED\020\007*\270\001\n\020ContextAuthority\022!\n\035CON" +
+      "TEXT_AUTHORITY_UNSPECIFIED\020\000\022 \n\034CONTEXT_" +
+      "AUTHORITY_HYPOTHESIS\020\001\022\036\n\032CONTEXT_AUTHOR" +
+      "ITY_EVIDENCE\020\002\022!\n\035CONTEXT_AUTHORITY_INST" +
+      "RUCTION\020\003\022\034\n\030CONTEXT_AUTHORITY_POLICY\020\004*" +
+      "\233\001\n\021ContextConfidence\022\"\n\036CONTEXT_CONFIDE" +
+      "NCE_UNSPECIFIED\020\000\022 \n\034CONTEXT_CONFIDENCE_" +
+      "UNCERTAIN\020\001\022\037\n\033CONTEXT_CONFIDENCE_PROBAB" +
+      "LE\020\002\022\037\n\033CONTEXT_CONFIDENCE_VERIFIED\020\003*\224\001" +
+      "\n\014ContextScope\022\035\n\031CONTEXT_SCOPE_UNSPECIF" +
+      "IED\020\000\022\027\n\023CONTEXT_SCOPE_AGENT\020\001\022\031\n\025CONTEX" +
+      "T_SCOPE_PROJECT\020\002\022\025\n\021CONTEXT_SCOPE_RUN\020\003" +
+      "\022\032\n\026CONTEXT_SCOPE_OPERATOR\020\004*\244\001\n\rContext" +
+      "Status\022\036\n\032CONTEXT_STATUS_UNSPECIFIED\020\000\022\032" +
+      "\n\026CONTEXT_STATUS_CURRENT\020\001\022\035\n\031CONTEXT_ST" +
+      "ATUS_SUPERSEDED\020\002\022\033\n\027CONTEXT_STATUS_PROP" +
+      "OSED\020\003\022\033\n\027CONTEXT_STATUS_REJECTED\020\004B~\n\nd" +
+      "ev.kxm.v1B\016EnvelopesProtoP\001Z\'kxm.dev/hub" +
+      "/clients/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm" +
+      ".V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm:" +
+      ":V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -533,7 +574,7 @@ public final class EnvelopesProto extends com.google.protobuf.GeneratedFile {
     internal_static_kxm_v1_GitContext_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_GitContext_descriptor,
-        new java.lang.String[] { "Branch", "BaseCommit", "WorkingDirectory", });
+        new java.lang.String[] { "Branch", "BaseCommit", "WorkingDirectory", "Repository", });
     internal_static_kxm_v1_InputFile_descriptor =
       getDescriptor().getMessageType(7);
     internal_static_kxm_v1_InputFile_fieldAccessorTable = new
@@ -569,153 +610,165 @@ public final class EnvelopesProto extends com.google.protobuf.GeneratedFile {
     internal_static_kxm_v1_AssignmentRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_AssignmentRequest_descriptor,
-        new java.lang.String[] { "AssignmentId", "RunId", "ProjectId", "StepId", "Attempt", "CreateTime", "ExpireTime", "Routing", "Context", "Constraints", "AcceptanceGate", });
-    internal_static_kxm_v1_WorkerIdentity_descriptor =
+        new java.lang.String[] { "AssignmentId", "RunId", "ProjectId", "StepId", "Attempt", "CreateTime", "ExpireTime", "Routing", "Context", "Constraints", "AcceptanceGate", "Schema", "WorkflowId", "PlanHash", "StepKind", "Role", "AgentName", "AgentId", "Instructions", "Outcomes", "EvidenceKeys", "AttemptToken", "Gate", "DiagnosticHandoff", });
+    internal_static_kxm_v1_GateSpec_descriptor =
       getDescriptor().getMessageType(13);
+    internal_static_kxm_v1_GateSpec_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_GateSpec_descriptor,
+        new java.lang.String[] { "Id", "Kind", "Hash", "Expect", "Checks", "Paths", });
+    internal_static_kxm_v1_GateCheckSpec_descriptor =
+      getDescriptor().getMessageType(14);
+    internal_static_kxm_v1_GateCheckSpec_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_GateCheckSpec_descriptor,
+        new java.lang.String[] { "Name", "Argv", "TimeoutMs", });
+    internal_static_kxm_v1_WorkerIdentity_descriptor =
+      getDescriptor().getMessageType(15);
     internal_static_kxm_v1_WorkerIdentity_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_WorkerIdentity_descriptor,
         new java.lang.String[] { "Kind", "Driver", "Name", "Model", "Thinking", });
     internal_static_kxm_v1_FileChanges_descriptor =
-      getDescriptor().getMessageType(14);
+      getDescriptor().getMessageType(16);
     internal_static_kxm_v1_FileChanges_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_FileChanges_descriptor,
         new java.lang.String[] { "FilesModified", "FilesCreated", "FilesDeleted", });
     internal_static_kxm_v1_Artifact_descriptor =
-      getDescriptor().getMessageType(15);
+      getDescriptor().getMessageType(17);
     internal_static_kxm_v1_Artifact_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_Artifact_descriptor,
         new java.lang.String[] { "Name", "Path", "Sha256", });
     internal_static_kxm_v1_VerifierOutcome_descriptor =
-      getDescriptor().getMessageType(16);
+      getDescriptor().getMessageType(18);
     internal_static_kxm_v1_VerifierOutcome_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_VerifierOutcome_descriptor,
         new java.lang.String[] { "GateCommand", "ExitCode", "Passed", });
     internal_static_kxm_v1_GateCheck_descriptor =
-      getDescriptor().getMessageType(17);
+      getDescriptor().getMessageType(19);
     internal_static_kxm_v1_GateCheck_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_GateCheck_descriptor,
-        new java.lang.String[] { "Name", "Passed", "Summary", });
+        new java.lang.String[] { "Name", "Passed", "Summary", "ExitCode", "DurationMs", "Observation", "Reason", "StdoutSha256", "StdoutBytes", "StderrSha256", "StderrBytes", });
     internal_static_kxm_v1_WorkerResult_descriptor =
-      getDescriptor().getMessageType(18);
+      getDescriptor().getMessageType(20);
     internal_static_kxm_v1_WorkerResult_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_WorkerResult_descriptor,
-        new java.lang.String[] { "Worker", "Command", "Ok", "Outcome", "CreateTime", "Summary", "Changes", "Artifacts", "Telemetry", "VerifierOutcome", "Checks", });
+        new java.lang.String[] { "Worker", "Command", "Ok", "Outcome", "CreateTime", "Summary", "Changes", "Artifacts", "Telemetry", "VerifierOutcome", "Checks", "Schema", "Commit", });
     internal_static_kxm_v1_Reviewer_descriptor =
-      getDescriptor().getMessageType(19);
+      getDescriptor().getMessageType(21);
     internal_static_kxm_v1_Reviewer_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_Reviewer_descriptor,
         new java.lang.String[] { "AgentName", "Role", "Model", });
     internal_static_kxm_v1_RubricEvaluation_descriptor =
-      getDescriptor().getMessageType(20);
+      getDescriptor().getMessageType(22);
     internal_static_kxm_v1_RubricEvaluation_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_RubricEvaluation_descriptor,
         new java.lang.String[] { "Criterion", "Status", "Notes", });
     internal_static_kxm_v1_ReviewEnvelope_descriptor =
-      getDescriptor().getMessageType(21);
+      getDescriptor().getMessageType(23);
     internal_static_kxm_v1_ReviewEnvelope_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ReviewEnvelope_descriptor,
         new java.lang.String[] { "ReviewId", "AssignmentId", "Reviewer", "CreateTime", "Verdict", "Summary", "RubricEvaluation", "Blockers", "AdvisoryNotes", });
     internal_static_kxm_v1_IngestionSummary_descriptor =
-      getDescriptor().getMessageType(22);
+      getDescriptor().getMessageType(24);
     internal_static_kxm_v1_IngestionSummary_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_IngestionSummary_descriptor,
         new java.lang.String[] { "RawLogSizeMb", "DistilledEventCount", "FilterModel", "CompressionRatio", });
     internal_static_kxm_v1_FaultBoundary_descriptor =
-      getDescriptor().getMessageType(23);
+      getDescriptor().getMessageType(25);
     internal_static_kxm_v1_FaultBoundary_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_FaultBoundary_descriptor,
         new java.lang.String[] { "Service", "Subsystem", "CallSite", "Exception", });
     internal_static_kxm_v1_ThreadContention_descriptor =
-      getDescriptor().getMessageType(24);
+      getDescriptor().getMessageType(26);
     internal_static_kxm_v1_ThreadContention_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ThreadContention_descriptor,
         new java.lang.String[] { "ThreadId", "HoldingLock", "WaitingOnLock", });
     internal_static_kxm_v1_DiagnosticHandoff_descriptor =
-      getDescriptor().getMessageType(25);
+      getDescriptor().getMessageType(27);
     internal_static_kxm_v1_DiagnosticHandoff_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_DiagnosticHandoff_descriptor,
         new java.lang.String[] { "IncidentId", "Time", "TriageLevel", "IngestionSummary", "IsolatedFaultBoundary", "ThreadContentionTrace", "ReproContext", "ForensicDirective", });
     internal_static_kxm_v1_AttemptToken_descriptor =
-      getDescriptor().getMessageType(26);
+      getDescriptor().getMessageType(28);
     internal_static_kxm_v1_AttemptToken_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_AttemptToken_descriptor,
-        new java.lang.String[] { "RunId", "StepId", "StepAttempt", "StageId", "Attempt", "AssignmentId", "AttemptId", "AgentId", "IssueTime", "ExpireTime", "ToolPolicy", });
+        new java.lang.String[] { "RunId", "StepId", "StepAttempt", "StageId", "Attempt", "AssignmentId", "AttemptId", "AgentId", "IssueTime", "ExpireTime", "ToolPolicy", "Project", });
     internal_static_kxm_v1_SessionToken_descriptor =
-      getDescriptor().getMessageType(27);
+      getDescriptor().getMessageType(29);
     internal_static_kxm_v1_SessionToken_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_SessionToken_descriptor,
-        new java.lang.String[] { "SessionId", "AgentName", "ToolPolicy", "IssueTime", "ExpireTime", });
+        new java.lang.String[] { "SessionId", "AgentName", "ToolPolicy", "IssueTime", "ExpireTime", "Project", "AgentId", "RevokeTime", "MintedBy", "KeyId", });
     internal_static_kxm_v1_SignedToken_descriptor =
-      getDescriptor().getMessageType(28);
+      getDescriptor().getMessageType(30);
     internal_static_kxm_v1_SignedToken_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_SignedToken_descriptor,
         new java.lang.String[] { "Payload", "Schema", "KeyId", "Signature", });
     internal_static_kxm_v1_SyncRedaction_descriptor =
-      getDescriptor().getMessageType(29);
+      getDescriptor().getMessageType(31);
     internal_static_kxm_v1_SyncRedaction_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_SyncRedaction_descriptor,
         new java.lang.String[] { "Version", "FieldsOmitted", "ValuesReplaced", });
     internal_static_kxm_v1_SyncEvent_descriptor =
-      getDescriptor().getMessageType(30);
+      getDescriptor().getMessageType(32);
     internal_static_kxm_v1_SyncEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_SyncEvent_descriptor,
         new java.lang.String[] { "Schema", "SourceEventId", "ProjectId", "RunId", "HomeRuntimeId", "EventType", "Sequence", "OccurTime", "ConfigRevision", "ExecutorPolicyRevision", "ToolPolicyRevision", "SyncPolicyRevision", "MemoryRevision", "Redaction", "Payload", });
     internal_static_kxm_v1_ContextProvenance_descriptor =
-      getDescriptor().getMessageType(31);
+      getDescriptor().getMessageType(33);
     internal_static_kxm_v1_ContextProvenance_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ContextProvenance_descriptor,
         new java.lang.String[] { "SourceType", "SourceRef", "DerivedFrom", });
     internal_static_kxm_v1_ContextItem_descriptor =
-      getDescriptor().getMessageType(32);
+      getDescriptor().getMessageType(34);
     internal_static_kxm_v1_ContextItem_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ContextItem_descriptor,
         new java.lang.String[] { "Id", "Kind", "Project", "Summary", "Provenance", "Authority", "Confidence", "Scope", "Status", "StateKey", "ObserveTime", "ValidFromTime", "ValidUntilTime", "Supersedes", "EvidenceRefs", });
     internal_static_kxm_v1_ContextRequest_descriptor =
-      getDescriptor().getMessageType(33);
+      getDescriptor().getMessageType(35);
     internal_static_kxm_v1_ContextRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ContextRequest_descriptor,
         new java.lang.String[] { "Project", "Role", "Task", "WorkflowRunId", "StageId", "BudgetTokens", "IncludeKinds", });
     internal_static_kxm_v1_ProvenanceCount_descriptor =
-      getDescriptor().getMessageType(34);
+      getDescriptor().getMessageType(36);
     internal_static_kxm_v1_ProvenanceCount_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ProvenanceCount_descriptor,
         new java.lang.String[] { "SourceType", "Count", });
     internal_static_kxm_v1_RelevanceScore_descriptor =
-      getDescriptor().getMessageType(35);
+      getDescriptor().getMessageType(37);
     internal_static_kxm_v1_RelevanceScore_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_RelevanceScore_descriptor,
         new java.lang.String[] { "Id", "Score", });
     internal_static_kxm_v1_ContextAudit_descriptor =
-      getDescriptor().getMessageType(36);
+      getDescriptor().getMessageType(38);
     internal_static_kxm_v1_ContextAudit_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ContextAudit_descriptor,
         new java.lang.String[] { "Request", "SelectedIds", "ProvenanceSummary", "EstimatedTokens", "BudgetTokens", "CandidateCount", "ExcludedSuperseded", "UnresolvedGaps", "TaskTokens", "MatchedCandidates", "SelectedScores", });
     internal_static_kxm_v1_ContextPacket_descriptor =
-      getDescriptor().getMessageType(37);
+      getDescriptor().getMessageType(39);
     internal_static_kxm_v1_ContextPacket_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ContextPacket_descriptor,

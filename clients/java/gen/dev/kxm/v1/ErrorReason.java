@@ -970,6 +970,62 @@ public enum ErrorReason
   ERROR_REASON_WORKFLOW_NOT_ENDED(127),
   /**
    * <pre>
+   * PERMISSION_DENIED: the tool policy of the presented attempt or session token does not allow this RPC's tool; metadata: tool, token (attempt or session), rule, entry, nextAction.
+   * </pre>
+   *
+   * <code>ERROR_REASON_TOOL_POLICY_DENIED = 128;</code>
+   */
+  ERROR_REASON_TOOL_POLICY_DENIED(128),
+  /**
+   * <pre>
+   * PERMISSION_DENIED: the attempt token (x-kxm-attempt-token) is malformed, of another schema, signed by an unknown key, forged or altered, expired, or another agent's or project's; metadata: token, defect, nextAction.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ATTEMPT_TOKEN_INVALID = 129;</code>
+   */
+  ERROR_REASON_ATTEMPT_TOKEN_INVALID(129),
+  /**
+   * <pre>
+   * PERMISSION_DENIED: the call names a workflow run other than its attempt token's; metadata: runId, tokenRunId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION = 130;</code>
+   */
+  ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION(130),
+  /**
+   * <pre>
+   * PERMISSION_DENIED: the session token (x-kxm-session-token) is malformed, of another schema, signed by an unknown key, forged or altered, expired, revoked, or another agent's or project's; metadata: token, defect, nextAction.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SESSION_TOKEN_INVALID = 131;</code>
+   */
+  ERROR_REASON_SESSION_TOKEN_INVALID(131),
+  /**
+   * <pre>
+   * PERMISSION_DENIED: the calling agent holds an active session token and must present it (x-kxm-session-token, KXM_SESSION_TOKEN) on every call of a tool; metadata: tool, nextAction.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SESSION_TOKEN_REQUIRED = 132;</code>
+   */
+  ERROR_REASON_SESSION_TOKEN_REQUIRED(132),
+  /**
+   * <pre>
+   * NOT_FOUND: no session token of the project has this session id; metadata: sessionId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SESSION_TOKEN_NOT_FOUND = 133;</code>
+   */
+  ERROR_REASON_SESSION_TOKEN_NOT_FOUND(133),
+  /**
+   * <pre>
+   * RESOURCE_EXHAUSTED: the agent already holds the most active session tokens it may (16); revoke one first; metadata: agentId, limit.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED = 134;</code>
+   */
+  ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED(134),
+  /**
+   * <pre>
    * FAILED_PRECONDITION: the assignment is no longer open (completed, expired, superseded by a reassignment, cancelled), so its result is refused; metadata: assignmentId, state.
    * </pre>
    *
@@ -1944,6 +2000,62 @@ public enum ErrorReason
   public static final int ERROR_REASON_WORKFLOW_NOT_ENDED_VALUE = 127;
   /**
    * <pre>
+   * PERMISSION_DENIED: the tool policy of the presented attempt or session token does not allow this RPC's tool; metadata: tool, token (attempt or session), rule, entry, nextAction.
+   * </pre>
+   *
+   * <code>ERROR_REASON_TOOL_POLICY_DENIED = 128;</code>
+   */
+  public static final int ERROR_REASON_TOOL_POLICY_DENIED_VALUE = 128;
+  /**
+   * <pre>
+   * PERMISSION_DENIED: the attempt token (x-kxm-attempt-token) is malformed, of another schema, signed by an unknown key, forged or altered, expired, or another agent's or project's; metadata: token, defect, nextAction.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ATTEMPT_TOKEN_INVALID = 129;</code>
+   */
+  public static final int ERROR_REASON_ATTEMPT_TOKEN_INVALID_VALUE = 129;
+  /**
+   * <pre>
+   * PERMISSION_DENIED: the call names a workflow run other than its attempt token's; metadata: runId, tokenRunId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION = 130;</code>
+   */
+  public static final int ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION_VALUE = 130;
+  /**
+   * <pre>
+   * PERMISSION_DENIED: the session token (x-kxm-session-token) is malformed, of another schema, signed by an unknown key, forged or altered, expired, revoked, or another agent's or project's; metadata: token, defect, nextAction.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SESSION_TOKEN_INVALID = 131;</code>
+   */
+  public static final int ERROR_REASON_SESSION_TOKEN_INVALID_VALUE = 131;
+  /**
+   * <pre>
+   * PERMISSION_DENIED: the calling agent holds an active session token and must present it (x-kxm-session-token, KXM_SESSION_TOKEN) on every call of a tool; metadata: tool, nextAction.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SESSION_TOKEN_REQUIRED = 132;</code>
+   */
+  public static final int ERROR_REASON_SESSION_TOKEN_REQUIRED_VALUE = 132;
+  /**
+   * <pre>
+   * NOT_FOUND: no session token of the project has this session id; metadata: sessionId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SESSION_TOKEN_NOT_FOUND = 133;</code>
+   */
+  public static final int ERROR_REASON_SESSION_TOKEN_NOT_FOUND_VALUE = 133;
+  /**
+   * <pre>
+   * RESOURCE_EXHAUSTED: the agent already holds the most active session tokens it may (16); revoke one first; metadata: agentId, limit.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED = 134;</code>
+   */
+  public static final int ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED_VALUE = 134;
+  /**
+   * <pre>
    * FAILED_PRECONDITION: the assignment is no longer open (completed, expired, superseded by a reassignment, cancelled), so its result is refused; metadata: assignmentId, state.
    * </pre>
    *
@@ -2102,6 +2214,13 @@ public enum ErrorReason
       case 125: return ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG;
       case 126: return ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE;
       case 127: return ERROR_REASON_WORKFLOW_NOT_ENDED;
+      case 128: return ERROR_REASON_TOOL_POLICY_DENIED;
+      case 129: return ERROR_REASON_ATTEMPT_TOKEN_INVALID;
+      case 130: return ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION;
+      case 131: return ERROR_REASON_SESSION_TOKEN_INVALID;
+      case 132: return ERROR_REASON_SESSION_TOKEN_REQUIRED;
+      case 133: return ERROR_REASON_SESSION_TOKEN_NOT_FOUND;
+      case 134: return ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED;
       case 150: return ERROR_REASON_ASSIGNMENT_CLOSED;
       case 151: return ERROR_REASON_WORKFLOW_NOT_BLOCKED;
       default: return null;

@@ -35,7 +35,7 @@ public final class ErrorReasonProto extends com.google.protobuf.GeneratedFile {
       descriptor;
   static {
     java.lang.String[] descriptorData = {
-      "\n\031kxm/v1/error_reason.proto\022\006kxm.v1*\260&\n\013" +
+      "\n\031kxm/v1/error_reason.proto\022\006kxm.v1*\335(\n\013" +
       "ErrorReason\022\034\n\030ERROR_REASON_UNSPECIFIED\020" +
       "\000\022\037\n\033ERROR_REASON_PROTOCOL_ERROR\020\001\022\035\n\031ER" +
       "ROR_REASON_INVALID_JSON\020\002\022\'\n#ERROR_REASO" +
@@ -156,13 +156,20 @@ public final class ErrorReasonProto extends com.google.protobuf.GeneratedFile {
       "_WORKFLOW_RULING_REQUIRED\020|\022)\n%ERROR_REA" +
       "SON_WORKFLOW_PROMPT_TOO_LONG\020}\022,\n(ERROR_" +
       "REASON_WORKFLOW_SECRET_UNAVAILABLE\020~\022#\n\037" +
-      "ERROR_REASON_WORKFLOW_NOT_ENDED\020\177\022#\n\036ERR" +
-      "OR_REASON_ASSIGNMENT_CLOSED\020\226\001\022&\n!ERROR_" +
-      "REASON_WORKFLOW_NOT_BLOCKED\020\227\001B\200\001\n\ndev.k" +
-      "xm.v1B\020ErrorReasonProtoP\001Z\'kxm.dev/hub/c" +
-      "lients/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V" +
-      "1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V" +
-      "1b\006proto3"
+      "ERROR_REASON_WORKFLOW_NOT_ENDED\020\177\022$\n\037ERR" +
+      "OR_REASON_TOOL_POLICY_DENIED\020\200\001\022\'\n\"ERROR" +
+      "_REASON_ATTEMPT_TOKEN_INVALID\020\201\001\022/\n*ERRO" +
+      "R_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION\020\202" +
+      "\001\022\'\n\"ERROR_REASON_SESSION_TOKEN_INVALID\020" +
+      "\203\001\022(\n#ERROR_REASON_SESSION_TOKEN_REQUIRE" +
+      "D\020\204\001\022)\n$ERROR_REASON_SESSION_TOKEN_NOT_F" +
+      "OUND\020\205\001\022-\n(ERROR_REASON_SESSION_TOKEN_LI" +
+      "MIT_REACHED\020\206\001\022#\n\036ERROR_REASON_ASSIGNMEN" +
+      "T_CLOSED\020\226\001\022&\n!ERROR_REASON_WORKFLOW_NOT" +
+      "_BLOCKED\020\227\001B\200\001\n\ndev.kxm.v1B\020ErrorReasonP" +
+      "rotoP\001Z\'kxm.dev/hub/clients/go/gen/kxm/v" +
+      "1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1" +
+      "\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,

@@ -338,7 +338,7 @@ private static final long serialVersionUID = 0L;
    *
    * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
    * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
-   *     See kxm/v1/message_service.proto;l=379
+   *     See kxm/v1/message_service.proto;l=388
    * @return Whether the timeout field is set.
    */
   @java.lang.Override
@@ -353,7 +353,7 @@ private static final long serialVersionUID = 0L;
    *
    * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
    * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
-   *     See kxm/v1/message_service.proto;l=379
+   *     See kxm/v1/message_service.proto;l=388
    * @return The timeout.
    */
   @java.lang.Override
@@ -1742,7 +1742,7 @@ private static final long serialVersionUID = 0L;
      *
      * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
      * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
-     *     See kxm/v1/message_service.proto;l=379
+     *     See kxm/v1/message_service.proto;l=388
      * @return Whether the timeout field is set.
      */
     @java.lang.Deprecated public boolean hasTimeout() {
@@ -1756,7 +1756,7 @@ private static final long serialVersionUID = 0L;
      *
      * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
      * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
-     *     See kxm/v1/message_service.proto;l=379
+     *     See kxm/v1/message_service.proto;l=388
      * @return The timeout.
      */
     @java.lang.Deprecated public com.google.protobuf.Duration getTimeout() {

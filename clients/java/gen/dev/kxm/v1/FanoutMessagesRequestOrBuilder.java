@@ -173,7 +173,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    *
    * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
    * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
-   *     See kxm/v1/message_service.proto;l=379
+   *     See kxm/v1/message_service.proto;l=388
    * @return Whether the timeout field is set.
    */
   @java.lang.Deprecated boolean hasTimeout();
@@ -185,7 +185,7 @@ public interface FanoutMessagesRequestOrBuilder extends
    *
    * <code>.google.protobuf.Duration timeout = 7 [json_name = "timeout", deprecated = true];</code>
    * @deprecated kxm.v1.FanoutMessagesRequest.timeout is deprecated.
-   *     See kxm/v1/message_service.proto;l=379
+   *     See kxm/v1/message_service.proto;l=388
    * @return The timeout.
    */
   @java.lang.Deprecated com.google.protobuf.Duration getTimeout();

@@ -34,6 +34,10 @@ private static final long serialVersionUID = 0L;
   private GateCheck() {
     name_ = "";
     summary_ = "";
+    observation_ = "";
+    reason_ = "";
+    stdoutSha256_ = "";
+    stderrSha256_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -54,6 +58,7 @@ private static final long serialVersionUID = 0L;
             dev.kxm.v1.GateCheck.class, dev.kxm.v1.GateCheck.Builder.class);
   }
 
+  private int bitField0_;
   public static final int NAME_FIELD_NUMBER = 1;
   @SuppressWarnings("serial")
   private volatile java.lang.Object name_ = "";
@@ -163,6 +168,266 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int EXIT_CODE_FIELD_NUMBER = 4;
+  private int exitCode_ = 0;
+  /**
+   * <pre>
+   * Its exit code, when it exited (unset when it did not start or its end is uncertain).
+   * </pre>
+   *
+   * <code>optional int32 exit_code = 4 [json_name = "exitCode"];</code>
+   * @return Whether the exitCode field is set.
+   */
+  @java.lang.Override
+  public boolean hasExitCode() {
+    return ((bitField0_ & 0x00000001) != 0);
+  }
+  /**
+   * <pre>
+   * Its exit code, when it exited (unset when it did not start or its end is uncertain).
+   * </pre>
+   *
+   * <code>optional int32 exit_code = 4 [json_name = "exitCode"];</code>
+   * @return The exitCode.
+   */
+  @java.lang.Override
+  public int getExitCode() {
+    return exitCode_;
+  }
+
+  public static final int DURATION_MS_FIELD_NUMBER = 5;
+  private long durationMs_ = 0L;
+  /**
+   * <pre>
+   * How long it ran, in milliseconds.
+   * </pre>
+   *
+   * <code>int64 duration_ms = 5 [json_name = "durationMs"];</code>
+   * @return The durationMs.
+   */
+  @java.lang.Override
+  public long getDurationMs() {
+    return durationMs_;
+  }
+
+  public static final int OBSERVATION_FIELD_NUMBER = 6;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object observation_ = "";
+  /**
+   * <pre>
+   * `complete`, `no-start` or `uncertain`.
+   * </pre>
+   *
+   * <code>string observation = 6 [json_name = "observation"];</code>
+   * @return The observation.
+   */
+  @java.lang.Override
+  public java.lang.String getObservation() {
+    java.lang.Object ref = observation_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      observation_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * `complete`, `no-start` or `uncertain`.
+   * </pre>
+   *
+   * <code>string observation = 6 [json_name = "observation"];</code>
+   * @return The bytes for observation.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getObservationBytes() {
+    java.lang.Object ref = observation_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      observation_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int REASON_FIELD_NUMBER = 7;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object reason_ = "";
+  /**
+   * <pre>
+   * Why it did not start or is uncertain (`timeout`, `lost-close`, `refused`, …); empty when complete.
+   * </pre>
+   *
+   * <code>string reason = 7 [json_name = "reason"];</code>
+   * @return The reason.
+   */
+  @java.lang.Override
+  public java.lang.String getReason() {
+    java.lang.Object ref = reason_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      reason_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * Why it did not start or is uncertain (`timeout`, `lost-close`, `refused`, …); empty when complete.
+   * </pre>
+   *
+   * <code>string reason = 7 [json_name = "reason"];</code>
+   * @return The bytes for reason.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getReasonBytes() {
+    java.lang.Object ref = reason_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      reason_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int STDOUT_SHA256_FIELD_NUMBER = 8;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object stdoutSha256_ = "";
+  /**
+   * <pre>
+   * SHA-256 hex of its standard output (never the output).
+   * </pre>
+   *
+   * <code>string stdout_sha256 = 8 [json_name = "stdoutSha256"];</code>
+   * @return The stdoutSha256.
+   */
+  @java.lang.Override
+  public java.lang.String getStdoutSha256() {
+    java.lang.Object ref = stdoutSha256_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      stdoutSha256_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * SHA-256 hex of its standard output (never the output).
+   * </pre>
+   *
+   * <code>string stdout_sha256 = 8 [json_name = "stdoutSha256"];</code>
+   * @return The bytes for stdoutSha256.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getStdoutSha256Bytes() {
+    java.lang.Object ref = stdoutSha256_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      stdoutSha256_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int STDOUT_BYTES_FIELD_NUMBER = 9;
+  private long stdoutBytes_ = 0L;
+  /**
+   * <pre>
+   * Bytes of standard output.
+   * </pre>
+   *
+   * <code>int64 stdout_bytes = 9 [json_name = "stdoutBytes"];</code>
+   * @return The stdoutBytes.
+   */
+  @java.lang.Override
+  public long getStdoutBytes() {
+    return stdoutBytes_;
+  }
+
+  public static final int STDERR_SHA256_FIELD_NUMBER = 10;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object stderrSha256_ = "";
+  /**
+   * <pre>
+   * SHA-256 hex of its standard error.
+   * </pre>
+   *
+   * <code>string stderr_sha256 = 10 [json_name = "stderrSha256"];</code>
+   * @return The stderrSha256.
+   */
+  @java.lang.Override
+  public java.lang.String getStderrSha256() {
+    java.lang.Object ref = stderrSha256_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      stderrSha256_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * SHA-256 hex of its standard error.
+   * </pre>
+   *
+   * <code>string stderr_sha256 = 10 [json_name = "stderrSha256"];</code>
+   * @return The bytes for stderrSha256.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getStderrSha256Bytes() {
+    java.lang.Object ref = stderrSha256_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      stderrSha256_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int STDERR_BYTES_FIELD_NUMBER = 11;
+  private long stderrBytes_ = 0L;
+  /**
+   * <pre>
+   * Bytes of standard error.
+   * </pre>
+   *
+   * <code>int64 stderr_bytes = 11 [json_name = "stderrBytes"];</code>
+   * @return The stderrBytes.
+   */
+  @java.lang.Override
+  public long getStderrBytes() {
+    return stderrBytes_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -186,6 +451,30 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(summary_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 3, summary_);
     }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      output.writeInt32(4, exitCode_);
+    }
+    if (durationMs_ != 0L) {
+      output.writeInt64(5, durationMs_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(observation_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 6, observation_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(reason_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 7, reason_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(stdoutSha256_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 8, stdoutSha256_);
+    }
+    if (stdoutBytes_ != 0L) {
+      output.writeInt64(9, stdoutBytes_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(stderrSha256_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 10, stderrSha256_);
+    }
+    if (stderrBytes_ != 0L) {
+      output.writeInt64(11, stderrBytes_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -199,6 +488,34 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(summary_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(3, summary_);
+    }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt32Size(4, exitCode_);
+    }
+    if (durationMs_ != 0L) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt64Size(5, durationMs_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(observation_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(6, observation_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(reason_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(7, reason_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(stdoutSha256_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(8, stdoutSha256_);
+    }
+    if (stdoutBytes_ != 0L) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt64Size(9, stdoutBytes_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(stderrSha256_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(10, stderrSha256_);
+    }
+    if (stderrBytes_ != 0L) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt64Size(11, stderrBytes_);
     }
     return size;
   }
@@ -230,6 +547,25 @@ private static final long serialVersionUID = 0L;
         != other.getPassed()) return false;
     if (!getSummary()
         .equals(other.getSummary())) return false;
+    if (hasExitCode() != other.hasExitCode()) return false;
+    if (hasExitCode()) {
+      if (getExitCode()
+          != other.getExitCode()) return false;
+    }
+    if (getDurationMs()
+        != other.getDurationMs()) return false;
+    if (!getObservation()
+        .equals(other.getObservation())) return false;
+    if (!getReason()
+        .equals(other.getReason())) return false;
+    if (!getStdoutSha256()
+        .equals(other.getStdoutSha256())) return false;
+    if (getStdoutBytes()
+        != other.getStdoutBytes()) return false;
+    if (!getStderrSha256()
+        .equals(other.getStderrSha256())) return false;
+    if (getStderrBytes()
+        != other.getStderrBytes()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -248,6 +584,27 @@ private static final long serialVersionUID = 0L;
         getPassed());
     hash = (37 * hash) + SUMMARY_FIELD_NUMBER;
     hash = (53 * hash) + getSummary().hashCode();
+    if (hasExitCode()) {
+      hash = (37 * hash) + EXIT_CODE_FIELD_NUMBER;
+      hash = (53 * hash) + getExitCode();
+    }
+    hash = (37 * hash) + DURATION_MS_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashLong(
+        getDurationMs());
+    hash = (37 * hash) + OBSERVATION_FIELD_NUMBER;
+    hash = (53 * hash) + getObservation().hashCode();
+    hash = (37 * hash) + REASON_FIELD_NUMBER;
+    hash = (53 * hash) + getReason().hashCode();
+    hash = (37 * hash) + STDOUT_SHA256_FIELD_NUMBER;
+    hash = (53 * hash) + getStdoutSha256().hashCode();
+    hash = (37 * hash) + STDOUT_BYTES_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashLong(
+        getStdoutBytes());
+    hash = (37 * hash) + STDERR_SHA256_FIELD_NUMBER;
+    hash = (53 * hash) + getStderrSha256().hashCode();
+    hash = (37 * hash) + STDERR_BYTES_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashLong(
+        getStderrBytes());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -386,6 +743,14 @@ private static final long serialVersionUID = 0L;
       name_ = "";
       passed_ = false;
       summary_ = "";
+      exitCode_ = 0;
+      durationMs_ = 0L;
+      observation_ = "";
+      reason_ = "";
+      stdoutSha256_ = "";
+      stdoutBytes_ = 0L;
+      stderrSha256_ = "";
+      stderrBytes_ = 0L;
       return this;
     }
 
@@ -428,6 +793,33 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000004) != 0)) {
         result.summary_ = summary_;
       }
+      int to_bitField0_ = 0;
+      if (((from_bitField0_ & 0x00000008) != 0)) {
+        result.exitCode_ = exitCode_;
+        to_bitField0_ |= 0x00000001;
+      }
+      if (((from_bitField0_ & 0x00000010) != 0)) {
+        result.durationMs_ = durationMs_;
+      }
+      if (((from_bitField0_ & 0x00000020) != 0)) {
+        result.observation_ = observation_;
+      }
+      if (((from_bitField0_ & 0x00000040) != 0)) {
+        result.reason_ = reason_;
+      }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        result.stdoutSha256_ = stdoutSha256_;
+      }
+      if (((from_bitField0_ & 0x00000100) != 0)) {
+        result.stdoutBytes_ = stdoutBytes_;
+      }
+      if (((from_bitField0_ & 0x00000200) != 0)) {
+        result.stderrSha256_ = stderrSha256_;
+      }
+      if (((from_bitField0_ & 0x00000400) != 0)) {
+        result.stderrBytes_ = stderrBytes_;
+      }
+      result.bitField0_ |= to_bitField0_;
     }
 
     @java.lang.Override
@@ -454,6 +846,38 @@ private static final long serialVersionUID = 0L;
         summary_ = other.summary_;
         bitField0_ |= 0x00000004;
         onChanged();
+      }
+      if (other.hasExitCode()) {
+        setExitCode(other.getExitCode());
+      }
+      if (other.getDurationMs() != 0L) {
+        setDurationMs(other.getDurationMs());
+      }
+      if (!other.getObservation().isEmpty()) {
+        observation_ = other.observation_;
+        bitField0_ |= 0x00000020;
+        onChanged();
+      }
+      if (!other.getReason().isEmpty()) {
+        reason_ = other.reason_;
+        bitField0_ |= 0x00000040;
+        onChanged();
+      }
+      if (!other.getStdoutSha256().isEmpty()) {
+        stdoutSha256_ = other.stdoutSha256_;
+        bitField0_ |= 0x00000080;
+        onChanged();
+      }
+      if (other.getStdoutBytes() != 0L) {
+        setStdoutBytes(other.getStdoutBytes());
+      }
+      if (!other.getStderrSha256().isEmpty()) {
+        stderrSha256_ = other.stderrSha256_;
+        bitField0_ |= 0x00000200;
+        onChanged();
+      }
+      if (other.getStderrBytes() != 0L) {
+        setStderrBytes(other.getStderrBytes());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -494,6 +918,46 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000004;
               break;
             } // case 26
+            case 32: {
+              exitCode_ = input.readInt32();
+              bitField0_ |= 0x00000008;
+              break;
+            } // case 32
+            case 40: {
+              durationMs_ = input.readInt64();
+              bitField0_ |= 0x00000010;
+              break;
+            } // case 40
+            case 50: {
+              observation_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000020;
+              break;
+            } // case 50
+            case 58: {
+              reason_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000040;
+              break;
+            } // case 58
+            case 66: {
+              stdoutSha256_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000080;
+              break;
+            } // case 66
+            case 72: {
+              stdoutBytes_ = input.readInt64();
+              bitField0_ |= 0x00000100;
+              break;
+            } // case 72
+            case 82: {
+              stderrSha256_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000200;
+              break;
+            } // case 82
+            case 88: {
+              stderrBytes_ = input.readInt64();
+              bitField0_ |= 0x00000400;
+              break;
+            } // case 88
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -735,6 +1199,562 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       summary_ = value;
       bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+
+    private int exitCode_ ;
+    /**
+     * <pre>
+     * Its exit code, when it exited (unset when it did not start or its end is uncertain).
+     * </pre>
+     *
+     * <code>optional int32 exit_code = 4 [json_name = "exitCode"];</code>
+     * @return Whether the exitCode field is set.
+     */
+    @java.lang.Override
+    public boolean hasExitCode() {
+      return ((bitField0_ & 0x00000008) != 0);
+    }
+    /**
+     * <pre>
+     * Its exit code, when it exited (unset when it did not start or its end is uncertain).
+     * </pre>
+     *
+     * <code>optional int32 exit_code = 4 [json_name = "exitCode"];</code>
+     * @return The exitCode.
+     */
+    @java.lang.Override
+    public int getExitCode() {
+      return exitCode_;
+    }
+    /**
+     * <pre>
+     * Its exit code, when it exited (unset when it did not start or its end is uncertain).
+     * </pre>
+     *
+     * <code>optional int32 exit_code = 4 [json_name = "exitCode"];</code>
+     * @param value The exitCode to set.
+     * @return This builder for chaining.
+     */
+    public Builder setExitCode(int value) {
+
+      exitCode_ = value;
+      bitField0_ |= 0x00000008;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Its exit code, when it exited (unset when it did not start or its end is uncertain).
+     * </pre>
+     *
+     * <code>optional int32 exit_code = 4 [json_name = "exitCode"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearExitCode() {
+      bitField0_ = (bitField0_ & ~0x00000008);
+      exitCode_ = 0;
+      onChanged();
+      return this;
+    }
+
+    private long durationMs_ ;
+    /**
+     * <pre>
+     * How long it ran, in milliseconds.
+     * </pre>
+     *
+     * <code>int64 duration_ms = 5 [json_name = "durationMs"];</code>
+     * @return The durationMs.
+     */
+    @java.lang.Override
+    public long getDurationMs() {
+      return durationMs_;
+    }
+    /**
+     * <pre>
+     * How long it ran, in milliseconds.
+     * </pre>
+     *
+     * <code>int64 duration_ms = 5 [json_name = "durationMs"];</code>
+     * @param value The durationMs to set.
+     * @return This builder for chaining.
+     */
+    public Builder setDurationMs(long value) {
+
+      durationMs_ = value;
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How long it ran, in milliseconds.
+     * </pre>
+     *
+     * <code>int64 duration_ms = 5 [json_name = "durationMs"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearDurationMs() {
+      bitField0_ = (bitField0_ & ~0x00000010);
+      durationMs_ = 0L;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object observation_ = "";
+    /**
+     * <pre>
+     * `complete`, `no-start` or `uncertain`.
+     * </pre>
+     *
+     * <code>string observation = 6 [json_name = "observation"];</code>
+     * @return The observation.
+     */
+    public java.lang.String getObservation() {
+      java.lang.Object ref = observation_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        observation_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * `complete`, `no-start` or `uncertain`.
+     * </pre>
+     *
+     * <code>string observation = 6 [json_name = "observation"];</code>
+     * @return The bytes for observation.
+     */
+    public com.google.protobuf.ByteString
+        getObservationBytes() {
+      java.lang.Object ref = observation_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        observation_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * `complete`, `no-start` or `uncertain`.
+     * </pre>
+     *
+     * <code>string observation = 6 [json_name = "observation"];</code>
+     * @param value The observation to set.
+     * @return This builder for chaining.
+     */
+    public Builder setObservation(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      observation_ = value;
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * `complete`, `no-start` or `uncertain`.
+     * </pre>
+     *
+     * <code>string observation = 6 [json_name = "observation"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearObservation() {
+      observation_ = getDefaultInstance().getObservation();
+      bitField0_ = (bitField0_ & ~0x00000020);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * `complete`, `no-start` or `uncertain`.
+     * </pre>
+     *
+     * <code>string observation = 6 [json_name = "observation"];</code>
+     * @param value The bytes for observation to set.
+     * @return This builder for chaining.
+     */
+    public Builder setObservationBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      observation_ = value;
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object reason_ = "";
+    /**
+     * <pre>
+     * Why it did not start or is uncertain (`timeout`, `lost-close`, `refused`, …); empty when complete.
+     * </pre>
+     *
+     * <code>string reason = 7 [json_name = "reason"];</code>
+     * @return The reason.
+     */
+    public java.lang.String getReason() {
+      java.lang.Object ref = reason_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        reason_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Why it did not start or is uncertain (`timeout`, `lost-close`, `refused`, …); empty when complete.
+     * </pre>
+     *
+     * <code>string reason = 7 [json_name = "reason"];</code>
+     * @return The bytes for reason.
+     */
+    public com.google.protobuf.ByteString
+        getReasonBytes() {
+      java.lang.Object ref = reason_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        reason_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Why it did not start or is uncertain (`timeout`, `lost-close`, `refused`, …); empty when complete.
+     * </pre>
+     *
+     * <code>string reason = 7 [json_name = "reason"];</code>
+     * @param value The reason to set.
+     * @return This builder for chaining.
+     */
+    public Builder setReason(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      reason_ = value;
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Why it did not start or is uncertain (`timeout`, `lost-close`, `refused`, …); empty when complete.
+     * </pre>
+     *
+     * <code>string reason = 7 [json_name = "reason"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearReason() {
+      reason_ = getDefaultInstance().getReason();
+      bitField0_ = (bitField0_ & ~0x00000040);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Why it did not start or is uncertain (`timeout`, `lost-close`, `refused`, …); empty when complete.
+     * </pre>
+     *
+     * <code>string reason = 7 [json_name = "reason"];</code>
+     * @param value The bytes for reason to set.
+     * @return This builder for chaining.
+     */
+    public Builder setReasonBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      reason_ = value;
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object stdoutSha256_ = "";
+    /**
+     * <pre>
+     * SHA-256 hex of its standard output (never the output).
+     * </pre>
+     *
+     * <code>string stdout_sha256 = 8 [json_name = "stdoutSha256"];</code>
+     * @return The stdoutSha256.
+     */
+    public java.lang.String getStdoutSha256() {
+      java.lang.Object ref = stdoutSha256_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        stdoutSha256_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * SHA-256 hex of its standard output (never the output).
+     * </pre>
+     *
+     * <code>string stdout_sha256 = 8 [json_name = "stdoutSha256"];</code>
+     * @return The bytes for stdoutSha256.
+     */
+    public com.google.protobuf.ByteString
+        getStdoutSha256Bytes() {
+      java.lang.Object ref = stdoutSha256_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        stdoutSha256_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * SHA-256 hex of its standard output (never the output).
+     * </pre>
+     *
+     * <code>string stdout_sha256 = 8 [json_name = "stdoutSha256"];</code>
+     * @param value The stdoutSha256 to set.
+     * @return This builder for chaining.
+     */
+    public Builder setStdoutSha256(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      stdoutSha256_ = value;
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * SHA-256 hex of its standard output (never the output).
+     * </pre>
+     *
+     * <code>string stdout_sha256 = 8 [json_name = "stdoutSha256"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearStdoutSha256() {
+      stdoutSha256_ = getDefaultInstance().getStdoutSha256();
+      bitField0_ = (bitField0_ & ~0x00000080);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * SHA-256 hex of its standard output (never the output).
+     * </pre>
+     *
+     * <code>string stdout_sha256 = 8 [json_name = "stdoutSha256"];</code>
+     * @param value The bytes for stdoutSha256 to set.
+     * @return This builder for chaining.
+     */
+    public Builder setStdoutSha256Bytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      stdoutSha256_ = value;
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+
+    private long stdoutBytes_ ;
+    /**
+     * <pre>
+     * Bytes of standard output.
+     * </pre>
+     *
+     * <code>int64 stdout_bytes = 9 [json_name = "stdoutBytes"];</code>
+     * @return The stdoutBytes.
+     */
+    @java.lang.Override
+    public long getStdoutBytes() {
+      return stdoutBytes_;
+    }
+    /**
+     * <pre>
+     * Bytes of standard output.
+     * </pre>
+     *
+     * <code>int64 stdout_bytes = 9 [json_name = "stdoutBytes"];</code>
+     * @param value The stdoutBytes to set.
+     * @return This builder for chaining.
+     */
+    public Builder setStdoutBytes(long value) {
+
+      stdoutBytes_ = value;
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Bytes of standard output.
+     * </pre>
+     *
+     * <code>int64 stdout_bytes = 9 [json_name = "stdoutBytes"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearStdoutBytes() {
+      bitField0_ = (bitField0_ & ~0x00000100);
+      stdoutBytes_ = 0L;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object stderrSha256_ = "";
+    /**
+     * <pre>
+     * SHA-256 hex of its standard error.
+     * </pre>
+     *
+     * <code>string stderr_sha256 = 10 [json_name = "stderrSha256"];</code>
+     * @return The stderrSha256.
+     */
+    public java.lang.String getStderrSha256() {
+      java.lang.Object ref = stderrSha256_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        stderrSha256_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * SHA-256 hex of its standard error.
+     * </pre>
+     *
+     * <code>string stderr_sha256 = 10 [json_name = "stderrSha256"];</code>
+     * @return The bytes for stderrSha256.
+     */
+    public com.google.protobuf.ByteString
+        getStderrSha256Bytes() {
+      java.lang.Object ref = stderrSha256_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        stderrSha256_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * SHA-256 hex of its standard error.
+     * </pre>
+     *
+     * <code>string stderr_sha256 = 10 [json_name = "stderrSha256"];</code>
+     * @param value The stderrSha256 to set.
+     * @return This builder for chaining.
+     */
+    public Builder setStderrSha256(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      stderrSha256_ = value;
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * SHA-256 hex of its standard error.
+     * </pre>
+     *
+     * <code>string stderr_sha256 = 10 [json_name = "stderrSha256"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearStderrSha256() {
+      stderrSha256_ = getDefaultInstance().getStderrSha256();
+      bitField0_ = (bitField0_ & ~0x00000200);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * SHA-256 hex of its standard error.
+     * </pre>
+     *
+     * <code>string stderr_sha256 = 10 [json_name = "stderrSha256"];</code>
+     * @param value The bytes for stderrSha256 to set.
+     * @return This builder for chaining.
+     */
+    public Builder setStderrSha256Bytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      stderrSha256_ = value;
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+
+    private long stderrBytes_ ;
+    /**
+     * <pre>
+     * Bytes of standard error.
+     * </pre>
+     *
+     * <code>int64 stderr_bytes = 11 [json_name = "stderrBytes"];</code>
+     * @return The stderrBytes.
+     */
+    @java.lang.Override
+    public long getStderrBytes() {
+      return stderrBytes_;
+    }
+    /**
+     * <pre>
+     * Bytes of standard error.
+     * </pre>
+     *
+     * <code>int64 stderr_bytes = 11 [json_name = "stderrBytes"];</code>
+     * @param value The stderrBytes to set.
+     * @return This builder for chaining.
+     */
+    public Builder setStderrBytes(long value) {
+
+      stderrBytes_ = value;
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Bytes of standard error.
+     * </pre>
+     *
+     * <code>int64 stderr_bytes = 11 [json_name = "stderrBytes"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearStderrBytes() {
+      bitField0_ = (bitField0_ & ~0x00000400);
+      stderrBytes_ = 0L;
       onChanged();
       return this;
     }

@@ -59,4 +59,133 @@ public interface GateCheckOrBuilder extends
    */
   com.google.protobuf.ByteString
       getSummaryBytes();
+
+  /**
+   * <pre>
+   * Its exit code, when it exited (unset when it did not start or its end is uncertain).
+   * </pre>
+   *
+   * <code>optional int32 exit_code = 4 [json_name = "exitCode"];</code>
+   * @return Whether the exitCode field is set.
+   */
+  boolean hasExitCode();
+  /**
+   * <pre>
+   * Its exit code, when it exited (unset when it did not start or its end is uncertain).
+   * </pre>
+   *
+   * <code>optional int32 exit_code = 4 [json_name = "exitCode"];</code>
+   * @return The exitCode.
+   */
+  int getExitCode();
+
+  /**
+   * <pre>
+   * How long it ran, in milliseconds.
+   * </pre>
+   *
+   * <code>int64 duration_ms = 5 [json_name = "durationMs"];</code>
+   * @return The durationMs.
+   */
+  long getDurationMs();
+
+  /**
+   * <pre>
+   * `complete`, `no-start` or `uncertain`.
+   * </pre>
+   *
+   * <code>string observation = 6 [json_name = "observation"];</code>
+   * @return The observation.
+   */
+  java.lang.String getObservation();
+  /**
+   * <pre>
+   * `complete`, `no-start` or `uncertain`.
+   * </pre>
+   *
+   * <code>string observation = 6 [json_name = "observation"];</code>
+   * @return The bytes for observation.
+   */
+  com.google.protobuf.ByteString
+      getObservationBytes();
+
+  /**
+   * <pre>
+   * Why it did not start or is uncertain (`timeout`, `lost-close`, `refused`, …); empty when complete.
+   * </pre>
+   *
+   * <code>string reason = 7 [json_name = "reason"];</code>
+   * @return The reason.
+   */
+  java.lang.String getReason();
+  /**
+   * <pre>
+   * Why it did not start or is uncertain (`timeout`, `lost-close`, `refused`, …); empty when complete.
+   * </pre>
+   *
+   * <code>string reason = 7 [json_name = "reason"];</code>
+   * @return The bytes for reason.
+   */
+  com.google.protobuf.ByteString
+      getReasonBytes();
+
+  /**
+   * <pre>
+   * SHA-256 hex of its standard output (never the output).
+   * </pre>
+   *
+   * <code>string stdout_sha256 = 8 [json_name = "stdoutSha256"];</code>
+   * @return The stdoutSha256.
+   */
+  java.lang.String getStdoutSha256();
+  /**
+   * <pre>
+   * SHA-256 hex of its standard output (never the output).
+   * </pre>
+   *
+   * <code>string stdout_sha256 = 8 [json_name = "stdoutSha256"];</code>
+   * @return The bytes for stdoutSha256.
+   */
+  com.google.protobuf.ByteString
+      getStdoutSha256Bytes();
+
+  /**
+   * <pre>
+   * Bytes of standard output.
+   * </pre>
+   *
+   * <code>int64 stdout_bytes = 9 [json_name = "stdoutBytes"];</code>
+   * @return The stdoutBytes.
+   */
+  long getStdoutBytes();
+
+  /**
+   * <pre>
+   * SHA-256 hex of its standard error.
+   * </pre>
+   *
+   * <code>string stderr_sha256 = 10 [json_name = "stderrSha256"];</code>
+   * @return The stderrSha256.
+   */
+  java.lang.String getStderrSha256();
+  /**
+   * <pre>
+   * SHA-256 hex of its standard error.
+   * </pre>
+   *
+   * <code>string stderr_sha256 = 10 [json_name = "stderrSha256"];</code>
+   * @return The bytes for stderrSha256.
+   */
+  com.google.protobuf.ByteString
+      getStderrSha256Bytes();
+
+  /**
+   * <pre>
+   * Bytes of standard error.
+   * </pre>
+   *
+   * <code>int64 stderr_bytes = 11 [json_name = "stderrBytes"];</code>
+   * @return The stderrBytes.
+   */
+  long getStderrBytes();
 }

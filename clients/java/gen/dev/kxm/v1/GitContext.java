@@ -35,6 +35,7 @@ private static final long serialVersionUID = 0L;
     branch_ = "";
     baseCommit_ = "";
     workingDirectory_ = "";
+    repository_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -196,6 +197,53 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int REPOSITORY_FIELD_NUMBER = 4;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object repository_ = "";
+  /**
+   * <pre>
+   * The repository (a URL or a path the worker can clone), when the run names one.
+   * </pre>
+   *
+   * <code>string repository = 4 [json_name = "repository"];</code>
+   * @return The repository.
+   */
+  @java.lang.Override
+  public java.lang.String getRepository() {
+    java.lang.Object ref = repository_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      repository_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The repository (a URL or a path the worker can clone), when the run names one.
+   * </pre>
+   *
+   * <code>string repository = 4 [json_name = "repository"];</code>
+   * @return The bytes for repository.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getRepositoryBytes() {
+    java.lang.Object ref = repository_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      repository_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -219,6 +267,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(workingDirectory_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 3, workingDirectory_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(repository_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 4, repository_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -231,6 +282,9 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(workingDirectory_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(3, workingDirectory_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(repository_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(4, repository_);
     }
     return size;
   }
@@ -262,6 +316,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getBaseCommit())) return false;
     if (!getWorkingDirectory()
         .equals(other.getWorkingDirectory())) return false;
+    if (!getRepository()
+        .equals(other.getRepository())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -279,6 +335,8 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getBaseCommit().hashCode();
     hash = (37 * hash) + WORKING_DIRECTORY_FIELD_NUMBER;
     hash = (53 * hash) + getWorkingDirectory().hashCode();
+    hash = (37 * hash) + REPOSITORY_FIELD_NUMBER;
+    hash = (53 * hash) + getRepository().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -417,6 +475,7 @@ private static final long serialVersionUID = 0L;
       branch_ = "";
       baseCommit_ = "";
       workingDirectory_ = "";
+      repository_ = "";
       return this;
     }
 
@@ -459,6 +518,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000004) != 0)) {
         result.workingDirectory_ = workingDirectory_;
       }
+      if (((from_bitField0_ & 0x00000008) != 0)) {
+        result.repository_ = repository_;
+      }
     }
 
     @java.lang.Override
@@ -486,6 +548,11 @@ private static final long serialVersionUID = 0L;
       if (!other.getWorkingDirectory().isEmpty()) {
         workingDirectory_ = other.workingDirectory_;
         bitField0_ |= 0x00000004;
+        onChanged();
+      }
+      if (!other.getRepository().isEmpty()) {
+        repository_ = other.repository_;
+        bitField0_ |= 0x00000008;
         onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
@@ -527,6 +594,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000004;
               break;
             } // case 26
+            case 34: {
+              repository_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000008;
+              break;
+            } // case 34
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -816,6 +888,98 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       workingDirectory_ = value;
       bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object repository_ = "";
+    /**
+     * <pre>
+     * The repository (a URL or a path the worker can clone), when the run names one.
+     * </pre>
+     *
+     * <code>string repository = 4 [json_name = "repository"];</code>
+     * @return The repository.
+     */
+    public java.lang.String getRepository() {
+      java.lang.Object ref = repository_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        repository_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The repository (a URL or a path the worker can clone), when the run names one.
+     * </pre>
+     *
+     * <code>string repository = 4 [json_name = "repository"];</code>
+     * @return The bytes for repository.
+     */
+    public com.google.protobuf.ByteString
+        getRepositoryBytes() {
+      java.lang.Object ref = repository_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        repository_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The repository (a URL or a path the worker can clone), when the run names one.
+     * </pre>
+     *
+     * <code>string repository = 4 [json_name = "repository"];</code>
+     * @param value The repository to set.
+     * @return This builder for chaining.
+     */
+    public Builder setRepository(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      repository_ = value;
+      bitField0_ |= 0x00000008;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The repository (a URL or a path the worker can clone), when the run names one.
+     * </pre>
+     *
+     * <code>string repository = 4 [json_name = "repository"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearRepository() {
+      repository_ = getDefaultInstance().getRepository();
+      bitField0_ = (bitField0_ & ~0x00000008);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The repository (a URL or a path the worker can clone), when the run names one.
+     * </pre>
+     *
+     * <code>string repository = 4 [json_name = "repository"];</code>
+     * @param value The bytes for repository to set.
+     * @return This builder for chaining.
+     */
+    public Builder setRepositoryBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      repository_ = value;
+      bitField0_ |= 0x00000008;
       onChanged();
       return this;
     }

@@ -69,4 +69,24 @@ public interface GitContextOrBuilder extends
    */
   com.google.protobuf.ByteString
       getWorkingDirectoryBytes();
+
+  /**
+   * <pre>
+   * The repository (a URL or a path the worker can clone), when the run names one.
+   * </pre>
+   *
+   * <code>string repository = 4 [json_name = "repository"];</code>
+   * @return The repository.
+   */
+  java.lang.String getRepository();
+  /**
+   * <pre>
+   * The repository (a URL or a path the worker can clone), when the run names one.
+   * </pre>
+   *
+   * <code>string repository = 4 [json_name = "repository"];</code>
+   * @return The bytes for repository.
+   */
+  com.google.protobuf.ByteString
+      getRepositoryBytes();
 }

@@ -284,6 +284,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long, ttl or wait out of range.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_HELD): another agent holds a live lease (after the wait, if any);
      *   metadata: name, holderAgentId, holderAgentName, expireTime, fencingToken.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void acquireLease(dev.kxm.v1.AcquireLeaseRequest request,
@@ -300,6 +301,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): the name was never leased in the project.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the lease lapsed; re-acquire it.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void renewLease(dev.kxm.v1.RenewLeaseRequest request,
@@ -315,6 +317,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_LEASE_TOKEN_REQUIRED): bad name, or no token.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void releaseLease(dev.kxm.v1.ReleaseLeaseRequest request,
@@ -329,6 +332,7 @@ public final class LeaseServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void getLease(dev.kxm.v1.GetLeaseRequest request,
@@ -342,6 +346,7 @@ public final class LeaseServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void listLeases(dev.kxm.v1.ListLeasesRequest request,
@@ -358,6 +363,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): a newer token was granted; metadata: name, fencingToken, presentedToken.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the token is the latest but its lease lapsed.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void checkFence(dev.kxm.v1.CheckFenceRequest request,
@@ -416,6 +422,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long, ttl or wait out of range.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_HELD): another agent holds a live lease (after the wait, if any);
      *   metadata: name, holderAgentId, holderAgentName, expireTime, fencingToken.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void acquireLease(dev.kxm.v1.AcquireLeaseRequest request,
@@ -433,6 +440,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): the name was never leased in the project.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the lease lapsed; re-acquire it.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void renewLease(dev.kxm.v1.RenewLeaseRequest request,
@@ -449,6 +457,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_LEASE_TOKEN_REQUIRED): bad name, or no token.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void releaseLease(dev.kxm.v1.ReleaseLeaseRequest request,
@@ -464,6 +473,7 @@ public final class LeaseServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void getLease(dev.kxm.v1.GetLeaseRequest request,
@@ -478,6 +488,7 @@ public final class LeaseServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void listLeases(dev.kxm.v1.ListLeasesRequest request,
@@ -495,6 +506,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): a newer token was granted; metadata: name, fencingToken, presentedToken.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the token is the latest but its lease lapsed.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void checkFence(dev.kxm.v1.CheckFenceRequest request,
@@ -536,6 +548,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long, ttl or wait out of range.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_HELD): another agent holds a live lease (after the wait, if any);
      *   metadata: name, holderAgentId, holderAgentName, expireTime, fencingToken.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.AcquireLeaseResponse acquireLease(dev.kxm.v1.AcquireLeaseRequest request) throws io.grpc.StatusException {
@@ -552,6 +565,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): the name was never leased in the project.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the lease lapsed; re-acquire it.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.RenewLeaseResponse renewLease(dev.kxm.v1.RenewLeaseRequest request) throws io.grpc.StatusException {
@@ -567,6 +581,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_LEASE_TOKEN_REQUIRED): bad name, or no token.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.ReleaseLeaseResponse releaseLease(dev.kxm.v1.ReleaseLeaseRequest request) throws io.grpc.StatusException {
@@ -581,6 +596,7 @@ public final class LeaseServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.GetLeaseResponse getLease(dev.kxm.v1.GetLeaseRequest request) throws io.grpc.StatusException {
@@ -594,6 +610,7 @@ public final class LeaseServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.ListLeasesResponse listLeases(dev.kxm.v1.ListLeasesRequest request) throws io.grpc.StatusException {
@@ -610,6 +627,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): a newer token was granted; metadata: name, fencingToken, presentedToken.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the token is the latest but its lease lapsed.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.CheckFenceResponse checkFence(dev.kxm.v1.CheckFenceRequest request) throws io.grpc.StatusException {
@@ -650,6 +668,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long, ttl or wait out of range.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_HELD): another agent holds a live lease (after the wait, if any);
      *   metadata: name, holderAgentId, holderAgentName, expireTime, fencingToken.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.AcquireLeaseResponse acquireLease(dev.kxm.v1.AcquireLeaseRequest request) {
@@ -666,6 +685,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): the name was never leased in the project.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the lease lapsed; re-acquire it.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.RenewLeaseResponse renewLease(dev.kxm.v1.RenewLeaseRequest request) {
@@ -681,6 +701,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_LEASE_TOKEN_REQUIRED): bad name, or no token.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.ReleaseLeaseResponse releaseLease(dev.kxm.v1.ReleaseLeaseRequest request) {
@@ -695,6 +716,7 @@ public final class LeaseServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.GetLeaseResponse getLease(dev.kxm.v1.GetLeaseRequest request) {
@@ -708,6 +730,7 @@ public final class LeaseServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.ListLeasesResponse listLeases(dev.kxm.v1.ListLeasesRequest request) {
@@ -724,6 +747,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): a newer token was granted; metadata: name, fencingToken, presentedToken.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the token is the latest but its lease lapsed.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.CheckFenceResponse checkFence(dev.kxm.v1.CheckFenceRequest request) {
@@ -764,6 +788,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long, ttl or wait out of range.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_HELD): another agent holds a live lease (after the wait, if any);
      *   metadata: name, holderAgentId, holderAgentName, expireTime, fencingToken.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.AcquireLeaseResponse> acquireLease(
@@ -781,6 +806,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): the name was never leased in the project.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the lease lapsed; re-acquire it.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RenewLeaseResponse> renewLease(
@@ -797,6 +823,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_LEASE_TOKEN_REQUIRED): bad name, or no token.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ReleaseLeaseResponse> releaseLease(
@@ -812,6 +839,7 @@ public final class LeaseServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetLeaseResponse> getLease(
@@ -826,6 +854,7 @@ public final class LeaseServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListLeasesResponse> listLeases(
@@ -843,6 +872,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): a newer token was granted; metadata: name, fencingToken, presentedToken.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the token is the latest but its lease lapsed.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.CheckFenceResponse> checkFence(

@@ -389,6 +389,8 @@ public final class MessageServiceGrpc {
      *   correlation_id names another run.
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
      *   allow_offline and the TTL included); checked before the target is resolved.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     default void sendMessage(dev.kxm.v1.SendMessageRequest request,
@@ -404,6 +406,7 @@ public final class MessageServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or too long.
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void getMessage(dev.kxm.v1.GetMessageRequest request,
@@ -420,6 +423,7 @@ public final class MessageServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the sender.
      * - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was replied to or expired.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void cancelMessage(dev.kxm.v1.CancelMessageRequest request,
@@ -438,6 +442,7 @@ public final class MessageServiceGrpc {
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the recipient.
      * - FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has another reply.
      * - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was cancelled or expired.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void replyToMessage(dev.kxm.v1.ReplyToMessageRequest request,
@@ -469,6 +474,7 @@ public final class MessageServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void listInbox(dev.kxm.v1.ListInboxRequest request,
@@ -486,6 +492,7 @@ public final class MessageServiceGrpc {
      *   deprecated name timeout are both set to different values.
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void waitMessage(dev.kxm.v1.WaitMessageRequest request,
@@ -513,6 +520,8 @@ public final class MessageServiceGrpc {
      *   peer policy for the requirement.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
      *   correlation_id names another run.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     default void fanoutMessages(dev.kxm.v1.FanoutMessagesRequest request,
@@ -602,6 +611,8 @@ public final class MessageServiceGrpc {
      *   correlation_id names another run.
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
      *   allow_offline and the TTL included); checked before the target is resolved.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public void sendMessage(dev.kxm.v1.SendMessageRequest request,
@@ -618,6 +629,7 @@ public final class MessageServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or too long.
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void getMessage(dev.kxm.v1.GetMessageRequest request,
@@ -635,6 +647,7 @@ public final class MessageServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the sender.
      * - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was replied to or expired.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void cancelMessage(dev.kxm.v1.CancelMessageRequest request,
@@ -654,6 +667,7 @@ public final class MessageServiceGrpc {
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the recipient.
      * - FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has another reply.
      * - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was cancelled or expired.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void replyToMessage(dev.kxm.v1.ReplyToMessageRequest request,
@@ -687,6 +701,7 @@ public final class MessageServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void listInbox(dev.kxm.v1.ListInboxRequest request,
@@ -705,6 +720,7 @@ public final class MessageServiceGrpc {
      *   deprecated name timeout are both set to different values.
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void waitMessage(dev.kxm.v1.WaitMessageRequest request,
@@ -733,6 +749,8 @@ public final class MessageServiceGrpc {
      *   peer policy for the requirement.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
      *   correlation_id names another run.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public void fanoutMessages(dev.kxm.v1.FanoutMessagesRequest request,
@@ -808,6 +826,8 @@ public final class MessageServiceGrpc {
      *   correlation_id names another run.
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
      *   allow_offline and the TTL included); checked before the target is resolved.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.SendMessageResponse sendMessage(dev.kxm.v1.SendMessageRequest request) throws io.grpc.StatusException {
@@ -823,6 +843,7 @@ public final class MessageServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or too long.
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.GetMessageResponse getMessage(dev.kxm.v1.GetMessageRequest request) throws io.grpc.StatusException {
@@ -839,6 +860,7 @@ public final class MessageServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the sender.
      * - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was replied to or expired.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.CancelMessageResponse cancelMessage(dev.kxm.v1.CancelMessageRequest request) throws io.grpc.StatusException {
@@ -857,6 +879,7 @@ public final class MessageServiceGrpc {
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the recipient.
      * - FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has another reply.
      * - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was cancelled or expired.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.ReplyToMessageResponse replyToMessage(dev.kxm.v1.ReplyToMessageRequest request) throws io.grpc.StatusException {
@@ -888,6 +911,7 @@ public final class MessageServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.ListInboxResponse listInbox(dev.kxm.v1.ListInboxRequest request) throws io.grpc.StatusException {
@@ -905,6 +929,7 @@ public final class MessageServiceGrpc {
      *   deprecated name timeout are both set to different values.
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.WaitMessageResponse waitMessage(dev.kxm.v1.WaitMessageRequest request) throws io.grpc.StatusException {
@@ -932,6 +957,8 @@ public final class MessageServiceGrpc {
      *   peer policy for the requirement.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
      *   correlation_id names another run.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.FanoutMessagesResponse fanoutMessages(dev.kxm.v1.FanoutMessagesRequest request) throws io.grpc.StatusException {
@@ -1007,6 +1034,8 @@ public final class MessageServiceGrpc {
      *   correlation_id names another run.
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
      *   allow_offline and the TTL included); checked before the target is resolved.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.SendMessageResponse sendMessage(dev.kxm.v1.SendMessageRequest request) {
@@ -1022,6 +1051,7 @@ public final class MessageServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or too long.
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.GetMessageResponse getMessage(dev.kxm.v1.GetMessageRequest request) {
@@ -1038,6 +1068,7 @@ public final class MessageServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the sender.
      * - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was replied to or expired.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.CancelMessageResponse cancelMessage(dev.kxm.v1.CancelMessageRequest request) {
@@ -1056,6 +1087,7 @@ public final class MessageServiceGrpc {
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the recipient.
      * - FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has another reply.
      * - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was cancelled or expired.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.ReplyToMessageResponse replyToMessage(dev.kxm.v1.ReplyToMessageRequest request) {
@@ -1087,6 +1119,7 @@ public final class MessageServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.ListInboxResponse listInbox(dev.kxm.v1.ListInboxRequest request) {
@@ -1104,6 +1137,7 @@ public final class MessageServiceGrpc {
      *   deprecated name timeout are both set to different values.
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.WaitMessageResponse waitMessage(dev.kxm.v1.WaitMessageRequest request) {
@@ -1131,6 +1165,8 @@ public final class MessageServiceGrpc {
      *   peer policy for the requirement.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
      *   correlation_id names another run.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.FanoutMessagesResponse fanoutMessages(dev.kxm.v1.FanoutMessagesRequest request) {
@@ -1205,6 +1241,8 @@ public final class MessageServiceGrpc {
      *   correlation_id names another run.
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
      *   allow_offline and the TTL included); checked before the target is resolved.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.SendMessageResponse> sendMessage(
@@ -1221,6 +1259,7 @@ public final class MessageServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or too long.
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetMessageResponse> getMessage(
@@ -1238,6 +1277,7 @@ public final class MessageServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the sender.
      * - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was replied to or expired.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.CancelMessageResponse> cancelMessage(
@@ -1257,6 +1297,7 @@ public final class MessageServiceGrpc {
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the recipient.
      * - FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has another reply.
      * - FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was cancelled or expired.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ReplyToMessageResponse> replyToMessage(
@@ -1290,6 +1331,7 @@ public final class MessageServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListInboxResponse> listInbox(
@@ -1308,6 +1350,7 @@ public final class MessageServiceGrpc {
      *   deprecated name timeout are both set to different values.
      * - NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
      * - PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.WaitMessageResponse> waitMessage(
@@ -1336,6 +1379,8 @@ public final class MessageServiceGrpc {
      *   peer policy for the requirement.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
      *   correlation_id names another run.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.FanoutMessagesResponse> fanoutMessages(

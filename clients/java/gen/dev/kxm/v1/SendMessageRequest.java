@@ -451,7 +451,7 @@ private static final long serialVersionUID = 0L;
    *
    * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
    * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
-   *     See kxm/v1/message_service.proto;l=235
+   *     See kxm/v1/message_service.proto;l=244
    * @return Whether the replyWait field is set.
    */
   @java.lang.Override
@@ -466,7 +466,7 @@ private static final long serialVersionUID = 0L;
    *
    * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
    * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
-   *     See kxm/v1/message_service.proto;l=235
+   *     See kxm/v1/message_service.proto;l=244
    * @return The replyWait.
    */
   @java.lang.Override
@@ -2162,7 +2162,7 @@ private static final long serialVersionUID = 0L;
      *
      * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
      * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
-     *     See kxm/v1/message_service.proto;l=235
+     *     See kxm/v1/message_service.proto;l=244
      * @return Whether the replyWait field is set.
      */
     @java.lang.Deprecated public boolean hasReplyWait() {
@@ -2176,7 +2176,7 @@ private static final long serialVersionUID = 0L;
      *
      * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
      * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
-     *     See kxm/v1/message_service.proto;l=235
+     *     See kxm/v1/message_service.proto;l=244
      * @return The replyWait.
      */
     @java.lang.Deprecated public com.google.protobuf.Duration getReplyWait() {

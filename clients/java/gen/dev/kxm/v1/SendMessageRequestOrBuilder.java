@@ -221,7 +221,7 @@ public interface SendMessageRequestOrBuilder extends
    *
    * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
    * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
-   *     See kxm/v1/message_service.proto;l=235
+   *     See kxm/v1/message_service.proto;l=244
    * @return Whether the replyWait field is set.
    */
   @java.lang.Deprecated boolean hasReplyWait();
@@ -233,7 +233,7 @@ public interface SendMessageRequestOrBuilder extends
    *
    * <code>.google.protobuf.Duration reply_wait = 12 [json_name = "replyWait", deprecated = true];</code>
    * @deprecated kxm.v1.SendMessageRequest.reply_wait is deprecated.
-   *     See kxm/v1/message_service.proto;l=235
+   *     See kxm/v1/message_service.proto;l=244
    * @return The replyWait.
    */
   @java.lang.Deprecated com.google.protobuf.Duration getReplyWait();

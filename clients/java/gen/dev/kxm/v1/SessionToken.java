@@ -7,7 +7,11 @@ package dev.kxm.v1;
 
 /**
  * <pre>
- * SessionToken scopes an agent session (`kxm.session-token.v1`); the hub signs it.
+ * SessionToken is what a session token says (`kxm.session-token.v1`), and the hub's record of it.
+ *
+ * An operator mints one for an agent (AdminService.MintSessionToken); the hub signs it (the token string `kxmst1.…`)
+ * and keeps these facts, never the token. While it is in force, agents of that name must present it on every call of
+ * a tool, and its policy decides which tools they may call (docs/tool-policy.md).
  * </pre>
  *
  * Protobuf type {@code kxm.v1.SessionToken}
@@ -34,6 +38,10 @@ private static final long serialVersionUID = 0L;
   private SessionToken() {
     sessionId_ = "";
     agentName_ = "";
+    project_ = "";
+    agentId_ = "";
+    mintedBy_ = "";
+    keyId_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -60,7 +68,7 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object sessionId_ = "";
   /**
    * <pre>
-   * The session id.
+   * The session id (`ses_…`).
    * </pre>
    *
    * <code>string session_id = 1 [json_name = "sessionId"];</code>
@@ -81,7 +89,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The session id.
+   * The session id (`ses_…`).
    * </pre>
    *
    * <code>string session_id = 1 [json_name = "sessionId"];</code>
@@ -107,7 +115,7 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object agentName_ = "";
   /**
    * <pre>
-   * The agent name the session belongs to.
+   * The name of the agent the session is for, when it was minted (the session binds every agent of that name in the project).
    * </pre>
    *
    * <code>string agent_name = 2 [json_name = "agentName"];</code>
@@ -128,7 +136,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The agent name the session belongs to.
+   * The name of the agent the session is for, when it was minted (the session binds every agent of that name in the project).
    * </pre>
    *
    * <code>string agent_name = 2 [json_name = "agentName"];</code>
@@ -263,6 +271,232 @@ private static final long serialVersionUID = 0L;
     return expireTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : expireTime_;
   }
 
+  public static final int PROJECT_FIELD_NUMBER = 6;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object project_ = "";
+  /**
+   * <pre>
+   * The project.
+   * </pre>
+   *
+   * <code>string project = 6 [json_name = "project"];</code>
+   * @return The project.
+   */
+  @java.lang.Override
+  public java.lang.String getProject() {
+    java.lang.Object ref = project_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      project_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The project.
+   * </pre>
+   *
+   * <code>string project = 6 [json_name = "project"];</code>
+   * @return The bytes for project.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getProjectBytes() {
+    java.lang.Object ref = project_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      project_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int AGENT_ID_FIELD_NUMBER = 7;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object agentId_ = "";
+  /**
+   * <pre>
+   * The id of the agent the token was issued to (only that agent may present it).
+   * </pre>
+   *
+   * <code>string agent_id = 7 [json_name = "agentId"];</code>
+   * @return The agentId.
+   */
+  @java.lang.Override
+  public java.lang.String getAgentId() {
+    java.lang.Object ref = agentId_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      agentId_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The id of the agent the token was issued to (only that agent may present it).
+   * </pre>
+   *
+   * <code>string agent_id = 7 [json_name = "agentId"];</code>
+   * @return The bytes for agentId.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getAgentIdBytes() {
+    java.lang.Object ref = agentId_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      agentId_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int REVOKE_TIME_FIELD_NUMBER = 8;
+  private com.google.protobuf.Timestamp revokeTime_;
+  /**
+   * <pre>
+   * When an operator revoked it; unset while it was not revoked.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp revoke_time = 8 [json_name = "revokeTime"];</code>
+   * @return Whether the revokeTime field is set.
+   */
+  @java.lang.Override
+  public boolean hasRevokeTime() {
+    return ((bitField0_ & 0x00000008) != 0);
+  }
+  /**
+   * <pre>
+   * When an operator revoked it; unset while it was not revoked.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp revoke_time = 8 [json_name = "revokeTime"];</code>
+   * @return The revokeTime.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getRevokeTime() {
+    return revokeTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : revokeTime_;
+  }
+  /**
+   * <pre>
+   * When an operator revoked it; unset while it was not revoked.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp revoke_time = 8 [json_name = "revokeTime"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getRevokeTimeOrBuilder() {
+    return revokeTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : revokeTime_;
+  }
+
+  public static final int MINTED_BY_FIELD_NUMBER = 9;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object mintedBy_ = "";
+  /**
+   * <pre>
+   * The operator who minted it (`admin` for the bootstrap admin).
+   * </pre>
+   *
+   * <code>string minted_by = 9 [json_name = "mintedBy"];</code>
+   * @return The mintedBy.
+   */
+  @java.lang.Override
+  public java.lang.String getMintedBy() {
+    java.lang.Object ref = mintedBy_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      mintedBy_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The operator who minted it (`admin` for the bootstrap admin).
+   * </pre>
+   *
+   * <code>string minted_by = 9 [json_name = "mintedBy"];</code>
+   * @return The bytes for mintedBy.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getMintedByBytes() {
+    java.lang.Object ref = mintedBy_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      mintedBy_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int KEY_ID_FIELD_NUMBER = 10;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object keyId_ = "";
+  /**
+   * <pre>
+   * The id of the hub key that signed it.
+   * </pre>
+   *
+   * <code>string key_id = 10 [json_name = "keyId"];</code>
+   * @return The keyId.
+   */
+  @java.lang.Override
+  public java.lang.String getKeyId() {
+    java.lang.Object ref = keyId_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      keyId_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The id of the hub key that signed it.
+   * </pre>
+   *
+   * <code>string key_id = 10 [json_name = "keyId"];</code>
+   * @return The bytes for keyId.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getKeyIdBytes() {
+    java.lang.Object ref = keyId_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      keyId_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -292,6 +526,21 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000004) != 0)) {
       output.writeMessage(5, getExpireTime());
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(project_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 6, project_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(agentId_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 7, agentId_);
+    }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      output.writeMessage(8, getRevokeTime());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(mintedBy_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 9, mintedBy_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(keyId_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 10, keyId_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -313,6 +562,22 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000004) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(5, getExpireTime());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(project_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(6, project_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(agentId_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(7, agentId_);
+    }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(8, getRevokeTime());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(mintedBy_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(9, mintedBy_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(keyId_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(10, keyId_);
     }
     return size;
   }
@@ -357,6 +622,19 @@ private static final long serialVersionUID = 0L;
       if (!getExpireTime()
           .equals(other.getExpireTime())) return false;
     }
+    if (!getProject()
+        .equals(other.getProject())) return false;
+    if (!getAgentId()
+        .equals(other.getAgentId())) return false;
+    if (hasRevokeTime() != other.hasRevokeTime()) return false;
+    if (hasRevokeTime()) {
+      if (!getRevokeTime()
+          .equals(other.getRevokeTime())) return false;
+    }
+    if (!getMintedBy()
+        .equals(other.getMintedBy())) return false;
+    if (!getKeyId()
+        .equals(other.getKeyId())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -384,6 +662,18 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + EXPIRE_TIME_FIELD_NUMBER;
       hash = (53 * hash) + getExpireTime().hashCode();
     }
+    hash = (37 * hash) + PROJECT_FIELD_NUMBER;
+    hash = (53 * hash) + getProject().hashCode();
+    hash = (37 * hash) + AGENT_ID_FIELD_NUMBER;
+    hash = (53 * hash) + getAgentId().hashCode();
+    if (hasRevokeTime()) {
+      hash = (37 * hash) + REVOKE_TIME_FIELD_NUMBER;
+      hash = (53 * hash) + getRevokeTime().hashCode();
+    }
+    hash = (37 * hash) + MINTED_BY_FIELD_NUMBER;
+    hash = (53 * hash) + getMintedBy().hashCode();
+    hash = (37 * hash) + KEY_ID_FIELD_NUMBER;
+    hash = (53 * hash) + getKeyId().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -483,7 +773,11 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * SessionToken scopes an agent session (`kxm.session-token.v1`); the hub signs it.
+   * SessionToken is what a session token says (`kxm.session-token.v1`), and the hub's record of it.
+   *
+   * An operator mints one for an agent (AdminService.MintSessionToken); the hub signs it (the token string `kxmst1.…`)
+   * and keeps these facts, never the token. While it is in force, agents of that name must present it on every call of
+   * a tool, and its policy decides which tools they may call (docs/tool-policy.md).
    * </pre>
    *
    * Protobuf type {@code kxm.v1.SessionToken}
@@ -521,6 +815,7 @@ private static final long serialVersionUID = 0L;
         internalGetToolPolicyFieldBuilder();
         internalGetIssueTimeFieldBuilder();
         internalGetExpireTimeFieldBuilder();
+        internalGetRevokeTimeFieldBuilder();
       }
     }
     @java.lang.Override
@@ -544,6 +839,15 @@ private static final long serialVersionUID = 0L;
         expireTimeBuilder_.dispose();
         expireTimeBuilder_ = null;
       }
+      project_ = "";
+      agentId_ = "";
+      revokeTime_ = null;
+      if (revokeTimeBuilder_ != null) {
+        revokeTimeBuilder_.dispose();
+        revokeTimeBuilder_ = null;
+      }
+      mintedBy_ = "";
+      keyId_ = "";
       return this;
     }
 
@@ -602,6 +906,24 @@ private static final long serialVersionUID = 0L;
             : expireTimeBuilder_.build();
         to_bitField0_ |= 0x00000004;
       }
+      if (((from_bitField0_ & 0x00000020) != 0)) {
+        result.project_ = project_;
+      }
+      if (((from_bitField0_ & 0x00000040) != 0)) {
+        result.agentId_ = agentId_;
+      }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        result.revokeTime_ = revokeTimeBuilder_ == null
+            ? revokeTime_
+            : revokeTimeBuilder_.build();
+        to_bitField0_ |= 0x00000008;
+      }
+      if (((from_bitField0_ & 0x00000100) != 0)) {
+        result.mintedBy_ = mintedBy_;
+      }
+      if (((from_bitField0_ & 0x00000200) != 0)) {
+        result.keyId_ = keyId_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -635,6 +957,29 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasExpireTime()) {
         mergeExpireTime(other.getExpireTime());
+      }
+      if (!other.getProject().isEmpty()) {
+        project_ = other.project_;
+        bitField0_ |= 0x00000020;
+        onChanged();
+      }
+      if (!other.getAgentId().isEmpty()) {
+        agentId_ = other.agentId_;
+        bitField0_ |= 0x00000040;
+        onChanged();
+      }
+      if (other.hasRevokeTime()) {
+        mergeRevokeTime(other.getRevokeTime());
+      }
+      if (!other.getMintedBy().isEmpty()) {
+        mintedBy_ = other.mintedBy_;
+        bitField0_ |= 0x00000100;
+        onChanged();
+      }
+      if (!other.getKeyId().isEmpty()) {
+        keyId_ = other.keyId_;
+        bitField0_ |= 0x00000200;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -691,6 +1036,33 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000010;
               break;
             } // case 42
+            case 50: {
+              project_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000020;
+              break;
+            } // case 50
+            case 58: {
+              agentId_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000040;
+              break;
+            } // case 58
+            case 66: {
+              input.readMessage(
+                  internalGetRevokeTimeFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000080;
+              break;
+            } // case 66
+            case 74: {
+              mintedBy_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000100;
+              break;
+            } // case 74
+            case 82: {
+              keyId_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000200;
+              break;
+            } // case 82
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -711,7 +1083,7 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object sessionId_ = "";
     /**
      * <pre>
-     * The session id.
+     * The session id (`ses_…`).
      * </pre>
      *
      * <code>string session_id = 1 [json_name = "sessionId"];</code>
@@ -731,7 +1103,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The session id.
+     * The session id (`ses_…`).
      * </pre>
      *
      * <code>string session_id = 1 [json_name = "sessionId"];</code>
@@ -752,7 +1124,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The session id.
+     * The session id (`ses_…`).
      * </pre>
      *
      * <code>string session_id = 1 [json_name = "sessionId"];</code>
@@ -769,7 +1141,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The session id.
+     * The session id (`ses_…`).
      * </pre>
      *
      * <code>string session_id = 1 [json_name = "sessionId"];</code>
@@ -783,7 +1155,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The session id.
+     * The session id (`ses_…`).
      * </pre>
      *
      * <code>string session_id = 1 [json_name = "sessionId"];</code>
@@ -803,7 +1175,7 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object agentName_ = "";
     /**
      * <pre>
-     * The agent name the session belongs to.
+     * The name of the agent the session is for, when it was minted (the session binds every agent of that name in the project).
      * </pre>
      *
      * <code>string agent_name = 2 [json_name = "agentName"];</code>
@@ -823,7 +1195,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The agent name the session belongs to.
+     * The name of the agent the session is for, when it was minted (the session binds every agent of that name in the project).
      * </pre>
      *
      * <code>string agent_name = 2 [json_name = "agentName"];</code>
@@ -844,7 +1216,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The agent name the session belongs to.
+     * The name of the agent the session is for, when it was minted (the session binds every agent of that name in the project).
      * </pre>
      *
      * <code>string agent_name = 2 [json_name = "agentName"];</code>
@@ -861,7 +1233,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The agent name the session belongs to.
+     * The name of the agent the session is for, when it was minted (the session binds every agent of that name in the project).
      * </pre>
      *
      * <code>string agent_name = 2 [json_name = "agentName"];</code>
@@ -875,7 +1247,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The agent name the session belongs to.
+     * The name of the agent the session is for, when it was minted (the session binds every agent of that name in the project).
      * </pre>
      *
      * <code>string agent_name = 2 [json_name = "agentName"];</code>
@@ -1355,6 +1727,529 @@ private static final long serialVersionUID = 0L;
         expireTime_ = null;
       }
       return expireTimeBuilder_;
+    }
+
+    private java.lang.Object project_ = "";
+    /**
+     * <pre>
+     * The project.
+     * </pre>
+     *
+     * <code>string project = 6 [json_name = "project"];</code>
+     * @return The project.
+     */
+    public java.lang.String getProject() {
+      java.lang.Object ref = project_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        project_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The project.
+     * </pre>
+     *
+     * <code>string project = 6 [json_name = "project"];</code>
+     * @return The bytes for project.
+     */
+    public com.google.protobuf.ByteString
+        getProjectBytes() {
+      java.lang.Object ref = project_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        project_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The project.
+     * </pre>
+     *
+     * <code>string project = 6 [json_name = "project"];</code>
+     * @param value The project to set.
+     * @return This builder for chaining.
+     */
+    public Builder setProject(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      project_ = value;
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The project.
+     * </pre>
+     *
+     * <code>string project = 6 [json_name = "project"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearProject() {
+      project_ = getDefaultInstance().getProject();
+      bitField0_ = (bitField0_ & ~0x00000020);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The project.
+     * </pre>
+     *
+     * <code>string project = 6 [json_name = "project"];</code>
+     * @param value The bytes for project to set.
+     * @return This builder for chaining.
+     */
+    public Builder setProjectBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      project_ = value;
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object agentId_ = "";
+    /**
+     * <pre>
+     * The id of the agent the token was issued to (only that agent may present it).
+     * </pre>
+     *
+     * <code>string agent_id = 7 [json_name = "agentId"];</code>
+     * @return The agentId.
+     */
+    public java.lang.String getAgentId() {
+      java.lang.Object ref = agentId_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        agentId_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The id of the agent the token was issued to (only that agent may present it).
+     * </pre>
+     *
+     * <code>string agent_id = 7 [json_name = "agentId"];</code>
+     * @return The bytes for agentId.
+     */
+    public com.google.protobuf.ByteString
+        getAgentIdBytes() {
+      java.lang.Object ref = agentId_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        agentId_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The id of the agent the token was issued to (only that agent may present it).
+     * </pre>
+     *
+     * <code>string agent_id = 7 [json_name = "agentId"];</code>
+     * @param value The agentId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAgentId(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      agentId_ = value;
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The id of the agent the token was issued to (only that agent may present it).
+     * </pre>
+     *
+     * <code>string agent_id = 7 [json_name = "agentId"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearAgentId() {
+      agentId_ = getDefaultInstance().getAgentId();
+      bitField0_ = (bitField0_ & ~0x00000040);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The id of the agent the token was issued to (only that agent may present it).
+     * </pre>
+     *
+     * <code>string agent_id = 7 [json_name = "agentId"];</code>
+     * @param value The bytes for agentId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAgentIdBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      agentId_ = value;
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+
+    private com.google.protobuf.Timestamp revokeTime_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> revokeTimeBuilder_;
+    /**
+     * <pre>
+     * When an operator revoked it; unset while it was not revoked.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp revoke_time = 8 [json_name = "revokeTime"];</code>
+     * @return Whether the revokeTime field is set.
+     */
+    public boolean hasRevokeTime() {
+      return ((bitField0_ & 0x00000080) != 0);
+    }
+    /**
+     * <pre>
+     * When an operator revoked it; unset while it was not revoked.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp revoke_time = 8 [json_name = "revokeTime"];</code>
+     * @return The revokeTime.
+     */
+    public com.google.protobuf.Timestamp getRevokeTime() {
+      if (revokeTimeBuilder_ == null) {
+        return revokeTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : revokeTime_;
+      } else {
+        return revokeTimeBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * When an operator revoked it; unset while it was not revoked.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp revoke_time = 8 [json_name = "revokeTime"];</code>
+     */
+    public Builder setRevokeTime(com.google.protobuf.Timestamp value) {
+      if (revokeTimeBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        revokeTime_ = value;
+      } else {
+        revokeTimeBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * When an operator revoked it; unset while it was not revoked.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp revoke_time = 8 [json_name = "revokeTime"];</code>
+     */
+    public Builder setRevokeTime(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (revokeTimeBuilder_ == null) {
+        revokeTime_ = builderForValue.build();
+      } else {
+        revokeTimeBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * When an operator revoked it; unset while it was not revoked.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp revoke_time = 8 [json_name = "revokeTime"];</code>
+     */
+    public Builder mergeRevokeTime(com.google.protobuf.Timestamp value) {
+      if (revokeTimeBuilder_ == null) {
+        if (((bitField0_ & 0x00000080) != 0) &&
+          revokeTime_ != null &&
+          revokeTime_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getRevokeTimeBuilder().mergeFrom(value);
+        } else {
+          revokeTime_ = value;
+        }
+      } else {
+        revokeTimeBuilder_.mergeFrom(value);
+      }
+      if (revokeTime_ != null) {
+        bitField0_ |= 0x00000080;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * When an operator revoked it; unset while it was not revoked.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp revoke_time = 8 [json_name = "revokeTime"];</code>
+     */
+    public Builder clearRevokeTime() {
+      bitField0_ = (bitField0_ & ~0x00000080);
+      revokeTime_ = null;
+      if (revokeTimeBuilder_ != null) {
+        revokeTimeBuilder_.dispose();
+        revokeTimeBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * When an operator revoked it; unset while it was not revoked.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp revoke_time = 8 [json_name = "revokeTime"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getRevokeTimeBuilder() {
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return internalGetRevokeTimeFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * When an operator revoked it; unset while it was not revoked.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp revoke_time = 8 [json_name = "revokeTime"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getRevokeTimeOrBuilder() {
+      if (revokeTimeBuilder_ != null) {
+        return revokeTimeBuilder_.getMessageOrBuilder();
+      } else {
+        return revokeTime_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : revokeTime_;
+      }
+    }
+    /**
+     * <pre>
+     * When an operator revoked it; unset while it was not revoked.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp revoke_time = 8 [json_name = "revokeTime"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetRevokeTimeFieldBuilder() {
+      if (revokeTimeBuilder_ == null) {
+        revokeTimeBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getRevokeTime(),
+                getParentForChildren(),
+                isClean());
+        revokeTime_ = null;
+      }
+      return revokeTimeBuilder_;
+    }
+
+    private java.lang.Object mintedBy_ = "";
+    /**
+     * <pre>
+     * The operator who minted it (`admin` for the bootstrap admin).
+     * </pre>
+     *
+     * <code>string minted_by = 9 [json_name = "mintedBy"];</code>
+     * @return The mintedBy.
+     */
+    public java.lang.String getMintedBy() {
+      java.lang.Object ref = mintedBy_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        mintedBy_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The operator who minted it (`admin` for the bootstrap admin).
+     * </pre>
+     *
+     * <code>string minted_by = 9 [json_name = "mintedBy"];</code>
+     * @return The bytes for mintedBy.
+     */
+    public com.google.protobuf.ByteString
+        getMintedByBytes() {
+      java.lang.Object ref = mintedBy_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        mintedBy_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The operator who minted it (`admin` for the bootstrap admin).
+     * </pre>
+     *
+     * <code>string minted_by = 9 [json_name = "mintedBy"];</code>
+     * @param value The mintedBy to set.
+     * @return This builder for chaining.
+     */
+    public Builder setMintedBy(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      mintedBy_ = value;
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The operator who minted it (`admin` for the bootstrap admin).
+     * </pre>
+     *
+     * <code>string minted_by = 9 [json_name = "mintedBy"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearMintedBy() {
+      mintedBy_ = getDefaultInstance().getMintedBy();
+      bitField0_ = (bitField0_ & ~0x00000100);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The operator who minted it (`admin` for the bootstrap admin).
+     * </pre>
+     *
+     * <code>string minted_by = 9 [json_name = "mintedBy"];</code>
+     * @param value The bytes for mintedBy to set.
+     * @return This builder for chaining.
+     */
+    public Builder setMintedByBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      mintedBy_ = value;
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object keyId_ = "";
+    /**
+     * <pre>
+     * The id of the hub key that signed it.
+     * </pre>
+     *
+     * <code>string key_id = 10 [json_name = "keyId"];</code>
+     * @return The keyId.
+     */
+    public java.lang.String getKeyId() {
+      java.lang.Object ref = keyId_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        keyId_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The id of the hub key that signed it.
+     * </pre>
+     *
+     * <code>string key_id = 10 [json_name = "keyId"];</code>
+     * @return The bytes for keyId.
+     */
+    public com.google.protobuf.ByteString
+        getKeyIdBytes() {
+      java.lang.Object ref = keyId_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        keyId_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The id of the hub key that signed it.
+     * </pre>
+     *
+     * <code>string key_id = 10 [json_name = "keyId"];</code>
+     * @param value The keyId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setKeyId(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      keyId_ = value;
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The id of the hub key that signed it.
+     * </pre>
+     *
+     * <code>string key_id = 10 [json_name = "keyId"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearKeyId() {
+      keyId_ = getDefaultInstance().getKeyId();
+      bitField0_ = (bitField0_ & ~0x00000200);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The id of the hub key that signed it.
+     * </pre>
+     *
+     * <code>string key_id = 10 [json_name = "keyId"];</code>
+     * @param value The bytes for keyId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setKeyIdBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      keyId_ = value;
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.SessionToken)

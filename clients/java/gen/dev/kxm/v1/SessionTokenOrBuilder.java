@@ -12,7 +12,7 @@ public interface SessionTokenOrBuilder extends
 
   /**
    * <pre>
-   * The session id.
+   * The session id (`ses_…`).
    * </pre>
    *
    * <code>string session_id = 1 [json_name = "sessionId"];</code>
@@ -21,7 +21,7 @@ public interface SessionTokenOrBuilder extends
   java.lang.String getSessionId();
   /**
    * <pre>
-   * The session id.
+   * The session id (`ses_…`).
    * </pre>
    *
    * <code>string session_id = 1 [json_name = "sessionId"];</code>
@@ -32,7 +32,7 @@ public interface SessionTokenOrBuilder extends
 
   /**
    * <pre>
-   * The agent name the session belongs to.
+   * The name of the agent the session is for, when it was minted (the session binds every agent of that name in the project).
    * </pre>
    *
    * <code>string agent_name = 2 [json_name = "agentName"];</code>
@@ -41,7 +41,7 @@ public interface SessionTokenOrBuilder extends
   java.lang.String getAgentName();
   /**
    * <pre>
-   * The agent name the session belongs to.
+   * The name of the agent the session is for, when it was minted (the session binds every agent of that name in the project).
    * </pre>
    *
    * <code>string agent_name = 2 [json_name = "agentName"];</code>
@@ -130,4 +130,111 @@ public interface SessionTokenOrBuilder extends
    * <code>.google.protobuf.Timestamp expire_time = 5 [json_name = "expireTime"];</code>
    */
   com.google.protobuf.TimestampOrBuilder getExpireTimeOrBuilder();
+
+  /**
+   * <pre>
+   * The project.
+   * </pre>
+   *
+   * <code>string project = 6 [json_name = "project"];</code>
+   * @return The project.
+   */
+  java.lang.String getProject();
+  /**
+   * <pre>
+   * The project.
+   * </pre>
+   *
+   * <code>string project = 6 [json_name = "project"];</code>
+   * @return The bytes for project.
+   */
+  com.google.protobuf.ByteString
+      getProjectBytes();
+
+  /**
+   * <pre>
+   * The id of the agent the token was issued to (only that agent may present it).
+   * </pre>
+   *
+   * <code>string agent_id = 7 [json_name = "agentId"];</code>
+   * @return The agentId.
+   */
+  java.lang.String getAgentId();
+  /**
+   * <pre>
+   * The id of the agent the token was issued to (only that agent may present it).
+   * </pre>
+   *
+   * <code>string agent_id = 7 [json_name = "agentId"];</code>
+   * @return The bytes for agentId.
+   */
+  com.google.protobuf.ByteString
+      getAgentIdBytes();
+
+  /**
+   * <pre>
+   * When an operator revoked it; unset while it was not revoked.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp revoke_time = 8 [json_name = "revokeTime"];</code>
+   * @return Whether the revokeTime field is set.
+   */
+  boolean hasRevokeTime();
+  /**
+   * <pre>
+   * When an operator revoked it; unset while it was not revoked.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp revoke_time = 8 [json_name = "revokeTime"];</code>
+   * @return The revokeTime.
+   */
+  com.google.protobuf.Timestamp getRevokeTime();
+  /**
+   * <pre>
+   * When an operator revoked it; unset while it was not revoked.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp revoke_time = 8 [json_name = "revokeTime"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getRevokeTimeOrBuilder();
+
+  /**
+   * <pre>
+   * The operator who minted it (`admin` for the bootstrap admin).
+   * </pre>
+   *
+   * <code>string minted_by = 9 [json_name = "mintedBy"];</code>
+   * @return The mintedBy.
+   */
+  java.lang.String getMintedBy();
+  /**
+   * <pre>
+   * The operator who minted it (`admin` for the bootstrap admin).
+   * </pre>
+   *
+   * <code>string minted_by = 9 [json_name = "mintedBy"];</code>
+   * @return The bytes for mintedBy.
+   */
+  com.google.protobuf.ByteString
+      getMintedByBytes();
+
+  /**
+   * <pre>
+   * The id of the hub key that signed it.
+   * </pre>
+   *
+   * <code>string key_id = 10 [json_name = "keyId"];</code>
+   * @return The keyId.
+   */
+  java.lang.String getKeyId();
+  /**
+   * <pre>
+   * The id of the hub key that signed it.
+   * </pre>
+   *
+   * <code>string key_id = 10 [json_name = "keyId"];</code>
+   * @return The bytes for keyId.
+   */
+  com.google.protobuf.ByteString
+      getKeyIdBytes();
 }

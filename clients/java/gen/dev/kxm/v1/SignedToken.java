@@ -7,7 +7,9 @@ package dev.kxm.v1;
 
 /**
  * <pre>
- * SignedToken is an attempt or session token with the hub's HMAC-SHA256 signature over its bytes.
+ * SignedToken is the parts of an attempt or session token string, `&lt;prefix&gt;&lt;key id&gt;.&lt;payload&gt;.&lt;mac&gt;` (docs/tool-policy.md).
+ *
+ * The hub passes tokens as strings, not as this message; it names the parts for other languages that parse them.
  * </pre>
  *
  * Protobuf type {@code kxm.v1.SignedToken}
@@ -60,7 +62,7 @@ private static final long serialVersionUID = 0L;
   private com.google.protobuf.ByteString payload_ = com.google.protobuf.ByteString.EMPTY;
   /**
    * <pre>
-   * The serialized AttemptToken or SessionToken.
+   * The canonical JSON of the claims (the string carries it base64url-encoded, without padding).
    * </pre>
    *
    * <code>bytes payload = 1 [json_name = "payload"];</code>
@@ -169,7 +171,7 @@ private static final long serialVersionUID = 0L;
   private com.google.protobuf.ByteString signature_ = com.google.protobuf.ByteString.EMPTY;
   /**
    * <pre>
-   * HMAC-SHA256 over the schema, a NUL byte and the payload.
+   * HMAC-SHA256 under the key `key_id` over the schema, a NUL byte and the payload (base64url in the string).
    * </pre>
    *
    * <code>bytes signature = 4 [json_name = "signature"];</code>
@@ -374,7 +376,9 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * SignedToken is an attempt or session token with the hub's HMAC-SHA256 signature over its bytes.
+   * SignedToken is the parts of an attempt or session token string, `&lt;prefix&gt;&lt;key id&gt;.&lt;payload&gt;.&lt;mac&gt;` (docs/tool-policy.md).
+   *
+   * The hub passes tokens as strings, not as this message; it names the parts for other languages that parse them.
    * </pre>
    *
    * Protobuf type {@code kxm.v1.SignedToken}
@@ -553,7 +557,7 @@ private static final long serialVersionUID = 0L;
     private com.google.protobuf.ByteString payload_ = com.google.protobuf.ByteString.EMPTY;
     /**
      * <pre>
-     * The serialized AttemptToken or SessionToken.
+     * The canonical JSON of the claims (the string carries it base64url-encoded, without padding).
      * </pre>
      *
      * <code>bytes payload = 1 [json_name = "payload"];</code>
@@ -565,7 +569,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The serialized AttemptToken or SessionToken.
+     * The canonical JSON of the claims (the string carries it base64url-encoded, without padding).
      * </pre>
      *
      * <code>bytes payload = 1 [json_name = "payload"];</code>
@@ -581,7 +585,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The serialized AttemptToken or SessionToken.
+     * The canonical JSON of the claims (the string carries it base64url-encoded, without padding).
      * </pre>
      *
      * <code>bytes payload = 1 [json_name = "payload"];</code>
@@ -781,7 +785,7 @@ private static final long serialVersionUID = 0L;
     private com.google.protobuf.ByteString signature_ = com.google.protobuf.ByteString.EMPTY;
     /**
      * <pre>
-     * HMAC-SHA256 over the schema, a NUL byte and the payload.
+     * HMAC-SHA256 under the key `key_id` over the schema, a NUL byte and the payload (base64url in the string).
      * </pre>
      *
      * <code>bytes signature = 4 [json_name = "signature"];</code>
@@ -793,7 +797,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * HMAC-SHA256 over the schema, a NUL byte and the payload.
+     * HMAC-SHA256 under the key `key_id` over the schema, a NUL byte and the payload (base64url in the string).
      * </pre>
      *
      * <code>bytes signature = 4 [json_name = "signature"];</code>
@@ -809,7 +813,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * HMAC-SHA256 over the schema, a NUL byte and the payload.
+     * HMAC-SHA256 under the key `key_id` over the schema, a NUL byte and the payload (base64url in the string).
      * </pre>
      *
      * <code>bytes signature = 4 [json_name = "signature"];</code>

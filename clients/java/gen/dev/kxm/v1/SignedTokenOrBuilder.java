@@ -12,7 +12,7 @@ public interface SignedTokenOrBuilder extends
 
   /**
    * <pre>
-   * The serialized AttemptToken or SessionToken.
+   * The canonical JSON of the claims (the string carries it base64url-encoded, without padding).
    * </pre>
    *
    * <code>bytes payload = 1 [json_name = "payload"];</code>
@@ -62,7 +62,7 @@ public interface SignedTokenOrBuilder extends
 
   /**
    * <pre>
-   * HMAC-SHA256 over the schema, a NUL byte and the payload.
+   * HMAC-SHA256 under the key `key_id` over the schema, a NUL byte and the payload (base64url in the string).
    * </pre>
    *
    * <code>bytes signature = 4 [json_name = "signature"];</code>

@@ -7,7 +7,11 @@ package dev.kxm.v1;
 
 /**
  * <pre>
- * ToolPolicy allows and denies tools by name or `prefix*` pattern; deny wins.
+ * ToolPolicy allows and denies agent tools (the RPC registry's tool names, `kxm_send`) by name, `*` or `prefix*`; deny wins.
+ *
+ * Entries may leave out the `kxm_` prefix (`send`, `workflow_*`); the hub stores and signs them canonical. Evaluation
+ * (docs/tool-policy.md): a deny entry that matches denies; a non-empty allow list must match; the `read-only` preset
+ * denies every tool that writes; `kxm_promote` needs an allow entry naming it or `*`; anything else is allowed.
  * </pre>
  *
  * Protobuf type {@code kxm.v1.ToolPolicy}
@@ -64,7 +68,7 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object preset_ = "";
   /**
    * <pre>
-   * A named preset such as `read-only`.
+   * Empty, or the preset `read-only` (denies the write tools); another name is refused.
    * </pre>
    *
    * <code>string preset = 1 [json_name = "preset"];</code>
@@ -85,7 +89,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * A named preset such as `read-only`.
+   * Empty, or the preset `read-only` (denies the write tools); another name is refused.
    * </pre>
    *
    * <code>string preset = 1 [json_name = "preset"];</code>
@@ -112,7 +116,7 @@ private static final long serialVersionUID = 0L;
       com.google.protobuf.LazyStringArrayList.emptyList();
   /**
    * <pre>
-   * Tools allowed; when non-empty, anything else is denied.
+   * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
    * </pre>
    *
    * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -124,7 +128,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Tools allowed; when non-empty, anything else is denied.
+   * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
    * </pre>
    *
    * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -135,7 +139,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Tools allowed; when non-empty, anything else is denied.
+   * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
    * </pre>
    *
    * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -147,7 +151,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Tools allowed; when non-empty, anything else is denied.
+   * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
    * </pre>
    *
    * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -165,7 +169,7 @@ private static final long serialVersionUID = 0L;
       com.google.protobuf.LazyStringArrayList.emptyList();
   /**
    * <pre>
-   * Tools denied.
+   * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
    * </pre>
    *
    * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -177,7 +181,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Tools denied.
+   * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
    * </pre>
    *
    * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -188,7 +192,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Tools denied.
+   * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
    * </pre>
    *
    * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -200,7 +204,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Tools denied.
+   * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
    * </pre>
    *
    * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -218,7 +222,7 @@ private static final long serialVersionUID = 0L;
       com.google.protobuf.LazyStringArrayList.emptyList();
   /**
    * <pre>
-   * Shell commands denied.
+   * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
    * </pre>
    *
    * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>
@@ -230,7 +234,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Shell commands denied.
+   * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
    * </pre>
    *
    * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>
@@ -241,7 +245,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Shell commands denied.
+   * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
    * </pre>
    *
    * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>
@@ -253,7 +257,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Shell commands denied.
+   * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
    * </pre>
    *
    * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>
@@ -478,7 +482,11 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * ToolPolicy allows and denies tools by name or `prefix*` pattern; deny wins.
+   * ToolPolicy allows and denies agent tools (the RPC registry's tool names, `kxm_send`) by name, `*` or `prefix*`; deny wins.
+   *
+   * Entries may leave out the `kxm_` prefix (`send`, `workflow_*`); the hub stores and signs them canonical. Evaluation
+   * (docs/tool-policy.md): a deny entry that matches denies; a non-empty allow list must match; the `read-only` preset
+   * denies every tool that writes; `kxm_promote` needs an allow entry naming it or `*`; anything else is allowed.
    * </pre>
    *
    * Protobuf type {@code kxm.v1.ToolPolicy}
@@ -682,7 +690,7 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object preset_ = "";
     /**
      * <pre>
-     * A named preset such as `read-only`.
+     * Empty, or the preset `read-only` (denies the write tools); another name is refused.
      * </pre>
      *
      * <code>string preset = 1 [json_name = "preset"];</code>
@@ -702,7 +710,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * A named preset such as `read-only`.
+     * Empty, or the preset `read-only` (denies the write tools); another name is refused.
      * </pre>
      *
      * <code>string preset = 1 [json_name = "preset"];</code>
@@ -723,7 +731,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * A named preset such as `read-only`.
+     * Empty, or the preset `read-only` (denies the write tools); another name is refused.
      * </pre>
      *
      * <code>string preset = 1 [json_name = "preset"];</code>
@@ -740,7 +748,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * A named preset such as `read-only`.
+     * Empty, or the preset `read-only` (denies the write tools); another name is refused.
      * </pre>
      *
      * <code>string preset = 1 [json_name = "preset"];</code>
@@ -754,7 +762,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * A named preset such as `read-only`.
+     * Empty, or the preset `read-only` (denies the write tools); another name is refused.
      * </pre>
      *
      * <code>string preset = 1 [json_name = "preset"];</code>
@@ -781,7 +789,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools allowed; when non-empty, anything else is denied.
+     * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
      * </pre>
      *
      * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -794,7 +802,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools allowed; when non-empty, anything else is denied.
+     * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
      * </pre>
      *
      * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -805,7 +813,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools allowed; when non-empty, anything else is denied.
+     * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
      * </pre>
      *
      * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -817,7 +825,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools allowed; when non-empty, anything else is denied.
+     * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
      * </pre>
      *
      * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -830,7 +838,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools allowed; when non-empty, anything else is denied.
+     * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
      * </pre>
      *
      * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -849,7 +857,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools allowed; when non-empty, anything else is denied.
+     * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
      * </pre>
      *
      * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -867,7 +875,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools allowed; when non-empty, anything else is denied.
+     * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
      * </pre>
      *
      * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -885,7 +893,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools allowed; when non-empty, anything else is denied.
+     * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
      * </pre>
      *
      * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -900,7 +908,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools allowed; when non-empty, anything else is denied.
+     * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
      * </pre>
      *
      * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -928,7 +936,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools denied.
+     * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
      * </pre>
      *
      * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -941,7 +949,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools denied.
+     * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
      * </pre>
      *
      * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -952,7 +960,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools denied.
+     * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
      * </pre>
      *
      * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -964,7 +972,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools denied.
+     * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
      * </pre>
      *
      * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -977,7 +985,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools denied.
+     * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
      * </pre>
      *
      * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -996,7 +1004,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools denied.
+     * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
      * </pre>
      *
      * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -1014,7 +1022,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools denied.
+     * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
      * </pre>
      *
      * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -1032,7 +1040,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools denied.
+     * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
      * </pre>
      *
      * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -1047,7 +1055,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Tools denied.
+     * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
      * </pre>
      *
      * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -1075,7 +1083,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Shell commands denied.
+     * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
      * </pre>
      *
      * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>
@@ -1088,7 +1096,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Shell commands denied.
+     * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
      * </pre>
      *
      * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>
@@ -1099,7 +1107,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Shell commands denied.
+     * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
      * </pre>
      *
      * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>
@@ -1111,7 +1119,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Shell commands denied.
+     * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
      * </pre>
      *
      * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>
@@ -1124,7 +1132,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Shell commands denied.
+     * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
      * </pre>
      *
      * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>
@@ -1143,7 +1151,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Shell commands denied.
+     * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
      * </pre>
      *
      * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>
@@ -1161,7 +1169,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Shell commands denied.
+     * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
      * </pre>
      *
      * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>
@@ -1179,7 +1187,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Shell commands denied.
+     * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
      * </pre>
      *
      * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>
@@ -1194,7 +1202,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Shell commands denied.
+     * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
      * </pre>
      *
      * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>

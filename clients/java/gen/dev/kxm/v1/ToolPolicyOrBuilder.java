@@ -12,7 +12,7 @@ public interface ToolPolicyOrBuilder extends
 
   /**
    * <pre>
-   * A named preset such as `read-only`.
+   * Empty, or the preset `read-only` (denies the write tools); another name is refused.
    * </pre>
    *
    * <code>string preset = 1 [json_name = "preset"];</code>
@@ -21,7 +21,7 @@ public interface ToolPolicyOrBuilder extends
   java.lang.String getPreset();
   /**
    * <pre>
-   * A named preset such as `read-only`.
+   * Empty, or the preset `read-only` (denies the write tools); another name is refused.
    * </pre>
    *
    * <code>string preset = 1 [json_name = "preset"];</code>
@@ -32,7 +32,7 @@ public interface ToolPolicyOrBuilder extends
 
   /**
    * <pre>
-   * Tools allowed; when non-empty, anything else is denied.
+   * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
    * </pre>
    *
    * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -42,7 +42,7 @@ public interface ToolPolicyOrBuilder extends
       getAllowedToolsList();
   /**
    * <pre>
-   * Tools allowed; when non-empty, anything else is denied.
+   * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
    * </pre>
    *
    * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -51,7 +51,7 @@ public interface ToolPolicyOrBuilder extends
   int getAllowedToolsCount();
   /**
    * <pre>
-   * Tools allowed; when non-empty, anything else is denied.
+   * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
    * </pre>
    *
    * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -61,7 +61,7 @@ public interface ToolPolicyOrBuilder extends
   java.lang.String getAllowedTools(int index);
   /**
    * <pre>
-   * Tools allowed; when non-empty, anything else is denied.
+   * Tools allowed (at most 32 entries of at most 48 characters); when non-empty, anything else is denied.
    * </pre>
    *
    * <code>repeated string allowed_tools = 2 [json_name = "allowedTools"];</code>
@@ -73,7 +73,7 @@ public interface ToolPolicyOrBuilder extends
 
   /**
    * <pre>
-   * Tools denied.
+   * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
    * </pre>
    *
    * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -83,7 +83,7 @@ public interface ToolPolicyOrBuilder extends
       getDeniedToolsList();
   /**
    * <pre>
-   * Tools denied.
+   * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
    * </pre>
    *
    * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -92,7 +92,7 @@ public interface ToolPolicyOrBuilder extends
   int getDeniedToolsCount();
   /**
    * <pre>
-   * Tools denied.
+   * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
    * </pre>
    *
    * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -102,7 +102,7 @@ public interface ToolPolicyOrBuilder extends
   java.lang.String getDeniedTools(int index);
   /**
    * <pre>
-   * Tools denied.
+   * Tools denied (at most 32 entries of at most 48 characters); deny wins over allow.
    * </pre>
    *
    * <code>repeated string denied_tools = 3 [json_name = "deniedTools"];</code>
@@ -114,7 +114,7 @@ public interface ToolPolicyOrBuilder extends
 
   /**
    * <pre>
-   * Shell commands denied.
+   * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
    * </pre>
    *
    * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>
@@ -124,7 +124,7 @@ public interface ToolPolicyOrBuilder extends
       getDeniedCommandsList();
   /**
    * <pre>
-   * Shell commands denied.
+   * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
    * </pre>
    *
    * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>
@@ -133,7 +133,7 @@ public interface ToolPolicyOrBuilder extends
   int getDeniedCommandsCount();
   /**
    * <pre>
-   * Shell commands denied.
+   * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
    * </pre>
    *
    * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>
@@ -143,7 +143,7 @@ public interface ToolPolicyOrBuilder extends
   java.lang.String getDeniedCommands(int index);
   /**
    * <pre>
-   * Shell commands denied.
+   * Shell commands the worker's harness must refuse (at most 8 of at most 128 characters); carried, not evaluated by the hub.
    * </pre>
    *
    * <code>repeated string denied_commands = 4 [json_name = "deniedCommands"];</code>

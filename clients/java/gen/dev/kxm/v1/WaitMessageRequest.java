@@ -111,7 +111,7 @@ private static final long serialVersionUID = 0L;
    *
    * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
    * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
-   *     See kxm/v1/message_service.proto;l=324
+   *     See kxm/v1/message_service.proto;l=333
    * @return Whether the timeout field is set.
    */
   @java.lang.Override
@@ -126,7 +126,7 @@ private static final long serialVersionUID = 0L;
    *
    * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
    * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
-   *     See kxm/v1/message_service.proto;l=324
+   *     See kxm/v1/message_service.proto;l=333
    * @return The timeout.
    */
   @java.lang.Override
@@ -670,7 +670,7 @@ private static final long serialVersionUID = 0L;
      *
      * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
      * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
-     *     See kxm/v1/message_service.proto;l=324
+     *     See kxm/v1/message_service.proto;l=333
      * @return Whether the timeout field is set.
      */
     @java.lang.Deprecated public boolean hasTimeout() {
@@ -684,7 +684,7 @@ private static final long serialVersionUID = 0L;
      *
      * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
      * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
-     *     See kxm/v1/message_service.proto;l=324
+     *     See kxm/v1/message_service.proto;l=333
      * @return The timeout.
      */
     @java.lang.Deprecated public com.google.protobuf.Duration getTimeout() {

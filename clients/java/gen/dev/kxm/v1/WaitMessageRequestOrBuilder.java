@@ -38,7 +38,7 @@ public interface WaitMessageRequestOrBuilder extends
    *
    * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
    * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
-   *     See kxm/v1/message_service.proto;l=324
+   *     See kxm/v1/message_service.proto;l=333
    * @return Whether the timeout field is set.
    */
   @java.lang.Deprecated boolean hasTimeout();
@@ -50,7 +50,7 @@ public interface WaitMessageRequestOrBuilder extends
    *
    * <code>.google.protobuf.Duration timeout = 2 [json_name = "timeout", deprecated = true];</code>
    * @deprecated kxm.v1.WaitMessageRequest.timeout is deprecated.
-   *     See kxm/v1/message_service.proto;l=324
+   *     See kxm/v1/message_service.proto;l=333
    * @return The timeout.
    */
   @java.lang.Deprecated com.google.protobuf.Duration getTimeout();

@@ -37,6 +37,8 @@ private static final long serialVersionUID = 0L;
     summary_ = "";
     artifacts_ = java.util.Collections.emptyList();
     checks_ = java.util.Collections.emptyList();
+    schema_ = "";
+    commit_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -526,6 +528,100 @@ private static final long serialVersionUID = 0L;
     return checks_.get(index);
   }
 
+  public static final int SCHEMA_FIELD_NUMBER = 12;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object schema_ = "";
+  /**
+   * <pre>
+   * `kxm.worker-result.v1`.
+   * </pre>
+   *
+   * <code>string schema = 12 [json_name = "schema"];</code>
+   * @return The schema.
+   */
+  @java.lang.Override
+  public java.lang.String getSchema() {
+    java.lang.Object ref = schema_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      schema_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * `kxm.worker-result.v1`.
+   * </pre>
+   *
+   * <code>string schema = 12 [json_name = "schema"];</code>
+   * @return The bytes for schema.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getSchemaBytes() {
+    java.lang.Object ref = schema_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      schema_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int COMMIT_FIELD_NUMBER = 13;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object commit_ = "";
+  /**
+   * <pre>
+   * The commit the work is on (a writing step's, full hex), when it changed a repository.
+   * </pre>
+   *
+   * <code>string commit = 13 [json_name = "commit"];</code>
+   * @return The commit.
+   */
+  @java.lang.Override
+  public java.lang.String getCommit() {
+    java.lang.Object ref = commit_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      commit_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The commit the work is on (a writing step's, full hex), when it changed a repository.
+   * </pre>
+   *
+   * <code>string commit = 13 [json_name = "commit"];</code>
+   * @return The bytes for commit.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getCommitBytes() {
+    java.lang.Object ref = commit_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      commit_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -572,6 +668,12 @@ private static final long serialVersionUID = 0L;
     }
     for (int i = 0; i < checks_.size(); i++) {
       output.writeMessage(11, checks_.get(i));
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(schema_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 12, schema_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(commit_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 13, commit_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -628,6 +730,12 @@ private static final long serialVersionUID = 0L;
           }
           size += 1 * count;
         }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(schema_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(12, schema_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(commit_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(13, commit_);
+    }
     return size;
   }
   @java.lang.Override
@@ -689,6 +797,10 @@ private static final long serialVersionUID = 0L;
     }
     if (!getChecksList()
         .equals(other.getChecksList())) return false;
+    if (!getSchema()
+        .equals(other.getSchema())) return false;
+    if (!getCommit()
+        .equals(other.getCommit())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -737,6 +849,10 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + CHECKS_FIELD_NUMBER;
       hash = (53 * hash) + getChecksList().hashCode();
     }
+    hash = (37 * hash) + SCHEMA_FIELD_NUMBER;
+    hash = (53 * hash) + getSchema().hashCode();
+    hash = (37 * hash) + COMMIT_FIELD_NUMBER;
+    hash = (53 * hash) + getCommit().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -927,6 +1043,8 @@ private static final long serialVersionUID = 0L;
         checksBuilder_.clear();
       }
       bitField0_ = (bitField0_ & ~0x00000400);
+      schema_ = "";
+      commit_ = "";
       return this;
     }
 
@@ -1024,6 +1142,12 @@ private static final long serialVersionUID = 0L;
             ? verifierOutcome_
             : verifierOutcomeBuilder_.build();
         to_bitField0_ |= 0x00000010;
+      }
+      if (((from_bitField0_ & 0x00000800) != 0)) {
+        result.schema_ = schema_;
+      }
+      if (((from_bitField0_ & 0x00001000) != 0)) {
+        result.commit_ = commit_;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -1124,6 +1248,16 @@ private static final long serialVersionUID = 0L;
             checksBuilder_.addAllMessages(other.checks_);
           }
         }
+      }
+      if (!other.getSchema().isEmpty()) {
+        schema_ = other.schema_;
+        bitField0_ |= 0x00000800;
+        onChanged();
+      }
+      if (!other.getCommit().isEmpty()) {
+        commit_ = other.commit_;
+        bitField0_ |= 0x00001000;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1230,6 +1364,16 @@ private static final long serialVersionUID = 0L;
               }
               break;
             } // case 90
+            case 98: {
+              schema_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000800;
+              break;
+            } // case 98
+            case 106: {
+              commit_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00001000;
+              break;
+            } // case 106
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2952,6 +3096,190 @@ private static final long serialVersionUID = 0L;
         checks_ = null;
       }
       return checksBuilder_;
+    }
+
+    private java.lang.Object schema_ = "";
+    /**
+     * <pre>
+     * `kxm.worker-result.v1`.
+     * </pre>
+     *
+     * <code>string schema = 12 [json_name = "schema"];</code>
+     * @return The schema.
+     */
+    public java.lang.String getSchema() {
+      java.lang.Object ref = schema_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        schema_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * `kxm.worker-result.v1`.
+     * </pre>
+     *
+     * <code>string schema = 12 [json_name = "schema"];</code>
+     * @return The bytes for schema.
+     */
+    public com.google.protobuf.ByteString
+        getSchemaBytes() {
+      java.lang.Object ref = schema_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        schema_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * `kxm.worker-result.v1`.
+     * </pre>
+     *
+     * <code>string schema = 12 [json_name = "schema"];</code>
+     * @param value The schema to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSchema(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      schema_ = value;
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * `kxm.worker-result.v1`.
+     * </pre>
+     *
+     * <code>string schema = 12 [json_name = "schema"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearSchema() {
+      schema_ = getDefaultInstance().getSchema();
+      bitField0_ = (bitField0_ & ~0x00000800);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * `kxm.worker-result.v1`.
+     * </pre>
+     *
+     * <code>string schema = 12 [json_name = "schema"];</code>
+     * @param value The bytes for schema to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSchemaBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      schema_ = value;
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object commit_ = "";
+    /**
+     * <pre>
+     * The commit the work is on (a writing step's, full hex), when it changed a repository.
+     * </pre>
+     *
+     * <code>string commit = 13 [json_name = "commit"];</code>
+     * @return The commit.
+     */
+    public java.lang.String getCommit() {
+      java.lang.Object ref = commit_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        commit_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The commit the work is on (a writing step's, full hex), when it changed a repository.
+     * </pre>
+     *
+     * <code>string commit = 13 [json_name = "commit"];</code>
+     * @return The bytes for commit.
+     */
+    public com.google.protobuf.ByteString
+        getCommitBytes() {
+      java.lang.Object ref = commit_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        commit_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The commit the work is on (a writing step's, full hex), when it changed a repository.
+     * </pre>
+     *
+     * <code>string commit = 13 [json_name = "commit"];</code>
+     * @param value The commit to set.
+     * @return This builder for chaining.
+     */
+    public Builder setCommit(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      commit_ = value;
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The commit the work is on (a writing step's, full hex), when it changed a repository.
+     * </pre>
+     *
+     * <code>string commit = 13 [json_name = "commit"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearCommit() {
+      commit_ = getDefaultInstance().getCommit();
+      bitField0_ = (bitField0_ & ~0x00001000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The commit the work is on (a writing step's, full hex), when it changed a repository.
+     * </pre>
+     *
+     * <code>string commit = 13 [json_name = "commit"];</code>
+     * @param value The bytes for commit to set.
+     * @return This builder for chaining.
+     */
+    public Builder setCommitBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      commit_ = value;
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.WorkerResult)

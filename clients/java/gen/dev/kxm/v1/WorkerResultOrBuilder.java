@@ -302,4 +302,44 @@ public interface WorkerResultOrBuilder extends
    */
   dev.kxm.v1.GateCheckOrBuilder getChecksOrBuilder(
       int index);
+
+  /**
+   * <pre>
+   * `kxm.worker-result.v1`.
+   * </pre>
+   *
+   * <code>string schema = 12 [json_name = "schema"];</code>
+   * @return The schema.
+   */
+  java.lang.String getSchema();
+  /**
+   * <pre>
+   * `kxm.worker-result.v1`.
+   * </pre>
+   *
+   * <code>string schema = 12 [json_name = "schema"];</code>
+   * @return The bytes for schema.
+   */
+  com.google.protobuf.ByteString
+      getSchemaBytes();
+
+  /**
+   * <pre>
+   * The commit the work is on (a writing step's, full hex), when it changed a repository.
+   * </pre>
+   *
+   * <code>string commit = 13 [json_name = "commit"];</code>
+   * @return The commit.
+   */
+  java.lang.String getCommit();
+  /**
+   * <pre>
+   * The commit the work is on (a writing step's, full hex), when it changed a repository.
+   * </pre>
+   *
+   * <code>string commit = 13 [json_name = "commit"];</code>
+   * @return The bytes for commit.
+   */
+  com.google.protobuf.ByteString
+      getCommitBytes();
 }

@@ -744,6 +744,7 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void getWorkflowDefinition(dev.kxm.v1.GetWorkflowDefinitionRequest request,
@@ -757,6 +758,7 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void listWorkflowDefinitions(dev.kxm.v1.ListWorkflowDefinitionsRequest request,
@@ -794,6 +796,8 @@ public final class WorkflowServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no run has this id in the caller's project.
      * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not its coordinator;
      *   metadata: assignedCoordinatorName, nextAction.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     default void getWorkflowRun(dev.kxm.v1.GetWorkflowRunRequest request,
@@ -807,6 +811,7 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void listWorkflowRuns(dev.kxm.v1.ListWorkflowRunsRequest request,
@@ -863,6 +868,8 @@ public final class WorkflowServiceGrpc {
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     default void checkpoint(dev.kxm.v1.CheckpointRequest request,
@@ -884,6 +891,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS,
      *   ERROR_REASON_WORKFLOW_PROVENANCE_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING, ERROR_REASON_PROTOCOL_ERROR):
      *   the evidence errors of Checkpoint, and malformed fields.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     default void wait(dev.kxm.v1.WaitRequest request,
@@ -935,6 +944,8 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
      * - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     default void escalateStage(dev.kxm.v1.EscalateStageRequest request,
@@ -976,6 +987,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     default void recordJournal(dev.kxm.v1.RecordJournalRequest request,
@@ -992,6 +1005,8 @@ public final class WorkflowServiceGrpc {
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     default void listJournal(dev.kxm.v1.ListJournalRequest request,
@@ -1029,6 +1044,7 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
      *   or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void getImprovementReport(dev.kxm.v1.GetImprovementReportRequest request,
@@ -1046,6 +1062,8 @@ public final class WorkflowServiceGrpc {
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
      *   journal existed) a record of its journal, is corrupted.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     default void exportRetrospective(dev.kxm.v1.ExportRetrospectiveRequest request,
@@ -1063,6 +1081,8 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     default void verifyJournal(dev.kxm.v1.VerifyJournalRequest request,
@@ -1148,6 +1168,7 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void getWorkflowDefinition(dev.kxm.v1.GetWorkflowDefinitionRequest request,
@@ -1162,6 +1183,7 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void listWorkflowDefinitions(dev.kxm.v1.ListWorkflowDefinitionsRequest request,
@@ -1201,6 +1223,8 @@ public final class WorkflowServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no run has this id in the caller's project.
      * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not its coordinator;
      *   metadata: assignedCoordinatorName, nextAction.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public void getWorkflowRun(dev.kxm.v1.GetWorkflowRunRequest request,
@@ -1215,6 +1239,7 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void listWorkflowRuns(dev.kxm.v1.ListWorkflowRunsRequest request,
@@ -1274,6 +1299,8 @@ public final class WorkflowServiceGrpc {
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public void checkpoint(dev.kxm.v1.CheckpointRequest request,
@@ -1296,6 +1323,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS,
      *   ERROR_REASON_WORKFLOW_PROVENANCE_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING, ERROR_REASON_PROTOCOL_ERROR):
      *   the evidence errors of Checkpoint, and malformed fields.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public void wait(dev.kxm.v1.WaitRequest request,
@@ -1350,6 +1379,8 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
      * - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public void escalateStage(dev.kxm.v1.EscalateStageRequest request,
@@ -1393,6 +1424,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public void recordJournal(dev.kxm.v1.RecordJournalRequest request,
@@ -1410,6 +1443,8 @@ public final class WorkflowServiceGrpc {
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public void listJournal(dev.kxm.v1.ListJournalRequest request,
@@ -1449,6 +1484,7 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
      *   or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void getImprovementReport(dev.kxm.v1.GetImprovementReportRequest request,
@@ -1467,6 +1503,8 @@ public final class WorkflowServiceGrpc {
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
      *   journal existed) a record of its journal, is corrupted.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public void exportRetrospective(dev.kxm.v1.ExportRetrospectiveRequest request,
@@ -1485,6 +1523,8 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public void verifyJournal(dev.kxm.v1.VerifyJournalRequest request,
@@ -1546,6 +1586,7 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.GetWorkflowDefinitionResponse getWorkflowDefinition(dev.kxm.v1.GetWorkflowDefinitionRequest request) throws io.grpc.StatusException {
@@ -1559,6 +1600,7 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.ListWorkflowDefinitionsResponse listWorkflowDefinitions(dev.kxm.v1.ListWorkflowDefinitionsRequest request) throws io.grpc.StatusException {
@@ -1596,6 +1638,8 @@ public final class WorkflowServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no run has this id in the caller's project.
      * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not its coordinator;
      *   metadata: assignedCoordinatorName, nextAction.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.GetWorkflowRunResponse getWorkflowRun(dev.kxm.v1.GetWorkflowRunRequest request) throws io.grpc.StatusException {
@@ -1609,6 +1653,7 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.ListWorkflowRunsResponse listWorkflowRuns(dev.kxm.v1.ListWorkflowRunsRequest request) throws io.grpc.StatusException {
@@ -1665,6 +1710,8 @@ public final class WorkflowServiceGrpc {
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.CheckpointResponse checkpoint(dev.kxm.v1.CheckpointRequest request) throws io.grpc.StatusException {
@@ -1686,6 +1733,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS,
      *   ERROR_REASON_WORKFLOW_PROVENANCE_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING, ERROR_REASON_PROTOCOL_ERROR):
      *   the evidence errors of Checkpoint, and malformed fields.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.WaitResponse wait(dev.kxm.v1.WaitRequest request) throws io.grpc.StatusException {
@@ -1737,6 +1786,8 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
      * - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.EscalateStageResponse escalateStage(dev.kxm.v1.EscalateStageRequest request) throws io.grpc.StatusException {
@@ -1778,6 +1829,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.RecordJournalResponse recordJournal(dev.kxm.v1.RecordJournalRequest request) throws io.grpc.StatusException {
@@ -1794,6 +1847,8 @@ public final class WorkflowServiceGrpc {
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.ListJournalResponse listJournal(dev.kxm.v1.ListJournalRequest request) throws io.grpc.StatusException {
@@ -1831,6 +1886,7 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
      *   or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.GetImprovementReportResponse getImprovementReport(dev.kxm.v1.GetImprovementReportRequest request) throws io.grpc.StatusException {
@@ -1848,6 +1904,8 @@ public final class WorkflowServiceGrpc {
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
      *   journal existed) a record of its journal, is corrupted.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.ExportRetrospectiveResponse exportRetrospective(dev.kxm.v1.ExportRetrospectiveRequest request) throws io.grpc.StatusException {
@@ -1865,6 +1923,8 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.VerifyJournalResponse verifyJournal(dev.kxm.v1.VerifyJournalRequest request) throws io.grpc.StatusException {
@@ -1925,6 +1985,7 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.GetWorkflowDefinitionResponse getWorkflowDefinition(dev.kxm.v1.GetWorkflowDefinitionRequest request) {
@@ -1938,6 +1999,7 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.ListWorkflowDefinitionsResponse listWorkflowDefinitions(dev.kxm.v1.ListWorkflowDefinitionsRequest request) {
@@ -1975,6 +2037,8 @@ public final class WorkflowServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no run has this id in the caller's project.
      * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not its coordinator;
      *   metadata: assignedCoordinatorName, nextAction.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.GetWorkflowRunResponse getWorkflowRun(dev.kxm.v1.GetWorkflowRunRequest request) {
@@ -1988,6 +2052,7 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.ListWorkflowRunsResponse listWorkflowRuns(dev.kxm.v1.ListWorkflowRunsRequest request) {
@@ -2044,6 +2109,8 @@ public final class WorkflowServiceGrpc {
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.CheckpointResponse checkpoint(dev.kxm.v1.CheckpointRequest request) {
@@ -2065,6 +2132,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS,
      *   ERROR_REASON_WORKFLOW_PROVENANCE_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING, ERROR_REASON_PROTOCOL_ERROR):
      *   the evidence errors of Checkpoint, and malformed fields.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.WaitResponse wait(dev.kxm.v1.WaitRequest request) {
@@ -2116,6 +2185,8 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
      * - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.EscalateStageResponse escalateStage(dev.kxm.v1.EscalateStageRequest request) {
@@ -2157,6 +2228,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.RecordJournalResponse recordJournal(dev.kxm.v1.RecordJournalRequest request) {
@@ -2173,6 +2246,8 @@ public final class WorkflowServiceGrpc {
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.ListJournalResponse listJournal(dev.kxm.v1.ListJournalRequest request) {
@@ -2210,6 +2285,7 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
      *   or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.GetImprovementReportResponse getImprovementReport(dev.kxm.v1.GetImprovementReportRequest request) {
@@ -2227,6 +2303,8 @@ public final class WorkflowServiceGrpc {
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
      *   journal existed) a record of its journal, is corrupted.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.ExportRetrospectiveResponse exportRetrospective(dev.kxm.v1.ExportRetrospectiveRequest request) {
@@ -2244,6 +2322,8 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public dev.kxm.v1.VerifyJournalResponse verifyJournal(dev.kxm.v1.VerifyJournalRequest request) {
@@ -2305,6 +2385,7 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetWorkflowDefinitionResponse> getWorkflowDefinition(
@@ -2319,6 +2400,7 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListWorkflowDefinitionsResponse> listWorkflowDefinitions(
@@ -2358,6 +2440,8 @@ public final class WorkflowServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no run has this id in the caller's project.
      * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not its coordinator;
      *   metadata: assignedCoordinatorName, nextAction.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetWorkflowRunResponse> getWorkflowRun(
@@ -2372,6 +2456,7 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListWorkflowRunsResponse> listWorkflowRuns(
@@ -2431,6 +2516,8 @@ public final class WorkflowServiceGrpc {
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run is not running.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): the stage is not the current one in progress.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.CheckpointResponse> checkpoint(
@@ -2453,6 +2540,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_EVIDENCE, ERROR_REASON_INVALID_WORKFLOW_EVIDENCE_REFS,
      *   ERROR_REASON_WORKFLOW_PROVENANCE_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING, ERROR_REASON_PROTOCOL_ERROR):
      *   the evidence errors of Checkpoint, and malformed fields.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.WaitResponse> wait(
@@ -2507,6 +2596,8 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
      * - NOT_FOUND, PERMISSION_DENIED: as Checkpoint.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_RUNNING, ERROR_REASON_WORKFLOW_STAGE_OUT_OF_ORDER): not active.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.EscalateStageResponse> escalateStage(
@@ -2550,6 +2641,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_JOURNAL_RELATION): the stage, or a related entry, is not the run's.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): an empty summary or a text over its limit.
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another request on this run.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RecordJournalResponse> recordJournal(
@@ -2567,6 +2660,8 @@ public final class WorkflowServiceGrpc {
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another run.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record of the page is not a journal record.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListJournalResponse> listJournal(
@@ -2606,6 +2701,7 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a limit out of range, `since` outside the Timestamp range,
      *   or `project` malformed, missing for an operator naming none, or naming another project than the caller's.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record the report reads is not a journal record.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetImprovementReportResponse> getImprovementReport(
@@ -2624,6 +2720,8 @@ public final class WorkflowServiceGrpc {
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_ENDED): the run has not ended.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the stored retrospective, or (for a run that ended before the
      *   journal existed) a record of its journal, is corrupted.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ExportRetrospectiveResponse> exportRetrospective(
@@ -2642,6 +2740,8 @@ public final class WorkflowServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
      * - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.VerifyJournalResponse> verifyJournal(
