@@ -142,7 +142,9 @@ def _named(plan: StepWorkflow) -> set[str]:
     return names
 
 
-def context(tx: Tx, project: str, plan: StepWorkflow, gates: Mapping[str, GateDefinition], settings: EngineSettings, now: int) -> Context:
+def context(
+    tx: Tx, project: str, plan: StepWorkflow, gates: Mapping[str, GateDefinition], settings: EngineSettings, now: int
+) -> Context:
     """The engine's context: the plan's agents of the project with their presence now."""
     roster: dict[str, Candidate] = {}
     for name in _named(plan):
@@ -240,12 +242,19 @@ def _carry_out(
         admit_queued(tx, run.project, settings, now)
 
 
-def gate_of(step_gate: str | None, command: GateDefinition | None, gates: Mapping[str, GateDefinition]) -> GateDefinition | None:
+def gate_of(
+    step_gate: str | None, command: GateDefinition | None, gates: Mapping[str, GateDefinition]
+) -> GateDefinition | None:
     return command if command is not None else gates.get(step_gate or "")
 
 
 def request_for(
-    run: StepRun, member: Member, plan: StepWorkflow, gates: Mapping[str, GateDefinition], settings: EngineSettings, now: int
+    run: StepRun,
+    member: Member,
+    plan: StepWorkflow,
+    gates: Mapping[str, GateDefinition],
+    settings: EngineSettings,
+    now: int,
 ) -> dict[str, object]:
     """The member's ``AssignmentRequest`` with a freshly minted attempt token."""
     step = plan.step(member.step_id)
@@ -254,7 +263,7 @@ def request_for(
     ttl = (member.deadline - now) if member.deadline is not None and member.deadline > now else DEFAULT_TOKEN_TTL
     tools = step.tools
     policy = make_policy(
-        preset=tools.preset if tools is not None else None,
+        preset=(tools.preset or "") if tools is not None else "",
         allow=tools.allow if tools is not None else (),
         deny=tools.deny if tools is not None else (),
     )
@@ -329,5 +338,7 @@ def admit_queued(tx: Tx, project: str, settings: EngineSettings, now: int) -> No
         if loaded is None or loaded.run.status is not RunStatus.QUEUED:
             continue
         change = machine.admit(loaded.run, context(tx, project, loaded.plan, loaded.gates, settings, now))
-        apply(tx, loaded.stored, change, loaded.plan, loaded.gates, settings, definition_id=queued.definition_id, now=now)
+        apply(
+            tx, loaded.stored, change, loaded.plan, loaded.gates, settings, definition_id=queued.definition_id, now=now
+        )
         log.info("step_run_admitted", run_id=queued.id, project=project)

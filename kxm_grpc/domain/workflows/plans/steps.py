@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from kxm_grpc.domain import tool_policy
 from kxm_grpc.domain.workflows.plans import gates
 from kxm_grpc.domain.workflows.plans.assignments import read_assignments, read_evidence, read_join
 from kxm_grpc.domain.workflows.plans.model import (
@@ -36,6 +37,7 @@ from kxm_grpc.domain.workflows.plans.model import (
     Transition,
 )
 from kxm_grpc.domain.workflows.plans.reader import COUNT_INVALID, FIELD_TYPE_INVALID, Reader, path
+from kxm_grpc.errors import InvalidArgument
 
 _STEP_FIELDS = (
     "id",
@@ -238,7 +240,14 @@ def _tools(r: Reader, raw: object, at: str) -> ToolPolicy | None:
             if tool is not None and tool not in names:
                 names.append(tool)
         lists[name] = tuple(sorted(names))
-    return ToolPolicy(preset, lists["allow"], lists["deny"])
+    try:
+        # The hub's own rules for a policy it signs into attempt tokens: entries canonical
+        # (``send`` is ``kxm_send``), so what the plan pins is what admission evaluates.
+        canonical = tool_policy.make_policy(preset=preset or "", allow=lists["allow"], deny=lists["deny"], field=at)
+    except InvalidArgument as error:
+        r.problem(at, "tool_policy_invalid", error.message)
+        return None
+    return ToolPolicy(preset, tuple(sorted(canonical.allow)), tuple(sorted(canonical.deny)))
 
 
 def read_transitions(r: Reader, raw: object, at: str) -> dict[str, Transition]:
