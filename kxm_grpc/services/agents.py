@@ -11,7 +11,7 @@ leases); the unregistered agent is then retired and keeps its row for the messag
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 
 import structlog
@@ -41,15 +41,28 @@ class RegisteredAgent:
     resumed: bool
 
 
+PresenceReaction = Callable[[Tx, Agent, int], None]
+_PRESENCE_REACTIONS: list[PresenceReaction] = []
+
+
+def register_presence_reaction(reaction: PresenceReaction) -> None:
+    """Call ``reaction(tx, agent, now)`` in every transaction that changes an agent's presence
+    (once per process): the step engine supersedes the assignments of an agent gone offline."""
+    if reaction not in _PRESENCE_REACTIONS:
+        _PRESENCE_REACTIONS.append(reaction)
+
+
 def presence_changed(tx: Tx, agent: Agent, now: int) -> None:
     """Record that ``agent``'s presence changed, in the transaction that changed it.
 
     Every other online agent of the project gets a presence event in its log (MessageService
-    streams deliver it).
+    streams deliver it), and the registered reactions run.
     """
     tx.notify(f"presence:{agent.project}")
     tx.notify(CREDENTIALS_TOPIC)
     inbox.record_presence(tx, agent, now)
+    for reaction in _PRESENCE_REACTIONS:
+        reaction(tx, agent, now)
 
 
 def key_changed(tx: Tx, agent_id: str) -> None:

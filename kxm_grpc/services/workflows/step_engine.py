@@ -229,7 +229,8 @@ def _carry_out(
     elif effect.kind is EffectKind.REVOKE:
         assert effect.member is not None
         member = effect.member
-        tx.step_runs.close_assignment(member.id, _CLOSED[member.status], end_time=now)
+        result = member.result.content_hash if member.result is not None else ""
+        tx.step_runs.close_assignment(member.id, _CLOSED[member.status], end_time=now, result=result)
         timers.cancel(tx, ASSIGNMENT_TIMER, member.id)
     elif effect.kind is EffectKind.RETRY_DISPATCH:
         timers.schedule(tx, RETRY_TIMER, run.id, now + RETRY_AFTER)

@@ -1,0 +1,523 @@
+"""Step runs: starting, reading, approving, recovering and cancelling the hub-driven runs of step
+workflows, and the assignee's side (the next assignment, completing one).
+
+Each command is one transaction: load the run (``step_engine.load``), let the engine decide
+(``domain/workflows/engine/machine``), apply what it returns (``step_engine.apply``). What ends a
+run while nobody calls (a member's deadline, the run-duration budget, an assignee going offline,
+agents coming online) arrives as durable timers and presence reactions (``register``).
+
+Who may do what: an operator (named project, or none) starts, approves, recovers and cancels, and
+reads every run of the project; the project token reads them; an agent reads the runs whose plan
+names it coordinator, and completes only its own assignments. Another project's run or assignment
+reads as missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import structlog
+
+from kxm_grpc.domain.agents import Agent, name_key
+from kxm_grpc.domain.caller import Caller, CredentialKind
+from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
+from kxm_grpc.domain.secrets import new_id
+from kxm_grpc.domain.validation import object_id
+from kxm_grpc.domain.workflows.engine import machine
+from kxm_grpc.domain.workflows.engine.machine import Change, Recovery
+from kxm_grpc.domain.workflows.engine.results import (
+    ReviewReport,
+    WorkerReport,
+    gate_result,
+    review_result,
+    worker_result,
+)
+from kxm_grpc.domain.workflows.engine.state import MemberRole, RunInputs, StepRun
+from kxm_grpc.domain.workflows.plans.model import StepKind
+from kxm_grpc.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, Reason
+from kxm_grpc.services import audit, timers
+from kxm_grpc.services.agents import register_presence_reaction
+from kxm_grpc.services.workflows import step_engine
+from kxm_grpc.services.workflows.step_engine import (
+    ASSIGNMENT_TIMER,
+    RETRY_TIMER,
+    RUN_TIMER,
+    EngineSettings,
+    Loaded,
+    apply,
+    context,
+    load,
+)
+from kxm_grpc.store import Store, Timer, Tx
+from kxm_grpc.store.protocols.step_runs import AssignmentState, StepRunState, StoredAssignment, StoredRunEvent
+from kxm_grpc.store.protocols.workflows import StoredDefinition
+
+log = structlog.get_logger("kxm.workflows")
+
+MAX_RUN_ID_CHARS = 64
+MAX_REQUEST_ID_CHARS = 128
+MAX_EVENTS_PAGE = 500
+T = TypeVar("T")
+
+
+def run_not_found(run_id: str) -> NotFound:
+    return NotFound(f"no workflow run {run_id!r}", reason=Reason.WORKFLOW_NOT_FOUND, metadata={"runId": run_id})
+
+
+def assignment_not_found(assignment_id: str) -> NotFound:
+    return NotFound(
+        f"no assignment {assignment_id!r}",
+        reason=Reason.ASSIGNMENT_NOT_FOUND,
+        metadata={"assignmentId": assignment_id},
+    )
+
+
+def _visible(caller: Caller, loaded: Loaded | None, run_id: str) -> Loaded:
+    """The run if ``caller`` may read it.
+
+    Raises:
+        NotFound: (WORKFLOW_NOT_FOUND) no such run in the caller's project.
+        PermissionDenied: (WORKFLOW_FORBIDDEN) an agent that is not the plan's coordinator.
+    """
+    if loaded is None or not (
+        caller.project == loaded.stored.project or (caller.is_operator and caller.project is None)
+    ):
+        raise run_not_found(run_id)
+    if caller.kind is CredentialKind.AGENT and name_key(caller.agent_name or "") != name_key(loaded.plan.coordinator):
+        raise PermissionDenied(
+            f"only the plan's coordinator, {loaded.plan.coordinator}, reads step run {run_id}",
+            reason=Reason.WORKFLOW_FORBIDDEN,
+            metadata={"runId": run_id, "assignedCoordinatorName": loaded.plan.coordinator},
+        )
+    return loaded
+
+
+@dataclass(frozen=True)
+class Started:
+    run: StepRun
+    duplicate: bool
+
+
+async def start(
+    store: Store,
+    caller: Caller,
+    definition: StoredDefinition,
+    *,
+    request_id: str,
+    inputs: RunInputs,
+    settings: EngineSettings,
+    now: int,
+) -> Started:
+    """Start a run of a step workflow (queued when its project has ``maxConcurrentRuns`` active);
+    a ``request_id`` already used in the project returns that run (``duplicate``); audited.
+
+    Raises:
+        InvalidArgument: (PROTOCOL_ERROR) the request id is too long.
+        DataLoss: the definition's pinned plan does not decode.
+    """
+    if len(request_id) > MAX_REQUEST_ID_CHARS:
+        raise InvalidArgument(
+            f"delivery_id: exceeds {MAX_REQUEST_ID_CHARS} characters",
+            reason=Reason.PROTOCOL_ERROR,
+            metadata={"field": "delivery_id"},
+        )
+
+    def work(tx: Tx) -> Started:
+        if request_id:
+            existing = tx.step_runs.run_by_request(definition.project, request_id)
+            if existing is not None:
+                loaded = load(tx, existing.id)
+                assert loaded is not None
+                return Started(loaded.run, duplicate=True)
+        plan, gates = step_engine.pinned_plan(tx, definition.hash, definition.id)
+        admitted = tx.step_runs.count_active(definition.project) < settings.max_concurrent_runs
+        change = machine.create(
+            new_id("run"),
+            definition.project,
+            definition.hash,
+            context(tx, definition.project, plan, gates, settings, now),
+            admitted=admitted,
+            inputs=inputs,
+        )
+        apply(
+            tx,
+            None,
+            change,
+            plan,
+            gates,
+            settings,
+            definition_id=definition.id,
+            start_request_id=request_id,
+            now=now,
+        )
+        audit.record(
+            tx, caller, "workflow.start", f"run:{change.run.id}", now=now, metadata={"definitionId": definition.id}
+        )
+        return Started(change.run, duplicate=False)
+
+    started = await store.write(work)
+    if not started.duplicate:
+        log.info(
+            "step_run_started",
+            run_id=started.run.id,
+            definition_id=definition.id,
+            project=definition.project,
+            status=started.run.status.value,
+        )
+    return started
+
+
+async def _command(
+    store: Store,
+    caller: Caller,
+    run_id: str,
+    decide: Callable[[StepRun, machine.Context], Change],
+    *,
+    settings: EngineSettings,
+    action: str,
+    now: int,
+    metadata: dict[str, str] | None = None,
+) -> StepRun:
+    """An operator's command on a run: load, decide, apply, audit."""
+    object_id("run_id", run_id, MAX_RUN_ID_CHARS)
+
+    def work(tx: Tx) -> StepRun:
+        loaded = _visible(caller, load(tx, run_id), run_id)
+        change = decide(loaded.run, context(tx, loaded.run.project, loaded.plan, loaded.gates, settings, now))
+        apply(tx, loaded.stored, change, loaded.plan, loaded.gates, settings, definition_id="", now=now)
+        audit.record(tx, caller, action, f"run:{run_id}", now=now, metadata=metadata or {})
+        return change.run
+
+    run = await store.write(work)
+    log.info("step_run_" + action.rsplit(".", 1)[-1], run_id=run_id, status=run.status.value, operator=caller.operator)
+    return run
+
+
+async def approve(
+    store: Store,
+    caller: Caller,
+    run_id: str,
+    step_id: str,
+    outcome: str,
+    reason: str,
+    *,
+    settings: EngineSettings,
+    now: int,
+) -> StepRun:
+    """An operator decides the run's current approval step (journaled in the run's events).
+
+    Raises:
+        NotFound: (WORKFLOW_NOT_FOUND) no such run in the caller's project.
+        FailedPrecondition: (WORKFLOW_TERMINAL) the run ended; (WORKFLOW_NOT_WAITING) its current
+            step is not this approval step.
+        InvalidArgument: the outcome is not one the step declares.
+    """
+    operator = caller.operator or "operator"
+    return await _command(
+        store,
+        caller,
+        run_id,
+        lambda run, ctx: machine.approve(run, ctx, step_id, outcome, operator, reason),
+        settings=settings,
+        action="workflow.approve",
+        now=now,
+        metadata={"stepId": step_id, "outcome": outcome},
+    )
+
+
+async def recover(
+    store: Store, caller: Caller, run_id: str, action: Recovery, reason: str, *, settings: EngineSettings, now: int
+) -> StepRun:
+    """An operator recovers a run an uncertain gate blocked (retry the gate, fail or cancel).
+
+    Raises:
+        NotFound: as ``approve``.
+        FailedPrecondition: (WORKFLOW_TERMINAL) the run ended; (WORKFLOW_NOT_BLOCKED) it is not blocked.
+    """
+    operator = caller.operator or "operator"
+    return await _command(
+        store,
+        caller,
+        run_id,
+        lambda run, ctx: machine.recover(run, ctx, action, operator, reason),
+        settings=settings,
+        action="workflow.recover",
+        now=now,
+        metadata={"action": action.value},
+    )
+
+
+async def cancel(
+    store: Store, caller: Caller, run_id: str, reason: str, *, settings: EngineSettings, now: int
+) -> StepRun:
+    """Cancel a run (its open assignments cancelled, their tokens no longer honoured).
+
+    Raises:
+        NotFound: as ``approve``.
+        FailedPrecondition: (WORKFLOW_TERMINAL) the run ended.
+    """
+    by = caller.operator or "operator"
+    return await _command(
+        store,
+        caller,
+        run_id,
+        lambda run, ctx: machine.cancel(run, ctx, reason or "cancelled", by),
+        settings=settings,
+        action="workflow.cancel",
+        now=now,
+    )
+
+
+# -- reads ----------------------------------------------------------------------------------------
+
+
+async def get(store: Store, caller: Caller, run_id: str) -> Loaded | None:
+    """The step run, or None when no step run has this id (a stage run may).
+
+    Raises:
+        NotFound: (WORKFLOW_NOT_FOUND) a step run of another project.
+        PermissionDenied: (WORKFLOW_FORBIDDEN) an agent that is not the plan's coordinator.
+    """
+    object_id("run_id", run_id, MAX_RUN_ID_CHARS)
+    loaded = await store.read(lambda tx: load(tx, run_id))
+    return None if loaded is None else _visible(caller, loaded, run_id)
+
+
+async def events(
+    store: Store, caller: Caller, run_id: str, *, after: int, size: int
+) -> tuple[list[StoredRunEvent], int]:
+    """A page of the run's events after sequence ``after``, and the run's last sequence.
+
+    Raises:
+        NotFound, PermissionDenied: as ``get`` (and NotFound when no step run has this id).
+        InvalidArgument: a negative ``after`` or size.
+    """
+    if after < 0:
+        raise InvalidArgument(
+            "after_sequence: must not be negative", reason=Reason.PROTOCOL_ERROR, metadata={"field": "after_sequence"}
+        )
+    limit = min(page_size(size), MAX_EVENTS_PAGE)
+
+    def read(tx: Tx) -> tuple[list[StoredRunEvent], int]:
+        loaded = _visible(caller, load(tx, run_id), run_id)
+        return tx.step_runs.list_events(run_id, after=after, limit=limit), loaded.stored.sequence
+
+    object_id("run_id", run_id, MAX_RUN_ID_CHARS)
+    return await store.read(read)
+
+
+# -- the assignee's side --------------------------------------------------------------------------
+
+
+def _own_assignment(tx: Tx, caller: Caller, assignment_id: str) -> StoredAssignment:
+    """The caller's assignment.
+
+    Raises:
+        NotFound: (ASSIGNMENT_NOT_FOUND) none with this id in the caller's project.
+        PermissionDenied: (ASSIGNMENT_FORBIDDEN) another agent's.
+    """
+    assignment = tx.step_runs.get_assignment(assignment_id)
+    if assignment is None or assignment.project != caller.project:
+        raise assignment_not_found(assignment_id)
+    if caller.agent_id != assignment.agent_id:
+        raise PermissionDenied(
+            f"assignment {assignment_id} is another agent's",
+            reason=Reason.ASSIGNMENT_FORBIDDEN,
+            metadata={"assignmentId": assignment_id},
+        )
+    return assignment
+
+
+@dataclass(frozen=True)
+class Completed:
+    assignment: StoredAssignment
+    run: StepRun
+    duplicate: bool
+
+
+async def complete(
+    store: Store,
+    caller: Caller,
+    assignment_id: str,
+    report: WorkerReport | ReviewReport,
+    *,
+    settings: EngineSettings,
+    now: int,
+) -> Completed:
+    """Record the result of the caller's open assignment (exactly one per assignment: the same
+    result again is answered as first, ``duplicate``) and move its run on.
+
+    Raises:
+        NotFound: (ASSIGNMENT_NOT_FOUND) no such assignment in the caller's project.
+        PermissionDenied: (ASSIGNMENT_FORBIDDEN) another agent's.
+        FailedPrecondition: (ASSIGNMENT_CLOSED) it is no longer open (another result, expired,
+            superseded, cancelled); (WORKFLOW_TERMINAL) its run ended.
+        InvalidArgument: the envelope does not fit the assignment (a reviewer's assignment
+            answered with a WorkerResult, an undeclared outcome, a gate's checks out of order).
+    """
+    object_id("assignment_id", assignment_id, MAX_RUN_ID_CHARS)
+
+    def work(tx: Tx) -> Completed:
+        assignment = _own_assignment(tx, caller, assignment_id)
+        if assignment.state is not AssignmentState.OPEN and assignment.result == report.content_hash:
+            loaded = load(tx, assignment.run_id)
+            assert loaded is not None
+            return Completed(assignment, loaded.run, duplicate=True)
+        loaded = load(tx, assignment.run_id)
+        if loaded is None:
+            raise assignment_not_found(assignment_id)
+        member = loaded.run.member(assignment_id)
+        if member is None or not member.status.open or assignment.state is not AssignmentState.OPEN:
+            state = member.status.value if member is not None else assignment.state.value
+            raise FailedPrecondition(
+                f"assignment {assignment_id} is {state}: its result is no longer accepted",
+                reason=Reason.ASSIGNMENT_CLOSED,
+                metadata={"assignmentId": assignment_id, "state": state},
+            )
+        step = loaded.plan.step(member.step_id)
+        assert step is not None
+        result = _judge(loaded, member.role, step, report)
+        change = machine.complete(
+            loaded.run, context(tx, loaded.run.project, loaded.plan, loaded.gates, settings, now), assignment_id, result
+        )
+        apply(tx, loaded.stored, change, loaded.plan, loaded.gates, settings, definition_id="", now=now)
+        closed = tx.step_runs.get_assignment(assignment_id)
+        assert closed is not None
+        return Completed(closed, change.run, duplicate=False)
+
+    completed = await store.write(work)
+    if not completed.duplicate:
+        log.info(
+            "step_assignment_completed",
+            run_id=completed.assignment.run_id,
+            assignment_id=assignment_id,
+            run_status=completed.run.status.value,
+        )
+    return completed
+
+
+def _judge(loaded: Loaded, role: MemberRole, step: Any, report: WorkerReport | ReviewReport) -> Any:
+    """The hub's reading of the envelope (see ``engine/results.py``).
+
+    Raises:
+        InvalidArgument: the envelope's kind is not what the assignment asked for, or it does not fit.
+    """
+    if role is MemberRole.REVIEWER:
+        if not isinstance(report, ReviewReport):
+            raise _wrong_envelope("review", "a reviewer's assignment is answered with a ReviewEnvelope")
+        return review_result(step, report)
+    if not isinstance(report, WorkerReport):
+        raise _wrong_envelope("worker_result", "this assignment is answered with a WorkerResult")
+    if role is MemberRole.GATE:
+        gate = step_engine.gate_of(step.gate, step.command, loaded.gates)
+        assert gate is not None and step.kind is StepKind.GATE
+        return gate_result(step, gate, report)
+    return worker_result(step, report)
+
+
+def _wrong_envelope(field: str, message: str) -> InvalidArgument:
+    return InvalidArgument(f"{field}: {message}", reason=Reason.PROTOCOL_ERROR, metadata={"field": field})
+
+
+async def next_assignment(store: Store, caller: Caller, *, settings: EngineSettings, now: int) -> dict[str, Any] | None:
+    """The caller's oldest open assignment as its ``AssignmentRequest`` (with a fresh attempt
+    token: the one sent with it is not kept), or None."""
+
+    def read(tx: Tx) -> dict[str, Any] | None:
+        assert caller.agent_id is not None
+        for assignment in tx.step_runs.open_assignments(agent_id=caller.agent_id, limit=8):
+            loaded = load(tx, assignment.run_id)
+            member = loaded.run.member(assignment.id) if loaded is not None else None
+            if loaded is not None and member is not None and member.status.open:
+                return step_engine.request_for(loaded.run, member, loaded.plan, loaded.gates, settings, now)
+        return None
+
+    return await store.read(read)
+
+
+# -- timers and presence --------------------------------------------------------------------------
+
+
+@dataclass
+class StepTimers:
+    """The handlers of the step engine's timers."""
+
+    settings: EngineSettings
+
+    def _run(
+        self, tx: Tx, run_id: str, decide: Callable[[StepRun, machine.Context], Change], now: int
+    ) -> StepRun | None:
+        loaded = load(tx, run_id)
+        if loaded is None or loaded.run.status.ended:
+            return None
+        change = decide(loaded.run, context(tx, loaded.run.project, loaded.plan, loaded.gates, self.settings, now))
+        apply(tx, loaded.stored, change, loaded.plan, loaded.gates, self.settings, definition_id="", now=now)
+        return change.run
+
+    def assignment_deadline(self, tx: Tx, timer: Timer, now: int) -> StepRun | None:
+        assignment = tx.step_runs.get_assignment(timer.key)
+        if assignment is None or assignment.state is not AssignmentState.OPEN:
+            return None
+        return self._run(tx, assignment.run_id, lambda run, ctx: machine.expire(run, ctx, timer.key), now)
+
+    def run_deadline(self, tx: Tx, timer: Timer, now: int) -> StepRun | None:
+        return self._run(tx, timer.key, machine.deadline, now)
+
+    def retry(self, tx: Tx, timer: Timer, now: int) -> StepRun | None:
+        return self._run(tx, timer.key, machine.advance, now)
+
+    def presence(self, tx: Tx, agent: Agent, now: int) -> None:
+        """An agent went offline: each of its open assignments is superseded."""
+        if agent.online:
+            return
+        for assignment in tx.step_runs.open_assignments(agent_id=agent.id, limit=64):
+            self._run(tx, assignment.run_id, functools.partial(_supersede, assignment_id=assignment.id), now)
+            log.info("step_assignment_superseded", run_id=assignment.run_id, assignment_id=assignment.id)
+
+
+def _supersede(run: StepRun, ctx: machine.Context, *, assignment_id: str) -> Change:
+    return machine.supersede(run, ctx, assignment_id)
+
+
+def register(kinds: timers.TimerKinds, settings: EngineSettings) -> StepTimers:
+    """Register the step engine's timers with the hub's scheduler (once per process)."""
+    handlers = StepTimers(settings)
+    kinds.register(ASSIGNMENT_TIMER, handlers.assignment_deadline)
+    kinds.register(RUN_TIMER, handlers.run_deadline)
+    kinds.register(RETRY_TIMER, handlers.retry)
+    register_presence_reaction(handlers.presence)
+    return handlers
+
+
+# -- listing both kinds ---------------------------------------------------------------------------
+
+
+def page_rows(
+    tx: Tx,
+    *,
+    project: str | None,
+    status: StepRunState | None,
+    definition_id: str | None,
+    before: tuple[int, str] | None,
+    limit: int,
+) -> list[Loaded]:
+    """Step runs for a merged listing (newest first), loaded."""
+    rows = tx.step_runs.list_runs(
+        project=project, status=status, definition_id=definition_id, before=before, limit=limit
+    )
+    loaded = [load(tx, row.id) for row in rows]
+    return [item for item in loaded if item is not None]
+
+
+def decode_before(token: str, query: str) -> tuple[int, str] | None:
+    after = decode_page_token(token, query)
+    if after is None:
+        return None
+    time, _, run_id = after.partition("/")
+    return int(time), run_id
+
+
+def encode_before(create_time: int, run_id: str, query: str) -> str:
+    return encode_page_token(f"{create_time}/{run_id}", query)
