@@ -2460,6 +2460,14 @@ SOURCE = REPO / "kxm_grpc"
 SECRETISH = re.compile(r"token|key|secret|hash|digest|password|signature|hmac", re.IGNORECASE)
 
 ALLOWED_COMPARISONS: dict[tuple[str, str], str] = {
+    ("domain/workflows/engine/machine.py", "step.signal != key"): "signal keys (a wait step's declared signal, public)",
+    ("domain/workflows/plans/commands.py", "token == '$'"): "a shell word of a gate command, not a credential",
+    ("services/workflows/step_runs.py", "name_key(caller.agent_name or '') != name_key(loaded.plan.coordinator)"): (
+        "agent names (a name's case-folded key)"
+    ),
+    ("services/workflows/step_runs.py", "assignment.result == report.content_hash"): (
+        "the content hash of a result envelope (shown in every run read), not a credential"
+    ),
     # (file under kxm_grpc/, the comparison as ast.unparse writes it): why it compares no secret.
     ("client/identity.py", "name_key(str(data.get('name', ''))) == name_key(name)"): (
         "agent names (a name's case-folded key), not a credential"
