@@ -1,0 +1,286 @@
+"""WorkflowService's step-run RPCs: the assignee's (next assignment, complete one), the operator's
+(approve a step, recover a blocked run), a run's events, and the step-run view of GetWorkflowRun.
+
+Converts proto ↔ the engine's values only; the rules live in ``kxm_grpc.services.workflows.step_runs``.
+An envelope's content hash is ``sha256:`` over its deterministic serialization, the evidence
+reference the run records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import grpc
+from google.protobuf import json_format, struct_pb2
+
+from kxm_grpc._gen.kxm.v1 import envelopes_pb2, workflow_steps_pb2, workflow_types_pb2
+from kxm_grpc._gen.kxm.v1 import workflow_service_pb2 as pb
+from kxm_grpc.domain.workflows.engine.machine import Recovery
+from kxm_grpc.domain.workflows.engine.results import CheckReport, ReviewReport, Telemetry, WorkerReport
+from kxm_grpc.domain.workflows.engine.state import InputFile, Member, MemberStatus, RunInputs, RunStatus
+from kxm_grpc.errors import invalid_field
+from kxm_grpc.server.context import current_call
+from kxm_grpc.server.convert import timestamp
+from kxm_grpc.server.state import HubState
+from kxm_grpc.services.workflows import step_runs
+from kxm_grpc.services.workflows.step_engine import EngineSettings, Loaded
+from kxm_grpc.store.protocols.step_runs import AssignmentState, StoredRunEvent
+
+Context = grpc.aio.ServicerContext[Any, Any]
+
+STEP_RUN_STATUS = {
+    RunStatus.QUEUED: workflow_types_pb2.WORKFLOW_RUN_STATUS_QUEUED,
+    RunStatus.RUNNING: workflow_types_pb2.WORKFLOW_RUN_STATUS_RUNNING,
+    RunStatus.BLOCKED: workflow_types_pb2.WORKFLOW_RUN_STATUS_BLOCKED,
+    RunStatus.COMPLETED: workflow_types_pb2.WORKFLOW_RUN_STATUS_COMPLETED,
+    RunStatus.FAILED: workflow_types_pb2.WORKFLOW_RUN_STATUS_FAILED,
+    RunStatus.CANCELLED: workflow_types_pb2.WORKFLOW_RUN_STATUS_CANCELLED,
+}
+_PHASE = {
+    "assigning": workflow_steps_pb2.STEP_PHASE_ASSIGNING,
+    "working": workflow_steps_pb2.STEP_PHASE_WORKING,
+    "awaiting_approval": workflow_steps_pb2.STEP_PHASE_AWAITING_APPROVAL,
+    "awaiting_signal": workflow_steps_pb2.STEP_PHASE_AWAITING_SIGNAL,
+}
+_MEMBER_STATE = {
+    MemberStatus.OPEN: workflow_steps_pb2.ASSIGNMENT_STATE_OPEN,
+    MemberStatus.COMPLETED: workflow_steps_pb2.ASSIGNMENT_STATE_COMPLETED,
+    MemberStatus.EXPIRED: workflow_steps_pb2.ASSIGNMENT_STATE_EXPIRED,
+    MemberStatus.SUPERSEDED: workflow_steps_pb2.ASSIGNMENT_STATE_SUPERSEDED,
+    MemberStatus.CANCELLED: workflow_steps_pb2.ASSIGNMENT_STATE_CANCELLED,
+}
+_ASSIGNMENT_STATE = {
+    AssignmentState.OPEN: workflow_steps_pb2.ASSIGNMENT_STATE_OPEN,
+    AssignmentState.COMPLETED: workflow_steps_pb2.ASSIGNMENT_STATE_COMPLETED,
+    AssignmentState.EXPIRED: workflow_steps_pb2.ASSIGNMENT_STATE_EXPIRED,
+    AssignmentState.SUPERSEDED: workflow_steps_pb2.ASSIGNMENT_STATE_SUPERSEDED,
+    AssignmentState.CANCELLED: workflow_steps_pb2.ASSIGNMENT_STATE_CANCELLED,
+}
+_RECOVERY = {
+    pb.RECOVERY_ACTION_RETRY: Recovery.RETRY,
+    pb.RECOVERY_ACTION_FAIL: Recovery.FAIL,
+    pb.RECOVERY_ACTION_CANCEL: Recovery.CANCEL,
+}
+
+
+def content_hash(message: Any) -> str:
+    """``sha256:`` over the message's deterministic serialization."""
+    return "sha256:" + hashlib.sha256(message.SerializeToString(deterministic=True)).hexdigest()
+
+
+def _member(member: Member) -> workflow_steps_pb2.StepAssignment:
+    result = member.result
+    view = workflow_steps_pb2.StepAssignment(
+        id=member.id,
+        step_id=member.step_id,
+        step_attempt=member.step_attempt,
+        index=member.index,
+        agent_name=member.agent,
+        agent_id=member.agent_id,
+        role=member.role.value,
+        state=_MEMBER_STATE[member.status],
+        create_time=timestamp(member.create_time),
+        expire_time=timestamp(member.deadline) if member.deadline is not None else None,
+        end_time=timestamp(member.end_time) if member.end_time is not None else None,
+        end_reason=member.end_reason,
+    )
+    if result is not None:
+        view.outcome = result.outcome
+        view.passed = result.passed
+        view.content_hash = result.content_hash
+        if result.cost_usd is not None:
+            view.cost_usd = result.cost_usd
+    return view
+
+
+def step_run_to_proto(loaded: Loaded) -> workflow_types_pb2.WorkflowRun:
+    """A step run as the one run resource shows it (``kind`` steps, its state in ``steps``)."""
+    run, stored, plan = loaded.run, loaded.stored, loaded.plan
+    budget = plan.limits.max_transitions if plan.limits.max_transitions is not None else len(plan.steps)
+    return workflow_types_pb2.WorkflowRun(
+        id=run.id,
+        kind=workflow_types_pb2.WORKFLOW_KIND_STEPS,
+        definition_id=stored.definition_id,
+        definition_hash=run.plan_hash,
+        project=run.project,
+        coordinator_name=plan.coordinator,
+        status=STEP_RUN_STATUS[run.status],
+        current_stage_id=run.current_step or "",
+        create_time=timestamp(run.create_time),
+        update_time=timestamp(run.update_time),
+        end_time=timestamp(run.end_time) if run.end_time is not None else None,
+        end_reason=run.end_reason,
+        delivery_id=stored.start_request_id,
+        steps=workflow_steps_pb2.StepRunState(
+            current_step_id=run.current_step or "" if not run.status.ended else "",
+            step_attempt=run.step_attempt,
+            phase=_PHASE[run.phase.value],
+            assignments=[_member(member) for member in run.members],
+            attempts=dict(run.attempts),
+            edge_uses=dict(run.edge_uses),
+            transitions=run.transitions,
+            transition_budget=budget,
+            cost_usd=run.cost_usd,
+            unmetered_results=run.unmetered,
+            plan_value=run.plan_value or "",
+            head_commit=run.head_commit or "",
+            blocked_assignment_id=run.blocked_member or "",
+            last_outcome=run.last_outcome or "",
+            sequence=run.sequence,
+        ),
+    )
+
+
+def inputs_from_proto(request: workflow_steps_pb2.StepRunInputs) -> RunInputs:
+    handoff = ""
+    if request.HasField("diagnostic_handoff"):
+        handoff = json.dumps(json_format.MessageToDict(request.diagnostic_handoff), separators=(",", ":"))
+    return RunInputs(
+        repository=request.repository,
+        base_commit=request.base_commit,
+        files=tuple(InputFile(f.type, f.path, f.sha256) for f in request.files),
+        handoff=handoff,
+        notes=request.notes,
+    )
+
+
+def _telemetry(message: envelopes_pb2.WorkerResult | envelopes_pb2.ReviewEnvelope) -> Telemetry:
+    if not isinstance(message, envelopes_pb2.WorkerResult) or not message.HasField("telemetry"):
+        return Telemetry()
+    usage = message.telemetry
+    return Telemetry(usage.cost_usd, usage.tokens_in, usage.tokens_out, usage.duration_ms)
+
+
+def worker_report(result: envelopes_pb2.WorkerResult) -> WorkerReport:
+    uncertain = None
+    if result.outcome == "uncertain":
+        uncertain = next((check.reason for check in result.checks if check.observation == "uncertain"), "") or "unknown"
+    return WorkerReport(
+        outcome=result.outcome,
+        content_hash=content_hash(result),
+        summary=result.summary,
+        model=result.worker.model,
+        artifacts={artifact.name: artifact.sha256 for artifact in result.artifacts},
+        telemetry=_telemetry(result),
+        checks=tuple(
+            CheckReport(check.name, check.passed, check.exit_code if check.HasField("exit_code") else None)
+            for check in result.checks
+        ),
+        uncertain=uncertain,
+        commit=result.commit,
+    )
+
+
+def review_report(review: envelopes_pb2.ReviewEnvelope) -> ReviewReport:
+    return ReviewReport(
+        verdict=review.verdict,
+        content_hash=content_hash(review),
+        summary=review.summary,
+        model=review.reviewer.model,
+        blockers=len(review.blockers),
+    )
+
+
+def event_to_proto(event: StoredRunEvent) -> workflow_steps_pb2.RunEvent:
+    payload = struct_pb2.Struct()
+    payload.update(json.loads(event.payload))
+    return workflow_steps_pb2.RunEvent(
+        sequence=event.sequence, type=event.type, payload=payload, time=timestamp(event.event_time)
+    )
+
+
+class StepMethods:
+    """The step-run RPCs of WorkflowServicer."""
+
+    _hub: HubState
+
+    @property
+    def _settings(self) -> EngineSettings:
+        return self._hub.engine_settings
+
+    async def CompleteAssignment(
+        self, request: pb.CompleteAssignmentRequest, context: Context
+    ) -> pb.CompleteAssignmentResponse:
+        which = request.WhichOneof("result")
+        if which == "worker_result":
+            report: WorkerReport | ReviewReport = worker_report(request.worker_result)
+        elif which == "review":
+            report = review_report(request.review)
+        else:
+            raise invalid_field("result", "give worker_result or review")
+        completed = await step_runs.complete(
+            self._hub.store,
+            current_call().caller,
+            request.assignment_id,
+            report,
+            settings=self._settings,
+            now=self._hub.now(),
+        )
+        member = completed.run.member(request.assignment_id)
+        assignment = _member(member) if member is not None else workflow_steps_pb2.StepAssignment(
+            id=completed.assignment.id,
+            step_id=completed.assignment.step_id,
+            step_attempt=completed.assignment.step_attempt,
+            agent_id=completed.assignment.agent_id,
+            state=_ASSIGNMENT_STATE[completed.assignment.state],
+            content_hash=completed.assignment.result,
+        )
+        return pb.CompleteAssignmentResponse(
+            assignment=assignment, duplicate=completed.duplicate, run_status=STEP_RUN_STATUS[completed.run.status]
+        )
+
+    async def NextAssignment(self, request: pb.NextAssignmentRequest, context: Context) -> pb.NextAssignmentResponse:
+        found = await step_runs.next_assignment(
+            self._hub.store, current_call().caller, settings=self._settings, now=self._hub.now()
+        )
+        if found is None:
+            return pb.NextAssignmentResponse()
+        return pb.NextAssignmentResponse(
+            assignment=json_format.ParseDict(found, envelopes_pb2.AssignmentRequest(), ignore_unknown_fields=False)
+        )
+
+    async def ApproveStep(self, request: pb.ApproveStepRequest, context: Context) -> pb.ApproveStepResponse:
+        await step_runs.approve(
+            self._hub.store,
+            current_call().caller,
+            request.run_id,
+            request.step_id,
+            request.outcome,
+            request.reason,
+            settings=self._settings,
+            now=self._hub.now(),
+        )
+        return pb.ApproveStepResponse(run=await self._step_view(request.run_id))
+
+    async def RecoverStepRun(self, request: pb.RecoverStepRunRequest, context: Context) -> pb.RecoverStepRunResponse:
+        action = _RECOVERY.get(request.action)
+        if action is None:
+            raise invalid_field("action", "must be RECOVERY_ACTION_RETRY, _FAIL or _CANCEL")
+        await step_runs.recover(
+            self._hub.store,
+            current_call().caller,
+            request.run_id,
+            action,
+            request.reason,
+            settings=self._settings,
+            now=self._hub.now(),
+        )
+        return pb.RecoverStepRunResponse(run=await self._step_view(request.run_id))
+
+    async def ListRunEvents(self, request: pb.ListRunEventsRequest, context: Context) -> pb.ListRunEventsResponse:
+        page, last = await step_runs.events(
+            self._hub.store,
+            current_call().caller,
+            request.run_id,
+            after=request.after_sequence,
+            size=request.page_size,
+        )
+        return pb.ListRunEventsResponse(events=[event_to_proto(event) for event in page], last_sequence=last)
+
+    async def _step_view(self, run_id: str) -> workflow_types_pb2.WorkflowRun:
+        loaded = await step_runs.get(self._hub.store, current_call().caller, run_id)
+        if loaded is None:
+            raise step_runs.run_not_found(run_id)
+        return step_run_to_proto(loaded)
