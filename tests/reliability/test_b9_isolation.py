@@ -1401,6 +1401,7 @@ OWNER: dict[str, Callable[[dict[str, Any], dict[str, dict[str, str]]], str | Non
     "sync_projects": lambda row, o: row["hub_project"],
     "sync_runs": lambda row, o: row["hub_project"],
     "sync_events": lambda row, o: o["sync"].get(row["project_id"]),
+    "gate_registries": lambda row, o: row["project"],
     "workflow_definitions": lambda row, o: row["project"],
     # A version outlives its definition while a run pins it: its runs' project then.
     "workflow_definition_versions": lambda row, o: (

@@ -144,8 +144,28 @@ _VERSION_11 = [
 ]
 """The workflow runs' learning journals and retrospectives (SQLite's ``_0011_journal``)."""
 
+_VERSION_12: list[str] = []
+"""Reserved for the attempt and session tokens (``session_tokens``): this branch's placeholder,
+replaced by that migration where they are merged (SQLite's ``_0012_reserved``)."""
+
+_VERSION_13 = [
+    f"ALTER TABLE workflow_definitions ADD COLUMN kind {T} NOT NULL DEFAULT 'stages'",
+    "CREATE INDEX workflow_definitions_kind ON workflow_definitions (project, kind, id)",
+    f"CREATE TABLE gate_registries (project {T} PRIMARY KEY, hash {T} NOT NULL, document {T} NOT NULL, "
+    f"update_time BIGINT NOT NULL, registered_by {T} NOT NULL)",
+]
+"""Step workflows' kind and the projects' gate registries (SQLite's ``_0013_step_definitions``)."""
+
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""
 
-MIGRATIONS: dict[int, list[str]] = {7: _VERSION_7, 8: _VERSION_8, 9: _VERSION_9, 10: _VERSION_10, 11: _VERSION_11}
+MIGRATIONS: dict[int, list[str]] = {
+    7: _VERSION_7,
+    8: _VERSION_8,
+    9: _VERSION_9,
+    10: _VERSION_10,
+    11: _VERSION_11,
+    12: _VERSION_12,
+    13: _VERSION_13,
+}
 """Each version's statements, by version; versions before ``FIRST_VERSION`` never existed here."""

@@ -16,6 +16,7 @@ from kxm_grpc.domain.workflows.journal_chain import Keyring
 from kxm_grpc.store.protocols.agents import AgentRepository
 from kxm_grpc.store.protocols.audit import AuditRepository
 from kxm_grpc.store.protocols.credentials import CredentialsRepository
+from kxm_grpc.store.protocols.gates import GateRegistryRepository
 from kxm_grpc.store.protocols.inbox import InboxRepository
 from kxm_grpc.store.protocols.journal import JournalRepository
 from kxm_grpc.store.protocols.leases import LeaseRepository
@@ -34,6 +35,7 @@ __all__ = [
     "AgentRepository",
     "AuditRepository",
     "CredentialsRepository",
+    "GateRegistryRepository",
     "InboxRepository",
     "JournalRepository",
     "LeaseRepository",
@@ -115,6 +117,10 @@ class Tx(Protocol):
     @property
     def journal(self) -> JournalRepository:
         """The workflow runs' learning journals (records as chain links)."""
+
+    @property
+    def gate_registries(self) -> GateRegistryRepository:
+        """Each project's gate registry (the gates its step workflows name)."""
 
     @property
     def journal_keys(self) -> Keyring | None:

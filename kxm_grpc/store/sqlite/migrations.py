@@ -471,6 +471,26 @@ def _0011_journal(db: sqlite_utils.Database) -> None:
     )
 
 
+def _0012_reserved(db: sqlite_utils.Database) -> None:
+    """Reserved for the attempt and session tokens (``session_tokens``), added beside step
+    definitions; this branch's placeholder, replaced by that migration where they are merged."""
+
+
+def _0013_step_definitions(db: sqlite_utils.Database) -> None:
+    """Step workflows beside stage workflows, and each project's gate registry.
+
+    ``workflow_definitions.kind`` says which a definition is (``stages`` for every row before);
+    a step workflow's versions are its compiled plans, by plan hash, in the same versions table.
+    ``gate_registries`` holds one registry per project: its normalised document and hash.
+    """
+    db.execute("ALTER TABLE workflow_definitions ADD COLUMN kind TEXT NOT NULL DEFAULT 'stages'")
+    db.execute("CREATE INDEX workflow_definitions_kind ON workflow_definitions (project, kind, id)")
+    db.execute(
+        "CREATE TABLE gate_registries (project TEXT PRIMARY KEY, hash TEXT NOT NULL, document TEXT NOT NULL, "
+        "update_time INTEGER NOT NULL, registered_by TEXT NOT NULL) STRICT"
+    )
+
+
 MIGRATIONS: list[Migration] = [
     _0001_foundation,
     _0002_messaging,
@@ -483,4 +503,6 @@ MIGRATIONS: list[Migration] = [
     _0009_message_checksums,
     _0010_workflows,
     _0011_journal,
+    _0012_reserved,
+    _0013_step_definitions,
 ]
