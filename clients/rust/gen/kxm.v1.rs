@@ -2776,6 +2776,12 @@ pub enum ErrorReason {
     WorkflowSecretUnavailable = 126,
     /// FAILED_PRECONDITION: the run has not ended, and a retrospective is written when it ends; export it then; metadata: runId, status.
     WorkflowNotEnded = 127,
+    /// FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind.
+    WorkflowKindMismatch = 140,
+    /// FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each).
+    GateRegistryInUse = 141,
+    /// NOT_FOUND: the project has no gate registry (RegisterGateRegistry adds one); metadata: project.
+    GateRegistryNotFound = 142,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -2932,6 +2938,9 @@ impl ErrorReason {
             Self::WorkflowPromptTooLong => "ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG",
             Self::WorkflowSecretUnavailable => "ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE",
             Self::WorkflowNotEnded => "ERROR_REASON_WORKFLOW_NOT_ENDED",
+            Self::WorkflowKindMismatch => "ERROR_REASON_WORKFLOW_KIND_MISMATCH",
+            Self::GateRegistryInUse => "ERROR_REASON_GATE_REGISTRY_IN_USE",
+            Self::GateRegistryNotFound => "ERROR_REASON_GATE_REGISTRY_NOT_FOUND",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -3131,6 +3140,9 @@ impl ErrorReason {
                 Some(Self::WorkflowSecretUnavailable)
             }
             "ERROR_REASON_WORKFLOW_NOT_ENDED" => Some(Self::WorkflowNotEnded),
+            "ERROR_REASON_WORKFLOW_KIND_MISMATCH" => Some(Self::WorkflowKindMismatch),
+            "ERROR_REASON_GATE_REGISTRY_IN_USE" => Some(Self::GateRegistryInUse),
+            "ERROR_REASON_GATE_REGISTRY_NOT_FOUND" => Some(Self::GateRegistryNotFound),
             _ => None,
         }
     }
@@ -5698,16 +5710,18 @@ pub struct WorkflowDefinition {
     /// The coordinator agent's name or id, as declared.
     #[prost(string, tag = "4")]
     pub target: ::prost::alloc::string::String,
-    /// sha256 hex of the canonical normalised definition without its secrets; runs pin it.
+    /// What runs pin. A stage workflow: sha256 hex of the canonical normalised definition without its secrets.
+    /// A step workflow: its plan hash (`sha256:` and the hex SHA-256 of the compiled plan's canonical JSON).
     #[prost(string, tag = "5")]
     pub hash: ::prost::alloc::string::String,
-    /// The stage ids, in order.
+    /// The stage ids, in order (stage workflows).
     #[prost(string, repeated, tag = "6")]
     pub stage_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
     /// Whether signed signals are accepted (a signal secret is declared).
     #[prost(bool, tag = "7")]
     pub accepts_signals: bool,
-    /// The normalised definition as JSON in the original's camelCase shape; literal secrets read `***`.
+    /// The normalised definition as JSON: a stage workflow's in the original's camelCase shape, literal
+    /// secrets read `***`; a step workflow's source as registered (canonical JSON, keys sorted).
     #[prost(string, tag = "8")]
     pub document: ::prost::alloc::string::String,
     /// When it was first registered.
@@ -5718,6 +5732,43 @@ pub struct WorkflowDefinition {
     pub update_time: ::core::option::Option<::prost_types::Timestamp>,
     /// Who registered it last (an operator's name, `admin`, or `--workflows`).
     #[prost(string, tag = "11")]
+    pub registered_by: ::prost::alloc::string::String,
+    /// Stage or step workflow.
+    #[prost(enumeration = "WorkflowKind", tag = "12")]
+    pub kind: i32,
+    /// The step ids, in order, the first the entry (step workflows).
+    #[prost(string, repeated, tag = "13")]
+    pub step_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// The compiled plan (`kxm.compiled-workflow.v1` JSON) whose hash is `hash` (step workflows): every gate it runs
+    /// is embedded with its hash, so a registry replaced later never changes it; registering again re-pins the gates.
+    #[prost(string, tag = "14")]
+    pub plan: ::prost::alloc::string::String,
+    /// The hash of the project's gate registry the plan pinned its registry gates from (step workflows naming one).
+    #[prost(string, tag = "15")]
+    pub gate_registry_hash: ::prost::alloc::string::String,
+}
+/// GateRegistry is a project's gate registry (`kxm.gate-registry.v1`): the gates its step workflows name.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GateRegistry {
+    /// The project.
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The registry hash step plans pin: `sha256:` and the hex SHA-256 of the canonical JSON of the normalised
+    /// registry, each gate with its `id` (workflow-context §6.1).
+    #[prost(string, tag = "2")]
+    pub hash: ::prost::alloc::string::String,
+    /// The normalised registry as JSON, loadable as registered (canonical: keys sorted; a gate of one `argv` reads
+    /// as one check named after the gate).
+    #[prost(string, tag = "3")]
+    pub document: ::prost::alloc::string::String,
+    /// The gate ids, sorted.
+    #[prost(string, repeated, tag = "4")]
+    pub gate_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// When it was last registered.
+    #[prost(message, optional, tag = "5")]
+    pub update_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// Who registered it last (an operator's name, `admin`, or `--workflows`).
+    #[prost(string, tag = "6")]
     pub registered_by: ::prost::alloc::string::String,
 }
 /// WorkflowWait is what a waiting run waits for.
@@ -6037,6 +6088,39 @@ pub struct WorkflowRun {
     #[prost(string, tag = "22")]
     pub end_reason: ::prost::alloc::string::String,
 }
+/// WorkflowKind says what drives a definition's runs; an id keeps its kind for as long as it is registered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum WorkflowKind {
+    /// Never sent by the hub.
+    Unspecified = 0,
+    /// A stage workflow: a coordinator agent checkpoints each stage; runs start with StartWorkflowRun or a signed start webhook.
+    Stages = 1,
+    /// A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartStepRun.
+    Steps = 2,
+}
+impl WorkflowKind {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "WORKFLOW_KIND_UNSPECIFIED",
+            Self::Stages => "WORKFLOW_KIND_STAGES",
+            Self::Steps => "WORKFLOW_KIND_STEPS",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "WORKFLOW_KIND_UNSPECIFIED" => Some(Self::Unspecified),
+            "WORKFLOW_KIND_STAGES" => Some(Self::Stages),
+            "WORKFLOW_KIND_STEPS" => Some(Self::Steps),
+            _ => None,
+        }
+    }
+}
 /// WorkflowRunStatus is where a run stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
 #[repr(i32)]
@@ -6193,6 +6277,45 @@ pub struct RegisterWorkflowDefinitionResponse {
     /// True when the stored version already had this hash (nothing changed).
     #[prost(bool, tag = "3")]
     pub unchanged: bool,
+}
+/// The gate registry to register.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RegisterGateRegistryRequest {
+    /// Required. One `kxm.gate-registry.v1` document (at most 256 KiB).
+    #[prost(string, tag = "1")]
+    pub document: ::prost::alloc::string::String,
+    /// Its syntax.
+    #[prost(enumeration = "DefinitionFormat", tag = "2")]
+    pub format: i32,
+    /// Validate only: store nothing, answer as a registration would.
+    #[prost(bool, tag = "3")]
+    pub validate_only: bool,
+    /// The project whose registry it is; empty: the project the operator names (`x-kxm-project`).
+    #[prost(string, tag = "4")]
+    pub project: ::prost::alloc::string::String,
+}
+/// The registered gate registry.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RegisterGateRegistryResponse {
+    /// The registry as stored.
+    #[prost(message, optional, tag = "1")]
+    pub registry: ::core::option::Option<GateRegistry>,
+    /// True when the project had no registry before.
+    #[prost(bool, tag = "2")]
+    pub created: bool,
+    /// True when the project's registry already had this hash (nothing changed).
+    #[prost(bool, tag = "3")]
+    pub unchanged: bool,
+}
+/// Which gate registry to read: the caller's project's.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetGateRegistryRequest {}
+/// The gate registry.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetGateRegistryResponse {
+    /// The registry.
+    #[prost(message, optional, tag = "1")]
+    pub registry: ::core::option::Option<GateRegistry>,
 }
 /// The definition to read.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -6886,17 +7009,23 @@ pub mod workflow_service_client {
             self.inner = self.inner.max_encoding_message_size(limit);
             self
         }
-        /// RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
+        /// RegisterWorkflowDefinition validates a definition (JSON or YAML) and stores it.
         ///
-        /// Registering again replaces it; runs already started keep the version they pinned.
+        /// A stage workflow is JSON in the original's shape (no `schema` field); a step workflow says
+        /// `schema: kxm.workflow.v1` and names its `id` and `project`. A step workflow is loaded with its project's
+        /// current gate registry (RegisterGateRegistry) and compiled; its plan, which embeds every gate it runs with
+        /// the gate's hash, is what its runs pin (`hash` is the plan hash). Registering again replaces a definition;
+        /// runs already started keep the version they pinned. An id keeps its project and its kind.
         ///
         /// Errors:
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-        ///  message lists every problem with its field, metadata names the first. An operator naming a project
+        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule (a step
+        ///  workflow's gate step naming a gate its project's registry lacks: code `step_gate_unknown`); the message
+        ///  lists every problem with its field, metadata names the first. An operator naming a project
         ///  (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
-        ///  an id another project's definition holds (field `id`), is refused the same way.
+        ///  an id another project's definition holds (field `id`), is refused the same way; so is an id a
+        ///  definition of the other kind holds (field `schema`), and a gate registry (field `schema`).
         pub async fn register_workflow_definition(
             &mut self,
             request: impl tonic::IntoRequest<super::RegisterWorkflowDefinitionRequest>,
@@ -6990,6 +7119,80 @@ pub mod workflow_service_client {
                 );
             self.inner.unary(req, path, codec).await
         }
+        /// RegisterGateRegistry validates a project's gate registry (`kxm.gate-registry.v1`, JSON or YAML) and stores it,
+        /// replacing the project's registry.
+        ///
+        /// The project is the request's `project`, else the one the operator names (`x-kxm-project`). A registry that
+        /// drops a gate a registered step workflow of the project names, changes its kind, or no longer suits its step
+        /// is refused, listing every such definition and gate: nothing registered may become unrunnable. Registered
+        /// plans keep the gates they pinned; registering a step workflow again pins the new registry's gates.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the message
+        ///  lists every problem with its field (`gates.<id>.argv`), metadata names the first.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no project is named, the name is malformed, or it differs from
+        ///  the project the operator names (field `project`).
+        /// * FAILED_PRECONDITION (ERROR_REASON_GATE_REGISTRY_IN_USE): a registered step workflow names a gate the registry
+        ///  drops, changes the kind of, or no longer suits; field violations name each gate, the message each
+        ///  definition; metadata: definitions, gates.
+        pub async fn register_gate_registry(
+            &mut self,
+            request: impl tonic::IntoRequest<super::RegisterGateRegistryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RegisterGateRegistryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/RegisterGateRegistry",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("kxm.v1.WorkflowService", "RegisterGateRegistry"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+        /// GetGateRegistry reads the caller's project's gate registry.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * NOT_FOUND (ERROR_REASON_GATE_REGISTRY_NOT_FOUND): the caller's project has no gate registry.
+        pub async fn get_gate_registry(
+            &mut self,
+            request: impl tonic::IntoRequest<super::GetGateRegistryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetGateRegistryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/GetGateRegistry",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "GetGateRegistry"));
+            self.inner.unary(req, path, codec).await
+        }
         /// StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
         ///
         /// A delivery id already used for this definition returns its run with `duplicate` set; the same id with
@@ -7001,6 +7204,8 @@ pub mod workflow_service_client {
         /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
         ///  it holds a number JSON cannot (NaN, Infinity).
         /// * NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the definition is a step workflow (it starts with
+        ///  StartStepRun); metadata: definitionId, kind.
         /// * FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
@@ -7129,6 +7334,8 @@ pub mod workflow_service_client {
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the run's definition id no longer holds a stage
+        ///  workflow (never, while an id keeps its kind); metadata: definitionId, kind.
         /// * as StartWorkflowRun for the new run.
         pub async fn rerun_workflow_run(
             &mut self,

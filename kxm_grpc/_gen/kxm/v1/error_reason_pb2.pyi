@@ -261,6 +261,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """UNAVAILABLE: a secret the definition names by environment variable is not set on this replica; retry (another replica may verify), and set it here; metadata: definitionId, field."""
     ERROR_REASON_WORKFLOW_NOT_ENDED: _ErrorReason.ValueType  # 127
     """FAILED_PRECONDITION: the run has not ended, and a retrospective is written when it ends; export it then; metadata: runId, status."""
+    ERROR_REASON_WORKFLOW_KIND_MISMATCH: _ErrorReason.ValueType  # 140
+    """FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind."""
+    ERROR_REASON_GATE_REGISTRY_IN_USE: _ErrorReason.ValueType  # 141
+    """FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each)."""
+    ERROR_REASON_GATE_REGISTRY_NOT_FOUND: _ErrorReason.ValueType  # 142
+    """NOT_FOUND: the project has no gate registry (RegisterGateRegistry adds one); metadata: project."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """ErrorReason is the stable, machine-readable cause of a failed call.
@@ -512,4 +518,10 @@ ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE: ErrorReason.ValueType  # 126
 """UNAVAILABLE: a secret the definition names by environment variable is not set on this replica; retry (another replica may verify), and set it here; metadata: definitionId, field."""
 ERROR_REASON_WORKFLOW_NOT_ENDED: ErrorReason.ValueType  # 127
 """FAILED_PRECONDITION: the run has not ended, and a retrospective is written when it ends; export it then; metadata: runId, status."""
+ERROR_REASON_WORKFLOW_KIND_MISMATCH: ErrorReason.ValueType  # 140
+"""FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind."""
+ERROR_REASON_GATE_REGISTRY_IN_USE: ErrorReason.ValueType  # 141
+"""FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each)."""
+ERROR_REASON_GATE_REGISTRY_NOT_FOUND: ErrorReason.ValueType  # 142
+"""NOT_FOUND: the project has no gate registry (RegisterGateRegistry adds one); metadata: project."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

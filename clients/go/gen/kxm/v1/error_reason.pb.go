@@ -270,6 +270,12 @@ const (
 	ErrorReason_ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE ErrorReason = 126
 	// FAILED_PRECONDITION: the run has not ended, and a retrospective is written when it ends; export it then; metadata: runId, status.
 	ErrorReason_ERROR_REASON_WORKFLOW_NOT_ENDED ErrorReason = 127
+	// FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind.
+	ErrorReason_ERROR_REASON_WORKFLOW_KIND_MISMATCH ErrorReason = 140
+	// FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each).
+	ErrorReason_ERROR_REASON_GATE_REGISTRY_IN_USE ErrorReason = 141
+	// NOT_FOUND: the project has no gate registry (RegisterGateRegistry adds one); metadata: project.
+	ErrorReason_ERROR_REASON_GATE_REGISTRY_NOT_FOUND ErrorReason = 142
 )
 
 // Enum value maps for ErrorReason.
@@ -393,6 +399,9 @@ var (
 		125: "ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG",
 		126: "ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE",
 		127: "ERROR_REASON_WORKFLOW_NOT_ENDED",
+		140: "ERROR_REASON_WORKFLOW_KIND_MISMATCH",
+		141: "ERROR_REASON_GATE_REGISTRY_IN_USE",
+		142: "ERROR_REASON_GATE_REGISTRY_NOT_FOUND",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                           0,
@@ -513,6 +522,9 @@ var (
 		"ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG":              125,
 		"ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE":           126,
 		"ERROR_REASON_WORKFLOW_NOT_ENDED":                    127,
+		"ERROR_REASON_WORKFLOW_KIND_MISMATCH":                140,
+		"ERROR_REASON_GATE_REGISTRY_IN_USE":                  141,
+		"ERROR_REASON_GATE_REGISTRY_NOT_FOUND":               142,
 	}
 )
 
@@ -547,7 +559,7 @@ var File_kxm_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xe3%\n" +
+	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xe0&\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_PROTOCOL_ERROR\x10\x01\x12\x1d\n" +
@@ -667,7 +679,10 @@ const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"%ERROR_REASON_WORKFLOW_RULING_REQUIRED\x10|\x12)\n" +
 	"%ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG\x10}\x12,\n" +
 	"(ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE\x10~\x12#\n" +
-	"\x1fERROR_REASON_WORKFLOW_NOT_ENDED\x10\x7fB\x80\x01\n" +
+	"\x1fERROR_REASON_WORKFLOW_NOT_ENDED\x10\x7f\x12(\n" +
+	"#ERROR_REASON_WORKFLOW_KIND_MISMATCH\x10\x8c\x01\x12&\n" +
+	"!ERROR_REASON_GATE_REGISTRY_IN_USE\x10\x8d\x01\x12)\n" +
+	"$ERROR_REASON_GATE_REGISTRY_NOT_FOUND\x10\x8e\x01B\x80\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x10ErrorReasonProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 

@@ -968,6 +968,30 @@ public enum ErrorReason
    * <code>ERROR_REASON_WORKFLOW_NOT_ENDED = 127;</code>
    */
   ERROR_REASON_WORKFLOW_NOT_ENDED(127),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_KIND_MISMATCH = 140;</code>
+   */
+  ERROR_REASON_WORKFLOW_KIND_MISMATCH(140),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each).
+   * </pre>
+   *
+   * <code>ERROR_REASON_GATE_REGISTRY_IN_USE = 141;</code>
+   */
+  ERROR_REASON_GATE_REGISTRY_IN_USE(141),
+  /**
+   * <pre>
+   * NOT_FOUND: the project has no gate registry (RegisterGateRegistry adds one); metadata: project.
+   * </pre>
+   *
+   * <code>ERROR_REASON_GATE_REGISTRY_NOT_FOUND = 142;</code>
+   */
+  ERROR_REASON_GATE_REGISTRY_NOT_FOUND(142),
   UNRECOGNIZED(-1),
   ;
 
@@ -1926,6 +1950,30 @@ public enum ErrorReason
    * <code>ERROR_REASON_WORKFLOW_NOT_ENDED = 127;</code>
    */
   public static final int ERROR_REASON_WORKFLOW_NOT_ENDED_VALUE = 127;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_KIND_MISMATCH = 140;</code>
+   */
+  public static final int ERROR_REASON_WORKFLOW_KIND_MISMATCH_VALUE = 140;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each).
+   * </pre>
+   *
+   * <code>ERROR_REASON_GATE_REGISTRY_IN_USE = 141;</code>
+   */
+  public static final int ERROR_REASON_GATE_REGISTRY_IN_USE_VALUE = 141;
+  /**
+   * <pre>
+   * NOT_FOUND: the project has no gate registry (RegisterGateRegistry adds one); metadata: project.
+   * </pre>
+   *
+   * <code>ERROR_REASON_GATE_REGISTRY_NOT_FOUND = 142;</code>
+   */
+  public static final int ERROR_REASON_GATE_REGISTRY_NOT_FOUND_VALUE = 142;
 
 
   public final int getNumber() {
@@ -2070,6 +2118,9 @@ public enum ErrorReason
       case 125: return ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG;
       case 126: return ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE;
       case 127: return ERROR_REASON_WORKFLOW_NOT_ENDED;
+      case 140: return ERROR_REASON_WORKFLOW_KIND_MISMATCH;
+      case 141: return ERROR_REASON_GATE_REGISTRY_IN_USE;
+      case 142: return ERROR_REASON_GATE_REGISTRY_NOT_FOUND;
       default: return null;
     }
   }

@@ -35,7 +35,7 @@ public final class ErrorReasonProto extends com.google.protobuf.GeneratedFile {
       descriptor;
   static {
     java.lang.String[] descriptorData = {
-      "\n\031kxm/v1/error_reason.proto\022\006kxm.v1*\343%\n\013" +
+      "\n\031kxm/v1/error_reason.proto\022\006kxm.v1*\340&\n\013" +
       "ErrorReason\022\034\n\030ERROR_REASON_UNSPECIFIED\020" +
       "\000\022\037\n\033ERROR_REASON_PROTOCOL_ERROR\020\001\022\035\n\031ER" +
       "ROR_REASON_INVALID_JSON\020\002\022\'\n#ERROR_REASO" +
@@ -156,11 +156,14 @@ public final class ErrorReasonProto extends com.google.protobuf.GeneratedFile {
       "_WORKFLOW_RULING_REQUIRED\020|\022)\n%ERROR_REA" +
       "SON_WORKFLOW_PROMPT_TOO_LONG\020}\022,\n(ERROR_" +
       "REASON_WORKFLOW_SECRET_UNAVAILABLE\020~\022#\n\037" +
-      "ERROR_REASON_WORKFLOW_NOT_ENDED\020\177B\200\001\n\nde" +
-      "v.kxm.v1B\020ErrorReasonProtoP\001Z\'kxm.dev/hu" +
-      "b/clients/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kx" +
-      "m.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm" +
-      "::V1b\006proto3"
+      "ERROR_REASON_WORKFLOW_NOT_ENDED\020\177\022(\n#ERR" +
+      "OR_REASON_WORKFLOW_KIND_MISMATCH\020\214\001\022&\n!E" +
+      "RROR_REASON_GATE_REGISTRY_IN_USE\020\215\001\022)\n$E" +
+      "RROR_REASON_GATE_REGISTRY_NOT_FOUND\020\216\001B\200" +
+      "\001\n\ndev.kxm.v1B\020ErrorReasonProtoP\001Z\'kxm.d" +
+      "ev/hub/clients/go/gen/kxm/v1;kxmv1\242\002\003KXX" +
+      "\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352" +
+      "\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
