@@ -403,3 +403,30 @@ async def test_registrations_are_audited(hub: Hub, project: Project) -> None:
         ("workflow.register", "workflow:deliver", {"hash": registered.hash, "project": "alpha", "kind": "steps"}),
         ("workflow.gates.register", "gates:alpha", {"hash": load_gate_registry(gate_registry()).hash}),
     ]
+
+
+async def test_a_hub_started_with_a_workflows_directory_serves_its_step_workflows(
+    hub_settings: Settings, tmp_path: Path
+) -> None:
+    """``--workflows DIR`` with ``alpha.gates.yaml`` and a step workflow: the hub starts serving both."""
+    from kxm_grpc.client import HubClient
+    from kxm_grpc.server.app import HubServer
+    from tests.conftest import ADMIN_TOKEN
+
+    directory = tmp_path / "workflows"
+    directory.mkdir()
+    (directory / "alpha.gates.yaml").write_text(yaml.safe_dump(gate_registry()))
+    (directory / "deliver.json").write_text(json.dumps(step_document()))
+    server = HubServer(replace(hub_settings, workflows=directory))
+    await server.start()
+    try:
+        async with HubClient(server.address, token=ADMIN_TOKEN) as admin:
+            await admin.admin.create_project("alpha")
+        async with HubClient(server.address, token=ADMIN_TOKEN, project="alpha") as operator:
+            definition = (await operator.workflows.get_definition("deliver")).definition
+            registry = (await operator.workflows.get_gate_registry()).registry
+    finally:
+        await server.stop(0.2)
+
+    assert (definition.kind, definition.registered_by, registry.registered_by) == (STEPS, "--workflows", "--workflows")
+    assert definition.gate_registry_hash == registry.hash == load_gate_registry(gate_registry()).hash
