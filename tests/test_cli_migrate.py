@@ -28,6 +28,7 @@ from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.store import Durability
 from kxm_grpc.store import transfer as transfer_module
+from kxm_grpc.store.protocols.gates import StoredGateRegistry
 from kxm_grpc.store.protocols.workflows import (
     DeliveryKind,
     StoredDefinition,
@@ -174,6 +175,7 @@ async def add_workflow_rows(database: str) -> None:
                 *(tx.journal.append(link, project=run.project) for link in journal),
                 tx.journal.put_retrospective(run.id, project=run.project, document='{"schema":"r"}', now=9),
                 tx.session_tokens.insert(session_record()),
+                tx.gate_registries.put(StoredGateRegistry("alpha", "sha256:" + "1" * 64, '{"gates":{}}', 9, "ops")),
             ]
         )
     finally:

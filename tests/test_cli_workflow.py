@@ -699,3 +699,51 @@ async def test_journal_verbs(hub: Hub, project: Project, tmp_path: Path, monkeyp
         "PROBLEM_ALTERED",
         plan.entry.id,
     )
+
+
+async def test_register_list_and_gates_cover_step_workflows_and_gate_registries(
+    hub: Hub, project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``register FILE`` tells a gate registry, a step workflow and a stage workflow apart by schema;
+    ``list`` names each definition's kind; ``gates`` shows the project's registry; a step workflow
+    naming a gate the registry lacks is refused (exit 1, the loader's problem on stderr)."""
+    from kxm_grpc.domain.workflows import documents
+    from kxm_grpc.domain.workflows.plans import compile_workflow, load_workflow, plan_hash
+    from kxm_grpc.domain.workflows.plans.gates import load_gate_registry
+
+    _, env = await coordinate(hub, project, tmp_path, monkeypatch)
+    (tmp_path / "deliver.yaml").write_text(STEP_WORKFLOW, encoding="utf-8")
+    (tmp_path / "gates.yaml").write_text(GATES, encoding="utf-8")
+    (tmp_path / "fix.json").write_text(json.dumps(define("fix")), encoding="utf-8")
+    registry = load_gate_registry(documents.decode(GATES, origin="gates.yaml", format=None))
+    plan = compile_workflow(
+        load_workflow(documents.decode(STEP_WORKFLOW, origin="x.yaml", format=None), gates=registry), gates=registry
+    )
+
+    async def cli(*args: str) -> tuple[int, str, str]:
+        return await kxm("workflow", *args, cwd=tmp_path, env=env)
+
+    lacking = await cli("register", "deliver.yaml")
+    no_registry = await cli("gates")
+    checked = await cli("register", "gates.yaml", "--validate-only")
+    gates = await cli("register", "gates.yaml")
+    steps = await cli("register", "deliver.yaml")
+    stages = await cli("register", "fix.json")
+    listed = await cli("list")
+    shown = await cli("gates")
+    as_json = await cli("gates", "--json")
+
+    assert lacking[0] == 1 and "step_gate_unknown" in lacking[2] and "steps[1].gate" in lacking[2]
+    assert no_registry[0] == 1 and "ERROR_REASON_GATE_REGISTRY_NOT_FOUND" in no_registry[2]
+    assert checked[:2] == (0, f"gates alpha\tvalid\tgates: npm-verify\thash {registry.hash}\n")
+    assert gates[:2] == (0, f"gates alpha\tcreated\tgates: npm-verify\thash {registry.hash}\n")
+    assert steps[:2] == (0, f"deliver\tcreated\tsteps: implement, verify, approve\thash {plan_hash(plan)}\n")
+    assert stages[0] == 0 and stages[1].startswith("fix\tcreated\tstages: review, ship\thash ")
+    assert listed[0] == 0
+    assert listed[1].splitlines()[0] == f"deliver\talpha\t-\tsteps: implement, verify, approve\thash {plan_hash(plan)}"
+    assert listed[1].splitlines()[1].startswith("fix\talpha\tgeneric\tstages: review, ship\thash ")
+    assert shown[0] == 0
+    head, gate = shown[1].splitlines()
+    assert head.startswith(f"alpha\thash {registry.hash}\tby admin\tat ")
+    assert gate == "  npm-verify\tcommand\tnpm run verify (600000 ms)"
+    assert json.loads(as_json[1])["registry"]["gate_ids"] == ["npm-verify"]

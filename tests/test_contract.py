@@ -213,6 +213,8 @@ def test_the_workflow_area_names_follow_the_rule() -> None:
         "register_definition",
         "get_definition",
         "list_definitions",
+        "register_gate_registry",
+        "get_gate_registry",
         "start_run",
         "get_run",
         "list_runs",

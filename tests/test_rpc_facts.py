@@ -176,6 +176,7 @@ def test_the_agent_tool_names_are_pinned() -> None:
         "kxm_check_fence": "/kxm.v1.LeaseService/CheckFence",
         "kxm_workflow_definition": "/kxm.v1.WorkflowService/GetWorkflowDefinition",
         "kxm_workflow_definitions": "/kxm.v1.WorkflowService/ListWorkflowDefinitions",
+        "kxm_gate_registry": "/kxm.v1.WorkflowService/GetGateRegistry",
         "kxm_workflow_run": "/kxm.v1.WorkflowService/GetWorkflowRun",
         "kxm_workflow_runs": "/kxm.v1.WorkflowService/ListWorkflowRuns",
         "kxm_workflow_checkpoint": "/kxm.v1.WorkflowService/Checkpoint",

@@ -92,3 +92,26 @@ async def call(client: HubClient, name: str, request: Any) -> Any:
     client method uses), for tests that aim requests the client would not build."""
     stub = client._stub(workflow_service_pb2_grpc.WorkflowServiceStub)
     return await client._call(getattr(stub, name), request)
+
+
+def step_document(
+    definition_id: str = "deliver", *, project: str = "alpha", gate: str = "npm-verify", **fields: Any
+) -> dict[str, Any]:
+    """The seeds' step workflow (``kxm.workflow.v1``): plan → implement (2 attempts) → the registry
+    gate ``gate`` with a back-edge budget → dual-critic quorum review → terminal."""
+    from tests.unit.test_step_definitions import seed
+
+    document = {**seed(), "id": definition_id, "project": project, **fields}
+    document["steps"][2]["gate"] = gate
+    return document
+
+
+def gate_registry(**gates: dict[str, Any]) -> dict[str, Any]:
+    """A ``kxm.gate-registry.v1`` document: ``npm-verify`` (``npm run verify``) and ``plan-exists``
+    unless ``gates`` are given (a gate given as None is left out)."""
+    chosen: dict[str, Any] = {
+        "npm-verify": {"kind": "command", "argv": ["npm", "run", "verify"], "timeoutMs": 600_000},
+        "plan-exists": {"kind": "artifacts-exist", "paths": ["docs/plan.md"]},
+    }
+    chosen.update(gates)
+    return {"schema": "kxm.gate-registry.v1", "gates": {k: v for k, v in chosen.items() if v is not None}}

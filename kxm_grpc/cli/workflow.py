@@ -7,14 +7,16 @@
 The other verbs talk to a hub, each with the credentials its RPC takes:
 
 - an operator's token (``--token``, ``KXM_ADMIN_TOKEN`` or ``.kxm/credentials.json``: the admin
-  token or a named operator's): ``register FILE``, ``start``, ``cancel``, ``rerun``, ``degrade``,
+  token or a named operator's): ``register FILE`` (a stage workflow, a step workflow or, by its
+  ``schema``, the ``--project``'s gate registry), ``start``, ``cancel``, ``rerun``, ``degrade``,
   ``rule``, ``signal --operator`` and ``promote`` (a journal entry);
 - the run's coordinator, a saved agent named by ``--as`` (or ``KXM_AGENT_NAME``): ``checkpoint``,
   ``wait``, ``escalate`` and ``record`` (a journal entry);
 - the project token, or a saved agent with ``--as`` (which sees only the runs it coordinates):
-  ``list`` (definitions), ``runs``, ``run``, and the journal's ``journal`` (every record of a
-  run's journal), ``report`` (the project's improvement report), ``export`` (an ended run's
-  retrospective, Markdown or its JSON) and ``verify`` (exit 0 when the journal is intact, 1 when it
+  ``list`` (definitions of both kinds), ``gates`` (the project's gate registry), ``runs``, ``run``,
+  and the journal's ``journal`` (every record of a run's journal), ``report`` (the project's
+  improvement report), ``export`` (an ended run's retrospective, Markdown or its JSON) and
+  ``verify`` (exit 0 when the journal is intact, 1 when it
   is not, naming the problem and the first bad record).
 
 ``signal`` without ``--operator`` needs no hub credential at all: it signs its request with the
@@ -208,7 +210,12 @@ def _emit(args: argparse.Namespace, response: Any, text: str) -> int:
 
 
 def _register_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="one definition (.json, .yaml or .yml)")
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help="one definition or gate registry (.json, .yaml or .yml; told apart by its schema): a stage workflow,"
+        " a step workflow (kxm.workflow.v1) or the project's gate registry (kxm.gate-registry.v1, for --project)",
+    )
     parser.add_argument("--format", choices=("json", "yaml"), help="read FILE as this (default: by suffix)")
     parser.add_argument(
         "--validate-only", action="store_true", help="have the hub check it as a registration would, storing nothing"
@@ -227,20 +234,52 @@ def _register(args: argparse.Namespace) -> int:
     suffix = os.path.splitext(args.file)[1].lower()
     format = args.format or {".json": "json", ".yaml": "yaml", ".yml": "yaml"}.get(suffix)
 
+    registry = _is_gate_registry(document, args.file, format)
+
     async def command() -> int:
         async with client_from(args, admin=True) as client:
+            if registry:
+                answer = await client.workflows.register_gate_registry(
+                    document, format=format, validate_only=args.validate_only
+                )
+                gates = answer.registry
+                text = f"gates {gates.project}\t{_state(args, answer)}\tgates: {', '.join(gates.gate_ids)}"
+                return _emit(args, answer, f"{text}\thash {gates.hash}")
             response = await client.workflows.register_definition(
                 document, format=format, validate_only=args.validate_only
             )
         definition = response.definition
-        if args.validate_only:
-            state = "valid"
-        else:
-            state = "unchanged" if response.unchanged else "created" if response.created else "replaced"
-        stages = ", ".join(definition.stage_ids)
-        return _emit(args, response, f"{definition.id}\t{state}\tstages: {stages}\thash {definition.hash}")
+        text = f"{definition.id}\t{_state(args, response)}\t{_parts(definition)}\thash {definition.hash}"
+        return _emit(args, response, text)
 
     return run(args, command)
+
+
+def _is_gate_registry(document: str, path: str, format: str | None) -> bool:
+    """Whether the document is a gate registry (by its ``schema``); one that does not decode is sent
+    as a definition, and the hub says what is wrong with it."""
+    from kxm_grpc.domain.workflows import documents
+    from kxm_grpc.domain.workflows.kinds import DocumentKind, document_kind
+
+    try:
+        return document_kind(documents.decode(document, origin=path, format=format)) is DocumentKind.GATE_REGISTRY
+    except (documents.DocumentError, ValueError):
+        return False
+
+
+def _state(args: argparse.Namespace, response: Any) -> str:
+    if args.validate_only:
+        return "valid"
+    return "unchanged" if response.unchanged else "created" if response.created else "replaced"
+
+
+def _parts(definition: Any) -> str:
+    """``stages: a, b`` or ``steps: a, b``: the definition's kind and its parts."""
+    from kxm_grpc.v1 import WorkflowKind
+
+    if definition.kind == WorkflowKind.WORKFLOW_KIND_STEPS:
+        return f"steps: {', '.join(definition.step_ids)}"
+    return f"stages: {', '.join(definition.stage_ids)}"
 
 
 def _list_arguments(parser: argparse.ArgumentParser) -> None:
@@ -254,11 +293,33 @@ def _list(args: argparse.Namespace) -> int:
         emit(
             args,
             [message_to_dict(d) for d in found],
-            "\n".join(
-                f"{d.id}\t{d.project}\t{d.source}\tstages: {', '.join(d.stage_ids)}\thash {d.hash}" for d in found
-            ),
+            "\n".join(f"{d.id}\t{d.project}\t{d.source or '-'}\t{_parts(d)}\thash {d.hash}" for d in found),
         )
         return EXIT_OK
+
+    return run(args, command)
+
+
+def _gates_arguments(parser: argparse.ArgumentParser) -> None:
+    add_connection_flags(parser)
+
+
+def _gates(args: argparse.Namespace) -> int:
+    async def command() -> int:
+        async with client_from(args) as client:
+            response = await client.workflows.get_gate_registry()
+        registry = response.registry
+        lines = [
+            f"{registry.project}\thash {registry.hash}\tby {registry.registered_by}"
+            f"\tat {registry.update_time.ToJsonString()}"
+        ]
+        for gate_id, gate in sorted(json.loads(registry.document).get("gates", {}).items()):
+            if gate.get("kind") == "command":
+                checks = "; ".join(f"{' '.join(c['argv'])} ({c['timeoutMs']} ms)" for c in gate.get("checks", []))
+                lines.append(f"  {gate_id}\tcommand\t{checks}")
+            else:
+                lines.append(f"  {gate_id}\t{gate.get('kind')}\t{', '.join(gate.get('paths', []))}")
+        return _emit(args, response, "\n".join(lines))
 
     return run(args, command)
 
@@ -959,7 +1020,8 @@ VERBS: list[Verb] = [
         _register_arguments,
         _register,
     ),
-    ("list", "list the project's workflow definitions", _list_arguments, _list),
+    ("list", "list the project's workflow definitions, each with its kind (stages or steps)", _list_arguments, _list),
+    ("gates", "show the project's gate registry (the gates its step workflows name)", _gates_arguments, _gates),
     ("runs", "list runs, newest first (with --as: the runs that agent coordinates)", _runs_arguments, _runs),
     ("run", "show a run: its stages, attempts, quorums and wait", _run_arguments, _run),
     ("start", "start a run of a definition as a signed start would (an operator)", _start_arguments, _start),

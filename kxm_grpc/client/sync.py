@@ -221,6 +221,8 @@ class SyncWorkflows(SyncArea):
     register_definition = blocking(Workflows.register_definition)
     get_definition = blocking(Workflows.get_definition)
     list_definitions = blocking(Workflows.list_definitions)
+    register_gate_registry = blocking(Workflows.register_gate_registry)
+    get_gate_registry = blocking(Workflows.get_gate_registry)
     start_run = blocking(Workflows.start_run)
     get_run = blocking(Workflows.get_run)
     list_runs = blocking(Workflows.list_runs)

@@ -1,7 +1,8 @@
 """``hub.workflows``: WorkflowService calls, durable evidence-gated runs, plus ``request_review``.
 
 One method per RPC, named after it without the word "workflow": definitions (``register_definition``,
-``get_definition``, ``list_definitions``), runs (``start_run``, ``get_run``, ``list_runs``,
+``get_definition``, ``list_definitions``: stage and step workflows), the project's gate registry
+(``register_gate_registry``, ``get_gate_registry``), runs (``start_run``, ``get_run``, ``list_runs``,
 ``cancel_run``, ``rerun_run``), the coordinator's steps (``checkpoint``, ``wait``,
 ``escalate_stage``) and an operator's (``signal_run``, ``approve_degradation``,
 ``resolve_escalation``). Who may call which is in ``proto/kxm/v1/workflow_service.proto``: the
@@ -115,6 +116,26 @@ def _refs(refs: EvidenceRefs | None) -> dict[str, pb.MessageIds]:
     }
 
 
+def _document(
+    document: str | bytes | Mapping[str, Any], format: pb.DefinitionFormat.ValueType | str | None
+) -> tuple[str, pb.DefinitionFormat.ValueType]:
+    """An operator document's text and format: a mapping is sent as JSON, bytes decoded as UTF-8.
+
+    Raises:
+        ValueError: ``format`` names neither JSON nor YAML.
+    """
+    if isinstance(document, Mapping):
+        document, format = json.dumps(document), format or "json"
+    elif isinstance(document, bytes):
+        document = document.decode("utf-8-sig")
+    if isinstance(format, str):
+        try:
+            format = _FORMATS[format.strip().lower()]
+        except KeyError:
+            raise ValueError(f"format must be json or yaml, not {format!r}") from None
+    return document, format if format is not None else pb.DEFINITION_FORMAT_UNSPECIFIED
+
+
 def _evidence(evidence: Mapping[str, str] | None) -> dict[str, str]:
     return dict(evidence or {})
 
@@ -184,25 +205,16 @@ class Workflows(Area):
         ``unchanged``. With ``validate_only`` nothing is stored and the answer is what a
         registration would be.
 
+        A stage workflow or a step workflow (``schema: kxm.workflow.v1``, loaded with its
+        project's gate registry and compiled: the answer's ``hash`` is its plan hash).
+
         Raises:
             InvalidArgument: (WORKFLOW_DEFINITION_INVALID) every problem, each with its field.
         """
-        if isinstance(document, Mapping):
-            document, format = json.dumps(document), format or "json"
-        elif isinstance(document, bytes):
-            document = document.decode("utf-8-sig")
-        if isinstance(format, str):
-            try:
-                format = _FORMATS[format.strip().lower()]
-            except KeyError:
-                raise ValueError(f"format must be json or yaml, not {format!r}") from None
+        text, chosen = _document(document, format)
         return await self._hub._call(
             self._rpc().RegisterWorkflowDefinition,
-            pb.RegisterWorkflowDefinitionRequest(
-                document=document,
-                format=format if format is not None else pb.DEFINITION_FORMAT_UNSPECIFIED,
-                validate_only=validate_only,
-            ),
+            pb.RegisterWorkflowDefinitionRequest(document=text, format=chosen, validate_only=validate_only),
             timeout=timeout,
         )
 
@@ -225,6 +237,38 @@ class Workflows(Area):
             pb.ListWorkflowDefinitionsRequest(page_size=page_size, page_token=page_token),
             timeout=timeout,
         )
+
+    async def register_gate_registry(
+        self,
+        document: str | bytes | Mapping[str, Any],
+        *,
+        project: str = "",
+        format: pb.DefinitionFormat.ValueType | str | None = None,
+        validate_only: bool = False,
+        timeout: float | None = None,
+    ) -> pb.RegisterGateRegistryResponse:
+        """Register a project's gate registry (an operator), replacing the project's: a
+        ``kxm.gate-registry.v1`` JSON or YAML text, or a mapping (sent as JSON).
+
+        ``project`` left empty is the project this client names (``x-kxm-project``). The same
+        registry again answers ``unchanged``; with ``validate_only`` nothing is stored.
+
+        Raises:
+            InvalidArgument: (WORKFLOW_DEFINITION_INVALID) every problem, each with its field;
+                (PROTOCOL_ERROR) no project, or another than the one this client names.
+            FailedPrecondition: (GATE_REGISTRY_IN_USE) it would break a registered step workflow
+                (the message lists each definition and gate).
+        """
+        text, chosen = _document(document, format)
+        return await self._hub._call(
+            self._rpc().RegisterGateRegistry,
+            pb.RegisterGateRegistryRequest(document=text, format=chosen, validate_only=validate_only, project=project),
+            timeout=timeout,
+        )
+
+    async def get_gate_registry(self, *, timeout: float | None = None) -> pb.GetGateRegistryResponse:
+        """The gate registry of this client's project (NOT_FOUND, GATE_REGISTRY_NOT_FOUND, when it has none)."""
+        return await self._hub._call(self._rpc().GetGateRegistry, pb.GetGateRegistryRequest(), timeout=timeout)
 
     # -- runs -------------------------------------------------------------------------------------
 

@@ -370,8 +370,8 @@ class Settings:
     )
     workflows: Path | None = setting(
         None,
-        "import the workflow definitions of every .json, .yaml and .yml file in this directory at start "
-        "(a definition that breaks a rule stops the hub)",
+        "import the workflow definitions (stage and step workflows) and gate registries (<project>.gates.yaml) "
+        "of every .json, .yaml and .yml file in this directory at start (one that breaks a rule stops the hub)",
         parse=optional_path,
         metavar="DIR",
     )

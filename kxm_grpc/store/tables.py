@@ -50,6 +50,7 @@ TABLES: tuple[Table, ...] = (
     Table("sync_projects", ("project_id",)),
     Table("sync_runs", ("project_id", "run_id")),
     Table("sync_events", ("project_id", "run_id", "sequence")),
+    Table("gate_registries", ("project",)),
     Table("workflow_definitions", ("id",)),
     Table("workflow_definition_versions", ("hash",)),
     Table("workflow_runs", ("id",)),

@@ -36,7 +36,7 @@ from kxm_grpc.server.settings import Settings
 from kxm_grpc.services.workflows import definitions
 from kxm_grpc.v1 import CheckpointStatus
 from tests.conftest import AgentFactory, Hub, Project, ProjectFactory
-from tests.workflows import SIGNAL_SECRET, call, define
+from tests.workflows import SIGNAL_SECRET, call, define, gate_registry, step_document
 
 pb = workflow_service_pb2
 jpb = workflow_journal_pb2
@@ -75,6 +75,18 @@ def beta_document(prompt: str = "Fix {{issue.key}}") -> dict[str, Any]:
     return document
 
 
+def beta_gates() -> dict[str, Any]:
+    """beta's gate registry: its own gate ``bravo-verify``."""
+    return gate_registry(
+        **{"bravo-verify": {"kind": "command", "argv": ["make", "bravo"], "timeoutMs": 60_000}, "npm-verify": None}
+    )
+
+
+def beta_step_document(gate: str = "bravo-verify") -> dict[str, Any]:
+    """``bravo-ship`` of beta: the seeds' step workflow gated by beta's ``bravo-verify``."""
+    return step_document("bravo-ship", project="beta", gate=gate)
+
+
 @dataclass
 class Beta:
     """What alpha's callers must never reach or learn: beta's definition and runs."""
@@ -86,6 +98,10 @@ class Beta:
     agent_ids: list[str]
     entry_id: str = ""
     """A skill candidate beta's coordinator recorded on the running run."""
+    step_hash: str = ""
+    """The plan hash of beta's step workflow ``bravo-ship``."""
+    registry_hash: str = ""
+    """The hash of beta's gate registry (its gate ``bravo-verify``)."""
 
     @property
     def runs(self) -> list[Any]:
@@ -94,6 +110,7 @@ class Beta:
     def secrets(self) -> set[str]:
         """Every beta identifier or text an error to alpha must not carry unless the request named it."""
         values = {"beta", "bravo-fix", "b-review", "b-ship", "b-ci", self.definition_hash, BETA_SECRET, *self.agent_ids}
+        values |= {"bravo-ship", "bravo-verify", self.step_hash, self.registry_hash}
         values |= {BETA_SIGNAL_SECRET, "Fix KXM-B"}
         for run in self.runs:
             values |= {run.id, run.prompt_message_id, run.payload_sha256}
@@ -130,6 +147,9 @@ async def world(
         await runtime.runtimes.register("rtm_alpha00000001", adopt=True)
         await admin.workflows.register_definition(alpha_document())
         registered = await admin.workflows.register_definition(beta_document())
+        await admin.workflows.register_gate_registry(gate_registry(), project="alpha")
+        beta_registry = await admin.workflows.register_gate_registry(beta_gates(), project="beta")
+        beta_steps = await admin.workflows.register_definition(beta_step_document())
         alpha_run = (await admin.workflows.start_run("alpha-fix", delivery_id="a-1")).run
         payload = {"issue": {"key": "KXM-B"}}
         running = (await admin.workflows.start_run("bravo-fix", delivery_id="b-1", payload=payload)).run
@@ -156,6 +176,8 @@ async def world(
             (await admin.workflows.get_run(escalated.id)).run,
             beta_ids,
             recorded.record.entry.id,
+            beta_steps.definition.hash,
+            beta_registry.registry.hash,
         )
         callers = {"agent": alpha_coordinator, "project-token": token, "runtime-key": runtime, "operator": operator}
         yield World(hub, project, beta, admin, alpha_run, state, callers)
@@ -175,6 +197,11 @@ REQUESTS: dict[str, Callable[[Beta], Any]] = {
         document=json.dumps(beta_document("Changed {{issue.key}}")), format=pb.DEFINITION_FORMAT_JSON
     ),
     "GetWorkflowDefinition": lambda b: pb.GetWorkflowDefinitionRequest(definition_id="bravo-fix"),
+    "RegisterGateRegistry": lambda b: pb.RegisterGateRegistryRequest(
+        document=json.dumps(gate_registry()), format=pb.DEFINITION_FORMAT_JSON, project="beta"
+    ),
+    # No project named: the caller's own registry, which must hold nothing of beta's.
+    "GetGateRegistry": lambda b: pb.GetGateRegistryRequest(),
     "ListWorkflowDefinitions": lambda b: pb.ListWorkflowDefinitionsRequest(page_size=500),
     "StartWorkflowRun": lambda b: pb.StartWorkflowRunRequest(
         definition_id="bravo-fix", delivery_id="b-9", payload=_struct({"issue": {"key": "KXM-9"}})
@@ -213,7 +240,7 @@ REQUESTS: dict[str, Callable[[Beta], Any]] = {
     "ExportRetrospective": lambda b: pb.ExportRetrospectiveRequest(run_id=b.escalated.id),
     "VerifyJournal": lambda b: pb.VerifyJournalRequest(run_id=b.running.id),
 }
-LISTS = {"ListWorkflowDefinitions", "ListWorkflowRuns", "GetImprovementReport"}
+LISTS = {"ListWorkflowDefinitions", "ListWorkflowRuns", "GetImprovementReport", "GetGateRegistry"}
 
 
 def test_every_rpc_of_the_service_has_a_request_here() -> None:
@@ -241,6 +268,11 @@ DEFINITION_INVALID = (grpc.StatusCode.INVALID_ARGUMENT, {Reason.WORKFLOW_DEFINIT
 names no definition to be missing, and the contract lists this reason for it (the field: ``project``)."""
 
 
+REGISTRY_PROJECT = (grpc.StatusCode.INVALID_ARGUMENT, {Reason.PROTOCOL_ERROR})
+"""How an operator naming alpha is refused beta's gate registry: the request's ``project`` is not the
+project the call names (a registry document names no project, so nothing is missing)."""
+
+
 def leaks(error: HubError, request: Any, secrets: set[str]) -> list[str]:
     """The beta secrets in the error's message or metadata that the request did not name itself."""
     named = str(request)
@@ -253,7 +285,8 @@ async def snapshot(world: World) -> tuple[Any, ...]:
     runs = [await world.admin.workflows.get_run(run.id) for run in world.beta.runs]
     listed = await world.admin.workflows.list_runs(definition_id="bravo-fix", page_size=500)
     definitions = await world.admin.workflows.list_definitions(page_size=500)
-    return (runs, listed, definitions)
+    registry = await world.hub.server.store.read(lambda tx: tx.gate_registries.get("beta"))
+    return (runs, listed, definitions, registry)
 
 
 @pytest.mark.parametrize("caller", ["agent", "project-token", "runtime-key", "operator"])
@@ -277,6 +310,10 @@ async def test_every_rpc_refuses_alphas_callers_on_betas_runs(world: World, call
                 expected = (grpc.StatusCode.PERMISSION_DENIED, {Reason.CREDENTIAL_KIND_DENIED})
             elif method.name == "RegisterWorkflowDefinition":
                 expected = DEFINITION_INVALID
+                if error.metadata.get("field") != "project":
+                    problems.append(f"{method.name}: refused for {error.metadata} {error.message!r}")
+            elif method.name == "RegisterGateRegistry":
+                expected = REGISTRY_PROJECT
                 if error.metadata.get("field") != "project":
                     problems.append(f"{method.name}: refused for {error.metadata} {error.message!r}")
             elif method.name in LISTS:
@@ -311,6 +348,8 @@ async def test_alphas_lists_hold_only_alphas(world: World, caller: str) -> None:
     assert {r.project for r in runs.runs} == {"alpha"}
     assert list(by_beta.runs) == [] and list(waiting.runs) == []
     assert [d.id for d in definitions.definitions] == ["alpha-fix"]
+    registry = (await client.workflows.get_gate_registry()).registry
+    assert (registry.project, list(registry.gate_ids)) == ("alpha", ["npm-verify", "plan-exists"])
 
 
 @pytest.mark.parametrize("validate_only", [False, True])
@@ -394,8 +433,59 @@ async def test_an_operator_naming_no_project_sees_both_projects(world: World) ->
 
     assert {r.id for r in runs.runs} == {world.alpha_run.id, *(r.id for r in world.beta.runs)}
     assert {r.project for r in runs.runs} == {"alpha", "beta"}
-    assert [d.id for d in definitions.definitions] == ["alpha-fix", "bravo-fix"]
+    assert [d.id for d in definitions.definitions] == ["alpha-fix", "bravo-fix", "bravo-ship"]
     assert beta_run.run.project == "beta"
+
+
+# -- step workflows and gate registries -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("validate_only", [False, True])
+async def test_an_operator_naming_alpha_cannot_register_betas_step_workflow(world: World, validate_only: bool) -> None:
+    """A step workflow of beta from an operator naming alpha is refused on ``project`` before any
+    registry is read (beta's gates are never probed: the answer is the same whatever they hold); one
+    of alpha under beta's step id is refused on ``id``; beta's reads back unchanged."""
+    operator = world.callers["operator"]
+    before = await snapshot(world)
+    errors = []
+    for document in (beta_step_document(), beta_step_document(gate="no-such-gate")):
+        with pytest.raises(HubError) as caught:
+            await operator.workflows.register_definition(document, validate_only=validate_only)
+        errors.append(caught.value)
+    with pytest.raises(HubError) as hijack:
+        await operator.workflows.register_definition(
+            step_document("bravo-ship", project="alpha"), validate_only=validate_only
+        )
+
+    assert [(e.reason, e.metadata["field"], e.message) for e in errors] == [
+        (Reason.WORKFLOW_DEFINITION_INVALID, "project", errors[0].message)
+    ] * 2
+    assert (hijack.value.reason, hijack.value.metadata["field"]) == (Reason.WORKFLOW_DEFINITION_INVALID, "id")
+    assert leaks(hijack.value, "bravo-ship alpha", world.beta.secrets()) == []
+    assert await snapshot(world) == before
+
+
+async def test_an_operator_naming_no_project_cannot_move_betas_step_workflow_to_alpha(world: World) -> None:
+    """beta's step id registered as alpha's by an operator naming no project is refused on ``project``."""
+    before = await snapshot(world)
+
+    with pytest.raises(HubError) as caught:
+        await world.admin.workflows.register_definition(step_document("bravo-ship", project="alpha"))
+
+    assert (caught.value.metadata["definition"], caught.value.metadata["field"]) == ("bravo-ship", "project")
+    assert definitions.OTHER_PROJECTS_ID in caught.value.message
+    assert await snapshot(world) == before
+
+
+async def test_alphas_registry_changes_never_reach_betas_workflows(world: World) -> None:
+    """alpha's registry replaced by one without any of beta's gates is accepted: only alpha's step
+    workflows are checked against it; beta's registry and plans stay as they were."""
+    before = await snapshot(world)
+
+    replaced = await world.callers["operator"].workflows.register_gate_registry(gate_registry(**{"npm-verify": None}))
+
+    assert list(replaced.registry.gate_ids) == ["plan-exists"]
+    assert await snapshot(world) == before
 
 
 # -- the signed routes ----------------------------------------------------------------------------

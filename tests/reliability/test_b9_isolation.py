@@ -92,6 +92,7 @@ from tests.conftest import ADMIN_TOKEN, Hub, sqlite_only
 from tests.reliability import rpc_surface
 from tests.reliability.battery import REPO, Battery, tier
 from tests.reliability.rpc_surface import Metadata, Outcome
+from tests.workflows import gate_registry, step_document
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -138,6 +139,10 @@ class World:
     """The project's workflow definition: review and build (each a peer requirement of the recipient), then ship."""
     spare_workflow: str = ""
     """A second definition (no runs), so that ListWorkflowDefinitions has a second page."""
+    step_workflow: str = ""
+    """The project's step workflow (``kxm.workflow.v1``): the seeds' shape, gated by ``gate``."""
+    gate: str = ""
+    """The command gate of the project's gate registry that its step workflow names."""
     stages: dict[str, str] = field(default_factory=dict)
     """role (review, build, ship) -> stage id."""
     requirement: str = ""
@@ -232,8 +237,21 @@ JOURNAL_ROLES = ("plan", "skill", "hypothesis", "lesson")
 def _workflow_names(world: World) -> None:
     tag = world.tag
     world.workflow, world.spare_workflow = f"wf-{tag}", f"wf2-{tag}"
+    world.step_workflow, world.gate = f"steps-{tag}", f"verify-{tag}"
     world.stages = {role: f"{role}-{tag}" for role in ("review", "build", "ship")}
     world.requirement, world.signal_key = f"Tests {tag}", f"ci-{tag}"
+
+
+def gate_document(world: World) -> dict[str, Any]:
+    """``world``'s gate registry: its command gate ``gate`` (its argv carries the tag)."""
+    return gate_registry(
+        **{world.gate: {"kind": "command", "argv": ["make", f"make-{world.tag}"], "timeoutMs": 60_000}}
+    )
+
+
+def step_workflow_document(world: World) -> dict[str, Any]:
+    """``world``'s step workflow: the seeds' shape in ``world``'s project, gated by its ``gate``."""
+    return step_document(world.step_workflow, project=world.project, gate=world.gate, description=f"steps-{world.tag}")
 
 
 def workflow_document(world: World, *, spare: bool = False, prompt: str = "prompt") -> dict[str, Any]:
@@ -417,6 +435,8 @@ async def _build_workflows(hub: Hub, world: World, sender: HubClient, recipient:
         (await operator.workflows.register_definition(workflow_document(world, spare=spare))).definition
         for spare in (False, True)
     ]
+    registry = (await operator.workflows.register_gate_registry(gate_document(world))).registry
+    registered.append((await operator.workflows.register_definition(step_workflow_document(world))).definition)
     runs = {}
     for role in RUN_ROLES:
         world.deliveries[role] = f"dlv-{role}-{tag}"
@@ -455,6 +475,11 @@ async def _build_workflows(hub: Hub, world: World, sender: HubClient, recipient:
         *journal_markers,
         world.workflow,
         world.spare_workflow,
+        world.step_workflow,
+        world.gate,
+        registry.hash,
+        f"make-{tag}",
+        f"steps-{tag}",
         *world.stages.values(),
         world.requirement,
         world.requirement.lower(),
@@ -1045,6 +1070,37 @@ CASES: dict[str, RpcCase] = {
             _page("ListWorkflowDefinitions", lambda token: W.ListWorkflowDefinitionsRequest(page_token=token)),
         )
     ),
+    "/kxm.v1.WorkflowService/RegisterGateRegistry": RpcCase(
+        (
+            Probe(
+                "`project`",
+                lambda w, c: W.RegisterGateRegistryRequest(
+                    document=json.dumps(gate_document(c)), format=W.DEFINITION_FORMAT_JSON, project=w.project
+                ),
+                "INVALID_ARGUMENT",
+                Reason.PROTOCOL_ERROR,
+                note="an operator naming a project registers that project's registry only (the field named: `project`)",
+            ),
+            Probe(
+                "`document` (the caller's own)",
+                lambda w, c: W.RegisterGateRegistryRequest(
+                    document=json.dumps(gate_document(c)), format=W.DEFINITION_FORMAT_JSON
+                ),
+                SCOPED,
+                note="the caller's own registry again: checked against its own step workflows only",
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/GetGateRegistry": RpcCase(
+        (
+            Probe(
+                "(no ids)",
+                lambda w, c: W.GetGateRegistryRequest(),
+                SCOPED,
+                note="the caller's project's registry (a registry has no id of its own)",
+            ),
+        )
+    ),
     "/kxm.v1.WorkflowService/StartWorkflowRun": RpcCase(
         (
             Probe(
@@ -1456,6 +1512,7 @@ OWNER: dict[str, Callable[[dict[str, Any], dict[str, dict[str, str]]], str | Non
     "sync_projects": lambda row, o: row["hub_project"],
     "sync_runs": lambda row, o: row["hub_project"],
     "sync_events": lambda row, o: o["sync"].get(row["project_id"]),
+    "gate_registries": lambda row, o: row["project"],
     "workflow_definitions": lambda row, o: row["project"],
     # A version outlives its definition while a run pins it: its runs' project then.
     "workflow_definition_versions": lambda row, o: (
@@ -2513,6 +2570,14 @@ ALLOWED_COMPARISONS: dict[tuple[str, str], str] = {
     ("services/timers.py", "tx.timers.get(timer.kind, timer.key) == timer"): "a timer's row key, not a credential",
     ("services/workflows/definitions.py", "existing.hash == definition.hash"): (
         "definition hashes, which cover everything but the secrets (shown in every definition read)"
+    ),
+    (
+        "services/workflows/definitions.py",
+        "gate_registries.current(tx, compiled.project).hash != compiled.registry_hash",
+    ): ("gate registry hashes (shown in every GetGateRegistry and in each step workflow's plan)"),
+    ("services/workflows/gate_registries.py", "existing.hash == registry.hash"): "gate registry hashes (public)",
+    ("services/workflows/step_definitions.py", "stored == (compiled.hash, compiled.source, compiled.plan)"): (
+        "a step workflow's plan hash, source and plan (shown in every definition read; step workflows hold no secret)"
     ),
     ("services/workflows/runs.py", "seen.payload_sha256 != digest"): (
         "a start delivery's body hash against the one it started with (the run's `payload_sha256`, public)"

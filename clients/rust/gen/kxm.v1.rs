@@ -3106,6 +3106,16 @@ pub enum ErrorReason {
     AssignmentClosed = 150,
     /// FAILED_PRECONDITION: only a run an uncertain gate blocked is recovered; metadata: runId, status.
     WorkflowNotBlocked = 151,
+    /// NOT_FOUND: no assignment of the caller's project has this id; metadata: assignmentId.
+    AssignmentNotFound = 152,
+    /// PERMISSION_DENIED: the assignment is another agent's: only its assignee completes it; metadata: assignmentId.
+    AssignmentForbidden = 153,
+    /// FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind.
+    WorkflowKindMismatch = 140,
+    /// FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each).
+    GateRegistryInUse = 141,
+    /// NOT_FOUND: the project has no gate registry (RegisterGateRegistry adds one); metadata: project.
+    GateRegistryNotFound = 142,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -3273,6 +3283,11 @@ impl ErrorReason {
             Self::SessionTokenLimitReached => "ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED",
             Self::AssignmentClosed => "ERROR_REASON_ASSIGNMENT_CLOSED",
             Self::WorkflowNotBlocked => "ERROR_REASON_WORKFLOW_NOT_BLOCKED",
+            Self::AssignmentNotFound => "ERROR_REASON_ASSIGNMENT_NOT_FOUND",
+            Self::AssignmentForbidden => "ERROR_REASON_ASSIGNMENT_FORBIDDEN",
+            Self::WorkflowKindMismatch => "ERROR_REASON_WORKFLOW_KIND_MISMATCH",
+            Self::GateRegistryInUse => "ERROR_REASON_GATE_REGISTRY_IN_USE",
+            Self::GateRegistryNotFound => "ERROR_REASON_GATE_REGISTRY_NOT_FOUND",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -3485,6 +3500,11 @@ impl ErrorReason {
             }
             "ERROR_REASON_ASSIGNMENT_CLOSED" => Some(Self::AssignmentClosed),
             "ERROR_REASON_WORKFLOW_NOT_BLOCKED" => Some(Self::WorkflowNotBlocked),
+            "ERROR_REASON_ASSIGNMENT_NOT_FOUND" => Some(Self::AssignmentNotFound),
+            "ERROR_REASON_ASSIGNMENT_FORBIDDEN" => Some(Self::AssignmentForbidden),
+            "ERROR_REASON_WORKFLOW_KIND_MISMATCH" => Some(Self::WorkflowKindMismatch),
+            "ERROR_REASON_GATE_REGISTRY_IN_USE" => Some(Self::GateRegistryInUse),
+            "ERROR_REASON_GATE_REGISTRY_NOT_FOUND" => Some(Self::GateRegistryNotFound),
             _ => None,
         }
     }
@@ -6067,16 +6087,18 @@ pub struct WorkflowDefinition {
     /// The coordinator agent's name or id, as declared.
     #[prost(string, tag = "4")]
     pub target: ::prost::alloc::string::String,
-    /// sha256 hex of the canonical normalised definition without its secrets; runs pin it.
+    /// What runs pin. A stage workflow: sha256 hex of the canonical normalised definition without its secrets.
+    /// A step workflow: its plan hash (`sha256:` and the hex SHA-256 of the compiled plan's canonical JSON).
     #[prost(string, tag = "5")]
     pub hash: ::prost::alloc::string::String,
-    /// The stage ids, in order.
+    /// The stage ids, in order (stage workflows).
     #[prost(string, repeated, tag = "6")]
     pub stage_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
     /// Whether signed signals are accepted (a signal secret is declared).
     #[prost(bool, tag = "7")]
     pub accepts_signals: bool,
-    /// The normalised definition as JSON in the original's camelCase shape; literal secrets read `***`.
+    /// The normalised definition as JSON: a stage workflow's in the original's camelCase shape, literal
+    /// secrets read `***`; a step workflow's source as registered (canonical JSON, keys sorted).
     #[prost(string, tag = "8")]
     pub document: ::prost::alloc::string::String,
     /// When it was first registered.
@@ -6087,6 +6109,43 @@ pub struct WorkflowDefinition {
     pub update_time: ::core::option::Option<::prost_types::Timestamp>,
     /// Who registered it last (an operator's name, `admin`, or `--workflows`).
     #[prost(string, tag = "11")]
+    pub registered_by: ::prost::alloc::string::String,
+    /// Stage or step workflow.
+    #[prost(enumeration = "WorkflowKind", tag = "12")]
+    pub kind: i32,
+    /// The step ids, in order, the first the entry (step workflows).
+    #[prost(string, repeated, tag = "13")]
+    pub step_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// The compiled plan (`kxm.compiled-workflow.v1` JSON) whose hash is `hash` (step workflows): every gate it runs
+    /// is embedded with its hash, so a registry replaced later never changes it; registering again re-pins the gates.
+    #[prost(string, tag = "14")]
+    pub plan: ::prost::alloc::string::String,
+    /// The hash of the project's gate registry the plan pinned its registry gates from (step workflows naming one).
+    #[prost(string, tag = "15")]
+    pub gate_registry_hash: ::prost::alloc::string::String,
+}
+/// GateRegistry is a project's gate registry (`kxm.gate-registry.v1`): the gates its step workflows name.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GateRegistry {
+    /// The project.
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The registry hash step plans pin: `sha256:` and the hex SHA-256 of the canonical JSON of the normalised
+    /// registry, each gate with its `id` (workflow-context §6.1).
+    #[prost(string, tag = "2")]
+    pub hash: ::prost::alloc::string::String,
+    /// The normalised registry as JSON, loadable as registered (canonical: keys sorted; a gate of one `argv` reads
+    /// as one check named after the gate).
+    #[prost(string, tag = "3")]
+    pub document: ::prost::alloc::string::String,
+    /// The gate ids, sorted.
+    #[prost(string, repeated, tag = "4")]
+    pub gate_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// When it was last registered.
+    #[prost(message, optional, tag = "5")]
+    pub update_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// Who registered it last (an operator's name, `admin`, or `--workflows`).
+    #[prost(string, tag = "6")]
     pub registered_by: ::prost::alloc::string::String,
 }
 /// WorkflowWait is what a waiting run waits for.
@@ -6406,6 +6465,39 @@ pub struct WorkflowRun {
     #[prost(string, tag = "22")]
     pub end_reason: ::prost::alloc::string::String,
 }
+/// WorkflowKind says what drives a definition's runs; an id keeps its kind for as long as it is registered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum WorkflowKind {
+    /// Never sent by the hub.
+    Unspecified = 0,
+    /// A stage workflow: a coordinator agent checkpoints each stage; runs start with StartWorkflowRun or a signed start webhook.
+    Stages = 1,
+    /// A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartStepRun.
+    Steps = 2,
+}
+impl WorkflowKind {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "WORKFLOW_KIND_UNSPECIFIED",
+            Self::Stages => "WORKFLOW_KIND_STAGES",
+            Self::Steps => "WORKFLOW_KIND_STEPS",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "WORKFLOW_KIND_UNSPECIFIED" => Some(Self::Unspecified),
+            "WORKFLOW_KIND_STAGES" => Some(Self::Stages),
+            "WORKFLOW_KIND_STEPS" => Some(Self::Steps),
+            _ => None,
+        }
+    }
+}
 /// WorkflowRunStatus is where a run stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
 #[repr(i32)]
@@ -6562,6 +6654,45 @@ pub struct RegisterWorkflowDefinitionResponse {
     /// True when the stored version already had this hash (nothing changed).
     #[prost(bool, tag = "3")]
     pub unchanged: bool,
+}
+/// The gate registry to register.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RegisterGateRegistryRequest {
+    /// Required. One `kxm.gate-registry.v1` document (at most 256 KiB).
+    #[prost(string, tag = "1")]
+    pub document: ::prost::alloc::string::String,
+    /// Its syntax.
+    #[prost(enumeration = "DefinitionFormat", tag = "2")]
+    pub format: i32,
+    /// Validate only: store nothing, answer as a registration would.
+    #[prost(bool, tag = "3")]
+    pub validate_only: bool,
+    /// The project whose registry it is; empty: the project the operator names (`x-kxm-project`).
+    #[prost(string, tag = "4")]
+    pub project: ::prost::alloc::string::String,
+}
+/// The registered gate registry.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RegisterGateRegistryResponse {
+    /// The registry as stored.
+    #[prost(message, optional, tag = "1")]
+    pub registry: ::core::option::Option<GateRegistry>,
+    /// True when the project had no registry before.
+    #[prost(bool, tag = "2")]
+    pub created: bool,
+    /// True when the project's registry already had this hash (nothing changed).
+    #[prost(bool, tag = "3")]
+    pub unchanged: bool,
+}
+/// Which gate registry to read: the caller's project's.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetGateRegistryRequest {}
+/// The gate registry.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetGateRegistryResponse {
+    /// The registry.
+    #[prost(message, optional, tag = "1")]
+    pub registry: ::core::option::Option<GateRegistry>,
 }
 /// The definition to read.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -7255,17 +7386,23 @@ pub mod workflow_service_client {
             self.inner = self.inner.max_encoding_message_size(limit);
             self
         }
-        /// RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
+        /// RegisterWorkflowDefinition validates a definition (JSON or YAML) and stores it.
         ///
-        /// Registering again replaces it; runs already started keep the version they pinned.
+        /// A stage workflow is JSON in the original's shape (no `schema` field); a step workflow says
+        /// `schema: kxm.workflow.v1` and names its `id` and `project`. A step workflow is loaded with its project's
+        /// current gate registry (RegisterGateRegistry) and compiled; its plan, which embeds every gate it runs with
+        /// the gate's hash, is what its runs pin (`hash` is the plan hash). Registering again replaces a definition;
+        /// runs already started keep the version they pinned. An id keeps its project and its kind.
         ///
         /// Errors:
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-        ///  message lists every problem with its field, metadata names the first. An operator naming a project
+        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule (a step
+        ///  workflow's gate step naming a gate its project's registry lacks: code `step_gate_unknown`); the message
+        ///  lists every problem with its field, metadata names the first. An operator naming a project
         ///  (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
-        ///  an id another project's definition holds (field `id`), is refused the same way.
+        ///  an id another project's definition holds (field `id`), is refused the same way; so is an id a
+        ///  definition of the other kind holds (field `schema`), and a gate registry (field `schema`).
         pub async fn register_workflow_definition(
             &mut self,
             request: impl tonic::IntoRequest<super::RegisterWorkflowDefinitionRequest>,
@@ -7361,6 +7498,80 @@ pub mod workflow_service_client {
                 );
             self.inner.unary(req, path, codec).await
         }
+        /// RegisterGateRegistry validates a project's gate registry (`kxm.gate-registry.v1`, JSON or YAML) and stores it,
+        /// replacing the project's registry.
+        ///
+        /// The project is the request's `project`, else the one the operator names (`x-kxm-project`). A registry that
+        /// drops a gate a registered step workflow of the project names, changes its kind, or no longer suits its step
+        /// is refused, listing every such definition and gate: nothing registered may become unrunnable. Registered
+        /// plans keep the gates they pinned; registering a step workflow again pins the new registry's gates.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the message
+        ///  lists every problem with its field (`gates.<id>.argv`), metadata names the first.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no project is named, the name is malformed, or it differs from
+        ///  the project the operator names (field `project`).
+        /// * FAILED_PRECONDITION (ERROR_REASON_GATE_REGISTRY_IN_USE): a registered step workflow names a gate the registry
+        ///  drops, changes the kind of, or no longer suits; field violations name each gate, the message each
+        ///  definition; metadata: definitions, gates.
+        pub async fn register_gate_registry(
+            &mut self,
+            request: impl tonic::IntoRequest<super::RegisterGateRegistryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RegisterGateRegistryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/RegisterGateRegistry",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("kxm.v1.WorkflowService", "RegisterGateRegistry"),
+                );
+            self.inner.unary(req, path, codec).await
+        }
+        /// GetGateRegistry reads the caller's project's gate registry.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * NOT_FOUND (ERROR_REASON_GATE_REGISTRY_NOT_FOUND): the caller's project has no gate registry.
+        pub async fn get_gate_registry(
+            &mut self,
+            request: impl tonic::IntoRequest<super::GetGateRegistryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetGateRegistryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/GetGateRegistry",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "GetGateRegistry"));
+            self.inner.unary(req, path, codec).await
+        }
         /// StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
         ///
         /// A delivery id already used for this definition returns its run with `duplicate` set; the same id with
@@ -7372,6 +7583,8 @@ pub mod workflow_service_client {
         /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
         ///  it holds a number JSON cannot (NaN, Infinity).
         /// * NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the definition is a step workflow (it starts with
+        ///  StartStepRun); metadata: definitionId, kind.
         /// * FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
@@ -7503,6 +7716,8 @@ pub mod workflow_service_client {
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the run's definition id no longer holds a stage
+        ///  workflow (never, while an id keeps its kind); metadata: definitionId, kind.
         /// * as StartWorkflowRun for the new run.
         pub async fn rerun_workflow_run(
             &mut self,
@@ -7985,6 +8200,241 @@ pub mod workflow_service_client {
             req.extensions_mut()
                 .insert(GrpcMethod::new("kxm.v1.WorkflowService", "VerifyJournal"));
             self.inner.unary(req, path, codec).await
+        }
+    }
+}
+/// StepAssignment is one assignment of a step run's current attempt.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct StepAssignment {
+    /// `asg_` + 32 hex: what CompleteAssignment names.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The step.
+    #[prost(string, tag = "2")]
+    pub step_id: ::prost::alloc::string::String,
+    /// The step's attempt, from 1.
+    #[prost(int32, tag = "3")]
+    pub step_attempt: i32,
+    /// Its place in the attempt, from 0 (a reassignment takes the superseded one's place).
+    #[prost(int32, tag = "4")]
+    pub index: i32,
+    /// The assignee's name as the plan names it.
+    #[prost(string, tag = "5")]
+    pub agent_name: ::prost::alloc::string::String,
+    /// The assignee's agent id.
+    #[prost(string, tag = "6")]
+    pub agent_id: ::prost::alloc::string::String,
+    /// `worker`, `reviewer` or `gate`.
+    #[prost(string, tag = "7")]
+    pub role: ::prost::alloc::string::String,
+    /// Where it stands.
+    #[prost(enumeration = "AssignmentState", tag = "8")]
+    pub state: i32,
+    /// When it was dispatched.
+    #[prost(message, optional, tag = "9")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it expires (unset: no deadline).
+    #[prost(message, optional, tag = "10")]
+    pub expire_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it ended.
+    #[prost(message, optional, tag = "11")]
+    pub end_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// Why it ended (`completed`, `deadline`, `assignee_offline`, `join_decided`, `run_ended`, `uncertain:<why>`).
+    #[prost(string, tag = "12")]
+    pub end_reason: ::prost::alloc::string::String,
+    /// The outcome its result stands for, as the hub derived it.
+    #[prost(string, tag = "13")]
+    pub outcome: ::prost::alloc::string::String,
+    /// Whether its result passed.
+    #[prost(bool, tag = "14")]
+    pub passed: bool,
+    /// `sha256:` of the envelope it returned (the evidence reference).
+    #[prost(string, tag = "15")]
+    pub content_hash: ::prost::alloc::string::String,
+    /// The cost its result reported, in US dollars (unset: unmetered).
+    #[prost(double, optional, tag = "16")]
+    pub cost_usd: ::core::option::Option<f64>,
+}
+/// StepRunState is the hub-driven part of a step run (`kxm.run-state.v1`).
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct StepRunState {
+    /// The current step (empty once the run ended).
+    #[prost(string, tag = "1")]
+    pub current_step_id: ::prost::alloc::string::String,
+    /// The current step's attempt, from 1.
+    #[prost(int32, tag = "2")]
+    pub step_attempt: i32,
+    /// What the current step waits for.
+    #[prost(enumeration = "StepPhase", tag = "3")]
+    pub phase: i32,
+    /// The current attempt's assignments, in birth order.
+    #[prost(message, repeated, tag = "4")]
+    pub assignments: ::prost::alloc::vec::Vec<StepAssignment>,
+    /// Attempts started per step.
+    #[prost(map = "string, int32", tag = "5")]
+    pub attempts: ::std::collections::HashMap<::prost::alloc::string::String, i32>,
+    /// Transitions taken per `<step>/<outcome>` edge.
+    #[prost(map = "string, int32", tag = "6")]
+    pub edge_uses: ::std::collections::HashMap<::prost::alloc::string::String, i32>,
+    /// Transitions taken in all.
+    #[prost(int32, tag = "7")]
+    pub transitions: i32,
+    /// The run's transition budget (`limits.maxTransitions`, else the number of steps).
+    #[prost(int32, tag = "8")]
+    pub transition_budget: i32,
+    /// Model cost so far, in US dollars, summed from the results' telemetry.
+    #[prost(double, tag = "9")]
+    pub cost_usd: f64,
+    /// Results that reported no cost.
+    #[prost(int32, tag = "10")]
+    pub unmetered_results: i32,
+    /// The plan hash captured at the `planHash` step (gate 3), once captured.
+    #[prost(string, tag = "11")]
+    pub plan_value: ::prost::alloc::string::String,
+    /// The commit the latest writing step reported.
+    #[prost(string, tag = "12")]
+    pub head_commit: ::prost::alloc::string::String,
+    /// The assignment whose uncertain gate blocked the run.
+    #[prost(string, tag = "13")]
+    pub blocked_assignment_id: ::prost::alloc::string::String,
+    /// The last step outcome.
+    #[prost(string, tag = "14")]
+    pub last_outcome: ::prost::alloc::string::String,
+    /// The last event's sequence number.
+    #[prost(int64, tag = "15")]
+    pub sequence: i64,
+}
+/// RunEvent is one entry of a step run's log (`kxm.run-event.v1`).
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct RunEvent {
+    /// 1, 2, … per run, contiguous.
+    #[prost(int64, tag = "1")]
+    pub sequence: i64,
+    /// `run.created`, `step.entered`, `assignment.created`, `assignment.completed`, `step.outcome`, `step.transitioned`, `run.ended`, …
+    #[prost(string, tag = "2")]
+    pub r#type: ::prost::alloc::string::String,
+    /// What the event records (a `step.outcome` names every producer, whether it counted, and why not).
+    #[prost(message, optional, tag = "3")]
+    pub payload: ::core::option::Option<::prost_types::Struct>,
+    /// When it was recorded.
+    #[prost(message, optional, tag = "4")]
+    pub time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// StepRunInputs is what a step run starts with; every assignment carries it.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct StepRunInputs {
+    /// The repository (a URL or a path the workers can clone).
+    #[prost(string, tag = "1")]
+    pub repository: ::prost::alloc::string::String,
+    /// The commit the first step starts from (full hex).
+    #[prost(string, tag = "2")]
+    pub base_commit: ::prost::alloc::string::String,
+    /// Files the work depends on, pinned by hash.
+    #[prost(message, repeated, tag = "3")]
+    pub files: ::prost::alloc::vec::Vec<StepInputFile>,
+    /// Loop C's incident: a `kxm.diagnostic-handoff.v1` envelope as JSON.
+    #[prost(message, optional, tag = "4")]
+    pub diagnostic_handoff: ::core::option::Option<::prost_types::Struct>,
+    /// Notes for the first step's assignee.
+    #[prost(string, tag = "5")]
+    pub notes: ::prost::alloc::string::String,
+}
+/// StepInputFile is a file a step run depends on.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct StepInputFile {
+    /// What the file is (for example `spec`, `log`).
+    #[prost(string, tag = "1")]
+    pub r#type: ::prost::alloc::string::String,
+    /// The file path.
+    #[prost(string, tag = "2")]
+    pub path: ::prost::alloc::string::String,
+    /// Its SHA-256 in hex.
+    #[prost(string, tag = "3")]
+    pub sha256: ::prost::alloc::string::String,
+}
+/// StepPhase is what a step run's current step waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum StepPhase {
+    /// Unset.
+    Unspecified = 0,
+    /// Places to dispatch, or eligible agents to come online.
+    Assigning = 1,
+    /// Every place is dispatched; results are awaited.
+    Working = 2,
+    /// An approval step waits for an operator's decision (ApproveStep).
+    AwaitingApproval = 3,
+    /// A wait step waits for its signal.
+    AwaitingSignal = 4,
+}
+impl StepPhase {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "STEP_PHASE_UNSPECIFIED",
+            Self::Assigning => "STEP_PHASE_ASSIGNING",
+            Self::Working => "STEP_PHASE_WORKING",
+            Self::AwaitingApproval => "STEP_PHASE_AWAITING_APPROVAL",
+            Self::AwaitingSignal => "STEP_PHASE_AWAITING_SIGNAL",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "STEP_PHASE_UNSPECIFIED" => Some(Self::Unspecified),
+            "STEP_PHASE_ASSIGNING" => Some(Self::Assigning),
+            "STEP_PHASE_WORKING" => Some(Self::Working),
+            "STEP_PHASE_AWAITING_APPROVAL" => Some(Self::AwaitingApproval),
+            "STEP_PHASE_AWAITING_SIGNAL" => Some(Self::AwaitingSignal),
+            _ => None,
+        }
+    }
+}
+/// AssignmentState is where one assignment stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum AssignmentState {
+    /// Unset.
+    Unspecified = 0,
+    /// Dispatched; its result is awaited, its attempt token honoured.
+    Open = 1,
+    /// Its result was recorded.
+    Completed = 2,
+    /// Its deadline passed (a failed member).
+    Expired = 3,
+    /// Its agent went offline past the stale period; its place was reassigned.
+    Superseded = 4,
+    /// Cancelled by its step's join, a cancel, or the run's end.
+    Cancelled = 5,
+}
+impl AssignmentState {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "ASSIGNMENT_STATE_UNSPECIFIED",
+            Self::Open => "ASSIGNMENT_STATE_OPEN",
+            Self::Completed => "ASSIGNMENT_STATE_COMPLETED",
+            Self::Expired => "ASSIGNMENT_STATE_EXPIRED",
+            Self::Superseded => "ASSIGNMENT_STATE_SUPERSEDED",
+            Self::Cancelled => "ASSIGNMENT_STATE_CANCELLED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "ASSIGNMENT_STATE_UNSPECIFIED" => Some(Self::Unspecified),
+            "ASSIGNMENT_STATE_OPEN" => Some(Self::Open),
+            "ASSIGNMENT_STATE_COMPLETED" => Some(Self::Completed),
+            "ASSIGNMENT_STATE_EXPIRED" => Some(Self::Expired),
+            "ASSIGNMENT_STATE_SUPERSEDED" => Some(Self::Superseded),
+            "ASSIGNMENT_STATE_CANCELLED" => Some(Self::Cancelled),
+            _ => None,
         }
     }
 }

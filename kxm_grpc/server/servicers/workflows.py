@@ -18,6 +18,7 @@ from kxm_grpc._gen.kxm.v1 import workflow_service_pb2_grpc, workflow_types_pb2
 from kxm_grpc.domain.workflows import definitions as definition_rules
 from kxm_grpc.domain.workflows.checkpoints import quorums
 from kxm_grpc.domain.workflows.evidence import DegradationApproval, PeerEvidence
+from kxm_grpc.domain.workflows.kinds import DefinitionKind
 from kxm_grpc.domain.workflows.runs import (
     CheckpointStatus,
     EvidenceHash,
@@ -33,7 +34,8 @@ from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import duration_value, timestamp
 from kxm_grpc.server.servicers.journal import JournalMethods
 from kxm_grpc.server.state import HubState
-from kxm_grpc.services.workflows import definitions, runs, signals, steps
+from kxm_grpc.services.workflows import definitions, gate_registries, runs, signals, step_definitions, steps
+from kxm_grpc.store.protocols.gates import StoredGateRegistry
 from kxm_grpc.store.protocols.workflows import StoredDefinition
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -72,8 +74,11 @@ def checkpoint_status(value: int) -> CheckpointStatus | None:
 
 def definition_to_proto(stored: StoredDefinition) -> workflow_types_pb2.WorkflowDefinition:
     """The public view of a stored definition: its summary and its document, literal secrets redacted."""
+    if stored.kind is DefinitionKind.STEPS:
+        return _step_definition(stored)
     definition = definitions.structure(stored.document)
     return workflow_types_pb2.WorkflowDefinition(
+        kind=workflow_types_pb2.WORKFLOW_KIND_STAGES,
         id=stored.id,
         project=stored.project,
         source=definition.source.value,
@@ -83,6 +88,36 @@ def definition_to_proto(stored: StoredDefinition) -> workflow_types_pb2.Workflow
         accepts_signals=definition.signal_secret is not None or definition.signal_secret_env is not None,
         document=definitions.redacted_document(stored),
         register_time=timestamp(stored.register_time),
+        update_time=timestamp(stored.update_time),
+        registered_by=stored.registered_by,
+    )
+
+
+def _step_definition(stored: StoredDefinition) -> workflow_types_pb2.WorkflowDefinition:
+    """A step workflow's view: its source, its plan and the step ids and registry hash the plan holds."""
+    plan = step_definitions.plan_of(stored)
+    return workflow_types_pb2.WorkflowDefinition(
+        id=stored.id,
+        project=stored.project,
+        kind=workflow_types_pb2.WORKFLOW_KIND_STEPS,
+        hash=stored.hash,
+        step_ids=list(plan.get("order", [])),
+        document=stored.document,
+        plan=stored.pinned_document,
+        gate_registry_hash=str(plan.get("gateRegistryHash", "")),
+        register_time=timestamp(stored.register_time),
+        update_time=timestamp(stored.update_time),
+        registered_by=stored.registered_by,
+    )
+
+
+def gate_registry_to_proto(stored: StoredGateRegistry) -> workflow_types_pb2.GateRegistry:
+    """The public view of a project's gate registry."""
+    return workflow_types_pb2.GateRegistry(
+        project=stored.project,
+        hash=stored.hash,
+        document=stored.document,
+        gate_ids=sorted(gate_registries.loaded(stored.document).gates),
         update_time=timestamp(stored.update_time),
         registered_by=stored.registered_by,
     )
@@ -317,6 +352,28 @@ class WorkflowServicer(JournalMethods, workflow_service_pb2_grpc.WorkflowService
         return pb.ListWorkflowDefinitionsResponse(
             definitions=[definition_to_proto(s) for s in page], next_page_token=token
         )
+
+    async def RegisterGateRegistry(
+        self, request: pb.RegisterGateRegistryRequest, context: Context
+    ) -> pb.RegisterGateRegistryResponse:
+        registered = await gate_registries.register(
+            self._hub.store,
+            current_call().caller,
+            request.document,
+            format=_FORMAT.get(request.format),
+            project=request.project,
+            validate_only=request.validate_only,
+            now=self._hub.now(),
+        )
+        return pb.RegisterGateRegistryResponse(
+            registry=gate_registry_to_proto(registered.stored),
+            created=registered.created,
+            unchanged=registered.unchanged,
+        )
+
+    async def GetGateRegistry(self, request: pb.GetGateRegistryRequest, context: Context) -> pb.GetGateRegistryResponse:
+        stored = await gate_registries.get(self._hub.store, current_call().caller)
+        return pb.GetGateRegistryResponse(registry=gate_registry_to_proto(stored))
 
     async def StartWorkflowRun(
         self, request: pb.StartWorkflowRunRequest, context: Context

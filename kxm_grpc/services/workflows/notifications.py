@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kxm_grpc.domain.clock import seconds
+from kxm_grpc.domain.workflows.kinds import DefinitionKind
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.protocols.workflows import StoredNotification
 
@@ -54,7 +55,10 @@ async def claim(store: Store, *, now: int, limit: int) -> list[Claimed]:
             # project since): never POST one project's run to another project's receiver.
             owner = tx.workflows.run_project(due.run_id) if stored is not None else None
             same = stored is not None and owner == stored.project
-            claimed.append(Claimed(due, stored.document if stored is not None and same else None))
+            # A step workflow notifies nothing of a stage run (an id keeps its kind, so only a
+            # deleted and re-registered id gets here): dropped as for a deleted definition.
+            stage = stored is not None and stored.kind is DefinitionKind.STAGES
+            claimed.append(Claimed(due, stored.document if stored is not None and same and stage else None))
         return claimed
 
     return await store.write(work)

@@ -306,7 +306,7 @@ async def start(
     Raises:
         NotFound: (WEBHOOK_NOT_FOUND).
         InvalidArgument: a bad delivery id or a payload over 256 KiB; as ``start_in``.
-        FailedPrecondition: as ``start_in``.
+        FailedPrecondition: (WORKFLOW_KIND_MISMATCH) the definition is a step workflow; as ``start_in``.
     """
     object_id("definition_id", definition_id, MAX_DEFINITION_ID_CHARS)
     delivery = delivery_id(delivery)
@@ -318,7 +318,7 @@ async def start(
             raise definitions.not_found(definition_id)
         started = start_in(
             tx,
-            definitions.structure(stored.document),
+            definitions.stage_structure(stored),
             delivery=delivery,
             body=body,
             payload=payload,
@@ -455,7 +455,9 @@ async def rerun(
     Raises:
         NotFound: (WORKFLOW_NOT_FOUND) no such run, or it was purged with its payload;
             (WEBHOOK_NOT_FOUND) its definition was deleted.
-        InvalidArgument, FailedPrecondition: as ``start_in``.
+        FailedPrecondition: (WORKFLOW_KIND_MISMATCH) its id holds a step workflow now (never while
+            an id keeps its kind); as ``start_in``.
+        InvalidArgument: as ``start_in``.
     """
     object_id("run_id", run_id, MAX_RUN_ID_CHARS)
     delivery = delivery_id(delivery)
@@ -470,7 +472,7 @@ async def rerun(
             raise definitions.not_found(run.definition_id)
         started = start_in(
             tx,
-            definitions.structure(stored.document),
+            definitions.stage_structure(stored),
             delivery=delivery,
             body=body.encode(),
             payload=json.loads(body),

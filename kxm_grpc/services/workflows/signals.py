@@ -17,6 +17,7 @@ import structlog
 from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.secrets import new_id
 from kxm_grpc.domain.workflows import inputs, waits
+from kxm_grpc.domain.workflows.kinds import DefinitionKind
 from kxm_grpc.domain.workflows.outcomes import RunEvent
 from kxm_grpc.domain.workflows.runs import CheckpointStatus, Run, RunStatus
 from kxm_grpc.domain.workflows.waits import SignalRequest
@@ -99,8 +100,9 @@ async def signal(
         if run is None or run.definition_id != received.definition_id:
             raise run_not_found(received.run_id)
         current = tx.workflows.get_definition(received.definition_id)
-        if current is None or current.project != run.project:
-            raise run_not_found(received.run_id)  # the id was taken over by another project's definition
+        if current is None or current.project != run.project or current.kind is not DefinitionKind.STAGES:
+            # The id was taken over by another project's definition (or, deleted, by a step workflow).
+            raise run_not_found(received.run_id)
         if caller is not None:
             check_visible(caller, run, received.run_id)
         return run

@@ -86,8 +86,10 @@ async def start_from_webhook(
         Unauthenticated: the signature errors of ``signatures.verify``.
         InvalidArgument: a missing or malformed delivery id; (INVALID_JSON) the body is not
             UTF-8 JSON holding an object; as ``runs.start_in`` (WORKFLOW_PROMPT_TOO_LONG).
-        FailedPrecondition: as ``runs.start_in`` (WEBHOOK_DELIVERY_CONFLICT,
-            WEBHOOK_PAYLOAD_REPLAYED, WORKFLOW_TARGET_UNAVAILABLE, the evidence policy errors).
+        FailedPrecondition: (WORKFLOW_KIND_MISMATCH) the definition is a step workflow (it has
+            no start secret: it starts with StartStepRun), before any signature is read; as
+            ``runs.start_in`` (WEBHOOK_DELIVERY_CONFLICT, WEBHOOK_PAYLOAD_REPLAYED,
+            WORKFLOW_TARGET_UNAVAILABLE, the evidence policy errors).
     """
     stored = await _stored(store, definition_id)
     secret = _secret_for(stored, Secret.START)
@@ -98,7 +100,7 @@ async def start_from_webhook(
         kind=Kind.START,
         secret=secret,
         definition_id=definition_id,
-        source=definitions.structure(stored.document).source,
+        source=definitions.stage_structure(stored).source,
         now_seconds=now // MICROS,
     )
     if verified is not None:
@@ -113,7 +115,7 @@ async def start_from_webhook(
             raise definitions.not_found(definition_id)
         return runs.start_in(
             tx,
-            definitions.structure(current.document),
+            definitions.stage_structure(current),
             delivery=delivery,
             body=body,
             payload=payload,
@@ -155,7 +157,8 @@ async def signal_from_webhook(
 
     Raises:
         NotFound: (WEBHOOK_NOT_FOUND) no such definition; (WORKFLOW_NOT_FOUND) no such run of it.
-        FailedPrecondition: (WORKFLOW_SIGNALS_DISABLED) the definition has no signal secret; as
+        FailedPrecondition: (WORKFLOW_KIND_MISMATCH) the definition is a step workflow;
+            (WORKFLOW_SIGNALS_DISABLED) the definition has no signal secret; as
             ``signals.signal`` (WORKFLOW_SIGNAL_DELIVERY_CONFLICT, WORKFLOW_NOT_WAITING, ...).
         Unavailable: (WORKFLOW_SECRET_UNAVAILABLE) the signal secret's variable is not set (or
             not valid) in this replica; no other is read.
@@ -164,7 +167,7 @@ async def signal_from_webhook(
             UTF-8 JSON holding an object; a field of the wrong type (named); as ``signals.signal``.
     """
     stored = await _stored(store, definition_id)
-    structure = definitions.structure(stored.document)
+    structure = definitions.stage_structure(stored)
     if structure.signal_secret is None:
         raise FailedPrecondition(
             f"workflow {definition_id} accepts no signed signals (it declares no signalSecret)",
@@ -307,7 +310,7 @@ def _secret_for(stored: StoredDefinition, which: Secret) -> str | None:
             error and the log line name the definition and the field, never a value.
     """
     try:
-        return resolve_secret(definitions.structure(stored.document), which)
+        return resolve_secret(definitions.stage_structure(stored), which)
     except SecretUnresolved as unresolved:
         field = unresolved.field
         log.warning("webhook_secret_unresolved", definition_id=stored.id, fields=[field], problem=unresolved.problem)

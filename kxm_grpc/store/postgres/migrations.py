@@ -153,6 +153,14 @@ _VERSION_12 = [
 ]
 """The session tokens operators minted (SQLite's ``_0012_session_tokens``)."""
 
+_VERSION_13 = [
+    f"ALTER TABLE workflow_definitions ADD COLUMN kind {T} NOT NULL DEFAULT 'stages'",
+    "CREATE INDEX workflow_definitions_kind ON workflow_definitions (project, kind, id)",
+    f"CREATE TABLE gate_registries (project {T} PRIMARY KEY, hash {T} NOT NULL, document {T} NOT NULL, "
+    f"update_time BIGINT NOT NULL, registered_by {T} NOT NULL)",
+]
+"""Step workflows' kind and the projects' gate registries (SQLite's ``_0013_step_definitions``)."""
+
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""
 
@@ -163,5 +171,6 @@ MIGRATIONS: dict[int, list[str]] = {
     10: _VERSION_10,
     11: _VERSION_11,
     12: _VERSION_12,
+    13: _VERSION_13,
 }
 """Each version's statements, by version; versions before ``FIRST_VERSION`` never existed here."""

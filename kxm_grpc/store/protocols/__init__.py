@@ -16,6 +16,7 @@ from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.store.protocols.agents import AgentRepository
 from kxm_grpc.store.protocols.audit import AuditRepository
 from kxm_grpc.store.protocols.credentials import CredentialsRepository
+from kxm_grpc.store.protocols.gates import GateRegistryRepository
 from kxm_grpc.store.protocols.inbox import InboxRepository
 from kxm_grpc.store.protocols.journal import JournalRepository
 from kxm_grpc.store.protocols.leases import LeaseRepository
@@ -35,6 +36,7 @@ __all__ = [
     "AgentRepository",
     "AuditRepository",
     "CredentialsRepository",
+    "GateRegistryRepository",
     "InboxRepository",
     "JournalRepository",
     "LeaseRepository",
@@ -121,6 +123,8 @@ class Tx(Protocol):
     @property
     def session_tokens(self) -> SessionTokenRepository:
         """The session tokens minted (their facts, never the tokens)."""
+    def gate_registries(self) -> GateRegistryRepository:
+        """Each project's gate registry (the gates its step workflows name)."""
 
     @property
     def journal_keys(self) -> Keyring | None:

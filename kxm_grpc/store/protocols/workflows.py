@@ -12,13 +12,18 @@ import enum
 from dataclasses import dataclass
 from typing import Protocol
 
+from kxm_grpc.domain.workflows.kinds import DefinitionKind
 from kxm_grpc.domain.workflows.runs import Run, RunStatus
 
 
 @dataclass(frozen=True, slots=True)
 class StoredDefinition:
     """A definition's current version: its normalised JSON (``document``), its hash, and the document
-    of the version runs pin (``pinned_document``)."""
+    of the version runs pin (``pinned_document``).
+
+    A step workflow (``kind`` STEPS) stores its source as canonical JSON in ``document`` and its
+    compiled plan (``kxm.compiled-workflow.v1``) as ``pinned_document``, ``hash`` being the plan
+    hash (``sha256:`` + hex): its runs pin the plan as stage runs pin a definition version."""
 
     id: str
     """Global: the webhook route names a definition without its project."""
@@ -35,6 +40,8 @@ class StoredDefinition:
     update_time: int
     registered_by: str
     """Who registered it (an operator's name, or ``import`` for ``--workflows``)."""
+    kind: DefinitionKind = DefinitionKind.STAGES
+    """Never changes for an id (the services refuse it): what pinned to a stage definition stays one."""
 
 
 class DeliveryKind(enum.Enum):
@@ -113,8 +120,10 @@ class WorkflowRepository(Protocol):
     def definition_version(self, definition_hash: str) -> str | None:
         """The ``pinned_document`` of the version with this hash (current, or pinned by a run), or None."""
 
-    def list_definitions(self, project: str | None, after: str | None, limit: int) -> list[StoredDefinition]:
-        """Definitions (of ``project``, or all) ordered by id, after ``after``."""
+    def list_definitions(
+        self, project: str | None, after: str | None, limit: int, *, kind: DefinitionKind | None = None
+    ) -> list[StoredDefinition]:
+        """Definitions (of ``project``, or all; of ``kind``, or both) ordered by id, after ``after``."""
 
     def delete_definition(self, definition_id: str) -> bool:
         """Delete the definition and its versions no run pins; whether it existed. Its runs stay."""

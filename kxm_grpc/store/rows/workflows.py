@@ -22,6 +22,7 @@ import structlog
 
 from kxm_grpc.domain.workflows.diversity import Dimension
 from kxm_grpc.domain.workflows.evidence import DegradationApproval, EligibleProducer, PeerEvidence, ResolvedPolicy
+from kxm_grpc.domain.workflows.kinds import DefinitionKind
 from kxm_grpc.domain.workflows.runs import (
     CheckpointStatus,
     Escalation,
@@ -472,7 +473,15 @@ run_from_row = _run_decoder(WORKFLOW_RUNS)
 # -- workflow_definitions ----------------------------------------------------------------------------
 
 WORKFLOW_DEFINITIONS = Columns(
-    "workflow_definitions", "id", "project", "hash", "document", "register_time", "update_time", "registered_by"
+    "workflow_definitions",
+    "id",
+    "project",
+    "hash",
+    "document",
+    "register_time",
+    "update_time",
+    "registered_by",
+    "kind",
 )
 """Also the insert list: ``definition_values`` follow this order."""
 
@@ -491,13 +500,22 @@ def definition_values(definition: StoredDefinition) -> tuple[object, ...]:
             "register_time": definition.register_time,
             "update_time": definition.update_time,
             "registered_by": definition.registered_by,
+            "kind": definition.kind.value,
         }
     )
 
 
 def _definition_decoder(columns: Columns) -> Callable[[Row], StoredDefinition]:
-    id_, project, hash_, document, pinned_document, register_time, update_time, registered_by = columns.positions(
-        "id", "project", "hash", "document", "pinned_document", "register_time", "update_time", "registered_by"
+    id_, project, hash_, document, pinned_document, register_time, update_time, registered_by, kind = columns.positions(
+        "id",
+        "project",
+        "hash",
+        "document",
+        "pinned_document",
+        "register_time",
+        "update_time",
+        "registered_by",
+        "kind",
     )
 
     def definition_from_row(row: Row) -> StoredDefinition:
@@ -511,6 +529,7 @@ def _definition_decoder(columns: Columns) -> Callable[[Row], StoredDefinition]:
             register_time=row[register_time],
             update_time=row[update_time],
             registered_by=row[registered_by],
+            kind=DefinitionKind(row[kind]),
         )
 
     return definition_from_row

@@ -10,6 +10,7 @@ from kxm_grpc.store.sql.agents import SqlAgents
 from kxm_grpc.store.sql.audit import SqlAudit
 from kxm_grpc.store.sql.connection import Connection
 from kxm_grpc.store.sql.credentials import SqlCredentials
+from kxm_grpc.store.sql.gates import SqlGateRegistries
 from kxm_grpc.store.sql.inbox import SqlInbox
 from kxm_grpc.store.sql.journal import SqlJournal
 from kxm_grpc.store.sql.leases import SqlLeases
@@ -50,6 +51,7 @@ class SqlTx:
         self.workflows = SqlWorkflows(conn)
         self.journal = SqlJournal(conn)
         self.session_tokens = SqlSessionTokens(conn)
+        self.gate_registries = SqlGateRegistries(conn)
         self.topics: list[Change] = []
 
     @property

@@ -10,6 +10,7 @@ a purged run) deletes that definition's unreferenced versions in the same transa
 
 from __future__ import annotations
 
+from kxm_grpc.domain.workflows.kinds import DefinitionKind
 from kxm_grpc.domain.workflows.runs import Run, RunStatus
 from kxm_grpc.store.protocols.workflows import (
     DeliveryKind,
@@ -57,7 +58,7 @@ _UPSERT_DEFINITION = (
     f"VALUES ({_placeholders(WORKFLOW_DEFINITIONS.width)}) ON CONFLICT (id) DO UPDATE SET "
     "project = excluded.project, hash = excluded.hash, document = excluded.document, "
     "register_time = excluded.register_time, update_time = excluded.update_time, "
-    "registered_by = excluded.registered_by"
+    "registered_by = excluded.registered_by, kind = excluded.kind"
 )
 _INSERT_VERSION = (
     "INSERT INTO workflow_definition_versions (hash, definition_id, document, create_time) "
@@ -119,12 +120,17 @@ class SqlWorkflows:
         ).fetchone()
         return None if row is None else str(row[0])
 
-    def list_definitions(self, project: str | None, after: str | None, limit: int) -> list[StoredDefinition]:
+    def list_definitions(
+        self, project: str | None, after: str | None, limit: int, *, kind: DefinitionKind | None = None
+    ) -> list[StoredDefinition]:
         clauses = ["d.id > ?"]
         params: list[object] = [after or ""]
         if project is not None:
             clauses.insert(0, "d.project = ?")
             params.insert(0, project)
+        if kind is not None:
+            clauses.insert(-1, "d.kind = ?")
+            params.insert(-1, kind.value)
         params.append(limit)
         rows = self._conn.execute(
             f"{_SELECT_DEFINITIONS} WHERE {' AND '.join(clauses)} ORDER BY d.id LIMIT ?", params

@@ -490,6 +490,21 @@ def _0012_session_tokens(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX session_tokens_recent ON session_tokens (project, issue_time, session_id)")
 
 
+def _0013_step_definitions(db: sqlite_utils.Database) -> None:
+    """Step workflows beside stage workflows, and each project's gate registry.
+
+    ``workflow_definitions.kind`` says which a definition is (``stages`` for every row before);
+    a step workflow's versions are its compiled plans, by plan hash, in the same versions table.
+    ``gate_registries`` holds one registry per project: its normalised document and hash.
+    """
+    db.execute("ALTER TABLE workflow_definitions ADD COLUMN kind TEXT NOT NULL DEFAULT 'stages'")
+    db.execute("CREATE INDEX workflow_definitions_kind ON workflow_definitions (project, kind, id)")
+    db.execute(
+        "CREATE TABLE gate_registries (project TEXT PRIMARY KEY, hash TEXT NOT NULL, document TEXT NOT NULL, "
+        "update_time INTEGER NOT NULL, registered_by TEXT NOT NULL) STRICT"
+    )
+
+
 MIGRATIONS: list[Migration] = [
     _0001_foundation,
     _0002_messaging,
@@ -503,4 +518,5 @@ MIGRATIONS: list[Migration] = [
     _0010_workflows,
     _0011_journal,
     _0012_session_tokens,
+    _0013_step_definitions,
 ]

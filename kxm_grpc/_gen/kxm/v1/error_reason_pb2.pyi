@@ -279,6 +279,16 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """FAILED_PRECONDITION: the assignment is no longer open (completed, expired, superseded by a reassignment, cancelled), so its result is refused; metadata: assignmentId, state."""
     ERROR_REASON_WORKFLOW_NOT_BLOCKED: _ErrorReason.ValueType  # 151
     """FAILED_PRECONDITION: only a run an uncertain gate blocked is recovered; metadata: runId, status."""
+    ERROR_REASON_ASSIGNMENT_NOT_FOUND: _ErrorReason.ValueType  # 152
+    """NOT_FOUND: no assignment of the caller's project has this id; metadata: assignmentId."""
+    ERROR_REASON_ASSIGNMENT_FORBIDDEN: _ErrorReason.ValueType  # 153
+    """PERMISSION_DENIED: the assignment is another agent's: only its assignee completes it; metadata: assignmentId."""
+    ERROR_REASON_WORKFLOW_KIND_MISMATCH: _ErrorReason.ValueType  # 140
+    """FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind."""
+    ERROR_REASON_GATE_REGISTRY_IN_USE: _ErrorReason.ValueType  # 141
+    """FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each)."""
+    ERROR_REASON_GATE_REGISTRY_NOT_FOUND: _ErrorReason.ValueType  # 142
+    """NOT_FOUND: the project has no gate registry (RegisterGateRegistry adds one); metadata: project."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """ErrorReason is the stable, machine-readable cause of a failed call.
@@ -548,4 +558,14 @@ ERROR_REASON_ASSIGNMENT_CLOSED: ErrorReason.ValueType  # 150
 """FAILED_PRECONDITION: the assignment is no longer open (completed, expired, superseded by a reassignment, cancelled), so its result is refused; metadata: assignmentId, state."""
 ERROR_REASON_WORKFLOW_NOT_BLOCKED: ErrorReason.ValueType  # 151
 """FAILED_PRECONDITION: only a run an uncertain gate blocked is recovered; metadata: runId, status."""
+ERROR_REASON_ASSIGNMENT_NOT_FOUND: ErrorReason.ValueType  # 152
+"""NOT_FOUND: no assignment of the caller's project has this id; metadata: assignmentId."""
+ERROR_REASON_ASSIGNMENT_FORBIDDEN: ErrorReason.ValueType  # 153
+"""PERMISSION_DENIED: the assignment is another agent's: only its assignee completes it; metadata: assignmentId."""
+ERROR_REASON_WORKFLOW_KIND_MISMATCH: ErrorReason.ValueType  # 140
+"""FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind."""
+ERROR_REASON_GATE_REGISTRY_IN_USE: ErrorReason.ValueType  # 141
+"""FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each)."""
+ERROR_REASON_GATE_REGISTRY_NOT_FOUND: ErrorReason.ValueType  # 142
+"""NOT_FOUND: the project has no gate registry (RegisterGateRegistry adds one); metadata: project."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -111,6 +111,113 @@ class RegisterWorkflowDefinitionResponse(_message.Message):
 Global___RegisterWorkflowDefinitionResponse: _TypeAlias = RegisterWorkflowDefinitionResponse  # noqa: Y015
 
 @_typing.final
+class RegisterGateRegistryRequest(_message.Message):
+    """The gate registry to register."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DOCUMENT_FIELD_NUMBER: _builtins.int
+    FORMAT_FIELD_NUMBER: _builtins.int
+    VALIDATE_ONLY_FIELD_NUMBER: _builtins.int
+    PROJECT_FIELD_NUMBER: _builtins.int
+    document: _builtins.str
+    """Required. One `kxm.gate-registry.v1` document (at most 256 KiB)."""
+    format: Global___DefinitionFormat.ValueType
+    """Its syntax."""
+    validate_only: _builtins.bool
+    """Validate only: store nothing, answer as a registration would."""
+    project: _builtins.str
+    """The project whose registry it is; empty: the project the operator names (`x-kxm-project`)."""
+    def __init__(
+        self,
+        *,
+        document: _builtins.str = ...,
+        format: Global___DefinitionFormat.ValueType = ...,
+        validate_only: _builtins.bool = ...,
+        project: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["document", b"document", "format", b"format", "project", b"project", "validate_only", b"validate_only"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RegisterGateRegistryRequest: _TypeAlias = RegisterGateRegistryRequest  # noqa: Y015
+
+@_typing.final
+class RegisterGateRegistryResponse(_message.Message):
+    """The registered gate registry."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REGISTRY_FIELD_NUMBER: _builtins.int
+    CREATED_FIELD_NUMBER: _builtins.int
+    UNCHANGED_FIELD_NUMBER: _builtins.int
+    created: _builtins.bool
+    """True when the project had no registry before."""
+    unchanged: _builtins.bool
+    """True when the project's registry already had this hash (nothing changed)."""
+    @_builtins.property
+    def registry(self) -> _workflow_types_pb2.GateRegistry:
+        """The registry as stored."""
+
+    def __init__(
+        self,
+        *,
+        registry: _workflow_types_pb2.GateRegistry | None = ...,
+        created: _builtins.bool = ...,
+        unchanged: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["registry", b"registry"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created", b"created", "registry", b"registry", "unchanged", b"unchanged"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RegisterGateRegistryResponse: _TypeAlias = RegisterGateRegistryResponse  # noqa: Y015
+
+@_typing.final
+class GetGateRegistryRequest(_message.Message):
+    """Which gate registry to read: the caller's project's."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetGateRegistryRequest: _TypeAlias = GetGateRegistryRequest  # noqa: Y015
+
+@_typing.final
+class GetGateRegistryResponse(_message.Message):
+    """The gate registry."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REGISTRY_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def registry(self) -> _workflow_types_pb2.GateRegistry:
+        """The registry."""
+
+    def __init__(
+        self,
+        *,
+        registry: _workflow_types_pb2.GateRegistry | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["registry", b"registry"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["registry", b"registry"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetGateRegistryResponse: _TypeAlias = GetGateRegistryResponse  # noqa: Y015
+
+@_typing.final
 class GetWorkflowDefinitionRequest(_message.Message):
     """The definition to read."""
 

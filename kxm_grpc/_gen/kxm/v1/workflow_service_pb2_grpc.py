@@ -62,6 +62,16 @@ class WorkflowServiceStub(object):
                 request_serializer=kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowDefinitionsRequest.SerializeToString,
                 response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowDefinitionsResponse.FromString,
                 _registered_method=True)
+        self.RegisterGateRegistry = channel.unary_unary(
+                '/kxm.v1.WorkflowService/RegisterGateRegistry',
+                request_serializer=kxm_dot_v1_dot_workflow__service__pb2.RegisterGateRegistryRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.RegisterGateRegistryResponse.FromString,
+                _registered_method=True)
+        self.GetGateRegistry = channel.unary_unary(
+                '/kxm.v1.WorkflowService/GetGateRegistry',
+                request_serializer=kxm_dot_v1_dot_workflow__service__pb2.GetGateRegistryRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.GetGateRegistryResponse.FromString,
+                _registered_method=True)
         self.StartWorkflowRun = channel.unary_unary(
                 '/kxm.v1.WorkflowService/StartWorkflowRun',
                 request_serializer=kxm_dot_v1_dot_workflow__service__pb2.StartWorkflowRunRequest.SerializeToString,
@@ -166,16 +176,22 @@ class WorkflowServiceServicer(object):
     """
 
     def RegisterWorkflowDefinition(self, request, context):
-        """RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
+        """RegisterWorkflowDefinition validates a definition (JSON or YAML) and stores it.
 
-        Registering again replaces it; runs already started keep the version they pinned.
+        A stage workflow is JSON in the original's shape (no `schema` field); a step workflow says
+        `schema: kxm.workflow.v1` and names its `id` and `project`. A step workflow is loaded with its project's
+        current gate registry (RegisterGateRegistry) and compiled; its plan, which embeds every gate it runs with
+        the gate's hash, is what its runs pin (`hash` is the plan hash). Registering again replaces a definition;
+        runs already started keep the version they pinned. An id keeps its project and its kind.
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-        - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-        message lists every problem with its field, metadata names the first. An operator naming a project
+        - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule (a step
+        workflow's gate step naming a gate its project's registry lacks: code `step_gate_unknown`); the message
+        lists every problem with its field, metadata names the first. An operator naming a project
         (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
-        an id another project's definition holds (field `id`), is refused the same way.
+        an id another project's definition holds (field `id`), is refused the same way; so is an id a
+        definition of the other kind holds (field `schema`), and a gate registry (field `schema`).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -205,6 +221,40 @@ class WorkflowServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RegisterGateRegistry(self, request, context):
+        """RegisterGateRegistry validates a project's gate registry (`kxm.gate-registry.v1`, JSON or YAML) and stores it,
+        replacing the project's registry.
+
+        The project is the request's `project`, else the one the operator names (`x-kxm-project`). A registry that
+        drops a gate a registered step workflow of the project names, changes its kind, or no longer suits its step
+        is refused, listing every such definition and gate: nothing registered may become unrunnable. Registered
+        plans keep the gates they pinned; registering a step workflow again pins the new registry's gates.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the message
+        lists every problem with its field (`gates.<id>.argv`), metadata names the first.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no project is named, the name is malformed, or it differs from
+        the project the operator names (field `project`).
+        - FAILED_PRECONDITION (ERROR_REASON_GATE_REGISTRY_IN_USE): a registered step workflow names a gate the registry
+        drops, changes the kind of, or no longer suits; field violations name each gate, the message each
+        definition; metadata: definitions, gates.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetGateRegistry(self, request, context):
+        """GetGateRegistry reads the caller's project's gate registry.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - NOT_FOUND (ERROR_REASON_GATE_REGISTRY_NOT_FOUND): the caller's project has no gate registry.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def StartWorkflowRun(self, request, context):
         """StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
 
@@ -216,6 +266,8 @@ class WorkflowServiceServicer(object):
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
         it holds a number JSON cannot (NaN, Infinity).
         - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the definition is a step workflow (it starts with
+        StartStepRun); metadata: definitionId, kind.
         - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
@@ -271,6 +323,8 @@ class WorkflowServiceServicer(object):
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the run's definition id no longer holds a stage
+        workflow (never, while an id keeps its kind); metadata: definitionId, kind.
         - as StartWorkflowRun for the new run.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -522,6 +576,16 @@ def add_WorkflowServiceServicer_to_server(servicer, server):
                     request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowDefinitionsRequest.FromString,
                     response_serializer=kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowDefinitionsResponse.SerializeToString,
             ),
+            'RegisterGateRegistry': grpc.unary_unary_rpc_method_handler(
+                    servicer.RegisterGateRegistry,
+                    request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.RegisterGateRegistryRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_workflow__service__pb2.RegisterGateRegistryResponse.SerializeToString,
+            ),
+            'GetGateRegistry': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetGateRegistry,
+                    request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.GetGateRegistryRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_workflow__service__pb2.GetGateRegistryResponse.SerializeToString,
+            ),
             'StartWorkflowRun': grpc.unary_unary_rpc_method_handler(
                     servicer.StartWorkflowRun,
                     request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.StartWorkflowRunRequest.FromString,
@@ -702,6 +766,60 @@ class WorkflowService(object):
             '/kxm.v1.WorkflowService/ListWorkflowDefinitions',
             kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowDefinitionsRequest.SerializeToString,
             kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowDefinitionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RegisterGateRegistry(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.WorkflowService/RegisterGateRegistry',
+            kxm_dot_v1_dot_workflow__service__pb2.RegisterGateRegistryRequest.SerializeToString,
+            kxm_dot_v1_dot_workflow__service__pb2.RegisterGateRegistryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetGateRegistry(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.WorkflowService/GetGateRegistry',
+            kxm_dot_v1_dot_workflow__service__pb2.GetGateRegistryRequest.SerializeToString,
+            kxm_dot_v1_dot_workflow__service__pb2.GetGateRegistryResponse.FromString,
             options,
             channel_credentials,
             insecure,

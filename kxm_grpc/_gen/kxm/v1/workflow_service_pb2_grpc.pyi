@@ -47,16 +47,22 @@ class WorkflowServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> WorkflowServiceAsyncStub: ...
     RegisterWorkflowDefinition: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.RegisterWorkflowDefinitionRequest, _workflow_service_pb2.RegisterWorkflowDefinitionResponse]
-    """RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
+    """RegisterWorkflowDefinition validates a definition (JSON or YAML) and stores it.
 
-    Registering again replaces it; runs already started keep the version they pinned.
+    A stage workflow is JSON in the original's shape (no `schema` field); a step workflow says
+    `schema: kxm.workflow.v1` and names its `id` and `project`. A step workflow is loaded with its project's
+    current gate registry (RegisterGateRegistry) and compiled; its plan, which embeds every gate it runs with
+    the gate's hash, is what its runs pin (`hash` is the plan hash). Registering again replaces a definition;
+    runs already started keep the version they pinned. An id keeps its project and its kind.
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-    - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-      message lists every problem with its field, metadata names the first. An operator naming a project
+    - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule (a step
+      workflow's gate step naming a gate its project's registry lacks: code `step_gate_unknown`); the message
+      lists every problem with its field, metadata names the first. An operator naming a project
       (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
-      an id another project's definition holds (field `id`), is refused the same way.
+      an id another project's definition holds (field `id`), is refused the same way; so is an id a
+      definition of the other kind holds (field `schema`), and a gate registry (field `schema`).
     """
     GetWorkflowDefinition: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.GetWorkflowDefinitionRequest, _workflow_service_pb2.GetWorkflowDefinitionResponse]
     """GetWorkflowDefinition reads a registered definition (literal secrets redacted).
@@ -74,6 +80,32 @@ class WorkflowServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
     - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
     """
+    RegisterGateRegistry: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.RegisterGateRegistryRequest, _workflow_service_pb2.RegisterGateRegistryResponse]
+    """RegisterGateRegistry validates a project's gate registry (`kxm.gate-registry.v1`, JSON or YAML) and stores it,
+    replacing the project's registry.
+
+    The project is the request's `project`, else the one the operator names (`x-kxm-project`). A registry that
+    drops a gate a registered step workflow of the project names, changes its kind, or no longer suits its step
+    is refused, listing every such definition and gate: nothing registered may become unrunnable. Registered
+    plans keep the gates they pinned; registering a step workflow again pins the new registry's gates.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the message
+      lists every problem with its field (`gates.<id>.argv`), metadata names the first.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no project is named, the name is malformed, or it differs from
+      the project the operator names (field `project`).
+    - FAILED_PRECONDITION (ERROR_REASON_GATE_REGISTRY_IN_USE): a registered step workflow names a gate the registry
+      drops, changes the kind of, or no longer suits; field violations name each gate, the message each
+      definition; metadata: definitions, gates.
+    """
+    GetGateRegistry: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.GetGateRegistryRequest, _workflow_service_pb2.GetGateRegistryResponse]
+    """GetGateRegistry reads the caller's project's gate registry.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - NOT_FOUND (ERROR_REASON_GATE_REGISTRY_NOT_FOUND): the caller's project has no gate registry.
+    """
     StartWorkflowRun: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.StartWorkflowRunRequest, _workflow_service_pb2.StartWorkflowRunResponse]
     """StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
 
@@ -85,6 +117,8 @@ class WorkflowServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
       it holds a number JSON cannot (NaN, Infinity).
     - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the definition is a step workflow (it starts with
+      StartStepRun); metadata: definitionId, kind.
     - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
@@ -124,6 +158,8 @@ class WorkflowServiceStub:
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
     - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the run's definition id no longer holds a stage
+      workflow (never, while an id keeps its kind); metadata: definitionId, kind.
     - as StartWorkflowRun for the new run.
     """
     Checkpoint: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.CheckpointRequest, _workflow_service_pb2.CheckpointResponse]
@@ -325,16 +361,22 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     RegisterWorkflowDefinition: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.RegisterWorkflowDefinitionRequest, _workflow_service_pb2.RegisterWorkflowDefinitionResponse]  # type: ignore[assignment]
-    """RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
+    """RegisterWorkflowDefinition validates a definition (JSON or YAML) and stores it.
 
-    Registering again replaces it; runs already started keep the version they pinned.
+    A stage workflow is JSON in the original's shape (no `schema` field); a step workflow says
+    `schema: kxm.workflow.v1` and names its `id` and `project`. A step workflow is loaded with its project's
+    current gate registry (RegisterGateRegistry) and compiled; its plan, which embeds every gate it runs with
+    the gate's hash, is what its runs pin (`hash` is the plan hash). Registering again replaces a definition;
+    runs already started keep the version they pinned. An id keeps its project and its kind.
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-    - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-      message lists every problem with its field, metadata names the first. An operator naming a project
+    - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule (a step
+      workflow's gate step naming a gate its project's registry lacks: code `step_gate_unknown`); the message
+      lists every problem with its field, metadata names the first. An operator naming a project
       (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
-      an id another project's definition holds (field `id`), is refused the same way.
+      an id another project's definition holds (field `id`), is refused the same way; so is an id a
+      definition of the other kind holds (field `schema`), and a gate registry (field `schema`).
     """
     GetWorkflowDefinition: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.GetWorkflowDefinitionRequest, _workflow_service_pb2.GetWorkflowDefinitionResponse]  # type: ignore[assignment]
     """GetWorkflowDefinition reads a registered definition (literal secrets redacted).
@@ -352,6 +394,32 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
     - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
     """
+    RegisterGateRegistry: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.RegisterGateRegistryRequest, _workflow_service_pb2.RegisterGateRegistryResponse]  # type: ignore[assignment]
+    """RegisterGateRegistry validates a project's gate registry (`kxm.gate-registry.v1`, JSON or YAML) and stores it,
+    replacing the project's registry.
+
+    The project is the request's `project`, else the one the operator names (`x-kxm-project`). A registry that
+    drops a gate a registered step workflow of the project names, changes its kind, or no longer suits its step
+    is refused, listing every such definition and gate: nothing registered may become unrunnable. Registered
+    plans keep the gates they pinned; registering a step workflow again pins the new registry's gates.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the message
+      lists every problem with its field (`gates.<id>.argv`), metadata names the first.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no project is named, the name is malformed, or it differs from
+      the project the operator names (field `project`).
+    - FAILED_PRECONDITION (ERROR_REASON_GATE_REGISTRY_IN_USE): a registered step workflow names a gate the registry
+      drops, changes the kind of, or no longer suits; field violations name each gate, the message each
+      definition; metadata: definitions, gates.
+    """
+    GetGateRegistry: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.GetGateRegistryRequest, _workflow_service_pb2.GetGateRegistryResponse]  # type: ignore[assignment]
+    """GetGateRegistry reads the caller's project's gate registry.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - NOT_FOUND (ERROR_REASON_GATE_REGISTRY_NOT_FOUND): the caller's project has no gate registry.
+    """
     StartWorkflowRun: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.StartWorkflowRunRequest, _workflow_service_pb2.StartWorkflowRunResponse]  # type: ignore[assignment]
     """StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
 
@@ -363,6 +431,8 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
       it holds a number JSON cannot (NaN, Infinity).
     - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the definition is a step workflow (it starts with
+      StartStepRun); metadata: definitionId, kind.
     - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
@@ -402,6 +472,8 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
     - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the run's definition id no longer holds a stage
+      workflow (never, while an id keeps its kind); metadata: definitionId, kind.
     - as StartWorkflowRun for the new run.
     """
     Checkpoint: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.CheckpointRequest, _workflow_service_pb2.CheckpointResponse]  # type: ignore[assignment]
@@ -606,16 +678,22 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _workflow_service_pb2.RegisterWorkflowDefinitionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_workflow_service_pb2.RegisterWorkflowDefinitionResponse, _abc.Awaitable[_workflow_service_pb2.RegisterWorkflowDefinitionResponse]]:
-        """RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
+        """RegisterWorkflowDefinition validates a definition (JSON or YAML) and stores it.
 
-        Registering again replaces it; runs already started keep the version they pinned.
+        A stage workflow is JSON in the original's shape (no `schema` field); a step workflow says
+        `schema: kxm.workflow.v1` and names its `id` and `project`. A step workflow is loaded with its project's
+        current gate registry (RegisterGateRegistry) and compiled; its plan, which embeds every gate it runs with
+        the gate's hash, is what its runs pin (`hash` is the plan hash). Registering again replaces a definition;
+        runs already started keep the version they pinned. An id keeps its project and its kind.
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-        - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-          message lists every problem with its field, metadata names the first. An operator naming a project
+        - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule (a step
+          workflow's gate step naming a gate its project's registry lacks: code `step_gate_unknown`); the message
+          lists every problem with its field, metadata names the first. An operator naming a project
           (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
-          an id another project's definition holds (field `id`), is refused the same way.
+          an id another project's definition holds (field `id`), is refused the same way; so is an id a
+          definition of the other kind holds (field `schema`), and a gate registry (field `schema`).
         """
 
     @_abc_1.abstractmethod
@@ -647,6 +725,44 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         """
 
     @_abc_1.abstractmethod
+    def RegisterGateRegistry(
+        self,
+        request: _workflow_service_pb2.RegisterGateRegistryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_workflow_service_pb2.RegisterGateRegistryResponse, _abc.Awaitable[_workflow_service_pb2.RegisterGateRegistryResponse]]:
+        """RegisterGateRegistry validates a project's gate registry (`kxm.gate-registry.v1`, JSON or YAML) and stores it,
+        replacing the project's registry.
+
+        The project is the request's `project`, else the one the operator names (`x-kxm-project`). A registry that
+        drops a gate a registered step workflow of the project names, changes its kind, or no longer suits its step
+        is refused, listing every such definition and gate: nothing registered may become unrunnable. Registered
+        plans keep the gates they pinned; registering a step workflow again pins the new registry's gates.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the message
+          lists every problem with its field (`gates.<id>.argv`), metadata names the first.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no project is named, the name is malformed, or it differs from
+          the project the operator names (field `project`).
+        - FAILED_PRECONDITION (ERROR_REASON_GATE_REGISTRY_IN_USE): a registered step workflow names a gate the registry
+          drops, changes the kind of, or no longer suits; field violations name each gate, the message each
+          definition; metadata: definitions, gates.
+        """
+
+    @_abc_1.abstractmethod
+    def GetGateRegistry(
+        self,
+        request: _workflow_service_pb2.GetGateRegistryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_workflow_service_pb2.GetGateRegistryResponse, _abc.Awaitable[_workflow_service_pb2.GetGateRegistryResponse]]:
+        """GetGateRegistry reads the caller's project's gate registry.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - NOT_FOUND (ERROR_REASON_GATE_REGISTRY_NOT_FOUND): the caller's project has no gate registry.
+        """
+
+    @_abc_1.abstractmethod
     def StartWorkflowRun(
         self,
         request: _workflow_service_pb2.StartWorkflowRunRequest,
@@ -662,6 +778,8 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
           it holds a number JSON cannot (NaN, Infinity).
         - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the definition is a step workflow (it starts with
+          StartStepRun); metadata: definitionId, kind.
         - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
@@ -725,6 +843,8 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the run's definition id no longer holds a stage
+          workflow (never, while an id keeps its kind); metadata: definitionId, kind.
         - as StartWorkflowRun for the new run.
         """
 

@@ -20,6 +20,30 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _WorkflowKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _WorkflowKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_WorkflowKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    WORKFLOW_KIND_UNSPECIFIED: _WorkflowKind.ValueType  # 0
+    """Never sent by the hub."""
+    WORKFLOW_KIND_STAGES: _WorkflowKind.ValueType  # 1
+    """A stage workflow: a coordinator agent checkpoints each stage; runs start with StartWorkflowRun or a signed start webhook."""
+    WORKFLOW_KIND_STEPS: _WorkflowKind.ValueType  # 2
+    """A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartStepRun."""
+
+class WorkflowKind(_WorkflowKind, metaclass=_WorkflowKindEnumTypeWrapper):
+    """WorkflowKind says what drives a definition's runs; an id keeps its kind for as long as it is registered."""
+
+WORKFLOW_KIND_UNSPECIFIED: WorkflowKind.ValueType  # 0
+"""Never sent by the hub."""
+WORKFLOW_KIND_STAGES: WorkflowKind.ValueType  # 1
+"""A stage workflow: a coordinator agent checkpoints each stage; runs start with StartWorkflowRun or a signed start webhook."""
+WORKFLOW_KIND_STEPS: WorkflowKind.ValueType  # 2
+"""A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartStepRun."""
+Global___WorkflowKind: _TypeAlias = WorkflowKind  # noqa: Y015
+
 class _WorkflowRunStatus:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -141,6 +165,10 @@ class WorkflowDefinition(_message.Message):
     REGISTER_TIME_FIELD_NUMBER: _builtins.int
     UPDATE_TIME_FIELD_NUMBER: _builtins.int
     REGISTERED_BY_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    STEP_IDS_FIELD_NUMBER: _builtins.int
+    PLAN_FIELD_NUMBER: _builtins.int
+    GATE_REGISTRY_HASH_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """The definition id (at most 64 characters): the webhook route `/v1/webhooks/{id}`."""
     project: _builtins.str
@@ -150,16 +178,28 @@ class WorkflowDefinition(_message.Message):
     target: _builtins.str
     """The coordinator agent's name or id, as declared."""
     hash: _builtins.str
-    """sha256 hex of the canonical normalised definition without its secrets; runs pin it."""
+    """What runs pin. A stage workflow: sha256 hex of the canonical normalised definition without its secrets.
+    A step workflow: its plan hash (`sha256:` and the hex SHA-256 of the compiled plan's canonical JSON).
+    """
     accepts_signals: _builtins.bool
     """Whether signed signals are accepted (a signal secret is declared)."""
     document: _builtins.str
-    """The normalised definition as JSON in the original's camelCase shape; literal secrets read `***`."""
+    """The normalised definition as JSON: a stage workflow's in the original's camelCase shape, literal
+    secrets read `***`; a step workflow's source as registered (canonical JSON, keys sorted).
+    """
     registered_by: _builtins.str
     """Who registered it last (an operator's name, `admin`, or `--workflows`)."""
+    kind: Global___WorkflowKind.ValueType
+    """Stage or step workflow."""
+    plan: _builtins.str
+    """The compiled plan (`kxm.compiled-workflow.v1` JSON) whose hash is `hash` (step workflows): every gate it runs
+    is embedded with its hash, so a registry replaced later never changes it; registering again re-pins the gates.
+    """
+    gate_registry_hash: _builtins.str
+    """The hash of the project's gate registry the plan pinned its registry gates from (step workflows naming one)."""
     @_builtins.property
     def stage_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The stage ids, in order."""
+        """The stage ids, in order (stage workflows)."""
 
     @_builtins.property
     def register_time(self) -> _timestamp_pb2.Timestamp:
@@ -168,6 +208,10 @@ class WorkflowDefinition(_message.Message):
     @_builtins.property
     def update_time(self) -> _timestamp_pb2.Timestamp:
         """When it was last registered."""
+
+    @_builtins.property
+    def step_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The step ids, in order, the first the entry (step workflows)."""
 
     def __init__(
         self,
@@ -183,14 +227,68 @@ class WorkflowDefinition(_message.Message):
         register_time: _timestamp_pb2.Timestamp | None = ...,
         update_time: _timestamp_pb2.Timestamp | None = ...,
         registered_by: _builtins.str = ...,
+        kind: Global___WorkflowKind.ValueType = ...,
+        step_ids: _abc.Iterable[_builtins.str] | None = ...,
+        plan: _builtins.str = ...,
+        gate_registry_hash: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["register_time", b"register_time", "update_time", b"update_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepts_signals", b"accepts_signals", "document", b"document", "hash", b"hash", "id", b"id", "project", b"project", "register_time", b"register_time", "registered_by", b"registered_by", "source", b"source", "stage_ids", b"stage_ids", "target", b"target", "update_time", b"update_time"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepts_signals", b"accepts_signals", "document", b"document", "gate_registry_hash", b"gate_registry_hash", "hash", b"hash", "id", b"id", "kind", b"kind", "plan", b"plan", "project", b"project", "register_time", b"register_time", "registered_by", b"registered_by", "source", b"source", "stage_ids", b"stage_ids", "step_ids", b"step_ids", "target", b"target", "update_time", b"update_time"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___WorkflowDefinition: _TypeAlias = WorkflowDefinition  # noqa: Y015
+
+@_typing.final
+class GateRegistry(_message.Message):
+    """GateRegistry is a project's gate registry (`kxm.gate-registry.v1`): the gates its step workflows name."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    HASH_FIELD_NUMBER: _builtins.int
+    DOCUMENT_FIELD_NUMBER: _builtins.int
+    GATE_IDS_FIELD_NUMBER: _builtins.int
+    UPDATE_TIME_FIELD_NUMBER: _builtins.int
+    REGISTERED_BY_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project."""
+    hash: _builtins.str
+    """The registry hash step plans pin: `sha256:` and the hex SHA-256 of the canonical JSON of the normalised
+    registry, each gate with its `id` (workflow-context §6.1).
+    """
+    document: _builtins.str
+    """The normalised registry as JSON, loadable as registered (canonical: keys sorted; a gate of one `argv` reads
+    as one check named after the gate).
+    """
+    registered_by: _builtins.str
+    """Who registered it last (an operator's name, `admin`, or `--workflows`)."""
+    @_builtins.property
+    def gate_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The gate ids, sorted."""
+
+    @_builtins.property
+    def update_time(self) -> _timestamp_pb2.Timestamp:
+        """When it was last registered."""
+
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        hash: _builtins.str = ...,
+        document: _builtins.str = ...,
+        gate_ids: _abc.Iterable[_builtins.str] | None = ...,
+        update_time: _timestamp_pb2.Timestamp | None = ...,
+        registered_by: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["update_time", b"update_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["document", b"document", "gate_ids", b"gate_ids", "hash", b"hash", "project", b"project", "registered_by", b"registered_by", "update_time", b"update_time"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GateRegistry: _TypeAlias = GateRegistry  # noqa: Y015
 
 @_typing.final
 class WorkflowWait(_message.Message):

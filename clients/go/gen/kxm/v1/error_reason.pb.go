@@ -288,6 +288,16 @@ const (
 	ErrorReason_ERROR_REASON_ASSIGNMENT_CLOSED ErrorReason = 150
 	// FAILED_PRECONDITION: only a run an uncertain gate blocked is recovered; metadata: runId, status.
 	ErrorReason_ERROR_REASON_WORKFLOW_NOT_BLOCKED ErrorReason = 151
+	// NOT_FOUND: no assignment of the caller's project has this id; metadata: assignmentId.
+	ErrorReason_ERROR_REASON_ASSIGNMENT_NOT_FOUND ErrorReason = 152
+	// PERMISSION_DENIED: the assignment is another agent's: only its assignee completes it; metadata: assignmentId.
+	ErrorReason_ERROR_REASON_ASSIGNMENT_FORBIDDEN ErrorReason = 153
+	// FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind.
+	ErrorReason_ERROR_REASON_WORKFLOW_KIND_MISMATCH ErrorReason = 140
+	// FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each).
+	ErrorReason_ERROR_REASON_GATE_REGISTRY_IN_USE ErrorReason = 141
+	// NOT_FOUND: the project has no gate registry (RegisterGateRegistry adds one); metadata: project.
+	ErrorReason_ERROR_REASON_GATE_REGISTRY_NOT_FOUND ErrorReason = 142
 )
 
 // Enum value maps for ErrorReason.
@@ -420,6 +430,11 @@ var (
 		134: "ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED",
 		150: "ERROR_REASON_ASSIGNMENT_CLOSED",
 		151: "ERROR_REASON_WORKFLOW_NOT_BLOCKED",
+		152: "ERROR_REASON_ASSIGNMENT_NOT_FOUND",
+		153: "ERROR_REASON_ASSIGNMENT_FORBIDDEN",
+		140: "ERROR_REASON_WORKFLOW_KIND_MISMATCH",
+		141: "ERROR_REASON_GATE_REGISTRY_IN_USE",
+		142: "ERROR_REASON_GATE_REGISTRY_NOT_FOUND",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                           0,
@@ -549,6 +564,11 @@ var (
 		"ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED":           134,
 		"ERROR_REASON_ASSIGNMENT_CLOSED":                     150,
 		"ERROR_REASON_WORKFLOW_NOT_BLOCKED":                  151,
+		"ERROR_REASON_ASSIGNMENT_NOT_FOUND":                  152,
+		"ERROR_REASON_ASSIGNMENT_FORBIDDEN":                  153,
+		"ERROR_REASON_WORKFLOW_KIND_MISMATCH":                140,
+		"ERROR_REASON_GATE_REGISTRY_IN_USE":                  141,
+		"ERROR_REASON_GATE_REGISTRY_NOT_FOUND":               142,
 	}
 )
 
@@ -583,7 +603,7 @@ var File_kxm_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xdd(\n" +
+	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xaa*\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_PROTOCOL_ERROR\x10\x01\x12\x1d\n" +
@@ -712,7 +732,12 @@ const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"$ERROR_REASON_SESSION_TOKEN_NOT_FOUND\x10\x85\x01\x12-\n" +
 	"(ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED\x10\x86\x01\x12#\n" +
 	"\x1eERROR_REASON_ASSIGNMENT_CLOSED\x10\x96\x01\x12&\n" +
-	"!ERROR_REASON_WORKFLOW_NOT_BLOCKED\x10\x97\x01B\x80\x01\n" +
+	"!ERROR_REASON_WORKFLOW_NOT_BLOCKED\x10\x97\x01\x12&\n" +
+	"!ERROR_REASON_ASSIGNMENT_NOT_FOUND\x10\x98\x01\x12&\n" +
+	"!ERROR_REASON_ASSIGNMENT_FORBIDDEN\x10\x99\x01\x12(\n" +
+	"#ERROR_REASON_WORKFLOW_KIND_MISMATCH\x10\x8c\x01\x12&\n" +
+	"!ERROR_REASON_GATE_REGISTRY_IN_USE\x10\x8d\x01\x12)\n" +
+	"$ERROR_REASON_GATE_REGISTRY_NOT_FOUND\x10\x8e\x01B\x80\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x10ErrorReasonProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 

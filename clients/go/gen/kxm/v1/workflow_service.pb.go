@@ -205,6 +205,226 @@ func (x *RegisterWorkflowDefinitionResponse) GetUnchanged() bool {
 	return false
 }
 
+// The gate registry to register.
+type RegisterGateRegistryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required. One `kxm.gate-registry.v1` document (at most 256 KiB).
+	Document string `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	// Its syntax.
+	Format DefinitionFormat `protobuf:"varint,2,opt,name=format,proto3,enum=kxm.v1.DefinitionFormat" json:"format,omitempty"`
+	// Validate only: store nothing, answer as a registration would.
+	ValidateOnly bool `protobuf:"varint,3,opt,name=validate_only,json=validateOnly,proto3" json:"validate_only,omitempty"`
+	// The project whose registry it is; empty: the project the operator names (`x-kxm-project`).
+	Project       string `protobuf:"bytes,4,opt,name=project,proto3" json:"project,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RegisterGateRegistryRequest) Reset() {
+	*x = RegisterGateRegistryRequest{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RegisterGateRegistryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RegisterGateRegistryRequest) ProtoMessage() {}
+
+func (x *RegisterGateRegistryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RegisterGateRegistryRequest.ProtoReflect.Descriptor instead.
+func (*RegisterGateRegistryRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *RegisterGateRegistryRequest) GetDocument() string {
+	if x != nil {
+		return x.Document
+	}
+	return ""
+}
+
+func (x *RegisterGateRegistryRequest) GetFormat() DefinitionFormat {
+	if x != nil {
+		return x.Format
+	}
+	return DefinitionFormat_DEFINITION_FORMAT_UNSPECIFIED
+}
+
+func (x *RegisterGateRegistryRequest) GetValidateOnly() bool {
+	if x != nil {
+		return x.ValidateOnly
+	}
+	return false
+}
+
+func (x *RegisterGateRegistryRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+// The registered gate registry.
+type RegisterGateRegistryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The registry as stored.
+	Registry *GateRegistry `protobuf:"bytes,1,opt,name=registry,proto3" json:"registry,omitempty"`
+	// True when the project had no registry before.
+	Created bool `protobuf:"varint,2,opt,name=created,proto3" json:"created,omitempty"`
+	// True when the project's registry already had this hash (nothing changed).
+	Unchanged     bool `protobuf:"varint,3,opt,name=unchanged,proto3" json:"unchanged,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RegisterGateRegistryResponse) Reset() {
+	*x = RegisterGateRegistryResponse{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RegisterGateRegistryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RegisterGateRegistryResponse) ProtoMessage() {}
+
+func (x *RegisterGateRegistryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RegisterGateRegistryResponse.ProtoReflect.Descriptor instead.
+func (*RegisterGateRegistryResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *RegisterGateRegistryResponse) GetRegistry() *GateRegistry {
+	if x != nil {
+		return x.Registry
+	}
+	return nil
+}
+
+func (x *RegisterGateRegistryResponse) GetCreated() bool {
+	if x != nil {
+		return x.Created
+	}
+	return false
+}
+
+func (x *RegisterGateRegistryResponse) GetUnchanged() bool {
+	if x != nil {
+		return x.Unchanged
+	}
+	return false
+}
+
+// Which gate registry to read: the caller's project's.
+type GetGateRegistryRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetGateRegistryRequest) Reset() {
+	*x = GetGateRegistryRequest{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGateRegistryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGateRegistryRequest) ProtoMessage() {}
+
+func (x *GetGateRegistryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGateRegistryRequest.ProtoReflect.Descriptor instead.
+func (*GetGateRegistryRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{4}
+}
+
+// The gate registry.
+type GetGateRegistryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The registry.
+	Registry      *GateRegistry `protobuf:"bytes,1,opt,name=registry,proto3" json:"registry,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetGateRegistryResponse) Reset() {
+	*x = GetGateRegistryResponse{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGateRegistryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGateRegistryResponse) ProtoMessage() {}
+
+func (x *GetGateRegistryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGateRegistryResponse.ProtoReflect.Descriptor instead.
+func (*GetGateRegistryResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *GetGateRegistryResponse) GetRegistry() *GateRegistry {
+	if x != nil {
+		return x.Registry
+	}
+	return nil
+}
+
 // The definition to read.
 type GetWorkflowDefinitionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -216,7 +436,7 @@ type GetWorkflowDefinitionRequest struct {
 
 func (x *GetWorkflowDefinitionRequest) Reset() {
 	*x = GetWorkflowDefinitionRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[2]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -228,7 +448,7 @@ func (x *GetWorkflowDefinitionRequest) String() string {
 func (*GetWorkflowDefinitionRequest) ProtoMessage() {}
 
 func (x *GetWorkflowDefinitionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[2]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -241,7 +461,7 @@ func (x *GetWorkflowDefinitionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetWorkflowDefinitionRequest.ProtoReflect.Descriptor instead.
 func (*GetWorkflowDefinitionRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{2}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetWorkflowDefinitionRequest) GetDefinitionId() string {
@@ -262,7 +482,7 @@ type GetWorkflowDefinitionResponse struct {
 
 func (x *GetWorkflowDefinitionResponse) Reset() {
 	*x = GetWorkflowDefinitionResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[3]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -274,7 +494,7 @@ func (x *GetWorkflowDefinitionResponse) String() string {
 func (*GetWorkflowDefinitionResponse) ProtoMessage() {}
 
 func (x *GetWorkflowDefinitionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[3]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -287,7 +507,7 @@ func (x *GetWorkflowDefinitionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetWorkflowDefinitionResponse.ProtoReflect.Descriptor instead.
 func (*GetWorkflowDefinitionResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{3}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetWorkflowDefinitionResponse) GetDefinition() *WorkflowDefinition {
@@ -310,7 +530,7 @@ type ListWorkflowDefinitionsRequest struct {
 
 func (x *ListWorkflowDefinitionsRequest) Reset() {
 	*x = ListWorkflowDefinitionsRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[4]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -322,7 +542,7 @@ func (x *ListWorkflowDefinitionsRequest) String() string {
 func (*ListWorkflowDefinitionsRequest) ProtoMessage() {}
 
 func (x *ListWorkflowDefinitionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[4]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -335,7 +555,7 @@ func (x *ListWorkflowDefinitionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkflowDefinitionsRequest.ProtoReflect.Descriptor instead.
 func (*ListWorkflowDefinitionsRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{4}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListWorkflowDefinitionsRequest) GetPageSize() int32 {
@@ -365,7 +585,7 @@ type ListWorkflowDefinitionsResponse struct {
 
 func (x *ListWorkflowDefinitionsResponse) Reset() {
 	*x = ListWorkflowDefinitionsResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[5]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -377,7 +597,7 @@ func (x *ListWorkflowDefinitionsResponse) String() string {
 func (*ListWorkflowDefinitionsResponse) ProtoMessage() {}
 
 func (x *ListWorkflowDefinitionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[5]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -390,7 +610,7 @@ func (x *ListWorkflowDefinitionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkflowDefinitionsResponse.ProtoReflect.Descriptor instead.
 func (*ListWorkflowDefinitionsResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{5}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListWorkflowDefinitionsResponse) GetDefinitions() []*WorkflowDefinition {
@@ -424,7 +644,7 @@ type StartWorkflowRunRequest struct {
 
 func (x *StartWorkflowRunRequest) Reset() {
 	*x = StartWorkflowRunRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[6]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -436,7 +656,7 @@ func (x *StartWorkflowRunRequest) String() string {
 func (*StartWorkflowRunRequest) ProtoMessage() {}
 
 func (x *StartWorkflowRunRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[6]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -449,7 +669,7 @@ func (x *StartWorkflowRunRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartWorkflowRunRequest.ProtoReflect.Descriptor instead.
 func (*StartWorkflowRunRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{6}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *StartWorkflowRunRequest) GetDefinitionId() string {
@@ -495,7 +715,7 @@ type StartWorkflowRunResponse struct {
 
 func (x *StartWorkflowRunResponse) Reset() {
 	*x = StartWorkflowRunResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[7]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -507,7 +727,7 @@ func (x *StartWorkflowRunResponse) String() string {
 func (*StartWorkflowRunResponse) ProtoMessage() {}
 
 func (x *StartWorkflowRunResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[7]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -520,7 +740,7 @@ func (x *StartWorkflowRunResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartWorkflowRunResponse.ProtoReflect.Descriptor instead.
 func (*StartWorkflowRunResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{7}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *StartWorkflowRunResponse) GetRun() *WorkflowRun {
@@ -555,7 +775,7 @@ type GetWorkflowRunRequest struct {
 
 func (x *GetWorkflowRunRequest) Reset() {
 	*x = GetWorkflowRunRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[8]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -567,7 +787,7 @@ func (x *GetWorkflowRunRequest) String() string {
 func (*GetWorkflowRunRequest) ProtoMessage() {}
 
 func (x *GetWorkflowRunRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[8]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -580,7 +800,7 @@ func (x *GetWorkflowRunRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetWorkflowRunRequest.ProtoReflect.Descriptor instead.
 func (*GetWorkflowRunRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{8}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetWorkflowRunRequest) GetRunId() string {
@@ -601,7 +821,7 @@ type GetWorkflowRunResponse struct {
 
 func (x *GetWorkflowRunResponse) Reset() {
 	*x = GetWorkflowRunResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[9]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -613,7 +833,7 @@ func (x *GetWorkflowRunResponse) String() string {
 func (*GetWorkflowRunResponse) ProtoMessage() {}
 
 func (x *GetWorkflowRunResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[9]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -626,7 +846,7 @@ func (x *GetWorkflowRunResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetWorkflowRunResponse.ProtoReflect.Descriptor instead.
 func (*GetWorkflowRunResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{9}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetWorkflowRunResponse) GetRun() *WorkflowRun {
@@ -653,7 +873,7 @@ type ListWorkflowRunsRequest struct {
 
 func (x *ListWorkflowRunsRequest) Reset() {
 	*x = ListWorkflowRunsRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[10]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -665,7 +885,7 @@ func (x *ListWorkflowRunsRequest) String() string {
 func (*ListWorkflowRunsRequest) ProtoMessage() {}
 
 func (x *ListWorkflowRunsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[10]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -678,7 +898,7 @@ func (x *ListWorkflowRunsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkflowRunsRequest.ProtoReflect.Descriptor instead.
 func (*ListWorkflowRunsRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{10}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListWorkflowRunsRequest) GetStatus() WorkflowRunStatus {
@@ -722,7 +942,7 @@ type ListWorkflowRunsResponse struct {
 
 func (x *ListWorkflowRunsResponse) Reset() {
 	*x = ListWorkflowRunsResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[11]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -734,7 +954,7 @@ func (x *ListWorkflowRunsResponse) String() string {
 func (*ListWorkflowRunsResponse) ProtoMessage() {}
 
 func (x *ListWorkflowRunsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[11]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -747,7 +967,7 @@ func (x *ListWorkflowRunsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkflowRunsResponse.ProtoReflect.Descriptor instead.
 func (*ListWorkflowRunsResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{11}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListWorkflowRunsResponse) GetRuns() []*WorkflowRun {
@@ -777,7 +997,7 @@ type CancelWorkflowRunRequest struct {
 
 func (x *CancelWorkflowRunRequest) Reset() {
 	*x = CancelWorkflowRunRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[12]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -789,7 +1009,7 @@ func (x *CancelWorkflowRunRequest) String() string {
 func (*CancelWorkflowRunRequest) ProtoMessage() {}
 
 func (x *CancelWorkflowRunRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[12]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -802,7 +1022,7 @@ func (x *CancelWorkflowRunRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelWorkflowRunRequest.ProtoReflect.Descriptor instead.
 func (*CancelWorkflowRunRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{12}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CancelWorkflowRunRequest) GetRunId() string {
@@ -830,7 +1050,7 @@ type CancelWorkflowRunResponse struct {
 
 func (x *CancelWorkflowRunResponse) Reset() {
 	*x = CancelWorkflowRunResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[13]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -842,7 +1062,7 @@ func (x *CancelWorkflowRunResponse) String() string {
 func (*CancelWorkflowRunResponse) ProtoMessage() {}
 
 func (x *CancelWorkflowRunResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[13]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -855,7 +1075,7 @@ func (x *CancelWorkflowRunResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelWorkflowRunResponse.ProtoReflect.Descriptor instead.
 func (*CancelWorkflowRunResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{13}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CancelWorkflowRunResponse) GetRun() *WorkflowRun {
@@ -878,7 +1098,7 @@ type RerunWorkflowRunRequest struct {
 
 func (x *RerunWorkflowRunRequest) Reset() {
 	*x = RerunWorkflowRunRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[14]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -890,7 +1110,7 @@ func (x *RerunWorkflowRunRequest) String() string {
 func (*RerunWorkflowRunRequest) ProtoMessage() {}
 
 func (x *RerunWorkflowRunRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[14]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -903,7 +1123,7 @@ func (x *RerunWorkflowRunRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RerunWorkflowRunRequest.ProtoReflect.Descriptor instead.
 func (*RerunWorkflowRunRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{14}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *RerunWorkflowRunRequest) GetRunId() string {
@@ -933,7 +1153,7 @@ type RerunWorkflowRunResponse struct {
 
 func (x *RerunWorkflowRunResponse) Reset() {
 	*x = RerunWorkflowRunResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[15]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -945,7 +1165,7 @@ func (x *RerunWorkflowRunResponse) String() string {
 func (*RerunWorkflowRunResponse) ProtoMessage() {}
 
 func (x *RerunWorkflowRunResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[15]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -958,7 +1178,7 @@ func (x *RerunWorkflowRunResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RerunWorkflowRunResponse.ProtoReflect.Descriptor instead.
 func (*RerunWorkflowRunResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{15}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RerunWorkflowRunResponse) GetRun() *WorkflowRun {
@@ -986,7 +1206,7 @@ type MessageIds struct {
 
 func (x *MessageIds) Reset() {
 	*x = MessageIds{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[16]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -998,7 +1218,7 @@ func (x *MessageIds) String() string {
 func (*MessageIds) ProtoMessage() {}
 
 func (x *MessageIds) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[16]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1011,7 +1231,7 @@ func (x *MessageIds) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageIds.ProtoReflect.Descriptor instead.
 func (*MessageIds) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{16}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *MessageIds) GetMessageIds() []string {
@@ -1046,7 +1266,7 @@ type CheckpointRequest struct {
 
 func (x *CheckpointRequest) Reset() {
 	*x = CheckpointRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[17]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1058,7 +1278,7 @@ func (x *CheckpointRequest) String() string {
 func (*CheckpointRequest) ProtoMessage() {}
 
 func (x *CheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[17]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1071,7 +1291,7 @@ func (x *CheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointRequest.ProtoReflect.Descriptor instead.
 func (*CheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{17}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CheckpointRequest) GetRunId() string {
@@ -1157,7 +1377,7 @@ type CheckpointResponse struct {
 
 func (x *CheckpointResponse) Reset() {
 	*x = CheckpointResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[18]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1169,7 +1389,7 @@ func (x *CheckpointResponse) String() string {
 func (*CheckpointResponse) ProtoMessage() {}
 
 func (x *CheckpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[18]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1182,7 +1402,7 @@ func (x *CheckpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckpointResponse.ProtoReflect.Descriptor instead.
 func (*CheckpointResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{18}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CheckpointResponse) GetRun() *WorkflowRun {
@@ -1273,7 +1493,7 @@ type WaitRequest struct {
 
 func (x *WaitRequest) Reset() {
 	*x = WaitRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[19]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1285,7 +1505,7 @@ func (x *WaitRequest) String() string {
 func (*WaitRequest) ProtoMessage() {}
 
 func (x *WaitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[19]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1298,7 +1518,7 @@ func (x *WaitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WaitRequest.ProtoReflect.Descriptor instead.
 func (*WaitRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{19}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *WaitRequest) GetRunId() string {
@@ -1372,7 +1592,7 @@ type WaitResponse struct {
 
 func (x *WaitResponse) Reset() {
 	*x = WaitResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[20]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1384,7 +1604,7 @@ func (x *WaitResponse) String() string {
 func (*WaitResponse) ProtoMessage() {}
 
 func (x *WaitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[20]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1397,7 +1617,7 @@ func (x *WaitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WaitResponse.ProtoReflect.Descriptor instead.
 func (*WaitResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{20}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *WaitResponse) GetRun() *WorkflowRun {
@@ -1442,7 +1662,7 @@ type SignalWorkflowRunRequest struct {
 
 func (x *SignalWorkflowRunRequest) Reset() {
 	*x = SignalWorkflowRunRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[21]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1454,7 +1674,7 @@ func (x *SignalWorkflowRunRequest) String() string {
 func (*SignalWorkflowRunRequest) ProtoMessage() {}
 
 func (x *SignalWorkflowRunRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[21]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1467,7 +1687,7 @@ func (x *SignalWorkflowRunRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignalWorkflowRunRequest.ProtoReflect.Descriptor instead.
 func (*SignalWorkflowRunRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{21}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *SignalWorkflowRunRequest) GetRunId() string {
@@ -1537,7 +1757,7 @@ type SignalWorkflowRunResponse struct {
 
 func (x *SignalWorkflowRunResponse) Reset() {
 	*x = SignalWorkflowRunResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[22]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1549,7 +1769,7 @@ func (x *SignalWorkflowRunResponse) String() string {
 func (*SignalWorkflowRunResponse) ProtoMessage() {}
 
 func (x *SignalWorkflowRunResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[22]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1562,7 +1782,7 @@ func (x *SignalWorkflowRunResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignalWorkflowRunResponse.ProtoReflect.Descriptor instead.
 func (*SignalWorkflowRunResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{22}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SignalWorkflowRunResponse) GetDuplicate() bool {
@@ -1638,7 +1858,7 @@ type ApproveDegradationRequest struct {
 
 func (x *ApproveDegradationRequest) Reset() {
 	*x = ApproveDegradationRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[23]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1650,7 +1870,7 @@ func (x *ApproveDegradationRequest) String() string {
 func (*ApproveDegradationRequest) ProtoMessage() {}
 
 func (x *ApproveDegradationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[23]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1663,7 +1883,7 @@ func (x *ApproveDegradationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveDegradationRequest.ProtoReflect.Descriptor instead.
 func (*ApproveDegradationRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{23}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ApproveDegradationRequest) GetRunId() string {
@@ -1707,7 +1927,7 @@ type ApproveDegradationResponse struct {
 
 func (x *ApproveDegradationResponse) Reset() {
 	*x = ApproveDegradationResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[24]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1719,7 +1939,7 @@ func (x *ApproveDegradationResponse) String() string {
 func (*ApproveDegradationResponse) ProtoMessage() {}
 
 func (x *ApproveDegradationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[24]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1732,7 +1952,7 @@ func (x *ApproveDegradationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveDegradationResponse.ProtoReflect.Descriptor instead.
 func (*ApproveDegradationResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{24}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ApproveDegradationResponse) GetApproval() *DegradationApproval {
@@ -1764,7 +1984,7 @@ type EscalateStageRequest struct {
 
 func (x *EscalateStageRequest) Reset() {
 	*x = EscalateStageRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[25]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1776,7 +1996,7 @@ func (x *EscalateStageRequest) String() string {
 func (*EscalateStageRequest) ProtoMessage() {}
 
 func (x *EscalateStageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[25]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1789,7 +2009,7 @@ func (x *EscalateStageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EscalateStageRequest.ProtoReflect.Descriptor instead.
 func (*EscalateStageRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{25}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *EscalateStageRequest) GetRunId() string {
@@ -1826,7 +2046,7 @@ type EscalateStageResponse struct {
 
 func (x *EscalateStageResponse) Reset() {
 	*x = EscalateStageResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[26]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1838,7 +2058,7 @@ func (x *EscalateStageResponse) String() string {
 func (*EscalateStageResponse) ProtoMessage() {}
 
 func (x *EscalateStageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[26]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1851,7 +2071,7 @@ func (x *EscalateStageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EscalateStageResponse.ProtoReflect.Descriptor instead.
 func (*EscalateStageResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{26}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *EscalateStageResponse) GetRun() *WorkflowRun {
@@ -1885,7 +2105,7 @@ type ResolveEscalationRequest struct {
 
 func (x *ResolveEscalationRequest) Reset() {
 	*x = ResolveEscalationRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[27]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1897,7 +2117,7 @@ func (x *ResolveEscalationRequest) String() string {
 func (*ResolveEscalationRequest) ProtoMessage() {}
 
 func (x *ResolveEscalationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[27]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1910,7 +2130,7 @@ func (x *ResolveEscalationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveEscalationRequest.ProtoReflect.Descriptor instead.
 func (*ResolveEscalationRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{27}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ResolveEscalationRequest) GetRunId() string {
@@ -1958,7 +2178,7 @@ type ResolveEscalationResponse struct {
 
 func (x *ResolveEscalationResponse) Reset() {
 	*x = ResolveEscalationResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[28]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1970,7 +2190,7 @@ func (x *ResolveEscalationResponse) String() string {
 func (*ResolveEscalationResponse) ProtoMessage() {}
 
 func (x *ResolveEscalationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[28]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1983,7 +2203,7 @@ func (x *ResolveEscalationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResolveEscalationResponse.ProtoReflect.Descriptor instead.
 func (*ResolveEscalationResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{28}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ResolveEscalationResponse) GetRun() *WorkflowRun {
@@ -2043,7 +2263,7 @@ type RecordJournalRequest struct {
 
 func (x *RecordJournalRequest) Reset() {
 	*x = RecordJournalRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[29]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2055,7 +2275,7 @@ func (x *RecordJournalRequest) String() string {
 func (*RecordJournalRequest) ProtoMessage() {}
 
 func (x *RecordJournalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[29]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2068,7 +2288,7 @@ func (x *RecordJournalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordJournalRequest.ProtoReflect.Descriptor instead.
 func (*RecordJournalRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{29}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *RecordJournalRequest) GetRunId() string {
@@ -2154,7 +2374,7 @@ type RecordJournalResponse struct {
 
 func (x *RecordJournalResponse) Reset() {
 	*x = RecordJournalResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[30]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2166,7 +2386,7 @@ func (x *RecordJournalResponse) String() string {
 func (*RecordJournalResponse) ProtoMessage() {}
 
 func (x *RecordJournalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[30]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2179,7 +2399,7 @@ func (x *RecordJournalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordJournalResponse.ProtoReflect.Descriptor instead.
 func (*RecordJournalResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{30}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *RecordJournalResponse) GetRecord() *JournalRecord {
@@ -2211,7 +2431,7 @@ type ListJournalRequest struct {
 
 func (x *ListJournalRequest) Reset() {
 	*x = ListJournalRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[31]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2223,7 +2443,7 @@ func (x *ListJournalRequest) String() string {
 func (*ListJournalRequest) ProtoMessage() {}
 
 func (x *ListJournalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[31]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2236,7 +2456,7 @@ func (x *ListJournalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJournalRequest.ProtoReflect.Descriptor instead.
 func (*ListJournalRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{31}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ListJournalRequest) GetRunId() string {
@@ -2273,7 +2493,7 @@ type ListJournalResponse struct {
 
 func (x *ListJournalResponse) Reset() {
 	*x = ListJournalResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[32]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2285,7 +2505,7 @@ func (x *ListJournalResponse) String() string {
 func (*ListJournalResponse) ProtoMessage() {}
 
 func (x *ListJournalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[32]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2298,7 +2518,7 @@ func (x *ListJournalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJournalResponse.ProtoReflect.Descriptor instead.
 func (*ListJournalResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{32}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ListJournalResponse) GetRecords() []*JournalRecord {
@@ -2332,7 +2552,7 @@ type PromoteJournalEntryRequest struct {
 
 func (x *PromoteJournalEntryRequest) Reset() {
 	*x = PromoteJournalEntryRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[33]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2344,7 +2564,7 @@ func (x *PromoteJournalEntryRequest) String() string {
 func (*PromoteJournalEntryRequest) ProtoMessage() {}
 
 func (x *PromoteJournalEntryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[33]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2357,7 +2577,7 @@ func (x *PromoteJournalEntryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromoteJournalEntryRequest.ProtoReflect.Descriptor instead.
 func (*PromoteJournalEntryRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{33}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *PromoteJournalEntryRequest) GetEntryId() string {
@@ -2401,7 +2621,7 @@ type PromoteJournalEntryResponse struct {
 
 func (x *PromoteJournalEntryResponse) Reset() {
 	*x = PromoteJournalEntryResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[34]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2413,7 +2633,7 @@ func (x *PromoteJournalEntryResponse) String() string {
 func (*PromoteJournalEntryResponse) ProtoMessage() {}
 
 func (x *PromoteJournalEntryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[34]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2426,7 +2646,7 @@ func (x *PromoteJournalEntryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromoteJournalEntryResponse.ProtoReflect.Descriptor instead.
 func (*PromoteJournalEntryResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{34}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *PromoteJournalEntryResponse) GetRecord() *JournalRecord {
@@ -2460,7 +2680,7 @@ type GetImprovementReportRequest struct {
 
 func (x *GetImprovementReportRequest) Reset() {
 	*x = GetImprovementReportRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[35]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2472,7 +2692,7 @@ func (x *GetImprovementReportRequest) String() string {
 func (*GetImprovementReportRequest) ProtoMessage() {}
 
 func (x *GetImprovementReportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[35]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2485,7 +2705,7 @@ func (x *GetImprovementReportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetImprovementReportRequest.ProtoReflect.Descriptor instead.
 func (*GetImprovementReportRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{35}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *GetImprovementReportRequest) GetProject() string {
@@ -2533,7 +2753,7 @@ type GetImprovementReportResponse struct {
 
 func (x *GetImprovementReportResponse) Reset() {
 	*x = GetImprovementReportResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[36]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2545,7 +2765,7 @@ func (x *GetImprovementReportResponse) String() string {
 func (*GetImprovementReportResponse) ProtoMessage() {}
 
 func (x *GetImprovementReportResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[36]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2558,7 +2778,7 @@ func (x *GetImprovementReportResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetImprovementReportResponse.ProtoReflect.Descriptor instead.
 func (*GetImprovementReportResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{36}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *GetImprovementReportResponse) GetAreas() []*AreaReport {
@@ -2600,7 +2820,7 @@ type ExportRetrospectiveRequest struct {
 
 func (x *ExportRetrospectiveRequest) Reset() {
 	*x = ExportRetrospectiveRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[37]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2612,7 +2832,7 @@ func (x *ExportRetrospectiveRequest) String() string {
 func (*ExportRetrospectiveRequest) ProtoMessage() {}
 
 func (x *ExportRetrospectiveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[37]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2625,7 +2845,7 @@ func (x *ExportRetrospectiveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportRetrospectiveRequest.ProtoReflect.Descriptor instead.
 func (*ExportRetrospectiveRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{37}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ExportRetrospectiveRequest) GetRunId() string {
@@ -2650,7 +2870,7 @@ type ExportRetrospectiveResponse struct {
 
 func (x *ExportRetrospectiveResponse) Reset() {
 	*x = ExportRetrospectiveResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[38]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2662,7 +2882,7 @@ func (x *ExportRetrospectiveResponse) String() string {
 func (*ExportRetrospectiveResponse) ProtoMessage() {}
 
 func (x *ExportRetrospectiveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[38]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2675,7 +2895,7 @@ func (x *ExportRetrospectiveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportRetrospectiveResponse.ProtoReflect.Descriptor instead.
 func (*ExportRetrospectiveResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{38}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ExportRetrospectiveResponse) GetRetrospective() *WorkflowRetrospective {
@@ -2710,7 +2930,7 @@ type VerifyJournalRequest struct {
 
 func (x *VerifyJournalRequest) Reset() {
 	*x = VerifyJournalRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[39]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2722,7 +2942,7 @@ func (x *VerifyJournalRequest) String() string {
 func (*VerifyJournalRequest) ProtoMessage() {}
 
 func (x *VerifyJournalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[39]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2735,7 +2955,7 @@ func (x *VerifyJournalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyJournalRequest.ProtoReflect.Descriptor instead.
 func (*VerifyJournalRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{39}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *VerifyJournalRequest) GetRunId() string {
@@ -2756,7 +2976,7 @@ type VerifyJournalResponse struct {
 
 func (x *VerifyJournalResponse) Reset() {
 	*x = VerifyJournalResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[40]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2768,7 +2988,7 @@ func (x *VerifyJournalResponse) String() string {
 func (*VerifyJournalResponse) ProtoMessage() {}
 
 func (x *VerifyJournalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[40]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2781,7 +3001,7 @@ func (x *VerifyJournalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyJournalResponse.ProtoReflect.Descriptor instead.
 func (*VerifyJournalResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{40}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *VerifyJournalResponse) GetVerdict() *JournalVerdict {
@@ -2805,7 +3025,19 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"definition\x18\x01 \x01(\v2\x1a.kxm.v1.WorkflowDefinitionR\n" +
 	"definition\x12\x18\n" +
 	"\acreated\x18\x02 \x01(\bR\acreated\x12\x1c\n" +
-	"\tunchanged\x18\x03 \x01(\bR\tunchanged\"C\n" +
+	"\tunchanged\x18\x03 \x01(\bR\tunchanged\"\xaa\x01\n" +
+	"\x1bRegisterGateRegistryRequest\x12\x1a\n" +
+	"\bdocument\x18\x01 \x01(\tR\bdocument\x120\n" +
+	"\x06format\x18\x02 \x01(\x0e2\x18.kxm.v1.DefinitionFormatR\x06format\x12#\n" +
+	"\rvalidate_only\x18\x03 \x01(\bR\fvalidateOnly\x12\x18\n" +
+	"\aproject\x18\x04 \x01(\tR\aproject\"\x88\x01\n" +
+	"\x1cRegisterGateRegistryResponse\x120\n" +
+	"\bregistry\x18\x01 \x01(\v2\x14.kxm.v1.GateRegistryR\bregistry\x12\x18\n" +
+	"\acreated\x18\x02 \x01(\bR\acreated\x12\x1c\n" +
+	"\tunchanged\x18\x03 \x01(\bR\tunchanged\"\x18\n" +
+	"\x16GetGateRegistryRequest\"K\n" +
+	"\x17GetGateRegistryResponse\x120\n" +
+	"\bregistry\x18\x01 \x01(\v2\x14.kxm.v1.GateRegistryR\bregistry\"C\n" +
 	"\x1cGetWorkflowDefinitionRequest\x12#\n" +
 	"\rdefinition_id\x18\x01 \x01(\tR\fdefinitionId\"[\n" +
 	"\x1dGetWorkflowDefinitionResponse\x12:\n" +
@@ -3013,11 +3245,13 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\x10DefinitionFormat\x12!\n" +
 	"\x1dDEFINITION_FORMAT_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16DEFINITION_FORMAT_JSON\x10\x01\x12\x1a\n" +
-	"\x16DEFINITION_FORMAT_YAML\x10\x022\x9a\x12\n" +
+	"\x16DEFINITION_FORMAT_YAML\x10\x022\x80\x14\n" +
 	"\x0fWorkflowService\x12\x81\x01\n" +
 	"\x1aRegisterWorkflowDefinition\x12).kxm.v1.RegisterWorkflowDefinitionRequest\x1a*.kxm.v1.RegisterWorkflowDefinitionResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12\x8b\x01\n" +
 	"\x15GetWorkflowDefinition\x12$.kxm.v1.GetWorkflowDefinitionRequest\x1a%.kxm.v1.GetWorkflowDefinitionResponse\"%\xea\xe0\x18!\b\x04\x10\x01\x18\x02\"\x17kxm_workflow_definition(\x01\x12\x92\x01\n" +
-	"\x17ListWorkflowDefinitions\x12&.kxm.v1.ListWorkflowDefinitionsRequest\x1a'.kxm.v1.ListWorkflowDefinitionsResponse\"&\xea\xe0\x18\"\b\a\x10\x01\x18\x02\"\x18kxm_workflow_definitions(\x01\x12c\n" +
+	"\x17ListWorkflowDefinitions\x12&.kxm.v1.ListWorkflowDefinitionsRequest\x1a'.kxm.v1.ListWorkflowDefinitionsResponse\"&\xea\xe0\x18\"\b\a\x10\x01\x18\x02\"\x18kxm_workflow_definitions(\x01\x12o\n" +
+	"\x14RegisterGateRegistry\x12#.kxm.v1.RegisterGateRegistryRequest\x1a$.kxm.v1.RegisterGateRegistryResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12s\n" +
+	"\x0fGetGateRegistry\x12\x1e.kxm.v1.GetGateRegistryRequest\x1a\x1f.kxm.v1.GetGateRegistryResponse\"\x1f\xea\xe0\x18\x1b\b\x04\x10\x01\x18\x02\"\x11kxm_gate_registry(\x01\x12c\n" +
 	"\x10StartWorkflowRun\x12\x1f.kxm.v1.StartWorkflowRunRequest\x1a .kxm.v1.StartWorkflowRunResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12o\n" +
 	"\x0eGetWorkflowRun\x12\x1d.kxm.v1.GetWorkflowRunRequest\x1a\x1e.kxm.v1.GetWorkflowRunResponse\"\x1e\xea\xe0\x18\x1a\b\a\x10\x01\x18\x02\"\x10kxm_workflow_run(\x01\x12v\n" +
 	"\x10ListWorkflowRuns\x12\x1f.kxm.v1.ListWorkflowRunsRequest\x1a .kxm.v1.ListWorkflowRunsResponse\"\x1f\xea\xe0\x18\x1b\b\a\x10\x01\x18\x02\"\x11kxm_workflow_runs(\x01\x12f\n" +
@@ -3052,165 +3286,177 @@ func file_kxm_v1_workflow_service_proto_rawDescGZIP() []byte {
 }
 
 var file_kxm_v1_workflow_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_kxm_v1_workflow_service_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
+var file_kxm_v1_workflow_service_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
 var file_kxm_v1_workflow_service_proto_goTypes = []any{
 	(DefinitionFormat)(0),                      // 0: kxm.v1.DefinitionFormat
 	(*RegisterWorkflowDefinitionRequest)(nil),  // 1: kxm.v1.RegisterWorkflowDefinitionRequest
 	(*RegisterWorkflowDefinitionResponse)(nil), // 2: kxm.v1.RegisterWorkflowDefinitionResponse
-	(*GetWorkflowDefinitionRequest)(nil),       // 3: kxm.v1.GetWorkflowDefinitionRequest
-	(*GetWorkflowDefinitionResponse)(nil),      // 4: kxm.v1.GetWorkflowDefinitionResponse
-	(*ListWorkflowDefinitionsRequest)(nil),     // 5: kxm.v1.ListWorkflowDefinitionsRequest
-	(*ListWorkflowDefinitionsResponse)(nil),    // 6: kxm.v1.ListWorkflowDefinitionsResponse
-	(*StartWorkflowRunRequest)(nil),            // 7: kxm.v1.StartWorkflowRunRequest
-	(*StartWorkflowRunResponse)(nil),           // 8: kxm.v1.StartWorkflowRunResponse
-	(*GetWorkflowRunRequest)(nil),              // 9: kxm.v1.GetWorkflowRunRequest
-	(*GetWorkflowRunResponse)(nil),             // 10: kxm.v1.GetWorkflowRunResponse
-	(*ListWorkflowRunsRequest)(nil),            // 11: kxm.v1.ListWorkflowRunsRequest
-	(*ListWorkflowRunsResponse)(nil),           // 12: kxm.v1.ListWorkflowRunsResponse
-	(*CancelWorkflowRunRequest)(nil),           // 13: kxm.v1.CancelWorkflowRunRequest
-	(*CancelWorkflowRunResponse)(nil),          // 14: kxm.v1.CancelWorkflowRunResponse
-	(*RerunWorkflowRunRequest)(nil),            // 15: kxm.v1.RerunWorkflowRunRequest
-	(*RerunWorkflowRunResponse)(nil),           // 16: kxm.v1.RerunWorkflowRunResponse
-	(*MessageIds)(nil),                         // 17: kxm.v1.MessageIds
-	(*CheckpointRequest)(nil),                  // 18: kxm.v1.CheckpointRequest
-	(*CheckpointResponse)(nil),                 // 19: kxm.v1.CheckpointResponse
-	(*WaitRequest)(nil),                        // 20: kxm.v1.WaitRequest
-	(*WaitResponse)(nil),                       // 21: kxm.v1.WaitResponse
-	(*SignalWorkflowRunRequest)(nil),           // 22: kxm.v1.SignalWorkflowRunRequest
-	(*SignalWorkflowRunResponse)(nil),          // 23: kxm.v1.SignalWorkflowRunResponse
-	(*ApproveDegradationRequest)(nil),          // 24: kxm.v1.ApproveDegradationRequest
-	(*ApproveDegradationResponse)(nil),         // 25: kxm.v1.ApproveDegradationResponse
-	(*EscalateStageRequest)(nil),               // 26: kxm.v1.EscalateStageRequest
-	(*EscalateStageResponse)(nil),              // 27: kxm.v1.EscalateStageResponse
-	(*ResolveEscalationRequest)(nil),           // 28: kxm.v1.ResolveEscalationRequest
-	(*ResolveEscalationResponse)(nil),          // 29: kxm.v1.ResolveEscalationResponse
-	(*RecordJournalRequest)(nil),               // 30: kxm.v1.RecordJournalRequest
-	(*RecordJournalResponse)(nil),              // 31: kxm.v1.RecordJournalResponse
-	(*ListJournalRequest)(nil),                 // 32: kxm.v1.ListJournalRequest
-	(*ListJournalResponse)(nil),                // 33: kxm.v1.ListJournalResponse
-	(*PromoteJournalEntryRequest)(nil),         // 34: kxm.v1.PromoteJournalEntryRequest
-	(*PromoteJournalEntryResponse)(nil),        // 35: kxm.v1.PromoteJournalEntryResponse
-	(*GetImprovementReportRequest)(nil),        // 36: kxm.v1.GetImprovementReportRequest
-	(*GetImprovementReportResponse)(nil),       // 37: kxm.v1.GetImprovementReportResponse
-	(*ExportRetrospectiveRequest)(nil),         // 38: kxm.v1.ExportRetrospectiveRequest
-	(*ExportRetrospectiveResponse)(nil),        // 39: kxm.v1.ExportRetrospectiveResponse
-	(*VerifyJournalRequest)(nil),               // 40: kxm.v1.VerifyJournalRequest
-	(*VerifyJournalResponse)(nil),              // 41: kxm.v1.VerifyJournalResponse
-	nil,                                        // 42: kxm.v1.CheckpointRequest.EvidenceEntry
-	nil,                                        // 43: kxm.v1.CheckpointRequest.EvidenceRefsEntry
-	nil,                                        // 44: kxm.v1.WaitRequest.EvidenceEntry
-	nil,                                        // 45: kxm.v1.WaitRequest.EvidenceRefsEntry
-	nil,                                        // 46: kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
-	nil,                                        // 47: kxm.v1.ResolveEscalationRequest.EvidenceEntry
-	(*WorkflowDefinition)(nil),                 // 48: kxm.v1.WorkflowDefinition
-	(*structpb.Struct)(nil),                    // 49: google.protobuf.Struct
-	(*WorkflowRun)(nil),                        // 50: kxm.v1.WorkflowRun
-	(WorkflowRunStatus)(0),                     // 51: kxm.v1.WorkflowRunStatus
-	(CheckpointStatus)(0),                      // 52: kxm.v1.CheckpointStatus
-	(*WorkflowTransition)(nil),                 // 53: kxm.v1.WorkflowTransition
-	(*durationpb.Duration)(nil),                // 54: google.protobuf.Duration
-	(*DegradationApproval)(nil),                // 55: kxm.v1.DegradationApproval
-	(JournalCategory)(0),                       // 56: kxm.v1.JournalCategory
-	(ImprovementArea)(0),                       // 57: kxm.v1.ImprovementArea
-	(JournalSeverity)(0),                       // 58: kxm.v1.JournalSeverity
-	(*JournalRecord)(nil),                      // 59: kxm.v1.JournalRecord
-	(PromotionStatus)(0),                       // 60: kxm.v1.PromotionStatus
-	(*JournalEntry)(nil),                       // 61: kxm.v1.JournalEntry
-	(*timestamppb.Timestamp)(nil),              // 62: google.protobuf.Timestamp
-	(*AreaReport)(nil),                         // 63: kxm.v1.AreaReport
-	(*ImprovementSignal)(nil),                  // 64: kxm.v1.ImprovementSignal
-	(*WorkflowRetrospective)(nil),              // 65: kxm.v1.WorkflowRetrospective
-	(*JournalVerdict)(nil),                     // 66: kxm.v1.JournalVerdict
+	(*RegisterGateRegistryRequest)(nil),        // 3: kxm.v1.RegisterGateRegistryRequest
+	(*RegisterGateRegistryResponse)(nil),       // 4: kxm.v1.RegisterGateRegistryResponse
+	(*GetGateRegistryRequest)(nil),             // 5: kxm.v1.GetGateRegistryRequest
+	(*GetGateRegistryResponse)(nil),            // 6: kxm.v1.GetGateRegistryResponse
+	(*GetWorkflowDefinitionRequest)(nil),       // 7: kxm.v1.GetWorkflowDefinitionRequest
+	(*GetWorkflowDefinitionResponse)(nil),      // 8: kxm.v1.GetWorkflowDefinitionResponse
+	(*ListWorkflowDefinitionsRequest)(nil),     // 9: kxm.v1.ListWorkflowDefinitionsRequest
+	(*ListWorkflowDefinitionsResponse)(nil),    // 10: kxm.v1.ListWorkflowDefinitionsResponse
+	(*StartWorkflowRunRequest)(nil),            // 11: kxm.v1.StartWorkflowRunRequest
+	(*StartWorkflowRunResponse)(nil),           // 12: kxm.v1.StartWorkflowRunResponse
+	(*GetWorkflowRunRequest)(nil),              // 13: kxm.v1.GetWorkflowRunRequest
+	(*GetWorkflowRunResponse)(nil),             // 14: kxm.v1.GetWorkflowRunResponse
+	(*ListWorkflowRunsRequest)(nil),            // 15: kxm.v1.ListWorkflowRunsRequest
+	(*ListWorkflowRunsResponse)(nil),           // 16: kxm.v1.ListWorkflowRunsResponse
+	(*CancelWorkflowRunRequest)(nil),           // 17: kxm.v1.CancelWorkflowRunRequest
+	(*CancelWorkflowRunResponse)(nil),          // 18: kxm.v1.CancelWorkflowRunResponse
+	(*RerunWorkflowRunRequest)(nil),            // 19: kxm.v1.RerunWorkflowRunRequest
+	(*RerunWorkflowRunResponse)(nil),           // 20: kxm.v1.RerunWorkflowRunResponse
+	(*MessageIds)(nil),                         // 21: kxm.v1.MessageIds
+	(*CheckpointRequest)(nil),                  // 22: kxm.v1.CheckpointRequest
+	(*CheckpointResponse)(nil),                 // 23: kxm.v1.CheckpointResponse
+	(*WaitRequest)(nil),                        // 24: kxm.v1.WaitRequest
+	(*WaitResponse)(nil),                       // 25: kxm.v1.WaitResponse
+	(*SignalWorkflowRunRequest)(nil),           // 26: kxm.v1.SignalWorkflowRunRequest
+	(*SignalWorkflowRunResponse)(nil),          // 27: kxm.v1.SignalWorkflowRunResponse
+	(*ApproveDegradationRequest)(nil),          // 28: kxm.v1.ApproveDegradationRequest
+	(*ApproveDegradationResponse)(nil),         // 29: kxm.v1.ApproveDegradationResponse
+	(*EscalateStageRequest)(nil),               // 30: kxm.v1.EscalateStageRequest
+	(*EscalateStageResponse)(nil),              // 31: kxm.v1.EscalateStageResponse
+	(*ResolveEscalationRequest)(nil),           // 32: kxm.v1.ResolveEscalationRequest
+	(*ResolveEscalationResponse)(nil),          // 33: kxm.v1.ResolveEscalationResponse
+	(*RecordJournalRequest)(nil),               // 34: kxm.v1.RecordJournalRequest
+	(*RecordJournalResponse)(nil),              // 35: kxm.v1.RecordJournalResponse
+	(*ListJournalRequest)(nil),                 // 36: kxm.v1.ListJournalRequest
+	(*ListJournalResponse)(nil),                // 37: kxm.v1.ListJournalResponse
+	(*PromoteJournalEntryRequest)(nil),         // 38: kxm.v1.PromoteJournalEntryRequest
+	(*PromoteJournalEntryResponse)(nil),        // 39: kxm.v1.PromoteJournalEntryResponse
+	(*GetImprovementReportRequest)(nil),        // 40: kxm.v1.GetImprovementReportRequest
+	(*GetImprovementReportResponse)(nil),       // 41: kxm.v1.GetImprovementReportResponse
+	(*ExportRetrospectiveRequest)(nil),         // 42: kxm.v1.ExportRetrospectiveRequest
+	(*ExportRetrospectiveResponse)(nil),        // 43: kxm.v1.ExportRetrospectiveResponse
+	(*VerifyJournalRequest)(nil),               // 44: kxm.v1.VerifyJournalRequest
+	(*VerifyJournalResponse)(nil),              // 45: kxm.v1.VerifyJournalResponse
+	nil,                                        // 46: kxm.v1.CheckpointRequest.EvidenceEntry
+	nil,                                        // 47: kxm.v1.CheckpointRequest.EvidenceRefsEntry
+	nil,                                        // 48: kxm.v1.WaitRequest.EvidenceEntry
+	nil,                                        // 49: kxm.v1.WaitRequest.EvidenceRefsEntry
+	nil,                                        // 50: kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
+	nil,                                        // 51: kxm.v1.ResolveEscalationRequest.EvidenceEntry
+	(*WorkflowDefinition)(nil),                 // 52: kxm.v1.WorkflowDefinition
+	(*GateRegistry)(nil),                       // 53: kxm.v1.GateRegistry
+	(*structpb.Struct)(nil),                    // 54: google.protobuf.Struct
+	(*WorkflowRun)(nil),                        // 55: kxm.v1.WorkflowRun
+	(WorkflowRunStatus)(0),                     // 56: kxm.v1.WorkflowRunStatus
+	(CheckpointStatus)(0),                      // 57: kxm.v1.CheckpointStatus
+	(*WorkflowTransition)(nil),                 // 58: kxm.v1.WorkflowTransition
+	(*durationpb.Duration)(nil),                // 59: google.protobuf.Duration
+	(*DegradationApproval)(nil),                // 60: kxm.v1.DegradationApproval
+	(JournalCategory)(0),                       // 61: kxm.v1.JournalCategory
+	(ImprovementArea)(0),                       // 62: kxm.v1.ImprovementArea
+	(JournalSeverity)(0),                       // 63: kxm.v1.JournalSeverity
+	(*JournalRecord)(nil),                      // 64: kxm.v1.JournalRecord
+	(PromotionStatus)(0),                       // 65: kxm.v1.PromotionStatus
+	(*JournalEntry)(nil),                       // 66: kxm.v1.JournalEntry
+	(*timestamppb.Timestamp)(nil),              // 67: google.protobuf.Timestamp
+	(*AreaReport)(nil),                         // 68: kxm.v1.AreaReport
+	(*ImprovementSignal)(nil),                  // 69: kxm.v1.ImprovementSignal
+	(*WorkflowRetrospective)(nil),              // 70: kxm.v1.WorkflowRetrospective
+	(*JournalVerdict)(nil),                     // 71: kxm.v1.JournalVerdict
 }
 var file_kxm_v1_workflow_service_proto_depIdxs = []int32{
 	0,  // 0: kxm.v1.RegisterWorkflowDefinitionRequest.format:type_name -> kxm.v1.DefinitionFormat
-	48, // 1: kxm.v1.RegisterWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
-	48, // 2: kxm.v1.GetWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
-	48, // 3: kxm.v1.ListWorkflowDefinitionsResponse.definitions:type_name -> kxm.v1.WorkflowDefinition
-	49, // 4: kxm.v1.StartWorkflowRunRequest.payload:type_name -> google.protobuf.Struct
-	50, // 5: kxm.v1.StartWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	50, // 6: kxm.v1.GetWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	51, // 7: kxm.v1.ListWorkflowRunsRequest.status:type_name -> kxm.v1.WorkflowRunStatus
-	50, // 8: kxm.v1.ListWorkflowRunsResponse.runs:type_name -> kxm.v1.WorkflowRun
-	50, // 9: kxm.v1.CancelWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	50, // 10: kxm.v1.RerunWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	52, // 11: kxm.v1.CheckpointRequest.status:type_name -> kxm.v1.CheckpointStatus
-	42, // 12: kxm.v1.CheckpointRequest.evidence:type_name -> kxm.v1.CheckpointRequest.EvidenceEntry
-	43, // 13: kxm.v1.CheckpointRequest.evidence_refs:type_name -> kxm.v1.CheckpointRequest.EvidenceRefsEntry
-	50, // 14: kxm.v1.CheckpointResponse.run:type_name -> kxm.v1.WorkflowRun
-	53, // 15: kxm.v1.CheckpointResponse.transition:type_name -> kxm.v1.WorkflowTransition
-	44, // 16: kxm.v1.WaitRequest.evidence:type_name -> kxm.v1.WaitRequest.EvidenceEntry
-	45, // 17: kxm.v1.WaitRequest.evidence_refs:type_name -> kxm.v1.WaitRequest.EvidenceRefsEntry
-	54, // 18: kxm.v1.WaitRequest.timeout:type_name -> google.protobuf.Duration
-	50, // 19: kxm.v1.WaitResponse.run:type_name -> kxm.v1.WorkflowRun
-	52, // 20: kxm.v1.SignalWorkflowRunRequest.status:type_name -> kxm.v1.CheckpointStatus
-	46, // 21: kxm.v1.SignalWorkflowRunRequest.evidence:type_name -> kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
-	52, // 22: kxm.v1.SignalWorkflowRunResponse.status:type_name -> kxm.v1.CheckpointStatus
-	55, // 23: kxm.v1.ApproveDegradationResponse.approval:type_name -> kxm.v1.DegradationApproval
-	50, // 24: kxm.v1.EscalateStageResponse.run:type_name -> kxm.v1.WorkflowRun
-	52, // 25: kxm.v1.ResolveEscalationRequest.status:type_name -> kxm.v1.CheckpointStatus
-	47, // 26: kxm.v1.ResolveEscalationRequest.evidence:type_name -> kxm.v1.ResolveEscalationRequest.EvidenceEntry
-	50, // 27: kxm.v1.ResolveEscalationResponse.run:type_name -> kxm.v1.WorkflowRun
-	56, // 28: kxm.v1.RecordJournalRequest.category:type_name -> kxm.v1.JournalCategory
-	57, // 29: kxm.v1.RecordJournalRequest.area:type_name -> kxm.v1.ImprovementArea
-	58, // 30: kxm.v1.RecordJournalRequest.severity:type_name -> kxm.v1.JournalSeverity
-	59, // 31: kxm.v1.RecordJournalResponse.record:type_name -> kxm.v1.JournalRecord
-	59, // 32: kxm.v1.ListJournalResponse.records:type_name -> kxm.v1.JournalRecord
-	60, // 33: kxm.v1.PromoteJournalEntryRequest.to:type_name -> kxm.v1.PromotionStatus
-	59, // 34: kxm.v1.PromoteJournalEntryResponse.record:type_name -> kxm.v1.JournalRecord
-	61, // 35: kxm.v1.PromoteJournalEntryResponse.entry:type_name -> kxm.v1.JournalEntry
-	62, // 36: kxm.v1.GetImprovementReportRequest.since:type_name -> google.protobuf.Timestamp
-	63, // 37: kxm.v1.GetImprovementReportResponse.areas:type_name -> kxm.v1.AreaReport
-	64, // 38: kxm.v1.GetImprovementReportResponse.signals:type_name -> kxm.v1.ImprovementSignal
-	65, // 39: kxm.v1.ExportRetrospectiveResponse.retrospective:type_name -> kxm.v1.WorkflowRetrospective
-	66, // 40: kxm.v1.VerifyJournalResponse.verdict:type_name -> kxm.v1.JournalVerdict
-	17, // 41: kxm.v1.CheckpointRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
-	17, // 42: kxm.v1.WaitRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
-	1,  // 43: kxm.v1.WorkflowService.RegisterWorkflowDefinition:input_type -> kxm.v1.RegisterWorkflowDefinitionRequest
-	3,  // 44: kxm.v1.WorkflowService.GetWorkflowDefinition:input_type -> kxm.v1.GetWorkflowDefinitionRequest
-	5,  // 45: kxm.v1.WorkflowService.ListWorkflowDefinitions:input_type -> kxm.v1.ListWorkflowDefinitionsRequest
-	7,  // 46: kxm.v1.WorkflowService.StartWorkflowRun:input_type -> kxm.v1.StartWorkflowRunRequest
-	9,  // 47: kxm.v1.WorkflowService.GetWorkflowRun:input_type -> kxm.v1.GetWorkflowRunRequest
-	11, // 48: kxm.v1.WorkflowService.ListWorkflowRuns:input_type -> kxm.v1.ListWorkflowRunsRequest
-	13, // 49: kxm.v1.WorkflowService.CancelWorkflowRun:input_type -> kxm.v1.CancelWorkflowRunRequest
-	15, // 50: kxm.v1.WorkflowService.RerunWorkflowRun:input_type -> kxm.v1.RerunWorkflowRunRequest
-	18, // 51: kxm.v1.WorkflowService.Checkpoint:input_type -> kxm.v1.CheckpointRequest
-	20, // 52: kxm.v1.WorkflowService.Wait:input_type -> kxm.v1.WaitRequest
-	22, // 53: kxm.v1.WorkflowService.SignalWorkflowRun:input_type -> kxm.v1.SignalWorkflowRunRequest
-	24, // 54: kxm.v1.WorkflowService.ApproveDegradation:input_type -> kxm.v1.ApproveDegradationRequest
-	26, // 55: kxm.v1.WorkflowService.EscalateStage:input_type -> kxm.v1.EscalateStageRequest
-	28, // 56: kxm.v1.WorkflowService.ResolveEscalation:input_type -> kxm.v1.ResolveEscalationRequest
-	30, // 57: kxm.v1.WorkflowService.RecordJournal:input_type -> kxm.v1.RecordJournalRequest
-	32, // 58: kxm.v1.WorkflowService.ListJournal:input_type -> kxm.v1.ListJournalRequest
-	34, // 59: kxm.v1.WorkflowService.PromoteJournalEntry:input_type -> kxm.v1.PromoteJournalEntryRequest
-	36, // 60: kxm.v1.WorkflowService.GetImprovementReport:input_type -> kxm.v1.GetImprovementReportRequest
-	38, // 61: kxm.v1.WorkflowService.ExportRetrospective:input_type -> kxm.v1.ExportRetrospectiveRequest
-	40, // 62: kxm.v1.WorkflowService.VerifyJournal:input_type -> kxm.v1.VerifyJournalRequest
-	2,  // 63: kxm.v1.WorkflowService.RegisterWorkflowDefinition:output_type -> kxm.v1.RegisterWorkflowDefinitionResponse
-	4,  // 64: kxm.v1.WorkflowService.GetWorkflowDefinition:output_type -> kxm.v1.GetWorkflowDefinitionResponse
-	6,  // 65: kxm.v1.WorkflowService.ListWorkflowDefinitions:output_type -> kxm.v1.ListWorkflowDefinitionsResponse
-	8,  // 66: kxm.v1.WorkflowService.StartWorkflowRun:output_type -> kxm.v1.StartWorkflowRunResponse
-	10, // 67: kxm.v1.WorkflowService.GetWorkflowRun:output_type -> kxm.v1.GetWorkflowRunResponse
-	12, // 68: kxm.v1.WorkflowService.ListWorkflowRuns:output_type -> kxm.v1.ListWorkflowRunsResponse
-	14, // 69: kxm.v1.WorkflowService.CancelWorkflowRun:output_type -> kxm.v1.CancelWorkflowRunResponse
-	16, // 70: kxm.v1.WorkflowService.RerunWorkflowRun:output_type -> kxm.v1.RerunWorkflowRunResponse
-	19, // 71: kxm.v1.WorkflowService.Checkpoint:output_type -> kxm.v1.CheckpointResponse
-	21, // 72: kxm.v1.WorkflowService.Wait:output_type -> kxm.v1.WaitResponse
-	23, // 73: kxm.v1.WorkflowService.SignalWorkflowRun:output_type -> kxm.v1.SignalWorkflowRunResponse
-	25, // 74: kxm.v1.WorkflowService.ApproveDegradation:output_type -> kxm.v1.ApproveDegradationResponse
-	27, // 75: kxm.v1.WorkflowService.EscalateStage:output_type -> kxm.v1.EscalateStageResponse
-	29, // 76: kxm.v1.WorkflowService.ResolveEscalation:output_type -> kxm.v1.ResolveEscalationResponse
-	31, // 77: kxm.v1.WorkflowService.RecordJournal:output_type -> kxm.v1.RecordJournalResponse
-	33, // 78: kxm.v1.WorkflowService.ListJournal:output_type -> kxm.v1.ListJournalResponse
-	35, // 79: kxm.v1.WorkflowService.PromoteJournalEntry:output_type -> kxm.v1.PromoteJournalEntryResponse
-	37, // 80: kxm.v1.WorkflowService.GetImprovementReport:output_type -> kxm.v1.GetImprovementReportResponse
-	39, // 81: kxm.v1.WorkflowService.ExportRetrospective:output_type -> kxm.v1.ExportRetrospectiveResponse
-	41, // 82: kxm.v1.WorkflowService.VerifyJournal:output_type -> kxm.v1.VerifyJournalResponse
-	63, // [63:83] is the sub-list for method output_type
-	43, // [43:63] is the sub-list for method input_type
-	43, // [43:43] is the sub-list for extension type_name
-	43, // [43:43] is the sub-list for extension extendee
-	0,  // [0:43] is the sub-list for field type_name
+	52, // 1: kxm.v1.RegisterWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
+	0,  // 2: kxm.v1.RegisterGateRegistryRequest.format:type_name -> kxm.v1.DefinitionFormat
+	53, // 3: kxm.v1.RegisterGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
+	53, // 4: kxm.v1.GetGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
+	52, // 5: kxm.v1.GetWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
+	52, // 6: kxm.v1.ListWorkflowDefinitionsResponse.definitions:type_name -> kxm.v1.WorkflowDefinition
+	54, // 7: kxm.v1.StartWorkflowRunRequest.payload:type_name -> google.protobuf.Struct
+	55, // 8: kxm.v1.StartWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	55, // 9: kxm.v1.GetWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	56, // 10: kxm.v1.ListWorkflowRunsRequest.status:type_name -> kxm.v1.WorkflowRunStatus
+	55, // 11: kxm.v1.ListWorkflowRunsResponse.runs:type_name -> kxm.v1.WorkflowRun
+	55, // 12: kxm.v1.CancelWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	55, // 13: kxm.v1.RerunWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	57, // 14: kxm.v1.CheckpointRequest.status:type_name -> kxm.v1.CheckpointStatus
+	46, // 15: kxm.v1.CheckpointRequest.evidence:type_name -> kxm.v1.CheckpointRequest.EvidenceEntry
+	47, // 16: kxm.v1.CheckpointRequest.evidence_refs:type_name -> kxm.v1.CheckpointRequest.EvidenceRefsEntry
+	55, // 17: kxm.v1.CheckpointResponse.run:type_name -> kxm.v1.WorkflowRun
+	58, // 18: kxm.v1.CheckpointResponse.transition:type_name -> kxm.v1.WorkflowTransition
+	48, // 19: kxm.v1.WaitRequest.evidence:type_name -> kxm.v1.WaitRequest.EvidenceEntry
+	49, // 20: kxm.v1.WaitRequest.evidence_refs:type_name -> kxm.v1.WaitRequest.EvidenceRefsEntry
+	59, // 21: kxm.v1.WaitRequest.timeout:type_name -> google.protobuf.Duration
+	55, // 22: kxm.v1.WaitResponse.run:type_name -> kxm.v1.WorkflowRun
+	57, // 23: kxm.v1.SignalWorkflowRunRequest.status:type_name -> kxm.v1.CheckpointStatus
+	50, // 24: kxm.v1.SignalWorkflowRunRequest.evidence:type_name -> kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
+	57, // 25: kxm.v1.SignalWorkflowRunResponse.status:type_name -> kxm.v1.CheckpointStatus
+	60, // 26: kxm.v1.ApproveDegradationResponse.approval:type_name -> kxm.v1.DegradationApproval
+	55, // 27: kxm.v1.EscalateStageResponse.run:type_name -> kxm.v1.WorkflowRun
+	57, // 28: kxm.v1.ResolveEscalationRequest.status:type_name -> kxm.v1.CheckpointStatus
+	51, // 29: kxm.v1.ResolveEscalationRequest.evidence:type_name -> kxm.v1.ResolveEscalationRequest.EvidenceEntry
+	55, // 30: kxm.v1.ResolveEscalationResponse.run:type_name -> kxm.v1.WorkflowRun
+	61, // 31: kxm.v1.RecordJournalRequest.category:type_name -> kxm.v1.JournalCategory
+	62, // 32: kxm.v1.RecordJournalRequest.area:type_name -> kxm.v1.ImprovementArea
+	63, // 33: kxm.v1.RecordJournalRequest.severity:type_name -> kxm.v1.JournalSeverity
+	64, // 34: kxm.v1.RecordJournalResponse.record:type_name -> kxm.v1.JournalRecord
+	64, // 35: kxm.v1.ListJournalResponse.records:type_name -> kxm.v1.JournalRecord
+	65, // 36: kxm.v1.PromoteJournalEntryRequest.to:type_name -> kxm.v1.PromotionStatus
+	64, // 37: kxm.v1.PromoteJournalEntryResponse.record:type_name -> kxm.v1.JournalRecord
+	66, // 38: kxm.v1.PromoteJournalEntryResponse.entry:type_name -> kxm.v1.JournalEntry
+	67, // 39: kxm.v1.GetImprovementReportRequest.since:type_name -> google.protobuf.Timestamp
+	68, // 40: kxm.v1.GetImprovementReportResponse.areas:type_name -> kxm.v1.AreaReport
+	69, // 41: kxm.v1.GetImprovementReportResponse.signals:type_name -> kxm.v1.ImprovementSignal
+	70, // 42: kxm.v1.ExportRetrospectiveResponse.retrospective:type_name -> kxm.v1.WorkflowRetrospective
+	71, // 43: kxm.v1.VerifyJournalResponse.verdict:type_name -> kxm.v1.JournalVerdict
+	21, // 44: kxm.v1.CheckpointRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
+	21, // 45: kxm.v1.WaitRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
+	1,  // 46: kxm.v1.WorkflowService.RegisterWorkflowDefinition:input_type -> kxm.v1.RegisterWorkflowDefinitionRequest
+	7,  // 47: kxm.v1.WorkflowService.GetWorkflowDefinition:input_type -> kxm.v1.GetWorkflowDefinitionRequest
+	9,  // 48: kxm.v1.WorkflowService.ListWorkflowDefinitions:input_type -> kxm.v1.ListWorkflowDefinitionsRequest
+	3,  // 49: kxm.v1.WorkflowService.RegisterGateRegistry:input_type -> kxm.v1.RegisterGateRegistryRequest
+	5,  // 50: kxm.v1.WorkflowService.GetGateRegistry:input_type -> kxm.v1.GetGateRegistryRequest
+	11, // 51: kxm.v1.WorkflowService.StartWorkflowRun:input_type -> kxm.v1.StartWorkflowRunRequest
+	13, // 52: kxm.v1.WorkflowService.GetWorkflowRun:input_type -> kxm.v1.GetWorkflowRunRequest
+	15, // 53: kxm.v1.WorkflowService.ListWorkflowRuns:input_type -> kxm.v1.ListWorkflowRunsRequest
+	17, // 54: kxm.v1.WorkflowService.CancelWorkflowRun:input_type -> kxm.v1.CancelWorkflowRunRequest
+	19, // 55: kxm.v1.WorkflowService.RerunWorkflowRun:input_type -> kxm.v1.RerunWorkflowRunRequest
+	22, // 56: kxm.v1.WorkflowService.Checkpoint:input_type -> kxm.v1.CheckpointRequest
+	24, // 57: kxm.v1.WorkflowService.Wait:input_type -> kxm.v1.WaitRequest
+	26, // 58: kxm.v1.WorkflowService.SignalWorkflowRun:input_type -> kxm.v1.SignalWorkflowRunRequest
+	28, // 59: kxm.v1.WorkflowService.ApproveDegradation:input_type -> kxm.v1.ApproveDegradationRequest
+	30, // 60: kxm.v1.WorkflowService.EscalateStage:input_type -> kxm.v1.EscalateStageRequest
+	32, // 61: kxm.v1.WorkflowService.ResolveEscalation:input_type -> kxm.v1.ResolveEscalationRequest
+	34, // 62: kxm.v1.WorkflowService.RecordJournal:input_type -> kxm.v1.RecordJournalRequest
+	36, // 63: kxm.v1.WorkflowService.ListJournal:input_type -> kxm.v1.ListJournalRequest
+	38, // 64: kxm.v1.WorkflowService.PromoteJournalEntry:input_type -> kxm.v1.PromoteJournalEntryRequest
+	40, // 65: kxm.v1.WorkflowService.GetImprovementReport:input_type -> kxm.v1.GetImprovementReportRequest
+	42, // 66: kxm.v1.WorkflowService.ExportRetrospective:input_type -> kxm.v1.ExportRetrospectiveRequest
+	44, // 67: kxm.v1.WorkflowService.VerifyJournal:input_type -> kxm.v1.VerifyJournalRequest
+	2,  // 68: kxm.v1.WorkflowService.RegisterWorkflowDefinition:output_type -> kxm.v1.RegisterWorkflowDefinitionResponse
+	8,  // 69: kxm.v1.WorkflowService.GetWorkflowDefinition:output_type -> kxm.v1.GetWorkflowDefinitionResponse
+	10, // 70: kxm.v1.WorkflowService.ListWorkflowDefinitions:output_type -> kxm.v1.ListWorkflowDefinitionsResponse
+	4,  // 71: kxm.v1.WorkflowService.RegisterGateRegistry:output_type -> kxm.v1.RegisterGateRegistryResponse
+	6,  // 72: kxm.v1.WorkflowService.GetGateRegistry:output_type -> kxm.v1.GetGateRegistryResponse
+	12, // 73: kxm.v1.WorkflowService.StartWorkflowRun:output_type -> kxm.v1.StartWorkflowRunResponse
+	14, // 74: kxm.v1.WorkflowService.GetWorkflowRun:output_type -> kxm.v1.GetWorkflowRunResponse
+	16, // 75: kxm.v1.WorkflowService.ListWorkflowRuns:output_type -> kxm.v1.ListWorkflowRunsResponse
+	18, // 76: kxm.v1.WorkflowService.CancelWorkflowRun:output_type -> kxm.v1.CancelWorkflowRunResponse
+	20, // 77: kxm.v1.WorkflowService.RerunWorkflowRun:output_type -> kxm.v1.RerunWorkflowRunResponse
+	23, // 78: kxm.v1.WorkflowService.Checkpoint:output_type -> kxm.v1.CheckpointResponse
+	25, // 79: kxm.v1.WorkflowService.Wait:output_type -> kxm.v1.WaitResponse
+	27, // 80: kxm.v1.WorkflowService.SignalWorkflowRun:output_type -> kxm.v1.SignalWorkflowRunResponse
+	29, // 81: kxm.v1.WorkflowService.ApproveDegradation:output_type -> kxm.v1.ApproveDegradationResponse
+	31, // 82: kxm.v1.WorkflowService.EscalateStage:output_type -> kxm.v1.EscalateStageResponse
+	33, // 83: kxm.v1.WorkflowService.ResolveEscalation:output_type -> kxm.v1.ResolveEscalationResponse
+	35, // 84: kxm.v1.WorkflowService.RecordJournal:output_type -> kxm.v1.RecordJournalResponse
+	37, // 85: kxm.v1.WorkflowService.ListJournal:output_type -> kxm.v1.ListJournalResponse
+	39, // 86: kxm.v1.WorkflowService.PromoteJournalEntry:output_type -> kxm.v1.PromoteJournalEntryResponse
+	41, // 87: kxm.v1.WorkflowService.GetImprovementReport:output_type -> kxm.v1.GetImprovementReportResponse
+	43, // 88: kxm.v1.WorkflowService.ExportRetrospective:output_type -> kxm.v1.ExportRetrospectiveResponse
+	45, // 89: kxm.v1.WorkflowService.VerifyJournal:output_type -> kxm.v1.VerifyJournalResponse
+	68, // [68:90] is the sub-list for method output_type
+	46, // [46:68] is the sub-list for method input_type
+	46, // [46:46] is the sub-list for extension type_name
+	46, // [46:46] is the sub-list for extension extendee
+	0,  // [0:46] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_workflow_service_proto_init() }
@@ -3227,7 +3473,7 @@ func file_kxm_v1_workflow_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_workflow_service_proto_rawDesc), len(file_kxm_v1_workflow_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   47,
+			NumMessages:   51,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

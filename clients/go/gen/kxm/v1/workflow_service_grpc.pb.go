@@ -22,6 +22,8 @@ const (
 	WorkflowService_RegisterWorkflowDefinition_FullMethodName = "/kxm.v1.WorkflowService/RegisterWorkflowDefinition"
 	WorkflowService_GetWorkflowDefinition_FullMethodName      = "/kxm.v1.WorkflowService/GetWorkflowDefinition"
 	WorkflowService_ListWorkflowDefinitions_FullMethodName    = "/kxm.v1.WorkflowService/ListWorkflowDefinitions"
+	WorkflowService_RegisterGateRegistry_FullMethodName       = "/kxm.v1.WorkflowService/RegisterGateRegistry"
+	WorkflowService_GetGateRegistry_FullMethodName            = "/kxm.v1.WorkflowService/GetGateRegistry"
 	WorkflowService_StartWorkflowRun_FullMethodName           = "/kxm.v1.WorkflowService/StartWorkflowRun"
 	WorkflowService_GetWorkflowRun_FullMethodName             = "/kxm.v1.WorkflowService/GetWorkflowRun"
 	WorkflowService_ListWorkflowRuns_FullMethodName           = "/kxm.v1.WorkflowService/ListWorkflowRuns"
@@ -59,16 +61,22 @@ const (
 // operator naming the project every run of the project. Every RPC refuses a run of another project as
 // NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND), so ids of other projects are not disclosed.
 type WorkflowServiceClient interface {
-	// RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
+	// RegisterWorkflowDefinition validates a definition (JSON or YAML) and stores it.
 	//
-	// Registering again replaces it; runs already started keep the version they pinned.
+	// A stage workflow is JSON in the original's shape (no `schema` field); a step workflow says
+	// `schema: kxm.workflow.v1` and names its `id` and `project`. A step workflow is loaded with its project's
+	// current gate registry (RegisterGateRegistry) and compiled; its plan, which embeds every gate it runs with
+	// the gate's hash, is what its runs pin (`hash` is the plan hash). Registering again replaces a definition;
+	// runs already started keep the version they pinned. An id keeps its project and its kind.
 	//
 	// Errors:
 	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-	//   - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-	//     message lists every problem with its field, metadata names the first. An operator naming a project
+	//   - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule (a step
+	//     workflow's gate step naming a gate its project's registry lacks: code `step_gate_unknown`); the message
+	//     lists every problem with its field, metadata names the first. An operator naming a project
 	//     (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
-	//     an id another project's definition holds (field `id`), is refused the same way.
+	//     an id another project's definition holds (field `id`), is refused the same way; so is an id a
+	//     definition of the other kind holds (field `schema`), and a gate registry (field `schema`).
 	RegisterWorkflowDefinition(ctx context.Context, in *RegisterWorkflowDefinitionRequest, opts ...grpc.CallOption) (*RegisterWorkflowDefinitionResponse, error)
 	// GetWorkflowDefinition reads a registered definition (literal secrets redacted).
 	//
@@ -84,6 +92,30 @@ type WorkflowServiceClient interface {
 	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
 	// - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
 	ListWorkflowDefinitions(ctx context.Context, in *ListWorkflowDefinitionsRequest, opts ...grpc.CallOption) (*ListWorkflowDefinitionsResponse, error)
+	// RegisterGateRegistry validates a project's gate registry (`kxm.gate-registry.v1`, JSON or YAML) and stores it,
+	// replacing the project's registry.
+	//
+	// The project is the request's `project`, else the one the operator names (`x-kxm-project`). A registry that
+	// drops a gate a registered step workflow of the project names, changes its kind, or no longer suits its step
+	// is refused, listing every such definition and gate: nothing registered may become unrunnable. Registered
+	// plans keep the gates they pinned; registering a step workflow again pins the new registry's gates.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the message
+	//     lists every problem with its field (`gates.<id>.argv`), metadata names the first.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no project is named, the name is malformed, or it differs from
+	//     the project the operator names (field `project`).
+	//   - FAILED_PRECONDITION (ERROR_REASON_GATE_REGISTRY_IN_USE): a registered step workflow names a gate the registry
+	//     drops, changes the kind of, or no longer suits; field violations name each gate, the message each
+	//     definition; metadata: definitions, gates.
+	RegisterGateRegistry(ctx context.Context, in *RegisterGateRegistryRequest, opts ...grpc.CallOption) (*RegisterGateRegistryResponse, error)
+	// GetGateRegistry reads the caller's project's gate registry.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - NOT_FOUND (ERROR_REASON_GATE_REGISTRY_NOT_FOUND): the caller's project has no gate registry.
+	GetGateRegistry(ctx context.Context, in *GetGateRegistryRequest, opts ...grpc.CallOption) (*GetGateRegistryResponse, error)
 	// StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
 	//
 	// A delivery id already used for this definition returns its run with `duplicate` set; the same id with
@@ -94,6 +126,8 @@ type WorkflowServiceClient interface {
 	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
 	//     it holds a number JSON cannot (NaN, Infinity).
 	//   - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the definition is a step workflow (it starts with
+	//     StartStepRun); metadata: definitionId, kind.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
@@ -127,9 +161,11 @@ type WorkflowServiceClient interface {
 	// RerunWorkflowRun starts a new run of the same definition (its current version) from a run's start payload.
 	//
 	// Errors:
-	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-	// - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
-	// - as StartWorkflowRun for the new run.
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the run's definition id no longer holds a stage
+	//     workflow (never, while an id keeps its kind); metadata: definitionId, kind.
+	//   - as StartWorkflowRun for the new run.
 	RerunWorkflowRun(ctx context.Context, in *RerunWorkflowRunRequest, opts ...grpc.CallOption) (*RerunWorkflowRunResponse, error)
 	// Checkpoint reports the current stage's attempt with its evidence; the hub verifies cited peer replies.
 	//
@@ -338,6 +374,26 @@ func (c *workflowServiceClient) ListWorkflowDefinitions(ctx context.Context, in 
 	return out, nil
 }
 
+func (c *workflowServiceClient) RegisterGateRegistry(ctx context.Context, in *RegisterGateRegistryRequest, opts ...grpc.CallOption) (*RegisterGateRegistryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RegisterGateRegistryResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_RegisterGateRegistry_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workflowServiceClient) GetGateRegistry(ctx context.Context, in *GetGateRegistryRequest, opts ...grpc.CallOption) (*GetGateRegistryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetGateRegistryResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_GetGateRegistry_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *workflowServiceClient) StartWorkflowRun(ctx context.Context, in *StartWorkflowRunRequest, opts ...grpc.CallOption) (*StartWorkflowRunResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(StartWorkflowRunResponse)
@@ -526,16 +582,22 @@ func (c *workflowServiceClient) VerifyJournal(ctx context.Context, in *VerifyJou
 // operator naming the project every run of the project. Every RPC refuses a run of another project as
 // NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND), so ids of other projects are not disclosed.
 type WorkflowServiceServer interface {
-	// RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
+	// RegisterWorkflowDefinition validates a definition (JSON or YAML) and stores it.
 	//
-	// Registering again replaces it; runs already started keep the version they pinned.
+	// A stage workflow is JSON in the original's shape (no `schema` field); a step workflow says
+	// `schema: kxm.workflow.v1` and names its `id` and `project`. A step workflow is loaded with its project's
+	// current gate registry (RegisterGateRegistry) and compiled; its plan, which embeds every gate it runs with
+	// the gate's hash, is what its runs pin (`hash` is the plan hash). Registering again replaces a definition;
+	// runs already started keep the version they pinned. An id keeps its project and its kind.
 	//
 	// Errors:
 	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-	//   - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-	//     message lists every problem with its field, metadata names the first. An operator naming a project
+	//   - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule (a step
+	//     workflow's gate step naming a gate its project's registry lacks: code `step_gate_unknown`); the message
+	//     lists every problem with its field, metadata names the first. An operator naming a project
 	//     (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
-	//     an id another project's definition holds (field `id`), is refused the same way.
+	//     an id another project's definition holds (field `id`), is refused the same way; so is an id a
+	//     definition of the other kind holds (field `schema`), and a gate registry (field `schema`).
 	RegisterWorkflowDefinition(context.Context, *RegisterWorkflowDefinitionRequest) (*RegisterWorkflowDefinitionResponse, error)
 	// GetWorkflowDefinition reads a registered definition (literal secrets redacted).
 	//
@@ -551,6 +613,30 @@ type WorkflowServiceServer interface {
 	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or from another query.
 	// - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
 	ListWorkflowDefinitions(context.Context, *ListWorkflowDefinitionsRequest) (*ListWorkflowDefinitionsResponse, error)
+	// RegisterGateRegistry validates a project's gate registry (`kxm.gate-registry.v1`, JSON or YAML) and stores it,
+	// replacing the project's registry.
+	//
+	// The project is the request's `project`, else the one the operator names (`x-kxm-project`). A registry that
+	// drops a gate a registered step workflow of the project names, changes its kind, or no longer suits its step
+	// is refused, listing every such definition and gate: nothing registered may become unrunnable. Registered
+	// plans keep the gates they pinned; registering a step workflow again pins the new registry's gates.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the message
+	//     lists every problem with its field (`gates.<id>.argv`), metadata names the first.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no project is named, the name is malformed, or it differs from
+	//     the project the operator names (field `project`).
+	//   - FAILED_PRECONDITION (ERROR_REASON_GATE_REGISTRY_IN_USE): a registered step workflow names a gate the registry
+	//     drops, changes the kind of, or no longer suits; field violations name each gate, the message each
+	//     definition; metadata: definitions, gates.
+	RegisterGateRegistry(context.Context, *RegisterGateRegistryRequest) (*RegisterGateRegistryResponse, error)
+	// GetGateRegistry reads the caller's project's gate registry.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - NOT_FOUND (ERROR_REASON_GATE_REGISTRY_NOT_FOUND): the caller's project has no gate registry.
+	GetGateRegistry(context.Context, *GetGateRegistryRequest) (*GetGateRegistryResponse, error)
 	// StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
 	//
 	// A delivery id already used for this definition returns its run with `duplicate` set; the same id with
@@ -561,6 +647,8 @@ type WorkflowServiceServer interface {
 	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
 	//     it holds a number JSON cannot (NaN, Infinity).
 	//   - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the definition is a step workflow (it starts with
+	//     StartStepRun); metadata: definitionId, kind.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
@@ -594,9 +682,11 @@ type WorkflowServiceServer interface {
 	// RerunWorkflowRun starts a new run of the same definition (its current version) from a run's start payload.
 	//
 	// Errors:
-	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-	// - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
-	// - as StartWorkflowRun for the new run.
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the run's definition id no longer holds a stage
+	//     workflow (never, while an id keeps its kind); metadata: definitionId, kind.
+	//   - as StartWorkflowRun for the new run.
 	RerunWorkflowRun(context.Context, *RerunWorkflowRunRequest) (*RerunWorkflowRunResponse, error)
 	// Checkpoint reports the current stage's attempt with its evidence; the hub verifies cited peer replies.
 	//
@@ -784,6 +874,12 @@ func (UnimplementedWorkflowServiceServer) GetWorkflowDefinition(context.Context,
 func (UnimplementedWorkflowServiceServer) ListWorkflowDefinitions(context.Context, *ListWorkflowDefinitionsRequest) (*ListWorkflowDefinitionsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListWorkflowDefinitions not implemented")
 }
+func (UnimplementedWorkflowServiceServer) RegisterGateRegistry(context.Context, *RegisterGateRegistryRequest) (*RegisterGateRegistryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RegisterGateRegistry not implemented")
+}
+func (UnimplementedWorkflowServiceServer) GetGateRegistry(context.Context, *GetGateRegistryRequest) (*GetGateRegistryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetGateRegistry not implemented")
+}
 func (UnimplementedWorkflowServiceServer) StartWorkflowRun(context.Context, *StartWorkflowRunRequest) (*StartWorkflowRunResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method StartWorkflowRun not implemented")
 }
@@ -906,6 +1002,42 @@ func _WorkflowService_ListWorkflowDefinitions_Handler(srv interface{}, ctx conte
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(WorkflowServiceServer).ListWorkflowDefinitions(ctx, req.(*ListWorkflowDefinitionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkflowService_RegisterGateRegistry_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RegisterGateRegistryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).RegisterGateRegistry(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_RegisterGateRegistry_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).RegisterGateRegistry(ctx, req.(*RegisterGateRegistryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkflowService_GetGateRegistry_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetGateRegistryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).GetGateRegistry(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_GetGateRegistry_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).GetGateRegistry(ctx, req.(*GetGateRegistryRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1234,6 +1366,14 @@ var WorkflowService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListWorkflowDefinitions",
 			Handler:    _WorkflowService_ListWorkflowDefinitions_Handler,
+		},
+		{
+			MethodName: "RegisterGateRegistry",
+			Handler:    _WorkflowService_RegisterGateRegistry_Handler,
+		},
+		{
+			MethodName: "GetGateRegistry",
+			Handler:    _WorkflowService_GetGateRegistry_Handler,
 		},
 		{
 			MethodName: "StartWorkflowRun",

@@ -22,6 +22,59 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// WorkflowKind says what drives a definition's runs; an id keeps its kind for as long as it is registered.
+type WorkflowKind int32
+
+const (
+	// Never sent by the hub.
+	WorkflowKind_WORKFLOW_KIND_UNSPECIFIED WorkflowKind = 0
+	// A stage workflow: a coordinator agent checkpoints each stage; runs start with StartWorkflowRun or a signed start webhook.
+	WorkflowKind_WORKFLOW_KIND_STAGES WorkflowKind = 1
+	// A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartStepRun.
+	WorkflowKind_WORKFLOW_KIND_STEPS WorkflowKind = 2
+)
+
+// Enum value maps for WorkflowKind.
+var (
+	WorkflowKind_name = map[int32]string{
+		0: "WORKFLOW_KIND_UNSPECIFIED",
+		1: "WORKFLOW_KIND_STAGES",
+		2: "WORKFLOW_KIND_STEPS",
+	}
+	WorkflowKind_value = map[string]int32{
+		"WORKFLOW_KIND_UNSPECIFIED": 0,
+		"WORKFLOW_KIND_STAGES":      1,
+		"WORKFLOW_KIND_STEPS":       2,
+	}
+)
+
+func (x WorkflowKind) Enum() *WorkflowKind {
+	p := new(WorkflowKind)
+	*p = x
+	return p
+}
+
+func (x WorkflowKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (WorkflowKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_kxm_v1_workflow_types_proto_enumTypes[0].Descriptor()
+}
+
+func (WorkflowKind) Type() protoreflect.EnumType {
+	return &file_kxm_v1_workflow_types_proto_enumTypes[0]
+}
+
+func (x WorkflowKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use WorkflowKind.Descriptor instead.
+func (WorkflowKind) EnumDescriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{0}
+}
+
 // WorkflowRunStatus is where a run stands.
 type WorkflowRunStatus int32
 
@@ -71,11 +124,11 @@ func (x WorkflowRunStatus) String() string {
 }
 
 func (WorkflowRunStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_kxm_v1_workflow_types_proto_enumTypes[0].Descriptor()
+	return file_kxm_v1_workflow_types_proto_enumTypes[1].Descriptor()
 }
 
 func (WorkflowRunStatus) Type() protoreflect.EnumType {
-	return &file_kxm_v1_workflow_types_proto_enumTypes[0]
+	return &file_kxm_v1_workflow_types_proto_enumTypes[1]
 }
 
 func (x WorkflowRunStatus) Number() protoreflect.EnumNumber {
@@ -84,7 +137,7 @@ func (x WorkflowRunStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use WorkflowRunStatus.Descriptor instead.
 func (WorkflowRunStatus) EnumDescriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{0}
+	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{1}
 }
 
 // WorkflowStageStatus is where one stage of a run stands.
@@ -140,11 +193,11 @@ func (x WorkflowStageStatus) String() string {
 }
 
 func (WorkflowStageStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_kxm_v1_workflow_types_proto_enumTypes[1].Descriptor()
+	return file_kxm_v1_workflow_types_proto_enumTypes[2].Descriptor()
 }
 
 func (WorkflowStageStatus) Type() protoreflect.EnumType {
-	return &file_kxm_v1_workflow_types_proto_enumTypes[1]
+	return &file_kxm_v1_workflow_types_proto_enumTypes[2]
 }
 
 func (x WorkflowStageStatus) Number() protoreflect.EnumNumber {
@@ -153,7 +206,7 @@ func (x WorkflowStageStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use WorkflowStageStatus.Descriptor instead.
 func (WorkflowStageStatus) EnumDescriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{1}
+	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{2}
 }
 
 // CheckpointStatus is what a checkpoint, a signal or a ruling reports for a stage's active attempt.
@@ -197,11 +250,11 @@ func (x CheckpointStatus) String() string {
 }
 
 func (CheckpointStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_kxm_v1_workflow_types_proto_enumTypes[2].Descriptor()
+	return file_kxm_v1_workflow_types_proto_enumTypes[3].Descriptor()
 }
 
 func (CheckpointStatus) Type() protoreflect.EnumType {
-	return &file_kxm_v1_workflow_types_proto_enumTypes[2]
+	return &file_kxm_v1_workflow_types_proto_enumTypes[3]
 }
 
 func (x CheckpointStatus) Number() protoreflect.EnumNumber {
@@ -210,7 +263,7 @@ func (x CheckpointStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CheckpointStatus.Descriptor instead.
 func (CheckpointStatus) EnumDescriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{2}
+	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{3}
 }
 
 // WorkflowDefinition is a registered definition: the hub's summary of it, and its normalised document.
@@ -224,22 +277,33 @@ type WorkflowDefinition struct {
 	Source string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
 	// The coordinator agent's name or id, as declared.
 	Target string `protobuf:"bytes,4,opt,name=target,proto3" json:"target,omitempty"`
-	// sha256 hex of the canonical normalised definition without its secrets; runs pin it.
+	// What runs pin. A stage workflow: sha256 hex of the canonical normalised definition without its secrets.
+	// A step workflow: its plan hash (`sha256:` and the hex SHA-256 of the compiled plan's canonical JSON).
 	Hash string `protobuf:"bytes,5,opt,name=hash,proto3" json:"hash,omitempty"`
-	// The stage ids, in order.
+	// The stage ids, in order (stage workflows).
 	StageIds []string `protobuf:"bytes,6,rep,name=stage_ids,json=stageIds,proto3" json:"stage_ids,omitempty"`
 	// Whether signed signals are accepted (a signal secret is declared).
 	AcceptsSignals bool `protobuf:"varint,7,opt,name=accepts_signals,json=acceptsSignals,proto3" json:"accepts_signals,omitempty"`
-	// The normalised definition as JSON in the original's camelCase shape; literal secrets read `***`.
+	// The normalised definition as JSON: a stage workflow's in the original's camelCase shape, literal
+	// secrets read `***`; a step workflow's source as registered (canonical JSON, keys sorted).
 	Document string `protobuf:"bytes,8,opt,name=document,proto3" json:"document,omitempty"`
 	// When it was first registered.
 	RegisterTime *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=register_time,json=registerTime,proto3" json:"register_time,omitempty"`
 	// When it was last registered.
 	UpdateTime *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
 	// Who registered it last (an operator's name, `admin`, or `--workflows`).
-	RegisteredBy  string `protobuf:"bytes,11,opt,name=registered_by,json=registeredBy,proto3" json:"registered_by,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	RegisteredBy string `protobuf:"bytes,11,opt,name=registered_by,json=registeredBy,proto3" json:"registered_by,omitempty"`
+	// Stage or step workflow.
+	Kind WorkflowKind `protobuf:"varint,12,opt,name=kind,proto3,enum=kxm.v1.WorkflowKind" json:"kind,omitempty"`
+	// The step ids, in order, the first the entry (step workflows).
+	StepIds []string `protobuf:"bytes,13,rep,name=step_ids,json=stepIds,proto3" json:"step_ids,omitempty"`
+	// The compiled plan (`kxm.compiled-workflow.v1` JSON) whose hash is `hash` (step workflows): every gate it runs
+	// is embedded with its hash, so a registry replaced later never changes it; registering again re-pins the gates.
+	Plan string `protobuf:"bytes,14,opt,name=plan,proto3" json:"plan,omitempty"`
+	// The hash of the project's gate registry the plan pinned its registry gates from (step workflows naming one).
+	GateRegistryHash string `protobuf:"bytes,15,opt,name=gate_registry_hash,json=gateRegistryHash,proto3" json:"gate_registry_hash,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *WorkflowDefinition) Reset() {
@@ -349,6 +413,127 @@ func (x *WorkflowDefinition) GetRegisteredBy() string {
 	return ""
 }
 
+func (x *WorkflowDefinition) GetKind() WorkflowKind {
+	if x != nil {
+		return x.Kind
+	}
+	return WorkflowKind_WORKFLOW_KIND_UNSPECIFIED
+}
+
+func (x *WorkflowDefinition) GetStepIds() []string {
+	if x != nil {
+		return x.StepIds
+	}
+	return nil
+}
+
+func (x *WorkflowDefinition) GetPlan() string {
+	if x != nil {
+		return x.Plan
+	}
+	return ""
+}
+
+func (x *WorkflowDefinition) GetGateRegistryHash() string {
+	if x != nil {
+		return x.GateRegistryHash
+	}
+	return ""
+}
+
+// GateRegistry is a project's gate registry (`kxm.gate-registry.v1`): the gates its step workflows name.
+type GateRegistry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project.
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// The registry hash step plans pin: `sha256:` and the hex SHA-256 of the canonical JSON of the normalised
+	// registry, each gate with its `id` (workflow-context §6.1).
+	Hash string `protobuf:"bytes,2,opt,name=hash,proto3" json:"hash,omitempty"`
+	// The normalised registry as JSON, loadable as registered (canonical: keys sorted; a gate of one `argv` reads
+	// as one check named after the gate).
+	Document string `protobuf:"bytes,3,opt,name=document,proto3" json:"document,omitempty"`
+	// The gate ids, sorted.
+	GateIds []string `protobuf:"bytes,4,rep,name=gate_ids,json=gateIds,proto3" json:"gate_ids,omitempty"`
+	// When it was last registered.
+	UpdateTime *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
+	// Who registered it last (an operator's name, `admin`, or `--workflows`).
+	RegisteredBy  string `protobuf:"bytes,6,opt,name=registered_by,json=registeredBy,proto3" json:"registered_by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GateRegistry) Reset() {
+	*x = GateRegistry{}
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GateRegistry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GateRegistry) ProtoMessage() {}
+
+func (x *GateRegistry) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GateRegistry.ProtoReflect.Descriptor instead.
+func (*GateRegistry) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *GateRegistry) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *GateRegistry) GetHash() string {
+	if x != nil {
+		return x.Hash
+	}
+	return ""
+}
+
+func (x *GateRegistry) GetDocument() string {
+	if x != nil {
+		return x.Document
+	}
+	return ""
+}
+
+func (x *GateRegistry) GetGateIds() []string {
+	if x != nil {
+		return x.GateIds
+	}
+	return nil
+}
+
+func (x *GateRegistry) GetUpdateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdateTime
+	}
+	return nil
+}
+
+func (x *GateRegistry) GetRegisteredBy() string {
+	if x != nil {
+		return x.RegisteredBy
+	}
+	return ""
+}
+
 // WorkflowWait is what a waiting run waits for.
 type WorkflowWait struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -368,7 +553,7 @@ type WorkflowWait struct {
 
 func (x *WorkflowWait) Reset() {
 	*x = WorkflowWait{}
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[1]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -380,7 +565,7 @@ func (x *WorkflowWait) String() string {
 func (*WorkflowWait) ProtoMessage() {}
 
 func (x *WorkflowWait) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[1]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -393,7 +578,7 @@ func (x *WorkflowWait) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkflowWait.ProtoReflect.Descriptor instead.
 func (*WorkflowWait) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{1}
+	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *WorkflowWait) GetStageId() string {
@@ -442,7 +627,7 @@ type EvidenceValues struct {
 
 func (x *EvidenceValues) Reset() {
 	*x = EvidenceValues{}
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[2]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -454,7 +639,7 @@ func (x *EvidenceValues) String() string {
 func (*EvidenceValues) ProtoMessage() {}
 
 func (x *EvidenceValues) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[2]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -467,7 +652,7 @@ func (x *EvidenceValues) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvidenceValues.ProtoReflect.Descriptor instead.
 func (*EvidenceValues) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{2}
+	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *EvidenceValues) GetValues() []string {
@@ -510,7 +695,7 @@ type PeerEvidence struct {
 
 func (x *PeerEvidence) Reset() {
 	*x = PeerEvidence{}
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[3]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -522,7 +707,7 @@ func (x *PeerEvidence) String() string {
 func (*PeerEvidence) ProtoMessage() {}
 
 func (x *PeerEvidence) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[3]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -535,7 +720,7 @@ func (x *PeerEvidence) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PeerEvidence.ProtoReflect.Descriptor instead.
 func (*PeerEvidence) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{3}
+	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *PeerEvidence) GetMessageId() string {
@@ -633,7 +818,7 @@ type PeerEvidenceList struct {
 
 func (x *PeerEvidenceList) Reset() {
 	*x = PeerEvidenceList{}
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[4]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -645,7 +830,7 @@ func (x *PeerEvidenceList) String() string {
 func (*PeerEvidenceList) ProtoMessage() {}
 
 func (x *PeerEvidenceList) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[4]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -658,7 +843,7 @@ func (x *PeerEvidenceList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PeerEvidenceList.ProtoReflect.Descriptor instead.
 func (*PeerEvidenceList) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{4}
+	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *PeerEvidenceList) GetEvidence() []*PeerEvidence {
@@ -687,7 +872,7 @@ type QuorumStatus struct {
 
 func (x *QuorumStatus) Reset() {
 	*x = QuorumStatus{}
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[5]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -699,7 +884,7 @@ func (x *QuorumStatus) String() string {
 func (*QuorumStatus) ProtoMessage() {}
 
 func (x *QuorumStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[5]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -712,7 +897,7 @@ func (x *QuorumStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuorumStatus.ProtoReflect.Descriptor instead.
 func (*QuorumStatus) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{5}
+	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *QuorumStatus) GetRequirementKey() string {
@@ -773,7 +958,7 @@ type WorkflowEscalation struct {
 
 func (x *WorkflowEscalation) Reset() {
 	*x = WorkflowEscalation{}
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[6]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -785,7 +970,7 @@ func (x *WorkflowEscalation) String() string {
 func (*WorkflowEscalation) ProtoMessage() {}
 
 func (x *WorkflowEscalation) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[6]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -798,7 +983,7 @@ func (x *WorkflowEscalation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkflowEscalation.ProtoReflect.Descriptor instead.
 func (*WorkflowEscalation) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{6}
+	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *WorkflowEscalation) GetReason() string {
@@ -889,7 +1074,7 @@ type WorkflowStage struct {
 
 func (x *WorkflowStage) Reset() {
 	*x = WorkflowStage{}
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[7]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -901,7 +1086,7 @@ func (x *WorkflowStage) String() string {
 func (*WorkflowStage) ProtoMessage() {}
 
 func (x *WorkflowStage) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[7]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -914,7 +1099,7 @@ func (x *WorkflowStage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkflowStage.ProtoReflect.Descriptor instead.
 func (*WorkflowStage) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{7}
+	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *WorkflowStage) GetId() string {
@@ -1045,7 +1230,7 @@ type WorkflowTransition struct {
 
 func (x *WorkflowTransition) Reset() {
 	*x = WorkflowTransition{}
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[8]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1057,7 +1242,7 @@ func (x *WorkflowTransition) String() string {
 func (*WorkflowTransition) ProtoMessage() {}
 
 func (x *WorkflowTransition) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[8]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1070,7 +1255,7 @@ func (x *WorkflowTransition) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkflowTransition.ProtoReflect.Descriptor instead.
 func (*WorkflowTransition) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{8}
+	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *WorkflowTransition) GetId() string {
@@ -1139,7 +1324,7 @@ type EvidenceHash struct {
 
 func (x *EvidenceHash) Reset() {
 	*x = EvidenceHash{}
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[9]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1151,7 +1336,7 @@ func (x *EvidenceHash) String() string {
 func (*EvidenceHash) ProtoMessage() {}
 
 func (x *EvidenceHash) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[9]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1164,7 +1349,7 @@ func (x *EvidenceHash) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EvidenceHash.ProtoReflect.Descriptor instead.
 func (*EvidenceHash) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{9}
+	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *EvidenceHash) GetStageId() string {
@@ -1224,7 +1409,7 @@ type DegradationApproval struct {
 
 func (x *DegradationApproval) Reset() {
 	*x = DegradationApproval{}
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[10]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1236,7 +1421,7 @@ func (x *DegradationApproval) String() string {
 func (*DegradationApproval) ProtoMessage() {}
 
 func (x *DegradationApproval) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[10]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1249,7 +1434,7 @@ func (x *DegradationApproval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DegradationApproval.ProtoReflect.Descriptor instead.
 func (*DegradationApproval) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{10}
+	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *DegradationApproval) GetId() string {
@@ -1375,7 +1560,7 @@ type WorkflowRun struct {
 
 func (x *WorkflowRun) Reset() {
 	*x = WorkflowRun{}
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[11]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1387,7 +1572,7 @@ func (x *WorkflowRun) String() string {
 func (*WorkflowRun) ProtoMessage() {}
 
 func (x *WorkflowRun) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_types_proto_msgTypes[11]
+	mi := &file_kxm_v1_workflow_types_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1400,7 +1585,7 @@ func (x *WorkflowRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkflowRun.ProtoReflect.Descriptor instead.
 func (*WorkflowRun) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{11}
+	return file_kxm_v1_workflow_types_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *WorkflowRun) GetId() string {
@@ -1561,7 +1746,7 @@ var File_kxm_v1_workflow_types_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_workflow_types_proto_rawDesc = "" +
 	"\n" +
-	"\x1bkxm/v1/workflow_types.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x87\x03\n" +
+	"\x1bkxm/v1/workflow_types.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8e\x04\n" +
 	"\x12WorkflowDefinition\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\aproject\x18\x02 \x01(\tR\aproject\x12\x16\n" +
@@ -1575,7 +1760,19 @@ const file_kxm_v1_workflow_types_proto_rawDesc = "" +
 	"\vupdate_time\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"updateTime\x12#\n" +
-	"\rregistered_by\x18\v \x01(\tR\fregisteredBy\"\xdc\x01\n" +
+	"\rregistered_by\x18\v \x01(\tR\fregisteredBy\x12(\n" +
+	"\x04kind\x18\f \x01(\x0e2\x14.kxm.v1.WorkflowKindR\x04kind\x12\x19\n" +
+	"\bstep_ids\x18\r \x03(\tR\astepIds\x12\x12\n" +
+	"\x04plan\x18\x0e \x01(\tR\x04plan\x12,\n" +
+	"\x12gate_registry_hash\x18\x0f \x01(\tR\x10gateRegistryHash\"\xd5\x01\n" +
+	"\fGateRegistry\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12\x12\n" +
+	"\x04hash\x18\x02 \x01(\tR\x04hash\x12\x1a\n" +
+	"\bdocument\x18\x03 \x01(\tR\bdocument\x12\x19\n" +
+	"\bgate_ids\x18\x04 \x03(\tR\agateIds\x12;\n" +
+	"\vupdate_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"updateTime\x12#\n" +
+	"\rregistered_by\x18\x06 \x01(\tR\fregisteredBy\"\xdc\x01\n" +
 	"\fWorkflowWait\x12\x19\n" +
 	"\bstage_id\x18\x01 \x01(\tR\astageId\x12\x1d\n" +
 	"\n" +
@@ -1700,7 +1897,11 @@ const file_kxm_v1_workflow_types_proto_rawDesc = "" +
 	"updateTime\x125\n" +
 	"\bend_time\x18\x15 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\x12\x1d\n" +
 	"\n" +
-	"end_reason\x18\x16 \x01(\tR\tendReason*\xe0\x01\n" +
+	"end_reason\x18\x16 \x01(\tR\tendReason*`\n" +
+	"\fWorkflowKind\x12\x1d\n" +
+	"\x19WORKFLOW_KIND_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14WORKFLOW_KIND_STAGES\x10\x01\x12\x17\n" +
+	"\x13WORKFLOW_KIND_STEPS\x10\x02*\xe0\x01\n" +
 	"\x11WorkflowRunStatus\x12#\n" +
 	"\x1fWORKFLOW_RUN_STATUS_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bWORKFLOW_RUN_STATUS_RUNNING\x10\x01\x12\x1f\n" +
@@ -1736,68 +1937,72 @@ func file_kxm_v1_workflow_types_proto_rawDescGZIP() []byte {
 	return file_kxm_v1_workflow_types_proto_rawDescData
 }
 
-var file_kxm_v1_workflow_types_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_kxm_v1_workflow_types_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_kxm_v1_workflow_types_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_kxm_v1_workflow_types_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_kxm_v1_workflow_types_proto_goTypes = []any{
-	(WorkflowRunStatus)(0),        // 0: kxm.v1.WorkflowRunStatus
-	(WorkflowStageStatus)(0),      // 1: kxm.v1.WorkflowStageStatus
-	(CheckpointStatus)(0),         // 2: kxm.v1.CheckpointStatus
-	(*WorkflowDefinition)(nil),    // 3: kxm.v1.WorkflowDefinition
-	(*WorkflowWait)(nil),          // 4: kxm.v1.WorkflowWait
-	(*EvidenceValues)(nil),        // 5: kxm.v1.EvidenceValues
-	(*PeerEvidence)(nil),          // 6: kxm.v1.PeerEvidence
-	(*PeerEvidenceList)(nil),      // 7: kxm.v1.PeerEvidenceList
-	(*QuorumStatus)(nil),          // 8: kxm.v1.QuorumStatus
-	(*WorkflowEscalation)(nil),    // 9: kxm.v1.WorkflowEscalation
-	(*WorkflowStage)(nil),         // 10: kxm.v1.WorkflowStage
-	(*WorkflowTransition)(nil),    // 11: kxm.v1.WorkflowTransition
-	(*EvidenceHash)(nil),          // 12: kxm.v1.EvidenceHash
-	(*DegradationApproval)(nil),   // 13: kxm.v1.DegradationApproval
-	(*WorkflowRun)(nil),           // 14: kxm.v1.WorkflowRun
-	nil,                           // 15: kxm.v1.WorkflowStage.EvidenceEntry
-	nil,                           // 16: kxm.v1.WorkflowStage.PeerEvidenceEntry
-	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
+	(WorkflowKind)(0),             // 0: kxm.v1.WorkflowKind
+	(WorkflowRunStatus)(0),        // 1: kxm.v1.WorkflowRunStatus
+	(WorkflowStageStatus)(0),      // 2: kxm.v1.WorkflowStageStatus
+	(CheckpointStatus)(0),         // 3: kxm.v1.CheckpointStatus
+	(*WorkflowDefinition)(nil),    // 4: kxm.v1.WorkflowDefinition
+	(*GateRegistry)(nil),          // 5: kxm.v1.GateRegistry
+	(*WorkflowWait)(nil),          // 6: kxm.v1.WorkflowWait
+	(*EvidenceValues)(nil),        // 7: kxm.v1.EvidenceValues
+	(*PeerEvidence)(nil),          // 8: kxm.v1.PeerEvidence
+	(*PeerEvidenceList)(nil),      // 9: kxm.v1.PeerEvidenceList
+	(*QuorumStatus)(nil),          // 10: kxm.v1.QuorumStatus
+	(*WorkflowEscalation)(nil),    // 11: kxm.v1.WorkflowEscalation
+	(*WorkflowStage)(nil),         // 12: kxm.v1.WorkflowStage
+	(*WorkflowTransition)(nil),    // 13: kxm.v1.WorkflowTransition
+	(*EvidenceHash)(nil),          // 14: kxm.v1.EvidenceHash
+	(*DegradationApproval)(nil),   // 15: kxm.v1.DegradationApproval
+	(*WorkflowRun)(nil),           // 16: kxm.v1.WorkflowRun
+	nil,                           // 17: kxm.v1.WorkflowStage.EvidenceEntry
+	nil,                           // 18: kxm.v1.WorkflowStage.PeerEvidenceEntry
+	(*timestamppb.Timestamp)(nil), // 19: google.protobuf.Timestamp
 }
 var file_kxm_v1_workflow_types_proto_depIdxs = []int32{
-	17, // 0: kxm.v1.WorkflowDefinition.register_time:type_name -> google.protobuf.Timestamp
-	17, // 1: kxm.v1.WorkflowDefinition.update_time:type_name -> google.protobuf.Timestamp
-	17, // 2: kxm.v1.WorkflowWait.create_time:type_name -> google.protobuf.Timestamp
-	17, // 3: kxm.v1.WorkflowWait.expire_time:type_name -> google.protobuf.Timestamp
-	17, // 4: kxm.v1.PeerEvidence.create_time:type_name -> google.protobuf.Timestamp
-	17, // 5: kxm.v1.PeerEvidence.deliver_time:type_name -> google.protobuf.Timestamp
-	17, // 6: kxm.v1.PeerEvidence.reply_time:type_name -> google.protobuf.Timestamp
-	17, // 7: kxm.v1.PeerEvidence.verify_time:type_name -> google.protobuf.Timestamp
-	6,  // 8: kxm.v1.PeerEvidenceList.evidence:type_name -> kxm.v1.PeerEvidence
-	17, // 9: kxm.v1.WorkflowEscalation.escalate_time:type_name -> google.protobuf.Timestamp
-	2,  // 10: kxm.v1.WorkflowEscalation.ruling_status:type_name -> kxm.v1.CheckpointStatus
-	17, // 11: kxm.v1.WorkflowEscalation.rule_time:type_name -> google.protobuf.Timestamp
-	1,  // 12: kxm.v1.WorkflowStage.status:type_name -> kxm.v1.WorkflowStageStatus
-	15, // 13: kxm.v1.WorkflowStage.evidence:type_name -> kxm.v1.WorkflowStage.EvidenceEntry
-	16, // 14: kxm.v1.WorkflowStage.peer_evidence:type_name -> kxm.v1.WorkflowStage.PeerEvidenceEntry
-	8,  // 15: kxm.v1.WorkflowStage.quorum:type_name -> kxm.v1.QuorumStatus
-	17, // 16: kxm.v1.WorkflowStage.start_time:type_name -> google.protobuf.Timestamp
-	17, // 17: kxm.v1.WorkflowStage.complete_time:type_name -> google.protobuf.Timestamp
-	9,  // 18: kxm.v1.WorkflowStage.escalation:type_name -> kxm.v1.WorkflowEscalation
-	17, // 19: kxm.v1.WorkflowTransition.time:type_name -> google.protobuf.Timestamp
-	17, // 20: kxm.v1.EvidenceHash.capture_time:type_name -> google.protobuf.Timestamp
-	17, // 21: kxm.v1.DegradationApproval.approve_time:type_name -> google.protobuf.Timestamp
-	0,  // 22: kxm.v1.WorkflowRun.status:type_name -> kxm.v1.WorkflowRunStatus
-	4,  // 23: kxm.v1.WorkflowRun.wait:type_name -> kxm.v1.WorkflowWait
-	10, // 24: kxm.v1.WorkflowRun.stages:type_name -> kxm.v1.WorkflowStage
-	11, // 25: kxm.v1.WorkflowRun.transitions:type_name -> kxm.v1.WorkflowTransition
-	12, // 26: kxm.v1.WorkflowRun.repro_oracle:type_name -> kxm.v1.EvidenceHash
-	12, // 27: kxm.v1.WorkflowRun.plan_hash:type_name -> kxm.v1.EvidenceHash
-	13, // 28: kxm.v1.WorkflowRun.approvals:type_name -> kxm.v1.DegradationApproval
-	17, // 29: kxm.v1.WorkflowRun.create_time:type_name -> google.protobuf.Timestamp
-	17, // 30: kxm.v1.WorkflowRun.update_time:type_name -> google.protobuf.Timestamp
-	17, // 31: kxm.v1.WorkflowRun.end_time:type_name -> google.protobuf.Timestamp
-	5,  // 32: kxm.v1.WorkflowStage.EvidenceEntry.value:type_name -> kxm.v1.EvidenceValues
-	7,  // 33: kxm.v1.WorkflowStage.PeerEvidenceEntry.value:type_name -> kxm.v1.PeerEvidenceList
-	34, // [34:34] is the sub-list for method output_type
-	34, // [34:34] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	19, // 0: kxm.v1.WorkflowDefinition.register_time:type_name -> google.protobuf.Timestamp
+	19, // 1: kxm.v1.WorkflowDefinition.update_time:type_name -> google.protobuf.Timestamp
+	0,  // 2: kxm.v1.WorkflowDefinition.kind:type_name -> kxm.v1.WorkflowKind
+	19, // 3: kxm.v1.GateRegistry.update_time:type_name -> google.protobuf.Timestamp
+	19, // 4: kxm.v1.WorkflowWait.create_time:type_name -> google.protobuf.Timestamp
+	19, // 5: kxm.v1.WorkflowWait.expire_time:type_name -> google.protobuf.Timestamp
+	19, // 6: kxm.v1.PeerEvidence.create_time:type_name -> google.protobuf.Timestamp
+	19, // 7: kxm.v1.PeerEvidence.deliver_time:type_name -> google.protobuf.Timestamp
+	19, // 8: kxm.v1.PeerEvidence.reply_time:type_name -> google.protobuf.Timestamp
+	19, // 9: kxm.v1.PeerEvidence.verify_time:type_name -> google.protobuf.Timestamp
+	8,  // 10: kxm.v1.PeerEvidenceList.evidence:type_name -> kxm.v1.PeerEvidence
+	19, // 11: kxm.v1.WorkflowEscalation.escalate_time:type_name -> google.protobuf.Timestamp
+	3,  // 12: kxm.v1.WorkflowEscalation.ruling_status:type_name -> kxm.v1.CheckpointStatus
+	19, // 13: kxm.v1.WorkflowEscalation.rule_time:type_name -> google.protobuf.Timestamp
+	2,  // 14: kxm.v1.WorkflowStage.status:type_name -> kxm.v1.WorkflowStageStatus
+	17, // 15: kxm.v1.WorkflowStage.evidence:type_name -> kxm.v1.WorkflowStage.EvidenceEntry
+	18, // 16: kxm.v1.WorkflowStage.peer_evidence:type_name -> kxm.v1.WorkflowStage.PeerEvidenceEntry
+	10, // 17: kxm.v1.WorkflowStage.quorum:type_name -> kxm.v1.QuorumStatus
+	19, // 18: kxm.v1.WorkflowStage.start_time:type_name -> google.protobuf.Timestamp
+	19, // 19: kxm.v1.WorkflowStage.complete_time:type_name -> google.protobuf.Timestamp
+	11, // 20: kxm.v1.WorkflowStage.escalation:type_name -> kxm.v1.WorkflowEscalation
+	19, // 21: kxm.v1.WorkflowTransition.time:type_name -> google.protobuf.Timestamp
+	19, // 22: kxm.v1.EvidenceHash.capture_time:type_name -> google.protobuf.Timestamp
+	19, // 23: kxm.v1.DegradationApproval.approve_time:type_name -> google.protobuf.Timestamp
+	1,  // 24: kxm.v1.WorkflowRun.status:type_name -> kxm.v1.WorkflowRunStatus
+	6,  // 25: kxm.v1.WorkflowRun.wait:type_name -> kxm.v1.WorkflowWait
+	12, // 26: kxm.v1.WorkflowRun.stages:type_name -> kxm.v1.WorkflowStage
+	13, // 27: kxm.v1.WorkflowRun.transitions:type_name -> kxm.v1.WorkflowTransition
+	14, // 28: kxm.v1.WorkflowRun.repro_oracle:type_name -> kxm.v1.EvidenceHash
+	14, // 29: kxm.v1.WorkflowRun.plan_hash:type_name -> kxm.v1.EvidenceHash
+	15, // 30: kxm.v1.WorkflowRun.approvals:type_name -> kxm.v1.DegradationApproval
+	19, // 31: kxm.v1.WorkflowRun.create_time:type_name -> google.protobuf.Timestamp
+	19, // 32: kxm.v1.WorkflowRun.update_time:type_name -> google.protobuf.Timestamp
+	19, // 33: kxm.v1.WorkflowRun.end_time:type_name -> google.protobuf.Timestamp
+	7,  // 34: kxm.v1.WorkflowStage.EvidenceEntry.value:type_name -> kxm.v1.EvidenceValues
+	9,  // 35: kxm.v1.WorkflowStage.PeerEvidenceEntry.value:type_name -> kxm.v1.PeerEvidenceList
+	36, // [36:36] is the sub-list for method output_type
+	36, // [36:36] is the sub-list for method input_type
+	36, // [36:36] is the sub-list for extension type_name
+	36, // [36:36] is the sub-list for extension extendee
+	0,  // [0:36] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_workflow_types_proto_init() }
@@ -1810,8 +2015,8 @@ func file_kxm_v1_workflow_types_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_workflow_types_proto_rawDesc), len(file_kxm_v1_workflow_types_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   14,
+			NumEnums:      4,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -9,7 +9,7 @@ import { file_google_protobuf_duration, file_google_protobuf_struct, file_google
 import { file_kxm_v1_options } from "./options_pb.js";
 import type { AreaReport, ImprovementArea, ImprovementSignal, JournalCategory, JournalEntry, JournalRecord, JournalSeverity, JournalVerdict, PromotionStatus, WorkflowRetrospective } from "./workflow_journal_pb.js";
 import { file_kxm_v1_workflow_journal } from "./workflow_journal_pb.js";
-import type { CheckpointStatus, DegradationApproval, WorkflowDefinition, WorkflowRun, WorkflowRunStatus, WorkflowTransition } from "./workflow_types_pb.js";
+import type { CheckpointStatus, DegradationApproval, GateRegistry, WorkflowDefinition, WorkflowRun, WorkflowRunStatus, WorkflowTransition } from "./workflow_types_pb.js";
 import { file_kxm_v1_workflow_types } from "./workflow_types_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
@@ -17,7 +17,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/workflow_service.proto.
  */
 export const file_kxm_v1_workflow_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch1reG0vdjEvd29ya2Zsb3dfc2VydmljZS5wcm90bxIGa3htLnYxInYKIVJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBIQCghkb2N1bWVudBgBIAEoCRIoCgZmb3JtYXQYAiABKA4yGC5reG0udjEuRGVmaW5pdGlvbkZvcm1hdBIVCg12YWxpZGF0ZV9vbmx5GAMgASgIIngKIlJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVzcG9uc2USLgoKZGVmaW5pdGlvbhgBIAEoCzIaLmt4bS52MS5Xb3JrZmxvd0RlZmluaXRpb24SDwoHY3JlYXRlZBgCIAEoCBIRCgl1bmNoYW5nZWQYAyABKAgiNQocR2V0V29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBIVCg1kZWZpbml0aW9uX2lkGAEgASgJIk8KHUdldFdvcmtmbG93RGVmaW5pdGlvblJlc3BvbnNlEi4KCmRlZmluaXRpb24YASABKAsyGi5reG0udjEuV29ya2Zsb3dEZWZpbml0aW9uIkcKHkxpc3RXb3JrZmxvd0RlZmluaXRpb25zUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJrCh9MaXN0V29ya2Zsb3dEZWZpbml0aW9uc1Jlc3BvbnNlEi8KC2RlZmluaXRpb25zGAEgAygLMhoua3htLnYxLldvcmtmbG93RGVmaW5pdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkifgoXU3RhcnRXb3JrZmxvd1J1blJlcXVlc3QSFQoNZGVmaW5pdGlvbl9pZBgBIAEoCRITCgtkZWxpdmVyeV9pZBgCIAEoCRIoCgdwYXlsb2FkGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBINCgVldmVudBgEIAEoCSJgChhTdGFydFdvcmtmbG93UnVuUmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuEhEKCWR1cGxpY2F0ZRgCIAEoCBIPCgdzdGFydGVkGAMgASgIIicKFUdldFdvcmtmbG93UnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkiOgoWR2V0V29ya2Zsb3dSdW5SZXNwb25zZRIgCgNydW4YASABKAsyEy5reG0udjEuV29ya2Zsb3dSdW4iggEKF0xpc3RXb3JrZmxvd1J1bnNSZXF1ZXN0EikKBnN0YXR1cxgBIAEoDjIZLmt4bS52MS5Xb3JrZmxvd1J1blN0YXR1cxIVCg1kZWZpbml0aW9uX2lkGAIgASgJEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIlYKGExpc3RXb3JrZmxvd1J1bnNSZXNwb25zZRIhCgRydW5zGAEgAygLMhMua3htLnYxLldvcmtmbG93UnVuEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSI6ChhDYW5jZWxXb3JrZmxvd1J1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSI9ChlDYW5jZWxXb3JrZmxvd1J1blJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1biI+ChdSZXJ1bldvcmtmbG93UnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkSEwoLZGVsaXZlcnlfaWQYAiABKAkiTwoYUmVydW5Xb3JrZmxvd1J1blJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhIRCglkdXBsaWNhdGUYAiABKAgiIQoKTWVzc2FnZUlkcxITCgttZXNzYWdlX2lkcxgBIAMoCSKOAwoRQ2hlY2twb2ludFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhAKCHN0YWdlX2lkGAIgASgJEigKBnN0YXR1cxgDIAEoDjIYLmt4bS52MS5DaGVja3BvaW50U3RhdHVzEg8KB3N1bW1hcnkYBCABKAkSOQoIZXZpZGVuY2UYBSADKAsyJy5reG0udjEuQ2hlY2twb2ludFJlcXVlc3QuRXZpZGVuY2VFbnRyeRJCCg1ldmlkZW5jZV9yZWZzGAYgAygLMisua3htLnYxLkNoZWNrcG9pbnRSZXF1ZXN0LkV2aWRlbmNlUmVmc0VudHJ5Eg8KB291dGNvbWUYByABKAkSEgoKcmVxdWVzdF9pZBgIIAEoCRovCg1FdmlkZW5jZUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaRwoRRXZpZGVuY2VSZWZzRW50cnkSCwoDa2V5GAEgASgJEiEKBXZhbHVlGAIgASgLMhIua3htLnYxLk1lc3NhZ2VJZHM6AjgBIvQBChJDaGVja3BvaW50UmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuEg0KBXJldHJ5GAIgASgIEhEKCWNvbXBsZXRlZBgDIAEoCBIRCglleGhhdXN0ZWQYBCABKAgSEQoJZXNjYWxhdGVkGAUgASgIEi4KCnRyYW5zaXRpb24YBiABKAsyGi5reG0udjEuV29ya2Zsb3dUcmFuc2l0aW9uEh0KFWRlZ3JhZGVkX3JlcXVpcmVtZW50cxgHIAMoCRITCgtpbnN0cnVjdGlvbhgIIAEoCRIQCghyZXBlYXRlZBgJIAEoCCKBAwoLV2FpdFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhAKCHN0YWdlX2lkGAIgASgJEhIKCnNpZ25hbF9rZXkYAyABKAkSDwoHc3VtbWFyeRgEIAEoCRIzCghldmlkZW5jZRgFIAMoCzIhLmt4bS52MS5XYWl0UmVxdWVzdC5FdmlkZW5jZUVudHJ5EjwKDWV2aWRlbmNlX3JlZnMYBiADKAsyJS5reG0udjEuV2FpdFJlcXVlc3QuRXZpZGVuY2VSZWZzRW50cnkSKgoHdGltZW91dBgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgpyZXF1ZXN0X2lkGAggASgJGi8KDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARpHChFFdmlkZW5jZVJlZnNFbnRyeRILCgNrZXkYASABKAkSIQoFdmFsdWUYAiABKAsyEi5reG0udjEuTWVzc2FnZUlkczoCOAEiVwoMV2FpdFJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhITCgtpbnN0cnVjdGlvbhgCIAEoCRIQCghyZXBlYXRlZBgDIAEoCCKBAgoYU2lnbmFsV29ya2Zsb3dSdW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRISCgpzaWduYWxfa2V5GAIgASgJEhMKC2RlbGl2ZXJ5X2lkGAMgASgJEigKBnN0YXR1cxgEIAEoDjIYLmt4bS52MS5DaGVja3BvaW50U3RhdHVzEg8KB3N1bW1hcnkYBSABKAkSQAoIZXZpZGVuY2UYBiADKAsyLi5reG0udjEuU2lnbmFsV29ya2Zsb3dSdW5SZXF1ZXN0LkV2aWRlbmNlRW50cnkaLwoNRXZpZGVuY2VFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBItABChlTaWduYWxXb3JrZmxvd1J1blJlc3BvbnNlEhEKCWR1cGxpY2F0ZRgBIAEoCBIoCgZzdGF0dXMYAiABKA4yGC5reG0udjEuQ2hlY2twb2ludFN0YXR1cxIQCghzdGFnZV9pZBgDIAEoCRISCgpzaWduYWxfa2V5GAQgASgJEg0KBXJldHJ5GAUgASgIEhEKCWNvbXBsZXRlZBgGIAEoCBIdChVkZWdyYWRlZF9yZXF1aXJlbWVudHMYByADKAkSDwoHcmVzdW1lZBgIIAEoCCJmChlBcHByb3ZlRGVncmFkYXRpb25SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIQCghzdGFnZV9pZBgCIAEoCRIXCg9yZXF1aXJlbWVudF9rZXkYAyABKAkSDgoGcmVhc29uGAQgASgJIl4KGkFwcHJvdmVEZWdyYWRhdGlvblJlc3BvbnNlEi0KCGFwcHJvdmFsGAEgASgLMhsua3htLnYxLkRlZ3JhZGF0aW9uQXBwcm92YWwSEQoJZHVwbGljYXRlGAIgASgIIkgKFEVzY2FsYXRlU3RhZ2VSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIQCghzdGFnZV9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiTgoVRXNjYWxhdGVTdGFnZVJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhITCgtpbnN0cnVjdGlvbhgCIAEoCSLXAQoYUmVzb2x2ZUVzY2FsYXRpb25SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIOCgZydWxpbmcYAiABKAkSKAoGc3RhdHVzGAMgASgOMhgua3htLnYxLkNoZWNrcG9pbnRTdGF0dXMSQAoIZXZpZGVuY2UYBCADKAsyLi5reG0udjEuUmVzb2x2ZUVzY2FsYXRpb25SZXF1ZXN0LkV2aWRlbmNlRW50cnkaLwoNRXZpZGVuY2VFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBInQKGVJlc29sdmVFc2NhbGF0aW9uUmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuEg0KBXJldHJ5GAIgASgIEhEKCWNvbXBsZXRlZBgDIAEoCBITCgtpbnN0cnVjdGlvbhgEIAEoCSKYAgoUUmVjb3JkSm91cm5hbFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEikKCGNhdGVnb3J5GAIgASgOMhcua3htLnYxLkpvdXJuYWxDYXRlZ29yeRIPCgdzdW1tYXJ5GAMgASgJEiUKBGFyZWEYBCABKA4yFy5reG0udjEuSW1wcm92ZW1lbnRBcmVhEikKCHNldmVyaXR5GAUgASgOMhcua3htLnYxLkpvdXJuYWxTZXZlcml0eRIPCgdkZXRhaWxzGAYgASgJEhAKCGV2aWRlbmNlGAcgAygJEhkKEXJlbGF0ZWRfZW50cnlfaWRzGAggAygJEhAKCHN0YWdlX2lkGAkgASgJEhIKCnJlcXVlc3RfaWQYCiABKAkiUAoVUmVjb3JkSm91cm5hbFJlc3BvbnNlEiUKBnJlY29yZBgBIAEoCzIVLmt4bS52MS5Kb3VybmFsUmVjb3JkEhAKCHJlcGVhdGVkGAIgASgIIksKEkxpc3RKb3VybmFsUmVxdWVzdBIOCgZydW5faWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiVgoTTGlzdEpvdXJuYWxSZXNwb25zZRImCgdyZWNvcmRzGAEgAygLMhUua3htLnYxLkpvdXJuYWxSZWNvcmQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJInoKGlByb21vdGVKb3VybmFsRW50cnlSZXF1ZXN0EhAKCGVudHJ5X2lkGAEgASgJEiMKAnRvGAIgASgOMhcua3htLnYxLlByb21vdGlvblN0YXR1cxIVCg1ldmlkZW5jZV9yZWZzGAMgAygJEg4KBnJlYXNvbhgEIAEoCSJpChtQcm9tb3RlSm91cm5hbEVudHJ5UmVzcG9uc2USJQoGcmVjb3JkGAEgASgLMhUua3htLnYxLkpvdXJuYWxSZWNvcmQSIwoFZW50cnkYAiABKAsyFC5reG0udjEuSm91cm5hbEVudHJ5IoQBChtHZXRJbXByb3ZlbWVudFJlcG9ydFJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIpCgVzaW5jZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLbWF4X2VudHJpZXMYAyABKAUSFAoMc2lnbmFsX2xpbWl0GAQgASgFIpEBChxHZXRJbXByb3ZlbWVudFJlcG9ydFJlc3BvbnNlEiEKBWFyZWFzGAEgAygLMhIua3htLnYxLkFyZWFSZXBvcnQSKgoHc2lnbmFscxgCIAMoCzIZLmt4bS52MS5JbXByb3ZlbWVudFNpZ25hbBIPCgdlbnRyaWVzGAMgASgFEhEKCXRydW5jYXRlZBgEIAEoCCIsChpFeHBvcnRSZXRyb3NwZWN0aXZlUmVxdWVzdBIOCgZydW5faWQYASABKAkicwobRXhwb3J0UmV0cm9zcGVjdGl2ZVJlc3BvbnNlEjQKDXJldHJvc3BlY3RpdmUYASABKAsyHS5reG0udjEuV29ya2Zsb3dSZXRyb3NwZWN0aXZlEgwKBGpzb24YAiABKAkSEAoIbWFya2Rvd24YAyABKAkiJgoUVmVyaWZ5Sm91cm5hbFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJIkAKFVZlcmlmeUpvdXJuYWxSZXNwb25zZRInCgd2ZXJkaWN0GAEgASgLMhYua3htLnYxLkpvdXJuYWxWZXJkaWN0Km0KEERlZmluaXRpb25Gb3JtYXQSIQodREVGSU5JVElPTl9GT1JNQVRfVU5TUEVDSUZJRUQQABIaChZERUZJTklUSU9OX0ZPUk1BVF9KU09OEAESGgoWREVGSU5JVElPTl9GT1JNQVRfWUFNTBACMpoSCg9Xb3JrZmxvd1NlcnZpY2USgQEKGlJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uEikua3htLnYxLlJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBoqLmt4bS52MS5SZWdpc3RlcldvcmtmbG93RGVmaW5pdGlvblJlc3BvbnNlIgzq4BgICAIQABgBKAQSiwEKFUdldFdvcmtmbG93RGVmaW5pdGlvbhIkLmt4bS52MS5HZXRXb3JrZmxvd0RlZmluaXRpb25SZXF1ZXN0GiUua3htLnYxLkdldFdvcmtmbG93RGVmaW5pdGlvblJlc3BvbnNlIiXq4BghCAQQARgCIhdreG1fd29ya2Zsb3dfZGVmaW5pdGlvbigBEpIBChdMaXN0V29ya2Zsb3dEZWZpbml0aW9ucxImLmt4bS52MS5MaXN0V29ya2Zsb3dEZWZpbml0aW9uc1JlcXVlc3QaJy5reG0udjEuTGlzdFdvcmtmbG93RGVmaW5pdGlvbnNSZXNwb25zZSIm6uAYIggHEAEYAiIYa3htX3dvcmtmbG93X2RlZmluaXRpb25zKAESYwoQU3RhcnRXb3JrZmxvd1J1bhIfLmt4bS52MS5TdGFydFdvcmtmbG93UnVuUmVxdWVzdBogLmt4bS52MS5TdGFydFdvcmtmbG93UnVuUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJvCg5HZXRXb3JrZmxvd1J1bhIdLmt4bS52MS5HZXRXb3JrZmxvd1J1blJlcXVlc3QaHi5reG0udjEuR2V0V29ya2Zsb3dSdW5SZXNwb25zZSIe6uAYGggHEAEYAiIQa3htX3dvcmtmbG93X3J1bigBEnYKEExpc3RXb3JrZmxvd1J1bnMSHy5reG0udjEuTGlzdFdvcmtmbG93UnVuc1JlcXVlc3QaIC5reG0udjEuTGlzdFdvcmtmbG93UnVuc1Jlc3BvbnNlIh/q4BgbCAcQARgCIhFreG1fd29ya2Zsb3dfcnVucygBEmYKEUNhbmNlbFdvcmtmbG93UnVuEiAua3htLnYxLkNhbmNlbFdvcmtmbG93UnVuUmVxdWVzdBohLmt4bS52MS5DYW5jZWxXb3JrZmxvd1J1blJlc3BvbnNlIgzq4BgICAIQABgBKAQSYwoQUmVydW5Xb3JrZmxvd1J1bhIfLmt4bS52MS5SZXJ1bldvcmtmbG93UnVuUmVxdWVzdBogLmt4bS52MS5SZXJ1bldvcmtmbG93UnVuUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJqCgpDaGVja3BvaW50Ehkua3htLnYxLkNoZWNrcG9pbnRSZXF1ZXN0Ghoua3htLnYxLkNoZWNrcG9pbnRSZXNwb25zZSIl6uAYIQgFEAAYAiIXa3htX3dvcmtmbG93X2NoZWNrcG9pbnQoARJSCgRXYWl0EhMua3htLnYxLldhaXRSZXF1ZXN0GhQua3htLnYxLldhaXRSZXNwb25zZSIf6uAYGwgFEAAYAiIRa3htX3dvcmtmbG93X3dhaXQoARJmChFTaWduYWxXb3JrZmxvd1J1bhIgLmt4bS52MS5TaWduYWxXb3JrZmxvd1J1blJlcXVlc3QaIS5reG0udjEuU2lnbmFsV29ya2Zsb3dSdW5SZXNwb25zZSIM6uAYCAgCEAAYASgEEmkKEkFwcHJvdmVEZWdyYWRhdGlvbhIhLmt4bS52MS5BcHByb3ZlRGVncmFkYXRpb25SZXF1ZXN0GiIua3htLnYxLkFwcHJvdmVEZWdyYWRhdGlvblJlc3BvbnNlIgzq4BgICAIQABgBKAQScQoNRXNjYWxhdGVTdGFnZRIcLmt4bS52MS5Fc2NhbGF0ZVN0YWdlUmVxdWVzdBodLmt4bS52MS5Fc2NhbGF0ZVN0YWdlUmVzcG9uc2UiI+rgGB8IBRAAGAIiFWt4bV93b3JrZmxvd19lc2NhbGF0ZSgBEmYKEVJlc29sdmVFc2NhbGF0aW9uEiAua3htLnYxLlJlc29sdmVFc2NhbGF0aW9uUmVxdWVzdBohLmt4bS52MS5SZXNvbHZlRXNjYWxhdGlvblJlc3BvbnNlIgzq4BgICAIQABgBKAQSbwoNUmVjb3JkSm91cm5hbBIcLmt4bS52MS5SZWNvcmRKb3VybmFsUmVxdWVzdBodLmt4bS52MS5SZWNvcmRKb3VybmFsUmVzcG9uc2UiIergGB0IBRAAGAIiE2t4bV93b3JrZmxvd19yZWNvcmQoARJqCgtMaXN0Sm91cm5hbBIaLmt4bS52MS5MaXN0Sm91cm5hbFJlcXVlc3QaGy5reG0udjEuTGlzdEpvdXJuYWxSZXNwb25zZSIi6uAYHggHEAEYAiIUa3htX3dvcmtmbG93X2pvdXJuYWwoARJsChNQcm9tb3RlSm91cm5hbEVudHJ5EiIua3htLnYxLlByb21vdGVKb3VybmFsRW50cnlSZXF1ZXN0GiMua3htLnYxLlByb21vdGVKb3VybmFsRW50cnlSZXNwb25zZSIM6uAYCAgCEAAYASgEEocBChRHZXRJbXByb3ZlbWVudFJlcG9ydBIjLmt4bS52MS5HZXRJbXByb3ZlbWVudFJlcG9ydFJlcXVlc3QaJC5reG0udjEuR2V0SW1wcm92ZW1lbnRSZXBvcnRSZXNwb25zZSIk6uAYIAgHEAEYAiIWa3htX2ltcHJvdmVtZW50X3JlcG9ydCgDEogBChNFeHBvcnRSZXRyb3NwZWN0aXZlEiIua3htLnYxLkV4cG9ydFJldHJvc3BlY3RpdmVSZXF1ZXN0GiMua3htLnYxLkV4cG9ydFJldHJvc3BlY3RpdmVSZXNwb25zZSIo6uAYJAgHEAEYAiIaa3htX3dvcmtmbG93X3JldHJvc3BlY3RpdmUoARJ3Cg1WZXJpZnlKb3VybmFsEhwua3htLnYxLlZlcmlmeUpvdXJuYWxSZXF1ZXN0Gh0ua3htLnYxLlZlcmlmeUpvdXJuYWxSZXNwb25zZSIp6uAYJQgHEAEYAiIba3htX3dvcmtmbG93X3ZlcmlmeV9qb3VybmFsKANChAEKCmRldi5reG0udjFCFFdvcmtmbG93U2VydmljZVByb3RvUAFaJ2t4bS5kZXYvaHViL2NsaWVudHMvZ28vZ2VuL2t4bS92MTtreG12MaICA0tYWKoCBkt4bS5WMcoCBkt4bVxWMeICEkt4bVxWMVxHUEJNZXRhZGF0YeoCB0t4bTo6VjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_options, file_kxm_v1_workflow_journal, file_kxm_v1_workflow_types]);
+  fileDesc("Ch1reG0vdjEvd29ya2Zsb3dfc2VydmljZS5wcm90bxIGa3htLnYxInYKIVJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBIQCghkb2N1bWVudBgBIAEoCRIoCgZmb3JtYXQYAiABKA4yGC5reG0udjEuRGVmaW5pdGlvbkZvcm1hdBIVCg12YWxpZGF0ZV9vbmx5GAMgASgIIngKIlJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVzcG9uc2USLgoKZGVmaW5pdGlvbhgBIAEoCzIaLmt4bS52MS5Xb3JrZmxvd0RlZmluaXRpb24SDwoHY3JlYXRlZBgCIAEoCBIRCgl1bmNoYW5nZWQYAyABKAgigQEKG1JlZ2lzdGVyR2F0ZVJlZ2lzdHJ5UmVxdWVzdBIQCghkb2N1bWVudBgBIAEoCRIoCgZmb3JtYXQYAiABKA4yGC5reG0udjEuRGVmaW5pdGlvbkZvcm1hdBIVCg12YWxpZGF0ZV9vbmx5GAMgASgIEg8KB3Byb2plY3QYBCABKAkiagocUmVnaXN0ZXJHYXRlUmVnaXN0cnlSZXNwb25zZRImCghyZWdpc3RyeRgBIAEoCzIULmt4bS52MS5HYXRlUmVnaXN0cnkSDwoHY3JlYXRlZBgCIAEoCBIRCgl1bmNoYW5nZWQYAyABKAgiGAoWR2V0R2F0ZVJlZ2lzdHJ5UmVxdWVzdCJBChdHZXRHYXRlUmVnaXN0cnlSZXNwb25zZRImCghyZWdpc3RyeRgBIAEoCzIULmt4bS52MS5HYXRlUmVnaXN0cnkiNQocR2V0V29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBIVCg1kZWZpbml0aW9uX2lkGAEgASgJIk8KHUdldFdvcmtmbG93RGVmaW5pdGlvblJlc3BvbnNlEi4KCmRlZmluaXRpb24YASABKAsyGi5reG0udjEuV29ya2Zsb3dEZWZpbml0aW9uIkcKHkxpc3RXb3JrZmxvd0RlZmluaXRpb25zUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJrCh9MaXN0V29ya2Zsb3dEZWZpbml0aW9uc1Jlc3BvbnNlEi8KC2RlZmluaXRpb25zGAEgAygLMhoua3htLnYxLldvcmtmbG93RGVmaW5pdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkifgoXU3RhcnRXb3JrZmxvd1J1blJlcXVlc3QSFQoNZGVmaW5pdGlvbl9pZBgBIAEoCRITCgtkZWxpdmVyeV9pZBgCIAEoCRIoCgdwYXlsb2FkGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBINCgVldmVudBgEIAEoCSJgChhTdGFydFdvcmtmbG93UnVuUmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuEhEKCWR1cGxpY2F0ZRgCIAEoCBIPCgdzdGFydGVkGAMgASgIIicKFUdldFdvcmtmbG93UnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkiOgoWR2V0V29ya2Zsb3dSdW5SZXNwb25zZRIgCgNydW4YASABKAsyEy5reG0udjEuV29ya2Zsb3dSdW4iggEKF0xpc3RXb3JrZmxvd1J1bnNSZXF1ZXN0EikKBnN0YXR1cxgBIAEoDjIZLmt4bS52MS5Xb3JrZmxvd1J1blN0YXR1cxIVCg1kZWZpbml0aW9uX2lkGAIgASgJEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIlYKGExpc3RXb3JrZmxvd1J1bnNSZXNwb25zZRIhCgRydW5zGAEgAygLMhMua3htLnYxLldvcmtmbG93UnVuEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSI6ChhDYW5jZWxXb3JrZmxvd1J1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSI9ChlDYW5jZWxXb3JrZmxvd1J1blJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1biI+ChdSZXJ1bldvcmtmbG93UnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkSEwoLZGVsaXZlcnlfaWQYAiABKAkiTwoYUmVydW5Xb3JrZmxvd1J1blJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhIRCglkdXBsaWNhdGUYAiABKAgiIQoKTWVzc2FnZUlkcxITCgttZXNzYWdlX2lkcxgBIAMoCSKOAwoRQ2hlY2twb2ludFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhAKCHN0YWdlX2lkGAIgASgJEigKBnN0YXR1cxgDIAEoDjIYLmt4bS52MS5DaGVja3BvaW50U3RhdHVzEg8KB3N1bW1hcnkYBCABKAkSOQoIZXZpZGVuY2UYBSADKAsyJy5reG0udjEuQ2hlY2twb2ludFJlcXVlc3QuRXZpZGVuY2VFbnRyeRJCCg1ldmlkZW5jZV9yZWZzGAYgAygLMisua3htLnYxLkNoZWNrcG9pbnRSZXF1ZXN0LkV2aWRlbmNlUmVmc0VudHJ5Eg8KB291dGNvbWUYByABKAkSEgoKcmVxdWVzdF9pZBgIIAEoCRovCg1FdmlkZW5jZUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaRwoRRXZpZGVuY2VSZWZzRW50cnkSCwoDa2V5GAEgASgJEiEKBXZhbHVlGAIgASgLMhIua3htLnYxLk1lc3NhZ2VJZHM6AjgBIvQBChJDaGVja3BvaW50UmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuEg0KBXJldHJ5GAIgASgIEhEKCWNvbXBsZXRlZBgDIAEoCBIRCglleGhhdXN0ZWQYBCABKAgSEQoJZXNjYWxhdGVkGAUgASgIEi4KCnRyYW5zaXRpb24YBiABKAsyGi5reG0udjEuV29ya2Zsb3dUcmFuc2l0aW9uEh0KFWRlZ3JhZGVkX3JlcXVpcmVtZW50cxgHIAMoCRITCgtpbnN0cnVjdGlvbhgIIAEoCRIQCghyZXBlYXRlZBgJIAEoCCKBAwoLV2FpdFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhAKCHN0YWdlX2lkGAIgASgJEhIKCnNpZ25hbF9rZXkYAyABKAkSDwoHc3VtbWFyeRgEIAEoCRIzCghldmlkZW5jZRgFIAMoCzIhLmt4bS52MS5XYWl0UmVxdWVzdC5FdmlkZW5jZUVudHJ5EjwKDWV2aWRlbmNlX3JlZnMYBiADKAsyJS5reG0udjEuV2FpdFJlcXVlc3QuRXZpZGVuY2VSZWZzRW50cnkSKgoHdGltZW91dBgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgpyZXF1ZXN0X2lkGAggASgJGi8KDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARpHChFFdmlkZW5jZVJlZnNFbnRyeRILCgNrZXkYASABKAkSIQoFdmFsdWUYAiABKAsyEi5reG0udjEuTWVzc2FnZUlkczoCOAEiVwoMV2FpdFJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhITCgtpbnN0cnVjdGlvbhgCIAEoCRIQCghyZXBlYXRlZBgDIAEoCCKBAgoYU2lnbmFsV29ya2Zsb3dSdW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRISCgpzaWduYWxfa2V5GAIgASgJEhMKC2RlbGl2ZXJ5X2lkGAMgASgJEigKBnN0YXR1cxgEIAEoDjIYLmt4bS52MS5DaGVja3BvaW50U3RhdHVzEg8KB3N1bW1hcnkYBSABKAkSQAoIZXZpZGVuY2UYBiADKAsyLi5reG0udjEuU2lnbmFsV29ya2Zsb3dSdW5SZXF1ZXN0LkV2aWRlbmNlRW50cnkaLwoNRXZpZGVuY2VFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBItABChlTaWduYWxXb3JrZmxvd1J1blJlc3BvbnNlEhEKCWR1cGxpY2F0ZRgBIAEoCBIoCgZzdGF0dXMYAiABKA4yGC5reG0udjEuQ2hlY2twb2ludFN0YXR1cxIQCghzdGFnZV9pZBgDIAEoCRISCgpzaWduYWxfa2V5GAQgASgJEg0KBXJldHJ5GAUgASgIEhEKCWNvbXBsZXRlZBgGIAEoCBIdChVkZWdyYWRlZF9yZXF1aXJlbWVudHMYByADKAkSDwoHcmVzdW1lZBgIIAEoCCJmChlBcHByb3ZlRGVncmFkYXRpb25SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIQCghzdGFnZV9pZBgCIAEoCRIXCg9yZXF1aXJlbWVudF9rZXkYAyABKAkSDgoGcmVhc29uGAQgASgJIl4KGkFwcHJvdmVEZWdyYWRhdGlvblJlc3BvbnNlEi0KCGFwcHJvdmFsGAEgASgLMhsua3htLnYxLkRlZ3JhZGF0aW9uQXBwcm92YWwSEQoJZHVwbGljYXRlGAIgASgIIkgKFEVzY2FsYXRlU3RhZ2VSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIQCghzdGFnZV9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiTgoVRXNjYWxhdGVTdGFnZVJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhITCgtpbnN0cnVjdGlvbhgCIAEoCSLXAQoYUmVzb2x2ZUVzY2FsYXRpb25SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIOCgZydWxpbmcYAiABKAkSKAoGc3RhdHVzGAMgASgOMhgua3htLnYxLkNoZWNrcG9pbnRTdGF0dXMSQAoIZXZpZGVuY2UYBCADKAsyLi5reG0udjEuUmVzb2x2ZUVzY2FsYXRpb25SZXF1ZXN0LkV2aWRlbmNlRW50cnkaLwoNRXZpZGVuY2VFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBInQKGVJlc29sdmVFc2NhbGF0aW9uUmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuEg0KBXJldHJ5GAIgASgIEhEKCWNvbXBsZXRlZBgDIAEoCBITCgtpbnN0cnVjdGlvbhgEIAEoCSKYAgoUUmVjb3JkSm91cm5hbFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEikKCGNhdGVnb3J5GAIgASgOMhcua3htLnYxLkpvdXJuYWxDYXRlZ29yeRIPCgdzdW1tYXJ5GAMgASgJEiUKBGFyZWEYBCABKA4yFy5reG0udjEuSW1wcm92ZW1lbnRBcmVhEikKCHNldmVyaXR5GAUgASgOMhcua3htLnYxLkpvdXJuYWxTZXZlcml0eRIPCgdkZXRhaWxzGAYgASgJEhAKCGV2aWRlbmNlGAcgAygJEhkKEXJlbGF0ZWRfZW50cnlfaWRzGAggAygJEhAKCHN0YWdlX2lkGAkgASgJEhIKCnJlcXVlc3RfaWQYCiABKAkiUAoVUmVjb3JkSm91cm5hbFJlc3BvbnNlEiUKBnJlY29yZBgBIAEoCzIVLmt4bS52MS5Kb3VybmFsUmVjb3JkEhAKCHJlcGVhdGVkGAIgASgIIksKEkxpc3RKb3VybmFsUmVxdWVzdBIOCgZydW5faWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiVgoTTGlzdEpvdXJuYWxSZXNwb25zZRImCgdyZWNvcmRzGAEgAygLMhUua3htLnYxLkpvdXJuYWxSZWNvcmQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJInoKGlByb21vdGVKb3VybmFsRW50cnlSZXF1ZXN0EhAKCGVudHJ5X2lkGAEgASgJEiMKAnRvGAIgASgOMhcua3htLnYxLlByb21vdGlvblN0YXR1cxIVCg1ldmlkZW5jZV9yZWZzGAMgAygJEg4KBnJlYXNvbhgEIAEoCSJpChtQcm9tb3RlSm91cm5hbEVudHJ5UmVzcG9uc2USJQoGcmVjb3JkGAEgASgLMhUua3htLnYxLkpvdXJuYWxSZWNvcmQSIwoFZW50cnkYAiABKAsyFC5reG0udjEuSm91cm5hbEVudHJ5IoQBChtHZXRJbXByb3ZlbWVudFJlcG9ydFJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIpCgVzaW5jZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLbWF4X2VudHJpZXMYAyABKAUSFAoMc2lnbmFsX2xpbWl0GAQgASgFIpEBChxHZXRJbXByb3ZlbWVudFJlcG9ydFJlc3BvbnNlEiEKBWFyZWFzGAEgAygLMhIua3htLnYxLkFyZWFSZXBvcnQSKgoHc2lnbmFscxgCIAMoCzIZLmt4bS52MS5JbXByb3ZlbWVudFNpZ25hbBIPCgdlbnRyaWVzGAMgASgFEhEKCXRydW5jYXRlZBgEIAEoCCIsChpFeHBvcnRSZXRyb3NwZWN0aXZlUmVxdWVzdBIOCgZydW5faWQYASABKAkicwobRXhwb3J0UmV0cm9zcGVjdGl2ZVJlc3BvbnNlEjQKDXJldHJvc3BlY3RpdmUYASABKAsyHS5reG0udjEuV29ya2Zsb3dSZXRyb3NwZWN0aXZlEgwKBGpzb24YAiABKAkSEAoIbWFya2Rvd24YAyABKAkiJgoUVmVyaWZ5Sm91cm5hbFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJIkAKFVZlcmlmeUpvdXJuYWxSZXNwb25zZRInCgd2ZXJkaWN0GAEgASgLMhYua3htLnYxLkpvdXJuYWxWZXJkaWN0Km0KEERlZmluaXRpb25Gb3JtYXQSIQodREVGSU5JVElPTl9GT1JNQVRfVU5TUEVDSUZJRUQQABIaChZERUZJTklUSU9OX0ZPUk1BVF9KU09OEAESGgoWREVGSU5JVElPTl9GT1JNQVRfWUFNTBACMoAUCg9Xb3JrZmxvd1NlcnZpY2USgQEKGlJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uEikua3htLnYxLlJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBoqLmt4bS52MS5SZWdpc3RlcldvcmtmbG93RGVmaW5pdGlvblJlc3BvbnNlIgzq4BgICAIQABgBKAQSiwEKFUdldFdvcmtmbG93RGVmaW5pdGlvbhIkLmt4bS52MS5HZXRXb3JrZmxvd0RlZmluaXRpb25SZXF1ZXN0GiUua3htLnYxLkdldFdvcmtmbG93RGVmaW5pdGlvblJlc3BvbnNlIiXq4BghCAQQARgCIhdreG1fd29ya2Zsb3dfZGVmaW5pdGlvbigBEpIBChdMaXN0V29ya2Zsb3dEZWZpbml0aW9ucxImLmt4bS52MS5MaXN0V29ya2Zsb3dEZWZpbml0aW9uc1JlcXVlc3QaJy5reG0udjEuTGlzdFdvcmtmbG93RGVmaW5pdGlvbnNSZXNwb25zZSIm6uAYIggHEAEYAiIYa3htX3dvcmtmbG93X2RlZmluaXRpb25zKAESbwoUUmVnaXN0ZXJHYXRlUmVnaXN0cnkSIy5reG0udjEuUmVnaXN0ZXJHYXRlUmVnaXN0cnlSZXF1ZXN0GiQua3htLnYxLlJlZ2lzdGVyR2F0ZVJlZ2lzdHJ5UmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJzCg9HZXRHYXRlUmVnaXN0cnkSHi5reG0udjEuR2V0R2F0ZVJlZ2lzdHJ5UmVxdWVzdBofLmt4bS52MS5HZXRHYXRlUmVnaXN0cnlSZXNwb25zZSIf6uAYGwgEEAEYAiIRa3htX2dhdGVfcmVnaXN0cnkoARJjChBTdGFydFdvcmtmbG93UnVuEh8ua3htLnYxLlN0YXJ0V29ya2Zsb3dSdW5SZXF1ZXN0GiAua3htLnYxLlN0YXJ0V29ya2Zsb3dSdW5SZXNwb25zZSIM6uAYCAgCEAAYASgEEm8KDkdldFdvcmtmbG93UnVuEh0ua3htLnYxLkdldFdvcmtmbG93UnVuUmVxdWVzdBoeLmt4bS52MS5HZXRXb3JrZmxvd1J1blJlc3BvbnNlIh7q4BgaCAcQARgCIhBreG1fd29ya2Zsb3dfcnVuKAESdgoQTGlzdFdvcmtmbG93UnVucxIfLmt4bS52MS5MaXN0V29ya2Zsb3dSdW5zUmVxdWVzdBogLmt4bS52MS5MaXN0V29ya2Zsb3dSdW5zUmVzcG9uc2UiH+rgGBsIBxABGAIiEWt4bV93b3JrZmxvd19ydW5zKAESZgoRQ2FuY2VsV29ya2Zsb3dSdW4SIC5reG0udjEuQ2FuY2VsV29ya2Zsb3dSdW5SZXF1ZXN0GiEua3htLnYxLkNhbmNlbFdvcmtmbG93UnVuUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJjChBSZXJ1bldvcmtmbG93UnVuEh8ua3htLnYxLlJlcnVuV29ya2Zsb3dSdW5SZXF1ZXN0GiAua3htLnYxLlJlcnVuV29ya2Zsb3dSdW5SZXNwb25zZSIM6uAYCAgCEAAYASgEEmoKCkNoZWNrcG9pbnQSGS5reG0udjEuQ2hlY2twb2ludFJlcXVlc3QaGi5reG0udjEuQ2hlY2twb2ludFJlc3BvbnNlIiXq4BghCAUQABgCIhdreG1fd29ya2Zsb3dfY2hlY2twb2ludCgBElIKBFdhaXQSEy5reG0udjEuV2FpdFJlcXVlc3QaFC5reG0udjEuV2FpdFJlc3BvbnNlIh/q4BgbCAUQABgCIhFreG1fd29ya2Zsb3dfd2FpdCgBEmYKEVNpZ25hbFdvcmtmbG93UnVuEiAua3htLnYxLlNpZ25hbFdvcmtmbG93UnVuUmVxdWVzdBohLmt4bS52MS5TaWduYWxXb3JrZmxvd1J1blJlc3BvbnNlIgzq4BgICAIQABgBKAQSaQoSQXBwcm92ZURlZ3JhZGF0aW9uEiEua3htLnYxLkFwcHJvdmVEZWdyYWRhdGlvblJlcXVlc3QaIi5reG0udjEuQXBwcm92ZURlZ3JhZGF0aW9uUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJxCg1Fc2NhbGF0ZVN0YWdlEhwua3htLnYxLkVzY2FsYXRlU3RhZ2VSZXF1ZXN0Gh0ua3htLnYxLkVzY2FsYXRlU3RhZ2VSZXNwb25zZSIj6uAYHwgFEAAYAiIVa3htX3dvcmtmbG93X2VzY2FsYXRlKAESZgoRUmVzb2x2ZUVzY2FsYXRpb24SIC5reG0udjEuUmVzb2x2ZUVzY2FsYXRpb25SZXF1ZXN0GiEua3htLnYxLlJlc29sdmVFc2NhbGF0aW9uUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJvCg1SZWNvcmRKb3VybmFsEhwua3htLnYxLlJlY29yZEpvdXJuYWxSZXF1ZXN0Gh0ua3htLnYxLlJlY29yZEpvdXJuYWxSZXNwb25zZSIh6uAYHQgFEAAYAiITa3htX3dvcmtmbG93X3JlY29yZCgBEmoKC0xpc3RKb3VybmFsEhoua3htLnYxLkxpc3RKb3VybmFsUmVxdWVzdBobLmt4bS52MS5MaXN0Sm91cm5hbFJlc3BvbnNlIiLq4BgeCAcQARgCIhRreG1fd29ya2Zsb3dfam91cm5hbCgBEmwKE1Byb21vdGVKb3VybmFsRW50cnkSIi5reG0udjEuUHJvbW90ZUpvdXJuYWxFbnRyeVJlcXVlc3QaIy5reG0udjEuUHJvbW90ZUpvdXJuYWxFbnRyeVJlc3BvbnNlIgzq4BgICAIQABgBKAQShwEKFEdldEltcHJvdmVtZW50UmVwb3J0EiMua3htLnYxLkdldEltcHJvdmVtZW50UmVwb3J0UmVxdWVzdBokLmt4bS52MS5HZXRJbXByb3ZlbWVudFJlcG9ydFJlc3BvbnNlIiTq4BggCAcQARgCIhZreG1faW1wcm92ZW1lbnRfcmVwb3J0KAMSiAEKE0V4cG9ydFJldHJvc3BlY3RpdmUSIi5reG0udjEuRXhwb3J0UmV0cm9zcGVjdGl2ZVJlcXVlc3QaIy5reG0udjEuRXhwb3J0UmV0cm9zcGVjdGl2ZVJlc3BvbnNlIijq4BgkCAcQARgCIhpreG1fd29ya2Zsb3dfcmV0cm9zcGVjdGl2ZSgBEncKDVZlcmlmeUpvdXJuYWwSHC5reG0udjEuVmVyaWZ5Sm91cm5hbFJlcXVlc3QaHS5reG0udjEuVmVyaWZ5Sm91cm5hbFJlc3BvbnNlIinq4BglCAcQARgCIhtreG1fd29ya2Zsb3dfdmVyaWZ5X2pvdXJuYWwoA0KEAQoKZGV2Lmt4bS52MUIUV29ya2Zsb3dTZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_options, file_kxm_v1_workflow_journal, file_kxm_v1_workflow_types]);
 
 /**
  * The definition document to register.
@@ -90,6 +90,119 @@ export const RegisterWorkflowDefinitionResponseSchema: GenMessage<RegisterWorkfl
   messageDesc(file_kxm_v1_workflow_service, 1);
 
 /**
+ * The gate registry to register.
+ *
+ * @generated from message kxm.v1.RegisterGateRegistryRequest
+ */
+export type RegisterGateRegistryRequest = Message<"kxm.v1.RegisterGateRegistryRequest"> & {
+  /**
+   * Required. One `kxm.gate-registry.v1` document (at most 256 KiB).
+   *
+   * @generated from field: string document = 1;
+   */
+  document: string;
+
+  /**
+   * Its syntax.
+   *
+   * @generated from field: kxm.v1.DefinitionFormat format = 2;
+   */
+  format: DefinitionFormat;
+
+  /**
+   * Validate only: store nothing, answer as a registration would.
+   *
+   * @generated from field: bool validate_only = 3;
+   */
+  validateOnly: boolean;
+
+  /**
+   * The project whose registry it is; empty: the project the operator names (`x-kxm-project`).
+   *
+   * @generated from field: string project = 4;
+   */
+  project: string;
+};
+
+/**
+ * Describes the message kxm.v1.RegisterGateRegistryRequest.
+ * Use `create(RegisterGateRegistryRequestSchema)` to create a new message.
+ */
+export const RegisterGateRegistryRequestSchema: GenMessage<RegisterGateRegistryRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 2);
+
+/**
+ * The registered gate registry.
+ *
+ * @generated from message kxm.v1.RegisterGateRegistryResponse
+ */
+export type RegisterGateRegistryResponse = Message<"kxm.v1.RegisterGateRegistryResponse"> & {
+  /**
+   * The registry as stored.
+   *
+   * @generated from field: kxm.v1.GateRegistry registry = 1;
+   */
+  registry?: GateRegistry | undefined;
+
+  /**
+   * True when the project had no registry before.
+   *
+   * @generated from field: bool created = 2;
+   */
+  created: boolean;
+
+  /**
+   * True when the project's registry already had this hash (nothing changed).
+   *
+   * @generated from field: bool unchanged = 3;
+   */
+  unchanged: boolean;
+};
+
+/**
+ * Describes the message kxm.v1.RegisterGateRegistryResponse.
+ * Use `create(RegisterGateRegistryResponseSchema)` to create a new message.
+ */
+export const RegisterGateRegistryResponseSchema: GenMessage<RegisterGateRegistryResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 3);
+
+/**
+ * Which gate registry to read: the caller's project's.
+ *
+ * @generated from message kxm.v1.GetGateRegistryRequest
+ */
+export type GetGateRegistryRequest = Message<"kxm.v1.GetGateRegistryRequest"> & {
+};
+
+/**
+ * Describes the message kxm.v1.GetGateRegistryRequest.
+ * Use `create(GetGateRegistryRequestSchema)` to create a new message.
+ */
+export const GetGateRegistryRequestSchema: GenMessage<GetGateRegistryRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 4);
+
+/**
+ * The gate registry.
+ *
+ * @generated from message kxm.v1.GetGateRegistryResponse
+ */
+export type GetGateRegistryResponse = Message<"kxm.v1.GetGateRegistryResponse"> & {
+  /**
+   * The registry.
+   *
+   * @generated from field: kxm.v1.GateRegistry registry = 1;
+   */
+  registry?: GateRegistry | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.GetGateRegistryResponse.
+ * Use `create(GetGateRegistryResponseSchema)` to create a new message.
+ */
+export const GetGateRegistryResponseSchema: GenMessage<GetGateRegistryResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 5);
+
+/**
  * The definition to read.
  *
  * @generated from message kxm.v1.GetWorkflowDefinitionRequest
@@ -108,7 +221,7 @@ export type GetWorkflowDefinitionRequest = Message<"kxm.v1.GetWorkflowDefinition
  * Use `create(GetWorkflowDefinitionRequestSchema)` to create a new message.
  */
 export const GetWorkflowDefinitionRequestSchema: GenMessage<GetWorkflowDefinitionRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 2);
+  messageDesc(file_kxm_v1_workflow_service, 6);
 
 /**
  * The definition.
@@ -129,7 +242,7 @@ export type GetWorkflowDefinitionResponse = Message<"kxm.v1.GetWorkflowDefinitio
  * Use `create(GetWorkflowDefinitionResponseSchema)` to create a new message.
  */
 export const GetWorkflowDefinitionResponseSchema: GenMessage<GetWorkflowDefinitionResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 3);
+  messageDesc(file_kxm_v1_workflow_service, 7);
 
 /**
  * Which definitions to list.
@@ -157,7 +270,7 @@ export type ListWorkflowDefinitionsRequest = Message<"kxm.v1.ListWorkflowDefinit
  * Use `create(ListWorkflowDefinitionsRequestSchema)` to create a new message.
  */
 export const ListWorkflowDefinitionsRequestSchema: GenMessage<ListWorkflowDefinitionsRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 4);
+  messageDesc(file_kxm_v1_workflow_service, 8);
 
 /**
  * A page of definitions.
@@ -185,7 +298,7 @@ export type ListWorkflowDefinitionsResponse = Message<"kxm.v1.ListWorkflowDefini
  * Use `create(ListWorkflowDefinitionsResponseSchema)` to create a new message.
  */
 export const ListWorkflowDefinitionsResponseSchema: GenMessage<ListWorkflowDefinitionsResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 5);
+  messageDesc(file_kxm_v1_workflow_service, 9);
 
 /**
  * The run to start.
@@ -227,7 +340,7 @@ export type StartWorkflowRunRequest = Message<"kxm.v1.StartWorkflowRunRequest"> 
  * Use `create(StartWorkflowRunRequestSchema)` to create a new message.
  */
 export const StartWorkflowRunRequestSchema: GenMessage<StartWorkflowRunRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 6);
+  messageDesc(file_kxm_v1_workflow_service, 10);
 
 /**
  * The started run.
@@ -262,7 +375,7 @@ export type StartWorkflowRunResponse = Message<"kxm.v1.StartWorkflowRunResponse"
  * Use `create(StartWorkflowRunResponseSchema)` to create a new message.
  */
 export const StartWorkflowRunResponseSchema: GenMessage<StartWorkflowRunResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 7);
+  messageDesc(file_kxm_v1_workflow_service, 11);
 
 /**
  * The run to read.
@@ -283,7 +396,7 @@ export type GetWorkflowRunRequest = Message<"kxm.v1.GetWorkflowRunRequest"> & {
  * Use `create(GetWorkflowRunRequestSchema)` to create a new message.
  */
 export const GetWorkflowRunRequestSchema: GenMessage<GetWorkflowRunRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 8);
+  messageDesc(file_kxm_v1_workflow_service, 12);
 
 /**
  * The run.
@@ -304,7 +417,7 @@ export type GetWorkflowRunResponse = Message<"kxm.v1.GetWorkflowRunResponse"> & 
  * Use `create(GetWorkflowRunResponseSchema)` to create a new message.
  */
 export const GetWorkflowRunResponseSchema: GenMessage<GetWorkflowRunResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 9);
+  messageDesc(file_kxm_v1_workflow_service, 13);
 
 /**
  * Which runs to list.
@@ -346,7 +459,7 @@ export type ListWorkflowRunsRequest = Message<"kxm.v1.ListWorkflowRunsRequest"> 
  * Use `create(ListWorkflowRunsRequestSchema)` to create a new message.
  */
 export const ListWorkflowRunsRequestSchema: GenMessage<ListWorkflowRunsRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 10);
+  messageDesc(file_kxm_v1_workflow_service, 14);
 
 /**
  * A page of runs, newest first.
@@ -374,7 +487,7 @@ export type ListWorkflowRunsResponse = Message<"kxm.v1.ListWorkflowRunsResponse"
  * Use `create(ListWorkflowRunsResponseSchema)` to create a new message.
  */
 export const ListWorkflowRunsResponseSchema: GenMessage<ListWorkflowRunsResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 11);
+  messageDesc(file_kxm_v1_workflow_service, 15);
 
 /**
  * The run to cancel.
@@ -402,7 +515,7 @@ export type CancelWorkflowRunRequest = Message<"kxm.v1.CancelWorkflowRunRequest"
  * Use `create(CancelWorkflowRunRequestSchema)` to create a new message.
  */
 export const CancelWorkflowRunRequestSchema: GenMessage<CancelWorkflowRunRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 12);
+  messageDesc(file_kxm_v1_workflow_service, 16);
 
 /**
  * The cancelled run.
@@ -423,7 +536,7 @@ export type CancelWorkflowRunResponse = Message<"kxm.v1.CancelWorkflowRunRespons
  * Use `create(CancelWorkflowRunResponseSchema)` to create a new message.
  */
 export const CancelWorkflowRunResponseSchema: GenMessage<CancelWorkflowRunResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 13);
+  messageDesc(file_kxm_v1_workflow_service, 17);
 
 /**
  * The run to start again.
@@ -451,7 +564,7 @@ export type RerunWorkflowRunRequest = Message<"kxm.v1.RerunWorkflowRunRequest"> 
  * Use `create(RerunWorkflowRunRequestSchema)` to create a new message.
  */
 export const RerunWorkflowRunRequestSchema: GenMessage<RerunWorkflowRunRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 14);
+  messageDesc(file_kxm_v1_workflow_service, 18);
 
 /**
  * The new run.
@@ -479,7 +592,7 @@ export type RerunWorkflowRunResponse = Message<"kxm.v1.RerunWorkflowRunResponse"
  * Use `create(RerunWorkflowRunResponseSchema)` to create a new message.
  */
 export const RerunWorkflowRunResponseSchema: GenMessage<RerunWorkflowRunResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 15);
+  messageDesc(file_kxm_v1_workflow_service, 19);
 
 /**
  * Message ids cited for one requirement.
@@ -500,7 +613,7 @@ export type MessageIds = Message<"kxm.v1.MessageIds"> & {
  * Use `create(MessageIdsSchema)` to create a new message.
  */
 export const MessageIdsSchema: GenMessage<MessageIds> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 16);
+  messageDesc(file_kxm_v1_workflow_service, 20);
 
 /**
  * A checkpoint of the current stage.
@@ -570,7 +683,7 @@ export type CheckpointRequest = Message<"kxm.v1.CheckpointRequest"> & {
  * Use `create(CheckpointRequestSchema)` to create a new message.
  */
 export const CheckpointRequestSchema: GenMessage<CheckpointRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 17);
+  messageDesc(file_kxm_v1_workflow_service, 21);
 
 /**
  * What the checkpoint did.
@@ -647,7 +760,7 @@ export type CheckpointResponse = Message<"kxm.v1.CheckpointResponse"> & {
  * Use `create(CheckpointResponseSchema)` to create a new message.
  */
 export const CheckpointResponseSchema: GenMessage<CheckpointResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 18);
+  messageDesc(file_kxm_v1_workflow_service, 22);
 
 /**
  * A wait of the current stage.
@@ -717,7 +830,7 @@ export type WaitRequest = Message<"kxm.v1.WaitRequest"> & {
  * Use `create(WaitRequestSchema)` to create a new message.
  */
 export const WaitRequestSchema: GenMessage<WaitRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 19);
+  messageDesc(file_kxm_v1_workflow_service, 23);
 
 /**
  * The waiting run.
@@ -752,7 +865,7 @@ export type WaitResponse = Message<"kxm.v1.WaitResponse"> & {
  * Use `create(WaitResponseSchema)` to create a new message.
  */
 export const WaitResponseSchema: GenMessage<WaitResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 20);
+  messageDesc(file_kxm_v1_workflow_service, 24);
 
 /**
  * A signal for a waiting run.
@@ -808,7 +921,7 @@ export type SignalWorkflowRunRequest = Message<"kxm.v1.SignalWorkflowRunRequest"
  * Use `create(SignalWorkflowRunRequestSchema)` to create a new message.
  */
 export const SignalWorkflowRunRequestSchema: GenMessage<SignalWorkflowRunRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 21);
+  messageDesc(file_kxm_v1_workflow_service, 25);
 
 /**
  * What the signal did (never the run or its evidence: a signal sender is outside the project).
@@ -878,7 +991,7 @@ export type SignalWorkflowRunResponse = Message<"kxm.v1.SignalWorkflowRunRespons
  * Use `create(SignalWorkflowRunResponseSchema)` to create a new message.
  */
 export const SignalWorkflowRunResponseSchema: GenMessage<SignalWorkflowRunResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 22);
+  messageDesc(file_kxm_v1_workflow_service, 26);
 
 /**
  * An approval of a smaller quorum.
@@ -920,7 +1033,7 @@ export type ApproveDegradationRequest = Message<"kxm.v1.ApproveDegradationReques
  * Use `create(ApproveDegradationRequestSchema)` to create a new message.
  */
 export const ApproveDegradationRequestSchema: GenMessage<ApproveDegradationRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 23);
+  messageDesc(file_kxm_v1_workflow_service, 27);
 
 /**
  * The approval.
@@ -948,7 +1061,7 @@ export type ApproveDegradationResponse = Message<"kxm.v1.ApproveDegradationRespo
  * Use `create(ApproveDegradationResponseSchema)` to create a new message.
  */
 export const ApproveDegradationResponseSchema: GenMessage<ApproveDegradationResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 24);
+  messageDesc(file_kxm_v1_workflow_service, 28);
 
 /**
  * An audit escalation of the current stage.
@@ -983,7 +1096,7 @@ export type EscalateStageRequest = Message<"kxm.v1.EscalateStageRequest"> & {
  * Use `create(EscalateStageRequestSchema)` to create a new message.
  */
 export const EscalateStageRequestSchema: GenMessage<EscalateStageRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 25);
+  messageDesc(file_kxm_v1_workflow_service, 29);
 
 /**
  * The escalated run.
@@ -1011,7 +1124,7 @@ export type EscalateStageResponse = Message<"kxm.v1.EscalateStageResponse"> & {
  * Use `create(EscalateStageResponseSchema)` to create a new message.
  */
 export const EscalateStageResponseSchema: GenMessage<EscalateStageResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 26);
+  messageDesc(file_kxm_v1_workflow_service, 30);
 
 /**
  * An operator's ruling on an escalated stage.
@@ -1053,7 +1166,7 @@ export type ResolveEscalationRequest = Message<"kxm.v1.ResolveEscalationRequest"
  * Use `create(ResolveEscalationRequestSchema)` to create a new message.
  */
 export const ResolveEscalationRequestSchema: GenMessage<ResolveEscalationRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 27);
+  messageDesc(file_kxm_v1_workflow_service, 31);
 
 /**
  * What the ruling did.
@@ -1095,7 +1208,7 @@ export type ResolveEscalationResponse = Message<"kxm.v1.ResolveEscalationRespons
  * Use `create(ResolveEscalationResponseSchema)` to create a new message.
  */
 export const ResolveEscalationResponseSchema: GenMessage<ResolveEscalationResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 28);
+  messageDesc(file_kxm_v1_workflow_service, 32);
 
 /**
  * An entry to record.
@@ -1179,7 +1292,7 @@ export type RecordJournalRequest = Message<"kxm.v1.RecordJournalRequest"> & {
  * Use `create(RecordJournalRequestSchema)` to create a new message.
  */
 export const RecordJournalRequestSchema: GenMessage<RecordJournalRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 29);
+  messageDesc(file_kxm_v1_workflow_service, 33);
 
 /**
  * The recorded entry.
@@ -1207,7 +1320,7 @@ export type RecordJournalResponse = Message<"kxm.v1.RecordJournalResponse"> & {
  * Use `create(RecordJournalResponseSchema)` to create a new message.
  */
 export const RecordJournalResponseSchema: GenMessage<RecordJournalResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 30);
+  messageDesc(file_kxm_v1_workflow_service, 34);
 
 /**
  * A page of a run's journal.
@@ -1242,7 +1355,7 @@ export type ListJournalRequest = Message<"kxm.v1.ListJournalRequest"> & {
  * Use `create(ListJournalRequestSchema)` to create a new message.
  */
 export const ListJournalRequestSchema: GenMessage<ListJournalRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 31);
+  messageDesc(file_kxm_v1_workflow_service, 35);
 
 /**
  * The page.
@@ -1270,7 +1383,7 @@ export type ListJournalResponse = Message<"kxm.v1.ListJournalResponse"> & {
  * Use `create(ListJournalResponseSchema)` to create a new message.
  */
 export const ListJournalResponseSchema: GenMessage<ListJournalResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 32);
+  messageDesc(file_kxm_v1_workflow_service, 36);
 
 /**
  * A promotion decision.
@@ -1312,7 +1425,7 @@ export type PromoteJournalEntryRequest = Message<"kxm.v1.PromoteJournalEntryRequ
  * Use `create(PromoteJournalEntryRequestSchema)` to create a new message.
  */
 export const PromoteJournalEntryRequestSchema: GenMessage<PromoteJournalEntryRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 33);
+  messageDesc(file_kxm_v1_workflow_service, 37);
 
 /**
  * The decision.
@@ -1340,7 +1453,7 @@ export type PromoteJournalEntryResponse = Message<"kxm.v1.PromoteJournalEntryRes
  * Use `create(PromoteJournalEntryResponseSchema)` to create a new message.
  */
 export const PromoteJournalEntryResponseSchema: GenMessage<PromoteJournalEntryResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 34);
+  messageDesc(file_kxm_v1_workflow_service, 38);
 
 /**
  * What the report covers.
@@ -1382,7 +1495,7 @@ export type GetImprovementReportRequest = Message<"kxm.v1.GetImprovementReportRe
  * Use `create(GetImprovementReportRequestSchema)` to create a new message.
  */
 export const GetImprovementReportRequestSchema: GenMessage<GetImprovementReportRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 35);
+  messageDesc(file_kxm_v1_workflow_service, 39);
 
 /**
  * The report.
@@ -1424,7 +1537,7 @@ export type GetImprovementReportResponse = Message<"kxm.v1.GetImprovementReportR
  * Use `create(GetImprovementReportResponseSchema)` to create a new message.
  */
 export const GetImprovementReportResponseSchema: GenMessage<GetImprovementReportResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 36);
+  messageDesc(file_kxm_v1_workflow_service, 40);
 
 /**
  * The run whose retrospective to export.
@@ -1445,7 +1558,7 @@ export type ExportRetrospectiveRequest = Message<"kxm.v1.ExportRetrospectiveRequ
  * Use `create(ExportRetrospectiveRequestSchema)` to create a new message.
  */
 export const ExportRetrospectiveRequestSchema: GenMessage<ExportRetrospectiveRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 37);
+  messageDesc(file_kxm_v1_workflow_service, 41);
 
 /**
  * The retrospective.
@@ -1480,7 +1593,7 @@ export type ExportRetrospectiveResponse = Message<"kxm.v1.ExportRetrospectiveRes
  * Use `create(ExportRetrospectiveResponseSchema)` to create a new message.
  */
 export const ExportRetrospectiveResponseSchema: GenMessage<ExportRetrospectiveResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 38);
+  messageDesc(file_kxm_v1_workflow_service, 42);
 
 /**
  * The run whose journal to verify.
@@ -1501,7 +1614,7 @@ export type VerifyJournalRequest = Message<"kxm.v1.VerifyJournalRequest"> & {
  * Use `create(VerifyJournalRequestSchema)` to create a new message.
  */
 export const VerifyJournalRequestSchema: GenMessage<VerifyJournalRequest> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 39);
+  messageDesc(file_kxm_v1_workflow_service, 43);
 
 /**
  * The verdict.
@@ -1522,7 +1635,7 @@ export type VerifyJournalResponse = Message<"kxm.v1.VerifyJournalResponse"> & {
  * Use `create(VerifyJournalResponseSchema)` to create a new message.
  */
 export const VerifyJournalResponseSchema: GenMessage<VerifyJournalResponse> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_service, 40);
+  messageDesc(file_kxm_v1_workflow_service, 44);
 
 /**
  * DefinitionFormat is the syntax of a definition document.
@@ -1577,16 +1690,22 @@ export const DefinitionFormatSchema: GenEnum<DefinitionFormat> = /*@__PURE__*/
  */
 export const WorkflowService: GenService<{
   /**
-   * RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
+   * RegisterWorkflowDefinition validates a definition (JSON or YAML) and stores it.
    *
-   * Registering again replaces it; runs already started keep the version they pinned.
+   * A stage workflow is JSON in the original's shape (no `schema` field); a step workflow says
+   * `schema: kxm.workflow.v1` and names its `id` and `project`. A step workflow is loaded with its project's
+   * current gate registry (RegisterGateRegistry) and compiled; its plan, which embeds every gate it runs with
+   * the gate's hash, is what its runs pin (`hash` is the plan hash). Registering again replaces a definition;
+   * runs already started keep the version they pinned. An id keeps its project and its kind.
    *
    * Errors:
    * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-   * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-   *   message lists every problem with its field, metadata names the first. An operator naming a project
+   * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule (a step
+   *   workflow's gate step naming a gate its project's registry lacks: code `step_gate_unknown`); the message
+   *   lists every problem with its field, metadata names the first. An operator naming a project
    *   (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
-   *   an id another project's definition holds (field `id`), is refused the same way.
+   *   an id another project's definition holds (field `id`), is refused the same way; so is an id a
+   *   definition of the other kind holds (field `schema`), and a gate registry (field `schema`).
    *
    * @generated from rpc kxm.v1.WorkflowService.RegisterWorkflowDefinition
    */
@@ -1626,6 +1745,46 @@ export const WorkflowService: GenService<{
     output: typeof ListWorkflowDefinitionsResponseSchema;
   },
   /**
+   * RegisterGateRegistry validates a project's gate registry (`kxm.gate-registry.v1`, JSON or YAML) and stores it,
+   * replacing the project's registry.
+   *
+   * The project is the request's `project`, else the one the operator names (`x-kxm-project`). A registry that
+   * drops a gate a registered step workflow of the project names, changes its kind, or no longer suits its step
+   * is refused, listing every such definition and gate: nothing registered may become unrunnable. Registered
+   * plans keep the gates they pinned; registering a step workflow again pins the new registry's gates.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+   * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the message
+   *   lists every problem with its field (`gates.<id>.argv`), metadata names the first.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no project is named, the name is malformed, or it differs from
+   *   the project the operator names (field `project`).
+   * - FAILED_PRECONDITION (ERROR_REASON_GATE_REGISTRY_IN_USE): a registered step workflow names a gate the registry
+   *   drops, changes the kind of, or no longer suits; field violations name each gate, the message each
+   *   definition; metadata: definitions, gates.
+   *
+   * @generated from rpc kxm.v1.WorkflowService.RegisterGateRegistry
+   */
+  registerGateRegistry: {
+    methodKind: "unary";
+    input: typeof RegisterGateRegistryRequestSchema;
+    output: typeof RegisterGateRegistryResponseSchema;
+  },
+  /**
+   * GetGateRegistry reads the caller's project's gate registry.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+   * - NOT_FOUND (ERROR_REASON_GATE_REGISTRY_NOT_FOUND): the caller's project has no gate registry.
+   *
+   * @generated from rpc kxm.v1.WorkflowService.GetGateRegistry
+   */
+  getGateRegistry: {
+    methodKind: "unary";
+    input: typeof GetGateRegistryRequestSchema;
+    output: typeof GetGateRegistryResponseSchema;
+  },
+  /**
    * StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
    *
    * A delivery id already used for this definition returns its run with `duplicate` set; the same id with
@@ -1636,6 +1795,8 @@ export const WorkflowService: GenService<{
    * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
    *   it holds a number JSON cannot (NaN, Infinity).
    * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+   * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the definition is a step workflow (it starts with
+   *   StartStepRun); metadata: definitionId, kind.
    * - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
    * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
    * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
@@ -1703,6 +1864,8 @@ export const WorkflowService: GenService<{
    * Errors:
    * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
    * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+   * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the run's definition id no longer holds a stage
+   *   workflow (never, while an id keeps its kind); metadata: definitionId, kind.
    * - as StartWorkflowRun for the new run.
    *
    * @generated from rpc kxm.v1.WorkflowService.RerunWorkflowRun

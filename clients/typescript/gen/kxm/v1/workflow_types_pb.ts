@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/workflow_types.proto.
  */
 export const file_kxm_v1_workflow_types: GenFile = /*@__PURE__*/
-  fileDesc("ChtreG0vdjEvd29ya2Zsb3dfdHlwZXMucHJvdG8SBmt4bS52MSKYAgoSV29ya2Zsb3dEZWZpbml0aW9uEgoKAmlkGAEgASgJEg8KB3Byb2plY3QYAiABKAkSDgoGc291cmNlGAMgASgJEg4KBnRhcmdldBgEIAEoCRIMCgRoYXNoGAUgASgJEhEKCXN0YWdlX2lkcxgGIAMoCRIXCg9hY2NlcHRzX3NpZ25hbHMYByABKAgSEAoIZG9jdW1lbnQYCCABKAkSMQoNcmVnaXN0ZXJfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLdXBkYXRlX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJlZ2lzdGVyZWRfYnkYCyABKAkipwEKDFdvcmtmbG93V2FpdBIQCghzdGFnZV9pZBgBIAEoCRISCgpzaWduYWxfa2V5GAIgASgJEg8KB3N1bW1hcnkYAyABKAkSLwoLY3JlYXRlX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2V4cGlyZV90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIgCg5FdmlkZW5jZVZhbHVlcxIOCgZ2YWx1ZXMYASADKAki/wIKDFBlZXJFdmlkZW5jZRISCgptZXNzYWdlX2lkGAEgASgJEhkKEXByb2R1Y2VyX2FnZW50X2lkGAIgASgJEhUKDXByb2R1Y2VyX25hbWUYAyABKAkSFwoPcmVxdWlyZW1lbnRfa2V5GAQgASgJEg0KBXZpc2l0GAUgASgFEg8KB2F0dGVtcHQYBiABKAUSFgoOcmVxdWVzdF9zaGEyNTYYByABKAkSFAoMcmVwbHlfc2hhMjU2GAggASgJEi8KC2NyZWF0ZV90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxkZWxpdmVyX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnJlcGx5X3RpbWUYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3ZlcmlmeV90aW1lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI6ChBQZWVyRXZpZGVuY2VMaXN0EiYKCGV2aWRlbmNlGAEgAygLMhQua3htLnYxLlBlZXJFdmlkZW5jZSJpCgxRdW9ydW1TdGF0dXMSFwoPcmVxdWlyZW1lbnRfa2V5GAEgASgJEg8KB2NvdW50ZWQYAiABKAUSEAoIcmVxdWlyZWQYAyABKAUSCwoDbWV0GAQgASgIEhAKCGRlZ3JhZGVkGAUgASgIIu8BChJXb3JrZmxvd0VzY2FsYXRpb24SDgoGcmVhc29uGAEgASgJEjEKDWVzY2FsYXRlX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGVzY2FsYXRlZF9ieRgDIAEoCRIOCgZydWxpbmcYBCABKAkSLwoNcnVsaW5nX3N0YXR1cxgFIAEoDjIYLmt4bS52MS5DaGVja3BvaW50U3RhdHVzEhAKCHJ1bGVkX2J5GAYgASgJEi0KCXJ1bGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiowUKDVdvcmtmbG93U3RhZ2USCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkSKwoGc3RhdHVzGAMgASgOMhsua3htLnYxLldvcmtmbG93U3RhZ2VTdGF0dXMSEAoIYXR0ZW1wdHMYBCABKAUSFgoOYWN0aXZlX2F0dGVtcHQYBSABKAUSDQoFdmlzaXQYBiABKAUSDwoHc3VtbWFyeRgHIAEoCRIZChFyZXF1aXJlZF9ldmlkZW5jZRgIIAMoCRI1CghldmlkZW5jZRgJIAMoCzIjLmt4bS52MS5Xb3JrZmxvd1N0YWdlLkV2aWRlbmNlRW50cnkSPgoNcGVlcl9ldmlkZW5jZRgKIAMoCzInLmt4bS52MS5Xb3JrZmxvd1N0YWdlLlBlZXJFdmlkZW5jZUVudHJ5EiQKBnF1b3J1bRgLIAMoCzIULmt4bS52MS5RdW9ydW1TdGF0dXMSHQoVZGVncmFkZWRfcmVxdWlyZW1lbnRzGAwgAygJEi4KCnN0YXJ0X3RpbWUYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjEKDWNvbXBsZXRlX3RpbWUYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmVzY2FsYXRpb24YDyABKAsyGi5reG0udjEuV29ya2Zsb3dFc2NhbGF0aW9uGkcKDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEiUKBXZhbHVlGAIgASgLMhYua3htLnYxLkV2aWRlbmNlVmFsdWVzOgI4ARpNChFQZWVyRXZpZGVuY2VFbnRyeRILCgNrZXkYASABKAkSJwoFdmFsdWUYAiABKAsyGC5reG0udjEuUGVlckV2aWRlbmNlTGlzdDoCOAEirwEKEldvcmtmbG93VHJhbnNpdGlvbhIKCgJpZBgBIAEoCRIVCg1mcm9tX3N0YWdlX2lkGAIgASgJEhMKC3RvX3N0YWdlX2lkGAMgASgJEg8KB291dGNvbWUYBCABKAkSDwoHYXR0ZW1wdBgFIAEoBRIVCg1ldmlkZW5jZV9rZXlzGAYgAygJEigKBHRpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIngKDEV2aWRlbmNlSGFzaBIQCghzdGFnZV9pZBgBIAEoCRIUCgxldmlkZW5jZV9rZXkYAiABKAkSDgoGc2hhMjU2GAMgASgJEjAKDGNhcHR1cmVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAigQIKE0RlZ3JhZGF0aW9uQXBwcm92YWwSCgoCaWQYASABKAkSEAoIc3RhZ2VfaWQYAiABKAkSFwoPcmVxdWlyZW1lbnRfa2V5GAMgASgJEg0KBXZpc2l0GAQgASgFEg8KB2F0dGVtcHQYBSABKAUSHAoUcG9saWN5X21pbl9wcm9kdWNlcnMYBiABKAUSHgoWYXBwcm92ZWRfbWluX3Byb2R1Y2VycxgHIAEoBRITCgthcHByb3ZlZF9ieRgIIAEoCRIOCgZyZWFzb24YCSABKAkSMAoMYXBwcm92ZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLTBQoLV29ya2Zsb3dSdW4SCgoCaWQYASABKAkSFQoNZGVmaW5pdGlvbl9pZBgCIAEoCRIXCg9kZWZpbml0aW9uX2hhc2gYAyABKAkSDwoHcHJvamVjdBgEIAEoCRIcChRjb29yZGluYXRvcl9hZ2VudF9pZBgFIAEoCRIYChBjb29yZGluYXRvcl9uYW1lGAYgASgJEikKBnN0YXR1cxgHIAEoDjIZLmt4bS52MS5Xb3JrZmxvd1J1blN0YXR1cxIYChBjdXJyZW50X3N0YWdlX2lkGAggASgJEiIKBHdhaXQYCSABKAsyFC5reG0udjEuV29ya2Zsb3dXYWl0EiUKBnN0YWdlcxgKIAMoCzIVLmt4bS52MS5Xb3JrZmxvd1N0YWdlEi8KC3RyYW5zaXRpb25zGAsgAygLMhoua3htLnYxLldvcmtmbG93VHJhbnNpdGlvbhIqCgxyZXByb19vcmFjbGUYDCABKAsyFC5reG0udjEuRXZpZGVuY2VIYXNoEicKCXBsYW5faGFzaBgNIAEoCzIULmt4bS52MS5FdmlkZW5jZUhhc2gSLgoJYXBwcm92YWxzGA4gAygLMhsua3htLnYxLkRlZ3JhZGF0aW9uQXBwcm92YWwSEwoLZGVsaXZlcnlfaWQYDyABKAkSFgoOcGF5bG9hZF9zaGEyNTYYECABKAkSDQoFZXZlbnQYESABKAkSGQoRcHJvbXB0X21lc3NhZ2VfaWQYEiABKAkSLwoLY3JlYXRlX3RpbWUYEyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGBQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKZW5kX3JlYXNvbhgWIAEoCSrgAQoRV29ya2Zsb3dSdW5TdGF0dXMSIwofV09SS0ZMT1dfUlVOX1NUQVRVU19VTlNQRUNJRklFRBAAEh8KG1dPUktGTE9XX1JVTl9TVEFUVVNfUlVOTklORxABEh8KG1dPUktGTE9XX1JVTl9TVEFUVVNfV0FJVElORxACEiEKHVdPUktGTE9XX1JVTl9TVEFUVVNfQ09NUExFVEVEEAMSHgoaV09SS0ZMT1dfUlVOX1NUQVRVU19GQUlMRUQQBBIhCh1XT1JLRkxPV19SVU5fU1RBVFVTX0NBTkNFTExFRBAFKpACChNXb3JrZmxvd1N0YWdlU3RhdHVzEiUKIVdPUktGTE9XX1NUQUdFX1NUQVRVU19VTlNQRUNJRklFRBAAEiEKHVdPUktGTE9XX1NUQUdFX1NUQVRVU19QRU5ESU5HEAESJQohV09SS0ZMT1dfU1RBR0VfU1RBVFVTX0lOX1BST0dSRVNTEAISIQodV09SS0ZMT1dfU1RBR0VfU1RBVFVTX1dBSVRJTkcQAxIgChxXT1JLRkxPV19TVEFHRV9TVEFUVVNfUEFTU0VEEAQSIQodV09SS0ZMT1dfU1RBR0VfU1RBVFVTX1dBUk5JTkcQBRIgChxXT1JLRkxPV19TVEFHRV9TVEFUVVNfRkFJTEVEEAYqkAEKEENoZWNrcG9pbnRTdGF0dXMSIQodQ0hFQ0tQT0lOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIcChhDSEVDS1BPSU5UX1NUQVRVU19QQVNTRUQQARIdChlDSEVDS1BPSU5UX1NUQVRVU19XQVJOSU5HEAISHAoYQ0hFQ0tQT0lOVF9TVEFUVVNfRkFJTEVEEANCggEKCmRldi5reG0udjFCEldvcmtmbG93VHlwZXNQcm90b1ABWidreG0uZGV2L2h1Yi9jbGllbnRzL2dvL2dlbi9reG0vdjE7a3htdjGiAgNLWFiqAgZLeG0uVjHKAgZLeG1cVjHiAhJLeG1cVjFcR1BCTWV0YWRhdGHqAgdLeG06OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChtreG0vdjEvd29ya2Zsb3dfdHlwZXMucHJvdG8SBmt4bS52MSL4AgoSV29ya2Zsb3dEZWZpbml0aW9uEgoKAmlkGAEgASgJEg8KB3Byb2plY3QYAiABKAkSDgoGc291cmNlGAMgASgJEg4KBnRhcmdldBgEIAEoCRIMCgRoYXNoGAUgASgJEhEKCXN0YWdlX2lkcxgGIAMoCRIXCg9hY2NlcHRzX3NpZ25hbHMYByABKAgSEAoIZG9jdW1lbnQYCCABKAkSMQoNcmVnaXN0ZXJfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLdXBkYXRlX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJlZ2lzdGVyZWRfYnkYCyABKAkSIgoEa2luZBgMIAEoDjIULmt4bS52MS5Xb3JrZmxvd0tpbmQSEAoIc3RlcF9pZHMYDSADKAkSDAoEcGxhbhgOIAEoCRIaChJnYXRlX3JlZ2lzdHJ5X2hhc2gYDyABKAkimQEKDEdhdGVSZWdpc3RyeRIPCgdwcm9qZWN0GAEgASgJEgwKBGhhc2gYAiABKAkSEAoIZG9jdW1lbnQYAyABKAkSEAoIZ2F0ZV9pZHMYBCADKAkSLwoLdXBkYXRlX3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJlZ2lzdGVyZWRfYnkYBiABKAkipwEKDFdvcmtmbG93V2FpdBIQCghzdGFnZV9pZBgBIAEoCRISCgpzaWduYWxfa2V5GAIgASgJEg8KB3N1bW1hcnkYAyABKAkSLwoLY3JlYXRlX3RpbWUYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2V4cGlyZV90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIgCg5FdmlkZW5jZVZhbHVlcxIOCgZ2YWx1ZXMYASADKAki/wIKDFBlZXJFdmlkZW5jZRISCgptZXNzYWdlX2lkGAEgASgJEhkKEXByb2R1Y2VyX2FnZW50X2lkGAIgASgJEhUKDXByb2R1Y2VyX25hbWUYAyABKAkSFwoPcmVxdWlyZW1lbnRfa2V5GAQgASgJEg0KBXZpc2l0GAUgASgFEg8KB2F0dGVtcHQYBiABKAUSFgoOcmVxdWVzdF9zaGEyNTYYByABKAkSFAoMcmVwbHlfc2hhMjU2GAggASgJEi8KC2NyZWF0ZV90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxkZWxpdmVyX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnJlcGx5X3RpbWUYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3ZlcmlmeV90aW1lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI6ChBQZWVyRXZpZGVuY2VMaXN0EiYKCGV2aWRlbmNlGAEgAygLMhQua3htLnYxLlBlZXJFdmlkZW5jZSJpCgxRdW9ydW1TdGF0dXMSFwoPcmVxdWlyZW1lbnRfa2V5GAEgASgJEg8KB2NvdW50ZWQYAiABKAUSEAoIcmVxdWlyZWQYAyABKAUSCwoDbWV0GAQgASgIEhAKCGRlZ3JhZGVkGAUgASgIIu8BChJXb3JrZmxvd0VzY2FsYXRpb24SDgoGcmVhc29uGAEgASgJEjEKDWVzY2FsYXRlX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGVzY2FsYXRlZF9ieRgDIAEoCRIOCgZydWxpbmcYBCABKAkSLwoNcnVsaW5nX3N0YXR1cxgFIAEoDjIYLmt4bS52MS5DaGVja3BvaW50U3RhdHVzEhAKCHJ1bGVkX2J5GAYgASgJEi0KCXJ1bGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiowUKDVdvcmtmbG93U3RhZ2USCgoCaWQYASABKAkSDQoFbGFiZWwYAiABKAkSKwoGc3RhdHVzGAMgASgOMhsua3htLnYxLldvcmtmbG93U3RhZ2VTdGF0dXMSEAoIYXR0ZW1wdHMYBCABKAUSFgoOYWN0aXZlX2F0dGVtcHQYBSABKAUSDQoFdmlzaXQYBiABKAUSDwoHc3VtbWFyeRgHIAEoCRIZChFyZXF1aXJlZF9ldmlkZW5jZRgIIAMoCRI1CghldmlkZW5jZRgJIAMoCzIjLmt4bS52MS5Xb3JrZmxvd1N0YWdlLkV2aWRlbmNlRW50cnkSPgoNcGVlcl9ldmlkZW5jZRgKIAMoCzInLmt4bS52MS5Xb3JrZmxvd1N0YWdlLlBlZXJFdmlkZW5jZUVudHJ5EiQKBnF1b3J1bRgLIAMoCzIULmt4bS52MS5RdW9ydW1TdGF0dXMSHQoVZGVncmFkZWRfcmVxdWlyZW1lbnRzGAwgAygJEi4KCnN0YXJ0X3RpbWUYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjEKDWNvbXBsZXRlX3RpbWUYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmVzY2FsYXRpb24YDyABKAsyGi5reG0udjEuV29ya2Zsb3dFc2NhbGF0aW9uGkcKDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEiUKBXZhbHVlGAIgASgLMhYua3htLnYxLkV2aWRlbmNlVmFsdWVzOgI4ARpNChFQZWVyRXZpZGVuY2VFbnRyeRILCgNrZXkYASABKAkSJwoFdmFsdWUYAiABKAsyGC5reG0udjEuUGVlckV2aWRlbmNlTGlzdDoCOAEirwEKEldvcmtmbG93VHJhbnNpdGlvbhIKCgJpZBgBIAEoCRIVCg1mcm9tX3N0YWdlX2lkGAIgASgJEhMKC3RvX3N0YWdlX2lkGAMgASgJEg8KB291dGNvbWUYBCABKAkSDwoHYXR0ZW1wdBgFIAEoBRIVCg1ldmlkZW5jZV9rZXlzGAYgAygJEigKBHRpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIngKDEV2aWRlbmNlSGFzaBIQCghzdGFnZV9pZBgBIAEoCRIUCgxldmlkZW5jZV9rZXkYAiABKAkSDgoGc2hhMjU2GAMgASgJEjAKDGNhcHR1cmVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAigQIKE0RlZ3JhZGF0aW9uQXBwcm92YWwSCgoCaWQYASABKAkSEAoIc3RhZ2VfaWQYAiABKAkSFwoPcmVxdWlyZW1lbnRfa2V5GAMgASgJEg0KBXZpc2l0GAQgASgFEg8KB2F0dGVtcHQYBSABKAUSHAoUcG9saWN5X21pbl9wcm9kdWNlcnMYBiABKAUSHgoWYXBwcm92ZWRfbWluX3Byb2R1Y2VycxgHIAEoBRITCgthcHByb3ZlZF9ieRgIIAEoCRIOCgZyZWFzb24YCSABKAkSMAoMYXBwcm92ZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLTBQoLV29ya2Zsb3dSdW4SCgoCaWQYASABKAkSFQoNZGVmaW5pdGlvbl9pZBgCIAEoCRIXCg9kZWZpbml0aW9uX2hhc2gYAyABKAkSDwoHcHJvamVjdBgEIAEoCRIcChRjb29yZGluYXRvcl9hZ2VudF9pZBgFIAEoCRIYChBjb29yZGluYXRvcl9uYW1lGAYgASgJEikKBnN0YXR1cxgHIAEoDjIZLmt4bS52MS5Xb3JrZmxvd1J1blN0YXR1cxIYChBjdXJyZW50X3N0YWdlX2lkGAggASgJEiIKBHdhaXQYCSABKAsyFC5reG0udjEuV29ya2Zsb3dXYWl0EiUKBnN0YWdlcxgKIAMoCzIVLmt4bS52MS5Xb3JrZmxvd1N0YWdlEi8KC3RyYW5zaXRpb25zGAsgAygLMhoua3htLnYxLldvcmtmbG93VHJhbnNpdGlvbhIqCgxyZXByb19vcmFjbGUYDCABKAsyFC5reG0udjEuRXZpZGVuY2VIYXNoEicKCXBsYW5faGFzaBgNIAEoCzIULmt4bS52MS5FdmlkZW5jZUhhc2gSLgoJYXBwcm92YWxzGA4gAygLMhsua3htLnYxLkRlZ3JhZGF0aW9uQXBwcm92YWwSEwoLZGVsaXZlcnlfaWQYDyABKAkSFgoOcGF5bG9hZF9zaGEyNTYYECABKAkSDQoFZXZlbnQYESABKAkSGQoRcHJvbXB0X21lc3NhZ2VfaWQYEiABKAkSLwoLY3JlYXRlX3RpbWUYEyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGBQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgVIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKZW5kX3JlYXNvbhgWIAEoCSpgCgxXb3JrZmxvd0tpbmQSHQoZV09SS0ZMT1dfS0lORF9VTlNQRUNJRklFRBAAEhgKFFdPUktGTE9XX0tJTkRfU1RBR0VTEAESFwoTV09SS0ZMT1dfS0lORF9TVEVQUxACKuABChFXb3JrZmxvd1J1blN0YXR1cxIjCh9XT1JLRkxPV19SVU5fU1RBVFVTX1VOU1BFQ0lGSUVEEAASHwobV09SS0ZMT1dfUlVOX1NUQVRVU19SVU5OSU5HEAESHwobV09SS0ZMT1dfUlVOX1NUQVRVU19XQUlUSU5HEAISIQodV09SS0ZMT1dfUlVOX1NUQVRVU19DT01QTEVURUQQAxIeChpXT1JLRkxPV19SVU5fU1RBVFVTX0ZBSUxFRBAEEiEKHVdPUktGTE9XX1JVTl9TVEFUVVNfQ0FOQ0VMTEVEEAUqkAIKE1dvcmtmbG93U3RhZ2VTdGF0dXMSJQohV09SS0ZMT1dfU1RBR0VfU1RBVFVTX1VOU1BFQ0lGSUVEEAASIQodV09SS0ZMT1dfU1RBR0VfU1RBVFVTX1BFTkRJTkcQARIlCiFXT1JLRkxPV19TVEFHRV9TVEFUVVNfSU5fUFJPR1JFU1MQAhIhCh1XT1JLRkxPV19TVEFHRV9TVEFUVVNfV0FJVElORxADEiAKHFdPUktGTE9XX1NUQUdFX1NUQVRVU19QQVNTRUQQBBIhCh1XT1JLRkxPV19TVEFHRV9TVEFUVVNfV0FSTklORxAFEiAKHFdPUktGTE9XX1NUQUdFX1NUQVRVU19GQUlMRUQQBiqQAQoQQ2hlY2twb2ludFN0YXR1cxIhCh1DSEVDS1BPSU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhwKGENIRUNLUE9JTlRfU1RBVFVTX1BBU1NFRBABEh0KGUNIRUNLUE9JTlRfU1RBVFVTX1dBUk5JTkcQAhIcChhDSEVDS1BPSU5UX1NUQVRVU19GQUlMRUQQA0KCAQoKZGV2Lmt4bS52MUISV29ya2Zsb3dUeXBlc1Byb3RvUAFaJ2t4bS5kZXYvaHViL2NsaWVudHMvZ28vZ2VuL2t4bS92MTtreG12MaICA0tYWKoCBkt4bS5WMcoCBkt4bVxWMeICEkt4bVxWMVxHUEJNZXRhZGF0YeoCB0t4bTo6VjFiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * WorkflowDefinition is a registered definition: the hub's summary of it, and its normalised document.
@@ -49,14 +49,15 @@ export type WorkflowDefinition = Message<"kxm.v1.WorkflowDefinition"> & {
   target: string;
 
   /**
-   * sha256 hex of the canonical normalised definition without its secrets; runs pin it.
+   * What runs pin. A stage workflow: sha256 hex of the canonical normalised definition without its secrets.
+   * A step workflow: its plan hash (`sha256:` and the hex SHA-256 of the compiled plan's canonical JSON).
    *
    * @generated from field: string hash = 5;
    */
   hash: string;
 
   /**
-   * The stage ids, in order.
+   * The stage ids, in order (stage workflows).
    *
    * @generated from field: repeated string stage_ids = 6;
    */
@@ -70,7 +71,8 @@ export type WorkflowDefinition = Message<"kxm.v1.WorkflowDefinition"> & {
   acceptsSignals: boolean;
 
   /**
-   * The normalised definition as JSON in the original's camelCase shape; literal secrets read `***`.
+   * The normalised definition as JSON: a stage workflow's in the original's camelCase shape, literal
+   * secrets read `***`; a step workflow's source as registered (canonical JSON, keys sorted).
    *
    * @generated from field: string document = 8;
    */
@@ -96,6 +98,35 @@ export type WorkflowDefinition = Message<"kxm.v1.WorkflowDefinition"> & {
    * @generated from field: string registered_by = 11;
    */
   registeredBy: string;
+
+  /**
+   * Stage or step workflow.
+   *
+   * @generated from field: kxm.v1.WorkflowKind kind = 12;
+   */
+  kind: WorkflowKind;
+
+  /**
+   * The step ids, in order, the first the entry (step workflows).
+   *
+   * @generated from field: repeated string step_ids = 13;
+   */
+  stepIds: string[];
+
+  /**
+   * The compiled plan (`kxm.compiled-workflow.v1` JSON) whose hash is `hash` (step workflows): every gate it runs
+   * is embedded with its hash, so a registry replaced later never changes it; registering again re-pins the gates.
+   *
+   * @generated from field: string plan = 14;
+   */
+  plan: string;
+
+  /**
+   * The hash of the project's gate registry the plan pinned its registry gates from (step workflows naming one).
+   *
+   * @generated from field: string gate_registry_hash = 15;
+   */
+  gateRegistryHash: string;
 };
 
 /**
@@ -104,6 +135,64 @@ export type WorkflowDefinition = Message<"kxm.v1.WorkflowDefinition"> & {
  */
 export const WorkflowDefinitionSchema: GenMessage<WorkflowDefinition> = /*@__PURE__*/
   messageDesc(file_kxm_v1_workflow_types, 0);
+
+/**
+ * GateRegistry is a project's gate registry (`kxm.gate-registry.v1`): the gates its step workflows name.
+ *
+ * @generated from message kxm.v1.GateRegistry
+ */
+export type GateRegistry = Message<"kxm.v1.GateRegistry"> & {
+  /**
+   * The project.
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * The registry hash step plans pin: `sha256:` and the hex SHA-256 of the canonical JSON of the normalised
+   * registry, each gate with its `id` (workflow-context §6.1).
+   *
+   * @generated from field: string hash = 2;
+   */
+  hash: string;
+
+  /**
+   * The normalised registry as JSON, loadable as registered (canonical: keys sorted; a gate of one `argv` reads
+   * as one check named after the gate).
+   *
+   * @generated from field: string document = 3;
+   */
+  document: string;
+
+  /**
+   * The gate ids, sorted.
+   *
+   * @generated from field: repeated string gate_ids = 4;
+   */
+  gateIds: string[];
+
+  /**
+   * When it was last registered.
+   *
+   * @generated from field: google.protobuf.Timestamp update_time = 5;
+   */
+  updateTime?: Timestamp | undefined;
+
+  /**
+   * Who registered it last (an operator's name, `admin`, or `--workflows`).
+   *
+   * @generated from field: string registered_by = 6;
+   */
+  registeredBy: string;
+};
+
+/**
+ * Describes the message kxm.v1.GateRegistry.
+ * Use `create(GateRegistrySchema)` to create a new message.
+ */
+export const GateRegistrySchema: GenMessage<GateRegistry> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_types, 1);
 
 /**
  * WorkflowWait is what a waiting run waits for.
@@ -152,7 +241,7 @@ export type WorkflowWait = Message<"kxm.v1.WorkflowWait"> & {
  * Use `create(WorkflowWaitSchema)` to create a new message.
  */
 export const WorkflowWaitSchema: GenMessage<WorkflowWait> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_types, 1);
+  messageDesc(file_kxm_v1_workflow_types, 2);
 
 /**
  * EvidenceValues is the distinct values a stage accumulated under one evidence key.
@@ -173,7 +262,7 @@ export type EvidenceValues = Message<"kxm.v1.EvidenceValues"> & {
  * Use `create(EvidenceValuesSchema)` to create a new message.
  */
 export const EvidenceValuesSchema: GenMessage<EvidenceValues> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_types, 2);
+  messageDesc(file_kxm_v1_workflow_types, 3);
 
 /**
  * PeerEvidence is a verified peer reply (documented as `kxm.verified-peer-evidence.v1`): metadata and hashes, never bodies.
@@ -271,7 +360,7 @@ export type PeerEvidence = Message<"kxm.v1.PeerEvidence"> & {
  * Use `create(PeerEvidenceSchema)` to create a new message.
  */
 export const PeerEvidenceSchema: GenMessage<PeerEvidence> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_types, 3);
+  messageDesc(file_kxm_v1_workflow_types, 4);
 
 /**
  * PeerEvidenceList is the verified replies counted for one requirement.
@@ -292,7 +381,7 @@ export type PeerEvidenceList = Message<"kxm.v1.PeerEvidenceList"> & {
  * Use `create(PeerEvidenceListSchema)` to create a new message.
  */
 export const PeerEvidenceListSchema: GenMessage<PeerEvidenceList> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_types, 4);
+  messageDesc(file_kxm_v1_workflow_types, 5);
 
 /**
  * QuorumStatus is how one peer requirement stands at the stage's active attempt.
@@ -341,7 +430,7 @@ export type QuorumStatus = Message<"kxm.v1.QuorumStatus"> & {
  * Use `create(QuorumStatusSchema)` to create a new message.
  */
 export const QuorumStatusSchema: GenMessage<QuorumStatus> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_types, 5);
+  messageDesc(file_kxm_v1_workflow_types, 6);
 
 /**
  * WorkflowEscalation is a stage's audit escalation and, once ruled, the operator's ruling.
@@ -404,7 +493,7 @@ export type WorkflowEscalation = Message<"kxm.v1.WorkflowEscalation"> & {
  * Use `create(WorkflowEscalationSchema)` to create a new message.
  */
 export const WorkflowEscalationSchema: GenMessage<WorkflowEscalation> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_types, 6);
+  messageDesc(file_kxm_v1_workflow_types, 7);
 
 /**
  * WorkflowStage is one stage of a run.
@@ -523,7 +612,7 @@ export type WorkflowStage = Message<"kxm.v1.WorkflowStage"> & {
  * Use `create(WorkflowStageSchema)` to create a new message.
  */
 export const WorkflowStageSchema: GenMessage<WorkflowStage> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_types, 7);
+  messageDesc(file_kxm_v1_workflow_types, 8);
 
 /**
  * WorkflowTransition is a declared transition a run took (default forward and retry edges are not recorded).
@@ -586,7 +675,7 @@ export type WorkflowTransition = Message<"kxm.v1.WorkflowTransition"> & {
  * Use `create(WorkflowTransitionSchema)` to create a new message.
  */
 export const WorkflowTransitionSchema: GenMessage<WorkflowTransition> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_types, 8);
+  messageDesc(file_kxm_v1_workflow_types, 9);
 
 /**
  * EvidenceHash is a captured plan hash or reproduction oracle.
@@ -628,7 +717,7 @@ export type EvidenceHash = Message<"kxm.v1.EvidenceHash"> & {
  * Use `create(EvidenceHashSchema)` to create a new message.
  */
 export const EvidenceHashSchema: GenMessage<EvidenceHash> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_types, 9);
+  messageDesc(file_kxm_v1_workflow_types, 10);
 
 /**
  * DegradationApproval is an operator's approval of a smaller quorum for one requirement at one attempt.
@@ -712,7 +801,7 @@ export type DegradationApproval = Message<"kxm.v1.DegradationApproval"> & {
  * Use `create(DegradationApprovalSchema)` to create a new message.
  */
 export const DegradationApprovalSchema: GenMessage<DegradationApproval> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_types, 10);
+  messageDesc(file_kxm_v1_workflow_types, 11);
 
 /**
  * WorkflowRun is a durable run of a workflow definition.
@@ -880,7 +969,41 @@ export type WorkflowRun = Message<"kxm.v1.WorkflowRun"> & {
  * Use `create(WorkflowRunSchema)` to create a new message.
  */
 export const WorkflowRunSchema: GenMessage<WorkflowRun> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_types, 11);
+  messageDesc(file_kxm_v1_workflow_types, 12);
+
+/**
+ * WorkflowKind says what drives a definition's runs; an id keeps its kind for as long as it is registered.
+ *
+ * @generated from enum kxm.v1.WorkflowKind
+ */
+export enum WorkflowKind {
+  /**
+   * Never sent by the hub.
+   *
+   * @generated from enum value: WORKFLOW_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A stage workflow: a coordinator agent checkpoints each stage; runs start with StartWorkflowRun or a signed start webhook.
+   *
+   * @generated from enum value: WORKFLOW_KIND_STAGES = 1;
+   */
+  STAGES = 1,
+
+  /**
+   * A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartStepRun.
+   *
+   * @generated from enum value: WORKFLOW_KIND_STEPS = 2;
+   */
+  STEPS = 2,
+}
+
+/**
+ * Describes the enum kxm.v1.WorkflowKind.
+ */
+export const WorkflowKindSchema: GenEnum<WorkflowKind> = /*@__PURE__*/
+  enumDesc(file_kxm_v1_workflow_types, 0);
 
 /**
  * WorkflowRunStatus is where a run stands.
@@ -935,7 +1058,7 @@ export enum WorkflowRunStatus {
  * Describes the enum kxm.v1.WorkflowRunStatus.
  */
 export const WorkflowRunStatusSchema: GenEnum<WorkflowRunStatus> = /*@__PURE__*/
-  enumDesc(file_kxm_v1_workflow_types, 0);
+  enumDesc(file_kxm_v1_workflow_types, 1);
 
 /**
  * WorkflowStageStatus is where one stage of a run stands.
@@ -997,7 +1120,7 @@ export enum WorkflowStageStatus {
  * Describes the enum kxm.v1.WorkflowStageStatus.
  */
 export const WorkflowStageStatusSchema: GenEnum<WorkflowStageStatus> = /*@__PURE__*/
-  enumDesc(file_kxm_v1_workflow_types, 1);
+  enumDesc(file_kxm_v1_workflow_types, 2);
 
 /**
  * CheckpointStatus is what a checkpoint, a signal or a ruling reports for a stage's active attempt.
@@ -1038,5 +1161,5 @@ export enum CheckpointStatus {
  * Describes the enum kxm.v1.CheckpointStatus.
  */
 export const CheckpointStatusSchema: GenEnum<CheckpointStatus> = /*@__PURE__*/
-  enumDesc(file_kxm_v1_workflow_types, 2);
+  enumDesc(file_kxm_v1_workflow_types, 3);
 

@@ -151,7 +151,7 @@ public enum CheckpointStatus
   }
   public static com.google.protobuf.Descriptors.EnumDescriptor
       getDescriptor() {
-    return dev.kxm.v1.WorkflowTypesProto.getDescriptor().getEnumType(2);
+    return dev.kxm.v1.WorkflowTypesProto.getDescriptor().getEnumType(3);
   }
 
   private static final CheckpointStatus[] VALUES = values();

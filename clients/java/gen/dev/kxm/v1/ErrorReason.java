@@ -1040,6 +1040,46 @@ public enum ErrorReason
    * <code>ERROR_REASON_WORKFLOW_NOT_BLOCKED = 151;</code>
    */
   ERROR_REASON_WORKFLOW_NOT_BLOCKED(151),
+  /**
+   * <pre>
+   * NOT_FOUND: no assignment of the caller's project has this id; metadata: assignmentId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ASSIGNMENT_NOT_FOUND = 152;</code>
+   */
+  ERROR_REASON_ASSIGNMENT_NOT_FOUND(152),
+  /**
+   * <pre>
+   * PERMISSION_DENIED: the assignment is another agent's: only its assignee completes it; metadata: assignmentId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ASSIGNMENT_FORBIDDEN = 153;</code>
+   */
+  ERROR_REASON_ASSIGNMENT_FORBIDDEN(153),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_KIND_MISMATCH = 140;</code>
+   */
+  ERROR_REASON_WORKFLOW_KIND_MISMATCH(140),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each).
+   * </pre>
+   *
+   * <code>ERROR_REASON_GATE_REGISTRY_IN_USE = 141;</code>
+   */
+  ERROR_REASON_GATE_REGISTRY_IN_USE(141),
+  /**
+   * <pre>
+   * NOT_FOUND: the project has no gate registry (RegisterGateRegistry adds one); metadata: project.
+   * </pre>
+   *
+   * <code>ERROR_REASON_GATE_REGISTRY_NOT_FOUND = 142;</code>
+   */
+  ERROR_REASON_GATE_REGISTRY_NOT_FOUND(142),
   UNRECOGNIZED(-1),
   ;
 
@@ -2070,6 +2110,46 @@ public enum ErrorReason
    * <code>ERROR_REASON_WORKFLOW_NOT_BLOCKED = 151;</code>
    */
   public static final int ERROR_REASON_WORKFLOW_NOT_BLOCKED_VALUE = 151;
+  /**
+   * <pre>
+   * NOT_FOUND: no assignment of the caller's project has this id; metadata: assignmentId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ASSIGNMENT_NOT_FOUND = 152;</code>
+   */
+  public static final int ERROR_REASON_ASSIGNMENT_NOT_FOUND_VALUE = 152;
+  /**
+   * <pre>
+   * PERMISSION_DENIED: the assignment is another agent's: only its assignee completes it; metadata: assignmentId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ASSIGNMENT_FORBIDDEN = 153;</code>
+   */
+  public static final int ERROR_REASON_ASSIGNMENT_FORBIDDEN_VALUE = 153;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind.
+   * </pre>
+   *
+   * <code>ERROR_REASON_WORKFLOW_KIND_MISMATCH = 140;</code>
+   */
+  public static final int ERROR_REASON_WORKFLOW_KIND_MISMATCH_VALUE = 140;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each).
+   * </pre>
+   *
+   * <code>ERROR_REASON_GATE_REGISTRY_IN_USE = 141;</code>
+   */
+  public static final int ERROR_REASON_GATE_REGISTRY_IN_USE_VALUE = 141;
+  /**
+   * <pre>
+   * NOT_FOUND: the project has no gate registry (RegisterGateRegistry adds one); metadata: project.
+   * </pre>
+   *
+   * <code>ERROR_REASON_GATE_REGISTRY_NOT_FOUND = 142;</code>
+   */
+  public static final int ERROR_REASON_GATE_REGISTRY_NOT_FOUND_VALUE = 142;
 
 
   public final int getNumber() {
@@ -2223,6 +2303,11 @@ public enum ErrorReason
       case 134: return ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED;
       case 150: return ERROR_REASON_ASSIGNMENT_CLOSED;
       case 151: return ERROR_REASON_WORKFLOW_NOT_BLOCKED;
+      case 152: return ERROR_REASON_ASSIGNMENT_NOT_FOUND;
+      case 153: return ERROR_REASON_ASSIGNMENT_FORBIDDEN;
+      case 140: return ERROR_REASON_WORKFLOW_KIND_MISMATCH;
+      case 141: return ERROR_REASON_GATE_REGISTRY_IN_USE;
+      case 142: return ERROR_REASON_GATE_REGISTRY_NOT_FOUND;
       default: return null;
     }
   }

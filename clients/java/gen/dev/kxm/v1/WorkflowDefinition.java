@@ -41,6 +41,11 @@ private static final long serialVersionUID = 0L;
         com.google.protobuf.LazyStringArrayList.emptyList();
     document_ = "";
     registeredBy_ = "";
+    kind_ = 0;
+    stepIds_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+    plan_ = "";
+    gateRegistryHash_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -255,7 +260,8 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object hash_ = "";
   /**
    * <pre>
-   * sha256 hex of the canonical normalised definition without its secrets; runs pin it.
+   * What runs pin. A stage workflow: sha256 hex of the canonical normalised definition without its secrets.
+   * A step workflow: its plan hash (`sha256:` and the hex SHA-256 of the compiled plan's canonical JSON).
    * </pre>
    *
    * <code>string hash = 5 [json_name = "hash"];</code>
@@ -276,7 +282,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * sha256 hex of the canonical normalised definition without its secrets; runs pin it.
+   * What runs pin. A stage workflow: sha256 hex of the canonical normalised definition without its secrets.
+   * A step workflow: its plan hash (`sha256:` and the hex SHA-256 of the compiled plan's canonical JSON).
    * </pre>
    *
    * <code>string hash = 5 [json_name = "hash"];</code>
@@ -303,7 +310,7 @@ private static final long serialVersionUID = 0L;
       com.google.protobuf.LazyStringArrayList.emptyList();
   /**
    * <pre>
-   * The stage ids, in order.
+   * The stage ids, in order (stage workflows).
    * </pre>
    *
    * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -315,7 +322,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The stage ids, in order.
+   * The stage ids, in order (stage workflows).
    * </pre>
    *
    * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -326,7 +333,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The stage ids, in order.
+   * The stage ids, in order (stage workflows).
    * </pre>
    *
    * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -338,7 +345,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The stage ids, in order.
+   * The stage ids, in order (stage workflows).
    * </pre>
    *
    * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -370,7 +377,8 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object document_ = "";
   /**
    * <pre>
-   * The normalised definition as JSON in the original's camelCase shape; literal secrets read `***`.
+   * The normalised definition as JSON: a stage workflow's in the original's camelCase shape, literal
+   * secrets read `***`; a step workflow's source as registered (canonical JSON, keys sorted).
    * </pre>
    *
    * <code>string document = 8 [json_name = "document"];</code>
@@ -391,7 +399,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The normalised definition as JSON in the original's camelCase shape; literal secrets read `***`.
+   * The normalised definition as JSON: a stage workflow's in the original's camelCase shape, literal
+   * secrets read `***`; a step workflow's source as registered (canonical JSON, keys sorted).
    * </pre>
    *
    * <code>string document = 8 [json_name = "document"];</code>
@@ -535,6 +544,181 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int KIND_FIELD_NUMBER = 12;
+  private int kind_ = 0;
+  /**
+   * <pre>
+   * Stage or step workflow.
+   * </pre>
+   *
+   * <code>.kxm.v1.WorkflowKind kind = 12 [json_name = "kind"];</code>
+   * @return The enum numeric value on the wire for kind.
+   */
+  @java.lang.Override public int getKindValue() {
+    return kind_;
+  }
+  /**
+   * <pre>
+   * Stage or step workflow.
+   * </pre>
+   *
+   * <code>.kxm.v1.WorkflowKind kind = 12 [json_name = "kind"];</code>
+   * @return The kind.
+   */
+  @java.lang.Override public dev.kxm.v1.WorkflowKind getKind() {
+    dev.kxm.v1.WorkflowKind result = dev.kxm.v1.WorkflowKind.forNumber(kind_);
+    return result == null ? dev.kxm.v1.WorkflowKind.UNRECOGNIZED : result;
+  }
+
+  public static final int STEP_IDS_FIELD_NUMBER = 13;
+  @SuppressWarnings("serial")
+  private com.google.protobuf.LazyStringArrayList stepIds_ =
+      com.google.protobuf.LazyStringArrayList.emptyList();
+  /**
+   * <pre>
+   * The step ids, in order, the first the entry (step workflows).
+   * </pre>
+   *
+   * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+   * @return A list containing the stepIds.
+   */
+  public com.google.protobuf.ProtocolStringList
+      getStepIdsList() {
+    return stepIds_;
+  }
+  /**
+   * <pre>
+   * The step ids, in order, the first the entry (step workflows).
+   * </pre>
+   *
+   * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+   * @return The count of stepIds.
+   */
+  public int getStepIdsCount() {
+    return stepIds_.size();
+  }
+  /**
+   * <pre>
+   * The step ids, in order, the first the entry (step workflows).
+   * </pre>
+   *
+   * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+   * @param index The index of the element to return.
+   * @return The stepIds at the given index.
+   */
+  public java.lang.String getStepIds(int index) {
+    return stepIds_.get(index);
+  }
+  /**
+   * <pre>
+   * The step ids, in order, the first the entry (step workflows).
+   * </pre>
+   *
+   * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+   * @param index The index of the value to return.
+   * @return The bytes of the stepIds at the given index.
+   */
+  public com.google.protobuf.ByteString
+      getStepIdsBytes(int index) {
+    return stepIds_.getByteString(index);
+  }
+
+  public static final int PLAN_FIELD_NUMBER = 14;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object plan_ = "";
+  /**
+   * <pre>
+   * The compiled plan (`kxm.compiled-workflow.v1` JSON) whose hash is `hash` (step workflows): every gate it runs
+   * is embedded with its hash, so a registry replaced later never changes it; registering again re-pins the gates.
+   * </pre>
+   *
+   * <code>string plan = 14 [json_name = "plan"];</code>
+   * @return The plan.
+   */
+  @java.lang.Override
+  public java.lang.String getPlan() {
+    java.lang.Object ref = plan_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      plan_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The compiled plan (`kxm.compiled-workflow.v1` JSON) whose hash is `hash` (step workflows): every gate it runs
+   * is embedded with its hash, so a registry replaced later never changes it; registering again re-pins the gates.
+   * </pre>
+   *
+   * <code>string plan = 14 [json_name = "plan"];</code>
+   * @return The bytes for plan.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getPlanBytes() {
+    java.lang.Object ref = plan_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      plan_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int GATE_REGISTRY_HASH_FIELD_NUMBER = 15;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object gateRegistryHash_ = "";
+  /**
+   * <pre>
+   * The hash of the project's gate registry the plan pinned its registry gates from (step workflows naming one).
+   * </pre>
+   *
+   * <code>string gate_registry_hash = 15 [json_name = "gateRegistryHash"];</code>
+   * @return The gateRegistryHash.
+   */
+  @java.lang.Override
+  public java.lang.String getGateRegistryHash() {
+    java.lang.Object ref = gateRegistryHash_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      gateRegistryHash_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The hash of the project's gate registry the plan pinned its registry gates from (step workflows naming one).
+   * </pre>
+   *
+   * <code>string gate_registry_hash = 15 [json_name = "gateRegistryHash"];</code>
+   * @return The bytes for gateRegistryHash.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getGateRegistryHashBytes() {
+    java.lang.Object ref = gateRegistryHash_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      gateRegistryHash_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -582,6 +766,18 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(registeredBy_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 11, registeredBy_);
     }
+    if (kind_ != dev.kxm.v1.WorkflowKind.WORKFLOW_KIND_UNSPECIFIED.getNumber()) {
+      output.writeEnum(12, kind_);
+    }
+    for (int i = 0; i < stepIds_.size(); i++) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 13, stepIds_.getRaw(i));
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(plan_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 14, plan_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(gateRegistryHash_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 15, gateRegistryHash_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -626,6 +822,24 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(registeredBy_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(11, registeredBy_);
+    }
+    if (kind_ != dev.kxm.v1.WorkflowKind.WORKFLOW_KIND_UNSPECIFIED.getNumber()) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeEnumSize(12, kind_);
+    }
+    {
+      int dataSize = 0;
+      for (int i = 0; i < stepIds_.size(); i++) {
+        dataSize += computeStringSizeNoTag(stepIds_.getRaw(i));
+      }
+      size += dataSize;
+      size += 1 * getStepIdsList().size();
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(plan_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(14, plan_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(gateRegistryHash_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(15, gateRegistryHash_);
     }
     return size;
   }
@@ -679,6 +893,13 @@ private static final long serialVersionUID = 0L;
     }
     if (!getRegisteredBy()
         .equals(other.getRegisteredBy())) return false;
+    if (kind_ != other.kind_) return false;
+    if (!getStepIdsList()
+        .equals(other.getStepIdsList())) return false;
+    if (!getPlan()
+        .equals(other.getPlan())) return false;
+    if (!getGateRegistryHash()
+        .equals(other.getGateRegistryHash())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -719,6 +940,16 @@ private static final long serialVersionUID = 0L;
     }
     hash = (37 * hash) + REGISTERED_BY_FIELD_NUMBER;
     hash = (53 * hash) + getRegisteredBy().hashCode();
+    hash = (37 * hash) + KIND_FIELD_NUMBER;
+    hash = (53 * hash) + kind_;
+    if (getStepIdsCount() > 0) {
+      hash = (37 * hash) + STEP_IDS_FIELD_NUMBER;
+      hash = (53 * hash) + getStepIdsList().hashCode();
+    }
+    hash = (37 * hash) + PLAN_FIELD_NUMBER;
+    hash = (53 * hash) + getPlan().hashCode();
+    hash = (37 * hash) + GATE_REGISTRY_HASH_FIELD_NUMBER;
+    hash = (53 * hash) + getGateRegistryHash().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -881,6 +1112,11 @@ private static final long serialVersionUID = 0L;
         updateTimeBuilder_ = null;
       }
       registeredBy_ = "";
+      kind_ = 0;
+      stepIds_ =
+          com.google.protobuf.LazyStringArrayList.emptyList();
+      plan_ = "";
+      gateRegistryHash_ = "";
       return this;
     }
 
@@ -955,6 +1191,19 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000400) != 0)) {
         result.registeredBy_ = registeredBy_;
       }
+      if (((from_bitField0_ & 0x00000800) != 0)) {
+        result.kind_ = kind_;
+      }
+      if (((from_bitField0_ & 0x00001000) != 0)) {
+        stepIds_.makeImmutable();
+        result.stepIds_ = stepIds_;
+      }
+      if (((from_bitField0_ & 0x00002000) != 0)) {
+        result.plan_ = plan_;
+      }
+      if (((from_bitField0_ & 0x00004000) != 0)) {
+        result.gateRegistryHash_ = gateRegistryHash_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1022,6 +1271,29 @@ private static final long serialVersionUID = 0L;
       if (!other.getRegisteredBy().isEmpty()) {
         registeredBy_ = other.registeredBy_;
         bitField0_ |= 0x00000400;
+        onChanged();
+      }
+      if (other.kind_ != 0) {
+        setKindValue(other.getKindValue());
+      }
+      if (!other.stepIds_.isEmpty()) {
+        if (stepIds_.isEmpty()) {
+          stepIds_ = other.stepIds_;
+          bitField0_ |= 0x00001000;
+        } else {
+          ensureStepIdsIsMutable();
+          stepIds_.addAll(other.stepIds_);
+        }
+        onChanged();
+      }
+      if (!other.getPlan().isEmpty()) {
+        plan_ = other.plan_;
+        bitField0_ |= 0x00002000;
+        onChanged();
+      }
+      if (!other.getGateRegistryHash().isEmpty()) {
+        gateRegistryHash_ = other.gateRegistryHash_;
+        bitField0_ |= 0x00004000;
         onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
@@ -1107,6 +1379,26 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000400;
               break;
             } // case 90
+            case 96: {
+              kind_ = input.readEnum();
+              bitField0_ |= 0x00000800;
+              break;
+            } // case 96
+            case 106: {
+              ensureStepIdsIsMutable();
+              stepIds_.add(input.readStringRequireUtf8());
+              break;
+            } // case 106
+            case 114: {
+              plan_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00002000;
+              break;
+            } // case 114
+            case 122: {
+              gateRegistryHash_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00004000;
+              break;
+            } // case 122
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1495,7 +1787,8 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object hash_ = "";
     /**
      * <pre>
-     * sha256 hex of the canonical normalised definition without its secrets; runs pin it.
+     * What runs pin. A stage workflow: sha256 hex of the canonical normalised definition without its secrets.
+     * A step workflow: its plan hash (`sha256:` and the hex SHA-256 of the compiled plan's canonical JSON).
      * </pre>
      *
      * <code>string hash = 5 [json_name = "hash"];</code>
@@ -1515,7 +1808,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * sha256 hex of the canonical normalised definition without its secrets; runs pin it.
+     * What runs pin. A stage workflow: sha256 hex of the canonical normalised definition without its secrets.
+     * A step workflow: its plan hash (`sha256:` and the hex SHA-256 of the compiled plan's canonical JSON).
      * </pre>
      *
      * <code>string hash = 5 [json_name = "hash"];</code>
@@ -1536,7 +1830,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * sha256 hex of the canonical normalised definition without its secrets; runs pin it.
+     * What runs pin. A stage workflow: sha256 hex of the canonical normalised definition without its secrets.
+     * A step workflow: its plan hash (`sha256:` and the hex SHA-256 of the compiled plan's canonical JSON).
      * </pre>
      *
      * <code>string hash = 5 [json_name = "hash"];</code>
@@ -1553,7 +1848,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * sha256 hex of the canonical normalised definition without its secrets; runs pin it.
+     * What runs pin. A stage workflow: sha256 hex of the canonical normalised definition without its secrets.
+     * A step workflow: its plan hash (`sha256:` and the hex SHA-256 of the compiled plan's canonical JSON).
      * </pre>
      *
      * <code>string hash = 5 [json_name = "hash"];</code>
@@ -1567,7 +1863,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * sha256 hex of the canonical normalised definition without its secrets; runs pin it.
+     * What runs pin. A stage workflow: sha256 hex of the canonical normalised definition without its secrets.
+     * A step workflow: its plan hash (`sha256:` and the hex SHA-256 of the compiled plan's canonical JSON).
      * </pre>
      *
      * <code>string hash = 5 [json_name = "hash"];</code>
@@ -1594,7 +1891,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The stage ids, in order.
+     * The stage ids, in order (stage workflows).
      * </pre>
      *
      * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -1607,7 +1904,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The stage ids, in order.
+     * The stage ids, in order (stage workflows).
      * </pre>
      *
      * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -1618,7 +1915,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The stage ids, in order.
+     * The stage ids, in order (stage workflows).
      * </pre>
      *
      * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -1630,7 +1927,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The stage ids, in order.
+     * The stage ids, in order (stage workflows).
      * </pre>
      *
      * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -1643,7 +1940,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The stage ids, in order.
+     * The stage ids, in order (stage workflows).
      * </pre>
      *
      * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -1662,7 +1959,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The stage ids, in order.
+     * The stage ids, in order (stage workflows).
      * </pre>
      *
      * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -1680,7 +1977,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The stage ids, in order.
+     * The stage ids, in order (stage workflows).
      * </pre>
      *
      * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -1698,7 +1995,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The stage ids, in order.
+     * The stage ids, in order (stage workflows).
      * </pre>
      *
      * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -1713,7 +2010,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The stage ids, in order.
+     * The stage ids, in order (stage workflows).
      * </pre>
      *
      * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -1778,7 +2075,8 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object document_ = "";
     /**
      * <pre>
-     * The normalised definition as JSON in the original's camelCase shape; literal secrets read `***`.
+     * The normalised definition as JSON: a stage workflow's in the original's camelCase shape, literal
+     * secrets read `***`; a step workflow's source as registered (canonical JSON, keys sorted).
      * </pre>
      *
      * <code>string document = 8 [json_name = "document"];</code>
@@ -1798,7 +2096,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The normalised definition as JSON in the original's camelCase shape; literal secrets read `***`.
+     * The normalised definition as JSON: a stage workflow's in the original's camelCase shape, literal
+     * secrets read `***`; a step workflow's source as registered (canonical JSON, keys sorted).
      * </pre>
      *
      * <code>string document = 8 [json_name = "document"];</code>
@@ -1819,7 +2118,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The normalised definition as JSON in the original's camelCase shape; literal secrets read `***`.
+     * The normalised definition as JSON: a stage workflow's in the original's camelCase shape, literal
+     * secrets read `***`; a step workflow's source as registered (canonical JSON, keys sorted).
      * </pre>
      *
      * <code>string document = 8 [json_name = "document"];</code>
@@ -1836,7 +2136,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The normalised definition as JSON in the original's camelCase shape; literal secrets read `***`.
+     * The normalised definition as JSON: a stage workflow's in the original's camelCase shape, literal
+     * secrets read `***`; a step workflow's source as registered (canonical JSON, keys sorted).
      * </pre>
      *
      * <code>string document = 8 [json_name = "document"];</code>
@@ -1850,7 +2151,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The normalised definition as JSON in the original's camelCase shape; literal secrets read `***`.
+     * The normalised definition as JSON: a stage workflow's in the original's camelCase shape, literal
+     * secrets read `***`; a step workflow's source as registered (canonical JSON, keys sorted).
      * </pre>
      *
      * <code>string document = 8 [json_name = "document"];</code>
@@ -2265,6 +2567,414 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       registeredBy_ = value;
       bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+
+    private int kind_ = 0;
+    /**
+     * <pre>
+     * Stage or step workflow.
+     * </pre>
+     *
+     * <code>.kxm.v1.WorkflowKind kind = 12 [json_name = "kind"];</code>
+     * @return The enum numeric value on the wire for kind.
+     */
+    @java.lang.Override public int getKindValue() {
+      return kind_;
+    }
+    /**
+     * <pre>
+     * Stage or step workflow.
+     * </pre>
+     *
+     * <code>.kxm.v1.WorkflowKind kind = 12 [json_name = "kind"];</code>
+     * @param value The enum numeric value on the wire for kind to set.
+     * @return This builder for chaining.
+     */
+    public Builder setKindValue(int value) {
+      kind_ = value;
+      bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Stage or step workflow.
+     * </pre>
+     *
+     * <code>.kxm.v1.WorkflowKind kind = 12 [json_name = "kind"];</code>
+     * @return The kind.
+     */
+    @java.lang.Override
+    public dev.kxm.v1.WorkflowKind getKind() {
+      dev.kxm.v1.WorkflowKind result = dev.kxm.v1.WorkflowKind.forNumber(kind_);
+      return result == null ? dev.kxm.v1.WorkflowKind.UNRECOGNIZED : result;
+    }
+    /**
+     * <pre>
+     * Stage or step workflow.
+     * </pre>
+     *
+     * <code>.kxm.v1.WorkflowKind kind = 12 [json_name = "kind"];</code>
+     * @param value The kind to set.
+     * @throws IllegalArgumentException if UNRECOGNIZED is provided.
+     * @return This builder for chaining.
+     */
+    public Builder setKind(dev.kxm.v1.WorkflowKind value) {
+      java.util.Objects.requireNonNull(value);
+      bitField0_ |= 0x00000800;
+      kind_ = value.getNumber();
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Stage or step workflow.
+     * </pre>
+     *
+     * <code>.kxm.v1.WorkflowKind kind = 12 [json_name = "kind"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearKind() {
+      bitField0_ = (bitField0_ & ~0x00000800);
+      kind_ = 0;
+      onChanged();
+      return this;
+    }
+
+    private com.google.protobuf.LazyStringArrayList stepIds_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+    private void ensureStepIdsIsMutable() {
+      if (!stepIds_.isModifiable()) {
+        stepIds_ = new com.google.protobuf.LazyStringArrayList(stepIds_);
+      }
+      bitField0_ |= 0x00001000;
+    }
+    /**
+     * <pre>
+     * The step ids, in order, the first the entry (step workflows).
+     * </pre>
+     *
+     * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+     * @return A list containing the stepIds.
+     */
+    public com.google.protobuf.ProtocolStringList
+        getStepIdsList() {
+      stepIds_.makeImmutable();
+      return stepIds_;
+    }
+    /**
+     * <pre>
+     * The step ids, in order, the first the entry (step workflows).
+     * </pre>
+     *
+     * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+     * @return The count of stepIds.
+     */
+    public int getStepIdsCount() {
+      return stepIds_.size();
+    }
+    /**
+     * <pre>
+     * The step ids, in order, the first the entry (step workflows).
+     * </pre>
+     *
+     * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+     * @param index The index of the element to return.
+     * @return The stepIds at the given index.
+     */
+    public java.lang.String getStepIds(int index) {
+      return stepIds_.get(index);
+    }
+    /**
+     * <pre>
+     * The step ids, in order, the first the entry (step workflows).
+     * </pre>
+     *
+     * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+     * @param index The index of the value to return.
+     * @return The bytes of the stepIds at the given index.
+     */
+    public com.google.protobuf.ByteString
+        getStepIdsBytes(int index) {
+      return stepIds_.getByteString(index);
+    }
+    /**
+     * <pre>
+     * The step ids, in order, the first the entry (step workflows).
+     * </pre>
+     *
+     * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+     * @param index The index to set the value at.
+     * @param value The stepIds to set.
+     * @return This builder for chaining.
+     */
+    public Builder setStepIds(
+        int index, java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      ensureStepIdsIsMutable();
+      stepIds_.set(index, value);
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The step ids, in order, the first the entry (step workflows).
+     * </pre>
+     *
+     * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+     * @param value The stepIds to add.
+     * @return This builder for chaining.
+     */
+    public Builder addStepIds(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      ensureStepIdsIsMutable();
+      stepIds_.add(value);
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The step ids, in order, the first the entry (step workflows).
+     * </pre>
+     *
+     * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+     * @param values The stepIds to add.
+     * @return This builder for chaining.
+     */
+    public Builder addAllStepIds(
+        java.lang.Iterable<java.lang.String> values) {
+      ensureStepIdsIsMutable();
+      com.google.protobuf.AbstractMessageLite.Builder.addAll(
+          values, stepIds_);
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The step ids, in order, the first the entry (step workflows).
+     * </pre>
+     *
+     * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearStepIds() {
+      stepIds_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+      bitField0_ = (bitField0_ & ~0x00001000);;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The step ids, in order, the first the entry (step workflows).
+     * </pre>
+     *
+     * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+     * @param value The bytes of the stepIds to add.
+     * @return This builder for chaining.
+     */
+    public Builder addStepIdsBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      ensureStepIdsIsMutable();
+      stepIds_.add(value);
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object plan_ = "";
+    /**
+     * <pre>
+     * The compiled plan (`kxm.compiled-workflow.v1` JSON) whose hash is `hash` (step workflows): every gate it runs
+     * is embedded with its hash, so a registry replaced later never changes it; registering again re-pins the gates.
+     * </pre>
+     *
+     * <code>string plan = 14 [json_name = "plan"];</code>
+     * @return The plan.
+     */
+    public java.lang.String getPlan() {
+      java.lang.Object ref = plan_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        plan_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The compiled plan (`kxm.compiled-workflow.v1` JSON) whose hash is `hash` (step workflows): every gate it runs
+     * is embedded with its hash, so a registry replaced later never changes it; registering again re-pins the gates.
+     * </pre>
+     *
+     * <code>string plan = 14 [json_name = "plan"];</code>
+     * @return The bytes for plan.
+     */
+    public com.google.protobuf.ByteString
+        getPlanBytes() {
+      java.lang.Object ref = plan_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        plan_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The compiled plan (`kxm.compiled-workflow.v1` JSON) whose hash is `hash` (step workflows): every gate it runs
+     * is embedded with its hash, so a registry replaced later never changes it; registering again re-pins the gates.
+     * </pre>
+     *
+     * <code>string plan = 14 [json_name = "plan"];</code>
+     * @param value The plan to set.
+     * @return This builder for chaining.
+     */
+    public Builder setPlan(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      plan_ = value;
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The compiled plan (`kxm.compiled-workflow.v1` JSON) whose hash is `hash` (step workflows): every gate it runs
+     * is embedded with its hash, so a registry replaced later never changes it; registering again re-pins the gates.
+     * </pre>
+     *
+     * <code>string plan = 14 [json_name = "plan"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearPlan() {
+      plan_ = getDefaultInstance().getPlan();
+      bitField0_ = (bitField0_ & ~0x00002000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The compiled plan (`kxm.compiled-workflow.v1` JSON) whose hash is `hash` (step workflows): every gate it runs
+     * is embedded with its hash, so a registry replaced later never changes it; registering again re-pins the gates.
+     * </pre>
+     *
+     * <code>string plan = 14 [json_name = "plan"];</code>
+     * @param value The bytes for plan to set.
+     * @return This builder for chaining.
+     */
+    public Builder setPlanBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      plan_ = value;
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object gateRegistryHash_ = "";
+    /**
+     * <pre>
+     * The hash of the project's gate registry the plan pinned its registry gates from (step workflows naming one).
+     * </pre>
+     *
+     * <code>string gate_registry_hash = 15 [json_name = "gateRegistryHash"];</code>
+     * @return The gateRegistryHash.
+     */
+    public java.lang.String getGateRegistryHash() {
+      java.lang.Object ref = gateRegistryHash_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        gateRegistryHash_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The hash of the project's gate registry the plan pinned its registry gates from (step workflows naming one).
+     * </pre>
+     *
+     * <code>string gate_registry_hash = 15 [json_name = "gateRegistryHash"];</code>
+     * @return The bytes for gateRegistryHash.
+     */
+    public com.google.protobuf.ByteString
+        getGateRegistryHashBytes() {
+      java.lang.Object ref = gateRegistryHash_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        gateRegistryHash_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The hash of the project's gate registry the plan pinned its registry gates from (step workflows naming one).
+     * </pre>
+     *
+     * <code>string gate_registry_hash = 15 [json_name = "gateRegistryHash"];</code>
+     * @param value The gateRegistryHash to set.
+     * @return This builder for chaining.
+     */
+    public Builder setGateRegistryHash(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      gateRegistryHash_ = value;
+      bitField0_ |= 0x00004000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The hash of the project's gate registry the plan pinned its registry gates from (step workflows naming one).
+     * </pre>
+     *
+     * <code>string gate_registry_hash = 15 [json_name = "gateRegistryHash"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearGateRegistryHash() {
+      gateRegistryHash_ = getDefaultInstance().getGateRegistryHash();
+      bitField0_ = (bitField0_ & ~0x00004000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The hash of the project's gate registry the plan pinned its registry gates from (step workflows naming one).
+     * </pre>
+     *
+     * <code>string gate_registry_hash = 15 [json_name = "gateRegistryHash"];</code>
+     * @param value The bytes for gateRegistryHash to set.
+     * @return This builder for chaining.
+     */
+    public Builder setGateRegistryHashBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      gateRegistryHash_ = value;
+      bitField0_ |= 0x00004000;
       onChanged();
       return this;
     }

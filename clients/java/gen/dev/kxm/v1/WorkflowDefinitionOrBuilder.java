@@ -92,7 +92,8 @@ public interface WorkflowDefinitionOrBuilder extends
 
   /**
    * <pre>
-   * sha256 hex of the canonical normalised definition without its secrets; runs pin it.
+   * What runs pin. A stage workflow: sha256 hex of the canonical normalised definition without its secrets.
+   * A step workflow: its plan hash (`sha256:` and the hex SHA-256 of the compiled plan's canonical JSON).
    * </pre>
    *
    * <code>string hash = 5 [json_name = "hash"];</code>
@@ -101,7 +102,8 @@ public interface WorkflowDefinitionOrBuilder extends
   java.lang.String getHash();
   /**
    * <pre>
-   * sha256 hex of the canonical normalised definition without its secrets; runs pin it.
+   * What runs pin. A stage workflow: sha256 hex of the canonical normalised definition without its secrets.
+   * A step workflow: its plan hash (`sha256:` and the hex SHA-256 of the compiled plan's canonical JSON).
    * </pre>
    *
    * <code>string hash = 5 [json_name = "hash"];</code>
@@ -112,7 +114,7 @@ public interface WorkflowDefinitionOrBuilder extends
 
   /**
    * <pre>
-   * The stage ids, in order.
+   * The stage ids, in order (stage workflows).
    * </pre>
    *
    * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -122,7 +124,7 @@ public interface WorkflowDefinitionOrBuilder extends
       getStageIdsList();
   /**
    * <pre>
-   * The stage ids, in order.
+   * The stage ids, in order (stage workflows).
    * </pre>
    *
    * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -131,7 +133,7 @@ public interface WorkflowDefinitionOrBuilder extends
   int getStageIdsCount();
   /**
    * <pre>
-   * The stage ids, in order.
+   * The stage ids, in order (stage workflows).
    * </pre>
    *
    * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -141,7 +143,7 @@ public interface WorkflowDefinitionOrBuilder extends
   java.lang.String getStageIds(int index);
   /**
    * <pre>
-   * The stage ids, in order.
+   * The stage ids, in order (stage workflows).
    * </pre>
    *
    * <code>repeated string stage_ids = 6 [json_name = "stageIds"];</code>
@@ -163,7 +165,8 @@ public interface WorkflowDefinitionOrBuilder extends
 
   /**
    * <pre>
-   * The normalised definition as JSON in the original's camelCase shape; literal secrets read `***`.
+   * The normalised definition as JSON: a stage workflow's in the original's camelCase shape, literal
+   * secrets read `***`; a step workflow's source as registered (canonical JSON, keys sorted).
    * </pre>
    *
    * <code>string document = 8 [json_name = "document"];</code>
@@ -172,7 +175,8 @@ public interface WorkflowDefinitionOrBuilder extends
   java.lang.String getDocument();
   /**
    * <pre>
-   * The normalised definition as JSON in the original's camelCase shape; literal secrets read `***`.
+   * The normalised definition as JSON: a stage workflow's in the original's camelCase shape, literal
+   * secrets read `***`; a step workflow's source as registered (canonical JSON, keys sorted).
    * </pre>
    *
    * <code>string document = 8 [json_name = "document"];</code>
@@ -254,4 +258,106 @@ public interface WorkflowDefinitionOrBuilder extends
    */
   com.google.protobuf.ByteString
       getRegisteredByBytes();
+
+  /**
+   * <pre>
+   * Stage or step workflow.
+   * </pre>
+   *
+   * <code>.kxm.v1.WorkflowKind kind = 12 [json_name = "kind"];</code>
+   * @return The enum numeric value on the wire for kind.
+   */
+  int getKindValue();
+  /**
+   * <pre>
+   * Stage or step workflow.
+   * </pre>
+   *
+   * <code>.kxm.v1.WorkflowKind kind = 12 [json_name = "kind"];</code>
+   * @return The kind.
+   */
+  dev.kxm.v1.WorkflowKind getKind();
+
+  /**
+   * <pre>
+   * The step ids, in order, the first the entry (step workflows).
+   * </pre>
+   *
+   * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+   * @return A list containing the stepIds.
+   */
+  java.util.List<java.lang.String>
+      getStepIdsList();
+  /**
+   * <pre>
+   * The step ids, in order, the first the entry (step workflows).
+   * </pre>
+   *
+   * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+   * @return The count of stepIds.
+   */
+  int getStepIdsCount();
+  /**
+   * <pre>
+   * The step ids, in order, the first the entry (step workflows).
+   * </pre>
+   *
+   * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+   * @param index The index of the element to return.
+   * @return The stepIds at the given index.
+   */
+  java.lang.String getStepIds(int index);
+  /**
+   * <pre>
+   * The step ids, in order, the first the entry (step workflows).
+   * </pre>
+   *
+   * <code>repeated string step_ids = 13 [json_name = "stepIds"];</code>
+   * @param index The index of the value to return.
+   * @return The bytes of the stepIds at the given index.
+   */
+  com.google.protobuf.ByteString
+      getStepIdsBytes(int index);
+
+  /**
+   * <pre>
+   * The compiled plan (`kxm.compiled-workflow.v1` JSON) whose hash is `hash` (step workflows): every gate it runs
+   * is embedded with its hash, so a registry replaced later never changes it; registering again re-pins the gates.
+   * </pre>
+   *
+   * <code>string plan = 14 [json_name = "plan"];</code>
+   * @return The plan.
+   */
+  java.lang.String getPlan();
+  /**
+   * <pre>
+   * The compiled plan (`kxm.compiled-workflow.v1` JSON) whose hash is `hash` (step workflows): every gate it runs
+   * is embedded with its hash, so a registry replaced later never changes it; registering again re-pins the gates.
+   * </pre>
+   *
+   * <code>string plan = 14 [json_name = "plan"];</code>
+   * @return The bytes for plan.
+   */
+  com.google.protobuf.ByteString
+      getPlanBytes();
+
+  /**
+   * <pre>
+   * The hash of the project's gate registry the plan pinned its registry gates from (step workflows naming one).
+   * </pre>
+   *
+   * <code>string gate_registry_hash = 15 [json_name = "gateRegistryHash"];</code>
+   * @return The gateRegistryHash.
+   */
+  java.lang.String getGateRegistryHash();
+  /**
+   * <pre>
+   * The hash of the project's gate registry the plan pinned its registry gates from (step workflows naming one).
+   * </pre>
+   *
+   * <code>string gate_registry_hash = 15 [json_name = "gateRegistryHash"];</code>
+   * @return The bytes for gateRegistryHash.
+   */
+  com.google.protobuf.ByteString
+      getGateRegistryHashBytes();
 }

@@ -185,7 +185,7 @@ public enum WorkflowRunStatus
   }
   public static com.google.protobuf.Descriptors.EnumDescriptor
       getDescriptor() {
-    return dev.kxm.v1.WorkflowTypesProto.getDescriptor().getEnumType(0);
+    return dev.kxm.v1.WorkflowTypesProto.getDescriptor().getEnumType(1);
   }
 
   private static final WorkflowRunStatus[] VALUES = values();

@@ -118,6 +118,68 @@ public final class WorkflowServiceGrpc {
     return getListWorkflowDefinitionsMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.RegisterGateRegistryRequest,
+      dev.kxm.v1.RegisterGateRegistryResponse> getRegisterGateRegistryMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "RegisterGateRegistry",
+      requestType = dev.kxm.v1.RegisterGateRegistryRequest.class,
+      responseType = dev.kxm.v1.RegisterGateRegistryResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.RegisterGateRegistryRequest,
+      dev.kxm.v1.RegisterGateRegistryResponse> getRegisterGateRegistryMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.RegisterGateRegistryRequest, dev.kxm.v1.RegisterGateRegistryResponse> getRegisterGateRegistryMethod;
+    if ((getRegisterGateRegistryMethod = WorkflowServiceGrpc.getRegisterGateRegistryMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getRegisterGateRegistryMethod = WorkflowServiceGrpc.getRegisterGateRegistryMethod) == null) {
+          WorkflowServiceGrpc.getRegisterGateRegistryMethod = getRegisterGateRegistryMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.RegisterGateRegistryRequest, dev.kxm.v1.RegisterGateRegistryResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "RegisterGateRegistry"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RegisterGateRegistryRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RegisterGateRegistryResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("RegisterGateRegistry"))
+              .build();
+        }
+      }
+    }
+    return getRegisterGateRegistryMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.GetGateRegistryRequest,
+      dev.kxm.v1.GetGateRegistryResponse> getGetGateRegistryMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "GetGateRegistry",
+      requestType = dev.kxm.v1.GetGateRegistryRequest.class,
+      responseType = dev.kxm.v1.GetGateRegistryResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.GetGateRegistryRequest,
+      dev.kxm.v1.GetGateRegistryResponse> getGetGateRegistryMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.GetGateRegistryRequest, dev.kxm.v1.GetGateRegistryResponse> getGetGateRegistryMethod;
+    if ((getGetGateRegistryMethod = WorkflowServiceGrpc.getGetGateRegistryMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getGetGateRegistryMethod = WorkflowServiceGrpc.getGetGateRegistryMethod) == null) {
+          WorkflowServiceGrpc.getGetGateRegistryMethod = getGetGateRegistryMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.GetGateRegistryRequest, dev.kxm.v1.GetGateRegistryResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "GetGateRegistry"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.GetGateRegistryRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.GetGateRegistryResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("GetGateRegistry"))
+              .build();
+        }
+      }
+    }
+    return getGetGateRegistryMethod;
+  }
+
   private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.StartWorkflowRunRequest,
       dev.kxm.v1.StartWorkflowRunResponse> getStartWorkflowRunMethod;
 
@@ -723,14 +785,20 @@ public final class WorkflowServiceGrpc {
 
     /**
      * <pre>
-     * RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
-     * Registering again replaces it; runs already started keep the version they pinned.
+     * RegisterWorkflowDefinition validates a definition (JSON or YAML) and stores it.
+     * A stage workflow is JSON in the original's shape (no `schema` field); a step workflow says
+     * `schema: kxm.workflow.v1` and names its `id` and `project`. A step workflow is loaded with its project's
+     * current gate registry (RegisterGateRegistry) and compiled; its plan, which embeds every gate it runs with
+     * the gate's hash, is what its runs pin (`hash` is the plan hash). Registering again replaces a definition;
+     * runs already started keep the version they pinned. An id keeps its project and its kind.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-     *   message lists every problem with its field, metadata names the first. An operator naming a project
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule (a step
+     *   workflow's gate step naming a gate its project's registry lacks: code `step_gate_unknown`); the message
+     *   lists every problem with its field, metadata names the first. An operator naming a project
      *   (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
-     *   an id another project's definition holds (field `id`), is refused the same way.
+     *   an id another project's definition holds (field `id`), is refused the same way; so is an id a
+     *   definition of the other kind holds (field `schema`), and a gate registry (field `schema`).
      * </pre>
      */
     default void registerWorkflowDefinition(dev.kxm.v1.RegisterWorkflowDefinitionRequest request,
@@ -768,6 +836,43 @@ public final class WorkflowServiceGrpc {
 
     /**
      * <pre>
+     * RegisterGateRegistry validates a project's gate registry (`kxm.gate-registry.v1`, JSON or YAML) and stores it,
+     * replacing the project's registry.
+     * The project is the request's `project`, else the one the operator names (`x-kxm-project`). A registry that
+     * drops a gate a registered step workflow of the project names, changes its kind, or no longer suits its step
+     * is refused, listing every such definition and gate: nothing registered may become unrunnable. Registered
+     * plans keep the gates they pinned; registering a step workflow again pins the new registry's gates.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the message
+     *   lists every problem with its field (`gates.&lt;id&gt;.argv`), metadata names the first.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no project is named, the name is malformed, or it differs from
+     *   the project the operator names (field `project`).
+     * - FAILED_PRECONDITION (ERROR_REASON_GATE_REGISTRY_IN_USE): a registered step workflow names a gate the registry
+     *   drops, changes the kind of, or no longer suits; field violations name each gate, the message each
+     *   definition; metadata: definitions, gates.
+     * </pre>
+     */
+    default void registerGateRegistry(dev.kxm.v1.RegisterGateRegistryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RegisterGateRegistryResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRegisterGateRegistryMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * GetGateRegistry reads the caller's project's gate registry.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_GATE_REGISTRY_NOT_FOUND): the caller's project has no gate registry.
+     * </pre>
+     */
+    default void getGateRegistry(dev.kxm.v1.GetGateRegistryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.GetGateRegistryResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetGateRegistryMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
      * StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
      * A delivery id already used for this definition returns its run with `duplicate` set; the same id with
      * another payload is refused.
@@ -776,6 +881,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
      *   it holds a number JSON cannot (NaN, Infinity).
      * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the definition is a step workflow (it starts with
+     *   StartStepRun); metadata: definitionId, kind.
      * - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
@@ -839,6 +946,8 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the run's definition id no longer holds a stage
+     *   workflow (never, while an id keeps its kind); metadata: definitionId, kind.
      * - as StartWorkflowRun for the new run.
      * </pre>
      */
@@ -1146,14 +1255,20 @@ public final class WorkflowServiceGrpc {
 
     /**
      * <pre>
-     * RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
-     * Registering again replaces it; runs already started keep the version they pinned.
+     * RegisterWorkflowDefinition validates a definition (JSON or YAML) and stores it.
+     * A stage workflow is JSON in the original's shape (no `schema` field); a step workflow says
+     * `schema: kxm.workflow.v1` and names its `id` and `project`. A step workflow is loaded with its project's
+     * current gate registry (RegisterGateRegistry) and compiled; its plan, which embeds every gate it runs with
+     * the gate's hash, is what its runs pin (`hash` is the plan hash). Registering again replaces a definition;
+     * runs already started keep the version they pinned. An id keeps its project and its kind.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-     *   message lists every problem with its field, metadata names the first. An operator naming a project
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule (a step
+     *   workflow's gate step naming a gate its project's registry lacks: code `step_gate_unknown`); the message
+     *   lists every problem with its field, metadata names the first. An operator naming a project
      *   (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
-     *   an id another project's definition holds (field `id`), is refused the same way.
+     *   an id another project's definition holds (field `id`), is refused the same way; so is an id a
+     *   definition of the other kind holds (field `schema`), and a gate registry (field `schema`).
      * </pre>
      */
     public void registerWorkflowDefinition(dev.kxm.v1.RegisterWorkflowDefinitionRequest request,
@@ -1194,6 +1309,45 @@ public final class WorkflowServiceGrpc {
 
     /**
      * <pre>
+     * RegisterGateRegistry validates a project's gate registry (`kxm.gate-registry.v1`, JSON or YAML) and stores it,
+     * replacing the project's registry.
+     * The project is the request's `project`, else the one the operator names (`x-kxm-project`). A registry that
+     * drops a gate a registered step workflow of the project names, changes its kind, or no longer suits its step
+     * is refused, listing every such definition and gate: nothing registered may become unrunnable. Registered
+     * plans keep the gates they pinned; registering a step workflow again pins the new registry's gates.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the message
+     *   lists every problem with its field (`gates.&lt;id&gt;.argv`), metadata names the first.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no project is named, the name is malformed, or it differs from
+     *   the project the operator names (field `project`).
+     * - FAILED_PRECONDITION (ERROR_REASON_GATE_REGISTRY_IN_USE): a registered step workflow names a gate the registry
+     *   drops, changes the kind of, or no longer suits; field violations name each gate, the message each
+     *   definition; metadata: definitions, gates.
+     * </pre>
+     */
+    public void registerGateRegistry(dev.kxm.v1.RegisterGateRegistryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RegisterGateRegistryResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getRegisterGateRegistryMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * GetGateRegistry reads the caller's project's gate registry.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_GATE_REGISTRY_NOT_FOUND): the caller's project has no gate registry.
+     * </pre>
+     */
+    public void getGateRegistry(dev.kxm.v1.GetGateRegistryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.GetGateRegistryResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getGetGateRegistryMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
      * StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
      * A delivery id already used for this definition returns its run with `duplicate` set; the same id with
      * another payload is refused.
@@ -1202,6 +1356,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
      *   it holds a number JSON cannot (NaN, Infinity).
      * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the definition is a step workflow (it starts with
+     *   StartStepRun); metadata: definitionId, kind.
      * - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
@@ -1269,6 +1425,8 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the run's definition id no longer holds a stage
+     *   workflow (never, while an id keeps its kind); metadata: definitionId, kind.
      * - as StartWorkflowRun for the new run.
      * </pre>
      */
@@ -1565,14 +1723,20 @@ public final class WorkflowServiceGrpc {
 
     /**
      * <pre>
-     * RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
-     * Registering again replaces it; runs already started keep the version they pinned.
+     * RegisterWorkflowDefinition validates a definition (JSON or YAML) and stores it.
+     * A stage workflow is JSON in the original's shape (no `schema` field); a step workflow says
+     * `schema: kxm.workflow.v1` and names its `id` and `project`. A step workflow is loaded with its project's
+     * current gate registry (RegisterGateRegistry) and compiled; its plan, which embeds every gate it runs with
+     * the gate's hash, is what its runs pin (`hash` is the plan hash). Registering again replaces a definition;
+     * runs already started keep the version they pinned. An id keeps its project and its kind.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-     *   message lists every problem with its field, metadata names the first. An operator naming a project
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule (a step
+     *   workflow's gate step naming a gate its project's registry lacks: code `step_gate_unknown`); the message
+     *   lists every problem with its field, metadata names the first. An operator naming a project
      *   (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
-     *   an id another project's definition holds (field `id`), is refused the same way.
+     *   an id another project's definition holds (field `id`), is refused the same way; so is an id a
+     *   definition of the other kind holds (field `schema`), and a gate registry (field `schema`).
      * </pre>
      */
     public dev.kxm.v1.RegisterWorkflowDefinitionResponse registerWorkflowDefinition(dev.kxm.v1.RegisterWorkflowDefinitionRequest request) throws io.grpc.StatusException {
@@ -1610,6 +1774,43 @@ public final class WorkflowServiceGrpc {
 
     /**
      * <pre>
+     * RegisterGateRegistry validates a project's gate registry (`kxm.gate-registry.v1`, JSON or YAML) and stores it,
+     * replacing the project's registry.
+     * The project is the request's `project`, else the one the operator names (`x-kxm-project`). A registry that
+     * drops a gate a registered step workflow of the project names, changes its kind, or no longer suits its step
+     * is refused, listing every such definition and gate: nothing registered may become unrunnable. Registered
+     * plans keep the gates they pinned; registering a step workflow again pins the new registry's gates.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the message
+     *   lists every problem with its field (`gates.&lt;id&gt;.argv`), metadata names the first.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no project is named, the name is malformed, or it differs from
+     *   the project the operator names (field `project`).
+     * - FAILED_PRECONDITION (ERROR_REASON_GATE_REGISTRY_IN_USE): a registered step workflow names a gate the registry
+     *   drops, changes the kind of, or no longer suits; field violations name each gate, the message each
+     *   definition; metadata: definitions, gates.
+     * </pre>
+     */
+    public dev.kxm.v1.RegisterGateRegistryResponse registerGateRegistry(dev.kxm.v1.RegisterGateRegistryRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getRegisterGateRegistryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * GetGateRegistry reads the caller's project's gate registry.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_GATE_REGISTRY_NOT_FOUND): the caller's project has no gate registry.
+     * </pre>
+     */
+    public dev.kxm.v1.GetGateRegistryResponse getGateRegistry(dev.kxm.v1.GetGateRegistryRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getGetGateRegistryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
      * StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
      * A delivery id already used for this definition returns its run with `duplicate` set; the same id with
      * another payload is refused.
@@ -1618,6 +1819,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
      *   it holds a number JSON cannot (NaN, Infinity).
      * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the definition is a step workflow (it starts with
+     *   StartStepRun); metadata: definitionId, kind.
      * - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
@@ -1681,6 +1884,8 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the run's definition id no longer holds a stage
+     *   workflow (never, while an id keeps its kind); metadata: definitionId, kind.
      * - as StartWorkflowRun for the new run.
      * </pre>
      */
@@ -1964,14 +2169,20 @@ public final class WorkflowServiceGrpc {
 
     /**
      * <pre>
-     * RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
-     * Registering again replaces it; runs already started keep the version they pinned.
+     * RegisterWorkflowDefinition validates a definition (JSON or YAML) and stores it.
+     * A stage workflow is JSON in the original's shape (no `schema` field); a step workflow says
+     * `schema: kxm.workflow.v1` and names its `id` and `project`. A step workflow is loaded with its project's
+     * current gate registry (RegisterGateRegistry) and compiled; its plan, which embeds every gate it runs with
+     * the gate's hash, is what its runs pin (`hash` is the plan hash). Registering again replaces a definition;
+     * runs already started keep the version they pinned. An id keeps its project and its kind.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-     *   message lists every problem with its field, metadata names the first. An operator naming a project
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule (a step
+     *   workflow's gate step naming a gate its project's registry lacks: code `step_gate_unknown`); the message
+     *   lists every problem with its field, metadata names the first. An operator naming a project
      *   (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
-     *   an id another project's definition holds (field `id`), is refused the same way.
+     *   an id another project's definition holds (field `id`), is refused the same way; so is an id a
+     *   definition of the other kind holds (field `schema`), and a gate registry (field `schema`).
      * </pre>
      */
     public dev.kxm.v1.RegisterWorkflowDefinitionResponse registerWorkflowDefinition(dev.kxm.v1.RegisterWorkflowDefinitionRequest request) {
@@ -2009,6 +2220,43 @@ public final class WorkflowServiceGrpc {
 
     /**
      * <pre>
+     * RegisterGateRegistry validates a project's gate registry (`kxm.gate-registry.v1`, JSON or YAML) and stores it,
+     * replacing the project's registry.
+     * The project is the request's `project`, else the one the operator names (`x-kxm-project`). A registry that
+     * drops a gate a registered step workflow of the project names, changes its kind, or no longer suits its step
+     * is refused, listing every such definition and gate: nothing registered may become unrunnable. Registered
+     * plans keep the gates they pinned; registering a step workflow again pins the new registry's gates.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the message
+     *   lists every problem with its field (`gates.&lt;id&gt;.argv`), metadata names the first.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no project is named, the name is malformed, or it differs from
+     *   the project the operator names (field `project`).
+     * - FAILED_PRECONDITION (ERROR_REASON_GATE_REGISTRY_IN_USE): a registered step workflow names a gate the registry
+     *   drops, changes the kind of, or no longer suits; field violations name each gate, the message each
+     *   definition; metadata: definitions, gates.
+     * </pre>
+     */
+    public dev.kxm.v1.RegisterGateRegistryResponse registerGateRegistry(dev.kxm.v1.RegisterGateRegistryRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getRegisterGateRegistryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * GetGateRegistry reads the caller's project's gate registry.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_GATE_REGISTRY_NOT_FOUND): the caller's project has no gate registry.
+     * </pre>
+     */
+    public dev.kxm.v1.GetGateRegistryResponse getGateRegistry(dev.kxm.v1.GetGateRegistryRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getGetGateRegistryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
      * StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
      * A delivery id already used for this definition returns its run with `duplicate` set; the same id with
      * another payload is refused.
@@ -2017,6 +2265,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
      *   it holds a number JSON cannot (NaN, Infinity).
      * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the definition is a step workflow (it starts with
+     *   StartStepRun); metadata: definitionId, kind.
      * - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
@@ -2080,6 +2330,8 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the run's definition id no longer holds a stage
+     *   workflow (never, while an id keeps its kind); metadata: definitionId, kind.
      * - as StartWorkflowRun for the new run.
      * </pre>
      */
@@ -2363,14 +2615,20 @@ public final class WorkflowServiceGrpc {
 
     /**
      * <pre>
-     * RegisterWorkflowDefinition validates a definition (JSON in the original's shape, or YAML) and stores it.
-     * Registering again replaces it; runs already started keep the version they pinned.
+     * RegisterWorkflowDefinition validates a definition (JSON or YAML) and stores it.
+     * A stage workflow is JSON in the original's shape (no `schema` field); a step workflow says
+     * `schema: kxm.workflow.v1` and names its `id` and `project`. A step workflow is loaded with its project's
+     * current gate registry (RegisterGateRegistry) and compiled; its plan, which embeds every gate it runs with
+     * the gate's hash, is what its runs pin (`hash` is the plan hash). Registering again replaces a definition;
+     * runs already started keep the version they pinned. An id keeps its project and its kind.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
-     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the
-     *   message lists every problem with its field, metadata names the first. An operator naming a project
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule (a step
+     *   workflow's gate step naming a gate its project's registry lacks: code `step_gate_unknown`); the message
+     *   lists every problem with its field, metadata names the first. An operator naming a project
      *   (`x-kxm-project`) registers in that project only: a document of another project (field `project`), or
-     *   an id another project's definition holds (field `id`), is refused the same way.
+     *   an id another project's definition holds (field `id`), is refused the same way; so is an id a
+     *   definition of the other kind holds (field `schema`), and a gate registry (field `schema`).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RegisterWorkflowDefinitionResponse> registerWorkflowDefinition(
@@ -2411,6 +2669,45 @@ public final class WorkflowServiceGrpc {
 
     /**
      * <pre>
+     * RegisterGateRegistry validates a project's gate registry (`kxm.gate-registry.v1`, JSON or YAML) and stores it,
+     * replacing the project's registry.
+     * The project is the request's `project`, else the one the operator names (`x-kxm-project`). A registry that
+     * drops a gate a registered step workflow of the project names, changes its kind, or no longer suits its step
+     * is refused, listing every such definition and gate: nothing registered may become unrunnable. Registered
+     * plans keep the gates they pinned; registering a step workflow again pins the new registry's gates.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_DEFINITION_INVALID): the document breaks a load rule; the message
+     *   lists every problem with its field (`gates.&lt;id&gt;.argv`), metadata names the first.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no project is named, the name is malformed, or it differs from
+     *   the project the operator names (field `project`).
+     * - FAILED_PRECONDITION (ERROR_REASON_GATE_REGISTRY_IN_USE): a registered step workflow names a gate the registry
+     *   drops, changes the kind of, or no longer suits; field violations name each gate, the message each
+     *   definition; metadata: definitions, gates.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RegisterGateRegistryResponse> registerGateRegistry(
+        dev.kxm.v1.RegisterGateRegistryRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getRegisterGateRegistryMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * GetGateRegistry reads the caller's project's gate registry.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_GATE_REGISTRY_NOT_FOUND): the caller's project has no gate registry.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetGateRegistryResponse> getGateRegistry(
+        dev.kxm.v1.GetGateRegistryRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getGetGateRegistryMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
      * StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
      * A delivery id already used for this definition returns its run with `duplicate` set; the same id with
      * another payload is refused.
@@ -2419,6 +2716,8 @@ public final class WorkflowServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
      *   it holds a number JSON cannot (NaN, Infinity).
      * - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the definition is a step workflow (it starts with
+     *   StartStepRun); metadata: definitionId, kind.
      * - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
@@ -2486,6 +2785,8 @@ public final class WorkflowServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run (or it was purged, with its payload).
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the run's definition id no longer holds a stage
+     *   workflow (never, while an id keeps its kind); metadata: definitionId, kind.
      * - as StartWorkflowRun for the new run.
      * </pre>
      */
@@ -2754,23 +3055,25 @@ public final class WorkflowServiceGrpc {
   private static final int METHODID_REGISTER_WORKFLOW_DEFINITION = 0;
   private static final int METHODID_GET_WORKFLOW_DEFINITION = 1;
   private static final int METHODID_LIST_WORKFLOW_DEFINITIONS = 2;
-  private static final int METHODID_START_WORKFLOW_RUN = 3;
-  private static final int METHODID_GET_WORKFLOW_RUN = 4;
-  private static final int METHODID_LIST_WORKFLOW_RUNS = 5;
-  private static final int METHODID_CANCEL_WORKFLOW_RUN = 6;
-  private static final int METHODID_RERUN_WORKFLOW_RUN = 7;
-  private static final int METHODID_CHECKPOINT = 8;
-  private static final int METHODID_WAIT = 9;
-  private static final int METHODID_SIGNAL_WORKFLOW_RUN = 10;
-  private static final int METHODID_APPROVE_DEGRADATION = 11;
-  private static final int METHODID_ESCALATE_STAGE = 12;
-  private static final int METHODID_RESOLVE_ESCALATION = 13;
-  private static final int METHODID_RECORD_JOURNAL = 14;
-  private static final int METHODID_LIST_JOURNAL = 15;
-  private static final int METHODID_PROMOTE_JOURNAL_ENTRY = 16;
-  private static final int METHODID_GET_IMPROVEMENT_REPORT = 17;
-  private static final int METHODID_EXPORT_RETROSPECTIVE = 18;
-  private static final int METHODID_VERIFY_JOURNAL = 19;
+  private static final int METHODID_REGISTER_GATE_REGISTRY = 3;
+  private static final int METHODID_GET_GATE_REGISTRY = 4;
+  private static final int METHODID_START_WORKFLOW_RUN = 5;
+  private static final int METHODID_GET_WORKFLOW_RUN = 6;
+  private static final int METHODID_LIST_WORKFLOW_RUNS = 7;
+  private static final int METHODID_CANCEL_WORKFLOW_RUN = 8;
+  private static final int METHODID_RERUN_WORKFLOW_RUN = 9;
+  private static final int METHODID_CHECKPOINT = 10;
+  private static final int METHODID_WAIT = 11;
+  private static final int METHODID_SIGNAL_WORKFLOW_RUN = 12;
+  private static final int METHODID_APPROVE_DEGRADATION = 13;
+  private static final int METHODID_ESCALATE_STAGE = 14;
+  private static final int METHODID_RESOLVE_ESCALATION = 15;
+  private static final int METHODID_RECORD_JOURNAL = 16;
+  private static final int METHODID_LIST_JOURNAL = 17;
+  private static final int METHODID_PROMOTE_JOURNAL_ENTRY = 18;
+  private static final int METHODID_GET_IMPROVEMENT_REPORT = 19;
+  private static final int METHODID_EXPORT_RETROSPECTIVE = 20;
+  private static final int METHODID_VERIFY_JOURNAL = 21;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -2800,6 +3103,14 @@ public final class WorkflowServiceGrpc {
         case METHODID_LIST_WORKFLOW_DEFINITIONS:
           serviceImpl.listWorkflowDefinitions((dev.kxm.v1.ListWorkflowDefinitionsRequest) request,
               (io.grpc.stub.StreamObserver<dev.kxm.v1.ListWorkflowDefinitionsResponse>) responseObserver);
+          break;
+        case METHODID_REGISTER_GATE_REGISTRY:
+          serviceImpl.registerGateRegistry((dev.kxm.v1.RegisterGateRegistryRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.RegisterGateRegistryResponse>) responseObserver);
+          break;
+        case METHODID_GET_GATE_REGISTRY:
+          serviceImpl.getGateRegistry((dev.kxm.v1.GetGateRegistryRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.GetGateRegistryResponse>) responseObserver);
           break;
         case METHODID_START_WORKFLOW_RUN:
           serviceImpl.startWorkflowRun((dev.kxm.v1.StartWorkflowRunRequest) request,
@@ -2908,6 +3219,20 @@ public final class WorkflowServiceGrpc {
               dev.kxm.v1.ListWorkflowDefinitionsRequest,
               dev.kxm.v1.ListWorkflowDefinitionsResponse>(
                 service, METHODID_LIST_WORKFLOW_DEFINITIONS)))
+        .addMethod(
+          getRegisterGateRegistryMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.RegisterGateRegistryRequest,
+              dev.kxm.v1.RegisterGateRegistryResponse>(
+                service, METHODID_REGISTER_GATE_REGISTRY)))
+        .addMethod(
+          getGetGateRegistryMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.GetGateRegistryRequest,
+              dev.kxm.v1.GetGateRegistryResponse>(
+                service, METHODID_GET_GATE_REGISTRY)))
         .addMethod(
           getStartWorkflowRunMethod(),
           io.grpc.stub.ServerCalls.asyncUnaryCall(
@@ -3078,6 +3403,8 @@ public final class WorkflowServiceGrpc {
               .addMethod(getRegisterWorkflowDefinitionMethod())
               .addMethod(getGetWorkflowDefinitionMethod())
               .addMethod(getListWorkflowDefinitionsMethod())
+              .addMethod(getRegisterGateRegistryMethod())
+              .addMethod(getGetGateRegistryMethod())
               .addMethod(getStartWorkflowRunMethod())
               .addMethod(getGetWorkflowRunMethod())
               .addMethod(getListWorkflowRunsMethod())

@@ -37,6 +37,26 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_RegisterWorkflowDefinitionResponse_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_RegisterGateRegistryRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_RegisterGateRegistryRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_RegisterGateRegistryResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_RegisterGateRegistryResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_GetGateRegistryRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_GetGateRegistryRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_GetGateRegistryResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_GetGateRegistryResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_kxm_v1_GetWorkflowDefinitionRequest_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -283,223 +303,239 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
       "Response\022:\n\ndefinition\030\001 \001(\0132\032.kxm.v1.Wo" +
       "rkflowDefinitionR\ndefinition\022\030\n\007created\030" +
       "\002 \001(\010R\007created\022\034\n\tunchanged\030\003 \001(\010R\tuncha" +
-      "nged\"C\n\034GetWorkflowDefinitionRequest\022#\n\r" +
-      "definition_id\030\001 \001(\tR\014definitionId\"[\n\035Get" +
-      "WorkflowDefinitionResponse\022:\n\ndefinition" +
-      "\030\001 \001(\0132\032.kxm.v1.WorkflowDefinitionR\ndefi" +
-      "nition\"\\\n\036ListWorkflowDefinitionsRequest" +
-      "\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage_to" +
-      "ken\030\002 \001(\tR\tpageToken\"\207\001\n\037ListWorkflowDef" +
-      "initionsResponse\022<\n\013definitions\030\001 \003(\0132\032." +
-      "kxm.v1.WorkflowDefinitionR\013definitions\022&" +
-      "\n\017next_page_token\030\002 \001(\tR\rnextPageToken\"\250" +
-      "\001\n\027StartWorkflowRunRequest\022#\n\rdefinition" +
-      "_id\030\001 \001(\tR\014definitionId\022\037\n\013delivery_id\030\002" +
-      " \001(\tR\ndeliveryId\0221\n\007payload\030\003 \001(\0132\027.goog" +
-      "le.protobuf.StructR\007payload\022\024\n\005event\030\004 \001" +
-      "(\tR\005event\"y\n\030StartWorkflowRunResponse\022%\n" +
-      "\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022\034\n\t" +
-      "duplicate\030\002 \001(\010R\tduplicate\022\030\n\007started\030\003 " +
-      "\001(\010R\007started\".\n\025GetWorkflowRunRequest\022\025\n" +
-      "\006run_id\030\001 \001(\tR\005runId\"?\n\026GetWorkflowRunRe" +
-      "sponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRun" +
-      "R\003run\"\255\001\n\027ListWorkflowRunsRequest\0221\n\006sta" +
-      "tus\030\001 \001(\0162\031.kxm.v1.WorkflowRunStatusR\006st" +
-      "atus\022#\n\rdefinition_id\030\002 \001(\tR\014definitionI" +
-      "d\022\033\n\tpage_size\030\003 \001(\005R\010pageSize\022\035\n\npage_t" +
-      "oken\030\004 \001(\tR\tpageToken\"k\n\030ListWorkflowRun" +
-      "sResponse\022\'\n\004runs\030\001 \003(\0132\023.kxm.v1.Workflo" +
-      "wRunR\004runs\022&\n\017next_page_token\030\002 \001(\tR\rnex" +
-      "tPageToken\"I\n\030CancelWorkflowRunRequest\022\025" +
-      "\n\006run_id\030\001 \001(\tR\005runId\022\026\n\006reason\030\002 \001(\tR\006r" +
-      "eason\"B\n\031CancelWorkflowRunResponse\022%\n\003ru" +
-      "n\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\"Q\n\027Rer" +
-      "unWorkflowRunRequest\022\025\n\006run_id\030\001 \001(\tR\005ru" +
-      "nId\022\037\n\013delivery_id\030\002 \001(\tR\ndeliveryId\"_\n\030" +
-      "RerunWorkflowRunResponse\022%\n\003run\030\001 \001(\0132\023." +
-      "kxm.v1.WorkflowRunR\003run\022\034\n\tduplicate\030\002 \001" +
-      "(\010R\tduplicate\"-\n\nMessageIds\022\037\n\013message_i" +
-      "ds\030\001 \003(\tR\nmessageIds\"\363\003\n\021CheckpointReque" +
-      "st\022\025\n\006run_id\030\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 " +
-      "\001(\tR\007stageId\0220\n\006status\030\003 \001(\0162\030.kxm.v1.Ch" +
-      "eckpointStatusR\006status\022\030\n\007summary\030\004 \001(\tR" +
-      "\007summary\022C\n\010evidence\030\005 \003(\0132\'.kxm.v1.Chec" +
-      "kpointRequest.EvidenceEntryR\010evidence\022P\n" +
-      "\revidence_refs\030\006 \003(\0132+.kxm.v1.Checkpoint" +
-      "Request.EvidenceRefsEntryR\014evidenceRefs\022" +
-      "\030\n\007outcome\030\007 \001(\tR\007outcome\022\035\n\nrequest_id\030" +
-      "\010 \001(\tR\trequestId\032;\n\rEvidenceEntry\022\020\n\003key" +
-      "\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\032S\n" +
-      "\021EvidenceRefsEntry\022\020\n\003key\030\001 \001(\tR\003key\022(\n\005" +
-      "value\030\002 \001(\0132\022.kxm.v1.MessageIdsR\005value:\002" +
-      "8\001\"\332\002\n\022CheckpointResponse\022%\n\003run\030\001 \001(\0132\023" +
-      ".kxm.v1.WorkflowRunR\003run\022\024\n\005retry\030\002 \001(\010R" +
-      "\005retry\022\034\n\tcompleted\030\003 \001(\010R\tcompleted\022\034\n\t" +
-      "exhausted\030\004 \001(\010R\texhausted\022\034\n\tescalated\030" +
-      "\005 \001(\010R\tescalated\022:\n\ntransition\030\006 \001(\0132\032.k" +
-      "xm.v1.WorkflowTransitionR\ntransition\0223\n\025" +
-      "degraded_requirements\030\007 \003(\tR\024degradedReq" +
-      "uirements\022 \n\013instruction\030\010 \001(\tR\013instruct" +
-      "ion\022\032\n\010repeated\030\t \001(\010R\010repeated\"\351\003\n\013Wait" +
-      "Request\022\025\n\006run_id\030\001 \001(\tR\005runId\022\031\n\010stage_" +
-      "id\030\002 \001(\tR\007stageId\022\035\n\nsignal_key\030\003 \001(\tR\ts" +
-      "ignalKey\022\030\n\007summary\030\004 \001(\tR\007summary\022=\n\010ev" +
-      "idence\030\005 \003(\0132!.kxm.v1.WaitRequest.Eviden" +
-      "ceEntryR\010evidence\022J\n\revidence_refs\030\006 \003(\013" +
-      "2%.kxm.v1.WaitRequest.EvidenceRefsEntryR" +
-      "\014evidenceRefs\0223\n\007timeout\030\007 \001(\0132\031.google." +
-      "protobuf.DurationR\007timeout\022\035\n\nrequest_id" +
-      "\030\010 \001(\tR\trequestId\032;\n\rEvidenceEntry\022\020\n\003ke" +
-      "y\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\032S" +
-      "\n\021EvidenceRefsEntry\022\020\n\003key\030\001 \001(\tR\003key\022(\n" +
-      "\005value\030\002 \001(\0132\022.kxm.v1.MessageIdsR\005value:" +
-      "\0028\001\"s\n\014WaitResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v" +
-      "1.WorkflowRunR\003run\022 \n\013instruction\030\002 \001(\tR" +
-      "\013instruction\022\032\n\010repeated\030\003 \001(\010R\010repeated" +
-      "\"\306\002\n\030SignalWorkflowRunRequest\022\025\n\006run_id\030" +
-      "\001 \001(\tR\005runId\022\035\n\nsignal_key\030\002 \001(\tR\tsignal" +
-      "Key\022\037\n\013delivery_id\030\003 \001(\tR\ndeliveryId\0220\n\006" +
-      "status\030\004 \001(\0162\030.kxm.v1.CheckpointStatusR\006" +
-      "status\022\030\n\007summary\030\005 \001(\tR\007summary\022J\n\010evid" +
-      "ence\030\006 \003(\0132..kxm.v1.SignalWorkflowRunReq" +
-      "uest.EvidenceEntryR\010evidence\032;\n\rEvidence" +
-      "Entry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005" +
-      "value:\0028\001\"\250\002\n\031SignalWorkflowRunResponse\022" +
-      "\034\n\tduplicate\030\001 \001(\010R\tduplicate\0220\n\006status\030" +
-      "\002 \001(\0162\030.kxm.v1.CheckpointStatusR\006status\022" +
-      "\031\n\010stage_id\030\003 \001(\tR\007stageId\022\035\n\nsignal_key" +
-      "\030\004 \001(\tR\tsignalKey\022\024\n\005retry\030\005 \001(\010R\005retry\022" +
-      "\034\n\tcompleted\030\006 \001(\010R\tcompleted\0223\n\025degrade" +
-      "d_requirements\030\007 \003(\tR\024degradedRequiremen" +
-      "ts\022\030\n\007resumed\030\010 \001(\010R\007resumed\"\216\001\n\031Approve" +
-      "DegradationRequest\022\025\n\006run_id\030\001 \001(\tR\005runI" +
-      "d\022\031\n\010stage_id\030\002 \001(\tR\007stageId\022\'\n\017requirem" +
-      "ent_key\030\003 \001(\tR\016requirementKey\022\026\n\006reason\030" +
-      "\004 \001(\tR\006reason\"s\n\032ApproveDegradationRespo" +
-      "nse\0227\n\010approval\030\001 \001(\0132\033.kxm.v1.Degradati" +
-      "onApprovalR\010approval\022\034\n\tduplicate\030\002 \001(\010R" +
-      "\tduplicate\"`\n\024EscalateStageRequest\022\025\n\006ru" +
-      "n_id\030\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 \001(\tR\007sta" +
-      "geId\022\026\n\006reason\030\003 \001(\tR\006reason\"`\n\025Escalate" +
-      "StageResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Work" +
-      "flowRunR\003run\022 \n\013instruction\030\002 \001(\tR\013instr" +
-      "uction\"\204\002\n\030ResolveEscalationRequest\022\025\n\006r" +
-      "un_id\030\001 \001(\tR\005runId\022\026\n\006ruling\030\002 \001(\tR\006ruli" +
-      "ng\0220\n\006status\030\003 \001(\0162\030.kxm.v1.CheckpointSt" +
-      "atusR\006status\022J\n\010evidence\030\004 \003(\0132..kxm.v1." +
-      "ResolveEscalationRequest.EvidenceEntryR\010" +
-      "evidence\032;\n\rEvidenceEntry\022\020\n\003key\030\001 \001(\tR\003" +
-      "key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\230\001\n\031Resolv" +
-      "eEscalationResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v" +
-      "1.WorkflowRunR\003run\022\024\n\005retry\030\002 \001(\010R\005retry" +
-      "\022\034\n\tcompleted\030\003 \001(\010R\tcompleted\022 \n\013instru" +
-      "ction\030\004 \001(\tR\013instruction\"\372\002\n\024RecordJourn" +
-      "alRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\0223\n\010cate" +
-      "gory\030\002 \001(\0162\027.kxm.v1.JournalCategoryR\010cat" +
-      "egory\022\030\n\007summary\030\003 \001(\tR\007summary\022+\n\004area\030" +
-      "\004 \001(\0162\027.kxm.v1.ImprovementAreaR\004area\0223\n\010" +
-      "severity\030\005 \001(\0162\027.kxm.v1.JournalSeverityR" +
-      "\010severity\022\030\n\007details\030\006 \001(\tR\007details\022\032\n\010e" +
-      "vidence\030\007 \003(\tR\010evidence\022*\n\021related_entry" +
-      "_ids\030\010 \003(\tR\017relatedEntryIds\022\031\n\010stage_id\030" +
-      "\t \001(\tR\007stageId\022\035\n\nrequest_id\030\n \001(\tR\trequ" +
-      "estId\"b\n\025RecordJournalResponse\022-\n\006record" +
-      "\030\001 \001(\0132\025.kxm.v1.JournalRecordR\006record\022\032\n" +
-      "\010repeated\030\002 \001(\010R\010repeated\"g\n\022ListJournal" +
-      "Request\022\025\n\006run_id\030\001 \001(\tR\005runId\022\033\n\tpage_s" +
-      "ize\030\002 \001(\005R\010pageSize\022\035\n\npage_token\030\003 \001(\tR" +
-      "\tpageToken\"n\n\023ListJournalResponse\022/\n\007rec" +
-      "ords\030\001 \003(\0132\025.kxm.v1.JournalRecordR\007recor" +
-      "ds\022&\n\017next_page_token\030\002 \001(\tR\rnextPageTok" +
-      "en\"\235\001\n\032PromoteJournalEntryRequest\022\031\n\010ent" +
-      "ry_id\030\001 \001(\tR\007entryId\022\'\n\002to\030\002 \001(\0162\027.kxm.v" +
-      "1.PromotionStatusR\002to\022#\n\revidence_refs\030\003" +
-      " \003(\tR\014evidenceRefs\022\026\n\006reason\030\004 \001(\tR\006reas" +
-      "on\"x\n\033PromoteJournalEntryResponse\022-\n\006rec" +
-      "ord\030\001 \001(\0132\025.kxm.v1.JournalRecordR\006record" +
-      "\022*\n\005entry\030\002 \001(\0132\024.kxm.v1.JournalEntryR\005e" +
-      "ntry\"\255\001\n\033GetImprovementReportRequest\022\030\n\007" +
-      "project\030\001 \001(\tR\007project\0220\n\005since\030\002 \001(\0132\032." +
-      "google.protobuf.TimestampR\005since\022\037\n\013max_" +
-      "entries\030\003 \001(\005R\nmaxEntries\022!\n\014signal_limi" +
-      "t\030\004 \001(\005R\013signalLimit\"\265\001\n\034GetImprovementR" +
-      "eportResponse\022(\n\005areas\030\001 \003(\0132\022.kxm.v1.Ar" +
-      "eaReportR\005areas\0223\n\007signals\030\002 \003(\0132\031.kxm.v" +
-      "1.ImprovementSignalR\007signals\022\030\n\007entries\030" +
-      "\003 \001(\005R\007entries\022\034\n\ttruncated\030\004 \001(\010R\ttrunc" +
-      "ated\"3\n\032ExportRetrospectiveRequest\022\025\n\006ru" +
-      "n_id\030\001 \001(\tR\005runId\"\222\001\n\033ExportRetrospectiv" +
-      "eResponse\022C\n\rretrospective\030\001 \001(\0132\035.kxm.v" +
-      "1.WorkflowRetrospectiveR\rretrospective\022\022" +
-      "\n\004json\030\002 \001(\tR\004json\022\032\n\010markdown\030\003 \001(\tR\010ma" +
-      "rkdown\"-\n\024VerifyJournalRequest\022\025\n\006run_id" +
-      "\030\001 \001(\tR\005runId\"I\n\025VerifyJournalResponse\0220" +
-      "\n\007verdict\030\001 \001(\0132\026.kxm.v1.JournalVerdictR" +
-      "\007verdict*m\n\020DefinitionFormat\022!\n\035DEFINITI" +
-      "ON_FORMAT_UNSPECIFIED\020\000\022\032\n\026DEFINITION_FO" +
-      "RMAT_JSON\020\001\022\032\n\026DEFINITION_FORMAT_YAML\020\0022" +
-      "\232\022\n\017WorkflowService\022\201\001\n\032RegisterWorkflow" +
-      "Definition\022).kxm.v1.RegisterWorkflowDefi" +
-      "nitionRequest\032*.kxm.v1.RegisterWorkflowD" +
-      "efinitionResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\213\001\n\025GetW" +
-      "orkflowDefinition\022$.kxm.v1.GetWorkflowDe" +
-      "finitionRequest\032%.kxm.v1.GetWorkflowDefi" +
-      "nitionResponse\"%\352\340\030!\010\004\020\001\030\002\"\027kxm_workflow" +
-      "_definition(\001\022\222\001\n\027ListWorkflowDefinition" +
-      "s\022&.kxm.v1.ListWorkflowDefinitionsReques" +
-      "t\032\'.kxm.v1.ListWorkflowDefinitionsRespon" +
-      "se\"&\352\340\030\"\010\007\020\001\030\002\"\030kxm_workflow_definitions" +
-      "(\001\022c\n\020StartWorkflowRun\022\037.kxm.v1.StartWor" +
-      "kflowRunRequest\032 .kxm.v1.StartWorkflowRu" +
-      "nResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\016GetWorkflowRu" +
-      "n\022\035.kxm.v1.GetWorkflowRunRequest\032\036.kxm.v" +
-      "1.GetWorkflowRunResponse\"\036\352\340\030\032\010\007\020\001\030\002\"\020kx" +
-      "m_workflow_run(\001\022v\n\020ListWorkflowRuns\022\037.k" +
-      "xm.v1.ListWorkflowRunsRequest\032 .kxm.v1.L" +
-      "istWorkflowRunsResponse\"\037\352\340\030\033\010\007\020\001\030\002\"\021kxm" +
-      "_workflow_runs(\001\022f\n\021CancelWorkflowRun\022 ." +
-      "kxm.v1.CancelWorkflowRunRequest\032!.kxm.v1" +
-      ".CancelWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004" +
-      "\022c\n\020RerunWorkflowRun\022\037.kxm.v1.RerunWorkf" +
-      "lowRunRequest\032 .kxm.v1.RerunWorkflowRunR" +
-      "esponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022j\n\nCheckpoint\022\031.kx" +
-      "m.v1.CheckpointRequest\032\032.kxm.v1.Checkpoi" +
-      "ntResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_workflow_che" +
-      "ckpoint(\001\022R\n\004Wait\022\023.kxm.v1.WaitRequest\032\024" +
-      ".kxm.v1.WaitResponse\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_wo" +
-      "rkflow_wait(\001\022f\n\021SignalWorkflowRun\022 .kxm" +
-      ".v1.SignalWorkflowRunRequest\032!.kxm.v1.Si" +
-      "gnalWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022i\n" +
-      "\022ApproveDegradation\022!.kxm.v1.ApproveDegr" +
-      "adationRequest\032\".kxm.v1.ApproveDegradati" +
-      "onResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022q\n\rEscalateStag" +
-      "e\022\034.kxm.v1.EscalateStageRequest\032\035.kxm.v1" +
-      ".EscalateStageResponse\"#\352\340\030\037\010\005\020\000\030\002\"\025kxm_" +
-      "workflow_escalate(\001\022f\n\021ResolveEscalation" +
-      "\022 .kxm.v1.ResolveEscalationRequest\032!.kxm" +
-      ".v1.ResolveEscalationResponse\"\014\352\340\030\010\010\002\020\000\030" +
-      "\001(\004\022o\n\rRecordJournal\022\034.kxm.v1.RecordJour" +
-      "nalRequest\032\035.kxm.v1.RecordJournalRespons" +
-      "e\"!\352\340\030\035\010\005\020\000\030\002\"\023kxm_workflow_record(\001\022j\n\013" +
-      "ListJournal\022\032.kxm.v1.ListJournalRequest\032" +
-      "\033.kxm.v1.ListJournalResponse\"\"\352\340\030\036\010\007\020\001\030\002" +
-      "\"\024kxm_workflow_journal(\001\022l\n\023PromoteJourn" +
-      "alEntry\022\".kxm.v1.PromoteJournalEntryRequ" +
-      "est\032#.kxm.v1.PromoteJournalEntryResponse" +
-      "\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\024GetImprovementReport\022" +
-      "#.kxm.v1.GetImprovementReportRequest\032$.k" +
-      "xm.v1.GetImprovementReportResponse\"$\352\340\030 " +
-      "\010\007\020\001\030\002\"\026kxm_improvement_report(\003\022\210\001\n\023Exp" +
-      "ortRetrospective\022\".kxm.v1.ExportRetrospe" +
-      "ctiveRequest\032#.kxm.v1.ExportRetrospectiv" +
-      "eResponse\"(\352\340\030$\010\007\020\001\030\002\"\032kxm_workflow_retr" +
-      "ospective(\001\022w\n\rVerifyJournal\022\034.kxm.v1.Ve" +
-      "rifyJournalRequest\032\035.kxm.v1.VerifyJourna" +
-      "lResponse\")\352\340\030%\010\007\020\001\030\002\"\033kxm_workflow_veri" +
-      "fy_journal(\003B\204\001\n\ndev.kxm.v1B\024WorkflowSer" +
-      "viceProtoP\001Z\'kxm.dev/hub/clients/go/gen/" +
-      "kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022K" +
-      "xm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
+      "nged\"\252\001\n\033RegisterGateRegistryRequest\022\032\n\010" +
+      "document\030\001 \001(\tR\010document\0220\n\006format\030\002 \001(\016" +
+      "2\030.kxm.v1.DefinitionFormatR\006format\022#\n\rva" +
+      "lidate_only\030\003 \001(\010R\014validateOnly\022\030\n\007proje" +
+      "ct\030\004 \001(\tR\007project\"\210\001\n\034RegisterGateRegist" +
+      "ryResponse\0220\n\010registry\030\001 \001(\0132\024.kxm.v1.Ga" +
+      "teRegistryR\010registry\022\030\n\007created\030\002 \001(\010R\007c" +
+      "reated\022\034\n\tunchanged\030\003 \001(\010R\tunchanged\"\030\n\026" +
+      "GetGateRegistryRequest\"K\n\027GetGateRegistr" +
+      "yResponse\0220\n\010registry\030\001 \001(\0132\024.kxm.v1.Gat" +
+      "eRegistryR\010registry\"C\n\034GetWorkflowDefini" +
+      "tionRequest\022#\n\rdefinition_id\030\001 \001(\tR\014defi" +
+      "nitionId\"[\n\035GetWorkflowDefinitionRespons" +
+      "e\022:\n\ndefinition\030\001 \001(\0132\032.kxm.v1.WorkflowD" +
+      "efinitionR\ndefinition\"\\\n\036ListWorkflowDef" +
+      "initionsRequest\022\033\n\tpage_size\030\001 \001(\005R\010page" +
+      "Size\022\035\n\npage_token\030\002 \001(\tR\tpageToken\"\207\001\n\037" +
+      "ListWorkflowDefinitionsResponse\022<\n\013defin" +
+      "itions\030\001 \003(\0132\032.kxm.v1.WorkflowDefinition" +
+      "R\013definitions\022&\n\017next_page_token\030\002 \001(\tR\r" +
+      "nextPageToken\"\250\001\n\027StartWorkflowRunReques" +
+      "t\022#\n\rdefinition_id\030\001 \001(\tR\014definitionId\022\037" +
+      "\n\013delivery_id\030\002 \001(\tR\ndeliveryId\0221\n\007paylo" +
+      "ad\030\003 \001(\0132\027.google.protobuf.StructR\007paylo" +
+      "ad\022\024\n\005event\030\004 \001(\tR\005event\"y\n\030StartWorkflo" +
+      "wRunResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Workf" +
+      "lowRunR\003run\022\034\n\tduplicate\030\002 \001(\010R\tduplicat" +
+      "e\022\030\n\007started\030\003 \001(\010R\007started\".\n\025GetWorkfl" +
+      "owRunRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\"?\n\026G" +
+      "etWorkflowRunResponse\022%\n\003run\030\001 \001(\0132\023.kxm" +
+      ".v1.WorkflowRunR\003run\"\255\001\n\027ListWorkflowRun" +
+      "sRequest\0221\n\006status\030\001 \001(\0162\031.kxm.v1.Workfl" +
+      "owRunStatusR\006status\022#\n\rdefinition_id\030\002 \001" +
+      "(\tR\014definitionId\022\033\n\tpage_size\030\003 \001(\005R\010pag" +
+      "eSize\022\035\n\npage_token\030\004 \001(\tR\tpageToken\"k\n\030" +
+      "ListWorkflowRunsResponse\022\'\n\004runs\030\001 \003(\0132\023" +
+      ".kxm.v1.WorkflowRunR\004runs\022&\n\017next_page_t" +
+      "oken\030\002 \001(\tR\rnextPageToken\"I\n\030CancelWorkf" +
+      "lowRunRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\026\n\006" +
+      "reason\030\002 \001(\tR\006reason\"B\n\031CancelWorkflowRu" +
+      "nResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Workflow" +
+      "RunR\003run\"Q\n\027RerunWorkflowRunRequest\022\025\n\006r" +
+      "un_id\030\001 \001(\tR\005runId\022\037\n\013delivery_id\030\002 \001(\tR" +
+      "\ndeliveryId\"_\n\030RerunWorkflowRunResponse\022" +
+      "%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022\034" +
+      "\n\tduplicate\030\002 \001(\010R\tduplicate\"-\n\nMessageI" +
+      "ds\022\037\n\013message_ids\030\001 \003(\tR\nmessageIds\"\363\003\n\021" +
+      "CheckpointRequest\022\025\n\006run_id\030\001 \001(\tR\005runId" +
+      "\022\031\n\010stage_id\030\002 \001(\tR\007stageId\0220\n\006status\030\003 " +
+      "\001(\0162\030.kxm.v1.CheckpointStatusR\006status\022\030\n" +
+      "\007summary\030\004 \001(\tR\007summary\022C\n\010evidence\030\005 \003(" +
+      "\0132\'.kxm.v1.CheckpointRequest.EvidenceEnt" +
+      "ryR\010evidence\022P\n\revidence_refs\030\006 \003(\0132+.kx" +
+      "m.v1.CheckpointRequest.EvidenceRefsEntry" +
+      "R\014evidenceRefs\022\030\n\007outcome\030\007 \001(\tR\007outcome" +
+      "\022\035\n\nrequest_id\030\010 \001(\tR\trequestId\032;\n\rEvide" +
+      "nceEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(" +
+      "\tR\005value:\0028\001\032S\n\021EvidenceRefsEntry\022\020\n\003key" +
+      "\030\001 \001(\tR\003key\022(\n\005value\030\002 \001(\0132\022.kxm.v1.Mess" +
+      "ageIdsR\005value:\0028\001\"\332\002\n\022CheckpointResponse" +
+      "\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022" +
+      "\024\n\005retry\030\002 \001(\010R\005retry\022\034\n\tcompleted\030\003 \001(\010" +
+      "R\tcompleted\022\034\n\texhausted\030\004 \001(\010R\texhauste" +
+      "d\022\034\n\tescalated\030\005 \001(\010R\tescalated\022:\n\ntrans" +
+      "ition\030\006 \001(\0132\032.kxm.v1.WorkflowTransitionR" +
+      "\ntransition\0223\n\025degraded_requirements\030\007 \003" +
+      "(\tR\024degradedRequirements\022 \n\013instruction\030" +
+      "\010 \001(\tR\013instruction\022\032\n\010repeated\030\t \001(\010R\010re" +
+      "peated\"\351\003\n\013WaitRequest\022\025\n\006run_id\030\001 \001(\tR\005" +
+      "runId\022\031\n\010stage_id\030\002 \001(\tR\007stageId\022\035\n\nsign" +
+      "al_key\030\003 \001(\tR\tsignalKey\022\030\n\007summary\030\004 \001(\t" +
+      "R\007summary\022=\n\010evidence\030\005 \003(\0132!.kxm.v1.Wai" +
+      "tRequest.EvidenceEntryR\010evidence\022J\n\revid" +
+      "ence_refs\030\006 \003(\0132%.kxm.v1.WaitRequest.Evi" +
+      "denceRefsEntryR\014evidenceRefs\0223\n\007timeout\030" +
+      "\007 \001(\0132\031.google.protobuf.DurationR\007timeou" +
+      "t\022\035\n\nrequest_id\030\010 \001(\tR\trequestId\032;\n\rEvid" +
+      "enceEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001" +
+      "(\tR\005value:\0028\001\032S\n\021EvidenceRefsEntry\022\020\n\003ke" +
+      "y\030\001 \001(\tR\003key\022(\n\005value\030\002 \001(\0132\022.kxm.v1.Mes" +
+      "sageIdsR\005value:\0028\001\"s\n\014WaitResponse\022%\n\003ru" +
+      "n\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022 \n\013ins" +
+      "truction\030\002 \001(\tR\013instruction\022\032\n\010repeated\030" +
+      "\003 \001(\010R\010repeated\"\306\002\n\030SignalWorkflowRunReq" +
+      "uest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\035\n\nsignal_ke" +
+      "y\030\002 \001(\tR\tsignalKey\022\037\n\013delivery_id\030\003 \001(\tR" +
+      "\ndeliveryId\0220\n\006status\030\004 \001(\0162\030.kxm.v1.Che" +
+      "ckpointStatusR\006status\022\030\n\007summary\030\005 \001(\tR\007" +
+      "summary\022J\n\010evidence\030\006 \003(\0132..kxm.v1.Signa" +
+      "lWorkflowRunRequest.EvidenceEntryR\010evide" +
+      "nce\032;\n\rEvidenceEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024" +
+      "\n\005value\030\002 \001(\tR\005value:\0028\001\"\250\002\n\031SignalWorkf" +
+      "lowRunResponse\022\034\n\tduplicate\030\001 \001(\010R\tdupli" +
+      "cate\0220\n\006status\030\002 \001(\0162\030.kxm.v1.Checkpoint" +
+      "StatusR\006status\022\031\n\010stage_id\030\003 \001(\tR\007stageI" +
+      "d\022\035\n\nsignal_key\030\004 \001(\tR\tsignalKey\022\024\n\005retr" +
+      "y\030\005 \001(\010R\005retry\022\034\n\tcompleted\030\006 \001(\010R\tcompl" +
+      "eted\0223\n\025degraded_requirements\030\007 \003(\tR\024deg" +
+      "radedRequirements\022\030\n\007resumed\030\010 \001(\010R\007resu" +
+      "med\"\216\001\n\031ApproveDegradationRequest\022\025\n\006run" +
+      "_id\030\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 \001(\tR\007stag" +
+      "eId\022\'\n\017requirement_key\030\003 \001(\tR\016requiremen" +
+      "tKey\022\026\n\006reason\030\004 \001(\tR\006reason\"s\n\032ApproveD" +
+      "egradationResponse\0227\n\010approval\030\001 \001(\0132\033.k" +
+      "xm.v1.DegradationApprovalR\010approval\022\034\n\td" +
+      "uplicate\030\002 \001(\010R\tduplicate\"`\n\024EscalateSta" +
+      "geRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\031\n\010stag" +
+      "e_id\030\002 \001(\tR\007stageId\022\026\n\006reason\030\003 \001(\tR\006rea" +
+      "son\"`\n\025EscalateStageResponse\022%\n\003run\030\001 \001(" +
+      "\0132\023.kxm.v1.WorkflowRunR\003run\022 \n\013instructi" +
+      "on\030\002 \001(\tR\013instruction\"\204\002\n\030ResolveEscalat" +
+      "ionRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\026\n\006rul" +
+      "ing\030\002 \001(\tR\006ruling\0220\n\006status\030\003 \001(\0162\030.kxm." +
+      "v1.CheckpointStatusR\006status\022J\n\010evidence\030" +
+      "\004 \003(\0132..kxm.v1.ResolveEscalationRequest." +
+      "EvidenceEntryR\010evidence\032;\n\rEvidenceEntry" +
+      "\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value" +
+      ":\0028\001\"\230\001\n\031ResolveEscalationResponse\022%\n\003ru" +
+      "n\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022\024\n\005ret" +
+      "ry\030\002 \001(\010R\005retry\022\034\n\tcompleted\030\003 \001(\010R\tcomp" +
+      "leted\022 \n\013instruction\030\004 \001(\tR\013instruction\"" +
+      "\372\002\n\024RecordJournalRequest\022\025\n\006run_id\030\001 \001(\t" +
+      "R\005runId\0223\n\010category\030\002 \001(\0162\027.kxm.v1.Journ" +
+      "alCategoryR\010category\022\030\n\007summary\030\003 \001(\tR\007s" +
+      "ummary\022+\n\004area\030\004 \001(\0162\027.kxm.v1.Improvemen" +
+      "tAreaR\004area\0223\n\010severity\030\005 \001(\0162\027.kxm.v1.J" +
+      "ournalSeverityR\010severity\022\030\n\007details\030\006 \001(" +
+      "\tR\007details\022\032\n\010evidence\030\007 \003(\tR\010evidence\022*" +
+      "\n\021related_entry_ids\030\010 \003(\tR\017relatedEntryI" +
+      "ds\022\031\n\010stage_id\030\t \001(\tR\007stageId\022\035\n\nrequest" +
+      "_id\030\n \001(\tR\trequestId\"b\n\025RecordJournalRes" +
+      "ponse\022-\n\006record\030\001 \001(\0132\025.kxm.v1.JournalRe" +
+      "cordR\006record\022\032\n\010repeated\030\002 \001(\010R\010repeated" +
+      "\"g\n\022ListJournalRequest\022\025\n\006run_id\030\001 \001(\tR\005" +
+      "runId\022\033\n\tpage_size\030\002 \001(\005R\010pageSize\022\035\n\npa" +
+      "ge_token\030\003 \001(\tR\tpageToken\"n\n\023ListJournal" +
+      "Response\022/\n\007records\030\001 \003(\0132\025.kxm.v1.Journ" +
+      "alRecordR\007records\022&\n\017next_page_token\030\002 \001" +
+      "(\tR\rnextPageToken\"\235\001\n\032PromoteJournalEntr" +
+      "yRequest\022\031\n\010entry_id\030\001 \001(\tR\007entryId\022\'\n\002t" +
+      "o\030\002 \001(\0162\027.kxm.v1.PromotionStatusR\002to\022#\n\r" +
+      "evidence_refs\030\003 \003(\tR\014evidenceRefs\022\026\n\006rea" +
+      "son\030\004 \001(\tR\006reason\"x\n\033PromoteJournalEntry" +
+      "Response\022-\n\006record\030\001 \001(\0132\025.kxm.v1.Journa" +
+      "lRecordR\006record\022*\n\005entry\030\002 \001(\0132\024.kxm.v1." +
+      "JournalEntryR\005entry\"\255\001\n\033GetImprovementRe" +
+      "portRequest\022\030\n\007project\030\001 \001(\tR\007project\0220\n" +
+      "\005since\030\002 \001(\0132\032.google.protobuf.Timestamp" +
+      "R\005since\022\037\n\013max_entries\030\003 \001(\005R\nmaxEntries" +
+      "\022!\n\014signal_limit\030\004 \001(\005R\013signalLimit\"\265\001\n\034" +
+      "GetImprovementReportResponse\022(\n\005areas\030\001 " +
+      "\003(\0132\022.kxm.v1.AreaReportR\005areas\0223\n\007signal" +
+      "s\030\002 \003(\0132\031.kxm.v1.ImprovementSignalR\007sign" +
+      "als\022\030\n\007entries\030\003 \001(\005R\007entries\022\034\n\ttruncat" +
+      "ed\030\004 \001(\010R\ttruncated\"3\n\032ExportRetrospecti" +
+      "veRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\"\222\001\n\033Exp" +
+      "ortRetrospectiveResponse\022C\n\rretrospectiv" +
+      "e\030\001 \001(\0132\035.kxm.v1.WorkflowRetrospectiveR\r" +
+      "retrospective\022\022\n\004json\030\002 \001(\tR\004json\022\032\n\010mar" +
+      "kdown\030\003 \001(\tR\010markdown\"-\n\024VerifyJournalRe" +
+      "quest\022\025\n\006run_id\030\001 \001(\tR\005runId\"I\n\025VerifyJo" +
+      "urnalResponse\0220\n\007verdict\030\001 \001(\0132\026.kxm.v1." +
+      "JournalVerdictR\007verdict*m\n\020DefinitionFor" +
+      "mat\022!\n\035DEFINITION_FORMAT_UNSPECIFIED\020\000\022\032" +
+      "\n\026DEFINITION_FORMAT_JSON\020\001\022\032\n\026DEFINITION" +
+      "_FORMAT_YAML\020\0022\200\024\n\017WorkflowService\022\201\001\n\032R" +
+      "egisterWorkflowDefinition\022).kxm.v1.Regis" +
+      "terWorkflowDefinitionRequest\032*.kxm.v1.Re" +
+      "gisterWorkflowDefinitionResponse\"\014\352\340\030\010\010\002" +
+      "\020\000\030\001(\004\022\213\001\n\025GetWorkflowDefinition\022$.kxm.v" +
+      "1.GetWorkflowDefinitionRequest\032%.kxm.v1." +
+      "GetWorkflowDefinitionResponse\"%\352\340\030!\010\004\020\001\030" +
+      "\002\"\027kxm_workflow_definition(\001\022\222\001\n\027ListWor" +
+      "kflowDefinitions\022&.kxm.v1.ListWorkflowDe" +
+      "finitionsRequest\032\'.kxm.v1.ListWorkflowDe" +
+      "finitionsResponse\"&\352\340\030\"\010\007\020\001\030\002\"\030kxm_workf" +
+      "low_definitions(\001\022o\n\024RegisterGateRegistr" +
+      "y\022#.kxm.v1.RegisterGateRegistryRequest\032$" +
+      ".kxm.v1.RegisterGateRegistryResponse\"\014\352\340" +
+      "\030\010\010\002\020\000\030\001(\004\022s\n\017GetGateRegistry\022\036.kxm.v1.G" +
+      "etGateRegistryRequest\032\037.kxm.v1.GetGateRe" +
+      "gistryResponse\"\037\352\340\030\033\010\004\020\001\030\002\"\021kxm_gate_reg" +
+      "istry(\001\022c\n\020StartWorkflowRun\022\037.kxm.v1.Sta" +
+      "rtWorkflowRunRequest\032 .kxm.v1.StartWorkf" +
+      "lowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\016GetWorkf" +
+      "lowRun\022\035.kxm.v1.GetWorkflowRunRequest\032\036." +
+      "kxm.v1.GetWorkflowRunResponse\"\036\352\340\030\032\010\007\020\001\030" +
+      "\002\"\020kxm_workflow_run(\001\022v\n\020ListWorkflowRun" +
+      "s\022\037.kxm.v1.ListWorkflowRunsRequest\032 .kxm" +
+      ".v1.ListWorkflowRunsResponse\"\037\352\340\030\033\010\007\020\001\030\002" +
+      "\"\021kxm_workflow_runs(\001\022f\n\021CancelWorkflowR" +
+      "un\022 .kxm.v1.CancelWorkflowRunRequest\032!.k" +
+      "xm.v1.CancelWorkflowRunResponse\"\014\352\340\030\010\010\002\020" +
+      "\000\030\001(\004\022c\n\020RerunWorkflowRun\022\037.kxm.v1.Rerun" +
+      "WorkflowRunRequest\032 .kxm.v1.RerunWorkflo" +
+      "wRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022j\n\nCheckpoint" +
+      "\022\031.kxm.v1.CheckpointRequest\032\032.kxm.v1.Che" +
+      "ckpointResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_workflo" +
+      "w_checkpoint(\001\022R\n\004Wait\022\023.kxm.v1.WaitRequ" +
+      "est\032\024.kxm.v1.WaitResponse\"\037\352\340\030\033\010\005\020\000\030\002\"\021k" +
+      "xm_workflow_wait(\001\022f\n\021SignalWorkflowRun\022" +
+      " .kxm.v1.SignalWorkflowRunRequest\032!.kxm." +
+      "v1.SignalWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001" +
+      "(\004\022i\n\022ApproveDegradation\022!.kxm.v1.Approv" +
+      "eDegradationRequest\032\".kxm.v1.ApproveDegr" +
+      "adationResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022q\n\rEscalat" +
+      "eStage\022\034.kxm.v1.EscalateStageRequest\032\035.k" +
+      "xm.v1.EscalateStageResponse\"#\352\340\030\037\010\005\020\000\030\002\"" +
+      "\025kxm_workflow_escalate(\001\022f\n\021ResolveEscal" +
+      "ation\022 .kxm.v1.ResolveEscalationRequest\032" +
+      "!.kxm.v1.ResolveEscalationResponse\"\014\352\340\030\010" +
+      "\010\002\020\000\030\001(\004\022o\n\rRecordJournal\022\034.kxm.v1.Recor" +
+      "dJournalRequest\032\035.kxm.v1.RecordJournalRe" +
+      "sponse\"!\352\340\030\035\010\005\020\000\030\002\"\023kxm_workflow_record(" +
+      "\001\022j\n\013ListJournal\022\032.kxm.v1.ListJournalReq" +
+      "uest\032\033.kxm.v1.ListJournalResponse\"\"\352\340\030\036\010" +
+      "\007\020\001\030\002\"\024kxm_workflow_journal(\001\022l\n\023Promote" +
+      "JournalEntry\022\".kxm.v1.PromoteJournalEntr" +
+      "yRequest\032#.kxm.v1.PromoteJournalEntryRes" +
+      "ponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\024GetImprovementRe" +
+      "port\022#.kxm.v1.GetImprovementReportReques" +
+      "t\032$.kxm.v1.GetImprovementReportResponse\"" +
+      "$\352\340\030 \010\007\020\001\030\002\"\026kxm_improvement_report(\003\022\210\001" +
+      "\n\023ExportRetrospective\022\".kxm.v1.ExportRet" +
+      "rospectiveRequest\032#.kxm.v1.ExportRetrosp" +
+      "ectiveResponse\"(\352\340\030$\010\007\020\001\030\002\"\032kxm_workflow" +
+      "_retrospective(\001\022w\n\rVerifyJournal\022\034.kxm." +
+      "v1.VerifyJournalRequest\032\035.kxm.v1.VerifyJ" +
+      "ournalResponse\")\352\340\030%\010\007\020\001\030\002\"\033kxm_workflow" +
+      "_verify_journal(\003B\204\001\n\ndev.kxm.v1B\024Workfl" +
+      "owServiceProtoP\001Z\'kxm.dev/hub/clients/go" +
+      "/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V" +
+      "1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -523,98 +559,122 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_RegisterWorkflowDefinitionResponse_descriptor,
         new java.lang.String[] { "Definition", "Created", "Unchanged", });
-    internal_static_kxm_v1_GetWorkflowDefinitionRequest_descriptor =
+    internal_static_kxm_v1_RegisterGateRegistryRequest_descriptor =
       getDescriptor().getMessageType(2);
+    internal_static_kxm_v1_RegisterGateRegistryRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_RegisterGateRegistryRequest_descriptor,
+        new java.lang.String[] { "Document", "Format", "ValidateOnly", "Project", });
+    internal_static_kxm_v1_RegisterGateRegistryResponse_descriptor =
+      getDescriptor().getMessageType(3);
+    internal_static_kxm_v1_RegisterGateRegistryResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_RegisterGateRegistryResponse_descriptor,
+        new java.lang.String[] { "Registry", "Created", "Unchanged", });
+    internal_static_kxm_v1_GetGateRegistryRequest_descriptor =
+      getDescriptor().getMessageType(4);
+    internal_static_kxm_v1_GetGateRegistryRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_GetGateRegistryRequest_descriptor,
+        new java.lang.String[] { });
+    internal_static_kxm_v1_GetGateRegistryResponse_descriptor =
+      getDescriptor().getMessageType(5);
+    internal_static_kxm_v1_GetGateRegistryResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_GetGateRegistryResponse_descriptor,
+        new java.lang.String[] { "Registry", });
+    internal_static_kxm_v1_GetWorkflowDefinitionRequest_descriptor =
+      getDescriptor().getMessageType(6);
     internal_static_kxm_v1_GetWorkflowDefinitionRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_GetWorkflowDefinitionRequest_descriptor,
         new java.lang.String[] { "DefinitionId", });
     internal_static_kxm_v1_GetWorkflowDefinitionResponse_descriptor =
-      getDescriptor().getMessageType(3);
+      getDescriptor().getMessageType(7);
     internal_static_kxm_v1_GetWorkflowDefinitionResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_GetWorkflowDefinitionResponse_descriptor,
         new java.lang.String[] { "Definition", });
     internal_static_kxm_v1_ListWorkflowDefinitionsRequest_descriptor =
-      getDescriptor().getMessageType(4);
+      getDescriptor().getMessageType(8);
     internal_static_kxm_v1_ListWorkflowDefinitionsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ListWorkflowDefinitionsRequest_descriptor,
         new java.lang.String[] { "PageSize", "PageToken", });
     internal_static_kxm_v1_ListWorkflowDefinitionsResponse_descriptor =
-      getDescriptor().getMessageType(5);
+      getDescriptor().getMessageType(9);
     internal_static_kxm_v1_ListWorkflowDefinitionsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ListWorkflowDefinitionsResponse_descriptor,
         new java.lang.String[] { "Definitions", "NextPageToken", });
     internal_static_kxm_v1_StartWorkflowRunRequest_descriptor =
-      getDescriptor().getMessageType(6);
+      getDescriptor().getMessageType(10);
     internal_static_kxm_v1_StartWorkflowRunRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_StartWorkflowRunRequest_descriptor,
         new java.lang.String[] { "DefinitionId", "DeliveryId", "Payload", "Event", });
     internal_static_kxm_v1_StartWorkflowRunResponse_descriptor =
-      getDescriptor().getMessageType(7);
+      getDescriptor().getMessageType(11);
     internal_static_kxm_v1_StartWorkflowRunResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_StartWorkflowRunResponse_descriptor,
         new java.lang.String[] { "Run", "Duplicate", "Started", });
     internal_static_kxm_v1_GetWorkflowRunRequest_descriptor =
-      getDescriptor().getMessageType(8);
+      getDescriptor().getMessageType(12);
     internal_static_kxm_v1_GetWorkflowRunRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_GetWorkflowRunRequest_descriptor,
         new java.lang.String[] { "RunId", });
     internal_static_kxm_v1_GetWorkflowRunResponse_descriptor =
-      getDescriptor().getMessageType(9);
+      getDescriptor().getMessageType(13);
     internal_static_kxm_v1_GetWorkflowRunResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_GetWorkflowRunResponse_descriptor,
         new java.lang.String[] { "Run", });
     internal_static_kxm_v1_ListWorkflowRunsRequest_descriptor =
-      getDescriptor().getMessageType(10);
+      getDescriptor().getMessageType(14);
     internal_static_kxm_v1_ListWorkflowRunsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ListWorkflowRunsRequest_descriptor,
         new java.lang.String[] { "Status", "DefinitionId", "PageSize", "PageToken", });
     internal_static_kxm_v1_ListWorkflowRunsResponse_descriptor =
-      getDescriptor().getMessageType(11);
+      getDescriptor().getMessageType(15);
     internal_static_kxm_v1_ListWorkflowRunsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ListWorkflowRunsResponse_descriptor,
         new java.lang.String[] { "Runs", "NextPageToken", });
     internal_static_kxm_v1_CancelWorkflowRunRequest_descriptor =
-      getDescriptor().getMessageType(12);
+      getDescriptor().getMessageType(16);
     internal_static_kxm_v1_CancelWorkflowRunRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_CancelWorkflowRunRequest_descriptor,
         new java.lang.String[] { "RunId", "Reason", });
     internal_static_kxm_v1_CancelWorkflowRunResponse_descriptor =
-      getDescriptor().getMessageType(13);
+      getDescriptor().getMessageType(17);
     internal_static_kxm_v1_CancelWorkflowRunResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_CancelWorkflowRunResponse_descriptor,
         new java.lang.String[] { "Run", });
     internal_static_kxm_v1_RerunWorkflowRunRequest_descriptor =
-      getDescriptor().getMessageType(14);
+      getDescriptor().getMessageType(18);
     internal_static_kxm_v1_RerunWorkflowRunRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_RerunWorkflowRunRequest_descriptor,
         new java.lang.String[] { "RunId", "DeliveryId", });
     internal_static_kxm_v1_RerunWorkflowRunResponse_descriptor =
-      getDescriptor().getMessageType(15);
+      getDescriptor().getMessageType(19);
     internal_static_kxm_v1_RerunWorkflowRunResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_RerunWorkflowRunResponse_descriptor,
         new java.lang.String[] { "Run", "Duplicate", });
     internal_static_kxm_v1_MessageIds_descriptor =
-      getDescriptor().getMessageType(16);
+      getDescriptor().getMessageType(20);
     internal_static_kxm_v1_MessageIds_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_MessageIds_descriptor,
         new java.lang.String[] { "MessageIds", });
     internal_static_kxm_v1_CheckpointRequest_descriptor =
-      getDescriptor().getMessageType(17);
+      getDescriptor().getMessageType(21);
     internal_static_kxm_v1_CheckpointRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_CheckpointRequest_descriptor,
@@ -632,13 +692,13 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
         internal_static_kxm_v1_CheckpointRequest_EvidenceRefsEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
     internal_static_kxm_v1_CheckpointResponse_descriptor =
-      getDescriptor().getMessageType(18);
+      getDescriptor().getMessageType(22);
     internal_static_kxm_v1_CheckpointResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_CheckpointResponse_descriptor,
         new java.lang.String[] { "Run", "Retry", "Completed", "Exhausted", "Escalated", "Transition", "DegradedRequirements", "Instruction", "Repeated", });
     internal_static_kxm_v1_WaitRequest_descriptor =
-      getDescriptor().getMessageType(19);
+      getDescriptor().getMessageType(23);
     internal_static_kxm_v1_WaitRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_WaitRequest_descriptor,
@@ -656,13 +716,13 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
         internal_static_kxm_v1_WaitRequest_EvidenceRefsEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
     internal_static_kxm_v1_WaitResponse_descriptor =
-      getDescriptor().getMessageType(20);
+      getDescriptor().getMessageType(24);
     internal_static_kxm_v1_WaitResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_WaitResponse_descriptor,
         new java.lang.String[] { "Run", "Instruction", "Repeated", });
     internal_static_kxm_v1_SignalWorkflowRunRequest_descriptor =
-      getDescriptor().getMessageType(21);
+      getDescriptor().getMessageType(25);
     internal_static_kxm_v1_SignalWorkflowRunRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_SignalWorkflowRunRequest_descriptor,
@@ -674,37 +734,37 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
         internal_static_kxm_v1_SignalWorkflowRunRequest_EvidenceEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
     internal_static_kxm_v1_SignalWorkflowRunResponse_descriptor =
-      getDescriptor().getMessageType(22);
+      getDescriptor().getMessageType(26);
     internal_static_kxm_v1_SignalWorkflowRunResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_SignalWorkflowRunResponse_descriptor,
         new java.lang.String[] { "Duplicate", "Status", "StageId", "SignalKey", "Retry", "Completed", "DegradedRequirements", "Resumed", });
     internal_static_kxm_v1_ApproveDegradationRequest_descriptor =
-      getDescriptor().getMessageType(23);
+      getDescriptor().getMessageType(27);
     internal_static_kxm_v1_ApproveDegradationRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ApproveDegradationRequest_descriptor,
         new java.lang.String[] { "RunId", "StageId", "RequirementKey", "Reason", });
     internal_static_kxm_v1_ApproveDegradationResponse_descriptor =
-      getDescriptor().getMessageType(24);
+      getDescriptor().getMessageType(28);
     internal_static_kxm_v1_ApproveDegradationResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ApproveDegradationResponse_descriptor,
         new java.lang.String[] { "Approval", "Duplicate", });
     internal_static_kxm_v1_EscalateStageRequest_descriptor =
-      getDescriptor().getMessageType(25);
+      getDescriptor().getMessageType(29);
     internal_static_kxm_v1_EscalateStageRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_EscalateStageRequest_descriptor,
         new java.lang.String[] { "RunId", "StageId", "Reason", });
     internal_static_kxm_v1_EscalateStageResponse_descriptor =
-      getDescriptor().getMessageType(26);
+      getDescriptor().getMessageType(30);
     internal_static_kxm_v1_EscalateStageResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_EscalateStageResponse_descriptor,
         new java.lang.String[] { "Run", "Instruction", });
     internal_static_kxm_v1_ResolveEscalationRequest_descriptor =
-      getDescriptor().getMessageType(27);
+      getDescriptor().getMessageType(31);
     internal_static_kxm_v1_ResolveEscalationRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ResolveEscalationRequest_descriptor,
@@ -716,79 +776,79 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
         internal_static_kxm_v1_ResolveEscalationRequest_EvidenceEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
     internal_static_kxm_v1_ResolveEscalationResponse_descriptor =
-      getDescriptor().getMessageType(28);
+      getDescriptor().getMessageType(32);
     internal_static_kxm_v1_ResolveEscalationResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ResolveEscalationResponse_descriptor,
         new java.lang.String[] { "Run", "Retry", "Completed", "Instruction", });
     internal_static_kxm_v1_RecordJournalRequest_descriptor =
-      getDescriptor().getMessageType(29);
+      getDescriptor().getMessageType(33);
     internal_static_kxm_v1_RecordJournalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_RecordJournalRequest_descriptor,
         new java.lang.String[] { "RunId", "Category", "Summary", "Area", "Severity", "Details", "Evidence", "RelatedEntryIds", "StageId", "RequestId", });
     internal_static_kxm_v1_RecordJournalResponse_descriptor =
-      getDescriptor().getMessageType(30);
+      getDescriptor().getMessageType(34);
     internal_static_kxm_v1_RecordJournalResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_RecordJournalResponse_descriptor,
         new java.lang.String[] { "Record", "Repeated", });
     internal_static_kxm_v1_ListJournalRequest_descriptor =
-      getDescriptor().getMessageType(31);
+      getDescriptor().getMessageType(35);
     internal_static_kxm_v1_ListJournalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ListJournalRequest_descriptor,
         new java.lang.String[] { "RunId", "PageSize", "PageToken", });
     internal_static_kxm_v1_ListJournalResponse_descriptor =
-      getDescriptor().getMessageType(32);
+      getDescriptor().getMessageType(36);
     internal_static_kxm_v1_ListJournalResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ListJournalResponse_descriptor,
         new java.lang.String[] { "Records", "NextPageToken", });
     internal_static_kxm_v1_PromoteJournalEntryRequest_descriptor =
-      getDescriptor().getMessageType(33);
+      getDescriptor().getMessageType(37);
     internal_static_kxm_v1_PromoteJournalEntryRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_PromoteJournalEntryRequest_descriptor,
         new java.lang.String[] { "EntryId", "To", "EvidenceRefs", "Reason", });
     internal_static_kxm_v1_PromoteJournalEntryResponse_descriptor =
-      getDescriptor().getMessageType(34);
+      getDescriptor().getMessageType(38);
     internal_static_kxm_v1_PromoteJournalEntryResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_PromoteJournalEntryResponse_descriptor,
         new java.lang.String[] { "Record", "Entry", });
     internal_static_kxm_v1_GetImprovementReportRequest_descriptor =
-      getDescriptor().getMessageType(35);
+      getDescriptor().getMessageType(39);
     internal_static_kxm_v1_GetImprovementReportRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_GetImprovementReportRequest_descriptor,
         new java.lang.String[] { "Project", "Since", "MaxEntries", "SignalLimit", });
     internal_static_kxm_v1_GetImprovementReportResponse_descriptor =
-      getDescriptor().getMessageType(36);
+      getDescriptor().getMessageType(40);
     internal_static_kxm_v1_GetImprovementReportResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_GetImprovementReportResponse_descriptor,
         new java.lang.String[] { "Areas", "Signals", "Entries", "Truncated", });
     internal_static_kxm_v1_ExportRetrospectiveRequest_descriptor =
-      getDescriptor().getMessageType(37);
+      getDescriptor().getMessageType(41);
     internal_static_kxm_v1_ExportRetrospectiveRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ExportRetrospectiveRequest_descriptor,
         new java.lang.String[] { "RunId", });
     internal_static_kxm_v1_ExportRetrospectiveResponse_descriptor =
-      getDescriptor().getMessageType(38);
+      getDescriptor().getMessageType(42);
     internal_static_kxm_v1_ExportRetrospectiveResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ExportRetrospectiveResponse_descriptor,
         new java.lang.String[] { "Retrospective", "Json", "Markdown", });
     internal_static_kxm_v1_VerifyJournalRequest_descriptor =
-      getDescriptor().getMessageType(39);
+      getDescriptor().getMessageType(43);
     internal_static_kxm_v1_VerifyJournalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_VerifyJournalRequest_descriptor,
         new java.lang.String[] { "RunId", });
     internal_static_kxm_v1_VerifyJournalResponse_descriptor =
-      getDescriptor().getMessageType(40);
+      getDescriptor().getMessageType(44);
     internal_static_kxm_v1_VerifyJournalResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_VerifyJournalResponse_descriptor,

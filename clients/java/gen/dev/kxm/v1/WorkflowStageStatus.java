@@ -202,7 +202,7 @@ public enum WorkflowStageStatus
   }
   public static com.google.protobuf.Descriptors.EnumDescriptor
       getDescriptor() {
-    return dev.kxm.v1.WorkflowTypesProto.getDescriptor().getEnumType(1);
+    return dev.kxm.v1.WorkflowTypesProto.getDescriptor().getEnumType(2);
   }
 
   private static final WorkflowStageStatus[] VALUES = values();

@@ -32,6 +32,11 @@ public final class WorkflowTypesProto extends com.google.protobuf.GeneratedFile 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_WorkflowDefinition_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_GateRegistry_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_GateRegistry_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_kxm_v1_WorkflowWait_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -106,7 +111,7 @@ public final class WorkflowTypesProto extends com.google.protobuf.GeneratedFile 
   static {
     java.lang.String[] descriptorData = {
       "\n\033kxm/v1/workflow_types.proto\022\006kxm.v1\032\037g" +
-      "oogle/protobuf/timestamp.proto\"\207\003\n\022Workf" +
+      "oogle/protobuf/timestamp.proto\"\216\004\n\022Workf" +
       "lowDefinition\022\016\n\002id\030\001 \001(\tR\002id\022\030\n\007project" +
       "\030\002 \001(\tR\007project\022\026\n\006source\030\003 \001(\tR\006source\022" +
       "\026\n\006target\030\004 \001(\tR\006target\022\022\n\004hash\030\005 \001(\tR\004h" +
@@ -116,127 +121,138 @@ public final class WorkflowTypesProto extends com.google.protobuf.GeneratedFile 
       " \001(\0132\032.google.protobuf.TimestampR\014regist" +
       "erTime\022;\n\013update_time\030\n \001(\0132\032.google.pro" +
       "tobuf.TimestampR\nupdateTime\022#\n\rregistere" +
-      "d_by\030\013 \001(\tR\014registeredBy\"\334\001\n\014WorkflowWai" +
-      "t\022\031\n\010stage_id\030\001 \001(\tR\007stageId\022\035\n\nsignal_k" +
-      "ey\030\002 \001(\tR\tsignalKey\022\030\n\007summary\030\003 \001(\tR\007su" +
-      "mmary\022;\n\013create_time\030\004 \001(\0132\032.google.prot" +
-      "obuf.TimestampR\ncreateTime\022;\n\013expire_tim" +
-      "e\030\005 \001(\0132\032.google.protobuf.TimestampR\nexp" +
-      "ireTime\"(\n\016EvidenceValues\022\026\n\006values\030\001 \003(" +
-      "\tR\006values\"\225\004\n\014PeerEvidence\022\035\n\nmessage_id" +
-      "\030\001 \001(\tR\tmessageId\022*\n\021producer_agent_id\030\002" +
-      " \001(\tR\017producerAgentId\022#\n\rproducer_name\030\003" +
-      " \001(\tR\014producerName\022\'\n\017requirement_key\030\004 " +
-      "\001(\tR\016requirementKey\022\024\n\005visit\030\005 \001(\005R\005visi" +
-      "t\022\030\n\007attempt\030\006 \001(\005R\007attempt\022%\n\016request_s" +
-      "ha256\030\007 \001(\tR\rrequestSha256\022!\n\014reply_sha2" +
-      "56\030\010 \001(\tR\013replySha256\022;\n\013create_time\030\t \001" +
-      "(\0132\032.google.protobuf.TimestampR\ncreateTi" +
-      "me\022=\n\014deliver_time\030\n \001(\0132\032.google.protob" +
-      "uf.TimestampR\013deliverTime\0229\n\nreply_time\030" +
-      "\013 \001(\0132\032.google.protobuf.TimestampR\treply" +
-      "Time\022;\n\013verify_time\030\014 \001(\0132\032.google.proto" +
-      "buf.TimestampR\nverifyTime\"D\n\020PeerEvidenc" +
-      "eList\0220\n\010evidence\030\001 \003(\0132\024.kxm.v1.PeerEvi" +
-      "denceR\010evidence\"\233\001\n\014QuorumStatus\022\'\n\017requ" +
-      "irement_key\030\001 \001(\tR\016requirementKey\022\030\n\007cou" +
-      "nted\030\002 \001(\005R\007counted\022\032\n\010required\030\003 \001(\005R\010r" +
-      "equired\022\020\n\003met\030\004 \001(\010R\003met\022\032\n\010degraded\030\005 " +
-      "\001(\010R\010degraded\"\273\002\n\022WorkflowEscalation\022\026\n\006" +
-      "reason\030\001 \001(\tR\006reason\022?\n\rescalate_time\030\002 " +
-      "\001(\0132\032.google.protobuf.TimestampR\014escalat" +
-      "eTime\022!\n\014escalated_by\030\003 \001(\tR\013escalatedBy" +
-      "\022\026\n\006ruling\030\004 \001(\tR\006ruling\022=\n\rruling_statu" +
-      "s\030\005 \001(\0162\030.kxm.v1.CheckpointStatusR\014rulin" +
-      "gStatus\022\031\n\010ruled_by\030\006 \001(\tR\007ruledBy\0227\n\tru" +
-      "le_time\030\007 \001(\0132\032.google.protobuf.Timestam" +
-      "pR\010ruleTime\"\344\006\n\rWorkflowStage\022\016\n\002id\030\001 \001(" +
-      "\tR\002id\022\024\n\005label\030\002 \001(\tR\005label\0223\n\006status\030\003 " +
-      "\001(\0162\033.kxm.v1.WorkflowStageStatusR\006status" +
-      "\022\032\n\010attempts\030\004 \001(\005R\010attempts\022%\n\016active_a" +
-      "ttempt\030\005 \001(\005R\ractiveAttempt\022\024\n\005visit\030\006 \001" +
-      "(\005R\005visit\022\030\n\007summary\030\007 \001(\tR\007summary\022+\n\021r" +
-      "equired_evidence\030\010 \003(\tR\020requiredEvidence" +
-      "\022?\n\010evidence\030\t \003(\0132#.kxm.v1.WorkflowStag" +
-      "e.EvidenceEntryR\010evidence\022L\n\rpeer_eviden" +
-      "ce\030\n \003(\0132\'.kxm.v1.WorkflowStage.PeerEvid" +
-      "enceEntryR\014peerEvidence\022,\n\006quorum\030\013 \003(\0132" +
-      "\024.kxm.v1.QuorumStatusR\006quorum\0223\n\025degrade" +
-      "d_requirements\030\014 \003(\tR\024degradedRequiremen" +
-      "ts\0229\n\nstart_time\030\r \001(\0132\032.google.protobuf" +
-      ".TimestampR\tstartTime\022?\n\rcomplete_time\030\016" +
-      " \001(\0132\032.google.protobuf.TimestampR\014comple" +
-      "teTime\022:\n\nescalation\030\017 \001(\0132\032.kxm.v1.Work" +
-      "flowEscalationR\nescalation\032S\n\rEvidenceEn" +
-      "try\022\020\n\003key\030\001 \001(\tR\003key\022,\n\005value\030\002 \001(\0132\026.k" +
-      "xm.v1.EvidenceValuesR\005value:\0028\001\032Y\n\021PeerE" +
-      "videnceEntry\022\020\n\003key\030\001 \001(\tR\003key\022.\n\005value\030" +
-      "\002 \001(\0132\030.kxm.v1.PeerEvidenceListR\005value:\002" +
-      "8\001\"\361\001\n\022WorkflowTransition\022\016\n\002id\030\001 \001(\tR\002i" +
-      "d\022\"\n\rfrom_stage_id\030\002 \001(\tR\013fromStageId\022\036\n" +
-      "\013to_stage_id\030\003 \001(\tR\ttoStageId\022\030\n\007outcome" +
-      "\030\004 \001(\tR\007outcome\022\030\n\007attempt\030\005 \001(\005R\007attemp" +
-      "t\022#\n\revidence_keys\030\006 \003(\tR\014evidenceKeys\022." +
-      "\n\004time\030\007 \001(\0132\032.google.protobuf.Timestamp" +
-      "R\004time\"\243\001\n\014EvidenceHash\022\031\n\010stage_id\030\001 \001(" +
-      "\tR\007stageId\022!\n\014evidence_key\030\002 \001(\tR\013eviden" +
-      "ceKey\022\026\n\006sha256\030\003 \001(\tR\006sha256\022=\n\014capture" +
-      "_time\030\004 \001(\0132\032.google.protobuf.TimestampR" +
-      "\013captureTime\"\371\002\n\023DegradationApproval\022\016\n\002" +
-      "id\030\001 \001(\tR\002id\022\031\n\010stage_id\030\002 \001(\tR\007stageId\022" +
-      "\'\n\017requirement_key\030\003 \001(\tR\016requirementKey" +
-      "\022\024\n\005visit\030\004 \001(\005R\005visit\022\030\n\007attempt\030\005 \001(\005R" +
-      "\007attempt\0220\n\024policy_min_producers\030\006 \001(\005R\022" +
-      "policyMinProducers\0224\n\026approved_min_produ" +
-      "cers\030\007 \001(\005R\024approvedMinProducers\022\037\n\013appr" +
-      "oved_by\030\010 \001(\tR\napprovedBy\022\026\n\006reason\030\t \001(" +
-      "\tR\006reason\022=\n\014approve_time\030\n \001(\0132\032.google" +
-      ".protobuf.TimestampR\013approveTime\"\327\007\n\013Wor" +
-      "kflowRun\022\016\n\002id\030\001 \001(\tR\002id\022#\n\rdefinition_i" +
-      "d\030\002 \001(\tR\014definitionId\022\'\n\017definition_hash" +
-      "\030\003 \001(\tR\016definitionHash\022\030\n\007project\030\004 \001(\tR" +
-      "\007project\0220\n\024coordinator_agent_id\030\005 \001(\tR\022" +
-      "coordinatorAgentId\022)\n\020coordinator_name\030\006" +
-      " \001(\tR\017coordinatorName\0221\n\006status\030\007 \001(\0162\031." +
-      "kxm.v1.WorkflowRunStatusR\006status\022(\n\020curr" +
-      "ent_stage_id\030\010 \001(\tR\016currentStageId\022(\n\004wa" +
-      "it\030\t \001(\0132\024.kxm.v1.WorkflowWaitR\004wait\022-\n\006" +
-      "stages\030\n \003(\0132\025.kxm.v1.WorkflowStageR\006sta" +
-      "ges\022<\n\013transitions\030\013 \003(\0132\032.kxm.v1.Workfl" +
-      "owTransitionR\013transitions\0227\n\014repro_oracl" +
-      "e\030\014 \001(\0132\024.kxm.v1.EvidenceHashR\013reproOrac" +
-      "le\0221\n\tplan_hash\030\r \001(\0132\024.kxm.v1.EvidenceH" +
-      "ashR\010planHash\0229\n\tapprovals\030\016 \003(\0132\033.kxm.v" +
-      "1.DegradationApprovalR\tapprovals\022\037\n\013deli" +
-      "very_id\030\017 \001(\tR\ndeliveryId\022%\n\016payload_sha" +
-      "256\030\020 \001(\tR\rpayloadSha256\022\024\n\005event\030\021 \001(\tR" +
-      "\005event\022*\n\021prompt_message_id\030\022 \001(\tR\017promp" +
-      "tMessageId\022;\n\013create_time\030\023 \001(\0132\032.google" +
-      ".protobuf.TimestampR\ncreateTime\022;\n\013updat" +
-      "e_time\030\024 \001(\0132\032.google.protobuf.Timestamp" +
-      "R\nupdateTime\0225\n\010end_time\030\025 \001(\0132\032.google." +
-      "protobuf.TimestampR\007endTime\022\035\n\nend_reaso" +
-      "n\030\026 \001(\tR\tendReason*\340\001\n\021WorkflowRunStatus" +
-      "\022#\n\037WORKFLOW_RUN_STATUS_UNSPECIFIED\020\000\022\037\n" +
-      "\033WORKFLOW_RUN_STATUS_RUNNING\020\001\022\037\n\033WORKFL" +
-      "OW_RUN_STATUS_WAITING\020\002\022!\n\035WORKFLOW_RUN_" +
-      "STATUS_COMPLETED\020\003\022\036\n\032WORKFLOW_RUN_STATU" +
-      "S_FAILED\020\004\022!\n\035WORKFLOW_RUN_STATUS_CANCEL" +
-      "LED\020\005*\220\002\n\023WorkflowStageStatus\022%\n!WORKFLO" +
-      "W_STAGE_STATUS_UNSPECIFIED\020\000\022!\n\035WORKFLOW" +
-      "_STAGE_STATUS_PENDING\020\001\022%\n!WORKFLOW_STAG" +
-      "E_STATUS_IN_PROGRESS\020\002\022!\n\035WORKFLOW_STAGE" +
-      "_STATUS_WAITING\020\003\022 \n\034WORKFLOW_STAGE_STAT" +
-      "US_PASSED\020\004\022!\n\035WORKFLOW_STAGE_STATUS_WAR" +
-      "NING\020\005\022 \n\034WORKFLOW_STAGE_STATUS_FAILED\020\006" +
-      "*\220\001\n\020CheckpointStatus\022!\n\035CHECKPOINT_STAT" +
-      "US_UNSPECIFIED\020\000\022\034\n\030CHECKPOINT_STATUS_PA" +
-      "SSED\020\001\022\035\n\031CHECKPOINT_STATUS_WARNING\020\002\022\034\n" +
-      "\030CHECKPOINT_STATUS_FAILED\020\003B\202\001\n\ndev.kxm." +
-      "v1B\022WorkflowTypesProtoP\001Z\'kxm.dev/hub/cl" +
-      "ients/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1" +
-      "\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1" +
-      "b\006proto3"
+      "d_by\030\013 \001(\tR\014registeredBy\022(\n\004kind\030\014 \001(\0162\024" +
+      ".kxm.v1.WorkflowKindR\004kind\022\031\n\010step_ids\030\r" +
+      " \003(\tR\007stepIds\022\022\n\004plan\030\016 \001(\tR\004plan\022,\n\022gat" +
+      "e_registry_hash\030\017 \001(\tR\020gateRegistryHash\"" +
+      "\325\001\n\014GateRegistry\022\030\n\007project\030\001 \001(\tR\007proje" +
+      "ct\022\022\n\004hash\030\002 \001(\tR\004hash\022\032\n\010document\030\003 \001(\t" +
+      "R\010document\022\031\n\010gate_ids\030\004 \003(\tR\007gateIds\022;\n" +
+      "\013update_time\030\005 \001(\0132\032.google.protobuf.Tim" +
+      "estampR\nupdateTime\022#\n\rregistered_by\030\006 \001(" +
+      "\tR\014registeredBy\"\334\001\n\014WorkflowWait\022\031\n\010stag" +
+      "e_id\030\001 \001(\tR\007stageId\022\035\n\nsignal_key\030\002 \001(\tR" +
+      "\tsignalKey\022\030\n\007summary\030\003 \001(\tR\007summary\022;\n\013" +
+      "create_time\030\004 \001(\0132\032.google.protobuf.Time" +
+      "stampR\ncreateTime\022;\n\013expire_time\030\005 \001(\0132\032" +
+      ".google.protobuf.TimestampR\nexpireTime\"(" +
+      "\n\016EvidenceValues\022\026\n\006values\030\001 \003(\tR\006values" +
+      "\"\225\004\n\014PeerEvidence\022\035\n\nmessage_id\030\001 \001(\tR\tm" +
+      "essageId\022*\n\021producer_agent_id\030\002 \001(\tR\017pro" +
+      "ducerAgentId\022#\n\rproducer_name\030\003 \001(\tR\014pro" +
+      "ducerName\022\'\n\017requirement_key\030\004 \001(\tR\016requ" +
+      "irementKey\022\024\n\005visit\030\005 \001(\005R\005visit\022\030\n\007atte" +
+      "mpt\030\006 \001(\005R\007attempt\022%\n\016request_sha256\030\007 \001" +
+      "(\tR\rrequestSha256\022!\n\014reply_sha256\030\010 \001(\tR" +
+      "\013replySha256\022;\n\013create_time\030\t \001(\0132\032.goog" +
+      "le.protobuf.TimestampR\ncreateTime\022=\n\014del" +
+      "iver_time\030\n \001(\0132\032.google.protobuf.Timest" +
+      "ampR\013deliverTime\0229\n\nreply_time\030\013 \001(\0132\032.g" +
+      "oogle.protobuf.TimestampR\treplyTime\022;\n\013v" +
+      "erify_time\030\014 \001(\0132\032.google.protobuf.Times" +
+      "tampR\nverifyTime\"D\n\020PeerEvidenceList\0220\n\010" +
+      "evidence\030\001 \003(\0132\024.kxm.v1.PeerEvidenceR\010ev" +
+      "idence\"\233\001\n\014QuorumStatus\022\'\n\017requirement_k" +
+      "ey\030\001 \001(\tR\016requirementKey\022\030\n\007counted\030\002 \001(" +
+      "\005R\007counted\022\032\n\010required\030\003 \001(\005R\010required\022\020" +
+      "\n\003met\030\004 \001(\010R\003met\022\032\n\010degraded\030\005 \001(\010R\010degr" +
+      "aded\"\273\002\n\022WorkflowEscalation\022\026\n\006reason\030\001 " +
+      "\001(\tR\006reason\022?\n\rescalate_time\030\002 \001(\0132\032.goo" +
+      "gle.protobuf.TimestampR\014escalateTime\022!\n\014" +
+      "escalated_by\030\003 \001(\tR\013escalatedBy\022\026\n\006rulin" +
+      "g\030\004 \001(\tR\006ruling\022=\n\rruling_status\030\005 \001(\0162\030" +
+      ".kxm.v1.CheckpointStatusR\014rulingStatus\022\031" +
+      "\n\010ruled_by\030\006 \001(\tR\007ruledBy\0227\n\trule_time\030\007" +
+      " \001(\0132\032.google.protobuf.TimestampR\010ruleTi" +
+      "me\"\344\006\n\rWorkflowStage\022\016\n\002id\030\001 \001(\tR\002id\022\024\n\005" +
+      "label\030\002 \001(\tR\005label\0223\n\006status\030\003 \001(\0162\033.kxm" +
+      ".v1.WorkflowStageStatusR\006status\022\032\n\010attem" +
+      "pts\030\004 \001(\005R\010attempts\022%\n\016active_attempt\030\005 " +
+      "\001(\005R\ractiveAttempt\022\024\n\005visit\030\006 \001(\005R\005visit" +
+      "\022\030\n\007summary\030\007 \001(\tR\007summary\022+\n\021required_e" +
+      "vidence\030\010 \003(\tR\020requiredEvidence\022?\n\010evide" +
+      "nce\030\t \003(\0132#.kxm.v1.WorkflowStage.Evidenc" +
+      "eEntryR\010evidence\022L\n\rpeer_evidence\030\n \003(\0132" +
+      "\'.kxm.v1.WorkflowStage.PeerEvidenceEntry" +
+      "R\014peerEvidence\022,\n\006quorum\030\013 \003(\0132\024.kxm.v1." +
+      "QuorumStatusR\006quorum\0223\n\025degraded_require" +
+      "ments\030\014 \003(\tR\024degradedRequirements\0229\n\nsta" +
+      "rt_time\030\r \001(\0132\032.google.protobuf.Timestam" +
+      "pR\tstartTime\022?\n\rcomplete_time\030\016 \001(\0132\032.go" +
+      "ogle.protobuf.TimestampR\014completeTime\022:\n" +
+      "\nescalation\030\017 \001(\0132\032.kxm.v1.WorkflowEscal" +
+      "ationR\nescalation\032S\n\rEvidenceEntry\022\020\n\003ke" +
+      "y\030\001 \001(\tR\003key\022,\n\005value\030\002 \001(\0132\026.kxm.v1.Evi" +
+      "denceValuesR\005value:\0028\001\032Y\n\021PeerEvidenceEn" +
+      "try\022\020\n\003key\030\001 \001(\tR\003key\022.\n\005value\030\002 \001(\0132\030.k" +
+      "xm.v1.PeerEvidenceListR\005value:\0028\001\"\361\001\n\022Wo" +
+      "rkflowTransition\022\016\n\002id\030\001 \001(\tR\002id\022\"\n\rfrom" +
+      "_stage_id\030\002 \001(\tR\013fromStageId\022\036\n\013to_stage" +
+      "_id\030\003 \001(\tR\ttoStageId\022\030\n\007outcome\030\004 \001(\tR\007o" +
+      "utcome\022\030\n\007attempt\030\005 \001(\005R\007attempt\022#\n\revid" +
+      "ence_keys\030\006 \003(\tR\014evidenceKeys\022.\n\004time\030\007 " +
+      "\001(\0132\032.google.protobuf.TimestampR\004time\"\243\001" +
+      "\n\014EvidenceHash\022\031\n\010stage_id\030\001 \001(\tR\007stageI" +
+      "d\022!\n\014evidence_key\030\002 \001(\tR\013evidenceKey\022\026\n\006" +
+      "sha256\030\003 \001(\tR\006sha256\022=\n\014capture_time\030\004 \001" +
+      "(\0132\032.google.protobuf.TimestampR\013captureT" +
+      "ime\"\371\002\n\023DegradationApproval\022\016\n\002id\030\001 \001(\tR" +
+      "\002id\022\031\n\010stage_id\030\002 \001(\tR\007stageId\022\'\n\017requir" +
+      "ement_key\030\003 \001(\tR\016requirementKey\022\024\n\005visit" +
+      "\030\004 \001(\005R\005visit\022\030\n\007attempt\030\005 \001(\005R\007attempt\022" +
+      "0\n\024policy_min_producers\030\006 \001(\005R\022policyMin" +
+      "Producers\0224\n\026approved_min_producers\030\007 \001(" +
+      "\005R\024approvedMinProducers\022\037\n\013approved_by\030\010" +
+      " \001(\tR\napprovedBy\022\026\n\006reason\030\t \001(\tR\006reason" +
+      "\022=\n\014approve_time\030\n \001(\0132\032.google.protobuf" +
+      ".TimestampR\013approveTime\"\327\007\n\013WorkflowRun\022" +
+      "\016\n\002id\030\001 \001(\tR\002id\022#\n\rdefinition_id\030\002 \001(\tR\014" +
+      "definitionId\022\'\n\017definition_hash\030\003 \001(\tR\016d" +
+      "efinitionHash\022\030\n\007project\030\004 \001(\tR\007project\022" +
+      "0\n\024coordinator_agent_id\030\005 \001(\tR\022coordinat" +
+      "orAgentId\022)\n\020coordinator_name\030\006 \001(\tR\017coo" +
+      "rdinatorName\0221\n\006status\030\007 \001(\0162\031.kxm.v1.Wo" +
+      "rkflowRunStatusR\006status\022(\n\020current_stage" +
+      "_id\030\010 \001(\tR\016currentStageId\022(\n\004wait\030\t \001(\0132" +
+      "\024.kxm.v1.WorkflowWaitR\004wait\022-\n\006stages\030\n " +
+      "\003(\0132\025.kxm.v1.WorkflowStageR\006stages\022<\n\013tr" +
+      "ansitions\030\013 \003(\0132\032.kxm.v1.WorkflowTransit" +
+      "ionR\013transitions\0227\n\014repro_oracle\030\014 \001(\0132\024" +
+      ".kxm.v1.EvidenceHashR\013reproOracle\0221\n\tpla" +
+      "n_hash\030\r \001(\0132\024.kxm.v1.EvidenceHashR\010plan" +
+      "Hash\0229\n\tapprovals\030\016 \003(\0132\033.kxm.v1.Degrada" +
+      "tionApprovalR\tapprovals\022\037\n\013delivery_id\030\017" +
+      " \001(\tR\ndeliveryId\022%\n\016payload_sha256\030\020 \001(\t" +
+      "R\rpayloadSha256\022\024\n\005event\030\021 \001(\tR\005event\022*\n" +
+      "\021prompt_message_id\030\022 \001(\tR\017promptMessageI" +
+      "d\022;\n\013create_time\030\023 \001(\0132\032.google.protobuf" +
+      ".TimestampR\ncreateTime\022;\n\013update_time\030\024 " +
+      "\001(\0132\032.google.protobuf.TimestampR\nupdateT" +
+      "ime\0225\n\010end_time\030\025 \001(\0132\032.google.protobuf." +
+      "TimestampR\007endTime\022\035\n\nend_reason\030\026 \001(\tR\t" +
+      "endReason*`\n\014WorkflowKind\022\035\n\031WORKFLOW_KI" +
+      "ND_UNSPECIFIED\020\000\022\030\n\024WORKFLOW_KIND_STAGES" +
+      "\020\001\022\027\n\023WORKFLOW_KIND_STEPS\020\002*\340\001\n\021Workflow" +
+      "RunStatus\022#\n\037WORKFLOW_RUN_STATUS_UNSPECI" +
+      "FIED\020\000\022\037\n\033WORKFLOW_RUN_STATUS_RUNNING\020\001\022" +
+      "\037\n\033WORKFLOW_RUN_STATUS_WAITING\020\002\022!\n\035WORK" +
+      "FLOW_RUN_STATUS_COMPLETED\020\003\022\036\n\032WORKFLOW_" +
+      "RUN_STATUS_FAILED\020\004\022!\n\035WORKFLOW_RUN_STAT" +
+      "US_CANCELLED\020\005*\220\002\n\023WorkflowStageStatus\022%" +
+      "\n!WORKFLOW_STAGE_STATUS_UNSPECIFIED\020\000\022!\n" +
+      "\035WORKFLOW_STAGE_STATUS_PENDING\020\001\022%\n!WORK" +
+      "FLOW_STAGE_STATUS_IN_PROGRESS\020\002\022!\n\035WORKF" +
+      "LOW_STAGE_STATUS_WAITING\020\003\022 \n\034WORKFLOW_S" +
+      "TAGE_STATUS_PASSED\020\004\022!\n\035WORKFLOW_STAGE_S" +
+      "TATUS_WARNING\020\005\022 \n\034WORKFLOW_STAGE_STATUS" +
+      "_FAILED\020\006*\220\001\n\020CheckpointStatus\022!\n\035CHECKP" +
+      "OINT_STATUS_UNSPECIFIED\020\000\022\034\n\030CHECKPOINT_" +
+      "STATUS_PASSED\020\001\022\035\n\031CHECKPOINT_STATUS_WAR" +
+      "NING\020\002\022\034\n\030CHECKPOINT_STATUS_FAILED\020\003B\202\001\n" +
+      "\ndev.kxm.v1B\022WorkflowTypesProtoP\001Z\'kxm.d" +
+      "ev/hub/clients/go/gen/kxm/v1;kxmv1\242\002\003KXX" +
+      "\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352" +
+      "\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -248,45 +264,51 @@ public final class WorkflowTypesProto extends com.google.protobuf.GeneratedFile 
     internal_static_kxm_v1_WorkflowDefinition_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_WorkflowDefinition_descriptor,
-        new java.lang.String[] { "Id", "Project", "Source", "Target", "Hash", "StageIds", "AcceptsSignals", "Document", "RegisterTime", "UpdateTime", "RegisteredBy", });
-    internal_static_kxm_v1_WorkflowWait_descriptor =
+        new java.lang.String[] { "Id", "Project", "Source", "Target", "Hash", "StageIds", "AcceptsSignals", "Document", "RegisterTime", "UpdateTime", "RegisteredBy", "Kind", "StepIds", "Plan", "GateRegistryHash", });
+    internal_static_kxm_v1_GateRegistry_descriptor =
       getDescriptor().getMessageType(1);
+    internal_static_kxm_v1_GateRegistry_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_GateRegistry_descriptor,
+        new java.lang.String[] { "Project", "Hash", "Document", "GateIds", "UpdateTime", "RegisteredBy", });
+    internal_static_kxm_v1_WorkflowWait_descriptor =
+      getDescriptor().getMessageType(2);
     internal_static_kxm_v1_WorkflowWait_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_WorkflowWait_descriptor,
         new java.lang.String[] { "StageId", "SignalKey", "Summary", "CreateTime", "ExpireTime", });
     internal_static_kxm_v1_EvidenceValues_descriptor =
-      getDescriptor().getMessageType(2);
+      getDescriptor().getMessageType(3);
     internal_static_kxm_v1_EvidenceValues_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_EvidenceValues_descriptor,
         new java.lang.String[] { "Values", });
     internal_static_kxm_v1_PeerEvidence_descriptor =
-      getDescriptor().getMessageType(3);
+      getDescriptor().getMessageType(4);
     internal_static_kxm_v1_PeerEvidence_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_PeerEvidence_descriptor,
         new java.lang.String[] { "MessageId", "ProducerAgentId", "ProducerName", "RequirementKey", "Visit", "Attempt", "RequestSha256", "ReplySha256", "CreateTime", "DeliverTime", "ReplyTime", "VerifyTime", });
     internal_static_kxm_v1_PeerEvidenceList_descriptor =
-      getDescriptor().getMessageType(4);
+      getDescriptor().getMessageType(5);
     internal_static_kxm_v1_PeerEvidenceList_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_PeerEvidenceList_descriptor,
         new java.lang.String[] { "Evidence", });
     internal_static_kxm_v1_QuorumStatus_descriptor =
-      getDescriptor().getMessageType(5);
+      getDescriptor().getMessageType(6);
     internal_static_kxm_v1_QuorumStatus_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_QuorumStatus_descriptor,
         new java.lang.String[] { "RequirementKey", "Counted", "Required", "Met", "Degraded", });
     internal_static_kxm_v1_WorkflowEscalation_descriptor =
-      getDescriptor().getMessageType(6);
+      getDescriptor().getMessageType(7);
     internal_static_kxm_v1_WorkflowEscalation_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_WorkflowEscalation_descriptor,
         new java.lang.String[] { "Reason", "EscalateTime", "EscalatedBy", "Ruling", "RulingStatus", "RuledBy", "RuleTime", });
     internal_static_kxm_v1_WorkflowStage_descriptor =
-      getDescriptor().getMessageType(7);
+      getDescriptor().getMessageType(8);
     internal_static_kxm_v1_WorkflowStage_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_WorkflowStage_descriptor,
@@ -304,25 +326,25 @@ public final class WorkflowTypesProto extends com.google.protobuf.GeneratedFile 
         internal_static_kxm_v1_WorkflowStage_PeerEvidenceEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
     internal_static_kxm_v1_WorkflowTransition_descriptor =
-      getDescriptor().getMessageType(8);
+      getDescriptor().getMessageType(9);
     internal_static_kxm_v1_WorkflowTransition_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_WorkflowTransition_descriptor,
         new java.lang.String[] { "Id", "FromStageId", "ToStageId", "Outcome", "Attempt", "EvidenceKeys", "Time", });
     internal_static_kxm_v1_EvidenceHash_descriptor =
-      getDescriptor().getMessageType(9);
+      getDescriptor().getMessageType(10);
     internal_static_kxm_v1_EvidenceHash_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_EvidenceHash_descriptor,
         new java.lang.String[] { "StageId", "EvidenceKey", "Sha256", "CaptureTime", });
     internal_static_kxm_v1_DegradationApproval_descriptor =
-      getDescriptor().getMessageType(10);
+      getDescriptor().getMessageType(11);
     internal_static_kxm_v1_DegradationApproval_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_DegradationApproval_descriptor,
         new java.lang.String[] { "Id", "StageId", "RequirementKey", "Visit", "Attempt", "PolicyMinProducers", "ApprovedMinProducers", "ApprovedBy", "Reason", "ApproveTime", });
     internal_static_kxm_v1_WorkflowRun_descriptor =
-      getDescriptor().getMessageType(11);
+      getDescriptor().getMessageType(12);
     internal_static_kxm_v1_WorkflowRun_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_WorkflowRun_descriptor,
