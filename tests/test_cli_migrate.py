@@ -27,6 +27,13 @@ from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.store import Durability
 from kxm_grpc.store import transfer as transfer_module
+from kxm_grpc.store.protocols.step_runs import (
+    AssignmentState,
+    StepRunState,
+    StoredAssignment,
+    StoredRunEvent,
+    StoredStepRun,
+)
 from kxm_grpc.store.protocols.workflows import (
     DeliveryKind,
     StoredDefinition,
@@ -141,7 +148,8 @@ async def build_state(tmp_path: Path) -> State:
 
 
 async def add_workflow_rows(database: str) -> None:
-    """Give every workflow table a row, through the store (the hub serves no workflow API yet)."""
+    """Give every workflow and step-run table a row, through the store (the hub serves no API over
+    some of them yet)."""
     store = open_store(database, durability=Durability.NORMAL)
     await store.start()
     try:
@@ -171,6 +179,27 @@ async def add_workflow_rows(database: str) -> None:
                 ),
                 *(tx.journal.append(link, project=run.project) for link in journal),
                 tx.journal.put_retrospective(run.id, project=run.project, document='{"schema":"r"}', now=9),
+                tx.step_runs.insert_run(
+                    StoredStepRun(
+                        "run_step1",
+                        "alpha",
+                        "def_a",
+                        "sha256:" + "a" * 64,
+                        StepRunState.RUNNING,
+                        1,
+                        2,
+                        None,
+                        1,
+                        '{"v":1,"note":"é"}',
+                        start_request_id="req_1",
+                    )
+                ),
+                tx.step_runs.append_events([StoredRunEvent("run_step1", 1, "run.created", '{"at":1}', 1)]),
+                tx.step_runs.put_assignment(
+                    StoredAssignment(
+                        "asg_1", "run_step1", "alpha", "review", 1, "agt_x", AssignmentState.OPEN, 2, 9, "msg_x"
+                    )
+                ),
             ]
         )
     finally:

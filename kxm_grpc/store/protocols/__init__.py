@@ -26,6 +26,7 @@ from kxm_grpc.store.protocols.operators import OperatorRepository
 from kxm_grpc.store.protocols.projects import ProjectRepository
 from kxm_grpc.store.protocols.replicas import ReplicaRepository
 from kxm_grpc.store.protocols.runtimes import RuntimeRepository
+from kxm_grpc.store.protocols.step_runs import StepRunRepository
 from kxm_grpc.store.protocols.sync_events import SyncEventRepository
 from kxm_grpc.store.protocols.timers import Timer, TimerRepository
 from kxm_grpc.store.protocols.workflows import WorkflowRepository
@@ -45,6 +46,7 @@ __all__ = [
     "ReplicaRepository",
     "RuntimeRepository",
     "SequencedLog",
+    "StepRunRepository",
     "SyncEventRepository",
     "Timer",
     "TimerRepository",
@@ -115,6 +117,10 @@ class Tx(Protocol):
     @property
     def journal(self) -> JournalRepository:
         """The workflow runs' learning journals (records as chain links)."""
+
+    @property
+    def step_runs(self) -> StepRunRepository:
+        """The hub-driven step runs of ``kxm.workflow.v1`` plans: snapshots, event logs and assignments."""
 
     @property
     def journal_keys(self) -> Keyring | None:

@@ -19,6 +19,7 @@ from kxm_grpc.store.sql.operators import SqlOperators
 from kxm_grpc.store.sql.projects import SqlProjects
 from kxm_grpc.store.sql.replicas import SqlReplicas
 from kxm_grpc.store.sql.runtimes import SqlRuntimes
+from kxm_grpc.store.sql.step_runs import SqlStepRuns
 from kxm_grpc.store.sql.sync_events import SqlSyncEvents
 from kxm_grpc.store.sql.timers import SqlTimers
 from kxm_grpc.store.sql.workflows import SqlWorkflows
@@ -48,6 +49,7 @@ class SqlTx:
         self.replicas = SqlReplicas(conn)
         self.workflows = SqlWorkflows(conn)
         self.journal = SqlJournal(conn)
+        self.step_runs = SqlStepRuns(conn)
         self.topics: list[Change] = []
 
     @property
