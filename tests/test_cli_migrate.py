@@ -29,6 +29,13 @@ from kxm_grpc.server.settings import Settings
 from kxm_grpc.store import Durability
 from kxm_grpc.store import transfer as transfer_module
 from kxm_grpc.store.protocols.gates import StoredGateRegistry
+from kxm_grpc.store.protocols.step_runs import (
+    AssignmentState,
+    StepRunState,
+    StoredAssignment,
+    StoredRunEvent,
+    StoredStepRun,
+)
 from kxm_grpc.store.protocols.workflows import (
     DeliveryKind,
     StoredDefinition,
@@ -144,7 +151,7 @@ async def build_state(tmp_path: Path) -> State:
 
 
 async def add_workflow_rows(database: str) -> None:
-    """Give every workflow table (and the session tokens') a row, through the store."""
+    """Give every workflow, step-run, gate-registry and session-token table a row, through the store."""
     store = open_store(database, durability=Durability.NORMAL)
     await store.start()
     try:
@@ -176,6 +183,27 @@ async def add_workflow_rows(database: str) -> None:
                 tx.journal.put_retrospective(run.id, project=run.project, document='{"schema":"r"}', now=9),
                 tx.session_tokens.insert(session_record()),
                 tx.gate_registries.put(StoredGateRegistry("alpha", "sha256:" + "1" * 64, '{"gates":{}}', 9, "ops")),
+                tx.step_runs.insert_run(
+                    StoredStepRun(
+                        "run_step1",
+                        "alpha",
+                        "def_a",
+                        "sha256:" + "a" * 64,
+                        StepRunState.RUNNING,
+                        1,
+                        2,
+                        None,
+                        1,
+                        '{"v":1,"note":"é"}',
+                        start_request_id="req_1",
+                    )
+                ),
+                tx.step_runs.append_events([StoredRunEvent("run_step1", 1, "run.created", '{"at":1}', 1)]),
+                tx.step_runs.put_assignment(
+                    StoredAssignment(
+                        "asg_1", "run_step1", "alpha", "review", 1, "agt_x", AssignmentState.OPEN, 2, 9, "msg_x"
+                    )
+                ),
             ]
         )
     finally:

@@ -27,8 +27,14 @@ covers the record, its sequence and key id, and the order, and which ``journal_c
 checks naming the first record that fails, where a checksum refused on read would only make the
 journal unreadable (``kxm_grpc/store/rows/journal.py``).
 
-These definitions are part of the schema (messages: version 9; runs: version 10): never change
-them. A new scheme is new columns and a migration that fills them.
+Step runs (schema version 14) carry one each, over every column, in their three tables: a run is
+rewritten whole at every step (``STEP_RUN_FIELDS``, its snapshot included), an event is written once
+(``RUN_EVENT_FIELDS``), and an assignment once more when it closes (``ASSIGNMENT_FIELDS``, its state
+included: an open assignment is what keeps an attempt token good, so a changed state must not read
+as one) (``kxm_grpc/store/rows/step_runs.py``).
+
+These definitions are part of the schema (messages: version 9; runs: version 10; step runs:
+version 14): never change them. A new scheme is new columns and a migration that fills them.
 """
 
 from __future__ import annotations
@@ -81,6 +87,40 @@ RUN_FIELDS = (
     "document",
 )
 """The columns ``workflow_runs.checksum`` covers, in order: all of them (a save rewrites the row)."""
+
+STEP_RUN_FIELDS = (
+    "id",
+    "project",
+    "definition_id",
+    "plan_hash",
+    "status",
+    "create_time",
+    "update_time",
+    "end_time",
+    "sequence",
+    "start_request_id",
+    "snapshot",
+)
+"""The columns ``step_runs.checksum`` covers, in order: all of them (a save rewrites the row)."""
+
+RUN_EVENT_FIELDS = ("run_id", "sequence", "type", "payload", "event_time")
+"""The columns ``step_run_events.checksum`` covers, in order: all of them (an event is written once)."""
+
+ASSIGNMENT_FIELDS = (
+    "id",
+    "run_id",
+    "project",
+    "step_id",
+    "step_attempt",
+    "agent_id",
+    "state",
+    "create_time",
+    "deadline",
+    "message_id",
+    "end_time",
+    "result",
+)
+"""The columns ``step_run_assignments.checksum`` covers, in order: all of them (closing rewrites the row)."""
 
 DIGITS = 16
 """Hex digits of SHA-256 kept (64 bits)."""

@@ -60,6 +60,9 @@ TABLES: tuple[Table, ...] = (
     Table("workflow_deliveries", ("definition_id", "kind", "delivery_id")),
     Table("workflow_steps", ("run_id", "request_id")),
     Table("workflow_notifications", ("id",)),
+    Table("step_runs", ("id",)),
+    Table("step_run_events", ("run_id", "sequence")),
+    Table("step_run_assignments", ("id",)),
 )
 """Every table of the hub's state, parents before the tables that refer to them."""
 

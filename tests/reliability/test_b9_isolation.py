@@ -1474,6 +1474,7 @@ def _owners(conn: Connection) -> dict[str, dict[str, str]]:
     sync = {row[0]: row[1] for row in conn.execute("SELECT project_id, hub_project FROM sync_projects").fetchall()}
     runs = conn.execute("SELECT id, project, definition_hash FROM workflow_runs").fetchall()
     definitions = {row[0]: row[1] for row in conn.execute("SELECT id, project FROM workflow_definitions").fetchall()}
+    step_runs = {row[0]: row[1] for row in conn.execute("SELECT id, project FROM step_runs").fetchall()}
     return {
         "agent": agents,
         "message": messages,
@@ -1481,6 +1482,7 @@ def _owners(conn: Connection) -> dict[str, dict[str, str]]:
         "run": {row[0]: row[1] for row in runs},
         "pin": {row[2]: row[1] for row in runs},
         "definition": definitions,
+        "step_run": step_runs,
     }
 
 
@@ -1526,6 +1528,9 @@ OWNER: dict[str, Callable[[dict[str, Any], dict[str, dict[str, str]]], str | Non
     "workflow_payloads": lambda row, o: o["run"].get(row["run_id"]),
     "workflow_notifications": lambda row, o: o["run"].get(row["run_id"]) or o["definition"].get(row["definition_id"]),
     "session_tokens": lambda row, o: row["project"],
+    "step_runs": lambda row, o: row["project"],
+    "step_run_events": lambda row, o: o["step_run"].get(row["run_id"]),
+    "step_run_assignments": lambda row, o: row["project"],
 }
 """Which project each row of each table of ``tables.TABLES`` belongs to (None: a global table)."""
 

@@ -219,13 +219,17 @@ class StepMethods:
             now=self._hub.now(),
         )
         member = completed.run.member(request.assignment_id)
-        assignment = _member(member) if member is not None else workflow_steps_pb2.StepAssignment(
-            id=completed.assignment.id,
-            step_id=completed.assignment.step_id,
-            step_attempt=completed.assignment.step_attempt,
-            agent_id=completed.assignment.agent_id,
-            state=_ASSIGNMENT_STATE[completed.assignment.state],
-            content_hash=completed.assignment.result,
+        assignment = (
+            _member(member)
+            if member is not None
+            else workflow_steps_pb2.StepAssignment(
+                id=completed.assignment.id,
+                step_id=completed.assignment.step_id,
+                step_attempt=completed.assignment.step_attempt,
+                agent_id=completed.assignment.agent_id,
+                state=_ASSIGNMENT_STATE[completed.assignment.state],
+                content_hash=completed.assignment.result,
+            )
         )
         return pb.CompleteAssignmentResponse(
             assignment=assignment, duplicate=completed.duplicate, run_status=STEP_RUN_STATUS[completed.run.status]

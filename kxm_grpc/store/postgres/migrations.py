@@ -160,6 +160,25 @@ _VERSION_13 = [
     f"update_time BIGINT NOT NULL, registered_by {T} NOT NULL)",
 ]
 """Step workflows' kind and the projects' gate registries (SQLite's ``_0013_step_definitions``)."""
+_VERSION_14 = [
+    f"CREATE TABLE step_runs (id {T} PRIMARY KEY, project {T} NOT NULL, definition_id {T} NOT NULL, "
+    f"plan_hash {T} NOT NULL, status {T} NOT NULL, create_time BIGINT NOT NULL, update_time BIGINT NOT NULL, "
+    f"end_time BIGINT, sequence BIGINT NOT NULL, start_request_id {T} NOT NULL, snapshot {T} NOT NULL, "
+    f"checksum {T} NOT NULL)",
+    "CREATE INDEX step_runs_project ON step_runs (project, create_time, id)",
+    "CREATE INDEX step_runs_status ON step_runs (project, status, create_time, id)",
+    "CREATE UNIQUE INDEX step_runs_request ON step_runs (project, start_request_id) WHERE start_request_id <> ''",
+    "CREATE INDEX step_runs_created ON step_runs (create_time, id)",
+    f"CREATE TABLE step_run_events (run_id {T} NOT NULL, sequence BIGINT NOT NULL, type {T} NOT NULL, "
+    f"payload {T} NOT NULL, event_time BIGINT NOT NULL, checksum {T} NOT NULL, PRIMARY KEY (run_id, sequence))",
+    f"CREATE TABLE step_run_assignments (id {T} PRIMARY KEY, run_id {T} NOT NULL, project {T} NOT NULL, "
+    f"step_id {T} NOT NULL, step_attempt BIGINT NOT NULL, agent_id {T} NOT NULL, state {T} NOT NULL, "
+    f"create_time BIGINT NOT NULL, deadline BIGINT, message_id {T} NOT NULL, end_time BIGINT, "
+    f"result {T} NOT NULL, checksum {T} NOT NULL)",
+    "CREATE INDEX step_run_assignments_agent ON step_run_assignments (agent_id, state, create_time, id)",
+    "CREATE INDEX step_run_assignments_run ON step_run_assignments (run_id, state, create_time, id)",
+]
+"""Step runs, their event logs and their assignments (SQLite's ``_0014_step_runs``); needs nothing after version 11."""
 
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""
@@ -172,5 +191,6 @@ MIGRATIONS: dict[int, list[str]] = {
     11: _VERSION_11,
     12: _VERSION_12,
     13: _VERSION_13,
+    14: _VERSION_14,
 }
 """Each version's statements, by version; versions before ``FIRST_VERSION`` never existed here."""

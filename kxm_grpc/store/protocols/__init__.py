@@ -28,6 +28,7 @@ from kxm_grpc.store.protocols.projects import ProjectRepository
 from kxm_grpc.store.protocols.replicas import ReplicaRepository
 from kxm_grpc.store.protocols.runtimes import RuntimeRepository
 from kxm_grpc.store.protocols.session_tokens import SessionTokenRepository
+from kxm_grpc.store.protocols.step_runs import StepRunRepository
 from kxm_grpc.store.protocols.sync_events import SyncEventRepository
 from kxm_grpc.store.protocols.timers import Timer, TimerRepository
 from kxm_grpc.store.protocols.workflows import WorkflowRepository
@@ -49,6 +50,7 @@ __all__ = [
     "RuntimeRepository",
     "SequencedLog",
     "SessionTokenRepository",
+    "StepRunRepository",
     "SyncEventRepository",
     "Timer",
     "TimerRepository",
@@ -123,8 +125,12 @@ class Tx(Protocol):
     @property
     def session_tokens(self) -> SessionTokenRepository:
         """The session tokens minted (their facts, never the tokens)."""
+
     def gate_registries(self) -> GateRegistryRepository:
         """Each project's gate registry (the gates its step workflows name)."""
+
+    def step_runs(self) -> StepRunRepository:
+        """The hub-driven step runs of ``kxm.workflow.v1`` plans: snapshots, event logs and assignments."""
 
     @property
     def journal_keys(self) -> Keyring | None:

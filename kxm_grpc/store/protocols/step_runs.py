@@ -192,4 +192,8 @@ class StepRunRepository(Protocol):
     def open_assignments(
         self, *, agent_id: str | None = None, run_id: str | None = None, limit: int
     ) -> list[StoredAssignment]:
-        """Open assignments of the agent and/or the run (at least one given), oldest first by (create_time, id)."""
+        """Open assignments of the agent and/or the run (at least one given), oldest first by (create_time, id).
+
+        Raises:
+            ValueError: neither an agent id nor a run id is given.
+        """

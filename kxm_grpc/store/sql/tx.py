@@ -21,6 +21,7 @@ from kxm_grpc.store.sql.projects import SqlProjects
 from kxm_grpc.store.sql.replicas import SqlReplicas
 from kxm_grpc.store.sql.runtimes import SqlRuntimes
 from kxm_grpc.store.sql.session_tokens import SqlSessionTokens
+from kxm_grpc.store.sql.step_runs import SqlStepRuns
 from kxm_grpc.store.sql.sync_events import SqlSyncEvents
 from kxm_grpc.store.sql.timers import SqlTimers
 from kxm_grpc.store.sql.workflows import SqlWorkflows
@@ -52,6 +53,7 @@ class SqlTx:
         self.journal = SqlJournal(conn)
         self.session_tokens = SqlSessionTokens(conn)
         self.gate_registries = SqlGateRegistries(conn)
+        self.step_runs = SqlStepRuns(conn)
         self.topics: list[Change] = []
 
     @property

@@ -505,6 +505,45 @@ def _0013_step_definitions(db: sqlite_utils.Database) -> None:
     )
 
 
+def _0014_step_runs(db: sqlite_utils.Database) -> None:
+    """Step runs (``step_runs``: each run's snapshot beside the columns its lookups need), their event
+    logs (``step_run_events``, keyed by (run id, sequence): the log in order) and their assignments
+    (``step_run_assignments``). Needs nothing after version 11.
+
+    Runs are listed by project newest first, admitted by (project, status) oldest first (the same
+    index counts the active ones) and found by their start's idempotency key, unique per project
+    where one is given (a partial index: an empty key is none). Assignments are found by id, an
+    agent's open ones oldest first, and a run's by state. Rowid tables: a snapshot or an event's
+    payload may hold kilobytes, too much for a WITHOUT ROWID b-tree. Every row has a checksum
+    (``kxm_grpc/store/checksum.py``).
+    """
+    db.execute(
+        "CREATE TABLE step_runs (id TEXT PRIMARY KEY, project TEXT NOT NULL, definition_id TEXT NOT NULL, "
+        "plan_hash TEXT NOT NULL, status TEXT NOT NULL, create_time INTEGER NOT NULL, "
+        "update_time INTEGER NOT NULL, end_time INTEGER, sequence INTEGER NOT NULL, "
+        "start_request_id TEXT NOT NULL, snapshot TEXT NOT NULL, checksum TEXT NOT NULL) STRICT"
+    )
+    db.execute("CREATE INDEX step_runs_project ON step_runs (project, create_time, id)")
+    db.execute("CREATE INDEX step_runs_status ON step_runs (project, status, create_time, id)")
+    db.execute(
+        "CREATE UNIQUE INDEX step_runs_request ON step_runs (project, start_request_id) WHERE start_request_id <> ''"
+    )
+    db.execute("CREATE INDEX step_runs_created ON step_runs (create_time, id)")
+    db.execute(
+        "CREATE TABLE step_run_events (run_id TEXT NOT NULL, sequence INTEGER NOT NULL, type TEXT NOT NULL, "
+        "payload TEXT NOT NULL, event_time INTEGER NOT NULL, checksum TEXT NOT NULL, "
+        "PRIMARY KEY (run_id, sequence)) STRICT"
+    )
+    db.execute(
+        "CREATE TABLE step_run_assignments (id TEXT PRIMARY KEY, run_id TEXT NOT NULL, project TEXT NOT NULL, "
+        "step_id TEXT NOT NULL, step_attempt INTEGER NOT NULL, agent_id TEXT NOT NULL, state TEXT NOT NULL, "
+        "create_time INTEGER NOT NULL, deadline INTEGER, message_id TEXT NOT NULL, end_time INTEGER, "
+        "result TEXT NOT NULL, checksum TEXT NOT NULL) STRICT"
+    )
+    db.execute("CREATE INDEX step_run_assignments_agent ON step_run_assignments (agent_id, state, create_time, id)")
+    db.execute("CREATE INDEX step_run_assignments_run ON step_run_assignments (run_id, state, create_time, id)")
+
+
 MIGRATIONS: list[Migration] = [
     _0001_foundation,
     _0002_messaging,
@@ -519,4 +558,5 @@ MIGRATIONS: list[Migration] = [
     _0011_journal,
     _0012_session_tokens,
     _0013_step_definitions,
+    _0014_step_runs,
 ]
