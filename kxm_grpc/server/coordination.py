@@ -143,7 +143,7 @@ class InProcessCoordination:
         self.limiter: RateLimiter = limiter or RateLimiter(settings.rate_limit, settings.rate_window)
         self.lease_queues: LeaseQueues = LeaseQueues()
         self.streams: Subscribers = Subscribers(hub)
-        self.timers: TimerScheduler = timers or TimerScheduler(limits=hub.limits)
+        self.timers: TimerScheduler = timers or TimerScheduler(limits=hub.limits, engine=hub.engine_settings)
         self.auth_cache: AuthCache = AuthCache(hub.store)
 
     async def start(self) -> Started:

@@ -343,6 +343,9 @@ class Settings:
         seconds=True,
         metavar="SECONDS",
     )
+    max_concurrent_runs: int = setting(
+        8, "step runs a project may have active at once (running or blocked); more wait queued", metavar="N"
+    )
     workflow_retention: float = setting(
         604_800.0,
         "how long a workflow run is kept after it ends (shorter than --workflow-replay-horizon)",
@@ -490,6 +493,8 @@ class Settings:
             raise SettingsError("message TTL and retention must be at least 1 s")
         if self.message_ttl > 604_800:
             raise SettingsError("the default message TTL must be at most 7 days (604800 s)")
+        if not 1 <= self.max_concurrent_runs <= 10_000:
+            raise SettingsError("max-concurrent-runs must be between 1 and 10000")
         if self.max_streams_per_agent < 1 or self.subscriber_queue < 1:
             raise SettingsError("max streams per agent and the subscriber queue must be at least 1")
         if not (self.max_connection_idle == 0 or 0.1 <= self.max_connection_idle <= 604_800):

@@ -13,6 +13,7 @@ from kxm_grpc.server.settings import Settings
 from kxm_grpc.server.timers import TimerScheduler
 from kxm_grpc.server.token_keys import TOKEN_KEYS
 from kxm_grpc.services.limits import Limits
+from kxm_grpc.services.workflows.step_engine import EngineSettings
 from kxm_grpc.store import Store
 
 
@@ -61,6 +62,13 @@ class HubState:
         self.token_keys = token_keys or TOKEN_KEYS.keyring(None, None)
         """The keyring that signs and verifies attempt and session tokens (``server/token_keys.py``;
         a random one for this process when none is given, as for an in-memory test hub)."""
+        self.engine_settings = EngineSettings(
+            stale_after=self.limits.stale_after,
+            max_concurrent_runs=settings.max_concurrent_runs,
+            token_keys=self.token_keys,
+            message_ttl=self.limits.message_ttl,
+        )
+        """What the step engine's services need: presence window, admission, token keys."""
         self.shutting_down = asyncio.Event()
         self.coordination: Coordination = (
             coordination(self)

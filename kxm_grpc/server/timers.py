@@ -30,6 +30,8 @@ from kxm_grpc.services import leases, messages, timers
 from kxm_grpc.services.limits import LIMITS, Limits
 from kxm_grpc.services.timers import DEADLINES_TOPIC, Failures, TimerKinds
 from kxm_grpc.services.workflows import deadlines as workflow_deadlines
+from kxm_grpc.services.workflows import step_runs
+from kxm_grpc.services.workflows.step_engine import EngineSettings
 from kxm_grpc.store import Store, Timer
 
 if TYPE_CHECKING:
@@ -43,20 +45,25 @@ MAX_SLEEP = 30.0
 _RETRY_AFTER_FAILURE = 1.0
 
 
-def hub_timer_kinds(limits: Limits = LIMITS) -> TimerKinds:
-    """Every timer kind the hub fires, each with its owning service's handler."""
+def hub_timer_kinds(limits: Limits = LIMITS, engine: EngineSettings | None = None) -> TimerKinds:
+    """Every timer kind the hub fires, each with its owning service's handler (the step engine's
+    when its settings are given: its handlers dispatch, which signs attempt tokens)."""
     kinds = TimerKinds()
     messages.register_timers(kinds)
     leases.register_timers(kinds)
     workflow_deadlines.register(kinds, limits)
+    if engine is not None:
+        step_runs.register(kinds, engine)
     return kinds
 
 
 class TimerScheduler:
     """Fires the durable timers of ``kinds`` at their deadlines, on the hub's clock (one per hub)."""
 
-    def __init__(self, kinds: TimerKinds | None = None, limits: Limits = LIMITS) -> None:
-        self.kinds = hub_timer_kinds(limits) if kinds is None else kinds
+    def __init__(
+        self, kinds: TimerKinds | None = None, limits: Limits = LIMITS, engine: EngineSettings | None = None
+    ) -> None:
+        self.kinds = hub_timer_kinds(limits, engine) if kinds is None else kinds
         self.failures = Failures()
         """Failures in a row of the timers this scheduler fired (their retry backoff; in memory)."""
         self._wake = asyncio.Event()

@@ -6072,6 +6072,241 @@ impl PromotionStatus {
         }
     }
 }
+/// StepAssignment is one assignment of a step run's current attempt.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct StepAssignment {
+    /// `asg_` + 32 hex: what CompleteAssignment names.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The step.
+    #[prost(string, tag = "2")]
+    pub step_id: ::prost::alloc::string::String,
+    /// The step's attempt, from 1.
+    #[prost(int32, tag = "3")]
+    pub step_attempt: i32,
+    /// Its place in the attempt, from 0 (a reassignment takes the superseded one's place).
+    #[prost(int32, tag = "4")]
+    pub index: i32,
+    /// The assignee's name as the plan names it.
+    #[prost(string, tag = "5")]
+    pub agent_name: ::prost::alloc::string::String,
+    /// The assignee's agent id.
+    #[prost(string, tag = "6")]
+    pub agent_id: ::prost::alloc::string::String,
+    /// `worker`, `reviewer` or `gate`.
+    #[prost(string, tag = "7")]
+    pub role: ::prost::alloc::string::String,
+    /// Where it stands.
+    #[prost(enumeration = "AssignmentState", tag = "8")]
+    pub state: i32,
+    /// When it was dispatched.
+    #[prost(message, optional, tag = "9")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it expires (unset: no deadline).
+    #[prost(message, optional, tag = "10")]
+    pub expire_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// When it ended.
+    #[prost(message, optional, tag = "11")]
+    pub end_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// Why it ended (`completed`, `deadline`, `assignee_offline`, `join_decided`, `run_ended`, `uncertain:<why>`).
+    #[prost(string, tag = "12")]
+    pub end_reason: ::prost::alloc::string::String,
+    /// The outcome its result stands for, as the hub derived it.
+    #[prost(string, tag = "13")]
+    pub outcome: ::prost::alloc::string::String,
+    /// Whether its result passed.
+    #[prost(bool, tag = "14")]
+    pub passed: bool,
+    /// `sha256:` of the envelope it returned (the evidence reference).
+    #[prost(string, tag = "15")]
+    pub content_hash: ::prost::alloc::string::String,
+    /// The cost its result reported, in US dollars (unset: unmetered).
+    #[prost(double, optional, tag = "16")]
+    pub cost_usd: ::core::option::Option<f64>,
+}
+/// StepRunState is the hub-driven part of a step run (`kxm.run-state.v1`).
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct StepRunState {
+    /// The current step (empty once the run ended).
+    #[prost(string, tag = "1")]
+    pub current_step_id: ::prost::alloc::string::String,
+    /// The current step's attempt, from 1.
+    #[prost(int32, tag = "2")]
+    pub step_attempt: i32,
+    /// What the current step waits for.
+    #[prost(enumeration = "StepPhase", tag = "3")]
+    pub phase: i32,
+    /// The current attempt's assignments, in birth order.
+    #[prost(message, repeated, tag = "4")]
+    pub assignments: ::prost::alloc::vec::Vec<StepAssignment>,
+    /// Attempts started per step.
+    #[prost(map = "string, int32", tag = "5")]
+    pub attempts: ::std::collections::HashMap<::prost::alloc::string::String, i32>,
+    /// Transitions taken per `<step>/<outcome>` edge.
+    #[prost(map = "string, int32", tag = "6")]
+    pub edge_uses: ::std::collections::HashMap<::prost::alloc::string::String, i32>,
+    /// Transitions taken in all.
+    #[prost(int32, tag = "7")]
+    pub transitions: i32,
+    /// The run's transition budget (`limits.maxTransitions`, else the number of steps).
+    #[prost(int32, tag = "8")]
+    pub transition_budget: i32,
+    /// Model cost so far, in US dollars, summed from the results' telemetry.
+    #[prost(double, tag = "9")]
+    pub cost_usd: f64,
+    /// Results that reported no cost.
+    #[prost(int32, tag = "10")]
+    pub unmetered_results: i32,
+    /// The plan hash captured at the `planHash` step (gate 3), once captured.
+    #[prost(string, tag = "11")]
+    pub plan_value: ::prost::alloc::string::String,
+    /// The commit the latest writing step reported.
+    #[prost(string, tag = "12")]
+    pub head_commit: ::prost::alloc::string::String,
+    /// The assignment whose uncertain gate blocked the run.
+    #[prost(string, tag = "13")]
+    pub blocked_assignment_id: ::prost::alloc::string::String,
+    /// The last step outcome.
+    #[prost(string, tag = "14")]
+    pub last_outcome: ::prost::alloc::string::String,
+    /// The last event's sequence number.
+    #[prost(int64, tag = "15")]
+    pub sequence: i64,
+}
+/// WorkflowRunEvent is one entry of a step run's log (`kxm.run-event.v1`).
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct WorkflowRunEvent {
+    /// 1, 2, … per run, contiguous.
+    #[prost(int64, tag = "1")]
+    pub sequence: i64,
+    /// `run.created`, `step.entered`, `assignment.created`, `assignment.completed`, `step.outcome`, `step.transitioned`, `run.ended`, …
+    #[prost(string, tag = "2")]
+    pub r#type: ::prost::alloc::string::String,
+    /// What the event records (a `step.outcome` names every producer, whether it counted, and why not).
+    #[prost(message, optional, tag = "3")]
+    pub payload: ::core::option::Option<::prost_types::Struct>,
+    /// When it was recorded.
+    #[prost(message, optional, tag = "4")]
+    pub time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// StepRunInputs is what a step run starts with; every assignment carries it.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct StepRunInputs {
+    /// The repository (a URL or a path the workers can clone).
+    #[prost(string, tag = "1")]
+    pub repository: ::prost::alloc::string::String,
+    /// The commit the first step starts from (full hex).
+    #[prost(string, tag = "2")]
+    pub base_commit: ::prost::alloc::string::String,
+    /// Files the work depends on, pinned by hash.
+    #[prost(message, repeated, tag = "3")]
+    pub files: ::prost::alloc::vec::Vec<StepInputFile>,
+    /// Loop C's incident: a `kxm.diagnostic-handoff.v1` envelope as JSON.
+    #[prost(message, optional, tag = "4")]
+    pub diagnostic_handoff: ::core::option::Option<::prost_types::Struct>,
+    /// Notes for the first step's assignee.
+    #[prost(string, tag = "5")]
+    pub notes: ::prost::alloc::string::String,
+}
+/// StepInputFile is a file a step run depends on.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct StepInputFile {
+    /// What the file is (for example `spec`, `log`).
+    #[prost(string, tag = "1")]
+    pub r#type: ::prost::alloc::string::String,
+    /// The file path.
+    #[prost(string, tag = "2")]
+    pub path: ::prost::alloc::string::String,
+    /// Its SHA-256 in hex.
+    #[prost(string, tag = "3")]
+    pub sha256: ::prost::alloc::string::String,
+}
+/// StepPhase is what a step run's current step waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum StepPhase {
+    /// Unset.
+    Unspecified = 0,
+    /// Places to dispatch, or eligible agents to come online.
+    Assigning = 1,
+    /// Every place is dispatched; results are awaited.
+    Working = 2,
+    /// An approval step waits for an operator's decision (ApproveStep).
+    AwaitingApproval = 3,
+    /// A wait step waits for its signal.
+    AwaitingSignal = 4,
+}
+impl StepPhase {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "STEP_PHASE_UNSPECIFIED",
+            Self::Assigning => "STEP_PHASE_ASSIGNING",
+            Self::Working => "STEP_PHASE_WORKING",
+            Self::AwaitingApproval => "STEP_PHASE_AWAITING_APPROVAL",
+            Self::AwaitingSignal => "STEP_PHASE_AWAITING_SIGNAL",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "STEP_PHASE_UNSPECIFIED" => Some(Self::Unspecified),
+            "STEP_PHASE_ASSIGNING" => Some(Self::Assigning),
+            "STEP_PHASE_WORKING" => Some(Self::Working),
+            "STEP_PHASE_AWAITING_APPROVAL" => Some(Self::AwaitingApproval),
+            "STEP_PHASE_AWAITING_SIGNAL" => Some(Self::AwaitingSignal),
+            _ => None,
+        }
+    }
+}
+/// AssignmentState is where one assignment stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum AssignmentState {
+    /// Unset.
+    Unspecified = 0,
+    /// Dispatched; its result is awaited, its attempt token honoured.
+    Open = 1,
+    /// Its result was recorded.
+    Completed = 2,
+    /// Its deadline passed (a failed member).
+    Expired = 3,
+    /// Its agent went offline past the stale period; its place was reassigned.
+    Superseded = 4,
+    /// Cancelled by its step's join, a cancel, or the run's end.
+    Cancelled = 5,
+}
+impl AssignmentState {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "ASSIGNMENT_STATE_UNSPECIFIED",
+            Self::Open => "ASSIGNMENT_STATE_OPEN",
+            Self::Completed => "ASSIGNMENT_STATE_COMPLETED",
+            Self::Expired => "ASSIGNMENT_STATE_EXPIRED",
+            Self::Superseded => "ASSIGNMENT_STATE_SUPERSEDED",
+            Self::Cancelled => "ASSIGNMENT_STATE_CANCELLED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "ASSIGNMENT_STATE_UNSPECIFIED" => Some(Self::Unspecified),
+            "ASSIGNMENT_STATE_OPEN" => Some(Self::Open),
+            "ASSIGNMENT_STATE_COMPLETED" => Some(Self::Completed),
+            "ASSIGNMENT_STATE_EXPIRED" => Some(Self::Expired),
+            "ASSIGNMENT_STATE_SUPERSEDED" => Some(Self::Superseded),
+            "ASSIGNMENT_STATE_CANCELLED" => Some(Self::Cancelled),
+            _ => None,
+        }
+    }
+}
 /// WorkflowDefinition is a registered definition: the hub's summary of it, and its normalised document.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct WorkflowDefinition {
@@ -6464,6 +6699,12 @@ pub struct WorkflowRun {
     /// Why it failed or was cancelled.
     #[prost(string, tag = "22")]
     pub end_reason: ::prost::alloc::string::String,
+    /// Stage runs (a coordinator checkpoints stages) or step runs (the hub dispatches steps).
+    #[prost(enumeration = "WorkflowKind", tag = "23")]
+    pub kind: i32,
+    /// A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+    #[prost(message, optional, tag = "24")]
+    pub steps: ::core::option::Option<StepRunState>,
 }
 /// WorkflowKind says what drives a definition's runs; an id keeps its kind for as long as it is registered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
@@ -6512,8 +6753,12 @@ pub enum WorkflowRunStatus {
     Completed = 3,
     /// Attempts or a transition budget ran out, a wait or the prompt expired, or the coordinator settled early.
     Failed = 4,
-    /// An operator cancelled the run.
+    /// An operator cancelled the run (or a step run's duration budget ran out).
     Cancelled = 5,
+    /// A step run waits for room under its project's maxConcurrentRuns.
+    Queued = 6,
+    /// A step run's gate outcome is uncertain: an operator recovers it (RecoverStepRun).
+    Blocked = 7,
 }
 impl WorkflowRunStatus {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -6528,6 +6773,8 @@ impl WorkflowRunStatus {
             Self::Completed => "WORKFLOW_RUN_STATUS_COMPLETED",
             Self::Failed => "WORKFLOW_RUN_STATUS_FAILED",
             Self::Cancelled => "WORKFLOW_RUN_STATUS_CANCELLED",
+            Self::Queued => "WORKFLOW_RUN_STATUS_QUEUED",
+            Self::Blocked => "WORKFLOW_RUN_STATUS_BLOCKED",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -6539,6 +6786,8 @@ impl WorkflowRunStatus {
             "WORKFLOW_RUN_STATUS_COMPLETED" => Some(Self::Completed),
             "WORKFLOW_RUN_STATUS_FAILED" => Some(Self::Failed),
             "WORKFLOW_RUN_STATUS_CANCELLED" => Some(Self::Cancelled),
+            "WORKFLOW_RUN_STATUS_QUEUED" => Some(Self::Queued),
+            "WORKFLOW_RUN_STATUS_BLOCKED" => Some(Self::Blocked),
             _ => None,
         }
     }
@@ -6743,6 +6992,9 @@ pub struct StartWorkflowRunRequest {
     /// The event the delivery is for; a definition declaring `event` starts nothing for another (`started` false).
     #[prost(string, tag = "4")]
     pub event: ::prost::alloc::string::String,
+    /// A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+    #[prost(message, optional, tag = "5")]
+    pub inputs: ::core::option::Option<StepRunInputs>,
 }
 /// The started run.
 #[derive(Clone, PartialEq, ::prost::Message)]
@@ -7249,6 +7501,118 @@ pub struct VerifyJournalResponse {
     #[prost(message, optional, tag = "1")]
     pub verdict: ::core::option::Option<JournalVerdict>,
 }
+/// The result of one of the caller's assignments.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct CompleteAssignmentRequest {
+    /// Required. The assignment (`asg_` + 32 hex).
+    #[prost(string, tag = "1")]
+    pub assignment_id: ::prost::alloc::string::String,
+    /// Required: what the assignment asks for.
+    #[prost(oneof = "complete_assignment_request::Result", tags = "2, 3")]
+    pub result: ::core::option::Option<complete_assignment_request::Result>,
+}
+/// Nested message and enum types in `CompleteAssignmentRequest`.
+pub mod complete_assignment_request {
+    /// Required: what the assignment asks for.
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
+    pub enum Result {
+        /// A worker's or gate worker's result (`kxm.worker-result.v1`).
+        #[prost(message, tag = "2")]
+        WorkerResult(super::WorkerResult),
+        /// A reviewer's verdict (`kxm.review-envelope.v1`).
+        #[prost(message, tag = "3")]
+        Review(super::ReviewEnvelope),
+    }
+}
+/// The assignment as the result left it.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct CompleteAssignmentResponse {
+    /// The assignment (state `completed` unless its result blocked the run).
+    #[prost(message, optional, tag = "1")]
+    pub assignment: ::core::option::Option<StepAssignment>,
+    /// True when this result had been recorded before (nothing was applied again).
+    #[prost(bool, tag = "2")]
+    pub duplicate: bool,
+    /// Where the run stands now.
+    #[prost(enumeration = "WorkflowRunStatus", tag = "3")]
+    pub run_status: i32,
+}
+/// Read the caller's next assignment.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct NextAssignmentRequest {}
+/// The caller's oldest open assignment.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct NextAssignmentResponse {
+    /// Unset when the caller has no open assignment.
+    #[prost(message, optional, tag = "1")]
+    pub assignment: ::core::option::Option<AssignmentRequest>,
+}
+/// An operator's decision of an approval step.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ApproveStepRequest {
+    /// Required. The step run.
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+    /// Required. The approval step the run is at.
+    #[prost(string, tag = "2")]
+    pub step_id: ::prost::alloc::string::String,
+    /// Required. One of the step's declared outcomes (for example `approved`, `rejected`).
+    #[prost(string, tag = "3")]
+    pub outcome: ::prost::alloc::string::String,
+    /// Why (recorded in the run's events).
+    #[prost(string, tag = "4")]
+    pub reason: ::prost::alloc::string::String,
+}
+/// The run after the decision.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ApproveStepResponse {
+    /// The run.
+    #[prost(message, optional, tag = "1")]
+    pub run: ::core::option::Option<WorkflowRun>,
+}
+/// Recover a blocked step run.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RecoverStepRunRequest {
+    /// Required. The step run.
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+    /// Required.
+    #[prost(enumeration = "RecoveryAction", tag = "2")]
+    pub action: i32,
+    /// Why (recorded in the run's events).
+    #[prost(string, tag = "3")]
+    pub reason: ::prost::alloc::string::String,
+}
+/// The run after the recovery.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct RecoverStepRunResponse {
+    /// The run.
+    #[prost(message, optional, tag = "1")]
+    pub run: ::core::option::Option<WorkflowRun>,
+}
+/// A page of a step run's events.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListWorkflowRunEventsRequest {
+    /// Required. The step run.
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+    /// Events after this sequence (0: from the first).
+    #[prost(int64, tag = "2")]
+    pub after_sequence: i64,
+    /// At most this many (default 100, at most 500).
+    #[prost(int32, tag = "3")]
+    pub page_size: i32,
+}
+/// The events, in order.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListWorkflowRunEventsResponse {
+    /// Events after `after_sequence`, in order.
+    #[prost(message, repeated, tag = "1")]
+    pub events: ::prost::alloc::vec::Vec<WorkflowRunEvent>,
+    /// The run's last sequence now (read again after it to follow the run).
+    #[prost(int64, tag = "2")]
+    pub last_sequence: i64,
+}
 /// DefinitionFormat is the syntax of a definition document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
 #[repr(i32)]
@@ -7278,6 +7642,43 @@ impl DefinitionFormat {
             "DEFINITION_FORMAT_UNSPECIFIED" => Some(Self::Unspecified),
             "DEFINITION_FORMAT_JSON" => Some(Self::Json),
             "DEFINITION_FORMAT_YAML" => Some(Self::Yaml),
+            _ => None,
+        }
+    }
+}
+/// RecoveryAction is how an operator recovers a blocked step run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum RecoveryAction {
+    /// Unset: refused.
+    Unspecified = 0,
+    /// Run the blocked gate again (a new assignment; the gate produced no outcome).
+    Retry = 1,
+    /// Fail the run (`gate_uncertain`).
+    Fail = 2,
+    /// Cancel the run (`gate_uncertain`).
+    Cancel = 3,
+}
+impl RecoveryAction {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "RECOVERY_ACTION_UNSPECIFIED",
+            Self::Retry => "RECOVERY_ACTION_RETRY",
+            Self::Fail => "RECOVERY_ACTION_FAIL",
+            Self::Cancel => "RECOVERY_ACTION_CANCEL",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "RECOVERY_ACTION_UNSPECIFIED" => Some(Self::Unspecified),
+            "RECOVERY_ACTION_RETRY" => Some(Self::Retry),
+            "RECOVERY_ACTION_FAIL" => Some(Self::Fail),
+            "RECOVERY_ACTION_CANCEL" => Some(Self::Cancel),
             _ => None,
         }
     }
@@ -8201,240 +8602,187 @@ pub mod workflow_service_client {
                 .insert(GrpcMethod::new("kxm.v1.WorkflowService", "VerifyJournal"));
             self.inner.unary(req, path, codec).await
         }
-    }
-}
-/// StepAssignment is one assignment of a step run's current attempt.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct StepAssignment {
-    /// `asg_` + 32 hex: what CompleteAssignment names.
-    #[prost(string, tag = "1")]
-    pub id: ::prost::alloc::string::String,
-    /// The step.
-    #[prost(string, tag = "2")]
-    pub step_id: ::prost::alloc::string::String,
-    /// The step's attempt, from 1.
-    #[prost(int32, tag = "3")]
-    pub step_attempt: i32,
-    /// Its place in the attempt, from 0 (a reassignment takes the superseded one's place).
-    #[prost(int32, tag = "4")]
-    pub index: i32,
-    /// The assignee's name as the plan names it.
-    #[prost(string, tag = "5")]
-    pub agent_name: ::prost::alloc::string::String,
-    /// The assignee's agent id.
-    #[prost(string, tag = "6")]
-    pub agent_id: ::prost::alloc::string::String,
-    /// `worker`, `reviewer` or `gate`.
-    #[prost(string, tag = "7")]
-    pub role: ::prost::alloc::string::String,
-    /// Where it stands.
-    #[prost(enumeration = "AssignmentState", tag = "8")]
-    pub state: i32,
-    /// When it was dispatched.
-    #[prost(message, optional, tag = "9")]
-    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// When it expires (unset: no deadline).
-    #[prost(message, optional, tag = "10")]
-    pub expire_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// When it ended.
-    #[prost(message, optional, tag = "11")]
-    pub end_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// Why it ended (`completed`, `deadline`, `assignee_offline`, `join_decided`, `run_ended`, `uncertain:<why>`).
-    #[prost(string, tag = "12")]
-    pub end_reason: ::prost::alloc::string::String,
-    /// The outcome its result stands for, as the hub derived it.
-    #[prost(string, tag = "13")]
-    pub outcome: ::prost::alloc::string::String,
-    /// Whether its result passed.
-    #[prost(bool, tag = "14")]
-    pub passed: bool,
-    /// `sha256:` of the envelope it returned (the evidence reference).
-    #[prost(string, tag = "15")]
-    pub content_hash: ::prost::alloc::string::String,
-    /// The cost its result reported, in US dollars (unset: unmetered).
-    #[prost(double, optional, tag = "16")]
-    pub cost_usd: ::core::option::Option<f64>,
-}
-/// StepRunState is the hub-driven part of a step run (`kxm.run-state.v1`).
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct StepRunState {
-    /// The current step (empty once the run ended).
-    #[prost(string, tag = "1")]
-    pub current_step_id: ::prost::alloc::string::String,
-    /// The current step's attempt, from 1.
-    #[prost(int32, tag = "2")]
-    pub step_attempt: i32,
-    /// What the current step waits for.
-    #[prost(enumeration = "StepPhase", tag = "3")]
-    pub phase: i32,
-    /// The current attempt's assignments, in birth order.
-    #[prost(message, repeated, tag = "4")]
-    pub assignments: ::prost::alloc::vec::Vec<StepAssignment>,
-    /// Attempts started per step.
-    #[prost(map = "string, int32", tag = "5")]
-    pub attempts: ::std::collections::HashMap<::prost::alloc::string::String, i32>,
-    /// Transitions taken per `<step>/<outcome>` edge.
-    #[prost(map = "string, int32", tag = "6")]
-    pub edge_uses: ::std::collections::HashMap<::prost::alloc::string::String, i32>,
-    /// Transitions taken in all.
-    #[prost(int32, tag = "7")]
-    pub transitions: i32,
-    /// The run's transition budget (`limits.maxTransitions`, else the number of steps).
-    #[prost(int32, tag = "8")]
-    pub transition_budget: i32,
-    /// Model cost so far, in US dollars, summed from the results' telemetry.
-    #[prost(double, tag = "9")]
-    pub cost_usd: f64,
-    /// Results that reported no cost.
-    #[prost(int32, tag = "10")]
-    pub unmetered_results: i32,
-    /// The plan hash captured at the `planHash` step (gate 3), once captured.
-    #[prost(string, tag = "11")]
-    pub plan_value: ::prost::alloc::string::String,
-    /// The commit the latest writing step reported.
-    #[prost(string, tag = "12")]
-    pub head_commit: ::prost::alloc::string::String,
-    /// The assignment whose uncertain gate blocked the run.
-    #[prost(string, tag = "13")]
-    pub blocked_assignment_id: ::prost::alloc::string::String,
-    /// The last step outcome.
-    #[prost(string, tag = "14")]
-    pub last_outcome: ::prost::alloc::string::String,
-    /// The last event's sequence number.
-    #[prost(int64, tag = "15")]
-    pub sequence: i64,
-}
-/// RunEvent is one entry of a step run's log (`kxm.run-event.v1`).
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct RunEvent {
-    /// 1, 2, … per run, contiguous.
-    #[prost(int64, tag = "1")]
-    pub sequence: i64,
-    /// `run.created`, `step.entered`, `assignment.created`, `assignment.completed`, `step.outcome`, `step.transitioned`, `run.ended`, …
-    #[prost(string, tag = "2")]
-    pub r#type: ::prost::alloc::string::String,
-    /// What the event records (a `step.outcome` names every producer, whether it counted, and why not).
-    #[prost(message, optional, tag = "3")]
-    pub payload: ::core::option::Option<::prost_types::Struct>,
-    /// When it was recorded.
-    #[prost(message, optional, tag = "4")]
-    pub time: ::core::option::Option<::prost_types::Timestamp>,
-}
-/// StepRunInputs is what a step run starts with; every assignment carries it.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct StepRunInputs {
-    /// The repository (a URL or a path the workers can clone).
-    #[prost(string, tag = "1")]
-    pub repository: ::prost::alloc::string::String,
-    /// The commit the first step starts from (full hex).
-    #[prost(string, tag = "2")]
-    pub base_commit: ::prost::alloc::string::String,
-    /// Files the work depends on, pinned by hash.
-    #[prost(message, repeated, tag = "3")]
-    pub files: ::prost::alloc::vec::Vec<StepInputFile>,
-    /// Loop C's incident: a `kxm.diagnostic-handoff.v1` envelope as JSON.
-    #[prost(message, optional, tag = "4")]
-    pub diagnostic_handoff: ::core::option::Option<::prost_types::Struct>,
-    /// Notes for the first step's assignee.
-    #[prost(string, tag = "5")]
-    pub notes: ::prost::alloc::string::String,
-}
-/// StepInputFile is a file a step run depends on.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct StepInputFile {
-    /// What the file is (for example `spec`, `log`).
-    #[prost(string, tag = "1")]
-    pub r#type: ::prost::alloc::string::String,
-    /// The file path.
-    #[prost(string, tag = "2")]
-    pub path: ::prost::alloc::string::String,
-    /// Its SHA-256 in hex.
-    #[prost(string, tag = "3")]
-    pub sha256: ::prost::alloc::string::String,
-}
-/// StepPhase is what a step run's current step waits for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum StepPhase {
-    /// Unset.
-    Unspecified = 0,
-    /// Places to dispatch, or eligible agents to come online.
-    Assigning = 1,
-    /// Every place is dispatched; results are awaited.
-    Working = 2,
-    /// An approval step waits for an operator's decision (ApproveStep).
-    AwaitingApproval = 3,
-    /// A wait step waits for its signal.
-    AwaitingSignal = 4,
-}
-impl StepPhase {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "STEP_PHASE_UNSPECIFIED",
-            Self::Assigning => "STEP_PHASE_ASSIGNING",
-            Self::Working => "STEP_PHASE_WORKING",
-            Self::AwaitingApproval => "STEP_PHASE_AWAITING_APPROVAL",
-            Self::AwaitingSignal => "STEP_PHASE_AWAITING_SIGNAL",
+        /// CompleteAssignment returns the caller's result for one of its assignments: a WorkerResult (workers, gate
+        /// workers) or a ReviewEnvelope (reviewers), the one way a step's work comes back.
+        ///
+        /// Exactly one result is accepted per assignment; the same result again is answered as the first (`duplicate`).
+        /// The hub judges it: a worker's outcome must be one the step declares, a review passes with a PASS verdict and
+        /// no blockers, a gate's outcome is derived from its checks under the step's `expect`. The run then moves as the
+        /// step's join decides (docs/step-workflows.md).
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no result, the envelope is not what the assignment asks for,
+        ///  or does not fit it (an undeclared outcome, a gate's checks out of order, a malformed cost or commit); field named.
+        /// * NOT_FOUND (ERROR_REASON_ASSIGNMENT_NOT_FOUND): no assignment of the caller's project has this id.
+        /// * PERMISSION_DENIED (ERROR_REASON_ASSIGNMENT_FORBIDDEN): the assignment is another agent's.
+        /// * FAILED_PRECONDITION (ERROR_REASON_ASSIGNMENT_CLOSED): it is no longer open (another result, expired,
+        ///  superseded, cancelled); metadata: assignmentId, state.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): its run ended.
+        /// * DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        pub async fn complete_assignment(
+            &mut self,
+            request: impl tonic::IntoRequest<super::CompleteAssignmentRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::CompleteAssignmentResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/CompleteAssignment",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "CompleteAssignment"));
+            self.inner.unary(req, path, codec).await
         }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "STEP_PHASE_UNSPECIFIED" => Some(Self::Unspecified),
-            "STEP_PHASE_ASSIGNING" => Some(Self::Assigning),
-            "STEP_PHASE_WORKING" => Some(Self::Working),
-            "STEP_PHASE_AWAITING_APPROVAL" => Some(Self::AwaitingApproval),
-            "STEP_PHASE_AWAITING_SIGNAL" => Some(Self::AwaitingSignal),
-            _ => None,
+        /// NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
+        /// `workflow:<run id>` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+        /// * DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
+        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        pub async fn next_assignment(
+            &mut self,
+            request: impl tonic::IntoRequest<super::NextAssignmentRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::NextAssignmentResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/NextAssignment",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "NextAssignment"));
+            self.inner.unary(req, path, codec).await
         }
-    }
-}
-/// AssignmentState is where one assignment stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum AssignmentState {
-    /// Unset.
-    Unspecified = 0,
-    /// Dispatched; its result is awaited, its attempt token honoured.
-    Open = 1,
-    /// Its result was recorded.
-    Completed = 2,
-    /// Its deadline passed (a failed member).
-    Expired = 3,
-    /// Its agent went offline past the stale period; its place was reassigned.
-    Superseded = 4,
-    /// Cancelled by its step's join, a cancel, or the run's end.
-    Cancelled = 5,
-}
-impl AssignmentState {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "ASSIGNMENT_STATE_UNSPECIFIED",
-            Self::Open => "ASSIGNMENT_STATE_OPEN",
-            Self::Completed => "ASSIGNMENT_STATE_COMPLETED",
-            Self::Expired => "ASSIGNMENT_STATE_EXPIRED",
-            Self::Superseded => "ASSIGNMENT_STATE_SUPERSEDED",
-            Self::Cancelled => "ASSIGNMENT_STATE_CANCELLED",
+        /// ApproveStep decides a step run's current approval step with one of its declared outcomes (recorded in the
+        /// run's events with the operator and the reason).
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the outcome is not one the step declares, or run_id is malformed.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING): its current step is not this approval step awaiting a decision.
+        /// * DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+        pub async fn approve_step(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ApproveStepRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ApproveStepResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/ApproveStep",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "ApproveStep"));
+            self.inner.unary(req, path, codec).await
         }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "ASSIGNMENT_STATE_UNSPECIFIED" => Some(Self::Unspecified),
-            "ASSIGNMENT_STATE_OPEN" => Some(Self::Open),
-            "ASSIGNMENT_STATE_COMPLETED" => Some(Self::Completed),
-            "ASSIGNMENT_STATE_EXPIRED" => Some(Self::Expired),
-            "ASSIGNMENT_STATE_SUPERSEDED" => Some(Self::Superseded),
-            "ASSIGNMENT_STATE_CANCELLED" => Some(Self::Cancelled),
-            _ => None,
+        /// RecoverStepRun recovers a step run an uncertain gate blocked: run the gate again, fail or cancel the run.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no action, or run_id is malformed.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_BLOCKED): it is not blocked.
+        /// * DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+        pub async fn recover_step_run(
+            &mut self,
+            request: impl tonic::IntoRequest<super::RecoverStepRunRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RecoverStepRunResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/RecoverStepRun",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "RecoverStepRun"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ListWorkflowRunEvents pages through a step run's event log in order (contiguous sequences from 1).
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+        /// * PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative after_sequence or page size, or run_id is malformed.
+        /// * DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        /// * PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+        pub async fn list_workflow_run_events(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListWorkflowRunEventsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListWorkflowRunEventsResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/ListWorkflowRunEvents",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(
+                    GrpcMethod::new("kxm.v1.WorkflowService", "ListWorkflowRunEvents"),
+                );
+            self.inner.unary(req, path, codec).await
         }
     }
 }

@@ -183,10 +183,10 @@ def review_report(review: envelopes_pb2.ReviewEnvelope) -> ReviewReport:
     )
 
 
-def event_to_proto(event: StoredRunEvent) -> workflow_steps_pb2.RunEvent:
+def event_to_proto(event: StoredRunEvent) -> workflow_steps_pb2.WorkflowRunEvent:
     payload = struct_pb2.Struct()
     payload.update(json.loads(event.payload))
-    return workflow_steps_pb2.RunEvent(
+    return workflow_steps_pb2.WorkflowRunEvent(
         sequence=event.sequence, type=event.type, payload=payload, time=timestamp(event.event_time)
     )
 
@@ -273,7 +273,9 @@ class StepMethods:
         )
         return pb.RecoverStepRunResponse(run=await self._step_view(request.run_id))
 
-    async def ListRunEvents(self, request: pb.ListRunEventsRequest, context: Context) -> pb.ListRunEventsResponse:
+    async def ListWorkflowRunEvents(
+        self, request: pb.ListWorkflowRunEventsRequest, context: Context
+    ) -> pb.ListWorkflowRunEventsResponse:
         page, last = await step_runs.events(
             self._hub.store,
             current_call().caller,
@@ -281,7 +283,7 @@ class StepMethods:
             after=request.after_sequence,
             size=request.page_size,
         )
-        return pb.ListRunEventsResponse(events=[event_to_proto(event) for event in page], last_sequence=last)
+        return pb.ListWorkflowRunEventsResponse(events=[event_to_proto(event) for event in page], last_sequence=last)
 
     async def _step_view(self, run_id: str) -> workflow_types_pb2.WorkflowRun:
         loaded = await step_runs.get(self._hub.store, current_call().caller, run_id)

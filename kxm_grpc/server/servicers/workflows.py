@@ -33,9 +33,20 @@ from kxm_grpc.errors import invalid_field
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import duration_value, timestamp
 from kxm_grpc.server.servicers.journal import JournalMethods
+from kxm_grpc.server.servicers.steps import StepMethods, inputs_from_proto, step_run_to_proto
 from kxm_grpc.server.state import HubState
-from kxm_grpc.services.workflows import definitions, gate_registries, runs, signals, step_definitions, steps
+from kxm_grpc.services.workflows import (
+    definitions,
+    gate_registries,
+    run_lists,
+    runs,
+    signals,
+    step_definitions,
+    step_runs,
+    steps,
+)
 from kxm_grpc.store.protocols.gates import StoredGateRegistry
+from kxm_grpc.store.protocols.step_runs import StepRunState
 from kxm_grpc.store.protocols.workflows import StoredDefinition
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -48,6 +59,15 @@ _RUN_STATUS = {
     RunStatus.CANCELLED: workflow_types_pb2.WORKFLOW_RUN_STATUS_CANCELLED,
 }
 _RUN_STATUS_IN = {value: key for key, value in _RUN_STATUS.items()}
+_STEP_STATUS_IN = {
+    workflow_types_pb2.WORKFLOW_RUN_STATUS_QUEUED: StepRunState.QUEUED,
+    workflow_types_pb2.WORKFLOW_RUN_STATUS_RUNNING: StepRunState.RUNNING,
+    workflow_types_pb2.WORKFLOW_RUN_STATUS_BLOCKED: StepRunState.BLOCKED,
+    workflow_types_pb2.WORKFLOW_RUN_STATUS_COMPLETED: StepRunState.COMPLETED,
+    workflow_types_pb2.WORKFLOW_RUN_STATUS_FAILED: StepRunState.FAILED,
+    workflow_types_pb2.WORKFLOW_RUN_STATUS_CANCELLED: StepRunState.CANCELLED,
+}
+_STEP_ONLY = (workflow_types_pb2.WORKFLOW_RUN_STATUS_QUEUED, workflow_types_pb2.WORKFLOW_RUN_STATUS_BLOCKED)
 _STAGE_STATUS = {
     StageStatus.PENDING: workflow_types_pb2.WORKFLOW_STAGE_STATUS_PENDING,
     StageStatus.IN_PROGRESS: workflow_types_pb2.WORKFLOW_STAGE_STATUS_IN_PROGRESS,
@@ -300,8 +320,13 @@ def _refs(refs: Any) -> dict[str, list[str]]:
     return {key: list(value.message_ids) for key, value in refs.items()}
 
 
-class WorkflowServicer(JournalMethods, workflow_service_pb2_grpc.WorkflowServiceServicer):
-    """Serves kxm.v1.WorkflowService (its journal RPCs are ``JournalMethods``)."""
+def _stage_run(row: run_lists.Listed) -> Run:
+    assert row.stage is not None
+    return row.stage
+
+
+class WorkflowServicer(JournalMethods, StepMethods, workflow_service_pb2_grpc.WorkflowServiceServicer):
+    """Serves kxm.v1.WorkflowService (its journal RPCs are ``JournalMethods``, its step-run RPCs ``StepMethods``)."""
 
     def __init__(self, hub: HubState) -> None:
         self._hub = hub
@@ -378,6 +403,22 @@ class WorkflowServicer(JournalMethods, workflow_service_pb2_grpc.WorkflowService
     async def StartWorkflowRun(
         self, request: pb.StartWorkflowRunRequest, context: Context
     ) -> pb.StartWorkflowRunResponse:
+        caller = current_call().caller
+        step_started = await step_runs.start(
+            self._hub.store,
+            caller,
+            request.definition_id,
+            request_id=request.delivery_id,
+            inputs=inputs_from_proto(request.inputs),
+            settings=self._hub.engine_settings,
+            now=self._hub.now(),
+        )
+        if step_started is not None:
+            return pb.StartWorkflowRunResponse(
+                run=await self._step_view(step_started.run.id), duplicate=step_started.duplicate, started=True
+            )
+        if request.HasField("inputs"):
+            raise invalid_field("inputs", "a stage workflow takes a payload, not step run inputs")
         started = await runs.start(
             self._hub.store,
             current_call().caller,
@@ -393,28 +434,49 @@ class WorkflowServicer(JournalMethods, workflow_service_pb2_grpc.WorkflowService
         return pb.StartWorkflowRunResponse(run=run, duplicate=started.duplicate, started=started.started)
 
     async def GetWorkflowRun(self, request: pb.GetWorkflowRunRequest, context: Context) -> pb.GetWorkflowRunResponse:
-        run = await runs.get(self._hub.store, current_call().caller, request.run_id)
+        caller = current_call().caller
+        step = await step_runs.get(self._hub.store, caller, request.run_id)
+        if step is not None:
+            return pb.GetWorkflowRunResponse(run=step_run_to_proto(step))
+        run = await runs.get(self._hub.store, caller, request.run_id)
         return pb.GetWorkflowRunResponse(run=await self._view(run))
 
     async def ListWorkflowRuns(
         self, request: pb.ListWorkflowRunsRequest, context: Context
     ) -> pb.ListWorkflowRunsResponse:
-        page, token = await runs.list_page(
+        status = request.status
+        page, token = await run_lists.list_page(
             self._hub.store,
             current_call().caller,
-            status=_RUN_STATUS_IN.get(request.status),
+            stage_status=_RUN_STATUS_IN.get(status),
+            step_status=_STEP_STATUS_IN.get(status),
+            only_steps=status in _STEP_ONLY,
+            only_stages=status == workflow_types_pb2.WORKFLOW_RUN_STATUS_WAITING,
             definition_id=request.definition_id,
             size=request.page_size,
             token=request.page_token,
         )
-        return pb.ListWorkflowRunsResponse(runs=[await self._view(run) for run in page], next_page_token=token)
+        views = [
+            step_run_to_proto(row.step) if row.step is not None else await self._view(_stage_run(row))
+            for row in page
+        ]
+        return pb.ListWorkflowRunsResponse(runs=views, next_page_token=token)
 
     async def CancelWorkflowRun(
         self, request: pb.CancelWorkflowRunRequest, context: Context
     ) -> pb.CancelWorkflowRunResponse:
-        run = await runs.cancel(
-            self._hub.store, current_call().caller, request.run_id, request.reason, now=self._hub.now()
-        )
+        caller = current_call().caller
+        if await step_runs.get(self._hub.store, caller, request.run_id) is not None:
+            await step_runs.cancel(
+                self._hub.store,
+                caller,
+                request.run_id,
+                request.reason,
+                settings=self._hub.engine_settings,
+                now=self._hub.now(),
+            )
+            return pb.CancelWorkflowRunResponse(run=await self._step_view(request.run_id))
+        run = await runs.cancel(self._hub.store, caller, request.run_id, request.reason, now=self._hub.now())
         return pb.CancelWorkflowRunResponse(run=await self._view(run))
 
     async def RerunWorkflowRun(

@@ -61,6 +61,8 @@ RUN_TIMER = "step_run_deadline"
 """Key: the run id. At the run-duration budget the run is cancelled."""
 RETRY_TIMER = "step_dispatch_retry"
 """Key: the run id. Dispatch again: an eligible agent may be online now."""
+SUPERSEDE_TIMER = "step_assignee_offline"
+"""Key: an agent id. Its open assignments are superseded (it went offline past the stale period)."""
 RETRY_AFTER = seconds(2)
 DEFAULT_TOKEN_TTL = seconds(86_400)
 """An attempt token's lifetime when its assignment has no deadline (re-minted by NextAssignment)."""

@@ -36,15 +36,17 @@ from kxm_grpc.domain.workflows.engine.results import (
     worker_result,
 )
 from kxm_grpc.domain.workflows.engine.state import MemberRole, RunInputs, StepRun
+from kxm_grpc.domain.workflows.kinds import DefinitionKind
 from kxm_grpc.domain.workflows.plans.model import StepKind
 from kxm_grpc.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, Reason
 from kxm_grpc.services import audit, timers
 from kxm_grpc.services.agents import register_presence_reaction
-from kxm_grpc.services.workflows import step_engine
+from kxm_grpc.services.workflows import definitions, step_engine
 from kxm_grpc.services.workflows.step_engine import (
     ASSIGNMENT_TIMER,
     RETRY_TIMER,
     RUN_TIMER,
+    SUPERSEDE_TIMER,
     EngineSettings,
     Loaded,
     apply,
@@ -53,7 +55,6 @@ from kxm_grpc.services.workflows.step_engine import (
 )
 from kxm_grpc.store import Store, Timer, Tx
 from kxm_grpc.store.protocols.step_runs import AssignmentState, StepRunState, StoredAssignment, StoredRunEvent
-from kxm_grpc.store.protocols.workflows import StoredDefinition
 
 log = structlog.get_logger("kxm.workflows")
 
@@ -104,17 +105,19 @@ class Started:
 async def start(
     store: Store,
     caller: Caller,
-    definition: StoredDefinition,
+    definition_id: str,
     *,
     request_id: str,
     inputs: RunInputs,
     settings: EngineSettings,
     now: int,
-) -> Started:
+) -> Started | None:
     """Start a run of a step workflow (queued when its project has ``maxConcurrentRuns`` active);
-    a ``request_id`` already used in the project returns that run (``duplicate``); audited.
+    a ``request_id`` already used in the project returns that run (``duplicate``); audited. None,
+    writing nothing, when the definition is a stage workflow (``runs.start`` starts those).
 
     Raises:
+        NotFound: (WEBHOOK_NOT_FOUND) no definition has this id in the caller's project.
         InvalidArgument: (PROTOCOL_ERROR) the request id is too long.
         DataLoss: the definition's pinned plan does not decode.
     """
@@ -125,7 +128,14 @@ async def start(
             metadata={"field": "delivery_id"},
         )
 
-    def work(tx: Tx) -> Started:
+    object_id("definition_id", definition_id, MAX_RUN_ID_CHARS)
+
+    def work(tx: Tx) -> Started | None:
+        definition = tx.workflows.get_definition(definition_id)
+        if definition is None or not definitions.visible(caller, definition):
+            raise definitions.not_found(definition_id)
+        if definition.kind is not DefinitionKind.STEPS:
+            return None
         if request_id:
             existing = tx.step_runs.run_by_request(definition.project, request_id)
             if existing is not None:
@@ -159,12 +169,12 @@ async def start(
         return Started(change.run, duplicate=False)
 
     started = await store.write(work)
-    if not started.duplicate:
+    if started is not None and not started.duplicate:
         log.info(
             "step_run_started",
             run_id=started.run.id,
-            definition_id=definition.id,
-            project=definition.project,
+            definition_id=definition_id,
+            project=started.run.project,
             status=started.run.status.value,
         )
     return started
@@ -469,11 +479,13 @@ class StepTimers:
     def retry(self, tx: Tx, timer: Timer, now: int) -> StepRun | None:
         return self._run(tx, timer.key, machine.advance, now)
 
-    def presence(self, tx: Tx, agent: Agent, now: int) -> None:
-        """An agent went offline: each of its open assignments is superseded."""
-        if agent.online:
+    def supersede_offline(self, tx: Tx, timer: Timer, now: int) -> None:
+        """An agent went offline (``offline_noticed``): each of its open assignments is superseded,
+        unless it came back meanwhile."""
+        agent = tx.agents.get(timer.key)
+        if agent is not None and agent.online:
             return
-        for assignment in tx.step_runs.open_assignments(agent_id=agent.id, limit=64):
+        for assignment in tx.step_runs.open_assignments(agent_id=timer.key, limit=64):
             self._run(tx, assignment.run_id, functools.partial(_supersede, assignment_id=assignment.id), now)
             log.info("step_assignment_superseded", run_id=assignment.run_id, assignment_id=assignment.id)
 
@@ -482,13 +494,22 @@ def _supersede(run: StepRun, ctx: machine.Context, *, assignment_id: str) -> Cha
     return machine.supersede(run, ctx, assignment_id)
 
 
+def offline_noticed(tx: Tx, agent: Agent, now: int) -> None:
+    """A presence reaction: an agent gone offline with open assignments gets them superseded by
+    its hub's scheduler (``SUPERSEDE_TIMER``, now), which holds the keys a reassignment signs with."""
+    if not agent.online and tx.step_runs.open_assignments(agent_id=agent.id, limit=1):
+        timers.schedule(tx, SUPERSEDE_TIMER, agent.id, now)
+
+
 def register(kinds: timers.TimerKinds, settings: EngineSettings) -> StepTimers:
-    """Register the step engine's timers with the hub's scheduler (once per process)."""
+    """Register the step engine's timers with a hub's scheduler, and (once per process) its
+    reaction to agents going offline."""
     handlers = StepTimers(settings)
     kinds.register(ASSIGNMENT_TIMER, handlers.assignment_deadline)
     kinds.register(RUN_TIMER, handlers.run_deadline)
     kinds.register(RETRY_TIMER, handlers.retry)
-    register_presence_reaction(handlers.presence)
+    kinds.register(SUPERSEDE_TIMER, handlers.supersede_offline)
+    register_presence_reaction(offline_noticed)
     return handlers
 
 

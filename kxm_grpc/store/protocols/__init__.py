@@ -126,9 +126,11 @@ class Tx(Protocol):
     def session_tokens(self) -> SessionTokenRepository:
         """The session tokens minted (their facts, never the tokens)."""
 
+    @property
     def gate_registries(self) -> GateRegistryRepository:
         """Each project's gate registry (the gates its step workflows name)."""
 
+    @property
     def step_runs(self) -> StepRunRepository:
         """The hub-driven step runs of ``kxm.workflow.v1`` plans: snapshots, event logs and assignments."""
 

@@ -11,7 +11,9 @@ from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from kxm_grpc._gen.kxm.v1 import envelopes_pb2 as _envelopes_pb2
 from kxm_grpc._gen.kxm.v1 import workflow_journal_pb2 as _workflow_journal_pb2
+from kxm_grpc._gen.kxm.v1 import workflow_steps_pb2 as _workflow_steps_pb2
 from kxm_grpc._gen.kxm.v1 import workflow_types_pb2 as _workflow_types_pb2
 import builtins as _builtins
 import sys
@@ -47,6 +49,34 @@ DEFINITION_FORMAT_JSON: DefinitionFormat.ValueType  # 1
 DEFINITION_FORMAT_YAML: DefinitionFormat.ValueType  # 2
 """YAML of the same shape."""
 Global___DefinitionFormat: _TypeAlias = DefinitionFormat  # noqa: Y015
+
+class _RecoveryAction:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _RecoveryActionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_RecoveryAction.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    RECOVERY_ACTION_UNSPECIFIED: _RecoveryAction.ValueType  # 0
+    """Unset: refused."""
+    RECOVERY_ACTION_RETRY: _RecoveryAction.ValueType  # 1
+    """Run the blocked gate again (a new assignment; the gate produced no outcome)."""
+    RECOVERY_ACTION_FAIL: _RecoveryAction.ValueType  # 2
+    """Fail the run (`gate_uncertain`)."""
+    RECOVERY_ACTION_CANCEL: _RecoveryAction.ValueType  # 3
+    """Cancel the run (`gate_uncertain`)."""
+
+class RecoveryAction(_RecoveryAction, metaclass=_RecoveryActionEnumTypeWrapper):
+    """RecoveryAction is how an operator recovers a blocked step run."""
+
+RECOVERY_ACTION_UNSPECIFIED: RecoveryAction.ValueType  # 0
+"""Unset: refused."""
+RECOVERY_ACTION_RETRY: RecoveryAction.ValueType  # 1
+"""Run the blocked gate again (a new assignment; the gate produced no outcome)."""
+RECOVERY_ACTION_FAIL: RecoveryAction.ValueType  # 2
+"""Fail the run (`gate_uncertain`)."""
+RECOVERY_ACTION_CANCEL: RecoveryAction.ValueType  # 3
+"""Cancel the run (`gate_uncertain`)."""
+Global___RecoveryAction: _TypeAlias = RecoveryAction  # noqa: Y015
 
 @_typing.final
 class RegisterWorkflowDefinitionRequest(_message.Message):
@@ -327,6 +357,7 @@ class StartWorkflowRunRequest(_message.Message):
     DELIVERY_ID_FIELD_NUMBER: _builtins.int
     PAYLOAD_FIELD_NUMBER: _builtins.int
     EVENT_FIELD_NUMBER: _builtins.int
+    INPUTS_FIELD_NUMBER: _builtins.int
     definition_id: _builtins.str
     """Required. The definition to run."""
     delivery_id: _builtins.str
@@ -337,6 +368,10 @@ class StartWorkflowRunRequest(_message.Message):
     def payload(self) -> _struct_pb2.Struct:
         """The start payload the prompt template renders (at most 256 KiB as JSON)."""
 
+    @_builtins.property
+    def inputs(self) -> _workflow_steps_pb2.StepRunInputs:
+        """A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow."""
+
     def __init__(
         self,
         *,
@@ -344,10 +379,11 @@ class StartWorkflowRunRequest(_message.Message):
         delivery_id: _builtins.str = ...,
         payload: _struct_pb2.Struct | None = ...,
         event: _builtins.str = ...,
+        inputs: _workflow_steps_pb2.StepRunInputs | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["inputs", b"inputs", "payload", b"payload"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["definition_id", b"definition_id", "delivery_id", b"delivery_id", "event", b"event", "payload", b"payload"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["definition_id", b"definition_id", "delivery_id", b"delivery_id", "event", b"event", "inputs", b"inputs", "payload", b"payload"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1620,3 +1656,282 @@ class VerifyJournalResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___VerifyJournalResponse: _TypeAlias = VerifyJournalResponse  # noqa: Y015
+
+@_typing.final
+class CompleteAssignmentRequest(_message.Message):
+    """The result of one of the caller's assignments."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ASSIGNMENT_ID_FIELD_NUMBER: _builtins.int
+    WORKER_RESULT_FIELD_NUMBER: _builtins.int
+    REVIEW_FIELD_NUMBER: _builtins.int
+    assignment_id: _builtins.str
+    """Required. The assignment (`asg_` + 32 hex)."""
+    @_builtins.property
+    def worker_result(self) -> _envelopes_pb2.WorkerResult:
+        """A worker's or gate worker's result (`kxm.worker-result.v1`)."""
+
+    @_builtins.property
+    def review(self) -> _envelopes_pb2.ReviewEnvelope:
+        """A reviewer's verdict (`kxm.review-envelope.v1`)."""
+
+    def __init__(
+        self,
+        *,
+        assignment_id: _builtins.str = ...,
+        worker_result: _envelopes_pb2.WorkerResult | None = ...,
+        review: _envelopes_pb2.ReviewEnvelope | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result", "review", b"review", "worker_result", b"worker_result"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["assignment_id", b"assignment_id", "result", b"result", "review", b"review", "worker_result", b"worker_result"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_result: _TypeAlias = _typing.Literal["worker_result", "review"]  # noqa: Y015
+    _WhichOneofArgType_result: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_result) -> _WhichOneofReturnType_result | None: ...
+
+Global___CompleteAssignmentRequest: _TypeAlias = CompleteAssignmentRequest  # noqa: Y015
+
+@_typing.final
+class CompleteAssignmentResponse(_message.Message):
+    """The assignment as the result left it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ASSIGNMENT_FIELD_NUMBER: _builtins.int
+    DUPLICATE_FIELD_NUMBER: _builtins.int
+    RUN_STATUS_FIELD_NUMBER: _builtins.int
+    duplicate: _builtins.bool
+    """True when this result had been recorded before (nothing was applied again)."""
+    run_status: _workflow_types_pb2.WorkflowRunStatus.ValueType
+    """Where the run stands now."""
+    @_builtins.property
+    def assignment(self) -> _workflow_steps_pb2.StepAssignment:
+        """The assignment (state `completed` unless its result blocked the run)."""
+
+    def __init__(
+        self,
+        *,
+        assignment: _workflow_steps_pb2.StepAssignment | None = ...,
+        duplicate: _builtins.bool = ...,
+        run_status: _workflow_types_pb2.WorkflowRunStatus.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["assignment", b"assignment"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["assignment", b"assignment", "duplicate", b"duplicate", "run_status", b"run_status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CompleteAssignmentResponse: _TypeAlias = CompleteAssignmentResponse  # noqa: Y015
+
+@_typing.final
+class NextAssignmentRequest(_message.Message):
+    """Read the caller's next assignment."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___NextAssignmentRequest: _TypeAlias = NextAssignmentRequest  # noqa: Y015
+
+@_typing.final
+class NextAssignmentResponse(_message.Message):
+    """The caller's oldest open assignment."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ASSIGNMENT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def assignment(self) -> _envelopes_pb2.AssignmentRequest:
+        """Unset when the caller has no open assignment."""
+
+    def __init__(
+        self,
+        *,
+        assignment: _envelopes_pb2.AssignmentRequest | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["assignment", b"assignment"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["assignment", b"assignment"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___NextAssignmentResponse: _TypeAlias = NextAssignmentResponse  # noqa: Y015
+
+@_typing.final
+class ApproveStepRequest(_message.Message):
+    """An operator's decision of an approval step."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUN_ID_FIELD_NUMBER: _builtins.int
+    STEP_ID_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    run_id: _builtins.str
+    """Required. The step run."""
+    step_id: _builtins.str
+    """Required. The approval step the run is at."""
+    outcome: _builtins.str
+    """Required. One of the step's declared outcomes (for example `approved`, `rejected`)."""
+    reason: _builtins.str
+    """Why (recorded in the run's events)."""
+    def __init__(
+        self,
+        *,
+        run_id: _builtins.str = ...,
+        step_id: _builtins.str = ...,
+        outcome: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["outcome", b"outcome", "reason", b"reason", "run_id", b"run_id", "step_id", b"step_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ApproveStepRequest: _TypeAlias = ApproveStepRequest  # noqa: Y015
+
+@_typing.final
+class ApproveStepResponse(_message.Message):
+    """The run after the decision."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUN_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def run(self) -> _workflow_types_pb2.WorkflowRun:
+        """The run."""
+
+    def __init__(
+        self,
+        *,
+        run: _workflow_types_pb2.WorkflowRun | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["run", b"run"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["run", b"run"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ApproveStepResponse: _TypeAlias = ApproveStepResponse  # noqa: Y015
+
+@_typing.final
+class RecoverStepRunRequest(_message.Message):
+    """Recover a blocked step run."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUN_ID_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    run_id: _builtins.str
+    """Required. The step run."""
+    action: Global___RecoveryAction.ValueType
+    """Required."""
+    reason: _builtins.str
+    """Why (recorded in the run's events)."""
+    def __init__(
+        self,
+        *,
+        run_id: _builtins.str = ...,
+        action: Global___RecoveryAction.ValueType = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "reason", b"reason", "run_id", b"run_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RecoverStepRunRequest: _TypeAlias = RecoverStepRunRequest  # noqa: Y015
+
+@_typing.final
+class RecoverStepRunResponse(_message.Message):
+    """The run after the recovery."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUN_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def run(self) -> _workflow_types_pb2.WorkflowRun:
+        """The run."""
+
+    def __init__(
+        self,
+        *,
+        run: _workflow_types_pb2.WorkflowRun | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["run", b"run"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["run", b"run"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RecoverStepRunResponse: _TypeAlias = RecoverStepRunResponse  # noqa: Y015
+
+@_typing.final
+class ListWorkflowRunEventsRequest(_message.Message):
+    """A page of a step run's events."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUN_ID_FIELD_NUMBER: _builtins.int
+    AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    run_id: _builtins.str
+    """Required. The step run."""
+    after_sequence: _builtins.int
+    """Events after this sequence (0: from the first)."""
+    page_size: _builtins.int
+    """At most this many (default 100, at most 500)."""
+    def __init__(
+        self,
+        *,
+        run_id: _builtins.str = ...,
+        after_sequence: _builtins.int = ...,
+        page_size: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_sequence", b"after_sequence", "page_size", b"page_size", "run_id", b"run_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListWorkflowRunEventsRequest: _TypeAlias = ListWorkflowRunEventsRequest  # noqa: Y015
+
+@_typing.final
+class ListWorkflowRunEventsResponse(_message.Message):
+    """The events, in order."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENTS_FIELD_NUMBER: _builtins.int
+    LAST_SEQUENCE_FIELD_NUMBER: _builtins.int
+    last_sequence: _builtins.int
+    """The run's last sequence now (read again after it to follow the run)."""
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_workflow_steps_pb2.WorkflowRunEvent]:
+        """Events after `after_sequence`, in order."""
+
+    def __init__(
+        self,
+        *,
+        events: _abc.Iterable[_workflow_steps_pb2.WorkflowRunEvent] | None = ...,
+        last_sequence: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "last_sequence", b"last_sequence"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListWorkflowRunEventsResponse: _TypeAlias = ListWorkflowRunEventsResponse  # noqa: Y015

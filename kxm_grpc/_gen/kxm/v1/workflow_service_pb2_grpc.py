@@ -157,6 +157,31 @@ class WorkflowServiceStub(object):
                 request_serializer=kxm_dot_v1_dot_workflow__service__pb2.VerifyJournalRequest.SerializeToString,
                 response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.VerifyJournalResponse.FromString,
                 _registered_method=True)
+        self.CompleteAssignment = channel.unary_unary(
+                '/kxm.v1.WorkflowService/CompleteAssignment',
+                request_serializer=kxm_dot_v1_dot_workflow__service__pb2.CompleteAssignmentRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.CompleteAssignmentResponse.FromString,
+                _registered_method=True)
+        self.NextAssignment = channel.unary_unary(
+                '/kxm.v1.WorkflowService/NextAssignment',
+                request_serializer=kxm_dot_v1_dot_workflow__service__pb2.NextAssignmentRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.NextAssignmentResponse.FromString,
+                _registered_method=True)
+        self.ApproveStep = channel.unary_unary(
+                '/kxm.v1.WorkflowService/ApproveStep',
+                request_serializer=kxm_dot_v1_dot_workflow__service__pb2.ApproveStepRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.ApproveStepResponse.FromString,
+                _registered_method=True)
+        self.RecoverStepRun = channel.unary_unary(
+                '/kxm.v1.WorkflowService/RecoverStepRun',
+                request_serializer=kxm_dot_v1_dot_workflow__service__pb2.RecoverStepRunRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.RecoverStepRunResponse.FromString,
+                _registered_method=True)
+        self.ListWorkflowRunEvents = channel.unary_unary(
+                '/kxm.v1.WorkflowService/ListWorkflowRunEvents',
+                request_serializer=kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowRunEventsRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowRunEventsResponse.FromString,
+                _registered_method=True)
 
 
 class WorkflowServiceServicer(object):
@@ -558,6 +583,91 @@ class WorkflowServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CompleteAssignment(self, request, context):
+        """CompleteAssignment returns the caller's result for one of its assignments: a WorkerResult (workers, gate
+        workers) or a ReviewEnvelope (reviewers), the one way a step's work comes back.
+
+        Exactly one result is accepted per assignment; the same result again is answered as the first (`duplicate`).
+        The hub judges it: a worker's outcome must be one the step declares, a review passes with a PASS verdict and
+        no blockers, a gate's outcome is derived from its checks under the step's `expect`. The run then moves as the
+        step's join decides (docs/step-workflows.md).
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no result, the envelope is not what the assignment asks for,
+        or does not fit it (an undeclared outcome, a gate's checks out of order, a malformed cost or commit); field named.
+        - NOT_FOUND (ERROR_REASON_ASSIGNMENT_NOT_FOUND): no assignment of the caller's project has this id.
+        - PERMISSION_DENIED (ERROR_REASON_ASSIGNMENT_FORBIDDEN): the assignment is another agent's.
+        - FAILED_PRECONDITION (ERROR_REASON_ASSIGNMENT_CLOSED): it is no longer open (another result, expired,
+        superseded, cancelled); metadata: assignmentId, state.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): its run ended.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def NextAssignment(self, request, context):
+        """NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
+        `workflow:<run id>` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ApproveStep(self, request, context):
+        """ApproveStep decides a step run's current approval step with one of its declared outcomes (recorded in the
+        run's events with the operator and the reason).
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the outcome is not one the step declares, or run_id is malformed.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING): its current step is not this approval step awaiting a decision.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecoverStepRun(self, request, context):
+        """RecoverStepRun recovers a step run an uncertain gate blocked: run the gate again, fail or cancel the run.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no action, or run_id is malformed.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_BLOCKED): it is not blocked.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListWorkflowRunEvents(self, request, context):
+        """ListWorkflowRunEvents pages through a step run's event log in order (contiguous sequences from 1).
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+        - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative after_sequence or page size, or run_id is malformed.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_WorkflowServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -670,6 +780,31 @@ def add_WorkflowServiceServicer_to_server(servicer, server):
                     servicer.VerifyJournal,
                     request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.VerifyJournalRequest.FromString,
                     response_serializer=kxm_dot_v1_dot_workflow__service__pb2.VerifyJournalResponse.SerializeToString,
+            ),
+            'CompleteAssignment': grpc.unary_unary_rpc_method_handler(
+                    servicer.CompleteAssignment,
+                    request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.CompleteAssignmentRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_workflow__service__pb2.CompleteAssignmentResponse.SerializeToString,
+            ),
+            'NextAssignment': grpc.unary_unary_rpc_method_handler(
+                    servicer.NextAssignment,
+                    request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.NextAssignmentRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_workflow__service__pb2.NextAssignmentResponse.SerializeToString,
+            ),
+            'ApproveStep': grpc.unary_unary_rpc_method_handler(
+                    servicer.ApproveStep,
+                    request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.ApproveStepRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_workflow__service__pb2.ApproveStepResponse.SerializeToString,
+            ),
+            'RecoverStepRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecoverStepRun,
+                    request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.RecoverStepRunRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_workflow__service__pb2.RecoverStepRunResponse.SerializeToString,
+            ),
+            'ListWorkflowRunEvents': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListWorkflowRunEvents,
+                    request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowRunEventsRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowRunEventsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1279,6 +1414,141 @@ class WorkflowService(object):
             '/kxm.v1.WorkflowService/VerifyJournal',
             kxm_dot_v1_dot_workflow__service__pb2.VerifyJournalRequest.SerializeToString,
             kxm_dot_v1_dot_workflow__service__pb2.VerifyJournalResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CompleteAssignment(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.WorkflowService/CompleteAssignment',
+            kxm_dot_v1_dot_workflow__service__pb2.CompleteAssignmentRequest.SerializeToString,
+            kxm_dot_v1_dot_workflow__service__pb2.CompleteAssignmentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def NextAssignment(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.WorkflowService/NextAssignment',
+            kxm_dot_v1_dot_workflow__service__pb2.NextAssignmentRequest.SerializeToString,
+            kxm_dot_v1_dot_workflow__service__pb2.NextAssignmentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ApproveStep(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.WorkflowService/ApproveStep',
+            kxm_dot_v1_dot_workflow__service__pb2.ApproveStepRequest.SerializeToString,
+            kxm_dot_v1_dot_workflow__service__pb2.ApproveStepResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecoverStepRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.WorkflowService/RecoverStepRun',
+            kxm_dot_v1_dot_workflow__service__pb2.RecoverStepRunRequest.SerializeToString,
+            kxm_dot_v1_dot_workflow__service__pb2.RecoverStepRunResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListWorkflowRunEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.WorkflowService/ListWorkflowRunEvents',
+            kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowRunEventsRequest.SerializeToString,
+            kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowRunEventsResponse.FromString,
             options,
             channel_credentials,
             insecure,

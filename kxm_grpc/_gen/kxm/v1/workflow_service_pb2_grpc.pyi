@@ -341,6 +341,71 @@ class WorkflowServiceStub:
     - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
     - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
+    CompleteAssignment: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.CompleteAssignmentRequest, _workflow_service_pb2.CompleteAssignmentResponse]
+    """CompleteAssignment returns the caller's result for one of its assignments: a WorkerResult (workers, gate
+    workers) or a ReviewEnvelope (reviewers), the one way a step's work comes back.
+
+    Exactly one result is accepted per assignment; the same result again is answered as the first (`duplicate`).
+    The hub judges it: a worker's outcome must be one the step declares, a review passes with a PASS verdict and
+    no blockers, a gate's outcome is derived from its checks under the step's `expect`. The run then moves as the
+    step's join decides (docs/step-workflows.md).
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no result, the envelope is not what the assignment asks for,
+      or does not fit it (an undeclared outcome, a gate's checks out of order, a malformed cost or commit); field named.
+    - NOT_FOUND (ERROR_REASON_ASSIGNMENT_NOT_FOUND): no assignment of the caller's project has this id.
+    - PERMISSION_DENIED (ERROR_REASON_ASSIGNMENT_FORBIDDEN): the assignment is another agent's.
+    - FAILED_PRECONDITION (ERROR_REASON_ASSIGNMENT_CLOSED): it is no longer open (another result, expired,
+      superseded, cancelled); metadata: assignmentId, state.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): its run ended.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    """
+    NextAssignment: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.NextAssignmentRequest, _workflow_service_pb2.NextAssignmentResponse]
+    """NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
+    `workflow:<run id>` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    """
+    ApproveStep: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.ApproveStepRequest, _workflow_service_pb2.ApproveStepResponse]
+    """ApproveStep decides a step run's current approval step with one of its declared outcomes (recorded in the
+    run's events with the operator and the reason).
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the outcome is not one the step declares, or run_id is malformed.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING): its current step is not this approval step awaiting a decision.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+    """
+    RecoverStepRun: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.RecoverStepRunRequest, _workflow_service_pb2.RecoverStepRunResponse]
+    """RecoverStepRun recovers a step run an uncertain gate blocked: run the gate again, fail or cancel the run.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no action, or run_id is malformed.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_BLOCKED): it is not blocked.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+    """
+    ListWorkflowRunEvents: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.ListWorkflowRunEventsRequest, _workflow_service_pb2.ListWorkflowRunEventsResponse]
+    """ListWorkflowRunEvents pages through a step run's event log in order (contiguous sequences from 1).
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+    - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative after_sequence or page size, or run_id is malformed.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+    """
 
 @_typing.type_check_only
 class WorkflowServiceAsyncStub(WorkflowServiceStub):
@@ -652,6 +717,71 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
     - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+    """
+    CompleteAssignment: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.CompleteAssignmentRequest, _workflow_service_pb2.CompleteAssignmentResponse]  # type: ignore[assignment]
+    """CompleteAssignment returns the caller's result for one of its assignments: a WorkerResult (workers, gate
+    workers) or a ReviewEnvelope (reviewers), the one way a step's work comes back.
+
+    Exactly one result is accepted per assignment; the same result again is answered as the first (`duplicate`).
+    The hub judges it: a worker's outcome must be one the step declares, a review passes with a PASS verdict and
+    no blockers, a gate's outcome is derived from its checks under the step's `expect`. The run then moves as the
+    step's join decides (docs/step-workflows.md).
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no result, the envelope is not what the assignment asks for,
+      or does not fit it (an undeclared outcome, a gate's checks out of order, a malformed cost or commit); field named.
+    - NOT_FOUND (ERROR_REASON_ASSIGNMENT_NOT_FOUND): no assignment of the caller's project has this id.
+    - PERMISSION_DENIED (ERROR_REASON_ASSIGNMENT_FORBIDDEN): the assignment is another agent's.
+    - FAILED_PRECONDITION (ERROR_REASON_ASSIGNMENT_CLOSED): it is no longer open (another result, expired,
+      superseded, cancelled); metadata: assignmentId, state.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): its run ended.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    """
+    NextAssignment: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.NextAssignmentRequest, _workflow_service_pb2.NextAssignmentResponse]  # type: ignore[assignment]
+    """NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
+    `workflow:<run id>` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    """
+    ApproveStep: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.ApproveStepRequest, _workflow_service_pb2.ApproveStepResponse]  # type: ignore[assignment]
+    """ApproveStep decides a step run's current approval step with one of its declared outcomes (recorded in the
+    run's events with the operator and the reason).
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the outcome is not one the step declares, or run_id is malformed.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING): its current step is not this approval step awaiting a decision.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+    """
+    RecoverStepRun: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.RecoverStepRunRequest, _workflow_service_pb2.RecoverStepRunResponse]  # type: ignore[assignment]
+    """RecoverStepRun recovers a step run an uncertain gate blocked: run the gate again, fail or cancel the run.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no action, or run_id is malformed.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_BLOCKED): it is not blocked.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+    """
+    ListWorkflowRunEvents: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.ListWorkflowRunEventsRequest, _workflow_service_pb2.ListWorkflowRunEventsResponse]  # type: ignore[assignment]
+    """ListWorkflowRunEvents pages through a step run's event log in order (contiguous sequences from 1).
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+    - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative after_sequence or page size, or run_id is malformed.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
     - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
     - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
@@ -1095,6 +1225,101 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         - NOT_FOUND, PERMISSION_DENIED: as GetWorkflowRun.
         - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a stored record is not a journal record at all.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+        """
+
+    @_abc_1.abstractmethod
+    def CompleteAssignment(
+        self,
+        request: _workflow_service_pb2.CompleteAssignmentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_workflow_service_pb2.CompleteAssignmentResponse, _abc.Awaitable[_workflow_service_pb2.CompleteAssignmentResponse]]:
+        """CompleteAssignment returns the caller's result for one of its assignments: a WorkerResult (workers, gate
+        workers) or a ReviewEnvelope (reviewers), the one way a step's work comes back.
+
+        Exactly one result is accepted per assignment; the same result again is answered as the first (`duplicate`).
+        The hub judges it: a worker's outcome must be one the step declares, a review passes with a PASS verdict and
+        no blockers, a gate's outcome is derived from its checks under the step's `expect`. The run then moves as the
+        step's join decides (docs/step-workflows.md).
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no result, the envelope is not what the assignment asks for,
+          or does not fit it (an undeclared outcome, a gate's checks out of order, a malformed cost or commit); field named.
+        - NOT_FOUND (ERROR_REASON_ASSIGNMENT_NOT_FOUND): no assignment of the caller's project has this id.
+        - PERMISSION_DENIED (ERROR_REASON_ASSIGNMENT_FORBIDDEN): the assignment is another agent's.
+        - FAILED_PRECONDITION (ERROR_REASON_ASSIGNMENT_CLOSED): it is no longer open (another result, expired,
+          superseded, cancelled); metadata: assignmentId, state.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): its run ended.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        """
+
+    @_abc_1.abstractmethod
+    def NextAssignment(
+        self,
+        request: _workflow_service_pb2.NextAssignmentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_workflow_service_pb2.NextAssignmentResponse, _abc.Awaitable[_workflow_service_pb2.NextAssignmentResponse]]:
+        """NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
+        `workflow:<run id>` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        """
+
+    @_abc_1.abstractmethod
+    def ApproveStep(
+        self,
+        request: _workflow_service_pb2.ApproveStepRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_workflow_service_pb2.ApproveStepResponse, _abc.Awaitable[_workflow_service_pb2.ApproveStepResponse]]:
+        """ApproveStep decides a step run's current approval step with one of its declared outcomes (recorded in the
+        run's events with the operator and the reason).
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the outcome is not one the step declares, or run_id is malformed.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING): its current step is not this approval step awaiting a decision.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+        """
+
+    @_abc_1.abstractmethod
+    def RecoverStepRun(
+        self,
+        request: _workflow_service_pb2.RecoverStepRunRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_workflow_service_pb2.RecoverStepRunResponse, _abc.Awaitable[_workflow_service_pb2.RecoverStepRunResponse]]:
+        """RecoverStepRun recovers a step run an uncertain gate blocked: run the gate again, fail or cancel the run.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no action, or run_id is malformed.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_BLOCKED): it is not blocked.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+        """
+
+    @_abc_1.abstractmethod
+    def ListWorkflowRunEvents(
+        self,
+        request: _workflow_service_pb2.ListWorkflowRunEventsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_workflow_service_pb2.ListWorkflowRunEventsResponse, _abc.Awaitable[_workflow_service_pb2.ListWorkflowRunEventsResponse]]:
+        """ListWorkflowRunEvents pages through a step run's event log in order (contiguous sequences from 1).
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+        - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative after_sequence or page size, or run_id is malformed.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
         - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
         - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
         """

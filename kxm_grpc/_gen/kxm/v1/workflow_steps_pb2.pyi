@@ -304,8 +304,8 @@ class StepRunState(_message.Message):
 Global___StepRunState: _TypeAlias = StepRunState  # noqa: Y015
 
 @_typing.final
-class RunEvent(_message.Message):
-    """RunEvent is one entry of a step run's log (`kxm.run-event.v1`)."""
+class WorkflowRunEvent(_message.Message):
+    """WorkflowRunEvent is one entry of a step run's log (`kxm.run-event.v1`)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -339,7 +339,7 @@ class RunEvent(_message.Message):
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___RunEvent: _TypeAlias = RunEvent  # noqa: Y015
+Global___WorkflowRunEvent: _TypeAlias = WorkflowRunEvent  # noqa: Y015
 
 @_typing.final
 class StepRunInputs(_message.Message):

@@ -9,6 +9,7 @@ from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from kxm_grpc._gen.kxm.v1 import workflow_steps_pb2 as _workflow_steps_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -61,7 +62,11 @@ class _WorkflowRunStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Wor
     WORKFLOW_RUN_STATUS_FAILED: _WorkflowRunStatus.ValueType  # 4
     """Attempts or a transition budget ran out, a wait or the prompt expired, or the coordinator settled early."""
     WORKFLOW_RUN_STATUS_CANCELLED: _WorkflowRunStatus.ValueType  # 5
-    """An operator cancelled the run."""
+    """An operator cancelled the run (or a step run's duration budget ran out)."""
+    WORKFLOW_RUN_STATUS_QUEUED: _WorkflowRunStatus.ValueType  # 6
+    """A step run waits for room under its project's maxConcurrentRuns."""
+    WORKFLOW_RUN_STATUS_BLOCKED: _WorkflowRunStatus.ValueType  # 7
+    """A step run's gate outcome is uncertain: an operator recovers it (RecoverStepRun)."""
 
 class WorkflowRunStatus(_WorkflowRunStatus, metaclass=_WorkflowRunStatusEnumTypeWrapper):
     """WorkflowRunStatus is where a run stands."""
@@ -77,7 +82,11 @@ WORKFLOW_RUN_STATUS_COMPLETED: WorkflowRunStatus.ValueType  # 3
 WORKFLOW_RUN_STATUS_FAILED: WorkflowRunStatus.ValueType  # 4
 """Attempts or a transition budget ran out, a wait or the prompt expired, or the coordinator settled early."""
 WORKFLOW_RUN_STATUS_CANCELLED: WorkflowRunStatus.ValueType  # 5
-"""An operator cancelled the run."""
+"""An operator cancelled the run (or a step run's duration budget ran out)."""
+WORKFLOW_RUN_STATUS_QUEUED: WorkflowRunStatus.ValueType  # 6
+"""A step run waits for room under its project's maxConcurrentRuns."""
+WORKFLOW_RUN_STATUS_BLOCKED: WorkflowRunStatus.ValueType  # 7
+"""A step run's gate outcome is uncertain: an operator recovers it (RecoverStepRun)."""
 Global___WorkflowRunStatus: _TypeAlias = WorkflowRunStatus  # noqa: Y015
 
 class _WorkflowStageStatus:
@@ -852,6 +861,8 @@ class WorkflowRun(_message.Message):
     UPDATE_TIME_FIELD_NUMBER: _builtins.int
     END_TIME_FIELD_NUMBER: _builtins.int
     END_REASON_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    STEPS_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """`run_` + 32 hex."""
     definition_id: _builtins.str
@@ -878,6 +889,8 @@ class WorkflowRun(_message.Message):
     """The latest message prompting the coordinator (the start prompt, or a resume notice)."""
     end_reason: _builtins.str
     """Why it failed or was cancelled."""
+    kind: Global___WorkflowKind.ValueType
+    """Stage runs (a coordinator checkpoints stages) or step runs (the hub dispatches steps)."""
     @_builtins.property
     def wait(self) -> Global___WorkflowWait:
         """What a waiting run waits for."""
@@ -914,6 +927,10 @@ class WorkflowRun(_message.Message):
     def end_time(self) -> _timestamp_pb2.Timestamp:
         """When it ended."""
 
+    @_builtins.property
+    def steps(self) -> _workflow_steps_pb2.StepRunState:
+        """A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it)."""
+
     def __init__(
         self,
         *,
@@ -939,10 +956,12 @@ class WorkflowRun(_message.Message):
         update_time: _timestamp_pb2.Timestamp | None = ...,
         end_time: _timestamp_pb2.Timestamp | None = ...,
         end_reason: _builtins.str = ...,
+        kind: Global___WorkflowKind.ValueType = ...,
+        steps: _workflow_steps_pb2.StepRunState | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "end_time", b"end_time", "plan_hash", b"plan_hash", "repro_oracle", b"repro_oracle", "update_time", b"update_time", "wait", b"wait"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "end_time", b"end_time", "plan_hash", b"plan_hash", "repro_oracle", b"repro_oracle", "steps", b"steps", "update_time", b"update_time", "wait", b"wait"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["approvals", b"approvals", "coordinator_agent_id", b"coordinator_agent_id", "coordinator_name", b"coordinator_name", "create_time", b"create_time", "current_stage_id", b"current_stage_id", "definition_hash", b"definition_hash", "definition_id", b"definition_id", "delivery_id", b"delivery_id", "end_reason", b"end_reason", "end_time", b"end_time", "event", b"event", "id", b"id", "payload_sha256", b"payload_sha256", "plan_hash", b"plan_hash", "project", b"project", "prompt_message_id", b"prompt_message_id", "repro_oracle", b"repro_oracle", "stages", b"stages", "status", b"status", "transitions", b"transitions", "update_time", b"update_time", "wait", b"wait"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["approvals", b"approvals", "coordinator_agent_id", b"coordinator_agent_id", "coordinator_name", b"coordinator_name", "create_time", b"create_time", "current_stage_id", b"current_stage_id", "definition_hash", b"definition_hash", "definition_id", b"definition_id", "delivery_id", b"delivery_id", "end_reason", b"end_reason", "end_time", b"end_time", "event", b"event", "id", b"id", "kind", b"kind", "payload_sha256", b"payload_sha256", "plan_hash", b"plan_hash", "project", b"project", "prompt_message_id", b"prompt_message_id", "repro_oracle", b"repro_oracle", "stages", b"stages", "status", b"status", "steps", b"steps", "transitions", b"transitions", "update_time", b"update_time", "wait", b"wait"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -77,6 +77,63 @@ func (DefinitionFormat) EnumDescriptor() ([]byte, []int) {
 	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{0}
 }
 
+// RecoveryAction is how an operator recovers a blocked step run.
+type RecoveryAction int32
+
+const (
+	// Unset: refused.
+	RecoveryAction_RECOVERY_ACTION_UNSPECIFIED RecoveryAction = 0
+	// Run the blocked gate again (a new assignment; the gate produced no outcome).
+	RecoveryAction_RECOVERY_ACTION_RETRY RecoveryAction = 1
+	// Fail the run (`gate_uncertain`).
+	RecoveryAction_RECOVERY_ACTION_FAIL RecoveryAction = 2
+	// Cancel the run (`gate_uncertain`).
+	RecoveryAction_RECOVERY_ACTION_CANCEL RecoveryAction = 3
+)
+
+// Enum value maps for RecoveryAction.
+var (
+	RecoveryAction_name = map[int32]string{
+		0: "RECOVERY_ACTION_UNSPECIFIED",
+		1: "RECOVERY_ACTION_RETRY",
+		2: "RECOVERY_ACTION_FAIL",
+		3: "RECOVERY_ACTION_CANCEL",
+	}
+	RecoveryAction_value = map[string]int32{
+		"RECOVERY_ACTION_UNSPECIFIED": 0,
+		"RECOVERY_ACTION_RETRY":       1,
+		"RECOVERY_ACTION_FAIL":        2,
+		"RECOVERY_ACTION_CANCEL":      3,
+	}
+)
+
+func (x RecoveryAction) Enum() *RecoveryAction {
+	p := new(RecoveryAction)
+	*p = x
+	return p
+}
+
+func (x RecoveryAction) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RecoveryAction) Descriptor() protoreflect.EnumDescriptor {
+	return file_kxm_v1_workflow_service_proto_enumTypes[1].Descriptor()
+}
+
+func (RecoveryAction) Type() protoreflect.EnumType {
+	return &file_kxm_v1_workflow_service_proto_enumTypes[1]
+}
+
+func (x RecoveryAction) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RecoveryAction.Descriptor instead.
+func (RecoveryAction) EnumDescriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{1}
+}
+
 // The definition document to register.
 type RegisterWorkflowDefinitionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -637,7 +694,9 @@ type StartWorkflowRunRequest struct {
 	// The start payload the prompt template renders (at most 256 KiB as JSON).
 	Payload *structpb.Struct `protobuf:"bytes,3,opt,name=payload,proto3" json:"payload,omitempty"`
 	// The event the delivery is for; a definition declaring `event` starts nothing for another (`started` false).
-	Event         string `protobuf:"bytes,4,opt,name=event,proto3" json:"event,omitempty"`
+	Event string `protobuf:"bytes,4,opt,name=event,proto3" json:"event,omitempty"`
+	// A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+	Inputs        *StepRunInputs `protobuf:"bytes,5,opt,name=inputs,proto3" json:"inputs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -698,6 +757,13 @@ func (x *StartWorkflowRunRequest) GetEvent() string {
 		return x.Event
 	}
 	return ""
+}
+
+func (x *StartWorkflowRunRequest) GetInputs() *StepRunInputs {
+	if x != nil {
+		return x.Inputs
+	}
+	return nil
 }
 
 // The started run.
@@ -3011,11 +3077,602 @@ func (x *VerifyJournalResponse) GetVerdict() *JournalVerdict {
 	return nil
 }
 
+// The result of one of the caller's assignments.
+type CompleteAssignmentRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required. The assignment (`asg_` + 32 hex).
+	AssignmentId string `protobuf:"bytes,1,opt,name=assignment_id,json=assignmentId,proto3" json:"assignment_id,omitempty"`
+	// Required: what the assignment asks for.
+	//
+	// Types that are valid to be assigned to Result:
+	//
+	//	*CompleteAssignmentRequest_WorkerResult
+	//	*CompleteAssignmentRequest_Review
+	Result        isCompleteAssignmentRequest_Result `protobuf_oneof:"result"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompleteAssignmentRequest) Reset() {
+	*x = CompleteAssignmentRequest{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompleteAssignmentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompleteAssignmentRequest) ProtoMessage() {}
+
+func (x *CompleteAssignmentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompleteAssignmentRequest.ProtoReflect.Descriptor instead.
+func (*CompleteAssignmentRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *CompleteAssignmentRequest) GetAssignmentId() string {
+	if x != nil {
+		return x.AssignmentId
+	}
+	return ""
+}
+
+func (x *CompleteAssignmentRequest) GetResult() isCompleteAssignmentRequest_Result {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *CompleteAssignmentRequest) GetWorkerResult() *WorkerResult {
+	if x != nil {
+		if x, ok := x.Result.(*CompleteAssignmentRequest_WorkerResult); ok {
+			return x.WorkerResult
+		}
+	}
+	return nil
+}
+
+func (x *CompleteAssignmentRequest) GetReview() *ReviewEnvelope {
+	if x != nil {
+		if x, ok := x.Result.(*CompleteAssignmentRequest_Review); ok {
+			return x.Review
+		}
+	}
+	return nil
+}
+
+type isCompleteAssignmentRequest_Result interface {
+	isCompleteAssignmentRequest_Result()
+}
+
+type CompleteAssignmentRequest_WorkerResult struct {
+	// A worker's or gate worker's result (`kxm.worker-result.v1`).
+	WorkerResult *WorkerResult `protobuf:"bytes,2,opt,name=worker_result,json=workerResult,proto3,oneof"`
+}
+
+type CompleteAssignmentRequest_Review struct {
+	// A reviewer's verdict (`kxm.review-envelope.v1`).
+	Review *ReviewEnvelope `protobuf:"bytes,3,opt,name=review,proto3,oneof"`
+}
+
+func (*CompleteAssignmentRequest_WorkerResult) isCompleteAssignmentRequest_Result() {}
+
+func (*CompleteAssignmentRequest_Review) isCompleteAssignmentRequest_Result() {}
+
+// The assignment as the result left it.
+type CompleteAssignmentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The assignment (state `completed` unless its result blocked the run).
+	Assignment *StepAssignment `protobuf:"bytes,1,opt,name=assignment,proto3" json:"assignment,omitempty"`
+	// True when this result had been recorded before (nothing was applied again).
+	Duplicate bool `protobuf:"varint,2,opt,name=duplicate,proto3" json:"duplicate,omitempty"`
+	// Where the run stands now.
+	RunStatus     WorkflowRunStatus `protobuf:"varint,3,opt,name=run_status,json=runStatus,proto3,enum=kxm.v1.WorkflowRunStatus" json:"run_status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompleteAssignmentResponse) Reset() {
+	*x = CompleteAssignmentResponse{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompleteAssignmentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompleteAssignmentResponse) ProtoMessage() {}
+
+func (x *CompleteAssignmentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompleteAssignmentResponse.ProtoReflect.Descriptor instead.
+func (*CompleteAssignmentResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *CompleteAssignmentResponse) GetAssignment() *StepAssignment {
+	if x != nil {
+		return x.Assignment
+	}
+	return nil
+}
+
+func (x *CompleteAssignmentResponse) GetDuplicate() bool {
+	if x != nil {
+		return x.Duplicate
+	}
+	return false
+}
+
+func (x *CompleteAssignmentResponse) GetRunStatus() WorkflowRunStatus {
+	if x != nil {
+		return x.RunStatus
+	}
+	return WorkflowRunStatus_WORKFLOW_RUN_STATUS_UNSPECIFIED
+}
+
+// Read the caller's next assignment.
+type NextAssignmentRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NextAssignmentRequest) Reset() {
+	*x = NextAssignmentRequest{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NextAssignmentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NextAssignmentRequest) ProtoMessage() {}
+
+func (x *NextAssignmentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NextAssignmentRequest.ProtoReflect.Descriptor instead.
+func (*NextAssignmentRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{47}
+}
+
+// The caller's oldest open assignment.
+type NextAssignmentResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Unset when the caller has no open assignment.
+	Assignment    *AssignmentRequest `protobuf:"bytes,1,opt,name=assignment,proto3" json:"assignment,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NextAssignmentResponse) Reset() {
+	*x = NextAssignmentResponse{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NextAssignmentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NextAssignmentResponse) ProtoMessage() {}
+
+func (x *NextAssignmentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NextAssignmentResponse.ProtoReflect.Descriptor instead.
+func (*NextAssignmentResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *NextAssignmentResponse) GetAssignment() *AssignmentRequest {
+	if x != nil {
+		return x.Assignment
+	}
+	return nil
+}
+
+// An operator's decision of an approval step.
+type ApproveStepRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required. The step run.
+	RunId string `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	// Required. The approval step the run is at.
+	StepId string `protobuf:"bytes,2,opt,name=step_id,json=stepId,proto3" json:"step_id,omitempty"`
+	// Required. One of the step's declared outcomes (for example `approved`, `rejected`).
+	Outcome string `protobuf:"bytes,3,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// Why (recorded in the run's events).
+	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApproveStepRequest) Reset() {
+	*x = ApproveStepRequest{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApproveStepRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApproveStepRequest) ProtoMessage() {}
+
+func (x *ApproveStepRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApproveStepRequest.ProtoReflect.Descriptor instead.
+func (*ApproveStepRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *ApproveStepRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+func (x *ApproveStepRequest) GetStepId() string {
+	if x != nil {
+		return x.StepId
+	}
+	return ""
+}
+
+func (x *ApproveStepRequest) GetOutcome() string {
+	if x != nil {
+		return x.Outcome
+	}
+	return ""
+}
+
+func (x *ApproveStepRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// The run after the decision.
+type ApproveStepResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The run.
+	Run           *WorkflowRun `protobuf:"bytes,1,opt,name=run,proto3" json:"run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApproveStepResponse) Reset() {
+	*x = ApproveStepResponse{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApproveStepResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApproveStepResponse) ProtoMessage() {}
+
+func (x *ApproveStepResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApproveStepResponse.ProtoReflect.Descriptor instead.
+func (*ApproveStepResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *ApproveStepResponse) GetRun() *WorkflowRun {
+	if x != nil {
+		return x.Run
+	}
+	return nil
+}
+
+// Recover a blocked step run.
+type RecoverStepRunRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required. The step run.
+	RunId string `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	// Required.
+	Action RecoveryAction `protobuf:"varint,2,opt,name=action,proto3,enum=kxm.v1.RecoveryAction" json:"action,omitempty"`
+	// Why (recorded in the run's events).
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecoverStepRunRequest) Reset() {
+	*x = RecoverStepRunRequest{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecoverStepRunRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecoverStepRunRequest) ProtoMessage() {}
+
+func (x *RecoverStepRunRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecoverStepRunRequest.ProtoReflect.Descriptor instead.
+func (*RecoverStepRunRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *RecoverStepRunRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+func (x *RecoverStepRunRequest) GetAction() RecoveryAction {
+	if x != nil {
+		return x.Action
+	}
+	return RecoveryAction_RECOVERY_ACTION_UNSPECIFIED
+}
+
+func (x *RecoverStepRunRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// The run after the recovery.
+type RecoverStepRunResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The run.
+	Run           *WorkflowRun `protobuf:"bytes,1,opt,name=run,proto3" json:"run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecoverStepRunResponse) Reset() {
+	*x = RecoverStepRunResponse{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecoverStepRunResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecoverStepRunResponse) ProtoMessage() {}
+
+func (x *RecoverStepRunResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecoverStepRunResponse.ProtoReflect.Descriptor instead.
+func (*RecoverStepRunResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *RecoverStepRunResponse) GetRun() *WorkflowRun {
+	if x != nil {
+		return x.Run
+	}
+	return nil
+}
+
+// A page of a step run's events.
+type ListWorkflowRunEventsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required. The step run.
+	RunId string `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	// Events after this sequence (0: from the first).
+	AfterSequence int64 `protobuf:"varint,2,opt,name=after_sequence,json=afterSequence,proto3" json:"after_sequence,omitempty"`
+	// At most this many (default 100, at most 500).
+	PageSize      int32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListWorkflowRunEventsRequest) Reset() {
+	*x = ListWorkflowRunEventsRequest{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListWorkflowRunEventsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListWorkflowRunEventsRequest) ProtoMessage() {}
+
+func (x *ListWorkflowRunEventsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListWorkflowRunEventsRequest.ProtoReflect.Descriptor instead.
+func (*ListWorkflowRunEventsRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *ListWorkflowRunEventsRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+func (x *ListWorkflowRunEventsRequest) GetAfterSequence() int64 {
+	if x != nil {
+		return x.AfterSequence
+	}
+	return 0
+}
+
+func (x *ListWorkflowRunEventsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+// The events, in order.
+type ListWorkflowRunEventsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Events after `after_sequence`, in order.
+	Events []*WorkflowRunEvent `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	// The run's last sequence now (read again after it to follow the run).
+	LastSequence  int64 `protobuf:"varint,2,opt,name=last_sequence,json=lastSequence,proto3" json:"last_sequence,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListWorkflowRunEventsResponse) Reset() {
+	*x = ListWorkflowRunEventsResponse{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListWorkflowRunEventsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListWorkflowRunEventsResponse) ProtoMessage() {}
+
+func (x *ListWorkflowRunEventsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListWorkflowRunEventsResponse.ProtoReflect.Descriptor instead.
+func (*ListWorkflowRunEventsResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *ListWorkflowRunEventsResponse) GetEvents() []*WorkflowRunEvent {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+func (x *ListWorkflowRunEventsResponse) GetLastSequence() int64 {
+	if x != nil {
+		return x.LastSequence
+	}
+	return 0
+}
+
 var File_kxm_v1_workflow_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1dkxm/v1/workflow_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14kxm/v1/options.proto\x1a\x1dkxm/v1/workflow_journal.proto\x1a\x1bkxm/v1/workflow_types.proto\"\x96\x01\n" +
+	"\x1dkxm/v1/workflow_service.proto\x12\x06kxm.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16kxm/v1/envelopes.proto\x1a\x14kxm/v1/options.proto\x1a\x1dkxm/v1/workflow_journal.proto\x1a\x1bkxm/v1/workflow_steps.proto\x1a\x1bkxm/v1/workflow_types.proto\"\x96\x01\n" +
 	"!RegisterWorkflowDefinitionRequest\x12\x1a\n" +
 	"\bdocument\x18\x01 \x01(\tR\bdocument\x120\n" +
 	"\x06format\x18\x02 \x01(\x0e2\x18.kxm.v1.DefinitionFormatR\x06format\x12#\n" +
@@ -3050,13 +3707,14 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"page_token\x18\x02 \x01(\tR\tpageToken\"\x87\x01\n" +
 	"\x1fListWorkflowDefinitionsResponse\x12<\n" +
 	"\vdefinitions\x18\x01 \x03(\v2\x1a.kxm.v1.WorkflowDefinitionR\vdefinitions\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xa8\x01\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xd7\x01\n" +
 	"\x17StartWorkflowRunRequest\x12#\n" +
 	"\rdefinition_id\x18\x01 \x01(\tR\fdefinitionId\x12\x1f\n" +
 	"\vdelivery_id\x18\x02 \x01(\tR\n" +
 	"deliveryId\x121\n" +
 	"\apayload\x18\x03 \x01(\v2\x17.google.protobuf.StructR\apayload\x12\x14\n" +
-	"\x05event\x18\x04 \x01(\tR\x05event\"y\n" +
+	"\x05event\x18\x04 \x01(\tR\x05event\x12-\n" +
+	"\x06inputs\x18\x05 \x01(\v2\x15.kxm.v1.StepRunInputsR\x06inputs\"y\n" +
 	"\x18StartWorkflowRunResponse\x12%\n" +
 	"\x03run\x18\x01 \x01(\v2\x13.kxm.v1.WorkflowRunR\x03run\x12\x1c\n" +
 	"\tduplicate\x18\x02 \x01(\bR\tduplicate\x12\x18\n" +
@@ -3241,11 +3899,53 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\x14VerifyJournalRequest\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\"I\n" +
 	"\x15VerifyJournalResponse\x120\n" +
-	"\averdict\x18\x01 \x01(\v2\x16.kxm.v1.JournalVerdictR\averdict*m\n" +
+	"\averdict\x18\x01 \x01(\v2\x16.kxm.v1.JournalVerdictR\averdict\"\xb9\x01\n" +
+	"\x19CompleteAssignmentRequest\x12#\n" +
+	"\rassignment_id\x18\x01 \x01(\tR\fassignmentId\x12;\n" +
+	"\rworker_result\x18\x02 \x01(\v2\x14.kxm.v1.WorkerResultH\x00R\fworkerResult\x120\n" +
+	"\x06review\x18\x03 \x01(\v2\x16.kxm.v1.ReviewEnvelopeH\x00R\x06reviewB\b\n" +
+	"\x06result\"\xac\x01\n" +
+	"\x1aCompleteAssignmentResponse\x126\n" +
+	"\n" +
+	"assignment\x18\x01 \x01(\v2\x16.kxm.v1.StepAssignmentR\n" +
+	"assignment\x12\x1c\n" +
+	"\tduplicate\x18\x02 \x01(\bR\tduplicate\x128\n" +
+	"\n" +
+	"run_status\x18\x03 \x01(\x0e2\x19.kxm.v1.WorkflowRunStatusR\trunStatus\"\x17\n" +
+	"\x15NextAssignmentRequest\"S\n" +
+	"\x16NextAssignmentResponse\x129\n" +
+	"\n" +
+	"assignment\x18\x01 \x01(\v2\x19.kxm.v1.AssignmentRequestR\n" +
+	"assignment\"v\n" +
+	"\x12ApproveStepRequest\x12\x15\n" +
+	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x17\n" +
+	"\astep_id\x18\x02 \x01(\tR\x06stepId\x12\x18\n" +
+	"\aoutcome\x18\x03 \x01(\tR\aoutcome\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\"<\n" +
+	"\x13ApproveStepResponse\x12%\n" +
+	"\x03run\x18\x01 \x01(\v2\x13.kxm.v1.WorkflowRunR\x03run\"v\n" +
+	"\x15RecoverStepRunRequest\x12\x15\n" +
+	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12.\n" +
+	"\x06action\x18\x02 \x01(\x0e2\x16.kxm.v1.RecoveryActionR\x06action\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"?\n" +
+	"\x16RecoverStepRunResponse\x12%\n" +
+	"\x03run\x18\x01 \x01(\v2\x13.kxm.v1.WorkflowRunR\x03run\"y\n" +
+	"\x1cListWorkflowRunEventsRequest\x12\x15\n" +
+	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12%\n" +
+	"\x0eafter_sequence\x18\x02 \x01(\x03R\rafterSequence\x12\x1b\n" +
+	"\tpage_size\x18\x03 \x01(\x05R\bpageSize\"v\n" +
+	"\x1dListWorkflowRunEventsResponse\x120\n" +
+	"\x06events\x18\x01 \x03(\v2\x18.kxm.v1.WorkflowRunEventR\x06events\x12#\n" +
+	"\rlast_sequence\x18\x02 \x01(\x03R\flastSequence*m\n" +
 	"\x10DefinitionFormat\x12!\n" +
 	"\x1dDEFINITION_FORMAT_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16DEFINITION_FORMAT_JSON\x10\x01\x12\x1a\n" +
-	"\x16DEFINITION_FORMAT_YAML\x10\x022\x80\x14\n" +
+	"\x16DEFINITION_FORMAT_YAML\x10\x02*\x82\x01\n" +
+	"\x0eRecoveryAction\x12\x1f\n" +
+	"\x1bRECOVERY_ACTION_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15RECOVERY_ACTION_RETRY\x10\x01\x12\x18\n" +
+	"\x14RECOVERY_ACTION_FAIL\x10\x02\x12\x1a\n" +
+	"\x16RECOVERY_ACTION_CANCEL\x10\x032\xb8\x18\n" +
 	"\x0fWorkflowService\x12\x81\x01\n" +
 	"\x1aRegisterWorkflowDefinition\x12).kxm.v1.RegisterWorkflowDefinitionRequest\x1a*.kxm.v1.RegisterWorkflowDefinitionResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12\x8b\x01\n" +
 	"\x15GetWorkflowDefinition\x12$.kxm.v1.GetWorkflowDefinitionRequest\x1a%.kxm.v1.GetWorkflowDefinitionResponse\"%\xea\xe0\x18!\b\x04\x10\x01\x18\x02\"\x17kxm_workflow_definition(\x01\x12\x92\x01\n" +
@@ -3269,7 +3969,12 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\x13PromoteJournalEntry\x12\".kxm.v1.PromoteJournalEntryRequest\x1a#.kxm.v1.PromoteJournalEntryResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12\x87\x01\n" +
 	"\x14GetImprovementReport\x12#.kxm.v1.GetImprovementReportRequest\x1a$.kxm.v1.GetImprovementReportResponse\"$\xea\xe0\x18 \b\a\x10\x01\x18\x02\"\x16kxm_improvement_report(\x03\x12\x88\x01\n" +
 	"\x13ExportRetrospective\x12\".kxm.v1.ExportRetrospectiveRequest\x1a#.kxm.v1.ExportRetrospectiveResponse\"(\xea\xe0\x18$\b\a\x10\x01\x18\x02\"\x1akxm_workflow_retrospective(\x01\x12w\n" +
-	"\rVerifyJournal\x12\x1c.kxm.v1.VerifyJournalRequest\x1a\x1d.kxm.v1.VerifyJournalResponse\")\xea\xe0\x18%\b\a\x10\x01\x18\x02\"\x1bkxm_workflow_verify_journal(\x03B\x84\x01\n" +
+	"\rVerifyJournal\x12\x1c.kxm.v1.VerifyJournalRequest\x1a\x1d.kxm.v1.VerifyJournalResponse\")\xea\xe0\x18%\b\a\x10\x01\x18\x02\"\x1bkxm_workflow_verify_journal(\x03\x12\x82\x01\n" +
+	"\x12CompleteAssignment\x12!.kxm.v1.CompleteAssignmentRequest\x1a\".kxm.v1.CompleteAssignmentResponse\"%\xea\xe0\x18!\b\x05\x10\x00\x18\x02\"\x17kxm_complete_assignment(\x01\x12r\n" +
+	"\x0eNextAssignment\x12\x1d.kxm.v1.NextAssignmentRequest\x1a\x1e.kxm.v1.NextAssignmentResponse\"!\xea\xe0\x18\x1d\b\x05\x10\x01\x18\x02\"\x13kxm_next_assignment(\x01\x12T\n" +
+	"\vApproveStep\x12\x1a.kxm.v1.ApproveStepRequest\x1a\x1b.kxm.v1.ApproveStepResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12]\n" +
+	"\x0eRecoverStepRun\x12\x1d.kxm.v1.RecoverStepRunRequest\x1a\x1e.kxm.v1.RecoverStepRunResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12\x87\x01\n" +
+	"\x15ListWorkflowRunEvents\x12$.kxm.v1.ListWorkflowRunEventsRequest\x1a%.kxm.v1.ListWorkflowRunEventsResponse\"!\xea\xe0\x18\x1d\b\a\x10\x01\x18\x02\"\x13kxm_workflow_events(\x01B\x84\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x14WorkflowServiceProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -3285,178 +3990,215 @@ func file_kxm_v1_workflow_service_proto_rawDescGZIP() []byte {
 	return file_kxm_v1_workflow_service_proto_rawDescData
 }
 
-var file_kxm_v1_workflow_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_kxm_v1_workflow_service_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
+var file_kxm_v1_workflow_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_kxm_v1_workflow_service_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
 var file_kxm_v1_workflow_service_proto_goTypes = []any{
 	(DefinitionFormat)(0),                      // 0: kxm.v1.DefinitionFormat
-	(*RegisterWorkflowDefinitionRequest)(nil),  // 1: kxm.v1.RegisterWorkflowDefinitionRequest
-	(*RegisterWorkflowDefinitionResponse)(nil), // 2: kxm.v1.RegisterWorkflowDefinitionResponse
-	(*RegisterGateRegistryRequest)(nil),        // 3: kxm.v1.RegisterGateRegistryRequest
-	(*RegisterGateRegistryResponse)(nil),       // 4: kxm.v1.RegisterGateRegistryResponse
-	(*GetGateRegistryRequest)(nil),             // 5: kxm.v1.GetGateRegistryRequest
-	(*GetGateRegistryResponse)(nil),            // 6: kxm.v1.GetGateRegistryResponse
-	(*GetWorkflowDefinitionRequest)(nil),       // 7: kxm.v1.GetWorkflowDefinitionRequest
-	(*GetWorkflowDefinitionResponse)(nil),      // 8: kxm.v1.GetWorkflowDefinitionResponse
-	(*ListWorkflowDefinitionsRequest)(nil),     // 9: kxm.v1.ListWorkflowDefinitionsRequest
-	(*ListWorkflowDefinitionsResponse)(nil),    // 10: kxm.v1.ListWorkflowDefinitionsResponse
-	(*StartWorkflowRunRequest)(nil),            // 11: kxm.v1.StartWorkflowRunRequest
-	(*StartWorkflowRunResponse)(nil),           // 12: kxm.v1.StartWorkflowRunResponse
-	(*GetWorkflowRunRequest)(nil),              // 13: kxm.v1.GetWorkflowRunRequest
-	(*GetWorkflowRunResponse)(nil),             // 14: kxm.v1.GetWorkflowRunResponse
-	(*ListWorkflowRunsRequest)(nil),            // 15: kxm.v1.ListWorkflowRunsRequest
-	(*ListWorkflowRunsResponse)(nil),           // 16: kxm.v1.ListWorkflowRunsResponse
-	(*CancelWorkflowRunRequest)(nil),           // 17: kxm.v1.CancelWorkflowRunRequest
-	(*CancelWorkflowRunResponse)(nil),          // 18: kxm.v1.CancelWorkflowRunResponse
-	(*RerunWorkflowRunRequest)(nil),            // 19: kxm.v1.RerunWorkflowRunRequest
-	(*RerunWorkflowRunResponse)(nil),           // 20: kxm.v1.RerunWorkflowRunResponse
-	(*MessageIds)(nil),                         // 21: kxm.v1.MessageIds
-	(*CheckpointRequest)(nil),                  // 22: kxm.v1.CheckpointRequest
-	(*CheckpointResponse)(nil),                 // 23: kxm.v1.CheckpointResponse
-	(*WaitRequest)(nil),                        // 24: kxm.v1.WaitRequest
-	(*WaitResponse)(nil),                       // 25: kxm.v1.WaitResponse
-	(*SignalWorkflowRunRequest)(nil),           // 26: kxm.v1.SignalWorkflowRunRequest
-	(*SignalWorkflowRunResponse)(nil),          // 27: kxm.v1.SignalWorkflowRunResponse
-	(*ApproveDegradationRequest)(nil),          // 28: kxm.v1.ApproveDegradationRequest
-	(*ApproveDegradationResponse)(nil),         // 29: kxm.v1.ApproveDegradationResponse
-	(*EscalateStageRequest)(nil),               // 30: kxm.v1.EscalateStageRequest
-	(*EscalateStageResponse)(nil),              // 31: kxm.v1.EscalateStageResponse
-	(*ResolveEscalationRequest)(nil),           // 32: kxm.v1.ResolveEscalationRequest
-	(*ResolveEscalationResponse)(nil),          // 33: kxm.v1.ResolveEscalationResponse
-	(*RecordJournalRequest)(nil),               // 34: kxm.v1.RecordJournalRequest
-	(*RecordJournalResponse)(nil),              // 35: kxm.v1.RecordJournalResponse
-	(*ListJournalRequest)(nil),                 // 36: kxm.v1.ListJournalRequest
-	(*ListJournalResponse)(nil),                // 37: kxm.v1.ListJournalResponse
-	(*PromoteJournalEntryRequest)(nil),         // 38: kxm.v1.PromoteJournalEntryRequest
-	(*PromoteJournalEntryResponse)(nil),        // 39: kxm.v1.PromoteJournalEntryResponse
-	(*GetImprovementReportRequest)(nil),        // 40: kxm.v1.GetImprovementReportRequest
-	(*GetImprovementReportResponse)(nil),       // 41: kxm.v1.GetImprovementReportResponse
-	(*ExportRetrospectiveRequest)(nil),         // 42: kxm.v1.ExportRetrospectiveRequest
-	(*ExportRetrospectiveResponse)(nil),        // 43: kxm.v1.ExportRetrospectiveResponse
-	(*VerifyJournalRequest)(nil),               // 44: kxm.v1.VerifyJournalRequest
-	(*VerifyJournalResponse)(nil),              // 45: kxm.v1.VerifyJournalResponse
-	nil,                                        // 46: kxm.v1.CheckpointRequest.EvidenceEntry
-	nil,                                        // 47: kxm.v1.CheckpointRequest.EvidenceRefsEntry
-	nil,                                        // 48: kxm.v1.WaitRequest.EvidenceEntry
-	nil,                                        // 49: kxm.v1.WaitRequest.EvidenceRefsEntry
-	nil,                                        // 50: kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
-	nil,                                        // 51: kxm.v1.ResolveEscalationRequest.EvidenceEntry
-	(*WorkflowDefinition)(nil),                 // 52: kxm.v1.WorkflowDefinition
-	(*GateRegistry)(nil),                       // 53: kxm.v1.GateRegistry
-	(*structpb.Struct)(nil),                    // 54: google.protobuf.Struct
-	(*WorkflowRun)(nil),                        // 55: kxm.v1.WorkflowRun
-	(WorkflowRunStatus)(0),                     // 56: kxm.v1.WorkflowRunStatus
-	(CheckpointStatus)(0),                      // 57: kxm.v1.CheckpointStatus
-	(*WorkflowTransition)(nil),                 // 58: kxm.v1.WorkflowTransition
-	(*durationpb.Duration)(nil),                // 59: google.protobuf.Duration
-	(*DegradationApproval)(nil),                // 60: kxm.v1.DegradationApproval
-	(JournalCategory)(0),                       // 61: kxm.v1.JournalCategory
-	(ImprovementArea)(0),                       // 62: kxm.v1.ImprovementArea
-	(JournalSeverity)(0),                       // 63: kxm.v1.JournalSeverity
-	(*JournalRecord)(nil),                      // 64: kxm.v1.JournalRecord
-	(PromotionStatus)(0),                       // 65: kxm.v1.PromotionStatus
-	(*JournalEntry)(nil),                       // 66: kxm.v1.JournalEntry
-	(*timestamppb.Timestamp)(nil),              // 67: google.protobuf.Timestamp
-	(*AreaReport)(nil),                         // 68: kxm.v1.AreaReport
-	(*ImprovementSignal)(nil),                  // 69: kxm.v1.ImprovementSignal
-	(*WorkflowRetrospective)(nil),              // 70: kxm.v1.WorkflowRetrospective
-	(*JournalVerdict)(nil),                     // 71: kxm.v1.JournalVerdict
+	(RecoveryAction)(0),                        // 1: kxm.v1.RecoveryAction
+	(*RegisterWorkflowDefinitionRequest)(nil),  // 2: kxm.v1.RegisterWorkflowDefinitionRequest
+	(*RegisterWorkflowDefinitionResponse)(nil), // 3: kxm.v1.RegisterWorkflowDefinitionResponse
+	(*RegisterGateRegistryRequest)(nil),        // 4: kxm.v1.RegisterGateRegistryRequest
+	(*RegisterGateRegistryResponse)(nil),       // 5: kxm.v1.RegisterGateRegistryResponse
+	(*GetGateRegistryRequest)(nil),             // 6: kxm.v1.GetGateRegistryRequest
+	(*GetGateRegistryResponse)(nil),            // 7: kxm.v1.GetGateRegistryResponse
+	(*GetWorkflowDefinitionRequest)(nil),       // 8: kxm.v1.GetWorkflowDefinitionRequest
+	(*GetWorkflowDefinitionResponse)(nil),      // 9: kxm.v1.GetWorkflowDefinitionResponse
+	(*ListWorkflowDefinitionsRequest)(nil),     // 10: kxm.v1.ListWorkflowDefinitionsRequest
+	(*ListWorkflowDefinitionsResponse)(nil),    // 11: kxm.v1.ListWorkflowDefinitionsResponse
+	(*StartWorkflowRunRequest)(nil),            // 12: kxm.v1.StartWorkflowRunRequest
+	(*StartWorkflowRunResponse)(nil),           // 13: kxm.v1.StartWorkflowRunResponse
+	(*GetWorkflowRunRequest)(nil),              // 14: kxm.v1.GetWorkflowRunRequest
+	(*GetWorkflowRunResponse)(nil),             // 15: kxm.v1.GetWorkflowRunResponse
+	(*ListWorkflowRunsRequest)(nil),            // 16: kxm.v1.ListWorkflowRunsRequest
+	(*ListWorkflowRunsResponse)(nil),           // 17: kxm.v1.ListWorkflowRunsResponse
+	(*CancelWorkflowRunRequest)(nil),           // 18: kxm.v1.CancelWorkflowRunRequest
+	(*CancelWorkflowRunResponse)(nil),          // 19: kxm.v1.CancelWorkflowRunResponse
+	(*RerunWorkflowRunRequest)(nil),            // 20: kxm.v1.RerunWorkflowRunRequest
+	(*RerunWorkflowRunResponse)(nil),           // 21: kxm.v1.RerunWorkflowRunResponse
+	(*MessageIds)(nil),                         // 22: kxm.v1.MessageIds
+	(*CheckpointRequest)(nil),                  // 23: kxm.v1.CheckpointRequest
+	(*CheckpointResponse)(nil),                 // 24: kxm.v1.CheckpointResponse
+	(*WaitRequest)(nil),                        // 25: kxm.v1.WaitRequest
+	(*WaitResponse)(nil),                       // 26: kxm.v1.WaitResponse
+	(*SignalWorkflowRunRequest)(nil),           // 27: kxm.v1.SignalWorkflowRunRequest
+	(*SignalWorkflowRunResponse)(nil),          // 28: kxm.v1.SignalWorkflowRunResponse
+	(*ApproveDegradationRequest)(nil),          // 29: kxm.v1.ApproveDegradationRequest
+	(*ApproveDegradationResponse)(nil),         // 30: kxm.v1.ApproveDegradationResponse
+	(*EscalateStageRequest)(nil),               // 31: kxm.v1.EscalateStageRequest
+	(*EscalateStageResponse)(nil),              // 32: kxm.v1.EscalateStageResponse
+	(*ResolveEscalationRequest)(nil),           // 33: kxm.v1.ResolveEscalationRequest
+	(*ResolveEscalationResponse)(nil),          // 34: kxm.v1.ResolveEscalationResponse
+	(*RecordJournalRequest)(nil),               // 35: kxm.v1.RecordJournalRequest
+	(*RecordJournalResponse)(nil),              // 36: kxm.v1.RecordJournalResponse
+	(*ListJournalRequest)(nil),                 // 37: kxm.v1.ListJournalRequest
+	(*ListJournalResponse)(nil),                // 38: kxm.v1.ListJournalResponse
+	(*PromoteJournalEntryRequest)(nil),         // 39: kxm.v1.PromoteJournalEntryRequest
+	(*PromoteJournalEntryResponse)(nil),        // 40: kxm.v1.PromoteJournalEntryResponse
+	(*GetImprovementReportRequest)(nil),        // 41: kxm.v1.GetImprovementReportRequest
+	(*GetImprovementReportResponse)(nil),       // 42: kxm.v1.GetImprovementReportResponse
+	(*ExportRetrospectiveRequest)(nil),         // 43: kxm.v1.ExportRetrospectiveRequest
+	(*ExportRetrospectiveResponse)(nil),        // 44: kxm.v1.ExportRetrospectiveResponse
+	(*VerifyJournalRequest)(nil),               // 45: kxm.v1.VerifyJournalRequest
+	(*VerifyJournalResponse)(nil),              // 46: kxm.v1.VerifyJournalResponse
+	(*CompleteAssignmentRequest)(nil),          // 47: kxm.v1.CompleteAssignmentRequest
+	(*CompleteAssignmentResponse)(nil),         // 48: kxm.v1.CompleteAssignmentResponse
+	(*NextAssignmentRequest)(nil),              // 49: kxm.v1.NextAssignmentRequest
+	(*NextAssignmentResponse)(nil),             // 50: kxm.v1.NextAssignmentResponse
+	(*ApproveStepRequest)(nil),                 // 51: kxm.v1.ApproveStepRequest
+	(*ApproveStepResponse)(nil),                // 52: kxm.v1.ApproveStepResponse
+	(*RecoverStepRunRequest)(nil),              // 53: kxm.v1.RecoverStepRunRequest
+	(*RecoverStepRunResponse)(nil),             // 54: kxm.v1.RecoverStepRunResponse
+	(*ListWorkflowRunEventsRequest)(nil),       // 55: kxm.v1.ListWorkflowRunEventsRequest
+	(*ListWorkflowRunEventsResponse)(nil),      // 56: kxm.v1.ListWorkflowRunEventsResponse
+	nil,                                        // 57: kxm.v1.CheckpointRequest.EvidenceEntry
+	nil,                                        // 58: kxm.v1.CheckpointRequest.EvidenceRefsEntry
+	nil,                                        // 59: kxm.v1.WaitRequest.EvidenceEntry
+	nil,                                        // 60: kxm.v1.WaitRequest.EvidenceRefsEntry
+	nil,                                        // 61: kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
+	nil,                                        // 62: kxm.v1.ResolveEscalationRequest.EvidenceEntry
+	(*WorkflowDefinition)(nil),                 // 63: kxm.v1.WorkflowDefinition
+	(*GateRegistry)(nil),                       // 64: kxm.v1.GateRegistry
+	(*structpb.Struct)(nil),                    // 65: google.protobuf.Struct
+	(*StepRunInputs)(nil),                      // 66: kxm.v1.StepRunInputs
+	(*WorkflowRun)(nil),                        // 67: kxm.v1.WorkflowRun
+	(WorkflowRunStatus)(0),                     // 68: kxm.v1.WorkflowRunStatus
+	(CheckpointStatus)(0),                      // 69: kxm.v1.CheckpointStatus
+	(*WorkflowTransition)(nil),                 // 70: kxm.v1.WorkflowTransition
+	(*durationpb.Duration)(nil),                // 71: google.protobuf.Duration
+	(*DegradationApproval)(nil),                // 72: kxm.v1.DegradationApproval
+	(JournalCategory)(0),                       // 73: kxm.v1.JournalCategory
+	(ImprovementArea)(0),                       // 74: kxm.v1.ImprovementArea
+	(JournalSeverity)(0),                       // 75: kxm.v1.JournalSeverity
+	(*JournalRecord)(nil),                      // 76: kxm.v1.JournalRecord
+	(PromotionStatus)(0),                       // 77: kxm.v1.PromotionStatus
+	(*JournalEntry)(nil),                       // 78: kxm.v1.JournalEntry
+	(*timestamppb.Timestamp)(nil),              // 79: google.protobuf.Timestamp
+	(*AreaReport)(nil),                         // 80: kxm.v1.AreaReport
+	(*ImprovementSignal)(nil),                  // 81: kxm.v1.ImprovementSignal
+	(*WorkflowRetrospective)(nil),              // 82: kxm.v1.WorkflowRetrospective
+	(*JournalVerdict)(nil),                     // 83: kxm.v1.JournalVerdict
+	(*WorkerResult)(nil),                       // 84: kxm.v1.WorkerResult
+	(*ReviewEnvelope)(nil),                     // 85: kxm.v1.ReviewEnvelope
+	(*StepAssignment)(nil),                     // 86: kxm.v1.StepAssignment
+	(*AssignmentRequest)(nil),                  // 87: kxm.v1.AssignmentRequest
+	(*WorkflowRunEvent)(nil),                   // 88: kxm.v1.WorkflowRunEvent
 }
 var file_kxm_v1_workflow_service_proto_depIdxs = []int32{
 	0,  // 0: kxm.v1.RegisterWorkflowDefinitionRequest.format:type_name -> kxm.v1.DefinitionFormat
-	52, // 1: kxm.v1.RegisterWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
+	63, // 1: kxm.v1.RegisterWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
 	0,  // 2: kxm.v1.RegisterGateRegistryRequest.format:type_name -> kxm.v1.DefinitionFormat
-	53, // 3: kxm.v1.RegisterGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
-	53, // 4: kxm.v1.GetGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
-	52, // 5: kxm.v1.GetWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
-	52, // 6: kxm.v1.ListWorkflowDefinitionsResponse.definitions:type_name -> kxm.v1.WorkflowDefinition
-	54, // 7: kxm.v1.StartWorkflowRunRequest.payload:type_name -> google.protobuf.Struct
-	55, // 8: kxm.v1.StartWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	55, // 9: kxm.v1.GetWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	56, // 10: kxm.v1.ListWorkflowRunsRequest.status:type_name -> kxm.v1.WorkflowRunStatus
-	55, // 11: kxm.v1.ListWorkflowRunsResponse.runs:type_name -> kxm.v1.WorkflowRun
-	55, // 12: kxm.v1.CancelWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	55, // 13: kxm.v1.RerunWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	57, // 14: kxm.v1.CheckpointRequest.status:type_name -> kxm.v1.CheckpointStatus
-	46, // 15: kxm.v1.CheckpointRequest.evidence:type_name -> kxm.v1.CheckpointRequest.EvidenceEntry
-	47, // 16: kxm.v1.CheckpointRequest.evidence_refs:type_name -> kxm.v1.CheckpointRequest.EvidenceRefsEntry
-	55, // 17: kxm.v1.CheckpointResponse.run:type_name -> kxm.v1.WorkflowRun
-	58, // 18: kxm.v1.CheckpointResponse.transition:type_name -> kxm.v1.WorkflowTransition
-	48, // 19: kxm.v1.WaitRequest.evidence:type_name -> kxm.v1.WaitRequest.EvidenceEntry
-	49, // 20: kxm.v1.WaitRequest.evidence_refs:type_name -> kxm.v1.WaitRequest.EvidenceRefsEntry
-	59, // 21: kxm.v1.WaitRequest.timeout:type_name -> google.protobuf.Duration
-	55, // 22: kxm.v1.WaitResponse.run:type_name -> kxm.v1.WorkflowRun
-	57, // 23: kxm.v1.SignalWorkflowRunRequest.status:type_name -> kxm.v1.CheckpointStatus
-	50, // 24: kxm.v1.SignalWorkflowRunRequest.evidence:type_name -> kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
-	57, // 25: kxm.v1.SignalWorkflowRunResponse.status:type_name -> kxm.v1.CheckpointStatus
-	60, // 26: kxm.v1.ApproveDegradationResponse.approval:type_name -> kxm.v1.DegradationApproval
-	55, // 27: kxm.v1.EscalateStageResponse.run:type_name -> kxm.v1.WorkflowRun
-	57, // 28: kxm.v1.ResolveEscalationRequest.status:type_name -> kxm.v1.CheckpointStatus
-	51, // 29: kxm.v1.ResolveEscalationRequest.evidence:type_name -> kxm.v1.ResolveEscalationRequest.EvidenceEntry
-	55, // 30: kxm.v1.ResolveEscalationResponse.run:type_name -> kxm.v1.WorkflowRun
-	61, // 31: kxm.v1.RecordJournalRequest.category:type_name -> kxm.v1.JournalCategory
-	62, // 32: kxm.v1.RecordJournalRequest.area:type_name -> kxm.v1.ImprovementArea
-	63, // 33: kxm.v1.RecordJournalRequest.severity:type_name -> kxm.v1.JournalSeverity
-	64, // 34: kxm.v1.RecordJournalResponse.record:type_name -> kxm.v1.JournalRecord
-	64, // 35: kxm.v1.ListJournalResponse.records:type_name -> kxm.v1.JournalRecord
-	65, // 36: kxm.v1.PromoteJournalEntryRequest.to:type_name -> kxm.v1.PromotionStatus
-	64, // 37: kxm.v1.PromoteJournalEntryResponse.record:type_name -> kxm.v1.JournalRecord
-	66, // 38: kxm.v1.PromoteJournalEntryResponse.entry:type_name -> kxm.v1.JournalEntry
-	67, // 39: kxm.v1.GetImprovementReportRequest.since:type_name -> google.protobuf.Timestamp
-	68, // 40: kxm.v1.GetImprovementReportResponse.areas:type_name -> kxm.v1.AreaReport
-	69, // 41: kxm.v1.GetImprovementReportResponse.signals:type_name -> kxm.v1.ImprovementSignal
-	70, // 42: kxm.v1.ExportRetrospectiveResponse.retrospective:type_name -> kxm.v1.WorkflowRetrospective
-	71, // 43: kxm.v1.VerifyJournalResponse.verdict:type_name -> kxm.v1.JournalVerdict
-	21, // 44: kxm.v1.CheckpointRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
-	21, // 45: kxm.v1.WaitRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
-	1,  // 46: kxm.v1.WorkflowService.RegisterWorkflowDefinition:input_type -> kxm.v1.RegisterWorkflowDefinitionRequest
-	7,  // 47: kxm.v1.WorkflowService.GetWorkflowDefinition:input_type -> kxm.v1.GetWorkflowDefinitionRequest
-	9,  // 48: kxm.v1.WorkflowService.ListWorkflowDefinitions:input_type -> kxm.v1.ListWorkflowDefinitionsRequest
-	3,  // 49: kxm.v1.WorkflowService.RegisterGateRegistry:input_type -> kxm.v1.RegisterGateRegistryRequest
-	5,  // 50: kxm.v1.WorkflowService.GetGateRegistry:input_type -> kxm.v1.GetGateRegistryRequest
-	11, // 51: kxm.v1.WorkflowService.StartWorkflowRun:input_type -> kxm.v1.StartWorkflowRunRequest
-	13, // 52: kxm.v1.WorkflowService.GetWorkflowRun:input_type -> kxm.v1.GetWorkflowRunRequest
-	15, // 53: kxm.v1.WorkflowService.ListWorkflowRuns:input_type -> kxm.v1.ListWorkflowRunsRequest
-	17, // 54: kxm.v1.WorkflowService.CancelWorkflowRun:input_type -> kxm.v1.CancelWorkflowRunRequest
-	19, // 55: kxm.v1.WorkflowService.RerunWorkflowRun:input_type -> kxm.v1.RerunWorkflowRunRequest
-	22, // 56: kxm.v1.WorkflowService.Checkpoint:input_type -> kxm.v1.CheckpointRequest
-	24, // 57: kxm.v1.WorkflowService.Wait:input_type -> kxm.v1.WaitRequest
-	26, // 58: kxm.v1.WorkflowService.SignalWorkflowRun:input_type -> kxm.v1.SignalWorkflowRunRequest
-	28, // 59: kxm.v1.WorkflowService.ApproveDegradation:input_type -> kxm.v1.ApproveDegradationRequest
-	30, // 60: kxm.v1.WorkflowService.EscalateStage:input_type -> kxm.v1.EscalateStageRequest
-	32, // 61: kxm.v1.WorkflowService.ResolveEscalation:input_type -> kxm.v1.ResolveEscalationRequest
-	34, // 62: kxm.v1.WorkflowService.RecordJournal:input_type -> kxm.v1.RecordJournalRequest
-	36, // 63: kxm.v1.WorkflowService.ListJournal:input_type -> kxm.v1.ListJournalRequest
-	38, // 64: kxm.v1.WorkflowService.PromoteJournalEntry:input_type -> kxm.v1.PromoteJournalEntryRequest
-	40, // 65: kxm.v1.WorkflowService.GetImprovementReport:input_type -> kxm.v1.GetImprovementReportRequest
-	42, // 66: kxm.v1.WorkflowService.ExportRetrospective:input_type -> kxm.v1.ExportRetrospectiveRequest
-	44, // 67: kxm.v1.WorkflowService.VerifyJournal:input_type -> kxm.v1.VerifyJournalRequest
-	2,  // 68: kxm.v1.WorkflowService.RegisterWorkflowDefinition:output_type -> kxm.v1.RegisterWorkflowDefinitionResponse
-	8,  // 69: kxm.v1.WorkflowService.GetWorkflowDefinition:output_type -> kxm.v1.GetWorkflowDefinitionResponse
-	10, // 70: kxm.v1.WorkflowService.ListWorkflowDefinitions:output_type -> kxm.v1.ListWorkflowDefinitionsResponse
-	4,  // 71: kxm.v1.WorkflowService.RegisterGateRegistry:output_type -> kxm.v1.RegisterGateRegistryResponse
-	6,  // 72: kxm.v1.WorkflowService.GetGateRegistry:output_type -> kxm.v1.GetGateRegistryResponse
-	12, // 73: kxm.v1.WorkflowService.StartWorkflowRun:output_type -> kxm.v1.StartWorkflowRunResponse
-	14, // 74: kxm.v1.WorkflowService.GetWorkflowRun:output_type -> kxm.v1.GetWorkflowRunResponse
-	16, // 75: kxm.v1.WorkflowService.ListWorkflowRuns:output_type -> kxm.v1.ListWorkflowRunsResponse
-	18, // 76: kxm.v1.WorkflowService.CancelWorkflowRun:output_type -> kxm.v1.CancelWorkflowRunResponse
-	20, // 77: kxm.v1.WorkflowService.RerunWorkflowRun:output_type -> kxm.v1.RerunWorkflowRunResponse
-	23, // 78: kxm.v1.WorkflowService.Checkpoint:output_type -> kxm.v1.CheckpointResponse
-	25, // 79: kxm.v1.WorkflowService.Wait:output_type -> kxm.v1.WaitResponse
-	27, // 80: kxm.v1.WorkflowService.SignalWorkflowRun:output_type -> kxm.v1.SignalWorkflowRunResponse
-	29, // 81: kxm.v1.WorkflowService.ApproveDegradation:output_type -> kxm.v1.ApproveDegradationResponse
-	31, // 82: kxm.v1.WorkflowService.EscalateStage:output_type -> kxm.v1.EscalateStageResponse
-	33, // 83: kxm.v1.WorkflowService.ResolveEscalation:output_type -> kxm.v1.ResolveEscalationResponse
-	35, // 84: kxm.v1.WorkflowService.RecordJournal:output_type -> kxm.v1.RecordJournalResponse
-	37, // 85: kxm.v1.WorkflowService.ListJournal:output_type -> kxm.v1.ListJournalResponse
-	39, // 86: kxm.v1.WorkflowService.PromoteJournalEntry:output_type -> kxm.v1.PromoteJournalEntryResponse
-	41, // 87: kxm.v1.WorkflowService.GetImprovementReport:output_type -> kxm.v1.GetImprovementReportResponse
-	43, // 88: kxm.v1.WorkflowService.ExportRetrospective:output_type -> kxm.v1.ExportRetrospectiveResponse
-	45, // 89: kxm.v1.WorkflowService.VerifyJournal:output_type -> kxm.v1.VerifyJournalResponse
-	68, // [68:90] is the sub-list for method output_type
-	46, // [46:68] is the sub-list for method input_type
-	46, // [46:46] is the sub-list for extension type_name
-	46, // [46:46] is the sub-list for extension extendee
-	0,  // [0:46] is the sub-list for field type_name
+	64, // 3: kxm.v1.RegisterGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
+	64, // 4: kxm.v1.GetGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
+	63, // 5: kxm.v1.GetWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
+	63, // 6: kxm.v1.ListWorkflowDefinitionsResponse.definitions:type_name -> kxm.v1.WorkflowDefinition
+	65, // 7: kxm.v1.StartWorkflowRunRequest.payload:type_name -> google.protobuf.Struct
+	66, // 8: kxm.v1.StartWorkflowRunRequest.inputs:type_name -> kxm.v1.StepRunInputs
+	67, // 9: kxm.v1.StartWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	67, // 10: kxm.v1.GetWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	68, // 11: kxm.v1.ListWorkflowRunsRequest.status:type_name -> kxm.v1.WorkflowRunStatus
+	67, // 12: kxm.v1.ListWorkflowRunsResponse.runs:type_name -> kxm.v1.WorkflowRun
+	67, // 13: kxm.v1.CancelWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	67, // 14: kxm.v1.RerunWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	69, // 15: kxm.v1.CheckpointRequest.status:type_name -> kxm.v1.CheckpointStatus
+	57, // 16: kxm.v1.CheckpointRequest.evidence:type_name -> kxm.v1.CheckpointRequest.EvidenceEntry
+	58, // 17: kxm.v1.CheckpointRequest.evidence_refs:type_name -> kxm.v1.CheckpointRequest.EvidenceRefsEntry
+	67, // 18: kxm.v1.CheckpointResponse.run:type_name -> kxm.v1.WorkflowRun
+	70, // 19: kxm.v1.CheckpointResponse.transition:type_name -> kxm.v1.WorkflowTransition
+	59, // 20: kxm.v1.WaitRequest.evidence:type_name -> kxm.v1.WaitRequest.EvidenceEntry
+	60, // 21: kxm.v1.WaitRequest.evidence_refs:type_name -> kxm.v1.WaitRequest.EvidenceRefsEntry
+	71, // 22: kxm.v1.WaitRequest.timeout:type_name -> google.protobuf.Duration
+	67, // 23: kxm.v1.WaitResponse.run:type_name -> kxm.v1.WorkflowRun
+	69, // 24: kxm.v1.SignalWorkflowRunRequest.status:type_name -> kxm.v1.CheckpointStatus
+	61, // 25: kxm.v1.SignalWorkflowRunRequest.evidence:type_name -> kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
+	69, // 26: kxm.v1.SignalWorkflowRunResponse.status:type_name -> kxm.v1.CheckpointStatus
+	72, // 27: kxm.v1.ApproveDegradationResponse.approval:type_name -> kxm.v1.DegradationApproval
+	67, // 28: kxm.v1.EscalateStageResponse.run:type_name -> kxm.v1.WorkflowRun
+	69, // 29: kxm.v1.ResolveEscalationRequest.status:type_name -> kxm.v1.CheckpointStatus
+	62, // 30: kxm.v1.ResolveEscalationRequest.evidence:type_name -> kxm.v1.ResolveEscalationRequest.EvidenceEntry
+	67, // 31: kxm.v1.ResolveEscalationResponse.run:type_name -> kxm.v1.WorkflowRun
+	73, // 32: kxm.v1.RecordJournalRequest.category:type_name -> kxm.v1.JournalCategory
+	74, // 33: kxm.v1.RecordJournalRequest.area:type_name -> kxm.v1.ImprovementArea
+	75, // 34: kxm.v1.RecordJournalRequest.severity:type_name -> kxm.v1.JournalSeverity
+	76, // 35: kxm.v1.RecordJournalResponse.record:type_name -> kxm.v1.JournalRecord
+	76, // 36: kxm.v1.ListJournalResponse.records:type_name -> kxm.v1.JournalRecord
+	77, // 37: kxm.v1.PromoteJournalEntryRequest.to:type_name -> kxm.v1.PromotionStatus
+	76, // 38: kxm.v1.PromoteJournalEntryResponse.record:type_name -> kxm.v1.JournalRecord
+	78, // 39: kxm.v1.PromoteJournalEntryResponse.entry:type_name -> kxm.v1.JournalEntry
+	79, // 40: kxm.v1.GetImprovementReportRequest.since:type_name -> google.protobuf.Timestamp
+	80, // 41: kxm.v1.GetImprovementReportResponse.areas:type_name -> kxm.v1.AreaReport
+	81, // 42: kxm.v1.GetImprovementReportResponse.signals:type_name -> kxm.v1.ImprovementSignal
+	82, // 43: kxm.v1.ExportRetrospectiveResponse.retrospective:type_name -> kxm.v1.WorkflowRetrospective
+	83, // 44: kxm.v1.VerifyJournalResponse.verdict:type_name -> kxm.v1.JournalVerdict
+	84, // 45: kxm.v1.CompleteAssignmentRequest.worker_result:type_name -> kxm.v1.WorkerResult
+	85, // 46: kxm.v1.CompleteAssignmentRequest.review:type_name -> kxm.v1.ReviewEnvelope
+	86, // 47: kxm.v1.CompleteAssignmentResponse.assignment:type_name -> kxm.v1.StepAssignment
+	68, // 48: kxm.v1.CompleteAssignmentResponse.run_status:type_name -> kxm.v1.WorkflowRunStatus
+	87, // 49: kxm.v1.NextAssignmentResponse.assignment:type_name -> kxm.v1.AssignmentRequest
+	67, // 50: kxm.v1.ApproveStepResponse.run:type_name -> kxm.v1.WorkflowRun
+	1,  // 51: kxm.v1.RecoverStepRunRequest.action:type_name -> kxm.v1.RecoveryAction
+	67, // 52: kxm.v1.RecoverStepRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	88, // 53: kxm.v1.ListWorkflowRunEventsResponse.events:type_name -> kxm.v1.WorkflowRunEvent
+	22, // 54: kxm.v1.CheckpointRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
+	22, // 55: kxm.v1.WaitRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
+	2,  // 56: kxm.v1.WorkflowService.RegisterWorkflowDefinition:input_type -> kxm.v1.RegisterWorkflowDefinitionRequest
+	8,  // 57: kxm.v1.WorkflowService.GetWorkflowDefinition:input_type -> kxm.v1.GetWorkflowDefinitionRequest
+	10, // 58: kxm.v1.WorkflowService.ListWorkflowDefinitions:input_type -> kxm.v1.ListWorkflowDefinitionsRequest
+	4,  // 59: kxm.v1.WorkflowService.RegisterGateRegistry:input_type -> kxm.v1.RegisterGateRegistryRequest
+	6,  // 60: kxm.v1.WorkflowService.GetGateRegistry:input_type -> kxm.v1.GetGateRegistryRequest
+	12, // 61: kxm.v1.WorkflowService.StartWorkflowRun:input_type -> kxm.v1.StartWorkflowRunRequest
+	14, // 62: kxm.v1.WorkflowService.GetWorkflowRun:input_type -> kxm.v1.GetWorkflowRunRequest
+	16, // 63: kxm.v1.WorkflowService.ListWorkflowRuns:input_type -> kxm.v1.ListWorkflowRunsRequest
+	18, // 64: kxm.v1.WorkflowService.CancelWorkflowRun:input_type -> kxm.v1.CancelWorkflowRunRequest
+	20, // 65: kxm.v1.WorkflowService.RerunWorkflowRun:input_type -> kxm.v1.RerunWorkflowRunRequest
+	23, // 66: kxm.v1.WorkflowService.Checkpoint:input_type -> kxm.v1.CheckpointRequest
+	25, // 67: kxm.v1.WorkflowService.Wait:input_type -> kxm.v1.WaitRequest
+	27, // 68: kxm.v1.WorkflowService.SignalWorkflowRun:input_type -> kxm.v1.SignalWorkflowRunRequest
+	29, // 69: kxm.v1.WorkflowService.ApproveDegradation:input_type -> kxm.v1.ApproveDegradationRequest
+	31, // 70: kxm.v1.WorkflowService.EscalateStage:input_type -> kxm.v1.EscalateStageRequest
+	33, // 71: kxm.v1.WorkflowService.ResolveEscalation:input_type -> kxm.v1.ResolveEscalationRequest
+	35, // 72: kxm.v1.WorkflowService.RecordJournal:input_type -> kxm.v1.RecordJournalRequest
+	37, // 73: kxm.v1.WorkflowService.ListJournal:input_type -> kxm.v1.ListJournalRequest
+	39, // 74: kxm.v1.WorkflowService.PromoteJournalEntry:input_type -> kxm.v1.PromoteJournalEntryRequest
+	41, // 75: kxm.v1.WorkflowService.GetImprovementReport:input_type -> kxm.v1.GetImprovementReportRequest
+	43, // 76: kxm.v1.WorkflowService.ExportRetrospective:input_type -> kxm.v1.ExportRetrospectiveRequest
+	45, // 77: kxm.v1.WorkflowService.VerifyJournal:input_type -> kxm.v1.VerifyJournalRequest
+	47, // 78: kxm.v1.WorkflowService.CompleteAssignment:input_type -> kxm.v1.CompleteAssignmentRequest
+	49, // 79: kxm.v1.WorkflowService.NextAssignment:input_type -> kxm.v1.NextAssignmentRequest
+	51, // 80: kxm.v1.WorkflowService.ApproveStep:input_type -> kxm.v1.ApproveStepRequest
+	53, // 81: kxm.v1.WorkflowService.RecoverStepRun:input_type -> kxm.v1.RecoverStepRunRequest
+	55, // 82: kxm.v1.WorkflowService.ListWorkflowRunEvents:input_type -> kxm.v1.ListWorkflowRunEventsRequest
+	3,  // 83: kxm.v1.WorkflowService.RegisterWorkflowDefinition:output_type -> kxm.v1.RegisterWorkflowDefinitionResponse
+	9,  // 84: kxm.v1.WorkflowService.GetWorkflowDefinition:output_type -> kxm.v1.GetWorkflowDefinitionResponse
+	11, // 85: kxm.v1.WorkflowService.ListWorkflowDefinitions:output_type -> kxm.v1.ListWorkflowDefinitionsResponse
+	5,  // 86: kxm.v1.WorkflowService.RegisterGateRegistry:output_type -> kxm.v1.RegisterGateRegistryResponse
+	7,  // 87: kxm.v1.WorkflowService.GetGateRegistry:output_type -> kxm.v1.GetGateRegistryResponse
+	13, // 88: kxm.v1.WorkflowService.StartWorkflowRun:output_type -> kxm.v1.StartWorkflowRunResponse
+	15, // 89: kxm.v1.WorkflowService.GetWorkflowRun:output_type -> kxm.v1.GetWorkflowRunResponse
+	17, // 90: kxm.v1.WorkflowService.ListWorkflowRuns:output_type -> kxm.v1.ListWorkflowRunsResponse
+	19, // 91: kxm.v1.WorkflowService.CancelWorkflowRun:output_type -> kxm.v1.CancelWorkflowRunResponse
+	21, // 92: kxm.v1.WorkflowService.RerunWorkflowRun:output_type -> kxm.v1.RerunWorkflowRunResponse
+	24, // 93: kxm.v1.WorkflowService.Checkpoint:output_type -> kxm.v1.CheckpointResponse
+	26, // 94: kxm.v1.WorkflowService.Wait:output_type -> kxm.v1.WaitResponse
+	28, // 95: kxm.v1.WorkflowService.SignalWorkflowRun:output_type -> kxm.v1.SignalWorkflowRunResponse
+	30, // 96: kxm.v1.WorkflowService.ApproveDegradation:output_type -> kxm.v1.ApproveDegradationResponse
+	32, // 97: kxm.v1.WorkflowService.EscalateStage:output_type -> kxm.v1.EscalateStageResponse
+	34, // 98: kxm.v1.WorkflowService.ResolveEscalation:output_type -> kxm.v1.ResolveEscalationResponse
+	36, // 99: kxm.v1.WorkflowService.RecordJournal:output_type -> kxm.v1.RecordJournalResponse
+	38, // 100: kxm.v1.WorkflowService.ListJournal:output_type -> kxm.v1.ListJournalResponse
+	40, // 101: kxm.v1.WorkflowService.PromoteJournalEntry:output_type -> kxm.v1.PromoteJournalEntryResponse
+	42, // 102: kxm.v1.WorkflowService.GetImprovementReport:output_type -> kxm.v1.GetImprovementReportResponse
+	44, // 103: kxm.v1.WorkflowService.ExportRetrospective:output_type -> kxm.v1.ExportRetrospectiveResponse
+	46, // 104: kxm.v1.WorkflowService.VerifyJournal:output_type -> kxm.v1.VerifyJournalResponse
+	48, // 105: kxm.v1.WorkflowService.CompleteAssignment:output_type -> kxm.v1.CompleteAssignmentResponse
+	50, // 106: kxm.v1.WorkflowService.NextAssignment:output_type -> kxm.v1.NextAssignmentResponse
+	52, // 107: kxm.v1.WorkflowService.ApproveStep:output_type -> kxm.v1.ApproveStepResponse
+	54, // 108: kxm.v1.WorkflowService.RecoverStepRun:output_type -> kxm.v1.RecoverStepRunResponse
+	56, // 109: kxm.v1.WorkflowService.ListWorkflowRunEvents:output_type -> kxm.v1.ListWorkflowRunEventsResponse
+	83, // [83:110] is the sub-list for method output_type
+	56, // [56:83] is the sub-list for method input_type
+	56, // [56:56] is the sub-list for extension type_name
+	56, // [56:56] is the sub-list for extension extendee
+	0,  // [0:56] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_workflow_service_proto_init() }
@@ -3464,16 +4206,22 @@ func file_kxm_v1_workflow_service_proto_init() {
 	if File_kxm_v1_workflow_service_proto != nil {
 		return
 	}
+	file_kxm_v1_envelopes_proto_init()
 	file_kxm_v1_options_proto_init()
 	file_kxm_v1_workflow_journal_proto_init()
+	file_kxm_v1_workflow_steps_proto_init()
 	file_kxm_v1_workflow_types_proto_init()
+	file_kxm_v1_workflow_service_proto_msgTypes[45].OneofWrappers = []any{
+		(*CompleteAssignmentRequest_WorkerResult)(nil),
+		(*CompleteAssignmentRequest_Review)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_workflow_service_proto_rawDesc), len(file_kxm_v1_workflow_service_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   51,
+			NumEnums:      2,
+			NumMessages:   61,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -41,6 +41,11 @@ const (
 	WorkflowService_GetImprovementReport_FullMethodName       = "/kxm.v1.WorkflowService/GetImprovementReport"
 	WorkflowService_ExportRetrospective_FullMethodName        = "/kxm.v1.WorkflowService/ExportRetrospective"
 	WorkflowService_VerifyJournal_FullMethodName              = "/kxm.v1.WorkflowService/VerifyJournal"
+	WorkflowService_CompleteAssignment_FullMethodName         = "/kxm.v1.WorkflowService/CompleteAssignment"
+	WorkflowService_NextAssignment_FullMethodName             = "/kxm.v1.WorkflowService/NextAssignment"
+	WorkflowService_ApproveStep_FullMethodName                = "/kxm.v1.WorkflowService/ApproveStep"
+	WorkflowService_RecoverStepRun_FullMethodName             = "/kxm.v1.WorkflowService/RecoverStepRun"
+	WorkflowService_ListWorkflowRunEvents_FullMethodName      = "/kxm.v1.WorkflowService/ListWorkflowRunEvents"
 )
 
 // WorkflowServiceClient is the client API for WorkflowService service.
@@ -334,6 +339,66 @@ type WorkflowServiceClient interface {
 	// - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
 	// - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
 	VerifyJournal(ctx context.Context, in *VerifyJournalRequest, opts ...grpc.CallOption) (*VerifyJournalResponse, error)
+	// CompleteAssignment returns the caller's result for one of its assignments: a WorkerResult (workers, gate
+	// workers) or a ReviewEnvelope (reviewers), the one way a step's work comes back.
+	//
+	// Exactly one result is accepted per assignment; the same result again is answered as the first (`duplicate`).
+	// The hub judges it: a worker's outcome must be one the step declares, a review passes with a PASS verdict and
+	// no blockers, a gate's outcome is derived from its checks under the step's `expect`. The run then moves as the
+	// step's join decides (docs/step-workflows.md).
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no result, the envelope is not what the assignment asks for,
+	//     or does not fit it (an undeclared outcome, a gate's checks out of order, a malformed cost or commit); field named.
+	//   - NOT_FOUND (ERROR_REASON_ASSIGNMENT_NOT_FOUND): no assignment of the caller's project has this id.
+	//   - PERMISSION_DENIED (ERROR_REASON_ASSIGNMENT_FORBIDDEN): the assignment is another agent's.
+	//   - FAILED_PRECONDITION (ERROR_REASON_ASSIGNMENT_CLOSED): it is no longer open (another result, expired,
+	//     superseded, cancelled); metadata: assignmentId, state.
+	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): its run ended.
+	//   - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+	//   - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+	CompleteAssignment(ctx context.Context, in *CompleteAssignmentRequest, opts ...grpc.CallOption) (*CompleteAssignmentResponse, error)
+	// NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
+	// `workflow:<run id>` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+	// - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
+	// - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+	NextAssignment(ctx context.Context, in *NextAssignmentRequest, opts ...grpc.CallOption) (*NextAssignmentResponse, error)
+	// ApproveStep decides a step run's current approval step with one of its declared outcomes (recorded in the
+	// run's events with the operator and the reason).
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	// - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the outcome is not one the step declares, or run_id is malformed.
+	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING): its current step is not this approval step awaiting a decision.
+	// - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+	ApproveStep(ctx context.Context, in *ApproveStepRequest, opts ...grpc.CallOption) (*ApproveStepResponse, error)
+	// RecoverStepRun recovers a step run an uncertain gate blocked: run the gate again, fail or cancel the run.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	// - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no action, or run_id is malformed.
+	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_BLOCKED): it is not blocked.
+	// - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+	RecoverStepRun(ctx context.Context, in *RecoverStepRunRequest, opts ...grpc.CallOption) (*RecoverStepRunResponse, error)
+	// ListWorkflowRunEvents pages through a step run's event log in order (contiguous sequences from 1).
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+	// - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative after_sequence or page size, or run_id is malformed.
+	// - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+	// - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+	// - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+	ListWorkflowRunEvents(ctx context.Context, in *ListWorkflowRunEventsRequest, opts ...grpc.CallOption) (*ListWorkflowRunEventsResponse, error)
 }
 
 type workflowServiceClient struct {
@@ -558,6 +623,56 @@ func (c *workflowServiceClient) VerifyJournal(ctx context.Context, in *VerifyJou
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(VerifyJournalResponse)
 	err := c.cc.Invoke(ctx, WorkflowService_VerifyJournal_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workflowServiceClient) CompleteAssignment(ctx context.Context, in *CompleteAssignmentRequest, opts ...grpc.CallOption) (*CompleteAssignmentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompleteAssignmentResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_CompleteAssignment_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workflowServiceClient) NextAssignment(ctx context.Context, in *NextAssignmentRequest, opts ...grpc.CallOption) (*NextAssignmentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(NextAssignmentResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_NextAssignment_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workflowServiceClient) ApproveStep(ctx context.Context, in *ApproveStepRequest, opts ...grpc.CallOption) (*ApproveStepResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ApproveStepResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_ApproveStep_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workflowServiceClient) RecoverStepRun(ctx context.Context, in *RecoverStepRunRequest, opts ...grpc.CallOption) (*RecoverStepRunResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RecoverStepRunResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_RecoverStepRun_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workflowServiceClient) ListWorkflowRunEvents(ctx context.Context, in *ListWorkflowRunEventsRequest, opts ...grpc.CallOption) (*ListWorkflowRunEventsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListWorkflowRunEventsResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_ListWorkflowRunEvents_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -855,6 +970,66 @@ type WorkflowServiceServer interface {
 	// - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
 	// - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
 	VerifyJournal(context.Context, *VerifyJournalRequest) (*VerifyJournalResponse, error)
+	// CompleteAssignment returns the caller's result for one of its assignments: a WorkerResult (workers, gate
+	// workers) or a ReviewEnvelope (reviewers), the one way a step's work comes back.
+	//
+	// Exactly one result is accepted per assignment; the same result again is answered as the first (`duplicate`).
+	// The hub judges it: a worker's outcome must be one the step declares, a review passes with a PASS verdict and
+	// no blockers, a gate's outcome is derived from its checks under the step's `expect`. The run then moves as the
+	// step's join decides (docs/step-workflows.md).
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no result, the envelope is not what the assignment asks for,
+	//     or does not fit it (an undeclared outcome, a gate's checks out of order, a malformed cost or commit); field named.
+	//   - NOT_FOUND (ERROR_REASON_ASSIGNMENT_NOT_FOUND): no assignment of the caller's project has this id.
+	//   - PERMISSION_DENIED (ERROR_REASON_ASSIGNMENT_FORBIDDEN): the assignment is another agent's.
+	//   - FAILED_PRECONDITION (ERROR_REASON_ASSIGNMENT_CLOSED): it is no longer open (another result, expired,
+	//     superseded, cancelled); metadata: assignmentId, state.
+	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): its run ended.
+	//   - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+	//   - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+	CompleteAssignment(context.Context, *CompleteAssignmentRequest) (*CompleteAssignmentResponse, error)
+	// NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
+	// `workflow:<run id>` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+	// - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
+	// - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+	NextAssignment(context.Context, *NextAssignmentRequest) (*NextAssignmentResponse, error)
+	// ApproveStep decides a step run's current approval step with one of its declared outcomes (recorded in the
+	// run's events with the operator and the reason).
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	// - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the outcome is not one the step declares, or run_id is malformed.
+	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING): its current step is not this approval step awaiting a decision.
+	// - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+	ApproveStep(context.Context, *ApproveStepRequest) (*ApproveStepResponse, error)
+	// RecoverStepRun recovers a step run an uncertain gate blocked: run the gate again, fail or cancel the run.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	// - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no action, or run_id is malformed.
+	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+	// - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_BLOCKED): it is not blocked.
+	// - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+	RecoverStepRun(context.Context, *RecoverStepRunRequest) (*RecoverStepRunResponse, error)
+	// ListWorkflowRunEvents pages through a step run's event log in order (contiguous sequences from 1).
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+	// - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative after_sequence or page size, or run_id is malformed.
+	// - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+	// - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+	// - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+	ListWorkflowRunEvents(context.Context, *ListWorkflowRunEventsRequest) (*ListWorkflowRunEventsResponse, error)
 	mustEmbedUnimplementedWorkflowServiceServer()
 }
 
@@ -930,6 +1105,21 @@ func (UnimplementedWorkflowServiceServer) ExportRetrospective(context.Context, *
 }
 func (UnimplementedWorkflowServiceServer) VerifyJournal(context.Context, *VerifyJournalRequest) (*VerifyJournalResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method VerifyJournal not implemented")
+}
+func (UnimplementedWorkflowServiceServer) CompleteAssignment(context.Context, *CompleteAssignmentRequest) (*CompleteAssignmentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CompleteAssignment not implemented")
+}
+func (UnimplementedWorkflowServiceServer) NextAssignment(context.Context, *NextAssignmentRequest) (*NextAssignmentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method NextAssignment not implemented")
+}
+func (UnimplementedWorkflowServiceServer) ApproveStep(context.Context, *ApproveStepRequest) (*ApproveStepResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ApproveStep not implemented")
+}
+func (UnimplementedWorkflowServiceServer) RecoverStepRun(context.Context, *RecoverStepRunRequest) (*RecoverStepRunResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RecoverStepRun not implemented")
+}
+func (UnimplementedWorkflowServiceServer) ListWorkflowRunEvents(context.Context, *ListWorkflowRunEventsRequest) (*ListWorkflowRunEventsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListWorkflowRunEvents not implemented")
 }
 func (UnimplementedWorkflowServiceServer) mustEmbedUnimplementedWorkflowServiceServer() {}
 func (UnimplementedWorkflowServiceServer) testEmbeddedByValue()                         {}
@@ -1348,6 +1538,96 @@ func _WorkflowService_VerifyJournal_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WorkflowService_CompleteAssignment_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompleteAssignmentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).CompleteAssignment(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_CompleteAssignment_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).CompleteAssignment(ctx, req.(*CompleteAssignmentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkflowService_NextAssignment_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(NextAssignmentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).NextAssignment(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_NextAssignment_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).NextAssignment(ctx, req.(*NextAssignmentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkflowService_ApproveStep_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ApproveStepRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).ApproveStep(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_ApproveStep_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).ApproveStep(ctx, req.(*ApproveStepRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkflowService_RecoverStepRun_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RecoverStepRunRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).RecoverStepRun(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_RecoverStepRun_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).RecoverStepRun(ctx, req.(*RecoverStepRunRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkflowService_ListWorkflowRunEvents_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListWorkflowRunEventsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).ListWorkflowRunEvents(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_ListWorkflowRunEvents_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).ListWorkflowRunEvents(ctx, req.(*ListWorkflowRunEventsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // WorkflowService_ServiceDesc is the grpc.ServiceDesc for WorkflowService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1442,6 +1722,26 @@ var WorkflowService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "VerifyJournal",
 			Handler:    _WorkflowService_VerifyJournal_Handler,
+		},
+		{
+			MethodName: "CompleteAssignment",
+			Handler:    _WorkflowService_CompleteAssignment_Handler,
+		},
+		{
+			MethodName: "NextAssignment",
+			Handler:    _WorkflowService_NextAssignment_Handler,
+		},
+		{
+			MethodName: "ApproveStep",
+			Handler:    _WorkflowService_ApproveStep_Handler,
+		},
+		{
+			MethodName: "RecoverStepRun",
+			Handler:    _WorkflowService_RecoverStepRun_Handler,
+		},
+		{
+			MethodName: "ListWorkflowRunEvents",
+			Handler:    _WorkflowService_ListWorkflowRunEvents_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

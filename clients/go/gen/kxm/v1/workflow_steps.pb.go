@@ -502,8 +502,8 @@ func (x *StepRunState) GetSequence() int64 {
 	return 0
 }
 
-// RunEvent is one entry of a step run's log (`kxm.run-event.v1`).
-type RunEvent struct {
+// WorkflowRunEvent is one entry of a step run's log (`kxm.run-event.v1`).
+type WorkflowRunEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// 1, 2, … per run, contiguous.
 	Sequence int64 `protobuf:"varint,1,opt,name=sequence,proto3" json:"sequence,omitempty"`
@@ -517,20 +517,20 @@ type RunEvent struct {
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *RunEvent) Reset() {
-	*x = RunEvent{}
+func (x *WorkflowRunEvent) Reset() {
+	*x = WorkflowRunEvent{}
 	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *RunEvent) String() string {
+func (x *WorkflowRunEvent) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*RunEvent) ProtoMessage() {}
+func (*WorkflowRunEvent) ProtoMessage() {}
 
-func (x *RunEvent) ProtoReflect() protoreflect.Message {
+func (x *WorkflowRunEvent) ProtoReflect() protoreflect.Message {
 	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -542,33 +542,33 @@ func (x *RunEvent) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use RunEvent.ProtoReflect.Descriptor instead.
-func (*RunEvent) Descriptor() ([]byte, []int) {
+// Deprecated: Use WorkflowRunEvent.ProtoReflect.Descriptor instead.
+func (*WorkflowRunEvent) Descriptor() ([]byte, []int) {
 	return file_kxm_v1_workflow_steps_proto_rawDescGZIP(), []int{2}
 }
 
-func (x *RunEvent) GetSequence() int64 {
+func (x *WorkflowRunEvent) GetSequence() int64 {
 	if x != nil {
 		return x.Sequence
 	}
 	return 0
 }
 
-func (x *RunEvent) GetType() string {
+func (x *WorkflowRunEvent) GetType() string {
 	if x != nil {
 		return x.Type
 	}
 	return ""
 }
 
-func (x *RunEvent) GetPayload() *structpb.Struct {
+func (x *WorkflowRunEvent) GetPayload() *structpb.Struct {
 	if x != nil {
 		return x.Payload
 	}
 	return nil
 }
 
-func (x *RunEvent) GetTime() *timestamppb.Timestamp {
+func (x *WorkflowRunEvent) GetTime() *timestamppb.Timestamp {
 	if x != nil {
 		return x.Time
 	}
@@ -773,8 +773,8 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\x1a;\n" +
 	"\rEdgeUsesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"\x9d\x01\n" +
-	"\bRunEvent\x12\x1a\n" +
+	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"\xa5\x01\n" +
+	"\x10WorkflowRunEvent\x12\x1a\n" +
 	"\bsequence\x18\x01 \x01(\x03R\bsequence\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x121\n" +
 	"\apayload\x18\x03 \x01(\v2\x17.google.protobuf.StructR\apayload\x12.\n" +
@@ -827,7 +827,7 @@ var file_kxm_v1_workflow_steps_proto_goTypes = []any{
 	(AssignmentState)(0),          // 1: kxm.v1.AssignmentState
 	(*StepAssignment)(nil),        // 2: kxm.v1.StepAssignment
 	(*StepRunState)(nil),          // 3: kxm.v1.StepRunState
-	(*RunEvent)(nil),              // 4: kxm.v1.RunEvent
+	(*WorkflowRunEvent)(nil),      // 4: kxm.v1.WorkflowRunEvent
 	(*StepRunInputs)(nil),         // 5: kxm.v1.StepRunInputs
 	(*StepInputFile)(nil),         // 6: kxm.v1.StepInputFile
 	nil,                           // 7: kxm.v1.StepRunState.AttemptsEntry
@@ -844,8 +844,8 @@ var file_kxm_v1_workflow_steps_proto_depIdxs = []int32{
 	2,  // 5: kxm.v1.StepRunState.assignments:type_name -> kxm.v1.StepAssignment
 	7,  // 6: kxm.v1.StepRunState.attempts:type_name -> kxm.v1.StepRunState.AttemptsEntry
 	8,  // 7: kxm.v1.StepRunState.edge_uses:type_name -> kxm.v1.StepRunState.EdgeUsesEntry
-	10, // 8: kxm.v1.RunEvent.payload:type_name -> google.protobuf.Struct
-	9,  // 9: kxm.v1.RunEvent.time:type_name -> google.protobuf.Timestamp
+	10, // 8: kxm.v1.WorkflowRunEvent.payload:type_name -> google.protobuf.Struct
+	9,  // 9: kxm.v1.WorkflowRunEvent.time:type_name -> google.protobuf.Timestamp
 	6,  // 10: kxm.v1.StepRunInputs.files:type_name -> kxm.v1.StepInputFile
 	10, // 11: kxm.v1.StepRunInputs.diagnostic_handoff:type_name -> google.protobuf.Struct
 	12, // [12:12] is the sub-list for method output_type

@@ -89,8 +89,12 @@ const (
 	WorkflowRunStatus_WORKFLOW_RUN_STATUS_COMPLETED WorkflowRunStatus = 3
 	// Attempts or a transition budget ran out, a wait or the prompt expired, or the coordinator settled early.
 	WorkflowRunStatus_WORKFLOW_RUN_STATUS_FAILED WorkflowRunStatus = 4
-	// An operator cancelled the run.
+	// An operator cancelled the run (or a step run's duration budget ran out).
 	WorkflowRunStatus_WORKFLOW_RUN_STATUS_CANCELLED WorkflowRunStatus = 5
+	// A step run waits for room under its project's maxConcurrentRuns.
+	WorkflowRunStatus_WORKFLOW_RUN_STATUS_QUEUED WorkflowRunStatus = 6
+	// A step run's gate outcome is uncertain: an operator recovers it (RecoverStepRun).
+	WorkflowRunStatus_WORKFLOW_RUN_STATUS_BLOCKED WorkflowRunStatus = 7
 )
 
 // Enum value maps for WorkflowRunStatus.
@@ -102,6 +106,8 @@ var (
 		3: "WORKFLOW_RUN_STATUS_COMPLETED",
 		4: "WORKFLOW_RUN_STATUS_FAILED",
 		5: "WORKFLOW_RUN_STATUS_CANCELLED",
+		6: "WORKFLOW_RUN_STATUS_QUEUED",
+		7: "WORKFLOW_RUN_STATUS_BLOCKED",
 	}
 	WorkflowRunStatus_value = map[string]int32{
 		"WORKFLOW_RUN_STATUS_UNSPECIFIED": 0,
@@ -110,6 +116,8 @@ var (
 		"WORKFLOW_RUN_STATUS_COMPLETED":   3,
 		"WORKFLOW_RUN_STATUS_FAILED":      4,
 		"WORKFLOW_RUN_STATUS_CANCELLED":   5,
+		"WORKFLOW_RUN_STATUS_QUEUED":      6,
+		"WORKFLOW_RUN_STATUS_BLOCKED":     7,
 	}
 )
 
@@ -1553,7 +1561,11 @@ type WorkflowRun struct {
 	// When it ended.
 	EndTime *timestamppb.Timestamp `protobuf:"bytes,21,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
 	// Why it failed or was cancelled.
-	EndReason     string `protobuf:"bytes,22,opt,name=end_reason,json=endReason,proto3" json:"end_reason,omitempty"`
+	EndReason string `protobuf:"bytes,22,opt,name=end_reason,json=endReason,proto3" json:"end_reason,omitempty"`
+	// Stage runs (a coordinator checkpoints stages) or step runs (the hub dispatches steps).
+	Kind WorkflowKind `protobuf:"varint,23,opt,name=kind,proto3,enum=kxm.v1.WorkflowKind" json:"kind,omitempty"`
+	// A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+	Steps         *StepRunState `protobuf:"bytes,24,opt,name=steps,proto3" json:"steps,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1742,11 +1754,25 @@ func (x *WorkflowRun) GetEndReason() string {
 	return ""
 }
 
+func (x *WorkflowRun) GetKind() WorkflowKind {
+	if x != nil {
+		return x.Kind
+	}
+	return WorkflowKind_WORKFLOW_KIND_UNSPECIFIED
+}
+
+func (x *WorkflowRun) GetSteps() *StepRunState {
+	if x != nil {
+		return x.Steps
+	}
+	return nil
+}
+
 var File_kxm_v1_workflow_types_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_workflow_types_proto_rawDesc = "" +
 	"\n" +
-	"\x1bkxm/v1/workflow_types.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8e\x04\n" +
+	"\x1bkxm/v1/workflow_types.proto\x12\x06kxm.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1bkxm/v1/workflow_steps.proto\"\x8e\x04\n" +
 	"\x12WorkflowDefinition\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\aproject\x18\x02 \x01(\tR\aproject\x12\x16\n" +
@@ -1869,7 +1895,7 @@ const file_kxm_v1_workflow_types_proto_rawDesc = "" +
 	"approvedBy\x12\x16\n" +
 	"\x06reason\x18\t \x01(\tR\x06reason\x12=\n" +
 	"\fapprove_time\x18\n" +
-	" \x01(\v2\x1a.google.protobuf.TimestampR\vapproveTime\"\xd7\a\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\vapproveTime\"\xad\b\n" +
 	"\vWorkflowRun\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12#\n" +
 	"\rdefinition_id\x18\x02 \x01(\tR\fdefinitionId\x12'\n" +
@@ -1897,18 +1923,22 @@ const file_kxm_v1_workflow_types_proto_rawDesc = "" +
 	"updateTime\x125\n" +
 	"\bend_time\x18\x15 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\x12\x1d\n" +
 	"\n" +
-	"end_reason\x18\x16 \x01(\tR\tendReason*`\n" +
+	"end_reason\x18\x16 \x01(\tR\tendReason\x12(\n" +
+	"\x04kind\x18\x17 \x01(\x0e2\x14.kxm.v1.WorkflowKindR\x04kind\x12*\n" +
+	"\x05steps\x18\x18 \x01(\v2\x14.kxm.v1.StepRunStateR\x05steps*`\n" +
 	"\fWorkflowKind\x12\x1d\n" +
 	"\x19WORKFLOW_KIND_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14WORKFLOW_KIND_STAGES\x10\x01\x12\x17\n" +
-	"\x13WORKFLOW_KIND_STEPS\x10\x02*\xe0\x01\n" +
+	"\x13WORKFLOW_KIND_STEPS\x10\x02*\xa1\x02\n" +
 	"\x11WorkflowRunStatus\x12#\n" +
 	"\x1fWORKFLOW_RUN_STATUS_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bWORKFLOW_RUN_STATUS_RUNNING\x10\x01\x12\x1f\n" +
 	"\x1bWORKFLOW_RUN_STATUS_WAITING\x10\x02\x12!\n" +
 	"\x1dWORKFLOW_RUN_STATUS_COMPLETED\x10\x03\x12\x1e\n" +
 	"\x1aWORKFLOW_RUN_STATUS_FAILED\x10\x04\x12!\n" +
-	"\x1dWORKFLOW_RUN_STATUS_CANCELLED\x10\x05*\x90\x02\n" +
+	"\x1dWORKFLOW_RUN_STATUS_CANCELLED\x10\x05\x12\x1e\n" +
+	"\x1aWORKFLOW_RUN_STATUS_QUEUED\x10\x06\x12\x1f\n" +
+	"\x1bWORKFLOW_RUN_STATUS_BLOCKED\x10\a*\x90\x02\n" +
 	"\x13WorkflowStageStatus\x12%\n" +
 	"!WORKFLOW_STAGE_STATUS_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dWORKFLOW_STAGE_STATUS_PENDING\x10\x01\x12%\n" +
@@ -1960,6 +1990,7 @@ var file_kxm_v1_workflow_types_proto_goTypes = []any{
 	nil,                           // 17: kxm.v1.WorkflowStage.EvidenceEntry
 	nil,                           // 18: kxm.v1.WorkflowStage.PeerEvidenceEntry
 	(*timestamppb.Timestamp)(nil), // 19: google.protobuf.Timestamp
+	(*StepRunState)(nil),          // 20: kxm.v1.StepRunState
 }
 var file_kxm_v1_workflow_types_proto_depIdxs = []int32{
 	19, // 0: kxm.v1.WorkflowDefinition.register_time:type_name -> google.protobuf.Timestamp
@@ -1996,13 +2027,15 @@ var file_kxm_v1_workflow_types_proto_depIdxs = []int32{
 	19, // 31: kxm.v1.WorkflowRun.create_time:type_name -> google.protobuf.Timestamp
 	19, // 32: kxm.v1.WorkflowRun.update_time:type_name -> google.protobuf.Timestamp
 	19, // 33: kxm.v1.WorkflowRun.end_time:type_name -> google.protobuf.Timestamp
-	7,  // 34: kxm.v1.WorkflowStage.EvidenceEntry.value:type_name -> kxm.v1.EvidenceValues
-	9,  // 35: kxm.v1.WorkflowStage.PeerEvidenceEntry.value:type_name -> kxm.v1.PeerEvidenceList
-	36, // [36:36] is the sub-list for method output_type
-	36, // [36:36] is the sub-list for method input_type
-	36, // [36:36] is the sub-list for extension type_name
-	36, // [36:36] is the sub-list for extension extendee
-	0,  // [0:36] is the sub-list for field type_name
+	0,  // 34: kxm.v1.WorkflowRun.kind:type_name -> kxm.v1.WorkflowKind
+	20, // 35: kxm.v1.WorkflowRun.steps:type_name -> kxm.v1.StepRunState
+	7,  // 36: kxm.v1.WorkflowStage.EvidenceEntry.value:type_name -> kxm.v1.EvidenceValues
+	9,  // 37: kxm.v1.WorkflowStage.PeerEvidenceEntry.value:type_name -> kxm.v1.PeerEvidenceList
+	38, // [38:38] is the sub-list for method output_type
+	38, // [38:38] is the sub-list for method input_type
+	38, // [38:38] is the sub-list for extension type_name
+	38, // [38:38] is the sub-list for extension extendee
+	0,  // [0:38] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_workflow_types_proto_init() }
@@ -2010,6 +2043,7 @@ func file_kxm_v1_workflow_types_proto_init() {
 	if File_kxm_v1_workflow_types_proto != nil {
 		return
 	}
+	file_kxm_v1_workflow_steps_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

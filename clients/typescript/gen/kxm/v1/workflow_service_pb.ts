@@ -6,9 +6,13 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { AssignmentRequest, ReviewEnvelope, WorkerResult } from "./envelopes_pb.js";
+import { file_kxm_v1_envelopes } from "./envelopes_pb.js";
 import { file_kxm_v1_options } from "./options_pb.js";
 import type { AreaReport, ImprovementArea, ImprovementSignal, JournalCategory, JournalEntry, JournalRecord, JournalSeverity, JournalVerdict, PromotionStatus, WorkflowRetrospective } from "./workflow_journal_pb.js";
 import { file_kxm_v1_workflow_journal } from "./workflow_journal_pb.js";
+import type { StepAssignment, StepRunInputs, WorkflowRunEvent } from "./workflow_steps_pb.js";
+import { file_kxm_v1_workflow_steps } from "./workflow_steps_pb.js";
 import type { CheckpointStatus, DegradationApproval, GateRegistry, WorkflowDefinition, WorkflowRun, WorkflowRunStatus, WorkflowTransition } from "./workflow_types_pb.js";
 import { file_kxm_v1_workflow_types } from "./workflow_types_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
@@ -17,7 +21,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/workflow_service.proto.
  */
 export const file_kxm_v1_workflow_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch1reG0vdjEvd29ya2Zsb3dfc2VydmljZS5wcm90bxIGa3htLnYxInYKIVJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBIQCghkb2N1bWVudBgBIAEoCRIoCgZmb3JtYXQYAiABKA4yGC5reG0udjEuRGVmaW5pdGlvbkZvcm1hdBIVCg12YWxpZGF0ZV9vbmx5GAMgASgIIngKIlJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVzcG9uc2USLgoKZGVmaW5pdGlvbhgBIAEoCzIaLmt4bS52MS5Xb3JrZmxvd0RlZmluaXRpb24SDwoHY3JlYXRlZBgCIAEoCBIRCgl1bmNoYW5nZWQYAyABKAgigQEKG1JlZ2lzdGVyR2F0ZVJlZ2lzdHJ5UmVxdWVzdBIQCghkb2N1bWVudBgBIAEoCRIoCgZmb3JtYXQYAiABKA4yGC5reG0udjEuRGVmaW5pdGlvbkZvcm1hdBIVCg12YWxpZGF0ZV9vbmx5GAMgASgIEg8KB3Byb2plY3QYBCABKAkiagocUmVnaXN0ZXJHYXRlUmVnaXN0cnlSZXNwb25zZRImCghyZWdpc3RyeRgBIAEoCzIULmt4bS52MS5HYXRlUmVnaXN0cnkSDwoHY3JlYXRlZBgCIAEoCBIRCgl1bmNoYW5nZWQYAyABKAgiGAoWR2V0R2F0ZVJlZ2lzdHJ5UmVxdWVzdCJBChdHZXRHYXRlUmVnaXN0cnlSZXNwb25zZRImCghyZWdpc3RyeRgBIAEoCzIULmt4bS52MS5HYXRlUmVnaXN0cnkiNQocR2V0V29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBIVCg1kZWZpbml0aW9uX2lkGAEgASgJIk8KHUdldFdvcmtmbG93RGVmaW5pdGlvblJlc3BvbnNlEi4KCmRlZmluaXRpb24YASABKAsyGi5reG0udjEuV29ya2Zsb3dEZWZpbml0aW9uIkcKHkxpc3RXb3JrZmxvd0RlZmluaXRpb25zUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJrCh9MaXN0V29ya2Zsb3dEZWZpbml0aW9uc1Jlc3BvbnNlEi8KC2RlZmluaXRpb25zGAEgAygLMhoua3htLnYxLldvcmtmbG93RGVmaW5pdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkifgoXU3RhcnRXb3JrZmxvd1J1blJlcXVlc3QSFQoNZGVmaW5pdGlvbl9pZBgBIAEoCRITCgtkZWxpdmVyeV9pZBgCIAEoCRIoCgdwYXlsb2FkGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBINCgVldmVudBgEIAEoCSJgChhTdGFydFdvcmtmbG93UnVuUmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuEhEKCWR1cGxpY2F0ZRgCIAEoCBIPCgdzdGFydGVkGAMgASgIIicKFUdldFdvcmtmbG93UnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkiOgoWR2V0V29ya2Zsb3dSdW5SZXNwb25zZRIgCgNydW4YASABKAsyEy5reG0udjEuV29ya2Zsb3dSdW4iggEKF0xpc3RXb3JrZmxvd1J1bnNSZXF1ZXN0EikKBnN0YXR1cxgBIAEoDjIZLmt4bS52MS5Xb3JrZmxvd1J1blN0YXR1cxIVCg1kZWZpbml0aW9uX2lkGAIgASgJEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIlYKGExpc3RXb3JrZmxvd1J1bnNSZXNwb25zZRIhCgRydW5zGAEgAygLMhMua3htLnYxLldvcmtmbG93UnVuEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSI6ChhDYW5jZWxXb3JrZmxvd1J1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCSI9ChlDYW5jZWxXb3JrZmxvd1J1blJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1biI+ChdSZXJ1bldvcmtmbG93UnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkSEwoLZGVsaXZlcnlfaWQYAiABKAkiTwoYUmVydW5Xb3JrZmxvd1J1blJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhIRCglkdXBsaWNhdGUYAiABKAgiIQoKTWVzc2FnZUlkcxITCgttZXNzYWdlX2lkcxgBIAMoCSKOAwoRQ2hlY2twb2ludFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhAKCHN0YWdlX2lkGAIgASgJEigKBnN0YXR1cxgDIAEoDjIYLmt4bS52MS5DaGVja3BvaW50U3RhdHVzEg8KB3N1bW1hcnkYBCABKAkSOQoIZXZpZGVuY2UYBSADKAsyJy5reG0udjEuQ2hlY2twb2ludFJlcXVlc3QuRXZpZGVuY2VFbnRyeRJCCg1ldmlkZW5jZV9yZWZzGAYgAygLMisua3htLnYxLkNoZWNrcG9pbnRSZXF1ZXN0LkV2aWRlbmNlUmVmc0VudHJ5Eg8KB291dGNvbWUYByABKAkSEgoKcmVxdWVzdF9pZBgIIAEoCRovCg1FdmlkZW5jZUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaRwoRRXZpZGVuY2VSZWZzRW50cnkSCwoDa2V5GAEgASgJEiEKBXZhbHVlGAIgASgLMhIua3htLnYxLk1lc3NhZ2VJZHM6AjgBIvQBChJDaGVja3BvaW50UmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuEg0KBXJldHJ5GAIgASgIEhEKCWNvbXBsZXRlZBgDIAEoCBIRCglleGhhdXN0ZWQYBCABKAgSEQoJZXNjYWxhdGVkGAUgASgIEi4KCnRyYW5zaXRpb24YBiABKAsyGi5reG0udjEuV29ya2Zsb3dUcmFuc2l0aW9uEh0KFWRlZ3JhZGVkX3JlcXVpcmVtZW50cxgHIAMoCRITCgtpbnN0cnVjdGlvbhgIIAEoCRIQCghyZXBlYXRlZBgJIAEoCCKBAwoLV2FpdFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhAKCHN0YWdlX2lkGAIgASgJEhIKCnNpZ25hbF9rZXkYAyABKAkSDwoHc3VtbWFyeRgEIAEoCRIzCghldmlkZW5jZRgFIAMoCzIhLmt4bS52MS5XYWl0UmVxdWVzdC5FdmlkZW5jZUVudHJ5EjwKDWV2aWRlbmNlX3JlZnMYBiADKAsyJS5reG0udjEuV2FpdFJlcXVlc3QuRXZpZGVuY2VSZWZzRW50cnkSKgoHdGltZW91dBgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgpyZXF1ZXN0X2lkGAggASgJGi8KDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARpHChFFdmlkZW5jZVJlZnNFbnRyeRILCgNrZXkYASABKAkSIQoFdmFsdWUYAiABKAsyEi5reG0udjEuTWVzc2FnZUlkczoCOAEiVwoMV2FpdFJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhITCgtpbnN0cnVjdGlvbhgCIAEoCRIQCghyZXBlYXRlZBgDIAEoCCKBAgoYU2lnbmFsV29ya2Zsb3dSdW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRISCgpzaWduYWxfa2V5GAIgASgJEhMKC2RlbGl2ZXJ5X2lkGAMgASgJEigKBnN0YXR1cxgEIAEoDjIYLmt4bS52MS5DaGVja3BvaW50U3RhdHVzEg8KB3N1bW1hcnkYBSABKAkSQAoIZXZpZGVuY2UYBiADKAsyLi5reG0udjEuU2lnbmFsV29ya2Zsb3dSdW5SZXF1ZXN0LkV2aWRlbmNlRW50cnkaLwoNRXZpZGVuY2VFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBItABChlTaWduYWxXb3JrZmxvd1J1blJlc3BvbnNlEhEKCWR1cGxpY2F0ZRgBIAEoCBIoCgZzdGF0dXMYAiABKA4yGC5reG0udjEuQ2hlY2twb2ludFN0YXR1cxIQCghzdGFnZV9pZBgDIAEoCRISCgpzaWduYWxfa2V5GAQgASgJEg0KBXJldHJ5GAUgASgIEhEKCWNvbXBsZXRlZBgGIAEoCBIdChVkZWdyYWRlZF9yZXF1aXJlbWVudHMYByADKAkSDwoHcmVzdW1lZBgIIAEoCCJmChlBcHByb3ZlRGVncmFkYXRpb25SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIQCghzdGFnZV9pZBgCIAEoCRIXCg9yZXF1aXJlbWVudF9rZXkYAyABKAkSDgoGcmVhc29uGAQgASgJIl4KGkFwcHJvdmVEZWdyYWRhdGlvblJlc3BvbnNlEi0KCGFwcHJvdmFsGAEgASgLMhsua3htLnYxLkRlZ3JhZGF0aW9uQXBwcm92YWwSEQoJZHVwbGljYXRlGAIgASgIIkgKFEVzY2FsYXRlU3RhZ2VSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIQCghzdGFnZV9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiTgoVRXNjYWxhdGVTdGFnZVJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhITCgtpbnN0cnVjdGlvbhgCIAEoCSLXAQoYUmVzb2x2ZUVzY2FsYXRpb25SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIOCgZydWxpbmcYAiABKAkSKAoGc3RhdHVzGAMgASgOMhgua3htLnYxLkNoZWNrcG9pbnRTdGF0dXMSQAoIZXZpZGVuY2UYBCADKAsyLi5reG0udjEuUmVzb2x2ZUVzY2FsYXRpb25SZXF1ZXN0LkV2aWRlbmNlRW50cnkaLwoNRXZpZGVuY2VFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBInQKGVJlc29sdmVFc2NhbGF0aW9uUmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuEg0KBXJldHJ5GAIgASgIEhEKCWNvbXBsZXRlZBgDIAEoCBITCgtpbnN0cnVjdGlvbhgEIAEoCSKYAgoUUmVjb3JkSm91cm5hbFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEikKCGNhdGVnb3J5GAIgASgOMhcua3htLnYxLkpvdXJuYWxDYXRlZ29yeRIPCgdzdW1tYXJ5GAMgASgJEiUKBGFyZWEYBCABKA4yFy5reG0udjEuSW1wcm92ZW1lbnRBcmVhEikKCHNldmVyaXR5GAUgASgOMhcua3htLnYxLkpvdXJuYWxTZXZlcml0eRIPCgdkZXRhaWxzGAYgASgJEhAKCGV2aWRlbmNlGAcgAygJEhkKEXJlbGF0ZWRfZW50cnlfaWRzGAggAygJEhAKCHN0YWdlX2lkGAkgASgJEhIKCnJlcXVlc3RfaWQYCiABKAkiUAoVUmVjb3JkSm91cm5hbFJlc3BvbnNlEiUKBnJlY29yZBgBIAEoCzIVLmt4bS52MS5Kb3VybmFsUmVjb3JkEhAKCHJlcGVhdGVkGAIgASgIIksKEkxpc3RKb3VybmFsUmVxdWVzdBIOCgZydW5faWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiVgoTTGlzdEpvdXJuYWxSZXNwb25zZRImCgdyZWNvcmRzGAEgAygLMhUua3htLnYxLkpvdXJuYWxSZWNvcmQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJInoKGlByb21vdGVKb3VybmFsRW50cnlSZXF1ZXN0EhAKCGVudHJ5X2lkGAEgASgJEiMKAnRvGAIgASgOMhcua3htLnYxLlByb21vdGlvblN0YXR1cxIVCg1ldmlkZW5jZV9yZWZzGAMgAygJEg4KBnJlYXNvbhgEIAEoCSJpChtQcm9tb3RlSm91cm5hbEVudHJ5UmVzcG9uc2USJQoGcmVjb3JkGAEgASgLMhUua3htLnYxLkpvdXJuYWxSZWNvcmQSIwoFZW50cnkYAiABKAsyFC5reG0udjEuSm91cm5hbEVudHJ5IoQBChtHZXRJbXByb3ZlbWVudFJlcG9ydFJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIpCgVzaW5jZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLbWF4X2VudHJpZXMYAyABKAUSFAoMc2lnbmFsX2xpbWl0GAQgASgFIpEBChxHZXRJbXByb3ZlbWVudFJlcG9ydFJlc3BvbnNlEiEKBWFyZWFzGAEgAygLMhIua3htLnYxLkFyZWFSZXBvcnQSKgoHc2lnbmFscxgCIAMoCzIZLmt4bS52MS5JbXByb3ZlbWVudFNpZ25hbBIPCgdlbnRyaWVzGAMgASgFEhEKCXRydW5jYXRlZBgEIAEoCCIsChpFeHBvcnRSZXRyb3NwZWN0aXZlUmVxdWVzdBIOCgZydW5faWQYASABKAkicwobRXhwb3J0UmV0cm9zcGVjdGl2ZVJlc3BvbnNlEjQKDXJldHJvc3BlY3RpdmUYASABKAsyHS5reG0udjEuV29ya2Zsb3dSZXRyb3NwZWN0aXZlEgwKBGpzb24YAiABKAkSEAoIbWFya2Rvd24YAyABKAkiJgoUVmVyaWZ5Sm91cm5hbFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJIkAKFVZlcmlmeUpvdXJuYWxSZXNwb25zZRInCgd2ZXJkaWN0GAEgASgLMhYua3htLnYxLkpvdXJuYWxWZXJkaWN0Km0KEERlZmluaXRpb25Gb3JtYXQSIQodREVGSU5JVElPTl9GT1JNQVRfVU5TUEVDSUZJRUQQABIaChZERUZJTklUSU9OX0ZPUk1BVF9KU09OEAESGgoWREVGSU5JVElPTl9GT1JNQVRfWUFNTBACMoAUCg9Xb3JrZmxvd1NlcnZpY2USgQEKGlJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uEikua3htLnYxLlJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBoqLmt4bS52MS5SZWdpc3RlcldvcmtmbG93RGVmaW5pdGlvblJlc3BvbnNlIgzq4BgICAIQABgBKAQSiwEKFUdldFdvcmtmbG93RGVmaW5pdGlvbhIkLmt4bS52MS5HZXRXb3JrZmxvd0RlZmluaXRpb25SZXF1ZXN0GiUua3htLnYxLkdldFdvcmtmbG93RGVmaW5pdGlvblJlc3BvbnNlIiXq4BghCAQQARgCIhdreG1fd29ya2Zsb3dfZGVmaW5pdGlvbigBEpIBChdMaXN0V29ya2Zsb3dEZWZpbml0aW9ucxImLmt4bS52MS5MaXN0V29ya2Zsb3dEZWZpbml0aW9uc1JlcXVlc3QaJy5reG0udjEuTGlzdFdvcmtmbG93RGVmaW5pdGlvbnNSZXNwb25zZSIm6uAYIggHEAEYAiIYa3htX3dvcmtmbG93X2RlZmluaXRpb25zKAESbwoUUmVnaXN0ZXJHYXRlUmVnaXN0cnkSIy5reG0udjEuUmVnaXN0ZXJHYXRlUmVnaXN0cnlSZXF1ZXN0GiQua3htLnYxLlJlZ2lzdGVyR2F0ZVJlZ2lzdHJ5UmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJzCg9HZXRHYXRlUmVnaXN0cnkSHi5reG0udjEuR2V0R2F0ZVJlZ2lzdHJ5UmVxdWVzdBofLmt4bS52MS5HZXRHYXRlUmVnaXN0cnlSZXNwb25zZSIf6uAYGwgEEAEYAiIRa3htX2dhdGVfcmVnaXN0cnkoARJjChBTdGFydFdvcmtmbG93UnVuEh8ua3htLnYxLlN0YXJ0V29ya2Zsb3dSdW5SZXF1ZXN0GiAua3htLnYxLlN0YXJ0V29ya2Zsb3dSdW5SZXNwb25zZSIM6uAYCAgCEAAYASgEEm8KDkdldFdvcmtmbG93UnVuEh0ua3htLnYxLkdldFdvcmtmbG93UnVuUmVxdWVzdBoeLmt4bS52MS5HZXRXb3JrZmxvd1J1blJlc3BvbnNlIh7q4BgaCAcQARgCIhBreG1fd29ya2Zsb3dfcnVuKAESdgoQTGlzdFdvcmtmbG93UnVucxIfLmt4bS52MS5MaXN0V29ya2Zsb3dSdW5zUmVxdWVzdBogLmt4bS52MS5MaXN0V29ya2Zsb3dSdW5zUmVzcG9uc2UiH+rgGBsIBxABGAIiEWt4bV93b3JrZmxvd19ydW5zKAESZgoRQ2FuY2VsV29ya2Zsb3dSdW4SIC5reG0udjEuQ2FuY2VsV29ya2Zsb3dSdW5SZXF1ZXN0GiEua3htLnYxLkNhbmNlbFdvcmtmbG93UnVuUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJjChBSZXJ1bldvcmtmbG93UnVuEh8ua3htLnYxLlJlcnVuV29ya2Zsb3dSdW5SZXF1ZXN0GiAua3htLnYxLlJlcnVuV29ya2Zsb3dSdW5SZXNwb25zZSIM6uAYCAgCEAAYASgEEmoKCkNoZWNrcG9pbnQSGS5reG0udjEuQ2hlY2twb2ludFJlcXVlc3QaGi5reG0udjEuQ2hlY2twb2ludFJlc3BvbnNlIiXq4BghCAUQABgCIhdreG1fd29ya2Zsb3dfY2hlY2twb2ludCgBElIKBFdhaXQSEy5reG0udjEuV2FpdFJlcXVlc3QaFC5reG0udjEuV2FpdFJlc3BvbnNlIh/q4BgbCAUQABgCIhFreG1fd29ya2Zsb3dfd2FpdCgBEmYKEVNpZ25hbFdvcmtmbG93UnVuEiAua3htLnYxLlNpZ25hbFdvcmtmbG93UnVuUmVxdWVzdBohLmt4bS52MS5TaWduYWxXb3JrZmxvd1J1blJlc3BvbnNlIgzq4BgICAIQABgBKAQSaQoSQXBwcm92ZURlZ3JhZGF0aW9uEiEua3htLnYxLkFwcHJvdmVEZWdyYWRhdGlvblJlcXVlc3QaIi5reG0udjEuQXBwcm92ZURlZ3JhZGF0aW9uUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJxCg1Fc2NhbGF0ZVN0YWdlEhwua3htLnYxLkVzY2FsYXRlU3RhZ2VSZXF1ZXN0Gh0ua3htLnYxLkVzY2FsYXRlU3RhZ2VSZXNwb25zZSIj6uAYHwgFEAAYAiIVa3htX3dvcmtmbG93X2VzY2FsYXRlKAESZgoRUmVzb2x2ZUVzY2FsYXRpb24SIC5reG0udjEuUmVzb2x2ZUVzY2FsYXRpb25SZXF1ZXN0GiEua3htLnYxLlJlc29sdmVFc2NhbGF0aW9uUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJvCg1SZWNvcmRKb3VybmFsEhwua3htLnYxLlJlY29yZEpvdXJuYWxSZXF1ZXN0Gh0ua3htLnYxLlJlY29yZEpvdXJuYWxSZXNwb25zZSIh6uAYHQgFEAAYAiITa3htX3dvcmtmbG93X3JlY29yZCgBEmoKC0xpc3RKb3VybmFsEhoua3htLnYxLkxpc3RKb3VybmFsUmVxdWVzdBobLmt4bS52MS5MaXN0Sm91cm5hbFJlc3BvbnNlIiLq4BgeCAcQARgCIhRreG1fd29ya2Zsb3dfam91cm5hbCgBEmwKE1Byb21vdGVKb3VybmFsRW50cnkSIi5reG0udjEuUHJvbW90ZUpvdXJuYWxFbnRyeVJlcXVlc3QaIy5reG0udjEuUHJvbW90ZUpvdXJuYWxFbnRyeVJlc3BvbnNlIgzq4BgICAIQABgBKAQShwEKFEdldEltcHJvdmVtZW50UmVwb3J0EiMua3htLnYxLkdldEltcHJvdmVtZW50UmVwb3J0UmVxdWVzdBokLmt4bS52MS5HZXRJbXByb3ZlbWVudFJlcG9ydFJlc3BvbnNlIiTq4BggCAcQARgCIhZreG1faW1wcm92ZW1lbnRfcmVwb3J0KAMSiAEKE0V4cG9ydFJldHJvc3BlY3RpdmUSIi5reG0udjEuRXhwb3J0UmV0cm9zcGVjdGl2ZVJlcXVlc3QaIy5reG0udjEuRXhwb3J0UmV0cm9zcGVjdGl2ZVJlc3BvbnNlIijq4BgkCAcQARgCIhpreG1fd29ya2Zsb3dfcmV0cm9zcGVjdGl2ZSgBEncKDVZlcmlmeUpvdXJuYWwSHC5reG0udjEuVmVyaWZ5Sm91cm5hbFJlcXVlc3QaHS5reG0udjEuVmVyaWZ5Sm91cm5hbFJlc3BvbnNlIinq4BglCAcQARgCIhtreG1fd29ya2Zsb3dfdmVyaWZ5X2pvdXJuYWwoA0KEAQoKZGV2Lmt4bS52MUIUV29ya2Zsb3dTZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_options, file_kxm_v1_workflow_journal, file_kxm_v1_workflow_types]);
+  fileDesc("Ch1reG0vdjEvd29ya2Zsb3dfc2VydmljZS5wcm90bxIGa3htLnYxInYKIVJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBIQCghkb2N1bWVudBgBIAEoCRIoCgZmb3JtYXQYAiABKA4yGC5reG0udjEuRGVmaW5pdGlvbkZvcm1hdBIVCg12YWxpZGF0ZV9vbmx5GAMgASgIIngKIlJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVzcG9uc2USLgoKZGVmaW5pdGlvbhgBIAEoCzIaLmt4bS52MS5Xb3JrZmxvd0RlZmluaXRpb24SDwoHY3JlYXRlZBgCIAEoCBIRCgl1bmNoYW5nZWQYAyABKAgigQEKG1JlZ2lzdGVyR2F0ZVJlZ2lzdHJ5UmVxdWVzdBIQCghkb2N1bWVudBgBIAEoCRIoCgZmb3JtYXQYAiABKA4yGC5reG0udjEuRGVmaW5pdGlvbkZvcm1hdBIVCg12YWxpZGF0ZV9vbmx5GAMgASgIEg8KB3Byb2plY3QYBCABKAkiagocUmVnaXN0ZXJHYXRlUmVnaXN0cnlSZXNwb25zZRImCghyZWdpc3RyeRgBIAEoCzIULmt4bS52MS5HYXRlUmVnaXN0cnkSDwoHY3JlYXRlZBgCIAEoCBIRCgl1bmNoYW5nZWQYAyABKAgiGAoWR2V0R2F0ZVJlZ2lzdHJ5UmVxdWVzdCJBChdHZXRHYXRlUmVnaXN0cnlSZXNwb25zZRImCghyZWdpc3RyeRgBIAEoCzIULmt4bS52MS5HYXRlUmVnaXN0cnkiNQocR2V0V29ya2Zsb3dEZWZpbml0aW9uUmVxdWVzdBIVCg1kZWZpbml0aW9uX2lkGAEgASgJIk8KHUdldFdvcmtmbG93RGVmaW5pdGlvblJlc3BvbnNlEi4KCmRlZmluaXRpb24YASABKAsyGi5reG0udjEuV29ya2Zsb3dEZWZpbml0aW9uIkcKHkxpc3RXb3JrZmxvd0RlZmluaXRpb25zUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJrCh9MaXN0V29ya2Zsb3dEZWZpbml0aW9uc1Jlc3BvbnNlEi8KC2RlZmluaXRpb25zGAEgAygLMhoua3htLnYxLldvcmtmbG93RGVmaW5pdGlvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkipQEKF1N0YXJ0V29ya2Zsb3dSdW5SZXF1ZXN0EhUKDWRlZmluaXRpb25faWQYASABKAkSEwoLZGVsaXZlcnlfaWQYAiABKAkSKAoHcGF5bG9hZBgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSDQoFZXZlbnQYBCABKAkSJQoGaW5wdXRzGAUgASgLMhUua3htLnYxLlN0ZXBSdW5JbnB1dHMiYAoYU3RhcnRXb3JrZmxvd1J1blJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhIRCglkdXBsaWNhdGUYAiABKAgSDwoHc3RhcnRlZBgDIAEoCCInChVHZXRXb3JrZmxvd1J1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJIjoKFkdldFdvcmtmbG93UnVuUmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuIoIBChdMaXN0V29ya2Zsb3dSdW5zUmVxdWVzdBIpCgZzdGF0dXMYASABKA4yGS5reG0udjEuV29ya2Zsb3dSdW5TdGF0dXMSFQoNZGVmaW5pdGlvbl9pZBgCIAEoCRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJWChhMaXN0V29ya2Zsb3dSdW5zUmVzcG9uc2USIQoEcnVucxgBIAMoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiOgoYQ2FuY2VsV29ya2Zsb3dSdW5SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkiPQoZQ2FuY2VsV29ya2Zsb3dSdW5SZXNwb25zZRIgCgNydW4YASABKAsyEy5reG0udjEuV29ya2Zsb3dSdW4iPgoXUmVydW5Xb3JrZmxvd1J1blJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhMKC2RlbGl2ZXJ5X2lkGAIgASgJIk8KGFJlcnVuV29ya2Zsb3dSdW5SZXNwb25zZRIgCgNydW4YASABKAsyEy5reG0udjEuV29ya2Zsb3dSdW4SEQoJZHVwbGljYXRlGAIgASgIIiEKCk1lc3NhZ2VJZHMSEwoLbWVzc2FnZV9pZHMYASADKAkijgMKEUNoZWNrcG9pbnRSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIQCghzdGFnZV9pZBgCIAEoCRIoCgZzdGF0dXMYAyABKA4yGC5reG0udjEuQ2hlY2twb2ludFN0YXR1cxIPCgdzdW1tYXJ5GAQgASgJEjkKCGV2aWRlbmNlGAUgAygLMicua3htLnYxLkNoZWNrcG9pbnRSZXF1ZXN0LkV2aWRlbmNlRW50cnkSQgoNZXZpZGVuY2VfcmVmcxgGIAMoCzIrLmt4bS52MS5DaGVja3BvaW50UmVxdWVzdC5FdmlkZW5jZVJlZnNFbnRyeRIPCgdvdXRjb21lGAcgASgJEhIKCnJlcXVlc3RfaWQYCCABKAkaLwoNRXZpZGVuY2VFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGkcKEUV2aWRlbmNlUmVmc0VudHJ5EgsKA2tleRgBIAEoCRIhCgV2YWx1ZRgCIAEoCzISLmt4bS52MS5NZXNzYWdlSWRzOgI4ASL0AQoSQ2hlY2twb2ludFJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhINCgVyZXRyeRgCIAEoCBIRCgljb21wbGV0ZWQYAyABKAgSEQoJZXhoYXVzdGVkGAQgASgIEhEKCWVzY2FsYXRlZBgFIAEoCBIuCgp0cmFuc2l0aW9uGAYgASgLMhoua3htLnYxLldvcmtmbG93VHJhbnNpdGlvbhIdChVkZWdyYWRlZF9yZXF1aXJlbWVudHMYByADKAkSEwoLaW5zdHJ1Y3Rpb24YCCABKAkSEAoIcmVwZWF0ZWQYCSABKAgigQMKC1dhaXRSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIQCghzdGFnZV9pZBgCIAEoCRISCgpzaWduYWxfa2V5GAMgASgJEg8KB3N1bW1hcnkYBCABKAkSMwoIZXZpZGVuY2UYBSADKAsyIS5reG0udjEuV2FpdFJlcXVlc3QuRXZpZGVuY2VFbnRyeRI8Cg1ldmlkZW5jZV9yZWZzGAYgAygLMiUua3htLnYxLldhaXRSZXF1ZXN0LkV2aWRlbmNlUmVmc0VudHJ5EioKB3RpbWVvdXQYByABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEgoKcmVxdWVzdF9pZBgIIAEoCRovCg1FdmlkZW5jZUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaRwoRRXZpZGVuY2VSZWZzRW50cnkSCwoDa2V5GAEgASgJEiEKBXZhbHVlGAIgASgLMhIua3htLnYxLk1lc3NhZ2VJZHM6AjgBIlcKDFdhaXRSZXNwb25zZRIgCgNydW4YASABKAsyEy5reG0udjEuV29ya2Zsb3dSdW4SEwoLaW5zdHJ1Y3Rpb24YAiABKAkSEAoIcmVwZWF0ZWQYAyABKAgigQIKGFNpZ25hbFdvcmtmbG93UnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkSEgoKc2lnbmFsX2tleRgCIAEoCRITCgtkZWxpdmVyeV9pZBgDIAEoCRIoCgZzdGF0dXMYBCABKA4yGC5reG0udjEuQ2hlY2twb2ludFN0YXR1cxIPCgdzdW1tYXJ5GAUgASgJEkAKCGV2aWRlbmNlGAYgAygLMi4ua3htLnYxLlNpZ25hbFdvcmtmbG93UnVuUmVxdWVzdC5FdmlkZW5jZUVudHJ5Gi8KDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASLQAQoZU2lnbmFsV29ya2Zsb3dSdW5SZXNwb25zZRIRCglkdXBsaWNhdGUYASABKAgSKAoGc3RhdHVzGAIgASgOMhgua3htLnYxLkNoZWNrcG9pbnRTdGF0dXMSEAoIc3RhZ2VfaWQYAyABKAkSEgoKc2lnbmFsX2tleRgEIAEoCRINCgVyZXRyeRgFIAEoCBIRCgljb21wbGV0ZWQYBiABKAgSHQoVZGVncmFkZWRfcmVxdWlyZW1lbnRzGAcgAygJEg8KB3Jlc3VtZWQYCCABKAgiZgoZQXBwcm92ZURlZ3JhZGF0aW9uUmVxdWVzdBIOCgZydW5faWQYASABKAkSEAoIc3RhZ2VfaWQYAiABKAkSFwoPcmVxdWlyZW1lbnRfa2V5GAMgASgJEg4KBnJlYXNvbhgEIAEoCSJeChpBcHByb3ZlRGVncmFkYXRpb25SZXNwb25zZRItCghhcHByb3ZhbBgBIAEoCzIbLmt4bS52MS5EZWdyYWRhdGlvbkFwcHJvdmFsEhEKCWR1cGxpY2F0ZRgCIAEoCCJIChRFc2NhbGF0ZVN0YWdlUmVxdWVzdBIOCgZydW5faWQYASABKAkSEAoIc3RhZ2VfaWQYAiABKAkSDgoGcmVhc29uGAMgASgJIk4KFUVzY2FsYXRlU3RhZ2VSZXNwb25zZRIgCgNydW4YASABKAsyEy5reG0udjEuV29ya2Zsb3dSdW4SEwoLaW5zdHJ1Y3Rpb24YAiABKAki1wEKGFJlc29sdmVFc2NhbGF0aW9uUmVxdWVzdBIOCgZydW5faWQYASABKAkSDgoGcnVsaW5nGAIgASgJEigKBnN0YXR1cxgDIAEoDjIYLmt4bS52MS5DaGVja3BvaW50U3RhdHVzEkAKCGV2aWRlbmNlGAQgAygLMi4ua3htLnYxLlJlc29sdmVFc2NhbGF0aW9uUmVxdWVzdC5FdmlkZW5jZUVudHJ5Gi8KDUV2aWRlbmNlRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJ0ChlSZXNvbHZlRXNjYWxhdGlvblJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1bhINCgVyZXRyeRgCIAEoCBIRCgljb21wbGV0ZWQYAyABKAgSEwoLaW5zdHJ1Y3Rpb24YBCABKAkimAIKFFJlY29yZEpvdXJuYWxSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIpCghjYXRlZ29yeRgCIAEoDjIXLmt4bS52MS5Kb3VybmFsQ2F0ZWdvcnkSDwoHc3VtbWFyeRgDIAEoCRIlCgRhcmVhGAQgASgOMhcua3htLnYxLkltcHJvdmVtZW50QXJlYRIpCghzZXZlcml0eRgFIAEoDjIXLmt4bS52MS5Kb3VybmFsU2V2ZXJpdHkSDwoHZGV0YWlscxgGIAEoCRIQCghldmlkZW5jZRgHIAMoCRIZChFyZWxhdGVkX2VudHJ5X2lkcxgIIAMoCRIQCghzdGFnZV9pZBgJIAEoCRISCgpyZXF1ZXN0X2lkGAogASgJIlAKFVJlY29yZEpvdXJuYWxSZXNwb25zZRIlCgZyZWNvcmQYASABKAsyFS5reG0udjEuSm91cm5hbFJlY29yZBIQCghyZXBlYXRlZBgCIAEoCCJLChJMaXN0Sm91cm5hbFJlcXVlc3QSDgoGcnVuX2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlYKE0xpc3RKb3VybmFsUmVzcG9uc2USJgoHcmVjb3JkcxgBIAMoCzIVLmt4bS52MS5Kb3VybmFsUmVjb3JkEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJ6ChpQcm9tb3RlSm91cm5hbEVudHJ5UmVxdWVzdBIQCghlbnRyeV9pZBgBIAEoCRIjCgJ0bxgCIAEoDjIXLmt4bS52MS5Qcm9tb3Rpb25TdGF0dXMSFQoNZXZpZGVuY2VfcmVmcxgDIAMoCRIOCgZyZWFzb24YBCABKAkiaQobUHJvbW90ZUpvdXJuYWxFbnRyeVJlc3BvbnNlEiUKBnJlY29yZBgBIAEoCzIVLmt4bS52MS5Kb3VybmFsUmVjb3JkEiMKBWVudHJ5GAIgASgLMhQua3htLnYxLkpvdXJuYWxFbnRyeSKEAQobR2V0SW1wcm92ZW1lbnRSZXBvcnRSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSKQoFc2luY2UYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC21heF9lbnRyaWVzGAMgASgFEhQKDHNpZ25hbF9saW1pdBgEIAEoBSKRAQocR2V0SW1wcm92ZW1lbnRSZXBvcnRSZXNwb25zZRIhCgVhcmVhcxgBIAMoCzISLmt4bS52MS5BcmVhUmVwb3J0EioKB3NpZ25hbHMYAiADKAsyGS5reG0udjEuSW1wcm92ZW1lbnRTaWduYWwSDwoHZW50cmllcxgDIAEoBRIRCgl0cnVuY2F0ZWQYBCABKAgiLAoaRXhwb3J0UmV0cm9zcGVjdGl2ZVJlcXVlc3QSDgoGcnVuX2lkGAEgASgJInMKG0V4cG9ydFJldHJvc3BlY3RpdmVSZXNwb25zZRI0Cg1yZXRyb3NwZWN0aXZlGAEgASgLMh0ua3htLnYxLldvcmtmbG93UmV0cm9zcGVjdGl2ZRIMCgRqc29uGAIgASgJEhAKCG1hcmtkb3duGAMgASgJIiYKFFZlcmlmeUpvdXJuYWxSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCSJAChVWZXJpZnlKb3VybmFsUmVzcG9uc2USJwoHdmVyZGljdBgBIAEoCzIWLmt4bS52MS5Kb3VybmFsVmVyZGljdCKVAQoZQ29tcGxldGVBc3NpZ25tZW50UmVxdWVzdBIVCg1hc3NpZ25tZW50X2lkGAEgASgJEi0KDXdvcmtlcl9yZXN1bHQYAiABKAsyFC5reG0udjEuV29ya2VyUmVzdWx0SAASKAoGcmV2aWV3GAMgASgLMhYua3htLnYxLlJldmlld0VudmVsb3BlSABCCAoGcmVzdWx0IooBChpDb21wbGV0ZUFzc2lnbm1lbnRSZXNwb25zZRIqCgphc3NpZ25tZW50GAEgASgLMhYua3htLnYxLlN0ZXBBc3NpZ25tZW50EhEKCWR1cGxpY2F0ZRgCIAEoCBItCgpydW5fc3RhdHVzGAMgASgOMhkua3htLnYxLldvcmtmbG93UnVuU3RhdHVzIhcKFU5leHRBc3NpZ25tZW50UmVxdWVzdCJHChZOZXh0QXNzaWdubWVudFJlc3BvbnNlEi0KCmFzc2lnbm1lbnQYASABKAsyGS5reG0udjEuQXNzaWdubWVudFJlcXVlc3QiVgoSQXBwcm92ZVN0ZXBSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIPCgdzdGVwX2lkGAIgASgJEg8KB291dGNvbWUYAyABKAkSDgoGcmVhc29uGAQgASgJIjcKE0FwcHJvdmVTdGVwUmVzcG9uc2USIAoDcnVuGAEgASgLMhMua3htLnYxLldvcmtmbG93UnVuIl8KFVJlY292ZXJTdGVwUnVuUmVxdWVzdBIOCgZydW5faWQYASABKAkSJgoGYWN0aW9uGAIgASgOMhYua3htLnYxLlJlY292ZXJ5QWN0aW9uEg4KBnJlYXNvbhgDIAEoCSI6ChZSZWNvdmVyU3RlcFJ1blJlc3BvbnNlEiAKA3J1bhgBIAEoCzITLmt4bS52MS5Xb3JrZmxvd1J1biJZChxMaXN0V29ya2Zsb3dSdW5FdmVudHNSZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIWCg5hZnRlcl9zZXF1ZW5jZRgCIAEoAxIRCglwYWdlX3NpemUYAyABKAUiYAodTGlzdFdvcmtmbG93UnVuRXZlbnRzUmVzcG9uc2USKAoGZXZlbnRzGAEgAygLMhgua3htLnYxLldvcmtmbG93UnVuRXZlbnQSFQoNbGFzdF9zZXF1ZW5jZRgCIAEoAyptChBEZWZpbml0aW9uRm9ybWF0EiEKHURFRklOSVRJT05fRk9STUFUX1VOU1BFQ0lGSUVEEAASGgoWREVGSU5JVElPTl9GT1JNQVRfSlNPThABEhoKFkRFRklOSVRJT05fRk9STUFUX1lBTUwQAiqCAQoOUmVjb3ZlcnlBY3Rpb24SHwobUkVDT1ZFUllfQUNUSU9OX1VOU1BFQ0lGSUVEEAASGQoVUkVDT1ZFUllfQUNUSU9OX1JFVFJZEAESGAoUUkVDT1ZFUllfQUNUSU9OX0ZBSUwQAhIaChZSRUNPVkVSWV9BQ1RJT05fQ0FOQ0VMEAMyuBgKD1dvcmtmbG93U2VydmljZRKBAQoaUmVnaXN0ZXJXb3JrZmxvd0RlZmluaXRpb24SKS5reG0udjEuUmVnaXN0ZXJXb3JrZmxvd0RlZmluaXRpb25SZXF1ZXN0Gioua3htLnYxLlJlZ2lzdGVyV29ya2Zsb3dEZWZpbml0aW9uUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBKLAQoVR2V0V29ya2Zsb3dEZWZpbml0aW9uEiQua3htLnYxLkdldFdvcmtmbG93RGVmaW5pdGlvblJlcXVlc3QaJS5reG0udjEuR2V0V29ya2Zsb3dEZWZpbml0aW9uUmVzcG9uc2UiJergGCEIBBABGAIiF2t4bV93b3JrZmxvd19kZWZpbml0aW9uKAESkgEKF0xpc3RXb3JrZmxvd0RlZmluaXRpb25zEiYua3htLnYxLkxpc3RXb3JrZmxvd0RlZmluaXRpb25zUmVxdWVzdBonLmt4bS52MS5MaXN0V29ya2Zsb3dEZWZpbml0aW9uc1Jlc3BvbnNlIibq4BgiCAcQARgCIhhreG1fd29ya2Zsb3dfZGVmaW5pdGlvbnMoARJvChRSZWdpc3RlckdhdGVSZWdpc3RyeRIjLmt4bS52MS5SZWdpc3RlckdhdGVSZWdpc3RyeVJlcXVlc3QaJC5reG0udjEuUmVnaXN0ZXJHYXRlUmVnaXN0cnlSZXNwb25zZSIM6uAYCAgCEAAYASgEEnMKD0dldEdhdGVSZWdpc3RyeRIeLmt4bS52MS5HZXRHYXRlUmVnaXN0cnlSZXF1ZXN0Gh8ua3htLnYxLkdldEdhdGVSZWdpc3RyeVJlc3BvbnNlIh/q4BgbCAQQARgCIhFreG1fZ2F0ZV9yZWdpc3RyeSgBEmMKEFN0YXJ0V29ya2Zsb3dSdW4SHy5reG0udjEuU3RhcnRXb3JrZmxvd1J1blJlcXVlc3QaIC5reG0udjEuU3RhcnRXb3JrZmxvd1J1blJlc3BvbnNlIgzq4BgICAIQABgBKAQSbwoOR2V0V29ya2Zsb3dSdW4SHS5reG0udjEuR2V0V29ya2Zsb3dSdW5SZXF1ZXN0Gh4ua3htLnYxLkdldFdvcmtmbG93UnVuUmVzcG9uc2UiHurgGBoIBxABGAIiEGt4bV93b3JrZmxvd19ydW4oARJ2ChBMaXN0V29ya2Zsb3dSdW5zEh8ua3htLnYxLkxpc3RXb3JrZmxvd1J1bnNSZXF1ZXN0GiAua3htLnYxLkxpc3RXb3JrZmxvd1J1bnNSZXNwb25zZSIf6uAYGwgHEAEYAiIRa3htX3dvcmtmbG93X3J1bnMoARJmChFDYW5jZWxXb3JrZmxvd1J1bhIgLmt4bS52MS5DYW5jZWxXb3JrZmxvd1J1blJlcXVlc3QaIS5reG0udjEuQ2FuY2VsV29ya2Zsb3dSdW5SZXNwb25zZSIM6uAYCAgCEAAYASgEEmMKEFJlcnVuV29ya2Zsb3dSdW4SHy5reG0udjEuUmVydW5Xb3JrZmxvd1J1blJlcXVlc3QaIC5reG0udjEuUmVydW5Xb3JrZmxvd1J1blJlc3BvbnNlIgzq4BgICAIQABgBKAQSagoKQ2hlY2twb2ludBIZLmt4bS52MS5DaGVja3BvaW50UmVxdWVzdBoaLmt4bS52MS5DaGVja3BvaW50UmVzcG9uc2UiJergGCEIBRAAGAIiF2t4bV93b3JrZmxvd19jaGVja3BvaW50KAESUgoEV2FpdBITLmt4bS52MS5XYWl0UmVxdWVzdBoULmt4bS52MS5XYWl0UmVzcG9uc2UiH+rgGBsIBRAAGAIiEWt4bV93b3JrZmxvd193YWl0KAESZgoRU2lnbmFsV29ya2Zsb3dSdW4SIC5reG0udjEuU2lnbmFsV29ya2Zsb3dSdW5SZXF1ZXN0GiEua3htLnYxLlNpZ25hbFdvcmtmbG93UnVuUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJpChJBcHByb3ZlRGVncmFkYXRpb24SIS5reG0udjEuQXBwcm92ZURlZ3JhZGF0aW9uUmVxdWVzdBoiLmt4bS52MS5BcHByb3ZlRGVncmFkYXRpb25SZXNwb25zZSIM6uAYCAgCEAAYASgEEnEKDUVzY2FsYXRlU3RhZ2USHC5reG0udjEuRXNjYWxhdGVTdGFnZVJlcXVlc3QaHS5reG0udjEuRXNjYWxhdGVTdGFnZVJlc3BvbnNlIiPq4BgfCAUQABgCIhVreG1fd29ya2Zsb3dfZXNjYWxhdGUoARJmChFSZXNvbHZlRXNjYWxhdGlvbhIgLmt4bS52MS5SZXNvbHZlRXNjYWxhdGlvblJlcXVlc3QaIS5reG0udjEuUmVzb2x2ZUVzY2FsYXRpb25SZXNwb25zZSIM6uAYCAgCEAAYASgEEm8KDVJlY29yZEpvdXJuYWwSHC5reG0udjEuUmVjb3JkSm91cm5hbFJlcXVlc3QaHS5reG0udjEuUmVjb3JkSm91cm5hbFJlc3BvbnNlIiHq4BgdCAUQABgCIhNreG1fd29ya2Zsb3dfcmVjb3JkKAESagoLTGlzdEpvdXJuYWwSGi5reG0udjEuTGlzdEpvdXJuYWxSZXF1ZXN0Ghsua3htLnYxLkxpc3RKb3VybmFsUmVzcG9uc2UiIurgGB4IBxABGAIiFGt4bV93b3JrZmxvd19qb3VybmFsKAESbAoTUHJvbW90ZUpvdXJuYWxFbnRyeRIiLmt4bS52MS5Qcm9tb3RlSm91cm5hbEVudHJ5UmVxdWVzdBojLmt4bS52MS5Qcm9tb3RlSm91cm5hbEVudHJ5UmVzcG9uc2UiDOrgGAgIAhAAGAEoBBKHAQoUR2V0SW1wcm92ZW1lbnRSZXBvcnQSIy5reG0udjEuR2V0SW1wcm92ZW1lbnRSZXBvcnRSZXF1ZXN0GiQua3htLnYxLkdldEltcHJvdmVtZW50UmVwb3J0UmVzcG9uc2UiJOrgGCAIBxABGAIiFmt4bV9pbXByb3ZlbWVudF9yZXBvcnQoAxKIAQoTRXhwb3J0UmV0cm9zcGVjdGl2ZRIiLmt4bS52MS5FeHBvcnRSZXRyb3NwZWN0aXZlUmVxdWVzdBojLmt4bS52MS5FeHBvcnRSZXRyb3NwZWN0aXZlUmVzcG9uc2UiKOrgGCQIBxABGAIiGmt4bV93b3JrZmxvd19yZXRyb3NwZWN0aXZlKAESdwoNVmVyaWZ5Sm91cm5hbBIcLmt4bS52MS5WZXJpZnlKb3VybmFsUmVxdWVzdBodLmt4bS52MS5WZXJpZnlKb3VybmFsUmVzcG9uc2UiKergGCUIBxABGAIiG2t4bV93b3JrZmxvd192ZXJpZnlfam91cm5hbCgDEoIBChJDb21wbGV0ZUFzc2lnbm1lbnQSIS5reG0udjEuQ29tcGxldGVBc3NpZ25tZW50UmVxdWVzdBoiLmt4bS52MS5Db21wbGV0ZUFzc2lnbm1lbnRSZXNwb25zZSIl6uAYIQgFEAAYAiIXa3htX2NvbXBsZXRlX2Fzc2lnbm1lbnQoARJyCg5OZXh0QXNzaWdubWVudBIdLmt4bS52MS5OZXh0QXNzaWdubWVudFJlcXVlc3QaHi5reG0udjEuTmV4dEFzc2lnbm1lbnRSZXNwb25zZSIh6uAYHQgFEAEYAiITa3htX25leHRfYXNzaWdubWVudCgBElQKC0FwcHJvdmVTdGVwEhoua3htLnYxLkFwcHJvdmVTdGVwUmVxdWVzdBobLmt4bS52MS5BcHByb3ZlU3RlcFJlc3BvbnNlIgzq4BgICAIQABgBKAQSXQoOUmVjb3ZlclN0ZXBSdW4SHS5reG0udjEuUmVjb3ZlclN0ZXBSdW5SZXF1ZXN0Gh4ua3htLnYxLlJlY292ZXJTdGVwUnVuUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBKHAQoVTGlzdFdvcmtmbG93UnVuRXZlbnRzEiQua3htLnYxLkxpc3RXb3JrZmxvd1J1bkV2ZW50c1JlcXVlc3QaJS5reG0udjEuTGlzdFdvcmtmbG93UnVuRXZlbnRzUmVzcG9uc2UiIergGB0IBxABGAIiE2t4bV93b3JrZmxvd19ldmVudHMoAUKEAQoKZGV2Lmt4bS52MUIUV29ya2Zsb3dTZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_envelopes, file_kxm_v1_options, file_kxm_v1_workflow_journal, file_kxm_v1_workflow_steps, file_kxm_v1_workflow_types]);
 
 /**
  * The definition document to register.
@@ -333,6 +337,13 @@ export type StartWorkflowRunRequest = Message<"kxm.v1.StartWorkflowRunRequest"> 
    * @generated from field: string event = 4;
    */
   event: string;
+
+  /**
+   * A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+   *
+   * @generated from field: kxm.v1.StepRunInputs inputs = 5;
+   */
+  inputs?: StepRunInputs | undefined;
 };
 
 /**
@@ -1638,6 +1649,303 @@ export const VerifyJournalResponseSchema: GenMessage<VerifyJournalResponse> = /*
   messageDesc(file_kxm_v1_workflow_service, 44);
 
 /**
+ * The result of one of the caller's assignments.
+ *
+ * @generated from message kxm.v1.CompleteAssignmentRequest
+ */
+export type CompleteAssignmentRequest = Message<"kxm.v1.CompleteAssignmentRequest"> & {
+  /**
+   * Required. The assignment (`asg_` + 32 hex).
+   *
+   * @generated from field: string assignment_id = 1;
+   */
+  assignmentId: string;
+
+  /**
+   * Required: what the assignment asks for.
+   *
+   * @generated from oneof kxm.v1.CompleteAssignmentRequest.result
+   */
+  result: {
+    /**
+     * A worker's or gate worker's result (`kxm.worker-result.v1`).
+     *
+     * @generated from field: kxm.v1.WorkerResult worker_result = 2;
+     */
+    value: WorkerResult;
+    case: "workerResult";
+  } | {
+    /**
+     * A reviewer's verdict (`kxm.review-envelope.v1`).
+     *
+     * @generated from field: kxm.v1.ReviewEnvelope review = 3;
+     */
+    value: ReviewEnvelope;
+    case: "review";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message kxm.v1.CompleteAssignmentRequest.
+ * Use `create(CompleteAssignmentRequestSchema)` to create a new message.
+ */
+export const CompleteAssignmentRequestSchema: GenMessage<CompleteAssignmentRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 45);
+
+/**
+ * The assignment as the result left it.
+ *
+ * @generated from message kxm.v1.CompleteAssignmentResponse
+ */
+export type CompleteAssignmentResponse = Message<"kxm.v1.CompleteAssignmentResponse"> & {
+  /**
+   * The assignment (state `completed` unless its result blocked the run).
+   *
+   * @generated from field: kxm.v1.StepAssignment assignment = 1;
+   */
+  assignment?: StepAssignment | undefined;
+
+  /**
+   * True when this result had been recorded before (nothing was applied again).
+   *
+   * @generated from field: bool duplicate = 2;
+   */
+  duplicate: boolean;
+
+  /**
+   * Where the run stands now.
+   *
+   * @generated from field: kxm.v1.WorkflowRunStatus run_status = 3;
+   */
+  runStatus: WorkflowRunStatus;
+};
+
+/**
+ * Describes the message kxm.v1.CompleteAssignmentResponse.
+ * Use `create(CompleteAssignmentResponseSchema)` to create a new message.
+ */
+export const CompleteAssignmentResponseSchema: GenMessage<CompleteAssignmentResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 46);
+
+/**
+ * Read the caller's next assignment.
+ *
+ * @generated from message kxm.v1.NextAssignmentRequest
+ */
+export type NextAssignmentRequest = Message<"kxm.v1.NextAssignmentRequest"> & {
+};
+
+/**
+ * Describes the message kxm.v1.NextAssignmentRequest.
+ * Use `create(NextAssignmentRequestSchema)` to create a new message.
+ */
+export const NextAssignmentRequestSchema: GenMessage<NextAssignmentRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 47);
+
+/**
+ * The caller's oldest open assignment.
+ *
+ * @generated from message kxm.v1.NextAssignmentResponse
+ */
+export type NextAssignmentResponse = Message<"kxm.v1.NextAssignmentResponse"> & {
+  /**
+   * Unset when the caller has no open assignment.
+   *
+   * @generated from field: kxm.v1.AssignmentRequest assignment = 1;
+   */
+  assignment?: AssignmentRequest | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.NextAssignmentResponse.
+ * Use `create(NextAssignmentResponseSchema)` to create a new message.
+ */
+export const NextAssignmentResponseSchema: GenMessage<NextAssignmentResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 48);
+
+/**
+ * An operator's decision of an approval step.
+ *
+ * @generated from message kxm.v1.ApproveStepRequest
+ */
+export type ApproveStepRequest = Message<"kxm.v1.ApproveStepRequest"> & {
+  /**
+   * Required. The step run.
+   *
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * Required. The approval step the run is at.
+   *
+   * @generated from field: string step_id = 2;
+   */
+  stepId: string;
+
+  /**
+   * Required. One of the step's declared outcomes (for example `approved`, `rejected`).
+   *
+   * @generated from field: string outcome = 3;
+   */
+  outcome: string;
+
+  /**
+   * Why (recorded in the run's events).
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message kxm.v1.ApproveStepRequest.
+ * Use `create(ApproveStepRequestSchema)` to create a new message.
+ */
+export const ApproveStepRequestSchema: GenMessage<ApproveStepRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 49);
+
+/**
+ * The run after the decision.
+ *
+ * @generated from message kxm.v1.ApproveStepResponse
+ */
+export type ApproveStepResponse = Message<"kxm.v1.ApproveStepResponse"> & {
+  /**
+   * The run.
+   *
+   * @generated from field: kxm.v1.WorkflowRun run = 1;
+   */
+  run?: WorkflowRun | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.ApproveStepResponse.
+ * Use `create(ApproveStepResponseSchema)` to create a new message.
+ */
+export const ApproveStepResponseSchema: GenMessage<ApproveStepResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 50);
+
+/**
+ * Recover a blocked step run.
+ *
+ * @generated from message kxm.v1.RecoverStepRunRequest
+ */
+export type RecoverStepRunRequest = Message<"kxm.v1.RecoverStepRunRequest"> & {
+  /**
+   * Required. The step run.
+   *
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * Required.
+   *
+   * @generated from field: kxm.v1.RecoveryAction action = 2;
+   */
+  action: RecoveryAction;
+
+  /**
+   * Why (recorded in the run's events).
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message kxm.v1.RecoverStepRunRequest.
+ * Use `create(RecoverStepRunRequestSchema)` to create a new message.
+ */
+export const RecoverStepRunRequestSchema: GenMessage<RecoverStepRunRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 51);
+
+/**
+ * The run after the recovery.
+ *
+ * @generated from message kxm.v1.RecoverStepRunResponse
+ */
+export type RecoverStepRunResponse = Message<"kxm.v1.RecoverStepRunResponse"> & {
+  /**
+   * The run.
+   *
+   * @generated from field: kxm.v1.WorkflowRun run = 1;
+   */
+  run?: WorkflowRun | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.RecoverStepRunResponse.
+ * Use `create(RecoverStepRunResponseSchema)` to create a new message.
+ */
+export const RecoverStepRunResponseSchema: GenMessage<RecoverStepRunResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 52);
+
+/**
+ * A page of a step run's events.
+ *
+ * @generated from message kxm.v1.ListWorkflowRunEventsRequest
+ */
+export type ListWorkflowRunEventsRequest = Message<"kxm.v1.ListWorkflowRunEventsRequest"> & {
+  /**
+   * Required. The step run.
+   *
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * Events after this sequence (0: from the first).
+   *
+   * @generated from field: int64 after_sequence = 2;
+   */
+  afterSequence: bigint;
+
+  /**
+   * At most this many (default 100, at most 500).
+   *
+   * @generated from field: int32 page_size = 3;
+   */
+  pageSize: number;
+};
+
+/**
+ * Describes the message kxm.v1.ListWorkflowRunEventsRequest.
+ * Use `create(ListWorkflowRunEventsRequestSchema)` to create a new message.
+ */
+export const ListWorkflowRunEventsRequestSchema: GenMessage<ListWorkflowRunEventsRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 53);
+
+/**
+ * The events, in order.
+ *
+ * @generated from message kxm.v1.ListWorkflowRunEventsResponse
+ */
+export type ListWorkflowRunEventsResponse = Message<"kxm.v1.ListWorkflowRunEventsResponse"> & {
+  /**
+   * Events after `after_sequence`, in order.
+   *
+   * @generated from field: repeated kxm.v1.WorkflowRunEvent events = 1;
+   */
+  events: WorkflowRunEvent[];
+
+  /**
+   * The run's last sequence now (read again after it to follow the run).
+   *
+   * @generated from field: int64 last_sequence = 2;
+   */
+  lastSequence: bigint;
+};
+
+/**
+ * Describes the message kxm.v1.ListWorkflowRunEventsResponse.
+ * Use `create(ListWorkflowRunEventsResponseSchema)` to create a new message.
+ */
+export const ListWorkflowRunEventsResponseSchema: GenMessage<ListWorkflowRunEventsResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_service, 54);
+
+/**
  * DefinitionFormat is the syntax of a definition document.
  *
  * @generated from enum kxm.v1.DefinitionFormat
@@ -1670,6 +1978,47 @@ export enum DefinitionFormat {
  */
 export const DefinitionFormatSchema: GenEnum<DefinitionFormat> = /*@__PURE__*/
   enumDesc(file_kxm_v1_workflow_service, 0);
+
+/**
+ * RecoveryAction is how an operator recovers a blocked step run.
+ *
+ * @generated from enum kxm.v1.RecoveryAction
+ */
+export enum RecoveryAction {
+  /**
+   * Unset: refused.
+   *
+   * @generated from enum value: RECOVERY_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Run the blocked gate again (a new assignment; the gate produced no outcome).
+   *
+   * @generated from enum value: RECOVERY_ACTION_RETRY = 1;
+   */
+  RETRY = 1,
+
+  /**
+   * Fail the run (`gate_uncertain`).
+   *
+   * @generated from enum value: RECOVERY_ACTION_FAIL = 2;
+   */
+  FAIL = 2,
+
+  /**
+   * Cancel the run (`gate_uncertain`).
+   *
+   * @generated from enum value: RECOVERY_ACTION_CANCEL = 3;
+   */
+  CANCEL = 3,
+}
+
+/**
+ * Describes the enum kxm.v1.RecoveryAction.
+ */
+export const RecoveryActionSchema: GenEnum<RecoveryAction> = /*@__PURE__*/
+  enumDesc(file_kxm_v1_workflow_service, 1);
 
 /**
  * WorkflowService holds durable, evidence-gated workflow runs.
@@ -2137,6 +2486,106 @@ export const WorkflowService: GenService<{
     methodKind: "unary";
     input: typeof VerifyJournalRequestSchema;
     output: typeof VerifyJournalResponseSchema;
+  },
+  /**
+   * CompleteAssignment returns the caller's result for one of its assignments: a WorkerResult (workers, gate
+   * workers) or a ReviewEnvelope (reviewers), the one way a step's work comes back.
+   *
+   * Exactly one result is accepted per assignment; the same result again is answered as the first (`duplicate`).
+   * The hub judges it: a worker's outcome must be one the step declares, a review passes with a PASS verdict and
+   * no blockers, a gate's outcome is derived from its checks under the step's `expect`. The run then moves as the
+   * step's join decides (docs/step-workflows.md).
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no result, the envelope is not what the assignment asks for,
+   *   or does not fit it (an undeclared outcome, a gate's checks out of order, a malformed cost or commit); field named.
+   * - NOT_FOUND (ERROR_REASON_ASSIGNMENT_NOT_FOUND): no assignment of the caller's project has this id.
+   * - PERMISSION_DENIED (ERROR_REASON_ASSIGNMENT_FORBIDDEN): the assignment is another agent's.
+   * - FAILED_PRECONDITION (ERROR_REASON_ASSIGNMENT_CLOSED): it is no longer open (another result, expired,
+   *   superseded, cancelled); metadata: assignmentId, state.
+   * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): its run ended.
+   * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+   * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+   *
+   * @generated from rpc kxm.v1.WorkflowService.CompleteAssignment
+   */
+  completeAssignment: {
+    methodKind: "unary";
+    input: typeof CompleteAssignmentRequestSchema;
+    output: typeof CompleteAssignmentResponseSchema;
+  },
+  /**
+   * NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
+   * `workflow:<run id>` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+   * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
+   * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+   *
+   * @generated from rpc kxm.v1.WorkflowService.NextAssignment
+   */
+  nextAssignment: {
+    methodKind: "unary";
+    input: typeof NextAssignmentRequestSchema;
+    output: typeof NextAssignmentResponseSchema;
+  },
+  /**
+   * ApproveStep decides a step run's current approval step with one of its declared outcomes (recorded in the
+   * run's events with the operator and the reason).
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+   * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the outcome is not one the step declares, or run_id is malformed.
+   * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+   * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING): its current step is not this approval step awaiting a decision.
+   * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+   *
+   * @generated from rpc kxm.v1.WorkflowService.ApproveStep
+   */
+  approveStep: {
+    methodKind: "unary";
+    input: typeof ApproveStepRequestSchema;
+    output: typeof ApproveStepResponseSchema;
+  },
+  /**
+   * RecoverStepRun recovers a step run an uncertain gate blocked: run the gate again, fail or cancel the run.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+   * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no action, or run_id is malformed.
+   * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+   * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_BLOCKED): it is not blocked.
+   * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+   *
+   * @generated from rpc kxm.v1.WorkflowService.RecoverStepRun
+   */
+  recoverStepRun: {
+    methodKind: "unary";
+    input: typeof RecoverStepRunRequestSchema;
+    output: typeof RecoverStepRunResponseSchema;
+  },
+  /**
+   * ListWorkflowRunEvents pages through a step run's event log in order (contiguous sequences from 1).
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+   * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+   * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative after_sequence or page size, or run_id is malformed.
+   * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+   * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+   * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+   *
+   * @generated from rpc kxm.v1.WorkflowService.ListWorkflowRunEvents
+   */
+  listWorkflowRunEvents: {
+    methodKind: "unary";
+    input: typeof ListWorkflowRunEventsRequestSchema;
+    output: typeof ListWorkflowRunEventsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kxm_v1_workflow_service, 0);

@@ -235,6 +235,44 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int INPUTS_FIELD_NUMBER = 5;
+  private dev.kxm.v1.StepRunInputs inputs_;
+  /**
+   * <pre>
+   * A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+   * </pre>
+   *
+   * <code>.kxm.v1.StepRunInputs inputs = 5 [json_name = "inputs"];</code>
+   * @return Whether the inputs field is set.
+   */
+  @java.lang.Override
+  public boolean hasInputs() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+   * </pre>
+   *
+   * <code>.kxm.v1.StepRunInputs inputs = 5 [json_name = "inputs"];</code>
+   * @return The inputs.
+   */
+  @java.lang.Override
+  public dev.kxm.v1.StepRunInputs getInputs() {
+    return inputs_ == null ? dev.kxm.v1.StepRunInputs.getDefaultInstance() : inputs_;
+  }
+  /**
+   * <pre>
+   * A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+   * </pre>
+   *
+   * <code>.kxm.v1.StepRunInputs inputs = 5 [json_name = "inputs"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.StepRunInputsOrBuilder getInputsOrBuilder() {
+    return inputs_ == null ? dev.kxm.v1.StepRunInputs.getDefaultInstance() : inputs_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -261,6 +299,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(event_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 4, event_);
     }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(5, getInputs());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -277,6 +318,10 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(event_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(4, event_);
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(5, getInputs());
     }
     return size;
   }
@@ -313,6 +358,11 @@ private static final long serialVersionUID = 0L;
     }
     if (!getEvent()
         .equals(other.getEvent())) return false;
+    if (hasInputs() != other.hasInputs()) return false;
+    if (hasInputs()) {
+      if (!getInputs()
+          .equals(other.getInputs())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -334,6 +384,10 @@ private static final long serialVersionUID = 0L;
     }
     hash = (37 * hash) + EVENT_FIELD_NUMBER;
     hash = (53 * hash) + getEvent().hashCode();
+    if (hasInputs()) {
+      hash = (37 * hash) + INPUTS_FIELD_NUMBER;
+      hash = (53 * hash) + getInputs().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -469,6 +523,7 @@ private static final long serialVersionUID = 0L;
       if (com.google.protobuf.GeneratedMessage
               .alwaysUseFieldBuilders) {
         internalGetPayloadFieldBuilder();
+        internalGetInputsFieldBuilder();
       }
     }
     @java.lang.Override
@@ -483,6 +538,11 @@ private static final long serialVersionUID = 0L;
         payloadBuilder_ = null;
       }
       event_ = "";
+      inputs_ = null;
+      if (inputsBuilder_ != null) {
+        inputsBuilder_.dispose();
+        inputsBuilder_ = null;
+      }
       return this;
     }
 
@@ -532,6 +592,12 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000008) != 0)) {
         result.event_ = event_;
       }
+      if (((from_bitField0_ & 0x00000010) != 0)) {
+        result.inputs_ = inputsBuilder_ == null
+            ? inputs_
+            : inputsBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -564,6 +630,9 @@ private static final long serialVersionUID = 0L;
         event_ = other.event_;
         bitField0_ |= 0x00000008;
         onChanged();
+      }
+      if (other.hasInputs()) {
+        mergeInputs(other.getInputs());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -611,6 +680,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000008;
               break;
             } // case 34
+            case 42: {
+              input.readMessage(
+                  internalGetInputsFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000010;
+              break;
+            } // case 42
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1057,6 +1133,161 @@ private static final long serialVersionUID = 0L;
       bitField0_ |= 0x00000008;
       onChanged();
       return this;
+    }
+
+    private dev.kxm.v1.StepRunInputs inputs_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.StepRunInputs, dev.kxm.v1.StepRunInputs.Builder, dev.kxm.v1.StepRunInputsOrBuilder> inputsBuilder_;
+    /**
+     * <pre>
+     * A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunInputs inputs = 5 [json_name = "inputs"];</code>
+     * @return Whether the inputs field is set.
+     */
+    public boolean hasInputs() {
+      return ((bitField0_ & 0x00000010) != 0);
+    }
+    /**
+     * <pre>
+     * A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunInputs inputs = 5 [json_name = "inputs"];</code>
+     * @return The inputs.
+     */
+    public dev.kxm.v1.StepRunInputs getInputs() {
+      if (inputsBuilder_ == null) {
+        return inputs_ == null ? dev.kxm.v1.StepRunInputs.getDefaultInstance() : inputs_;
+      } else {
+        return inputsBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunInputs inputs = 5 [json_name = "inputs"];</code>
+     */
+    public Builder setInputs(dev.kxm.v1.StepRunInputs value) {
+      if (inputsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        inputs_ = value;
+      } else {
+        inputsBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunInputs inputs = 5 [json_name = "inputs"];</code>
+     */
+    public Builder setInputs(
+        dev.kxm.v1.StepRunInputs.Builder builderForValue) {
+      if (inputsBuilder_ == null) {
+        inputs_ = builderForValue.build();
+      } else {
+        inputsBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunInputs inputs = 5 [json_name = "inputs"];</code>
+     */
+    public Builder mergeInputs(dev.kxm.v1.StepRunInputs value) {
+      if (inputsBuilder_ == null) {
+        if (((bitField0_ & 0x00000010) != 0) &&
+          inputs_ != null &&
+          inputs_ != dev.kxm.v1.StepRunInputs.getDefaultInstance()) {
+          getInputsBuilder().mergeFrom(value);
+        } else {
+          inputs_ = value;
+        }
+      } else {
+        inputsBuilder_.mergeFrom(value);
+      }
+      if (inputs_ != null) {
+        bitField0_ |= 0x00000010;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunInputs inputs = 5 [json_name = "inputs"];</code>
+     */
+    public Builder clearInputs() {
+      bitField0_ = (bitField0_ & ~0x00000010);
+      inputs_ = null;
+      if (inputsBuilder_ != null) {
+        inputsBuilder_.dispose();
+        inputsBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunInputs inputs = 5 [json_name = "inputs"];</code>
+     */
+    public dev.kxm.v1.StepRunInputs.Builder getInputsBuilder() {
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return internalGetInputsFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunInputs inputs = 5 [json_name = "inputs"];</code>
+     */
+    public dev.kxm.v1.StepRunInputsOrBuilder getInputsOrBuilder() {
+      if (inputsBuilder_ != null) {
+        return inputsBuilder_.getMessageOrBuilder();
+      } else {
+        return inputs_ == null ?
+            dev.kxm.v1.StepRunInputs.getDefaultInstance() : inputs_;
+      }
+    }
+    /**
+     * <pre>
+     * A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunInputs inputs = 5 [json_name = "inputs"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.StepRunInputs, dev.kxm.v1.StepRunInputs.Builder, dev.kxm.v1.StepRunInputsOrBuilder> 
+        internalGetInputsFieldBuilder() {
+      if (inputsBuilder_ == null) {
+        inputsBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.kxm.v1.StepRunInputs, dev.kxm.v1.StepRunInputs.Builder, dev.kxm.v1.StepRunInputsOrBuilder>(
+                getInputs(),
+                getParentForChildren(),
+                isClean());
+        inputs_ = null;
+      }
+      return inputsBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.StartWorkflowRunRequest)

@@ -96,4 +96,31 @@ public interface StartWorkflowRunRequestOrBuilder extends
    */
   com.google.protobuf.ByteString
       getEventBytes();
+
+  /**
+   * <pre>
+   * A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+   * </pre>
+   *
+   * <code>.kxm.v1.StepRunInputs inputs = 5 [json_name = "inputs"];</code>
+   * @return Whether the inputs field is set.
+   */
+  boolean hasInputs();
+  /**
+   * <pre>
+   * A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+   * </pre>
+   *
+   * <code>.kxm.v1.StepRunInputs inputs = 5 [json_name = "inputs"];</code>
+   * @return The inputs.
+   */
+  dev.kxm.v1.StepRunInputs getInputs();
+  /**
+   * <pre>
+   * A step workflow's inputs (repository, base commit, files, a diagnostic handoff); refused for a stage workflow.
+   * </pre>
+   *
+   * <code>.kxm.v1.StepRunInputs inputs = 5 [json_name = "inputs"];</code>
+   */
+  dev.kxm.v1.StepRunInputsOrBuilder getInputsOrBuilder();
 }

@@ -48,6 +48,7 @@ private static final long serialVersionUID = 0L;
     event_ = "";
     promptMessageId_ = "";
     endReason_ = "";
+    kind_ = 0;
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -1070,6 +1071,70 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int KIND_FIELD_NUMBER = 23;
+  private int kind_ = 0;
+  /**
+   * <pre>
+   * Stage runs (a coordinator checkpoints stages) or step runs (the hub dispatches steps).
+   * </pre>
+   *
+   * <code>.kxm.v1.WorkflowKind kind = 23 [json_name = "kind"];</code>
+   * @return The enum numeric value on the wire for kind.
+   */
+  @java.lang.Override public int getKindValue() {
+    return kind_;
+  }
+  /**
+   * <pre>
+   * Stage runs (a coordinator checkpoints stages) or step runs (the hub dispatches steps).
+   * </pre>
+   *
+   * <code>.kxm.v1.WorkflowKind kind = 23 [json_name = "kind"];</code>
+   * @return The kind.
+   */
+  @java.lang.Override public dev.kxm.v1.WorkflowKind getKind() {
+    dev.kxm.v1.WorkflowKind result = dev.kxm.v1.WorkflowKind.forNumber(kind_);
+    return result == null ? dev.kxm.v1.WorkflowKind.UNRECOGNIZED : result;
+  }
+
+  public static final int STEPS_FIELD_NUMBER = 24;
+  private dev.kxm.v1.StepRunState steps_;
+  /**
+   * <pre>
+   * A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+   * </pre>
+   *
+   * <code>.kxm.v1.StepRunState steps = 24 [json_name = "steps"];</code>
+   * @return Whether the steps field is set.
+   */
+  @java.lang.Override
+  public boolean hasSteps() {
+    return ((bitField0_ & 0x00000040) != 0);
+  }
+  /**
+   * <pre>
+   * A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+   * </pre>
+   *
+   * <code>.kxm.v1.StepRunState steps = 24 [json_name = "steps"];</code>
+   * @return The steps.
+   */
+  @java.lang.Override
+  public dev.kxm.v1.StepRunState getSteps() {
+    return steps_ == null ? dev.kxm.v1.StepRunState.getDefaultInstance() : steps_;
+  }
+  /**
+   * <pre>
+   * A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+   * </pre>
+   *
+   * <code>.kxm.v1.StepRunState steps = 24 [json_name = "steps"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.StepRunStateOrBuilder getStepsOrBuilder() {
+    return steps_ == null ? dev.kxm.v1.StepRunState.getDefaultInstance() : steps_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -1149,6 +1214,12 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(endReason_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 22, endReason_);
+    }
+    if (kind_ != dev.kxm.v1.WorkflowKind.WORKFLOW_KIND_UNSPECIFIED.getNumber()) {
+      output.writeEnum(23, kind_);
+    }
+    if (((bitField0_ & 0x00000040) != 0)) {
+      output.writeMessage(24, getSteps());
     }
     getUnknownFields().writeTo(output);
   }
@@ -1245,6 +1316,14 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(endReason_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(22, endReason_);
     }
+    if (kind_ != dev.kxm.v1.WorkflowKind.WORKFLOW_KIND_UNSPECIFIED.getNumber()) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeEnumSize(23, kind_);
+    }
+    if (((bitField0_ & 0x00000040) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(24, getSteps());
+    }
     return size;
   }
   @java.lang.Override
@@ -1330,6 +1409,12 @@ private static final long serialVersionUID = 0L;
     }
     if (!getEndReason()
         .equals(other.getEndReason())) return false;
+    if (kind_ != other.kind_) return false;
+    if (hasSteps() != other.hasSteps()) return false;
+    if (hasSteps()) {
+      if (!getSteps()
+          .equals(other.getSteps())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -1403,6 +1488,12 @@ private static final long serialVersionUID = 0L;
     }
     hash = (37 * hash) + END_REASON_FIELD_NUMBER;
     hash = (53 * hash) + getEndReason().hashCode();
+    hash = (37 * hash) + KIND_FIELD_NUMBER;
+    hash = (53 * hash) + kind_;
+    if (hasSteps()) {
+      hash = (37 * hash) + STEPS_FIELD_NUMBER;
+      hash = (53 * hash) + getSteps().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -1546,6 +1637,7 @@ private static final long serialVersionUID = 0L;
         internalGetCreateTimeFieldBuilder();
         internalGetUpdateTimeFieldBuilder();
         internalGetEndTimeFieldBuilder();
+        internalGetStepsFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1616,6 +1708,12 @@ private static final long serialVersionUID = 0L;
         endTimeBuilder_ = null;
       }
       endReason_ = "";
+      kind_ = 0;
+      steps_ = null;
+      if (stepsBuilder_ != null) {
+        stepsBuilder_.dispose();
+        stepsBuilder_ = null;
+      }
       return this;
     }
 
@@ -1755,6 +1853,15 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00200000) != 0)) {
         result.endReason_ = endReason_;
+      }
+      if (((from_bitField0_ & 0x00400000) != 0)) {
+        result.kind_ = kind_;
+      }
+      if (((from_bitField0_ & 0x00800000) != 0)) {
+        result.steps_ = stepsBuilder_ == null
+            ? steps_
+            : stepsBuilder_.build();
+        to_bitField0_ |= 0x00000040;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -1930,6 +2037,12 @@ private static final long serialVersionUID = 0L;
         bitField0_ |= 0x00200000;
         onChanged();
       }
+      if (other.kind_ != 0) {
+        setKindValue(other.getKindValue());
+      }
+      if (other.hasSteps()) {
+        mergeSteps(other.getSteps());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -2100,6 +2213,18 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00200000;
               break;
             } // case 178
+            case 184: {
+              kind_ = input.readEnum();
+              bitField0_ |= 0x00400000;
+              break;
+            } // case 184
+            case 194: {
+              input.readMessage(
+                  internalGetStepsFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00800000;
+              break;
+            } // case 194
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -5139,6 +5264,233 @@ private static final long serialVersionUID = 0L;
       bitField0_ |= 0x00200000;
       onChanged();
       return this;
+    }
+
+    private int kind_ = 0;
+    /**
+     * <pre>
+     * Stage runs (a coordinator checkpoints stages) or step runs (the hub dispatches steps).
+     * </pre>
+     *
+     * <code>.kxm.v1.WorkflowKind kind = 23 [json_name = "kind"];</code>
+     * @return The enum numeric value on the wire for kind.
+     */
+    @java.lang.Override public int getKindValue() {
+      return kind_;
+    }
+    /**
+     * <pre>
+     * Stage runs (a coordinator checkpoints stages) or step runs (the hub dispatches steps).
+     * </pre>
+     *
+     * <code>.kxm.v1.WorkflowKind kind = 23 [json_name = "kind"];</code>
+     * @param value The enum numeric value on the wire for kind to set.
+     * @return This builder for chaining.
+     */
+    public Builder setKindValue(int value) {
+      kind_ = value;
+      bitField0_ |= 0x00400000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Stage runs (a coordinator checkpoints stages) or step runs (the hub dispatches steps).
+     * </pre>
+     *
+     * <code>.kxm.v1.WorkflowKind kind = 23 [json_name = "kind"];</code>
+     * @return The kind.
+     */
+    @java.lang.Override
+    public dev.kxm.v1.WorkflowKind getKind() {
+      dev.kxm.v1.WorkflowKind result = dev.kxm.v1.WorkflowKind.forNumber(kind_);
+      return result == null ? dev.kxm.v1.WorkflowKind.UNRECOGNIZED : result;
+    }
+    /**
+     * <pre>
+     * Stage runs (a coordinator checkpoints stages) or step runs (the hub dispatches steps).
+     * </pre>
+     *
+     * <code>.kxm.v1.WorkflowKind kind = 23 [json_name = "kind"];</code>
+     * @param value The kind to set.
+     * @throws IllegalArgumentException if UNRECOGNIZED is provided.
+     * @return This builder for chaining.
+     */
+    public Builder setKind(dev.kxm.v1.WorkflowKind value) {
+      java.util.Objects.requireNonNull(value);
+      bitField0_ |= 0x00400000;
+      kind_ = value.getNumber();
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Stage runs (a coordinator checkpoints stages) or step runs (the hub dispatches steps).
+     * </pre>
+     *
+     * <code>.kxm.v1.WorkflowKind kind = 23 [json_name = "kind"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearKind() {
+      bitField0_ = (bitField0_ & ~0x00400000);
+      kind_ = 0;
+      onChanged();
+      return this;
+    }
+
+    private dev.kxm.v1.StepRunState steps_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.StepRunState, dev.kxm.v1.StepRunState.Builder, dev.kxm.v1.StepRunStateOrBuilder> stepsBuilder_;
+    /**
+     * <pre>
+     * A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunState steps = 24 [json_name = "steps"];</code>
+     * @return Whether the steps field is set.
+     */
+    public boolean hasSteps() {
+      return ((bitField0_ & 0x00800000) != 0);
+    }
+    /**
+     * <pre>
+     * A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunState steps = 24 [json_name = "steps"];</code>
+     * @return The steps.
+     */
+    public dev.kxm.v1.StepRunState getSteps() {
+      if (stepsBuilder_ == null) {
+        return steps_ == null ? dev.kxm.v1.StepRunState.getDefaultInstance() : steps_;
+      } else {
+        return stepsBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunState steps = 24 [json_name = "steps"];</code>
+     */
+    public Builder setSteps(dev.kxm.v1.StepRunState value) {
+      if (stepsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        steps_ = value;
+      } else {
+        stepsBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00800000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunState steps = 24 [json_name = "steps"];</code>
+     */
+    public Builder setSteps(
+        dev.kxm.v1.StepRunState.Builder builderForValue) {
+      if (stepsBuilder_ == null) {
+        steps_ = builderForValue.build();
+      } else {
+        stepsBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00800000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunState steps = 24 [json_name = "steps"];</code>
+     */
+    public Builder mergeSteps(dev.kxm.v1.StepRunState value) {
+      if (stepsBuilder_ == null) {
+        if (((bitField0_ & 0x00800000) != 0) &&
+          steps_ != null &&
+          steps_ != dev.kxm.v1.StepRunState.getDefaultInstance()) {
+          getStepsBuilder().mergeFrom(value);
+        } else {
+          steps_ = value;
+        }
+      } else {
+        stepsBuilder_.mergeFrom(value);
+      }
+      if (steps_ != null) {
+        bitField0_ |= 0x00800000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunState steps = 24 [json_name = "steps"];</code>
+     */
+    public Builder clearSteps() {
+      bitField0_ = (bitField0_ & ~0x00800000);
+      steps_ = null;
+      if (stepsBuilder_ != null) {
+        stepsBuilder_.dispose();
+        stepsBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunState steps = 24 [json_name = "steps"];</code>
+     */
+    public dev.kxm.v1.StepRunState.Builder getStepsBuilder() {
+      bitField0_ |= 0x00800000;
+      onChanged();
+      return internalGetStepsFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunState steps = 24 [json_name = "steps"];</code>
+     */
+    public dev.kxm.v1.StepRunStateOrBuilder getStepsOrBuilder() {
+      if (stepsBuilder_ != null) {
+        return stepsBuilder_.getMessageOrBuilder();
+      } else {
+        return steps_ == null ?
+            dev.kxm.v1.StepRunState.getDefaultInstance() : steps_;
+      }
+    }
+    /**
+     * <pre>
+     * A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+     * </pre>
+     *
+     * <code>.kxm.v1.StepRunState steps = 24 [json_name = "steps"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.StepRunState, dev.kxm.v1.StepRunState.Builder, dev.kxm.v1.StepRunStateOrBuilder> 
+        internalGetStepsFieldBuilder() {
+      if (stepsBuilder_ == null) {
+        stepsBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.kxm.v1.StepRunState, dev.kxm.v1.StepRunState.Builder, dev.kxm.v1.StepRunStateOrBuilder>(
+                getSteps(),
+                getParentForChildren(),
+                isClean());
+        steps_ = null;
+      }
+      return stepsBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.WorkflowRun)

@@ -562,4 +562,50 @@ public interface WorkflowRunOrBuilder extends
    */
   com.google.protobuf.ByteString
       getEndReasonBytes();
+
+  /**
+   * <pre>
+   * Stage runs (a coordinator checkpoints stages) or step runs (the hub dispatches steps).
+   * </pre>
+   *
+   * <code>.kxm.v1.WorkflowKind kind = 23 [json_name = "kind"];</code>
+   * @return The enum numeric value on the wire for kind.
+   */
+  int getKindValue();
+  /**
+   * <pre>
+   * Stage runs (a coordinator checkpoints stages) or step runs (the hub dispatches steps).
+   * </pre>
+   *
+   * <code>.kxm.v1.WorkflowKind kind = 23 [json_name = "kind"];</code>
+   * @return The kind.
+   */
+  dev.kxm.v1.WorkflowKind getKind();
+
+  /**
+   * <pre>
+   * A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+   * </pre>
+   *
+   * <code>.kxm.v1.StepRunState steps = 24 [json_name = "steps"];</code>
+   * @return Whether the steps field is set.
+   */
+  boolean hasSteps();
+  /**
+   * <pre>
+   * A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+   * </pre>
+   *
+   * <code>.kxm.v1.StepRunState steps = 24 [json_name = "steps"];</code>
+   * @return The steps.
+   */
+  dev.kxm.v1.StepRunState getSteps();
+  /**
+   * <pre>
+   * A step run's state: its current step, assignments and budgets (unset for a stage run, whose `stages` say it).
+   * </pre>
+   *
+   * <code>.kxm.v1.StepRunState steps = 24 [json_name = "steps"];</code>
+   */
+  dev.kxm.v1.StepRunStateOrBuilder getStepsOrBuilder();
 }

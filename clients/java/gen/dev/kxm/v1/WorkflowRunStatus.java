@@ -57,12 +57,28 @@ public enum WorkflowRunStatus
   WORKFLOW_RUN_STATUS_FAILED(4),
   /**
    * <pre>
-   * An operator cancelled the run.
+   * An operator cancelled the run (or a step run's duration budget ran out).
    * </pre>
    *
    * <code>WORKFLOW_RUN_STATUS_CANCELLED = 5;</code>
    */
   WORKFLOW_RUN_STATUS_CANCELLED(5),
+  /**
+   * <pre>
+   * A step run waits for room under its project's maxConcurrentRuns.
+   * </pre>
+   *
+   * <code>WORKFLOW_RUN_STATUS_QUEUED = 6;</code>
+   */
+  WORKFLOW_RUN_STATUS_QUEUED(6),
+  /**
+   * <pre>
+   * A step run's gate outcome is uncertain: an operator recovers it (RecoverStepRun).
+   * </pre>
+   *
+   * <code>WORKFLOW_RUN_STATUS_BLOCKED = 7;</code>
+   */
+  WORKFLOW_RUN_STATUS_BLOCKED(7),
   UNRECOGNIZED(-1),
   ;
 
@@ -117,12 +133,28 @@ public enum WorkflowRunStatus
   public static final int WORKFLOW_RUN_STATUS_FAILED_VALUE = 4;
   /**
    * <pre>
-   * An operator cancelled the run.
+   * An operator cancelled the run (or a step run's duration budget ran out).
    * </pre>
    *
    * <code>WORKFLOW_RUN_STATUS_CANCELLED = 5;</code>
    */
   public static final int WORKFLOW_RUN_STATUS_CANCELLED_VALUE = 5;
+  /**
+   * <pre>
+   * A step run waits for room under its project's maxConcurrentRuns.
+   * </pre>
+   *
+   * <code>WORKFLOW_RUN_STATUS_QUEUED = 6;</code>
+   */
+  public static final int WORKFLOW_RUN_STATUS_QUEUED_VALUE = 6;
+  /**
+   * <pre>
+   * A step run's gate outcome is uncertain: an operator recovers it (RecoverStepRun).
+   * </pre>
+   *
+   * <code>WORKFLOW_RUN_STATUS_BLOCKED = 7;</code>
+   */
+  public static final int WORKFLOW_RUN_STATUS_BLOCKED_VALUE = 7;
 
 
   public final int getNumber() {
@@ -155,6 +187,8 @@ public enum WorkflowRunStatus
       case 3: return WORKFLOW_RUN_STATUS_COMPLETED;
       case 4: return WORKFLOW_RUN_STATUS_FAILED;
       case 5: return WORKFLOW_RUN_STATUS_CANCELLED;
+      case 6: return WORKFLOW_RUN_STATUS_QUEUED;
+      case 7: return WORKFLOW_RUN_STATUS_BLOCKED;
       default: return null;
     }
   }

@@ -707,6 +707,161 @@ public final class WorkflowServiceGrpc {
     return getVerifyJournalMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.CompleteAssignmentRequest,
+      dev.kxm.v1.CompleteAssignmentResponse> getCompleteAssignmentMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "CompleteAssignment",
+      requestType = dev.kxm.v1.CompleteAssignmentRequest.class,
+      responseType = dev.kxm.v1.CompleteAssignmentResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.CompleteAssignmentRequest,
+      dev.kxm.v1.CompleteAssignmentResponse> getCompleteAssignmentMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.CompleteAssignmentRequest, dev.kxm.v1.CompleteAssignmentResponse> getCompleteAssignmentMethod;
+    if ((getCompleteAssignmentMethod = WorkflowServiceGrpc.getCompleteAssignmentMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getCompleteAssignmentMethod = WorkflowServiceGrpc.getCompleteAssignmentMethod) == null) {
+          WorkflowServiceGrpc.getCompleteAssignmentMethod = getCompleteAssignmentMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.CompleteAssignmentRequest, dev.kxm.v1.CompleteAssignmentResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "CompleteAssignment"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.CompleteAssignmentRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.CompleteAssignmentResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("CompleteAssignment"))
+              .build();
+        }
+      }
+    }
+    return getCompleteAssignmentMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.NextAssignmentRequest,
+      dev.kxm.v1.NextAssignmentResponse> getNextAssignmentMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "NextAssignment",
+      requestType = dev.kxm.v1.NextAssignmentRequest.class,
+      responseType = dev.kxm.v1.NextAssignmentResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.NextAssignmentRequest,
+      dev.kxm.v1.NextAssignmentResponse> getNextAssignmentMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.NextAssignmentRequest, dev.kxm.v1.NextAssignmentResponse> getNextAssignmentMethod;
+    if ((getNextAssignmentMethod = WorkflowServiceGrpc.getNextAssignmentMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getNextAssignmentMethod = WorkflowServiceGrpc.getNextAssignmentMethod) == null) {
+          WorkflowServiceGrpc.getNextAssignmentMethod = getNextAssignmentMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.NextAssignmentRequest, dev.kxm.v1.NextAssignmentResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "NextAssignment"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.NextAssignmentRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.NextAssignmentResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("NextAssignment"))
+              .build();
+        }
+      }
+    }
+    return getNextAssignmentMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ApproveStepRequest,
+      dev.kxm.v1.ApproveStepResponse> getApproveStepMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ApproveStep",
+      requestType = dev.kxm.v1.ApproveStepRequest.class,
+      responseType = dev.kxm.v1.ApproveStepResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ApproveStepRequest,
+      dev.kxm.v1.ApproveStepResponse> getApproveStepMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ApproveStepRequest, dev.kxm.v1.ApproveStepResponse> getApproveStepMethod;
+    if ((getApproveStepMethod = WorkflowServiceGrpc.getApproveStepMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getApproveStepMethod = WorkflowServiceGrpc.getApproveStepMethod) == null) {
+          WorkflowServiceGrpc.getApproveStepMethod = getApproveStepMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ApproveStepRequest, dev.kxm.v1.ApproveStepResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ApproveStep"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ApproveStepRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ApproveStepResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("ApproveStep"))
+              .build();
+        }
+      }
+    }
+    return getApproveStepMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.RecoverStepRunRequest,
+      dev.kxm.v1.RecoverStepRunResponse> getRecoverStepRunMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "RecoverStepRun",
+      requestType = dev.kxm.v1.RecoverStepRunRequest.class,
+      responseType = dev.kxm.v1.RecoverStepRunResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.RecoverStepRunRequest,
+      dev.kxm.v1.RecoverStepRunResponse> getRecoverStepRunMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.RecoverStepRunRequest, dev.kxm.v1.RecoverStepRunResponse> getRecoverStepRunMethod;
+    if ((getRecoverStepRunMethod = WorkflowServiceGrpc.getRecoverStepRunMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getRecoverStepRunMethod = WorkflowServiceGrpc.getRecoverStepRunMethod) == null) {
+          WorkflowServiceGrpc.getRecoverStepRunMethod = getRecoverStepRunMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.RecoverStepRunRequest, dev.kxm.v1.RecoverStepRunResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "RecoverStepRun"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RecoverStepRunRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RecoverStepRunResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("RecoverStepRun"))
+              .build();
+        }
+      }
+    }
+    return getRecoverStepRunMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ListWorkflowRunEventsRequest,
+      dev.kxm.v1.ListWorkflowRunEventsResponse> getListWorkflowRunEventsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListWorkflowRunEvents",
+      requestType = dev.kxm.v1.ListWorkflowRunEventsRequest.class,
+      responseType = dev.kxm.v1.ListWorkflowRunEventsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ListWorkflowRunEventsRequest,
+      dev.kxm.v1.ListWorkflowRunEventsResponse> getListWorkflowRunEventsMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ListWorkflowRunEventsRequest, dev.kxm.v1.ListWorkflowRunEventsResponse> getListWorkflowRunEventsMethod;
+    if ((getListWorkflowRunEventsMethod = WorkflowServiceGrpc.getListWorkflowRunEventsMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getListWorkflowRunEventsMethod = WorkflowServiceGrpc.getListWorkflowRunEventsMethod) == null) {
+          WorkflowServiceGrpc.getListWorkflowRunEventsMethod = getListWorkflowRunEventsMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ListWorkflowRunEventsRequest, dev.kxm.v1.ListWorkflowRunEventsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListWorkflowRunEvents"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListWorkflowRunEventsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListWorkflowRunEventsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("ListWorkflowRunEvents"))
+              .build();
+        }
+      }
+    }
+    return getListWorkflowRunEventsMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -1197,6 +1352,100 @@ public final class WorkflowServiceGrpc {
     default void verifyJournal(dev.kxm.v1.VerifyJournalRequest request,
         io.grpc.stub.StreamObserver<dev.kxm.v1.VerifyJournalResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getVerifyJournalMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * CompleteAssignment returns the caller's result for one of its assignments: a WorkerResult (workers, gate
+     * workers) or a ReviewEnvelope (reviewers), the one way a step's work comes back.
+     * Exactly one result is accepted per assignment; the same result again is answered as the first (`duplicate`).
+     * The hub judges it: a worker's outcome must be one the step declares, a review passes with a PASS verdict and
+     * no blockers, a gate's outcome is derived from its checks under the step's `expect`. The run then moves as the
+     * step's join decides (docs/step-workflows.md).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no result, the envelope is not what the assignment asks for,
+     *   or does not fit it (an undeclared outcome, a gate's checks out of order, a malformed cost or commit); field named.
+     * - NOT_FOUND (ERROR_REASON_ASSIGNMENT_NOT_FOUND): no assignment of the caller's project has this id.
+     * - PERMISSION_DENIED (ERROR_REASON_ASSIGNMENT_FORBIDDEN): the assignment is another agent's.
+     * - FAILED_PRECONDITION (ERROR_REASON_ASSIGNMENT_CLOSED): it is no longer open (another result, expired,
+     *   superseded, cancelled); metadata: assignmentId, state.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): its run ended.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * </pre>
+     */
+    default void completeAssignment(dev.kxm.v1.CompleteAssignmentRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.CompleteAssignmentResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getCompleteAssignmentMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
+     * `workflow:&lt;run id&gt;` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * </pre>
+     */
+    default void nextAssignment(dev.kxm.v1.NextAssignmentRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.NextAssignmentResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getNextAssignmentMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ApproveStep decides a step run's current approval step with one of its declared outcomes (recorded in the
+     * run's events with the operator and the reason).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the outcome is not one the step declares, or run_id is malformed.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING): its current step is not this approval step awaiting a decision.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * </pre>
+     */
+    default void approveStep(dev.kxm.v1.ApproveStepRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ApproveStepResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getApproveStepMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * RecoverStepRun recovers a step run an uncertain gate blocked: run the gate again, fail or cancel the run.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no action, or run_id is malformed.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_BLOCKED): it is not blocked.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * </pre>
+     */
+    default void recoverStepRun(dev.kxm.v1.RecoverStepRunRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RecoverStepRunResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRecoverStepRunMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListWorkflowRunEvents pages through a step run's event log in order (contiguous sequences from 1).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative after_sequence or page size, or run_id is malformed.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+     * </pre>
+     */
+    default void listWorkflowRunEvents(dev.kxm.v1.ListWorkflowRunEventsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListWorkflowRunEventsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListWorkflowRunEventsMethod(), responseObserver);
     }
   }
 
@@ -1690,6 +1939,105 @@ public final class WorkflowServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getVerifyJournalMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * CompleteAssignment returns the caller's result for one of its assignments: a WorkerResult (workers, gate
+     * workers) or a ReviewEnvelope (reviewers), the one way a step's work comes back.
+     * Exactly one result is accepted per assignment; the same result again is answered as the first (`duplicate`).
+     * The hub judges it: a worker's outcome must be one the step declares, a review passes with a PASS verdict and
+     * no blockers, a gate's outcome is derived from its checks under the step's `expect`. The run then moves as the
+     * step's join decides (docs/step-workflows.md).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no result, the envelope is not what the assignment asks for,
+     *   or does not fit it (an undeclared outcome, a gate's checks out of order, a malformed cost or commit); field named.
+     * - NOT_FOUND (ERROR_REASON_ASSIGNMENT_NOT_FOUND): no assignment of the caller's project has this id.
+     * - PERMISSION_DENIED (ERROR_REASON_ASSIGNMENT_FORBIDDEN): the assignment is another agent's.
+     * - FAILED_PRECONDITION (ERROR_REASON_ASSIGNMENT_CLOSED): it is no longer open (another result, expired,
+     *   superseded, cancelled); metadata: assignmentId, state.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): its run ended.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * </pre>
+     */
+    public void completeAssignment(dev.kxm.v1.CompleteAssignmentRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.CompleteAssignmentResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getCompleteAssignmentMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
+     * `workflow:&lt;run id&gt;` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * </pre>
+     */
+    public void nextAssignment(dev.kxm.v1.NextAssignmentRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.NextAssignmentResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getNextAssignmentMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ApproveStep decides a step run's current approval step with one of its declared outcomes (recorded in the
+     * run's events with the operator and the reason).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the outcome is not one the step declares, or run_id is malformed.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING): its current step is not this approval step awaiting a decision.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * </pre>
+     */
+    public void approveStep(dev.kxm.v1.ApproveStepRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ApproveStepResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getApproveStepMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * RecoverStepRun recovers a step run an uncertain gate blocked: run the gate again, fail or cancel the run.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no action, or run_id is malformed.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_BLOCKED): it is not blocked.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * </pre>
+     */
+    public void recoverStepRun(dev.kxm.v1.RecoverStepRunRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RecoverStepRunResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getRecoverStepRunMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListWorkflowRunEvents pages through a step run's event log in order (contiguous sequences from 1).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative after_sequence or page size, or run_id is malformed.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+     * </pre>
+     */
+    public void listWorkflowRunEvents(dev.kxm.v1.ListWorkflowRunEventsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListWorkflowRunEventsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListWorkflowRunEventsMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -2136,6 +2484,100 @@ public final class WorkflowServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getVerifyJournalMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * CompleteAssignment returns the caller's result for one of its assignments: a WorkerResult (workers, gate
+     * workers) or a ReviewEnvelope (reviewers), the one way a step's work comes back.
+     * Exactly one result is accepted per assignment; the same result again is answered as the first (`duplicate`).
+     * The hub judges it: a worker's outcome must be one the step declares, a review passes with a PASS verdict and
+     * no blockers, a gate's outcome is derived from its checks under the step's `expect`. The run then moves as the
+     * step's join decides (docs/step-workflows.md).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no result, the envelope is not what the assignment asks for,
+     *   or does not fit it (an undeclared outcome, a gate's checks out of order, a malformed cost or commit); field named.
+     * - NOT_FOUND (ERROR_REASON_ASSIGNMENT_NOT_FOUND): no assignment of the caller's project has this id.
+     * - PERMISSION_DENIED (ERROR_REASON_ASSIGNMENT_FORBIDDEN): the assignment is another agent's.
+     * - FAILED_PRECONDITION (ERROR_REASON_ASSIGNMENT_CLOSED): it is no longer open (another result, expired,
+     *   superseded, cancelled); metadata: assignmentId, state.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): its run ended.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * </pre>
+     */
+    public dev.kxm.v1.CompleteAssignmentResponse completeAssignment(dev.kxm.v1.CompleteAssignmentRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getCompleteAssignmentMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
+     * `workflow:&lt;run id&gt;` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * </pre>
+     */
+    public dev.kxm.v1.NextAssignmentResponse nextAssignment(dev.kxm.v1.NextAssignmentRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getNextAssignmentMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ApproveStep decides a step run's current approval step with one of its declared outcomes (recorded in the
+     * run's events with the operator and the reason).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the outcome is not one the step declares, or run_id is malformed.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING): its current step is not this approval step awaiting a decision.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * </pre>
+     */
+    public dev.kxm.v1.ApproveStepResponse approveStep(dev.kxm.v1.ApproveStepRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getApproveStepMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * RecoverStepRun recovers a step run an uncertain gate blocked: run the gate again, fail or cancel the run.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no action, or run_id is malformed.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_BLOCKED): it is not blocked.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * </pre>
+     */
+    public dev.kxm.v1.RecoverStepRunResponse recoverStepRun(dev.kxm.v1.RecoverStepRunRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getRecoverStepRunMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListWorkflowRunEvents pages through a step run's event log in order (contiguous sequences from 1).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative after_sequence or page size, or run_id is malformed.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+     * </pre>
+     */
+    public dev.kxm.v1.ListWorkflowRunEventsResponse listWorkflowRunEvents(dev.kxm.v1.ListWorkflowRunEventsRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListWorkflowRunEventsMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -2581,6 +3023,100 @@ public final class WorkflowServiceGrpc {
     public dev.kxm.v1.VerifyJournalResponse verifyJournal(dev.kxm.v1.VerifyJournalRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getVerifyJournalMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * CompleteAssignment returns the caller's result for one of its assignments: a WorkerResult (workers, gate
+     * workers) or a ReviewEnvelope (reviewers), the one way a step's work comes back.
+     * Exactly one result is accepted per assignment; the same result again is answered as the first (`duplicate`).
+     * The hub judges it: a worker's outcome must be one the step declares, a review passes with a PASS verdict and
+     * no blockers, a gate's outcome is derived from its checks under the step's `expect`. The run then moves as the
+     * step's join decides (docs/step-workflows.md).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no result, the envelope is not what the assignment asks for,
+     *   or does not fit it (an undeclared outcome, a gate's checks out of order, a malformed cost or commit); field named.
+     * - NOT_FOUND (ERROR_REASON_ASSIGNMENT_NOT_FOUND): no assignment of the caller's project has this id.
+     * - PERMISSION_DENIED (ERROR_REASON_ASSIGNMENT_FORBIDDEN): the assignment is another agent's.
+     * - FAILED_PRECONDITION (ERROR_REASON_ASSIGNMENT_CLOSED): it is no longer open (another result, expired,
+     *   superseded, cancelled); metadata: assignmentId, state.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): its run ended.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * </pre>
+     */
+    public dev.kxm.v1.CompleteAssignmentResponse completeAssignment(dev.kxm.v1.CompleteAssignmentRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getCompleteAssignmentMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
+     * `workflow:&lt;run id&gt;` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * </pre>
+     */
+    public dev.kxm.v1.NextAssignmentResponse nextAssignment(dev.kxm.v1.NextAssignmentRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getNextAssignmentMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ApproveStep decides a step run's current approval step with one of its declared outcomes (recorded in the
+     * run's events with the operator and the reason).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the outcome is not one the step declares, or run_id is malformed.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING): its current step is not this approval step awaiting a decision.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * </pre>
+     */
+    public dev.kxm.v1.ApproveStepResponse approveStep(dev.kxm.v1.ApproveStepRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getApproveStepMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * RecoverStepRun recovers a step run an uncertain gate blocked: run the gate again, fail or cancel the run.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no action, or run_id is malformed.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_BLOCKED): it is not blocked.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * </pre>
+     */
+    public dev.kxm.v1.RecoverStepRunResponse recoverStepRun(dev.kxm.v1.RecoverStepRunRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getRecoverStepRunMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListWorkflowRunEvents pages through a step run's event log in order (contiguous sequences from 1).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative after_sequence or page size, or run_id is malformed.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+     * </pre>
+     */
+    public dev.kxm.v1.ListWorkflowRunEventsResponse listWorkflowRunEvents(dev.kxm.v1.ListWorkflowRunEventsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListWorkflowRunEventsMethod(), getCallOptions(), request);
     }
   }
 
@@ -3050,6 +3586,105 @@ public final class WorkflowServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getVerifyJournalMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * CompleteAssignment returns the caller's result for one of its assignments: a WorkerResult (workers, gate
+     * workers) or a ReviewEnvelope (reviewers), the one way a step's work comes back.
+     * Exactly one result is accepted per assignment; the same result again is answered as the first (`duplicate`).
+     * The hub judges it: a worker's outcome must be one the step declares, a review passes with a PASS verdict and
+     * no blockers, a gate's outcome is derived from its checks under the step's `expect`. The run then moves as the
+     * step's join decides (docs/step-workflows.md).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no result, the envelope is not what the assignment asks for,
+     *   or does not fit it (an undeclared outcome, a gate's checks out of order, a malformed cost or commit); field named.
+     * - NOT_FOUND (ERROR_REASON_ASSIGNMENT_NOT_FOUND): no assignment of the caller's project has this id.
+     * - PERMISSION_DENIED (ERROR_REASON_ASSIGNMENT_FORBIDDEN): the assignment is another agent's.
+     * - FAILED_PRECONDITION (ERROR_REASON_ASSIGNMENT_CLOSED): it is no longer open (another result, expired,
+     *   superseded, cancelled); metadata: assignmentId, state.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): its run ended.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.CompleteAssignmentResponse> completeAssignment(
+        dev.kxm.v1.CompleteAssignmentRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getCompleteAssignmentMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
+     * `workflow:&lt;run id&gt;` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.NextAssignmentResponse> nextAssignment(
+        dev.kxm.v1.NextAssignmentRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getNextAssignmentMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ApproveStep decides a step run's current approval step with one of its declared outcomes (recorded in the
+     * run's events with the operator and the reason).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): the outcome is not one the step declares, or run_id is malformed.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_WAITING): its current step is not this approval step awaiting a decision.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ApproveStepResponse> approveStep(
+        dev.kxm.v1.ApproveStepRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getApproveStepMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * RecoverStepRun recovers a step run an uncertain gate blocked: run the gate again, fail or cancel the run.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no action, or run_id is malformed.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the run ended.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_NOT_BLOCKED): it is not blocked.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RecoverStepRunResponse> recoverStepRun(
+        dev.kxm.v1.RecoverStepRunRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getRecoverStepRunMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ListWorkflowRunEvents pages through a step run's event log in order (contiguous sequences from 1).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative after_sequence or page size, or run_id is malformed.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListWorkflowRunEventsResponse> listWorkflowRunEvents(
+        dev.kxm.v1.ListWorkflowRunEventsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListWorkflowRunEventsMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_REGISTER_WORKFLOW_DEFINITION = 0;
@@ -3074,6 +3709,11 @@ public final class WorkflowServiceGrpc {
   private static final int METHODID_GET_IMPROVEMENT_REPORT = 19;
   private static final int METHODID_EXPORT_RETROSPECTIVE = 20;
   private static final int METHODID_VERIFY_JOURNAL = 21;
+  private static final int METHODID_COMPLETE_ASSIGNMENT = 22;
+  private static final int METHODID_NEXT_ASSIGNMENT = 23;
+  private static final int METHODID_APPROVE_STEP = 24;
+  private static final int METHODID_RECOVER_STEP_RUN = 25;
+  private static final int METHODID_LIST_WORKFLOW_RUN_EVENTS = 26;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -3179,6 +3819,26 @@ public final class WorkflowServiceGrpc {
         case METHODID_VERIFY_JOURNAL:
           serviceImpl.verifyJournal((dev.kxm.v1.VerifyJournalRequest) request,
               (io.grpc.stub.StreamObserver<dev.kxm.v1.VerifyJournalResponse>) responseObserver);
+          break;
+        case METHODID_COMPLETE_ASSIGNMENT:
+          serviceImpl.completeAssignment((dev.kxm.v1.CompleteAssignmentRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.CompleteAssignmentResponse>) responseObserver);
+          break;
+        case METHODID_NEXT_ASSIGNMENT:
+          serviceImpl.nextAssignment((dev.kxm.v1.NextAssignmentRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.NextAssignmentResponse>) responseObserver);
+          break;
+        case METHODID_APPROVE_STEP:
+          serviceImpl.approveStep((dev.kxm.v1.ApproveStepRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ApproveStepResponse>) responseObserver);
+          break;
+        case METHODID_RECOVER_STEP_RUN:
+          serviceImpl.recoverStepRun((dev.kxm.v1.RecoverStepRunRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.RecoverStepRunResponse>) responseObserver);
+          break;
+        case METHODID_LIST_WORKFLOW_RUN_EVENTS:
+          serviceImpl.listWorkflowRunEvents((dev.kxm.v1.ListWorkflowRunEventsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ListWorkflowRunEventsResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -3352,6 +4012,41 @@ public final class WorkflowServiceGrpc {
               dev.kxm.v1.VerifyJournalRequest,
               dev.kxm.v1.VerifyJournalResponse>(
                 service, METHODID_VERIFY_JOURNAL)))
+        .addMethod(
+          getCompleteAssignmentMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.CompleteAssignmentRequest,
+              dev.kxm.v1.CompleteAssignmentResponse>(
+                service, METHODID_COMPLETE_ASSIGNMENT)))
+        .addMethod(
+          getNextAssignmentMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.NextAssignmentRequest,
+              dev.kxm.v1.NextAssignmentResponse>(
+                service, METHODID_NEXT_ASSIGNMENT)))
+        .addMethod(
+          getApproveStepMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ApproveStepRequest,
+              dev.kxm.v1.ApproveStepResponse>(
+                service, METHODID_APPROVE_STEP)))
+        .addMethod(
+          getRecoverStepRunMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.RecoverStepRunRequest,
+              dev.kxm.v1.RecoverStepRunResponse>(
+                service, METHODID_RECOVER_STEP_RUN)))
+        .addMethod(
+          getListWorkflowRunEventsMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ListWorkflowRunEventsRequest,
+              dev.kxm.v1.ListWorkflowRunEventsResponse>(
+                service, METHODID_LIST_WORKFLOW_RUN_EVENTS)))
         .build();
   }
 
@@ -3422,6 +4117,11 @@ public final class WorkflowServiceGrpc {
               .addMethod(getGetImprovementReportMethod())
               .addMethod(getExportRetrospectiveMethod())
               .addMethod(getVerifyJournalMethod())
+              .addMethod(getCompleteAssignmentMethod())
+              .addMethod(getNextAssignmentMethod())
+              .addMethod(getApproveStepMethod())
+              .addMethod(getRecoverStepRunMethod())
+              .addMethod(getListWorkflowRunEventsMethod())
               .build();
         }
       }

@@ -281,6 +281,56 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_VerifyJournalResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_CompleteAssignmentRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_CompleteAssignmentRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_CompleteAssignmentResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_CompleteAssignmentResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_NextAssignmentRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_NextAssignmentRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_NextAssignmentResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_NextAssignmentResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ApproveStepRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ApproveStepRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ApproveStepResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ApproveStepResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_RecoverStepRunRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_RecoverStepRunRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_RecoverStepRunResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_RecoverStepRunResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ListWorkflowRunEventsRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ListWorkflowRunEventsRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ListWorkflowRunEventsResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ListWorkflowRunEventsResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -293,249 +343,297 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
       "\n\035kxm/v1/workflow_service.proto\022\006kxm.v1\032" +
       "\036google/protobuf/duration.proto\032\034google/" +
       "protobuf/struct.proto\032\037google/protobuf/t" +
-      "imestamp.proto\032\024kxm/v1/options.proto\032\035kx" +
-      "m/v1/workflow_journal.proto\032\033kxm/v1/work" +
-      "flow_types.proto\"\226\001\n!RegisterWorkflowDef" +
-      "initionRequest\022\032\n\010document\030\001 \001(\tR\010docume" +
-      "nt\0220\n\006format\030\002 \001(\0162\030.kxm.v1.DefinitionFo" +
-      "rmatR\006format\022#\n\rvalidate_only\030\003 \001(\010R\014val" +
-      "idateOnly\"\230\001\n\"RegisterWorkflowDefinition" +
-      "Response\022:\n\ndefinition\030\001 \001(\0132\032.kxm.v1.Wo" +
-      "rkflowDefinitionR\ndefinition\022\030\n\007created\030" +
-      "\002 \001(\010R\007created\022\034\n\tunchanged\030\003 \001(\010R\tuncha" +
-      "nged\"\252\001\n\033RegisterGateRegistryRequest\022\032\n\010" +
-      "document\030\001 \001(\tR\010document\0220\n\006format\030\002 \001(\016" +
-      "2\030.kxm.v1.DefinitionFormatR\006format\022#\n\rva" +
-      "lidate_only\030\003 \001(\010R\014validateOnly\022\030\n\007proje" +
-      "ct\030\004 \001(\tR\007project\"\210\001\n\034RegisterGateRegist" +
-      "ryResponse\0220\n\010registry\030\001 \001(\0132\024.kxm.v1.Ga" +
-      "teRegistryR\010registry\022\030\n\007created\030\002 \001(\010R\007c" +
-      "reated\022\034\n\tunchanged\030\003 \001(\010R\tunchanged\"\030\n\026" +
-      "GetGateRegistryRequest\"K\n\027GetGateRegistr" +
-      "yResponse\0220\n\010registry\030\001 \001(\0132\024.kxm.v1.Gat" +
-      "eRegistryR\010registry\"C\n\034GetWorkflowDefini" +
-      "tionRequest\022#\n\rdefinition_id\030\001 \001(\tR\014defi" +
-      "nitionId\"[\n\035GetWorkflowDefinitionRespons" +
-      "e\022:\n\ndefinition\030\001 \001(\0132\032.kxm.v1.WorkflowD" +
-      "efinitionR\ndefinition\"\\\n\036ListWorkflowDef" +
-      "initionsRequest\022\033\n\tpage_size\030\001 \001(\005R\010page" +
-      "Size\022\035\n\npage_token\030\002 \001(\tR\tpageToken\"\207\001\n\037" +
-      "ListWorkflowDefinitionsResponse\022<\n\013defin" +
-      "itions\030\001 \003(\0132\032.kxm.v1.WorkflowDefinition" +
-      "R\013definitions\022&\n\017next_page_token\030\002 \001(\tR\r" +
-      "nextPageToken\"\250\001\n\027StartWorkflowRunReques" +
-      "t\022#\n\rdefinition_id\030\001 \001(\tR\014definitionId\022\037" +
-      "\n\013delivery_id\030\002 \001(\tR\ndeliveryId\0221\n\007paylo" +
-      "ad\030\003 \001(\0132\027.google.protobuf.StructR\007paylo" +
-      "ad\022\024\n\005event\030\004 \001(\tR\005event\"y\n\030StartWorkflo" +
-      "wRunResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Workf" +
-      "lowRunR\003run\022\034\n\tduplicate\030\002 \001(\010R\tduplicat" +
-      "e\022\030\n\007started\030\003 \001(\010R\007started\".\n\025GetWorkfl" +
-      "owRunRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\"?\n\026G" +
-      "etWorkflowRunResponse\022%\n\003run\030\001 \001(\0132\023.kxm" +
-      ".v1.WorkflowRunR\003run\"\255\001\n\027ListWorkflowRun" +
-      "sRequest\0221\n\006status\030\001 \001(\0162\031.kxm.v1.Workfl" +
-      "owRunStatusR\006status\022#\n\rdefinition_id\030\002 \001" +
-      "(\tR\014definitionId\022\033\n\tpage_size\030\003 \001(\005R\010pag" +
-      "eSize\022\035\n\npage_token\030\004 \001(\tR\tpageToken\"k\n\030" +
-      "ListWorkflowRunsResponse\022\'\n\004runs\030\001 \003(\0132\023" +
-      ".kxm.v1.WorkflowRunR\004runs\022&\n\017next_page_t" +
-      "oken\030\002 \001(\tR\rnextPageToken\"I\n\030CancelWorkf" +
-      "lowRunRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\026\n\006" +
-      "reason\030\002 \001(\tR\006reason\"B\n\031CancelWorkflowRu" +
-      "nResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Workflow" +
-      "RunR\003run\"Q\n\027RerunWorkflowRunRequest\022\025\n\006r" +
-      "un_id\030\001 \001(\tR\005runId\022\037\n\013delivery_id\030\002 \001(\tR" +
-      "\ndeliveryId\"_\n\030RerunWorkflowRunResponse\022" +
-      "%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022\034" +
-      "\n\tduplicate\030\002 \001(\010R\tduplicate\"-\n\nMessageI" +
-      "ds\022\037\n\013message_ids\030\001 \003(\tR\nmessageIds\"\363\003\n\021" +
-      "CheckpointRequest\022\025\n\006run_id\030\001 \001(\tR\005runId" +
-      "\022\031\n\010stage_id\030\002 \001(\tR\007stageId\0220\n\006status\030\003 " +
-      "\001(\0162\030.kxm.v1.CheckpointStatusR\006status\022\030\n" +
-      "\007summary\030\004 \001(\tR\007summary\022C\n\010evidence\030\005 \003(" +
-      "\0132\'.kxm.v1.CheckpointRequest.EvidenceEnt" +
-      "ryR\010evidence\022P\n\revidence_refs\030\006 \003(\0132+.kx" +
-      "m.v1.CheckpointRequest.EvidenceRefsEntry" +
-      "R\014evidenceRefs\022\030\n\007outcome\030\007 \001(\tR\007outcome" +
-      "\022\035\n\nrequest_id\030\010 \001(\tR\trequestId\032;\n\rEvide" +
-      "nceEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(" +
-      "\tR\005value:\0028\001\032S\n\021EvidenceRefsEntry\022\020\n\003key" +
-      "\030\001 \001(\tR\003key\022(\n\005value\030\002 \001(\0132\022.kxm.v1.Mess" +
-      "ageIdsR\005value:\0028\001\"\332\002\n\022CheckpointResponse" +
-      "\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022" +
-      "\024\n\005retry\030\002 \001(\010R\005retry\022\034\n\tcompleted\030\003 \001(\010" +
-      "R\tcompleted\022\034\n\texhausted\030\004 \001(\010R\texhauste" +
-      "d\022\034\n\tescalated\030\005 \001(\010R\tescalated\022:\n\ntrans" +
-      "ition\030\006 \001(\0132\032.kxm.v1.WorkflowTransitionR" +
-      "\ntransition\0223\n\025degraded_requirements\030\007 \003" +
-      "(\tR\024degradedRequirements\022 \n\013instruction\030" +
-      "\010 \001(\tR\013instruction\022\032\n\010repeated\030\t \001(\010R\010re" +
-      "peated\"\351\003\n\013WaitRequest\022\025\n\006run_id\030\001 \001(\tR\005" +
-      "runId\022\031\n\010stage_id\030\002 \001(\tR\007stageId\022\035\n\nsign" +
-      "al_key\030\003 \001(\tR\tsignalKey\022\030\n\007summary\030\004 \001(\t" +
-      "R\007summary\022=\n\010evidence\030\005 \003(\0132!.kxm.v1.Wai" +
-      "tRequest.EvidenceEntryR\010evidence\022J\n\revid" +
-      "ence_refs\030\006 \003(\0132%.kxm.v1.WaitRequest.Evi" +
-      "denceRefsEntryR\014evidenceRefs\0223\n\007timeout\030" +
-      "\007 \001(\0132\031.google.protobuf.DurationR\007timeou" +
-      "t\022\035\n\nrequest_id\030\010 \001(\tR\trequestId\032;\n\rEvid" +
-      "enceEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001" +
-      "(\tR\005value:\0028\001\032S\n\021EvidenceRefsEntry\022\020\n\003ke" +
-      "y\030\001 \001(\tR\003key\022(\n\005value\030\002 \001(\0132\022.kxm.v1.Mes" +
-      "sageIdsR\005value:\0028\001\"s\n\014WaitResponse\022%\n\003ru" +
-      "n\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022 \n\013ins" +
-      "truction\030\002 \001(\tR\013instruction\022\032\n\010repeated\030" +
-      "\003 \001(\010R\010repeated\"\306\002\n\030SignalWorkflowRunReq" +
-      "uest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\035\n\nsignal_ke" +
-      "y\030\002 \001(\tR\tsignalKey\022\037\n\013delivery_id\030\003 \001(\tR" +
-      "\ndeliveryId\0220\n\006status\030\004 \001(\0162\030.kxm.v1.Che" +
-      "ckpointStatusR\006status\022\030\n\007summary\030\005 \001(\tR\007" +
-      "summary\022J\n\010evidence\030\006 \003(\0132..kxm.v1.Signa" +
-      "lWorkflowRunRequest.EvidenceEntryR\010evide" +
-      "nce\032;\n\rEvidenceEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024" +
-      "\n\005value\030\002 \001(\tR\005value:\0028\001\"\250\002\n\031SignalWorkf" +
-      "lowRunResponse\022\034\n\tduplicate\030\001 \001(\010R\tdupli" +
-      "cate\0220\n\006status\030\002 \001(\0162\030.kxm.v1.Checkpoint" +
-      "StatusR\006status\022\031\n\010stage_id\030\003 \001(\tR\007stageI" +
-      "d\022\035\n\nsignal_key\030\004 \001(\tR\tsignalKey\022\024\n\005retr" +
-      "y\030\005 \001(\010R\005retry\022\034\n\tcompleted\030\006 \001(\010R\tcompl" +
-      "eted\0223\n\025degraded_requirements\030\007 \003(\tR\024deg" +
-      "radedRequirements\022\030\n\007resumed\030\010 \001(\010R\007resu" +
-      "med\"\216\001\n\031ApproveDegradationRequest\022\025\n\006run" +
-      "_id\030\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 \001(\tR\007stag" +
-      "eId\022\'\n\017requirement_key\030\003 \001(\tR\016requiremen" +
-      "tKey\022\026\n\006reason\030\004 \001(\tR\006reason\"s\n\032ApproveD" +
-      "egradationResponse\0227\n\010approval\030\001 \001(\0132\033.k" +
-      "xm.v1.DegradationApprovalR\010approval\022\034\n\td" +
-      "uplicate\030\002 \001(\010R\tduplicate\"`\n\024EscalateSta" +
-      "geRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\031\n\010stag" +
-      "e_id\030\002 \001(\tR\007stageId\022\026\n\006reason\030\003 \001(\tR\006rea" +
-      "son\"`\n\025EscalateStageResponse\022%\n\003run\030\001 \001(" +
-      "\0132\023.kxm.v1.WorkflowRunR\003run\022 \n\013instructi" +
-      "on\030\002 \001(\tR\013instruction\"\204\002\n\030ResolveEscalat" +
-      "ionRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\026\n\006rul" +
-      "ing\030\002 \001(\tR\006ruling\0220\n\006status\030\003 \001(\0162\030.kxm." +
-      "v1.CheckpointStatusR\006status\022J\n\010evidence\030" +
-      "\004 \003(\0132..kxm.v1.ResolveEscalationRequest." +
+      "imestamp.proto\032\026kxm/v1/envelopes.proto\032\024" +
+      "kxm/v1/options.proto\032\035kxm/v1/workflow_jo" +
+      "urnal.proto\032\033kxm/v1/workflow_steps.proto" +
+      "\032\033kxm/v1/workflow_types.proto\"\226\001\n!Regist" +
+      "erWorkflowDefinitionRequest\022\032\n\010document\030" +
+      "\001 \001(\tR\010document\0220\n\006format\030\002 \001(\0162\030.kxm.v1" +
+      ".DefinitionFormatR\006format\022#\n\rvalidate_on" +
+      "ly\030\003 \001(\010R\014validateOnly\"\230\001\n\"RegisterWorkf" +
+      "lowDefinitionResponse\022:\n\ndefinition\030\001 \001(" +
+      "\0132\032.kxm.v1.WorkflowDefinitionR\ndefinitio" +
+      "n\022\030\n\007created\030\002 \001(\010R\007created\022\034\n\tunchanged" +
+      "\030\003 \001(\010R\tunchanged\"\252\001\n\033RegisterGateRegist" +
+      "ryRequest\022\032\n\010document\030\001 \001(\tR\010document\0220\n" +
+      "\006format\030\002 \001(\0162\030.kxm.v1.DefinitionFormatR" +
+      "\006format\022#\n\rvalidate_only\030\003 \001(\010R\014validate" +
+      "Only\022\030\n\007project\030\004 \001(\tR\007project\"\210\001\n\034Regis" +
+      "terGateRegistryResponse\0220\n\010registry\030\001 \001(" +
+      "\0132\024.kxm.v1.GateRegistryR\010registry\022\030\n\007cre" +
+      "ated\030\002 \001(\010R\007created\022\034\n\tunchanged\030\003 \001(\010R\t" +
+      "unchanged\"\030\n\026GetGateRegistryRequest\"K\n\027G" +
+      "etGateRegistryResponse\0220\n\010registry\030\001 \001(\013" +
+      "2\024.kxm.v1.GateRegistryR\010registry\"C\n\034GetW" +
+      "orkflowDefinitionRequest\022#\n\rdefinition_i" +
+      "d\030\001 \001(\tR\014definitionId\"[\n\035GetWorkflowDefi" +
+      "nitionResponse\022:\n\ndefinition\030\001 \001(\0132\032.kxm" +
+      ".v1.WorkflowDefinitionR\ndefinition\"\\\n\036Li" +
+      "stWorkflowDefinitionsRequest\022\033\n\tpage_siz" +
+      "e\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tp" +
+      "ageToken\"\207\001\n\037ListWorkflowDefinitionsResp" +
+      "onse\022<\n\013definitions\030\001 \003(\0132\032.kxm.v1.Workf" +
+      "lowDefinitionR\013definitions\022&\n\017next_page_" +
+      "token\030\002 \001(\tR\rnextPageToken\"\327\001\n\027StartWork" +
+      "flowRunRequest\022#\n\rdefinition_id\030\001 \001(\tR\014d" +
+      "efinitionId\022\037\n\013delivery_id\030\002 \001(\tR\ndelive" +
+      "ryId\0221\n\007payload\030\003 \001(\0132\027.google.protobuf." +
+      "StructR\007payload\022\024\n\005event\030\004 \001(\tR\005event\022-\n" +
+      "\006inputs\030\005 \001(\0132\025.kxm.v1.StepRunInputsR\006in" +
+      "puts\"y\n\030StartWorkflowRunResponse\022%\n\003run\030" +
+      "\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022\034\n\tdupli" +
+      "cate\030\002 \001(\010R\tduplicate\022\030\n\007started\030\003 \001(\010R\007" +
+      "started\".\n\025GetWorkflowRunRequest\022\025\n\006run_" +
+      "id\030\001 \001(\tR\005runId\"?\n\026GetWorkflowRunRespons" +
+      "e\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run" +
+      "\"\255\001\n\027ListWorkflowRunsRequest\0221\n\006status\030\001" +
+      " \001(\0162\031.kxm.v1.WorkflowRunStatusR\006status\022" +
+      "#\n\rdefinition_id\030\002 \001(\tR\014definitionId\022\033\n\t" +
+      "page_size\030\003 \001(\005R\010pageSize\022\035\n\npage_token\030" +
+      "\004 \001(\tR\tpageToken\"k\n\030ListWorkflowRunsResp" +
+      "onse\022\'\n\004runs\030\001 \003(\0132\023.kxm.v1.WorkflowRunR" +
+      "\004runs\022&\n\017next_page_token\030\002 \001(\tR\rnextPage" +
+      "Token\"I\n\030CancelWorkflowRunRequest\022\025\n\006run" +
+      "_id\030\001 \001(\tR\005runId\022\026\n\006reason\030\002 \001(\tR\006reason" +
+      "\"B\n\031CancelWorkflowRunResponse\022%\n\003run\030\001 \001" +
+      "(\0132\023.kxm.v1.WorkflowRunR\003run\"Q\n\027RerunWor" +
+      "kflowRunRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\037" +
+      "\n\013delivery_id\030\002 \001(\tR\ndeliveryId\"_\n\030Rerun" +
+      "WorkflowRunResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v" +
+      "1.WorkflowRunR\003run\022\034\n\tduplicate\030\002 \001(\010R\td" +
+      "uplicate\"-\n\nMessageIds\022\037\n\013message_ids\030\001 " +
+      "\003(\tR\nmessageIds\"\363\003\n\021CheckpointRequest\022\025\n" +
+      "\006run_id\030\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 \001(\tR\007" +
+      "stageId\0220\n\006status\030\003 \001(\0162\030.kxm.v1.Checkpo" +
+      "intStatusR\006status\022\030\n\007summary\030\004 \001(\tR\007summ" +
+      "ary\022C\n\010evidence\030\005 \003(\0132\'.kxm.v1.Checkpoin" +
+      "tRequest.EvidenceEntryR\010evidence\022P\n\revid" +
+      "ence_refs\030\006 \003(\0132+.kxm.v1.CheckpointReque" +
+      "st.EvidenceRefsEntryR\014evidenceRefs\022\030\n\007ou" +
+      "tcome\030\007 \001(\tR\007outcome\022\035\n\nrequest_id\030\010 \001(\t" +
+      "R\trequestId\032;\n\rEvidenceEntry\022\020\n\003key\030\001 \001(" +
+      "\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\032S\n\021Evid" +
+      "enceRefsEntry\022\020\n\003key\030\001 \001(\tR\003key\022(\n\005value" +
+      "\030\002 \001(\0132\022.kxm.v1.MessageIdsR\005value:\0028\001\"\332\002" +
+      "\n\022CheckpointResponse\022%\n\003run\030\001 \001(\0132\023.kxm." +
+      "v1.WorkflowRunR\003run\022\024\n\005retry\030\002 \001(\010R\005retr" +
+      "y\022\034\n\tcompleted\030\003 \001(\010R\tcompleted\022\034\n\texhau" +
+      "sted\030\004 \001(\010R\texhausted\022\034\n\tescalated\030\005 \001(\010" +
+      "R\tescalated\022:\n\ntransition\030\006 \001(\0132\032.kxm.v1" +
+      ".WorkflowTransitionR\ntransition\0223\n\025degra" +
+      "ded_requirements\030\007 \003(\tR\024degradedRequirem" +
+      "ents\022 \n\013instruction\030\010 \001(\tR\013instruction\022\032" +
+      "\n\010repeated\030\t \001(\010R\010repeated\"\351\003\n\013WaitReque" +
+      "st\022\025\n\006run_id\030\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 " +
+      "\001(\tR\007stageId\022\035\n\nsignal_key\030\003 \001(\tR\tsignal" +
+      "Key\022\030\n\007summary\030\004 \001(\tR\007summary\022=\n\010evidenc" +
+      "e\030\005 \003(\0132!.kxm.v1.WaitRequest.EvidenceEnt" +
+      "ryR\010evidence\022J\n\revidence_refs\030\006 \003(\0132%.kx" +
+      "m.v1.WaitRequest.EvidenceRefsEntryR\014evid" +
+      "enceRefs\0223\n\007timeout\030\007 \001(\0132\031.google.proto" +
+      "buf.DurationR\007timeout\022\035\n\nrequest_id\030\010 \001(" +
+      "\tR\trequestId\032;\n\rEvidenceEntry\022\020\n\003key\030\001 \001" +
+      "(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\032S\n\021Evi" +
+      "denceRefsEntry\022\020\n\003key\030\001 \001(\tR\003key\022(\n\005valu" +
+      "e\030\002 \001(\0132\022.kxm.v1.MessageIdsR\005value:\0028\001\"s" +
+      "\n\014WaitResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Wor" +
+      "kflowRunR\003run\022 \n\013instruction\030\002 \001(\tR\013inst" +
+      "ruction\022\032\n\010repeated\030\003 \001(\010R\010repeated\"\306\002\n\030" +
+      "SignalWorkflowRunRequest\022\025\n\006run_id\030\001 \001(\t" +
+      "R\005runId\022\035\n\nsignal_key\030\002 \001(\tR\tsignalKey\022\037" +
+      "\n\013delivery_id\030\003 \001(\tR\ndeliveryId\0220\n\006statu" +
+      "s\030\004 \001(\0162\030.kxm.v1.CheckpointStatusR\006statu" +
+      "s\022\030\n\007summary\030\005 \001(\tR\007summary\022J\n\010evidence\030" +
+      "\006 \003(\0132..kxm.v1.SignalWorkflowRunRequest." +
       "EvidenceEntryR\010evidence\032;\n\rEvidenceEntry" +
       "\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value" +
-      ":\0028\001\"\230\001\n\031ResolveEscalationResponse\022%\n\003ru" +
-      "n\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022\024\n\005ret" +
-      "ry\030\002 \001(\010R\005retry\022\034\n\tcompleted\030\003 \001(\010R\tcomp" +
-      "leted\022 \n\013instruction\030\004 \001(\tR\013instruction\"" +
-      "\372\002\n\024RecordJournalRequest\022\025\n\006run_id\030\001 \001(\t" +
-      "R\005runId\0223\n\010category\030\002 \001(\0162\027.kxm.v1.Journ" +
-      "alCategoryR\010category\022\030\n\007summary\030\003 \001(\tR\007s" +
-      "ummary\022+\n\004area\030\004 \001(\0162\027.kxm.v1.Improvemen" +
-      "tAreaR\004area\0223\n\010severity\030\005 \001(\0162\027.kxm.v1.J" +
-      "ournalSeverityR\010severity\022\030\n\007details\030\006 \001(" +
-      "\tR\007details\022\032\n\010evidence\030\007 \003(\tR\010evidence\022*" +
-      "\n\021related_entry_ids\030\010 \003(\tR\017relatedEntryI" +
-      "ds\022\031\n\010stage_id\030\t \001(\tR\007stageId\022\035\n\nrequest" +
-      "_id\030\n \001(\tR\trequestId\"b\n\025RecordJournalRes" +
-      "ponse\022-\n\006record\030\001 \001(\0132\025.kxm.v1.JournalRe" +
-      "cordR\006record\022\032\n\010repeated\030\002 \001(\010R\010repeated" +
-      "\"g\n\022ListJournalRequest\022\025\n\006run_id\030\001 \001(\tR\005" +
-      "runId\022\033\n\tpage_size\030\002 \001(\005R\010pageSize\022\035\n\npa" +
-      "ge_token\030\003 \001(\tR\tpageToken\"n\n\023ListJournal" +
-      "Response\022/\n\007records\030\001 \003(\0132\025.kxm.v1.Journ" +
-      "alRecordR\007records\022&\n\017next_page_token\030\002 \001" +
-      "(\tR\rnextPageToken\"\235\001\n\032PromoteJournalEntr" +
-      "yRequest\022\031\n\010entry_id\030\001 \001(\tR\007entryId\022\'\n\002t" +
-      "o\030\002 \001(\0162\027.kxm.v1.PromotionStatusR\002to\022#\n\r" +
-      "evidence_refs\030\003 \003(\tR\014evidenceRefs\022\026\n\006rea" +
-      "son\030\004 \001(\tR\006reason\"x\n\033PromoteJournalEntry" +
-      "Response\022-\n\006record\030\001 \001(\0132\025.kxm.v1.Journa" +
-      "lRecordR\006record\022*\n\005entry\030\002 \001(\0132\024.kxm.v1." +
-      "JournalEntryR\005entry\"\255\001\n\033GetImprovementRe" +
-      "portRequest\022\030\n\007project\030\001 \001(\tR\007project\0220\n" +
-      "\005since\030\002 \001(\0132\032.google.protobuf.Timestamp" +
-      "R\005since\022\037\n\013max_entries\030\003 \001(\005R\nmaxEntries" +
-      "\022!\n\014signal_limit\030\004 \001(\005R\013signalLimit\"\265\001\n\034" +
-      "GetImprovementReportResponse\022(\n\005areas\030\001 " +
-      "\003(\0132\022.kxm.v1.AreaReportR\005areas\0223\n\007signal" +
-      "s\030\002 \003(\0132\031.kxm.v1.ImprovementSignalR\007sign" +
-      "als\022\030\n\007entries\030\003 \001(\005R\007entries\022\034\n\ttruncat" +
-      "ed\030\004 \001(\010R\ttruncated\"3\n\032ExportRetrospecti" +
-      "veRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\"\222\001\n\033Exp" +
-      "ortRetrospectiveResponse\022C\n\rretrospectiv" +
-      "e\030\001 \001(\0132\035.kxm.v1.WorkflowRetrospectiveR\r" +
-      "retrospective\022\022\n\004json\030\002 \001(\tR\004json\022\032\n\010mar" +
-      "kdown\030\003 \001(\tR\010markdown\"-\n\024VerifyJournalRe" +
-      "quest\022\025\n\006run_id\030\001 \001(\tR\005runId\"I\n\025VerifyJo" +
-      "urnalResponse\0220\n\007verdict\030\001 \001(\0132\026.kxm.v1." +
-      "JournalVerdictR\007verdict*m\n\020DefinitionFor" +
-      "mat\022!\n\035DEFINITION_FORMAT_UNSPECIFIED\020\000\022\032" +
-      "\n\026DEFINITION_FORMAT_JSON\020\001\022\032\n\026DEFINITION" +
-      "_FORMAT_YAML\020\0022\200\024\n\017WorkflowService\022\201\001\n\032R" +
-      "egisterWorkflowDefinition\022).kxm.v1.Regis" +
-      "terWorkflowDefinitionRequest\032*.kxm.v1.Re" +
-      "gisterWorkflowDefinitionResponse\"\014\352\340\030\010\010\002" +
-      "\020\000\030\001(\004\022\213\001\n\025GetWorkflowDefinition\022$.kxm.v" +
-      "1.GetWorkflowDefinitionRequest\032%.kxm.v1." +
-      "GetWorkflowDefinitionResponse\"%\352\340\030!\010\004\020\001\030" +
-      "\002\"\027kxm_workflow_definition(\001\022\222\001\n\027ListWor" +
-      "kflowDefinitions\022&.kxm.v1.ListWorkflowDe" +
-      "finitionsRequest\032\'.kxm.v1.ListWorkflowDe" +
-      "finitionsResponse\"&\352\340\030\"\010\007\020\001\030\002\"\030kxm_workf" +
-      "low_definitions(\001\022o\n\024RegisterGateRegistr" +
-      "y\022#.kxm.v1.RegisterGateRegistryRequest\032$" +
-      ".kxm.v1.RegisterGateRegistryResponse\"\014\352\340" +
-      "\030\010\010\002\020\000\030\001(\004\022s\n\017GetGateRegistry\022\036.kxm.v1.G" +
-      "etGateRegistryRequest\032\037.kxm.v1.GetGateRe" +
-      "gistryResponse\"\037\352\340\030\033\010\004\020\001\030\002\"\021kxm_gate_reg" +
-      "istry(\001\022c\n\020StartWorkflowRun\022\037.kxm.v1.Sta" +
-      "rtWorkflowRunRequest\032 .kxm.v1.StartWorkf" +
-      "lowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\016GetWorkf" +
-      "lowRun\022\035.kxm.v1.GetWorkflowRunRequest\032\036." +
-      "kxm.v1.GetWorkflowRunResponse\"\036\352\340\030\032\010\007\020\001\030" +
-      "\002\"\020kxm_workflow_run(\001\022v\n\020ListWorkflowRun" +
-      "s\022\037.kxm.v1.ListWorkflowRunsRequest\032 .kxm" +
-      ".v1.ListWorkflowRunsResponse\"\037\352\340\030\033\010\007\020\001\030\002" +
-      "\"\021kxm_workflow_runs(\001\022f\n\021CancelWorkflowR" +
-      "un\022 .kxm.v1.CancelWorkflowRunRequest\032!.k" +
-      "xm.v1.CancelWorkflowRunResponse\"\014\352\340\030\010\010\002\020" +
-      "\000\030\001(\004\022c\n\020RerunWorkflowRun\022\037.kxm.v1.Rerun" +
-      "WorkflowRunRequest\032 .kxm.v1.RerunWorkflo" +
-      "wRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022j\n\nCheckpoint" +
-      "\022\031.kxm.v1.CheckpointRequest\032\032.kxm.v1.Che" +
-      "ckpointResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_workflo" +
-      "w_checkpoint(\001\022R\n\004Wait\022\023.kxm.v1.WaitRequ" +
-      "est\032\024.kxm.v1.WaitResponse\"\037\352\340\030\033\010\005\020\000\030\002\"\021k" +
-      "xm_workflow_wait(\001\022f\n\021SignalWorkflowRun\022" +
-      " .kxm.v1.SignalWorkflowRunRequest\032!.kxm." +
-      "v1.SignalWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001" +
-      "(\004\022i\n\022ApproveDegradation\022!.kxm.v1.Approv" +
-      "eDegradationRequest\032\".kxm.v1.ApproveDegr" +
-      "adationResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022q\n\rEscalat" +
-      "eStage\022\034.kxm.v1.EscalateStageRequest\032\035.k" +
-      "xm.v1.EscalateStageResponse\"#\352\340\030\037\010\005\020\000\030\002\"" +
-      "\025kxm_workflow_escalate(\001\022f\n\021ResolveEscal" +
-      "ation\022 .kxm.v1.ResolveEscalationRequest\032" +
-      "!.kxm.v1.ResolveEscalationResponse\"\014\352\340\030\010" +
-      "\010\002\020\000\030\001(\004\022o\n\rRecordJournal\022\034.kxm.v1.Recor" +
-      "dJournalRequest\032\035.kxm.v1.RecordJournalRe" +
-      "sponse\"!\352\340\030\035\010\005\020\000\030\002\"\023kxm_workflow_record(" +
-      "\001\022j\n\013ListJournal\022\032.kxm.v1.ListJournalReq" +
-      "uest\032\033.kxm.v1.ListJournalResponse\"\"\352\340\030\036\010" +
-      "\007\020\001\030\002\"\024kxm_workflow_journal(\001\022l\n\023Promote" +
-      "JournalEntry\022\".kxm.v1.PromoteJournalEntr" +
-      "yRequest\032#.kxm.v1.PromoteJournalEntryRes" +
-      "ponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\024GetImprovementRe" +
-      "port\022#.kxm.v1.GetImprovementReportReques" +
-      "t\032$.kxm.v1.GetImprovementReportResponse\"" +
-      "$\352\340\030 \010\007\020\001\030\002\"\026kxm_improvement_report(\003\022\210\001" +
-      "\n\023ExportRetrospective\022\".kxm.v1.ExportRet" +
-      "rospectiveRequest\032#.kxm.v1.ExportRetrosp" +
-      "ectiveResponse\"(\352\340\030$\010\007\020\001\030\002\"\032kxm_workflow" +
-      "_retrospective(\001\022w\n\rVerifyJournal\022\034.kxm." +
-      "v1.VerifyJournalRequest\032\035.kxm.v1.VerifyJ" +
-      "ournalResponse\")\352\340\030%\010\007\020\001\030\002\"\033kxm_workflow" +
-      "_verify_journal(\003B\204\001\n\ndev.kxm.v1B\024Workfl" +
-      "owServiceProtoP\001Z\'kxm.dev/hub/clients/go" +
-      "/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V" +
-      "1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
+      ":\0028\001\"\250\002\n\031SignalWorkflowRunResponse\022\034\n\tdu" +
+      "plicate\030\001 \001(\010R\tduplicate\0220\n\006status\030\002 \001(\016" +
+      "2\030.kxm.v1.CheckpointStatusR\006status\022\031\n\010st" +
+      "age_id\030\003 \001(\tR\007stageId\022\035\n\nsignal_key\030\004 \001(" +
+      "\tR\tsignalKey\022\024\n\005retry\030\005 \001(\010R\005retry\022\034\n\tco" +
+      "mpleted\030\006 \001(\010R\tcompleted\0223\n\025degraded_req" +
+      "uirements\030\007 \003(\tR\024degradedRequirements\022\030\n" +
+      "\007resumed\030\010 \001(\010R\007resumed\"\216\001\n\031ApproveDegra" +
+      "dationRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\031\n\010" +
+      "stage_id\030\002 \001(\tR\007stageId\022\'\n\017requirement_k" +
+      "ey\030\003 \001(\tR\016requirementKey\022\026\n\006reason\030\004 \001(\t" +
+      "R\006reason\"s\n\032ApproveDegradationResponse\0227" +
+      "\n\010approval\030\001 \001(\0132\033.kxm.v1.DegradationApp" +
+      "rovalR\010approval\022\034\n\tduplicate\030\002 \001(\010R\tdupl" +
+      "icate\"`\n\024EscalateStageRequest\022\025\n\006run_id\030" +
+      "\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 \001(\tR\007stageId\022" +
+      "\026\n\006reason\030\003 \001(\tR\006reason\"`\n\025EscalateStage" +
+      "Response\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowR" +
+      "unR\003run\022 \n\013instruction\030\002 \001(\tR\013instructio" +
+      "n\"\204\002\n\030ResolveEscalationRequest\022\025\n\006run_id" +
+      "\030\001 \001(\tR\005runId\022\026\n\006ruling\030\002 \001(\tR\006ruling\0220\n" +
+      "\006status\030\003 \001(\0162\030.kxm.v1.CheckpointStatusR" +
+      "\006status\022J\n\010evidence\030\004 \003(\0132..kxm.v1.Resol" +
+      "veEscalationRequest.EvidenceEntryR\010evide" +
+      "nce\032;\n\rEvidenceEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024" +
+      "\n\005value\030\002 \001(\tR\005value:\0028\001\"\230\001\n\031ResolveEsca" +
+      "lationResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Wor" +
+      "kflowRunR\003run\022\024\n\005retry\030\002 \001(\010R\005retry\022\034\n\tc" +
+      "ompleted\030\003 \001(\010R\tcompleted\022 \n\013instruction" +
+      "\030\004 \001(\tR\013instruction\"\372\002\n\024RecordJournalReq" +
+      "uest\022\025\n\006run_id\030\001 \001(\tR\005runId\0223\n\010category\030" +
+      "\002 \001(\0162\027.kxm.v1.JournalCategoryR\010category" +
+      "\022\030\n\007summary\030\003 \001(\tR\007summary\022+\n\004area\030\004 \001(\016" +
+      "2\027.kxm.v1.ImprovementAreaR\004area\0223\n\010sever" +
+      "ity\030\005 \001(\0162\027.kxm.v1.JournalSeverityR\010seve" +
+      "rity\022\030\n\007details\030\006 \001(\tR\007details\022\032\n\010eviden" +
+      "ce\030\007 \003(\tR\010evidence\022*\n\021related_entry_ids\030" +
+      "\010 \003(\tR\017relatedEntryIds\022\031\n\010stage_id\030\t \001(\t" +
+      "R\007stageId\022\035\n\nrequest_id\030\n \001(\tR\trequestId" +
+      "\"b\n\025RecordJournalResponse\022-\n\006record\030\001 \001(" +
+      "\0132\025.kxm.v1.JournalRecordR\006record\022\032\n\010repe" +
+      "ated\030\002 \001(\010R\010repeated\"g\n\022ListJournalReque" +
+      "st\022\025\n\006run_id\030\001 \001(\tR\005runId\022\033\n\tpage_size\030\002" +
+      " \001(\005R\010pageSize\022\035\n\npage_token\030\003 \001(\tR\tpage" +
+      "Token\"n\n\023ListJournalResponse\022/\n\007records\030" +
+      "\001 \003(\0132\025.kxm.v1.JournalRecordR\007records\022&\n" +
+      "\017next_page_token\030\002 \001(\tR\rnextPageToken\"\235\001" +
+      "\n\032PromoteJournalEntryRequest\022\031\n\010entry_id" +
+      "\030\001 \001(\tR\007entryId\022\'\n\002to\030\002 \001(\0162\027.kxm.v1.Pro" +
+      "motionStatusR\002to\022#\n\revidence_refs\030\003 \003(\tR" +
+      "\014evidenceRefs\022\026\n\006reason\030\004 \001(\tR\006reason\"x\n" +
+      "\033PromoteJournalEntryResponse\022-\n\006record\030\001" +
+      " \001(\0132\025.kxm.v1.JournalRecordR\006record\022*\n\005e" +
+      "ntry\030\002 \001(\0132\024.kxm.v1.JournalEntryR\005entry\"" +
+      "\255\001\n\033GetImprovementReportRequest\022\030\n\007proje" +
+      "ct\030\001 \001(\tR\007project\0220\n\005since\030\002 \001(\0132\032.googl" +
+      "e.protobuf.TimestampR\005since\022\037\n\013max_entri" +
+      "es\030\003 \001(\005R\nmaxEntries\022!\n\014signal_limit\030\004 \001" +
+      "(\005R\013signalLimit\"\265\001\n\034GetImprovementReport" +
+      "Response\022(\n\005areas\030\001 \003(\0132\022.kxm.v1.AreaRep" +
+      "ortR\005areas\0223\n\007signals\030\002 \003(\0132\031.kxm.v1.Imp" +
+      "rovementSignalR\007signals\022\030\n\007entries\030\003 \001(\005" +
+      "R\007entries\022\034\n\ttruncated\030\004 \001(\010R\ttruncated\"" +
+      "3\n\032ExportRetrospectiveRequest\022\025\n\006run_id\030" +
+      "\001 \001(\tR\005runId\"\222\001\n\033ExportRetrospectiveResp" +
+      "onse\022C\n\rretrospective\030\001 \001(\0132\035.kxm.v1.Wor" +
+      "kflowRetrospectiveR\rretrospective\022\022\n\004jso" +
+      "n\030\002 \001(\tR\004json\022\032\n\010markdown\030\003 \001(\tR\010markdow" +
+      "n\"-\n\024VerifyJournalRequest\022\025\n\006run_id\030\001 \001(" +
+      "\tR\005runId\"I\n\025VerifyJournalResponse\0220\n\007ver" +
+      "dict\030\001 \001(\0132\026.kxm.v1.JournalVerdictR\007verd" +
+      "ict\"\271\001\n\031CompleteAssignmentRequest\022#\n\rass" +
+      "ignment_id\030\001 \001(\tR\014assignmentId\022;\n\rworker" +
+      "_result\030\002 \001(\0132\024.kxm.v1.WorkerResultH\000R\014w" +
+      "orkerResult\0220\n\006review\030\003 \001(\0132\026.kxm.v1.Rev" +
+      "iewEnvelopeH\000R\006reviewB\010\n\006result\"\254\001\n\032Comp" +
+      "leteAssignmentResponse\0226\n\nassignment\030\001 \001" +
+      "(\0132\026.kxm.v1.StepAssignmentR\nassignment\022\034" +
+      "\n\tduplicate\030\002 \001(\010R\tduplicate\0228\n\nrun_stat" +
+      "us\030\003 \001(\0162\031.kxm.v1.WorkflowRunStatusR\trun" +
+      "Status\"\027\n\025NextAssignmentRequest\"S\n\026NextA" +
+      "ssignmentResponse\0229\n\nassignment\030\001 \001(\0132\031." +
+      "kxm.v1.AssignmentRequestR\nassignment\"v\n\022" +
+      "ApproveStepRequest\022\025\n\006run_id\030\001 \001(\tR\005runI" +
+      "d\022\027\n\007step_id\030\002 \001(\tR\006stepId\022\030\n\007outcome\030\003 " +
+      "\001(\tR\007outcome\022\026\n\006reason\030\004 \001(\tR\006reason\"<\n\023" +
+      "ApproveStepResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v" +
+      "1.WorkflowRunR\003run\"v\n\025RecoverStepRunRequ" +
+      "est\022\025\n\006run_id\030\001 \001(\tR\005runId\022.\n\006action\030\002 \001" +
+      "(\0162\026.kxm.v1.RecoveryActionR\006action\022\026\n\006re" +
+      "ason\030\003 \001(\tR\006reason\"?\n\026RecoverStepRunResp" +
+      "onse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003" +
+      "run\"y\n\034ListWorkflowRunEventsRequest\022\025\n\006r" +
+      "un_id\030\001 \001(\tR\005runId\022%\n\016after_sequence\030\002 \001" +
+      "(\003R\rafterSequence\022\033\n\tpage_size\030\003 \001(\005R\010pa" +
+      "geSize\"v\n\035ListWorkflowRunEventsResponse\022" +
+      "0\n\006events\030\001 \003(\0132\030.kxm.v1.WorkflowRunEven" +
+      "tR\006events\022#\n\rlast_sequence\030\002 \001(\003R\014lastSe" +
+      "quence*m\n\020DefinitionFormat\022!\n\035DEFINITION" +
+      "_FORMAT_UNSPECIFIED\020\000\022\032\n\026DEFINITION_FORM" +
+      "AT_JSON\020\001\022\032\n\026DEFINITION_FORMAT_YAML\020\002*\202\001" +
+      "\n\016RecoveryAction\022\037\n\033RECOVERY_ACTION_UNSP" +
+      "ECIFIED\020\000\022\031\n\025RECOVERY_ACTION_RETRY\020\001\022\030\n\024" +
+      "RECOVERY_ACTION_FAIL\020\002\022\032\n\026RECOVERY_ACTIO" +
+      "N_CANCEL\020\0032\270\030\n\017WorkflowService\022\201\001\n\032Regis" +
+      "terWorkflowDefinition\022).kxm.v1.RegisterW" +
+      "orkflowDefinitionRequest\032*.kxm.v1.Regist" +
+      "erWorkflowDefinitionResponse\"\014\352\340\030\010\010\002\020\000\030\001" +
+      "(\004\022\213\001\n\025GetWorkflowDefinition\022$.kxm.v1.Ge" +
+      "tWorkflowDefinitionRequest\032%.kxm.v1.GetW" +
+      "orkflowDefinitionResponse\"%\352\340\030!\010\004\020\001\030\002\"\027k" +
+      "xm_workflow_definition(\001\022\222\001\n\027ListWorkflo" +
+      "wDefinitions\022&.kxm.v1.ListWorkflowDefini" +
+      "tionsRequest\032\'.kxm.v1.ListWorkflowDefini" +
+      "tionsResponse\"&\352\340\030\"\010\007\020\001\030\002\"\030kxm_workflow_" +
+      "definitions(\001\022o\n\024RegisterGateRegistry\022#." +
+      "kxm.v1.RegisterGateRegistryRequest\032$.kxm" +
+      ".v1.RegisterGateRegistryResponse\"\014\352\340\030\010\010\002" +
+      "\020\000\030\001(\004\022s\n\017GetGateRegistry\022\036.kxm.v1.GetGa" +
+      "teRegistryRequest\032\037.kxm.v1.GetGateRegist" +
+      "ryResponse\"\037\352\340\030\033\010\004\020\001\030\002\"\021kxm_gate_registr" +
+      "y(\001\022c\n\020StartWorkflowRun\022\037.kxm.v1.StartWo" +
+      "rkflowRunRequest\032 .kxm.v1.StartWorkflowR" +
+      "unResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\016GetWorkflowR" +
+      "un\022\035.kxm.v1.GetWorkflowRunRequest\032\036.kxm." +
+      "v1.GetWorkflowRunResponse\"\036\352\340\030\032\010\007\020\001\030\002\"\020k" +
+      "xm_workflow_run(\001\022v\n\020ListWorkflowRuns\022\037." +
+      "kxm.v1.ListWorkflowRunsRequest\032 .kxm.v1." +
+      "ListWorkflowRunsResponse\"\037\352\340\030\033\010\007\020\001\030\002\"\021kx" +
+      "m_workflow_runs(\001\022f\n\021CancelWorkflowRun\022 " +
+      ".kxm.v1.CancelWorkflowRunRequest\032!.kxm.v" +
+      "1.CancelWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(" +
+      "\004\022c\n\020RerunWorkflowRun\022\037.kxm.v1.RerunWork" +
+      "flowRunRequest\032 .kxm.v1.RerunWorkflowRun" +
+      "Response\"\014\352\340\030\010\010\002\020\000\030\001(\004\022j\n\nCheckpoint\022\031.k" +
+      "xm.v1.CheckpointRequest\032\032.kxm.v1.Checkpo" +
+      "intResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_workflow_ch" +
+      "eckpoint(\001\022R\n\004Wait\022\023.kxm.v1.WaitRequest\032" +
+      "\024.kxm.v1.WaitResponse\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_w" +
+      "orkflow_wait(\001\022f\n\021SignalWorkflowRun\022 .kx" +
+      "m.v1.SignalWorkflowRunRequest\032!.kxm.v1.S" +
+      "ignalWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022i" +
+      "\n\022ApproveDegradation\022!.kxm.v1.ApproveDeg" +
+      "radationRequest\032\".kxm.v1.ApproveDegradat" +
+      "ionResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022q\n\rEscalateSta" +
+      "ge\022\034.kxm.v1.EscalateStageRequest\032\035.kxm.v" +
+      "1.EscalateStageResponse\"#\352\340\030\037\010\005\020\000\030\002\"\025kxm" +
+      "_workflow_escalate(\001\022f\n\021ResolveEscalatio" +
+      "n\022 .kxm.v1.ResolveEscalationRequest\032!.kx" +
+      "m.v1.ResolveEscalationResponse\"\014\352\340\030\010\010\002\020\000" +
+      "\030\001(\004\022o\n\rRecordJournal\022\034.kxm.v1.RecordJou" +
+      "rnalRequest\032\035.kxm.v1.RecordJournalRespon" +
+      "se\"!\352\340\030\035\010\005\020\000\030\002\"\023kxm_workflow_record(\001\022j\n" +
+      "\013ListJournal\022\032.kxm.v1.ListJournalRequest" +
+      "\032\033.kxm.v1.ListJournalResponse\"\"\352\340\030\036\010\007\020\001\030" +
+      "\002\"\024kxm_workflow_journal(\001\022l\n\023PromoteJour" +
+      "nalEntry\022\".kxm.v1.PromoteJournalEntryReq" +
+      "uest\032#.kxm.v1.PromoteJournalEntryRespons" +
+      "e\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\024GetImprovementReport" +
+      "\022#.kxm.v1.GetImprovementReportRequest\032$." +
+      "kxm.v1.GetImprovementReportResponse\"$\352\340\030" +
+      " \010\007\020\001\030\002\"\026kxm_improvement_report(\003\022\210\001\n\023Ex" +
+      "portRetrospective\022\".kxm.v1.ExportRetrosp" +
+      "ectiveRequest\032#.kxm.v1.ExportRetrospecti" +
+      "veResponse\"(\352\340\030$\010\007\020\001\030\002\"\032kxm_workflow_ret" +
+      "rospective(\001\022w\n\rVerifyJournal\022\034.kxm.v1.V" +
+      "erifyJournalRequest\032\035.kxm.v1.VerifyJourn" +
+      "alResponse\")\352\340\030%\010\007\020\001\030\002\"\033kxm_workflow_ver" +
+      "ify_journal(\003\022\202\001\n\022CompleteAssignment\022!.k" +
+      "xm.v1.CompleteAssignmentRequest\032\".kxm.v1" +
+      ".CompleteAssignmentResponse\"%\352\340\030!\010\005\020\000\030\002\"" +
+      "\027kxm_complete_assignment(\001\022r\n\016NextAssign" +
+      "ment\022\035.kxm.v1.NextAssignmentRequest\032\036.kx" +
+      "m.v1.NextAssignmentResponse\"!\352\340\030\035\010\005\020\001\030\002\"" +
+      "\023kxm_next_assignment(\001\022T\n\013ApproveStep\022\032." +
+      "kxm.v1.ApproveStepRequest\032\033.kxm.v1.Appro" +
+      "veStepResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022]\n\016RecoverS" +
+      "tepRun\022\035.kxm.v1.RecoverStepRunRequest\032\036." +
+      "kxm.v1.RecoverStepRunResponse\"\014\352\340\030\010\010\002\020\000\030" +
+      "\001(\004\022\207\001\n\025ListWorkflowRunEvents\022$.kxm.v1.L" +
+      "istWorkflowRunEventsRequest\032%.kxm.v1.Lis" +
+      "tWorkflowRunEventsResponse\"!\352\340\030\035\010\007\020\001\030\002\"\023" +
+      "kxm_workflow_events(\001B\204\001\n\ndev.kxm.v1B\024Wo" +
+      "rkflowServiceProtoP\001Z\'kxm.dev/hub/client" +
+      "s/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006K" +
+      "xm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006pr" +
+      "oto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -543,8 +641,10 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
           com.google.protobuf.DurationProto.getDescriptor(),
           com.google.protobuf.StructProto.getDescriptor(),
           com.google.protobuf.TimestampProto.getDescriptor(),
+          dev.kxm.v1.EnvelopesProto.getDescriptor(),
           dev.kxm.v1.OptionsProto.getDescriptor(),
           dev.kxm.v1.WorkflowJournalProto.getDescriptor(),
+          dev.kxm.v1.WorkflowStepsProto.getDescriptor(),
           dev.kxm.v1.WorkflowTypesProto.getDescriptor(),
         });
     internal_static_kxm_v1_RegisterWorkflowDefinitionRequest_descriptor =
@@ -612,7 +712,7 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
     internal_static_kxm_v1_StartWorkflowRunRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_StartWorkflowRunRequest_descriptor,
-        new java.lang.String[] { "DefinitionId", "DeliveryId", "Payload", "Event", });
+        new java.lang.String[] { "DefinitionId", "DeliveryId", "Payload", "Event", "Inputs", });
     internal_static_kxm_v1_StartWorkflowRunResponse_descriptor =
       getDescriptor().getMessageType(11);
     internal_static_kxm_v1_StartWorkflowRunResponse_fieldAccessorTable = new
@@ -853,12 +953,74 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_VerifyJournalResponse_descriptor,
         new java.lang.String[] { "Verdict", });
+    internal_static_kxm_v1_CompleteAssignmentRequest_descriptor =
+      getDescriptor().getMessageType(45);
+    internal_static_kxm_v1_CompleteAssignmentRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_CompleteAssignmentRequest_descriptor,
+        new java.lang.String[] { "AssignmentId", "WorkerResult", "Review", "Result", });
+    internal_static_kxm_v1_CompleteAssignmentResponse_descriptor =
+      getDescriptor().getMessageType(46);
+    internal_static_kxm_v1_CompleteAssignmentResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_CompleteAssignmentResponse_descriptor,
+        new java.lang.String[] { "Assignment", "Duplicate", "RunStatus", });
+    internal_static_kxm_v1_NextAssignmentRequest_descriptor =
+      getDescriptor().getMessageType(47);
+    internal_static_kxm_v1_NextAssignmentRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_NextAssignmentRequest_descriptor,
+        new java.lang.String[] { });
+    internal_static_kxm_v1_NextAssignmentResponse_descriptor =
+      getDescriptor().getMessageType(48);
+    internal_static_kxm_v1_NextAssignmentResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_NextAssignmentResponse_descriptor,
+        new java.lang.String[] { "Assignment", });
+    internal_static_kxm_v1_ApproveStepRequest_descriptor =
+      getDescriptor().getMessageType(49);
+    internal_static_kxm_v1_ApproveStepRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ApproveStepRequest_descriptor,
+        new java.lang.String[] { "RunId", "StepId", "Outcome", "Reason", });
+    internal_static_kxm_v1_ApproveStepResponse_descriptor =
+      getDescriptor().getMessageType(50);
+    internal_static_kxm_v1_ApproveStepResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ApproveStepResponse_descriptor,
+        new java.lang.String[] { "Run", });
+    internal_static_kxm_v1_RecoverStepRunRequest_descriptor =
+      getDescriptor().getMessageType(51);
+    internal_static_kxm_v1_RecoverStepRunRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_RecoverStepRunRequest_descriptor,
+        new java.lang.String[] { "RunId", "Action", "Reason", });
+    internal_static_kxm_v1_RecoverStepRunResponse_descriptor =
+      getDescriptor().getMessageType(52);
+    internal_static_kxm_v1_RecoverStepRunResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_RecoverStepRunResponse_descriptor,
+        new java.lang.String[] { "Run", });
+    internal_static_kxm_v1_ListWorkflowRunEventsRequest_descriptor =
+      getDescriptor().getMessageType(53);
+    internal_static_kxm_v1_ListWorkflowRunEventsRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ListWorkflowRunEventsRequest_descriptor,
+        new java.lang.String[] { "RunId", "AfterSequence", "PageSize", });
+    internal_static_kxm_v1_ListWorkflowRunEventsResponse_descriptor =
+      getDescriptor().getMessageType(54);
+    internal_static_kxm_v1_ListWorkflowRunEventsResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ListWorkflowRunEventsResponse_descriptor,
+        new java.lang.String[] { "Events", "LastSequence", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.DurationProto.getDescriptor();
     com.google.protobuf.StructProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();
+    dev.kxm.v1.EnvelopesProto.getDescriptor();
     dev.kxm.v1.OptionsProto.getDescriptor();
     dev.kxm.v1.WorkflowJournalProto.getDescriptor();
+    dev.kxm.v1.WorkflowStepsProto.getDescriptor();
     dev.kxm.v1.WorkflowTypesProto.getDescriptor();
     com.google.protobuf.ExtensionRegistry registry =
         com.google.protobuf.ExtensionRegistry.newInstance();

@@ -47,10 +47,10 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_StepRunState_EdgeUsesEntry_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
-    internal_static_kxm_v1_RunEvent_descriptor;
+    internal_static_kxm_v1_WorkflowRunEvent_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
-      internal_static_kxm_v1_RunEvent_fieldAccessorTable;
+      internal_static_kxm_v1_WorkflowRunEvent_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
     internal_static_kxm_v1_StepRunInputs_descriptor;
   static final 
@@ -106,31 +106,31 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
       "R\010sequence\032;\n\rAttemptsEntry\022\020\n\003key\030\001 \001(\t" +
       "R\003key\022\024\n\005value\030\002 \001(\005R\005value:\0028\001\032;\n\rEdgeU" +
       "sesEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(" +
-      "\005R\005value:\0028\001\"\235\001\n\010RunEvent\022\032\n\010sequence\030\001 " +
-      "\001(\003R\010sequence\022\022\n\004type\030\002 \001(\tR\004type\0221\n\007pay" +
-      "load\030\003 \001(\0132\027.google.protobuf.StructR\007pay" +
-      "load\022.\n\004time\030\004 \001(\0132\032.google.protobuf.Tim" +
-      "estampR\004time\"\333\001\n\rStepRunInputs\022\036\n\nreposi" +
-      "tory\030\001 \001(\tR\nrepository\022\037\n\013base_commit\030\002 " +
-      "\001(\tR\nbaseCommit\022+\n\005files\030\003 \003(\0132\025.kxm.v1." +
-      "StepInputFileR\005files\022F\n\022diagnostic_hando" +
-      "ff\030\004 \001(\0132\027.google.protobuf.StructR\021diagn" +
-      "osticHandoff\022\024\n\005notes\030\005 \001(\tR\005notes\"O\n\rSt" +
-      "epInputFile\022\022\n\004type\030\001 \001(\tR\004type\022\022\n\004path\030" +
-      "\002 \001(\tR\004path\022\026\n\006sha256\030\003 \001(\tR\006sha256*\233\001\n\t" +
-      "StepPhase\022\032\n\026STEP_PHASE_UNSPECIFIED\020\000\022\030\n" +
-      "\024STEP_PHASE_ASSIGNING\020\001\022\026\n\022STEP_PHASE_WO" +
-      "RKING\020\002\022 \n\034STEP_PHASE_AWAITING_APPROVAL\020" +
-      "\003\022\036\n\032STEP_PHASE_AWAITING_SIGNAL\020\004*\315\001\n\017As" +
-      "signmentState\022 \n\034ASSIGNMENT_STATE_UNSPEC" +
-      "IFIED\020\000\022\031\n\025ASSIGNMENT_STATE_OPEN\020\001\022\036\n\032AS" +
-      "SIGNMENT_STATE_COMPLETED\020\002\022\034\n\030ASSIGNMENT" +
-      "_STATE_EXPIRED\020\003\022\037\n\033ASSIGNMENT_STATE_SUP" +
-      "ERSEDED\020\004\022\036\n\032ASSIGNMENT_STATE_CANCELLED\020" +
-      "\005B\202\001\n\ndev.kxm.v1B\022WorkflowStepsProtoP\001Z\'" +
-      "kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\242" +
-      "\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMeta" +
-      "data\352\002\007Kxm::V1b\006proto3"
+      "\005R\005value:\0028\001\"\245\001\n\020WorkflowRunEvent\022\032\n\010seq" +
+      "uence\030\001 \001(\003R\010sequence\022\022\n\004type\030\002 \001(\tR\004typ" +
+      "e\0221\n\007payload\030\003 \001(\0132\027.google.protobuf.Str" +
+      "uctR\007payload\022.\n\004time\030\004 \001(\0132\032.google.prot" +
+      "obuf.TimestampR\004time\"\333\001\n\rStepRunInputs\022\036" +
+      "\n\nrepository\030\001 \001(\tR\nrepository\022\037\n\013base_c" +
+      "ommit\030\002 \001(\tR\nbaseCommit\022+\n\005files\030\003 \003(\0132\025" +
+      ".kxm.v1.StepInputFileR\005files\022F\n\022diagnost" +
+      "ic_handoff\030\004 \001(\0132\027.google.protobuf.Struc" +
+      "tR\021diagnosticHandoff\022\024\n\005notes\030\005 \001(\tR\005not" +
+      "es\"O\n\rStepInputFile\022\022\n\004type\030\001 \001(\tR\004type\022" +
+      "\022\n\004path\030\002 \001(\tR\004path\022\026\n\006sha256\030\003 \001(\tR\006sha" +
+      "256*\233\001\n\tStepPhase\022\032\n\026STEP_PHASE_UNSPECIF" +
+      "IED\020\000\022\030\n\024STEP_PHASE_ASSIGNING\020\001\022\026\n\022STEP_" +
+      "PHASE_WORKING\020\002\022 \n\034STEP_PHASE_AWAITING_A" +
+      "PPROVAL\020\003\022\036\n\032STEP_PHASE_AWAITING_SIGNAL\020" +
+      "\004*\315\001\n\017AssignmentState\022 \n\034ASSIGNMENT_STAT" +
+      "E_UNSPECIFIED\020\000\022\031\n\025ASSIGNMENT_STATE_OPEN" +
+      "\020\001\022\036\n\032ASSIGNMENT_STATE_COMPLETED\020\002\022\034\n\030AS" +
+      "SIGNMENT_STATE_EXPIRED\020\003\022\037\n\033ASSIGNMENT_S" +
+      "TATE_SUPERSEDED\020\004\022\036\n\032ASSIGNMENT_STATE_CA" +
+      "NCELLED\020\005B\202\001\n\ndev.kxm.v1B\022WorkflowStepsP" +
+      "rotoP\001Z\'kxm.dev/hub/clients/go/gen/kxm/v" +
+      "1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1" +
+      "\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -162,11 +162,11 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_StepRunState_EdgeUsesEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
-    internal_static_kxm_v1_RunEvent_descriptor =
+    internal_static_kxm_v1_WorkflowRunEvent_descriptor =
       getDescriptor().getMessageType(2);
-    internal_static_kxm_v1_RunEvent_fieldAccessorTable = new
+    internal_static_kxm_v1_WorkflowRunEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
-        internal_static_kxm_v1_RunEvent_descriptor,
+        internal_static_kxm_v1_WorkflowRunEvent_descriptor,
         new java.lang.String[] { "Sequence", "Type", "Payload", "Time", });
     internal_static_kxm_v1_StepRunInputs_descriptor =
       getDescriptor().getMessageType(3);

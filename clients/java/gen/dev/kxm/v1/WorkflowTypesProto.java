@@ -111,153 +111,158 @@ public final class WorkflowTypesProto extends com.google.protobuf.GeneratedFile 
   static {
     java.lang.String[] descriptorData = {
       "\n\033kxm/v1/workflow_types.proto\022\006kxm.v1\032\037g" +
-      "oogle/protobuf/timestamp.proto\"\216\004\n\022Workf" +
-      "lowDefinition\022\016\n\002id\030\001 \001(\tR\002id\022\030\n\007project" +
-      "\030\002 \001(\tR\007project\022\026\n\006source\030\003 \001(\tR\006source\022" +
-      "\026\n\006target\030\004 \001(\tR\006target\022\022\n\004hash\030\005 \001(\tR\004h" +
-      "ash\022\033\n\tstage_ids\030\006 \003(\tR\010stageIds\022\'\n\017acce" +
-      "pts_signals\030\007 \001(\010R\016acceptsSignals\022\032\n\010doc" +
-      "ument\030\010 \001(\tR\010document\022?\n\rregister_time\030\t" +
-      " \001(\0132\032.google.protobuf.TimestampR\014regist" +
-      "erTime\022;\n\013update_time\030\n \001(\0132\032.google.pro" +
-      "tobuf.TimestampR\nupdateTime\022#\n\rregistere" +
-      "d_by\030\013 \001(\tR\014registeredBy\022(\n\004kind\030\014 \001(\0162\024" +
-      ".kxm.v1.WorkflowKindR\004kind\022\031\n\010step_ids\030\r" +
-      " \003(\tR\007stepIds\022\022\n\004plan\030\016 \001(\tR\004plan\022,\n\022gat" +
-      "e_registry_hash\030\017 \001(\tR\020gateRegistryHash\"" +
-      "\325\001\n\014GateRegistry\022\030\n\007project\030\001 \001(\tR\007proje" +
-      "ct\022\022\n\004hash\030\002 \001(\tR\004hash\022\032\n\010document\030\003 \001(\t" +
-      "R\010document\022\031\n\010gate_ids\030\004 \003(\tR\007gateIds\022;\n" +
-      "\013update_time\030\005 \001(\0132\032.google.protobuf.Tim" +
-      "estampR\nupdateTime\022#\n\rregistered_by\030\006 \001(" +
-      "\tR\014registeredBy\"\334\001\n\014WorkflowWait\022\031\n\010stag" +
-      "e_id\030\001 \001(\tR\007stageId\022\035\n\nsignal_key\030\002 \001(\tR" +
-      "\tsignalKey\022\030\n\007summary\030\003 \001(\tR\007summary\022;\n\013" +
-      "create_time\030\004 \001(\0132\032.google.protobuf.Time" +
-      "stampR\ncreateTime\022;\n\013expire_time\030\005 \001(\0132\032" +
-      ".google.protobuf.TimestampR\nexpireTime\"(" +
-      "\n\016EvidenceValues\022\026\n\006values\030\001 \003(\tR\006values" +
-      "\"\225\004\n\014PeerEvidence\022\035\n\nmessage_id\030\001 \001(\tR\tm" +
-      "essageId\022*\n\021producer_agent_id\030\002 \001(\tR\017pro" +
-      "ducerAgentId\022#\n\rproducer_name\030\003 \001(\tR\014pro" +
-      "ducerName\022\'\n\017requirement_key\030\004 \001(\tR\016requ" +
-      "irementKey\022\024\n\005visit\030\005 \001(\005R\005visit\022\030\n\007atte" +
-      "mpt\030\006 \001(\005R\007attempt\022%\n\016request_sha256\030\007 \001" +
-      "(\tR\rrequestSha256\022!\n\014reply_sha256\030\010 \001(\tR" +
-      "\013replySha256\022;\n\013create_time\030\t \001(\0132\032.goog" +
-      "le.protobuf.TimestampR\ncreateTime\022=\n\014del" +
-      "iver_time\030\n \001(\0132\032.google.protobuf.Timest" +
-      "ampR\013deliverTime\0229\n\nreply_time\030\013 \001(\0132\032.g" +
-      "oogle.protobuf.TimestampR\treplyTime\022;\n\013v" +
-      "erify_time\030\014 \001(\0132\032.google.protobuf.Times" +
-      "tampR\nverifyTime\"D\n\020PeerEvidenceList\0220\n\010" +
-      "evidence\030\001 \003(\0132\024.kxm.v1.PeerEvidenceR\010ev" +
-      "idence\"\233\001\n\014QuorumStatus\022\'\n\017requirement_k" +
-      "ey\030\001 \001(\tR\016requirementKey\022\030\n\007counted\030\002 \001(" +
-      "\005R\007counted\022\032\n\010required\030\003 \001(\005R\010required\022\020" +
-      "\n\003met\030\004 \001(\010R\003met\022\032\n\010degraded\030\005 \001(\010R\010degr" +
-      "aded\"\273\002\n\022WorkflowEscalation\022\026\n\006reason\030\001 " +
-      "\001(\tR\006reason\022?\n\rescalate_time\030\002 \001(\0132\032.goo" +
-      "gle.protobuf.TimestampR\014escalateTime\022!\n\014" +
-      "escalated_by\030\003 \001(\tR\013escalatedBy\022\026\n\006rulin" +
-      "g\030\004 \001(\tR\006ruling\022=\n\rruling_status\030\005 \001(\0162\030" +
-      ".kxm.v1.CheckpointStatusR\014rulingStatus\022\031" +
-      "\n\010ruled_by\030\006 \001(\tR\007ruledBy\0227\n\trule_time\030\007" +
-      " \001(\0132\032.google.protobuf.TimestampR\010ruleTi" +
-      "me\"\344\006\n\rWorkflowStage\022\016\n\002id\030\001 \001(\tR\002id\022\024\n\005" +
-      "label\030\002 \001(\tR\005label\0223\n\006status\030\003 \001(\0162\033.kxm" +
-      ".v1.WorkflowStageStatusR\006status\022\032\n\010attem" +
-      "pts\030\004 \001(\005R\010attempts\022%\n\016active_attempt\030\005 " +
-      "\001(\005R\ractiveAttempt\022\024\n\005visit\030\006 \001(\005R\005visit" +
-      "\022\030\n\007summary\030\007 \001(\tR\007summary\022+\n\021required_e" +
-      "vidence\030\010 \003(\tR\020requiredEvidence\022?\n\010evide" +
-      "nce\030\t \003(\0132#.kxm.v1.WorkflowStage.Evidenc" +
-      "eEntryR\010evidence\022L\n\rpeer_evidence\030\n \003(\0132" +
-      "\'.kxm.v1.WorkflowStage.PeerEvidenceEntry" +
-      "R\014peerEvidence\022,\n\006quorum\030\013 \003(\0132\024.kxm.v1." +
-      "QuorumStatusR\006quorum\0223\n\025degraded_require" +
-      "ments\030\014 \003(\tR\024degradedRequirements\0229\n\nsta" +
-      "rt_time\030\r \001(\0132\032.google.protobuf.Timestam" +
-      "pR\tstartTime\022?\n\rcomplete_time\030\016 \001(\0132\032.go" +
-      "ogle.protobuf.TimestampR\014completeTime\022:\n" +
-      "\nescalation\030\017 \001(\0132\032.kxm.v1.WorkflowEscal" +
-      "ationR\nescalation\032S\n\rEvidenceEntry\022\020\n\003ke" +
-      "y\030\001 \001(\tR\003key\022,\n\005value\030\002 \001(\0132\026.kxm.v1.Evi" +
-      "denceValuesR\005value:\0028\001\032Y\n\021PeerEvidenceEn" +
-      "try\022\020\n\003key\030\001 \001(\tR\003key\022.\n\005value\030\002 \001(\0132\030.k" +
-      "xm.v1.PeerEvidenceListR\005value:\0028\001\"\361\001\n\022Wo" +
-      "rkflowTransition\022\016\n\002id\030\001 \001(\tR\002id\022\"\n\rfrom" +
-      "_stage_id\030\002 \001(\tR\013fromStageId\022\036\n\013to_stage" +
-      "_id\030\003 \001(\tR\ttoStageId\022\030\n\007outcome\030\004 \001(\tR\007o" +
-      "utcome\022\030\n\007attempt\030\005 \001(\005R\007attempt\022#\n\revid" +
-      "ence_keys\030\006 \003(\tR\014evidenceKeys\022.\n\004time\030\007 " +
-      "\001(\0132\032.google.protobuf.TimestampR\004time\"\243\001" +
-      "\n\014EvidenceHash\022\031\n\010stage_id\030\001 \001(\tR\007stageI" +
-      "d\022!\n\014evidence_key\030\002 \001(\tR\013evidenceKey\022\026\n\006" +
-      "sha256\030\003 \001(\tR\006sha256\022=\n\014capture_time\030\004 \001" +
-      "(\0132\032.google.protobuf.TimestampR\013captureT" +
-      "ime\"\371\002\n\023DegradationApproval\022\016\n\002id\030\001 \001(\tR" +
-      "\002id\022\031\n\010stage_id\030\002 \001(\tR\007stageId\022\'\n\017requir" +
-      "ement_key\030\003 \001(\tR\016requirementKey\022\024\n\005visit" +
-      "\030\004 \001(\005R\005visit\022\030\n\007attempt\030\005 \001(\005R\007attempt\022" +
-      "0\n\024policy_min_producers\030\006 \001(\005R\022policyMin" +
-      "Producers\0224\n\026approved_min_producers\030\007 \001(" +
-      "\005R\024approvedMinProducers\022\037\n\013approved_by\030\010" +
-      " \001(\tR\napprovedBy\022\026\n\006reason\030\t \001(\tR\006reason" +
-      "\022=\n\014approve_time\030\n \001(\0132\032.google.protobuf" +
-      ".TimestampR\013approveTime\"\327\007\n\013WorkflowRun\022" +
-      "\016\n\002id\030\001 \001(\tR\002id\022#\n\rdefinition_id\030\002 \001(\tR\014" +
-      "definitionId\022\'\n\017definition_hash\030\003 \001(\tR\016d" +
-      "efinitionHash\022\030\n\007project\030\004 \001(\tR\007project\022" +
-      "0\n\024coordinator_agent_id\030\005 \001(\tR\022coordinat" +
-      "orAgentId\022)\n\020coordinator_name\030\006 \001(\tR\017coo" +
-      "rdinatorName\0221\n\006status\030\007 \001(\0162\031.kxm.v1.Wo" +
-      "rkflowRunStatusR\006status\022(\n\020current_stage" +
-      "_id\030\010 \001(\tR\016currentStageId\022(\n\004wait\030\t \001(\0132" +
-      "\024.kxm.v1.WorkflowWaitR\004wait\022-\n\006stages\030\n " +
-      "\003(\0132\025.kxm.v1.WorkflowStageR\006stages\022<\n\013tr" +
-      "ansitions\030\013 \003(\0132\032.kxm.v1.WorkflowTransit" +
-      "ionR\013transitions\0227\n\014repro_oracle\030\014 \001(\0132\024" +
-      ".kxm.v1.EvidenceHashR\013reproOracle\0221\n\tpla" +
-      "n_hash\030\r \001(\0132\024.kxm.v1.EvidenceHashR\010plan" +
-      "Hash\0229\n\tapprovals\030\016 \003(\0132\033.kxm.v1.Degrada" +
-      "tionApprovalR\tapprovals\022\037\n\013delivery_id\030\017" +
-      " \001(\tR\ndeliveryId\022%\n\016payload_sha256\030\020 \001(\t" +
-      "R\rpayloadSha256\022\024\n\005event\030\021 \001(\tR\005event\022*\n" +
-      "\021prompt_message_id\030\022 \001(\tR\017promptMessageI" +
-      "d\022;\n\013create_time\030\023 \001(\0132\032.google.protobuf" +
-      ".TimestampR\ncreateTime\022;\n\013update_time\030\024 " +
-      "\001(\0132\032.google.protobuf.TimestampR\nupdateT" +
-      "ime\0225\n\010end_time\030\025 \001(\0132\032.google.protobuf." +
-      "TimestampR\007endTime\022\035\n\nend_reason\030\026 \001(\tR\t" +
-      "endReason*`\n\014WorkflowKind\022\035\n\031WORKFLOW_KI" +
-      "ND_UNSPECIFIED\020\000\022\030\n\024WORKFLOW_KIND_STAGES" +
-      "\020\001\022\027\n\023WORKFLOW_KIND_STEPS\020\002*\340\001\n\021Workflow" +
-      "RunStatus\022#\n\037WORKFLOW_RUN_STATUS_UNSPECI" +
-      "FIED\020\000\022\037\n\033WORKFLOW_RUN_STATUS_RUNNING\020\001\022" +
-      "\037\n\033WORKFLOW_RUN_STATUS_WAITING\020\002\022!\n\035WORK" +
-      "FLOW_RUN_STATUS_COMPLETED\020\003\022\036\n\032WORKFLOW_" +
-      "RUN_STATUS_FAILED\020\004\022!\n\035WORKFLOW_RUN_STAT" +
-      "US_CANCELLED\020\005*\220\002\n\023WorkflowStageStatus\022%" +
-      "\n!WORKFLOW_STAGE_STATUS_UNSPECIFIED\020\000\022!\n" +
-      "\035WORKFLOW_STAGE_STATUS_PENDING\020\001\022%\n!WORK" +
-      "FLOW_STAGE_STATUS_IN_PROGRESS\020\002\022!\n\035WORKF" +
-      "LOW_STAGE_STATUS_WAITING\020\003\022 \n\034WORKFLOW_S" +
-      "TAGE_STATUS_PASSED\020\004\022!\n\035WORKFLOW_STAGE_S" +
-      "TATUS_WARNING\020\005\022 \n\034WORKFLOW_STAGE_STATUS" +
-      "_FAILED\020\006*\220\001\n\020CheckpointStatus\022!\n\035CHECKP" +
-      "OINT_STATUS_UNSPECIFIED\020\000\022\034\n\030CHECKPOINT_" +
-      "STATUS_PASSED\020\001\022\035\n\031CHECKPOINT_STATUS_WAR" +
-      "NING\020\002\022\034\n\030CHECKPOINT_STATUS_FAILED\020\003B\202\001\n" +
-      "\ndev.kxm.v1B\022WorkflowTypesProtoP\001Z\'kxm.d" +
-      "ev/hub/clients/go/gen/kxm/v1;kxmv1\242\002\003KXX" +
-      "\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352" +
-      "\002\007Kxm::V1b\006proto3"
+      "oogle/protobuf/timestamp.proto\032\033kxm/v1/w" +
+      "orkflow_steps.proto\"\216\004\n\022WorkflowDefiniti" +
+      "on\022\016\n\002id\030\001 \001(\tR\002id\022\030\n\007project\030\002 \001(\tR\007pro" +
+      "ject\022\026\n\006source\030\003 \001(\tR\006source\022\026\n\006target\030\004" +
+      " \001(\tR\006target\022\022\n\004hash\030\005 \001(\tR\004hash\022\033\n\tstag" +
+      "e_ids\030\006 \003(\tR\010stageIds\022\'\n\017accepts_signals" +
+      "\030\007 \001(\010R\016acceptsSignals\022\032\n\010document\030\010 \001(\t" +
+      "R\010document\022?\n\rregister_time\030\t \001(\0132\032.goog" +
+      "le.protobuf.TimestampR\014registerTime\022;\n\013u" +
+      "pdate_time\030\n \001(\0132\032.google.protobuf.Times" +
+      "tampR\nupdateTime\022#\n\rregistered_by\030\013 \001(\tR" +
+      "\014registeredBy\022(\n\004kind\030\014 \001(\0162\024.kxm.v1.Wor" +
+      "kflowKindR\004kind\022\031\n\010step_ids\030\r \003(\tR\007stepI" +
+      "ds\022\022\n\004plan\030\016 \001(\tR\004plan\022,\n\022gate_registry_" +
+      "hash\030\017 \001(\tR\020gateRegistryHash\"\325\001\n\014GateReg" +
+      "istry\022\030\n\007project\030\001 \001(\tR\007project\022\022\n\004hash\030" +
+      "\002 \001(\tR\004hash\022\032\n\010document\030\003 \001(\tR\010document\022" +
+      "\031\n\010gate_ids\030\004 \003(\tR\007gateIds\022;\n\013update_tim" +
+      "e\030\005 \001(\0132\032.google.protobuf.TimestampR\nupd" +
+      "ateTime\022#\n\rregistered_by\030\006 \001(\tR\014register" +
+      "edBy\"\334\001\n\014WorkflowWait\022\031\n\010stage_id\030\001 \001(\tR" +
+      "\007stageId\022\035\n\nsignal_key\030\002 \001(\tR\tsignalKey\022" +
+      "\030\n\007summary\030\003 \001(\tR\007summary\022;\n\013create_time" +
+      "\030\004 \001(\0132\032.google.protobuf.TimestampR\ncrea" +
+      "teTime\022;\n\013expire_time\030\005 \001(\0132\032.google.pro" +
+      "tobuf.TimestampR\nexpireTime\"(\n\016EvidenceV" +
+      "alues\022\026\n\006values\030\001 \003(\tR\006values\"\225\004\n\014PeerEv" +
+      "idence\022\035\n\nmessage_id\030\001 \001(\tR\tmessageId\022*\n" +
+      "\021producer_agent_id\030\002 \001(\tR\017producerAgentI" +
+      "d\022#\n\rproducer_name\030\003 \001(\tR\014producerName\022\'" +
+      "\n\017requirement_key\030\004 \001(\tR\016requirementKey\022" +
+      "\024\n\005visit\030\005 \001(\005R\005visit\022\030\n\007attempt\030\006 \001(\005R\007" +
+      "attempt\022%\n\016request_sha256\030\007 \001(\tR\rrequest" +
+      "Sha256\022!\n\014reply_sha256\030\010 \001(\tR\013replySha25" +
+      "6\022;\n\013create_time\030\t \001(\0132\032.google.protobuf" +
+      ".TimestampR\ncreateTime\022=\n\014deliver_time\030\n" +
+      " \001(\0132\032.google.protobuf.TimestampR\013delive" +
+      "rTime\0229\n\nreply_time\030\013 \001(\0132\032.google.proto" +
+      "buf.TimestampR\treplyTime\022;\n\013verify_time\030" +
+      "\014 \001(\0132\032.google.protobuf.TimestampR\nverif" +
+      "yTime\"D\n\020PeerEvidenceList\0220\n\010evidence\030\001 " +
+      "\003(\0132\024.kxm.v1.PeerEvidenceR\010evidence\"\233\001\n\014" +
+      "QuorumStatus\022\'\n\017requirement_key\030\001 \001(\tR\016r" +
+      "equirementKey\022\030\n\007counted\030\002 \001(\005R\007counted\022" +
+      "\032\n\010required\030\003 \001(\005R\010required\022\020\n\003met\030\004 \001(\010" +
+      "R\003met\022\032\n\010degraded\030\005 \001(\010R\010degraded\"\273\002\n\022Wo" +
+      "rkflowEscalation\022\026\n\006reason\030\001 \001(\tR\006reason" +
+      "\022?\n\rescalate_time\030\002 \001(\0132\032.google.protobu" +
+      "f.TimestampR\014escalateTime\022!\n\014escalated_b" +
+      "y\030\003 \001(\tR\013escalatedBy\022\026\n\006ruling\030\004 \001(\tR\006ru" +
+      "ling\022=\n\rruling_status\030\005 \001(\0162\030.kxm.v1.Che" +
+      "ckpointStatusR\014rulingStatus\022\031\n\010ruled_by\030" +
+      "\006 \001(\tR\007ruledBy\0227\n\trule_time\030\007 \001(\0132\032.goog" +
+      "le.protobuf.TimestampR\010ruleTime\"\344\006\n\rWork" +
+      "flowStage\022\016\n\002id\030\001 \001(\tR\002id\022\024\n\005label\030\002 \001(\t" +
+      "R\005label\0223\n\006status\030\003 \001(\0162\033.kxm.v1.Workflo" +
+      "wStageStatusR\006status\022\032\n\010attempts\030\004 \001(\005R\010" +
+      "attempts\022%\n\016active_attempt\030\005 \001(\005R\ractive" +
+      "Attempt\022\024\n\005visit\030\006 \001(\005R\005visit\022\030\n\007summary" +
+      "\030\007 \001(\tR\007summary\022+\n\021required_evidence\030\010 \003" +
+      "(\tR\020requiredEvidence\022?\n\010evidence\030\t \003(\0132#" +
+      ".kxm.v1.WorkflowStage.EvidenceEntryR\010evi" +
+      "dence\022L\n\rpeer_evidence\030\n \003(\0132\'.kxm.v1.Wo" +
+      "rkflowStage.PeerEvidenceEntryR\014peerEvide" +
+      "nce\022,\n\006quorum\030\013 \003(\0132\024.kxm.v1.QuorumStatu" +
+      "sR\006quorum\0223\n\025degraded_requirements\030\014 \003(\t" +
+      "R\024degradedRequirements\0229\n\nstart_time\030\r \001" +
+      "(\0132\032.google.protobuf.TimestampR\tstartTim" +
+      "e\022?\n\rcomplete_time\030\016 \001(\0132\032.google.protob" +
+      "uf.TimestampR\014completeTime\022:\n\nescalation" +
+      "\030\017 \001(\0132\032.kxm.v1.WorkflowEscalationR\nesca" +
+      "lation\032S\n\rEvidenceEntry\022\020\n\003key\030\001 \001(\tR\003ke" +
+      "y\022,\n\005value\030\002 \001(\0132\026.kxm.v1.EvidenceValues" +
+      "R\005value:\0028\001\032Y\n\021PeerEvidenceEntry\022\020\n\003key\030" +
+      "\001 \001(\tR\003key\022.\n\005value\030\002 \001(\0132\030.kxm.v1.PeerE" +
+      "videnceListR\005value:\0028\001\"\361\001\n\022WorkflowTrans" +
+      "ition\022\016\n\002id\030\001 \001(\tR\002id\022\"\n\rfrom_stage_id\030\002" +
+      " \001(\tR\013fromStageId\022\036\n\013to_stage_id\030\003 \001(\tR\t" +
+      "toStageId\022\030\n\007outcome\030\004 \001(\tR\007outcome\022\030\n\007a" +
+      "ttempt\030\005 \001(\005R\007attempt\022#\n\revidence_keys\030\006" +
+      " \003(\tR\014evidenceKeys\022.\n\004time\030\007 \001(\0132\032.googl" +
+      "e.protobuf.TimestampR\004time\"\243\001\n\014EvidenceH" +
+      "ash\022\031\n\010stage_id\030\001 \001(\tR\007stageId\022!\n\014eviden" +
+      "ce_key\030\002 \001(\tR\013evidenceKey\022\026\n\006sha256\030\003 \001(" +
+      "\tR\006sha256\022=\n\014capture_time\030\004 \001(\0132\032.google" +
+      ".protobuf.TimestampR\013captureTime\"\371\002\n\023Deg" +
+      "radationApproval\022\016\n\002id\030\001 \001(\tR\002id\022\031\n\010stag" +
+      "e_id\030\002 \001(\tR\007stageId\022\'\n\017requirement_key\030\003" +
+      " \001(\tR\016requirementKey\022\024\n\005visit\030\004 \001(\005R\005vis" +
+      "it\022\030\n\007attempt\030\005 \001(\005R\007attempt\0220\n\024policy_m" +
+      "in_producers\030\006 \001(\005R\022policyMinProducers\0224" +
+      "\n\026approved_min_producers\030\007 \001(\005R\024approved" +
+      "MinProducers\022\037\n\013approved_by\030\010 \001(\tR\nappro" +
+      "vedBy\022\026\n\006reason\030\t \001(\tR\006reason\022=\n\014approve" +
+      "_time\030\n \001(\0132\032.google.protobuf.TimestampR" +
+      "\013approveTime\"\255\010\n\013WorkflowRun\022\016\n\002id\030\001 \001(\t" +
+      "R\002id\022#\n\rdefinition_id\030\002 \001(\tR\014definitionI" +
+      "d\022\'\n\017definition_hash\030\003 \001(\tR\016definitionHa" +
+      "sh\022\030\n\007project\030\004 \001(\tR\007project\0220\n\024coordina" +
+      "tor_agent_id\030\005 \001(\tR\022coordinatorAgentId\022)" +
+      "\n\020coordinator_name\030\006 \001(\tR\017coordinatorNam" +
+      "e\0221\n\006status\030\007 \001(\0162\031.kxm.v1.WorkflowRunSt" +
+      "atusR\006status\022(\n\020current_stage_id\030\010 \001(\tR\016" +
+      "currentStageId\022(\n\004wait\030\t \001(\0132\024.kxm.v1.Wo" +
+      "rkflowWaitR\004wait\022-\n\006stages\030\n \003(\0132\025.kxm.v" +
+      "1.WorkflowStageR\006stages\022<\n\013transitions\030\013" +
+      " \003(\0132\032.kxm.v1.WorkflowTransitionR\013transi" +
+      "tions\0227\n\014repro_oracle\030\014 \001(\0132\024.kxm.v1.Evi" +
+      "denceHashR\013reproOracle\0221\n\tplan_hash\030\r \001(" +
+      "\0132\024.kxm.v1.EvidenceHashR\010planHash\0229\n\tapp" +
+      "rovals\030\016 \003(\0132\033.kxm.v1.DegradationApprova" +
+      "lR\tapprovals\022\037\n\013delivery_id\030\017 \001(\tR\ndeliv" +
+      "eryId\022%\n\016payload_sha256\030\020 \001(\tR\rpayloadSh" +
+      "a256\022\024\n\005event\030\021 \001(\tR\005event\022*\n\021prompt_mes" +
+      "sage_id\030\022 \001(\tR\017promptMessageId\022;\n\013create" +
+      "_time\030\023 \001(\0132\032.google.protobuf.TimestampR" +
+      "\ncreateTime\022;\n\013update_time\030\024 \001(\0132\032.googl" +
+      "e.protobuf.TimestampR\nupdateTime\0225\n\010end_" +
+      "time\030\025 \001(\0132\032.google.protobuf.TimestampR\007" +
+      "endTime\022\035\n\nend_reason\030\026 \001(\tR\tendReason\022(" +
+      "\n\004kind\030\027 \001(\0162\024.kxm.v1.WorkflowKindR\004kind" +
+      "\022*\n\005steps\030\030 \001(\0132\024.kxm.v1.StepRunStateR\005s" +
+      "teps*`\n\014WorkflowKind\022\035\n\031WORKFLOW_KIND_UN" +
+      "SPECIFIED\020\000\022\030\n\024WORKFLOW_KIND_STAGES\020\001\022\027\n" +
+      "\023WORKFLOW_KIND_STEPS\020\002*\241\002\n\021WorkflowRunSt" +
+      "atus\022#\n\037WORKFLOW_RUN_STATUS_UNSPECIFIED\020" +
+      "\000\022\037\n\033WORKFLOW_RUN_STATUS_RUNNING\020\001\022\037\n\033WO" +
+      "RKFLOW_RUN_STATUS_WAITING\020\002\022!\n\035WORKFLOW_" +
+      "RUN_STATUS_COMPLETED\020\003\022\036\n\032WORKFLOW_RUN_S" +
+      "TATUS_FAILED\020\004\022!\n\035WORKFLOW_RUN_STATUS_CA" +
+      "NCELLED\020\005\022\036\n\032WORKFLOW_RUN_STATUS_QUEUED\020" +
+      "\006\022\037\n\033WORKFLOW_RUN_STATUS_BLOCKED\020\007*\220\002\n\023W" +
+      "orkflowStageStatus\022%\n!WORKFLOW_STAGE_STA" +
+      "TUS_UNSPECIFIED\020\000\022!\n\035WORKFLOW_STAGE_STAT" +
+      "US_PENDING\020\001\022%\n!WORKFLOW_STAGE_STATUS_IN" +
+      "_PROGRESS\020\002\022!\n\035WORKFLOW_STAGE_STATUS_WAI" +
+      "TING\020\003\022 \n\034WORKFLOW_STAGE_STATUS_PASSED\020\004" +
+      "\022!\n\035WORKFLOW_STAGE_STATUS_WARNING\020\005\022 \n\034W" +
+      "ORKFLOW_STAGE_STATUS_FAILED\020\006*\220\001\n\020Checkp" +
+      "ointStatus\022!\n\035CHECKPOINT_STATUS_UNSPECIF" +
+      "IED\020\000\022\034\n\030CHECKPOINT_STATUS_PASSED\020\001\022\035\n\031C" +
+      "HECKPOINT_STATUS_WARNING\020\002\022\034\n\030CHECKPOINT" +
+      "_STATUS_FAILED\020\003B\202\001\n\ndev.kxm.v1B\022Workflo" +
+      "wTypesProtoP\001Z\'kxm.dev/hub/clients/go/ge" +
+      "n/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002" +
+      "\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
           com.google.protobuf.TimestampProto.getDescriptor(),
+          dev.kxm.v1.WorkflowStepsProto.getDescriptor(),
         });
     internal_static_kxm_v1_WorkflowDefinition_descriptor =
       getDescriptor().getMessageType(0);
@@ -348,9 +353,10 @@ public final class WorkflowTypesProto extends com.google.protobuf.GeneratedFile 
     internal_static_kxm_v1_WorkflowRun_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_WorkflowRun_descriptor,
-        new java.lang.String[] { "Id", "DefinitionId", "DefinitionHash", "Project", "CoordinatorAgentId", "CoordinatorName", "Status", "CurrentStageId", "Wait", "Stages", "Transitions", "ReproOracle", "PlanHash", "Approvals", "DeliveryId", "PayloadSha256", "Event", "PromptMessageId", "CreateTime", "UpdateTime", "EndTime", "EndReason", });
+        new java.lang.String[] { "Id", "DefinitionId", "DefinitionHash", "Project", "CoordinatorAgentId", "CoordinatorName", "Status", "CurrentStageId", "Wait", "Stages", "Transitions", "ReproOracle", "PlanHash", "Approvals", "DeliveryId", "PayloadSha256", "Event", "PromptMessageId", "CreateTime", "UpdateTime", "EndTime", "EndReason", "Kind", "Steps", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.TimestampProto.getDescriptor();
+    dev.kxm.v1.WorkflowStepsProto.getDescriptor();
   }
 
   // @@protoc_insertion_point(outer_class_scope)
