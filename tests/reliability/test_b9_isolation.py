@@ -2527,7 +2527,7 @@ ALLOWED_COMPARISONS: dict[tuple[str, str], str] = {
     ("services/workflows/step_runs.py", "name_key(caller.agent_name or '') != name_key(loaded.plan.coordinator)"): (
         "agent names (a name's case-folded key)"
     ),
-    ("services/workflows/step_runs.py", "assignment.result == report.content_hash"): (
+    ("services/workflows/step_runs.py", "kept.get('contentHash') == report.content_hash"): (
         "the content hash of a result envelope (shown in every run read), not a credential"
     ),
     # (file under kxm_grpc/, the comparison as ast.unparse writes it): why it compares no secret.

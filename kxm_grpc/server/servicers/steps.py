@@ -25,7 +25,7 @@ from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import timestamp
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services.workflows import step_runs
-from kxm_grpc.services.workflows.step_engine import EngineSettings, Loaded
+from kxm_grpc.services.workflows.step_engine import EngineSettings, Loaded, decode_result
 from kxm_grpc.store.protocols.step_runs import AssignmentState, StoredRunEvent
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -219,18 +219,23 @@ class StepMethods:
             now=self._hub.now(),
         )
         member = completed.run.member(request.assignment_id)
-        assignment = (
-            _member(member)
-            if member is not None
-            else workflow_steps_pb2.StepAssignment(
-                id=completed.assignment.id,
-                step_id=completed.assignment.step_id,
-                step_attempt=completed.assignment.step_attempt,
-                agent_id=completed.assignment.agent_id,
-                state=_ASSIGNMENT_STATE[completed.assignment.state],
-                content_hash=completed.assignment.result,
+        if member is not None:
+            assignment = _member(member)
+        else:  # its step moved on: what the assignment row kept
+            stored = completed.assignment
+            kept = decode_result(stored.result)
+            assignment = workflow_steps_pb2.StepAssignment(
+                id=stored.id,
+                step_id=stored.step_id,
+                step_attempt=stored.step_attempt,
+                agent_id=stored.agent_id,
+                state=_ASSIGNMENT_STATE[stored.state],
+                create_time=timestamp(stored.create_time),
+                end_time=timestamp(stored.end_time) if stored.end_time is not None else None,
+                outcome=str(kept.get("outcome", "")),
+                passed=bool(kept.get("passed", False)),
+                content_hash=str(kept.get("contentHash", "")),
             )
-        )
         return pb.CompleteAssignmentResponse(
             assignment=assignment, duplicate=completed.duplicate, run_status=STEP_RUN_STATUS[completed.run.status]
         )

@@ -203,6 +203,20 @@ def apply(
     return saved
 
 
+def encode_result(member: Member) -> str:
+    """What a closed assignment keeps of its result: its envelope's hash (a completion retried with
+    it is a duplicate) and the outcome the hub derived; empty without a result."""
+    result = member.result
+    if result is None or not result.content_hash:
+        return ""
+    return canonical_json({"contentHash": result.content_hash, "outcome": result.outcome, "passed": result.passed})
+
+
+def decode_result(text: str) -> dict[str, object]:
+    """``encode_result``'s fields (empty for an assignment closed without a result)."""
+    return dict(json.loads(text)) if text else {}
+
+
 def run_topic(run_id: str) -> str:
     """Notified when the run's log grows (a stream of its events wakes)."""
     return f"step-run:{run_id}"
@@ -231,8 +245,7 @@ def _carry_out(
     elif effect.kind is EffectKind.REVOKE:
         assert effect.member is not None
         member = effect.member
-        result = member.result.content_hash if member.result is not None else ""
-        tx.step_runs.close_assignment(member.id, _CLOSED[member.status], end_time=now, result=result)
+        tx.step_runs.close_assignment(member.id, _CLOSED[member.status], end_time=now, result=encode_result(member))
         timers.cancel(tx, ASSIGNMENT_TIMER, member.id)
     elif effect.kind is EffectKind.RETRY_DISPATCH:
         timers.schedule(tx, RETRY_TIMER, run.id, now + RETRY_AFTER)

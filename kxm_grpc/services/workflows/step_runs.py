@@ -372,7 +372,8 @@ async def complete(
 
     def work(tx: Tx) -> Completed:
         assignment = _own_assignment(tx, caller, assignment_id)
-        if assignment.state is not AssignmentState.OPEN and assignment.result == report.content_hash:
+        kept = step_engine.decode_result(assignment.result)
+        if assignment.state is not AssignmentState.OPEN and kept.get("contentHash") == report.content_hash:
             loaded = load(tx, assignment.run_id)
             assert loaded is not None
             return Completed(assignment, loaded.run, duplicate=True)

@@ -591,8 +591,8 @@ def _block(b: _Builder, member: Member, result: Result | None, why: str) -> Chan
 def _plan_integrity(b: _Builder, step: Step, result: Result) -> Result:
     """Capture the plan hash at the ``planHash`` step; refuse another at a ``requirePlanHash`` step."""
     config = b.plan.plan_hash
-    if config is None or not result.passed:
-        return result
+    if config is None or not result.passed or step.kind is StepKind.GATE:
+        return result  # a gate authors nothing: it checks the commit the steps before it wrote
     value = result.artifacts.get(config.evidence_key)
     if step.id == config.step_id:
         if value is None:

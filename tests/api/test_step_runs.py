@@ -1,0 +1,236 @@
+"""Step runs over a real hub, on both backends: the hub dispatches each step of a step workflow to
+its agents as an AssignmentRequest on their inboxes, takes their WorkerResults and ReviewEnvelopes
+back through CompleteAssignment, runs the gate through a gate worker, joins the reviews into a
+quorum of distinct providers and moves the run to its terminal status (seed 000, loop A)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from kxm_grpc import HubError, Reason
+from kxm_grpc._gen.kxm.v1 import envelopes_pb2 as env
+from kxm_grpc._gen.kxm.v1 import workflow_service_pb2 as pb
+from kxm_grpc._gen.kxm.v1 import workflow_steps_pb2 as steps_pb
+from kxm_grpc._gen.kxm.v1 import workflow_types_pb2 as types_pb
+from kxm_grpc.client import HubClient
+from tests.conftest import AgentFactory, Hub, Project, ProjectFactory
+from tests.workflows import call, gate_registry, step_document
+
+PLAN_SHA = "ab" * 32
+AGENTS = ("planner", "writer-grok", "gate-worker", "claude-fable-critic", "gpt-sol-critic")
+
+
+async def setup(hub: Hub, make_agent: AgentFactory, **document: Any) -> dict[str, HubClient]:
+    async with hub.admin(project="alpha") as admin:
+        await admin.workflows.register_gate_registry(gate_registry(), project="alpha")
+        await admin.workflows.register_definition(step_document(**document))
+    return {name: await make_agent(name) for name in AGENTS}
+
+
+async def start(hub: Hub, delivery: str = "d1", **inputs: Any) -> types_pb.WorkflowRun:
+    async with hub.admin(project="alpha") as admin:
+        response = await call(
+            admin,
+            "StartWorkflowRun",
+            pb.StartWorkflowRunRequest(
+                definition_id="deliver", delivery_id=delivery, inputs=steps_pb.StepRunInputs(**inputs)
+            ),
+        )
+    return response.run
+
+
+async def run_of(hub: Hub, run_id: str) -> types_pb.WorkflowRun:
+    async with hub.admin(project="alpha") as admin:
+        return (await call(admin, "GetWorkflowRun", pb.GetWorkflowRunRequest(run_id=run_id))).run
+
+
+async def next_of(agent: HubClient) -> env.AssignmentRequest:
+    response = await call(agent, "NextAssignment", pb.NextAssignmentRequest())
+    assert response.HasField("assignment"), "the agent has an open assignment"
+    return response.assignment
+
+
+async def work(agent: HubClient, outcome: str = "passed", **result: Any) -> pb.CompleteAssignmentResponse:
+    assignment = await next_of(agent)
+    worker_result = env.WorkerResult(outcome=outcome, **result)
+    return await call(
+        agent,
+        "CompleteAssignment",
+        pb.CompleteAssignmentRequest(assignment_id=assignment.assignment_id, worker_result=worker_result),
+    )
+
+
+async def gate(agent: HubClient, passed: bool) -> pb.CompleteAssignmentResponse:
+    assignment = await next_of(agent)
+    assert assignment.role == "gate" and assignment.gate.id == "npm-verify"
+    checks = [
+        env.GateCheck(name=check.name, passed=passed, exit_code=0 if passed else 1) for check in assignment.gate.checks
+    ]
+    return await call(
+        agent,
+        "CompleteAssignment",
+        pb.CompleteAssignmentRequest(
+            assignment_id=assignment.assignment_id, worker_result=env.WorkerResult(outcome="done", checks=checks)
+        ),
+    )
+
+
+async def review(
+    agent: HubClient, verdict: str = "PASS", blockers: tuple[str, ...] = ()
+) -> pb.CompleteAssignmentResponse:
+    assignment = await next_of(agent)
+    assert assignment.role == "reviewer"
+    envelope = env.ReviewEnvelope(assignment_id=assignment.assignment_id, verdict=verdict, blockers=list(blockers))
+    return await call(
+        agent,
+        "CompleteAssignment",
+        pb.CompleteAssignmentRequest(assignment_id=assignment.assignment_id, review=envelope),
+    )
+
+
+def plan_artifact() -> list[env.Artifact]:
+    return [env.Artifact(name="plan", path="docs/plan.md", sha256=PLAN_SHA)]
+
+
+async def test_loop_a_runs_end_to_end_through_the_hub(hub: Hub, project: Project, make_agent: AgentFactory) -> None:
+    agents = await setup(hub, make_agent)
+    run = await start(hub, repository="https://git.example/app.git", base_commit="c" * 40)
+    assert (run.kind, run.status) == (types_pb.WORKFLOW_KIND_STEPS, types_pb.WORKFLOW_RUN_STATUS_RUNNING)
+    assert run.steps.current_step_id == "plan"
+
+    assignment = await next_of(agents["planner"])
+    assert assignment.schema == "kxm.assignment-request.v1"
+    assert (assignment.run_id, assignment.step_id, assignment.attempt, assignment.role) == (run.id, "plan", 1, "worker")
+    assert assignment.context.git.branch == f"kxm/{run.id}/plan"
+    assert assignment.context.git.base_commit == "c" * 40
+    assert assignment.attempt_token.startswith("kxmat1.")
+    assert sorted(assignment.outcomes) == ["failed", "passed"]
+    inbox = await agents["planner"].messages.list_inbox()
+    delivered = [m for m in inbox.messages if m.from_agent_id == f"workflow:{run.id}"]
+    assert [json.loads(m.content)["assignmentId"] for m in delivered] == [assignment.assignment_id]
+
+    await work(agents["planner"], artifacts=plan_artifact())
+    await work(agents["writer-grok"], artifacts=plan_artifact(), commit="d" * 40)
+    failed = await gate(agents["gate-worker"], passed=False)  # back to implement-feature
+    assert failed.assignment.outcome == "failed", failed
+    run = await run_of(hub, run.id)
+    assert (run.steps.current_step_id, run.steps.step_attempt) == ("implement-feature", 2)
+    await work(agents["writer-grok"], artifacts=plan_artifact(), commit="e" * 40)
+    gate_assignment = await next_of(agents["gate-worker"])
+    assert gate_assignment.context.git.base_commit == "e" * 40  # the gate checks out what was written
+    await gate(agents["gate-worker"], passed=True)
+    await review(agents["claude-fable-critic"])
+    done = await review(agents["gpt-sol-critic"])
+    assert done.run_status == types_pb.WORKFLOW_RUN_STATUS_COMPLETED
+
+    run = await run_of(hub, run.id)
+    assert (run.status, run.end_reason) == (types_pb.WORKFLOW_RUN_STATUS_COMPLETED, "dual-critic-review:passed")
+    async with hub.admin(project="alpha") as admin:
+        events = (await call(admin, "ListWorkflowRunEvents", pb.ListWorkflowRunEventsRequest(run_id=run.id))).events
+        listed = (await call(admin, "ListWorkflowRuns", pb.ListWorkflowRunsRequest())).runs
+    assert [event.sequence for event in events] == list(range(1, len(events) + 1))
+    assert events[0].type == "run.created" and events[-1].type == "run.ended"
+    outcome = [e for e in events if e.type == "step.outcome"][-1]
+    counted = {p["agent"]: p["counted"] for p in outcome.payload["producers"]}
+    assert counted == {"claude-fable-critic": True, "gpt-sol-critic": True}
+    assert [r.id for r in listed] == [run.id]
+
+
+async def test_results_are_accepted_once_from_their_assignee_only(
+    hub: Hub, project: Project, make_agent: AgentFactory, make_project: ProjectFactory
+) -> None:
+    agents = await setup(hub, make_agent)
+    await start(hub)
+    assignment = await next_of(agents["planner"])
+    request = pb.CompleteAssignmentRequest(
+        assignment_id=assignment.assignment_id,
+        worker_result=env.WorkerResult(outcome="passed", artifacts=plan_artifact()),
+    )
+
+    with pytest.raises(HubError) as forbidden:
+        await call(agents["writer-grok"], "CompleteAssignment", request)
+    assert forbidden.value.reason is Reason.ASSIGNMENT_FORBIDDEN
+
+    other = await make_project("beta")
+    outsider = HubClient(hub.address, token=other.token)
+    await outsider.agents.register("planner")
+    with pytest.raises(HubError) as missing:
+        await call(outsider, "CompleteAssignment", request)
+    assert missing.value.reason is Reason.ASSIGNMENT_NOT_FOUND
+    await outsider.close()
+
+    with pytest.raises(HubError) as undeclared:
+        bad = pb.CompleteAssignmentRequest(
+            assignment_id=assignment.assignment_id, worker_result=env.WorkerResult(outcome="done")
+        )
+        await call(agents["planner"], "CompleteAssignment", bad)
+    assert undeclared.value.metadata["field"] == "result.outcome"
+
+    first = await call(agents["planner"], "CompleteAssignment", request)
+    again = await call(agents["planner"], "CompleteAssignment", request)
+    assert (first.duplicate, again.duplicate) == (False, True)
+    changed = pb.CompleteAssignmentRequest(
+        assignment_id=assignment.assignment_id, worker_result=env.WorkerResult(outcome="failed")
+    )
+    with pytest.raises(HubError) as closed:
+        await call(agents["planner"], "CompleteAssignment", changed)
+    assert closed.value.reason is Reason.ASSIGNMENT_CLOSED
+
+
+async def test_a_quorum_of_one_provider_fails_the_run(hub: Hub, project: Project, make_agent: AgentFactory) -> None:
+    """Two PASS reviews whose declared providers are one never meet the provider-diverse quorum."""
+    document = step_document()
+    document["agents"]["gpt-sol-critic"] = {"provider": "openai", "model": "gpt-sol"}
+    document["agents"]["opus-critic"] = {"provider": "anthropic", "model": "claude-opus"}
+    review_step = document["steps"][3]
+    review_step["on"]["quorum-not-met"] = {"target": "$terminal", "terminalStatus": "failed"}
+    review_step["assignments"]["allowedAgents"] = ["claude-fable-critic", "opus-critic", "gpt-sol-critic"]
+    review_step["requiredEvidence"][0]["producerPolicy"]["eligibleAgents"] = [
+        "claude-fable-critic",
+        "opus-critic",
+        "gpt-sol-critic",
+    ]
+    async with hub.admin(project="alpha") as admin:
+        await admin.workflows.register_gate_registry(gate_registry(), project="alpha")
+        await admin.workflows.register_definition(document)
+    agents = {name: await make_agent(name) for name in ("planner", "writer-grok", "gate-worker", "claude-fable-critic")}
+    agents["opus-critic"] = await make_agent("opus-critic")  # gpt-sol-critic is never online
+    run = await start(hub)
+    await work(agents["planner"], artifacts=plan_artifact())
+    await work(agents["writer-grok"], artifacts=plan_artifact())
+    await gate(agents["gate-worker"], passed=True)
+    await review(agents["claude-fable-critic"])
+    await review(agents["opus-critic"])
+    run = await run_of(hub, run.id)
+    assert (run.status, run.end_reason) == (types_pb.WORKFLOW_RUN_STATUS_FAILED, "dual-critic-review:quorum-not-met")
+    async with hub.admin(project="alpha") as admin:
+        events = (await call(admin, "ListWorkflowRunEvents", pb.ListWorkflowRunEventsRequest(run_id=run.id))).events
+    outcome = [e for e in events if e.type == "step.outcome"][-1]
+    why = {p["agent"]: p["why"] for p in outcome.payload["producers"]}
+    assert why == {"claude-fable-critic": "counted", "opus-critic": "same provider as claude-fable-critic"}
+
+
+async def test_an_operator_cancels_and_other_projects_see_nothing(
+    hub: Hub, project: Project, make_agent: AgentFactory, make_project: ProjectFactory
+) -> None:
+    agents = await setup(hub, make_agent)
+    run = await start(hub)
+    again = await start(hub)  # the same delivery id: the same run
+    assert again.id == run.id
+    other = await make_project("beta")
+    async with hub.admin(project="beta") as beta:
+        with pytest.raises(HubError) as hidden:
+            await call(beta, "GetWorkflowRun", pb.GetWorkflowRunRequest(run_id=run.id))
+        assert hidden.value.reason is Reason.WORKFLOW_NOT_FOUND
+    assert other.name == "beta"
+    async with hub.admin(project="alpha") as admin:
+        cancelled = (
+            await call(admin, "CancelWorkflowRun", pb.CancelWorkflowRunRequest(run_id=run.id, reason="stop"))
+        ).run
+    assert cancelled.status == types_pb.WORKFLOW_RUN_STATUS_CANCELLED
+    assert cancelled.steps.assignments[0].state == steps_pb.ASSIGNMENT_STATE_CANCELLED
+    nothing = await call(agents["planner"], "NextAssignment", pb.NextAssignmentRequest())
+    assert not nothing.HasField("assignment")
