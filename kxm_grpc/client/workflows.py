@@ -3,8 +3,10 @@
 One method per RPC, named after it without the word "workflow": definitions (``register_definition``,
 ``get_definition``, ``list_definitions``: stage and step workflows), the project's gate registry
 (``register_gate_registry``, ``get_gate_registry``), runs (``start_run``, ``get_run``, ``list_runs``,
-``cancel_run``, ``rerun_run``), the coordinator's steps (``checkpoint``, ``wait``,
-``escalate_stage``) and an operator's (``signal_run``, ``approve_degradation``,
+``cancel_run``, ``rerun_run``; step runs start with ``start_run`` too), the assignee's side of a step run
+(``next_assignment``, ``assignments``, ``complete_assignment``), an operator's step-run verbs
+(``approve_step``, ``recover_step_run``), a step run's events (``list_run_events``), the
+coordinator's steps (``checkpoint``, ``wait``, ``escalate_stage``) and an operator's (``signal_run``, ``approve_degradation``,
 ``resolve_escalation``). Who may call which is in ``proto/kxm/v1/workflow_service.proto``: the
 coordinator's steps need the run's coordinator agent identity, the rest of the writes an operator
 (the admin token or a named operator's), and an agent reads only the runs it coordinates.
@@ -27,13 +29,21 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from google.protobuf import struct_pb2
 
-from kxm_grpc._gen.kxm.v1 import types_pb2, workflow_service_pb2, workflow_service_pb2_grpc, workflow_types_pb2
+from kxm_grpc._gen.kxm.v1 import (
+    envelopes_pb2,
+    types_pb2,
+    workflow_service_pb2,
+    workflow_service_pb2_grpc,
+    workflow_steps_pb2,
+    workflow_types_pb2,
+)
+from kxm_grpc.client.assignments import Assignment, assignments
 from kxm_grpc.client.base import Area, duration
 from kxm_grpc.client.messages import Messages
 from kxm_grpc.domain.messages import canonical_requirement_key
@@ -279,14 +289,16 @@ class Workflows(Area):
         delivery_id: str,
         payload: Mapping[str, Any] | struct_pb2.Struct | None = None,
         event: str = "",
+        inputs: workflow_steps_pb2.StepRunInputs | None = None,
         timeout: float | None = None,
     ) -> pb.StartWorkflowRunResponse:
-        """Start a run as a signed start webhook would (an operator).
+        """Start a run as a signed start webhook would (an operator), of either kind.
 
         ``delivery_id`` de-duplicates starts: the same id again returns its run with ``duplicate``
-        set (and another payload under it is WEBHOOK_DELIVERY_CONFLICT). ``payload`` is what the
-        prompt template renders (a JSON object). ``started`` is false (and ``run`` unset) when
-        the definition's ``event`` or filter does not match.
+        set (and another payload under it is WEBHOOK_DELIVERY_CONFLICT). For a stage workflow,
+        ``payload`` is what the prompt template renders (a JSON object), and ``started`` is false
+        (``run`` unset) when the definition's ``event`` or filter does not match; a step workflow
+        takes ``inputs`` (repository, base commit, files, a diagnostic handoff) instead.
         """
         if payload is not None and not isinstance(payload, struct_pb2.Struct):
             struct = struct_pb2.Struct()
@@ -295,7 +307,7 @@ class Workflows(Area):
         return await self._hub._call(
             self._rpc().StartWorkflowRun,
             pb.StartWorkflowRunRequest(
-                definition_id=definition_id, delivery_id=delivery_id, payload=payload, event=event
+                definition_id=definition_id, delivery_id=delivery_id, payload=payload, event=event, inputs=inputs
             ),
             timeout=timeout,
         )
@@ -332,6 +344,73 @@ class Workflows(Area):
         a repeat would answer WORKFLOW_TERMINAL for a cancel that happened."""
         return await self._hub._call(
             self._rpc().CancelWorkflowRun, pb.CancelWorkflowRunRequest(run_id=run_id, reason=reason), timeout=timeout
+        )
+
+    # -- step runs --------------------------------------------------------------------------------
+
+    async def next_assignment(self, *, timeout: float | None = None) -> pb.NextAssignmentResponse:
+        """This agent's oldest open assignment (``assignment`` unset when it has none)."""
+        return await self._hub._call(self._rpc().NextAssignment, pb.NextAssignmentRequest(), timeout=timeout)
+
+    def assignments(self, *, poll: float = 1.0, stop: Any = None) -> AsyncIterator[Assignment]:
+        """Each open assignment of this agent once, waiting while there is none
+        (``kxm_grpc.client.assignments``)."""
+        return assignments(self, poll=poll, stop=stop)
+
+    async def complete_assignment(
+        self,
+        assignment_id: str,
+        result: envelopes_pb2.WorkerResult | envelopes_pb2.ReviewEnvelope,
+        *,
+        timeout: float | None = None,
+    ) -> pb.CompleteAssignmentResponse:
+        """Return this agent's result for one of its assignments: a ``WorkerResult`` or, for a
+        reviewer's assignment, a ``ReviewEnvelope``. Exactly one result per assignment."""
+        if isinstance(result, envelopes_pb2.ReviewEnvelope):
+            request = pb.CompleteAssignmentRequest(assignment_id=assignment_id, review=result)
+        else:
+            request = pb.CompleteAssignmentRequest(assignment_id=assignment_id, worker_result=result)
+        return await self._hub._call(self._rpc().CompleteAssignment, request, timeout=timeout)
+
+    async def approve_step(
+        self, run_id: str, step_id: str, outcome: str, *, reason: str = "", timeout: float | None = None
+    ) -> pb.ApproveStepResponse:
+        """Decide a step run's current approval step with one of its outcomes (an operator)."""
+        return await self._hub._call(
+            self._rpc().ApproveStep,
+            pb.ApproveStepRequest(run_id=run_id, step_id=step_id, outcome=outcome, reason=reason),
+            timeout=timeout,
+        )
+
+    async def recover_step_run(
+        self, run_id: str, action: str, *, reason: str = "", timeout: float | None = None
+    ) -> pb.RecoverStepRunResponse:
+        """Recover a run an uncertain gate blocked: ``retry`` the gate, ``fail`` or ``cancel`` the run (an operator).
+
+        Raises:
+            ValueError: ``action`` is none of those.
+        """
+        actions = {
+            "retry": pb.RECOVERY_ACTION_RETRY,
+            "fail": pb.RECOVERY_ACTION_FAIL,
+            "cancel": pb.RECOVERY_ACTION_CANCEL,
+        }
+        if action not in actions:
+            raise ValueError(f"unknown recovery action {action!r} (retry, fail or cancel)")
+        return await self._hub._call(
+            self._rpc().RecoverStepRun,
+            pb.RecoverStepRunRequest(run_id=run_id, action=actions[action], reason=reason),
+            timeout=timeout,
+        )
+
+    async def list_run_events(
+        self, run_id: str, *, after_sequence: int = 0, page_size: int = 0, timeout: float | None = None
+    ) -> pb.ListWorkflowRunEventsResponse:
+        """A page of a step run's events after ``after_sequence``, in order, and its last sequence."""
+        return await self._hub._call(
+            self._rpc().ListWorkflowRunEvents,
+            pb.ListWorkflowRunEventsRequest(run_id=run_id, after_sequence=after_sequence, page_size=page_size),
+            timeout=timeout,
         )
 
     async def rerun_run(

@@ -1,0 +1,74 @@
+"""The worker side of step runs: the assignments the hub gives this agent, and completing them.
+
+    async with HubClient(address, token=project_token) as hub:
+        await hub.agents.register("writer-grok")
+        async for assignment in hub.workflows.assignments():
+            result = WorkerResult(outcome="passed", summary="done")
+            await assignment.complete(result)
+
+``assignments()`` yields each open assignment of the agent once, oldest first (``NextAssignment``;
+the hub also delivers each on the agent's inbox as a message from ``workflow:<run id>`` whose content
+is the request's JSON), waiting between reads while there is none. ``Assignment.request`` is the
+``AssignmentRequest``; its ``attempt_token`` is for the calls made on the assignment's behalf
+(``HubClient(attempt_token=...)``). A result is ``complete``d once; a repeat of the same result is
+answered as the first (``duplicate``), another refused (ASSIGNMENT_CLOSED).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kxm_grpc._gen.kxm.v1 import envelopes_pb2, workflow_service_pb2
+
+if TYPE_CHECKING:
+    from kxm_grpc.client.workflows import Workflows
+
+MIN_POLL = 0.05
+MAX_POLL = 1.0
+
+
+@dataclass
+class Assignment:
+    """One assignment this agent holds."""
+
+    request: envelopes_pb2.AssignmentRequest
+    _workflows: Workflows
+
+    @property
+    def id(self) -> str:
+        return self.request.assignment_id
+
+    async def complete(
+        self,
+        result: envelopes_pb2.WorkerResult | envelopes_pb2.ReviewEnvelope,
+        *,
+        timeout: float | None = None,
+    ) -> workflow_service_pb2.CompleteAssignmentResponse:
+        """Return the result (a ``WorkerResult``, or a ``ReviewEnvelope`` for a reviewer's assignment)."""
+        return await self._workflows.complete_assignment(self.id, result, timeout=timeout)
+
+
+async def assignments(
+    workflows: Workflows, *, poll: float = MAX_POLL, stop: asyncio.Event | None = None
+) -> AsyncIterator[Assignment]:
+    """Each open assignment of this agent once, oldest first; waits (up to ``poll`` seconds between
+    reads, less right after one) while there is none, until ``stop`` is set."""
+    seen: set[str] = set()
+    delay = MIN_POLL
+    while stop is None or not stop.is_set():
+        response = await workflows.next_assignment()
+        if response.HasField("assignment") and response.assignment.assignment_id not in seen:
+            seen.add(response.assignment.assignment_id)
+            delay = MIN_POLL
+            yield Assignment(response.assignment, workflows)
+            continue
+        if stop is None:
+            await asyncio.sleep(delay)
+        else:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), delay)
+        delay = min(poll, delay * 2)
