@@ -305,13 +305,16 @@ async def test_a_replaced_registry_changes_no_plan_until_the_workflow_is_registe
 # -- what runs stage workflows refuses step workflows --------------------------------------------------
 
 
-async def test_starting_a_step_workflow_as_a_stage_run_is_refused(hub: Hub, project: Project) -> None:
-    """StartWorkflowRun of a step workflow is FAILED_PRECONDITION (WORKFLOW_KIND_MISMATCH) pointing at
-    StartStepRun; so is a signed start webhook on its route (409, before any signature is read)."""
+async def test_a_step_workflow_starts_as_a_step_run_and_never_through_a_signed_start(
+    hub: Hub, project: Project
+) -> None:
+    """StartWorkflowRun of a step workflow starts a step run (kind STEPS); a signed start webhook on
+    its route is FAILED_PRECONDITION (WORKFLOW_KIND_MISMATCH, 409, before any signature is read): a
+    step workflow has no start secret; a stage workflow's payload is refused for one."""
     async with hub.admin() as admin:
         await admin.workflows.register_gate_registry(gate_registry(), project="alpha")
         await admin.workflows.register_definition(step_document())
-        error = await refused(admin.workflows.start_run("deliver", delivery_id="d-1"))
+        started = await admin.workflows.start_run("deliver", delivery_id="d-1")
         runs = (await admin.workflows.list_runs()).runs
     port = hub.server.webhook_port
     assert port is not None
@@ -320,11 +323,10 @@ async def test_starting_a_step_workflow_as_a_stage_run_is_refused(hub: Hub, proj
 
     status, answer = await asyncio.to_thread(_post, port, "/v1/webhooks/deliver", body, headers)
 
-    assert (code(error), error.reason) == (grpc.StatusCode.FAILED_PRECONDITION, Reason.WORKFLOW_KIND_MISMATCH)
-    assert error.metadata == {"definitionId": "deliver", "kind": "steps"}
-    assert "StartStepRun" in error.message
-    assert list(runs) == []
+    assert started.run.kind == STEPS and started.run.definition_id == "deliver"
+    assert [run.id for run in runs] == [started.run.id]
     assert (status, answer["code"]) == (409, "ERROR_REASON_WORKFLOW_KIND_MISMATCH")
+    assert "StartWorkflowRun" in answer["error"]
 
 
 def _post(port: int, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, Any]:

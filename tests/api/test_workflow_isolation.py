@@ -28,7 +28,7 @@ import pytest_asyncio
 from google.protobuf import duration_pb2, struct_pb2
 
 from kxm_grpc import HubError, Reason
-from kxm_grpc._gen.kxm.v1 import options_pb2, workflow_journal_pb2, workflow_service_pb2
+from kxm_grpc._gen.kxm.v1 import envelopes_pb2, options_pb2, workflow_journal_pb2, workflow_service_pb2
 from kxm_grpc.client import HubClient
 from kxm_grpc.domain.workflows import signatures
 from kxm_grpc.domain.workflows.signatures import Kind
@@ -102,6 +102,10 @@ class Beta:
     """The plan hash of beta's step workflow ``bravo-ship``."""
     registry_hash: str = ""
     """The hash of beta's gate registry (its gate ``bravo-verify``)."""
+    step_run_id: str = ""
+    """A run of ``bravo-ship``, its plan step assigned to beta's planner."""
+    assignment_id: str = ""
+    """That assignment."""
 
     @property
     def runs(self) -> list[Any]:
@@ -110,7 +114,14 @@ class Beta:
     def secrets(self) -> set[str]:
         """Every beta identifier or text an error to alpha must not carry unless the request named it."""
         values = {"beta", "bravo-fix", "b-review", "b-ship", "b-ci", self.definition_hash, BETA_SECRET, *self.agent_ids}
-        values |= {"bravo-ship", "bravo-verify", self.step_hash, self.registry_hash}
+        values |= {
+            "bravo-ship",
+            "bravo-verify",
+            self.step_hash,
+            self.registry_hash,
+            self.step_run_id,
+            self.assignment_id,
+        }
         values |= {BETA_SIGNAL_SECRET, "Fix KXM-B"}
         for run in self.runs:
             values |= {run.id, run.prompt_message_id, run.payload_sha256}
@@ -138,6 +149,7 @@ async def world(
     beta_coordinator = await make_agent("coordinator", in_project=beta)
     beta_alice = await make_agent("alice", in_project=beta)
     beta_bob = await make_agent("bob", in_project=beta)
+    beta_planner = await make_agent("planner", in_project=beta)
     async with (
         hub.admin() as admin,
         HubClient(hub.address, token=project.token) as token,
@@ -150,6 +162,8 @@ async def world(
         await admin.workflows.register_gate_registry(gate_registry(), project="alpha")
         beta_registry = await admin.workflows.register_gate_registry(beta_gates(), project="beta")
         beta_steps = await admin.workflows.register_definition(beta_step_document())
+        step_run = (await admin.workflows.start_run("bravo-ship", delivery_id="bs-1")).run
+        (step_assignment,) = step_run.steps.assignments
         alpha_run = (await admin.workflows.start_run("alpha-fix", delivery_id="a-1")).run
         payload = {"issue": {"key": "KXM-B"}}
         running = (await admin.workflows.start_run("bravo-fix", delivery_id="b-1", payload=payload)).run
@@ -157,7 +171,9 @@ async def world(
         escalated = (await admin.workflows.start_run("bravo-fix", delivery_id="b-3", payload=payload)).run
         await beta_coordinator.workflows.wait(waiting.id, "b-review", "b-ci", ttl=600, summary="Fix KXM-B ci")
         await beta_coordinator.workflows.escalate_stage(escalated.id, "b-review", "Fix KXM-B needs a human")
-        beta_ids = [c.agent_id for c in (beta_coordinator, beta_alice, beta_bob) if c.agent_id is not None]
+        beta_ids = [
+            c.agent_id for c in (beta_coordinator, beta_alice, beta_bob, beta_planner) if c.agent_id is not None
+        ]
         recorded = await call(
             beta_coordinator,
             "RecordJournal",
@@ -178,6 +194,8 @@ async def world(
             recorded.record.entry.id,
             beta_steps.definition.hash,
             beta_registry.registry.hash,
+            step_run.id,
+            step_assignment.id,
         )
         callers = {"agent": alpha_coordinator, "project-token": token, "runtime-key": runtime, "operator": operator}
         yield World(hub, project, beta, admin, alpha_run, state, callers)
@@ -239,8 +257,16 @@ REQUESTS: dict[str, Callable[[Beta], Any]] = {
     "GetImprovementReport": lambda b: pb.GetImprovementReportRequest(),
     "ExportRetrospective": lambda b: pb.ExportRetrospectiveRequest(run_id=b.escalated.id),
     "VerifyJournal": lambda b: pb.VerifyJournalRequest(run_id=b.running.id),
+    "CompleteAssignment": lambda b: pb.CompleteAssignmentRequest(
+        assignment_id=b.assignment_id, worker_result=envelopes_pb2.WorkerResult(outcome="passed")
+    ),
+    # No assignment named: the caller's own next one, which must be none of beta's.
+    "NextAssignment": lambda b: pb.NextAssignmentRequest(),
+    "ApproveStep": lambda b: pb.ApproveStepRequest(run_id=b.step_run_id, step_id="plan", outcome="passed"),
+    "RecoverStepRun": lambda b: pb.RecoverStepRunRequest(run_id=b.step_run_id, action=pb.RECOVERY_ACTION_RETRY),
+    "ListWorkflowRunEvents": lambda b: pb.ListWorkflowRunEventsRequest(run_id=b.step_run_id),
 }
-LISTS = {"ListWorkflowDefinitions", "ListWorkflowRuns", "GetImprovementReport", "GetGateRegistry"}
+LISTS = {"ListWorkflowDefinitions", "ListWorkflowRuns", "GetImprovementReport", "GetGateRegistry", "NextAssignment"}
 
 
 def test_every_rpc_of_the_service_has_a_request_here() -> None:
@@ -261,7 +287,7 @@ ADMITS = {
 }
 """Which of the callers here each access level of the contract admits."""
 
-NOT_FOUND = {Reason.WORKFLOW_NOT_FOUND, Reason.WEBHOOK_NOT_FOUND, Reason.JOURNAL_NOT_FOUND}
+NOT_FOUND = {Reason.WORKFLOW_NOT_FOUND, Reason.WEBHOOK_NOT_FOUND, Reason.JOURNAL_NOT_FOUND, Reason.ASSIGNMENT_NOT_FOUND}
 
 DEFINITION_INVALID = (grpc.StatusCode.INVALID_ARGUMENT, {Reason.WORKFLOW_DEFINITION_INVALID})
 """How an operator naming alpha is refused a definition document of beta: RegisterWorkflowDefinition
@@ -431,7 +457,7 @@ async def test_an_operator_naming_no_project_sees_both_projects(world: World) ->
     definitions = await world.admin.workflows.list_definitions(page_size=500)
     beta_run = await world.admin.workflows.get_run(world.beta.running.id)
 
-    assert {r.id for r in runs.runs} == {world.alpha_run.id, *(r.id for r in world.beta.runs)}
+    assert {r.id for r in runs.runs} == {world.alpha_run.id, *(r.id for r in world.beta.runs), world.beta.step_run_id}
     assert {r.project for r in runs.runs} == {"alpha", "beta"}
     assert [d.id for d in definitions.definitions] == ["alpha-fix", "bravo-fix", "bravo-ship"]
     assert beta_run.run.project == "beta"

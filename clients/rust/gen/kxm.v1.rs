@@ -3110,7 +3110,7 @@ pub enum ErrorReason {
     AssignmentNotFound = 152,
     /// PERMISSION_DENIED: the assignment is another agent's: only its assignee completes it; metadata: assignmentId.
     AssignmentForbidden = 153,
-    /// FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind.
+    /// FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts only with StartWorkflowRun (never by a signed start, a rerun or a stage signal); metadata: definitionId, kind.
     WorkflowKindMismatch = 140,
     /// FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each).
     GateRegistryInUse = 141,
@@ -6714,7 +6714,7 @@ pub enum WorkflowKind {
     Unspecified = 0,
     /// A stage workflow: a coordinator agent checkpoints each stage; runs start with StartWorkflowRun or a signed start webhook.
     Stages = 1,
-    /// A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartStepRun.
+    /// A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartWorkflowRun (never a signed start).
     Steps = 2,
 }
 impl WorkflowKind {
@@ -7973,10 +7973,12 @@ pub mod workflow_service_client {
                 .insert(GrpcMethod::new("kxm.v1.WorkflowService", "GetGateRegistry"));
             self.inner.unary(req, path, codec).await
         }
-        /// StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
+        /// StartWorkflowRun starts a run of either kind, for a trusted caller: a stage run as a signed start webhook
+        /// would (with its payload), a step run with its `inputs` (queued while its project has `--max-concurrent-runs`
+        /// active step runs).
         ///
-        /// A delivery id already used for this definition returns its run with `duplicate` set; the same id with
-        /// another payload is refused.
+        /// A delivery id already used for this definition returns its run with `duplicate` set; for a stage workflow the
+        /// same id with another payload is refused.
         ///
         /// Errors:
         ///
@@ -7984,8 +7986,8 @@ pub mod workflow_service_client {
         /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
         ///  it holds a number JSON cannot (NaN, Infinity).
         /// * NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
-        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the definition is a step workflow (it starts with
-        ///  StartStepRun); metadata: definitionId, kind.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): `inputs` given for a stage workflow.
+        /// * DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a step workflow's pinned plan does not decode.
         /// * FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):

@@ -21,7 +21,7 @@ class DefinitionKind(enum.Enum):
     STAGES = "stages"
     """Runs start from StartWorkflowRun or a signed start webhook; a coordinator checkpoints them."""
     STEPS = "steps"
-    """Runs are driven by the hub step by step (``kxm.workflow.v1``); they start with StartStepRun."""
+    """Runs are driven by the hub step by step (``kxm.workflow.v1``); they start with StartWorkflowRun."""
 
 
 class DocumentKind(enum.Enum):

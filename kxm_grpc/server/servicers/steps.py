@@ -112,7 +112,7 @@ def step_run_to_proto(loaded: Loaded) -> workflow_types_pb2.WorkflowRun:
         update_time=timestamp(run.update_time),
         end_time=timestamp(run.end_time) if run.end_time is not None else None,
         end_reason=run.end_reason,
-        delivery_id=stored.start_request_id,
+        delivery_id=stored.start_request_id.partition("/")[2],
         steps=workflow_steps_pb2.StepRunState(
             current_step_id=run.current_step or "" if not run.status.ended else "",
             step_attempt=run.step_attempt,

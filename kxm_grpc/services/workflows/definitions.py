@@ -69,8 +69,8 @@ def not_found(definition_id: str) -> NotFound:
 def kind_mismatch(stored: StoredDefinition) -> FailedPrecondition:
     """The refusal of running a step workflow as a stage workflow (a start, a webhook, a rerun)."""
     return FailedPrecondition(
-        f"workflow {stored.id} is a {stored.kind.value} workflow: step workflows start with StartStepRun, "
-        "not as a stage workflow's run",
+        f"workflow {stored.id} is a {stored.kind.value} workflow: the hub drives its runs, which start with "
+        "StartWorkflowRun (an operator), never by a signed start, a rerun or a stage's signal",
         reason=Reason.WORKFLOW_KIND_MISMATCH,
         metadata={"definitionId": stored.id, "kind": stored.kind.value},
     )

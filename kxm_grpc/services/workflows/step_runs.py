@@ -121,9 +121,9 @@ async def start(
         InvalidArgument: (PROTOCOL_ERROR) the request id is too long.
         DataLoss: the definition's pinned plan does not decode.
     """
-    if len(request_id) > MAX_REQUEST_ID_CHARS:
+    if not request_id or len(request_id) > MAX_REQUEST_ID_CHARS:
         raise InvalidArgument(
-            f"delivery_id: exceeds {MAX_REQUEST_ID_CHARS} characters",
+            f"delivery_id: must be 1 to {MAX_REQUEST_ID_CHARS} characters (it de-duplicates starts)",
             reason=Reason.PROTOCOL_ERROR,
             metadata={"field": "delivery_id"},
         )
@@ -136,12 +136,13 @@ async def start(
             raise definitions.not_found(definition_id)
         if definition.kind is not DefinitionKind.STEPS:
             return None
-        if request_id:
-            existing = tx.step_runs.run_by_request(definition.project, request_id)
-            if existing is not None:
-                loaded = load(tx, existing.id)
-                assert loaded is not None
-                return Started(loaded.run, duplicate=True)
+        # A delivery id de-duplicates the starts of one definition (as for stage runs).
+        key = f"{definition.id}/{request_id}"
+        existing = tx.step_runs.run_by_request(definition.project, key)
+        if existing is not None:
+            loaded = load(tx, existing.id)
+            assert loaded is not None
+            return Started(loaded.run, duplicate=True)
         plan, gates = step_engine.pinned_plan(tx, definition.hash, definition.id)
         admitted = tx.step_runs.count_active(definition.project) < settings.max_concurrent_runs
         change = machine.create(
@@ -160,7 +161,7 @@ async def start(
             gates,
             settings,
             definition_id=definition.id,
-            start_request_id=request_id,
+            start_request_id=key,
             now=now,
         )
         audit.record(

@@ -87,7 +87,7 @@ async def start_from_webhook(
         InvalidArgument: a missing or malformed delivery id; (INVALID_JSON) the body is not
             UTF-8 JSON holding an object; as ``runs.start_in`` (WORKFLOW_PROMPT_TOO_LONG).
         FailedPrecondition: (WORKFLOW_KIND_MISMATCH) the definition is a step workflow (it has
-            no start secret: it starts with StartStepRun), before any signature is read; as
+            no start secret: it starts with StartWorkflowRun), before any signature is read; as
             ``runs.start_in`` (WEBHOOK_DELIVERY_CONFLICT, WEBHOOK_PAYLOAD_REPLAYED,
             WORKFLOW_TARGET_UNAVAILABLE, the evidence policy errors).
     """

@@ -284,7 +284,7 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_ASSIGNMENT_FORBIDDEN: _ErrorReason.ValueType  # 153
     """PERMISSION_DENIED: the assignment is another agent's: only its assignee completes it; metadata: assignmentId."""
     ERROR_REASON_WORKFLOW_KIND_MISMATCH: _ErrorReason.ValueType  # 140
-    """FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind."""
+    """FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts only with StartWorkflowRun (never by a signed start, a rerun or a stage signal); metadata: definitionId, kind."""
     ERROR_REASON_GATE_REGISTRY_IN_USE: _ErrorReason.ValueType  # 141
     """FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each)."""
     ERROR_REASON_GATE_REGISTRY_NOT_FOUND: _ErrorReason.ValueType  # 142
@@ -563,7 +563,7 @@ ERROR_REASON_ASSIGNMENT_NOT_FOUND: ErrorReason.ValueType  # 152
 ERROR_REASON_ASSIGNMENT_FORBIDDEN: ErrorReason.ValueType  # 153
 """PERMISSION_DENIED: the assignment is another agent's: only its assignee completes it; metadata: assignmentId."""
 ERROR_REASON_WORKFLOW_KIND_MISMATCH: ErrorReason.ValueType  # 140
-"""FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind."""
+"""FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts only with StartWorkflowRun (never by a signed start, a rerun or a stage signal); metadata: definitionId, kind."""
 ERROR_REASON_GATE_REGISTRY_IN_USE: ErrorReason.ValueType  # 141
 """FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each)."""
 ERROR_REASON_GATE_REGISTRY_NOT_FOUND: ErrorReason.ValueType  # 142

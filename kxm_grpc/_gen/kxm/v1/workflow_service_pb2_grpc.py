@@ -281,18 +281,20 @@ class WorkflowServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def StartWorkflowRun(self, request, context):
-        """StartWorkflowRun starts a run as a signed start webhook would, for a trusted caller.
+        """StartWorkflowRun starts a run of either kind, for a trusted caller: a stage run as a signed start webhook
+        would (with its payload), a step run with its `inputs` (queued while its project has `--max-concurrent-runs`
+        active step runs).
 
-        A delivery id already used for this definition returns its run with `duplicate` set; the same id with
-        another payload is refused.
+        A delivery id already used for this definition returns its run with `duplicate` set; for a stage workflow the
+        same id with another payload is refused.
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): delivery_id is empty or too long, the payload is too large, or
         it holds a number JSON cannot (NaN, Infinity).
         - NOT_FOUND (ERROR_REASON_WEBHOOK_NOT_FOUND): no definition has this id.
-        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_KIND_MISMATCH): the definition is a step workflow (it starts with
-        StartStepRun); metadata: definitionId, kind.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): `inputs` given for a stage workflow.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a step workflow's pinned plan does not decode.
         - FAILED_PRECONDITION (ERROR_REASON_WEBHOOK_DELIVERY_CONFLICT): the delivery id started a run with another payload.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TARGET_UNAVAILABLE): the coordinator or an eligible agent was never registered.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):

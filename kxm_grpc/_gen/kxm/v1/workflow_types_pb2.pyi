@@ -32,7 +32,7 @@ class _WorkflowKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Workflow
     WORKFLOW_KIND_STAGES: _WorkflowKind.ValueType  # 1
     """A stage workflow: a coordinator agent checkpoints each stage; runs start with StartWorkflowRun or a signed start webhook."""
     WORKFLOW_KIND_STEPS: _WorkflowKind.ValueType  # 2
-    """A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartStepRun."""
+    """A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartWorkflowRun (never a signed start)."""
 
 class WorkflowKind(_WorkflowKind, metaclass=_WorkflowKindEnumTypeWrapper):
     """WorkflowKind says what drives a definition's runs; an id keeps its kind for as long as it is registered."""
@@ -42,7 +42,7 @@ WORKFLOW_KIND_UNSPECIFIED: WorkflowKind.ValueType  # 0
 WORKFLOW_KIND_STAGES: WorkflowKind.ValueType  # 1
 """A stage workflow: a coordinator agent checkpoints each stage; runs start with StartWorkflowRun or a signed start webhook."""
 WORKFLOW_KIND_STEPS: WorkflowKind.ValueType  # 2
-"""A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartStepRun."""
+"""A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartWorkflowRun (never a signed start)."""
 Global___WorkflowKind: _TypeAlias = WorkflowKind  # noqa: Y015
 
 class _WorkflowRunStatus:

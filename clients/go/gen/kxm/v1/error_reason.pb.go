@@ -292,7 +292,7 @@ const (
 	ErrorReason_ERROR_REASON_ASSIGNMENT_NOT_FOUND ErrorReason = 152
 	// PERMISSION_DENIED: the assignment is another agent's: only its assignee completes it; metadata: assignmentId.
 	ErrorReason_ERROR_REASON_ASSIGNMENT_FORBIDDEN ErrorReason = 153
-	// FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind.
+	// FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts only with StartWorkflowRun (never by a signed start, a rerun or a stage signal); metadata: definitionId, kind.
 	ErrorReason_ERROR_REASON_WORKFLOW_KIND_MISMATCH ErrorReason = 140
 	// FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each).
 	ErrorReason_ERROR_REASON_GATE_REGISTRY_IN_USE ErrorReason = 141

@@ -30,7 +30,7 @@ const (
 	WorkflowKind_WORKFLOW_KIND_UNSPECIFIED WorkflowKind = 0
 	// A stage workflow: a coordinator agent checkpoints each stage; runs start with StartWorkflowRun or a signed start webhook.
 	WorkflowKind_WORKFLOW_KIND_STAGES WorkflowKind = 1
-	// A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartStepRun.
+	// A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartWorkflowRun (never a signed start).
 	WorkflowKind_WORKFLOW_KIND_STEPS WorkflowKind = 2
 )
 

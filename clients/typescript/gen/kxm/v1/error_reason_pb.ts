@@ -930,7 +930,7 @@ export enum ErrorReason {
   ASSIGNMENT_FORBIDDEN = 153,
 
   /**
-   * FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind.
+   * FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts only with StartWorkflowRun (never by a signed start, a rerun or a stage signal); metadata: definitionId, kind.
    *
    * @generated from enum value: ERROR_REASON_WORKFLOW_KIND_MISMATCH = 140;
    */

@@ -1008,7 +1008,7 @@ export enum WorkflowKind {
   STAGES = 1,
 
   /**
-   * A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartStepRun.
+   * A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartWorkflowRun (never a signed start).
    *
    * @generated from enum value: WORKFLOW_KIND_STEPS = 2;
    */

@@ -1058,7 +1058,7 @@ public enum ErrorReason
   ERROR_REASON_ASSIGNMENT_FORBIDDEN(153),
   /**
    * <pre>
-   * FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind.
+   * FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts only with StartWorkflowRun (never by a signed start, a rerun or a stage signal); metadata: definitionId, kind.
    * </pre>
    *
    * <code>ERROR_REASON_WORKFLOW_KIND_MISMATCH = 140;</code>
@@ -2128,7 +2128,7 @@ public enum ErrorReason
   public static final int ERROR_REASON_ASSIGNMENT_FORBIDDEN_VALUE = 153;
   /**
    * <pre>
-   * FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts with StartStepRun, a stage workflow with StartWorkflowRun or a signed start; metadata: definitionId, kind.
+   * FAILED_PRECONDITION: the definition is of the other kind for this call: a step workflow starts only with StartWorkflowRun (never by a signed start, a rerun or a stage signal); metadata: definitionId, kind.
    * </pre>
    *
    * <code>ERROR_REASON_WORKFLOW_KIND_MISMATCH = 140;</code>

@@ -33,7 +33,7 @@ public enum WorkflowKind
   WORKFLOW_KIND_STAGES(1),
   /**
    * <pre>
-   * A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartStepRun.
+   * A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartWorkflowRun (never a signed start).
    * </pre>
    *
    * <code>WORKFLOW_KIND_STEPS = 2;</code>
@@ -69,7 +69,7 @@ public enum WorkflowKind
   public static final int WORKFLOW_KIND_STAGES_VALUE = 1;
   /**
    * <pre>
-   * A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartStepRun.
+   * A step workflow (`kxm.workflow.v1`): the hub dispatches each step itself; runs start with StartWorkflowRun (never a signed start).
    * </pre>
    *
    * <code>WORKFLOW_KIND_STEPS = 2;</code>
