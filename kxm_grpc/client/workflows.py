@@ -7,8 +7,8 @@ One method per RPC, named after it without the word "workflow": definitions (``r
 (``next_assignment``, ``assignments``, ``complete_assignment``), an operator's step-run verbs
 (``approve_step``, ``recover_step_run``), a step run's events (``list_run_events``), the
 coordinator's steps (``checkpoint``, ``wait``, ``escalate_stage``) and an operator's
-(``signal_run``, ``approve_degradation``, ``resolve_escalation``). Who may call which is in ``proto/kxm/v1/workflow_service.proto``: the
-coordinator's steps need the run's coordinator agent identity, the rest of the writes an operator
+(``signal_run``, ``approve_degradation``, ``resolve_escalation``). Who may call which is in
+``proto/kxm/v1/workflow_service.proto``: the coordinator's steps need the run's coordinator agent identity, the rest of the writes an operator
 (the admin token or a named operator's), and an agent reads only the runs it coordinates.
 
 Statuses may be given as the proto enums or as their short names (``"passed"``, ``"warning"``,
