@@ -2,14 +2,15 @@
 
 One method per RPC, named after it without the word "workflow": definitions (``register_definition``,
 ``get_definition``, ``list_definitions``: stage and step workflows), the project's gate registry
-(``register_gate_registry``, ``get_gate_registry``), runs (``start_run``, ``get_run``, ``list_runs``,
-``cancel_run``, ``rerun_run``; step runs start with ``start_run`` too), the assignee's side of a step run
-(``next_assignment``, ``assignments``, ``complete_assignment``), an operator's step-run verbs
-(``approve_step``, ``recover_step_run``), a step run's events (``list_run_events``), the
-coordinator's steps (``checkpoint``, ``wait``, ``escalate_stage``) and an operator's
-(``signal_run``, ``approve_degradation``, ``resolve_escalation``). Who may call which is in
-``proto/kxm/v1/workflow_service.proto``: the coordinator's steps need the run's coordinator agent identity, the rest of the writes an operator
-(the admin token or a named operator's), and an agent reads only the runs it coordinates.
+(``register_gate_registry``, ``get_gate_registry``), runs of both kinds (``start_run``, ``get_run``,
+``list_runs``, ``cancel_run``, ``rerun_run``), the assignee's side of a step run (``next_assignment``,
+``assignments``, ``complete_assignment``), an operator's step-run verbs (``approve_step``,
+``recover_step_run``), a step run's events (``list_run_events``), the coordinator's steps
+(``checkpoint``, ``wait``, ``escalate_stage``) and an operator's (``signal_run``,
+``approve_degradation``, ``resolve_escalation``). Who may call which is in
+``proto/kxm/v1/workflow_service.proto``: the coordinator's steps need the run's coordinator agent
+identity, the rest of the writes an operator (the admin token or a named operator's), and an agent
+reads only the runs it coordinates.
 
 Statuses may be given as the proto enums or as their short names (``"passed"``, ``"warning"``,
 ``"failed"``; ``"running"``, ``"waiting"``, ... for runs). ``checkpoint`` and ``wait`` always carry
