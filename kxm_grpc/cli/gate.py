@@ -1,5 +1,7 @@
 """``kxm gate``: run a code gate here, as a gate worker would (``docs/gates.md``).
 
+``worker`` is a gate worker for step runs (``cli/gate_worker.py``).
+
 ``run [--check NAME=CMD ...] -- CMD ARGS...`` runs the checks in order (each ``--check`` first,
 its CMD split into words as a POSIX shell would but never run by one; then the command after
 ``--``, named ``command``), stopping at the first that does not pass, and prints the
@@ -29,6 +31,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from kxm_grpc.cli import gate_worker
 from kxm_grpc.cli.common import EXIT_ERROR, EXIT_OK, EXIT_UNREACHABLE, message_to_dict, print_hub_error
 from kxm_grpc.cli.identity import add_identity, agent_client
 from kxm_grpc.errors import HubError
@@ -313,5 +316,11 @@ VERBS: list[Verb] = [
         "run a gate's checks here, fail-closed, print its WorkerResult; optionally checkpoint it into a run",
         _run_arguments,
         _run,
+    ),
+    (
+        "worker",
+        "be a gate worker: take the gate assignments of step runs, run their checks, return their WorkerResults",
+        gate_worker.add_arguments,
+        gate_worker.main,
     ),
 ]

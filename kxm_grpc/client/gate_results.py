@@ -31,6 +31,25 @@ def check_summary(check: CheckResult) -> str:
     )
 
 
+def check_message(check: CheckResult) -> envelopes_pb2.GateCheck:
+    """One check as the ``GateCheck`` message: its facts in their fields, and the summary line."""
+    message = envelopes_pb2.GateCheck(
+        name=check.name,
+        passed=check.passed,
+        summary=check_summary(check),
+        duration_ms=check.duration_ms,
+        observation=check.observation.value,
+        reason=check.reason.value if check.reason is not None else "",
+        stdout_sha256=check.stdout.sha256,
+        stdout_bytes=check.stdout.size,
+        stderr_sha256=check.stderr.sha256,
+        stderr_bytes=check.stderr.size,
+    )
+    if check.exit_code is not None:
+        message.exit_code = check.exit_code
+    return message
+
+
 def worker_result_message(result: WorkerResult) -> envelopes_pb2.WorkerResult:
     """``result`` as the ``WorkerResult`` message."""
     message = envelopes_pb2.WorkerResult(
@@ -42,10 +61,8 @@ def worker_result_message(result: WorkerResult) -> envelopes_pb2.WorkerResult:
         outcome=result.outcome.value,
         summary=result.summary,
         telemetry=envelopes_pb2.UsageMetrics(duration_ms=result.duration_ms),
-        checks=[
-            envelopes_pb2.GateCheck(name=check.name, passed=check.passed, summary=check_summary(check))
-            for check in result.checks
-        ],
+        checks=[check_message(check) for check in result.checks],
+        schema="kxm.worker-result.v1",
     )
     message.create_time.FromMicroseconds(result.create_time)
     last = result.checks[-1] if result.checks else None

@@ -7,7 +7,10 @@ long poll may take. The rules are the services'.
 
 from __future__ import annotations
 
-from google.protobuf import duration_pb2, timestamp_pb2
+import math
+from typing import Any
+
+from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2
 
 from kxm_grpc._gen.kxm.v1 import types_pb2
 from kxm_grpc.domain.agents import Agent, Presence
@@ -154,3 +157,31 @@ def agent_to_proto(agent: Agent, *, now: int, stale_after: int) -> types_pb2.Age
         presence=_PRESENCE[agent.presence(now, stale_after)],
         presence_expire_time=expire_time,
     )
+
+
+def struct_json(struct: struct_pb2.Struct, field: str) -> dict[str, Any]:
+    """A ``Struct`` as plain JSON values (integral numbers below 2**53 as ints).
+
+    Raises:
+        InvalidArgument: (``field``) a number is NaN or infinite (JSON has neither; protobuf's JSON
+            printer refuses them with an internal error).
+    """
+
+    def value(item: struct_pb2.Value) -> Any:
+        kind = item.WhichOneof("kind")
+        if kind == "struct_value":
+            return {key: value(v) for key, v in item.struct_value.fields.items()}
+        if kind == "list_value":
+            return [value(v) for v in item.list_value.values]
+        if kind == "number_value":
+            if not math.isfinite(item.number_value):
+                raise invalid_field(field, "numbers must be finite (JSON has no NaN or Infinity)")
+            number = item.number_value
+            return int(number) if number.is_integer() and abs(number) < 2**53 else number
+        if kind == "string_value":
+            return item.string_value
+        if kind == "bool_value":
+            return item.bool_value
+        return None
+
+    return {key: value(v) for key, v in struct.fields.items()}

@@ -66,6 +66,7 @@ from google.protobuf.message import Message as ProtoMessage
 from kxm_grpc._gen.kxm.v1 import (
     admin_service_pb2,
     agent_service_pb2,
+    envelopes_pb2,
     lease_service_pb2,
     message_service_pb2,
     runtime_service_pb2,
@@ -84,6 +85,7 @@ from kxm_grpc.server import webhooks
 from kxm_grpc.server.methods import RPCS, RpcFacts
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.services.auth import Access, admitted_kinds
+from kxm_grpc.services.workflows import step_engine
 from kxm_grpc.services.workflows.runs import WAIT_TIMER
 from kxm_grpc.store import tables
 from kxm_grpc.store.sql.connection import Connection
@@ -152,6 +154,10 @@ class World:
     signal_secret: str = ""
     notify_secret: str = ""
     notify_url: str = ""
+    step_run: str = ""
+    """A run of the step workflow, at its plan step, assigned to the recipient."""
+    assignment: str = ""
+    """That assignment's id."""
     runs: dict[str, str] = field(default_factory=dict)
     """role -> run id: main (review passed, at build with a replied review request not yet cited),
     fresh (at review, nothing done), waiting (for ``signal_key`` at review), escalated (at review)
@@ -224,6 +230,7 @@ def random_world(rng: Any) -> World:
     _workflow_names(world)
     world.start_secret, world.signal_secret = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
     world.runs = {role: f"run_{hex32()}" for role in RUN_ROLES}
+    world.step_run, world.assignment = f"run_{hex32()}", f"asg_{hex32()}"
     world.deliveries = {role: f"dlv-{role}-{tag}" for role in RUN_ROLES}
     world.reviews = {role: f"msg_{hex32()}" for role in ("review", "build")}
     world.journal = {role: f"journal_{hex32()}" for role in JOURNAL_ROLES}
@@ -250,8 +257,13 @@ def gate_document(world: World) -> dict[str, Any]:
 
 
 def step_workflow_document(world: World) -> dict[str, Any]:
-    """``world``'s step workflow: the seeds' shape in ``world``'s project, gated by its ``gate``."""
-    return step_document(world.step_workflow, project=world.project, gate=world.gate, description=f"steps-{world.tag}")
+    """``world``'s step workflow: the seeds' shape in ``world``'s project, gated by its ``gate``, its
+    plan step assigned to the recipient."""
+    document = step_document(
+        world.step_workflow, project=world.project, gate=world.gate, description=f"steps-{world.tag}"
+    )
+    document["steps"][0]["agent"] = world.names["recipient"]
+    return document
 
 
 def workflow_document(world: World, *, spare: bool = False, prompt: str = "prompt") -> dict[str, Any]:
@@ -437,6 +449,10 @@ async def _build_workflows(hub: Hub, world: World, sender: HubClient, recipient:
     ]
     registry = (await operator.workflows.register_gate_registry(gate_document(world))).registry
     registered.append((await operator.workflows.register_definition(step_workflow_document(world))).definition)
+    step_run = (await operator.workflows.start_run(world.step_workflow, delivery_id=f"steps-{tag}")).run
+    world.step_run = step_run.id
+    (step_assignment,) = step_run.steps.assignments
+    world.assignment = step_assignment.id
     runs = {}
     for role in RUN_ROLES:
         world.deliveries[role] = f"dlv-{role}-{tag}"
@@ -493,6 +509,8 @@ async def _build_workflows(hub: Hub, world: World, sender: HubClient, recipient:
         f"again-{tag}",  # the prompt of the version the caller's scoped RegisterWorkflowDefinition writes
         *(f"{part}-{role}-{tag}" for part in ("label", "do") for role in world.stages),
         *world.runs.values(),
+        world.step_run,
+        world.assignment,
         *(run.prompt_message_id for run in final),
         *(run.payload_sha256 for run in final),
         f"KEY-{tag}",
@@ -703,6 +721,7 @@ L = lease_service_pb2
 M = message_service_pb2
 R = runtime_service_pb2
 W = workflow_service_pb2
+E = envelopes_pb2
 WT = workflow_types_pb2
 J = workflow_journal_pb2
 NOT_FOUND = "NOT_FOUND"
@@ -1366,6 +1385,58 @@ CASES: dict[str, RpcCase] = {
             ),
         )
     ),
+    "/kxm.v1.WorkflowService/CompleteAssignment": RpcCase(
+        (
+            Probe(
+                "`assignment_id`",
+                lambda w, c: W.CompleteAssignmentRequest(
+                    assignment_id=w.assignment, worker_result=E.WorkerResult(outcome="passed")
+                ),
+                NOT_FOUND,
+                Reason.ASSIGNMENT_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/NextAssignment": RpcCase(
+        (
+            Probe(
+                "(no ids)",
+                lambda w, c: W.NextAssignmentRequest(),
+                SCOPED,
+                note="the caller's own oldest open assignment (another project's are never among them)",
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/ApproveStep": RpcCase(
+        (
+            Probe(
+                "`run_id` (a step run)",
+                lambda w, c: W.ApproveStepRequest(run_id=w.step_run, step_id="plan", outcome="passed"),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/RecoverStepRun": RpcCase(
+        (
+            Probe(
+                "`run_id` (a step run)",
+                lambda w, c: W.RecoverStepRunRequest(run_id=w.step_run, action=W.RECOVERY_ACTION_RETRY),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.WorkflowService/ListWorkflowRunEvents": RpcCase(
+        (
+            Probe(
+                "`run_id` (a step run)",
+                lambda w, c: W.ListWorkflowRunEventsRequest(run_id=w.step_run),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+        )
+    ),
 }
 
 
@@ -1475,7 +1546,9 @@ def _owners(conn: Connection) -> dict[str, dict[str, str]]:
     runs = conn.execute("SELECT id, project, definition_hash FROM workflow_runs").fetchall()
     definitions = {row[0]: row[1] for row in conn.execute("SELECT id, project FROM workflow_definitions").fetchall()}
     step_runs = {row[0]: row[1] for row in conn.execute("SELECT id, project FROM step_runs").fetchall()}
+    assignments = {row[0]: row[1] for row in conn.execute("SELECT id, project FROM step_run_assignments").fetchall()}
     return {
+        "assignment": assignments,
         "agent": agents,
         "message": messages,
         "sync": sync,
@@ -1493,6 +1566,12 @@ def _timer_owner(row: dict[str, Any], owners: dict[str, dict[str, str]]) -> str 
         return str(row["key"]).split("/", 1)[0]
     if row["kind"] == WAIT_TIMER:
         return owners["run"].get(row["key"])
+    if row["kind"] in (step_engine.RUN_TIMER, step_engine.RETRY_TIMER):
+        return owners["step_run"].get(row["key"])
+    if row["kind"] == step_engine.ASSIGNMENT_TIMER:
+        return owners["assignment"].get(row["key"])
+    if row["kind"] == step_engine.SUPERSEDE_TIMER:
+        return owners["agent"].get(row["key"])
     raise AssertionError(f"B9 does not know which project a {row['kind']!r} timer belongs to: add it to OWNER")
 
 

@@ -19,10 +19,10 @@ from kxm_grpc._gen.kxm.v1 import envelopes_pb2, workflow_steps_pb2, workflow_typ
 from kxm_grpc._gen.kxm.v1 import workflow_service_pb2 as pb
 from kxm_grpc.domain.workflows.engine.machine import Recovery
 from kxm_grpc.domain.workflows.engine.results import CheckReport, ReviewReport, Telemetry, WorkerReport
-from kxm_grpc.domain.workflows.engine.state import InputFile, Member, MemberStatus, RunInputs, RunStatus
+from kxm_grpc.domain.workflows.engine.state import InputFile, Member, MemberStatus, RunInputs, RunStatus, run_inputs
 from kxm_grpc.errors import invalid_field
 from kxm_grpc.server.context import current_call
-from kxm_grpc.server.convert import timestamp
+from kxm_grpc.server.convert import struct_json, timestamp
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services.workflows import step_runs
 from kxm_grpc.services.workflows.step_engine import EngineSettings, Loaded, decode_result
@@ -134,10 +134,22 @@ def step_run_to_proto(loaded: Loaded) -> workflow_types_pb2.WorkflowRun:
 
 
 def inputs_from_proto(request: workflow_steps_pb2.StepRunInputs) -> RunInputs:
+    """A start's step run inputs.
+
+    Raises:
+        InvalidArgument: as ``engine.state.run_inputs``; a handoff number that is NaN or infinite.
+    """
     handoff = ""
     if request.HasField("diagnostic_handoff"):
-        handoff = json.dumps(json_format.MessageToDict(request.diagnostic_handoff), separators=(",", ":"))
-    return RunInputs(
+        document = struct_json(request.diagnostic_handoff, "inputs.diagnostic_handoff")
+        try:  # it reaches assignees as a DiagnosticHandoff message: it must be one
+            json_format.ParseDict(document, envelopes_pb2.DiagnosticHandoff())
+        except json_format.ParseError as error:
+            raise invalid_field(
+                "inputs.diagnostic_handoff", f"is not a kxm.diagnostic-handoff.v1 envelope: {error}"
+            ) from None
+        handoff = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+    return run_inputs(
         repository=request.repository,
         base_commit=request.base_commit,
         files=tuple(InputFile(f.type, f.path, f.sha256) for f in request.files),

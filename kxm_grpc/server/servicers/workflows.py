@@ -7,7 +7,6 @@ turned into plain JSON values.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import grpc
@@ -31,7 +30,7 @@ from kxm_grpc.domain.workflows.runs import (
 from kxm_grpc.domain.workflows.signatures import body_sha256
 from kxm_grpc.errors import invalid_field
 from kxm_grpc.server.context import current_call
-from kxm_grpc.server.convert import duration_value, timestamp
+from kxm_grpc.server.convert import duration_value, struct_json, timestamp
 from kxm_grpc.server.servicers.journal import JournalMethods
 from kxm_grpc.server.servicers.steps import StepMethods, inputs_from_proto, step_run_to_proto
 from kxm_grpc.server.state import HubState
@@ -292,28 +291,9 @@ def _payload(struct: struct_pb2.Struct) -> dict[str, Any]:
     """A start payload as plain JSON values.
 
     Raises:
-        InvalidArgument: a number is NaN or infinite (JSON has neither; protobuf's JSON printer
-            refused them with an internal error).
+        InvalidArgument: a number is NaN or infinite (``convert.struct_json``).
     """
-
-    def value(item: struct_pb2.Value) -> Any:
-        kind = item.WhichOneof("kind")
-        if kind == "struct_value":
-            return {key: value(v) for key, v in item.struct_value.fields.items()}
-        if kind == "list_value":
-            return [value(v) for v in item.list_value.values]
-        if kind == "number_value":
-            if not math.isfinite(item.number_value):
-                raise invalid_field("payload", "numbers must be finite (JSON has no NaN or Infinity)")
-            number = item.number_value
-            return int(number) if number.is_integer() and abs(number) < 2**53 else number
-        if kind == "string_value":
-            return item.string_value
-        if kind == "bool_value":
-            return item.bool_value
-        return None
-
-    return {key: value(v) for key, v in struct.fields.items()}
+    return struct_json(struct, "payload")
 
 
 def _refs(refs: Any) -> dict[str, list[str]]:

@@ -38,7 +38,7 @@ from kxm_grpc.domain.workflows.engine.results import (
 from kxm_grpc.domain.workflows.engine.state import MemberRole, RunInputs, StepRun
 from kxm_grpc.domain.workflows.kinds import DefinitionKind
 from kxm_grpc.domain.workflows.plans.model import StepKind
-from kxm_grpc.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, Reason
+from kxm_grpc.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, Reason, invalid_field
 from kxm_grpc.services import audit, timers
 from kxm_grpc.services.agents import register_presence_reaction
 from kxm_grpc.services.workflows import definitions, step_engine
@@ -122,11 +122,7 @@ async def start(
         DataLoss: the definition's pinned plan does not decode.
     """
     if not request_id or len(request_id) > MAX_REQUEST_ID_CHARS:
-        raise InvalidArgument(
-            f"delivery_id: must be 1 to {MAX_REQUEST_ID_CHARS} characters (it de-duplicates starts)",
-            reason=Reason.PROTOCOL_ERROR,
-            metadata={"field": "delivery_id"},
-        )
+        raise invalid_field("delivery_id", f"must be 1 to {MAX_REQUEST_ID_CHARS} characters (it de-duplicates starts)")
 
     object_id("definition_id", definition_id, MAX_RUN_ID_CHARS)
 
@@ -307,9 +303,7 @@ async def events(
         InvalidArgument: a negative ``after`` or size.
     """
     if after < 0:
-        raise InvalidArgument(
-            "after_sequence: must not be negative", reason=Reason.PROTOCOL_ERROR, metadata={"field": "after_sequence"}
-        )
+        raise invalid_field("after_sequence", "must not be negative")
     limit = min(page_size(size), MAX_EVENTS_PAGE)
 
     def read(tx: Tx) -> tuple[list[StoredRunEvent], int]:
@@ -431,7 +425,7 @@ def _judge(loaded: Loaded, role: MemberRole, step: Any, report: WorkerReport | R
 
 
 def _wrong_envelope(field: str, message: str) -> InvalidArgument:
-    return InvalidArgument(f"{field}: {message}", reason=Reason.PROTOCOL_ERROR, metadata={"field": field})
+    return invalid_field(field, message)
 
 
 async def next_assignment(store: Store, caller: Caller, *, settings: EngineSettings, now: int) -> dict[str, Any] | None:

@@ -62,7 +62,7 @@ from kxm_grpc.domain.workflows.plans.model import (
     StepKind,
     StepWorkflow,
 )
-from kxm_grpc.errors import FailedPrecondition, InvalidArgument, Reason
+from kxm_grpc.errors import FailedPrecondition, Reason, invalid_field
 
 GATE_DEADLINE_MARGIN_US = 300_000_000
 """How long past its checks' timeouts a gate assignment may take (checkout, reporting): 5 minutes."""
@@ -724,10 +724,8 @@ def _awaiting(run: StepRun, context: Context, step_id: str, phase: StepPhase) ->
 
 def _declared(step: Step, outcome: str, field_name: str) -> None:
     if outcome not in step.transitions:
-        raise InvalidArgument(
-            f"{field_name}: {outcome!r} is not an outcome of step {step.id} (one of {', '.join(step.transitions)})",
-            reason=Reason.PROTOCOL_ERROR,
-            metadata={"field": field_name},
+        raise invalid_field(
+            field_name, f"{outcome!r} is not an outcome of step {step.id} (one of {', '.join(step.transitions)})"
         )
 
 

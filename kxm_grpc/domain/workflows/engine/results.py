@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from kxm_grpc.domain.workflows.engine.state import Result
 from kxm_grpc.domain.workflows.plans.gates import GateDefinition, GateKind
 from kxm_grpc.domain.workflows.plans.model import GateExpect, Step
-from kxm_grpc.errors import InvalidArgument, Reason
+from kxm_grpc.errors import InvalidArgument, invalid_field
 
 PASSED = "passed"
 UNCERTAIN = "uncertain"
@@ -79,11 +79,7 @@ class ReviewReport:
 
 
 def _invalid(field_name: str, message: str) -> InvalidArgument:
-    return InvalidArgument(
-        f"{field_name}: {message}",
-        reason=Reason.PROTOCOL_ERROR,
-        metadata={"field": field_name},
-    )
+    return invalid_field(field_name, message)
 
 
 def _telemetry(telemetry: Telemetry) -> Telemetry:

@@ -11,8 +11,11 @@ reads, never a refold of the log).
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from kxm_grpc.errors import invalid_field
 
 
 class RunStatus(enum.Enum):
@@ -192,3 +195,44 @@ class StepRun:
     @property
     def open_members(self) -> tuple[Member, ...]:
         return tuple(member for member in self.members if member.status.open)
+
+
+_HEX_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+MAX_INPUT_FILES = 64
+MAX_REPOSITORY_CHARS = 2_048
+MAX_PATH_CHARS = 1_024
+MAX_NOTES_CHARS = 16_000
+MAX_HANDOFF_BYTES = 64 * 1024
+
+
+def run_inputs(
+    *, repository: str, base_commit: str, files: tuple[InputFile, ...], handoff: str, notes: str
+) -> RunInputs:
+    """A step run's validated inputs.
+
+    Raises:
+        InvalidArgument: a field is too long or malformed (``inputs.repository``, ``inputs.base_commit``:
+            empty or a full hex commit, ``inputs.files[i]``: a SHA-256 of 64 hex digits,
+            ``inputs.diagnostic_handoff``: at most 64 KiB of JSON, ``inputs.notes``).
+    """
+    if len(repository) > MAX_REPOSITORY_CHARS or any(ord(c) < 32 for c in repository):
+        raise invalid_field(
+            "inputs.repository", f"must be at most {MAX_REPOSITORY_CHARS} characters, no control characters"
+        )
+    if base_commit and not _HEX_COMMIT.fullmatch(base_commit):
+        raise invalid_field("inputs.base_commit", "must be empty or a full commit id (40 or 64 lower-case hex digits)")
+    if len(files) > MAX_INPUT_FILES:
+        raise invalid_field("inputs.files", f"must hold at most {MAX_INPUT_FILES} files")
+    for index, file in enumerate(files):
+        if not file.path or len(file.path) > MAX_PATH_CHARS or len(file.type) > 64:
+            raise invalid_field(
+                f"inputs.files[{index}]", f"needs a path of 1 to {MAX_PATH_CHARS} characters and a short type"
+            )
+        if not _SHA256.fullmatch(file.sha256):
+            raise invalid_field(f"inputs.files[{index}].sha256", "must be 64 lower-case hex digits")
+    if len(handoff.encode()) > MAX_HANDOFF_BYTES:
+        raise invalid_field("inputs.diagnostic_handoff", f"exceeds {MAX_HANDOFF_BYTES} bytes of JSON")
+    if len(notes) > MAX_NOTES_CHARS:
+        raise invalid_field("inputs.notes", f"exceeds {MAX_NOTES_CHARS} characters")
+    return RunInputs(repository, base_commit, files, handoff, notes)
