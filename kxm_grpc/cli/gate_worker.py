@@ -104,7 +104,9 @@ async def _run(spec: envelopes_pb2.GateSpec, cwd: str, name: str) -> envelopes_p
 
 async def serve(args: argparse.Namespace, client: HubClient) -> int:
     """Register, then complete assignments until stopped (or one, with ``--once``)."""
-    await client.agents.register(args.name, purpose="gate worker")
+    # Remembered: a restarted worker resumes its agent (its id and open assignments), and no other
+    # process takes the name while it lives.
+    await client.agents.register(args.name, purpose="gate worker", remember=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -6,6 +6,7 @@ quorum of distinct providers and moves the run to its terminal status (seed 000,
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -234,3 +235,58 @@ async def test_an_operator_cancels_and_other_projects_see_nothing(
     assert cancelled.steps.assignments[0].state == steps_pb.ASSIGNMENT_STATE_CANCELLED
     nothing = await call(agents["planner"], "NextAssignment", pb.NextAssignmentRequest())
     assert not nothing.HasField("assignment")
+
+
+def make_repository(path: Any) -> tuple[str, str]:
+    """A git repository whose first commit's ``verdict`` is fail and its second's pass: their ids."""
+    import subprocess
+
+    path.mkdir()
+    git = ["git", "-C", str(path), "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    commits = []
+    for verdict in ("fail", "pass"):
+        (path / "verdict").write_text(f"{verdict}\n")
+        subprocess.run([*git, "add", "verdict"], check=True)
+        subprocess.run([*git, "commit", "-q", "-m", verdict], check=True)
+        commits.append(
+            subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+        )
+    return commits[0], commits[1]
+
+
+async def test_kxm_gate_worker_runs_a_gate_assignment(
+    hub: Hub, project: Project, make_agent: AgentFactory, tmp_path: Any
+) -> None:
+    """``kxm gate worker --once`` registers as gate-worker, runs the pinned gate's checks in a real
+    git checkout of the run's commit, and completes the assignment: a failing check takes the gate's
+    back-edge, a passing one moves the run on."""
+    from tests.test_cli import kxm
+
+    failing, passing = make_repository(tmp_path / "app")
+    repository = tmp_path / "app"
+    check = "import pathlib, sys; sys.exit(0 if pathlib.Path('verdict').read_text().strip() == 'pass' else 1)"
+    registry = gate_registry(
+        **{"npm-verify": {"kind": "command", "argv": [sys.executable, "-c", check], "timeoutMs": 60_000}}
+    )
+    async with hub.admin(project="alpha") as admin:
+        await admin.workflows.register_gate_registry(registry, project="alpha")
+        await admin.workflows.register_definition(step_document())
+    agents = {name: await make_agent(name) for name in ("planner", "writer-grok")}
+    run = await start(hub, repository=str(repository), base_commit=failing)
+    await work(agents["planner"], artifacts=plan_artifact())
+    await work(agents["writer-grok"], artifacts=plan_artifact(), commit=failing)
+    env = {"KXM_ADDR": hub.address, "KXM_TOKEN": project.token, "KXM_DATA_DIR": str(tmp_path / "state")}
+    worker = ("gate", "worker", "--once", "--workdir", str(tmp_path / "work"))
+
+    code, _, err = await kxm(*worker, cwd=tmp_path, env=env)
+    assert code == 0, err
+    after_fail = await run_of(hub, run.id)
+    assert (after_fail.steps.current_step_id, after_fail.steps.step_attempt) == ("implement-feature", 2)
+
+    await work(agents["writer-grok"], artifacts=plan_artifact(), commit=passing)
+    code, _, err = await kxm(*worker, cwd=tmp_path, env=env)
+    assert code == 0, err
+    after_pass = await run_of(hub, run.id)
+    assert after_pass.steps.current_step_id == "dual-critic-review"
+    assert not list((tmp_path / "work").iterdir())  # each workspace removed after its gate
