@@ -43,7 +43,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kxm_grpc.cli import workflow_validate
+from kxm_grpc.cli import workflow_steps, workflow_validate
 from kxm_grpc.cli.common import (
     EXIT_ERROR,
     EXIT_OK,
@@ -177,6 +177,8 @@ def _run_text(run: Any) -> str:
         for quorum in stage.quorum:
             line += f"\t{quorum.requirement_key} {quorum.counted}/{quorum.required}"
         lines.append(line)
+    if run.HasField("steps"):
+        lines.extend(workflow_steps.step_run_lines(run))
     if run.HasField("wait"):
         lines.append(f"  waiting on {run.wait.signal_key} until {run.wait.expire_time.ToJsonString()}")
     if run.end_reason:
@@ -367,6 +369,8 @@ def _start_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--delivery-id", required=True, metavar="ID", help="de-duplicates starts (1-128 characters)")
     parser.add_argument("--payload", metavar="FILE", help="the start payload, a JSON object; '-' reads standard input")
     parser.add_argument("--event", default="", help="the event the delivery is for")
+    parser.add_argument("--repository", default="", help="a step workflow's repository (URL or path)")
+    parser.add_argument("--base-commit", default="", metavar="SHA", help="a step workflow's starting commit (full hex)")
     add_connection_flags(parser, admin=True)
 
 
@@ -403,8 +407,13 @@ def _start(args: argparse.Namespace) -> int:
 
     async def command() -> int:
         async with client_from(args, admin=True) as client:
+            inputs = None
+            if args.repository or args.base_commit:
+                from kxm_grpc._gen.kxm.v1 import workflow_steps_pb2
+
+                inputs = workflow_steps_pb2.StepRunInputs(repository=args.repository, base_commit=args.base_commit)
             response = await client.workflows.start_run(
-                args.definition, delivery_id=args.delivery_id, payload=payload, event=args.event
+                args.definition, delivery_id=args.delivery_id, payload=payload, event=args.event, inputs=inputs
             )
         if not response.started:
             text = f"not started: the delivery does not match {args.definition}'s event or filter"
@@ -1079,4 +1088,5 @@ VERBS: list[Verb] = [
         _verify_arguments,
         _verify,
     ),
+    *workflow_steps.VERBS,
 ]

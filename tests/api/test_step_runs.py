@@ -290,3 +290,96 @@ async def test_kxm_gate_worker_runs_a_gate_assignment(
     after_pass = await run_of(hub, run.id)
     assert after_pass.steps.current_step_id == "dual-critic-review"
     assert not list((tmp_path / "work").iterdir())  # each workspace removed after its gate
+
+
+async def test_the_cli_approves_recovers_and_reads_events(
+    hub: Hub, project: Project, make_agent: AgentFactory, tmp_path: Any
+) -> None:
+    """``kxm workflow approve`` decides an approval step, ``recover`` fails a run an uncertain gate
+    blocked, ``events --json`` prints the log, and ``run`` shows the step run's state."""
+    from tests.conftest import ADMIN_TOKEN
+    from tests.test_cli import kxm
+
+    document = {
+        "schema": "kxm.workflow.v1",
+        "id": "ship",
+        "project": "alpha",
+        "steps": [
+            {"id": "build", "kind": "agent", "agent": "builder", "on": {"passed": "check", "failed": _end("failed")}},
+            {
+                "id": "check",
+                "kind": "gate",
+                "command": [sys.executable, "-c", "pass"],
+                "on": {"passed": "sign-off", "failed": _end("failed")},
+            },
+            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+        ],
+    }
+    cli_env = {
+        "KXM_ADDR": hub.address,
+        "KXM_ADMIN_TOKEN": ADMIN_TOKEN,
+        "KXM_TOKEN": project.token,
+        "KXM_PROJECT": "alpha",
+    }
+    builder, gate_worker = await make_agent("builder"), await make_agent("gate-worker")
+    async with hub.admin(project="alpha") as admin:
+        await admin.workflows.register_definition(document)
+        first = (await admin.workflows.start_run("ship", delivery_id="one")).run
+        second = (await admin.workflows.start_run("ship", delivery_id="two")).run
+
+    for _ in (first, second):
+        await work(builder)
+    uncertain = env_pb_uncertain()
+    assignments = [await next_of(gate_worker)]
+    await call(
+        gate_worker,
+        "CompleteAssignment",
+        pb.CompleteAssignmentRequest(
+            assignment_id=assignments[0].assignment_id,
+            worker_result=env.WorkerResult(
+                outcome="done", checks=[env.GateCheck(name="check", passed=True, exit_code=0)]
+            ),
+        ),
+    )
+    second_gate = await next_of(gate_worker)
+    await call(
+        gate_worker,
+        "CompleteAssignment",
+        pb.CompleteAssignmentRequest(assignment_id=second_gate.assignment_id, worker_result=uncertain),
+    )
+    assert {assignments[0].run_id, second_gate.run_id} == {first.id, second.id}
+    approve_id = assignments[0].run_id
+    recover_id = second_gate.run_id
+    assert (await run_of(hub, recover_id)).status == types_pb.WORKFLOW_RUN_STATUS_BLOCKED
+
+    code, out, err = await kxm(
+        "workflow", "approve", approve_id, "sign-off", "approved", "--reason", "ok", cwd=tmp_path, env=cli_env
+    )
+    assert code == 0, err
+    code, out, err = await kxm(
+        "workflow", "recover", recover_id, "fail", "--reason", "broken runner", cwd=tmp_path, env=cli_env
+    )
+    assert code == 0, err
+    code, out, err = await kxm("workflow", "events", approve_id, "--json", cwd=tmp_path, env=cli_env)
+    assert code == 0, err
+    events = json.loads(out)["events"]
+    assert [e["sequence"] for e in events] == list(range(1, len(events) + 1))
+    approved = [e for e in events if e["type"] == "step.approved"]
+    assert approved[0]["payload"]["operator"] == "admin" and approved[0]["payload"]["reason"] == "ok"
+    code, out, err = await kxm("workflow", "run", approve_id, cwd=tmp_path, env=cli_env)
+    assert code == 0, err
+    assert "completed" in out.splitlines()[0] and "transitions 3/3" in out
+    assert (await run_of(hub, approve_id)).status == types_pb.WORKFLOW_RUN_STATUS_COMPLETED
+    failed = await run_of(hub, recover_id)
+    assert (failed.status, failed.end_reason) == (types_pb.WORKFLOW_RUN_STATUS_FAILED, "gate_uncertain")
+
+
+def _end(status: str) -> dict[str, str]:
+    return {"target": "$terminal", "terminalStatus": status}
+
+
+def env_pb_uncertain() -> env.WorkerResult:
+    return env.WorkerResult(
+        outcome="uncertain",
+        checks=[env.GateCheck(name="check", passed=False, observation="uncertain", reason="timeout")],
+    )
