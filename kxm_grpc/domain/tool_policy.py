@@ -58,8 +58,13 @@ READ_ONLY_DENIED: frozenset[str] = frozenset(
         "kxm_workflow_escalate",
     }
 )
-"""The tools the ``read-only`` preset denies: every tool whose RPC is not read-only, and
-``kxm_promote`` (a contract test keeps this equal to the registry's write tools)."""
+"""The tools the ``read-only`` preset denies: every tool whose RPC is not read-only except
+``READ_ONLY_KEEPS``, and ``kxm_promote`` (a contract test keeps this equal to the registry's)."""
+
+READ_ONLY_KEEPS: frozenset[str] = frozenset({"kxm_complete_assignment"})
+"""Write tools the ``read-only`` preset leaves allowed: an attempt handing in its own result (a
+read-only reviewer must still return its verdict; the attempt token's scope already limits the
+call to that attempt's assignment). An explicit ``deny`` still refuses them."""
 
 MAX_ENTRIES = 32
 """At most this many entries in each of ``allow`` and ``deny`` (a token travels in call metadata)."""

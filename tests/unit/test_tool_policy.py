@@ -13,6 +13,7 @@ from kxm_grpc.domain.tool_policy import (
     ALLOW_ALL,
     MAX_ENTRIES,
     READ_ONLY_DENIED,
+    READ_ONLY_KEEPS,
     Rule,
     ToolPolicy,
     canonical_entry,
@@ -90,11 +91,12 @@ def test_the_truth_table(policy: ToolPolicy, tool: str, allowed: bool, rule: Rul
 
 
 def test_read_only_denies_exactly_the_registrys_write_tools_and_promote() -> None:
-    """The preset's list is the registry's: every tool whose RPC is not read-only, and kxm_promote
-    (which the context issue adds); a new write tool cannot slip past the preset."""
+    """The preset's list is the registry's: every tool whose RPC is not read-only, but an attempt's
+    own result, and kxm_promote (which the context issue adds); a new write tool cannot slip past."""
     writes = {tool for tool, facts in TOOLS.items() if not facts.read_only}
 
-    assert writes | {"kxm_promote"} == READ_ONLY_DENIED
+    assert writes - READ_ONLY_KEEPS | {"kxm_promote"} == READ_ONLY_DENIED
+    assert evaluate(make_policy(preset="read-only"), "kxm_complete_assignment").allowed
 
 
 @pytest.mark.parametrize(
