@@ -233,6 +233,7 @@ def test_the_workflow_area_names_follow_the_rule() -> None:
         "approve_step",
         "recover_step_run",
         "list_run_events",
+        "audit_gate_evidence",
     ]
 
 

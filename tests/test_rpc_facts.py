@@ -180,6 +180,7 @@ def test_the_agent_tool_names_are_pinned() -> None:
         "kxm_complete_assignment": "/kxm.v1.WorkflowService/CompleteAssignment",
         "kxm_next_assignment": "/kxm.v1.WorkflowService/NextAssignment",
         "kxm_workflow_events": "/kxm.v1.WorkflowService/ListWorkflowRunEvents",
+        "kxm_workflow_audit": "/kxm.v1.WorkflowService/AuditGateEvidence",
         "kxm_workflow_run": "/kxm.v1.WorkflowService/GetWorkflowRun",
         "kxm_workflow_runs": "/kxm.v1.WorkflowService/ListWorkflowRuns",
         "kxm_workflow_checkpoint": "/kxm.v1.WorkflowService/Checkpoint",

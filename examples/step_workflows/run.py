@@ -25,6 +25,7 @@ from types import SimpleNamespace
 import yaml
 from google.protobuf import json_format
 
+from kxm_grpc import HubError, Reason
 from kxm_grpc.cli.gate_worker import handle as run_gate_assignment
 from kxm_grpc.client import HubClient
 from kxm_grpc.client.assignments import Assignment
@@ -94,7 +95,13 @@ async def agent(address: str, token: str, name: str, answer: Answer, stop: async
         count = 0
         async for assignment in hub.workflows.assignments(poll=0.1, stop=stop):
             count += 1
-            await assignment.complete(await answer(assignment, count))
+            try:
+                await assignment.complete(await answer(assignment, count))
+            except HubError as error:
+                # Closed while it worked: the panel's join was decided without it (cancelRemaining),
+                # or the run ended. Nothing to hand in; go on to the next assignment.
+                if error.reason != Reason.ASSIGNMENT_CLOSED:
+                    raise
 
 
 async def gate_worker(address: str, token: str, workspace: Path, stop: asyncio.Event) -> None:

@@ -861,6 +861,9 @@ def _signal_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--delivery-id", metavar="ID", help="de-duplicates signals (default: a new random id)")
     parser.add_argument("--status", required=True, choices=_CHECKPOINT_STATUSES)
     parser.add_argument("--summary", default="", help="at most 4,000 characters")
+    parser.add_argument(
+        "--outcome", default="", help="a step run's wait step: the outcome it resolves with (default: the status's)"
+    )
     _add_evidence(parser)
     parser.add_argument(
         "--operator",
@@ -902,6 +905,7 @@ def _signal_by_rpc(args: argparse.Namespace, delivery_id: str) -> int:
                 delivery_id=delivery_id,
                 summary=args.summary,
                 evidence=_evidence(args),
+                outcome=args.outcome,
             )
         answer = message_to_dict(response)
         emit(args, answer, _signal_line(answer, delivery_id))

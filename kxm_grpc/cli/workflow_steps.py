@@ -1,6 +1,7 @@
 """The step-run verbs of ``kxm workflow``: ``events RUN`` (a step run's event log, ``--follow`` to
 keep reading it), ``approve RUN STEP OUTCOME`` (an operator decides an approval step) and ``recover
-RUN retry|fail|cancel`` (an operator recovers a run an uncertain gate blocked); and how ``run``
+RUN retry|fail|cancel`` (an operator recovers a run an uncertain gate blocked), ``audit RUN`` (a
+step run's gate evidence re-verified, exit 1 when it is not intact); and how ``run``
 shows a step run (its current step, attempt, assignments and budgets)."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from kxm_grpc.cli.common import EXIT_OK, add_connection_flags, client_from, emit, message_to_dict, run
+from kxm_grpc.cli.common import EXIT_ERROR, EXIT_OK, add_connection_flags, client_from, emit, message_to_dict, run
 from kxm_grpc.cli.identity import add_identity, agent_client
 
 
@@ -120,6 +121,24 @@ def _recover(args: argparse.Namespace) -> int:
     return run(args, command)
 
 
+def _audit_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_id", metavar="RUN_ID")
+    add_identity(parser)
+
+
+def _audit(args: argparse.Namespace) -> int:
+    async def command() -> int:
+        client = await agent_client(args, str(args.agent_name)) if args.agent_name else client_from(args)
+        async with client:
+            response = await client.workflows.audit_gate_evidence(args.run_id)
+        lines = [f"{'intact' if response.intact else 'NOT INTACT'}\trecords {response.records}"]
+        lines += [f"  {p.code}\t{p.assignment_id or '-'}\t{p.detail}" for p in response.problems]
+        emit(args, message_to_dict(response), "\n".join(lines))
+        return EXIT_OK if response.intact else EXIT_ERROR
+
+    return run(args, command)
+
+
 VERBS = [
     ("events", "print a step run's event log (--follow to keep reading it)", _events_arguments, _events),
     ("approve", "decide a step run's approval step with an outcome (an operator)", _approve_arguments, _approve),
@@ -128,5 +147,11 @@ VERBS = [
         "recover a step run an uncertain gate blocked: retry, fail or cancel (an operator)",
         _recover_arguments,
         _recover,
+    ),
+    (
+        "audit",
+        "re-verify a step run's gate evidence against its pins and hashes (exit 1: not intact)",
+        _audit_arguments,
+        _audit,
     ),
 ]

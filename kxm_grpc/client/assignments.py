@@ -11,7 +11,10 @@ the hub also delivers each on the agent's inbox as a message from ``workflow:<ru
 is the request's JSON), waiting between reads while there is none. ``Assignment.request`` is the
 ``AssignmentRequest``; its ``attempt_token`` is for the calls made on the assignment's behalf
 (``HubClient(attempt_token=...)``). A result is ``complete``d once; a repeat of the same result is
-answered as the first (``duplicate``), another refused (ASSIGNMENT_CLOSED).
+answered as the first (``duplicate``), another refused (ASSIGNMENT_CLOSED). An assignment can close
+while its agent works on it (a panel's join decided without it, the run cancelled, the agent
+superseded after going offline): ``complete`` then raises ``HubError`` with reason
+ASSIGNMENT_CLOSED, and the worker drops it and goes on to the next.
 """
 
 from __future__ import annotations

@@ -81,6 +81,9 @@ RETRIED_WRITES: dict[str, str] = {
     "kxm.v1.WorkflowService/SignalWorkflowRun": "deduplicated by its delivery id: the same signal again gets the first"
     " answer (duplicate)",
     "kxm.v1.WorkflowService/RegisterWorkflowDefinition": "the same document again answers unchanged",
+    "kxm.v1.WorkflowService/RegisterGateRegistry": "the same document again answers unchanged",
+    "kxm.v1.WorkflowService/CompleteAssignment": "the same result again answers duplicate, settled once",
+    "kxm.v1.AdminService/RevokeSessionToken": "a revoked token stays revoked: the repeat answers it unchanged",
 }
 
 #: Writes that are never retried (``Service/Method``), and what a repeat would do.
@@ -103,6 +106,10 @@ NOT_RETRIED: dict[str, str] = {
     "kxm.v1.WorkflowService/EscalateStage": "the escalated run waits already: WORKFLOW_NOT_RUNNING",
     "kxm.v1.WorkflowService/ResolveEscalation": "the ruling applied, the run no longer waits: WORKFLOW_NOT_WAITING"
     " (or it rules a later escalation)",
+    "kxm.v1.WorkflowService/ApproveStep": "the decided step has moved on: the repeat is WORKFLOW_NOT_WAITING"
+    " (or decides a later approval step)",
+    "kxm.v1.WorkflowService/RecoverStepRun": "the recovered run is no longer blocked: WORKFLOW_NOT_BLOCKED",
+    "kxm.v1.AdminService/MintSessionToken": "mints a second token (the first one stays valid until it expires)",
     "kxm.v1.WorkflowService/PromoteJournalEntry": "the decision is terminal: the decided entry answers"
     " JOURNAL_PROMOTION_INVALID (status: the decision made)",
 }

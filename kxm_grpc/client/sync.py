@@ -233,6 +233,7 @@ class SyncWorkflows(SyncArea):
     approve_step = blocking(Workflows.approve_step)
     recover_step_run = blocking(Workflows.recover_step_run)
     list_run_events = blocking(Workflows.list_run_events)
+    audit_gate_evidence = blocking(Workflows.audit_gate_evidence)
     checkpoint = blocking(Workflows.checkpoint)
     wait = blocking(Workflows.wait)
     escalate_stage = blocking(Workflows.escalate_stage)

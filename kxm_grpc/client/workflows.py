@@ -414,6 +414,13 @@ class Workflows(Area):
             timeout=timeout,
         )
 
+    async def audit_gate_evidence(self, run_id: str, *, timeout: float | None = None) -> pb.AuditGateEvidenceResponse:
+        """Re-verify a step run's gate evidence against its pins and recomputed hashes: a verdict
+        (``intact``, the records checked, the problems found), never an error for bad evidence."""
+        return await self._hub._call(
+            self._rpc().AuditGateEvidence, pb.AuditGateEvidenceRequest(run_id=run_id), timeout=timeout
+        )
+
     async def rerun_run(
         self, run_id: str, *, delivery_id: str, timeout: float | None = None
     ) -> pb.RerunWorkflowRunResponse:
@@ -540,9 +547,13 @@ class Workflows(Area):
         delivery_id: str,
         summary: str = "",
         evidence: Mapping[str, str] | None = None,
+        outcome: str = "",
         timeout: float | None = None,
     ) -> pb.SignalWorkflowRunResponse:
         """Deliver a signal to a waiting run as a signed signal webhook would (an operator).
+
+        For a step run it resolves the current wait step with ``outcome`` (one of the step's
+        ``on`` keys; empty: the status's, ``pass``, ``warning`` or ``fail``).
 
         ``delivery_id`` de-duplicates signals: the same id with the same key and fields returns
         the first answer with ``duplicate`` set; with others it is WORKFLOW_SIGNAL_DELIVERY_CONFLICT.
@@ -558,6 +569,7 @@ class Workflows(Area):
                 status=checkpoint_status(status),
                 summary=summary,
                 evidence=_evidence(evidence),
+                outcome=outcome,
             ),
             timeout=timeout,
         )

@@ -75,12 +75,14 @@ class Defect:
     OTHER_AGENT = "other_agent"
     REVOKED = "revoked"
     UNKNOWN_SESSION = "unknown_session"
+    ASSIGNMENT_CLOSED = "assignment_closed"
 
 
 _NEXT_STEPS = {
     Defect.EXPIRED: "ask an operator for a new token",
     Defect.REVOKED: "ask an operator for a new token",
     Defect.UNKNOWN_KEY: "ask an operator for a new token (its key was retired or is another hub's)",
+    Defect.ASSIGNMENT_CLOSED: "stop working on this assignment; take the next one (NextAssignment)",
 }
 
 

@@ -18,10 +18,11 @@ transaction: this process's cached authentications drop at once, other replicas'
    (SESSION_TOKEN_REQUIRED): leaving the token off never lifts its policy.
 4. The deciding policy is evaluated on the tool (``domain/tool_policy.py``): TOOL_POLICY_DENIED.
 
-The hook for the step dispatcher: an assignment that requires its attempt token will make an
-open assignment of the calling agent refuse a call without one, the way step 3 refuses a call
-without a session token; its superseded attempts' tokens will be refused as revoked after step 1
-(``ATTEMPT_CHECKS`` below is where both go).
+An attempt token is honoured only while its assignment is open: once the assignment is closed
+(completed, expired, superseded because its agent went offline, cancelled) its token is refused
+(ATTEMPT_TOKEN_INVALID, defect ``assignment_closed``), one point read per call that presents one.
+The exception is ``kxm_complete_assignment``, so a completion retried after a lost answer reaches
+the service, which answers it as the duplicate it is (or ASSIGNMENT_CLOSED).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from kxm_grpc.errors import NotFound, PermissionDenied, Reason, ResourceExhauste
 from kxm_grpc.services import audit
 from kxm_grpc.services.auth import credentials_changed
 from kxm_grpc.store import Store, Tx
+from kxm_grpc.store.protocols.step_runs import AssignmentState
 
 log = structlog.get_logger("kxm.tokens")
 
@@ -359,6 +361,8 @@ async def check_tool_call(
         _bound_to_caller(ATTEMPT_SCHEMA, verified, caller)
         for check in ATTEMPT_CHECKS:
             check(verified, caller)
+        if tool != COMPLETE_TOOL:
+            await _check_assignment_open(store, verified)
         attempt, policy, kind = verified, verified.tool_policy, "attempt"
     if presented.session is not None:
         session = verify_token(presented.session, SESSION_SCHEMA, keyring, now=now)
@@ -376,6 +380,22 @@ async def check_tool_call(
     if not decision.allowed:
         raise _policy_denied(tool, kind, decision.rule.value, decision.entry)
     return attempt
+
+
+COMPLETE_TOOL = "kxm_complete_assignment"
+
+
+async def _check_assignment_open(store: Store, claims: AttemptClaims) -> None:
+    """Refuse an attempt token whose assignment is closed (or unknown to this project).
+
+    Raises:
+        PermissionDenied: (ATTEMPT_TOKEN_INVALID, defect ``assignment_closed``).
+    """
+    assignment = await store.read(lambda tx: tx.step_runs.get_assignment(claims.assignment_id))
+    if assignment is None or assignment.project != claims.project:
+        raise token_refused(ATTEMPT_SCHEMA, Defect.ASSIGNMENT_CLOSED, "the hub has no open assignment for it")
+    if assignment.state is not AssignmentState.OPEN:
+        raise token_refused(ATTEMPT_SCHEMA, Defect.ASSIGNMENT_CLOSED, f"its assignment is {assignment.state.value}")
 
 
 async def _check_not_revoked(store: Store, claims: SessionClaims, now: int) -> None:

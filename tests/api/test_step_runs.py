@@ -132,6 +132,13 @@ async def test_loop_a_runs_end_to_end_through_the_hub(hub: Hub, project: Project
     async with hub.admin(project="alpha") as admin:
         events = (await call(admin, "ListWorkflowRunEvents", pb.ListWorkflowRunEventsRequest(run_id=run.id))).events
         listed = (await call(admin, "ListWorkflowRuns", pb.ListWorkflowRunsRequest())).runs
+        audited = await call(admin, "AuditGateEvidence", pb.AuditGateEvidenceRequest(run_id=run.id))
+    assert (audited.intact, audited.records) == (True, 2), audited.problems
+    evidence = [e.payload for e in events if e.type == "gate.evidence"]
+    assert [(e["outcome"], e["gate"], e["commit"]) for e in evidence] == [
+        ("failed", "npm-verify", ""),
+        ("passed", "npm-verify", ""),
+    ]
     assert [event.sequence for event in events] == list(range(1, len(events) + 1))
     assert events[0].type == "run.created" and events[-1].type == "run.ended"
     outcome = [e for e in events if e.type == "step.outcome"][-1]
@@ -383,3 +390,51 @@ def env_pb_uncertain() -> env.WorkerResult:
         outcome="uncertain",
         checks=[env.GateCheck(name="check", passed=False, observation="uncertain", reason="timeout")],
     )
+
+
+async def test_a_wait_step_takes_its_signal_once(hub: Hub, project: Project, make_agent: AgentFactory) -> None:
+    """SignalWorkflowRun resolves a step run's wait step with a declared outcome: a wrong key or an
+    undeclared outcome is refused and changes nothing, the same delivery again is a duplicate, the
+    same delivery id with another key is a conflict."""
+    document = {
+        "schema": "kxm.workflow.v1",
+        "id": "release",
+        "project": "alpha",
+        "steps": [
+            {"id": "build", "kind": "agent", "agent": "builder", "on": {"passed": "window", "failed": _end("failed")}},
+            {
+                "id": "window",
+                "kind": "wait",
+                "signal": "deploy-window",
+                "on": {"open": "sign-off", "closed": _end("cancelled")},
+            },
+            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+        ],
+    }
+    builder = await make_agent("builder")
+    async with hub.admin(project="alpha") as admin:
+        await admin.workflows.register_definition(document)
+        run = (await admin.workflows.start_run("release", delivery_id="one")).run
+        await work(builder)
+        waiting = await run_of(hub, run.id)
+        assert waiting.steps.current_step_id == "window"
+        assert waiting.steps.phase == steps_pb.STEP_PHASE_AWAITING_SIGNAL
+
+        with pytest.raises(HubError) as wrong_key:
+            await admin.workflows.signal_run(run.id, "other", "passed", delivery_id="s0", outcome="open")
+        assert wrong_key.value.reason == Reason.WORKFLOW_NOT_WAITING
+        with pytest.raises(HubError) as undeclared:
+            await admin.workflows.signal_run(run.id, "deploy-window", "passed", delivery_id="s0")
+        assert undeclared.value.field_violations[0].field == "outcome"  # "pass" is not declared
+        assert (await run_of(hub, run.id)).steps.current_step_id == "window"
+
+        first = await admin.workflows.signal_run(run.id, "deploy-window", "passed", delivery_id="s1", outcome="open")
+        again = await admin.workflows.signal_run(run.id, "deploy-window", "passed", delivery_id="s1", outcome="open")
+        with pytest.raises(HubError) as conflict:
+            await admin.workflows.signal_run(run.id, "deploy-window", "passed", delivery_id="s1", outcome="closed")
+        assert conflict.value.reason == Reason.WORKFLOW_SIGNAL_DELIVERY_CONFLICT
+        assert (first.duplicate, first.stage_id, again.duplicate) == (False, "window", True)
+        assert (await run_of(hub, run.id)).steps.current_step_id == "sign-off"
+        events = (await admin.workflows.list_run_events(run.id)).events
+    signalled = [e for e in events if e.type == "step.signalled"]
+    assert len(signalled) == 1 and signalled[0].payload["outcome"] == "open"

@@ -31,6 +31,8 @@ from kxm_grpc.server.methods import RPCS, RpcFacts
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.services.auth import CREDENTIALS_RECHECK, Access
 from kxm_grpc.store import tables
+from kxm_grpc.store.protocols.step_runs import AssignmentState, StoredAssignment
+from kxm_grpc.v1 import WorkerResult
 from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub, ProjectFactory
 from tests.reliability import rpc_surface
 from tests.test_cli import kxm
@@ -409,6 +411,20 @@ async def test_an_attempt_token_decides_before_a_session_token_and_binds_its_run
             ttl=3600 * MICROS,
         )[0]
 
+    # The token's assignment, open (an attempt token is honoured only while its assignment is).
+    open_assignment = StoredAssignment(
+        id="asg_1",
+        run_id=run.id,
+        project="alpha",
+        step_id="review",
+        step_attempt=1,
+        agent_id=coordinator.agent_id or "",
+        state=AssignmentState.OPEN,
+        create_time=state.now(),
+        deadline=None,
+        message_id="msg_1",
+    )
+    await state.store.write(lambda tx: tx.step_runs.put_assignment(open_assignment))
     coordinator.use_tokens(attempt_token=attempt_token(run.id, allow=["kxm_workflow_*"]), session_token=session)
     got = await coordinator.workflows.get_run(run.id)
     with pytest.raises(PermissionDenied) as scope:
@@ -419,7 +435,20 @@ async def test_an_attempt_token_decides_before_a_session_token_and_binds_its_run
     with pytest.raises(PermissionDenied) as attempt_denied:
         await coordinator.workflows.get_run(run.id)
 
+    coordinator.use_tokens(attempt_token=attempt_token(run.id))
+    await state.store.write(
+        lambda tx: tx.step_runs.close_assignment("asg_1", AssignmentState.SUPERSEDED, end_time=state.now())
+    )
+    with pytest.raises(PermissionDenied) as closed:
+        await coordinator.workflows.get_run(run.id)  # superseded: its token is no longer honoured
+    with pytest.raises(NotFound) as late:
+        # Completing still reaches the service, which judges the late result itself (here: no step
+        # run holds this hand-made assignment).
+        await coordinator.workflows.complete_assignment("asg_1", WorkerResult(outcome="passed"))
+
     assert got.run.id == run.id
+    assert (closed.value.reason, closed.value.metadata["defect"]) == (Reason.ATTEMPT_TOKEN_INVALID, "assignment_closed")
+    assert late.value.reason == Reason.ASSIGNMENT_NOT_FOUND
     assert (scope.value.reason, scope.value.metadata["tokenRunId"]) == (Reason.ATTEMPT_TOKEN_SCOPE_VIOLATION, run.id)
     assert (denied.value.reason, denied.value.metadata["token"]) == (Reason.TOOL_POLICY_DENIED, "attempt")
     assert attempt_denied.value.metadata["rule"] == "deny_list"

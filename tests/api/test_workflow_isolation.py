@@ -265,6 +265,7 @@ REQUESTS: dict[str, Callable[[Beta], Any]] = {
     "ApproveStep": lambda b: pb.ApproveStepRequest(run_id=b.step_run_id, step_id="plan", outcome="passed"),
     "RecoverStepRun": lambda b: pb.RecoverStepRunRequest(run_id=b.step_run_id, action=pb.RECOVERY_ACTION_RETRY),
     "ListWorkflowRunEvents": lambda b: pb.ListWorkflowRunEventsRequest(run_id=b.step_run_id),
+    "AuditGateEvidence": lambda b: pb.AuditGateEvidenceRequest(run_id=b.step_run_id),
 }
 LISTS = {"ListWorkflowDefinitions", "ListWorkflowRuns", "GetImprovementReport", "GetGateRegistry", "NextAssignment"}
 

@@ -1437,6 +1437,16 @@ CASES: dict[str, RpcCase] = {
             ),
         )
     ),
+    "/kxm.v1.WorkflowService/AuditGateEvidence": RpcCase(
+        (
+            Probe(
+                "`run_id` (a step run)",
+                lambda w, c: W.AuditGateEvidenceRequest(run_id=w.step_run),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+            ),
+        )
+    ),
 }
 
 
@@ -2601,6 +2611,23 @@ SOURCE = REPO / "kxm_grpc"
 SECRETISH = re.compile(r"token|key|secret|hash|digest|password|signature|hmac", re.IGNORECASE)
 
 ALLOWED_COMPARISONS: dict[tuple[str, str], str] = {
+    ("domain/workflows/engine/gate_evidence.py", "_sha256(document) != run_plan_hash"): (
+        "a plan's content hash (shown on every run), not a credential"
+    ),
+    ("domain/workflows/engine/gate_evidence.py", "assignment.result_hash != raw.get('resultHash')"): (
+        "a result envelope's content hash (in the run's events), not a credential"
+    ),
+    (
+        "domain/workflows/engine/gate_evidence.py",
+        "(raw.get('gate'), raw.get('gateHash'), raw.get('planHash')) != (gate_key(step), gate.hash, run_plan_hash)",
+    ): "a gate's and a plan's content hashes (pinned in the plan, public), not credentials",
+    ("domain/workflows/engine/gate_evidence.py", "pinned[key].get('hash') != gate.hash"): (
+        "a gate definition's content hash (pinned in the plan, public), not a credential"
+    ),
+    ("domain/workflows/engine/gate_evidence.py", "key != 'evidenceHash'"): "a field name, not a credential",
+    ("services/workflows/step_signals.py", "first != (received.signal_key, received.body_sha256, received.run_id)"): (
+        "a signal's key and its body's hash (a replay check; the sender was authenticated first), not credentials"
+    ),
     ("domain/workflows/engine/machine.py", "step.signal != key"): "signal keys (a wait step's declared signal, public)",
     ("domain/workflows/plans/commands.py", "token == '$'"): "a shell word of a gate command, not a credential",
     ("services/workflows/step_runs.py", "name_key(caller.agent_name or '') != name_key(loaded.plan.coordinator)"): (

@@ -7229,6 +7229,10 @@ pub struct SignalWorkflowRunRequest {
         ::prost::alloc::string::String,
         ::prost::alloc::string::String,
     >,
+    /// A step run's wait step: the outcome it resolves with, one of the step's `on` keys (at most 64
+    /// characters); empty: the status's (`pass`, `warning`, `fail`). Not used for a stage run.
+    #[prost(string, tag = "7")]
+    pub outcome: ::prost::alloc::string::String,
 }
 /// What the signal did (never the run or its evidence: a signal sender is outside the project).
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -7612,6 +7616,41 @@ pub struct ListWorkflowRunEventsResponse {
     /// The run's last sequence now (read again after it to follow the run).
     #[prost(int64, tag = "2")]
     pub last_sequence: i64,
+}
+/// Which step run's gate evidence to audit.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct AuditGateEvidenceRequest {
+    /// Required. The step run.
+    #[prost(string, tag = "1")]
+    pub run_id: ::prost::alloc::string::String,
+}
+/// The audit's verdict.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct AuditGateEvidenceResponse {
+    /// True when no problem was found.
+    #[prost(bool, tag = "1")]
+    pub intact: bool,
+    /// The gate evidence records checked.
+    #[prost(int32, tag = "2")]
+    pub records: i32,
+    /// What failed, in the order found.
+    #[prost(message, repeated, tag = "3")]
+    pub problems: ::prost::alloc::vec::Vec<GateEvidenceProblem>,
+}
+/// One thing the audit found wrong.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GateEvidenceProblem {
+    /// plan_pin_mismatch, gate_attempt_pin_mismatch, gate_evidence_hash_mismatch,
+    /// gate_evidence_outcome_mismatch, gate_evidence_orphan, gate_evidence_unexpected,
+    /// gate_evidence_missing or gate_capability_open.
+    #[prost(string, tag = "1")]
+    pub code: ::prost::alloc::string::String,
+    /// The assignment it is about (empty for the plan's pins).
+    #[prost(string, tag = "2")]
+    pub assignment_id: ::prost::alloc::string::String,
+    /// What does not hold.
+    #[prost(string, tag = "3")]
+    pub detail: ::prost::alloc::string::String,
 }
 /// DefinitionFormat is the syntax of a definition document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
@@ -8233,6 +8272,10 @@ pub mod workflow_service_client {
         }
         /// SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
         ///
+        /// For a step run it resolves the current wait step awaiting `signal_key` with `outcome` (or, when
+        /// empty, the status's: PASSED `pass`, WARNING `warning`, FAILED `fail`), which takes that step's
+        /// transition; summary and evidence are not used.
+        ///
         /// Errors:
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
@@ -8244,6 +8287,8 @@ pub mod workflow_service_client {
         ///  ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
         /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a step run's outcome is missing, too long or not one its wait step declares.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the step run ended.
         pub async fn signal_workflow_run(
             &mut self,
             request: impl tonic::IntoRequest<super::SignalWorkflowRunRequest>,
@@ -8784,6 +8829,46 @@ pub mod workflow_service_client {
                 .insert(
                     GrpcMethod::new("kxm.v1.WorkflowService", "ListWorkflowRunEvents"),
                 );
+            self.inner.unary(req, path, codec).await
+        }
+        /// AuditGateEvidence re-verifies a step run's gate evidence from what is stored (docs/gates.md, audit).
+        ///
+        /// The plan must recompute to the run's plan hash and each pinned gate to its hash; each gate evidence
+        /// record to its evidence hash, with its step's gate pins, the outcome its checks derive and the result
+        /// hash its closed assignment kept; every gate result must have its record. An answer is a verdict,
+        /// never an error: evidence that fails is reported, not refused.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+        /// * PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): run_id is malformed.
+        /// * DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state or plan does not decode.
+        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        /// * PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+        pub async fn audit_gate_evidence(
+            &mut self,
+            request: impl tonic::IntoRequest<super::AuditGateEvidenceRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::AuditGateEvidenceResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.WorkflowService/AuditGateEvidence",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.WorkflowService", "AuditGateEvidence"));
             self.inner.unary(req, path, codec).await
         }
     }

@@ -24,7 +24,8 @@ from kxm_grpc.errors import invalid_field
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import struct_json, timestamp
 from kxm_grpc.server.state import HubState
-from kxm_grpc.services.workflows import step_runs
+from kxm_grpc.services.workflows import step_audit, step_runs, step_signals
+from kxm_grpc.services.workflows.runs import delivery_id
 from kxm_grpc.services.workflows.step_engine import EngineSettings, Loaded, decode_result
 from kxm_grpc.store.protocols.step_runs import AssignmentState, StoredRunEvent
 
@@ -44,6 +45,12 @@ _PHASE = {
     "awaiting_approval": workflow_steps_pb2.STEP_PHASE_AWAITING_APPROVAL,
     "awaiting_signal": workflow_steps_pb2.STEP_PHASE_AWAITING_SIGNAL,
 }
+_SIGNAL_OUTCOME = {
+    workflow_types_pb2.CHECKPOINT_STATUS_PASSED: "pass",
+    workflow_types_pb2.CHECKPOINT_STATUS_WARNING: "warning",
+    workflow_types_pb2.CHECKPOINT_STATUS_FAILED: "fail",
+}
+"""A step run's signal without an outcome: the one its status names."""
 _MEMBER_STATE = {
     MemberStatus.OPEN: workflow_steps_pb2.ASSIGNMENT_STATE_OPEN,
     MemberStatus.COMPLETED: workflow_steps_pb2.ASSIGNMENT_STATE_COMPLETED,
@@ -177,7 +184,18 @@ def worker_report(result: envelopes_pb2.WorkerResult) -> WorkerReport:
         artifacts={artifact.name: artifact.sha256 for artifact in result.artifacts},
         telemetry=_telemetry(result),
         checks=tuple(
-            CheckReport(check.name, check.passed, check.exit_code if check.HasField("exit_code") else None)
+            CheckReport(
+                check.name,
+                check.passed,
+                check.exit_code if check.HasField("exit_code") else None,
+                duration_ms=check.duration_ms,
+                observation=check.observation,
+                reason=check.reason,
+                stdout_sha256=check.stdout_sha256,
+                stdout_bytes=check.stdout_bytes,
+                stderr_sha256=check.stderr_sha256,
+                stderr_bytes=check.stderr_bytes,
+            )
             for check in result.checks
         ),
         uncertain=uncertain,
@@ -211,6 +229,32 @@ class StepMethods:
     @property
     def _settings(self) -> EngineSettings:
         return self._hub.engine_settings
+
+    async def signal_step_run(self, request: pb.SignalWorkflowRunRequest) -> pb.SignalWorkflowRunResponse:
+        """SignalWorkflowRun for a step run: its wait step's outcome (or the status's)."""
+        outcome = request.outcome or _SIGNAL_OUTCOME.get(request.status, "")
+        signalled = await step_signals.signal(
+            self._hub.store,
+            current_call().caller,
+            step_signals.StepSignal(
+                run_id=request.run_id,
+                signal_key=request.signal_key,
+                delivery_id=delivery_id(request.delivery_id),
+                outcome=outcome,
+                body_sha256=content_hash(request),
+            ),
+            settings=self._settings,
+            replay_horizon=self._hub.replay_horizon,
+            now=self._hub.now(),
+        )
+        return pb.SignalWorkflowRunResponse(
+            duplicate=signalled.duplicate,
+            status=request.status,
+            stage_id=signalled.step_id,
+            signal_key=request.signal_key,
+            completed=signalled.run.status is RunStatus.COMPLETED,
+            resumed=not signalled.duplicate,
+        )
 
     async def CompleteAssignment(
         self, request: pb.CompleteAssignmentRequest, context: Context
@@ -301,6 +345,19 @@ class StepMethods:
             size=request.page_size,
         )
         return pb.ListWorkflowRunEventsResponse(events=[event_to_proto(event) for event in page], last_sequence=last)
+
+    async def AuditGateEvidence(
+        self, request: pb.AuditGateEvidenceRequest, context: Context
+    ) -> pb.AuditGateEvidenceResponse:
+        verdict = await step_audit.audit(self._hub.store, current_call().caller, request.run_id)
+        return pb.AuditGateEvidenceResponse(
+            intact=verdict.intact,
+            records=verdict.records,
+            problems=[
+                pb.GateEvidenceProblem(code=p.code, assignment_id=p.assignment_id, detail=p.detail)
+                for p in verdict.problems
+            ],
+        )
 
     async def _step_view(self, run_id: str) -> workflow_types_pb2.WorkflowRun:
         loaded = await step_runs.get(self._hub.store, current_call().caller, run_id)

@@ -26,7 +26,7 @@ from kxm_grpc.domain.caller import Caller, CredentialKind
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.secrets import new_id
 from kxm_grpc.domain.validation import object_id
-from kxm_grpc.domain.workflows.engine import machine
+from kxm_grpc.domain.workflows.engine import gate_evidence, machine
 from kxm_grpc.domain.workflows.engine.machine import Change, Recovery
 from kxm_grpc.domain.workflows.engine.results import (
     ReviewReport,
@@ -37,6 +37,7 @@ from kxm_grpc.domain.workflows.engine.results import (
 )
 from kxm_grpc.domain.workflows.engine.state import MemberRole, RunInputs, StepRun
 from kxm_grpc.domain.workflows.kinds import DefinitionKind
+from kxm_grpc.domain.workflows.plans.gates import GateDefinition
 from kxm_grpc.domain.workflows.plans.model import StepKind
 from kxm_grpc.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, Reason, invalid_field
 from kxm_grpc.services import audit, timers
@@ -76,7 +77,7 @@ def assignment_not_found(assignment_id: str) -> NotFound:
     )
 
 
-def _visible(caller: Caller, loaded: Loaded | None, run_id: str) -> Loaded:
+def visible(caller: Caller, loaded: Loaded | None, run_id: str) -> Loaded:
     """The run if ``caller`` may read it.
 
     Raises:
@@ -192,7 +193,7 @@ async def _command(
     object_id("run_id", run_id, MAX_RUN_ID_CHARS)
 
     def work(tx: Tx) -> StepRun:
-        loaded = _visible(caller, load(tx, run_id), run_id)
+        loaded = visible(caller, load(tx, run_id), run_id)
         change = decide(loaded.run, context(tx, loaded.run.project, loaded.plan, loaded.gates, settings, now))
         apply(tx, loaded.stored, change, loaded.plan, loaded.gates, settings, definition_id="", now=now)
         audit.record(tx, caller, action, f"run:{run_id}", now=now, metadata=metadata or {})
@@ -290,7 +291,7 @@ async def get(store: Store, caller: Caller, run_id: str) -> Loaded | None:
     """
     object_id("run_id", run_id, MAX_RUN_ID_CHARS)
     loaded = await store.read(lambda tx: load(tx, run_id))
-    return None if loaded is None else _visible(caller, loaded, run_id)
+    return None if loaded is None else visible(caller, loaded, run_id)
 
 
 async def events(
@@ -307,7 +308,7 @@ async def events(
     limit = min(page_size(size), MAX_EVENTS_PAGE)
 
     def read(tx: Tx) -> tuple[list[StoredRunEvent], int]:
-        loaded = _visible(caller, load(tx, run_id), run_id)
+        loaded = visible(caller, load(tx, run_id), run_id)
         return tx.step_runs.list_events(run_id, after=after, limit=limit), loaded.stored.sequence
 
     object_id("run_id", run_id, MAX_RUN_ID_CHARS)
@@ -386,8 +387,24 @@ async def complete(
         step = loaded.plan.step(member.step_id)
         assert step is not None
         result = _judge(loaded, member.role, step, report)
+        evidence = None
+        if member.role is MemberRole.GATE:
+            assert isinstance(report, WorkerReport)
+            evidence = gate_evidence.record(
+                assignment_id=assignment_id,
+                step=step,
+                step_attempt=member.step_attempt,
+                gate=_gate(loaded, step),
+                plan_hash=loaded.stored.plan_hash,
+                report=report,
+                outcome=result.outcome,
+            )
         change = machine.complete(
-            loaded.run, context(tx, loaded.run.project, loaded.plan, loaded.gates, settings, now), assignment_id, result
+            loaded.run,
+            context(tx, loaded.run.project, loaded.plan, loaded.gates, settings, now),
+            assignment_id,
+            result,
+            evidence,
         )
         apply(tx, loaded.stored, change, loaded.plan, loaded.gates, settings, definition_id="", now=now)
         closed = tx.step_runs.get_assignment(assignment_id)
@@ -405,6 +422,12 @@ async def complete(
     return completed
 
 
+def _gate(loaded: Loaded, step: Any) -> GateDefinition:
+    gate = step_engine.gate_of(step.gate, step.command, loaded.gates)
+    assert gate is not None and step.kind is StepKind.GATE  # the plan pins every gate step's gate
+    return gate
+
+
 def _judge(loaded: Loaded, role: MemberRole, step: Any, report: WorkerReport | ReviewReport) -> Any:
     """The hub's reading of the envelope (see ``engine/results.py``).
 
@@ -418,9 +441,7 @@ def _judge(loaded: Loaded, role: MemberRole, step: Any, report: WorkerReport | R
     if not isinstance(report, WorkerReport):
         raise _wrong_envelope("worker_result", "this assignment is answered with a WorkerResult")
     if role is MemberRole.GATE:
-        gate = step_engine.gate_of(step.gate, step.command, loaded.gates)
-        assert gate is not None and step.kind is StepKind.GATE
-        return gate_result(step, gate, report)
+        return gate_result(step, _gate(loaded, step), report)
     return worker_result(step, report)
 
 

@@ -973,6 +973,7 @@ class SignalWorkflowRunRequest(_message.Message):
     STATUS_FIELD_NUMBER: _builtins.int
     SUMMARY_FIELD_NUMBER: _builtins.int
     EVIDENCE_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
     run_id: _builtins.str
     """Required."""
     signal_key: _builtins.str
@@ -983,6 +984,10 @@ class SignalWorkflowRunRequest(_message.Message):
     """Required."""
     summary: _builtins.str
     """At most 4,000 characters."""
+    outcome: _builtins.str
+    """A step run's wait step: the outcome it resolves with, one of the step's `on` keys (at most 64
+    characters); empty: the status's (`pass`, `warning`, `fail`). Not used for a stage run.
+    """
     @_builtins.property
     def evidence(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """As a checkpoint's."""
@@ -996,10 +1001,11 @@ class SignalWorkflowRunRequest(_message.Message):
         status: _workflow_types_pb2.CheckpointStatus.ValueType = ...,
         summary: _builtins.str = ...,
         evidence: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        outcome: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["delivery_id", b"delivery_id", "evidence", b"evidence", "run_id", b"run_id", "signal_key", b"signal_key", "status", b"status", "summary", b"summary"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["delivery_id", b"delivery_id", "evidence", b"evidence", "outcome", b"outcome", "run_id", b"run_id", "signal_key", b"signal_key", "status", b"status", "summary", b"summary"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1935,3 +1941,90 @@ class ListWorkflowRunEventsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListWorkflowRunEventsResponse: _TypeAlias = ListWorkflowRunEventsResponse  # noqa: Y015
+
+@_typing.final
+class AuditGateEvidenceRequest(_message.Message):
+    """Which step run's gate evidence to audit."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUN_ID_FIELD_NUMBER: _builtins.int
+    run_id: _builtins.str
+    """Required. The step run."""
+    def __init__(
+        self,
+        *,
+        run_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["run_id", b"run_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AuditGateEvidenceRequest: _TypeAlias = AuditGateEvidenceRequest  # noqa: Y015
+
+@_typing.final
+class AuditGateEvidenceResponse(_message.Message):
+    """The audit's verdict."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    INTACT_FIELD_NUMBER: _builtins.int
+    RECORDS_FIELD_NUMBER: _builtins.int
+    PROBLEMS_FIELD_NUMBER: _builtins.int
+    intact: _builtins.bool
+    """True when no problem was found."""
+    records: _builtins.int
+    """The gate evidence records checked."""
+    @_builtins.property
+    def problems(self) -> _containers.RepeatedCompositeFieldContainer[Global___GateEvidenceProblem]:
+        """What failed, in the order found."""
+
+    def __init__(
+        self,
+        *,
+        intact: _builtins.bool = ...,
+        records: _builtins.int = ...,
+        problems: _abc.Iterable[Global___GateEvidenceProblem] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["intact", b"intact", "problems", b"problems", "records", b"records"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AuditGateEvidenceResponse: _TypeAlias = AuditGateEvidenceResponse  # noqa: Y015
+
+@_typing.final
+class GateEvidenceProblem(_message.Message):
+    """One thing the audit found wrong."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CODE_FIELD_NUMBER: _builtins.int
+    ASSIGNMENT_ID_FIELD_NUMBER: _builtins.int
+    DETAIL_FIELD_NUMBER: _builtins.int
+    code: _builtins.str
+    """plan_pin_mismatch, gate_attempt_pin_mismatch, gate_evidence_hash_mismatch,
+    gate_evidence_outcome_mismatch, gate_evidence_orphan, gate_evidence_unexpected,
+    gate_evidence_missing or gate_capability_open.
+    """
+    assignment_id: _builtins.str
+    """The assignment it is about (empty for the plan's pins)."""
+    detail: _builtins.str
+    """What does not hold."""
+    def __init__(
+        self,
+        *,
+        code: _builtins.str = ...,
+        assignment_id: _builtins.str = ...,
+        detail: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["assignment_id", b"assignment_id", "code", b"code", "detail", b"detail"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GateEvidenceProblem: _TypeAlias = GateEvidenceProblem  # noqa: Y015

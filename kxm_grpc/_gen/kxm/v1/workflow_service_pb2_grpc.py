@@ -182,6 +182,11 @@ class WorkflowServiceStub(object):
                 request_serializer=kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowRunEventsRequest.SerializeToString,
                 response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowRunEventsResponse.FromString,
                 _registered_method=True)
+        self.AuditGateEvidence = channel.unary_unary(
+                '/kxm.v1.WorkflowService/AuditGateEvidence',
+                request_serializer=kxm_dot_v1_dot_workflow__service__pb2.AuditGateEvidenceRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_workflow__service__pb2.AuditGateEvidenceResponse.FromString,
+                _registered_method=True)
 
 
 class WorkflowServiceServicer(object):
@@ -411,6 +416,10 @@ class WorkflowServiceServicer(object):
     def SignalWorkflowRun(self, request, context):
         """SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
 
+        For a step run it resolves the current wait step awaiting `signal_key` with `outcome` (or, when
+        empty, the status's: PASSED `pass`, WARNING `warning`, FAILED `fail`), which takes that step's
+        transition; summary and evidence are not used.
+
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
@@ -421,6 +430,8 @@ class WorkflowServiceServicer(object):
         ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
         - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a step run's outcome is missing, too long or not one its wait step declares.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the step run ended.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -670,6 +681,27 @@ class WorkflowServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AuditGateEvidence(self, request, context):
+        """AuditGateEvidence re-verifies a step run's gate evidence from what is stored (docs/gates.md, audit).
+
+        The plan must recompute to the run's plan hash and each pinned gate to its hash; each gate evidence
+        record to its evidence hash, with its step's gate pins, the outcome its checks derive and the result
+        hash its closed assignment kept; every gate result must have its record. An answer is a verdict,
+        never an error: evidence that fails is reported, not refused.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+        - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): run_id is malformed.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state or plan does not decode.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_WorkflowServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -807,6 +839,11 @@ def add_WorkflowServiceServicer_to_server(servicer, server):
                     servicer.ListWorkflowRunEvents,
                     request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowRunEventsRequest.FromString,
                     response_serializer=kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowRunEventsResponse.SerializeToString,
+            ),
+            'AuditGateEvidence': grpc.unary_unary_rpc_method_handler(
+                    servicer.AuditGateEvidence,
+                    request_deserializer=kxm_dot_v1_dot_workflow__service__pb2.AuditGateEvidenceRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_workflow__service__pb2.AuditGateEvidenceResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1551,6 +1588,33 @@ class WorkflowService(object):
             '/kxm.v1.WorkflowService/ListWorkflowRunEvents',
             kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowRunEventsRequest.SerializeToString,
             kxm_dot_v1_dot_workflow__service__pb2.ListWorkflowRunEventsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AuditGateEvidence(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.WorkflowService/AuditGateEvidence',
+            kxm_dot_v1_dot_workflow__service__pb2.AuditGateEvidenceRequest.SerializeToString,
+            kxm_dot_v1_dot_workflow__service__pb2.AuditGateEvidenceResponse.FromString,
             options,
             channel_credentials,
             insecure,

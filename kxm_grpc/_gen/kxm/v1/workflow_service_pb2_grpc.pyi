@@ -209,6 +209,10 @@ class WorkflowServiceStub:
     SignalWorkflowRun: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.SignalWorkflowRunRequest, _workflow_service_pb2.SignalWorkflowRunResponse]
     """SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
 
+    For a step run it resolves the current wait step awaiting `signal_key` with `outcome` (or, when
+    empty, the status's: PASSED `pass`, WARNING `warning`, FAILED `fail`), which takes that step's
+    transition; summary and evidence are not used.
+
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
     - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
@@ -219,6 +223,8 @@ class WorkflowServiceStub:
       ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
     - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a step run's outcome is missing, too long or not one its wait step declares.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the step run ended.
     """
     ApproveDegradation: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.ApproveDegradationRequest, _workflow_service_pb2.ApproveDegradationResponse]
     """ApproveDegradation lets a peer requirement pass with the policy's smaller minimum at the active attempt.
@@ -408,6 +414,23 @@ class WorkflowServiceStub:
     - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
     - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
+    AuditGateEvidence: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.AuditGateEvidenceRequest, _workflow_service_pb2.AuditGateEvidenceResponse]
+    """AuditGateEvidence re-verifies a step run's gate evidence from what is stored (docs/gates.md, audit).
+
+    The plan must recompute to the run's plan hash and each pinned gate to its hash; each gate evidence
+    record to its evidence hash, with its step's gate pins, the outcome its checks derive and the result
+    hash its closed assignment kept; every gate result must have its record. An answer is a verdict,
+    never an error: evidence that fails is reported, not refused.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+    - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): run_id is malformed.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state or plan does not decode.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+    """
 
 @_typing.type_check_only
 class WorkflowServiceAsyncStub(WorkflowServiceStub):
@@ -590,6 +613,10 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     SignalWorkflowRun: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.SignalWorkflowRunRequest, _workflow_service_pb2.SignalWorkflowRunResponse]  # type: ignore[assignment]
     """SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
 
+    For a step run it resolves the current wait step awaiting `signal_key` with `outcome` (or, when
+    empty, the status's: PASSED `pass`, WARNING `warning`, FAILED `fail`), which takes that step's
+    transition; summary and evidence are not used.
+
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
     - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
@@ -600,6 +627,8 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
       ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
     - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a step run's outcome is missing, too long or not one its wait step declares.
+    - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the step run ended.
     """
     ApproveDegradation: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.ApproveDegradationRequest, _workflow_service_pb2.ApproveDegradationResponse]  # type: ignore[assignment]
     """ApproveDegradation lets a peer requirement pass with the policy's smaller minimum at the active attempt.
@@ -786,6 +815,23 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative after_sequence or page size, or run_id is malformed.
     - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+    """
+    AuditGateEvidence: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.AuditGateEvidenceRequest, _workflow_service_pb2.AuditGateEvidenceResponse]  # type: ignore[assignment]
+    """AuditGateEvidence re-verifies a step run's gate evidence from what is stored (docs/gates.md, audit).
+
+    The plan must recompute to the run's plan hash and each pinned gate to its hash; each gate evidence
+    record to its evidence hash, with its step's gate pins, the outcome its checks derive and the result
+    hash its closed assignment kept; every gate result must have its record. An answer is a verdict,
+    never an error: evidence that fails is reported, not refused.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+    - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): run_id is malformed.
+    - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state or plan does not decode.
     - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
     - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
     """
@@ -1046,6 +1092,10 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_workflow_service_pb2.SignalWorkflowRunResponse, _abc.Awaitable[_workflow_service_pb2.SignalWorkflowRunResponse]]:
         """SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
 
+        For a step run it resolves the current wait step awaiting `signal_key` with `outcome` (or, when
+        empty, the status's: PASSED `pass`, WARNING `warning`, FAILED `fail`), which takes that step's
+        transition; summary and evidence are not used.
+
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
@@ -1056,6 +1106,8 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
           ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
         - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a step run's outcome is missing, too long or not one its wait step declares.
+        - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the step run ended.
         """
 
     @_abc_1.abstractmethod
@@ -1326,6 +1378,29 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative after_sequence or page size, or run_id is malformed.
         - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state does not decode.
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+        """
+
+    @_abc_1.abstractmethod
+    def AuditGateEvidence(
+        self,
+        request: _workflow_service_pb2.AuditGateEvidenceRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_workflow_service_pb2.AuditGateEvidenceResponse, _abc.Awaitable[_workflow_service_pb2.AuditGateEvidenceResponse]]:
+        """AuditGateEvidence re-verifies a step run's gate evidence from what is stored (docs/gates.md, audit).
+
+        The plan must recompute to the run's plan hash and each pinned gate to its hash; each gate evidence
+        record to its evidence hash, with its step's gate pins, the outcome its checks derive and the result
+        hash its closed assignment kept; every gate result must have its record. An answer is a verdict,
+        never an error: evidence that fails is reported, not refused.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+        - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): run_id is malformed.
+        - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state or plan does not decode.
         - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
         - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
         """

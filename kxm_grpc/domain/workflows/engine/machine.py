@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 
 from kxm_grpc.domain.sync_events import JsonValue
 from kxm_grpc.domain.workflows import diversity
-from kxm_grpc.domain.workflows.engine import joins
+from kxm_grpc.domain.workflows.engine import gate_evidence, joins
 from kxm_grpc.domain.workflows.engine.results import UNCERTAIN, failure_outcome
 from kxm_grpc.domain.workflows.engine.state import (
     Member,
@@ -224,8 +224,11 @@ def advance(run: StepRun, context: Context) -> Change:
     return b.change()
 
 
-def complete(run: StepRun, context: Context, member_id: str, result: Result) -> Change:
-    """Record an open member's result and move the run on as its join decides.
+def complete(
+    run: StepRun, context: Context, member_id: str, result: Result, evidence: Mapping[str, JsonValue] | None = None
+) -> Change:
+    """Record an open member's result and move the run on as its join decides; a gate's
+    ``evidence`` record (``gate_evidence.record``) goes into the log first.
 
     Raises:
         FailedPrecondition: (WORKFLOW_TERMINAL) the run ended; (ASSIGNMENT_CLOSED) the member
@@ -234,6 +237,8 @@ def complete(run: StepRun, context: Context, member_id: str, result: Result) -> 
     member = _open_member(run, member_id)
     b = _Builder(run, context)
     step = b.step()
+    if evidence is not None:
+        b.emit(gate_evidence.EVENT, **evidence)
     result = _plan_integrity(b, step, result)
     if result.uncertain is not None or result.outcome == UNCERTAIN:
         return _block(b, member, result, result.uncertain or "unknown")

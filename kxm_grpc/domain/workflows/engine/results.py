@@ -47,6 +47,13 @@ class CheckReport:
     name: str
     passed: bool
     exit_code: int | None = None
+    duration_ms: int = 0
+    observation: str = ""
+    reason: str = ""
+    stdout_sha256: str = ""
+    stdout_bytes: int = 0
+    stderr_sha256: str = ""
+    stderr_bytes: int = 0
 
 
 @dataclass(frozen=True)

@@ -1721,7 +1721,10 @@ type SignalWorkflowRunRequest struct {
 	// At most 4,000 characters.
 	Summary string `protobuf:"bytes,5,opt,name=summary,proto3" json:"summary,omitempty"`
 	// As a checkpoint's.
-	Evidence      map[string]string `protobuf:"bytes,6,rep,name=evidence,proto3" json:"evidence,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Evidence map[string]string `protobuf:"bytes,6,rep,name=evidence,proto3" json:"evidence,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// A step run's wait step: the outcome it resolves with, one of the step's `on` keys (at most 64
+	// characters); empty: the status's (`pass`, `warning`, `fail`). Not used for a stage run.
+	Outcome       string `protobuf:"bytes,7,opt,name=outcome,proto3" json:"outcome,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1796,6 +1799,13 @@ func (x *SignalWorkflowRunRequest) GetEvidence() map[string]string {
 		return x.Evidence
 	}
 	return nil
+}
+
+func (x *SignalWorkflowRunRequest) GetOutcome() string {
+	if x != nil {
+		return x.Outcome
+	}
+	return ""
 }
 
 // What the signal did (never the run or its evidence: a signal sender is outside the project).
@@ -3668,6 +3678,182 @@ func (x *ListWorkflowRunEventsResponse) GetLastSequence() int64 {
 	return 0
 }
 
+// Which step run's gate evidence to audit.
+type AuditGateEvidenceRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required. The step run.
+	RunId         string `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuditGateEvidenceRequest) Reset() {
+	*x = AuditGateEvidenceRequest{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuditGateEvidenceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuditGateEvidenceRequest) ProtoMessage() {}
+
+func (x *AuditGateEvidenceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuditGateEvidenceRequest.ProtoReflect.Descriptor instead.
+func (*AuditGateEvidenceRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *AuditGateEvidenceRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+// The audit's verdict.
+type AuditGateEvidenceResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True when no problem was found.
+	Intact bool `protobuf:"varint,1,opt,name=intact,proto3" json:"intact,omitempty"`
+	// The gate evidence records checked.
+	Records int32 `protobuf:"varint,2,opt,name=records,proto3" json:"records,omitempty"`
+	// What failed, in the order found.
+	Problems      []*GateEvidenceProblem `protobuf:"bytes,3,rep,name=problems,proto3" json:"problems,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuditGateEvidenceResponse) Reset() {
+	*x = AuditGateEvidenceResponse{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuditGateEvidenceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuditGateEvidenceResponse) ProtoMessage() {}
+
+func (x *AuditGateEvidenceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuditGateEvidenceResponse.ProtoReflect.Descriptor instead.
+func (*AuditGateEvidenceResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *AuditGateEvidenceResponse) GetIntact() bool {
+	if x != nil {
+		return x.Intact
+	}
+	return false
+}
+
+func (x *AuditGateEvidenceResponse) GetRecords() int32 {
+	if x != nil {
+		return x.Records
+	}
+	return 0
+}
+
+func (x *AuditGateEvidenceResponse) GetProblems() []*GateEvidenceProblem {
+	if x != nil {
+		return x.Problems
+	}
+	return nil
+}
+
+// One thing the audit found wrong.
+type GateEvidenceProblem struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// plan_pin_mismatch, gate_attempt_pin_mismatch, gate_evidence_hash_mismatch,
+	// gate_evidence_outcome_mismatch, gate_evidence_orphan, gate_evidence_unexpected,
+	// gate_evidence_missing or gate_capability_open.
+	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	// The assignment it is about (empty for the plan's pins).
+	AssignmentId string `protobuf:"bytes,2,opt,name=assignment_id,json=assignmentId,proto3" json:"assignment_id,omitempty"`
+	// What does not hold.
+	Detail        string `protobuf:"bytes,3,opt,name=detail,proto3" json:"detail,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GateEvidenceProblem) Reset() {
+	*x = GateEvidenceProblem{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GateEvidenceProblem) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GateEvidenceProblem) ProtoMessage() {}
+
+func (x *GateEvidenceProblem) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GateEvidenceProblem.ProtoReflect.Descriptor instead.
+func (*GateEvidenceProblem) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *GateEvidenceProblem) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *GateEvidenceProblem) GetAssignmentId() string {
+	if x != nil {
+		return x.AssignmentId
+	}
+	return ""
+}
+
+func (x *GateEvidenceProblem) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
 var File_kxm_v1_workflow_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_workflow_service_proto_rawDesc = "" +
@@ -3796,7 +3982,7 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\fWaitResponse\x12%\n" +
 	"\x03run\x18\x01 \x01(\v2\x13.kxm.v1.WorkflowRunR\x03run\x12 \n" +
 	"\vinstruction\x18\x02 \x01(\tR\vinstruction\x12\x1a\n" +
-	"\brepeated\x18\x03 \x01(\bR\brepeated\"\xc6\x02\n" +
+	"\brepeated\x18\x03 \x01(\bR\brepeated\"\xe0\x02\n" +
 	"\x18SignalWorkflowRunRequest\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x1d\n" +
 	"\n" +
@@ -3805,7 +3991,8 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"deliveryId\x120\n" +
 	"\x06status\x18\x04 \x01(\x0e2\x18.kxm.v1.CheckpointStatusR\x06status\x12\x18\n" +
 	"\asummary\x18\x05 \x01(\tR\asummary\x12J\n" +
-	"\bevidence\x18\x06 \x03(\v2..kxm.v1.SignalWorkflowRunRequest.EvidenceEntryR\bevidence\x1a;\n" +
+	"\bevidence\x18\x06 \x03(\v2..kxm.v1.SignalWorkflowRunRequest.EvidenceEntryR\bevidence\x12\x18\n" +
+	"\aoutcome\x18\a \x01(\tR\aoutcome\x1a;\n" +
 	"\rEvidenceEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa8\x02\n" +
@@ -3936,7 +4123,17 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\tpage_size\x18\x03 \x01(\x05R\bpageSize\"v\n" +
 	"\x1dListWorkflowRunEventsResponse\x120\n" +
 	"\x06events\x18\x01 \x03(\v2\x18.kxm.v1.WorkflowRunEventR\x06events\x12#\n" +
-	"\rlast_sequence\x18\x02 \x01(\x03R\flastSequence*m\n" +
+	"\rlast_sequence\x18\x02 \x01(\x03R\flastSequence\"1\n" +
+	"\x18AuditGateEvidenceRequest\x12\x15\n" +
+	"\x06run_id\x18\x01 \x01(\tR\x05runId\"\x86\x01\n" +
+	"\x19AuditGateEvidenceResponse\x12\x16\n" +
+	"\x06intact\x18\x01 \x01(\bR\x06intact\x12\x18\n" +
+	"\arecords\x18\x02 \x01(\x05R\arecords\x127\n" +
+	"\bproblems\x18\x03 \x03(\v2\x1b.kxm.v1.GateEvidenceProblemR\bproblems\"f\n" +
+	"\x13GateEvidenceProblem\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\tR\x04code\x12#\n" +
+	"\rassignment_id\x18\x02 \x01(\tR\fassignmentId\x12\x16\n" +
+	"\x06detail\x18\x03 \x01(\tR\x06detail*m\n" +
 	"\x10DefinitionFormat\x12!\n" +
 	"\x1dDEFINITION_FORMAT_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16DEFINITION_FORMAT_JSON\x10\x01\x12\x1a\n" +
@@ -3945,7 +4142,7 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\x1bRECOVERY_ACTION_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15RECOVERY_ACTION_RETRY\x10\x01\x12\x18\n" +
 	"\x14RECOVERY_ACTION_FAIL\x10\x02\x12\x1a\n" +
-	"\x16RECOVERY_ACTION_CANCEL\x10\x032\xb8\x18\n" +
+	"\x16RECOVERY_ACTION_CANCEL\x10\x032\xb4\x19\n" +
 	"\x0fWorkflowService\x12\x81\x01\n" +
 	"\x1aRegisterWorkflowDefinition\x12).kxm.v1.RegisterWorkflowDefinitionRequest\x1a*.kxm.v1.RegisterWorkflowDefinitionResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12\x8b\x01\n" +
 	"\x15GetWorkflowDefinition\x12$.kxm.v1.GetWorkflowDefinitionRequest\x1a%.kxm.v1.GetWorkflowDefinitionResponse\"%\xea\xe0\x18!\b\x04\x10\x01\x18\x02\"\x17kxm_workflow_definition(\x01\x12\x92\x01\n" +
@@ -3974,7 +4171,8 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\x0eNextAssignment\x12\x1d.kxm.v1.NextAssignmentRequest\x1a\x1e.kxm.v1.NextAssignmentResponse\"!\xea\xe0\x18\x1d\b\x05\x10\x01\x18\x02\"\x13kxm_next_assignment(\x01\x12T\n" +
 	"\vApproveStep\x12\x1a.kxm.v1.ApproveStepRequest\x1a\x1b.kxm.v1.ApproveStepResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12]\n" +
 	"\x0eRecoverStepRun\x12\x1d.kxm.v1.RecoverStepRunRequest\x1a\x1e.kxm.v1.RecoverStepRunResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12\x87\x01\n" +
-	"\x15ListWorkflowRunEvents\x12$.kxm.v1.ListWorkflowRunEventsRequest\x1a%.kxm.v1.ListWorkflowRunEventsResponse\"!\xea\xe0\x18\x1d\b\a\x10\x01\x18\x02\"\x13kxm_workflow_events(\x01B\x84\x01\n" +
+	"\x15ListWorkflowRunEvents\x12$.kxm.v1.ListWorkflowRunEventsRequest\x1a%.kxm.v1.ListWorkflowRunEventsResponse\"!\xea\xe0\x18\x1d\b\a\x10\x01\x18\x02\"\x13kxm_workflow_events(\x01\x12z\n" +
+	"\x11AuditGateEvidence\x12 .kxm.v1.AuditGateEvidenceRequest\x1a!.kxm.v1.AuditGateEvidenceResponse\" \xea\xe0\x18\x1c\b\a\x10\x01\x18\x02\"\x12kxm_workflow_audit(\x03B\x84\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x14WorkflowServiceProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -3991,7 +4189,7 @@ func file_kxm_v1_workflow_service_proto_rawDescGZIP() []byte {
 }
 
 var file_kxm_v1_workflow_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_kxm_v1_workflow_service_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
+var file_kxm_v1_workflow_service_proto_msgTypes = make([]protoimpl.MessageInfo, 64)
 var file_kxm_v1_workflow_service_proto_goTypes = []any{
 	(DefinitionFormat)(0),                      // 0: kxm.v1.DefinitionFormat
 	(RecoveryAction)(0),                        // 1: kxm.v1.RecoveryAction
@@ -4050,155 +4248,161 @@ var file_kxm_v1_workflow_service_proto_goTypes = []any{
 	(*RecoverStepRunResponse)(nil),             // 54: kxm.v1.RecoverStepRunResponse
 	(*ListWorkflowRunEventsRequest)(nil),       // 55: kxm.v1.ListWorkflowRunEventsRequest
 	(*ListWorkflowRunEventsResponse)(nil),      // 56: kxm.v1.ListWorkflowRunEventsResponse
-	nil,                                        // 57: kxm.v1.CheckpointRequest.EvidenceEntry
-	nil,                                        // 58: kxm.v1.CheckpointRequest.EvidenceRefsEntry
-	nil,                                        // 59: kxm.v1.WaitRequest.EvidenceEntry
-	nil,                                        // 60: kxm.v1.WaitRequest.EvidenceRefsEntry
-	nil,                                        // 61: kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
-	nil,                                        // 62: kxm.v1.ResolveEscalationRequest.EvidenceEntry
-	(*WorkflowDefinition)(nil),                 // 63: kxm.v1.WorkflowDefinition
-	(*GateRegistry)(nil),                       // 64: kxm.v1.GateRegistry
-	(*structpb.Struct)(nil),                    // 65: google.protobuf.Struct
-	(*StepRunInputs)(nil),                      // 66: kxm.v1.StepRunInputs
-	(*WorkflowRun)(nil),                        // 67: kxm.v1.WorkflowRun
-	(WorkflowRunStatus)(0),                     // 68: kxm.v1.WorkflowRunStatus
-	(CheckpointStatus)(0),                      // 69: kxm.v1.CheckpointStatus
-	(*WorkflowTransition)(nil),                 // 70: kxm.v1.WorkflowTransition
-	(*durationpb.Duration)(nil),                // 71: google.protobuf.Duration
-	(*DegradationApproval)(nil),                // 72: kxm.v1.DegradationApproval
-	(JournalCategory)(0),                       // 73: kxm.v1.JournalCategory
-	(ImprovementArea)(0),                       // 74: kxm.v1.ImprovementArea
-	(JournalSeverity)(0),                       // 75: kxm.v1.JournalSeverity
-	(*JournalRecord)(nil),                      // 76: kxm.v1.JournalRecord
-	(PromotionStatus)(0),                       // 77: kxm.v1.PromotionStatus
-	(*JournalEntry)(nil),                       // 78: kxm.v1.JournalEntry
-	(*timestamppb.Timestamp)(nil),              // 79: google.protobuf.Timestamp
-	(*AreaReport)(nil),                         // 80: kxm.v1.AreaReport
-	(*ImprovementSignal)(nil),                  // 81: kxm.v1.ImprovementSignal
-	(*WorkflowRetrospective)(nil),              // 82: kxm.v1.WorkflowRetrospective
-	(*JournalVerdict)(nil),                     // 83: kxm.v1.JournalVerdict
-	(*WorkerResult)(nil),                       // 84: kxm.v1.WorkerResult
-	(*ReviewEnvelope)(nil),                     // 85: kxm.v1.ReviewEnvelope
-	(*StepAssignment)(nil),                     // 86: kxm.v1.StepAssignment
-	(*AssignmentRequest)(nil),                  // 87: kxm.v1.AssignmentRequest
-	(*WorkflowRunEvent)(nil),                   // 88: kxm.v1.WorkflowRunEvent
+	(*AuditGateEvidenceRequest)(nil),           // 57: kxm.v1.AuditGateEvidenceRequest
+	(*AuditGateEvidenceResponse)(nil),          // 58: kxm.v1.AuditGateEvidenceResponse
+	(*GateEvidenceProblem)(nil),                // 59: kxm.v1.GateEvidenceProblem
+	nil,                                        // 60: kxm.v1.CheckpointRequest.EvidenceEntry
+	nil,                                        // 61: kxm.v1.CheckpointRequest.EvidenceRefsEntry
+	nil,                                        // 62: kxm.v1.WaitRequest.EvidenceEntry
+	nil,                                        // 63: kxm.v1.WaitRequest.EvidenceRefsEntry
+	nil,                                        // 64: kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
+	nil,                                        // 65: kxm.v1.ResolveEscalationRequest.EvidenceEntry
+	(*WorkflowDefinition)(nil),                 // 66: kxm.v1.WorkflowDefinition
+	(*GateRegistry)(nil),                       // 67: kxm.v1.GateRegistry
+	(*structpb.Struct)(nil),                    // 68: google.protobuf.Struct
+	(*StepRunInputs)(nil),                      // 69: kxm.v1.StepRunInputs
+	(*WorkflowRun)(nil),                        // 70: kxm.v1.WorkflowRun
+	(WorkflowRunStatus)(0),                     // 71: kxm.v1.WorkflowRunStatus
+	(CheckpointStatus)(0),                      // 72: kxm.v1.CheckpointStatus
+	(*WorkflowTransition)(nil),                 // 73: kxm.v1.WorkflowTransition
+	(*durationpb.Duration)(nil),                // 74: google.protobuf.Duration
+	(*DegradationApproval)(nil),                // 75: kxm.v1.DegradationApproval
+	(JournalCategory)(0),                       // 76: kxm.v1.JournalCategory
+	(ImprovementArea)(0),                       // 77: kxm.v1.ImprovementArea
+	(JournalSeverity)(0),                       // 78: kxm.v1.JournalSeverity
+	(*JournalRecord)(nil),                      // 79: kxm.v1.JournalRecord
+	(PromotionStatus)(0),                       // 80: kxm.v1.PromotionStatus
+	(*JournalEntry)(nil),                       // 81: kxm.v1.JournalEntry
+	(*timestamppb.Timestamp)(nil),              // 82: google.protobuf.Timestamp
+	(*AreaReport)(nil),                         // 83: kxm.v1.AreaReport
+	(*ImprovementSignal)(nil),                  // 84: kxm.v1.ImprovementSignal
+	(*WorkflowRetrospective)(nil),              // 85: kxm.v1.WorkflowRetrospective
+	(*JournalVerdict)(nil),                     // 86: kxm.v1.JournalVerdict
+	(*WorkerResult)(nil),                       // 87: kxm.v1.WorkerResult
+	(*ReviewEnvelope)(nil),                     // 88: kxm.v1.ReviewEnvelope
+	(*StepAssignment)(nil),                     // 89: kxm.v1.StepAssignment
+	(*AssignmentRequest)(nil),                  // 90: kxm.v1.AssignmentRequest
+	(*WorkflowRunEvent)(nil),                   // 91: kxm.v1.WorkflowRunEvent
 }
 var file_kxm_v1_workflow_service_proto_depIdxs = []int32{
 	0,  // 0: kxm.v1.RegisterWorkflowDefinitionRequest.format:type_name -> kxm.v1.DefinitionFormat
-	63, // 1: kxm.v1.RegisterWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
+	66, // 1: kxm.v1.RegisterWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
 	0,  // 2: kxm.v1.RegisterGateRegistryRequest.format:type_name -> kxm.v1.DefinitionFormat
-	64, // 3: kxm.v1.RegisterGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
-	64, // 4: kxm.v1.GetGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
-	63, // 5: kxm.v1.GetWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
-	63, // 6: kxm.v1.ListWorkflowDefinitionsResponse.definitions:type_name -> kxm.v1.WorkflowDefinition
-	65, // 7: kxm.v1.StartWorkflowRunRequest.payload:type_name -> google.protobuf.Struct
-	66, // 8: kxm.v1.StartWorkflowRunRequest.inputs:type_name -> kxm.v1.StepRunInputs
-	67, // 9: kxm.v1.StartWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	67, // 10: kxm.v1.GetWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	68, // 11: kxm.v1.ListWorkflowRunsRequest.status:type_name -> kxm.v1.WorkflowRunStatus
-	67, // 12: kxm.v1.ListWorkflowRunsResponse.runs:type_name -> kxm.v1.WorkflowRun
-	67, // 13: kxm.v1.CancelWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	67, // 14: kxm.v1.RerunWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	69, // 15: kxm.v1.CheckpointRequest.status:type_name -> kxm.v1.CheckpointStatus
-	57, // 16: kxm.v1.CheckpointRequest.evidence:type_name -> kxm.v1.CheckpointRequest.EvidenceEntry
-	58, // 17: kxm.v1.CheckpointRequest.evidence_refs:type_name -> kxm.v1.CheckpointRequest.EvidenceRefsEntry
-	67, // 18: kxm.v1.CheckpointResponse.run:type_name -> kxm.v1.WorkflowRun
-	70, // 19: kxm.v1.CheckpointResponse.transition:type_name -> kxm.v1.WorkflowTransition
-	59, // 20: kxm.v1.WaitRequest.evidence:type_name -> kxm.v1.WaitRequest.EvidenceEntry
-	60, // 21: kxm.v1.WaitRequest.evidence_refs:type_name -> kxm.v1.WaitRequest.EvidenceRefsEntry
-	71, // 22: kxm.v1.WaitRequest.timeout:type_name -> google.protobuf.Duration
-	67, // 23: kxm.v1.WaitResponse.run:type_name -> kxm.v1.WorkflowRun
-	69, // 24: kxm.v1.SignalWorkflowRunRequest.status:type_name -> kxm.v1.CheckpointStatus
-	61, // 25: kxm.v1.SignalWorkflowRunRequest.evidence:type_name -> kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
-	69, // 26: kxm.v1.SignalWorkflowRunResponse.status:type_name -> kxm.v1.CheckpointStatus
-	72, // 27: kxm.v1.ApproveDegradationResponse.approval:type_name -> kxm.v1.DegradationApproval
-	67, // 28: kxm.v1.EscalateStageResponse.run:type_name -> kxm.v1.WorkflowRun
-	69, // 29: kxm.v1.ResolveEscalationRequest.status:type_name -> kxm.v1.CheckpointStatus
-	62, // 30: kxm.v1.ResolveEscalationRequest.evidence:type_name -> kxm.v1.ResolveEscalationRequest.EvidenceEntry
-	67, // 31: kxm.v1.ResolveEscalationResponse.run:type_name -> kxm.v1.WorkflowRun
-	73, // 32: kxm.v1.RecordJournalRequest.category:type_name -> kxm.v1.JournalCategory
-	74, // 33: kxm.v1.RecordJournalRequest.area:type_name -> kxm.v1.ImprovementArea
-	75, // 34: kxm.v1.RecordJournalRequest.severity:type_name -> kxm.v1.JournalSeverity
-	76, // 35: kxm.v1.RecordJournalResponse.record:type_name -> kxm.v1.JournalRecord
-	76, // 36: kxm.v1.ListJournalResponse.records:type_name -> kxm.v1.JournalRecord
-	77, // 37: kxm.v1.PromoteJournalEntryRequest.to:type_name -> kxm.v1.PromotionStatus
-	76, // 38: kxm.v1.PromoteJournalEntryResponse.record:type_name -> kxm.v1.JournalRecord
-	78, // 39: kxm.v1.PromoteJournalEntryResponse.entry:type_name -> kxm.v1.JournalEntry
-	79, // 40: kxm.v1.GetImprovementReportRequest.since:type_name -> google.protobuf.Timestamp
-	80, // 41: kxm.v1.GetImprovementReportResponse.areas:type_name -> kxm.v1.AreaReport
-	81, // 42: kxm.v1.GetImprovementReportResponse.signals:type_name -> kxm.v1.ImprovementSignal
-	82, // 43: kxm.v1.ExportRetrospectiveResponse.retrospective:type_name -> kxm.v1.WorkflowRetrospective
-	83, // 44: kxm.v1.VerifyJournalResponse.verdict:type_name -> kxm.v1.JournalVerdict
-	84, // 45: kxm.v1.CompleteAssignmentRequest.worker_result:type_name -> kxm.v1.WorkerResult
-	85, // 46: kxm.v1.CompleteAssignmentRequest.review:type_name -> kxm.v1.ReviewEnvelope
-	86, // 47: kxm.v1.CompleteAssignmentResponse.assignment:type_name -> kxm.v1.StepAssignment
-	68, // 48: kxm.v1.CompleteAssignmentResponse.run_status:type_name -> kxm.v1.WorkflowRunStatus
-	87, // 49: kxm.v1.NextAssignmentResponse.assignment:type_name -> kxm.v1.AssignmentRequest
-	67, // 50: kxm.v1.ApproveStepResponse.run:type_name -> kxm.v1.WorkflowRun
+	67, // 3: kxm.v1.RegisterGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
+	67, // 4: kxm.v1.GetGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
+	66, // 5: kxm.v1.GetWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
+	66, // 6: kxm.v1.ListWorkflowDefinitionsResponse.definitions:type_name -> kxm.v1.WorkflowDefinition
+	68, // 7: kxm.v1.StartWorkflowRunRequest.payload:type_name -> google.protobuf.Struct
+	69, // 8: kxm.v1.StartWorkflowRunRequest.inputs:type_name -> kxm.v1.StepRunInputs
+	70, // 9: kxm.v1.StartWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	70, // 10: kxm.v1.GetWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	71, // 11: kxm.v1.ListWorkflowRunsRequest.status:type_name -> kxm.v1.WorkflowRunStatus
+	70, // 12: kxm.v1.ListWorkflowRunsResponse.runs:type_name -> kxm.v1.WorkflowRun
+	70, // 13: kxm.v1.CancelWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	70, // 14: kxm.v1.RerunWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	72, // 15: kxm.v1.CheckpointRequest.status:type_name -> kxm.v1.CheckpointStatus
+	60, // 16: kxm.v1.CheckpointRequest.evidence:type_name -> kxm.v1.CheckpointRequest.EvidenceEntry
+	61, // 17: kxm.v1.CheckpointRequest.evidence_refs:type_name -> kxm.v1.CheckpointRequest.EvidenceRefsEntry
+	70, // 18: kxm.v1.CheckpointResponse.run:type_name -> kxm.v1.WorkflowRun
+	73, // 19: kxm.v1.CheckpointResponse.transition:type_name -> kxm.v1.WorkflowTransition
+	62, // 20: kxm.v1.WaitRequest.evidence:type_name -> kxm.v1.WaitRequest.EvidenceEntry
+	63, // 21: kxm.v1.WaitRequest.evidence_refs:type_name -> kxm.v1.WaitRequest.EvidenceRefsEntry
+	74, // 22: kxm.v1.WaitRequest.timeout:type_name -> google.protobuf.Duration
+	70, // 23: kxm.v1.WaitResponse.run:type_name -> kxm.v1.WorkflowRun
+	72, // 24: kxm.v1.SignalWorkflowRunRequest.status:type_name -> kxm.v1.CheckpointStatus
+	64, // 25: kxm.v1.SignalWorkflowRunRequest.evidence:type_name -> kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
+	72, // 26: kxm.v1.SignalWorkflowRunResponse.status:type_name -> kxm.v1.CheckpointStatus
+	75, // 27: kxm.v1.ApproveDegradationResponse.approval:type_name -> kxm.v1.DegradationApproval
+	70, // 28: kxm.v1.EscalateStageResponse.run:type_name -> kxm.v1.WorkflowRun
+	72, // 29: kxm.v1.ResolveEscalationRequest.status:type_name -> kxm.v1.CheckpointStatus
+	65, // 30: kxm.v1.ResolveEscalationRequest.evidence:type_name -> kxm.v1.ResolveEscalationRequest.EvidenceEntry
+	70, // 31: kxm.v1.ResolveEscalationResponse.run:type_name -> kxm.v1.WorkflowRun
+	76, // 32: kxm.v1.RecordJournalRequest.category:type_name -> kxm.v1.JournalCategory
+	77, // 33: kxm.v1.RecordJournalRequest.area:type_name -> kxm.v1.ImprovementArea
+	78, // 34: kxm.v1.RecordJournalRequest.severity:type_name -> kxm.v1.JournalSeverity
+	79, // 35: kxm.v1.RecordJournalResponse.record:type_name -> kxm.v1.JournalRecord
+	79, // 36: kxm.v1.ListJournalResponse.records:type_name -> kxm.v1.JournalRecord
+	80, // 37: kxm.v1.PromoteJournalEntryRequest.to:type_name -> kxm.v1.PromotionStatus
+	79, // 38: kxm.v1.PromoteJournalEntryResponse.record:type_name -> kxm.v1.JournalRecord
+	81, // 39: kxm.v1.PromoteJournalEntryResponse.entry:type_name -> kxm.v1.JournalEntry
+	82, // 40: kxm.v1.GetImprovementReportRequest.since:type_name -> google.protobuf.Timestamp
+	83, // 41: kxm.v1.GetImprovementReportResponse.areas:type_name -> kxm.v1.AreaReport
+	84, // 42: kxm.v1.GetImprovementReportResponse.signals:type_name -> kxm.v1.ImprovementSignal
+	85, // 43: kxm.v1.ExportRetrospectiveResponse.retrospective:type_name -> kxm.v1.WorkflowRetrospective
+	86, // 44: kxm.v1.VerifyJournalResponse.verdict:type_name -> kxm.v1.JournalVerdict
+	87, // 45: kxm.v1.CompleteAssignmentRequest.worker_result:type_name -> kxm.v1.WorkerResult
+	88, // 46: kxm.v1.CompleteAssignmentRequest.review:type_name -> kxm.v1.ReviewEnvelope
+	89, // 47: kxm.v1.CompleteAssignmentResponse.assignment:type_name -> kxm.v1.StepAssignment
+	71, // 48: kxm.v1.CompleteAssignmentResponse.run_status:type_name -> kxm.v1.WorkflowRunStatus
+	90, // 49: kxm.v1.NextAssignmentResponse.assignment:type_name -> kxm.v1.AssignmentRequest
+	70, // 50: kxm.v1.ApproveStepResponse.run:type_name -> kxm.v1.WorkflowRun
 	1,  // 51: kxm.v1.RecoverStepRunRequest.action:type_name -> kxm.v1.RecoveryAction
-	67, // 52: kxm.v1.RecoverStepRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	88, // 53: kxm.v1.ListWorkflowRunEventsResponse.events:type_name -> kxm.v1.WorkflowRunEvent
-	22, // 54: kxm.v1.CheckpointRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
-	22, // 55: kxm.v1.WaitRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
-	2,  // 56: kxm.v1.WorkflowService.RegisterWorkflowDefinition:input_type -> kxm.v1.RegisterWorkflowDefinitionRequest
-	8,  // 57: kxm.v1.WorkflowService.GetWorkflowDefinition:input_type -> kxm.v1.GetWorkflowDefinitionRequest
-	10, // 58: kxm.v1.WorkflowService.ListWorkflowDefinitions:input_type -> kxm.v1.ListWorkflowDefinitionsRequest
-	4,  // 59: kxm.v1.WorkflowService.RegisterGateRegistry:input_type -> kxm.v1.RegisterGateRegistryRequest
-	6,  // 60: kxm.v1.WorkflowService.GetGateRegistry:input_type -> kxm.v1.GetGateRegistryRequest
-	12, // 61: kxm.v1.WorkflowService.StartWorkflowRun:input_type -> kxm.v1.StartWorkflowRunRequest
-	14, // 62: kxm.v1.WorkflowService.GetWorkflowRun:input_type -> kxm.v1.GetWorkflowRunRequest
-	16, // 63: kxm.v1.WorkflowService.ListWorkflowRuns:input_type -> kxm.v1.ListWorkflowRunsRequest
-	18, // 64: kxm.v1.WorkflowService.CancelWorkflowRun:input_type -> kxm.v1.CancelWorkflowRunRequest
-	20, // 65: kxm.v1.WorkflowService.RerunWorkflowRun:input_type -> kxm.v1.RerunWorkflowRunRequest
-	23, // 66: kxm.v1.WorkflowService.Checkpoint:input_type -> kxm.v1.CheckpointRequest
-	25, // 67: kxm.v1.WorkflowService.Wait:input_type -> kxm.v1.WaitRequest
-	27, // 68: kxm.v1.WorkflowService.SignalWorkflowRun:input_type -> kxm.v1.SignalWorkflowRunRequest
-	29, // 69: kxm.v1.WorkflowService.ApproveDegradation:input_type -> kxm.v1.ApproveDegradationRequest
-	31, // 70: kxm.v1.WorkflowService.EscalateStage:input_type -> kxm.v1.EscalateStageRequest
-	33, // 71: kxm.v1.WorkflowService.ResolveEscalation:input_type -> kxm.v1.ResolveEscalationRequest
-	35, // 72: kxm.v1.WorkflowService.RecordJournal:input_type -> kxm.v1.RecordJournalRequest
-	37, // 73: kxm.v1.WorkflowService.ListJournal:input_type -> kxm.v1.ListJournalRequest
-	39, // 74: kxm.v1.WorkflowService.PromoteJournalEntry:input_type -> kxm.v1.PromoteJournalEntryRequest
-	41, // 75: kxm.v1.WorkflowService.GetImprovementReport:input_type -> kxm.v1.GetImprovementReportRequest
-	43, // 76: kxm.v1.WorkflowService.ExportRetrospective:input_type -> kxm.v1.ExportRetrospectiveRequest
-	45, // 77: kxm.v1.WorkflowService.VerifyJournal:input_type -> kxm.v1.VerifyJournalRequest
-	47, // 78: kxm.v1.WorkflowService.CompleteAssignment:input_type -> kxm.v1.CompleteAssignmentRequest
-	49, // 79: kxm.v1.WorkflowService.NextAssignment:input_type -> kxm.v1.NextAssignmentRequest
-	51, // 80: kxm.v1.WorkflowService.ApproveStep:input_type -> kxm.v1.ApproveStepRequest
-	53, // 81: kxm.v1.WorkflowService.RecoverStepRun:input_type -> kxm.v1.RecoverStepRunRequest
-	55, // 82: kxm.v1.WorkflowService.ListWorkflowRunEvents:input_type -> kxm.v1.ListWorkflowRunEventsRequest
-	3,  // 83: kxm.v1.WorkflowService.RegisterWorkflowDefinition:output_type -> kxm.v1.RegisterWorkflowDefinitionResponse
-	9,  // 84: kxm.v1.WorkflowService.GetWorkflowDefinition:output_type -> kxm.v1.GetWorkflowDefinitionResponse
-	11, // 85: kxm.v1.WorkflowService.ListWorkflowDefinitions:output_type -> kxm.v1.ListWorkflowDefinitionsResponse
-	5,  // 86: kxm.v1.WorkflowService.RegisterGateRegistry:output_type -> kxm.v1.RegisterGateRegistryResponse
-	7,  // 87: kxm.v1.WorkflowService.GetGateRegistry:output_type -> kxm.v1.GetGateRegistryResponse
-	13, // 88: kxm.v1.WorkflowService.StartWorkflowRun:output_type -> kxm.v1.StartWorkflowRunResponse
-	15, // 89: kxm.v1.WorkflowService.GetWorkflowRun:output_type -> kxm.v1.GetWorkflowRunResponse
-	17, // 90: kxm.v1.WorkflowService.ListWorkflowRuns:output_type -> kxm.v1.ListWorkflowRunsResponse
-	19, // 91: kxm.v1.WorkflowService.CancelWorkflowRun:output_type -> kxm.v1.CancelWorkflowRunResponse
-	21, // 92: kxm.v1.WorkflowService.RerunWorkflowRun:output_type -> kxm.v1.RerunWorkflowRunResponse
-	24, // 93: kxm.v1.WorkflowService.Checkpoint:output_type -> kxm.v1.CheckpointResponse
-	26, // 94: kxm.v1.WorkflowService.Wait:output_type -> kxm.v1.WaitResponse
-	28, // 95: kxm.v1.WorkflowService.SignalWorkflowRun:output_type -> kxm.v1.SignalWorkflowRunResponse
-	30, // 96: kxm.v1.WorkflowService.ApproveDegradation:output_type -> kxm.v1.ApproveDegradationResponse
-	32, // 97: kxm.v1.WorkflowService.EscalateStage:output_type -> kxm.v1.EscalateStageResponse
-	34, // 98: kxm.v1.WorkflowService.ResolveEscalation:output_type -> kxm.v1.ResolveEscalationResponse
-	36, // 99: kxm.v1.WorkflowService.RecordJournal:output_type -> kxm.v1.RecordJournalResponse
-	38, // 100: kxm.v1.WorkflowService.ListJournal:output_type -> kxm.v1.ListJournalResponse
-	40, // 101: kxm.v1.WorkflowService.PromoteJournalEntry:output_type -> kxm.v1.PromoteJournalEntryResponse
-	42, // 102: kxm.v1.WorkflowService.GetImprovementReport:output_type -> kxm.v1.GetImprovementReportResponse
-	44, // 103: kxm.v1.WorkflowService.ExportRetrospective:output_type -> kxm.v1.ExportRetrospectiveResponse
-	46, // 104: kxm.v1.WorkflowService.VerifyJournal:output_type -> kxm.v1.VerifyJournalResponse
-	48, // 105: kxm.v1.WorkflowService.CompleteAssignment:output_type -> kxm.v1.CompleteAssignmentResponse
-	50, // 106: kxm.v1.WorkflowService.NextAssignment:output_type -> kxm.v1.NextAssignmentResponse
-	52, // 107: kxm.v1.WorkflowService.ApproveStep:output_type -> kxm.v1.ApproveStepResponse
-	54, // 108: kxm.v1.WorkflowService.RecoverStepRun:output_type -> kxm.v1.RecoverStepRunResponse
-	56, // 109: kxm.v1.WorkflowService.ListWorkflowRunEvents:output_type -> kxm.v1.ListWorkflowRunEventsResponse
-	83, // [83:110] is the sub-list for method output_type
-	56, // [56:83] is the sub-list for method input_type
-	56, // [56:56] is the sub-list for extension type_name
-	56, // [56:56] is the sub-list for extension extendee
-	0,  // [0:56] is the sub-list for field type_name
+	70, // 52: kxm.v1.RecoverStepRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	91, // 53: kxm.v1.ListWorkflowRunEventsResponse.events:type_name -> kxm.v1.WorkflowRunEvent
+	59, // 54: kxm.v1.AuditGateEvidenceResponse.problems:type_name -> kxm.v1.GateEvidenceProblem
+	22, // 55: kxm.v1.CheckpointRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
+	22, // 56: kxm.v1.WaitRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
+	2,  // 57: kxm.v1.WorkflowService.RegisterWorkflowDefinition:input_type -> kxm.v1.RegisterWorkflowDefinitionRequest
+	8,  // 58: kxm.v1.WorkflowService.GetWorkflowDefinition:input_type -> kxm.v1.GetWorkflowDefinitionRequest
+	10, // 59: kxm.v1.WorkflowService.ListWorkflowDefinitions:input_type -> kxm.v1.ListWorkflowDefinitionsRequest
+	4,  // 60: kxm.v1.WorkflowService.RegisterGateRegistry:input_type -> kxm.v1.RegisterGateRegistryRequest
+	6,  // 61: kxm.v1.WorkflowService.GetGateRegistry:input_type -> kxm.v1.GetGateRegistryRequest
+	12, // 62: kxm.v1.WorkflowService.StartWorkflowRun:input_type -> kxm.v1.StartWorkflowRunRequest
+	14, // 63: kxm.v1.WorkflowService.GetWorkflowRun:input_type -> kxm.v1.GetWorkflowRunRequest
+	16, // 64: kxm.v1.WorkflowService.ListWorkflowRuns:input_type -> kxm.v1.ListWorkflowRunsRequest
+	18, // 65: kxm.v1.WorkflowService.CancelWorkflowRun:input_type -> kxm.v1.CancelWorkflowRunRequest
+	20, // 66: kxm.v1.WorkflowService.RerunWorkflowRun:input_type -> kxm.v1.RerunWorkflowRunRequest
+	23, // 67: kxm.v1.WorkflowService.Checkpoint:input_type -> kxm.v1.CheckpointRequest
+	25, // 68: kxm.v1.WorkflowService.Wait:input_type -> kxm.v1.WaitRequest
+	27, // 69: kxm.v1.WorkflowService.SignalWorkflowRun:input_type -> kxm.v1.SignalWorkflowRunRequest
+	29, // 70: kxm.v1.WorkflowService.ApproveDegradation:input_type -> kxm.v1.ApproveDegradationRequest
+	31, // 71: kxm.v1.WorkflowService.EscalateStage:input_type -> kxm.v1.EscalateStageRequest
+	33, // 72: kxm.v1.WorkflowService.ResolveEscalation:input_type -> kxm.v1.ResolveEscalationRequest
+	35, // 73: kxm.v1.WorkflowService.RecordJournal:input_type -> kxm.v1.RecordJournalRequest
+	37, // 74: kxm.v1.WorkflowService.ListJournal:input_type -> kxm.v1.ListJournalRequest
+	39, // 75: kxm.v1.WorkflowService.PromoteJournalEntry:input_type -> kxm.v1.PromoteJournalEntryRequest
+	41, // 76: kxm.v1.WorkflowService.GetImprovementReport:input_type -> kxm.v1.GetImprovementReportRequest
+	43, // 77: kxm.v1.WorkflowService.ExportRetrospective:input_type -> kxm.v1.ExportRetrospectiveRequest
+	45, // 78: kxm.v1.WorkflowService.VerifyJournal:input_type -> kxm.v1.VerifyJournalRequest
+	47, // 79: kxm.v1.WorkflowService.CompleteAssignment:input_type -> kxm.v1.CompleteAssignmentRequest
+	49, // 80: kxm.v1.WorkflowService.NextAssignment:input_type -> kxm.v1.NextAssignmentRequest
+	51, // 81: kxm.v1.WorkflowService.ApproveStep:input_type -> kxm.v1.ApproveStepRequest
+	53, // 82: kxm.v1.WorkflowService.RecoverStepRun:input_type -> kxm.v1.RecoverStepRunRequest
+	55, // 83: kxm.v1.WorkflowService.ListWorkflowRunEvents:input_type -> kxm.v1.ListWorkflowRunEventsRequest
+	57, // 84: kxm.v1.WorkflowService.AuditGateEvidence:input_type -> kxm.v1.AuditGateEvidenceRequest
+	3,  // 85: kxm.v1.WorkflowService.RegisterWorkflowDefinition:output_type -> kxm.v1.RegisterWorkflowDefinitionResponse
+	9,  // 86: kxm.v1.WorkflowService.GetWorkflowDefinition:output_type -> kxm.v1.GetWorkflowDefinitionResponse
+	11, // 87: kxm.v1.WorkflowService.ListWorkflowDefinitions:output_type -> kxm.v1.ListWorkflowDefinitionsResponse
+	5,  // 88: kxm.v1.WorkflowService.RegisterGateRegistry:output_type -> kxm.v1.RegisterGateRegistryResponse
+	7,  // 89: kxm.v1.WorkflowService.GetGateRegistry:output_type -> kxm.v1.GetGateRegistryResponse
+	13, // 90: kxm.v1.WorkflowService.StartWorkflowRun:output_type -> kxm.v1.StartWorkflowRunResponse
+	15, // 91: kxm.v1.WorkflowService.GetWorkflowRun:output_type -> kxm.v1.GetWorkflowRunResponse
+	17, // 92: kxm.v1.WorkflowService.ListWorkflowRuns:output_type -> kxm.v1.ListWorkflowRunsResponse
+	19, // 93: kxm.v1.WorkflowService.CancelWorkflowRun:output_type -> kxm.v1.CancelWorkflowRunResponse
+	21, // 94: kxm.v1.WorkflowService.RerunWorkflowRun:output_type -> kxm.v1.RerunWorkflowRunResponse
+	24, // 95: kxm.v1.WorkflowService.Checkpoint:output_type -> kxm.v1.CheckpointResponse
+	26, // 96: kxm.v1.WorkflowService.Wait:output_type -> kxm.v1.WaitResponse
+	28, // 97: kxm.v1.WorkflowService.SignalWorkflowRun:output_type -> kxm.v1.SignalWorkflowRunResponse
+	30, // 98: kxm.v1.WorkflowService.ApproveDegradation:output_type -> kxm.v1.ApproveDegradationResponse
+	32, // 99: kxm.v1.WorkflowService.EscalateStage:output_type -> kxm.v1.EscalateStageResponse
+	34, // 100: kxm.v1.WorkflowService.ResolveEscalation:output_type -> kxm.v1.ResolveEscalationResponse
+	36, // 101: kxm.v1.WorkflowService.RecordJournal:output_type -> kxm.v1.RecordJournalResponse
+	38, // 102: kxm.v1.WorkflowService.ListJournal:output_type -> kxm.v1.ListJournalResponse
+	40, // 103: kxm.v1.WorkflowService.PromoteJournalEntry:output_type -> kxm.v1.PromoteJournalEntryResponse
+	42, // 104: kxm.v1.WorkflowService.GetImprovementReport:output_type -> kxm.v1.GetImprovementReportResponse
+	44, // 105: kxm.v1.WorkflowService.ExportRetrospective:output_type -> kxm.v1.ExportRetrospectiveResponse
+	46, // 106: kxm.v1.WorkflowService.VerifyJournal:output_type -> kxm.v1.VerifyJournalResponse
+	48, // 107: kxm.v1.WorkflowService.CompleteAssignment:output_type -> kxm.v1.CompleteAssignmentResponse
+	50, // 108: kxm.v1.WorkflowService.NextAssignment:output_type -> kxm.v1.NextAssignmentResponse
+	52, // 109: kxm.v1.WorkflowService.ApproveStep:output_type -> kxm.v1.ApproveStepResponse
+	54, // 110: kxm.v1.WorkflowService.RecoverStepRun:output_type -> kxm.v1.RecoverStepRunResponse
+	56, // 111: kxm.v1.WorkflowService.ListWorkflowRunEvents:output_type -> kxm.v1.ListWorkflowRunEventsResponse
+	58, // 112: kxm.v1.WorkflowService.AuditGateEvidence:output_type -> kxm.v1.AuditGateEvidenceResponse
+	85, // [85:113] is the sub-list for method output_type
+	57, // [57:85] is the sub-list for method input_type
+	57, // [57:57] is the sub-list for extension type_name
+	57, // [57:57] is the sub-list for extension extendee
+	0,  // [0:57] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_workflow_service_proto_init() }
@@ -4221,7 +4425,7 @@ func file_kxm_v1_workflow_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_workflow_service_proto_rawDesc), len(file_kxm_v1_workflow_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   61,
+			NumMessages:   64,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

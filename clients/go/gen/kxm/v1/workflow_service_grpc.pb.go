@@ -46,6 +46,7 @@ const (
 	WorkflowService_ApproveStep_FullMethodName                = "/kxm.v1.WorkflowService/ApproveStep"
 	WorkflowService_RecoverStepRun_FullMethodName             = "/kxm.v1.WorkflowService/RecoverStepRun"
 	WorkflowService_ListWorkflowRunEvents_FullMethodName      = "/kxm.v1.WorkflowService/ListWorkflowRunEvents"
+	WorkflowService_AuditGateEvidence_FullMethodName          = "/kxm.v1.WorkflowService/AuditGateEvidence"
 )
 
 // WorkflowServiceClient is the client API for WorkflowService service.
@@ -216,6 +217,10 @@ type WorkflowServiceClient interface {
 	Wait(ctx context.Context, in *WaitRequest, opts ...grpc.CallOption) (*WaitResponse, error)
 	// SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
 	//
+	// For a step run it resolves the current wait step awaiting `signal_key` with `outcome` (or, when
+	// empty, the status's: PASSED `pass`, WARNING `warning`, FAILED `fail`), which takes that step's
+	// transition; summary and evidence are not used.
+	//
 	// Errors:
 	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
 	//   - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
@@ -226,6 +231,8 @@ type WorkflowServiceClient interface {
 	//     ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
 	//   - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a step run's outcome is missing, too long or not one its wait step declares.
+	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the step run ended.
 	SignalWorkflowRun(ctx context.Context, in *SignalWorkflowRunRequest, opts ...grpc.CallOption) (*SignalWorkflowRunResponse, error)
 	// ApproveDegradation lets a peer requirement pass with the policy's smaller minimum at the active attempt.
 	//
@@ -401,6 +408,22 @@ type WorkflowServiceClient interface {
 	// - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
 	// - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
 	ListWorkflowRunEvents(ctx context.Context, in *ListWorkflowRunEventsRequest, opts ...grpc.CallOption) (*ListWorkflowRunEventsResponse, error)
+	// AuditGateEvidence re-verifies a step run's gate evidence from what is stored (docs/gates.md, audit).
+	//
+	// The plan must recompute to the run's plan hash and each pinned gate to its hash; each gate evidence
+	// record to its evidence hash, with its step's gate pins, the outcome its checks derive and the result
+	// hash its closed assignment kept; every gate result must have its record. An answer is a verdict,
+	// never an error: evidence that fails is reported, not refused.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+	// - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): run_id is malformed.
+	// - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state or plan does not decode.
+	// - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+	// - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+	AuditGateEvidence(ctx context.Context, in *AuditGateEvidenceRequest, opts ...grpc.CallOption) (*AuditGateEvidenceResponse, error)
 }
 
 type workflowServiceClient struct {
@@ -681,6 +704,16 @@ func (c *workflowServiceClient) ListWorkflowRunEvents(ctx context.Context, in *L
 	return out, nil
 }
 
+func (c *workflowServiceClient) AuditGateEvidence(ctx context.Context, in *AuditGateEvidenceRequest, opts ...grpc.CallOption) (*AuditGateEvidenceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AuditGateEvidenceResponse)
+	err := c.cc.Invoke(ctx, WorkflowService_AuditGateEvidence_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // WorkflowServiceServer is the server API for WorkflowService service.
 // All implementations must embed UnimplementedWorkflowServiceServer
 // for forward compatibility.
@@ -849,6 +882,10 @@ type WorkflowServiceServer interface {
 	Wait(context.Context, *WaitRequest) (*WaitResponse, error)
 	// SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
 	//
+	// For a step run it resolves the current wait step awaiting `signal_key` with `outcome` (or, when
+	// empty, the status's: PASSED `pass`, WARNING `warning`, FAILED `fail`), which takes that step's
+	// transition; summary and evidence are not used.
+	//
 	// Errors:
 	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
 	//   - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
@@ -859,6 +896,8 @@ type WorkflowServiceServer interface {
 	//     ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
 	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
 	//   - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a step run's outcome is missing, too long or not one its wait step declares.
+	//   - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the step run ended.
 	SignalWorkflowRun(context.Context, *SignalWorkflowRunRequest) (*SignalWorkflowRunResponse, error)
 	// ApproveDegradation lets a peer requirement pass with the policy's smaller minimum at the active attempt.
 	//
@@ -1034,6 +1073,22 @@ type WorkflowServiceServer interface {
 	// - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
 	// - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
 	ListWorkflowRunEvents(context.Context, *ListWorkflowRunEventsRequest) (*ListWorkflowRunEventsResponse, error)
+	// AuditGateEvidence re-verifies a step run's gate evidence from what is stored (docs/gates.md, audit).
+	//
+	// The plan must recompute to the run's plan hash and each pinned gate to its hash; each gate evidence
+	// record to its evidence hash, with its step's gate pins, the outcome its checks derive and the result
+	// hash its closed assignment kept; every gate result must have its record. An answer is a verdict,
+	// never an error: evidence that fails is reported, not refused.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+	// - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): run_id is malformed.
+	// - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state or plan does not decode.
+	// - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+	// - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+	AuditGateEvidence(context.Context, *AuditGateEvidenceRequest) (*AuditGateEvidenceResponse, error)
 	mustEmbedUnimplementedWorkflowServiceServer()
 }
 
@@ -1124,6 +1179,9 @@ func (UnimplementedWorkflowServiceServer) RecoverStepRun(context.Context, *Recov
 }
 func (UnimplementedWorkflowServiceServer) ListWorkflowRunEvents(context.Context, *ListWorkflowRunEventsRequest) (*ListWorkflowRunEventsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListWorkflowRunEvents not implemented")
+}
+func (UnimplementedWorkflowServiceServer) AuditGateEvidence(context.Context, *AuditGateEvidenceRequest) (*AuditGateEvidenceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AuditGateEvidence not implemented")
 }
 func (UnimplementedWorkflowServiceServer) mustEmbedUnimplementedWorkflowServiceServer() {}
 func (UnimplementedWorkflowServiceServer) testEmbeddedByValue()                         {}
@@ -1632,6 +1690,24 @@ func _WorkflowService_ListWorkflowRunEvents_Handler(srv interface{}, ctx context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WorkflowService_AuditGateEvidence_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AuditGateEvidenceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkflowServiceServer).AuditGateEvidence(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkflowService_AuditGateEvidence_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkflowServiceServer).AuditGateEvidence(ctx, req.(*AuditGateEvidenceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // WorkflowService_ServiceDesc is the grpc.ServiceDesc for WorkflowService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1746,6 +1822,10 @@ var WorkflowService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListWorkflowRunEvents",
 			Handler:    _WorkflowService_ListWorkflowRunEvents_Handler,
+		},
+		{
+			MethodName: "AuditGateEvidence",
+			Handler:    _WorkflowService_AuditGateEvidence_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

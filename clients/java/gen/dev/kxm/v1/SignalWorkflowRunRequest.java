@@ -37,6 +37,7 @@ private static final long serialVersionUID = 0L;
     deliveryId_ = "";
     status_ = 0;
     summary_ = "";
+    outcome_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -378,6 +379,55 @@ java.lang.String defaultValue) {
     return map.get(key);
   }
 
+  public static final int OUTCOME_FIELD_NUMBER = 7;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object outcome_ = "";
+  /**
+   * <pre>
+   * A step run's wait step: the outcome it resolves with, one of the step's `on` keys (at most 64
+   * characters); empty: the status's (`pass`, `warning`, `fail`). Not used for a stage run.
+   * </pre>
+   *
+   * <code>string outcome = 7 [json_name = "outcome"];</code>
+   * @return The outcome.
+   */
+  @java.lang.Override
+  public java.lang.String getOutcome() {
+    java.lang.Object ref = outcome_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      outcome_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * A step run's wait step: the outcome it resolves with, one of the step's `on` keys (at most 64
+   * characters); empty: the status's (`pass`, `warning`, `fail`). Not used for a stage run.
+   * </pre>
+   *
+   * <code>string outcome = 7 [json_name = "outcome"];</code>
+   * @return The bytes for outcome.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getOutcomeBytes() {
+    java.lang.Object ref = outcome_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      outcome_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -413,6 +463,9 @@ java.lang.String defaultValue) {
         internalGetEvidence(),
         EvidenceDefaultEntryHolder.defaultEntry,
         6);
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(outcome_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 7, outcome_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -442,6 +495,9 @@ java.lang.String defaultValue) {
           .buildPartial();
       size += com.google.protobuf.CodedOutputStream
           .computeMessageSize(6, evidence__);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(outcome_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(7, outcome_);
     }
     return size;
   }
@@ -478,6 +534,8 @@ java.lang.String defaultValue) {
         .equals(other.getSummary())) return false;
     if (!internalGetEvidence().equals(
         other.internalGetEvidence())) return false;
+    if (!getOutcome()
+        .equals(other.getOutcome())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -503,6 +561,8 @@ java.lang.String defaultValue) {
       hash = (37 * hash) + EVIDENCE_FIELD_NUMBER;
       hash = (53 * hash) + internalGetEvidence().hashCode();
     }
+    hash = (37 * hash) + OUTCOME_FIELD_NUMBER;
+    hash = (53 * hash) + getOutcome().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -666,6 +726,7 @@ java.lang.String defaultValue) {
       status_ = 0;
       summary_ = "";
       internalGetMutableEvidence().clear();
+      outcome_ = "";
       return this;
     }
 
@@ -718,6 +779,9 @@ java.lang.String defaultValue) {
         result.evidence_ = internalGetEvidence();
         result.evidence_.makeImmutable();
       }
+      if (((from_bitField0_ & 0x00000040) != 0)) {
+        result.outcome_ = outcome_;
+      }
     }
 
     @java.lang.Override
@@ -758,6 +822,11 @@ java.lang.String defaultValue) {
       internalGetMutableEvidence().mergeFrom(
           other.internalGetEvidence());
       bitField0_ |= 0x00000020;
+      if (!other.getOutcome().isEmpty()) {
+        outcome_ = other.outcome_;
+        bitField0_ |= 0x00000040;
+        onChanged();
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -816,6 +885,11 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00000020;
               break;
             } // case 50
+            case 58: {
+              outcome_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000040;
+              break;
+            } // case 58
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1425,6 +1499,103 @@ java.lang.String defaultValue) {
       internalGetMutableEvidence().getMutableMap()
           .putAll(values);
       bitField0_ |= 0x00000020;
+      return this;
+    }
+
+    private java.lang.Object outcome_ = "";
+    /**
+     * <pre>
+     * A step run's wait step: the outcome it resolves with, one of the step's `on` keys (at most 64
+     * characters); empty: the status's (`pass`, `warning`, `fail`). Not used for a stage run.
+     * </pre>
+     *
+     * <code>string outcome = 7 [json_name = "outcome"];</code>
+     * @return The outcome.
+     */
+    public java.lang.String getOutcome() {
+      java.lang.Object ref = outcome_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        outcome_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * A step run's wait step: the outcome it resolves with, one of the step's `on` keys (at most 64
+     * characters); empty: the status's (`pass`, `warning`, `fail`). Not used for a stage run.
+     * </pre>
+     *
+     * <code>string outcome = 7 [json_name = "outcome"];</code>
+     * @return The bytes for outcome.
+     */
+    public com.google.protobuf.ByteString
+        getOutcomeBytes() {
+      java.lang.Object ref = outcome_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        outcome_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * A step run's wait step: the outcome it resolves with, one of the step's `on` keys (at most 64
+     * characters); empty: the status's (`pass`, `warning`, `fail`). Not used for a stage run.
+     * </pre>
+     *
+     * <code>string outcome = 7 [json_name = "outcome"];</code>
+     * @param value The outcome to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOutcome(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      outcome_ = value;
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * A step run's wait step: the outcome it resolves with, one of the step's `on` keys (at most 64
+     * characters); empty: the status's (`pass`, `warning`, `fail`). Not used for a stage run.
+     * </pre>
+     *
+     * <code>string outcome = 7 [json_name = "outcome"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearOutcome() {
+      outcome_ = getDefaultInstance().getOutcome();
+      bitField0_ = (bitField0_ & ~0x00000040);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * A step run's wait step: the outcome it resolves with, one of the step's `on` keys (at most 64
+     * characters); empty: the status's (`pass`, `warning`, `fail`). Not used for a stage run.
+     * </pre>
+     *
+     * <code>string outcome = 7 [json_name = "outcome"];</code>
+     * @param value The bytes for outcome to set.
+     * @return This builder for chaining.
+     */
+    public Builder setOutcomeBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      outcome_ = value;
+      bitField0_ |= 0x00000040;
+      onChanged();
       return this;
     }
 

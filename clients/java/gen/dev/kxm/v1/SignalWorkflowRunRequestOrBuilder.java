@@ -162,4 +162,26 @@ java.lang.String defaultValue);
    */
   java.lang.String getEvidenceOrThrow(
       java.lang.String key);
+
+  /**
+   * <pre>
+   * A step run's wait step: the outcome it resolves with, one of the step's `on` keys (at most 64
+   * characters); empty: the status's (`pass`, `warning`, `fail`). Not used for a stage run.
+   * </pre>
+   *
+   * <code>string outcome = 7 [json_name = "outcome"];</code>
+   * @return The outcome.
+   */
+  java.lang.String getOutcome();
+  /**
+   * <pre>
+   * A step run's wait step: the outcome it resolves with, one of the step's `on` keys (at most 64
+   * characters); empty: the status's (`pass`, `warning`, `fail`). Not used for a stage run.
+   * </pre>
+   *
+   * <code>string outcome = 7 [json_name = "outcome"];</code>
+   * @return The bytes for outcome.
+   */
+  com.google.protobuf.ByteString
+      getOutcomeBytes();
 }

@@ -862,6 +862,37 @@ public final class WorkflowServiceGrpc {
     return getListWorkflowRunEventsMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.AuditGateEvidenceRequest,
+      dev.kxm.v1.AuditGateEvidenceResponse> getAuditGateEvidenceMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "AuditGateEvidence",
+      requestType = dev.kxm.v1.AuditGateEvidenceRequest.class,
+      responseType = dev.kxm.v1.AuditGateEvidenceResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.AuditGateEvidenceRequest,
+      dev.kxm.v1.AuditGateEvidenceResponse> getAuditGateEvidenceMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.AuditGateEvidenceRequest, dev.kxm.v1.AuditGateEvidenceResponse> getAuditGateEvidenceMethod;
+    if ((getAuditGateEvidenceMethod = WorkflowServiceGrpc.getAuditGateEvidenceMethod) == null) {
+      synchronized (WorkflowServiceGrpc.class) {
+        if ((getAuditGateEvidenceMethod = WorkflowServiceGrpc.getAuditGateEvidenceMethod) == null) {
+          WorkflowServiceGrpc.getAuditGateEvidenceMethod = getAuditGateEvidenceMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.AuditGateEvidenceRequest, dev.kxm.v1.AuditGateEvidenceResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "AuditGateEvidence"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.AuditGateEvidenceRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.AuditGateEvidenceResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new WorkflowServiceMethodDescriptorSupplier("AuditGateEvidence"))
+              .build();
+        }
+      }
+    }
+    return getAuditGateEvidenceMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -1169,6 +1200,9 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
+     * For a step run it resolves the current wait step awaiting `signal_key` with `outcome` (or, when
+     * empty, the status's: PASSED `pass`, WARNING `warning`, FAILED `fail`), which takes that step's
+     * transition; summary and evidence are not used.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
@@ -1179,6 +1213,8 @@ public final class WorkflowServiceGrpc {
      *   ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a step run's outcome is missing, too long or not one its wait step declares.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the step run ended.
      * </pre>
      */
     default void signalWorkflowRun(dev.kxm.v1.SignalWorkflowRunRequest request,
@@ -1448,6 +1484,28 @@ public final class WorkflowServiceGrpc {
     default void listWorkflowRunEvents(dev.kxm.v1.ListWorkflowRunEventsRequest request,
         io.grpc.stub.StreamObserver<dev.kxm.v1.ListWorkflowRunEventsResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListWorkflowRunEventsMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * AuditGateEvidence re-verifies a step run's gate evidence from what is stored (docs/gates.md, audit).
+     * The plan must recompute to the run's plan hash and each pinned gate to its hash; each gate evidence
+     * record to its evidence hash, with its step's gate pins, the outcome its checks derive and the result
+     * hash its closed assignment kept; every gate result must have its record. An answer is a verdict,
+     * never an error: evidence that fails is reported, not refused.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): run_id is malformed.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state or plan does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+     * </pre>
+     */
+    default void auditGateEvidence(dev.kxm.v1.AuditGateEvidenceRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.AuditGateEvidenceResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getAuditGateEvidenceMethod(), responseObserver);
     }
   }
 
@@ -1747,6 +1805,9 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
+     * For a step run it resolves the current wait step awaiting `signal_key` with `outcome` (or, when
+     * empty, the status's: PASSED `pass`, WARNING `warning`, FAILED `fail`), which takes that step's
+     * transition; summary and evidence are not used.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
@@ -1757,6 +1818,8 @@ public final class WorkflowServiceGrpc {
      *   ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a step run's outcome is missing, too long or not one its wait step declares.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the step run ended.
      * </pre>
      */
     public void signalWorkflowRun(dev.kxm.v1.SignalWorkflowRunRequest request,
@@ -2042,6 +2105,29 @@ public final class WorkflowServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getListWorkflowRunEventsMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * AuditGateEvidence re-verifies a step run's gate evidence from what is stored (docs/gates.md, audit).
+     * The plan must recompute to the run's plan hash and each pinned gate to its hash; each gate evidence
+     * record to its evidence hash, with its step's gate pins, the outcome its checks derive and the result
+     * hash its closed assignment kept; every gate result must have its record. An answer is a verdict,
+     * never an error: evidence that fails is reported, not refused.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): run_id is malformed.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state or plan does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+     * </pre>
+     */
+    public void auditGateEvidence(dev.kxm.v1.AuditGateEvidenceRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.AuditGateEvidenceResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getAuditGateEvidenceMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -2304,6 +2390,9 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
+     * For a step run it resolves the current wait step awaiting `signal_key` with `outcome` (or, when
+     * empty, the status's: PASSED `pass`, WARNING `warning`, FAILED `fail`), which takes that step's
+     * transition; summary and evidence are not used.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
@@ -2314,6 +2403,8 @@ public final class WorkflowServiceGrpc {
      *   ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a step run's outcome is missing, too long or not one its wait step declares.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the step run ended.
      * </pre>
      */
     public dev.kxm.v1.SignalWorkflowRunResponse signalWorkflowRun(dev.kxm.v1.SignalWorkflowRunRequest request) throws io.grpc.StatusException {
@@ -2584,6 +2675,28 @@ public final class WorkflowServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getListWorkflowRunEventsMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * AuditGateEvidence re-verifies a step run's gate evidence from what is stored (docs/gates.md, audit).
+     * The plan must recompute to the run's plan hash and each pinned gate to its hash; each gate evidence
+     * record to its evidence hash, with its step's gate pins, the outcome its checks derive and the result
+     * hash its closed assignment kept; every gate result must have its record. An answer is a verdict,
+     * never an error: evidence that fails is reported, not refused.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): run_id is malformed.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state or plan does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+     * </pre>
+     */
+    public dev.kxm.v1.AuditGateEvidenceResponse auditGateEvidence(dev.kxm.v1.AuditGateEvidenceRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getAuditGateEvidenceMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -2846,6 +2959,9 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
+     * For a step run it resolves the current wait step awaiting `signal_key` with `outcome` (or, when
+     * empty, the status's: PASSED `pass`, WARNING `warning`, FAILED `fail`), which takes that step's
+     * transition; summary and evidence are not used.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
@@ -2856,6 +2972,8 @@ public final class WorkflowServiceGrpc {
      *   ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a step run's outcome is missing, too long or not one its wait step declares.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the step run ended.
      * </pre>
      */
     public dev.kxm.v1.SignalWorkflowRunResponse signalWorkflowRun(dev.kxm.v1.SignalWorkflowRunRequest request) {
@@ -3125,6 +3243,28 @@ public final class WorkflowServiceGrpc {
     public dev.kxm.v1.ListWorkflowRunEventsResponse listWorkflowRunEvents(dev.kxm.v1.ListWorkflowRunEventsRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getListWorkflowRunEventsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * AuditGateEvidence re-verifies a step run's gate evidence from what is stored (docs/gates.md, audit).
+     * The plan must recompute to the run's plan hash and each pinned gate to its hash; each gate evidence
+     * record to its evidence hash, with its step's gate pins, the outcome its checks derive and the result
+     * hash its closed assignment kept; every gate result must have its record. An answer is a verdict,
+     * never an error: evidence that fails is reported, not refused.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): run_id is malformed.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state or plan does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+     * </pre>
+     */
+    public dev.kxm.v1.AuditGateEvidenceResponse auditGateEvidence(dev.kxm.v1.AuditGateEvidenceRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getAuditGateEvidenceMethod(), getCallOptions(), request);
     }
   }
 
@@ -3400,6 +3540,9 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * SignalWorkflowRun delivers a signal as a signed signal webhook would, for a trusted caller.
+     * For a step run it resolves the current wait step awaiting `signal_key` with `outcome` (or, when
+     * empty, the status's: PASSED `pass`, WARNING `warning`, FAILED `fail`), which takes that step's
+     * transition; summary and evidence are not used.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no such run.
@@ -3410,6 +3553,8 @@ public final class WorkflowServiceGrpc {
      *   ERROR_REASON_WORKFLOW_WAIT_INCONSISTENT, ERROR_REASON_WORKFLOW_SIGNAL_CONTEXT_MISMATCH): the run does not await it.
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_RULING_REQUIRED): the wait is an audit escalation.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_INCOMPLETE): a pass lacks evidence; the run keeps waiting.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a step run's outcome is missing, too long or not one its wait step declares.
+     * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_TERMINAL): the step run ended.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.SignalWorkflowRunResponse> signalWorkflowRun(
@@ -3695,6 +3840,29 @@ public final class WorkflowServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getListWorkflowRunEventsMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * AuditGateEvidence re-verifies a step run's gate evidence from what is stored (docs/gates.md, audit).
+     * The plan must recompute to the run's plan hash and each pinned gate to its hash; each gate evidence
+     * record to its evidence hash, with its step's gate pins, the outcome its checks derive and the result
+     * hash its closed assignment kept; every gate result must have its record. An answer is a verdict,
+     * never an error: evidence that fails is reported, not refused.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): no step run has this id in the caller's project.
+     * - PERMISSION_DENIED (ERROR_REASON_WORKFLOW_FORBIDDEN): the calling agent is not the plan's coordinator.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): run_id is malformed.
+     * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): the run's stored state or plan does not decode.
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.AuditGateEvidenceResponse> auditGateEvidence(
+        dev.kxm.v1.AuditGateEvidenceRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getAuditGateEvidenceMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_REGISTER_WORKFLOW_DEFINITION = 0;
@@ -3724,6 +3892,7 @@ public final class WorkflowServiceGrpc {
   private static final int METHODID_APPROVE_STEP = 24;
   private static final int METHODID_RECOVER_STEP_RUN = 25;
   private static final int METHODID_LIST_WORKFLOW_RUN_EVENTS = 26;
+  private static final int METHODID_AUDIT_GATE_EVIDENCE = 27;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -3849,6 +4018,10 @@ public final class WorkflowServiceGrpc {
         case METHODID_LIST_WORKFLOW_RUN_EVENTS:
           serviceImpl.listWorkflowRunEvents((dev.kxm.v1.ListWorkflowRunEventsRequest) request,
               (io.grpc.stub.StreamObserver<dev.kxm.v1.ListWorkflowRunEventsResponse>) responseObserver);
+          break;
+        case METHODID_AUDIT_GATE_EVIDENCE:
+          serviceImpl.auditGateEvidence((dev.kxm.v1.AuditGateEvidenceRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.AuditGateEvidenceResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -4057,6 +4230,13 @@ public final class WorkflowServiceGrpc {
               dev.kxm.v1.ListWorkflowRunEventsRequest,
               dev.kxm.v1.ListWorkflowRunEventsResponse>(
                 service, METHODID_LIST_WORKFLOW_RUN_EVENTS)))
+        .addMethod(
+          getAuditGateEvidenceMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.AuditGateEvidenceRequest,
+              dev.kxm.v1.AuditGateEvidenceResponse>(
+                service, METHODID_AUDIT_GATE_EVIDENCE)))
         .build();
   }
 
@@ -4132,6 +4312,7 @@ public final class WorkflowServiceGrpc {
               .addMethod(getApproveStepMethod())
               .addMethod(getRecoverStepRunMethod())
               .addMethod(getListWorkflowRunEventsMethod())
+              .addMethod(getAuditGateEvidenceMethod())
               .build();
         }
       }

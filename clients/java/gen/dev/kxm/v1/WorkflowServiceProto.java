@@ -331,6 +331,21 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_ListWorkflowRunEventsResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_AuditGateEvidenceRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_AuditGateEvidenceRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_AuditGateEvidenceResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_AuditGateEvidenceResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_GateEvidenceProblem_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_GateEvidenceProblem_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -438,202 +453,213 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
       "e\030\002 \001(\0132\022.kxm.v1.MessageIdsR\005value:\0028\001\"s" +
       "\n\014WaitResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Wor" +
       "kflowRunR\003run\022 \n\013instruction\030\002 \001(\tR\013inst" +
-      "ruction\022\032\n\010repeated\030\003 \001(\010R\010repeated\"\306\002\n\030" +
+      "ruction\022\032\n\010repeated\030\003 \001(\010R\010repeated\"\340\002\n\030" +
       "SignalWorkflowRunRequest\022\025\n\006run_id\030\001 \001(\t" +
       "R\005runId\022\035\n\nsignal_key\030\002 \001(\tR\tsignalKey\022\037" +
       "\n\013delivery_id\030\003 \001(\tR\ndeliveryId\0220\n\006statu" +
       "s\030\004 \001(\0162\030.kxm.v1.CheckpointStatusR\006statu" +
       "s\022\030\n\007summary\030\005 \001(\tR\007summary\022J\n\010evidence\030" +
       "\006 \003(\0132..kxm.v1.SignalWorkflowRunRequest." +
-      "EvidenceEntryR\010evidence\032;\n\rEvidenceEntry" +
-      "\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value" +
-      ":\0028\001\"\250\002\n\031SignalWorkflowRunResponse\022\034\n\tdu" +
-      "plicate\030\001 \001(\010R\tduplicate\0220\n\006status\030\002 \001(\016" +
-      "2\030.kxm.v1.CheckpointStatusR\006status\022\031\n\010st" +
-      "age_id\030\003 \001(\tR\007stageId\022\035\n\nsignal_key\030\004 \001(" +
-      "\tR\tsignalKey\022\024\n\005retry\030\005 \001(\010R\005retry\022\034\n\tco" +
-      "mpleted\030\006 \001(\010R\tcompleted\0223\n\025degraded_req" +
-      "uirements\030\007 \003(\tR\024degradedRequirements\022\030\n" +
-      "\007resumed\030\010 \001(\010R\007resumed\"\216\001\n\031ApproveDegra" +
-      "dationRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\031\n\010" +
-      "stage_id\030\002 \001(\tR\007stageId\022\'\n\017requirement_k" +
-      "ey\030\003 \001(\tR\016requirementKey\022\026\n\006reason\030\004 \001(\t" +
-      "R\006reason\"s\n\032ApproveDegradationResponse\0227" +
-      "\n\010approval\030\001 \001(\0132\033.kxm.v1.DegradationApp" +
-      "rovalR\010approval\022\034\n\tduplicate\030\002 \001(\010R\tdupl" +
-      "icate\"`\n\024EscalateStageRequest\022\025\n\006run_id\030" +
-      "\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 \001(\tR\007stageId\022" +
-      "\026\n\006reason\030\003 \001(\tR\006reason\"`\n\025EscalateStage" +
-      "Response\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowR" +
-      "unR\003run\022 \n\013instruction\030\002 \001(\tR\013instructio" +
-      "n\"\204\002\n\030ResolveEscalationRequest\022\025\n\006run_id" +
-      "\030\001 \001(\tR\005runId\022\026\n\006ruling\030\002 \001(\tR\006ruling\0220\n" +
-      "\006status\030\003 \001(\0162\030.kxm.v1.CheckpointStatusR" +
-      "\006status\022J\n\010evidence\030\004 \003(\0132..kxm.v1.Resol" +
-      "veEscalationRequest.EvidenceEntryR\010evide" +
-      "nce\032;\n\rEvidenceEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024" +
-      "\n\005value\030\002 \001(\tR\005value:\0028\001\"\230\001\n\031ResolveEsca" +
-      "lationResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Wor" +
-      "kflowRunR\003run\022\024\n\005retry\030\002 \001(\010R\005retry\022\034\n\tc" +
-      "ompleted\030\003 \001(\010R\tcompleted\022 \n\013instruction" +
-      "\030\004 \001(\tR\013instruction\"\372\002\n\024RecordJournalReq" +
-      "uest\022\025\n\006run_id\030\001 \001(\tR\005runId\0223\n\010category\030" +
-      "\002 \001(\0162\027.kxm.v1.JournalCategoryR\010category" +
-      "\022\030\n\007summary\030\003 \001(\tR\007summary\022+\n\004area\030\004 \001(\016" +
-      "2\027.kxm.v1.ImprovementAreaR\004area\0223\n\010sever" +
-      "ity\030\005 \001(\0162\027.kxm.v1.JournalSeverityR\010seve" +
-      "rity\022\030\n\007details\030\006 \001(\tR\007details\022\032\n\010eviden" +
-      "ce\030\007 \003(\tR\010evidence\022*\n\021related_entry_ids\030" +
-      "\010 \003(\tR\017relatedEntryIds\022\031\n\010stage_id\030\t \001(\t" +
-      "R\007stageId\022\035\n\nrequest_id\030\n \001(\tR\trequestId" +
-      "\"b\n\025RecordJournalResponse\022-\n\006record\030\001 \001(" +
-      "\0132\025.kxm.v1.JournalRecordR\006record\022\032\n\010repe" +
-      "ated\030\002 \001(\010R\010repeated\"g\n\022ListJournalReque" +
-      "st\022\025\n\006run_id\030\001 \001(\tR\005runId\022\033\n\tpage_size\030\002" +
-      " \001(\005R\010pageSize\022\035\n\npage_token\030\003 \001(\tR\tpage" +
-      "Token\"n\n\023ListJournalResponse\022/\n\007records\030" +
-      "\001 \003(\0132\025.kxm.v1.JournalRecordR\007records\022&\n" +
-      "\017next_page_token\030\002 \001(\tR\rnextPageToken\"\235\001" +
-      "\n\032PromoteJournalEntryRequest\022\031\n\010entry_id" +
-      "\030\001 \001(\tR\007entryId\022\'\n\002to\030\002 \001(\0162\027.kxm.v1.Pro" +
-      "motionStatusR\002to\022#\n\revidence_refs\030\003 \003(\tR" +
-      "\014evidenceRefs\022\026\n\006reason\030\004 \001(\tR\006reason\"x\n" +
-      "\033PromoteJournalEntryResponse\022-\n\006record\030\001" +
-      " \001(\0132\025.kxm.v1.JournalRecordR\006record\022*\n\005e" +
-      "ntry\030\002 \001(\0132\024.kxm.v1.JournalEntryR\005entry\"" +
-      "\255\001\n\033GetImprovementReportRequest\022\030\n\007proje" +
-      "ct\030\001 \001(\tR\007project\0220\n\005since\030\002 \001(\0132\032.googl" +
-      "e.protobuf.TimestampR\005since\022\037\n\013max_entri" +
-      "es\030\003 \001(\005R\nmaxEntries\022!\n\014signal_limit\030\004 \001" +
-      "(\005R\013signalLimit\"\265\001\n\034GetImprovementReport" +
-      "Response\022(\n\005areas\030\001 \003(\0132\022.kxm.v1.AreaRep" +
-      "ortR\005areas\0223\n\007signals\030\002 \003(\0132\031.kxm.v1.Imp" +
-      "rovementSignalR\007signals\022\030\n\007entries\030\003 \001(\005" +
-      "R\007entries\022\034\n\ttruncated\030\004 \001(\010R\ttruncated\"" +
-      "3\n\032ExportRetrospectiveRequest\022\025\n\006run_id\030" +
-      "\001 \001(\tR\005runId\"\222\001\n\033ExportRetrospectiveResp" +
-      "onse\022C\n\rretrospective\030\001 \001(\0132\035.kxm.v1.Wor" +
-      "kflowRetrospectiveR\rretrospective\022\022\n\004jso" +
-      "n\030\002 \001(\tR\004json\022\032\n\010markdown\030\003 \001(\tR\010markdow" +
-      "n\"-\n\024VerifyJournalRequest\022\025\n\006run_id\030\001 \001(" +
-      "\tR\005runId\"I\n\025VerifyJournalResponse\0220\n\007ver" +
-      "dict\030\001 \001(\0132\026.kxm.v1.JournalVerdictR\007verd" +
-      "ict\"\271\001\n\031CompleteAssignmentRequest\022#\n\rass" +
-      "ignment_id\030\001 \001(\tR\014assignmentId\022;\n\rworker" +
-      "_result\030\002 \001(\0132\024.kxm.v1.WorkerResultH\000R\014w" +
-      "orkerResult\0220\n\006review\030\003 \001(\0132\026.kxm.v1.Rev" +
-      "iewEnvelopeH\000R\006reviewB\010\n\006result\"\254\001\n\032Comp" +
-      "leteAssignmentResponse\0226\n\nassignment\030\001 \001" +
-      "(\0132\026.kxm.v1.StepAssignmentR\nassignment\022\034" +
-      "\n\tduplicate\030\002 \001(\010R\tduplicate\0228\n\nrun_stat" +
-      "us\030\003 \001(\0162\031.kxm.v1.WorkflowRunStatusR\trun" +
-      "Status\"\027\n\025NextAssignmentRequest\"S\n\026NextA" +
-      "ssignmentResponse\0229\n\nassignment\030\001 \001(\0132\031." +
-      "kxm.v1.AssignmentRequestR\nassignment\"v\n\022" +
-      "ApproveStepRequest\022\025\n\006run_id\030\001 \001(\tR\005runI" +
-      "d\022\027\n\007step_id\030\002 \001(\tR\006stepId\022\030\n\007outcome\030\003 " +
-      "\001(\tR\007outcome\022\026\n\006reason\030\004 \001(\tR\006reason\"<\n\023" +
-      "ApproveStepResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v" +
-      "1.WorkflowRunR\003run\"v\n\025RecoverStepRunRequ" +
-      "est\022\025\n\006run_id\030\001 \001(\tR\005runId\022.\n\006action\030\002 \001" +
-      "(\0162\026.kxm.v1.RecoveryActionR\006action\022\026\n\006re" +
-      "ason\030\003 \001(\tR\006reason\"?\n\026RecoverStepRunResp" +
-      "onse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003" +
-      "run\"y\n\034ListWorkflowRunEventsRequest\022\025\n\006r" +
-      "un_id\030\001 \001(\tR\005runId\022%\n\016after_sequence\030\002 \001" +
-      "(\003R\rafterSequence\022\033\n\tpage_size\030\003 \001(\005R\010pa" +
-      "geSize\"v\n\035ListWorkflowRunEventsResponse\022" +
-      "0\n\006events\030\001 \003(\0132\030.kxm.v1.WorkflowRunEven" +
-      "tR\006events\022#\n\rlast_sequence\030\002 \001(\003R\014lastSe" +
-      "quence*m\n\020DefinitionFormat\022!\n\035DEFINITION" +
-      "_FORMAT_UNSPECIFIED\020\000\022\032\n\026DEFINITION_FORM" +
-      "AT_JSON\020\001\022\032\n\026DEFINITION_FORMAT_YAML\020\002*\202\001" +
-      "\n\016RecoveryAction\022\037\n\033RECOVERY_ACTION_UNSP" +
-      "ECIFIED\020\000\022\031\n\025RECOVERY_ACTION_RETRY\020\001\022\030\n\024" +
-      "RECOVERY_ACTION_FAIL\020\002\022\032\n\026RECOVERY_ACTIO" +
-      "N_CANCEL\020\0032\270\030\n\017WorkflowService\022\201\001\n\032Regis" +
-      "terWorkflowDefinition\022).kxm.v1.RegisterW" +
-      "orkflowDefinitionRequest\032*.kxm.v1.Regist" +
-      "erWorkflowDefinitionResponse\"\014\352\340\030\010\010\002\020\000\030\001" +
-      "(\004\022\213\001\n\025GetWorkflowDefinition\022$.kxm.v1.Ge" +
-      "tWorkflowDefinitionRequest\032%.kxm.v1.GetW" +
-      "orkflowDefinitionResponse\"%\352\340\030!\010\004\020\001\030\002\"\027k" +
-      "xm_workflow_definition(\001\022\222\001\n\027ListWorkflo" +
-      "wDefinitions\022&.kxm.v1.ListWorkflowDefini" +
-      "tionsRequest\032\'.kxm.v1.ListWorkflowDefini" +
-      "tionsResponse\"&\352\340\030\"\010\007\020\001\030\002\"\030kxm_workflow_" +
-      "definitions(\001\022o\n\024RegisterGateRegistry\022#." +
-      "kxm.v1.RegisterGateRegistryRequest\032$.kxm" +
-      ".v1.RegisterGateRegistryResponse\"\014\352\340\030\010\010\002" +
-      "\020\000\030\001(\004\022s\n\017GetGateRegistry\022\036.kxm.v1.GetGa" +
-      "teRegistryRequest\032\037.kxm.v1.GetGateRegist" +
-      "ryResponse\"\037\352\340\030\033\010\004\020\001\030\002\"\021kxm_gate_registr" +
-      "y(\001\022c\n\020StartWorkflowRun\022\037.kxm.v1.StartWo" +
-      "rkflowRunRequest\032 .kxm.v1.StartWorkflowR" +
-      "unResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\016GetWorkflowR" +
-      "un\022\035.kxm.v1.GetWorkflowRunRequest\032\036.kxm." +
-      "v1.GetWorkflowRunResponse\"\036\352\340\030\032\010\007\020\001\030\002\"\020k" +
-      "xm_workflow_run(\001\022v\n\020ListWorkflowRuns\022\037." +
-      "kxm.v1.ListWorkflowRunsRequest\032 .kxm.v1." +
-      "ListWorkflowRunsResponse\"\037\352\340\030\033\010\007\020\001\030\002\"\021kx" +
-      "m_workflow_runs(\001\022f\n\021CancelWorkflowRun\022 " +
-      ".kxm.v1.CancelWorkflowRunRequest\032!.kxm.v" +
-      "1.CancelWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(" +
-      "\004\022c\n\020RerunWorkflowRun\022\037.kxm.v1.RerunWork" +
-      "flowRunRequest\032 .kxm.v1.RerunWorkflowRun" +
-      "Response\"\014\352\340\030\010\010\002\020\000\030\001(\004\022j\n\nCheckpoint\022\031.k" +
-      "xm.v1.CheckpointRequest\032\032.kxm.v1.Checkpo" +
-      "intResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_workflow_ch" +
-      "eckpoint(\001\022R\n\004Wait\022\023.kxm.v1.WaitRequest\032" +
-      "\024.kxm.v1.WaitResponse\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_w" +
-      "orkflow_wait(\001\022f\n\021SignalWorkflowRun\022 .kx" +
-      "m.v1.SignalWorkflowRunRequest\032!.kxm.v1.S" +
-      "ignalWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022i" +
-      "\n\022ApproveDegradation\022!.kxm.v1.ApproveDeg" +
-      "radationRequest\032\".kxm.v1.ApproveDegradat" +
-      "ionResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022q\n\rEscalateSta" +
-      "ge\022\034.kxm.v1.EscalateStageRequest\032\035.kxm.v" +
-      "1.EscalateStageResponse\"#\352\340\030\037\010\005\020\000\030\002\"\025kxm" +
-      "_workflow_escalate(\001\022f\n\021ResolveEscalatio" +
-      "n\022 .kxm.v1.ResolveEscalationRequest\032!.kx" +
-      "m.v1.ResolveEscalationResponse\"\014\352\340\030\010\010\002\020\000" +
-      "\030\001(\004\022o\n\rRecordJournal\022\034.kxm.v1.RecordJou" +
-      "rnalRequest\032\035.kxm.v1.RecordJournalRespon" +
-      "se\"!\352\340\030\035\010\005\020\000\030\002\"\023kxm_workflow_record(\001\022j\n" +
-      "\013ListJournal\022\032.kxm.v1.ListJournalRequest" +
-      "\032\033.kxm.v1.ListJournalResponse\"\"\352\340\030\036\010\007\020\001\030" +
-      "\002\"\024kxm_workflow_journal(\001\022l\n\023PromoteJour" +
-      "nalEntry\022\".kxm.v1.PromoteJournalEntryReq" +
-      "uest\032#.kxm.v1.PromoteJournalEntryRespons" +
-      "e\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\024GetImprovementReport" +
-      "\022#.kxm.v1.GetImprovementReportRequest\032$." +
-      "kxm.v1.GetImprovementReportResponse\"$\352\340\030" +
-      " \010\007\020\001\030\002\"\026kxm_improvement_report(\003\022\210\001\n\023Ex" +
-      "portRetrospective\022\".kxm.v1.ExportRetrosp" +
-      "ectiveRequest\032#.kxm.v1.ExportRetrospecti" +
-      "veResponse\"(\352\340\030$\010\007\020\001\030\002\"\032kxm_workflow_ret" +
-      "rospective(\001\022w\n\rVerifyJournal\022\034.kxm.v1.V" +
-      "erifyJournalRequest\032\035.kxm.v1.VerifyJourn" +
-      "alResponse\")\352\340\030%\010\007\020\001\030\002\"\033kxm_workflow_ver" +
-      "ify_journal(\003\022\202\001\n\022CompleteAssignment\022!.k" +
-      "xm.v1.CompleteAssignmentRequest\032\".kxm.v1" +
-      ".CompleteAssignmentResponse\"%\352\340\030!\010\005\020\000\030\002\"" +
-      "\027kxm_complete_assignment(\001\022r\n\016NextAssign" +
-      "ment\022\035.kxm.v1.NextAssignmentRequest\032\036.kx" +
-      "m.v1.NextAssignmentResponse\"!\352\340\030\035\010\005\020\001\030\002\"" +
-      "\023kxm_next_assignment(\001\022T\n\013ApproveStep\022\032." +
-      "kxm.v1.ApproveStepRequest\032\033.kxm.v1.Appro" +
-      "veStepResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022]\n\016RecoverS" +
-      "tepRun\022\035.kxm.v1.RecoverStepRunRequest\032\036." +
-      "kxm.v1.RecoverStepRunResponse\"\014\352\340\030\010\010\002\020\000\030" +
-      "\001(\004\022\207\001\n\025ListWorkflowRunEvents\022$.kxm.v1.L" +
-      "istWorkflowRunEventsRequest\032%.kxm.v1.Lis" +
-      "tWorkflowRunEventsResponse\"!\352\340\030\035\010\007\020\001\030\002\"\023" +
-      "kxm_workflow_events(\001B\204\001\n\ndev.kxm.v1B\024Wo" +
-      "rkflowServiceProtoP\001Z\'kxm.dev/hub/client" +
-      "s/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006K" +
-      "xm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006pr" +
-      "oto3"
+      "EvidenceEntryR\010evidence\022\030\n\007outcome\030\007 \001(\t" +
+      "R\007outcome\032;\n\rEvidenceEntry\022\020\n\003key\030\001 \001(\tR" +
+      "\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\250\002\n\031Signa" +
+      "lWorkflowRunResponse\022\034\n\tduplicate\030\001 \001(\010R" +
+      "\tduplicate\0220\n\006status\030\002 \001(\0162\030.kxm.v1.Chec" +
+      "kpointStatusR\006status\022\031\n\010stage_id\030\003 \001(\tR\007" +
+      "stageId\022\035\n\nsignal_key\030\004 \001(\tR\tsignalKey\022\024" +
+      "\n\005retry\030\005 \001(\010R\005retry\022\034\n\tcompleted\030\006 \001(\010R" +
+      "\tcompleted\0223\n\025degraded_requirements\030\007 \003(" +
+      "\tR\024degradedRequirements\022\030\n\007resumed\030\010 \001(\010" +
+      "R\007resumed\"\216\001\n\031ApproveDegradationRequest\022" +
+      "\025\n\006run_id\030\001 \001(\tR\005runId\022\031\n\010stage_id\030\002 \001(\t" +
+      "R\007stageId\022\'\n\017requirement_key\030\003 \001(\tR\016requ" +
+      "irementKey\022\026\n\006reason\030\004 \001(\tR\006reason\"s\n\032Ap" +
+      "proveDegradationResponse\0227\n\010approval\030\001 \001" +
+      "(\0132\033.kxm.v1.DegradationApprovalR\010approva" +
+      "l\022\034\n\tduplicate\030\002 \001(\010R\tduplicate\"`\n\024Escal" +
+      "ateStageRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\031" +
+      "\n\010stage_id\030\002 \001(\tR\007stageId\022\026\n\006reason\030\003 \001(" +
+      "\tR\006reason\"`\n\025EscalateStageResponse\022%\n\003ru" +
+      "n\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022 \n\013ins" +
+      "truction\030\002 \001(\tR\013instruction\"\204\002\n\030ResolveE" +
+      "scalationRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022" +
+      "\026\n\006ruling\030\002 \001(\tR\006ruling\0220\n\006status\030\003 \001(\0162" +
+      "\030.kxm.v1.CheckpointStatusR\006status\022J\n\010evi" +
+      "dence\030\004 \003(\0132..kxm.v1.ResolveEscalationRe" +
+      "quest.EvidenceEntryR\010evidence\032;\n\rEvidenc" +
+      "eEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\tR" +
+      "\005value:\0028\001\"\230\001\n\031ResolveEscalationResponse" +
+      "\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\022" +
+      "\024\n\005retry\030\002 \001(\010R\005retry\022\034\n\tcompleted\030\003 \001(\010" +
+      "R\tcompleted\022 \n\013instruction\030\004 \001(\tR\013instru" +
+      "ction\"\372\002\n\024RecordJournalRequest\022\025\n\006run_id" +
+      "\030\001 \001(\tR\005runId\0223\n\010category\030\002 \001(\0162\027.kxm.v1" +
+      ".JournalCategoryR\010category\022\030\n\007summary\030\003 " +
+      "\001(\tR\007summary\022+\n\004area\030\004 \001(\0162\027.kxm.v1.Impr" +
+      "ovementAreaR\004area\0223\n\010severity\030\005 \001(\0162\027.kx" +
+      "m.v1.JournalSeverityR\010severity\022\030\n\007detail" +
+      "s\030\006 \001(\tR\007details\022\032\n\010evidence\030\007 \003(\tR\010evid" +
+      "ence\022*\n\021related_entry_ids\030\010 \003(\tR\017related" +
+      "EntryIds\022\031\n\010stage_id\030\t \001(\tR\007stageId\022\035\n\nr" +
+      "equest_id\030\n \001(\tR\trequestId\"b\n\025RecordJour" +
+      "nalResponse\022-\n\006record\030\001 \001(\0132\025.kxm.v1.Jou" +
+      "rnalRecordR\006record\022\032\n\010repeated\030\002 \001(\010R\010re" +
+      "peated\"g\n\022ListJournalRequest\022\025\n\006run_id\030\001" +
+      " \001(\tR\005runId\022\033\n\tpage_size\030\002 \001(\005R\010pageSize" +
+      "\022\035\n\npage_token\030\003 \001(\tR\tpageToken\"n\n\023ListJ" +
+      "ournalResponse\022/\n\007records\030\001 \003(\0132\025.kxm.v1" +
+      ".JournalRecordR\007records\022&\n\017next_page_tok" +
+      "en\030\002 \001(\tR\rnextPageToken\"\235\001\n\032PromoteJourn" +
+      "alEntryRequest\022\031\n\010entry_id\030\001 \001(\tR\007entryI" +
+      "d\022\'\n\002to\030\002 \001(\0162\027.kxm.v1.PromotionStatusR\002" +
+      "to\022#\n\revidence_refs\030\003 \003(\tR\014evidenceRefs\022" +
+      "\026\n\006reason\030\004 \001(\tR\006reason\"x\n\033PromoteJourna" +
+      "lEntryResponse\022-\n\006record\030\001 \001(\0132\025.kxm.v1." +
+      "JournalRecordR\006record\022*\n\005entry\030\002 \001(\0132\024.k" +
+      "xm.v1.JournalEntryR\005entry\"\255\001\n\033GetImprove" +
+      "mentReportRequest\022\030\n\007project\030\001 \001(\tR\007proj" +
+      "ect\0220\n\005since\030\002 \001(\0132\032.google.protobuf.Tim" +
+      "estampR\005since\022\037\n\013max_entries\030\003 \001(\005R\nmaxE" +
+      "ntries\022!\n\014signal_limit\030\004 \001(\005R\013signalLimi" +
+      "t\"\265\001\n\034GetImprovementReportResponse\022(\n\005ar" +
+      "eas\030\001 \003(\0132\022.kxm.v1.AreaReportR\005areas\0223\n\007" +
+      "signals\030\002 \003(\0132\031.kxm.v1.ImprovementSignal" +
+      "R\007signals\022\030\n\007entries\030\003 \001(\005R\007entries\022\034\n\tt" +
+      "runcated\030\004 \001(\010R\ttruncated\"3\n\032ExportRetro" +
+      "spectiveRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\"\222" +
+      "\001\n\033ExportRetrospectiveResponse\022C\n\rretros" +
+      "pective\030\001 \001(\0132\035.kxm.v1.WorkflowRetrospec" +
+      "tiveR\rretrospective\022\022\n\004json\030\002 \001(\tR\004json\022" +
+      "\032\n\010markdown\030\003 \001(\tR\010markdown\"-\n\024VerifyJou" +
+      "rnalRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\"I\n\025Ve" +
+      "rifyJournalResponse\0220\n\007verdict\030\001 \001(\0132\026.k" +
+      "xm.v1.JournalVerdictR\007verdict\"\271\001\n\031Comple" +
+      "teAssignmentRequest\022#\n\rassignment_id\030\001 \001" +
+      "(\tR\014assignmentId\022;\n\rworker_result\030\002 \001(\0132" +
+      "\024.kxm.v1.WorkerResultH\000R\014workerResult\0220\n" +
+      "\006review\030\003 \001(\0132\026.kxm.v1.ReviewEnvelopeH\000R" +
+      "\006reviewB\010\n\006result\"\254\001\n\032CompleteAssignment" +
+      "Response\0226\n\nassignment\030\001 \001(\0132\026.kxm.v1.St" +
+      "epAssignmentR\nassignment\022\034\n\tduplicate\030\002 " +
+      "\001(\010R\tduplicate\0228\n\nrun_status\030\003 \001(\0162\031.kxm" +
+      ".v1.WorkflowRunStatusR\trunStatus\"\027\n\025Next" +
+      "AssignmentRequest\"S\n\026NextAssignmentRespo" +
+      "nse\0229\n\nassignment\030\001 \001(\0132\031.kxm.v1.Assignm" +
+      "entRequestR\nassignment\"v\n\022ApproveStepReq" +
+      "uest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\027\n\007step_id\030\002" +
+      " \001(\tR\006stepId\022\030\n\007outcome\030\003 \001(\tR\007outcome\022\026" +
+      "\n\006reason\030\004 \001(\tR\006reason\"<\n\023ApproveStepRes" +
+      "ponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR" +
+      "\003run\"v\n\025RecoverStepRunRequest\022\025\n\006run_id\030" +
+      "\001 \001(\tR\005runId\022.\n\006action\030\002 \001(\0162\026.kxm.v1.Re" +
+      "coveryActionR\006action\022\026\n\006reason\030\003 \001(\tR\006re" +
+      "ason\"?\n\026RecoverStepRunResponse\022%\n\003run\030\001 " +
+      "\001(\0132\023.kxm.v1.WorkflowRunR\003run\"y\n\034ListWor" +
+      "kflowRunEventsRequest\022\025\n\006run_id\030\001 \001(\tR\005r" +
+      "unId\022%\n\016after_sequence\030\002 \001(\003R\rafterSeque" +
+      "nce\022\033\n\tpage_size\030\003 \001(\005R\010pageSize\"v\n\035List" +
+      "WorkflowRunEventsResponse\0220\n\006events\030\001 \003(" +
+      "\0132\030.kxm.v1.WorkflowRunEventR\006events\022#\n\rl" +
+      "ast_sequence\030\002 \001(\003R\014lastSequence\"1\n\030Audi" +
+      "tGateEvidenceRequest\022\025\n\006run_id\030\001 \001(\tR\005ru" +
+      "nId\"\206\001\n\031AuditGateEvidenceResponse\022\026\n\006int" +
+      "act\030\001 \001(\010R\006intact\022\030\n\007records\030\002 \001(\005R\007reco" +
+      "rds\0227\n\010problems\030\003 \003(\0132\033.kxm.v1.GateEvide" +
+      "nceProblemR\010problems\"f\n\023GateEvidenceProb" +
+      "lem\022\022\n\004code\030\001 \001(\tR\004code\022#\n\rassignment_id" +
+      "\030\002 \001(\tR\014assignmentId\022\026\n\006detail\030\003 \001(\tR\006de" +
+      "tail*m\n\020DefinitionFormat\022!\n\035DEFINITION_F" +
+      "ORMAT_UNSPECIFIED\020\000\022\032\n\026DEFINITION_FORMAT" +
+      "_JSON\020\001\022\032\n\026DEFINITION_FORMAT_YAML\020\002*\202\001\n\016" +
+      "RecoveryAction\022\037\n\033RECOVERY_ACTION_UNSPEC" +
+      "IFIED\020\000\022\031\n\025RECOVERY_ACTION_RETRY\020\001\022\030\n\024RE" +
+      "COVERY_ACTION_FAIL\020\002\022\032\n\026RECOVERY_ACTION_" +
+      "CANCEL\020\0032\264\031\n\017WorkflowService\022\201\001\n\032Registe" +
+      "rWorkflowDefinition\022).kxm.v1.RegisterWor" +
+      "kflowDefinitionRequest\032*.kxm.v1.Register" +
+      "WorkflowDefinitionResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004" +
+      "\022\213\001\n\025GetWorkflowDefinition\022$.kxm.v1.GetW" +
+      "orkflowDefinitionRequest\032%.kxm.v1.GetWor" +
+      "kflowDefinitionResponse\"%\352\340\030!\010\004\020\001\030\002\"\027kxm" +
+      "_workflow_definition(\001\022\222\001\n\027ListWorkflowD" +
+      "efinitions\022&.kxm.v1.ListWorkflowDefiniti" +
+      "onsRequest\032\'.kxm.v1.ListWorkflowDefiniti" +
+      "onsResponse\"&\352\340\030\"\010\007\020\001\030\002\"\030kxm_workflow_de" +
+      "finitions(\001\022o\n\024RegisterGateRegistry\022#.kx" +
+      "m.v1.RegisterGateRegistryRequest\032$.kxm.v" +
+      "1.RegisterGateRegistryResponse\"\014\352\340\030\010\010\002\020\000" +
+      "\030\001(\004\022s\n\017GetGateRegistry\022\036.kxm.v1.GetGate" +
+      "RegistryRequest\032\037.kxm.v1.GetGateRegistry" +
+      "Response\"\037\352\340\030\033\010\004\020\001\030\002\"\021kxm_gate_registry(" +
+      "\001\022c\n\020StartWorkflowRun\022\037.kxm.v1.StartWork" +
+      "flowRunRequest\032 .kxm.v1.StartWorkflowRun" +
+      "Response\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\016GetWorkflowRun" +
+      "\022\035.kxm.v1.GetWorkflowRunRequest\032\036.kxm.v1" +
+      ".GetWorkflowRunResponse\"\036\352\340\030\032\010\007\020\001\030\002\"\020kxm" +
+      "_workflow_run(\001\022v\n\020ListWorkflowRuns\022\037.kx" +
+      "m.v1.ListWorkflowRunsRequest\032 .kxm.v1.Li" +
+      "stWorkflowRunsResponse\"\037\352\340\030\033\010\007\020\001\030\002\"\021kxm_" +
+      "workflow_runs(\001\022f\n\021CancelWorkflowRun\022 .k" +
+      "xm.v1.CancelWorkflowRunRequest\032!.kxm.v1." +
+      "CancelWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022" +
+      "c\n\020RerunWorkflowRun\022\037.kxm.v1.RerunWorkfl" +
+      "owRunRequest\032 .kxm.v1.RerunWorkflowRunRe" +
+      "sponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022j\n\nCheckpoint\022\031.kxm" +
+      ".v1.CheckpointRequest\032\032.kxm.v1.Checkpoin" +
+      "tResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_workflow_chec" +
+      "kpoint(\001\022R\n\004Wait\022\023.kxm.v1.WaitRequest\032\024." +
+      "kxm.v1.WaitResponse\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_wor" +
+      "kflow_wait(\001\022f\n\021SignalWorkflowRun\022 .kxm." +
+      "v1.SignalWorkflowRunRequest\032!.kxm.v1.Sig" +
+      "nalWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022i\n\022" +
+      "ApproveDegradation\022!.kxm.v1.ApproveDegra" +
+      "dationRequest\032\".kxm.v1.ApproveDegradatio" +
+      "nResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022q\n\rEscalateStage" +
+      "\022\034.kxm.v1.EscalateStageRequest\032\035.kxm.v1." +
+      "EscalateStageResponse\"#\352\340\030\037\010\005\020\000\030\002\"\025kxm_w" +
+      "orkflow_escalate(\001\022f\n\021ResolveEscalation\022" +
+      " .kxm.v1.ResolveEscalationRequest\032!.kxm." +
+      "v1.ResolveEscalationResponse\"\014\352\340\030\010\010\002\020\000\030\001" +
+      "(\004\022o\n\rRecordJournal\022\034.kxm.v1.RecordJourn" +
+      "alRequest\032\035.kxm.v1.RecordJournalResponse" +
+      "\"!\352\340\030\035\010\005\020\000\030\002\"\023kxm_workflow_record(\001\022j\n\013L" +
+      "istJournal\022\032.kxm.v1.ListJournalRequest\032\033" +
+      ".kxm.v1.ListJournalResponse\"\"\352\340\030\036\010\007\020\001\030\002\"" +
+      "\024kxm_workflow_journal(\001\022l\n\023PromoteJourna" +
+      "lEntry\022\".kxm.v1.PromoteJournalEntryReque" +
+      "st\032#.kxm.v1.PromoteJournalEntryResponse\"" +
+      "\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\024GetImprovementReport\022#" +
+      ".kxm.v1.GetImprovementReportRequest\032$.kx" +
+      "m.v1.GetImprovementReportResponse\"$\352\340\030 \010" +
+      "\007\020\001\030\002\"\026kxm_improvement_report(\003\022\210\001\n\023Expo" +
+      "rtRetrospective\022\".kxm.v1.ExportRetrospec" +
+      "tiveRequest\032#.kxm.v1.ExportRetrospective" +
+      "Response\"(\352\340\030$\010\007\020\001\030\002\"\032kxm_workflow_retro" +
+      "spective(\001\022w\n\rVerifyJournal\022\034.kxm.v1.Ver" +
+      "ifyJournalRequest\032\035.kxm.v1.VerifyJournal" +
+      "Response\")\352\340\030%\010\007\020\001\030\002\"\033kxm_workflow_verif" +
+      "y_journal(\003\022\202\001\n\022CompleteAssignment\022!.kxm" +
+      ".v1.CompleteAssignmentRequest\032\".kxm.v1.C" +
+      "ompleteAssignmentResponse\"%\352\340\030!\010\005\020\000\030\002\"\027k" +
+      "xm_complete_assignment(\001\022r\n\016NextAssignme" +
+      "nt\022\035.kxm.v1.NextAssignmentRequest\032\036.kxm." +
+      "v1.NextAssignmentResponse\"!\352\340\030\035\010\005\020\001\030\002\"\023k" +
+      "xm_next_assignment(\001\022T\n\013ApproveStep\022\032.kx" +
+      "m.v1.ApproveStepRequest\032\033.kxm.v1.Approve" +
+      "StepResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022]\n\016RecoverSte" +
+      "pRun\022\035.kxm.v1.RecoverStepRunRequest\032\036.kx" +
+      "m.v1.RecoverStepRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(" +
+      "\004\022\207\001\n\025ListWorkflowRunEvents\022$.kxm.v1.Lis" +
+      "tWorkflowRunEventsRequest\032%.kxm.v1.ListW" +
+      "orkflowRunEventsResponse\"!\352\340\030\035\010\007\020\001\030\002\"\023kx" +
+      "m_workflow_events(\001\022z\n\021AuditGateEvidence" +
+      "\022 .kxm.v1.AuditGateEvidenceRequest\032!.kxm" +
+      ".v1.AuditGateEvidenceResponse\" \352\340\030\034\010\007\020\001\030" +
+      "\002\"\022kxm_workflow_audit(\003B\204\001\n\ndev.kxm.v1B\024" +
+      "WorkflowServiceProtoP\001Z\'kxm.dev/hub/clie" +
+      "nts/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002" +
+      "\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006" +
+      "proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -826,7 +852,7 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
     internal_static_kxm_v1_SignalWorkflowRunRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_SignalWorkflowRunRequest_descriptor,
-        new java.lang.String[] { "RunId", "SignalKey", "DeliveryId", "Status", "Summary", "Evidence", });
+        new java.lang.String[] { "RunId", "SignalKey", "DeliveryId", "Status", "Summary", "Evidence", "Outcome", });
     internal_static_kxm_v1_SignalWorkflowRunRequest_EvidenceEntry_descriptor =
       internal_static_kxm_v1_SignalWorkflowRunRequest_descriptor.getNestedType(0);
     internal_static_kxm_v1_SignalWorkflowRunRequest_EvidenceEntry_fieldAccessorTable = new
@@ -1013,6 +1039,24 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ListWorkflowRunEventsResponse_descriptor,
         new java.lang.String[] { "Events", "LastSequence", });
+    internal_static_kxm_v1_AuditGateEvidenceRequest_descriptor =
+      getDescriptor().getMessageType(55);
+    internal_static_kxm_v1_AuditGateEvidenceRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_AuditGateEvidenceRequest_descriptor,
+        new java.lang.String[] { "RunId", });
+    internal_static_kxm_v1_AuditGateEvidenceResponse_descriptor =
+      getDescriptor().getMessageType(56);
+    internal_static_kxm_v1_AuditGateEvidenceResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_AuditGateEvidenceResponse_descriptor,
+        new java.lang.String[] { "Intact", "Records", "Problems", });
+    internal_static_kxm_v1_GateEvidenceProblem_descriptor =
+      getDescriptor().getMessageType(57);
+    internal_static_kxm_v1_GateEvidenceProblem_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_GateEvidenceProblem_descriptor,
+        new java.lang.String[] { "Code", "AssignmentId", "Detail", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.DurationProto.getDescriptor();
     com.google.protobuf.StructProto.getDescriptor();
