@@ -224,9 +224,16 @@ class Gate:
         self._limiter.check(caller.identity, None, self._rate_class)  # positional: the hot path
         # Step 6: after every credential and the rate limit, before presence, the first write.
         attempt = None
-        if self._tool and (call.tokens is not NO_TOKENS or authenticated.sessions):
+        if self._tool and (call.tokens is not NO_TOKENS or authenticated.sessions or authenticated.bound_assignments):
             attempt = await check_tool_call(
-                hub.store, hub.token_keys, caller, authenticated.sessions, self._tool, call.tokens, now=hub.now()
+                hub.store,
+                hub.token_keys,
+                caller,
+                authenticated.sessions,
+                self._tool,
+                call.tokens,
+                now=hub.now(),
+                bound_assignments=authenticated.bound_assignments,
             )
         agent = authenticated.agent
         if agent is not None and self._renews_presence:

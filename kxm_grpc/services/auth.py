@@ -31,6 +31,7 @@ from kxm_grpc.domain.secrets import (
 )
 from kxm_grpc.domain.tokens import ActiveSession
 from kxm_grpc.errors import NotFound, PermissionDenied, Reason, Unauthenticated
+from kxm_grpc.services.workflows import token_bound
 from kxm_grpc.store import Store, Tx
 
 
@@ -78,6 +79,8 @@ class Authenticated:
     sessions: tuple[ActiveSession, ...] = ()
     """The session tokens in force for the calling agent's name when this was read (``services/tokens.py``):
     a session token is a credential, so it is cached and invalidated with the rest."""
+    bound_assignments: tuple[str, ...] = ()
+    """The calling agent's open assignments that require their attempt token (``token_bound``)."""
 
 
 def _invalid_auth() -> Unauthenticated:
@@ -338,7 +341,7 @@ def _resolve(tx: Tx, admin_token_hash: str | None, credentials: Credentials, acc
         raise _invalid_agent()
     caller = Caller(CredentialKind.AGENT, project=agent.project, agent_id=agent.id, agent_name=agent.name)
     sessions = tuple(tx.session_tokens.active_for_name(agent.project, agent.name, now))
-    return Authenticated(caller, agent, sessions)
+    return Authenticated(caller, agent, sessions, token_bound.bound_assignments(tx, agent.id))
 
 
 def _named_project(tx: Tx, credentials: Credentials) -> str | None:

@@ -15,7 +15,9 @@ transaction: this process's cached authentications drop at once, other replicas'
    agent's and of its project, and must not be revoked (SESSION_TOKEN_INVALID otherwise). Its
    policy decides the call when no attempt token was presented.
 3. With neither, an agent whose name holds a session in force must present one
-   (SESSION_TOKEN_REQUIRED): leaving the token off never lifts its policy.
+   (SESSION_TOKEN_REQUIRED): leaving the token off never lifts its policy. Without an attempt
+   token, an agent holding an open assignment of a workflow that sets ``requireAttemptTokens``
+   is refused every tool but ``kxm_next_assignment`` (ATTEMPT_TOKEN_REQUIRED), checked before 2.
 4. The deciding policy is evaluated on the tool (``domain/tool_policy.py``): TOOL_POLICY_DENIED.
 
 An attempt token is honoured only while its assignment is open: once the assignment is closed
@@ -341,16 +343,19 @@ async def check_tool_call(
     presented: PresentedTokens,
     *,
     now: int,
+    bound_assignments: Sequence[str] = (),
 ) -> AttemptClaims | None:
     """Admit or refuse a call of ``tool`` (see the module docstring); the verified attempt claims, if any.
 
-    ``sessions`` are the sessions in force of the calling agent's name when its authentication was
-    read (possibly a second old: one revoked since on another replica is still listed, one minted
-    there not yet, which is read from the store).
+    ``bound_assignments`` are the agent's open assignments whose workflow requires attempt tokens
+    (read with its authentication): without an attempt token, only ``kxm_next_assignment`` (which
+    hands out the token) is allowed. ``sessions`` are the sessions in force of the calling agent's
+    name when its authentication was read (possibly a second old: one revoked since on another
+    replica is still listed, one minted there not yet, which is read from the store).
 
     Raises:
-        PermissionDenied: ATTEMPT_TOKEN_INVALID, SESSION_TOKEN_INVALID, SESSION_TOKEN_REQUIRED or
-            TOOL_POLICY_DENIED, each with metadata saying what to do next.
+        PermissionDenied: ATTEMPT_TOKEN_INVALID, ATTEMPT_TOKEN_REQUIRED, SESSION_TOKEN_INVALID,
+            SESSION_TOKEN_REQUIRED or TOOL_POLICY_DENIED, each with metadata saying what to do next.
     """
     attempt: AttemptClaims | None = None
     policy: ToolPolicy | None = None
@@ -364,6 +369,8 @@ async def check_tool_call(
         if tool != COMPLETE_TOOL:
             await _check_assignment_open(store, verified)
         attempt, policy, kind = verified, verified.tool_policy, "attempt"
+    elif bound_assignments and tool != NEXT_TOOL:
+        raise _attempt_token_required(tool, bound_assignments[0])
     if presented.session is not None:
         session = verify_token(presented.session, SESSION_SCHEMA, keyring, now=now)
         assert isinstance(session, SessionClaims)
@@ -383,6 +390,19 @@ async def check_tool_call(
 
 
 COMPLETE_TOOL = "kxm_complete_assignment"
+NEXT_TOOL = "kxm_next_assignment"
+
+
+def _attempt_token_required(tool: str, assignment_id: str) -> PermissionDenied:
+    return PermissionDenied(
+        f"calling {tool} needs the attempt token of your open assignment {assignment_id}: its workflow requires it",
+        reason=Reason.ATTEMPT_TOKEN_REQUIRED,
+        metadata={
+            "tool": tool,
+            "assignmentId": assignment_id,
+            "nextAction": "present the assignment's attempt_token (x-kxm-attempt-token, KXM_ATTEMPT_TOKEN)",
+        },
+    )
 
 
 async def _check_assignment_open(store: Store, claims: AttemptClaims) -> None:

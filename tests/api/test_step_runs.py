@@ -438,3 +438,54 @@ async def test_a_wait_step_takes_its_signal_once(hub: Hub, project: Project, mak
         events = (await admin.workflows.list_run_events(run.id)).events
     signalled = [e for e in events if e.type == "step.signalled"]
     assert len(signalled) == 1 and signalled[0].payload["outcome"] == "open"
+
+
+async def test_a_workflow_that_requires_attempt_tokens_binds_its_assignees(
+    hub: Hub, project: Project, make_agent: AgentFactory
+) -> None:
+    """With ``requireAttemptTokens``, an assignee's tool calls without its attempt token are refused
+    while its assignment is open (NextAssignment, which hands the token out, excepted); with the
+    token they are served; once the assignment closes the agent is free again."""
+    document = {
+        "schema": "kxm.workflow.v1",
+        "id": "bound",
+        "project": "alpha",
+        "requireAttemptTokens": True,
+        "steps": [
+            {
+                "id": "build",
+                "kind": "agent",
+                "agent": "builder",
+                "on": {"passed": "sign-off", "failed": _end("failed")},
+            },
+            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+        ],
+    }
+    builder = await make_agent("builder")
+    bystander = await make_agent("bystander")
+    await builder.agents.list()  # authenticated (and cached) before the assignment exists
+    async with hub.admin(project="alpha") as admin:
+        await admin.workflows.register_definition(document)
+        await admin.workflows.start_run("bound", delivery_id="one")
+
+    assignment = await next_of(builder)
+    with pytest.raises(HubError) as refused:
+        await builder.agents.list()
+    await bystander.agents.list()  # only the assignee is bound
+    builder.use_tokens(attempt_token=assignment.attempt_token)
+    await builder.agents.list()
+    await call(
+        builder,
+        "CompleteAssignment",
+        pb.CompleteAssignmentRequest(
+            assignment_id=assignment.assignment_id, worker_result=env.WorkerResult(outcome="passed")
+        ),
+    )
+    with pytest.raises(HubError) as closed:
+        await builder.agents.list()  # the token of a closed assignment is honoured no more
+    builder.use_tokens()
+    await builder.agents.list()  # and without it the agent is free
+
+    assert refused.value.reason == Reason.ATTEMPT_TOKEN_REQUIRED
+    assert refused.value.metadata["assignmentId"] == assignment.assignment_id
+    assert (closed.value.reason, closed.value.metadata["defect"]) == (Reason.ATTEMPT_TOKEN_INVALID, "assignment_closed")

@@ -43,6 +43,7 @@ from kxm_grpc.domain.workflows.plans.model import StepKind, StepWorkflow
 from kxm_grpc.domain.workflows.plans.reload import PlanCorrupt, load_plan
 from kxm_grpc.errors import DataLoss, Reason
 from kxm_grpc.services import timers
+from kxm_grpc.services.auth import credentials_changed
 from kxm_grpc.services.messages import send_from_hub
 from kxm_grpc.store import Tx
 from kxm_grpc.store.protocols.step_runs import (
@@ -242,11 +243,15 @@ def _carry_out(
     if effect.kind is EffectKind.DISPATCH:
         assert effect.member is not None
         dispatch(tx, run, effect.member, plan, gates, settings, now)
+        if plan.require_attempt_tokens:
+            credentials_changed(tx)  # the assignee is now bound to its token (``token_bound``)
     elif effect.kind is EffectKind.REVOKE:
         assert effect.member is not None
         member = effect.member
         tx.step_runs.close_assignment(member.id, _CLOSED[member.status], end_time=now, result=encode_result(member))
         timers.cancel(tx, ASSIGNMENT_TIMER, member.id)
+        if plan.require_attempt_tokens:
+            credentials_changed(tx)
     elif effect.kind is EffectKind.RETRY_DISPATCH:
         timers.schedule(tx, RETRY_TIMER, run.id, now + RETRY_AFTER)
     elif effect.kind is EffectKind.ARM_RUN_DEADLINE:

@@ -271,6 +271,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """PERMISSION_DENIED: the session token (x-kxm-session-token) is malformed, of another schema, signed by an unknown key, forged or altered, expired, revoked, or another agent's or project's; metadata: token, defect, nextAction."""
     ERROR_REASON_SESSION_TOKEN_REQUIRED: _ErrorReason.ValueType  # 132
     """PERMISSION_DENIED: the calling agent holds an active session token and must present it (x-kxm-session-token, KXM_SESSION_TOKEN) on every call of a tool; metadata: tool, nextAction."""
+    ERROR_REASON_ATTEMPT_TOKEN_REQUIRED: _ErrorReason.ValueType  # 135
+    """PERMISSION_DENIED: the calling agent holds an open assignment of a workflow that requires attempt tokens (requireAttemptTokens) and must present that assignment's token (x-kxm-attempt-token, KXM_ATTEMPT_TOKEN) on every call of a tool but NextAssignment; metadata: tool, assignmentId, nextAction."""
     ERROR_REASON_SESSION_TOKEN_NOT_FOUND: _ErrorReason.ValueType  # 133
     """NOT_FOUND: no session token of the project has this session id; metadata: sessionId."""
     ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED: _ErrorReason.ValueType  # 134
@@ -550,6 +552,8 @@ ERROR_REASON_SESSION_TOKEN_INVALID: ErrorReason.ValueType  # 131
 """PERMISSION_DENIED: the session token (x-kxm-session-token) is malformed, of another schema, signed by an unknown key, forged or altered, expired, revoked, or another agent's or project's; metadata: token, defect, nextAction."""
 ERROR_REASON_SESSION_TOKEN_REQUIRED: ErrorReason.ValueType  # 132
 """PERMISSION_DENIED: the calling agent holds an active session token and must present it (x-kxm-session-token, KXM_SESSION_TOKEN) on every call of a tool; metadata: tool, nextAction."""
+ERROR_REASON_ATTEMPT_TOKEN_REQUIRED: ErrorReason.ValueType  # 135
+"""PERMISSION_DENIED: the calling agent holds an open assignment of a workflow that requires attempt tokens (requireAttemptTokens) and must present that assignment's token (x-kxm-attempt-token, KXM_ATTEMPT_TOKEN) on every call of a tool but NextAssignment; metadata: tool, assignmentId, nextAction."""
 ERROR_REASON_SESSION_TOKEN_NOT_FOUND: ErrorReason.ValueType  # 133
 """NOT_FOUND: no session token of the project has this session id; metadata: sessionId."""
 ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED: ErrorReason.ValueType  # 134

@@ -49,7 +49,7 @@ class LeaseServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long, ttl or wait out of range.
     - FAILED_PRECONDITION (ERROR_REASON_LEASE_HELD): another agent holds a live lease (after the wait, if any);
       metadata: name, holderAgentId, holderAgentName, expireTime, fencingToken.
-    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
     """
     RenewLease: _grpc.UnaryUnaryMultiCallable[_lease_service_pb2.RenewLeaseRequest, _lease_service_pb2.RenewLeaseResponse]
     """RenewLease extends the caller's live lease; the token and acquire time stay the same.
@@ -60,7 +60,7 @@ class LeaseServiceStub:
     - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): the name was never leased in the project.
     - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
     - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the lease lapsed; re-acquire it.
-    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
     """
     ReleaseLease: _grpc.UnaryUnaryMultiCallable[_lease_service_pb2.ReleaseLeaseRequest, _lease_service_pb2.ReleaseLeaseResponse]
     """ReleaseLease ends the caller's lease; the name's fencing token keeps its high-water mark.
@@ -70,7 +70,7 @@ class LeaseServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_LEASE_TOKEN_REQUIRED): bad name, or no token.
     - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
     - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
-    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
     """
     GetLease: _grpc.UnaryUnaryMultiCallable[_lease_service_pb2.GetLeaseRequest, _lease_service_pb2.GetLeaseResponse]
     """GetLease reads the current grant of a name, live or lapsed.
@@ -79,7 +79,7 @@ class LeaseServiceStub:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long.
     - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
-    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
     """
     ListLeases: _grpc.UnaryUnaryMultiCallable[_lease_service_pb2.ListLeasesRequest, _lease_service_pb2.ListLeasesResponse]
     """ListLeases lists the project's leases by name, live ones only unless include_lapsed is set.
@@ -87,7 +87,7 @@ class LeaseServiceStub:
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
-    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
     """
     CheckFence: _grpc.UnaryUnaryMultiCallable[_lease_service_pb2.CheckFenceRequest, _lease_service_pb2.CheckFenceResponse]
     """CheckFence tells a resource whether a fencing token is still the current, live grant of a name.
@@ -98,7 +98,7 @@ class LeaseServiceStub:
     - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
     - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): a newer token was granted; metadata: name, fencingToken, presentedToken.
     - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the token is the latest but its lease lapsed.
-    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
     """
 
 @_typing.type_check_only
@@ -122,7 +122,7 @@ class LeaseServiceAsyncStub(LeaseServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long, ttl or wait out of range.
     - FAILED_PRECONDITION (ERROR_REASON_LEASE_HELD): another agent holds a live lease (after the wait, if any);
       metadata: name, holderAgentId, holderAgentName, expireTime, fencingToken.
-    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
     """
     RenewLease: _aio.UnaryUnaryMultiCallable[_lease_service_pb2.RenewLeaseRequest, _lease_service_pb2.RenewLeaseResponse]  # type: ignore[assignment]
     """RenewLease extends the caller's live lease; the token and acquire time stay the same.
@@ -133,7 +133,7 @@ class LeaseServiceAsyncStub(LeaseServiceStub):
     - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): the name was never leased in the project.
     - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
     - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the lease lapsed; re-acquire it.
-    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
     """
     ReleaseLease: _aio.UnaryUnaryMultiCallable[_lease_service_pb2.ReleaseLeaseRequest, _lease_service_pb2.ReleaseLeaseResponse]  # type: ignore[assignment]
     """ReleaseLease ends the caller's lease; the name's fencing token keeps its high-water mark.
@@ -143,7 +143,7 @@ class LeaseServiceAsyncStub(LeaseServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_LEASE_TOKEN_REQUIRED): bad name, or no token.
     - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
     - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
-    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
     """
     GetLease: _aio.UnaryUnaryMultiCallable[_lease_service_pb2.GetLeaseRequest, _lease_service_pb2.GetLeaseResponse]  # type: ignore[assignment]
     """GetLease reads the current grant of a name, live or lapsed.
@@ -152,7 +152,7 @@ class LeaseServiceAsyncStub(LeaseServiceStub):
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long.
     - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
-    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
     """
     ListLeases: _aio.UnaryUnaryMultiCallable[_lease_service_pb2.ListLeasesRequest, _lease_service_pb2.ListLeasesResponse]  # type: ignore[assignment]
     """ListLeases lists the project's leases by name, live ones only unless include_lapsed is set.
@@ -160,7 +160,7 @@ class LeaseServiceAsyncStub(LeaseServiceStub):
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
-    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
     """
     CheckFence: _aio.UnaryUnaryMultiCallable[_lease_service_pb2.CheckFenceRequest, _lease_service_pb2.CheckFenceResponse]  # type: ignore[assignment]
     """CheckFence tells a resource whether a fencing token is still the current, live grant of a name.
@@ -171,7 +171,7 @@ class LeaseServiceAsyncStub(LeaseServiceStub):
     - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
     - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): a newer token was granted; metadata: name, fencingToken, presentedToken.
     - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the token is the latest but its lease lapsed.
-    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+    - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
     """
 
 class LeaseServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -198,7 +198,7 @@ class LeaseServiceServicer(metaclass=_abc_1.ABCMeta):
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long, ttl or wait out of range.
         - FAILED_PRECONDITION (ERROR_REASON_LEASE_HELD): another agent holds a live lease (after the wait, if any);
           metadata: name, holderAgentId, holderAgentName, expireTime, fencingToken.
-        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
         """
 
     @_abc_1.abstractmethod
@@ -215,7 +215,7 @@ class LeaseServiceServicer(metaclass=_abc_1.ABCMeta):
         - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): the name was never leased in the project.
         - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
         - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the lease lapsed; re-acquire it.
-        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
         """
 
     @_abc_1.abstractmethod
@@ -231,7 +231,7 @@ class LeaseServiceServicer(metaclass=_abc_1.ABCMeta):
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_LEASE_TOKEN_REQUIRED): bad name, or no token.
         - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
         - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
-        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
         """
 
     @_abc_1.abstractmethod
@@ -246,7 +246,7 @@ class LeaseServiceServicer(metaclass=_abc_1.ABCMeta):
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long.
         - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
-        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
         """
 
     @_abc_1.abstractmethod
@@ -260,7 +260,7 @@ class LeaseServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
-        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
         """
 
     @_abc_1.abstractmethod
@@ -277,7 +277,7 @@ class LeaseServiceServicer(metaclass=_abc_1.ABCMeta):
         - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
         - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): a newer token was granted; metadata: name, fencingToken, presentedToken.
         - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the token is the latest but its lease lapsed.
-        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+        - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
         """
 
 def add_LeaseServiceServicer_to_server(servicer: LeaseServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

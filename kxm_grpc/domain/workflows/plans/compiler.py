@@ -87,6 +87,8 @@ def compile_workflow(
         plan["planHash"] = _hash_config(workflow.plan_hash)
     if workflow.repro_oracle is not None:
         plan["reproOracle"] = _hash_config(workflow.repro_oracle)
+    if workflow.require_attempt_tokens:  # only when set: the plans of workflows without it keep their hash
+        plan["requireAttemptTokens"] = True
     return plan
 
 

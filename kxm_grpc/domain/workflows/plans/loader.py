@@ -64,6 +64,7 @@ _TOP_FIELDS = (
     "planHash",
     "reproOracle",
     "requirePlanHash",
+    "requireAttemptTokens",
     "steps",
 )
 _LIMIT_FIELDS = ("maxTransitions", "maxRunDurationMs", "maxModelCost", "currency")
@@ -155,6 +156,7 @@ def _workflow(r: Reader, raw: object, workflow_id: str | None) -> StepWorkflow |
     agents = _agents(r, value.get("agents"))
     gate_workers = read_agents(r, value.get("gateWorkers"), "gateWorkers", required=False)
     limits = _limits(r, value.get("limits"))
+    require_tokens = r.boolean(value.get("requireAttemptTokens"), "requireAttemptTokens")
 
     steps: list[Step] = []
     first: dict[str, int] = {}
@@ -190,6 +192,7 @@ def _workflow(r: Reader, raw: object, workflow_id: str | None) -> StepWorkflow |
         plan_hash=plan_hash,
         repro_oracle=repro_oracle,
         require_plan_hash=require,
+        require_attempt_tokens=bool(require_tokens),
     )
 
 

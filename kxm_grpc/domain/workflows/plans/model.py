@@ -273,6 +273,9 @@ class StepWorkflow:
     repro_oracle: EvidenceHashConfig | None = None
     require_plan_hash: tuple[str, ...] = ()
     """Step ids, unique, sorted by code unit."""
+    require_attempt_tokens: bool = False
+    """``requireAttemptTokens``: while an agent holds an open assignment of a run of this workflow,
+    its calls of tools must present an attempt token (ATTEMPT_TOKEN_REQUIRED otherwise)."""
 
     def step(self, step_id: str) -> Step | None:
         return next((step for step in self.steps if step.id == step_id), None)

@@ -75,6 +75,7 @@ def load_plan(plan: Mapping[str, Any]) -> tuple[StepWorkflow, dict[str, GateDefi
             plan_hash=_hash_config(plan.get("planHash")),
             repro_oracle=_hash_config(plan.get("reproOracle")),
             require_plan_hash=tuple(plan["requirePlanHash"]),
+            require_attempt_tokens=plan.get("requireAttemptTokens", False) is True,
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         if isinstance(error, PlanCorrupt):

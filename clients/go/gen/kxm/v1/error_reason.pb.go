@@ -280,6 +280,8 @@ const (
 	ErrorReason_ERROR_REASON_SESSION_TOKEN_INVALID ErrorReason = 131
 	// PERMISSION_DENIED: the calling agent holds an active session token and must present it (x-kxm-session-token, KXM_SESSION_TOKEN) on every call of a tool; metadata: tool, nextAction.
 	ErrorReason_ERROR_REASON_SESSION_TOKEN_REQUIRED ErrorReason = 132
+	// PERMISSION_DENIED: the calling agent holds an open assignment of a workflow that requires attempt tokens (requireAttemptTokens) and must present that assignment's token (x-kxm-attempt-token, KXM_ATTEMPT_TOKEN) on every call of a tool but NextAssignment; metadata: tool, assignmentId, nextAction.
+	ErrorReason_ERROR_REASON_ATTEMPT_TOKEN_REQUIRED ErrorReason = 135
 	// NOT_FOUND: no session token of the project has this session id; metadata: sessionId.
 	ErrorReason_ERROR_REASON_SESSION_TOKEN_NOT_FOUND ErrorReason = 133
 	// RESOURCE_EXHAUSTED: the agent already holds the most active session tokens it may (16); revoke one first; metadata: agentId, limit.
@@ -426,6 +428,7 @@ var (
 		130: "ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION",
 		131: "ERROR_REASON_SESSION_TOKEN_INVALID",
 		132: "ERROR_REASON_SESSION_TOKEN_REQUIRED",
+		135: "ERROR_REASON_ATTEMPT_TOKEN_REQUIRED",
 		133: "ERROR_REASON_SESSION_TOKEN_NOT_FOUND",
 		134: "ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED",
 		150: "ERROR_REASON_ASSIGNMENT_CLOSED",
@@ -560,6 +563,7 @@ var (
 		"ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION":         130,
 		"ERROR_REASON_SESSION_TOKEN_INVALID":                 131,
 		"ERROR_REASON_SESSION_TOKEN_REQUIRED":                132,
+		"ERROR_REASON_ATTEMPT_TOKEN_REQUIRED":                135,
 		"ERROR_REASON_SESSION_TOKEN_NOT_FOUND":               133,
 		"ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED":           134,
 		"ERROR_REASON_ASSIGNMENT_CLOSED":                     150,
@@ -603,7 +607,7 @@ var File_kxm_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xaa*\n" +
+	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xd4*\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_PROTOCOL_ERROR\x10\x01\x12\x1d\n" +
@@ -728,7 +732,8 @@ const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\"ERROR_REASON_ATTEMPT_TOKEN_INVALID\x10\x81\x01\x12/\n" +
 	"*ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION\x10\x82\x01\x12'\n" +
 	"\"ERROR_REASON_SESSION_TOKEN_INVALID\x10\x83\x01\x12(\n" +
-	"#ERROR_REASON_SESSION_TOKEN_REQUIRED\x10\x84\x01\x12)\n" +
+	"#ERROR_REASON_SESSION_TOKEN_REQUIRED\x10\x84\x01\x12(\n" +
+	"#ERROR_REASON_ATTEMPT_TOKEN_REQUIRED\x10\x87\x01\x12)\n" +
 	"$ERROR_REASON_SESSION_TOKEN_NOT_FOUND\x10\x85\x01\x12-\n" +
 	"(ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED\x10\x86\x01\x12#\n" +
 	"\x1eERROR_REASON_ASSIGNMENT_CLOSED\x10\x96\x01\x12&\n" +

@@ -1010,6 +1010,14 @@ public enum ErrorReason
   ERROR_REASON_SESSION_TOKEN_REQUIRED(132),
   /**
    * <pre>
+   * PERMISSION_DENIED: the calling agent holds an open assignment of a workflow that requires attempt tokens (requireAttemptTokens) and must present that assignment's token (x-kxm-attempt-token, KXM_ATTEMPT_TOKEN) on every call of a tool but NextAssignment; metadata: tool, assignmentId, nextAction.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ATTEMPT_TOKEN_REQUIRED = 135;</code>
+   */
+  ERROR_REASON_ATTEMPT_TOKEN_REQUIRED(135),
+  /**
+   * <pre>
    * NOT_FOUND: no session token of the project has this session id; metadata: sessionId.
    * </pre>
    *
@@ -2080,6 +2088,14 @@ public enum ErrorReason
   public static final int ERROR_REASON_SESSION_TOKEN_REQUIRED_VALUE = 132;
   /**
    * <pre>
+   * PERMISSION_DENIED: the calling agent holds an open assignment of a workflow that requires attempt tokens (requireAttemptTokens) and must present that assignment's token (x-kxm-attempt-token, KXM_ATTEMPT_TOKEN) on every call of a tool but NextAssignment; metadata: tool, assignmentId, nextAction.
+   * </pre>
+   *
+   * <code>ERROR_REASON_ATTEMPT_TOKEN_REQUIRED = 135;</code>
+   */
+  public static final int ERROR_REASON_ATTEMPT_TOKEN_REQUIRED_VALUE = 135;
+  /**
+   * <pre>
    * NOT_FOUND: no session token of the project has this session id; metadata: sessionId.
    * </pre>
    *
@@ -2299,6 +2315,7 @@ public enum ErrorReason
       case 130: return ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION;
       case 131: return ERROR_REASON_SESSION_TOKEN_INVALID;
       case 132: return ERROR_REASON_SESSION_TOKEN_REQUIRED;
+      case 135: return ERROR_REASON_ATTEMPT_TOKEN_REQUIRED;
       case 133: return ERROR_REASON_SESSION_TOKEN_NOT_FOUND;
       case 134: return ERROR_REASON_SESSION_TOKEN_LIMIT_REACHED;
       case 150: return ERROR_REASON_ASSIGNMENT_CLOSED;

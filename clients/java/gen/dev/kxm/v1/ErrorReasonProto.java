@@ -35,7 +35,7 @@ public final class ErrorReasonProto extends com.google.protobuf.GeneratedFile {
       descriptor;
   static {
     java.lang.String[] descriptorData = {
-      "\n\031kxm/v1/error_reason.proto\022\006kxm.v1*\252*\n\013" +
+      "\n\031kxm/v1/error_reason.proto\022\006kxm.v1*\324*\n\013" +
       "ErrorReason\022\034\n\030ERROR_REASON_UNSPECIFIED\020" +
       "\000\022\037\n\033ERROR_REASON_PROTOCOL_ERROR\020\001\022\035\n\031ER" +
       "ROR_REASON_INVALID_JSON\020\002\022\'\n#ERROR_REASO" +
@@ -162,19 +162,20 @@ public final class ErrorReasonProto extends com.google.protobuf.GeneratedFile {
       "R_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION\020\202" +
       "\001\022\'\n\"ERROR_REASON_SESSION_TOKEN_INVALID\020" +
       "\203\001\022(\n#ERROR_REASON_SESSION_TOKEN_REQUIRE" +
-      "D\020\204\001\022)\n$ERROR_REASON_SESSION_TOKEN_NOT_F" +
-      "OUND\020\205\001\022-\n(ERROR_REASON_SESSION_TOKEN_LI" +
-      "MIT_REACHED\020\206\001\022#\n\036ERROR_REASON_ASSIGNMEN" +
-      "T_CLOSED\020\226\001\022&\n!ERROR_REASON_WORKFLOW_NOT" +
-      "_BLOCKED\020\227\001\022&\n!ERROR_REASON_ASSIGNMENT_N" +
-      "OT_FOUND\020\230\001\022&\n!ERROR_REASON_ASSIGNMENT_F" +
-      "ORBIDDEN\020\231\001\022(\n#ERROR_REASON_WORKFLOW_KIN" +
-      "D_MISMATCH\020\214\001\022&\n!ERROR_REASON_GATE_REGIS" +
-      "TRY_IN_USE\020\215\001\022)\n$ERROR_REASON_GATE_REGIS" +
-      "TRY_NOT_FOUND\020\216\001B\200\001\n\ndev.kxm.v1B\020ErrorRe" +
-      "asonProtoP\001Z\'kxm.dev/hub/clients/go/gen/" +
-      "kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022K" +
-      "xm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
+      "D\020\204\001\022(\n#ERROR_REASON_ATTEMPT_TOKEN_REQUI" +
+      "RED\020\207\001\022)\n$ERROR_REASON_SESSION_TOKEN_NOT" +
+      "_FOUND\020\205\001\022-\n(ERROR_REASON_SESSION_TOKEN_" +
+      "LIMIT_REACHED\020\206\001\022#\n\036ERROR_REASON_ASSIGNM" +
+      "ENT_CLOSED\020\226\001\022&\n!ERROR_REASON_WORKFLOW_N" +
+      "OT_BLOCKED\020\227\001\022&\n!ERROR_REASON_ASSIGNMENT" +
+      "_NOT_FOUND\020\230\001\022&\n!ERROR_REASON_ASSIGNMENT" +
+      "_FORBIDDEN\020\231\001\022(\n#ERROR_REASON_WORKFLOW_K" +
+      "IND_MISMATCH\020\214\001\022&\n!ERROR_REASON_GATE_REG" +
+      "ISTRY_IN_USE\020\215\001\022)\n$ERROR_REASON_GATE_REG" +
+      "ISTRY_NOT_FOUND\020\216\001B\200\001\n\ndev.kxm.v1B\020Error" +
+      "ReasonProtoP\001Z\'kxm.dev/hub/clients/go/ge" +
+      "n/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002" +
+      "\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,

@@ -284,7 +284,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long, ttl or wait out of range.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_HELD): another agent holds a live lease (after the wait, if any);
      *   metadata: name, holderAgentId, holderAgentName, expireTime, fencingToken.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void acquireLease(dev.kxm.v1.AcquireLeaseRequest request,
@@ -301,7 +301,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): the name was never leased in the project.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the lease lapsed; re-acquire it.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void renewLease(dev.kxm.v1.RenewLeaseRequest request,
@@ -317,7 +317,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_LEASE_TOKEN_REQUIRED): bad name, or no token.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void releaseLease(dev.kxm.v1.ReleaseLeaseRequest request,
@@ -332,7 +332,7 @@ public final class LeaseServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void getLease(dev.kxm.v1.GetLeaseRequest request,
@@ -346,7 +346,7 @@ public final class LeaseServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void listLeases(dev.kxm.v1.ListLeasesRequest request,
@@ -363,7 +363,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): a newer token was granted; metadata: name, fencingToken, presentedToken.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the token is the latest but its lease lapsed.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     default void checkFence(dev.kxm.v1.CheckFenceRequest request,
@@ -422,7 +422,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long, ttl or wait out of range.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_HELD): another agent holds a live lease (after the wait, if any);
      *   metadata: name, holderAgentId, holderAgentName, expireTime, fencingToken.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void acquireLease(dev.kxm.v1.AcquireLeaseRequest request,
@@ -440,7 +440,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): the name was never leased in the project.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the lease lapsed; re-acquire it.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void renewLease(dev.kxm.v1.RenewLeaseRequest request,
@@ -457,7 +457,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_LEASE_TOKEN_REQUIRED): bad name, or no token.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void releaseLease(dev.kxm.v1.ReleaseLeaseRequest request,
@@ -473,7 +473,7 @@ public final class LeaseServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void getLease(dev.kxm.v1.GetLeaseRequest request,
@@ -488,7 +488,7 @@ public final class LeaseServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void listLeases(dev.kxm.v1.ListLeasesRequest request,
@@ -506,7 +506,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): a newer token was granted; metadata: name, fencingToken, presentedToken.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the token is the latest but its lease lapsed.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public void checkFence(dev.kxm.v1.CheckFenceRequest request,
@@ -548,7 +548,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long, ttl or wait out of range.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_HELD): another agent holds a live lease (after the wait, if any);
      *   metadata: name, holderAgentId, holderAgentName, expireTime, fencingToken.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.AcquireLeaseResponse acquireLease(dev.kxm.v1.AcquireLeaseRequest request) throws io.grpc.StatusException {
@@ -565,7 +565,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): the name was never leased in the project.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the lease lapsed; re-acquire it.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.RenewLeaseResponse renewLease(dev.kxm.v1.RenewLeaseRequest request) throws io.grpc.StatusException {
@@ -581,7 +581,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_LEASE_TOKEN_REQUIRED): bad name, or no token.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.ReleaseLeaseResponse releaseLease(dev.kxm.v1.ReleaseLeaseRequest request) throws io.grpc.StatusException {
@@ -596,7 +596,7 @@ public final class LeaseServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.GetLeaseResponse getLease(dev.kxm.v1.GetLeaseRequest request) throws io.grpc.StatusException {
@@ -610,7 +610,7 @@ public final class LeaseServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.ListLeasesResponse listLeases(dev.kxm.v1.ListLeasesRequest request) throws io.grpc.StatusException {
@@ -627,7 +627,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): a newer token was granted; metadata: name, fencingToken, presentedToken.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the token is the latest but its lease lapsed.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.CheckFenceResponse checkFence(dev.kxm.v1.CheckFenceRequest request) throws io.grpc.StatusException {
@@ -668,7 +668,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long, ttl or wait out of range.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_HELD): another agent holds a live lease (after the wait, if any);
      *   metadata: name, holderAgentId, holderAgentName, expireTime, fencingToken.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.AcquireLeaseResponse acquireLease(dev.kxm.v1.AcquireLeaseRequest request) {
@@ -685,7 +685,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): the name was never leased in the project.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the lease lapsed; re-acquire it.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.RenewLeaseResponse renewLease(dev.kxm.v1.RenewLeaseRequest request) {
@@ -701,7 +701,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_LEASE_TOKEN_REQUIRED): bad name, or no token.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.ReleaseLeaseResponse releaseLease(dev.kxm.v1.ReleaseLeaseRequest request) {
@@ -716,7 +716,7 @@ public final class LeaseServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.GetLeaseResponse getLease(dev.kxm.v1.GetLeaseRequest request) {
@@ -730,7 +730,7 @@ public final class LeaseServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.ListLeasesResponse listLeases(dev.kxm.v1.ListLeasesRequest request) {
@@ -747,7 +747,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): a newer token was granted; metadata: name, fencingToken, presentedToken.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the token is the latest but its lease lapsed.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public dev.kxm.v1.CheckFenceResponse checkFence(dev.kxm.v1.CheckFenceRequest request) {
@@ -788,7 +788,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long, ttl or wait out of range.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_HELD): another agent holds a live lease (after the wait, if any);
      *   metadata: name, holderAgentId, holderAgentName, expireTime, fencingToken.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.AcquireLeaseResponse> acquireLease(
@@ -806,7 +806,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): the name was never leased in the project.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the lease lapsed; re-acquire it.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RenewLeaseResponse> renewLease(
@@ -823,7 +823,7 @@ public final class LeaseServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_LEASE_TOKEN_REQUIRED): bad name, or no token.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): the caller is not the holder or the token is not current.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ReleaseLeaseResponse> releaseLease(
@@ -839,7 +839,7 @@ public final class LeaseServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): name is empty or too long.
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetLeaseResponse> getLease(
@@ -854,7 +854,7 @@ public final class LeaseServiceGrpc {
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad or insufficient credentials.
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListLeasesResponse> listLeases(
@@ -872,7 +872,7 @@ public final class LeaseServiceGrpc {
      * - NOT_FOUND (ERROR_REASON_LEASE_NOT_FOUND): no lease is held on the name.
      * - ABORTED (ERROR_REASON_LEASE_SUPERSEDED): a newer token was granted; metadata: name, fencingToken, presentedToken.
      * - FAILED_PRECONDITION (ERROR_REASON_LEASE_EXPIRED): the token is the latest but its lease lapsed.
-     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token it did not present (docs/tool-policy.md).
+     * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.CheckFenceResponse> checkFence(
