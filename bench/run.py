@@ -702,8 +702,8 @@ async def group_steps(run: Run, wanted: set[str]) -> None:
         )
         tokens = _alternating(
             {
-                "token_rpc_plain": lambda: steps.TokenCalls(h.address, cfg, h.pid, with_token=False),
-                "token_rpc_attempt": lambda: steps.TokenCalls(h.address, cfg, h.pid, with_token=True),
+                f"token_rpc_{mode}": partial(lambda mode: steps.TokenCalls(h.address, cfg, h.pid, mode=mode), mode)
+                for mode in steps.TokenCalls.MODES
             },
             cfg.reps,
         )
@@ -712,6 +712,11 @@ async def group_steps(run: Run, wanted: set[str]) -> None:
             (
                 "token_rpc_attempt",
                 "the same with its attempt token in x-kxm-attempt-token; ratio = hub CPU per call ÷ without",
+            ),
+            (
+                "token_rpc_padding",
+                "the same with a header of the token's length that admission does not read (the bytes carried, "
+                "not verified); ratio = hub CPU per call ÷ without",
             ),
         ):
             await _one(
@@ -722,7 +727,7 @@ async def group_steps(run: Run, wanted: set[str]) -> None:
                 f"callers={cfg.steps_runs}",
                 tokens[name],
                 group="steps",
-                ceiling="token_rpc_plain" if name == "token_rpc_attempt" else None,
+                ceiling=None if name == "token_rpc_plain" else "token_rpc_plain",
                 basis="cpu",
                 note=note,
             )

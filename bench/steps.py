@@ -28,10 +28,12 @@ Then the attempt token (``x-kxm-attempt-token``):
 - ``token_verify``: in this process, ``tokens.verify_token`` and ``tool_policy.evaluate`` of an attempt
   token as the dispatcher mints it (a policy with an allow and a deny list), called directly; its CPU
   is this thread's;
-- ``token_rpc_plain`` and ``token_rpc_attempt``: ``GetCallerIdentity`` (a tool, ``kxm_whoami``: the
-  cheapest call admission checks tokens on) by an agent with an open assignment, in a closed loop of
-  ``journal_workers`` callers, without and with that assignment's attempt token in its metadata,
-  repetitions alternating; attempt − plain is what the token adds to a call end to end.
+- ``token_rpc_plain``, ``token_rpc_attempt`` and ``token_rpc_padding``: ``GetCallerIdentity`` (a tool,
+  ``kxm_whoami``: the cheapest call admission checks tokens on) by an agent with an open assignment, in
+  a closed loop of ``steps_runs`` callers: without a token, with that assignment's attempt token in
+  its metadata, and with a header of the same length admission does not read, repetitions
+  alternating. attempt − plain is what the token adds to a call end to end; padding − plain the part
+  of it that is carrying the bytes.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ import asyncio
 import itertools
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from bench.checkpoints import Phases
@@ -230,7 +233,8 @@ class StepRuns:
                 raise TimeoutError("the first assignments did not all arrive")
             await asyncio.sleep(0.005)
 
-    async def rep(self) -> Rep:
+    async def rep(self, *, before_measuring: Callable[[], None] | None = None) -> Rep:
+        """One repetition (``before_measuring`` is called before each measured phase: the profiler's start)."""
         phases = Phases(self.pid)
         last = self.cfg.steps_chain - 1
         runs: list[str] = []
@@ -250,6 +254,8 @@ class StepRuns:
 
         for _ in range(self.cfg.steps_phases):
             await phases.untimed(self._start(runs))
+            if before_measuring is not None:
+                before_measuring()
             await phases.run(len(runs), self.cfg.steps_chain, op)
         return phases.rep()
 
@@ -320,14 +326,21 @@ def token_verify(cfg: Config) -> Rep:
 
 
 class TokenCalls:
-    """``GetCallerIdentity`` by an agent holding an open assignment, with or without its attempt token."""
+    """``GetCallerIdentity`` by an agent holding an open assignment: with no token (``plain``), with its
+    attempt token (``attempt``), or with a header of the token's length that admission does not read
+    (``padding``: what carrying the bytes costs, without verifying them)."""
 
-    def __init__(self, address: str, cfg: Config, pid: int, *, with_token: bool) -> None:
+    MODES = ("plain", "attempt", "padding")
+
+    def __init__(self, address: str, cfg: Config, pid: int, *, mode: str) -> None:
+        if mode not in self.MODES:
+            raise ValueError(f"mode must be one of {self.MODES}")
         self.cfg = cfg
         self.pid = pid
-        self.with_token = with_token
+        self.mode = mode
         self.fleet = Fleet(address)
         self.agent: Agent | None = None
+        self.metadata: tuple[tuple[str, str], ...] = ()
 
     async def open(self) -> None:
         definition_id, _, operator, (agent,) = await _project_with_definition(
@@ -340,8 +353,13 @@ class TokenCalls:
             if time.monotonic() > deadline:
                 raise TimeoutError("the token's assignment was not dispatched")
             await asyncio.sleep(0.02)
-        if self.with_token:
-            agent.client.use_tokens(attempt_token=assigned.assignment.attempt_token)
+        token = assigned.assignment.attempt_token
+        extra = {
+            "plain": (),
+            "attempt": (("x-kxm-attempt-token", token),),
+            "padding": (("x-bench-padding", "p" * len(token)),),
+        }
+        self.metadata = agent.client.metadata + extra[self.mode]
         self.agent = agent
 
     async def rep(self) -> Rep:
@@ -349,9 +367,10 @@ class TokenCalls:
         client = self.agent.client
         stub = client._stub(agent_service_pb2_grpc.AgentServiceStub)
         request = agent_service_pb2.GetCallerIdentityRequest()
+        metadata = self.metadata
 
         async def op(i: int) -> None:
-            await client._call(stub.GetCallerIdentity, request)
+            await client._call(stub.GetCallerIdentity, request, metadata=metadata)
 
         return await closed_loop(
             self.cfg.steps_runs, op, warmup=self.cfg.warmup, duration=self.cfg.duration, cpu=CpuMeter(self.pid)
