@@ -49,6 +49,17 @@ class Config:
     """Entries recorded into each of those runs (issue 15: 20)."""
     journal_report_calls: int
     """Measured GetImprovementReport calls, one at a time, after one unmeasured call."""
+    steps_runs: int
+    """Step runs in flight (one project: its maxConcurrentRuns, 8 by default, admits them), concurrent
+    senders of the send round trip, and concurrent callers of the token rows."""
+    steps_chain: int
+    """Agent steps in each run's chain (issue 16: 10-20)."""
+    steps_phases: int
+    """Phases per repetition: each starts ``steps_runs`` runs and drives them to their end."""
+    steps_reps: int
+    """Repetitions of the step rows (send round trip and steps alternating)."""
+    token_verify_calls: int
+    """In-process attempt-token verifications timed per repetition."""
 
 
 FULL = Config(
@@ -75,6 +86,11 @@ FULL = Config(
     journal_runs=1_000,
     journal_entries_per_run=20,
     journal_report_calls=5,
+    steps_runs=8,
+    steps_chain=16,
+    steps_phases=4,
+    steps_reps=3,
+    token_verify_calls=20_000,
 )
 
 QUICK = Config(
@@ -101,4 +117,9 @@ QUICK = Config(
     journal_runs=50,
     journal_entries_per_run=20,
     journal_report_calls=2,
+    steps_runs=2,
+    steps_chain=4,
+    steps_phases=4,
+    steps_reps=1,
+    token_verify_calls=400,
 )

@@ -1,11 +1,15 @@
 """Profile the hub during the core loop with py-spy (a sampling profiler attached to the hub process).
 
-    python -m bench.profile [--scenario core|delivery|checkpoint] [--pairs 8] [--seconds 12] [--gil] [--native]
+    python -m bench.profile [--scenario core|delivery|checkpoint|steps] [--pairs 8] [--seconds 12] [--gil] [--native]
 
 ``checkpoint`` profiles only checkpoints with two evidence refs (bench/checkpoints.py) at
 ``--pairs`` concurrent runs with ``--stages`` stages: enough runs are started and reviewed first
 (not profiled) for their first stage's checkpoints to last about ``--seconds``; py-spy starts
 when the first checkpoint does.
+
+``steps`` profiles step runs (bench/steps.py): ``--pairs`` runs in flight of a chain of ``--stages``
+agent steps (16 unless given), phase after phase for about ``--seconds``; py-spy starts with the
+first measured phase (the runs' starts of later phases are sampled too: one in ``--stages`` calls).
 
 py-spy is not a dependency of the hub or of ``python -m bench``; install it ad hoc
 (``.venv/bin/pip install py-spy``). Writes bench/results/profile-<stamp>.folded (collapsed stacks,
@@ -28,7 +32,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from bench import checkpoints, hub
+from bench import checkpoints, hub, steps
 from bench.common import REPO, percentile
 from bench.config import FULL
 from bench.hubproc import HubProcess
@@ -135,11 +139,40 @@ def _checkpoint_load(stages: int) -> Callable[[str, int, float, int, Callable[[]
     return load
 
 
+def _steps_load(chain: int) -> Callable[[str, int, float, int, Callable[[], None]], Coroutine[Any, Any, str]]:
+    async def load(address: str, runs: int, seconds: float, pid: int, start: Callable[[], None]) -> str:
+        # About 200 steps/s under the profiler on 2 cores: phases for the steps to fill the window.
+        phases = max(2, round(seconds * 200 / (runs * chain)) + 1)
+        cfg = dataclasses.replace(FULL, steps_runs=runs, steps_chain=chain, steps_phases=phases)
+        session = steps.StepRuns(address, cfg, pid)
+        started: list[bool] = []
+
+        def once() -> None:
+            if not started:
+                started.append(True)
+                start()
+
+        try:
+            await session.open()
+            rep = await session.rep(before_measuring=once)
+        finally:
+            await session.close()
+        return (
+            f"{rep.rate:.0f} steps/s under the profiler (p50 {percentile(rep.latencies, 50) * 1000:.2f} ms, "
+            f"{rep.ops} steps of {runs} runs in flight of {chain}-step chains, {rep.seconds:.1f} s, "
+            f"{rep.cpu_us_per_op:.0f} µs hub CPU each)"
+        )
+
+    return load
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.profile")
-    parser.add_argument("--scenario", choices=["core", "delivery", "checkpoint"], default="core")
+    parser.add_argument("--scenario", choices=["core", "delivery", "checkpoint", "steps"], default="core")
     parser.add_argument("--pairs", type=int, default=8, help="core: pairs; delivery: subscribers; checkpoint: runs")
-    parser.add_argument("--stages", type=int, default=32, help="checkpoint: stages per run")
+    parser.add_argument(
+        "--stages", type=int, default=None, help="checkpoint: stages per run (32); steps: steps per chain (16)"
+    )
     parser.add_argument("--seconds", type=float, default=12.0)
     parser.add_argument("--durability", choices=["full", "normal"], default="full")
     parser.add_argument("--rate", type=int, default=200, help="samples per second")
@@ -177,7 +210,12 @@ def main() -> int:
                 spies.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
                 time.sleep(0.3)  # py-spy attaches before the load starts
 
-            loads = {"core": _core, "delivery": _delivery, "checkpoint": _checkpoint_load(args.stages)}
+            loads = {
+                "core": _core,
+                "delivery": _delivery,
+                "checkpoint": _checkpoint_load(args.stages or 32),
+                "steps": _steps_load(args.stages or 16),
+            }
             load = loads[args.scenario]
             outcome = asyncio.run(load(h.address, args.pairs, args.seconds, h.pid, start))
             if not spies:
@@ -191,7 +229,8 @@ def main() -> int:
     what = {
         "core": f"core loop, {args.pairs} pairs",
         "delivery": f"delivery, {args.pairs} subscribers",
-        "checkpoint": f"checkpoints with two evidence refs, {args.pairs} runs, {args.stages} stages",
+        "checkpoint": f"checkpoints with two evidence refs, {args.pairs} runs, {args.stages or 32} stages",
+        "steps": f"step runs, {args.pairs} in flight, chains of {args.stages or 16} agent steps",
     }[args.scenario]
     header = (
         f"# Hub profile: {what}, durability {args.durability}\n\n"

@@ -98,11 +98,13 @@ TARGETS: list[tuple[str, str, str, float, str]] = [
 ]
 CHECKPOINT_TARGET = 3.0
 """Issue 14: a checkpoint with two evidence refs costs at most 3 × a durable send's server CPU."""
+STEP_TARGET = 4.0
+"""Issue 16: a step costs at most 4 × a durable send round trip (judged on hub CPU and on p50 latency)."""
 
 
 def targets(summaries: list[dict[str, Any]], headline_pairs: int, top_subscribers: int) -> list[dict[str, Any]]:
-    """The three targets of issue 6 and issue 14's checkpoint target (one per checkpoint scale measured),
-    judged on this run's figures."""
+    """The three targets of issue 6, issue 14's checkpoint target (one per checkpoint scale measured) and
+    issue 16's step targets (CPU and latency), judged on this run's figures."""
     scales = {"core_full": f"pairs={headline_pairs}", "delivery": f"subscribers={top_subscribers}"}
     out: list[dict[str, Any]] = []
     for name, scenario, comparison, threshold, what in TARGETS:
@@ -138,6 +140,27 @@ def targets(summaries: list[dict[str, Any]], headline_pairs: int, top_subscriber
                 "met": None if figure is None else figure <= CHECKPOINT_TARGET,
             }
         )
+    by_key = {f"{s['scenario']}/{s['scale']}": s for s in summaries}
+    step_rows: list[dict[str, Any] | None] = [s for s in summaries if s["scenario"] == "steps"]
+    for row in step_rows or [None]:
+        base = by_key.get(row["ceiling"]) if row is not None and row["ceiling"] else None
+        usable = row is not None and base is not None and not row["error"] and not base["error"]
+        cpu = row["ratio"] if usable and row is not None else None
+        latency = _ratio({**row, "ratio_basis": "p50_cost"}, base) if usable and row is not None else None
+        scale = f" ({row['scale']})" if row is not None else ""
+        for name, figure, what in (
+            ("step_cpu", cpu, "hub CPU"),
+            ("step_latency", latency, "p50 latency"),
+        ):
+            out.append(
+                {
+                    "target": name,
+                    "what": f"a step ≤ 4 × a durable send round trip's {what}{scale}",
+                    "figure": figure,
+                    "threshold": STEP_TARGET,
+                    "met": None if figure is None else figure <= STEP_TARGET,
+                }
+            )
     return out
 
 

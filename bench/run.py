@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
-from bench import ceilings, checkpoints, hub, journal, report
+from bench import ceilings, checkpoints, hub, journal, report, steps
 from bench.common import Rep, Row, ServerProcess
 from bench.config import Config
 from bench.hubproc import HubProcess
@@ -36,6 +36,7 @@ HUB = [
     "leases",
     "checkpoint",
     "journal",
+    "steps",
 ]
 NEEDS: dict[str, list[str]] = {
     "core_full": ["broker", "broker_sqlite"],
@@ -646,6 +647,97 @@ async def group_journal(run: Run, wanted: set[str]) -> None:
         )
 
 
+async def group_steps(run: Run, wanted: set[str]) -> None:
+    """The step engine (issue 16, bench/steps.py), in one hub: a step of a chain of agent steps beside
+    a durable send round trip, repetitions alternating (the baseline is a hub row, not a raw ceiling);
+    then an attempt token's cost, in this process and on a call end to end."""
+    cfg = run.cfg
+    # Send recipients and the token rows' agents make no calls for long stretches: keep them online.
+    with _started(run, "the hub", _hub(run, "steps", True, "full", "--stale-after", "3600")) as h:
+        # The address is read inside the factories: a hub that did not start fails the rows there.
+        measures = _alternating(
+            {
+                "step_send": lambda: steps.SendRoundTrips(h.address, cfg, h.pid),
+                "steps": lambda: steps.StepRuns(h.address, cfg, h.pid),
+            },
+            cfg.steps_reps,
+        )
+        scale = f"runs={cfg.steps_runs} · steps={cfg.steps_chain}"
+        shape = f"{cfg.steps_phases} phases of {cfg.steps_runs} workers × {cfg.steps_chain}"
+        await _one(
+            run,
+            wanted,
+            "step_send",
+            "round trips/s",
+            scale,
+            measures["step_send"],
+            group="steps",
+            note=f"SendMessage → message event on the recipient's open stream → AckMessages, a project per pair, "
+            f"{shape} round trips (the baseline of steps, repetitions alternating with it)",
+        )
+        await _one(
+            run,
+            wanted,
+            "steps",
+            "steps/s",
+            scale,
+            measures["steps"],
+            group="steps",
+            ceiling="step_send",
+            basis="cpu",
+            note=f"{cfg.steps_runs} runs in flight of a chain of {cfg.steps_chain} agent steps ({steps.AGENTS} agents "
+            "round-robin, streams open): assignment on the stream → ack → CompleteAssignment(passed) → the next "
+            f"dispatched; {shape} steps; ratio = hub CPU per step ÷ per send round trip",
+        )
+        await _one(
+            run,
+            wanted,
+            "token_verify",
+            "calls/s",
+            "in-process",
+            partial(_in_thread, steps.token_verify, cfg),
+            group="steps",
+            note="verify_token + evaluate of an attempt token (allow and deny lists) in the bench process; "
+            "CPU = that thread's; verify_us, evaluate_us, mint_us in the JSON",
+        )
+        tokens = _alternating(
+            {
+                f"token_rpc_{mode}": partial(lambda mode: steps.TokenCalls(h.address, cfg, h.pid, mode=mode), mode)
+                for mode in steps.TokenCalls.MODES
+            },
+            cfg.reps,
+        )
+        for name, note in (
+            ("token_rpc_plain", "GetCallerIdentity (kxm_whoami) by an agent with an open assignment, no token"),
+            (
+                "token_rpc_attempt",
+                "the same with its attempt token in x-kxm-attempt-token; ratio = hub CPU per call ÷ without",
+            ),
+            (
+                "token_rpc_padding",
+                "the same with a header of the token's length that admission does not read (the bytes carried, "
+                "not verified); ratio = hub CPU per call ÷ without",
+            ),
+        ):
+            await _one(
+                run,
+                wanted,
+                name,
+                "calls/s",
+                f"callers={cfg.steps_runs}",
+                tokens[name],
+                group="steps",
+                ceiling=None if name == "token_rpc_plain" else "token_rpc_plain",
+                basis="cpu",
+                note=note,
+            )
+
+
+async def _in_thread(measure: Callable[[Config], Rep], cfg: Config) -> list[Rep]:
+    """``reps`` repetitions of a synchronous measurement, each in a worker thread (its CPU is the thread's)."""
+    return [await asyncio.to_thread(measure, cfg) for _ in range(cfg.reps)]
+
+
 async def group_sqlite(run: Run, wanted: set[str]) -> None:
     cfg = run.cfg
     for scenario, sync, rows in (
@@ -682,6 +774,7 @@ GROUPS: list[tuple[set[str], Callable[[Run, set[str]], Awaitable[None]]]] = [
     ({"checkpoint"}, group_checkpoint),
     ({"sqlite"}, group_sqlite),
     ({"journal"}, group_journal),
+    ({"steps"}, group_steps),
 ]
 
 

@@ -55,6 +55,8 @@ def test_quick_run_measures_every_scenario(tmp_path: Path) -> None:
     expected |= {"core_full", "core_normal", "fanout", "delivery", "paced", "idle_memory", "idle_probe", "leases"}
     expected |= {"send", "checkpoint_refs", "checkpoint_plain"}  # the checkpoint group (issue 14)
     expected |= {"journal_send", "record_journal", "improvement_report"}  # the journal group (issue 15)
+    expected |= {"step_send", "steps", "token_verify"}  # the step group (issue 16)
+    expected |= {"token_rpc_plain", "token_rpc_attempt", "token_rpc_padding"}
     assert expected <= measured, expected - measured
     for row in rows:
         assert row["repetitions"] >= 1, row
@@ -68,8 +70,15 @@ def test_quick_run_measures_every_scenario(tmp_path: Path) -> None:
     for row in rows:
         if row["scenario"] in client_measured:
             assert _number(row["client_cpu_us_per_op"]), row
-    # One checkpoint target per checkpoint scale: the quick run has one.
-    assert [t["target"] for t in result["targets"]] == ["core_loop", "delivery", "idle_memory", "checkpoint_cpu"]
+    # One checkpoint target per checkpoint scale and two step targets per step scale: the quick run has one each.
+    assert [t["target"] for t in result["targets"]] == [
+        "core_loop",
+        "delivery",
+        "idle_memory",
+        "checkpoint_cpu",
+        "step_cpu",
+        "step_latency",
+    ]
     assert all(_number(t["figure"]) for t in result["targets"]), result["targets"]
     for key in ("nproc", "cpu_model", "python", "grpcio"):
         assert result["machine"][key], key
