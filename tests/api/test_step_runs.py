@@ -373,6 +373,9 @@ async def test_the_cli_approves_recovers_and_reads_events(
     assert [e["sequence"] for e in events] == list(range(1, len(events) + 1))
     approved = [e for e in events if e["type"] == "step.approved"]
     assert approved[0]["payload"]["operator"] == "admin" and approved[0]["payload"]["reason"] == "ok"
+    for audited in (approve_id, recover_id):  # a passed gate's evidence, and an uncertain one's
+        code, out, err = await kxm("workflow", "audit", audited, cwd=tmp_path, env=cli_env)
+        assert (code, out.split()[:3]) == (0, ["intact", "records", "1"]), out + err
     code, out, err = await kxm("workflow", "run", approve_id, cwd=tmp_path, env=cli_env)
     assert code == 0, err
     assert "completed" in out.splitlines()[0] and "transitions 3/3" in out
