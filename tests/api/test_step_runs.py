@@ -492,3 +492,64 @@ async def test_a_workflow_that_requires_attempt_tokens_binds_its_assignees(
     assert refused.value.reason == Reason.ATTEMPT_TOKEN_REQUIRED
     assert refused.value.metadata["assignmentId"] == assignment.assignment_id
     assert (closed.value.reason, closed.value.metadata["defect"]) == (Reason.ATTEMPT_TOKEN_INVALID, "assignment_closed")
+
+
+async def test_required_artifacts_and_receipts_are_checked_and_the_receipt_returned_with_the_run(
+    hub: Hub, project: Project, make_agent: AgentFactory
+) -> None:
+    """A passed result of a step that requires an artifact and a receipt must carry both (else it is
+    refused, naming the field, and the assignment stays open to be answered again); a receipt
+    naming another run is refused; the accepted one comes back with the run and in its events."""
+    document = {
+        "schema": "kxm.workflow.v1",
+        "id": "receipted",
+        "project": "alpha",
+        "steps": [
+            {
+                "id": "build",
+                "kind": "agent",
+                "agent": "builder",
+                "requiredEvidence": [{"key": "bundle", "kind": "artifact"}, {"key": "seat", "kind": "receipt"}],
+                "on": {"passed": "sign-off", "failed": _end("failed")},
+            },
+            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+        ],
+    }
+    builder = await make_agent("builder")
+    async with hub.admin(project="alpha") as admin:
+        await admin.workflows.register_definition(document)
+        run = (await admin.workflows.start_run("receipted", delivery_id="one")).run
+    bundle = [env.Artifact(name="bundle", path="dist/app.tgz", sha256="cd" * 32)]
+    accepted = env.TerminalReceipt(
+        status=env.TERMINAL_RECEIPT_STATUS_ACCEPTED,
+        seat="builder",
+        model="grok-4",
+        evidence=env.ReceiptEvidence(git_hash="e" * 40, test_summary=env.TestSummary(passed=12)),
+        metrics=env.UsageMetrics(duration_ms=900, cost_usd=0.02),
+    )
+
+    async def refused(**result: Any) -> HubError:
+        with pytest.raises(HubError) as error:
+            await work(builder, **result)
+        return error.value
+
+    no_artifact = await refused(receipt=accepted)
+    no_receipt = await refused(artifacts=bundle)
+    rejected = await refused(artifacts=bundle, receipt=env.TerminalReceipt(status=env.TERMINAL_RECEIPT_STATUS_REJECTED))
+    other_run = await refused(artifacts=bundle, receipt=env.TerminalReceipt(status=1, run_id="run_" + "0" * 32))
+    await work(builder, artifacts=bundle, receipt=accepted)
+
+    assert [e.field_violations[0].field for e in (no_artifact, no_receipt, rejected, other_run)] == [
+        "result.artifacts",
+        "result.receipt",
+        "result.receipt",
+        "result.receipt.runId",
+    ]
+    (kept,) = (await run_of(hub, run.id)).steps.receipts
+    assert (kept.status, kept.seat, kept.run_id, kept.stage_id) == (
+        env.TERMINAL_RECEIPT_STATUS_ACCEPTED,
+        "builder",
+        run.id,
+        "build",
+    )
+    assert kept.evidence.test_summary.passed == 12 and kept.metrics.duration_ms == 900

@@ -440,6 +440,15 @@ def test_an_approval_step_may_not_be_bypassed_either() -> None:
             lambda raw: raw["requirePlanHash"].append("ghost"),
             [("requirePlanHash[2]", "require_plan_hash_step_unknown")],
         ),
+        (
+            lambda raw: raw["steps"][2].update(requiredEvidence=[{"key": "r", "kind": "review"}]),
+            [("steps[2].requiredEvidence[0].kind", "evidence_kind_invalid")],  # a gate produces gate evidence
+        ),
+        (
+            lambda raw: raw["steps"][0].update(requiredEvidence=[{"key": "g", "kind": "gate"}]),
+            [("steps[0].requiredEvidence[0].kind", "evidence_kind_invalid")],
+        ),
+        (lambda raw: raw.update(requireAttemptTokens="yes"), [("requireAttemptTokens", "field_type_invalid")]),
     ],
 )
 def test_each_refusal_names_its_field_and_code(edit: Any, expected: list[tuple[str, str]]) -> None:

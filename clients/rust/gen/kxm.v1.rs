@@ -452,6 +452,11 @@ pub struct WorkerResult {
     /// The commit the work is on (a writing step's, full hex), when it changed a repository.
     #[prost(string, tag = "13")]
     pub commit: ::prost::alloc::string::String,
+    /// How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+    /// ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+    /// run_id and stage_id must be the assignment's run and step (or left empty).
+    #[prost(message, optional, tag = "14")]
+    pub receipt: ::core::option::Option<TerminalReceipt>,
 }
 /// Reviewer identifies who reviewed a piece of work.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -6176,6 +6181,9 @@ pub struct StepRunState {
     /// The last event's sequence number.
     #[prost(int64, tag = "15")]
     pub sequence: i64,
+    /// The latest terminal receipt of each step that returned one, in the plan's step order.
+    #[prost(message, repeated, tag = "16")]
+    pub receipts: ::prost::alloc::vec::Vec<TerminalReceipt>,
 }
 /// WorkflowRunEvent is one entry of a step run's log (`kxm.run-event.v1`).
 #[derive(Clone, PartialEq, ::prost::Message)]

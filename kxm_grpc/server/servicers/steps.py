@@ -136,8 +136,15 @@ def step_run_to_proto(loaded: Loaded) -> workflow_types_pb2.WorkflowRun:
             blocked_assignment_id=run.blocked_member or "",
             last_outcome=run.last_outcome or "",
             sequence=run.sequence,
+            receipts=[_receipt(run.receipts[step.id]) for step in loaded.plan.steps if step.id in run.receipts],
         ),
     )
+
+
+def _receipt(kept: Any) -> envelopes_pb2.TerminalReceipt:
+    """A kept receipt as its message (its status back to the enum's name)."""
+    value = {**kept, "status": "TERMINAL_RECEIPT_STATUS_" + str(kept["status"]).upper()}
+    return json_format.ParseDict(value, envelopes_pb2.TerminalReceipt())
 
 
 def inputs_from_proto(request: workflow_steps_pb2.StepRunInputs) -> RunInputs:
@@ -200,6 +207,7 @@ def worker_report(result: envelopes_pb2.WorkerResult) -> WorkerReport:
         ),
         uncertain=uncertain,
         commit=result.commit,
+        receipt=json_format.MessageToDict(result.receipt) if result.HasField("receipt") else None,
     )
 
 

@@ -442,7 +442,7 @@ def _judge(loaded: Loaded, role: MemberRole, step: Any, report: WorkerReport | R
         raise _wrong_envelope("worker_result", "this assignment is answered with a WorkerResult")
     if role is MemberRole.GATE:
         return gate_result(step, _gate(loaded, step), report)
-    return worker_result(step, report)
+    return worker_result(step, report, run_id=loaded.run.id)
 
 
 def _wrong_envelope(field: str, message: str) -> InvalidArgument:

@@ -1137,6 +1137,7 @@ class WorkerResult(_message.Message):
     CHECKS_FIELD_NUMBER: _builtins.int
     SCHEMA_FIELD_NUMBER: _builtins.int
     COMMIT_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     command: _builtins.str
     """The command the worker ran."""
     ok: _builtins.bool
@@ -1177,6 +1178,13 @@ class WorkerResult(_message.Message):
     def checks(self) -> _containers.RepeatedCompositeFieldContainer[Global___GateCheck]:
         """Checks run by gate workers."""
 
+    @_builtins.property
+    def receipt(self) -> Global___TerminalReceipt:
+        """How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+        ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+        run_id and stage_id must be the assignment's run and step (or left empty).
+        """
+
     def __init__(
         self,
         *,
@@ -1193,10 +1201,11 @@ class WorkerResult(_message.Message):
         checks: _abc.Iterable[Global___GateCheck] | None = ...,
         schema: _builtins.str = ...,
         commit: _builtins.str = ...,
+        receipt: Global___TerminalReceipt | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["changes", b"changes", "create_time", b"create_time", "telemetry", b"telemetry", "verifier_outcome", b"verifier_outcome", "worker", b"worker"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["changes", b"changes", "create_time", b"create_time", "receipt", b"receipt", "telemetry", b"telemetry", "verifier_outcome", b"verifier_outcome", "worker", b"worker"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["artifacts", b"artifacts", "changes", b"changes", "checks", b"checks", "command", b"command", "commit", b"commit", "create_time", b"create_time", "ok", b"ok", "outcome", b"outcome", "schema", b"schema", "summary", b"summary", "telemetry", b"telemetry", "verifier_outcome", b"verifier_outcome", "worker", b"worker"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["artifacts", b"artifacts", "changes", b"changes", "checks", b"checks", "command", b"command", "commit", b"commit", "create_time", b"create_time", "ok", b"ok", "outcome", b"outcome", "receipt", b"receipt", "schema", b"schema", "summary", b"summary", "telemetry", b"telemetry", "verifier_outcome", b"verifier_outcome", "worker", b"worker"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

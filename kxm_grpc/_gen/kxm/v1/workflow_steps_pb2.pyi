@@ -10,6 +10,7 @@ from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from kxm_grpc._gen.kxm.v1 import envelopes_pb2 as _envelopes_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -240,6 +241,7 @@ class StepRunState(_message.Message):
     BLOCKED_ASSIGNMENT_ID_FIELD_NUMBER: _builtins.int
     LAST_OUTCOME_FIELD_NUMBER: _builtins.int
     SEQUENCE_FIELD_NUMBER: _builtins.int
+    RECEIPTS_FIELD_NUMBER: _builtins.int
     current_step_id: _builtins.str
     """The current step (empty once the run ended)."""
     step_attempt: _builtins.int
@@ -276,6 +278,10 @@ class StepRunState(_message.Message):
     def edge_uses(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
         """Transitions taken per `<step>/<outcome>` edge."""
 
+    @_builtins.property
+    def receipts(self) -> _containers.RepeatedCompositeFieldContainer[_envelopes_pb2.TerminalReceipt]:
+        """The latest terminal receipt of each step that returned one, in the plan's step order."""
+
     def __init__(
         self,
         *,
@@ -294,10 +300,11 @@ class StepRunState(_message.Message):
         blocked_assignment_id: _builtins.str = ...,
         last_outcome: _builtins.str = ...,
         sequence: _builtins.int = ...,
+        receipts: _abc.Iterable[_envelopes_pb2.TerminalReceipt] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["assignments", b"assignments", "attempts", b"attempts", "blocked_assignment_id", b"blocked_assignment_id", "cost_usd", b"cost_usd", "current_step_id", b"current_step_id", "edge_uses", b"edge_uses", "head_commit", b"head_commit", "last_outcome", b"last_outcome", "phase", b"phase", "plan_value", b"plan_value", "sequence", b"sequence", "step_attempt", b"step_attempt", "transition_budget", b"transition_budget", "transitions", b"transitions", "unmetered_results", b"unmetered_results"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["assignments", b"assignments", "attempts", b"attempts", "blocked_assignment_id", b"blocked_assignment_id", "cost_usd", b"cost_usd", "current_step_id", b"current_step_id", "edge_uses", b"edge_uses", "head_commit", b"head_commit", "last_outcome", b"last_outcome", "phase", b"phase", "plan_value", b"plan_value", "receipts", b"receipts", "sequence", b"sequence", "step_attempt", b"step_attempt", "transition_budget", b"transition_budget", "transitions", b"transitions", "unmetered_results", b"unmetered_results"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -63,6 +63,7 @@ def encode(run: StepRun) -> dict[str, JsonValue]:
             "handoff": run.inputs.handoff,
             "notes": run.inputs.notes,
         },
+        "receipts": {step_id: dict(receipt) for step_id, receipt in run.receipts.items()},
     }
 
 
@@ -137,6 +138,7 @@ def decode(document: Mapping[str, Any]) -> StepRun:
             last_outcome=document["lastOutcome"],
             head_commit=document["headCommit"],
             inputs=_decode_inputs(document["inputs"]),
+            receipts={str(k): dict(v) for k, v in document.get("receipts", {}).items()},
         )
     except SnapshotCorrupt:
         raise

@@ -249,6 +249,8 @@ def complete(
     b.set(cost_usd=b.run.cost_usd + (cost or 0.0), unmetered=b.run.unmetered + (cost is None))
     if result.commit and step.writes:
         b.set(head_commit=result.commit)
+    if result.receipt is not None:
+        b.set(receipts={**b.run.receipts, step.id: result.receipt})
     b.emit(
         "assignment.completed",
         assignmentId=member.id,
@@ -264,6 +266,7 @@ def complete(
         durationMs=result.duration_ms,
         model=result.model,
         commit=result.commit,
+        receipt=dict(result.receipt) if result.receipt is not None else None,
     )
     limit = b.plan.limits.max_model_cost
     if limit is not None and b.run.cost_usd >= limit:

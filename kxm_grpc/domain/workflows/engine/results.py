@@ -17,10 +17,12 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
+from kxm_grpc.domain.workflows.engine import receipts
 from kxm_grpc.domain.workflows.engine.state import Result
 from kxm_grpc.domain.workflows.plans.gates import GateDefinition, GateKind
-from kxm_grpc.domain.workflows.plans.model import GateExpect, Step
+from kxm_grpc.domain.workflows.plans.model import EvidenceKind, GateExpect, Step
 from kxm_grpc.errors import InvalidArgument, invalid_field
 
 PASSED = "passed"
@@ -71,6 +73,8 @@ class WorkerReport:
     """For a gate: why its outcome cannot be known (the worker's ``outcome`` is ``uncertain``)."""
     commit: str = ""
     """The commit the work is on (a writing step's; full hex), or empty."""
+    receipt: Mapping[str, Any] | None = None
+    """Its terminal receipt as its message's JSON (``receipts.py``), or None."""
 
 
 @dataclass(frozen=True)
@@ -125,11 +129,13 @@ def _result(
     )
 
 
-def worker_result(step: Step, report: WorkerReport) -> Result:
-    """The result of an agent step's member.
+def worker_result(step: Step, report: WorkerReport, *, run_id: str = "") -> Result:
+    """The result of an agent step's member (``run_id``: its run, which a receipt must name).
 
     Raises:
-        InvalidArgument: the outcome is not one the step declares; the telemetry is malformed.
+        InvalidArgument: the outcome is not one the step declares; the telemetry or the receipt is
+            malformed; a ``passed`` result lacks the step's required evidence (an ``artifact``
+            requirement's artifact by its key, an ``accepted`` receipt for a ``receipt`` one).
     """
     if report.outcome not in step.transitions:
         raise _invalid(
@@ -140,7 +146,31 @@ def worker_result(step: Step, report: WorkerReport) -> Result:
         raise _invalid("result.artifacts", f"holds more than {MAX_ARTIFACTS} artifacts")
     if report.commit and not _COMMIT.fullmatch(report.commit):
         raise _invalid("result.commit", "must be a full commit id (40 or 64 lower-case hex digits)")
-    return replace(_result(report, outcome=report.outcome, artifacts=report.artifacts), commit=report.commit)
+    kept = receipts.receipt(report.receipt, run_id=run_id, step_id=step.id) if report.receipt else None
+    if report.outcome == PASSED:
+        _required_evidence(step, report, kept)
+    result = _result(report, outcome=report.outcome, artifacts=report.artifacts)
+    return replace(result, commit=report.commit, receipt=kept)
+
+
+def _required_evidence(step: Step, report: WorkerReport, receipt: Mapping[str, Any] | None) -> None:
+    """A passing worker result carries what the step's ``artifact`` and ``receipt`` requirements ask.
+
+    Raises:
+        InvalidArgument: ``result.artifacts`` lacks a required key; ``result.receipt`` is missing or
+            not ``accepted``.
+    """
+    for requirement in step.required_evidence:
+        if requirement.kind is EvidenceKind.ARTIFACT and requirement.key not in report.artifacts:
+            raise _invalid(
+                "result.artifacts",
+                f"step {step.id} requires the artifact {requirement.key!r} (its name and SHA-256) on a passed result",
+            )
+        if requirement.kind is EvidenceKind.RECEIPT and (receipt is None or receipt["status"] != "accepted"):
+            raise _invalid(
+                "result.receipt",
+                f"step {step.id} requires an accepted terminal receipt ({requirement.key}) on a passed result",
+            )
 
 
 def review_result(step: Step, report: ReviewReport) -> Result:

@@ -14,6 +14,7 @@ import enum
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from kxm_grpc.errors import invalid_field
 
@@ -99,6 +100,9 @@ class Result:
     """A gate whose outcome cannot be known: why (``timeout``, ``lost-close``, …)."""
     commit: str = ""
     """The commit a writing step's work is on (full hex), as reported; empty: none."""
+    receipt: Mapping[str, Any] | None = field(default=None, compare=False)
+    """The terminal receipt the worker handed in, as kept (``receipts.py``); not kept with the
+    member in the snapshot: the run's ``receipts`` hold the latest of each step."""
 
 
 @dataclass(frozen=True)
@@ -188,6 +192,8 @@ class StepRun:
     head_commit: str | None = None
     """The commit the latest writing step reported (the next steps' base, a gate's checkout)."""
     inputs: RunInputs = field(default_factory=lambda: RunInputs())
+    receipts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """The latest terminal receipt of each step that returned one, by step id."""
 
     def member(self, member_id: str) -> Member | None:
         return next((member for member in self.members if member.id == member_id), None)

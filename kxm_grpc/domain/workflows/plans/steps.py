@@ -28,6 +28,8 @@ from kxm_grpc.domain.workflows.plans.model import (
     STEP_ID_INVALID,
     TERMINAL,
     Access,
+    EvidenceKind,
+    EvidenceRequirement,
     GateExpect,
     Join,
     Step,
@@ -67,6 +69,29 @@ _TRANSITION_FIELDS = ("target", "maxTransitions", "backEdgeBudget", "terminalSta
 _TOOL_FIELDS = ("preset", "allow", "deny")
 _TOOL_NAME = re.compile(r"\*|[a-z][a-z0-9_]*\*?")
 _AGENT_KINDS = (StepKind.AGENT, StepKind.MOA)
+
+
+_EVIDENCE_BY_KIND = {
+    StepKind.AGENT: (EvidenceKind.ASSIGNMENT_RESULT, EvidenceKind.REVIEW, EvidenceKind.ARTIFACT, EvidenceKind.RECEIPT),
+    StepKind.MOA: (EvidenceKind.ASSIGNMENT_RESULT, EvidenceKind.REVIEW, EvidenceKind.ARTIFACT, EvidenceKind.RECEIPT),
+    StepKind.GATE: (EvidenceKind.GATE,),
+    StepKind.APPROVAL: (EvidenceKind.APPROVAL,),
+    StepKind.WAIT: (),
+}
+"""The evidence each kind of step can produce (and so be required to): whatever a definition may
+require is checked when the step settles (§11.20), so what no step of that kind can produce is
+refused here, not left unmet later."""
+
+
+def _evidence_fits(r: Reader, kind: StepKind, evidence: tuple[EvidenceRequirement, ...], at: str) -> None:
+    for index, requirement in enumerate(evidence):
+        if requirement.kind not in _EVIDENCE_BY_KIND[kind]:
+            allowed = ", ".join(k.value for k in _EVIDENCE_BY_KIND[kind]) or "none"
+            r.problem(
+                f"{at}[{index}].kind",
+                "evidence_kind_invalid",
+                f"a {kind.value} step cannot produce {requirement.kind.value} evidence (it can: {allowed})",
+            )
 
 
 def read_step(r: Reader, raw: object, at: str, first: dict[str, int], index: int) -> Step | None:
@@ -115,6 +140,8 @@ def read_step(r: Reader, raw: object, at: str, first: dict[str, int], index: int
     assignments = read_assignments(r, value.get("assignments"), f"{at}.assignments", kind, agent)
     join = read_join(r, value.get("join"), f"{at}.join", assignments)
     evidence = read_evidence(r, value.get("requiredEvidence"), f"{at}.requiredEvidence", assignments)
+    if kind is not None:
+        _evidence_fits(r, kind, evidence, f"{at}.requiredEvidence")
 
     if not r.clean_since(start) or step_id is None or kind is None or assignments is None:
         return None

@@ -2215,7 +2215,11 @@ type WorkerResult struct {
 	// `kxm.worker-result.v1`.
 	Schema string `protobuf:"bytes,12,opt,name=schema,proto3" json:"schema,omitempty"`
 	// The commit the work is on (a writing step's, full hex), when it changed a repository.
-	Commit        string `protobuf:"bytes,13,opt,name=commit,proto3" json:"commit,omitempty"`
+	Commit string `protobuf:"bytes,13,opt,name=commit,proto3" json:"commit,omitempty"`
+	// How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+	// ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+	// run_id and stage_id must be the assignment's run and step (or left empty).
+	Receipt       *TerminalReceipt `protobuf:"bytes,14,opt,name=receipt,proto3" json:"receipt,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2339,6 +2343,13 @@ func (x *WorkerResult) GetCommit() string {
 		return x.Commit
 	}
 	return ""
+}
+
+func (x *WorkerResult) GetReceipt() *TerminalReceipt {
+	if x != nil {
+		return x.Receipt
+	}
+	return nil
 }
 
 // Reviewer identifies who reviewed a piece of work.
@@ -4370,7 +4381,7 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	" \x01(\tR\fstderrSha256\x12!\n" +
 	"\fstderr_bytes\x18\v \x01(\x03R\vstderrBytesB\f\n" +
 	"\n" +
-	"_exit_code\"\x8b\x04\n" +
+	"_exit_code\"\xbe\x04\n" +
 	"\fWorkerResult\x12.\n" +
 	"\x06worker\x18\x01 \x01(\v2\x16.kxm.v1.WorkerIdentityR\x06worker\x12\x18\n" +
 	"\acommand\x18\x02 \x01(\tR\acommand\x12\x0e\n" +
@@ -4386,7 +4397,8 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	" \x01(\v2\x17.kxm.v1.VerifierOutcomeR\x0fverifierOutcome\x12)\n" +
 	"\x06checks\x18\v \x03(\v2\x11.kxm.v1.GateCheckR\x06checks\x12\x16\n" +
 	"\x06schema\x18\f \x01(\tR\x06schema\x12\x16\n" +
-	"\x06commit\x18\r \x01(\tR\x06commit\"S\n" +
+	"\x06commit\x18\r \x01(\tR\x06commit\x121\n" +
+	"\areceipt\x18\x0e \x01(\v2\x17.kxm.v1.TerminalReceiptR\areceipt\"S\n" +
 	"\bReviewer\x12\x1d\n" +
 	"\n" +
 	"agent_name\x18\x01 \x01(\tR\tagentName\x12\x12\n" +
@@ -4706,51 +4718,52 @@ var file_kxm_v1_envelopes_proto_depIdxs = []int32{
 	10, // 22: kxm.v1.WorkerResult.telemetry:type_name -> kxm.v1.UsageMetrics
 	25, // 23: kxm.v1.WorkerResult.verifier_outcome:type_name -> kxm.v1.VerifierOutcome
 	26, // 24: kxm.v1.WorkerResult.checks:type_name -> kxm.v1.GateCheck
-	28, // 25: kxm.v1.ReviewEnvelope.reviewer:type_name -> kxm.v1.Reviewer
-	47, // 26: kxm.v1.ReviewEnvelope.create_time:type_name -> google.protobuf.Timestamp
-	29, // 27: kxm.v1.ReviewEnvelope.rubric_evaluation:type_name -> kxm.v1.RubricEvaluation
-	47, // 28: kxm.v1.DiagnosticHandoff.time:type_name -> google.protobuf.Timestamp
-	31, // 29: kxm.v1.DiagnosticHandoff.ingestion_summary:type_name -> kxm.v1.IngestionSummary
-	32, // 30: kxm.v1.DiagnosticHandoff.isolated_fault_boundary:type_name -> kxm.v1.FaultBoundary
-	33, // 31: kxm.v1.DiagnosticHandoff.thread_contention_trace:type_name -> kxm.v1.ThreadContention
-	47, // 32: kxm.v1.AttemptToken.issue_time:type_name -> google.protobuf.Timestamp
-	47, // 33: kxm.v1.AttemptToken.expire_time:type_name -> google.protobuf.Timestamp
-	16, // 34: kxm.v1.AttemptToken.tool_policy:type_name -> kxm.v1.ToolPolicy
-	16, // 35: kxm.v1.SessionToken.tool_policy:type_name -> kxm.v1.ToolPolicy
-	47, // 36: kxm.v1.SessionToken.issue_time:type_name -> google.protobuf.Timestamp
-	47, // 37: kxm.v1.SessionToken.expire_time:type_name -> google.protobuf.Timestamp
-	47, // 38: kxm.v1.SessionToken.revoke_time:type_name -> google.protobuf.Timestamp
-	47, // 39: kxm.v1.SyncEvent.occur_time:type_name -> google.protobuf.Timestamp
-	38, // 40: kxm.v1.SyncEvent.redaction:type_name -> kxm.v1.SyncRedaction
-	48, // 41: kxm.v1.SyncEvent.payload:type_name -> google.protobuf.Struct
-	2,  // 42: kxm.v1.ContextProvenance.source_type:type_name -> kxm.v1.ContextSourceType
-	1,  // 43: kxm.v1.ContextItem.kind:type_name -> kxm.v1.ContextKind
-	40, // 44: kxm.v1.ContextItem.provenance:type_name -> kxm.v1.ContextProvenance
-	3,  // 45: kxm.v1.ContextItem.authority:type_name -> kxm.v1.ContextAuthority
-	4,  // 46: kxm.v1.ContextItem.confidence:type_name -> kxm.v1.ContextConfidence
-	5,  // 47: kxm.v1.ContextItem.scope:type_name -> kxm.v1.ContextScope
-	6,  // 48: kxm.v1.ContextItem.status:type_name -> kxm.v1.ContextStatus
-	47, // 49: kxm.v1.ContextItem.observe_time:type_name -> google.protobuf.Timestamp
-	47, // 50: kxm.v1.ContextItem.valid_from_time:type_name -> google.protobuf.Timestamp
-	47, // 51: kxm.v1.ContextItem.valid_until_time:type_name -> google.protobuf.Timestamp
-	1,  // 52: kxm.v1.ContextRequest.include_kinds:type_name -> kxm.v1.ContextKind
-	2,  // 53: kxm.v1.ProvenanceCount.source_type:type_name -> kxm.v1.ContextSourceType
-	42, // 54: kxm.v1.ContextAudit.request:type_name -> kxm.v1.ContextRequest
-	43, // 55: kxm.v1.ContextAudit.provenance_summary:type_name -> kxm.v1.ProvenanceCount
-	44, // 56: kxm.v1.ContextAudit.selected_scores:type_name -> kxm.v1.RelevanceScore
-	41, // 57: kxm.v1.ContextPacket.contradictions:type_name -> kxm.v1.ContextItem
-	41, // 58: kxm.v1.ContextPacket.current_state:type_name -> kxm.v1.ContextItem
-	41, // 59: kxm.v1.ContextPacket.knowledge:type_name -> kxm.v1.ContextItem
-	41, // 60: kxm.v1.ContextPacket.evidence:type_name -> kxm.v1.ContextItem
-	41, // 61: kxm.v1.ContextPacket.episodes:type_name -> kxm.v1.ContextItem
-	41, // 62: kxm.v1.ContextPacket.skills:type_name -> kxm.v1.ContextItem
-	43, // 63: kxm.v1.ContextPacket.provenance_summary:type_name -> kxm.v1.ProvenanceCount
-	45, // 64: kxm.v1.ContextPacket.audit:type_name -> kxm.v1.ContextAudit
-	65, // [65:65] is the sub-list for method output_type
-	65, // [65:65] is the sub-list for method input_type
-	65, // [65:65] is the sub-list for extension type_name
-	65, // [65:65] is the sub-list for extension extendee
-	0,  // [0:65] is the sub-list for field type_name
+	11, // 25: kxm.v1.WorkerResult.receipt:type_name -> kxm.v1.TerminalReceipt
+	28, // 26: kxm.v1.ReviewEnvelope.reviewer:type_name -> kxm.v1.Reviewer
+	47, // 27: kxm.v1.ReviewEnvelope.create_time:type_name -> google.protobuf.Timestamp
+	29, // 28: kxm.v1.ReviewEnvelope.rubric_evaluation:type_name -> kxm.v1.RubricEvaluation
+	47, // 29: kxm.v1.DiagnosticHandoff.time:type_name -> google.protobuf.Timestamp
+	31, // 30: kxm.v1.DiagnosticHandoff.ingestion_summary:type_name -> kxm.v1.IngestionSummary
+	32, // 31: kxm.v1.DiagnosticHandoff.isolated_fault_boundary:type_name -> kxm.v1.FaultBoundary
+	33, // 32: kxm.v1.DiagnosticHandoff.thread_contention_trace:type_name -> kxm.v1.ThreadContention
+	47, // 33: kxm.v1.AttemptToken.issue_time:type_name -> google.protobuf.Timestamp
+	47, // 34: kxm.v1.AttemptToken.expire_time:type_name -> google.protobuf.Timestamp
+	16, // 35: kxm.v1.AttemptToken.tool_policy:type_name -> kxm.v1.ToolPolicy
+	16, // 36: kxm.v1.SessionToken.tool_policy:type_name -> kxm.v1.ToolPolicy
+	47, // 37: kxm.v1.SessionToken.issue_time:type_name -> google.protobuf.Timestamp
+	47, // 38: kxm.v1.SessionToken.expire_time:type_name -> google.protobuf.Timestamp
+	47, // 39: kxm.v1.SessionToken.revoke_time:type_name -> google.protobuf.Timestamp
+	47, // 40: kxm.v1.SyncEvent.occur_time:type_name -> google.protobuf.Timestamp
+	38, // 41: kxm.v1.SyncEvent.redaction:type_name -> kxm.v1.SyncRedaction
+	48, // 42: kxm.v1.SyncEvent.payload:type_name -> google.protobuf.Struct
+	2,  // 43: kxm.v1.ContextProvenance.source_type:type_name -> kxm.v1.ContextSourceType
+	1,  // 44: kxm.v1.ContextItem.kind:type_name -> kxm.v1.ContextKind
+	40, // 45: kxm.v1.ContextItem.provenance:type_name -> kxm.v1.ContextProvenance
+	3,  // 46: kxm.v1.ContextItem.authority:type_name -> kxm.v1.ContextAuthority
+	4,  // 47: kxm.v1.ContextItem.confidence:type_name -> kxm.v1.ContextConfidence
+	5,  // 48: kxm.v1.ContextItem.scope:type_name -> kxm.v1.ContextScope
+	6,  // 49: kxm.v1.ContextItem.status:type_name -> kxm.v1.ContextStatus
+	47, // 50: kxm.v1.ContextItem.observe_time:type_name -> google.protobuf.Timestamp
+	47, // 51: kxm.v1.ContextItem.valid_from_time:type_name -> google.protobuf.Timestamp
+	47, // 52: kxm.v1.ContextItem.valid_until_time:type_name -> google.protobuf.Timestamp
+	1,  // 53: kxm.v1.ContextRequest.include_kinds:type_name -> kxm.v1.ContextKind
+	2,  // 54: kxm.v1.ProvenanceCount.source_type:type_name -> kxm.v1.ContextSourceType
+	42, // 55: kxm.v1.ContextAudit.request:type_name -> kxm.v1.ContextRequest
+	43, // 56: kxm.v1.ContextAudit.provenance_summary:type_name -> kxm.v1.ProvenanceCount
+	44, // 57: kxm.v1.ContextAudit.selected_scores:type_name -> kxm.v1.RelevanceScore
+	41, // 58: kxm.v1.ContextPacket.contradictions:type_name -> kxm.v1.ContextItem
+	41, // 59: kxm.v1.ContextPacket.current_state:type_name -> kxm.v1.ContextItem
+	41, // 60: kxm.v1.ContextPacket.knowledge:type_name -> kxm.v1.ContextItem
+	41, // 61: kxm.v1.ContextPacket.evidence:type_name -> kxm.v1.ContextItem
+	41, // 62: kxm.v1.ContextPacket.episodes:type_name -> kxm.v1.ContextItem
+	41, // 63: kxm.v1.ContextPacket.skills:type_name -> kxm.v1.ContextItem
+	43, // 64: kxm.v1.ContextPacket.provenance_summary:type_name -> kxm.v1.ProvenanceCount
+	45, // 65: kxm.v1.ContextPacket.audit:type_name -> kxm.v1.ContextAudit
+	66, // [66:66] is the sub-list for method output_type
+	66, // [66:66] is the sub-list for method input_type
+	66, // [66:66] is the sub-list for extension type_name
+	66, // [66:66] is the sub-list for extension extendee
+	0,  // [0:66] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_envelopes_proto_init() }

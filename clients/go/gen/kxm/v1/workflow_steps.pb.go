@@ -362,7 +362,9 @@ type StepRunState struct {
 	// The last step outcome.
 	LastOutcome string `protobuf:"bytes,14,opt,name=last_outcome,json=lastOutcome,proto3" json:"last_outcome,omitempty"`
 	// The last event's sequence number.
-	Sequence      int64 `protobuf:"varint,15,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	Sequence int64 `protobuf:"varint,15,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// The latest terminal receipt of each step that returned one, in the plan's step order.
+	Receipts      []*TerminalReceipt `protobuf:"bytes,16,rep,name=receipts,proto3" json:"receipts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -500,6 +502,13 @@ func (x *StepRunState) GetSequence() int64 {
 		return x.Sequence
 	}
 	return 0
+}
+
+func (x *StepRunState) GetReceipts() []*TerminalReceipt {
+	if x != nil {
+		return x.Receipts
+	}
+	return nil
 }
 
 // WorkflowRunEvent is one entry of a step run's log (`kxm.run-event.v1`).
@@ -725,7 +734,7 @@ var File_kxm_v1_workflow_steps_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"\n" +
-	"\x1bkxm/v1/workflow_steps.proto\x12\x06kxm.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc1\x04\n" +
+	"\x1bkxm/v1/workflow_steps.proto\x12\x06kxm.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16kxm/v1/envelopes.proto\"\xc1\x04\n" +
 	"\x0eStepAssignment\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\astep_id\x18\x02 \x01(\tR\x06stepId\x12!\n" +
@@ -748,7 +757,7 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"\x06passed\x18\x0e \x01(\bR\x06passed\x12!\n" +
 	"\fcontent_hash\x18\x0f \x01(\tR\vcontentHash\x12\x1e\n" +
 	"\bcost_usd\x18\x10 \x01(\x01H\x00R\acostUsd\x88\x01\x01B\v\n" +
-	"\t_cost_usd\"\x81\x06\n" +
+	"\t_cost_usd\"\xb6\x06\n" +
 	"\fStepRunState\x12&\n" +
 	"\x0fcurrent_step_id\x18\x01 \x01(\tR\rcurrentStepId\x12!\n" +
 	"\fstep_attempt\x18\x02 \x01(\x05R\vstepAttempt\x12'\n" +
@@ -767,7 +776,8 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"headCommit\x122\n" +
 	"\x15blocked_assignment_id\x18\r \x01(\tR\x13blockedAssignmentId\x12!\n" +
 	"\flast_outcome\x18\x0e \x01(\tR\vlastOutcome\x12\x1a\n" +
-	"\bsequence\x18\x0f \x01(\x03R\bsequence\x1a;\n" +
+	"\bsequence\x18\x0f \x01(\x03R\bsequence\x123\n" +
+	"\breceipts\x18\x10 \x03(\v2\x17.kxm.v1.TerminalReceiptR\breceipts\x1a;\n" +
 	"\rAttemptsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\x1a;\n" +
@@ -833,7 +843,8 @@ var file_kxm_v1_workflow_steps_proto_goTypes = []any{
 	nil,                           // 7: kxm.v1.StepRunState.AttemptsEntry
 	nil,                           // 8: kxm.v1.StepRunState.EdgeUsesEntry
 	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),       // 10: google.protobuf.Struct
+	(*TerminalReceipt)(nil),       // 10: kxm.v1.TerminalReceipt
+	(*structpb.Struct)(nil),       // 11: google.protobuf.Struct
 }
 var file_kxm_v1_workflow_steps_proto_depIdxs = []int32{
 	1,  // 0: kxm.v1.StepAssignment.state:type_name -> kxm.v1.AssignmentState
@@ -844,15 +855,16 @@ var file_kxm_v1_workflow_steps_proto_depIdxs = []int32{
 	2,  // 5: kxm.v1.StepRunState.assignments:type_name -> kxm.v1.StepAssignment
 	7,  // 6: kxm.v1.StepRunState.attempts:type_name -> kxm.v1.StepRunState.AttemptsEntry
 	8,  // 7: kxm.v1.StepRunState.edge_uses:type_name -> kxm.v1.StepRunState.EdgeUsesEntry
-	10, // 8: kxm.v1.WorkflowRunEvent.payload:type_name -> google.protobuf.Struct
-	9,  // 9: kxm.v1.WorkflowRunEvent.time:type_name -> google.protobuf.Timestamp
-	6,  // 10: kxm.v1.StepRunInputs.files:type_name -> kxm.v1.StepInputFile
-	10, // 11: kxm.v1.StepRunInputs.diagnostic_handoff:type_name -> google.protobuf.Struct
-	12, // [12:12] is the sub-list for method output_type
-	12, // [12:12] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	10, // 8: kxm.v1.StepRunState.receipts:type_name -> kxm.v1.TerminalReceipt
+	11, // 9: kxm.v1.WorkflowRunEvent.payload:type_name -> google.protobuf.Struct
+	9,  // 10: kxm.v1.WorkflowRunEvent.time:type_name -> google.protobuf.Timestamp
+	6,  // 11: kxm.v1.StepRunInputs.files:type_name -> kxm.v1.StepInputFile
+	11, // 12: kxm.v1.StepRunInputs.diagnostic_handoff:type_name -> google.protobuf.Struct
+	13, // [13:13] is the sub-list for method output_type
+	13, // [13:13] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_workflow_steps_proto_init() }
@@ -860,6 +872,7 @@ func file_kxm_v1_workflow_steps_proto_init() {
 	if File_kxm_v1_workflow_steps_proto != nil {
 		return
 	}
+	file_kxm_v1_envelopes_proto_init()
 	file_kxm_v1_workflow_steps_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -39,6 +39,7 @@ private static final long serialVersionUID = 0L;
     headCommit_ = "";
     blockedAssignmentId_ = "";
     lastOutcome_ = "";
+    receipts_ = java.util.Collections.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -671,6 +672,67 @@ private static final long serialVersionUID = 0L;
     return sequence_;
   }
 
+  public static final int RECEIPTS_FIELD_NUMBER = 16;
+  @SuppressWarnings("serial")
+  private java.util.List<dev.kxm.v1.TerminalReceipt> receipts_;
+  /**
+   * <pre>
+   * The latest terminal receipt of each step that returned one, in the plan's step order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<dev.kxm.v1.TerminalReceipt> getReceiptsList() {
+    return receipts_;
+  }
+  /**
+   * <pre>
+   * The latest terminal receipt of each step that returned one, in the plan's step order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends dev.kxm.v1.TerminalReceiptOrBuilder> 
+      getReceiptsOrBuilderList() {
+    return receipts_;
+  }
+  /**
+   * <pre>
+   * The latest terminal receipt of each step that returned one, in the plan's step order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+   */
+  @java.lang.Override
+  public int getReceiptsCount() {
+    return receipts_.size();
+  }
+  /**
+   * <pre>
+   * The latest terminal receipt of each step that returned one, in the plan's step order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.TerminalReceipt getReceipts(int index) {
+    return receipts_.get(index);
+  }
+  /**
+   * <pre>
+   * The latest terminal receipt of each step that returned one, in the plan's step order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.TerminalReceiptOrBuilder getReceiptsOrBuilder(
+      int index) {
+    return receipts_.get(index);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -735,6 +797,9 @@ private static final long serialVersionUID = 0L;
     }
     if (sequence_ != 0L) {
       output.writeInt64(15, sequence_);
+    }
+    for (int i = 0; i < receipts_.size(); i++) {
+      output.writeMessage(16, receipts_.get(i));
     }
     getUnknownFields().writeTo(output);
   }
@@ -812,6 +877,15 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeInt64Size(15, sequence_);
     }
+
+        {
+          final int count = receipts_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(receipts_.get(i));
+          }
+          size += 2 * count;
+        }
     return size;
   }
   @java.lang.Override
@@ -866,6 +940,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getLastOutcome())) return false;
     if (getSequence()
         != other.getSequence()) return false;
+    if (!getReceiptsList()
+        .equals(other.getReceiptsList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -915,6 +991,10 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + SEQUENCE_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashLong(
         getSequence());
+    if (getReceiptsCount() > 0) {
+      hash = (37 * hash) + RECEIPTS_FIELD_NUMBER;
+      hash = (53 * hash) + getReceiptsList().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -1097,6 +1177,13 @@ private static final long serialVersionUID = 0L;
       blockedAssignmentId_ = "";
       lastOutcome_ = "";
       sequence_ = 0L;
+      if (receiptsBuilder_ == null) {
+        receipts_ = java.util.Collections.emptyList();
+      } else {
+        receipts_ = null;
+        receiptsBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00008000);
       return this;
     }
 
@@ -1138,6 +1225,15 @@ private static final long serialVersionUID = 0L;
         result.assignments_ = assignments_;
       } else {
         result.assignments_ = assignmentsBuilder_.build();
+      }
+      if (receiptsBuilder_ == null) {
+        if (((bitField0_ & 0x00008000) != 0)) {
+          receipts_ = java.util.Collections.unmodifiableList(receipts_);
+          bitField0_ = (bitField0_ & ~0x00008000);
+        }
+        result.receipts_ = receipts_;
+      } else {
+        result.receipts_ = receiptsBuilder_.build();
       }
     }
 
@@ -1279,6 +1375,32 @@ private static final long serialVersionUID = 0L;
       if (other.getSequence() != 0L) {
         setSequence(other.getSequence());
       }
+      if (receiptsBuilder_ == null) {
+        if (!other.receipts_.isEmpty()) {
+          if (receipts_.isEmpty()) {
+            receipts_ = other.receipts_;
+            bitField0_ = (bitField0_ & ~0x00008000);
+          } else {
+            ensureReceiptsIsMutable();
+            receipts_.addAll(other.receipts_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.receipts_.isEmpty()) {
+          if (receiptsBuilder_.isEmpty()) {
+            receiptsBuilder_.dispose();
+            receiptsBuilder_ = null;
+            receipts_ = other.receipts_;
+            bitField0_ = (bitField0_ & ~0x00008000);
+            receiptsBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetReceiptsFieldBuilder() : null;
+          } else {
+            receiptsBuilder_.addAllMessages(other.receipts_);
+          }
+        }
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -1394,6 +1516,19 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00004000;
               break;
             } // case 120
+            case 130: {
+              dev.kxm.v1.TerminalReceipt m =
+                  input.readMessage(
+                      dev.kxm.v1.TerminalReceipt.parser(),
+                      extensionRegistry);
+              if (receiptsBuilder_ == null) {
+                ensureReceiptsIsMutable();
+                receipts_.add(m);
+              } else {
+                receiptsBuilder_.addMessage(m);
+              }
+              break;
+            } // case 130
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2817,6 +2952,312 @@ private static final long serialVersionUID = 0L;
       sequence_ = 0L;
       onChanged();
       return this;
+    }
+
+    private java.util.List<dev.kxm.v1.TerminalReceipt> receipts_ =
+      java.util.Collections.emptyList();
+    private void ensureReceiptsIsMutable() {
+      if (!((bitField0_ & 0x00008000) != 0)) {
+        receipts_ = new java.util.ArrayList<dev.kxm.v1.TerminalReceipt>(receipts_);
+        bitField0_ |= 0x00008000;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.kxm.v1.TerminalReceipt, dev.kxm.v1.TerminalReceipt.Builder, dev.kxm.v1.TerminalReceiptOrBuilder> receiptsBuilder_;
+
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public java.util.List<dev.kxm.v1.TerminalReceipt> getReceiptsList() {
+      if (receiptsBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(receipts_);
+      } else {
+        return receiptsBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public int getReceiptsCount() {
+      if (receiptsBuilder_ == null) {
+        return receipts_.size();
+      } else {
+        return receiptsBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public dev.kxm.v1.TerminalReceipt getReceipts(int index) {
+      if (receiptsBuilder_ == null) {
+        return receipts_.get(index);
+      } else {
+        return receiptsBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public Builder setReceipts(
+        int index, dev.kxm.v1.TerminalReceipt value) {
+      if (receiptsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureReceiptsIsMutable();
+        receipts_.set(index, value);
+        onChanged();
+      } else {
+        receiptsBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public Builder setReceipts(
+        int index, dev.kxm.v1.TerminalReceipt.Builder builderForValue) {
+      if (receiptsBuilder_ == null) {
+        ensureReceiptsIsMutable();
+        receipts_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        receiptsBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public Builder addReceipts(dev.kxm.v1.TerminalReceipt value) {
+      if (receiptsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureReceiptsIsMutable();
+        receipts_.add(value);
+        onChanged();
+      } else {
+        receiptsBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public Builder addReceipts(
+        int index, dev.kxm.v1.TerminalReceipt value) {
+      if (receiptsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureReceiptsIsMutable();
+        receipts_.add(index, value);
+        onChanged();
+      } else {
+        receiptsBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public Builder addReceipts(
+        dev.kxm.v1.TerminalReceipt.Builder builderForValue) {
+      if (receiptsBuilder_ == null) {
+        ensureReceiptsIsMutable();
+        receipts_.add(builderForValue.build());
+        onChanged();
+      } else {
+        receiptsBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public Builder addReceipts(
+        int index, dev.kxm.v1.TerminalReceipt.Builder builderForValue) {
+      if (receiptsBuilder_ == null) {
+        ensureReceiptsIsMutable();
+        receipts_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        receiptsBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public Builder addAllReceipts(
+        java.lang.Iterable<? extends dev.kxm.v1.TerminalReceipt> values) {
+      if (receiptsBuilder_ == null) {
+        ensureReceiptsIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, receipts_);
+        onChanged();
+      } else {
+        receiptsBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public Builder clearReceipts() {
+      if (receiptsBuilder_ == null) {
+        receipts_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00008000);
+        onChanged();
+      } else {
+        receiptsBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public Builder removeReceipts(int index) {
+      if (receiptsBuilder_ == null) {
+        ensureReceiptsIsMutable();
+        receipts_.remove(index);
+        onChanged();
+      } else {
+        receiptsBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public dev.kxm.v1.TerminalReceipt.Builder getReceiptsBuilder(
+        int index) {
+      return internalGetReceiptsFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public dev.kxm.v1.TerminalReceiptOrBuilder getReceiptsOrBuilder(
+        int index) {
+      if (receiptsBuilder_ == null) {
+        return receipts_.get(index);  } else {
+        return receiptsBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public java.util.List<? extends dev.kxm.v1.TerminalReceiptOrBuilder> 
+         getReceiptsOrBuilderList() {
+      if (receiptsBuilder_ != null) {
+        return receiptsBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(receipts_);
+      }
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public dev.kxm.v1.TerminalReceipt.Builder addReceiptsBuilder() {
+      return internalGetReceiptsFieldBuilder().addBuilder(
+          dev.kxm.v1.TerminalReceipt.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public dev.kxm.v1.TerminalReceipt.Builder addReceiptsBuilder(
+        int index) {
+      return internalGetReceiptsFieldBuilder().addBuilder(
+          index, dev.kxm.v1.TerminalReceipt.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The latest terminal receipt of each step that returned one, in the plan's step order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+     */
+    public java.util.List<dev.kxm.v1.TerminalReceipt.Builder> 
+         getReceiptsBuilderList() {
+      return internalGetReceiptsFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.kxm.v1.TerminalReceipt, dev.kxm.v1.TerminalReceipt.Builder, dev.kxm.v1.TerminalReceiptOrBuilder> 
+        internalGetReceiptsFieldBuilder() {
+      if (receiptsBuilder_ == null) {
+        receiptsBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            dev.kxm.v1.TerminalReceipt, dev.kxm.v1.TerminalReceipt.Builder, dev.kxm.v1.TerminalReceiptOrBuilder>(
+                receipts_,
+                ((bitField0_ & 0x00008000) != 0),
+                getParentForChildren(),
+                isClean());
+        receipts_ = null;
+      }
+      return receiptsBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.StepRunState)

@@ -336,4 +336,48 @@ public interface StepRunStateOrBuilder extends
    * @return The sequence.
    */
   long getSequence();
+
+  /**
+   * <pre>
+   * The latest terminal receipt of each step that returned one, in the plan's step order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+   */
+  java.util.List<dev.kxm.v1.TerminalReceipt> 
+      getReceiptsList();
+  /**
+   * <pre>
+   * The latest terminal receipt of each step that returned one, in the plan's step order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+   */
+  dev.kxm.v1.TerminalReceipt getReceipts(int index);
+  /**
+   * <pre>
+   * The latest terminal receipt of each step that returned one, in the plan's step order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+   */
+  int getReceiptsCount();
+  /**
+   * <pre>
+   * The latest terminal receipt of each step that returned one, in the plan's step order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+   */
+  java.util.List<? extends dev.kxm.v1.TerminalReceiptOrBuilder> 
+      getReceiptsOrBuilderList();
+  /**
+   * <pre>
+   * The latest terminal receipt of each step that returned one, in the plan's step order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.TerminalReceipt receipts = 16 [json_name = "receipts"];</code>
+   */
+  dev.kxm.v1.TerminalReceiptOrBuilder getReceiptsOrBuilder(
+      int index);
 }

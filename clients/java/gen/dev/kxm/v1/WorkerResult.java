@@ -622,6 +622,50 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int RECEIPT_FIELD_NUMBER = 14;
+  private dev.kxm.v1.TerminalReceipt receipt_;
+  /**
+   * <pre>
+   * How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+   * ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+   * run_id and stage_id must be the assignment's run and step (or left empty).
+   * </pre>
+   *
+   * <code>.kxm.v1.TerminalReceipt receipt = 14 [json_name = "receipt"];</code>
+   * @return Whether the receipt field is set.
+   */
+  @java.lang.Override
+  public boolean hasReceipt() {
+    return ((bitField0_ & 0x00000020) != 0);
+  }
+  /**
+   * <pre>
+   * How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+   * ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+   * run_id and stage_id must be the assignment's run and step (or left empty).
+   * </pre>
+   *
+   * <code>.kxm.v1.TerminalReceipt receipt = 14 [json_name = "receipt"];</code>
+   * @return The receipt.
+   */
+  @java.lang.Override
+  public dev.kxm.v1.TerminalReceipt getReceipt() {
+    return receipt_ == null ? dev.kxm.v1.TerminalReceipt.getDefaultInstance() : receipt_;
+  }
+  /**
+   * <pre>
+   * How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+   * ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+   * run_id and stage_id must be the assignment's run and step (or left empty).
+   * </pre>
+   *
+   * <code>.kxm.v1.TerminalReceipt receipt = 14 [json_name = "receipt"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.TerminalReceiptOrBuilder getReceiptOrBuilder() {
+    return receipt_ == null ? dev.kxm.v1.TerminalReceipt.getDefaultInstance() : receipt_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -674,6 +718,9 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(commit_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 13, commit_);
+    }
+    if (((bitField0_ & 0x00000020) != 0)) {
+      output.writeMessage(14, getReceipt());
     }
     getUnknownFields().writeTo(output);
   }
@@ -735,6 +782,10 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(commit_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(13, commit_);
+    }
+    if (((bitField0_ & 0x00000020) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(14, getReceipt());
     }
     return size;
   }
@@ -801,6 +852,11 @@ private static final long serialVersionUID = 0L;
         .equals(other.getSchema())) return false;
     if (!getCommit()
         .equals(other.getCommit())) return false;
+    if (hasReceipt() != other.hasReceipt()) return false;
+    if (hasReceipt()) {
+      if (!getReceipt()
+          .equals(other.getReceipt())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -853,6 +909,10 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getSchema().hashCode();
     hash = (37 * hash) + COMMIT_FIELD_NUMBER;
     hash = (53 * hash) + getCommit().hashCode();
+    if (hasReceipt()) {
+      hash = (37 * hash) + RECEIPT_FIELD_NUMBER;
+      hash = (53 * hash) + getReceipt().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -994,6 +1054,7 @@ private static final long serialVersionUID = 0L;
         internalGetTelemetryFieldBuilder();
         internalGetVerifierOutcomeFieldBuilder();
         internalGetChecksFieldBuilder();
+        internalGetReceiptFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1045,6 +1106,11 @@ private static final long serialVersionUID = 0L;
       bitField0_ = (bitField0_ & ~0x00000400);
       schema_ = "";
       commit_ = "";
+      receipt_ = null;
+      if (receiptBuilder_ != null) {
+        receiptBuilder_.dispose();
+        receiptBuilder_ = null;
+      }
       return this;
     }
 
@@ -1148,6 +1214,12 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00001000) != 0)) {
         result.commit_ = commit_;
+      }
+      if (((from_bitField0_ & 0x00002000) != 0)) {
+        result.receipt_ = receiptBuilder_ == null
+            ? receipt_
+            : receiptBuilder_.build();
+        to_bitField0_ |= 0x00000020;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -1258,6 +1330,9 @@ private static final long serialVersionUID = 0L;
         commit_ = other.commit_;
         bitField0_ |= 0x00001000;
         onChanged();
+      }
+      if (other.hasReceipt()) {
+        mergeReceipt(other.getReceipt());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1374,6 +1449,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00001000;
               break;
             } // case 106
+            case 114: {
+              input.readMessage(
+                  internalGetReceiptFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00002000;
+              break;
+            } // case 114
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -3280,6 +3362,179 @@ private static final long serialVersionUID = 0L;
       bitField0_ |= 0x00001000;
       onChanged();
       return this;
+    }
+
+    private dev.kxm.v1.TerminalReceipt receipt_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.TerminalReceipt, dev.kxm.v1.TerminalReceipt.Builder, dev.kxm.v1.TerminalReceiptOrBuilder> receiptBuilder_;
+    /**
+     * <pre>
+     * How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+     * ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+     * run_id and stage_id must be the assignment's run and step (or left empty).
+     * </pre>
+     *
+     * <code>.kxm.v1.TerminalReceipt receipt = 14 [json_name = "receipt"];</code>
+     * @return Whether the receipt field is set.
+     */
+    public boolean hasReceipt() {
+      return ((bitField0_ & 0x00002000) != 0);
+    }
+    /**
+     * <pre>
+     * How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+     * ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+     * run_id and stage_id must be the assignment's run and step (or left empty).
+     * </pre>
+     *
+     * <code>.kxm.v1.TerminalReceipt receipt = 14 [json_name = "receipt"];</code>
+     * @return The receipt.
+     */
+    public dev.kxm.v1.TerminalReceipt getReceipt() {
+      if (receiptBuilder_ == null) {
+        return receipt_ == null ? dev.kxm.v1.TerminalReceipt.getDefaultInstance() : receipt_;
+      } else {
+        return receiptBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+     * ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+     * run_id and stage_id must be the assignment's run and step (or left empty).
+     * </pre>
+     *
+     * <code>.kxm.v1.TerminalReceipt receipt = 14 [json_name = "receipt"];</code>
+     */
+    public Builder setReceipt(dev.kxm.v1.TerminalReceipt value) {
+      if (receiptBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        receipt_ = value;
+      } else {
+        receiptBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+     * ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+     * run_id and stage_id must be the assignment's run and step (or left empty).
+     * </pre>
+     *
+     * <code>.kxm.v1.TerminalReceipt receipt = 14 [json_name = "receipt"];</code>
+     */
+    public Builder setReceipt(
+        dev.kxm.v1.TerminalReceipt.Builder builderForValue) {
+      if (receiptBuilder_ == null) {
+        receipt_ = builderForValue.build();
+      } else {
+        receiptBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+     * ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+     * run_id and stage_id must be the assignment's run and step (or left empty).
+     * </pre>
+     *
+     * <code>.kxm.v1.TerminalReceipt receipt = 14 [json_name = "receipt"];</code>
+     */
+    public Builder mergeReceipt(dev.kxm.v1.TerminalReceipt value) {
+      if (receiptBuilder_ == null) {
+        if (((bitField0_ & 0x00002000) != 0) &&
+          receipt_ != null &&
+          receipt_ != dev.kxm.v1.TerminalReceipt.getDefaultInstance()) {
+          getReceiptBuilder().mergeFrom(value);
+        } else {
+          receipt_ = value;
+        }
+      } else {
+        receiptBuilder_.mergeFrom(value);
+      }
+      if (receipt_ != null) {
+        bitField0_ |= 0x00002000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+     * ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+     * run_id and stage_id must be the assignment's run and step (or left empty).
+     * </pre>
+     *
+     * <code>.kxm.v1.TerminalReceipt receipt = 14 [json_name = "receipt"];</code>
+     */
+    public Builder clearReceipt() {
+      bitField0_ = (bitField0_ & ~0x00002000);
+      receipt_ = null;
+      if (receiptBuilder_ != null) {
+        receiptBuilder_.dispose();
+        receiptBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+     * ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+     * run_id and stage_id must be the assignment's run and step (or left empty).
+     * </pre>
+     *
+     * <code>.kxm.v1.TerminalReceipt receipt = 14 [json_name = "receipt"];</code>
+     */
+    public dev.kxm.v1.TerminalReceipt.Builder getReceiptBuilder() {
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return internalGetReceiptFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+     * ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+     * run_id and stage_id must be the assignment's run and step (or left empty).
+     * </pre>
+     *
+     * <code>.kxm.v1.TerminalReceipt receipt = 14 [json_name = "receipt"];</code>
+     */
+    public dev.kxm.v1.TerminalReceiptOrBuilder getReceiptOrBuilder() {
+      if (receiptBuilder_ != null) {
+        return receiptBuilder_.getMessageOrBuilder();
+      } else {
+        return receipt_ == null ?
+            dev.kxm.v1.TerminalReceipt.getDefaultInstance() : receipt_;
+      }
+    }
+    /**
+     * <pre>
+     * How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+     * ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+     * run_id and stage_id must be the assignment's run and step (or left empty).
+     * </pre>
+     *
+     * <code>.kxm.v1.TerminalReceipt receipt = 14 [json_name = "receipt"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.TerminalReceipt, dev.kxm.v1.TerminalReceipt.Builder, dev.kxm.v1.TerminalReceiptOrBuilder> 
+        internalGetReceiptFieldBuilder() {
+      if (receiptBuilder_ == null) {
+        receiptBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.kxm.v1.TerminalReceipt, dev.kxm.v1.TerminalReceipt.Builder, dev.kxm.v1.TerminalReceiptOrBuilder>(
+                getReceipt(),
+                getParentForChildren(),
+                isClean());
+        receipt_ = null;
+      }
+      return receiptBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.WorkerResult)

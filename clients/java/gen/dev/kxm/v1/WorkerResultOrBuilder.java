@@ -342,4 +342,37 @@ public interface WorkerResultOrBuilder extends
    */
   com.google.protobuf.ByteString
       getCommitBytes();
+
+  /**
+   * <pre>
+   * How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+   * ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+   * run_id and stage_id must be the assignment's run and step (or left empty).
+   * </pre>
+   *
+   * <code>.kxm.v1.TerminalReceipt receipt = 14 [json_name = "receipt"];</code>
+   * @return Whether the receipt field is set.
+   */
+  boolean hasReceipt();
+  /**
+   * <pre>
+   * How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+   * ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+   * run_id and stage_id must be the assignment's run and step (or left empty).
+   * </pre>
+   *
+   * <code>.kxm.v1.TerminalReceipt receipt = 14 [json_name = "receipt"];</code>
+   * @return The receipt.
+   */
+  dev.kxm.v1.TerminalReceipt getReceipt();
+  /**
+   * <pre>
+   * How the worker's seat finished the step (`kxm.terminal-receipt.v1`); required, with status
+   * ACCEPTED, on a passed result of a step whose requiredEvidence has a `receipt` requirement. Its
+   * run_id and stage_id must be the assignment's run and step (or left empty).
+   * </pre>
+   *
+   * <code>.kxm.v1.TerminalReceipt receipt = 14 [json_name = "receipt"];</code>
+   */
+  dev.kxm.v1.TerminalReceiptOrBuilder getReceiptOrBuilder();
 }

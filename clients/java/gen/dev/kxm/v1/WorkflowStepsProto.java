@@ -72,71 +72,74 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
     java.lang.String[] descriptorData = {
       "\n\033kxm/v1/workflow_steps.proto\022\006kxm.v1\032\034g" +
       "oogle/protobuf/struct.proto\032\037google/prot" +
-      "obuf/timestamp.proto\"\301\004\n\016StepAssignment\022" +
-      "\016\n\002id\030\001 \001(\tR\002id\022\027\n\007step_id\030\002 \001(\tR\006stepId" +
-      "\022!\n\014step_attempt\030\003 \001(\005R\013stepAttempt\022\024\n\005i" +
-      "ndex\030\004 \001(\005R\005index\022\035\n\nagent_name\030\005 \001(\tR\ta" +
-      "gentName\022\031\n\010agent_id\030\006 \001(\tR\007agentId\022\022\n\004r" +
-      "ole\030\007 \001(\tR\004role\022-\n\005state\030\010 \001(\0162\027.kxm.v1." +
-      "AssignmentStateR\005state\022;\n\013create_time\030\t " +
-      "\001(\0132\032.google.protobuf.TimestampR\ncreateT" +
-      "ime\022;\n\013expire_time\030\n \001(\0132\032.google.protob" +
-      "uf.TimestampR\nexpireTime\0225\n\010end_time\030\013 \001" +
-      "(\0132\032.google.protobuf.TimestampR\007endTime\022" +
-      "\035\n\nend_reason\030\014 \001(\tR\tendReason\022\030\n\007outcom" +
-      "e\030\r \001(\tR\007outcome\022\026\n\006passed\030\016 \001(\010R\006passed" +
-      "\022!\n\014content_hash\030\017 \001(\tR\013contentHash\022\036\n\010c" +
-      "ost_usd\030\020 \001(\001H\000R\007costUsd\210\001\001B\013\n\t_cost_usd" +
-      "\"\201\006\n\014StepRunState\022&\n\017current_step_id\030\001 \001" +
-      "(\tR\rcurrentStepId\022!\n\014step_attempt\030\002 \001(\005R" +
-      "\013stepAttempt\022\'\n\005phase\030\003 \001(\0162\021.kxm.v1.Ste" +
-      "pPhaseR\005phase\0228\n\013assignments\030\004 \003(\0132\026.kxm" +
-      ".v1.StepAssignmentR\013assignments\022>\n\010attem" +
-      "pts\030\005 \003(\0132\".kxm.v1.StepRunState.Attempts" +
-      "EntryR\010attempts\022?\n\tedge_uses\030\006 \003(\0132\".kxm" +
-      ".v1.StepRunState.EdgeUsesEntryR\010edgeUses" +
-      "\022 \n\013transitions\030\007 \001(\005R\013transitions\022+\n\021tr" +
-      "ansition_budget\030\010 \001(\005R\020transitionBudget\022" +
-      "\031\n\010cost_usd\030\t \001(\001R\007costUsd\022+\n\021unmetered_" +
-      "results\030\n \001(\005R\020unmeteredResults\022\035\n\nplan_" +
-      "value\030\013 \001(\tR\tplanValue\022\037\n\013head_commit\030\014 " +
-      "\001(\tR\nheadCommit\0222\n\025blocked_assignment_id" +
-      "\030\r \001(\tR\023blockedAssignmentId\022!\n\014last_outc" +
-      "ome\030\016 \001(\tR\013lastOutcome\022\032\n\010sequence\030\017 \001(\003" +
-      "R\010sequence\032;\n\rAttemptsEntry\022\020\n\003key\030\001 \001(\t" +
-      "R\003key\022\024\n\005value\030\002 \001(\005R\005value:\0028\001\032;\n\rEdgeU" +
-      "sesEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(" +
-      "\005R\005value:\0028\001\"\245\001\n\020WorkflowRunEvent\022\032\n\010seq" +
-      "uence\030\001 \001(\003R\010sequence\022\022\n\004type\030\002 \001(\tR\004typ" +
-      "e\0221\n\007payload\030\003 \001(\0132\027.google.protobuf.Str" +
-      "uctR\007payload\022.\n\004time\030\004 \001(\0132\032.google.prot" +
-      "obuf.TimestampR\004time\"\333\001\n\rStepRunInputs\022\036" +
-      "\n\nrepository\030\001 \001(\tR\nrepository\022\037\n\013base_c" +
-      "ommit\030\002 \001(\tR\nbaseCommit\022+\n\005files\030\003 \003(\0132\025" +
-      ".kxm.v1.StepInputFileR\005files\022F\n\022diagnost" +
-      "ic_handoff\030\004 \001(\0132\027.google.protobuf.Struc" +
-      "tR\021diagnosticHandoff\022\024\n\005notes\030\005 \001(\tR\005not" +
-      "es\"O\n\rStepInputFile\022\022\n\004type\030\001 \001(\tR\004type\022" +
-      "\022\n\004path\030\002 \001(\tR\004path\022\026\n\006sha256\030\003 \001(\tR\006sha" +
-      "256*\233\001\n\tStepPhase\022\032\n\026STEP_PHASE_UNSPECIF" +
-      "IED\020\000\022\030\n\024STEP_PHASE_ASSIGNING\020\001\022\026\n\022STEP_" +
-      "PHASE_WORKING\020\002\022 \n\034STEP_PHASE_AWAITING_A" +
-      "PPROVAL\020\003\022\036\n\032STEP_PHASE_AWAITING_SIGNAL\020" +
-      "\004*\315\001\n\017AssignmentState\022 \n\034ASSIGNMENT_STAT" +
-      "E_UNSPECIFIED\020\000\022\031\n\025ASSIGNMENT_STATE_OPEN" +
-      "\020\001\022\036\n\032ASSIGNMENT_STATE_COMPLETED\020\002\022\034\n\030AS" +
-      "SIGNMENT_STATE_EXPIRED\020\003\022\037\n\033ASSIGNMENT_S" +
-      "TATE_SUPERSEDED\020\004\022\036\n\032ASSIGNMENT_STATE_CA" +
-      "NCELLED\020\005B\202\001\n\ndev.kxm.v1B\022WorkflowStepsP" +
-      "rotoP\001Z\'kxm.dev/hub/clients/go/gen/kxm/v" +
-      "1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1" +
-      "\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
+      "obuf/timestamp.proto\032\026kxm/v1/envelopes.p" +
+      "roto\"\301\004\n\016StepAssignment\022\016\n\002id\030\001 \001(\tR\002id\022" +
+      "\027\n\007step_id\030\002 \001(\tR\006stepId\022!\n\014step_attempt" +
+      "\030\003 \001(\005R\013stepAttempt\022\024\n\005index\030\004 \001(\005R\005inde" +
+      "x\022\035\n\nagent_name\030\005 \001(\tR\tagentName\022\031\n\010agen" +
+      "t_id\030\006 \001(\tR\007agentId\022\022\n\004role\030\007 \001(\tR\004role\022" +
+      "-\n\005state\030\010 \001(\0162\027.kxm.v1.AssignmentStateR" +
+      "\005state\022;\n\013create_time\030\t \001(\0132\032.google.pro" +
+      "tobuf.TimestampR\ncreateTime\022;\n\013expire_ti" +
+      "me\030\n \001(\0132\032.google.protobuf.TimestampR\nex" +
+      "pireTime\0225\n\010end_time\030\013 \001(\0132\032.google.prot" +
+      "obuf.TimestampR\007endTime\022\035\n\nend_reason\030\014 " +
+      "\001(\tR\tendReason\022\030\n\007outcome\030\r \001(\tR\007outcome" +
+      "\022\026\n\006passed\030\016 \001(\010R\006passed\022!\n\014content_hash" +
+      "\030\017 \001(\tR\013contentHash\022\036\n\010cost_usd\030\020 \001(\001H\000R" +
+      "\007costUsd\210\001\001B\013\n\t_cost_usd\"\266\006\n\014StepRunStat" +
+      "e\022&\n\017current_step_id\030\001 \001(\tR\rcurrentStepI" +
+      "d\022!\n\014step_attempt\030\002 \001(\005R\013stepAttempt\022\'\n\005" +
+      "phase\030\003 \001(\0162\021.kxm.v1.StepPhaseR\005phase\0228\n" +
+      "\013assignments\030\004 \003(\0132\026.kxm.v1.StepAssignme" +
+      "ntR\013assignments\022>\n\010attempts\030\005 \003(\0132\".kxm." +
+      "v1.StepRunState.AttemptsEntryR\010attempts\022" +
+      "?\n\tedge_uses\030\006 \003(\0132\".kxm.v1.StepRunState" +
+      ".EdgeUsesEntryR\010edgeUses\022 \n\013transitions\030" +
+      "\007 \001(\005R\013transitions\022+\n\021transition_budget\030" +
+      "\010 \001(\005R\020transitionBudget\022\031\n\010cost_usd\030\t \001(" +
+      "\001R\007costUsd\022+\n\021unmetered_results\030\n \001(\005R\020u" +
+      "nmeteredResults\022\035\n\nplan_value\030\013 \001(\tR\tpla" +
+      "nValue\022\037\n\013head_commit\030\014 \001(\tR\nheadCommit\022" +
+      "2\n\025blocked_assignment_id\030\r \001(\tR\023blockedA" +
+      "ssignmentId\022!\n\014last_outcome\030\016 \001(\tR\013lastO" +
+      "utcome\022\032\n\010sequence\030\017 \001(\003R\010sequence\0223\n\010re" +
+      "ceipts\030\020 \003(\0132\027.kxm.v1.TerminalReceiptR\010r" +
+      "eceipts\032;\n\rAttemptsEntry\022\020\n\003key\030\001 \001(\tR\003k" +
+      "ey\022\024\n\005value\030\002 \001(\005R\005value:\0028\001\032;\n\rEdgeUses" +
+      "Entry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\005R\005" +
+      "value:\0028\001\"\245\001\n\020WorkflowRunEvent\022\032\n\010sequen" +
+      "ce\030\001 \001(\003R\010sequence\022\022\n\004type\030\002 \001(\tR\004type\0221" +
+      "\n\007payload\030\003 \001(\0132\027.google.protobuf.Struct" +
+      "R\007payload\022.\n\004time\030\004 \001(\0132\032.google.protobu" +
+      "f.TimestampR\004time\"\333\001\n\rStepRunInputs\022\036\n\nr" +
+      "epository\030\001 \001(\tR\nrepository\022\037\n\013base_comm" +
+      "it\030\002 \001(\tR\nbaseCommit\022+\n\005files\030\003 \003(\0132\025.kx" +
+      "m.v1.StepInputFileR\005files\022F\n\022diagnostic_" +
+      "handoff\030\004 \001(\0132\027.google.protobuf.StructR\021" +
+      "diagnosticHandoff\022\024\n\005notes\030\005 \001(\tR\005notes\"" +
+      "O\n\rStepInputFile\022\022\n\004type\030\001 \001(\tR\004type\022\022\n\004" +
+      "path\030\002 \001(\tR\004path\022\026\n\006sha256\030\003 \001(\tR\006sha256" +
+      "*\233\001\n\tStepPhase\022\032\n\026STEP_PHASE_UNSPECIFIED" +
+      "\020\000\022\030\n\024STEP_PHASE_ASSIGNING\020\001\022\026\n\022STEP_PHA" +
+      "SE_WORKING\020\002\022 \n\034STEP_PHASE_AWAITING_APPR" +
+      "OVAL\020\003\022\036\n\032STEP_PHASE_AWAITING_SIGNAL\020\004*\315" +
+      "\001\n\017AssignmentState\022 \n\034ASSIGNMENT_STATE_U" +
+      "NSPECIFIED\020\000\022\031\n\025ASSIGNMENT_STATE_OPEN\020\001\022" +
+      "\036\n\032ASSIGNMENT_STATE_COMPLETED\020\002\022\034\n\030ASSIG" +
+      "NMENT_STATE_EXPIRED\020\003\022\037\n\033ASSIGNMENT_STAT" +
+      "E_SUPERSEDED\020\004\022\036\n\032ASSIGNMENT_STATE_CANCE" +
+      "LLED\020\005B\202\001\n\ndev.kxm.v1B\022WorkflowStepsProt" +
+      "oP\001Z\'kxm.dev/hub/clients/go/gen/kxm/v1;k" +
+      "xmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GP" +
+      "BMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
           com.google.protobuf.StructProto.getDescriptor(),
           com.google.protobuf.TimestampProto.getDescriptor(),
+          dev.kxm.v1.EnvelopesProto.getDescriptor(),
         });
     internal_static_kxm_v1_StepAssignment_descriptor =
       getDescriptor().getMessageType(0);
@@ -149,7 +152,7 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
     internal_static_kxm_v1_StepRunState_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_StepRunState_descriptor,
-        new java.lang.String[] { "CurrentStepId", "StepAttempt", "Phase", "Assignments", "Attempts", "EdgeUses", "Transitions", "TransitionBudget", "CostUsd", "UnmeteredResults", "PlanValue", "HeadCommit", "BlockedAssignmentId", "LastOutcome", "Sequence", });
+        new java.lang.String[] { "CurrentStepId", "StepAttempt", "Phase", "Assignments", "Attempts", "EdgeUses", "Transitions", "TransitionBudget", "CostUsd", "UnmeteredResults", "PlanValue", "HeadCommit", "BlockedAssignmentId", "LastOutcome", "Sequence", "Receipts", });
     internal_static_kxm_v1_StepRunState_AttemptsEntry_descriptor =
       internal_static_kxm_v1_StepRunState_descriptor.getNestedType(0);
     internal_static_kxm_v1_StepRunState_AttemptsEntry_fieldAccessorTable = new
@@ -183,6 +186,7 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.StructProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();
+    dev.kxm.v1.EnvelopesProto.getDescriptor();
   }
 
   // @@protoc_insertion_point(outer_class_scope)
