@@ -774,6 +774,13 @@ def _report_text(response: Any) -> str:
             + _flags(signal, "security")
             + f"\t{_one_line(signal.summary)}"
         )
+    for group in response.step_groups:
+        verdict = "candidate" if group.candidate else f"not a candidate ({group.exclusion})"
+        cost = f"${group.mean_cost_usd:.4f}" if group.cost_reported else "-"
+        lines.append(
+            f"step {group.workflow_id}/{group.step_id}	{group.role}	runs {group.runs}"
+            f"	passed {group.pass_rate:.0%}	cost {cost}	rework {group.rework}	{verdict}	{group.id}"
+        )
     return "\n".join(lines)
 
 

@@ -553,3 +553,38 @@ async def test_required_artifacts_and_receipts_are_checked_and_the_receipt_retur
         "build",
     )
     assert kept.evidence.test_summary.passed == 12 and kept.metrics.duration_ms == 900
+
+
+async def test_a_step_that_keeps_passing_is_an_improvement_candidate(
+    hub: Hub, project: Project, make_agent: AgentFactory
+) -> None:
+    """GetImprovementReport groups the project's step runs' results: a step decided in three runs
+    and passed in all is a candidate, with its runs, pass rate, cost and evidence references."""
+    document = {
+        "schema": "kxm.workflow.v1",
+        "id": "chore",
+        "project": "alpha",
+        "steps": [
+            {"id": "lint", "kind": "agent", "agent": "builder", "on": {"passed": "sign-off", "failed": _end("failed")}},
+            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+        ],
+    }
+    builder = await make_agent("builder")
+    async with hub.admin(project="alpha") as admin:
+        await admin.workflows.register_definition(document)
+        for delivery in ("one", "two", "three"):
+            await admin.workflows.start_run("chore", delivery_id=delivery)
+            await work(builder, telemetry=env.UsageMetrics(cost_usd=0.03, duration_ms=400))
+        report = await call(admin, "GetImprovementReport", pb.GetImprovementReportRequest())
+
+    (group,) = report.step_groups
+    assert (group.workflow_id, group.step_id, group.role, group.runs, group.pass_rate) == (
+        "chore",
+        "lint",
+        "worker",
+        3,
+        1.0,
+    )
+    assert (group.candidate, group.exclusion, group.cost_reported) == (True, "", True)
+    assert group.mean_cost_usd == pytest.approx(0.03) and group.mean_duration_ms == 400
+    assert len(group.evidence_refs) == 3 and not report.step_runs_truncated

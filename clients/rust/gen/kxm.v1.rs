@@ -7482,6 +7482,61 @@ pub struct GetImprovementReportResponse {
     /// True when the window holds more entries than were read.
     #[prost(bool, tag = "4")]
     pub truncated: bool,
+    /// The step runs' improvement groups (candidates first): the project's newest 500 step runs
+    /// created at or after `since`, their agent and panel results grouped by plan, step and role.
+    #[prost(message, repeated, tag = "5")]
+    pub step_groups: ::prost::alloc::vec::Vec<StepImprovementGroup>,
+    /// True when more step runs match than the 500 read.
+    #[prost(bool, tag = "6")]
+    pub step_runs_truncated: bool,
+}
+/// StepImprovementGroup is one step of one plan version across step runs (`kxm.candidate.v1`, kind
+/// `workflow-step`): a candidate when decided in at least 3 runs, passed in at least 80 % of them,
+/// and writing no repository.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct StepImprovementGroup {
+    /// `cand_workflow-step_<step>_<10 hex>`, stable for the group.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The workflow.
+    #[prost(string, tag = "2")]
+    pub workflow_id: ::prost::alloc::string::String,
+    /// The plan version (it pins the step's instructions and tools).
+    #[prost(string, tag = "3")]
+    pub plan_hash: ::prost::alloc::string::String,
+    /// The step.
+    #[prost(string, tag = "4")]
+    pub step_id: ::prost::alloc::string::String,
+    /// worker or reviewer.
+    #[prost(string, tag = "5")]
+    pub role: ::prost::alloc::string::String,
+    /// Runs that decided the step (a run's retries count once, with its last result).
+    #[prost(int32, tag = "6")]
+    pub runs: i32,
+    /// The share of those runs whose last result passed.
+    #[prost(double, tag = "7")]
+    pub pass_rate: f64,
+    /// The mean model cost of the results that reported one (0 with none: see cost_reported).
+    #[prost(double, tag = "8")]
+    pub mean_cost_usd: f64,
+    /// Whether any result reported a cost.
+    #[prost(bool, tag = "9")]
+    pub cost_reported: bool,
+    /// The mean reported duration of a result.
+    #[prost(int64, tag = "10")]
+    pub mean_duration_ms: i64,
+    /// Results a later attempt in the same run superseded.
+    #[prost(int32, tag = "11")]
+    pub rework: i32,
+    /// Whether the group is a candidate.
+    #[prost(bool, tag = "12")]
+    pub candidate: bool,
+    /// Why not: writes-repository, too-few-runs or pass-rate-low (empty for a candidate).
+    #[prost(string, tag = "13")]
+    pub exclusion: ::prost::alloc::string::String,
+    /// The content hashes of the runs' last results, newest run first, at most 10.
+    #[prost(string, repeated, tag = "14")]
+    pub evidence_refs: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
 }
 /// The run whose retrospective to export.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]

@@ -18,6 +18,7 @@ from kxm_grpc._gen.kxm.v1 import workflow_journal_pb2 as jpb
 from kxm_grpc._gen.kxm.v1 import workflow_service_pb2 as pb
 from kxm_grpc.domain.clock import MICROS
 from kxm_grpc.domain.workflows.definitions import IMPROVEMENT_AREAS
+from kxm_grpc.domain.workflows.engine.candidates import StepGroup
 from kxm_grpc.domain.workflows.journal import (
     Category,
     EntryDraft,
@@ -32,7 +33,7 @@ from kxm_grpc.domain.workflows.reports import AreaReport, ImprovementSignal, Rep
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import check_timestamp, timestamp
 from kxm_grpc.server.state import HubState
-from kxm_grpc.services.workflows import journal
+from kxm_grpc.services.workflows import journal, step_candidates
 
 Context = grpc.aio.ServicerContext[Any, Any]
 
@@ -241,11 +242,16 @@ class JournalMethods:
             max_entries=request.max_entries,
             signal_limit=request.signal_limit,
         )
+        groups, more_runs = await step_candidates.step_groups(
+            self._hub.store, journal.report_project(current_call().caller, request.project), since=since
+        )
         return pb.GetImprovementReportResponse(
             areas=[_area_to_proto(area) for area in report.areas],
             signals=[_signal_to_proto(signal) for signal in report.signals],
             entries=report.entries,
             truncated=report.truncated,
+            step_groups=[_group_to_proto(group) for group in groups],
+            step_runs_truncated=more_runs,
         )
 
     async def ExportRetrospective(
@@ -262,3 +268,22 @@ class JournalMethods:
     async def VerifyJournal(self, request: pb.VerifyJournalRequest, context: Context) -> pb.VerifyJournalResponse:
         checked = await journal.verify(self._hub.store, current_call().caller, request.run_id)
         return pb.VerifyJournalResponse(verdict=verdict_to_proto(checked.verdict, held=checked.held))
+
+
+def _group_to_proto(group: StepGroup) -> pb.StepImprovementGroup:
+    return pb.StepImprovementGroup(
+        id=group.id,
+        workflow_id=group.workflow_id,
+        plan_hash=group.plan_hash,
+        step_id=group.step_id,
+        role=group.role,
+        runs=group.runs,
+        pass_rate=group.pass_rate,
+        mean_cost_usd=group.mean_cost_usd or 0.0,
+        cost_reported=group.mean_cost_usd is not None,
+        mean_duration_ms=group.mean_duration_ms,
+        rework=group.rework,
+        candidate=group.candidate,
+        exclusion=group.exclusion,
+        evidence_refs=list(group.evidence_refs),
+    )

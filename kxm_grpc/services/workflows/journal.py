@@ -312,7 +312,8 @@ class ImprovementReport:
     """True when the project holds more entries in the window than the report read."""
 
 
-def _project_of(caller: Caller, project: str) -> str:
+def report_project(caller: Caller, project: str) -> str:
+    """The project a report is of (see ``improvement_report``'s raises)."""
     named = validation.js_trim(project)
     if named:
         project_name("project", named)
@@ -342,7 +343,7 @@ async def improvement_report(
         InvalidArgument: a negative limit, a limit over its maximum, or a project that is not the
             caller's (an operator naming none must name it here).
     """
-    name = _project_of(caller, project)
+    name = report_project(caller, project)
     if max_entries < 0 or max_entries > MAX_REPORT_ENTRIES:
         raise invalid_field(
             "max_entries", f"must be between 0 (default {DEFAULT_REPORT_ENTRIES}) and {MAX_REPORT_ENTRIES}"

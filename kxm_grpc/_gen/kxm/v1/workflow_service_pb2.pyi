@@ -1535,10 +1535,14 @@ class GetImprovementReportResponse(_message.Message):
     SIGNALS_FIELD_NUMBER: _builtins.int
     ENTRIES_FIELD_NUMBER: _builtins.int
     TRUNCATED_FIELD_NUMBER: _builtins.int
+    STEP_GROUPS_FIELD_NUMBER: _builtins.int
+    STEP_RUNS_TRUNCATED_FIELD_NUMBER: _builtins.int
     entries: _builtins.int
     """How many entries were read."""
     truncated: _builtins.bool
     """True when the window holds more entries than were read."""
+    step_runs_truncated: _builtins.bool
+    """True when more step runs match than the 500 read."""
     @_builtins.property
     def areas(self) -> _containers.RepeatedCompositeFieldContainer[_workflow_journal_pb2.AreaReport]:
         """Per area with entries, in the areas' order."""
@@ -1547,6 +1551,12 @@ class GetImprovementReportResponse(_message.Message):
     def signals(self) -> _containers.RepeatedCompositeFieldContainer[_workflow_journal_pb2.ImprovementSignal]:
         """Most pressing first: security, then priority, frequency (descending), key by code unit."""
 
+    @_builtins.property
+    def step_groups(self) -> _containers.RepeatedCompositeFieldContainer[Global___StepImprovementGroup]:
+        """The step runs' improvement groups (candidates first): the project's newest 500 step runs
+        created at or after `since`, their agent and panel results grouped by plan, step and role.
+        """
+
     def __init__(
         self,
         *,
@@ -1554,14 +1564,95 @@ class GetImprovementReportResponse(_message.Message):
         signals: _abc.Iterable[_workflow_journal_pb2.ImprovementSignal] | None = ...,
         entries: _builtins.int = ...,
         truncated: _builtins.bool = ...,
+        step_groups: _abc.Iterable[Global___StepImprovementGroup] | None = ...,
+        step_runs_truncated: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["areas", b"areas", "entries", b"entries", "signals", b"signals", "truncated", b"truncated"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["areas", b"areas", "entries", b"entries", "signals", b"signals", "step_groups", b"step_groups", "step_runs_truncated", b"step_runs_truncated", "truncated", b"truncated"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetImprovementReportResponse: _TypeAlias = GetImprovementReportResponse  # noqa: Y015
+
+@_typing.final
+class StepImprovementGroup(_message.Message):
+    """StepImprovementGroup is one step of one plan version across step runs (`kxm.candidate.v1`, kind
+    `workflow-step`): a candidate when decided in at least 3 runs, passed in at least 80 % of them,
+    and writing no repository.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    WORKFLOW_ID_FIELD_NUMBER: _builtins.int
+    PLAN_HASH_FIELD_NUMBER: _builtins.int
+    STEP_ID_FIELD_NUMBER: _builtins.int
+    ROLE_FIELD_NUMBER: _builtins.int
+    RUNS_FIELD_NUMBER: _builtins.int
+    PASS_RATE_FIELD_NUMBER: _builtins.int
+    MEAN_COST_USD_FIELD_NUMBER: _builtins.int
+    COST_REPORTED_FIELD_NUMBER: _builtins.int
+    MEAN_DURATION_MS_FIELD_NUMBER: _builtins.int
+    REWORK_FIELD_NUMBER: _builtins.int
+    CANDIDATE_FIELD_NUMBER: _builtins.int
+    EXCLUSION_FIELD_NUMBER: _builtins.int
+    EVIDENCE_REFS_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """`cand_workflow-step_<step>_<10 hex>`, stable for the group."""
+    workflow_id: _builtins.str
+    """The workflow."""
+    plan_hash: _builtins.str
+    """The plan version (it pins the step's instructions and tools)."""
+    step_id: _builtins.str
+    """The step."""
+    role: _builtins.str
+    """worker or reviewer."""
+    runs: _builtins.int
+    """Runs that decided the step (a run's retries count once, with its last result)."""
+    pass_rate: _builtins.float
+    """The share of those runs whose last result passed."""
+    mean_cost_usd: _builtins.float
+    """The mean model cost of the results that reported one (0 with none: see cost_reported)."""
+    cost_reported: _builtins.bool
+    """Whether any result reported a cost."""
+    mean_duration_ms: _builtins.int
+    """The mean reported duration of a result."""
+    rework: _builtins.int
+    """Results a later attempt in the same run superseded."""
+    candidate: _builtins.bool
+    """Whether the group is a candidate."""
+    exclusion: _builtins.str
+    """Why not: writes-repository, too-few-runs or pass-rate-low (empty for a candidate)."""
+    @_builtins.property
+    def evidence_refs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The content hashes of the runs' last results, newest run first, at most 10."""
+
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        workflow_id: _builtins.str = ...,
+        plan_hash: _builtins.str = ...,
+        step_id: _builtins.str = ...,
+        role: _builtins.str = ...,
+        runs: _builtins.int = ...,
+        pass_rate: _builtins.float = ...,
+        mean_cost_usd: _builtins.float = ...,
+        cost_reported: _builtins.bool = ...,
+        mean_duration_ms: _builtins.int = ...,
+        rework: _builtins.int = ...,
+        candidate: _builtins.bool = ...,
+        exclusion: _builtins.str = ...,
+        evidence_refs: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["candidate", b"candidate", "cost_reported", b"cost_reported", "evidence_refs", b"evidence_refs", "exclusion", b"exclusion", "id", b"id", "mean_cost_usd", b"mean_cost_usd", "mean_duration_ms", b"mean_duration_ms", "pass_rate", b"pass_rate", "plan_hash", b"plan_hash", "rework", b"rework", "role", b"role", "runs", b"runs", "step_id", b"step_id", "workflow_id", b"workflow_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StepImprovementGroup: _TypeAlias = StepImprovementGroup  # noqa: Y015
 
 @_typing.final
 class ExportRetrospectiveRequest(_message.Message):

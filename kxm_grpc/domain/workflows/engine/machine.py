@@ -445,7 +445,8 @@ def _enter(b: _Builder, step_id: str) -> None:
         _assign(b)
 
 
-def _role(step: Step) -> MemberRole:
+def role_of(step: Step) -> MemberRole:
+    """The role of a step's members: a gate worker, a reviewer (review evidence), else a worker."""
     if step.kind is StepKind.GATE:
         return MemberRole.GATE
     if any(requirement.kind is EvidenceKind.REVIEW for requirement in step.required_evidence):
@@ -487,7 +488,7 @@ def _assign(b: _Builder, *, replace_index: int | None = None) -> None:
             index=index,
             agent=agent.name,
             agent_id=agent.agent_id,
-            role=_role(step),
+            role=role_of(step),
             status=MemberStatus.OPEN,
             create_time=b.now,
             deadline=_deadline(b, step),

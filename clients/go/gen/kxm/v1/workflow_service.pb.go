@@ -2822,9 +2822,14 @@ type GetImprovementReportResponse struct {
 	// How many entries were read.
 	Entries int32 `protobuf:"varint,3,opt,name=entries,proto3" json:"entries,omitempty"`
 	// True when the window holds more entries than were read.
-	Truncated     bool `protobuf:"varint,4,opt,name=truncated,proto3" json:"truncated,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Truncated bool `protobuf:"varint,4,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	// The step runs' improvement groups (candidates first): the project's newest 500 step runs
+	// created at or after `since`, their agent and panel results grouped by plan, step and role.
+	StepGroups []*StepImprovementGroup `protobuf:"bytes,5,rep,name=step_groups,json=stepGroups,proto3" json:"step_groups,omitempty"`
+	// True when more step runs match than the 500 read.
+	StepRunsTruncated bool `protobuf:"varint,6,opt,name=step_runs_truncated,json=stepRunsTruncated,proto3" json:"step_runs_truncated,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *GetImprovementReportResponse) Reset() {
@@ -2885,6 +2890,185 @@ func (x *GetImprovementReportResponse) GetTruncated() bool {
 	return false
 }
 
+func (x *GetImprovementReportResponse) GetStepGroups() []*StepImprovementGroup {
+	if x != nil {
+		return x.StepGroups
+	}
+	return nil
+}
+
+func (x *GetImprovementReportResponse) GetStepRunsTruncated() bool {
+	if x != nil {
+		return x.StepRunsTruncated
+	}
+	return false
+}
+
+// StepImprovementGroup is one step of one plan version across step runs (`kxm.candidate.v1`, kind
+// `workflow-step`): a candidate when decided in at least 3 runs, passed in at least 80 % of them,
+// and writing no repository.
+type StepImprovementGroup struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// `cand_workflow-step_<step>_<10 hex>`, stable for the group.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The workflow.
+	WorkflowId string `protobuf:"bytes,2,opt,name=workflow_id,json=workflowId,proto3" json:"workflow_id,omitempty"`
+	// The plan version (it pins the step's instructions and tools).
+	PlanHash string `protobuf:"bytes,3,opt,name=plan_hash,json=planHash,proto3" json:"plan_hash,omitempty"`
+	// The step.
+	StepId string `protobuf:"bytes,4,opt,name=step_id,json=stepId,proto3" json:"step_id,omitempty"`
+	// worker or reviewer.
+	Role string `protobuf:"bytes,5,opt,name=role,proto3" json:"role,omitempty"`
+	// Runs that decided the step (a run's retries count once, with its last result).
+	Runs int32 `protobuf:"varint,6,opt,name=runs,proto3" json:"runs,omitempty"`
+	// The share of those runs whose last result passed.
+	PassRate float64 `protobuf:"fixed64,7,opt,name=pass_rate,json=passRate,proto3" json:"pass_rate,omitempty"`
+	// The mean model cost of the results that reported one (0 with none: see cost_reported).
+	MeanCostUsd float64 `protobuf:"fixed64,8,opt,name=mean_cost_usd,json=meanCostUsd,proto3" json:"mean_cost_usd,omitempty"`
+	// Whether any result reported a cost.
+	CostReported bool `protobuf:"varint,9,opt,name=cost_reported,json=costReported,proto3" json:"cost_reported,omitempty"`
+	// The mean reported duration of a result.
+	MeanDurationMs int64 `protobuf:"varint,10,opt,name=mean_duration_ms,json=meanDurationMs,proto3" json:"mean_duration_ms,omitempty"`
+	// Results a later attempt in the same run superseded.
+	Rework int32 `protobuf:"varint,11,opt,name=rework,proto3" json:"rework,omitempty"`
+	// Whether the group is a candidate.
+	Candidate bool `protobuf:"varint,12,opt,name=candidate,proto3" json:"candidate,omitempty"`
+	// Why not: writes-repository, too-few-runs or pass-rate-low (empty for a candidate).
+	Exclusion string `protobuf:"bytes,13,opt,name=exclusion,proto3" json:"exclusion,omitempty"`
+	// The content hashes of the runs' last results, newest run first, at most 10.
+	EvidenceRefs  []string `protobuf:"bytes,14,rep,name=evidence_refs,json=evidenceRefs,proto3" json:"evidence_refs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StepImprovementGroup) Reset() {
+	*x = StepImprovementGroup{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StepImprovementGroup) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StepImprovementGroup) ProtoMessage() {}
+
+func (x *StepImprovementGroup) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StepImprovementGroup.ProtoReflect.Descriptor instead.
+func (*StepImprovementGroup) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *StepImprovementGroup) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *StepImprovementGroup) GetWorkflowId() string {
+	if x != nil {
+		return x.WorkflowId
+	}
+	return ""
+}
+
+func (x *StepImprovementGroup) GetPlanHash() string {
+	if x != nil {
+		return x.PlanHash
+	}
+	return ""
+}
+
+func (x *StepImprovementGroup) GetStepId() string {
+	if x != nil {
+		return x.StepId
+	}
+	return ""
+}
+
+func (x *StepImprovementGroup) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *StepImprovementGroup) GetRuns() int32 {
+	if x != nil {
+		return x.Runs
+	}
+	return 0
+}
+
+func (x *StepImprovementGroup) GetPassRate() float64 {
+	if x != nil {
+		return x.PassRate
+	}
+	return 0
+}
+
+func (x *StepImprovementGroup) GetMeanCostUsd() float64 {
+	if x != nil {
+		return x.MeanCostUsd
+	}
+	return 0
+}
+
+func (x *StepImprovementGroup) GetCostReported() bool {
+	if x != nil {
+		return x.CostReported
+	}
+	return false
+}
+
+func (x *StepImprovementGroup) GetMeanDurationMs() int64 {
+	if x != nil {
+		return x.MeanDurationMs
+	}
+	return 0
+}
+
+func (x *StepImprovementGroup) GetRework() int32 {
+	if x != nil {
+		return x.Rework
+	}
+	return 0
+}
+
+func (x *StepImprovementGroup) GetCandidate() bool {
+	if x != nil {
+		return x.Candidate
+	}
+	return false
+}
+
+func (x *StepImprovementGroup) GetExclusion() string {
+	if x != nil {
+		return x.Exclusion
+	}
+	return ""
+}
+
+func (x *StepImprovementGroup) GetEvidenceRefs() []string {
+	if x != nil {
+		return x.EvidenceRefs
+	}
+	return nil
+}
+
 // The run whose retrospective to export.
 type ExportRetrospectiveRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2896,7 +3080,7 @@ type ExportRetrospectiveRequest struct {
 
 func (x *ExportRetrospectiveRequest) Reset() {
 	*x = ExportRetrospectiveRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[41]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2908,7 +3092,7 @@ func (x *ExportRetrospectiveRequest) String() string {
 func (*ExportRetrospectiveRequest) ProtoMessage() {}
 
 func (x *ExportRetrospectiveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[41]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2921,7 +3105,7 @@ func (x *ExportRetrospectiveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportRetrospectiveRequest.ProtoReflect.Descriptor instead.
 func (*ExportRetrospectiveRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{41}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ExportRetrospectiveRequest) GetRunId() string {
@@ -2946,7 +3130,7 @@ type ExportRetrospectiveResponse struct {
 
 func (x *ExportRetrospectiveResponse) Reset() {
 	*x = ExportRetrospectiveResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[42]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2958,7 +3142,7 @@ func (x *ExportRetrospectiveResponse) String() string {
 func (*ExportRetrospectiveResponse) ProtoMessage() {}
 
 func (x *ExportRetrospectiveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[42]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2971,7 +3155,7 @@ func (x *ExportRetrospectiveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportRetrospectiveResponse.ProtoReflect.Descriptor instead.
 func (*ExportRetrospectiveResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{42}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ExportRetrospectiveResponse) GetRetrospective() *WorkflowRetrospective {
@@ -3006,7 +3190,7 @@ type VerifyJournalRequest struct {
 
 func (x *VerifyJournalRequest) Reset() {
 	*x = VerifyJournalRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[43]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3018,7 +3202,7 @@ func (x *VerifyJournalRequest) String() string {
 func (*VerifyJournalRequest) ProtoMessage() {}
 
 func (x *VerifyJournalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[43]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3031,7 +3215,7 @@ func (x *VerifyJournalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyJournalRequest.ProtoReflect.Descriptor instead.
 func (*VerifyJournalRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{43}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *VerifyJournalRequest) GetRunId() string {
@@ -3052,7 +3236,7 @@ type VerifyJournalResponse struct {
 
 func (x *VerifyJournalResponse) Reset() {
 	*x = VerifyJournalResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[44]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3064,7 +3248,7 @@ func (x *VerifyJournalResponse) String() string {
 func (*VerifyJournalResponse) ProtoMessage() {}
 
 func (x *VerifyJournalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[44]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3077,7 +3261,7 @@ func (x *VerifyJournalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifyJournalResponse.ProtoReflect.Descriptor instead.
 func (*VerifyJournalResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{44}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *VerifyJournalResponse) GetVerdict() *JournalVerdict {
@@ -3105,7 +3289,7 @@ type CompleteAssignmentRequest struct {
 
 func (x *CompleteAssignmentRequest) Reset() {
 	*x = CompleteAssignmentRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[45]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3117,7 +3301,7 @@ func (x *CompleteAssignmentRequest) String() string {
 func (*CompleteAssignmentRequest) ProtoMessage() {}
 
 func (x *CompleteAssignmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[45]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3130,7 +3314,7 @@ func (x *CompleteAssignmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteAssignmentRequest.ProtoReflect.Descriptor instead.
 func (*CompleteAssignmentRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{45}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *CompleteAssignmentRequest) GetAssignmentId() string {
@@ -3198,7 +3382,7 @@ type CompleteAssignmentResponse struct {
 
 func (x *CompleteAssignmentResponse) Reset() {
 	*x = CompleteAssignmentResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[46]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3210,7 +3394,7 @@ func (x *CompleteAssignmentResponse) String() string {
 func (*CompleteAssignmentResponse) ProtoMessage() {}
 
 func (x *CompleteAssignmentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[46]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3223,7 +3407,7 @@ func (x *CompleteAssignmentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteAssignmentResponse.ProtoReflect.Descriptor instead.
 func (*CompleteAssignmentResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{46}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *CompleteAssignmentResponse) GetAssignment() *StepAssignment {
@@ -3256,7 +3440,7 @@ type NextAssignmentRequest struct {
 
 func (x *NextAssignmentRequest) Reset() {
 	*x = NextAssignmentRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[47]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3268,7 +3452,7 @@ func (x *NextAssignmentRequest) String() string {
 func (*NextAssignmentRequest) ProtoMessage() {}
 
 func (x *NextAssignmentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[47]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3281,7 +3465,7 @@ func (x *NextAssignmentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextAssignmentRequest.ProtoReflect.Descriptor instead.
 func (*NextAssignmentRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{47}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{48}
 }
 
 // The caller's oldest open assignment.
@@ -3295,7 +3479,7 @@ type NextAssignmentResponse struct {
 
 func (x *NextAssignmentResponse) Reset() {
 	*x = NextAssignmentResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[48]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3307,7 +3491,7 @@ func (x *NextAssignmentResponse) String() string {
 func (*NextAssignmentResponse) ProtoMessage() {}
 
 func (x *NextAssignmentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[48]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3320,7 +3504,7 @@ func (x *NextAssignmentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NextAssignmentResponse.ProtoReflect.Descriptor instead.
 func (*NextAssignmentResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{48}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *NextAssignmentResponse) GetAssignment() *AssignmentRequest {
@@ -3347,7 +3531,7 @@ type ApproveStepRequest struct {
 
 func (x *ApproveStepRequest) Reset() {
 	*x = ApproveStepRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[49]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3359,7 +3543,7 @@ func (x *ApproveStepRequest) String() string {
 func (*ApproveStepRequest) ProtoMessage() {}
 
 func (x *ApproveStepRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[49]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3372,7 +3556,7 @@ func (x *ApproveStepRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveStepRequest.ProtoReflect.Descriptor instead.
 func (*ApproveStepRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{49}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ApproveStepRequest) GetRunId() string {
@@ -3414,7 +3598,7 @@ type ApproveStepResponse struct {
 
 func (x *ApproveStepResponse) Reset() {
 	*x = ApproveStepResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[50]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3426,7 +3610,7 @@ func (x *ApproveStepResponse) String() string {
 func (*ApproveStepResponse) ProtoMessage() {}
 
 func (x *ApproveStepResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[50]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3439,7 +3623,7 @@ func (x *ApproveStepResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveStepResponse.ProtoReflect.Descriptor instead.
 func (*ApproveStepResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{50}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ApproveStepResponse) GetRun() *WorkflowRun {
@@ -3464,7 +3648,7 @@ type RecoverStepRunRequest struct {
 
 func (x *RecoverStepRunRequest) Reset() {
 	*x = RecoverStepRunRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[51]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3476,7 +3660,7 @@ func (x *RecoverStepRunRequest) String() string {
 func (*RecoverStepRunRequest) ProtoMessage() {}
 
 func (x *RecoverStepRunRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[51]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3489,7 +3673,7 @@ func (x *RecoverStepRunRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecoverStepRunRequest.ProtoReflect.Descriptor instead.
 func (*RecoverStepRunRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{51}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *RecoverStepRunRequest) GetRunId() string {
@@ -3524,7 +3708,7 @@ type RecoverStepRunResponse struct {
 
 func (x *RecoverStepRunResponse) Reset() {
 	*x = RecoverStepRunResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[52]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3536,7 +3720,7 @@ func (x *RecoverStepRunResponse) String() string {
 func (*RecoverStepRunResponse) ProtoMessage() {}
 
 func (x *RecoverStepRunResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[52]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3549,7 +3733,7 @@ func (x *RecoverStepRunResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecoverStepRunResponse.ProtoReflect.Descriptor instead.
 func (*RecoverStepRunResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{52}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *RecoverStepRunResponse) GetRun() *WorkflowRun {
@@ -3574,7 +3758,7 @@ type ListWorkflowRunEventsRequest struct {
 
 func (x *ListWorkflowRunEventsRequest) Reset() {
 	*x = ListWorkflowRunEventsRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[53]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3586,7 +3770,7 @@ func (x *ListWorkflowRunEventsRequest) String() string {
 func (*ListWorkflowRunEventsRequest) ProtoMessage() {}
 
 func (x *ListWorkflowRunEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[53]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3599,7 +3783,7 @@ func (x *ListWorkflowRunEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkflowRunEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListWorkflowRunEventsRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{53}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *ListWorkflowRunEventsRequest) GetRunId() string {
@@ -3636,7 +3820,7 @@ type ListWorkflowRunEventsResponse struct {
 
 func (x *ListWorkflowRunEventsResponse) Reset() {
 	*x = ListWorkflowRunEventsResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[54]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3648,7 +3832,7 @@ func (x *ListWorkflowRunEventsResponse) String() string {
 func (*ListWorkflowRunEventsResponse) ProtoMessage() {}
 
 func (x *ListWorkflowRunEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[54]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3661,7 +3845,7 @@ func (x *ListWorkflowRunEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkflowRunEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListWorkflowRunEventsResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{54}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ListWorkflowRunEventsResponse) GetEvents() []*WorkflowRunEvent {
@@ -3689,7 +3873,7 @@ type AuditGateEvidenceRequest struct {
 
 func (x *AuditGateEvidenceRequest) Reset() {
 	*x = AuditGateEvidenceRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[55]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3701,7 +3885,7 @@ func (x *AuditGateEvidenceRequest) String() string {
 func (*AuditGateEvidenceRequest) ProtoMessage() {}
 
 func (x *AuditGateEvidenceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[55]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3714,7 +3898,7 @@ func (x *AuditGateEvidenceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditGateEvidenceRequest.ProtoReflect.Descriptor instead.
 func (*AuditGateEvidenceRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{55}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *AuditGateEvidenceRequest) GetRunId() string {
@@ -3739,7 +3923,7 @@ type AuditGateEvidenceResponse struct {
 
 func (x *AuditGateEvidenceResponse) Reset() {
 	*x = AuditGateEvidenceResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[56]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3751,7 +3935,7 @@ func (x *AuditGateEvidenceResponse) String() string {
 func (*AuditGateEvidenceResponse) ProtoMessage() {}
 
 func (x *AuditGateEvidenceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[56]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3764,7 +3948,7 @@ func (x *AuditGateEvidenceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditGateEvidenceResponse.ProtoReflect.Descriptor instead.
 func (*AuditGateEvidenceResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{56}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *AuditGateEvidenceResponse) GetIntact() bool {
@@ -3805,7 +3989,7 @@ type GateEvidenceProblem struct {
 
 func (x *GateEvidenceProblem) Reset() {
 	*x = GateEvidenceProblem{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[57]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3817,7 +4001,7 @@ func (x *GateEvidenceProblem) String() string {
 func (*GateEvidenceProblem) ProtoMessage() {}
 
 func (x *GateEvidenceProblem) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[57]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3830,7 +4014,7 @@ func (x *GateEvidenceProblem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GateEvidenceProblem.ProtoReflect.Descriptor instead.
 func (*GateEvidenceProblem) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{57}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *GateEvidenceProblem) GetCode() string {
@@ -4071,12 +4255,32 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\x05since\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x12\x1f\n" +
 	"\vmax_entries\x18\x03 \x01(\x05R\n" +
 	"maxEntries\x12!\n" +
-	"\fsignal_limit\x18\x04 \x01(\x05R\vsignalLimit\"\xb5\x01\n" +
+	"\fsignal_limit\x18\x04 \x01(\x05R\vsignalLimit\"\xa4\x02\n" +
 	"\x1cGetImprovementReportResponse\x12(\n" +
 	"\x05areas\x18\x01 \x03(\v2\x12.kxm.v1.AreaReportR\x05areas\x123\n" +
 	"\asignals\x18\x02 \x03(\v2\x19.kxm.v1.ImprovementSignalR\asignals\x12\x18\n" +
 	"\aentries\x18\x03 \x01(\x05R\aentries\x12\x1c\n" +
-	"\ttruncated\x18\x04 \x01(\bR\ttruncated\"3\n" +
+	"\ttruncated\x18\x04 \x01(\bR\ttruncated\x12=\n" +
+	"\vstep_groups\x18\x05 \x03(\v2\x1c.kxm.v1.StepImprovementGroupR\n" +
+	"stepGroups\x12.\n" +
+	"\x13step_runs_truncated\x18\x06 \x01(\bR\x11stepRunsTruncated\"\xae\x03\n" +
+	"\x14StepImprovementGroup\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
+	"\vworkflow_id\x18\x02 \x01(\tR\n" +
+	"workflowId\x12\x1b\n" +
+	"\tplan_hash\x18\x03 \x01(\tR\bplanHash\x12\x17\n" +
+	"\astep_id\x18\x04 \x01(\tR\x06stepId\x12\x12\n" +
+	"\x04role\x18\x05 \x01(\tR\x04role\x12\x12\n" +
+	"\x04runs\x18\x06 \x01(\x05R\x04runs\x12\x1b\n" +
+	"\tpass_rate\x18\a \x01(\x01R\bpassRate\x12\"\n" +
+	"\rmean_cost_usd\x18\b \x01(\x01R\vmeanCostUsd\x12#\n" +
+	"\rcost_reported\x18\t \x01(\bR\fcostReported\x12(\n" +
+	"\x10mean_duration_ms\x18\n" +
+	" \x01(\x03R\x0emeanDurationMs\x12\x16\n" +
+	"\x06rework\x18\v \x01(\x05R\x06rework\x12\x1c\n" +
+	"\tcandidate\x18\f \x01(\bR\tcandidate\x12\x1c\n" +
+	"\texclusion\x18\r \x01(\tR\texclusion\x12#\n" +
+	"\revidence_refs\x18\x0e \x03(\tR\fevidenceRefs\"3\n" +
 	"\x1aExportRetrospectiveRequest\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\"\x92\x01\n" +
 	"\x1bExportRetrospectiveResponse\x12C\n" +
@@ -4189,7 +4393,7 @@ func file_kxm_v1_workflow_service_proto_rawDescGZIP() []byte {
 }
 
 var file_kxm_v1_workflow_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_kxm_v1_workflow_service_proto_msgTypes = make([]protoimpl.MessageInfo, 64)
+var file_kxm_v1_workflow_service_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
 var file_kxm_v1_workflow_service_proto_goTypes = []any{
 	(DefinitionFormat)(0),                      // 0: kxm.v1.DefinitionFormat
 	(RecoveryAction)(0),                        // 1: kxm.v1.RecoveryAction
@@ -4234,175 +4438,177 @@ var file_kxm_v1_workflow_service_proto_goTypes = []any{
 	(*PromoteJournalEntryResponse)(nil),        // 40: kxm.v1.PromoteJournalEntryResponse
 	(*GetImprovementReportRequest)(nil),        // 41: kxm.v1.GetImprovementReportRequest
 	(*GetImprovementReportResponse)(nil),       // 42: kxm.v1.GetImprovementReportResponse
-	(*ExportRetrospectiveRequest)(nil),         // 43: kxm.v1.ExportRetrospectiveRequest
-	(*ExportRetrospectiveResponse)(nil),        // 44: kxm.v1.ExportRetrospectiveResponse
-	(*VerifyJournalRequest)(nil),               // 45: kxm.v1.VerifyJournalRequest
-	(*VerifyJournalResponse)(nil),              // 46: kxm.v1.VerifyJournalResponse
-	(*CompleteAssignmentRequest)(nil),          // 47: kxm.v1.CompleteAssignmentRequest
-	(*CompleteAssignmentResponse)(nil),         // 48: kxm.v1.CompleteAssignmentResponse
-	(*NextAssignmentRequest)(nil),              // 49: kxm.v1.NextAssignmentRequest
-	(*NextAssignmentResponse)(nil),             // 50: kxm.v1.NextAssignmentResponse
-	(*ApproveStepRequest)(nil),                 // 51: kxm.v1.ApproveStepRequest
-	(*ApproveStepResponse)(nil),                // 52: kxm.v1.ApproveStepResponse
-	(*RecoverStepRunRequest)(nil),              // 53: kxm.v1.RecoverStepRunRequest
-	(*RecoverStepRunResponse)(nil),             // 54: kxm.v1.RecoverStepRunResponse
-	(*ListWorkflowRunEventsRequest)(nil),       // 55: kxm.v1.ListWorkflowRunEventsRequest
-	(*ListWorkflowRunEventsResponse)(nil),      // 56: kxm.v1.ListWorkflowRunEventsResponse
-	(*AuditGateEvidenceRequest)(nil),           // 57: kxm.v1.AuditGateEvidenceRequest
-	(*AuditGateEvidenceResponse)(nil),          // 58: kxm.v1.AuditGateEvidenceResponse
-	(*GateEvidenceProblem)(nil),                // 59: kxm.v1.GateEvidenceProblem
-	nil,                                        // 60: kxm.v1.CheckpointRequest.EvidenceEntry
-	nil,                                        // 61: kxm.v1.CheckpointRequest.EvidenceRefsEntry
-	nil,                                        // 62: kxm.v1.WaitRequest.EvidenceEntry
-	nil,                                        // 63: kxm.v1.WaitRequest.EvidenceRefsEntry
-	nil,                                        // 64: kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
-	nil,                                        // 65: kxm.v1.ResolveEscalationRequest.EvidenceEntry
-	(*WorkflowDefinition)(nil),                 // 66: kxm.v1.WorkflowDefinition
-	(*GateRegistry)(nil),                       // 67: kxm.v1.GateRegistry
-	(*structpb.Struct)(nil),                    // 68: google.protobuf.Struct
-	(*StepRunInputs)(nil),                      // 69: kxm.v1.StepRunInputs
-	(*WorkflowRun)(nil),                        // 70: kxm.v1.WorkflowRun
-	(WorkflowRunStatus)(0),                     // 71: kxm.v1.WorkflowRunStatus
-	(CheckpointStatus)(0),                      // 72: kxm.v1.CheckpointStatus
-	(*WorkflowTransition)(nil),                 // 73: kxm.v1.WorkflowTransition
-	(*durationpb.Duration)(nil),                // 74: google.protobuf.Duration
-	(*DegradationApproval)(nil),                // 75: kxm.v1.DegradationApproval
-	(JournalCategory)(0),                       // 76: kxm.v1.JournalCategory
-	(ImprovementArea)(0),                       // 77: kxm.v1.ImprovementArea
-	(JournalSeverity)(0),                       // 78: kxm.v1.JournalSeverity
-	(*JournalRecord)(nil),                      // 79: kxm.v1.JournalRecord
-	(PromotionStatus)(0),                       // 80: kxm.v1.PromotionStatus
-	(*JournalEntry)(nil),                       // 81: kxm.v1.JournalEntry
-	(*timestamppb.Timestamp)(nil),              // 82: google.protobuf.Timestamp
-	(*AreaReport)(nil),                         // 83: kxm.v1.AreaReport
-	(*ImprovementSignal)(nil),                  // 84: kxm.v1.ImprovementSignal
-	(*WorkflowRetrospective)(nil),              // 85: kxm.v1.WorkflowRetrospective
-	(*JournalVerdict)(nil),                     // 86: kxm.v1.JournalVerdict
-	(*WorkerResult)(nil),                       // 87: kxm.v1.WorkerResult
-	(*ReviewEnvelope)(nil),                     // 88: kxm.v1.ReviewEnvelope
-	(*StepAssignment)(nil),                     // 89: kxm.v1.StepAssignment
-	(*AssignmentRequest)(nil),                  // 90: kxm.v1.AssignmentRequest
-	(*WorkflowRunEvent)(nil),                   // 91: kxm.v1.WorkflowRunEvent
+	(*StepImprovementGroup)(nil),               // 43: kxm.v1.StepImprovementGroup
+	(*ExportRetrospectiveRequest)(nil),         // 44: kxm.v1.ExportRetrospectiveRequest
+	(*ExportRetrospectiveResponse)(nil),        // 45: kxm.v1.ExportRetrospectiveResponse
+	(*VerifyJournalRequest)(nil),               // 46: kxm.v1.VerifyJournalRequest
+	(*VerifyJournalResponse)(nil),              // 47: kxm.v1.VerifyJournalResponse
+	(*CompleteAssignmentRequest)(nil),          // 48: kxm.v1.CompleteAssignmentRequest
+	(*CompleteAssignmentResponse)(nil),         // 49: kxm.v1.CompleteAssignmentResponse
+	(*NextAssignmentRequest)(nil),              // 50: kxm.v1.NextAssignmentRequest
+	(*NextAssignmentResponse)(nil),             // 51: kxm.v1.NextAssignmentResponse
+	(*ApproveStepRequest)(nil),                 // 52: kxm.v1.ApproveStepRequest
+	(*ApproveStepResponse)(nil),                // 53: kxm.v1.ApproveStepResponse
+	(*RecoverStepRunRequest)(nil),              // 54: kxm.v1.RecoverStepRunRequest
+	(*RecoverStepRunResponse)(nil),             // 55: kxm.v1.RecoverStepRunResponse
+	(*ListWorkflowRunEventsRequest)(nil),       // 56: kxm.v1.ListWorkflowRunEventsRequest
+	(*ListWorkflowRunEventsResponse)(nil),      // 57: kxm.v1.ListWorkflowRunEventsResponse
+	(*AuditGateEvidenceRequest)(nil),           // 58: kxm.v1.AuditGateEvidenceRequest
+	(*AuditGateEvidenceResponse)(nil),          // 59: kxm.v1.AuditGateEvidenceResponse
+	(*GateEvidenceProblem)(nil),                // 60: kxm.v1.GateEvidenceProblem
+	nil,                                        // 61: kxm.v1.CheckpointRequest.EvidenceEntry
+	nil,                                        // 62: kxm.v1.CheckpointRequest.EvidenceRefsEntry
+	nil,                                        // 63: kxm.v1.WaitRequest.EvidenceEntry
+	nil,                                        // 64: kxm.v1.WaitRequest.EvidenceRefsEntry
+	nil,                                        // 65: kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
+	nil,                                        // 66: kxm.v1.ResolveEscalationRequest.EvidenceEntry
+	(*WorkflowDefinition)(nil),                 // 67: kxm.v1.WorkflowDefinition
+	(*GateRegistry)(nil),                       // 68: kxm.v1.GateRegistry
+	(*structpb.Struct)(nil),                    // 69: google.protobuf.Struct
+	(*StepRunInputs)(nil),                      // 70: kxm.v1.StepRunInputs
+	(*WorkflowRun)(nil),                        // 71: kxm.v1.WorkflowRun
+	(WorkflowRunStatus)(0),                     // 72: kxm.v1.WorkflowRunStatus
+	(CheckpointStatus)(0),                      // 73: kxm.v1.CheckpointStatus
+	(*WorkflowTransition)(nil),                 // 74: kxm.v1.WorkflowTransition
+	(*durationpb.Duration)(nil),                // 75: google.protobuf.Duration
+	(*DegradationApproval)(nil),                // 76: kxm.v1.DegradationApproval
+	(JournalCategory)(0),                       // 77: kxm.v1.JournalCategory
+	(ImprovementArea)(0),                       // 78: kxm.v1.ImprovementArea
+	(JournalSeverity)(0),                       // 79: kxm.v1.JournalSeverity
+	(*JournalRecord)(nil),                      // 80: kxm.v1.JournalRecord
+	(PromotionStatus)(0),                       // 81: kxm.v1.PromotionStatus
+	(*JournalEntry)(nil),                       // 82: kxm.v1.JournalEntry
+	(*timestamppb.Timestamp)(nil),              // 83: google.protobuf.Timestamp
+	(*AreaReport)(nil),                         // 84: kxm.v1.AreaReport
+	(*ImprovementSignal)(nil),                  // 85: kxm.v1.ImprovementSignal
+	(*WorkflowRetrospective)(nil),              // 86: kxm.v1.WorkflowRetrospective
+	(*JournalVerdict)(nil),                     // 87: kxm.v1.JournalVerdict
+	(*WorkerResult)(nil),                       // 88: kxm.v1.WorkerResult
+	(*ReviewEnvelope)(nil),                     // 89: kxm.v1.ReviewEnvelope
+	(*StepAssignment)(nil),                     // 90: kxm.v1.StepAssignment
+	(*AssignmentRequest)(nil),                  // 91: kxm.v1.AssignmentRequest
+	(*WorkflowRunEvent)(nil),                   // 92: kxm.v1.WorkflowRunEvent
 }
 var file_kxm_v1_workflow_service_proto_depIdxs = []int32{
 	0,  // 0: kxm.v1.RegisterWorkflowDefinitionRequest.format:type_name -> kxm.v1.DefinitionFormat
-	66, // 1: kxm.v1.RegisterWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
+	67, // 1: kxm.v1.RegisterWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
 	0,  // 2: kxm.v1.RegisterGateRegistryRequest.format:type_name -> kxm.v1.DefinitionFormat
-	67, // 3: kxm.v1.RegisterGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
-	67, // 4: kxm.v1.GetGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
-	66, // 5: kxm.v1.GetWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
-	66, // 6: kxm.v1.ListWorkflowDefinitionsResponse.definitions:type_name -> kxm.v1.WorkflowDefinition
-	68, // 7: kxm.v1.StartWorkflowRunRequest.payload:type_name -> google.protobuf.Struct
-	69, // 8: kxm.v1.StartWorkflowRunRequest.inputs:type_name -> kxm.v1.StepRunInputs
-	70, // 9: kxm.v1.StartWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	70, // 10: kxm.v1.GetWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	71, // 11: kxm.v1.ListWorkflowRunsRequest.status:type_name -> kxm.v1.WorkflowRunStatus
-	70, // 12: kxm.v1.ListWorkflowRunsResponse.runs:type_name -> kxm.v1.WorkflowRun
-	70, // 13: kxm.v1.CancelWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	70, // 14: kxm.v1.RerunWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	72, // 15: kxm.v1.CheckpointRequest.status:type_name -> kxm.v1.CheckpointStatus
-	60, // 16: kxm.v1.CheckpointRequest.evidence:type_name -> kxm.v1.CheckpointRequest.EvidenceEntry
-	61, // 17: kxm.v1.CheckpointRequest.evidence_refs:type_name -> kxm.v1.CheckpointRequest.EvidenceRefsEntry
-	70, // 18: kxm.v1.CheckpointResponse.run:type_name -> kxm.v1.WorkflowRun
-	73, // 19: kxm.v1.CheckpointResponse.transition:type_name -> kxm.v1.WorkflowTransition
-	62, // 20: kxm.v1.WaitRequest.evidence:type_name -> kxm.v1.WaitRequest.EvidenceEntry
-	63, // 21: kxm.v1.WaitRequest.evidence_refs:type_name -> kxm.v1.WaitRequest.EvidenceRefsEntry
-	74, // 22: kxm.v1.WaitRequest.timeout:type_name -> google.protobuf.Duration
-	70, // 23: kxm.v1.WaitResponse.run:type_name -> kxm.v1.WorkflowRun
-	72, // 24: kxm.v1.SignalWorkflowRunRequest.status:type_name -> kxm.v1.CheckpointStatus
-	64, // 25: kxm.v1.SignalWorkflowRunRequest.evidence:type_name -> kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
-	72, // 26: kxm.v1.SignalWorkflowRunResponse.status:type_name -> kxm.v1.CheckpointStatus
-	75, // 27: kxm.v1.ApproveDegradationResponse.approval:type_name -> kxm.v1.DegradationApproval
-	70, // 28: kxm.v1.EscalateStageResponse.run:type_name -> kxm.v1.WorkflowRun
-	72, // 29: kxm.v1.ResolveEscalationRequest.status:type_name -> kxm.v1.CheckpointStatus
-	65, // 30: kxm.v1.ResolveEscalationRequest.evidence:type_name -> kxm.v1.ResolveEscalationRequest.EvidenceEntry
-	70, // 31: kxm.v1.ResolveEscalationResponse.run:type_name -> kxm.v1.WorkflowRun
-	76, // 32: kxm.v1.RecordJournalRequest.category:type_name -> kxm.v1.JournalCategory
-	77, // 33: kxm.v1.RecordJournalRequest.area:type_name -> kxm.v1.ImprovementArea
-	78, // 34: kxm.v1.RecordJournalRequest.severity:type_name -> kxm.v1.JournalSeverity
-	79, // 35: kxm.v1.RecordJournalResponse.record:type_name -> kxm.v1.JournalRecord
-	79, // 36: kxm.v1.ListJournalResponse.records:type_name -> kxm.v1.JournalRecord
-	80, // 37: kxm.v1.PromoteJournalEntryRequest.to:type_name -> kxm.v1.PromotionStatus
-	79, // 38: kxm.v1.PromoteJournalEntryResponse.record:type_name -> kxm.v1.JournalRecord
-	81, // 39: kxm.v1.PromoteJournalEntryResponse.entry:type_name -> kxm.v1.JournalEntry
-	82, // 40: kxm.v1.GetImprovementReportRequest.since:type_name -> google.protobuf.Timestamp
-	83, // 41: kxm.v1.GetImprovementReportResponse.areas:type_name -> kxm.v1.AreaReport
-	84, // 42: kxm.v1.GetImprovementReportResponse.signals:type_name -> kxm.v1.ImprovementSignal
-	85, // 43: kxm.v1.ExportRetrospectiveResponse.retrospective:type_name -> kxm.v1.WorkflowRetrospective
-	86, // 44: kxm.v1.VerifyJournalResponse.verdict:type_name -> kxm.v1.JournalVerdict
-	87, // 45: kxm.v1.CompleteAssignmentRequest.worker_result:type_name -> kxm.v1.WorkerResult
-	88, // 46: kxm.v1.CompleteAssignmentRequest.review:type_name -> kxm.v1.ReviewEnvelope
-	89, // 47: kxm.v1.CompleteAssignmentResponse.assignment:type_name -> kxm.v1.StepAssignment
-	71, // 48: kxm.v1.CompleteAssignmentResponse.run_status:type_name -> kxm.v1.WorkflowRunStatus
-	90, // 49: kxm.v1.NextAssignmentResponse.assignment:type_name -> kxm.v1.AssignmentRequest
-	70, // 50: kxm.v1.ApproveStepResponse.run:type_name -> kxm.v1.WorkflowRun
-	1,  // 51: kxm.v1.RecoverStepRunRequest.action:type_name -> kxm.v1.RecoveryAction
-	70, // 52: kxm.v1.RecoverStepRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	91, // 53: kxm.v1.ListWorkflowRunEventsResponse.events:type_name -> kxm.v1.WorkflowRunEvent
-	59, // 54: kxm.v1.AuditGateEvidenceResponse.problems:type_name -> kxm.v1.GateEvidenceProblem
-	22, // 55: kxm.v1.CheckpointRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
-	22, // 56: kxm.v1.WaitRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
-	2,  // 57: kxm.v1.WorkflowService.RegisterWorkflowDefinition:input_type -> kxm.v1.RegisterWorkflowDefinitionRequest
-	8,  // 58: kxm.v1.WorkflowService.GetWorkflowDefinition:input_type -> kxm.v1.GetWorkflowDefinitionRequest
-	10, // 59: kxm.v1.WorkflowService.ListWorkflowDefinitions:input_type -> kxm.v1.ListWorkflowDefinitionsRequest
-	4,  // 60: kxm.v1.WorkflowService.RegisterGateRegistry:input_type -> kxm.v1.RegisterGateRegistryRequest
-	6,  // 61: kxm.v1.WorkflowService.GetGateRegistry:input_type -> kxm.v1.GetGateRegistryRequest
-	12, // 62: kxm.v1.WorkflowService.StartWorkflowRun:input_type -> kxm.v1.StartWorkflowRunRequest
-	14, // 63: kxm.v1.WorkflowService.GetWorkflowRun:input_type -> kxm.v1.GetWorkflowRunRequest
-	16, // 64: kxm.v1.WorkflowService.ListWorkflowRuns:input_type -> kxm.v1.ListWorkflowRunsRequest
-	18, // 65: kxm.v1.WorkflowService.CancelWorkflowRun:input_type -> kxm.v1.CancelWorkflowRunRequest
-	20, // 66: kxm.v1.WorkflowService.RerunWorkflowRun:input_type -> kxm.v1.RerunWorkflowRunRequest
-	23, // 67: kxm.v1.WorkflowService.Checkpoint:input_type -> kxm.v1.CheckpointRequest
-	25, // 68: kxm.v1.WorkflowService.Wait:input_type -> kxm.v1.WaitRequest
-	27, // 69: kxm.v1.WorkflowService.SignalWorkflowRun:input_type -> kxm.v1.SignalWorkflowRunRequest
-	29, // 70: kxm.v1.WorkflowService.ApproveDegradation:input_type -> kxm.v1.ApproveDegradationRequest
-	31, // 71: kxm.v1.WorkflowService.EscalateStage:input_type -> kxm.v1.EscalateStageRequest
-	33, // 72: kxm.v1.WorkflowService.ResolveEscalation:input_type -> kxm.v1.ResolveEscalationRequest
-	35, // 73: kxm.v1.WorkflowService.RecordJournal:input_type -> kxm.v1.RecordJournalRequest
-	37, // 74: kxm.v1.WorkflowService.ListJournal:input_type -> kxm.v1.ListJournalRequest
-	39, // 75: kxm.v1.WorkflowService.PromoteJournalEntry:input_type -> kxm.v1.PromoteJournalEntryRequest
-	41, // 76: kxm.v1.WorkflowService.GetImprovementReport:input_type -> kxm.v1.GetImprovementReportRequest
-	43, // 77: kxm.v1.WorkflowService.ExportRetrospective:input_type -> kxm.v1.ExportRetrospectiveRequest
-	45, // 78: kxm.v1.WorkflowService.VerifyJournal:input_type -> kxm.v1.VerifyJournalRequest
-	47, // 79: kxm.v1.WorkflowService.CompleteAssignment:input_type -> kxm.v1.CompleteAssignmentRequest
-	49, // 80: kxm.v1.WorkflowService.NextAssignment:input_type -> kxm.v1.NextAssignmentRequest
-	51, // 81: kxm.v1.WorkflowService.ApproveStep:input_type -> kxm.v1.ApproveStepRequest
-	53, // 82: kxm.v1.WorkflowService.RecoverStepRun:input_type -> kxm.v1.RecoverStepRunRequest
-	55, // 83: kxm.v1.WorkflowService.ListWorkflowRunEvents:input_type -> kxm.v1.ListWorkflowRunEventsRequest
-	57, // 84: kxm.v1.WorkflowService.AuditGateEvidence:input_type -> kxm.v1.AuditGateEvidenceRequest
-	3,  // 85: kxm.v1.WorkflowService.RegisterWorkflowDefinition:output_type -> kxm.v1.RegisterWorkflowDefinitionResponse
-	9,  // 86: kxm.v1.WorkflowService.GetWorkflowDefinition:output_type -> kxm.v1.GetWorkflowDefinitionResponse
-	11, // 87: kxm.v1.WorkflowService.ListWorkflowDefinitions:output_type -> kxm.v1.ListWorkflowDefinitionsResponse
-	5,  // 88: kxm.v1.WorkflowService.RegisterGateRegistry:output_type -> kxm.v1.RegisterGateRegistryResponse
-	7,  // 89: kxm.v1.WorkflowService.GetGateRegistry:output_type -> kxm.v1.GetGateRegistryResponse
-	13, // 90: kxm.v1.WorkflowService.StartWorkflowRun:output_type -> kxm.v1.StartWorkflowRunResponse
-	15, // 91: kxm.v1.WorkflowService.GetWorkflowRun:output_type -> kxm.v1.GetWorkflowRunResponse
-	17, // 92: kxm.v1.WorkflowService.ListWorkflowRuns:output_type -> kxm.v1.ListWorkflowRunsResponse
-	19, // 93: kxm.v1.WorkflowService.CancelWorkflowRun:output_type -> kxm.v1.CancelWorkflowRunResponse
-	21, // 94: kxm.v1.WorkflowService.RerunWorkflowRun:output_type -> kxm.v1.RerunWorkflowRunResponse
-	24, // 95: kxm.v1.WorkflowService.Checkpoint:output_type -> kxm.v1.CheckpointResponse
-	26, // 96: kxm.v1.WorkflowService.Wait:output_type -> kxm.v1.WaitResponse
-	28, // 97: kxm.v1.WorkflowService.SignalWorkflowRun:output_type -> kxm.v1.SignalWorkflowRunResponse
-	30, // 98: kxm.v1.WorkflowService.ApproveDegradation:output_type -> kxm.v1.ApproveDegradationResponse
-	32, // 99: kxm.v1.WorkflowService.EscalateStage:output_type -> kxm.v1.EscalateStageResponse
-	34, // 100: kxm.v1.WorkflowService.ResolveEscalation:output_type -> kxm.v1.ResolveEscalationResponse
-	36, // 101: kxm.v1.WorkflowService.RecordJournal:output_type -> kxm.v1.RecordJournalResponse
-	38, // 102: kxm.v1.WorkflowService.ListJournal:output_type -> kxm.v1.ListJournalResponse
-	40, // 103: kxm.v1.WorkflowService.PromoteJournalEntry:output_type -> kxm.v1.PromoteJournalEntryResponse
-	42, // 104: kxm.v1.WorkflowService.GetImprovementReport:output_type -> kxm.v1.GetImprovementReportResponse
-	44, // 105: kxm.v1.WorkflowService.ExportRetrospective:output_type -> kxm.v1.ExportRetrospectiveResponse
-	46, // 106: kxm.v1.WorkflowService.VerifyJournal:output_type -> kxm.v1.VerifyJournalResponse
-	48, // 107: kxm.v1.WorkflowService.CompleteAssignment:output_type -> kxm.v1.CompleteAssignmentResponse
-	50, // 108: kxm.v1.WorkflowService.NextAssignment:output_type -> kxm.v1.NextAssignmentResponse
-	52, // 109: kxm.v1.WorkflowService.ApproveStep:output_type -> kxm.v1.ApproveStepResponse
-	54, // 110: kxm.v1.WorkflowService.RecoverStepRun:output_type -> kxm.v1.RecoverStepRunResponse
-	56, // 111: kxm.v1.WorkflowService.ListWorkflowRunEvents:output_type -> kxm.v1.ListWorkflowRunEventsResponse
-	58, // 112: kxm.v1.WorkflowService.AuditGateEvidence:output_type -> kxm.v1.AuditGateEvidenceResponse
-	85, // [85:113] is the sub-list for method output_type
-	57, // [57:85] is the sub-list for method input_type
-	57, // [57:57] is the sub-list for extension type_name
-	57, // [57:57] is the sub-list for extension extendee
-	0,  // [0:57] is the sub-list for field type_name
+	68, // 3: kxm.v1.RegisterGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
+	68, // 4: kxm.v1.GetGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
+	67, // 5: kxm.v1.GetWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
+	67, // 6: kxm.v1.ListWorkflowDefinitionsResponse.definitions:type_name -> kxm.v1.WorkflowDefinition
+	69, // 7: kxm.v1.StartWorkflowRunRequest.payload:type_name -> google.protobuf.Struct
+	70, // 8: kxm.v1.StartWorkflowRunRequest.inputs:type_name -> kxm.v1.StepRunInputs
+	71, // 9: kxm.v1.StartWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	71, // 10: kxm.v1.GetWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	72, // 11: kxm.v1.ListWorkflowRunsRequest.status:type_name -> kxm.v1.WorkflowRunStatus
+	71, // 12: kxm.v1.ListWorkflowRunsResponse.runs:type_name -> kxm.v1.WorkflowRun
+	71, // 13: kxm.v1.CancelWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	71, // 14: kxm.v1.RerunWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	73, // 15: kxm.v1.CheckpointRequest.status:type_name -> kxm.v1.CheckpointStatus
+	61, // 16: kxm.v1.CheckpointRequest.evidence:type_name -> kxm.v1.CheckpointRequest.EvidenceEntry
+	62, // 17: kxm.v1.CheckpointRequest.evidence_refs:type_name -> kxm.v1.CheckpointRequest.EvidenceRefsEntry
+	71, // 18: kxm.v1.CheckpointResponse.run:type_name -> kxm.v1.WorkflowRun
+	74, // 19: kxm.v1.CheckpointResponse.transition:type_name -> kxm.v1.WorkflowTransition
+	63, // 20: kxm.v1.WaitRequest.evidence:type_name -> kxm.v1.WaitRequest.EvidenceEntry
+	64, // 21: kxm.v1.WaitRequest.evidence_refs:type_name -> kxm.v1.WaitRequest.EvidenceRefsEntry
+	75, // 22: kxm.v1.WaitRequest.timeout:type_name -> google.protobuf.Duration
+	71, // 23: kxm.v1.WaitResponse.run:type_name -> kxm.v1.WorkflowRun
+	73, // 24: kxm.v1.SignalWorkflowRunRequest.status:type_name -> kxm.v1.CheckpointStatus
+	65, // 25: kxm.v1.SignalWorkflowRunRequest.evidence:type_name -> kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
+	73, // 26: kxm.v1.SignalWorkflowRunResponse.status:type_name -> kxm.v1.CheckpointStatus
+	76, // 27: kxm.v1.ApproveDegradationResponse.approval:type_name -> kxm.v1.DegradationApproval
+	71, // 28: kxm.v1.EscalateStageResponse.run:type_name -> kxm.v1.WorkflowRun
+	73, // 29: kxm.v1.ResolveEscalationRequest.status:type_name -> kxm.v1.CheckpointStatus
+	66, // 30: kxm.v1.ResolveEscalationRequest.evidence:type_name -> kxm.v1.ResolveEscalationRequest.EvidenceEntry
+	71, // 31: kxm.v1.ResolveEscalationResponse.run:type_name -> kxm.v1.WorkflowRun
+	77, // 32: kxm.v1.RecordJournalRequest.category:type_name -> kxm.v1.JournalCategory
+	78, // 33: kxm.v1.RecordJournalRequest.area:type_name -> kxm.v1.ImprovementArea
+	79, // 34: kxm.v1.RecordJournalRequest.severity:type_name -> kxm.v1.JournalSeverity
+	80, // 35: kxm.v1.RecordJournalResponse.record:type_name -> kxm.v1.JournalRecord
+	80, // 36: kxm.v1.ListJournalResponse.records:type_name -> kxm.v1.JournalRecord
+	81, // 37: kxm.v1.PromoteJournalEntryRequest.to:type_name -> kxm.v1.PromotionStatus
+	80, // 38: kxm.v1.PromoteJournalEntryResponse.record:type_name -> kxm.v1.JournalRecord
+	82, // 39: kxm.v1.PromoteJournalEntryResponse.entry:type_name -> kxm.v1.JournalEntry
+	83, // 40: kxm.v1.GetImprovementReportRequest.since:type_name -> google.protobuf.Timestamp
+	84, // 41: kxm.v1.GetImprovementReportResponse.areas:type_name -> kxm.v1.AreaReport
+	85, // 42: kxm.v1.GetImprovementReportResponse.signals:type_name -> kxm.v1.ImprovementSignal
+	43, // 43: kxm.v1.GetImprovementReportResponse.step_groups:type_name -> kxm.v1.StepImprovementGroup
+	86, // 44: kxm.v1.ExportRetrospectiveResponse.retrospective:type_name -> kxm.v1.WorkflowRetrospective
+	87, // 45: kxm.v1.VerifyJournalResponse.verdict:type_name -> kxm.v1.JournalVerdict
+	88, // 46: kxm.v1.CompleteAssignmentRequest.worker_result:type_name -> kxm.v1.WorkerResult
+	89, // 47: kxm.v1.CompleteAssignmentRequest.review:type_name -> kxm.v1.ReviewEnvelope
+	90, // 48: kxm.v1.CompleteAssignmentResponse.assignment:type_name -> kxm.v1.StepAssignment
+	72, // 49: kxm.v1.CompleteAssignmentResponse.run_status:type_name -> kxm.v1.WorkflowRunStatus
+	91, // 50: kxm.v1.NextAssignmentResponse.assignment:type_name -> kxm.v1.AssignmentRequest
+	71, // 51: kxm.v1.ApproveStepResponse.run:type_name -> kxm.v1.WorkflowRun
+	1,  // 52: kxm.v1.RecoverStepRunRequest.action:type_name -> kxm.v1.RecoveryAction
+	71, // 53: kxm.v1.RecoverStepRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	92, // 54: kxm.v1.ListWorkflowRunEventsResponse.events:type_name -> kxm.v1.WorkflowRunEvent
+	60, // 55: kxm.v1.AuditGateEvidenceResponse.problems:type_name -> kxm.v1.GateEvidenceProblem
+	22, // 56: kxm.v1.CheckpointRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
+	22, // 57: kxm.v1.WaitRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
+	2,  // 58: kxm.v1.WorkflowService.RegisterWorkflowDefinition:input_type -> kxm.v1.RegisterWorkflowDefinitionRequest
+	8,  // 59: kxm.v1.WorkflowService.GetWorkflowDefinition:input_type -> kxm.v1.GetWorkflowDefinitionRequest
+	10, // 60: kxm.v1.WorkflowService.ListWorkflowDefinitions:input_type -> kxm.v1.ListWorkflowDefinitionsRequest
+	4,  // 61: kxm.v1.WorkflowService.RegisterGateRegistry:input_type -> kxm.v1.RegisterGateRegistryRequest
+	6,  // 62: kxm.v1.WorkflowService.GetGateRegistry:input_type -> kxm.v1.GetGateRegistryRequest
+	12, // 63: kxm.v1.WorkflowService.StartWorkflowRun:input_type -> kxm.v1.StartWorkflowRunRequest
+	14, // 64: kxm.v1.WorkflowService.GetWorkflowRun:input_type -> kxm.v1.GetWorkflowRunRequest
+	16, // 65: kxm.v1.WorkflowService.ListWorkflowRuns:input_type -> kxm.v1.ListWorkflowRunsRequest
+	18, // 66: kxm.v1.WorkflowService.CancelWorkflowRun:input_type -> kxm.v1.CancelWorkflowRunRequest
+	20, // 67: kxm.v1.WorkflowService.RerunWorkflowRun:input_type -> kxm.v1.RerunWorkflowRunRequest
+	23, // 68: kxm.v1.WorkflowService.Checkpoint:input_type -> kxm.v1.CheckpointRequest
+	25, // 69: kxm.v1.WorkflowService.Wait:input_type -> kxm.v1.WaitRequest
+	27, // 70: kxm.v1.WorkflowService.SignalWorkflowRun:input_type -> kxm.v1.SignalWorkflowRunRequest
+	29, // 71: kxm.v1.WorkflowService.ApproveDegradation:input_type -> kxm.v1.ApproveDegradationRequest
+	31, // 72: kxm.v1.WorkflowService.EscalateStage:input_type -> kxm.v1.EscalateStageRequest
+	33, // 73: kxm.v1.WorkflowService.ResolveEscalation:input_type -> kxm.v1.ResolveEscalationRequest
+	35, // 74: kxm.v1.WorkflowService.RecordJournal:input_type -> kxm.v1.RecordJournalRequest
+	37, // 75: kxm.v1.WorkflowService.ListJournal:input_type -> kxm.v1.ListJournalRequest
+	39, // 76: kxm.v1.WorkflowService.PromoteJournalEntry:input_type -> kxm.v1.PromoteJournalEntryRequest
+	41, // 77: kxm.v1.WorkflowService.GetImprovementReport:input_type -> kxm.v1.GetImprovementReportRequest
+	44, // 78: kxm.v1.WorkflowService.ExportRetrospective:input_type -> kxm.v1.ExportRetrospectiveRequest
+	46, // 79: kxm.v1.WorkflowService.VerifyJournal:input_type -> kxm.v1.VerifyJournalRequest
+	48, // 80: kxm.v1.WorkflowService.CompleteAssignment:input_type -> kxm.v1.CompleteAssignmentRequest
+	50, // 81: kxm.v1.WorkflowService.NextAssignment:input_type -> kxm.v1.NextAssignmentRequest
+	52, // 82: kxm.v1.WorkflowService.ApproveStep:input_type -> kxm.v1.ApproveStepRequest
+	54, // 83: kxm.v1.WorkflowService.RecoverStepRun:input_type -> kxm.v1.RecoverStepRunRequest
+	56, // 84: kxm.v1.WorkflowService.ListWorkflowRunEvents:input_type -> kxm.v1.ListWorkflowRunEventsRequest
+	58, // 85: kxm.v1.WorkflowService.AuditGateEvidence:input_type -> kxm.v1.AuditGateEvidenceRequest
+	3,  // 86: kxm.v1.WorkflowService.RegisterWorkflowDefinition:output_type -> kxm.v1.RegisterWorkflowDefinitionResponse
+	9,  // 87: kxm.v1.WorkflowService.GetWorkflowDefinition:output_type -> kxm.v1.GetWorkflowDefinitionResponse
+	11, // 88: kxm.v1.WorkflowService.ListWorkflowDefinitions:output_type -> kxm.v1.ListWorkflowDefinitionsResponse
+	5,  // 89: kxm.v1.WorkflowService.RegisterGateRegistry:output_type -> kxm.v1.RegisterGateRegistryResponse
+	7,  // 90: kxm.v1.WorkflowService.GetGateRegistry:output_type -> kxm.v1.GetGateRegistryResponse
+	13, // 91: kxm.v1.WorkflowService.StartWorkflowRun:output_type -> kxm.v1.StartWorkflowRunResponse
+	15, // 92: kxm.v1.WorkflowService.GetWorkflowRun:output_type -> kxm.v1.GetWorkflowRunResponse
+	17, // 93: kxm.v1.WorkflowService.ListWorkflowRuns:output_type -> kxm.v1.ListWorkflowRunsResponse
+	19, // 94: kxm.v1.WorkflowService.CancelWorkflowRun:output_type -> kxm.v1.CancelWorkflowRunResponse
+	21, // 95: kxm.v1.WorkflowService.RerunWorkflowRun:output_type -> kxm.v1.RerunWorkflowRunResponse
+	24, // 96: kxm.v1.WorkflowService.Checkpoint:output_type -> kxm.v1.CheckpointResponse
+	26, // 97: kxm.v1.WorkflowService.Wait:output_type -> kxm.v1.WaitResponse
+	28, // 98: kxm.v1.WorkflowService.SignalWorkflowRun:output_type -> kxm.v1.SignalWorkflowRunResponse
+	30, // 99: kxm.v1.WorkflowService.ApproveDegradation:output_type -> kxm.v1.ApproveDegradationResponse
+	32, // 100: kxm.v1.WorkflowService.EscalateStage:output_type -> kxm.v1.EscalateStageResponse
+	34, // 101: kxm.v1.WorkflowService.ResolveEscalation:output_type -> kxm.v1.ResolveEscalationResponse
+	36, // 102: kxm.v1.WorkflowService.RecordJournal:output_type -> kxm.v1.RecordJournalResponse
+	38, // 103: kxm.v1.WorkflowService.ListJournal:output_type -> kxm.v1.ListJournalResponse
+	40, // 104: kxm.v1.WorkflowService.PromoteJournalEntry:output_type -> kxm.v1.PromoteJournalEntryResponse
+	42, // 105: kxm.v1.WorkflowService.GetImprovementReport:output_type -> kxm.v1.GetImprovementReportResponse
+	45, // 106: kxm.v1.WorkflowService.ExportRetrospective:output_type -> kxm.v1.ExportRetrospectiveResponse
+	47, // 107: kxm.v1.WorkflowService.VerifyJournal:output_type -> kxm.v1.VerifyJournalResponse
+	49, // 108: kxm.v1.WorkflowService.CompleteAssignment:output_type -> kxm.v1.CompleteAssignmentResponse
+	51, // 109: kxm.v1.WorkflowService.NextAssignment:output_type -> kxm.v1.NextAssignmentResponse
+	53, // 110: kxm.v1.WorkflowService.ApproveStep:output_type -> kxm.v1.ApproveStepResponse
+	55, // 111: kxm.v1.WorkflowService.RecoverStepRun:output_type -> kxm.v1.RecoverStepRunResponse
+	57, // 112: kxm.v1.WorkflowService.ListWorkflowRunEvents:output_type -> kxm.v1.ListWorkflowRunEventsResponse
+	59, // 113: kxm.v1.WorkflowService.AuditGateEvidence:output_type -> kxm.v1.AuditGateEvidenceResponse
+	86, // [86:114] is the sub-list for method output_type
+	58, // [58:86] is the sub-list for method input_type
+	58, // [58:58] is the sub-list for extension type_name
+	58, // [58:58] is the sub-list for extension extendee
+	0,  // [0:58] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_workflow_service_proto_init() }
@@ -4415,7 +4621,7 @@ func file_kxm_v1_workflow_service_proto_init() {
 	file_kxm_v1_workflow_journal_proto_init()
 	file_kxm_v1_workflow_steps_proto_init()
 	file_kxm_v1_workflow_types_proto_init()
-	file_kxm_v1_workflow_service_proto_msgTypes[45].OneofWrappers = []any{
+	file_kxm_v1_workflow_service_proto_msgTypes[46].OneofWrappers = []any{
 		(*CompleteAssignmentRequest_WorkerResult)(nil),
 		(*CompleteAssignmentRequest_Review)(nil),
 	}
@@ -4425,7 +4631,7 @@ func file_kxm_v1_workflow_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_workflow_service_proto_rawDesc), len(file_kxm_v1_workflow_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   64,
+			NumMessages:   65,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

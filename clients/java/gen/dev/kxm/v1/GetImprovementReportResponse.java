@@ -34,6 +34,7 @@ private static final long serialVersionUID = 0L;
   private GetImprovementReportResponse() {
     areas_ = java.util.Collections.emptyList();
     signals_ = java.util.Collections.emptyList();
+    stepGroups_ = java.util.Collections.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -206,6 +207,87 @@ private static final long serialVersionUID = 0L;
     return truncated_;
   }
 
+  public static final int STEP_GROUPS_FIELD_NUMBER = 5;
+  @SuppressWarnings("serial")
+  private java.util.List<dev.kxm.v1.StepImprovementGroup> stepGroups_;
+  /**
+   * <pre>
+   * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+   * created at or after `since`, their agent and panel results grouped by plan, step and role.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<dev.kxm.v1.StepImprovementGroup> getStepGroupsList() {
+    return stepGroups_;
+  }
+  /**
+   * <pre>
+   * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+   * created at or after `since`, their agent and panel results grouped by plan, step and role.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends dev.kxm.v1.StepImprovementGroupOrBuilder> 
+      getStepGroupsOrBuilderList() {
+    return stepGroups_;
+  }
+  /**
+   * <pre>
+   * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+   * created at or after `since`, their agent and panel results grouped by plan, step and role.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+   */
+  @java.lang.Override
+  public int getStepGroupsCount() {
+    return stepGroups_.size();
+  }
+  /**
+   * <pre>
+   * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+   * created at or after `since`, their agent and panel results grouped by plan, step and role.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.StepImprovementGroup getStepGroups(int index) {
+    return stepGroups_.get(index);
+  }
+  /**
+   * <pre>
+   * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+   * created at or after `since`, their agent and panel results grouped by plan, step and role.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.StepImprovementGroupOrBuilder getStepGroupsOrBuilder(
+      int index) {
+    return stepGroups_.get(index);
+  }
+
+  public static final int STEP_RUNS_TRUNCATED_FIELD_NUMBER = 6;
+  private boolean stepRunsTruncated_ = false;
+  /**
+   * <pre>
+   * True when more step runs match than the 500 read.
+   * </pre>
+   *
+   * <code>bool step_runs_truncated = 6 [json_name = "stepRunsTruncated"];</code>
+   * @return The stepRunsTruncated.
+   */
+  @java.lang.Override
+  public boolean getStepRunsTruncated() {
+    return stepRunsTruncated_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -231,6 +313,12 @@ private static final long serialVersionUID = 0L;
     }
     if (truncated_ != false) {
       output.writeBool(4, truncated_);
+    }
+    for (int i = 0; i < stepGroups_.size(); i++) {
+      output.writeMessage(5, stepGroups_.get(i));
+    }
+    if (stepRunsTruncated_ != false) {
+      output.writeBool(6, stepRunsTruncated_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -261,6 +349,19 @@ private static final long serialVersionUID = 0L;
     if (truncated_ != false) {
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(4, truncated_);
+    }
+
+        {
+          final int count = stepGroups_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(stepGroups_.get(i));
+          }
+          size += 1 * count;
+        }
+    if (stepRunsTruncated_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(6, stepRunsTruncated_);
     }
     return size;
   }
@@ -294,6 +395,10 @@ private static final long serialVersionUID = 0L;
         != other.getEntries()) return false;
     if (getTruncated()
         != other.getTruncated()) return false;
+    if (!getStepGroupsList()
+        .equals(other.getStepGroupsList())) return false;
+    if (getStepRunsTruncated()
+        != other.getStepRunsTruncated()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -318,6 +423,13 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + TRUNCATED_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getTruncated());
+    if (getStepGroupsCount() > 0) {
+      hash = (37 * hash) + STEP_GROUPS_FIELD_NUMBER;
+      hash = (53 * hash) + getStepGroupsList().hashCode();
+    }
+    hash = (37 * hash) + STEP_RUNS_TRUNCATED_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getStepRunsTruncated());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -469,6 +581,14 @@ private static final long serialVersionUID = 0L;
       bitField0_ = (bitField0_ & ~0x00000002);
       entries_ = 0;
       truncated_ = false;
+      if (stepGroupsBuilder_ == null) {
+        stepGroups_ = java.util.Collections.emptyList();
+      } else {
+        stepGroups_ = null;
+        stepGroupsBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00000010);
+      stepRunsTruncated_ = false;
       return this;
     }
 
@@ -520,6 +640,15 @@ private static final long serialVersionUID = 0L;
       } else {
         result.signals_ = signalsBuilder_.build();
       }
+      if (stepGroupsBuilder_ == null) {
+        if (((bitField0_ & 0x00000010) != 0)) {
+          stepGroups_ = java.util.Collections.unmodifiableList(stepGroups_);
+          bitField0_ = (bitField0_ & ~0x00000010);
+        }
+        result.stepGroups_ = stepGroups_;
+      } else {
+        result.stepGroups_ = stepGroupsBuilder_.build();
+      }
     }
 
     private void buildPartial0(dev.kxm.v1.GetImprovementReportResponse result) {
@@ -529,6 +658,9 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000008) != 0)) {
         result.truncated_ = truncated_;
+      }
+      if (((from_bitField0_ & 0x00000020) != 0)) {
+        result.stepRunsTruncated_ = stepRunsTruncated_;
       }
     }
 
@@ -602,6 +734,35 @@ private static final long serialVersionUID = 0L;
       if (other.getTruncated() != false) {
         setTruncated(other.getTruncated());
       }
+      if (stepGroupsBuilder_ == null) {
+        if (!other.stepGroups_.isEmpty()) {
+          if (stepGroups_.isEmpty()) {
+            stepGroups_ = other.stepGroups_;
+            bitField0_ = (bitField0_ & ~0x00000010);
+          } else {
+            ensureStepGroupsIsMutable();
+            stepGroups_.addAll(other.stepGroups_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.stepGroups_.isEmpty()) {
+          if (stepGroupsBuilder_.isEmpty()) {
+            stepGroupsBuilder_.dispose();
+            stepGroupsBuilder_ = null;
+            stepGroups_ = other.stepGroups_;
+            bitField0_ = (bitField0_ & ~0x00000010);
+            stepGroupsBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetStepGroupsFieldBuilder() : null;
+          } else {
+            stepGroupsBuilder_.addAllMessages(other.stepGroups_);
+          }
+        }
+      }
+      if (other.getStepRunsTruncated() != false) {
+        setStepRunsTruncated(other.getStepRunsTruncated());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -662,6 +823,24 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000008;
               break;
             } // case 32
+            case 42: {
+              dev.kxm.v1.StepImprovementGroup m =
+                  input.readMessage(
+                      dev.kxm.v1.StepImprovementGroup.parser(),
+                      extensionRegistry);
+              if (stepGroupsBuilder_ == null) {
+                ensureStepGroupsIsMutable();
+                stepGroups_.add(m);
+              } else {
+                stepGroupsBuilder_.addMessage(m);
+              }
+              break;
+            } // case 42
+            case 48: {
+              stepRunsTruncated_ = input.readBool();
+              bitField0_ |= 0x00000020;
+              break;
+            } // case 48
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1375,6 +1554,374 @@ private static final long serialVersionUID = 0L;
     public Builder clearTruncated() {
       bitField0_ = (bitField0_ & ~0x00000008);
       truncated_ = false;
+      onChanged();
+      return this;
+    }
+
+    private java.util.List<dev.kxm.v1.StepImprovementGroup> stepGroups_ =
+      java.util.Collections.emptyList();
+    private void ensureStepGroupsIsMutable() {
+      if (!((bitField0_ & 0x00000010) != 0)) {
+        stepGroups_ = new java.util.ArrayList<dev.kxm.v1.StepImprovementGroup>(stepGroups_);
+        bitField0_ |= 0x00000010;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.kxm.v1.StepImprovementGroup, dev.kxm.v1.StepImprovementGroup.Builder, dev.kxm.v1.StepImprovementGroupOrBuilder> stepGroupsBuilder_;
+
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public java.util.List<dev.kxm.v1.StepImprovementGroup> getStepGroupsList() {
+      if (stepGroupsBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(stepGroups_);
+      } else {
+        return stepGroupsBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public int getStepGroupsCount() {
+      if (stepGroupsBuilder_ == null) {
+        return stepGroups_.size();
+      } else {
+        return stepGroupsBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public dev.kxm.v1.StepImprovementGroup getStepGroups(int index) {
+      if (stepGroupsBuilder_ == null) {
+        return stepGroups_.get(index);
+      } else {
+        return stepGroupsBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public Builder setStepGroups(
+        int index, dev.kxm.v1.StepImprovementGroup value) {
+      if (stepGroupsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureStepGroupsIsMutable();
+        stepGroups_.set(index, value);
+        onChanged();
+      } else {
+        stepGroupsBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public Builder setStepGroups(
+        int index, dev.kxm.v1.StepImprovementGroup.Builder builderForValue) {
+      if (stepGroupsBuilder_ == null) {
+        ensureStepGroupsIsMutable();
+        stepGroups_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        stepGroupsBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public Builder addStepGroups(dev.kxm.v1.StepImprovementGroup value) {
+      if (stepGroupsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureStepGroupsIsMutable();
+        stepGroups_.add(value);
+        onChanged();
+      } else {
+        stepGroupsBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public Builder addStepGroups(
+        int index, dev.kxm.v1.StepImprovementGroup value) {
+      if (stepGroupsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureStepGroupsIsMutable();
+        stepGroups_.add(index, value);
+        onChanged();
+      } else {
+        stepGroupsBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public Builder addStepGroups(
+        dev.kxm.v1.StepImprovementGroup.Builder builderForValue) {
+      if (stepGroupsBuilder_ == null) {
+        ensureStepGroupsIsMutable();
+        stepGroups_.add(builderForValue.build());
+        onChanged();
+      } else {
+        stepGroupsBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public Builder addStepGroups(
+        int index, dev.kxm.v1.StepImprovementGroup.Builder builderForValue) {
+      if (stepGroupsBuilder_ == null) {
+        ensureStepGroupsIsMutable();
+        stepGroups_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        stepGroupsBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public Builder addAllStepGroups(
+        java.lang.Iterable<? extends dev.kxm.v1.StepImprovementGroup> values) {
+      if (stepGroupsBuilder_ == null) {
+        ensureStepGroupsIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, stepGroups_);
+        onChanged();
+      } else {
+        stepGroupsBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public Builder clearStepGroups() {
+      if (stepGroupsBuilder_ == null) {
+        stepGroups_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000010);
+        onChanged();
+      } else {
+        stepGroupsBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public Builder removeStepGroups(int index) {
+      if (stepGroupsBuilder_ == null) {
+        ensureStepGroupsIsMutable();
+        stepGroups_.remove(index);
+        onChanged();
+      } else {
+        stepGroupsBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public dev.kxm.v1.StepImprovementGroup.Builder getStepGroupsBuilder(
+        int index) {
+      return internalGetStepGroupsFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public dev.kxm.v1.StepImprovementGroupOrBuilder getStepGroupsOrBuilder(
+        int index) {
+      if (stepGroupsBuilder_ == null) {
+        return stepGroups_.get(index);  } else {
+        return stepGroupsBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public java.util.List<? extends dev.kxm.v1.StepImprovementGroupOrBuilder> 
+         getStepGroupsOrBuilderList() {
+      if (stepGroupsBuilder_ != null) {
+        return stepGroupsBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(stepGroups_);
+      }
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public dev.kxm.v1.StepImprovementGroup.Builder addStepGroupsBuilder() {
+      return internalGetStepGroupsFieldBuilder().addBuilder(
+          dev.kxm.v1.StepImprovementGroup.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public dev.kxm.v1.StepImprovementGroup.Builder addStepGroupsBuilder(
+        int index) {
+      return internalGetStepGroupsFieldBuilder().addBuilder(
+          index, dev.kxm.v1.StepImprovementGroup.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+     * created at or after `since`, their agent and panel results grouped by plan, step and role.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+     */
+    public java.util.List<dev.kxm.v1.StepImprovementGroup.Builder> 
+         getStepGroupsBuilderList() {
+      return internalGetStepGroupsFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.kxm.v1.StepImprovementGroup, dev.kxm.v1.StepImprovementGroup.Builder, dev.kxm.v1.StepImprovementGroupOrBuilder> 
+        internalGetStepGroupsFieldBuilder() {
+      if (stepGroupsBuilder_ == null) {
+        stepGroupsBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            dev.kxm.v1.StepImprovementGroup, dev.kxm.v1.StepImprovementGroup.Builder, dev.kxm.v1.StepImprovementGroupOrBuilder>(
+                stepGroups_,
+                ((bitField0_ & 0x00000010) != 0),
+                getParentForChildren(),
+                isClean());
+        stepGroups_ = null;
+      }
+      return stepGroupsBuilder_;
+    }
+
+    private boolean stepRunsTruncated_ ;
+    /**
+     * <pre>
+     * True when more step runs match than the 500 read.
+     * </pre>
+     *
+     * <code>bool step_runs_truncated = 6 [json_name = "stepRunsTruncated"];</code>
+     * @return The stepRunsTruncated.
+     */
+    @java.lang.Override
+    public boolean getStepRunsTruncated() {
+      return stepRunsTruncated_;
+    }
+    /**
+     * <pre>
+     * True when more step runs match than the 500 read.
+     * </pre>
+     *
+     * <code>bool step_runs_truncated = 6 [json_name = "stepRunsTruncated"];</code>
+     * @param value The stepRunsTruncated to set.
+     * @return This builder for chaining.
+     */
+    public Builder setStepRunsTruncated(boolean value) {
+
+      stepRunsTruncated_ = value;
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * True when more step runs match than the 500 read.
+     * </pre>
+     *
+     * <code>bool step_runs_truncated = 6 [json_name = "stepRunsTruncated"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearStepRunsTruncated() {
+      bitField0_ = (bitField0_ & ~0x00000020);
+      stepRunsTruncated_ = false;
       onChanged();
       return this;
     }

@@ -117,4 +117,63 @@ public interface GetImprovementReportResponseOrBuilder extends
    * @return The truncated.
    */
   boolean getTruncated();
+
+  /**
+   * <pre>
+   * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+   * created at or after `since`, their agent and panel results grouped by plan, step and role.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+   */
+  java.util.List<dev.kxm.v1.StepImprovementGroup> 
+      getStepGroupsList();
+  /**
+   * <pre>
+   * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+   * created at or after `since`, their agent and panel results grouped by plan, step and role.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+   */
+  dev.kxm.v1.StepImprovementGroup getStepGroups(int index);
+  /**
+   * <pre>
+   * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+   * created at or after `since`, their agent and panel results grouped by plan, step and role.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+   */
+  int getStepGroupsCount();
+  /**
+   * <pre>
+   * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+   * created at or after `since`, their agent and panel results grouped by plan, step and role.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+   */
+  java.util.List<? extends dev.kxm.v1.StepImprovementGroupOrBuilder> 
+      getStepGroupsOrBuilderList();
+  /**
+   * <pre>
+   * The step runs' improvement groups (candidates first): the project's newest 500 step runs
+   * created at or after `since`, their agent and panel results grouped by plan, step and role.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.StepImprovementGroup step_groups = 5 [json_name = "stepGroups"];</code>
+   */
+  dev.kxm.v1.StepImprovementGroupOrBuilder getStepGroupsOrBuilder(
+      int index);
+
+  /**
+   * <pre>
+   * True when more step runs match than the 500 read.
+   * </pre>
+   *
+   * <code>bool step_runs_truncated = 6 [json_name = "stepRunsTruncated"];</code>
+   * @return The stepRunsTruncated.
+   */
+  boolean getStepRunsTruncated();
 }

@@ -262,6 +262,11 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_GetImprovementReportResponse_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_StepImprovementGroup_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_StepImprovementGroup_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_kxm_v1_ExportRetrospectiveRequest_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -521,145 +526,158 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
       "ect\0220\n\005since\030\002 \001(\0132\032.google.protobuf.Tim" +
       "estampR\005since\022\037\n\013max_entries\030\003 \001(\005R\nmaxE" +
       "ntries\022!\n\014signal_limit\030\004 \001(\005R\013signalLimi" +
-      "t\"\265\001\n\034GetImprovementReportResponse\022(\n\005ar" +
+      "t\"\244\002\n\034GetImprovementReportResponse\022(\n\005ar" +
       "eas\030\001 \003(\0132\022.kxm.v1.AreaReportR\005areas\0223\n\007" +
       "signals\030\002 \003(\0132\031.kxm.v1.ImprovementSignal" +
       "R\007signals\022\030\n\007entries\030\003 \001(\005R\007entries\022\034\n\tt" +
-      "runcated\030\004 \001(\010R\ttruncated\"3\n\032ExportRetro" +
-      "spectiveRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\"\222" +
-      "\001\n\033ExportRetrospectiveResponse\022C\n\rretros" +
-      "pective\030\001 \001(\0132\035.kxm.v1.WorkflowRetrospec" +
-      "tiveR\rretrospective\022\022\n\004json\030\002 \001(\tR\004json\022" +
-      "\032\n\010markdown\030\003 \001(\tR\010markdown\"-\n\024VerifyJou" +
-      "rnalRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\"I\n\025Ve" +
-      "rifyJournalResponse\0220\n\007verdict\030\001 \001(\0132\026.k" +
-      "xm.v1.JournalVerdictR\007verdict\"\271\001\n\031Comple" +
-      "teAssignmentRequest\022#\n\rassignment_id\030\001 \001" +
-      "(\tR\014assignmentId\022;\n\rworker_result\030\002 \001(\0132" +
-      "\024.kxm.v1.WorkerResultH\000R\014workerResult\0220\n" +
-      "\006review\030\003 \001(\0132\026.kxm.v1.ReviewEnvelopeH\000R" +
-      "\006reviewB\010\n\006result\"\254\001\n\032CompleteAssignment" +
-      "Response\0226\n\nassignment\030\001 \001(\0132\026.kxm.v1.St" +
-      "epAssignmentR\nassignment\022\034\n\tduplicate\030\002 " +
-      "\001(\010R\tduplicate\0228\n\nrun_status\030\003 \001(\0162\031.kxm" +
-      ".v1.WorkflowRunStatusR\trunStatus\"\027\n\025Next" +
-      "AssignmentRequest\"S\n\026NextAssignmentRespo" +
-      "nse\0229\n\nassignment\030\001 \001(\0132\031.kxm.v1.Assignm" +
-      "entRequestR\nassignment\"v\n\022ApproveStepReq" +
-      "uest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\027\n\007step_id\030\002" +
-      " \001(\tR\006stepId\022\030\n\007outcome\030\003 \001(\tR\007outcome\022\026" +
-      "\n\006reason\030\004 \001(\tR\006reason\"<\n\023ApproveStepRes" +
-      "ponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR" +
-      "\003run\"v\n\025RecoverStepRunRequest\022\025\n\006run_id\030" +
-      "\001 \001(\tR\005runId\022.\n\006action\030\002 \001(\0162\026.kxm.v1.Re" +
-      "coveryActionR\006action\022\026\n\006reason\030\003 \001(\tR\006re" +
-      "ason\"?\n\026RecoverStepRunResponse\022%\n\003run\030\001 " +
-      "\001(\0132\023.kxm.v1.WorkflowRunR\003run\"y\n\034ListWor" +
-      "kflowRunEventsRequest\022\025\n\006run_id\030\001 \001(\tR\005r" +
-      "unId\022%\n\016after_sequence\030\002 \001(\003R\rafterSeque" +
-      "nce\022\033\n\tpage_size\030\003 \001(\005R\010pageSize\"v\n\035List" +
-      "WorkflowRunEventsResponse\0220\n\006events\030\001 \003(" +
-      "\0132\030.kxm.v1.WorkflowRunEventR\006events\022#\n\rl" +
-      "ast_sequence\030\002 \001(\003R\014lastSequence\"1\n\030Audi" +
-      "tGateEvidenceRequest\022\025\n\006run_id\030\001 \001(\tR\005ru" +
-      "nId\"\206\001\n\031AuditGateEvidenceResponse\022\026\n\006int" +
-      "act\030\001 \001(\010R\006intact\022\030\n\007records\030\002 \001(\005R\007reco" +
-      "rds\0227\n\010problems\030\003 \003(\0132\033.kxm.v1.GateEvide" +
-      "nceProblemR\010problems\"f\n\023GateEvidenceProb" +
-      "lem\022\022\n\004code\030\001 \001(\tR\004code\022#\n\rassignment_id" +
-      "\030\002 \001(\tR\014assignmentId\022\026\n\006detail\030\003 \001(\tR\006de" +
-      "tail*m\n\020DefinitionFormat\022!\n\035DEFINITION_F" +
-      "ORMAT_UNSPECIFIED\020\000\022\032\n\026DEFINITION_FORMAT" +
-      "_JSON\020\001\022\032\n\026DEFINITION_FORMAT_YAML\020\002*\202\001\n\016" +
-      "RecoveryAction\022\037\n\033RECOVERY_ACTION_UNSPEC" +
-      "IFIED\020\000\022\031\n\025RECOVERY_ACTION_RETRY\020\001\022\030\n\024RE" +
-      "COVERY_ACTION_FAIL\020\002\022\032\n\026RECOVERY_ACTION_" +
-      "CANCEL\020\0032\264\031\n\017WorkflowService\022\201\001\n\032Registe" +
-      "rWorkflowDefinition\022).kxm.v1.RegisterWor" +
-      "kflowDefinitionRequest\032*.kxm.v1.Register" +
-      "WorkflowDefinitionResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004" +
-      "\022\213\001\n\025GetWorkflowDefinition\022$.kxm.v1.GetW" +
-      "orkflowDefinitionRequest\032%.kxm.v1.GetWor" +
-      "kflowDefinitionResponse\"%\352\340\030!\010\004\020\001\030\002\"\027kxm" +
-      "_workflow_definition(\001\022\222\001\n\027ListWorkflowD" +
-      "efinitions\022&.kxm.v1.ListWorkflowDefiniti" +
-      "onsRequest\032\'.kxm.v1.ListWorkflowDefiniti" +
-      "onsResponse\"&\352\340\030\"\010\007\020\001\030\002\"\030kxm_workflow_de" +
-      "finitions(\001\022o\n\024RegisterGateRegistry\022#.kx" +
-      "m.v1.RegisterGateRegistryRequest\032$.kxm.v" +
-      "1.RegisterGateRegistryResponse\"\014\352\340\030\010\010\002\020\000" +
-      "\030\001(\004\022s\n\017GetGateRegistry\022\036.kxm.v1.GetGate" +
-      "RegistryRequest\032\037.kxm.v1.GetGateRegistry" +
-      "Response\"\037\352\340\030\033\010\004\020\001\030\002\"\021kxm_gate_registry(" +
-      "\001\022c\n\020StartWorkflowRun\022\037.kxm.v1.StartWork" +
-      "flowRunRequest\032 .kxm.v1.StartWorkflowRun" +
-      "Response\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\016GetWorkflowRun" +
-      "\022\035.kxm.v1.GetWorkflowRunRequest\032\036.kxm.v1" +
-      ".GetWorkflowRunResponse\"\036\352\340\030\032\010\007\020\001\030\002\"\020kxm" +
-      "_workflow_run(\001\022v\n\020ListWorkflowRuns\022\037.kx" +
-      "m.v1.ListWorkflowRunsRequest\032 .kxm.v1.Li" +
-      "stWorkflowRunsResponse\"\037\352\340\030\033\010\007\020\001\030\002\"\021kxm_" +
-      "workflow_runs(\001\022f\n\021CancelWorkflowRun\022 .k" +
-      "xm.v1.CancelWorkflowRunRequest\032!.kxm.v1." +
-      "CancelWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022" +
-      "c\n\020RerunWorkflowRun\022\037.kxm.v1.RerunWorkfl" +
-      "owRunRequest\032 .kxm.v1.RerunWorkflowRunRe" +
-      "sponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022j\n\nCheckpoint\022\031.kxm" +
-      ".v1.CheckpointRequest\032\032.kxm.v1.Checkpoin" +
-      "tResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_workflow_chec" +
-      "kpoint(\001\022R\n\004Wait\022\023.kxm.v1.WaitRequest\032\024." +
-      "kxm.v1.WaitResponse\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_wor" +
-      "kflow_wait(\001\022f\n\021SignalWorkflowRun\022 .kxm." +
-      "v1.SignalWorkflowRunRequest\032!.kxm.v1.Sig" +
-      "nalWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022i\n\022" +
-      "ApproveDegradation\022!.kxm.v1.ApproveDegra" +
-      "dationRequest\032\".kxm.v1.ApproveDegradatio" +
-      "nResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022q\n\rEscalateStage" +
-      "\022\034.kxm.v1.EscalateStageRequest\032\035.kxm.v1." +
-      "EscalateStageResponse\"#\352\340\030\037\010\005\020\000\030\002\"\025kxm_w" +
-      "orkflow_escalate(\001\022f\n\021ResolveEscalation\022" +
-      " .kxm.v1.ResolveEscalationRequest\032!.kxm." +
-      "v1.ResolveEscalationResponse\"\014\352\340\030\010\010\002\020\000\030\001" +
-      "(\004\022o\n\rRecordJournal\022\034.kxm.v1.RecordJourn" +
-      "alRequest\032\035.kxm.v1.RecordJournalResponse" +
-      "\"!\352\340\030\035\010\005\020\000\030\002\"\023kxm_workflow_record(\001\022j\n\013L" +
-      "istJournal\022\032.kxm.v1.ListJournalRequest\032\033" +
-      ".kxm.v1.ListJournalResponse\"\"\352\340\030\036\010\007\020\001\030\002\"" +
-      "\024kxm_workflow_journal(\001\022l\n\023PromoteJourna" +
-      "lEntry\022\".kxm.v1.PromoteJournalEntryReque" +
-      "st\032#.kxm.v1.PromoteJournalEntryResponse\"" +
-      "\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\024GetImprovementReport\022#" +
-      ".kxm.v1.GetImprovementReportRequest\032$.kx" +
-      "m.v1.GetImprovementReportResponse\"$\352\340\030 \010" +
-      "\007\020\001\030\002\"\026kxm_improvement_report(\003\022\210\001\n\023Expo" +
-      "rtRetrospective\022\".kxm.v1.ExportRetrospec" +
-      "tiveRequest\032#.kxm.v1.ExportRetrospective" +
-      "Response\"(\352\340\030$\010\007\020\001\030\002\"\032kxm_workflow_retro" +
-      "spective(\001\022w\n\rVerifyJournal\022\034.kxm.v1.Ver" +
-      "ifyJournalRequest\032\035.kxm.v1.VerifyJournal" +
-      "Response\")\352\340\030%\010\007\020\001\030\002\"\033kxm_workflow_verif" +
-      "y_journal(\003\022\202\001\n\022CompleteAssignment\022!.kxm" +
-      ".v1.CompleteAssignmentRequest\032\".kxm.v1.C" +
-      "ompleteAssignmentResponse\"%\352\340\030!\010\005\020\000\030\002\"\027k" +
-      "xm_complete_assignment(\001\022r\n\016NextAssignme" +
-      "nt\022\035.kxm.v1.NextAssignmentRequest\032\036.kxm." +
-      "v1.NextAssignmentResponse\"!\352\340\030\035\010\005\020\001\030\002\"\023k" +
-      "xm_next_assignment(\001\022T\n\013ApproveStep\022\032.kx" +
-      "m.v1.ApproveStepRequest\032\033.kxm.v1.Approve" +
-      "StepResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022]\n\016RecoverSte" +
-      "pRun\022\035.kxm.v1.RecoverStepRunRequest\032\036.kx" +
-      "m.v1.RecoverStepRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(" +
-      "\004\022\207\001\n\025ListWorkflowRunEvents\022$.kxm.v1.Lis" +
-      "tWorkflowRunEventsRequest\032%.kxm.v1.ListW" +
-      "orkflowRunEventsResponse\"!\352\340\030\035\010\007\020\001\030\002\"\023kx" +
-      "m_workflow_events(\001\022z\n\021AuditGateEvidence" +
-      "\022 .kxm.v1.AuditGateEvidenceRequest\032!.kxm" +
-      ".v1.AuditGateEvidenceResponse\" \352\340\030\034\010\007\020\001\030" +
-      "\002\"\022kxm_workflow_audit(\003B\204\001\n\ndev.kxm.v1B\024" +
-      "WorkflowServiceProtoP\001Z\'kxm.dev/hub/clie" +
-      "nts/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002" +
-      "\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006" +
-      "proto3"
+      "runcated\030\004 \001(\010R\ttruncated\022=\n\013step_groups" +
+      "\030\005 \003(\0132\034.kxm.v1.StepImprovementGroupR\nst" +
+      "epGroups\022.\n\023step_runs_truncated\030\006 \001(\010R\021s" +
+      "tepRunsTruncated\"\256\003\n\024StepImprovementGrou" +
+      "p\022\016\n\002id\030\001 \001(\tR\002id\022\037\n\013workflow_id\030\002 \001(\tR\n" +
+      "workflowId\022\033\n\tplan_hash\030\003 \001(\tR\010planHash\022" +
+      "\027\n\007step_id\030\004 \001(\tR\006stepId\022\022\n\004role\030\005 \001(\tR\004" +
+      "role\022\022\n\004runs\030\006 \001(\005R\004runs\022\033\n\tpass_rate\030\007 " +
+      "\001(\001R\010passRate\022\"\n\rmean_cost_usd\030\010 \001(\001R\013me" +
+      "anCostUsd\022#\n\rcost_reported\030\t \001(\010R\014costRe" +
+      "ported\022(\n\020mean_duration_ms\030\n \001(\003R\016meanDu" +
+      "rationMs\022\026\n\006rework\030\013 \001(\005R\006rework\022\034\n\tcand" +
+      "idate\030\014 \001(\010R\tcandidate\022\034\n\texclusion\030\r \001(" +
+      "\tR\texclusion\022#\n\revidence_refs\030\016 \003(\tR\014evi" +
+      "denceRefs\"3\n\032ExportRetrospectiveRequest\022" +
+      "\025\n\006run_id\030\001 \001(\tR\005runId\"\222\001\n\033ExportRetrosp" +
+      "ectiveResponse\022C\n\rretrospective\030\001 \001(\0132\035." +
+      "kxm.v1.WorkflowRetrospectiveR\rretrospect" +
+      "ive\022\022\n\004json\030\002 \001(\tR\004json\022\032\n\010markdown\030\003 \001(" +
+      "\tR\010markdown\"-\n\024VerifyJournalRequest\022\025\n\006r" +
+      "un_id\030\001 \001(\tR\005runId\"I\n\025VerifyJournalRespo" +
+      "nse\0220\n\007verdict\030\001 \001(\0132\026.kxm.v1.JournalVer" +
+      "dictR\007verdict\"\271\001\n\031CompleteAssignmentRequ" +
+      "est\022#\n\rassignment_id\030\001 \001(\tR\014assignmentId" +
+      "\022;\n\rworker_result\030\002 \001(\0132\024.kxm.v1.WorkerR" +
+      "esultH\000R\014workerResult\0220\n\006review\030\003 \001(\0132\026." +
+      "kxm.v1.ReviewEnvelopeH\000R\006reviewB\010\n\006resul" +
+      "t\"\254\001\n\032CompleteAssignmentResponse\0226\n\nassi" +
+      "gnment\030\001 \001(\0132\026.kxm.v1.StepAssignmentR\nas" +
+      "signment\022\034\n\tduplicate\030\002 \001(\010R\tduplicate\0228" +
+      "\n\nrun_status\030\003 \001(\0162\031.kxm.v1.WorkflowRunS" +
+      "tatusR\trunStatus\"\027\n\025NextAssignmentReques" +
+      "t\"S\n\026NextAssignmentResponse\0229\n\nassignmen" +
+      "t\030\001 \001(\0132\031.kxm.v1.AssignmentRequestR\nassi" +
+      "gnment\"v\n\022ApproveStepRequest\022\025\n\006run_id\030\001" +
+      " \001(\tR\005runId\022\027\n\007step_id\030\002 \001(\tR\006stepId\022\030\n\007" +
+      "outcome\030\003 \001(\tR\007outcome\022\026\n\006reason\030\004 \001(\tR\006" +
+      "reason\"<\n\023ApproveStepResponse\022%\n\003run\030\001 \001" +
+      "(\0132\023.kxm.v1.WorkflowRunR\003run\"v\n\025RecoverS" +
+      "tepRunRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022.\n\006" +
+      "action\030\002 \001(\0162\026.kxm.v1.RecoveryActionR\006ac" +
+      "tion\022\026\n\006reason\030\003 \001(\tR\006reason\"?\n\026RecoverS" +
+      "tepRunResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Wor" +
+      "kflowRunR\003run\"y\n\034ListWorkflowRunEventsRe" +
+      "quest\022\025\n\006run_id\030\001 \001(\tR\005runId\022%\n\016after_se" +
+      "quence\030\002 \001(\003R\rafterSequence\022\033\n\tpage_size" +
+      "\030\003 \001(\005R\010pageSize\"v\n\035ListWorkflowRunEvent" +
+      "sResponse\0220\n\006events\030\001 \003(\0132\030.kxm.v1.Workf" +
+      "lowRunEventR\006events\022#\n\rlast_sequence\030\002 \001" +
+      "(\003R\014lastSequence\"1\n\030AuditGateEvidenceReq" +
+      "uest\022\025\n\006run_id\030\001 \001(\tR\005runId\"\206\001\n\031AuditGat" +
+      "eEvidenceResponse\022\026\n\006intact\030\001 \001(\010R\006intac" +
+      "t\022\030\n\007records\030\002 \001(\005R\007records\0227\n\010problems\030" +
+      "\003 \003(\0132\033.kxm.v1.GateEvidenceProblemR\010prob" +
+      "lems\"f\n\023GateEvidenceProblem\022\022\n\004code\030\001 \001(" +
+      "\tR\004code\022#\n\rassignment_id\030\002 \001(\tR\014assignme" +
+      "ntId\022\026\n\006detail\030\003 \001(\tR\006detail*m\n\020Definiti" +
+      "onFormat\022!\n\035DEFINITION_FORMAT_UNSPECIFIE" +
+      "D\020\000\022\032\n\026DEFINITION_FORMAT_JSON\020\001\022\032\n\026DEFIN" +
+      "ITION_FORMAT_YAML\020\002*\202\001\n\016RecoveryAction\022\037" +
+      "\n\033RECOVERY_ACTION_UNSPECIFIED\020\000\022\031\n\025RECOV" +
+      "ERY_ACTION_RETRY\020\001\022\030\n\024RECOVERY_ACTION_FA" +
+      "IL\020\002\022\032\n\026RECOVERY_ACTION_CANCEL\020\0032\264\031\n\017Wor" +
+      "kflowService\022\201\001\n\032RegisterWorkflowDefinit" +
+      "ion\022).kxm.v1.RegisterWorkflowDefinitionR" +
+      "equest\032*.kxm.v1.RegisterWorkflowDefiniti" +
+      "onResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\213\001\n\025GetWorkflow" +
+      "Definition\022$.kxm.v1.GetWorkflowDefinitio" +
+      "nRequest\032%.kxm.v1.GetWorkflowDefinitionR" +
+      "esponse\"%\352\340\030!\010\004\020\001\030\002\"\027kxm_workflow_defini" +
+      "tion(\001\022\222\001\n\027ListWorkflowDefinitions\022&.kxm" +
+      ".v1.ListWorkflowDefinitionsRequest\032\'.kxm" +
+      ".v1.ListWorkflowDefinitionsResponse\"&\352\340\030" +
+      "\"\010\007\020\001\030\002\"\030kxm_workflow_definitions(\001\022o\n\024R" +
+      "egisterGateRegistry\022#.kxm.v1.RegisterGat" +
+      "eRegistryRequest\032$.kxm.v1.RegisterGateRe" +
+      "gistryResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022s\n\017GetGateR" +
+      "egistry\022\036.kxm.v1.GetGateRegistryRequest\032" +
+      "\037.kxm.v1.GetGateRegistryResponse\"\037\352\340\030\033\010\004" +
+      "\020\001\030\002\"\021kxm_gate_registry(\001\022c\n\020StartWorkfl" +
+      "owRun\022\037.kxm.v1.StartWorkflowRunRequest\032 " +
+      ".kxm.v1.StartWorkflowRunResponse\"\014\352\340\030\010\010\002" +
+      "\020\000\030\001(\004\022o\n\016GetWorkflowRun\022\035.kxm.v1.GetWor" +
+      "kflowRunRequest\032\036.kxm.v1.GetWorkflowRunR" +
+      "esponse\"\036\352\340\030\032\010\007\020\001\030\002\"\020kxm_workflow_run(\001\022" +
+      "v\n\020ListWorkflowRuns\022\037.kxm.v1.ListWorkflo" +
+      "wRunsRequest\032 .kxm.v1.ListWorkflowRunsRe" +
+      "sponse\"\037\352\340\030\033\010\007\020\001\030\002\"\021kxm_workflow_runs(\001\022" +
+      "f\n\021CancelWorkflowRun\022 .kxm.v1.CancelWork" +
+      "flowRunRequest\032!.kxm.v1.CancelWorkflowRu" +
+      "nResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022c\n\020RerunWorkflow" +
+      "Run\022\037.kxm.v1.RerunWorkflowRunRequest\032 .k" +
+      "xm.v1.RerunWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000" +
+      "\030\001(\004\022j\n\nCheckpoint\022\031.kxm.v1.CheckpointRe" +
+      "quest\032\032.kxm.v1.CheckpointResponse\"%\352\340\030!\010" +
+      "\005\020\000\030\002\"\027kxm_workflow_checkpoint(\001\022R\n\004Wait" +
+      "\022\023.kxm.v1.WaitRequest\032\024.kxm.v1.WaitRespo" +
+      "nse\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_workflow_wait(\001\022f\n\021" +
+      "SignalWorkflowRun\022 .kxm.v1.SignalWorkflo" +
+      "wRunRequest\032!.kxm.v1.SignalWorkflowRunRe" +
+      "sponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022i\n\022ApproveDegradati" +
+      "on\022!.kxm.v1.ApproveDegradationRequest\032\"." +
+      "kxm.v1.ApproveDegradationResponse\"\014\352\340\030\010\010" +
+      "\002\020\000\030\001(\004\022q\n\rEscalateStage\022\034.kxm.v1.Escala" +
+      "teStageRequest\032\035.kxm.v1.EscalateStageRes" +
+      "ponse\"#\352\340\030\037\010\005\020\000\030\002\"\025kxm_workflow_escalate" +
+      "(\001\022f\n\021ResolveEscalation\022 .kxm.v1.Resolve" +
+      "EscalationRequest\032!.kxm.v1.ResolveEscala" +
+      "tionResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\rRecordJour" +
+      "nal\022\034.kxm.v1.RecordJournalRequest\032\035.kxm." +
+      "v1.RecordJournalResponse\"!\352\340\030\035\010\005\020\000\030\002\"\023kx" +
+      "m_workflow_record(\001\022j\n\013ListJournal\022\032.kxm" +
+      ".v1.ListJournalRequest\032\033.kxm.v1.ListJour" +
+      "nalResponse\"\"\352\340\030\036\010\007\020\001\030\002\"\024kxm_workflow_jo" +
+      "urnal(\001\022l\n\023PromoteJournalEntry\022\".kxm.v1." +
+      "PromoteJournalEntryRequest\032#.kxm.v1.Prom" +
+      "oteJournalEntryResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001" +
+      "\n\024GetImprovementReport\022#.kxm.v1.GetImpro" +
+      "vementReportRequest\032$.kxm.v1.GetImprovem" +
+      "entReportResponse\"$\352\340\030 \010\007\020\001\030\002\"\026kxm_impro" +
+      "vement_report(\003\022\210\001\n\023ExportRetrospective\022" +
+      "\".kxm.v1.ExportRetrospectiveRequest\032#.kx" +
+      "m.v1.ExportRetrospectiveResponse\"(\352\340\030$\010\007" +
+      "\020\001\030\002\"\032kxm_workflow_retrospective(\001\022w\n\rVe" +
+      "rifyJournal\022\034.kxm.v1.VerifyJournalReques" +
+      "t\032\035.kxm.v1.VerifyJournalResponse\")\352\340\030%\010\007" +
+      "\020\001\030\002\"\033kxm_workflow_verify_journal(\003\022\202\001\n\022" +
+      "CompleteAssignment\022!.kxm.v1.CompleteAssi" +
+      "gnmentRequest\032\".kxm.v1.CompleteAssignmen" +
+      "tResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_complete_assi" +
+      "gnment(\001\022r\n\016NextAssignment\022\035.kxm.v1.Next" +
+      "AssignmentRequest\032\036.kxm.v1.NextAssignmen" +
+      "tResponse\"!\352\340\030\035\010\005\020\001\030\002\"\023kxm_next_assignme" +
+      "nt(\001\022T\n\013ApproveStep\022\032.kxm.v1.ApproveStep" +
+      "Request\032\033.kxm.v1.ApproveStepResponse\"\014\352\340" +
+      "\030\010\010\002\020\000\030\001(\004\022]\n\016RecoverStepRun\022\035.kxm.v1.Re" +
+      "coverStepRunRequest\032\036.kxm.v1.RecoverStep" +
+      "RunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\025ListWorkfl" +
+      "owRunEvents\022$.kxm.v1.ListWorkflowRunEven" +
+      "tsRequest\032%.kxm.v1.ListWorkflowRunEvents" +
+      "Response\"!\352\340\030\035\010\007\020\001\030\002\"\023kxm_workflow_event" +
+      "s(\001\022z\n\021AuditGateEvidence\022 .kxm.v1.AuditG" +
+      "ateEvidenceRequest\032!.kxm.v1.AuditGateEvi" +
+      "denceResponse\" \352\340\030\034\010\007\020\001\030\002\"\022kxm_workflow_" +
+      "audit(\003B\204\001\n\ndev.kxm.v1B\024WorkflowServiceP" +
+      "rotoP\001Z\'kxm.dev/hub/clients/go/gen/kxm/v" +
+      "1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1" +
+      "\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -954,105 +972,111 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
     internal_static_kxm_v1_GetImprovementReportResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_GetImprovementReportResponse_descriptor,
-        new java.lang.String[] { "Areas", "Signals", "Entries", "Truncated", });
-    internal_static_kxm_v1_ExportRetrospectiveRequest_descriptor =
+        new java.lang.String[] { "Areas", "Signals", "Entries", "Truncated", "StepGroups", "StepRunsTruncated", });
+    internal_static_kxm_v1_StepImprovementGroup_descriptor =
       getDescriptor().getMessageType(41);
+    internal_static_kxm_v1_StepImprovementGroup_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_StepImprovementGroup_descriptor,
+        new java.lang.String[] { "Id", "WorkflowId", "PlanHash", "StepId", "Role", "Runs", "PassRate", "MeanCostUsd", "CostReported", "MeanDurationMs", "Rework", "Candidate", "Exclusion", "EvidenceRefs", });
+    internal_static_kxm_v1_ExportRetrospectiveRequest_descriptor =
+      getDescriptor().getMessageType(42);
     internal_static_kxm_v1_ExportRetrospectiveRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ExportRetrospectiveRequest_descriptor,
         new java.lang.String[] { "RunId", });
     internal_static_kxm_v1_ExportRetrospectiveResponse_descriptor =
-      getDescriptor().getMessageType(42);
+      getDescriptor().getMessageType(43);
     internal_static_kxm_v1_ExportRetrospectiveResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ExportRetrospectiveResponse_descriptor,
         new java.lang.String[] { "Retrospective", "Json", "Markdown", });
     internal_static_kxm_v1_VerifyJournalRequest_descriptor =
-      getDescriptor().getMessageType(43);
+      getDescriptor().getMessageType(44);
     internal_static_kxm_v1_VerifyJournalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_VerifyJournalRequest_descriptor,
         new java.lang.String[] { "RunId", });
     internal_static_kxm_v1_VerifyJournalResponse_descriptor =
-      getDescriptor().getMessageType(44);
+      getDescriptor().getMessageType(45);
     internal_static_kxm_v1_VerifyJournalResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_VerifyJournalResponse_descriptor,
         new java.lang.String[] { "Verdict", });
     internal_static_kxm_v1_CompleteAssignmentRequest_descriptor =
-      getDescriptor().getMessageType(45);
+      getDescriptor().getMessageType(46);
     internal_static_kxm_v1_CompleteAssignmentRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_CompleteAssignmentRequest_descriptor,
         new java.lang.String[] { "AssignmentId", "WorkerResult", "Review", "Result", });
     internal_static_kxm_v1_CompleteAssignmentResponse_descriptor =
-      getDescriptor().getMessageType(46);
+      getDescriptor().getMessageType(47);
     internal_static_kxm_v1_CompleteAssignmentResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_CompleteAssignmentResponse_descriptor,
         new java.lang.String[] { "Assignment", "Duplicate", "RunStatus", });
     internal_static_kxm_v1_NextAssignmentRequest_descriptor =
-      getDescriptor().getMessageType(47);
+      getDescriptor().getMessageType(48);
     internal_static_kxm_v1_NextAssignmentRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_NextAssignmentRequest_descriptor,
         new java.lang.String[] { });
     internal_static_kxm_v1_NextAssignmentResponse_descriptor =
-      getDescriptor().getMessageType(48);
+      getDescriptor().getMessageType(49);
     internal_static_kxm_v1_NextAssignmentResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_NextAssignmentResponse_descriptor,
         new java.lang.String[] { "Assignment", });
     internal_static_kxm_v1_ApproveStepRequest_descriptor =
-      getDescriptor().getMessageType(49);
+      getDescriptor().getMessageType(50);
     internal_static_kxm_v1_ApproveStepRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ApproveStepRequest_descriptor,
         new java.lang.String[] { "RunId", "StepId", "Outcome", "Reason", });
     internal_static_kxm_v1_ApproveStepResponse_descriptor =
-      getDescriptor().getMessageType(50);
+      getDescriptor().getMessageType(51);
     internal_static_kxm_v1_ApproveStepResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ApproveStepResponse_descriptor,
         new java.lang.String[] { "Run", });
     internal_static_kxm_v1_RecoverStepRunRequest_descriptor =
-      getDescriptor().getMessageType(51);
+      getDescriptor().getMessageType(52);
     internal_static_kxm_v1_RecoverStepRunRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_RecoverStepRunRequest_descriptor,
         new java.lang.String[] { "RunId", "Action", "Reason", });
     internal_static_kxm_v1_RecoverStepRunResponse_descriptor =
-      getDescriptor().getMessageType(52);
+      getDescriptor().getMessageType(53);
     internal_static_kxm_v1_RecoverStepRunResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_RecoverStepRunResponse_descriptor,
         new java.lang.String[] { "Run", });
     internal_static_kxm_v1_ListWorkflowRunEventsRequest_descriptor =
-      getDescriptor().getMessageType(53);
+      getDescriptor().getMessageType(54);
     internal_static_kxm_v1_ListWorkflowRunEventsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ListWorkflowRunEventsRequest_descriptor,
         new java.lang.String[] { "RunId", "AfterSequence", "PageSize", });
     internal_static_kxm_v1_ListWorkflowRunEventsResponse_descriptor =
-      getDescriptor().getMessageType(54);
+      getDescriptor().getMessageType(55);
     internal_static_kxm_v1_ListWorkflowRunEventsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ListWorkflowRunEventsResponse_descriptor,
         new java.lang.String[] { "Events", "LastSequence", });
     internal_static_kxm_v1_AuditGateEvidenceRequest_descriptor =
-      getDescriptor().getMessageType(55);
+      getDescriptor().getMessageType(56);
     internal_static_kxm_v1_AuditGateEvidenceRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_AuditGateEvidenceRequest_descriptor,
         new java.lang.String[] { "RunId", });
     internal_static_kxm_v1_AuditGateEvidenceResponse_descriptor =
-      getDescriptor().getMessageType(56);
+      getDescriptor().getMessageType(57);
     internal_static_kxm_v1_AuditGateEvidenceResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_AuditGateEvidenceResponse_descriptor,
         new java.lang.String[] { "Intact", "Records", "Problems", });
     internal_static_kxm_v1_GateEvidenceProblem_descriptor =
-      getDescriptor().getMessageType(57);
+      getDescriptor().getMessageType(58);
     internal_static_kxm_v1_GateEvidenceProblem_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_GateEvidenceProblem_descriptor,
