@@ -589,6 +589,7 @@ class WebhookServer:
             replay_horizon=hub.replay_horizon,
             now=hub.now(),
             verified=self._verified,
+            engine=hub.engine_settings,
         )
         return _signalled(outcome)
 

@@ -38,6 +38,7 @@ from kxm_grpc.server.ratelimit import RateClass, RateLimiter
 from kxm_grpc.server.settings import Settings, SettingsError, options
 from kxm_grpc.server.webhooks import WebhookServer
 from kxm_grpc.services.workflows import runs, steps
+from kxm_grpc.v1 import WorkerResult
 from tests.conftest import AgentFactory, Hub
 from tests.workflows import ADMIN, SECRET, SIGNAL_SECRET, define, register
 
@@ -995,3 +996,58 @@ def test_webhook_and_retention_settings(monkeypatch: pytest.MonkeyPatch) -> None
         Settings(webhook_tls_cert=Path("hook.pem")).validate()
     with pytest.raises(SettingsError, match="webhook rate limit"):
         Settings(webhook_rate_limit=0).validate()
+
+
+async def test_a_signed_signal_resolves_a_step_runs_wait_step(
+    hub: Hub, make_agent: AgentFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A step workflow's wait step takes a signed signal verified with the secret its
+    ``signalSecretEnv`` names (never stored): 202 with the step, once; the same delivery again is a
+    duplicate; a body naming no declared outcome is 400; a replica without the variable is 503."""
+    secret = "step-signal-secret-0123456789"
+    builder = await make_agent("builder")
+    document = {
+        "schema": "kxm.workflow.v1",
+        "id": "release",
+        "project": "alpha",
+        "signalSecretEnv": "KXM_TEST_RELEASE_SIGNAL",
+        "steps": [
+            {"id": "build", "kind": "agent", "agent": "builder", "on": {"passed": "window", "failed": _end("failed")}},
+            {
+                "id": "window",
+                "kind": "wait",
+                "signal": "deploy-window",
+                "on": {"open": "sign-off", "closed": _end("cancelled")},
+            },
+            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+        ],
+    }
+    async with hub.admin(project="alpha") as admin:
+        await admin.workflows.register_definition(document)
+        assert secret not in (await admin.workflows.get_definition("release")).definition.plan
+        run = (await admin.workflows.start_run("release", delivery_id="one")).run
+    assignment = (await builder.workflows.next_assignment()).assignment
+    await builder.workflows.complete_assignment(assignment.assignment_id, WorkerResult(outcome="passed"))
+
+    def send(delivery: str, body: bytes) -> Any:
+        headers = signed(
+            Kind.SIGNAL, "release", body, delivery=delivery, run=run.id, key="deploy-window", secret=secret
+        )
+        return post(port_of(hub), signal_path("release", run.id, "deploy-window"), body, headers)
+
+    unavailable = await send("s-0", signal_body(outcome="open"))
+    monkeypatch.setenv("KXM_TEST_RELEASE_SIGNAL", secret)
+    undeclared = await send("s-1", signal_body())  # "pass" is not one of the wait step's outcomes
+    resumed = await send("s-2", signal_body(outcome="open"))
+    again = await send("s-2", signal_body(outcome="open"))
+
+    assert (unavailable.status, unavailable.body["code"]) == (503, "ERROR_REASON_WORKFLOW_SECRET_UNAVAILABLE")
+    assert (undeclared.status, undeclared.body["field"]) == (400, "outcome")
+    assert resumed.status == 202 and (resumed.body["stageId"], resumed.body["resumed"]) == ("window", True)
+    assert again.status == 200 and again.body["duplicate"] is True
+    async with hub.admin(project="alpha") as admin:
+        assert (await admin.workflows.get_run(run.id)).run.steps.current_step_id == "sign-off"
+
+
+def _end(status: str) -> dict[str, str]:
+    return {"target": "$terminal", "terminalStatus": status}

@@ -38,14 +38,16 @@ from kxm_grpc.domain.clock import MICROS
 from kxm_grpc.domain.validation import js_trim, utf16_length
 from kxm_grpc.domain.workflows import definitions as definition_rules
 from kxm_grpc.domain.workflows import signatures
-from kxm_grpc.domain.workflows.definitions import WorkflowDefinition
+from kxm_grpc.domain.workflows.definitions import Source, WorkflowDefinition
+from kxm_grpc.domain.workflows.kinds import DefinitionKind
 from kxm_grpc.domain.workflows.runs import CheckpointStatus
 from kxm_grpc.domain.workflows.signatures import Kind
 from kxm_grpc.errors import FailedPrecondition, InvalidArgument, Reason, Unavailable, invalid_field
 from kxm_grpc.services.limits import Limits
-from kxm_grpc.services.workflows import definitions, runs, signals
+from kxm_grpc.services.workflows import definitions, runs, signals, step_definitions, step_signals
 from kxm_grpc.services.workflows.runs import Started
 from kxm_grpc.services.workflows.signals import SignalOutcome
+from kxm_grpc.services.workflows.step_engine import EngineSettings
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.protocols.workflows import StoredDefinition
 
@@ -150,10 +152,14 @@ async def signal_from_webhook(
     replay_horizon: int = runs.DEFAULT_REPLAY_HORIZON,
     now: int,
     verified: Verified | None = None,
+    engine: EngineSettings | None = None,
 ) -> SignalOutcome:
     """Apply a signed signal to a waiting run (see the module); ``headers`` have lower-case names.
 
-    ``run_id`` and ``signal_key`` are the route's (percent-decoded) segments, as signed.
+    ``run_id`` and ``signal_key`` are the route's (percent-decoded) segments, as signed. A step
+    workflow's run takes it at its wait step (``step_signals``; ``engine``: the hub's engine
+    settings), verified with the secret its ``signalSecretEnv`` names; the body may name the
+    ``outcome`` (else the status's: ``pass``, ``warning``, ``fail``).
 
     Raises:
         NotFound: (WEBHOOK_NOT_FOUND) no such definition; (WORKFLOW_NOT_FOUND) no such run of it.
@@ -167,6 +173,10 @@ async def signal_from_webhook(
             UTF-8 JSON holding an object; a field of the wrong type (named); as ``signals.signal``.
     """
     stored = await _stored(store, definition_id)
+    if stored.kind is DefinitionKind.STEPS and engine is not None:
+        return await _signal_step_run(
+            store, stored, run_id, signal_key, headers, body, engine, replay_horizon, now, verified
+        )
     structure = definitions.stage_structure(stored)
     if structure.signal_secret is None:
         raise FailedPrecondition(
@@ -207,6 +217,98 @@ async def signal_from_webhook(
         replay_horizon=replay_horizon,
         now=now,
     )
+
+
+_STATUS_OUTCOME = {
+    CheckpointStatus.PASSED: "pass",
+    CheckpointStatus.WARNING: "warning",
+    CheckpointStatus.FAILED: "fail",
+}
+
+
+async def _signal_step_run(
+    store: Store,
+    stored: StoredDefinition,
+    run_id: str,
+    signal_key: str,
+    headers: Mapping[str, str],
+    body: bytes,
+    engine: EngineSettings,
+    replay_horizon: int,
+    now: int,
+    verified: Verified | None,
+) -> SignalOutcome:
+    """A signed signal to a step run's wait step (``signal_from_webhook``'s errors)."""
+    variable = step_definitions.plan_of(stored).get("signalSecretEnv")
+    if not variable:
+        raise FailedPrecondition(
+            f"workflow {stored.id} accepts no signed signals (it declares no signalSecretEnv)",
+            reason=Reason.WORKFLOW_SIGNALS_DISABLED,
+            metadata={"definitionId": stored.id},
+        )
+    secret = _variable_secret(stored.id, str(variable))
+    delivery = signatures.verify(
+        headers,
+        body,
+        kind=Kind.SIGNAL,
+        secret=secret,
+        definition_id=stored.id,
+        run_id=run_id,
+        signal_key=signal_key,
+        source=Source.GENERIC,
+        now_seconds=now // MICROS,
+    )
+    if verified is not None:
+        verified(stored.id)
+    payload = _object(body)
+    status = _status(payload)
+    signalled = await step_signals.signal(
+        store,
+        None,
+        step_signals.StepSignal(
+            run_id=run_id,
+            signal_key=signal_key,
+            delivery_id=delivery,
+            outcome=_text(payload, "outcome") or _STATUS_OUTCOME[status],
+            body_sha256=signatures.body_sha256(body),
+        ),
+        definition_id=stored.id,
+        settings=engine,
+        replay_horizon=replay_horizon,
+        now=now,
+    )
+    return SignalOutcome(
+        duplicate=signalled.duplicate,
+        status=status,
+        stage_id=signalled.step_id,
+        signal_key=signal_key,
+        completed=signalled.run.status.value == "completed",
+        resumed=not signalled.duplicate,
+        receive_time=now,
+    )
+
+
+def _variable_secret(definition_id: str, variable: str) -> str:
+    """The secret in this process's environment variable ``variable`` (the rules of ``_secret_value``).
+
+    Raises:
+        Unavailable: (WORKFLOW_SECRET_UNAVAILABLE) it is not set here, or not a valid secret.
+    """
+    value = os.environ.get(variable)
+    secret = js_trim(value) if value is not None else ""
+    valid = definition_rules.MIN_SECRET_CHARS <= utf16_length(secret) <= definition_rules.MAX_SECRET_CHARS
+    if value is None or not valid or "\x00" in secret or _SURROGATE.search(secret):
+        log.warning(
+            "webhook_secret_unresolved", definition_id=definition_id, fields=["signalSecretEnv"], problem="unusable"
+        )
+        raise Unavailable(
+            f"this replica cannot verify requests for workflow {definition_id}: the environment variable its"
+            " signalSecretEnv names is not set here (or not a valid secret)",
+            reason=Reason.WORKFLOW_SECRET_UNAVAILABLE,
+            metadata={"definitionId": definition_id, "field": "signalSecretEnv"},
+            retry_after=SECRET_RETRY_SECONDS,
+        )
+    return secret
 
 
 # -- the definition and its secrets ---------------------------------------------------------------

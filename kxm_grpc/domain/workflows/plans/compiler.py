@@ -89,6 +89,8 @@ def compile_workflow(
         plan["reproOracle"] = _hash_config(workflow.repro_oracle)
     if workflow.require_attempt_tokens:  # only when set: the plans of workflows without it keep their hash
         plan["requireAttemptTokens"] = True
+    if workflow.signal_secret_env is not None:
+        plan["signalSecretEnv"] = workflow.signal_secret_env
     return plan
 
 

@@ -65,8 +65,10 @@ _TOP_FIELDS = (
     "reproOracle",
     "requirePlanHash",
     "requireAttemptTokens",
+    "signalSecretEnv",
     "steps",
 )
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 _LIMIT_FIELDS = ("maxTransitions", "maxRunDurationMs", "maxModelCost", "currency")
 _HASH_FIELDS = ("stageId", "evidenceKey")
 MAX_CYCLE_ATTEMPTS = 10_000
@@ -157,6 +159,21 @@ def _workflow(r: Reader, raw: object, workflow_id: str | None) -> StepWorkflow |
     gate_workers = read_agents(r, value.get("gateWorkers"), "gateWorkers", required=False)
     limits = _limits(r, value.get("limits"))
     require_tokens = r.boolean(value.get("requireAttemptTokens"), "requireAttemptTokens")
+    signal_secret_env = r.pattern(
+        value.get("signalSecretEnv"),
+        "signalSecretEnv",
+        _ENV_NAME,
+        128,
+        "signal_secret_env_invalid",
+        "an environment variable's name (letters, digits, _; not a digit first)",
+        required=False,
+    )
+    if value.get("signalSecret") is not None:
+        r.problem(
+            "signalSecret",
+            "field_unsupported",
+            "a step workflow names its signal secret by environment variable (signalSecretEnv), never literally",
+        )
 
     steps: list[Step] = []
     first: dict[str, int] = {}
@@ -193,6 +210,7 @@ def _workflow(r: Reader, raw: object, workflow_id: str | None) -> StepWorkflow |
         repro_oracle=repro_oracle,
         require_plan_hash=require,
         require_attempt_tokens=bool(require_tokens),
+        signal_secret_env=signal_secret_env,
     )
 
 

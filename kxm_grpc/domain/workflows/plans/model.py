@@ -276,6 +276,9 @@ class StepWorkflow:
     require_attempt_tokens: bool = False
     """``requireAttemptTokens``: while an agent holds an open assignment of a run of this workflow,
     its calls of tools must present an attempt token (ATTEMPT_TOKEN_REQUIRED otherwise)."""
+    signal_secret_env: str | None = None
+    """``signalSecretEnv``: the environment variable holding the secret signed signals to its wait
+    steps are verified with (each replica reads it; the secret is never in the document)."""
 
     def step(self, step_id: str) -> Step | None:
         return next((step for step in self.steps if step.id == step_id), None)

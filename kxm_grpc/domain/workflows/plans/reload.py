@@ -76,6 +76,7 @@ def load_plan(plan: Mapping[str, Any]) -> tuple[StepWorkflow, dict[str, GateDefi
             repro_oracle=_hash_config(plan.get("reproOracle")),
             require_plan_hash=tuple(plan["requirePlanHash"]),
             require_attempt_tokens=plan.get("requireAttemptTokens", False) is True,
+            signal_secret_env=plan.get("signalSecretEnv"),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         if isinstance(error, PlanCorrupt):
