@@ -63,7 +63,9 @@ async def handle(assignment: Assignment, args: argparse.Namespace) -> envelopes_
         try:
             checkout = Checkout(git.repository, git.base_commit, None)
             async with workspace(Path(args.workdir), request.assignment_id, checkout, keep=args.keep) as prepared:
-                return await _run(spec, str(prepared.path), args.name)
+                result = await _run(spec, str(prepared.path), args.name)
+                result.commit = git.base_commit  # what was checked (the hub refuses another)
+                return result
         except WorkspaceError as error:
             log.warning("gate_workspace_failed", assignment_id=request.assignment_id, step=error.step)
             return envelopes_pb2.WorkerResult(

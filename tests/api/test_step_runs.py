@@ -122,6 +122,17 @@ async def test_loop_a_runs_end_to_end_through_the_hub(hub: Hub, project: Project
     await work(agents["writer-grok"], artifacts=plan_artifact(), commit="e" * 40)
     gate_assignment = await next_of(agents["gate-worker"])
     assert gate_assignment.context.git.base_commit == "e" * 40  # the gate checks out what was written
+    with pytest.raises(HubError) as elsewhere:
+        # A gate that ran on another commit than it was sent to check is refused.
+        await call(
+            agents["gate-worker"],
+            "CompleteAssignment",
+            pb.CompleteAssignmentRequest(
+                assignment_id=gate_assignment.assignment_id,
+                worker_result=env.WorkerResult(outcome="done", commit="f" * 40),
+            ),
+        )
+    assert elsewhere.value.field_violations[0].field == "result.commit"
     await gate(agents["gate-worker"], passed=True)
     await review(agents["claude-fable-critic"])
     done = await review(agents["gpt-sol-critic"])
@@ -136,8 +147,8 @@ async def test_loop_a_runs_end_to_end_through_the_hub(hub: Hub, project: Project
     assert (audited.intact, audited.records) == (True, 2), audited.problems
     evidence = [e.payload for e in events if e.type == "gate.evidence"]
     assert [(e["outcome"], e["gate"], e["commit"]) for e in evidence] == [
-        ("failed", "npm-verify", ""),
-        ("passed", "npm-verify", ""),
+        ("failed", "npm-verify", "d" * 40),  # the commit each gate was sent to check
+        ("passed", "npm-verify", "e" * 40),
     ]
     assert [event.sequence for event in events] == list(range(1, len(events) + 1))
     assert events[0].type == "run.created" and events[-1].type == "run.ended"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import structlog
@@ -386,6 +386,11 @@ async def complete(
             )
         step = loaded.plan.step(member.step_id)
         assert step is not None
+        # The commit a gate was sent to check (its request's base commit), whatever it reports.
+        checked = loaded.run.head_commit or loaded.run.inputs.base_commit or ""
+        gate_commit = report.commit if isinstance(report, WorkerReport) else ""
+        if member.role is MemberRole.GATE and gate_commit and gate_commit != checked:
+            raise invalid_field("result.commit", f"the gate ran on {gate_commit}, not its assignment's {checked}")
         result = _judge(loaded, member.role, step, report)
         evidence = None
         if member.role is MemberRole.GATE:
@@ -396,7 +401,7 @@ async def complete(
                 step_attempt=member.step_attempt,
                 gate=_gate(loaded, step),
                 plan_hash=loaded.stored.plan_hash,
-                report=report,
+                report=replace(report, commit=checked),
                 outcome=result.outcome,
             )
         change = machine.complete(
