@@ -22,7 +22,7 @@ from kxm_grpc.domain.workflows.engine.results import CheckReport, ReviewReport, 
 from kxm_grpc.domain.workflows.engine.state import InputFile, Member, MemberStatus, RunInputs, RunStatus, run_inputs
 from kxm_grpc.errors import invalid_field
 from kxm_grpc.server.context import current_call
-from kxm_grpc.server.convert import struct_json, timestamp
+from kxm_grpc.server.convert import check_timestamp, struct_json, timestamp
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services.workflows import step_audit, step_runs, step_signals
 from kxm_grpc.services.workflows.runs import delivery_id
@@ -207,8 +207,21 @@ def worker_report(result: envelopes_pb2.WorkerResult) -> WorkerReport:
         ),
         uncertain=uncertain,
         commit=result.commit,
-        receipt=json_format.MessageToDict(result.receipt) if result.HasField("receipt") else None,
+        receipt=_receipt_json(result),
     )
+
+
+def _receipt_json(result: envelopes_pb2.WorkerResult) -> dict[str, Any] | None:
+    """A result's receipt as its JSON (its time checked first: JSON has no out-of-range time).
+
+    Raises:
+        InvalidArgument: (``result.receipt.time``) a time outside the Timestamp range.
+    """
+    if not result.HasField("receipt"):
+        return None
+    if result.receipt.HasField("time"):
+        check_timestamp("result.receipt.time", result.receipt.time)
+    return json_format.MessageToDict(result.receipt)
 
 
 def review_report(review: envelopes_pb2.ReviewEnvelope) -> ReviewReport:
