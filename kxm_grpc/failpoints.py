@@ -24,6 +24,11 @@ The points the hub has (``POINTS``); later issues add theirs to it:
 - ``lease_grant_after_token``: a grant's new fencing token is written, its transaction not committed;
 - ``checkpoint_mid_write``: a workflow checkpoint's new run state is written in its transaction, the
   answer under its request id not yet remembered and nothing committed (the durable-run battery B8);
+- ``step_dispatch``: a step run's assignment is sent (its durable message written, the assignment
+  recorded, its deadline armed) in the engine's transaction, nothing committed (the step-run battery B18);
+- ``step_settle``: a step run's change that takes a result or settles a step (an assignment's
+  result recorded, the step's outcome joined, the next step entered and dispatched) is written in its
+  transaction, nothing committed (B18);
 - ``stream_send``: a stream is about to send one response;
 - ``handler_start``: a call of any RPC (unary or stream, read or write) was admitted and its handler
   is about to run (``sleep`` there holds every RPC's server work, the deadline battery B16).
@@ -49,6 +54,8 @@ POINTS = frozenset(
         "after_ack",
         "lease_grant_after_token",
         "checkpoint_mid_write",
+        "step_dispatch",
+        "step_settle",
         "stream_send",
         "handler_start",
     }

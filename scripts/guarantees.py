@@ -67,6 +67,17 @@ GUARANTEES: list[tuple[str, str, list[str]]] = [
         ["B8"],
     ),
     (
+        "Step runs lose no assignment and settle none twice",
+        "A step run's changes (its snapshot, its events, each assignment's durable message and deadline) commit "
+        "in one transaction, so a hub SIGKILLed while dispatching an assignment, while settling a result and "
+        "dispatching the next step, or between a completion's commit and its answer, loses nothing: every run "
+        "reaches a terminal status, every assignment is closed exactly once and has exactly one message, a "
+        "`CompleteAssignment` repeated with the same result is answered as the first (`duplicate`) and never "
+        "applied twice, the run's event log stays contiguous, and each run ends with the same steps' outcomes, "
+        "status and reason as the same run undisturbed; `PRAGMA integrity_check` is `ok` after every kill.",
+        ["B18"],
+    ),
+    (
         "Projects never see each other",
         "Every RPC was called with every credential and project mismatch (none, malformed, revoked, another "
         "project's token or agent key, another agent's key, another project's object ids): 100 % denied, 0 bytes of "

@@ -33,11 +33,12 @@ from kxm_grpc.server.ratelimit import RateBudgets, RateLimiter
 from kxm_grpc.server.streams import Abort, Stream, Subscribers
 from kxm_grpc.server.sweeps import run_sweeps
 from kxm_grpc.server.timers import TimerScheduler
-from kxm_grpc.services import agents, leases
+from kxm_grpc.services import leases
 from kxm_grpc.services.auth import AuthCache
 from kxm_grpc.services.leases import LeaseQueues, WaitQueues
 from kxm_grpc.services.messages import Subscription
-from kxm_grpc.store import Store, Timer
+from kxm_grpc.services.workflows import step_runs
+from kxm_grpc.store import Store, Timer, Tx
 
 if TYPE_CHECKING:
     from kxm_grpc.server.state import HubState
@@ -148,9 +149,18 @@ class InProcessCoordination:
 
     async def start(self) -> Started:
         """Alone on its database, every start begins the hub: no agent's stream survived it (all are
-        marked offline), and live leases keep every microsecond they had (pushed back by the downtime)."""
-        store, now = self._hub.store, self._hub.now()
-        retired = await agents.mark_all_offline(store)
+        marked offline, and an assignee that does not call again within the presence window loses
+        its step assignments), and live leases keep every microsecond they had (pushed back by the
+        downtime)."""
+        store, now, stale_after = self._hub.store, self._hub.now(), self._hub.stale_after
+
+        def begin(tx: Tx) -> int:
+            # In one transaction with marking them offline: the assignees' supersede timers.
+            retired = tx.agents.mark_all_offline()
+            step_runs.resume_after_restart(tx, stale_after=stale_after, now=now)
+            return retired
+
+        retired = await store.write(begin)
         downtime = await leases.resume_after_restart(store, now=now)
         return Started(retired, downtime)
 

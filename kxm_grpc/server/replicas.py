@@ -194,7 +194,14 @@ class ReplicaCoordination(InProcessCoordination):
         # A ttl and a heartbeat: long enough that any live replica beat at least once, even a slow one.
         dead = await replicas.watch(hub.store, window=hub.settings.replica_ttl * 1.2)
         joined = await replicas.join(
-            hub.store, self.replica_id, self.host, self.pid, now=hub.now(), ttl=self.ttl, dead=dead
+            hub.store,
+            self.replica_id,
+            self.host,
+            self.pid,
+            now=hub.now(),
+            ttl=self.ttl,
+            stale_after=hub.stale_after,
+            dead=dead,
         )
         log.info("replica_joined", replica_id=self.replica_id, first=joined.first)
         await self._beat()

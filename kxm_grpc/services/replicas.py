@@ -8,8 +8,9 @@ Every decision here is a database transaction, so replicas agree without talking
   joiner after a database outage longer than a ttl would take every live replica for dead). It
   then joins in one transaction that forgets the dead and counts the others. The first of a
   cluster (none left) also does, in that same transaction, what a lone hub does at start: mark
-  every agent offline (no stream survived) and push live leases back by the downtime (decision
-  33). A replica joining a running cluster does neither: the database never stopped, so nothing
+  every agent offline (no stream survived), arm the supersede timers of the agents holding step
+  assignments (``step_runs.resume_after_restart``) and push live leases back by the downtime
+  (decision 33). A replica joining a running cluster does neither: the database never stopped, so nothing
   was down. Two replicas starting together are serialised by the database: one of them is first.
 - **Heartbeats.** Each replica pushes its ``expire_time`` ``ttl`` ahead every ``ttl / 5``; one
   that stops (killed, paused, cut off) is gone for the others once its time passes.
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from kxm_grpc.domain.leases import Lease
 from kxm_grpc.services import leases
 from kxm_grpc.services.messages import stream_limit_reached
+from kxm_grpc.services.workflows import step_runs
 from kxm_grpc.store import Store, Tx
 
 SWEEPER = "sweeper"
@@ -62,7 +64,15 @@ async def watch(store: Store, *, window: float) -> set[str]:
 
 
 async def join(
-    store: Store, replica_id: str, host: str, pid: int, *, now: int, ttl: int, dead: Collection[str] = ()
+    store: Store,
+    replica_id: str,
+    host: str,
+    pid: int,
+    *,
+    now: int,
+    ttl: int,
+    stale_after: int,
+    dead: Collection[str] = (),
 ) -> Joined:
     """Join the cluster, forgetting the ``dead`` (``watch``); the first replica of a cluster start also does
     the start-up work (module docstring)."""
@@ -72,6 +82,7 @@ async def join(
         if others:
             return Joined(False, 0, 0), []
         retired = tx.agents.mark_all_offline()
+        step_runs.resume_after_restart(tx, stale_after=stale_after, now=now)
         shift, resumed = leases.resume(tx, now)
         return Joined(True, retired, shift), resumed
 

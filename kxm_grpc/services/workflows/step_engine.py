@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from kxm_grpc import failpoints
 from kxm_grpc.domain.agents import Presence, name_key
 from kxm_grpc.domain.clock import seconds
 from kxm_grpc.domain.keyring import Keyring
@@ -199,9 +200,15 @@ def apply(
         )
     for effect in change.effects:
         _carry_out(tx, run, effect, plan, gates, settings, now)
+    if any(event.type in _SETTLING for event in change.events):
+        failpoints.hit("step_settle")
     if change.events:
         tx.notify(run_topic(run.id))
     return saved
+
+
+_SETTLING = frozenset({"assignment.completed", "step.outcome"})
+"""The events of a change that takes a result or settles a step (``step_settle`` is hit after them)."""
 
 
 def encode_result(member: Member) -> str:
@@ -347,6 +354,7 @@ def dispatch(
     )
     if member.deadline is not None:
         timers.schedule(tx, ASSIGNMENT_TIMER, member.id, member.deadline)
+    failpoints.hit("step_dispatch")
 
 
 def admit_queued(tx: Tx, project: str, settings: EngineSettings, now: int) -> None:

@@ -523,6 +523,22 @@ def offline_noticed(tx: Tx, agent: Agent, now: int) -> None:
         timers.schedule(tx, SUPERSEDE_TIMER, agent.id, now)
 
 
+def resume_after_restart(tx: Tx, *, stale_after: int, now: int) -> int:
+    """At start, once every agent was marked offline: each agent holding open assignments gets
+    them superseded one presence window from now unless it called again by then (``SUPERSEDE_TIMER``
+    checks). Returns how many agents hold open assignments.
+
+    A start marks agents offline without their presence reactions (``offline_noticed``), and the
+    sweep only retires agents that are online, so without this an assignee that never came back
+    after a hub crash held its assignment forever and its run never moved (found building B18;
+    ``tests/faults/test_step_runs_crash.py``).
+    """
+    assignees = tx.step_runs.open_assignees()
+    for agent_id in assignees:
+        timers.schedule(tx, SUPERSEDE_TIMER, agent_id, now + stale_after)
+    return len(assignees)
+
+
 def register(kinds: timers.TimerKinds, settings: EngineSettings) -> StepTimers:
     """Register the step engine's timers with a hub's scheduler, and (once per process) its
     reaction to agents going offline."""

@@ -197,3 +197,6 @@ class StepRunRepository(Protocol):
         Raises:
             ValueError: neither an agent id nor a run id is given.
         """
+
+    def open_assignees(self) -> list[str]:
+        """The ids of the agents holding open assignments, sorted."""

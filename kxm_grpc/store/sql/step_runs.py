@@ -218,3 +218,9 @@ class SqlStepRuns:
             f"{_SELECT_ASSIGNMENTS} WHERE {' AND '.join(clauses)} ORDER BY create_time, id LIMIT ?", params
         ).fetchall()
         return [assignment_from_row(row) for row in rows]
+
+    def open_assignees(self) -> list[str]:
+        rows = self._conn.execute(
+            f"SELECT DISTINCT agent_id FROM step_run_assignments WHERE state = '{_OPEN}' ORDER BY agent_id"
+        ).fetchall()
+        return [row[0] for row in rows]

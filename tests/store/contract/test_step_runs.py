@@ -550,6 +550,26 @@ async def test_open_assignments_of_an_agent_or_a_run_oldest_first(store: Store) 
     }
 
 
+async def test_open_assignees_are_the_agents_holding_open_assignments(store: Store) -> None:
+    """open_assignees: each agent holding at least one open assignment once, sorted; an agent whose
+    assignments are all closed is not one."""
+    # Prepare
+    assignments = [
+        _assignment("asg_1", agent_id="agt_b"),
+        _assignment("asg_2", agent_id="agt_b", run_id="run_2"),
+        _assignment("asg_3", agent_id="agt_a"),
+        _assignment("asg_4", agent_id="agt_c"),
+    ]
+    await store.write(lambda tx: [tx.step_runs.put_assignment(a) for a in assignments])
+    await store.write(lambda tx: tx.step_runs.close_assignment("asg_4", AssignmentState.COMPLETED, end_time=6))
+
+    # Execute
+    found = await store.read(lambda tx: tx.step_runs.open_assignees())
+
+    # Assert
+    assert found == ["agt_a", "agt_b"]
+
+
 # -- purge, restart, migration ---------------------------------------------------------------------------
 
 
