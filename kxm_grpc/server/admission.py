@@ -56,6 +56,7 @@ the task that serves the call.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import time
@@ -71,7 +72,7 @@ from kxm_grpc.server.methods import RPCS, RpcFacts
 from kxm_grpc.server.ratelimit import RateClass
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services import agents as agent_service
-from kxm_grpc.services.auth import CREDENTIALS_TOPIC, Access, AuthCache, Authenticated, Credentials, authenticate
+from kxm_grpc.services.auth import CREDENTIALS_TOPIC, Access, AuthCache, Credentials, authenticate
 from kxm_grpc.services.tokens import NO_TOKENS, PresentedTokens, check_run_scope, check_tool_call
 
 log = structlog.get_logger("kxm.rpc")
@@ -254,7 +255,7 @@ class Gate:
                             raise
                         agent = await self._unrenewed(credentials, access)
                     else:
-                        self._cache.renewed(credentials, Authenticated(caller, agent, authenticated.sessions))
+                        self._cache.renewed(credentials, dataclasses.replace(authenticated, agent=agent))
         if notifier.version(CREDENTIALS_TOPIC) != verified_at:
             verified_at = -1  # a credential changed meanwhile: long-lived calls check again themselves
         context = CallContext(caller, agent, call.request_id, verified_at, credentials.agent_key, attempt)

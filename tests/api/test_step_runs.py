@@ -599,3 +599,39 @@ async def test_a_step_that_keeps_passing_is_an_improvement_candidate(
     assert (group.candidate, group.exclusion, group.cost_reported) == (True, "", True)
     assert group.mean_cost_usd == pytest.approx(0.03) and group.mean_duration_ms == 400
     assert len(group.evidence_refs) == 3 and not report.step_runs_truncated
+
+
+async def test_the_token_binding_survives_a_presence_renewal(clocked_hub: tuple[Hub, Any]) -> None:
+    """A renewal re-caches the agent's authentication: the bound assignment must stay in it, so a
+    call without the token after a renewal is still refused."""
+    hub, clock = clocked_hub
+    document = {
+        "schema": "kxm.workflow.v1",
+        "id": "bound",
+        "project": "alpha",
+        "requireAttemptTokens": True,
+        "steps": [
+            {
+                "id": "build",
+                "kind": "agent",
+                "agent": "builder",
+                "on": {"passed": "sign-off", "failed": _end("failed")},
+            },
+            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+        ],
+    }
+    async with hub.admin() as admin:
+        token = (await admin.admin.create_project("alpha")).project_token
+    async with hub.admin(project="alpha") as admin:
+        await admin.workflows.register_definition(document)
+    builder = HubClient(hub.address, token=token)
+    await builder.agents.register("builder")
+    async with hub.admin(project="alpha") as admin:
+        await admin.workflows.start_run("bound", delivery_id="one")
+    for _ in range(3):
+        clock.advance(30.0)  # past a quarter of the stale period: the next call renews presence
+        await call(builder, "NextAssignment", pb.NextAssignmentRequest())  # allowed, and renews
+        with pytest.raises(HubError) as refused:
+            await builder.agents.list()
+        assert refused.value.reason == Reason.ATTEMPT_TOKEN_REQUIRED
+    await builder.close()
