@@ -365,6 +365,25 @@ def test_an_uncertain_gate_blocks_the_run_until_an_operator_recovers_it() -> Non
     assert ended.value.reason is Reason.WORKFLOW_TERMINAL
 
 
+def test_a_gate_retried_while_no_gate_worker_is_online_waits_for_one() -> None:
+    """Retrying a blocked gate with its worker gone leaves the place empty and a retry armed, so the
+    gate goes out when a worker is back (not a run stuck with no member)."""
+    hub = Hub(loop_a())
+    hub.work("planner", artifacts=PLAN)
+    hub.work("writer", artifacts=PLAN)
+    hub.gate(passed=None)
+    hub.online["gate-worker"] = False
+    hub.effects.clear()
+    hub.apply(machine.recover(hub.run, hub.context(), Recovery.RETRY, "ops", "worker restarted"))
+
+    assert (hub.run.status, hub.run.phase, hub.open()) == (RunStatus.RUNNING, StepPhase.ASSIGNING, [])
+    assert EffectKind.RETRY_DISPATCH in [effect.kind for effect in hub.effects]
+    hub.online["gate-worker"] = True
+    hub.apply(machine.advance(hub.run, hub.context()))
+    hub.gate(passed=True)
+    assert hub.run.current_step == "review"
+
+
 def test_a_gate_worker_must_report_the_gates_checks_in_order() -> None:
     plan = load_workflow(loop_a(), gates=REGISTRY)
     step = plan.step("verify")

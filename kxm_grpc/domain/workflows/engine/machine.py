@@ -466,12 +466,10 @@ def _assign(b: _Builder, *, replace_index: int | None = None) -> None:
     target = 1 if step.kind is StepKind.GATE else step.assignments.target
     parallel = 1 if step.kind is StepKind.GATE else step.assignments.max_parallel
     places = {member.index: member for member in joins.live(b.run.members)}
-    # A place is empty when nobody was born for it yet, its member was superseded, or (a retry)
-    # it is the place being redone.
+    # A place is empty when nobody was born for it yet, its member was superseded or blocked the
+    # run (an uncertain gate, being retried), or it is the place being redone.
     empty = [
-        index
-        for index in range(target)
-        if index not in places or places[index].status is MemberStatus.SUPERSEDED or index == replace_index
+        index for index in range(target) if index not in places or _vacated(places[index]) or index == replace_index
     ]
     holders = [m for index, m in places.items() if index not in empty]
     taken = {m.agent for m in holders}
@@ -508,12 +506,17 @@ def _assign(b: _Builder, *, replace_index: int | None = None) -> None:
             role=member.role.value,
             deadline=member.deadline,
         )
-    filled = {m.index for m in joins.live(b.run.members) if m.status is not MemberStatus.SUPERSEDED}
-    if all(index in filled for index in range(target)) and replace_index not in empty[len(empty) :]:
+    filled = {m.index for m in joins.live(b.run.members) if not _vacated(m)}
+    if all(index in filled for index in range(target)):
         b.set(phase=StepPhase.WORKING)
     else:
         b.set(phase=StepPhase.ASSIGNING)
         b.effect(EffectKind.RETRY_DISPATCH)
+
+
+def _vacated(member: Member) -> bool:
+    """Whether a place's latest member left it to be filled again (superseded, or an uncertain gate)."""
+    return member.status is MemberStatus.SUPERSEDED or member.end_reason.startswith(UNCERTAIN_END)
 
 
 def _eligible(b: _Builder, step: Step, taken: set[str], holders: list[Member]) -> Candidate | None:
@@ -587,9 +590,15 @@ def _fail_member(b: _Builder, member: Member, status: MemberStatus, why: str) ->
     b.emit(f"assignment.{status.value}", assignmentId=member.id, agent=member.agent, reason=why)
 
 
+UNCERTAIN_END = "uncertain:"
+"""The end reason prefix of a member whose uncertain gate blocked the run."""
+
+
 def _block(b: _Builder, member: Member, result: Result | None, why: str) -> Change:
     """An uncertain gate: the member ends, the run blocks until an operator recovers it."""
-    ended = replace(member, status=MemberStatus.CANCELLED, result=result, end_time=b.now, end_reason=f"uncertain:{why}")
+    ended = replace(
+        member, status=MemberStatus.CANCELLED, result=result, end_time=b.now, end_reason=f"{UNCERTAIN_END}{why}"
+    )
     b.update_member(ended)
     b.effect(EffectKind.REVOKE, ended)
     b.set(status=RunStatus.BLOCKED, blocked_member=member.id)
