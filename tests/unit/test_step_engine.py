@@ -294,6 +294,49 @@ def test_first_success_without_cancel_waits_and_fails_only_when_all_fail() -> No
     assert (hub.run.status, hub.run.end_reason) == (RunStatus.FAILED, "solve:failed")
 
 
+def paced_quorum(max_parallel: int) -> dict[str, Any]:
+    """Three agents, quorum of two, at most ``max_parallel`` open at once."""
+    return {
+        "schema": "kxm.workflow.v1",
+        "id": "paced",
+        "steps": [
+            {
+                "id": "solve",
+                "kind": "moa",
+                "assignments": {"allowedAgents": ["a", "b", "c"], "target": 3, "maxParallel": max_parallel},
+                "join": {"strategy": "quorum", "minimumPassed": 2},
+                "requiredEvidence": [{"key": "review", "kind": "review"}],
+                "on": {"passed": end("completed"), "quorum-not-met": end("failed")},
+            }
+        ],
+    }
+
+
+def test_a_quorum_counts_the_places_not_yet_dispatched() -> None:
+    """With maxParallel below the target, a failure among the first members does not give the quorum
+    up while a place remains that could still pass; that place goes out at once."""
+    hub = Hub(paced_quorum(max_parallel=2))
+    assert [m.agent for m in hub.open()] == ["a", "b"]
+    hub.review("a", "FAIL")
+    assert hub.run.status is RunStatus.RUNNING and [m.agent for m in hub.open()] == ["b", "c"]
+    hub.review("b")
+    hub.review("c")
+    assert hub.run.status is RunStatus.COMPLETED
+
+
+def test_a_serial_panel_dispatches_its_next_place_when_one_settles() -> None:
+    hub = Hub(paced_quorum(max_parallel=1))
+    for agent in ("a", "b"):
+        assert [m.agent for m in hub.open()] == [agent]
+        hub.review(agent)  # the next place goes out in the same change, not on the retry timer
+    assert hub.run.status is RunStatus.COMPLETED  # decided at two passes: c is never asked
+
+    hub = Hub(paced_quorum(max_parallel=1))
+    hub.review("a", "FAIL")
+    hub.review("b", "FAIL")  # now only c is left: two passes are out of reach
+    assert (hub.run.status, hub.run.end_reason) == (RunStatus.FAILED, "solve:quorum-not-met")
+
+
 def test_an_offline_assignee_is_superseded_its_late_result_refused_and_the_attempt_reassigned() -> None:
     hub = Hub(loop_a())
     hub.work("planner", artifacts=PLAN)

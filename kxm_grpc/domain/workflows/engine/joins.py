@@ -73,15 +73,17 @@ def live(members: Sequence[Member]) -> list[Member]:
 def decide(step: Step, members: Sequence[Member], plan: StepWorkflow) -> Decision | None:
     """The step's outcome once its join can tell, else None (more results are awaited).
 
-    ``members`` are the current attempt's; the step is fully dispatched when the caller asks
-    (``assignments.target`` places, or as many as were ever dispatched for ``first-success``).
+    ``members`` are the current attempt's, possibly fewer places than ``assignments.target``
+    (``maxParallel``, agents offline): ``all`` and ``all-settled`` wait for every place, a quorum
+    counts the places left as possible passes, ``first-success`` waits while any place is left.
     """
     places = live(members)
     settled = [member for member in places if not member.status.open]
     open_members = [member for member in places if member.status.open]
     strategy = step.join.strategy
     if strategy is JoinStrategy.QUORUM:
-        return _quorum(step, settled, open_members, plan.agents)
+        unfilled = max(0, step.assignments.target - len(places))
+        return _quorum(step, settled, open_members, plan.agents, unfilled)
     if strategy is JoinStrategy.FIRST_SUCCESS:
         return _first_success(step, settled, open_members, plan.agents)
     if open_members or len(places) < step.assignments.target:
@@ -110,8 +112,14 @@ def _passed(member: Member) -> bool:
 
 
 def _quorum(
-    step: Step, settled: list[Member], open_members: list[Member], agents: Mapping[str, AgentDeclaration]
+    step: Step,
+    settled: list[Member],
+    open_members: list[Member],
+    agents: Mapping[str, AgentDeclaration],
+    unfilled: int = 0,
 ) -> Decision | None:
+    """``unfilled``: places not dispatched yet (``maxParallel``, agents offline), each counted as a
+    producer that may still pass and be distinct: a quorum is never given up while places remain."""
     needed = step.join.minimum_passed or step.assignments.minimum
     dimensions = step.assignments.distinct_by
     passing = [member for member in settled if _passed(member)]
@@ -120,9 +128,9 @@ def _quorum(
         decision = _policy(step, PASSED, settled, agents, counted={m.id for m in counted})
         if decision.outcome == PASSED or not open_members:
             return decision
-    # Could the open members still reach it? Count as if every one of them passed.
+    # Could the open members and the places still to fill reach it? Count as if every one passed.
     hopeful = _distinct(passing + open_members, dimensions, agents)
-    if len(hopeful) >= needed and open_members:
+    if len(hopeful) + unfilled >= needed and (open_members or unfilled):
         return None
     return Decision(
         QUORUM_NOT_MET, _explain(settled, {m.id for m in counted}, "not passed", passing, agents, dimensions)

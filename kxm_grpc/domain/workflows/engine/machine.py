@@ -57,7 +57,6 @@ from kxm_grpc.domain.workflows.plans.model import (
     TERMINAL,
     Dimension,
     EvidenceKind,
-    JoinStrategy,
     Step,
     StepKind,
     StepWorkflow,
@@ -625,16 +624,12 @@ def _plan_integrity(b: _Builder, step: Step, result: Result) -> Result:
 
 def _join(b: _Builder) -> None:
     step = b.step()
-    if (
-        b.run.phase is StepPhase.ASSIGNING
-        and not b.run.open_members
-        and step.join.strategy is not JoinStrategy.FIRST_SUCCESS
-    ):
-        return  # places still to fill
+    # Every join waits for places still to fill unless it is already decided (a quorum met, or out
+    # of reach even if every place left passed; a first success).
     decision = joins.decide(step, b.run.members, b.plan)
     if decision is None:
         if b.run.phase is StepPhase.ASSIGNING:
-            _assign(b)
+            _assign(b)  # the places still to fill (maxParallel, agents offline) go out now
         return
     _settle(b, decision)
 
