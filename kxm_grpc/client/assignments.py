@@ -6,9 +6,11 @@
             result = WorkerResult(outcome="passed", summary="done")
             await assignment.complete(result)
 
-``assignments()`` yields each open assignment of the agent once, oldest first (``NextAssignment``;
-the hub also delivers each on the agent's inbox as a message from ``workflow:<run id>`` whose content
-is the request's JSON), waiting between reads while there is none. ``Assignment.request`` is the
+``assignments()`` yields each open assignment of the agent, oldest first (``NextAssignment`` from
+after the last one yielded; the hub also delivers each on the agent's inbox as a message from
+``workflow:<run id>`` whose content is the request's JSON), waiting between reads while there is
+none. One still open after it was yielded (passed over, or its ``complete`` failed) comes again
+after the next wait, so nothing is lost by skipping it or by a failed call. ``Assignment.request`` is the
 ``AssignmentRequest``; its ``attempt_token`` is for the calls made on the assignment's behalf
 (``HubClient(attempt_token=...)``). A result is ``complete``d once; a repeat of the same result is
 answered as the first (``duplicate``), another refused (ASSIGNMENT_CLOSED). An assignment can close
@@ -58,17 +60,24 @@ class Assignment:
 async def assignments(
     workflows: Workflows, *, poll: float = MAX_POLL, stop: asyncio.Event | None = None
 ) -> AsyncIterator[Assignment]:
-    """Each open assignment of this agent once, oldest first; waits (up to ``poll`` seconds between
-    reads, less right after one) while there is none, until ``stop`` is set."""
-    seen: set[str] = set()
+    """Each open assignment of this agent, oldest first; waits (up to ``poll`` seconds between
+    reads, less right after one) while there is none new, until ``stop`` is set."""
+    cursor = ""
+    round_: set[str] = set()  # yielded since the last wait: not yielded again before one
     delay = MIN_POLL
     while stop is None or not stop.is_set():
-        response = await workflows.next_assignment()
-        if response.HasField("assignment") and response.assignment.assignment_id not in seen:
-            seen.add(response.assignment.assignment_id)
+        response = await workflows.next_assignment(after_assignment_id=cursor)
+        found = response.assignment.assignment_id if response.HasField("assignment") else ""
+        if found and found not in round_:
+            cursor = found
+            round_.add(found)
             delay = MIN_POLL
             yield Assignment(response.assignment, workflows)
             continue
+        if cursor and not found:
+            cursor = ""  # nothing after the last one: look from the oldest again (one may be older)
+            continue
+        cursor, round_ = "", set()
         if stop is None:
             await asyncio.sleep(delay)
         else:

@@ -349,13 +349,20 @@ class Workflows(Area):
 
     # -- step runs --------------------------------------------------------------------------------
 
-    async def next_assignment(self, *, timeout: float | None = None) -> pb.NextAssignmentResponse:
-        """This agent's oldest open assignment (``assignment`` unset when it has none)."""
-        return await self._hub._call(self._rpc().NextAssignment, pb.NextAssignmentRequest(), timeout=timeout)
+    async def next_assignment(
+        self, *, after_assignment_id: str = "", timeout: float | None = None
+    ) -> pb.NextAssignmentResponse:
+        """This agent's oldest open assignment, or the oldest after ``after_assignment_id``
+        (``assignment`` unset when it has none)."""
+        return await self._hub._call(
+            self._rpc().NextAssignment,
+            pb.NextAssignmentRequest(after_assignment_id=after_assignment_id),
+            timeout=timeout,
+        )
 
     def assignments(self, *, poll: float = 1.0, stop: Any = None) -> AsyncIterator[Assignment]:
-        """Each open assignment of this agent once, waiting while there is none
-        (``kxm_grpc.client.assignments``)."""
+        """Each open assignment of this agent, oldest first, waiting while there is none; one still
+        open after it was yielded comes again after a wait (``kxm_grpc.client.assignments``)."""
         return assignments(self, poll=poll, stop=stop)
 
     async def complete_assignment(

@@ -5,6 +5,7 @@ quorum of distinct providers and moves the run to its terminal status (seed 000,
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from typing import Any
@@ -635,3 +636,44 @@ async def test_the_token_binding_survives_a_presence_renewal(clocked_hub: tuple[
             await builder.agents.list()
         assert refused.value.reason == Reason.ATTEMPT_TOKEN_REQUIRED
     await builder.close()
+
+
+async def test_a_worker_that_passes_over_an_assignment_still_gets_the_next_and_later_that_one(
+    hub: Hub, project: Project, make_agent: AgentFactory
+) -> None:
+    """``assignments()`` moves past an assignment left open (passed over, or a failed complete) to
+    the newer ones, and yields the one left open again after a wait."""
+    document = {
+        "schema": "kxm.workflow.v1",
+        "id": "pair",
+        "project": "alpha",
+        "steps": [
+            {
+                "id": "build",
+                "kind": "agent",
+                "agent": "builder",
+                "on": {"passed": "sign-off", "failed": _end("failed")},
+            },
+            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+        ],
+    }
+    builder = await make_agent("builder")
+    async with hub.admin(project="alpha") as admin:
+        await admin.workflows.register_definition(document)
+        first = (await admin.workflows.start_run("pair", delivery_id="one")).run
+        second = (await admin.workflows.start_run("pair", delivery_id="two")).run
+
+    seen: list[str] = []
+
+    async def drive() -> None:
+        async for assignment in builder.workflows.assignments(poll=0.05):
+            seen.append(assignment.request.run_id)
+            if len(seen) == 1:
+                continue  # passed over: left open
+            await assignment.complete(env.WorkerResult(outcome="passed"))
+            if len(seen) == 3:
+                return
+
+    await asyncio.wait_for(drive(), 30)
+
+    assert seen == [first.id, second.id, first.id]

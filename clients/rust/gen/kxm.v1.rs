@@ -7609,8 +7609,13 @@ pub struct CompleteAssignmentResponse {
     pub run_status: i32,
 }
 /// Read the caller's next assignment.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct NextAssignmentRequest {}
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct NextAssignmentRequest {
+    /// The open assignment to start after, in the caller's order (oldest first), so a worker passes
+    /// over one it is not taking now; empty (or no longer open and unknown): from the oldest.
+    #[prost(string, tag = "1")]
+    pub after_assignment_id: ::prost::alloc::string::String,
+}
 /// The caller's oldest open assignment.
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct NextAssignmentResponse {

@@ -319,7 +319,11 @@ class StepMethods:
 
     async def NextAssignment(self, request: pb.NextAssignmentRequest, context: Context) -> pb.NextAssignmentResponse:
         found = await step_runs.next_assignment(
-            self._hub.store, current_call().caller, settings=self._settings, now=self._hub.now()
+            self._hub.store,
+            current_call().caller,
+            after=request.after_assignment_id,
+            settings=self._settings,
+            now=self._hub.now(),
         )
         if found is None:
             return pb.NextAssignmentResponse()

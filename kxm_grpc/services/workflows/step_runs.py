@@ -454,13 +454,32 @@ def _wrong_envelope(field: str, message: str) -> InvalidArgument:
     return invalid_field(field, message)
 
 
-async def next_assignment(store: Store, caller: Caller, *, settings: EngineSettings, now: int) -> dict[str, Any] | None:
-    """The caller's oldest open assignment as its ``AssignmentRequest`` (with a fresh attempt
-    token: the one sent with it is not kept), or None."""
+MAX_OPEN_READ = 64
+"""Open assignments of one agent ``next_assignment`` looks through."""
+
+
+async def next_assignment(
+    store: Store, caller: Caller, *, after: str = "", settings: EngineSettings, now: int
+) -> dict[str, Any] | None:
+    """The caller's oldest open assignment (after ``after``, in that order) as its
+    ``AssignmentRequest`` with a fresh attempt token (the one sent with it is not kept), or None.
+    One past its deadline is not handed out (its timer is about to expire it).
+
+    Raises:
+        InvalidArgument: ``after`` is malformed (``after_assignment_id``).
+    """
+    if after:
+        object_id("after_assignment_id", after, MAX_RUN_ID_CHARS)
 
     def read(tx: Tx) -> dict[str, Any] | None:
         assert caller.agent_id is not None
-        for assignment in tx.step_runs.open_assignments(agent_id=caller.agent_id, limit=8):
+        found = tx.step_runs.open_assignments(agent_id=caller.agent_id, limit=MAX_OPEN_READ)
+        start = tx.step_runs.get_assignment(after) if after else None
+        if start is not None and start.agent_id == caller.agent_id:
+            found = [a for a in found if (a.create_time, a.id) > (start.create_time, start.id)]
+        for assignment in found:
+            if assignment.deadline is not None and assignment.deadline <= now:
+                continue
             loaded = load(tx, assignment.run_id)
             member = loaded.run.member(assignment.id) if loaded is not None else None
             if loaded is not None and member is not None and member.status.open:

@@ -1828,12 +1828,19 @@ class NextAssignmentRequest(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    AFTER_ASSIGNMENT_ID_FIELD_NUMBER: _builtins.int
+    after_assignment_id: _builtins.str
+    """The open assignment to start after, in the caller's order (oldest first), so a worker passes
+    over one it is not taking now; empty (or no longer open and unknown): from the oldest.
+    """
     def __init__(
         self,
+        *,
+        after_assignment_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_assignment_id", b"after_assignment_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

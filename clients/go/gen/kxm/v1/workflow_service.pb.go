@@ -3433,9 +3433,12 @@ func (x *CompleteAssignmentResponse) GetRunStatus() WorkflowRunStatus {
 
 // Read the caller's next assignment.
 type NextAssignmentRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The open assignment to start after, in the caller's order (oldest first), so a worker passes
+	// over one it is not taking now; empty (or no longer open and unknown): from the oldest.
+	AfterAssignmentId string `protobuf:"bytes,1,opt,name=after_assignment_id,json=afterAssignmentId,proto3" json:"after_assignment_id,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *NextAssignmentRequest) Reset() {
@@ -3466,6 +3469,13 @@ func (x *NextAssignmentRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use NextAssignmentRequest.ProtoReflect.Descriptor instead.
 func (*NextAssignmentRequest) Descriptor() ([]byte, []int) {
 	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *NextAssignmentRequest) GetAfterAssignmentId() string {
+	if x != nil {
+		return x.AfterAssignmentId
+	}
+	return ""
 }
 
 // The caller's oldest open assignment.
@@ -4302,8 +4312,9 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"assignment\x12\x1c\n" +
 	"\tduplicate\x18\x02 \x01(\bR\tduplicate\x128\n" +
 	"\n" +
-	"run_status\x18\x03 \x01(\x0e2\x19.kxm.v1.WorkflowRunStatusR\trunStatus\"\x17\n" +
-	"\x15NextAssignmentRequest\"S\n" +
+	"run_status\x18\x03 \x01(\x0e2\x19.kxm.v1.WorkflowRunStatusR\trunStatus\"G\n" +
+	"\x15NextAssignmentRequest\x12.\n" +
+	"\x13after_assignment_id\x18\x01 \x01(\tR\x11afterAssignmentId\"S\n" +
 	"\x16NextAssignmentResponse\x129\n" +
 	"\n" +
 	"assignment\x18\x01 \x01(\v2\x19.kxm.v1.AssignmentRequestR\n" +

@@ -32,6 +32,7 @@ private static final long serialVersionUID = 0L;
     super(builder);
   }
   private NextAssignmentRequest() {
+    afterAssignmentId_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -52,6 +53,55 @@ private static final long serialVersionUID = 0L;
             dev.kxm.v1.NextAssignmentRequest.class, dev.kxm.v1.NextAssignmentRequest.Builder.class);
   }
 
+  public static final int AFTER_ASSIGNMENT_ID_FIELD_NUMBER = 1;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object afterAssignmentId_ = "";
+  /**
+   * <pre>
+   * The open assignment to start after, in the caller's order (oldest first), so a worker passes
+   * over one it is not taking now; empty (or no longer open and unknown): from the oldest.
+   * </pre>
+   *
+   * <code>string after_assignment_id = 1 [json_name = "afterAssignmentId"];</code>
+   * @return The afterAssignmentId.
+   */
+  @java.lang.Override
+  public java.lang.String getAfterAssignmentId() {
+    java.lang.Object ref = afterAssignmentId_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      afterAssignmentId_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The open assignment to start after, in the caller's order (oldest first), so a worker passes
+   * over one it is not taking now; empty (or no longer open and unknown): from the oldest.
+   * </pre>
+   *
+   * <code>string after_assignment_id = 1 [json_name = "afterAssignmentId"];</code>
+   * @return The bytes for afterAssignmentId.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getAfterAssignmentIdBytes() {
+    java.lang.Object ref = afterAssignmentId_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      afterAssignmentId_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -66,7 +116,17 @@ private static final long serialVersionUID = 0L;
   @java.lang.Override
   public void writeTo(com.google.protobuf.CodedOutputStream output)
                       throws java.io.IOException {
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(afterAssignmentId_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 1, afterAssignmentId_);
+    }
     getUnknownFields().writeTo(output);
+  }
+  private int computeSerializedSize_0() {
+    int size = 0;
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(afterAssignmentId_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(1, afterAssignmentId_);
+    }
+    return size;
   }
   @java.lang.Override
   public int getSerializedSize() {
@@ -74,6 +134,7 @@ private static final long serialVersionUID = 0L;
     if (size != -1) return size;
 
     size = 0;
+    size += computeSerializedSize_0();
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
     return size;
@@ -89,6 +150,8 @@ private static final long serialVersionUID = 0L;
     }
     dev.kxm.v1.NextAssignmentRequest other = (dev.kxm.v1.NextAssignmentRequest) obj;
 
+    if (!getAfterAssignmentId()
+        .equals(other.getAfterAssignmentId())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -100,6 +163,8 @@ private static final long serialVersionUID = 0L;
     }
     int hash = 41;
     hash = (19 * hash) + getDescriptor().hashCode();
+    hash = (37 * hash) + AFTER_ASSIGNMENT_ID_FIELD_NUMBER;
+    hash = (53 * hash) + getAfterAssignmentId().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -234,6 +299,8 @@ private static final long serialVersionUID = 0L;
     @java.lang.Override
     public Builder clear() {
       super.clear();
+      bitField0_ = 0;
+      afterAssignmentId_ = "";
       return this;
     }
 
@@ -260,8 +327,16 @@ private static final long serialVersionUID = 0L;
     @java.lang.Override
     public dev.kxm.v1.NextAssignmentRequest buildPartial() {
       dev.kxm.v1.NextAssignmentRequest result = new dev.kxm.v1.NextAssignmentRequest(this);
+      if (bitField0_ != 0) { buildPartial0(result); }
       onBuilt();
       return result;
+    }
+
+    private void buildPartial0(dev.kxm.v1.NextAssignmentRequest result) {
+      int from_bitField0_ = bitField0_;
+      if (((from_bitField0_ & 0x00000001) != 0)) {
+        result.afterAssignmentId_ = afterAssignmentId_;
+      }
     }
 
     @java.lang.Override
@@ -276,6 +351,11 @@ private static final long serialVersionUID = 0L;
 
     public Builder mergeFrom(dev.kxm.v1.NextAssignmentRequest other) {
       if (other == dev.kxm.v1.NextAssignmentRequest.getDefaultInstance()) return this;
+      if (!other.getAfterAssignmentId().isEmpty()) {
+        afterAssignmentId_ = other.afterAssignmentId_;
+        bitField0_ |= 0x00000001;
+        onChanged();
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -300,6 +380,11 @@ private static final long serialVersionUID = 0L;
             case 0:
               done = true;
               break;
+            case 10: {
+              afterAssignmentId_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000001;
+              break;
+            } // case 10
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -313,6 +398,104 @@ private static final long serialVersionUID = 0L;
       } finally {
         onChanged();
       } // finally
+      return this;
+    }
+    private int bitField0_;
+
+    private java.lang.Object afterAssignmentId_ = "";
+    /**
+     * <pre>
+     * The open assignment to start after, in the caller's order (oldest first), so a worker passes
+     * over one it is not taking now; empty (or no longer open and unknown): from the oldest.
+     * </pre>
+     *
+     * <code>string after_assignment_id = 1 [json_name = "afterAssignmentId"];</code>
+     * @return The afterAssignmentId.
+     */
+    public java.lang.String getAfterAssignmentId() {
+      java.lang.Object ref = afterAssignmentId_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        afterAssignmentId_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The open assignment to start after, in the caller's order (oldest first), so a worker passes
+     * over one it is not taking now; empty (or no longer open and unknown): from the oldest.
+     * </pre>
+     *
+     * <code>string after_assignment_id = 1 [json_name = "afterAssignmentId"];</code>
+     * @return The bytes for afterAssignmentId.
+     */
+    public com.google.protobuf.ByteString
+        getAfterAssignmentIdBytes() {
+      java.lang.Object ref = afterAssignmentId_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        afterAssignmentId_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The open assignment to start after, in the caller's order (oldest first), so a worker passes
+     * over one it is not taking now; empty (or no longer open and unknown): from the oldest.
+     * </pre>
+     *
+     * <code>string after_assignment_id = 1 [json_name = "afterAssignmentId"];</code>
+     * @param value The afterAssignmentId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAfterAssignmentId(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      afterAssignmentId_ = value;
+      bitField0_ |= 0x00000001;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The open assignment to start after, in the caller's order (oldest first), so a worker passes
+     * over one it is not taking now; empty (or no longer open and unknown): from the oldest.
+     * </pre>
+     *
+     * <code>string after_assignment_id = 1 [json_name = "afterAssignmentId"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearAfterAssignmentId() {
+      afterAssignmentId_ = getDefaultInstance().getAfterAssignmentId();
+      bitField0_ = (bitField0_ & ~0x00000001);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The open assignment to start after, in the caller's order (oldest first), so a worker passes
+     * over one it is not taking now; empty (or no longer open and unknown): from the oldest.
+     * </pre>
+     *
+     * <code>string after_assignment_id = 1 [json_name = "afterAssignmentId"];</code>
+     * @param value The bytes for afterAssignmentId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAfterAssignmentIdBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      afterAssignmentId_ = value;
+      bitField0_ |= 0x00000001;
+      onChanged();
       return this;
     }
 

@@ -9,4 +9,26 @@ package dev.kxm.v1;
 public interface NextAssignmentRequestOrBuilder extends
     // @@protoc_insertion_point(interface_extends:kxm.v1.NextAssignmentRequest)
     com.google.protobuf.MessageOrBuilder {
+
+  /**
+   * <pre>
+   * The open assignment to start after, in the caller's order (oldest first), so a worker passes
+   * over one it is not taking now; empty (or no longer open and unknown): from the oldest.
+   * </pre>
+   *
+   * <code>string after_assignment_id = 1 [json_name = "afterAssignmentId"];</code>
+   * @return The afterAssignmentId.
+   */
+  java.lang.String getAfterAssignmentId();
+  /**
+   * <pre>
+   * The open assignment to start after, in the caller's order (oldest first), so a worker passes
+   * over one it is not taking now; empty (or no longer open and unknown): from the oldest.
+   * </pre>
+   *
+   * <code>string after_assignment_id = 1 [json_name = "afterAssignmentId"];</code>
+   * @return The bytes for afterAssignmentId.
+   */
+  com.google.protobuf.ByteString
+      getAfterAssignmentIdBytes();
 }

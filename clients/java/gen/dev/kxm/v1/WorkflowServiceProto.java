@@ -561,123 +561,124 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
       "gnment\030\001 \001(\0132\026.kxm.v1.StepAssignmentR\nas" +
       "signment\022\034\n\tduplicate\030\002 \001(\010R\tduplicate\0228" +
       "\n\nrun_status\030\003 \001(\0162\031.kxm.v1.WorkflowRunS" +
-      "tatusR\trunStatus\"\027\n\025NextAssignmentReques" +
-      "t\"S\n\026NextAssignmentResponse\0229\n\nassignmen" +
-      "t\030\001 \001(\0132\031.kxm.v1.AssignmentRequestR\nassi" +
-      "gnment\"v\n\022ApproveStepRequest\022\025\n\006run_id\030\001" +
-      " \001(\tR\005runId\022\027\n\007step_id\030\002 \001(\tR\006stepId\022\030\n\007" +
-      "outcome\030\003 \001(\tR\007outcome\022\026\n\006reason\030\004 \001(\tR\006" +
-      "reason\"<\n\023ApproveStepResponse\022%\n\003run\030\001 \001" +
-      "(\0132\023.kxm.v1.WorkflowRunR\003run\"v\n\025RecoverS" +
-      "tepRunRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022.\n\006" +
-      "action\030\002 \001(\0162\026.kxm.v1.RecoveryActionR\006ac" +
-      "tion\022\026\n\006reason\030\003 \001(\tR\006reason\"?\n\026RecoverS" +
-      "tepRunResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Wor" +
-      "kflowRunR\003run\"y\n\034ListWorkflowRunEventsRe" +
-      "quest\022\025\n\006run_id\030\001 \001(\tR\005runId\022%\n\016after_se" +
-      "quence\030\002 \001(\003R\rafterSequence\022\033\n\tpage_size" +
-      "\030\003 \001(\005R\010pageSize\"v\n\035ListWorkflowRunEvent" +
-      "sResponse\0220\n\006events\030\001 \003(\0132\030.kxm.v1.Workf" +
-      "lowRunEventR\006events\022#\n\rlast_sequence\030\002 \001" +
-      "(\003R\014lastSequence\"1\n\030AuditGateEvidenceReq" +
-      "uest\022\025\n\006run_id\030\001 \001(\tR\005runId\"\206\001\n\031AuditGat" +
-      "eEvidenceResponse\022\026\n\006intact\030\001 \001(\010R\006intac" +
-      "t\022\030\n\007records\030\002 \001(\005R\007records\0227\n\010problems\030" +
-      "\003 \003(\0132\033.kxm.v1.GateEvidenceProblemR\010prob" +
-      "lems\"f\n\023GateEvidenceProblem\022\022\n\004code\030\001 \001(" +
-      "\tR\004code\022#\n\rassignment_id\030\002 \001(\tR\014assignme" +
-      "ntId\022\026\n\006detail\030\003 \001(\tR\006detail*m\n\020Definiti" +
-      "onFormat\022!\n\035DEFINITION_FORMAT_UNSPECIFIE" +
-      "D\020\000\022\032\n\026DEFINITION_FORMAT_JSON\020\001\022\032\n\026DEFIN" +
-      "ITION_FORMAT_YAML\020\002*\202\001\n\016RecoveryAction\022\037" +
-      "\n\033RECOVERY_ACTION_UNSPECIFIED\020\000\022\031\n\025RECOV" +
-      "ERY_ACTION_RETRY\020\001\022\030\n\024RECOVERY_ACTION_FA" +
-      "IL\020\002\022\032\n\026RECOVERY_ACTION_CANCEL\020\0032\264\031\n\017Wor" +
-      "kflowService\022\201\001\n\032RegisterWorkflowDefinit" +
-      "ion\022).kxm.v1.RegisterWorkflowDefinitionR" +
-      "equest\032*.kxm.v1.RegisterWorkflowDefiniti" +
-      "onResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\213\001\n\025GetWorkflow" +
-      "Definition\022$.kxm.v1.GetWorkflowDefinitio" +
-      "nRequest\032%.kxm.v1.GetWorkflowDefinitionR" +
-      "esponse\"%\352\340\030!\010\004\020\001\030\002\"\027kxm_workflow_defini" +
-      "tion(\001\022\222\001\n\027ListWorkflowDefinitions\022&.kxm" +
-      ".v1.ListWorkflowDefinitionsRequest\032\'.kxm" +
-      ".v1.ListWorkflowDefinitionsResponse\"&\352\340\030" +
-      "\"\010\007\020\001\030\002\"\030kxm_workflow_definitions(\001\022o\n\024R" +
-      "egisterGateRegistry\022#.kxm.v1.RegisterGat" +
-      "eRegistryRequest\032$.kxm.v1.RegisterGateRe" +
-      "gistryResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022s\n\017GetGateR" +
-      "egistry\022\036.kxm.v1.GetGateRegistryRequest\032" +
-      "\037.kxm.v1.GetGateRegistryResponse\"\037\352\340\030\033\010\004" +
-      "\020\001\030\002\"\021kxm_gate_registry(\001\022c\n\020StartWorkfl" +
-      "owRun\022\037.kxm.v1.StartWorkflowRunRequest\032 " +
-      ".kxm.v1.StartWorkflowRunResponse\"\014\352\340\030\010\010\002" +
-      "\020\000\030\001(\004\022o\n\016GetWorkflowRun\022\035.kxm.v1.GetWor" +
-      "kflowRunRequest\032\036.kxm.v1.GetWorkflowRunR" +
-      "esponse\"\036\352\340\030\032\010\007\020\001\030\002\"\020kxm_workflow_run(\001\022" +
-      "v\n\020ListWorkflowRuns\022\037.kxm.v1.ListWorkflo" +
-      "wRunsRequest\032 .kxm.v1.ListWorkflowRunsRe" +
-      "sponse\"\037\352\340\030\033\010\007\020\001\030\002\"\021kxm_workflow_runs(\001\022" +
-      "f\n\021CancelWorkflowRun\022 .kxm.v1.CancelWork" +
-      "flowRunRequest\032!.kxm.v1.CancelWorkflowRu" +
-      "nResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022c\n\020RerunWorkflow" +
-      "Run\022\037.kxm.v1.RerunWorkflowRunRequest\032 .k" +
-      "xm.v1.RerunWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000" +
-      "\030\001(\004\022j\n\nCheckpoint\022\031.kxm.v1.CheckpointRe" +
-      "quest\032\032.kxm.v1.CheckpointResponse\"%\352\340\030!\010" +
-      "\005\020\000\030\002\"\027kxm_workflow_checkpoint(\001\022R\n\004Wait" +
-      "\022\023.kxm.v1.WaitRequest\032\024.kxm.v1.WaitRespo" +
-      "nse\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_workflow_wait(\001\022f\n\021" +
-      "SignalWorkflowRun\022 .kxm.v1.SignalWorkflo" +
-      "wRunRequest\032!.kxm.v1.SignalWorkflowRunRe" +
-      "sponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022i\n\022ApproveDegradati" +
-      "on\022!.kxm.v1.ApproveDegradationRequest\032\"." +
-      "kxm.v1.ApproveDegradationResponse\"\014\352\340\030\010\010" +
-      "\002\020\000\030\001(\004\022q\n\rEscalateStage\022\034.kxm.v1.Escala" +
-      "teStageRequest\032\035.kxm.v1.EscalateStageRes" +
-      "ponse\"#\352\340\030\037\010\005\020\000\030\002\"\025kxm_workflow_escalate" +
-      "(\001\022f\n\021ResolveEscalation\022 .kxm.v1.Resolve" +
-      "EscalationRequest\032!.kxm.v1.ResolveEscala" +
-      "tionResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\rRecordJour" +
-      "nal\022\034.kxm.v1.RecordJournalRequest\032\035.kxm." +
-      "v1.RecordJournalResponse\"!\352\340\030\035\010\005\020\000\030\002\"\023kx" +
-      "m_workflow_record(\001\022j\n\013ListJournal\022\032.kxm" +
-      ".v1.ListJournalRequest\032\033.kxm.v1.ListJour" +
-      "nalResponse\"\"\352\340\030\036\010\007\020\001\030\002\"\024kxm_workflow_jo" +
-      "urnal(\001\022l\n\023PromoteJournalEntry\022\".kxm.v1." +
-      "PromoteJournalEntryRequest\032#.kxm.v1.Prom" +
-      "oteJournalEntryResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001" +
-      "\n\024GetImprovementReport\022#.kxm.v1.GetImpro" +
-      "vementReportRequest\032$.kxm.v1.GetImprovem" +
-      "entReportResponse\"$\352\340\030 \010\007\020\001\030\002\"\026kxm_impro" +
-      "vement_report(\003\022\210\001\n\023ExportRetrospective\022" +
-      "\".kxm.v1.ExportRetrospectiveRequest\032#.kx" +
-      "m.v1.ExportRetrospectiveResponse\"(\352\340\030$\010\007" +
-      "\020\001\030\002\"\032kxm_workflow_retrospective(\001\022w\n\rVe" +
-      "rifyJournal\022\034.kxm.v1.VerifyJournalReques" +
-      "t\032\035.kxm.v1.VerifyJournalResponse\")\352\340\030%\010\007" +
-      "\020\001\030\002\"\033kxm_workflow_verify_journal(\003\022\202\001\n\022" +
-      "CompleteAssignment\022!.kxm.v1.CompleteAssi" +
-      "gnmentRequest\032\".kxm.v1.CompleteAssignmen" +
-      "tResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_complete_assi" +
-      "gnment(\001\022r\n\016NextAssignment\022\035.kxm.v1.Next" +
-      "AssignmentRequest\032\036.kxm.v1.NextAssignmen" +
-      "tResponse\"!\352\340\030\035\010\005\020\001\030\002\"\023kxm_next_assignme" +
-      "nt(\001\022T\n\013ApproveStep\022\032.kxm.v1.ApproveStep" +
-      "Request\032\033.kxm.v1.ApproveStepResponse\"\014\352\340" +
-      "\030\010\010\002\020\000\030\001(\004\022]\n\016RecoverStepRun\022\035.kxm.v1.Re" +
-      "coverStepRunRequest\032\036.kxm.v1.RecoverStep" +
-      "RunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\025ListWorkfl" +
-      "owRunEvents\022$.kxm.v1.ListWorkflowRunEven" +
-      "tsRequest\032%.kxm.v1.ListWorkflowRunEvents" +
-      "Response\"!\352\340\030\035\010\007\020\001\030\002\"\023kxm_workflow_event" +
-      "s(\001\022z\n\021AuditGateEvidence\022 .kxm.v1.AuditG" +
-      "ateEvidenceRequest\032!.kxm.v1.AuditGateEvi" +
-      "denceResponse\" \352\340\030\034\010\007\020\001\030\002\"\022kxm_workflow_" +
-      "audit(\003B\204\001\n\ndev.kxm.v1B\024WorkflowServiceP" +
-      "rotoP\001Z\'kxm.dev/hub/clients/go/gen/kxm/v" +
-      "1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1" +
-      "\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
+      "tatusR\trunStatus\"G\n\025NextAssignmentReques" +
+      "t\022.\n\023after_assignment_id\030\001 \001(\tR\021afterAss" +
+      "ignmentId\"S\n\026NextAssignmentResponse\0229\n\na" +
+      "ssignment\030\001 \001(\0132\031.kxm.v1.AssignmentReque" +
+      "stR\nassignment\"v\n\022ApproveStepRequest\022\025\n\006" +
+      "run_id\030\001 \001(\tR\005runId\022\027\n\007step_id\030\002 \001(\tR\006st" +
+      "epId\022\030\n\007outcome\030\003 \001(\tR\007outcome\022\026\n\006reason" +
+      "\030\004 \001(\tR\006reason\"<\n\023ApproveStepResponse\022%\n" +
+      "\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\"v\n\025" +
+      "RecoverStepRunRequest\022\025\n\006run_id\030\001 \001(\tR\005r" +
+      "unId\022.\n\006action\030\002 \001(\0162\026.kxm.v1.RecoveryAc" +
+      "tionR\006action\022\026\n\006reason\030\003 \001(\tR\006reason\"?\n\026" +
+      "RecoverStepRunResponse\022%\n\003run\030\001 \001(\0132\023.kx" +
+      "m.v1.WorkflowRunR\003run\"y\n\034ListWorkflowRun" +
+      "EventsRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022%\n\016" +
+      "after_sequence\030\002 \001(\003R\rafterSequence\022\033\n\tp" +
+      "age_size\030\003 \001(\005R\010pageSize\"v\n\035ListWorkflow" +
+      "RunEventsResponse\0220\n\006events\030\001 \003(\0132\030.kxm." +
+      "v1.WorkflowRunEventR\006events\022#\n\rlast_sequ" +
+      "ence\030\002 \001(\003R\014lastSequence\"1\n\030AuditGateEvi" +
+      "denceRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\"\206\001\n\031" +
+      "AuditGateEvidenceResponse\022\026\n\006intact\030\001 \001(" +
+      "\010R\006intact\022\030\n\007records\030\002 \001(\005R\007records\0227\n\010p" +
+      "roblems\030\003 \003(\0132\033.kxm.v1.GateEvidenceProbl" +
+      "emR\010problems\"f\n\023GateEvidenceProblem\022\022\n\004c" +
+      "ode\030\001 \001(\tR\004code\022#\n\rassignment_id\030\002 \001(\tR\014" +
+      "assignmentId\022\026\n\006detail\030\003 \001(\tR\006detail*m\n\020" +
+      "DefinitionFormat\022!\n\035DEFINITION_FORMAT_UN" +
+      "SPECIFIED\020\000\022\032\n\026DEFINITION_FORMAT_JSON\020\001\022" +
+      "\032\n\026DEFINITION_FORMAT_YAML\020\002*\202\001\n\016Recovery" +
+      "Action\022\037\n\033RECOVERY_ACTION_UNSPECIFIED\020\000\022" +
+      "\031\n\025RECOVERY_ACTION_RETRY\020\001\022\030\n\024RECOVERY_A" +
+      "CTION_FAIL\020\002\022\032\n\026RECOVERY_ACTION_CANCEL\020\003" +
+      "2\264\031\n\017WorkflowService\022\201\001\n\032RegisterWorkflo" +
+      "wDefinition\022).kxm.v1.RegisterWorkflowDef" +
+      "initionRequest\032*.kxm.v1.RegisterWorkflow" +
+      "DefinitionResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\213\001\n\025Get" +
+      "WorkflowDefinition\022$.kxm.v1.GetWorkflowD" +
+      "efinitionRequest\032%.kxm.v1.GetWorkflowDef" +
+      "initionResponse\"%\352\340\030!\010\004\020\001\030\002\"\027kxm_workflo" +
+      "w_definition(\001\022\222\001\n\027ListWorkflowDefinitio" +
+      "ns\022&.kxm.v1.ListWorkflowDefinitionsReque" +
+      "st\032\'.kxm.v1.ListWorkflowDefinitionsRespo" +
+      "nse\"&\352\340\030\"\010\007\020\001\030\002\"\030kxm_workflow_definition" +
+      "s(\001\022o\n\024RegisterGateRegistry\022#.kxm.v1.Reg" +
+      "isterGateRegistryRequest\032$.kxm.v1.Regist" +
+      "erGateRegistryResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022s\n\017" +
+      "GetGateRegistry\022\036.kxm.v1.GetGateRegistry" +
+      "Request\032\037.kxm.v1.GetGateRegistryResponse" +
+      "\"\037\352\340\030\033\010\004\020\001\030\002\"\021kxm_gate_registry(\001\022c\n\020Sta" +
+      "rtWorkflowRun\022\037.kxm.v1.StartWorkflowRunR" +
+      "equest\032 .kxm.v1.StartWorkflowRunResponse" +
+      "\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\016GetWorkflowRun\022\035.kxm.v" +
+      "1.GetWorkflowRunRequest\032\036.kxm.v1.GetWork" +
+      "flowRunResponse\"\036\352\340\030\032\010\007\020\001\030\002\"\020kxm_workflo" +
+      "w_run(\001\022v\n\020ListWorkflowRuns\022\037.kxm.v1.Lis" +
+      "tWorkflowRunsRequest\032 .kxm.v1.ListWorkfl" +
+      "owRunsResponse\"\037\352\340\030\033\010\007\020\001\030\002\"\021kxm_workflow" +
+      "_runs(\001\022f\n\021CancelWorkflowRun\022 .kxm.v1.Ca" +
+      "ncelWorkflowRunRequest\032!.kxm.v1.CancelWo" +
+      "rkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022c\n\020Rerun" +
+      "WorkflowRun\022\037.kxm.v1.RerunWorkflowRunReq" +
+      "uest\032 .kxm.v1.RerunWorkflowRunResponse\"\014" +
+      "\352\340\030\010\010\002\020\000\030\001(\004\022j\n\nCheckpoint\022\031.kxm.v1.Chec" +
+      "kpointRequest\032\032.kxm.v1.CheckpointRespons" +
+      "e\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_workflow_checkpoint(\001" +
+      "\022R\n\004Wait\022\023.kxm.v1.WaitRequest\032\024.kxm.v1.W" +
+      "aitResponse\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_workflow_wa" +
+      "it(\001\022f\n\021SignalWorkflowRun\022 .kxm.v1.Signa" +
+      "lWorkflowRunRequest\032!.kxm.v1.SignalWorkf" +
+      "lowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022i\n\022ApproveD" +
+      "egradation\022!.kxm.v1.ApproveDegradationRe" +
+      "quest\032\".kxm.v1.ApproveDegradationRespons" +
+      "e\"\014\352\340\030\010\010\002\020\000\030\001(\004\022q\n\rEscalateStage\022\034.kxm.v" +
+      "1.EscalateStageRequest\032\035.kxm.v1.Escalate" +
+      "StageResponse\"#\352\340\030\037\010\005\020\000\030\002\"\025kxm_workflow_" +
+      "escalate(\001\022f\n\021ResolveEscalation\022 .kxm.v1" +
+      ".ResolveEscalationRequest\032!.kxm.v1.Resol" +
+      "veEscalationResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\rRe" +
+      "cordJournal\022\034.kxm.v1.RecordJournalReques" +
+      "t\032\035.kxm.v1.RecordJournalResponse\"!\352\340\030\035\010\005" +
+      "\020\000\030\002\"\023kxm_workflow_record(\001\022j\n\013ListJourn" +
+      "al\022\032.kxm.v1.ListJournalRequest\032\033.kxm.v1." +
+      "ListJournalResponse\"\"\352\340\030\036\010\007\020\001\030\002\"\024kxm_wor" +
+      "kflow_journal(\001\022l\n\023PromoteJournalEntry\022\"" +
+      ".kxm.v1.PromoteJournalEntryRequest\032#.kxm" +
+      ".v1.PromoteJournalEntryResponse\"\014\352\340\030\010\010\002\020" +
+      "\000\030\001(\004\022\207\001\n\024GetImprovementReport\022#.kxm.v1." +
+      "GetImprovementReportRequest\032$.kxm.v1.Get" +
+      "ImprovementReportResponse\"$\352\340\030 \010\007\020\001\030\002\"\026k" +
+      "xm_improvement_report(\003\022\210\001\n\023ExportRetros" +
+      "pective\022\".kxm.v1.ExportRetrospectiveRequ" +
+      "est\032#.kxm.v1.ExportRetrospectiveResponse" +
+      "\"(\352\340\030$\010\007\020\001\030\002\"\032kxm_workflow_retrospective" +
+      "(\001\022w\n\rVerifyJournal\022\034.kxm.v1.VerifyJourn" +
+      "alRequest\032\035.kxm.v1.VerifyJournalResponse" +
+      "\")\352\340\030%\010\007\020\001\030\002\"\033kxm_workflow_verify_journa" +
+      "l(\003\022\202\001\n\022CompleteAssignment\022!.kxm.v1.Comp" +
+      "leteAssignmentRequest\032\".kxm.v1.CompleteA" +
+      "ssignmentResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_compl" +
+      "ete_assignment(\001\022r\n\016NextAssignment\022\035.kxm" +
+      ".v1.NextAssignmentRequest\032\036.kxm.v1.NextA" +
+      "ssignmentResponse\"!\352\340\030\035\010\005\020\001\030\002\"\023kxm_next_" +
+      "assignment(\001\022T\n\013ApproveStep\022\032.kxm.v1.App" +
+      "roveStepRequest\032\033.kxm.v1.ApproveStepResp" +
+      "onse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022]\n\016RecoverStepRun\022\035.k" +
+      "xm.v1.RecoverStepRunRequest\032\036.kxm.v1.Rec" +
+      "overStepRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\025Li" +
+      "stWorkflowRunEvents\022$.kxm.v1.ListWorkflo" +
+      "wRunEventsRequest\032%.kxm.v1.ListWorkflowR" +
+      "unEventsResponse\"!\352\340\030\035\010\007\020\001\030\002\"\023kxm_workfl" +
+      "ow_events(\001\022z\n\021AuditGateEvidence\022 .kxm.v" +
+      "1.AuditGateEvidenceRequest\032!.kxm.v1.Audi" +
+      "tGateEvidenceResponse\" \352\340\030\034\010\007\020\001\030\002\"\022kxm_w" +
+      "orkflow_audit(\003B\204\001\n\ndev.kxm.v1B\024Workflow" +
+      "ServiceProtoP\001Z\'kxm.dev/hub/clients/go/g" +
+      "en/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342" +
+      "\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -1020,7 +1021,7 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
     internal_static_kxm_v1_NextAssignmentRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_NextAssignmentRequest_descriptor,
-        new java.lang.String[] { });
+        new java.lang.String[] { "AfterAssignmentId", });
     internal_static_kxm_v1_NextAssignmentResponse_descriptor =
       getDescriptor().getMessageType(49);
     internal_static_kxm_v1_NextAssignmentResponse_fieldAccessorTable = new
