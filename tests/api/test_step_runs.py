@@ -677,3 +677,48 @@ async def test_a_worker_that_passes_over_an_assignment_still_gets_the_next_and_l
     await asyncio.wait_for(drive(), 30)
 
     assert seen == [first.id, second.id, first.id]
+
+
+async def test_a_result_at_its_deadline_is_refused_and_the_assignment_expired(clocked_hub: tuple[Hub, Any]) -> None:
+    """Deadlines are exact: a microsecond before, the result is accepted; at the deadline it is
+    refused (ASSIGNMENT_CLOSED, expired) whether or not the deadline's timer has fired, and the
+    member counts as a failed attempt."""
+    hub, clock = clocked_hub
+    document = {
+        "schema": "kxm.workflow.v1",
+        "id": "timed",
+        "project": "alpha",
+        "steps": [
+            {
+                "id": "build",
+                "kind": "agent",
+                "agent": "builder",
+                "timeoutMs": 1_000,
+                "on": {"passed": "sign-off", "failed": _end("failed")},
+            },
+            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+        ],
+    }
+    async with hub.admin() as admin:
+        token = (await admin.admin.create_project("alpha")).project_token
+    async with hub.admin(project="alpha") as admin:
+        await admin.workflows.register_definition(document)
+    builder = HubClient(hub.address, token=token)
+    await builder.agents.register("builder")
+    async with hub.admin(project="alpha") as admin:
+        late_run = (await admin.workflows.start_run("timed", delivery_id="late")).run
+    late = await next_of(builder)
+    clock.advance(1.0)  # exactly at the deadline
+    with pytest.raises(HubError) as refused:
+        await builder.workflows.complete_assignment(late.assignment_id, env.WorkerResult(outcome="passed"))
+    async with hub.admin(project="alpha") as admin:
+        ended = (await admin.workflows.get_run(late_run.id)).run
+        on_time_run = (await admin.workflows.start_run("timed", delivery_id="on-time")).run
+    on_time = await next_of(builder)
+    clock.advance(0.999_999)
+    accepted = await builder.workflows.complete_assignment(on_time.assignment_id, env.WorkerResult(outcome="passed"))
+    await builder.close()
+
+    assert (refused.value.reason, refused.value.metadata["state"]) == (Reason.ASSIGNMENT_CLOSED, "expired")
+    assert (ended.status, ended.end_reason) == (types_pb.WORKFLOW_RUN_STATUS_FAILED, "build:failed")
+    assert on_time.run_id == on_time_run.id and accepted.assignment.outcome == "passed"

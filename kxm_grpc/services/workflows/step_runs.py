@@ -342,6 +342,16 @@ class Completed:
     assignment: StoredAssignment
     run: StepRun
     duplicate: bool
+    expired: bool = False
+    """The result came at or after the deadline: the assignment was expired instead (committed)."""
+
+
+def _closed(assignment_id: str, state: str) -> FailedPrecondition:
+    return FailedPrecondition(
+        f"assignment {assignment_id} is {state}: its result is no longer accepted",
+        reason=Reason.ASSIGNMENT_CLOSED,
+        metadata={"assignmentId": assignment_id, "state": state},
+    )
 
 
 async def complete(
@@ -378,12 +388,14 @@ async def complete(
             raise assignment_not_found(assignment_id)
         member = loaded.run.member(assignment_id)
         if member is None or not member.status.open or assignment.state is not AssignmentState.OPEN:
-            state = member.status.value if member is not None else assignment.state.value
-            raise FailedPrecondition(
-                f"assignment {assignment_id} is {state}: its result is no longer accepted",
-                reason=Reason.ASSIGNMENT_CLOSED,
-                metadata={"assignmentId": assignment_id, "state": state},
-            )
+            raise _closed(assignment_id, member.status.value if member is not None else assignment.state.value)
+        ctx = context(tx, loaded.run.project, loaded.plan, loaded.gates, settings, now)
+        if member.deadline is not None and now >= member.deadline:
+            # Exact to the microsecond: a result at the deadline is late, whether or not the
+            # deadline's timer has fired yet; the expiry it would apply is applied now.
+            change = machine.expire(loaded.run, ctx, assignment_id)
+            apply(tx, loaded.stored, change, loaded.plan, loaded.gates, settings, definition_id="", now=now)
+            return Completed(assignment, change.run, duplicate=False, expired=True)
         step = loaded.plan.step(member.step_id)
         assert step is not None
         # The commit a gate was sent to check (its request's base commit), whatever it reports.
@@ -404,19 +416,15 @@ async def complete(
                 report=replace(report, commit=checked),
                 outcome=result.outcome,
             )
-        change = machine.complete(
-            loaded.run,
-            context(tx, loaded.run.project, loaded.plan, loaded.gates, settings, now),
-            assignment_id,
-            result,
-            evidence,
-        )
+        change = machine.complete(loaded.run, ctx, assignment_id, result, evidence)
         apply(tx, loaded.stored, change, loaded.plan, loaded.gates, settings, definition_id="", now=now)
         closed = tx.step_runs.get_assignment(assignment_id)
         assert closed is not None
         return Completed(closed, change.run, duplicate=False)
 
     completed = await store.write(work)
+    if completed.expired:
+        raise _closed(assignment_id, "expired")
     if not completed.duplicate:
         log.info(
             "step_assignment_completed",
