@@ -10,12 +10,13 @@ transaction: this process's cached authentications drop at once, other replicas'
 ``check_tool_call`` is admission's tool-policy step for a call of an RPC with a tool name:
 
 1. An attempt token (``x-kxm-attempt-token``), when presented, is verified and must be the calling
-   agent's and of its project (ATTEMPT_TOKEN_INVALID otherwise). Its policy decides the call.
+   agent's and of its project (ATTEMPT_TOKEN_INVALID otherwise). Its policy must allow the call.
 2. A session token (``x-kxm-session-token``), when presented, is verified, must be the calling
    agent's and of its project, and must not be revoked (SESSION_TOKEN_INVALID otherwise). Its
-   policy decides the call when no attempt token was presented.
-3. With neither, an agent whose name holds a session in force must present one
-   (SESSION_TOKEN_REQUIRED): leaving the token off never lifts its policy. Without an attempt
+   policy must allow the call too: with both tokens, both policies apply.
+3. Without a session token, an agent whose name holds a session in force is refused
+   (SESSION_TOKEN_REQUIRED), with or without an attempt token: leaving the token off, or
+   presenting only an attempt's, never lifts the operator's bound. Without an attempt
    token, an agent holding an open assignment of a workflow that sets ``requireAttemptTokens``
    is refused every tool but ``kxm_next_assignment`` (ATTEMPT_TOKEN_REQUIRED), checked before 2.
 4. The deciding policy is evaluated on the tool (``domain/tool_policy.py``): TOOL_POLICY_DENIED.
@@ -358,8 +359,7 @@ async def check_tool_call(
             SESSION_TOKEN_REQUIRED or TOOL_POLICY_DENIED, each with metadata saying what to do next.
     """
     attempt: AttemptClaims | None = None
-    policy: ToolPolicy | None = None
-    kind = ""
+    policies: list[tuple[str, ToolPolicy]] = []
     if presented.attempt is not None:
         verified = verify_token(presented.attempt, ATTEMPT_SCHEMA, keyring, now=now)
         assert isinstance(verified, AttemptClaims)
@@ -368,7 +368,8 @@ async def check_tool_call(
             check(verified, caller)
         if tool != COMPLETE_TOOL:
             await _check_assignment_open(store, verified)
-        attempt, policy, kind = verified, verified.tool_policy, "attempt"
+        attempt = verified
+        policies.append(("attempt", verified.tool_policy))
     elif bound_assignments and tool != NEXT_TOOL:
         raise _attempt_token_required(tool, bound_assignments[0])
     if presented.session is not None:
@@ -377,15 +378,16 @@ async def check_tool_call(
         _bound_to_caller(SESSION_SCHEMA, session, caller)
         if not any(s.session_id == session.session_id for s in sessions):
             await _check_not_revoked(store, session, now)
-        if policy is None:
-            policy, kind = session.tool_policy, "session"
-    if policy is None:
-        if any(s.expire_time > now for s in sessions):
-            raise _session_required(tool)
-        return None
-    decision = evaluate(policy, tool)
-    if not decision.allowed:
-        raise _policy_denied(tool, kind, decision.rule.value, decision.entry)
+        policies.append(("session", session.tool_policy))
+    elif any(s.expire_time > now for s in sessions):
+        # An attempt token never stands in for a session in force: the operator's bound holds.
+        raise _session_required(tool)
+    # Both presented: each policy must allow the tool (the attempt's is narrower in scope, the
+    # session's is the operator's bound on the agent).
+    for kind, policy in policies:
+        decision = evaluate(policy, tool)
+        if not decision.allowed:
+            raise _policy_denied(tool, kind, decision.rule.value, decision.entry)
     return attempt
 
 
@@ -430,6 +432,24 @@ async def _check_not_revoked(store: Store, claims: SessionClaims, now: int) -> N
         raise token_refused(SESSION_SCHEMA, Defect.UNKNOWN_SESSION, "the hub has no record of this session")
     if record.revoke_time is not None:
         raise token_refused(SESSION_SCHEMA, Defect.REVOKED, "it was revoked")
+
+
+def check_assignment_scope(attempt: AttemptClaims, assignment_id: str) -> None:
+    """Refuse completing another assignment than the attempt token's.
+
+    Raises:
+        PermissionDenied: (ATTEMPT_TOKEN_SCOPE_VIOLATION) with the assignment named and the token's.
+    """
+    if assignment_id != attempt.assignment_id:
+        raise PermissionDenied(
+            "the call names another assignment than its attempt token's",
+            reason=Reason.ATTEMPT_TOKEN_SCOPE_VIOLATION,
+            metadata={
+                "assignmentId": assignment_id,
+                "tokenAssignmentId": attempt.assignment_id,
+                "nextAction": "complete an assignment with its own attempt token (or with none)",
+            },
+        )
 
 
 def check_run_scope(attempt: AttemptClaims, run_id: str) -> None:

@@ -113,6 +113,7 @@ async def test_loop_a_runs_end_to_end_through_the_hub(hub: Hub, project: Project
     inbox = await agents["planner"].messages.list_inbox()
     delivered = [m for m in inbox.messages if m.from_agent_id == f"workflow:{run.id}"]
     assert [json.loads(m.content)["assignmentId"] for m in delivered] == [assignment.assignment_id]
+    assert "attemptToken" not in json.loads(delivered[0].content)  # a stored message holds no bearer token
 
     await work(agents["planner"], artifacts=plan_artifact())
     await work(agents["writer-grok"], artifacts=plan_artifact(), commit="d" * 40)

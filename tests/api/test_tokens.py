@@ -385,14 +385,15 @@ async def test_an_expired_session_token_is_refused_and_no_longer_owed(
     assert (expired.value.reason, expired.value.metadata["defect"]) == (Reason.SESSION_TOKEN_INVALID, "expired")
 
 
-async def test_an_attempt_token_decides_before_a_session_token_and_binds_its_run(
+async def test_an_attempt_token_and_a_session_token_both_bound_the_call_and_the_attempt_its_run(
     hub: Hub, make_agent: AgentFactory
 ) -> None:
-    """An attempt token's policy wins over a session token's; a request naming another run than the
-    token's is PERMISSION_DENIED ATTEMPT_TOKEN_SCOPE_VIOLATION, the token's own run is served."""
+    """With both tokens, both policies must allow the tool; an attempt token never stands in for a
+    session in force (SESSION_TOKEN_REQUIRED); a request naming another run or assignment than the
+    attempt token's is ATTEMPT_TOKEN_SCOPE_VIOLATION, the token's own run is served."""
     coordinator = await make_agent("coordinator")
     run = await start_run(hub, define())
-    session = await mint(hub, coordinator, deny=["*"])
+    session = await mint(hub, coordinator, deny=["kxm_list_agents"])
     state = hub.server.hub
     assert state is not None
 
@@ -431,11 +432,19 @@ async def test_an_attempt_token_decides_before_a_session_token_and_binds_its_run
         await coordinator.workflows.get_run("wfr_someone_elses")
     with pytest.raises(PermissionDenied) as denied:
         await coordinator.agents.list()  # the attempt token allows only kxm_workflow_*
-    coordinator.use_tokens(attempt_token=attempt_token(run.id, deny=["kxm_workflow_run"]))
+    coordinator.use_tokens(attempt_token=attempt_token(run.id, allow=["*"]), session_token=session)
+    with pytest.raises(PermissionDenied) as other_assignment:
+        await coordinator.workflows.complete_assignment("asg_2", WorkerResult(outcome="passed"))
+    with pytest.raises(PermissionDenied) as session_denied:
+        await coordinator.agents.list()  # the attempt allows it, the session does not
+    coordinator.use_tokens(attempt_token=attempt_token(run.id, deny=["kxm_workflow_run"]), session_token=session)
     with pytest.raises(PermissionDenied) as attempt_denied:
         await coordinator.workflows.get_run(run.id)
+    coordinator.use_tokens(attempt_token=attempt_token(run.id, allow=["*"]))
+    with pytest.raises(PermissionDenied) as session_required:
+        await coordinator.workflows.get_run(run.id)  # the session binds the agent: no attempt lifts it
 
-    coordinator.use_tokens(attempt_token=attempt_token(run.id))
+    coordinator.use_tokens(attempt_token=attempt_token(run.id), session_token=session)
     await state.store.write(
         lambda tx: tx.step_runs.close_assignment("asg_1", AssignmentState.SUPERSEDED, end_time=state.now())
     )
@@ -452,6 +461,15 @@ async def test_an_attempt_token_decides_before_a_session_token_and_binds_its_run
     assert (scope.value.reason, scope.value.metadata["tokenRunId"]) == (Reason.ATTEMPT_TOKEN_SCOPE_VIOLATION, run.id)
     assert (denied.value.reason, denied.value.metadata["token"]) == (Reason.TOOL_POLICY_DENIED, "attempt")
     assert attempt_denied.value.metadata["rule"] == "deny_list"
+    assert (session_denied.value.reason, session_denied.value.metadata["token"]) == (
+        Reason.TOOL_POLICY_DENIED,
+        "session",
+    )
+    assert session_required.value.reason == Reason.SESSION_TOKEN_REQUIRED
+    assert (other_assignment.value.reason, other_assignment.value.metadata["tokenAssignmentId"]) == (
+        Reason.ATTEMPT_TOKEN_SCOPE_VIOLATION,
+        "asg_1",
+    )
 
 
 async def test_session_ids_of_another_project_read_as_not_found(

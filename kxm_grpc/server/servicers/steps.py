@@ -24,6 +24,7 @@ from kxm_grpc.errors import invalid_field
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import check_timestamp, struct_json, timestamp
 from kxm_grpc.server.state import HubState
+from kxm_grpc.services import tokens
 from kxm_grpc.services.workflows import step_audit, step_runs, step_signals
 from kxm_grpc.services.workflows.runs import delivery_id
 from kxm_grpc.services.workflows.step_engine import EngineSettings, Loaded, decode_result
@@ -173,8 +174,8 @@ def inputs_from_proto(request: workflow_steps_pb2.StepRunInputs) -> RunInputs:
 
 
 def _telemetry(message: envelopes_pb2.WorkerResult | envelopes_pb2.ReviewEnvelope) -> Telemetry:
-    if not isinstance(message, envelopes_pb2.WorkerResult) or not message.HasField("telemetry"):
-        return Telemetry()
+    if not message.HasField("telemetry"):
+        return Telemetry()  # unmetered
     usage = message.telemetry
     return Telemetry(usage.cost_usd, usage.tokens_in, usage.tokens_out, usage.duration_ms)
 
@@ -231,6 +232,7 @@ def review_report(review: envelopes_pb2.ReviewEnvelope) -> ReviewReport:
         summary=review.summary,
         model=review.reviewer.model,
         blockers=len(review.blockers),
+        telemetry=_telemetry(review),
     )
 
 
@@ -280,7 +282,14 @@ class StepMethods:
     async def CompleteAssignment(
         self, request: pb.CompleteAssignmentRequest, context: Context
     ) -> pb.CompleteAssignmentResponse:
+        attempt = current_call().attempt_token
+        if attempt is not None:
+            tokens.check_assignment_scope(attempt, request.assignment_id)
         which = request.WhichOneof("result")
+        if request.review.assignment_id and request.review.assignment_id != request.assignment_id:
+            raise invalid_field(
+                "review.assignment_id", "names another assignment than assignment_id (or leave it empty)"
+            )
         if which == "worker_result":
             report: WorkerReport | ReviewReport = worker_report(request.worker_result)
         elif which == "review":

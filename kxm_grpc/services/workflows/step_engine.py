@@ -283,11 +283,18 @@ def request_for(
     gates: Mapping[str, GateDefinition],
     settings: EngineSettings,
     now: int,
+    *,
+    with_token: bool = True,
 ) -> dict[str, object]:
-    """The member's ``AssignmentRequest`` with a freshly minted attempt token."""
+    """The member's ``AssignmentRequest``, with a freshly minted attempt token unless ``with_token``
+    is false (the inbox copy: a stored message never holds a bearer token)."""
     step = plan.step(member.step_id)
     assert step is not None
     gate = gate_of(step.gate, step.command, gates) if step.kind is StepKind.GATE else None
+    if not with_token:
+        request = dict(assignment_request(run, member, step, plan, gate, attempt_token=""))
+        del request["attemptToken"]
+        return request
     ttl = (member.deadline - now) if member.deadline is not None and member.deadline > now else DEFAULT_TOKEN_TTL
     tools = step.tools
     policy = make_policy(
@@ -322,22 +329,26 @@ def dispatch(
 ) -> None:
     """Send the member's assignment to its agent and record it (see the module docstring)."""
     agent = tx.agents.get(member.agent_id)
-    if agent is None:  # retired since the roster was read: the deadline or a supersede settles it
-        log.warning("step_assignment_undeliverable", run_id=run.id, assignment_id=member.id)
-        return
-    request = request_for(run, member, plan, gates, settings, now)
+    request = request_for(run, member, plan, gates, settings, now, with_token=False)
     ttl = (member.deadline - now) if member.deadline is not None else settings.message_ttl
-    message = send_from_hub(
-        tx,
-        run_id=run.id,
-        sender_name=f"{run.workflow_id}/{member.step_id}",
-        target=agent,
-        content=json.dumps(request, ensure_ascii=False, separators=(",", ":")),
-        delivery=Delivery.FOLLOW_UP,
-        idempotency_key=member.id,
-        ttl=max(ttl, seconds(1)),
-        now=now,
-    )
+    message_id = ""
+    if agent is not None:
+        message_id = send_from_hub(
+            tx,
+            run_id=run.id,
+            sender_name=f"{run.workflow_id}/{member.step_id}",
+            target=agent,
+            content=json.dumps(request, ensure_ascii=False, separators=(",", ":")),
+            delivery=Delivery.FOLLOW_UP,
+            idempotency_key=member.id,
+            ttl=max(ttl, seconds(1)),
+            now=now,
+        ).id
+    else:
+        # Retired since the roster was read (another replica's sweep): recorded like any
+        # assignment, and superseded at once, so its place is reassigned.
+        log.warning("step_assignment_undeliverable", run_id=run.id, assignment_id=member.id)
+        timers.schedule(tx, SUPERSEDE_TIMER, member.agent_id, now)
     tx.step_runs.put_assignment(
         StoredAssignment(
             id=member.id,
@@ -349,7 +360,7 @@ def dispatch(
             state=AssignmentState.OPEN,
             create_time=now,
             deadline=member.deadline,
-            message_id=message.id,
+            message_id=message_id,
         )
     )
     if member.deadline is not None:

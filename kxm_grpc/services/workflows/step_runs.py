@@ -535,8 +535,15 @@ class StepTimers:
         if agent is not None and agent.online:
             return
         for assignment in tx.step_runs.open_assignments(agent_id=timer.key, limit=64):
-            self._run(tx, assignment.run_id, functools.partial(_supersede, assignment_id=assignment.id), now)
-            log.info("step_assignment_superseded", run_id=assignment.run_id, assignment_id=assignment.id)
+            try:
+                run = self._run(tx, assignment.run_id, functools.partial(_supersede, assignment_id=assignment.id), now)
+            except FailedPrecondition as refused:
+                # The engine decides before anything is written: one assignment it will not
+                # supersede (its run moved on) must not keep the others of this agent open.
+                log.warning("step_supersede_skipped", assignment_id=assignment.id, reason=str(refused.reason))
+                continue
+            if run is not None:
+                log.info("step_assignment_superseded", run_id=assignment.run_id, assignment_id=assignment.id)
 
 
 def _supersede(run: StepRun, ctx: machine.Context, *, assignment_id: str) -> Change:

@@ -1286,6 +1286,7 @@ class ReviewEnvelope(_message.Message):
     RUBRIC_EVALUATION_FIELD_NUMBER: _builtins.int
     BLOCKERS_FIELD_NUMBER: _builtins.int
     ADVISORY_NOTES_FIELD_NUMBER: _builtins.int
+    TELEMETRY_FIELD_NUMBER: _builtins.int
     review_id: _builtins.str
     """The review id."""
     assignment_id: _builtins.str
@@ -1314,6 +1315,12 @@ class ReviewEnvelope(_message.Message):
     def advisory_notes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Notes that do not block."""
 
+    @_builtins.property
+    def telemetry(self) -> Global___UsageMetrics:
+        """What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+        a review without it is counted unmetered.
+        """
+
     def __init__(
         self,
         *,
@@ -1326,10 +1333,11 @@ class ReviewEnvelope(_message.Message):
         rubric_evaluation: _abc.Iterable[Global___RubricEvaluation] | None = ...,
         blockers: _abc.Iterable[_builtins.str] | None = ...,
         advisory_notes: _abc.Iterable[_builtins.str] | None = ...,
+        telemetry: Global___UsageMetrics | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "reviewer", b"reviewer"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "reviewer", b"reviewer", "telemetry", b"telemetry"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["advisory_notes", b"advisory_notes", "assignment_id", b"assignment_id", "blockers", b"blockers", "create_time", b"create_time", "review_id", b"review_id", "reviewer", b"reviewer", "rubric_evaluation", b"rubric_evaluation", "summary", b"summary", "verdict", b"verdict"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["advisory_notes", b"advisory_notes", "assignment_id", b"assignment_id", "blockers", b"blockers", "create_time", b"create_time", "review_id", b"review_id", "reviewer", b"reviewer", "rubric_evaluation", b"rubric_evaluation", "summary", b"summary", "telemetry", b"telemetry", "verdict", b"verdict"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -2501,6 +2501,9 @@ type ReviewEnvelope struct {
 	Blockers []string `protobuf:"bytes,8,rep,name=blockers,proto3" json:"blockers,omitempty"`
 	// Notes that do not block.
 	AdvisoryNotes []string `protobuf:"bytes,9,rep,name=advisory_notes,json=advisoryNotes,proto3" json:"advisory_notes,omitempty"`
+	// What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+	// a review without it is counted unmetered.
+	Telemetry     *UsageMetrics `protobuf:"bytes,10,opt,name=telemetry,proto3" json:"telemetry,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2594,6 +2597,13 @@ func (x *ReviewEnvelope) GetBlockers() []string {
 func (x *ReviewEnvelope) GetAdvisoryNotes() []string {
 	if x != nil {
 		return x.AdvisoryNotes
+	}
+	return nil
+}
+
+func (x *ReviewEnvelope) GetTelemetry() *UsageMetrics {
+	if x != nil {
+		return x.Telemetry
 	}
 	return nil
 }
@@ -4407,7 +4417,7 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"\x10RubricEvaluation\x12\x1c\n" +
 	"\tcriterion\x18\x01 \x01(\tR\tcriterion\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x14\n" +
-	"\x05notes\x18\x03 \x01(\tR\x05notes\"\xfb\x02\n" +
+	"\x05notes\x18\x03 \x01(\tR\x05notes\"\xaf\x03\n" +
 	"\x0eReviewEnvelope\x12\x1b\n" +
 	"\treview_id\x18\x01 \x01(\tR\breviewId\x12#\n" +
 	"\rassignment_id\x18\x02 \x01(\tR\fassignmentId\x12,\n" +
@@ -4418,7 +4428,9 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"\asummary\x18\x06 \x01(\tR\asummary\x12E\n" +
 	"\x11rubric_evaluation\x18\a \x03(\v2\x18.kxm.v1.RubricEvaluationR\x10rubricEvaluation\x12\x1a\n" +
 	"\bblockers\x18\b \x03(\tR\bblockers\x12%\n" +
-	"\x0eadvisory_notes\x18\t \x03(\tR\radvisoryNotes\"\xbd\x01\n" +
+	"\x0eadvisory_notes\x18\t \x03(\tR\radvisoryNotes\x122\n" +
+	"\ttelemetry\x18\n" +
+	" \x01(\v2\x14.kxm.v1.UsageMetricsR\ttelemetry\"\xbd\x01\n" +
 	"\x10IngestionSummary\x12%\n" +
 	"\x0fraw_log_size_mb\x18\x01 \x01(\x01R\frawLogSizeMb\x122\n" +
 	"\x15distilled_event_count\x18\x02 \x01(\x03R\x13distilledEventCount\x12!\n" +
@@ -4722,48 +4734,49 @@ var file_kxm_v1_envelopes_proto_depIdxs = []int32{
 	28, // 26: kxm.v1.ReviewEnvelope.reviewer:type_name -> kxm.v1.Reviewer
 	47, // 27: kxm.v1.ReviewEnvelope.create_time:type_name -> google.protobuf.Timestamp
 	29, // 28: kxm.v1.ReviewEnvelope.rubric_evaluation:type_name -> kxm.v1.RubricEvaluation
-	47, // 29: kxm.v1.DiagnosticHandoff.time:type_name -> google.protobuf.Timestamp
-	31, // 30: kxm.v1.DiagnosticHandoff.ingestion_summary:type_name -> kxm.v1.IngestionSummary
-	32, // 31: kxm.v1.DiagnosticHandoff.isolated_fault_boundary:type_name -> kxm.v1.FaultBoundary
-	33, // 32: kxm.v1.DiagnosticHandoff.thread_contention_trace:type_name -> kxm.v1.ThreadContention
-	47, // 33: kxm.v1.AttemptToken.issue_time:type_name -> google.protobuf.Timestamp
-	47, // 34: kxm.v1.AttemptToken.expire_time:type_name -> google.protobuf.Timestamp
-	16, // 35: kxm.v1.AttemptToken.tool_policy:type_name -> kxm.v1.ToolPolicy
-	16, // 36: kxm.v1.SessionToken.tool_policy:type_name -> kxm.v1.ToolPolicy
-	47, // 37: kxm.v1.SessionToken.issue_time:type_name -> google.protobuf.Timestamp
-	47, // 38: kxm.v1.SessionToken.expire_time:type_name -> google.protobuf.Timestamp
-	47, // 39: kxm.v1.SessionToken.revoke_time:type_name -> google.protobuf.Timestamp
-	47, // 40: kxm.v1.SyncEvent.occur_time:type_name -> google.protobuf.Timestamp
-	38, // 41: kxm.v1.SyncEvent.redaction:type_name -> kxm.v1.SyncRedaction
-	48, // 42: kxm.v1.SyncEvent.payload:type_name -> google.protobuf.Struct
-	2,  // 43: kxm.v1.ContextProvenance.source_type:type_name -> kxm.v1.ContextSourceType
-	1,  // 44: kxm.v1.ContextItem.kind:type_name -> kxm.v1.ContextKind
-	40, // 45: kxm.v1.ContextItem.provenance:type_name -> kxm.v1.ContextProvenance
-	3,  // 46: kxm.v1.ContextItem.authority:type_name -> kxm.v1.ContextAuthority
-	4,  // 47: kxm.v1.ContextItem.confidence:type_name -> kxm.v1.ContextConfidence
-	5,  // 48: kxm.v1.ContextItem.scope:type_name -> kxm.v1.ContextScope
-	6,  // 49: kxm.v1.ContextItem.status:type_name -> kxm.v1.ContextStatus
-	47, // 50: kxm.v1.ContextItem.observe_time:type_name -> google.protobuf.Timestamp
-	47, // 51: kxm.v1.ContextItem.valid_from_time:type_name -> google.protobuf.Timestamp
-	47, // 52: kxm.v1.ContextItem.valid_until_time:type_name -> google.protobuf.Timestamp
-	1,  // 53: kxm.v1.ContextRequest.include_kinds:type_name -> kxm.v1.ContextKind
-	2,  // 54: kxm.v1.ProvenanceCount.source_type:type_name -> kxm.v1.ContextSourceType
-	42, // 55: kxm.v1.ContextAudit.request:type_name -> kxm.v1.ContextRequest
-	43, // 56: kxm.v1.ContextAudit.provenance_summary:type_name -> kxm.v1.ProvenanceCount
-	44, // 57: kxm.v1.ContextAudit.selected_scores:type_name -> kxm.v1.RelevanceScore
-	41, // 58: kxm.v1.ContextPacket.contradictions:type_name -> kxm.v1.ContextItem
-	41, // 59: kxm.v1.ContextPacket.current_state:type_name -> kxm.v1.ContextItem
-	41, // 60: kxm.v1.ContextPacket.knowledge:type_name -> kxm.v1.ContextItem
-	41, // 61: kxm.v1.ContextPacket.evidence:type_name -> kxm.v1.ContextItem
-	41, // 62: kxm.v1.ContextPacket.episodes:type_name -> kxm.v1.ContextItem
-	41, // 63: kxm.v1.ContextPacket.skills:type_name -> kxm.v1.ContextItem
-	43, // 64: kxm.v1.ContextPacket.provenance_summary:type_name -> kxm.v1.ProvenanceCount
-	45, // 65: kxm.v1.ContextPacket.audit:type_name -> kxm.v1.ContextAudit
-	66, // [66:66] is the sub-list for method output_type
-	66, // [66:66] is the sub-list for method input_type
-	66, // [66:66] is the sub-list for extension type_name
-	66, // [66:66] is the sub-list for extension extendee
-	0,  // [0:66] is the sub-list for field type_name
+	10, // 29: kxm.v1.ReviewEnvelope.telemetry:type_name -> kxm.v1.UsageMetrics
+	47, // 30: kxm.v1.DiagnosticHandoff.time:type_name -> google.protobuf.Timestamp
+	31, // 31: kxm.v1.DiagnosticHandoff.ingestion_summary:type_name -> kxm.v1.IngestionSummary
+	32, // 32: kxm.v1.DiagnosticHandoff.isolated_fault_boundary:type_name -> kxm.v1.FaultBoundary
+	33, // 33: kxm.v1.DiagnosticHandoff.thread_contention_trace:type_name -> kxm.v1.ThreadContention
+	47, // 34: kxm.v1.AttemptToken.issue_time:type_name -> google.protobuf.Timestamp
+	47, // 35: kxm.v1.AttemptToken.expire_time:type_name -> google.protobuf.Timestamp
+	16, // 36: kxm.v1.AttemptToken.tool_policy:type_name -> kxm.v1.ToolPolicy
+	16, // 37: kxm.v1.SessionToken.tool_policy:type_name -> kxm.v1.ToolPolicy
+	47, // 38: kxm.v1.SessionToken.issue_time:type_name -> google.protobuf.Timestamp
+	47, // 39: kxm.v1.SessionToken.expire_time:type_name -> google.protobuf.Timestamp
+	47, // 40: kxm.v1.SessionToken.revoke_time:type_name -> google.protobuf.Timestamp
+	47, // 41: kxm.v1.SyncEvent.occur_time:type_name -> google.protobuf.Timestamp
+	38, // 42: kxm.v1.SyncEvent.redaction:type_name -> kxm.v1.SyncRedaction
+	48, // 43: kxm.v1.SyncEvent.payload:type_name -> google.protobuf.Struct
+	2,  // 44: kxm.v1.ContextProvenance.source_type:type_name -> kxm.v1.ContextSourceType
+	1,  // 45: kxm.v1.ContextItem.kind:type_name -> kxm.v1.ContextKind
+	40, // 46: kxm.v1.ContextItem.provenance:type_name -> kxm.v1.ContextProvenance
+	3,  // 47: kxm.v1.ContextItem.authority:type_name -> kxm.v1.ContextAuthority
+	4,  // 48: kxm.v1.ContextItem.confidence:type_name -> kxm.v1.ContextConfidence
+	5,  // 49: kxm.v1.ContextItem.scope:type_name -> kxm.v1.ContextScope
+	6,  // 50: kxm.v1.ContextItem.status:type_name -> kxm.v1.ContextStatus
+	47, // 51: kxm.v1.ContextItem.observe_time:type_name -> google.protobuf.Timestamp
+	47, // 52: kxm.v1.ContextItem.valid_from_time:type_name -> google.protobuf.Timestamp
+	47, // 53: kxm.v1.ContextItem.valid_until_time:type_name -> google.protobuf.Timestamp
+	1,  // 54: kxm.v1.ContextRequest.include_kinds:type_name -> kxm.v1.ContextKind
+	2,  // 55: kxm.v1.ProvenanceCount.source_type:type_name -> kxm.v1.ContextSourceType
+	42, // 56: kxm.v1.ContextAudit.request:type_name -> kxm.v1.ContextRequest
+	43, // 57: kxm.v1.ContextAudit.provenance_summary:type_name -> kxm.v1.ProvenanceCount
+	44, // 58: kxm.v1.ContextAudit.selected_scores:type_name -> kxm.v1.RelevanceScore
+	41, // 59: kxm.v1.ContextPacket.contradictions:type_name -> kxm.v1.ContextItem
+	41, // 60: kxm.v1.ContextPacket.current_state:type_name -> kxm.v1.ContextItem
+	41, // 61: kxm.v1.ContextPacket.knowledge:type_name -> kxm.v1.ContextItem
+	41, // 62: kxm.v1.ContextPacket.evidence:type_name -> kxm.v1.ContextItem
+	41, // 63: kxm.v1.ContextPacket.episodes:type_name -> kxm.v1.ContextItem
+	41, // 64: kxm.v1.ContextPacket.skills:type_name -> kxm.v1.ContextItem
+	43, // 65: kxm.v1.ContextPacket.provenance_summary:type_name -> kxm.v1.ProvenanceCount
+	45, // 66: kxm.v1.ContextPacket.audit:type_name -> kxm.v1.ContextAudit
+	67, // [67:67] is the sub-list for method output_type
+	67, // [67:67] is the sub-list for method input_type
+	67, // [67:67] is the sub-list for extension type_name
+	67, // [67:67] is the sub-list for extension extendee
+	0,  // [0:67] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_envelopes_proto_init() }

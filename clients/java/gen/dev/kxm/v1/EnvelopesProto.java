@@ -355,7 +355,7 @@ public final class EnvelopesProto extends com.google.protobuf.GeneratedFile {
       "me\022\022\n\004role\030\002 \001(\tR\004role\022\024\n\005model\030\003 \001(\tR\005m" +
       "odel\"^\n\020RubricEvaluation\022\034\n\tcriterion\030\001 " +
       "\001(\tR\tcriterion\022\026\n\006status\030\002 \001(\tR\006status\022\024" +
-      "\n\005notes\030\003 \001(\tR\005notes\"\373\002\n\016ReviewEnvelope\022" +
+      "\n\005notes\030\003 \001(\tR\005notes\"\257\003\n\016ReviewEnvelope\022" +
       "\033\n\treview_id\030\001 \001(\tR\010reviewId\022#\n\rassignme" +
       "nt_id\030\002 \001(\tR\014assignmentId\022,\n\010reviewer\030\003 " +
       "\001(\0132\020.kxm.v1.ReviewerR\010reviewer\022;\n\013creat" +
@@ -365,168 +365,169 @@ public final class EnvelopesProto extends com.google.protobuf.GeneratedFile {
       "ation\030\007 \003(\0132\030.kxm.v1.RubricEvaluationR\020r" +
       "ubricEvaluation\022\032\n\010blockers\030\010 \003(\tR\010block" +
       "ers\022%\n\016advisory_notes\030\t \003(\tR\radvisoryNot" +
-      "es\"\275\001\n\020IngestionSummary\022%\n\017raw_log_size_" +
-      "mb\030\001 \001(\001R\014rawLogSizeMb\0222\n\025distilled_even" +
-      "t_count\030\002 \001(\003R\023distilledEventCount\022!\n\014fi" +
-      "lter_model\030\003 \001(\tR\013filterModel\022+\n\021compres" +
-      "sion_ratio\030\004 \001(\001R\020compressionRatio\"\202\001\n\rF" +
-      "aultBoundary\022\030\n\007service\030\001 \001(\tR\007service\022\034" +
-      "\n\tsubsystem\030\002 \001(\tR\tsubsystem\022\033\n\tcall_sit" +
-      "e\030\003 \001(\tR\010callSite\022\034\n\texception\030\004 \001(\tR\tex" +
-      "ception\"z\n\020ThreadContention\022\033\n\tthread_id" +
-      "\030\001 \001(\tR\010threadId\022!\n\014holding_lock\030\002 \001(\tR\013" +
-      "holdingLock\022&\n\017waiting_on_lock\030\003 \001(\tR\rwa" +
-      "itingOnLock\"\303\003\n\021DiagnosticHandoff\022\037\n\013inc" +
-      "ident_id\030\001 \001(\tR\nincidentId\022.\n\004time\030\002 \001(\013" +
-      "2\032.google.protobuf.TimestampR\004time\022!\n\014tr" +
-      "iage_level\030\003 \001(\tR\013triageLevel\022E\n\021ingesti" +
-      "on_summary\030\004 \001(\0132\030.kxm.v1.IngestionSumma" +
-      "ryR\020ingestionSummary\022M\n\027isolated_fault_b" +
-      "oundary\030\005 \001(\0132\025.kxm.v1.FaultBoundaryR\025is" +
-      "olatedFaultBoundary\022P\n\027thread_contention" +
-      "_trace\030\006 \003(\0132\030.kxm.v1.ThreadContentionR\025" +
-      "threadContentionTrace\022#\n\rrepro_context\030\007" +
-      " \001(\tR\014reproContext\022-\n\022forensic_directive" +
-      "\030\010 \001(\tR\021forensicDirective\"\274\003\n\014AttemptTok" +
-      "en\022\025\n\006run_id\030\001 \001(\tR\005runId\022\027\n\007step_id\030\002 \001" +
-      "(\tR\006stepId\022!\n\014step_attempt\030\003 \001(\005R\013stepAt" +
-      "tempt\022\031\n\010stage_id\030\004 \001(\tR\007stageId\022\030\n\007atte" +
-      "mpt\030\005 \001(\005R\007attempt\022#\n\rassignment_id\030\006 \001(" +
-      "\tR\014assignmentId\022\035\n\nattempt_id\030\007 \001(\tR\tatt" +
-      "emptId\022\031\n\010agent_id\030\010 \001(\tR\007agentId\0229\n\niss" +
-      "ue_time\030\t \001(\0132\032.google.protobuf.Timestam" +
-      "pR\tissueTime\022;\n\013expire_time\030\n \001(\0132\032.goog" +
-      "le.protobuf.TimestampR\nexpireTime\0223\n\013too" +
-      "l_policy\030\013 \001(\0132\022.kxm.v1.ToolPolicyR\ntool" +
-      "Policy\022\030\n\007project\030\014 \001(\tR\007project\"\237\003\n\014Ses" +
-      "sionToken\022\035\n\nsession_id\030\001 \001(\tR\tsessionId" +
-      "\022\035\n\nagent_name\030\002 \001(\tR\tagentName\0223\n\013tool_" +
-      "policy\030\003 \001(\0132\022.kxm.v1.ToolPolicyR\ntoolPo" +
-      "licy\0229\n\nissue_time\030\004 \001(\0132\032.google.protob" +
-      "uf.TimestampR\tissueTime\022;\n\013expire_time\030\005" +
-      " \001(\0132\032.google.protobuf.TimestampR\nexpire" +
-      "Time\022\030\n\007project\030\006 \001(\tR\007project\022\031\n\010agent_" +
-      "id\030\007 \001(\tR\007agentId\022;\n\013revoke_time\030\010 \001(\0132\032" +
-      ".google.protobuf.TimestampR\nrevokeTime\022\033" +
-      "\n\tminted_by\030\t \001(\tR\010mintedBy\022\025\n\006key_id\030\n " +
-      "\001(\tR\005keyId\"t\n\013SignedToken\022\030\n\007payload\030\001 \001" +
-      "(\014R\007payload\022\026\n\006schema\030\002 \001(\tR\006schema\022\025\n\006k" +
-      "ey_id\030\003 \001(\tR\005keyId\022\034\n\tsignature\030\004 \001(\014R\ts" +
-      "ignature\"y\n\rSyncRedaction\022\030\n\007version\030\001 \001" +
-      "(\tR\007version\022%\n\016fields_omitted\030\002 \003(\tR\rfie" +
-      "ldsOmitted\022\'\n\017values_replaced\030\003 \001(\005R\016val" +
-      "uesReplaced\"\367\004\n\tSyncEvent\022\026\n\006schema\030\001 \001(" +
-      "\tR\006schema\022&\n\017source_event_id\030\002 \001(\tR\rsour" +
-      "ceEventId\022\035\n\nproject_id\030\003 \001(\tR\tprojectId" +
-      "\022\025\n\006run_id\030\004 \001(\tR\005runId\022&\n\017home_runtime_" +
-      "id\030\005 \001(\tR\rhomeRuntimeId\022\035\n\nevent_type\030\006 " +
-      "\001(\tR\teventType\022\032\n\010sequence\030\007 \001(\003R\010sequen" +
-      "ce\0229\n\noccur_time\030\010 \001(\0132\032.google.protobuf" +
-      ".TimestampR\toccurTime\022\'\n\017config_revision" +
-      "\030\t \001(\tR\016configRevision\0228\n\030executor_polic" +
-      "y_revision\030\n \001(\tR\026executorPolicyRevision" +
-      "\0220\n\024tool_policy_revision\030\013 \001(\tR\022toolPoli" +
-      "cyRevision\0220\n\024sync_policy_revision\030\014 \001(\t" +
-      "R\022syncPolicyRevision\022\'\n\017memory_revision\030" +
-      "\r \001(\tR\016memoryRevision\0223\n\tredaction\030\016 \001(\013" +
-      "2\025.kxm.v1.SyncRedactionR\tredaction\0221\n\007pa" +
-      "yload\030\017 \001(\0132\027.google.protobuf.StructR\007pa" +
-      "yload\"\221\001\n\021ContextProvenance\022:\n\013source_ty" +
-      "pe\030\001 \001(\0162\031.kxm.v1.ContextSourceTypeR\nsou" +
-      "rceType\022\035\n\nsource_ref\030\002 \001(\tR\tsourceRef\022!" +
-      "\n\014derived_from\030\003 \003(\tR\013derivedFrom\"\256\005\n\013Co" +
-      "ntextItem\022\016\n\002id\030\001 \001(\tR\002id\022\'\n\004kind\030\002 \001(\0162" +
-      "\023.kxm.v1.ContextKindR\004kind\022\030\n\007project\030\003 " +
-      "\001(\tR\007project\022\030\n\007summary\030\004 \001(\tR\007summary\0229" +
-      "\n\nprovenance\030\005 \001(\0132\031.kxm.v1.ContextProve" +
-      "nanceR\nprovenance\0226\n\tauthority\030\006 \001(\0162\030.k" +
-      "xm.v1.ContextAuthorityR\tauthority\0229\n\ncon" +
-      "fidence\030\007 \001(\0162\031.kxm.v1.ContextConfidence" +
-      "R\nconfidence\022*\n\005scope\030\010 \001(\0162\024.kxm.v1.Con" +
-      "textScopeR\005scope\022-\n\006status\030\t \001(\0162\025.kxm.v" +
-      "1.ContextStatusR\006status\022\033\n\tstate_key\030\n \001" +
-      "(\tR\010stateKey\022=\n\014observe_time\030\013 \001(\0132\032.goo" +
-      "gle.protobuf.TimestampR\013observeTime\022B\n\017v" +
-      "alid_from_time\030\014 \001(\0132\032.google.protobuf.T" +
-      "imestampR\rvalidFromTime\022D\n\020valid_until_t" +
-      "ime\030\r \001(\0132\032.google.protobuf.TimestampR\016v" +
-      "alidUntilTime\022\036\n\nsupersedes\030\016 \003(\tR\nsuper" +
-      "sedes\022#\n\revidence_refs\030\017 \003(\tR\014evidenceRe" +
-      "fs\"\364\001\n\016ContextRequest\022\030\n\007project\030\001 \001(\tR\007" +
-      "project\022\022\n\004role\030\002 \001(\tR\004role\022\022\n\004task\030\003 \001(" +
-      "\tR\004task\022&\n\017workflow_run_id\030\004 \001(\tR\rworkfl" +
-      "owRunId\022\031\n\010stage_id\030\005 \001(\tR\007stageId\022#\n\rbu" +
-      "dget_tokens\030\006 \001(\005R\014budgetTokens\0228\n\rinclu" +
-      "de_kinds\030\007 \003(\0162\023.kxm.v1.ContextKindR\014inc" +
-      "ludeKinds\"c\n\017ProvenanceCount\022:\n\013source_t" +
-      "ype\030\001 \001(\0162\031.kxm.v1.ContextSourceTypeR\nso" +
-      "urceType\022\024\n\005count\030\002 \001(\005R\005count\"6\n\016Releva" +
-      "nceScore\022\016\n\002id\030\001 \001(\tR\002id\022\024\n\005score\030\002 \001(\001R" +
-      "\005score\"\217\004\n\014ContextAudit\0220\n\007request\030\001 \001(\013" +
-      "2\026.kxm.v1.ContextRequestR\007request\022!\n\014sel" +
-      "ected_ids\030\002 \003(\tR\013selectedIds\022F\n\022provenan" +
-      "ce_summary\030\003 \003(\0132\027.kxm.v1.ProvenanceCoun" +
-      "tR\021provenanceSummary\022)\n\020estimated_tokens" +
-      "\030\004 \001(\005R\017estimatedTokens\022#\n\rbudget_tokens" +
-      "\030\005 \001(\005R\014budgetTokens\022\'\n\017candidate_count\030" +
-      "\006 \001(\005R\016candidateCount\022/\n\023excluded_supers" +
-      "eded\030\007 \001(\005R\022excludedSuperseded\022\'\n\017unreso" +
-      "lved_gaps\030\010 \003(\tR\016unresolvedGaps\022\037\n\013task_" +
-      "tokens\030\t \001(\005R\ntaskTokens\022-\n\022matched_cand" +
-      "idates\030\n \001(\005R\021matchedCandidates\022?\n\017selec" +
-      "ted_scores\030\013 \003(\0132\026.kxm.v1.RelevanceScore" +
-      "R\016selectedScores\"\265\004\n\rContextPacket\022;\n\016co" +
-      "ntradictions\030\001 \003(\0132\023.kxm.v1.ContextItemR" +
-      "\016contradictions\0228\n\rcurrent_state\030\002 \003(\0132\023" +
-      ".kxm.v1.ContextItemR\014currentState\0221\n\tkno" +
-      "wledge\030\003 \003(\0132\023.kxm.v1.ContextItemR\tknowl" +
-      "edge\022/\n\010evidence\030\004 \003(\0132\023.kxm.v1.ContextI" +
-      "temR\010evidence\022/\n\010episodes\030\005 \003(\0132\023.kxm.v1" +
-      ".ContextItemR\010episodes\022+\n\006skills\030\006 \003(\0132\023" +
-      ".kxm.v1.ContextItemR\006skills\022#\n\rworking_s" +
-      "tate\030\007 \001(\tR\014workingState\022\'\n\017unresolved_g" +
-      "aps\030\010 \003(\tR\016unresolvedGaps\022F\n\022provenance_" +
-      "summary\030\t \003(\0132\027.kxm.v1.ProvenanceCountR\021" +
-      "provenanceSummary\022)\n\020estimated_tokens\030\n " +
-      "\001(\005R\017estimatedTokens\022*\n\005audit\030\013 \001(\0132\024.kx" +
-      "m.v1.ContextAuditR\005audit*\335\001\n\025TerminalRec" +
-      "eiptStatus\022\'\n#TERMINAL_RECEIPT_STATUS_UN" +
-      "SPECIFIED\020\000\022$\n TERMINAL_RECEIPT_STATUS_A" +
-      "CCEPTED\020\001\022,\n(TERMINAL_RECEIPT_STATUS_AUD" +
-      "IT_ESCALATION\020\002\022$\n TERMINAL_RECEIPT_STAT" +
-      "US_REJECTED\020\003\022!\n\035TERMINAL_RECEIPT_STATUS" +
-      "_ERROR\020\004*\254\001\n\013ContextKind\022\034\n\030CONTEXT_KIND" +
-      "_UNSPECIFIED\020\000\022\031\n\025CONTEXT_KIND_EVIDENCE\020" +
-      "\001\022\026\n\022CONTEXT_KIND_STATE\020\002\022\030\n\024CONTEXT_KIN" +
-      "D_EPISODE\020\003\022\032\n\026CONTEXT_KIND_KNOWLEDGE\020\004\022" +
-      "\026\n\022CONTEXT_KIND_SKILL\020\005*\225\002\n\021ContextSourc" +
-      "eType\022#\n\037CONTEXT_SOURCE_TYPE_UNSPECIFIED" +
-      "\020\000\022\035\n\031CONTEXT_SOURCE_TYPE_HUMAN\020\001\022\033\n\027CON" +
-      "TEXT_SOURCE_TYPE_GIT\020\002\022 \n\034CONTEXT_SOURCE" +
-      "_TYPE_WORKFLOW\020\003\022\034\n\030CONTEXT_SOURCE_TYPE_" +
-      "TOOL\020\004\022\034\n\030CONTEXT_SOURCE_TYPE_PEER\020\005\022 \n\034" +
-      "CONTEXT_SOURCE_TYPE_EXTERNAL\020\006\022\037\n\033CONTEX" +
-      "T_SOURCE_TYPE_DERIVED\020\007*\270\001\n\020ContextAutho" +
-      "rity\022!\n\035CONTEXT_AUTHORITY_UNSPECIFIED\020\000\022" +
-      " \n\034CONTEXT_AUTHORITY_HYPOTHESIS\020\001\022\036\n\032CON" +
-      "TEXT_AUTHORITY_EVIDENCE\020\002\022!\n\035CONTEXT_AUT" +
-      "HORITY_INSTRUCTION\020\003\022\034\n\030CONTEXT_AUTHORIT" +
-      "Y_POLICY\020\004*\233\001\n\021ContextConfidence\022\"\n\036CONT" +
-      "EXT_CONFIDENCE_UNSPECIFIED\020\000\022 \n\034CONTEXT_" +
-      "CONFIDENCE_UNCERTAIN\020\001\022\037\n\033CONTEXT_CONFID" +
-      "ENCE_PROBABLE\020\002\022\037\n\033CONTEXT_CONFIDENCE_VE" +
-      "RIFIED\020\003*\224\001\n\014ContextScope\022\035\n\031CONTEXT_SCO" +
-      "PE_UNSPECIFIED\020\000\022\027\n\023CONTEXT_SCOPE_AGENT\020" +
-      "\001\022\031\n\025CONTEXT_SCOPE_PROJECT\020\002\022\025\n\021CONTEXT_" +
-      "SCOPE_RUN\020\003\022\032\n\026CONTEXT_SCOPE_OPERATOR\020\004*" +
-      "\244\001\n\rContextStatus\022\036\n\032CONTEXT_STATUS_UNSP" +
-      "ECIFIED\020\000\022\032\n\026CONTEXT_STATUS_CURRENT\020\001\022\035\n" +
-      "\031CONTEXT_STATUS_SUPERSEDED\020\002\022\033\n\027CONTEXT_" +
-      "STATUS_PROPOSED\020\003\022\033\n\027CONTEXT_STATUS_REJE" +
-      "CTED\020\004B~\n\ndev.kxm.v1B\016EnvelopesProtoP\001Z\'" +
-      "kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\242" +
-      "\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMeta" +
-      "data\352\002\007Kxm::V1b\006proto3"
+      "es\0222\n\ttelemetry\030\n \001(\0132\024.kxm.v1.UsageMetr" +
+      "icsR\ttelemetry\"\275\001\n\020IngestionSummary\022%\n\017r" +
+      "aw_log_size_mb\030\001 \001(\001R\014rawLogSizeMb\0222\n\025di" +
+      "stilled_event_count\030\002 \001(\003R\023distilledEven" +
+      "tCount\022!\n\014filter_model\030\003 \001(\tR\013filterMode" +
+      "l\022+\n\021compression_ratio\030\004 \001(\001R\020compressio" +
+      "nRatio\"\202\001\n\rFaultBoundary\022\030\n\007service\030\001 \001(" +
+      "\tR\007service\022\034\n\tsubsystem\030\002 \001(\tR\tsubsystem" +
+      "\022\033\n\tcall_site\030\003 \001(\tR\010callSite\022\034\n\texcepti" +
+      "on\030\004 \001(\tR\texception\"z\n\020ThreadContention\022" +
+      "\033\n\tthread_id\030\001 \001(\tR\010threadId\022!\n\014holding_" +
+      "lock\030\002 \001(\tR\013holdingLock\022&\n\017waiting_on_lo" +
+      "ck\030\003 \001(\tR\rwaitingOnLock\"\303\003\n\021DiagnosticHa" +
+      "ndoff\022\037\n\013incident_id\030\001 \001(\tR\nincidentId\022." +
+      "\n\004time\030\002 \001(\0132\032.google.protobuf.Timestamp" +
+      "R\004time\022!\n\014triage_level\030\003 \001(\tR\013triageLeve" +
+      "l\022E\n\021ingestion_summary\030\004 \001(\0132\030.kxm.v1.In" +
+      "gestionSummaryR\020ingestionSummary\022M\n\027isol" +
+      "ated_fault_boundary\030\005 \001(\0132\025.kxm.v1.Fault" +
+      "BoundaryR\025isolatedFaultBoundary\022P\n\027threa" +
+      "d_contention_trace\030\006 \003(\0132\030.kxm.v1.Thread" +
+      "ContentionR\025threadContentionTrace\022#\n\rrep" +
+      "ro_context\030\007 \001(\tR\014reproContext\022-\n\022forens" +
+      "ic_directive\030\010 \001(\tR\021forensicDirective\"\274\003" +
+      "\n\014AttemptToken\022\025\n\006run_id\030\001 \001(\tR\005runId\022\027\n" +
+      "\007step_id\030\002 \001(\tR\006stepId\022!\n\014step_attempt\030\003" +
+      " \001(\005R\013stepAttempt\022\031\n\010stage_id\030\004 \001(\tR\007sta" +
+      "geId\022\030\n\007attempt\030\005 \001(\005R\007attempt\022#\n\rassign" +
+      "ment_id\030\006 \001(\tR\014assignmentId\022\035\n\nattempt_i" +
+      "d\030\007 \001(\tR\tattemptId\022\031\n\010agent_id\030\010 \001(\tR\007ag" +
+      "entId\0229\n\nissue_time\030\t \001(\0132\032.google.proto" +
+      "buf.TimestampR\tissueTime\022;\n\013expire_time\030" +
+      "\n \001(\0132\032.google.protobuf.TimestampR\nexpir" +
+      "eTime\0223\n\013tool_policy\030\013 \001(\0132\022.kxm.v1.Tool" +
+      "PolicyR\ntoolPolicy\022\030\n\007project\030\014 \001(\tR\007pro" +
+      "ject\"\237\003\n\014SessionToken\022\035\n\nsession_id\030\001 \001(" +
+      "\tR\tsessionId\022\035\n\nagent_name\030\002 \001(\tR\tagentN" +
+      "ame\0223\n\013tool_policy\030\003 \001(\0132\022.kxm.v1.ToolPo" +
+      "licyR\ntoolPolicy\0229\n\nissue_time\030\004 \001(\0132\032.g" +
+      "oogle.protobuf.TimestampR\tissueTime\022;\n\013e" +
+      "xpire_time\030\005 \001(\0132\032.google.protobuf.Times" +
+      "tampR\nexpireTime\022\030\n\007project\030\006 \001(\tR\007proje" +
+      "ct\022\031\n\010agent_id\030\007 \001(\tR\007agentId\022;\n\013revoke_" +
+      "time\030\010 \001(\0132\032.google.protobuf.TimestampR\n" +
+      "revokeTime\022\033\n\tminted_by\030\t \001(\tR\010mintedBy\022" +
+      "\025\n\006key_id\030\n \001(\tR\005keyId\"t\n\013SignedToken\022\030\n" +
+      "\007payload\030\001 \001(\014R\007payload\022\026\n\006schema\030\002 \001(\tR" +
+      "\006schema\022\025\n\006key_id\030\003 \001(\tR\005keyId\022\034\n\tsignat" +
+      "ure\030\004 \001(\014R\tsignature\"y\n\rSyncRedaction\022\030\n" +
+      "\007version\030\001 \001(\tR\007version\022%\n\016fields_omitte" +
+      "d\030\002 \003(\tR\rfieldsOmitted\022\'\n\017values_replace" +
+      "d\030\003 \001(\005R\016valuesReplaced\"\367\004\n\tSyncEvent\022\026\n" +
+      "\006schema\030\001 \001(\tR\006schema\022&\n\017source_event_id" +
+      "\030\002 \001(\tR\rsourceEventId\022\035\n\nproject_id\030\003 \001(" +
+      "\tR\tprojectId\022\025\n\006run_id\030\004 \001(\tR\005runId\022&\n\017h" +
+      "ome_runtime_id\030\005 \001(\tR\rhomeRuntimeId\022\035\n\ne" +
+      "vent_type\030\006 \001(\tR\teventType\022\032\n\010sequence\030\007" +
+      " \001(\003R\010sequence\0229\n\noccur_time\030\010 \001(\0132\032.goo" +
+      "gle.protobuf.TimestampR\toccurTime\022\'\n\017con" +
+      "fig_revision\030\t \001(\tR\016configRevision\0228\n\030ex" +
+      "ecutor_policy_revision\030\n \001(\tR\026executorPo" +
+      "licyRevision\0220\n\024tool_policy_revision\030\013 \001" +
+      "(\tR\022toolPolicyRevision\0220\n\024sync_policy_re" +
+      "vision\030\014 \001(\tR\022syncPolicyRevision\022\'\n\017memo" +
+      "ry_revision\030\r \001(\tR\016memoryRevision\0223\n\tred" +
+      "action\030\016 \001(\0132\025.kxm.v1.SyncRedactionR\tred" +
+      "action\0221\n\007payload\030\017 \001(\0132\027.google.protobu" +
+      "f.StructR\007payload\"\221\001\n\021ContextProvenance\022" +
+      ":\n\013source_type\030\001 \001(\0162\031.kxm.v1.ContextSou" +
+      "rceTypeR\nsourceType\022\035\n\nsource_ref\030\002 \001(\tR" +
+      "\tsourceRef\022!\n\014derived_from\030\003 \003(\tR\013derive" +
+      "dFrom\"\256\005\n\013ContextItem\022\016\n\002id\030\001 \001(\tR\002id\022\'\n" +
+      "\004kind\030\002 \001(\0162\023.kxm.v1.ContextKindR\004kind\022\030" +
+      "\n\007project\030\003 \001(\tR\007project\022\030\n\007summary\030\004 \001(" +
+      "\tR\007summary\0229\n\nprovenance\030\005 \001(\0132\031.kxm.v1." +
+      "ContextProvenanceR\nprovenance\0226\n\tauthori" +
+      "ty\030\006 \001(\0162\030.kxm.v1.ContextAuthorityR\tauth" +
+      "ority\0229\n\nconfidence\030\007 \001(\0162\031.kxm.v1.Conte" +
+      "xtConfidenceR\nconfidence\022*\n\005scope\030\010 \001(\0162" +
+      "\024.kxm.v1.ContextScopeR\005scope\022-\n\006status\030\t" +
+      " \001(\0162\025.kxm.v1.ContextStatusR\006status\022\033\n\ts" +
+      "tate_key\030\n \001(\tR\010stateKey\022=\n\014observe_time" +
+      "\030\013 \001(\0132\032.google.protobuf.TimestampR\013obse" +
+      "rveTime\022B\n\017valid_from_time\030\014 \001(\0132\032.googl" +
+      "e.protobuf.TimestampR\rvalidFromTime\022D\n\020v" +
+      "alid_until_time\030\r \001(\0132\032.google.protobuf." +
+      "TimestampR\016validUntilTime\022\036\n\nsupersedes\030" +
+      "\016 \003(\tR\nsupersedes\022#\n\revidence_refs\030\017 \003(\t" +
+      "R\014evidenceRefs\"\364\001\n\016ContextRequest\022\030\n\007pro" +
+      "ject\030\001 \001(\tR\007project\022\022\n\004role\030\002 \001(\tR\004role\022" +
+      "\022\n\004task\030\003 \001(\tR\004task\022&\n\017workflow_run_id\030\004" +
+      " \001(\tR\rworkflowRunId\022\031\n\010stage_id\030\005 \001(\tR\007s" +
+      "tageId\022#\n\rbudget_tokens\030\006 \001(\005R\014budgetTok" +
+      "ens\0228\n\rinclude_kinds\030\007 \003(\0162\023.kxm.v1.Cont" +
+      "extKindR\014includeKinds\"c\n\017ProvenanceCount" +
+      "\022:\n\013source_type\030\001 \001(\0162\031.kxm.v1.ContextSo" +
+      "urceTypeR\nsourceType\022\024\n\005count\030\002 \001(\005R\005cou" +
+      "nt\"6\n\016RelevanceScore\022\016\n\002id\030\001 \001(\tR\002id\022\024\n\005" +
+      "score\030\002 \001(\001R\005score\"\217\004\n\014ContextAudit\0220\n\007r" +
+      "equest\030\001 \001(\0132\026.kxm.v1.ContextRequestR\007re" +
+      "quest\022!\n\014selected_ids\030\002 \003(\tR\013selectedIds" +
+      "\022F\n\022provenance_summary\030\003 \003(\0132\027.kxm.v1.Pr" +
+      "ovenanceCountR\021provenanceSummary\022)\n\020esti" +
+      "mated_tokens\030\004 \001(\005R\017estimatedTokens\022#\n\rb" +
+      "udget_tokens\030\005 \001(\005R\014budgetTokens\022\'\n\017cand" +
+      "idate_count\030\006 \001(\005R\016candidateCount\022/\n\023exc" +
+      "luded_superseded\030\007 \001(\005R\022excludedSupersed" +
+      "ed\022\'\n\017unresolved_gaps\030\010 \003(\tR\016unresolvedG" +
+      "aps\022\037\n\013task_tokens\030\t \001(\005R\ntaskTokens\022-\n\022" +
+      "matched_candidates\030\n \001(\005R\021matchedCandida" +
+      "tes\022?\n\017selected_scores\030\013 \003(\0132\026.kxm.v1.Re" +
+      "levanceScoreR\016selectedScores\"\265\004\n\rContext" +
+      "Packet\022;\n\016contradictions\030\001 \003(\0132\023.kxm.v1." +
+      "ContextItemR\016contradictions\0228\n\rcurrent_s" +
+      "tate\030\002 \003(\0132\023.kxm.v1.ContextItemR\014current" +
+      "State\0221\n\tknowledge\030\003 \003(\0132\023.kxm.v1.Contex" +
+      "tItemR\tknowledge\022/\n\010evidence\030\004 \003(\0132\023.kxm" +
+      ".v1.ContextItemR\010evidence\022/\n\010episodes\030\005 " +
+      "\003(\0132\023.kxm.v1.ContextItemR\010episodes\022+\n\006sk" +
+      "ills\030\006 \003(\0132\023.kxm.v1.ContextItemR\006skills\022" +
+      "#\n\rworking_state\030\007 \001(\tR\014workingState\022\'\n\017" +
+      "unresolved_gaps\030\010 \003(\tR\016unresolvedGaps\022F\n" +
+      "\022provenance_summary\030\t \003(\0132\027.kxm.v1.Prove" +
+      "nanceCountR\021provenanceSummary\022)\n\020estimat" +
+      "ed_tokens\030\n \001(\005R\017estimatedTokens\022*\n\005audi" +
+      "t\030\013 \001(\0132\024.kxm.v1.ContextAuditR\005audit*\335\001\n" +
+      "\025TerminalReceiptStatus\022\'\n#TERMINAL_RECEI" +
+      "PT_STATUS_UNSPECIFIED\020\000\022$\n TERMINAL_RECE" +
+      "IPT_STATUS_ACCEPTED\020\001\022,\n(TERMINAL_RECEIP" +
+      "T_STATUS_AUDIT_ESCALATION\020\002\022$\n TERMINAL_" +
+      "RECEIPT_STATUS_REJECTED\020\003\022!\n\035TERMINAL_RE" +
+      "CEIPT_STATUS_ERROR\020\004*\254\001\n\013ContextKind\022\034\n\030" +
+      "CONTEXT_KIND_UNSPECIFIED\020\000\022\031\n\025CONTEXT_KI" +
+      "ND_EVIDENCE\020\001\022\026\n\022CONTEXT_KIND_STATE\020\002\022\030\n" +
+      "\024CONTEXT_KIND_EPISODE\020\003\022\032\n\026CONTEXT_KIND_" +
+      "KNOWLEDGE\020\004\022\026\n\022CONTEXT_KIND_SKILL\020\005*\225\002\n\021" +
+      "ContextSourceType\022#\n\037CONTEXT_SOURCE_TYPE" +
+      "_UNSPECIFIED\020\000\022\035\n\031CONTEXT_SOURCE_TYPE_HU" +
+      "MAN\020\001\022\033\n\027CONTEXT_SOURCE_TYPE_GIT\020\002\022 \n\034CO" +
+      "NTEXT_SOURCE_TYPE_WORKFLOW\020\003\022\034\n\030CONTEXT_" +
+      "SOURCE_TYPE_TOOL\020\004\022\034\n\030CONTEXT_SOURCE_TYP" +
+      "E_PEER\020\005\022 \n\034CONTEXT_SOURCE_TYPE_EXTERNAL" +
+      "\020\006\022\037\n\033CONTEXT_SOURCE_TYPE_DERIVED\020\007*\270\001\n\020" +
+      "ContextAuthority\022!\n\035CONTEXT_AUTHORITY_UN" +
+      "SPECIFIED\020\000\022 \n\034CONTEXT_AUTHORITY_HYPOTHE" +
+      "SIS\020\001\022\036\n\032CONTEXT_AUTHORITY_EVIDENCE\020\002\022!\n" +
+      "\035CONTEXT_AUTHORITY_INSTRUCTION\020\003\022\034\n\030CONT" +
+      "EXT_AUTHORITY_POLICY\020\004*\233\001\n\021ContextConfid" +
+      "ence\022\"\n\036CONTEXT_CONFIDENCE_UNSPECIFIED\020\000" +
+      "\022 \n\034CONTEXT_CONFIDENCE_UNCERTAIN\020\001\022\037\n\033CO" +
+      "NTEXT_CONFIDENCE_PROBABLE\020\002\022\037\n\033CONTEXT_C" +
+      "ONFIDENCE_VERIFIED\020\003*\224\001\n\014ContextScope\022\035\n" +
+      "\031CONTEXT_SCOPE_UNSPECIFIED\020\000\022\027\n\023CONTEXT_" +
+      "SCOPE_AGENT\020\001\022\031\n\025CONTEXT_SCOPE_PROJECT\020\002" +
+      "\022\025\n\021CONTEXT_SCOPE_RUN\020\003\022\032\n\026CONTEXT_SCOPE" +
+      "_OPERATOR\020\004*\244\001\n\rContextStatus\022\036\n\032CONTEXT" +
+      "_STATUS_UNSPECIFIED\020\000\022\032\n\026CONTEXT_STATUS_" +
+      "CURRENT\020\001\022\035\n\031CONTEXT_STATUS_SUPERSEDED\020\002" +
+      "\022\033\n\027CONTEXT_STATUS_PROPOSED\020\003\022\033\n\027CONTEXT" +
+      "_STATUS_REJECTED\020\004B~\n\ndev.kxm.v1B\016Envelo" +
+      "pesProtoP\001Z\'kxm.dev/hub/clients/go/gen/k" +
+      "xm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kx" +
+      "m\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -677,7 +678,7 @@ public final class EnvelopesProto extends com.google.protobuf.GeneratedFile {
     internal_static_kxm_v1_ReviewEnvelope_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ReviewEnvelope_descriptor,
-        new java.lang.String[] { "ReviewId", "AssignmentId", "Reviewer", "CreateTime", "Verdict", "Summary", "RubricEvaluation", "Blockers", "AdvisoryNotes", });
+        new java.lang.String[] { "ReviewId", "AssignmentId", "Reviewer", "CreateTime", "Verdict", "Summary", "RubricEvaluation", "Blockers", "AdvisoryNotes", "Telemetry", });
     internal_static_kxm_v1_IngestionSummary_descriptor =
       getDescriptor().getMessageType(24);
     internal_static_kxm_v1_IngestionSummary_fieldAccessorTable = new

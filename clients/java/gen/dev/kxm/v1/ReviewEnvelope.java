@@ -493,6 +493,47 @@ private static final long serialVersionUID = 0L;
     return advisoryNotes_.getByteString(index);
   }
 
+  public static final int TELEMETRY_FIELD_NUMBER = 10;
+  private dev.kxm.v1.UsageMetrics telemetry_;
+  /**
+   * <pre>
+   * What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+   * a review without it is counted unmetered.
+   * </pre>
+   *
+   * <code>.kxm.v1.UsageMetrics telemetry = 10 [json_name = "telemetry"];</code>
+   * @return Whether the telemetry field is set.
+   */
+  @java.lang.Override
+  public boolean hasTelemetry() {
+    return ((bitField0_ & 0x00000004) != 0);
+  }
+  /**
+   * <pre>
+   * What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+   * a review without it is counted unmetered.
+   * </pre>
+   *
+   * <code>.kxm.v1.UsageMetrics telemetry = 10 [json_name = "telemetry"];</code>
+   * @return The telemetry.
+   */
+  @java.lang.Override
+  public dev.kxm.v1.UsageMetrics getTelemetry() {
+    return telemetry_ == null ? dev.kxm.v1.UsageMetrics.getDefaultInstance() : telemetry_;
+  }
+  /**
+   * <pre>
+   * What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+   * a review without it is counted unmetered.
+   * </pre>
+   *
+   * <code>.kxm.v1.UsageMetrics telemetry = 10 [json_name = "telemetry"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.UsageMetricsOrBuilder getTelemetryOrBuilder() {
+    return telemetry_ == null ? dev.kxm.v1.UsageMetrics.getDefaultInstance() : telemetry_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -533,6 +574,9 @@ private static final long serialVersionUID = 0L;
     }
     for (int i = 0; i < advisoryNotes_.size(); i++) {
       com.google.protobuf.GeneratedMessage.writeString(output, 9, advisoryNotes_.getRaw(i));
+    }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      output.writeMessage(10, getTelemetry());
     }
     getUnknownFields().writeTo(output);
   }
@@ -583,6 +627,10 @@ private static final long serialVersionUID = 0L;
       size += dataSize;
       size += 1 * getAdvisoryNotesList().size();
     }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(10, getTelemetry());
+    }
     return size;
   }
   @java.lang.Override
@@ -631,6 +679,11 @@ private static final long serialVersionUID = 0L;
         .equals(other.getBlockersList())) return false;
     if (!getAdvisoryNotesList()
         .equals(other.getAdvisoryNotesList())) return false;
+    if (hasTelemetry() != other.hasTelemetry()) return false;
+    if (hasTelemetry()) {
+      if (!getTelemetry()
+          .equals(other.getTelemetry())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -669,6 +722,10 @@ private static final long serialVersionUID = 0L;
     if (getAdvisoryNotesCount() > 0) {
       hash = (37 * hash) + ADVISORY_NOTES_FIELD_NUMBER;
       hash = (53 * hash) + getAdvisoryNotesList().hashCode();
+    }
+    if (hasTelemetry()) {
+      hash = (37 * hash) + TELEMETRY_FIELD_NUMBER;
+      hash = (53 * hash) + getTelemetry().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -807,6 +864,7 @@ private static final long serialVersionUID = 0L;
         internalGetReviewerFieldBuilder();
         internalGetCreateTimeFieldBuilder();
         internalGetRubricEvaluationFieldBuilder();
+        internalGetTelemetryFieldBuilder();
       }
     }
     @java.lang.Override
@@ -838,6 +896,11 @@ private static final long serialVersionUID = 0L;
           com.google.protobuf.LazyStringArrayList.emptyList();
       advisoryNotes_ =
           com.google.protobuf.LazyStringArrayList.emptyList();
+      telemetry_ = null;
+      if (telemetryBuilder_ != null) {
+        telemetryBuilder_.dispose();
+        telemetryBuilder_ = null;
+      }
       return this;
     }
 
@@ -916,6 +979,12 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000100) != 0)) {
         advisoryNotes_.makeImmutable();
         result.advisoryNotes_ = advisoryNotes_;
+      }
+      if (((from_bitField0_ & 0x00000200) != 0)) {
+        result.telemetry_ = telemetryBuilder_ == null
+            ? telemetry_
+            : telemetryBuilder_.build();
+        to_bitField0_ |= 0x00000004;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -1004,6 +1073,9 @@ private static final long serialVersionUID = 0L;
         }
         onChanged();
       }
+      if (other.hasTelemetry()) {
+        mergeTelemetry(other.getTelemetry());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -1085,6 +1157,13 @@ private static final long serialVersionUID = 0L;
               advisoryNotes_.add(input.readStringRequireUtf8());
               break;
             } // case 74
+            case 82: {
+              input.readMessage(
+                  internalGetTelemetryFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000200;
+              break;
+            } // case 82
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2378,6 +2457,170 @@ private static final long serialVersionUID = 0L;
       bitField0_ |= 0x00000100;
       onChanged();
       return this;
+    }
+
+    private dev.kxm.v1.UsageMetrics telemetry_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.UsageMetrics, dev.kxm.v1.UsageMetrics.Builder, dev.kxm.v1.UsageMetricsOrBuilder> telemetryBuilder_;
+    /**
+     * <pre>
+     * What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+     * a review without it is counted unmetered.
+     * </pre>
+     *
+     * <code>.kxm.v1.UsageMetrics telemetry = 10 [json_name = "telemetry"];</code>
+     * @return Whether the telemetry field is set.
+     */
+    public boolean hasTelemetry() {
+      return ((bitField0_ & 0x00000200) != 0);
+    }
+    /**
+     * <pre>
+     * What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+     * a review without it is counted unmetered.
+     * </pre>
+     *
+     * <code>.kxm.v1.UsageMetrics telemetry = 10 [json_name = "telemetry"];</code>
+     * @return The telemetry.
+     */
+    public dev.kxm.v1.UsageMetrics getTelemetry() {
+      if (telemetryBuilder_ == null) {
+        return telemetry_ == null ? dev.kxm.v1.UsageMetrics.getDefaultInstance() : telemetry_;
+      } else {
+        return telemetryBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+     * a review without it is counted unmetered.
+     * </pre>
+     *
+     * <code>.kxm.v1.UsageMetrics telemetry = 10 [json_name = "telemetry"];</code>
+     */
+    public Builder setTelemetry(dev.kxm.v1.UsageMetrics value) {
+      if (telemetryBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        telemetry_ = value;
+      } else {
+        telemetryBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+     * a review without it is counted unmetered.
+     * </pre>
+     *
+     * <code>.kxm.v1.UsageMetrics telemetry = 10 [json_name = "telemetry"];</code>
+     */
+    public Builder setTelemetry(
+        dev.kxm.v1.UsageMetrics.Builder builderForValue) {
+      if (telemetryBuilder_ == null) {
+        telemetry_ = builderForValue.build();
+      } else {
+        telemetryBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+     * a review without it is counted unmetered.
+     * </pre>
+     *
+     * <code>.kxm.v1.UsageMetrics telemetry = 10 [json_name = "telemetry"];</code>
+     */
+    public Builder mergeTelemetry(dev.kxm.v1.UsageMetrics value) {
+      if (telemetryBuilder_ == null) {
+        if (((bitField0_ & 0x00000200) != 0) &&
+          telemetry_ != null &&
+          telemetry_ != dev.kxm.v1.UsageMetrics.getDefaultInstance()) {
+          getTelemetryBuilder().mergeFrom(value);
+        } else {
+          telemetry_ = value;
+        }
+      } else {
+        telemetryBuilder_.mergeFrom(value);
+      }
+      if (telemetry_ != null) {
+        bitField0_ |= 0x00000200;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+     * a review without it is counted unmetered.
+     * </pre>
+     *
+     * <code>.kxm.v1.UsageMetrics telemetry = 10 [json_name = "telemetry"];</code>
+     */
+    public Builder clearTelemetry() {
+      bitField0_ = (bitField0_ & ~0x00000200);
+      telemetry_ = null;
+      if (telemetryBuilder_ != null) {
+        telemetryBuilder_.dispose();
+        telemetryBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+     * a review without it is counted unmetered.
+     * </pre>
+     *
+     * <code>.kxm.v1.UsageMetrics telemetry = 10 [json_name = "telemetry"];</code>
+     */
+    public dev.kxm.v1.UsageMetrics.Builder getTelemetryBuilder() {
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return internalGetTelemetryFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+     * a review without it is counted unmetered.
+     * </pre>
+     *
+     * <code>.kxm.v1.UsageMetrics telemetry = 10 [json_name = "telemetry"];</code>
+     */
+    public dev.kxm.v1.UsageMetricsOrBuilder getTelemetryOrBuilder() {
+      if (telemetryBuilder_ != null) {
+        return telemetryBuilder_.getMessageOrBuilder();
+      } else {
+        return telemetry_ == null ?
+            dev.kxm.v1.UsageMetrics.getDefaultInstance() : telemetry_;
+      }
+    }
+    /**
+     * <pre>
+     * What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+     * a review without it is counted unmetered.
+     * </pre>
+     *
+     * <code>.kxm.v1.UsageMetrics telemetry = 10 [json_name = "telemetry"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.UsageMetrics, dev.kxm.v1.UsageMetrics.Builder, dev.kxm.v1.UsageMetricsOrBuilder> 
+        internalGetTelemetryFieldBuilder() {
+      if (telemetryBuilder_ == null) {
+        telemetryBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.kxm.v1.UsageMetrics, dev.kxm.v1.UsageMetrics.Builder, dev.kxm.v1.UsageMetricsOrBuilder>(
+                getTelemetry(),
+                getParentForChildren(),
+                isClean());
+        telemetry_ = null;
+      }
+      return telemetryBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.ReviewEnvelope)

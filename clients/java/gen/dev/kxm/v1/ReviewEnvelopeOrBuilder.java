@@ -269,4 +269,34 @@ public interface ReviewEnvelopeOrBuilder extends
    */
   com.google.protobuf.ByteString
       getAdvisoryNotesBytes(int index);
+
+  /**
+   * <pre>
+   * What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+   * a review without it is counted unmetered.
+   * </pre>
+   *
+   * <code>.kxm.v1.UsageMetrics telemetry = 10 [json_name = "telemetry"];</code>
+   * @return Whether the telemetry field is set.
+   */
+  boolean hasTelemetry();
+  /**
+   * <pre>
+   * What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+   * a review without it is counted unmetered.
+   * </pre>
+   *
+   * <code>.kxm.v1.UsageMetrics telemetry = 10 [json_name = "telemetry"];</code>
+   * @return The telemetry.
+   */
+  dev.kxm.v1.UsageMetrics getTelemetry();
+  /**
+   * <pre>
+   * What the review cost (tokens, duration, cost in USD): counted toward the run's maxModelCost;
+   * a review without it is counted unmetered.
+   * </pre>
+   *
+   * <code>.kxm.v1.UsageMetrics telemetry = 10 [json_name = "telemetry"];</code>
+   */
+  dev.kxm.v1.UsageMetricsOrBuilder getTelemetryOrBuilder();
 }
