@@ -74,13 +74,15 @@ def scripts(workspace: Path) -> dict[str, dict[str, Answer]]:
 
         return review
 
+    repro_test = Artifact(name="repro-test", path="tests/test_repro.py", sha256="cd" * 32)
+
     async def reproducer(a: Assignment, n: int) -> WorkerResult:
         write("bug.present")  # a test that reproduces the bug (the repro gate must see it fail)
-        return done()
+        return done(artifacts=[repro_test])
 
     async def fixer(a: Assignment, n: int) -> WorkerResult:
         (workspace / "bug.present").unlink(missing_ok=True)
-        return done()
+        return done(artifacts=[repro_test])  # the reproducing test, unchanged
 
     return {
         "a": {"planner": planner, "writer": writer},

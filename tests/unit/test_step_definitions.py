@@ -449,6 +449,24 @@ def test_an_approval_step_may_not_be_bypassed_either() -> None:
             [("steps[0].requiredEvidence[0].kind", "evidence_kind_invalid")],
         ),
         (lambda raw: raw.update(requireAttemptTokens="yes"), [("requireAttemptTokens", "field_type_invalid")]),
+        (  # accepted by the original, never executed by a step run: refused, not ignored
+            lambda raw: raw["steps"][3]["requiredEvidence"][0]["producerPolicy"].update(
+                degradation={"minimumProducers": 1}
+            ),
+            [("steps[3].requiredEvidence[0].producerPolicy.degradation", "field_unsupported")],
+        ),
+        (
+            lambda raw: raw["steps"][3]["requiredEvidence"][0].update(reusableAcrossAttempts=True),
+            [("steps[3].requiredEvidence[0].reusableAcrossAttempts", "field_unsupported")],
+        ),
+        (
+            lambda raw: raw["steps"][3]["assignments"].update(maximum=3),
+            [("steps[3].assignments.maximum", "field_unsupported")],
+        ),
+        (
+            lambda raw: raw["steps"][0].update(requiredEvidence=[{"key": "plan", "kind": "artifact", "minimum": 2}]),
+            [("steps[0].requiredEvidence[0].minimum", "field_unsupported")],
+        ),
     ],
 )
 def test_each_refusal_names_its_field_and_code(edit: Any, expected: list[tuple[str, str]]) -> None:

@@ -475,6 +475,28 @@ def loop_c() -> dict[str, Any]:
     }
 
 
+def test_the_reproduction_is_captured_and_a_fix_that_changes_it_fails() -> None:
+    """reproOracle: the reproducer's artifact is captured; a later worker reporting another hash (or
+    none) for it fails its step, so a fix cannot weaken the test that reproduced the bug."""
+    raw = loop_c()
+    raw["reproOracle"] = {"stageId": "reproduce", "evidenceKey": "repro"}
+    raw["steps"][0]["requiredEvidence"] = [{"key": "repro", "kind": "artifact"}]
+    repro = {"repro": "cd" * 32}
+
+    hub = Hub(raw)
+    hub.work("a", artifacts=repro)
+    hub.gate(passed=False)  # the repro fails before the fix: expect fail passes
+    hub.work("b", artifacts={"repro": "ee" * 32})  # the test was changed
+    assert (hub.run.status, hub.run.end_reason) == (RunStatus.FAILED, "fix:failed")
+    assert hub.run.repro_value == "cd" * 32 and "repro.mismatch" in hub.types()
+
+    hub = Hub(raw)
+    hub.work("a", artifacts=repro)
+    hub.gate(passed=False)
+    hub.work("b", artifacts=repro)
+    assert hub.run.current_step == "oracle"
+
+
 def test_loop_c_repro_before_oracle_then_an_operator_approves() -> None:
     hub = Hub(loop_c())
     hub.work("a")

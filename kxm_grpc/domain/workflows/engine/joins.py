@@ -203,8 +203,12 @@ def _policy(
     if outcome != PASSED:
         return Decision(outcome, _explain(settled, ids, "not passed"))
     for requirement in step.required_evidence:
+        if requirement.kind not in (EvidenceKind.ASSIGNMENT_RESULT, EvidenceKind.REVIEW):
+            continue
+        if len(passing) < requirement.minimum:  # ``minimum``: passing results or reviews, of anyone
+            return Decision(QUORUM_NOT_MET, _explain(settled, ids, "not passed"))
         policy = requirement.producer_policy
-        if policy is None or requirement.kind not in (EvidenceKind.ASSIGNMENT_RESULT, EvidenceKind.REVIEW):
+        if policy is None:
             continue
         eligible = [member for member in passing if member.agent in policy.eligible_agents]
         distinct = _distinct(eligible, policy.distinct_by, agents)

@@ -589,6 +589,22 @@ def _fail_member(b: _Builder, member: Member, status: MemberStatus, why: str) ->
     b.emit(f"assignment.{status.value}", assignmentId=member.id, agent=member.agent, reason=why)
 
 
+def _repro_integrity(b: _Builder, step: Step, result: Result) -> Result:
+    config = b.plan.repro_oracle
+    if config is None or not result.passed or role_of(step) is not MemberRole.WORKER:
+        return result
+    value = result.artifacts.get(config.evidence_key)
+    if step.id == config.step_id and b.run.repro_value is None:
+        if value is None:
+            return replace(result, outcome=failure_outcome(step), passed=False, summary="repro_missing")
+        b.set(repro_value=value)
+        b.emit("repro.captured", stepId=step.id, evidenceKey=config.evidence_key, sha256=value)
+    elif b.run.repro_value is not None and value != b.run.repro_value:
+        b.emit("repro.mismatch", stepId=step.id, expected=b.run.repro_value, reported=value)
+        return replace(result, outcome=failure_outcome(step), passed=False, summary="repro_weakened")
+    return result
+
+
 UNCERTAIN_END = "uncertain:"
 """The end reason prefix of a member whose uncertain gate blocked the run."""
 
@@ -606,7 +622,10 @@ def _block(b: _Builder, member: Member, result: Result | None, why: str) -> Chan
 
 
 def _plan_integrity(b: _Builder, step: Step, result: Result) -> Result:
-    """Capture the plan hash at the ``planHash`` step; refuse another at a ``requirePlanHash`` step."""
+    """Capture the plan hash at the ``planHash`` step; refuse another at a ``requirePlanHash`` step;
+    and the reproduction (``reproOracle``) the same way, which every later worker must then report
+    unchanged (a fix may not weaken the test that reproduced the bug)."""
+    result = _repro_integrity(b, step, result)
     config = b.plan.plan_hash
     if config is None or not result.passed or step.kind is StepKind.GATE:
         return result  # a gate authors nothing: it checks the commit the steps before it wrote

@@ -182,6 +182,9 @@ class StepRun:
     unmetered: int = 0
     """Results that reported no cost."""
     plan_value: str | None = None
+    repro_value: str | None = None
+    """The reproduction's artifact hash, once captured at the ``reproOracle`` step: every later
+    worker result must report it unchanged."""
     """The plan step's artifact hash, once captured (gate 3: ``requirePlanHash`` steps must match it)."""
     running_since: int | None = None
     end_time: int | None = None

@@ -86,7 +86,10 @@ def read_assignments(r: Reader, raw: object, at: str, kind: StepKind | None, age
         return None
     minimum = minimum or 1
     target = target or minimum
-    maximum = maximum or target
+    if maximum is not None and maximum != target:
+        # The hub fills exactly target places (a reassignment replaces a member, never adds one).
+        r.problem(f"{at}.maximum", FIELD_UNSUPPORTED, f"must equal target ({target}) or be left out: no step runs more")
+    maximum = target
     parallel = parallel or maximum
     if target < minimum:
         r.problem(f"{at}.target", "assignments_invalid", f"must be at least minimum ({minimum})")
@@ -152,7 +155,15 @@ def read_evidence(r: Reader, raw: object, at: str, assignments: Assignments | No
         )
         kind = EvidenceKind(kind_name) if kind_name is not None else None
         minimum = r.integer(value.get("minimum"), f"{field}.minimum", 1, MAX_EVIDENCE_MINIMUM)
+        if minimum is not None and minimum != 1 and kind not in _POLICY_KINDS:
+            r.problem(f"{field}.minimum", FIELD_UNSUPPORTED, "counts only results and reviews: leave it out here")
         reusable = r.boolean(value.get("reusableAcrossAttempts"), f"{field}.reusableAcrossAttempts")
+        if reusable:
+            r.problem(
+                f"{field}.reusableAcrossAttempts",
+                FIELD_UNSUPPORTED,
+                "a step's evidence is its current attempt's: every attempt produces its own",
+            )
         policy = None
         if value.get("producerPolicy") is not None:
             if kind is not None and kind not in _POLICY_KINDS:
@@ -182,6 +193,11 @@ def _producer_policy(r: Reader, raw: object, at: str, assignments: Assignments |
     degraded = None
     degradation = r.mapping(value.get("degradation"), f"{at}.degradation")
     if degradation is not None:
+        r.problem(
+            f"{at}.degradation",
+            FIELD_UNSUPPORTED,
+            "no operator approves a degraded quorum of a step run (that is ApproveDegradation of stage runs)",
+        )
         r.only(degradation, f"{at}.degradation", ("minimumProducers",))
         degraded = r.integer(
             degradation.get("minimumProducers"), f"{at}.degradation.minimumProducers", 1, 16, required=True
