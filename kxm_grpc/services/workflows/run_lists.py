@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kxm_grpc.domain.caller import Caller, CredentialKind
-from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
+from kxm_grpc.domain.pagination import encode_page_token, page_size
 from kxm_grpc.domain.workflows.runs import Run, RunStatus
-from kxm_grpc.services.workflows import step_engine
+from kxm_grpc.services.workflows import step_engine, step_runs
 from kxm_grpc.services.workflows.step_engine import Loaded
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.protocols.step_runs import StepRunState
@@ -54,11 +54,7 @@ async def list_page(
     query = (
         f"workflow-runs:{project or '*'}:{coordinator or '*'}:{status_text}:{only_steps}:{only_stages}:{definition_id}"
     )
-    after = decode_page_token(token, query)
-    before = None
-    if after is not None:
-        time, _, run_id = after.partition("/")
-        before = (int(time), run_id)
+    before = step_runs.decode_before(token, query)
 
     def read(tx: Tx) -> list[Listed]:
         rows: list[Listed] = []

@@ -606,10 +606,17 @@ def page_rows(
 
 
 def decode_before(token: str, query: str) -> tuple[int, str] | None:
+    """The (create time, run id) a listing continues before, or None for the first page.
+
+    Raises:
+        InvalidArgument: (INVALID_PAGE_TOKEN) the token is malformed, hand-made or another query's.
+    """
     after = decode_page_token(token, query)
     if after is None:
         return None
     time, _, run_id = after.partition("/")
+    if not time.isdigit() or not run_id:
+        raise invalid_field("page_token", "is malformed", reason=Reason.INVALID_PAGE_TOKEN)
     return int(time), run_id
 
 
