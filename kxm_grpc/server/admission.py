@@ -194,8 +194,8 @@ class Gate:
         Raises:
             Unauthenticated: a credential is missing, unknown, revoked or does not match.
             PermissionDenied: the credential's kind may not call this RPC, or the RPC has no facts;
-                (TOOL_POLICY_DENIED, ATTEMPT_TOKEN_INVALID, SESSION_TOKEN_INVALID,
-                SESSION_TOKEN_REQUIRED) the tool-policy step refused it.
+                (TOOL_POLICY_DENIED, ATTEMPT_TOKEN_INVALID, ATTEMPT_TOKEN_REQUIRED,
+                SESSION_TOKEN_INVALID, SESSION_TOKEN_REQUIRED) the tool-policy step refused it.
             NotFound: an operator this RPC admits named a project that does not exist.
             ResourceExhausted: (RATE_LIMITED) the caller's budget (or, failing authentication,
                 the peer's) is spent.
