@@ -157,7 +157,8 @@ async def main(pattern: str) -> int:
 async def follow(operator: HubClient, run_id: str, pattern: str) -> str:
     """Print the run's events as they come; approve loop C's sign-off; the run's final status."""
     after = 0
-    for _ in range(600):
+    deadline = asyncio.get_running_loop().time() + 90  # seconds; a few suffice on an idle machine
+    while asyncio.get_running_loop().time() < deadline:
         page = await operator.workflows.list_run_events(run_id, after_sequence=after)
         for event in page.events:
             after = event.sequence
