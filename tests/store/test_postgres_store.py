@@ -8,9 +8,10 @@ import time
 import psycopg
 import pytest
 
-from kxm_grpc.errors import HubError
+from kxm_grpc.errors import HubError, Reason
 from kxm_grpc.store import StoreError
 from kxm_grpc.store.postgres import PostgresStore
+from kxm_grpc.store.postgres.engine import RETRIES
 from kxm_grpc.store.postgres.listener import MAX_PAYLOAD, notify_payloads
 from kxm_grpc.store.postgres.migrations import MIGRATIONS
 from tests.harness import eventually
@@ -74,6 +75,59 @@ async def test_concurrent_appends_to_one_log_from_two_stores_are_gapless(postgre
 
     # Assert
     assert sorted(issued) == list(range(1, 81))
+
+
+def _losing(races: int, key: str) -> tuple[list[int], object]:
+    """A unit of work that fails serialization ``races`` times, then writes ``key``; and its attempt count."""
+    attempts = [0]
+
+    def work(tx: object) -> str:
+        attempts[0] += 1
+        if attempts[0] <= races:
+            raise psycopg.errors.SerializationFailure("could not serialize access due to concurrent update")
+        tx.meta.put(key, "committed")  # type: ignore[attr-defined]
+        return "committed"
+
+    return attempts, work
+
+
+async def test_a_unit_of_work_losing_races_runs_again_until_busy_timeout_not_a_fixed_count(
+    postgres_database: str,
+) -> None:
+    """Past RETRIES lost races a unit of work still runs again while ``busy_timeout`` lasts (a hot row
+    such as one inbox's log head); once the time is spent, it is UNAVAILABLE "busy", nothing kept."""
+    # Prepare
+    store = await started(postgres_database, busy_timeout=30.0)
+    try:
+        attempts, work = _losing(RETRIES + 10, "patient")
+
+        # Execute
+        result = await store.write(work)  # type: ignore[arg-type]
+
+        # Assert
+        assert result == "committed"
+        assert attempts[0] == RETRIES + 11
+        assert await store.read(lambda tx: tx.meta.get("patient")) == "committed"
+    finally:
+        await store.close()
+
+    # Prepare: a budget shorter than the count's pauses; the count still bounds it from below
+    store = await started(postgres_database, busy_timeout=1.0)
+    try:
+        attempts, work = _losing(10_000, "starved")
+        began = time.monotonic()
+
+        # Execute
+        with pytest.raises(HubError, match="the database is busy") as refused:
+            await store.write(work)  # type: ignore[arg-type]
+
+        # Assert
+        assert refused.value.reason == Reason.STORAGE_UNAVAILABLE
+        assert attempts[0] >= RETRIES
+        assert time.monotonic() - began >= 1.0
+        assert await store.read(lambda tx: tx.meta.get("starved")) is None
+    finally:
+        await store.close()
 
 
 async def test_a_change_on_one_store_wakes_a_waiter_on_another_also_after_the_listener_reconnects(

@@ -5,8 +5,9 @@ transaction of its own at ``SERIALIZABLE`` isolation on a pooled connection, on 
 (the work functions are synchronous, as the ``Store`` protocol says): PostgreSQL then guarantees
 that concurrent transactions, from this replica or any other, have the effect of running one
 after another, which is what the single SQLite writer gives. A transaction PostgreSQL aborts to
-keep that guarantee (serialization failure, deadlock) is run again from the start, up to
-``RETRIES`` times with a short jittered pause, so a unit of work must depend on nothing but its
+keep that guarantee (serialization failure, deadlock) is run again from the start after a short
+jittered pause, for as long as ``busy_timeout`` allows and at least ``RETRIES`` times (the budget
+SQLite gives a write waiting for its lock), so a unit of work must depend on nothing but its
 transaction (every one does: what it writes outside is the topics it notifies, collected afresh
 on each attempt). Reads run at ``REPEATABLE READ READ ONLY``: one consistent snapshot.
 
@@ -73,7 +74,13 @@ class _RedactPasswords(logging.Filter):
 logging.getLogger("psycopg.pool").addFilter(_RedactPasswords())
 
 RETRIES = 30
-"""How many times a unit of work runs before a serialization failure is the caller's (UNAVAILABLE)."""
+"""How many times a unit of work runs at least before a serialization failure is the caller's (UNAVAILABLE).
+
+Past that count it still runs again until ``busy_timeout`` has gone by since its first attempt: a
+count alone gave up on a hot row (one inbox's log head, written by every send to it) after less
+than a second of losing races to other writers on a loaded machine, where SQLite's writer would
+have waited its turn. The time budget is what bounds the wait; the count keeps a short
+``busy_timeout`` from giving up after a single conflict."""
 
 _MIGRATION_LOCK = 0x6B786D_0001
 """The advisory lock key migrations hold (``pg_advisory_xact_lock``): replicas starting together migrate once."""
@@ -90,7 +97,8 @@ class PostgresStore:
 
     ``dsn`` is a ``postgresql://`` URL (libpq's form). ``pool_min``/``pool_max``
     bound this replica's connections (plus one for the listener); ``busy_timeout`` is how long a
-    statement waits for a lock, and a unit of work for a free connection, before UNAVAILABLE.
+    statement waits for a lock, a unit of work for a free connection, and a unit of work losing
+    serialization races runs again, before UNAVAILABLE.
     """
 
     shared = True
@@ -284,6 +292,7 @@ class PostgresStore:
         """Run ``work`` in the transaction just begun on ``raw``; begin again after a serialization failure."""
         conn = PgConnection(raw)
         attempt = 0
+        give_up_at = time.monotonic() + self._busy_timeout
         while True:
             tx = SqlTx(conn, self._keys)
             try:
@@ -302,7 +311,7 @@ class PostgresStore:
                     if raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
                         raw.execute("ROLLBACK")
                 attempt += 1
-                if not errors.is_retryable(exc) or attempt >= RETRIES:
+                if not errors.is_retryable(exc) or (attempt >= RETRIES and time.monotonic() >= give_up_at):
                     raise
                 self.retries += 1
                 time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
