@@ -106,6 +106,11 @@ def step_document(
     return document
 
 
+def terminal(status: str) -> dict[str, str]:
+    """A step's transition that ends the run with ``status`` (``completed``, ``failed``, ``cancelled``)."""
+    return {"target": "$terminal", "terminalStatus": status}
+
+
 def gate_registry(**gates: dict[str, Any]) -> dict[str, Any]:
     """A ``kxm.gate-registry.v1`` document: ``npm-verify`` (``npm run verify``) and ``plan-exists``
     unless ``gates`` are given (a gate given as None is left out)."""

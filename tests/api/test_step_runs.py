@@ -19,7 +19,7 @@ from kxm_grpc._gen.kxm.v1 import workflow_steps_pb2 as steps_pb
 from kxm_grpc._gen.kxm.v1 import workflow_types_pb2 as types_pb
 from kxm_grpc.client import HubClient
 from tests.conftest import AgentFactory, Hub, Project, ProjectFactory
-from tests.workflows import call, gate_registry, step_document
+from tests.workflows import call, gate_registry, step_document, terminal
 
 PLAN_SHA = "ab" * 32
 AGENTS = ("planner", "writer-grok", "gate-worker", "claude-fable-critic", "gpt-sol-critic")
@@ -325,14 +325,23 @@ async def test_the_cli_approves_recovers_and_reads_events(
         "id": "ship",
         "project": "alpha",
         "steps": [
-            {"id": "build", "kind": "agent", "agent": "builder", "on": {"passed": "check", "failed": _end("failed")}},
+            {
+                "id": "build",
+                "kind": "agent",
+                "agent": "builder",
+                "on": {"passed": "check", "failed": terminal("failed")},
+            },
             {
                 "id": "check",
                 "kind": "gate",
                 "command": [sys.executable, "-c", "pass"],
-                "on": {"passed": "sign-off", "failed": _end("failed")},
+                "on": {"passed": "sign-off", "failed": terminal("failed")},
             },
-            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+            {
+                "id": "sign-off",
+                "kind": "approval",
+                "on": {"approved": terminal("completed"), "rejected": terminal("failed")},
+            },
         ],
     }
     cli_env = {
@@ -397,10 +406,6 @@ async def test_the_cli_approves_recovers_and_reads_events(
     assert (failed.status, failed.end_reason) == (types_pb.WORKFLOW_RUN_STATUS_FAILED, "gate_uncertain")
 
 
-def _end(status: str) -> dict[str, str]:
-    return {"target": "$terminal", "terminalStatus": status}
-
-
 def env_pb_uncertain() -> env.WorkerResult:
     return env.WorkerResult(
         outcome="uncertain",
@@ -417,14 +422,23 @@ async def test_a_wait_step_takes_its_signal_once(hub: Hub, project: Project, mak
         "id": "release",
         "project": "alpha",
         "steps": [
-            {"id": "build", "kind": "agent", "agent": "builder", "on": {"passed": "window", "failed": _end("failed")}},
+            {
+                "id": "build",
+                "kind": "agent",
+                "agent": "builder",
+                "on": {"passed": "window", "failed": terminal("failed")},
+            },
             {
                 "id": "window",
                 "kind": "wait",
                 "signal": "deploy-window",
-                "on": {"open": "sign-off", "closed": _end("cancelled")},
+                "on": {"open": "sign-off", "closed": terminal("cancelled")},
             },
-            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+            {
+                "id": "sign-off",
+                "kind": "approval",
+                "on": {"approved": terminal("completed"), "rejected": terminal("failed")},
+            },
         ],
     }
     builder = await make_agent("builder")
@@ -472,9 +486,13 @@ async def test_a_workflow_that_requires_attempt_tokens_binds_its_assignees(
                 "id": "build",
                 "kind": "agent",
                 "agent": "builder",
-                "on": {"passed": "sign-off", "failed": _end("failed")},
+                "on": {"passed": "sign-off", "failed": terminal("failed")},
             },
-            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+            {
+                "id": "sign-off",
+                "kind": "approval",
+                "on": {"approved": terminal("completed"), "rejected": terminal("failed")},
+            },
         ],
     }
     builder = await make_agent("builder")
@@ -523,9 +541,13 @@ async def test_required_artifacts_and_receipts_are_checked_and_the_receipt_retur
                 "kind": "agent",
                 "agent": "builder",
                 "requiredEvidence": [{"key": "bundle", "kind": "artifact"}, {"key": "seat", "kind": "receipt"}],
-                "on": {"passed": "sign-off", "failed": _end("failed")},
+                "on": {"passed": "sign-off", "failed": terminal("failed")},
             },
-            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+            {
+                "id": "sign-off",
+                "kind": "approval",
+                "on": {"approved": terminal("completed"), "rejected": terminal("failed")},
+            },
         ],
     }
     builder = await make_agent("builder")
@@ -578,8 +600,17 @@ async def test_a_step_that_keeps_passing_is_an_improvement_candidate(
         "id": "chore",
         "project": "alpha",
         "steps": [
-            {"id": "lint", "kind": "agent", "agent": "builder", "on": {"passed": "sign-off", "failed": _end("failed")}},
-            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+            {
+                "id": "lint",
+                "kind": "agent",
+                "agent": "builder",
+                "on": {"passed": "sign-off", "failed": terminal("failed")},
+            },
+            {
+                "id": "sign-off",
+                "kind": "approval",
+                "on": {"approved": terminal("completed"), "rejected": terminal("failed")},
+            },
         ],
     }
     builder = await make_agent("builder")
@@ -617,9 +648,13 @@ async def test_the_token_binding_survives_a_presence_renewal(clocked_hub: tuple[
                 "id": "build",
                 "kind": "agent",
                 "agent": "builder",
-                "on": {"passed": "sign-off", "failed": _end("failed")},
+                "on": {"passed": "sign-off", "failed": terminal("failed")},
             },
-            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+            {
+                "id": "sign-off",
+                "kind": "approval",
+                "on": {"approved": terminal("completed"), "rejected": terminal("failed")},
+            },
         ],
     }
     async with hub.admin() as admin:
@@ -653,9 +688,13 @@ async def test_a_worker_that_passes_over_an_assignment_still_gets_the_next_and_l
                 "id": "build",
                 "kind": "agent",
                 "agent": "builder",
-                "on": {"passed": "sign-off", "failed": _end("failed")},
+                "on": {"passed": "sign-off", "failed": terminal("failed")},
             },
-            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+            {
+                "id": "sign-off",
+                "kind": "approval",
+                "on": {"approved": terminal("completed"), "rejected": terminal("failed")},
+            },
         ],
     }
     builder = await make_agent("builder")
@@ -695,9 +734,13 @@ async def test_a_result_at_its_deadline_is_refused_and_the_assignment_expired(cl
                 "kind": "agent",
                 "agent": "builder",
                 "timeoutMs": 1_000,
-                "on": {"passed": "sign-off", "failed": _end("failed")},
+                "on": {"passed": "sign-off", "failed": terminal("failed")},
             },
-            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+            {
+                "id": "sign-off",
+                "kind": "approval",
+                "on": {"approved": terminal("completed"), "rejected": terminal("failed")},
+            },
         ],
     }
     async with hub.admin() as admin:

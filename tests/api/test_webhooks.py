@@ -40,7 +40,7 @@ from kxm_grpc.server.webhooks import WebhookServer
 from kxm_grpc.services.workflows import runs, steps
 from kxm_grpc.v1 import WorkerResult
 from tests.conftest import AgentFactory, Hub
-from tests.workflows import ADMIN, SECRET, SIGNAL_SECRET, define, register
+from tests.workflows import ADMIN, SECRET, SIGNAL_SECRET, define, register, terminal
 
 BODY = json.dumps({"issue": {"key": "KXM-7"}}).encode()
 ANYWHERE = "0.0.0.0"  # noqa: S104 - settings only: nothing binds it here
@@ -1012,14 +1012,23 @@ async def test_a_signed_signal_resolves_a_step_runs_wait_step(
         "project": "alpha",
         "signalSecretEnv": "KXM_TEST_RELEASE_SIGNAL",
         "steps": [
-            {"id": "build", "kind": "agent", "agent": "builder", "on": {"passed": "window", "failed": _end("failed")}},
+            {
+                "id": "build",
+                "kind": "agent",
+                "agent": "builder",
+                "on": {"passed": "window", "failed": terminal("failed")},
+            },
             {
                 "id": "window",
                 "kind": "wait",
                 "signal": "deploy-window",
-                "on": {"open": "sign-off", "closed": _end("cancelled")},
+                "on": {"open": "sign-off", "closed": terminal("cancelled")},
             },
-            {"id": "sign-off", "kind": "approval", "on": {"approved": _end("completed"), "rejected": _end("failed")}},
+            {
+                "id": "sign-off",
+                "kind": "approval",
+                "on": {"approved": terminal("completed"), "rejected": terminal("failed")},
+            },
         ],
     }
     async with hub.admin(project="alpha") as admin:
@@ -1047,7 +1056,3 @@ async def test_a_signed_signal_resolves_a_step_runs_wait_step(
     assert again.status == 200 and again.body["duplicate"] is True
     async with hub.admin(project="alpha") as admin:
         assert (await admin.workflows.get_run(run.id)).run.steps.current_step_id == "sign-off"
-
-
-def _end(status: str) -> dict[str, str]:
-    return {"target": "$terminal", "terminalStatus": status}

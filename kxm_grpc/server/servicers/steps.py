@@ -20,6 +20,7 @@ from kxm_grpc._gen.kxm.v1 import workflow_service_pb2 as pb
 from kxm_grpc.domain.workflows.engine.machine import Recovery
 from kxm_grpc.domain.workflows.engine.results import CheckReport, ReviewReport, Telemetry, WorkerReport
 from kxm_grpc.domain.workflows.engine.state import InputFile, Member, MemberStatus, RunInputs, RunStatus, run_inputs
+from kxm_grpc.domain.workflows.runs import CheckpointStatus
 from kxm_grpc.errors import invalid_field
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import check_timestamp, struct_json, timestamp
@@ -46,12 +47,6 @@ _PHASE = {
     "awaiting_approval": workflow_steps_pb2.STEP_PHASE_AWAITING_APPROVAL,
     "awaiting_signal": workflow_steps_pb2.STEP_PHASE_AWAITING_SIGNAL,
 }
-_SIGNAL_OUTCOME = {
-    workflow_types_pb2.CHECKPOINT_STATUS_PASSED: "pass",
-    workflow_types_pb2.CHECKPOINT_STATUS_WARNING: "warning",
-    workflow_types_pb2.CHECKPOINT_STATUS_FAILED: "fail",
-}
-"""A step run's signal without an outcome: the one its status names."""
 _MEMBER_STATE = {
     MemberStatus.OPEN: workflow_steps_pb2.ASSIGNMENT_STATE_OPEN,
     MemberStatus.COMPLETED: workflow_steps_pb2.ASSIGNMENT_STATE_COMPLETED,
@@ -253,9 +248,17 @@ class StepMethods:
     def _settings(self) -> EngineSettings:
         return self._hub.engine_settings
 
-    async def signal_step_run(self, request: pb.SignalWorkflowRunRequest) -> pb.SignalWorkflowRunResponse:
-        """SignalWorkflowRun for a step run: its wait step's outcome (or the status's)."""
-        outcome = request.outcome or _SIGNAL_OUTCOME.get(request.status, "")
+    async def signal_step_run(
+        self, request: pb.SignalWorkflowRunRequest, status: CheckpointStatus | None
+    ) -> pb.SignalWorkflowRunResponse:
+        """SignalWorkflowRun for a step run: the request's outcome, else the one ``status`` (the
+        request's status as the domain's; None when unset or unknown) names.
+
+        Raises:
+            InvalidArgument, NotFound, FailedPrecondition: as ``step_signals.signal`` (neither an
+                outcome nor a status: the empty outcome is refused).
+        """
+        outcome = request.outcome or (step_signals.STATUS_OUTCOME[status] if status is not None else "")
         signalled = await step_signals.signal(
             self._hub.store,
             current_call().caller,

@@ -523,7 +523,7 @@ class WorkflowServicer(JournalMethods, StepMethods, workflow_service_pb2_grpc.Wo
         self, request: pb.SignalWorkflowRunRequest, context: Context
     ) -> pb.SignalWorkflowRunResponse:
         if await step_runs.get(self._hub.store, current_call().caller, request.run_id) is not None:
-            return await self.signal_step_run(request)
+            return await self.signal_step_run(request, checkpoint_status(request.status))
         run = await runs.get(self._hub.store, current_call().caller, request.run_id)
         body = request.SerializeToString(deterministic=True)
         outcome = await signals.signal(

@@ -12,9 +12,9 @@ from kxm_grpc.domain.workflows.engine import gate_evidence
 from kxm_grpc.domain.workflows.engine.gate_evidence import GateAssignment, Verdict
 from kxm_grpc.domain.workflows.plans.model import StepKind
 from kxm_grpc.services.workflows import step_engine
-from kxm_grpc.services.workflows.step_runs import MAX_EVENTS_PAGE, MAX_RUN_ID_CHARS, visible
+from kxm_grpc.services.workflows.step_runs import MAX_RUN_ID_CHARS, visible
 from kxm_grpc.store import Store, Tx
-from kxm_grpc.store.protocols.step_runs import AssignmentState, StoredRunEvent
+from kxm_grpc.store.protocols.step_runs import AssignmentState
 
 
 async def audit(store: Store, caller: Caller, run_id: str) -> Verdict:
@@ -32,7 +32,7 @@ async def audit(store: Store, caller: Caller, run_id: str) -> Verdict:
         document = tx.workflows.definition_version(loaded.stored.plan_hash)
         if document is None:  # load read it a moment ago, in this transaction
             raise step_engine.corrupt("plan version", run_id)
-        events = _all_events(tx, run_id)
+        events = step_engine.all_events(tx, run_id)
         gate_steps = {step.id for step in loaded.plan.steps if step.kind is StepKind.GATE}
         assignments = []
         for event in events:
@@ -59,10 +59,3 @@ async def audit(store: Store, caller: Caller, run_id: str) -> Verdict:
         )
 
     return await store.read(read)
-
-
-def _all_events(tx: Tx, run_id: str) -> list[StoredRunEvent]:
-    events: list[StoredRunEvent] = []
-    while page := tx.step_runs.list_events(run_id, after=events[-1].sequence if events else 0, limit=MAX_EVENTS_PAGE):
-        events.extend(page)
-    return events

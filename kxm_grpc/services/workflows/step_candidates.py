@@ -10,7 +10,6 @@ from kxm_grpc.domain.workflows.engine.candidates import StepGroup, StepRecord, g
 from kxm_grpc.domain.workflows.engine.machine import role_of
 from kxm_grpc.domain.workflows.plans.model import StepKind
 from kxm_grpc.services.workflows import step_engine
-from kxm_grpc.services.workflows.step_runs import MAX_EVENTS_PAGE
 from kxm_grpc.store import Store, Tx
 
 MAX_RUNS = 500
@@ -31,33 +30,30 @@ async def step_groups(store: Store, project: str, *, since: int | None) -> tuple
         records: list[StepRecord] = []
         for run in runs[:MAX_RUNS]:
             plan, _ = step_engine.pinned_plan(tx, run.plan_hash, run.id)
-            after = 0
-            while page := tx.step_runs.list_events(run.id, after=after, limit=MAX_EVENTS_PAGE):
-                after = page[-1].sequence
-                for event in page:
-                    if event.type != "assignment.completed":
-                        continue
-                    payload = json.loads(event.payload)
-                    step = plan.step(str(payload.get("stepId", "")))
-                    if step is None or step.kind not in (StepKind.AGENT, StepKind.MOA):
-                        continue
-                    cost = payload.get("costUsd")
-                    records.append(
-                        StepRecord(
-                            run_id=run.id,
-                            workflow_id=plan.id,
-                            plan_hash=run.plan_hash,
-                            step_id=step.id,
-                            role=role_of(step).value,
-                            step_attempt=int(payload.get("stepAttempt", 0)),
-                            sequence=event.sequence,
-                            passed=payload.get("passed") is True,
-                            content_hash=str(payload.get("contentHash", "")),
-                            cost_usd=float(cost) if cost is not None else None,
-                            duration_ms=int(payload.get("durationMs") or 0),
-                            writes=step.writes,
-                        )
+            for event in step_engine.all_events(tx, run.id):
+                if event.type != "assignment.completed":
+                    continue
+                payload = json.loads(event.payload)
+                step = plan.step(str(payload.get("stepId", "")))
+                if step is None or step.kind not in (StepKind.AGENT, StepKind.MOA):
+                    continue
+                cost = payload.get("costUsd")
+                records.append(
+                    StepRecord(
+                        run_id=run.id,
+                        workflow_id=plan.id,
+                        plan_hash=run.plan_hash,
+                        step_id=step.id,
+                        role=role_of(step).value,
+                        step_attempt=int(payload.get("stepAttempt", 0)),
+                        sequence=event.sequence,
+                        passed=payload.get("passed") is True,
+                        content_hash=str(payload.get("contentHash", "")),
+                        cost_usd=float(cost) if cost is not None else None,
+                        duration_ms=int(payload.get("durationMs") or 0),
+                        writes=step.writes,
                     )
+                )
         return records, len(runs) > MAX_RUNS
 
     records, truncated = await store.read(read)

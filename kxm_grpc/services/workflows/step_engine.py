@@ -68,6 +68,8 @@ SUPERSEDE_TIMER = "step_assignee_offline"
 RETRY_AFTER = seconds(2)
 DEFAULT_TOKEN_TTL = seconds(86_400)
 """An attempt token's lifetime when its assignment has no deadline (re-minted by NextAssignment)."""
+MAX_EVENTS_PAGE = 500
+"""The most events one read of a run's log returns (a ListWorkflowRunEvents page; ``all_events``'s step)."""
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,14 @@ def load(tx: Tx, run_id: str) -> Loaded | None:
         raise corrupt("snapshot", run_id) from None
     plan, gates = pinned_plan(tx, stored.plan_hash, run_id)
     return Loaded(stored, run, plan, gates)
+
+
+def all_events(tx: Tx, run_id: str) -> list[StoredRunEvent]:
+    """The run's whole log in sequence order (empty for an unknown run), read a page at a time."""
+    events: list[StoredRunEvent] = []
+    while page := tx.step_runs.list_events(run_id, after=events[-1].sequence if events else 0, limit=MAX_EVENTS_PAGE):
+        events.extend(page)
+    return events
 
 
 def _named(plan: StepWorkflow) -> set[str]:

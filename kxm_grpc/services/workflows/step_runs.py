@@ -45,6 +45,7 @@ from kxm_grpc.services.agents import register_presence_reaction
 from kxm_grpc.services.workflows import definitions, step_engine
 from kxm_grpc.services.workflows.step_engine import (
     ASSIGNMENT_TIMER,
+    MAX_EVENTS_PAGE,
     RETRY_TIMER,
     RUN_TIMER,
     SUPERSEDE_TIMER,
@@ -61,7 +62,6 @@ log = structlog.get_logger("kxm.workflows")
 
 MAX_RUN_ID_CHARS = 64
 MAX_REQUEST_ID_CHARS = 128
-MAX_EVENTS_PAGE = 500
 T = TypeVar("T")
 
 

@@ -21,6 +21,7 @@ from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.validation import object_id
 from kxm_grpc.domain.workflows.engine import machine
 from kxm_grpc.domain.workflows.engine.state import StepRun
+from kxm_grpc.domain.workflows.runs import CheckpointStatus
 from kxm_grpc.errors import FailedPrecondition, Reason, invalid_field
 from kxm_grpc.services import audit
 from kxm_grpc.services.workflows.step_engine import EngineSettings, apply, context, load
@@ -31,6 +32,13 @@ from kxm_grpc.store.protocols.workflows import DeliveryKind, StoredDelivery
 log = structlog.get_logger("kxm.workflows")
 
 MAX_OUTCOME_CHARS = 64
+
+STATUS_OUTCOME = {
+    CheckpointStatus.PASSED: "pass",
+    CheckpointStatus.WARNING: "warning",
+    CheckpointStatus.FAILED: "fail",
+}
+"""The outcome a signal's status names when the signal names no outcome (operator or webhook)."""
 
 
 @dataclass(frozen=True)

@@ -219,13 +219,6 @@ async def signal_from_webhook(
     )
 
 
-_STATUS_OUTCOME = {
-    CheckpointStatus.PASSED: "pass",
-    CheckpointStatus.WARNING: "warning",
-    CheckpointStatus.FAILED: "fail",
-}
-
-
 async def _signal_step_run(
     store: Store,
     stored: StoredDefinition,
@@ -269,7 +262,7 @@ async def _signal_step_run(
             run_id=run_id,
             signal_key=signal_key,
             delivery_id=delivery,
-            outcome=_text(payload, "outcome") or _STATUS_OUTCOME[status],
+            outcome=_text(payload, "outcome") or step_signals.STATUS_OUTCOME[status],
             body_sha256=signatures.body_sha256(body),
         ),
         definition_id=stored.id,
@@ -289,15 +282,14 @@ async def _signal_step_run(
 
 
 def _variable_secret(definition_id: str, variable: str) -> str:
-    """The secret in this process's environment variable ``variable`` (the rules of ``_secret_value``).
+    """The secret in this process's environment variable ``variable`` (``_env_secret``'s rules).
 
     Raises:
         Unavailable: (WORKFLOW_SECRET_UNAVAILABLE) it is not set here, or not a valid secret.
     """
-    value = os.environ.get(variable)
-    secret = js_trim(value) if value is not None else ""
-    valid = definition_rules.MIN_SECRET_CHARS <= utf16_length(secret) <= definition_rules.MAX_SECRET_CHARS
-    if value is None or not valid or "\x00" in secret or _SURROGATE.search(secret):
+    try:
+        return _env_secret(os.environ, variable, "signalSecretEnv")
+    except SecretUnresolved:
         log.warning(
             "webhook_secret_unresolved", definition_id=definition_id, fields=["signalSecretEnv"], problem="unusable"
         )
@@ -307,8 +299,7 @@ def _variable_secret(definition_id: str, variable: str) -> str:
             reason=Reason.WORKFLOW_SECRET_UNAVAILABLE,
             metadata={"definitionId": definition_id, "field": "signalSecretEnv"},
             retry_after=SECRET_RETRY_SECONDS,
-        )
-    return secret
+        ) from None
 
 
 # -- the definition and its secrets ---------------------------------------------------------------
@@ -387,6 +378,16 @@ def _secret_value(structure: WorkflowDefinition, which: Secret, env: Mapping[str
             # A pinned version's structure: never a secret to verify with (the current row has it).
             raise SecretUnresolved(field.removesuffix("Env"), "redacted (a pinned version)")
         return literal  # given literally: the loader checked it
+    return _env_secret(env, name, field)
+
+
+def _env_secret(env: Mapping[str, str], name: str, field: str) -> str:
+    """The secret in ``env``'s variable ``name``: trimmed, no NUL or unpaired surrogate, 16 to 512
+    characters (the loader's rules for a literal one).
+
+    Raises:
+        SecretUnresolved: (``field``) the variable is not set, or its value breaks a rule.
+    """
     value = env.get(name)
     if value is None:
         raise SecretUnresolved(field, "not set")
