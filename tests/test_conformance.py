@@ -296,7 +296,7 @@ def _run_all(address: str, token: str, languages: list[str], hub_log: Path) -> d
             **os.environ,
             **program.env,
             "KXM_ADDR": address,
-            "KXM_PROJECT_TOKEN": token,
+            "KXM_TOKEN": token,
             "KXM_NAME_PREFIX": f"cf-{language}-{suffix}",
             "GRPC_VERBOSITY": "ERROR",
         }

@@ -6,7 +6,7 @@ normalised facts (no ids, times or language-specific text), so transcripts of th
 compare equal step by step (tests/test_conformance.py). ``ok`` is false, ``error`` says why and
 the exit status is 1 when a call failed unexpectedly; the remaining steps are then missing.
 
-Environment: KXM_ADDR (host:port, plaintext), KXM_PROJECT_TOKEN, KXM_NAME_PREFIX.
+Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_NAME_PREFIX.
 Run: ``.venv/bin/python clients/python/conformance.py`` (from the repository root).
 
 The same scenario, step by step, is in clients/{go,typescript,java,rust}; keep them in step.
@@ -370,11 +370,11 @@ class Scenario:
 
 async def main() -> int:
     addr = os.environ.get("KXM_ADDR", "")
-    token = os.environ.get("KXM_PROJECT_TOKEN", "")
+    token = os.environ.get("KXM_TOKEN", "")
     prefix = os.environ.get("KXM_NAME_PREFIX", "")
     out: dict[str, Any] = {"language": "python", "ok": True, "steps": []}
     if not (addr and token and prefix):
-        out.update(ok=False, error="set KXM_ADDR, KXM_PROJECT_TOKEN and KXM_NAME_PREFIX")
+        out.update(ok=False, error="set KXM_ADDR, KXM_TOKEN and KXM_NAME_PREFIX")
     else:
         scenario = Scenario(addr, token, prefix)
         try:

@@ -7,6 +7,9 @@ from typing import ClassVar
 from kxm_grpc._gen.kxm.v1 import agent_service_pb2, agent_service_pb2_grpc
 from kxm_grpc.client.base import Area
 from kxm_grpc.client.identity import load_identity, save_identity
+from kxm_grpc.errors import HubError, Reason
+
+_NAME_TAKEN = (Reason.DUPLICATE_AGENT_NAME, Reason.AGENT_RECLAIM_FORBIDDEN)
 
 
 class Agents(Area):
@@ -44,21 +47,31 @@ class Agents(Area):
         Raises:
             AlreadyExists: a live agent has the name and no valid previous key was given.
             PermissionDenied: the name belongs to an offline agent and no valid previous key was given.
+            Without ``remember`` or ``previous_key``, either carries a note on how to resume the agent.
         """
         if remember and not previous_key:
             # Empty for the admin token naming no project: RegisterAgent refuses that anyway.
             project = await self.caller_project()
             if project:
                 previous_key = (load_identity(project, name) or {}).get("agent_key", "")
-        response = await self._hub._call(
-            self._rpc().RegisterAgent,
-            agent_service_pb2.RegisterAgentRequest(
-                name=name, purpose=purpose, model=model, host=host, previous_key=previous_key
-            ),
-            timeout=timeout,
-            # A register never authenticates as an agent: an old identity may be revoked already.
-            metadata=self._hub.bearer_metadata,
-        )
+        try:
+            response = await self._hub._call(
+                self._rpc().RegisterAgent,
+                agent_service_pb2.RegisterAgentRequest(
+                    name=name, purpose=purpose, model=model, host=host, previous_key=previous_key
+                ),
+                timeout=timeout,
+                # A register never authenticates as an agent: an old identity may be revoked already.
+                metadata=self._hub.bearer_metadata,
+            )
+        except HubError as exc:
+            if exc.reason in _NAME_TAKEN and not remember and not previous_key:
+                # The usual way here is running the same program twice; say the way out.
+                exc.add_note(
+                    f"hint: an earlier run registered {name!r}. Register with remember=True to save its key under "
+                    ".kxm/agents and resume the same agent on every run (the CLI does so), or choose another name."
+                )
+            raise
         if remember:
             # The registered agent's project is the hub's word too (the credential's, never a request field).
             save_identity(response.agent.project, name, response.agent.id, response.agent_key)

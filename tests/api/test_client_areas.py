@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
-from kxm_grpc import FailedPrecondition, InvalidArgument, PermissionDenied, Reason, Unauthenticated
+from kxm_grpc import AlreadyExists, FailedPrecondition, InvalidArgument, PermissionDenied, Reason, Unauthenticated
 from kxm_grpc.client import HubClient, SyncHubClient
 from kxm_grpc.domain.clock import ManualClock
+from kxm_grpc.services import agents
 from kxm_grpc.v1 import CredentialKind, FanoutStatus, MessageState, SubscribeResponse, SyncOutcome
 from tests.api.test_runtimes import sync_event
 from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub, Project
@@ -59,6 +60,30 @@ async def test_agents_area(hub: Hub, project: Project, tmp_path: Path, monkeypat
     assert caller_project == "alpha"
     assert [a.name for a in offline.agents] == ["planner"]
     assert (resumed.resumed, resumed.agent.id) == (True, registered.agent.id)
+
+
+async def test_registering_a_taken_name_again_says_how_to_resume(
+    hub: Hub, project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Running a program twice without remember=True is refused its agent's name (live, then offline
+    with a live key); the error carries a hint naming remember=True. With remember=True there is none."""
+    monkeypatch.setenv("KXM_DATA_DIR", str(tmp_path))
+    async with HubClient(hub.address, token=project.token) as first:
+        await first.agents.register("planner")
+        async with HubClient(hub.address, token=project.token) as second:
+            with pytest.raises(AlreadyExists) as live:
+                await second.agents.register("planner")
+    await agents.mark_all_offline(hub.server.store)  # what a restart does to presence
+    async with HubClient(hub.address, token=project.token) as third:
+        with pytest.raises(PermissionDenied) as offline:
+            await third.agents.register("planner")
+        with pytest.raises(PermissionDenied) as remembering:
+            await third.agents.register("planner", remember=True)  # no key saved: refused, no hint
+
+    for caught in (live, offline):
+        assert any("remember=True" in note for note in getattr(caught.value, "__notes__", []))
+    assert (live.value.reason, offline.value.reason) == (Reason.DUPLICATE_AGENT_NAME, Reason.AGENT_RECLAIM_FORBIDDEN)
+    assert not getattr(remembering.value, "__notes__", [])
 
 
 async def test_messages_area(make_agent: AgentFactory) -> None:

@@ -6,7 +6,7 @@
 // call fails unexpectedly the transcript ends with a "failed" step, "ok" is false, "error" says why
 // and the exit status is 1.
 //
-// Environment: KXM_ADDR (host:port, plaintext), KXM_PROJECT_TOKEN, KXM_NAME_PREFIX.
+// Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_NAME_PREFIX.
 // Run: npm run build && npm run conformance
 // The same scenario, step by step, is in clients/python/conformance.py and the other clients.
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
@@ -448,12 +448,12 @@ class Scenario {
 
 async function main(): Promise<boolean> {
   const addr = process.env.KXM_ADDR ?? "";
-  const token = process.env.KXM_PROJECT_TOKEN ?? "";
+  const token = process.env.KXM_TOKEN ?? "";
   const prefix = process.env.KXM_NAME_PREFIX ?? "";
   const out: Facts = { language: "typescript", ok: true, steps: [] };
   if (!addr || !token || !prefix) {
     out.ok = false;
-    out.error = "set KXM_ADDR, KXM_PROJECT_TOKEN and KXM_NAME_PREFIX";
+    out.error = "set KXM_ADDR, KXM_TOKEN and KXM_NAME_PREFIX";
   } else {
     const scenario = new Scenario(addr, token, prefix);
     try {

@@ -6,7 +6,7 @@
 // call fails unexpectedly the transcript ends with a "failed" step, "ok" is false, "error" says why
 // and the exit status is 1.
 //
-// Environment: KXM_ADDR (host:port, plaintext), KXM_PROJECT_TOKEN, KXM_NAME_PREFIX.
+// Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_NAME_PREFIX.
 // The same scenario, step by step, is in clients/python/conformance.py and the other clients.
 package main
 
@@ -589,9 +589,9 @@ func containsAll(have, want []string) bool {
 
 func main() {
 	out := map[string]any{"language": "go", "ok": true, "steps": []facts{}}
-	addr, token, prefix := os.Getenv("KXM_ADDR"), os.Getenv("KXM_PROJECT_TOKEN"), os.Getenv("KXM_NAME_PREFIX")
+	addr, token, prefix := os.Getenv("KXM_ADDR"), os.Getenv("KXM_TOKEN"), os.Getenv("KXM_NAME_PREFIX")
 	if addr == "" || token == "" || prefix == "" {
-		out["ok"], out["error"] = false, "set KXM_ADDR, KXM_PROJECT_TOKEN and KXM_NAME_PREFIX"
+		out["ok"], out["error"] = false, "set KXM_ADDR, KXM_TOKEN and KXM_NAME_PREFIX"
 	} else if err := runScenario(addr, token, prefix, out); err != nil {
 		out["ok"], out["error"] = false, err.Error()
 	}

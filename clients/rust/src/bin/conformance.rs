@@ -6,7 +6,7 @@
 //! call fails unexpectedly the transcript ends with a "failed" step, "ok" is false, "error" says why
 //! and the exit status is 1.
 //!
-//! Environment: KXM_ADDR (host:port, plaintext), KXM_PROJECT_TOKEN, KXM_NAME_PREFIX.
+//! Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_NAME_PREFIX.
 //! Run: `cargo run --bin conformance` (or `target/debug/conformance` after `cargo build`).
 //! The same scenario, step by step, is in clients/python/conformance.py and the other clients.
 
@@ -578,10 +578,10 @@ async fn run_scenario(addr: &str, token: &str, prefix: &str, steps: &mut Vec<Val
 #[tokio::main]
 async fn main() {
     let env = |k: &str| std::env::var(k).unwrap_or_default();
-    let (addr, token, prefix) = (env("KXM_ADDR"), env("KXM_PROJECT_TOKEN"), env("KXM_NAME_PREFIX"));
+    let (addr, token, prefix) = (env("KXM_ADDR"), env("KXM_TOKEN"), env("KXM_NAME_PREFIX"));
     let mut steps = Vec::new();
     let error = if addr.is_empty() || token.is_empty() || prefix.is_empty() {
-        Some("set KXM_ADDR, KXM_PROJECT_TOKEN and KXM_NAME_PREFIX".to_string())
+        Some("set KXM_ADDR, KXM_TOKEN and KXM_NAME_PREFIX".to_string())
     } else {
         match run_scenario(&addr, &token, &prefix, &mut steps).await {
             Ok(()) => None,

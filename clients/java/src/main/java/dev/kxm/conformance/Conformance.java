@@ -65,7 +65,7 @@ import java.util.concurrent.TimeoutException;
  * a call fails unexpectedly the transcript ends with a "failed" step, "ok" is false, "error" says
  * why and the exit status is 1.
  *
- * <p>Environment: KXM_ADDR (host:port, plaintext), KXM_PROJECT_TOKEN, KXM_NAME_PREFIX. Run with
+ * <p>Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_NAME_PREFIX. Run with
  * {@code ./conformance} after {@code mvn -q -B -DskipTests package}. The same scenario, step by
  * step, is in clients/python/conformance.py and the other clients.
  */
@@ -117,7 +117,7 @@ public final class Conformance {
 
   public static void main(String[] args) throws InterruptedException {
     String addr = System.getenv().getOrDefault("KXM_ADDR", "");
-    String token = System.getenv().getOrDefault("KXM_PROJECT_TOKEN", "");
+    String token = System.getenv().getOrDefault("KXM_TOKEN", "");
     String prefix = System.getenv().getOrDefault("KXM_NAME_PREFIX", "");
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("language", "java");
@@ -125,7 +125,7 @@ public final class Conformance {
     out.put("steps", List.of());
     if (addr.isEmpty() || token.isEmpty() || prefix.isEmpty()) {
       out.put("ok", false);
-      out.put("error", "set KXM_ADDR, KXM_PROJECT_TOKEN and KXM_NAME_PREFIX");
+      out.put("error", "set KXM_ADDR, KXM_TOKEN and KXM_NAME_PREFIX");
     } else {
       ManagedChannel channel =
           Grpc.newChannelBuilder(addr, InsecureChannelCredentials.create())
