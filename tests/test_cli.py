@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from kxm_grpc.cli.identity import add_identity
+from kxm_grpc.server.settings import Settings, SettingsError
 from tests.conftest import ADMIN_TOKEN, Hub
 
 ROOT = str(Path(__file__).resolve().parent.parent)
@@ -103,3 +104,21 @@ async def test_serve_refuses_a_shutdown_grace_that_is_negative_or_not_a_number(t
     assert code != 0
     assert "shutdown-grace" in err
     assert not (tmp_path / "kxm" / "hub.db").exists()
+
+
+async def test_serve_refuses_an_unknown_log_level_listing_the_accepted_ones(tmp_path: Path) -> None:
+    """``--log-level verbose`` crashed the hub's logging setup; it is a usage error naming the four levels."""
+    code, _, err = await kxm(
+        "hub", "serve", "--port", "0", "--data-dir", str(tmp_path / "kxm"), "--log-level", "verbose", cwd=tmp_path
+    )
+
+    assert code == 2
+    assert "argument --log-level: invalid choice: 'verbose' (choose from 'debug', 'info', 'warning', 'error')" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "kxm" / "hub.db").exists()
+
+
+def test_settings_built_in_code_refuse_an_unknown_log_level() -> None:
+    """An embedded hub's ``Settings(log_level=...)`` is checked by ``validate`` like the flag."""
+    with pytest.raises(SettingsError, match="log level must be one of debug, info, warning, error, not 'verbose'"):
+        Settings(log_level="verbose").validate()
