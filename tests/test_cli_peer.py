@@ -64,3 +64,26 @@ async def test_peer_needs_an_acting_agent(hub: Hub, tmp_path: Path) -> None:
 
     assert code == 1
     assert "--as NAME" in err
+
+
+async def test_fanout_exits_1_when_every_target_was_refused(hub: Hub, tmp_path: Path) -> None:
+    """A fanout that sent nothing says so and exits 1 (it exited 0); a partial failure keeps 0 or 3."""
+    env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
+    _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
+    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    await kxm("agent", "register", "alice", cwd=tmp_path, env=env)
+
+    refused = await kxm(
+        "peer", "fanout", "--as", "alice", "ghost", "nobody", "--content", "vote", cwd=tmp_path, env=env
+    )
+    as_json = await kxm(
+        "peer", "fanout", "--as", "alice", "ghost", "--content", "vote", "--json", cwd=tmp_path, env=env
+    )
+
+    assert refused[0] == 1
+    assert refused[2] == "error: every target was refused (2 of 2); nothing was sent\n"
+    assert [line.split("\t")[:3] for line in refused[1].splitlines()] == [
+        ["ghost", "error", "ERROR_REASON_TARGET_NOT_FOUND"],
+        ["nobody", "error", "ERROR_REASON_TARGET_NOT_FOUND"],
+    ]
+    assert as_json[0] == 1 and json.loads(as_json[1])[0]["status"] == "FANOUT_STATUS_ERROR"
