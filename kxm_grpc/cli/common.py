@@ -132,11 +132,11 @@ def print_hub_error(args: argparse.Namespace, error: HubError) -> None:
 
 
 # What gRPC says when nothing listens at the address (refused) or nothing answers (the connect timed out).
-_NOT_LISTENING = ("Connection refused", "Timeout occurred", "Deadline Exceeded")
+_NOT_LISTENING = ("Connection refused", "Timeout occurred")
 
 
 def _no_hub(args: argparse.Namespace, error: HubError) -> str | None:
-    """ "no hub at ADDRESS; ..." when the connection itself failed, else None.
+    """The line saying no hub is at the address when the connection itself failed, else None.
 
     A hub's own UNAVAILABLE carries a reason (SHUTTING_DOWN, STORAGE_UNAVAILABLE); a failed TLS
     handshake reaches a listener, so it keeps gRPC's words.

@@ -360,7 +360,7 @@ def _resolve_target(tx: Tx, project: str, target: str, *, allow_offline: bool) -
         key = tx.agents.get_key(agent.id)
         if key is not None and key[1]:
             raise _offline_target(target, agent)
-        # Unregistered (its key is dead): nothing would ever read a queued message, so it reads as unknown.
+        # Unregistered (its key is dead): not "registered", and no connection brings it back; as before.
     if agent is None or not (agent.online or allow_offline):
         raise NotFound(
             f"{'target' if allow_offline else 'online target'} not found: {target}",

@@ -223,6 +223,19 @@ async def test_an_offline_agent_of_another_project_is_an_unknown_target(
     assert fanned.results[0].error_message == "online target not found: bob"
 
 
+async def test_an_unregistered_agent_is_not_said_to_be_registered(make_agent: AgentFactory) -> None:
+    """An agent that unregistered (its key revoked) is refused with the unknown target's words."""
+    alice = await make_agent("alice")
+    bob = await make_agent("bob")
+    await bob.agents.unregister()
+
+    with pytest.raises(NotFound) as caught:
+        await alice.send("bob", "hi")
+
+    assert caught.value.reason is Reason.TARGET_NOT_FOUND
+    assert (caught.value.message, caught.value.metadata) == ("online target not found: bob", {"target": "bob"})
+
+
 async def _take(stream: object, count: int):  # type: ignore[no-untyped-def]
     """The first ``count`` events of a stream, then close it."""
     got = 0
