@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from kxm_grpc.cli.identity import add_identity
+from kxm_grpc.server.settings import Settings, SettingsError
 from tests.conftest import ADMIN_TOKEN, Hub
 
 ROOT = str(Path(__file__).resolve().parent.parent)
@@ -103,3 +104,57 @@ async def test_serve_refuses_a_shutdown_grace_that_is_negative_or_not_a_number(t
     assert code != 0
     assert "shutdown-grace" in err
     assert not (tmp_path / "kxm" / "hub.db").exists()
+
+
+async def test_serve_refuses_an_unknown_log_level_listing_the_accepted_ones(tmp_path: Path) -> None:
+    """``--log-level verbose`` crashed the hub's logging setup; it is a usage error naming the four levels."""
+    code, _, err = await kxm(
+        "hub", "serve", "--port", "0", "--data-dir", str(tmp_path / "kxm"), "--log-level", "verbose", cwd=tmp_path
+    )
+
+    assert code == 2
+    assert "argument --log-level: invalid choice: 'verbose' (choose from 'debug', 'info', 'warning', 'error')" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "kxm" / "hub.db").exists()
+
+
+def test_settings_built_in_code_refuse_an_unknown_log_level() -> None:
+    """An embedded hub's ``Settings(log_level=...)`` is checked by ``validate`` like the flag."""
+    with pytest.raises(SettingsError, match="log level must be one of debug, info, warning, error, not 'verbose'"):
+        Settings(log_level="verbose").validate()
+
+
+async def test_a_second_hub_on_a_taken_port_exits_with_one_line(hub: Hub, tmp_path: Path) -> None:
+    """A second ``hub serve`` on a port in use ended in a 30-line traceback; it names the port and exits 3."""
+    port = hub.address.rsplit(":", 1)[1]
+
+    code, _, err = await kxm(
+        "hub", "serve", "--port", port, "--data-dir", str(tmp_path / "second"), "--log-level", "error", cwd=tmp_path
+    )
+
+    assert code == 3
+    assert err == f"kxm hub: port 127.0.0.1:{port} is in use (another hub?); use --port\n"
+
+
+async def test_a_command_without_a_hub_says_there_is_none_and_where(tmp_path: Path) -> None:
+    """``UNAVAILABLE None: failed to connect…`` became "no hub at ADDRESS", with the address dialled
+    (from --addr or KXM_ADDR); a missing reason never prints as None (exit 2: unreachable)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{probe.getsockname()[1]}"
+
+    flagged = await kxm("admin", "project", "list", "--addr", address, "--token", "t" * 20, cwd=tmp_path)
+    from_env = await kxm(
+        "peer", "send", "--as", "carol", "dave", "hi", "--json",
+        cwd=tmp_path,
+        env={"KXM_ADDR": address, "KXM_TOKEN": "t" * 20, "KXM_DATA_DIR": str(tmp_path / "state")},
+    )  # fmt: skip
+
+    assert flagged[0] == 2
+    assert flagged[2] == f"error: UNAVAILABLE: no hub at {address}; start one with scripts/serve\n"
+    assert from_env[0] == 2
+    error = json.loads(from_env[2])
+    assert (error["code"], error["reason"]) == ("UNAVAILABLE", "")
+    assert error["message"] == f"no hub at {address}; start one with scripts/serve"
+    assert "Connection refused" in error["detail"]
+    assert "None" not in flagged[2] + from_env[2]

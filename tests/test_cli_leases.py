@@ -36,6 +36,26 @@ async def test_lease_commands_acquire_refuse_release_and_list(hub: Hub, tmp_path
     assert missing_agent[0] == 1 and "--as NAME" in missing_agent[2]
 
 
+async def test_releasing_another_agents_lease_names_its_holder(hub: Hub, tmp_path: Path) -> None:
+    """``lease release deploy 1 --as builder`` while planner holds token 1 says the grant is planner's
+    (it said "token 1 ... now at token 1")."""
+    env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
+    _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
+    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    await kxm("agent", "register", "builder", cwd=tmp_path, env=env)
+    await kxm("lease", "acquire", "deploy", "--as", "planner", "--ttl", "60", cwd=tmp_path, env=env)
+
+    code, _, err = await kxm("lease", "release", "deploy", "1", "--as", "builder", cwd=tmp_path, env=env)
+    as_json = await kxm("lease", "release", "deploy", "1", "--as", "builder", "--json", cwd=tmp_path, env=env)
+
+    assert code == 1
+    assert err == (
+        "error: ABORTED ERROR_REASON_LEASE_SUPERSEDED:"
+        " fencing token 1 for deploy was granted to planner, not to builder\n"
+    )
+    assert json.loads(as_json[2])["metadata"]["holderAgentName"] == "planner"
+
+
 async def test_runtime_list_shows_presence(hub: Hub, tmp_path: Path) -> None:
     """A registered runtime that heartbeated lists as online with its host."""
     admin = hub.admin()

@@ -8,6 +8,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
+from kxm_grpc.services import agents
 from tests.conftest import ADMIN_TOKEN, Hub
 from tests.test_cli import kxm
 
@@ -64,3 +65,55 @@ async def test_peer_needs_an_acting_agent(hub: Hub, tmp_path: Path) -> None:
 
     assert code == 1
     assert "--as NAME" in err
+
+
+async def test_fanout_exits_1_when_every_target_was_refused(hub: Hub, tmp_path: Path) -> None:
+    """A fanout that sent nothing says so and exits 1 (it exited 0); a partial failure keeps 0 or 3."""
+    env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
+    _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
+    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    await kxm("agent", "register", "alice", cwd=tmp_path, env=env)
+
+    refused = await kxm(
+        "peer", "fanout", "--as", "alice", "ghost", "nobody", "--content", "vote", cwd=tmp_path, env=env
+    )
+    as_json = await kxm(
+        "peer", "fanout", "--as", "alice", "ghost", "--content", "vote", "--json", cwd=tmp_path, env=env
+    )
+
+    assert refused[0] == 1
+    assert refused[2] == "error: every target was refused (2 of 2); nothing was sent\n"
+    assert [line.split("\t")[:3] for line in refused[1].splitlines()] == [
+        ["ghost", "error", "ERROR_REASON_TARGET_NOT_FOUND"],
+        ["nobody", "error", "ERROR_REASON_TARGET_NOT_FOUND"],
+    ]
+    assert as_json[0] == 1 and json.loads(as_json[1])[0]["status"] == "FANOUT_STATUS_ERROR"
+
+
+async def test_sending_to_a_registered_agent_gone_offline_says_so_and_what_to_do(hub: Hub, tmp_path: Path) -> None:
+    """``peer send --as carol dave hi`` to a registered dave gone offline said "online target not
+    found: dave"; it says dave is registered but offline, since when, and how to queue the message."""
+    env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
+    _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
+    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    for name in ("carol", "dave"):
+        await kxm("agent", "register", name, cwd=tmp_path, env=env)
+    await agents.mark_all_offline(hub.server.store)  # as a restart does; carol comes back at her next call
+
+    code, _, err = await kxm("peer", "send", "--as", "carol", "dave", "hi", cwd=tmp_path, env=env)
+    as_json = await kxm("peer", "send", "--as", "carol", "dave", "hi", "--json", cwd=tmp_path, env=env)
+    fanned = await kxm("peer", "fanout", "--as", "carol", "dave", "--content", "hi", cwd=tmp_path, env=env)
+    queued = await kxm(
+        "peer", "send", "--as", "carol", "dave", "hi", "--allow-offline", "--json", cwd=tmp_path, env=env
+    )
+
+    assert code == 1
+    seen = json.loads(as_json[2])["metadata"]["lastSeenTime"]
+    assert err == (
+        "error: NOT_FOUND ERROR_REASON_TARGET_NOT_FOUND: target dave is registered but offline"
+        f" (last seen {seen}); send with allow_offline (kxm: --allow-offline) to queue the message until it"
+        " connects, or keep the agent connected\n"
+    )
+    assert json.loads(as_json[2])["metadata"] == {"target": "dave", "presence": "offline", "lastSeenTime": seen}
+    assert fanned[0] == 1 and "dave is registered but offline" in fanned[1]
+    assert queued[0] == 0 and json.loads(queued[1])["state"] == "MESSAGE_STATE_QUEUED"

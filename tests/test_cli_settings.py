@@ -135,6 +135,11 @@ def test_the_testing_hook_has_a_testing_name_and_keeps_its_old_one(monkeypatch: 
         ("KXM_METRICS_PORT", "x", "argument --metrics-port: not a port or 'off': 'x'"),
         ("KXM_DURABILITY", "bogus", "argument --durability: invalid choice: 'bogus' (choose from 'full', 'normal')"),
         ("KXM_LOG_FORMAT", "xml", "argument --log-format: invalid choice: 'xml'"),
+        (
+            "KXM_LOG_LEVEL",
+            "verbose",
+            "argument --log-level: invalid choice: 'verbose' (choose from 'debug', 'info', 'warning', 'error')",
+        ),
     ],
 )
 def test_a_malformed_variable_is_a_usage_error_of_serve_alone(

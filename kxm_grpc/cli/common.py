@@ -59,11 +59,14 @@ def client_from(args: argparse.Namespace, *, admin: bool = False, **kwargs: Any)
 
     root = open(args.tls_ca, "rb").read() if getattr(args, "tls_ca", None) else None  # noqa: SIM115
     try:
-        return HubClient(
+        client = HubClient(
             args.addr, token=args.token, project=args.project, admin=admin, root_certificates=root, **kwargs
         )
     except AddressError as error:
         raise SystemExit(f"error: {error}") from None
+    # The address dialled, for an error that no hub answered (it may come from KXM_ADDR or the file).
+    args.dialled_address = client.address
+    return client
 
 
 async def all_pages(fetch: Callable[[str], Awaitable[Any]], field: str) -> list[Any]:
@@ -105,15 +108,42 @@ def run(args: argparse.Namespace, command: Callable[[], Coroutine[Any, Any, int]
 
 
 def print_hub_error(args: argparse.Namespace, error: HubError) -> None:
-    """A HubError as one line on standard error (JSON with ``--json``)."""
+    """A HubError as one line on standard error (JSON with ``--json``); a missing reason is left out,
+    and a hub that is not there is named as such."""
+    message = error.message
+    detail = _no_hub(args, error)
+    if detail is not None:
+        message, detail = detail, message
     if getattr(args, "json", False):
-        payload = {
+        payload: dict[str, Any] = {
             "ok": False,
             "code": error.status,
-            "reason": str(error.reason),
-            "message": error.message,
+            "reason": "" if error.reason is None else str(error.reason),
+            "message": message,
             "metadata": error.metadata,
         }
+        if detail is not None:
+            payload["detail"] = detail
         print(json.dumps(payload), file=sys.stderr)
+    elif error.reason is None:
+        print(f"error: {error.status}: {message}", file=sys.stderr)
     else:
-        print(f"error: {error.status} {error.reason}: {error.message}", file=sys.stderr)
+        print(f"error: {error.status} {error.reason}: {message}", file=sys.stderr)
+
+
+# What gRPC says when nothing listens at the address (refused) or nothing answers (the connect timed out).
+_NOT_LISTENING = ("Connection refused", "Timeout occurred")
+
+
+def _no_hub(args: argparse.Namespace, error: HubError) -> str | None:
+    """The line saying no hub is at the address when the connection itself failed, else None.
+
+    A hub's own UNAVAILABLE carries a reason (SHUTTING_DOWN, STORAGE_UNAVAILABLE); a failed TLS
+    handshake reaches a listener, so it keeps gRPC's words.
+    """
+    address = getattr(args, "dialled_address", None)
+    if error.status != "UNAVAILABLE" or error.reason is not None or not address:
+        return None
+    if not any(words in error.message for words in _NOT_LISTENING):
+        return None
+    return f"no hub at {address}; start one with scripts/serve"

@@ -68,7 +68,7 @@ def register(commands: Any) -> None:
 
 def _serve(args: argparse.Namespace) -> int:
     from kxm_grpc.errors import HubError
-    from kxm_grpc.server.app import serve
+    from kxm_grpc.server.app import BindError, serve
     from kxm_grpc.server.log import configure_logging
     from kxm_grpc.store import StoreError
 
@@ -91,8 +91,9 @@ def _serve(args: argparse.Namespace) -> int:
     _tune_gc()
     try:
         asyncio.run(serve(settings))
-    except (StoreError, HubError) as error:
-        # The database cannot be opened, is held by another hub, or refuses the start's writes.
+    except (StoreError, HubError, BindError) as error:
+        # The database cannot be opened, is held by another hub, or refuses the start's writes; or a
+        # listener's port is taken: one line, no traceback.
         print(f"kxm hub: {error}", file=sys.stderr)
         return 3
     return EXIT_OK

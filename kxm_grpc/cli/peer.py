@@ -66,7 +66,13 @@ def register(commands: Any) -> None:
     add_identity(wait)
     wait.set_defaults(run=_await)
 
-    fanout = actions.add_parser("fanout", help="send one request to one to three agents and gather the replies")
+    fanout = actions.add_parser(
+        "fanout",
+        help="send one request to one to three agents and gather the replies",
+        description="Send one request to one to three agents and gather the replies. Exit status: 0 when"
+        " every message ended (a target refused while others were sent counts: its line says why),"
+        " 3 when the wait ended with a message still open, 1 when every target was refused.",
+    )
     fanout.add_argument("targets", nargs="+")
     fanout.add_argument("--content", required=True, help="the request text; '-' reads standard input")
     fanout.add_argument("--prefix", default="", help="idempotency key prefix: makes the fanout safe to retry")
@@ -241,6 +247,12 @@ def _fanout(args: argparse.Namespace) -> int:
             else:
                 lines.append(f"{result.target}\t{status}\t{result.error_reason}\t{result.error_message}")
         emit(args, [message_to_dict(r) for r in response.results], "\n".join(lines))
+        failed = sum(r.status == message_service_pb2.FANOUT_STATUS_ERROR for r in response.results)
+        if failed == len(response.results):
+            # Nothing was sent: a script must not read this as success.
+            if not args.json:
+                print(f"error: every target was refused ({failed} of {failed}); nothing was sent", file=sys.stderr)
+            return EXIT_ERROR
         pending = any(r.status == message_service_pb2.FANOUT_STATUS_PENDING for r in response.results)
         return EXIT_PENDING if pending else EXIT_OK
 

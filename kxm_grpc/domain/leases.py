@@ -197,7 +197,7 @@ def check_fence(fence: Fence | None, name: str, token: int, *, now: int) -> Leas
     if fence is None:
         raise lease_not_found(name)
     if token != fence.high_water:
-        raise lease_superseded(name, fence.high_water, token)
+        raise lease_superseded(fence, token)
     if fence.lease is None:
         raise lease_not_found(name)
     if not fence.lease.live(now):
@@ -210,7 +210,7 @@ def _held_grant(fence: Fence | None, name: str, holder: Holder, token: int) -> L
         raise lease_not_found(name)
     lease = fence.lease
     if not lease.held_by(holder) or token != lease.fencing_token:
-        raise lease_superseded(name, fence.high_water, token)
+        raise lease_superseded(fence, token, caller=holder)
     return lease
 
 
@@ -232,13 +232,28 @@ def lease_held(current: Lease) -> HubError:
     )
 
 
-def lease_superseded(name: str, current_token: int, presented: int) -> HubError:
-    """The presented token (or holder) is not the current grant's."""
-    return Aborted(
-        f"fencing token {presented} for {name} was superseded; the hub is now at token {current_token}",
-        reason=Reason.LEASE_SUPERSEDED,
-        metadata={"name": name, "fencingToken": str(current_token), "presentedToken": str(presented)},
-    )
+def lease_superseded(fence: Fence, presented: int, *, caller: Holder | None = None) -> HubError:
+    """The presented token (or ``caller``, who presented it) is not the current grant's.
+
+    The current grant's holder is named: the fence is of the caller's own project.
+    """
+    name, current = fence.name, fence.high_water
+    metadata = {"name": name, "fencingToken": str(current), "presentedToken": str(presented)}
+    grant = fence.lease
+    if grant is None:
+        latest = f"the hub is now at token {current} and no agent holds the lease"
+    else:
+        latest = f"token {grant.fencing_token} was granted to {grant.holder_agent_name}"
+        metadata |= {"holderAgentId": grant.holder_agent_id, "holderAgentName": grant.holder_agent_name}
+    if presented > current:
+        message = f"fencing token {presented} for {name} was never granted; {latest}"
+    elif presented < current or grant is None or caller is None:
+        message = f"fencing token {presented} for {name} was superseded; {latest}"
+    else:  # the current token, presented by an agent that does not hold it
+        message = (
+            f"fencing token {presented} for {name} was granted to {grant.holder_agent_name}, not to {caller.agent_name}"
+        )
+    return Aborted(message, reason=Reason.LEASE_SUPERSEDED, metadata=metadata)
 
 
 def lease_expired(lease: Lease) -> HubError:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import signal
+import socket
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -61,6 +63,11 @@ from kxm_grpc.store import Store
 from kxm_grpc.store import url as store_url
 
 log = structlog.get_logger("kxm.hub")
+
+
+class BindError(RuntimeError):
+    """A listener's address cannot be bound; the message says which and why, in one line."""
+
 
 MAX_REQUEST_BYTES = 256 * 1024
 
@@ -245,7 +252,7 @@ class HubServer:
         try:
             self.metrics_port = await metrics.start()
         except OSError as error:
-            raise RuntimeError(f"could not bind metrics on {host}:{self.settings.metrics_port}: {error}") from error
+            raise BindError(f"could not bind metrics on {host}:{self.settings.metrics_port}: {error}") from error
         self._metrics = metrics
 
     @property
@@ -274,7 +281,7 @@ class HubServer:
         try:
             self.webhook_port = await webhooks.start()
         except OSError as error:
-            raise RuntimeError(f"could not bind webhooks on {host}:{settings.webhook_port}: {error}") from error
+            raise BindError(f"could not bind webhooks on {host}:{settings.webhook_port}: {error}") from error
         self._webhooks = webhooks
         if tls is None and not is_loopback(host):
             log.warning("webhooks_without_tls", address=self.webhook_address)
@@ -288,7 +295,7 @@ class HubServer:
         Raises:
             StoreError: the database cannot be opened (or another hub holds it).
             HubError: the database refused the start's writes (full, read-only).
-            RuntimeError: the port, or the metrics or webhook address, cannot be bound.
+            BindError: the port, or the metrics or webhook address, cannot be bound.
         """
         try:
             await self._start()
@@ -339,9 +346,16 @@ class HubServer:
         reflection.enable_server_reflection((*self._services, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
         target = f"{settings.host}:{settings.port}"
         creds = _credentials(settings)
-        self.port = server.add_secure_port(target, creds) if creds else server.add_insecure_port(target)
+        # Asked first so a taken port is one line: gRPC's own failure also logs from its C core.
+        refused = _unbindable(settings.host, settings.port) if settings.port else None
+        if refused is not None:
+            raise BindError(refused)
+        try:
+            self.port = server.add_secure_port(target, creds) if creds else server.add_insecure_port(target)
+        except RuntimeError as error:  # grpcio raises "Failed to bind to address" (older releases returned 0)
+            raise BindError(_unbindable(settings.host, settings.port) or f"cannot bind {target}") from error
         if self.port == 0:
-            raise RuntimeError(f"could not bind {target}")
+            raise BindError(_unbindable(settings.host, settings.port) or f"cannot bind {target}")
         await server.start()
         self._server = server
         for name in ("", *self._services):
@@ -474,6 +488,31 @@ def _pending_tasks(limit: int = 20) -> list[str]:
         where = f"{frames[-1].f_code.co_filename}:{frames[-1].f_lineno}" if frames else "?"
         described.append(f"{task.get_name()} at {where}")
     return described
+
+
+def _unbindable(host: str, port: int) -> str | None:
+    """Why no address ``host`` resolves to can be bound on ``port`` (gRPC binds those it can), or None.
+
+    gRPC says only that a bind failed; probe sockets, bound as gRPC binds them, say why.
+    """
+    target = f"{host}:{port}"
+    try:
+        resolved = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as error:
+        return f"cannot bind {target}: {error.strerror or error}"
+    failures: list[OSError] = []
+    for family, kind, proto, _, address in resolved:
+        try:
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind(address)
+        except OSError as error:
+            failures.append(error)
+            continue
+        return None
+    if any(error.errno == errno.EADDRINUSE for error in failures):
+        return f"port {target} is in use (another hub?); use --port"
+    return f"cannot bind {target}: {failures[0].strerror or failures[0]}" if failures else None
 
 
 async def serve(settings: Settings) -> None:

@@ -31,6 +31,9 @@ DEFAULT_PORT = defaults.PORT
 
 T = TypeVar("T")
 
+LOG_LEVELS = ("debug", "info", "warning", "error")
+"""What ``--log-level`` accepts (any other name crashed the hub's logging setup)."""
+
 _OPTION = "kxm_option"
 """The metadata key of a field's ``Option``."""
 
@@ -259,7 +262,7 @@ class Settings:
     log_format: str = setting(
         "auto", "json: JSON lines; console: readable; auto: console on a terminal", choices=("auto", "json", "console")
     )
-    log_level: str = setting("info", "debug, info, warning or error", metavar="LEVEL")
+    log_level: str = setting("info", "debug, info, warning or error", choices=LOG_LEVELS)
     tls_cert: Path | None = setting(
         None, "PEM certificate: serve TLS (with --tls-key)", parse=optional_path, metavar="PATH"
     )
@@ -434,7 +437,7 @@ class Settings:
         """Return self if the settings are safe.
 
         Raises:
-            SettingsError: unsafe binding or a value below its minimum.
+            SettingsError: unsafe binding, a value below its minimum, or an unknown log level.
         """
         if self.database and parse_database_url(self.database).shared and not self.admin_token:
             # Zero-configuration would give each replica its own admin token (and let one rotate the
@@ -448,6 +451,9 @@ class Settings:
             )
         if not 0 <= self.port <= 65535:
             raise SettingsError("port must be between 0 and 65535")
+        if self.log_level not in LOG_LEVELS:
+            # The flag checks its choices; this catches Settings built in code (an embedded hub).
+            raise SettingsError(f"log level must be one of {', '.join(LOG_LEVELS)}, not {self.log_level!r}")
         if self.metrics_port is not None:
             if not 0 <= self.metrics_port <= 65535:
                 raise SettingsError("metrics port must be between 0 and 65535")

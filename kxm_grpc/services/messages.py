@@ -35,7 +35,7 @@ from kxm_grpc.domain import agents as agent_rules
 from kxm_grpc.domain import messages as rules
 from kxm_grpc.domain.agents import Agent
 from kxm_grpc.domain.caller import Caller
-from kxm_grpc.domain.clock import Clock
+from kxm_grpc.domain.clock import Clock, rfc3339
 from kxm_grpc.domain.messages import (
     Delivery,
     Event,
@@ -350,11 +350,17 @@ def _resolve_target(tx: Tx, project: str, target: str, *, allow_offline: bool) -
     """The project's agent with this id, else with this name (any case); online unless allowed.
 
     Raises:
-        NotFound: (TARGET_NOT_FOUND) no such agent, or it is offline and offline targets were not allowed.
+        NotFound: (TARGET_NOT_FOUND) no such agent, or it is offline and offline targets were not
+            allowed (then the message says so, and since when).
     """
     agent = tx.agents.get(target)
     if agent is None or agent.project != project:
         agent = tx.agents.find_by_name(project, agent_rules.name_key(target))
+    if agent is not None and not (agent.online or allow_offline):
+        key = tx.agents.get_key(agent.id)
+        if key is not None and key[1]:
+            raise _offline_target(target, agent)
+        # Unregistered (its key is dead): not "registered", and no connection brings it back; as before.
     if agent is None or not (agent.online or allow_offline):
         raise NotFound(
             f"{'target' if allow_offline else 'online target'} not found: {target}",
@@ -362,6 +368,20 @@ def _resolve_target(tx: Tx, project: str, target: str, *, allow_offline: bool) -
             metadata={"target": target},
         )
     return agent
+
+
+def _offline_target(target: str, agent: Agent) -> NotFound:
+    """TARGET_NOT_FOUND for an agent of the caller's own project that is registered but offline.
+
+    Only the caller's project is searched, so this tells nothing about any other project.
+    """
+    seen = rfc3339(agent.last_seen_time)
+    return NotFound(
+        f"target {agent.name} is registered but offline (last seen {seen}); send with allow_offline"
+        " (kxm: --allow-offline) to queue the message until it connects, or keep the agent connected",
+        reason=Reason.TARGET_NOT_FOUND,
+        metadata={"target": target, "presence": "offline", "lastSeenTime": seen},
+    )
 
 
 def _send(tx: Tx, caller: Caller, outgoing: Outgoing, now: int) -> Sent:

@@ -143,7 +143,13 @@ async def test_takeover_after_expiry_supersedes_the_old_holder(team: Team) -> No
 
     assert taken.lease.fencing_token == 2
     assert renew.value.reason is Reason.LEASE_SUPERSEDED
-    assert renew.value.metadata == {"name": "build", "fencingToken": "2", "presentedToken": "1"}
+    assert renew.value.metadata == {
+        "name": "build",
+        "fencingToken": "2",
+        "presentedToken": "1",
+        "holderAgentId": bob.agent_id,
+        "holderAgentName": "bob",
+    }
     assert again.value.reason is Reason.LEASE_HELD
     assert again.value.metadata["fencingToken"] == "2"
 
@@ -278,7 +284,13 @@ async def test_check_fence_answers_for_every_state_of_a_token(team: Team) -> Non
     assert never.value.reason is released.value.reason is Reason.LEASE_NOT_FOUND
     assert lapsed.value.reason is Reason.LEASE_EXPIRED
     assert superseded.value.reason is Reason.LEASE_SUPERSEDED
-    assert superseded.value.metadata == {"name": "build", "fencingToken": "2", "presentedToken": "1"}
+    assert superseded.value.metadata == {
+        "name": "build",
+        "fencingToken": "2",
+        "presentedToken": "1",
+        "holderAgentId": bob.agent_id,
+        "holderAgentName": "bob",
+    }
     assert current.lease.holder_agent_name == "bob"
     assert no_token.value.reason is Reason.LEASE_TOKEN_REQUIRED
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from dataclasses import replace
 
@@ -185,10 +186,54 @@ async def test_offline_target_needs_allow_offline(hub: Hub, make_agent: AgentFac
     events = [e async for e in _take(back.subscribe(reconnect=False), 2)]
 
     assert caught.value.reason is Reason.TARGET_NOT_FOUND
+    assert caught.value.metadata["presence"] == "offline"
+    seen = caught.value.metadata["lastSeenTime"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", seen)
+    assert caught.value.message == (
+        f"target bob is registered but offline (last seen {seen}); send with allow_offline"
+        " (kxm: --allow-offline) to queue the message until it connects, or keep the agent connected"
+    )
     assert queued.state == QUEUED
     assert [e.WhichOneof("event") for e in events] == ["ready", "message"]
     assert events[1].message.id == queued.id
     await back.close()
+
+
+async def test_an_offline_agent_of_another_project_is_an_unknown_target(
+    hub: Hub, make_agent: AgentFactory, make_project: ProjectFactory
+) -> None:
+    """Only the caller's own project may be said to hold a registered agent: beta's offline bob, by
+    name or by id, is refused to alpha's alice exactly as a name nobody holds, in fanout too."""
+    beta = await make_project("beta")
+    bob = await make_agent("bob", in_project=beta)
+    alice = await make_agent("alice")
+    await agents.mark_all_offline(hub.server.store)
+    await alice.heartbeat()
+
+    refusals = []
+    for target in ("bob", bob.agent_id or ""):
+        with pytest.raises(NotFound) as caught:
+            await alice.send(target, "hi")
+        refusals.append(caught.value)
+    fanned = await alice.messages.fanout(["bob"], "hi", wait=0)
+
+    for refused, target in zip(refusals, ("bob", bob.agent_id), strict=True):
+        assert refused.reason is Reason.TARGET_NOT_FOUND
+        assert (refused.message, refused.metadata) == (f"online target not found: {target}", {"target": target})
+    assert fanned.results[0].error_message == "online target not found: bob"
+
+
+async def test_an_unregistered_agent_is_not_said_to_be_registered(make_agent: AgentFactory) -> None:
+    """An agent that unregistered (its key revoked) is refused with the unknown target's words."""
+    alice = await make_agent("alice")
+    bob = await make_agent("bob")
+    await bob.agents.unregister()
+
+    with pytest.raises(NotFound) as caught:
+        await alice.send("bob", "hi")
+
+    assert caught.value.reason is Reason.TARGET_NOT_FOUND
+    assert (caught.value.message, caught.value.metadata) == ("online target not found: bob", {"target": "bob"})
 
 
 async def _take(stream: object, count: int):  # type: ignore[no-untyped-def]

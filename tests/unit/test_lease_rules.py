@@ -167,12 +167,41 @@ def test_held_error_names_the_holder_and_its_expiry() -> None:
     }
 
 
-def test_superseded_error_carries_current_and_presented_tokens() -> None:
-    """LEASE_SUPERSEDED metadata says which token is current and which was presented."""
+def test_superseded_error_carries_current_and_presented_tokens_and_the_holder() -> None:
+    """LEASE_SUPERSEDED metadata says which token is current, which was presented, and whose grant it is."""
     with pytest.raises(Aborted) as caught:
         rules.check_fence(LIVE_ALICE, "build", 4, now=NOW)
 
-    assert caught.value.metadata == {"name": "build", "fencingToken": "7", "presentedToken": "4"}
+    assert caught.value.metadata == {
+        "name": "build",
+        "fencingToken": "7",
+        "presentedToken": "4",
+        "holderAgentId": "agt_alice",
+        "holderAgentName": "alice",
+    }
+    assert caught.value.message == "fencing token 4 for build was superseded; token 7 was granted to alice"
+
+
+def test_superseded_error_names_the_holder_when_another_agent_presents_its_token() -> None:
+    """Bob releasing with alice's current token is told the grant is alice's, not his (the old message
+    said "token 7 ... now at token 7")."""
+    with pytest.raises(Aborted) as caught:
+        rules.release(LIVE_ALICE, "build", BOB, 7)
+
+    assert caught.value.reason is Reason.LEASE_SUPERSEDED
+    assert caught.value.message == "fencing token 7 for build was granted to alice, not to bob"
+    assert caught.value.metadata["holderAgentName"] == "alice"
+
+
+def test_superseded_error_without_a_grant_says_no_one_holds_the_lease() -> None:
+    """A stale token checked after the latest grant was released: no holder to name."""
+    with pytest.raises(Aborted) as caught:
+        rules.check_fence(RELEASED, "build", 4, now=NOW)
+
+    assert caught.value.message == (
+        "fencing token 4 for build was superseded; the hub is now at token 7 and no agent holds the lease"
+    )
+    assert "holderAgentName" not in caught.value.metadata
 
 
 @pytest.mark.parametrize("value", ["", "   ", "x" * 201])
