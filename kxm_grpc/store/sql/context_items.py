@@ -7,8 +7,9 @@ partition with items: how many, and their total length.
 
 Every write is set-based: a batch reads the replaced items' partition contributions with one
 ``GROUP BY`` per chunk of ids, deletes their postings and rows with one statement each, inserts
-the new rows and postings with one multi-row ``INSERT`` per chunk, and applies the net change of
-each partition's statistics with one upsert (a partition whose count falls to 0 is deleted).
+the new rows and postings with one multi-row ``INSERT`` per chunk (``_chunks``: a few fixed
+sizes), and applies the net change of each partition's statistics with one upsert (a partition
+whose count falls to 0 is deleted; a change that leaves a partition as it was writes nothing).
 Purges find their items by a condition on ``context_items`` and do the same with that condition.
 A partition's statistics row is what two concurrent writers of one project and kind both update:
 SQLite's single writer serialises them, PostgreSQL's SERIALIZABLE engine runs the loser again.
@@ -38,12 +39,12 @@ from kxm_grpc.store.rows.context_items import (
 )
 from kxm_grpc.store.sql.connection import Connection
 
-_IN_CHUNK = 500
-"""Ids or terms per ``IN`` list: well under SQLite's 32,766 variables and PostgreSQL's 65,535 parameters."""
-_ITEM_ROWS = 400
-"""Item rows per multi-row ``INSERT`` (16 columns: 6,400 parameters)."""
-_POSTING_ROWS = 1_000
-"""Posting rows per multi-row ``INSERT`` (7 columns: 7,000 parameters)."""
+_IN_CHUNK = 512
+"""Ids or terms per ``IN`` list at most: well under SQLite's 32,766 variables and PostgreSQL's 65,535 parameters."""
+_ITEM_ROWS = 256
+"""Item rows per multi-row ``INSERT`` at most (16 columns: 4,096 parameters)."""
+_POSTING_ROWS = 512
+"""Posting rows per multi-row ``INSERT`` at most (7 columns: 3,584 parameters)."""
 
 _SELECT_ITEMS = f"SELECT {CONTEXT_ITEMS.select} FROM context_items"
 _SELECT_POSTINGS = f"SELECT {CONTEXT_POSTINGS.select} FROM context_postings"
@@ -57,9 +58,16 @@ Partition = tuple[str, str, str]
 """(project, kind, status column) of the index statistics."""
 
 
-def _chunks(values: Sequence[_T], size: int) -> Iterator[Sequence[_T]]:
-    for start in range(0, len(values), size):
+def _chunks(values: Sequence[_T], most: int) -> Iterator[Sequence[_T]]:
+    """``values`` in consecutive chunks whose sizes are powers of two, each at most ``most`` (a power
+    of two): a batch of any size is written by a handful of statement shapes (at most ten per table
+    and kind of statement), so the drivers' statement caches and PostgreSQL's prepared statements
+    hold a few shapes, not one per batch size."""
+    start = 0
+    while start < len(values):
+        size = min(most, 1 << ((len(values) - start).bit_length() - 1))
         yield values[start : start + size]
+        start += size
 
 
 def _marks(count: int) -> str:

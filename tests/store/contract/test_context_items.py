@@ -8,6 +8,7 @@ computed from the index alone equals the brute-force scores bit for bit, on ever
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import math
 import random
@@ -529,6 +530,49 @@ async def test_on_random_pools_the_index_equals_the_brute_force_and_scores_are_i
     assert purged == sum(1 for s in live.values() if s.item.status in (Status.SUPERSEDED, Status.REJECTED))
     live = {key: s for key, s in live.items() if s.item.status not in (Status.SUPERSEDED, Status.REJECTED)}
     await check()
+
+
+async def test_large_batches_span_many_statements_and_keep_the_index_exact(store: Store) -> None:
+    """A batch of 1,100 items (more rows than one INSERT takes, more ids than one IN list, postings by
+    the thousand) is stored whole; replacing 700 of them and deleting 520 keeps the index exact."""
+    # Prepare
+    rng = random.Random(11)
+    items = [_random_item(rng, f"ctx_{n:04}", rng.choice(["p", SHARED_PROJECT])) for n in range(1_100)]
+
+    # Execute
+    await store.write(lambda tx: tx.context_items.put([_stored(i) for i in items]))
+    replaced = [_random_item(rng, i.id, i.project) for i in items[:700]]
+    await store.write(lambda tx: tx.context_items.put([_stored(i, write_time=2) for i in replaced]))
+    mine = [i.id for i in items if i.project == "p"]
+    deleted = await store.write(lambda tx: tx.context_items.delete("p", mine[:520]))
+
+    # Assert
+    assert deleted == 520
+    live = [i for i in replaced + items[700:] if i.project != "p" or i.id not in set(mine[:520])]
+    assert await _everything(store, "p") == sorted(live, key=lambda i: (i.project, i.id))
+    await _assert_index_matches(store, live)
+
+
+async def test_concurrent_writers_of_one_project_leave_the_statistics_exact(store: Store) -> None:
+    """Eight units of work putting and replacing items of one project and kind at once all commit
+    (SQLite serialises them; PostgreSQL runs a loser of a serialization race again) and the
+    statistics they all updated count every item once."""
+    # Prepare
+    await store.write(lambda tx: tx.context_items.put([_stored(_item(f"ctx_{n}", "gate")) for n in range(8)]))
+
+    # Execute
+    async def writer(n: int) -> None:
+        batch = [_stored(_item(f"ctx_{n}", "flaky gates " * (n + 1))), _stored(_item(f"ctx_new{n}", "owner qa"))]
+        await store.write(lambda tx: tx.context_items.put(batch))
+
+    await asyncio.gather(*(writer(n) for n in range(8)))
+
+    # Assert
+    items = [_item(f"ctx_{n}", "flaky gates " * (n + 1)) for n in range(8)]
+    items += [_item(f"ctx_new{n}", "owner qa") for n in range(8)]
+    await _assert_index_matches(store, items)
+    stats, _ = await _index(store, "p", [])
+    assert [(s.documents, s.total_length) for s in stats] == [(16, 2 * sum(range(1, 9)) + 16)]
 
 
 async def test_the_index_survives_a_restart(store_factory: StoreFactory) -> None:
