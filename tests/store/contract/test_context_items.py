@@ -236,6 +236,27 @@ async def test_a_batch_naming_one_item_twice_is_refused_and_writes_nothing(store
     assert [s.item.project for s in await store.read(lambda tx: tx.context_items.list_items("q", limit=10))] == ["q"]
 
 
+async def test_a_unit_of_work_that_fails_after_a_put_leaves_items_and_index_as_they_were(store: Store) -> None:
+    """Items and their index change in one transaction: a unit of work raising after its put (a
+    replacement, a new item and a delete) rolls all of it back."""
+    # Prepare
+    before = [_item("ctx_1", "flaky gate"), _item("ctx_2", "owner qa", project=SHARED_PROJECT, kind=Kind.KNOWLEDGE)]
+    await store.write(lambda tx: tx.context_items.put([_stored(i) for i in before]))
+
+    def failing(tx: Tx) -> None:
+        tx.context_items.put([_stored(_item("ctx_1", "replaced text")), _stored(_item("ctx_3", "new gate"))])
+        tx.context_items.delete(SHARED_PROJECT, ["ctx_2"])
+        raise RuntimeError("the service refused after writing")
+
+    # Execute
+    with pytest.raises(RuntimeError):
+        await store.write(failing)
+
+    # Assert
+    assert await _everything(store, "p") == sorted(before, key=lambda i: (i.project, i.id))
+    await _assert_index_matches(store, before)
+
+
 async def test_delete_removes_the_items_and_their_index_entries(store: Store) -> None:
     """Deleting ids of a project removes those items (unknown ids and another project's ignored),
     their postings and their share of the statistics; a partition left empty is gone."""
