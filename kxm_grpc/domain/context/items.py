@@ -35,6 +35,9 @@ MAX_SUMMARY_CHARS = 4_000
 MAX_SOURCE_REF_CHARS = 512
 MAX_STATE_KEY_CHARS = 200
 MAX_ID_REFS = 64
+MAX_EVIDENCE_REF_CHARS = 200
+"""One ``evidenceRefs`` entry: a reference (``peer:msg_…``, a journal's evidence ref of 1-200
+characters, §5.10), not an item id; ``supersedes`` and ``derivedFrom`` hold item ids."""
 MAX_ITEMS = 256
 """Items in one packet (``MAX_CONTEXT_ITEMS``)."""
 MAX_LINEAGE = 64
@@ -214,9 +217,9 @@ def check_item(item: ContextItem, *, origin: SourceType) -> ContextItem:
         if item.provenance.source_ref is None
         else _text("provenance.sourceRef", _redact(item.provenance.source_ref), MAX_SOURCE_REF_CHARS)
     )
-    derived_from = _id_refs("provenance.derivedFrom", item.provenance.derived_from)
-    supersedes = _id_refs("supersedes", item.supersedes)
-    evidence_refs = _id_refs("evidenceRefs", item.evidence_refs)
+    derived_from = _id_refs("provenance.derivedFrom", item.provenance.derived_from, MAX_ID_CHARS)
+    supersedes = _id_refs("supersedes", item.supersedes, MAX_ID_CHARS)
+    evidence_refs = _id_refs("evidenceRefs", item.evidence_refs, MAX_EVIDENCE_REF_CHARS)
     state_key = None if item.state_key is None else _text("stateKey", item.state_key, MAX_STATE_KEY_CHARS)
     if item_id in supersedes:
         raise _invalid_item("a context item cannot supersede itself", "supersedes")
@@ -263,7 +266,7 @@ def _text(field: str, value: str, max_chars: int) -> str:
     return text
 
 
-def _id_refs(field: str, values: tuple[str, ...]) -> tuple[str, ...]:
+def _id_refs(field: str, values: tuple[str, ...], max_chars: int) -> tuple[str, ...]:
     if len(values) > MAX_ID_REFS:
         raise InvalidArgument(
             f"{field}: exceeds {MAX_ID_REFS} references",
@@ -272,7 +275,7 @@ def _id_refs(field: str, values: tuple[str, ...]) -> tuple[str, ...]:
         )
     refs: list[str] = []
     for value in values:
-        ref = _text(field, value, MAX_ID_CHARS)
+        ref = _text(field, value, max_chars)
         if ref in refs:
             raise invalid_field(field, f"contains duplicate reference {ref}", reason=Reason.INVALID_CONTEXT_FIELD)
         refs.append(ref)

@@ -127,6 +127,9 @@ def test_only_an_operator_writes_the_shared_project() -> None:
         ({"state_key": "k" * 201}, Reason.INVALID_CONTEXT_FIELD),
         ({"supersedes": tuple(f"s{i}" for i in range(65))}, Reason.CONTEXT_LIMITS_EXCEEDED),
         ({"evidence_refs": tuple(f"e{i}" for i in range(65))}, Reason.CONTEXT_LIMITS_EXCEEDED),
+        ({"evidence_refs": ("r" * 201,)}, Reason.INVALID_CONTEXT_FIELD),
+        ({"supersedes": ("s" * 129,)}, Reason.INVALID_CONTEXT_FIELD),
+        ({"provenance": Provenance(SourceType.TOOL, derived_from=("d" * 129,))}, Reason.INVALID_CONTEXT_FIELD),
         ({"evidence_refs": ("a", "a")}, Reason.INVALID_CONTEXT_FIELD),
         ({"evidence_refs": ("a", " ")}, Reason.INVALID_CONTEXT_FIELD),
         ({"supersedes": ("x",)}, Reason.INVALID_CONTEXT_ITEM),
@@ -146,6 +149,18 @@ def test_the_limits_are_inclusive_and_count_utf16_code_units() -> None:
         origin=SourceType.PEER,
     )
     assert len(checked.summary) == 2_000
+
+
+def test_an_evidence_ref_may_hold_200_characters_like_a_journal_entrys_refs() -> None:
+    # Prepare: §5.10 and seed 004 keep a journal entry's evidence refs of 1-200 characters
+    ref = "peer:msg_" + "a" * 191
+    # Execute
+    checked = check_item(
+        item("journal_j1", "lesson", source=SourceType.WORKFLOW, evidence_refs=(ref,)), origin=SourceType.WORKFLOW
+    )
+    # Assert
+    assert checked.evidence_refs == (ref,)
+    assert len(ref) == 200
 
 
 def test_secrets_in_the_summary_are_redacted_but_content_hashes_are_kept() -> None:
