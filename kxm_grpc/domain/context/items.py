@@ -211,11 +211,13 @@ def check_item(item: ContextItem, *, origin: SourceType) -> ContextItem:
     """
     item_id = _text("id", item.id, MAX_ID_CHARS)
     project = _text("project", item.project, MAX_PROJECT_CHARS)
-    summary = _text("summary", _redact(item.summary), MAX_SUMMARY_CHARS)
+    # The limit applies to what the caller wrote; the redacted text may be a little longer (as the
+    # original's redactSecrets(requireString(..., {max}))).
+    summary = _redact(_text("summary", item.summary, MAX_SUMMARY_CHARS))
     source_ref = (
         None
         if item.provenance.source_ref is None
-        else _text("provenance.sourceRef", _redact(item.provenance.source_ref), MAX_SOURCE_REF_CHARS)
+        else _redact(_text("provenance.sourceRef", item.provenance.source_ref, MAX_SOURCE_REF_CHARS))
     )
     derived_from = _id_refs("provenance.derivedFrom", item.provenance.derived_from, MAX_ID_CHARS)
     supersedes = _id_refs("supersedes", item.supersedes, MAX_ID_CHARS)

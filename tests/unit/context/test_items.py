@@ -176,6 +176,23 @@ def test_secrets_in_the_summary_are_redacted_but_content_hashes_are_kept() -> No
     assert checked.provenance.source_ref == f"skill:deploy.0123456789ab@{sha}"
 
 
+def test_the_summary_limit_applies_before_redaction() -> None:
+    # Prepare: 4,000 characters holding a secret; its redacted form is longer than what was written
+    summary = "password=hunter2hunter2 " + "x" * 3_976
+    source_ref = "token=abcdefgh12345678 " + "r" * 489
+    # Execute
+    checked = check_item(
+        dataclasses.replace(item("x", summary), provenance=Provenance(SourceType.TOOL, source_ref)),
+        origin=SourceType.HUMAN,
+    )
+    # Assert
+    assert len(summary) == 4_000
+    assert len(source_ref) == 512
+    assert checked.summary.startswith("password=<redacted:secret> ")
+    assert checked.provenance.source_ref is not None
+    assert checked.provenance.source_ref.startswith("token=<redacted:secret> ")
+
+
 def test_token_estimates_count_utf16_code_units_of_summary_id_kind_and_source_ref() -> None:
     # Prepare: 2 + 1 + 8 ("evidence") + 3 = 14 code units
     one = dataclasses.replace(item("i", "\U0001f600"), provenance=Provenance(SourceType.TOOL, "r:1"))
