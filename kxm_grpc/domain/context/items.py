@@ -261,8 +261,8 @@ def _text(field: str, value: str, max_chars: int) -> str:
     text = validation.js_trim(value)
     if not text:
         raise invalid_field(field, "must not be empty", reason=Reason.INVALID_CONTEXT_FIELD)
-    if any(ord(c) < 32 and c not in "\t\n\r" for c in text):
-        raise invalid_field(field, "must not contain control characters", reason=Reason.INVALID_CONTEXT_FIELD)
+    if "\x00" in text:
+        raise invalid_field(field, "must not contain NUL characters", reason=Reason.INVALID_CONTEXT_FIELD)
     if validation.utf16_length(text) > max_chars:
         raise invalid_field(field, f"exceeds {max_chars} characters", reason=Reason.INVALID_CONTEXT_FIELD)
     return text

@@ -218,6 +218,7 @@ def test_a_pool_with_one_id_twice_is_refused() -> None:
         {"role": "r" * 65},
         {"project": "_shared"},
         {"workflow_run_id": "r" * 129},
+        {"task": "a\x00b"},
     ],
 )
 def test_an_invalid_request_is_refused_with_invalid_context_request(fields: dict[str, object]) -> None:
@@ -225,6 +226,11 @@ def test_an_invalid_request_is_refused_with_invalid_context_request(fields: dict
     with pytest.raises(InvalidArgument) as error:
         arbitrate(request, SEED_POOL)
     assert error.value.reason == Reason.INVALID_CONTEXT_REQUEST
+
+
+def test_a_request_keeps_control_characters_other_than_nul_as_items_do() -> None:
+    task = "fix \x1b[31mFAIL\x1b[0m gate"
+    assert arbitrate(ask(task), SEED_POOL).audit.request.task == task
 
 
 def test_the_audit_echoes_run_and_stage_and_holds_no_bodies() -> None:

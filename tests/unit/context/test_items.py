@@ -143,6 +143,16 @@ def test_every_limit_of_section_5_1_is_enforced(fields: dict[str, object], reaso
     assert reason_of(error) == reason
 
 
+def test_text_follows_the_hubs_rule_nul_refused_other_control_characters_kept() -> None:
+    # Prepare: a gate's coloured output, as a journal entry's text keeps it (validation.required_text)
+    ansi = "\x1b[31mFAIL\x1b[0m lint\x7f"
+    # Execute / Assert
+    assert check_item(item("x", ansi), origin=SourceType.HUMAN).summary == ansi
+    with pytest.raises(InvalidArgument) as error:
+        check_item(item("x", "a\x00b"), origin=SourceType.HUMAN)
+    assert reason_of(error) == Reason.INVALID_CONTEXT_FIELD
+
+
 def test_the_limits_are_inclusive_and_count_utf16_code_units() -> None:
     checked = check_item(
         dataclasses.replace(item("x" * 128), summary="\U0001f600" * 2_000, evidence_refs=tuple(map(str, range(64)))),
