@@ -45,7 +45,7 @@ def gap_budget_fits_nothing(budget: int) -> str:
     return f"budget of {budget} tokens cannot fit any selected context"
 
 
-RankKey = tuple[int, int, int, int, float, int, int, tuple[int, int], bytes]
+RankKey = tuple[int, int, int, int, float, int, int, tuple[int, int], bytes, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +128,9 @@ def recency_key(item: ContextItem) -> tuple[int, int]:
 
 
 def rank_key(item: ContextItem, *, project: str, contradiction: bool, kind_rank: int, score: float) -> RankKey:
-    """The nine ordering keys of §5.5 as one ascending sort key."""
+    """The nine ordering keys of §5.5 as one ascending sort key, total over distinct ids: the raw
+    id ends it, so two ids with equal UTF-16 code units (``"\\ud83d\\ude00"`` and ``"\\U0001f600"``,
+    possible only in an item ``check_item`` never saw) still order one way."""
     return (
         0 if contradiction else 1,  # (1) open contradictions first
         0 if item.project == project else 1,  # (2) the project's items before _shared defaults
@@ -139,6 +141,7 @@ def rank_key(item: ContextItem, *, project: str, contradiction: bool, kind_rank:
         -item.authority.rank,  # (7) policy > instruction > evidence > hypothesis
         recency_key(item),  # (8) newest first
         code_unit_key(item.id),  # (9) id by UTF-16 code units
+        item.id,  # only for ids equal in code units: the key stays total
     )
 
 
@@ -193,20 +196,16 @@ def arbitrate(
             (item.id for item in eligible), score_relevance(request.task, [item_text(i) for i in eligible]), strict=True
         )
     )
-    keyed = sorted(
-        (
-            rank_key(
-                item,
-                project=request.project,
-                contradiction=item.id in contradictions,
-                kind_rank=kind_ranks.get(item.kind, len(kinds)),
-                score=scores[item.id],
-            ),
+    ordered = sorted(
+        eligible,
+        key=lambda item: rank_key(
             item,
-        )
-        for item in eligible
+            project=request.project,
+            contradiction=item.id in contradictions,
+            kind_rank=kind_ranks.get(item.kind, len(kinds)),
+            score=scores[item.id],
+        ),
     )
-    ordered = [item for _, item in keyed]
 
     selected: list[ContextItem] = []
     deferred: list[str] = []

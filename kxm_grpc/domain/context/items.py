@@ -257,15 +257,33 @@ def project_for_scope(scope: Scope | None, project: str) -> str:
     return SHARED_PROJECT if scope is Scope.OPERATOR else project
 
 
-def _text(field: str, value: str, max_chars: int) -> str:
+def check_text(field: str, value: str, max_chars: int, *, reason: Reason) -> str:
+    """Return ``value`` trimmed, under the hub's rule for text (``validation.required_text``): not
+    empty, no NUL, at most ``max_chars`` UTF-16 code units; other control characters (an ANSI
+    escape in a gate's output) are kept. A surrogate code point is refused too, as the hub's plan,
+    definition and webhook readers do: UTF-8 cannot store it, it has no UTF-16 length of its own,
+    and ``"\\ud83d\\ude00"`` would order equal to the ``"\\U0001f600"`` it spells.
+
+    Raises:
+        InvalidArgument: (``reason``) naming ``field``.
+    """
     text = validation.js_trim(value)
     if not text:
-        raise invalid_field(field, "must not be empty", reason=Reason.INVALID_CONTEXT_FIELD)
+        raise invalid_field(field, "must not be empty", reason=reason)
     if "\x00" in text:
-        raise invalid_field(field, "must not contain NUL characters", reason=Reason.INVALID_CONTEXT_FIELD)
+        raise invalid_field(field, "must not contain NUL characters", reason=reason)
+    if _SURROGATE.search(text):
+        raise invalid_field(field, "must not contain unpaired surrogates", reason=reason)
     if validation.utf16_length(text) > max_chars:
-        raise invalid_field(field, f"exceeds {max_chars} characters", reason=Reason.INVALID_CONTEXT_FIELD)
+        raise invalid_field(field, f"exceeds {max_chars} characters", reason=reason)
     return text
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _text(field: str, value: str, max_chars: int) -> str:
+    return check_text(field, value, max_chars, reason=Reason.INVALID_CONTEXT_FIELD)
 
 
 def _id_refs(field: str, values: tuple[str, ...], max_chars: int) -> tuple[str, ...]:

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kxm_grpc.domain import validation
-from kxm_grpc.domain.context.items import MAX_PROJECT_CHARS, SHARED_PROJECT, Kind
+from kxm_grpc.domain.context.items import MAX_PROJECT_CHARS, SHARED_PROJECT, Kind, check_text
 from kxm_grpc.errors import Reason, invalid_field
 
 MAX_ROLE_CHARS = 64
@@ -66,14 +65,7 @@ def check_request(request: ContextRequest) -> ContextRequest:
 
 
 def _text(field: str, value: str, max_chars: int) -> str:
-    text = validation.js_trim(value)
-    if not text:
-        raise _invalid(field, "must not be empty")
-    if "\x00" in text:
-        raise _invalid(field, "must not contain NUL characters")
-    if validation.utf16_length(text) > max_chars:
-        raise _invalid(field, f"exceeds {max_chars} characters")
-    return text
+    return check_text(field, value, max_chars, reason=Reason.INVALID_CONTEXT_REQUEST)
 
 
 def _optional(field: str, value: str | None, max_chars: int) -> str | None:

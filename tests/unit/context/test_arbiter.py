@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kxm_grpc.domain.context import documents
-from kxm_grpc.domain.context.arbiter import arbitrate
+from kxm_grpc.domain.context.arbiter import arbitrate, rank_key
 from kxm_grpc.domain.context.items import Authority, Confidence, ContextItem, Kind, Status
 from kxm_grpc.domain.context.policies import role_for_agent, role_policy
 from kxm_grpc.domain.context.request import ContextRequest
@@ -201,6 +201,18 @@ def test_ids_tie_break_by_utf16_code_units_with_astral_characters() -> None:
     assert arbitrate(ask("x"), [bmp, astral]).audit.selected_ids == ("e_\U0001f600", "e_\ufffd")
 
 
+def test_the_rank_key_is_total_even_for_ids_equal_in_code_units() -> None:
+    # Prepare: only an item check_item never saw can spell a pair as two surrogate code points
+    pair, astral = item("e_\ud83d\ude00"), item("e_\U0001f600")
+
+    def key(entry: ContextItem) -> object:
+        return rank_key(entry, project=PROJECT, contradiction=False, kind_rank=0, score=0.0)
+
+    # Execute / Assert
+    assert key(pair) != key(astral)
+    assert sorted([pair, astral], key=key) == sorted([astral, pair], key=key) == [pair, astral]
+
+
 def test_a_pool_with_one_id_twice_is_refused() -> None:
     with pytest.raises(InvalidArgument):
         arbitrate(ask("x"), [item("a"), item("a")])
@@ -219,6 +231,9 @@ def test_a_pool_with_one_id_twice_is_refused() -> None:
         {"project": "_shared"},
         {"workflow_run_id": "r" * 129},
         {"task": "a\x00b"},
+        {"task": "flaky \ud800"},
+        {"role": "critic\udfff"},
+        {"stage_id": "s\ud83d"},
     ],
 )
 def test_an_invalid_request_is_refused_with_invalid_context_request(fields: dict[str, object]) -> None:

@@ -153,6 +153,27 @@ def test_text_follows_the_hubs_rule_nul_refused_other_control_characters_kept() 
     assert reason_of(error) == Reason.INVALID_CONTEXT_FIELD
 
 
+@pytest.mark.parametrize(
+    ("field", "raw"),
+    [
+        ("id", {"id": "e_\ud800"}),
+        ("summary", {"summary": "flaky \udfff gate"}),
+        ("provenance.sourceRef", {"provenance": {"sourceType": "tool", "sourceRef": "ci:\ud83d"}}),
+        ("stateKey", {"kind": "state", "status": "current", "stateKey": "ci.\ude00"}),
+        ("evidenceRefs", {"evidenceRefs": ["peer:\ud800"]}),
+        ("supersedes", {"supersedes": ["e_\ud800"]}),
+        ("provenance.derivedFrom", {"provenance": {"sourceType": "tool", "derivedFrom": ["e_\ud800"]}}),
+        ("project", {"project": "alpha\ud800"}),
+    ],
+)
+def test_a_lone_surrogate_is_refused_naming_its_field(field: str, raw: dict[str, object]) -> None:
+    # Prepare: JSON can spell one ("\ud800"); UTF-8 cannot store it
+    with pytest.raises(InvalidArgument) as error:
+        parse_item({**RAW, **raw}, origin=SourceType.HUMAN)
+    assert reason_of(error) == Reason.INVALID_CONTEXT_FIELD
+    assert error.value.metadata["field"] == field
+
+
 def test_the_limits_are_inclusive_and_count_utf16_code_units() -> None:
     checked = check_item(
         dataclasses.replace(item("x" * 128), summary="\U0001f600" * 2_000, evidence_refs=tuple(map(str, range(64)))),
