@@ -42,6 +42,11 @@ MAX_ITEMS = 256
 """Items in one packet (``MAX_CONTEXT_ITEMS``)."""
 MAX_LINEAGE = 64
 """Ancestors of one derived item (``MAX_CONTEXT_LINEAGE``)."""
+MIN_TIME = -62_135_596_800_000_000
+"""0001-01-01T00:00:00Z in microseconds: item times are UTC years 0001-9999, the range RFC 3339
+text (four-digit years) and a protobuf Timestamp can hold."""
+MAX_TIME = 253_402_300_799_999_999
+"""9999-12-31T23:59:59.999999Z in microseconds."""
 
 
 class Kind(enum.Enum):
@@ -223,6 +228,13 @@ def check_item(item: ContextItem, *, origin: SourceType) -> ContextItem:
     supersedes = _id_refs("supersedes", item.supersedes, MAX_ID_CHARS)
     evidence_refs = _id_refs("evidenceRefs", item.evidence_refs, MAX_EVIDENCE_REF_CHARS)
     state_key = None if item.state_key is None else _text("stateKey", item.state_key, MAX_STATE_KEY_CHARS)
+    for field, moment in (
+        ("observedAt", item.observed_at),
+        ("validFrom", item.valid_from),
+        ("validUntil", item.valid_until),
+    ):
+        if moment is not None and not MIN_TIME <= moment <= MAX_TIME:
+            raise invalid_field(field, "must be in UTC years 0001-9999", reason=Reason.INVALID_CONTEXT_FIELD)
     if item_id in supersedes:
         raise _invalid_item("a context item cannot supersede itself", "supersedes")
     if item.kind is Kind.STATE and state_key is None:
@@ -344,7 +356,10 @@ _ITEM_FIELDS = frozenset(
 )
 _E = TypeVar("_E", bound=enum.Enum)
 _PROVENANCE_FIELDS = frozenset({"sourceType", "sourceRef", "derivedFrom"})
-_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})")
+# ASCII digits only: ``\d`` would match any Unicode digit (Arabic-Indic, fullwidth) and ``int``
+# reads them.
+_RFC3339 = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def parse_item(raw: Mapping[str, object], *, origin: SourceType) -> ContextItem:
@@ -433,11 +448,11 @@ def _time(raw: Mapping[str, object], name: str) -> int | None:
     text, _, fraction = value.partition(".")
     digits = ""
     if fraction:
-        digits = re.match(r"\d+", fraction).group()  # type: ignore[union-attr]
+        digits = fraction[: len(fraction) - len(fraction.lstrip("0123456789"))]
         text += fraction[len(digits) :]
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise invalid_field(name, "must be an RFC 3339 timestamp", reason=Reason.INVALID_CONTEXT_FIELD) from None
-    seconds = int((moment - datetime(1970, 1, 1, tzinfo=UTC)).total_seconds())
-    return seconds * 1_000_000 + int((digits + "000000")[:6])
+    elapsed = moment - _EPOCH
+    return (elapsed.days * 86_400 + elapsed.seconds) * 1_000_000 + int((digits + "000000")[:6])

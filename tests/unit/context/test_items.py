@@ -7,9 +7,12 @@ import dataclasses
 
 import pytest
 
+from kxm_grpc.domain.context import documents
 from kxm_grpc.domain.context.derivation import derive_item, derived_authority, summarize_items
 from kxm_grpc.domain.context.items import (
     CONTROL_PLANE_FIELDS,
+    MAX_TIME,
+    MIN_TIME,
     Authority,
     Kind,
     Provenance,
@@ -66,10 +69,50 @@ def test_an_unknown_field_is_refused_not_dropped() -> None:
     assert reason_of(error) == Reason.INVALID_CONTEXT_FIELD
 
 
-@pytest.mark.parametrize("value", ["yesterday", "2026-01-01", "2026-01-01 00:00:00Z", "2026-02-30T00:00:00Z"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "yesterday",
+        "2026-01-01",
+        "2026-01-01 00:00:00Z",
+        "2026-02-30T00:00:00Z",
+        "\uff12\uff10\uff12\uff14-01-01T00:00:00Z",  # fullwidth digits
+        "2024-01-01T00:00:00.\u0661\u0662Z",  # Arabic-Indic digits in the fraction
+        "\u0662\u0660\u0662\u0664-01-01T00:00:00Z",
+        "0001-01-01T00:00:00+01:00",  # UTC year 0
+        "9999-12-31T23:59:59-01:00",  # UTC year 10000
+    ],
+)
 def test_a_time_that_is_not_strict_rfc_3339_is_refused(value: str) -> None:
     with pytest.raises(InvalidArgument):
         parse_item({**RAW, "validFrom": value}, origin=SourceType.HUMAN)
+
+
+@pytest.mark.parametrize(
+    ("value", "rendered"),
+    [
+        ("0999-01-01T00:00:00Z", "0999-01-01T00:00:00.000000Z"),
+        ("0001-01-01T00:30:00+00:30", "0001-01-01T00:00:00.000000Z"),
+        ("9999-12-31T23:59:59.9999999Z", "9999-12-31T23:59:59.999999Z"),
+        ("2026-01-01T02:00:01.25+02:00", "2026-01-01T00:00:01.250000Z"),
+    ],
+)
+def test_times_in_utc_years_1_to_9999_render_as_rfc_3339_that_parses_again(value: str, rendered: str) -> None:
+    # Execute
+    parsed = parse_item({**RAW, "observedAt": value}, origin=SourceType.HUMAN)
+    text = documents.item_document(parsed)["observedAt"]
+    # Assert
+    assert text == rendered
+    assert parse_item({**RAW, "observedAt": text}, origin=SourceType.HUMAN).observed_at == parsed.observed_at
+
+
+@pytest.mark.parametrize("field", ["observed_at", "valid_from", "valid_until"])
+def test_a_typed_time_outside_utc_years_1_to_9999_is_refused(field: str) -> None:
+    for moment in (MIN_TIME - 1, MAX_TIME + 1):
+        with pytest.raises(InvalidArgument) as error:
+            check_item(dataclasses.replace(item("x"), **{field: moment}), origin=SourceType.HUMAN)  # type: ignore[arg-type]
+        assert reason_of(error) == Reason.INVALID_CONTEXT_FIELD
+    assert check_item(dataclasses.replace(item("x"), **{field: MAX_TIME}), origin=SourceType.HUMAN)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
