@@ -213,9 +213,28 @@ def test_the_rank_key_is_total_even_for_ids_equal_in_code_units() -> None:
     assert sorted([pair, astral], key=key) == sorted([astral, pair], key=key) == [pair, astral]
 
 
-def test_a_pool_with_one_id_twice_is_refused() -> None:
-    with pytest.raises(InvalidArgument):
-        arbitrate(ask("x"), [item("a"), item("a")])
+@pytest.mark.parametrize("project", [PROJECT, "_shared"])
+def test_a_pool_with_one_id_twice_in_one_project_is_refused(project: str) -> None:
+    with pytest.raises(InvalidArgument) as error:
+        arbitrate(ask("x"), [item("a", project=project), item("a", "other", project=project)])
+    assert error.value.reason == Reason.INVALID_CONTEXT_ITEM
+
+
+@pytest.mark.parametrize("status", [None, Status.SUPERSEDED])
+def test_the_projects_item_shadows_the_shared_default_with_the_same_id(status: Status | None) -> None:
+    # Prepare: the store keys items on (project, id), so both may exist
+    default = item("k_gate", "flaky gate owner is QA", Kind.KNOWLEDGE, project="_shared")
+    own = item("k_gate", "flaky gate owner is infra", Kind.KNOWLEDGE, status=status)
+    other = item("e_1", "flaky gate")
+    # Execute
+    outcome = arbitrate(ask("flaky gate"), [default, other, own])
+    # Assert: the default left the pool before counting; the project's item stands in its place
+    audit = outcome.audit
+    assert audit.candidate_count == (2 if status is None else 1)
+    assert audit.excluded_superseded == (0 if status is None else 1)
+    assert "_shared" not in [i.project for i in outcome.packet.knowledge]
+    assert audit.selected_ids == (("e_1", "k_gate") if status is None else ("e_1",))
+    assert [r.shared for r in audit.reasons] == [False] * len(audit.selected_ids)
 
 
 @pytest.mark.parametrize(
