@@ -19,7 +19,12 @@ code units, and BM25 sums terms in query order over order-free corpus statistics
 5. Order by ``rank_key``, the nine keys of §5.5.
 6. First fit: an item that would take the estimate over the budget is deferred and smaller ones
    after it still fill; 256 items at most.
-7. Gaps, sections and the metadata-only audit.
+7. Gaps, sections and the metadata-only audit (which adds ``deferredIds`` and each selected
+   item's ordering reasons to the original's).
+
+Seed 004's post-check ``validateContextPacketContents`` is not run on the packet: it would refuse
+the ``_shared`` items pin 19 admits, and an open contradiction of a kind the role did not request,
+which this arbiter surfaces on purpose (step 4).
 """
 
 from __future__ import annotations

@@ -8,7 +8,14 @@ Authority is capped twice. The item's own ``sourceType`` has a grant floor (§5.
 *origin* of the write, which the caller derives from the verified credential and passes in: an
 agent writes as ``peer``, an operator or the admin as ``human``, the hub itself (journal entries,
 verified evidence) as ``workflow``. The origin is never read from the item: a label an agent writes
-(``sourceType: human``, ``proposedBy: …``) grants nothing (§11.4a).
+(``sourceType: human``, ``proposedBy: …``) grants nothing (§11.4a). The label itself is refused
+(403) when its grant floor is above the origin's, even if the authority claimed is within both
+floors: an agent cannot write an ``evidence`` item labelled ``human`` or ``git``.
+
+Text fields follow the hub's rule (``check_text``): trimmed, not empty, no NUL, no surrogate code
+point, limits in UTF-16 code units on the text as written (secrets are redacted after the check;
+long hex is spared: items carry content hashes). Times are microseconds in UTC years 0001-9999;
+the JSON shape takes strict RFC 3339 text with ASCII digits only.
 """
 
 from __future__ import annotations
@@ -162,7 +169,9 @@ class Provenance:
 
 @dataclass(frozen=True, slots=True)
 class ContextItem:
-    """One unit of context (``kxm.context-item.v1``). Times are microseconds since the epoch."""
+    """One unit of context (``kxm.context-item.v1``). Times are microseconds since the epoch, the
+    hub's unit (the original compares milliseconds: two times within one millisecond order here by
+    time, there by id)."""
 
     id: str
     kind: Kind

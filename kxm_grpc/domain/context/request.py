@@ -1,6 +1,9 @@
 """The packet request (spec §5.2): project, role, task, budget and kinds, validated.
 
-``workflow_run_id`` and ``stage_id`` are echoed in the audit only; they filter nothing.
+``workflow_run_id`` and ``stage_id`` are echoed in the audit only; they filter nothing. Text
+follows the items' rule (``items.check_text``). Unlike the original, a request may not name
+``_shared`` as its project: that project holds the defaults every project sees, and it has no
+packet of its own; ``include_kinds`` may not name a kind twice.
 """
 
 from __future__ import annotations
