@@ -56,6 +56,7 @@ def test_touch_is_due_after_a_quarter_window_or_when_offline() -> None:
 def test_lengths_count_utf16_code_units() -> None:
     """An emoji counts twice, like in the original hub's JavaScript."""
     assert utf16_length("a😀") == 3
+    assert utf16_length("a\ud800é") == 3  # a lone surrogate is one code unit, as in JavaScript
     with pytest.raises(InvalidArgument):
         required_text("name", "😀" * 33, 64)
     assert required_text("name", "  x  ", 64) == "x"

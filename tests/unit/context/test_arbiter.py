@@ -271,6 +271,8 @@ def test_the_rank_key_is_total_even_for_ids_equal_in_code_units() -> None:
     # Execute / Assert
     assert key(pair) != key(astral)
     assert sorted([pair, astral], key=key) == sorted([astral, pair], key=key) == [pair, astral]
+    forward = arbitrate(ask("x"), [pair, astral]).audit.selected_ids
+    assert arbitrate(ask("x"), [astral, pair]).audit.selected_ids == forward == ("e_\ud83d\ude00", "e_\U0001f600")
 
 
 @pytest.mark.parametrize("project", [PROJECT, "_shared"])
