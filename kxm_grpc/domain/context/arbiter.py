@@ -7,14 +7,24 @@ once rendered by ``documents``: every ordering is one total sort key ending in t
 code units, and BM25 sums terms in query order over order-free corpus statistics.
 
 1. Isolation: an item of another project fails the whole call (never filtered: a foreign item in
-   a pool is a bug upstream). Two items with one id fail it too (the order would be undefined).
-2. Superseded and rejected items are dropped and counted; the rest are the candidates.
-3. Eligible: open contradictions, and items of a requested kind that are not inert (a state item
+   a pool is a bug upstream). Two items with one id in one project fail it too (the store keys
+   items on project and id, so that is a bug upstream as well).
+2. Shadowing: the store may hold one id in the project and in ``_shared``; the project's own item
+   (whatever its status) shadows the ``_shared`` default, which leaves the pool here, before
+   anything is counted or ranked. So an operator default never breaks a project's packets by
+   sharing an id, and a project overrides a default by writing its id.
+3. Superseded and rejected items are dropped and counted; the rest are the candidates.
+4. Eligible: open contradictions, and items of a requested kind that are not inert (a state item
    that is not current, a proposed skill): proposals never consume budget.
-4. Order by ``rank_key``, the nine keys of §5.5.
-5. First fit: an item that would take the estimate over the budget is deferred and smaller ones
+5. Order by ``rank_key``, the nine keys of §5.5.
+6. First fit: an item that would take the estimate over the budget is deferred and smaller ones
    after it still fill; 256 items at most.
-6. Gaps, sections and the metadata-only audit.
+7. Gaps, sections and the metadata-only audit (which adds ``deferredIds`` and each selected
+   item's ordering reasons to the original's).
+
+Seed 004's post-check ``validateContextPacketContents`` is not run on the packet: it would refuse
+the ``_shared`` items pin 19 admits, and an open contradiction of a kind the role did not request,
+which this arbiter surfaces on purpose (step 4).
 """
 
 from __future__ import annotations
@@ -45,7 +55,7 @@ def gap_budget_fits_nothing(budget: int) -> str:
     return f"budget of {budget} tokens cannot fit any selected context"
 
 
-RankKey = tuple[int, int, int, int, float, int, int, tuple[int, int], bytes]
+RankKey = tuple[int, int, int, int, float, int, int, tuple[int, int], bytes, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +138,9 @@ def recency_key(item: ContextItem) -> tuple[int, int]:
 
 
 def rank_key(item: ContextItem, *, project: str, contradiction: bool, kind_rank: int, score: float) -> RankKey:
-    """The nine ordering keys of §5.5 as one ascending sort key."""
+    """The nine ordering keys of §5.5 as one ascending sort key, total over distinct ids: the raw
+    id ends it, so two ids with equal UTF-16 code units (``"\\ud83d\\ude00"`` and ``"\\U0001f600"``,
+    possible only in an item ``check_item`` never saw) still order one way."""
     return (
         0 if contradiction else 1,  # (1) open contradictions first
         0 if item.project == project else 1,  # (2) the project's items before _shared defaults
@@ -139,6 +151,7 @@ def rank_key(item: ContextItem, *, project: str, contradiction: bool, kind_rank:
         -item.authority.rank,  # (7) policy > instruction > evidence > hypothesis
         recency_key(item),  # (8) newest first
         code_unit_key(item.id),  # (9) id by UTF-16 code units
+        item.id,  # only for ids equal in code units: the key stays total
     )
 
 
@@ -153,7 +166,8 @@ def arbitrate(
 
     Raises:
         InvalidArgument: the request breaks a rule of §5.2 (INVALID_CONTEXT_REQUEST), or the pool
-            holds one id twice (INVALID_CONTEXT_ITEM).
+            holds one id twice in one project (INVALID_CONTEXT_ITEM); an id in the project and in
+            ``_shared`` is no error (the project's item shadows the default).
         PermissionDenied: the pool holds another project's item (CONTEXT_ISOLATION_VIOLATION).
     """
     request = check_request(request)
@@ -161,9 +175,8 @@ def arbitrate(
     budget = request.budget_tokens if request.budget_tokens is not None else policy.budget_tokens
     contradictions = frozenset(contradiction_ids)
 
-    seen: set[str] = set()
-    candidates: list[ContextItem] = []
-    excluded = 0
+    own_ids: set[str] = set()
+    shared_ids: set[str] = set()
     for item in pool:
         if item.project not in (request.project, SHARED_PROJECT):
             raise PermissionDenied(
@@ -171,13 +184,20 @@ def arbitrate(
                 reason=Reason.CONTEXT_ISOLATION_VIOLATION,
                 metadata={"itemId": item.id, "project": request.project},
             )
+        seen = own_ids if item.project == request.project else shared_ids
         if item.id in seen:
             raise InvalidArgument(
-                f"context pool contains item {item.id} twice",
+                f"context pool contains item {item.id} of {item.project} twice",
                 reason=Reason.INVALID_CONTEXT_ITEM,
-                metadata={"itemId": item.id},
+                metadata={"itemId": item.id, "project": item.project},
             )
         seen.add(item.id)
+
+    candidates: list[ContextItem] = []
+    excluded = 0
+    for item in pool:
+        if item.project == SHARED_PROJECT and item.id in own_ids:
+            continue  # shadowed by the project's own item with this id
         if item.status in (Status.SUPERSEDED, Status.REJECTED):
             excluded += 1
             continue
@@ -193,20 +213,16 @@ def arbitrate(
             (item.id for item in eligible), score_relevance(request.task, [item_text(i) for i in eligible]), strict=True
         )
     )
-    keyed = sorted(
-        (
-            rank_key(
-                item,
-                project=request.project,
-                contradiction=item.id in contradictions,
-                kind_rank=kind_ranks.get(item.kind, len(kinds)),
-                score=scores[item.id],
-            ),
+    ordered = sorted(
+        eligible,
+        key=lambda item: rank_key(
             item,
-        )
-        for item in eligible
+            project=request.project,
+            contradiction=item.id in contradictions,
+            kind_rank=kind_ranks.get(item.kind, len(kinds)),
+            score=scores[item.id],
+        ),
     )
-    ordered = [item for _, item in keyed]
 
     selected: list[ContextItem] = []
     deferred: list[str] = []

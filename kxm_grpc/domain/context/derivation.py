@@ -4,6 +4,11 @@ Iterated summarisation is the classic way to launder provenance: each hop must r
 A derived item's ``derivedFrom`` is the whole transitive lineage (at most 64 ids), its source type
 is ``derived`` and its authority is the least of what was claimed, ``evidence`` (the floor of a
 derived origin) and the strongest authority in its lineage.
+
+Deviation (a fix of §5.3, backed by map rule 19): §5.3 says a claim exceeding the strongest lineage
+authority "becomes ``evidence``", which would raise a summary of ``hypothesis`` items to
+``evidence``. Here the authority never rises above the lineage: it is capped at the strongest
+lineage authority (``hypothesis`` over an all-``hypothesis`` or empty lineage).
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """The JSON shapes of items, packets and audits, and the packet id derived from content (§11.14).
 
-Shapes follow the original (camelCase names, absent fields left out, times as RFC 3339 text);
+Shapes follow the original (camelCase names, absent fields left out, times as RFC 3339 text; a
+time is rendered from the item's microseconds as UTC with six fractional digits,
+``2026-01-01T00:00:01.250000Z``, not as the text the caller wrote);
 ``canonical_json`` (keys in UTF-16 code-unit order, JavaScript numbers) makes them bytes, so "the
 same packet" can be checked byte for byte. A packet id is ``ctxpkt_`` and the first 16 hex digits
 of the SHA-256 of the canonical packet and audit: the same content always has the same id, and the

@@ -8,7 +8,14 @@ Authority is capped twice. The item's own ``sourceType`` has a grant floor (§5.
 *origin* of the write, which the caller derives from the verified credential and passes in: an
 agent writes as ``peer``, an operator or the admin as ``human``, the hub itself (journal entries,
 verified evidence) as ``workflow``. The origin is never read from the item: a label an agent writes
-(``sourceType: human``, ``proposedBy: …``) grants nothing (§11.4a).
+(``sourceType: human``, ``proposedBy: …``) grants nothing (§11.4a). The label itself is refused
+(403) when its grant floor is above the origin's, even if the authority claimed is within both
+floors: an agent cannot write an ``evidence`` item labelled ``human`` or ``git``.
+
+Text fields follow the hub's rule (``check_text``): trimmed, not empty, no NUL, no surrogate code
+point, limits in UTF-16 code units on the text as written (secrets are redacted after the check;
+long hex is spared: items carry content hashes). Times are microseconds in UTC years 0001-9999;
+the JSON shape takes strict RFC 3339 text with ASCII digits only.
 """
 
 from __future__ import annotations
@@ -35,10 +42,18 @@ MAX_SUMMARY_CHARS = 4_000
 MAX_SOURCE_REF_CHARS = 512
 MAX_STATE_KEY_CHARS = 200
 MAX_ID_REFS = 64
+MAX_EVIDENCE_REF_CHARS = 200
+"""One ``evidenceRefs`` entry: a reference (``peer:msg_…``, a journal's evidence ref of 1-200
+characters, §5.10), not an item id; ``supersedes`` and ``derivedFrom`` hold item ids."""
 MAX_ITEMS = 256
 """Items in one packet (``MAX_CONTEXT_ITEMS``)."""
 MAX_LINEAGE = 64
 """Ancestors of one derived item (``MAX_CONTEXT_LINEAGE``)."""
+MIN_TIME = -62_135_596_800_000_000
+"""0001-01-01T00:00:00Z in microseconds: item times are UTC years 0001-9999, the range RFC 3339
+text (four-digit years) and a protobuf Timestamp can hold."""
+MAX_TIME = 253_402_300_799_999_999
+"""9999-12-31T23:59:59.999999Z in microseconds."""
 
 
 class Kind(enum.Enum):
@@ -154,7 +169,9 @@ class Provenance:
 
 @dataclass(frozen=True, slots=True)
 class ContextItem:
-    """One unit of context (``kxm.context-item.v1``). Times are microseconds since the epoch."""
+    """One unit of context (``kxm.context-item.v1``). Times are microseconds since the epoch, the
+    hub's unit (the original compares milliseconds: two times within one millisecond order here by
+    time, there by id)."""
 
     id: str
     kind: Kind
@@ -208,16 +225,25 @@ def check_item(item: ContextItem, *, origin: SourceType) -> ContextItem:
     """
     item_id = _text("id", item.id, MAX_ID_CHARS)
     project = _text("project", item.project, MAX_PROJECT_CHARS)
-    summary = _text("summary", _redact(item.summary), MAX_SUMMARY_CHARS)
+    # The limit applies to what the caller wrote; the redacted text may be a little longer (as the
+    # original's redactSecrets(requireString(..., {max}))).
+    summary = _redact(_text("summary", item.summary, MAX_SUMMARY_CHARS))
     source_ref = (
         None
         if item.provenance.source_ref is None
-        else _text("provenance.sourceRef", _redact(item.provenance.source_ref), MAX_SOURCE_REF_CHARS)
+        else _redact(_text("provenance.sourceRef", item.provenance.source_ref, MAX_SOURCE_REF_CHARS))
     )
-    derived_from = _id_refs("provenance.derivedFrom", item.provenance.derived_from)
-    supersedes = _id_refs("supersedes", item.supersedes)
-    evidence_refs = _id_refs("evidenceRefs", item.evidence_refs)
+    derived_from = _id_refs("provenance.derivedFrom", item.provenance.derived_from, MAX_ID_CHARS)
+    supersedes = _id_refs("supersedes", item.supersedes, MAX_ID_CHARS)
+    evidence_refs = _id_refs("evidenceRefs", item.evidence_refs, MAX_EVIDENCE_REF_CHARS)
     state_key = None if item.state_key is None else _text("stateKey", item.state_key, MAX_STATE_KEY_CHARS)
+    for field, moment in (
+        ("observedAt", item.observed_at),
+        ("validFrom", item.valid_from),
+        ("validUntil", item.valid_until),
+    ):
+        if moment is not None and not MIN_TIME <= moment <= MAX_TIME:
+            raise invalid_field(field, "must be in UTC years 0001-9999", reason=Reason.INVALID_CONTEXT_FIELD)
     if item_id in supersedes:
         raise _invalid_item("a context item cannot supersede itself", "supersedes")
     if item.kind is Kind.STATE and state_key is None:
@@ -252,18 +278,36 @@ def project_for_scope(scope: Scope | None, project: str) -> str:
     return SHARED_PROJECT if scope is Scope.OPERATOR else project
 
 
-def _text(field: str, value: str, max_chars: int) -> str:
+def check_text(field: str, value: str, max_chars: int, *, reason: Reason) -> str:
+    """Return ``value`` trimmed, under the hub's rule for text (``validation.required_text``): not
+    empty, no NUL, at most ``max_chars`` UTF-16 code units; other control characters (an ANSI
+    escape in a gate's output) are kept. A surrogate code point is refused too, as the hub's plan,
+    definition and webhook readers do: UTF-8 cannot store it, it has no UTF-16 length of its own,
+    and ``"\\ud83d\\ude00"`` would order equal to the ``"\\U0001f600"`` it spells.
+
+    Raises:
+        InvalidArgument: (``reason``) naming ``field``.
+    """
     text = validation.js_trim(value)
     if not text:
-        raise invalid_field(field, "must not be empty", reason=Reason.INVALID_CONTEXT_FIELD)
-    if any(ord(c) < 32 and c not in "\t\n\r" for c in text):
-        raise invalid_field(field, "must not contain control characters", reason=Reason.INVALID_CONTEXT_FIELD)
+        raise invalid_field(field, "must not be empty", reason=reason)
+    if "\x00" in text:
+        raise invalid_field(field, "must not contain NUL characters", reason=reason)
+    if _SURROGATE.search(text):
+        raise invalid_field(field, "must not contain unpaired surrogates", reason=reason)
     if validation.utf16_length(text) > max_chars:
-        raise invalid_field(field, f"exceeds {max_chars} characters", reason=Reason.INVALID_CONTEXT_FIELD)
+        raise invalid_field(field, f"exceeds {max_chars} characters", reason=reason)
     return text
 
 
-def _id_refs(field: str, values: tuple[str, ...]) -> tuple[str, ...]:
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _text(field: str, value: str, max_chars: int) -> str:
+    return check_text(field, value, max_chars, reason=Reason.INVALID_CONTEXT_FIELD)
+
+
+def _id_refs(field: str, values: tuple[str, ...], max_chars: int) -> tuple[str, ...]:
     if len(values) > MAX_ID_REFS:
         raise InvalidArgument(
             f"{field}: exceeds {MAX_ID_REFS} references",
@@ -272,7 +316,7 @@ def _id_refs(field: str, values: tuple[str, ...]) -> tuple[str, ...]:
         )
     refs: list[str] = []
     for value in values:
-        ref = _text(field, value, MAX_ID_CHARS)
+        ref = _text(field, value, max_chars)
         if ref in refs:
             raise invalid_field(field, f"contains duplicate reference {ref}", reason=Reason.INVALID_CONTEXT_FIELD)
         refs.append(ref)
@@ -321,7 +365,10 @@ _ITEM_FIELDS = frozenset(
 )
 _E = TypeVar("_E", bound=enum.Enum)
 _PROVENANCE_FIELDS = frozenset({"sourceType", "sourceRef", "derivedFrom"})
-_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})")
+# ASCII digits only: ``\d`` would match any Unicode digit (Arabic-Indic, fullwidth) and ``int``
+# reads them.
+_RFC3339 = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def parse_item(raw: Mapping[str, object], *, origin: SourceType) -> ContextItem:
@@ -410,11 +457,11 @@ def _time(raw: Mapping[str, object], name: str) -> int | None:
     text, _, fraction = value.partition(".")
     digits = ""
     if fraction:
-        digits = re.match(r"\d+", fraction).group()  # type: ignore[union-attr]
+        digits = fraction[: len(fraction) - len(fraction.lstrip("0123456789"))]
         text += fraction[len(digits) :]
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise invalid_field(name, "must be an RFC 3339 timestamp", reason=Reason.INVALID_CONTEXT_FIELD) from None
-    seconds = int((moment - datetime(1970, 1, 1, tzinfo=UTC)).total_seconds())
-    return seconds * 1_000_000 + int((digits + "000000")[:6])
+    elapsed = moment - _EPOCH
+    return (elapsed.days * 86_400 + elapsed.seconds) * 1_000_000 + int((digits + "000000")[:6])

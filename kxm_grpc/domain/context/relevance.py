@@ -3,9 +3,13 @@
 No model, no clock, no randomness: the same query and documents give bit-identical scores. Every
 step follows the original so scores match a JavaScript hub's to the last bit where the platforms'
 ``log`` agree: NFKC, JavaScript lower-casing, splitting on runs of characters that are neither a
-Unicode letter (``\\p{L}``) nor a number (``\\p{N}``), token lengths in UTF-16 code units, 61
-stopwords, plural folding, k1 = 1.2 and b = 0.75, terms summed in first-occurrence query order,
-and JavaScript's ``Math.round`` for the reported three decimals.
+Unicode letter (``\\p{L}``) nor a number (``\\p{N}``), token lengths in UTF-16 code units, the 60
+stopwords §5.7 lists (its text says 61), plural folding, k1 = 1.2 and b = 0.75, terms summed in
+first-occurrence query order, and JavaScript's ``Math.round`` for the reported three decimals.
+
+Residual parity risk: ``math.log`` is the platform's libm, V8 has its own ``Math.log``, and they
+may differ in the last bit for some arguments; NFKC and the letter and number classes follow this
+Python's Unicode version, which may differ from the Node build's ICU for newly assigned characters.
 """
 
 from __future__ import annotations

@@ -1,14 +1,16 @@
 """The packet request (spec §5.2): project, role, task, budget and kinds, validated.
 
-``workflow_run_id`` and ``stage_id`` are echoed in the audit only; they filter nothing.
+``workflow_run_id`` and ``stage_id`` are echoed in the audit only; they filter nothing. Text
+follows the items' rule (``items.check_text``). Unlike the original, a request may not name
+``_shared`` as its project: that project holds the defaults every project sees, and it has no
+packet of its own; ``include_kinds`` may not name a kind twice.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kxm_grpc.domain import validation
-from kxm_grpc.domain.context.items import MAX_PROJECT_CHARS, SHARED_PROJECT, Kind
+from kxm_grpc.domain.context.items import MAX_PROJECT_CHARS, SHARED_PROJECT, Kind, check_text
 from kxm_grpc.errors import Reason, invalid_field
 
 MAX_ROLE_CHARS = 64
@@ -66,14 +68,7 @@ def check_request(request: ContextRequest) -> ContextRequest:
 
 
 def _text(field: str, value: str, max_chars: int) -> str:
-    text = validation.js_trim(value)
-    if not text:
-        raise _invalid(field, "must not be empty")
-    if "\x00" in text:
-        raise _invalid(field, "must not contain NUL characters")
-    if validation.utf16_length(text) > max_chars:
-        raise _invalid(field, f"exceeds {max_chars} characters")
-    return text
+    return check_text(field, value, max_chars, reason=Reason.INVALID_CONTEXT_REQUEST)
 
 
 def _optional(field: str, value: str | None, max_chars: int) -> str | None:

@@ -5,14 +5,16 @@ documents.py, policies.py, request.py; spec §5.2, §5.4, §5.5)."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kxm_grpc.domain.context import documents
-from kxm_grpc.domain.context.arbiter import arbitrate
-from kxm_grpc.domain.context.items import Authority, Confidence, ContextItem, Kind, Status
+from kxm_grpc.domain.context.arbiter import arbitrate, is_inert, rank_key
+from kxm_grpc.domain.context.items import Authority, Confidence, ContextItem, Kind, SourceType, Status
 from kxm_grpc.domain.context.policies import role_for_agent, role_policy
 from kxm_grpc.domain.context.request import ContextRequest
 from kxm_grpc.errors import InvalidArgument, PermissionDenied, Reason
@@ -82,9 +84,17 @@ def test_pin_15_superseded_and_rejected_items_are_excluded_and_counted() -> None
 
 
 def test_pin_15_identical_inputs_give_byte_identical_packet_and_audit() -> None:
-    first = documents.outcome_bytes(arbitrate(ask("flaky gate"), SEED_POOL))
-    again = documents.outcome_bytes(arbitrate(ask("flaky gate"), list(SEED_POOL)))
-    assert first == again
+    # Prepare: the seed pool with a shared default, a state item and a contradiction, in every order
+    pool = [
+        *SEED_POOL,
+        item("k_def", "playwright default", Kind.KNOWLEDGE, project="_shared"),
+        item("s_ci", "gate red", Kind.STATE, state_key="ci", status=Status.CURRENT),
+    ]
+    first = documents.outcome_bytes(arbitrate(ask("flaky gate"), pool, contradiction_ids={"e_aaa", "s_ci"}))
+    # Execute / Assert
+    for order in itertools.permutations(pool):
+        again = arbitrate(ask("flaky gate"), list(order), contradiction_ids=["s_ci", "e_aaa"])
+        assert documents.outcome_bytes(again) == first
     assert (
         b"docs build is slow"
         not in documents.canonical_json(
@@ -196,14 +206,97 @@ def test_confidence_then_authority_then_recency_break_ties() -> None:
     assert arbitrate(ask("x"), pool).audit.selected_ids == ("c", "d", "b", "a")
 
 
+# Adjacent ordering keys (§5.5): in each pair "z" wins on the earlier key and "a" on every later
+# one (down to the id), so only the earlier key can put "z" first.
+
+
+def test_key_1_before_2_a_shared_open_contradiction_ranks_before_the_projects_item() -> None:
+    pool = [item("a", "x"), item("z", "y", project="_shared")]
+    assert arbitrate(ask("x"), pool, contradiction_ids={"z"}).audit.selected_ids == ("z", "a")
+
+
+def test_key_2_before_3_the_projects_unmatched_item_ranks_before_a_shared_matched_one() -> None:
+    pool = [item("a", "gate", project="_shared"), item("z", "nothing")]
+    assert arbitrate(ask("gate"), pool).audit.selected_ids == ("z", "a")
+
+
+def test_key_3_before_4_a_matched_item_ranks_before_an_unmatched_one_of_a_higher_priority_kind() -> None:
+    pool = [item("a", "nothing"), item("z", "gate", Kind.KNOWLEDGE)]
+    assert arbitrate(ask("gate"), pool).audit.selected_ids == ("z", "a")
+
+
+def test_key_4_before_5_the_roles_kind_priority_ranks_before_a_higher_bm25_score() -> None:
+    pool = [item("a", "gate flaky", Kind.KNOWLEDGE), item("z", "gate long long long long long")]
+    assert arbitrate(ask("gate flaky"), pool).audit.selected_ids == ("z", "a")
+
+
+def test_key_5_before_6_a_higher_bm25_score_ranks_before_a_higher_confidence() -> None:
+    pool = [
+        item("a", "gate other", confidence=Confidence.VERIFIED),
+        item("z", "gate flaky", confidence=Confidence.UNCERTAIN),
+    ]
+    assert arbitrate(ask("gate flaky"), pool).audit.selected_ids == ("z", "a")
+
+
+def test_key_6_before_7_a_higher_confidence_ranks_before_a_higher_authority() -> None:
+    pool = [
+        item("a", authority=Authority.POLICY, source=SourceType.HUMAN, observed_at=10),
+        item("z", confidence=Confidence.VERIFIED, authority=Authority.HYPOTHESIS, observed_at=1),
+    ]
+    assert arbitrate(ask("x"), pool).audit.selected_ids == ("z", "a")
+
+
+def test_key_7_before_8_a_higher_authority_ranks_before_a_newer_item() -> None:
+    pool = [item("a", observed_at=10), item("z", authority=Authority.POLICY, source=SourceType.HUMAN, observed_at=1)]
+    assert arbitrate(ask("x"), pool).audit.selected_ids == ("z", "a")
+
+
+def test_key_8_before_9_a_newer_item_ranks_before_a_lower_id() -> None:
+    pool = [item("a", observed_at=1), item("z", observed_at=2)]
+    assert arbitrate(ask("x"), pool).audit.selected_ids == ("z", "a")
+
+
 def test_ids_tie_break_by_utf16_code_units_with_astral_characters() -> None:
     astral, bmp = item("e_\U0001f600"), item("e_\ufffd")
     assert arbitrate(ask("x"), [bmp, astral]).audit.selected_ids == ("e_\U0001f600", "e_\ufffd")
 
 
-def test_a_pool_with_one_id_twice_is_refused() -> None:
-    with pytest.raises(InvalidArgument):
-        arbitrate(ask("x"), [item("a"), item("a")])
+def test_the_rank_key_is_total_even_for_ids_equal_in_code_units() -> None:
+    # Prepare: only an item check_item never saw can spell a pair as two surrogate code points
+    pair, astral = item("e_\ud83d\ude00"), item("e_\U0001f600")
+
+    def key(entry: ContextItem) -> object:
+        return rank_key(entry, project=PROJECT, contradiction=False, kind_rank=0, score=0.0)
+
+    # Execute / Assert
+    assert key(pair) != key(astral)
+    assert sorted([pair, astral], key=key) == sorted([astral, pair], key=key) == [pair, astral]
+    forward = arbitrate(ask("x"), [pair, astral]).audit.selected_ids
+    assert arbitrate(ask("x"), [astral, pair]).audit.selected_ids == forward == ("e_\ud83d\ude00", "e_\U0001f600")
+
+
+@pytest.mark.parametrize("project", [PROJECT, "_shared"])
+def test_a_pool_with_one_id_twice_in_one_project_is_refused(project: str) -> None:
+    with pytest.raises(InvalidArgument) as error:
+        arbitrate(ask("x"), [item("a", project=project), item("a", "other", project=project)])
+    assert error.value.reason == Reason.INVALID_CONTEXT_ITEM
+
+
+@pytest.mark.parametrize("status", [None, Status.SUPERSEDED])
+def test_the_projects_item_shadows_the_shared_default_with_the_same_id(status: Status | None) -> None:
+    # Prepare: the store keys items on (project, id), so both may exist
+    default = item("k_gate", "flaky gate owner is QA", Kind.KNOWLEDGE, project="_shared")
+    own = item("k_gate", "flaky gate owner is infra", Kind.KNOWLEDGE, status=status)
+    other = item("e_1", "flaky gate")
+    # Execute
+    outcome = arbitrate(ask("flaky gate"), [default, other, own])
+    # Assert: the default left the pool before counting; the project's item stands in its place
+    audit = outcome.audit
+    assert audit.candidate_count == (2 if status is None else 1)
+    assert audit.excluded_superseded == (0 if status is None else 1)
+    assert "_shared" not in [i.project for i in outcome.packet.knowledge]
+    assert audit.selected_ids == (("e_1", "k_gate") if status is None else ("e_1",))
+    assert [r.shared for r in audit.reasons] == [False] * len(audit.selected_ids)
 
 
 @pytest.mark.parametrize(
@@ -218,6 +311,10 @@ def test_a_pool_with_one_id_twice_is_refused() -> None:
         {"role": "r" * 65},
         {"project": "_shared"},
         {"workflow_run_id": "r" * 129},
+        {"task": "a\x00b"},
+        {"task": "flaky \ud800"},
+        {"role": "critic\udfff"},
+        {"stage_id": "s\ud83d"},
     ],
 )
 def test_an_invalid_request_is_refused_with_invalid_context_request(fields: dict[str, object]) -> None:
@@ -225,6 +322,11 @@ def test_an_invalid_request_is_refused_with_invalid_context_request(fields: dict
     with pytest.raises(InvalidArgument) as error:
         arbitrate(request, SEED_POOL)
     assert error.value.reason == Reason.INVALID_CONTEXT_REQUEST
+
+
+def test_a_request_keeps_control_characters_other_than_nul_as_items_do() -> None:
+    task = "fix \x1b[31mFAIL\x1b[0m gate"
+    assert arbitrate(ask(task), SEED_POOL).audit.request.task == task
 
 
 def test_the_audit_echoes_run_and_stage_and_holds_no_bodies() -> None:
@@ -261,41 +363,135 @@ def test_role_for_agent_takes_the_exact_role_else_a_prefix_else_the_id() -> None
     assert role_for_agent("gardener") == "gardener"
 
 
-_WORDS = ["flaky", "gate", "docs", "playwright", "owner", "slow", "retries", "ci"]
-_items = st.builds(
-    lambda n, words, kind, conf, when, shared: item(
-        f"i{n}\U0001f600" if n % 7 == 0 else f"i{n}",
-        " ".join(words) or "empty",
-        kind,
-        confidence=conf,
-        observed_at=when,
-        project="_shared" if shared else PROJECT,
-    ),
-    st.integers(0, 10_000),
-    st.lists(st.sampled_from(_WORDS), max_size=6),
-    st.sampled_from([Kind.EVIDENCE, Kind.KNOWLEDGE, Kind.EPISODE]),
-    st.sampled_from(list(Confidence)),
-    st.one_of(st.none(), st.integers(0, 3)),
-    st.booleans(),
-)
+_WORDS = ["flaky", "gate", "gates", "docs", "playwright", "owner", "slow", "retries", "ci", "the", "\u03a3\u0391\u03a3"]
+_IDS = ["a", "b", "k_1", "s_ci", "z", "\u00e9", "\uffff", "i\U0001f600", "\ufb01", "Z", "e_9", "p_2"]
+_ROLES = ["verifier", "planner", "critic", "implementer", "repro", "gardener"]
+_STATUSES = [None, None, Status.CURRENT, Status.PROPOSED, Status.SUPERSEDED, Status.REJECTED]
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    pool=st.lists(_items, max_size=25, unique_by=lambda i: i.id),
-    seed=st.randoms(use_true_random=False),
-    budget=st.integers(512, 700),
-)
-def test_any_insertion_order_gives_a_byte_identical_packet_and_audit(
-    pool: list[ContextItem], seed: object, budget: int
-) -> None:
-    # Prepare
-    shuffled = list(pool)
-    seed.shuffle(shuffled)  # type: ignore[attr-defined]
-    request = ask("flaky gate retry ci", "critic", budget_tokens=budget)
-    contradictions = {i.id for i in pool[:2]}
-    # Execute
-    first = arbitrate(request, pool, contradiction_ids=contradictions)
-    second = arbitrate(request, shuffled, contradiction_ids=list(contradictions)[::-1])
-    # Assert
-    assert documents.outcome_bytes(first) == documents.outcome_bytes(second)
+def _random_case(rng: random.Random) -> tuple[ContextRequest, list[ContextItem], list[str]]:
+    """A pool exercising every path of the arbiter: all kinds and statuses, every authority and
+    confidence, dated and undated items, ``_shared`` defaults (some shadowed by the project's item
+    with the same id), summaries long enough that a budget of 512-1,500 tokens defers some items
+    and fits smaller ones after them (or fits none), items equal but for their id (only the last
+    key orders them), and open contradictions (one naming no item)."""
+    pool: list[ContextItem] = []
+    taken: set[tuple[str, str]] = set()
+    oversized_only = rng.random() < 0.08  # every item above a 512-token budget
+    for _ in range(rng.randint(1, 3) if oversized_only else rng.randint(0, 30)):
+        project = "_shared" if rng.random() < 0.3 else PROJECT
+        item_id = rng.choice(_IDS)
+        if (project, item_id) in taken:
+            continue
+        taken.add((project, item_id))
+        kind = rng.choice(list(Kind))
+        status = rng.choice(_STATUSES)
+        if kind is Kind.STATE and status is None:
+            status = Status.CURRENT
+        summary = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 8)))
+        if oversized_only:
+            summary += " " + "y" * rng.randint(2_100, 3_900)
+        elif rng.random() < 0.3:
+            summary += " " + "y" * rng.randint(300, 3_000)
+        pool.append(
+            item(
+                item_id,
+                summary,
+                kind,
+                project=project,
+                source=rng.choice(list(SourceType)),
+                authority=rng.choice(list(Authority)),
+                confidence=rng.choice(list(Confidence)),
+                status=status,
+                state_key="ci.gate" if kind is Kind.STATE else None,
+                observed_at=rng.choice([None, None, -5, 0, 1_000, 1_000_000, 1_767_225_600_000_000]),
+                valid_from=rng.choice([None, None, 7, 2_000]),
+            )
+        )
+    for twin in rng.sample(pool, min(len(pool), rng.randint(0, 3))):  # equal but for the id
+        free = [i for i in _IDS if (twin.project, i) not in taken]
+        if free:
+            taken.add((twin.project, free[0]))
+            pool.append(dataclasses.replace(twin, id=free[0]))
+    kinds = tuple(rng.sample(list(Kind), len(Kind))) if rng.random() < 0.3 else None
+    request = ContextRequest(
+        PROJECT,
+        rng.choice(_ROLES),
+        " ".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 5))),
+        budget_tokens=512 if oversized_only else rng.randint(512, 1_500),
+        include_kinds=kinds,
+    )
+    contradictions = [entry.id for entry in pool if rng.random() < 0.15] + ["missing"]
+    return request, pool, contradictions
+
+
+def test_the_random_pools_reach_every_path_of_the_arbiter() -> None:
+    # Prepare: what the determinism property below must exercise to pin anything
+    reached: set[str] = set()
+    for seed in range(300):
+        request, pool, contradictions = _random_case(random.Random(seed))
+        # Execute
+        outcome = arbitrate(request, pool, contradiction_ids=contradictions)
+        unbounded = arbitrate(
+            dataclasses.replace(request, budget_tokens=200_000), pool, contradiction_ids=contradictions
+        ).audit.selected_ids
+        # Assert (collect)
+        audit, packet = outcome.audit, outcome.packet
+        order = {item_id: index for index, item_id in enumerate(unbounded)}
+        if audit.deferred_ids and audit.selected_ids and order[audit.deferred_ids[0]] < order[audit.selected_ids[-1]]:
+            reached.add("deferred, then a smaller one fitted")
+        if audit.deferred_ids and not audit.selected_ids:
+            reached.add("nothing fitted")
+        own = {entry.id for entry in pool if entry.project == PROJECT}
+        if any(entry.project == "_shared" and entry.id in own for entry in pool):
+            reached.add("shadowed")
+        if any(r.shared for r in audit.reasons):
+            reached.add("shared selected")
+        statuses = {entry.status for entry in pool}
+        if {Status.SUPERSEDED, Status.REJECTED} <= statuses and audit.excluded_superseded:
+            reached.add("superseded and rejected")
+        if any(is_inert(entry) and entry.id not in contradictions for entry in pool):
+            reached.add("inert")
+        sections = {
+            "contradiction": packet.contradictions,
+            "state": packet.current_state,
+            "skill": packet.skills,
+            "episode": packet.episodes,
+        }
+        reached.update(name for name, section in sections.items() if section)
+        selected = set(audit.selected_ids)
+        if any(entry.authority is Authority.POLICY and entry.id in selected for entry in pool):
+            reached.add("policy selected")
+        if any(r.task_matched for r in audit.reasons) and any(not r.task_matched for r in audit.reasons):
+            reached.add("matched and unmatched")
+    assert reached == {
+        "deferred, then a smaller one fitted",
+        "nothing fitted",
+        "shadowed",
+        "shared selected",
+        "superseded and rejected",
+        "inert",
+        "contradiction",
+        "state",
+        "skill",
+        "episode",
+        "policy selected",
+        "matched and unmatched",
+    }
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_any_insertion_order_gives_a_byte_identical_packet_and_audit(seed: int) -> None:
+    # Prepare: a seeded PRNG, so pools are distributed as in the path test above
+    rng = random.Random(seed)
+    request, pool, contradictions = _random_case(rng)
+    expected = documents.outcome_bytes(arbitrate(request, pool, contradiction_ids=contradictions))
+    for _ in range(4):
+        shuffled, ids = list(pool), list(contradictions)
+        rng.shuffle(shuffled)
+        rng.shuffle(ids)
+        # Execute
+        outcome = arbitrate(request, shuffled, contradiction_ids=ids)
+        # Assert
+        assert documents.outcome_bytes(outcome) == expected

@@ -7,9 +7,12 @@ import dataclasses
 
 import pytest
 
+from kxm_grpc.domain.context import documents
 from kxm_grpc.domain.context.derivation import derive_item, derived_authority, summarize_items
 from kxm_grpc.domain.context.items import (
     CONTROL_PLANE_FIELDS,
+    MAX_TIME,
+    MIN_TIME,
     Authority,
     Kind,
     Provenance,
@@ -66,10 +69,50 @@ def test_an_unknown_field_is_refused_not_dropped() -> None:
     assert reason_of(error) == Reason.INVALID_CONTEXT_FIELD
 
 
-@pytest.mark.parametrize("value", ["yesterday", "2026-01-01", "2026-01-01 00:00:00Z", "2026-02-30T00:00:00Z"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "yesterday",
+        "2026-01-01",
+        "2026-01-01 00:00:00Z",
+        "2026-02-30T00:00:00Z",
+        "\uff12\uff10\uff12\uff14-01-01T00:00:00Z",  # fullwidth digits
+        "2024-01-01T00:00:00.\u0661\u0662Z",  # Arabic-Indic digits in the fraction
+        "\u0662\u0660\u0662\u0664-01-01T00:00:00Z",
+        "0001-01-01T00:00:00+01:00",  # UTC year 0
+        "9999-12-31T23:59:59-01:00",  # UTC year 10000
+    ],
+)
 def test_a_time_that_is_not_strict_rfc_3339_is_refused(value: str) -> None:
     with pytest.raises(InvalidArgument):
         parse_item({**RAW, "validFrom": value}, origin=SourceType.HUMAN)
+
+
+@pytest.mark.parametrize(
+    ("value", "rendered"),
+    [
+        ("0999-01-01T00:00:00Z", "0999-01-01T00:00:00.000000Z"),
+        ("0001-01-01T00:30:00+00:30", "0001-01-01T00:00:00.000000Z"),
+        ("9999-12-31T23:59:59.9999999Z", "9999-12-31T23:59:59.999999Z"),
+        ("2026-01-01T02:00:01.25+02:00", "2026-01-01T00:00:01.250000Z"),
+    ],
+)
+def test_times_in_utc_years_1_to_9999_render_as_rfc_3339_that_parses_again(value: str, rendered: str) -> None:
+    # Execute
+    parsed = parse_item({**RAW, "observedAt": value}, origin=SourceType.HUMAN)
+    text = documents.item_document(parsed)["observedAt"]
+    # Assert
+    assert text == rendered
+    assert parse_item({**RAW, "observedAt": text}, origin=SourceType.HUMAN).observed_at == parsed.observed_at
+
+
+@pytest.mark.parametrize("field", ["observed_at", "valid_from", "valid_until"])
+def test_a_typed_time_outside_utc_years_1_to_9999_is_refused(field: str) -> None:
+    for moment in (MIN_TIME - 1, MAX_TIME + 1):
+        with pytest.raises(InvalidArgument) as error:
+            check_item(dataclasses.replace(item("x"), **{field: moment}), origin=SourceType.HUMAN)  # type: ignore[arg-type]
+        assert reason_of(error) == Reason.INVALID_CONTEXT_FIELD
+    assert check_item(dataclasses.replace(item("x"), **{field: MAX_TIME}), origin=SourceType.HUMAN)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -127,6 +170,9 @@ def test_only_an_operator_writes_the_shared_project() -> None:
         ({"state_key": "k" * 201}, Reason.INVALID_CONTEXT_FIELD),
         ({"supersedes": tuple(f"s{i}" for i in range(65))}, Reason.CONTEXT_LIMITS_EXCEEDED),
         ({"evidence_refs": tuple(f"e{i}" for i in range(65))}, Reason.CONTEXT_LIMITS_EXCEEDED),
+        ({"evidence_refs": ("r" * 201,)}, Reason.INVALID_CONTEXT_FIELD),
+        ({"supersedes": ("s" * 129,)}, Reason.INVALID_CONTEXT_FIELD),
+        ({"provenance": Provenance(SourceType.TOOL, derived_from=("d" * 129,))}, Reason.INVALID_CONTEXT_FIELD),
         ({"evidence_refs": ("a", "a")}, Reason.INVALID_CONTEXT_FIELD),
         ({"evidence_refs": ("a", " ")}, Reason.INVALID_CONTEXT_FIELD),
         ({"supersedes": ("x",)}, Reason.INVALID_CONTEXT_ITEM),
@@ -140,12 +186,55 @@ def test_every_limit_of_section_5_1_is_enforced(fields: dict[str, object], reaso
     assert reason_of(error) == reason
 
 
+def test_text_follows_the_hubs_rule_nul_refused_other_control_characters_kept() -> None:
+    # Prepare: a gate's coloured output, as a journal entry's text keeps it (validation.required_text)
+    ansi = "\x1b[31mFAIL\x1b[0m lint\x7f"
+    # Execute / Assert
+    assert check_item(item("x", ansi), origin=SourceType.HUMAN).summary == ansi
+    with pytest.raises(InvalidArgument) as error:
+        check_item(item("x", "a\x00b"), origin=SourceType.HUMAN)
+    assert reason_of(error) == Reason.INVALID_CONTEXT_FIELD
+
+
+@pytest.mark.parametrize(
+    ("field", "raw"),
+    [
+        ("id", {"id": "e_\ud800"}),
+        ("summary", {"summary": "flaky \udfff gate"}),
+        ("provenance.sourceRef", {"provenance": {"sourceType": "tool", "sourceRef": "ci:\ud83d"}}),
+        ("stateKey", {"kind": "state", "status": "current", "stateKey": "ci.\ude00"}),
+        ("evidenceRefs", {"evidenceRefs": ["peer:\ud800"]}),
+        ("supersedes", {"supersedes": ["e_\ud800"]}),
+        ("provenance.derivedFrom", {"provenance": {"sourceType": "tool", "derivedFrom": ["e_\ud800"]}}),
+        ("project", {"project": "alpha\ud800"}),
+    ],
+)
+def test_a_lone_surrogate_is_refused_naming_its_field(field: str, raw: dict[str, object]) -> None:
+    # Prepare: JSON can spell one ("\ud800"); UTF-8 cannot store it
+    with pytest.raises(InvalidArgument) as error:
+        parse_item({**RAW, **raw}, origin=SourceType.HUMAN)
+    assert reason_of(error) == Reason.INVALID_CONTEXT_FIELD
+    assert error.value.metadata["field"] == field
+
+
 def test_the_limits_are_inclusive_and_count_utf16_code_units() -> None:
     checked = check_item(
         dataclasses.replace(item("x" * 128), summary="\U0001f600" * 2_000, evidence_refs=tuple(map(str, range(64)))),
         origin=SourceType.PEER,
     )
     assert len(checked.summary) == 2_000
+
+
+def test_an_evidence_ref_may_hold_200_characters_like_a_journal_entrys_refs() -> None:
+    # Prepare: §5.10 and seed 004 keep a journal entry's evidence refs of 1-200 characters
+    ref = "peer:msg_" + "a" * 191
+    # Execute
+    checked = check_item(
+        item("journal_j1", "lesson", source=SourceType.WORKFLOW, evidence_refs=(ref,)), origin=SourceType.WORKFLOW
+    )
+    # Assert
+    assert checked.evidence_refs == (ref,)
+    assert len(ref) == 200
 
 
 def test_secrets_in_the_summary_are_redacted_but_content_hashes_are_kept() -> None:
@@ -159,6 +248,23 @@ def test_secrets_in_the_summary_are_redacted_but_content_hashes_are_kept() -> No
     )
     assert checked.summary == "login with password=<redacted:secret>"
     assert checked.provenance.source_ref == f"skill:deploy.0123456789ab@{sha}"
+
+
+def test_the_summary_limit_applies_before_redaction() -> None:
+    # Prepare: 4,000 characters holding a secret; its redacted form is longer than what was written
+    summary = "password=hunter2hunter2 " + "x" * 3_976
+    source_ref = "token=abcdefgh12345678 " + "r" * 489
+    # Execute
+    checked = check_item(
+        dataclasses.replace(item("x", summary), provenance=Provenance(SourceType.TOOL, source_ref)),
+        origin=SourceType.HUMAN,
+    )
+    # Assert
+    assert len(summary) == 4_000
+    assert len(source_ref) == 512
+    assert checked.summary.startswith("password=<redacted:secret> ")
+    assert checked.provenance.source_ref is not None
+    assert checked.provenance.source_ref.startswith("token=<redacted:secret> ")
 
 
 def test_token_estimates_count_utf16_code_units_of_summary_id_kind_and_source_ref() -> None:
