@@ -50,6 +50,7 @@ from kxm_grpc.store.url import open_store
 from tests.api.test_runtimes import sync_event
 from tests.conftest import ADMIN_TOKEN
 from tests.store.contract.conftest import full_entry, full_promotion, full_run
+from tests.store.contract.test_context_items import full_context_item
 from tests.store.contract.test_session_tokens import record as session_record
 from tests.test_cli import kxm
 
@@ -151,7 +152,7 @@ async def build_state(tmp_path: Path) -> State:
 
 
 async def add_workflow_rows(database: str) -> None:
-    """Give every workflow, step-run, gate-registry and session-token table a row, through the store."""
+    """Give every workflow, step-run, gate-registry, session-token and context table a row, through the store."""
     store = open_store(database, durability=Durability.NORMAL)
     await store.start()
     try:
@@ -204,6 +205,7 @@ async def add_workflow_rows(database: str) -> None:
                         "asg_1", "run_step1", "alpha", "review", 1, "agt_x", AssignmentState.OPEN, 2, 9, "msg_x"
                     )
                 ),
+                tx.context_items.put([full_context_item(project="alpha")]),
             ]
         )
     finally:

@@ -70,6 +70,12 @@ def seconds(value: float) -> int:
 
 
 def rfc3339(micros: int) -> str:
-    """Format a clock time as RFC 3339 UTC with microseconds (``2026-01-01T00:00:05.000000Z``)."""
+    """Format a clock time as RFC 3339 UTC with microseconds (``2026-01-01T00:00:05.000000Z``).
+
+    The year has four digits, zero-padded (``0999-…``): RFC 3339 requires them, and ``%Y`` of the C
+    library leaves a year below 1000 unpadded. Times from year 1 to 9999 format; later ones have
+    no RFC 3339 form (callers keep their times in that range).
+    """
     whole, fraction = divmod(micros, MICROS)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{fraction:06d}Z"
+    moment = time.gmtime(whole)
+    return f"{moment.tm_year:04d}" + time.strftime("-%m-%dT%H:%M:%S", moment) + f".{fraction:06d}Z"

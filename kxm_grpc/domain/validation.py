@@ -36,10 +36,11 @@ def js_lower(value: str) -> str:
 
 
 def utf16_length(value: str) -> int:
-    """Return the length of ``value`` in UTF-16 code units."""
+    """Return the length of ``value`` in UTF-16 code units, as JavaScript's ``length``: a lone
+    surrogate (a JSON ``"\\ud800"``) counts one unit instead of failing to encode."""
     if value.isascii():  # a flag CPython keeps on every str: no encoding for the common case
         return len(value)
-    return len(value.encode("utf-16-le")) // 2
+    return len(value.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def required_text(field: str, value: str, max_chars: int) -> str:

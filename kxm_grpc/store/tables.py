@@ -63,6 +63,9 @@ TABLES: tuple[Table, ...] = (
     Table("step_runs", ("id",)),
     Table("step_run_events", ("run_id", "sequence")),
     Table("step_run_assignments", ("id",)),
+    Table("context_items", ("project", "id")),
+    Table("context_postings", ("project", "term", "kind", "status", "item_id")),
+    Table("context_index_stats", ("project", "kind", "status")),
 )
 """Every table of the hub's state, parents before the tables that refer to them."""
 

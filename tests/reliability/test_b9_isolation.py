@@ -1620,6 +1620,9 @@ OWNER: dict[str, Callable[[dict[str, Any], dict[str, dict[str, str]]], str | Non
     "step_runs": lambda row, o: row["project"],
     "step_run_events": lambda row, o: o["step_run"].get(row["run_id"]),
     "step_run_assignments": lambda row, o: row["project"],
+    "context_items": lambda row, o: row["project"],
+    "context_postings": lambda row, o: row["project"],
+    "context_index_stats": lambda row, o: row["project"],
 }
 """Which project each row of each table of ``tables.TABLES`` belongs to (None: a global table)."""
 

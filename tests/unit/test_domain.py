@@ -8,7 +8,7 @@ import pytest
 
 from kxm_grpc.domain import agents, validation
 from kxm_grpc.domain.agents import Agent, Presence
-from kxm_grpc.domain.clock import SystemClock
+from kxm_grpc.domain.clock import SystemClock, rfc3339
 from kxm_grpc.domain.pagination import MAX_PAGE_SIZE, decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.projects import project_name
 from kxm_grpc.domain.secrets import AGENT_KEY_PREFIX, hash_secret, hashes_match, new_id, new_secret, secret_matches
@@ -56,6 +56,7 @@ def test_touch_is_due_after_a_quarter_window_or_when_offline() -> None:
 def test_lengths_count_utf16_code_units() -> None:
     """An emoji counts twice, like in the original hub's JavaScript."""
     assert utf16_length("a😀") == 3
+    assert utf16_length("a\ud800é") == 3  # a lone surrogate is one code unit, as in JavaScript
     with pytest.raises(InvalidArgument):
         required_text("name", "😀" * 33, 64)
     assert required_text("name", "  x  ", 64) == "x"
@@ -203,3 +204,16 @@ def test_the_hub_clock_ignores_steps_of_the_wall_clock(monkeypatch: pytest.Monke
         moved = clock.now() - started
         assert 0 <= moved < 1_000_000, step
     assert SystemClock().now() - clock.now() > 3000 * 1_000_000  # a new clock (a restart) takes up the wall clock
+
+
+@pytest.mark.parametrize(
+    ("micros", "text"),
+    [
+        (1_767_225_605_000_000, "2026-01-01T00:00:05.000000Z"),
+        (-62_135_596_800_000_000, "0001-01-01T00:00:00.000000Z"),
+        (-30_641_760_000_000_000, "0999-01-01T00:00:00.000000Z"),
+        (253_402_300_799_999_999, "9999-12-31T23:59:59.999999Z"),
+    ],
+)
+def test_rfc3339_writes_four_digit_years(micros: int, text: str) -> None:
+    assert rfc3339(micros) == text

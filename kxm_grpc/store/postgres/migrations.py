@@ -180,6 +180,24 @@ _VERSION_14 = [
 ]
 """Step runs, their event logs and their assignments (SQLite's ``_0014_step_runs``); needs nothing after version 11."""
 
+_VERSION_15 = [
+    f"CREATE TABLE context_items (project {T} NOT NULL, id {T} NOT NULL, kind {T} NOT NULL, status {T} NOT NULL, "
+    f"authority {T} NOT NULL, confidence {T} NOT NULL, scope {T}, state_key {T}, observed_at BIGINT, "
+    f"valid_from BIGINT, valid_until BIGINT, superseded_by {T}, run_id {T}, write_time BIGINT NOT NULL, "
+    f"length BIGINT NOT NULL, document {T} NOT NULL, PRIMARY KEY (project, id))",
+    "CREATE INDEX context_items_run ON context_items (run_id) WHERE run_id IS NOT NULL",
+    "CREATE INDEX context_items_ended ON context_items (COALESCE(valid_until, write_time)) "
+    "WHERE status IN ('superseded', 'rejected')",
+    f"CREATE TABLE context_postings (project {T} NOT NULL, term {T} NOT NULL, kind {T} NOT NULL, "
+    f"status {T} NOT NULL, item_id {T} NOT NULL, frequency BIGINT NOT NULL, length BIGINT NOT NULL, "
+    "PRIMARY KEY (project, term, kind, status, item_id))",
+    "CREATE INDEX context_postings_item ON context_postings (project, item_id)",
+    f"CREATE TABLE context_index_stats (project {T} NOT NULL, kind {T} NOT NULL, status {T} NOT NULL, "
+    "documents BIGINT NOT NULL, total_length BIGINT NOT NULL, PRIMARY KEY (project, kind, status))",
+]
+"""Context items, their postings and partition statistics (SQLite's ``_0015_context_items``); needs
+nothing after version 11."""
+
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""
 
@@ -192,5 +210,6 @@ MIGRATIONS: dict[int, list[str]] = {
     12: _VERSION_12,
     13: _VERSION_13,
     14: _VERSION_14,
+    15: _VERSION_15,
 }
 """Each version's statements, by version; versions before ``FIRST_VERSION`` never existed here."""

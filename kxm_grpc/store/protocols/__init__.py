@@ -15,6 +15,7 @@ from typing import Protocol
 from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.store.protocols.agents import AgentRepository
 from kxm_grpc.store.protocols.audit import AuditRepository
+from kxm_grpc.store.protocols.context_items import ContextItemRepository
 from kxm_grpc.store.protocols.credentials import CredentialsRepository
 from kxm_grpc.store.protocols.gates import GateRegistryRepository
 from kxm_grpc.store.protocols.inbox import InboxRepository
@@ -36,6 +37,7 @@ from kxm_grpc.store.protocols.workflows import WorkflowRepository
 __all__ = [
     "AgentRepository",
     "AuditRepository",
+    "ContextItemRepository",
     "CredentialsRepository",
     "GateRegistryRepository",
     "InboxRepository",
@@ -133,6 +135,10 @@ class Tx(Protocol):
     @property
     def step_runs(self) -> StepRunRepository:
         """The hub-driven step runs of ``kxm.workflow.v1`` plans: snapshots, event logs and assignments."""
+
+    @property
+    def context_items(self) -> ContextItemRepository:
+        """Context items and the inverted index BM25 ranks them with."""
 
     @property
     def journal_keys(self) -> Keyring | None:

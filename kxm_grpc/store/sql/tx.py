@@ -9,6 +9,7 @@ from kxm_grpc.store.notify import Change
 from kxm_grpc.store.sql.agents import SqlAgents
 from kxm_grpc.store.sql.audit import SqlAudit
 from kxm_grpc.store.sql.connection import Connection
+from kxm_grpc.store.sql.context_items import SqlContextItems
 from kxm_grpc.store.sql.credentials import SqlCredentials
 from kxm_grpc.store.sql.gates import SqlGateRegistries
 from kxm_grpc.store.sql.inbox import SqlInbox
@@ -54,6 +55,7 @@ class SqlTx:
         self.session_tokens = SqlSessionTokens(conn)
         self.gate_registries = SqlGateRegistries(conn)
         self.step_runs = SqlStepRuns(conn)
+        self.context_items = SqlContextItems(conn)
         self.topics: list[Change] = []
 
     @property

@@ -544,6 +544,43 @@ def _0014_step_runs(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX step_run_assignments_run ON step_run_assignments (run_id, state, create_time, id)")
 
 
+def _0015_context_items(db: sqlite_utils.Database) -> None:
+    """Context items (``context_items``, keyed by (project, id)) and their inverted index for BM25:
+    the postings (``context_postings``: one row per term of an item, keyed by (project, term, kind,
+    status, item id), found by item through a second index) and each (project, kind, status)
+    partition's statistics (``context_index_stats``: item count and total length). Needs nothing
+    after version 11.
+
+    An item's typed columns are what queries filter, order and purge by; ``document`` is the rest
+    as JSON. A status of ``''`` is none. Partial indexes find a run's items (purged with the run)
+    and the superseded and rejected items by when they ended (retention). The index tables are
+    WITHOUT ROWID b-trees of short rows; the items a rowid table (a summary may be 4,000 characters).
+    """
+    db.execute(
+        "CREATE TABLE context_items (project TEXT NOT NULL, id TEXT NOT NULL, kind TEXT NOT NULL, "
+        "status TEXT NOT NULL, authority TEXT NOT NULL, confidence TEXT NOT NULL, scope TEXT, state_key TEXT, "
+        "observed_at INTEGER, valid_from INTEGER, valid_until INTEGER, superseded_by TEXT, run_id TEXT, "
+        "write_time INTEGER NOT NULL, length INTEGER NOT NULL, document TEXT NOT NULL, "
+        "PRIMARY KEY (project, id)) STRICT"
+    )
+    db.execute("CREATE INDEX context_items_run ON context_items (run_id) WHERE run_id IS NOT NULL")
+    db.execute(
+        "CREATE INDEX context_items_ended ON context_items (COALESCE(valid_until, write_time)) "
+        "WHERE status IN ('superseded', 'rejected')"
+    )
+    db.execute(
+        "CREATE TABLE context_postings (project TEXT NOT NULL, term TEXT NOT NULL, kind TEXT NOT NULL, "
+        "status TEXT NOT NULL, item_id TEXT NOT NULL, frequency INTEGER NOT NULL, length INTEGER NOT NULL, "
+        "PRIMARY KEY (project, term, kind, status, item_id)) STRICT, WITHOUT ROWID"
+    )
+    db.execute("CREATE INDEX context_postings_item ON context_postings (project, item_id)")
+    db.execute(
+        "CREATE TABLE context_index_stats (project TEXT NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, "
+        "documents INTEGER NOT NULL, total_length INTEGER NOT NULL, PRIMARY KEY (project, kind, status)) "
+        "STRICT, WITHOUT ROWID"
+    )
+
+
 MIGRATIONS: list[Migration] = [
     _0001_foundation,
     _0002_messaging,
@@ -559,4 +596,5 @@ MIGRATIONS: list[Migration] = [
     _0012_session_tokens,
     _0013_step_definitions,
     _0014_step_runs,
+    _0015_context_items,
 ]

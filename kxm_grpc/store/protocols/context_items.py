@@ -1,0 +1,141 @@
+"""Context items (``kxm.context-item.v1``) and the inverted index BM25 ranks them with (issue 17, §5.7).
+
+An item is keyed by (project, item id): ``put`` inserts or replaces a batch in the unit of work,
+and every change to an item changes its index entries in the same statement batch, so the index
+never disagrees with the items a transaction sees. ``_shared`` is a project like any other here;
+the pool reads (``list_items``, ``index_stats``, ``postings``) add it to the project asked for
+unless told not to, and never return a third project's items.
+
+The index
+---------
+BM25 (``relevance.score_relevance``) over a corpus needs, besides each query term's matching
+documents and their term frequency and length, only the corpus' document count N, its total
+length (avgdl = total / N, or 1 when the total is 0), and each query term's document frequency.
+A document is ``relevance.item_text(item)``; its length is the number of its
+``relevance.relevance_tokens`` (duplicates kept), the term frequencies their counts.
+
+Which items form the corpus depends on the request: the arbiter scores its *eligible* items (the
+pool minus superseded and rejected items, of the requested kinds and not inert — a state item
+that is not current, a proposed skill — plus the open contradictions), recall its pool minus
+superseded and rejected items of the requested kinds. Both are unions of (project, kind, status)
+partitions (and, for the arbiter, a few contradiction ids the caller names), so the index keeps
+its statistics per (project, kind, status) and every posting carries its item's kind, status and
+length. A service sums the documents and total lengths of the partitions its corpus is made of
+(integers: the sums are exact, so avgdl is the very float the brute force divides out), reads the
+query terms' postings in those partitions (a term's document frequency is the number of its
+postings there), adds any contradiction item outside them from its own text, and then computes
+the brute-force scorer's float operations in the same order: the scores are identical, bit for bit,
+without reading an item that matches no query term.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from kxm_grpc.domain.context.items import ContextItem, Kind, Status
+
+
+@dataclass(frozen=True, slots=True)
+class StoredContextItem:
+    """An item as stored: the item, when it was written, and what the store keeps beside it."""
+
+    item: ContextItem
+    write_time: int
+    """When this version was written (clock microseconds): the end of a superseded or rejected
+    item that has no ``valid_until``, for retention."""
+    run_id: str | None = None
+    """The workflow run it came from (a journal entry's, verified evidence's), or None: it goes
+    when the run is purged (``purge_run``)."""
+    superseded_by: str | None = None
+    """The id of the item that superseded it (a promotion's new item), when the writer knows it."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStats:
+    """One (project, kind, status) partition of the index: its BM25 corpus statistics."""
+
+    project: str
+    kind: Kind
+    status: Status | None
+    documents: int
+    """Items in the partition (N's share), those without a token included."""
+    total_length: int
+    """The sum of the partition's items' lengths (relevance tokens of ``item_text``, duplicates kept)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Posting:
+    """One term of one item: how often the term occurs in the item's text, and the item's length."""
+
+    term: str
+    project: str
+    item_id: str
+    kind: Kind
+    status: Status | None
+    frequency: int
+    """The term's count among the item's relevance tokens (at least 1)."""
+    length: int
+    """The item's length (all its relevance tokens)."""
+
+
+class ContextItemRepository(Protocol):
+    """Context items by (project, id), and their inverted index, kept in step in every write."""
+
+    def put(self, items: Sequence[StoredContextItem]) -> None:
+        """Insert each item, or replace the stored one with its (project, id), with its index entries.
+
+        Raises:
+            ValueError: the batch holds one (project, id) twice.
+        """
+
+    def get(self, project: str, item_ids: Collection[str]) -> list[StoredContextItem]:
+        """The project's items among ``item_ids`` (unknown ids left out), by id (no ``_shared``
+        fallback: a caller looking an id up in the pool asks ``_shared`` itself)."""
+
+    def list_items(
+        self,
+        project: str,
+        *,
+        include_shared: bool = True,
+        kinds: Collection[Kind] | None = None,
+        statuses: Collection[Status | None] | None = None,
+        after: tuple[str, str] | None = None,
+        limit: int,
+    ) -> list[StoredContextItem]:
+        """The project's items (and ``_shared``'s, unless ``include_shared`` is false) of ``kinds``
+        and ``statuses`` (None: any; an empty collection: none; a status None is an item without
+        one), in (project, id) order, strictly after ``after`` (the (project, id) of the previous
+        page's last), at most ``limit``.
+
+        The order is byte order of the UTF-8 text (code point order), the same on every backend;
+        the arbiter orders by UTF-16 code units itself.
+        """
+
+    def delete(self, project: str, item_ids: Collection[str]) -> int:
+        """Delete the project's items among ``item_ids`` and their index entries; how many there were."""
+
+    def purge_run(self, run_id: str) -> int:
+        """Delete the items that came from the run (of any project) and their index entries; how many."""
+
+    def purge_superseded(self, *, ended_before: int, kinds: Collection[Kind]) -> int:
+        """Delete the superseded and rejected items of ``kinds`` (any project) that ended before
+        ``ended_before`` — at their ``valid_until``, else when they were written — and their index
+        entries; how many. (State history and other kinds have their own horizons: one call each.)"""
+
+    def index_stats(self, project: str, *, include_shared: bool = True) -> list[IndexStats]:
+        """The project's (and ``_shared``'s) index partitions holding at least one item, in
+        (project, kind, status) order (a status None first)."""
+
+    def postings(
+        self,
+        project: str,
+        terms: Collection[str],
+        *,
+        include_shared: bool = True,
+        kinds: Collection[Kind] | None = None,
+        statuses: Collection[Status | None] | None = None,
+    ) -> list[Posting]:
+        """The postings of ``terms`` in the project's (and ``_shared``'s) partitions of ``kinds``
+        and ``statuses`` (None: any; an empty collection: none), in (term, project, item id) order."""

@@ -1,0 +1,298 @@
+"""Context items: ``context_items`` by (project, id), their postings and each partition's statistics.
+
+``context_postings`` is keyed by (project, term, kind, status, item id): a query's terms in a
+pool are a prefix range each, and a second index on (project, item id) finds an item's postings
+when it is replaced or deleted. ``context_index_stats`` holds one row per (project, kind, status)
+partition with items: how many, and their total length.
+
+Every write is set-based: a batch reads the replaced items' partition contributions with one
+``GROUP BY`` per chunk of ids, deletes their postings and rows with one statement each, inserts
+the new rows and postings with one multi-row ``INSERT`` per chunk (``_chunks``: a few fixed
+sizes), and applies the net change of each partition's statistics with one upsert (a partition
+whose count falls to 0 is deleted; a change that leaves a partition as it was writes nothing).
+Purges find their items by a condition on ``context_items`` and do the same with that condition.
+A partition's statistics row is what two concurrent writers of one project and kind both update:
+SQLite's single writer serialises them, PostgreSQL's SERIALIZABLE engine runs the loser again.
+
+Queries that should use a partial index name the statuses as literals, not parameters, so that
+both planners know the index covers them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Sequence
+from typing import TypeVar
+
+from kxm_grpc.domain.context.items import SHARED_PROJECT, Kind, Status
+from kxm_grpc.store.protocols.context_items import IndexStats, Posting, StoredContextItem
+from kxm_grpc.store.rows.context_items import (
+    CONTEXT_INDEX_STATS,
+    CONTEXT_ITEMS,
+    CONTEXT_POSTINGS,
+    index_entries,
+    item_from_row,
+    item_values,
+    posting_from_row,
+    posting_values,
+    stats_from_row,
+    status_value,
+)
+from kxm_grpc.store.sql.connection import Connection
+
+_IN_CHUNK = 512
+"""Ids or terms per ``IN`` list at most: well under SQLite's 32,766 variables and PostgreSQL's 65,535 parameters."""
+_ITEM_ROWS = 256
+"""Item rows per multi-row ``INSERT`` at most (16 columns: 4,096 parameters)."""
+_POSTING_ROWS = 512
+"""Posting rows per multi-row ``INSERT`` at most (7 columns: 3,584 parameters)."""
+
+_SELECT_ITEMS = f"SELECT {CONTEXT_ITEMS.select} FROM context_items"
+_SELECT_POSTINGS = f"SELECT {CONTEXT_POSTINGS.select} FROM context_postings"
+_SELECT_STATS = f"SELECT {CONTEXT_INDEX_STATS.select} FROM context_index_stats"
+_ENDED = f"status IN ('{Status.SUPERSEDED.value}', '{Status.REJECTED.value}')"
+"""The partial index ``context_items_ended``'s condition, as its queries must spell it."""
+
+_T = TypeVar("_T")
+
+Partition = tuple[str, str, str]
+"""(project, kind, status column) of the index statistics."""
+
+
+def _chunks(values: Sequence[_T], most: int) -> Iterator[Sequence[_T]]:
+    """``values`` in consecutive chunks whose sizes are powers of two, each at most ``most`` (a power
+    of two): a batch of any size is written by a handful of statement shapes (at most ten per table
+    and kind of statement), so the drivers' statement caches and PostgreSQL's prepared statements
+    hold a few shapes, not one per batch size."""
+    start = 0
+    while start < len(values):
+        size = min(most, 1 << ((len(values) - start).bit_length() - 1))
+        yield values[start : start + size]
+        start += size
+
+
+def _marks(count: int) -> str:
+    return ", ".join("?" * count)
+
+
+def _rows(count: int, width: int) -> str:
+    row = f"({_marks(width)})"
+    return ", ".join([row] * count)
+
+
+def _projects(project: str, include_shared: bool) -> list[str]:
+    return sorted({project, SHARED_PROJECT}) if include_shared else [project]
+
+
+def _filters(
+    clauses: list[str],
+    params: list[object],
+    kinds: Collection[Kind] | None,
+    statuses: Collection[Status | None] | None,
+) -> bool:
+    """Add the kind and status filters; False when one is empty (nothing matches)."""
+    for column, values in (
+        ("kind", None if kinds is None else sorted({kind.value for kind in kinds})),
+        ("status", None if statuses is None else sorted({status_value(status) for status in statuses})),
+    ):
+        if values is None:
+            continue
+        if not values:
+            return False
+        clauses.append(f"{column} IN ({_marks(len(values))})")
+        params.extend(values)
+    return True
+
+
+class SqlContextItems:
+    """Context items and their inverted index."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+
+    # -- writes ----------------------------------------------------------------------------------------
+
+    def put(self, items: Sequence[StoredContextItem]) -> None:
+        if not items:
+            return
+        by_project: dict[str, list[str]] = {}
+        for stored in items:
+            ids = by_project.setdefault(stored.item.project, [])
+            ids.append(stored.item.id)
+        for project, ids in by_project.items():
+            if len(set(ids)) != len(ids):
+                twice = sorted({item_id for item_id in ids if ids.count(item_id) > 1})
+                raise ValueError(f"context items put twice in one batch in project {project}: {', '.join(twice)}")
+        deltas: dict[Partition, list[int]] = {}
+        for project, ids in sorted(by_project.items()):
+            for chunk in _chunks(sorted(ids), _IN_CHUNK):
+                self._remove("project = ? AND id IN (" + _marks(len(chunk)) + ")", [project, *chunk], deltas)
+        item_rows: list[tuple[object, ...]] = []
+        posting_rows: list[tuple[object, ...]] = []
+        for stored in items:
+            item = stored.item
+            length, frequencies = index_entries(item)
+            item_rows.append(item_values(stored, length))
+            posting_rows += [posting_values(item, length, term, count) for term, count in frequencies.items()]
+            delta = deltas.setdefault((item.project, item.kind.value, status_value(item.status)), [0, 0])
+            delta[0] += 1
+            delta[1] += length
+        for rows in _chunks(item_rows, _ITEM_ROWS):
+            self._conn.execute(
+                f"INSERT INTO context_items ({CONTEXT_ITEMS.select}) VALUES {_rows(len(rows), CONTEXT_ITEMS.width)}",
+                [value for row in rows for value in row],
+            )
+        for rows in _chunks(posting_rows, _POSTING_ROWS):
+            self._conn.execute(
+                f"INSERT INTO context_postings ({CONTEXT_POSTINGS.select}) "
+                f"VALUES {_rows(len(rows), CONTEXT_POSTINGS.width)}",
+                [value for row in rows for value in row],
+            )
+        self._apply(deltas)
+
+    def delete(self, project: str, item_ids: Collection[str]) -> int:
+        deltas: dict[Partition, list[int]] = {}
+        removed = 0
+        for chunk in _chunks(sorted(set(item_ids)), _IN_CHUNK):
+            removed += self._remove("project = ? AND id IN (" + _marks(len(chunk)) + ")", [project, *chunk], deltas)
+        self._apply(deltas)
+        return removed
+
+    def purge_run(self, run_id: str) -> int:
+        deltas: dict[Partition, list[int]] = {}
+        removed = self._remove("run_id = ?", [run_id], deltas)
+        self._apply(deltas)
+        return removed
+
+    def purge_superseded(self, *, ended_before: int, kinds: Collection[Kind]) -> int:
+        values = sorted({kind.value for kind in kinds})
+        if not values:
+            return 0
+        deltas: dict[Partition, list[int]] = {}
+        removed = self._remove(
+            f"{_ENDED} AND COALESCE(valid_until, write_time) < ? AND kind IN ({_marks(len(values))})",
+            [ended_before, *values],
+            deltas,
+        )
+        self._apply(deltas)
+        return removed
+
+    def _remove(self, where: str, params: list[object], deltas: dict[Partition, list[int]]) -> int:
+        """Delete the items matching ``where`` and their postings, subtracting their contributions
+        from ``deltas``; how many items there were."""
+        contributions = self._conn.execute(
+            f"SELECT project, kind, status, COUNT(*), SUM(length) FROM context_items WHERE {where} "
+            "GROUP BY project, kind, status",
+            params,
+        ).fetchall()
+        if not contributions:
+            return 0
+        removed = 0
+        for project, kind, status, count, total in contributions:
+            delta = deltas.setdefault((project, kind, status), [0, 0])
+            delta[0] -= int(count)
+            delta[1] -= int(total)
+            removed += int(count)
+        self._conn.execute(
+            f"DELETE FROM context_postings WHERE (project, item_id) IN (SELECT project, id FROM context_items "
+            f"WHERE {where})",
+            params,
+        )
+        self._conn.execute(f"DELETE FROM context_items WHERE {where}", params)
+        return removed
+
+    def _apply(self, deltas: dict[Partition, list[int]]) -> None:
+        """Add each partition's net change to its statistics; drop the partitions left empty."""
+        changed = sorted((key, delta) for key, delta in deltas.items() if delta != [0, 0])
+        if not changed:
+            return
+        for chunk in _chunks(changed, _ITEM_ROWS):
+            self._conn.execute(
+                "INSERT INTO context_index_stats (project, kind, status, documents, total_length) "
+                f"VALUES {_rows(len(chunk), 5)} ON CONFLICT (project, kind, status) DO UPDATE SET "
+                "documents = context_index_stats.documents + excluded.documents, "
+                "total_length = context_index_stats.total_length + excluded.total_length",
+                [
+                    value
+                    for (project, kind, status), (documents, length) in chunk
+                    for value in (project, kind, status, documents, length)
+                ],
+            )
+        projects = sorted({project for (project, _, _), _ in changed})
+        self._conn.execute(
+            f"DELETE FROM context_index_stats WHERE project IN ({_marks(len(projects))}) AND documents <= 0",
+            projects,
+        )
+
+    # -- reads -----------------------------------------------------------------------------------------
+
+    def get(self, project: str, item_ids: Collection[str]) -> list[StoredContextItem]:
+        found: list[StoredContextItem] = []
+        for chunk in _chunks(sorted(set(item_ids)), _IN_CHUNK):
+            rows = self._conn.execute(
+                f"{_SELECT_ITEMS} WHERE project = ? AND id IN ({_marks(len(chunk))}) ORDER BY id", [project, *chunk]
+            ).fetchall()
+            found += [item_from_row(row) for row in rows]
+        return found
+
+    def list_items(
+        self,
+        project: str,
+        *,
+        include_shared: bool = True,
+        kinds: Collection[Kind] | None = None,
+        statuses: Collection[Status | None] | None = None,
+        after: tuple[str, str] | None = None,
+        limit: int,
+    ) -> list[StoredContextItem]:
+        # One query per project (two at most), each a range of the primary key after the cursor:
+        # a page costs its own rows, never a scan of the pages before it.
+        found: list[StoredContextItem] = []
+        for owner in _projects(project, include_shared):
+            if after is not None and owner < after[0]:
+                continue
+            clauses = ["project = ?"]
+            params: list[object] = [owner]
+            if not _filters(clauses, params, kinds, statuses):
+                return []
+            if after is not None and owner == after[0]:
+                clauses.append("id > ?")
+                params.append(after[1])
+            params.append(limit - len(found))
+            rows = self._conn.execute(
+                f"{_SELECT_ITEMS} WHERE {' AND '.join(clauses)} ORDER BY id LIMIT ?", params
+            ).fetchall()
+            found += [item_from_row(row) for row in rows]
+            if len(found) >= limit:
+                break
+        return found
+
+    def index_stats(self, project: str, *, include_shared: bool = True) -> list[IndexStats]:
+        projects = _projects(project, include_shared)
+        rows = self._conn.execute(
+            f"{_SELECT_STATS} WHERE project IN ({_marks(len(projects))}) AND documents > 0 "
+            "ORDER BY project, kind, status",
+            projects,
+        ).fetchall()
+        return [stats_from_row(row) for row in rows]
+
+    def postings(
+        self,
+        project: str,
+        terms: Collection[str],
+        *,
+        include_shared: bool = True,
+        kinds: Collection[Kind] | None = None,
+        statuses: Collection[Status | None] | None = None,
+    ) -> list[Posting]:
+        projects = _projects(project, include_shared)
+        found: list[Posting] = []
+        for chunk in _chunks(sorted(set(terms)), _IN_CHUNK):
+            clauses = [f"project IN ({_marks(len(projects))})", f"term IN ({_marks(len(chunk))})"]
+            params: list[object] = [*projects, *chunk]
+            if not _filters(clauses, params, kinds, statuses):
+                return []
+            rows = self._conn.execute(
+                f"{_SELECT_POSTINGS} WHERE {' AND '.join(clauses)} ORDER BY term, project, item_id", params
+            ).fetchall()
+            found += [posting_from_row(row) for row in rows]
+        return found

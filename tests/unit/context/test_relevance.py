@@ -1,0 +1,130 @@
+"""BM25 relevance and the orderings it relies on (kxm_grpc/domain/context/relevance.py, ordering.py;
+spec §5.7, pin 17, §11.11, §11.12)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from kxm_grpc.domain.context.ordering import code_unit_key, code_unit_sorted, js_round
+from kxm_grpc.domain.context.relevance import (
+    STOPWORDS,
+    fold_plural,
+    query_terms,
+    relevance_tokens,
+    round_relevance,
+    score_relevance,
+)
+
+
+def test_pin_17_tokens_are_nfkc_lowercased_split_on_non_letters_stopword_free_and_plural_folded() -> None:
+    # Execute
+    tokens = relevance_tokens("The flaky Playwright gates timed-out on CI; retries: 2")
+    # Assert
+    assert tokens == ["flaky", "playwright", "gate", "timed", "out", "ci", "retry"]
+
+
+# §5.7's list, word for word (it says "61", but it names 60, as relevance.ts does).
+_SPEC_STOPWORDS = """a, an, and, are, as, at, be, been, but, by,
+  can, could, did, do, does, for, from, had, has, have, how, if, in, into, is, it, its, of, on, or, our, should, so,
+  than, that, the, their, them, then, there, these, they, this, those, to, was, we, were, what, when, where, which,
+  while, who, why, will, with, would, you, your"""
+
+
+def test_the_stopword_list_is_the_originals_60_words() -> None:
+    words = [word.strip() for word in _SPEC_STOPWORDS.split(",")]
+    assert len(words) == len(set(words)) == 60
+    assert frozenset(words) == STOPWORDS
+
+
+@pytest.mark.parametrize(
+    ("token", "folded"),
+    [
+        ("retries", "retry"),
+        ("ties", "tie"),  # length 4: not "-ies" → "-y", but a final s is dropped
+        ("classes", "class"),
+        ("gates", "gate"),
+        ("bus", "bus"),
+        ("analysis", "analysis"),
+        ("class", "class"),
+        ("its", "its"),  # length 3: not > 3
+        ("2024s", "2024"),  # not all digits, so folded
+        ("١٢٣s", "١٢٣"),
+        ("12345", "12345"),
+    ],
+)
+def test_plural_folding_follows_the_originals_rules(token: str, folded: str) -> None:
+    assert fold_plural(token) == folded
+
+
+def test_tokens_keep_2_to_64_code_units_counting_utf16_and_duplicates_in_text_order() -> None:
+    # Prepare: an astral letter is two UTF-16 code units, so one of them alone is a token
+    astral = "\U0001d400"  # MATHEMATICAL BOLD CAPITAL A: NFKC folds it to "a"
+    long_token = "x" * 64
+    # Execute / Assert
+    assert relevance_tokens("x " + long_token + " " + long_token + "y") == [long_token]
+    assert relevance_tokens("gate gate Gate") == ["gate", "gate", "gate"]
+    assert relevance_tokens(astral + "b") == ["ab"]
+    assert relevance_tokens("𠀀") == ["𠀀"]  # one CJK ideograph outside the BMP: 2 code units
+    assert relevance_tokens("ＦＬＡＫＹ_gate") == ["flaky", "gate"]  # NFKC folds full width; _ splits
+
+
+def test_query_terms_are_distinct_in_first_occurrence_order() -> None:
+    assert query_terms("gate flaky gates the Flaky") == ["gate", "flaky"]
+
+
+def test_pin_17_a_stopword_only_query_scores_every_document_zero() -> None:
+    assert score_relevance("the of", ["the of the", "gate"]) == [0.0, 0.0]
+
+
+def test_bm25_matches_the_formula_with_k1_1_2_and_b_0_75() -> None:
+    # Prepare
+    documents = ["flaky gate gate", "gate owner", "docs build"]
+    # Execute
+    scores = score_relevance("gate", documents)
+    # Assert: N 3, df 2, avgdl 7/3
+    idf = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))
+    first = idf * ((2 * (1.2 + 1)) / (2 + 1.2 * (1 - 0.75 + 0.75 * (3 / (7 / 3)))))
+    second = idf * ((1 * (1.2 + 1)) / (1 + 1.2 * (1 - 0.75 + 0.75 * (2 / (7 / 3)))))
+    assert scores == [first, second, 0.0]
+
+
+def test_bm25_with_no_tokens_in_any_document_uses_an_average_length_of_one() -> None:
+    assert score_relevance("gate", ["", "!!"]) == [0.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("value", "rounded"),
+    [
+        (0.5, 1.0),
+        (1.5, 2.0),
+        (2.5, 3.0),  # Python's round gives 2
+        (-0.5, -0.0),
+        (-2.5, -2.0),
+        (-2.6, -3.0),
+        (0.49999999999999994, 0.0),  # floor(x + 0.5) would give 1
+        (4503599627370495.5, 4503599627370496.0),
+        (1e300, 1e300),
+    ],
+)
+def test_js_round_rounds_a_half_up_toward_positive_infinity(value: float, rounded: float) -> None:
+    result = js_round(value)
+    assert result == rounded
+    assert math.copysign(1, result) == math.copysign(1, rounded)
+
+
+def test_reported_relevance_is_rounded_half_up_to_three_decimals() -> None:
+    # 1.0005 is not exact in binary; 0.0625 * 1000 = 62.5 is, and Python's round would give 62
+    assert round_relevance(0.0625) == 0.063
+    assert round_relevance(0.0) == 0.0
+    assert round_relevance(1.6604) == 1.66
+
+
+def test_code_unit_order_puts_astral_characters_before_the_top_of_the_bmp() -> None:
+    # Prepare: U+1F600 is D83D DE00 in UTF-16, so it sorts before U+FFFD in code units
+    astral, bmp = "id_\U0001f600", "id_\ufffd"
+    # Execute / Assert
+    assert sorted([bmp, astral]) == [bmp, astral]  # code points: the other way round
+    assert code_unit_sorted([bmp, astral]) == (astral, bmp)
+    assert code_unit_key("a") < code_unit_key("b")
