@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kxm_grpc.cli.identity import add_identity
-from kxm_grpc.server.settings import Settings, SettingsError
+from kxm_grpc.server.settings import Settings, SettingsError, options
 from tests.conftest import ADMIN_TOKEN, Hub
 
 ROOT = str(Path(__file__).resolve().parent.parent)
@@ -116,6 +116,14 @@ async def test_serve_refuses_an_unknown_log_level_listing_the_accepted_ones(tmp_
     assert "argument --log-level: invalid choice: 'verbose' (choose from 'debug', 'info', 'warning', 'error')" in err
     assert "Traceback" not in err
     assert not (tmp_path / "kxm" / "hub.db").exists()
+
+
+def test_a_log_level_reads_in_any_case() -> None:
+    """``INFO`` is ``info``, for the flag and its variable (one parser) and for Settings built in code."""
+    (level,) = [option for option in options() if option.name == "log_level"]
+
+    assert (level.convert("INFO"), level.convert("Warning")) == ("info", "warning")
+    Settings(log_level="ERROR").validate()
 
 
 def test_settings_built_in_code_refuse_an_unknown_log_level() -> None:

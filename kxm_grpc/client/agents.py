@@ -68,8 +68,10 @@ class Agents(Area):
             if exc.reason in _NAME_TAKEN and not remember and not previous_key:
                 # The usual way here is running the same program twice; say the way out.
                 exc.add_note(
-                    f"hint: an earlier run registered {name!r}. Register with remember=True to save its key under "
-                    ".kxm/agents and resume the same agent on every run (the CLI does so), or choose another name."
+                    f"hint: {name!r} was registered before (by an earlier run?). With remember=True a run "
+                    "presents the key an earlier remember=True run saved under .kxm/agents and resumes that "
+                    "agent, as the CLI does; a name registered without it cannot be resumed so: choose "
+                    "another name, or have an operator resume it."
                 )
             raise
         if remember:

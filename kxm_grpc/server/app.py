@@ -16,6 +16,7 @@ import errno
 import signal
 import socket
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -347,15 +348,17 @@ class HubServer:
         target = f"{settings.host}:{settings.port}"
         creds = _credentials(settings)
         # Asked first so a taken port is one line: gRPC's own failure also logs from its C core.
-        refused = _unbindable(settings.host, settings.port) if settings.port else None
-        if refused is not None:
-            raise BindError(refused)
+        # Only a port in use is refused before gRPC tries: gRPC falls back where a probe cannot
+        # (a dual-stack wildcard on a host without IPv6 binds IPv4), so other causes are its call.
+        problem = _unbindable(settings.host, settings.port) if settings.port else None
+        if problem is not None and problem.in_use:
+            raise BindError(problem.message)
         try:
             self.port = server.add_secure_port(target, creds) if creds else server.add_insecure_port(target)
         except RuntimeError as error:  # grpcio raises "Failed to bind to address" (older releases returned 0)
-            raise BindError(_unbindable(settings.host, settings.port) or f"cannot bind {target}") from error
+            raise BindError(_bind_failure(settings.host, settings.port)) from error
         if self.port == 0:
-            raise BindError(_unbindable(settings.host, settings.port) or f"cannot bind {target}")
+            raise BindError(_bind_failure(settings.host, settings.port))
         await server.start()
         self._server = server
         for name in ("", *self._services):
@@ -490,7 +493,13 @@ def _pending_tasks(limit: int = 20) -> list[str]:
     return described
 
 
-def _unbindable(host: str, port: int) -> str | None:
+@dataclass(frozen=True)
+class _BindProblem:
+    in_use: bool
+    message: str
+
+
+def _unbindable(host: str, port: int) -> _BindProblem | None:
     """Why no address ``host`` resolves to can be bound on ``port`` (gRPC binds those it can), or None.
 
     gRPC says only that a bind failed; probe sockets, bound as gRPC binds them, say why.
@@ -499,7 +508,7 @@ def _unbindable(host: str, port: int) -> str | None:
     try:
         resolved = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except OSError as error:
-        return f"cannot bind {target}: {error.strerror or error}"
+        return _BindProblem(False, f"cannot bind {target}: {error.strerror or error}")
     failures: list[OSError] = []
     for family, kind, proto, _, address in resolved:
         try:
@@ -511,8 +520,14 @@ def _unbindable(host: str, port: int) -> str | None:
             continue
         return None
     if any(error.errno == errno.EADDRINUSE for error in failures):
-        return f"port {target} is in use (another hub?); use --port"
-    return f"cannot bind {target}: {failures[0].strerror or failures[0]}" if failures else None
+        return _BindProblem(True, f"port {target} is in use (another hub?); use --port")
+    return _BindProblem(False, f"cannot bind {target}: {failures[0].strerror or failures[0]}") if failures else None
+
+
+def _bind_failure(host: str, port: int) -> str:
+    """The one line a failed gRPC bind of ``host:port`` is reported with."""
+    problem = _unbindable(host, port)
+    return problem.message if problem is not None else f"cannot bind {host}:{port}"
 
 
 async def serve(settings: Settings) -> None:

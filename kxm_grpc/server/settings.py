@@ -103,6 +103,8 @@ class Option:
     """Text (a flag's value or a variable's) to the field's value; None: by the default's type."""
     choices: tuple[str, ...] = ()
     """The accepted texts (an enum default lists its values by itself)."""
+    fold_case: bool = False
+    """A choice is read in any case (``INFO`` is ``info``)."""
     default_text: str | None = None
     """How the default reads when its value says too little (``off``, ``DATA_DIR/hub.db``)."""
     seconds: bool = False
@@ -156,6 +158,8 @@ class Option:
             make = type(self.default) if isinstance(self.default, enum.Enum) else str
 
             def choice(text: str) -> Any:
+                if self.fold_case:
+                    text = text.lower()
                 if text not in accepted:
                     listed = ", ".join(map(repr, accepted))
                     raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {listed})")
@@ -262,7 +266,7 @@ class Settings:
     log_format: str = setting(
         "auto", "json: JSON lines; console: readable; auto: console on a terminal", choices=("auto", "json", "console")
     )
-    log_level: str = setting("info", "debug, info, warning or error", choices=LOG_LEVELS)
+    log_level: str = setting("info", "debug, info, warning or error", choices=LOG_LEVELS, fold_case=True)
     tls_cert: Path | None = setting(
         None, "PEM certificate: serve TLS (with --tls-key)", parse=optional_path, metavar="PATH"
     )
@@ -451,7 +455,7 @@ class Settings:
             )
         if not 0 <= self.port <= 65535:
             raise SettingsError("port must be between 0 and 65535")
-        if self.log_level not in LOG_LEVELS:
+        if self.log_level.lower() not in LOG_LEVELS:
             # The flag checks its choices; this catches Settings built in code (an embedded hub).
             raise SettingsError(f"log level must be one of {', '.join(LOG_LEVELS)}, not {self.log_level!r}")
         if self.metrics_port is not None:

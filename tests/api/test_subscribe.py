@@ -674,11 +674,10 @@ async def test_a_stream_stuck_in_a_write_ends_without_an_internal_error(hub_sett
         stream = Stream(bob)
         await stream.ready()
         big = "x" * 30_000  # fills the HTTP/2 window of a consumer that does not read
-        # At most 8 sends in flight, as a client with a bounded window sends: 300 at once would
-        # queue for PostgreSQL's 10 pooled connections past busy_timeout on a loaded machine
-        # (UNAVAILABLE, "the database is busy"), which is the hub refusing overload, not what this
-        # test is about. Eight racing for one inbox's log head must all commit: a unit of work
-        # losing serialization races runs again while busy_timeout lasts (engine.RETRIES).
+        # At most 8 sends in flight, as a client with a bounded window sends: 300 at once into one
+        # inbox is an overload test, not what this test is about. Eight racing for one inbox's log
+        # head must all commit on PostgreSQL: a unit of work losing serialization races runs
+        # again while busy_timeout lasts (engine.RETRIES).
         gate = asyncio.Semaphore(8)
 
         async def send(i: int) -> None:

@@ -130,6 +130,27 @@ async def test_a_unit_of_work_losing_races_runs_again_until_busy_timeout_not_a_f
         await store.close()
 
 
+async def test_units_of_work_losing_races_leave_the_pool_to_others_between_attempts(postgres_database: str) -> None:
+    """Units of work losing every race, as many as the pool has connections, do not hold them
+    through their busy_timeout: a read queued behind them is answered while they still try."""
+    # Prepare
+    store = await started(postgres_database, busy_timeout=2.0, pool_min=1, pool_max=2)
+    try:
+        losers = [asyncio.create_task(store.write(_losing(10_000, f"starved-{i}")[1])) for i in range(2)]  # type: ignore[arg-type]
+        await asyncio.sleep(0.05)
+
+        # Execute
+        value = await store.read(lambda tx: tx.meta.get("starved-0"))
+
+        # Assert
+        assert value is None
+        assert not any(loser.done() for loser in losers)
+        refused = await asyncio.gather(*losers, return_exceptions=True)
+        assert all(isinstance(error, HubError) and error.reason == Reason.STORAGE_UNAVAILABLE for error in refused)
+    finally:
+        await store.close()
+
+
 async def test_a_change_on_one_store_wakes_a_waiter_on_another_also_after_the_listener_reconnects(
     postgres_database: str,
 ) -> None:

@@ -80,7 +80,8 @@ Past that count it still runs again until ``busy_timeout`` has gone by since its
 count alone gave up on a hot row (one inbox's log head, written by every send to it) after less
 than a second of losing races to other writers on a loaded machine, where SQLite's writer would
 have waited its turn. The time budget is what bounds the wait; the count keeps a short
-``busy_timeout`` from giving up after a single conflict."""
+``busy_timeout`` from giving up after a single conflict. Between attempts the unit holds neither
+a worker thread nor a pooled connection."""
 
 _MIGRATION_LOCK = 0x6B786D_0001
 """The advisory lock key migrations hold (``pg_advisory_xact_lock``): replicas starting together migrate once."""
@@ -262,8 +263,31 @@ class PostgresStore:
 
     # -- units of work --------------------------------------------------------------------------
 
+    async def _unit(self, work: Callable[[Tx], T], begin: str, *, writes: bool) -> T:
+        """Run ``work`` to completion in transactions opened by ``begin``; run it again after a
+        serialization failure or deadlock, while ``busy_timeout`` lasts and at least ``RETRIES`` times.
+
+        Each attempt takes a worker thread and a pooled connection and gives both back when it
+        ends: the jittered pause between attempts is awaited on the event loop, so a unit of work
+        losing races to a hot row never keeps queued calls (reads, heartbeats) from the pool.
+
+        Returns what ``work`` returned. Raises what ``work`` raised, or the psycopg error that ended
+        the last attempt (``write``/``read`` map it).
+        """
+        attempt = 0
+        give_up_at = time.monotonic() + self._busy_timeout
+        while True:
+            try:
+                return await self._in_thread(lambda: self._run(work, begin, writes=writes))
+            except BaseException as exc:
+                attempt += 1
+                if not errors.is_retryable(exc) or (attempt >= RETRIES and time.monotonic() >= give_up_at):
+                    raise
+            self.retries += 1
+            await asyncio.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
+
     def _run(self, work: Callable[[Tx], T], begin: str, *, writes: bool) -> T:
-        """Run ``work`` in a transaction opened by ``begin`` (on a worker thread); retry serialization failures.
+        """Run one attempt of ``work`` in a transaction opened by ``begin`` (on a worker thread).
 
         A pooled connection that turns out dead when the transaction begins (the server restarted,
         or an operator ended the session) is dropped and the transaction begun on another, up to
@@ -272,7 +296,7 @@ class PostgresStore:
         cancelled meanwhile, and before the caller resumes.
 
         Returns what ``work`` returned. Raises what ``work`` raised, or the psycopg error that ended
-        the last attempt (``write``/``read`` map it).
+        the attempt (rolled back).
         """
         assert self._pool is not None
         for _ in range(self._pool_max):
@@ -283,45 +307,34 @@ class PostgresStore:
                     if not raw.closed and not raw.broken:
                         raise
                     continue  # a dead pooled connection: returned broken, the pool discards it
-                return self._attempts(raw, work, writes=writes)
+                return self._attempt(raw, work, writes=writes)
         with self._pool.connection() as raw:
             raw.execute(begin)
-            return self._attempts(raw, work, writes=writes)
+            return self._attempt(raw, work, writes=writes)
 
-    def _attempts(self, raw: psycopg.Connection[Any], work: Callable[[Tx], T], *, writes: bool) -> T:
-        """Run ``work`` in the transaction just begun on ``raw``; begin again after a serialization failure."""
-        conn = PgConnection(raw)
-        attempt = 0
-        give_up_at = time.monotonic() + self._busy_timeout
-        while True:
-            tx = SqlTx(conn, self._keys)
-            try:
-                if attempt:
-                    raw.execute("BEGIN ISOLATION LEVEL SERIALIZABLE" if writes else _READ_BEGIN)
-                result = work(tx)
-                topics = tx.take_topics()
-                if writes and topics:
-                    for payload in notify_payloads(self.replica_id, topics):
-                        raw.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
-                if writes:
-                    failpoints.hit("before_commit")
-                raw.execute("COMMIT")
-            except BaseException as exc:
-                with contextlib.suppress(psycopg.Error):
-                    if raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
-                        raw.execute("ROLLBACK")
-                attempt += 1
-                if not errors.is_retryable(exc) or (attempt >= RETRIES and time.monotonic() >= give_up_at):
-                    raise
-                self.retries += 1
-                time.sleep(random.uniform(0, min(0.05, 0.001 * 2**attempt)))
-                continue
+    def _attempt(self, raw: psycopg.Connection[Any], work: Callable[[Tx], T], *, writes: bool) -> T:
+        """Run ``work`` in the transaction just begun on ``raw`` and commit it; roll back on any failure."""
+        tx = SqlTx(PgConnection(raw), self._keys)
+        try:
+            result = work(tx)
+            topics = tx.take_topics()
+            if writes and topics:
+                for payload in notify_payloads(self.replica_id, topics):
+                    raw.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
             if writes:
-                self.commits += 1
-                if topics and self._loop is not None:
-                    with contextlib.suppress(RuntimeError):  # the loop closed while this ran
-                        self._loop.call_soon_threadsafe(self.notifier.publish, topics)
-            return result
+                failpoints.hit("before_commit")
+            raw.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(psycopg.Error):
+                if raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                    raw.execute("ROLLBACK")
+            raise
+        if writes:
+            self.commits += 1
+            if topics and self._loop is not None:
+                with contextlib.suppress(RuntimeError):  # the loop closed while this ran
+                    self._loop.call_soon_threadsafe(self.notifier.publish, topics)
+        return result
 
     async def write(self, work: Callable[[Tx], T]) -> T:
         """Run ``work`` in a SERIALIZABLE transaction and return its result once committed.
@@ -333,7 +346,7 @@ class PostgresStore:
         if self._pool is None or self._executor is None:
             raise Unavailable("the store is not open", reason=Reason.STORAGE_UNAVAILABLE)
         try:
-            return await self._in_thread(lambda: self._run(work, "BEGIN ISOLATION LEVEL SERIALIZABLE", writes=True))
+            return await self._unit(work, "BEGIN ISOLATION LEVEL SERIALIZABLE", writes=True)
         except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
             self._maybe_failed(exc)
             raise errors.storage_error(exc) from exc
@@ -347,7 +360,7 @@ class PostgresStore:
         if self._pool is None or self._executor is None:
             raise Unavailable("the store is not open", reason=Reason.STORAGE_UNAVAILABLE)
         try:
-            return await self._in_thread(lambda: self._run(work, _READ_BEGIN, writes=False))
+            return await self._unit(work, _READ_BEGIN, writes=False)
         except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
             self._maybe_failed(exc)
             raise errors.storage_error(exc) from exc
