@@ -9,7 +9,7 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
-from kxm_grpc.errors import HubError
+from kxm_grpc.errors import HubError, Reason, Unauthenticated
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -53,10 +53,21 @@ def client_from(args: argparse.Namespace, *, admin: bool = False, **kwargs: Any)
     """A HubClient from the connection flags (imported lazily: grpc is slow to import).
 
     An address from ``KXM_ADDR`` or the credentials file that cannot be dialled ends the command
-    with its error (exit 1); ``--addr`` was checked when the command line was parsed.
+    with its error (exit 1); ``--addr`` was checked when the command line was parsed. So does a
+    token found nowhere (exit 1, as the hub's CREDENTIAL_MISSING would): the error names every
+    place looked, in order, without dialling.
     """
     from kxm_grpc.client import AddressError, HubClient
+    from kxm_grpc.client.config import resolve
 
+    try:
+        config = resolve(args.addr, token=args.token, project=args.project, admin=admin)
+    except AddressError as error:
+        raise SystemExit(f"error: {error}") from None
+    if not config.token:
+        missing = Unauthenticated(config.missing_token("--token"), reason=Reason.CREDENTIAL_MISSING)
+        print_hub_error(args, missing)
+        raise SystemExit(EXIT_ERROR)
     root = open(args.tls_ca, "rb").read() if getattr(args, "tls_ca", None) else None  # noqa: SIM115
     try:
         client = HubClient(
