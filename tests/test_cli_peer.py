@@ -90,6 +90,30 @@ async def test_fanout_exits_1_when_every_target_was_refused(hub: Hub, tmp_path: 
     assert as_json[0] == 1 and json.loads(as_json[1])[0]["status"] == "FANOUT_STATUS_ERROR"
 
 
+async def test_acting_as_a_name_with_no_saved_key_is_refused_unless_asked_to_register(hub: Hub, tmp_path: Path) -> None:
+    """``--as ghost`` (a typo) silently registered a new agent; it is refused, naming the saved agents and
+    their folder, and registers only with ``--register``."""
+    env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
+    _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
+    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    for name in ("alice", "bob"):
+        await kxm("agent", "register", name, cwd=tmp_path, env=env)
+
+    code, out, err = await kxm("peer", "send", "--as", "ghost", "bob", "hi", cwd=tmp_path, env=env)
+    before = await kxm("agent", "list", "--all", "--json", cwd=tmp_path, env=env)
+    registered = await kxm("peer", "inbox", "--as", "ghost", "--register", "--json", cwd=tmp_path, env=env)
+    after = await kxm("agent", "list", "--all", "--json", cwd=tmp_path, env=env)
+
+    assert (code, out) == (1, "")
+    assert err == (
+        f"error: no saved agent 'ghost' under {tmp_path / 'state' / 'agents' / 'alpha'}; saved names: alice, bob."
+        " Register it with --register or 'kxm agent register ghost'\n"
+    )
+    assert sorted(a["name"] for a in json.loads(before[1])) == ["alice", "bob"]
+    assert registered[0] == 0 and json.loads(registered[1]) == {"messages": []}
+    assert sorted(a["name"] for a in json.loads(after[1])) == ["alice", "bob", "ghost"]
+
+
 async def test_sending_to_a_registered_agent_gone_offline_says_so_and_what_to_do(hub: Hub, tmp_path: Path) -> None:
     """``peer send --as carol dave hi`` to a registered dave gone offline said "online target not
     found: dave"; it says dave is registered but offline, since when, and how to queue the message."""

@@ -1,7 +1,8 @@
 """``kxm peer list|send|get|await|fanout|cancel|inbox|reply|ack|tail``: messaging as a saved agent.
 
 Every command but ``list`` acts as the agent named by ``--as`` (or ``KXM_AGENT_NAME``), whose
-identity ``kxm agent register`` saved (spec §14); an unknown name is registered on first use.
+identity ``kxm agent register`` saved (spec §14); a name with no saved key is refused unless
+``--register`` is given (a typo must not register a new agent).
 """
 
 from __future__ import annotations
