@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any
 
 from kxm_grpc.errors import HubError, Reason, Unauthenticated
@@ -105,6 +107,31 @@ def emit(args: argparse.Namespace, data: Any, text: str) -> None:
         print(json.dumps(data, indent=2, sort_keys=True))
     else:
         print(text)
+
+
+@contextlib.asynccontextmanager
+async def progress(args: argparse.Namespace, label: str) -> AsyncIterator[None]:
+    """Show ``label`` and the seconds elapsed on standard error while the body waits, as one line
+    rewritten in place and cleared at the end; only on a terminal, and never with ``--json``."""
+    if getattr(args, "json", False) or not sys.stderr.isatty():
+        yield
+        return
+    started = time.monotonic()
+
+    async def tick() -> None:
+        while True:
+            sys.stderr.write(f"\r{label} {time.monotonic() - started:.0f}s")
+            sys.stderr.flush()
+            await asyncio.sleep(1.0)
+
+    ticker = asyncio.create_task(tick())
+    try:
+        yield
+    finally:
+        ticker.cancel()
+        # Erase the line (carriage return, then clear to its end) so what follows starts clean.
+        sys.stderr.write("\r\x1b[K")
+        sys.stderr.flush()
 
 
 def run(args: argparse.Namespace, command: Callable[[], Coroutine[Any, Any, int]]) -> int:
