@@ -28,3 +28,13 @@ DATA_DIR_ENV = "KXM_DATA_DIR"
 def data_dir() -> Path:
     """The state directory as a client on this machine finds it: ``$KXM_DATA_DIR``, else ``.kxm``."""
     return Path(os.environ.get(DATA_DIR_ENV, DATA_DIR))
+
+
+USER_DIR_NAME = "kxm"
+"""The per-user profile's folder under ``$XDG_CONFIG_HOME`` (``~/.config``)."""
+
+
+def user_config_dir() -> Path:
+    """The per-user profile folder: ``${XDG_CONFIG_HOME:-~/.config}/kxm`` (credentials, saved agents)."""
+    base = os.environ.get("XDG_CONFIG_HOME")
+    return (Path(base) if base else Path.home() / ".config") / USER_DIR_NAME

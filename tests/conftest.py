@@ -48,6 +48,15 @@ sqlite_only = pytest.mark.parametrize("backend", [""], ids=["sqlite"])
 """For a test of what only the SQLite adapter has (its file, its disk checks): one run, on SQLite."""
 
 
+@pytest.fixture(autouse=True)
+def _user_profile(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A scratch per-user profile folder (``XDG_CONFIG_HOME``) for every test and the ``kxm`` it runs,
+    so no test reads or writes the real ``~/.config/kxm`` (credentials, saved agents)."""
+    folder = tmp_path_factory.mktemp("xdg")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(folder))
+    return folder
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> str:
     """The database URL of the backend under test ("" for the default: DATA_DIR/hub.db on SQLite)."""

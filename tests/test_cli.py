@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import json
 import os
 import socket
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from kxm_grpc.cli.common import progress
 from kxm_grpc.cli.identity import add_identity
 from kxm_grpc.server.settings import Settings, SettingsError, options
 from tests.conftest import ADMIN_TOKEN, Hub
@@ -166,3 +168,29 @@ async def test_a_command_without_a_hub_says_there_is_none_and_where(tmp_path: Pa
     assert error["message"] == f"no hub at {address}; start one with scripts/serve"
     assert "Connection refused" in error["detail"]
     assert "None" not in flagged[2] + from_env[2]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+async def test_long_waits_show_elapsed_seconds_on_a_terminal_only(
+    monkeypatch: pytest.MonkeyPatch, json_mode: bool
+) -> None:
+    """A long wait rewrites one line with the seconds elapsed on a terminal's stderr and clears it at
+    the end; with --json, or when stderr is not a terminal, nothing is written."""
+    terminal, piped = _Terminal(), io.StringIO()
+    args = argparse.Namespace(json=json_mode)
+
+    monkeypatch.setattr(sys, "stderr", terminal)
+    async with progress(args, "waiting for msg_1"):
+        await asyncio.sleep(1.2)
+    monkeypatch.setattr(sys, "stderr", piped)
+    async with progress(args, "waiting for msg_1"):
+        await asyncio.sleep(0.1)
+
+    expected = "" if json_mode else "\rwaiting for msg_1 0s\rwaiting for msg_1 1s\r\x1b[K"
+    assert terminal.getvalue() == expected
+    assert piped.getvalue() == ""

@@ -16,8 +16,11 @@ async def test_lease_commands_acquire_refuse_release_and_list(hub: Hub, tmp_path
     _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
     env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
 
-    acquired = await kxm("lease", "acquire", "deploy", "--as", "alice", "--ttl", "60", "--json", cwd=tmp_path, env=env)
-    refused = await kxm("lease", "acquire", "deploy", "--as", "bob", "--json", cwd=tmp_path, env=env)
+    # --register: the first use of each name registers it (a name with no saved key is refused without it).
+    acquired = await kxm(
+        "lease", "acquire", "deploy", "--as", "alice", "--register", "--ttl", "60", "--json", cwd=tmp_path, env=env
+    )
+    refused = await kxm("lease", "acquire", "deploy", "--as", "bob", "--register", "--json", cwd=tmp_path, env=env)
     renewed = await kxm("lease", "renew", "deploy", "1", "--as", "alice", "--json", cwd=tmp_path, env=env)
     listed = await kxm("lease", "list", "--json", cwd=tmp_path, env=env)
     got = await kxm("lease", "get", "deploy", cwd=tmp_path, env=env)
@@ -43,7 +46,7 @@ async def test_releasing_another_agents_lease_names_its_holder(hub: Hub, tmp_pat
     _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
     env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
     await kxm("agent", "register", "builder", cwd=tmp_path, env=env)
-    await kxm("lease", "acquire", "deploy", "--as", "planner", "--ttl", "60", cwd=tmp_path, env=env)
+    await kxm("lease", "acquire", "deploy", "--as", "planner", "--register", "--ttl", "60", cwd=tmp_path, env=env)
 
     code, _, err = await kxm("lease", "release", "deploy", "1", "--as", "builder", cwd=tmp_path, env=env)
     as_json = await kxm("lease", "release", "deploy", "1", "--as", "builder", "--json", cwd=tmp_path, env=env)

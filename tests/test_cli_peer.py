@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import sys
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
 from kxm_grpc.services import agents
 from tests.conftest import ADMIN_TOKEN, Hub
-from tests.test_cli import kxm
+from tests.test_cli import ROOT, kxm
 
 
 async def test_peer_conversation(hub: Hub, tmp_path: Path) -> None:
@@ -90,6 +93,30 @@ async def test_fanout_exits_1_when_every_target_was_refused(hub: Hub, tmp_path: 
     assert as_json[0] == 1 and json.loads(as_json[1])[0]["status"] == "FANOUT_STATUS_ERROR"
 
 
+async def test_acting_as_a_name_with_no_saved_key_is_refused_unless_asked_to_register(hub: Hub, tmp_path: Path) -> None:
+    """``--as ghost`` (a typo) silently registered a new agent; it is refused, naming the saved agents and
+    their folder, and registers only with ``--register``."""
+    env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
+    _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
+    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    for name in ("alice", "bob"):
+        await kxm("agent", "register", name, cwd=tmp_path, env=env)
+
+    code, out, err = await kxm("peer", "send", "--as", "ghost", "bob", "hi", cwd=tmp_path, env=env)
+    before = await kxm("agent", "list", "--all", "--json", cwd=tmp_path, env=env)
+    registered = await kxm("peer", "inbox", "--as", "ghost", "--register", "--json", cwd=tmp_path, env=env)
+    after = await kxm("agent", "list", "--all", "--json", cwd=tmp_path, env=env)
+
+    assert (code, out) == (1, "")
+    assert err == (
+        f"error: no saved agent 'ghost' under {tmp_path / 'state' / 'agents' / 'alpha'}; saved names: alice, bob."
+        " Register it with --register or 'kxm agent register ghost'\n"
+    )
+    assert sorted(a["name"] for a in json.loads(before[1])) == ["alice", "bob"]
+    assert registered[0] == 0 and json.loads(registered[1]) == {"messages": []}
+    assert sorted(a["name"] for a in json.loads(after[1])) == ["alice", "bob", "ghost"]
+
+
 async def test_sending_to_a_registered_agent_gone_offline_says_so_and_what_to_do(hub: Hub, tmp_path: Path) -> None:
     """``peer send --as carol dave hi`` to a registered dave gone offline said "online target not
     found: dave"; it says dave is registered but offline, since when, and how to queue the message."""
@@ -117,3 +144,47 @@ async def test_sending_to_a_registered_agent_gone_offline_says_so_and_what_to_do
     assert json.loads(as_json[2])["metadata"] == {"target": "dave", "presence": "offline", "lastSeenTime": seen}
     assert fanned[0] == 1 and "dave is registered but offline" in fanned[1]
     assert queued[0] == 0 and json.loads(queued[1])["state"] == "MESSAGE_STATE_QUEUED"
+
+
+async def test_ctrl_c_during_send_wait_prints_the_stored_message_and_how_to_await_it(hub: Hub, tmp_path: Path) -> None:
+    """Ctrl-C during ``peer send --wait`` exited without the id of the message already stored; it prints
+    the id (JSON with the id and state with --json) and ``kxm peer await``, and exits 130."""
+    env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
+    _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
+    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    for name in ("alice", "bob"):
+        await kxm("agent", "register", name, cwd=tmp_path, env=env)
+
+    async def interrupted(*flags: str) -> tuple[int, str, str]:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "kxm_grpc.cli", "peer", "send", "--as", "alice", "bob", "hi", "--wait", "60", *flags,
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": ROOT, **env},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        await _until_in_bob_inbox(tmp_path, env, count=1 if not flags else 2)
+        await asyncio.sleep(0.5)  # inside the wait
+        process.send_signal(signal.SIGINT)
+        out, err = await asyncio.wait_for(process.communicate(), 15)
+        assert process.returncode is not None
+        return process.returncode, out.decode(), err.decode()
+
+    code, out, err = await interrupted()
+    json_code, json_out, json_err = await interrupted("--json")
+    inbox = await kxm("peer", "inbox", "--as", "bob", "--json", cwd=tmp_path, env=env)
+
+    ids = [m["id"] for m in json.loads(inbox[1])["messages"]]
+    assert code == 130
+    assert out.startswith(f"{ids[0]}\tqueued\talice -> bob\thi")
+    assert err == f"interrupted: {ids[0]} is stored; await its reply with: kxm peer await --as alice {ids[0]}\n"
+    assert json_code == 130 and json_err == ""
+    assert json.loads(json_out) == {"id": ids[1], "state": "queued", "interrupted": True}
+
+
+async def _until_in_bob_inbox(tmp_path: Path, env: dict[str, str], count: int) -> None:
+    for _ in range(100):
+        _, out, _ = await kxm("peer", "inbox", "--as", "bob", "--json", cwd=tmp_path, env=env)
+        if len(json.loads(out)["messages"]) >= count:
+            return
+    raise AssertionError("the message never reached bob's inbox")

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any
 
-from kxm_grpc.errors import HubError
+from kxm_grpc.errors import HubError, Reason, Unauthenticated
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -53,10 +55,21 @@ def client_from(args: argparse.Namespace, *, admin: bool = False, **kwargs: Any)
     """A HubClient from the connection flags (imported lazily: grpc is slow to import).
 
     An address from ``KXM_ADDR`` or the credentials file that cannot be dialled ends the command
-    with its error (exit 1); ``--addr`` was checked when the command line was parsed.
+    with its error (exit 1); ``--addr`` was checked when the command line was parsed. So does a
+    token found nowhere (exit 1, as the hub's CREDENTIAL_MISSING would): the error names every
+    place looked, in order, without dialling.
     """
     from kxm_grpc.client import AddressError, HubClient
+    from kxm_grpc.client.config import resolve
 
+    try:
+        config = resolve(args.addr, token=args.token, project=args.project, admin=admin)
+    except AddressError as error:
+        raise SystemExit(f"error: {error}") from None
+    if not config.token:
+        missing = Unauthenticated(config.missing_token("--token"), reason=Reason.CREDENTIAL_MISSING)
+        print_hub_error(args, missing)
+        raise SystemExit(EXIT_ERROR)
     root = open(args.tls_ca, "rb").read() if getattr(args, "tls_ca", None) else None  # noqa: SIM115
     try:
         client = HubClient(
@@ -94,6 +107,31 @@ def emit(args: argparse.Namespace, data: Any, text: str) -> None:
         print(json.dumps(data, indent=2, sort_keys=True))
     else:
         print(text)
+
+
+@contextlib.asynccontextmanager
+async def progress(args: argparse.Namespace, label: str) -> AsyncIterator[None]:
+    """Show ``label`` and the seconds elapsed on standard error while the body waits, as one line
+    rewritten in place and cleared at the end; only on a terminal, and never with ``--json``."""
+    if getattr(args, "json", False) or not sys.stderr.isatty():
+        yield
+        return
+    started = time.monotonic()
+
+    async def tick() -> None:
+        while True:
+            sys.stderr.write(f"\r{label} {time.monotonic() - started:.0f}s")
+            sys.stderr.flush()
+            await asyncio.sleep(1.0)
+
+    ticker = asyncio.create_task(tick())
+    try:
+        yield
+    finally:
+        ticker.cancel()
+        # Erase the line (carriage return, then clear to its end) so what follows starts clean.
+        sys.stderr.write("\r\x1b[K")
+        sys.stderr.flush()
 
 
 def run(args: argparse.Namespace, command: Callable[[], Coroutine[Any, Any, int]]) -> int:

@@ -8,6 +8,7 @@ token. ``acquire`` prints the fencing token to present with every write to the p
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from typing import Any
 
@@ -19,6 +20,7 @@ from kxm_grpc.cli.common import (
     client_from,
     emit,
     message_to_dict,
+    progress,
     run,
 )
 from kxm_grpc.cli.identity import add_identity, agent_client
@@ -78,7 +80,9 @@ def _acquire(args: argparse.Namespace) -> int:
 
     async def command() -> int:
         client = await agent_client(args, name)
-        async with client:
+        # Progress only when it may queue (--wait): an immediate answer needs no line.
+        waiting = progress(args, f"waiting for lease {args.name}") if args.wait else contextlib.nullcontext()
+        async with client, waiting:
             response = await client.leases.acquire(args.name, ttl=args.ttl, wait=args.wait)
         emit(args, message_to_dict(response.lease) | {"renewed": response.renewed}, _line(response.lease))
         return EXIT_OK

@@ -1,12 +1,14 @@
 """``kxm peer list|send|get|await|fanout|cancel|inbox|reply|ack|tail``: messaging as a saved agent.
 
 Every command but ``list`` acts as the agent named by ``--as`` (or ``KXM_AGENT_NAME``), whose
-identity ``kxm agent register`` saved (spec §14); an unknown name is registered on first use.
+identity ``kxm agent register`` saved (spec §14); a name with no saved key is refused unless
+``--register`` is given (a typo must not register a new agent).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from typing import Any
@@ -19,6 +21,7 @@ from kxm_grpc.cli.common import (
     client_from,
     emit,
     message_to_dict,
+    progress,
     run,
 )
 from kxm_grpc.cli.identity import add_identity, agent_client
@@ -186,12 +189,32 @@ def _send(args: argparse.Namespace) -> int:
             message = sent.message
             terminal = True
             if args.wait is not None:
-                waited = await client.messages.wait(message.id, wait=args.wait)
+                try:
+                    async with progress(args, f"waiting for the reply to {message.id}"):
+                        waited = await client.messages.wait(message.id, wait=args.wait)
+                except (asyncio.CancelledError, KeyboardInterrupt):
+                    # Ctrl-C: the message is stored and stays open; say which one and how to await it.
+                    _interrupted(args, name, message)
+                    raise
                 message, terminal = waited.message, waited.terminal
         emit(args, message_to_dict(message) | {"repeated": sent.repeated}, _detail(message))
         return EXIT_OK if terminal else EXIT_PENDING
 
     return run(args, command)
+
+
+def _interrupted(args: argparse.Namespace, name: str, message: Any) -> None:
+    """What ``send --wait`` prints when interrupted: the stored message (JSON with ``--json``) on
+    standard output, and how to await its reply on standard error."""
+    if args.json:
+        print(json.dumps({"id": message.id, "state": _state(message), "interrupted": True}), flush=True)
+    else:
+        print(_line(message), flush=True)
+        print(
+            f"interrupted: {message.id} is stored; await its reply with: kxm peer await --as {name} {message.id}",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _get(args: argparse.Namespace) -> int:
@@ -212,7 +235,7 @@ def _await(args: argparse.Namespace) -> int:
 
     async def command() -> int:
         client = await agent_client(args, name)
-        async with client:
+        async with client, progress(args, f"waiting for the reply to {args.message_id}"):
             waited = await client.messages.wait(args.message_id, wait=args.wait)
         emit(args, message_to_dict(waited.message) | {"terminal": waited.terminal}, _detail(waited.message))
         return EXIT_OK if waited.terminal else EXIT_PENDING
@@ -228,7 +251,7 @@ def _fanout(args: argparse.Namespace) -> int:
 
     async def command() -> int:
         client = await agent_client(args, name)
-        async with client:
+        async with client, progress(args, f"gathering replies from {len(args.targets)} agents"):
             response = await client.messages.fanout(
                 args.targets,
                 content,

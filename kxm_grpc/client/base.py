@@ -26,6 +26,7 @@ from google.protobuf import duration_pb2
 
 from kxm_grpc._status import from_rpc_error
 from kxm_grpc.client.config import resolve
+from kxm_grpc.errors import HubError, Reason
 
 R = TypeVar("R")
 S = TypeVar("S")
@@ -84,6 +85,8 @@ class ClientBase:
             attempt_token=attempt_token,
             session_token=session_token,
         )
+        # Kept to say where the token was looked for when the hub finds none (_error).
+        self._config = config
         self.address = config.address
         self.target = config.target
         self.token = config.token
@@ -184,7 +187,15 @@ class ClientBase:
             )
         except grpc.aio.AioRpcError as exc:
             # Chained so the raw status (and its details) stays reachable as __cause__.
-            raise from_rpc_error(exc) from exc
+            raise self._error(exc) from exc
+
+    def _error(self, exc: grpc.aio.AioRpcError) -> HubError:
+        """The HubError of a failed call; CREDENTIAL_MISSING while this client has no token carries
+        a note naming every place the token was looked for."""
+        error = from_rpc_error(exc)
+        if error.reason == Reason.CREDENTIAL_MISSING and not self.token:
+            error.add_note(f"hint: {self._config.missing_token('the token argument')}")
+        return error
 
     async def close(self) -> None:
         """Close the channel."""

@@ -2,7 +2,9 @@
 
 The hub lets a name be resumed (same id, inbox and leases) only with the agent's last key. The CLI
 and ``HubClient.agents.register(..., remember=True)`` keep that key under the data directory
-(``$KXM_DATA_DIR/agents/<project>/<name>.json``, default ``.kxm``), mode 0600 in a 0700 directory.
+(``$KXM_DATA_DIR/agents/<project>/<name>.json``, default ``.kxm``), mode 0600 in a 0700 directory;
+outside a folder with a data directory (no ``.kxm`` here and no ``KXM_DATA_DIR``), under the per-user
+profile instead (``${XDG_CONFIG_HOME:-~/.config}/kxm/agents``), as the credentials file is found.
 
 ``<project>`` is the project the hub says the credentials belong to (``GetCallerIdentity``), never
 a guess: same-named agents of two projects keep two files, and a key is only ever presented to
@@ -43,11 +45,35 @@ def identity_path(project: str, name: str) -> Path:
     file_name = quote(key, safe="")
     if len(file_name) > _MAX_FILE_NAME:
         file_name = "sha256-" + hashlib.sha256(key.encode()).hexdigest()
-    return _project_dir(project) / f"{file_name}.json"
+    return project_dir(project) / f"{file_name}.json"
 
 
-def _project_dir(project: str) -> Path:
-    return defaults.data_dir() / "agents" / quote(project, safe="")
+def agents_dir() -> Path:
+    """Where saved identities are kept: ``$KXM_DATA_DIR/agents`` when ``KXM_DATA_DIR`` is set or the
+    data directory exists, else the per-user profile's ``agents`` folder."""
+    local = defaults.data_dir()
+    # An explicit KXM_DATA_DIR is a choice even before the directory exists (a first register makes it).
+    if os.environ.get(defaults.DATA_DIR_ENV) or local.is_dir():
+        return local / "agents"
+    return defaults.user_config_dir() / "agents"
+
+
+def project_dir(project: str) -> Path:
+    """The folder of one project's saved identities (its name percent-encoded)."""
+    return agents_dir() / quote(project, safe="")
+
+
+def saved_names(project: str) -> list[str]:
+    """The names of the agents saved for ``project``, sorted (unreadable files are skipped)."""
+    names = set()
+    for path in project_dir(project).glob("*.json"):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("name"), str):
+            names.add(data["name"])
+    return sorted(names)
 
 
 def _legacy_path(project: str, name: str) -> Path | None:
@@ -56,7 +82,7 @@ def _legacy_path(project: str, name: str) -> Path | None:
     legacy = name.strip().casefold()
     if not legacy or "/" in legacy or legacy in (".", "..") or len(legacy.encode()) > _MAX_FILE_NAME:
         return None
-    return _project_dir(project) / f"{legacy}.json"
+    return project_dir(project) / f"{legacy}.json"
 
 
 def load_identity(project: str, name: str) -> dict[str, str] | None:

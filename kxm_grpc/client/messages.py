@@ -19,7 +19,6 @@ import grpc
 
 from kxm_grpc._gen.kxm.v1 import message_service_pb2 as pb
 from kxm_grpc._gen.kxm.v1 import message_service_pb2_grpc, types_pb2
-from kxm_grpc._status import from_rpc_error
 from kxm_grpc.client.base import Area, duration
 from kxm_grpc.errors import FailedPrecondition, HubError, NotFound
 
@@ -246,7 +245,7 @@ class Messages(Area):
                     if auto_ack and event.HasField("message"):
                         await self._ack_quietly(event.message.id)
             except grpc.aio.AioRpcError as exc:
-                error = from_rpc_error(exc)
+                error = self._hub._error(exc)
                 if not reconnect or error.status not in _RESUMABLE:
                     raise error from None
             finally:

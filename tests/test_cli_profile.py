@@ -1,0 +1,128 @@
+"""Credentials outside the hub's folder: where a token was looked for, and the per-user profile
+(``kxm profile save|show``), with the real ``kxm`` against a real hub. HOME and XDG_CONFIG_HOME
+are always scratch folders."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from kxm_grpc.client import HubClient
+from kxm_grpc.errors import Reason, Unauthenticated
+from tests.conftest import Hub, Project
+from tests.test_cli import kxm
+
+# The variables that would let a command find a token without the files under test (empty is unset).
+_CLEAR = {"KXM_TOKEN": "", "KXM_ADMIN_TOKEN": "", "KXM_CREDENTIALS": "", "KXM_ADDR": "", "KXM_PROJECT": ""}
+
+
+def _outside(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """An empty folder (no .kxm) and an environment whose profile is ``tmp_path/home/.config/kxm``."""
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    env = _CLEAR | {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": ""}
+    return folder, env
+
+
+def _closed_address() -> str:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{probe.getsockname()[1]}"
+
+
+@pytest.fixture(autouse=True)
+def _no_token_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Empty values would count as set for the Python client; these tests want them unset.
+    for name in ("KXM_TOKEN", "KXM_ADMIN_TOKEN", "KXM_CREDENTIALS", "KXM_ADDR", "KXM_PROJECT", "KXM_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+
+
+async def test_a_command_without_a_token_names_every_place_looked_in_order_without_dialling(tmp_path: Path) -> None:
+    """Outside the folder every command failed with CREDENTIAL_MISSING and no word about where it looked;
+    now it fails before dialling (no hub listens at the address: not UNAVAILABLE) and names each place."""
+    folder, env = _outside(tmp_path)
+    address = _closed_address()
+    local = folder / ".kxm" / "credentials.json"
+    profile = tmp_path / "home" / ".config" / "kxm" / "credentials.json"
+
+    code, out, err = await kxm("agent", "list", "--addr", address, cwd=folder, env=env)
+    admin = await kxm("admin", "project", "list", "--addr", address, "--json", cwd=folder, env=env)
+
+    assert (code, out) == (1, "")
+    assert err == (
+        "error: UNAUTHENTICATED ERROR_REASON_CREDENTIAL_MISSING: no project token for project 'default' found;"
+        f" looked in --token, KXM_TOKEN, {local} (no such file), {profile} (no such file)\n"
+    )
+    error = json.loads(admin[2])
+    assert admin[0] == 1
+    assert (error["code"], error["reason"]) == ("UNAUTHENTICATED", "ERROR_REASON_CREDENTIAL_MISSING")
+    assert error["message"].endswith(
+        f"looked in --token, KXM_ADMIN_TOKEN, {local} (no such file), {profile} (no such file)"
+    )
+
+
+async def test_a_profile_saved_in_the_hub_folder_serves_commands_run_anywhere(
+    hub: Hub, project: Project, tmp_path: Path
+) -> None:
+    """``kxm profile save`` in the folder copies address and token to ~/.config/kxm (0600, no overwrite
+    without --force); elsewhere, commands find them there, and agents are saved beside them."""
+    here = tmp_path / "repo"
+    (here / ".kxm").mkdir(parents=True)
+    (here / ".kxm" / "credentials.json").write_text(
+        json.dumps({"address": hub.address, "projects": {"alpha": project.token}})
+    )
+    folder, env = _outside(tmp_path)
+    env = env | {"KXM_PROJECT": "alpha"}
+    profile = tmp_path / "home" / ".config" / "kxm"
+
+    saved = await kxm("profile", "save", "--json", cwd=here, env=env)
+    again = await kxm("profile", "save", cwd=here, env=env)
+    forced = await kxm("profile", "save", "--force", cwd=here, env=env)
+    registered = await kxm("agent", "register", "alice", "--json", cwd=folder, env=env)
+    listed = await kxm("agent", "list", "--json", cwd=folder, env=env)
+    shown = await kxm("profile", "show", "--json", cwd=folder, env=env)
+    shown_text = await kxm("profile", "show", cwd=folder, env=env)
+
+    assert saved[0] == 0, saved[2]
+    assert json.loads(saved[1]) == {
+        "path": str(profile / "credentials.json"),
+        "address": hub.address,
+        "projects": ["alpha"],
+        "admin_token": False,
+    }
+    assert (profile / "credentials.json").stat().st_mode & 0o777 == 0o600
+    assert json.loads((profile / "credentials.json").read_text())["projects"] == {"alpha": project.token}
+    assert again[0] == 1 and "exists; replace it with --force" in again[2]
+    assert forced[0] == 0
+    assert registered[0] == 0, registered[2]
+    assert [a["name"] for a in json.loads(listed[1])] == ["alice"]
+    assert (profile / "agents" / "alpha" / "alice.json").stat().st_mode & 0o777 == 0o600
+    sources = json.loads(shown[1])
+    assert sources["credentials_file"] == str(profile / "credentials.json")
+    assert sources["token"] == {"source": str(profile / "credentials.json")}
+    assert sources["address"] == {"value": hub.address, "source": str(profile / "credentials.json")}
+    assert sources["project"] == {"value": "alpha", "source": "KXM_PROJECT"}
+    assert sources["admin_token"] == {"source": None}
+    assert sources["agents_dir"] == str(profile / "agents")
+    printed = "".join(out + err for _, out, err in (saved, again, forced, shown, shown_text))
+    assert project.token not in printed
+
+
+async def test_the_python_client_says_where_it_looked_when_the_hub_finds_no_token(
+    hub: Hub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client's CREDENTIAL_MISSING keeps its status and reason and carries the same places as a note."""
+    monkeypatch.chdir(tmp_path)
+
+    async with HubClient(hub.address) as client:
+        with pytest.raises(Unauthenticated) as caught:
+            await client.agents.list()
+
+    assert caught.value.reason is Reason.CREDENTIAL_MISSING
+    notes = getattr(caught.value, "__notes__", [])
+    assert len(notes) == 1
+    assert notes[0].startswith("hint: no project token for project 'default' found; looked in the token argument,")
+    assert f"KXM_TOKEN, {tmp_path / '.kxm' / 'credentials.json'} (no such file)" in notes[0]
