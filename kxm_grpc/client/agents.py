@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from kxm_grpc._gen.kxm.v1 import agent_service_pb2, agent_service_pb2_grpc
 from kxm_grpc.client.base import Area
-from kxm_grpc.client.identity import load_identity, save_identity
+from kxm_grpc.client.identity import agents_dir, load_identity, save_identity
 from kxm_grpc.errors import HubError, Reason
 
 _NAME_TAKEN = (Reason.DUPLICATE_AGENT_NAME, Reason.AGENT_RECLAIM_FORBIDDEN)
@@ -69,8 +69,8 @@ class Agents(Area):
                 # The usual way here is running the same program twice; say the way out.
                 exc.add_note(
                     f"hint: {name!r} was registered before (by an earlier run?). With remember=True a run "
-                    "presents the key an earlier remember=True run saved under .kxm/agents and resumes that "
-                    "agent, as the CLI does; a name registered without it cannot be resumed so: choose "
+                    f"presents the key an earlier remember=True run saved (under {agents_dir()}) and resumes "
+                    "that agent, as the CLI does; a name registered without it cannot be resumed so: choose "
                     "another name, or have an operator resume it."
                 )
             raise
