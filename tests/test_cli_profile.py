@@ -4,7 +4,10 @@ are always scratch folders."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import signal
 import socket
 import sys
 from pathlib import Path
@@ -14,7 +17,7 @@ import pytest
 from kxm_grpc.client import HubClient
 from kxm_grpc.errors import Reason, Unauthenticated
 from tests.conftest import Hub, Project
-from tests.test_cli import kxm
+from tests.test_cli import ROOT, kxm
 
 # The variables that would let a command find a token without the files under test (empty is unset).
 _CLEAR = {"KXM_TOKEN": "", "KXM_ADMIN_TOKEN": "", "KXM_CREDENTIALS": "", "KXM_ADDR": "", "KXM_PROJECT": ""}
@@ -216,3 +219,42 @@ async def test_unregister_without_a_saved_key_says_so_and_offers_no_register(
     assert err == (
         f"error: agent 'ghost' has no saved key; looked in {state / 'agents' / 'alpha'}; saved names: alice\n"
     )
+
+
+async def test_a_gate_workers_key_stays_in_the_profile_after_its_workspaces_folder_appears(
+    hub: Hub, project: Project, tmp_path: Path
+) -> None:
+    """``kxm gate worker`` makes ``.kxm/gate-workspaces``; a restarted worker still finds (and resumes
+    with) the key it saved in the profile, rather than switching to ``.kxm/agents``."""
+    folder, env = _outside(tmp_path)
+    profile = tmp_path / "home" / ".config" / "kxm"
+    profile.mkdir(parents=True)
+    (profile / "credentials.json").write_text(
+        json.dumps({"address": hub.address, "projects": {"alpha": project.token}})
+    )
+    env |= {"KXM_PROJECT": "alpha", "PYTHONPATH": ROOT}
+    saved = profile / "agents" / "alpha" / "gate-worker.json"
+
+    async def worker_until_saved(previous: str) -> dict[str, str]:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "kxm_grpc.cli", "gate", "worker",
+            cwd=folder, env={**os.environ, **env},
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        try:
+            for _ in range(300):
+                if saved.is_file() and saved.read_text() != previous:
+                    break
+                await asyncio.sleep(0.05)
+        finally:
+            process.send_signal(signal.SIGTERM)
+            _, err = await asyncio.wait_for(process.communicate(), 15)
+        assert process.returncode == 0, err.decode()
+        return dict(json.loads(saved.read_text()))
+
+    first = await worker_until_saved("")
+    (folder / ".kxm" / "gate-workspaces").mkdir(parents=True)
+    second = await worker_until_saved(saved.read_text())
+
+    assert second["agent_id"] == first["agent_id"] and second["agent_key"] != first["agent_key"]
+    assert not (folder / ".kxm" / "agents").exists()
