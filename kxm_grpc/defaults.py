@@ -27,7 +27,7 @@ DATA_DIR_ENV = "KXM_DATA_DIR"
 
 def data_dir() -> Path:
     """The state directory as a client on this machine finds it: ``$KXM_DATA_DIR``, else ``.kxm``."""
-    return Path(os.environ.get(DATA_DIR_ENV, DATA_DIR))
+    return Path(os.environ.get(DATA_DIR_ENV) or DATA_DIR)  # empty is unset
 
 
 USER_DIR_NAME = "kxm"

@@ -177,6 +177,7 @@ async def test_ctrl_c_during_send_wait_prints_the_stored_message_and_how_to_awai
     ids = [m["id"] for m in json.loads(inbox[1])["messages"]]
     assert code == 130
     assert out.startswith(f"{ids[0]}\tqueued\talice -> bob\thi")
+    assert out.count(ids[0]) == 1 and json_out.count(ids[1]) == 1  # printed once, not again on the way out
     assert err == f"interrupted: {ids[0]} is stored; await its reply with: kxm peer await --as alice {ids[0]}\n"
     assert json_code == 130 and json_err == ""
     assert json.loads(json_out) == {"id": ids[1], "state": "queued", "interrupted": True}

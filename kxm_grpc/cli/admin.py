@@ -61,8 +61,9 @@ def _rotate(args: argparse.Namespace) -> int:
     async def command() -> int:
         async with client_from(args, admin=True) as client:
             response = await client.admin.rotate_project_token(args.name)
-        # Keep local tools working: the credentials file of this machine gets the new token.
-        update_project_token(response.project.name, response.project_token)
+        # Keep local tools working: the credentials file read for this hub gets the new token
+        # (never the per-user profile of another hub).
+        update_project_token(response.project.name, response.project_token, address=client.address)
         emit(args, message_to_dict(response), f"{response.project.name}\t{response.project_token}")
         return EXIT_OK
 

@@ -20,7 +20,8 @@ EXIT_UNREACHABLE = 2
 
 ADDR_HELP = (
     "hub address host:port, or a hub's replicas: ip1:port,ip2:port or dns:///name:port"
-    " (env KXM_ADDR; default from .kxm/credentials.json)"
+    " (env KXM_ADDR; default from the credentials file: .kxm/credentials.json here, or the per-user"
+    " profile's, ~/.config/kxm/credentials.json)"
 )
 
 
@@ -57,26 +58,34 @@ def client_from(args: argparse.Namespace, *, admin: bool = False, **kwargs: Any)
     An address from ``KXM_ADDR`` or the credentials file that cannot be dialled ends the command
     with its error (exit 1); ``--addr`` was checked when the command line was parsed. So does a
     token found nowhere (exit 1, as the hub's CREDENTIAL_MISSING would): the error names every
-    place looked, in order, without dialling.
+    place looked, in order, without dialling. (``open_client`` raises instead.)
     """
-    from kxm_grpc.client import AddressError, HubClient
-    from kxm_grpc.client.config import resolve
+    from kxm_grpc.client import AddressError
 
     try:
-        config = resolve(args.addr, token=args.token, project=args.project, admin=admin)
+        return open_client(args, admin=admin, **kwargs)
     except AddressError as error:
         raise SystemExit(f"error: {error}") from None
-    if not config.token:
-        missing = Unauthenticated(config.missing_token("--token"), reason=Reason.CREDENTIAL_MISSING)
+    except Unauthenticated as missing:
         print_hub_error(args, missing)
-        raise SystemExit(EXIT_ERROR)
+        raise SystemExit(EXIT_ERROR) from None
+
+
+def open_client(args: argparse.Namespace, *, admin: bool = False, **kwargs: Any) -> Any:
+    """``client_from``'s client, for a command with exit codes of its own (``kxm gate``).
+
+    Raises:
+        AddressError: the address from ``KXM_ADDR`` or the credentials file cannot be dialled.
+        Unauthenticated: (CREDENTIAL_MISSING) no token was found; the message names every place looked.
+    """
+    from kxm_grpc.client import HubClient
+    from kxm_grpc.client.config import resolve
+
+    config = resolve(args.addr, token=args.token, project=args.project, admin=admin)
+    if not config.token:
+        raise Unauthenticated(config.missing_token("--token"), reason=Reason.CREDENTIAL_MISSING)
     root = open(args.tls_ca, "rb").read() if getattr(args, "tls_ca", None) else None  # noqa: SIM115
-    try:
-        client = HubClient(
-            args.addr, token=args.token, project=args.project, admin=admin, root_certificates=root, **kwargs
-        )
-    except AddressError as error:
-        raise SystemExit(f"error: {error}") from None
+    client = HubClient(args.addr, token=args.token, project=args.project, admin=admin, root_certificates=root, **kwargs)
     # The address dialled, for an error that no hub answered (it may come from KXM_ADDR or the file).
     args.dialled_address = client.address
     return client

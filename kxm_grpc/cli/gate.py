@@ -33,7 +33,8 @@ from typing import Any
 
 from kxm_grpc.cli import gate_worker
 from kxm_grpc.cli.common import EXIT_ERROR, EXIT_OK, EXIT_UNREACHABLE, message_to_dict, print_hub_error
-from kxm_grpc.cli.identity import add_identity, agent_client
+from kxm_grpc.cli.identity import NoSavedKey, add_identity, open_agent_client
+from kxm_grpc.client.addresses import AddressError
 from kxm_grpc.errors import HubError
 from kxm_grpc.gates.outcome import Check, Expect, GateRun, Outcome, run_gate
 from kxm_grpc.gates.result import CheckResult, WorkerResult, worker_result
@@ -249,8 +250,11 @@ def _run(args: argparse.Namespace) -> int:
         if args.run_id is not None:
             try:
                 checkpointed = await _checkpoint(args, result)
-            except HubError as error:
+            except HubError as error:  # CREDENTIAL_MISSING included: the checkpoint was refused
                 print_hub_error(args, error)
+                code = EXIT_UNSETTLED
+            except (AddressError, NoSavedKey) as refusal:
+                print(f"error: {refusal}", file=sys.stderr)
                 code = EXIT_UNSETTLED
             else:
                 if checkpointed is not None:
@@ -282,7 +286,10 @@ async def _checkpoint(args: argparse.Namespace, result: WorkerResult) -> tuple[d
     when the result is not checkpointed (said on stderr).
 
     Raises:
-        HubError: the hub refused the checkpoint or could not be reached.
+        HubError: the hub refused the checkpoint or could not be reached, or no token was found
+            (``Unauthenticated``, CREDENTIAL_MISSING).
+        AddressError: the address from ``KXM_ADDR`` or the credentials file cannot be dialled.
+        NoSavedKey: ``--as`` names an agent with no saved key (and ``--register`` was not given).
     """
     from kxm_grpc.cli.workflow import step_text
 
@@ -295,7 +302,7 @@ async def _checkpoint(args: argparse.Namespace, result: WorkerResult) -> tuple[d
         )
         print(f"not checkpointed: {why}", file=sys.stderr)
         return None
-    client = await agent_client(args, str(args.agent_name))
+    client = await open_agent_client(args, str(args.agent_name))
     async with client:
         response = await client.workflows.checkpoint(
             args.run_id,

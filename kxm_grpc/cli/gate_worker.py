@@ -23,13 +23,14 @@ import argparse
 import asyncio
 import contextlib
 import signal
+import sys
 from pathlib import Path
 
 import structlog
 
 from kxm_grpc._gen.kxm.v1 import envelopes_pb2
-from kxm_grpc.cli.common import EXIT_OK, EXIT_UNREACHABLE, add_connection_flags, client_from, print_hub_error
-from kxm_grpc.client import HubClient
+from kxm_grpc.cli.common import EXIT_OK, EXIT_UNREACHABLE, add_connection_flags, open_client, print_hub_error
+from kxm_grpc.client import AddressError, HubClient
 from kxm_grpc.client.assignments import Assignment
 from kxm_grpc.client.gate_results import worker_result_message
 from kxm_grpc.errors import HubError
@@ -139,13 +140,16 @@ async def serve(args: argparse.Namespace, client: HubClient) -> int:
 
 def main(args: argparse.Namespace) -> int:
     async def command() -> int:
-        async with client_from(args) as client:
+        async with open_client(args) as client:
             return await serve(args, client)
 
     try:
         return asyncio.run(command())
-    except HubError as error:
+    except HubError as error:  # a token found nowhere (CREDENTIAL_MISSING) too: 2, never 1
         print_hub_error(args, error)
+        return EXIT_UNREACHABLE
+    except AddressError as error:
+        print(f"error: {error}", file=sys.stderr)
         return EXIT_UNREACHABLE
     except KeyboardInterrupt:
         return EXIT_OK

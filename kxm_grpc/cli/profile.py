@@ -1,16 +1,18 @@
 """``kxm profile save|show``: a per-user credentials profile, for commands run outside the hub's folder.
 
-A client reads the local credentials file (``$KXM_CREDENTIALS``, else ``$KXM_DATA_DIR/credentials.json``,
-default ``./.kxm/credentials.json``) and, when it does not exist, the per-user profile's
-(``${XDG_CONFIG_HOME:-~/.config}/kxm/credentials.json``). ``save`` copies what the CLI resolves here
-(address, project tokens, admin token) into the profile; ``show`` says where each value comes from.
-Tokens are never printed, only where they come from.
+A client reads one credentials file, and keeps saved agent keys beside it, by one rule
+(``kxm_grpc.client.config.state_for``): local state (``$KXM_CREDENTIALS``, else
+``$KXM_DATA_DIR/credentials.json``, default ``./.kxm/credentials.json``; keys in ``.kxm/agents``) when
+``KXM_CREDENTIALS`` or ``KXM_DATA_DIR`` is set or ``./.kxm/credentials.json`` or ``./.kxm/agents``
+exists; otherwise the per-user profile (``${XDG_CONFIG_HOME:-~/.config}/kxm/credentials.json``, keys
+in its ``agents``) if that file exists and no other hub's address is given. ``save`` copies what the
+CLI resolves here (address, project tokens, admin token) into the profile; ``show`` says where each
+value comes from. Tokens are never printed, only where they come from.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Any
@@ -51,11 +53,12 @@ def _sources(args: argparse.Namespace) -> dict[str, Any]:
         find_credentials_file,
         read_credentials_file,
         resolve,
+        state_for,
         user_credentials_path,
     )
-    from kxm_grpc.client.identity import agents_dir
 
-    found = find_credentials_file()
+    where = state_for(args.addr)
+    found = find_credentials_file(args.addr)
     saved = read_credentials_file(found)
     project = resolve(args.addr, token=args.token, project=args.project)
     admin = resolve(args.addr, project=args.project, admin=True)
@@ -77,7 +80,9 @@ def _sources(args: argparse.Namespace) -> dict[str, Any]:
         "credentials_files": [str(path.absolute()) for path in credentials_paths()],
         "credentials_file": None if found is None else str(found.absolute()),
         "profile_file": str(user_credentials_path()),
-        "agents_dir": str(agents_dir().absolute()),
+        "profile_applies": where.profile,
+        "profile_note": where.profile_note,
+        "agents_dir": str(where.agents_dir.absolute()),
         "address": {"value": project.address, "source": address_source},
         "project": {"value": project.project or "default", "source": project_source},
         "token": {"source": project.token_source},
@@ -96,6 +101,8 @@ def _show(args: argparse.Namespace) -> int:
         f"admin token\t{_said(sources['admin_token']['source'])}",
         f"saved agents\t{sources['agents_dir']}",
     ]
+    if sources["profile_note"]:
+        lines.append(f"profile\tnot used: {sources['profile_note']}")
     emit(args, sources, "\n".join(lines))
     return EXIT_OK
 
@@ -107,13 +114,20 @@ def _said(source: str | None) -> str:
 def _save(args: argparse.Namespace) -> int:
     """Write the profile: the credentials file found here, with the address and tokens the flags and
     variables give laid over it. Refuses to replace a profile without ``--force`` (exit 1)."""
-    from kxm_grpc.client.config import find_credentials_file, read_credentials_file, resolve, user_credentials_path
+    from kxm_grpc.client.config import (
+        find_credentials_file,
+        make_private_dir,
+        read_credentials_file,
+        resolve,
+        user_credentials_path,
+        write_private_json,
+    )
 
     target = user_credentials_path()
     if target.exists() and not args.force:
         print(f"error: {target} exists; replace it with --force", file=sys.stderr)
         return EXIT_ERROR
-    data = dict(read_credentials_file(find_credentials_file()))
+    data = dict(read_credentials_file(find_credentials_file(args.addr)))
     project = resolve(args.addr, token=args.token, project=args.project)
     admin = resolve(args.addr, project=args.project, admin=True)
     if project.token is None and admin.token is None:
@@ -125,14 +139,8 @@ def _save(args: argparse.Namespace) -> int:
         data["projects"] = {**(tokens if isinstance(tokens, dict) else {}), project.project or "default": project.token}
     if admin.token is not None:
         data["admin_token"] = admin.token
-    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp = target.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(data, handle, indent=2)
-        handle.write("\n")
-    os.chmod(tmp, 0o600)  # O_CREAT's mode does not apply to a leftover file
-    os.replace(tmp, target)
+    make_private_dir(target.parent)
+    write_private_json(target, data)
     projects = sorted(data.get("projects") or {})
     summary = {
         "path": str(target),

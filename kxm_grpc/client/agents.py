@@ -42,7 +42,9 @@ class Agents(Area):
         ``kxm_grpc.client.identity``) is presented as ``previous_key``, and the new key is saved:
         the same program can then run again and resume its agent (same id, inbox and leases).
         Saved keys are filed under the project the hub says the credentials belong to
-        (``caller_project``), so same-named agents of two projects never share a file.
+        (``caller_project``), so same-named agents of two projects never share a file, in the folder
+        ``kxm_grpc.client.config.state_for`` picks for this client's address (local state, or the
+        per-user profile only when it is this hub's).
 
         Raises:
             AlreadyExists: a live agent has the name and no valid previous key was given.
@@ -53,7 +55,7 @@ class Agents(Area):
             # Empty for the admin token naming no project: RegisterAgent refuses that anyway.
             project = await self.caller_project()
             if project:
-                previous_key = (load_identity(project, name) or {}).get("agent_key", "")
+                previous_key = (load_identity(project, name, address=self._hub.address) or {}).get("agent_key", "")
         try:
             response = await self._hub._call(
                 self._rpc().RegisterAgent,
@@ -67,16 +69,19 @@ class Agents(Area):
         except HubError as exc:
             if exc.reason in _NAME_TAKEN and not remember and not previous_key:
                 # The usual way here is running the same program twice; say the way out.
+                folder = agents_dir(self._hub.address)
                 exc.add_note(
                     f"hint: {name!r} was registered before (by an earlier run?). With remember=True a run "
-                    f"presents the key an earlier remember=True run saved (under {agents_dir()}) and resumes "
+                    f"presents the key an earlier remember=True run saved (under {folder}) and resumes "
                     "that agent, as the CLI does; a name registered without it cannot be resumed so: choose "
                     "another name, or have an operator resume it."
                 )
             raise
         if remember:
             # The registered agent's project is the hub's word too (the credential's, never a request field).
-            save_identity(response.agent.project, name, response.agent.id, response.agent_key)
+            save_identity(
+                response.agent.project, name, response.agent.id, response.agent_key, address=self._hub.address
+            )
         if adopt:
             self._hub.use_agent(response.agent.id, response.agent_key)
         return response

@@ -24,8 +24,9 @@ class HubClient(FlatCalls):
 
     Arguments left out are read from ``KXM_ADDR``, ``KXM_TOKEN`` (``KXM_ADMIN_TOKEN`` with
     ``admin=True``), ``KXM_PROJECT``, ``KXM_AGENT_ID``, ``KXM_AGENT_KEY``, then from the
-    credentials file a zero-configuration hub wrote (``.kxm/credentials.json``), else the per-user
-    profile's (``~/.config/kxm/credentials.json``, ``kxm profile save``); a CREDENTIAL_MISSING
+    credentials file a zero-configuration hub wrote (``.kxm/credentials.json``) or the per-user
+    profile's (``~/.config/kxm/credentials.json``, ``kxm profile save``; only for the profile's own
+    hub), as ``kxm_grpc.client.config.state_for`` decides (docs/api.md); a CREDENTIAL_MISSING
     refusal of a client that found no token notes where it looked. ``timeout`` is the
     default deadline of every unary call, in seconds. ``attempt_token`` and ``session_token`` (else
     ``KXM_ATTEMPT_TOKEN`` and ``KXM_SESSION_TOKEN``) are presented on every call

@@ -1,10 +1,12 @@
 """Saved agent identities: an agent's id and last key, kept on disk so it can resume its name.
 
 The hub lets a name be resumed (same id, inbox and leases) only with the agent's last key. The CLI
-and ``HubClient.agents.register(..., remember=True)`` keep that key under the data directory
-(``$KXM_DATA_DIR/agents/<project>/<name>.json``, default ``.kxm``), mode 0600 in a 0700 directory;
-outside a folder with a data directory (no ``.kxm`` here and no ``KXM_DATA_DIR``), under the per-user
-profile instead (``${XDG_CONFIG_HOME:-~/.config}/kxm/agents``), as the credentials file is found.
+and ``HubClient.agents.register(..., remember=True)`` keep that key in ``<agents>/<project>/<name>.json``,
+mode 0600, each folder made 0700. ``<agents>`` is where ``kxm_grpc.client.config.state_for`` puts the
+hub's state, the same rule as for its credentials: ``$KXM_DATA_DIR/agents`` (default ``.kxm/agents``)
+for local state, or the per-user profile's ``${XDG_CONFIG_HOME:-~/.config}/kxm/agents`` when the
+profile applies to that hub. Every function here therefore takes the hub's ``address`` (the one
+dialled; None: ``KXM_ADDR``, else not given).
 
 ``<project>`` is the project the hub says the credentials belong to (``GetCallerIdentity``), never
 a guess: same-named agents of two projects keep two files, and a key is only ever presented to
@@ -16,18 +18,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
+from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
-from kxm_grpc import defaults
+from kxm_grpc.client.config import make_private_dir, state_for, write_private_json
 from kxm_grpc.domain.agents import name_key
+
+#: A hub's address as the client was given it (None: ``KXM_ADDR``, else not given).
+Address = str | Sequence[str] | None
 
 # Most file systems allow 255 bytes per file name; a percent-encoded name beyond this is hashed.
 _MAX_FILE_NAME = 200
 
 
-def identity_path(project: str, name: str) -> Path:
+def identity_path(project: str, name: str, *, address: Address = None) -> Path:
     """Where an agent's id and key are kept: under the project the hub named.
 
     The file is named by the hub's own case-insensitive key of the name (two spellings the hub
@@ -45,28 +50,23 @@ def identity_path(project: str, name: str) -> Path:
     file_name = quote(key, safe="")
     if len(file_name) > _MAX_FILE_NAME:
         file_name = "sha256-" + hashlib.sha256(key.encode()).hexdigest()
-    return project_dir(project) / f"{file_name}.json"
+    return project_dir(project, address=address) / f"{file_name}.json"
 
 
-def agents_dir() -> Path:
-    """Where saved identities are kept: ``$KXM_DATA_DIR/agents`` when ``KXM_DATA_DIR`` is set or the
-    data directory exists, else the per-user profile's ``agents`` folder."""
-    local = defaults.data_dir()
-    # An explicit KXM_DATA_DIR is a choice even before the directory exists (a first register makes it).
-    if os.environ.get(defaults.DATA_DIR_ENV) or local.is_dir():
-        return local / "agents"
-    return defaults.user_config_dir() / "agents"
+def agents_dir(address: Address = None) -> Path:
+    """Where the identities saved for the hub at ``address`` are kept (``state_for``)."""
+    return state_for(address).agents_dir
 
 
-def project_dir(project: str) -> Path:
+def project_dir(project: str, *, address: Address = None) -> Path:
     """The folder of one project's saved identities (its name percent-encoded)."""
-    return agents_dir() / quote(project, safe="")
+    return agents_dir(address) / quote(project, safe="")
 
 
-def saved_names(project: str) -> list[str]:
+def saved_names(project: str, *, address: Address = None) -> list[str]:
     """The names of the agents saved for ``project``, sorted (unreadable files are skipped)."""
     names = set()
-    for path in project_dir(project).glob("*.json"):
+    for path in project_dir(project, address=address).glob("*.json"):
         try:
             data = json.loads(path.read_text())
         except (OSError, ValueError):
@@ -76,21 +76,21 @@ def saved_names(project: str) -> list[str]:
     return sorted(names)
 
 
-def _legacy_path(project: str, name: str) -> Path | None:
+def _legacy_path(project: str, name: str, address: Address) -> Path | None:
     """Where versions before 0.2 kept the identity (``<name stripped and casefolded>.json``), if that
     is a plain file name."""
     legacy = name.strip().casefold()
     if not legacy or "/" in legacy or legacy in (".", "..") or len(legacy.encode()) > _MAX_FILE_NAME:
         return None
-    return project_dir(project) / f"{legacy}.json"
+    return project_dir(project, address=address) / f"{legacy}.json"
 
 
-def load_identity(project: str, name: str) -> dict[str, str] | None:
+def load_identity(project: str, name: str, *, address: Address = None) -> dict[str, str] | None:
     """The saved identity (``agent_id``, ``agent_key``), or None.
 
     An identity saved under the older file name of the same project is found too.
     """
-    for path in (identity_path(project, name), _legacy_path(project, name)):
+    for path in (identity_path(project, name, address=address), _legacy_path(project, name, address)):
         if path is None:
             continue
         try:
@@ -102,12 +102,8 @@ def load_identity(project: str, name: str) -> dict[str, str] | None:
     return None
 
 
-def save_identity(project: str, name: str, agent_id: str, agent_key: str) -> None:
-    """Save an identity atomically with mode 0600."""
-    path = identity_path(project, name)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump({"name": name, "agent_id": agent_id, "agent_key": agent_key}, handle)
-    os.replace(tmp, path)
+def save_identity(project: str, name: str, agent_id: str, agent_key: str, *, address: Address = None) -> None:
+    """Save an identity atomically with mode 0600 (each folder it makes 0700)."""
+    path = identity_path(project, name, address=address)
+    make_private_dir(path.parent)
+    write_private_json(path, {"name": name, "agent_id": agent_id, "agent_key": agent_key})
