@@ -50,7 +50,6 @@ def _sources(args: argparse.Namespace) -> dict[str, Any]:
     """Where the address, project and each token come from, and the files involved (no secrets)."""
     from kxm_grpc.client.config import (
         credentials_paths,
-        find_credentials_file,
         read_credentials_file,
         resolve,
         state_for,
@@ -58,7 +57,7 @@ def _sources(args: argparse.Namespace) -> dict[str, Any]:
     )
 
     where = state_for(args.addr)
-    found = find_credentials_file(args.addr)
+    found = where.found
     saved = read_credentials_file(found)
     project = resolve(args.addr, token=args.token, project=args.project)
     admin = resolve(args.addr, project=args.project, admin=True)

@@ -69,6 +69,11 @@ class State:
     #: When the profile does not apply: its file and why, as the "looked in" list says it.
     profile_note: str = ""
 
+    @property
+    def found(self) -> Path | None:
+        """``credentials_file`` if it exists (the only file a client reads), else None."""
+        return self.credentials_file if self.credentials_file.is_file() else None
+
 
 def state_for(address: str | Sequence[str] | None = None) -> State:
     """The one rule deciding between local state and the per-user profile, for credentials and
@@ -98,11 +103,6 @@ def state_for(address: str | Sequence[str] | None = None) -> State:
     return State(True, profile_file, defaults.user_config_dir() / "agents")
 
 
-def profile_applies(address: str | Sequence[str] | None = None) -> bool:
-    """Whether the per-user profile applies for the hub at ``address`` (``state_for``)."""
-    return state_for(address).profile
-
-
 def _address_text(value: Any) -> str:
     """An address as a client reports it (parsed), or as written when it does not parse."""
     try:
@@ -113,8 +113,7 @@ def _address_text(value: Any) -> str:
 
 def find_credentials_file(address: str | Sequence[str] | None = None) -> Path | None:
     """The credentials file ``state_for(address)`` picks, if it exists (the only one a client reads)."""
-    path = state_for(address).credentials_file
-    return path if path.is_file() else None
+    return state_for(address).found
 
 
 def read_credentials_file(path: Path | None) -> dict[str, Any]:
@@ -227,7 +226,7 @@ def resolve(
             the message names ``KXM_ADDR`` or the credentials file when the address came from there.
     """
     where = state_for(address)
-    found = where.credentials_file if where.credentials_file.is_file() else None
+    found = where.found
     saved = read_credentials_file(found)
     env = os.environ
     project = project or env.get("KXM_PROJECT")
