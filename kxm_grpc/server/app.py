@@ -29,6 +29,8 @@ from kxm_grpc._gen.kxm.v1 import (
     admin_service_pb2_grpc,
     agent_service_pb2,
     agent_service_pb2_grpc,
+    context_service_pb2,
+    context_service_pb2_grpc,
     lease_service_pb2,
     lease_service_pb2_grpc,
     message_service_pb2,
@@ -50,6 +52,7 @@ from kxm_grpc.server.notifications import NotificationSender
 from kxm_grpc.server.replicas import DatabaseClock, ReplicaCoordination
 from kxm_grpc.server.servicers.admin import AdminServicer
 from kxm_grpc.server.servicers.agents import AgentServicer
+from kxm_grpc.server.servicers.context import ContextServicer
 from kxm_grpc.server.servicers.leases import LeaseServicer
 from kxm_grpc.server.servicers.messages import MessageServicer
 from kxm_grpc.server.servicers.runtimes import RuntimeServicer
@@ -163,7 +166,20 @@ def _add_workflows(hub: HubState, server: grpc.aio.Server) -> str:
     return str(workflow_service_pb2.DESCRIPTOR.services_by_name["WorkflowService"].full_name)
 
 
-SERVICERS: list[ServicerFactory] = [_add_admin, _add_agents, _add_messages, _add_leases, _add_runtimes, _add_workflows]
+def _add_context(hub: HubState, server: grpc.aio.Server) -> str:
+    context_service_pb2_grpc.add_ContextServiceServicer_to_server(ContextServicer(hub), server)
+    return str(context_service_pb2.DESCRIPTOR.services_by_name["ContextService"].full_name)
+
+
+SERVICERS: list[ServicerFactory] = [
+    _add_admin,
+    _add_agents,
+    _add_messages,
+    _add_leases,
+    _add_runtimes,
+    _add_workflows,
+    _add_context,
+]
 
 
 def open_store(settings: Settings) -> Store:

@@ -897,6 +897,34 @@ pub struct ContextAudit {
     /// Scores of the selected items, in rank order.
     #[prost(message, repeated, tag = "11")]
     pub selected_scores: ::prost::alloc::vec::Vec<RelevanceScore>,
+    /// Why each selected item ranks where it does, in rank order.
+    #[prost(message, repeated, tag = "12")]
+    pub reasons: ::prost::alloc::vec::Vec<SelectionReason>,
+    /// Eligible items skipped because they did not fit the budget.
+    #[prost(int32, tag = "13")]
+    pub deferred_count: i32,
+}
+/// SelectionReason is the ordering keys of one selected item: metadata only.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SelectionReason {
+    /// The item id.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// It is an open state contradiction (ranked first).
+    #[prost(bool, tag = "2")]
+    pub contradiction: bool,
+    /// It is a `_shared` default (ranked after the project's own items).
+    #[prost(bool, tag = "3")]
+    pub shared: bool,
+    /// It shares a token with the task.
+    #[prost(bool, tag = "4")]
+    pub task_matched: bool,
+    /// Its kind's place in the role's kind order (0 first).
+    #[prost(int32, tag = "5")]
+    pub kind_rank: i32,
+    /// Its BM25 score against the task, rounded to three decimals.
+    #[prost(double, tag = "6")]
+    pub relevance: f64,
 }
 /// ContextPacket is the context assembled for a role and task (`kxm.context-packet.v1`).
 #[derive(Clone, PartialEq, ::prost::Message)]
@@ -919,9 +947,6 @@ pub struct ContextPacket {
     /// Skill items.
     #[prost(message, repeated, tag = "6")]
     pub skills: ::prost::alloc::vec::Vec<ContextItem>,
-    /// Caller-provided working state, verbatim.
-    #[prost(string, tag = "7")]
-    pub working_state: ::prost::alloc::string::String,
     /// What could not be provided.
     #[prost(string, repeated, tag = "8")]
     pub unresolved_gaps: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
@@ -934,6 +959,9 @@ pub struct ContextPacket {
     /// How the packet was assembled.
     #[prost(message, optional, tag = "11")]
     pub audit: ::core::option::Option<ContextAudit>,
+    /// The caller's working state, verbatim.
+    #[prost(message, optional, tag = "12")]
+    pub working_state: ::core::option::Option<::prost_types::Struct>,
 }
 /// TerminalReceiptStatus is how a seat ended its work on a stage (`kxm.terminal-receipt.v1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
@@ -2848,6 +2876,806 @@ pub mod agent_service_client {
         }
     }
 }
+/// Items to store.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct PutItemsRequest {
+    /// The project of items that name none (empty: the credential's).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// 1 to 256 items, stored together or not at all.
+    #[prost(message, repeated, tag = "2")]
+    pub items: ::prost::alloc::vec::Vec<ContextItem>,
+}
+/// The items as stored.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct PutItemsResponse {
+    /// In request order, redacted, with their projects filled in.
+    #[prost(message, repeated, tag = "1")]
+    pub items: ::prost::alloc::vec::Vec<ContextItem>,
+}
+/// A packet request.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetContextPacketRequest {
+    /// The role, task and budget; its project empty: the credential's.
+    #[prost(message, optional, tag = "1")]
+    pub request: ::core::option::Option<ContextRequest>,
+    /// The caller's working state, returned verbatim in the packet (at most 64 KiB as JSON).
+    #[prost(message, optional, tag = "2")]
+    pub working_state: ::core::option::Option<::prost_types::Struct>,
+}
+/// The packet.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetContextPacketResponse {
+    /// The packet and its audit.
+    #[prost(message, optional, tag = "1")]
+    pub packet: ::core::option::Option<ContextPacket>,
+    /// `ctxpkt_` and 16 hex digits of the SHA-256 of the packet and audit: equal packets, equal ids.
+    #[prost(string, tag = "2")]
+    pub packet_id: ::prost::alloc::string::String,
+}
+/// A recall query.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RecallRequest {
+    /// The project (empty: the credential's).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// At most 500 characters; empty: every item is a phrase hit.
+    #[prost(string, tag = "2")]
+    pub query: ::prost::alloc::string::String,
+    /// Only these kinds (none: every kind; no kind twice).
+    #[prost(enumeration = "ContextKind", repeated, tag = "3")]
+    pub kinds: ::prost::alloc::vec::Vec<i32>,
+    /// 1 to 100; 0: 25.
+    #[prost(int32, tag = "4")]
+    pub limit: i32,
+}
+/// RecallItem is one item found by Recall: its metadata, never its summary.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct RecallItem {
+    /// The item id.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The project, or `_shared`.
+    #[prost(string, tag = "2")]
+    pub project: ::prost::alloc::string::String,
+    /// What the item is.
+    #[prost(enumeration = "ContextKind", tag = "3")]
+    pub kind: i32,
+    /// How binding it is.
+    #[prost(enumeration = "ContextAuthority", tag = "4")]
+    pub authority: i32,
+    /// How sure its source is.
+    #[prost(enumeration = "ContextConfidence", tag = "5")]
+    pub confidence: i32,
+    /// Its standing (unset when it has none).
+    #[prost(enumeration = "ContextStatus", tag = "6")]
+    pub status: i32,
+    /// Where it came from.
+    #[prost(enumeration = "ContextSourceType", tag = "7")]
+    pub source_type: i32,
+    /// A reference to the source, redacted.
+    #[prost(string, tag = "8")]
+    pub source_ref: ::prost::alloc::string::String,
+    /// Derived from other items (source type derived, or a lineage).
+    #[prost(bool, tag = "9")]
+    pub derived: bool,
+    /// How many ancestors it has.
+    #[prost(int32, tag = "10")]
+    pub lineage_depth: i32,
+    /// The BM25 score against the query, rounded to three decimals.
+    #[prost(double, tag = "11")]
+    pub relevance: f64,
+    /// The whole query occurs in its summary or state key (or the query is empty).
+    #[prost(bool, tag = "12")]
+    pub phrase_hit: bool,
+}
+/// The items found.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct RecallResponse {
+    /// Best first.
+    #[prost(message, repeated, tag = "1")]
+    pub items: ::prost::alloc::vec::Vec<RecallItem>,
+    /// `no matching context records` when nothing matched.
+    #[prost(string, repeated, tag = "2")]
+    pub unresolved_gaps: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+}
+/// A state read.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetStateRequest {
+    /// The project (empty: the credential's).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The state key (at most 200 characters; single-valued: not ending with `\[\]`).
+    #[prost(string, tag = "2")]
+    pub state_key: ::prost::alloc::string::String,
+    /// The instant asked about (unset: now).
+    #[prost(message, optional, tag = "3")]
+    pub as_of_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// Also return the key's whole history.
+    #[prost(bool, tag = "4")]
+    pub include_history: bool,
+}
+/// What the key held.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetStateResponse {
+    /// The item in force at the instant; unset when none was.
+    #[prost(message, optional, tag = "1")]
+    pub item: ::core::option::Option<ContextItem>,
+    /// With include_history: every item of the key (proposals too), by valid_from and then id.
+    #[prost(message, repeated, tag = "2")]
+    pub history: ::prost::alloc::vec::Vec<ContextItem>,
+}
+/// A set-valued state read.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListStateSetRequest {
+    /// The project (empty: the credential's).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The state key (at most 200 characters, ending with `\[\]`).
+    #[prost(string, tag = "2")]
+    pub state_key: ::prost::alloc::string::String,
+    /// The instant asked about (unset: now).
+    #[prost(message, optional, tag = "3")]
+    pub as_of_time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// The key's current members.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListStateSetResponse {
+    /// Current items active at the instant, by id.
+    #[prost(message, repeated, tag = "1")]
+    pub items: ::prost::alloc::vec::Vec<ContextItem>,
+}
+/// A proposed change of a state key.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ProposeStateRequest {
+    /// The project (empty: the credential's).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The state key (at most 200 characters).
+    #[prost(string, tag = "2")]
+    pub state_key: ::prost::alloc::string::String,
+    /// The proposed value (1 to 4,000 characters, stored redacted).
+    #[prost(string, tag = "3")]
+    pub summary: ::prost::alloc::string::String,
+    /// Hypothesis or evidence for an agent; an operator may claim instruction or policy. Unset: evidence.
+    #[prost(enumeration = "ContextAuthority", tag = "4")]
+    pub authority: i32,
+    /// Unset: probable.
+    #[prost(enumeration = "ContextConfidence", tag = "5")]
+    pub confidence: i32,
+    /// 1 to 32 ids of what supports the change.
+    #[prost(string, repeated, tag = "6")]
+    pub evidence_refs: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Items the change would replace (at most 64).
+    #[prost(string, repeated, tag = "7")]
+    pub supersedes: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// A label for the proposer; if set, it must be the caller (its agent id or name, or operator name).
+    #[prost(string, tag = "8")]
+    pub proposed_by: ::prost::alloc::string::String,
+    /// A retry key (at most 128 characters): a retry with the same request returns the same proposal.
+    #[prost(string, tag = "9")]
+    pub request_id: ::prost::alloc::string::String,
+}
+/// The proposal.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ProposeStateResponse {
+    /// A `proposed` state item.
+    #[prost(message, optional, tag = "1")]
+    pub proposal: ::core::option::Option<ContextItem>,
+}
+/// An operator's promotion.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct PromoteStateRequest {
+    /// The project (empty: the operator's `x-kxm-project`).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The proposal.
+    #[prost(string, tag = "2")]
+    pub proposal_id: ::prost::alloc::string::String,
+    /// 1 to 32 ids of what supports the promotion.
+    #[prost(string, repeated, tag = "3")]
+    pub evidence_refs: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+}
+/// The promotion.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct PromoteStateResponse {
+    /// The new current item.
+    #[prost(message, optional, tag = "1")]
+    pub item: ::core::option::Option<ContextItem>,
+    /// The proposal, closed (rejected, superseded by the new item).
+    #[prost(message, optional, tag = "2")]
+    pub proposal: ::core::option::Option<ContextItem>,
+    /// The items the promotion superseded (active current items of a single-valued key).
+    #[prost(string, repeated, tag = "3")]
+    pub superseded_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+}
+/// An operator's rejection.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RejectStateRequest {
+    /// The project (empty: the operator's `x-kxm-project`).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The proposal.
+    #[prost(string, tag = "2")]
+    pub proposal_id: ::prost::alloc::string::String,
+    /// Why (at most 1,000 characters; audit only).
+    #[prost(string, tag = "3")]
+    pub reason: ::prost::alloc::string::String,
+}
+/// The rejection.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RejectStateResponse {
+    /// The proposal, closed.
+    #[prost(message, optional, tag = "1")]
+    pub proposal: ::core::option::Option<ContextItem>,
+}
+/// An episode listing.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListEpisodesRequest {
+    /// The project (empty: the credential's).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// Only this run's episodes (empty: every run of the project).
+    #[prost(string, tag = "2")]
+    pub workflow_run_id: ::prost::alloc::string::String,
+}
+/// The episodes.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListEpisodesResponse {
+    /// Oldest first, at most 50.
+    #[prost(message, repeated, tag = "1")]
+    pub items: ::prost::alloc::vec::Vec<ContextItem>,
+}
+/// An explanation request.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ExplainItemRequest {
+    /// The project (empty: the credential's).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The item (the project's, else `_shared`'s).
+    #[prost(string, tag = "2")]
+    pub item_id: ::prost::alloc::string::String,
+}
+/// ItemSource is where one item of a lineage came from.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ItemSource {
+    /// The item id.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The kind of source.
+    #[prost(enumeration = "ContextSourceType", tag = "2")]
+    pub source_type: i32,
+    /// A reference to the source, redacted.
+    #[prost(string, tag = "3")]
+    pub source_ref: ::prost::alloc::string::String,
+}
+/// The explanation.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ExplainItemResponse {
+    /// Whether the item exists in the pool.
+    #[prost(bool, tag = "1")]
+    pub found: bool,
+    /// Every ancestor id reachable through derived_from, sorted by code unit.
+    #[prost(string, repeated, tag = "2")]
+    pub lineage: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// The item's evidence refs.
+    #[prost(string, repeated, tag = "3")]
+    pub evidence_refs: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// The item, then each ancestor present in the pool.
+    #[prost(message, repeated, tag = "4")]
+    pub sources: ::prost::alloc::vec::Vec<ItemSource>,
+}
+/// Items to remove.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DeleteItemsRequest {
+    /// The project (empty: the operator's `x-kxm-project`).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// 1 to 256 ids.
+    #[prost(string, repeated, tag = "2")]
+    pub item_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Remove `_shared` items instead of the project's.
+    #[prost(bool, tag = "3")]
+    pub shared: bool,
+}
+/// What was removed.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct DeleteItemsResponse {
+    /// How many of the ids named an item.
+    #[prost(int32, tag = "1")]
+    pub deleted_count: i32,
+}
+/// Generated client implementations.
+pub mod context_service_client {
+    #![allow(
+        unused_variables,
+        dead_code,
+        missing_docs,
+        clippy::wildcard_imports,
+        clippy::let_unit_value,
+    )]
+    use tonic::codegen::*;
+    use tonic::codegen::http::Uri;
+    /// ContextService gives agents their working context: a token-budgeted packet assembled for a role and
+    /// task from the project's context items, with every item's provenance and authority explicit.
+    ///
+    /// Items are keyed by (project, id). `_shared` holds operator defaults every project sees, ranked after
+    /// the project's own items; only an operator writes it, and no request names it as its project. The
+    /// origin of what a caller writes comes only from its verified credential (an agent or a project token:
+    /// `peer`; an operator: `human`), never from a label it writes, and caps the authority it may claim.
+    ///
+    /// Every RPC takes `project`: empty means the credential's project; an operator naming no project
+    /// (`x-kxm-project`) names it here. A caller of one project naming another is refused
+    /// PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION). Logs carry sizes and ids, never a
+    /// task, query or summary. See docs/context.md.
+    #[derive(Debug, Clone)]
+    pub struct ContextServiceClient<T> {
+        inner: tonic::client::Grpc<T>,
+    }
+    impl ContextServiceClient<tonic::transport::Channel> {
+        /// Attempt to create a new client by connecting to a given endpoint.
+        pub async fn connect<D>(dst: D) -> Result<Self, tonic::transport::Error>
+        where
+            D: TryInto<tonic::transport::Endpoint>,
+            D::Error: Into<StdError>,
+        {
+            let conn = tonic::transport::Endpoint::new(dst)?.connect().await?;
+            Ok(Self::new(conn))
+        }
+    }
+    impl<T> ContextServiceClient<T>
+    where
+        T: tonic::client::GrpcService<tonic::body::Body>,
+        T::Error: Into<StdError>,
+        T::ResponseBody: Body<Data = Bytes> + std::marker::Send + 'static,
+        <T::ResponseBody as Body>::Error: Into<StdError> + std::marker::Send,
+    {
+        pub fn new(inner: T) -> Self {
+            let inner = tonic::client::Grpc::new(inner);
+            Self { inner }
+        }
+        pub fn with_origin(inner: T, origin: Uri) -> Self {
+            let inner = tonic::client::Grpc::with_origin(inner, origin);
+            Self { inner }
+        }
+        pub fn with_interceptor<F>(
+            inner: T,
+            interceptor: F,
+        ) -> ContextServiceClient<InterceptedService<T, F>>
+        where
+            F: tonic::service::Interceptor,
+            T::ResponseBody: Default,
+            T: tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+                Response = http::Response<
+                    <T as tonic::client::GrpcService<tonic::body::Body>>::ResponseBody,
+                >,
+            >,
+            <T as tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+            >>::Error: Into<StdError> + std::marker::Send + std::marker::Sync,
+        {
+            ContextServiceClient::new(InterceptedService::new(inner, interceptor))
+        }
+        /// Compress requests with the given encoding.
+        ///
+        /// This requires the server to support it otherwise it might respond with an
+        /// error.
+        #[must_use]
+        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.send_compressed(encoding);
+            self
+        }
+        /// Enable decompressing responses.
+        #[must_use]
+        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.accept_compressed(encoding);
+            self
+        }
+        /// Limits the maximum size of a decoded message.
+        ///
+        /// Default: `4MB`
+        #[must_use]
+        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_decoding_message_size(limit);
+            self
+        }
+        /// Limits the maximum size of an encoded message.
+        ///
+        /// Default: `usize::MAX`
+        #[must_use]
+        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_encoding_message_size(limit);
+            self
+        }
+        /// PutItems validates and stores a batch of items (insert or replace by (project, id)), atomically.
+        ///
+        /// An item's empty project is the request's. Summaries and source refs are stored redacted. An item
+        /// of `_shared` needs an operator.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_ITEM, ERROR_REASON_INVALID_CONTEXT_FIELD): an item
+        ///  breaks a rule (metadata: index, field); no item of the batch is stored. No items, or more than 256,
+        ///  is ERROR_REASON_CONTEXT_LIMITS_EXCEEDED, as are more than 64 ids in a reference list.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an item claims an authority or a
+        ///  source type above what the caller's origin grants.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): an item of another project, or of
+        ///  `_shared` written by a caller that is not an operator.
+        pub async fn put_items(
+            &mut self,
+            request: impl tonic::IntoRequest<super::PutItemsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::PutItemsResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/PutItems",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "PutItems"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// GetContextPacket assembles the packet of a role and task: the same pool and request give the same
+        /// packet, audit and packet id, byte for byte.
+        ///
+        /// Open state contradictions come first, then the project's items before `_shared` defaults, items
+        /// sharing a token with the task before the rest, in the role's kind order, by BM25 score, confidence,
+        /// authority, recency and id; the budget is filled first-fit. The audit names what was chosen and why,
+        /// never an item's body.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): the request breaks a rule (metadata: field).
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn get_context_packet(
+            &mut self,
+            request: impl tonic::IntoRequest<super::GetContextPacketRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetContextPacketResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/GetContextPacket",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "GetContextPacket"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// Recall finds items by a query: metadata only, never summaries.
+        ///
+        /// Phrase hits (an empty query, or the whole query inside the summary or state key, ignoring case)
+        /// come first, then BM25 score descending, then id; items with neither are left out.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a query over 500 characters, a limit
+        ///  outside 0–100, a kind repeated or unknown (metadata: field).
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn recall(
+            &mut self,
+            request: impl tonic::IntoRequest<super::RecallRequest>,
+        ) -> std::result::Result<tonic::Response<super::RecallResponse>, tonic::Status> {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/Recall",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "Recall"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// GetState says what a single-valued state key held at an instant (now, unless as_of_time is set).
+        ///
+        /// Among the key's items active then (current or superseded, valid_from ≤ T \< valid_until), the one
+        /// current item, else the active one that started last; none when nothing was active. A proposal is
+        /// never current truth.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed key (metadata: field).
+        /// * INVALID_ARGUMENT (ERROR_REASON_STATE_KEY_SET_VALUED): the key is set-valued (ends with `[]`): use
+        ///  ListStateSet.
+        /// * FAILED_PRECONDITION (ERROR_REASON_STATE_CONTRADICTION): more than one current item is active
+        ///  (metadata: stateKey, competingCurrentIds); an operator promotes or rejects to resolve it.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn get_state(
+            &mut self,
+            request: impl tonic::IntoRequest<super::GetStateRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetStateResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/GetState",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "GetState"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ListStateSet lists the current items of a set-valued state key (one ending with `[]`), by id.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed key (metadata: field).
+        /// * INVALID_ARGUMENT (ERROR_REASON_STATE_KEY_SINGLE_VALUED): the key is single-valued: use GetState.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn list_state_set(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListStateSetRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListStateSetResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/ListStateSet",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "ListStateSet"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ProposeState proposes a change of a state key: a `proposed` state item, never current truth until
+        /// an operator other than its proposer promotes it.
+        ///
+        /// The proposer is the caller (its agent id, or the operator's name); its origin (`peer` or `human`)
+        /// comes from its credential and caps the authority it may claim. With request_id, a retry returns the
+        /// proposal it made.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST, ERROR_REASON_INVALID_CONTEXT_ITEM): an empty
+        ///  key or summary, or a text over its limit (metadata: field).
+        /// * INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, or more than 32.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an authority above the origin's.
+        /// * PERMISSION_DENIED (ERROR_REASON_STATE_PROPOSER_MISMATCH): proposed_by names someone else.
+        /// * ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another proposal.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn propose_state(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ProposeStateRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ProposeStateResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/ProposeState",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "ProposeState"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// PromoteState makes a proposal current truth: a new current item is minted (the proposal and every
+        /// item of a single-valued key active now are superseded by it) and the proposal is closed.
+        ///
+        /// A named operator other than the proposer decides, with evidence. Promoting the same proposal again
+        /// with the same evidence returns the first promotion.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
+        /// * FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already
+        ///  (metadata: status, promotedItemId when it was promoted).
+        /// * INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, more than 32, or the
+        ///  operator is the proposer.
+        pub async fn promote_state(
+            &mut self,
+            request: impl tonic::IntoRequest<super::PromoteStateRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::PromoteStateResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/PromoteState",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "PromoteState"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// RejectState closes a proposal without promoting it.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
+        /// * FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already.
+        /// * INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): a reason over 1,000 characters.
+        pub async fn reject_state(
+            &mut self,
+            request: impl tonic::IntoRequest<super::RejectStateRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RejectStateResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/RejectState",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "RejectState"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ListEpisodes lists the project's episodes: its runs' journal entries of the error, lesson,
+        /// observation and experiment categories as context items, oldest first, at most 50.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a malformed run id (metadata: field).
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn list_episodes(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListEpisodesRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListEpisodesResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/ListEpisodes",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "ListEpisodes"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ExplainItem says where an item came from: its lineage and evidence refs, and the source of it and
+        /// of each ancestor in the pool. Metadata only; an unknown id is found = false, not an error.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed item id.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn explain_item(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ExplainItemRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ExplainItemResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/ExplainItem",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "ExplainItem"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// DeleteItems removes items of a project (or of `_shared`, with shared = true) and their index entries.
+        ///
+        /// Unknown ids are not an error: the response counts what was removed.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
+        pub async fn delete_items(
+            &mut self,
+            request: impl tonic::IntoRequest<super::DeleteItemsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::DeleteItemsResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/DeleteItems",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "DeleteItems"));
+            self.inner.unary(req, path, codec).await
+        }
+    }
+}
 /// ErrorReason is the stable, machine-readable cause of a failed call.
 ///
 /// Every error the hub returns is a gRPC status whose `google.rpc.Status` details carry a
@@ -3127,6 +3955,14 @@ pub enum ErrorReason {
     GateRegistryInUse = 141,
     /// NOT_FOUND: the project has no gate registry (RegisterGateRegistry adds one); metadata: project.
     GateRegistryNotFound = 142,
+    /// INVALID_ARGUMENT: GetState was asked about a set-valued state key (one ending with `\[\]`): ListStateSet reads it; metadata: stateKey.
+    StateKeySetValued = 154,
+    /// INVALID_ARGUMENT: ListStateSet was asked about a single-valued state key: GetState reads it; metadata: stateKey.
+    StateKeySingleValued = 155,
+    /// INVALID_ARGUMENT: a state request is malformed (an empty or overlong key, a time outside the Timestamp range); metadata: field.
+    InvalidStateRequest = 156,
+    /// FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds.
+    StateContradiction = 157,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -3300,6 +4136,10 @@ impl ErrorReason {
             Self::WorkflowKindMismatch => "ERROR_REASON_WORKFLOW_KIND_MISMATCH",
             Self::GateRegistryInUse => "ERROR_REASON_GATE_REGISTRY_IN_USE",
             Self::GateRegistryNotFound => "ERROR_REASON_GATE_REGISTRY_NOT_FOUND",
+            Self::StateKeySetValued => "ERROR_REASON_STATE_KEY_SET_VALUED",
+            Self::StateKeySingleValued => "ERROR_REASON_STATE_KEY_SINGLE_VALUED",
+            Self::InvalidStateRequest => "ERROR_REASON_INVALID_STATE_REQUEST",
+            Self::StateContradiction => "ERROR_REASON_STATE_CONTRADICTION",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -3518,6 +4358,10 @@ impl ErrorReason {
             "ERROR_REASON_WORKFLOW_KIND_MISMATCH" => Some(Self::WorkflowKindMismatch),
             "ERROR_REASON_GATE_REGISTRY_IN_USE" => Some(Self::GateRegistryInUse),
             "ERROR_REASON_GATE_REGISTRY_NOT_FOUND" => Some(Self::GateRegistryNotFound),
+            "ERROR_REASON_STATE_KEY_SET_VALUED" => Some(Self::StateKeySetValued),
+            "ERROR_REASON_STATE_KEY_SINGLE_VALUED" => Some(Self::StateKeySingleValued),
+            "ERROR_REASON_INVALID_STATE_REQUEST" => Some(Self::InvalidStateRequest),
+            "ERROR_REASON_STATE_CONTRADICTION" => Some(Self::StateContradiction),
             _ => None,
         }
     }

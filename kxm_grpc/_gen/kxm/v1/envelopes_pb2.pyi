@@ -2039,6 +2039,8 @@ class ContextAudit(_message.Message):
     TASK_TOKENS_FIELD_NUMBER: _builtins.int
     MATCHED_CANDIDATES_FIELD_NUMBER: _builtins.int
     SELECTED_SCORES_FIELD_NUMBER: _builtins.int
+    REASONS_FIELD_NUMBER: _builtins.int
+    DEFERRED_COUNT_FIELD_NUMBER: _builtins.int
     estimated_tokens: _builtins.int
     """The packet's estimated size in tokens."""
     budget_tokens: _builtins.int
@@ -2051,6 +2053,8 @@ class ContextAudit(_message.Message):
     """Distinct relevance tokens in the task."""
     matched_candidates: _builtins.int
     """Eligible items sharing a token with the task."""
+    deferred_count: _builtins.int
+    """Eligible items skipped because they did not fit the budget."""
     @_builtins.property
     def request(self) -> Global___ContextRequest:
         """The request that was served."""
@@ -2071,6 +2075,10 @@ class ContextAudit(_message.Message):
     def selected_scores(self) -> _containers.RepeatedCompositeFieldContainer[Global___RelevanceScore]:
         """Scores of the selected items, in rank order."""
 
+    @_builtins.property
+    def reasons(self) -> _containers.RepeatedCompositeFieldContainer[Global___SelectionReason]:
+        """Why each selected item ranks where it does, in rank order."""
+
     def __init__(
         self,
         *,
@@ -2085,14 +2093,58 @@ class ContextAudit(_message.Message):
         task_tokens: _builtins.int = ...,
         matched_candidates: _builtins.int = ...,
         selected_scores: _abc.Iterable[Global___RelevanceScore] | None = ...,
+        reasons: _abc.Iterable[Global___SelectionReason] | None = ...,
+        deferred_count: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["request", b"request"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget_tokens", b"budget_tokens", "candidate_count", b"candidate_count", "estimated_tokens", b"estimated_tokens", "excluded_superseded", b"excluded_superseded", "matched_candidates", b"matched_candidates", "provenance_summary", b"provenance_summary", "request", b"request", "selected_ids", b"selected_ids", "selected_scores", b"selected_scores", "task_tokens", b"task_tokens", "unresolved_gaps", b"unresolved_gaps"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget_tokens", b"budget_tokens", "candidate_count", b"candidate_count", "deferred_count", b"deferred_count", "estimated_tokens", b"estimated_tokens", "excluded_superseded", b"excluded_superseded", "matched_candidates", b"matched_candidates", "provenance_summary", b"provenance_summary", "reasons", b"reasons", "request", b"request", "selected_ids", b"selected_ids", "selected_scores", b"selected_scores", "task_tokens", b"task_tokens", "unresolved_gaps", b"unresolved_gaps"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ContextAudit: _TypeAlias = ContextAudit  # noqa: Y015
+
+@_typing.final
+class SelectionReason(_message.Message):
+    """SelectionReason is the ordering keys of one selected item: metadata only."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    CONTRADICTION_FIELD_NUMBER: _builtins.int
+    SHARED_FIELD_NUMBER: _builtins.int
+    TASK_MATCHED_FIELD_NUMBER: _builtins.int
+    KIND_RANK_FIELD_NUMBER: _builtins.int
+    RELEVANCE_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """The item id."""
+    contradiction: _builtins.bool
+    """It is an open state contradiction (ranked first)."""
+    shared: _builtins.bool
+    """It is a `_shared` default (ranked after the project's own items)."""
+    task_matched: _builtins.bool
+    """It shares a token with the task."""
+    kind_rank: _builtins.int
+    """Its kind's place in the role's kind order (0 first)."""
+    relevance: _builtins.float
+    """Its BM25 score against the task, rounded to three decimals."""
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        contradiction: _builtins.bool = ...,
+        shared: _builtins.bool = ...,
+        task_matched: _builtins.bool = ...,
+        kind_rank: _builtins.int = ...,
+        relevance: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["contradiction", b"contradiction", "id", b"id", "kind_rank", b"kind_rank", "relevance", b"relevance", "shared", b"shared", "task_matched", b"task_matched"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SelectionReason: _TypeAlias = SelectionReason  # noqa: Y015
 
 @_typing.final
 class ContextPacket(_message.Message):
@@ -2106,13 +2158,11 @@ class ContextPacket(_message.Message):
     EVIDENCE_FIELD_NUMBER: _builtins.int
     EPISODES_FIELD_NUMBER: _builtins.int
     SKILLS_FIELD_NUMBER: _builtins.int
-    WORKING_STATE_FIELD_NUMBER: _builtins.int
     UNRESOLVED_GAPS_FIELD_NUMBER: _builtins.int
     PROVENANCE_SUMMARY_FIELD_NUMBER: _builtins.int
     ESTIMATED_TOKENS_FIELD_NUMBER: _builtins.int
     AUDIT_FIELD_NUMBER: _builtins.int
-    working_state: _builtins.str
-    """Caller-provided working state, verbatim."""
+    WORKING_STATE_FIELD_NUMBER: _builtins.int
     estimated_tokens: _builtins.int
     """The packet's estimated size in tokens."""
     @_builtins.property
@@ -2151,6 +2201,10 @@ class ContextPacket(_message.Message):
     def audit(self) -> Global___ContextAudit:
         """How the packet was assembled."""
 
+    @_builtins.property
+    def working_state(self) -> _struct_pb2.Struct:
+        """The caller's working state, verbatim."""
+
     def __init__(
         self,
         *,
@@ -2160,13 +2214,13 @@ class ContextPacket(_message.Message):
         evidence: _abc.Iterable[Global___ContextItem] | None = ...,
         episodes: _abc.Iterable[Global___ContextItem] | None = ...,
         skills: _abc.Iterable[Global___ContextItem] | None = ...,
-        working_state: _builtins.str = ...,
         unresolved_gaps: _abc.Iterable[_builtins.str] | None = ...,
         provenance_summary: _abc.Iterable[Global___ProvenanceCount] | None = ...,
         estimated_tokens: _builtins.int = ...,
         audit: Global___ContextAudit | None = ...,
+        working_state: _struct_pb2.Struct | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["audit", b"audit"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["audit", b"audit", "working_state", b"working_state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
     _ClearFieldArgType: _TypeAlias = _typing.Literal["audit", b"audit", "contradictions", b"contradictions", "current_state", b"current_state", "episodes", b"episodes", "estimated_tokens", b"estimated_tokens", "evidence", b"evidence", "knowledge", b"knowledge", "provenance_summary", b"provenance_summary", "skills", b"skills", "unresolved_gaps", b"unresolved_gaps", "working_state", b"working_state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...

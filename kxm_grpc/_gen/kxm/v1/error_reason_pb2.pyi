@@ -291,6 +291,14 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each)."""
     ERROR_REASON_GATE_REGISTRY_NOT_FOUND: _ErrorReason.ValueType  # 142
     """NOT_FOUND: the project has no gate registry (RegisterGateRegistry adds one); metadata: project."""
+    ERROR_REASON_STATE_KEY_SET_VALUED: _ErrorReason.ValueType  # 154
+    """INVALID_ARGUMENT: GetState was asked about a set-valued state key (one ending with `[]`): ListStateSet reads it; metadata: stateKey."""
+    ERROR_REASON_STATE_KEY_SINGLE_VALUED: _ErrorReason.ValueType  # 155
+    """INVALID_ARGUMENT: ListStateSet was asked about a single-valued state key: GetState reads it; metadata: stateKey."""
+    ERROR_REASON_INVALID_STATE_REQUEST: _ErrorReason.ValueType  # 156
+    """INVALID_ARGUMENT: a state request is malformed (an empty or overlong key, a time outside the Timestamp range); metadata: field."""
+    ERROR_REASON_STATE_CONTRADICTION: _ErrorReason.ValueType  # 157
+    """FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """ErrorReason is the stable, machine-readable cause of a failed call.
@@ -572,4 +580,12 @@ ERROR_REASON_GATE_REGISTRY_IN_USE: ErrorReason.ValueType  # 141
 """FAILED_PRECONDITION: a new gate registry drops, changes the kind of, or no longer suits a gate that registered step workflows of the project name; metadata: definitions, gates (the message lists each)."""
 ERROR_REASON_GATE_REGISTRY_NOT_FOUND: ErrorReason.ValueType  # 142
 """NOT_FOUND: the project has no gate registry (RegisterGateRegistry adds one); metadata: project."""
+ERROR_REASON_STATE_KEY_SET_VALUED: ErrorReason.ValueType  # 154
+"""INVALID_ARGUMENT: GetState was asked about a set-valued state key (one ending with `[]`): ListStateSet reads it; metadata: stateKey."""
+ERROR_REASON_STATE_KEY_SINGLE_VALUED: ErrorReason.ValueType  # 155
+"""INVALID_ARGUMENT: ListStateSet was asked about a single-valued state key: GetState reads it; metadata: stateKey."""
+ERROR_REASON_INVALID_STATE_REQUEST: ErrorReason.ValueType  # 156
+"""INVALID_ARGUMENT: a state request is malformed (an empty or overlong key, a time outside the Timestamp range); metadata: field."""
+ERROR_REASON_STATE_CONTRADICTION: ErrorReason.ValueType  # 157
+"""FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -3989,8 +3989,12 @@ type ContextAudit struct {
 	MatchedCandidates int32 `protobuf:"varint,10,opt,name=matched_candidates,json=matchedCandidates,proto3" json:"matched_candidates,omitempty"`
 	// Scores of the selected items, in rank order.
 	SelectedScores []*RelevanceScore `protobuf:"bytes,11,rep,name=selected_scores,json=selectedScores,proto3" json:"selected_scores,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Why each selected item ranks where it does, in rank order.
+	Reasons []*SelectionReason `protobuf:"bytes,12,rep,name=reasons,proto3" json:"reasons,omitempty"`
+	// Eligible items skipped because they did not fit the budget.
+	DeferredCount int32 `protobuf:"varint,13,opt,name=deferred_count,json=deferredCount,proto3" json:"deferred_count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ContextAudit) Reset() {
@@ -4100,6 +4104,111 @@ func (x *ContextAudit) GetSelectedScores() []*RelevanceScore {
 	return nil
 }
 
+func (x *ContextAudit) GetReasons() []*SelectionReason {
+	if x != nil {
+		return x.Reasons
+	}
+	return nil
+}
+
+func (x *ContextAudit) GetDeferredCount() int32 {
+	if x != nil {
+		return x.DeferredCount
+	}
+	return 0
+}
+
+// SelectionReason is the ordering keys of one selected item: metadata only.
+type SelectionReason struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The item id.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// It is an open state contradiction (ranked first).
+	Contradiction bool `protobuf:"varint,2,opt,name=contradiction,proto3" json:"contradiction,omitempty"`
+	// It is a `_shared` default (ranked after the project's own items).
+	Shared bool `protobuf:"varint,3,opt,name=shared,proto3" json:"shared,omitempty"`
+	// It shares a token with the task.
+	TaskMatched bool `protobuf:"varint,4,opt,name=task_matched,json=taskMatched,proto3" json:"task_matched,omitempty"`
+	// Its kind's place in the role's kind order (0 first).
+	KindRank int32 `protobuf:"varint,5,opt,name=kind_rank,json=kindRank,proto3" json:"kind_rank,omitempty"`
+	// Its BM25 score against the task, rounded to three decimals.
+	Relevance     float64 `protobuf:"fixed64,6,opt,name=relevance,proto3" json:"relevance,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SelectionReason) Reset() {
+	*x = SelectionReason{}
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SelectionReason) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SelectionReason) ProtoMessage() {}
+
+func (x *SelectionReason) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SelectionReason.ProtoReflect.Descriptor instead.
+func (*SelectionReason) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *SelectionReason) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *SelectionReason) GetContradiction() bool {
+	if x != nil {
+		return x.Contradiction
+	}
+	return false
+}
+
+func (x *SelectionReason) GetShared() bool {
+	if x != nil {
+		return x.Shared
+	}
+	return false
+}
+
+func (x *SelectionReason) GetTaskMatched() bool {
+	if x != nil {
+		return x.TaskMatched
+	}
+	return false
+}
+
+func (x *SelectionReason) GetKindRank() int32 {
+	if x != nil {
+		return x.KindRank
+	}
+	return 0
+}
+
+func (x *SelectionReason) GetRelevance() float64 {
+	if x != nil {
+		return x.Relevance
+	}
+	return 0
+}
+
 // ContextPacket is the context assembled for a role and task (`kxm.context-packet.v1`).
 type ContextPacket struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -4115,8 +4224,6 @@ type ContextPacket struct {
 	Episodes []*ContextItem `protobuf:"bytes,5,rep,name=episodes,proto3" json:"episodes,omitempty"`
 	// Skill items.
 	Skills []*ContextItem `protobuf:"bytes,6,rep,name=skills,proto3" json:"skills,omitempty"`
-	// Caller-provided working state, verbatim.
-	WorkingState string `protobuf:"bytes,7,opt,name=working_state,json=workingState,proto3" json:"working_state,omitempty"`
 	// What could not be provided.
 	UnresolvedGaps []string `protobuf:"bytes,8,rep,name=unresolved_gaps,json=unresolvedGaps,proto3" json:"unresolved_gaps,omitempty"`
 	// Selected items per source type.
@@ -4124,14 +4231,16 @@ type ContextPacket struct {
 	// The packet's estimated size in tokens.
 	EstimatedTokens int32 `protobuf:"varint,10,opt,name=estimated_tokens,json=estimatedTokens,proto3" json:"estimated_tokens,omitempty"`
 	// How the packet was assembled.
-	Audit         *ContextAudit `protobuf:"bytes,11,opt,name=audit,proto3" json:"audit,omitempty"`
+	Audit *ContextAudit `protobuf:"bytes,11,opt,name=audit,proto3" json:"audit,omitempty"`
+	// The caller's working state, verbatim.
+	WorkingState  *structpb.Struct `protobuf:"bytes,12,opt,name=working_state,json=workingState,proto3" json:"working_state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ContextPacket) Reset() {
 	*x = ContextPacket{}
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[39]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4143,7 +4252,7 @@ func (x *ContextPacket) String() string {
 func (*ContextPacket) ProtoMessage() {}
 
 func (x *ContextPacket) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_envelopes_proto_msgTypes[39]
+	mi := &file_kxm_v1_envelopes_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4156,7 +4265,7 @@ func (x *ContextPacket) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextPacket.ProtoReflect.Descriptor instead.
 func (*ContextPacket) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{39}
+	return file_kxm_v1_envelopes_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ContextPacket) GetContradictions() []*ContextItem {
@@ -4201,13 +4310,6 @@ func (x *ContextPacket) GetSkills() []*ContextItem {
 	return nil
 }
 
-func (x *ContextPacket) GetWorkingState() string {
-	if x != nil {
-		return x.WorkingState
-	}
-	return ""
-}
-
 func (x *ContextPacket) GetUnresolvedGaps() []string {
 	if x != nil {
 		return x.UnresolvedGaps
@@ -4232,6 +4334,13 @@ func (x *ContextPacket) GetEstimatedTokens() int32 {
 func (x *ContextPacket) GetAudit() *ContextAudit {
 	if x != nil {
 		return x.Audit
+	}
+	return nil
+}
+
+func (x *ContextPacket) GetWorkingState() *structpb.Struct {
+	if x != nil {
+		return x.WorkingState
 	}
 	return nil
 }
@@ -4563,7 +4672,7 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"\x05count\x18\x02 \x01(\x05R\x05count\"6\n" +
 	"\x0eRelevanceScore\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
-	"\x05score\x18\x02 \x01(\x01R\x05score\"\x8f\x04\n" +
+	"\x05score\x18\x02 \x01(\x01R\x05score\"\xe9\x04\n" +
 	"\fContextAudit\x120\n" +
 	"\arequest\x18\x01 \x01(\v2\x16.kxm.v1.ContextRequestR\arequest\x12!\n" +
 	"\fselected_ids\x18\x02 \x03(\tR\vselectedIds\x12F\n" +
@@ -4577,20 +4686,29 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"taskTokens\x12-\n" +
 	"\x12matched_candidates\x18\n" +
 	" \x01(\x05R\x11matchedCandidates\x12?\n" +
-	"\x0fselected_scores\x18\v \x03(\v2\x16.kxm.v1.RelevanceScoreR\x0eselectedScores\"\xb5\x04\n" +
+	"\x0fselected_scores\x18\v \x03(\v2\x16.kxm.v1.RelevanceScoreR\x0eselectedScores\x121\n" +
+	"\areasons\x18\f \x03(\v2\x17.kxm.v1.SelectionReasonR\areasons\x12%\n" +
+	"\x0edeferred_count\x18\r \x01(\x05R\rdeferredCount\"\xbd\x01\n" +
+	"\x0fSelectionReason\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12$\n" +
+	"\rcontradiction\x18\x02 \x01(\bR\rcontradiction\x12\x16\n" +
+	"\x06shared\x18\x03 \x01(\bR\x06shared\x12!\n" +
+	"\ftask_matched\x18\x04 \x01(\bR\vtaskMatched\x12\x1b\n" +
+	"\tkind_rank\x18\x05 \x01(\x05R\bkindRank\x12\x1c\n" +
+	"\trelevance\x18\x06 \x01(\x01R\trelevance\"\xe8\x04\n" +
 	"\rContextPacket\x12;\n" +
 	"\x0econtradictions\x18\x01 \x03(\v2\x13.kxm.v1.ContextItemR\x0econtradictions\x128\n" +
 	"\rcurrent_state\x18\x02 \x03(\v2\x13.kxm.v1.ContextItemR\fcurrentState\x121\n" +
 	"\tknowledge\x18\x03 \x03(\v2\x13.kxm.v1.ContextItemR\tknowledge\x12/\n" +
 	"\bevidence\x18\x04 \x03(\v2\x13.kxm.v1.ContextItemR\bevidence\x12/\n" +
 	"\bepisodes\x18\x05 \x03(\v2\x13.kxm.v1.ContextItemR\bepisodes\x12+\n" +
-	"\x06skills\x18\x06 \x03(\v2\x13.kxm.v1.ContextItemR\x06skills\x12#\n" +
-	"\rworking_state\x18\a \x01(\tR\fworkingState\x12'\n" +
+	"\x06skills\x18\x06 \x03(\v2\x13.kxm.v1.ContextItemR\x06skills\x12'\n" +
 	"\x0funresolved_gaps\x18\b \x03(\tR\x0eunresolvedGaps\x12F\n" +
 	"\x12provenance_summary\x18\t \x03(\v2\x17.kxm.v1.ProvenanceCountR\x11provenanceSummary\x12)\n" +
 	"\x10estimated_tokens\x18\n" +
 	" \x01(\x05R\x0festimatedTokens\x12*\n" +
-	"\x05audit\x18\v \x01(\v2\x14.kxm.v1.ContextAuditR\x05audit*\xdd\x01\n" +
+	"\x05audit\x18\v \x01(\v2\x14.kxm.v1.ContextAuditR\x05audit\x12<\n" +
+	"\rworking_state\x18\f \x01(\v2\x17.google.protobuf.StructR\fworkingStateJ\x04\b\a\x10\bR\x12working_state_json*\xdd\x01\n" +
 	"\x15TerminalReceiptStatus\x12'\n" +
 	"#TERMINAL_RECEIPT_STATUS_UNSPECIFIED\x10\x00\x12$\n" +
 	" TERMINAL_RECEIPT_STATUS_ACCEPTED\x10\x01\x12,\n" +
@@ -4652,7 +4770,7 @@ func file_kxm_v1_envelopes_proto_rawDescGZIP() []byte {
 }
 
 var file_kxm_v1_envelopes_proto_enumTypes = make([]protoimpl.EnumInfo, 7)
-var file_kxm_v1_envelopes_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_kxm_v1_envelopes_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
 var file_kxm_v1_envelopes_proto_goTypes = []any{
 	(TerminalReceiptStatus)(0),    // 0: kxm.v1.TerminalReceiptStatus
 	(ContextKind)(0),              // 1: kxm.v1.ContextKind
@@ -4700,22 +4818,23 @@ var file_kxm_v1_envelopes_proto_goTypes = []any{
 	(*ProvenanceCount)(nil),       // 43: kxm.v1.ProvenanceCount
 	(*RelevanceScore)(nil),        // 44: kxm.v1.RelevanceScore
 	(*ContextAudit)(nil),          // 45: kxm.v1.ContextAudit
-	(*ContextPacket)(nil),         // 46: kxm.v1.ContextPacket
-	(*timestamppb.Timestamp)(nil), // 47: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),       // 48: google.protobuf.Struct
+	(*SelectionReason)(nil),       // 46: kxm.v1.SelectionReason
+	(*ContextPacket)(nil),         // 47: kxm.v1.ContextPacket
+	(*timestamppb.Timestamp)(nil), // 48: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),       // 49: google.protobuf.Struct
 }
 var file_kxm_v1_envelopes_proto_depIdxs = []int32{
 	7,  // 0: kxm.v1.ReceiptEvidence.test_summary:type_name -> kxm.v1.TestSummary
 	8,  // 1: kxm.v1.ReceiptEvidence.findings:type_name -> kxm.v1.Finding
 	0,  // 2: kxm.v1.TerminalReceipt.status:type_name -> kxm.v1.TerminalReceiptStatus
-	47, // 3: kxm.v1.TerminalReceipt.time:type_name -> google.protobuf.Timestamp
+	48, // 3: kxm.v1.TerminalReceipt.time:type_name -> google.protobuf.Timestamp
 	9,  // 4: kxm.v1.TerminalReceipt.evidence:type_name -> kxm.v1.ReceiptEvidence
 	10, // 5: kxm.v1.TerminalReceipt.metrics:type_name -> kxm.v1.UsageMetrics
 	13, // 6: kxm.v1.AssignmentContext.git:type_name -> kxm.v1.GitContext
 	14, // 7: kxm.v1.AssignmentContext.inputs:type_name -> kxm.v1.InputFile
 	16, // 8: kxm.v1.AssignmentConstraints.tool_policy:type_name -> kxm.v1.ToolPolicy
-	47, // 9: kxm.v1.AssignmentRequest.create_time:type_name -> google.protobuf.Timestamp
-	47, // 10: kxm.v1.AssignmentRequest.expire_time:type_name -> google.protobuf.Timestamp
+	48, // 9: kxm.v1.AssignmentRequest.create_time:type_name -> google.protobuf.Timestamp
+	48, // 10: kxm.v1.AssignmentRequest.expire_time:type_name -> google.protobuf.Timestamp
 	12, // 11: kxm.v1.AssignmentRequest.routing:type_name -> kxm.v1.RoutingHint
 	15, // 12: kxm.v1.AssignmentRequest.context:type_name -> kxm.v1.AssignmentContext
 	17, // 13: kxm.v1.AssignmentRequest.constraints:type_name -> kxm.v1.AssignmentConstraints
@@ -4724,7 +4843,7 @@ var file_kxm_v1_envelopes_proto_depIdxs = []int32{
 	34, // 16: kxm.v1.AssignmentRequest.diagnostic_handoff:type_name -> kxm.v1.DiagnosticHandoff
 	21, // 17: kxm.v1.GateSpec.checks:type_name -> kxm.v1.GateCheckSpec
 	22, // 18: kxm.v1.WorkerResult.worker:type_name -> kxm.v1.WorkerIdentity
-	47, // 19: kxm.v1.WorkerResult.create_time:type_name -> google.protobuf.Timestamp
+	48, // 19: kxm.v1.WorkerResult.create_time:type_name -> google.protobuf.Timestamp
 	23, // 20: kxm.v1.WorkerResult.changes:type_name -> kxm.v1.FileChanges
 	24, // 21: kxm.v1.WorkerResult.artifacts:type_name -> kxm.v1.Artifact
 	10, // 22: kxm.v1.WorkerResult.telemetry:type_name -> kxm.v1.UsageMetrics
@@ -4732,23 +4851,23 @@ var file_kxm_v1_envelopes_proto_depIdxs = []int32{
 	26, // 24: kxm.v1.WorkerResult.checks:type_name -> kxm.v1.GateCheck
 	11, // 25: kxm.v1.WorkerResult.receipt:type_name -> kxm.v1.TerminalReceipt
 	28, // 26: kxm.v1.ReviewEnvelope.reviewer:type_name -> kxm.v1.Reviewer
-	47, // 27: kxm.v1.ReviewEnvelope.create_time:type_name -> google.protobuf.Timestamp
+	48, // 27: kxm.v1.ReviewEnvelope.create_time:type_name -> google.protobuf.Timestamp
 	29, // 28: kxm.v1.ReviewEnvelope.rubric_evaluation:type_name -> kxm.v1.RubricEvaluation
 	10, // 29: kxm.v1.ReviewEnvelope.telemetry:type_name -> kxm.v1.UsageMetrics
-	47, // 30: kxm.v1.DiagnosticHandoff.time:type_name -> google.protobuf.Timestamp
+	48, // 30: kxm.v1.DiagnosticHandoff.time:type_name -> google.protobuf.Timestamp
 	31, // 31: kxm.v1.DiagnosticHandoff.ingestion_summary:type_name -> kxm.v1.IngestionSummary
 	32, // 32: kxm.v1.DiagnosticHandoff.isolated_fault_boundary:type_name -> kxm.v1.FaultBoundary
 	33, // 33: kxm.v1.DiagnosticHandoff.thread_contention_trace:type_name -> kxm.v1.ThreadContention
-	47, // 34: kxm.v1.AttemptToken.issue_time:type_name -> google.protobuf.Timestamp
-	47, // 35: kxm.v1.AttemptToken.expire_time:type_name -> google.protobuf.Timestamp
+	48, // 34: kxm.v1.AttemptToken.issue_time:type_name -> google.protobuf.Timestamp
+	48, // 35: kxm.v1.AttemptToken.expire_time:type_name -> google.protobuf.Timestamp
 	16, // 36: kxm.v1.AttemptToken.tool_policy:type_name -> kxm.v1.ToolPolicy
 	16, // 37: kxm.v1.SessionToken.tool_policy:type_name -> kxm.v1.ToolPolicy
-	47, // 38: kxm.v1.SessionToken.issue_time:type_name -> google.protobuf.Timestamp
-	47, // 39: kxm.v1.SessionToken.expire_time:type_name -> google.protobuf.Timestamp
-	47, // 40: kxm.v1.SessionToken.revoke_time:type_name -> google.protobuf.Timestamp
-	47, // 41: kxm.v1.SyncEvent.occur_time:type_name -> google.protobuf.Timestamp
+	48, // 38: kxm.v1.SessionToken.issue_time:type_name -> google.protobuf.Timestamp
+	48, // 39: kxm.v1.SessionToken.expire_time:type_name -> google.protobuf.Timestamp
+	48, // 40: kxm.v1.SessionToken.revoke_time:type_name -> google.protobuf.Timestamp
+	48, // 41: kxm.v1.SyncEvent.occur_time:type_name -> google.protobuf.Timestamp
 	38, // 42: kxm.v1.SyncEvent.redaction:type_name -> kxm.v1.SyncRedaction
-	48, // 43: kxm.v1.SyncEvent.payload:type_name -> google.protobuf.Struct
+	49, // 43: kxm.v1.SyncEvent.payload:type_name -> google.protobuf.Struct
 	2,  // 44: kxm.v1.ContextProvenance.source_type:type_name -> kxm.v1.ContextSourceType
 	1,  // 45: kxm.v1.ContextItem.kind:type_name -> kxm.v1.ContextKind
 	40, // 46: kxm.v1.ContextItem.provenance:type_name -> kxm.v1.ContextProvenance
@@ -4756,27 +4875,29 @@ var file_kxm_v1_envelopes_proto_depIdxs = []int32{
 	4,  // 48: kxm.v1.ContextItem.confidence:type_name -> kxm.v1.ContextConfidence
 	5,  // 49: kxm.v1.ContextItem.scope:type_name -> kxm.v1.ContextScope
 	6,  // 50: kxm.v1.ContextItem.status:type_name -> kxm.v1.ContextStatus
-	47, // 51: kxm.v1.ContextItem.observe_time:type_name -> google.protobuf.Timestamp
-	47, // 52: kxm.v1.ContextItem.valid_from_time:type_name -> google.protobuf.Timestamp
-	47, // 53: kxm.v1.ContextItem.valid_until_time:type_name -> google.protobuf.Timestamp
+	48, // 51: kxm.v1.ContextItem.observe_time:type_name -> google.protobuf.Timestamp
+	48, // 52: kxm.v1.ContextItem.valid_from_time:type_name -> google.protobuf.Timestamp
+	48, // 53: kxm.v1.ContextItem.valid_until_time:type_name -> google.protobuf.Timestamp
 	1,  // 54: kxm.v1.ContextRequest.include_kinds:type_name -> kxm.v1.ContextKind
 	2,  // 55: kxm.v1.ProvenanceCount.source_type:type_name -> kxm.v1.ContextSourceType
 	42, // 56: kxm.v1.ContextAudit.request:type_name -> kxm.v1.ContextRequest
 	43, // 57: kxm.v1.ContextAudit.provenance_summary:type_name -> kxm.v1.ProvenanceCount
 	44, // 58: kxm.v1.ContextAudit.selected_scores:type_name -> kxm.v1.RelevanceScore
-	41, // 59: kxm.v1.ContextPacket.contradictions:type_name -> kxm.v1.ContextItem
-	41, // 60: kxm.v1.ContextPacket.current_state:type_name -> kxm.v1.ContextItem
-	41, // 61: kxm.v1.ContextPacket.knowledge:type_name -> kxm.v1.ContextItem
-	41, // 62: kxm.v1.ContextPacket.evidence:type_name -> kxm.v1.ContextItem
-	41, // 63: kxm.v1.ContextPacket.episodes:type_name -> kxm.v1.ContextItem
-	41, // 64: kxm.v1.ContextPacket.skills:type_name -> kxm.v1.ContextItem
-	43, // 65: kxm.v1.ContextPacket.provenance_summary:type_name -> kxm.v1.ProvenanceCount
-	45, // 66: kxm.v1.ContextPacket.audit:type_name -> kxm.v1.ContextAudit
-	67, // [67:67] is the sub-list for method output_type
-	67, // [67:67] is the sub-list for method input_type
-	67, // [67:67] is the sub-list for extension type_name
-	67, // [67:67] is the sub-list for extension extendee
-	0,  // [0:67] is the sub-list for field type_name
+	46, // 59: kxm.v1.ContextAudit.reasons:type_name -> kxm.v1.SelectionReason
+	41, // 60: kxm.v1.ContextPacket.contradictions:type_name -> kxm.v1.ContextItem
+	41, // 61: kxm.v1.ContextPacket.current_state:type_name -> kxm.v1.ContextItem
+	41, // 62: kxm.v1.ContextPacket.knowledge:type_name -> kxm.v1.ContextItem
+	41, // 63: kxm.v1.ContextPacket.evidence:type_name -> kxm.v1.ContextItem
+	41, // 64: kxm.v1.ContextPacket.episodes:type_name -> kxm.v1.ContextItem
+	41, // 65: kxm.v1.ContextPacket.skills:type_name -> kxm.v1.ContextItem
+	43, // 66: kxm.v1.ContextPacket.provenance_summary:type_name -> kxm.v1.ProvenanceCount
+	45, // 67: kxm.v1.ContextPacket.audit:type_name -> kxm.v1.ContextAudit
+	49, // 68: kxm.v1.ContextPacket.working_state:type_name -> google.protobuf.Struct
+	69, // [69:69] is the sub-list for method output_type
+	69, // [69:69] is the sub-list for method input_type
+	69, // [69:69] is the sub-list for extension type_name
+	69, // [69:69] is the sub-list for extension extendee
+	0,  // [0:69] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_envelopes_proto_init() }
@@ -4791,7 +4912,7 @@ func file_kxm_v1_envelopes_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_envelopes_proto_rawDesc), len(file_kxm_v1_envelopes_proto_rawDesc)),
 			NumEnums:      7,
-			NumMessages:   40,
+			NumMessages:   41,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -300,6 +300,14 @@ const (
 	ErrorReason_ERROR_REASON_GATE_REGISTRY_IN_USE ErrorReason = 141
 	// NOT_FOUND: the project has no gate registry (RegisterGateRegistry adds one); metadata: project.
 	ErrorReason_ERROR_REASON_GATE_REGISTRY_NOT_FOUND ErrorReason = 142
+	// INVALID_ARGUMENT: GetState was asked about a set-valued state key (one ending with `[]`): ListStateSet reads it; metadata: stateKey.
+	ErrorReason_ERROR_REASON_STATE_KEY_SET_VALUED ErrorReason = 154
+	// INVALID_ARGUMENT: ListStateSet was asked about a single-valued state key: GetState reads it; metadata: stateKey.
+	ErrorReason_ERROR_REASON_STATE_KEY_SINGLE_VALUED ErrorReason = 155
+	// INVALID_ARGUMENT: a state request is malformed (an empty or overlong key, a time outside the Timestamp range); metadata: field.
+	ErrorReason_ERROR_REASON_INVALID_STATE_REQUEST ErrorReason = 156
+	// FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds.
+	ErrorReason_ERROR_REASON_STATE_CONTRADICTION ErrorReason = 157
 )
 
 // Enum value maps for ErrorReason.
@@ -438,6 +446,10 @@ var (
 		140: "ERROR_REASON_WORKFLOW_KIND_MISMATCH",
 		141: "ERROR_REASON_GATE_REGISTRY_IN_USE",
 		142: "ERROR_REASON_GATE_REGISTRY_NOT_FOUND",
+		154: "ERROR_REASON_STATE_KEY_SET_VALUED",
+		155: "ERROR_REASON_STATE_KEY_SINGLE_VALUED",
+		156: "ERROR_REASON_INVALID_STATE_REQUEST",
+		157: "ERROR_REASON_STATE_CONTRADICTION",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                           0,
@@ -573,6 +585,10 @@ var (
 		"ERROR_REASON_WORKFLOW_KIND_MISMATCH":                140,
 		"ERROR_REASON_GATE_REGISTRY_IN_USE":                  141,
 		"ERROR_REASON_GATE_REGISTRY_NOT_FOUND":               142,
+		"ERROR_REASON_STATE_KEY_SET_VALUED":                  154,
+		"ERROR_REASON_STATE_KEY_SINGLE_VALUED":               155,
+		"ERROR_REASON_INVALID_STATE_REQUEST":                 156,
+		"ERROR_REASON_STATE_CONTRADICTION":                   157,
 	}
 )
 
@@ -607,7 +623,7 @@ var File_kxm_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xd4*\n" +
+	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xf7+\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_PROTOCOL_ERROR\x10\x01\x12\x1d\n" +
@@ -742,7 +758,11 @@ const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"!ERROR_REASON_ASSIGNMENT_FORBIDDEN\x10\x99\x01\x12(\n" +
 	"#ERROR_REASON_WORKFLOW_KIND_MISMATCH\x10\x8c\x01\x12&\n" +
 	"!ERROR_REASON_GATE_REGISTRY_IN_USE\x10\x8d\x01\x12)\n" +
-	"$ERROR_REASON_GATE_REGISTRY_NOT_FOUND\x10\x8e\x01B\x80\x01\n" +
+	"$ERROR_REASON_GATE_REGISTRY_NOT_FOUND\x10\x8e\x01\x12&\n" +
+	"!ERROR_REASON_STATE_KEY_SET_VALUED\x10\x9a\x01\x12)\n" +
+	"$ERROR_REASON_STATE_KEY_SINGLE_VALUED\x10\x9b\x01\x12'\n" +
+	"\"ERROR_REASON_INVALID_STATE_REQUEST\x10\x9c\x01\x12%\n" +
+	" ERROR_REASON_STATE_CONTRADICTION\x10\x9d\x01B\x80\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x10ErrorReasonProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 

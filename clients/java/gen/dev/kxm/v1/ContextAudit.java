@@ -38,6 +38,7 @@ private static final long serialVersionUID = 0L;
     unresolvedGaps_ =
         com.google.protobuf.LazyStringArrayList.emptyList();
     selectedScores_ = java.util.Collections.emptyList();
+    reasons_ = java.util.Collections.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -415,6 +416,82 @@ private static final long serialVersionUID = 0L;
     return selectedScores_.get(index);
   }
 
+  public static final int REASONS_FIELD_NUMBER = 12;
+  @SuppressWarnings("serial")
+  private java.util.List<dev.kxm.v1.SelectionReason> reasons_;
+  /**
+   * <pre>
+   * Why each selected item ranks where it does, in rank order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<dev.kxm.v1.SelectionReason> getReasonsList() {
+    return reasons_;
+  }
+  /**
+   * <pre>
+   * Why each selected item ranks where it does, in rank order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends dev.kxm.v1.SelectionReasonOrBuilder> 
+      getReasonsOrBuilderList() {
+    return reasons_;
+  }
+  /**
+   * <pre>
+   * Why each selected item ranks where it does, in rank order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+   */
+  @java.lang.Override
+  public int getReasonsCount() {
+    return reasons_.size();
+  }
+  /**
+   * <pre>
+   * Why each selected item ranks where it does, in rank order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.SelectionReason getReasons(int index) {
+    return reasons_.get(index);
+  }
+  /**
+   * <pre>
+   * Why each selected item ranks where it does, in rank order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.SelectionReasonOrBuilder getReasonsOrBuilder(
+      int index) {
+    return reasons_.get(index);
+  }
+
+  public static final int DEFERRED_COUNT_FIELD_NUMBER = 13;
+  private int deferredCount_ = 0;
+  /**
+   * <pre>
+   * Eligible items skipped because they did not fit the budget.
+   * </pre>
+   *
+   * <code>int32 deferred_count = 13 [json_name = "deferredCount"];</code>
+   * @return The deferredCount.
+   */
+  @java.lang.Override
+  public int getDeferredCount() {
+    return deferredCount_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -461,6 +538,12 @@ private static final long serialVersionUID = 0L;
     }
     for (int i = 0; i < selectedScores_.size(); i++) {
       output.writeMessage(11, selectedScores_.get(i));
+    }
+    for (int i = 0; i < reasons_.size(); i++) {
+      output.writeMessage(12, reasons_.get(i));
+    }
+    if (deferredCount_ != 0) {
+      output.writeInt32(13, deferredCount_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -528,6 +611,19 @@ private static final long serialVersionUID = 0L;
           }
           size += 1 * count;
         }
+
+        {
+          final int count = reasons_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(reasons_.get(i));
+          }
+          size += 1 * count;
+        }
+    if (deferredCount_ != 0) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt32Size(13, deferredCount_);
+    }
     return size;
   }
   @java.lang.Override
@@ -577,6 +673,10 @@ private static final long serialVersionUID = 0L;
         != other.getMatchedCandidates()) return false;
     if (!getSelectedScoresList()
         .equals(other.getSelectedScoresList())) return false;
+    if (!getReasonsList()
+        .equals(other.getReasonsList())) return false;
+    if (getDeferredCount()
+        != other.getDeferredCount()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -620,6 +720,12 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + SELECTED_SCORES_FIELD_NUMBER;
       hash = (53 * hash) + getSelectedScoresList().hashCode();
     }
+    if (getReasonsCount() > 0) {
+      hash = (37 * hash) + REASONS_FIELD_NUMBER;
+      hash = (53 * hash) + getReasonsList().hashCode();
+    }
+    hash = (37 * hash) + DEFERRED_COUNT_FIELD_NUMBER;
+    hash = (53 * hash) + getDeferredCount();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -757,6 +863,7 @@ private static final long serialVersionUID = 0L;
         internalGetRequestFieldBuilder();
         internalGetProvenanceSummaryFieldBuilder();
         internalGetSelectedScoresFieldBuilder();
+        internalGetReasonsFieldBuilder();
       }
     }
     @java.lang.Override
@@ -792,6 +899,14 @@ private static final long serialVersionUID = 0L;
         selectedScoresBuilder_.clear();
       }
       bitField0_ = (bitField0_ & ~0x00000400);
+      if (reasonsBuilder_ == null) {
+        reasons_ = java.util.Collections.emptyList();
+      } else {
+        reasons_ = null;
+        reasonsBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00000800);
+      deferredCount_ = 0;
       return this;
     }
 
@@ -843,6 +958,15 @@ private static final long serialVersionUID = 0L;
       } else {
         result.selectedScores_ = selectedScoresBuilder_.build();
       }
+      if (reasonsBuilder_ == null) {
+        if (((bitField0_ & 0x00000800) != 0)) {
+          reasons_ = java.util.Collections.unmodifiableList(reasons_);
+          bitField0_ = (bitField0_ & ~0x00000800);
+        }
+        result.reasons_ = reasons_;
+      } else {
+        result.reasons_ = reasonsBuilder_.build();
+      }
     }
 
     private void buildPartial0(dev.kxm.v1.ContextAudit result) {
@@ -879,6 +1003,9 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000200) != 0)) {
         result.matchedCandidates_ = matchedCandidates_;
+      }
+      if (((from_bitField0_ & 0x00001000) != 0)) {
+        result.deferredCount_ = deferredCount_;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -988,6 +1115,35 @@ private static final long serialVersionUID = 0L;
           }
         }
       }
+      if (reasonsBuilder_ == null) {
+        if (!other.reasons_.isEmpty()) {
+          if (reasons_.isEmpty()) {
+            reasons_ = other.reasons_;
+            bitField0_ = (bitField0_ & ~0x00000800);
+          } else {
+            ensureReasonsIsMutable();
+            reasons_.addAll(other.reasons_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.reasons_.isEmpty()) {
+          if (reasonsBuilder_.isEmpty()) {
+            reasonsBuilder_.dispose();
+            reasonsBuilder_ = null;
+            reasons_ = other.reasons_;
+            bitField0_ = (bitField0_ & ~0x00000800);
+            reasonsBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetReasonsFieldBuilder() : null;
+          } else {
+            reasonsBuilder_.addAllMessages(other.reasons_);
+          }
+        }
+      }
+      if (other.getDeferredCount() != 0) {
+        setDeferredCount(other.getDeferredCount());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -1085,6 +1241,24 @@ private static final long serialVersionUID = 0L;
               }
               break;
             } // case 90
+            case 98: {
+              dev.kxm.v1.SelectionReason m =
+                  input.readMessage(
+                      dev.kxm.v1.SelectionReason.parser(),
+                      extensionRegistry);
+              if (reasonsBuilder_ == null) {
+                ensureReasonsIsMutable();
+                reasons_.add(m);
+              } else {
+                reasonsBuilder_.addMessage(m);
+              }
+              break;
+            } // case 98
+            case 104: {
+              deferredCount_ = input.readInt32();
+              bitField0_ |= 0x00001000;
+              break;
+            } // case 104
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2425,6 +2599,356 @@ private static final long serialVersionUID = 0L;
         selectedScores_ = null;
       }
       return selectedScoresBuilder_;
+    }
+
+    private java.util.List<dev.kxm.v1.SelectionReason> reasons_ =
+      java.util.Collections.emptyList();
+    private void ensureReasonsIsMutable() {
+      if (!((bitField0_ & 0x00000800) != 0)) {
+        reasons_ = new java.util.ArrayList<dev.kxm.v1.SelectionReason>(reasons_);
+        bitField0_ |= 0x00000800;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.kxm.v1.SelectionReason, dev.kxm.v1.SelectionReason.Builder, dev.kxm.v1.SelectionReasonOrBuilder> reasonsBuilder_;
+
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public java.util.List<dev.kxm.v1.SelectionReason> getReasonsList() {
+      if (reasonsBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(reasons_);
+      } else {
+        return reasonsBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public int getReasonsCount() {
+      if (reasonsBuilder_ == null) {
+        return reasons_.size();
+      } else {
+        return reasonsBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public dev.kxm.v1.SelectionReason getReasons(int index) {
+      if (reasonsBuilder_ == null) {
+        return reasons_.get(index);
+      } else {
+        return reasonsBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public Builder setReasons(
+        int index, dev.kxm.v1.SelectionReason value) {
+      if (reasonsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureReasonsIsMutable();
+        reasons_.set(index, value);
+        onChanged();
+      } else {
+        reasonsBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public Builder setReasons(
+        int index, dev.kxm.v1.SelectionReason.Builder builderForValue) {
+      if (reasonsBuilder_ == null) {
+        ensureReasonsIsMutable();
+        reasons_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        reasonsBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public Builder addReasons(dev.kxm.v1.SelectionReason value) {
+      if (reasonsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureReasonsIsMutable();
+        reasons_.add(value);
+        onChanged();
+      } else {
+        reasonsBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public Builder addReasons(
+        int index, dev.kxm.v1.SelectionReason value) {
+      if (reasonsBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureReasonsIsMutable();
+        reasons_.add(index, value);
+        onChanged();
+      } else {
+        reasonsBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public Builder addReasons(
+        dev.kxm.v1.SelectionReason.Builder builderForValue) {
+      if (reasonsBuilder_ == null) {
+        ensureReasonsIsMutable();
+        reasons_.add(builderForValue.build());
+        onChanged();
+      } else {
+        reasonsBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public Builder addReasons(
+        int index, dev.kxm.v1.SelectionReason.Builder builderForValue) {
+      if (reasonsBuilder_ == null) {
+        ensureReasonsIsMutable();
+        reasons_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        reasonsBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public Builder addAllReasons(
+        java.lang.Iterable<? extends dev.kxm.v1.SelectionReason> values) {
+      if (reasonsBuilder_ == null) {
+        ensureReasonsIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, reasons_);
+        onChanged();
+      } else {
+        reasonsBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public Builder clearReasons() {
+      if (reasonsBuilder_ == null) {
+        reasons_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000800);
+        onChanged();
+      } else {
+        reasonsBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public Builder removeReasons(int index) {
+      if (reasonsBuilder_ == null) {
+        ensureReasonsIsMutable();
+        reasons_.remove(index);
+        onChanged();
+      } else {
+        reasonsBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public dev.kxm.v1.SelectionReason.Builder getReasonsBuilder(
+        int index) {
+      return internalGetReasonsFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public dev.kxm.v1.SelectionReasonOrBuilder getReasonsOrBuilder(
+        int index) {
+      if (reasonsBuilder_ == null) {
+        return reasons_.get(index);  } else {
+        return reasonsBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public java.util.List<? extends dev.kxm.v1.SelectionReasonOrBuilder> 
+         getReasonsOrBuilderList() {
+      if (reasonsBuilder_ != null) {
+        return reasonsBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(reasons_);
+      }
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public dev.kxm.v1.SelectionReason.Builder addReasonsBuilder() {
+      return internalGetReasonsFieldBuilder().addBuilder(
+          dev.kxm.v1.SelectionReason.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public dev.kxm.v1.SelectionReason.Builder addReasonsBuilder(
+        int index) {
+      return internalGetReasonsFieldBuilder().addBuilder(
+          index, dev.kxm.v1.SelectionReason.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * Why each selected item ranks where it does, in rank order.
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+     */
+    public java.util.List<dev.kxm.v1.SelectionReason.Builder> 
+         getReasonsBuilderList() {
+      return internalGetReasonsFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.kxm.v1.SelectionReason, dev.kxm.v1.SelectionReason.Builder, dev.kxm.v1.SelectionReasonOrBuilder> 
+        internalGetReasonsFieldBuilder() {
+      if (reasonsBuilder_ == null) {
+        reasonsBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            dev.kxm.v1.SelectionReason, dev.kxm.v1.SelectionReason.Builder, dev.kxm.v1.SelectionReasonOrBuilder>(
+                reasons_,
+                ((bitField0_ & 0x00000800) != 0),
+                getParentForChildren(),
+                isClean());
+        reasons_ = null;
+      }
+      return reasonsBuilder_;
+    }
+
+    private int deferredCount_ ;
+    /**
+     * <pre>
+     * Eligible items skipped because they did not fit the budget.
+     * </pre>
+     *
+     * <code>int32 deferred_count = 13 [json_name = "deferredCount"];</code>
+     * @return The deferredCount.
+     */
+    @java.lang.Override
+    public int getDeferredCount() {
+      return deferredCount_;
+    }
+    /**
+     * <pre>
+     * Eligible items skipped because they did not fit the budget.
+     * </pre>
+     *
+     * <code>int32 deferred_count = 13 [json_name = "deferredCount"];</code>
+     * @param value The deferredCount to set.
+     * @return This builder for chaining.
+     */
+    public Builder setDeferredCount(int value) {
+
+      deferredCount_ = value;
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Eligible items skipped because they did not fit the budget.
+     * </pre>
+     *
+     * <code>int32 deferred_count = 13 [json_name = "deferredCount"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearDeferredCount() {
+      bitField0_ = (bitField0_ & ~0x00001000);
+      deferredCount_ = 0;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.ContextAudit)

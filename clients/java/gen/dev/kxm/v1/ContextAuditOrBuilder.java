@@ -266,4 +266,58 @@ public interface ContextAuditOrBuilder extends
    */
   dev.kxm.v1.RelevanceScoreOrBuilder getSelectedScoresOrBuilder(
       int index);
+
+  /**
+   * <pre>
+   * Why each selected item ranks where it does, in rank order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+   */
+  java.util.List<dev.kxm.v1.SelectionReason> 
+      getReasonsList();
+  /**
+   * <pre>
+   * Why each selected item ranks where it does, in rank order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+   */
+  dev.kxm.v1.SelectionReason getReasons(int index);
+  /**
+   * <pre>
+   * Why each selected item ranks where it does, in rank order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+   */
+  int getReasonsCount();
+  /**
+   * <pre>
+   * Why each selected item ranks where it does, in rank order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+   */
+  java.util.List<? extends dev.kxm.v1.SelectionReasonOrBuilder> 
+      getReasonsOrBuilderList();
+  /**
+   * <pre>
+   * Why each selected item ranks where it does, in rank order.
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.SelectionReason reasons = 12 [json_name = "reasons"];</code>
+   */
+  dev.kxm.v1.SelectionReasonOrBuilder getReasonsOrBuilder(
+      int index);
+
+  /**
+   * <pre>
+   * Eligible items skipped because they did not fit the budget.
+   * </pre>
+   *
+   * <code>int32 deferred_count = 13 [json_name = "deferredCount"];</code>
+   * @return The deferredCount.
+   */
+  int getDeferredCount();
 }

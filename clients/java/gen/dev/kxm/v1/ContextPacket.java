@@ -38,7 +38,6 @@ private static final long serialVersionUID = 0L;
     evidence_ = java.util.Collections.emptyList();
     episodes_ = java.util.Collections.emptyList();
     skills_ = java.util.Collections.emptyList();
-    workingState_ = "";
     unresolvedGaps_ =
         com.google.protobuf.LazyStringArrayList.emptyList();
     provenanceSummary_ = java.util.Collections.emptyList();
@@ -429,53 +428,6 @@ private static final long serialVersionUID = 0L;
     return skills_.get(index);
   }
 
-  public static final int WORKING_STATE_FIELD_NUMBER = 7;
-  @SuppressWarnings("serial")
-  private volatile java.lang.Object workingState_ = "";
-  /**
-   * <pre>
-   * Caller-provided working state, verbatim.
-   * </pre>
-   *
-   * <code>string working_state = 7 [json_name = "workingState"];</code>
-   * @return The workingState.
-   */
-  @java.lang.Override
-  public java.lang.String getWorkingState() {
-    java.lang.Object ref = workingState_;
-    if (ref instanceof java.lang.String) {
-      return (java.lang.String) ref;
-    } else {
-      com.google.protobuf.ByteString bs = 
-          (com.google.protobuf.ByteString) ref;
-      java.lang.String s = bs.toStringUtf8();
-      workingState_ = s;
-      return s;
-    }
-  }
-  /**
-   * <pre>
-   * Caller-provided working state, verbatim.
-   * </pre>
-   *
-   * <code>string working_state = 7 [json_name = "workingState"];</code>
-   * @return The bytes for workingState.
-   */
-  @java.lang.Override
-  public com.google.protobuf.ByteString
-      getWorkingStateBytes() {
-    java.lang.Object ref = workingState_;
-    if (ref instanceof java.lang.String) {
-      com.google.protobuf.ByteString b = 
-          com.google.protobuf.ByteString.copyFromUtf8(
-              (java.lang.String) ref);
-      workingState_ = b;
-      return b;
-    } else {
-      return (com.google.protobuf.ByteString) ref;
-    }
-  }
-
   public static final int UNRESOLVED_GAPS_FIELD_NUMBER = 8;
   @SuppressWarnings("serial")
   private com.google.protobuf.LazyStringArrayList unresolvedGaps_ =
@@ -643,6 +595,44 @@ private static final long serialVersionUID = 0L;
     return audit_ == null ? dev.kxm.v1.ContextAudit.getDefaultInstance() : audit_;
   }
 
+  public static final int WORKING_STATE_FIELD_NUMBER = 12;
+  private com.google.protobuf.Struct workingState_;
+  /**
+   * <pre>
+   * The caller's working state, verbatim.
+   * </pre>
+   *
+   * <code>.google.protobuf.Struct working_state = 12 [json_name = "workingState"];</code>
+   * @return Whether the workingState field is set.
+   */
+  @java.lang.Override
+  public boolean hasWorkingState() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * The caller's working state, verbatim.
+   * </pre>
+   *
+   * <code>.google.protobuf.Struct working_state = 12 [json_name = "workingState"];</code>
+   * @return The workingState.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Struct getWorkingState() {
+    return workingState_ == null ? com.google.protobuf.Struct.getDefaultInstance() : workingState_;
+  }
+  /**
+   * <pre>
+   * The caller's working state, verbatim.
+   * </pre>
+   *
+   * <code>.google.protobuf.Struct working_state = 12 [json_name = "workingState"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.StructOrBuilder getWorkingStateOrBuilder() {
+    return workingState_ == null ? com.google.protobuf.Struct.getDefaultInstance() : workingState_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -675,9 +665,6 @@ private static final long serialVersionUID = 0L;
     for (int i = 0; i < skills_.size(); i++) {
       output.writeMessage(6, skills_.get(i));
     }
-    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(workingState_)) {
-      com.google.protobuf.GeneratedMessage.writeString(output, 7, workingState_);
-    }
     for (int i = 0; i < unresolvedGaps_.size(); i++) {
       com.google.protobuf.GeneratedMessage.writeString(output, 8, unresolvedGaps_.getRaw(i));
     }
@@ -689,6 +676,9 @@ private static final long serialVersionUID = 0L;
     }
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(11, getAudit());
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(12, getWorkingState());
     }
     getUnknownFields().writeTo(output);
   }
@@ -748,9 +738,6 @@ private static final long serialVersionUID = 0L;
           }
           size += 1 * count;
         }
-    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(workingState_)) {
-      size += com.google.protobuf.GeneratedMessage.computeStringSize(7, workingState_);
-    }
     {
       int dataSize = 0;
       for (int i = 0; i < unresolvedGaps_.size(); i++) {
@@ -775,6 +762,10 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(11, getAudit());
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(12, getWorkingState());
     }
     return size;
   }
@@ -812,8 +803,6 @@ private static final long serialVersionUID = 0L;
         .equals(other.getEpisodesList())) return false;
     if (!getSkillsList()
         .equals(other.getSkillsList())) return false;
-    if (!getWorkingState()
-        .equals(other.getWorkingState())) return false;
     if (!getUnresolvedGapsList()
         .equals(other.getUnresolvedGapsList())) return false;
     if (!getProvenanceSummaryList()
@@ -824,6 +813,11 @@ private static final long serialVersionUID = 0L;
     if (hasAudit()) {
       if (!getAudit()
           .equals(other.getAudit())) return false;
+    }
+    if (hasWorkingState() != other.hasWorkingState()) return false;
+    if (hasWorkingState()) {
+      if (!getWorkingState()
+          .equals(other.getWorkingState())) return false;
     }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
@@ -860,8 +854,6 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + SKILLS_FIELD_NUMBER;
       hash = (53 * hash) + getSkillsList().hashCode();
     }
-    hash = (37 * hash) + WORKING_STATE_FIELD_NUMBER;
-    hash = (53 * hash) + getWorkingState().hashCode();
     if (getUnresolvedGapsCount() > 0) {
       hash = (37 * hash) + UNRESOLVED_GAPS_FIELD_NUMBER;
       hash = (53 * hash) + getUnresolvedGapsList().hashCode();
@@ -875,6 +867,10 @@ private static final long serialVersionUID = 0L;
     if (hasAudit()) {
       hash = (37 * hash) + AUDIT_FIELD_NUMBER;
       hash = (53 * hash) + getAudit().hashCode();
+    }
+    if (hasWorkingState()) {
+      hash = (37 * hash) + WORKING_STATE_FIELD_NUMBER;
+      hash = (53 * hash) + getWorkingState().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -1018,6 +1014,7 @@ private static final long serialVersionUID = 0L;
         internalGetSkillsFieldBuilder();
         internalGetProvenanceSummaryFieldBuilder();
         internalGetAuditFieldBuilder();
+        internalGetWorkingStateFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1066,7 +1063,6 @@ private static final long serialVersionUID = 0L;
         skillsBuilder_.clear();
       }
       bitField0_ = (bitField0_ & ~0x00000020);
-      workingState_ = "";
       unresolvedGaps_ =
           com.google.protobuf.LazyStringArrayList.emptyList();
       if (provenanceSummaryBuilder_ == null) {
@@ -1075,12 +1071,17 @@ private static final long serialVersionUID = 0L;
         provenanceSummary_ = null;
         provenanceSummaryBuilder_.clear();
       }
-      bitField0_ = (bitField0_ & ~0x00000100);
+      bitField0_ = (bitField0_ & ~0x00000080);
       estimatedTokens_ = 0;
       audit_ = null;
       if (auditBuilder_ != null) {
         auditBuilder_.dispose();
         auditBuilder_ = null;
+      }
+      workingState_ = null;
+      if (workingStateBuilder_ != null) {
+        workingStateBuilder_.dispose();
+        workingStateBuilder_ = null;
       }
       return this;
     }
@@ -1170,9 +1171,9 @@ private static final long serialVersionUID = 0L;
         result.skills_ = skillsBuilder_.build();
       }
       if (provenanceSummaryBuilder_ == null) {
-        if (((bitField0_ & 0x00000100) != 0)) {
+        if (((bitField0_ & 0x00000080) != 0)) {
           provenanceSummary_ = java.util.Collections.unmodifiableList(provenanceSummary_);
-          bitField0_ = (bitField0_ & ~0x00000100);
+          bitField0_ = (bitField0_ & ~0x00000080);
         }
         result.provenanceSummary_ = provenanceSummary_;
       } else {
@@ -1183,21 +1184,24 @@ private static final long serialVersionUID = 0L;
     private void buildPartial0(dev.kxm.v1.ContextPacket result) {
       int from_bitField0_ = bitField0_;
       if (((from_bitField0_ & 0x00000040) != 0)) {
-        result.workingState_ = workingState_;
-      }
-      if (((from_bitField0_ & 0x00000080) != 0)) {
         unresolvedGaps_.makeImmutable();
         result.unresolvedGaps_ = unresolvedGaps_;
       }
-      if (((from_bitField0_ & 0x00000200) != 0)) {
+      if (((from_bitField0_ & 0x00000100) != 0)) {
         result.estimatedTokens_ = estimatedTokens_;
       }
       int to_bitField0_ = 0;
-      if (((from_bitField0_ & 0x00000400) != 0)) {
+      if (((from_bitField0_ & 0x00000200) != 0)) {
         result.audit_ = auditBuilder_ == null
             ? audit_
             : auditBuilder_.build();
         to_bitField0_ |= 0x00000001;
+      }
+      if (((from_bitField0_ & 0x00000400) != 0)) {
+        result.workingState_ = workingStateBuilder_ == null
+            ? workingState_
+            : workingStateBuilder_.build();
+        to_bitField0_ |= 0x00000002;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -1370,15 +1374,10 @@ private static final long serialVersionUID = 0L;
           }
         }
       }
-      if (!other.getWorkingState().isEmpty()) {
-        workingState_ = other.workingState_;
-        bitField0_ |= 0x00000040;
-        onChanged();
-      }
       if (!other.unresolvedGaps_.isEmpty()) {
         if (unresolvedGaps_.isEmpty()) {
           unresolvedGaps_ = other.unresolvedGaps_;
-          bitField0_ |= 0x00000080;
+          bitField0_ |= 0x00000040;
         } else {
           ensureUnresolvedGapsIsMutable();
           unresolvedGaps_.addAll(other.unresolvedGaps_);
@@ -1389,7 +1388,7 @@ private static final long serialVersionUID = 0L;
         if (!other.provenanceSummary_.isEmpty()) {
           if (provenanceSummary_.isEmpty()) {
             provenanceSummary_ = other.provenanceSummary_;
-            bitField0_ = (bitField0_ & ~0x00000100);
+            bitField0_ = (bitField0_ & ~0x00000080);
           } else {
             ensureProvenanceSummaryIsMutable();
             provenanceSummary_.addAll(other.provenanceSummary_);
@@ -1402,7 +1401,7 @@ private static final long serialVersionUID = 0L;
             provenanceSummaryBuilder_.dispose();
             provenanceSummaryBuilder_ = null;
             provenanceSummary_ = other.provenanceSummary_;
-            bitField0_ = (bitField0_ & ~0x00000100);
+            bitField0_ = (bitField0_ & ~0x00000080);
             provenanceSummaryBuilder_ = 
               com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
                  internalGetProvenanceSummaryFieldBuilder() : null;
@@ -1416,6 +1415,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasAudit()) {
         mergeAudit(other.getAudit());
+      }
+      if (other.hasWorkingState()) {
+        mergeWorkingState(other.getWorkingState());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1519,11 +1521,6 @@ private static final long serialVersionUID = 0L;
               }
               break;
             } // case 50
-            case 58: {
-              workingState_ = input.readStringRequireUtf8();
-              bitField0_ |= 0x00000040;
-              break;
-            } // case 58
             case 66: {
               ensureUnresolvedGapsIsMutable();
               unresolvedGaps_.add(input.readStringRequireUtf8());
@@ -1544,16 +1541,23 @@ private static final long serialVersionUID = 0L;
             } // case 74
             case 80: {
               estimatedTokens_ = input.readInt32();
-              bitField0_ |= 0x00000200;
+              bitField0_ |= 0x00000100;
               break;
             } // case 80
             case 90: {
               input.readMessage(
                   internalGetAuditFieldBuilder().getBuilder(),
                   extensionRegistry);
-              bitField0_ |= 0x00000400;
+              bitField0_ |= 0x00000200;
               break;
             } // case 90
+            case 98: {
+              input.readMessage(
+                  internalGetWorkingStateFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000400;
+              break;
+            } // case 98
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -3407,105 +3411,13 @@ private static final long serialVersionUID = 0L;
       return skillsBuilder_;
     }
 
-    private java.lang.Object workingState_ = "";
-    /**
-     * <pre>
-     * Caller-provided working state, verbatim.
-     * </pre>
-     *
-     * <code>string working_state = 7 [json_name = "workingState"];</code>
-     * @return The workingState.
-     */
-    public java.lang.String getWorkingState() {
-      java.lang.Object ref = workingState_;
-      if (!(ref instanceof java.lang.String)) {
-        com.google.protobuf.ByteString bs =
-            (com.google.protobuf.ByteString) ref;
-        java.lang.String s = bs.toStringUtf8();
-        workingState_ = s;
-        return s;
-      } else {
-        return (java.lang.String) ref;
-      }
-    }
-    /**
-     * <pre>
-     * Caller-provided working state, verbatim.
-     * </pre>
-     *
-     * <code>string working_state = 7 [json_name = "workingState"];</code>
-     * @return The bytes for workingState.
-     */
-    public com.google.protobuf.ByteString
-        getWorkingStateBytes() {
-      java.lang.Object ref = workingState_;
-      if (ref instanceof String) {
-        com.google.protobuf.ByteString b = 
-            com.google.protobuf.ByteString.copyFromUtf8(
-                (java.lang.String) ref);
-        workingState_ = b;
-        return b;
-      } else {
-        return (com.google.protobuf.ByteString) ref;
-      }
-    }
-    /**
-     * <pre>
-     * Caller-provided working state, verbatim.
-     * </pre>
-     *
-     * <code>string working_state = 7 [json_name = "workingState"];</code>
-     * @param value The workingState to set.
-     * @return This builder for chaining.
-     */
-    public Builder setWorkingState(
-        java.lang.String value) {
-      java.util.Objects.requireNonNull(value);
-      workingState_ = value;
-      bitField0_ |= 0x00000040;
-      onChanged();
-      return this;
-    }
-    /**
-     * <pre>
-     * Caller-provided working state, verbatim.
-     * </pre>
-     *
-     * <code>string working_state = 7 [json_name = "workingState"];</code>
-     * @return This builder for chaining.
-     */
-    public Builder clearWorkingState() {
-      workingState_ = getDefaultInstance().getWorkingState();
-      bitField0_ = (bitField0_ & ~0x00000040);
-      onChanged();
-      return this;
-    }
-    /**
-     * <pre>
-     * Caller-provided working state, verbatim.
-     * </pre>
-     *
-     * <code>string working_state = 7 [json_name = "workingState"];</code>
-     * @param value The bytes for workingState to set.
-     * @return This builder for chaining.
-     */
-    public Builder setWorkingStateBytes(
-        com.google.protobuf.ByteString value) {
-      java.util.Objects.requireNonNull(value);
-      checkByteStringIsUtf8(value);
-      workingState_ = value;
-      bitField0_ |= 0x00000040;
-      onChanged();
-      return this;
-    }
-
     private com.google.protobuf.LazyStringArrayList unresolvedGaps_ =
         com.google.protobuf.LazyStringArrayList.emptyList();
     private void ensureUnresolvedGapsIsMutable() {
       if (!unresolvedGaps_.isModifiable()) {
         unresolvedGaps_ = new com.google.protobuf.LazyStringArrayList(unresolvedGaps_);
       }
-      bitField0_ |= 0x00000080;
+      bitField0_ |= 0x00000040;
     }
     /**
      * <pre>
@@ -3571,7 +3483,7 @@ private static final long serialVersionUID = 0L;
       java.util.Objects.requireNonNull(value);
       ensureUnresolvedGapsIsMutable();
       unresolvedGaps_.set(index, value);
-      bitField0_ |= 0x00000080;
+      bitField0_ |= 0x00000040;
       onChanged();
       return this;
     }
@@ -3589,7 +3501,7 @@ private static final long serialVersionUID = 0L;
       java.util.Objects.requireNonNull(value);
       ensureUnresolvedGapsIsMutable();
       unresolvedGaps_.add(value);
-      bitField0_ |= 0x00000080;
+      bitField0_ |= 0x00000040;
       onChanged();
       return this;
     }
@@ -3607,7 +3519,7 @@ private static final long serialVersionUID = 0L;
       ensureUnresolvedGapsIsMutable();
       com.google.protobuf.AbstractMessageLite.Builder.addAll(
           values, unresolvedGaps_);
-      bitField0_ |= 0x00000080;
+      bitField0_ |= 0x00000040;
       onChanged();
       return this;
     }
@@ -3622,7 +3534,7 @@ private static final long serialVersionUID = 0L;
     public Builder clearUnresolvedGaps() {
       unresolvedGaps_ =
         com.google.protobuf.LazyStringArrayList.emptyList();
-      bitField0_ = (bitField0_ & ~0x00000080);;
+      bitField0_ = (bitField0_ & ~0x00000040);;
       onChanged();
       return this;
     }
@@ -3641,7 +3553,7 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       ensureUnresolvedGapsIsMutable();
       unresolvedGaps_.add(value);
-      bitField0_ |= 0x00000080;
+      bitField0_ |= 0x00000040;
       onChanged();
       return this;
     }
@@ -3649,9 +3561,9 @@ private static final long serialVersionUID = 0L;
     private java.util.List<dev.kxm.v1.ProvenanceCount> provenanceSummary_ =
       java.util.Collections.emptyList();
     private void ensureProvenanceSummaryIsMutable() {
-      if (!((bitField0_ & 0x00000100) != 0)) {
+      if (!((bitField0_ & 0x00000080) != 0)) {
         provenanceSummary_ = new java.util.ArrayList<dev.kxm.v1.ProvenanceCount>(provenanceSummary_);
-        bitField0_ |= 0x00000100;
+        bitField0_ |= 0x00000080;
        }
     }
 
@@ -3839,7 +3751,7 @@ private static final long serialVersionUID = 0L;
     public Builder clearProvenanceSummary() {
       if (provenanceSummaryBuilder_ == null) {
         provenanceSummary_ = java.util.Collections.emptyList();
-        bitField0_ = (bitField0_ & ~0x00000100);
+        bitField0_ = (bitField0_ & ~0x00000080);
         onChanged();
       } else {
         provenanceSummaryBuilder_.clear();
@@ -3944,7 +3856,7 @@ private static final long serialVersionUID = 0L;
         provenanceSummaryBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
             dev.kxm.v1.ProvenanceCount, dev.kxm.v1.ProvenanceCount.Builder, dev.kxm.v1.ProvenanceCountOrBuilder>(
                 provenanceSummary_,
-                ((bitField0_ & 0x00000100) != 0),
+                ((bitField0_ & 0x00000080) != 0),
                 getParentForChildren(),
                 isClean());
         provenanceSummary_ = null;
@@ -3977,7 +3889,7 @@ private static final long serialVersionUID = 0L;
     public Builder setEstimatedTokens(int value) {
 
       estimatedTokens_ = value;
-      bitField0_ |= 0x00000200;
+      bitField0_ |= 0x00000100;
       onChanged();
       return this;
     }
@@ -3990,7 +3902,7 @@ private static final long serialVersionUID = 0L;
      * @return This builder for chaining.
      */
     public Builder clearEstimatedTokens() {
-      bitField0_ = (bitField0_ & ~0x00000200);
+      bitField0_ = (bitField0_ & ~0x00000100);
       estimatedTokens_ = 0;
       onChanged();
       return this;
@@ -4008,7 +3920,7 @@ private static final long serialVersionUID = 0L;
      * @return Whether the audit field is set.
      */
     public boolean hasAudit() {
-      return ((bitField0_ & 0x00000400) != 0);
+      return ((bitField0_ & 0x00000200) != 0);
     }
     /**
      * <pre>
@@ -4039,7 +3951,7 @@ private static final long serialVersionUID = 0L;
       } else {
         auditBuilder_.setMessage(value);
       }
-      bitField0_ |= 0x00000400;
+      bitField0_ |= 0x00000200;
       onChanged();
       return this;
     }
@@ -4057,7 +3969,7 @@ private static final long serialVersionUID = 0L;
       } else {
         auditBuilder_.setMessage(builderForValue.build());
       }
-      bitField0_ |= 0x00000400;
+      bitField0_ |= 0x00000200;
       onChanged();
       return this;
     }
@@ -4070,7 +3982,7 @@ private static final long serialVersionUID = 0L;
      */
     public Builder mergeAudit(dev.kxm.v1.ContextAudit value) {
       if (auditBuilder_ == null) {
-        if (((bitField0_ & 0x00000400) != 0) &&
+        if (((bitField0_ & 0x00000200) != 0) &&
           audit_ != null &&
           audit_ != dev.kxm.v1.ContextAudit.getDefaultInstance()) {
           getAuditBuilder().mergeFrom(value);
@@ -4081,7 +3993,7 @@ private static final long serialVersionUID = 0L;
         auditBuilder_.mergeFrom(value);
       }
       if (audit_ != null) {
-        bitField0_ |= 0x00000400;
+        bitField0_ |= 0x00000200;
         onChanged();
       }
       return this;
@@ -4094,7 +4006,7 @@ private static final long serialVersionUID = 0L;
      * <code>.kxm.v1.ContextAudit audit = 11 [json_name = "audit"];</code>
      */
     public Builder clearAudit() {
-      bitField0_ = (bitField0_ & ~0x00000400);
+      bitField0_ = (bitField0_ & ~0x00000200);
       audit_ = null;
       if (auditBuilder_ != null) {
         auditBuilder_.dispose();
@@ -4111,7 +4023,7 @@ private static final long serialVersionUID = 0L;
      * <code>.kxm.v1.ContextAudit audit = 11 [json_name = "audit"];</code>
      */
     public dev.kxm.v1.ContextAudit.Builder getAuditBuilder() {
-      bitField0_ |= 0x00000400;
+      bitField0_ |= 0x00000200;
       onChanged();
       return internalGetAuditFieldBuilder().getBuilder();
     }
@@ -4149,6 +4061,161 @@ private static final long serialVersionUID = 0L;
         audit_ = null;
       }
       return auditBuilder_;
+    }
+
+    private com.google.protobuf.Struct workingState_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Struct, com.google.protobuf.Struct.Builder, com.google.protobuf.StructOrBuilder> workingStateBuilder_;
+    /**
+     * <pre>
+     * The caller's working state, verbatim.
+     * </pre>
+     *
+     * <code>.google.protobuf.Struct working_state = 12 [json_name = "workingState"];</code>
+     * @return Whether the workingState field is set.
+     */
+    public boolean hasWorkingState() {
+      return ((bitField0_ & 0x00000400) != 0);
+    }
+    /**
+     * <pre>
+     * The caller's working state, verbatim.
+     * </pre>
+     *
+     * <code>.google.protobuf.Struct working_state = 12 [json_name = "workingState"];</code>
+     * @return The workingState.
+     */
+    public com.google.protobuf.Struct getWorkingState() {
+      if (workingStateBuilder_ == null) {
+        return workingState_ == null ? com.google.protobuf.Struct.getDefaultInstance() : workingState_;
+      } else {
+        return workingStateBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The caller's working state, verbatim.
+     * </pre>
+     *
+     * <code>.google.protobuf.Struct working_state = 12 [json_name = "workingState"];</code>
+     */
+    public Builder setWorkingState(com.google.protobuf.Struct value) {
+      if (workingStateBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        workingState_ = value;
+      } else {
+        workingStateBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The caller's working state, verbatim.
+     * </pre>
+     *
+     * <code>.google.protobuf.Struct working_state = 12 [json_name = "workingState"];</code>
+     */
+    public Builder setWorkingState(
+        com.google.protobuf.Struct.Builder builderForValue) {
+      if (workingStateBuilder_ == null) {
+        workingState_ = builderForValue.build();
+      } else {
+        workingStateBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The caller's working state, verbatim.
+     * </pre>
+     *
+     * <code>.google.protobuf.Struct working_state = 12 [json_name = "workingState"];</code>
+     */
+    public Builder mergeWorkingState(com.google.protobuf.Struct value) {
+      if (workingStateBuilder_ == null) {
+        if (((bitField0_ & 0x00000400) != 0) &&
+          workingState_ != null &&
+          workingState_ != com.google.protobuf.Struct.getDefaultInstance()) {
+          getWorkingStateBuilder().mergeFrom(value);
+        } else {
+          workingState_ = value;
+        }
+      } else {
+        workingStateBuilder_.mergeFrom(value);
+      }
+      if (workingState_ != null) {
+        bitField0_ |= 0x00000400;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The caller's working state, verbatim.
+     * </pre>
+     *
+     * <code>.google.protobuf.Struct working_state = 12 [json_name = "workingState"];</code>
+     */
+    public Builder clearWorkingState() {
+      bitField0_ = (bitField0_ & ~0x00000400);
+      workingState_ = null;
+      if (workingStateBuilder_ != null) {
+        workingStateBuilder_.dispose();
+        workingStateBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The caller's working state, verbatim.
+     * </pre>
+     *
+     * <code>.google.protobuf.Struct working_state = 12 [json_name = "workingState"];</code>
+     */
+    public com.google.protobuf.Struct.Builder getWorkingStateBuilder() {
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return internalGetWorkingStateFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The caller's working state, verbatim.
+     * </pre>
+     *
+     * <code>.google.protobuf.Struct working_state = 12 [json_name = "workingState"];</code>
+     */
+    public com.google.protobuf.StructOrBuilder getWorkingStateOrBuilder() {
+      if (workingStateBuilder_ != null) {
+        return workingStateBuilder_.getMessageOrBuilder();
+      } else {
+        return workingState_ == null ?
+            com.google.protobuf.Struct.getDefaultInstance() : workingState_;
+      }
+    }
+    /**
+     * <pre>
+     * The caller's working state, verbatim.
+     * </pre>
+     *
+     * <code>.google.protobuf.Struct working_state = 12 [json_name = "workingState"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Struct, com.google.protobuf.Struct.Builder, com.google.protobuf.StructOrBuilder> 
+        internalGetWorkingStateFieldBuilder() {
+      if (workingStateBuilder_ == null) {
+        workingStateBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Struct, com.google.protobuf.Struct.Builder, com.google.protobuf.StructOrBuilder>(
+                getWorkingState(),
+                getParentForChildren(),
+                isClean());
+        workingState_ = null;
+      }
+      return workingStateBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.ContextPacket)

@@ -276,26 +276,6 @@ public interface ContextPacketOrBuilder extends
 
   /**
    * <pre>
-   * Caller-provided working state, verbatim.
-   * </pre>
-   *
-   * <code>string working_state = 7 [json_name = "workingState"];</code>
-   * @return The workingState.
-   */
-  java.lang.String getWorkingState();
-  /**
-   * <pre>
-   * Caller-provided working state, verbatim.
-   * </pre>
-   *
-   * <code>string working_state = 7 [json_name = "workingState"];</code>
-   * @return The bytes for workingState.
-   */
-  com.google.protobuf.ByteString
-      getWorkingStateBytes();
-
-  /**
-   * <pre>
    * What could not be provided.
    * </pre>
    *
@@ -415,4 +395,31 @@ public interface ContextPacketOrBuilder extends
    * <code>.kxm.v1.ContextAudit audit = 11 [json_name = "audit"];</code>
    */
   dev.kxm.v1.ContextAuditOrBuilder getAuditOrBuilder();
+
+  /**
+   * <pre>
+   * The caller's working state, verbatim.
+   * </pre>
+   *
+   * <code>.google.protobuf.Struct working_state = 12 [json_name = "workingState"];</code>
+   * @return Whether the workingState field is set.
+   */
+  boolean hasWorkingState();
+  /**
+   * <pre>
+   * The caller's working state, verbatim.
+   * </pre>
+   *
+   * <code>.google.protobuf.Struct working_state = 12 [json_name = "workingState"];</code>
+   * @return The workingState.
+   */
+  com.google.protobuf.Struct getWorkingState();
+  /**
+   * <pre>
+   * The caller's working state, verbatim.
+   * </pre>
+   *
+   * <code>.google.protobuf.Struct working_state = 12 [json_name = "workingState"];</code>
+   */
+  com.google.protobuf.StructOrBuilder getWorkingStateOrBuilder();
 }

@@ -222,6 +222,11 @@ public final class EnvelopesProto extends com.google.protobuf.GeneratedFile {
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_ContextAudit_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_SelectionReason_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_SelectionReason_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_kxm_v1_ContextPacket_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -463,7 +468,7 @@ public final class EnvelopesProto extends com.google.protobuf.GeneratedFile {
       "\022:\n\013source_type\030\001 \001(\0162\031.kxm.v1.ContextSo" +
       "urceTypeR\nsourceType\022\024\n\005count\030\002 \001(\005R\005cou" +
       "nt\"6\n\016RelevanceScore\022\016\n\002id\030\001 \001(\tR\002id\022\024\n\005" +
-      "score\030\002 \001(\001R\005score\"\217\004\n\014ContextAudit\0220\n\007r" +
+      "score\030\002 \001(\001R\005score\"\351\004\n\014ContextAudit\0220\n\007r" +
       "equest\030\001 \001(\0132\026.kxm.v1.ContextRequestR\007re" +
       "quest\022!\n\014selected_ids\030\002 \003(\tR\013selectedIds" +
       "\022F\n\022provenance_summary\030\003 \003(\0132\027.kxm.v1.Pr" +
@@ -476,58 +481,67 @@ public final class EnvelopesProto extends com.google.protobuf.GeneratedFile {
       "aps\022\037\n\013task_tokens\030\t \001(\005R\ntaskTokens\022-\n\022" +
       "matched_candidates\030\n \001(\005R\021matchedCandida" +
       "tes\022?\n\017selected_scores\030\013 \003(\0132\026.kxm.v1.Re" +
-      "levanceScoreR\016selectedScores\"\265\004\n\rContext" +
-      "Packet\022;\n\016contradictions\030\001 \003(\0132\023.kxm.v1." +
-      "ContextItemR\016contradictions\0228\n\rcurrent_s" +
-      "tate\030\002 \003(\0132\023.kxm.v1.ContextItemR\014current" +
-      "State\0221\n\tknowledge\030\003 \003(\0132\023.kxm.v1.Contex" +
-      "tItemR\tknowledge\022/\n\010evidence\030\004 \003(\0132\023.kxm" +
-      ".v1.ContextItemR\010evidence\022/\n\010episodes\030\005 " +
-      "\003(\0132\023.kxm.v1.ContextItemR\010episodes\022+\n\006sk" +
-      "ills\030\006 \003(\0132\023.kxm.v1.ContextItemR\006skills\022" +
-      "#\n\rworking_state\030\007 \001(\tR\014workingState\022\'\n\017" +
-      "unresolved_gaps\030\010 \003(\tR\016unresolvedGaps\022F\n" +
-      "\022provenance_summary\030\t \003(\0132\027.kxm.v1.Prove" +
-      "nanceCountR\021provenanceSummary\022)\n\020estimat" +
-      "ed_tokens\030\n \001(\005R\017estimatedTokens\022*\n\005audi" +
-      "t\030\013 \001(\0132\024.kxm.v1.ContextAuditR\005audit*\335\001\n" +
-      "\025TerminalReceiptStatus\022\'\n#TERMINAL_RECEI" +
-      "PT_STATUS_UNSPECIFIED\020\000\022$\n TERMINAL_RECE" +
-      "IPT_STATUS_ACCEPTED\020\001\022,\n(TERMINAL_RECEIP" +
-      "T_STATUS_AUDIT_ESCALATION\020\002\022$\n TERMINAL_" +
-      "RECEIPT_STATUS_REJECTED\020\003\022!\n\035TERMINAL_RE" +
-      "CEIPT_STATUS_ERROR\020\004*\254\001\n\013ContextKind\022\034\n\030" +
-      "CONTEXT_KIND_UNSPECIFIED\020\000\022\031\n\025CONTEXT_KI" +
-      "ND_EVIDENCE\020\001\022\026\n\022CONTEXT_KIND_STATE\020\002\022\030\n" +
-      "\024CONTEXT_KIND_EPISODE\020\003\022\032\n\026CONTEXT_KIND_" +
-      "KNOWLEDGE\020\004\022\026\n\022CONTEXT_KIND_SKILL\020\005*\225\002\n\021" +
-      "ContextSourceType\022#\n\037CONTEXT_SOURCE_TYPE" +
-      "_UNSPECIFIED\020\000\022\035\n\031CONTEXT_SOURCE_TYPE_HU" +
-      "MAN\020\001\022\033\n\027CONTEXT_SOURCE_TYPE_GIT\020\002\022 \n\034CO" +
-      "NTEXT_SOURCE_TYPE_WORKFLOW\020\003\022\034\n\030CONTEXT_" +
-      "SOURCE_TYPE_TOOL\020\004\022\034\n\030CONTEXT_SOURCE_TYP" +
-      "E_PEER\020\005\022 \n\034CONTEXT_SOURCE_TYPE_EXTERNAL" +
-      "\020\006\022\037\n\033CONTEXT_SOURCE_TYPE_DERIVED\020\007*\270\001\n\020" +
-      "ContextAuthority\022!\n\035CONTEXT_AUTHORITY_UN" +
-      "SPECIFIED\020\000\022 \n\034CONTEXT_AUTHORITY_HYPOTHE" +
-      "SIS\020\001\022\036\n\032CONTEXT_AUTHORITY_EVIDENCE\020\002\022!\n" +
-      "\035CONTEXT_AUTHORITY_INSTRUCTION\020\003\022\034\n\030CONT" +
-      "EXT_AUTHORITY_POLICY\020\004*\233\001\n\021ContextConfid" +
-      "ence\022\"\n\036CONTEXT_CONFIDENCE_UNSPECIFIED\020\000" +
-      "\022 \n\034CONTEXT_CONFIDENCE_UNCERTAIN\020\001\022\037\n\033CO" +
-      "NTEXT_CONFIDENCE_PROBABLE\020\002\022\037\n\033CONTEXT_C" +
-      "ONFIDENCE_VERIFIED\020\003*\224\001\n\014ContextScope\022\035\n" +
-      "\031CONTEXT_SCOPE_UNSPECIFIED\020\000\022\027\n\023CONTEXT_" +
-      "SCOPE_AGENT\020\001\022\031\n\025CONTEXT_SCOPE_PROJECT\020\002" +
-      "\022\025\n\021CONTEXT_SCOPE_RUN\020\003\022\032\n\026CONTEXT_SCOPE" +
-      "_OPERATOR\020\004*\244\001\n\rContextStatus\022\036\n\032CONTEXT" +
-      "_STATUS_UNSPECIFIED\020\000\022\032\n\026CONTEXT_STATUS_" +
-      "CURRENT\020\001\022\035\n\031CONTEXT_STATUS_SUPERSEDED\020\002" +
-      "\022\033\n\027CONTEXT_STATUS_PROPOSED\020\003\022\033\n\027CONTEXT" +
-      "_STATUS_REJECTED\020\004B~\n\ndev.kxm.v1B\016Envelo" +
-      "pesProtoP\001Z\'kxm.dev/hub/clients/go/gen/k" +
-      "xm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kx" +
-      "m\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
+      "levanceScoreR\016selectedScores\0221\n\007reasons\030" +
+      "\014 \003(\0132\027.kxm.v1.SelectionReasonR\007reasons\022" +
+      "%\n\016deferred_count\030\r \001(\005R\rdeferredCount\"\275" +
+      "\001\n\017SelectionReason\022\016\n\002id\030\001 \001(\tR\002id\022$\n\rco" +
+      "ntradiction\030\002 \001(\010R\rcontradiction\022\026\n\006shar" +
+      "ed\030\003 \001(\010R\006shared\022!\n\014task_matched\030\004 \001(\010R\013" +
+      "taskMatched\022\033\n\tkind_rank\030\005 \001(\005R\010kindRank" +
+      "\022\034\n\trelevance\030\006 \001(\001R\trelevance\"\350\004\n\rConte" +
+      "xtPacket\022;\n\016contradictions\030\001 \003(\0132\023.kxm.v" +
+      "1.ContextItemR\016contradictions\0228\n\rcurrent" +
+      "_state\030\002 \003(\0132\023.kxm.v1.ContextItemR\014curre" +
+      "ntState\0221\n\tknowledge\030\003 \003(\0132\023.kxm.v1.Cont" +
+      "extItemR\tknowledge\022/\n\010evidence\030\004 \003(\0132\023.k" +
+      "xm.v1.ContextItemR\010evidence\022/\n\010episodes\030" +
+      "\005 \003(\0132\023.kxm.v1.ContextItemR\010episodes\022+\n\006" +
+      "skills\030\006 \003(\0132\023.kxm.v1.ContextItemR\006skill" +
+      "s\022\'\n\017unresolved_gaps\030\010 \003(\tR\016unresolvedGa" +
+      "ps\022F\n\022provenance_summary\030\t \003(\0132\027.kxm.v1." +
+      "ProvenanceCountR\021provenanceSummary\022)\n\020es" +
+      "timated_tokens\030\n \001(\005R\017estimatedTokens\022*\n" +
+      "\005audit\030\013 \001(\0132\024.kxm.v1.ContextAuditR\005audi" +
+      "t\022<\n\rworking_state\030\014 \001(\0132\027.google.protob" +
+      "uf.StructR\014workingStateJ\004\010\007\020\010R\022working_s" +
+      "tate_json*\335\001\n\025TerminalReceiptStatus\022\'\n#T" +
+      "ERMINAL_RECEIPT_STATUS_UNSPECIFIED\020\000\022$\n " +
+      "TERMINAL_RECEIPT_STATUS_ACCEPTED\020\001\022,\n(TE" +
+      "RMINAL_RECEIPT_STATUS_AUDIT_ESCALATION\020\002" +
+      "\022$\n TERMINAL_RECEIPT_STATUS_REJECTED\020\003\022!" +
+      "\n\035TERMINAL_RECEIPT_STATUS_ERROR\020\004*\254\001\n\013Co" +
+      "ntextKind\022\034\n\030CONTEXT_KIND_UNSPECIFIED\020\000\022" +
+      "\031\n\025CONTEXT_KIND_EVIDENCE\020\001\022\026\n\022CONTEXT_KI" +
+      "ND_STATE\020\002\022\030\n\024CONTEXT_KIND_EPISODE\020\003\022\032\n\026" +
+      "CONTEXT_KIND_KNOWLEDGE\020\004\022\026\n\022CONTEXT_KIND" +
+      "_SKILL\020\005*\225\002\n\021ContextSourceType\022#\n\037CONTEX" +
+      "T_SOURCE_TYPE_UNSPECIFIED\020\000\022\035\n\031CONTEXT_S" +
+      "OURCE_TYPE_HUMAN\020\001\022\033\n\027CONTEXT_SOURCE_TYP" +
+      "E_GIT\020\002\022 \n\034CONTEXT_SOURCE_TYPE_WORKFLOW\020" +
+      "\003\022\034\n\030CONTEXT_SOURCE_TYPE_TOOL\020\004\022\034\n\030CONTE" +
+      "XT_SOURCE_TYPE_PEER\020\005\022 \n\034CONTEXT_SOURCE_" +
+      "TYPE_EXTERNAL\020\006\022\037\n\033CONTEXT_SOURCE_TYPE_D" +
+      "ERIVED\020\007*\270\001\n\020ContextAuthority\022!\n\035CONTEXT" +
+      "_AUTHORITY_UNSPECIFIED\020\000\022 \n\034CONTEXT_AUTH" +
+      "ORITY_HYPOTHESIS\020\001\022\036\n\032CONTEXT_AUTHORITY_" +
+      "EVIDENCE\020\002\022!\n\035CONTEXT_AUTHORITY_INSTRUCT" +
+      "ION\020\003\022\034\n\030CONTEXT_AUTHORITY_POLICY\020\004*\233\001\n\021" +
+      "ContextConfidence\022\"\n\036CONTEXT_CONFIDENCE_" +
+      "UNSPECIFIED\020\000\022 \n\034CONTEXT_CONFIDENCE_UNCE" +
+      "RTAIN\020\001\022\037\n\033CONTEXT_CONFIDENCE_PROBABLE\020\002" +
+      "\022\037\n\033CONTEXT_CONFIDENCE_VERIFIED\020\003*\224\001\n\014Co" +
+      "ntextScope\022\035\n\031CONTEXT_SCOPE_UNSPECIFIED\020" +
+      "\000\022\027\n\023CONTEXT_SCOPE_AGENT\020\001\022\031\n\025CONTEXT_SC" +
+      "OPE_PROJECT\020\002\022\025\n\021CONTEXT_SCOPE_RUN\020\003\022\032\n\026" +
+      "CONTEXT_SCOPE_OPERATOR\020\004*\244\001\n\rContextStat" +
+      "us\022\036\n\032CONTEXT_STATUS_UNSPECIFIED\020\000\022\032\n\026CO" +
+      "NTEXT_STATUS_CURRENT\020\001\022\035\n\031CONTEXT_STATUS" +
+      "_SUPERSEDED\020\002\022\033\n\027CONTEXT_STATUS_PROPOSED" +
+      "\020\003\022\033\n\027CONTEXT_STATUS_REJECTED\020\004B~\n\ndev.k" +
+      "xm.v1B\016EnvelopesProtoP\001Z\'kxm.dev/hub/cli" +
+      "ents/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312" +
+      "\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b" +
+      "\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -768,13 +782,19 @@ public final class EnvelopesProto extends com.google.protobuf.GeneratedFile {
     internal_static_kxm_v1_ContextAudit_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ContextAudit_descriptor,
-        new java.lang.String[] { "Request", "SelectedIds", "ProvenanceSummary", "EstimatedTokens", "BudgetTokens", "CandidateCount", "ExcludedSuperseded", "UnresolvedGaps", "TaskTokens", "MatchedCandidates", "SelectedScores", });
-    internal_static_kxm_v1_ContextPacket_descriptor =
+        new java.lang.String[] { "Request", "SelectedIds", "ProvenanceSummary", "EstimatedTokens", "BudgetTokens", "CandidateCount", "ExcludedSuperseded", "UnresolvedGaps", "TaskTokens", "MatchedCandidates", "SelectedScores", "Reasons", "DeferredCount", });
+    internal_static_kxm_v1_SelectionReason_descriptor =
       getDescriptor().getMessageType(39);
+    internal_static_kxm_v1_SelectionReason_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_SelectionReason_descriptor,
+        new java.lang.String[] { "Id", "Contradiction", "Shared", "TaskMatched", "KindRank", "Relevance", });
+    internal_static_kxm_v1_ContextPacket_descriptor =
+      getDescriptor().getMessageType(40);
     internal_static_kxm_v1_ContextPacket_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ContextPacket_descriptor,
-        new java.lang.String[] { "Contradictions", "CurrentState", "Knowledge", "Evidence", "Episodes", "Skills", "WorkingState", "UnresolvedGaps", "ProvenanceSummary", "EstimatedTokens", "Audit", });
+        new java.lang.String[] { "Contradictions", "CurrentState", "Knowledge", "Evidence", "Episodes", "Skills", "UnresolvedGaps", "ProvenanceSummary", "EstimatedTokens", "Audit", "WorkingState", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.StructProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();

@@ -1088,6 +1088,38 @@ public enum ErrorReason
    * <code>ERROR_REASON_GATE_REGISTRY_NOT_FOUND = 142;</code>
    */
   ERROR_REASON_GATE_REGISTRY_NOT_FOUND(142),
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: GetState was asked about a set-valued state key (one ending with `[]`): ListStateSet reads it; metadata: stateKey.
+   * </pre>
+   *
+   * <code>ERROR_REASON_STATE_KEY_SET_VALUED = 154;</code>
+   */
+  ERROR_REASON_STATE_KEY_SET_VALUED(154),
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: ListStateSet was asked about a single-valued state key: GetState reads it; metadata: stateKey.
+   * </pre>
+   *
+   * <code>ERROR_REASON_STATE_KEY_SINGLE_VALUED = 155;</code>
+   */
+  ERROR_REASON_STATE_KEY_SINGLE_VALUED(155),
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: a state request is malformed (an empty or overlong key, a time outside the Timestamp range); metadata: field.
+   * </pre>
+   *
+   * <code>ERROR_REASON_INVALID_STATE_REQUEST = 156;</code>
+   */
+  ERROR_REASON_INVALID_STATE_REQUEST(156),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds.
+   * </pre>
+   *
+   * <code>ERROR_REASON_STATE_CONTRADICTION = 157;</code>
+   */
+  ERROR_REASON_STATE_CONTRADICTION(157),
   UNRECOGNIZED(-1),
   ;
 
@@ -2166,6 +2198,38 @@ public enum ErrorReason
    * <code>ERROR_REASON_GATE_REGISTRY_NOT_FOUND = 142;</code>
    */
   public static final int ERROR_REASON_GATE_REGISTRY_NOT_FOUND_VALUE = 142;
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: GetState was asked about a set-valued state key (one ending with `[]`): ListStateSet reads it; metadata: stateKey.
+   * </pre>
+   *
+   * <code>ERROR_REASON_STATE_KEY_SET_VALUED = 154;</code>
+   */
+  public static final int ERROR_REASON_STATE_KEY_SET_VALUED_VALUE = 154;
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: ListStateSet was asked about a single-valued state key: GetState reads it; metadata: stateKey.
+   * </pre>
+   *
+   * <code>ERROR_REASON_STATE_KEY_SINGLE_VALUED = 155;</code>
+   */
+  public static final int ERROR_REASON_STATE_KEY_SINGLE_VALUED_VALUE = 155;
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: a state request is malformed (an empty or overlong key, a time outside the Timestamp range); metadata: field.
+   * </pre>
+   *
+   * <code>ERROR_REASON_INVALID_STATE_REQUEST = 156;</code>
+   */
+  public static final int ERROR_REASON_INVALID_STATE_REQUEST_VALUE = 156;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds.
+   * </pre>
+   *
+   * <code>ERROR_REASON_STATE_CONTRADICTION = 157;</code>
+   */
+  public static final int ERROR_REASON_STATE_CONTRADICTION_VALUE = 157;
 
 
   public final int getNumber() {
@@ -2325,6 +2389,10 @@ public enum ErrorReason
       case 140: return ERROR_REASON_WORKFLOW_KIND_MISMATCH;
       case 141: return ERROR_REASON_GATE_REGISTRY_IN_USE;
       case 142: return ERROR_REASON_GATE_REGISTRY_NOT_FOUND;
+      case 154: return ERROR_REASON_STATE_KEY_SET_VALUED;
+      case 155: return ERROR_REASON_STATE_KEY_SINGLE_VALUED;
+      case 156: return ERROR_REASON_INVALID_STATE_REQUEST;
+      case 157: return ERROR_REASON_STATE_CONTRADICTION;
       default: return null;
     }
   }

@@ -35,7 +35,7 @@ public final class ErrorReasonProto extends com.google.protobuf.GeneratedFile {
       descriptor;
   static {
     java.lang.String[] descriptorData = {
-      "\n\031kxm/v1/error_reason.proto\022\006kxm.v1*\324*\n\013" +
+      "\n\031kxm/v1/error_reason.proto\022\006kxm.v1*\367+\n\013" +
       "ErrorReason\022\034\n\030ERROR_REASON_UNSPECIFIED\020" +
       "\000\022\037\n\033ERROR_REASON_PROTOCOL_ERROR\020\001\022\035\n\031ER" +
       "ROR_REASON_INVALID_JSON\020\002\022\'\n#ERROR_REASO" +
@@ -172,10 +172,14 @@ public final class ErrorReasonProto extends com.google.protobuf.GeneratedFile {
       "_FORBIDDEN\020\231\001\022(\n#ERROR_REASON_WORKFLOW_K" +
       "IND_MISMATCH\020\214\001\022&\n!ERROR_REASON_GATE_REG" +
       "ISTRY_IN_USE\020\215\001\022)\n$ERROR_REASON_GATE_REG" +
-      "ISTRY_NOT_FOUND\020\216\001B\200\001\n\ndev.kxm.v1B\020Error" +
-      "ReasonProtoP\001Z\'kxm.dev/hub/clients/go/ge" +
-      "n/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002" +
-      "\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
+      "ISTRY_NOT_FOUND\020\216\001\022&\n!ERROR_REASON_STATE" +
+      "_KEY_SET_VALUED\020\232\001\022)\n$ERROR_REASON_STATE" +
+      "_KEY_SINGLE_VALUED\020\233\001\022\'\n\"ERROR_REASON_IN" +
+      "VALID_STATE_REQUEST\020\234\001\022%\n ERROR_REASON_S" +
+      "TATE_CONTRADICTION\020\235\001B\200\001\n\ndev.kxm.v1B\020Er" +
+      "rorReasonProtoP\001Z\'kxm.dev/hub/clients/go" +
+      "/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V" +
+      "1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,

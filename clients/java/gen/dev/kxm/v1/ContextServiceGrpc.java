@@ -1,0 +1,1813 @@
+package dev.kxm.v1;
+
+import static io.grpc.MethodDescriptor.generateFullMethodName;
+
+/**
+ * <pre>
+ * ContextService gives agents their working context: a token-budgeted packet assembled for a role and
+ * task from the project's context items, with every item's provenance and authority explicit.
+ * Items are keyed by (project, id). `_shared` holds operator defaults every project sees, ranked after
+ * the project's own items; only an operator writes it, and no request names it as its project. The
+ * origin of what a caller writes comes only from its verified credential (an agent or a project token:
+ * `peer`; an operator: `human`), never from a label it writes, and caps the authority it may claim.
+ * Every RPC takes `project`: empty means the credential's project; an operator naming no project
+ * (`x-kxm-project`) names it here. A caller of one project naming another is refused
+ * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION). Logs carry sizes and ids, never a
+ * task, query or summary. See docs/context.md.
+ * </pre>
+ */
+@io.grpc.stub.annotations.GrpcGenerated
+public final class ContextServiceGrpc {
+
+  private ContextServiceGrpc() {}
+
+  public static final java.lang.String SERVICE_NAME = "kxm.v1.ContextService";
+
+  // Static method descriptors that strictly reflect the proto.
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.PutItemsRequest,
+      dev.kxm.v1.PutItemsResponse> getPutItemsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "PutItems",
+      requestType = dev.kxm.v1.PutItemsRequest.class,
+      responseType = dev.kxm.v1.PutItemsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.PutItemsRequest,
+      dev.kxm.v1.PutItemsResponse> getPutItemsMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.PutItemsRequest, dev.kxm.v1.PutItemsResponse> getPutItemsMethod;
+    if ((getPutItemsMethod = ContextServiceGrpc.getPutItemsMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getPutItemsMethod = ContextServiceGrpc.getPutItemsMethod) == null) {
+          ContextServiceGrpc.getPutItemsMethod = getPutItemsMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.PutItemsRequest, dev.kxm.v1.PutItemsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "PutItems"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.PutItemsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.PutItemsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("PutItems"))
+              .build();
+        }
+      }
+    }
+    return getPutItemsMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.GetContextPacketRequest,
+      dev.kxm.v1.GetContextPacketResponse> getGetContextPacketMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "GetContextPacket",
+      requestType = dev.kxm.v1.GetContextPacketRequest.class,
+      responseType = dev.kxm.v1.GetContextPacketResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.GetContextPacketRequest,
+      dev.kxm.v1.GetContextPacketResponse> getGetContextPacketMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.GetContextPacketRequest, dev.kxm.v1.GetContextPacketResponse> getGetContextPacketMethod;
+    if ((getGetContextPacketMethod = ContextServiceGrpc.getGetContextPacketMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getGetContextPacketMethod = ContextServiceGrpc.getGetContextPacketMethod) == null) {
+          ContextServiceGrpc.getGetContextPacketMethod = getGetContextPacketMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.GetContextPacketRequest, dev.kxm.v1.GetContextPacketResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "GetContextPacket"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.GetContextPacketRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.GetContextPacketResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("GetContextPacket"))
+              .build();
+        }
+      }
+    }
+    return getGetContextPacketMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.RecallRequest,
+      dev.kxm.v1.RecallResponse> getRecallMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "Recall",
+      requestType = dev.kxm.v1.RecallRequest.class,
+      responseType = dev.kxm.v1.RecallResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.RecallRequest,
+      dev.kxm.v1.RecallResponse> getRecallMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.RecallRequest, dev.kxm.v1.RecallResponse> getRecallMethod;
+    if ((getRecallMethod = ContextServiceGrpc.getRecallMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getRecallMethod = ContextServiceGrpc.getRecallMethod) == null) {
+          ContextServiceGrpc.getRecallMethod = getRecallMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.RecallRequest, dev.kxm.v1.RecallResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "Recall"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RecallRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RecallResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("Recall"))
+              .build();
+        }
+      }
+    }
+    return getRecallMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.GetStateRequest,
+      dev.kxm.v1.GetStateResponse> getGetStateMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "GetState",
+      requestType = dev.kxm.v1.GetStateRequest.class,
+      responseType = dev.kxm.v1.GetStateResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.GetStateRequest,
+      dev.kxm.v1.GetStateResponse> getGetStateMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.GetStateRequest, dev.kxm.v1.GetStateResponse> getGetStateMethod;
+    if ((getGetStateMethod = ContextServiceGrpc.getGetStateMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getGetStateMethod = ContextServiceGrpc.getGetStateMethod) == null) {
+          ContextServiceGrpc.getGetStateMethod = getGetStateMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.GetStateRequest, dev.kxm.v1.GetStateResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "GetState"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.GetStateRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.GetStateResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("GetState"))
+              .build();
+        }
+      }
+    }
+    return getGetStateMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ListStateSetRequest,
+      dev.kxm.v1.ListStateSetResponse> getListStateSetMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListStateSet",
+      requestType = dev.kxm.v1.ListStateSetRequest.class,
+      responseType = dev.kxm.v1.ListStateSetResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ListStateSetRequest,
+      dev.kxm.v1.ListStateSetResponse> getListStateSetMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ListStateSetRequest, dev.kxm.v1.ListStateSetResponse> getListStateSetMethod;
+    if ((getListStateSetMethod = ContextServiceGrpc.getListStateSetMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getListStateSetMethod = ContextServiceGrpc.getListStateSetMethod) == null) {
+          ContextServiceGrpc.getListStateSetMethod = getListStateSetMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ListStateSetRequest, dev.kxm.v1.ListStateSetResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListStateSet"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListStateSetRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListStateSetResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("ListStateSet"))
+              .build();
+        }
+      }
+    }
+    return getListStateSetMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ProposeStateRequest,
+      dev.kxm.v1.ProposeStateResponse> getProposeStateMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ProposeState",
+      requestType = dev.kxm.v1.ProposeStateRequest.class,
+      responseType = dev.kxm.v1.ProposeStateResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ProposeStateRequest,
+      dev.kxm.v1.ProposeStateResponse> getProposeStateMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ProposeStateRequest, dev.kxm.v1.ProposeStateResponse> getProposeStateMethod;
+    if ((getProposeStateMethod = ContextServiceGrpc.getProposeStateMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getProposeStateMethod = ContextServiceGrpc.getProposeStateMethod) == null) {
+          ContextServiceGrpc.getProposeStateMethod = getProposeStateMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ProposeStateRequest, dev.kxm.v1.ProposeStateResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ProposeState"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ProposeStateRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ProposeStateResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("ProposeState"))
+              .build();
+        }
+      }
+    }
+    return getProposeStateMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.PromoteStateRequest,
+      dev.kxm.v1.PromoteStateResponse> getPromoteStateMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "PromoteState",
+      requestType = dev.kxm.v1.PromoteStateRequest.class,
+      responseType = dev.kxm.v1.PromoteStateResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.PromoteStateRequest,
+      dev.kxm.v1.PromoteStateResponse> getPromoteStateMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.PromoteStateRequest, dev.kxm.v1.PromoteStateResponse> getPromoteStateMethod;
+    if ((getPromoteStateMethod = ContextServiceGrpc.getPromoteStateMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getPromoteStateMethod = ContextServiceGrpc.getPromoteStateMethod) == null) {
+          ContextServiceGrpc.getPromoteStateMethod = getPromoteStateMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.PromoteStateRequest, dev.kxm.v1.PromoteStateResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "PromoteState"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.PromoteStateRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.PromoteStateResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("PromoteState"))
+              .build();
+        }
+      }
+    }
+    return getPromoteStateMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.RejectStateRequest,
+      dev.kxm.v1.RejectStateResponse> getRejectStateMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "RejectState",
+      requestType = dev.kxm.v1.RejectStateRequest.class,
+      responseType = dev.kxm.v1.RejectStateResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.RejectStateRequest,
+      dev.kxm.v1.RejectStateResponse> getRejectStateMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.RejectStateRequest, dev.kxm.v1.RejectStateResponse> getRejectStateMethod;
+    if ((getRejectStateMethod = ContextServiceGrpc.getRejectStateMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getRejectStateMethod = ContextServiceGrpc.getRejectStateMethod) == null) {
+          ContextServiceGrpc.getRejectStateMethod = getRejectStateMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.RejectStateRequest, dev.kxm.v1.RejectStateResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "RejectState"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RejectStateRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RejectStateResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("RejectState"))
+              .build();
+        }
+      }
+    }
+    return getRejectStateMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ListEpisodesRequest,
+      dev.kxm.v1.ListEpisodesResponse> getListEpisodesMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListEpisodes",
+      requestType = dev.kxm.v1.ListEpisodesRequest.class,
+      responseType = dev.kxm.v1.ListEpisodesResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ListEpisodesRequest,
+      dev.kxm.v1.ListEpisodesResponse> getListEpisodesMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ListEpisodesRequest, dev.kxm.v1.ListEpisodesResponse> getListEpisodesMethod;
+    if ((getListEpisodesMethod = ContextServiceGrpc.getListEpisodesMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getListEpisodesMethod = ContextServiceGrpc.getListEpisodesMethod) == null) {
+          ContextServiceGrpc.getListEpisodesMethod = getListEpisodesMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ListEpisodesRequest, dev.kxm.v1.ListEpisodesResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListEpisodes"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListEpisodesRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListEpisodesResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("ListEpisodes"))
+              .build();
+        }
+      }
+    }
+    return getListEpisodesMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ExplainItemRequest,
+      dev.kxm.v1.ExplainItemResponse> getExplainItemMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ExplainItem",
+      requestType = dev.kxm.v1.ExplainItemRequest.class,
+      responseType = dev.kxm.v1.ExplainItemResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ExplainItemRequest,
+      dev.kxm.v1.ExplainItemResponse> getExplainItemMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ExplainItemRequest, dev.kxm.v1.ExplainItemResponse> getExplainItemMethod;
+    if ((getExplainItemMethod = ContextServiceGrpc.getExplainItemMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getExplainItemMethod = ContextServiceGrpc.getExplainItemMethod) == null) {
+          ContextServiceGrpc.getExplainItemMethod = getExplainItemMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ExplainItemRequest, dev.kxm.v1.ExplainItemResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ExplainItem"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ExplainItemRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ExplainItemResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("ExplainItem"))
+              .build();
+        }
+      }
+    }
+    return getExplainItemMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.DeleteItemsRequest,
+      dev.kxm.v1.DeleteItemsResponse> getDeleteItemsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "DeleteItems",
+      requestType = dev.kxm.v1.DeleteItemsRequest.class,
+      responseType = dev.kxm.v1.DeleteItemsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.DeleteItemsRequest,
+      dev.kxm.v1.DeleteItemsResponse> getDeleteItemsMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.DeleteItemsRequest, dev.kxm.v1.DeleteItemsResponse> getDeleteItemsMethod;
+    if ((getDeleteItemsMethod = ContextServiceGrpc.getDeleteItemsMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getDeleteItemsMethod = ContextServiceGrpc.getDeleteItemsMethod) == null) {
+          ContextServiceGrpc.getDeleteItemsMethod = getDeleteItemsMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.DeleteItemsRequest, dev.kxm.v1.DeleteItemsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "DeleteItems"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.DeleteItemsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.DeleteItemsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("DeleteItems"))
+              .build();
+        }
+      }
+    }
+    return getDeleteItemsMethod;
+  }
+
+  /**
+   * Creates a new async stub that supports all call types for the service
+   */
+  public static ContextServiceStub newStub(io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<ContextServiceStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<ContextServiceStub>() {
+        @java.lang.Override
+        public ContextServiceStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new ContextServiceStub(channel, callOptions);
+        }
+      };
+    return ContextServiceStub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new blocking-style stub that supports all types of calls on the service
+   */
+  public static ContextServiceBlockingV2Stub newBlockingV2Stub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<ContextServiceBlockingV2Stub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<ContextServiceBlockingV2Stub>() {
+        @java.lang.Override
+        public ContextServiceBlockingV2Stub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new ContextServiceBlockingV2Stub(channel, callOptions);
+        }
+      };
+    return ContextServiceBlockingV2Stub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new blocking-style stub that supports unary and streaming output calls on the service
+   */
+  public static ContextServiceBlockingStub newBlockingStub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<ContextServiceBlockingStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<ContextServiceBlockingStub>() {
+        @java.lang.Override
+        public ContextServiceBlockingStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new ContextServiceBlockingStub(channel, callOptions);
+        }
+      };
+    return ContextServiceBlockingStub.newStub(factory, channel);
+  }
+
+  /**
+   * Creates a new ListenableFuture-style stub that supports unary calls on the service
+   */
+  public static ContextServiceFutureStub newFutureStub(
+      io.grpc.Channel channel) {
+    io.grpc.stub.AbstractStub.StubFactory<ContextServiceFutureStub> factory =
+      new io.grpc.stub.AbstractStub.StubFactory<ContextServiceFutureStub>() {
+        @java.lang.Override
+        public ContextServiceFutureStub newStub(io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+          return new ContextServiceFutureStub(channel, callOptions);
+        }
+      };
+    return ContextServiceFutureStub.newStub(factory, channel);
+  }
+
+  /**
+   * <pre>
+   * ContextService gives agents their working context: a token-budgeted packet assembled for a role and
+   * task from the project's context items, with every item's provenance and authority explicit.
+   * Items are keyed by (project, id). `_shared` holds operator defaults every project sees, ranked after
+   * the project's own items; only an operator writes it, and no request names it as its project. The
+   * origin of what a caller writes comes only from its verified credential (an agent or a project token:
+   * `peer`; an operator: `human`), never from a label it writes, and caps the authority it may claim.
+   * Every RPC takes `project`: empty means the credential's project; an operator naming no project
+   * (`x-kxm-project`) names it here. A caller of one project naming another is refused
+   * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION). Logs carry sizes and ids, never a
+   * task, query or summary. See docs/context.md.
+   * </pre>
+   */
+  public interface AsyncService {
+
+    /**
+     * <pre>
+     * PutItems validates and stores a batch of items (insert or replace by (project, id)), atomically.
+     * An item's empty project is the request's. Summaries and source refs are stored redacted. An item
+     * of `_shared` needs an operator.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_ITEM, ERROR_REASON_INVALID_CONTEXT_FIELD): an item
+     *   breaks a rule (metadata: index, field); no item of the batch is stored. No items, or more than 256,
+     *   is ERROR_REASON_CONTEXT_LIMITS_EXCEEDED, as are more than 64 ids in a reference list.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an item claims an authority or a
+     *   source type above what the caller's origin grants.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): an item of another project, or of
+     *   `_shared` written by a caller that is not an operator.
+     * </pre>
+     */
+    default void putItems(dev.kxm.v1.PutItemsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.PutItemsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getPutItemsMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * GetContextPacket assembles the packet of a role and task: the same pool and request give the same
+     * packet, audit and packet id, byte for byte.
+     * Open state contradictions come first, then the project's items before `_shared` defaults, items
+     * sharing a token with the task before the rest, in the role's kind order, by BM25 score, confidence,
+     * authority, recency and id; the budget is filled first-fit. The audit names what was chosen and why,
+     * never an item's body.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): the request breaks a rule (metadata: field).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    default void getContextPacket(dev.kxm.v1.GetContextPacketRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.GetContextPacketResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetContextPacketMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Recall finds items by a query: metadata only, never summaries.
+     * Phrase hits (an empty query, or the whole query inside the summary or state key, ignoring case)
+     * come first, then BM25 score descending, then id; items with neither are left out.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a query over 500 characters, a limit
+     *   outside 0–100, a kind repeated or unknown (metadata: field).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    default void recall(dev.kxm.v1.RecallRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RecallResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRecallMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * GetState says what a single-valued state key held at an instant (now, unless as_of_time is set).
+     * Among the key's items active then (current or superseded, valid_from ≤ T &lt; valid_until), the one
+     * current item, else the active one that started last; none when nothing was active. A proposal is
+     * never current truth.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed key (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_KEY_SET_VALUED): the key is set-valued (ends with `[]`): use
+     *   ListStateSet.
+     * - FAILED_PRECONDITION (ERROR_REASON_STATE_CONTRADICTION): more than one current item is active
+     *   (metadata: stateKey, competingCurrentIds); an operator promotes or rejects to resolve it.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    default void getState(dev.kxm.v1.GetStateRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.GetStateResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetStateMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListStateSet lists the current items of a set-valued state key (one ending with `[]`), by id.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed key (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_KEY_SINGLE_VALUED): the key is single-valued: use GetState.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    default void listStateSet(dev.kxm.v1.ListStateSetRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListStateSetResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListStateSetMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ProposeState proposes a change of a state key: a `proposed` state item, never current truth until
+     * an operator other than its proposer promotes it.
+     * The proposer is the caller (its agent id, or the operator's name); its origin (`peer` or `human`)
+     * comes from its credential and caps the authority it may claim. With request_id, a retry returns the
+     * proposal it made.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST, ERROR_REASON_INVALID_CONTEXT_ITEM): an empty
+     *   key or summary, or a text over its limit (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, or more than 32.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an authority above the origin's.
+     * - PERMISSION_DENIED (ERROR_REASON_STATE_PROPOSER_MISMATCH): proposed_by names someone else.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another proposal.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    default void proposeState(dev.kxm.v1.ProposeStateRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ProposeStateResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getProposeStateMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * PromoteState makes a proposal current truth: a new current item is minted (the proposal and every
+     * item of a single-valued key active now are superseded by it) and the proposal is closed.
+     * A named operator other than the proposer decides, with evidence. Promoting the same proposal again
+     * with the same evidence returns the first promotion.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already
+     *   (metadata: status, promotedItemId when it was promoted).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, more than 32, or the
+     *   operator is the proposer.
+     * </pre>
+     */
+    default void promoteState(dev.kxm.v1.PromoteStateRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.PromoteStateResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getPromoteStateMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * RejectState closes a proposal without promoting it.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already.
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): a reason over 1,000 characters.
+     * </pre>
+     */
+    default void rejectState(dev.kxm.v1.RejectStateRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RejectStateResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRejectStateMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListEpisodes lists the project's episodes: its runs' journal entries of the error, lesson,
+     * observation and experiment categories as context items, oldest first, at most 50.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a malformed run id (metadata: field).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    default void listEpisodes(dev.kxm.v1.ListEpisodesRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListEpisodesResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListEpisodesMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ExplainItem says where an item came from: its lineage and evidence refs, and the source of it and
+     * of each ancestor in the pool. Metadata only; an unknown id is found = false, not an error.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed item id.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    default void explainItem(dev.kxm.v1.ExplainItemRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ExplainItemResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getExplainItemMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * DeleteItems removes items of a project (or of `_shared`, with shared = true) and their index entries.
+     * Unknown ids are not an error: the response counts what was removed.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
+     * </pre>
+     */
+    default void deleteItems(dev.kxm.v1.DeleteItemsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.DeleteItemsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getDeleteItemsMethod(), responseObserver);
+    }
+  }
+
+  /**
+   * Base class for the server implementation of the service ContextService.
+   * <pre>
+   * ContextService gives agents their working context: a token-budgeted packet assembled for a role and
+   * task from the project's context items, with every item's provenance and authority explicit.
+   * Items are keyed by (project, id). `_shared` holds operator defaults every project sees, ranked after
+   * the project's own items; only an operator writes it, and no request names it as its project. The
+   * origin of what a caller writes comes only from its verified credential (an agent or a project token:
+   * `peer`; an operator: `human`), never from a label it writes, and caps the authority it may claim.
+   * Every RPC takes `project`: empty means the credential's project; an operator naming no project
+   * (`x-kxm-project`) names it here. A caller of one project naming another is refused
+   * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION). Logs carry sizes and ids, never a
+   * task, query or summary. See docs/context.md.
+   * </pre>
+   */
+  public static abstract class ContextServiceImplBase
+      implements io.grpc.BindableService, AsyncService {
+
+    @java.lang.Override public final io.grpc.ServerServiceDefinition bindService() {
+      return ContextServiceGrpc.bindService(this);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do asynchronous rpc calls to service ContextService.
+   * <pre>
+   * ContextService gives agents their working context: a token-budgeted packet assembled for a role and
+   * task from the project's context items, with every item's provenance and authority explicit.
+   * Items are keyed by (project, id). `_shared` holds operator defaults every project sees, ranked after
+   * the project's own items; only an operator writes it, and no request names it as its project. The
+   * origin of what a caller writes comes only from its verified credential (an agent or a project token:
+   * `peer`; an operator: `human`), never from a label it writes, and caps the authority it may claim.
+   * Every RPC takes `project`: empty means the credential's project; an operator naming no project
+   * (`x-kxm-project`) names it here. A caller of one project naming another is refused
+   * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION). Logs carry sizes and ids, never a
+   * task, query or summary. See docs/context.md.
+   * </pre>
+   */
+  public static final class ContextServiceStub
+      extends io.grpc.stub.AbstractAsyncStub<ContextServiceStub> {
+    private ContextServiceStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected ContextServiceStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new ContextServiceStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * PutItems validates and stores a batch of items (insert or replace by (project, id)), atomically.
+     * An item's empty project is the request's. Summaries and source refs are stored redacted. An item
+     * of `_shared` needs an operator.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_ITEM, ERROR_REASON_INVALID_CONTEXT_FIELD): an item
+     *   breaks a rule (metadata: index, field); no item of the batch is stored. No items, or more than 256,
+     *   is ERROR_REASON_CONTEXT_LIMITS_EXCEEDED, as are more than 64 ids in a reference list.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an item claims an authority or a
+     *   source type above what the caller's origin grants.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): an item of another project, or of
+     *   `_shared` written by a caller that is not an operator.
+     * </pre>
+     */
+    public void putItems(dev.kxm.v1.PutItemsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.PutItemsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getPutItemsMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * GetContextPacket assembles the packet of a role and task: the same pool and request give the same
+     * packet, audit and packet id, byte for byte.
+     * Open state contradictions come first, then the project's items before `_shared` defaults, items
+     * sharing a token with the task before the rest, in the role's kind order, by BM25 score, confidence,
+     * authority, recency and id; the budget is filled first-fit. The audit names what was chosen and why,
+     * never an item's body.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): the request breaks a rule (metadata: field).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public void getContextPacket(dev.kxm.v1.GetContextPacketRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.GetContextPacketResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getGetContextPacketMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Recall finds items by a query: metadata only, never summaries.
+     * Phrase hits (an empty query, or the whole query inside the summary or state key, ignoring case)
+     * come first, then BM25 score descending, then id; items with neither are left out.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a query over 500 characters, a limit
+     *   outside 0–100, a kind repeated or unknown (metadata: field).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public void recall(dev.kxm.v1.RecallRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RecallResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getRecallMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * GetState says what a single-valued state key held at an instant (now, unless as_of_time is set).
+     * Among the key's items active then (current or superseded, valid_from ≤ T &lt; valid_until), the one
+     * current item, else the active one that started last; none when nothing was active. A proposal is
+     * never current truth.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed key (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_KEY_SET_VALUED): the key is set-valued (ends with `[]`): use
+     *   ListStateSet.
+     * - FAILED_PRECONDITION (ERROR_REASON_STATE_CONTRADICTION): more than one current item is active
+     *   (metadata: stateKey, competingCurrentIds); an operator promotes or rejects to resolve it.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public void getState(dev.kxm.v1.GetStateRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.GetStateResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getGetStateMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListStateSet lists the current items of a set-valued state key (one ending with `[]`), by id.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed key (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_KEY_SINGLE_VALUED): the key is single-valued: use GetState.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public void listStateSet(dev.kxm.v1.ListStateSetRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListStateSetResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListStateSetMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ProposeState proposes a change of a state key: a `proposed` state item, never current truth until
+     * an operator other than its proposer promotes it.
+     * The proposer is the caller (its agent id, or the operator's name); its origin (`peer` or `human`)
+     * comes from its credential and caps the authority it may claim. With request_id, a retry returns the
+     * proposal it made.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST, ERROR_REASON_INVALID_CONTEXT_ITEM): an empty
+     *   key or summary, or a text over its limit (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, or more than 32.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an authority above the origin's.
+     * - PERMISSION_DENIED (ERROR_REASON_STATE_PROPOSER_MISMATCH): proposed_by names someone else.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another proposal.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public void proposeState(dev.kxm.v1.ProposeStateRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ProposeStateResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getProposeStateMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * PromoteState makes a proposal current truth: a new current item is minted (the proposal and every
+     * item of a single-valued key active now are superseded by it) and the proposal is closed.
+     * A named operator other than the proposer decides, with evidence. Promoting the same proposal again
+     * with the same evidence returns the first promotion.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already
+     *   (metadata: status, promotedItemId when it was promoted).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, more than 32, or the
+     *   operator is the proposer.
+     * </pre>
+     */
+    public void promoteState(dev.kxm.v1.PromoteStateRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.PromoteStateResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getPromoteStateMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * RejectState closes a proposal without promoting it.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already.
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): a reason over 1,000 characters.
+     * </pre>
+     */
+    public void rejectState(dev.kxm.v1.RejectStateRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RejectStateResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getRejectStateMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListEpisodes lists the project's episodes: its runs' journal entries of the error, lesson,
+     * observation and experiment categories as context items, oldest first, at most 50.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a malformed run id (metadata: field).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public void listEpisodes(dev.kxm.v1.ListEpisodesRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListEpisodesResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListEpisodesMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ExplainItem says where an item came from: its lineage and evidence refs, and the source of it and
+     * of each ancestor in the pool. Metadata only; an unknown id is found = false, not an error.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed item id.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public void explainItem(dev.kxm.v1.ExplainItemRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ExplainItemResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getExplainItemMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * DeleteItems removes items of a project (or of `_shared`, with shared = true) and their index entries.
+     * Unknown ids are not an error: the response counts what was removed.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
+     * </pre>
+     */
+    public void deleteItems(dev.kxm.v1.DeleteItemsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.DeleteItemsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getDeleteItemsMethod(), getCallOptions()), request, responseObserver);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do synchronous rpc calls to service ContextService.
+   * <pre>
+   * ContextService gives agents their working context: a token-budgeted packet assembled for a role and
+   * task from the project's context items, with every item's provenance and authority explicit.
+   * Items are keyed by (project, id). `_shared` holds operator defaults every project sees, ranked after
+   * the project's own items; only an operator writes it, and no request names it as its project. The
+   * origin of what a caller writes comes only from its verified credential (an agent or a project token:
+   * `peer`; an operator: `human`), never from a label it writes, and caps the authority it may claim.
+   * Every RPC takes `project`: empty means the credential's project; an operator naming no project
+   * (`x-kxm-project`) names it here. A caller of one project naming another is refused
+   * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION). Logs carry sizes and ids, never a
+   * task, query or summary. See docs/context.md.
+   * </pre>
+   */
+  public static final class ContextServiceBlockingV2Stub
+      extends io.grpc.stub.AbstractBlockingStub<ContextServiceBlockingV2Stub> {
+    private ContextServiceBlockingV2Stub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected ContextServiceBlockingV2Stub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new ContextServiceBlockingV2Stub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * PutItems validates and stores a batch of items (insert or replace by (project, id)), atomically.
+     * An item's empty project is the request's. Summaries and source refs are stored redacted. An item
+     * of `_shared` needs an operator.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_ITEM, ERROR_REASON_INVALID_CONTEXT_FIELD): an item
+     *   breaks a rule (metadata: index, field); no item of the batch is stored. No items, or more than 256,
+     *   is ERROR_REASON_CONTEXT_LIMITS_EXCEEDED, as are more than 64 ids in a reference list.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an item claims an authority or a
+     *   source type above what the caller's origin grants.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): an item of another project, or of
+     *   `_shared` written by a caller that is not an operator.
+     * </pre>
+     */
+    public dev.kxm.v1.PutItemsResponse putItems(dev.kxm.v1.PutItemsRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getPutItemsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * GetContextPacket assembles the packet of a role and task: the same pool and request give the same
+     * packet, audit and packet id, byte for byte.
+     * Open state contradictions come first, then the project's items before `_shared` defaults, items
+     * sharing a token with the task before the rest, in the role's kind order, by BM25 score, confidence,
+     * authority, recency and id; the budget is filled first-fit. The audit names what was chosen and why,
+     * never an item's body.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): the request breaks a rule (metadata: field).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.GetContextPacketResponse getContextPacket(dev.kxm.v1.GetContextPacketRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getGetContextPacketMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Recall finds items by a query: metadata only, never summaries.
+     * Phrase hits (an empty query, or the whole query inside the summary or state key, ignoring case)
+     * come first, then BM25 score descending, then id; items with neither are left out.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a query over 500 characters, a limit
+     *   outside 0–100, a kind repeated or unknown (metadata: field).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.RecallResponse recall(dev.kxm.v1.RecallRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getRecallMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * GetState says what a single-valued state key held at an instant (now, unless as_of_time is set).
+     * Among the key's items active then (current or superseded, valid_from ≤ T &lt; valid_until), the one
+     * current item, else the active one that started last; none when nothing was active. A proposal is
+     * never current truth.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed key (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_KEY_SET_VALUED): the key is set-valued (ends with `[]`): use
+     *   ListStateSet.
+     * - FAILED_PRECONDITION (ERROR_REASON_STATE_CONTRADICTION): more than one current item is active
+     *   (metadata: stateKey, competingCurrentIds); an operator promotes or rejects to resolve it.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.GetStateResponse getState(dev.kxm.v1.GetStateRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getGetStateMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListStateSet lists the current items of a set-valued state key (one ending with `[]`), by id.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed key (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_KEY_SINGLE_VALUED): the key is single-valued: use GetState.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.ListStateSetResponse listStateSet(dev.kxm.v1.ListStateSetRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListStateSetMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ProposeState proposes a change of a state key: a `proposed` state item, never current truth until
+     * an operator other than its proposer promotes it.
+     * The proposer is the caller (its agent id, or the operator's name); its origin (`peer` or `human`)
+     * comes from its credential and caps the authority it may claim. With request_id, a retry returns the
+     * proposal it made.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST, ERROR_REASON_INVALID_CONTEXT_ITEM): an empty
+     *   key or summary, or a text over its limit (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, or more than 32.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an authority above the origin's.
+     * - PERMISSION_DENIED (ERROR_REASON_STATE_PROPOSER_MISMATCH): proposed_by names someone else.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another proposal.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.ProposeStateResponse proposeState(dev.kxm.v1.ProposeStateRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getProposeStateMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * PromoteState makes a proposal current truth: a new current item is minted (the proposal and every
+     * item of a single-valued key active now are superseded by it) and the proposal is closed.
+     * A named operator other than the proposer decides, with evidence. Promoting the same proposal again
+     * with the same evidence returns the first promotion.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already
+     *   (metadata: status, promotedItemId when it was promoted).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, more than 32, or the
+     *   operator is the proposer.
+     * </pre>
+     */
+    public dev.kxm.v1.PromoteStateResponse promoteState(dev.kxm.v1.PromoteStateRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getPromoteStateMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * RejectState closes a proposal without promoting it.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already.
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): a reason over 1,000 characters.
+     * </pre>
+     */
+    public dev.kxm.v1.RejectStateResponse rejectState(dev.kxm.v1.RejectStateRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getRejectStateMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListEpisodes lists the project's episodes: its runs' journal entries of the error, lesson,
+     * observation and experiment categories as context items, oldest first, at most 50.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a malformed run id (metadata: field).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.ListEpisodesResponse listEpisodes(dev.kxm.v1.ListEpisodesRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListEpisodesMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ExplainItem says where an item came from: its lineage and evidence refs, and the source of it and
+     * of each ancestor in the pool. Metadata only; an unknown id is found = false, not an error.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed item id.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.ExplainItemResponse explainItem(dev.kxm.v1.ExplainItemRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getExplainItemMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * DeleteItems removes items of a project (or of `_shared`, with shared = true) and their index entries.
+     * Unknown ids are not an error: the response counts what was removed.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
+     * </pre>
+     */
+    public dev.kxm.v1.DeleteItemsResponse deleteItems(dev.kxm.v1.DeleteItemsRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getDeleteItemsMethod(), getCallOptions(), request);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do limited synchronous rpc calls to service ContextService.
+   * <pre>
+   * ContextService gives agents their working context: a token-budgeted packet assembled for a role and
+   * task from the project's context items, with every item's provenance and authority explicit.
+   * Items are keyed by (project, id). `_shared` holds operator defaults every project sees, ranked after
+   * the project's own items; only an operator writes it, and no request names it as its project. The
+   * origin of what a caller writes comes only from its verified credential (an agent or a project token:
+   * `peer`; an operator: `human`), never from a label it writes, and caps the authority it may claim.
+   * Every RPC takes `project`: empty means the credential's project; an operator naming no project
+   * (`x-kxm-project`) names it here. A caller of one project naming another is refused
+   * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION). Logs carry sizes and ids, never a
+   * task, query or summary. See docs/context.md.
+   * </pre>
+   */
+  public static final class ContextServiceBlockingStub
+      extends io.grpc.stub.AbstractBlockingStub<ContextServiceBlockingStub> {
+    private ContextServiceBlockingStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected ContextServiceBlockingStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new ContextServiceBlockingStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * PutItems validates and stores a batch of items (insert or replace by (project, id)), atomically.
+     * An item's empty project is the request's. Summaries and source refs are stored redacted. An item
+     * of `_shared` needs an operator.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_ITEM, ERROR_REASON_INVALID_CONTEXT_FIELD): an item
+     *   breaks a rule (metadata: index, field); no item of the batch is stored. No items, or more than 256,
+     *   is ERROR_REASON_CONTEXT_LIMITS_EXCEEDED, as are more than 64 ids in a reference list.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an item claims an authority or a
+     *   source type above what the caller's origin grants.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): an item of another project, or of
+     *   `_shared` written by a caller that is not an operator.
+     * </pre>
+     */
+    public dev.kxm.v1.PutItemsResponse putItems(dev.kxm.v1.PutItemsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getPutItemsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * GetContextPacket assembles the packet of a role and task: the same pool and request give the same
+     * packet, audit and packet id, byte for byte.
+     * Open state contradictions come first, then the project's items before `_shared` defaults, items
+     * sharing a token with the task before the rest, in the role's kind order, by BM25 score, confidence,
+     * authority, recency and id; the budget is filled first-fit. The audit names what was chosen and why,
+     * never an item's body.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): the request breaks a rule (metadata: field).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.GetContextPacketResponse getContextPacket(dev.kxm.v1.GetContextPacketRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getGetContextPacketMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Recall finds items by a query: metadata only, never summaries.
+     * Phrase hits (an empty query, or the whole query inside the summary or state key, ignoring case)
+     * come first, then BM25 score descending, then id; items with neither are left out.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a query over 500 characters, a limit
+     *   outside 0–100, a kind repeated or unknown (metadata: field).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.RecallResponse recall(dev.kxm.v1.RecallRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getRecallMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * GetState says what a single-valued state key held at an instant (now, unless as_of_time is set).
+     * Among the key's items active then (current or superseded, valid_from ≤ T &lt; valid_until), the one
+     * current item, else the active one that started last; none when nothing was active. A proposal is
+     * never current truth.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed key (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_KEY_SET_VALUED): the key is set-valued (ends with `[]`): use
+     *   ListStateSet.
+     * - FAILED_PRECONDITION (ERROR_REASON_STATE_CONTRADICTION): more than one current item is active
+     *   (metadata: stateKey, competingCurrentIds); an operator promotes or rejects to resolve it.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.GetStateResponse getState(dev.kxm.v1.GetStateRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getGetStateMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListStateSet lists the current items of a set-valued state key (one ending with `[]`), by id.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed key (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_KEY_SINGLE_VALUED): the key is single-valued: use GetState.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.ListStateSetResponse listStateSet(dev.kxm.v1.ListStateSetRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListStateSetMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ProposeState proposes a change of a state key: a `proposed` state item, never current truth until
+     * an operator other than its proposer promotes it.
+     * The proposer is the caller (its agent id, or the operator's name); its origin (`peer` or `human`)
+     * comes from its credential and caps the authority it may claim. With request_id, a retry returns the
+     * proposal it made.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST, ERROR_REASON_INVALID_CONTEXT_ITEM): an empty
+     *   key or summary, or a text over its limit (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, or more than 32.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an authority above the origin's.
+     * - PERMISSION_DENIED (ERROR_REASON_STATE_PROPOSER_MISMATCH): proposed_by names someone else.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another proposal.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.ProposeStateResponse proposeState(dev.kxm.v1.ProposeStateRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getProposeStateMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * PromoteState makes a proposal current truth: a new current item is minted (the proposal and every
+     * item of a single-valued key active now are superseded by it) and the proposal is closed.
+     * A named operator other than the proposer decides, with evidence. Promoting the same proposal again
+     * with the same evidence returns the first promotion.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already
+     *   (metadata: status, promotedItemId when it was promoted).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, more than 32, or the
+     *   operator is the proposer.
+     * </pre>
+     */
+    public dev.kxm.v1.PromoteStateResponse promoteState(dev.kxm.v1.PromoteStateRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getPromoteStateMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * RejectState closes a proposal without promoting it.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already.
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): a reason over 1,000 characters.
+     * </pre>
+     */
+    public dev.kxm.v1.RejectStateResponse rejectState(dev.kxm.v1.RejectStateRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getRejectStateMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListEpisodes lists the project's episodes: its runs' journal entries of the error, lesson,
+     * observation and experiment categories as context items, oldest first, at most 50.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a malformed run id (metadata: field).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.ListEpisodesResponse listEpisodes(dev.kxm.v1.ListEpisodesRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListEpisodesMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ExplainItem says where an item came from: its lineage and evidence refs, and the source of it and
+     * of each ancestor in the pool. Metadata only; an unknown id is found = false, not an error.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed item id.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.ExplainItemResponse explainItem(dev.kxm.v1.ExplainItemRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getExplainItemMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * DeleteItems removes items of a project (or of `_shared`, with shared = true) and their index entries.
+     * Unknown ids are not an error: the response counts what was removed.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
+     * </pre>
+     */
+    public dev.kxm.v1.DeleteItemsResponse deleteItems(dev.kxm.v1.DeleteItemsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getDeleteItemsMethod(), getCallOptions(), request);
+    }
+  }
+
+  /**
+   * A stub to allow clients to do ListenableFuture-style rpc calls to service ContextService.
+   * <pre>
+   * ContextService gives agents their working context: a token-budgeted packet assembled for a role and
+   * task from the project's context items, with every item's provenance and authority explicit.
+   * Items are keyed by (project, id). `_shared` holds operator defaults every project sees, ranked after
+   * the project's own items; only an operator writes it, and no request names it as its project. The
+   * origin of what a caller writes comes only from its verified credential (an agent or a project token:
+   * `peer`; an operator: `human`), never from a label it writes, and caps the authority it may claim.
+   * Every RPC takes `project`: empty means the credential's project; an operator naming no project
+   * (`x-kxm-project`) names it here. A caller of one project naming another is refused
+   * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION). Logs carry sizes and ids, never a
+   * task, query or summary. See docs/context.md.
+   * </pre>
+   */
+  public static final class ContextServiceFutureStub
+      extends io.grpc.stub.AbstractFutureStub<ContextServiceFutureStub> {
+    private ContextServiceFutureStub(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      super(channel, callOptions);
+    }
+
+    @java.lang.Override
+    protected ContextServiceFutureStub build(
+        io.grpc.Channel channel, io.grpc.CallOptions callOptions) {
+      return new ContextServiceFutureStub(channel, callOptions);
+    }
+
+    /**
+     * <pre>
+     * PutItems validates and stores a batch of items (insert or replace by (project, id)), atomically.
+     * An item's empty project is the request's. Summaries and source refs are stored redacted. An item
+     * of `_shared` needs an operator.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_ITEM, ERROR_REASON_INVALID_CONTEXT_FIELD): an item
+     *   breaks a rule (metadata: index, field); no item of the batch is stored. No items, or more than 256,
+     *   is ERROR_REASON_CONTEXT_LIMITS_EXCEEDED, as are more than 64 ids in a reference list.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an item claims an authority or a
+     *   source type above what the caller's origin grants.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): an item of another project, or of
+     *   `_shared` written by a caller that is not an operator.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.PutItemsResponse> putItems(
+        dev.kxm.v1.PutItemsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getPutItemsMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * GetContextPacket assembles the packet of a role and task: the same pool and request give the same
+     * packet, audit and packet id, byte for byte.
+     * Open state contradictions come first, then the project's items before `_shared` defaults, items
+     * sharing a token with the task before the rest, in the role's kind order, by BM25 score, confidence,
+     * authority, recency and id; the budget is filled first-fit. The audit names what was chosen and why,
+     * never an item's body.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): the request breaks a rule (metadata: field).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetContextPacketResponse> getContextPacket(
+        dev.kxm.v1.GetContextPacketRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getGetContextPacketMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Recall finds items by a query: metadata only, never summaries.
+     * Phrase hits (an empty query, or the whole query inside the summary or state key, ignoring case)
+     * come first, then BM25 score descending, then id; items with neither are left out.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a query over 500 characters, a limit
+     *   outside 0–100, a kind repeated or unknown (metadata: field).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RecallResponse> recall(
+        dev.kxm.v1.RecallRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getRecallMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * GetState says what a single-valued state key held at an instant (now, unless as_of_time is set).
+     * Among the key's items active then (current or superseded, valid_from ≤ T &lt; valid_until), the one
+     * current item, else the active one that started last; none when nothing was active. A proposal is
+     * never current truth.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed key (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_KEY_SET_VALUED): the key is set-valued (ends with `[]`): use
+     *   ListStateSet.
+     * - FAILED_PRECONDITION (ERROR_REASON_STATE_CONTRADICTION): more than one current item is active
+     *   (metadata: stateKey, competingCurrentIds); an operator promotes or rejects to resolve it.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetStateResponse> getState(
+        dev.kxm.v1.GetStateRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getGetStateMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ListStateSet lists the current items of a set-valued state key (one ending with `[]`), by id.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed key (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_KEY_SINGLE_VALUED): the key is single-valued: use GetState.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListStateSetResponse> listStateSet(
+        dev.kxm.v1.ListStateSetRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListStateSetMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ProposeState proposes a change of a state key: a `proposed` state item, never current truth until
+     * an operator other than its proposer promotes it.
+     * The proposer is the caller (its agent id, or the operator's name); its origin (`peer` or `human`)
+     * comes from its credential and caps the authority it may claim. With request_id, a retry returns the
+     * proposal it made.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST, ERROR_REASON_INVALID_CONTEXT_ITEM): an empty
+     *   key or summary, or a text over its limit (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, or more than 32.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an authority above the origin's.
+     * - PERMISSION_DENIED (ERROR_REASON_STATE_PROPOSER_MISMATCH): proposed_by names someone else.
+     * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another proposal.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ProposeStateResponse> proposeState(
+        dev.kxm.v1.ProposeStateRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getProposeStateMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * PromoteState makes a proposal current truth: a new current item is minted (the proposal and every
+     * item of a single-valued key active now are superseded by it) and the proposal is closed.
+     * A named operator other than the proposer decides, with evidence. Promoting the same proposal again
+     * with the same evidence returns the first promotion.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already
+     *   (metadata: status, promotedItemId when it was promoted).
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, more than 32, or the
+     *   operator is the proposer.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.PromoteStateResponse> promoteState(
+        dev.kxm.v1.PromoteStateRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getPromoteStateMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * RejectState closes a proposal without promoting it.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already.
+     * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): a reason over 1,000 characters.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RejectStateResponse> rejectState(
+        dev.kxm.v1.RejectStateRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getRejectStateMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ListEpisodes lists the project's episodes: its runs' journal entries of the error, lesson,
+     * observation and experiment categories as context items, oldest first, at most 50.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a malformed run id (metadata: field).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListEpisodesResponse> listEpisodes(
+        dev.kxm.v1.ListEpisodesRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListEpisodesMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ExplainItem says where an item came from: its lineage and evidence refs, and the source of it and
+     * of each ancestor in the pool. Metadata only; an unknown id is found = false, not an error.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed item id.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ExplainItemResponse> explainItem(
+        dev.kxm.v1.ExplainItemRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getExplainItemMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * DeleteItems removes items of a project (or of `_shared`, with shared = true) and their index entries.
+     * Unknown ids are not an error: the response counts what was removed.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.DeleteItemsResponse> deleteItems(
+        dev.kxm.v1.DeleteItemsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getDeleteItemsMethod(), getCallOptions()), request);
+    }
+  }
+
+  private static final int METHODID_PUT_ITEMS = 0;
+  private static final int METHODID_GET_CONTEXT_PACKET = 1;
+  private static final int METHODID_RECALL = 2;
+  private static final int METHODID_GET_STATE = 3;
+  private static final int METHODID_LIST_STATE_SET = 4;
+  private static final int METHODID_PROPOSE_STATE = 5;
+  private static final int METHODID_PROMOTE_STATE = 6;
+  private static final int METHODID_REJECT_STATE = 7;
+  private static final int METHODID_LIST_EPISODES = 8;
+  private static final int METHODID_EXPLAIN_ITEM = 9;
+  private static final int METHODID_DELETE_ITEMS = 10;
+
+  private static final class MethodHandlers<Req, Resp> implements
+      io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.ServerStreamingMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.ClientStreamingMethod<Req, Resp>,
+      io.grpc.stub.ServerCalls.BidiStreamingMethod<Req, Resp> {
+    private final AsyncService serviceImpl;
+    private final int methodId;
+
+    MethodHandlers(AsyncService serviceImpl, int methodId) {
+      this.serviceImpl = serviceImpl;
+      this.methodId = methodId;
+    }
+
+    @java.lang.Override
+    @java.lang.SuppressWarnings("unchecked")
+    public void invoke(Req request, io.grpc.stub.StreamObserver<Resp> responseObserver) {
+      switch (methodId) {
+        case METHODID_PUT_ITEMS:
+          serviceImpl.putItems((dev.kxm.v1.PutItemsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.PutItemsResponse>) responseObserver);
+          break;
+        case METHODID_GET_CONTEXT_PACKET:
+          serviceImpl.getContextPacket((dev.kxm.v1.GetContextPacketRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.GetContextPacketResponse>) responseObserver);
+          break;
+        case METHODID_RECALL:
+          serviceImpl.recall((dev.kxm.v1.RecallRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.RecallResponse>) responseObserver);
+          break;
+        case METHODID_GET_STATE:
+          serviceImpl.getState((dev.kxm.v1.GetStateRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.GetStateResponse>) responseObserver);
+          break;
+        case METHODID_LIST_STATE_SET:
+          serviceImpl.listStateSet((dev.kxm.v1.ListStateSetRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ListStateSetResponse>) responseObserver);
+          break;
+        case METHODID_PROPOSE_STATE:
+          serviceImpl.proposeState((dev.kxm.v1.ProposeStateRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ProposeStateResponse>) responseObserver);
+          break;
+        case METHODID_PROMOTE_STATE:
+          serviceImpl.promoteState((dev.kxm.v1.PromoteStateRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.PromoteStateResponse>) responseObserver);
+          break;
+        case METHODID_REJECT_STATE:
+          serviceImpl.rejectState((dev.kxm.v1.RejectStateRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.RejectStateResponse>) responseObserver);
+          break;
+        case METHODID_LIST_EPISODES:
+          serviceImpl.listEpisodes((dev.kxm.v1.ListEpisodesRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ListEpisodesResponse>) responseObserver);
+          break;
+        case METHODID_EXPLAIN_ITEM:
+          serviceImpl.explainItem((dev.kxm.v1.ExplainItemRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ExplainItemResponse>) responseObserver);
+          break;
+        case METHODID_DELETE_ITEMS:
+          serviceImpl.deleteItems((dev.kxm.v1.DeleteItemsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.DeleteItemsResponse>) responseObserver);
+          break;
+        default:
+          throw new AssertionError();
+      }
+    }
+
+    @java.lang.Override
+    @java.lang.SuppressWarnings("unchecked")
+    public io.grpc.stub.StreamObserver<Req> invoke(
+        io.grpc.stub.StreamObserver<Resp> responseObserver) {
+      switch (methodId) {
+        default:
+          throw new AssertionError();
+      }
+    }
+  }
+
+  public static final io.grpc.ServerServiceDefinition bindService(AsyncService service) {
+    return io.grpc.ServerServiceDefinition.builder(getServiceDescriptor())
+        .addMethod(
+          getPutItemsMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.PutItemsRequest,
+              dev.kxm.v1.PutItemsResponse>(
+                service, METHODID_PUT_ITEMS)))
+        .addMethod(
+          getGetContextPacketMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.GetContextPacketRequest,
+              dev.kxm.v1.GetContextPacketResponse>(
+                service, METHODID_GET_CONTEXT_PACKET)))
+        .addMethod(
+          getRecallMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.RecallRequest,
+              dev.kxm.v1.RecallResponse>(
+                service, METHODID_RECALL)))
+        .addMethod(
+          getGetStateMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.GetStateRequest,
+              dev.kxm.v1.GetStateResponse>(
+                service, METHODID_GET_STATE)))
+        .addMethod(
+          getListStateSetMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ListStateSetRequest,
+              dev.kxm.v1.ListStateSetResponse>(
+                service, METHODID_LIST_STATE_SET)))
+        .addMethod(
+          getProposeStateMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ProposeStateRequest,
+              dev.kxm.v1.ProposeStateResponse>(
+                service, METHODID_PROPOSE_STATE)))
+        .addMethod(
+          getPromoteStateMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.PromoteStateRequest,
+              dev.kxm.v1.PromoteStateResponse>(
+                service, METHODID_PROMOTE_STATE)))
+        .addMethod(
+          getRejectStateMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.RejectStateRequest,
+              dev.kxm.v1.RejectStateResponse>(
+                service, METHODID_REJECT_STATE)))
+        .addMethod(
+          getListEpisodesMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ListEpisodesRequest,
+              dev.kxm.v1.ListEpisodesResponse>(
+                service, METHODID_LIST_EPISODES)))
+        .addMethod(
+          getExplainItemMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ExplainItemRequest,
+              dev.kxm.v1.ExplainItemResponse>(
+                service, METHODID_EXPLAIN_ITEM)))
+        .addMethod(
+          getDeleteItemsMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.DeleteItemsRequest,
+              dev.kxm.v1.DeleteItemsResponse>(
+                service, METHODID_DELETE_ITEMS)))
+        .build();
+  }
+
+  private static abstract class ContextServiceBaseDescriptorSupplier
+      implements io.grpc.protobuf.ProtoFileDescriptorSupplier, io.grpc.protobuf.ProtoServiceDescriptorSupplier {
+    ContextServiceBaseDescriptorSupplier() {}
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.FileDescriptor getFileDescriptor() {
+      return dev.kxm.v1.ContextServiceProto.getDescriptor();
+    }
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.ServiceDescriptor getServiceDescriptor() {
+      return getFileDescriptor().findServiceByName("ContextService");
+    }
+  }
+
+  private static final class ContextServiceFileDescriptorSupplier
+      extends ContextServiceBaseDescriptorSupplier {
+    ContextServiceFileDescriptorSupplier() {}
+  }
+
+  private static final class ContextServiceMethodDescriptorSupplier
+      extends ContextServiceBaseDescriptorSupplier
+      implements io.grpc.protobuf.ProtoMethodDescriptorSupplier {
+    private final java.lang.String methodName;
+
+    ContextServiceMethodDescriptorSupplier(java.lang.String methodName) {
+      this.methodName = methodName;
+    }
+
+    @java.lang.Override
+    public com.google.protobuf.Descriptors.MethodDescriptor getMethodDescriptor() {
+      return getServiceDescriptor().findMethodByName(methodName);
+    }
+  }
+
+  private static volatile io.grpc.ServiceDescriptor serviceDescriptor;
+
+  public static io.grpc.ServiceDescriptor getServiceDescriptor() {
+    io.grpc.ServiceDescriptor result = serviceDescriptor;
+    if (result == null) {
+      synchronized (ContextServiceGrpc.class) {
+        result = serviceDescriptor;
+        if (result == null) {
+          serviceDescriptor = result = io.grpc.ServiceDescriptor.newBuilder(SERVICE_NAME)
+              .setSchemaDescriptor(new ContextServiceFileDescriptorSupplier())
+              .addMethod(getPutItemsMethod())
+              .addMethod(getGetContextPacketMethod())
+              .addMethod(getRecallMethod())
+              .addMethod(getGetStateMethod())
+              .addMethod(getListStateSetMethod())
+              .addMethod(getProposeStateMethod())
+              .addMethod(getPromoteStateMethod())
+              .addMethod(getRejectStateMethod())
+              .addMethod(getListEpisodesMethod())
+              .addMethod(getExplainItemMethod())
+              .addMethod(getDeleteItemsMethod())
+              .build();
+        }
+      }
+    }
+    return result;
+  }
+}
