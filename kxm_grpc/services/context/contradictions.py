@@ -1,0 +1,26 @@
+"""Open contradictions: the item ids a packet puts first (§5.5 key 1, §5.10).
+
+Two sources: state keys that contradict themselves (a single-valued key with more than one
+current, or more than one proposed, item) and contradiction journal entries a run left open.
+"""
+
+from __future__ import annotations
+
+from kxm_grpc.store import Tx
+
+
+def state_contradiction_ids(tx: Tx, project: str) -> frozenset[str]:
+    """The ids of the items of every single-valued state key of ``project`` holding more than one
+    current, or more than one proposed, item."""
+    return frozenset()  # filled in by the temporal-state work of issue 17
+
+
+def journal_contradiction_ids(tx: Tx, project: str) -> frozenset[str]:
+    """The item ids (``journal_<entry id>``) of the contradiction entries of ``project``'s runs
+    that no decision or lesson of their run resolves."""
+    return frozenset()  # filled in by the automatic-pool work of issue 17
+
+
+def open_contradiction_ids(tx: Tx, project: str) -> frozenset[str]:
+    """Every open contradiction of ``project``'s pool."""
+    return state_contradiction_ids(tx, project) | journal_contradiction_ids(tx, project)
