@@ -19,7 +19,7 @@ code units, and BM25 sums terms in query order over order-free corpus statistics
 5. Order by ``rank_key``, the nine keys of §5.5.
 6. First fit: an item that would take the estimate over the budget is deferred and smaller ones
    after it still fill; 256 items at most.
-7. Gaps, sections and the metadata-only audit (which adds ``deferredIds`` and each selected
+7. Gaps, sections and the metadata-only audit (which adds ``deferredCount`` and each selected
    item's ordering reasons to the original's).
 
 Seed 004's post-check ``validateContextPacketContents`` is not run on the packet: it would refuse
@@ -79,8 +79,9 @@ class Audit:
     request: ContextRequest
     selected_ids: tuple[str, ...]
     """Rank order."""
-    deferred_ids: tuple[str, ...]
-    """Eligible items skipped because they did not fit the budget, in rank order."""
+    deferred_count: int
+    """Eligible items skipped because they did not fit the budget (a count, not ids: at 100,000
+    items a list would be the whole pool)."""
     provenance_summary: tuple[tuple[str, int], ...]
     estimated_tokens: int
     budget_tokens: int
@@ -263,7 +264,7 @@ def arbitrate(
     audit = Audit(
         request=request,
         selected_ids=tuple(item.id for item in selected),
-        deferred_ids=tuple(deferred),
+        deferred_count=len(deferred),
         provenance_summary=provenance,
         estimated_tokens=estimated,
         budget_tokens=budget,

@@ -83,7 +83,7 @@ def audit_document(audit: Audit) -> dict[str, JsonValue]:
     return {
         "request": request_document(audit.request),
         "selectedIds": list(audit.selected_ids),
-        "deferredIds": list(audit.deferred_ids),
+        "deferredCount": audit.deferred_count,
         "provenanceSummary": dict(audit.provenance_summary),
         "estimatedTokens": audit.estimated_tokens,
         "budgetTokens": audit.budget_tokens,
