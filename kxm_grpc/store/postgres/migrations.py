@@ -198,6 +198,12 @@ _VERSION_15 = [
 """Context items, their postings and partition statistics (SQLite's ``_0015_context_items``); needs
 nothing after version 11."""
 
+_VERSION_16 = [
+    "CREATE INDEX context_items_state ON context_items (project, state_key, status) WHERE kind = 'state'",
+]
+"""A state key's items by (project, state key, status), state items only (SQLite's
+``_0016_context_state_keys``); needs nothing after version 15."""
+
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""
 
@@ -211,5 +217,6 @@ MIGRATIONS: dict[int, list[str]] = {
     13: _VERSION_13,
     14: _VERSION_14,
     15: _VERSION_15,
+    16: _VERSION_16,
 }
 """Each version's statements, by version; versions before ``FIRST_VERSION`` never existed here."""

@@ -124,6 +124,16 @@ class ContextItemRepository(Protocol):
         ``ended_before`` — at their ``valid_until``, else when they were written — and their index
         entries; how many. (State history and other kinds have their own horizons: one call each.)"""
 
+    def state_items(self, project: str, state_key: str) -> list[StoredContextItem]:
+        """Every state item of the project's ``state_key``, whatever its status (its whole history),
+        by id; an index lookup (``context_items_state``), never a scan of the pool. No ``_shared``
+        fallback: state is a project's own."""
+
+    def crowded_state_keys(self, project: str) -> list[str]:
+        """The project's state keys holding more than one ``current``, or more than one
+        ``proposed``, state item (set-valued ones included: the caller tells them apart), in byte
+        order; from the same index."""
+
     def index_stats(self, project: str, *, include_shared: bool = True) -> list[IndexStats]:
         """The project's (and ``_shared``'s) index partitions holding at least one item, in
         (project, kind, status) order (a status None first)."""

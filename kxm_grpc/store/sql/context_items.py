@@ -14,8 +14,9 @@ Purges find their items by a condition on ``context_items`` and do the same with
 A partition's statistics row is what two concurrent writers of one project and kind both update:
 SQLite's single writer serialises them, PostgreSQL's SERIALIZABLE engine runs the loser again.
 
-Queries that should use a partial index name the statuses as literals, not parameters, so that
-both planners know the index covers them.
+Queries that should use a partial index name the statuses (and the state kind) as literals, not
+parameters, so that both planners know the index covers them. A state key's items are found by
+``context_items_state`` (project, state key, status) over state items only (schema 16).
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ _SELECT_POSTINGS = f"SELECT {CONTEXT_POSTINGS.select} FROM context_postings"
 _SELECT_STATS = f"SELECT {CONTEXT_INDEX_STATS.select} FROM context_index_stats"
 _ENDED = f"status IN ('{Status.SUPERSEDED.value}', '{Status.REJECTED.value}')"
 """The partial index ``context_items_ended``'s condition, as its queries must spell it."""
+
+_STATE = f"kind = '{Kind.STATE.value}'"
+"""The partial index ``context_items_state``'s condition, as its queries must spell it."""
 
 _T = TypeVar("_T")
 
@@ -265,6 +269,21 @@ class SqlContextItems:
             if len(found) >= limit:
                 break
         return found
+
+    def state_items(self, project: str, state_key: str) -> list[StoredContextItem]:
+        rows = self._conn.execute(
+            f"{_SELECT_ITEMS} WHERE project = ? AND state_key = ? AND {_STATE} ORDER BY id", [project, state_key]
+        ).fetchall()
+        return [item_from_row(row) for row in rows]
+
+    def crowded_state_keys(self, project: str) -> list[str]:
+        rows = self._conn.execute(
+            f"SELECT DISTINCT state_key FROM context_items WHERE project = ? AND {_STATE} "
+            f"AND status IN ('{Status.CURRENT.value}', '{Status.PROPOSED.value}') "
+            "GROUP BY state_key, status HAVING COUNT(*) > 1 ORDER BY state_key",
+            [project],
+        ).fetchall()
+        return [str(row[0]) for row in rows]
 
     def index_stats(self, project: str, *, include_shared: bool = True) -> list[IndexStats]:
         projects = _projects(project, include_shared)

@@ -581,6 +581,13 @@ def _0015_context_items(db: sqlite_utils.Database) -> None:
     )
 
 
+def _0016_context_state_keys(db: sqlite_utils.Database) -> None:
+    """Temporal state's index: a state key's items (its history, its current and proposed items)
+    by (project, state key, status), over state items only, so a state read or the contradiction
+    check never scans a project's pool. Needs nothing after version 15."""
+    db.execute("CREATE INDEX context_items_state ON context_items (project, state_key, status) WHERE kind = 'state'")
+
+
 MIGRATIONS: list[Migration] = [
     _0001_foundation,
     _0002_messaging,
@@ -597,4 +604,5 @@ MIGRATIONS: list[Migration] = [
     _0013_step_definitions,
     _0014_step_runs,
     _0015_context_items,
+    _0016_context_state_keys,
 ]
