@@ -6,13 +6,19 @@ current, or more than one proposed, item) and contradiction journal entries a ru
 
 from __future__ import annotations
 
+from kxm_grpc.domain.context import state
 from kxm_grpc.store import Tx
 
 
 def state_contradiction_ids(tx: Tx, project: str) -> frozenset[str]:
     """The ids of the items of every single-valued state key of ``project`` holding more than one
     current, or more than one proposed, item."""
-    return frozenset()  # filled in by the temporal-state work of issue 17
+    ids: set[str] = set()
+    for key in tx.context_items.crowded_state_keys(project):
+        if not state.is_set_valued(key):
+            items = [stored.item for stored in tx.context_items.state_items(project, key)]
+            ids.update(state.contradiction_ids(key, items))
+    return frozenset(ids)
 
 
 def journal_contradiction_ids(tx: Tx, project: str) -> frozenset[str]:
