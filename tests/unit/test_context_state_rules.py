@@ -80,14 +80,16 @@ def test_two_current_items_active_at_once_are_a_contradiction_naming_both() -> N
     assert state.value_at("k", [item("ctx_b", Status.CURRENT, valid_until=5), item("ctx_a", Status.CURRENT)], 5)
 
 
-def test_a_set_lists_its_current_active_members_by_code_unit_and_history_orders_by_start_then_id() -> None:
-    """Members: current and active then, by UTF-16 code unit; history: valid_from (none first) then id."""
+def test_a_set_lists_its_members_active_then_by_code_unit_and_history_orders_by_start_then_id() -> None:
+    """Members: active then (a member superseded since counts before its end), by UTF-16 code unit;
+    history: valid_from (none first), then id."""
     astral, private = item("ctx_\U0001f600", Status.CURRENT), item("ctx_\ue000", Status.CURRENT)
     ended = item("ctx_x", Status.SUPERSEDED, valid_until=5)
     undated = item("ctx_u", Status.PROPOSED)
     dated = item("ctx_a", Status.PROPOSED, valid_from=3)
 
-    assert state.set_at([private, astral, ended], 0) == [astral, private]
+    assert state.set_at([private, astral, ended, undated], 5) == [astral, private]
+    assert state.set_at([private, ended], 4) == [ended, private]
     assert state.history([dated, ended, undated]) == [undated, ended, dated]
 
 

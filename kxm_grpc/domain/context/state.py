@@ -170,11 +170,10 @@ def value_at(state_key: str, items: Iterable[ContextItem], at: int) -> ContextIt
 
 
 def set_at(items: Iterable[ContextItem], at: int) -> list[ContextItem]:
-    """A set-valued key's members at ``at``: its current items active then, by id."""
-    return sorted(
-        (item for item in items if item.status is Status.CURRENT and is_active(item, at)),
-        key=lambda item: code_unit_key(item.id),
-    )
+    """A set-valued key's members at ``at``: its items active then (current then; a member
+    superseded since counts for the instants before its end, as a single-valued key's value
+    does), by id. At now, these are the current items active now."""
+    return sorted((item for item in items if is_active(item, at)), key=lambda item: code_unit_key(item.id))
 
 
 def history(items: Iterable[ContextItem]) -> list[ContextItem]:
