@@ -66,6 +66,7 @@ from google.protobuf.message import Message as ProtoMessage
 from kxm_grpc._gen.kxm.v1 import (
     admin_service_pb2,
     agent_service_pb2,
+    context_service_pb2,
     envelopes_pb2,
     lease_service_pb2,
     message_service_pb2,
@@ -169,6 +170,10 @@ class World:
     journal: dict[str, str] = field(default_factory=dict)
     """role -> journal entry id, recorded by the coordinator: plan, skill (a skill candidate, approved
     by the operator) and hypothesis (undecided) on the main run, lesson on the ended run."""
+    state: dict[str, str] = field(default_factory=dict)
+    """role -> context state item id: proposal (undecided) and promoted (the current item an
+    operator minted from another proposal), both of the key ``state_key``."""
+    state_key: str = ""
     markers: set[str] = field(default_factory=set)
     """Strings only this project's data contains: found in another project's answer, they are a leak."""
     clients: list[HubClient] = field(default_factory=list)
@@ -234,6 +239,8 @@ def random_world(rng: Any) -> World:
     world.deliveries = {role: f"dlv-{role}-{tag}" for role in RUN_ROLES}
     world.reviews = {role: f"msg_{hex32()}" for role in ("review", "build")}
     world.journal = {role: f"journal_{hex32()}" for role in JOURNAL_ROLES}
+    world.state = {role: f"ctx_{hex32()}" for role in ("proposal", "promoted")}
+    world.state_key = f"deploy-{tag}"
     return world
 
 
@@ -378,6 +385,7 @@ async def build_world(hub: Hub, project: str, tag: str, notify: str) -> World:
     assert world.pages["ListSessionTokens"]
 
     workflow_markers = await _build_workflows(hub, world, sender, recipient, notify)
+    workflow_markers |= await _build_state(world, sender, operator_admin)
 
     world.pages["ListAgents"] = (await sender.agents.list(page_size=1)).next_page_token
     world.pages["ListLeases"] = (await sender.leases.list(page_size=1)).next_page_token
@@ -577,6 +585,34 @@ async def _build_journal(world: World, sender: HubClient, operator: HubClient) -
     }
 
 
+async def _build_state(world: World, sender: HubClient, operator: HubClient) -> set[str]:
+    """A state key with a promoted item (proposed by the sender, promoted by the admin naming the
+    project) and an undecided proposal."""
+    from kxm_grpc._gen.kxm.v1 import context_service_pb2_grpc
+
+    tag = world.tag
+    world.state_key = f"deploy-{tag}"
+
+    async def call(client: HubClient, name: str, request: ProtoMessage) -> Any:
+        return await client._call(getattr(client._stub(context_service_pb2_grpc.ContextServiceStub), name), request)
+
+    def proposal(value: str) -> context_service_pb2.ProposeStateRequest:
+        return context_service_pb2.ProposeStateRequest(
+            state_key=world.state_key, summary=f"state-{value}-{tag}", evidence_refs=[f"state-ref-{tag}"]
+        )
+
+    promoted = (await call(sender, "ProposeState", proposal("promoted"))).proposal
+    minted = await call(
+        operator,
+        "PromoteState",
+        context_service_pb2.PromoteStateRequest(proposal_id=promoted.id, evidence_refs=[f"state-ref-{tag}"]),
+    )
+    undecided = (await call(sender, "ProposeState", proposal("undecided"))).proposal
+    world.state = {"proposal": undecided.id, "promoted": minted.item.id}
+    texts = (f"state-{value}-{tag}" for value in ("promoted", "undecided"))
+    return {world.state_key, promoted.id, minted.item.id, undecided.id, f"state-ref-{tag}", *texts}
+
+
 # -- what each RPC answers to another project's ids --------------------------------------------------
 
 Build = Callable[[World, World], ProtoMessage]
@@ -700,6 +736,17 @@ def _page(rpc: str, request: Callable[[str], ProtoMessage]) -> Probe:
     )
 
 
+def _context_project(build: Build) -> Probe:
+    """A context RPC's request naming another project (``project``): refused, whatever it names."""
+    return Probe(
+        "`project`",
+        build,
+        "PERMISSION_DENIED",
+        Reason.CONTEXT_ISOLATION_VIOLATION,
+        note="a caller admitted to one project (an operator naming it too) names no other",
+    )
+
+
 def _operators_only(names: str, build: Build) -> RpcCase:
     return RpcCase(
         (
@@ -724,6 +771,7 @@ W = workflow_service_pb2
 E = envelopes_pb2
 WT = workflow_types_pb2
 J = workflow_journal_pb2
+C = context_service_pb2
 NOT_FOUND = "NOT_FOUND"
 SCOPED = "SCOPED"
 
@@ -1447,6 +1495,67 @@ CASES: dict[str, RpcCase] = {
             ),
         )
     ),
+    **{
+        f"/kxm.v1.ContextService/{rpc}": RpcCase((_context_project(build), *probes))
+        for rpc, build, probes in (
+            (
+                "GetState",
+                lambda w, c: C.GetStateRequest(project=w.project, state_key=w.state_key, include_history=True),
+                (
+                    Probe(
+                        "`state_key`",
+                        lambda w, c: C.GetStateRequest(state_key=w.state_key, include_history=True),
+                        SCOPED,
+                        note="a key names state in the caller's own project only (another's reads as nothing held)",
+                    ),
+                ),
+            ),
+            (
+                "ListStateSet",
+                lambda w, c: C.ListStateSetRequest(project=w.project, state_key=f"{w.state_key}[]"),
+                (),
+            ),
+            (
+                "ProposeState",
+                lambda w, c: C.ProposeStateRequest(
+                    project=w.project,
+                    state_key=w.state_key,
+                    summary=f"probe-{c.tag}",
+                    evidence_refs=[f"probe-{c.tag}"],
+                    supersedes=[w.state["promoted"]],
+                ),
+                (),
+            ),
+            (
+                "PromoteState",
+                lambda w, c: C.PromoteStateRequest(
+                    project=w.project, proposal_id=w.state["proposal"], evidence_refs=[f"probe-{c.tag}"]
+                ),
+                (
+                    Probe(
+                        "`proposal_id`",
+                        lambda w, c: C.PromoteStateRequest(
+                            proposal_id=w.state["proposal"], evidence_refs=[f"probe-{c.tag}"]
+                        ),
+                        NOT_FOUND,
+                        Reason.STATE_PROPOSAL_NOT_FOUND,
+                    ),
+                ),
+            ),
+            (
+                "RejectState",
+                lambda w, c: C.RejectStateRequest(project=w.project, proposal_id=w.state["proposal"]),
+                (
+                    Probe(
+                        "`proposal_id`",
+                        lambda w, c: C.RejectStateRequest(proposal_id=w.state["proposal"], reason=f"probe-{c.tag}"),
+                        NOT_FOUND,
+                        Reason.STATE_PROPOSAL_NOT_FOUND,
+                    ),
+                ),
+            ),
+        )
+    },
 }
 
 
