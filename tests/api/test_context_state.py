@@ -127,8 +127,8 @@ def _micros(stamp: timestamp_pb2.Timestamp) -> int:
 
 async def test_pin_22_a_proposal_is_not_truth_until_an_operator_promotes_it(world: World) -> None:
     """Pin 22: an agent's proposal is ``ctx_…`` and the key still reads as nothing; the admin's
-    promotion makes a new current item; a wrong token is UNAUTHENTICATED; another project's
-    read is refused."""
+    promotion makes a new current item; a promotion (or a read) with a wrong token is
+    UNAUTHENTICATED; another project's read is refused."""
     proposal = await proposed(world.agent)
     before = await read(world.agent)
     world.tick()
@@ -144,7 +144,9 @@ async def test_pin_22_a_proposal_is_not_truth_until_an_operator_promotes_it(worl
     assert promoted.item.provenance.source_ref == "promoted-by:admin"
     assert (promoted.proposal.status, promoted.proposal.valid_until_time) == (REJECTED, promoted.item.valid_from_time)
     assert after.item == promoted.item
-    async with HubClient(world.hub.address, token="kxm_wrong-token") as stranger:
+    async with HubClient(world.hub.address, token="kxm_wrong-token", project="alpha") as stranger:
+        with pytest.raises(Unauthenticated):
+            await promote(stranger, proposal.id)
         with pytest.raises(Unauthenticated):
             await read(stranger)
     with pytest.raises(PermissionDenied) as crossed:
