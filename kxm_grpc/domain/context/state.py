@@ -89,19 +89,25 @@ def check_set_valued(state_key: str) -> None:
         )
 
 
-def check_refs(field: str, values: Sequence[str], *, minimum: int, most: int, max_chars: int) -> tuple[str, ...]:
-    """Return the refs trimmed: ``minimum`` to ``most`` of them, each 1 to ``max_chars``
-    characters, none twice. Evidence counts are ``state_promotion_invalid``; the rest
-    ``invalid_state_request``.
+def check_refs(
+    field: str,
+    values: Sequence[str],
+    *,
+    minimum: int,
+    most: int,
+    max_chars: int,
+    count_reason: Reason = Reason.INVALID_STATE_REQUEST,
+) -> tuple[str, ...]:
+    """Return the refs trimmed: ``minimum`` to ``most`` of them (else ``count_reason``), each 1 to
+    ``max_chars`` characters and none twice (else ``invalid_state_request``).
 
     Raises:
         InvalidArgument: naming ``field``.
     """
     if not minimum <= len(values) <= most:
-        reason = Reason.STATE_PROMOTION_INVALID if field == "evidence_refs" else Reason.INVALID_STATE_REQUEST
         raise InvalidArgument(
             f"{field}: must hold {minimum} to {most} ids (it holds {len(values)})",
-            reason=reason,
+            reason=count_reason,
             metadata={"field": field, "count": str(len(values))},
         )
     refs: list[str] = []
@@ -114,9 +120,14 @@ def check_refs(field: str, values: Sequence[str], *, minimum: int, most: int, ma
 
 
 def check_evidence(values: Sequence[str]) -> tuple[str, ...]:
-    """1 to 32 evidence refs (see ``check_refs``)."""
+    """1 to 32 evidence refs, a count outside it ``state_promotion_invalid`` (see ``check_refs``)."""
     return check_refs(
-        "evidence_refs", values, minimum=MIN_EVIDENCE, most=MAX_EVIDENCE, max_chars=MAX_EVIDENCE_REF_CHARS
+        "evidence_refs",
+        values,
+        minimum=MIN_EVIDENCE,
+        most=MAX_EVIDENCE,
+        max_chars=MAX_EVIDENCE_REF_CHARS,
+        count_reason=Reason.STATE_PROMOTION_INVALID,
     )
 
 

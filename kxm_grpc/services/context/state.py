@@ -255,7 +255,7 @@ def _proposal(tx: Tx, project: str, proposal_id: str) -> StoredContextItem:
 def _check_promoter(tx: Tx, proposed: ContextItem, operator: str) -> None:
     """Refuse the proposer as its promoter: by name, or as the operator named as the proposing agent."""
     proposer = rules.proposer_of(proposed)
-    agent = tx.agents.get(proposer) if proposer and proposer.startswith("agt_") else None
+    agent = tx.agents.get(proposer) if proposer else None
     if operator in {proposer, agent.name if agent is not None else None}:
         raise InvalidArgument(
             "the proposer of a state change may not promote it: another operator decides",
