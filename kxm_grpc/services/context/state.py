@@ -312,9 +312,10 @@ async def promote_state(
                 raise _not_promotable(stored)
             return earlier
         _check_promoter(tx, stored.item, operator)
+        key_items = {kept.item.id: kept for kept in tx.context_items.state_items(name, stored.item.state_key or "")}
         decided = rules.promote(
             stored.item,
-            _key_items(tx, name, stored.item.state_key or ""),
+            [kept.item for kept in key_items.values()],
             evidence=evidence,
             operator=operator,
             item_id=new_id(ITEM_PREFIX),
@@ -325,7 +326,10 @@ async def promote_state(
             [
                 StoredContextItem(decided.item, now),
                 StoredContextItem(decided.proposal, now, run_id=stored.run_id, superseded_by=new),
-                *(StoredContextItem(item, now, superseded_by=new) for item in decided.superseded),
+                *(
+                    StoredContextItem(item, now, run_id=key_items[item.id].run_id, superseded_by=new)
+                    for item in decided.superseded
+                ),
             ]
         )
         superseded = tuple(item.id for item in decided.superseded)
