@@ -57,13 +57,15 @@ class JournalRepository(Protocol):
         self,
         *,
         project: str,
+        run_id: str | None = None,
         categories: Collection[str] | None = None,
         areas: Collection[str] | None = None,
         since: int | None = None,
         before: tuple[int, str] | None = None,
         limit: int,
     ) -> list[ChainLink]:
-        """Entries across the project's runs for the reports, newest first by (create time, record id).
+        """Entries across the project's runs (or of its run ``run_id`` alone) for the reports and
+        the context pool, newest first by (create time, record id).
 
         Only entries (never promotion records) whose category is in ``categories`` and whose area
         is in ``areas`` (None: any; an empty collection: none), created at or after ``since``, and

@@ -94,6 +94,7 @@ class SqlJournal:
         self,
         *,
         project: str,
+        run_id: str | None = None,
         categories: Collection[str] | None = None,
         areas: Collection[str] | None = None,
         since: int | None = None,
@@ -104,6 +105,10 @@ class SqlJournal:
             return []
         params: list[object] = [project]
         clauses = [f"kind = '{ENTRY}'", "project = ?"]
+        if run_id is not None:
+            # The primary key's prefix: the run's journal alone, sorted after (a run's is bounded).
+            clauses.append("run_id = ?")
+            params.append(run_id)
         if areas is not None:
             clauses.append(_in("area", areas, params))
         if categories is not None:
