@@ -103,9 +103,11 @@ def test_a_summary_is_redacted_and_an_unpaired_surrogate_never_fails_the_mapping
 
 
 def test_a_skill_candidate_is_inert_in_a_packet() -> None:
-    """A skill candidate is a proposed skill: even a request for skills only leaves it out."""
-    skill = journal_item(entry(Category.SKILL_CANDIDATE, summary="Cache the wheel builds"), project="alpha")
-    lesson = journal_item(entry(Category.LESSON, id="journal_lesson", summary="Cache the wheel builds"), project="alpha")
+    """A skill candidate is a proposed skill: a request for skills leaves it out (and spends no
+    budget on it) while the lesson with the same text is selected."""
+    text = "Cache the wheel builds"
+    skill = journal_item(entry(Category.SKILL_CANDIDATE, summary=text), project="alpha")
+    lesson = journal_item(entry(Category.LESSON, id="journal_lesson", summary=text), project="alpha")
     request = ContextRequest("alpha", "implementer", "wheel builds", include_kinds=(Kind.SKILL, Kind.KNOWLEDGE))
 
     packet = arbitrate(request, [skill, lesson]).packet
