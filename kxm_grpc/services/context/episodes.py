@@ -63,7 +63,11 @@ async def list_episodes(store: Store, caller: Caller, *, project: str = "", run_
             found = tx.workflows.get_run(run)
             if found is None or found.project != name:
                 raise run_not_found(run)
-        links = tx.journal.recent(project=name, run_id=run, categories=_CATEGORIES, limit=MAX_EPISODES)
+        links = (
+            tx.journal.recent(project=name, categories=_CATEGORIES, limit=MAX_EPISODES)
+            if run is None
+            else tx.journal.run_entries(run, categories=_CATEGORIES, limit=MAX_EPISODES)
+        )
         entries = [link.record for link in reversed(links) if isinstance(link.record, JournalEntry)]
         return tuple(journal_item(entry, project=name) for entry in entries)
 

@@ -72,7 +72,7 @@ def open_journal_contradictions(tx: Tx, project: str) -> frozenset[str]:
         return frozenset()
     resolvers: list[JournalEntry] = []
     for run_id in sorted({entry.run_id for entry in contradictions}):
-        resolvers += _entries(tx.journal.recent(project=project, run_id=run_id, categories=_RESOLVING, limit=_ALL))
+        resolvers += _entries(tx.journal.run_entries(run_id, categories=_RESOLVING, limit=_ALL))
     return frozenset(journal_item_id(entry.id) for entry in open_contradictions([*contradictions, *resolvers]))
 
 

@@ -57,19 +57,25 @@ class JournalRepository(Protocol):
         self,
         *,
         project: str,
-        run_id: str | None = None,
         categories: Collection[str] | None = None,
         areas: Collection[str] | None = None,
         since: int | None = None,
         before: tuple[int, str] | None = None,
         limit: int,
     ) -> list[ChainLink]:
-        """Entries across the project's runs (or of its run ``run_id`` alone) for the reports and
-        the context pool, newest first by (create time, record id).
+        """Entries across the project's runs for the reports, newest first by (create time, record id).
 
         Only entries (never promotion records) whose category is in ``categories`` and whose area
         is in ``areas`` (None: any; an empty collection: none), created at or after ``since``, and
         strictly before ``before`` (the (create time, record id) of the previous page's last).
+        """
+
+    def run_entries(self, run_id: str, *, categories: Collection[str] | None = None, limit: int) -> list[ChainLink]:
+        """The run's entries (never promotion records) whose category is in ``categories`` (None:
+        any; an empty collection: none), newest first by (create time, record id), at most ``limit``.
+
+        Read through the run's journal (its primary key), never the project's: the cost is the
+        run's records, whatever the project holds.
         """
 
     def put_retrospective(self, run_id: str, *, project: str, document: str, now: int) -> None:

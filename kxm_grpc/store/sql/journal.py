@@ -94,7 +94,6 @@ class SqlJournal:
         self,
         *,
         project: str,
-        run_id: str | None = None,
         categories: Collection[str] | None = None,
         areas: Collection[str] | None = None,
         since: int | None = None,
@@ -105,10 +104,6 @@ class SqlJournal:
             return []
         params: list[object] = [project]
         clauses = [f"kind = '{ENTRY}'", "project = ?"]
-        if run_id is not None:
-            # The primary key's prefix: the run's journal alone, sorted after (a run's is bounded).
-            clauses.append("run_id = ?")
-            params.append(run_id)
         if areas is not None:
             clauses.append(_in("area", areas, params))
         if categories is not None:
@@ -120,6 +115,21 @@ class SqlJournal:
             clauses.append("(create_time, record_id) < (?, ?)")
             params.extend(before)
         params.append(limit)
+        rows = self._conn.execute(
+            f"{_SELECT} WHERE {' AND '.join(clauses)} ORDER BY create_time DESC, record_id DESC LIMIT ?", params
+        ).fetchall()
+        return [link_from_row(row) for row in rows]
+
+    def run_entries(self, run_id: str, *, categories: Collection[str] | None = None, limit: int) -> list[ChainLink]:
+        if categories is not None and not categories:
+            return []
+        params: list[object] = [run_id]
+        clauses = ["run_id = ?", f"kind = '{ENTRY}'"]
+        if categories is not None:
+            clauses.append(_in("category", categories, params))
+        params.append(limit)
+        # No project term: with one, SQLite's planner walks the project's (project, create time)
+        # index instead of the run's primary key, reading every entry of the project.
         rows = self._conn.execute(
             f"{_SELECT} WHERE {' AND '.join(clauses)} ORDER BY create_time DESC, record_id DESC LIMIT ?", params
         ).fetchall()
