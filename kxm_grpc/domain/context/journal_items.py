@@ -59,6 +59,10 @@ PEER_SOURCE_PREFIX = "peer:"
 MAX_JOURNAL_EVIDENCE_REFS = 16
 """Evidence refs a journal item keeps (the first 16 of the entry's that qualify)."""
 
+RESERVED_ID_PREFIXES = (JOURNAL_ITEM_PREFIX, PEER_ITEM_PREFIX)
+"""The ids the hub's own items take: a caller's item with such an id would replace one (or be
+replaced by one) with the same (project, id); ``PutItems`` refuses them (``reserved_item_id``)."""
+
 EPISODE_CATEGORIES = (Category.ERROR, Category.LESSON, Category.OBSERVATION, Category.EXPERIMENT)
 """The categories ``ListEpisodes`` lists (§5.10)."""
 RESOLVING_CATEGORIES = (Category.DECISION, Category.LESSON)
@@ -76,6 +80,11 @@ def journal_item_id(entry_id: str) -> str:
 def entry_id_of(item_id: str) -> str | None:
     """The entry id a journal item's id names, or None for an id that is not a journal item's."""
     return item_id[len(JOURNAL_ITEM_PREFIX) :] if item_id.startswith(JOURNAL_ITEM_PREFIX) else None
+
+
+def reserved_item_id(item_id: str) -> bool:
+    """Whether ``item_id`` is in the automatic pool's namespace (``journal_…``, ``peer_…``)."""
+    return item_id.startswith(RESERVED_ID_PREFIXES)
 
 
 def journal_kind(category: Category) -> Kind:

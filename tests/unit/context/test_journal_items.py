@@ -165,6 +165,20 @@ def test_a_contradiction_is_open_until_a_decision_or_lesson_of_its_run_relates_t
     assert [item.id for item in still_open] == ["journal_c2", "journal_c3"]
 
 
+def test_the_automatic_pools_ids_are_a_namespace_of_their_own() -> None:
+    """Every journal and peer item id is reserved (so a caller's item can never replace one);
+    other ids are not."""
+    ids = [journal_item(entry(), project="alpha").id, peer_evidence_item(peer(), project="alpha").id]
+
+    assert [journal_items.reserved_item_id(item_id) for item_id in [*ids, "ctx_1", "mem_x", "journal"]] == [
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
+
+
 def test_episode_categories_are_the_four_of_the_spec() -> None:
     """§5.10: error, lesson, observation, experiment."""
     assert [c.value for c in journal_items.EPISODE_CATEGORIES] == ["error", "lesson", "observation", "experiment"]
