@@ -19,10 +19,14 @@ from kxm_grpc._gen.kxm.v1 import context_service_pb2_grpc
 from kxm_grpc._gen.kxm.v1 import envelopes_pb2 as epb
 from kxm_grpc._gen.kxm.v1 import workflow_journal_pb2 as jpb
 from kxm_grpc._gen.kxm.v1 import workflow_service_pb2 as pb
+from kxm_grpc.cli import build_parser
+from kxm_grpc.cli.hub import settings_from
 from kxm_grpc.client import HubClient
 from kxm_grpc.domain.clock import ManualClock, seconds
 from kxm_grpc.domain.context.items import Authority, Confidence, ContextItem, Kind, Provenance, SourceType, Status
 from kxm_grpc.domain.workflows.journal import Category, JournalEntry, Severity
+from kxm_grpc.server.settings import Settings, SettingsError
+from kxm_grpc.server.state import limits_from
 from kxm_grpc.server.sweeps import sweep_context
 from kxm_grpc.services.context.contradictions import journal_contradiction_ids
 from kxm_grpc.services.workflows import journal_writes
@@ -342,3 +346,19 @@ async def test_the_sweep_removes_ended_items_past_their_horizons(clocked_hub: tu
 
     assert after_8_days == sorted(["current", "proposed", "plain", "ended-late", "state-old", "state-now"])
     assert after_31_days == sorted(["current", "proposed", "plain", "state-now"])
+
+
+def test_the_two_horizons_are_settings_with_flags_and_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--context-retention (default 7 days) and --context-state-retention (default 30 days), or
+    their KXM_ variables, become the services' limits; each must be 1 s to 3650 days."""
+    monkeypatch.setenv("KXM_CONTEXT_STATE_RETENTION", "86400")
+    chosen = settings_from(build_parser().parse_args(["hub", "serve", "--context-retention", "3600"]))
+
+    assert (Settings().context_retention, Settings().context_state_retention) == (7 * 86_400, 30 * 86_400)
+    assert (limits_from(chosen).context_retention, limits_from(chosen).context_state_retention) == (
+        seconds(3_600),
+        seconds(86_400),
+    )
+    for wrong in (Settings(context_retention=0), Settings(context_state_retention=3_651 * 86_400)):
+        with pytest.raises(SettingsError, match="context-retention and context-state-retention"):
+            wrong.validate()
