@@ -160,7 +160,7 @@ async def test_an_entry_and_its_item_commit_or_roll_back_together(hub: Hub, make
 # -- verified peer evidence ------------------------------------------------------------------------
 
 
-async def test_a_verified_peer_reply_becomes_verified_evidence_once(hub: Hub, make_agent: AgentFactory) -> None:
+async def test_a_verified_peer_reply_becomes_verified_workflow_evidence(hub: Hub, make_agent: AgentFactory) -> None:
     """A passing checkpoint citing a reply puts ``peer_<message id>``: workflow provenance,
     confidence verified, the message id as its evidence ref, no body in its summary; the run's id
     is kept with it."""
