@@ -9,6 +9,7 @@ generated stub over the client's channel and error mapping (the client area is n
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -24,10 +25,12 @@ from kxm_grpc.cli.hub import settings_from
 from kxm_grpc.client import HubClient
 from kxm_grpc.domain.clock import ManualClock, seconds
 from kxm_grpc.domain.context.items import Authority, Confidence, ContextItem, Kind, Provenance, SourceType, Status
+from kxm_grpc.domain.workflows.evidence import PeerEvidence
 from kxm_grpc.domain.workflows.journal import Category, JournalEntry, Severity
 from kxm_grpc.server.settings import Settings, SettingsError
 from kxm_grpc.server.state import limits_from
 from kxm_grpc.server.sweeps import sweep_context
+from kxm_grpc.services.context import pool
 from kxm_grpc.services.context.contradictions import journal_contradiction_ids
 from kxm_grpc.services.workflows import journal_writes
 from kxm_grpc.services.workflows import runs as workflow_runs
@@ -362,3 +365,29 @@ def test_the_two_horizons_are_settings_with_flags_and_variables(monkeypatch: pyt
     for wrong in (Settings(context_retention=0), Settings(context_state_retention=3_651 * 86_400)):
         with pytest.raises(SettingsError, match="context-retention and context-state-retention"):
             wrong.validate()
+
+
+async def test_a_reply_verified_again_keeps_its_first_item(hub: Hub, make_agent: AgentFactory) -> None:
+    """put_peer_evidence puts the replies it has not seen and leaves an item already there as
+    first verified (as the stage keeps its first snapshot of a message)."""
+    await make_agent("coordinator")
+    async with hub.admin() as admin:
+        run_id = (await start(admin)).id
+    store = hub.server.store
+    run = await store.read(lambda tx: tx.workflows.get_run(run_id))
+    assert run is not None
+    first = PeerEvidence(
+        "msg_1", "agt_r", "reviewer", run.id, "review", "unit tests", 1, 1, "a" * 64, "b" * 64, 1, 2, 3, 4
+    )
+    again = replace(first, verify_time=99)
+    other = replace(first, message_id="msg_2")
+
+    put = [
+        await store.write(lambda tx: pool.put_peer_evidence(tx, run, {"unit tests": [first]}, now=10)),
+        await store.write(lambda tx: pool.put_peer_evidence(tx, run, {"unit tests": [again, other]}, now=20)),
+    ]
+    found = await stored(hub, "alpha", "peer_msg_1", "peer_msg_2")
+
+    assert put == [1, 1]
+    assert (found["peer_msg_1"].item.observed_at, found["peer_msg_1"].write_time) == (4, 10)
+    assert (found["peer_msg_2"].item.observed_at, found["peer_msg_2"].write_time) == (4, 20)
