@@ -359,6 +359,19 @@ class Settings:
         seconds=True,
         metavar="SECONDS",
     )
+    context_retention: int = setting(
+        604_800,
+        "how long a superseded or rejected context item is kept after it ended"
+        " (state items: --context-state-retention)",
+        seconds=True,
+        metavar="SECONDS",
+    )
+    context_state_retention: int = setting(
+        2_592_000,
+        "how long superseded and rejected state items are kept after they ended: the history as-of reads see",
+        seconds=True,
+        metavar="SECONDS",
+    )
     journal_key_file: Path | None = setting(
         None,
         "workflow journal keys, one '<key id> <hex secret>' per line, the first sealing (the same file for every"
@@ -486,6 +499,8 @@ class Settings:
                 "workflow-retention must be at least 1 s and shorter than workflow-replay-horizon"
                 " (replays must stay refused after a run is purged)"
             )
+        if not (1 <= self.context_retention <= 3_650 * 86_400 and 1 <= self.context_state_retention <= 3_650 * 86_400):
+            raise SettingsError("context-retention and context-state-retention must be between 1 s and 3650 days")
         if self.stale_after < 0.1:
             raise SettingsError("stale-after must be at least 0.1 s")
         if not 0.5 <= self.replica_ttl <= 600:

@@ -25,6 +25,8 @@ def limits_from(settings: Settings) -> Limits:
         stale_after=seconds(settings.stale_after),
         replay_horizon=seconds(settings.workflow_replay_horizon),
         workflow_retention=seconds(settings.workflow_retention),
+        context_retention=seconds(settings.context_retention),
+        context_state_retention=seconds(settings.context_state_retention),
     )
 
 

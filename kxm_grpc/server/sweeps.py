@@ -1,5 +1,8 @@
 """Periodic housekeeping on the server's event loop: stale agents, rate buckets, overdue timers, retention.
 
+Retention covers terminal messages, ended workflow runs (with their context items) and ended
+context items.
+
 The hub's coordination runs them (``Coordination.run_sweeps``, ``server/coordination.py``).
 """
 
@@ -15,6 +18,7 @@ from prometheus_client import Counter
 
 from kxm_grpc.domain.clock import seconds
 from kxm_grpc.services import agents, leases, messages
+from kxm_grpc.services.context import retention as context_retention
 from kxm_grpc.services.workflows import runs as workflow_runs
 
 if TYPE_CHECKING:
@@ -62,6 +66,24 @@ async def sweep_workflows(hub: HubState) -> object:
     return purged
 
 
+CONTEXT_ITEMS_PURGED = Counter(
+    "kxm_context_items_purged", "Superseded and rejected context items deleted by the retention purge."
+)
+
+
+async def sweep_context(hub: HubState) -> object:
+    """Purge context items that ended past ``--context-retention`` (state history past
+    ``--context-state-retention``); a purged run's items went with it (``sweep_workflows``)."""
+    purged = await context_retention.purge(
+        hub.store,
+        now=hub.now(),
+        retention=hub.limits.context_retention,
+        state_retention=hub.limits.context_state_retention,
+    )
+    CONTEXT_ITEMS_PURGED.inc(purged.items + purged.state)
+    return purged
+
+
 async def sweep_lease_alive(hub: HubState) -> object:
     """Record that the hub is alive, so a restart extends live leases by no more than the downtime."""
     return await leases.keep_alive(hub.store, now=hub.now())
@@ -73,6 +95,7 @@ SWEEPS: list[Sweep] = [
     sweep_timers,
     sweep_messages,
     sweep_workflows,
+    sweep_context,
     sweep_lease_alive,
 ]
 """Every sweep, in order: what a hub alone on its database runs."""

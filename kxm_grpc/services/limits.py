@@ -31,6 +31,10 @@ class Limits:
     refuse replays (``--workflow-replay-horizon``); beyond the run retention."""
     workflow_retention: int = seconds(7 * 86_400)
     """How long a workflow run is kept after it ends (``--workflow-retention``)."""
+    context_retention: int = seconds(7 * 86_400)
+    """How long a superseded or rejected context item is kept after it ended (``--context-retention``)."""
+    context_state_retention: int = seconds(30 * 86_400)
+    """How long state history (superseded and rejected state items) is kept (``--context-state-retention``)."""
 
 
 LIMITS = Limits()

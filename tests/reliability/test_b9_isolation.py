@@ -693,6 +693,14 @@ def _own_report(data: bytes) -> str | None:
     return None
 
 
+def _own_episodes(data: bytes) -> str | None:
+    response = context_service_pb2.ListEpisodesResponse.FromString(data)
+    projects = {item.project for item in response.items}
+    if not response.items or len(projects) != 1:
+        return f"the episodes are not the caller's own project's (or none): {response}"
+    return None
+
+
 def _sync_outcomes(outcome: int, code: Reason) -> Callable[[bytes], str | None]:
     def check(data: bytes) -> str | None:
         response = runtime_service_pb2.PushSyncEventsResponse.FromString(data)
@@ -1556,6 +1564,30 @@ CASES: dict[str, RpcCase] = {
             ),
         )
     },
+    "/kxm.v1.ContextService/ListEpisodes": RpcCase(
+        (
+            Probe(
+                "(no ids)",
+                lambda w, c: C.ListEpisodesRequest(),
+                SCOPED,
+                check=_own_episodes,
+                note="the episodes of the caller's project's runs (and must find some: the lesson)",
+            ),
+            Probe(
+                "`project`",
+                lambda w, c: C.ListEpisodesRequest(project=w.project),
+                "PERMISSION_DENIED",
+                Reason.CONTEXT_ISOLATION_VIOLATION,
+            ),
+            Probe(
+                "`workflow_run_id`",
+                lambda w, c: C.ListEpisodesRequest(workflow_run_id=w.runs["main"]),
+                NOT_FOUND,
+                Reason.WORKFLOW_NOT_FOUND,
+                note="another project's run is answered as no run, as the journal answers it",
+            ),
+        )
+    ),
 }
 
 

@@ -23,8 +23,11 @@ def state_contradiction_ids(tx: Tx, project: str) -> frozenset[str]:
 
 def journal_contradiction_ids(tx: Tx, project: str) -> frozenset[str]:
     """The item ids (``journal_<entry id>``) of the contradiction entries of ``project``'s runs
-    that no decision or lesson of their run resolves."""
-    return frozenset()  # filled in by the automatic-pool work of issue 17
+    that no decision or lesson of their run resolves (``pool.open_journal_contradictions``, which
+    says what it costs)."""
+    from kxm_grpc.services.context import pool  # here: the state work owns this module's imports
+
+    return pool.open_journal_contradictions(tx, project)
 
 
 def open_contradiction_ids(tx: Tx, project: str) -> frozenset[str]:

@@ -5,7 +5,8 @@ Every record is sealed to its predecessor (``journal_chain.seal``) with the hub'
 which the transaction carries (``tx.journal_keys``), and appended in the transaction that decides
 it: the hub's entries in the transaction of the step they record (``events.publish`` calls
 ``write_step_entries``), so a crash never leaves a decision without its entry or an entry without
-its decision. The RPCs over the journal are ``journal``.
+its decision. Each entry's context item (``services.context.pool``) is put by ``append`` too, in
+the same transaction. The RPCs over the journal are ``journal``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from kxm_grpc.domain.workflows.journal_chain import ChainLink
 from kxm_grpc.domain.workflows.outcomes import RunEvent
 from kxm_grpc.domain.workflows.runs import Run
 from kxm_grpc.errors import DataLoss
+from kxm_grpc.services.context import pool
 from kxm_grpc.store import Tx
 
 log = structlog.get_logger("kxm.workflows")
@@ -47,12 +49,14 @@ def keyring(tx: Tx) -> Keyring:
 
 
 def append(tx: Tx, run: Run, records: Sequence[JournalRecord]) -> tuple[ChainLink, ...]:
-    """Seal ``records`` after the run's journal head and append them, in order."""
+    """Seal ``records`` after the run's journal head and append them, in order, and put each
+    entry's context item (the automatic pool, ``pool.put_journal_items``)."""
     if not records:
         return ()
     links = journal_chain.seal_all(records, tx.journal.head(run.id), keyring(tx))
     for link in links:
         tx.journal.append(link, project=run.project)
+    pool.put_journal_items(tx, run, records)
     return links
 
 

@@ -552,7 +552,8 @@ def follow_wait(tx: Tx, before: Run, after: Run) -> None:
 
 
 async def purge(store: Store, *, now: int, retention: int = DEFAULT_RETENTION) -> int:
-    """Delete runs ended more than ``retention`` ago and delivery records past their horizon.
+    """Delete runs ended more than ``retention`` ago (with their context items) and delivery
+    records past their horizon.
 
     Returns how many runs were purged.
     """
@@ -563,6 +564,9 @@ async def purge(store: Store, *, now: int, retention: int = DEFAULT_RETENTION) -
             break
 
         def work(tx: Tx, ids: list[str] = ids) -> int:
+            # A run's context items (its journal's, its verified evidence's) go with it.
+            for run_id in ids:
+                tx.context_items.purge_run(run_id)
             return sum(tx.workflows.purge_run(run_id) for run_id in ids)
 
         purged += await store.write(work)

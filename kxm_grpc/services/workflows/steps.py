@@ -36,6 +36,7 @@ from kxm_grpc.domain.workflows.runs import CheckpointStatus, Run, RunStatus, Tra
 from kxm_grpc.domain.workflows.waits import WaitRequest
 from kxm_grpc.errors import Aborted, FailedPrecondition, Reason, invalid_field
 from kxm_grpc.services import audit
+from kxm_grpc.services.context import pool
 from kxm_grpc.services.limits import Limits
 from kxm_grpc.services.messages import send_from_hub
 from kxm_grpc.services.workflows import provenance
@@ -286,6 +287,7 @@ async def checkpoint(store: Store, caller: Caller, report: Report, *, now: int) 
             new_id=new_id,
         )
         store_step(tx, definition, run, step, now, reported=evidence)
+        pool.put_peer_evidence(tx, run, peer, now=now)
         failpoints.hit("checkpoint_mid_write")
         return _remember(tx, step.run, request, "checkpoint", step, now, asked)
 
@@ -329,6 +331,7 @@ async def wait(
             now=now,
         )
         store_step(tx, definition, run, step, now)
+        pool.put_peer_evidence(tx, run, peer, now=now)
         return _remember(tx, step.run, request, "wait", step, now, asked)
 
     return await _logged(store.write(work))

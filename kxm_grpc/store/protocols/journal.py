@@ -70,6 +70,14 @@ class JournalRepository(Protocol):
         strictly before ``before`` (the (create time, record id) of the previous page's last).
         """
 
+    def run_entries(self, run_id: str, *, categories: Collection[str] | None = None, limit: int) -> list[ChainLink]:
+        """The run's entries (never promotion records) whose category is in ``categories`` (None:
+        any; an empty collection: none), newest first by (create time, record id), at most ``limit``.
+
+        Read through the run's journal (its primary key), never the project's: the cost is the
+        run's records, whatever the project holds.
+        """
+
     def put_retrospective(self, run_id: str, *, project: str, document: str, now: int) -> None:
         """Keep the retrospective written when the run ended (its JSON text); a run has one."""
 

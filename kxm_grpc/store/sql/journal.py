@@ -120,6 +120,21 @@ class SqlJournal:
         ).fetchall()
         return [link_from_row(row) for row in rows]
 
+    def run_entries(self, run_id: str, *, categories: Collection[str] | None = None, limit: int) -> list[ChainLink]:
+        if categories is not None and not categories:
+            return []
+        params: list[object] = [run_id]
+        clauses = ["run_id = ?", f"kind = '{ENTRY}'"]
+        if categories is not None:
+            clauses.append(_in("category", categories, params))
+        params.append(limit)
+        # No project term: with one, SQLite's planner walks the project's (project, create time)
+        # index instead of the run's primary key, reading every entry of the project.
+        rows = self._conn.execute(
+            f"{_SELECT} WHERE {' AND '.join(clauses)} ORDER BY create_time DESC, record_id DESC LIMIT ?", params
+        ).fetchall()
+        return [link_from_row(row) for row in rows]
+
     def put_retrospective(self, run_id: str, *, project: str, document: str, now: int) -> None:
         self._conn.execute(
             "INSERT INTO workflow_retrospectives (run_id, project, document, write_time) VALUES (?, ?, ?, ?)",

@@ -384,6 +384,51 @@ async def test_recent_entries_across_runs_newest_first_by_filter_with_keyset_pag
     }
 
 
+async def test_run_entries_reads_one_runs_entries_newest_first_by_category(store: Store) -> None:
+    """run_entries: the run's entries only (never promotion records, never another run's), newest
+    first by (create time, record id), filtered by category (an empty collection: none), at most
+    ``limit``."""
+    # Prepare
+    skill = _entry("journal_a2", category=Category.SKILL_CANDIDATE, create_time=20)
+    await store.write(
+        _append_all(
+            _sealed(
+                [
+                    _entry("journal_a1", category=Category.DECISION, create_time=10),
+                    skill,
+                    _entry("journal_a3", category=Category.LESSON, create_time=20, evidence=("e",)),
+                    _promotion("promotion_a", skill, to=PromotionStatus.APPROVED, decide_time=99),
+                    _entry("journal_a4", category=Category.DECISION, create_time=5),
+                ]
+            )
+        )
+    )
+    await store.write(_append_all(_sealed([_entry("journal_b1", run_id="wfr_2", category=Category.DECISION)])))
+
+    def ids(**filters: Any) -> Callable[[Tx], list[str]]:
+        return lambda tx: [
+            link.record.id for link in tx.journal.run_entries(**{"run_id": "wfr_1", "limit": 10, **filters})
+        ]
+
+    # Execute
+    found = {
+        "every": await store.read(ids()),
+        "decisions and lessons": await store.read(ids(categories=("decision", "lesson"))),
+        "newest two": await store.read(ids(limit=2)),
+        "no category": await store.read(ids(categories=[])),
+        "no run": await store.read(ids(run_id="wfr_none")),
+    }
+
+    # Assert
+    assert found == {
+        "every": ["journal_a3", "journal_a2", "journal_a1", "journal_a4"],
+        "decisions and lessons": ["journal_a3", "journal_a1", "journal_a4"],
+        "newest two": ["journal_a3", "journal_a2"],
+        "no category": [],
+        "no run": [],
+    }
+
+
 # -- purge and restart ----------------------------------------------------------------------------
 
 
