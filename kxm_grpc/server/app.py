@@ -354,7 +354,7 @@ class HubServer:
         started = await self.hub.coordination.start()
         server = grpc.aio.server(options=server_options(settings))
         self.admission = Admission(self.hub)
-        registrar = Registrar(server, HubInterceptor(self.admission))
+        registrar = Registrar(server, HubInterceptor(self.admission, rpc_metrics=settings.metrics_port is not None))
         self._services = [add(self.hub, registrar) for add in SERVICERS]  # type: ignore[arg-type]
         missing = {service.full_name for service in SERVICES} - set(self._services)
         if missing:
