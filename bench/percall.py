@@ -1,6 +1,6 @@
 """Server CPU per call of single hub RPCs, beside a raw echo: where a round trip's CPU goes, RPC by RPC.
 
-    .venv/bin/python -m bench.percall [--calls 2000] [--inflight 8] [--reps 3] [--durability full]
+    .venv/bin/python -m bench.percall [--calls 2000] [--inflight 8] [--reps 3] [--durability full] [--metrics]
 
 Each RPC is called ``--calls`` times (``--reps`` times over; the median is reported) with
 ``--inflight`` calls outstanding, through ``HubClient``, against a hub in its own process; the
@@ -8,6 +8,9 @@ figure is that process's CPU (utime + stime) over the calls divided by their num
 is a raw grpc.aio echo server driven the same way, so "hub work" = RPC − echo is what the hub adds
 to gRPC for that call. Not part of ``python -m bench``
 (it answers "which call costs what", not "how close to the ceiling").
+
+With ``--metrics`` it compares, RPC by RPC, a hub without a metrics endpoint (which records no
+per-call metrics) and one serving them, measured alternately: the per-call cost of the metrics.
 """
 
 from __future__ import annotations
@@ -52,6 +55,15 @@ async def _measure(pid: int, calls: int, inflight: int, reps: int, call: Call) -
 
 
 async def _hub_rows(hub: HubProcess, calls: int, inflight: int, reps: int) -> list[tuple[str, float]]:
+    calls_of, clients = await _hub_calls(hub, reps * (calls + calls // 10))
+    rows = [(name, await _measure(hub.pid, calls, inflight, reps, call)) for name, call in calls_of]
+    for client in clients:
+        await client.close()
+    return rows
+
+
+async def _hub_calls(hub: HubProcess, needed: int) -> tuple[list[tuple[str, Call]], list[HubClient]]:
+    """The measured RPCs of ``hub`` (each good for ``needed`` distinct indexes), and the clients to close."""
     admin = HubClient(hub.address, token=ADMIN_TOKEN)
     project = await admin.admin.create_project("percall")
     token = str(project.project_token)
@@ -59,26 +71,56 @@ async def _hub_rows(hub: HubProcess, calls: int, inflight: int, reps: int) -> li
     bob = HubClient(hub.address, token=token, channel=channel(hub.address))
     await alice.agents.register("alice")
     await bob.agents.register("bob")
-    needed = reps * (calls + calls // 10)
     sent = [str((await alice.messages.send("bob", "x" * 128)).message.id) for _ in range(needed)]
     replied = [str((await alice.messages.send("bob", "x" * 128)).message.id) for _ in range(needed)]
     for message_id in replied:
         await bob.messages.reply(message_id, "y" * 128)
-    pid = hub.pid
-
-    async def measure(call: Call) -> float:
-        return await _measure(pid, calls, inflight, reps, call)
-
-    rows = [
-        ("ListAgents", await measure(lambda i: alice.agents.list())),
-        ("GetMessage", await measure(lambda i: alice.messages.get(sent[i]))),
-        ("WaitMessage (already replied)", await measure(lambda i: alice.messages.wait(replied[i], wait=5))),
-        ("SendMessage", await measure(lambda i: alice.messages.send("bob", "x" * 128))),
-        ("ReplyToMessage", await measure(lambda i: bob.messages.reply(sent[i], "y" * 128))),
+    calls_of: list[tuple[str, Call]] = [
+        ("ListAgents", lambda i: alice.agents.list()),
+        ("GetMessage", lambda i: alice.messages.get(sent[i])),
+        ("WaitMessage (already replied)", lambda i: alice.messages.wait(replied[i], wait=5)),
+        ("SendMessage", lambda i: alice.messages.send("bob", "x" * 128)),
+        ("ReplyToMessage", lambda i: bob.messages.reply(sent[i], "y" * 128)),
     ]
-    for client in (admin, alice, bob):
+    return calls_of, [admin, alice, bob]
+
+
+async def _metrics_rows(
+    off: HubProcess, on: HubProcess, calls: int, inflight: int, reps: int
+) -> list[tuple[str, float, float]]:
+    """Per RPC: server CPU µs per call of a hub without metrics and of one serving them, measured
+    alternately (off, on, off, on, ...: drift of the machine falls on both alike), medians of ``reps``."""
+    needed = reps * (calls + calls // 10)
+    off_calls, off_clients = await _hub_calls(off, needed)
+    on_calls, on_clients = await _hub_calls(on, needed)
+    rows = []
+    for (name, off_call), (_, on_call) in zip(off_calls, on_calls, strict=True):
+        off_costs, on_costs = [], []
+        for rep in range(reps):
+            # One rep each at a time, on index ranges of their own (a rep's indexes are consumed).
+            off_costs.append(await _measure_rep(off.pid, calls, inflight, rep, off_call))
+            on_costs.append(await _measure_rep(on.pid, calls, inflight, rep, on_call))
+        rows.append((name, statistics.median(off_costs), statistics.median(on_costs)))
+    for client in (*off_clients, *on_clients):
         await client.close()
     return rows
+
+
+async def _measure_rep(pid: int, calls: int, inflight: int, rep: int, call: Call) -> float:
+    """One rep of ``_measure``: a warm-up, then ``calls`` calls on the index range of rep ``rep``."""
+    step = calls + calls // 10
+    base = rep * step
+    for i in range(base + calls, base + step):
+        await call(i)
+
+    async def worker(queue: Iterator[int]) -> None:
+        for i in queue:
+            await call(i)
+
+    before = process_cpu(pid)
+    shared = iter(range(base, base + calls))
+    await asyncio.gather(*(worker(shared) for _ in range(inflight)))
+    return (process_cpu(pid) - before) / calls * 1e6
 
 
 async def _echo_row(work: Path, calls: int, inflight: int, reps: int) -> tuple[str, float]:
@@ -95,7 +137,31 @@ async def _echo_row(work: Path, calls: int, inflight: int, reps: int) -> tuple[s
         server.stop()
 
 
+async def _metrics_main(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(prefix="kxm-percall-") as work:
+        common = ("--rate-limit", "100000000", "--stale-after", "3600")
+        off = HubProcess(Path(work) / "off", durability=args.durability, extra_args=common)
+        on = HubProcess(Path(work) / "on", durability=args.durability, extra_args=(*common, "--metrics-port", "0"))
+        off.start()
+        on.start()
+        try:
+            rows = await _metrics_rows(off, on, args.calls, args.inflight, args.reps)
+        finally:
+            off.kill()
+            on.kill()
+    print(
+        f"server CPU per call (median of {args.reps}, alternating), {args.calls} calls, {args.inflight} in flight, "
+        f"durability {args.durability}: metrics off (no --metrics-port) and on"
+    )
+    print(f"{'call':32} {'off µs':>8} {'on µs':>8} {'cost':>7}")
+    for name, off_cost, on_cost in rows:
+        print(f"{name:32} {off_cost:8.1f} {on_cost:8.1f} {(on_cost - off_cost) / off_cost:+7.1%}")
+
+
 async def _main(args: argparse.Namespace) -> None:
+    if args.metrics:
+        await _metrics_main(args)
+        return
     with tempfile.TemporaryDirectory(prefix="kxm-percall-") as work:
         # bob makes no calls while alice's rows run: without a long presence window he would go stale.
         hub = HubProcess(
@@ -125,6 +191,9 @@ def main() -> None:
     parser.add_argument("--inflight", type=int, default=8)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--durability", choices=["full", "normal"], default="full")
+    parser.add_argument(
+        "--metrics", action="store_true", help="compare a hub without metrics and one serving them, call by call"
+    )
     asyncio.run(_main(parser.parse_args()))
 
 

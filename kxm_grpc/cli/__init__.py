@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from kxm_grpc.cli import admin, agent, audit, debug, gate, hub, lease, operator, peer, profile, runtime, token, workflow
+from kxm_grpc.version import version
 
 GROUPS = [hub, profile, admin, operator, token, audit, agent, peer, lease, runtime, workflow, gate, debug]
 
@@ -20,6 +21,7 @@ GROUPS = [hub, profile, admin, operator, token, audit, agent, peer, lease, runti
 def build_parser() -> argparse.ArgumentParser:
     """The full ``kxm`` parser."""
     parser = argparse.ArgumentParser(prog="kxm", description="kxm hub: agents find each other and hand off work.")
+    parser.add_argument("--version", action="version", version=f"kxm {version()}")
     commands = parser.add_subparsers(dest="group", required=True, metavar="COMMAND")
     for group in GROUPS:
         group.register(commands)

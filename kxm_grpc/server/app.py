@@ -15,6 +15,7 @@ import contextlib
 import errno
 import signal
 import socket
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -65,6 +66,7 @@ from kxm_grpc.services import leases
 from kxm_grpc.services.workflows import definitions as workflow_definitions
 from kxm_grpc.store import Store
 from kxm_grpc.store import url as store_url
+from kxm_grpc.version import version
 
 log = structlog.get_logger("kxm.hub")
 
@@ -352,7 +354,7 @@ class HubServer:
         started = await self.hub.coordination.start()
         server = grpc.aio.server(options=server_options(settings))
         self.admission = Admission(self.hub)
-        registrar = Registrar(server, HubInterceptor(self.admission))
+        registrar = Registrar(server, HubInterceptor(self.admission, rpc_metrics=settings.metrics_port is not None))
         self._services = [add(self.hub, registrar) for add in SERVICERS]  # type: ignore[arg-type]
         missing = {service.full_name for service in SERVICES} - set(self._services)
         if missing:
@@ -403,6 +405,7 @@ class HubServer:
         self._tasks.append(asyncio.create_task(self.notifications.run(), name="kxm-workflow-notifications"))
         log.info(
             "hub_started",
+            version=version(),
             address=self.address,
             database=self.store.description,
             durability=settings.durability.value,
@@ -442,6 +445,7 @@ class HubServer:
         if self._server is None or self.hub is None:
             return
         grace = self.settings.shutdown_grace if grace is None else grace
+        stopping = time.monotonic()
         log.info("hub_stopping", grace_seconds=grace)
         if self._health is not None:
             await self._health.enter_graceful_shutdown()
@@ -480,6 +484,8 @@ class HubServer:
                 log.exception("final_lease_mark_failed")
             finally:
                 await _bounded("store_close", self.store.close(), 2 * STOP_STEP_SECONDS)
+                # The last line a hub writes: a supervisor reading the log knows the stop completed.
+                log.info("hub_stopped", seconds=round(time.monotonic() - stopping, 3))
                 self._stopped.set()
 
     async def wait_stopped(self) -> None:

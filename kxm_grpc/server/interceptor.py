@@ -17,6 +17,7 @@ INVALID_ARGUMENT (PROTOCOL_ERROR) through the same error mapping as every other 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable
@@ -30,6 +31,7 @@ from kxm_grpc._status import to_rpc_status
 from kxm_grpc.errors import HubError, InvalidArgument, Reason
 from kxm_grpc.server.admission import RPC_TOTAL as RPC_TOTAL  # re-exported: tests and dashboards read it here
 from kxm_grpc.server.admission import Admission, Gate, IncomingCall
+from kxm_grpc.server.rpc_metrics import UNMETERED, Metered, MethodMetrics
 
 _EXEMPT_PREFIXES = ("/grpc.health.v1.", "/grpc.reflection.")
 
@@ -113,8 +115,9 @@ def _message_type(deserialize: Callable[[bytes], Any] | None, method: str) -> st
 class HubInterceptor(grpc.aio.ServerInterceptor):
     """Wraps every kxm RPC in the hub's admission pipeline; health and reflection pass through untouched."""
 
-    def __init__(self, admission: Admission) -> None:
+    def __init__(self, admission: Admission, *, rpc_metrics: bool = True) -> None:
         self._admission = admission
+        self._rpc_metrics = rpc_metrics
 
     async def intercept_service(
         self,
@@ -145,7 +148,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         if handler.unary_unary is not None:
             unary = cast(Callable[[Any, Context], Awaitable[Any]], handler.unary_unary)
             return grpc.unary_unary_rpc_method_handler(
-                self._wrap_unary(gate, unary),
+                self._wrap_unary(gate, unary, self._metrics(method, "unary")),
                 request_deserializer=deserializer,
                 response_serializer=handler.response_serializer,
             )
@@ -155,7 +158,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
                 raise TypeError(f"{method}: a server-streaming servicer method must be an async generator")
             stream = cast(Callable[[Any, Context], AsyncGenerator[Any, None]], handler.unary_stream)
             return grpc.unary_stream_rpc_method_handler(
-                self._wrap_stream(gate, stream),
+                self._wrap_stream(gate, stream, self._metrics(method, "server_stream")),
                 request_deserializer=deserializer,
                 response_serializer=handler.response_serializer,
             )
@@ -164,9 +167,12 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         # own before it is added to the contract.
         raise TypeError(f"{method}: client-streaming and bidirectional RPCs have no admission wrapper yet")
 
+    def _metrics(self, method: str, grpc_type: str) -> Metered:
+        return MethodMetrics(method, grpc_type) if self._rpc_metrics else UNMETERED
+
     @staticmethod
     def _wrap_unary(
-        gate: Gate, behavior: Callable[[Any, Context], Awaitable[Any]]
+        gate: Gate, behavior: Callable[[Any, Context], Awaitable[Any]], metrics: Metered
     ) -> Callable[[Any, Context], Awaitable[Any]]:
         method = gate.method
         # Failpoints (kxm_grpc/failpoints.py) around a write's acknowledgement; decided once, here,
@@ -175,31 +181,44 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         stalls = failpoints.armed()
 
         async def wrapped(request: Any, context: Context) -> Any:
-            call = _GrpcCall(method, context)
+            started = metrics.start()
+            code = "UNKNOWN"
             try:
-                admitted = await gate.admit(call)
-                if type(request) is Undecodable:
-                    raise request.error()
-                gate.check_scope(admitted, request)
-                if stalls:
-                    await failpoints.hit_async("handler_start")
-                response = await behavior(request, context)
-            except grpc.aio.BaseError:
-                raise  # grpc's own (an abort already sent, a call that ended): its status stands
-            except Exception as error:
-                await _abort(context, gate.fail(call, error), call.request_id)
-            if faulty:
-                await failpoints.hit_async("after_commit_before_ack")
-                context.add_done_callback(_after_ack)  # type: ignore[arg-type]  # the stubs type it as a class
-            context.set_trailing_metadata((("x-request-id", call.request_id),))
-            gate.succeeded()
-            return response
+                call = _GrpcCall(method, context)
+                try:
+                    admitted = await gate.admit(call)
+                    if type(request) is Undecodable:
+                        raise request.error()
+                    gate.check_scope(admitted, request)
+                    if stalls:
+                        await failpoints.hit_async("handler_start")
+                    response = await behavior(request, context)
+                except grpc.aio.BaseError:
+                    code = _status_sent(context)
+                    raise  # grpc's own (an abort already sent, a call that ended): its status stands
+                except asyncio.CancelledError:
+                    code = _cancelled(context)
+                    raise
+                except Exception as error:
+                    failure = gate.fail(call, error)
+                    code = failure.status
+                    await _abort(context, failure, call.request_id)
+                if faulty:
+                    await failpoints.hit_async("after_commit_before_ack")
+                    context.add_done_callback(_after_ack)  # type: ignore[arg-type]  # the stubs type it as a class
+                context.set_trailing_metadata((("x-request-id", call.request_id),))
+                gate.succeeded()
+                code = "OK"
+                metrics.sent.inc()
+                return response
+            finally:
+                metrics.finish(started, code)
 
         return wrapped
 
     @staticmethod
     def _wrap_stream(
-        gate: Gate, behavior: Callable[[Any, Context], AsyncGenerator[Any, None]]
+        gate: Gate, behavior: Callable[[Any, Context], AsyncGenerator[Any, None]], metrics: Metered
     ) -> Callable[[Any, Context], Awaitable[None]]:
         method = gate.method
         faulty = failpoints.armed()
@@ -207,30 +226,58 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         # A coroutine that writes what the servicer's generator yields, not a generator around it:
         # grpc then drives one async generator per stream event instead of two (docs/performance.md).
         async def wrapped(request: Any, context: Context) -> None:
-            call = _GrpcCall(method, context)
+            started = metrics.start()
+            code = "UNKNOWN"
+            sent = metrics.sent
             try:
-                await gate.admit(call)
-                if type(request) is Undecodable:
-                    raise request.error()
-                if faulty:
-                    await failpoints.hit_async("handler_start")
-                # Closed explicitly, so a cancelled call runs the servicer's cleanup now, not at GC.
-                async with contextlib.aclosing(behavior(request, context)) as stream:
-                    async for response in stream:
-                        if faulty:
-                            await failpoints.hit_async("stream_send")
-                        await context.write(response)
-                        del response  # an idle stream keeps no written event alive
-            except grpc.aio.BaseError:
-                # grpc's own: an abort (ours or the slow-consumer cut) already sent its status, or a
-                # write failed because the client went away. Neither is the hub's error to report.
-                raise
-            except Exception as error:
-                await _abort(context, gate.fail(call, error), call.request_id)
-            context.set_trailing_metadata((("x-request-id", call.request_id),))
-            gate.succeeded()
+                call = _GrpcCall(method, context)
+                try:
+                    await gate.admit(call)
+                    if type(request) is Undecodable:
+                        raise request.error()
+                    if faulty:
+                        await failpoints.hit_async("handler_start")
+                    # Closed explicitly, so a cancelled call runs the servicer's cleanup now, not at GC.
+                    async with contextlib.aclosing(behavior(request, context)) as stream:
+                        async for response in stream:
+                            if faulty:
+                                await failpoints.hit_async("stream_send")
+                            await context.write(response)
+                            sent.inc()
+                            del response  # an idle stream keeps no written event alive
+                except grpc.aio.BaseError:
+                    # grpc's own: an abort (ours or the slow-consumer cut) already sent its status, or a
+                    # write failed because the client went away. Neither is the hub's error to report.
+                    code = _status_sent(context)
+                    raise
+                except asyncio.CancelledError:
+                    code = _cancelled(context)
+                    raise
+                except Exception as error:
+                    failure = gate.fail(call, error)
+                    code = failure.status
+                    await _abort(context, failure, call.request_id)
+                context.set_trailing_metadata((("x-request-id", call.request_id),))
+                gate.succeeded()
+                code = "OK"
+            finally:
+                metrics.finish(started, code)
 
         return wrapped
+
+
+def _status_sent(context: Context) -> str:
+    """The code of a call grpc ended itself (an abort already sent; a write to a client that left)."""
+    code = context.code()
+    if isinstance(code, grpc.StatusCode):
+        return code.name
+    return "CANCELLED"  # no status was set: the client went away before one was sent
+
+
+def _cancelled(context: Context) -> str:
+    """The code a cancelled handler ends with: the deadline passed, or the client cancelled."""
+    remaining = context.time_remaining()
+    return "DEADLINE_EXCEEDED" if remaining is not None and remaining <= 0 else "CANCELLED"
 
 
 def _after_ack(_context: Context) -> None:

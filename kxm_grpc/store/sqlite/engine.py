@@ -51,7 +51,7 @@ from typing import Any, TypeVar
 
 import sqlite_utils
 import structlog
-from prometheus_client import Counter
+from prometheus_client import Counter, Gauge, Histogram
 
 from kxm_grpc import failpoints
 from kxm_grpc.domain.keyring import Keyring
@@ -103,6 +103,20 @@ COMMITS = Counter(
     " durability, one fsync).",
 )
 COMMITTED_WRITES = Counter("kxm_sqlite_committed_writes", "Writes committed to SQLite (the jobs of all batches).")
+COMMIT_SECONDS = Histogram(
+    "kxm_sqlite_commit_seconds",
+    "Seconds one COMMIT of a batch took (with its fsync in full durability).",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+)
+BATCH_SIZE = Histogram(
+    "kxm_sqlite_batch_size",
+    "Writes per committed batch (group commit: how many writes shared one commit).",
+    buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256),
+)
+WRITE_QUEUE = Gauge(
+    "kxm_sqlite_write_queue",
+    "Writes (and reads of the writer connection) queued for the writer thread as the scrape is answered.",
+)
 WAL_CHECKPOINTS = Counter(
     "kxm_sqlite_wal_checkpoints",
     "Forced TRUNCATE checkpoints of a WAL past its limit: truncated, or blocked by a reader.",
@@ -274,6 +288,7 @@ class SqliteStore:
         self.journal_keys: Keyring | None = None
         self.description = sqlite_description(self.path)
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        WRITE_QUEUE.set_function(self._jobs.qsize)  # the store open last in the process is the one shown
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._reader: sqlite3.Connection | None = None
@@ -705,15 +720,18 @@ class SqliteStore:
             topics.extend(tx.take_topics())
             outcomes.append((fut, result, None))
         failpoints.hit("before_commit")
+        committing = time.perf_counter()
         try:
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             self._fail(conn, [fut for fut, _, _ in outcomes], exc)
             return
+        COMMIT_SECONDS.observe(time.perf_counter() - committing)
         self.commits += 1
         self.committed_jobs += len(outcomes)
         COMMITS.inc()
         COMMITTED_WRITES.inc(len(outcomes))
+        BATCH_SIZE.observe(len(outcomes))
         self._resolve(outcomes, topics, failed)
 
     def _begin(self, conn: sqlite3.Connection, batch: list[_Job]) -> list[_Job]:
