@@ -183,6 +183,31 @@ async def test_as_of_reads_say_what_was_true_at_each_instant_across_two_promotio
     assert starts == sorted(starts)
 
 
+async def test_a_promotion_decided_with_an_older_clock_reading_still_closes_the_one_committed_before_it(
+    world: World,
+) -> None:
+    """A promotion whose clock reading is older than one that committed first (two operators at
+    once, a retried unit of work, a replica's clock behind) still supersedes that item: one current
+    item, and no interval ends before it starts."""
+    first = await proposed(world.agent, summary="us-east-1")
+    second = await proposed(world.agent, summary="eu-west-1", request_id="other")
+    world.tick(10_000)
+    early = await promote(world.ops, first.id)
+    world.clock.value -= 5_000  # the next decision reads a clock behind the committed one's
+    late = await promote(world.admin, second.id)
+
+    history = {item.id: item for item in (await read(world.token, history=True)).history}
+    world.tick(10_000)  # past both decisions
+    now = await read(world.token)
+
+    assert list(late.superseded_ids) == [early.item.id]
+    assert now.item.id == late.item.id
+    closed = history[early.item.id]
+    assert closed.status == SUPERSEDED
+    assert _micros(closed.valid_until_time) >= _micros(closed.valid_from_time)
+    assert _micros(late.item.valid_from_time) == _micros(closed.valid_until_time)
+
+
 async def test_an_as_of_time_outside_the_timestamp_range_is_refused(world: World) -> None:
     """A Timestamp past year 9999 is INVALID_ARGUMENT naming ``as_of_time``."""
     request = pb.GetStateRequest(state_key="k", as_of_time=timestamp_pb2.Timestamp(seconds=253_402_300_800))

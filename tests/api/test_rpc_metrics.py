@@ -134,3 +134,17 @@ async def test_a_hub_without_a_metrics_endpoint_records_no_per_call_metrics(unme
     await unmetered_hub.agents.list()
     # Assert
     assert sample("grpc_server_started_total", LIST_AGENTS) == started
+
+
+async def test_store_commits_are_timed_on_either_backend(hub: Hub, make_agent: AgentFactory) -> None:
+    # Prepare: the backend's commit histogram
+    name = (
+        "kxm_postgres_commit_seconds_count"
+        if hub.database.startswith("postgres")
+        else "kxm_sqlite_commit_seconds_count"
+    )
+    before = sample(name, {})
+    # Execute: a registration is a write
+    await make_agent("committed")
+    # Assert
+    assert sample(name, {}) > before

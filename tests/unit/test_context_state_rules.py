@@ -142,7 +142,7 @@ def test_a_proposal_is_proposed_from_now_with_the_origin_of_its_credential() -> 
             Reason.STATE_PROMOTION_INVALID,
             "evidence_refs",
         ),
-        (_change(evidence_refs=("e", "e")), InvalidArgument, Reason.INVALID_STATE_REQUEST, "evidence_refs"),
+        (_change(evidence_refs=("e", "e")), InvalidArgument, Reason.STATE_PROMOTION_INVALID, "evidence_refs"),
         (_change(summary=" "), InvalidArgument, Reason.INVALID_CONTEXT_ITEM, "summary"),
         (_change(supersedes=("",)), InvalidArgument, Reason.INVALID_STATE_REQUEST, "supersedes"),
         (_change(authority=Authority.INSTRUCTION), PermissionDenied, Reason.CONTEXT_AUTHORITY_VIOLATION, None),

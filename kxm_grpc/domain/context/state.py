@@ -97,9 +97,10 @@ def check_refs(
     most: int,
     max_chars: int,
     count_reason: Reason = Reason.INVALID_STATE_REQUEST,
+    element_reason: Reason = Reason.INVALID_STATE_REQUEST,
 ) -> tuple[str, ...]:
     """Return the refs trimmed: ``minimum`` to ``most`` of them (else ``count_reason``), each 1 to
-    ``max_chars`` characters and none twice (else ``invalid_state_request``).
+    ``max_chars`` characters and none twice (else ``element_reason``).
 
     Raises:
         InvalidArgument: naming ``field``.
@@ -112,15 +113,15 @@ def check_refs(
         )
     refs: list[str] = []
     for value in values:
-        ref = check_text(field, value, max_chars, reason=Reason.INVALID_STATE_REQUEST)
+        ref = check_text(field, value, max_chars, reason=element_reason)
         if ref in refs:
-            raise invalid_field(field, f"holds {ref!r} twice", reason=Reason.INVALID_STATE_REQUEST)
+            raise invalid_field(field, f"holds {ref!r} twice", reason=element_reason)
         refs.append(ref)
     return tuple(refs)
 
 
 def check_evidence(values: Sequence[str]) -> tuple[str, ...]:
-    """1 to 32 evidence refs, a count outside it ``state_promotion_invalid`` (see ``check_refs``)."""
+    """1 to 32 non-empty, distinct evidence refs, else ``state_promotion_invalid`` (§5.9; see ``check_refs``)."""
     return check_refs(
         "evidence_refs",
         values,
@@ -128,6 +129,7 @@ def check_evidence(values: Sequence[str]) -> tuple[str, ...]:
         most=MAX_EVIDENCE,
         max_chars=MAX_EVIDENCE_REF_CHARS,
         count_reason=Reason.STATE_PROMOTION_INVALID,
+        element_reason=Reason.STATE_PROMOTION_INVALID,
     )
 
 
@@ -232,7 +234,17 @@ def proposal(project: str, change: Change, *, item_id: str, proposer: str, origi
     """
     key = check_state_key(change.state_key)
     evidence = check_evidence(change.evidence_refs)
-    supersedes = check_refs("supersedes", change.supersedes, minimum=0, most=MAX_ID_REFS, max_chars=MAX_ID_CHARS)
+    # A single-valued key's promotion adds the current item it closes to ``supersedes``: leave it
+    # room, or the proposal could never be promoted (an item holds at most 64 refs).
+    most = MAX_ID_REFS if is_set_valued(key) else MAX_ID_REFS - 1
+    supersedes = check_refs(
+        "supersedes",
+        change.supersedes,
+        minimum=0,
+        most=most,
+        max_chars=MAX_ID_CHARS,
+        count_reason=Reason.CONTEXT_LIMITS_EXCEEDED,
+    )
     check_text("summary", change.summary, MAX_SUMMARY_CHARS, reason=Reason.INVALID_CONTEXT_ITEM)
     item = ContextItem(
         id=item_id,

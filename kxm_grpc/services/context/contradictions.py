@@ -7,6 +7,7 @@ current, or more than one proposed, item) and contradiction journal entries a ru
 from __future__ import annotations
 
 from kxm_grpc.domain.context import state
+from kxm_grpc.domain.context.items import Status
 from kxm_grpc.store import Tx
 
 
@@ -16,7 +17,8 @@ def state_contradiction_ids(tx: Tx, project: str) -> frozenset[str]:
     ids: set[str] = set()
     for key in tx.context_items.crowded_state_keys(project):
         if not state.is_set_valued(key):
-            items = [stored.item for stored in tx.context_items.state_items(project, key)]
+            crowded = tx.context_items.state_items(project, key, statuses=(Status.CURRENT, Status.PROPOSED))
+            items = [stored.item for stored in crowded]
             ids.update(state.contradiction_ids(key, items))
     return frozenset(ids)
 

@@ -31,17 +31,28 @@ class Purged:
     """Superseded or rejected state items (state history)."""
 
 
+PURGE_BATCH = 500
+"""Items one transaction of a purge deletes at most: a backlog (or a shortened horizon) is purged
+in many short transactions, so other writes are never queued behind one long delete."""
+
+
 async def purge(store: Store, *, now: int, retention: int, state_retention: int) -> Purged:
     """Delete the items that ended more than ``retention`` ago (state items: ``state_retention``),
-    in one transaction."""
+    ``PURGE_BATCH`` per transaction, until none is left."""
 
-    def work(tx: Tx) -> Purged:
-        return Purged(
-            items=tx.context_items.purge_superseded(ended_before=now - retention, kinds=_NOT_STATE),
-            state=tx.context_items.purge_superseded(ended_before=now - state_retention, kinds=(Kind.STATE,)),
+    def batch(tx: Tx) -> Purged:
+        items = tx.context_items.purge_superseded(ended_before=now - retention, kinds=_NOT_STATE, limit=PURGE_BATCH)
+        state = tx.context_items.purge_superseded(
+            ended_before=now - state_retention, kinds=(Kind.STATE,), limit=PURGE_BATCH
         )
+        return Purged(items, state)
 
-    purged = await store.write(work)
+    purged = Purged(0, 0)
+    while True:
+        done = await store.write(batch)
+        purged = Purged(purged.items + done.items, purged.state + done.state)
+        if done.items < PURGE_BATCH and done.state < PURGE_BATCH:
+            break
     if purged.items or purged.state:
         log.info("context_items_purged", items=purged.items, state=purged.state)
     return purged

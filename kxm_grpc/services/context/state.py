@@ -6,7 +6,8 @@ writes what they decide in one unit of work.
 
 Who may do what: any caller of a project reads its state; a project token, an agent or an operator
 naming the project proposes (its origin, ``peer`` or ``human``, from its credential); an operator
-other than the proposer promotes or rejects. A project's state is its own: ``_shared`` holds no
+other than the proposer promotes; any operator rejects (an operator may withdraw its own proposal:
+rejecting makes nothing true). A project's state is its own: ``_shared`` holds no
 state a project reads here.
 
 Ids: a proposal is ``ctx_`` and 32 hex digits, derived from (project, request id) when the request
@@ -75,8 +76,18 @@ class StateRead:
     history: tuple[ContextItem, ...] = ()
 
 
-def _key_items(tx: Tx, project: str, state_key: str) -> list[ContextItem]:
-    return [stored.item for stored in tx.context_items.state_items(project, state_key)]
+_IN_FORCE = (Status.CURRENT, Status.SUPERSEDED)
+"""The statuses an item active at an instant may have (a proposal never holds)."""
+
+
+def _key_items(tx: Tx, project: str, state_key: str, *, active_at: int | None = None) -> list[ContextItem]:
+    """The key's items: with ``active_at``, only those in force then (all ``value_at`` and ``set_at``
+    read, so a long history is not decoded for a read of one instant); else its whole history."""
+    statuses = None if active_at is None else _IN_FORCE
+    return [
+        stored.item
+        for stored in tx.context_items.state_items(project, state_key, statuses=statuses, active_at=active_at)
+    ]
 
 
 async def get_state(
@@ -99,8 +110,9 @@ async def get_state(
     name = context_project(caller, project)
     key = rules.check_state_key(state_key)
     rules.check_single_valued(key)
-    items = await store.read(lambda tx: _key_items(tx, name, key))
-    value = rules.value_at(key, items, _now_or(as_of, now))
+    at = _now_or(as_of, now)
+    items = await store.read(lambda tx: _key_items(tx, name, key, active_at=None if include_history else at))
+    value = rules.value_at(key, items, at)
     return StateRead(value, tuple(rules.history(items)) if include_history else ())
 
 
@@ -116,8 +128,9 @@ async def list_state_set(
     name = context_project(caller, project)
     key = rules.check_state_key(state_key)
     rules.check_set_valued(key)
-    items = await store.read(lambda tx: _key_items(tx, name, key))
-    return rules.set_at(items, _now_or(as_of, now))
+    at = _now_or(as_of, now)
+    items = await store.read(lambda tx: _key_items(tx, name, key, active_at=at))
+    return rules.set_at(items, at)
 
 
 # -- proposing ----------------------------------------------------------------------------------------
@@ -312,22 +325,29 @@ async def promote_state(
                 raise _not_promotable(stored)
             return earlier
         _check_promoter(tx, stored.item, operator)
-        key_items = {kept.item.id: kept for kept in tx.context_items.state_items(name, stored.item.state_key or "")}
+        # Only current items can be closed; superseded history is never read here.
+        current = tx.context_items.state_items(name, stored.item.state_key or "", statuses=(Status.CURRENT,))
+        key_items = {kept.item.id: kept for kept in current}
+        # Decided no earlier than any current item was written: a promotion whose clock reading
+        # is older than one that committed first (a concurrent promotion, a retried unit of work,
+        # a replica's clock behind another's) still closes that promotion's item, and no interval
+        # ends before it starts. (A current item scheduled for later was written before now.)
+        at = max([now, *(kept.write_time for kept in current)])
         decided = rules.promote(
             stored.item,
             [kept.item for kept in key_items.values()],
             evidence=evidence,
             operator=operator,
             item_id=new_id(ITEM_PREFIX),
-            now=now,
+            now=at,
         )
         new = decided.item.id
         tx.context_items.put(
             [
-                StoredContextItem(decided.item, now),
-                StoredContextItem(decided.proposal, now, run_id=stored.run_id, superseded_by=new),
+                StoredContextItem(decided.item, at),
+                StoredContextItem(decided.proposal, at, run_id=stored.run_id, superseded_by=new),
                 *(
-                    StoredContextItem(item, now, run_id=key_items[item.id].run_id, superseded_by=new)
+                    StoredContextItem(item, at, run_id=key_items[item.id].run_id, superseded_by=new)
                     for item in decided.superseded
                 ),
             ]

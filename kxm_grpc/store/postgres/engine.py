@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 import psycopg
 import psycopg_pool
 import structlog
+from prometheus_client import Histogram
 
 from kxm_grpc import failpoints
 from kxm_grpc.domain.keyring import Keyring
@@ -57,6 +58,12 @@ from kxm_grpc.store.url import redact_postgres_url
 
 T = TypeVar("T")
 log = structlog.get_logger("kxm.store")
+
+COMMIT_SECONDS = Histogram(
+    "kxm_postgres_commit_seconds",
+    "Seconds one COMMIT of a write unit of work took (its WAL flush with synchronous_commit on).",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+)
 
 _PASSWORD_IN_URL = re.compile(r"(postgres(?:ql)?://[^:/@\s]*):[^@\s]*@")
 
@@ -323,7 +330,10 @@ class PostgresStore:
                     raw.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
             if writes:
                 failpoints.hit("before_commit")
+            committing = time.perf_counter()
             raw.execute("COMMIT")
+            if writes:
+                COMMIT_SECONDS.observe(time.perf_counter() - committing)
         except BaseException:
             with contextlib.suppress(psycopg.Error):
                 if raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:

@@ -119,15 +119,25 @@ class ContextItemRepository(Protocol):
     def purge_run(self, run_id: str) -> int:
         """Delete the items that came from the run (of any project) and their index entries; how many."""
 
-    def purge_superseded(self, *, ended_before: int, kinds: Collection[Kind]) -> int:
+    def purge_superseded(self, *, ended_before: int, kinds: Collection[Kind], limit: int | None = None) -> int:
         """Delete the superseded and rejected items of ``kinds`` (any project) that ended before
         ``ended_before`` — at their ``valid_until``, else when they were written — and their index
-        entries; how many. (State history and other kinds have their own horizons: one call each.)"""
+        entries, at most ``limit`` of them (None: all), those that ended first; how many. (State
+        history and other kinds have their own horizons: one call each.)"""
 
-    def state_items(self, project: str, state_key: str) -> list[StoredContextItem]:
-        """Every state item of the project's ``state_key``, whatever its status (its whole history),
-        by id; an index lookup (``context_items_state``), never a scan of the pool. No ``_shared``
-        fallback: state is a project's own."""
+    def state_items(
+        self,
+        project: str,
+        state_key: str,
+        *,
+        statuses: Collection[Status] | None = None,
+        active_at: int | None = None,
+    ) -> list[StoredContextItem]:
+        """The state items of the project's ``state_key`` of ``statuses`` (None: every status, the
+        key's whole history), and with ``active_at`` only those whose interval holds it
+        (``valid_from ≤ T < valid_until``, a missing bound open), by id; an index lookup
+        (``context_items_state``), never a scan of the pool. No ``_shared`` fallback: state is a
+        project's own."""
 
     def crowded_state_keys(self, project: str) -> list[str]:
         """The project's state keys holding more than one ``current``, or more than one

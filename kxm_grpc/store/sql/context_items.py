@@ -167,16 +167,20 @@ class SqlContextItems:
         self._apply(deltas)
         return removed
 
-    def purge_superseded(self, *, ended_before: int, kinds: Collection[Kind]) -> int:
+    def purge_superseded(self, *, ended_before: int, kinds: Collection[Kind], limit: int | None = None) -> int:
         values = sorted({kind.value for kind in kinds})
-        if not values:
+        if not values or limit == 0:
             return 0
         deltas: dict[Partition, list[int]] = {}
-        removed = self._remove(
-            f"{_ENDED} AND COALESCE(valid_until, write_time) < ? AND kind IN ({_marks(len(values))})",
-            [ended_before, *values],
-            deltas,
-        )
+        ended = f"{_ENDED} AND COALESCE(valid_until, write_time) < ? AND kind IN ({_marks(len(values))})"
+        if limit is not None:
+            # The first ``limit`` to have ended (a total order, so every statement of _remove sees
+            # the same ones), found along context_items_ended.
+            ended = (
+                f"(project, id) IN (SELECT project, id FROM context_items WHERE {ended} "
+                f"ORDER BY COALESCE(valid_until, write_time), project, id LIMIT {int(limit)})"
+            )
+        removed = self._remove(ended, [ended_before, *values], deltas)
         self._apply(deltas)
         return removed
 
@@ -270,10 +274,25 @@ class SqlContextItems:
                 break
         return found
 
-    def state_items(self, project: str, state_key: str) -> list[StoredContextItem]:
-        rows = self._conn.execute(
-            f"{_SELECT_ITEMS} WHERE project = ? AND state_key = ? AND {_STATE} ORDER BY id", [project, state_key]
-        ).fetchall()
+    def state_items(
+        self,
+        project: str,
+        state_key: str,
+        *,
+        statuses: Collection[Status] | None = None,
+        active_at: int | None = None,
+    ) -> list[StoredContextItem]:
+        condition = f"project = ? AND state_key = ? AND {_STATE}"
+        parameters: list[object] = [project, state_key]
+        if statuses is not None:
+            if not statuses:
+                return []
+            # Literals, not parameters: the statuses are the index's third column.
+            condition += f" AND status IN ({', '.join(sorted(repr(status.value) for status in statuses))})"
+        if active_at is not None:
+            condition += " AND (valid_from IS NULL OR valid_from <= ?) AND (valid_until IS NULL OR valid_until > ?)"
+            parameters += [active_at, active_at]
+        rows = self._conn.execute(f"{_SELECT_ITEMS} WHERE {condition} ORDER BY id", parameters).fetchall()
         return [item_from_row(row) for row in rows]
 
     def crowded_state_keys(self, project: str) -> list[str]:

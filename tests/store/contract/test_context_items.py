@@ -326,6 +326,34 @@ async def test_purge_superseded_removes_ended_items_of_the_kinds_past_the_horizo
     await _assert_index_matches(store, kept)
 
 
+async def test_purge_superseded_with_a_limit_takes_those_that_ended_first(store: Store) -> None:
+    """``limit`` bounds one purge to the items that ended first (by end, then project, then id);
+    the index stays exact after each batch."""
+    # Prepare
+    ends = {"k_c": 30, "k_a": 10, "k_d": 10, "k_b": 20, "k_e": 90}
+    items = [
+        _stored(_item(item_id, item_id, kind=Kind.KNOWLEDGE, status=Status.SUPERSEDED, valid_until=end), write_time=1)
+        for item_id, end in ends.items()
+    ]
+    await store.write(lambda tx: tx.context_items.put(items))
+
+    def purge(limit: int) -> Any:
+        return store.write(
+            lambda tx: tx.context_items.purge_superseded(ended_before=50, kinds=[Kind.KNOWLEDGE], limit=limit)
+        )
+
+    # Execute
+    first, after_first = await purge(2), [item.id for item in await _everything(store, "p")]
+    second, third = await purge(2), await purge(2)
+
+    # Assert
+    assert (first, second, third) == (2, 2, 0)
+    assert after_first == ["k_b", "k_c", "k_e"]
+    kept = [s.item for s in items if s.item.id == "k_e"]
+    assert await _everything(store, "p") == kept
+    await _assert_index_matches(store, kept)
+
+
 async def test_a_project_sees_its_own_items_and_shared_ones_never_another_projects(store: Store) -> None:
     """A pool is the project's items and ``_shared``'s: list, statistics and postings of ``p`` never
     hold ``q``'s; without ``_shared`` only the project's; ``get`` looks in the one project named."""

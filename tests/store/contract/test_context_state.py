@@ -78,6 +78,29 @@ async def test_state_items_are_every_item_of_the_key_in_the_project_by_id(store:
     assert none == []
 
 
+async def test_state_items_filter_by_status_and_by_the_instant_their_interval_holds(store: Store) -> None:
+    """``statuses`` keeps those statuses (an empty collection none); ``active_at`` keeps the items
+    whose ``[valid_from, valid_until)`` holds the instant, a missing bound open."""
+    items = [
+        _state("ctx_a", "k", Status.SUPERSEDED, valid_from=1, valid_until=5),
+        _state("ctx_b", "k", Status.CURRENT, valid_from=5),
+        _state("ctx_c", "k", Status.CURRENT, valid_from=9),
+        _state("ctx_d", "k", Status.PROPOSED),
+        _state("ctx_e", "k", Status.SUPERSEDED),
+    ]
+    await _put(store, *items)
+
+    def ids(**filters: Any) -> Any:
+        return store.read(lambda tx: [s.item.id for s in tx.context_items.state_items("p", "k", **filters)])
+
+    assert await ids(statuses=(Status.CURRENT,)) == ["ctx_b", "ctx_c"]
+    assert await ids(statuses=(Status.CURRENT, Status.PROPOSED)) == ["ctx_b", "ctx_c", "ctx_d"]
+    assert await ids(statuses=()) == []
+    assert await ids(active_at=4) == ["ctx_a", "ctx_d", "ctx_e"]
+    assert await ids(active_at=5, statuses=(Status.CURRENT, Status.SUPERSEDED)) == ["ctx_b", "ctx_e"]
+    assert await ids(active_at=9, statuses=(Status.CURRENT, Status.SUPERSEDED)) == ["ctx_b", "ctx_c", "ctx_e"]
+
+
 async def test_crowded_keys_hold_two_current_or_two_proposed_items(store: Store) -> None:
     """A key is crowded with two current items or two proposals; one of each, superseded or rejected
     items, another project's and another kind's items crowd nothing."""
