@@ -55,12 +55,14 @@ class HubProcess:
         address_file = self.data_dir.parent / f"{self.data_dir.name}.address"
         address_file.unlink(missing_ok=True)
         env = {**os.environ, "GRPC_VERBOSITY": "ERROR", **self.env}
+        # An empty admin token passes none: the extra arguments give it (--admin-token-file).
+        admin = ("--admin-token", self.admin_token) if self.admin_token else ()
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "kxm_grpc.cli", "hub", "serve", "--port", "0",
                  "--data-dir", str(self.data_dir), "--durability", self.durability,
                  "--rate-limit", "100000000", "--log-format", "json", "--shutdown-grace", "1",
-                 "--admin-token", self.admin_token, "--address-file", str(address_file), *self.extra_args],
+                 *admin, "--address-file", str(address_file), *self.extra_args],
                 stdout=log, stderr=log, env=env, cwd=self.cwd,
             )  # fmt: skip
         deadline = time.monotonic() + timeout

@@ -7,14 +7,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import grpc
 import pytest
 
 from kxm_grpc import defaults
+from kxm_grpc._gen.kxm.v1 import admin_service_pb2, admin_service_pb2_grpc
 from kxm_grpc.cli import build_parser
 from kxm_grpc.cli.hub import settings_from
 from kxm_grpc.client.config import DEFAULT_ADDRESS
-from kxm_grpc.server.settings import Settings, options
+from kxm_grpc.server.settings import Settings, SettingsError, options
 from kxm_grpc.store import Durability
+from kxm_grpc.testing import HubProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -188,3 +191,85 @@ def test_the_hub_and_its_clients_share_one_default_address_and_data_dir() -> Non
     """The client dials where a default hub listens, and both keep state in the same directory."""
     assert DEFAULT_ADDRESS == f"{Settings().host}:{Settings().port}" == defaults.ADDRESS
     assert Settings().data_dir == Path(defaults.DATA_DIR) == defaults.data_dir()
+
+
+# -- the config file and secret files -------------------------------------------------------------------
+
+
+def test_a_config_file_sets_what_no_flag_or_variable_sets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys in either spelling, values read as their flags' text; a variable beats the file and a flag
+    beats both; ``KXM_CONFIG`` names the file as ``--config`` does."""
+    config = tmp_path / "hub.toml"
+    config.write_text(
+        'port = 7400\nmetrics-port = "off"\ndurability = "normal"\nmessage_ttl = 60\nhost = "127.0.0.1"\n'
+    )
+    monkeypatch.setenv("KXM_DURABILITY", "full")
+
+    from_file = serve("--config", str(config))
+    flag_wins = serve("--config", str(config), "--port", "7500")
+    monkeypatch.setenv("KXM_CONFIG", str(config))
+    by_variable = serve()
+
+    assert (from_file.port, from_file.metrics_port, from_file.message_ttl) == (7400, None, 60.0)
+    assert from_file.durability is Durability.FULL
+    assert flag_wins.port == 7500
+    assert by_variable.port == 7400
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("prot = 7400\n", "'prot' is no setting"),
+        ("port = true\n", "port must be a string or a number"),
+        ("[hub]\nport = 1\n", "'hub' is no setting"),
+        ("durability = 'fast'\n", "durability: invalid choice: 'fast'"),
+        ("port = 'x'\n", "port: invalid int value: 'x'"),
+        ("port = \n", "not TOML"),
+        ("config = 'other.toml'\n", "'config' is no setting"),
+    ],
+)
+def test_a_config_file_refuses_what_it_cannot_mean_naming_the_file_and_key(
+    tmp_path: Path, text: str, says: str
+) -> None:
+    config = tmp_path / "hub.toml"
+    config.write_text(text)
+
+    with pytest.raises(SettingsError) as refused:
+        serve("--config", str(config))
+
+    assert str(refused.value).startswith(f"config file {config}: ")
+    assert says in str(refused.value)
+
+
+def test_the_admin_token_comes_from_its_file_once(tmp_path: Path) -> None:
+    """The first line of ``--admin-token-file``, stripped; never with ``--admin-token``; an empty or
+    missing file is refused."""
+    token_file = tmp_path / "admin-token"
+    token_file.write_text("a-token-from-a-file-0123456789\nignored\n")
+
+    settings = serve("--admin-token-file", str(token_file)).validate()
+
+    assert (settings.admin_token, settings.admin_token_file) == ("a-token-from-a-file-0123456789", None)
+    with pytest.raises(SettingsError, match="not both"):
+        serve("--admin-token-file", str(token_file), "--admin-token", "x" * 20).validate()
+    (tmp_path / "empty").write_text("\n")
+    with pytest.raises(SettingsError, match="first line is empty"):
+        serve("--admin-token-file", str(tmp_path / "empty")).validate()
+    with pytest.raises(SettingsError, match="cannot be read"):
+        serve("--admin-token-file", str(tmp_path / "missing")).validate()
+
+
+def test_kxm_hub_serve_reads_the_admin_token_from_its_file_and_never_shows_it(tmp_path: Path) -> None:
+    """A real hub started with ``--admin-token-file`` answers the token, and the token is not in its
+    command line (what ``ps`` shows)."""
+    token = "file-token-" + "7" * 20
+    token_file = tmp_path / "admin-token"
+    token_file.write_text(token + "\n")
+    hub = HubProcess(tmp_path / "data", extra_args=("--admin-token-file", str(token_file)), admin_token="")
+    with hub:
+        with grpc.insecure_channel(hub.address) as channel:
+            stub = admin_service_pb2_grpc.AdminServiceStub(channel)
+            stub.ListProjects(admin_service_pb2.ListProjectsRequest(), metadata=[("authorization", f"Bearer {token}")])
+        command_line = Path(f"/proc/{hub.pid}/cmdline").read_bytes().decode()
+
+    assert token not in command_line

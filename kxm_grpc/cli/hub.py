@@ -14,10 +14,20 @@ import structlog
 
 from kxm_grpc import defaults, failpoints
 from kxm_grpc.cli.common import ADDR_HELP, EXIT_ERROR, EXIT_OK, EXIT_UNREACHABLE, hub_address
+from kxm_grpc.server.config_file import read_config
 from kxm_grpc.server.settings import Settings, SettingsError, options
 
 GC_THRESHOLD = 20_000
 """Allocations between young-generation collections in ``kxm hub serve`` (Python's default: 700)."""
+
+
+class _Unset:
+    """A setting neither a flag nor a variable gave: the config file's value, else ``default``."""
+
+    __slots__ = ("default",)
+
+    def __init__(self, default: Any) -> None:
+        self.default = default
 
 
 def add_settings(parser: argparse.ArgumentParser) -> None:
@@ -25,7 +35,8 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
 
     A ``KXM_*`` value stays a string default: argparse converts it with the option's ``type`` only
     when ``hub serve`` runs, so a malformed value is a clear usage error of ``hub serve``
-    (``argument --port: invalid int value: 'x'``), not a crash of every ``kxm`` command.
+    (``argument --port: invalid int value: 'x'``), not a crash of every ``kxm`` command. A setting
+    given by neither is ``_Unset`` until ``settings_from`` reads the config file.
     """
     for option in options():
         from_env = option.from_env(os.environ)
@@ -34,15 +45,27 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
             *option.flags,
             dest=option.name,
             type=option.parser,
-            default=option.default if from_env is None else from_env,
+            default=_Unset(option.default) if from_env is None else from_env,
             metavar=option.metavar or ("{" + ",".join(accepted) + "}" if accepted else None),
             help=option.help_text(),
         )
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
-    """The ``Settings`` that parsed flags (over ``KXM_*`` variables, over defaults) describe."""
-    return Settings(**{option.name: getattr(args, option.name) for option in options()})
+    """The ``Settings`` that parsed flags (over ``KXM_*`` variables, over the config file, over
+    defaults) describe.
+
+    Raises:
+        SettingsError: the config file (``--config``) is unreadable or refuses a key or value.
+    """
+    config = getattr(args, "config", None)
+    path = config.default if isinstance(config, _Unset) else config
+    from_file = read_config(path, options()) if path is not None else {}
+    values = {}
+    for option in options():
+        value = getattr(args, option.name)
+        values[option.name] = from_file.get(option.name, value.default) if isinstance(value, _Unset) else value
+    return Settings(**values)
 
 
 def register(commands: Any) -> None:

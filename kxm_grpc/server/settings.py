@@ -243,6 +243,18 @@ class Settings:
         default_text="generated on loopback",
         metavar="TOKEN",
     )
+    admin_token_file: Path | None = setting(
+        None,
+        "a file whose first line is the admin token, so it is never in ps or the environment; not with --admin-token",
+        parse=optional_path,
+        metavar="FILE",
+    )
+    config: Path | None = setting(
+        None,
+        "a TOML file of settings (keys: these flags without --); flags and KXM_* variables override it",
+        parse=optional_path,
+        metavar="FILE",
+    )
     durability: Durability = setting(
         Durability.FULL, "full: acknowledged writes survive power loss; normal: they survive a hub crash"
     )
@@ -450,12 +462,29 @@ class Settings:
         """How often the sweeps run."""
         return max(0.25, self.stale_after / 3)
 
+    def _admin_token_from_file(self, path: Path) -> str:
+        if self.admin_token is not None:
+            raise SettingsError("give the admin token once: --admin-token or --admin-token-file, not both")
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            raise SettingsError(f"admin token file {path}: cannot be read ({error})") from None
+        token = lines[0].strip() if lines else ""
+        if not token:
+            raise SettingsError(f"admin token file {path}: its first line is empty")
+        return token
+
     def validate(self) -> Settings:
         """Return self if the settings are safe.
 
         Raises:
-            SettingsError: unsafe binding, a value below its minimum, or an unknown log level.
+            SettingsError: unsafe binding, a value below its minimum, or an unknown log level; an
+                admin token file that cannot be read, is empty, or comes with --admin-token.
         """
+        if self.admin_token_file is not None:
+            return dataclasses.replace(
+                self, admin_token=self._admin_token_from_file(self.admin_token_file), admin_token_file=None
+            ).validate()
         if self.database and parse_database_url(self.database).shared and not self.admin_token:
             # Zero-configuration would give each replica its own admin token (and let one rotate the
             # default project's token under the others): replicas share one, given to each.
