@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -273,3 +274,25 @@ def test_kxm_hub_serve_reads_the_admin_token_from_its_file_and_never_shows_it(tm
         command_line = Path(f"/proc/{hub.pid}/cmdline").read_bytes().decode()
 
     assert token not in command_line
+
+
+def test_the_container_images_settings_start_a_hub_only_with_an_admin_token_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ENV of the Containerfile, as ``kxm hub serve`` reads it: beyond loopback, refused without
+    an admin token and started with one from ``KXM_ADMIN_TOKEN_FILE``."""
+    containerfile = (Path(__file__).resolve().parent.parent / "Containerfile").read_text()
+    (block,) = re.findall(r"^ENV (.*?)\n(?!\s)", containerfile, flags=re.S | re.M)
+    for name, value in re.findall(r"(KXM_\w+)=(\S+)", block):
+        monkeypatch.setenv(name, value.replace("/data", str(tmp_path)))
+    token_file = tmp_path / "admin"
+    token_file.write_text("an-admin-token-from-a-secret\n")
+
+    with pytest.raises(SettingsError, match="admin"):
+        serve().validate()
+    monkeypatch.setenv("KXM_ADMIN_TOKEN_FILE", str(token_file))
+    settings = serve().validate()
+
+    assert (settings.host, settings.port, settings.data_dir) == ("0.0.0.0", 7331, tmp_path)  # noqa: S104
+    assert settings.admin_token == "an-admin-token-from-a-secret"
+    assert '"kxm", "hub", "serve"' in containerfile and "USER kxm" in containerfile

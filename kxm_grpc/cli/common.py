@@ -6,10 +6,12 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from typing import Any
+from pathlib import Path
+from typing import Any, TypedDict
 
 from kxm_grpc.errors import HubError, Reason, Unauthenticated
 
@@ -48,7 +50,13 @@ def add_connection_flags(parser: argparse.ArgumentParser, *, admin: bool = False
         else "project token (env KXM_TOKEN)",
     )
     parser.add_argument("--project", help="project (env KXM_PROJECT; default 'default')")
-    parser.add_argument("--tls-ca", help="PEM file of the CA that signed the hub's certificate (enables TLS)")
+    parser.add_argument(
+        "--tls-ca", help="PEM file of the CA that signed the hub's certificate (enables TLS; env KXM_TLS_CA)"
+    )
+    parser.add_argument(
+        "--tls-cert", help="PEM client certificate for a hub that requires one (mTLS; env KXM_TLS_CERT)"
+    )
+    parser.add_argument("--tls-key", help="PEM key of --tls-cert (env KXM_TLS_KEY)")
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -84,11 +92,47 @@ def open_client(args: argparse.Namespace, *, admin: bool = False, **kwargs: Any)
     config = resolve(args.addr, token=args.token, project=args.project, admin=admin)
     if not config.token:
         raise Unauthenticated(config.missing_token("--token"), reason=Reason.CREDENTIAL_MISSING)
-    root = open(args.tls_ca, "rb").read() if getattr(args, "tls_ca", None) else None  # noqa: SIM115
-    client = HubClient(args.addr, token=args.token, project=args.project, admin=admin, root_certificates=root, **kwargs)
+    material = tls_material(args)  # a client certificate alone means TLS with the system's roots
+    client = HubClient(
+        args.addr, token=args.token, project=args.project, admin=admin, tls=bool(material), **material, **kwargs
+    )
     # The address dialled, for an error that no hub answered (it may come from KXM_ADDR or the file).
     args.dialled_address = client.address
     return client
+
+
+class TlsMaterial(TypedDict, total=False):
+    """``HubClient``'s TLS keyword arguments."""
+
+    root_certificates: bytes
+    certificate_chain: bytes
+    private_key: bytes
+
+
+def tls_material(args: argparse.Namespace) -> TlsMaterial:
+    """The PEM files of ``--tls-ca``, ``--tls-cert`` and ``--tls-key`` (else ``KXM_TLS_CA``,
+    ``KXM_TLS_CERT``, ``KXM_TLS_KEY``) as ``HubClient``'s keyword arguments; none: plaintext.
+
+    Raises:
+        SystemExit: a file cannot be read, or a certificate comes without its key (or the reverse).
+    """
+    names = {"root_certificates": "tls_ca", "certificate_chain": "tls_cert", "private_key": "tls_key"}
+    paths = {
+        keyword: getattr(args, flag, None) or os.environ.get(f"KXM_{flag.upper()}") or None
+        for keyword, flag in names.items()
+    }
+    if (paths["certificate_chain"] is None) != (paths["private_key"] is None):
+        raise SystemExit("error: --tls-cert and --tls-key (KXM_TLS_CERT, KXM_TLS_KEY) go together")
+    material = TlsMaterial()
+    for keyword, path in paths.items():
+        if path is None:
+            continue
+        try:
+            material[keyword] = Path(path).read_bytes()  # type: ignore[literal-required]
+        except OSError as error:
+            flag = "--" + names[keyword].replace("_", "-")
+            raise SystemExit(f"error: cannot read {flag} {path}: {error.strerror or error}") from None
+    return material
 
 
 async def all_pages(fetch: Callable[[str], Awaitable[Any]], field: str) -> list[Any]:

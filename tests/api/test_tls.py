@@ -12,6 +12,7 @@ from kxm_grpc.errors import Unavailable
 from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
+from tests.test_cli import kxm
 
 
 async def test_tls_hub_serves_a_client_that_trusts_its_ca(hub_settings: Settings, pki: Path) -> None:
@@ -53,3 +54,37 @@ async def test_mtls_hub_refuses_a_client_without_certificate(hub_settings: Setti
     await anonymous.close()
     await identified.close()
     await server.stop(0)
+
+
+async def test_the_cli_reaches_an_mtls_hub_with_a_client_certificate_from_flags_or_variables(
+    hub_settings: Settings, pki: Path, tmp_path: Path
+) -> None:
+    """``kxm`` commands take --tls-ca, --tls-cert and --tls-key (or KXM_TLS_*); without the
+    certificate the hub refuses the connection, and a certificate without its key is a usage error."""
+    settings = replace(
+        hub_settings, tls_cert=pki / "server.pem", tls_key=pki / "server.key", tls_client_ca=pki / "ca.pem"
+    )
+    server = HubServer(settings)
+    await server.start()
+    base = ("admin", "project", "list", "--addr", server.address, "--token", ADMIN_TOKEN, "--json")
+    tls = ("--tls-ca", str(pki / "ca.pem"))
+    client_cert = ("--tls-cert", str(pki / "client.pem"), "--tls-key", str(pki / "client.key"))
+    try:
+        by_flags = await kxm(*base, *tls, *client_cert, cwd=tmp_path)
+        by_variables = await kxm(
+            *base,
+            cwd=tmp_path,
+            env={
+                "KXM_TLS_CA": str(pki / "ca.pem"),
+                "KXM_TLS_CERT": str(pki / "client.pem"),
+                "KXM_TLS_KEY": str(pki / "client.key"),
+            },
+        )
+        anonymous = await kxm(*base, *tls, cwd=tmp_path)
+        half = await kxm(*base, *tls, "--tls-cert", str(pki / "client.pem"), cwd=tmp_path)
+    finally:
+        await server.stop(0)
+
+    assert (by_flags[0], by_variables[0]) == (0, 0)
+    assert anonymous[0] != 0
+    assert half[0] != 0 and "--tls-cert and --tls-key" in half[2]
