@@ -1,6 +1,7 @@
 """Server CPU per call of single hub RPCs, beside a raw echo: where a round trip's CPU goes, RPC by RPC.
 
-    .venv/bin/python -m bench.percall [--calls 2000] [--inflight 8] [--reps 3] [--durability full] [--metrics]
+    .venv/bin/python -m bench.percall [--calls 2000] [--inflight 8] [--reps 3] [--durability full]
+                                       [--metrics | --tracing]
 
 Each RPC is called ``--calls`` times (``--reps`` times over; the median is reported) with
 ``--inflight`` calls outstanding, through ``HubClient``, against a hub in its own process; the
@@ -10,7 +11,8 @@ to gRPC for that call. Not part of ``python -m bench``
 (it answers "which call costs what", not "how close to the ceiling").
 
 With ``--metrics`` it compares, RPC by RPC, a hub without a metrics endpoint (which records no
-per-call metrics) and one serving them, measured alternately: the per-call cost of the metrics.
+per-call metrics) and one serving them, measured alternately: the per-call cost of the metrics;
+``--tracing`` likewise a hub without tracing and one with ``--tracing otlp``.
 """
 
 from __future__ import annotations
@@ -85,7 +87,7 @@ async def _hub_calls(hub: HubProcess, needed: int) -> tuple[list[tuple[str, Call
     return calls_of, [admin, alice, bob]
 
 
-async def _metrics_rows(
+async def _compared_rows(
     off: HubProcess, on: HubProcess, calls: int, inflight: int, reps: int
 ) -> list[tuple[str, float, float]]:
     """Per RPC: server CPU µs per call of a hub without metrics and of one serving them, measured
@@ -137,21 +139,29 @@ async def _echo_row(work: Path, calls: int, inflight: int, reps: int) -> tuple[s
         server.stop()
 
 
-async def _metrics_main(args: argparse.Namespace) -> None:
+_COMPARED = {
+    "metrics": ("--metrics-port", "0"),
+    # No collector listens: the exporter's batches fail in its own thread; each call's span is made
+    # and ended as with a collector (what a call costs the hub).
+    "tracing": ("--tracing", "otlp"),
+}
+
+
+async def _compare_main(args: argparse.Namespace, feature: str) -> None:
     with tempfile.TemporaryDirectory(prefix="kxm-percall-") as work:
         common = ("--rate-limit", "100000000", "--stale-after", "3600")
         off = HubProcess(Path(work) / "off", durability=args.durability, extra_args=common)
-        on = HubProcess(Path(work) / "on", durability=args.durability, extra_args=(*common, "--metrics-port", "0"))
+        on = HubProcess(Path(work) / "on", durability=args.durability, extra_args=(*common, *_COMPARED[feature]))
         off.start()
         on.start()
         try:
-            rows = await _metrics_rows(off, on, args.calls, args.inflight, args.reps)
+            rows = await _compared_rows(off, on, args.calls, args.inflight, args.reps)
         finally:
             off.kill()
             on.kill()
     print(
         f"server CPU per call (median of {args.reps}, alternating), {args.calls} calls, {args.inflight} in flight, "
-        f"durability {args.durability}: metrics off (no --metrics-port) and on"
+        f"durability {args.durability}: {feature} off and on ({' '.join(_COMPARED[feature])})"
     )
     print(f"{'call':32} {'off µs':>8} {'on µs':>8} {'cost':>7}")
     for name, off_cost, on_cost in rows:
@@ -159,8 +169,8 @@ async def _metrics_main(args: argparse.Namespace) -> None:
 
 
 async def _main(args: argparse.Namespace) -> None:
-    if args.metrics:
-        await _metrics_main(args)
+    if args.metrics or args.tracing:
+        await _compare_main(args, "metrics" if args.metrics else "tracing")
         return
     with tempfile.TemporaryDirectory(prefix="kxm-percall-") as work:
         # bob makes no calls while alice's rows run: without a long presence window he would go stale.
@@ -194,6 +204,7 @@ def main() -> None:
     parser.add_argument(
         "--metrics", action="store_true", help="compare a hub without metrics and one serving them, call by call"
     )
+    parser.add_argument("--tracing", action="store_true", help="compare a hub without tracing and one tracing (otlp)")
     asyncio.run(_main(parser.parse_args()))
 
 

@@ -93,6 +93,7 @@ def _serve(args: argparse.Namespace) -> int:
     from kxm_grpc.errors import HubError
     from kxm_grpc.server.app import BindError, serve
     from kxm_grpc.server.log import configure_logging
+    from kxm_grpc.server.tracing import TracingUnavailable
     from kxm_grpc.store import StoreError
 
     try:
@@ -114,6 +115,9 @@ def _serve(args: argparse.Namespace) -> int:
     _tune_gc()
     try:
         asyncio.run(serve(settings))
+    except TracingUnavailable as error:
+        print(f"kxm hub: {error}", file=sys.stderr)
+        return 2
     except (StoreError, HubError, BindError) as error:
         # The database cannot be opened, is held by another hub, or refuses the start's writes; or a
         # listener's port is taken: one line, no traceback.

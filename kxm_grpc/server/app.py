@@ -61,6 +61,7 @@ from kxm_grpc.server.servicers.workflows import WorkflowServicer
 from kxm_grpc.server.settings import Settings, is_loopback
 from kxm_grpc.server.state import HubState
 from kxm_grpc.server.token_keys import TOKEN_KEYS
+from kxm_grpc.server.tracing import CallTracer, tracer_for
 from kxm_grpc.server.webhooks import WebhookServer
 from kxm_grpc.services import leases
 from kxm_grpc.services.workflows import definitions as workflow_definitions
@@ -218,6 +219,7 @@ class HubServer:
         self.admission: Admission | None = None
         """The admission pipeline every surface of this hub admits its calls through (set by start)."""
         self._server: grpc.aio.Server | None = None
+        self._tracer: CallTracer | None = None
         self._health: health.aio.HealthServicer | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.notifications: NotificationSender | None = None
@@ -354,7 +356,9 @@ class HubServer:
         started = await self.hub.coordination.start()
         server = grpc.aio.server(options=server_options(settings))
         self.admission = Admission(self.hub)
-        registrar = Registrar(server, HubInterceptor(self.admission, rpc_metrics=settings.metrics_port is not None))
+        self._tracer = tracer_for(settings.tracing)
+        interceptor = HubInterceptor(self.admission, rpc_metrics=settings.metrics_port is not None, tracer=self._tracer)
+        registrar = Registrar(server, interceptor)
         self._services = [add(self.hub, registrar) for add in SERVICERS]  # type: ignore[arg-type]
         missing = {service.full_name for service in SERVICES} - set(self._services)
         if missing:
@@ -484,6 +488,8 @@ class HubServer:
                 log.exception("final_lease_mark_failed")
             finally:
                 await _bounded("store_close", self.store.close(), 2 * STOP_STEP_SECONDS)
+                if self._tracer is not None:  # flushes the spans of the last calls
+                    await _bounded("tracing", asyncio.to_thread(self._tracer.shutdown), STOP_STEP_SECONDS)
                 # The last line a hub writes: a supervisor reading the log knows the stop completed.
                 log.info("hub_stopped", seconds=round(time.monotonic() - stopping, 3))
                 self._stopped.set()

@@ -32,6 +32,7 @@ from kxm_grpc.errors import HubError, InvalidArgument, Reason
 from kxm_grpc.server.admission import RPC_TOTAL as RPC_TOTAL  # re-exported: tests and dashboards read it here
 from kxm_grpc.server.admission import Admission, Gate, IncomingCall
 from kxm_grpc.server.rpc_metrics import UNMETERED, Metered, MethodMetrics
+from kxm_grpc.server.tracing import CallTracer
 
 _EXEMPT_PREFIXES = ("/grpc.health.v1.", "/grpc.reflection.")
 
@@ -115,9 +116,10 @@ def _message_type(deserialize: Callable[[bytes], Any] | None, method: str) -> st
 class HubInterceptor(grpc.aio.ServerInterceptor):
     """Wraps every kxm RPC in the hub's admission pipeline; health and reflection pass through untouched."""
 
-    def __init__(self, admission: Admission, *, rpc_metrics: bool = True) -> None:
+    def __init__(self, admission: Admission, *, rpc_metrics: bool = True, tracer: CallTracer | None = None) -> None:
         self._admission = admission
         self._rpc_metrics = rpc_metrics
+        self._tracer = tracer
 
     async def intercept_service(
         self,
@@ -148,7 +150,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         if handler.unary_unary is not None:
             unary = cast(Callable[[Any, Context], Awaitable[Any]], handler.unary_unary)
             return grpc.unary_unary_rpc_method_handler(
-                self._wrap_unary(gate, unary, self._metrics(method, "unary")),
+                self._wrap_unary(gate, unary, self._metrics(method, "unary"), self._tracer),
                 request_deserializer=deserializer,
                 response_serializer=handler.response_serializer,
             )
@@ -158,7 +160,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
                 raise TypeError(f"{method}: a server-streaming servicer method must be an async generator")
             stream = cast(Callable[[Any, Context], AsyncGenerator[Any, None]], handler.unary_stream)
             return grpc.unary_stream_rpc_method_handler(
-                self._wrap_stream(gate, stream, self._metrics(method, "server_stream")),
+                self._wrap_stream(gate, stream, self._metrics(method, "server_stream"), self._tracer),
                 request_deserializer=deserializer,
                 response_serializer=handler.response_serializer,
             )
@@ -172,7 +174,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
 
     @staticmethod
     def _wrap_unary(
-        gate: Gate, behavior: Callable[[Any, Context], Awaitable[Any]], metrics: Metered
+        gate: Gate, behavior: Callable[[Any, Context], Awaitable[Any]], metrics: Metered, tracer: CallTracer | None
     ) -> Callable[[Any, Context], Awaitable[Any]]:
         method = gate.method
         # Failpoints (kxm_grpc/failpoints.py) around a write's acknowledgement; decided once, here,
@@ -182,6 +184,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
 
         async def wrapped(request: Any, context: Context) -> Any:
             started = metrics.start()
+            span = None if tracer is None else tracer.start(method, context.invocation_metadata())
             code = "UNKNOWN"
             try:
                 call = _GrpcCall(method, context)
@@ -213,12 +216,17 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
                 return response
             finally:
                 metrics.finish(started, code)
+                if span is not None:
+                    CallTracer.finish(span, code)
 
         return wrapped
 
     @staticmethod
     def _wrap_stream(
-        gate: Gate, behavior: Callable[[Any, Context], AsyncGenerator[Any, None]], metrics: Metered
+        gate: Gate,
+        behavior: Callable[[Any, Context], AsyncGenerator[Any, None]],
+        metrics: Metered,
+        tracer: CallTracer | None,
     ) -> Callable[[Any, Context], Awaitable[None]]:
         method = gate.method
         faulty = failpoints.armed()
@@ -227,6 +235,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         # grpc then drives one async generator per stream event instead of two (docs/performance.md).
         async def wrapped(request: Any, context: Context) -> None:
             started = metrics.start()
+            span = None if tracer is None else tracer.start(method, context.invocation_metadata())
             code = "UNKNOWN"
             sent = metrics.sent
             try:
@@ -262,6 +271,8 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
                 code = "OK"
             finally:
                 metrics.finish(started, code)
+                if span is not None:
+                    CallTracer.finish(span, code)
 
         return wrapped
 

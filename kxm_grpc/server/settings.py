@@ -279,6 +279,11 @@ class Settings:
         "auto", "json: JSON lines; console: readable; auto: console on a terminal", choices=("auto", "json", "console")
     )
     log_level: str = setting("info", "debug, info, warning or error", choices=LOG_LEVELS, fold_case=True)
+    tracing: str = setting(
+        "off",
+        "OpenTelemetry spans, one per call: off, otlp (the OTEL_* variables configure the exporter) or console",
+        choices=("off", "otlp", "console"),
+    )
     tls_cert: Path | None = setting(
         None, "PEM certificate: serve TLS (with --tls-key)", parse=optional_path, metavar="PATH"
     )
