@@ -41,12 +41,13 @@ async def test_put_get_recall_and_explain(hub: Hub, project: Project, tmp_path: 
     code, out, _ = text
     lines = out.splitlines()
     assert code == 0 and lines[0].startswith("packet ctxpkt_")
-    assert [line.split("\t")[:2] for line in lines[1:]] == [
+    assert lines[1] == "ranked\te_zzz k_mmm e_aaa"
+    assert [line.split("\t")[:2] for line in lines[2:]] == [
         ["knowledge", "k_mmm"],
         ["evidence", "e_zzz"],
         ["evidence", "e_aaa"],
     ]
-    assert lines[2].endswith("\tevidence\tevidence\tpeer\tflaky playwright gate fails on first run")
+    assert lines[3].endswith("\tevidence\tevidence\tpeer\tflaky playwright gate fails on first run")
     packet = json.loads(as_json[1])
     assert packet["packetId"].startswith("ctxpkt_") and packet["packetId"] not in out  # the working state counts
     assert packet["packet"]["audit"]["selected_ids"] == ["e_zzz", "k_mmm", "e_aaa"]

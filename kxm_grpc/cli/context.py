@@ -109,7 +109,10 @@ def _get(args: argparse.Namespace) -> int:
                 working_state=working_state,
             )
         packet = response.packet
-        lines = [f"packet {response.packet_id}\t{packet.estimated_tokens}/{packet.audit.budget_tokens} tokens"]
+        lines = [
+            f"packet {response.packet_id}\t{packet.estimated_tokens}/{packet.audit.budget_tokens} tokens",
+            f"ranked\t{' '.join(packet.audit.selected_ids) or '-'}",
+        ]
         for section in SECTIONS:
             lines += [_item_line(section, item) for item in getattr(packet, section)]
         lines += [f"gap\t{gap}" for gap in packet.unresolved_gaps]
