@@ -8,6 +8,8 @@ read back through the RPCs.
 
 from __future__ import annotations
 
+import io
+import json
 import random
 from collections.abc import AsyncIterator
 from typing import Any
@@ -510,3 +512,27 @@ async def test_delete_needs_an_operator_and_1_to_256_ids(alpha: HubClient, opera
 
     assert denied.value.reason is Reason.CREDENTIAL_KIND_DENIED
     assert empty.value.reason is Reason.CONTEXT_LIMITS_EXCEEDED
+
+
+async def test_logs_carry_ids_and_sizes_never_a_summary_task_or_query(
+    log_lines: io.StringIO, alpha: HubClient, operator: HubClient
+) -> None:
+    await alpha.context.put_items([context_item("e_secretive", "evidence", "summary-words-zebra")])
+    await alpha.context.get_packet("verifier", "task-words-walrus")
+    await alpha.context.recall("query-words-narwhal")
+    await alpha.context.explain_item("e_secretive")
+    await operator.context.delete_items(["e_secretive"])
+
+    events = [json.loads(line) for line in log_lines.getvalue().splitlines()]
+    context = {event["event"]: event for event in events if event["event"].startswith("context_")}
+    assert set(context) == {
+        "context_items_put",
+        "context_packet",
+        "context_recall",
+        "context_item_explained",
+        "context_items_deleted",
+    }
+    assert (context["context_items_put"]["items"], context["context_recall"]["query_chars"]) == (1, 19)
+    assert context["context_packet"]["packet_id"].startswith("ctxpkt_")
+    text = log_lines.getvalue()
+    assert not any(word in text for word in ("zebra", "walrus", "narwhal"))
