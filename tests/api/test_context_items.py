@@ -162,38 +162,30 @@ async def test_the_audit_never_carries_a_summary(alpha: HubClient) -> None:
 
 
 async def test_the_same_pool_in_shuffled_orders_gives_byte_identical_packets(
-    hub: Hub, make_project: ProjectFactory
+    alpha: HubClient, operator: HubClient
 ) -> None:
-    """Pin 15's determinism across stores: one pool put in three orders (one batch, one item at a
-    time) into three projects gives the same packet bytes and the same packet id."""
+    """Pin 15's determinism through the store: one pool put in three orders (one batch, one item at a
+    time, a shuffled batch), removed in between, gives the same packet bytes and the same packet id."""
     pool = [
         *items(*SEED_POOL, observed_at="2026-01-02T00:00:00Z"),
         context_item("s_ci", "state", "runs the playwright gate twice", state_key="ci.mode", status="current"),
         context_item("k_owner", "knowledge", "flaky gate owner rotates weekly", confidence="verified"),
         context_item("e_misc", "evidence", "unrelated note about docs", authority="hypothesis"),
+        context_item("e_old", "evidence", "superseded flaky gate note", status="superseded"),
     ]
+    shuffled = list(pool)
+    random.Random(17).shuffle(shuffled)
     answers: list[tuple[bytes, str]] = []
-    for seed, name in enumerate(("p-one", "p-two", "p-three")):
-        made = await make_project(name)
-        order = list(pool)
-        random.Random(seed).shuffle(order)
-        async with HubClient(hub.address, token=made.token) as client:
-            if seed % 2:
-                for one in order:
-                    await client.context.put_items([one])
-            else:
-                await client.context.put_items(order)
-            response = await client.context.get_packet(
-                "planner", "flaky playwright gate", working_state={"step": 2, "notes": ["a", "b"]}
-            )
-        packet = response.packet
-        packet.audit.request.project = ""  # the one field that names the project
-        for section in (packet.current_state, packet.knowledge, packet.evidence):
-            for item in section:
-                item.project = ""
-        answers.append((packet.SerializeToString(deterministic=True), response.packet_id))
+    for order, one_by_one in ((pool, False), (pool[::-1], True), (shuffled, False)):
+        for batch in [[item] for item in order] if one_by_one else [order]:
+            await alpha.context.put_items(batch)
+        response = await alpha.context.get_packet(
+            "planner", "flaky playwright gate", working_state={"step": 2, "notes": ["a", "b"]}
+        )
+        answers.append((response.SerializeToString(deterministic=True), response.packet_id))
+        assert (await operator.context.delete_items([item.id for item in pool])).deleted_count == len(pool)
 
-    assert len({body for body, _ in answers}) == 1
+    assert len(set(answers)) == 1
     assert answers[0][1].startswith("ctxpkt_")
 
 
