@@ -30,7 +30,7 @@ from kxm_grpc.domain.context.items import (
 )
 from kxm_grpc.domain.context.recall import RecallHit
 from kxm_grpc.domain.context.request import ContextRequest
-from kxm_grpc.errors import Reason, invalid_field
+from kxm_grpc.errors import InvalidArgument, Reason, invalid_field
 from kxm_grpc.server.convert import check_timestamp, timestamp
 
 _E = TypeVar("_E", bound=enum.Enum)
@@ -79,13 +79,16 @@ def _required(cls: type[_E], values: Mapping[_E, int], value: int, field: str) -
     return member
 
 
-def micros(field: str, value: timestamp_pb2.Timestamp) -> int:
+def micros(field: str, value: timestamp_pb2.Timestamp, *, reason: Reason = Reason.INVALID_CONTEXT_FIELD) -> int:
     """A Timestamp as microseconds since the epoch (sub-microsecond nanos dropped).
 
     Raises:
-        InvalidArgument: (``field``) a Timestamp outside its definition's range.
+        InvalidArgument: (``reason``, ``field``) a Timestamp outside its definition's range.
     """
-    check_timestamp(field, value)
+    try:
+        check_timestamp(field, value)
+    except InvalidArgument as error:
+        raise invalid_field(field, error.field_violations[0].description, reason=reason) from None
     return value.seconds * MICROS + value.nanos // 1000
 
 

@@ -425,6 +425,23 @@ async def test_one_bad_item_stores_none_of_the_batch(alpha: HubClient) -> None:
     assert list((await alpha.context.recall("")).items) == []
 
 
+async def test_an_unknown_enum_or_a_time_out_of_range_names_the_item_and_field(alpha: HubClient) -> None:
+    late = context_item("e_late", "evidence", "late")
+    late.observe_time.seconds = 253_402_300_800  # 10000-01-01
+    odd = context_item("e_odd", "evidence", "odd")
+    odd.authority = 9  # type: ignore[assignment]
+
+    with pytest.raises(InvalidArgument) as too_late:
+        await alpha.context.put_items([context_item("e_ok", "evidence", "fine"), late])
+    with pytest.raises(InvalidArgument) as unknown:
+        await alpha.context.put_items([odd])
+
+    assert too_late.value.reason is Reason.INVALID_CONTEXT_FIELD
+    assert (too_late.value.metadata["index"], too_late.value.metadata["field"]) == ("1", "observedAt")
+    assert unknown.value.reason is Reason.INVALID_CONTEXT_FIELD
+    assert (unknown.value.metadata["index"], unknown.value.metadata["field"]) == ("0", "authority")
+
+
 @pytest.mark.parametrize("count", [0, 257])
 async def test_a_batch_holds_1_to_256_items(alpha: HubClient, count: int) -> None:
     batch = [context_item(f"e_{n}", "evidence", "note") for n in range(count)]
