@@ -414,6 +414,25 @@ async def test_an_operator_writes_policy_as_human_and_an_agent_as_peer(
     assert (peer[0].authority, peer[0].confidence) == (epb.CONTEXT_AUTHORITY_EVIDENCE, epb.CONTEXT_CONFIDENCE_PROBABLE)
 
 
+async def test_an_agent_cannot_replace_an_operators_item_by_its_id(
+    operator: HubClient, make_agent: AgentFactory
+) -> None:
+    agent = await make_agent("worker")
+    await operator.context.put_items([context_item("k_rule", "knowledge", "rebase first", authority="instruction")])
+    await agent.context.put_items([context_item("e_own", "evidence", "mine")])
+
+    with pytest.raises(PermissionDenied) as raised:
+        await agent.context.put_items(
+            [context_item("e_own", "evidence", "mine, again"), context_item("k_rule", "knowledge", "never mind")]
+        )
+    replaced = await operator.context.put_items([context_item("e_own", "evidence", "an operator's now")])
+
+    assert raised.value.reason is Reason.CONTEXT_AUTHORITY_VIOLATION
+    assert (raised.value.metadata["index"], raised.value.metadata["itemId"]) == ("1", "k_rule")
+    assert (await agent.context.explain_item("k_rule")).sources[0].source_type == epb.CONTEXT_SOURCE_TYPE_HUMAN
+    assert replaced.items[0].provenance.source_type == epb.CONTEXT_SOURCE_TYPE_HUMAN
+
+
 async def test_one_bad_item_stores_none_of_the_batch(alpha: HubClient) -> None:
     with pytest.raises(InvalidArgument) as raised:
         await alpha.context.put_items(

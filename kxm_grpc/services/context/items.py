@@ -2,8 +2,9 @@
 
 A put checks every item (``items.check_item``) with the origin its caller's credential grants
 (``scope.origin``: an operator writes as ``human``, anyone else as ``peer``) and stores the batch
-in one transaction, or nothing. An item's empty project is the request's; it may name only that
-project or, for an operator, ``_shared``. Delete is an operator's; explain is metadata only.
+in one transaction, or nothing; it never replaces an item its origin could not have written. An
+item's empty project is the request's; it may name only that project or, for an operator,
+``_shared``. Delete is an operator's; explain is metadata only.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ import structlog
 
 from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.context.items import (
+    GRANT_FLOOR,
     MAX_ID_CHARS,
     SHARED_PROJECT,
     ContextItem,
+    SourceType,
     check_item,
     check_text,
 )
@@ -112,17 +115,42 @@ async def put(
 
     Raises:
         InvalidArgument, PermissionDenied: as ``checked_items``; nothing is stored.
+        PermissionDenied: (CONTEXT_AUTHORITY_VIOLATION, metadata ``index``) an item would replace
+            one whose source type the caller's origin could not have written.
     """
     home = scope.context_project(caller, project)
     checked = checked_items(caller, home, items)
+    origin = scope.origin(caller)
 
     def work(tx: Tx) -> None:
+        _refuse_outranked_replacements(tx, checked, origin)
         tx.context_items.put([StoredContextItem(item, write_time=now) for item in checked])
 
     await store.write(work)
     shared = sum(1 for item in checked if item.project == SHARED_PROJECT)
     log.info("context_items_put", project=home, items=len(checked), shared=shared)
     return checked
+
+
+def _refuse_outranked_replacements(tx: Tx, batch: Sequence[ContextItem], origin: SourceType) -> None:
+    """Refuse replacing a stored item whose source type's grant floor is above ``origin``'s: an
+    agent's evidence never overwrites an operator's instruction or the hub's own item by reusing
+    its id (it would delete what it could not have written).
+
+    Raises:
+        PermissionDenied: (CONTEXT_AUTHORITY_VIOLATION, metadata ``index``, ``itemId``).
+    """
+    position = {(item.project, item.id): index for index, item in enumerate(batch)}
+    for owner in sorted({item.project for item in batch}):
+        wanted = [item.id for item in batch if item.project == owner]
+        for stored in tx.context_items.get(owner, wanted):
+            source = stored.item.provenance.source_type
+            if GRANT_FLOOR[source].rank > GRANT_FLOOR[origin].rank:
+                raise PermissionDenied(
+                    f"a {origin.value} origin cannot replace item {stored.item.id} of source type {source.value}",
+                    reason=Reason.CONTEXT_AUTHORITY_VIOLATION,
+                    metadata={"index": str(position[(owner, stored.item.id)]), "itemId": stored.item.id},
+                )
 
 
 def _item_ids(field: str, item_ids: Sequence[str]) -> list[str]:
