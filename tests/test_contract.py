@@ -180,11 +180,12 @@ def test_every_rpc_declares_every_fact_and_no_fact_is_stale() -> None:
     assert problems(RPCS.values()) == []
 
 
-def test_the_contract_has_the_six_services() -> None:
+def test_the_contract_has_the_seven_services() -> None:
     """Discovery found every service (guards the glob above)."""
     assert {s.name for s in SERVICES} == {
         "AdminService",
         "AgentService",
+        "ContextService",
         "MessageService",
         "LeaseService",
         "RuntimeService",
@@ -197,6 +198,7 @@ def test_the_areas_have_their_names() -> None:
     expected = {
         "kxm.v1.AdminService": "admin",
         "kxm.v1.AgentService": "agents",
+        "kxm.v1.ContextService": "context",
         "kxm.v1.LeaseService": "leases",
         "kxm.v1.MessageService": "messages",
         "kxm.v1.RuntimeService": "runtimes",
@@ -234,6 +236,25 @@ def test_the_workflow_area_names_follow_the_rule() -> None:
         "recover_step_run",
         "list_run_events",
         "audit_gate_evidence",
+    ]
+
+
+def test_the_context_area_names_follow_the_rule() -> None:
+    """``area_method`` drops the noun "context" (``context.get_packet`` for GetContextPacket), in contract order."""
+    (service,) = [s for s in SERVICES if s.name == "ContextService"]
+
+    assert [area_method(service, method.name) for method in service.methods] == [
+        "put_items",
+        "get_packet",
+        "recall",
+        "get_state",
+        "list_state_set",
+        "propose_state",
+        "promote_state",
+        "reject_state",
+        "list_episodes",
+        "explain_item",
+        "delete_items",
     ]
 
 

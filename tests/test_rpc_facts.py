@@ -191,6 +191,13 @@ def test_the_agent_tool_names_are_pinned() -> None:
         "kxm_improvement_report": "/kxm.v1.WorkflowService/GetImprovementReport",
         "kxm_workflow_retrospective": "/kxm.v1.WorkflowService/ExportRetrospective",
         "kxm_workflow_verify_journal": "/kxm.v1.WorkflowService/VerifyJournal",
+        "kxm_context": "/kxm.v1.ContextService/GetContextPacket",
+        "kxm_recall": "/kxm.v1.ContextService/Recall",
+        "kxm_state": "/kxm.v1.ContextService/GetState",
+        "kxm_state_set": "/kxm.v1.ContextService/ListStateSet",
+        "kxm_promote": "/kxm.v1.ContextService/ProposeState",
+        "kxm_episode": "/kxm.v1.ContextService/ListEpisodes",
+        "kxm_explain": "/kxm.v1.ContextService/ExplainItem",
     }
 
 

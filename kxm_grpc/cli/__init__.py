@@ -12,10 +12,25 @@ import os
 import sys
 from collections.abc import Sequence
 
-from kxm_grpc.cli import admin, agent, audit, debug, gate, hub, lease, operator, peer, profile, runtime, token, workflow
+from kxm_grpc.cli import (
+    admin,
+    agent,
+    audit,
+    context,
+    debug,
+    gate,
+    hub,
+    lease,
+    operator,
+    peer,
+    profile,
+    runtime,
+    token,
+    workflow,
+)
 from kxm_grpc.version import version
 
-GROUPS = [hub, profile, admin, operator, token, audit, agent, peer, lease, runtime, workflow, gate, debug]
+GROUPS = [hub, profile, admin, operator, token, audit, agent, peer, lease, runtime, workflow, gate, context, debug]
 
 
 def build_parser() -> argparse.ArgumentParser:

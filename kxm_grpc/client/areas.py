@@ -7,6 +7,7 @@ from functools import cached_property
 from kxm_grpc.client.admin import Admin
 from kxm_grpc.client.agents import Agents
 from kxm_grpc.client.base import ClientBase
+from kxm_grpc.client.context import Context
 from kxm_grpc.client.leases import Leases
 from kxm_grpc.client.messages import Messages
 from kxm_grpc.client.runtimes import Runtimes
@@ -45,3 +46,8 @@ class AreaClient(ClientBase):
     def admin(self) -> Admin:
         """AdminService: projects and their tokens, named operators, the audit (an operator's token)."""
         return Admin(self)
+
+    @cached_property
+    def context(self) -> Context:
+        """ContextService: context items, packets, recall, temporal state, episodes and explanations."""
+        return Context(self)

@@ -1,7 +1,7 @@
 """HubClient: a thin async client over the generated stubs, one sub-client per service area.
 
-``hub.agents``, ``hub.messages``, ``hub.leases``, ``hub.runtimes``, ``hub.admin`` and
-``hub.workflows`` each have one method per RPC of their service, named after it without the area's
+``hub.agents``, ``hub.messages``, ``hub.leases``, ``hub.runtimes``, ``hub.admin``, ``hub.workflows``
+and ``hub.context`` each have one method per RPC of their service, named after it without the area's
 noun (``messages.send`` for SendMessage, ``leases.acquire`` for AcquireLease, ``workflows.start_run``
 for StartWorkflowRun), plus the helpers on top (``messages.subscribe`` resumes by cursor,
 ``leases.hold``, ``agents.register(remember=True)``, ``agents.caller_project``,

@@ -19,7 +19,9 @@ A call is retried when repeating it leaves the hub and the caller where one call
   ``RecordJournal`` (by the ``request_id`` the client sets on every call, see ``workflows.checkpoint``
   and ``workflows.journal.record``), ``StartWorkflowRun``, ``RerunWorkflowRun`` and
   ``SignalWorkflowRun`` (by their delivery id), ``RegisterWorkflowDefinition`` (the same document
-  again is answered ``unchanged``);
+  again is answered ``unchanged``), ``ProposeState`` (by the ``request_id`` the client sets);
+- ``PutItems`` (insert or replace by id) and ``PromoteState`` (the same promotion again answers
+  the first);
 - renewals, where a repeat is the renewal a moment later: ``Heartbeat``, ``RuntimeHeartbeat``,
   ``RenewLease`` (same token, same acquire time).
 
@@ -39,6 +41,7 @@ from google.protobuf import descriptor
 from kxm_grpc._gen.kxm.v1 import (
     admin_service_pb2,
     agent_service_pb2,
+    context_service_pb2,
     lease_service_pb2,
     message_service_pb2,
     options_pb2,
@@ -56,6 +59,7 @@ SERVICES: tuple[descriptor.ServiceDescriptor, ...] = tuple(
         runtime_service_pb2,
         admin_service_pb2,
         workflow_service_pb2,
+        context_service_pb2,
     )
     for service in module.DESCRIPTOR.services_by_name.values()
 )
@@ -84,6 +88,9 @@ RETRIED_WRITES: dict[str, str] = {
     "kxm.v1.WorkflowService/RegisterGateRegistry": "the same document again answers unchanged",
     "kxm.v1.WorkflowService/CompleteAssignment": "the same result again answers duplicate, settled once",
     "kxm.v1.AdminService/RevokeSessionToken": "a revoked token stays revoked: the repeat answers it unchanged",
+    "kxm.v1.ContextService/PutItems": "insert or replace by (project, id): the same batch again stores the same items",
+    "kxm.v1.ContextService/ProposeState": "the client sets a request_id per call: a repeat gets the first proposal",
+    "kxm.v1.ContextService/PromoteState": "the same proposal with the same evidence again returns the first promotion",
 }
 
 #: Writes that are never retried (``Service/Method``), and what a repeat would do.
@@ -112,6 +119,8 @@ NOT_RETRIED: dict[str, str] = {
     "kxm.v1.AdminService/MintSessionToken": "mints a second token (the first one stays valid until it expires)",
     "kxm.v1.WorkflowService/PromoteJournalEntry": "the decision is terminal: the decided entry answers"
     " JOURNAL_PROMOTION_INVALID (status: the decision made)",
+    "kxm.v1.ContextService/RejectState": "the closed proposal answers STATE_PROPOSAL_NOT_PROMOTABLE",
+    "kxm.v1.ContextService/DeleteItems": "the items are gone: the repeat counts 0 deleted",
 }
 
 #: The standard health check (``kxm health``) is a read too.

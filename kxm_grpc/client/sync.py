@@ -27,6 +27,7 @@ from kxm_grpc._gen.kxm.v1 import types_pb2
 from kxm_grpc.client.admin import Admin
 from kxm_grpc.client.agents import Agents
 from kxm_grpc.client.base import Area
+from kxm_grpc.client.context import Context
 from kxm_grpc.client.deprecated import deprecated_alias, one_poll, warn_deprecated
 from kxm_grpc.client.hub import HubClient
 from kxm_grpc.client.journal import WorkflowJournal
@@ -192,6 +193,23 @@ class SyncAdmin(SyncArea):
     mint_session_token = blocking(Admin.mint_session_token)
     revoke_session_token = blocking(Admin.revoke_session_token)
     list_session_tokens = blocking(Admin.list_session_tokens)
+
+
+class SyncContext(SyncArea):
+    """kxm.v1.ContextService, blocking (see ``kxm_grpc.client.context.Context``)."""
+
+    ASYNC = Context
+    put_items = blocking(Context.put_items)
+    get_packet = blocking(Context.get_packet)
+    recall = blocking(Context.recall)
+    get_state = blocking(Context.get_state)
+    list_state_set = blocking(Context.list_state_set)
+    propose_state = blocking(Context.propose_state)
+    promote_state = blocking(Context.promote_state)
+    reject_state = blocking(Context.reject_state)
+    list_episodes = blocking(Context.list_episodes)
+    explain_item = blocking(Context.explain_item)
+    delete_items = blocking(Context.delete_items)
 
 
 class SyncWorkflowJournal(SyncArea):
@@ -429,6 +447,7 @@ class SyncHubClient(_SyncFlatCalls):
 
     # An area added after the flat client has no flat names, so it is declared here, not above.
     workflows: SyncWorkflows
+    context: SyncContext
 
     def __init__(
         self,
@@ -484,6 +503,7 @@ class SyncHubClient(_SyncFlatCalls):
         self.runtimes = SyncRuntimes(self, self._client.runtimes)
         self.admin = SyncAdmin(self, self._client.admin)
         self.workflows = SyncWorkflows(self, self._client.workflows)
+        self.context = SyncContext(self, self._client.context)
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()

@@ -77,6 +77,7 @@ from kxm_grpc._gen.kxm.v1 import (
     workflow_types_pb2,
 )
 from kxm_grpc.client import HubClient
+from kxm_grpc.client.context import context_item
 from kxm_grpc.domain.caller import CredentialKind
 from kxm_grpc.domain.clock import MICROS, ManualClock
 from kxm_grpc.domain.workflows import signatures
@@ -174,6 +175,8 @@ class World:
     """role -> context state item id: proposal (undecided) and promoted (the current item an
     operator minted from another proposal), both of the key ``state_key``."""
     state_key: str = ""
+    context: dict[str, str] = field(default_factory=dict)
+    """role -> context item id: knowledge (a note naming the tag) and derived (evidence derived from it)."""
     markers: set[str] = field(default_factory=set)
     """Strings only this project's data contains: found in another project's answer, they are a leak."""
     clients: list[HubClient] = field(default_factory=list)
@@ -241,7 +244,26 @@ def random_world(rng: Any) -> World:
     world.journal = {role: f"journal_{hex32()}" for role in JOURNAL_ROLES}
     world.state = {role: f"ctx_{hex32()}" for role in ("proposal", "promoted")}
     world.state_key = f"deploy-{tag}"
+    world.context = _context_ids(tag)
     return world
+
+
+def _context_ids(tag: str) -> dict[str, str]:
+    return {"knowledge": f"k_{tag}", "derived": f"e_{tag}"}
+
+
+async def _build_context(world: World, token: HubClient) -> set[str]:
+    """Context items of the project (its token's, origin peer): a knowledge note naming the tag and
+    an evidence item derived from it. No ``_shared`` item: every project sees those by design."""
+    world.context = _context_ids(world.tag)
+    summaries = (f"context note {world.tag}", f"context evidence {world.tag}")
+    await token.context.put_items(
+        [
+            context_item(world.context["knowledge"], "knowledge", summaries[0], source_ref=f"ctx-ref-{world.tag}"),
+            context_item(world.context["derived"], "evidence", summaries[1], derived_from=world.context["knowledge"]),
+        ]
+    )
+    return {*world.context.values(), *summaries, f"ctx-ref-{world.tag}"}
 
 
 RUN_ROLES = ("main", "fresh", "waiting", "escalated", "ended")
@@ -398,6 +420,7 @@ async def build_world(hub: Hub, project: str, tag: str, notify: str) -> World:
     world.pages["ListWorkflowRuns"] = (await token.workflows.list_runs(page_size=1)).next_page_token
     assert all(world.pages[page] for page in ("ListAgents", "ListLeases", "ListRuntimes", "ListInbox"))
     assert world.pages["ListWorkflowDefinitions"] and world.pages["ListWorkflowRuns"]
+    context_markers = await _build_context(world, token)
 
     world.markers = {
         project,
@@ -432,6 +455,7 @@ async def build_world(hub: Hub, project: str, tag: str, notify: str) -> World:
         *(m.session.session_id for m in minted),
         *(m.session_token for m in minted),
         *workflow_markers,
+        *context_markers,
     }
     return world
 
@@ -734,6 +758,30 @@ def _payload(caller: World) -> struct_pb2.Struct:
     return payload
 
 
+def _no_recall(data: bytes) -> str | None:
+    response = C.RecallResponse.FromString(data)
+    return f"another project's items were recalled: {[i.id for i in response.items]}" if response.items else None
+
+
+def _unmatched_packet(data: bytes) -> str | None:
+    audit = C.GetContextPacketResponse.FromString(data).packet.audit
+    return f"{audit.matched_candidates} items matched another project's tag" if audit.matched_candidates else None
+
+
+def _not_found(data: bytes) -> str | None:
+    response = C.ExplainItemResponse.FromString(data)
+    return f"another project's item was explained: {response}" if response.found or response.sources else None
+
+
+def _none_deleted(data: bytes) -> str | None:
+    count = C.DeleteItemsResponse.FromString(data).deleted_count
+    return f"{count} items were deleted" if count else None
+
+
+def _context_isolation(names: str, build: Build) -> Probe:
+    return Probe(names, build, "PERMISSION_DENIED", Reason.CONTEXT_ISOLATION_VIOLATION)
+
+
 def _page(rpc: str, request: Callable[[str], ProtoMessage]) -> Probe:
     return Probe(
         "`page_token`",
@@ -776,6 +824,7 @@ L = lease_service_pb2
 M = message_service_pb2
 R = runtime_service_pb2
 W = workflow_service_pb2
+C = context_service_pb2
 E = envelopes_pb2
 WT = workflow_types_pb2
 J = workflow_journal_pb2
@@ -1428,6 +1477,79 @@ CASES: dict[str, RpcCase] = {
                 lambda w, c: W.ExportRetrospectiveRequest(run_id=w.runs["ended"]),
                 NOT_FOUND,
                 Reason.WORKFLOW_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.ContextService/PutItems": RpcCase(
+        (
+            _context_isolation(
+                "`project`",
+                lambda w, c: C.PutItemsRequest(
+                    project=w.project, items=[context_item(c.context["knowledge"], "knowledge", f"probe-{c.tag}")]
+                ),
+            ),
+            _context_isolation(
+                "`items[].project`",
+                lambda w, c: C.PutItemsRequest(
+                    items=[context_item(c.context["knowledge"], "knowledge", f"probe-{c.tag}", project=w.project)]
+                ),
+            ),
+        )
+    ),
+    "/kxm.v1.ContextService/GetContextPacket": RpcCase(
+        (
+            _context_isolation(
+                "`request.project`",
+                lambda w, c: C.GetContextPacketRequest(
+                    request=E.ContextRequest(project=w.project, role="verifier", task=f"probe {c.tag}")
+                ),
+            ),
+            Probe(
+                "`request.task` (another project's words)",
+                lambda w, c: C.GetContextPacketRequest(request=E.ContextRequest(role="verifier", task=w.tag)),
+                "EMPTY",
+                check=_unmatched_packet,
+                note="the caller's own pool: nothing matches another project's words",
+            ),
+        )
+    ),
+    "/kxm.v1.ContextService/Recall": RpcCase(
+        (
+            _context_isolation("`project`", lambda w, c: C.RecallRequest(project=w.project, query=c.tag)),
+            Probe(
+                "`query` (another project's words)",
+                lambda w, c: C.RecallRequest(query=w.tag),
+                "EMPTY",
+                check=_no_recall,
+                note="the caller's own pool: no item matches",
+            ),
+        )
+    ),
+    "/kxm.v1.ContextService/ExplainItem": RpcCase(
+        (
+            _context_isolation(
+                "`project`", lambda w, c: C.ExplainItemRequest(project=w.project, item_id=c.context["derived"])
+            ),
+            Probe(
+                "`item_id`",
+                lambda w, c: C.ExplainItemRequest(item_id=w.context["derived"]),
+                "EMPTY",
+                check=_not_found,
+                note="found = false, as for an unknown id",
+            ),
+        )
+    ),
+    "/kxm.v1.ContextService/DeleteItems": RpcCase(
+        (
+            _context_isolation(
+                "`project`", lambda w, c: C.DeleteItemsRequest(project=w.project, item_ids=[c.context["knowledge"]])
+            ),
+            Probe(
+                "`item_ids`",
+                lambda w, c: C.DeleteItemsRequest(item_ids=list(w.context.values())),
+                "EMPTY",
+                check=_none_deleted,
+                note="deleted_count 0: only the caller's project's items are deleted",
             ),
         )
     ),
