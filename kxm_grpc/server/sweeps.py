@@ -17,6 +17,7 @@ import structlog
 from prometheus_client import Counter
 
 from kxm_grpc.domain.clock import seconds
+from kxm_grpc.server import census_metrics
 from kxm_grpc.services import agents, leases, messages
 from kxm_grpc.services.context import retention as context_retention
 from kxm_grpc.services.workflows import runs as workflow_runs
@@ -84,6 +85,11 @@ async def sweep_context(hub: HubState) -> object:
     return purged
 
 
+async def sweep_census(hub: HubState) -> object:
+    """Refresh the domain gauges (``census_metrics``), at most every 15 s and only when metrics are served."""
+    return await census_metrics.refresh(hub)
+
+
 async def sweep_lease_alive(hub: HubState) -> object:
     """Record that the hub is alive, so a restart extends live leases by no more than the downtime."""
     return await leases.keep_alive(hub.store, now=hub.now())
@@ -96,6 +102,7 @@ SWEEPS: list[Sweep] = [
     sweep_messages,
     sweep_workflows,
     sweep_context,
+    sweep_census,
     sweep_lease_alive,
 ]
 """Every sweep, in order: what a hub alone on its database runs."""

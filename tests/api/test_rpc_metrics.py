@@ -15,7 +15,9 @@ from prometheus_client import REGISTRY
 from kxm_grpc._gen.kxm.v1 import message_service_pb2 as mpb
 from kxm_grpc._gen.kxm.v1 import message_service_pb2_grpc
 from kxm_grpc.client import HubClient
+from kxm_grpc.client.context import context_item
 from kxm_grpc.errors import Unauthenticated
+from kxm_grpc.server import census_metrics
 from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.version import version
@@ -148,3 +150,22 @@ async def test_store_commits_are_timed_on_either_backend(hub: Hub, make_agent: A
     await make_agent("committed")
     # Assert
     assert sample(name, {}) > before
+
+
+async def test_the_domain_gauges_count_what_the_database_holds(hub: Hub, make_agent: AgentFactory) -> None:
+    # Prepare: two agents online, an open message, a held lease, a context item
+    alice, bob = await make_agent("alice"), await make_agent("bob")
+    await alice.messages.send("bob", "open")
+    await bob.leases.acquire("deploy", ttl=60)
+    await alice.context.put_items([context_item("k_note", "knowledge", "a note")])
+    state = hub.server.hub
+    assert state is not None
+    # Execute
+    refreshed = await census_metrics.refresh(state, interval=0)
+    # Assert
+    assert refreshed
+    assert sample("kxm_agents_online", {}) == 2
+    assert sample("kxm_messages_open", {}) == 1
+    assert sample("kxm_leases_held", {}) == 1
+    assert sample("kxm_context_items", {"kind": "knowledge"}) == 1
+    assert await census_metrics.refresh(state) is False  # within the interval: no second census

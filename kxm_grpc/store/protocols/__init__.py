@@ -15,6 +15,7 @@ from typing import Protocol
 from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.store.protocols.agents import AgentRepository
 from kxm_grpc.store.protocols.audit import AuditRepository
+from kxm_grpc.store.protocols.census import CensusRepository
 from kxm_grpc.store.protocols.context_items import ContextItemRepository
 from kxm_grpc.store.protocols.credentials import CredentialsRepository
 from kxm_grpc.store.protocols.gates import GateRegistryRepository
@@ -139,6 +140,10 @@ class Tx(Protocol):
     @property
     def context_items(self) -> ContextItemRepository:
         """Context items and the inverted index BM25 ranks them with."""
+
+    @property
+    def census(self) -> CensusRepository:
+        """Counts of what the database holds (the metrics' domain gauges)."""
 
     @property
     def journal_keys(self) -> Keyring | None:

@@ -8,6 +8,7 @@ from kxm_grpc.domain.keyring import Keyring
 from kxm_grpc.store.notify import Change
 from kxm_grpc.store.sql.agents import SqlAgents
 from kxm_grpc.store.sql.audit import SqlAudit
+from kxm_grpc.store.sql.census import SqlCensus
 from kxm_grpc.store.sql.connection import Connection
 from kxm_grpc.store.sql.context_items import SqlContextItems
 from kxm_grpc.store.sql.credentials import SqlCredentials
@@ -56,6 +57,7 @@ class SqlTx:
         self.gate_registries = SqlGateRegistries(conn)
         self.step_runs = SqlStepRuns(conn)
         self.context_items = SqlContextItems(conn)
+        self.census = SqlCensus(conn)
         self.topics: list[Change] = []
 
     @property
