@@ -27,6 +27,7 @@ from kxm_grpc.domain.context.items import SHARED_PROJECT, Kind, Status
 from kxm_grpc.store.protocols.context_items import IndexStats, Posting, StoredContextItem
 from kxm_grpc.store.rows.context_items import (
     CONTEXT_INDEX_STATS,
+    CONTEXT_ITEM_INSERT,
     CONTEXT_ITEMS,
     CONTEXT_POSTINGS,
     index_entries,
@@ -42,7 +43,7 @@ from kxm_grpc.store.sql.connection import Connection
 _IN_CHUNK = 512
 """Ids or terms per ``IN`` list at most: well under SQLite's 32,766 variables and PostgreSQL's 65,535 parameters."""
 _ITEM_ROWS = 256
-"""Item rows per multi-row ``INSERT`` at most (16 columns: 4,096 parameters)."""
+"""Item rows per multi-row ``INSERT`` at most (24 columns: 6,144 parameters)."""
 _POSTING_ROWS = 512
 """Posting rows per multi-row ``INSERT`` at most (7 columns: 3,584 parameters)."""
 
@@ -138,7 +139,8 @@ class SqlContextItems:
             delta[1] += length
         for rows in _chunks(item_rows, _ITEM_ROWS):
             self._conn.execute(
-                f"INSERT INTO context_items ({CONTEXT_ITEMS.select}) VALUES {_rows(len(rows), CONTEXT_ITEMS.width)}",
+                f"INSERT INTO context_items ({CONTEXT_ITEM_INSERT.select}) "
+                f"VALUES {_rows(len(rows), CONTEXT_ITEM_INSERT.width)}",
                 [value for row in rows for value in row],
             )
         for rows in _chunks(posting_rows, _POSTING_ROWS):
