@@ -126,9 +126,21 @@ class Outcome:
 
 def is_inert(item: ContextItem) -> bool:
     """A proposal that never consumes budget: a state item that is not current, a proposed skill."""
-    if item.kind is Kind.STATE:
-        return item.status is not None and item.status is not Status.CURRENT
-    return item.kind is Kind.SKILL and item.status is Status.PROPOSED
+    return is_inert_partition(item.kind, item.status)
+
+
+def is_inert_partition(kind: Kind, status: Status | None) -> bool:
+    """Whether items of ``kind`` and ``status`` are inert (``is_inert``): a property of the pair."""
+    if kind is Kind.STATE:
+        return status is not None and status is not Status.CURRENT
+    return kind is Kind.SKILL and status is Status.PROPOSED
+
+
+def tail_key(item: ContextItem) -> tuple[int, int, int, int, bytes]:
+    """Ordering keys 6 to 9 (``rank_key``) as integers and UTF-16-BE bytes, ascending in rank
+    order: what the store keeps per item so that it can walk items in this order itself."""
+    (undated, recency) = recency_key(item)
+    return (-item.confidence.rank, -item.authority.rank, undated, recency, code_unit_key(item.id))
 
 
 def recency_key(item: ContextItem) -> tuple[int, int]:

@@ -21,6 +21,7 @@ from typing import Any
 
 import structlog
 
+from kxm_grpc.domain.context.arbiter import tail_key
 from kxm_grpc.domain.context.items import (
     Authority,
     Confidence,
@@ -31,7 +32,6 @@ from kxm_grpc.domain.context.items import (
     SourceType,
     Status,
 )
-from kxm_grpc.domain.context.ordering import code_unit_key
 from kxm_grpc.domain.context.relevance import item_text, relevance_tokens
 from kxm_grpc.domain.context.tokens import item_characters
 from kxm_grpc.domain.validation import js_lower
@@ -87,8 +87,12 @@ def status_value(status: Status | None) -> str:
     return NO_STATUS if status is None else status.value
 
 
-def _status(value: str) -> Status | None:
+def status_from_value(value: str) -> Status | None:
+    """The status a status column's value stands for."""
     return None if value == NO_STATUS else Status(value)
+
+
+_status = status_from_value
 
 
 def index_entries(item: ContextItem) -> tuple[int, Counter[str]]:
@@ -126,14 +130,14 @@ def _folded(text: str) -> str:
 def ranking_values(item: ContextItem) -> dict[str, object]:
     """The ranking columns of ``item`` (version 17): its cost, its ordering keys as integers that
     ascend in rank order, its id as UTF-16-BE bytes, its summary and state key lower-cased."""
-    moment = item.observed_at if item.observed_at is not None else item.valid_from
+    confidence, authority, undated, recency, code_units = tail_key(item)
     return {
         "cost": item_characters(item),
-        "confidence_key": -item.confidence.rank,
-        "authority_key": -item.authority.rank,
-        "undated": 1 if moment is None else 0,
-        "recency": 0 if moment is None else -moment,
-        "code_units": code_unit_key(item.id),
+        "confidence_key": confidence,
+        "authority_key": authority,
+        "undated": undated,
+        "recency": recency,
+        "code_units": code_units,
         "folded_summary": _folded(item.summary),
         "folded_key": None if item.state_key is None else _folded(item.state_key),
     }

@@ -24,7 +24,16 @@ from collections.abc import Collection, Iterator, Sequence
 from typing import TypeVar
 
 from kxm_grpc.domain.context.items import SHARED_PROJECT, Kind, Status
-from kxm_grpc.store.protocols.context_items import IndexStats, Posting, StoredContextItem
+from kxm_grpc.store.protocols.context_items import (
+    IndexedItem,
+    IndexStats,
+    Posting,
+    RankEntry,
+    RankKey,
+    StoredContextItem,
+    Stream,
+)
+from kxm_grpc.store.rows import Row
 from kxm_grpc.store.rows.context_items import (
     CONTEXT_INDEX_STATS,
     CONTEXT_ITEM_INSERT,
@@ -36,6 +45,7 @@ from kxm_grpc.store.rows.context_items import (
     posting_from_row,
     posting_values,
     stats_from_row,
+    status_from_value,
     status_value,
 )
 from kxm_grpc.store.sql.connection import Connection
@@ -298,3 +308,130 @@ class SqlContextItems:
             ).fetchall()
             found += [posting_from_row(row) for row in rows]
         return found
+
+    def shadowed(self, project: str) -> list[IndexedItem]:
+        if project == SHARED_PROJECT:
+            return []
+        rows = self._conn.execute(
+            "SELECT s.project, s.id, s.kind, s.status, s.length FROM context_items s WHERE s.project = ? "
+            "AND EXISTS (SELECT 1 FROM context_items o WHERE o.project = ? AND o.id = s.id) ORDER BY s.id",
+            [SHARED_PROJECT, project],
+        ).fetchall()
+        return [IndexedItem(p, i, Kind(k), status_from_value(st), int(n)) for p, i, k, st, n in rows]
+
+    def rank_entries(self, stream: Stream, *, after: RankKey | None, most_cost: int, limit: int) -> list[RankEntry]:
+        clauses, params = _stream_where(stream)
+        clauses.append("cost <= ?")
+        params.append(most_cost)
+        if after is not None:
+            clauses.append(f"({_RANK_ORDER}) > (?, ?, ?, ?, ?)")
+            params.extend(after)
+        rows = self._conn.execute(
+            f"SELECT {_RANK_SELECT} FROM context_items WHERE {' AND '.join(clauses)} ORDER BY {_RANK_ORDER} LIMIT ?",
+            [*params, limit],
+        ).fetchall()
+        return [_rank_entry(row) for row in rows]
+
+    def count_before(self, stream: Stream, key: RankKey) -> int:
+        clauses, params = _stream_where(stream)
+        clauses.append(f"({_RANK_ORDER}) < (?, ?, ?, ?, ?)")
+        row = self._conn.execute(
+            f"SELECT COUNT(*) FROM context_items WHERE {' AND '.join(clauses)}", [*params, *key]
+        ).fetchone()
+        return int(row[0])
+
+    def rank_rows(self, project: str, item_ids: Collection[str]) -> list[RankEntry]:
+        found: list[RankEntry] = []
+        for chunk in _chunks(sorted(set(item_ids)), _IN_CHUNK):
+            rows = self._conn.execute(
+                f"SELECT {_RANK_SELECT} FROM context_items WHERE project = ? AND id IN ({_marks(len(chunk))})",
+                [project, *chunk],
+            ).fetchall()
+            found += [_rank_entry(row) for row in rows]
+        return found
+
+    def phrase_hits(
+        self,
+        project: str,
+        folded_query: str,
+        *,
+        kinds: Collection[Kind] | None,
+        statuses: Collection[Status | None],
+        shadowed_by: str | None = None,
+    ) -> list[str]:
+        clauses = ["project = ?"]
+        params: list[object] = [project]
+        if not _filters(clauses, params, kinds, statuses):
+            return []
+        # replace() is exact and case-sensitive in both dialects (SQLite's LIKE folds ASCII case,
+        # and instr and strpos are one dialect's each): the text changes when the query occurs in it.
+        clauses.append(
+            "(replace(folded_summary, ?, '') <> folded_summary "
+            "OR (folded_key IS NOT NULL AND replace(folded_key, ?, '') <> folded_key))"
+        )
+        params += [folded_query, folded_query]
+        _add_shadowing(clauses, params, shadowed_by)
+        rows = self._conn.execute(
+            f"SELECT id FROM context_items WHERE {' AND '.join(clauses)} ORDER BY id", params
+        ).fetchall()
+        return [row[0] for row in rows]
+
+    def first_by_code_units(
+        self,
+        project: str,
+        *,
+        kinds: Collection[Kind] | None,
+        statuses: Collection[Status | None],
+        shadowed_by: str | None = None,
+        limit: int,
+    ) -> list[str]:
+        clauses = ["project = ?"]
+        params: list[object] = [project]
+        if not _filters(clauses, params, kinds, statuses):
+            return []
+        _add_shadowing(clauses, params, shadowed_by)
+        rows = self._conn.execute(
+            f"SELECT id FROM context_items WHERE {' AND '.join(clauses)} ORDER BY code_units LIMIT ?",
+            [*params, limit],
+        ).fetchall()
+        return [row[0] for row in rows]
+
+
+_RANK_ORDER = "confidence_key, authority_key, undated, recency, code_units"
+_RANK_SELECT = f"project, id, kind, status, cost, {_RANK_ORDER}"
+
+
+def _rank_entry(row: Row) -> RankEntry:
+    project, item_id, kind, status, cost, confidence, authority, undated, recency, code_units = row
+    return RankEntry(
+        project,
+        item_id,
+        Kind(kind),
+        status_from_value(status),
+        int(cost),
+        (int(confidence), int(authority), int(undated), int(recency), bytes(code_units)),
+    )
+
+
+def _add_shadowing(clauses: list[str], params: list[object], shadowed_by: str | None) -> None:
+    if shadowed_by is not None:
+        clauses.append("NOT EXISTS (SELECT 1 FROM context_items o WHERE o.project = ? AND o.id = context_items.id)")
+        params.append(shadowed_by)
+
+
+def _stream_where(stream: Stream) -> tuple[list[str], list[object]]:
+    """The condition selecting a stream's items (``context_items_rank`` is its order)."""
+    clauses = ["project = ?", "kind = ?"]
+    params: list[object] = [stream.project, stream.kind.value]
+    statuses = sorted({status_value(status) for status in stream.statuses})
+    clauses.append(f"status IN ({_marks(len(statuses))})" if statuses else "1 = 0")
+    params += statuses
+    if stream.matched_terms:
+        clauses.append(
+            "NOT EXISTS (SELECT 1 FROM context_postings p WHERE p.project = context_items.project "
+            f"AND p.term IN ({_marks(len(stream.matched_terms))}) AND p.kind = context_items.kind "
+            "AND p.status = context_items.status AND p.item_id = context_items.id)"
+        )
+        params += stream.matched_terms
+    _add_shadowing(clauses, params, stream.shadowed_by)
+    return clauses, params
