@@ -57,6 +57,8 @@ def test_quick_run_measures_every_scenario(tmp_path: Path) -> None:
     expected |= {"journal_send", "record_journal", "improvement_report"}  # the journal group (issue 15)
     expected |= {"step_send", "steps", "token_verify"}  # the step group (issue 16)
     expected |= {"token_rpc_plain", "token_rpc_attempt", "token_rpc_padding"}
+    expected |= {"context_packet", "context_packet_brute", "context_recall", "context_recall_brute"}  # issue 17
+    expected |= {"context_index_bytes"}
     assert expected <= measured, expected - measured
     for row in rows:
         assert row["repetitions"] >= 1, row

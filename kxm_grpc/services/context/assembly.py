@@ -72,6 +72,11 @@ Key = tuple[str, str]
 """(project, item id)."""
 
 
+def status_value(status: Status | None) -> str:
+    """A status as ``Match.status`` holds it (``''``: none)."""
+    return "" if status is None else status.value
+
+
 # -- the brute force (the oracle) ------------------------------------------------------------------
 
 
@@ -253,13 +258,20 @@ def assemble_indexed(
             partition_of[(item.project, item.id)] = (item.kind, item.status)
     scores: dict[Key, float] = {}
     if terms and count:
-        for posting in repo.postings(request.project, terms, kinds=kind_ranks.keys()):
-            if not eligible(posting.kind, posting.status) or pool.hidden(posting.project, posting.item_id):
+        columns = {
+            (kind.value, status_value(status)): (kind, status)
+            for kind in kind_ranks
+            for status in _LIVE
+            if eligible(kind, status)
+        }
+        for match in repo.matches(request.project, terms, kinds=kind_ranks.keys()):
+            partition = columns.get((match.kind, match.status))
+            if partition is None or pool.hidden(match.project, match.item_id):
                 continue
-            key = (posting.project, posting.item_id)
-            documents.setdefault(key, {})[posting.term] = posting.frequency
-            lengths[key] = posting.length
-            partition_of[key] = (posting.kind, posting.status)
+            key = (match.project, match.item_id)
+            documents.setdefault(key, {})[match.term] = match.frequency
+            lengths[key] = match.length
+            partition_of[key] = partition
         scores = _scored(terms, count, total, documents, lengths)
 
     fill = _Fill(room=budget_characters(budget), corpus=count)
@@ -413,12 +425,13 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
     if terms and count:
         documents: dict[Key, dict[str, int]] = {}
         lengths: dict[Key, int] = {}
-        for posting in repo.postings(project, terms, kinds=wanted):
-            if not in_corpus(posting.kind, posting.status) or pool.hidden(posting.project, posting.item_id):
+        columns = {(kind.value, status_value(status)) for kind in Kind for status in _LIVE if in_corpus(kind, status)}
+        for match in repo.matches(project, terms, kinds=wanted):
+            if (match.kind, match.status) not in columns or pool.hidden(match.project, match.item_id):
                 continue
-            key = (posting.project, posting.item_id)
-            documents.setdefault(key, {})[posting.term] = posting.frequency
-            lengths[key] = posting.length
+            key = (match.project, match.item_id)
+            documents.setdefault(key, {})[match.term] = match.frequency
+            lengths[key] = match.length
         scores = _scored(terms, count, total, documents, lengths)
 
     phrase: set[Key] = set()

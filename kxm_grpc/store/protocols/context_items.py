@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from kxm_grpc.domain.context.items import ContextItem, Kind, Status
 
@@ -98,6 +98,20 @@ class RankEntry:
     cost: int
     """``tokens.item_characters`` of the item."""
     key: RankKey
+
+
+class Match(NamedTuple):
+    """One posting as the indexed packet and recall read it, in bulk: the partition as the status
+    and kind columns hold it (``''`` for no status), not as enums, since a common term has
+    thousands."""
+
+    project: str
+    item_id: str
+    term: str
+    kind: str
+    status: str
+    frequency: int
+    length: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,3 +238,7 @@ class ContextItemRepository(Protocol):
     ) -> list[str]:
         """The ids of the first ``limit`` of the project's items of ``kinds`` (None: any) and
         ``statuses``, minus those whose id ``shadowed_by`` holds too, by UTF-16 code units."""
+
+    def matches(self, project: str, terms: Collection[str], *, kinds: Collection[Kind] | None) -> list[Match]:
+        """The postings of ``terms`` in the project's and ``_shared``'s partitions of ``kinds``
+        (None: any), in no particular order."""

@@ -27,6 +27,7 @@ from kxm_grpc.domain.context.items import SHARED_PROJECT, Kind, Status
 from kxm_grpc.store.protocols.context_items import (
     IndexedItem,
     IndexStats,
+    Match,
     Posting,
     RankEntry,
     RankKey,
@@ -307,6 +308,22 @@ class SqlContextItems:
                 f"{_SELECT_POSTINGS} WHERE {' AND '.join(clauses)} ORDER BY term, project, item_id", params
             ).fetchall()
             found += [posting_from_row(row) for row in rows]
+        return found
+
+    def matches(self, project: str, terms: Collection[str], *, kinds: Collection[Kind] | None) -> list[Match]:
+        projects = _projects(project, True)
+        found: list[Match] = []
+        for chunk in _chunks(sorted(set(terms)), _IN_CHUNK):
+            clauses = [f"project IN ({_marks(len(projects))})", f"term IN ({_marks(len(chunk))})"]
+            params: list[object] = [*projects, *chunk]
+            if not _filters(clauses, params, kinds, None):
+                return []
+            rows = self._conn.execute(
+                "SELECT project, item_id, term, kind, status, frequency, length FROM context_postings "
+                f"WHERE {' AND '.join(clauses)}",
+                params,
+            ).fetchall()
+            found += map(Match._make, rows)
         return found
 
     def shadowed(self, project: str) -> list[IndexedItem]:
