@@ -54,7 +54,7 @@ from kxm_grpc.domain.context.tokens import item_characters
 from kxm_grpc.domain.sync_events import JsonValue
 from kxm_grpc.domain.validation import js_lower
 from kxm_grpc.store import Tx
-from kxm_grpc.store.protocols.context_items import ContextItemRepository, RankEntry, Stream
+from kxm_grpc.store.protocols.context_items import ContextItemRepository, RankEntry, RankKey, Stream
 
 _POOL_PAGE = 1_000
 _ENDED = (Status.SUPERSEDED, Status.REJECTED)
@@ -65,6 +65,7 @@ MIN_ITEM_CHARACTERS = min(len(kind.value) for kind in Kind) + 2
 of at least one code unit each. With less left of a budget, nothing more fits."""
 _FIRST_PAGE = 64
 _LAST_PAGE = 1_024
+_ANY_COST = 1 << 62
 _MATCHED_BATCH = 256
 """Matched items whose remaining ordering keys are read at once (more, to end on a tie)."""
 
@@ -318,16 +319,22 @@ def assemble_indexed(
             head = (kind_ranks[partition_of[matched[end - 1]][0]], -scores[matched[end - 1]])
             while end < len(matched) and (kind_ranks[partition_of[matched[end]][0]], -scores[matched[end]]) == head:
                 end += 1
-            entries = {entry.item_id: entry for entry in repo.rank_rows(owner, [key[1] for key in matched[start:end]])}
-            batch = sorted(
-                matched[start:end],
-                key=lambda key: (kind_ranks[partition_of[key][0]], -scores[key], entries[key[1]].key),
-            )
-            for index, key in enumerate(batch):
+            ids = [key[1] for key in matched[start:end]]
+            # Items costing more than what is left are deferred: the store leaves them out.
+            entries = {entry.item_id: entry for entry in repo.rank_rows(owner, ids, most_cost=fill.room)}
+
+            def order(key: Key, entries: Mapping[str, RankEntry] = entries) -> tuple[int, float, RankKey]:
+                return (kind_ranks[partition_of[key][0]], -scores[key], entries[key[1]].key)
+
+            for key in sorted((key for key in matched[start:end] if key[1] in entries), key=order):
                 if fill.done:
                     break
                 if fill.offer(key, entries[key[1]].cost, scores[key]):
-                    fill.last_position = position + start + index
+                    # The 256th: its position counts the batch's items before it, fitting or not.
+                    every = {entry.item_id: entry for entry in repo.rank_rows(owner, ids, most_cost=_ANY_COST)}
+                    mine = (kind_ranks[partition_of[key][0]], -scores[key], every[key[1]].key)
+                    before = sum(1 for other in matched[start:end] if order(other, every) < mine)
+                    fill.last_position = position + start + before
             start = end
         position += len(matched)
 

@@ -210,8 +210,9 @@ class ContextItemRepository(Protocol):
     def count_before(self, stream: Stream, key: RankKey) -> int:
         """How many of the stream's items rank before ``key`` (whatever they cost)."""
 
-    def rank_rows(self, project: str, item_ids: Collection[str]) -> list[RankEntry]:
-        """The project's items among ``item_ids`` as first fit reads them (unknown ids left out)."""
+    def rank_rows(self, project: str, item_ids: Collection[str], *, most_cost: int) -> list[RankEntry]:
+        """The project's items among ``item_ids`` costing at most ``most_cost``, as first fit reads
+        them (unknown ids left out), in id order."""
 
     def phrase_hits(
         self,

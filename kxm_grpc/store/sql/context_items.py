@@ -357,12 +357,14 @@ class SqlContextItems:
         ).fetchone()
         return int(row[0])
 
-    def rank_rows(self, project: str, item_ids: Collection[str]) -> list[RankEntry]:
+    def rank_rows(self, project: str, item_ids: Collection[str], *, most_cost: int) -> list[RankEntry]:
         found: list[RankEntry] = []
         for chunk in _chunks(sorted(set(item_ids)), _IN_CHUNK):
+            # ORDER BY id: without statistics SQLite would otherwise scan the covering rank index.
             rows = self._conn.execute(
-                f"SELECT {_RANK_SELECT} FROM context_items WHERE project = ? AND id IN ({_marks(len(chunk))})",
-                [project, *chunk],
+                f"SELECT {_RANK_SELECT} FROM context_items WHERE project = ? AND id IN ({_marks(len(chunk))}) "
+                "AND cost <= ? ORDER BY id",
+                [project, *chunk, most_cost],
             ).fetchall()
             found += [_rank_entry(row) for row in rows]
         return found

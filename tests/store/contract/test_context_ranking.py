@@ -113,7 +113,9 @@ async def test_rank_entries_walk_keys_six_to_nine_skipping_what_does_not_fit(sto
     assert entries[0].cost == item_characters(expected[0]) and entries[0].key == tail_key(expected[0])
     counts = await store.read(lambda tx: [tx.context_items.count_before(stream, tail_key(item)) for item in expected])
     assert counts == list(range(len(expected)))
-    rows = await store.read(lambda tx: tx.context_items.rank_rows("p", ["ctx_matched", "ctx_unknown"]))
+    rows = await store.read(
+        lambda tx: tx.context_items.rank_rows("p", ["ctx_matched", "ctx_unknown", "ctx_big"], most_cost=100)
+    )
     assert [(r.item_id, r.key) for r in rows] == [("ctx_matched", tail_key(items[-1]))]
 
 
