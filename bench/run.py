@@ -771,7 +771,7 @@ async def group_context(run: Run, wanted: set[str]) -> None:
         async def opened(size: int = size, path: Path = path, seeded: dict[str, Any] = seeded) -> Any:
             if "store" not in seeded:
                 seeded["store"], seeded["seconds"] = await context.seed(path, size)
-                await context.same_outcomes(seeded["store"], size, 5)
+                await context.same_outcomes(seeded["store"], size, 5 if size <= 10_000 else 1)
             return seeded["store"]
 
         brute_calls = cfg.context_calls if size <= 10_000 else cfg.context_brute_calls

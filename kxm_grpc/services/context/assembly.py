@@ -67,6 +67,8 @@ _FIRST_PAGE = 64
 _LAST_PAGE = 1_024
 _ANY_COST = 1 << 62
 _MATCHED_BATCH = 256
+_PHRASE_BATCHES = 4
+"""Batches of the best-scored items recall phrase-tests before it scans the pool instead."""
 """Matched items whose remaining ordering keys are read at once (more, to end on a tie)."""
 
 Key = tuple[str, str]
@@ -441,19 +443,42 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
             lengths[key] = match.length
         scores = _scored(terms, count, total, documents, lengths)
 
+    def order(key: Key) -> tuple[float, bytes, str]:
+        return (-scores.get(key, 0.0), code_unit_key(key[1]), key[1])
+
     phrase: set[Key] = set()
-    for owner in pool.owners:
-        if not folded:
+    if not folded:  # every item is a phrase hit, and scores 0: the first by code units
+        for owner in pool.owners:
             found = repo.first_by_code_units(
                 owner, kinds=wanted, statuses=_LIVE, shadowed_by=pool.shadowed_by(owner), limit=limit
             )
+            phrase.update((owner, item_id) for item_id in found)
+        hits = sorted(phrase, key=order)[:limit]
+    else:
+        # The scored items by score, phrase-tested a batch at a time: when the first batches hold
+        # ``limit`` phrase hits, those are the answer (phrase hits first, then by score).
+        scored = sorted((key for key, score in scores.items() if score > 0), key=order)
+        found_scored: list[Key] = []
+        for start in range(0, min(len(scored), _PHRASE_BATCHES * _MATCHED_BATCH), _MATCHED_BATCH):
+            batch = scored[start : start + _MATCHED_BATCH]
+            inside: set[Key] = set()
+            for owner in pool.owners:
+                among = [item_id for project_, item_id in batch if project_ == owner]
+                if among:
+                    ids = repo.phrase_hits(owner, folded, kinds=wanted, statuses=_LIVE, among=among)
+                    inside.update((owner, item_id) for item_id in ids)
+            found_scored += [key for key in batch if key in inside]
+            if len(found_scored) >= limit:
+                break
+        if len(found_scored) >= limit:
+            phrase = set(found_scored)
+            hits = found_scored[:limit]
         else:
-            found = repo.phrase_hits(owner, folded, kinds=wanted, statuses=_LIVE, shadowed_by=pool.shadowed_by(owner))
-        phrase.update((owner, item_id) for item_id in found)
-    hits = sorted(
-        phrase | {key for key, score in scores.items() if score > 0},
-        key=lambda key: (0 if key in phrase else 1, -scores.get(key, 0.0), code_unit_key(key[1]), key[1]),
-    )[:limit]
+            # Else every phrase hit: one scan of the pool's folded text in the database.
+            for owner in pool.owners:
+                ids = repo.phrase_hits(owner, folded, kinds=wanted, statuses=_LIVE, shadowed_by=pool.shadowed_by(owner))
+                phrase.update((owner, item_id) for item_id in ids)
+            hits = sorted(phrase.union(scored), key=lambda key: (0 if key in phrase else 1, *order(key)))[:limit]
     items: dict[Key, ContextItem] = {}
     for owner in pool.owners:
         ids = [item_id for project_, item_id in hits if project_ == owner]

@@ -222,11 +222,16 @@ class ContextItemRepository(Protocol):
         kinds: Collection[Kind] | None,
         statuses: Collection[Status | None],
         shadowed_by: str | None = None,
+        among: Collection[str] | None = None,
+        without_terms: Sequence[str] = (),
+        limit: int | None = None,
     ) -> list[str]:
         """The ids of the project's items of ``kinds`` (None: any) and ``statuses`` whose
         lower-cased summary or state key contains ``folded_query`` (not empty), minus those whose
-        id ``shadowed_by`` holds too, in id order. A scan of the project's items in the database
-        (their folded text compared there), returning only the hits."""
+        id ``shadowed_by`` holds too, only those among ``among`` (None: any), minus those with a
+        posting of any of ``without_terms``: with a ``limit``, the first ``limit`` by UTF-16 code
+        units; without, all of them in no particular order. The text is compared in the database, row by row: without
+        ``among`` a scan of the project's items that stops at ``limit`` hits."""
 
     def first_by_code_units(
         self,

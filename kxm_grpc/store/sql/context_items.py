@@ -377,23 +377,41 @@ class SqlContextItems:
         kinds: Collection[Kind] | None,
         statuses: Collection[Status | None],
         shadowed_by: str | None = None,
+        among: Collection[str] | None = None,
+        without_terms: Sequence[str] = (),
+        limit: int | None = None,
     ) -> list[str]:
-        clauses = ["project = ?"]
-        params: list[object] = [project]
-        if not _filters(clauses, params, kinds, statuses):
-            return []
-        # replace() is exact and case-sensitive in both dialects (SQLite's LIKE folds ASCII case,
-        # and instr and strpos are one dialect's each): the text changes when the query occurs in it.
-        clauses.append(
-            "(replace(folded_summary, ?, '') <> folded_summary "
-            "OR (folded_key IS NOT NULL AND replace(folded_key, ?, '') <> folded_key))"
-        )
-        params += [folded_query, folded_query]
-        _add_shadowing(clauses, params, shadowed_by)
-        rows = self._conn.execute(
-            f"SELECT id FROM context_items WHERE {' AND '.join(clauses)} ORDER BY id", params
-        ).fetchall()
-        return [row[0] for row in rows]
+        found: list[str] = []
+        for chunk in [None] if among is None else _chunks(sorted(set(among)), _IN_CHUNK):
+            clauses = ["project = ?"]
+            params: list[object] = [project]
+            if not _filters(clauses, params, kinds, statuses):
+                return []
+            if chunk is not None:
+                clauses.append(f"id IN ({_marks(len(chunk))})")
+                params += chunk
+            # replace() is exact and case-sensitive in both dialects (SQLite's LIKE folds ASCII case,
+            # and instr and strpos are one dialect's each): the text changes when the query occurs in it.
+            clauses.append(
+                "(replace(folded_summary, ?, '') <> folded_summary "
+                "OR (folded_key IS NOT NULL AND replace(folded_key, ?, '') <> folded_key))"
+            )
+            params += [folded_query, folded_query]
+            if without_terms:
+                clauses.append(
+                    "NOT EXISTS (SELECT 1 FROM context_postings p WHERE p.project = context_items.project "
+                    f"AND p.term IN ({_marks(len(without_terms))}) AND p.kind = context_items.kind "
+                    "AND p.status = context_items.status AND p.item_id = context_items.id)"
+                )
+                params += without_terms
+            _add_shadowing(clauses, params, shadowed_by)
+            tail = "" if limit is None else " ORDER BY code_units LIMIT ?"
+            rows = self._conn.execute(
+                f"SELECT id FROM context_items WHERE {' AND '.join(clauses)}{tail}",
+                params if limit is None else [*params, limit],
+            ).fetchall()
+            found += [row[0] for row in rows]
+        return found
 
     def first_by_code_units(
         self,
