@@ -60,6 +60,12 @@ class Config:
     """Repetitions of the step rows (send round trip and steps alternating)."""
     token_verify_calls: int
     """In-process attempt-token verifications timed per repetition."""
+    context_sizes: tuple[int, ...]
+    """Items in the context bench's project, one pool per size (issue 17: 1,000 to 100,000)."""
+    context_calls: int
+    """Packets and recalls timed per row, one at a time."""
+    context_brute_calls: int
+    """Brute-force packets and recalls timed per row above 10,000 items (each takes seconds)."""
 
 
 FULL = Config(
@@ -91,6 +97,9 @@ FULL = Config(
     steps_phases=4,
     steps_reps=3,
     token_verify_calls=20_000,
+    context_sizes=(1_000, 10_000, 100_000),
+    context_calls=40,
+    context_brute_calls=3,
 )
 
 QUICK = Config(
@@ -122,4 +131,7 @@ QUICK = Config(
     steps_phases=4,
     steps_reps=1,
     token_verify_calls=400,
+    context_sizes=(300,),
+    context_calls=3,
+    context_brute_calls=2,
 )

@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
-from bench import ceilings, checkpoints, hub, journal, report, steps
+from bench import ceilings, checkpoints, context, hub, journal, report, steps
 from bench.common import Rep, Row, ServerProcess
 from bench.config import Config
 from bench.hubproc import HubProcess
@@ -37,6 +37,7 @@ HUB = [
     "checkpoint",
     "journal",
     "steps",
+    "context",
 ]
 NEEDS: dict[str, list[str]] = {
     "core_full": ["broker", "broker_sqlite"],
@@ -757,6 +758,99 @@ async def group_sqlite(run: Run, wanted: set[str]) -> None:
         )
 
 
+async def group_context(run: Run, wanted: set[str]) -> None:
+    """Role-aware context at 1,000 to 100,000 items (issue 17, bench/context.py): the indexed packet
+    and recall beside the brute force over the same SQLite store, in this process; then the index's
+    bytes per item."""
+    cfg = run.cfg
+    for size in cfg.context_sizes:
+        scale = f"items={size:,}"
+        path = run.work_dir / f"context-{size}.db"
+        seeded: dict[str, Any] = {}
+
+        async def opened(size: int = size, path: Path = path, seeded: dict[str, Any] = seeded) -> Any:
+            if "store" not in seeded:
+                seeded["store"], seeded["seconds"] = await context.seed(path, size)
+                await context.same_outcomes(seeded["store"], size, 5 if size <= 10_000 else 1)
+            return seeded["store"]
+
+        brute_calls = cfg.context_calls if size <= 10_000 else cfg.context_brute_calls
+        shape = f"one project of {size:,} items and 60 _shared defaults (15 shadowed)"
+
+        async def packets(brute: bool, calls: int, size: int = size, seeded: dict[str, Any] = seeded) -> list[Rep]:
+            store = await opened()
+            return [await context.packets(store, size, calls, brute=brute, seed_seconds=seeded["seconds"])]
+
+        async def recalls(brute: bool, calls: int, size: int = size) -> list[Rep]:
+            return [await context.recalls(await opened(), size, calls, brute=brute)]
+
+        try:
+            await _one(
+                run,
+                wanted,
+                "context_packet_brute",
+                "packets/s",
+                scale,
+                partial(packets, True, brute_calls),
+                group="context",
+                note=f"assemble_brute_force (the oracle: every item read and scored), {brute_calls} calls; {shape}",
+            )
+            await _one(
+                run,
+                wanted,
+                "context_packet",
+                "packets/s",
+                scale,
+                partial(packets, False, cfg.context_calls),
+                group="context",
+                ceiling="context_packet_brute",
+                basis="p50_cost",
+                note=f"assemble (indexed), {cfg.context_calls} calls, byte-identical to the brute force's; "
+                "ratio = p50 ÷ the brute force's p50",
+            )
+            await _one(
+                run,
+                wanted,
+                "context_recall_brute",
+                "recalls/s",
+                scale,
+                partial(recalls, True, brute_calls),
+                group="context",
+                note=f"recall_brute_force, limit 25, {brute_calls} calls",
+            )
+            await _one(
+                run,
+                wanted,
+                "context_recall",
+                "recalls/s",
+                scale,
+                partial(recalls, False, cfg.context_calls),
+                group="context",
+                ceiling="context_recall_brute",
+                basis="p50_cost",
+                note=f"recall (indexed), limit 25, {cfg.context_calls} calls; ratio = p50 ÷ the brute force's p50",
+            )
+            if size == max(cfg.context_sizes):
+                await _one(
+                    run,
+                    wanted,
+                    "context_index_bytes",
+                    "bytes/item",
+                    scale,
+                    partial(_in_thread_once, context.index_bytes, path, size + context.SHARED, run.work_dir),
+                    group="context",
+                    note="on-disk size of the database with the index (postings, statistics, ranking columns "
+                    "and indexes) minus without it, after VACUUM, per item",
+                )
+        finally:
+            if "store" in seeded:
+                await seeded["store"].close()
+
+
+async def _in_thread_once(measure: Callable[..., Rep], *args: Any) -> list[Rep]:
+    return [await asyncio.to_thread(measure, *args)]
+
+
 async def _ready(results: dict[str, list[Rep]]) -> list[Rep]:
     reps = results.get("probe")
     if reps is None:
@@ -775,6 +869,7 @@ GROUPS: list[tuple[set[str], Callable[[Run, set[str]], Awaitable[None]]]] = [
     ({"sqlite"}, group_sqlite),
     ({"journal"}, group_journal),
     ({"steps"}, group_steps),
+    ({"context"}, group_context),
 ]
 
 

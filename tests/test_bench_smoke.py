@@ -57,12 +57,14 @@ def test_quick_run_measures_every_scenario(tmp_path: Path) -> None:
     expected |= {"journal_send", "record_journal", "improvement_report"}  # the journal group (issue 15)
     expected |= {"step_send", "steps", "token_verify"}  # the step group (issue 16)
     expected |= {"token_rpc_plain", "token_rpc_attempt", "token_rpc_padding"}
+    expected |= {"context_packet", "context_packet_brute", "context_recall", "context_recall_brute"}  # issue 17
+    expected |= {"context_index_bytes"}
     assert expected <= measured, expected - measured
     for row in rows:
         assert row["repetitions"] >= 1, row
         assert _number(row["median"]), row
         assert _number(row["server_cpu_us_per_op"]), row
-        if row["unit"] != "KiB/stream":
+        if row["unit"] not in ("KiB/stream", "bytes/item"):  # sizes, not calls
             assert _number(row["p50_ms"]) and _number(row["p99_ms"]), row
         if row["ceiling"]:
             assert _number(row["ratio"]), row

@@ -37,7 +37,7 @@ from kxm_grpc.domain.context.ordering import code_unit_key
 from kxm_grpc.domain.context.policies import role_policy
 from kxm_grpc.domain.context.relevance import item_text, query_terms, round_relevance, score_relevance
 from kxm_grpc.domain.context.request import ContextRequest, check_request
-from kxm_grpc.domain.context.tokens import estimate_tokens, item_characters, tokens_for
+from kxm_grpc.domain.context.tokens import estimate_tokens, item_characters
 from kxm_grpc.domain.sync_events import JsonValue
 from kxm_grpc.errors import InvalidArgument, PermissionDenied, Reason
 
@@ -126,9 +126,21 @@ class Outcome:
 
 def is_inert(item: ContextItem) -> bool:
     """A proposal that never consumes budget: a state item that is not current, a proposed skill."""
-    if item.kind is Kind.STATE:
-        return item.status is not None and item.status is not Status.CURRENT
-    return item.kind is Kind.SKILL and item.status is Status.PROPOSED
+    return is_inert_partition(item.kind, item.status)
+
+
+def is_inert_partition(kind: Kind, status: Status | None) -> bool:
+    """Whether items of ``kind`` and ``status`` are inert (``is_inert``): a property of the pair."""
+    if kind is Kind.STATE:
+        return status is not None and status is not Status.CURRENT
+    return kind is Kind.SKILL and status is Status.PROPOSED
+
+
+def tail_key(item: ContextItem) -> tuple[int, int, int, int, bytes]:
+    """Ordering keys 6 to 9 (``rank_key``) as integers and UTF-16-BE bytes, ascending in rank
+    order: what the store keeps per item so that it can walk items in this order itself."""
+    (undated, recency) = recency_key(item)
+    return (-item.confidence.rank, -item.authority.rank, undated, recency, code_unit_key(item.id))
 
 
 def recency_key(item: ContextItem) -> tuple[int, int]:
@@ -172,8 +184,7 @@ def arbitrate(
         PermissionDenied: the pool holds another project's item (CONTEXT_ISOLATION_VIOLATION).
     """
     request = check_request(request)
-    policy = role_policy(request.role)
-    budget = request.budget_tokens if request.budget_tokens is not None else policy.budget_tokens
+    budget, kinds = budget_and_kinds(request)
     contradictions = frozenset(contradiction_ids)
 
     own_ids: set[str] = set()
@@ -204,7 +215,6 @@ def arbitrate(
             continue
         candidates.append(item)
 
-    kinds = request.include_kinds if request.include_kinds is not None else policy.kinds
     kind_ranks = {kind: index for index, kind in enumerate(kinds)}
     eligible = [
         item for item in candidates if item.id in contradictions or (item.kind in kind_ranks and not is_inert(item))
@@ -226,22 +236,73 @@ def arbitrate(
     )
 
     selected: list[ContextItem] = []
-    deferred: list[str] = []
-    gaps: list[str] = []
-    characters = 0
+    deferred = 0
+    limit_reached = False
+    room = budget_characters(budget)
     for item in ordered:
         if len(selected) >= MAX_ITEMS:
-            gaps.append(GAP_ITEM_LIMIT)
+            limit_reached = True
             break
         cost = item_characters(item)
-        if tokens_for(characters + cost) > budget:
-            deferred.append(item.id)
+        if cost > room:
+            deferred += 1
             continue
-        characters += cost
+        room -= cost
         selected.append(item)
-    if deferred:
-        gaps.append(gap_budget_fits_nothing(budget) if not selected else gap_budget_reached(budget, len(deferred)))
-    if not candidates:
+    return finish(
+        request,
+        selected,
+        scores={item.id: scores[item.id] for item in selected},
+        contradiction_ids=contradictions,
+        deferred_count=deferred,
+        limit_reached=limit_reached,
+        candidate_count=len(candidates),
+        excluded_superseded=excluded,
+        matched_candidates=sum(1 for score in scores.values() if score > 0),
+        working_state=working_state,
+    )
+
+
+def budget_and_kinds(request: ContextRequest) -> tuple[int, tuple[Kind, ...]]:
+    """The request's token budget and kinds in priority order: its own, else its role's."""
+    policy = role_policy(request.role)
+    budget = request.budget_tokens if request.budget_tokens is not None else policy.budget_tokens
+    kinds = request.include_kinds if request.include_kinds is not None else policy.kinds
+    return budget, tuple(kinds)
+
+
+def budget_characters(budget: int) -> int:
+    """The characters a budget holds: ``tokens_for(characters) <= budget`` exactly when
+    ``characters <= 4 × budget``, so first fit is integer arithmetic on what is left."""
+    return 4 * budget
+
+
+def finish(
+    request: ContextRequest,
+    selected: Sequence[ContextItem],
+    *,
+    scores: Mapping[str, float],
+    contradiction_ids: Collection[str],
+    deferred_count: int,
+    limit_reached: bool,
+    candidate_count: int,
+    excluded_superseded: int,
+    matched_candidates: int,
+    working_state: Mapping[str, JsonValue] | None,
+) -> Outcome:
+    """The packet and audit of a checked ``request`` once first fit has chosen ``selected`` (in
+    rank order; ``scores`` holds each one's BM25 score): sections, gaps and the audit. ``arbitrate``
+    and the store's indexed assembly both end here, so what they build from equal selections and
+    counts is equal."""
+    budget, kinds = budget_and_kinds(request)
+    kind_ranks = {kind: index for index, kind in enumerate(kinds)}
+    contradictions = frozenset(contradiction_ids)
+    gaps: list[str] = []
+    if limit_reached:
+        gaps.append(GAP_ITEM_LIMIT)
+    if deferred_count:
+        gaps.append(gap_budget_fits_nothing(budget) if not selected else gap_budget_reached(budget, deferred_count))
+    if not candidate_count:
         gaps.append(GAP_NO_RECORDS)
 
     def section(kind: Kind) -> tuple[ContextItem, ...]:
@@ -264,15 +325,15 @@ def arbitrate(
     audit = Audit(
         request=request,
         selected_ids=tuple(item.id for item in selected),
-        deferred_count=len(deferred),
+        deferred_count=deferred_count,
         provenance_summary=provenance,
         estimated_tokens=estimated,
         budget_tokens=budget,
-        candidate_count=len(candidates),
-        excluded_superseded=excluded,
+        candidate_count=candidate_count,
+        excluded_superseded=excluded_superseded,
         unresolved_gaps=tuple(gaps),
         task_tokens=len(query_terms(request.task)),
-        matched_candidates=sum(1 for score in scores.values() if score > 0),
+        matched_candidates=matched_candidates,
         selected_relevance=tuple(round_relevance(scores[item.id]) for item in selected),
         reasons=tuple(
             Reasons(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from kxm_grpc.domain.context.items import ContextItem
 from kxm_grpc.domain.context.ordering import js_round
@@ -135,26 +135,45 @@ def query_terms(query: str) -> list[str]:
 
 def score_relevance(query: str, documents: Sequence[str]) -> list[float]:
     """Each document's BM25 score against ``query``, index-aligned; the corpus is ``documents``."""
-    scores = [0.0] * len(documents)
     terms = query_terms(query)
     if not terms or not documents:
-        return scores
+        return [0.0] * len(documents)
     indexed = [Counter(relevance_tokens(document)) for document in documents]
     lengths = [sum(frequencies.values()) for frequencies in indexed]
-    count = len(indexed)
-    total = sum(lengths)
+    document_frequency = {term: sum(1 for frequencies in indexed if term in frequencies) for term in terms}
+    return bm25(terms, len(indexed), sum(lengths), document_frequency, list(zip(lengths, indexed, strict=True)))
+
+
+def bm25(
+    terms: Sequence[str],
+    count: int,
+    total: int,
+    document_frequency: Mapping[str, int],
+    documents: Sequence[tuple[int, Mapping[str, int]]],
+) -> list[float]:
+    """BM25 of each document, index-aligned, from the corpus statistics alone.
+
+    ``terms`` are the query's distinct terms in order, ``count`` and ``total`` the corpus' document
+    count and total length (integers, so exact however they were summed), ``document_frequency``
+    each term's number of documents in the corpus, and each document its length and term
+    frequencies. The brute force (``score_relevance``) and the indexed packet and recall both call
+    this, so the float operations, and their order, are the very same: the scores are bit-identical
+    whichever way the statistics were counted. A document need not be in ``documents`` to count
+    in the statistics (the indexed forms score only the documents sharing a term).
+    """
     average = total / count if total > 0 else 1
     inverse: dict[str, float] = {}
     for term in terms:
-        frequency = sum(1 for frequencies in indexed if term in frequencies)
+        frequency = document_frequency.get(term, 0)
         inverse[term] = math.log(1 + (count - frequency + 0.5) / (frequency + 0.5))
-    for index, frequencies in enumerate(indexed):
+    scores = [0.0] * len(documents)
+    for index, (length, frequencies) in enumerate(documents):
         score = 0.0
         for term in terms:
             tf = frequencies.get(term, 0)
             if tf == 0:
                 continue
-            norm = 1 - B + B * (lengths[index] / average)
+            norm = 1 - B + B * (length / average)
             score += inverse[term] * ((tf * (K1 + 1)) / (tf + K1 * norm))
         scores[index] = score
     return scores

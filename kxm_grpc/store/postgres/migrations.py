@@ -203,6 +203,22 @@ _VERSION_16 = [
 ]
 """A state key's items by (project, state key, status), state items only (SQLite's
 ``_0016_context_state_keys``); needs nothing after version 15."""
+_VERSION_17 = [
+    "DO $$ BEGIN IF EXISTS (SELECT 1 FROM context_items) THEN RAISE EXCEPTION "
+    "'context_items holds items written before version 17; delete them and migrate again'; END IF; END $$",
+    "ALTER TABLE context_items ADD COLUMN cost BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE context_items ADD COLUMN confidence_key BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE context_items ADD COLUMN authority_key BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE context_items ADD COLUMN undated BIGINT NOT NULL DEFAULT 1",
+    "ALTER TABLE context_items ADD COLUMN recency BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE context_items ADD COLUMN code_units BYTEA NOT NULL DEFAULT ''",
+    f"ALTER TABLE context_items ADD COLUMN folded_summary {T} NOT NULL DEFAULT ''",
+    f"ALTER TABLE context_items ADD COLUMN folded_key {T}",
+    "CREATE INDEX context_items_rank ON context_items "
+    "(project, kind, confidence_key, authority_key, undated, recency, code_units, status, cost, id)",
+    "CREATE INDEX context_items_code_units ON context_items (project, code_units)",
+]
+"""The ranking columns and indexes (SQLite's ``_0017_context_ranking``); needs version 15."""
 
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""
@@ -218,5 +234,6 @@ MIGRATIONS: dict[int, list[str]] = {
     14: _VERSION_14,
     15: _VERSION_15,
     16: _VERSION_16,
+    17: _VERSION_17,
 }
 """Each version's statements, by version; versions before ``FIRST_VERSION`` never existed here."""

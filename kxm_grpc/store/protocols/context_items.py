@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from kxm_grpc.domain.context.items import ContextItem, Kind, Status
 
@@ -78,6 +78,64 @@ class Posting:
     """The term's count among the item's relevance tokens (at least 1)."""
     length: int
     """The item's length (all its relevance tokens)."""
+
+
+RankKey = tuple[int, int, int, int, bytes]
+"""An item's place among the unmatched items of one (project, kind), ascending: minus its
+confidence rank, minus its authority rank, undated (0 or 1), minus its moment (0 when undated),
+its id as UTF-16-BE bytes. The arbiter's ordering keys 6 to 9 (``arbiter.rank_key``), as integers
+and bytes that both backends compare alike."""
+
+
+@dataclass(frozen=True, slots=True)
+class RankEntry:
+    """One item as first fit reads it: what it costs and where it ranks, not its body."""
+
+    project: str
+    item_id: str
+    kind: Kind
+    status: Status | None
+    cost: int
+    """``tokens.item_characters`` of the item."""
+    key: RankKey
+
+
+class Match(NamedTuple):
+    """One posting as the indexed packet and recall read it, in bulk: the partition as the status
+    and kind columns hold it (``''`` for no status), not as enums, since a common term has
+    thousands."""
+
+    project: str
+    item_id: str
+    term: str
+    kind: str
+    status: str
+    frequency: int
+    length: int
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedItem:
+    """An item's partition and length: what its place in BM25's statistics depends on."""
+
+    project: str
+    item_id: str
+    kind: Kind
+    status: Status | None
+    length: int
+
+
+@dataclass(frozen=True, slots=True)
+class Stream:
+    """The items of one (project, kind) of the given statuses, minus those having a posting of any
+    of ``matched_terms`` and, when ``shadowed_by`` names a project, minus those whose id that
+    project holds too: one run of the arbiter's order (keys 1 to 5 being equal within it)."""
+
+    project: str
+    kind: Kind
+    statuses: tuple[Status | None, ...]
+    matched_terms: tuple[str, ...] = ()
+    shadowed_by: str | None = None
 
 
 class ContextItemRepository(Protocol):
@@ -159,3 +217,54 @@ class ContextItemRepository(Protocol):
     ) -> list[Posting]:
         """The postings of ``terms`` in the project's (and ``_shared``'s) partitions of ``kinds``
         and ``statuses`` (None: any; an empty collection: none), in (term, project, item id) order."""
+
+    def shadowed(self, project: str) -> list[IndexedItem]:
+        """The ``_shared`` items whose id ``project`` holds too (any status), in id order: the
+        defaults the project's own items shadow (none when ``project`` is ``_shared``)."""
+
+    def rank_entries(self, stream: Stream, *, after: RankKey | None, most_cost: int, limit: int) -> list[RankEntry]:
+        """The stream's items costing at most ``most_cost``, in ``RankKey`` order, strictly after
+        ``after``, at most ``limit``: the store skips the items too large for what is left of a
+        budget without returning them."""
+
+    def count_before(self, stream: Stream, key: RankKey) -> int:
+        """How many of the stream's items rank before ``key`` (whatever they cost)."""
+
+    def rank_rows(self, project: str, item_ids: Collection[str], *, most_cost: int) -> list[RankEntry]:
+        """The project's items among ``item_ids`` costing at most ``most_cost``, as first fit reads
+        them (unknown ids left out), in id order."""
+
+    def phrase_hits(
+        self,
+        project: str,
+        folded_query: str,
+        *,
+        kinds: Collection[Kind] | None,
+        statuses: Collection[Status | None],
+        shadowed_by: str | None = None,
+        among: Collection[str] | None = None,
+        without_terms: Sequence[str] = (),
+        limit: int | None = None,
+    ) -> list[str]:
+        """The ids of the project's items of ``kinds`` (None: any) and ``statuses`` whose
+        lower-cased summary or state key contains ``folded_query`` (not empty), minus those whose
+        id ``shadowed_by`` holds too, only those among ``among`` (None: any), minus those with a
+        posting of any of ``without_terms``: with a ``limit``, the first ``limit`` by UTF-16 code
+        units; without, all of them in no particular order. The text is compared in the database, row by row: without
+        ``among`` a scan of the project's items that stops at ``limit`` hits."""
+
+    def first_by_code_units(
+        self,
+        project: str,
+        *,
+        kinds: Collection[Kind] | None,
+        statuses: Collection[Status | None],
+        shadowed_by: str | None = None,
+        limit: int,
+    ) -> list[str]:
+        """The ids of the first ``limit`` of the project's items of ``kinds`` (None: any) and
+        ``statuses``, minus those whose id ``shadowed_by`` holds too, by UTF-16 code units."""
+
+    def matches(self, project: str, terms: Collection[str], *, kinds: Collection[Kind] | None) -> list[Match]:
+        """The postings of ``terms`` in the project's and ``_shared``'s partitions of ``kinds``
+        (None: any), in no particular order."""

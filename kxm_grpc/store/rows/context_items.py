@@ -21,6 +21,7 @@ from typing import Any
 
 import structlog
 
+from kxm_grpc.domain.context.arbiter import tail_key
 from kxm_grpc.domain.context.items import (
     Authority,
     Confidence,
@@ -32,6 +33,8 @@ from kxm_grpc.domain.context.items import (
     Status,
 )
 from kxm_grpc.domain.context.relevance import item_text, relevance_tokens
+from kxm_grpc.domain.context.tokens import item_characters
+from kxm_grpc.domain.validation import js_lower
 from kxm_grpc.errors import DataLoss, Reason
 from kxm_grpc.store.protocols.context_items import IndexStats, Posting, StoredContextItem
 from kxm_grpc.store.rows import Columns, Row
@@ -57,7 +60,20 @@ CONTEXT_ITEMS = Columns(
     "length",
     "document",
 )
-"""Also the insert list: ``item_values`` follow this order."""
+"""What item reads select."""
+CONTEXT_ITEM_INSERT = Columns(
+    "context_items",
+    *CONTEXT_ITEMS.names,
+    "cost",
+    "confidence_key",
+    "authority_key",
+    "undated",
+    "recency",
+    "code_units",
+    "folded_summary",
+    "folded_key",
+)
+"""The insert list: ``item_values`` follow this order (the ranking columns, ``ranking_values``, last)."""
 CONTEXT_POSTINGS = Columns("context_postings", "project", "term", "kind", "status", "item_id", "frequency", "length")
 """Also the insert list: ``posting_values`` follow this order."""
 CONTEXT_INDEX_STATS = Columns("context_index_stats", "project", "kind", "status", "documents", "total_length")
@@ -71,8 +87,12 @@ def status_value(status: Status | None) -> str:
     return NO_STATUS if status is None else status.value
 
 
-def _status(value: str) -> Status | None:
+def status_from_value(value: str) -> Status | None:
+    """The status a status column's value stands for."""
     return None if value == NO_STATUS else Status(value)
+
+
+_status = status_from_value
 
 
 def index_entries(item: ContextItem) -> tuple[int, Counter[str]]:
@@ -96,10 +116,37 @@ def _document(item: ContextItem) -> str:
     return json.dumps(data, separators=(",", ":"))
 
 
+def _folded(text: str) -> str:
+    """``text`` lower-cased as JavaScript does, a lone surrogate (which no checked item holds, and
+    which neither backend stores as text) as U+FFFD."""
+    folded = js_lower(text)
+    try:
+        folded.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= character <= "\udfff" else character for character in folded)
+    return folded
+
+
+def ranking_values(item: ContextItem) -> dict[str, object]:
+    """The ranking columns of ``item`` (version 17): its cost, its ordering keys as integers that
+    ascend in rank order, its id as UTF-16-BE bytes, its summary and state key lower-cased."""
+    confidence, authority, undated, recency, code_units = tail_key(item)
+    return {
+        "cost": item_characters(item),
+        "confidence_key": confidence,
+        "authority_key": authority,
+        "undated": undated,
+        "recency": recency,
+        "code_units": code_units,
+        "folded_summary": _folded(item.summary),
+        "folded_key": None if item.state_key is None else _folded(item.state_key),
+    }
+
+
 def item_values(stored: StoredContextItem, length: int) -> tuple[object, ...]:
-    """The stored item's column values in ``CONTEXT_ITEMS`` order, for an insert (``length``: ``index_entries``')."""
+    """The stored item's column values in ``CONTEXT_ITEM_INSERT`` order (``length``: ``index_entries``')."""
     item = stored.item
-    return CONTEXT_ITEMS.values(
+    return CONTEXT_ITEM_INSERT.values(
         {
             "project": item.project,
             "id": item.id,
@@ -117,6 +164,7 @@ def item_values(stored: StoredContextItem, length: int) -> tuple[object, ...]:
             "write_time": stored.write_time,
             "length": length,
             "document": _document(item),
+            **ranking_values(item),
         }
     )
 

@@ -25,9 +25,20 @@ from collections.abc import Collection, Iterator, Sequence
 from typing import TypeVar
 
 from kxm_grpc.domain.context.items import SHARED_PROJECT, Kind, Status
-from kxm_grpc.store.protocols.context_items import IndexStats, Posting, StoredContextItem
+from kxm_grpc.store.protocols.context_items import (
+    IndexedItem,
+    IndexStats,
+    Match,
+    Posting,
+    RankEntry,
+    RankKey,
+    StoredContextItem,
+    Stream,
+)
+from kxm_grpc.store.rows import Row
 from kxm_grpc.store.rows.context_items import (
     CONTEXT_INDEX_STATS,
+    CONTEXT_ITEM_INSERT,
     CONTEXT_ITEMS,
     CONTEXT_POSTINGS,
     index_entries,
@@ -36,6 +47,7 @@ from kxm_grpc.store.rows.context_items import (
     posting_from_row,
     posting_values,
     stats_from_row,
+    status_from_value,
     status_value,
 )
 from kxm_grpc.store.sql.connection import Connection
@@ -43,7 +55,7 @@ from kxm_grpc.store.sql.connection import Connection
 _IN_CHUNK = 512
 """Ids or terms per ``IN`` list at most: well under SQLite's 32,766 variables and PostgreSQL's 65,535 parameters."""
 _ITEM_ROWS = 256
-"""Item rows per multi-row ``INSERT`` at most (16 columns: 4,096 parameters)."""
+"""Item rows per multi-row ``INSERT`` at most (24 columns: 6,144 parameters)."""
 _POSTING_ROWS = 512
 """Posting rows per multi-row ``INSERT`` at most (7 columns: 3,584 parameters)."""
 
@@ -142,7 +154,8 @@ class SqlContextItems:
             delta[1] += length
         for rows in _chunks(item_rows, _ITEM_ROWS):
             self._conn.execute(
-                f"INSERT INTO context_items ({CONTEXT_ITEMS.select}) VALUES {_rows(len(rows), CONTEXT_ITEMS.width)}",
+                f"INSERT INTO context_items ({CONTEXT_ITEM_INSERT.select}) "
+                f"VALUES {_rows(len(rows), CONTEXT_ITEM_INSERT.width)}",
                 [value for row in rows for value in row],
             )
         for rows in _chunks(posting_rows, _POSTING_ROWS):
@@ -334,3 +347,166 @@ class SqlContextItems:
             ).fetchall()
             found += [posting_from_row(row) for row in rows]
         return found
+
+    def matches(self, project: str, terms: Collection[str], *, kinds: Collection[Kind] | None) -> list[Match]:
+        projects = _projects(project, True)
+        found: list[Match] = []
+        for chunk in _chunks(sorted(set(terms)), _IN_CHUNK):
+            clauses = [f"project IN ({_marks(len(projects))})", f"term IN ({_marks(len(chunk))})"]
+            params: list[object] = [*projects, *chunk]
+            if not _filters(clauses, params, kinds, None):
+                return []
+            rows = self._conn.execute(
+                "SELECT project, item_id, term, kind, status, frequency, length FROM context_postings "
+                f"WHERE {' AND '.join(clauses)}",
+                params,
+            ).fetchall()
+            found += map(Match._make, rows)
+        return found
+
+    def shadowed(self, project: str) -> list[IndexedItem]:
+        if project == SHARED_PROJECT:
+            return []
+        rows = self._conn.execute(
+            "SELECT s.project, s.id, s.kind, s.status, s.length FROM context_items s WHERE s.project = ? "
+            "AND EXISTS (SELECT 1 FROM context_items o WHERE o.project = ? AND o.id = s.id) ORDER BY s.id",
+            [SHARED_PROJECT, project],
+        ).fetchall()
+        return [IndexedItem(p, i, Kind(k), status_from_value(st), int(n)) for p, i, k, st, n in rows]
+
+    def rank_entries(self, stream: Stream, *, after: RankKey | None, most_cost: int, limit: int) -> list[RankEntry]:
+        clauses, params = _stream_where(stream)
+        clauses.append("cost <= ?")
+        params.append(most_cost)
+        if after is not None:
+            clauses.append(f"({_RANK_ORDER}) > (?, ?, ?, ?, ?)")
+            params.extend(after)
+        rows = self._conn.execute(
+            f"SELECT {_RANK_SELECT} FROM context_items WHERE {' AND '.join(clauses)} ORDER BY {_RANK_ORDER} LIMIT ?",
+            [*params, limit],
+        ).fetchall()
+        return [_rank_entry(row) for row in rows]
+
+    def count_before(self, stream: Stream, key: RankKey) -> int:
+        clauses, params = _stream_where(stream)
+        clauses.append(f"({_RANK_ORDER}) < (?, ?, ?, ?, ?)")
+        row = self._conn.execute(
+            f"SELECT COUNT(*) FROM context_items WHERE {' AND '.join(clauses)}", [*params, *key]
+        ).fetchone()
+        return int(row[0])
+
+    def rank_rows(self, project: str, item_ids: Collection[str], *, most_cost: int) -> list[RankEntry]:
+        found: list[RankEntry] = []
+        for chunk in _chunks(sorted(set(item_ids)), _IN_CHUNK):
+            # ORDER BY id: without statistics SQLite would otherwise scan the covering rank index.
+            rows = self._conn.execute(
+                f"SELECT {_RANK_SELECT} FROM context_items WHERE project = ? AND id IN ({_marks(len(chunk))}) "
+                "AND cost <= ? ORDER BY id",
+                [project, *chunk, most_cost],
+            ).fetchall()
+            found += [_rank_entry(row) for row in rows]
+        return found
+
+    def phrase_hits(
+        self,
+        project: str,
+        folded_query: str,
+        *,
+        kinds: Collection[Kind] | None,
+        statuses: Collection[Status | None],
+        shadowed_by: str | None = None,
+        among: Collection[str] | None = None,
+        without_terms: Sequence[str] = (),
+        limit: int | None = None,
+    ) -> list[str]:
+        found: list[str] = []
+        for chunk in [None] if among is None else _chunks(sorted(set(among)), _IN_CHUNK):
+            clauses = ["project = ?"]
+            params: list[object] = [project]
+            if not _filters(clauses, params, kinds, statuses):
+                return []
+            if chunk is not None:
+                clauses.append(f"id IN ({_marks(len(chunk))})")
+                params += chunk
+            # replace() is exact and case-sensitive in both dialects (SQLite's LIKE folds ASCII case,
+            # and instr and strpos are one dialect's each): the text changes when the query occurs in it.
+            clauses.append(
+                "(replace(folded_summary, ?, '') <> folded_summary "
+                "OR (folded_key IS NOT NULL AND replace(folded_key, ?, '') <> folded_key))"
+            )
+            params += [folded_query, folded_query]
+            if without_terms:
+                clauses.append(
+                    "NOT EXISTS (SELECT 1 FROM context_postings p WHERE p.project = context_items.project "
+                    f"AND p.term IN ({_marks(len(without_terms))}) AND p.kind = context_items.kind "
+                    "AND p.status = context_items.status AND p.item_id = context_items.id)"
+                )
+                params += without_terms
+            _add_shadowing(clauses, params, shadowed_by)
+            tail = "" if limit is None else " ORDER BY code_units LIMIT ?"
+            rows = self._conn.execute(
+                f"SELECT id FROM context_items WHERE {' AND '.join(clauses)}{tail}",
+                params if limit is None else [*params, limit],
+            ).fetchall()
+            found += [row[0] for row in rows]
+        return found
+
+    def first_by_code_units(
+        self,
+        project: str,
+        *,
+        kinds: Collection[Kind] | None,
+        statuses: Collection[Status | None],
+        shadowed_by: str | None = None,
+        limit: int,
+    ) -> list[str]:
+        clauses = ["project = ?"]
+        params: list[object] = [project]
+        if not _filters(clauses, params, kinds, statuses):
+            return []
+        _add_shadowing(clauses, params, shadowed_by)
+        rows = self._conn.execute(
+            f"SELECT id FROM context_items WHERE {' AND '.join(clauses)} ORDER BY code_units LIMIT ?",
+            [*params, limit],
+        ).fetchall()
+        return [row[0] for row in rows]
+
+
+_RANK_ORDER = "confidence_key, authority_key, undated, recency, code_units"
+_RANK_SELECT = f"project, id, kind, status, cost, {_RANK_ORDER}"
+
+
+def _rank_entry(row: Row) -> RankEntry:
+    project, item_id, kind, status, cost, confidence, authority, undated, recency, code_units = row
+    return RankEntry(
+        project,
+        item_id,
+        Kind(kind),
+        status_from_value(status),
+        int(cost),
+        (int(confidence), int(authority), int(undated), int(recency), bytes(code_units)),
+    )
+
+
+def _add_shadowing(clauses: list[str], params: list[object], shadowed_by: str | None) -> None:
+    if shadowed_by is not None:
+        clauses.append("NOT EXISTS (SELECT 1 FROM context_items o WHERE o.project = ? AND o.id = context_items.id)")
+        params.append(shadowed_by)
+
+
+def _stream_where(stream: Stream) -> tuple[list[str], list[object]]:
+    """The condition selecting a stream's items (``context_items_rank`` is its order)."""
+    clauses = ["project = ?", "kind = ?"]
+    params: list[object] = [stream.project, stream.kind.value]
+    statuses = sorted({status_value(status) for status in stream.statuses})
+    clauses.append(f"status IN ({_marks(len(statuses))})" if statuses else "1 = 0")
+    params += statuses
+    if stream.matched_terms:
+        clauses.append(
+            "NOT EXISTS (SELECT 1 FROM context_postings p WHERE p.project = context_items.project "
+            f"AND p.term IN ({_marks(len(stream.matched_terms))}) AND p.kind = context_items.kind "
+            "AND p.status = context_items.status AND p.item_id = context_items.id)"
+        )
+        params += stream.matched_terms
+    _add_shadowing(clauses, params, stream.shadowed_by)
+    return clauses, params

@@ -586,6 +586,43 @@ def _0016_context_state_keys(db: sqlite_utils.Database) -> None:
     by (project, state key, status), over state items only, so a state read or the contradiction
     check never scans a project's pool. Needs nothing after version 15."""
     db.execute("CREATE INDEX context_items_state ON context_items (project, state_key, status) WHERE kind = 'state'")
+RANKING_COLUMNS = (
+    ("cost", "INTEGER NOT NULL DEFAULT 0"),
+    ("confidence_key", "INTEGER NOT NULL DEFAULT 0"),
+    ("authority_key", "INTEGER NOT NULL DEFAULT 0"),
+    ("undated", "INTEGER NOT NULL DEFAULT 1"),
+    ("recency", "INTEGER NOT NULL DEFAULT 0"),
+    ("code_units", "BLOB NOT NULL DEFAULT x''"),
+    ("folded_summary", "TEXT NOT NULL DEFAULT ''"),
+    ("folded_key", "TEXT"),
+)
+"""``_0017_context_ranking``'s columns of ``context_items`` (PostgreSQL's spell BLOB as BYTEA)."""
+RANK_INDEX = (
+    "CREATE INDEX context_items_rank ON context_items "
+    "(project, kind, confidence_key, authority_key, undated, recency, code_units, status, cost, id)"
+)
+CODE_UNITS_INDEX = "CREATE INDEX context_items_code_units ON context_items (project, code_units)"
+
+
+def _0017_context_ranking(db: sqlite_utils.Database) -> None:
+    """What the indexed packet and recall walk instead of the whole pool (issue 17 item 6,
+    decisions 216–223): on ``context_items``, each item's cost (``tokens.item_characters``), its
+    ordering keys as integers that ascend in rank order (minus the confidence and authority
+    ranks; undated 0 or 1 and recency minus the moment, so newest first and undated last), its id
+    as UTF-16-BE bytes (byte order is code-unit order), and its summary and state key lower-cased
+    for recall's phrase test. ``context_items_rank`` is the unmatched items' order per (project,
+    kind), covering what first fit reads; ``context_items_code_units`` recall's order by id.
+
+    Version 15 came with the same issue and was never released: a database holding context items
+    is refused rather than given an index that disagrees with them (the columns cannot be computed
+    in SQL on PostgreSQL, and one rule for both backends).
+    """
+    if db.execute("SELECT 1 FROM context_items LIMIT 1").fetchone() is not None:
+        raise RuntimeError("context_items holds items written before version 17; delete them and migrate again")
+    for name, declaration in RANKING_COLUMNS:
+        db.execute(f"ALTER TABLE context_items ADD COLUMN {name} {declaration}")
+    db.execute(RANK_INDEX)
+    db.execute(CODE_UNITS_INDEX)
 
 
 MIGRATIONS: list[Migration] = [
@@ -605,4 +642,5 @@ MIGRATIONS: list[Migration] = [
     _0014_step_runs,
     _0015_context_items,
     _0016_context_state_keys,
+    _0017_context_ranking,
 ]

@@ -499,3 +499,32 @@ def test_any_insertion_order_gives_a_byte_identical_packet_and_audit(seed: int) 
         outcome = arbitrate(request, shuffled, contradiction_ids=ids)
         # Assert
         assert documents.outcome_bytes(outcome) == expected
+
+
+def test_tail_key_orders_as_rank_keys_six_to_nine() -> None:
+    import dataclasses
+    import itertools
+
+    from kxm_grpc.domain.context.arbiter import RankKey, rank_key, tail_key
+    from kxm_grpc.domain.context.items import Authority, Confidence, ContextItem, Kind, Provenance, SourceType
+
+    base = ContextItem(
+        id="x",
+        kind=Kind.EVIDENCE,
+        project="p",
+        summary="s",
+        provenance=Provenance(SourceType.PEER),
+        authority=Authority.EVIDENCE,
+        confidence=Confidence.PROBABLE,
+    )
+    items = [
+        dataclasses.replace(base, id=item_id, confidence=confidence, authority=authority, observed_at=moment)
+        for item_id, confidence, authority, moment in itertools.product(
+            ("a", "\ue000", "😀"), Confidence, Authority, (None, 0, 5, 253_402_300_799_999_999)
+        )
+    ]
+
+    def by_rank(item: ContextItem) -> RankKey:
+        return rank_key(item, project="p", contradiction=False, kind_rank=0, score=0.0)
+
+    assert sorted(items, key=tail_key) == sorted(items, key=by_rank)

@@ -128,3 +128,27 @@ def test_code_unit_order_puts_astral_characters_before_the_top_of_the_bmp() -> N
     assert sorted([bmp, astral]) == [bmp, astral]  # code points: the other way round
     assert code_unit_sorted([bmp, astral]) == (astral, bmp)
     assert code_unit_key("a") < code_unit_key("b")
+
+
+def test_bm25_from_counted_statistics_is_score_relevance_bit_for_bit() -> None:
+    import random
+    import struct
+    from collections import Counter
+
+    from kxm_grpc.domain.context.relevance import bm25, query_terms, relevance_tokens, score_relevance
+
+    rng = random.Random(5)
+    words = ["gate", "gates", "flaky", "deploy", "target", "the", "élan", "ﬁle", "x"]
+    for _ in range(50):
+        documents = [" ".join(rng.choices(words, k=rng.randint(0, 12))) for _ in range(rng.randint(1, 20))]
+        query = " ".join(rng.choices(words, k=rng.randint(1, 4)))
+        terms = query_terms(query)
+        counted = [Counter(relevance_tokens(d)) for d in documents]
+        frequency = {t: sum(1 for c in counted if t in c) for t in terms}
+        lengths = [sum(c.values()) for c in counted]
+        # only the documents sharing a term, as the indexed forms pass them
+        sharing = [i for i, c in enumerate(counted) if any(t in c for t in terms)]
+        partial = bm25(terms, len(documents), sum(lengths), frequency, [(lengths[i], counted[i]) for i in sharing])
+        full = score_relevance(query, documents)
+        assert [struct.pack(">d", full[i]) for i in sharing] == [struct.pack(">d", s) for s in partial]
+        assert all(full[i] == 0.0 for i in range(len(documents)) if i not in sharing)

@@ -1,0 +1,239 @@
+"""The indexed packet and recall against their oracle, the brute force (issue 17 items 6 and 10).
+
+On random pools (fixed seeds, shuffled insertion orders, ``_shared`` defaults some of which the
+project shadows, open contradictions of every kind and status, budgets that defer, tiny and
+oversized items, ids beyond the BMP and in the U+E000 range where code-point and code-unit orders
+differ), ``assembly.assemble`` and ``assembly.recall`` give what ``assemble_brute_force`` and
+``recall_brute_force`` give over the same stored pool: the packets and audits byte for byte
+(``documents.outcome_bytes``), the recall hits equal with bit-identical scores. On every backend.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import random
+import struct
+
+import pytest
+
+from kxm_grpc.domain.context.documents import outcome_bytes
+from kxm_grpc.domain.context.items import (
+    SHARED_PROJECT,
+    Authority,
+    Confidence,
+    ContextItem,
+    Kind,
+    Provenance,
+    SourceType,
+    Status,
+)
+from kxm_grpc.domain.context.recall import RecallHit
+from kxm_grpc.domain.context.request import ContextRequest
+from kxm_grpc.services.context import assembly
+from kxm_grpc.store import Store, Tx
+from kxm_grpc.store.protocols.context_items import StoredContextItem
+
+WORDS = (
+    "gate",
+    "flaky",
+    "playwright",
+    "deploy",
+    "target",
+    "rollback",
+    "schema",
+    "migration",
+    "lint",
+    "budget",
+    "cache",
+    "timeout",
+    "retry",
+    "queue",
+    "worker",
+    "lease",
+    "token",
+    "journal",
+    "evidence",
+    "verifier",
+    "planner",
+    "critic",
+    "sqlite",
+    "postgres",
+    "index",
+    "bm25",
+    "gates",
+    "deploys",
+    "caches",
+    "policies",
+    "policy",
+    "retries",
+    "classes",
+    "class",
+    "bus",
+    "busses",
+    "élan",
+    "straße",
+    "ﬁle",
+    "😀",
+    "𝒳",
+)
+ID_STEMS = ("ctx_a", "ctx_b", "ctx_\ue000", "ctx_😀", "ctx_𝒳", "ctx_é", "ctx_Z", "ctx_z", "m")
+ROLES = ("planner", "critic", "implementer", "verifier", "repro", "someone")
+BUDGETS = (None, 512, 512, 600, 1_000, 4_000, 200_000)
+
+
+def _summary(rng: random.Random, size: str) -> str:
+    if size == "tiny":
+        return rng.choice(WORDS)[:2]
+    if size == "oversized":
+        return " ".join(rng.choice(WORDS) for _ in range(700))[:3_900]
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 40)))
+
+
+def _item(rng: random.Random, item_id: str, project: str) -> ContextItem:
+    moment = rng.choice((None, None, 5, 5, 7, rng.randint(0, 10**15)))
+    return ContextItem(
+        id=item_id,
+        kind=rng.choice(list(Kind)),
+        project=project,
+        summary=_summary(rng, rng.choices(("tiny", "normal", "oversized"), weights=(2, 10, 1))[0]),
+        provenance=Provenance(rng.choice(list(SourceType)), rng.choice((None, "ref", "ci 😀 run"))),
+        authority=rng.choice(list(Authority)),
+        confidence=rng.choice(list(Confidence)),
+        status=rng.choice((None, *Status)),
+        state_key=rng.choice((None, None, "deploy.target", "gate 😀")),
+        observed_at=moment if rng.random() < 0.5 else None,
+        valid_from=moment,
+    )
+
+
+def _pool(rng: random.Random, project: str, size: int) -> tuple[list[ContextItem], list[str]]:
+    ids: list[str] = []
+    while len(ids) < size:
+        candidate = f"{rng.choice(ID_STEMS)}{rng.randint(0, size * 2)}"
+        if candidate not in ids:
+            ids.append(candidate)
+    own = [_item(rng, item_id, project) for item_id in ids]
+    shared_ids = rng.sample(ids, k=min(len(ids), rng.randint(0, 4)))  # shadowed defaults
+    shared_ids += [f"def_{rng.choice(ID_STEMS)}{n}" for n in range(rng.randint(0, 6))]
+    shared = [_item(rng, item_id, SHARED_PROJECT) for item_id in shared_ids]
+    foreign = [_item(rng, item_id, "other") for item_id in ids[:3]]
+    pool = own + shared + foreign
+    rng.shuffle(pool)
+    contradictions = rng.sample([*ids, *shared_ids, "ctx_unknown"], k=min(len(ids), rng.randint(0, 5)))
+    return pool, contradictions
+
+
+def _request(rng: random.Random, project: str) -> ContextRequest:
+    kinds = None
+    if rng.random() < 0.4:
+        kinds = tuple(rng.sample(list(Kind), k=rng.randint(1, len(Kind))))
+    task = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6)))
+    if rng.random() < 0.1:
+        task = "the and of"  # stopwords only: no task token
+    return ContextRequest(project, rng.choice(ROLES), task, budget_tokens=rng.choice(BUDGETS), include_kinds=kinds)
+
+
+def _bits(hits: list[RecallHit]) -> list[tuple[str, str, bool, bytes]]:
+    return [(hit.item.project, hit.item.id, hit.phrase_hit, struct.pack(">d", hit.score)) for hit in hits]
+
+
+async def _put(store: Store, pool: list[ContextItem], rng: random.Random) -> None:
+    stored = [StoredContextItem(item, rng.randint(1, 9)) for item in pool]
+    for start in range(0, len(stored), 97):  # several batches, in the shuffled order
+        batch = stored[start : start + 97]
+
+        def write(tx: Tx, batch: list[StoredContextItem] = batch) -> None:
+            tx.context_items.put(batch)
+
+        await store.write(write)
+
+
+async def _clear_shared(store: Store) -> None:
+    def clear(tx: Tx) -> None:
+        ids = [s.item.id for s in tx.context_items.list_items(SHARED_PROJECT, limit=10_000)]
+        tx.context_items.delete(SHARED_PROJECT, ids)
+
+    await store.write(clear)
+
+
+def _compare(tx: Tx, request: ContextRequest, contradictions: list[str]) -> None:
+    indexed = assembly.assemble(tx, request, contradiction_ids=contradictions, working_state={"k": 1})
+    brute = assembly.assemble_brute_force(tx, request, contradiction_ids=contradictions, working_state={"k": 1})
+    assert outcome_bytes(indexed) == outcome_bytes(brute), request
+
+
+def _compare_recall(tx: Tx, project: str, query: str, kinds: tuple[Kind, ...] | None, limit: int) -> None:
+    indexed = assembly.recall(tx, project, query, kinds=kinds, limit=limit)
+    brute = assembly.recall_brute_force(tx, project, query, kinds=kinds, limit=limit)
+    assert _bits(indexed) == _bits(brute), (query, kinds, limit)
+    assert indexed == brute
+
+
+def _check(
+    rng: random.Random,
+    project: str,
+    requests: list[ContextRequest],
+    queries: list[str],
+    contradictions: list[str],
+    tx: Tx,
+) -> None:
+    for request in requests:
+        _compare(tx, request, contradictions)
+        _compare(tx, request, [])
+    for query in queries:
+        for kinds in (None, (Kind.EVIDENCE,), (Kind.STATE, Kind.SKILL), ()):
+            _compare_recall(tx, project, query, kinds, rng.choice((1, 5, 25, 100)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_indexed_packets_and_recall_equal_the_brute_force_on_random_pools(store: Store, seed: int) -> None:
+    rng = random.Random(seed)
+    for round_ in range(6):
+        project = f"p{seed}_{round_}"
+        await _clear_shared(store)
+        pool, contradictions = _pool(rng, project, rng.choice((0, 1, 5, 30, 80)))
+        await _put(store, pool, rng)
+        requests = [_request(rng, project) for _ in range(8)]
+        queries = ["", *(rng.choice(WORDS) for _ in range(3)), "gate fl", "la", "ctx", "😀", "zzz nothing"]
+
+        await store.read(functools.partial(_check, rng, project, requests, queries, contradictions))
+
+
+async def test_the_item_limit_and_the_deferred_before_it_equal_the_brute_force(store: Store) -> None:
+    # 400 items that fit a large budget, some oversized among them: 256 are selected, the
+    # oversized ranked before the 256th are deferred, the rest neither.
+    rng = random.Random(7)
+    pool = []
+    for index in range(400):
+        item = _item(rng, f"ctx_{index:04d}", "p")
+        summary = "x" * 3_900 if index % 37 == 0 else f"gate {rng.choice(WORDS)}"
+        pool.append(dataclasses.replace(item, summary=summary, status=None, kind=Kind.EVIDENCE))
+    pool += [dataclasses.replace(_item(rng, f"def_{n}", SHARED_PROJECT), status=None) for n in range(30)]
+    rng.shuffle(pool)
+    await _put(store, pool, rng)
+
+    def check(tx: Tx) -> None:
+        for task in ("gate", "deploy", "the"):
+            for budget in (512, 20_000, 200_000):
+                request = ContextRequest("p", "verifier", task, budget_tokens=budget)
+                _compare(tx, request, ["def_3", *(f"ctx_{index:04d}" for index in range(0, 400, 9))])
+                _compare(tx, request, [])
+                outcome = assembly.assemble(tx, request)
+                if budget == 200_000:
+                    assert len(outcome.audit.selected_ids) == 256
+
+    await store.read(check)
+
+
+async def test_an_empty_project_and_an_oversized_only_pool_equal_the_brute_force(store: Store) -> None:
+    rng = random.Random(3)
+    big = dataclasses.replace(_item(rng, "ctx_big", "p"), summary="y" * 3_900, kind=Kind.KNOWLEDGE, status=None)
+
+    def check(tx: Tx) -> None:
+        _compare(tx, ContextRequest("p", "planner", "deploy target", budget_tokens=512), ["ctx_big"])
+        _compare(tx, ContextRequest("empty", "planner", "deploy target"), [])
+        _compare_recall(tx, "empty", "", None, 25)
+
+    await store.write(lambda tx: tx.context_items.put([StoredContextItem(big, 1)]))
+    await store.read(check)
