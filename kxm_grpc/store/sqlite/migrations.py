@@ -586,6 +586,8 @@ def _0016_context_state_keys(db: sqlite_utils.Database) -> None:
     by (project, state key, status), over state items only, so a state read or the contradiction
     check never scans a project's pool. Needs nothing after version 15."""
     db.execute("CREATE INDEX context_items_state ON context_items (project, state_key, status) WHERE kind = 'state'")
+
+
 RANKING_COLUMNS = (
     ("cost", "INTEGER NOT NULL DEFAULT 0"),
     ("confidence_key", "INTEGER NOT NULL DEFAULT 0"),
