@@ -199,7 +199,7 @@ _VERSION_15 = [
 nothing after version 11."""
 
 _VERSION_16 = [
-    "CREATE INDEX context_items_state ON context_items (project, state_key, status) WHERE kind = 'state'",
+    "CREATE INDEX context_items_state ON context_items (project, kind, state_key, status) WHERE kind = 'state'",
 ]
 """A state key's items by (project, state key, status), state items only (SQLite's
 ``_0016_context_state_keys``); needs nothing after version 15."""

@@ -16,7 +16,7 @@ SQLite's single writer serialises them, PostgreSQL's SERIALIZABLE engine runs th
 
 Queries that should use a partial index name the statuses (and the state kind) as literals, not
 parameters, so that both planners know the index covers them. A state key's items are found by
-``context_items_state`` (project, state key, status) over state items only (schema 16).
+``context_items_state`` (project, kind, state key, status) over state items only (schema 16).
 """
 
 from __future__ import annotations
