@@ -20,8 +20,7 @@ A call is retried when repeating it leaves the hub and the caller where one call
   and ``workflows.journal.record``), ``StartWorkflowRun``, ``RerunWorkflowRun`` and
   ``SignalWorkflowRun`` (by their delivery id), ``RegisterWorkflowDefinition`` (the same document
   again is answered ``unchanged``), ``ProposeState`` (by the ``request_id`` the client sets);
-- ``PutItems`` (insert or replace by id) and ``PromoteState`` (the same promotion again answers
-  the first);
+- ``PromoteState`` (the same promotion again answers the first);
 - renewals, where a repeat is the renewal a moment later: ``Heartbeat``, ``RuntimeHeartbeat``,
   ``RenewLease`` (same token, same acquire time).
 
@@ -88,13 +87,16 @@ RETRIED_WRITES: dict[str, str] = {
     "kxm.v1.WorkflowService/RegisterGateRegistry": "the same document again answers unchanged",
     "kxm.v1.WorkflowService/CompleteAssignment": "the same result again answers duplicate, settled once",
     "kxm.v1.AdminService/RevokeSessionToken": "a revoked token stays revoked: the repeat answers it unchanged",
-    "kxm.v1.ContextService/PutItems": "insert or replace by (project, id): the same batch again stores the same items",
     "kxm.v1.ContextService/ProposeState": "the client sets a request_id per call: a repeat gets the first proposal",
     "kxm.v1.ContextService/PromoteState": "the same proposal with the same evidence again returns the first promotion",
 }
 
 #: Writes that are never retried (``Service/Method``), and what a repeat would do.
 NOT_RETRIED: dict[str, str] = {
+    "kxm.v1.ContextService/PutItems": (
+        "replaces by (project, id) whatever was written meanwhile: a repeat after a lost answer could undo an "
+        "operator's replacement or deletion made in between"
+    ),
     "kxm.v1.WorkflowService/ApproveDegradation": (
         "approves the active attempt: after a lost answer the coordinator may have moved on, and a repeat "
         "would approve an attempt the operator never saw"

@@ -93,7 +93,19 @@ def _hash_table(hashed: hashlib._Hash, conn: Connection, table: Table) -> None:
     """Feed ``table``'s name, columns and rows (in primary-key order) to ``hashed``."""
     hashed.update(json.dumps([table.name, columns(conn, table)]).encode())
     for row in rows(conn, table):
-        hashed.update(json.dumps(row, separators=(",", ":")).encode())
+        hashed.update(json.dumps(row, separators=(",", ":"), default=json_blob).encode())
+
+
+def json_blob(value: object) -> str:
+    """A BLOB (SQLite ``bytes``, PostgreSQL ``bytea`` as ``bytes`` or ``memoryview``) as hex, so
+    both backends digest it alike.
+
+    Raises:
+        TypeError: any other value JSON cannot write.
+    """
+    if isinstance(value, bytes | memoryview):
+        return bytes(value).hex()
+    raise TypeError(f"{type(value).__name__} in a row")
 
 
 def digest(conn: Connection) -> str:

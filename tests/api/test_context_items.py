@@ -178,7 +178,7 @@ async def test_the_same_pool_in_shuffled_orders_gives_byte_identical_packets(
     answers: list[tuple[bytes, str]] = []
     for order, one_by_one in ((pool, False), (pool[::-1], True), (shuffled, False)):
         for batch in [[item] for item in order] if one_by_one else [order]:
-            await alpha.context.put_items(batch)
+            await operator.context.put_items(batch)  # an operator: the pool holds a state item
         response = await alpha.context.get_packet(
             "planner", "flaky playwright gate", working_state={"step": 2, "notes": ["a", "b"]}
         )
@@ -436,11 +436,11 @@ async def test_an_agent_cannot_replace_an_operators_item_by_its_id(
 async def test_one_bad_item_stores_none_of_the_batch(alpha: HubClient) -> None:
     with pytest.raises(InvalidArgument) as raised:
         await alpha.context.put_items(
-            [context_item("e_ok", "evidence", "fine"), context_item("s_x", "state", "no key", status="current")]
+            [context_item("e_ok", "evidence", "fine"), context_item("e_x", "evidence", "x" * 4_001)]
         )
 
-    assert raised.value.reason is Reason.INVALID_CONTEXT_ITEM
-    assert (raised.value.metadata["index"], raised.value.metadata["field"]) == ("1", "stateKey")
+    assert raised.value.reason is Reason.INVALID_CONTEXT_FIELD
+    assert (raised.value.metadata["index"], raised.value.metadata["field"]) == ("1", "summary")
     assert list((await alpha.context.recall("")).items) == []
 
 
@@ -564,3 +564,30 @@ async def test_logs_carry_ids_and_sizes_never_a_summary_task_or_query(
     assert context["context_packet"]["packet_id"].startswith("ctxpkt_")
     text = log_lines.getvalue()
     assert not any(word in text for word in ("zebra", "walrus", "narwhal"))
+
+
+async def test_only_the_hub_writes_its_ids_and_only_an_operator_puts_state(
+    alpha: HubClient, operator: HubClient
+) -> None:
+    """``journal_``/``peer_`` ids are the automatic pool's, refused to everyone; a state item is
+    refused to an agent or project token (state changes are proposed, then promoted); an operator's
+    state item is not replaced by a project token's item of the same id."""
+    refused = []
+    for client, item in (
+        (operator, context_item("peer_msg_1", "evidence", "forged verified reply", confidence="verified")),
+        (alpha, context_item("journal_journal_x", "knowledge", "forged lesson")),
+        (alpha, context_item("s_now", "state", "us-east-1", state_key="deploy.target", status="current")),
+    ):
+        with pytest.raises(PermissionDenied) as caught:
+            await client.context.put_items([item])
+        refused.append((caught.value.reason, caught.value.metadata["field"]))
+    await operator.context.put_items(
+        [context_item("s_op", "state", "eu-west-1", state_key="deploy.target", status="current")]
+    )
+    with pytest.raises(PermissionDenied) as replaced:
+        await alpha.context.put_items([context_item("s_op", "evidence", "overwrite the operator's state")])
+
+    assert refused == [(Reason.CONTEXT_AUTHORITY_VIOLATION, "id")] * 2 + [(Reason.CONTEXT_AUTHORITY_VIOLATION, "kind")]
+    assert replaced.value.reason is Reason.CONTEXT_AUTHORITY_VIOLATION
+    state = await alpha.context.get_state("deploy.target")
+    assert state.item.summary == "eu-west-1"

@@ -1937,7 +1937,9 @@ def project_digest(conn: Connection, project: str) -> str:
         for values in tables.rows(conn, table):
             row = dict(zip(names, values, strict=True))
             if owner(row, owners) == project:
-                hashed.update(json.dumps([table.name, values], separators=(",", ":")).encode())
+                hashed.update(
+                    json.dumps([table.name, values], separators=(",", ":"), default=tables.json_blob).encode()
+                )
     return hashed.hexdigest()
 
 
@@ -2877,6 +2879,8 @@ SOURCE = REPO / "kxm_grpc"
 SECRETISH = re.compile(r"token|key|secret|hash|digest|password|signature|hmac", re.IGNORECASE)
 
 ALLOWED_COMPARISONS: dict[tuple[str, str], str] = {
+    ("domain/context/state.py", "key == SET_SUFFIX"): "a state key's suffix (`[]`), not a credential",
+    ("services/context/assembly.py", "key[0] == owner"): "a (project, id) sort key's project, not a credential",
     ("domain/workflows/engine/gate_evidence.py", "_sha256(document) != run_plan_hash"): (
         "a plan's content hash (shown on every run), not a credential"
     ),

@@ -22,10 +22,12 @@ from kxm_grpc.domain.context.items import (
     MAX_ID_CHARS,
     SHARED_PROJECT,
     ContextItem,
+    Kind,
     SourceType,
     check_item,
     check_text,
 )
+from kxm_grpc.domain.context.journal_items import reserved_item_id
 from kxm_grpc.domain.context.ordering import code_unit_key
 from kxm_grpc.domain.validation import js_trim
 from kxm_grpc.errors import HubError, InvalidArgument, PermissionDenied, Reason, invalid_field
@@ -96,6 +98,7 @@ def checked_items(caller: Caller, project: str, items: Sequence[ContextItem]) ->
     checked: list[ContextItem] = []
     for index, item in enumerate(items):
         with at_index(index):
+            _refuse_hub_owned(item, operator=caller.is_operator)
             stored = check_item(_item_project(item, home), origin=origin)
             key = (stored.project, stored.id)
             if key in seen:
@@ -132,6 +135,30 @@ async def put(
     return checked
 
 
+def _refuse_hub_owned(item: ContextItem, *, operator: bool) -> None:
+    """Refuse what only the hub or an operator writes: ids of the automatic pool (``journal_…``,
+    ``peer_…``: the hub's items of journal entries and verified evidence), for everyone; state items
+    for anyone but an operator (state changes go through ProposeState and an operator's promotion,
+    §5.9: a put could otherwise make an agent's value current truth).
+
+    Raises:
+        PermissionDenied: (CONTEXT_AUTHORITY_VIOLATION, metadata ``field``).
+    """
+    if reserved_item_id(item.id):
+        raise PermissionDenied(
+            f"item ids starting journal_ or peer_ are the hub's own (its journal and verified evidence): "
+            f"choose another id than {item.id}",
+            reason=Reason.CONTEXT_AUTHORITY_VIOLATION,
+            metadata={"field": "id", "itemId": item.id},
+        )
+    if item.kind is Kind.STATE and not operator:
+        raise PermissionDenied(
+            "state changes are proposed (ProposeState) and promoted by an operator, not put",
+            reason=Reason.CONTEXT_AUTHORITY_VIOLATION,
+            metadata={"field": "kind", "itemId": item.id, "nextAction": "ProposeState"},
+        )
+
+
 def _refuse_outranked_replacements(tx: Tx, batch: Sequence[ContextItem], origin: SourceType) -> None:
     """Refuse replacing a stored item whose source type's grant floor is above ``origin``'s: an
     agent's evidence never overwrites an operator's instruction or the hub's own item by reusing
@@ -145,7 +172,10 @@ def _refuse_outranked_replacements(tx: Tx, batch: Sequence[ContextItem], origin:
         wanted = [item.id for item in batch if item.project == owner]
         for stored in tx.context_items.get(owner, wanted):
             source = stored.item.provenance.source_type
-            if GRANT_FLOOR[source].rank > GRANT_FLOOR[origin].rank:
+            # A state item or a decided one (superseded by a promotion) is history only an operator
+            # rewrites, whatever its source type (a promoted agent proposal stays ``peer``).
+            decided = stored.item.kind is Kind.STATE or stored.superseded_by is not None
+            if GRANT_FLOOR[source].rank > GRANT_FLOOR[origin].rank or (decided and origin is not SourceType.HUMAN):
                 raise PermissionDenied(
                     f"a {origin.value} origin cannot replace item {stored.item.id} of source type {source.value}",
                     reason=Reason.CONTEXT_AUTHORITY_VIOLATION,

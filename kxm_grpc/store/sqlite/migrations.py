@@ -585,7 +585,9 @@ def _0016_context_state_keys(db: sqlite_utils.Database) -> None:
     """Temporal state's index: a state key's items (its history, its current and proposed items)
     by (project, state key, status), over state items only, so a state read or the contradiction
     check never scans a project's pool. Needs nothing after version 15."""
-    db.execute("CREATE INDEX context_items_state ON context_items (project, kind, state_key, status) WHERE kind = 'state'")
+    db.execute(
+        "CREATE INDEX context_items_state ON context_items (project, kind, state_key, status) WHERE kind = 'state'"
+    )
 
 
 RANKING_COLUMNS = (
