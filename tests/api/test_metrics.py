@@ -24,6 +24,7 @@ import pytest
 import pytest_asyncio
 
 from kxm_grpc.cli import build_parser
+from kxm_grpc.cli.hub import settings_from
 from kxm_grpc.client import HubClient
 from kxm_grpc.domain.secrets import hash_secret
 from kxm_grpc.server import app, metrics
@@ -311,9 +312,9 @@ def test_metrics_flags(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KXM_METRICS_HOST", raising=False)
     parser = build_parser()
 
-    default = parser.parse_args(["hub", "serve", "--host", ANYWHERE])
-    chosen = parser.parse_args(["hub", "serve", "--metrics-port", "0", "--metrics-host", "10.0.0.5"])
-    off = parser.parse_args(["hub", "serve", "--metrics-port", "off"])
+    default = settings_from(parser.parse_args(["hub", "serve", "--host", ANYWHERE]))
+    chosen = settings_from(parser.parse_args(["hub", "serve", "--metrics-port", "0", "--metrics-host", "10.0.0.5"]))
+    off = settings_from(parser.parse_args(["hub", "serve", "--metrics-port", "off"]))
 
     assert (default.metrics_port, default.metrics_host) == (None, "127.0.0.1")
     assert (chosen.metrics_port, chosen.metrics_host) == (0, "10.0.0.5")

@@ -42,7 +42,9 @@ def test_the_generated_modules_are_reachable_too() -> None:
     assert v1.message_service_pb2_grpc is message_service_pb2_grpc
     assert set(GENERATED) <= set(v1.__all__)
     assert v1.__all__ == sorted(v1.__all__)
-    assert sorted(name for name in vars(v1) if not name.startswith("_")) == v1.__all__
+    # "@py_builtins" and "@pytest_ar": pytest rewrites the asserts of every module in a distribution
+    # that registers a pytest11 plugin (the hub's test kit), and that adds these two names.
+    assert sorted(name for name in vars(v1) if not name.startswith(("_", "@"))) == v1.__all__
 
 
 def test_the_module_is_what_the_generator_writes_now() -> None:

@@ -627,6 +627,9 @@ class FakeContext:
     def add_done_callback(self, _callback: Any) -> None:
         pass
 
+    def code(self) -> grpc.StatusCode | None:
+        return self.status.code if self.status is not None else None
+
     async def abort_with_status(self, status: grpc.Status) -> None:
         self.status = status
         raise _Aborted()

@@ -3297,8 +3297,9 @@ pub mod context_service_client {
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_ITEM, ERROR_REASON_INVALID_CONTEXT_FIELD): an item
-        ///  breaks a rule (metadata: index, field); no item of the batch is stored. No items, or more than 256,
-        ///  is ERROR_REASON_CONTEXT_LIMITS_EXCEEDED, as are more than 64 ids in a reference list.
+        ///  breaks a rule (metadata: index, field); no item of the batch is stored.
+        /// * INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no items, more than 256, or more than 64
+        ///  ids in a reference list.
         /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an item claims an authority or a
         ///  source type above what the caller's origin grants.
         /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): an item of another project, or of
@@ -3522,6 +3523,7 @@ pub mod context_service_client {
         ///  (metadata: status, promotedItemId when it was promoted).
         /// * INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, more than 32, or the
         ///  operator is the proposer.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed proposal id.
         pub async fn promote_state(
             &mut self,
             request: impl tonic::IntoRequest<super::PromoteStateRequest>,
@@ -3554,6 +3556,7 @@ pub mod context_service_client {
         /// * NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
         /// * FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already.
         /// * INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): a reason over 1,000 characters.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed proposal id.
         pub async fn reject_state(
             &mut self,
             request: impl tonic::IntoRequest<super::RejectStateRequest>,
@@ -3585,6 +3588,8 @@ pub mod context_service_client {
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a malformed run id (metadata: field).
+        /// * NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): workflow_run_id names no run of the project (another
+        ///  project's run reads as none).
         /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
         pub async fn list_episodes(
             &mut self,
@@ -3650,6 +3655,7 @@ pub mod context_service_client {
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         /// * INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
         pub async fn delete_items(
             &mut self,
             request: impl tonic::IntoRequest<super::DeleteItemsRequest>,

@@ -38,7 +38,7 @@ from kxm_grpc.domain.context.items import (
     check_text,
 )
 from kxm_grpc.domain.context.ordering import code_unit_key
-from kxm_grpc.errors import FailedPrecondition, InvalidArgument, Reason, invalid_field
+from kxm_grpc.errors import FailedPrecondition, FieldViolation, InvalidArgument, Reason, invalid_field
 
 SET_SUFFIX = "[]"
 """A state key ending with this is set-valued: it holds several current members at once."""
@@ -76,6 +76,7 @@ def check_single_valued(state_key: str) -> None:
             f"state key {state_key!r} is set-valued (it ends with []): list its members with ListStateSet",
             reason=Reason.STATE_KEY_SET_VALUED,
             metadata={"field": "state_key", "stateKey": state_key},
+            field_violations=(FieldViolation("state_key", "names a set-valued key"),),
         )
 
 
@@ -86,6 +87,7 @@ def check_set_valued(state_key: str) -> None:
             f"state key {state_key!r} is single-valued (it does not end with []): read it with GetState",
             reason=Reason.STATE_KEY_SINGLE_VALUED,
             metadata={"field": "state_key", "stateKey": state_key},
+            field_violations=(FieldViolation("state_key", "names a single-valued key"),),
         )
 
 
@@ -110,6 +112,7 @@ def check_refs(
             f"{field}: must hold {minimum} to {most} ids (it holds {len(values)})",
             reason=count_reason,
             metadata={"field": field, "count": str(len(values))},
+            field_violations=(FieldViolation(field, f"must hold {minimum} to {most} ids"),),
         )
     refs: list[str] = []
     for value in values:

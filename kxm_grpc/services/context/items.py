@@ -30,7 +30,7 @@ from kxm_grpc.domain.context.items import (
 from kxm_grpc.domain.context.journal_items import reserved_item_id
 from kxm_grpc.domain.context.ordering import code_unit_key
 from kxm_grpc.domain.validation import js_trim
-from kxm_grpc.errors import HubError, InvalidArgument, PermissionDenied, Reason, invalid_field
+from kxm_grpc.errors import FieldViolation, HubError, InvalidArgument, PermissionDenied, Reason, invalid_field
 from kxm_grpc.services.context import scope
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.protocols.context_items import StoredContextItem
@@ -56,10 +56,12 @@ def at_index(index: int) -> Iterator[None]:
 
 def _batch_size(field: str, count: int) -> None:
     if not 1 <= count <= MAX_BATCH:
+        description = f"between 1 and {MAX_BATCH} are required, not {count}"
         raise InvalidArgument(
-            f"{field}: between 1 and {MAX_BATCH} are required, not {count}",
+            f"{field}: {description}",
             reason=Reason.CONTEXT_LIMITS_EXCEEDED,
             metadata={"field": field, "limit": str(MAX_BATCH)},
+            field_violations=(FieldViolation(field, description),),
         )
 
 

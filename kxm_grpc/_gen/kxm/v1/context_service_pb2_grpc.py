@@ -127,8 +127,9 @@ class ContextServiceServicer(object):
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_ITEM, ERROR_REASON_INVALID_CONTEXT_FIELD): an item
-        breaks a rule (metadata: index, field); no item of the batch is stored. No items, or more than 256,
-        is ERROR_REASON_CONTEXT_LIMITS_EXCEEDED, as are more than 64 ids in a reference list.
+        breaks a rule (metadata: index, field); no item of the batch is stored.
+        - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no items, more than 256, or more than 64
+        ids in a reference list.
         - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an item claims an authority or a
         source type above what the caller's origin grants.
         - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): an item of another project, or of
@@ -241,6 +242,7 @@ class ContextServiceServicer(object):
         (metadata: status, promotedItemId when it was promoted).
         - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, more than 32, or the
         operator is the proposer.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed proposal id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -254,6 +256,7 @@ class ContextServiceServicer(object):
         - NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
         - FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already.
         - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): a reason over 1,000 characters.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed proposal id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -266,6 +269,8 @@ class ContextServiceServicer(object):
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a malformed run id (metadata: field).
+        - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): workflow_run_id names no run of the project (another
+        project's run reads as none).
         - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -293,6 +298,7 @@ class ContextServiceServicer(object):
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

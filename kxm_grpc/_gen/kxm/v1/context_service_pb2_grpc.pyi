@@ -54,8 +54,9 @@ class ContextServiceStub:
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_ITEM, ERROR_REASON_INVALID_CONTEXT_FIELD): an item
-      breaks a rule (metadata: index, field); no item of the batch is stored. No items, or more than 256,
-      is ERROR_REASON_CONTEXT_LIMITS_EXCEEDED, as are more than 64 ids in a reference list.
+      breaks a rule (metadata: index, field); no item of the batch is stored.
+    - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no items, more than 256, or more than 64
+      ids in a reference list.
     - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an item claims an authority or a
       source type above what the caller's origin grants.
     - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): an item of another project, or of
@@ -144,6 +145,7 @@ class ContextServiceStub:
       (metadata: status, promotedItemId when it was promoted).
     - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, more than 32, or the
       operator is the proposer.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed proposal id.
     """
     RejectState: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.RejectStateRequest, _context_service_pb2.RejectStateResponse]
     """RejectState closes a proposal without promoting it.
@@ -153,6 +155,7 @@ class ContextServiceStub:
     - NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
     - FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already.
     - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): a reason over 1,000 characters.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed proposal id.
     """
     ListEpisodes: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.ListEpisodesRequest, _context_service_pb2.ListEpisodesResponse]
     """ListEpisodes lists the project's episodes: its runs' journal entries of the error, lesson,
@@ -161,6 +164,8 @@ class ContextServiceStub:
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a malformed run id (metadata: field).
+    - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): workflow_run_id names no run of the project (another
+      project's run reads as none).
     - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
     """
     ExplainItem: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.ExplainItemRequest, _context_service_pb2.ExplainItemResponse]
@@ -180,6 +185,7 @@ class ContextServiceStub:
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
     - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
     """
 
 @_typing.type_check_only
@@ -208,8 +214,9 @@ class ContextServiceAsyncStub(ContextServiceStub):
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_ITEM, ERROR_REASON_INVALID_CONTEXT_FIELD): an item
-      breaks a rule (metadata: index, field); no item of the batch is stored. No items, or more than 256,
-      is ERROR_REASON_CONTEXT_LIMITS_EXCEEDED, as are more than 64 ids in a reference list.
+      breaks a rule (metadata: index, field); no item of the batch is stored.
+    - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no items, more than 256, or more than 64
+      ids in a reference list.
     - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an item claims an authority or a
       source type above what the caller's origin grants.
     - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): an item of another project, or of
@@ -298,6 +305,7 @@ class ContextServiceAsyncStub(ContextServiceStub):
       (metadata: status, promotedItemId when it was promoted).
     - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, more than 32, or the
       operator is the proposer.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed proposal id.
     """
     RejectState: _aio.UnaryUnaryMultiCallable[_context_service_pb2.RejectStateRequest, _context_service_pb2.RejectStateResponse]  # type: ignore[assignment]
     """RejectState closes a proposal without promoting it.
@@ -307,6 +315,7 @@ class ContextServiceAsyncStub(ContextServiceStub):
     - NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
     - FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already.
     - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): a reason over 1,000 characters.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed proposal id.
     """
     ListEpisodes: _aio.UnaryUnaryMultiCallable[_context_service_pb2.ListEpisodesRequest, _context_service_pb2.ListEpisodesResponse]  # type: ignore[assignment]
     """ListEpisodes lists the project's episodes: its runs' journal entries of the error, lesson,
@@ -315,6 +324,8 @@ class ContextServiceAsyncStub(ContextServiceStub):
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a malformed run id (metadata: field).
+    - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): workflow_run_id names no run of the project (another
+      project's run reads as none).
     - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
     """
     ExplainItem: _aio.UnaryUnaryMultiCallable[_context_service_pb2.ExplainItemRequest, _context_service_pb2.ExplainItemResponse]  # type: ignore[assignment]
@@ -334,6 +345,7 @@ class ContextServiceAsyncStub(ContextServiceStub):
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
     - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
     """
 
 class ContextServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -365,8 +377,9 @@ class ContextServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_ITEM, ERROR_REASON_INVALID_CONTEXT_FIELD): an item
-          breaks a rule (metadata: index, field); no item of the batch is stored. No items, or more than 256,
-          is ERROR_REASON_CONTEXT_LIMITS_EXCEEDED, as are more than 64 ids in a reference list.
+          breaks a rule (metadata: index, field); no item of the batch is stored.
+        - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no items, more than 256, or more than 64
+          ids in a reference list.
         - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an item claims an authority or a
           source type above what the caller's origin grants.
         - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): an item of another project, or of
@@ -491,6 +504,7 @@ class ContextServiceServicer(metaclass=_abc_1.ABCMeta):
           (metadata: status, promotedItemId when it was promoted).
         - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, more than 32, or the
           operator is the proposer.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed proposal id.
         """
 
     @_abc_1.abstractmethod
@@ -506,6 +520,7 @@ class ContextServiceServicer(metaclass=_abc_1.ABCMeta):
         - NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
         - FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already.
         - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): a reason over 1,000 characters.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed proposal id.
         """
 
     @_abc_1.abstractmethod
@@ -520,6 +535,8 @@ class ContextServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a malformed run id (metadata: field).
+        - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): workflow_run_id names no run of the project (another
+          project's run reads as none).
         - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
         """
 
@@ -551,6 +568,7 @@ class ContextServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
         """
 
 def add_ContextServiceServicer_to_server(servicer: ContextServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -57,8 +57,9 @@ type ContextServiceClient interface {
 	// Errors:
 	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
 	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_ITEM, ERROR_REASON_INVALID_CONTEXT_FIELD): an item
-	//     breaks a rule (metadata: index, field); no item of the batch is stored. No items, or more than 256,
-	//     is ERROR_REASON_CONTEXT_LIMITS_EXCEEDED, as are more than 64 ids in a reference list.
+	//     breaks a rule (metadata: index, field); no item of the batch is stored.
+	//   - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no items, more than 256, or more than 64
+	//     ids in a reference list.
 	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an item claims an authority or a
 	//     source type above what the caller's origin grants.
 	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): an item of another project, or of
@@ -141,6 +142,7 @@ type ContextServiceClient interface {
 	//     (metadata: status, promotedItemId when it was promoted).
 	//   - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, more than 32, or the
 	//     operator is the proposer.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed proposal id.
 	PromoteState(ctx context.Context, in *PromoteStateRequest, opts ...grpc.CallOption) (*PromoteStateResponse, error)
 	// RejectState closes a proposal without promoting it.
 	//
@@ -149,14 +151,17 @@ type ContextServiceClient interface {
 	// - NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
 	// - FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already.
 	// - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): a reason over 1,000 characters.
+	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed proposal id.
 	RejectState(ctx context.Context, in *RejectStateRequest, opts ...grpc.CallOption) (*RejectStateResponse, error)
 	// ListEpisodes lists the project's episodes: its runs' journal entries of the error, lesson,
 	// observation and experiment categories as context items, oldest first, at most 50.
 	//
 	// Errors:
-	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
-	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a malformed run id (metadata: field).
-	// - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a malformed run id (metadata: field).
+	//   - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): workflow_run_id names no run of the project (another
+	//     project's run reads as none).
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
 	ListEpisodes(ctx context.Context, in *ListEpisodesRequest, opts ...grpc.CallOption) (*ListEpisodesResponse, error)
 	// ExplainItem says where an item came from: its lineage and evidence refs, and the source of it and
 	// of each ancestor in the pool. Metadata only; an unknown id is found = false, not an error.
@@ -173,6 +178,7 @@ type ContextServiceClient interface {
 	// Errors:
 	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
 	// - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
+	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
 	DeleteItems(ctx context.Context, in *DeleteItemsRequest, opts ...grpc.CallOption) (*DeleteItemsResponse, error)
 }
 
@@ -319,8 +325,9 @@ type ContextServiceServer interface {
 	// Errors:
 	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
 	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_ITEM, ERROR_REASON_INVALID_CONTEXT_FIELD): an item
-	//     breaks a rule (metadata: index, field); no item of the batch is stored. No items, or more than 256,
-	//     is ERROR_REASON_CONTEXT_LIMITS_EXCEEDED, as are more than 64 ids in a reference list.
+	//     breaks a rule (metadata: index, field); no item of the batch is stored.
+	//   - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no items, more than 256, or more than 64
+	//     ids in a reference list.
 	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an item claims an authority or a
 	//     source type above what the caller's origin grants.
 	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): an item of another project, or of
@@ -403,6 +410,7 @@ type ContextServiceServer interface {
 	//     (metadata: status, promotedItemId when it was promoted).
 	//   - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, more than 32, or the
 	//     operator is the proposer.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed proposal id.
 	PromoteState(context.Context, *PromoteStateRequest) (*PromoteStateResponse, error)
 	// RejectState closes a proposal without promoting it.
 	//
@@ -411,14 +419,17 @@ type ContextServiceServer interface {
 	// - NOT_FOUND (ERROR_REASON_STATE_PROPOSAL_NOT_FOUND): no state proposal of the project has this id.
 	// - FAILED_PRECONDITION (ERROR_REASON_STATE_PROPOSAL_NOT_PROMOTABLE): the proposal was decided already.
 	// - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): a reason over 1,000 characters.
+	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST): an empty or malformed proposal id.
 	RejectState(context.Context, *RejectStateRequest) (*RejectStateResponse, error)
 	// ListEpisodes lists the project's episodes: its runs' journal entries of the error, lesson,
 	// observation and experiment categories as context items, oldest first, at most 50.
 	//
 	// Errors:
-	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
-	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a malformed run id (metadata: field).
-	// - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): a malformed run id (metadata: field).
+	//   - NOT_FOUND (ERROR_REASON_WORKFLOW_NOT_FOUND): workflow_run_id names no run of the project (another
+	//     project's run reads as none).
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
 	ListEpisodes(context.Context, *ListEpisodesRequest) (*ListEpisodesResponse, error)
 	// ExplainItem says where an item came from: its lineage and evidence refs, and the source of it and
 	// of each ancestor in the pool. Metadata only; an unknown id is found = false, not an error.
@@ -435,6 +446,7 @@ type ContextServiceServer interface {
 	// Errors:
 	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
 	// - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
+	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
 	DeleteItems(context.Context, *DeleteItemsRequest) (*DeleteItemsResponse, error)
 	mustEmbedUnimplementedContextServiceServer()
 }
