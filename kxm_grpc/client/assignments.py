@@ -42,6 +42,8 @@ class Assignment:
 
     request: envelopes_pb2.AssignmentRequest
     _workflows: Workflows
+    packet: workflow_service_pb2.AssignmentPacket | None = None
+    """Its context packet and brief, when ``assignments(include_context=True)`` read it."""
 
     @property
     def id(self) -> str:
@@ -58,21 +60,24 @@ class Assignment:
 
 
 async def assignments(
-    workflows: Workflows, *, poll: float = MAX_POLL, stop: asyncio.Event | None = None
+    workflows: Workflows, *, poll: float = MAX_POLL, stop: asyncio.Event | None = None, include_context: bool = False
 ) -> AsyncIterator[Assignment]:
     """Each open assignment of this agent, oldest first; waits (up to ``poll`` seconds between
-    reads, less right after one) while there is none new, until ``stop`` is set."""
+    reads, less right after one) while there is none new, until ``stop`` is set. With
+    ``include_context`` each read that finds an assignment also assembles its packet (a read that
+    finds none costs no assembly)."""
     cursor = ""
     round_: set[str] = set()  # yielded since the last wait: not yielded again before one
     delay = MIN_POLL
     while stop is None or not stop.is_set():
-        response = await workflows.next_assignment(after_assignment_id=cursor)
+        response = await workflows.next_assignment(after_assignment_id=cursor, include_context=include_context)
         found = response.assignment.assignment_id if response.HasField("assignment") else ""
         if found and found not in round_:
             cursor = found
             round_.add(found)
             delay = MIN_POLL
-            yield Assignment(response.assignment, workflows)
+            packet = response.packet if response.HasField("packet") else None
+            yield Assignment(response.assignment, workflows, packet)
             continue
         if cursor and not found:
             cursor = ""  # nothing after the last one: look from the oldest again (one may be older)

@@ -350,20 +350,33 @@ class Workflows(Area):
     # -- step runs --------------------------------------------------------------------------------
 
     async def next_assignment(
-        self, *, after_assignment_id: str = "", timeout: float | None = None
+        self,
+        *,
+        after_assignment_id: str = "",
+        include_context: bool = False,
+        context_budget_tokens: int = 0,
+        timeout: float | None = None,
     ) -> pb.NextAssignmentResponse:
         """This agent's oldest open assignment, or the oldest after ``after_assignment_id``
-        (``assignment`` unset when it has none)."""
+        (``assignment`` unset when it has none); with ``include_context``, its context packet and
+        brief too (``packet``; ``context_budget_tokens`` 0: the role's budget, at most 4,000)."""
         return await self._hub._call(
             self._rpc().NextAssignment,
-            pb.NextAssignmentRequest(after_assignment_id=after_assignment_id),
+            pb.NextAssignmentRequest(
+                after_assignment_id=after_assignment_id,
+                include_context=include_context,
+                context_budget_tokens=context_budget_tokens,
+            ),
             timeout=timeout,
         )
 
-    def assignments(self, *, poll: float = 1.0, stop: Any = None) -> AsyncIterator[Assignment]:
+    def assignments(
+        self, *, poll: float = 1.0, stop: Any = None, include_context: bool = False
+    ) -> AsyncIterator[Assignment]:
         """Each open assignment of this agent, oldest first, waiting while there is none; one still
-        open after it was yielded comes again after a wait (``kxm_grpc.client.assignments``)."""
-        return assignments(self, poll=poll, stop=stop)
+        open after it was yielded comes again after a wait (``kxm_grpc.client.assignments``). With
+        ``include_context``, each carries its context packet and brief (``Assignment.packet``)."""
+        return assignments(self, poll=poll, stop=stop, include_context=include_context)
 
     async def complete_assignment(
         self,

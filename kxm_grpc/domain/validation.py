@@ -99,6 +99,19 @@ def pattern_text(
     return text
 
 
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` UTF-16 code units, ending in ``…`` when cut (never inside a pair)."""
+    if utf16_length(text) <= limit:
+        return text
+    units, kept = 0, []
+    for char in text:
+        units += 2 if ord(char) > 0xFFFF else 1
+        if units > limit - 1:
+            break
+        kept.append(char)
+    return "".join(kept) + "…"
+
+
 def collapse_whitespace(value: str) -> str:
     """Trim and collapse runs of whitespace to one space."""
     return _WHITESPACE.sub(" ", js_trim(value))

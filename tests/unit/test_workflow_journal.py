@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from kxm_grpc.domain import validation
 from kxm_grpc.domain.workflows import approvals, checkpoints, journal, journal_hub, waits
 from kxm_grpc.domain.workflows.checkpoints import CheckpointRequest
 from kxm_grpc.domain.workflows.definitions import (
@@ -558,8 +559,8 @@ def test_hub_texts_are_clipped_never_refused() -> None:
     assert clipped.details == long_summary
     assert len(clipped.evidence) == journal.MAX_EVIDENCE
     assert (orphan.stage_id, orphan.attempt, orphan.summary) == (None, None, "(no summary)")
-    assert journal.clip("ab😀", 3) == "ab…" and journal.clip("a😀b", 3) == "a…"
-    assert journal.clip("abc", 3) == "abc"
+    assert validation.clip("ab😀", 3) == "ab…" and validation.clip("a😀b", 3) == "a…"
+    assert validation.clip("abc", 3) == "abc"
 
 
 def test_every_event_kind_has_a_decided_fate() -> None:

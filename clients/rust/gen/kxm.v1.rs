@@ -8469,6 +8469,13 @@ pub struct NextAssignmentRequest {
     /// over one it is not taking now; empty (or no longer open and unknown): from the oldest.
     #[prost(string, tag = "1")]
     pub after_assignment_id: ::prost::alloc::string::String,
+    /// Also assemble the assignment's context packet (`packet` in the response): one packet assembly
+    /// over the project's context pool, so leave it off when polling.
+    #[prost(bool, tag = "2")]
+    pub include_context: bool,
+    /// The packet's token budget (512 to 200,000); 0: the smaller of the role's budget and 4,000.
+    #[prost(int32, tag = "3")]
+    pub context_budget_tokens: i32,
 }
 /// The caller's oldest open assignment.
 #[derive(Clone, PartialEq, ::prost::Message)]
@@ -8476,6 +8483,35 @@ pub struct NextAssignmentResponse {
     /// Unset when the caller has no open assignment.
     #[prost(message, optional, tag = "1")]
     pub assignment: ::core::option::Option<AssignmentRequest>,
+    /// The assignment's context, when include_context was set and there is an assignment.
+    #[prost(message, optional, tag = "2")]
+    pub packet: ::core::option::Option<AssignmentPacket>,
+}
+/// AssignmentPacket is the context an assignment's agent starts from (`kxm.assignment-packet.v1`): the
+/// context packet of its role for its step, and a brief rendered from the assignment and the packet.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct AssignmentPacket {
+    /// As GetContextPacket's packet id (empty when no packet could be assembled).
+    #[prost(string, tag = "1")]
+    pub packet_id: ::prost::alloc::string::String,
+    /// The packet: the request names the role, the step's instructions as the task, the run as
+    /// `workflow_run_id` and the step as `stage_id`. Unset when it could not be assembled.
+    #[prost(message, optional, tag = "2")]
+    pub packet: ::core::option::Option<ContextPacket>,
+    /// The role the packet is for: the role the agent's name implies (`implementer-…` is `implementer`),
+    /// else the agent's name.
+    #[prost(string, tag = "3")]
+    pub role: ::prost::alloc::string::String,
+    /// The brief in Markdown, deterministic for the same assignment and packet: the objective, the
+    /// acceptance criteria (one per evidence key), the plan pointer, and the environment (`_shared`
+    /// defaults, at most 5 of the project's items with their authority, open contradictions, skills).
+    #[prost(string, tag = "4")]
+    pub brief: ::prost::alloc::string::String,
+    /// What the brief leaves out or could not provide: `assignment_context_render_deferred:<n>` (items of
+    /// the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
+    /// hub's log says why).
+    #[prost(string, repeated, tag = "5")]
+    pub unresolved_gaps: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
 }
 /// An operator's decision of an approval step.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -9623,11 +9659,14 @@ pub mod workflow_service_client {
             self.inner.unary(req, path, codec).await
         }
         /// NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
-        /// `workflow:<run id>` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+        /// `workflow:<run id>` whose content is the AssignmentRequest's JSON), with a fresh attempt token; with
+        /// include_context, its context packet and brief too (AssignmentPacket, docs/context.md).
         ///
         /// Errors:
         ///
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): context_budget_tokens is neither 0 nor 512 to
+        ///  200,000 (metadata: field).
         /// * DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
         /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
         pub async fn next_assignment(

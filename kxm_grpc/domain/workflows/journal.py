@@ -326,19 +326,6 @@ def well_formed_id(entry_id: str) -> bool:
     )
 
 
-def clip(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` UTF-16 code units, ending in ``…`` when cut (never inside a pair)."""
-    if validation.utf16_length(text) <= limit:
-        return text
-    units, kept = 0, []
-    for char in text:
-        units += 2 if ord(char) > 0xFFFF else 1
-        if units > limit - 1:
-            break
-        kept.append(char)
-    return "".join(kept) + "…"
-
-
 # -- governed promotion ---------------------------------------------------------------------------
 
 

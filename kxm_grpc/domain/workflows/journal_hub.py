@@ -48,7 +48,6 @@ from kxm_grpc.domain.workflows.journal import (
     Category,
     JournalEntry,
     Severity,
-    clip,
 )
 from kxm_grpc.domain.workflows.outcomes import EventKind, NewId, RunEvent
 from kxm_grpc.domain.workflows.runs import Run, journal_attempt
@@ -210,8 +209,8 @@ def _hub_entry(
     if attempt is None and stage is not None:
         attempt = journal_attempt(stage)  # a failure names no attempt: the one the stage was at
     text = validation.js_trim(summary) or "(no summary)"
-    clipped = clip(text, MAX_SUMMARY_CHARS)
-    kept = [clip(value, MAX_EVIDENCE_CHARS) for value in evidence if validation.js_trim(value)]
+    clipped = validation.clip(text, MAX_SUMMARY_CHARS)
+    kept = [validation.clip(value, MAX_EVIDENCE_CHARS) for value in evidence if validation.js_trim(value)]
     return JournalEntry(
         id=new_id(ENTRY_ID_PREFIX),
         run_id=run.id,
@@ -221,7 +220,7 @@ def _hub_entry(
         severity=severity,
         summary=clipped,
         create_time=now,
-        details=clip(text, MAX_DETAILS_CHARS) if clipped != text else "",
+        details=validation.clip(text, MAX_DETAILS_CHARS) if clipped != text else "",
         evidence=tuple(kept[:MAX_EVIDENCE]),
         stage_id=stage_id if stage is not None else None,
         attempt=attempt if stage is not None else None,

@@ -24,8 +24,10 @@ from kxm_grpc.domain.workflows.runs import CheckpointStatus
 from kxm_grpc.errors import invalid_field
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import check_timestamp, struct_json, timestamp
+from kxm_grpc.server.convert_context import packet_to_proto
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services import tokens
+from kxm_grpc.services.context import assignments
 from kxm_grpc.services.workflows import step_audit, step_runs, step_signals
 from kxm_grpc.services.workflows.runs import delivery_id
 from kxm_grpc.services.workflows.step_engine import EngineSettings, Loaded, decode_result
@@ -330,18 +332,27 @@ class StepMethods:
         )
 
     async def NextAssignment(self, request: pb.NextAssignmentRequest, context: Context) -> pb.NextAssignmentResponse:
+        caller = current_call().caller
+        budget = assignments.packet_budget(request.context_budget_tokens)
         found = await step_runs.next_assignment(
-            self._hub.store,
-            current_call().caller,
-            after=request.after_assignment_id,
-            settings=self._settings,
-            now=self._hub.now(),
+            self._hub.store, caller, after=request.after_assignment_id, settings=self._settings, now=self._hub.now()
         )
         if found is None:
             return pb.NextAssignmentResponse()
-        return pb.NextAssignmentResponse(
-            assignment=json_format.ParseDict(found, envelopes_pb2.AssignmentRequest(), ignore_unknown_fields=False)
-        )
+        assignment = json_format.ParseDict(found.request, envelopes_pb2.AssignmentRequest())
+        response = pb.NextAssignmentResponse(assignment=assignment)
+        if request.include_context:
+            packet = await assignments.assignment_packet(self._hub.store, caller, found.facts, budget_tokens=budget)
+            response.packet.CopyFrom(
+                pb.AssignmentPacket(
+                    packet_id=packet.assembled.packet_id if packet.assembled is not None else "",
+                    packet=packet_to_proto(packet.assembled.outcome) if packet.assembled is not None else None,
+                    role=packet.role,
+                    brief=packet.brief,
+                    unresolved_gaps=packet.unresolved_gaps,
+                )
+            )
+        return response
 
     async def ApproveStep(self, request: pb.ApproveStepRequest, context: Context) -> pb.ApproveStepResponse:
         await step_runs.approve(

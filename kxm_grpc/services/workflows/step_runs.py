@@ -23,6 +23,7 @@ import structlog
 
 from kxm_grpc.domain.agents import Agent, name_key
 from kxm_grpc.domain.caller import Caller, CredentialKind
+from kxm_grpc.domain.context.assignments import AssignmentFacts
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.secrets import new_id
 from kxm_grpc.domain.validation import object_id
@@ -35,10 +36,10 @@ from kxm_grpc.domain.workflows.engine.results import (
     review_result,
     worker_result,
 )
-from kxm_grpc.domain.workflows.engine.state import MemberRole, RunInputs, StepRun
+from kxm_grpc.domain.workflows.engine.state import Member, MemberRole, RunInputs, StepRun
 from kxm_grpc.domain.workflows.kinds import DefinitionKind
 from kxm_grpc.domain.workflows.plans.gates import GateDefinition
-from kxm_grpc.domain.workflows.plans.model import StepKind
+from kxm_grpc.domain.workflows.plans.model import StepKind, StepWorkflow
 from kxm_grpc.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, Reason, invalid_field
 from kxm_grpc.services import audit, timers
 from kxm_grpc.services.agents import register_presence_reaction
@@ -466,9 +467,36 @@ MAX_OPEN_READ = 64
 """Open assignments of one agent ``next_assignment`` looks through."""
 
 
+@dataclass(frozen=True, slots=True)
+class OpenAssignment:
+    """An open assignment as its agent reads it: the ``AssignmentRequest`` and what its context needs."""
+
+    request: dict[str, Any]
+    facts: AssignmentFacts
+
+
+def _facts(run: StepRun, member: Member, plan: StepWorkflow) -> AssignmentFacts:
+    step = plan.step(member.step_id)
+    assert step is not None
+    return AssignmentFacts(
+        assignment_id=member.id,
+        project=run.project,
+        run_id=run.id,
+        step_id=step.id,
+        attempt=member.step_attempt,
+        agent_name=member.agent,
+        instructions=step.instructions or step.description or "",
+        outcomes=tuple(sorted(step.transitions)),
+        evidence_keys=tuple(requirement.key for requirement in step.required_evidence),
+        read_only=step.tools is not None and step.tools.preset == "read-only",
+        step_number=[candidate.id for candidate in plan.steps].index(step.id) + 1,
+        step_count=len(plan.steps),
+    )
+
+
 async def next_assignment(
     store: Store, caller: Caller, *, after: str = "", settings: EngineSettings, now: int
-) -> dict[str, Any] | None:
+) -> OpenAssignment | None:
     """The caller's oldest open assignment (after ``after``, in that order) as its
     ``AssignmentRequest`` with a fresh attempt token (the one sent with it is not kept), or None.
     One past its deadline is not handed out (its timer is about to expire it).
@@ -479,7 +507,7 @@ async def next_assignment(
     if after:
         object_id("after_assignment_id", after, MAX_RUN_ID_CHARS)
 
-    def read(tx: Tx) -> dict[str, Any] | None:
+    def read(tx: Tx) -> OpenAssignment | None:
         assert caller.agent_id is not None
         found = tx.step_runs.open_assignments(agent_id=caller.agent_id, limit=MAX_OPEN_READ)
         start = tx.step_runs.get_assignment(after) if after else None
@@ -491,7 +519,8 @@ async def next_assignment(
             loaded = load(tx, assignment.run_id)
             member = loaded.run.member(assignment.id) if loaded is not None else None
             if loaded is not None and member is not None and member.status.open:
-                return step_engine.request_for(loaded.run, member, loaded.plan, loaded.gates, settings, now)
+                request = step_engine.request_for(loaded.run, member, loaded.plan, loaded.gates, settings, now)
+                return OpenAssignment(request, _facts(loaded.run, member, loaded.plan))
         return None
 
     return await store.read(read)

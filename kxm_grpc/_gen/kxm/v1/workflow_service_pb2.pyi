@@ -1829,18 +1829,28 @@ class NextAssignmentRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     AFTER_ASSIGNMENT_ID_FIELD_NUMBER: _builtins.int
+    INCLUDE_CONTEXT_FIELD_NUMBER: _builtins.int
+    CONTEXT_BUDGET_TOKENS_FIELD_NUMBER: _builtins.int
     after_assignment_id: _builtins.str
     """The open assignment to start after, in the caller's order (oldest first), so a worker passes
     over one it is not taking now; empty (or no longer open and unknown): from the oldest.
     """
+    include_context: _builtins.bool
+    """Also assemble the assignment's context packet (`packet` in the response): one packet assembly
+    over the project's context pool, so leave it off when polling.
+    """
+    context_budget_tokens: _builtins.int
+    """The packet's token budget (512 to 200,000); 0: the smaller of the role's budget and 4,000."""
     def __init__(
         self,
         *,
         after_assignment_id: _builtins.str = ...,
+        include_context: _builtins.bool = ...,
+        context_budget_tokens: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_assignment_id", b"after_assignment_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_assignment_id", b"after_assignment_id", "context_budget_tokens", b"context_budget_tokens", "include_context", b"include_context"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1853,22 +1863,82 @@ class NextAssignmentResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     ASSIGNMENT_FIELD_NUMBER: _builtins.int
+    PACKET_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def assignment(self) -> _envelopes_pb2.AssignmentRequest:
         """Unset when the caller has no open assignment."""
+
+    @_builtins.property
+    def packet(self) -> Global___AssignmentPacket:
+        """The assignment's context, when include_context was set and there is an assignment."""
 
     def __init__(
         self,
         *,
         assignment: _envelopes_pb2.AssignmentRequest | None = ...,
+        packet: Global___AssignmentPacket | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["assignment", b"assignment"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["assignment", b"assignment", "packet", b"packet"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["assignment", b"assignment"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["assignment", b"assignment", "packet", b"packet"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___NextAssignmentResponse: _TypeAlias = NextAssignmentResponse  # noqa: Y015
+
+@_typing.final
+class AssignmentPacket(_message.Message):
+    """AssignmentPacket is the context an assignment's agent starts from (`kxm.assignment-packet.v1`): the
+    context packet of its role for its step, and a brief rendered from the assignment and the packet.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PACKET_ID_FIELD_NUMBER: _builtins.int
+    PACKET_FIELD_NUMBER: _builtins.int
+    ROLE_FIELD_NUMBER: _builtins.int
+    BRIEF_FIELD_NUMBER: _builtins.int
+    UNRESOLVED_GAPS_FIELD_NUMBER: _builtins.int
+    packet_id: _builtins.str
+    """As GetContextPacket's packet id (empty when no packet could be assembled)."""
+    role: _builtins.str
+    """The role the packet is for: the role the agent's name implies (`implementer-…` is `implementer`),
+    else the agent's name.
+    """
+    brief: _builtins.str
+    """The brief in Markdown, deterministic for the same assignment and packet: the objective, the
+    acceptance criteria (one per evidence key), the plan pointer, and the environment (`_shared`
+    defaults, at most 5 of the project's items with their authority, open contradictions, skills).
+    """
+    @_builtins.property
+    def packet(self) -> _envelopes_pb2.ContextPacket:
+        """The packet: the request names the role, the step's instructions as the task, the run as
+        `workflow_run_id` and the step as `stage_id`. Unset when it could not be assembled.
+        """
+
+    @_builtins.property
+    def unresolved_gaps(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """What the brief leaves out or could not provide: `assignment_context_render_deferred:<n>` (items of
+        the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
+        hub's log says why).
+        """
+
+    def __init__(
+        self,
+        *,
+        packet_id: _builtins.str = ...,
+        packet: _envelopes_pb2.ContextPacket | None = ...,
+        role: _builtins.str = ...,
+        brief: _builtins.str = ...,
+        unresolved_gaps: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["packet", b"packet"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["brief", b"brief", "packet", b"packet", "packet_id", b"packet_id", "role", b"role", "unresolved_gaps", b"unresolved_gaps"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AssignmentPacket: _TypeAlias = AssignmentPacket  # noqa: Y015
 
 @_typing.final
 class ApproveStepRequest(_message.Message):

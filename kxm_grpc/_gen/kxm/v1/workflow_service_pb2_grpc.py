@@ -626,10 +626,13 @@ class WorkflowServiceServicer(object):
 
     def NextAssignment(self, request, context):
         """NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
-        `workflow:<run id>` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+        `workflow:<run id>` whose content is the AssignmentRequest's JSON), with a fresh attempt token; with
+        include_context, its context packet and brief too (AssignmentPacket, docs/context.md).
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): context_budget_tokens is neither 0 nor 512 to
+        200,000 (metadata: field).
         - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
         - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
         """

@@ -3437,8 +3437,13 @@ type NextAssignmentRequest struct {
 	// The open assignment to start after, in the caller's order (oldest first), so a worker passes
 	// over one it is not taking now; empty (or no longer open and unknown): from the oldest.
 	AfterAssignmentId string `protobuf:"bytes,1,opt,name=after_assignment_id,json=afterAssignmentId,proto3" json:"after_assignment_id,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// Also assemble the assignment's context packet (`packet` in the response): one packet assembly
+	// over the project's context pool, so leave it off when polling.
+	IncludeContext bool `protobuf:"varint,2,opt,name=include_context,json=includeContext,proto3" json:"include_context,omitempty"`
+	// The packet's token budget (512 to 200,000); 0: the smaller of the role's budget and 4,000.
+	ContextBudgetTokens int32 `protobuf:"varint,3,opt,name=context_budget_tokens,json=contextBudgetTokens,proto3" json:"context_budget_tokens,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *NextAssignmentRequest) Reset() {
@@ -3478,11 +3483,27 @@ func (x *NextAssignmentRequest) GetAfterAssignmentId() string {
 	return ""
 }
 
+func (x *NextAssignmentRequest) GetIncludeContext() bool {
+	if x != nil {
+		return x.IncludeContext
+	}
+	return false
+}
+
+func (x *NextAssignmentRequest) GetContextBudgetTokens() int32 {
+	if x != nil {
+		return x.ContextBudgetTokens
+	}
+	return 0
+}
+
 // The caller's oldest open assignment.
 type NextAssignmentResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Unset when the caller has no open assignment.
-	Assignment    *AssignmentRequest `protobuf:"bytes,1,opt,name=assignment,proto3" json:"assignment,omitempty"`
+	Assignment *AssignmentRequest `protobuf:"bytes,1,opt,name=assignment,proto3" json:"assignment,omitempty"`
+	// The assignment's context, when include_context was set and there is an assignment.
+	Packet        *AssignmentPacket `protobuf:"bytes,2,opt,name=packet,proto3" json:"packet,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3524,6 +3545,102 @@ func (x *NextAssignmentResponse) GetAssignment() *AssignmentRequest {
 	return nil
 }
 
+func (x *NextAssignmentResponse) GetPacket() *AssignmentPacket {
+	if x != nil {
+		return x.Packet
+	}
+	return nil
+}
+
+// AssignmentPacket is the context an assignment's agent starts from (`kxm.assignment-packet.v1`): the
+// context packet of its role for its step, and a brief rendered from the assignment and the packet.
+type AssignmentPacket struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// As GetContextPacket's packet id (empty when no packet could be assembled).
+	PacketId string `protobuf:"bytes,1,opt,name=packet_id,json=packetId,proto3" json:"packet_id,omitempty"`
+	// The packet: the request names the role, the step's instructions as the task, the run as
+	// `workflow_run_id` and the step as `stage_id`. Unset when it could not be assembled.
+	Packet *ContextPacket `protobuf:"bytes,2,opt,name=packet,proto3" json:"packet,omitempty"`
+	// The role the packet is for: the role the agent's name implies (`implementer-…` is `implementer`),
+	// else the agent's name.
+	Role string `protobuf:"bytes,3,opt,name=role,proto3" json:"role,omitempty"`
+	// The brief in Markdown, deterministic for the same assignment and packet: the objective, the
+	// acceptance criteria (one per evidence key), the plan pointer, and the environment (`_shared`
+	// defaults, at most 5 of the project's items with their authority, open contradictions, skills).
+	Brief string `protobuf:"bytes,4,opt,name=brief,proto3" json:"brief,omitempty"`
+	// What the brief leaves out or could not provide: `assignment_context_render_deferred:<n>` (items of
+	// the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
+	// hub's log says why).
+	UnresolvedGaps []string `protobuf:"bytes,5,rep,name=unresolved_gaps,json=unresolvedGaps,proto3" json:"unresolved_gaps,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *AssignmentPacket) Reset() {
+	*x = AssignmentPacket{}
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AssignmentPacket) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AssignmentPacket) ProtoMessage() {}
+
+func (x *AssignmentPacket) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AssignmentPacket.ProtoReflect.Descriptor instead.
+func (*AssignmentPacket) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *AssignmentPacket) GetPacketId() string {
+	if x != nil {
+		return x.PacketId
+	}
+	return ""
+}
+
+func (x *AssignmentPacket) GetPacket() *ContextPacket {
+	if x != nil {
+		return x.Packet
+	}
+	return nil
+}
+
+func (x *AssignmentPacket) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *AssignmentPacket) GetBrief() string {
+	if x != nil {
+		return x.Brief
+	}
+	return ""
+}
+
+func (x *AssignmentPacket) GetUnresolvedGaps() []string {
+	if x != nil {
+		return x.UnresolvedGaps
+	}
+	return nil
+}
+
 // An operator's decision of an approval step.
 type ApproveStepRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -3541,7 +3658,7 @@ type ApproveStepRequest struct {
 
 func (x *ApproveStepRequest) Reset() {
 	*x = ApproveStepRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[50]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3553,7 +3670,7 @@ func (x *ApproveStepRequest) String() string {
 func (*ApproveStepRequest) ProtoMessage() {}
 
 func (x *ApproveStepRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[50]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3566,7 +3683,7 @@ func (x *ApproveStepRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveStepRequest.ProtoReflect.Descriptor instead.
 func (*ApproveStepRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{50}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ApproveStepRequest) GetRunId() string {
@@ -3608,7 +3725,7 @@ type ApproveStepResponse struct {
 
 func (x *ApproveStepResponse) Reset() {
 	*x = ApproveStepResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[51]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3620,7 +3737,7 @@ func (x *ApproveStepResponse) String() string {
 func (*ApproveStepResponse) ProtoMessage() {}
 
 func (x *ApproveStepResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[51]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3633,7 +3750,7 @@ func (x *ApproveStepResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApproveStepResponse.ProtoReflect.Descriptor instead.
 func (*ApproveStepResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{51}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ApproveStepResponse) GetRun() *WorkflowRun {
@@ -3658,7 +3775,7 @@ type RecoverStepRunRequest struct {
 
 func (x *RecoverStepRunRequest) Reset() {
 	*x = RecoverStepRunRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[52]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3670,7 +3787,7 @@ func (x *RecoverStepRunRequest) String() string {
 func (*RecoverStepRunRequest) ProtoMessage() {}
 
 func (x *RecoverStepRunRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[52]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3683,7 +3800,7 @@ func (x *RecoverStepRunRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecoverStepRunRequest.ProtoReflect.Descriptor instead.
 func (*RecoverStepRunRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{52}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *RecoverStepRunRequest) GetRunId() string {
@@ -3718,7 +3835,7 @@ type RecoverStepRunResponse struct {
 
 func (x *RecoverStepRunResponse) Reset() {
 	*x = RecoverStepRunResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[53]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3730,7 +3847,7 @@ func (x *RecoverStepRunResponse) String() string {
 func (*RecoverStepRunResponse) ProtoMessage() {}
 
 func (x *RecoverStepRunResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[53]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3743,7 +3860,7 @@ func (x *RecoverStepRunResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecoverStepRunResponse.ProtoReflect.Descriptor instead.
 func (*RecoverStepRunResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{53}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *RecoverStepRunResponse) GetRun() *WorkflowRun {
@@ -3768,7 +3885,7 @@ type ListWorkflowRunEventsRequest struct {
 
 func (x *ListWorkflowRunEventsRequest) Reset() {
 	*x = ListWorkflowRunEventsRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[54]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3780,7 +3897,7 @@ func (x *ListWorkflowRunEventsRequest) String() string {
 func (*ListWorkflowRunEventsRequest) ProtoMessage() {}
 
 func (x *ListWorkflowRunEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[54]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3793,7 +3910,7 @@ func (x *ListWorkflowRunEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkflowRunEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListWorkflowRunEventsRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{54}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ListWorkflowRunEventsRequest) GetRunId() string {
@@ -3830,7 +3947,7 @@ type ListWorkflowRunEventsResponse struct {
 
 func (x *ListWorkflowRunEventsResponse) Reset() {
 	*x = ListWorkflowRunEventsResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[55]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3842,7 +3959,7 @@ func (x *ListWorkflowRunEventsResponse) String() string {
 func (*ListWorkflowRunEventsResponse) ProtoMessage() {}
 
 func (x *ListWorkflowRunEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[55]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3855,7 +3972,7 @@ func (x *ListWorkflowRunEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkflowRunEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListWorkflowRunEventsResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{55}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *ListWorkflowRunEventsResponse) GetEvents() []*WorkflowRunEvent {
@@ -3883,7 +4000,7 @@ type AuditGateEvidenceRequest struct {
 
 func (x *AuditGateEvidenceRequest) Reset() {
 	*x = AuditGateEvidenceRequest{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[56]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3895,7 +4012,7 @@ func (x *AuditGateEvidenceRequest) String() string {
 func (*AuditGateEvidenceRequest) ProtoMessage() {}
 
 func (x *AuditGateEvidenceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[56]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3908,7 +4025,7 @@ func (x *AuditGateEvidenceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditGateEvidenceRequest.ProtoReflect.Descriptor instead.
 func (*AuditGateEvidenceRequest) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{56}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *AuditGateEvidenceRequest) GetRunId() string {
@@ -3933,7 +4050,7 @@ type AuditGateEvidenceResponse struct {
 
 func (x *AuditGateEvidenceResponse) Reset() {
 	*x = AuditGateEvidenceResponse{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[57]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3945,7 +4062,7 @@ func (x *AuditGateEvidenceResponse) String() string {
 func (*AuditGateEvidenceResponse) ProtoMessage() {}
 
 func (x *AuditGateEvidenceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[57]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3958,7 +4075,7 @@ func (x *AuditGateEvidenceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditGateEvidenceResponse.ProtoReflect.Descriptor instead.
 func (*AuditGateEvidenceResponse) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{57}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *AuditGateEvidenceResponse) GetIntact() bool {
@@ -3999,7 +4116,7 @@ type GateEvidenceProblem struct {
 
 func (x *GateEvidenceProblem) Reset() {
 	*x = GateEvidenceProblem{}
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[58]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4011,7 +4128,7 @@ func (x *GateEvidenceProblem) String() string {
 func (*GateEvidenceProblem) ProtoMessage() {}
 
 func (x *GateEvidenceProblem) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_service_proto_msgTypes[58]
+	mi := &file_kxm_v1_workflow_service_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4024,7 +4141,7 @@ func (x *GateEvidenceProblem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GateEvidenceProblem.ProtoReflect.Descriptor instead.
 func (*GateEvidenceProblem) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{58}
+	return file_kxm_v1_workflow_service_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *GateEvidenceProblem) GetCode() string {
@@ -4312,13 +4429,22 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"assignment\x12\x1c\n" +
 	"\tduplicate\x18\x02 \x01(\bR\tduplicate\x128\n" +
 	"\n" +
-	"run_status\x18\x03 \x01(\x0e2\x19.kxm.v1.WorkflowRunStatusR\trunStatus\"G\n" +
+	"run_status\x18\x03 \x01(\x0e2\x19.kxm.v1.WorkflowRunStatusR\trunStatus\"\xa4\x01\n" +
 	"\x15NextAssignmentRequest\x12.\n" +
-	"\x13after_assignment_id\x18\x01 \x01(\tR\x11afterAssignmentId\"S\n" +
+	"\x13after_assignment_id\x18\x01 \x01(\tR\x11afterAssignmentId\x12'\n" +
+	"\x0finclude_context\x18\x02 \x01(\bR\x0eincludeContext\x122\n" +
+	"\x15context_budget_tokens\x18\x03 \x01(\x05R\x13contextBudgetTokens\"\x85\x01\n" +
 	"\x16NextAssignmentResponse\x129\n" +
 	"\n" +
 	"assignment\x18\x01 \x01(\v2\x19.kxm.v1.AssignmentRequestR\n" +
-	"assignment\"v\n" +
+	"assignment\x120\n" +
+	"\x06packet\x18\x02 \x01(\v2\x18.kxm.v1.AssignmentPacketR\x06packet\"\xb1\x01\n" +
+	"\x10AssignmentPacket\x12\x1b\n" +
+	"\tpacket_id\x18\x01 \x01(\tR\bpacketId\x12-\n" +
+	"\x06packet\x18\x02 \x01(\v2\x15.kxm.v1.ContextPacketR\x06packet\x12\x12\n" +
+	"\x04role\x18\x03 \x01(\tR\x04role\x12\x14\n" +
+	"\x05brief\x18\x04 \x01(\tR\x05brief\x12'\n" +
+	"\x0funresolved_gaps\x18\x05 \x03(\tR\x0eunresolvedGaps\"v\n" +
 	"\x12ApproveStepRequest\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x17\n" +
 	"\astep_id\x18\x02 \x01(\tR\x06stepId\x12\x18\n" +
@@ -4404,7 +4530,7 @@ func file_kxm_v1_workflow_service_proto_rawDescGZIP() []byte {
 }
 
 var file_kxm_v1_workflow_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_kxm_v1_workflow_service_proto_msgTypes = make([]protoimpl.MessageInfo, 65)
+var file_kxm_v1_workflow_service_proto_msgTypes = make([]protoimpl.MessageInfo, 66)
 var file_kxm_v1_workflow_service_proto_goTypes = []any{
 	(DefinitionFormat)(0),                      // 0: kxm.v1.DefinitionFormat
 	(RecoveryAction)(0),                        // 1: kxm.v1.RecoveryAction
@@ -4458,168 +4584,172 @@ var file_kxm_v1_workflow_service_proto_goTypes = []any{
 	(*CompleteAssignmentResponse)(nil),         // 49: kxm.v1.CompleteAssignmentResponse
 	(*NextAssignmentRequest)(nil),              // 50: kxm.v1.NextAssignmentRequest
 	(*NextAssignmentResponse)(nil),             // 51: kxm.v1.NextAssignmentResponse
-	(*ApproveStepRequest)(nil),                 // 52: kxm.v1.ApproveStepRequest
-	(*ApproveStepResponse)(nil),                // 53: kxm.v1.ApproveStepResponse
-	(*RecoverStepRunRequest)(nil),              // 54: kxm.v1.RecoverStepRunRequest
-	(*RecoverStepRunResponse)(nil),             // 55: kxm.v1.RecoverStepRunResponse
-	(*ListWorkflowRunEventsRequest)(nil),       // 56: kxm.v1.ListWorkflowRunEventsRequest
-	(*ListWorkflowRunEventsResponse)(nil),      // 57: kxm.v1.ListWorkflowRunEventsResponse
-	(*AuditGateEvidenceRequest)(nil),           // 58: kxm.v1.AuditGateEvidenceRequest
-	(*AuditGateEvidenceResponse)(nil),          // 59: kxm.v1.AuditGateEvidenceResponse
-	(*GateEvidenceProblem)(nil),                // 60: kxm.v1.GateEvidenceProblem
-	nil,                                        // 61: kxm.v1.CheckpointRequest.EvidenceEntry
-	nil,                                        // 62: kxm.v1.CheckpointRequest.EvidenceRefsEntry
-	nil,                                        // 63: kxm.v1.WaitRequest.EvidenceEntry
-	nil,                                        // 64: kxm.v1.WaitRequest.EvidenceRefsEntry
-	nil,                                        // 65: kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
-	nil,                                        // 66: kxm.v1.ResolveEscalationRequest.EvidenceEntry
-	(*WorkflowDefinition)(nil),                 // 67: kxm.v1.WorkflowDefinition
-	(*GateRegistry)(nil),                       // 68: kxm.v1.GateRegistry
-	(*structpb.Struct)(nil),                    // 69: google.protobuf.Struct
-	(*StepRunInputs)(nil),                      // 70: kxm.v1.StepRunInputs
-	(*WorkflowRun)(nil),                        // 71: kxm.v1.WorkflowRun
-	(WorkflowRunStatus)(0),                     // 72: kxm.v1.WorkflowRunStatus
-	(CheckpointStatus)(0),                      // 73: kxm.v1.CheckpointStatus
-	(*WorkflowTransition)(nil),                 // 74: kxm.v1.WorkflowTransition
-	(*durationpb.Duration)(nil),                // 75: google.protobuf.Duration
-	(*DegradationApproval)(nil),                // 76: kxm.v1.DegradationApproval
-	(JournalCategory)(0),                       // 77: kxm.v1.JournalCategory
-	(ImprovementArea)(0),                       // 78: kxm.v1.ImprovementArea
-	(JournalSeverity)(0),                       // 79: kxm.v1.JournalSeverity
-	(*JournalRecord)(nil),                      // 80: kxm.v1.JournalRecord
-	(PromotionStatus)(0),                       // 81: kxm.v1.PromotionStatus
-	(*JournalEntry)(nil),                       // 82: kxm.v1.JournalEntry
-	(*timestamppb.Timestamp)(nil),              // 83: google.protobuf.Timestamp
-	(*AreaReport)(nil),                         // 84: kxm.v1.AreaReport
-	(*ImprovementSignal)(nil),                  // 85: kxm.v1.ImprovementSignal
-	(*WorkflowRetrospective)(nil),              // 86: kxm.v1.WorkflowRetrospective
-	(*JournalVerdict)(nil),                     // 87: kxm.v1.JournalVerdict
-	(*WorkerResult)(nil),                       // 88: kxm.v1.WorkerResult
-	(*ReviewEnvelope)(nil),                     // 89: kxm.v1.ReviewEnvelope
-	(*StepAssignment)(nil),                     // 90: kxm.v1.StepAssignment
-	(*AssignmentRequest)(nil),                  // 91: kxm.v1.AssignmentRequest
-	(*WorkflowRunEvent)(nil),                   // 92: kxm.v1.WorkflowRunEvent
+	(*AssignmentPacket)(nil),                   // 52: kxm.v1.AssignmentPacket
+	(*ApproveStepRequest)(nil),                 // 53: kxm.v1.ApproveStepRequest
+	(*ApproveStepResponse)(nil),                // 54: kxm.v1.ApproveStepResponse
+	(*RecoverStepRunRequest)(nil),              // 55: kxm.v1.RecoverStepRunRequest
+	(*RecoverStepRunResponse)(nil),             // 56: kxm.v1.RecoverStepRunResponse
+	(*ListWorkflowRunEventsRequest)(nil),       // 57: kxm.v1.ListWorkflowRunEventsRequest
+	(*ListWorkflowRunEventsResponse)(nil),      // 58: kxm.v1.ListWorkflowRunEventsResponse
+	(*AuditGateEvidenceRequest)(nil),           // 59: kxm.v1.AuditGateEvidenceRequest
+	(*AuditGateEvidenceResponse)(nil),          // 60: kxm.v1.AuditGateEvidenceResponse
+	(*GateEvidenceProblem)(nil),                // 61: kxm.v1.GateEvidenceProblem
+	nil,                                        // 62: kxm.v1.CheckpointRequest.EvidenceEntry
+	nil,                                        // 63: kxm.v1.CheckpointRequest.EvidenceRefsEntry
+	nil,                                        // 64: kxm.v1.WaitRequest.EvidenceEntry
+	nil,                                        // 65: kxm.v1.WaitRequest.EvidenceRefsEntry
+	nil,                                        // 66: kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
+	nil,                                        // 67: kxm.v1.ResolveEscalationRequest.EvidenceEntry
+	(*WorkflowDefinition)(nil),                 // 68: kxm.v1.WorkflowDefinition
+	(*GateRegistry)(nil),                       // 69: kxm.v1.GateRegistry
+	(*structpb.Struct)(nil),                    // 70: google.protobuf.Struct
+	(*StepRunInputs)(nil),                      // 71: kxm.v1.StepRunInputs
+	(*WorkflowRun)(nil),                        // 72: kxm.v1.WorkflowRun
+	(WorkflowRunStatus)(0),                     // 73: kxm.v1.WorkflowRunStatus
+	(CheckpointStatus)(0),                      // 74: kxm.v1.CheckpointStatus
+	(*WorkflowTransition)(nil),                 // 75: kxm.v1.WorkflowTransition
+	(*durationpb.Duration)(nil),                // 76: google.protobuf.Duration
+	(*DegradationApproval)(nil),                // 77: kxm.v1.DegradationApproval
+	(JournalCategory)(0),                       // 78: kxm.v1.JournalCategory
+	(ImprovementArea)(0),                       // 79: kxm.v1.ImprovementArea
+	(JournalSeverity)(0),                       // 80: kxm.v1.JournalSeverity
+	(*JournalRecord)(nil),                      // 81: kxm.v1.JournalRecord
+	(PromotionStatus)(0),                       // 82: kxm.v1.PromotionStatus
+	(*JournalEntry)(nil),                       // 83: kxm.v1.JournalEntry
+	(*timestamppb.Timestamp)(nil),              // 84: google.protobuf.Timestamp
+	(*AreaReport)(nil),                         // 85: kxm.v1.AreaReport
+	(*ImprovementSignal)(nil),                  // 86: kxm.v1.ImprovementSignal
+	(*WorkflowRetrospective)(nil),              // 87: kxm.v1.WorkflowRetrospective
+	(*JournalVerdict)(nil),                     // 88: kxm.v1.JournalVerdict
+	(*WorkerResult)(nil),                       // 89: kxm.v1.WorkerResult
+	(*ReviewEnvelope)(nil),                     // 90: kxm.v1.ReviewEnvelope
+	(*StepAssignment)(nil),                     // 91: kxm.v1.StepAssignment
+	(*AssignmentRequest)(nil),                  // 92: kxm.v1.AssignmentRequest
+	(*ContextPacket)(nil),                      // 93: kxm.v1.ContextPacket
+	(*WorkflowRunEvent)(nil),                   // 94: kxm.v1.WorkflowRunEvent
 }
 var file_kxm_v1_workflow_service_proto_depIdxs = []int32{
 	0,  // 0: kxm.v1.RegisterWorkflowDefinitionRequest.format:type_name -> kxm.v1.DefinitionFormat
-	67, // 1: kxm.v1.RegisterWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
+	68, // 1: kxm.v1.RegisterWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
 	0,  // 2: kxm.v1.RegisterGateRegistryRequest.format:type_name -> kxm.v1.DefinitionFormat
-	68, // 3: kxm.v1.RegisterGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
-	68, // 4: kxm.v1.GetGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
-	67, // 5: kxm.v1.GetWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
-	67, // 6: kxm.v1.ListWorkflowDefinitionsResponse.definitions:type_name -> kxm.v1.WorkflowDefinition
-	69, // 7: kxm.v1.StartWorkflowRunRequest.payload:type_name -> google.protobuf.Struct
-	70, // 8: kxm.v1.StartWorkflowRunRequest.inputs:type_name -> kxm.v1.StepRunInputs
-	71, // 9: kxm.v1.StartWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	71, // 10: kxm.v1.GetWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	72, // 11: kxm.v1.ListWorkflowRunsRequest.status:type_name -> kxm.v1.WorkflowRunStatus
-	71, // 12: kxm.v1.ListWorkflowRunsResponse.runs:type_name -> kxm.v1.WorkflowRun
-	71, // 13: kxm.v1.CancelWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	71, // 14: kxm.v1.RerunWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	73, // 15: kxm.v1.CheckpointRequest.status:type_name -> kxm.v1.CheckpointStatus
-	61, // 16: kxm.v1.CheckpointRequest.evidence:type_name -> kxm.v1.CheckpointRequest.EvidenceEntry
-	62, // 17: kxm.v1.CheckpointRequest.evidence_refs:type_name -> kxm.v1.CheckpointRequest.EvidenceRefsEntry
-	71, // 18: kxm.v1.CheckpointResponse.run:type_name -> kxm.v1.WorkflowRun
-	74, // 19: kxm.v1.CheckpointResponse.transition:type_name -> kxm.v1.WorkflowTransition
-	63, // 20: kxm.v1.WaitRequest.evidence:type_name -> kxm.v1.WaitRequest.EvidenceEntry
-	64, // 21: kxm.v1.WaitRequest.evidence_refs:type_name -> kxm.v1.WaitRequest.EvidenceRefsEntry
-	75, // 22: kxm.v1.WaitRequest.timeout:type_name -> google.protobuf.Duration
-	71, // 23: kxm.v1.WaitResponse.run:type_name -> kxm.v1.WorkflowRun
-	73, // 24: kxm.v1.SignalWorkflowRunRequest.status:type_name -> kxm.v1.CheckpointStatus
-	65, // 25: kxm.v1.SignalWorkflowRunRequest.evidence:type_name -> kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
-	73, // 26: kxm.v1.SignalWorkflowRunResponse.status:type_name -> kxm.v1.CheckpointStatus
-	76, // 27: kxm.v1.ApproveDegradationResponse.approval:type_name -> kxm.v1.DegradationApproval
-	71, // 28: kxm.v1.EscalateStageResponse.run:type_name -> kxm.v1.WorkflowRun
-	73, // 29: kxm.v1.ResolveEscalationRequest.status:type_name -> kxm.v1.CheckpointStatus
-	66, // 30: kxm.v1.ResolveEscalationRequest.evidence:type_name -> kxm.v1.ResolveEscalationRequest.EvidenceEntry
-	71, // 31: kxm.v1.ResolveEscalationResponse.run:type_name -> kxm.v1.WorkflowRun
-	77, // 32: kxm.v1.RecordJournalRequest.category:type_name -> kxm.v1.JournalCategory
-	78, // 33: kxm.v1.RecordJournalRequest.area:type_name -> kxm.v1.ImprovementArea
-	79, // 34: kxm.v1.RecordJournalRequest.severity:type_name -> kxm.v1.JournalSeverity
-	80, // 35: kxm.v1.RecordJournalResponse.record:type_name -> kxm.v1.JournalRecord
-	80, // 36: kxm.v1.ListJournalResponse.records:type_name -> kxm.v1.JournalRecord
-	81, // 37: kxm.v1.PromoteJournalEntryRequest.to:type_name -> kxm.v1.PromotionStatus
-	80, // 38: kxm.v1.PromoteJournalEntryResponse.record:type_name -> kxm.v1.JournalRecord
-	82, // 39: kxm.v1.PromoteJournalEntryResponse.entry:type_name -> kxm.v1.JournalEntry
-	83, // 40: kxm.v1.GetImprovementReportRequest.since:type_name -> google.protobuf.Timestamp
-	84, // 41: kxm.v1.GetImprovementReportResponse.areas:type_name -> kxm.v1.AreaReport
-	85, // 42: kxm.v1.GetImprovementReportResponse.signals:type_name -> kxm.v1.ImprovementSignal
+	69, // 3: kxm.v1.RegisterGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
+	69, // 4: kxm.v1.GetGateRegistryResponse.registry:type_name -> kxm.v1.GateRegistry
+	68, // 5: kxm.v1.GetWorkflowDefinitionResponse.definition:type_name -> kxm.v1.WorkflowDefinition
+	68, // 6: kxm.v1.ListWorkflowDefinitionsResponse.definitions:type_name -> kxm.v1.WorkflowDefinition
+	70, // 7: kxm.v1.StartWorkflowRunRequest.payload:type_name -> google.protobuf.Struct
+	71, // 8: kxm.v1.StartWorkflowRunRequest.inputs:type_name -> kxm.v1.StepRunInputs
+	72, // 9: kxm.v1.StartWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	72, // 10: kxm.v1.GetWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	73, // 11: kxm.v1.ListWorkflowRunsRequest.status:type_name -> kxm.v1.WorkflowRunStatus
+	72, // 12: kxm.v1.ListWorkflowRunsResponse.runs:type_name -> kxm.v1.WorkflowRun
+	72, // 13: kxm.v1.CancelWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	72, // 14: kxm.v1.RerunWorkflowRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	74, // 15: kxm.v1.CheckpointRequest.status:type_name -> kxm.v1.CheckpointStatus
+	62, // 16: kxm.v1.CheckpointRequest.evidence:type_name -> kxm.v1.CheckpointRequest.EvidenceEntry
+	63, // 17: kxm.v1.CheckpointRequest.evidence_refs:type_name -> kxm.v1.CheckpointRequest.EvidenceRefsEntry
+	72, // 18: kxm.v1.CheckpointResponse.run:type_name -> kxm.v1.WorkflowRun
+	75, // 19: kxm.v1.CheckpointResponse.transition:type_name -> kxm.v1.WorkflowTransition
+	64, // 20: kxm.v1.WaitRequest.evidence:type_name -> kxm.v1.WaitRequest.EvidenceEntry
+	65, // 21: kxm.v1.WaitRequest.evidence_refs:type_name -> kxm.v1.WaitRequest.EvidenceRefsEntry
+	76, // 22: kxm.v1.WaitRequest.timeout:type_name -> google.protobuf.Duration
+	72, // 23: kxm.v1.WaitResponse.run:type_name -> kxm.v1.WorkflowRun
+	74, // 24: kxm.v1.SignalWorkflowRunRequest.status:type_name -> kxm.v1.CheckpointStatus
+	66, // 25: kxm.v1.SignalWorkflowRunRequest.evidence:type_name -> kxm.v1.SignalWorkflowRunRequest.EvidenceEntry
+	74, // 26: kxm.v1.SignalWorkflowRunResponse.status:type_name -> kxm.v1.CheckpointStatus
+	77, // 27: kxm.v1.ApproveDegradationResponse.approval:type_name -> kxm.v1.DegradationApproval
+	72, // 28: kxm.v1.EscalateStageResponse.run:type_name -> kxm.v1.WorkflowRun
+	74, // 29: kxm.v1.ResolveEscalationRequest.status:type_name -> kxm.v1.CheckpointStatus
+	67, // 30: kxm.v1.ResolveEscalationRequest.evidence:type_name -> kxm.v1.ResolveEscalationRequest.EvidenceEntry
+	72, // 31: kxm.v1.ResolveEscalationResponse.run:type_name -> kxm.v1.WorkflowRun
+	78, // 32: kxm.v1.RecordJournalRequest.category:type_name -> kxm.v1.JournalCategory
+	79, // 33: kxm.v1.RecordJournalRequest.area:type_name -> kxm.v1.ImprovementArea
+	80, // 34: kxm.v1.RecordJournalRequest.severity:type_name -> kxm.v1.JournalSeverity
+	81, // 35: kxm.v1.RecordJournalResponse.record:type_name -> kxm.v1.JournalRecord
+	81, // 36: kxm.v1.ListJournalResponse.records:type_name -> kxm.v1.JournalRecord
+	82, // 37: kxm.v1.PromoteJournalEntryRequest.to:type_name -> kxm.v1.PromotionStatus
+	81, // 38: kxm.v1.PromoteJournalEntryResponse.record:type_name -> kxm.v1.JournalRecord
+	83, // 39: kxm.v1.PromoteJournalEntryResponse.entry:type_name -> kxm.v1.JournalEntry
+	84, // 40: kxm.v1.GetImprovementReportRequest.since:type_name -> google.protobuf.Timestamp
+	85, // 41: kxm.v1.GetImprovementReportResponse.areas:type_name -> kxm.v1.AreaReport
+	86, // 42: kxm.v1.GetImprovementReportResponse.signals:type_name -> kxm.v1.ImprovementSignal
 	43, // 43: kxm.v1.GetImprovementReportResponse.step_groups:type_name -> kxm.v1.StepImprovementGroup
-	86, // 44: kxm.v1.ExportRetrospectiveResponse.retrospective:type_name -> kxm.v1.WorkflowRetrospective
-	87, // 45: kxm.v1.VerifyJournalResponse.verdict:type_name -> kxm.v1.JournalVerdict
-	88, // 46: kxm.v1.CompleteAssignmentRequest.worker_result:type_name -> kxm.v1.WorkerResult
-	89, // 47: kxm.v1.CompleteAssignmentRequest.review:type_name -> kxm.v1.ReviewEnvelope
-	90, // 48: kxm.v1.CompleteAssignmentResponse.assignment:type_name -> kxm.v1.StepAssignment
-	72, // 49: kxm.v1.CompleteAssignmentResponse.run_status:type_name -> kxm.v1.WorkflowRunStatus
-	91, // 50: kxm.v1.NextAssignmentResponse.assignment:type_name -> kxm.v1.AssignmentRequest
-	71, // 51: kxm.v1.ApproveStepResponse.run:type_name -> kxm.v1.WorkflowRun
-	1,  // 52: kxm.v1.RecoverStepRunRequest.action:type_name -> kxm.v1.RecoveryAction
-	71, // 53: kxm.v1.RecoverStepRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	92, // 54: kxm.v1.ListWorkflowRunEventsResponse.events:type_name -> kxm.v1.WorkflowRunEvent
-	60, // 55: kxm.v1.AuditGateEvidenceResponse.problems:type_name -> kxm.v1.GateEvidenceProblem
-	22, // 56: kxm.v1.CheckpointRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
-	22, // 57: kxm.v1.WaitRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
-	2,  // 58: kxm.v1.WorkflowService.RegisterWorkflowDefinition:input_type -> kxm.v1.RegisterWorkflowDefinitionRequest
-	8,  // 59: kxm.v1.WorkflowService.GetWorkflowDefinition:input_type -> kxm.v1.GetWorkflowDefinitionRequest
-	10, // 60: kxm.v1.WorkflowService.ListWorkflowDefinitions:input_type -> kxm.v1.ListWorkflowDefinitionsRequest
-	4,  // 61: kxm.v1.WorkflowService.RegisterGateRegistry:input_type -> kxm.v1.RegisterGateRegistryRequest
-	6,  // 62: kxm.v1.WorkflowService.GetGateRegistry:input_type -> kxm.v1.GetGateRegistryRequest
-	12, // 63: kxm.v1.WorkflowService.StartWorkflowRun:input_type -> kxm.v1.StartWorkflowRunRequest
-	14, // 64: kxm.v1.WorkflowService.GetWorkflowRun:input_type -> kxm.v1.GetWorkflowRunRequest
-	16, // 65: kxm.v1.WorkflowService.ListWorkflowRuns:input_type -> kxm.v1.ListWorkflowRunsRequest
-	18, // 66: kxm.v1.WorkflowService.CancelWorkflowRun:input_type -> kxm.v1.CancelWorkflowRunRequest
-	20, // 67: kxm.v1.WorkflowService.RerunWorkflowRun:input_type -> kxm.v1.RerunWorkflowRunRequest
-	23, // 68: kxm.v1.WorkflowService.Checkpoint:input_type -> kxm.v1.CheckpointRequest
-	25, // 69: kxm.v1.WorkflowService.Wait:input_type -> kxm.v1.WaitRequest
-	27, // 70: kxm.v1.WorkflowService.SignalWorkflowRun:input_type -> kxm.v1.SignalWorkflowRunRequest
-	29, // 71: kxm.v1.WorkflowService.ApproveDegradation:input_type -> kxm.v1.ApproveDegradationRequest
-	31, // 72: kxm.v1.WorkflowService.EscalateStage:input_type -> kxm.v1.EscalateStageRequest
-	33, // 73: kxm.v1.WorkflowService.ResolveEscalation:input_type -> kxm.v1.ResolveEscalationRequest
-	35, // 74: kxm.v1.WorkflowService.RecordJournal:input_type -> kxm.v1.RecordJournalRequest
-	37, // 75: kxm.v1.WorkflowService.ListJournal:input_type -> kxm.v1.ListJournalRequest
-	39, // 76: kxm.v1.WorkflowService.PromoteJournalEntry:input_type -> kxm.v1.PromoteJournalEntryRequest
-	41, // 77: kxm.v1.WorkflowService.GetImprovementReport:input_type -> kxm.v1.GetImprovementReportRequest
-	44, // 78: kxm.v1.WorkflowService.ExportRetrospective:input_type -> kxm.v1.ExportRetrospectiveRequest
-	46, // 79: kxm.v1.WorkflowService.VerifyJournal:input_type -> kxm.v1.VerifyJournalRequest
-	48, // 80: kxm.v1.WorkflowService.CompleteAssignment:input_type -> kxm.v1.CompleteAssignmentRequest
-	50, // 81: kxm.v1.WorkflowService.NextAssignment:input_type -> kxm.v1.NextAssignmentRequest
-	52, // 82: kxm.v1.WorkflowService.ApproveStep:input_type -> kxm.v1.ApproveStepRequest
-	54, // 83: kxm.v1.WorkflowService.RecoverStepRun:input_type -> kxm.v1.RecoverStepRunRequest
-	56, // 84: kxm.v1.WorkflowService.ListWorkflowRunEvents:input_type -> kxm.v1.ListWorkflowRunEventsRequest
-	58, // 85: kxm.v1.WorkflowService.AuditGateEvidence:input_type -> kxm.v1.AuditGateEvidenceRequest
-	3,  // 86: kxm.v1.WorkflowService.RegisterWorkflowDefinition:output_type -> kxm.v1.RegisterWorkflowDefinitionResponse
-	9,  // 87: kxm.v1.WorkflowService.GetWorkflowDefinition:output_type -> kxm.v1.GetWorkflowDefinitionResponse
-	11, // 88: kxm.v1.WorkflowService.ListWorkflowDefinitions:output_type -> kxm.v1.ListWorkflowDefinitionsResponse
-	5,  // 89: kxm.v1.WorkflowService.RegisterGateRegistry:output_type -> kxm.v1.RegisterGateRegistryResponse
-	7,  // 90: kxm.v1.WorkflowService.GetGateRegistry:output_type -> kxm.v1.GetGateRegistryResponse
-	13, // 91: kxm.v1.WorkflowService.StartWorkflowRun:output_type -> kxm.v1.StartWorkflowRunResponse
-	15, // 92: kxm.v1.WorkflowService.GetWorkflowRun:output_type -> kxm.v1.GetWorkflowRunResponse
-	17, // 93: kxm.v1.WorkflowService.ListWorkflowRuns:output_type -> kxm.v1.ListWorkflowRunsResponse
-	19, // 94: kxm.v1.WorkflowService.CancelWorkflowRun:output_type -> kxm.v1.CancelWorkflowRunResponse
-	21, // 95: kxm.v1.WorkflowService.RerunWorkflowRun:output_type -> kxm.v1.RerunWorkflowRunResponse
-	24, // 96: kxm.v1.WorkflowService.Checkpoint:output_type -> kxm.v1.CheckpointResponse
-	26, // 97: kxm.v1.WorkflowService.Wait:output_type -> kxm.v1.WaitResponse
-	28, // 98: kxm.v1.WorkflowService.SignalWorkflowRun:output_type -> kxm.v1.SignalWorkflowRunResponse
-	30, // 99: kxm.v1.WorkflowService.ApproveDegradation:output_type -> kxm.v1.ApproveDegradationResponse
-	32, // 100: kxm.v1.WorkflowService.EscalateStage:output_type -> kxm.v1.EscalateStageResponse
-	34, // 101: kxm.v1.WorkflowService.ResolveEscalation:output_type -> kxm.v1.ResolveEscalationResponse
-	36, // 102: kxm.v1.WorkflowService.RecordJournal:output_type -> kxm.v1.RecordJournalResponse
-	38, // 103: kxm.v1.WorkflowService.ListJournal:output_type -> kxm.v1.ListJournalResponse
-	40, // 104: kxm.v1.WorkflowService.PromoteJournalEntry:output_type -> kxm.v1.PromoteJournalEntryResponse
-	42, // 105: kxm.v1.WorkflowService.GetImprovementReport:output_type -> kxm.v1.GetImprovementReportResponse
-	45, // 106: kxm.v1.WorkflowService.ExportRetrospective:output_type -> kxm.v1.ExportRetrospectiveResponse
-	47, // 107: kxm.v1.WorkflowService.VerifyJournal:output_type -> kxm.v1.VerifyJournalResponse
-	49, // 108: kxm.v1.WorkflowService.CompleteAssignment:output_type -> kxm.v1.CompleteAssignmentResponse
-	51, // 109: kxm.v1.WorkflowService.NextAssignment:output_type -> kxm.v1.NextAssignmentResponse
-	53, // 110: kxm.v1.WorkflowService.ApproveStep:output_type -> kxm.v1.ApproveStepResponse
-	55, // 111: kxm.v1.WorkflowService.RecoverStepRun:output_type -> kxm.v1.RecoverStepRunResponse
-	57, // 112: kxm.v1.WorkflowService.ListWorkflowRunEvents:output_type -> kxm.v1.ListWorkflowRunEventsResponse
-	59, // 113: kxm.v1.WorkflowService.AuditGateEvidence:output_type -> kxm.v1.AuditGateEvidenceResponse
-	86, // [86:114] is the sub-list for method output_type
-	58, // [58:86] is the sub-list for method input_type
-	58, // [58:58] is the sub-list for extension type_name
-	58, // [58:58] is the sub-list for extension extendee
-	0,  // [0:58] is the sub-list for field type_name
+	87, // 44: kxm.v1.ExportRetrospectiveResponse.retrospective:type_name -> kxm.v1.WorkflowRetrospective
+	88, // 45: kxm.v1.VerifyJournalResponse.verdict:type_name -> kxm.v1.JournalVerdict
+	89, // 46: kxm.v1.CompleteAssignmentRequest.worker_result:type_name -> kxm.v1.WorkerResult
+	90, // 47: kxm.v1.CompleteAssignmentRequest.review:type_name -> kxm.v1.ReviewEnvelope
+	91, // 48: kxm.v1.CompleteAssignmentResponse.assignment:type_name -> kxm.v1.StepAssignment
+	73, // 49: kxm.v1.CompleteAssignmentResponse.run_status:type_name -> kxm.v1.WorkflowRunStatus
+	92, // 50: kxm.v1.NextAssignmentResponse.assignment:type_name -> kxm.v1.AssignmentRequest
+	52, // 51: kxm.v1.NextAssignmentResponse.packet:type_name -> kxm.v1.AssignmentPacket
+	93, // 52: kxm.v1.AssignmentPacket.packet:type_name -> kxm.v1.ContextPacket
+	72, // 53: kxm.v1.ApproveStepResponse.run:type_name -> kxm.v1.WorkflowRun
+	1,  // 54: kxm.v1.RecoverStepRunRequest.action:type_name -> kxm.v1.RecoveryAction
+	72, // 55: kxm.v1.RecoverStepRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	94, // 56: kxm.v1.ListWorkflowRunEventsResponse.events:type_name -> kxm.v1.WorkflowRunEvent
+	61, // 57: kxm.v1.AuditGateEvidenceResponse.problems:type_name -> kxm.v1.GateEvidenceProblem
+	22, // 58: kxm.v1.CheckpointRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
+	22, // 59: kxm.v1.WaitRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
+	2,  // 60: kxm.v1.WorkflowService.RegisterWorkflowDefinition:input_type -> kxm.v1.RegisterWorkflowDefinitionRequest
+	8,  // 61: kxm.v1.WorkflowService.GetWorkflowDefinition:input_type -> kxm.v1.GetWorkflowDefinitionRequest
+	10, // 62: kxm.v1.WorkflowService.ListWorkflowDefinitions:input_type -> kxm.v1.ListWorkflowDefinitionsRequest
+	4,  // 63: kxm.v1.WorkflowService.RegisterGateRegistry:input_type -> kxm.v1.RegisterGateRegistryRequest
+	6,  // 64: kxm.v1.WorkflowService.GetGateRegistry:input_type -> kxm.v1.GetGateRegistryRequest
+	12, // 65: kxm.v1.WorkflowService.StartWorkflowRun:input_type -> kxm.v1.StartWorkflowRunRequest
+	14, // 66: kxm.v1.WorkflowService.GetWorkflowRun:input_type -> kxm.v1.GetWorkflowRunRequest
+	16, // 67: kxm.v1.WorkflowService.ListWorkflowRuns:input_type -> kxm.v1.ListWorkflowRunsRequest
+	18, // 68: kxm.v1.WorkflowService.CancelWorkflowRun:input_type -> kxm.v1.CancelWorkflowRunRequest
+	20, // 69: kxm.v1.WorkflowService.RerunWorkflowRun:input_type -> kxm.v1.RerunWorkflowRunRequest
+	23, // 70: kxm.v1.WorkflowService.Checkpoint:input_type -> kxm.v1.CheckpointRequest
+	25, // 71: kxm.v1.WorkflowService.Wait:input_type -> kxm.v1.WaitRequest
+	27, // 72: kxm.v1.WorkflowService.SignalWorkflowRun:input_type -> kxm.v1.SignalWorkflowRunRequest
+	29, // 73: kxm.v1.WorkflowService.ApproveDegradation:input_type -> kxm.v1.ApproveDegradationRequest
+	31, // 74: kxm.v1.WorkflowService.EscalateStage:input_type -> kxm.v1.EscalateStageRequest
+	33, // 75: kxm.v1.WorkflowService.ResolveEscalation:input_type -> kxm.v1.ResolveEscalationRequest
+	35, // 76: kxm.v1.WorkflowService.RecordJournal:input_type -> kxm.v1.RecordJournalRequest
+	37, // 77: kxm.v1.WorkflowService.ListJournal:input_type -> kxm.v1.ListJournalRequest
+	39, // 78: kxm.v1.WorkflowService.PromoteJournalEntry:input_type -> kxm.v1.PromoteJournalEntryRequest
+	41, // 79: kxm.v1.WorkflowService.GetImprovementReport:input_type -> kxm.v1.GetImprovementReportRequest
+	44, // 80: kxm.v1.WorkflowService.ExportRetrospective:input_type -> kxm.v1.ExportRetrospectiveRequest
+	46, // 81: kxm.v1.WorkflowService.VerifyJournal:input_type -> kxm.v1.VerifyJournalRequest
+	48, // 82: kxm.v1.WorkflowService.CompleteAssignment:input_type -> kxm.v1.CompleteAssignmentRequest
+	50, // 83: kxm.v1.WorkflowService.NextAssignment:input_type -> kxm.v1.NextAssignmentRequest
+	53, // 84: kxm.v1.WorkflowService.ApproveStep:input_type -> kxm.v1.ApproveStepRequest
+	55, // 85: kxm.v1.WorkflowService.RecoverStepRun:input_type -> kxm.v1.RecoverStepRunRequest
+	57, // 86: kxm.v1.WorkflowService.ListWorkflowRunEvents:input_type -> kxm.v1.ListWorkflowRunEventsRequest
+	59, // 87: kxm.v1.WorkflowService.AuditGateEvidence:input_type -> kxm.v1.AuditGateEvidenceRequest
+	3,  // 88: kxm.v1.WorkflowService.RegisterWorkflowDefinition:output_type -> kxm.v1.RegisterWorkflowDefinitionResponse
+	9,  // 89: kxm.v1.WorkflowService.GetWorkflowDefinition:output_type -> kxm.v1.GetWorkflowDefinitionResponse
+	11, // 90: kxm.v1.WorkflowService.ListWorkflowDefinitions:output_type -> kxm.v1.ListWorkflowDefinitionsResponse
+	5,  // 91: kxm.v1.WorkflowService.RegisterGateRegistry:output_type -> kxm.v1.RegisterGateRegistryResponse
+	7,  // 92: kxm.v1.WorkflowService.GetGateRegistry:output_type -> kxm.v1.GetGateRegistryResponse
+	13, // 93: kxm.v1.WorkflowService.StartWorkflowRun:output_type -> kxm.v1.StartWorkflowRunResponse
+	15, // 94: kxm.v1.WorkflowService.GetWorkflowRun:output_type -> kxm.v1.GetWorkflowRunResponse
+	17, // 95: kxm.v1.WorkflowService.ListWorkflowRuns:output_type -> kxm.v1.ListWorkflowRunsResponse
+	19, // 96: kxm.v1.WorkflowService.CancelWorkflowRun:output_type -> kxm.v1.CancelWorkflowRunResponse
+	21, // 97: kxm.v1.WorkflowService.RerunWorkflowRun:output_type -> kxm.v1.RerunWorkflowRunResponse
+	24, // 98: kxm.v1.WorkflowService.Checkpoint:output_type -> kxm.v1.CheckpointResponse
+	26, // 99: kxm.v1.WorkflowService.Wait:output_type -> kxm.v1.WaitResponse
+	28, // 100: kxm.v1.WorkflowService.SignalWorkflowRun:output_type -> kxm.v1.SignalWorkflowRunResponse
+	30, // 101: kxm.v1.WorkflowService.ApproveDegradation:output_type -> kxm.v1.ApproveDegradationResponse
+	32, // 102: kxm.v1.WorkflowService.EscalateStage:output_type -> kxm.v1.EscalateStageResponse
+	34, // 103: kxm.v1.WorkflowService.ResolveEscalation:output_type -> kxm.v1.ResolveEscalationResponse
+	36, // 104: kxm.v1.WorkflowService.RecordJournal:output_type -> kxm.v1.RecordJournalResponse
+	38, // 105: kxm.v1.WorkflowService.ListJournal:output_type -> kxm.v1.ListJournalResponse
+	40, // 106: kxm.v1.WorkflowService.PromoteJournalEntry:output_type -> kxm.v1.PromoteJournalEntryResponse
+	42, // 107: kxm.v1.WorkflowService.GetImprovementReport:output_type -> kxm.v1.GetImprovementReportResponse
+	45, // 108: kxm.v1.WorkflowService.ExportRetrospective:output_type -> kxm.v1.ExportRetrospectiveResponse
+	47, // 109: kxm.v1.WorkflowService.VerifyJournal:output_type -> kxm.v1.VerifyJournalResponse
+	49, // 110: kxm.v1.WorkflowService.CompleteAssignment:output_type -> kxm.v1.CompleteAssignmentResponse
+	51, // 111: kxm.v1.WorkflowService.NextAssignment:output_type -> kxm.v1.NextAssignmentResponse
+	54, // 112: kxm.v1.WorkflowService.ApproveStep:output_type -> kxm.v1.ApproveStepResponse
+	56, // 113: kxm.v1.WorkflowService.RecoverStepRun:output_type -> kxm.v1.RecoverStepRunResponse
+	58, // 114: kxm.v1.WorkflowService.ListWorkflowRunEvents:output_type -> kxm.v1.ListWorkflowRunEventsResponse
+	60, // 115: kxm.v1.WorkflowService.AuditGateEvidence:output_type -> kxm.v1.AuditGateEvidenceResponse
+	88, // [88:116] is the sub-list for method output_type
+	60, // [60:88] is the sub-list for method input_type
+	60, // [60:60] is the sub-list for extension type_name
+	60, // [60:60] is the sub-list for extension extendee
+	0,  // [0:60] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_workflow_service_proto_init() }
@@ -4642,7 +4772,7 @@ func file_kxm_v1_workflow_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_workflow_service_proto_rawDesc), len(file_kxm_v1_workflow_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   65,
+			NumMessages:   66,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

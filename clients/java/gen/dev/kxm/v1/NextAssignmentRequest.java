@@ -102,6 +102,37 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int INCLUDE_CONTEXT_FIELD_NUMBER = 2;
+  private boolean includeContext_ = false;
+  /**
+   * <pre>
+   * Also assemble the assignment's context packet (`packet` in the response): one packet assembly
+   * over the project's context pool, so leave it off when polling.
+   * </pre>
+   *
+   * <code>bool include_context = 2 [json_name = "includeContext"];</code>
+   * @return The includeContext.
+   */
+  @java.lang.Override
+  public boolean getIncludeContext() {
+    return includeContext_;
+  }
+
+  public static final int CONTEXT_BUDGET_TOKENS_FIELD_NUMBER = 3;
+  private int contextBudgetTokens_ = 0;
+  /**
+   * <pre>
+   * The packet's token budget (512 to 200,000); 0: the smaller of the role's budget and 4,000.
+   * </pre>
+   *
+   * <code>int32 context_budget_tokens = 3 [json_name = "contextBudgetTokens"];</code>
+   * @return The contextBudgetTokens.
+   */
+  @java.lang.Override
+  public int getContextBudgetTokens() {
+    return contextBudgetTokens_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -119,12 +150,26 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(afterAssignmentId_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 1, afterAssignmentId_);
     }
+    if (includeContext_ != false) {
+      output.writeBool(2, includeContext_);
+    }
+    if (contextBudgetTokens_ != 0) {
+      output.writeInt32(3, contextBudgetTokens_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
     int size = 0;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(afterAssignmentId_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(1, afterAssignmentId_);
+    }
+    if (includeContext_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(2, includeContext_);
+    }
+    if (contextBudgetTokens_ != 0) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt32Size(3, contextBudgetTokens_);
     }
     return size;
   }
@@ -152,6 +197,10 @@ private static final long serialVersionUID = 0L;
 
     if (!getAfterAssignmentId()
         .equals(other.getAfterAssignmentId())) return false;
+    if (getIncludeContext()
+        != other.getIncludeContext()) return false;
+    if (getContextBudgetTokens()
+        != other.getContextBudgetTokens()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -165,6 +214,11 @@ private static final long serialVersionUID = 0L;
     hash = (19 * hash) + getDescriptor().hashCode();
     hash = (37 * hash) + AFTER_ASSIGNMENT_ID_FIELD_NUMBER;
     hash = (53 * hash) + getAfterAssignmentId().hashCode();
+    hash = (37 * hash) + INCLUDE_CONTEXT_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getIncludeContext());
+    hash = (37 * hash) + CONTEXT_BUDGET_TOKENS_FIELD_NUMBER;
+    hash = (53 * hash) + getContextBudgetTokens();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -301,6 +355,8 @@ private static final long serialVersionUID = 0L;
       super.clear();
       bitField0_ = 0;
       afterAssignmentId_ = "";
+      includeContext_ = false;
+      contextBudgetTokens_ = 0;
       return this;
     }
 
@@ -337,6 +393,12 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000001) != 0)) {
         result.afterAssignmentId_ = afterAssignmentId_;
       }
+      if (((from_bitField0_ & 0x00000002) != 0)) {
+        result.includeContext_ = includeContext_;
+      }
+      if (((from_bitField0_ & 0x00000004) != 0)) {
+        result.contextBudgetTokens_ = contextBudgetTokens_;
+      }
     }
 
     @java.lang.Override
@@ -355,6 +417,12 @@ private static final long serialVersionUID = 0L;
         afterAssignmentId_ = other.afterAssignmentId_;
         bitField0_ |= 0x00000001;
         onChanged();
+      }
+      if (other.getIncludeContext() != false) {
+        setIncludeContext(other.getIncludeContext());
+      }
+      if (other.getContextBudgetTokens() != 0) {
+        setContextBudgetTokens(other.getContextBudgetTokens());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -385,6 +453,16 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000001;
               break;
             } // case 10
+            case 16: {
+              includeContext_ = input.readBool();
+              bitField0_ |= 0x00000002;
+              break;
+            } // case 16
+            case 24: {
+              contextBudgetTokens_ = input.readInt32();
+              bitField0_ |= 0x00000004;
+              break;
+            } // case 24
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -495,6 +573,97 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       afterAssignmentId_ = value;
       bitField0_ |= 0x00000001;
+      onChanged();
+      return this;
+    }
+
+    private boolean includeContext_ ;
+    /**
+     * <pre>
+     * Also assemble the assignment's context packet (`packet` in the response): one packet assembly
+     * over the project's context pool, so leave it off when polling.
+     * </pre>
+     *
+     * <code>bool include_context = 2 [json_name = "includeContext"];</code>
+     * @return The includeContext.
+     */
+    @java.lang.Override
+    public boolean getIncludeContext() {
+      return includeContext_;
+    }
+    /**
+     * <pre>
+     * Also assemble the assignment's context packet (`packet` in the response): one packet assembly
+     * over the project's context pool, so leave it off when polling.
+     * </pre>
+     *
+     * <code>bool include_context = 2 [json_name = "includeContext"];</code>
+     * @param value The includeContext to set.
+     * @return This builder for chaining.
+     */
+    public Builder setIncludeContext(boolean value) {
+
+      includeContext_ = value;
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Also assemble the assignment's context packet (`packet` in the response): one packet assembly
+     * over the project's context pool, so leave it off when polling.
+     * </pre>
+     *
+     * <code>bool include_context = 2 [json_name = "includeContext"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearIncludeContext() {
+      bitField0_ = (bitField0_ & ~0x00000002);
+      includeContext_ = false;
+      onChanged();
+      return this;
+    }
+
+    private int contextBudgetTokens_ ;
+    /**
+     * <pre>
+     * The packet's token budget (512 to 200,000); 0: the smaller of the role's budget and 4,000.
+     * </pre>
+     *
+     * <code>int32 context_budget_tokens = 3 [json_name = "contextBudgetTokens"];</code>
+     * @return The contextBudgetTokens.
+     */
+    @java.lang.Override
+    public int getContextBudgetTokens() {
+      return contextBudgetTokens_;
+    }
+    /**
+     * <pre>
+     * The packet's token budget (512 to 200,000); 0: the smaller of the role's budget and 4,000.
+     * </pre>
+     *
+     * <code>int32 context_budget_tokens = 3 [json_name = "contextBudgetTokens"];</code>
+     * @param value The contextBudgetTokens to set.
+     * @return This builder for chaining.
+     */
+    public Builder setContextBudgetTokens(int value) {
+
+      contextBudgetTokens_ = value;
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The packet's token budget (512 to 200,000); 0: the smaller of the role's budget and 4,000.
+     * </pre>
+     *
+     * <code>int32 context_budget_tokens = 3 [json_name = "contextBudgetTokens"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearContextBudgetTokens() {
+      bitField0_ = (bitField0_ & ~0x00000004);
+      contextBudgetTokens_ = 0;
       onChanged();
       return this;
     }

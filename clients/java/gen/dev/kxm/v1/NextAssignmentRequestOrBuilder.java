@@ -31,4 +31,25 @@ public interface NextAssignmentRequestOrBuilder extends
    */
   com.google.protobuf.ByteString
       getAfterAssignmentIdBytes();
+
+  /**
+   * <pre>
+   * Also assemble the assignment's context packet (`packet` in the response): one packet assembly
+   * over the project's context pool, so leave it off when polling.
+   * </pre>
+   *
+   * <code>bool include_context = 2 [json_name = "includeContext"];</code>
+   * @return The includeContext.
+   */
+  boolean getIncludeContext();
+
+  /**
+   * <pre>
+   * The packet's token budget (512 to 200,000); 0: the smaller of the role's budget and 4,000.
+   * </pre>
+   *
+   * <code>int32 context_budget_tokens = 3 [json_name = "contextBudgetTokens"];</code>
+   * @return The contextBudgetTokens.
+   */
+  int getContextBudgetTokens();
 }

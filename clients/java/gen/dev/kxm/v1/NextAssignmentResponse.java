@@ -91,6 +91,44 @@ private static final long serialVersionUID = 0L;
     return assignment_ == null ? dev.kxm.v1.AssignmentRequest.getDefaultInstance() : assignment_;
   }
 
+  public static final int PACKET_FIELD_NUMBER = 2;
+  private dev.kxm.v1.AssignmentPacket packet_;
+  /**
+   * <pre>
+   * The assignment's context, when include_context was set and there is an assignment.
+   * </pre>
+   *
+   * <code>.kxm.v1.AssignmentPacket packet = 2 [json_name = "packet"];</code>
+   * @return Whether the packet field is set.
+   */
+  @java.lang.Override
+  public boolean hasPacket() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * The assignment's context, when include_context was set and there is an assignment.
+   * </pre>
+   *
+   * <code>.kxm.v1.AssignmentPacket packet = 2 [json_name = "packet"];</code>
+   * @return The packet.
+   */
+  @java.lang.Override
+  public dev.kxm.v1.AssignmentPacket getPacket() {
+    return packet_ == null ? dev.kxm.v1.AssignmentPacket.getDefaultInstance() : packet_;
+  }
+  /**
+   * <pre>
+   * The assignment's context, when include_context was set and there is an assignment.
+   * </pre>
+   *
+   * <code>.kxm.v1.AssignmentPacket packet = 2 [json_name = "packet"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.AssignmentPacketOrBuilder getPacketOrBuilder() {
+    return packet_ == null ? dev.kxm.v1.AssignmentPacket.getDefaultInstance() : packet_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -108,6 +146,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(1, getAssignment());
     }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(2, getPacket());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -115,6 +156,10 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(1, getAssignment());
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(2, getPacket());
     }
     return size;
   }
@@ -145,6 +190,11 @@ private static final long serialVersionUID = 0L;
       if (!getAssignment()
           .equals(other.getAssignment())) return false;
     }
+    if (hasPacket() != other.hasPacket()) return false;
+    if (hasPacket()) {
+      if (!getPacket()
+          .equals(other.getPacket())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -159,6 +209,10 @@ private static final long serialVersionUID = 0L;
     if (hasAssignment()) {
       hash = (37 * hash) + ASSIGNMENT_FIELD_NUMBER;
       hash = (53 * hash) + getAssignment().hashCode();
+    }
+    if (hasPacket()) {
+      hash = (37 * hash) + PACKET_FIELD_NUMBER;
+      hash = (53 * hash) + getPacket().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -295,6 +349,7 @@ private static final long serialVersionUID = 0L;
       if (com.google.protobuf.GeneratedMessage
               .alwaysUseFieldBuilders) {
         internalGetAssignmentFieldBuilder();
+        internalGetPacketFieldBuilder();
       }
     }
     @java.lang.Override
@@ -305,6 +360,11 @@ private static final long serialVersionUID = 0L;
       if (assignmentBuilder_ != null) {
         assignmentBuilder_.dispose();
         assignmentBuilder_ = null;
+      }
+      packet_ = null;
+      if (packetBuilder_ != null) {
+        packetBuilder_.dispose();
+        packetBuilder_ = null;
       }
       return this;
     }
@@ -346,6 +406,12 @@ private static final long serialVersionUID = 0L;
             : assignmentBuilder_.build();
         to_bitField0_ |= 0x00000001;
       }
+      if (((from_bitField0_ & 0x00000002) != 0)) {
+        result.packet_ = packetBuilder_ == null
+            ? packet_
+            : packetBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -363,6 +429,9 @@ private static final long serialVersionUID = 0L;
       if (other == dev.kxm.v1.NextAssignmentResponse.getDefaultInstance()) return this;
       if (other.hasAssignment()) {
         mergeAssignment(other.getAssignment());
+      }
+      if (other.hasPacket()) {
+        mergePacket(other.getPacket());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -395,6 +464,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000001;
               break;
             } // case 10
+            case 18: {
+              input.readMessage(
+                  internalGetPacketFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000002;
+              break;
+            } // case 18
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -565,6 +641,161 @@ private static final long serialVersionUID = 0L;
         assignment_ = null;
       }
       return assignmentBuilder_;
+    }
+
+    private dev.kxm.v1.AssignmentPacket packet_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.AssignmentPacket, dev.kxm.v1.AssignmentPacket.Builder, dev.kxm.v1.AssignmentPacketOrBuilder> packetBuilder_;
+    /**
+     * <pre>
+     * The assignment's context, when include_context was set and there is an assignment.
+     * </pre>
+     *
+     * <code>.kxm.v1.AssignmentPacket packet = 2 [json_name = "packet"];</code>
+     * @return Whether the packet field is set.
+     */
+    public boolean hasPacket() {
+      return ((bitField0_ & 0x00000002) != 0);
+    }
+    /**
+     * <pre>
+     * The assignment's context, when include_context was set and there is an assignment.
+     * </pre>
+     *
+     * <code>.kxm.v1.AssignmentPacket packet = 2 [json_name = "packet"];</code>
+     * @return The packet.
+     */
+    public dev.kxm.v1.AssignmentPacket getPacket() {
+      if (packetBuilder_ == null) {
+        return packet_ == null ? dev.kxm.v1.AssignmentPacket.getDefaultInstance() : packet_;
+      } else {
+        return packetBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The assignment's context, when include_context was set and there is an assignment.
+     * </pre>
+     *
+     * <code>.kxm.v1.AssignmentPacket packet = 2 [json_name = "packet"];</code>
+     */
+    public Builder setPacket(dev.kxm.v1.AssignmentPacket value) {
+      if (packetBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        packet_ = value;
+      } else {
+        packetBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The assignment's context, when include_context was set and there is an assignment.
+     * </pre>
+     *
+     * <code>.kxm.v1.AssignmentPacket packet = 2 [json_name = "packet"];</code>
+     */
+    public Builder setPacket(
+        dev.kxm.v1.AssignmentPacket.Builder builderForValue) {
+      if (packetBuilder_ == null) {
+        packet_ = builderForValue.build();
+      } else {
+        packetBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The assignment's context, when include_context was set and there is an assignment.
+     * </pre>
+     *
+     * <code>.kxm.v1.AssignmentPacket packet = 2 [json_name = "packet"];</code>
+     */
+    public Builder mergePacket(dev.kxm.v1.AssignmentPacket value) {
+      if (packetBuilder_ == null) {
+        if (((bitField0_ & 0x00000002) != 0) &&
+          packet_ != null &&
+          packet_ != dev.kxm.v1.AssignmentPacket.getDefaultInstance()) {
+          getPacketBuilder().mergeFrom(value);
+        } else {
+          packet_ = value;
+        }
+      } else {
+        packetBuilder_.mergeFrom(value);
+      }
+      if (packet_ != null) {
+        bitField0_ |= 0x00000002;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The assignment's context, when include_context was set and there is an assignment.
+     * </pre>
+     *
+     * <code>.kxm.v1.AssignmentPacket packet = 2 [json_name = "packet"];</code>
+     */
+    public Builder clearPacket() {
+      bitField0_ = (bitField0_ & ~0x00000002);
+      packet_ = null;
+      if (packetBuilder_ != null) {
+        packetBuilder_.dispose();
+        packetBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The assignment's context, when include_context was set and there is an assignment.
+     * </pre>
+     *
+     * <code>.kxm.v1.AssignmentPacket packet = 2 [json_name = "packet"];</code>
+     */
+    public dev.kxm.v1.AssignmentPacket.Builder getPacketBuilder() {
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return internalGetPacketFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The assignment's context, when include_context was set and there is an assignment.
+     * </pre>
+     *
+     * <code>.kxm.v1.AssignmentPacket packet = 2 [json_name = "packet"];</code>
+     */
+    public dev.kxm.v1.AssignmentPacketOrBuilder getPacketOrBuilder() {
+      if (packetBuilder_ != null) {
+        return packetBuilder_.getMessageOrBuilder();
+      } else {
+        return packet_ == null ?
+            dev.kxm.v1.AssignmentPacket.getDefaultInstance() : packet_;
+      }
+    }
+    /**
+     * <pre>
+     * The assignment's context, when include_context was set and there is an assignment.
+     * </pre>
+     *
+     * <code>.kxm.v1.AssignmentPacket packet = 2 [json_name = "packet"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.AssignmentPacket, dev.kxm.v1.AssignmentPacket.Builder, dev.kxm.v1.AssignmentPacketOrBuilder> 
+        internalGetPacketFieldBuilder() {
+      if (packetBuilder_ == null) {
+        packetBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.kxm.v1.AssignmentPacket, dev.kxm.v1.AssignmentPacket.Builder, dev.kxm.v1.AssignmentPacketOrBuilder>(
+                getPacket(),
+                getParentForChildren(),
+                isClean());
+        packet_ = null;
+      }
+      return packetBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.NextAssignmentResponse)

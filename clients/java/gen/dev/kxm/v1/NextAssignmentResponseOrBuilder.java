@@ -36,4 +36,31 @@ public interface NextAssignmentResponseOrBuilder extends
    * <code>.kxm.v1.AssignmentRequest assignment = 1 [json_name = "assignment"];</code>
    */
   dev.kxm.v1.AssignmentRequestOrBuilder getAssignmentOrBuilder();
+
+  /**
+   * <pre>
+   * The assignment's context, when include_context was set and there is an assignment.
+   * </pre>
+   *
+   * <code>.kxm.v1.AssignmentPacket packet = 2 [json_name = "packet"];</code>
+   * @return Whether the packet field is set.
+   */
+  boolean hasPacket();
+  /**
+   * <pre>
+   * The assignment's context, when include_context was set and there is an assignment.
+   * </pre>
+   *
+   * <code>.kxm.v1.AssignmentPacket packet = 2 [json_name = "packet"];</code>
+   * @return The packet.
+   */
+  dev.kxm.v1.AssignmentPacket getPacket();
+  /**
+   * <pre>
+   * The assignment's context, when include_context was set and there is an assignment.
+   * </pre>
+   *
+   * <code>.kxm.v1.AssignmentPacket packet = 2 [json_name = "packet"];</code>
+   */
+  dev.kxm.v1.AssignmentPacketOrBuilder getPacketOrBuilder();
 }

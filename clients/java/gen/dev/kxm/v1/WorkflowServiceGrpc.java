@@ -1424,9 +1424,12 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
-     * `workflow:&lt;run id&gt;` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+     * `workflow:&lt;run id&gt;` whose content is the AssignmentRequest's JSON), with a fresh attempt token; with
+     * include_context, its context packet and brief too (AssignmentPacket, docs/context.md).
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): context_budget_tokens is neither 0 nor 512 to
+     *   200,000 (metadata: field).
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
      * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
@@ -2043,9 +2046,12 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
-     * `workflow:&lt;run id&gt;` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+     * `workflow:&lt;run id&gt;` whose content is the AssignmentRequest's JSON), with a fresh attempt token; with
+     * include_context, its context packet and brief too (AssignmentPacket, docs/context.md).
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): context_budget_tokens is neither 0 nor 512 to
+     *   200,000 (metadata: field).
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
      * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
@@ -2620,9 +2626,12 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
-     * `workflow:&lt;run id&gt;` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+     * `workflow:&lt;run id&gt;` whose content is the AssignmentRequest's JSON), with a fresh attempt token; with
+     * include_context, its context packet and brief too (AssignmentPacket, docs/context.md).
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): context_budget_tokens is neither 0 nor 512 to
+     *   200,000 (metadata: field).
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
      * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
@@ -3192,9 +3201,12 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
-     * `workflow:&lt;run id&gt;` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+     * `workflow:&lt;run id&gt;` whose content is the AssignmentRequest's JSON), with a fresh attempt token; with
+     * include_context, its context packet and brief too (AssignmentPacket, docs/context.md).
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): context_budget_tokens is neither 0 nor 512 to
+     *   200,000 (metadata: field).
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
      * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>
@@ -3787,9 +3799,12 @@ public final class WorkflowServiceGrpc {
     /**
      * <pre>
      * NextAssignment reads the caller's oldest open assignment (also delivered on its inbox as a message from
-     * `workflow:&lt;run id&gt;` whose content is the AssignmentRequest's JSON), with a fresh attempt token.
+     * `workflow:&lt;run id&gt;` whose content is the AssignmentRequest's JSON), with a fresh attempt token; with
+     * include_context, its context packet and brief too (AssignmentPacket, docs/context.md).
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an agent.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): context_budget_tokens is neither 0 nor 512 to
+     *   200,000 (metadata: field).
      * - DATA_LOSS (ERROR_REASON_STORAGE_CORRUPTED): a run's stored state does not decode.
      * - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
      * </pre>

@@ -307,6 +307,11 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_NextAssignmentResponse_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_AssignmentPacket_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_AssignmentPacket_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_kxm_v1_ApproveStepRequest_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -561,124 +566,133 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
       "gnment\030\001 \001(\0132\026.kxm.v1.StepAssignmentR\nas" +
       "signment\022\034\n\tduplicate\030\002 \001(\010R\tduplicate\0228" +
       "\n\nrun_status\030\003 \001(\0162\031.kxm.v1.WorkflowRunS" +
-      "tatusR\trunStatus\"G\n\025NextAssignmentReques" +
-      "t\022.\n\023after_assignment_id\030\001 \001(\tR\021afterAss" +
-      "ignmentId\"S\n\026NextAssignmentResponse\0229\n\na" +
-      "ssignment\030\001 \001(\0132\031.kxm.v1.AssignmentReque" +
-      "stR\nassignment\"v\n\022ApproveStepRequest\022\025\n\006" +
-      "run_id\030\001 \001(\tR\005runId\022\027\n\007step_id\030\002 \001(\tR\006st" +
-      "epId\022\030\n\007outcome\030\003 \001(\tR\007outcome\022\026\n\006reason" +
-      "\030\004 \001(\tR\006reason\"<\n\023ApproveStepResponse\022%\n" +
-      "\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\"v\n\025" +
-      "RecoverStepRunRequest\022\025\n\006run_id\030\001 \001(\tR\005r" +
-      "unId\022.\n\006action\030\002 \001(\0162\026.kxm.v1.RecoveryAc" +
-      "tionR\006action\022\026\n\006reason\030\003 \001(\tR\006reason\"?\n\026" +
-      "RecoverStepRunResponse\022%\n\003run\030\001 \001(\0132\023.kx" +
-      "m.v1.WorkflowRunR\003run\"y\n\034ListWorkflowRun" +
-      "EventsRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022%\n\016" +
-      "after_sequence\030\002 \001(\003R\rafterSequence\022\033\n\tp" +
-      "age_size\030\003 \001(\005R\010pageSize\"v\n\035ListWorkflow" +
-      "RunEventsResponse\0220\n\006events\030\001 \003(\0132\030.kxm." +
-      "v1.WorkflowRunEventR\006events\022#\n\rlast_sequ" +
-      "ence\030\002 \001(\003R\014lastSequence\"1\n\030AuditGateEvi" +
-      "denceRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\"\206\001\n\031" +
-      "AuditGateEvidenceResponse\022\026\n\006intact\030\001 \001(" +
-      "\010R\006intact\022\030\n\007records\030\002 \001(\005R\007records\0227\n\010p" +
-      "roblems\030\003 \003(\0132\033.kxm.v1.GateEvidenceProbl" +
-      "emR\010problems\"f\n\023GateEvidenceProblem\022\022\n\004c" +
-      "ode\030\001 \001(\tR\004code\022#\n\rassignment_id\030\002 \001(\tR\014" +
-      "assignmentId\022\026\n\006detail\030\003 \001(\tR\006detail*m\n\020" +
-      "DefinitionFormat\022!\n\035DEFINITION_FORMAT_UN" +
-      "SPECIFIED\020\000\022\032\n\026DEFINITION_FORMAT_JSON\020\001\022" +
-      "\032\n\026DEFINITION_FORMAT_YAML\020\002*\202\001\n\016Recovery" +
-      "Action\022\037\n\033RECOVERY_ACTION_UNSPECIFIED\020\000\022" +
-      "\031\n\025RECOVERY_ACTION_RETRY\020\001\022\030\n\024RECOVERY_A" +
-      "CTION_FAIL\020\002\022\032\n\026RECOVERY_ACTION_CANCEL\020\003" +
-      "2\264\031\n\017WorkflowService\022\201\001\n\032RegisterWorkflo" +
-      "wDefinition\022).kxm.v1.RegisterWorkflowDef" +
-      "initionRequest\032*.kxm.v1.RegisterWorkflow" +
-      "DefinitionResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\213\001\n\025Get" +
-      "WorkflowDefinition\022$.kxm.v1.GetWorkflowD" +
-      "efinitionRequest\032%.kxm.v1.GetWorkflowDef" +
-      "initionResponse\"%\352\340\030!\010\004\020\001\030\002\"\027kxm_workflo" +
-      "w_definition(\001\022\222\001\n\027ListWorkflowDefinitio" +
-      "ns\022&.kxm.v1.ListWorkflowDefinitionsReque" +
-      "st\032\'.kxm.v1.ListWorkflowDefinitionsRespo" +
-      "nse\"&\352\340\030\"\010\007\020\001\030\002\"\030kxm_workflow_definition" +
-      "s(\001\022o\n\024RegisterGateRegistry\022#.kxm.v1.Reg" +
-      "isterGateRegistryRequest\032$.kxm.v1.Regist" +
-      "erGateRegistryResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022s\n\017" +
-      "GetGateRegistry\022\036.kxm.v1.GetGateRegistry" +
-      "Request\032\037.kxm.v1.GetGateRegistryResponse" +
-      "\"\037\352\340\030\033\010\004\020\001\030\002\"\021kxm_gate_registry(\001\022c\n\020Sta" +
-      "rtWorkflowRun\022\037.kxm.v1.StartWorkflowRunR" +
-      "equest\032 .kxm.v1.StartWorkflowRunResponse" +
-      "\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\016GetWorkflowRun\022\035.kxm.v" +
-      "1.GetWorkflowRunRequest\032\036.kxm.v1.GetWork" +
-      "flowRunResponse\"\036\352\340\030\032\010\007\020\001\030\002\"\020kxm_workflo" +
-      "w_run(\001\022v\n\020ListWorkflowRuns\022\037.kxm.v1.Lis" +
-      "tWorkflowRunsRequest\032 .kxm.v1.ListWorkfl" +
-      "owRunsResponse\"\037\352\340\030\033\010\007\020\001\030\002\"\021kxm_workflow" +
-      "_runs(\001\022f\n\021CancelWorkflowRun\022 .kxm.v1.Ca" +
-      "ncelWorkflowRunRequest\032!.kxm.v1.CancelWo" +
-      "rkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022c\n\020Rerun" +
-      "WorkflowRun\022\037.kxm.v1.RerunWorkflowRunReq" +
-      "uest\032 .kxm.v1.RerunWorkflowRunResponse\"\014" +
-      "\352\340\030\010\010\002\020\000\030\001(\004\022j\n\nCheckpoint\022\031.kxm.v1.Chec" +
-      "kpointRequest\032\032.kxm.v1.CheckpointRespons" +
-      "e\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_workflow_checkpoint(\001" +
-      "\022R\n\004Wait\022\023.kxm.v1.WaitRequest\032\024.kxm.v1.W" +
-      "aitResponse\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_workflow_wa" +
-      "it(\001\022f\n\021SignalWorkflowRun\022 .kxm.v1.Signa" +
-      "lWorkflowRunRequest\032!.kxm.v1.SignalWorkf" +
-      "lowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022i\n\022ApproveD" +
-      "egradation\022!.kxm.v1.ApproveDegradationRe" +
-      "quest\032\".kxm.v1.ApproveDegradationRespons" +
-      "e\"\014\352\340\030\010\010\002\020\000\030\001(\004\022q\n\rEscalateStage\022\034.kxm.v" +
-      "1.EscalateStageRequest\032\035.kxm.v1.Escalate" +
-      "StageResponse\"#\352\340\030\037\010\005\020\000\030\002\"\025kxm_workflow_" +
-      "escalate(\001\022f\n\021ResolveEscalation\022 .kxm.v1" +
-      ".ResolveEscalationRequest\032!.kxm.v1.Resol" +
-      "veEscalationResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\rRe" +
-      "cordJournal\022\034.kxm.v1.RecordJournalReques" +
-      "t\032\035.kxm.v1.RecordJournalResponse\"!\352\340\030\035\010\005" +
-      "\020\000\030\002\"\023kxm_workflow_record(\001\022j\n\013ListJourn" +
-      "al\022\032.kxm.v1.ListJournalRequest\032\033.kxm.v1." +
-      "ListJournalResponse\"\"\352\340\030\036\010\007\020\001\030\002\"\024kxm_wor" +
-      "kflow_journal(\001\022l\n\023PromoteJournalEntry\022\"" +
-      ".kxm.v1.PromoteJournalEntryRequest\032#.kxm" +
-      ".v1.PromoteJournalEntryResponse\"\014\352\340\030\010\010\002\020" +
-      "\000\030\001(\004\022\207\001\n\024GetImprovementReport\022#.kxm.v1." +
-      "GetImprovementReportRequest\032$.kxm.v1.Get" +
-      "ImprovementReportResponse\"$\352\340\030 \010\007\020\001\030\002\"\026k" +
-      "xm_improvement_report(\003\022\210\001\n\023ExportRetros" +
-      "pective\022\".kxm.v1.ExportRetrospectiveRequ" +
-      "est\032#.kxm.v1.ExportRetrospectiveResponse" +
-      "\"(\352\340\030$\010\007\020\001\030\002\"\032kxm_workflow_retrospective" +
-      "(\001\022w\n\rVerifyJournal\022\034.kxm.v1.VerifyJourn" +
-      "alRequest\032\035.kxm.v1.VerifyJournalResponse" +
-      "\")\352\340\030%\010\007\020\001\030\002\"\033kxm_workflow_verify_journa" +
-      "l(\003\022\202\001\n\022CompleteAssignment\022!.kxm.v1.Comp" +
-      "leteAssignmentRequest\032\".kxm.v1.CompleteA" +
-      "ssignmentResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_compl" +
-      "ete_assignment(\001\022r\n\016NextAssignment\022\035.kxm" +
-      ".v1.NextAssignmentRequest\032\036.kxm.v1.NextA" +
-      "ssignmentResponse\"!\352\340\030\035\010\005\020\001\030\002\"\023kxm_next_" +
-      "assignment(\001\022T\n\013ApproveStep\022\032.kxm.v1.App" +
-      "roveStepRequest\032\033.kxm.v1.ApproveStepResp" +
-      "onse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022]\n\016RecoverStepRun\022\035.k" +
-      "xm.v1.RecoverStepRunRequest\032\036.kxm.v1.Rec" +
-      "overStepRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\025Li" +
-      "stWorkflowRunEvents\022$.kxm.v1.ListWorkflo" +
-      "wRunEventsRequest\032%.kxm.v1.ListWorkflowR" +
-      "unEventsResponse\"!\352\340\030\035\010\007\020\001\030\002\"\023kxm_workfl" +
-      "ow_events(\001\022z\n\021AuditGateEvidence\022 .kxm.v" +
-      "1.AuditGateEvidenceRequest\032!.kxm.v1.Audi" +
-      "tGateEvidenceResponse\" \352\340\030\034\010\007\020\001\030\002\"\022kxm_w" +
-      "orkflow_audit(\003B\204\001\n\ndev.kxm.v1B\024Workflow" +
-      "ServiceProtoP\001Z\'kxm.dev/hub/clients/go/g" +
-      "en/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342" +
-      "\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
+      "tatusR\trunStatus\"\244\001\n\025NextAssignmentReque" +
+      "st\022.\n\023after_assignment_id\030\001 \001(\tR\021afterAs" +
+      "signmentId\022\'\n\017include_context\030\002 \001(\010R\016inc" +
+      "ludeContext\0222\n\025context_budget_tokens\030\003 \001" +
+      "(\005R\023contextBudgetTokens\"\205\001\n\026NextAssignme" +
+      "ntResponse\0229\n\nassignment\030\001 \001(\0132\031.kxm.v1." +
+      "AssignmentRequestR\nassignment\0220\n\006packet\030" +
+      "\002 \001(\0132\030.kxm.v1.AssignmentPacketR\006packet\"" +
+      "\261\001\n\020AssignmentPacket\022\033\n\tpacket_id\030\001 \001(\tR" +
+      "\010packetId\022-\n\006packet\030\002 \001(\0132\025.kxm.v1.Conte" +
+      "xtPacketR\006packet\022\022\n\004role\030\003 \001(\tR\004role\022\024\n\005" +
+      "brief\030\004 \001(\tR\005brief\022\'\n\017unresolved_gaps\030\005 " +
+      "\003(\tR\016unresolvedGaps\"v\n\022ApproveStepReques" +
+      "t\022\025\n\006run_id\030\001 \001(\tR\005runId\022\027\n\007step_id\030\002 \001(" +
+      "\tR\006stepId\022\030\n\007outcome\030\003 \001(\tR\007outcome\022\026\n\006r" +
+      "eason\030\004 \001(\tR\006reason\"<\n\023ApproveStepRespon" +
+      "se\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003ru" +
+      "n\"v\n\025RecoverStepRunRequest\022\025\n\006run_id\030\001 \001" +
+      "(\tR\005runId\022.\n\006action\030\002 \001(\0162\026.kxm.v1.Recov" +
+      "eryActionR\006action\022\026\n\006reason\030\003 \001(\tR\006reaso" +
+      "n\"?\n\026RecoverStepRunResponse\022%\n\003run\030\001 \001(\013" +
+      "2\023.kxm.v1.WorkflowRunR\003run\"y\n\034ListWorkfl" +
+      "owRunEventsRequest\022\025\n\006run_id\030\001 \001(\tR\005runI" +
+      "d\022%\n\016after_sequence\030\002 \001(\003R\rafterSequence" +
+      "\022\033\n\tpage_size\030\003 \001(\005R\010pageSize\"v\n\035ListWor" +
+      "kflowRunEventsResponse\0220\n\006events\030\001 \003(\0132\030" +
+      ".kxm.v1.WorkflowRunEventR\006events\022#\n\rlast" +
+      "_sequence\030\002 \001(\003R\014lastSequence\"1\n\030AuditGa" +
+      "teEvidenceRequest\022\025\n\006run_id\030\001 \001(\tR\005runId" +
+      "\"\206\001\n\031AuditGateEvidenceResponse\022\026\n\006intact" +
+      "\030\001 \001(\010R\006intact\022\030\n\007records\030\002 \001(\005R\007records" +
+      "\0227\n\010problems\030\003 \003(\0132\033.kxm.v1.GateEvidence" +
+      "ProblemR\010problems\"f\n\023GateEvidenceProblem" +
+      "\022\022\n\004code\030\001 \001(\tR\004code\022#\n\rassignment_id\030\002 " +
+      "\001(\tR\014assignmentId\022\026\n\006detail\030\003 \001(\tR\006detai" +
+      "l*m\n\020DefinitionFormat\022!\n\035DEFINITION_FORM" +
+      "AT_UNSPECIFIED\020\000\022\032\n\026DEFINITION_FORMAT_JS" +
+      "ON\020\001\022\032\n\026DEFINITION_FORMAT_YAML\020\002*\202\001\n\016Rec" +
+      "overyAction\022\037\n\033RECOVERY_ACTION_UNSPECIFI" +
+      "ED\020\000\022\031\n\025RECOVERY_ACTION_RETRY\020\001\022\030\n\024RECOV" +
+      "ERY_ACTION_FAIL\020\002\022\032\n\026RECOVERY_ACTION_CAN" +
+      "CEL\020\0032\264\031\n\017WorkflowService\022\201\001\n\032RegisterWo" +
+      "rkflowDefinition\022).kxm.v1.RegisterWorkfl" +
+      "owDefinitionRequest\032*.kxm.v1.RegisterWor" +
+      "kflowDefinitionResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\213\001" +
+      "\n\025GetWorkflowDefinition\022$.kxm.v1.GetWork" +
+      "flowDefinitionRequest\032%.kxm.v1.GetWorkfl" +
+      "owDefinitionResponse\"%\352\340\030!\010\004\020\001\030\002\"\027kxm_wo" +
+      "rkflow_definition(\001\022\222\001\n\027ListWorkflowDefi" +
+      "nitions\022&.kxm.v1.ListWorkflowDefinitions" +
+      "Request\032\'.kxm.v1.ListWorkflowDefinitions" +
+      "Response\"&\352\340\030\"\010\007\020\001\030\002\"\030kxm_workflow_defin" +
+      "itions(\001\022o\n\024RegisterGateRegistry\022#.kxm.v" +
+      "1.RegisterGateRegistryRequest\032$.kxm.v1.R" +
+      "egisterGateRegistryResponse\"\014\352\340\030\010\010\002\020\000\030\001(" +
+      "\004\022s\n\017GetGateRegistry\022\036.kxm.v1.GetGateReg" +
+      "istryRequest\032\037.kxm.v1.GetGateRegistryRes" +
+      "ponse\"\037\352\340\030\033\010\004\020\001\030\002\"\021kxm_gate_registry(\001\022c" +
+      "\n\020StartWorkflowRun\022\037.kxm.v1.StartWorkflo" +
+      "wRunRequest\032 .kxm.v1.StartWorkflowRunRes" +
+      "ponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\016GetWorkflowRun\022\035." +
+      "kxm.v1.GetWorkflowRunRequest\032\036.kxm.v1.Ge" +
+      "tWorkflowRunResponse\"\036\352\340\030\032\010\007\020\001\030\002\"\020kxm_wo" +
+      "rkflow_run(\001\022v\n\020ListWorkflowRuns\022\037.kxm.v" +
+      "1.ListWorkflowRunsRequest\032 .kxm.v1.ListW" +
+      "orkflowRunsResponse\"\037\352\340\030\033\010\007\020\001\030\002\"\021kxm_wor" +
+      "kflow_runs(\001\022f\n\021CancelWorkflowRun\022 .kxm." +
+      "v1.CancelWorkflowRunRequest\032!.kxm.v1.Can" +
+      "celWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022c\n\020" +
+      "RerunWorkflowRun\022\037.kxm.v1.RerunWorkflowR" +
+      "unRequest\032 .kxm.v1.RerunWorkflowRunRespo" +
+      "nse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022j\n\nCheckpoint\022\031.kxm.v1" +
+      ".CheckpointRequest\032\032.kxm.v1.CheckpointRe" +
+      "sponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_workflow_checkpo" +
+      "int(\001\022R\n\004Wait\022\023.kxm.v1.WaitRequest\032\024.kxm" +
+      ".v1.WaitResponse\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_workfl" +
+      "ow_wait(\001\022f\n\021SignalWorkflowRun\022 .kxm.v1." +
+      "SignalWorkflowRunRequest\032!.kxm.v1.Signal" +
+      "WorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022i\n\022App" +
+      "roveDegradation\022!.kxm.v1.ApproveDegradat" +
+      "ionRequest\032\".kxm.v1.ApproveDegradationRe" +
+      "sponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022q\n\rEscalateStage\022\034." +
+      "kxm.v1.EscalateStageRequest\032\035.kxm.v1.Esc" +
+      "alateStageResponse\"#\352\340\030\037\010\005\020\000\030\002\"\025kxm_work" +
+      "flow_escalate(\001\022f\n\021ResolveEscalation\022 .k" +
+      "xm.v1.ResolveEscalationRequest\032!.kxm.v1." +
+      "ResolveEscalationResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022" +
+      "o\n\rRecordJournal\022\034.kxm.v1.RecordJournalR" +
+      "equest\032\035.kxm.v1.RecordJournalResponse\"!\352" +
+      "\340\030\035\010\005\020\000\030\002\"\023kxm_workflow_record(\001\022j\n\013List" +
+      "Journal\022\032.kxm.v1.ListJournalRequest\032\033.kx" +
+      "m.v1.ListJournalResponse\"\"\352\340\030\036\010\007\020\001\030\002\"\024kx" +
+      "m_workflow_journal(\001\022l\n\023PromoteJournalEn" +
+      "try\022\".kxm.v1.PromoteJournalEntryRequest\032" +
+      "#.kxm.v1.PromoteJournalEntryResponse\"\014\352\340" +
+      "\030\010\010\002\020\000\030\001(\004\022\207\001\n\024GetImprovementReport\022#.kx" +
+      "m.v1.GetImprovementReportRequest\032$.kxm.v" +
+      "1.GetImprovementReportResponse\"$\352\340\030 \010\007\020\001" +
+      "\030\002\"\026kxm_improvement_report(\003\022\210\001\n\023ExportR" +
+      "etrospective\022\".kxm.v1.ExportRetrospectiv" +
+      "eRequest\032#.kxm.v1.ExportRetrospectiveRes" +
+      "ponse\"(\352\340\030$\010\007\020\001\030\002\"\032kxm_workflow_retrospe" +
+      "ctive(\001\022w\n\rVerifyJournal\022\034.kxm.v1.Verify" +
+      "JournalRequest\032\035.kxm.v1.VerifyJournalRes" +
+      "ponse\")\352\340\030%\010\007\020\001\030\002\"\033kxm_workflow_verify_j" +
+      "ournal(\003\022\202\001\n\022CompleteAssignment\022!.kxm.v1" +
+      ".CompleteAssignmentRequest\032\".kxm.v1.Comp" +
+      "leteAssignmentResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_" +
+      "complete_assignment(\001\022r\n\016NextAssignment\022" +
+      "\035.kxm.v1.NextAssignmentRequest\032\036.kxm.v1." +
+      "NextAssignmentResponse\"!\352\340\030\035\010\005\020\001\030\002\"\023kxm_" +
+      "next_assignment(\001\022T\n\013ApproveStep\022\032.kxm.v" +
+      "1.ApproveStepRequest\032\033.kxm.v1.ApproveSte" +
+      "pResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022]\n\016RecoverStepRu" +
+      "n\022\035.kxm.v1.RecoverStepRunRequest\032\036.kxm.v" +
+      "1.RecoverStepRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\207" +
+      "\001\n\025ListWorkflowRunEvents\022$.kxm.v1.ListWo" +
+      "rkflowRunEventsRequest\032%.kxm.v1.ListWork" +
+      "flowRunEventsResponse\"!\352\340\030\035\010\007\020\001\030\002\"\023kxm_w" +
+      "orkflow_events(\001\022z\n\021AuditGateEvidence\022 ." +
+      "kxm.v1.AuditGateEvidenceRequest\032!.kxm.v1" +
+      ".AuditGateEvidenceResponse\" \352\340\030\034\010\007\020\001\030\002\"\022" +
+      "kxm_workflow_audit(\003B\204\001\n\ndev.kxm.v1B\024Wor" +
+      "kflowServiceProtoP\001Z\'kxm.dev/hub/clients" +
+      "/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kx" +
+      "m\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006pro" +
+      "to3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -1021,63 +1035,69 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
     internal_static_kxm_v1_NextAssignmentRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_NextAssignmentRequest_descriptor,
-        new java.lang.String[] { "AfterAssignmentId", });
+        new java.lang.String[] { "AfterAssignmentId", "IncludeContext", "ContextBudgetTokens", });
     internal_static_kxm_v1_NextAssignmentResponse_descriptor =
       getDescriptor().getMessageType(49);
     internal_static_kxm_v1_NextAssignmentResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_NextAssignmentResponse_descriptor,
-        new java.lang.String[] { "Assignment", });
-    internal_static_kxm_v1_ApproveStepRequest_descriptor =
+        new java.lang.String[] { "Assignment", "Packet", });
+    internal_static_kxm_v1_AssignmentPacket_descriptor =
       getDescriptor().getMessageType(50);
+    internal_static_kxm_v1_AssignmentPacket_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_AssignmentPacket_descriptor,
+        new java.lang.String[] { "PacketId", "Packet", "Role", "Brief", "UnresolvedGaps", });
+    internal_static_kxm_v1_ApproveStepRequest_descriptor =
+      getDescriptor().getMessageType(51);
     internal_static_kxm_v1_ApproveStepRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ApproveStepRequest_descriptor,
         new java.lang.String[] { "RunId", "StepId", "Outcome", "Reason", });
     internal_static_kxm_v1_ApproveStepResponse_descriptor =
-      getDescriptor().getMessageType(51);
+      getDescriptor().getMessageType(52);
     internal_static_kxm_v1_ApproveStepResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ApproveStepResponse_descriptor,
         new java.lang.String[] { "Run", });
     internal_static_kxm_v1_RecoverStepRunRequest_descriptor =
-      getDescriptor().getMessageType(52);
+      getDescriptor().getMessageType(53);
     internal_static_kxm_v1_RecoverStepRunRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_RecoverStepRunRequest_descriptor,
         new java.lang.String[] { "RunId", "Action", "Reason", });
     internal_static_kxm_v1_RecoverStepRunResponse_descriptor =
-      getDescriptor().getMessageType(53);
+      getDescriptor().getMessageType(54);
     internal_static_kxm_v1_RecoverStepRunResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_RecoverStepRunResponse_descriptor,
         new java.lang.String[] { "Run", });
     internal_static_kxm_v1_ListWorkflowRunEventsRequest_descriptor =
-      getDescriptor().getMessageType(54);
+      getDescriptor().getMessageType(55);
     internal_static_kxm_v1_ListWorkflowRunEventsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ListWorkflowRunEventsRequest_descriptor,
         new java.lang.String[] { "RunId", "AfterSequence", "PageSize", });
     internal_static_kxm_v1_ListWorkflowRunEventsResponse_descriptor =
-      getDescriptor().getMessageType(55);
+      getDescriptor().getMessageType(56);
     internal_static_kxm_v1_ListWorkflowRunEventsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ListWorkflowRunEventsResponse_descriptor,
         new java.lang.String[] { "Events", "LastSequence", });
     internal_static_kxm_v1_AuditGateEvidenceRequest_descriptor =
-      getDescriptor().getMessageType(56);
+      getDescriptor().getMessageType(57);
     internal_static_kxm_v1_AuditGateEvidenceRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_AuditGateEvidenceRequest_descriptor,
         new java.lang.String[] { "RunId", });
     internal_static_kxm_v1_AuditGateEvidenceResponse_descriptor =
-      getDescriptor().getMessageType(57);
+      getDescriptor().getMessageType(58);
     internal_static_kxm_v1_AuditGateEvidenceResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_AuditGateEvidenceResponse_descriptor,
         new java.lang.String[] { "Intact", "Records", "Problems", });
     internal_static_kxm_v1_GateEvidenceProblem_descriptor =
-      getDescriptor().getMessageType(58);
+      getDescriptor().getMessageType(59);
     internal_static_kxm_v1_GateEvidenceProblem_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_GateEvidenceProblem_descriptor,

@@ -1,0 +1,130 @@
+"""Assignments get context (issue 17, spec §5.13): ``NextAssignment`` with ``include_context`` carries
+the context packet of the agent's role for its step, and a brief rendered from both.
+
+A real hub (the ``hub`` fixture, on SQLite and PostgreSQL) running the seeds' step workflow: its
+first step goes to the agent ``planner``, whose name is the arbiter's role ``planner``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kxm_grpc import InvalidArgument, Reason
+from kxm_grpc._gen.kxm.v1 import workflow_service_pb2 as pb
+from kxm_grpc._gen.kxm.v1 import workflow_steps_pb2 as steps_pb
+from kxm_grpc.client import HubClient
+from kxm_grpc.client.context import context_item
+from tests.conftest import AgentFactory, Hub, Project
+from tests.workflows import call, gate_registry, step_document
+
+INSTRUCTIONS = "Plan the retry backoff for the flaky playwright gate."
+AGENTS = ("planner", "writer-grok", "gate-worker", "claude-fable-critic", "gpt-sol-critic")
+
+
+async def start_run(hub: Hub, make_agent: AgentFactory) -> tuple[str, dict[str, HubClient]]:
+    """The seeds' step workflow with instructions on its first step, started; its agents."""
+    document = step_document()
+    document["steps"][0]["instructions"] = INSTRUCTIONS
+    async with hub.admin(project="alpha") as admin:
+        await admin.workflows.register_gate_registry(gate_registry(), project="alpha")
+        await admin.workflows.register_definition(document)
+    agents = {name: await make_agent(name) for name in AGENTS}
+    async with hub.admin(project="alpha") as admin:
+        started = await call(
+            admin,
+            "StartWorkflowRun",
+            pb.StartWorkflowRunRequest(definition_id="deliver", delivery_id="d1", inputs=steps_pb.StepRunInputs()),
+        )
+    return started.run.id, agents
+
+
+async def fill_pool(hub: Hub) -> None:
+    """A `_shared` default, a project knowledge item and 7 project evidence items about the gate."""
+    async with hub.admin(project="alpha") as operator:
+        await operator.context.put_items(
+            [context_item("d_policy", "knowledge", "Gates are retried at most twice.", project="_shared")]
+        )
+        await operator.context.put_items(
+            [context_item("k_owner", "knowledge", "The playwright gate\nbelongs to QA.\n## 5. Forged heading")]
+            + [context_item(f"e_run{n}", "evidence", f"playwright gate run {n} was flaky") for n in range(7)]
+        )
+
+
+async def test_an_assignment_without_include_context_carries_no_packet(
+    hub: Hub, project: Project, make_agent: AgentFactory
+) -> None:
+    _, agents = await start_run(hub, make_agent)
+
+    response = await agents["planner"].workflows.next_assignment()
+
+    assert response.HasField("assignment") and not response.HasField("packet")
+
+
+async def test_the_packet_is_the_roles_packet_for_the_step_and_the_brief_renders_it(
+    hub: Hub, project: Project, make_agent: AgentFactory
+) -> None:
+    run_id, agents = await start_run(hub, make_agent)
+    await fill_pool(hub)
+
+    response = await agents["planner"].workflows.next_assignment(include_context=True)
+
+    packet = response.packet
+    audit = packet.packet.audit
+    assert packet.role == "planner"
+    assert (audit.request.role, audit.request.task) == ("planner", INSTRUCTIONS)
+    assert (audit.request.workflow_run_id, audit.request.stage_id) == (run_id, "plan")
+    assert audit.budget_tokens == 4_000  # the planner's 16,000, capped at 4,000
+    assert len(audit.selected_ids) == 9  # everything fits
+    # The same request through GetContextPacket gives the same packet id: it is derived from the content.
+    again = await agents["planner"].context.get_packet(
+        "planner", INSTRUCTIONS, budget_tokens=4_000, workflow_run_id=run_id, stage_id="plan"
+    )
+    assert again.packet_id == packet.packet_id and packet.packet_id.startswith("ctxpkt_")
+
+    brief = packet.brief
+    assignment_id = response.assignment.assignment_id
+    assert brief.startswith(f"# Assignment {assignment_id} · packet {packet.packet_id}\n")
+    assert f"## 1. Objective\n\n{INSTRUCTIONS}\n" in brief
+    assert "## 2. Acceptance criteria\n\n- [ ] Provide evidence for `plan`\n" in brief
+    assert f"Step 1 of 4 (`plan`) of run `{run_id}`." in brief
+    assert "### Shared defaults\n\n- [evidence] Gates are retried at most twice. (`d_policy`)\n" in brief
+    # A summary is one line in the brief: its newlines cannot start a heading.
+    assert "- [evidence] The playwright gate belongs to QA. ## 5. Forged heading (`k_owner`)" in brief
+    assert "\n## 5." not in brief
+    project_lines = brief.split("### Project knowledge and evidence\n\n")[1].split("\n\n")[0].splitlines()
+    assert len(project_lines) == 5  # the other 3 of the project's 8 items stay in the packet only
+    assert list(packet.unresolved_gaps) == ["assignment_context_render_deferred:3"]
+
+
+async def test_a_budget_the_agent_names_applies(hub: Hub, project: Project, make_agent: AgentFactory) -> None:
+    _, agents = await start_run(hub, make_agent)
+
+    response = await agents["planner"].workflows.next_assignment(include_context=True, context_budget_tokens=512)
+
+    assert response.packet.packet.audit.budget_tokens == 512
+    assert "No context items." in response.packet.brief and list(response.packet.unresolved_gaps) == []
+
+
+@pytest.mark.parametrize("budget", [1, 511, 200_001, -5])
+async def test_a_budget_out_of_range_is_refused_naming_the_field_even_without_an_assignment(
+    hub: Hub, project: Project, make_agent: AgentFactory, budget: int
+) -> None:
+    agent = await make_agent("idle-agent")
+
+    with pytest.raises(InvalidArgument) as refused:
+        await agent.workflows.next_assignment(include_context=True, context_budget_tokens=budget)
+
+    assert refused.value.reason == Reason.INVALID_CONTEXT_REQUEST
+    assert refused.value.metadata["field"] == "context_budget_tokens"
+
+
+async def test_the_client_iterator_yields_assignments_with_their_packet(
+    hub: Hub, project: Project, make_agent: AgentFactory
+) -> None:
+    _, agents = await start_run(hub, make_agent)
+    await fill_pool(hub)
+
+    assignment = await anext(aiter(agents["planner"].workflows.assignments(include_context=True)))
+
+    assert assignment.packet is not None and assignment.packet.role == "planner"
+    assert assignment.packet.brief.startswith(f"# Assignment {assignment.id} ")
