@@ -2,7 +2,8 @@
 
 One method per RPC of ContextService: ``put_items`` (PutItems), ``get_packet`` (GetContextPacket),
 ``recall``, ``get_state``, ``list_state_set``, ``propose_state``, ``promote_state``, ``reject_state``,
-``list_episodes``, ``explain_item`` and ``delete_items``. Who may call which is in
+``list_episodes``, ``explain_item``, ``delete_items``, and the governed skills' ``create_skill``,
+``evaluate_skill``, ``promote_skill``, ``reject_skill``, ``get_skill`` and ``list_skills``. Who may call which is in
 ``proto/kxm/v1/context_service.proto``: an operator promotes, rejects and deletes; a project token
 or an agent reads its own project's context; ``project`` left empty is the credential's.
 
@@ -102,6 +103,35 @@ def context_confidence(value: ConfidenceLike | None) -> epb.ContextConfidence.Va
 def _strings(values: str | Iterable[str]) -> list[str]:
     """An iterable of strings as a list (a single string is one item, not its characters)."""
     return [values] if isinstance(values, str) else [*values]
+
+
+_SKILL_STATES = _names(pb.SkillState.items(), "SKILL_STATE_")
+_EVALUATION_KINDS = _names(pb.SkillEvaluationKind.items(), "SKILL_EVALUATION_KIND_")
+SkillStateLike: TypeAlias = "pb.SkillState.ValueType | str"
+"""A skill state: the enum, or ``"candidate"``, ``"promoted"``, ``"quarantined"``, ``"rejected"``."""
+EvaluationKindLike: TypeAlias = "pb.SkillEvaluationKind.ValueType | str"
+"""An evaluation kind: the enum, or ``"static-review"``, ``"sandbox"``, ``"functional"``, ``"safety"``,
+``"optimization"``."""
+
+
+def skill_state(value: SkillStateLike | None) -> pb.SkillState.ValueType:
+    """A skill state from the enum or its name (None: unspecified, every state).
+
+    Raises:
+        ValueError: a name that names no state.
+    """
+    return pb.SkillState.ValueType(_named(value, _SKILL_STATES, "SKILL_STATE_", "skill state"))
+
+
+def evaluation_kind(value: EvaluationKindLike) -> pb.SkillEvaluationKind.ValueType:
+    """An evaluation kind from the enum or its name (``static-review`` or ``STATIC_REVIEW``).
+
+    Raises:
+        ValueError: a name that names no kind.
+    """
+    return pb.SkillEvaluationKind.ValueType(
+        _named(value, _EVALUATION_KINDS, "SKILL_EVALUATION_KIND_", "evaluation kind")
+    )
 
 
 def context_item(
@@ -484,3 +514,132 @@ class Context(Area):
             pb.DeleteItemsRequest(project=project, item_ids=_strings(item_ids), shared=shared),
             timeout=timeout,
         )
+
+    async def create_skill(
+        self,
+        name: str,
+        content: str,
+        *,
+        harness: str,
+        models: str | Iterable[str],
+        run_ids: str | Iterable[str] = (),
+        journal_entry_ids: str | Iterable[str] = (),
+        evidence_receipts: str | Iterable[str] = (),
+        description: str = "",
+        supersedes: str = "",
+        version: int = 0,
+        project: str = "",
+        timeout: float | None = None,
+    ) -> pb.CreateSkillResponse:
+        """Store a skill candidate (its author: the caller): ``content`` is its SKILL.md, stored
+        redacted with ``name`` and ``description`` ensured in its front matter; its id is the slug of
+        the name, ``.``, and 12 hex digits of the text's SHA-256. At least one source is required.
+
+        Raises:
+            InvalidArgument: (INVALID_SKILL_REQUEST, INVALID_SKILL_FRONTMATTER) a field breaks a rule;
+                (SKILL_SOURCES_REQUIRED) no source, or more than 32 of a kind.
+            AlreadyExists: (SKILL_CANDIDATE_EXISTS) the project has a skill with this content.
+        """
+        request = pb.CreateSkillRequest(
+            project=project,
+            name=name,
+            description=description,
+            content=content,
+            sources=pb.SkillSources(
+                run_ids=_strings(run_ids),
+                journal_entry_ids=_strings(journal_entry_ids),
+                evidence_receipts=_strings(evidence_receipts),
+            ),
+            compatibility=pb.SkillCompatibility(harness=harness, models=_strings(models)),
+            supersedes=supersedes,
+            version=version,
+        )
+        return await self._hub._call(self._rpc().CreateSkill, request, timeout=timeout)
+
+    async def evaluate_skill(
+        self,
+        skill_id: str,
+        kind: EvaluationKindLike,
+        *,
+        passed: bool,
+        details: str = "",
+        project: str = "",
+        timeout: float | None = None,
+    ) -> pb.EvaluateSkillResponse:
+        """Record an evaluation of a candidate (an operator); a failed functional or safety one
+        quarantines it.
+
+        Raises:
+            PermissionDenied: (CREDENTIAL_KIND_DENIED) not an operator.
+            NotFound: (SKILL_NOT_FOUND) no skill of the project has this id.
+            FailedPrecondition: (SKILL_NOT_PROMOTABLE) not a candidate; (SKILL_OPTIMIZATION_DISABLED)
+                an optimization evaluation on a hub that refuses them.
+            InvalidArgument: (INVALID_SKILL_REQUEST) details over 2,000 characters.
+        """
+        request = pb.EvaluateSkillRequest(
+            project=project, skill_id=skill_id, kind=evaluation_kind(kind), passed=passed, details=details
+        )
+        return await self._hub._call(self._rpc().EvaluateSkill, request, timeout=timeout)
+
+    async def promote_skill(
+        self,
+        skill_id: str,
+        *,
+        evidence_refs: str | Iterable[str],
+        project: str = "",
+        timeout: float | None = None,
+    ) -> pb.PromoteSkillResponse:
+        """Promote a candidate (an operator other than its author): packets carry it from then on.
+
+        Raises:
+            PermissionDenied: (CREDENTIAL_KIND_DENIED) not an operator.
+            NotFound: (SKILL_NOT_FOUND) no skill of the project has this id.
+            InvalidArgument: (SKILL_PROMOTION_INVALID) no evidence, or the operator is the author.
+            FailedPrecondition: (SKILL_NOT_PROMOTABLE) not a candidate; (SKILL_EVALUATIONS_INCOMPLETE)
+                a required evaluation's latest is missing or failed; (SKILL_INTEGRITY_VIOLATION,
+                INVALID_SKILL_FRONTMATTER) its content does not verify.
+        """
+        request = pb.PromoteSkillRequest(project=project, skill_id=skill_id, evidence_refs=_strings(evidence_refs))
+        return await self._hub._call(self._rpc().PromoteSkill, request, timeout=timeout)
+
+    async def reject_skill(
+        self, skill_id: str, *, reason: str = "", project: str = "", timeout: float | None = None
+    ) -> pb.RejectSkillResponse:
+        """Reject a candidate or a quarantined skill (an operator).
+
+        Raises:
+            PermissionDenied: (CREDENTIAL_KIND_DENIED) not an operator.
+            NotFound: (SKILL_NOT_FOUND) no skill of the project has this id.
+            FailedPrecondition: (SKILL_NOT_PROMOTABLE) it is promoted or rejected already.
+        """
+        request = pb.RejectSkillRequest(project=project, skill_id=skill_id, reason=reason)
+        return await self._hub._call(self._rpc().RejectSkill, request, timeout=timeout)
+
+    async def get_skill(self, skill_id: str, *, project: str = "", timeout: float | None = None) -> pb.GetSkillResponse:
+        """A skill of the project with its whole history, oldest event first.
+
+        Raises:
+            NotFound: (SKILL_NOT_FOUND) no skill of the project has this id.
+        """
+        return await self._hub._call(
+            self._rpc().GetSkill, pb.GetSkillRequest(project=project, skill_id=skill_id), timeout=timeout
+        )
+
+    async def list_skills(
+        self,
+        *,
+        state: SkillStateLike | None = None,
+        page_size: int = 0,
+        page_token: str = "",
+        project: str = "",
+        timeout: float | None = None,
+    ) -> pb.ListSkillsResponse:
+        """A page of the project's skills (of ``state``; None: every state) by id, without content.
+
+        Raises:
+            InvalidArgument: (INVALID_PAGE_TOKEN) a token of another query.
+        """
+        request = pb.ListSkillsRequest(
+            project=project, state=skill_state(state), page_size=page_size, page_token=page_token
+        )
+        return await self._hub._call(self._rpc().ListSkills, request, timeout=timeout)

@@ -123,6 +123,11 @@ NOT_RETRIED: dict[str, str] = {
     " JOURNAL_PROMOTION_INVALID (status: the decision made)",
     "kxm.v1.ContextService/RejectState": "the closed proposal answers STATE_PROPOSAL_NOT_PROMOTABLE",
     "kxm.v1.ContextService/DeleteItems": "the items are gone: the repeat counts 0 deleted",
+    "kxm.v1.ContextService/CreateSkill": "the stored content answers SKILL_CANDIDATE_EXISTS",
+    "kxm.v1.ContextService/EvaluateSkill": "records a second evaluation (or answers SKILL_NOT_PROMOTABLE once it"
+    " quarantined the skill)",
+    "kxm.v1.ContextService/PromoteSkill": "the promoted skill answers SKILL_NOT_PROMOTABLE",
+    "kxm.v1.ContextService/RejectSkill": "the rejected skill answers SKILL_NOT_PROMOTABLE",
 }
 
 #: The standard health check (``kxm health``) is a read too.

@@ -210,6 +210,12 @@ class SyncContext(SyncArea):
     list_episodes = blocking(Context.list_episodes)
     explain_item = blocking(Context.explain_item)
     delete_items = blocking(Context.delete_items)
+    create_skill = blocking(Context.create_skill)
+    evaluate_skill = blocking(Context.evaluate_skill)
+    promote_skill = blocking(Context.promote_skill)
+    reject_skill = blocking(Context.reject_skill)
+    get_skill = blocking(Context.get_skill)
+    list_skills = blocking(Context.list_skills)
 
 
 class SyncWorkflowJournal(SyncArea):

@@ -389,6 +389,11 @@ class Settings:
         seconds=True,
         metavar="SECONDS",
     )
+    skill_optimization: str = setting(
+        "off",
+        "on: EvaluateSkill records optimization evaluations; off: it refuses them (SKILL_OPTIMIZATION_DISABLED)",
+        choices=("off", "on"),
+    )
     journal_key_file: Path | None = setting(
         None,
         "workflow journal keys, one '<key id> <hex secret>' per line, the first sealing (the same file for every"

@@ -66,6 +66,8 @@ TABLES: tuple[Table, ...] = (
     Table("context_items", ("project", "id")),
     Table("context_postings", ("project", "term", "kind", "status", "item_id")),
     Table("context_index_stats", ("project", "kind", "status")),
+    Table("skills", ("project", "id")),
+    Table("skill_events", ("project", "skill_id", "sequence")),
 )
 """Every table of the hub's state, parents before the tables that refer to them."""
 

@@ -1886,6 +1886,8 @@ OWNER: dict[str, Callable[[dict[str, Any], dict[str, dict[str, str]]], str | Non
     "context_items": lambda row, o: row["project"],
     "context_postings": lambda row, o: row["project"],
     "context_index_stats": lambda row, o: row["project"],
+    "skills": lambda row, o: row["project"],
+    "skill_events": lambda row, o: row["project"],
 }
 """Which project each row of each table of ``tables.TABLES`` belongs to (None: a global table)."""
 

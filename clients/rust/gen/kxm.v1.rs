@@ -3185,6 +3185,393 @@ pub struct DeleteItemsResponse {
     #[prost(int32, tag = "1")]
     pub deleted_count: i32,
 }
+/// SkillSources is what a skill was learned from: at least one reference in all.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SkillSources {
+    /// Workflow runs (at most 32, trimmed, deduplicated).
+    #[prost(string, repeated, tag = "1")]
+    pub run_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Journal entries (at most 32, trimmed, deduplicated).
+    #[prost(string, repeated, tag = "2")]
+    pub journal_entry_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Evidence receipts (at most 32, trimmed, deduplicated).
+    #[prost(string, repeated, tag = "3")]
+    pub evidence_receipts: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+}
+/// SkillCompatibility is where a skill applies.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SkillCompatibility {
+    /// The harness (required, at most 64 characters).
+    #[prost(string, tag = "1")]
+    pub harness: ::prost::alloc::string::String,
+    /// 1 to 16 models (trimmed, deduplicated, at most 128 characters each).
+    #[prost(string, repeated, tag = "2")]
+    pub models: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+}
+/// Skill is a governed skill (`kxm.skill-candidate.v1` and its decision).
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct Skill {
+    /// slug(name) `.` the first 12 hex digits of content_sha256.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The project.
+    #[prost(string, tag = "2")]
+    pub project: ::prost::alloc::string::String,
+    /// 1 to 64 characters.
+    #[prost(string, tag = "3")]
+    pub name: ::prost::alloc::string::String,
+    /// From the front matter.
+    #[prost(string, tag = "4")]
+    pub description: ::prost::alloc::string::String,
+    /// The SKILL.md text, front matter first (empty in ListSkills).
+    #[prost(string, tag = "5")]
+    pub content: ::prost::alloc::string::String,
+    /// The SHA-256 of content, 64 lower-case hex digits.
+    #[prost(string, tag = "6")]
+    pub content_sha256: ::prost::alloc::string::String,
+    /// The version (1 unless the author said otherwise).
+    #[prost(int32, tag = "7")]
+    pub version: i32,
+    /// What it was learned from.
+    #[prost(message, optional, tag = "8")]
+    pub sources: ::core::option::Option<SkillSources>,
+    /// Where it applies.
+    #[prost(message, optional, tag = "9")]
+    pub compatibility: ::core::option::Option<SkillCompatibility>,
+    /// Its author: the caller that created it.
+    #[prost(string, tag = "10")]
+    pub created_by: ::prost::alloc::string::String,
+    /// When it was created.
+    #[prost(message, optional, tag = "11")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// The skill this one replaces (empty: none).
+    #[prost(string, tag = "12")]
+    pub supersedes: ::prost::alloc::string::String,
+    /// Where it stands.
+    #[prost(enumeration = "SkillState", tag = "13")]
+    pub state: i32,
+    /// Who moved it out of candidate (an operator, or `evaluator`); empty for a candidate.
+    #[prost(string, tag = "14")]
+    pub decided_by: ::prost::alloc::string::String,
+    /// When; unset for a candidate.
+    #[prost(message, optional, tag = "15")]
+    pub decide_time: ::core::option::Option<::prost_types::Timestamp>,
+}
+/// SkillEvent is one entry of a skill's history (`kxm.skill-history-event.v1`), kept for good.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SkillEvent {
+    /// Its place in the skill's history, from 1.
+    #[prost(int64, tag = "1")]
+    pub sequence: i64,
+    /// What happened.
+    #[prost(enumeration = "SkillEventType", tag = "2")]
+    pub r#type: i32,
+    /// Who did it (the author, an operator, or `evaluator`).
+    #[prost(string, tag = "3")]
+    pub actor: ::prost::alloc::string::String,
+    /// When.
+    #[prost(message, optional, tag = "4")]
+    pub event_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// For an evaluation: its kind.
+    #[prost(enumeration = "SkillEvaluationKind", tag = "5")]
+    pub evaluation_kind: i32,
+    /// For an evaluation: whether it passed.
+    #[prost(bool, tag = "6")]
+    pub passed: bool,
+    /// For an evaluation: its details, redacted.
+    #[prost(string, tag = "7")]
+    pub details: ::prost::alloc::string::String,
+    /// For a promotion: the evidence refs.
+    #[prost(string, repeated, tag = "8")]
+    pub evidence_refs: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// For a rejection or quarantine: why, redacted.
+    #[prost(string, tag = "9")]
+    pub reason: ::prost::alloc::string::String,
+}
+/// A skill candidate to create.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct CreateSkillRequest {
+    /// The project (empty: the credential's).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// 1 to 64 characters.
+    #[prost(string, tag = "2")]
+    pub name: ::prost::alloc::string::String,
+    /// The description when the front matter has none (empty: "Governed skill for <name>").
+    #[prost(string, tag = "3")]
+    pub description: ::prost::alloc::string::String,
+    /// The SKILL.md text, 1 to 32,000 characters.
+    #[prost(string, tag = "4")]
+    pub content: ::prost::alloc::string::String,
+    /// What it was learned from.
+    #[prost(message, optional, tag = "5")]
+    pub sources: ::core::option::Option<SkillSources>,
+    /// Where it applies.
+    #[prost(message, optional, tag = "6")]
+    pub compatibility: ::core::option::Option<SkillCompatibility>,
+    /// The skill it replaces (empty: none).
+    #[prost(string, tag = "7")]
+    pub supersedes: ::prost::alloc::string::String,
+    /// 1 to 1,000,000; 0: 1.
+    #[prost(int32, tag = "8")]
+    pub version: i32,
+}
+/// The candidate.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct CreateSkillResponse {
+    /// As stored.
+    #[prost(message, optional, tag = "1")]
+    pub skill: ::core::option::Option<Skill>,
+}
+/// An evaluation to record.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct EvaluateSkillRequest {
+    /// The project (empty: the operator's `x-kxm-project`).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The skill.
+    #[prost(string, tag = "2")]
+    pub skill_id: ::prost::alloc::string::String,
+    /// What was examined.
+    #[prost(enumeration = "SkillEvaluationKind", tag = "3")]
+    pub kind: i32,
+    /// Whether it passed.
+    #[prost(bool, tag = "4")]
+    pub passed: bool,
+    /// At most 2,000 characters, stored redacted.
+    #[prost(string, tag = "5")]
+    pub details: ::prost::alloc::string::String,
+}
+/// The evaluation recorded.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct EvaluateSkillResponse {
+    /// The skill after it (quarantined after a failed functional or safety evaluation).
+    #[prost(message, optional, tag = "1")]
+    pub skill: ::core::option::Option<Skill>,
+    /// The evaluation's event.
+    #[prost(message, optional, tag = "2")]
+    pub event: ::core::option::Option<SkillEvent>,
+}
+/// A promotion.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct PromoteSkillRequest {
+    /// The project (empty: the operator's `x-kxm-project`).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The skill.
+    #[prost(string, tag = "2")]
+    pub skill_id: ::prost::alloc::string::String,
+    /// 1 to 32 refs of what supports it (each 1 to 200 characters).
+    #[prost(string, repeated, tag = "3")]
+    pub evidence_refs: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+}
+/// The promotion.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct PromoteSkillResponse {
+    /// The promoted skill.
+    #[prost(message, optional, tag = "1")]
+    pub skill: ::core::option::Option<Skill>,
+    /// The context item packets carry it as (`skill_<id>`).
+    #[prost(message, optional, tag = "2")]
+    pub item: ::core::option::Option<ContextItem>,
+}
+/// A rejection.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RejectSkillRequest {
+    /// The project (empty: the operator's `x-kxm-project`).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The skill.
+    #[prost(string, tag = "2")]
+    pub skill_id: ::prost::alloc::string::String,
+    /// Why (at most 1,000 characters, stored redacted in the history).
+    #[prost(string, tag = "3")]
+    pub reason: ::prost::alloc::string::String,
+}
+/// The rejection.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RejectSkillResponse {
+    /// The rejected skill.
+    #[prost(message, optional, tag = "1")]
+    pub skill: ::core::option::Option<Skill>,
+}
+/// A skill read.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetSkillRequest {
+    /// The project (empty: the credential's).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The skill.
+    #[prost(string, tag = "2")]
+    pub skill_id: ::prost::alloc::string::String,
+}
+/// The skill and its history.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct GetSkillResponse {
+    /// The skill.
+    #[prost(message, optional, tag = "1")]
+    pub skill: ::core::option::Option<Skill>,
+    /// Every event, oldest first.
+    #[prost(message, repeated, tag = "2")]
+    pub history: ::prost::alloc::vec::Vec<SkillEvent>,
+}
+/// A skill listing.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListSkillsRequest {
+    /// The project (empty: the credential's).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// Only this state (unset: every state).
+    #[prost(enumeration = "SkillState", tag = "2")]
+    pub state: i32,
+    /// The maximum number of skills to return (default 100, at most 1,000; larger values are reduced).
+    #[prost(int32, tag = "3")]
+    pub page_size: i32,
+    /// A page token from a previous call with the same state; empty for the first page.
+    #[prost(string, tag = "4")]
+    pub page_token: ::prost::alloc::string::String,
+}
+/// The skills.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListSkillsResponse {
+    /// By id, without content.
+    #[prost(message, repeated, tag = "1")]
+    pub skills: ::prost::alloc::vec::Vec<Skill>,
+    /// The token for the next page; empty on the last page.
+    #[prost(string, tag = "2")]
+    pub next_page_token: ::prost::alloc::string::String,
+}
+/// SkillState is where a skill stands in its lifecycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum SkillState {
+    /// Not set (ListSkills: every state).
+    Unspecified = 0,
+    /// Created, being evaluated.
+    Candidate = 1,
+    /// Promoted: packets carry it while its content verifies.
+    Promoted = 2,
+    /// A functional or safety evaluation failed: never promoted.
+    Quarantined = 3,
+    /// Rejected by an operator.
+    Rejected = 4,
+}
+impl SkillState {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "SKILL_STATE_UNSPECIFIED",
+            Self::Candidate => "SKILL_STATE_CANDIDATE",
+            Self::Promoted => "SKILL_STATE_PROMOTED",
+            Self::Quarantined => "SKILL_STATE_QUARANTINED",
+            Self::Rejected => "SKILL_STATE_REJECTED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "SKILL_STATE_UNSPECIFIED" => Some(Self::Unspecified),
+            "SKILL_STATE_CANDIDATE" => Some(Self::Candidate),
+            "SKILL_STATE_PROMOTED" => Some(Self::Promoted),
+            "SKILL_STATE_QUARANTINED" => Some(Self::Quarantined),
+            "SKILL_STATE_REJECTED" => Some(Self::Rejected),
+            _ => None,
+        }
+    }
+}
+/// SkillEvaluationKind is what an evaluation examined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum SkillEvaluationKind {
+    /// Not set (refused).
+    Unspecified = 0,
+    /// A review of the text.
+    StaticReview = 1,
+    /// A run in a sandbox.
+    Sandbox = 2,
+    /// Whether it does what it says (a failure quarantines).
+    Functional = 3,
+    /// Whether it is safe (a failure quarantines).
+    Safety = 4,
+    /// An optimization pass (only on a hub with --skill-optimization on).
+    Optimization = 5,
+}
+impl SkillEvaluationKind {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "SKILL_EVALUATION_KIND_UNSPECIFIED",
+            Self::StaticReview => "SKILL_EVALUATION_KIND_STATIC_REVIEW",
+            Self::Sandbox => "SKILL_EVALUATION_KIND_SANDBOX",
+            Self::Functional => "SKILL_EVALUATION_KIND_FUNCTIONAL",
+            Self::Safety => "SKILL_EVALUATION_KIND_SAFETY",
+            Self::Optimization => "SKILL_EVALUATION_KIND_OPTIMIZATION",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "SKILL_EVALUATION_KIND_UNSPECIFIED" => Some(Self::Unspecified),
+            "SKILL_EVALUATION_KIND_STATIC_REVIEW" => Some(Self::StaticReview),
+            "SKILL_EVALUATION_KIND_SANDBOX" => Some(Self::Sandbox),
+            "SKILL_EVALUATION_KIND_FUNCTIONAL" => Some(Self::Functional),
+            "SKILL_EVALUATION_KIND_SAFETY" => Some(Self::Safety),
+            "SKILL_EVALUATION_KIND_OPTIMIZATION" => Some(Self::Optimization),
+            _ => None,
+        }
+    }
+}
+/// SkillEventType is what happened to a skill.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum SkillEventType {
+    /// Not set.
+    Unspecified = 0,
+    /// Created as a candidate.
+    Created = 1,
+    /// Evaluated.
+    Evaluated = 2,
+    /// Promoted.
+    Promoted = 3,
+    /// Quarantined (by `evaluator`, after a failed functional or safety evaluation).
+    Quarantined = 4,
+    /// Rejected.
+    Rejected = 5,
+}
+impl SkillEventType {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "SKILL_EVENT_TYPE_UNSPECIFIED",
+            Self::Created => "SKILL_EVENT_TYPE_CREATED",
+            Self::Evaluated => "SKILL_EVENT_TYPE_EVALUATED",
+            Self::Promoted => "SKILL_EVENT_TYPE_PROMOTED",
+            Self::Quarantined => "SKILL_EVENT_TYPE_QUARANTINED",
+            Self::Rejected => "SKILL_EVENT_TYPE_REJECTED",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "SKILL_EVENT_TYPE_UNSPECIFIED" => Some(Self::Unspecified),
+            "SKILL_EVENT_TYPE_CREATED" => Some(Self::Created),
+            "SKILL_EVENT_TYPE_EVALUATED" => Some(Self::Evaluated),
+            "SKILL_EVENT_TYPE_PROMOTED" => Some(Self::Promoted),
+            "SKILL_EVENT_TYPE_QUARANTINED" => Some(Self::Quarantined),
+            "SKILL_EVENT_TYPE_REJECTED" => Some(Self::Rejected),
+            _ => None,
+        }
+    }
+}
 /// Generated client implementations.
 pub mod context_service_client {
     #![allow(
@@ -3680,6 +4067,239 @@ pub mod context_service_client {
                 .insert(GrpcMethod::new("kxm.v1.ContextService", "DeleteItems"));
             self.inner.unary(req, path, codec).await
         }
+        /// CreateSkill stores a skill candidate: a SKILL.md of the project, evaluated and promoted before any
+        /// packet carries it (spec §5.12).
+        ///
+        /// The content is redacted and its front matter ensured (`name`, and `description`, by default
+        /// "Governed skill for <name>"); content_sha256 is the SHA-256 of that final text, and the id the
+        /// slug of the name (lower case, runs of other characters `-`, at most 40) `.` the hash's first 12
+        /// hex digits. The author (created_by) is the caller: its agent id, the operator's name, or the
+        /// project token's identity.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a name, description, content, harness,
+        ///  model, version or supersedes breaking its rule (metadata: field).
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the content opens a front matter
+        ///  block (`---`) that never closes, or whose lines are not `key: value`.
+        /// * INVALID_ARGUMENT (ERROR_REASON_SKILL_SOURCES_REQUIRED): no run id, journal entry id or evidence
+        ///  receipt, or more than 32 of one kind.
+        /// * ALREADY_EXISTS (ERROR_REASON_SKILL_CANDIDATE_EXISTS): a skill of the project has this content
+        ///  (metadata: skillId).
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn create_skill(
+            &mut self,
+            request: impl tonic::IntoRequest<super::CreateSkillRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::CreateSkillResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/CreateSkill",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "CreateSkill"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// EvaluateSkill records an operator's evaluation of a candidate: its kind, whether it passed, and
+        /// details (at most 2,000 characters, stored redacted).
+        ///
+        /// A failed functional or safety evaluation quarantines the skill (an event by `evaluator`). The
+        /// optimization kind is refused unless the hub runs with --skill-optimization on.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, an unset or unknown
+        ///  kind, details over 2,000 characters (metadata: field).
+        /// * FAILED_PRECONDITION (ERROR_REASON_SKILL_OPTIMIZATION_DISABLED): an optimization evaluation on a
+        ///  hub without --skill-optimization on.
+        /// * NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+        /// * FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+        ///  state).
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn evaluate_skill(
+            &mut self,
+            request: impl tonic::IntoRequest<super::EvaluateSkillRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::EvaluateSkillResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/EvaluateSkill",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "EvaluateSkill"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// PromoteSkill makes a candidate a promoted skill: from then on the packets of the project carry it
+        /// as the context item `skill_<id>` (kind skill, authority instruction), while its content still
+        /// hashes to content_sha256.
+        ///
+        /// A named operator other than its author decides, with evidence, once the latest evaluation of each
+        /// of static-review, sandbox, functional and safety passed and the content verifies.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+        /// * INVALID_ARGUMENT (ERROR_REASON_SKILL_PROMOTION_INVALID): no evidence ref, more than 32, one
+        ///  malformed, or the operator is the author.
+        /// * NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+        /// * FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+        ///  state).
+        /// * FAILED_PRECONDITION (ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE): a required kind has no passing
+        ///  latest evaluation (metadata: missing, failed).
+        /// * FAILED_PRECONDITION (ERROR_REASON_SKILL_INTEGRITY_VIOLATION): the stored content no longer
+        ///  hashes to content_sha256.
+        /// * FAILED_PRECONDITION (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the stored content has no
+        ///  non-empty name or description in its front matter.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn promote_skill(
+            &mut self,
+            request: impl tonic::IntoRequest<super::PromoteSkillRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::PromoteSkillResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/PromoteSkill",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "PromoteSkill"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// RejectSkill closes a candidate or a quarantined skill without promoting it.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
+        ///  characters (metadata: field).
+        /// * NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+        /// * FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
+        ///  already (metadata: state).
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn reject_skill(
+            &mut self,
+            request: impl tonic::IntoRequest<super::RejectSkillRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RejectSkillResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/RejectSkill",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "RejectSkill"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// GetSkill returns a skill of the project with its whole history, oldest event first.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+        /// * NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn get_skill(
+            &mut self,
+            request: impl tonic::IntoRequest<super::GetSkillRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetSkillResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/GetSkill",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "GetSkill"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ListSkills lists the project's skills (of one state, if asked) by id, without their content.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): an unknown state (metadata: field).
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative page size.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn list_skills(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListSkillsRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListSkillsResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/ListSkills",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "ListSkills"));
+            self.inner.unary(req, path, codec).await
+        }
     }
 }
 /// ErrorReason is the stable, machine-readable cause of a failed call.
@@ -3969,6 +4589,26 @@ pub enum ErrorReason {
     InvalidStateRequest = 156,
     /// FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds.
     StateContradiction = 157,
+    /// INVALID_ARGUMENT: a skill needs at least one source (a run id, a journal entry id or an evidence receipt), at most 32 of each; metadata: field.
+    SkillSourcesRequired = 162,
+    /// ALREADY_EXISTS: a skill of the project has this very content (its id is the same); metadata: skillId.
+    SkillCandidateExists = 163,
+    /// FAILED_PRECONDITION: optimization evaluations are off on this hub (--skill-optimization); metadata: kind.
+    SkillOptimizationDisabled = 164,
+    /// INVALID_ARGUMENT: a skill promotion breaks a rule: no evidence, too much, or the operator is the skill's author; metadata: skillId, field or promotedBy.
+    SkillPromotionInvalid = 165,
+    /// FAILED_PRECONDITION: the latest evaluation of a required kind (static-review, sandbox, functional, safety) is missing or failed; metadata: skillId, missing, failed.
+    SkillEvaluationsIncomplete = 166,
+    /// FAILED_PRECONDITION: the skill's stored content no longer hashes to its content_sha256; metadata: skillId, contentSha256.
+    SkillIntegrityViolation = 167,
+    /// INVALID_ARGUMENT or FAILED_PRECONDITION: a skill's front matter is malformed, or (stored) lacks a non-empty name or description; metadata: skillId or field.
+    InvalidSkillFrontmatter = 168,
+    /// NOT_FOUND: no skill of the project has this id; metadata: skillId.
+    SkillNotFound = 169,
+    /// FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a promoted or rejected one is not rejected); metadata: skillId, state.
+    SkillNotPromotable = 170,
+    /// INVALID_ARGUMENT: a skill request is malformed (a name, content, id, kind, harness, model or text over its limit); metadata: field.
+    InvalidSkillRequest = 171,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -4146,6 +4786,18 @@ impl ErrorReason {
             Self::StateKeySingleValued => "ERROR_REASON_STATE_KEY_SINGLE_VALUED",
             Self::InvalidStateRequest => "ERROR_REASON_INVALID_STATE_REQUEST",
             Self::StateContradiction => "ERROR_REASON_STATE_CONTRADICTION",
+            Self::SkillSourcesRequired => "ERROR_REASON_SKILL_SOURCES_REQUIRED",
+            Self::SkillCandidateExists => "ERROR_REASON_SKILL_CANDIDATE_EXISTS",
+            Self::SkillOptimizationDisabled => "ERROR_REASON_SKILL_OPTIMIZATION_DISABLED",
+            Self::SkillPromotionInvalid => "ERROR_REASON_SKILL_PROMOTION_INVALID",
+            Self::SkillEvaluationsIncomplete => {
+                "ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE"
+            }
+            Self::SkillIntegrityViolation => "ERROR_REASON_SKILL_INTEGRITY_VIOLATION",
+            Self::InvalidSkillFrontmatter => "ERROR_REASON_INVALID_SKILL_FRONTMATTER",
+            Self::SkillNotFound => "ERROR_REASON_SKILL_NOT_FOUND",
+            Self::SkillNotPromotable => "ERROR_REASON_SKILL_NOT_PROMOTABLE",
+            Self::InvalidSkillRequest => "ERROR_REASON_INVALID_SKILL_REQUEST",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -4368,6 +5020,24 @@ impl ErrorReason {
             "ERROR_REASON_STATE_KEY_SINGLE_VALUED" => Some(Self::StateKeySingleValued),
             "ERROR_REASON_INVALID_STATE_REQUEST" => Some(Self::InvalidStateRequest),
             "ERROR_REASON_STATE_CONTRADICTION" => Some(Self::StateContradiction),
+            "ERROR_REASON_SKILL_SOURCES_REQUIRED" => Some(Self::SkillSourcesRequired),
+            "ERROR_REASON_SKILL_CANDIDATE_EXISTS" => Some(Self::SkillCandidateExists),
+            "ERROR_REASON_SKILL_OPTIMIZATION_DISABLED" => {
+                Some(Self::SkillOptimizationDisabled)
+            }
+            "ERROR_REASON_SKILL_PROMOTION_INVALID" => Some(Self::SkillPromotionInvalid),
+            "ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE" => {
+                Some(Self::SkillEvaluationsIncomplete)
+            }
+            "ERROR_REASON_SKILL_INTEGRITY_VIOLATION" => {
+                Some(Self::SkillIntegrityViolation)
+            }
+            "ERROR_REASON_INVALID_SKILL_FRONTMATTER" => {
+                Some(Self::InvalidSkillFrontmatter)
+            }
+            "ERROR_REASON_SKILL_NOT_FOUND" => Some(Self::SkillNotFound),
+            "ERROR_REASON_SKILL_NOT_PROMOTABLE" => Some(Self::SkillNotPromotable),
+            "ERROR_REASON_INVALID_SKILL_REQUEST" => Some(Self::InvalidSkillRequest),
             _ => None,
         }
     }

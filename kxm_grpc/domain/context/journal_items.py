@@ -59,7 +59,10 @@ PEER_SOURCE_PREFIX = "peer:"
 MAX_JOURNAL_EVIDENCE_REFS = 16
 """Evidence refs a journal item keeps (the first 16 of the entry's that qualify)."""
 
-RESERVED_ID_PREFIXES = (JOURNAL_ITEM_PREFIX, PEER_ITEM_PREFIX)
+SKILL_ITEM_PREFIX = "skill_"
+"""A promoted skill's item (``kxm_grpc.domain.context.skills.ITEM_PREFIX``)."""
+
+RESERVED_ID_PREFIXES = (JOURNAL_ITEM_PREFIX, PEER_ITEM_PREFIX, SKILL_ITEM_PREFIX)
 """The ids the hub's own items take: a caller's item with such an id would replace one (or be
 replaced by one) with the same (project, id); ``PutItems`` refuses them (``reserved_item_id``)."""
 
@@ -83,7 +86,7 @@ def entry_id_of(item_id: str) -> str | None:
 
 
 def reserved_item_id(item_id: str) -> bool:
-    """Whether ``item_id`` is in the automatic pool's namespace (``journal_…``, ``peer_…``)."""
+    """Whether ``item_id`` is in the hub's own namespace (``journal_…``, ``peer_…``, ``skill_…``)."""
     return item_id.startswith(RESERVED_ID_PREFIXES)
 
 

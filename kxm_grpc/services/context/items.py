@@ -139,7 +139,8 @@ async def put(
 
 def _refuse_hub_owned(item: ContextItem, *, operator: bool) -> None:
     """Refuse what only the hub or an operator writes: ids of the automatic pool (``journal_…``,
-    ``peer_…``: the hub's items of journal entries and verified evidence), for everyone; state items
+    ``peer_…``: the hub's items of journal entries and verified evidence) and of promoted skills
+    (``skill_…``), for everyone; state items
     for anyone but an operator (state changes go through ProposeState and an operator's promotion,
     §5.9: a put could otherwise make an agent's value current truth).
 
@@ -148,7 +149,8 @@ def _refuse_hub_owned(item: ContextItem, *, operator: bool) -> None:
     """
     if reserved_item_id(item.id):
         raise PermissionDenied(
-            f"item ids starting journal_ or peer_ are the hub's own (its journal and verified evidence): "
+            f"item ids starting journal_, peer_ or skill_ are the hub's own (its journal, verified evidence and "
+            f"promoted skills): "
             f"choose another id than {item.id}",
             reason=Reason.CONTEXT_AUTHORITY_VIOLATION,
             metadata={"field": "id", "itemId": item.id},

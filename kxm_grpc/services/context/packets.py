@@ -15,14 +15,15 @@ import structlog
 from kxm_grpc.domain.caller import Caller
 from kxm_grpc.domain.context import documents
 from kxm_grpc.domain.context import recall as recall_rules
-from kxm_grpc.domain.context.arbiter import Outcome
+from kxm_grpc.domain.context import skills as skill_rules
+from kxm_grpc.domain.context.arbiter import Outcome, arbitrate
 from kxm_grpc.domain.context.items import Kind
 from kxm_grpc.domain.context.recall import RecallHit
 from kxm_grpc.domain.context.request import ContextRequest, check_request
 from kxm_grpc.domain.sync_events import JsonValue, canonical_json
 from kxm_grpc.domain.validation import utf16_length
 from kxm_grpc.errors import Reason, invalid_field
-from kxm_grpc.services.context import assembly, contradictions, scope
+from kxm_grpc.services.context import assembly, contradictions, scope, skills
 from kxm_grpc.store import Store, Tx
 
 log = structlog.get_logger("kxm.context")
@@ -50,6 +51,32 @@ def _working_state(value: Mapping[str, JsonValue] | None) -> dict[str, JsonValue
     return state
 
 
+def _without_skills(
+    tx: Tx,
+    request: ContextRequest,
+    unverified: Collection[str],
+    *,
+    contradiction_ids: Collection[str],
+    working_state: Mapping[str, JsonValue],
+) -> Outcome:
+    """The packet of ``request`` over the pool without the items of the promoted skills that no
+    longer verify, each named by a gap (``skill_rules.gap_unverified``), after the arbiter's own.
+
+    The indexed assembly cannot leave an item out, so this reads the pool whole and ranks it by
+    the brute force, the oracle the indexed packet equals byte for byte (decision 247): a tampered
+    skill is an incident, and its packets cost a scan until an operator deals with it.
+    """
+    hidden = {skill_rules.item_id(skill_id) for skill_id in unverified}
+    pool = [
+        item
+        for item in assembly.read_pool(tx, request.project)
+        if not (item.project == request.project and item.id in hidden)
+    ]
+    outcome = arbitrate(request, pool, contradiction_ids=contradiction_ids, working_state=working_state)
+    gaps = (*outcome.packet.unresolved_gaps, *(skill_rules.gap_unverified(skill_id) for skill_id in unverified))
+    return Outcome(replace(outcome.packet, unresolved_gaps=gaps), replace(outcome.audit, unresolved_gaps=gaps))
+
+
 async def packet(
     store: Store, caller: Caller, request: ContextRequest, *, working_state: Mapping[str, JsonValue] | None = None
 ) -> Assembled:
@@ -67,9 +94,11 @@ async def packet(
     state = _working_state(working_state)
 
     def work(tx: Tx) -> Outcome:
-        return assembly.assemble(
-            tx, checked, contradiction_ids=contradictions.open_contradiction_ids(tx, project), working_state=state
-        )
+        contradiction_ids = contradictions.open_contradiction_ids(tx, project)
+        unverified = skills.unverified_skill_items(tx, project)
+        if not unverified:
+            return assembly.assemble(tx, checked, contradiction_ids=contradiction_ids, working_state=state)
+        return _without_skills(tx, checked, unverified, contradiction_ids=contradiction_ids, working_state=state)
 
     outcome = await store.read(work)
     packet_id = documents.packet_id(outcome)

@@ -220,6 +220,19 @@ _VERSION_17 = [
 ]
 """The ranking columns and indexes (SQLite's ``_0017_context_ranking``); needs version 15."""
 
+_VERSION_18 = [
+    f"CREATE TABLE skills (project {T} NOT NULL, id {T} NOT NULL, name {T} NOT NULL, description {T} NOT NULL, "
+    f"content {T} NOT NULL, content_sha256 {T} NOT NULL, version BIGINT NOT NULL, sources {T} NOT NULL, "
+    f"compatibility {T} NOT NULL, created_by {T} NOT NULL, created_at BIGINT NOT NULL, supersedes {T}, "
+    f"state {T} NOT NULL, decided_by {T}, decided_at BIGINT, PRIMARY KEY (project, id))",
+    "CREATE UNIQUE INDEX skills_content ON skills (project, content_sha256)",
+    "CREATE INDEX skills_state ON skills (project, state, id)",
+    f"CREATE TABLE skill_events (project {T} NOT NULL, skill_id {T} NOT NULL, sequence BIGINT NOT NULL, "
+    f"type {T} NOT NULL, actor {T} NOT NULL, event_time BIGINT NOT NULL, document {T} NOT NULL, "
+    "PRIMARY KEY (project, skill_id, sequence))",
+]
+"""Governed skills and their append-only histories (SQLite's ``_0018_skills``); needs nothing after version 11."""
+
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""
 
@@ -235,5 +248,6 @@ MIGRATIONS: dict[int, list[str]] = {
     15: _VERSION_15,
     16: _VERSION_16,
     17: _VERSION_17,
+    18: _VERSION_18,
 }
 """Each version's statements, by version; versions before ``FIRST_VERSION`` never existed here."""

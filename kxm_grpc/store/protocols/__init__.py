@@ -30,6 +30,7 @@ from kxm_grpc.store.protocols.projects import ProjectRepository
 from kxm_grpc.store.protocols.replicas import ReplicaRepository
 from kxm_grpc.store.protocols.runtimes import RuntimeRepository
 from kxm_grpc.store.protocols.session_tokens import SessionTokenRepository
+from kxm_grpc.store.protocols.skills import SkillRepository
 from kxm_grpc.store.protocols.step_runs import StepRunRepository
 from kxm_grpc.store.protocols.sync_events import SyncEventRepository
 from kxm_grpc.store.protocols.timers import Timer, TimerRepository
@@ -53,6 +54,7 @@ __all__ = [
     "RuntimeRepository",
     "SequencedLog",
     "SessionTokenRepository",
+    "SkillRepository",
     "StepRunRepository",
     "SyncEventRepository",
     "Timer",
@@ -140,6 +142,10 @@ class Tx(Protocol):
     @property
     def context_items(self) -> ContextItemRepository:
         """Context items and the inverted index BM25 ranks them with."""
+
+    @property
+    def skills(self) -> SkillRepository:
+        """Governed skills and their append-only histories."""
 
     @property
     def census(self) -> CensusRepository:

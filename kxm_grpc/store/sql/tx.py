@@ -23,6 +23,7 @@ from kxm_grpc.store.sql.projects import SqlProjects
 from kxm_grpc.store.sql.replicas import SqlReplicas
 from kxm_grpc.store.sql.runtimes import SqlRuntimes
 from kxm_grpc.store.sql.session_tokens import SqlSessionTokens
+from kxm_grpc.store.sql.skills import SqlSkills
 from kxm_grpc.store.sql.step_runs import SqlStepRuns
 from kxm_grpc.store.sql.sync_events import SqlSyncEvents
 from kxm_grpc.store.sql.timers import SqlTimers
@@ -57,6 +58,7 @@ class SqlTx:
         self.gate_registries = SqlGateRegistries(conn)
         self.step_runs = SqlStepRuns(conn)
         self.context_items = SqlContextItems(conn)
+        self.skills = SqlSkills(conn)
         self.census = SqlCensus(conn)
         self.topics: list[Change] = []
 

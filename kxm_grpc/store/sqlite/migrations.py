@@ -629,6 +629,26 @@ def _0017_context_ranking(db: sqlite_utils.Database) -> None:
     db.execute(CODE_UNITS_INDEX)
 
 
+def _0018_skills(db: sqlite_utils.Database) -> None:
+    """Governed skills (spec §5.12, issue 17): ``skills``, one row per (project, skill id) with its
+    text, hash, sources and compatibility (JSON) and its state, a content hash unique per project
+    (identical content is one skill); ``skill_events``, each skill's history, append-only and
+    never cut (decision 243). Needs nothing after version 11."""
+    db.execute(
+        "CREATE TABLE skills (project TEXT NOT NULL, id TEXT NOT NULL, name TEXT NOT NULL, "
+        "description TEXT NOT NULL, content TEXT NOT NULL, content_sha256 TEXT NOT NULL, version INTEGER NOT NULL, "
+        "sources TEXT NOT NULL, compatibility TEXT NOT NULL, created_by TEXT NOT NULL, created_at INTEGER NOT NULL, "
+        "supersedes TEXT, state TEXT NOT NULL, decided_by TEXT, decided_at INTEGER, PRIMARY KEY (project, id)) STRICT"
+    )
+    db.execute("CREATE UNIQUE INDEX skills_content ON skills (project, content_sha256)")
+    db.execute("CREATE INDEX skills_state ON skills (project, state, id)")
+    db.execute(
+        "CREATE TABLE skill_events (project TEXT NOT NULL, skill_id TEXT NOT NULL, sequence INTEGER NOT NULL, "
+        "type TEXT NOT NULL, actor TEXT NOT NULL, event_time INTEGER NOT NULL, document TEXT NOT NULL, "
+        "PRIMARY KEY (project, skill_id, sequence)) STRICT, WITHOUT ROWID"
+    )
+
+
 MIGRATIONS: list[Migration] = [
     _0001_foundation,
     _0002_messaging,
@@ -647,4 +667,5 @@ MIGRATIONS: list[Migration] = [
     _0015_context_items,
     _0016_context_state_keys,
     _0017_context_ranking,
+    _0018_skills,
 ]

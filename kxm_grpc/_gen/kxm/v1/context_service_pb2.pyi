@@ -9,6 +9,7 @@ from google.protobuf import message as _message
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from kxm_grpc._gen.kxm.v1 import envelopes_pb2 as _envelopes_pb2
 import builtins as _builtins
 import sys
@@ -20,6 +21,110 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _SkillState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SkillStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SkillState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SKILL_STATE_UNSPECIFIED: _SkillState.ValueType  # 0
+    """Not set (ListSkills: every state)."""
+    SKILL_STATE_CANDIDATE: _SkillState.ValueType  # 1
+    """Created, being evaluated."""
+    SKILL_STATE_PROMOTED: _SkillState.ValueType  # 2
+    """Promoted: packets carry it while its content verifies."""
+    SKILL_STATE_QUARANTINED: _SkillState.ValueType  # 3
+    """A functional or safety evaluation failed: never promoted."""
+    SKILL_STATE_REJECTED: _SkillState.ValueType  # 4
+    """Rejected by an operator."""
+
+class SkillState(_SkillState, metaclass=_SkillStateEnumTypeWrapper):
+    """SkillState is where a skill stands in its lifecycle."""
+
+SKILL_STATE_UNSPECIFIED: SkillState.ValueType  # 0
+"""Not set (ListSkills: every state)."""
+SKILL_STATE_CANDIDATE: SkillState.ValueType  # 1
+"""Created, being evaluated."""
+SKILL_STATE_PROMOTED: SkillState.ValueType  # 2
+"""Promoted: packets carry it while its content verifies."""
+SKILL_STATE_QUARANTINED: SkillState.ValueType  # 3
+"""A functional or safety evaluation failed: never promoted."""
+SKILL_STATE_REJECTED: SkillState.ValueType  # 4
+"""Rejected by an operator."""
+Global___SkillState: _TypeAlias = SkillState  # noqa: Y015
+
+class _SkillEvaluationKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SkillEvaluationKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SkillEvaluationKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SKILL_EVALUATION_KIND_UNSPECIFIED: _SkillEvaluationKind.ValueType  # 0
+    """Not set (refused)."""
+    SKILL_EVALUATION_KIND_STATIC_REVIEW: _SkillEvaluationKind.ValueType  # 1
+    """A review of the text."""
+    SKILL_EVALUATION_KIND_SANDBOX: _SkillEvaluationKind.ValueType  # 2
+    """A run in a sandbox."""
+    SKILL_EVALUATION_KIND_FUNCTIONAL: _SkillEvaluationKind.ValueType  # 3
+    """Whether it does what it says (a failure quarantines)."""
+    SKILL_EVALUATION_KIND_SAFETY: _SkillEvaluationKind.ValueType  # 4
+    """Whether it is safe (a failure quarantines)."""
+    SKILL_EVALUATION_KIND_OPTIMIZATION: _SkillEvaluationKind.ValueType  # 5
+    """An optimization pass (only on a hub with --skill-optimization on)."""
+
+class SkillEvaluationKind(_SkillEvaluationKind, metaclass=_SkillEvaluationKindEnumTypeWrapper):
+    """SkillEvaluationKind is what an evaluation examined."""
+
+SKILL_EVALUATION_KIND_UNSPECIFIED: SkillEvaluationKind.ValueType  # 0
+"""Not set (refused)."""
+SKILL_EVALUATION_KIND_STATIC_REVIEW: SkillEvaluationKind.ValueType  # 1
+"""A review of the text."""
+SKILL_EVALUATION_KIND_SANDBOX: SkillEvaluationKind.ValueType  # 2
+"""A run in a sandbox."""
+SKILL_EVALUATION_KIND_FUNCTIONAL: SkillEvaluationKind.ValueType  # 3
+"""Whether it does what it says (a failure quarantines)."""
+SKILL_EVALUATION_KIND_SAFETY: SkillEvaluationKind.ValueType  # 4
+"""Whether it is safe (a failure quarantines)."""
+SKILL_EVALUATION_KIND_OPTIMIZATION: SkillEvaluationKind.ValueType  # 5
+"""An optimization pass (only on a hub with --skill-optimization on)."""
+Global___SkillEvaluationKind: _TypeAlias = SkillEvaluationKind  # noqa: Y015
+
+class _SkillEventType:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SkillEventTypeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SkillEventType.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SKILL_EVENT_TYPE_UNSPECIFIED: _SkillEventType.ValueType  # 0
+    """Not set."""
+    SKILL_EVENT_TYPE_CREATED: _SkillEventType.ValueType  # 1
+    """Created as a candidate."""
+    SKILL_EVENT_TYPE_EVALUATED: _SkillEventType.ValueType  # 2
+    """Evaluated."""
+    SKILL_EVENT_TYPE_PROMOTED: _SkillEventType.ValueType  # 3
+    """Promoted."""
+    SKILL_EVENT_TYPE_QUARANTINED: _SkillEventType.ValueType  # 4
+    """Quarantined (by `evaluator`, after a failed functional or safety evaluation)."""
+    SKILL_EVENT_TYPE_REJECTED: _SkillEventType.ValueType  # 5
+    """Rejected."""
+
+class SkillEventType(_SkillEventType, metaclass=_SkillEventTypeEnumTypeWrapper):
+    """SkillEventType is what happened to a skill."""
+
+SKILL_EVENT_TYPE_UNSPECIFIED: SkillEventType.ValueType  # 0
+"""Not set."""
+SKILL_EVENT_TYPE_CREATED: SkillEventType.ValueType  # 1
+"""Created as a candidate."""
+SKILL_EVENT_TYPE_EVALUATED: SkillEventType.ValueType  # 2
+"""Evaluated."""
+SKILL_EVENT_TYPE_PROMOTED: SkillEventType.ValueType  # 3
+"""Promoted."""
+SKILL_EVENT_TYPE_QUARANTINED: SkillEventType.ValueType  # 4
+"""Quarantined (by `evaluator`, after a failed functional or safety evaluation)."""
+SKILL_EVENT_TYPE_REJECTED: SkillEventType.ValueType  # 5
+"""Rejected."""
+Global___SkillEventType: _TypeAlias = SkillEventType  # noqa: Y015
 
 @_typing.final
 class PutItemsRequest(_message.Message):
@@ -788,3 +893,591 @@ class DeleteItemsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DeleteItemsResponse: _TypeAlias = DeleteItemsResponse  # noqa: Y015
+
+@_typing.final
+class SkillSources(_message.Message):
+    """SkillSources is what a skill was learned from: at least one reference in all."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUN_IDS_FIELD_NUMBER: _builtins.int
+    JOURNAL_ENTRY_IDS_FIELD_NUMBER: _builtins.int
+    EVIDENCE_RECEIPTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def run_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Workflow runs (at most 32, trimmed, deduplicated)."""
+
+    @_builtins.property
+    def journal_entry_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Journal entries (at most 32, trimmed, deduplicated)."""
+
+    @_builtins.property
+    def evidence_receipts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Evidence receipts (at most 32, trimmed, deduplicated)."""
+
+    def __init__(
+        self,
+        *,
+        run_ids: _abc.Iterable[_builtins.str] | None = ...,
+        journal_entry_ids: _abc.Iterable[_builtins.str] | None = ...,
+        evidence_receipts: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["evidence_receipts", b"evidence_receipts", "journal_entry_ids", b"journal_entry_ids", "run_ids", b"run_ids"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SkillSources: _TypeAlias = SkillSources  # noqa: Y015
+
+@_typing.final
+class SkillCompatibility(_message.Message):
+    """SkillCompatibility is where a skill applies."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HARNESS_FIELD_NUMBER: _builtins.int
+    MODELS_FIELD_NUMBER: _builtins.int
+    harness: _builtins.str
+    """The harness (required, at most 64 characters)."""
+    @_builtins.property
+    def models(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """1 to 16 models (trimmed, deduplicated, at most 128 characters each)."""
+
+    def __init__(
+        self,
+        *,
+        harness: _builtins.str = ...,
+        models: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["harness", b"harness", "models", b"models"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SkillCompatibility: _TypeAlias = SkillCompatibility  # noqa: Y015
+
+@_typing.final
+class Skill(_message.Message):
+    """Skill is a governed skill (`kxm.skill-candidate.v1` and its decision)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    PROJECT_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    CONTENT_FIELD_NUMBER: _builtins.int
+    CONTENT_SHA256_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    SOURCES_FIELD_NUMBER: _builtins.int
+    COMPATIBILITY_FIELD_NUMBER: _builtins.int
+    CREATED_BY_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
+    SUPERSEDES_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    DECIDED_BY_FIELD_NUMBER: _builtins.int
+    DECIDE_TIME_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """slug(name) `.` the first 12 hex digits of content_sha256."""
+    project: _builtins.str
+    """The project."""
+    name: _builtins.str
+    """1 to 64 characters."""
+    description: _builtins.str
+    """From the front matter."""
+    content: _builtins.str
+    """The SKILL.md text, front matter first (empty in ListSkills)."""
+    content_sha256: _builtins.str
+    """The SHA-256 of content, 64 lower-case hex digits."""
+    version: _builtins.int
+    """The version (1 unless the author said otherwise)."""
+    created_by: _builtins.str
+    """Its author: the caller that created it."""
+    supersedes: _builtins.str
+    """The skill this one replaces (empty: none)."""
+    state: Global___SkillState.ValueType
+    """Where it stands."""
+    decided_by: _builtins.str
+    """Who moved it out of candidate (an operator, or `evaluator`); empty for a candidate."""
+    @_builtins.property
+    def sources(self) -> Global___SkillSources:
+        """What it was learned from."""
+
+    @_builtins.property
+    def compatibility(self) -> Global___SkillCompatibility:
+        """Where it applies."""
+
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp:
+        """When it was created."""
+
+    @_builtins.property
+    def decide_time(self) -> _timestamp_pb2.Timestamp:
+        """When; unset for a candidate."""
+
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        project: _builtins.str = ...,
+        name: _builtins.str = ...,
+        description: _builtins.str = ...,
+        content: _builtins.str = ...,
+        content_sha256: _builtins.str = ...,
+        version: _builtins.int = ...,
+        sources: Global___SkillSources | None = ...,
+        compatibility: Global___SkillCompatibility | None = ...,
+        created_by: _builtins.str = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
+        supersedes: _builtins.str = ...,
+        state: Global___SkillState.ValueType = ...,
+        decided_by: _builtins.str = ...,
+        decide_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["compatibility", b"compatibility", "create_time", b"create_time", "decide_time", b"decide_time", "sources", b"sources"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["compatibility", b"compatibility", "content", b"content", "content_sha256", b"content_sha256", "create_time", b"create_time", "created_by", b"created_by", "decide_time", b"decide_time", "decided_by", b"decided_by", "description", b"description", "id", b"id", "name", b"name", "project", b"project", "sources", b"sources", "state", b"state", "supersedes", b"supersedes", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Skill: _TypeAlias = Skill  # noqa: Y015
+
+@_typing.final
+class SkillEvent(_message.Message):
+    """SkillEvent is one entry of a skill's history (`kxm.skill-history-event.v1`), kept for good."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    TYPE_FIELD_NUMBER: _builtins.int
+    ACTOR_FIELD_NUMBER: _builtins.int
+    EVENT_TIME_FIELD_NUMBER: _builtins.int
+    EVALUATION_KIND_FIELD_NUMBER: _builtins.int
+    PASSED_FIELD_NUMBER: _builtins.int
+    DETAILS_FIELD_NUMBER: _builtins.int
+    EVIDENCE_REFS_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    sequence: _builtins.int
+    """Its place in the skill's history, from 1."""
+    type: Global___SkillEventType.ValueType
+    """What happened."""
+    actor: _builtins.str
+    """Who did it (the author, an operator, or `evaluator`)."""
+    evaluation_kind: Global___SkillEvaluationKind.ValueType
+    """For an evaluation: its kind."""
+    passed: _builtins.bool
+    """For an evaluation: whether it passed."""
+    details: _builtins.str
+    """For an evaluation: its details, redacted."""
+    reason: _builtins.str
+    """For a rejection or quarantine: why, redacted."""
+    @_builtins.property
+    def event_time(self) -> _timestamp_pb2.Timestamp:
+        """When."""
+
+    @_builtins.property
+    def evidence_refs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """For a promotion: the evidence refs."""
+
+    def __init__(
+        self,
+        *,
+        sequence: _builtins.int = ...,
+        type: Global___SkillEventType.ValueType = ...,
+        actor: _builtins.str = ...,
+        event_time: _timestamp_pb2.Timestamp | None = ...,
+        evaluation_kind: Global___SkillEvaluationKind.ValueType = ...,
+        passed: _builtins.bool = ...,
+        details: _builtins.str = ...,
+        evidence_refs: _abc.Iterable[_builtins.str] | None = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event_time", b"event_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["actor", b"actor", "details", b"details", "evaluation_kind", b"evaluation_kind", "event_time", b"event_time", "evidence_refs", b"evidence_refs", "passed", b"passed", "reason", b"reason", "sequence", b"sequence", "type", b"type"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SkillEvent: _TypeAlias = SkillEvent  # noqa: Y015
+
+@_typing.final
+class CreateSkillRequest(_message.Message):
+    """A skill candidate to create."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    CONTENT_FIELD_NUMBER: _builtins.int
+    SOURCES_FIELD_NUMBER: _builtins.int
+    COMPATIBILITY_FIELD_NUMBER: _builtins.int
+    SUPERSEDES_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (empty: the credential's)."""
+    name: _builtins.str
+    """1 to 64 characters."""
+    description: _builtins.str
+    """The description when the front matter has none (empty: "Governed skill for <name>")."""
+    content: _builtins.str
+    """The SKILL.md text, 1 to 32,000 characters."""
+    supersedes: _builtins.str
+    """The skill it replaces (empty: none)."""
+    version: _builtins.int
+    """1 to 1,000,000; 0: 1."""
+    @_builtins.property
+    def sources(self) -> Global___SkillSources:
+        """What it was learned from."""
+
+    @_builtins.property
+    def compatibility(self) -> Global___SkillCompatibility:
+        """Where it applies."""
+
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        name: _builtins.str = ...,
+        description: _builtins.str = ...,
+        content: _builtins.str = ...,
+        sources: Global___SkillSources | None = ...,
+        compatibility: Global___SkillCompatibility | None = ...,
+        supersedes: _builtins.str = ...,
+        version: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["compatibility", b"compatibility", "sources", b"sources"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["compatibility", b"compatibility", "content", b"content", "description", b"description", "name", b"name", "project", b"project", "sources", b"sources", "supersedes", b"supersedes", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateSkillRequest: _TypeAlias = CreateSkillRequest  # noqa: Y015
+
+@_typing.final
+class CreateSkillResponse(_message.Message):
+    """The candidate."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SKILL_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def skill(self) -> Global___Skill:
+        """As stored."""
+
+    def __init__(
+        self,
+        *,
+        skill: Global___Skill | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["skill", b"skill"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["skill", b"skill"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateSkillResponse: _TypeAlias = CreateSkillResponse  # noqa: Y015
+
+@_typing.final
+class EvaluateSkillRequest(_message.Message):
+    """An evaluation to record."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    SKILL_ID_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    PASSED_FIELD_NUMBER: _builtins.int
+    DETAILS_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (empty: the operator's `x-kxm-project`)."""
+    skill_id: _builtins.str
+    """The skill."""
+    kind: Global___SkillEvaluationKind.ValueType
+    """What was examined."""
+    passed: _builtins.bool
+    """Whether it passed."""
+    details: _builtins.str
+    """At most 2,000 characters, stored redacted."""
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        skill_id: _builtins.str = ...,
+        kind: Global___SkillEvaluationKind.ValueType = ...,
+        passed: _builtins.bool = ...,
+        details: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["details", b"details", "kind", b"kind", "passed", b"passed", "project", b"project", "skill_id", b"skill_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EvaluateSkillRequest: _TypeAlias = EvaluateSkillRequest  # noqa: Y015
+
+@_typing.final
+class EvaluateSkillResponse(_message.Message):
+    """The evaluation recorded."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SKILL_FIELD_NUMBER: _builtins.int
+    EVENT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def skill(self) -> Global___Skill:
+        """The skill after it (quarantined after a failed functional or safety evaluation)."""
+
+    @_builtins.property
+    def event(self) -> Global___SkillEvent:
+        """The evaluation's event."""
+
+    def __init__(
+        self,
+        *,
+        skill: Global___Skill | None = ...,
+        event: Global___SkillEvent | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "skill", b"skill"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "skill", b"skill"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EvaluateSkillResponse: _TypeAlias = EvaluateSkillResponse  # noqa: Y015
+
+@_typing.final
+class PromoteSkillRequest(_message.Message):
+    """A promotion."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    SKILL_ID_FIELD_NUMBER: _builtins.int
+    EVIDENCE_REFS_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (empty: the operator's `x-kxm-project`)."""
+    skill_id: _builtins.str
+    """The skill."""
+    @_builtins.property
+    def evidence_refs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """1 to 32 refs of what supports it (each 1 to 200 characters)."""
+
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        skill_id: _builtins.str = ...,
+        evidence_refs: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["evidence_refs", b"evidence_refs", "project", b"project", "skill_id", b"skill_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PromoteSkillRequest: _TypeAlias = PromoteSkillRequest  # noqa: Y015
+
+@_typing.final
+class PromoteSkillResponse(_message.Message):
+    """The promotion."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SKILL_FIELD_NUMBER: _builtins.int
+    ITEM_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def skill(self) -> Global___Skill:
+        """The promoted skill."""
+
+    @_builtins.property
+    def item(self) -> _envelopes_pb2.ContextItem:
+        """The context item packets carry it as (`skill_<id>`)."""
+
+    def __init__(
+        self,
+        *,
+        skill: Global___Skill | None = ...,
+        item: _envelopes_pb2.ContextItem | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["item", b"item", "skill", b"skill"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["item", b"item", "skill", b"skill"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PromoteSkillResponse: _TypeAlias = PromoteSkillResponse  # noqa: Y015
+
+@_typing.final
+class RejectSkillRequest(_message.Message):
+    """A rejection."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    SKILL_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (empty: the operator's `x-kxm-project`)."""
+    skill_id: _builtins.str
+    """The skill."""
+    reason: _builtins.str
+    """Why (at most 1,000 characters, stored redacted in the history)."""
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        skill_id: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["project", b"project", "reason", b"reason", "skill_id", b"skill_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RejectSkillRequest: _TypeAlias = RejectSkillRequest  # noqa: Y015
+
+@_typing.final
+class RejectSkillResponse(_message.Message):
+    """The rejection."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SKILL_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def skill(self) -> Global___Skill:
+        """The rejected skill."""
+
+    def __init__(
+        self,
+        *,
+        skill: Global___Skill | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["skill", b"skill"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["skill", b"skill"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RejectSkillResponse: _TypeAlias = RejectSkillResponse  # noqa: Y015
+
+@_typing.final
+class GetSkillRequest(_message.Message):
+    """A skill read."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    SKILL_ID_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (empty: the credential's)."""
+    skill_id: _builtins.str
+    """The skill."""
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        skill_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["project", b"project", "skill_id", b"skill_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetSkillRequest: _TypeAlias = GetSkillRequest  # noqa: Y015
+
+@_typing.final
+class GetSkillResponse(_message.Message):
+    """The skill and its history."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SKILL_FIELD_NUMBER: _builtins.int
+    HISTORY_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def skill(self) -> Global___Skill:
+        """The skill."""
+
+    @_builtins.property
+    def history(self) -> _containers.RepeatedCompositeFieldContainer[Global___SkillEvent]:
+        """Every event, oldest first."""
+
+    def __init__(
+        self,
+        *,
+        skill: Global___Skill | None = ...,
+        history: _abc.Iterable[Global___SkillEvent] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["skill", b"skill"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["history", b"history", "skill", b"skill"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetSkillResponse: _TypeAlias = GetSkillResponse  # noqa: Y015
+
+@_typing.final
+class ListSkillsRequest(_message.Message):
+    """A skill listing."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (empty: the credential's)."""
+    state: Global___SkillState.ValueType
+    """Only this state (unset: every state)."""
+    page_size: _builtins.int
+    """The maximum number of skills to return (default 100, at most 1,000; larger values are reduced)."""
+    page_token: _builtins.str
+    """A page token from a previous call with the same state; empty for the first page."""
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        state: Global___SkillState.ValueType = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token", "project", b"project", "state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListSkillsRequest: _TypeAlias = ListSkillsRequest  # noqa: Y015
+
+@_typing.final
+class ListSkillsResponse(_message.Message):
+    """The skills."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SKILLS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """The token for the next page; empty on the last page."""
+    @_builtins.property
+    def skills(self) -> _containers.RepeatedCompositeFieldContainer[Global___Skill]:
+        """By id, without content."""
+
+    def __init__(
+        self,
+        *,
+        skills: _abc.Iterable[Global___Skill] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "skills", b"skills"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListSkillsResponse: _TypeAlias = ListSkillsResponse  # noqa: Y015

@@ -101,6 +101,36 @@ class ContextServiceStub(object):
                 request_serializer=kxm_dot_v1_dot_context__service__pb2.DeleteItemsRequest.SerializeToString,
                 response_deserializer=kxm_dot_v1_dot_context__service__pb2.DeleteItemsResponse.FromString,
                 _registered_method=True)
+        self.CreateSkill = channel.unary_unary(
+                '/kxm.v1.ContextService/CreateSkill',
+                request_serializer=kxm_dot_v1_dot_context__service__pb2.CreateSkillRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_context__service__pb2.CreateSkillResponse.FromString,
+                _registered_method=True)
+        self.EvaluateSkill = channel.unary_unary(
+                '/kxm.v1.ContextService/EvaluateSkill',
+                request_serializer=kxm_dot_v1_dot_context__service__pb2.EvaluateSkillRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_context__service__pb2.EvaluateSkillResponse.FromString,
+                _registered_method=True)
+        self.PromoteSkill = channel.unary_unary(
+                '/kxm.v1.ContextService/PromoteSkill',
+                request_serializer=kxm_dot_v1_dot_context__service__pb2.PromoteSkillRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_context__service__pb2.PromoteSkillResponse.FromString,
+                _registered_method=True)
+        self.RejectSkill = channel.unary_unary(
+                '/kxm.v1.ContextService/RejectSkill',
+                request_serializer=kxm_dot_v1_dot_context__service__pb2.RejectSkillRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_context__service__pb2.RejectSkillResponse.FromString,
+                _registered_method=True)
+        self.GetSkill = channel.unary_unary(
+                '/kxm.v1.ContextService/GetSkill',
+                request_serializer=kxm_dot_v1_dot_context__service__pb2.GetSkillRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_context__service__pb2.GetSkillResponse.FromString,
+                _registered_method=True)
+        self.ListSkills = channel.unary_unary(
+                '/kxm.v1.ContextService/ListSkills',
+                request_serializer=kxm_dot_v1_dot_context__service__pb2.ListSkillsRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_context__service__pb2.ListSkillsResponse.FromString,
+                _registered_method=True)
 
 
 class ContextServiceServicer(object):
@@ -304,6 +334,125 @@ class ContextServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateSkill(self, request, context):
+        """CreateSkill stores a skill candidate: a SKILL.md of the project, evaluated and promoted before any
+        packet carries it (spec §5.12).
+
+        The content is redacted and its front matter ensured (`name`, and `description`, by default
+        "Governed skill for <name>"); content_sha256 is the SHA-256 of that final text, and the id the
+        slug of the name (lower case, runs of other characters `-`, at most 40) `.` the hash's first 12
+        hex digits. The author (created_by) is the caller: its agent id, the operator's name, or the
+        project token's identity.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a name, description, content, harness,
+        model, version or supersedes breaking its rule (metadata: field).
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the content opens a front matter
+        block (`---`) that never closes, or whose lines are not `key: value`.
+        - INVALID_ARGUMENT (ERROR_REASON_SKILL_SOURCES_REQUIRED): no run id, journal entry id or evidence
+        receipt, or more than 32 of one kind.
+        - ALREADY_EXISTS (ERROR_REASON_SKILL_CANDIDATE_EXISTS): a skill of the project has this content
+        (metadata: skillId).
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EvaluateSkill(self, request, context):
+        """EvaluateSkill records an operator's evaluation of a candidate: its kind, whether it passed, and
+        details (at most 2,000 characters, stored redacted).
+
+        A failed functional or safety evaluation quarantines the skill (an event by `evaluator`). The
+        optimization kind is refused unless the hub runs with --skill-optimization on.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, an unset or unknown
+        kind, details over 2,000 characters (metadata: field).
+        - FAILED_PRECONDITION (ERROR_REASON_SKILL_OPTIMIZATION_DISABLED): an optimization evaluation on a
+        hub without --skill-optimization on.
+        - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+        - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+        state).
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PromoteSkill(self, request, context):
+        """PromoteSkill makes a candidate a promoted skill: from then on the packets of the project carry it
+        as the context item `skill_<id>` (kind skill, authority instruction), while its content still
+        hashes to content_sha256.
+
+        A named operator other than its author decides, with evidence, once the latest evaluation of each
+        of static-review, sandbox, functional and safety passed and the content verifies.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+        - INVALID_ARGUMENT (ERROR_REASON_SKILL_PROMOTION_INVALID): no evidence ref, more than 32, one
+        malformed, or the operator is the author.
+        - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+        - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+        state).
+        - FAILED_PRECONDITION (ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE): a required kind has no passing
+        latest evaluation (metadata: missing, failed).
+        - FAILED_PRECONDITION (ERROR_REASON_SKILL_INTEGRITY_VIOLATION): the stored content no longer
+        hashes to content_sha256.
+        - FAILED_PRECONDITION (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the stored content has no
+        non-empty name or description in its front matter.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RejectSkill(self, request, context):
+        """RejectSkill closes a candidate or a quarantined skill without promoting it.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
+        characters (metadata: field).
+        - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+        - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
+        already (metadata: state).
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetSkill(self, request, context):
+        """GetSkill returns a skill of the project with its whole history, oldest event first.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+        - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSkills(self, request, context):
+        """ListSkills lists the project's skills (of one state, if asked) by id, without their content.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): an unknown state (metadata: field).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative page size.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ContextServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -361,6 +510,36 @@ def add_ContextServiceServicer_to_server(servicer, server):
                     servicer.DeleteItems,
                     request_deserializer=kxm_dot_v1_dot_context__service__pb2.DeleteItemsRequest.FromString,
                     response_serializer=kxm_dot_v1_dot_context__service__pb2.DeleteItemsResponse.SerializeToString,
+            ),
+            'CreateSkill': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateSkill,
+                    request_deserializer=kxm_dot_v1_dot_context__service__pb2.CreateSkillRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_context__service__pb2.CreateSkillResponse.SerializeToString,
+            ),
+            'EvaluateSkill': grpc.unary_unary_rpc_method_handler(
+                    servicer.EvaluateSkill,
+                    request_deserializer=kxm_dot_v1_dot_context__service__pb2.EvaluateSkillRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_context__service__pb2.EvaluateSkillResponse.SerializeToString,
+            ),
+            'PromoteSkill': grpc.unary_unary_rpc_method_handler(
+                    servicer.PromoteSkill,
+                    request_deserializer=kxm_dot_v1_dot_context__service__pb2.PromoteSkillRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_context__service__pb2.PromoteSkillResponse.SerializeToString,
+            ),
+            'RejectSkill': grpc.unary_unary_rpc_method_handler(
+                    servicer.RejectSkill,
+                    request_deserializer=kxm_dot_v1_dot_context__service__pb2.RejectSkillRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_context__service__pb2.RejectSkillResponse.SerializeToString,
+            ),
+            'GetSkill': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSkill,
+                    request_deserializer=kxm_dot_v1_dot_context__service__pb2.GetSkillRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_context__service__pb2.GetSkillResponse.SerializeToString,
+            ),
+            'ListSkills': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSkills,
+                    request_deserializer=kxm_dot_v1_dot_context__service__pb2.ListSkillsRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_context__service__pb2.ListSkillsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -672,6 +851,168 @@ class ContextService(object):
             '/kxm.v1.ContextService/DeleteItems',
             kxm_dot_v1_dot_context__service__pb2.DeleteItemsRequest.SerializeToString,
             kxm_dot_v1_dot_context__service__pb2.DeleteItemsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateSkill(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.ContextService/CreateSkill',
+            kxm_dot_v1_dot_context__service__pb2.CreateSkillRequest.SerializeToString,
+            kxm_dot_v1_dot_context__service__pb2.CreateSkillResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EvaluateSkill(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.ContextService/EvaluateSkill',
+            kxm_dot_v1_dot_context__service__pb2.EvaluateSkillRequest.SerializeToString,
+            kxm_dot_v1_dot_context__service__pb2.EvaluateSkillResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PromoteSkill(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.ContextService/PromoteSkill',
+            kxm_dot_v1_dot_context__service__pb2.PromoteSkillRequest.SerializeToString,
+            kxm_dot_v1_dot_context__service__pb2.PromoteSkillResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RejectSkill(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.ContextService/RejectSkill',
+            kxm_dot_v1_dot_context__service__pb2.RejectSkillRequest.SerializeToString,
+            kxm_dot_v1_dot_context__service__pb2.RejectSkillResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSkill(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.ContextService/GetSkill',
+            kxm_dot_v1_dot_context__service__pb2.GetSkillRequest.SerializeToString,
+            kxm_dot_v1_dot_context__service__pb2.GetSkillResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSkills(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.ContextService/ListSkills',
+            kxm_dot_v1_dot_context__service__pb2.ListSkillsRequest.SerializeToString,
+            kxm_dot_v1_dot_context__service__pb2.ListSkillsResponse.FromString,
             options,
             channel_credentials,
             insecure,

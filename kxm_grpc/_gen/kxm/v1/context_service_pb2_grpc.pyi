@@ -187,6 +187,101 @@ class ContextServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
     """
+    CreateSkill: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.CreateSkillRequest, _context_service_pb2.CreateSkillResponse]
+    """CreateSkill stores a skill candidate: a SKILL.md of the project, evaluated and promoted before any
+    packet carries it (spec §5.12).
+
+    The content is redacted and its front matter ensured (`name`, and `description`, by default
+    "Governed skill for <name>"); content_sha256 is the SHA-256 of that final text, and the id the
+    slug of the name (lower case, runs of other characters `-`, at most 40) `.` the hash's first 12
+    hex digits. The author (created_by) is the caller: its agent id, the operator's name, or the
+    project token's identity.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a name, description, content, harness,
+      model, version or supersedes breaking its rule (metadata: field).
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the content opens a front matter
+      block (`---`) that never closes, or whose lines are not `key: value`.
+    - INVALID_ARGUMENT (ERROR_REASON_SKILL_SOURCES_REQUIRED): no run id, journal entry id or evidence
+      receipt, or more than 32 of one kind.
+    - ALREADY_EXISTS (ERROR_REASON_SKILL_CANDIDATE_EXISTS): a skill of the project has this content
+      (metadata: skillId).
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
+    EvaluateSkill: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.EvaluateSkillRequest, _context_service_pb2.EvaluateSkillResponse]
+    """EvaluateSkill records an operator's evaluation of a candidate: its kind, whether it passed, and
+    details (at most 2,000 characters, stored redacted).
+
+    A failed functional or safety evaluation quarantines the skill (an event by `evaluator`). The
+    optimization kind is refused unless the hub runs with --skill-optimization on.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, an unset or unknown
+      kind, details over 2,000 characters (metadata: field).
+    - FAILED_PRECONDITION (ERROR_REASON_SKILL_OPTIMIZATION_DISABLED): an optimization evaluation on a
+      hub without --skill-optimization on.
+    - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+    - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+      state).
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
+    PromoteSkill: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.PromoteSkillRequest, _context_service_pb2.PromoteSkillResponse]
+    """PromoteSkill makes a candidate a promoted skill: from then on the packets of the project carry it
+    as the context item `skill_<id>` (kind skill, authority instruction), while its content still
+    hashes to content_sha256.
+
+    A named operator other than its author decides, with evidence, once the latest evaluation of each
+    of static-review, sandbox, functional and safety passed and the content verifies.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+    - INVALID_ARGUMENT (ERROR_REASON_SKILL_PROMOTION_INVALID): no evidence ref, more than 32, one
+      malformed, or the operator is the author.
+    - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+    - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+      state).
+    - FAILED_PRECONDITION (ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE): a required kind has no passing
+      latest evaluation (metadata: missing, failed).
+    - FAILED_PRECONDITION (ERROR_REASON_SKILL_INTEGRITY_VIOLATION): the stored content no longer
+      hashes to content_sha256.
+    - FAILED_PRECONDITION (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the stored content has no
+      non-empty name or description in its front matter.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
+    RejectSkill: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.RejectSkillRequest, _context_service_pb2.RejectSkillResponse]
+    """RejectSkill closes a candidate or a quarantined skill without promoting it.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
+      characters (metadata: field).
+    - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+    - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
+      already (metadata: state).
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
+    GetSkill: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.GetSkillRequest, _context_service_pb2.GetSkillResponse]
+    """GetSkill returns a skill of the project with its whole history, oldest event first.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+    - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
+    ListSkills: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.ListSkillsRequest, _context_service_pb2.ListSkillsResponse]
+    """ListSkills lists the project's skills (of one state, if asked) by id, without their content.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): an unknown state (metadata: field).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative page size.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
 
 @_typing.type_check_only
 class ContextServiceAsyncStub(ContextServiceStub):
@@ -346,6 +441,101 @@ class ContextServiceAsyncStub(ContextServiceStub):
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
     - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
+    """
+    CreateSkill: _aio.UnaryUnaryMultiCallable[_context_service_pb2.CreateSkillRequest, _context_service_pb2.CreateSkillResponse]  # type: ignore[assignment]
+    """CreateSkill stores a skill candidate: a SKILL.md of the project, evaluated and promoted before any
+    packet carries it (spec §5.12).
+
+    The content is redacted and its front matter ensured (`name`, and `description`, by default
+    "Governed skill for <name>"); content_sha256 is the SHA-256 of that final text, and the id the
+    slug of the name (lower case, runs of other characters `-`, at most 40) `.` the hash's first 12
+    hex digits. The author (created_by) is the caller: its agent id, the operator's name, or the
+    project token's identity.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a name, description, content, harness,
+      model, version or supersedes breaking its rule (metadata: field).
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the content opens a front matter
+      block (`---`) that never closes, or whose lines are not `key: value`.
+    - INVALID_ARGUMENT (ERROR_REASON_SKILL_SOURCES_REQUIRED): no run id, journal entry id or evidence
+      receipt, or more than 32 of one kind.
+    - ALREADY_EXISTS (ERROR_REASON_SKILL_CANDIDATE_EXISTS): a skill of the project has this content
+      (metadata: skillId).
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
+    EvaluateSkill: _aio.UnaryUnaryMultiCallable[_context_service_pb2.EvaluateSkillRequest, _context_service_pb2.EvaluateSkillResponse]  # type: ignore[assignment]
+    """EvaluateSkill records an operator's evaluation of a candidate: its kind, whether it passed, and
+    details (at most 2,000 characters, stored redacted).
+
+    A failed functional or safety evaluation quarantines the skill (an event by `evaluator`). The
+    optimization kind is refused unless the hub runs with --skill-optimization on.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, an unset or unknown
+      kind, details over 2,000 characters (metadata: field).
+    - FAILED_PRECONDITION (ERROR_REASON_SKILL_OPTIMIZATION_DISABLED): an optimization evaluation on a
+      hub without --skill-optimization on.
+    - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+    - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+      state).
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
+    PromoteSkill: _aio.UnaryUnaryMultiCallable[_context_service_pb2.PromoteSkillRequest, _context_service_pb2.PromoteSkillResponse]  # type: ignore[assignment]
+    """PromoteSkill makes a candidate a promoted skill: from then on the packets of the project carry it
+    as the context item `skill_<id>` (kind skill, authority instruction), while its content still
+    hashes to content_sha256.
+
+    A named operator other than its author decides, with evidence, once the latest evaluation of each
+    of static-review, sandbox, functional and safety passed and the content verifies.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+    - INVALID_ARGUMENT (ERROR_REASON_SKILL_PROMOTION_INVALID): no evidence ref, more than 32, one
+      malformed, or the operator is the author.
+    - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+    - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+      state).
+    - FAILED_PRECONDITION (ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE): a required kind has no passing
+      latest evaluation (metadata: missing, failed).
+    - FAILED_PRECONDITION (ERROR_REASON_SKILL_INTEGRITY_VIOLATION): the stored content no longer
+      hashes to content_sha256.
+    - FAILED_PRECONDITION (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the stored content has no
+      non-empty name or description in its front matter.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
+    RejectSkill: _aio.UnaryUnaryMultiCallable[_context_service_pb2.RejectSkillRequest, _context_service_pb2.RejectSkillResponse]  # type: ignore[assignment]
+    """RejectSkill closes a candidate or a quarantined skill without promoting it.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
+      characters (metadata: field).
+    - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+    - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
+      already (metadata: state).
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
+    GetSkill: _aio.UnaryUnaryMultiCallable[_context_service_pb2.GetSkillRequest, _context_service_pb2.GetSkillResponse]  # type: ignore[assignment]
+    """GetSkill returns a skill of the project with its whole history, oldest event first.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+    - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
+    ListSkills: _aio.UnaryUnaryMultiCallable[_context_service_pb2.ListSkillsRequest, _context_service_pb2.ListSkillsResponse]  # type: ignore[assignment]
+    """ListSkills lists the project's skills (of one state, if asked) by id, without their content.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): an unknown state (metadata: field).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative page size.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
     """
 
 class ContextServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -569,6 +759,137 @@ class ContextServiceServicer(metaclass=_abc_1.ABCMeta):
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
+        """
+
+    @_abc_1.abstractmethod
+    def CreateSkill(
+        self,
+        request: _context_service_pb2.CreateSkillRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_context_service_pb2.CreateSkillResponse, _abc.Awaitable[_context_service_pb2.CreateSkillResponse]]:
+        """CreateSkill stores a skill candidate: a SKILL.md of the project, evaluated and promoted before any
+        packet carries it (spec §5.12).
+
+        The content is redacted and its front matter ensured (`name`, and `description`, by default
+        "Governed skill for <name>"); content_sha256 is the SHA-256 of that final text, and the id the
+        slug of the name (lower case, runs of other characters `-`, at most 40) `.` the hash's first 12
+        hex digits. The author (created_by) is the caller: its agent id, the operator's name, or the
+        project token's identity.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a name, description, content, harness,
+          model, version or supersedes breaking its rule (metadata: field).
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the content opens a front matter
+          block (`---`) that never closes, or whose lines are not `key: value`.
+        - INVALID_ARGUMENT (ERROR_REASON_SKILL_SOURCES_REQUIRED): no run id, journal entry id or evidence
+          receipt, or more than 32 of one kind.
+        - ALREADY_EXISTS (ERROR_REASON_SKILL_CANDIDATE_EXISTS): a skill of the project has this content
+          (metadata: skillId).
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+
+    @_abc_1.abstractmethod
+    def EvaluateSkill(
+        self,
+        request: _context_service_pb2.EvaluateSkillRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_context_service_pb2.EvaluateSkillResponse, _abc.Awaitable[_context_service_pb2.EvaluateSkillResponse]]:
+        """EvaluateSkill records an operator's evaluation of a candidate: its kind, whether it passed, and
+        details (at most 2,000 characters, stored redacted).
+
+        A failed functional or safety evaluation quarantines the skill (an event by `evaluator`). The
+        optimization kind is refused unless the hub runs with --skill-optimization on.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, an unset or unknown
+          kind, details over 2,000 characters (metadata: field).
+        - FAILED_PRECONDITION (ERROR_REASON_SKILL_OPTIMIZATION_DISABLED): an optimization evaluation on a
+          hub without --skill-optimization on.
+        - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+        - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+          state).
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+
+    @_abc_1.abstractmethod
+    def PromoteSkill(
+        self,
+        request: _context_service_pb2.PromoteSkillRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_context_service_pb2.PromoteSkillResponse, _abc.Awaitable[_context_service_pb2.PromoteSkillResponse]]:
+        """PromoteSkill makes a candidate a promoted skill: from then on the packets of the project carry it
+        as the context item `skill_<id>` (kind skill, authority instruction), while its content still
+        hashes to content_sha256.
+
+        A named operator other than its author decides, with evidence, once the latest evaluation of each
+        of static-review, sandbox, functional and safety passed and the content verifies.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+        - INVALID_ARGUMENT (ERROR_REASON_SKILL_PROMOTION_INVALID): no evidence ref, more than 32, one
+          malformed, or the operator is the author.
+        - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+        - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+          state).
+        - FAILED_PRECONDITION (ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE): a required kind has no passing
+          latest evaluation (metadata: missing, failed).
+        - FAILED_PRECONDITION (ERROR_REASON_SKILL_INTEGRITY_VIOLATION): the stored content no longer
+          hashes to content_sha256.
+        - FAILED_PRECONDITION (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the stored content has no
+          non-empty name or description in its front matter.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+
+    @_abc_1.abstractmethod
+    def RejectSkill(
+        self,
+        request: _context_service_pb2.RejectSkillRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_context_service_pb2.RejectSkillResponse, _abc.Awaitable[_context_service_pb2.RejectSkillResponse]]:
+        """RejectSkill closes a candidate or a quarantined skill without promoting it.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
+          characters (metadata: field).
+        - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+        - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
+          already (metadata: state).
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+
+    @_abc_1.abstractmethod
+    def GetSkill(
+        self,
+        request: _context_service_pb2.GetSkillRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_context_service_pb2.GetSkillResponse, _abc.Awaitable[_context_service_pb2.GetSkillResponse]]:
+        """GetSkill returns a skill of the project with its whole history, oldest event first.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+        - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+
+    @_abc_1.abstractmethod
+    def ListSkills(
+        self,
+        request: _context_service_pb2.ListSkillsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_context_service_pb2.ListSkillsResponse, _abc.Awaitable[_context_service_pb2.ListSkillsResponse]]:
+        """ListSkills lists the project's skills (of one state, if asked) by id, without their content.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): an unknown state (metadata: field).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative page size.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
         """
 
 def add_ContextServiceServicer_to_server(servicer: ContextServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

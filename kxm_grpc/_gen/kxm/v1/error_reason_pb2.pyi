@@ -299,6 +299,26 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INVALID_ARGUMENT: a state request is malformed (an empty or overlong key, a time outside the Timestamp range); metadata: field."""
     ERROR_REASON_STATE_CONTRADICTION: _ErrorReason.ValueType  # 157
     """FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds."""
+    ERROR_REASON_SKILL_SOURCES_REQUIRED: _ErrorReason.ValueType  # 162
+    """INVALID_ARGUMENT: a skill needs at least one source (a run id, a journal entry id or an evidence receipt), at most 32 of each; metadata: field."""
+    ERROR_REASON_SKILL_CANDIDATE_EXISTS: _ErrorReason.ValueType  # 163
+    """ALREADY_EXISTS: a skill of the project has this very content (its id is the same); metadata: skillId."""
+    ERROR_REASON_SKILL_OPTIMIZATION_DISABLED: _ErrorReason.ValueType  # 164
+    """FAILED_PRECONDITION: optimization evaluations are off on this hub (--skill-optimization); metadata: kind."""
+    ERROR_REASON_SKILL_PROMOTION_INVALID: _ErrorReason.ValueType  # 165
+    """INVALID_ARGUMENT: a skill promotion breaks a rule: no evidence, too much, or the operator is the skill's author; metadata: skillId, field or promotedBy."""
+    ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE: _ErrorReason.ValueType  # 166
+    """FAILED_PRECONDITION: the latest evaluation of a required kind (static-review, sandbox, functional, safety) is missing or failed; metadata: skillId, missing, failed."""
+    ERROR_REASON_SKILL_INTEGRITY_VIOLATION: _ErrorReason.ValueType  # 167
+    """FAILED_PRECONDITION: the skill's stored content no longer hashes to its content_sha256; metadata: skillId, contentSha256."""
+    ERROR_REASON_INVALID_SKILL_FRONTMATTER: _ErrorReason.ValueType  # 168
+    """INVALID_ARGUMENT or FAILED_PRECONDITION: a skill's front matter is malformed, or (stored) lacks a non-empty name or description; metadata: skillId or field."""
+    ERROR_REASON_SKILL_NOT_FOUND: _ErrorReason.ValueType  # 169
+    """NOT_FOUND: no skill of the project has this id; metadata: skillId."""
+    ERROR_REASON_SKILL_NOT_PROMOTABLE: _ErrorReason.ValueType  # 170
+    """FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a promoted or rejected one is not rejected); metadata: skillId, state."""
+    ERROR_REASON_INVALID_SKILL_REQUEST: _ErrorReason.ValueType  # 171
+    """INVALID_ARGUMENT: a skill request is malformed (a name, content, id, kind, harness, model or text over its limit); metadata: field."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """ErrorReason is the stable, machine-readable cause of a failed call.
@@ -588,4 +608,24 @@ ERROR_REASON_INVALID_STATE_REQUEST: ErrorReason.ValueType  # 156
 """INVALID_ARGUMENT: a state request is malformed (an empty or overlong key, a time outside the Timestamp range); metadata: field."""
 ERROR_REASON_STATE_CONTRADICTION: ErrorReason.ValueType  # 157
 """FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds."""
+ERROR_REASON_SKILL_SOURCES_REQUIRED: ErrorReason.ValueType  # 162
+"""INVALID_ARGUMENT: a skill needs at least one source (a run id, a journal entry id or an evidence receipt), at most 32 of each; metadata: field."""
+ERROR_REASON_SKILL_CANDIDATE_EXISTS: ErrorReason.ValueType  # 163
+"""ALREADY_EXISTS: a skill of the project has this very content (its id is the same); metadata: skillId."""
+ERROR_REASON_SKILL_OPTIMIZATION_DISABLED: ErrorReason.ValueType  # 164
+"""FAILED_PRECONDITION: optimization evaluations are off on this hub (--skill-optimization); metadata: kind."""
+ERROR_REASON_SKILL_PROMOTION_INVALID: ErrorReason.ValueType  # 165
+"""INVALID_ARGUMENT: a skill promotion breaks a rule: no evidence, too much, or the operator is the skill's author; metadata: skillId, field or promotedBy."""
+ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE: ErrorReason.ValueType  # 166
+"""FAILED_PRECONDITION: the latest evaluation of a required kind (static-review, sandbox, functional, safety) is missing or failed; metadata: skillId, missing, failed."""
+ERROR_REASON_SKILL_INTEGRITY_VIOLATION: ErrorReason.ValueType  # 167
+"""FAILED_PRECONDITION: the skill's stored content no longer hashes to its content_sha256; metadata: skillId, contentSha256."""
+ERROR_REASON_INVALID_SKILL_FRONTMATTER: ErrorReason.ValueType  # 168
+"""INVALID_ARGUMENT or FAILED_PRECONDITION: a skill's front matter is malformed, or (stored) lacks a non-empty name or description; metadata: skillId or field."""
+ERROR_REASON_SKILL_NOT_FOUND: ErrorReason.ValueType  # 169
+"""NOT_FOUND: no skill of the project has this id; metadata: skillId."""
+ERROR_REASON_SKILL_NOT_PROMOTABLE: ErrorReason.ValueType  # 170
+"""FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a promoted or rejected one is not rejected); metadata: skillId, state."""
+ERROR_REASON_INVALID_SKILL_REQUEST: ErrorReason.ValueType  # 171
+"""INVALID_ARGUMENT: a skill request is malformed (a name, content, id, kind, harness, model or text over its limit); metadata: field."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

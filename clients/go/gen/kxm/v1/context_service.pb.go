@@ -23,6 +23,197 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// SkillState is where a skill stands in its lifecycle.
+type SkillState int32
+
+const (
+	// Not set (ListSkills: every state).
+	SkillState_SKILL_STATE_UNSPECIFIED SkillState = 0
+	// Created, being evaluated.
+	SkillState_SKILL_STATE_CANDIDATE SkillState = 1
+	// Promoted: packets carry it while its content verifies.
+	SkillState_SKILL_STATE_PROMOTED SkillState = 2
+	// A functional or safety evaluation failed: never promoted.
+	SkillState_SKILL_STATE_QUARANTINED SkillState = 3
+	// Rejected by an operator.
+	SkillState_SKILL_STATE_REJECTED SkillState = 4
+)
+
+// Enum value maps for SkillState.
+var (
+	SkillState_name = map[int32]string{
+		0: "SKILL_STATE_UNSPECIFIED",
+		1: "SKILL_STATE_CANDIDATE",
+		2: "SKILL_STATE_PROMOTED",
+		3: "SKILL_STATE_QUARANTINED",
+		4: "SKILL_STATE_REJECTED",
+	}
+	SkillState_value = map[string]int32{
+		"SKILL_STATE_UNSPECIFIED": 0,
+		"SKILL_STATE_CANDIDATE":   1,
+		"SKILL_STATE_PROMOTED":    2,
+		"SKILL_STATE_QUARANTINED": 3,
+		"SKILL_STATE_REJECTED":    4,
+	}
+)
+
+func (x SkillState) Enum() *SkillState {
+	p := new(SkillState)
+	*p = x
+	return p
+}
+
+func (x SkillState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SkillState) Descriptor() protoreflect.EnumDescriptor {
+	return file_kxm_v1_context_service_proto_enumTypes[0].Descriptor()
+}
+
+func (SkillState) Type() protoreflect.EnumType {
+	return &file_kxm_v1_context_service_proto_enumTypes[0]
+}
+
+func (x SkillState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SkillState.Descriptor instead.
+func (SkillState) EnumDescriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{0}
+}
+
+// SkillEvaluationKind is what an evaluation examined.
+type SkillEvaluationKind int32
+
+const (
+	// Not set (refused).
+	SkillEvaluationKind_SKILL_EVALUATION_KIND_UNSPECIFIED SkillEvaluationKind = 0
+	// A review of the text.
+	SkillEvaluationKind_SKILL_EVALUATION_KIND_STATIC_REVIEW SkillEvaluationKind = 1
+	// A run in a sandbox.
+	SkillEvaluationKind_SKILL_EVALUATION_KIND_SANDBOX SkillEvaluationKind = 2
+	// Whether it does what it says (a failure quarantines).
+	SkillEvaluationKind_SKILL_EVALUATION_KIND_FUNCTIONAL SkillEvaluationKind = 3
+	// Whether it is safe (a failure quarantines).
+	SkillEvaluationKind_SKILL_EVALUATION_KIND_SAFETY SkillEvaluationKind = 4
+	// An optimization pass (only on a hub with --skill-optimization on).
+	SkillEvaluationKind_SKILL_EVALUATION_KIND_OPTIMIZATION SkillEvaluationKind = 5
+)
+
+// Enum value maps for SkillEvaluationKind.
+var (
+	SkillEvaluationKind_name = map[int32]string{
+		0: "SKILL_EVALUATION_KIND_UNSPECIFIED",
+		1: "SKILL_EVALUATION_KIND_STATIC_REVIEW",
+		2: "SKILL_EVALUATION_KIND_SANDBOX",
+		3: "SKILL_EVALUATION_KIND_FUNCTIONAL",
+		4: "SKILL_EVALUATION_KIND_SAFETY",
+		5: "SKILL_EVALUATION_KIND_OPTIMIZATION",
+	}
+	SkillEvaluationKind_value = map[string]int32{
+		"SKILL_EVALUATION_KIND_UNSPECIFIED":   0,
+		"SKILL_EVALUATION_KIND_STATIC_REVIEW": 1,
+		"SKILL_EVALUATION_KIND_SANDBOX":       2,
+		"SKILL_EVALUATION_KIND_FUNCTIONAL":    3,
+		"SKILL_EVALUATION_KIND_SAFETY":        4,
+		"SKILL_EVALUATION_KIND_OPTIMIZATION":  5,
+	}
+)
+
+func (x SkillEvaluationKind) Enum() *SkillEvaluationKind {
+	p := new(SkillEvaluationKind)
+	*p = x
+	return p
+}
+
+func (x SkillEvaluationKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SkillEvaluationKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_kxm_v1_context_service_proto_enumTypes[1].Descriptor()
+}
+
+func (SkillEvaluationKind) Type() protoreflect.EnumType {
+	return &file_kxm_v1_context_service_proto_enumTypes[1]
+}
+
+func (x SkillEvaluationKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SkillEvaluationKind.Descriptor instead.
+func (SkillEvaluationKind) EnumDescriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{1}
+}
+
+// SkillEventType is what happened to a skill.
+type SkillEventType int32
+
+const (
+	// Not set.
+	SkillEventType_SKILL_EVENT_TYPE_UNSPECIFIED SkillEventType = 0
+	// Created as a candidate.
+	SkillEventType_SKILL_EVENT_TYPE_CREATED SkillEventType = 1
+	// Evaluated.
+	SkillEventType_SKILL_EVENT_TYPE_EVALUATED SkillEventType = 2
+	// Promoted.
+	SkillEventType_SKILL_EVENT_TYPE_PROMOTED SkillEventType = 3
+	// Quarantined (by `evaluator`, after a failed functional or safety evaluation).
+	SkillEventType_SKILL_EVENT_TYPE_QUARANTINED SkillEventType = 4
+	// Rejected.
+	SkillEventType_SKILL_EVENT_TYPE_REJECTED SkillEventType = 5
+)
+
+// Enum value maps for SkillEventType.
+var (
+	SkillEventType_name = map[int32]string{
+		0: "SKILL_EVENT_TYPE_UNSPECIFIED",
+		1: "SKILL_EVENT_TYPE_CREATED",
+		2: "SKILL_EVENT_TYPE_EVALUATED",
+		3: "SKILL_EVENT_TYPE_PROMOTED",
+		4: "SKILL_EVENT_TYPE_QUARANTINED",
+		5: "SKILL_EVENT_TYPE_REJECTED",
+	}
+	SkillEventType_value = map[string]int32{
+		"SKILL_EVENT_TYPE_UNSPECIFIED": 0,
+		"SKILL_EVENT_TYPE_CREATED":     1,
+		"SKILL_EVENT_TYPE_EVALUATED":   2,
+		"SKILL_EVENT_TYPE_PROMOTED":    3,
+		"SKILL_EVENT_TYPE_QUARANTINED": 4,
+		"SKILL_EVENT_TYPE_REJECTED":    5,
+	}
+)
+
+func (x SkillEventType) Enum() *SkillEventType {
+	p := new(SkillEventType)
+	*p = x
+	return p
+}
+
+func (x SkillEventType) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SkillEventType) Descriptor() protoreflect.EnumDescriptor {
+	return file_kxm_v1_context_service_proto_enumTypes[2].Descriptor()
+}
+
+func (SkillEventType) Type() protoreflect.EnumType {
+	return &file_kxm_v1_context_service_proto_enumTypes[2]
+}
+
+func (x SkillEventType) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SkillEventType.Descriptor instead.
+func (SkillEventType) EnumDescriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{2}
+}
+
 // Items to store.
 type PutItemsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1550,6 +1741,1174 @@ func (x *DeleteItemsResponse) GetDeletedCount() int32 {
 	return 0
 }
 
+// SkillSources is what a skill was learned from: at least one reference in all.
+type SkillSources struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Workflow runs (at most 32, trimmed, deduplicated).
+	RunIds []string `protobuf:"bytes,1,rep,name=run_ids,json=runIds,proto3" json:"run_ids,omitempty"`
+	// Journal entries (at most 32, trimmed, deduplicated).
+	JournalEntryIds []string `protobuf:"bytes,2,rep,name=journal_entry_ids,json=journalEntryIds,proto3" json:"journal_entry_ids,omitempty"`
+	// Evidence receipts (at most 32, trimmed, deduplicated).
+	EvidenceReceipts []string `protobuf:"bytes,3,rep,name=evidence_receipts,json=evidenceReceipts,proto3" json:"evidence_receipts,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *SkillSources) Reset() {
+	*x = SkillSources{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SkillSources) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SkillSources) ProtoMessage() {}
+
+func (x *SkillSources) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SkillSources.ProtoReflect.Descriptor instead.
+func (*SkillSources) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *SkillSources) GetRunIds() []string {
+	if x != nil {
+		return x.RunIds
+	}
+	return nil
+}
+
+func (x *SkillSources) GetJournalEntryIds() []string {
+	if x != nil {
+		return x.JournalEntryIds
+	}
+	return nil
+}
+
+func (x *SkillSources) GetEvidenceReceipts() []string {
+	if x != nil {
+		return x.EvidenceReceipts
+	}
+	return nil
+}
+
+// SkillCompatibility is where a skill applies.
+type SkillCompatibility struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The harness (required, at most 64 characters).
+	Harness string `protobuf:"bytes,1,opt,name=harness,proto3" json:"harness,omitempty"`
+	// 1 to 16 models (trimmed, deduplicated, at most 128 characters each).
+	Models        []string `protobuf:"bytes,2,rep,name=models,proto3" json:"models,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SkillCompatibility) Reset() {
+	*x = SkillCompatibility{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SkillCompatibility) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SkillCompatibility) ProtoMessage() {}
+
+func (x *SkillCompatibility) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SkillCompatibility.ProtoReflect.Descriptor instead.
+func (*SkillCompatibility) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *SkillCompatibility) GetHarness() string {
+	if x != nil {
+		return x.Harness
+	}
+	return ""
+}
+
+func (x *SkillCompatibility) GetModels() []string {
+	if x != nil {
+		return x.Models
+	}
+	return nil
+}
+
+// Skill is a governed skill (`kxm.skill-candidate.v1` and its decision).
+type Skill struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// slug(name) `.` the first 12 hex digits of content_sha256.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The project.
+	Project string `protobuf:"bytes,2,opt,name=project,proto3" json:"project,omitempty"`
+	// 1 to 64 characters.
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// From the front matter.
+	Description string `protobuf:"bytes,4,opt,name=description,proto3" json:"description,omitempty"`
+	// The SKILL.md text, front matter first (empty in ListSkills).
+	Content string `protobuf:"bytes,5,opt,name=content,proto3" json:"content,omitempty"`
+	// The SHA-256 of content, 64 lower-case hex digits.
+	ContentSha256 string `protobuf:"bytes,6,opt,name=content_sha256,json=contentSha256,proto3" json:"content_sha256,omitempty"`
+	// The version (1 unless the author said otherwise).
+	Version int32 `protobuf:"varint,7,opt,name=version,proto3" json:"version,omitempty"`
+	// What it was learned from.
+	Sources *SkillSources `protobuf:"bytes,8,opt,name=sources,proto3" json:"sources,omitempty"`
+	// Where it applies.
+	Compatibility *SkillCompatibility `protobuf:"bytes,9,opt,name=compatibility,proto3" json:"compatibility,omitempty"`
+	// Its author: the caller that created it.
+	CreatedBy string `protobuf:"bytes,10,opt,name=created_by,json=createdBy,proto3" json:"created_by,omitempty"`
+	// When it was created.
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// The skill this one replaces (empty: none).
+	Supersedes string `protobuf:"bytes,12,opt,name=supersedes,proto3" json:"supersedes,omitempty"`
+	// Where it stands.
+	State SkillState `protobuf:"varint,13,opt,name=state,proto3,enum=kxm.v1.SkillState" json:"state,omitempty"`
+	// Who moved it out of candidate (an operator, or `evaluator`); empty for a candidate.
+	DecidedBy string `protobuf:"bytes,14,opt,name=decided_by,json=decidedBy,proto3" json:"decided_by,omitempty"`
+	// When; unset for a candidate.
+	DecideTime    *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=decide_time,json=decideTime,proto3" json:"decide_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Skill) Reset() {
+	*x = Skill{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Skill) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Skill) ProtoMessage() {}
+
+func (x *Skill) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Skill.ProtoReflect.Descriptor instead.
+func (*Skill) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *Skill) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Skill) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *Skill) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Skill) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *Skill) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *Skill) GetContentSha256() string {
+	if x != nil {
+		return x.ContentSha256
+	}
+	return ""
+}
+
+func (x *Skill) GetVersion() int32 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *Skill) GetSources() *SkillSources {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
+func (x *Skill) GetCompatibility() *SkillCompatibility {
+	if x != nil {
+		return x.Compatibility
+	}
+	return nil
+}
+
+func (x *Skill) GetCreatedBy() string {
+	if x != nil {
+		return x.CreatedBy
+	}
+	return ""
+}
+
+func (x *Skill) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *Skill) GetSupersedes() string {
+	if x != nil {
+		return x.Supersedes
+	}
+	return ""
+}
+
+func (x *Skill) GetState() SkillState {
+	if x != nil {
+		return x.State
+	}
+	return SkillState_SKILL_STATE_UNSPECIFIED
+}
+
+func (x *Skill) GetDecidedBy() string {
+	if x != nil {
+		return x.DecidedBy
+	}
+	return ""
+}
+
+func (x *Skill) GetDecideTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DecideTime
+	}
+	return nil
+}
+
+// SkillEvent is one entry of a skill's history (`kxm.skill-history-event.v1`), kept for good.
+type SkillEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its place in the skill's history, from 1.
+	Sequence int64 `protobuf:"varint,1,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// What happened.
+	Type SkillEventType `protobuf:"varint,2,opt,name=type,proto3,enum=kxm.v1.SkillEventType" json:"type,omitempty"`
+	// Who did it (the author, an operator, or `evaluator`).
+	Actor string `protobuf:"bytes,3,opt,name=actor,proto3" json:"actor,omitempty"`
+	// When.
+	EventTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=event_time,json=eventTime,proto3" json:"event_time,omitempty"`
+	// For an evaluation: its kind.
+	EvaluationKind SkillEvaluationKind `protobuf:"varint,5,opt,name=evaluation_kind,json=evaluationKind,proto3,enum=kxm.v1.SkillEvaluationKind" json:"evaluation_kind,omitempty"`
+	// For an evaluation: whether it passed.
+	Passed bool `protobuf:"varint,6,opt,name=passed,proto3" json:"passed,omitempty"`
+	// For an evaluation: its details, redacted.
+	Details string `protobuf:"bytes,7,opt,name=details,proto3" json:"details,omitempty"`
+	// For a promotion: the evidence refs.
+	EvidenceRefs []string `protobuf:"bytes,8,rep,name=evidence_refs,json=evidenceRefs,proto3" json:"evidence_refs,omitempty"`
+	// For a rejection or quarantine: why, redacted.
+	Reason        string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SkillEvent) Reset() {
+	*x = SkillEvent{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SkillEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SkillEvent) ProtoMessage() {}
+
+func (x *SkillEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SkillEvent.ProtoReflect.Descriptor instead.
+func (*SkillEvent) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *SkillEvent) GetSequence() int64 {
+	if x != nil {
+		return x.Sequence
+	}
+	return 0
+}
+
+func (x *SkillEvent) GetType() SkillEventType {
+	if x != nil {
+		return x.Type
+	}
+	return SkillEventType_SKILL_EVENT_TYPE_UNSPECIFIED
+}
+
+func (x *SkillEvent) GetActor() string {
+	if x != nil {
+		return x.Actor
+	}
+	return ""
+}
+
+func (x *SkillEvent) GetEventTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EventTime
+	}
+	return nil
+}
+
+func (x *SkillEvent) GetEvaluationKind() SkillEvaluationKind {
+	if x != nil {
+		return x.EvaluationKind
+	}
+	return SkillEvaluationKind_SKILL_EVALUATION_KIND_UNSPECIFIED
+}
+
+func (x *SkillEvent) GetPassed() bool {
+	if x != nil {
+		return x.Passed
+	}
+	return false
+}
+
+func (x *SkillEvent) GetDetails() string {
+	if x != nil {
+		return x.Details
+	}
+	return ""
+}
+
+func (x *SkillEvent) GetEvidenceRefs() []string {
+	if x != nil {
+		return x.EvidenceRefs
+	}
+	return nil
+}
+
+func (x *SkillEvent) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// A skill candidate to create.
+type CreateSkillRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (empty: the credential's).
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// 1 to 64 characters.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The description when the front matter has none (empty: "Governed skill for <name>").
+	Description string `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	// The SKILL.md text, 1 to 32,000 characters.
+	Content string `protobuf:"bytes,4,opt,name=content,proto3" json:"content,omitempty"`
+	// What it was learned from.
+	Sources *SkillSources `protobuf:"bytes,5,opt,name=sources,proto3" json:"sources,omitempty"`
+	// Where it applies.
+	Compatibility *SkillCompatibility `protobuf:"bytes,6,opt,name=compatibility,proto3" json:"compatibility,omitempty"`
+	// The skill it replaces (empty: none).
+	Supersedes string `protobuf:"bytes,7,opt,name=supersedes,proto3" json:"supersedes,omitempty"`
+	// 1 to 1,000,000; 0: 1.
+	Version       int32 `protobuf:"varint,8,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateSkillRequest) Reset() {
+	*x = CreateSkillRequest{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateSkillRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateSkillRequest) ProtoMessage() {}
+
+func (x *CreateSkillRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateSkillRequest.ProtoReflect.Descriptor instead.
+func (*CreateSkillRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *CreateSkillRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *CreateSkillRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateSkillRequest) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *CreateSkillRequest) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *CreateSkillRequest) GetSources() *SkillSources {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
+func (x *CreateSkillRequest) GetCompatibility() *SkillCompatibility {
+	if x != nil {
+		return x.Compatibility
+	}
+	return nil
+}
+
+func (x *CreateSkillRequest) GetSupersedes() string {
+	if x != nil {
+		return x.Supersedes
+	}
+	return ""
+}
+
+func (x *CreateSkillRequest) GetVersion() int32 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+// The candidate.
+type CreateSkillResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// As stored.
+	Skill         *Skill `protobuf:"bytes,1,opt,name=skill,proto3" json:"skill,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateSkillResponse) Reset() {
+	*x = CreateSkillResponse{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateSkillResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateSkillResponse) ProtoMessage() {}
+
+func (x *CreateSkillResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateSkillResponse.ProtoReflect.Descriptor instead.
+func (*CreateSkillResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *CreateSkillResponse) GetSkill() *Skill {
+	if x != nil {
+		return x.Skill
+	}
+	return nil
+}
+
+// An evaluation to record.
+type EvaluateSkillRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (empty: the operator's `x-kxm-project`).
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// The skill.
+	SkillId string `protobuf:"bytes,2,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	// What was examined.
+	Kind SkillEvaluationKind `protobuf:"varint,3,opt,name=kind,proto3,enum=kxm.v1.SkillEvaluationKind" json:"kind,omitempty"`
+	// Whether it passed.
+	Passed bool `protobuf:"varint,4,opt,name=passed,proto3" json:"passed,omitempty"`
+	// At most 2,000 characters, stored redacted.
+	Details       string `protobuf:"bytes,5,opt,name=details,proto3" json:"details,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EvaluateSkillRequest) Reset() {
+	*x = EvaluateSkillRequest{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EvaluateSkillRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EvaluateSkillRequest) ProtoMessage() {}
+
+func (x *EvaluateSkillRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EvaluateSkillRequest.ProtoReflect.Descriptor instead.
+func (*EvaluateSkillRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *EvaluateSkillRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *EvaluateSkillRequest) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+func (x *EvaluateSkillRequest) GetKind() SkillEvaluationKind {
+	if x != nil {
+		return x.Kind
+	}
+	return SkillEvaluationKind_SKILL_EVALUATION_KIND_UNSPECIFIED
+}
+
+func (x *EvaluateSkillRequest) GetPassed() bool {
+	if x != nil {
+		return x.Passed
+	}
+	return false
+}
+
+func (x *EvaluateSkillRequest) GetDetails() string {
+	if x != nil {
+		return x.Details
+	}
+	return ""
+}
+
+// The evaluation recorded.
+type EvaluateSkillResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The skill after it (quarantined after a failed functional or safety evaluation).
+	Skill *Skill `protobuf:"bytes,1,opt,name=skill,proto3" json:"skill,omitempty"`
+	// The evaluation's event.
+	Event         *SkillEvent `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EvaluateSkillResponse) Reset() {
+	*x = EvaluateSkillResponse{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EvaluateSkillResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EvaluateSkillResponse) ProtoMessage() {}
+
+func (x *EvaluateSkillResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EvaluateSkillResponse.ProtoReflect.Descriptor instead.
+func (*EvaluateSkillResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *EvaluateSkillResponse) GetSkill() *Skill {
+	if x != nil {
+		return x.Skill
+	}
+	return nil
+}
+
+func (x *EvaluateSkillResponse) GetEvent() *SkillEvent {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+// A promotion.
+type PromoteSkillRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (empty: the operator's `x-kxm-project`).
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// The skill.
+	SkillId string `protobuf:"bytes,2,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	// 1 to 32 refs of what supports it (each 1 to 200 characters).
+	EvidenceRefs  []string `protobuf:"bytes,3,rep,name=evidence_refs,json=evidenceRefs,proto3" json:"evidence_refs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PromoteSkillRequest) Reset() {
+	*x = PromoteSkillRequest{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PromoteSkillRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PromoteSkillRequest) ProtoMessage() {}
+
+func (x *PromoteSkillRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PromoteSkillRequest.ProtoReflect.Descriptor instead.
+func (*PromoteSkillRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *PromoteSkillRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *PromoteSkillRequest) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+func (x *PromoteSkillRequest) GetEvidenceRefs() []string {
+	if x != nil {
+		return x.EvidenceRefs
+	}
+	return nil
+}
+
+// The promotion.
+type PromoteSkillResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The promoted skill.
+	Skill *Skill `protobuf:"bytes,1,opt,name=skill,proto3" json:"skill,omitempty"`
+	// The context item packets carry it as (`skill_<id>`).
+	Item          *ContextItem `protobuf:"bytes,2,opt,name=item,proto3" json:"item,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PromoteSkillResponse) Reset() {
+	*x = PromoteSkillResponse{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PromoteSkillResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PromoteSkillResponse) ProtoMessage() {}
+
+func (x *PromoteSkillResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PromoteSkillResponse.ProtoReflect.Descriptor instead.
+func (*PromoteSkillResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *PromoteSkillResponse) GetSkill() *Skill {
+	if x != nil {
+		return x.Skill
+	}
+	return nil
+}
+
+func (x *PromoteSkillResponse) GetItem() *ContextItem {
+	if x != nil {
+		return x.Item
+	}
+	return nil
+}
+
+// A rejection.
+type RejectSkillRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (empty: the operator's `x-kxm-project`).
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// The skill.
+	SkillId string `protobuf:"bytes,2,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	// Why (at most 1,000 characters, stored redacted in the history).
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RejectSkillRequest) Reset() {
+	*x = RejectSkillRequest{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RejectSkillRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RejectSkillRequest) ProtoMessage() {}
+
+func (x *RejectSkillRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RejectSkillRequest.ProtoReflect.Descriptor instead.
+func (*RejectSkillRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *RejectSkillRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *RejectSkillRequest) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+func (x *RejectSkillRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// The rejection.
+type RejectSkillResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The rejected skill.
+	Skill         *Skill `protobuf:"bytes,1,opt,name=skill,proto3" json:"skill,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RejectSkillResponse) Reset() {
+	*x = RejectSkillResponse{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RejectSkillResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RejectSkillResponse) ProtoMessage() {}
+
+func (x *RejectSkillResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RejectSkillResponse.ProtoReflect.Descriptor instead.
+func (*RejectSkillResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *RejectSkillResponse) GetSkill() *Skill {
+	if x != nil {
+		return x.Skill
+	}
+	return nil
+}
+
+// A skill read.
+type GetSkillRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (empty: the credential's).
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// The skill.
+	SkillId       string `protobuf:"bytes,2,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSkillRequest) Reset() {
+	*x = GetSkillRequest{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSkillRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSkillRequest) ProtoMessage() {}
+
+func (x *GetSkillRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSkillRequest.ProtoReflect.Descriptor instead.
+func (*GetSkillRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *GetSkillRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *GetSkillRequest) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
+// The skill and its history.
+type GetSkillResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The skill.
+	Skill *Skill `protobuf:"bytes,1,opt,name=skill,proto3" json:"skill,omitempty"`
+	// Every event, oldest first.
+	History       []*SkillEvent `protobuf:"bytes,2,rep,name=history,proto3" json:"history,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSkillResponse) Reset() {
+	*x = GetSkillResponse{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSkillResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSkillResponse) ProtoMessage() {}
+
+func (x *GetSkillResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSkillResponse.ProtoReflect.Descriptor instead.
+func (*GetSkillResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *GetSkillResponse) GetSkill() *Skill {
+	if x != nil {
+		return x.Skill
+	}
+	return nil
+}
+
+func (x *GetSkillResponse) GetHistory() []*SkillEvent {
+	if x != nil {
+		return x.History
+	}
+	return nil
+}
+
+// A skill listing.
+type ListSkillsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (empty: the credential's).
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// Only this state (unset: every state).
+	State SkillState `protobuf:"varint,2,opt,name=state,proto3,enum=kxm.v1.SkillState" json:"state,omitempty"`
+	// The maximum number of skills to return (default 100, at most 1,000; larger values are reduced).
+	PageSize int32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// A page token from a previous call with the same state; empty for the first page.
+	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSkillsRequest) Reset() {
+	*x = ListSkillsRequest{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSkillsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSkillsRequest) ProtoMessage() {}
+
+func (x *ListSkillsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSkillsRequest.ProtoReflect.Descriptor instead.
+func (*ListSkillsRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *ListSkillsRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *ListSkillsRequest) GetState() SkillState {
+	if x != nil {
+		return x.State
+	}
+	return SkillState_SKILL_STATE_UNSPECIFIED
+}
+
+func (x *ListSkillsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListSkillsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// The skills.
+type ListSkillsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// By id, without content.
+	Skills []*Skill `protobuf:"bytes,1,rep,name=skills,proto3" json:"skills,omitempty"`
+	// The token for the next page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSkillsResponse) Reset() {
+	*x = ListSkillsResponse{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSkillsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSkillsResponse) ProtoMessage() {}
+
+func (x *ListSkillsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSkillsResponse.ProtoReflect.Descriptor instead.
+func (*ListSkillsResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *ListSkillsResponse) GetSkills() []*Skill {
+	if x != nil {
+		return x.Skills
+	}
+	return nil
+}
+
+func (x *ListSkillsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
 var File_kxm_v1_context_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_context_service_proto_rawDesc = "" +
@@ -1669,7 +3028,120 @@ const file_kxm_v1_context_service_proto_rawDesc = "" +
 	"\bitem_ids\x18\x02 \x03(\tR\aitemIds\x12\x16\n" +
 	"\x06shared\x18\x03 \x01(\bR\x06shared\":\n" +
 	"\x13DeleteItemsResponse\x12#\n" +
-	"\rdeleted_count\x18\x01 \x01(\x05R\fdeletedCount2\x96\b\n" +
+	"\rdeleted_count\x18\x01 \x01(\x05R\fdeletedCount\"\x80\x01\n" +
+	"\fSkillSources\x12\x17\n" +
+	"\arun_ids\x18\x01 \x03(\tR\x06runIds\x12*\n" +
+	"\x11journal_entry_ids\x18\x02 \x03(\tR\x0fjournalEntryIds\x12+\n" +
+	"\x11evidence_receipts\x18\x03 \x03(\tR\x10evidenceReceipts\"F\n" +
+	"\x12SkillCompatibility\x12\x18\n" +
+	"\aharness\x18\x01 \x01(\tR\aharness\x12\x16\n" +
+	"\x06models\x18\x02 \x03(\tR\x06models\"\xb6\x04\n" +
+	"\x05Skill\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
+	"\aproject\x18\x02 \x01(\tR\aproject\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x04 \x01(\tR\vdescription\x12\x18\n" +
+	"\acontent\x18\x05 \x01(\tR\acontent\x12%\n" +
+	"\x0econtent_sha256\x18\x06 \x01(\tR\rcontentSha256\x12\x18\n" +
+	"\aversion\x18\a \x01(\x05R\aversion\x12.\n" +
+	"\asources\x18\b \x01(\v2\x14.kxm.v1.SkillSourcesR\asources\x12@\n" +
+	"\rcompatibility\x18\t \x01(\v2\x1a.kxm.v1.SkillCompatibilityR\rcompatibility\x12\x1d\n" +
+	"\n" +
+	"created_by\x18\n" +
+	" \x01(\tR\tcreatedBy\x12;\n" +
+	"\vcreate_time\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12\x1e\n" +
+	"\n" +
+	"supersedes\x18\f \x01(\tR\n" +
+	"supersedes\x12(\n" +
+	"\x05state\x18\r \x01(\x0e2\x12.kxm.v1.SkillStateR\x05state\x12\x1d\n" +
+	"\n" +
+	"decided_by\x18\x0e \x01(\tR\tdecidedBy\x12;\n" +
+	"\vdecide_time\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"decideTime\"\xda\x02\n" +
+	"\n" +
+	"SkillEvent\x12\x1a\n" +
+	"\bsequence\x18\x01 \x01(\x03R\bsequence\x12*\n" +
+	"\x04type\x18\x02 \x01(\x0e2\x16.kxm.v1.SkillEventTypeR\x04type\x12\x14\n" +
+	"\x05actor\x18\x03 \x01(\tR\x05actor\x129\n" +
+	"\n" +
+	"event_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\teventTime\x12D\n" +
+	"\x0fevaluation_kind\x18\x05 \x01(\x0e2\x1b.kxm.v1.SkillEvaluationKindR\x0eevaluationKind\x12\x16\n" +
+	"\x06passed\x18\x06 \x01(\bR\x06passed\x12\x18\n" +
+	"\adetails\x18\a \x01(\tR\adetails\x12#\n" +
+	"\revidence_refs\x18\b \x03(\tR\fevidenceRefs\x12\x16\n" +
+	"\x06reason\x18\t \x01(\tR\x06reason\"\xaa\x02\n" +
+	"\x12CreateSkillRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\x12\x18\n" +
+	"\acontent\x18\x04 \x01(\tR\acontent\x12.\n" +
+	"\asources\x18\x05 \x01(\v2\x14.kxm.v1.SkillSourcesR\asources\x12@\n" +
+	"\rcompatibility\x18\x06 \x01(\v2\x1a.kxm.v1.SkillCompatibilityR\rcompatibility\x12\x1e\n" +
+	"\n" +
+	"supersedes\x18\a \x01(\tR\n" +
+	"supersedes\x12\x18\n" +
+	"\aversion\x18\b \x01(\x05R\aversion\":\n" +
+	"\x13CreateSkillResponse\x12#\n" +
+	"\x05skill\x18\x01 \x01(\v2\r.kxm.v1.SkillR\x05skill\"\xae\x01\n" +
+	"\x14EvaluateSkillRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12\x19\n" +
+	"\bskill_id\x18\x02 \x01(\tR\askillId\x12/\n" +
+	"\x04kind\x18\x03 \x01(\x0e2\x1b.kxm.v1.SkillEvaluationKindR\x04kind\x12\x16\n" +
+	"\x06passed\x18\x04 \x01(\bR\x06passed\x12\x18\n" +
+	"\adetails\x18\x05 \x01(\tR\adetails\"f\n" +
+	"\x15EvaluateSkillResponse\x12#\n" +
+	"\x05skill\x18\x01 \x01(\v2\r.kxm.v1.SkillR\x05skill\x12(\n" +
+	"\x05event\x18\x02 \x01(\v2\x12.kxm.v1.SkillEventR\x05event\"o\n" +
+	"\x13PromoteSkillRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12\x19\n" +
+	"\bskill_id\x18\x02 \x01(\tR\askillId\x12#\n" +
+	"\revidence_refs\x18\x03 \x03(\tR\fevidenceRefs\"d\n" +
+	"\x14PromoteSkillResponse\x12#\n" +
+	"\x05skill\x18\x01 \x01(\v2\r.kxm.v1.SkillR\x05skill\x12'\n" +
+	"\x04item\x18\x02 \x01(\v2\x13.kxm.v1.ContextItemR\x04item\"a\n" +
+	"\x12RejectSkillRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12\x19\n" +
+	"\bskill_id\x18\x02 \x01(\tR\askillId\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\":\n" +
+	"\x13RejectSkillResponse\x12#\n" +
+	"\x05skill\x18\x01 \x01(\v2\r.kxm.v1.SkillR\x05skill\"F\n" +
+	"\x0fGetSkillRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12\x19\n" +
+	"\bskill_id\x18\x02 \x01(\tR\askillId\"e\n" +
+	"\x10GetSkillResponse\x12#\n" +
+	"\x05skill\x18\x01 \x01(\v2\r.kxm.v1.SkillR\x05skill\x12,\n" +
+	"\ahistory\x18\x02 \x03(\v2\x12.kxm.v1.SkillEventR\ahistory\"\x93\x01\n" +
+	"\x11ListSkillsRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12(\n" +
+	"\x05state\x18\x02 \x01(\x0e2\x12.kxm.v1.SkillStateR\x05state\x12\x1b\n" +
+	"\tpage_size\x18\x03 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x04 \x01(\tR\tpageToken\"c\n" +
+	"\x12ListSkillsResponse\x12%\n" +
+	"\x06skills\x18\x01 \x03(\v2\r.kxm.v1.SkillR\x06skills\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken*\x95\x01\n" +
+	"\n" +
+	"SkillState\x12\x1b\n" +
+	"\x17SKILL_STATE_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15SKILL_STATE_CANDIDATE\x10\x01\x12\x18\n" +
+	"\x14SKILL_STATE_PROMOTED\x10\x02\x12\x1b\n" +
+	"\x17SKILL_STATE_QUARANTINED\x10\x03\x12\x18\n" +
+	"\x14SKILL_STATE_REJECTED\x10\x04*\xf8\x01\n" +
+	"\x13SkillEvaluationKind\x12%\n" +
+	"!SKILL_EVALUATION_KIND_UNSPECIFIED\x10\x00\x12'\n" +
+	"#SKILL_EVALUATION_KIND_STATIC_REVIEW\x10\x01\x12!\n" +
+	"\x1dSKILL_EVALUATION_KIND_SANDBOX\x10\x02\x12$\n" +
+	" SKILL_EVALUATION_KIND_FUNCTIONAL\x10\x03\x12 \n" +
+	"\x1cSKILL_EVALUATION_KIND_SAFETY\x10\x04\x12&\n" +
+	"\"SKILL_EVALUATION_KIND_OPTIMIZATION\x10\x05*\xd0\x01\n" +
+	"\x0eSkillEventType\x12 \n" +
+	"\x1cSKILL_EVENT_TYPE_UNSPECIFIED\x10\x00\x12\x1c\n" +
+	"\x18SKILL_EVENT_TYPE_CREATED\x10\x01\x12\x1e\n" +
+	"\x1aSKILL_EVENT_TYPE_EVALUATED\x10\x02\x12\x1d\n" +
+	"\x19SKILL_EVENT_TYPE_PROMOTED\x10\x03\x12 \n" +
+	"\x1cSKILL_EVENT_TYPE_QUARANTINED\x10\x04\x12\x1d\n" +
+	"\x19SKILL_EVENT_TYPE_REJECTED\x10\x052\x97\f\n" +
 	"\x0eContextService\x12K\n" +
 	"\bPutItems\x12\x17.kxm.v1.PutItemsRequest\x1a\x18.kxm.v1.PutItemsResponse\"\f\xea\xe0\x18\b\b\x03\x10\x00\x18\x02(\x03\x12p\n" +
 	"\x10GetContextPacket\x12\x1f.kxm.v1.GetContextPacketRequest\x1a .kxm.v1.GetContextPacketResponse\"\x19\xea\xe0\x18\x15\b\x04\x10\x01\x18\x02\"\vkxm_context(\x03\x12Q\n" +
@@ -1682,7 +3154,14 @@ const file_kxm_v1_context_service_proto_rawDesc = "" +
 	"\vRejectState\x12\x1a.kxm.v1.RejectStateRequest\x1a\x1b.kxm.v1.RejectStateResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12d\n" +
 	"\fListEpisodes\x12\x1b.kxm.v1.ListEpisodesRequest\x1a\x1c.kxm.v1.ListEpisodesResponse\"\x19\xea\xe0\x18\x15\b\x04\x10\x01\x18\x02\"\vkxm_episode(\x01\x12a\n" +
 	"\vExplainItem\x12\x1a.kxm.v1.ExplainItemRequest\x1a\x1b.kxm.v1.ExplainItemResponse\"\x19\xea\xe0\x18\x15\b\x04\x10\x01\x18\x02\"\vkxm_explain(\x01\x12T\n" +
-	"\vDeleteItems\x12\x1a.kxm.v1.DeleteItemsRequest\x1a\x1b.kxm.v1.DeleteItemsResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04B\x83\x01\n" +
+	"\vDeleteItems\x12\x1a.kxm.v1.DeleteItemsRequest\x1a\x1b.kxm.v1.DeleteItemsResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12T\n" +
+	"\vCreateSkill\x12\x1a.kxm.v1.CreateSkillRequest\x1a\x1b.kxm.v1.CreateSkillResponse\"\f\xea\xe0\x18\b\b\x03\x10\x00\x18\x02(\x01\x12Z\n" +
+	"\rEvaluateSkill\x12\x1c.kxm.v1.EvaluateSkillRequest\x1a\x1d.kxm.v1.EvaluateSkillResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12W\n" +
+	"\fPromoteSkill\x12\x1b.kxm.v1.PromoteSkillRequest\x1a\x1c.kxm.v1.PromoteSkillResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12T\n" +
+	"\vRejectSkill\x12\x1a.kxm.v1.RejectSkillRequest\x1a\x1b.kxm.v1.RejectSkillResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12K\n" +
+	"\bGetSkill\x12\x17.kxm.v1.GetSkillRequest\x1a\x18.kxm.v1.GetSkillResponse\"\f\xea\xe0\x18\b\b\x04\x10\x01\x18\x02(\x01\x12Q\n" +
+	"\n" +
+	"ListSkills\x12\x19.kxm.v1.ListSkillsRequest\x1a\x1a.kxm.v1.ListSkillsResponse\"\f\xea\xe0\x18\b\b\x04\x10\x01\x18\x02(\x01B\x83\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x13ContextServiceProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -1698,97 +3177,150 @@ func file_kxm_v1_context_service_proto_rawDescGZIP() []byte {
 	return file_kxm_v1_context_service_proto_rawDescData
 }
 
-var file_kxm_v1_context_service_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_kxm_v1_context_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_kxm_v1_context_service_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_kxm_v1_context_service_proto_goTypes = []any{
-	(*PutItemsRequest)(nil),          // 0: kxm.v1.PutItemsRequest
-	(*PutItemsResponse)(nil),         // 1: kxm.v1.PutItemsResponse
-	(*GetContextPacketRequest)(nil),  // 2: kxm.v1.GetContextPacketRequest
-	(*GetContextPacketResponse)(nil), // 3: kxm.v1.GetContextPacketResponse
-	(*RecallRequest)(nil),            // 4: kxm.v1.RecallRequest
-	(*RecallItem)(nil),               // 5: kxm.v1.RecallItem
-	(*RecallResponse)(nil),           // 6: kxm.v1.RecallResponse
-	(*GetStateRequest)(nil),          // 7: kxm.v1.GetStateRequest
-	(*GetStateResponse)(nil),         // 8: kxm.v1.GetStateResponse
-	(*ListStateSetRequest)(nil),      // 9: kxm.v1.ListStateSetRequest
-	(*ListStateSetResponse)(nil),     // 10: kxm.v1.ListStateSetResponse
-	(*ProposeStateRequest)(nil),      // 11: kxm.v1.ProposeStateRequest
-	(*ProposeStateResponse)(nil),     // 12: kxm.v1.ProposeStateResponse
-	(*PromoteStateRequest)(nil),      // 13: kxm.v1.PromoteStateRequest
-	(*PromoteStateResponse)(nil),     // 14: kxm.v1.PromoteStateResponse
-	(*RejectStateRequest)(nil),       // 15: kxm.v1.RejectStateRequest
-	(*RejectStateResponse)(nil),      // 16: kxm.v1.RejectStateResponse
-	(*ListEpisodesRequest)(nil),      // 17: kxm.v1.ListEpisodesRequest
-	(*ListEpisodesResponse)(nil),     // 18: kxm.v1.ListEpisodesResponse
-	(*ExplainItemRequest)(nil),       // 19: kxm.v1.ExplainItemRequest
-	(*ItemSource)(nil),               // 20: kxm.v1.ItemSource
-	(*ExplainItemResponse)(nil),      // 21: kxm.v1.ExplainItemResponse
-	(*DeleteItemsRequest)(nil),       // 22: kxm.v1.DeleteItemsRequest
-	(*DeleteItemsResponse)(nil),      // 23: kxm.v1.DeleteItemsResponse
-	(*ContextItem)(nil),              // 24: kxm.v1.ContextItem
-	(*ContextRequest)(nil),           // 25: kxm.v1.ContextRequest
-	(*structpb.Struct)(nil),          // 26: google.protobuf.Struct
-	(*ContextPacket)(nil),            // 27: kxm.v1.ContextPacket
-	(ContextKind)(0),                 // 28: kxm.v1.ContextKind
-	(ContextAuthority)(0),            // 29: kxm.v1.ContextAuthority
-	(ContextConfidence)(0),           // 30: kxm.v1.ContextConfidence
-	(ContextStatus)(0),               // 31: kxm.v1.ContextStatus
-	(ContextSourceType)(0),           // 32: kxm.v1.ContextSourceType
-	(*timestamppb.Timestamp)(nil),    // 33: google.protobuf.Timestamp
+	(SkillState)(0),                  // 0: kxm.v1.SkillState
+	(SkillEvaluationKind)(0),         // 1: kxm.v1.SkillEvaluationKind
+	(SkillEventType)(0),              // 2: kxm.v1.SkillEventType
+	(*PutItemsRequest)(nil),          // 3: kxm.v1.PutItemsRequest
+	(*PutItemsResponse)(nil),         // 4: kxm.v1.PutItemsResponse
+	(*GetContextPacketRequest)(nil),  // 5: kxm.v1.GetContextPacketRequest
+	(*GetContextPacketResponse)(nil), // 6: kxm.v1.GetContextPacketResponse
+	(*RecallRequest)(nil),            // 7: kxm.v1.RecallRequest
+	(*RecallItem)(nil),               // 8: kxm.v1.RecallItem
+	(*RecallResponse)(nil),           // 9: kxm.v1.RecallResponse
+	(*GetStateRequest)(nil),          // 10: kxm.v1.GetStateRequest
+	(*GetStateResponse)(nil),         // 11: kxm.v1.GetStateResponse
+	(*ListStateSetRequest)(nil),      // 12: kxm.v1.ListStateSetRequest
+	(*ListStateSetResponse)(nil),     // 13: kxm.v1.ListStateSetResponse
+	(*ProposeStateRequest)(nil),      // 14: kxm.v1.ProposeStateRequest
+	(*ProposeStateResponse)(nil),     // 15: kxm.v1.ProposeStateResponse
+	(*PromoteStateRequest)(nil),      // 16: kxm.v1.PromoteStateRequest
+	(*PromoteStateResponse)(nil),     // 17: kxm.v1.PromoteStateResponse
+	(*RejectStateRequest)(nil),       // 18: kxm.v1.RejectStateRequest
+	(*RejectStateResponse)(nil),      // 19: kxm.v1.RejectStateResponse
+	(*ListEpisodesRequest)(nil),      // 20: kxm.v1.ListEpisodesRequest
+	(*ListEpisodesResponse)(nil),     // 21: kxm.v1.ListEpisodesResponse
+	(*ExplainItemRequest)(nil),       // 22: kxm.v1.ExplainItemRequest
+	(*ItemSource)(nil),               // 23: kxm.v1.ItemSource
+	(*ExplainItemResponse)(nil),      // 24: kxm.v1.ExplainItemResponse
+	(*DeleteItemsRequest)(nil),       // 25: kxm.v1.DeleteItemsRequest
+	(*DeleteItemsResponse)(nil),      // 26: kxm.v1.DeleteItemsResponse
+	(*SkillSources)(nil),             // 27: kxm.v1.SkillSources
+	(*SkillCompatibility)(nil),       // 28: kxm.v1.SkillCompatibility
+	(*Skill)(nil),                    // 29: kxm.v1.Skill
+	(*SkillEvent)(nil),               // 30: kxm.v1.SkillEvent
+	(*CreateSkillRequest)(nil),       // 31: kxm.v1.CreateSkillRequest
+	(*CreateSkillResponse)(nil),      // 32: kxm.v1.CreateSkillResponse
+	(*EvaluateSkillRequest)(nil),     // 33: kxm.v1.EvaluateSkillRequest
+	(*EvaluateSkillResponse)(nil),    // 34: kxm.v1.EvaluateSkillResponse
+	(*PromoteSkillRequest)(nil),      // 35: kxm.v1.PromoteSkillRequest
+	(*PromoteSkillResponse)(nil),     // 36: kxm.v1.PromoteSkillResponse
+	(*RejectSkillRequest)(nil),       // 37: kxm.v1.RejectSkillRequest
+	(*RejectSkillResponse)(nil),      // 38: kxm.v1.RejectSkillResponse
+	(*GetSkillRequest)(nil),          // 39: kxm.v1.GetSkillRequest
+	(*GetSkillResponse)(nil),         // 40: kxm.v1.GetSkillResponse
+	(*ListSkillsRequest)(nil),        // 41: kxm.v1.ListSkillsRequest
+	(*ListSkillsResponse)(nil),       // 42: kxm.v1.ListSkillsResponse
+	(*ContextItem)(nil),              // 43: kxm.v1.ContextItem
+	(*ContextRequest)(nil),           // 44: kxm.v1.ContextRequest
+	(*structpb.Struct)(nil),          // 45: google.protobuf.Struct
+	(*ContextPacket)(nil),            // 46: kxm.v1.ContextPacket
+	(ContextKind)(0),                 // 47: kxm.v1.ContextKind
+	(ContextAuthority)(0),            // 48: kxm.v1.ContextAuthority
+	(ContextConfidence)(0),           // 49: kxm.v1.ContextConfidence
+	(ContextStatus)(0),               // 50: kxm.v1.ContextStatus
+	(ContextSourceType)(0),           // 51: kxm.v1.ContextSourceType
+	(*timestamppb.Timestamp)(nil),    // 52: google.protobuf.Timestamp
 }
 var file_kxm_v1_context_service_proto_depIdxs = []int32{
-	24, // 0: kxm.v1.PutItemsRequest.items:type_name -> kxm.v1.ContextItem
-	24, // 1: kxm.v1.PutItemsResponse.items:type_name -> kxm.v1.ContextItem
-	25, // 2: kxm.v1.GetContextPacketRequest.request:type_name -> kxm.v1.ContextRequest
-	26, // 3: kxm.v1.GetContextPacketRequest.working_state:type_name -> google.protobuf.Struct
-	27, // 4: kxm.v1.GetContextPacketResponse.packet:type_name -> kxm.v1.ContextPacket
-	28, // 5: kxm.v1.RecallRequest.kinds:type_name -> kxm.v1.ContextKind
-	28, // 6: kxm.v1.RecallItem.kind:type_name -> kxm.v1.ContextKind
-	29, // 7: kxm.v1.RecallItem.authority:type_name -> kxm.v1.ContextAuthority
-	30, // 8: kxm.v1.RecallItem.confidence:type_name -> kxm.v1.ContextConfidence
-	31, // 9: kxm.v1.RecallItem.status:type_name -> kxm.v1.ContextStatus
-	32, // 10: kxm.v1.RecallItem.source_type:type_name -> kxm.v1.ContextSourceType
-	5,  // 11: kxm.v1.RecallResponse.items:type_name -> kxm.v1.RecallItem
-	33, // 12: kxm.v1.GetStateRequest.as_of_time:type_name -> google.protobuf.Timestamp
-	24, // 13: kxm.v1.GetStateResponse.item:type_name -> kxm.v1.ContextItem
-	24, // 14: kxm.v1.GetStateResponse.history:type_name -> kxm.v1.ContextItem
-	33, // 15: kxm.v1.ListStateSetRequest.as_of_time:type_name -> google.protobuf.Timestamp
-	24, // 16: kxm.v1.ListStateSetResponse.items:type_name -> kxm.v1.ContextItem
-	29, // 17: kxm.v1.ProposeStateRequest.authority:type_name -> kxm.v1.ContextAuthority
-	30, // 18: kxm.v1.ProposeStateRequest.confidence:type_name -> kxm.v1.ContextConfidence
-	24, // 19: kxm.v1.ProposeStateResponse.proposal:type_name -> kxm.v1.ContextItem
-	24, // 20: kxm.v1.PromoteStateResponse.item:type_name -> kxm.v1.ContextItem
-	24, // 21: kxm.v1.PromoteStateResponse.proposal:type_name -> kxm.v1.ContextItem
-	24, // 22: kxm.v1.RejectStateResponse.proposal:type_name -> kxm.v1.ContextItem
-	24, // 23: kxm.v1.ListEpisodesResponse.items:type_name -> kxm.v1.ContextItem
-	32, // 24: kxm.v1.ItemSource.source_type:type_name -> kxm.v1.ContextSourceType
-	20, // 25: kxm.v1.ExplainItemResponse.sources:type_name -> kxm.v1.ItemSource
-	0,  // 26: kxm.v1.ContextService.PutItems:input_type -> kxm.v1.PutItemsRequest
-	2,  // 27: kxm.v1.ContextService.GetContextPacket:input_type -> kxm.v1.GetContextPacketRequest
-	4,  // 28: kxm.v1.ContextService.Recall:input_type -> kxm.v1.RecallRequest
-	7,  // 29: kxm.v1.ContextService.GetState:input_type -> kxm.v1.GetStateRequest
-	9,  // 30: kxm.v1.ContextService.ListStateSet:input_type -> kxm.v1.ListStateSetRequest
-	11, // 31: kxm.v1.ContextService.ProposeState:input_type -> kxm.v1.ProposeStateRequest
-	13, // 32: kxm.v1.ContextService.PromoteState:input_type -> kxm.v1.PromoteStateRequest
-	15, // 33: kxm.v1.ContextService.RejectState:input_type -> kxm.v1.RejectStateRequest
-	17, // 34: kxm.v1.ContextService.ListEpisodes:input_type -> kxm.v1.ListEpisodesRequest
-	19, // 35: kxm.v1.ContextService.ExplainItem:input_type -> kxm.v1.ExplainItemRequest
-	22, // 36: kxm.v1.ContextService.DeleteItems:input_type -> kxm.v1.DeleteItemsRequest
-	1,  // 37: kxm.v1.ContextService.PutItems:output_type -> kxm.v1.PutItemsResponse
-	3,  // 38: kxm.v1.ContextService.GetContextPacket:output_type -> kxm.v1.GetContextPacketResponse
-	6,  // 39: kxm.v1.ContextService.Recall:output_type -> kxm.v1.RecallResponse
-	8,  // 40: kxm.v1.ContextService.GetState:output_type -> kxm.v1.GetStateResponse
-	10, // 41: kxm.v1.ContextService.ListStateSet:output_type -> kxm.v1.ListStateSetResponse
-	12, // 42: kxm.v1.ContextService.ProposeState:output_type -> kxm.v1.ProposeStateResponse
-	14, // 43: kxm.v1.ContextService.PromoteState:output_type -> kxm.v1.PromoteStateResponse
-	16, // 44: kxm.v1.ContextService.RejectState:output_type -> kxm.v1.RejectStateResponse
-	18, // 45: kxm.v1.ContextService.ListEpisodes:output_type -> kxm.v1.ListEpisodesResponse
-	21, // 46: kxm.v1.ContextService.ExplainItem:output_type -> kxm.v1.ExplainItemResponse
-	23, // 47: kxm.v1.ContextService.DeleteItems:output_type -> kxm.v1.DeleteItemsResponse
-	37, // [37:48] is the sub-list for method output_type
-	26, // [26:37] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	43, // 0: kxm.v1.PutItemsRequest.items:type_name -> kxm.v1.ContextItem
+	43, // 1: kxm.v1.PutItemsResponse.items:type_name -> kxm.v1.ContextItem
+	44, // 2: kxm.v1.GetContextPacketRequest.request:type_name -> kxm.v1.ContextRequest
+	45, // 3: kxm.v1.GetContextPacketRequest.working_state:type_name -> google.protobuf.Struct
+	46, // 4: kxm.v1.GetContextPacketResponse.packet:type_name -> kxm.v1.ContextPacket
+	47, // 5: kxm.v1.RecallRequest.kinds:type_name -> kxm.v1.ContextKind
+	47, // 6: kxm.v1.RecallItem.kind:type_name -> kxm.v1.ContextKind
+	48, // 7: kxm.v1.RecallItem.authority:type_name -> kxm.v1.ContextAuthority
+	49, // 8: kxm.v1.RecallItem.confidence:type_name -> kxm.v1.ContextConfidence
+	50, // 9: kxm.v1.RecallItem.status:type_name -> kxm.v1.ContextStatus
+	51, // 10: kxm.v1.RecallItem.source_type:type_name -> kxm.v1.ContextSourceType
+	8,  // 11: kxm.v1.RecallResponse.items:type_name -> kxm.v1.RecallItem
+	52, // 12: kxm.v1.GetStateRequest.as_of_time:type_name -> google.protobuf.Timestamp
+	43, // 13: kxm.v1.GetStateResponse.item:type_name -> kxm.v1.ContextItem
+	43, // 14: kxm.v1.GetStateResponse.history:type_name -> kxm.v1.ContextItem
+	52, // 15: kxm.v1.ListStateSetRequest.as_of_time:type_name -> google.protobuf.Timestamp
+	43, // 16: kxm.v1.ListStateSetResponse.items:type_name -> kxm.v1.ContextItem
+	48, // 17: kxm.v1.ProposeStateRequest.authority:type_name -> kxm.v1.ContextAuthority
+	49, // 18: kxm.v1.ProposeStateRequest.confidence:type_name -> kxm.v1.ContextConfidence
+	43, // 19: kxm.v1.ProposeStateResponse.proposal:type_name -> kxm.v1.ContextItem
+	43, // 20: kxm.v1.PromoteStateResponse.item:type_name -> kxm.v1.ContextItem
+	43, // 21: kxm.v1.PromoteStateResponse.proposal:type_name -> kxm.v1.ContextItem
+	43, // 22: kxm.v1.RejectStateResponse.proposal:type_name -> kxm.v1.ContextItem
+	43, // 23: kxm.v1.ListEpisodesResponse.items:type_name -> kxm.v1.ContextItem
+	51, // 24: kxm.v1.ItemSource.source_type:type_name -> kxm.v1.ContextSourceType
+	23, // 25: kxm.v1.ExplainItemResponse.sources:type_name -> kxm.v1.ItemSource
+	27, // 26: kxm.v1.Skill.sources:type_name -> kxm.v1.SkillSources
+	28, // 27: kxm.v1.Skill.compatibility:type_name -> kxm.v1.SkillCompatibility
+	52, // 28: kxm.v1.Skill.create_time:type_name -> google.protobuf.Timestamp
+	0,  // 29: kxm.v1.Skill.state:type_name -> kxm.v1.SkillState
+	52, // 30: kxm.v1.Skill.decide_time:type_name -> google.protobuf.Timestamp
+	2,  // 31: kxm.v1.SkillEvent.type:type_name -> kxm.v1.SkillEventType
+	52, // 32: kxm.v1.SkillEvent.event_time:type_name -> google.protobuf.Timestamp
+	1,  // 33: kxm.v1.SkillEvent.evaluation_kind:type_name -> kxm.v1.SkillEvaluationKind
+	27, // 34: kxm.v1.CreateSkillRequest.sources:type_name -> kxm.v1.SkillSources
+	28, // 35: kxm.v1.CreateSkillRequest.compatibility:type_name -> kxm.v1.SkillCompatibility
+	29, // 36: kxm.v1.CreateSkillResponse.skill:type_name -> kxm.v1.Skill
+	1,  // 37: kxm.v1.EvaluateSkillRequest.kind:type_name -> kxm.v1.SkillEvaluationKind
+	29, // 38: kxm.v1.EvaluateSkillResponse.skill:type_name -> kxm.v1.Skill
+	30, // 39: kxm.v1.EvaluateSkillResponse.event:type_name -> kxm.v1.SkillEvent
+	29, // 40: kxm.v1.PromoteSkillResponse.skill:type_name -> kxm.v1.Skill
+	43, // 41: kxm.v1.PromoteSkillResponse.item:type_name -> kxm.v1.ContextItem
+	29, // 42: kxm.v1.RejectSkillResponse.skill:type_name -> kxm.v1.Skill
+	29, // 43: kxm.v1.GetSkillResponse.skill:type_name -> kxm.v1.Skill
+	30, // 44: kxm.v1.GetSkillResponse.history:type_name -> kxm.v1.SkillEvent
+	0,  // 45: kxm.v1.ListSkillsRequest.state:type_name -> kxm.v1.SkillState
+	29, // 46: kxm.v1.ListSkillsResponse.skills:type_name -> kxm.v1.Skill
+	3,  // 47: kxm.v1.ContextService.PutItems:input_type -> kxm.v1.PutItemsRequest
+	5,  // 48: kxm.v1.ContextService.GetContextPacket:input_type -> kxm.v1.GetContextPacketRequest
+	7,  // 49: kxm.v1.ContextService.Recall:input_type -> kxm.v1.RecallRequest
+	10, // 50: kxm.v1.ContextService.GetState:input_type -> kxm.v1.GetStateRequest
+	12, // 51: kxm.v1.ContextService.ListStateSet:input_type -> kxm.v1.ListStateSetRequest
+	14, // 52: kxm.v1.ContextService.ProposeState:input_type -> kxm.v1.ProposeStateRequest
+	16, // 53: kxm.v1.ContextService.PromoteState:input_type -> kxm.v1.PromoteStateRequest
+	18, // 54: kxm.v1.ContextService.RejectState:input_type -> kxm.v1.RejectStateRequest
+	20, // 55: kxm.v1.ContextService.ListEpisodes:input_type -> kxm.v1.ListEpisodesRequest
+	22, // 56: kxm.v1.ContextService.ExplainItem:input_type -> kxm.v1.ExplainItemRequest
+	25, // 57: kxm.v1.ContextService.DeleteItems:input_type -> kxm.v1.DeleteItemsRequest
+	31, // 58: kxm.v1.ContextService.CreateSkill:input_type -> kxm.v1.CreateSkillRequest
+	33, // 59: kxm.v1.ContextService.EvaluateSkill:input_type -> kxm.v1.EvaluateSkillRequest
+	35, // 60: kxm.v1.ContextService.PromoteSkill:input_type -> kxm.v1.PromoteSkillRequest
+	37, // 61: kxm.v1.ContextService.RejectSkill:input_type -> kxm.v1.RejectSkillRequest
+	39, // 62: kxm.v1.ContextService.GetSkill:input_type -> kxm.v1.GetSkillRequest
+	41, // 63: kxm.v1.ContextService.ListSkills:input_type -> kxm.v1.ListSkillsRequest
+	4,  // 64: kxm.v1.ContextService.PutItems:output_type -> kxm.v1.PutItemsResponse
+	6,  // 65: kxm.v1.ContextService.GetContextPacket:output_type -> kxm.v1.GetContextPacketResponse
+	9,  // 66: kxm.v1.ContextService.Recall:output_type -> kxm.v1.RecallResponse
+	11, // 67: kxm.v1.ContextService.GetState:output_type -> kxm.v1.GetStateResponse
+	13, // 68: kxm.v1.ContextService.ListStateSet:output_type -> kxm.v1.ListStateSetResponse
+	15, // 69: kxm.v1.ContextService.ProposeState:output_type -> kxm.v1.ProposeStateResponse
+	17, // 70: kxm.v1.ContextService.PromoteState:output_type -> kxm.v1.PromoteStateResponse
+	19, // 71: kxm.v1.ContextService.RejectState:output_type -> kxm.v1.RejectStateResponse
+	21, // 72: kxm.v1.ContextService.ListEpisodes:output_type -> kxm.v1.ListEpisodesResponse
+	24, // 73: kxm.v1.ContextService.ExplainItem:output_type -> kxm.v1.ExplainItemResponse
+	26, // 74: kxm.v1.ContextService.DeleteItems:output_type -> kxm.v1.DeleteItemsResponse
+	32, // 75: kxm.v1.ContextService.CreateSkill:output_type -> kxm.v1.CreateSkillResponse
+	34, // 76: kxm.v1.ContextService.EvaluateSkill:output_type -> kxm.v1.EvaluateSkillResponse
+	36, // 77: kxm.v1.ContextService.PromoteSkill:output_type -> kxm.v1.PromoteSkillResponse
+	38, // 78: kxm.v1.ContextService.RejectSkill:output_type -> kxm.v1.RejectSkillResponse
+	40, // 79: kxm.v1.ContextService.GetSkill:output_type -> kxm.v1.GetSkillResponse
+	42, // 80: kxm.v1.ContextService.ListSkills:output_type -> kxm.v1.ListSkillsResponse
+	64, // [64:81] is the sub-list for method output_type
+	47, // [47:64] is the sub-list for method input_type
+	47, // [47:47] is the sub-list for extension type_name
+	47, // [47:47] is the sub-list for extension extendee
+	0,  // [0:47] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_context_service_proto_init() }
@@ -1803,13 +3335,14 @@ func file_kxm_v1_context_service_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_context_service_proto_rawDesc), len(file_kxm_v1_context_service_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   24,
+			NumEnums:      3,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_kxm_v1_context_service_proto_goTypes,
 		DependencyIndexes: file_kxm_v1_context_service_proto_depIdxs,
+		EnumInfos:         file_kxm_v1_context_service_proto_enumTypes,
 		MessageInfos:      file_kxm_v1_context_service_proto_msgTypes,
 	}.Build()
 	File_kxm_v1_context_service_proto = out.File

@@ -30,6 +30,12 @@ const (
 	ContextService_ListEpisodes_FullMethodName     = "/kxm.v1.ContextService/ListEpisodes"
 	ContextService_ExplainItem_FullMethodName      = "/kxm.v1.ContextService/ExplainItem"
 	ContextService_DeleteItems_FullMethodName      = "/kxm.v1.ContextService/DeleteItems"
+	ContextService_CreateSkill_FullMethodName      = "/kxm.v1.ContextService/CreateSkill"
+	ContextService_EvaluateSkill_FullMethodName    = "/kxm.v1.ContextService/EvaluateSkill"
+	ContextService_PromoteSkill_FullMethodName     = "/kxm.v1.ContextService/PromoteSkill"
+	ContextService_RejectSkill_FullMethodName      = "/kxm.v1.ContextService/RejectSkill"
+	ContextService_GetSkill_FullMethodName         = "/kxm.v1.ContextService/GetSkill"
+	ContextService_ListSkills_FullMethodName       = "/kxm.v1.ContextService/ListSkills"
 )
 
 // ContextServiceClient is the client API for ContextService service.
@@ -180,6 +186,95 @@ type ContextServiceClient interface {
 	// - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
 	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
 	DeleteItems(ctx context.Context, in *DeleteItemsRequest, opts ...grpc.CallOption) (*DeleteItemsResponse, error)
+	// CreateSkill stores a skill candidate: a SKILL.md of the project, evaluated and promoted before any
+	// packet carries it (spec §5.12).
+	//
+	// The content is redacted and its front matter ensured (`name`, and `description`, by default
+	// "Governed skill for <name>"); content_sha256 is the SHA-256 of that final text, and the id the
+	// slug of the name (lower case, runs of other characters `-`, at most 40) `.` the hash's first 12
+	// hex digits. The author (created_by) is the caller: its agent id, the operator's name, or the
+	// project token's identity.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a name, description, content, harness,
+	//     model, version or supersedes breaking its rule (metadata: field).
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the content opens a front matter
+	//     block (`---`) that never closes, or whose lines are not `key: value`.
+	//   - INVALID_ARGUMENT (ERROR_REASON_SKILL_SOURCES_REQUIRED): no run id, journal entry id or evidence
+	//     receipt, or more than 32 of one kind.
+	//   - ALREADY_EXISTS (ERROR_REASON_SKILL_CANDIDATE_EXISTS): a skill of the project has this content
+	//     (metadata: skillId).
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	CreateSkill(ctx context.Context, in *CreateSkillRequest, opts ...grpc.CallOption) (*CreateSkillResponse, error)
+	// EvaluateSkill records an operator's evaluation of a candidate: its kind, whether it passed, and
+	// details (at most 2,000 characters, stored redacted).
+	//
+	// A failed functional or safety evaluation quarantines the skill (an event by `evaluator`). The
+	// optimization kind is refused unless the hub runs with --skill-optimization on.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, an unset or unknown
+	//     kind, details over 2,000 characters (metadata: field).
+	//   - FAILED_PRECONDITION (ERROR_REASON_SKILL_OPTIMIZATION_DISABLED): an optimization evaluation on a
+	//     hub without --skill-optimization on.
+	//   - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+	//   - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+	//     state).
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	EvaluateSkill(ctx context.Context, in *EvaluateSkillRequest, opts ...grpc.CallOption) (*EvaluateSkillResponse, error)
+	// PromoteSkill makes a candidate a promoted skill: from then on the packets of the project carry it
+	// as the context item `skill_<id>` (kind skill, authority instruction), while its content still
+	// hashes to content_sha256.
+	//
+	// A named operator other than its author decides, with evidence, once the latest evaluation of each
+	// of static-review, sandbox, functional and safety passed and the content verifies.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+	//   - INVALID_ARGUMENT (ERROR_REASON_SKILL_PROMOTION_INVALID): no evidence ref, more than 32, one
+	//     malformed, or the operator is the author.
+	//   - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+	//   - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+	//     state).
+	//   - FAILED_PRECONDITION (ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE): a required kind has no passing
+	//     latest evaluation (metadata: missing, failed).
+	//   - FAILED_PRECONDITION (ERROR_REASON_SKILL_INTEGRITY_VIOLATION): the stored content no longer
+	//     hashes to content_sha256.
+	//   - FAILED_PRECONDITION (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the stored content has no
+	//     non-empty name or description in its front matter.
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	PromoteSkill(ctx context.Context, in *PromoteSkillRequest, opts ...grpc.CallOption) (*PromoteSkillResponse, error)
+	// RejectSkill closes a candidate or a quarantined skill without promoting it.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
+	//     characters (metadata: field).
+	//   - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+	//   - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
+	//     already (metadata: state).
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	RejectSkill(ctx context.Context, in *RejectSkillRequest, opts ...grpc.CallOption) (*RejectSkillResponse, error)
+	// GetSkill returns a skill of the project with its whole history, oldest event first.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+	// - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+	// - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	GetSkill(ctx context.Context, in *GetSkillRequest, opts ...grpc.CallOption) (*GetSkillResponse, error)
+	// ListSkills lists the project's skills (of one state, if asked) by id, without their content.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): an unknown state (metadata: field).
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative page size.
+	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+	// - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	ListSkills(ctx context.Context, in *ListSkillsRequest, opts ...grpc.CallOption) (*ListSkillsResponse, error)
 }
 
 type contextServiceClient struct {
@@ -294,6 +389,66 @@ func (c *contextServiceClient) DeleteItems(ctx context.Context, in *DeleteItemsR
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(DeleteItemsResponse)
 	err := c.cc.Invoke(ctx, ContextService_DeleteItems_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *contextServiceClient) CreateSkill(ctx context.Context, in *CreateSkillRequest, opts ...grpc.CallOption) (*CreateSkillResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateSkillResponse)
+	err := c.cc.Invoke(ctx, ContextService_CreateSkill_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *contextServiceClient) EvaluateSkill(ctx context.Context, in *EvaluateSkillRequest, opts ...grpc.CallOption) (*EvaluateSkillResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EvaluateSkillResponse)
+	err := c.cc.Invoke(ctx, ContextService_EvaluateSkill_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *contextServiceClient) PromoteSkill(ctx context.Context, in *PromoteSkillRequest, opts ...grpc.CallOption) (*PromoteSkillResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PromoteSkillResponse)
+	err := c.cc.Invoke(ctx, ContextService_PromoteSkill_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *contextServiceClient) RejectSkill(ctx context.Context, in *RejectSkillRequest, opts ...grpc.CallOption) (*RejectSkillResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RejectSkillResponse)
+	err := c.cc.Invoke(ctx, ContextService_RejectSkill_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *contextServiceClient) GetSkill(ctx context.Context, in *GetSkillRequest, opts ...grpc.CallOption) (*GetSkillResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSkillResponse)
+	err := c.cc.Invoke(ctx, ContextService_GetSkill_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *contextServiceClient) ListSkills(ctx context.Context, in *ListSkillsRequest, opts ...grpc.CallOption) (*ListSkillsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSkillsResponse)
+	err := c.cc.Invoke(ctx, ContextService_ListSkills_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -448,6 +603,95 @@ type ContextServiceServer interface {
 	// - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
 	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
 	DeleteItems(context.Context, *DeleteItemsRequest) (*DeleteItemsResponse, error)
+	// CreateSkill stores a skill candidate: a SKILL.md of the project, evaluated and promoted before any
+	// packet carries it (spec §5.12).
+	//
+	// The content is redacted and its front matter ensured (`name`, and `description`, by default
+	// "Governed skill for <name>"); content_sha256 is the SHA-256 of that final text, and the id the
+	// slug of the name (lower case, runs of other characters `-`, at most 40) `.` the hash's first 12
+	// hex digits. The author (created_by) is the caller: its agent id, the operator's name, or the
+	// project token's identity.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a name, description, content, harness,
+	//     model, version or supersedes breaking its rule (metadata: field).
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the content opens a front matter
+	//     block (`---`) that never closes, or whose lines are not `key: value`.
+	//   - INVALID_ARGUMENT (ERROR_REASON_SKILL_SOURCES_REQUIRED): no run id, journal entry id or evidence
+	//     receipt, or more than 32 of one kind.
+	//   - ALREADY_EXISTS (ERROR_REASON_SKILL_CANDIDATE_EXISTS): a skill of the project has this content
+	//     (metadata: skillId).
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	CreateSkill(context.Context, *CreateSkillRequest) (*CreateSkillResponse, error)
+	// EvaluateSkill records an operator's evaluation of a candidate: its kind, whether it passed, and
+	// details (at most 2,000 characters, stored redacted).
+	//
+	// A failed functional or safety evaluation quarantines the skill (an event by `evaluator`). The
+	// optimization kind is refused unless the hub runs with --skill-optimization on.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, an unset or unknown
+	//     kind, details over 2,000 characters (metadata: field).
+	//   - FAILED_PRECONDITION (ERROR_REASON_SKILL_OPTIMIZATION_DISABLED): an optimization evaluation on a
+	//     hub without --skill-optimization on.
+	//   - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+	//   - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+	//     state).
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	EvaluateSkill(context.Context, *EvaluateSkillRequest) (*EvaluateSkillResponse, error)
+	// PromoteSkill makes a candidate a promoted skill: from then on the packets of the project carry it
+	// as the context item `skill_<id>` (kind skill, authority instruction), while its content still
+	// hashes to content_sha256.
+	//
+	// A named operator other than its author decides, with evidence, once the latest evaluation of each
+	// of static-review, sandbox, functional and safety passed and the content verifies.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+	//   - INVALID_ARGUMENT (ERROR_REASON_SKILL_PROMOTION_INVALID): no evidence ref, more than 32, one
+	//     malformed, or the operator is the author.
+	//   - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+	//   - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+	//     state).
+	//   - FAILED_PRECONDITION (ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE): a required kind has no passing
+	//     latest evaluation (metadata: missing, failed).
+	//   - FAILED_PRECONDITION (ERROR_REASON_SKILL_INTEGRITY_VIOLATION): the stored content no longer
+	//     hashes to content_sha256.
+	//   - FAILED_PRECONDITION (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the stored content has no
+	//     non-empty name or description in its front matter.
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	PromoteSkill(context.Context, *PromoteSkillRequest) (*PromoteSkillResponse, error)
+	// RejectSkill closes a candidate or a quarantined skill without promoting it.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
+	//     characters (metadata: field).
+	//   - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+	//   - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
+	//     already (metadata: state).
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	RejectSkill(context.Context, *RejectSkillRequest) (*RejectSkillResponse, error)
+	// GetSkill returns a skill of the project with its whole history, oldest event first.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+	// - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+	// - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	GetSkill(context.Context, *GetSkillRequest) (*GetSkillResponse, error)
+	// ListSkills lists the project's skills (of one state, if asked) by id, without their content.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): an unknown state (metadata: field).
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative page size.
+	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+	// - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	ListSkills(context.Context, *ListSkillsRequest) (*ListSkillsResponse, error)
 	mustEmbedUnimplementedContextServiceServer()
 }
 
@@ -490,6 +734,24 @@ func (UnimplementedContextServiceServer) ExplainItem(context.Context, *ExplainIt
 }
 func (UnimplementedContextServiceServer) DeleteItems(context.Context, *DeleteItemsRequest) (*DeleteItemsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteItems not implemented")
+}
+func (UnimplementedContextServiceServer) CreateSkill(context.Context, *CreateSkillRequest) (*CreateSkillResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateSkill not implemented")
+}
+func (UnimplementedContextServiceServer) EvaluateSkill(context.Context, *EvaluateSkillRequest) (*EvaluateSkillResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method EvaluateSkill not implemented")
+}
+func (UnimplementedContextServiceServer) PromoteSkill(context.Context, *PromoteSkillRequest) (*PromoteSkillResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PromoteSkill not implemented")
+}
+func (UnimplementedContextServiceServer) RejectSkill(context.Context, *RejectSkillRequest) (*RejectSkillResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RejectSkill not implemented")
+}
+func (UnimplementedContextServiceServer) GetSkill(context.Context, *GetSkillRequest) (*GetSkillResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetSkill not implemented")
+}
+func (UnimplementedContextServiceServer) ListSkills(context.Context, *ListSkillsRequest) (*ListSkillsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSkills not implemented")
 }
 func (UnimplementedContextServiceServer) mustEmbedUnimplementedContextServiceServer() {}
 func (UnimplementedContextServiceServer) testEmbeddedByValue()                        {}
@@ -710,6 +972,114 @@ func _ContextService_DeleteItems_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ContextService_CreateSkill_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateSkillRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ContextServiceServer).CreateSkill(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ContextService_CreateSkill_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ContextServiceServer).CreateSkill(ctx, req.(*CreateSkillRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ContextService_EvaluateSkill_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EvaluateSkillRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ContextServiceServer).EvaluateSkill(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ContextService_EvaluateSkill_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ContextServiceServer).EvaluateSkill(ctx, req.(*EvaluateSkillRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ContextService_PromoteSkill_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PromoteSkillRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ContextServiceServer).PromoteSkill(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ContextService_PromoteSkill_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ContextServiceServer).PromoteSkill(ctx, req.(*PromoteSkillRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ContextService_RejectSkill_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RejectSkillRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ContextServiceServer).RejectSkill(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ContextService_RejectSkill_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ContextServiceServer).RejectSkill(ctx, req.(*RejectSkillRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ContextService_GetSkill_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSkillRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ContextServiceServer).GetSkill(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ContextService_GetSkill_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ContextServiceServer).GetSkill(ctx, req.(*GetSkillRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ContextService_ListSkills_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSkillsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ContextServiceServer).ListSkills(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ContextService_ListSkills_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ContextServiceServer).ListSkills(ctx, req.(*ListSkillsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ContextService_ServiceDesc is the grpc.ServiceDesc for ContextService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -760,6 +1130,30 @@ var ContextService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteItems",
 			Handler:    _ContextService_DeleteItems_Handler,
+		},
+		{
+			MethodName: "CreateSkill",
+			Handler:    _ContextService_CreateSkill_Handler,
+		},
+		{
+			MethodName: "EvaluateSkill",
+			Handler:    _ContextService_EvaluateSkill_Handler,
+		},
+		{
+			MethodName: "PromoteSkill",
+			Handler:    _ContextService_PromoteSkill_Handler,
+		},
+		{
+			MethodName: "RejectSkill",
+			Handler:    _ContextService_RejectSkill_Handler,
+		},
+		{
+			MethodName: "GetSkill",
+			Handler:    _ContextService_GetSkill_Handler,
+		},
+		{
+			MethodName: "ListSkills",
+			Handler:    _ContextService_ListSkills_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

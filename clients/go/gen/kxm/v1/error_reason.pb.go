@@ -308,6 +308,26 @@ const (
 	ErrorReason_ERROR_REASON_INVALID_STATE_REQUEST ErrorReason = 156
 	// FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds.
 	ErrorReason_ERROR_REASON_STATE_CONTRADICTION ErrorReason = 157
+	// INVALID_ARGUMENT: a skill needs at least one source (a run id, a journal entry id or an evidence receipt), at most 32 of each; metadata: field.
+	ErrorReason_ERROR_REASON_SKILL_SOURCES_REQUIRED ErrorReason = 162
+	// ALREADY_EXISTS: a skill of the project has this very content (its id is the same); metadata: skillId.
+	ErrorReason_ERROR_REASON_SKILL_CANDIDATE_EXISTS ErrorReason = 163
+	// FAILED_PRECONDITION: optimization evaluations are off on this hub (--skill-optimization); metadata: kind.
+	ErrorReason_ERROR_REASON_SKILL_OPTIMIZATION_DISABLED ErrorReason = 164
+	// INVALID_ARGUMENT: a skill promotion breaks a rule: no evidence, too much, or the operator is the skill's author; metadata: skillId, field or promotedBy.
+	ErrorReason_ERROR_REASON_SKILL_PROMOTION_INVALID ErrorReason = 165
+	// FAILED_PRECONDITION: the latest evaluation of a required kind (static-review, sandbox, functional, safety) is missing or failed; metadata: skillId, missing, failed.
+	ErrorReason_ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE ErrorReason = 166
+	// FAILED_PRECONDITION: the skill's stored content no longer hashes to its content_sha256; metadata: skillId, contentSha256.
+	ErrorReason_ERROR_REASON_SKILL_INTEGRITY_VIOLATION ErrorReason = 167
+	// INVALID_ARGUMENT or FAILED_PRECONDITION: a skill's front matter is malformed, or (stored) lacks a non-empty name or description; metadata: skillId or field.
+	ErrorReason_ERROR_REASON_INVALID_SKILL_FRONTMATTER ErrorReason = 168
+	// NOT_FOUND: no skill of the project has this id; metadata: skillId.
+	ErrorReason_ERROR_REASON_SKILL_NOT_FOUND ErrorReason = 169
+	// FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a promoted or rejected one is not rejected); metadata: skillId, state.
+	ErrorReason_ERROR_REASON_SKILL_NOT_PROMOTABLE ErrorReason = 170
+	// INVALID_ARGUMENT: a skill request is malformed (a name, content, id, kind, harness, model or text over its limit); metadata: field.
+	ErrorReason_ERROR_REASON_INVALID_SKILL_REQUEST ErrorReason = 171
 )
 
 // Enum value maps for ErrorReason.
@@ -450,6 +470,16 @@ var (
 		155: "ERROR_REASON_STATE_KEY_SINGLE_VALUED",
 		156: "ERROR_REASON_INVALID_STATE_REQUEST",
 		157: "ERROR_REASON_STATE_CONTRADICTION",
+		162: "ERROR_REASON_SKILL_SOURCES_REQUIRED",
+		163: "ERROR_REASON_SKILL_CANDIDATE_EXISTS",
+		164: "ERROR_REASON_SKILL_OPTIMIZATION_DISABLED",
+		165: "ERROR_REASON_SKILL_PROMOTION_INVALID",
+		166: "ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE",
+		167: "ERROR_REASON_SKILL_INTEGRITY_VIOLATION",
+		168: "ERROR_REASON_INVALID_SKILL_FRONTMATTER",
+		169: "ERROR_REASON_SKILL_NOT_FOUND",
+		170: "ERROR_REASON_SKILL_NOT_PROMOTABLE",
+		171: "ERROR_REASON_INVALID_SKILL_REQUEST",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                           0,
@@ -589,6 +619,16 @@ var (
 		"ERROR_REASON_STATE_KEY_SINGLE_VALUED":               155,
 		"ERROR_REASON_INVALID_STATE_REQUEST":                 156,
 		"ERROR_REASON_STATE_CONTRADICTION":                   157,
+		"ERROR_REASON_SKILL_SOURCES_REQUIRED":                162,
+		"ERROR_REASON_SKILL_CANDIDATE_EXISTS":                163,
+		"ERROR_REASON_SKILL_OPTIMIZATION_DISABLED":           164,
+		"ERROR_REASON_SKILL_PROMOTION_INVALID":               165,
+		"ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE":          166,
+		"ERROR_REASON_SKILL_INTEGRITY_VIOLATION":             167,
+		"ERROR_REASON_INVALID_SKILL_FRONTMATTER":             168,
+		"ERROR_REASON_SKILL_NOT_FOUND":                       169,
+		"ERROR_REASON_SKILL_NOT_PROMOTABLE":                  170,
+		"ERROR_REASON_INVALID_SKILL_REQUEST":                 171,
 	}
 )
 
@@ -623,7 +663,7 @@ var File_kxm_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xf7+\n" +
+	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xa3/\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_PROTOCOL_ERROR\x10\x01\x12\x1d\n" +
@@ -762,7 +802,17 @@ const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"!ERROR_REASON_STATE_KEY_SET_VALUED\x10\x9a\x01\x12)\n" +
 	"$ERROR_REASON_STATE_KEY_SINGLE_VALUED\x10\x9b\x01\x12'\n" +
 	"\"ERROR_REASON_INVALID_STATE_REQUEST\x10\x9c\x01\x12%\n" +
-	" ERROR_REASON_STATE_CONTRADICTION\x10\x9d\x01B\x80\x01\n" +
+	" ERROR_REASON_STATE_CONTRADICTION\x10\x9d\x01\x12(\n" +
+	"#ERROR_REASON_SKILL_SOURCES_REQUIRED\x10\xa2\x01\x12(\n" +
+	"#ERROR_REASON_SKILL_CANDIDATE_EXISTS\x10\xa3\x01\x12-\n" +
+	"(ERROR_REASON_SKILL_OPTIMIZATION_DISABLED\x10\xa4\x01\x12)\n" +
+	"$ERROR_REASON_SKILL_PROMOTION_INVALID\x10\xa5\x01\x12.\n" +
+	")ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE\x10\xa6\x01\x12+\n" +
+	"&ERROR_REASON_SKILL_INTEGRITY_VIOLATION\x10\xa7\x01\x12+\n" +
+	"&ERROR_REASON_INVALID_SKILL_FRONTMATTER\x10\xa8\x01\x12!\n" +
+	"\x1cERROR_REASON_SKILL_NOT_FOUND\x10\xa9\x01\x12&\n" +
+	"!ERROR_REASON_SKILL_NOT_PROMOTABLE\x10\xaa\x01\x12'\n" +
+	"\"ERROR_REASON_INVALID_SKILL_REQUEST\x10\xab\x01B\x80\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x10ErrorReasonProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 

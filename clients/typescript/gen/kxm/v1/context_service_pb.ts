@@ -2,8 +2,8 @@
 // @generated from file kxm/v1/context_service.proto (package kxm.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { ContextAuthority, ContextConfidence, ContextItem, ContextKind, ContextPacket, ContextRequest, ContextSourceType, ContextStatus } from "./envelopes_pb.js";
@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/context_service.proto.
  */
 export const file_kxm_v1_context_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxreG0vdjEvY29udGV4dF9zZXJ2aWNlLnByb3RvEgZreG0udjEiRgoPUHV0SXRlbXNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSIgoFaXRlbXMYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iNgoQUHV0SXRlbXNSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbSJyChdHZXRDb250ZXh0UGFja2V0UmVxdWVzdBInCgdyZXF1ZXN0GAEgASgLMhYua3htLnYxLkNvbnRleHRSZXF1ZXN0Ei4KDXdvcmtpbmdfc3RhdGUYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IlQKGEdldENvbnRleHRQYWNrZXRSZXNwb25zZRIlCgZwYWNrZXQYASABKAsyFS5reG0udjEuQ29udGV4dFBhY2tldBIRCglwYWNrZXRfaWQYAiABKAkiYgoNUmVjYWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEg0KBXF1ZXJ5GAIgASgJEiIKBWtpbmRzGAMgAygOMhMua3htLnYxLkNvbnRleHRLaW5kEg0KBWxpbWl0GAQgASgFIuICCgpSZWNhbGxJdGVtEgoKAmlkGAEgASgJEg8KB3Byb2plY3QYAiABKAkSIQoEa2luZBgDIAEoDjITLmt4bS52MS5Db250ZXh0S2luZBIrCglhdXRob3JpdHkYBCABKA4yGC5reG0udjEuQ29udGV4dEF1dGhvcml0eRItCgpjb25maWRlbmNlGAUgASgOMhkua3htLnYxLkNvbnRleHRDb25maWRlbmNlEiUKBnN0YXR1cxgGIAEoDjIVLmt4bS52MS5Db250ZXh0U3RhdHVzEi4KC3NvdXJjZV90eXBlGAcgASgOMhkua3htLnYxLkNvbnRleHRTb3VyY2VUeXBlEhIKCnNvdXJjZV9yZWYYCCABKAkSDwoHZGVyaXZlZBgJIAEoCBIVCg1saW5lYWdlX2RlcHRoGAogASgFEhEKCXJlbGV2YW5jZRgLIAEoARISCgpwaHJhc2VfaGl0GAwgASgIIkwKDlJlY2FsbFJlc3BvbnNlEiEKBWl0ZW1zGAEgAygLMhIua3htLnYxLlJlY2FsbEl0ZW0SFwoPdW5yZXNvbHZlZF9nYXBzGAIgAygJIn4KD0dldFN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIuCgphc19vZl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCg9pbmNsdWRlX2hpc3RvcnkYBCABKAgiWwoQR2V0U3RhdGVSZXNwb25zZRIhCgRpdGVtGAEgASgLMhMua3htLnYxLkNvbnRleHRJdGVtEiQKB2hpc3RvcnkYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iaQoTTGlzdFN0YXRlU2V0UmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIuCgphc19vZl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI6ChRMaXN0U3RhdGVTZXRSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbSL6AQoTUHJvcG9zZVN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIPCgdzdW1tYXJ5GAMgASgJEisKCWF1dGhvcml0eRgEIAEoDjIYLmt4bS52MS5Db250ZXh0QXV0aG9yaXR5Ei0KCmNvbmZpZGVuY2UYBSABKA4yGS5reG0udjEuQ29udGV4dENvbmZpZGVuY2USFQoNZXZpZGVuY2VfcmVmcxgGIAMoCRISCgpzdXBlcnNlZGVzGAcgAygJEhMKC3Byb3Bvc2VkX2J5GAggASgJEhIKCnJlcXVlc3RfaWQYCSABKAkiPQoUUHJvcG9zZVN0YXRlUmVzcG9uc2USJQoIcHJvcG9zYWwYASABKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iUgoTUHJvbW90ZVN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhMKC3Byb3Bvc2FsX2lkGAIgASgJEhUKDWV2aWRlbmNlX3JlZnMYAyADKAkieAoUUHJvbW90ZVN0YXRlUmVzcG9uc2USIQoEaXRlbRgBIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbRIlCghwcm9wb3NhbBgCIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbRIWCg5zdXBlcnNlZGVkX2lkcxgDIAMoCSJKChJSZWplY3RTdGF0ZVJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRITCgtwcm9wb3NhbF9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiPAoTUmVqZWN0U3RhdGVSZXNwb25zZRIlCghwcm9wb3NhbBgBIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbSI/ChNMaXN0RXBpc29kZXNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSFwoPd29ya2Zsb3dfcnVuX2lkGAIgASgJIjoKFExpc3RFcGlzb2Rlc1Jlc3BvbnNlEiIKBWl0ZW1zGAEgAygLMhMua3htLnYxLkNvbnRleHRJdGVtIjYKEkV4cGxhaW5JdGVtUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEg8KB2l0ZW1faWQYAiABKAkiXAoKSXRlbVNvdXJjZRIKCgJpZBgBIAEoCRIuCgtzb3VyY2VfdHlwZRgCIAEoDjIZLmt4bS52MS5Db250ZXh0U291cmNlVHlwZRISCgpzb3VyY2VfcmVmGAMgASgJInEKE0V4cGxhaW5JdGVtUmVzcG9uc2USDQoFZm91bmQYASABKAgSDwoHbGluZWFnZRgCIAMoCRIVCg1ldmlkZW5jZV9yZWZzGAMgAygJEiMKB3NvdXJjZXMYBCADKAsyEi5reG0udjEuSXRlbVNvdXJjZSJHChJEZWxldGVJdGVtc1JlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIQCghpdGVtX2lkcxgCIAMoCRIOCgZzaGFyZWQYAyABKAgiLAoTRGVsZXRlSXRlbXNSZXNwb25zZRIVCg1kZWxldGVkX2NvdW50GAEgASgFMpYICg5Db250ZXh0U2VydmljZRJLCghQdXRJdGVtcxIXLmt4bS52MS5QdXRJdGVtc1JlcXVlc3QaGC5reG0udjEuUHV0SXRlbXNSZXNwb25zZSIM6uAYCAgDEAAYAigDEnAKEEdldENvbnRleHRQYWNrZXQSHy5reG0udjEuR2V0Q29udGV4dFBhY2tldFJlcXVlc3QaIC5reG0udjEuR2V0Q29udGV4dFBhY2tldFJlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fY29udGV4dCgDElEKBlJlY2FsbBIVLmt4bS52MS5SZWNhbGxSZXF1ZXN0GhYua3htLnYxLlJlY2FsbFJlc3BvbnNlIhjq4BgUCAQQARgCIgpreG1fcmVjYWxsKAESVgoIR2V0U3RhdGUSFy5reG0udjEuR2V0U3RhdGVSZXF1ZXN0Ghgua3htLnYxLkdldFN0YXRlUmVzcG9uc2UiF+rgGBMIBBABGAIiCWt4bV9zdGF0ZSgBEmYKDExpc3RTdGF0ZVNldBIbLmt4bS52MS5MaXN0U3RhdGVTZXRSZXF1ZXN0Ghwua3htLnYxLkxpc3RTdGF0ZVNldFJlc3BvbnNlIhvq4BgXCAQQARgCIg1reG1fc3RhdGVfc2V0KAESZAoMUHJvcG9zZVN0YXRlEhsua3htLnYxLlByb3Bvc2VTdGF0ZVJlcXVlc3QaHC5reG0udjEuUHJvcG9zZVN0YXRlUmVzcG9uc2UiGergGBUIAxAAGAIiC2t4bV9wcm9tb3RlKAESVwoMUHJvbW90ZVN0YXRlEhsua3htLnYxLlByb21vdGVTdGF0ZVJlcXVlc3QaHC5reG0udjEuUHJvbW90ZVN0YXRlUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJUCgtSZWplY3RTdGF0ZRIaLmt4bS52MS5SZWplY3RTdGF0ZVJlcXVlc3QaGy5reG0udjEuUmVqZWN0U3RhdGVSZXNwb25zZSIM6uAYCAgCEAAYASgEEmQKDExpc3RFcGlzb2RlcxIbLmt4bS52MS5MaXN0RXBpc29kZXNSZXF1ZXN0Ghwua3htLnYxLkxpc3RFcGlzb2Rlc1Jlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fZXBpc29kZSgBEmEKC0V4cGxhaW5JdGVtEhoua3htLnYxLkV4cGxhaW5JdGVtUmVxdWVzdBobLmt4bS52MS5FeHBsYWluSXRlbVJlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fZXhwbGFpbigBElQKC0RlbGV0ZUl0ZW1zEhoua3htLnYxLkRlbGV0ZUl0ZW1zUmVxdWVzdBobLmt4bS52MS5EZWxldGVJdGVtc1Jlc3BvbnNlIgzq4BgICAIQABgBKARCgwEKCmRldi5reG0udjFCE0NvbnRleHRTZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_envelopes, file_kxm_v1_options]);
+  fileDesc("ChxreG0vdjEvY29udGV4dF9zZXJ2aWNlLnByb3RvEgZreG0udjEiRgoPUHV0SXRlbXNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSIgoFaXRlbXMYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iNgoQUHV0SXRlbXNSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbSJyChdHZXRDb250ZXh0UGFja2V0UmVxdWVzdBInCgdyZXF1ZXN0GAEgASgLMhYua3htLnYxLkNvbnRleHRSZXF1ZXN0Ei4KDXdvcmtpbmdfc3RhdGUYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IlQKGEdldENvbnRleHRQYWNrZXRSZXNwb25zZRIlCgZwYWNrZXQYASABKAsyFS5reG0udjEuQ29udGV4dFBhY2tldBIRCglwYWNrZXRfaWQYAiABKAkiYgoNUmVjYWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEg0KBXF1ZXJ5GAIgASgJEiIKBWtpbmRzGAMgAygOMhMua3htLnYxLkNvbnRleHRLaW5kEg0KBWxpbWl0GAQgASgFIuICCgpSZWNhbGxJdGVtEgoKAmlkGAEgASgJEg8KB3Byb2plY3QYAiABKAkSIQoEa2luZBgDIAEoDjITLmt4bS52MS5Db250ZXh0S2luZBIrCglhdXRob3JpdHkYBCABKA4yGC5reG0udjEuQ29udGV4dEF1dGhvcml0eRItCgpjb25maWRlbmNlGAUgASgOMhkua3htLnYxLkNvbnRleHRDb25maWRlbmNlEiUKBnN0YXR1cxgGIAEoDjIVLmt4bS52MS5Db250ZXh0U3RhdHVzEi4KC3NvdXJjZV90eXBlGAcgASgOMhkua3htLnYxLkNvbnRleHRTb3VyY2VUeXBlEhIKCnNvdXJjZV9yZWYYCCABKAkSDwoHZGVyaXZlZBgJIAEoCBIVCg1saW5lYWdlX2RlcHRoGAogASgFEhEKCXJlbGV2YW5jZRgLIAEoARISCgpwaHJhc2VfaGl0GAwgASgIIkwKDlJlY2FsbFJlc3BvbnNlEiEKBWl0ZW1zGAEgAygLMhIua3htLnYxLlJlY2FsbEl0ZW0SFwoPdW5yZXNvbHZlZF9nYXBzGAIgAygJIn4KD0dldFN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIuCgphc19vZl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCg9pbmNsdWRlX2hpc3RvcnkYBCABKAgiWwoQR2V0U3RhdGVSZXNwb25zZRIhCgRpdGVtGAEgASgLMhMua3htLnYxLkNvbnRleHRJdGVtEiQKB2hpc3RvcnkYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iaQoTTGlzdFN0YXRlU2V0UmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIuCgphc19vZl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI6ChRMaXN0U3RhdGVTZXRSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbSL6AQoTUHJvcG9zZVN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIPCgdzdW1tYXJ5GAMgASgJEisKCWF1dGhvcml0eRgEIAEoDjIYLmt4bS52MS5Db250ZXh0QXV0aG9yaXR5Ei0KCmNvbmZpZGVuY2UYBSABKA4yGS5reG0udjEuQ29udGV4dENvbmZpZGVuY2USFQoNZXZpZGVuY2VfcmVmcxgGIAMoCRISCgpzdXBlcnNlZGVzGAcgAygJEhMKC3Byb3Bvc2VkX2J5GAggASgJEhIKCnJlcXVlc3RfaWQYCSABKAkiPQoUUHJvcG9zZVN0YXRlUmVzcG9uc2USJQoIcHJvcG9zYWwYASABKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iUgoTUHJvbW90ZVN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhMKC3Byb3Bvc2FsX2lkGAIgASgJEhUKDWV2aWRlbmNlX3JlZnMYAyADKAkieAoUUHJvbW90ZVN0YXRlUmVzcG9uc2USIQoEaXRlbRgBIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbRIlCghwcm9wb3NhbBgCIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbRIWCg5zdXBlcnNlZGVkX2lkcxgDIAMoCSJKChJSZWplY3RTdGF0ZVJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRITCgtwcm9wb3NhbF9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiPAoTUmVqZWN0U3RhdGVSZXNwb25zZRIlCghwcm9wb3NhbBgBIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbSI/ChNMaXN0RXBpc29kZXNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSFwoPd29ya2Zsb3dfcnVuX2lkGAIgASgJIjoKFExpc3RFcGlzb2Rlc1Jlc3BvbnNlEiIKBWl0ZW1zGAEgAygLMhMua3htLnYxLkNvbnRleHRJdGVtIjYKEkV4cGxhaW5JdGVtUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEg8KB2l0ZW1faWQYAiABKAkiXAoKSXRlbVNvdXJjZRIKCgJpZBgBIAEoCRIuCgtzb3VyY2VfdHlwZRgCIAEoDjIZLmt4bS52MS5Db250ZXh0U291cmNlVHlwZRISCgpzb3VyY2VfcmVmGAMgASgJInEKE0V4cGxhaW5JdGVtUmVzcG9uc2USDQoFZm91bmQYASABKAgSDwoHbGluZWFnZRgCIAMoCRIVCg1ldmlkZW5jZV9yZWZzGAMgAygJEiMKB3NvdXJjZXMYBCADKAsyEi5reG0udjEuSXRlbVNvdXJjZSJHChJEZWxldGVJdGVtc1JlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIQCghpdGVtX2lkcxgCIAMoCRIOCgZzaGFyZWQYAyABKAgiLAoTRGVsZXRlSXRlbXNSZXNwb25zZRIVCg1kZWxldGVkX2NvdW50GAEgASgFIlUKDFNraWxsU291cmNlcxIPCgdydW5faWRzGAEgAygJEhkKEWpvdXJuYWxfZW50cnlfaWRzGAIgAygJEhkKEWV2aWRlbmNlX3JlY2VpcHRzGAMgAygJIjUKElNraWxsQ29tcGF0aWJpbGl0eRIPCgdoYXJuZXNzGAEgASgJEg4KBm1vZGVscxgCIAMoCSKcAwoFU2tpbGwSCgoCaWQYASABKAkSDwoHcHJvamVjdBgCIAEoCRIMCgRuYW1lGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEg8KB2NvbnRlbnQYBSABKAkSFgoOY29udGVudF9zaGEyNTYYBiABKAkSDwoHdmVyc2lvbhgHIAEoBRIlCgdzb3VyY2VzGAggASgLMhQua3htLnYxLlNraWxsU291cmNlcxIxCg1jb21wYXRpYmlsaXR5GAkgASgLMhoua3htLnYxLlNraWxsQ29tcGF0aWJpbGl0eRISCgpjcmVhdGVkX2J5GAogASgJEi8KC2NyZWF0ZV90aW1lGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpzdXBlcnNlZGVzGAwgASgJEiEKBXN0YXRlGA0gASgOMhIua3htLnYxLlNraWxsU3RhdGUSEgoKZGVjaWRlZF9ieRgOIAEoCRIvCgtkZWNpZGVfdGltZRgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAigQIKClNraWxsRXZlbnQSEAoIc2VxdWVuY2UYASABKAMSJAoEdHlwZRgCIAEoDjIWLmt4bS52MS5Ta2lsbEV2ZW50VHlwZRINCgVhY3RvchgDIAEoCRIuCgpldmVudF90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0Cg9ldmFsdWF0aW9uX2tpbmQYBSABKA4yGy5reG0udjEuU2tpbGxFdmFsdWF0aW9uS2luZBIOCgZwYXNzZWQYBiABKAgSDwoHZGV0YWlscxgHIAEoCRIVCg1ldmlkZW5jZV9yZWZzGAggAygJEg4KBnJlYXNvbhgJIAEoCSLYAQoSQ3JlYXRlU2tpbGxSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIPCgdjb250ZW50GAQgASgJEiUKB3NvdXJjZXMYBSABKAsyFC5reG0udjEuU2tpbGxTb3VyY2VzEjEKDWNvbXBhdGliaWxpdHkYBiABKAsyGi5reG0udjEuU2tpbGxDb21wYXRpYmlsaXR5EhIKCnN1cGVyc2VkZXMYByABKAkSDwoHdmVyc2lvbhgIIAEoBSIzChNDcmVhdGVTa2lsbFJlc3BvbnNlEhwKBXNraWxsGAEgASgLMg0ua3htLnYxLlNraWxsIoUBChRFdmFsdWF0ZVNraWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhAKCHNraWxsX2lkGAIgASgJEikKBGtpbmQYAyABKA4yGy5reG0udjEuU2tpbGxFdmFsdWF0aW9uS2luZBIOCgZwYXNzZWQYBCABKAgSDwoHZGV0YWlscxgFIAEoCSJYChVFdmFsdWF0ZVNraWxsUmVzcG9uc2USHAoFc2tpbGwYASABKAsyDS5reG0udjEuU2tpbGwSIQoFZXZlbnQYAiABKAsyEi5reG0udjEuU2tpbGxFdmVudCJPChNQcm9tb3RlU2tpbGxSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSEAoIc2tpbGxfaWQYAiABKAkSFQoNZXZpZGVuY2VfcmVmcxgDIAMoCSJXChRQcm9tb3RlU2tpbGxSZXNwb25zZRIcCgVza2lsbBgBIAEoCzINLmt4bS52MS5Ta2lsbBIhCgRpdGVtGAIgASgLMhMua3htLnYxLkNvbnRleHRJdGVtIkcKElJlamVjdFNraWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhAKCHNraWxsX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSIzChNSZWplY3RTa2lsbFJlc3BvbnNlEhwKBXNraWxsGAEgASgLMg0ua3htLnYxLlNraWxsIjQKD0dldFNraWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhAKCHNraWxsX2lkGAIgASgJIlUKEEdldFNraWxsUmVzcG9uc2USHAoFc2tpbGwYASABKAsyDS5reG0udjEuU2tpbGwSIwoHaGlzdG9yeRgCIAMoCzISLmt4bS52MS5Ta2lsbEV2ZW50Im4KEUxpc3RTa2lsbHNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSIQoFc3RhdGUYAiABKA4yEi5reG0udjEuU2tpbGxTdGF0ZRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJMChJMaXN0U2tpbGxzUmVzcG9uc2USHQoGc2tpbGxzGAEgAygLMg0ua3htLnYxLlNraWxsEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSqVAQoKU2tpbGxTdGF0ZRIbChdTS0lMTF9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVNLSUxMX1NUQVRFX0NBTkRJREFURRABEhgKFFNLSUxMX1NUQVRFX1BST01PVEVEEAISGwoXU0tJTExfU1RBVEVfUVVBUkFOVElORUQQAxIYChRTS0lMTF9TVEFURV9SRUpFQ1RFRBAEKvgBChNTa2lsbEV2YWx1YXRpb25LaW5kEiUKIVNLSUxMX0VWQUxVQVRJT05fS0lORF9VTlNQRUNJRklFRBAAEicKI1NLSUxMX0VWQUxVQVRJT05fS0lORF9TVEFUSUNfUkVWSUVXEAESIQodU0tJTExfRVZBTFVBVElPTl9LSU5EX1NBTkRCT1gQAhIkCiBTS0lMTF9FVkFMVUFUSU9OX0tJTkRfRlVOQ1RJT05BTBADEiAKHFNLSUxMX0VWQUxVQVRJT05fS0lORF9TQUZFVFkQBBImCiJTS0lMTF9FVkFMVUFUSU9OX0tJTkRfT1BUSU1JWkFUSU9OEAUq0AEKDlNraWxsRXZlbnRUeXBlEiAKHFNLSUxMX0VWRU5UX1RZUEVfVU5TUEVDSUZJRUQQABIcChhTS0lMTF9FVkVOVF9UWVBFX0NSRUFURUQQARIeChpTS0lMTF9FVkVOVF9UWVBFX0VWQUxVQVRFRBACEh0KGVNLSUxMX0VWRU5UX1RZUEVfUFJPTU9URUQQAxIgChxTS0lMTF9FVkVOVF9UWVBFX1FVQVJBTlRJTkVEEAQSHQoZU0tJTExfRVZFTlRfVFlQRV9SRUpFQ1RFRBAFMpcMCg5Db250ZXh0U2VydmljZRJLCghQdXRJdGVtcxIXLmt4bS52MS5QdXRJdGVtc1JlcXVlc3QaGC5reG0udjEuUHV0SXRlbXNSZXNwb25zZSIM6uAYCAgDEAAYAigDEnAKEEdldENvbnRleHRQYWNrZXQSHy5reG0udjEuR2V0Q29udGV4dFBhY2tldFJlcXVlc3QaIC5reG0udjEuR2V0Q29udGV4dFBhY2tldFJlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fY29udGV4dCgDElEKBlJlY2FsbBIVLmt4bS52MS5SZWNhbGxSZXF1ZXN0GhYua3htLnYxLlJlY2FsbFJlc3BvbnNlIhjq4BgUCAQQARgCIgpreG1fcmVjYWxsKAESVgoIR2V0U3RhdGUSFy5reG0udjEuR2V0U3RhdGVSZXF1ZXN0Ghgua3htLnYxLkdldFN0YXRlUmVzcG9uc2UiF+rgGBMIBBABGAIiCWt4bV9zdGF0ZSgBEmYKDExpc3RTdGF0ZVNldBIbLmt4bS52MS5MaXN0U3RhdGVTZXRSZXF1ZXN0Ghwua3htLnYxLkxpc3RTdGF0ZVNldFJlc3BvbnNlIhvq4BgXCAQQARgCIg1reG1fc3RhdGVfc2V0KAESZAoMUHJvcG9zZVN0YXRlEhsua3htLnYxLlByb3Bvc2VTdGF0ZVJlcXVlc3QaHC5reG0udjEuUHJvcG9zZVN0YXRlUmVzcG9uc2UiGergGBUIAxAAGAIiC2t4bV9wcm9tb3RlKAESVwoMUHJvbW90ZVN0YXRlEhsua3htLnYxLlByb21vdGVTdGF0ZVJlcXVlc3QaHC5reG0udjEuUHJvbW90ZVN0YXRlUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJUCgtSZWplY3RTdGF0ZRIaLmt4bS52MS5SZWplY3RTdGF0ZVJlcXVlc3QaGy5reG0udjEuUmVqZWN0U3RhdGVSZXNwb25zZSIM6uAYCAgCEAAYASgEEmQKDExpc3RFcGlzb2RlcxIbLmt4bS52MS5MaXN0RXBpc29kZXNSZXF1ZXN0Ghwua3htLnYxLkxpc3RFcGlzb2Rlc1Jlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fZXBpc29kZSgBEmEKC0V4cGxhaW5JdGVtEhoua3htLnYxLkV4cGxhaW5JdGVtUmVxdWVzdBobLmt4bS52MS5FeHBsYWluSXRlbVJlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fZXhwbGFpbigBElQKC0RlbGV0ZUl0ZW1zEhoua3htLnYxLkRlbGV0ZUl0ZW1zUmVxdWVzdBobLmt4bS52MS5EZWxldGVJdGVtc1Jlc3BvbnNlIgzq4BgICAIQABgBKAQSVAoLQ3JlYXRlU2tpbGwSGi5reG0udjEuQ3JlYXRlU2tpbGxSZXF1ZXN0Ghsua3htLnYxLkNyZWF0ZVNraWxsUmVzcG9uc2UiDOrgGAgIAxAAGAIoARJaCg1FdmFsdWF0ZVNraWxsEhwua3htLnYxLkV2YWx1YXRlU2tpbGxSZXF1ZXN0Gh0ua3htLnYxLkV2YWx1YXRlU2tpbGxSZXNwb25zZSIM6uAYCAgCEAAYASgEElcKDFByb21vdGVTa2lsbBIbLmt4bS52MS5Qcm9tb3RlU2tpbGxSZXF1ZXN0Ghwua3htLnYxLlByb21vdGVTa2lsbFJlc3BvbnNlIgzq4BgICAIQABgBKAQSVAoLUmVqZWN0U2tpbGwSGi5reG0udjEuUmVqZWN0U2tpbGxSZXF1ZXN0Ghsua3htLnYxLlJlamVjdFNraWxsUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJLCghHZXRTa2lsbBIXLmt4bS52MS5HZXRTa2lsbFJlcXVlc3QaGC5reG0udjEuR2V0U2tpbGxSZXNwb25zZSIM6uAYCAgEEAEYAigBElEKCkxpc3RTa2lsbHMSGS5reG0udjEuTGlzdFNraWxsc1JlcXVlc3QaGi5reG0udjEuTGlzdFNraWxsc1Jlc3BvbnNlIgzq4BgICAQQARgCKAFCgwEKCmRldi5reG0udjFCE0NvbnRleHRTZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_envelopes, file_kxm_v1_options]);
 
 /**
  * Items to store.
@@ -851,6 +851,836 @@ export const DeleteItemsResponseSchema: GenMessage<DeleteItemsResponse> = /*@__P
   messageDesc(file_kxm_v1_context_service, 23);
 
 /**
+ * SkillSources is what a skill was learned from: at least one reference in all.
+ *
+ * @generated from message kxm.v1.SkillSources
+ */
+export type SkillSources = Message<"kxm.v1.SkillSources"> & {
+  /**
+   * Workflow runs (at most 32, trimmed, deduplicated).
+   *
+   * @generated from field: repeated string run_ids = 1;
+   */
+  runIds: string[];
+
+  /**
+   * Journal entries (at most 32, trimmed, deduplicated).
+   *
+   * @generated from field: repeated string journal_entry_ids = 2;
+   */
+  journalEntryIds: string[];
+
+  /**
+   * Evidence receipts (at most 32, trimmed, deduplicated).
+   *
+   * @generated from field: repeated string evidence_receipts = 3;
+   */
+  evidenceReceipts: string[];
+};
+
+/**
+ * Describes the message kxm.v1.SkillSources.
+ * Use `create(SkillSourcesSchema)` to create a new message.
+ */
+export const SkillSourcesSchema: GenMessage<SkillSources> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 24);
+
+/**
+ * SkillCompatibility is where a skill applies.
+ *
+ * @generated from message kxm.v1.SkillCompatibility
+ */
+export type SkillCompatibility = Message<"kxm.v1.SkillCompatibility"> & {
+  /**
+   * The harness (required, at most 64 characters).
+   *
+   * @generated from field: string harness = 1;
+   */
+  harness: string;
+
+  /**
+   * 1 to 16 models (trimmed, deduplicated, at most 128 characters each).
+   *
+   * @generated from field: repeated string models = 2;
+   */
+  models: string[];
+};
+
+/**
+ * Describes the message kxm.v1.SkillCompatibility.
+ * Use `create(SkillCompatibilitySchema)` to create a new message.
+ */
+export const SkillCompatibilitySchema: GenMessage<SkillCompatibility> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 25);
+
+/**
+ * Skill is a governed skill (`kxm.skill-candidate.v1` and its decision).
+ *
+ * @generated from message kxm.v1.Skill
+ */
+export type Skill = Message<"kxm.v1.Skill"> & {
+  /**
+   * slug(name) `.` the first 12 hex digits of content_sha256.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The project.
+   *
+   * @generated from field: string project = 2;
+   */
+  project: string;
+
+  /**
+   * 1 to 64 characters.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * From the front matter.
+   *
+   * @generated from field: string description = 4;
+   */
+  description: string;
+
+  /**
+   * The SKILL.md text, front matter first (empty in ListSkills).
+   *
+   * @generated from field: string content = 5;
+   */
+  content: string;
+
+  /**
+   * The SHA-256 of content, 64 lower-case hex digits.
+   *
+   * @generated from field: string content_sha256 = 6;
+   */
+  contentSha256: string;
+
+  /**
+   * The version (1 unless the author said otherwise).
+   *
+   * @generated from field: int32 version = 7;
+   */
+  version: number;
+
+  /**
+   * What it was learned from.
+   *
+   * @generated from field: kxm.v1.SkillSources sources = 8;
+   */
+  sources?: SkillSources | undefined;
+
+  /**
+   * Where it applies.
+   *
+   * @generated from field: kxm.v1.SkillCompatibility compatibility = 9;
+   */
+  compatibility?: SkillCompatibility | undefined;
+
+  /**
+   * Its author: the caller that created it.
+   *
+   * @generated from field: string created_by = 10;
+   */
+  createdBy: string;
+
+  /**
+   * When it was created.
+   *
+   * @generated from field: google.protobuf.Timestamp create_time = 11;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * The skill this one replaces (empty: none).
+   *
+   * @generated from field: string supersedes = 12;
+   */
+  supersedes: string;
+
+  /**
+   * Where it stands.
+   *
+   * @generated from field: kxm.v1.SkillState state = 13;
+   */
+  state: SkillState;
+
+  /**
+   * Who moved it out of candidate (an operator, or `evaluator`); empty for a candidate.
+   *
+   * @generated from field: string decided_by = 14;
+   */
+  decidedBy: string;
+
+  /**
+   * When; unset for a candidate.
+   *
+   * @generated from field: google.protobuf.Timestamp decide_time = 15;
+   */
+  decideTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.Skill.
+ * Use `create(SkillSchema)` to create a new message.
+ */
+export const SkillSchema: GenMessage<Skill> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 26);
+
+/**
+ * SkillEvent is one entry of a skill's history (`kxm.skill-history-event.v1`), kept for good.
+ *
+ * @generated from message kxm.v1.SkillEvent
+ */
+export type SkillEvent = Message<"kxm.v1.SkillEvent"> & {
+  /**
+   * Its place in the skill's history, from 1.
+   *
+   * @generated from field: int64 sequence = 1;
+   */
+  sequence: bigint;
+
+  /**
+   * What happened.
+   *
+   * @generated from field: kxm.v1.SkillEventType type = 2;
+   */
+  type: SkillEventType;
+
+  /**
+   * Who did it (the author, an operator, or `evaluator`).
+   *
+   * @generated from field: string actor = 3;
+   */
+  actor: string;
+
+  /**
+   * When.
+   *
+   * @generated from field: google.protobuf.Timestamp event_time = 4;
+   */
+  eventTime?: Timestamp | undefined;
+
+  /**
+   * For an evaluation: its kind.
+   *
+   * @generated from field: kxm.v1.SkillEvaluationKind evaluation_kind = 5;
+   */
+  evaluationKind: SkillEvaluationKind;
+
+  /**
+   * For an evaluation: whether it passed.
+   *
+   * @generated from field: bool passed = 6;
+   */
+  passed: boolean;
+
+  /**
+   * For an evaluation: its details, redacted.
+   *
+   * @generated from field: string details = 7;
+   */
+  details: string;
+
+  /**
+   * For a promotion: the evidence refs.
+   *
+   * @generated from field: repeated string evidence_refs = 8;
+   */
+  evidenceRefs: string[];
+
+  /**
+   * For a rejection or quarantine: why, redacted.
+   *
+   * @generated from field: string reason = 9;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message kxm.v1.SkillEvent.
+ * Use `create(SkillEventSchema)` to create a new message.
+ */
+export const SkillEventSchema: GenMessage<SkillEvent> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 27);
+
+/**
+ * A skill candidate to create.
+ *
+ * @generated from message kxm.v1.CreateSkillRequest
+ */
+export type CreateSkillRequest = Message<"kxm.v1.CreateSkillRequest"> & {
+  /**
+   * The project (empty: the credential's).
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * 1 to 64 characters.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The description when the front matter has none (empty: "Governed skill for <name>").
+   *
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * The SKILL.md text, 1 to 32,000 characters.
+   *
+   * @generated from field: string content = 4;
+   */
+  content: string;
+
+  /**
+   * What it was learned from.
+   *
+   * @generated from field: kxm.v1.SkillSources sources = 5;
+   */
+  sources?: SkillSources | undefined;
+
+  /**
+   * Where it applies.
+   *
+   * @generated from field: kxm.v1.SkillCompatibility compatibility = 6;
+   */
+  compatibility?: SkillCompatibility | undefined;
+
+  /**
+   * The skill it replaces (empty: none).
+   *
+   * @generated from field: string supersedes = 7;
+   */
+  supersedes: string;
+
+  /**
+   * 1 to 1,000,000; 0: 1.
+   *
+   * @generated from field: int32 version = 8;
+   */
+  version: number;
+};
+
+/**
+ * Describes the message kxm.v1.CreateSkillRequest.
+ * Use `create(CreateSkillRequestSchema)` to create a new message.
+ */
+export const CreateSkillRequestSchema: GenMessage<CreateSkillRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 28);
+
+/**
+ * The candidate.
+ *
+ * @generated from message kxm.v1.CreateSkillResponse
+ */
+export type CreateSkillResponse = Message<"kxm.v1.CreateSkillResponse"> & {
+  /**
+   * As stored.
+   *
+   * @generated from field: kxm.v1.Skill skill = 1;
+   */
+  skill?: Skill | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.CreateSkillResponse.
+ * Use `create(CreateSkillResponseSchema)` to create a new message.
+ */
+export const CreateSkillResponseSchema: GenMessage<CreateSkillResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 29);
+
+/**
+ * An evaluation to record.
+ *
+ * @generated from message kxm.v1.EvaluateSkillRequest
+ */
+export type EvaluateSkillRequest = Message<"kxm.v1.EvaluateSkillRequest"> & {
+  /**
+   * The project (empty: the operator's `x-kxm-project`).
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * The skill.
+   *
+   * @generated from field: string skill_id = 2;
+   */
+  skillId: string;
+
+  /**
+   * What was examined.
+   *
+   * @generated from field: kxm.v1.SkillEvaluationKind kind = 3;
+   */
+  kind: SkillEvaluationKind;
+
+  /**
+   * Whether it passed.
+   *
+   * @generated from field: bool passed = 4;
+   */
+  passed: boolean;
+
+  /**
+   * At most 2,000 characters, stored redacted.
+   *
+   * @generated from field: string details = 5;
+   */
+  details: string;
+};
+
+/**
+ * Describes the message kxm.v1.EvaluateSkillRequest.
+ * Use `create(EvaluateSkillRequestSchema)` to create a new message.
+ */
+export const EvaluateSkillRequestSchema: GenMessage<EvaluateSkillRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 30);
+
+/**
+ * The evaluation recorded.
+ *
+ * @generated from message kxm.v1.EvaluateSkillResponse
+ */
+export type EvaluateSkillResponse = Message<"kxm.v1.EvaluateSkillResponse"> & {
+  /**
+   * The skill after it (quarantined after a failed functional or safety evaluation).
+   *
+   * @generated from field: kxm.v1.Skill skill = 1;
+   */
+  skill?: Skill | undefined;
+
+  /**
+   * The evaluation's event.
+   *
+   * @generated from field: kxm.v1.SkillEvent event = 2;
+   */
+  event?: SkillEvent | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.EvaluateSkillResponse.
+ * Use `create(EvaluateSkillResponseSchema)` to create a new message.
+ */
+export const EvaluateSkillResponseSchema: GenMessage<EvaluateSkillResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 31);
+
+/**
+ * A promotion.
+ *
+ * @generated from message kxm.v1.PromoteSkillRequest
+ */
+export type PromoteSkillRequest = Message<"kxm.v1.PromoteSkillRequest"> & {
+  /**
+   * The project (empty: the operator's `x-kxm-project`).
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * The skill.
+   *
+   * @generated from field: string skill_id = 2;
+   */
+  skillId: string;
+
+  /**
+   * 1 to 32 refs of what supports it (each 1 to 200 characters).
+   *
+   * @generated from field: repeated string evidence_refs = 3;
+   */
+  evidenceRefs: string[];
+};
+
+/**
+ * Describes the message kxm.v1.PromoteSkillRequest.
+ * Use `create(PromoteSkillRequestSchema)` to create a new message.
+ */
+export const PromoteSkillRequestSchema: GenMessage<PromoteSkillRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 32);
+
+/**
+ * The promotion.
+ *
+ * @generated from message kxm.v1.PromoteSkillResponse
+ */
+export type PromoteSkillResponse = Message<"kxm.v1.PromoteSkillResponse"> & {
+  /**
+   * The promoted skill.
+   *
+   * @generated from field: kxm.v1.Skill skill = 1;
+   */
+  skill?: Skill | undefined;
+
+  /**
+   * The context item packets carry it as (`skill_<id>`).
+   *
+   * @generated from field: kxm.v1.ContextItem item = 2;
+   */
+  item?: ContextItem | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.PromoteSkillResponse.
+ * Use `create(PromoteSkillResponseSchema)` to create a new message.
+ */
+export const PromoteSkillResponseSchema: GenMessage<PromoteSkillResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 33);
+
+/**
+ * A rejection.
+ *
+ * @generated from message kxm.v1.RejectSkillRequest
+ */
+export type RejectSkillRequest = Message<"kxm.v1.RejectSkillRequest"> & {
+  /**
+   * The project (empty: the operator's `x-kxm-project`).
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * The skill.
+   *
+   * @generated from field: string skill_id = 2;
+   */
+  skillId: string;
+
+  /**
+   * Why (at most 1,000 characters, stored redacted in the history).
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message kxm.v1.RejectSkillRequest.
+ * Use `create(RejectSkillRequestSchema)` to create a new message.
+ */
+export const RejectSkillRequestSchema: GenMessage<RejectSkillRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 34);
+
+/**
+ * The rejection.
+ *
+ * @generated from message kxm.v1.RejectSkillResponse
+ */
+export type RejectSkillResponse = Message<"kxm.v1.RejectSkillResponse"> & {
+  /**
+   * The rejected skill.
+   *
+   * @generated from field: kxm.v1.Skill skill = 1;
+   */
+  skill?: Skill | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.RejectSkillResponse.
+ * Use `create(RejectSkillResponseSchema)` to create a new message.
+ */
+export const RejectSkillResponseSchema: GenMessage<RejectSkillResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 35);
+
+/**
+ * A skill read.
+ *
+ * @generated from message kxm.v1.GetSkillRequest
+ */
+export type GetSkillRequest = Message<"kxm.v1.GetSkillRequest"> & {
+  /**
+   * The project (empty: the credential's).
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * The skill.
+   *
+   * @generated from field: string skill_id = 2;
+   */
+  skillId: string;
+};
+
+/**
+ * Describes the message kxm.v1.GetSkillRequest.
+ * Use `create(GetSkillRequestSchema)` to create a new message.
+ */
+export const GetSkillRequestSchema: GenMessage<GetSkillRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 36);
+
+/**
+ * The skill and its history.
+ *
+ * @generated from message kxm.v1.GetSkillResponse
+ */
+export type GetSkillResponse = Message<"kxm.v1.GetSkillResponse"> & {
+  /**
+   * The skill.
+   *
+   * @generated from field: kxm.v1.Skill skill = 1;
+   */
+  skill?: Skill | undefined;
+
+  /**
+   * Every event, oldest first.
+   *
+   * @generated from field: repeated kxm.v1.SkillEvent history = 2;
+   */
+  history: SkillEvent[];
+};
+
+/**
+ * Describes the message kxm.v1.GetSkillResponse.
+ * Use `create(GetSkillResponseSchema)` to create a new message.
+ */
+export const GetSkillResponseSchema: GenMessage<GetSkillResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 37);
+
+/**
+ * A skill listing.
+ *
+ * @generated from message kxm.v1.ListSkillsRequest
+ */
+export type ListSkillsRequest = Message<"kxm.v1.ListSkillsRequest"> & {
+  /**
+   * The project (empty: the credential's).
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * Only this state (unset: every state).
+   *
+   * @generated from field: kxm.v1.SkillState state = 2;
+   */
+  state: SkillState;
+
+  /**
+   * The maximum number of skills to return (default 100, at most 1,000; larger values are reduced).
+   *
+   * @generated from field: int32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * A page token from a previous call with the same state; empty for the first page.
+   *
+   * @generated from field: string page_token = 4;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message kxm.v1.ListSkillsRequest.
+ * Use `create(ListSkillsRequestSchema)` to create a new message.
+ */
+export const ListSkillsRequestSchema: GenMessage<ListSkillsRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 38);
+
+/**
+ * The skills.
+ *
+ * @generated from message kxm.v1.ListSkillsResponse
+ */
+export type ListSkillsResponse = Message<"kxm.v1.ListSkillsResponse"> & {
+  /**
+   * By id, without content.
+   *
+   * @generated from field: repeated kxm.v1.Skill skills = 1;
+   */
+  skills: Skill[];
+
+  /**
+   * The token for the next page; empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message kxm.v1.ListSkillsResponse.
+ * Use `create(ListSkillsResponseSchema)` to create a new message.
+ */
+export const ListSkillsResponseSchema: GenMessage<ListSkillsResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 39);
+
+/**
+ * SkillState is where a skill stands in its lifecycle.
+ *
+ * @generated from enum kxm.v1.SkillState
+ */
+export enum SkillState {
+  /**
+   * Not set (ListSkills: every state).
+   *
+   * @generated from enum value: SKILL_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Created, being evaluated.
+   *
+   * @generated from enum value: SKILL_STATE_CANDIDATE = 1;
+   */
+  CANDIDATE = 1,
+
+  /**
+   * Promoted: packets carry it while its content verifies.
+   *
+   * @generated from enum value: SKILL_STATE_PROMOTED = 2;
+   */
+  PROMOTED = 2,
+
+  /**
+   * A functional or safety evaluation failed: never promoted.
+   *
+   * @generated from enum value: SKILL_STATE_QUARANTINED = 3;
+   */
+  QUARANTINED = 3,
+
+  /**
+   * Rejected by an operator.
+   *
+   * @generated from enum value: SKILL_STATE_REJECTED = 4;
+   */
+  REJECTED = 4,
+}
+
+/**
+ * Describes the enum kxm.v1.SkillState.
+ */
+export const SkillStateSchema: GenEnum<SkillState> = /*@__PURE__*/
+  enumDesc(file_kxm_v1_context_service, 0);
+
+/**
+ * SkillEvaluationKind is what an evaluation examined.
+ *
+ * @generated from enum kxm.v1.SkillEvaluationKind
+ */
+export enum SkillEvaluationKind {
+  /**
+   * Not set (refused).
+   *
+   * @generated from enum value: SKILL_EVALUATION_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A review of the text.
+   *
+   * @generated from enum value: SKILL_EVALUATION_KIND_STATIC_REVIEW = 1;
+   */
+  STATIC_REVIEW = 1,
+
+  /**
+   * A run in a sandbox.
+   *
+   * @generated from enum value: SKILL_EVALUATION_KIND_SANDBOX = 2;
+   */
+  SANDBOX = 2,
+
+  /**
+   * Whether it does what it says (a failure quarantines).
+   *
+   * @generated from enum value: SKILL_EVALUATION_KIND_FUNCTIONAL = 3;
+   */
+  FUNCTIONAL = 3,
+
+  /**
+   * Whether it is safe (a failure quarantines).
+   *
+   * @generated from enum value: SKILL_EVALUATION_KIND_SAFETY = 4;
+   */
+  SAFETY = 4,
+
+  /**
+   * An optimization pass (only on a hub with --skill-optimization on).
+   *
+   * @generated from enum value: SKILL_EVALUATION_KIND_OPTIMIZATION = 5;
+   */
+  OPTIMIZATION = 5,
+}
+
+/**
+ * Describes the enum kxm.v1.SkillEvaluationKind.
+ */
+export const SkillEvaluationKindSchema: GenEnum<SkillEvaluationKind> = /*@__PURE__*/
+  enumDesc(file_kxm_v1_context_service, 1);
+
+/**
+ * SkillEventType is what happened to a skill.
+ *
+ * @generated from enum kxm.v1.SkillEventType
+ */
+export enum SkillEventType {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: SKILL_EVENT_TYPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Created as a candidate.
+   *
+   * @generated from enum value: SKILL_EVENT_TYPE_CREATED = 1;
+   */
+  CREATED = 1,
+
+  /**
+   * Evaluated.
+   *
+   * @generated from enum value: SKILL_EVENT_TYPE_EVALUATED = 2;
+   */
+  EVALUATED = 2,
+
+  /**
+   * Promoted.
+   *
+   * @generated from enum value: SKILL_EVENT_TYPE_PROMOTED = 3;
+   */
+  PROMOTED = 3,
+
+  /**
+   * Quarantined (by `evaluator`, after a failed functional or safety evaluation).
+   *
+   * @generated from enum value: SKILL_EVENT_TYPE_QUARANTINED = 4;
+   */
+  QUARANTINED = 4,
+
+  /**
+   * Rejected.
+   *
+   * @generated from enum value: SKILL_EVENT_TYPE_REJECTED = 5;
+   */
+  REJECTED = 5,
+}
+
+/**
+ * Describes the enum kxm.v1.SkillEventType.
+ */
+export const SkillEventTypeSchema: GenEnum<SkillEventType> = /*@__PURE__*/
+  enumDesc(file_kxm_v1_context_service, 2);
+
+/**
  * ContextService gives agents their working context: a token-budgeted packet assembled for a role and
  * task from the project's context items, with every item's provenance and authority explicit.
  *
@@ -1085,6 +1915,143 @@ export const ContextService: GenService<{
     methodKind: "unary";
     input: typeof DeleteItemsRequestSchema;
     output: typeof DeleteItemsResponseSchema;
+  },
+  /**
+   * CreateSkill stores a skill candidate: a SKILL.md of the project, evaluated and promoted before any
+   * packet carries it (spec §5.12).
+   *
+   * The content is redacted and its front matter ensured (`name`, and `description`, by default
+   * "Governed skill for <name>"); content_sha256 is the SHA-256 of that final text, and the id the
+   * slug of the name (lower case, runs of other characters `-`, at most 40) `.` the hash's first 12
+   * hex digits. The author (created_by) is the caller: its agent id, the operator's name, or the
+   * project token's identity.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a name, description, content, harness,
+   *   model, version or supersedes breaking its rule (metadata: field).
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the content opens a front matter
+   *   block (`---`) that never closes, or whose lines are not `key: value`.
+   * - INVALID_ARGUMENT (ERROR_REASON_SKILL_SOURCES_REQUIRED): no run id, journal entry id or evidence
+   *   receipt, or more than 32 of one kind.
+   * - ALREADY_EXISTS (ERROR_REASON_SKILL_CANDIDATE_EXISTS): a skill of the project has this content
+   *   (metadata: skillId).
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+   *
+   * @generated from rpc kxm.v1.ContextService.CreateSkill
+   */
+  createSkill: {
+    methodKind: "unary";
+    input: typeof CreateSkillRequestSchema;
+    output: typeof CreateSkillResponseSchema;
+  },
+  /**
+   * EvaluateSkill records an operator's evaluation of a candidate: its kind, whether it passed, and
+   * details (at most 2,000 characters, stored redacted).
+   *
+   * A failed functional or safety evaluation quarantines the skill (an event by `evaluator`). The
+   * optimization kind is refused unless the hub runs with --skill-optimization on.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, an unset or unknown
+   *   kind, details over 2,000 characters (metadata: field).
+   * - FAILED_PRECONDITION (ERROR_REASON_SKILL_OPTIMIZATION_DISABLED): an optimization evaluation on a
+   *   hub without --skill-optimization on.
+   * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+   * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+   *   state).
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+   *
+   * @generated from rpc kxm.v1.ContextService.EvaluateSkill
+   */
+  evaluateSkill: {
+    methodKind: "unary";
+    input: typeof EvaluateSkillRequestSchema;
+    output: typeof EvaluateSkillResponseSchema;
+  },
+  /**
+   * PromoteSkill makes a candidate a promoted skill: from then on the packets of the project carry it
+   * as the context item `skill_<id>` (kind skill, authority instruction), while its content still
+   * hashes to content_sha256.
+   *
+   * A named operator other than its author decides, with evidence, once the latest evaluation of each
+   * of static-review, sandbox, functional and safety passed and the content verifies.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+   * - INVALID_ARGUMENT (ERROR_REASON_SKILL_PROMOTION_INVALID): no evidence ref, more than 32, one
+   *   malformed, or the operator is the author.
+   * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+   * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+   *   state).
+   * - FAILED_PRECONDITION (ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE): a required kind has no passing
+   *   latest evaluation (metadata: missing, failed).
+   * - FAILED_PRECONDITION (ERROR_REASON_SKILL_INTEGRITY_VIOLATION): the stored content no longer
+   *   hashes to content_sha256.
+   * - FAILED_PRECONDITION (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the stored content has no
+   *   non-empty name or description in its front matter.
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+   *
+   * @generated from rpc kxm.v1.ContextService.PromoteSkill
+   */
+  promoteSkill: {
+    methodKind: "unary";
+    input: typeof PromoteSkillRequestSchema;
+    output: typeof PromoteSkillResponseSchema;
+  },
+  /**
+   * RejectSkill closes a candidate or a quarantined skill without promoting it.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
+   *   characters (metadata: field).
+   * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+   * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
+   *   already (metadata: state).
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+   *
+   * @generated from rpc kxm.v1.ContextService.RejectSkill
+   */
+  rejectSkill: {
+    methodKind: "unary";
+    input: typeof RejectSkillRequestSchema;
+    output: typeof RejectSkillResponseSchema;
+  },
+  /**
+   * GetSkill returns a skill of the project with its whole history, oldest event first.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+   * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+   *
+   * @generated from rpc kxm.v1.ContextService.GetSkill
+   */
+  getSkill: {
+    methodKind: "unary";
+    input: typeof GetSkillRequestSchema;
+    output: typeof GetSkillResponseSchema;
+  },
+  /**
+   * ListSkills lists the project's skills (of one state, if asked) by id, without their content.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): an unknown state (metadata: field).
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative page size.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+   *
+   * @generated from rpc kxm.v1.ContextService.ListSkills
+   */
+  listSkills: {
+    methodKind: "unary";
+    input: typeof ListSkillsRequestSchema;
+    output: typeof ListSkillsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kxm_v1_context_service, 0);

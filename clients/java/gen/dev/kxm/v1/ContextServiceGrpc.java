@@ -365,6 +365,192 @@ public final class ContextServiceGrpc {
     return getDeleteItemsMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.CreateSkillRequest,
+      dev.kxm.v1.CreateSkillResponse> getCreateSkillMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "CreateSkill",
+      requestType = dev.kxm.v1.CreateSkillRequest.class,
+      responseType = dev.kxm.v1.CreateSkillResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.CreateSkillRequest,
+      dev.kxm.v1.CreateSkillResponse> getCreateSkillMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.CreateSkillRequest, dev.kxm.v1.CreateSkillResponse> getCreateSkillMethod;
+    if ((getCreateSkillMethod = ContextServiceGrpc.getCreateSkillMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getCreateSkillMethod = ContextServiceGrpc.getCreateSkillMethod) == null) {
+          ContextServiceGrpc.getCreateSkillMethod = getCreateSkillMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.CreateSkillRequest, dev.kxm.v1.CreateSkillResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "CreateSkill"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.CreateSkillRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.CreateSkillResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("CreateSkill"))
+              .build();
+        }
+      }
+    }
+    return getCreateSkillMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.EvaluateSkillRequest,
+      dev.kxm.v1.EvaluateSkillResponse> getEvaluateSkillMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "EvaluateSkill",
+      requestType = dev.kxm.v1.EvaluateSkillRequest.class,
+      responseType = dev.kxm.v1.EvaluateSkillResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.EvaluateSkillRequest,
+      dev.kxm.v1.EvaluateSkillResponse> getEvaluateSkillMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.EvaluateSkillRequest, dev.kxm.v1.EvaluateSkillResponse> getEvaluateSkillMethod;
+    if ((getEvaluateSkillMethod = ContextServiceGrpc.getEvaluateSkillMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getEvaluateSkillMethod = ContextServiceGrpc.getEvaluateSkillMethod) == null) {
+          ContextServiceGrpc.getEvaluateSkillMethod = getEvaluateSkillMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.EvaluateSkillRequest, dev.kxm.v1.EvaluateSkillResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "EvaluateSkill"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.EvaluateSkillRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.EvaluateSkillResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("EvaluateSkill"))
+              .build();
+        }
+      }
+    }
+    return getEvaluateSkillMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.PromoteSkillRequest,
+      dev.kxm.v1.PromoteSkillResponse> getPromoteSkillMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "PromoteSkill",
+      requestType = dev.kxm.v1.PromoteSkillRequest.class,
+      responseType = dev.kxm.v1.PromoteSkillResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.PromoteSkillRequest,
+      dev.kxm.v1.PromoteSkillResponse> getPromoteSkillMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.PromoteSkillRequest, dev.kxm.v1.PromoteSkillResponse> getPromoteSkillMethod;
+    if ((getPromoteSkillMethod = ContextServiceGrpc.getPromoteSkillMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getPromoteSkillMethod = ContextServiceGrpc.getPromoteSkillMethod) == null) {
+          ContextServiceGrpc.getPromoteSkillMethod = getPromoteSkillMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.PromoteSkillRequest, dev.kxm.v1.PromoteSkillResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "PromoteSkill"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.PromoteSkillRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.PromoteSkillResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("PromoteSkill"))
+              .build();
+        }
+      }
+    }
+    return getPromoteSkillMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.RejectSkillRequest,
+      dev.kxm.v1.RejectSkillResponse> getRejectSkillMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "RejectSkill",
+      requestType = dev.kxm.v1.RejectSkillRequest.class,
+      responseType = dev.kxm.v1.RejectSkillResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.RejectSkillRequest,
+      dev.kxm.v1.RejectSkillResponse> getRejectSkillMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.RejectSkillRequest, dev.kxm.v1.RejectSkillResponse> getRejectSkillMethod;
+    if ((getRejectSkillMethod = ContextServiceGrpc.getRejectSkillMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getRejectSkillMethod = ContextServiceGrpc.getRejectSkillMethod) == null) {
+          ContextServiceGrpc.getRejectSkillMethod = getRejectSkillMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.RejectSkillRequest, dev.kxm.v1.RejectSkillResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "RejectSkill"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RejectSkillRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RejectSkillResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("RejectSkill"))
+              .build();
+        }
+      }
+    }
+    return getRejectSkillMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.GetSkillRequest,
+      dev.kxm.v1.GetSkillResponse> getGetSkillMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "GetSkill",
+      requestType = dev.kxm.v1.GetSkillRequest.class,
+      responseType = dev.kxm.v1.GetSkillResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.GetSkillRequest,
+      dev.kxm.v1.GetSkillResponse> getGetSkillMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.GetSkillRequest, dev.kxm.v1.GetSkillResponse> getGetSkillMethod;
+    if ((getGetSkillMethod = ContextServiceGrpc.getGetSkillMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getGetSkillMethod = ContextServiceGrpc.getGetSkillMethod) == null) {
+          ContextServiceGrpc.getGetSkillMethod = getGetSkillMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.GetSkillRequest, dev.kxm.v1.GetSkillResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "GetSkill"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.GetSkillRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.GetSkillResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("GetSkill"))
+              .build();
+        }
+      }
+    }
+    return getGetSkillMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ListSkillsRequest,
+      dev.kxm.v1.ListSkillsResponse> getListSkillsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListSkills",
+      requestType = dev.kxm.v1.ListSkillsRequest.class,
+      responseType = dev.kxm.v1.ListSkillsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ListSkillsRequest,
+      dev.kxm.v1.ListSkillsResponse> getListSkillsMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ListSkillsRequest, dev.kxm.v1.ListSkillsResponse> getListSkillsMethod;
+    if ((getListSkillsMethod = ContextServiceGrpc.getListSkillsMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getListSkillsMethod = ContextServiceGrpc.getListSkillsMethod) == null) {
+          ContextServiceGrpc.getListSkillsMethod = getListSkillsMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ListSkillsRequest, dev.kxm.v1.ListSkillsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListSkills"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListSkillsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListSkillsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("ListSkills"))
+              .build();
+        }
+      }
+    }
+    return getListSkillsMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -640,6 +826,134 @@ public final class ContextServiceGrpc {
         io.grpc.stub.StreamObserver<dev.kxm.v1.DeleteItemsResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getDeleteItemsMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * CreateSkill stores a skill candidate: a SKILL.md of the project, evaluated and promoted before any
+     * packet carries it (spec §5.12).
+     * The content is redacted and its front matter ensured (`name`, and `description`, by default
+     * "Governed skill for &lt;name&gt;"); content_sha256 is the SHA-256 of that final text, and the id the
+     * slug of the name (lower case, runs of other characters `-`, at most 40) `.` the hash's first 12
+     * hex digits. The author (created_by) is the caller: its agent id, the operator's name, or the
+     * project token's identity.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a name, description, content, harness,
+     *   model, version or supersedes breaking its rule (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the content opens a front matter
+     *   block (`---`) that never closes, or whose lines are not `key: value`.
+     * - INVALID_ARGUMENT (ERROR_REASON_SKILL_SOURCES_REQUIRED): no run id, journal entry id or evidence
+     *   receipt, or more than 32 of one kind.
+     * - ALREADY_EXISTS (ERROR_REASON_SKILL_CANDIDATE_EXISTS): a skill of the project has this content
+     *   (metadata: skillId).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    default void createSkill(dev.kxm.v1.CreateSkillRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.CreateSkillResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getCreateSkillMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * EvaluateSkill records an operator's evaluation of a candidate: its kind, whether it passed, and
+     * details (at most 2,000 characters, stored redacted).
+     * A failed functional or safety evaluation quarantines the skill (an event by `evaluator`). The
+     * optimization kind is refused unless the hub runs with --skill-optimization on.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, an unset or unknown
+     *   kind, details over 2,000 characters (metadata: field).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_OPTIMIZATION_DISABLED): an optimization evaluation on a
+     *   hub without --skill-optimization on.
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+     *   state).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    default void evaluateSkill(dev.kxm.v1.EvaluateSkillRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.EvaluateSkillResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getEvaluateSkillMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * PromoteSkill makes a candidate a promoted skill: from then on the packets of the project carry it
+     * as the context item `skill_&lt;id&gt;` (kind skill, authority instruction), while its content still
+     * hashes to content_sha256.
+     * A named operator other than its author decides, with evidence, once the latest evaluation of each
+     * of static-review, sandbox, functional and safety passed and the content verifies.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_SKILL_PROMOTION_INVALID): no evidence ref, more than 32, one
+     *   malformed, or the operator is the author.
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+     *   state).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE): a required kind has no passing
+     *   latest evaluation (metadata: missing, failed).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_INTEGRITY_VIOLATION): the stored content no longer
+     *   hashes to content_sha256.
+     * - FAILED_PRECONDITION (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the stored content has no
+     *   non-empty name or description in its front matter.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    default void promoteSkill(dev.kxm.v1.PromoteSkillRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.PromoteSkillResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getPromoteSkillMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * RejectSkill closes a candidate or a quarantined skill without promoting it.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
+     *   characters (metadata: field).
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
+     *   already (metadata: state).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    default void rejectSkill(dev.kxm.v1.RejectSkillRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RejectSkillResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRejectSkillMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * GetSkill returns a skill of the project with its whole history, oldest event first.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    default void getSkill(dev.kxm.v1.GetSkillRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.GetSkillResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetSkillMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListSkills lists the project's skills (of one state, if asked) by id, without their content.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): an unknown state (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative page size.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    default void listSkills(dev.kxm.v1.ListSkillsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListSkillsResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListSkillsMethod(), responseObserver);
+    }
   }
 
   /**
@@ -904,6 +1218,140 @@ public final class ContextServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getDeleteItemsMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * CreateSkill stores a skill candidate: a SKILL.md of the project, evaluated and promoted before any
+     * packet carries it (spec §5.12).
+     * The content is redacted and its front matter ensured (`name`, and `description`, by default
+     * "Governed skill for &lt;name&gt;"); content_sha256 is the SHA-256 of that final text, and the id the
+     * slug of the name (lower case, runs of other characters `-`, at most 40) `.` the hash's first 12
+     * hex digits. The author (created_by) is the caller: its agent id, the operator's name, or the
+     * project token's identity.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a name, description, content, harness,
+     *   model, version or supersedes breaking its rule (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the content opens a front matter
+     *   block (`---`) that never closes, or whose lines are not `key: value`.
+     * - INVALID_ARGUMENT (ERROR_REASON_SKILL_SOURCES_REQUIRED): no run id, journal entry id or evidence
+     *   receipt, or more than 32 of one kind.
+     * - ALREADY_EXISTS (ERROR_REASON_SKILL_CANDIDATE_EXISTS): a skill of the project has this content
+     *   (metadata: skillId).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public void createSkill(dev.kxm.v1.CreateSkillRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.CreateSkillResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getCreateSkillMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * EvaluateSkill records an operator's evaluation of a candidate: its kind, whether it passed, and
+     * details (at most 2,000 characters, stored redacted).
+     * A failed functional or safety evaluation quarantines the skill (an event by `evaluator`). The
+     * optimization kind is refused unless the hub runs with --skill-optimization on.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, an unset or unknown
+     *   kind, details over 2,000 characters (metadata: field).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_OPTIMIZATION_DISABLED): an optimization evaluation on a
+     *   hub without --skill-optimization on.
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+     *   state).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public void evaluateSkill(dev.kxm.v1.EvaluateSkillRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.EvaluateSkillResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getEvaluateSkillMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * PromoteSkill makes a candidate a promoted skill: from then on the packets of the project carry it
+     * as the context item `skill_&lt;id&gt;` (kind skill, authority instruction), while its content still
+     * hashes to content_sha256.
+     * A named operator other than its author decides, with evidence, once the latest evaluation of each
+     * of static-review, sandbox, functional and safety passed and the content verifies.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_SKILL_PROMOTION_INVALID): no evidence ref, more than 32, one
+     *   malformed, or the operator is the author.
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+     *   state).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE): a required kind has no passing
+     *   latest evaluation (metadata: missing, failed).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_INTEGRITY_VIOLATION): the stored content no longer
+     *   hashes to content_sha256.
+     * - FAILED_PRECONDITION (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the stored content has no
+     *   non-empty name or description in its front matter.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public void promoteSkill(dev.kxm.v1.PromoteSkillRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.PromoteSkillResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getPromoteSkillMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * RejectSkill closes a candidate or a quarantined skill without promoting it.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
+     *   characters (metadata: field).
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
+     *   already (metadata: state).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public void rejectSkill(dev.kxm.v1.RejectSkillRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RejectSkillResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getRejectSkillMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * GetSkill returns a skill of the project with its whole history, oldest event first.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public void getSkill(dev.kxm.v1.GetSkillRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.GetSkillResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getGetSkillMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListSkills lists the project's skills (of one state, if asked) by id, without their content.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): an unknown state (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative page size.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public void listSkills(dev.kxm.v1.ListSkillsRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListSkillsResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListSkillsMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -1134,6 +1582,134 @@ public final class ContextServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getDeleteItemsMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * CreateSkill stores a skill candidate: a SKILL.md of the project, evaluated and promoted before any
+     * packet carries it (spec §5.12).
+     * The content is redacted and its front matter ensured (`name`, and `description`, by default
+     * "Governed skill for &lt;name&gt;"); content_sha256 is the SHA-256 of that final text, and the id the
+     * slug of the name (lower case, runs of other characters `-`, at most 40) `.` the hash's first 12
+     * hex digits. The author (created_by) is the caller: its agent id, the operator's name, or the
+     * project token's identity.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a name, description, content, harness,
+     *   model, version or supersedes breaking its rule (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the content opens a front matter
+     *   block (`---`) that never closes, or whose lines are not `key: value`.
+     * - INVALID_ARGUMENT (ERROR_REASON_SKILL_SOURCES_REQUIRED): no run id, journal entry id or evidence
+     *   receipt, or more than 32 of one kind.
+     * - ALREADY_EXISTS (ERROR_REASON_SKILL_CANDIDATE_EXISTS): a skill of the project has this content
+     *   (metadata: skillId).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.CreateSkillResponse createSkill(dev.kxm.v1.CreateSkillRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getCreateSkillMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * EvaluateSkill records an operator's evaluation of a candidate: its kind, whether it passed, and
+     * details (at most 2,000 characters, stored redacted).
+     * A failed functional or safety evaluation quarantines the skill (an event by `evaluator`). The
+     * optimization kind is refused unless the hub runs with --skill-optimization on.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, an unset or unknown
+     *   kind, details over 2,000 characters (metadata: field).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_OPTIMIZATION_DISABLED): an optimization evaluation on a
+     *   hub without --skill-optimization on.
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+     *   state).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.EvaluateSkillResponse evaluateSkill(dev.kxm.v1.EvaluateSkillRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getEvaluateSkillMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * PromoteSkill makes a candidate a promoted skill: from then on the packets of the project carry it
+     * as the context item `skill_&lt;id&gt;` (kind skill, authority instruction), while its content still
+     * hashes to content_sha256.
+     * A named operator other than its author decides, with evidence, once the latest evaluation of each
+     * of static-review, sandbox, functional and safety passed and the content verifies.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_SKILL_PROMOTION_INVALID): no evidence ref, more than 32, one
+     *   malformed, or the operator is the author.
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+     *   state).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE): a required kind has no passing
+     *   latest evaluation (metadata: missing, failed).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_INTEGRITY_VIOLATION): the stored content no longer
+     *   hashes to content_sha256.
+     * - FAILED_PRECONDITION (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the stored content has no
+     *   non-empty name or description in its front matter.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.PromoteSkillResponse promoteSkill(dev.kxm.v1.PromoteSkillRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getPromoteSkillMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * RejectSkill closes a candidate or a quarantined skill without promoting it.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
+     *   characters (metadata: field).
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
+     *   already (metadata: state).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.RejectSkillResponse rejectSkill(dev.kxm.v1.RejectSkillRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getRejectSkillMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * GetSkill returns a skill of the project with its whole history, oldest event first.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.GetSkillResponse getSkill(dev.kxm.v1.GetSkillRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getGetSkillMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListSkills lists the project's skills (of one state, if asked) by id, without their content.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): an unknown state (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative page size.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.ListSkillsResponse listSkills(dev.kxm.v1.ListSkillsRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListSkillsMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -1363,6 +1939,134 @@ public final class ContextServiceGrpc {
     public dev.kxm.v1.DeleteItemsResponse deleteItems(dev.kxm.v1.DeleteItemsRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getDeleteItemsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * CreateSkill stores a skill candidate: a SKILL.md of the project, evaluated and promoted before any
+     * packet carries it (spec §5.12).
+     * The content is redacted and its front matter ensured (`name`, and `description`, by default
+     * "Governed skill for &lt;name&gt;"); content_sha256 is the SHA-256 of that final text, and the id the
+     * slug of the name (lower case, runs of other characters `-`, at most 40) `.` the hash's first 12
+     * hex digits. The author (created_by) is the caller: its agent id, the operator's name, or the
+     * project token's identity.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a name, description, content, harness,
+     *   model, version or supersedes breaking its rule (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the content opens a front matter
+     *   block (`---`) that never closes, or whose lines are not `key: value`.
+     * - INVALID_ARGUMENT (ERROR_REASON_SKILL_SOURCES_REQUIRED): no run id, journal entry id or evidence
+     *   receipt, or more than 32 of one kind.
+     * - ALREADY_EXISTS (ERROR_REASON_SKILL_CANDIDATE_EXISTS): a skill of the project has this content
+     *   (metadata: skillId).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.CreateSkillResponse createSkill(dev.kxm.v1.CreateSkillRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getCreateSkillMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * EvaluateSkill records an operator's evaluation of a candidate: its kind, whether it passed, and
+     * details (at most 2,000 characters, stored redacted).
+     * A failed functional or safety evaluation quarantines the skill (an event by `evaluator`). The
+     * optimization kind is refused unless the hub runs with --skill-optimization on.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, an unset or unknown
+     *   kind, details over 2,000 characters (metadata: field).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_OPTIMIZATION_DISABLED): an optimization evaluation on a
+     *   hub without --skill-optimization on.
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+     *   state).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.EvaluateSkillResponse evaluateSkill(dev.kxm.v1.EvaluateSkillRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getEvaluateSkillMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * PromoteSkill makes a candidate a promoted skill: from then on the packets of the project carry it
+     * as the context item `skill_&lt;id&gt;` (kind skill, authority instruction), while its content still
+     * hashes to content_sha256.
+     * A named operator other than its author decides, with evidence, once the latest evaluation of each
+     * of static-review, sandbox, functional and safety passed and the content verifies.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_SKILL_PROMOTION_INVALID): no evidence ref, more than 32, one
+     *   malformed, or the operator is the author.
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+     *   state).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE): a required kind has no passing
+     *   latest evaluation (metadata: missing, failed).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_INTEGRITY_VIOLATION): the stored content no longer
+     *   hashes to content_sha256.
+     * - FAILED_PRECONDITION (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the stored content has no
+     *   non-empty name or description in its front matter.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.PromoteSkillResponse promoteSkill(dev.kxm.v1.PromoteSkillRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getPromoteSkillMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * RejectSkill closes a candidate or a quarantined skill without promoting it.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
+     *   characters (metadata: field).
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
+     *   already (metadata: state).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.RejectSkillResponse rejectSkill(dev.kxm.v1.RejectSkillRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getRejectSkillMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * GetSkill returns a skill of the project with its whole history, oldest event first.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.GetSkillResponse getSkill(dev.kxm.v1.GetSkillRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getGetSkillMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListSkills lists the project's skills (of one state, if asked) by id, without their content.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): an unknown state (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative page size.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.ListSkillsResponse listSkills(dev.kxm.v1.ListSkillsRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListSkillsMethod(), getCallOptions(), request);
     }
   }
 
@@ -1605,6 +2309,140 @@ public final class ContextServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getDeleteItemsMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * CreateSkill stores a skill candidate: a SKILL.md of the project, evaluated and promoted before any
+     * packet carries it (spec §5.12).
+     * The content is redacted and its front matter ensured (`name`, and `description`, by default
+     * "Governed skill for &lt;name&gt;"); content_sha256 is the SHA-256 of that final text, and the id the
+     * slug of the name (lower case, runs of other characters `-`, at most 40) `.` the hash's first 12
+     * hex digits. The author (created_by) is the caller: its agent id, the operator's name, or the
+     * project token's identity.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a name, description, content, harness,
+     *   model, version or supersedes breaking its rule (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the content opens a front matter
+     *   block (`---`) that never closes, or whose lines are not `key: value`.
+     * - INVALID_ARGUMENT (ERROR_REASON_SKILL_SOURCES_REQUIRED): no run id, journal entry id or evidence
+     *   receipt, or more than 32 of one kind.
+     * - ALREADY_EXISTS (ERROR_REASON_SKILL_CANDIDATE_EXISTS): a skill of the project has this content
+     *   (metadata: skillId).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.CreateSkillResponse> createSkill(
+        dev.kxm.v1.CreateSkillRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getCreateSkillMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * EvaluateSkill records an operator's evaluation of a candidate: its kind, whether it passed, and
+     * details (at most 2,000 characters, stored redacted).
+     * A failed functional or safety evaluation quarantines the skill (an event by `evaluator`). The
+     * optimization kind is refused unless the hub runs with --skill-optimization on.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, an unset or unknown
+     *   kind, details over 2,000 characters (metadata: field).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_OPTIMIZATION_DISABLED): an optimization evaluation on a
+     *   hub without --skill-optimization on.
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+     *   state).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.EvaluateSkillResponse> evaluateSkill(
+        dev.kxm.v1.EvaluateSkillRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getEvaluateSkillMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * PromoteSkill makes a candidate a promoted skill: from then on the packets of the project carry it
+     * as the context item `skill_&lt;id&gt;` (kind skill, authority instruction), while its content still
+     * hashes to content_sha256.
+     * A named operator other than its author decides, with evidence, once the latest evaluation of each
+     * of static-review, sandbox, functional and safety passed and the content verifies.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_SKILL_PROMOTION_INVALID): no evidence ref, more than 32, one
+     *   malformed, or the operator is the author.
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is not a candidate (metadata:
+     *   state).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE): a required kind has no passing
+     *   latest evaluation (metadata: missing, failed).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_INTEGRITY_VIOLATION): the stored content no longer
+     *   hashes to content_sha256.
+     * - FAILED_PRECONDITION (ERROR_REASON_INVALID_SKILL_FRONTMATTER): the stored content has no
+     *   non-empty name or description in its front matter.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.PromoteSkillResponse> promoteSkill(
+        dev.kxm.v1.PromoteSkillRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getPromoteSkillMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * RejectSkill closes a candidate or a quarantined skill without promoting it.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
+     *   characters (metadata: field).
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
+     *   already (metadata: state).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RejectSkillResponse> rejectSkill(
+        dev.kxm.v1.RejectSkillRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getRejectSkillMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * GetSkill returns a skill of the project with its whole history, oldest event first.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id (metadata: field).
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.GetSkillResponse> getSkill(
+        dev.kxm.v1.GetSkillRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getGetSkillMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ListSkills lists the project's skills (of one state, if asked) by id, without their content.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): an unknown state (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative page size.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListSkillsResponse> listSkills(
+        dev.kxm.v1.ListSkillsRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListSkillsMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_PUT_ITEMS = 0;
@@ -1618,6 +2456,12 @@ public final class ContextServiceGrpc {
   private static final int METHODID_LIST_EPISODES = 8;
   private static final int METHODID_EXPLAIN_ITEM = 9;
   private static final int METHODID_DELETE_ITEMS = 10;
+  private static final int METHODID_CREATE_SKILL = 11;
+  private static final int METHODID_EVALUATE_SKILL = 12;
+  private static final int METHODID_PROMOTE_SKILL = 13;
+  private static final int METHODID_REJECT_SKILL = 14;
+  private static final int METHODID_GET_SKILL = 15;
+  private static final int METHODID_LIST_SKILLS = 16;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1679,6 +2523,30 @@ public final class ContextServiceGrpc {
         case METHODID_DELETE_ITEMS:
           serviceImpl.deleteItems((dev.kxm.v1.DeleteItemsRequest) request,
               (io.grpc.stub.StreamObserver<dev.kxm.v1.DeleteItemsResponse>) responseObserver);
+          break;
+        case METHODID_CREATE_SKILL:
+          serviceImpl.createSkill((dev.kxm.v1.CreateSkillRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.CreateSkillResponse>) responseObserver);
+          break;
+        case METHODID_EVALUATE_SKILL:
+          serviceImpl.evaluateSkill((dev.kxm.v1.EvaluateSkillRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.EvaluateSkillResponse>) responseObserver);
+          break;
+        case METHODID_PROMOTE_SKILL:
+          serviceImpl.promoteSkill((dev.kxm.v1.PromoteSkillRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.PromoteSkillResponse>) responseObserver);
+          break;
+        case METHODID_REJECT_SKILL:
+          serviceImpl.rejectSkill((dev.kxm.v1.RejectSkillRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.RejectSkillResponse>) responseObserver);
+          break;
+        case METHODID_GET_SKILL:
+          serviceImpl.getSkill((dev.kxm.v1.GetSkillRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.GetSkillResponse>) responseObserver);
+          break;
+        case METHODID_LIST_SKILLS:
+          serviceImpl.listSkills((dev.kxm.v1.ListSkillsRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ListSkillsResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -1775,6 +2643,48 @@ public final class ContextServiceGrpc {
               dev.kxm.v1.DeleteItemsRequest,
               dev.kxm.v1.DeleteItemsResponse>(
                 service, METHODID_DELETE_ITEMS)))
+        .addMethod(
+          getCreateSkillMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.CreateSkillRequest,
+              dev.kxm.v1.CreateSkillResponse>(
+                service, METHODID_CREATE_SKILL)))
+        .addMethod(
+          getEvaluateSkillMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.EvaluateSkillRequest,
+              dev.kxm.v1.EvaluateSkillResponse>(
+                service, METHODID_EVALUATE_SKILL)))
+        .addMethod(
+          getPromoteSkillMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.PromoteSkillRequest,
+              dev.kxm.v1.PromoteSkillResponse>(
+                service, METHODID_PROMOTE_SKILL)))
+        .addMethod(
+          getRejectSkillMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.RejectSkillRequest,
+              dev.kxm.v1.RejectSkillResponse>(
+                service, METHODID_REJECT_SKILL)))
+        .addMethod(
+          getGetSkillMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.GetSkillRequest,
+              dev.kxm.v1.GetSkillResponse>(
+                service, METHODID_GET_SKILL)))
+        .addMethod(
+          getListSkillsMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ListSkillsRequest,
+              dev.kxm.v1.ListSkillsResponse>(
+                service, METHODID_LIST_SKILLS)))
         .build();
   }
 
@@ -1834,6 +2744,12 @@ public final class ContextServiceGrpc {
               .addMethod(getListEpisodesMethod())
               .addMethod(getExplainItemMethod())
               .addMethod(getDeleteItemsMethod())
+              .addMethod(getCreateSkillMethod())
+              .addMethod(getEvaluateSkillMethod())
+              .addMethod(getPromoteSkillMethod())
+              .addMethod(getRejectSkillMethod())
+              .addMethod(getGetSkillMethod())
+              .addMethod(getListSkillsMethod())
               .build();
         }
       }

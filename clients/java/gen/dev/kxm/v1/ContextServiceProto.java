@@ -146,6 +146,86 @@ public final class ContextServiceProto extends com.google.protobuf.GeneratedFile
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_DeleteItemsResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_SkillSources_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_SkillSources_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_SkillCompatibility_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_SkillCompatibility_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_Skill_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_Skill_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_SkillEvent_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_SkillEvent_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_CreateSkillRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_CreateSkillRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_CreateSkillResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_CreateSkillResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_EvaluateSkillRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_EvaluateSkillRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_EvaluateSkillResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_EvaluateSkillResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_PromoteSkillRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_PromoteSkillRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_PromoteSkillResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_PromoteSkillResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_RejectSkillRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_RejectSkillRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_RejectSkillResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_RejectSkillResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_GetSkillRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_GetSkillRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_GetSkillResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_GetSkillResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ListSkillsRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ListSkillsRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ListSkillsResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ListSkillsResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -236,37 +316,129 @@ public final class ContextServiceProto extends com.google.protobuf.GeneratedFile
       "DeleteItemsRequest\022\030\n\007project\030\001 \001(\tR\007pro" +
       "ject\022\031\n\010item_ids\030\002 \003(\tR\007itemIds\022\026\n\006share" +
       "d\030\003 \001(\010R\006shared\":\n\023DeleteItemsResponse\022#" +
-      "\n\rdeleted_count\030\001 \001(\005R\014deletedCount2\226\010\n\016" +
-      "ContextService\022K\n\010PutItems\022\027.kxm.v1.PutI" +
-      "temsRequest\032\030.kxm.v1.PutItemsResponse\"\014\352" +
-      "\340\030\010\010\003\020\000\030\002(\003\022p\n\020GetContextPacket\022\037.kxm.v1" +
-      ".GetContextPacketRequest\032 .kxm.v1.GetCon" +
-      "textPacketResponse\"\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_cont" +
-      "ext(\003\022Q\n\006Recall\022\025.kxm.v1.RecallRequest\032\026" +
-      ".kxm.v1.RecallResponse\"\030\352\340\030\024\010\004\020\001\030\002\"\nkxm_" +
-      "recall(\001\022V\n\010GetState\022\027.kxm.v1.GetStateRe" +
-      "quest\032\030.kxm.v1.GetStateResponse\"\027\352\340\030\023\010\004\020" +
-      "\001\030\002\"\tkxm_state(\001\022f\n\014ListStateSet\022\033.kxm.v" +
-      "1.ListStateSetRequest\032\034.kxm.v1.ListState" +
-      "SetResponse\"\033\352\340\030\027\010\004\020\001\030\002\"\rkxm_state_set(\001" +
-      "\022d\n\014ProposeState\022\033.kxm.v1.ProposeStateRe" +
-      "quest\032\034.kxm.v1.ProposeStateResponse\"\031\352\340\030" +
-      "\025\010\003\020\000\030\002\"\013kxm_promote(\001\022W\n\014PromoteState\022\033" +
-      ".kxm.v1.PromoteStateRequest\032\034.kxm.v1.Pro" +
-      "moteStateResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022T\n\013Rejec" +
-      "tState\022\032.kxm.v1.RejectStateRequest\032\033.kxm" +
-      ".v1.RejectStateResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022d\n" +
-      "\014ListEpisodes\022\033.kxm.v1.ListEpisodesReque" +
-      "st\032\034.kxm.v1.ListEpisodesResponse\"\031\352\340\030\025\010\004" +
-      "\020\001\030\002\"\013kxm_episode(\001\022a\n\013ExplainItem\022\032.kxm" +
-      ".v1.ExplainItemRequest\032\033.kxm.v1.ExplainI" +
-      "temResponse\"\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_explain(\001\022T" +
-      "\n\013DeleteItems\022\032.kxm.v1.DeleteItemsReques" +
-      "t\032\033.kxm.v1.DeleteItemsResponse\"\014\352\340\030\010\010\002\020\000" +
-      "\030\001(\004B\203\001\n\ndev.kxm.v1B\023ContextServiceProto" +
-      "P\001Z\'kxm.dev/hub/clients/go/gen/kxm/v1;kx" +
-      "mv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPB" +
-      "Metadata\352\002\007Kxm::V1b\006proto3"
+      "\n\rdeleted_count\030\001 \001(\005R\014deletedCount\"\200\001\n\014" +
+      "SkillSources\022\027\n\007run_ids\030\001 \003(\tR\006runIds\022*\n" +
+      "\021journal_entry_ids\030\002 \003(\tR\017journalEntryId" +
+      "s\022+\n\021evidence_receipts\030\003 \003(\tR\020evidenceRe" +
+      "ceipts\"F\n\022SkillCompatibility\022\030\n\007harness\030" +
+      "\001 \001(\tR\007harness\022\026\n\006models\030\002 \003(\tR\006models\"\266" +
+      "\004\n\005Skill\022\016\n\002id\030\001 \001(\tR\002id\022\030\n\007project\030\002 \001(" +
+      "\tR\007project\022\022\n\004name\030\003 \001(\tR\004name\022 \n\013descri" +
+      "ption\030\004 \001(\tR\013description\022\030\n\007content\030\005 \001(" +
+      "\tR\007content\022%\n\016content_sha256\030\006 \001(\tR\rcont" +
+      "entSha256\022\030\n\007version\030\007 \001(\005R\007version\022.\n\007s" +
+      "ources\030\010 \001(\0132\024.kxm.v1.SkillSourcesR\007sour" +
+      "ces\022@\n\rcompatibility\030\t \001(\0132\032.kxm.v1.Skil" +
+      "lCompatibilityR\rcompatibility\022\035\n\ncreated" +
+      "_by\030\n \001(\tR\tcreatedBy\022;\n\013create_time\030\013 \001(" +
+      "\0132\032.google.protobuf.TimestampR\ncreateTim" +
+      "e\022\036\n\nsupersedes\030\014 \001(\tR\nsupersedes\022(\n\005sta" +
+      "te\030\r \001(\0162\022.kxm.v1.SkillStateR\005state\022\035\n\nd" +
+      "ecided_by\030\016 \001(\tR\tdecidedBy\022;\n\013decide_tim" +
+      "e\030\017 \001(\0132\032.google.protobuf.TimestampR\ndec" +
+      "ideTime\"\332\002\n\nSkillEvent\022\032\n\010sequence\030\001 \001(\003" +
+      "R\010sequence\022*\n\004type\030\002 \001(\0162\026.kxm.v1.SkillE" +
+      "ventTypeR\004type\022\024\n\005actor\030\003 \001(\tR\005actor\0229\n\n" +
+      "event_time\030\004 \001(\0132\032.google.protobuf.Times" +
+      "tampR\teventTime\022D\n\017evaluation_kind\030\005 \001(\016" +
+      "2\033.kxm.v1.SkillEvaluationKindR\016evaluatio" +
+      "nKind\022\026\n\006passed\030\006 \001(\010R\006passed\022\030\n\007details" +
+      "\030\007 \001(\tR\007details\022#\n\revidence_refs\030\010 \003(\tR\014" +
+      "evidenceRefs\022\026\n\006reason\030\t \001(\tR\006reason\"\252\002\n" +
+      "\022CreateSkillRequest\022\030\n\007project\030\001 \001(\tR\007pr" +
+      "oject\022\022\n\004name\030\002 \001(\tR\004name\022 \n\013description" +
+      "\030\003 \001(\tR\013description\022\030\n\007content\030\004 \001(\tR\007co" +
+      "ntent\022.\n\007sources\030\005 \001(\0132\024.kxm.v1.SkillSou" +
+      "rcesR\007sources\022@\n\rcompatibility\030\006 \001(\0132\032.k" +
+      "xm.v1.SkillCompatibilityR\rcompatibility\022" +
+      "\036\n\nsupersedes\030\007 \001(\tR\nsupersedes\022\030\n\007versi" +
+      "on\030\010 \001(\005R\007version\":\n\023CreateSkillResponse" +
+      "\022#\n\005skill\030\001 \001(\0132\r.kxm.v1.SkillR\005skill\"\256\001" +
+      "\n\024EvaluateSkillRequest\022\030\n\007project\030\001 \001(\tR" +
+      "\007project\022\031\n\010skill_id\030\002 \001(\tR\007skillId\022/\n\004k" +
+      "ind\030\003 \001(\0162\033.kxm.v1.SkillEvaluationKindR\004" +
+      "kind\022\026\n\006passed\030\004 \001(\010R\006passed\022\030\n\007details\030" +
+      "\005 \001(\tR\007details\"f\n\025EvaluateSkillResponse\022" +
+      "#\n\005skill\030\001 \001(\0132\r.kxm.v1.SkillR\005skill\022(\n\005" +
+      "event\030\002 \001(\0132\022.kxm.v1.SkillEventR\005event\"o" +
+      "\n\023PromoteSkillRequest\022\030\n\007project\030\001 \001(\tR\007" +
+      "project\022\031\n\010skill_id\030\002 \001(\tR\007skillId\022#\n\rev" +
+      "idence_refs\030\003 \003(\tR\014evidenceRefs\"d\n\024Promo" +
+      "teSkillResponse\022#\n\005skill\030\001 \001(\0132\r.kxm.v1." +
+      "SkillR\005skill\022\'\n\004item\030\002 \001(\0132\023.kxm.v1.Cont" +
+      "extItemR\004item\"a\n\022RejectSkillRequest\022\030\n\007p" +
+      "roject\030\001 \001(\tR\007project\022\031\n\010skill_id\030\002 \001(\tR" +
+      "\007skillId\022\026\n\006reason\030\003 \001(\tR\006reason\":\n\023Reje" +
+      "ctSkillResponse\022#\n\005skill\030\001 \001(\0132\r.kxm.v1." +
+      "SkillR\005skill\"F\n\017GetSkillRequest\022\030\n\007proje" +
+      "ct\030\001 \001(\tR\007project\022\031\n\010skill_id\030\002 \001(\tR\007ski" +
+      "llId\"e\n\020GetSkillResponse\022#\n\005skill\030\001 \001(\0132" +
+      "\r.kxm.v1.SkillR\005skill\022,\n\007history\030\002 \003(\0132\022" +
+      ".kxm.v1.SkillEventR\007history\"\223\001\n\021ListSkil" +
+      "lsRequest\022\030\n\007project\030\001 \001(\tR\007project\022(\n\005s" +
+      "tate\030\002 \001(\0162\022.kxm.v1.SkillStateR\005state\022\033\n" +
+      "\tpage_size\030\003 \001(\005R\010pageSize\022\035\n\npage_token" +
+      "\030\004 \001(\tR\tpageToken\"c\n\022ListSkillsResponse\022" +
+      "%\n\006skills\030\001 \003(\0132\r.kxm.v1.SkillR\006skills\022&" +
+      "\n\017next_page_token\030\002 \001(\tR\rnextPageToken*\225" +
+      "\001\n\nSkillState\022\033\n\027SKILL_STATE_UNSPECIFIED" +
+      "\020\000\022\031\n\025SKILL_STATE_CANDIDATE\020\001\022\030\n\024SKILL_S" +
+      "TATE_PROMOTED\020\002\022\033\n\027SKILL_STATE_QUARANTIN" +
+      "ED\020\003\022\030\n\024SKILL_STATE_REJECTED\020\004*\370\001\n\023Skill" +
+      "EvaluationKind\022%\n!SKILL_EVALUATION_KIND_" +
+      "UNSPECIFIED\020\000\022\'\n#SKILL_EVALUATION_KIND_S" +
+      "TATIC_REVIEW\020\001\022!\n\035SKILL_EVALUATION_KIND_" +
+      "SANDBOX\020\002\022$\n SKILL_EVALUATION_KIND_FUNCT" +
+      "IONAL\020\003\022 \n\034SKILL_EVALUATION_KIND_SAFETY\020" +
+      "\004\022&\n\"SKILL_EVALUATION_KIND_OPTIMIZATION\020" +
+      "\005*\320\001\n\016SkillEventType\022 \n\034SKILL_EVENT_TYPE" +
+      "_UNSPECIFIED\020\000\022\034\n\030SKILL_EVENT_TYPE_CREAT" +
+      "ED\020\001\022\036\n\032SKILL_EVENT_TYPE_EVALUATED\020\002\022\035\n\031" +
+      "SKILL_EVENT_TYPE_PROMOTED\020\003\022 \n\034SKILL_EVE" +
+      "NT_TYPE_QUARANTINED\020\004\022\035\n\031SKILL_EVENT_TYP" +
+      "E_REJECTED\020\0052\227\014\n\016ContextService\022K\n\010PutIt" +
+      "ems\022\027.kxm.v1.PutItemsRequest\032\030.kxm.v1.Pu" +
+      "tItemsResponse\"\014\352\340\030\010\010\003\020\000\030\002(\003\022p\n\020GetConte" +
+      "xtPacket\022\037.kxm.v1.GetContextPacketReques" +
+      "t\032 .kxm.v1.GetContextPacketResponse\"\031\352\340\030" +
+      "\025\010\004\020\001\030\002\"\013kxm_context(\003\022Q\n\006Recall\022\025.kxm.v" +
+      "1.RecallRequest\032\026.kxm.v1.RecallResponse\"" +
+      "\030\352\340\030\024\010\004\020\001\030\002\"\nkxm_recall(\001\022V\n\010GetState\022\027." +
+      "kxm.v1.GetStateRequest\032\030.kxm.v1.GetState" +
+      "Response\"\027\352\340\030\023\010\004\020\001\030\002\"\tkxm_state(\001\022f\n\014Lis" +
+      "tStateSet\022\033.kxm.v1.ListStateSetRequest\032\034" +
+      ".kxm.v1.ListStateSetResponse\"\033\352\340\030\027\010\004\020\001\030\002" +
+      "\"\rkxm_state_set(\001\022d\n\014ProposeState\022\033.kxm." +
+      "v1.ProposeStateRequest\032\034.kxm.v1.ProposeS" +
+      "tateResponse\"\031\352\340\030\025\010\003\020\000\030\002\"\013kxm_promote(\001\022" +
+      "W\n\014PromoteState\022\033.kxm.v1.PromoteStateReq" +
+      "uest\032\034.kxm.v1.PromoteStateResponse\"\014\352\340\030\010" +
+      "\010\002\020\000\030\001(\004\022T\n\013RejectState\022\032.kxm.v1.RejectS" +
+      "tateRequest\032\033.kxm.v1.RejectStateResponse" +
+      "\"\014\352\340\030\010\010\002\020\000\030\001(\004\022d\n\014ListEpisodes\022\033.kxm.v1." +
+      "ListEpisodesRequest\032\034.kxm.v1.ListEpisode" +
+      "sResponse\"\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_episode(\001\022a\n\013" +
+      "ExplainItem\022\032.kxm.v1.ExplainItemRequest\032" +
+      "\033.kxm.v1.ExplainItemResponse\"\031\352\340\030\025\010\004\020\001\030\002" +
+      "\"\013kxm_explain(\001\022T\n\013DeleteItems\022\032.kxm.v1." +
+      "DeleteItemsRequest\032\033.kxm.v1.DeleteItemsR" +
+      "esponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022T\n\013CreateSkill\022\032.k" +
+      "xm.v1.CreateSkillRequest\032\033.kxm.v1.Create" +
+      "SkillResponse\"\014\352\340\030\010\010\003\020\000\030\002(\001\022Z\n\rEvaluateS" +
+      "kill\022\034.kxm.v1.EvaluateSkillRequest\032\035.kxm" +
+      ".v1.EvaluateSkillResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022" +
+      "W\n\014PromoteSkill\022\033.kxm.v1.PromoteSkillReq" +
+      "uest\032\034.kxm.v1.PromoteSkillResponse\"\014\352\340\030\010" +
+      "\010\002\020\000\030\001(\004\022T\n\013RejectSkill\022\032.kxm.v1.RejectS" +
+      "killRequest\032\033.kxm.v1.RejectSkillResponse" +
+      "\"\014\352\340\030\010\010\002\020\000\030\001(\004\022K\n\010GetSkill\022\027.kxm.v1.GetS" +
+      "killRequest\032\030.kxm.v1.GetSkillResponse\"\014\352" +
+      "\340\030\010\010\004\020\001\030\002(\001\022Q\n\nListSkills\022\031.kxm.v1.ListS" +
+      "killsRequest\032\032.kxm.v1.ListSkillsResponse" +
+      "\"\014\352\340\030\010\010\004\020\001\030\002(\001B\203\001\n\ndev.kxm.v1B\023ContextSe" +
+      "rviceProtoP\001Z\'kxm.dev/hub/clients/go/gen" +
+      "/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022" +
+      "Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -420,6 +592,102 @@ public final class ContextServiceProto extends com.google.protobuf.GeneratedFile
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_DeleteItemsResponse_descriptor,
         new java.lang.String[] { "DeletedCount", });
+    internal_static_kxm_v1_SkillSources_descriptor =
+      getDescriptor().getMessageType(24);
+    internal_static_kxm_v1_SkillSources_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_SkillSources_descriptor,
+        new java.lang.String[] { "RunIds", "JournalEntryIds", "EvidenceReceipts", });
+    internal_static_kxm_v1_SkillCompatibility_descriptor =
+      getDescriptor().getMessageType(25);
+    internal_static_kxm_v1_SkillCompatibility_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_SkillCompatibility_descriptor,
+        new java.lang.String[] { "Harness", "Models", });
+    internal_static_kxm_v1_Skill_descriptor =
+      getDescriptor().getMessageType(26);
+    internal_static_kxm_v1_Skill_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_Skill_descriptor,
+        new java.lang.String[] { "Id", "Project", "Name", "Description", "Content", "ContentSha256", "Version", "Sources", "Compatibility", "CreatedBy", "CreateTime", "Supersedes", "State", "DecidedBy", "DecideTime", });
+    internal_static_kxm_v1_SkillEvent_descriptor =
+      getDescriptor().getMessageType(27);
+    internal_static_kxm_v1_SkillEvent_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_SkillEvent_descriptor,
+        new java.lang.String[] { "Sequence", "Type", "Actor", "EventTime", "EvaluationKind", "Passed", "Details", "EvidenceRefs", "Reason", });
+    internal_static_kxm_v1_CreateSkillRequest_descriptor =
+      getDescriptor().getMessageType(28);
+    internal_static_kxm_v1_CreateSkillRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_CreateSkillRequest_descriptor,
+        new java.lang.String[] { "Project", "Name", "Description", "Content", "Sources", "Compatibility", "Supersedes", "Version", });
+    internal_static_kxm_v1_CreateSkillResponse_descriptor =
+      getDescriptor().getMessageType(29);
+    internal_static_kxm_v1_CreateSkillResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_CreateSkillResponse_descriptor,
+        new java.lang.String[] { "Skill", });
+    internal_static_kxm_v1_EvaluateSkillRequest_descriptor =
+      getDescriptor().getMessageType(30);
+    internal_static_kxm_v1_EvaluateSkillRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_EvaluateSkillRequest_descriptor,
+        new java.lang.String[] { "Project", "SkillId", "Kind", "Passed", "Details", });
+    internal_static_kxm_v1_EvaluateSkillResponse_descriptor =
+      getDescriptor().getMessageType(31);
+    internal_static_kxm_v1_EvaluateSkillResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_EvaluateSkillResponse_descriptor,
+        new java.lang.String[] { "Skill", "Event", });
+    internal_static_kxm_v1_PromoteSkillRequest_descriptor =
+      getDescriptor().getMessageType(32);
+    internal_static_kxm_v1_PromoteSkillRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_PromoteSkillRequest_descriptor,
+        new java.lang.String[] { "Project", "SkillId", "EvidenceRefs", });
+    internal_static_kxm_v1_PromoteSkillResponse_descriptor =
+      getDescriptor().getMessageType(33);
+    internal_static_kxm_v1_PromoteSkillResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_PromoteSkillResponse_descriptor,
+        new java.lang.String[] { "Skill", "Item", });
+    internal_static_kxm_v1_RejectSkillRequest_descriptor =
+      getDescriptor().getMessageType(34);
+    internal_static_kxm_v1_RejectSkillRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_RejectSkillRequest_descriptor,
+        new java.lang.String[] { "Project", "SkillId", "Reason", });
+    internal_static_kxm_v1_RejectSkillResponse_descriptor =
+      getDescriptor().getMessageType(35);
+    internal_static_kxm_v1_RejectSkillResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_RejectSkillResponse_descriptor,
+        new java.lang.String[] { "Skill", });
+    internal_static_kxm_v1_GetSkillRequest_descriptor =
+      getDescriptor().getMessageType(36);
+    internal_static_kxm_v1_GetSkillRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_GetSkillRequest_descriptor,
+        new java.lang.String[] { "Project", "SkillId", });
+    internal_static_kxm_v1_GetSkillResponse_descriptor =
+      getDescriptor().getMessageType(37);
+    internal_static_kxm_v1_GetSkillResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_GetSkillResponse_descriptor,
+        new java.lang.String[] { "Skill", "History", });
+    internal_static_kxm_v1_ListSkillsRequest_descriptor =
+      getDescriptor().getMessageType(38);
+    internal_static_kxm_v1_ListSkillsRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ListSkillsRequest_descriptor,
+        new java.lang.String[] { "Project", "State", "PageSize", "PageToken", });
+    internal_static_kxm_v1_ListSkillsResponse_descriptor =
+      getDescriptor().getMessageType(39);
+    internal_static_kxm_v1_ListSkillsResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ListSkillsResponse_descriptor,
+        new java.lang.String[] { "Skills", "NextPageToken", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.StructProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();

@@ -1120,6 +1120,86 @@ public enum ErrorReason
    * <code>ERROR_REASON_STATE_CONTRADICTION = 157;</code>
    */
   ERROR_REASON_STATE_CONTRADICTION(157),
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: a skill needs at least one source (a run id, a journal entry id or an evidence receipt), at most 32 of each; metadata: field.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SKILL_SOURCES_REQUIRED = 162;</code>
+   */
+  ERROR_REASON_SKILL_SOURCES_REQUIRED(162),
+  /**
+   * <pre>
+   * ALREADY_EXISTS: a skill of the project has this very content (its id is the same); metadata: skillId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SKILL_CANDIDATE_EXISTS = 163;</code>
+   */
+  ERROR_REASON_SKILL_CANDIDATE_EXISTS(163),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: optimization evaluations are off on this hub (--skill-optimization); metadata: kind.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SKILL_OPTIMIZATION_DISABLED = 164;</code>
+   */
+  ERROR_REASON_SKILL_OPTIMIZATION_DISABLED(164),
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: a skill promotion breaks a rule: no evidence, too much, or the operator is the skill's author; metadata: skillId, field or promotedBy.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SKILL_PROMOTION_INVALID = 165;</code>
+   */
+  ERROR_REASON_SKILL_PROMOTION_INVALID(165),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the latest evaluation of a required kind (static-review, sandbox, functional, safety) is missing or failed; metadata: skillId, missing, failed.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE = 166;</code>
+   */
+  ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE(166),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the skill's stored content no longer hashes to its content_sha256; metadata: skillId, contentSha256.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SKILL_INTEGRITY_VIOLATION = 167;</code>
+   */
+  ERROR_REASON_SKILL_INTEGRITY_VIOLATION(167),
+  /**
+   * <pre>
+   * INVALID_ARGUMENT or FAILED_PRECONDITION: a skill's front matter is malformed, or (stored) lacks a non-empty name or description; metadata: skillId or field.
+   * </pre>
+   *
+   * <code>ERROR_REASON_INVALID_SKILL_FRONTMATTER = 168;</code>
+   */
+  ERROR_REASON_INVALID_SKILL_FRONTMATTER(168),
+  /**
+   * <pre>
+   * NOT_FOUND: no skill of the project has this id; metadata: skillId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SKILL_NOT_FOUND = 169;</code>
+   */
+  ERROR_REASON_SKILL_NOT_FOUND(169),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a promoted or rejected one is not rejected); metadata: skillId, state.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SKILL_NOT_PROMOTABLE = 170;</code>
+   */
+  ERROR_REASON_SKILL_NOT_PROMOTABLE(170),
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: a skill request is malformed (a name, content, id, kind, harness, model or text over its limit); metadata: field.
+   * </pre>
+   *
+   * <code>ERROR_REASON_INVALID_SKILL_REQUEST = 171;</code>
+   */
+  ERROR_REASON_INVALID_SKILL_REQUEST(171),
   UNRECOGNIZED(-1),
   ;
 
@@ -2230,6 +2310,86 @@ public enum ErrorReason
    * <code>ERROR_REASON_STATE_CONTRADICTION = 157;</code>
    */
   public static final int ERROR_REASON_STATE_CONTRADICTION_VALUE = 157;
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: a skill needs at least one source (a run id, a journal entry id or an evidence receipt), at most 32 of each; metadata: field.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SKILL_SOURCES_REQUIRED = 162;</code>
+   */
+  public static final int ERROR_REASON_SKILL_SOURCES_REQUIRED_VALUE = 162;
+  /**
+   * <pre>
+   * ALREADY_EXISTS: a skill of the project has this very content (its id is the same); metadata: skillId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SKILL_CANDIDATE_EXISTS = 163;</code>
+   */
+  public static final int ERROR_REASON_SKILL_CANDIDATE_EXISTS_VALUE = 163;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: optimization evaluations are off on this hub (--skill-optimization); metadata: kind.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SKILL_OPTIMIZATION_DISABLED = 164;</code>
+   */
+  public static final int ERROR_REASON_SKILL_OPTIMIZATION_DISABLED_VALUE = 164;
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: a skill promotion breaks a rule: no evidence, too much, or the operator is the skill's author; metadata: skillId, field or promotedBy.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SKILL_PROMOTION_INVALID = 165;</code>
+   */
+  public static final int ERROR_REASON_SKILL_PROMOTION_INVALID_VALUE = 165;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the latest evaluation of a required kind (static-review, sandbox, functional, safety) is missing or failed; metadata: skillId, missing, failed.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE = 166;</code>
+   */
+  public static final int ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE_VALUE = 166;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the skill's stored content no longer hashes to its content_sha256; metadata: skillId, contentSha256.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SKILL_INTEGRITY_VIOLATION = 167;</code>
+   */
+  public static final int ERROR_REASON_SKILL_INTEGRITY_VIOLATION_VALUE = 167;
+  /**
+   * <pre>
+   * INVALID_ARGUMENT or FAILED_PRECONDITION: a skill's front matter is malformed, or (stored) lacks a non-empty name or description; metadata: skillId or field.
+   * </pre>
+   *
+   * <code>ERROR_REASON_INVALID_SKILL_FRONTMATTER = 168;</code>
+   */
+  public static final int ERROR_REASON_INVALID_SKILL_FRONTMATTER_VALUE = 168;
+  /**
+   * <pre>
+   * NOT_FOUND: no skill of the project has this id; metadata: skillId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SKILL_NOT_FOUND = 169;</code>
+   */
+  public static final int ERROR_REASON_SKILL_NOT_FOUND_VALUE = 169;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a promoted or rejected one is not rejected); metadata: skillId, state.
+   * </pre>
+   *
+   * <code>ERROR_REASON_SKILL_NOT_PROMOTABLE = 170;</code>
+   */
+  public static final int ERROR_REASON_SKILL_NOT_PROMOTABLE_VALUE = 170;
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: a skill request is malformed (a name, content, id, kind, harness, model or text over its limit); metadata: field.
+   * </pre>
+   *
+   * <code>ERROR_REASON_INVALID_SKILL_REQUEST = 171;</code>
+   */
+  public static final int ERROR_REASON_INVALID_SKILL_REQUEST_VALUE = 171;
 
 
   public final int getNumber() {
@@ -2393,6 +2553,16 @@ public enum ErrorReason
       case 155: return ERROR_REASON_STATE_KEY_SINGLE_VALUED;
       case 156: return ERROR_REASON_INVALID_STATE_REQUEST;
       case 157: return ERROR_REASON_STATE_CONTRADICTION;
+      case 162: return ERROR_REASON_SKILL_SOURCES_REQUIRED;
+      case 163: return ERROR_REASON_SKILL_CANDIDATE_EXISTS;
+      case 164: return ERROR_REASON_SKILL_OPTIMIZATION_DISABLED;
+      case 165: return ERROR_REASON_SKILL_PROMOTION_INVALID;
+      case 166: return ERROR_REASON_SKILL_EVALUATIONS_INCOMPLETE;
+      case 167: return ERROR_REASON_SKILL_INTEGRITY_VIOLATION;
+      case 168: return ERROR_REASON_INVALID_SKILL_FRONTMATTER;
+      case 169: return ERROR_REASON_SKILL_NOT_FOUND;
+      case 170: return ERROR_REASON_SKILL_NOT_PROMOTABLE;
+      case 171: return ERROR_REASON_INVALID_SKILL_REQUEST;
       default: return null;
     }
   }
