@@ -362,7 +362,9 @@ async def test_another_project_never_reads_or_decides_a_skill(world: World) -> N
 
 async def test_skill_item_ids_are_the_hubs_own(world: World) -> None:
     with pytest.raises(PermissionDenied) as refused:
-        await world.admin.context.put_items([context_item("skill_fake.000000000000", "skill", "fake", authority="instruction")])
+        await world.admin.context.put_items(
+            [context_item("skill_fake.000000000000", "skill", "fake", authority="instruction")]
+        )
 
     assert refused.value.reason is Reason.CONTEXT_AUTHORITY_VIOLATION
 
