@@ -40,28 +40,11 @@ async def test_create_evaluate_promote_get_list_and_reject(hub: Hub, tmp_path: P
     )
     got = await kxm("context", "skill", "get", skill["id"], "--json", cwd=tmp_path, env=env)
     text = await kxm("context", "skill", "get", skill["id"], cwd=tmp_path, env=env)
-    other = json.loads(
-        (
-            await kxm(
-                "context",
-                "skill",
-                "create",
-                "--name",
-                "Other",
-                "--file",
-                str(other_md),
-                "--harness",
-                "h",
-                "--model",
-                "m",
-                "--evidence-receipt",
-                "receipt:1",
-                "--json",
-                cwd=tmp_path,
-                env=env,
-            )  # fmt: skip
-        )[1]
-    )
+    other_created = await kxm(
+        "context", "skill", "create", "--name", "Other", "--file", str(other_md), "--harness", "h",
+        "--model", "m", "--evidence-receipt", "receipt:1", "--json", cwd=tmp_path, env=env,
+    )  # fmt: skip
+    other = json.loads(other_created[1])
     rejected = await kxm("context", "skill", "reject", other["id"], "--reason", "dup", "--json", cwd=tmp_path, env=env)
     again = await kxm("context", "skill", "reject", other["id"], "--json", cwd=tmp_path, env=env)
     listed = await kxm("context", "skill", "list", "--state", "promoted", "--json", cwd=tmp_path, env=env)

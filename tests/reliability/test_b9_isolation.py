@@ -175,6 +175,9 @@ class World:
     """role -> context state item id: proposal (undecided) and promoted (the current item an
     operator minted from another proposal), both of the key ``state_key``."""
     state_key: str = ""
+    skills: dict[str, str] = field(default_factory=dict)
+    """role -> skill id: candidate (created by the sender, undecided) and promoted (evaluated and
+    promoted by the operator)."""
     context: dict[str, str] = field(default_factory=dict)
     """role -> context item id: knowledge (a note naming the tag) and derived (evidence derived from it)."""
     markers: set[str] = field(default_factory=set)
@@ -232,6 +235,7 @@ def random_world(rng: Any) -> World:
         "ListWorkflowRuns",
         "ListJournal",
         "ListSessionTokens",
+        "ListSkills",
     ):
         world.pages[page] = secrets.token_urlsafe(24)
     world.session = f"ses_{hex32()}"
@@ -244,6 +248,7 @@ def random_world(rng: Any) -> World:
     world.journal = {role: f"journal_{hex32()}" for role in JOURNAL_ROLES}
     world.state = {role: f"ctx_{hex32()}" for role in ("proposal", "promoted")}
     world.state_key = f"deploy-{tag}"
+    world.skills = {role: f"skill-{role}.{hex32()[:12]}" for role in ("candidate", "promoted")}
     world.context = _context_ids(tag)
     return world
 
@@ -408,6 +413,7 @@ async def build_world(hub: Hub, project: str, tag: str, notify: str) -> World:
 
     workflow_markers = await _build_workflows(hub, world, sender, recipient, notify)
     workflow_markers |= await _build_state(world, sender, operator_admin)
+    workflow_markers |= await _build_skills(world, sender, operator_admin)
 
     world.pages["ListAgents"] = (await sender.agents.list(page_size=1)).next_page_token
     world.pages["ListLeases"] = (await sender.leases.list(page_size=1)).next_page_token
@@ -635,6 +641,39 @@ async def _build_state(world: World, sender: HubClient, operator: HubClient) -> 
     world.state = {"proposal": undecided.id, "promoted": minted.item.id}
     texts = (f"state-{value}-{tag}" for value in ("promoted", "undecided"))
     return {world.state_key, promoted.id, minted.item.id, undecided.id, f"state-ref-{tag}", *texts}
+
+
+async def _build_skills(world: World, sender: HubClient, operator: HubClient) -> set[str]:
+    """Two skills written by the sender: a candidate left undecided, and one the admin naming the
+    project evaluated and promoted; a ListSkills page token of the project."""
+    tag = world.tag
+    created = {
+        role: (
+            await sender.context.create_skill(
+                f"skill {role} {tag}",
+                f"skill body {role} {tag}",
+                harness=f"harness-{tag}",
+                models=[f"model-{tag}"],
+                run_ids=[f"skill-run-{tag}"],
+            )
+        ).skill
+        for role in ("candidate", "promoted")
+    }
+    for kind in ("static-review", "sandbox", "functional", "safety"):
+        await operator.context.evaluate_skill(created["promoted"].id, kind, passed=True, details=f"skill-eval-{tag}")
+    await operator.context.promote_skill(created["promoted"].id, evidence_refs=[f"skill-ref-{tag}"])
+    world.skills = {role: skill.id for role, skill in created.items()}
+    world.pages["ListSkills"] = (await sender.context.list_skills(page_size=1)).next_page_token
+    assert world.pages["ListSkills"]
+    return {
+        *world.skills.values(),
+        *(skill.content_sha256 for skill in created.values()),
+        *(f"skill body {role} {tag}" for role in created),
+        f"skill-run-{tag}",
+        f"skill-eval-{tag}",
+        f"skill-ref-{tag}",
+        f"harness-{tag}",
+    }
 
 
 # -- what each RPC answers to another project's ids --------------------------------------------------
@@ -1686,6 +1725,75 @@ CASES: dict[str, RpcCase] = {
             ),
         )
     },
+    **{
+        f"/kxm.v1.ContextService/{rpc}": RpcCase(
+            (
+                _context_project(lambda w, c, build=build: build(w, c, w.project)),
+                Probe(
+                    "`skill_id`",
+                    lambda w, c, build=build: build(w, c, ""),
+                    NOT_FOUND,
+                    Reason.SKILL_NOT_FOUND,
+                    note="another project's skill reads as none",
+                ),
+            )
+        )
+        for rpc, build in (
+            (
+                "EvaluateSkill",
+                lambda w, c, p: C.EvaluateSkillRequest(
+                    project=p, skill_id=w.skills["candidate"], kind=C.SKILL_EVALUATION_KIND_SAFETY, passed=False
+                ),
+            ),
+            (
+                "PromoteSkill",
+                lambda w, c, p: C.PromoteSkillRequest(
+                    project=p, skill_id=w.skills["candidate"], evidence_refs=[f"probe-{c.tag}"]
+                ),
+            ),
+            ("RejectSkill", lambda w, c, p: C.RejectSkillRequest(project=p, skill_id=w.skills["candidate"])),
+            ("GetSkill", lambda w, c, p: C.GetSkillRequest(project=p, skill_id=w.skills["promoted"])),
+        )
+    },
+    "/kxm.v1.ContextService/CreateSkill": RpcCase(
+        (
+            _context_project(
+                lambda w, c: C.CreateSkillRequest(
+                    project=w.project,
+                    name=f"probe {c.tag}",
+                    content=f"probe body {c.tag}",
+                    sources=C.SkillSources(run_ids=[f"probe-{c.tag}"]),
+                    compatibility=C.SkillCompatibility(harness="h", models=["m"]),
+                )
+            ),
+            Probe(
+                "`supersedes`",
+                lambda w, c: C.CreateSkillRequest(
+                    name=f"probe {c.tag}",
+                    content=f"probe body {c.tag} {secrets.token_hex(8)}",
+                    sources=C.SkillSources(run_ids=[f"probe-{c.tag}"]),
+                    compatibility=C.SkillCompatibility(harness="h", models=["m"]),
+                    supersedes=w.skills["promoted"],
+                ),
+                SCOPED,
+                creates=True,
+                note="a candidate of the caller's own project; supersedes is a label until its promotion,"
+                " which closes an item of the caller's project only",
+            ),
+        )
+    ),
+    "/kxm.v1.ContextService/ListSkills": RpcCase(
+        (
+            Probe(
+                "(no ids)",
+                lambda w, c: C.ListSkillsRequest(),
+                SCOPED,
+                note="the caller's own project's skills",
+            ),
+            _context_project(lambda w, c: C.ListSkillsRequest(project=w.project)),
+            _page("ListSkills", lambda token: C.ListSkillsRequest(page_token=token)),
+        )
+    ),
     "/kxm.v1.ContextService/ListEpisodes": RpcCase(
         (
             Probe(

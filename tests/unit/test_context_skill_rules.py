@@ -1,4 +1,4 @@
-"""The skill rules of ``kxm_grpc.domain.context.skills`` (spec §5.12): slugs, front matter, latest evaluations, verification."""
+"""The skill rules of ``kxm_grpc.domain.context.skills`` (§5.12): slugs, front matter, evaluations, verification."""
 
 from __future__ import annotations
 

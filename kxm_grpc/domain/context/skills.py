@@ -233,11 +233,11 @@ class FrontMatter:
     body: str
     present: bool
 
-    def value(self, key: str) -> str:
-        """The value of the top-level ``key`` (quotes removed), or ``''``."""
+    def value(self, field_name: str) -> str:
+        """The value of the top-level ``field_name`` (quotes removed), or ``''``."""
         for line in self.lines:
             match = _KEY_LINE.match(line)
-            if match and match.group(1) == key:
+            if match and match.group(1) == field_name:
                 return _unquote((match.group(2) or "").strip())
         return ""
 
