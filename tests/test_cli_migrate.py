@@ -52,6 +52,8 @@ from tests.conftest import ADMIN_TOKEN
 from tests.store.contract.conftest import full_entry, full_promotion, full_run
 from tests.store.contract.test_context_items import full_context_item
 from tests.store.contract.test_session_tokens import record as session_record
+from tests.store.contract.test_skills import events as skill_events
+from tests.store.contract.test_skills import skill as full_skill
 from tests.test_cli import kxm
 
 RUN = ("prj_alpha000001", "run_000000000001")
@@ -152,7 +154,7 @@ async def build_state(tmp_path: Path) -> State:
 
 
 async def add_workflow_rows(database: str) -> None:
-    """Give every workflow, step-run, gate-registry, session-token and context table a row, through the store."""
+    """Give every workflow, step-run, gate-registry, session-token, context and skill table a row, through the store."""
     store = open_store(database, durability=Durability.NORMAL)
     await store.start()
     try:
@@ -206,6 +208,8 @@ async def add_workflow_rows(database: str) -> None:
                     )
                 ),
                 tx.context_items.put([full_context_item(project="alpha")]),
+                tx.skills.insert(full_skill()),
+                [tx.skills.append_event("alpha", full_skill().id, event) for event in skill_events()],
             ]
         )
     finally:

@@ -255,6 +255,12 @@ def test_the_context_area_names_follow_the_rule() -> None:
         "list_episodes",
         "explain_item",
         "delete_items",
+        "create_skill",
+        "evaluate_skill",
+        "promote_skill",
+        "reject_skill",
+        "get_skill",
+        "list_skills",
     ]
 
 

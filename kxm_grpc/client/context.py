@@ -605,12 +605,12 @@ class Context(Area):
     async def reject_skill(
         self, skill_id: str, *, reason: str = "", project: str = "", timeout: float | None = None
     ) -> pb.RejectSkillResponse:
-        """Reject a candidate or a quarantined skill (an operator).
+        """Reject a candidate or a quarantined skill, or retire a promoted one (an operator).
 
         Raises:
             PermissionDenied: (CREDENTIAL_KIND_DENIED) not an operator.
             NotFound: (SKILL_NOT_FOUND) no skill of the project has this id.
-            FailedPrecondition: (SKILL_NOT_PROMOTABLE) it is promoted or rejected already.
+            FailedPrecondition: (SKILL_NOT_PROMOTABLE) it is rejected already.
         """
         request = pb.RejectSkillRequest(project=project, skill_id=skill_id, reason=reason)
         return await self._hub._call(self._rpc().RejectSkill, request, timeout=timeout)

@@ -421,3 +421,17 @@ async def test_a_superseding_promotion_closes_the_older_skills_item(world: World
     packet = (await world.author.context.get_packet("implementer", "fix the flaky test")).packet
 
     assert [item.id for item in packet.skills] == [f"skill_{new.id}"]
+
+
+async def test_rejecting_a_promoted_skill_retires_it_from_packets(world: World) -> None:
+    """The way out of a tampered promoted skill too: once retired it is neither in packets nor verified."""
+    promoted = await _promoted(world)
+    with tables.raw_connection(world.hub.database) as conn:
+        conn.execute("UPDATE skills SET content = ? WHERE project = ? AND id = ?", ("tampered\n", "alpha", promoted.id))
+    retired = await world.ops.context.reject_skill(promoted.id, reason="tampered on disk")
+    packet = (await world.author.context.get_packet("implementer", "fix the flaky test")).packet
+    history = (await world.author.context.get_skill(promoted.id)).history
+
+    assert retired.skill.state == pb.SKILL_STATE_REJECTED
+    assert list(packet.skills) == [] and not any(gap.startswith("promoted skill") for gap in packet.unresolved_gaps)
+    assert history[-1].type == pb.SKILL_EVENT_TYPE_REJECTED and history[-1].reason == "tampered on disk"

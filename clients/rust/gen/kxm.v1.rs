@@ -4200,7 +4200,8 @@ pub mod context_service_client {
                 .insert(GrpcMethod::new("kxm.v1.ContextService", "PromoteSkill"));
             self.inner.unary(req, path, codec).await
         }
-        /// RejectSkill closes a candidate or a quarantined skill without promoting it.
+        /// RejectSkill closes a candidate or a quarantined skill without promoting it, or retires a promoted
+        /// one: its context item is closed (rejected), so packets no longer carry it.
         ///
         /// Errors:
         ///
@@ -4208,8 +4209,8 @@ pub mod context_service_client {
         /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
         ///  characters (metadata: field).
         /// * NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
-        /// * FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
-        ///  already (metadata: state).
+        /// * FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is rejected already
+        ///  (metadata: state).
         /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
         pub async fn reject_skill(
             &mut self,
@@ -4605,7 +4606,7 @@ pub enum ErrorReason {
     InvalidSkillFrontmatter = 168,
     /// NOT_FOUND: no skill of the project has this id; metadata: skillId.
     SkillNotFound = 169,
-    /// FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a promoted or rejected one is not rejected); metadata: skillId, state.
+    /// FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a rejected one is not rejected again); metadata: skillId, state.
     SkillNotPromotable = 170,
     /// INVALID_ARGUMENT: a skill request is malformed (a name, content, id, kind, harness, model or text over its limit); metadata: field.
     InvalidSkillRequest = 171,

@@ -10,6 +10,8 @@ decision 241). Its life::
                         │   latest static-review, sandbox, functional,  │          │
                         │   safety passed, content verifies) ──► promoted          │
                         └──RejectSkill ──► rejected ◄──RejectSkill─────────────────┘
+                                              ▲
+                          promoted ──RejectSkill (retired: its item closed)
 
 Every step appends an event to the skill's history, which is never cut (§11.9 names the
 original's 500-line cap a weakness). This module holds the rules, pure: the text of a skill

@@ -277,14 +277,15 @@ async def promote_skill(
 
 
 async def reject_skill(store: Store, caller: Caller, *, project: str, skill_id: str, reason: str, now: int) -> Skill:
-    """An operator rejects a candidate or a quarantined skill (the reason, redacted, in its history).
+    """An operator rejects a candidate or a quarantined skill, or retires a promoted one (its item
+    closed as rejected: packets no longer carry it); the reason, redacted, goes in its history.
 
     Raises:
         PermissionDenied: (CREDENTIAL_KIND_DENIED) not an operator; (CONTEXT_ISOLATION_VIOLATION)
             as ``context_project``.
         InvalidArgument: (INVALID_SKILL_REQUEST) a bad id, a reason over 1,000 characters.
         NotFound: (SKILL_NOT_FOUND) no skill of the project has the id.
-        FailedPrecondition: (SKILL_NOT_PROMOTABLE) it is promoted or rejected already.
+        FailedPrecondition: (SKILL_NOT_PROMOTABLE) it is rejected already.
     """
     operator = _operator(caller, "rejected")
     name = context_project(caller, project)
@@ -293,10 +294,14 @@ async def reject_skill(store: Store, caller: Caller, *, project: str, skill_id: 
 
     def work(tx: Tx) -> Skill:
         skill = _skill(tx, name, wanted)
-        if skill.state not in (SkillState.CANDIDATE, SkillState.QUARANTINED):
+        if skill.state is SkillState.REJECTED:
             raise rules.not_promotable(skill, "rejected")
         rejected = replace(skill, state=SkillState.REJECTED, decided_by=operator, decided_at=now)
         tx.skills.update_state(rejected)
+        if skill.state is SkillState.PROMOTED:
+            retired = tx.context_items.get(name, [rules.item_id(skill.id)])
+            if retired and retired[0].item.status is Status.CURRENT:
+                tx.context_items.put([StoredContextItem(replace(retired[0].item, status=Status.REJECTED), now)])
         _append(
             tx, rejected, tx.skills.events(name, wanted), SkillEvent(0, EventType.REJECTED, operator, now, reason=why)
         )

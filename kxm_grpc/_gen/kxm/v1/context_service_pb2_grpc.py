@@ -411,15 +411,16 @@ class ContextServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def RejectSkill(self, request, context):
-        """RejectSkill closes a candidate or a quarantined skill without promoting it.
+        """RejectSkill closes a candidate or a quarantined skill without promoting it, or retires a promoted
+        one: its context item is closed (rejected), so packets no longer carry it.
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
         characters (metadata: field).
         - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
-        - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
-        already (metadata: state).
+        - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is rejected already
+        (metadata: state).
         - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)

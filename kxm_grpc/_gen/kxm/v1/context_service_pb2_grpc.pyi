@@ -252,15 +252,16 @@ class ContextServiceStub:
     - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
     """
     RejectSkill: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.RejectSkillRequest, _context_service_pb2.RejectSkillResponse]
-    """RejectSkill closes a candidate or a quarantined skill without promoting it.
+    """RejectSkill closes a candidate or a quarantined skill without promoting it, or retires a promoted
+    one: its context item is closed (rejected), so packets no longer carry it.
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
       characters (metadata: field).
     - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
-    - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
-      already (metadata: state).
+    - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is rejected already
+      (metadata: state).
     - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
     """
     GetSkill: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.GetSkillRequest, _context_service_pb2.GetSkillResponse]
@@ -507,15 +508,16 @@ class ContextServiceAsyncStub(ContextServiceStub):
     - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
     """
     RejectSkill: _aio.UnaryUnaryMultiCallable[_context_service_pb2.RejectSkillRequest, _context_service_pb2.RejectSkillResponse]  # type: ignore[assignment]
-    """RejectSkill closes a candidate or a quarantined skill without promoting it.
+    """RejectSkill closes a candidate or a quarantined skill without promoting it, or retires a promoted
+    one: its context item is closed (rejected), so packets no longer carry it.
 
     Errors:
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
       characters (metadata: field).
     - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
-    - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
-      already (metadata: state).
+    - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is rejected already
+      (metadata: state).
     - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
     """
     GetSkill: _aio.UnaryUnaryMultiCallable[_context_service_pb2.GetSkillRequest, _context_service_pb2.GetSkillResponse]  # type: ignore[assignment]
@@ -849,15 +851,16 @@ class ContextServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _context_service_pb2.RejectSkillRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_context_service_pb2.RejectSkillResponse, _abc.Awaitable[_context_service_pb2.RejectSkillResponse]]:
-        """RejectSkill closes a candidate or a quarantined skill without promoting it.
+        """RejectSkill closes a candidate or a quarantined skill without promoting it, or retires a promoted
+        one: its context item is closed (rejected), so packets no longer carry it.
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
           characters (metadata: field).
         - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
-        - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
-          already (metadata: state).
+        - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is rejected already
+          (metadata: state).
         - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
         """
 

@@ -316,7 +316,7 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_SKILL_NOT_FOUND: _ErrorReason.ValueType  # 169
     """NOT_FOUND: no skill of the project has this id; metadata: skillId."""
     ERROR_REASON_SKILL_NOT_PROMOTABLE: _ErrorReason.ValueType  # 170
-    """FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a promoted or rejected one is not rejected); metadata: skillId, state."""
+    """FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a rejected one is not rejected again); metadata: skillId, state."""
     ERROR_REASON_INVALID_SKILL_REQUEST: _ErrorReason.ValueType  # 171
     """INVALID_ARGUMENT: a skill request is malformed (a name, content, id, kind, harness, model or text over its limit); metadata: field."""
 
@@ -625,7 +625,7 @@ ERROR_REASON_INVALID_SKILL_FRONTMATTER: ErrorReason.ValueType  # 168
 ERROR_REASON_SKILL_NOT_FOUND: ErrorReason.ValueType  # 169
 """NOT_FOUND: no skill of the project has this id; metadata: skillId."""
 ERROR_REASON_SKILL_NOT_PROMOTABLE: ErrorReason.ValueType  # 170
-"""FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a promoted or rejected one is not rejected); metadata: skillId, state."""
+"""FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a rejected one is not rejected again); metadata: skillId, state."""
 ERROR_REASON_INVALID_SKILL_REQUEST: ErrorReason.ValueType  # 171
 """INVALID_ARGUMENT: a skill request is malformed (a name, content, id, kind, harness, model or text over its limit); metadata: field."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

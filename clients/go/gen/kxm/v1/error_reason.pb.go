@@ -324,7 +324,7 @@ const (
 	ErrorReason_ERROR_REASON_INVALID_SKILL_FRONTMATTER ErrorReason = 168
 	// NOT_FOUND: no skill of the project has this id; metadata: skillId.
 	ErrorReason_ERROR_REASON_SKILL_NOT_FOUND ErrorReason = 169
-	// FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a promoted or rejected one is not rejected); metadata: skillId, state.
+	// FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a rejected one is not rejected again); metadata: skillId, state.
 	ErrorReason_ERROR_REASON_SKILL_NOT_PROMOTABLE ErrorReason = 170
 	// INVALID_ARGUMENT: a skill request is malformed (a name, content, id, kind, harness, model or text over its limit); metadata: field.
 	ErrorReason_ERROR_REASON_INVALID_SKILL_REQUEST ErrorReason = 171

@@ -1042,7 +1042,7 @@ export enum ErrorReason {
   SKILL_NOT_FOUND = 169,
 
   /**
-   * FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a promoted or rejected one is not rejected); metadata: skillId, state.
+   * FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a rejected one is not rejected again); metadata: skillId, state.
    *
    * @generated from enum value: ERROR_REASON_SKILL_NOT_PROMOTABLE = 170;
    */

@@ -908,14 +908,15 @@ public final class ContextServiceGrpc {
 
     /**
      * <pre>
-     * RejectSkill closes a candidate or a quarantined skill without promoting it.
+     * RejectSkill closes a candidate or a quarantined skill without promoting it, or retires a promoted
+     * one: its context item is closed (rejected), so packets no longer carry it.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
      *   characters (metadata: field).
      * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
-     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
-     *   already (metadata: state).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is rejected already
+     *   (metadata: state).
      * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
      * </pre>
      */
@@ -1303,14 +1304,15 @@ public final class ContextServiceGrpc {
 
     /**
      * <pre>
-     * RejectSkill closes a candidate or a quarantined skill without promoting it.
+     * RejectSkill closes a candidate or a quarantined skill without promoting it, or retires a promoted
+     * one: its context item is closed (rejected), so packets no longer carry it.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
      *   characters (metadata: field).
      * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
-     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
-     *   already (metadata: state).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is rejected already
+     *   (metadata: state).
      * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
      * </pre>
      */
@@ -1664,14 +1666,15 @@ public final class ContextServiceGrpc {
 
     /**
      * <pre>
-     * RejectSkill closes a candidate or a quarantined skill without promoting it.
+     * RejectSkill closes a candidate or a quarantined skill without promoting it, or retires a promoted
+     * one: its context item is closed (rejected), so packets no longer carry it.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
      *   characters (metadata: field).
      * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
-     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
-     *   already (metadata: state).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is rejected already
+     *   (metadata: state).
      * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
      * </pre>
      */
@@ -2022,14 +2025,15 @@ public final class ContextServiceGrpc {
 
     /**
      * <pre>
-     * RejectSkill closes a candidate or a quarantined skill without promoting it.
+     * RejectSkill closes a candidate or a quarantined skill without promoting it, or retires a promoted
+     * one: its context item is closed (rejected), so packets no longer carry it.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
      *   characters (metadata: field).
      * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
-     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
-     *   already (metadata: state).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is rejected already
+     *   (metadata: state).
      * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
      * </pre>
      */
@@ -2394,14 +2398,15 @@ public final class ContextServiceGrpc {
 
     /**
      * <pre>
-     * RejectSkill closes a candidate or a quarantined skill without promoting it.
+     * RejectSkill closes a candidate or a quarantined skill without promoting it, or retires a promoted
+     * one: its context item is closed (rejected), so packets no longer carry it.
      * Errors:
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): a malformed skill id, a reason over 1,000
      *   characters (metadata: field).
      * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the project has this id.
-     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is promoted or rejected
-     *   already (metadata: state).
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill is rejected already
+     *   (metadata: state).
      * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
      * </pre>
      */

@@ -1186,7 +1186,7 @@ public enum ErrorReason
   ERROR_REASON_SKILL_NOT_FOUND(169),
   /**
    * <pre>
-   * FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a promoted or rejected one is not rejected); metadata: skillId, state.
+   * FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a rejected one is not rejected again); metadata: skillId, state.
    * </pre>
    *
    * <code>ERROR_REASON_SKILL_NOT_PROMOTABLE = 170;</code>
@@ -2376,7 +2376,7 @@ public enum ErrorReason
   public static final int ERROR_REASON_SKILL_NOT_FOUND_VALUE = 169;
   /**
    * <pre>
-   * FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a promoted or rejected one is not rejected); metadata: skillId, state.
+   * FAILED_PRECONDITION: the skill's state does not allow this (only a candidate is evaluated or promoted; a rejected one is not rejected again); metadata: skillId, state.
    * </pre>
    *
    * <code>ERROR_REASON_SKILL_NOT_PROMOTABLE = 170;</code>
