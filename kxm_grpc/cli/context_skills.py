@@ -55,7 +55,7 @@ def add_commands(actions: Any) -> None:
     add_connection_flags(promote, admin=True)
     promote.set_defaults(run=_promote)
 
-    reject = verbs.add_parser("reject", help="reject a candidate or a quarantined skill, or retire a promoted one (an operator)")
+    reject = verbs.add_parser("reject", help="reject a candidate or a quarantined skill, or retire a promoted one")
     reject.add_argument("skill_id", metavar="ID")
     reject.add_argument("--reason", default="", help="why (at most 1,000 characters)")
     add_connection_flags(reject, admin=True)
