@@ -70,7 +70,9 @@ async def test_the_readme_quickstart_leads_to_an_answered_message(
         sending = asyncio.create_task(kxm(*send, cwd=tmp_path))
         request = await asyncio.wait_for(_line_with(tailing, "\tmessage\t"), 30)
         tailing.send_signal(signal.SIGINT)  # the reader's Ctrl-C
-        await asyncio.wait_for(tailing.communicate(), 15)
+        # Bounded, not timed: on a loaded 2-CPU CI machine an interrupted command's shutdown has
+        # outlasted 15 s (whether by load alone is still open: see the issue 17/20 note).
+        await asyncio.wait_for(tailing.communicate(), 60)
     finally:
         if tailing.returncode is None:  # a failure above must not leave the tail running
             tailing.kill()
