@@ -3185,6 +3185,111 @@ pub struct DeleteItemsResponse {
     #[prost(int32, tag = "1")]
     pub deleted_count: i32,
 }
+/// One memory file: its name and its text.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct MemoryFile {
+    /// The file's name in the memory directory (1 to 128 characters, ending with `.md`, no `/`).
+    #[prost(string, tag = "1")]
+    pub path: ::prost::alloc::string::String,
+    /// The file's text (UTF-8, at most 16 KiB): YAML front matter between `---` lines, then a body.
+    #[prost(string, tag = "2")]
+    pub content: ::prost::alloc::string::String,
+}
+/// An operator's memory load.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SyncMemoryRequest {
+    /// The project (empty: the operator's `x-kxm-project`).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+    #[prost(message, repeated, tag = "2")]
+    pub files: ::prost::alloc::vec::Vec<MemoryFile>,
+}
+/// What a sync did.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SyncMemoryResponse {
+    /// Active records stored as items (the project's and `_shared`).
+    #[prost(int32, tag = "1")]
+    pub loaded: i32,
+    /// Memory items of the project's earlier syncs the new set no longer has, removed.
+    #[prost(int32, tag = "2")]
+    pub removed: i32,
+    /// Deprecated and superseded records, not stored.
+    #[prost(int32, tag = "3")]
+    pub skipped_inactive: i32,
+    /// Active records of `agent` or `run` scope, not stored (nothing binds them to an agent or a run).
+    #[prost(int32, tag = "4")]
+    pub skipped_unbound_scopes: i32,
+    /// `ctxrev_` and the SHA-256 hex of the files (see docs/context.md, "Memory records").
+    #[prost(string, tag = "5")]
+    pub revision: ::prost::alloc::string::String,
+    /// The revision equals the stored one: nothing was rewritten.
+    #[prost(bool, tag = "6")]
+    pub unchanged: bool,
+}
+/// A memory listing.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListMemoryRequest {
+    /// The project (empty: the credential's).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+}
+/// MemoryRecord is one stored memory record: metadata only, never its summary.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct MemoryRecord {
+    /// The record's id (its item is `mem_<id>`).
+    #[prost(string, tag = "1")]
+    pub record_id: ::prost::alloc::string::String,
+    /// The item's id.
+    #[prost(string, tag = "2")]
+    pub item_id: ::prost::alloc::string::String,
+    /// The item's project: the project, or `_shared` for an operator-scope record.
+    #[prost(string, tag = "3")]
+    pub project: ::prost::alloc::string::String,
+    /// The file it came from.
+    #[prost(string, tag = "4")]
+    pub path: ::prost::alloc::string::String,
+    /// The record's scope: project or operator (the others are not stored).
+    #[prost(enumeration = "ContextScope", tag = "5")]
+    pub scope: i32,
+    /// The record's own kind label (`convention`, `learning`, …); the item's kind is knowledge.
+    #[prost(string, tag = "6")]
+    pub record_kind: ::prost::alloc::string::String,
+    /// The record's authority as written: instruction, evidence or promoted.
+    #[prost(string, tag = "7")]
+    pub record_authority: ::prost::alloc::string::String,
+    /// The item's authority (instruction for instruction and promoted, else evidence).
+    #[prost(enumeration = "ContextAuthority", tag = "8")]
+    pub authority: i32,
+    /// How sure the record is.
+    #[prost(enumeration = "ContextConfidence", tag = "9")]
+    pub confidence: i32,
+    /// The record's lifecycle (only active records are stored).
+    #[prost(string, tag = "10")]
+    pub lifecycle: ::prost::alloc::string::String,
+    /// The record's source type.
+    #[prost(enumeration = "ContextSourceType", tag = "11")]
+    pub source_type: i32,
+    /// The record's own source ref, redacted (empty: none).
+    #[prost(string, tag = "12")]
+    pub source_ref: ::prost::alloc::string::String,
+    /// The stored summary's length in UTF-16 code units (the summary itself: GetContextPacket).
+    #[prost(int32, tag = "13")]
+    pub summary_chars: i32,
+}
+/// The project's memory.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListMemoryResponse {
+    /// By record id (code units), the project's then `_shared`'s.
+    #[prost(message, repeated, tag = "1")]
+    pub records: ::prost::alloc::vec::Vec<MemoryRecord>,
+    /// The revision of the last sync (empty: never synced).
+    #[prost(string, tag = "2")]
+    pub revision: ::prost::alloc::string::String,
+    /// When the last sync wrote (unset: never synced).
+    #[prost(message, optional, tag = "3")]
+    pub sync_time: ::core::option::Option<::prost_types::Timestamp>,
+}
 /// Generated client implementations.
 pub mod context_service_client {
     #![allow(
@@ -3680,6 +3785,87 @@ pub mod context_service_client {
                 .insert(GrpcMethod::new("kxm.v1.ContextService", "DeleteItems"));
             self.inner.unary(req, path, codec).await
         }
+        /// SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+        /// checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+        ///
+        /// Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+        /// before anything is written, and one bad file refuses the whole sync. An `active` record of
+        /// `project` scope becomes the project's item `mem_<id>`, of `operator` scope a `_shared` item
+        /// (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+        /// not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+        /// new set no longer has are removed. The operator's credential, not the file, grants the
+        /// `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+        /// (unchanged = true).
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+        ///  two files have the same path or record id (metadata: path, index, field).
+        /// * INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+        ///  16 KiB, or more than 192 KiB in all (metadata: field, limit).
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+        ///  field, or claims an authority above its source type's (metadata: path, index, field).
+        /// * FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+        ///  item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+        pub async fn sync_memory(
+            &mut self,
+            request: impl tonic::IntoRequest<super::SyncMemoryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SyncMemoryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/SyncMemory",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "SyncMemory"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+        /// ones it owns): metadata only, never a summary, and the current memory revision.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn list_memory(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListMemoryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListMemoryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/ListMemory",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "ListMemory"));
+            self.inner.unary(req, path, codec).await
+        }
     }
 }
 /// ErrorReason is the stable, machine-readable cause of a failed call.
@@ -3969,6 +4155,10 @@ pub enum ErrorReason {
     InvalidStateRequest = 156,
     /// FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds.
     StateContradiction = 157,
+    /// INVALID_ARGUMENT: a memory file (SyncMemory) is not a valid kxm.memory.v1 record: no front matter, a field missing, malformed or unknown, or a path or record id used twice; nothing of the sync is written; metadata: path, index, field.
+    InvalidMemoryRecord = 158,
+    /// FAILED_PRECONDITION: an operator-scope memory record's `_shared` item belongs to another project's memory (or is no memory item): only the project whose sync wrote it replaces or removes it; metadata: path, index, itemId, owner.
+    MemoryRecordOwned = 159,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -4146,6 +4336,8 @@ impl ErrorReason {
             Self::StateKeySingleValued => "ERROR_REASON_STATE_KEY_SINGLE_VALUED",
             Self::InvalidStateRequest => "ERROR_REASON_INVALID_STATE_REQUEST",
             Self::StateContradiction => "ERROR_REASON_STATE_CONTRADICTION",
+            Self::InvalidMemoryRecord => "ERROR_REASON_INVALID_MEMORY_RECORD",
+            Self::MemoryRecordOwned => "ERROR_REASON_MEMORY_RECORD_OWNED",
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -4368,6 +4560,8 @@ impl ErrorReason {
             "ERROR_REASON_STATE_KEY_SINGLE_VALUED" => Some(Self::StateKeySingleValued),
             "ERROR_REASON_INVALID_STATE_REQUEST" => Some(Self::InvalidStateRequest),
             "ERROR_REASON_STATE_CONTRADICTION" => Some(Self::StateContradiction),
+            "ERROR_REASON_INVALID_MEMORY_RECORD" => Some(Self::InvalidMemoryRecord),
+            "ERROR_REASON_MEMORY_RECORD_OWNED" => Some(Self::MemoryRecordOwned),
             _ => None,
         }
     }

@@ -788,3 +788,225 @@ class DeleteItemsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DeleteItemsResponse: _TypeAlias = DeleteItemsResponse  # noqa: Y015
+
+@_typing.final
+class MemoryFile(_message.Message):
+    """One memory file: its name and its text."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PATH_FIELD_NUMBER: _builtins.int
+    CONTENT_FIELD_NUMBER: _builtins.int
+    path: _builtins.str
+    """The file's name in the memory directory (1 to 128 characters, ending with `.md`, no `/`)."""
+    content: _builtins.str
+    """The file's text (UTF-8, at most 16 KiB): YAML front matter between `---` lines, then a body."""
+    def __init__(
+        self,
+        *,
+        path: _builtins.str = ...,
+        content: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["content", b"content", "path", b"path"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MemoryFile: _TypeAlias = MemoryFile  # noqa: Y015
+
+@_typing.final
+class SyncMemoryRequest(_message.Message):
+    """An operator's memory load."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    FILES_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (empty: the operator's `x-kxm-project`)."""
+    @_builtins.property
+    def files(self) -> _containers.RepeatedCompositeFieldContainer[Global___MemoryFile]:
+        """1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project."""
+
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        files: _abc.Iterable[Global___MemoryFile] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["files", b"files", "project", b"project"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SyncMemoryRequest: _TypeAlias = SyncMemoryRequest  # noqa: Y015
+
+@_typing.final
+class SyncMemoryResponse(_message.Message):
+    """What a sync did."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LOADED_FIELD_NUMBER: _builtins.int
+    REMOVED_FIELD_NUMBER: _builtins.int
+    SKIPPED_INACTIVE_FIELD_NUMBER: _builtins.int
+    SKIPPED_UNBOUND_SCOPES_FIELD_NUMBER: _builtins.int
+    REVISION_FIELD_NUMBER: _builtins.int
+    UNCHANGED_FIELD_NUMBER: _builtins.int
+    loaded: _builtins.int
+    """Active records stored as items (the project's and `_shared`)."""
+    removed: _builtins.int
+    """Memory items of the project's earlier syncs the new set no longer has, removed."""
+    skipped_inactive: _builtins.int
+    """Deprecated and superseded records, not stored."""
+    skipped_unbound_scopes: _builtins.int
+    """Active records of `agent` or `run` scope, not stored (nothing binds them to an agent or a run)."""
+    revision: _builtins.str
+    """`ctxrev_` and the SHA-256 hex of the files (see docs/context.md, "Memory records")."""
+    unchanged: _builtins.bool
+    """The revision equals the stored one: nothing was rewritten."""
+    def __init__(
+        self,
+        *,
+        loaded: _builtins.int = ...,
+        removed: _builtins.int = ...,
+        skipped_inactive: _builtins.int = ...,
+        skipped_unbound_scopes: _builtins.int = ...,
+        revision: _builtins.str = ...,
+        unchanged: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["loaded", b"loaded", "removed", b"removed", "revision", b"revision", "skipped_inactive", b"skipped_inactive", "skipped_unbound_scopes", b"skipped_unbound_scopes", "unchanged", b"unchanged"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SyncMemoryResponse: _TypeAlias = SyncMemoryResponse  # noqa: Y015
+
+@_typing.final
+class ListMemoryRequest(_message.Message):
+    """A memory listing."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (empty: the credential's)."""
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["project", b"project"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMemoryRequest: _TypeAlias = ListMemoryRequest  # noqa: Y015
+
+@_typing.final
+class MemoryRecord(_message.Message):
+    """MemoryRecord is one stored memory record: metadata only, never its summary."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORD_ID_FIELD_NUMBER: _builtins.int
+    ITEM_ID_FIELD_NUMBER: _builtins.int
+    PROJECT_FIELD_NUMBER: _builtins.int
+    PATH_FIELD_NUMBER: _builtins.int
+    SCOPE_FIELD_NUMBER: _builtins.int
+    RECORD_KIND_FIELD_NUMBER: _builtins.int
+    RECORD_AUTHORITY_FIELD_NUMBER: _builtins.int
+    AUTHORITY_FIELD_NUMBER: _builtins.int
+    CONFIDENCE_FIELD_NUMBER: _builtins.int
+    LIFECYCLE_FIELD_NUMBER: _builtins.int
+    SOURCE_TYPE_FIELD_NUMBER: _builtins.int
+    SOURCE_REF_FIELD_NUMBER: _builtins.int
+    SUMMARY_CHARS_FIELD_NUMBER: _builtins.int
+    record_id: _builtins.str
+    """The record's id (its item is `mem_<id>`)."""
+    item_id: _builtins.str
+    """The item's id."""
+    project: _builtins.str
+    """The item's project: the project, or `_shared` for an operator-scope record."""
+    path: _builtins.str
+    """The file it came from."""
+    scope: _envelopes_pb2.ContextScope.ValueType
+    """The record's scope: project or operator (the others are not stored)."""
+    record_kind: _builtins.str
+    """The record's own kind label (`convention`, `learning`, …); the item's kind is knowledge."""
+    record_authority: _builtins.str
+    """The record's authority as written: instruction, evidence or promoted."""
+    authority: _envelopes_pb2.ContextAuthority.ValueType
+    """The item's authority (instruction for instruction and promoted, else evidence)."""
+    confidence: _envelopes_pb2.ContextConfidence.ValueType
+    """How sure the record is."""
+    lifecycle: _builtins.str
+    """The record's lifecycle (only active records are stored)."""
+    source_type: _envelopes_pb2.ContextSourceType.ValueType
+    """The record's source type."""
+    source_ref: _builtins.str
+    """The record's own source ref, redacted (empty: none)."""
+    summary_chars: _builtins.int
+    """The stored summary's length in UTF-16 code units (the summary itself: GetContextPacket)."""
+    def __init__(
+        self,
+        *,
+        record_id: _builtins.str = ...,
+        item_id: _builtins.str = ...,
+        project: _builtins.str = ...,
+        path: _builtins.str = ...,
+        scope: _envelopes_pb2.ContextScope.ValueType = ...,
+        record_kind: _builtins.str = ...,
+        record_authority: _builtins.str = ...,
+        authority: _envelopes_pb2.ContextAuthority.ValueType = ...,
+        confidence: _envelopes_pb2.ContextConfidence.ValueType = ...,
+        lifecycle: _builtins.str = ...,
+        source_type: _envelopes_pb2.ContextSourceType.ValueType = ...,
+        source_ref: _builtins.str = ...,
+        summary_chars: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["authority", b"authority", "confidence", b"confidence", "item_id", b"item_id", "lifecycle", b"lifecycle", "path", b"path", "project", b"project", "record_authority", b"record_authority", "record_id", b"record_id", "record_kind", b"record_kind", "scope", b"scope", "source_ref", b"source_ref", "source_type", b"source_type", "summary_chars", b"summary_chars"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MemoryRecord: _TypeAlias = MemoryRecord  # noqa: Y015
+
+@_typing.final
+class ListMemoryResponse(_message.Message):
+    """The project's memory."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORDS_FIELD_NUMBER: _builtins.int
+    REVISION_FIELD_NUMBER: _builtins.int
+    SYNC_TIME_FIELD_NUMBER: _builtins.int
+    revision: _builtins.str
+    """The revision of the last sync (empty: never synced)."""
+    @_builtins.property
+    def records(self) -> _containers.RepeatedCompositeFieldContainer[Global___MemoryRecord]:
+        """By record id (code units), the project's then `_shared`'s."""
+
+    @_builtins.property
+    def sync_time(self) -> _timestamp_pb2.Timestamp:
+        """When the last sync wrote (unset: never synced)."""
+
+    def __init__(
+        self,
+        *,
+        records: _abc.Iterable[Global___MemoryRecord] | None = ...,
+        revision: _builtins.str = ...,
+        sync_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["sync_time", b"sync_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["records", b"records", "revision", b"revision", "sync_time", b"sync_time"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMemoryResponse: _TypeAlias = ListMemoryResponse  # noqa: Y015

@@ -101,6 +101,16 @@ class ContextServiceStub(object):
                 request_serializer=kxm_dot_v1_dot_context__service__pb2.DeleteItemsRequest.SerializeToString,
                 response_deserializer=kxm_dot_v1_dot_context__service__pb2.DeleteItemsResponse.FromString,
                 _registered_method=True)
+        self.SyncMemory = channel.unary_unary(
+                '/kxm.v1.ContextService/SyncMemory',
+                request_serializer=kxm_dot_v1_dot_context__service__pb2.SyncMemoryRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_context__service__pb2.SyncMemoryResponse.FromString,
+                _registered_method=True)
+        self.ListMemory = channel.unary_unary(
+                '/kxm.v1.ContextService/ListMemory',
+                request_serializer=kxm_dot_v1_dot_context__service__pb2.ListMemoryRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_context__service__pb2.ListMemoryResponse.FromString,
+                _registered_method=True)
 
 
 class ContextServiceServicer(object):
@@ -304,6 +314,49 @@ class ContextServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SyncMemory(self, request, context):
+        """SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+        checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+
+        Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+        before anything is written, and one bad file refuses the whole sync. An `active` record of
+        `project` scope becomes the project's item `mem_<id>`, of `operator` scope a `_shared` item
+        (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+        not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+        new set no longer has are removed. The operator's credential, not the file, grants the
+        `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+        (unchanged = true).
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+        two files have the same path or record id (metadata: path, index, field).
+        - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+        16 KiB, or more than 192 KiB in all (metadata: field, limit).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+        field, or claims an authority above its source type's (metadata: path, index, field).
+        - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+        item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListMemory(self, request, context):
+        """ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+        ones it owns): metadata only, never a summary, and the current memory revision.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ContextServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -361,6 +414,16 @@ def add_ContextServiceServicer_to_server(servicer, server):
                     servicer.DeleteItems,
                     request_deserializer=kxm_dot_v1_dot_context__service__pb2.DeleteItemsRequest.FromString,
                     response_serializer=kxm_dot_v1_dot_context__service__pb2.DeleteItemsResponse.SerializeToString,
+            ),
+            'SyncMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.SyncMemory,
+                    request_deserializer=kxm_dot_v1_dot_context__service__pb2.SyncMemoryRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_context__service__pb2.SyncMemoryResponse.SerializeToString,
+            ),
+            'ListMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMemory,
+                    request_deserializer=kxm_dot_v1_dot_context__service__pb2.ListMemoryRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_context__service__pb2.ListMemoryResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -672,6 +735,60 @@ class ContextService(object):
             '/kxm.v1.ContextService/DeleteItems',
             kxm_dot_v1_dot_context__service__pb2.DeleteItemsRequest.SerializeToString,
             kxm_dot_v1_dot_context__service__pb2.DeleteItemsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SyncMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.ContextService/SyncMemory',
+            kxm_dot_v1_dot_context__service__pb2.SyncMemoryRequest.SerializeToString,
+            kxm_dot_v1_dot_context__service__pb2.SyncMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.ContextService/ListMemory',
+            kxm_dot_v1_dot_context__service__pb2.ListMemoryRequest.SerializeToString,
+            kxm_dot_v1_dot_context__service__pb2.ListMemoryResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -187,6 +187,41 @@ class ContextServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
     """
+    SyncMemory: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.SyncMemoryRequest, _context_service_pb2.SyncMemoryResponse]
+    """SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+    checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+
+    Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+    before anything is written, and one bad file refuses the whole sync. An `active` record of
+    `project` scope becomes the project's item `mem_<id>`, of `operator` scope a `_shared` item
+    (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+    not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+    new set no longer has are removed. The operator's credential, not the file, grants the
+    `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+    (unchanged = true).
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+      two files have the same path or record id (metadata: path, index, field).
+    - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+      16 KiB, or more than 192 KiB in all (metadata: field, limit).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+      field, or claims an authority above its source type's (metadata: path, index, field).
+    - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+      item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+    """
+    ListMemory: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.ListMemoryRequest, _context_service_pb2.ListMemoryResponse]
+    """ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+    ones it owns): metadata only, never a summary, and the current memory revision.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
 
 @_typing.type_check_only
 class ContextServiceAsyncStub(ContextServiceStub):
@@ -346,6 +381,41 @@ class ContextServiceAsyncStub(ContextServiceStub):
     - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
     - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
+    """
+    SyncMemory: _aio.UnaryUnaryMultiCallable[_context_service_pb2.SyncMemoryRequest, _context_service_pb2.SyncMemoryResponse]  # type: ignore[assignment]
+    """SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+    checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+
+    Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+    before anything is written, and one bad file refuses the whole sync. An `active` record of
+    `project` scope becomes the project's item `mem_<id>`, of `operator` scope a `_shared` item
+    (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+    not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+    new set no longer has are removed. The operator's credential, not the file, grants the
+    `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+    (unchanged = true).
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+      two files have the same path or record id (metadata: path, index, field).
+    - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+      16 KiB, or more than 192 KiB in all (metadata: field, limit).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+      field, or claims an authority above its source type's (metadata: path, index, field).
+    - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+      item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+    """
+    ListMemory: _aio.UnaryUnaryMultiCallable[_context_service_pb2.ListMemoryRequest, _context_service_pb2.ListMemoryResponse]  # type: ignore[assignment]
+    """ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+    ones it owns): metadata only, never a summary, and the current memory revision.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
     """
 
 class ContextServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -569,6 +639,53 @@ class ContextServiceServicer(metaclass=_abc_1.ABCMeta):
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
+        """
+
+    @_abc_1.abstractmethod
+    def SyncMemory(
+        self,
+        request: _context_service_pb2.SyncMemoryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_context_service_pb2.SyncMemoryResponse, _abc.Awaitable[_context_service_pb2.SyncMemoryResponse]]:
+        """SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+        checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+
+        Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+        before anything is written, and one bad file refuses the whole sync. An `active` record of
+        `project` scope becomes the project's item `mem_<id>`, of `operator` scope a `_shared` item
+        (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+        not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+        new set no longer has are removed. The operator's credential, not the file, grants the
+        `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+        (unchanged = true).
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+          two files have the same path or record id (metadata: path, index, field).
+        - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+          16 KiB, or more than 192 KiB in all (metadata: field, limit).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+          field, or claims an authority above its source type's (metadata: path, index, field).
+        - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+          item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+        """
+
+    @_abc_1.abstractmethod
+    def ListMemory(
+        self,
+        request: _context_service_pb2.ListMemoryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_context_service_pb2.ListMemoryResponse, _abc.Awaitable[_context_service_pb2.ListMemoryResponse]]:
+        """ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+        ones it owns): metadata only, never a summary, and the current memory revision.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
         """
 
 def add_ContextServiceServicer_to_server(servicer: ContextServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -299,6 +299,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INVALID_ARGUMENT: a state request is malformed (an empty or overlong key, a time outside the Timestamp range); metadata: field."""
     ERROR_REASON_STATE_CONTRADICTION: _ErrorReason.ValueType  # 157
     """FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds."""
+    ERROR_REASON_INVALID_MEMORY_RECORD: _ErrorReason.ValueType  # 158
+    """INVALID_ARGUMENT: a memory file (SyncMemory) is not a valid kxm.memory.v1 record: no front matter, a field missing, malformed or unknown, or a path or record id used twice; nothing of the sync is written; metadata: path, index, field."""
+    ERROR_REASON_MEMORY_RECORD_OWNED: _ErrorReason.ValueType  # 159
+    """FAILED_PRECONDITION: an operator-scope memory record's `_shared` item belongs to another project's memory (or is no memory item): only the project whose sync wrote it replaces or removes it; metadata: path, index, itemId, owner."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """ErrorReason is the stable, machine-readable cause of a failed call.
@@ -588,4 +592,8 @@ ERROR_REASON_INVALID_STATE_REQUEST: ErrorReason.ValueType  # 156
 """INVALID_ARGUMENT: a state request is malformed (an empty or overlong key, a time outside the Timestamp range); metadata: field."""
 ERROR_REASON_STATE_CONTRADICTION: ErrorReason.ValueType  # 157
 """FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds."""
+ERROR_REASON_INVALID_MEMORY_RECORD: ErrorReason.ValueType  # 158
+"""INVALID_ARGUMENT: a memory file (SyncMemory) is not a valid kxm.memory.v1 record: no front matter, a field missing, malformed or unknown, or a path or record id used twice; nothing of the sync is written; metadata: path, index, field."""
+ERROR_REASON_MEMORY_RECORD_OWNED: ErrorReason.ValueType  # 159
+"""FAILED_PRECONDITION: an operator-scope memory record's `_shared` item belongs to another project's memory (or is no memory item): only the project whose sync wrote it replaces or removes it; metadata: path, index, itemId, owner."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -1550,6 +1550,471 @@ func (x *DeleteItemsResponse) GetDeletedCount() int32 {
 	return 0
 }
 
+// One memory file: its name and its text.
+type MemoryFile struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The file's name in the memory directory (1 to 128 characters, ending with `.md`, no `/`).
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// The file's text (UTF-8, at most 16 KiB): YAML front matter between `---` lines, then a body.
+	Content       string `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MemoryFile) Reset() {
+	*x = MemoryFile{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MemoryFile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MemoryFile) ProtoMessage() {}
+
+func (x *MemoryFile) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MemoryFile.ProtoReflect.Descriptor instead.
+func (*MemoryFile) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *MemoryFile) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *MemoryFile) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+// An operator's memory load.
+type SyncMemoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (empty: the operator's `x-kxm-project`).
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+	Files         []*MemoryFile `protobuf:"bytes,2,rep,name=files,proto3" json:"files,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyncMemoryRequest) Reset() {
+	*x = SyncMemoryRequest{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncMemoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncMemoryRequest) ProtoMessage() {}
+
+func (x *SyncMemoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncMemoryRequest.ProtoReflect.Descriptor instead.
+func (*SyncMemoryRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *SyncMemoryRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *SyncMemoryRequest) GetFiles() []*MemoryFile {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+// What a sync did.
+type SyncMemoryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Active records stored as items (the project's and `_shared`).
+	Loaded int32 `protobuf:"varint,1,opt,name=loaded,proto3" json:"loaded,omitempty"`
+	// Memory items of the project's earlier syncs the new set no longer has, removed.
+	Removed int32 `protobuf:"varint,2,opt,name=removed,proto3" json:"removed,omitempty"`
+	// Deprecated and superseded records, not stored.
+	SkippedInactive int32 `protobuf:"varint,3,opt,name=skipped_inactive,json=skippedInactive,proto3" json:"skipped_inactive,omitempty"`
+	// Active records of `agent` or `run` scope, not stored (nothing binds them to an agent or a run).
+	SkippedUnboundScopes int32 `protobuf:"varint,4,opt,name=skipped_unbound_scopes,json=skippedUnboundScopes,proto3" json:"skipped_unbound_scopes,omitempty"`
+	// `ctxrev_` and the SHA-256 hex of the files (see docs/context.md, "Memory records").
+	Revision string `protobuf:"bytes,5,opt,name=revision,proto3" json:"revision,omitempty"`
+	// The revision equals the stored one: nothing was rewritten.
+	Unchanged     bool `protobuf:"varint,6,opt,name=unchanged,proto3" json:"unchanged,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyncMemoryResponse) Reset() {
+	*x = SyncMemoryResponse{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncMemoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncMemoryResponse) ProtoMessage() {}
+
+func (x *SyncMemoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncMemoryResponse.ProtoReflect.Descriptor instead.
+func (*SyncMemoryResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *SyncMemoryResponse) GetLoaded() int32 {
+	if x != nil {
+		return x.Loaded
+	}
+	return 0
+}
+
+func (x *SyncMemoryResponse) GetRemoved() int32 {
+	if x != nil {
+		return x.Removed
+	}
+	return 0
+}
+
+func (x *SyncMemoryResponse) GetSkippedInactive() int32 {
+	if x != nil {
+		return x.SkippedInactive
+	}
+	return 0
+}
+
+func (x *SyncMemoryResponse) GetSkippedUnboundScopes() int32 {
+	if x != nil {
+		return x.SkippedUnboundScopes
+	}
+	return 0
+}
+
+func (x *SyncMemoryResponse) GetRevision() string {
+	if x != nil {
+		return x.Revision
+	}
+	return ""
+}
+
+func (x *SyncMemoryResponse) GetUnchanged() bool {
+	if x != nil {
+		return x.Unchanged
+	}
+	return false
+}
+
+// A memory listing.
+type ListMemoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (empty: the credential's).
+	Project       string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMemoryRequest) Reset() {
+	*x = ListMemoryRequest{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMemoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMemoryRequest) ProtoMessage() {}
+
+func (x *ListMemoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMemoryRequest.ProtoReflect.Descriptor instead.
+func (*ListMemoryRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *ListMemoryRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+// MemoryRecord is one stored memory record: metadata only, never its summary.
+type MemoryRecord struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The record's id (its item is `mem_<id>`).
+	RecordId string `protobuf:"bytes,1,opt,name=record_id,json=recordId,proto3" json:"record_id,omitempty"`
+	// The item's id.
+	ItemId string `protobuf:"bytes,2,opt,name=item_id,json=itemId,proto3" json:"item_id,omitempty"`
+	// The item's project: the project, or `_shared` for an operator-scope record.
+	Project string `protobuf:"bytes,3,opt,name=project,proto3" json:"project,omitempty"`
+	// The file it came from.
+	Path string `protobuf:"bytes,4,opt,name=path,proto3" json:"path,omitempty"`
+	// The record's scope: project or operator (the others are not stored).
+	Scope ContextScope `protobuf:"varint,5,opt,name=scope,proto3,enum=kxm.v1.ContextScope" json:"scope,omitempty"`
+	// The record's own kind label (`convention`, `learning`, …); the item's kind is knowledge.
+	RecordKind string `protobuf:"bytes,6,opt,name=record_kind,json=recordKind,proto3" json:"record_kind,omitempty"`
+	// The record's authority as written: instruction, evidence or promoted.
+	RecordAuthority string `protobuf:"bytes,7,opt,name=record_authority,json=recordAuthority,proto3" json:"record_authority,omitempty"`
+	// The item's authority (instruction for instruction and promoted, else evidence).
+	Authority ContextAuthority `protobuf:"varint,8,opt,name=authority,proto3,enum=kxm.v1.ContextAuthority" json:"authority,omitempty"`
+	// How sure the record is.
+	Confidence ContextConfidence `protobuf:"varint,9,opt,name=confidence,proto3,enum=kxm.v1.ContextConfidence" json:"confidence,omitempty"`
+	// The record's lifecycle (only active records are stored).
+	Lifecycle string `protobuf:"bytes,10,opt,name=lifecycle,proto3" json:"lifecycle,omitempty"`
+	// The record's source type.
+	SourceType ContextSourceType `protobuf:"varint,11,opt,name=source_type,json=sourceType,proto3,enum=kxm.v1.ContextSourceType" json:"source_type,omitempty"`
+	// The record's own source ref, redacted (empty: none).
+	SourceRef string `protobuf:"bytes,12,opt,name=source_ref,json=sourceRef,proto3" json:"source_ref,omitempty"`
+	// The stored summary's length in UTF-16 code units (the summary itself: GetContextPacket).
+	SummaryChars  int32 `protobuf:"varint,13,opt,name=summary_chars,json=summaryChars,proto3" json:"summary_chars,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MemoryRecord) Reset() {
+	*x = MemoryRecord{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MemoryRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MemoryRecord) ProtoMessage() {}
+
+func (x *MemoryRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MemoryRecord.ProtoReflect.Descriptor instead.
+func (*MemoryRecord) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *MemoryRecord) GetRecordId() string {
+	if x != nil {
+		return x.RecordId
+	}
+	return ""
+}
+
+func (x *MemoryRecord) GetItemId() string {
+	if x != nil {
+		return x.ItemId
+	}
+	return ""
+}
+
+func (x *MemoryRecord) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *MemoryRecord) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *MemoryRecord) GetScope() ContextScope {
+	if x != nil {
+		return x.Scope
+	}
+	return ContextScope_CONTEXT_SCOPE_UNSPECIFIED
+}
+
+func (x *MemoryRecord) GetRecordKind() string {
+	if x != nil {
+		return x.RecordKind
+	}
+	return ""
+}
+
+func (x *MemoryRecord) GetRecordAuthority() string {
+	if x != nil {
+		return x.RecordAuthority
+	}
+	return ""
+}
+
+func (x *MemoryRecord) GetAuthority() ContextAuthority {
+	if x != nil {
+		return x.Authority
+	}
+	return ContextAuthority_CONTEXT_AUTHORITY_UNSPECIFIED
+}
+
+func (x *MemoryRecord) GetConfidence() ContextConfidence {
+	if x != nil {
+		return x.Confidence
+	}
+	return ContextConfidence_CONTEXT_CONFIDENCE_UNSPECIFIED
+}
+
+func (x *MemoryRecord) GetLifecycle() string {
+	if x != nil {
+		return x.Lifecycle
+	}
+	return ""
+}
+
+func (x *MemoryRecord) GetSourceType() ContextSourceType {
+	if x != nil {
+		return x.SourceType
+	}
+	return ContextSourceType_CONTEXT_SOURCE_TYPE_UNSPECIFIED
+}
+
+func (x *MemoryRecord) GetSourceRef() string {
+	if x != nil {
+		return x.SourceRef
+	}
+	return ""
+}
+
+func (x *MemoryRecord) GetSummaryChars() int32 {
+	if x != nil {
+		return x.SummaryChars
+	}
+	return 0
+}
+
+// The project's memory.
+type ListMemoryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// By record id (code units), the project's then `_shared`'s.
+	Records []*MemoryRecord `protobuf:"bytes,1,rep,name=records,proto3" json:"records,omitempty"`
+	// The revision of the last sync (empty: never synced).
+	Revision string `protobuf:"bytes,2,opt,name=revision,proto3" json:"revision,omitempty"`
+	// When the last sync wrote (unset: never synced).
+	SyncTime      *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=sync_time,json=syncTime,proto3" json:"sync_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMemoryResponse) Reset() {
+	*x = ListMemoryResponse{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMemoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMemoryResponse) ProtoMessage() {}
+
+func (x *ListMemoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMemoryResponse.ProtoReflect.Descriptor instead.
+func (*ListMemoryResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ListMemoryResponse) GetRecords() []*MemoryRecord {
+	if x != nil {
+		return x.Records
+	}
+	return nil
+}
+
+func (x *ListMemoryResponse) GetRevision() string {
+	if x != nil {
+		return x.Revision
+	}
+	return ""
+}
+
+func (x *ListMemoryResponse) GetSyncTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.SyncTime
+	}
+	return nil
+}
+
 var File_kxm_v1_context_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_context_service_proto_rawDesc = "" +
@@ -1669,7 +2134,47 @@ const file_kxm_v1_context_service_proto_rawDesc = "" +
 	"\bitem_ids\x18\x02 \x03(\tR\aitemIds\x12\x16\n" +
 	"\x06shared\x18\x03 \x01(\bR\x06shared\":\n" +
 	"\x13DeleteItemsResponse\x12#\n" +
-	"\rdeleted_count\x18\x01 \x01(\x05R\fdeletedCount2\x96\b\n" +
+	"\rdeleted_count\x18\x01 \x01(\x05R\fdeletedCount\":\n" +
+	"\n" +
+	"MemoryFile\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
+	"\acontent\x18\x02 \x01(\tR\acontent\"W\n" +
+	"\x11SyncMemoryRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12(\n" +
+	"\x05files\x18\x02 \x03(\v2\x12.kxm.v1.MemoryFileR\x05files\"\xe1\x01\n" +
+	"\x12SyncMemoryResponse\x12\x16\n" +
+	"\x06loaded\x18\x01 \x01(\x05R\x06loaded\x12\x18\n" +
+	"\aremoved\x18\x02 \x01(\x05R\aremoved\x12)\n" +
+	"\x10skipped_inactive\x18\x03 \x01(\x05R\x0fskippedInactive\x124\n" +
+	"\x16skipped_unbound_scopes\x18\x04 \x01(\x05R\x14skippedUnboundScopes\x12\x1a\n" +
+	"\brevision\x18\x05 \x01(\tR\brevision\x12\x1c\n" +
+	"\tunchanged\x18\x06 \x01(\bR\tunchanged\"-\n" +
+	"\x11ListMemoryRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\"\xfb\x03\n" +
+	"\fMemoryRecord\x12\x1b\n" +
+	"\trecord_id\x18\x01 \x01(\tR\brecordId\x12\x17\n" +
+	"\aitem_id\x18\x02 \x01(\tR\x06itemId\x12\x18\n" +
+	"\aproject\x18\x03 \x01(\tR\aproject\x12\x12\n" +
+	"\x04path\x18\x04 \x01(\tR\x04path\x12*\n" +
+	"\x05scope\x18\x05 \x01(\x0e2\x14.kxm.v1.ContextScopeR\x05scope\x12\x1f\n" +
+	"\vrecord_kind\x18\x06 \x01(\tR\n" +
+	"recordKind\x12)\n" +
+	"\x10record_authority\x18\a \x01(\tR\x0frecordAuthority\x126\n" +
+	"\tauthority\x18\b \x01(\x0e2\x18.kxm.v1.ContextAuthorityR\tauthority\x129\n" +
+	"\n" +
+	"confidence\x18\t \x01(\x0e2\x19.kxm.v1.ContextConfidenceR\n" +
+	"confidence\x12\x1c\n" +
+	"\tlifecycle\x18\n" +
+	" \x01(\tR\tlifecycle\x12:\n" +
+	"\vsource_type\x18\v \x01(\x0e2\x19.kxm.v1.ContextSourceTypeR\n" +
+	"sourceType\x12\x1d\n" +
+	"\n" +
+	"source_ref\x18\f \x01(\tR\tsourceRef\x12#\n" +
+	"\rsummary_chars\x18\r \x01(\x05R\fsummaryChars\"\x99\x01\n" +
+	"\x12ListMemoryResponse\x12.\n" +
+	"\arecords\x18\x01 \x03(\v2\x14.kxm.v1.MemoryRecordR\arecords\x12\x1a\n" +
+	"\brevision\x18\x02 \x01(\tR\brevision\x127\n" +
+	"\tsync_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\bsyncTime2\xbc\t\n" +
 	"\x0eContextService\x12K\n" +
 	"\bPutItems\x12\x17.kxm.v1.PutItemsRequest\x1a\x18.kxm.v1.PutItemsResponse\"\f\xea\xe0\x18\b\b\x03\x10\x00\x18\x02(\x03\x12p\n" +
 	"\x10GetContextPacket\x12\x1f.kxm.v1.GetContextPacketRequest\x1a .kxm.v1.GetContextPacketResponse\"\x19\xea\xe0\x18\x15\b\x04\x10\x01\x18\x02\"\vkxm_context(\x03\x12Q\n" +
@@ -1682,7 +2187,11 @@ const file_kxm_v1_context_service_proto_rawDesc = "" +
 	"\vRejectState\x12\x1a.kxm.v1.RejectStateRequest\x1a\x1b.kxm.v1.RejectStateResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12d\n" +
 	"\fListEpisodes\x12\x1b.kxm.v1.ListEpisodesRequest\x1a\x1c.kxm.v1.ListEpisodesResponse\"\x19\xea\xe0\x18\x15\b\x04\x10\x01\x18\x02\"\vkxm_episode(\x01\x12a\n" +
 	"\vExplainItem\x12\x1a.kxm.v1.ExplainItemRequest\x1a\x1b.kxm.v1.ExplainItemResponse\"\x19\xea\xe0\x18\x15\b\x04\x10\x01\x18\x02\"\vkxm_explain(\x01\x12T\n" +
-	"\vDeleteItems\x12\x1a.kxm.v1.DeleteItemsRequest\x1a\x1b.kxm.v1.DeleteItemsResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04B\x83\x01\n" +
+	"\vDeleteItems\x12\x1a.kxm.v1.DeleteItemsRequest\x1a\x1b.kxm.v1.DeleteItemsResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12Q\n" +
+	"\n" +
+	"SyncMemory\x12\x19.kxm.v1.SyncMemoryRequest\x1a\x1a.kxm.v1.SyncMemoryResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12Q\n" +
+	"\n" +
+	"ListMemory\x12\x19.kxm.v1.ListMemoryRequest\x1a\x1a.kxm.v1.ListMemoryResponse\"\f\xea\xe0\x18\b\b\x04\x10\x01\x18\x02(\x01B\x83\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x13ContextServiceProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -1698,7 +2207,7 @@ func file_kxm_v1_context_service_proto_rawDescGZIP() []byte {
 	return file_kxm_v1_context_service_proto_rawDescData
 }
 
-var file_kxm_v1_context_service_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_kxm_v1_context_service_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_kxm_v1_context_service_proto_goTypes = []any{
 	(*PutItemsRequest)(nil),          // 0: kxm.v1.PutItemsRequest
 	(*PutItemsResponse)(nil),         // 1: kxm.v1.PutItemsResponse
@@ -1724,71 +2233,89 @@ var file_kxm_v1_context_service_proto_goTypes = []any{
 	(*ExplainItemResponse)(nil),      // 21: kxm.v1.ExplainItemResponse
 	(*DeleteItemsRequest)(nil),       // 22: kxm.v1.DeleteItemsRequest
 	(*DeleteItemsResponse)(nil),      // 23: kxm.v1.DeleteItemsResponse
-	(*ContextItem)(nil),              // 24: kxm.v1.ContextItem
-	(*ContextRequest)(nil),           // 25: kxm.v1.ContextRequest
-	(*structpb.Struct)(nil),          // 26: google.protobuf.Struct
-	(*ContextPacket)(nil),            // 27: kxm.v1.ContextPacket
-	(ContextKind)(0),                 // 28: kxm.v1.ContextKind
-	(ContextAuthority)(0),            // 29: kxm.v1.ContextAuthority
-	(ContextConfidence)(0),           // 30: kxm.v1.ContextConfidence
-	(ContextStatus)(0),               // 31: kxm.v1.ContextStatus
-	(ContextSourceType)(0),           // 32: kxm.v1.ContextSourceType
-	(*timestamppb.Timestamp)(nil),    // 33: google.protobuf.Timestamp
+	(*MemoryFile)(nil),               // 24: kxm.v1.MemoryFile
+	(*SyncMemoryRequest)(nil),        // 25: kxm.v1.SyncMemoryRequest
+	(*SyncMemoryResponse)(nil),       // 26: kxm.v1.SyncMemoryResponse
+	(*ListMemoryRequest)(nil),        // 27: kxm.v1.ListMemoryRequest
+	(*MemoryRecord)(nil),             // 28: kxm.v1.MemoryRecord
+	(*ListMemoryResponse)(nil),       // 29: kxm.v1.ListMemoryResponse
+	(*ContextItem)(nil),              // 30: kxm.v1.ContextItem
+	(*ContextRequest)(nil),           // 31: kxm.v1.ContextRequest
+	(*structpb.Struct)(nil),          // 32: google.protobuf.Struct
+	(*ContextPacket)(nil),            // 33: kxm.v1.ContextPacket
+	(ContextKind)(0),                 // 34: kxm.v1.ContextKind
+	(ContextAuthority)(0),            // 35: kxm.v1.ContextAuthority
+	(ContextConfidence)(0),           // 36: kxm.v1.ContextConfidence
+	(ContextStatus)(0),               // 37: kxm.v1.ContextStatus
+	(ContextSourceType)(0),           // 38: kxm.v1.ContextSourceType
+	(*timestamppb.Timestamp)(nil),    // 39: google.protobuf.Timestamp
+	(ContextScope)(0),                // 40: kxm.v1.ContextScope
 }
 var file_kxm_v1_context_service_proto_depIdxs = []int32{
-	24, // 0: kxm.v1.PutItemsRequest.items:type_name -> kxm.v1.ContextItem
-	24, // 1: kxm.v1.PutItemsResponse.items:type_name -> kxm.v1.ContextItem
-	25, // 2: kxm.v1.GetContextPacketRequest.request:type_name -> kxm.v1.ContextRequest
-	26, // 3: kxm.v1.GetContextPacketRequest.working_state:type_name -> google.protobuf.Struct
-	27, // 4: kxm.v1.GetContextPacketResponse.packet:type_name -> kxm.v1.ContextPacket
-	28, // 5: kxm.v1.RecallRequest.kinds:type_name -> kxm.v1.ContextKind
-	28, // 6: kxm.v1.RecallItem.kind:type_name -> kxm.v1.ContextKind
-	29, // 7: kxm.v1.RecallItem.authority:type_name -> kxm.v1.ContextAuthority
-	30, // 8: kxm.v1.RecallItem.confidence:type_name -> kxm.v1.ContextConfidence
-	31, // 9: kxm.v1.RecallItem.status:type_name -> kxm.v1.ContextStatus
-	32, // 10: kxm.v1.RecallItem.source_type:type_name -> kxm.v1.ContextSourceType
+	30, // 0: kxm.v1.PutItemsRequest.items:type_name -> kxm.v1.ContextItem
+	30, // 1: kxm.v1.PutItemsResponse.items:type_name -> kxm.v1.ContextItem
+	31, // 2: kxm.v1.GetContextPacketRequest.request:type_name -> kxm.v1.ContextRequest
+	32, // 3: kxm.v1.GetContextPacketRequest.working_state:type_name -> google.protobuf.Struct
+	33, // 4: kxm.v1.GetContextPacketResponse.packet:type_name -> kxm.v1.ContextPacket
+	34, // 5: kxm.v1.RecallRequest.kinds:type_name -> kxm.v1.ContextKind
+	34, // 6: kxm.v1.RecallItem.kind:type_name -> kxm.v1.ContextKind
+	35, // 7: kxm.v1.RecallItem.authority:type_name -> kxm.v1.ContextAuthority
+	36, // 8: kxm.v1.RecallItem.confidence:type_name -> kxm.v1.ContextConfidence
+	37, // 9: kxm.v1.RecallItem.status:type_name -> kxm.v1.ContextStatus
+	38, // 10: kxm.v1.RecallItem.source_type:type_name -> kxm.v1.ContextSourceType
 	5,  // 11: kxm.v1.RecallResponse.items:type_name -> kxm.v1.RecallItem
-	33, // 12: kxm.v1.GetStateRequest.as_of_time:type_name -> google.protobuf.Timestamp
-	24, // 13: kxm.v1.GetStateResponse.item:type_name -> kxm.v1.ContextItem
-	24, // 14: kxm.v1.GetStateResponse.history:type_name -> kxm.v1.ContextItem
-	33, // 15: kxm.v1.ListStateSetRequest.as_of_time:type_name -> google.protobuf.Timestamp
-	24, // 16: kxm.v1.ListStateSetResponse.items:type_name -> kxm.v1.ContextItem
-	29, // 17: kxm.v1.ProposeStateRequest.authority:type_name -> kxm.v1.ContextAuthority
-	30, // 18: kxm.v1.ProposeStateRequest.confidence:type_name -> kxm.v1.ContextConfidence
-	24, // 19: kxm.v1.ProposeStateResponse.proposal:type_name -> kxm.v1.ContextItem
-	24, // 20: kxm.v1.PromoteStateResponse.item:type_name -> kxm.v1.ContextItem
-	24, // 21: kxm.v1.PromoteStateResponse.proposal:type_name -> kxm.v1.ContextItem
-	24, // 22: kxm.v1.RejectStateResponse.proposal:type_name -> kxm.v1.ContextItem
-	24, // 23: kxm.v1.ListEpisodesResponse.items:type_name -> kxm.v1.ContextItem
-	32, // 24: kxm.v1.ItemSource.source_type:type_name -> kxm.v1.ContextSourceType
+	39, // 12: kxm.v1.GetStateRequest.as_of_time:type_name -> google.protobuf.Timestamp
+	30, // 13: kxm.v1.GetStateResponse.item:type_name -> kxm.v1.ContextItem
+	30, // 14: kxm.v1.GetStateResponse.history:type_name -> kxm.v1.ContextItem
+	39, // 15: kxm.v1.ListStateSetRequest.as_of_time:type_name -> google.protobuf.Timestamp
+	30, // 16: kxm.v1.ListStateSetResponse.items:type_name -> kxm.v1.ContextItem
+	35, // 17: kxm.v1.ProposeStateRequest.authority:type_name -> kxm.v1.ContextAuthority
+	36, // 18: kxm.v1.ProposeStateRequest.confidence:type_name -> kxm.v1.ContextConfidence
+	30, // 19: kxm.v1.ProposeStateResponse.proposal:type_name -> kxm.v1.ContextItem
+	30, // 20: kxm.v1.PromoteStateResponse.item:type_name -> kxm.v1.ContextItem
+	30, // 21: kxm.v1.PromoteStateResponse.proposal:type_name -> kxm.v1.ContextItem
+	30, // 22: kxm.v1.RejectStateResponse.proposal:type_name -> kxm.v1.ContextItem
+	30, // 23: kxm.v1.ListEpisodesResponse.items:type_name -> kxm.v1.ContextItem
+	38, // 24: kxm.v1.ItemSource.source_type:type_name -> kxm.v1.ContextSourceType
 	20, // 25: kxm.v1.ExplainItemResponse.sources:type_name -> kxm.v1.ItemSource
-	0,  // 26: kxm.v1.ContextService.PutItems:input_type -> kxm.v1.PutItemsRequest
-	2,  // 27: kxm.v1.ContextService.GetContextPacket:input_type -> kxm.v1.GetContextPacketRequest
-	4,  // 28: kxm.v1.ContextService.Recall:input_type -> kxm.v1.RecallRequest
-	7,  // 29: kxm.v1.ContextService.GetState:input_type -> kxm.v1.GetStateRequest
-	9,  // 30: kxm.v1.ContextService.ListStateSet:input_type -> kxm.v1.ListStateSetRequest
-	11, // 31: kxm.v1.ContextService.ProposeState:input_type -> kxm.v1.ProposeStateRequest
-	13, // 32: kxm.v1.ContextService.PromoteState:input_type -> kxm.v1.PromoteStateRequest
-	15, // 33: kxm.v1.ContextService.RejectState:input_type -> kxm.v1.RejectStateRequest
-	17, // 34: kxm.v1.ContextService.ListEpisodes:input_type -> kxm.v1.ListEpisodesRequest
-	19, // 35: kxm.v1.ContextService.ExplainItem:input_type -> kxm.v1.ExplainItemRequest
-	22, // 36: kxm.v1.ContextService.DeleteItems:input_type -> kxm.v1.DeleteItemsRequest
-	1,  // 37: kxm.v1.ContextService.PutItems:output_type -> kxm.v1.PutItemsResponse
-	3,  // 38: kxm.v1.ContextService.GetContextPacket:output_type -> kxm.v1.GetContextPacketResponse
-	6,  // 39: kxm.v1.ContextService.Recall:output_type -> kxm.v1.RecallResponse
-	8,  // 40: kxm.v1.ContextService.GetState:output_type -> kxm.v1.GetStateResponse
-	10, // 41: kxm.v1.ContextService.ListStateSet:output_type -> kxm.v1.ListStateSetResponse
-	12, // 42: kxm.v1.ContextService.ProposeState:output_type -> kxm.v1.ProposeStateResponse
-	14, // 43: kxm.v1.ContextService.PromoteState:output_type -> kxm.v1.PromoteStateResponse
-	16, // 44: kxm.v1.ContextService.RejectState:output_type -> kxm.v1.RejectStateResponse
-	18, // 45: kxm.v1.ContextService.ListEpisodes:output_type -> kxm.v1.ListEpisodesResponse
-	21, // 46: kxm.v1.ContextService.ExplainItem:output_type -> kxm.v1.ExplainItemResponse
-	23, // 47: kxm.v1.ContextService.DeleteItems:output_type -> kxm.v1.DeleteItemsResponse
-	37, // [37:48] is the sub-list for method output_type
-	26, // [26:37] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	24, // 26: kxm.v1.SyncMemoryRequest.files:type_name -> kxm.v1.MemoryFile
+	40, // 27: kxm.v1.MemoryRecord.scope:type_name -> kxm.v1.ContextScope
+	35, // 28: kxm.v1.MemoryRecord.authority:type_name -> kxm.v1.ContextAuthority
+	36, // 29: kxm.v1.MemoryRecord.confidence:type_name -> kxm.v1.ContextConfidence
+	38, // 30: kxm.v1.MemoryRecord.source_type:type_name -> kxm.v1.ContextSourceType
+	28, // 31: kxm.v1.ListMemoryResponse.records:type_name -> kxm.v1.MemoryRecord
+	39, // 32: kxm.v1.ListMemoryResponse.sync_time:type_name -> google.protobuf.Timestamp
+	0,  // 33: kxm.v1.ContextService.PutItems:input_type -> kxm.v1.PutItemsRequest
+	2,  // 34: kxm.v1.ContextService.GetContextPacket:input_type -> kxm.v1.GetContextPacketRequest
+	4,  // 35: kxm.v1.ContextService.Recall:input_type -> kxm.v1.RecallRequest
+	7,  // 36: kxm.v1.ContextService.GetState:input_type -> kxm.v1.GetStateRequest
+	9,  // 37: kxm.v1.ContextService.ListStateSet:input_type -> kxm.v1.ListStateSetRequest
+	11, // 38: kxm.v1.ContextService.ProposeState:input_type -> kxm.v1.ProposeStateRequest
+	13, // 39: kxm.v1.ContextService.PromoteState:input_type -> kxm.v1.PromoteStateRequest
+	15, // 40: kxm.v1.ContextService.RejectState:input_type -> kxm.v1.RejectStateRequest
+	17, // 41: kxm.v1.ContextService.ListEpisodes:input_type -> kxm.v1.ListEpisodesRequest
+	19, // 42: kxm.v1.ContextService.ExplainItem:input_type -> kxm.v1.ExplainItemRequest
+	22, // 43: kxm.v1.ContextService.DeleteItems:input_type -> kxm.v1.DeleteItemsRequest
+	25, // 44: kxm.v1.ContextService.SyncMemory:input_type -> kxm.v1.SyncMemoryRequest
+	27, // 45: kxm.v1.ContextService.ListMemory:input_type -> kxm.v1.ListMemoryRequest
+	1,  // 46: kxm.v1.ContextService.PutItems:output_type -> kxm.v1.PutItemsResponse
+	3,  // 47: kxm.v1.ContextService.GetContextPacket:output_type -> kxm.v1.GetContextPacketResponse
+	6,  // 48: kxm.v1.ContextService.Recall:output_type -> kxm.v1.RecallResponse
+	8,  // 49: kxm.v1.ContextService.GetState:output_type -> kxm.v1.GetStateResponse
+	10, // 50: kxm.v1.ContextService.ListStateSet:output_type -> kxm.v1.ListStateSetResponse
+	12, // 51: kxm.v1.ContextService.ProposeState:output_type -> kxm.v1.ProposeStateResponse
+	14, // 52: kxm.v1.ContextService.PromoteState:output_type -> kxm.v1.PromoteStateResponse
+	16, // 53: kxm.v1.ContextService.RejectState:output_type -> kxm.v1.RejectStateResponse
+	18, // 54: kxm.v1.ContextService.ListEpisodes:output_type -> kxm.v1.ListEpisodesResponse
+	21, // 55: kxm.v1.ContextService.ExplainItem:output_type -> kxm.v1.ExplainItemResponse
+	23, // 56: kxm.v1.ContextService.DeleteItems:output_type -> kxm.v1.DeleteItemsResponse
+	26, // 57: kxm.v1.ContextService.SyncMemory:output_type -> kxm.v1.SyncMemoryResponse
+	29, // 58: kxm.v1.ContextService.ListMemory:output_type -> kxm.v1.ListMemoryResponse
+	46, // [46:59] is the sub-list for method output_type
+	33, // [33:46] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_context_service_proto_init() }
@@ -1804,7 +2331,7 @@ func file_kxm_v1_context_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_context_service_proto_rawDesc), len(file_kxm_v1_context_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   24,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -30,6 +30,8 @@ const (
 	ContextService_ListEpisodes_FullMethodName     = "/kxm.v1.ContextService/ListEpisodes"
 	ContextService_ExplainItem_FullMethodName      = "/kxm.v1.ContextService/ExplainItem"
 	ContextService_DeleteItems_FullMethodName      = "/kxm.v1.ContextService/DeleteItems"
+	ContextService_SyncMemory_FullMethodName       = "/kxm.v1.ContextService/SyncMemory"
+	ContextService_ListMemory_FullMethodName       = "/kxm.v1.ContextService/ListMemory"
 )
 
 // ContextServiceClient is the client API for ContextService service.
@@ -180,6 +182,39 @@ type ContextServiceClient interface {
 	// - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
 	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
 	DeleteItems(ctx context.Context, in *DeleteItemsRequest, opts ...grpc.CallOption) (*DeleteItemsResponse, error)
+	// SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+	// checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+	//
+	// Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+	// before anything is written, and one bad file refuses the whole sync. An `active` record of
+	// `project` scope becomes the project's item `mem_<id>`, of `operator` scope a `_shared` item
+	// (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+	// not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+	// new set no longer has are removed. The operator's credential, not the file, grants the
+	// `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+	// (unchanged = true).
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+	//     two files have the same path or record id (metadata: path, index, field).
+	//   - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+	//     16 KiB, or more than 192 KiB in all (metadata: field, limit).
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+	//     field, or claims an authority above its source type's (metadata: path, index, field).
+	//   - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+	//     item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+	SyncMemory(ctx context.Context, in *SyncMemoryRequest, opts ...grpc.CallOption) (*SyncMemoryResponse, error)
+	// ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+	// ones it owns): metadata only, never a summary, and the current memory revision.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+	// - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	ListMemory(ctx context.Context, in *ListMemoryRequest, opts ...grpc.CallOption) (*ListMemoryResponse, error)
 }
 
 type contextServiceClient struct {
@@ -294,6 +329,26 @@ func (c *contextServiceClient) DeleteItems(ctx context.Context, in *DeleteItemsR
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(DeleteItemsResponse)
 	err := c.cc.Invoke(ctx, ContextService_DeleteItems_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *contextServiceClient) SyncMemory(ctx context.Context, in *SyncMemoryRequest, opts ...grpc.CallOption) (*SyncMemoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SyncMemoryResponse)
+	err := c.cc.Invoke(ctx, ContextService_SyncMemory_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *contextServiceClient) ListMemory(ctx context.Context, in *ListMemoryRequest, opts ...grpc.CallOption) (*ListMemoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMemoryResponse)
+	err := c.cc.Invoke(ctx, ContextService_ListMemory_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -448,6 +503,39 @@ type ContextServiceServer interface {
 	// - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no id, or more than 256.
 	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_REQUEST): an empty or malformed id.
 	DeleteItems(context.Context, *DeleteItemsRequest) (*DeleteItemsResponse, error)
+	// SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+	// checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+	//
+	// Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+	// before anything is written, and one bad file refuses the whole sync. An `active` record of
+	// `project` scope becomes the project's item `mem_<id>`, of `operator` scope a `_shared` item
+	// (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+	// not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+	// new set no longer has are removed. The operator's credential, not the file, grants the
+	// `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+	// (unchanged = true).
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+	//     two files have the same path or record id (metadata: path, index, field).
+	//   - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+	//     16 KiB, or more than 192 KiB in all (metadata: field, limit).
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+	//     field, or claims an authority above its source type's (metadata: path, index, field).
+	//   - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+	//     item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+	SyncMemory(context.Context, *SyncMemoryRequest) (*SyncMemoryResponse, error)
+	// ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+	// ones it owns): metadata only, never a summary, and the current memory revision.
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+	// - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	ListMemory(context.Context, *ListMemoryRequest) (*ListMemoryResponse, error)
 	mustEmbedUnimplementedContextServiceServer()
 }
 
@@ -490,6 +578,12 @@ func (UnimplementedContextServiceServer) ExplainItem(context.Context, *ExplainIt
 }
 func (UnimplementedContextServiceServer) DeleteItems(context.Context, *DeleteItemsRequest) (*DeleteItemsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteItems not implemented")
+}
+func (UnimplementedContextServiceServer) SyncMemory(context.Context, *SyncMemoryRequest) (*SyncMemoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SyncMemory not implemented")
+}
+func (UnimplementedContextServiceServer) ListMemory(context.Context, *ListMemoryRequest) (*ListMemoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMemory not implemented")
 }
 func (UnimplementedContextServiceServer) mustEmbedUnimplementedContextServiceServer() {}
 func (UnimplementedContextServiceServer) testEmbeddedByValue()                        {}
@@ -710,6 +804,42 @@ func _ContextService_DeleteItems_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ContextService_SyncMemory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SyncMemoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ContextServiceServer).SyncMemory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ContextService_SyncMemory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ContextServiceServer).SyncMemory(ctx, req.(*SyncMemoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ContextService_ListMemory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMemoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ContextServiceServer).ListMemory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ContextService_ListMemory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ContextServiceServer).ListMemory(ctx, req.(*ListMemoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ContextService_ServiceDesc is the grpc.ServiceDesc for ContextService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -760,6 +890,14 @@ var ContextService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteItems",
 			Handler:    _ContextService_DeleteItems_Handler,
+		},
+		{
+			MethodName: "SyncMemory",
+			Handler:    _ContextService_SyncMemory_Handler,
+		},
+		{
+			MethodName: "ListMemory",
+			Handler:    _ContextService_ListMemory_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -308,6 +308,10 @@ const (
 	ErrorReason_ERROR_REASON_INVALID_STATE_REQUEST ErrorReason = 156
 	// FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds.
 	ErrorReason_ERROR_REASON_STATE_CONTRADICTION ErrorReason = 157
+	// INVALID_ARGUMENT: a memory file (SyncMemory) is not a valid kxm.memory.v1 record: no front matter, a field missing, malformed or unknown, or a path or record id used twice; nothing of the sync is written; metadata: path, index, field.
+	ErrorReason_ERROR_REASON_INVALID_MEMORY_RECORD ErrorReason = 158
+	// FAILED_PRECONDITION: an operator-scope memory record's `_shared` item belongs to another project's memory (or is no memory item): only the project whose sync wrote it replaces or removes it; metadata: path, index, itemId, owner.
+	ErrorReason_ERROR_REASON_MEMORY_RECORD_OWNED ErrorReason = 159
 )
 
 // Enum value maps for ErrorReason.
@@ -450,6 +454,8 @@ var (
 		155: "ERROR_REASON_STATE_KEY_SINGLE_VALUED",
 		156: "ERROR_REASON_INVALID_STATE_REQUEST",
 		157: "ERROR_REASON_STATE_CONTRADICTION",
+		158: "ERROR_REASON_INVALID_MEMORY_RECORD",
+		159: "ERROR_REASON_MEMORY_RECORD_OWNED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                           0,
@@ -589,6 +595,8 @@ var (
 		"ERROR_REASON_STATE_KEY_SINGLE_VALUED":               155,
 		"ERROR_REASON_INVALID_STATE_REQUEST":                 156,
 		"ERROR_REASON_STATE_CONTRADICTION":                   157,
+		"ERROR_REASON_INVALID_MEMORY_RECORD":                 158,
+		"ERROR_REASON_MEMORY_RECORD_OWNED":                   159,
 	}
 )
 
@@ -623,7 +631,7 @@ var File_kxm_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xf7+\n" +
+	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xc7,\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_PROTOCOL_ERROR\x10\x01\x12\x1d\n" +
@@ -762,7 +770,9 @@ const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"!ERROR_REASON_STATE_KEY_SET_VALUED\x10\x9a\x01\x12)\n" +
 	"$ERROR_REASON_STATE_KEY_SINGLE_VALUED\x10\x9b\x01\x12'\n" +
 	"\"ERROR_REASON_INVALID_STATE_REQUEST\x10\x9c\x01\x12%\n" +
-	" ERROR_REASON_STATE_CONTRADICTION\x10\x9d\x01B\x80\x01\n" +
+	" ERROR_REASON_STATE_CONTRADICTION\x10\x9d\x01\x12'\n" +
+	"\"ERROR_REASON_INVALID_MEMORY_RECORD\x10\x9e\x01\x12%\n" +
+	" ERROR_REASON_MEMORY_RECORD_OWNED\x10\x9f\x01B\x80\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x10ErrorReasonProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 

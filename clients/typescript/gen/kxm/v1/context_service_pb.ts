@@ -6,7 +6,7 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { ContextAuthority, ContextConfidence, ContextItem, ContextKind, ContextPacket, ContextRequest, ContextSourceType, ContextStatus } from "./envelopes_pb.js";
+import type { ContextAuthority, ContextConfidence, ContextItem, ContextKind, ContextPacket, ContextRequest, ContextScope, ContextSourceType, ContextStatus } from "./envelopes_pb.js";
 import { file_kxm_v1_envelopes } from "./envelopes_pb.js";
 import { file_kxm_v1_options } from "./options_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/context_service.proto.
  */
 export const file_kxm_v1_context_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxreG0vdjEvY29udGV4dF9zZXJ2aWNlLnByb3RvEgZreG0udjEiRgoPUHV0SXRlbXNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSIgoFaXRlbXMYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iNgoQUHV0SXRlbXNSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbSJyChdHZXRDb250ZXh0UGFja2V0UmVxdWVzdBInCgdyZXF1ZXN0GAEgASgLMhYua3htLnYxLkNvbnRleHRSZXF1ZXN0Ei4KDXdvcmtpbmdfc3RhdGUYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IlQKGEdldENvbnRleHRQYWNrZXRSZXNwb25zZRIlCgZwYWNrZXQYASABKAsyFS5reG0udjEuQ29udGV4dFBhY2tldBIRCglwYWNrZXRfaWQYAiABKAkiYgoNUmVjYWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEg0KBXF1ZXJ5GAIgASgJEiIKBWtpbmRzGAMgAygOMhMua3htLnYxLkNvbnRleHRLaW5kEg0KBWxpbWl0GAQgASgFIuICCgpSZWNhbGxJdGVtEgoKAmlkGAEgASgJEg8KB3Byb2plY3QYAiABKAkSIQoEa2luZBgDIAEoDjITLmt4bS52MS5Db250ZXh0S2luZBIrCglhdXRob3JpdHkYBCABKA4yGC5reG0udjEuQ29udGV4dEF1dGhvcml0eRItCgpjb25maWRlbmNlGAUgASgOMhkua3htLnYxLkNvbnRleHRDb25maWRlbmNlEiUKBnN0YXR1cxgGIAEoDjIVLmt4bS52MS5Db250ZXh0U3RhdHVzEi4KC3NvdXJjZV90eXBlGAcgASgOMhkua3htLnYxLkNvbnRleHRTb3VyY2VUeXBlEhIKCnNvdXJjZV9yZWYYCCABKAkSDwoHZGVyaXZlZBgJIAEoCBIVCg1saW5lYWdlX2RlcHRoGAogASgFEhEKCXJlbGV2YW5jZRgLIAEoARISCgpwaHJhc2VfaGl0GAwgASgIIkwKDlJlY2FsbFJlc3BvbnNlEiEKBWl0ZW1zGAEgAygLMhIua3htLnYxLlJlY2FsbEl0ZW0SFwoPdW5yZXNvbHZlZF9nYXBzGAIgAygJIn4KD0dldFN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIuCgphc19vZl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCg9pbmNsdWRlX2hpc3RvcnkYBCABKAgiWwoQR2V0U3RhdGVSZXNwb25zZRIhCgRpdGVtGAEgASgLMhMua3htLnYxLkNvbnRleHRJdGVtEiQKB2hpc3RvcnkYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iaQoTTGlzdFN0YXRlU2V0UmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIuCgphc19vZl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI6ChRMaXN0U3RhdGVTZXRSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbSL6AQoTUHJvcG9zZVN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIPCgdzdW1tYXJ5GAMgASgJEisKCWF1dGhvcml0eRgEIAEoDjIYLmt4bS52MS5Db250ZXh0QXV0aG9yaXR5Ei0KCmNvbmZpZGVuY2UYBSABKA4yGS5reG0udjEuQ29udGV4dENvbmZpZGVuY2USFQoNZXZpZGVuY2VfcmVmcxgGIAMoCRISCgpzdXBlcnNlZGVzGAcgAygJEhMKC3Byb3Bvc2VkX2J5GAggASgJEhIKCnJlcXVlc3RfaWQYCSABKAkiPQoUUHJvcG9zZVN0YXRlUmVzcG9uc2USJQoIcHJvcG9zYWwYASABKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iUgoTUHJvbW90ZVN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhMKC3Byb3Bvc2FsX2lkGAIgASgJEhUKDWV2aWRlbmNlX3JlZnMYAyADKAkieAoUUHJvbW90ZVN0YXRlUmVzcG9uc2USIQoEaXRlbRgBIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbRIlCghwcm9wb3NhbBgCIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbRIWCg5zdXBlcnNlZGVkX2lkcxgDIAMoCSJKChJSZWplY3RTdGF0ZVJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRITCgtwcm9wb3NhbF9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiPAoTUmVqZWN0U3RhdGVSZXNwb25zZRIlCghwcm9wb3NhbBgBIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbSI/ChNMaXN0RXBpc29kZXNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSFwoPd29ya2Zsb3dfcnVuX2lkGAIgASgJIjoKFExpc3RFcGlzb2Rlc1Jlc3BvbnNlEiIKBWl0ZW1zGAEgAygLMhMua3htLnYxLkNvbnRleHRJdGVtIjYKEkV4cGxhaW5JdGVtUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEg8KB2l0ZW1faWQYAiABKAkiXAoKSXRlbVNvdXJjZRIKCgJpZBgBIAEoCRIuCgtzb3VyY2VfdHlwZRgCIAEoDjIZLmt4bS52MS5Db250ZXh0U291cmNlVHlwZRISCgpzb3VyY2VfcmVmGAMgASgJInEKE0V4cGxhaW5JdGVtUmVzcG9uc2USDQoFZm91bmQYASABKAgSDwoHbGluZWFnZRgCIAMoCRIVCg1ldmlkZW5jZV9yZWZzGAMgAygJEiMKB3NvdXJjZXMYBCADKAsyEi5reG0udjEuSXRlbVNvdXJjZSJHChJEZWxldGVJdGVtc1JlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIQCghpdGVtX2lkcxgCIAMoCRIOCgZzaGFyZWQYAyABKAgiLAoTRGVsZXRlSXRlbXNSZXNwb25zZRIVCg1kZWxldGVkX2NvdW50GAEgASgFMpYICg5Db250ZXh0U2VydmljZRJLCghQdXRJdGVtcxIXLmt4bS52MS5QdXRJdGVtc1JlcXVlc3QaGC5reG0udjEuUHV0SXRlbXNSZXNwb25zZSIM6uAYCAgDEAAYAigDEnAKEEdldENvbnRleHRQYWNrZXQSHy5reG0udjEuR2V0Q29udGV4dFBhY2tldFJlcXVlc3QaIC5reG0udjEuR2V0Q29udGV4dFBhY2tldFJlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fY29udGV4dCgDElEKBlJlY2FsbBIVLmt4bS52MS5SZWNhbGxSZXF1ZXN0GhYua3htLnYxLlJlY2FsbFJlc3BvbnNlIhjq4BgUCAQQARgCIgpreG1fcmVjYWxsKAESVgoIR2V0U3RhdGUSFy5reG0udjEuR2V0U3RhdGVSZXF1ZXN0Ghgua3htLnYxLkdldFN0YXRlUmVzcG9uc2UiF+rgGBMIBBABGAIiCWt4bV9zdGF0ZSgBEmYKDExpc3RTdGF0ZVNldBIbLmt4bS52MS5MaXN0U3RhdGVTZXRSZXF1ZXN0Ghwua3htLnYxLkxpc3RTdGF0ZVNldFJlc3BvbnNlIhvq4BgXCAQQARgCIg1reG1fc3RhdGVfc2V0KAESZAoMUHJvcG9zZVN0YXRlEhsua3htLnYxLlByb3Bvc2VTdGF0ZVJlcXVlc3QaHC5reG0udjEuUHJvcG9zZVN0YXRlUmVzcG9uc2UiGergGBUIAxAAGAIiC2t4bV9wcm9tb3RlKAESVwoMUHJvbW90ZVN0YXRlEhsua3htLnYxLlByb21vdGVTdGF0ZVJlcXVlc3QaHC5reG0udjEuUHJvbW90ZVN0YXRlUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJUCgtSZWplY3RTdGF0ZRIaLmt4bS52MS5SZWplY3RTdGF0ZVJlcXVlc3QaGy5reG0udjEuUmVqZWN0U3RhdGVSZXNwb25zZSIM6uAYCAgCEAAYASgEEmQKDExpc3RFcGlzb2RlcxIbLmt4bS52MS5MaXN0RXBpc29kZXNSZXF1ZXN0Ghwua3htLnYxLkxpc3RFcGlzb2Rlc1Jlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fZXBpc29kZSgBEmEKC0V4cGxhaW5JdGVtEhoua3htLnYxLkV4cGxhaW5JdGVtUmVxdWVzdBobLmt4bS52MS5FeHBsYWluSXRlbVJlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fZXhwbGFpbigBElQKC0RlbGV0ZUl0ZW1zEhoua3htLnYxLkRlbGV0ZUl0ZW1zUmVxdWVzdBobLmt4bS52MS5EZWxldGVJdGVtc1Jlc3BvbnNlIgzq4BgICAIQABgBKARCgwEKCmRldi5reG0udjFCE0NvbnRleHRTZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_envelopes, file_kxm_v1_options]);
+  fileDesc("ChxreG0vdjEvY29udGV4dF9zZXJ2aWNlLnByb3RvEgZreG0udjEiRgoPUHV0SXRlbXNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSIgoFaXRlbXMYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iNgoQUHV0SXRlbXNSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbSJyChdHZXRDb250ZXh0UGFja2V0UmVxdWVzdBInCgdyZXF1ZXN0GAEgASgLMhYua3htLnYxLkNvbnRleHRSZXF1ZXN0Ei4KDXdvcmtpbmdfc3RhdGUYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IlQKGEdldENvbnRleHRQYWNrZXRSZXNwb25zZRIlCgZwYWNrZXQYASABKAsyFS5reG0udjEuQ29udGV4dFBhY2tldBIRCglwYWNrZXRfaWQYAiABKAkiYgoNUmVjYWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEg0KBXF1ZXJ5GAIgASgJEiIKBWtpbmRzGAMgAygOMhMua3htLnYxLkNvbnRleHRLaW5kEg0KBWxpbWl0GAQgASgFIuICCgpSZWNhbGxJdGVtEgoKAmlkGAEgASgJEg8KB3Byb2plY3QYAiABKAkSIQoEa2luZBgDIAEoDjITLmt4bS52MS5Db250ZXh0S2luZBIrCglhdXRob3JpdHkYBCABKA4yGC5reG0udjEuQ29udGV4dEF1dGhvcml0eRItCgpjb25maWRlbmNlGAUgASgOMhkua3htLnYxLkNvbnRleHRDb25maWRlbmNlEiUKBnN0YXR1cxgGIAEoDjIVLmt4bS52MS5Db250ZXh0U3RhdHVzEi4KC3NvdXJjZV90eXBlGAcgASgOMhkua3htLnYxLkNvbnRleHRTb3VyY2VUeXBlEhIKCnNvdXJjZV9yZWYYCCABKAkSDwoHZGVyaXZlZBgJIAEoCBIVCg1saW5lYWdlX2RlcHRoGAogASgFEhEKCXJlbGV2YW5jZRgLIAEoARISCgpwaHJhc2VfaGl0GAwgASgIIkwKDlJlY2FsbFJlc3BvbnNlEiEKBWl0ZW1zGAEgAygLMhIua3htLnYxLlJlY2FsbEl0ZW0SFwoPdW5yZXNvbHZlZF9nYXBzGAIgAygJIn4KD0dldFN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIuCgphc19vZl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCg9pbmNsdWRlX2hpc3RvcnkYBCABKAgiWwoQR2V0U3RhdGVSZXNwb25zZRIhCgRpdGVtGAEgASgLMhMua3htLnYxLkNvbnRleHRJdGVtEiQKB2hpc3RvcnkYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iaQoTTGlzdFN0YXRlU2V0UmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIuCgphc19vZl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI6ChRMaXN0U3RhdGVTZXRSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbSL6AQoTUHJvcG9zZVN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIPCgdzdW1tYXJ5GAMgASgJEisKCWF1dGhvcml0eRgEIAEoDjIYLmt4bS52MS5Db250ZXh0QXV0aG9yaXR5Ei0KCmNvbmZpZGVuY2UYBSABKA4yGS5reG0udjEuQ29udGV4dENvbmZpZGVuY2USFQoNZXZpZGVuY2VfcmVmcxgGIAMoCRISCgpzdXBlcnNlZGVzGAcgAygJEhMKC3Byb3Bvc2VkX2J5GAggASgJEhIKCnJlcXVlc3RfaWQYCSABKAkiPQoUUHJvcG9zZVN0YXRlUmVzcG9uc2USJQoIcHJvcG9zYWwYASABKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iUgoTUHJvbW90ZVN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhMKC3Byb3Bvc2FsX2lkGAIgASgJEhUKDWV2aWRlbmNlX3JlZnMYAyADKAkieAoUUHJvbW90ZVN0YXRlUmVzcG9uc2USIQoEaXRlbRgBIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbRIlCghwcm9wb3NhbBgCIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbRIWCg5zdXBlcnNlZGVkX2lkcxgDIAMoCSJKChJSZWplY3RTdGF0ZVJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRITCgtwcm9wb3NhbF9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiPAoTUmVqZWN0U3RhdGVSZXNwb25zZRIlCghwcm9wb3NhbBgBIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbSI/ChNMaXN0RXBpc29kZXNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSFwoPd29ya2Zsb3dfcnVuX2lkGAIgASgJIjoKFExpc3RFcGlzb2Rlc1Jlc3BvbnNlEiIKBWl0ZW1zGAEgAygLMhMua3htLnYxLkNvbnRleHRJdGVtIjYKEkV4cGxhaW5JdGVtUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEg8KB2l0ZW1faWQYAiABKAkiXAoKSXRlbVNvdXJjZRIKCgJpZBgBIAEoCRIuCgtzb3VyY2VfdHlwZRgCIAEoDjIZLmt4bS52MS5Db250ZXh0U291cmNlVHlwZRISCgpzb3VyY2VfcmVmGAMgASgJInEKE0V4cGxhaW5JdGVtUmVzcG9uc2USDQoFZm91bmQYASABKAgSDwoHbGluZWFnZRgCIAMoCRIVCg1ldmlkZW5jZV9yZWZzGAMgAygJEiMKB3NvdXJjZXMYBCADKAsyEi5reG0udjEuSXRlbVNvdXJjZSJHChJEZWxldGVJdGVtc1JlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIQCghpdGVtX2lkcxgCIAMoCRIOCgZzaGFyZWQYAyABKAgiLAoTRGVsZXRlSXRlbXNSZXNwb25zZRIVCg1kZWxldGVkX2NvdW50GAEgASgFIisKCk1lbW9yeUZpbGUSDAoEcGF0aBgBIAEoCRIPCgdjb250ZW50GAIgASgJIkcKEVN5bmNNZW1vcnlSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSIQoFZmlsZXMYAiADKAsyEi5reG0udjEuTWVtb3J5RmlsZSKUAQoSU3luY01lbW9yeVJlc3BvbnNlEg4KBmxvYWRlZBgBIAEoBRIPCgdyZW1vdmVkGAIgASgFEhgKEHNraXBwZWRfaW5hY3RpdmUYAyABKAUSHgoWc2tpcHBlZF91bmJvdW5kX3Njb3BlcxgEIAEoBRIQCghyZXZpc2lvbhgFIAEoCRIRCgl1bmNoYW5nZWQYBiABKAgiJAoRTGlzdE1lbW9yeVJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCSLvAgoMTWVtb3J5UmVjb3JkEhEKCXJlY29yZF9pZBgBIAEoCRIPCgdpdGVtX2lkGAIgASgJEg8KB3Byb2plY3QYAyABKAkSDAoEcGF0aBgEIAEoCRIjCgVzY29wZRgFIAEoDjIULmt4bS52MS5Db250ZXh0U2NvcGUSEwoLcmVjb3JkX2tpbmQYBiABKAkSGAoQcmVjb3JkX2F1dGhvcml0eRgHIAEoCRIrCglhdXRob3JpdHkYCCABKA4yGC5reG0udjEuQ29udGV4dEF1dGhvcml0eRItCgpjb25maWRlbmNlGAkgASgOMhkua3htLnYxLkNvbnRleHRDb25maWRlbmNlEhEKCWxpZmVjeWNsZRgKIAEoCRIuCgtzb3VyY2VfdHlwZRgLIAEoDjIZLmt4bS52MS5Db250ZXh0U291cmNlVHlwZRISCgpzb3VyY2VfcmVmGAwgASgJEhUKDXN1bW1hcnlfY2hhcnMYDSABKAUifAoSTGlzdE1lbW9yeVJlc3BvbnNlEiUKB3JlY29yZHMYASADKAsyFC5reG0udjEuTWVtb3J5UmVjb3JkEhAKCHJldmlzaW9uGAIgASgJEi0KCXN5bmNfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAyvAkKDkNvbnRleHRTZXJ2aWNlEksKCFB1dEl0ZW1zEhcua3htLnYxLlB1dEl0ZW1zUmVxdWVzdBoYLmt4bS52MS5QdXRJdGVtc1Jlc3BvbnNlIgzq4BgICAMQABgCKAMScAoQR2V0Q29udGV4dFBhY2tldBIfLmt4bS52MS5HZXRDb250ZXh0UGFja2V0UmVxdWVzdBogLmt4bS52MS5HZXRDb250ZXh0UGFja2V0UmVzcG9uc2UiGergGBUIBBABGAIiC2t4bV9jb250ZXh0KAMSUQoGUmVjYWxsEhUua3htLnYxLlJlY2FsbFJlcXVlc3QaFi5reG0udjEuUmVjYWxsUmVzcG9uc2UiGOrgGBQIBBABGAIiCmt4bV9yZWNhbGwoARJWCghHZXRTdGF0ZRIXLmt4bS52MS5HZXRTdGF0ZVJlcXVlc3QaGC5reG0udjEuR2V0U3RhdGVSZXNwb25zZSIX6uAYEwgEEAEYAiIJa3htX3N0YXRlKAESZgoMTGlzdFN0YXRlU2V0Ehsua3htLnYxLkxpc3RTdGF0ZVNldFJlcXVlc3QaHC5reG0udjEuTGlzdFN0YXRlU2V0UmVzcG9uc2UiG+rgGBcIBBABGAIiDWt4bV9zdGF0ZV9zZXQoARJkCgxQcm9wb3NlU3RhdGUSGy5reG0udjEuUHJvcG9zZVN0YXRlUmVxdWVzdBocLmt4bS52MS5Qcm9wb3NlU3RhdGVSZXNwb25zZSIZ6uAYFQgDEAAYAiILa3htX3Byb21vdGUoARJXCgxQcm9tb3RlU3RhdGUSGy5reG0udjEuUHJvbW90ZVN0YXRlUmVxdWVzdBocLmt4bS52MS5Qcm9tb3RlU3RhdGVSZXNwb25zZSIM6uAYCAgCEAAYASgEElQKC1JlamVjdFN0YXRlEhoua3htLnYxLlJlamVjdFN0YXRlUmVxdWVzdBobLmt4bS52MS5SZWplY3RTdGF0ZVJlc3BvbnNlIgzq4BgICAIQABgBKAQSZAoMTGlzdEVwaXNvZGVzEhsua3htLnYxLkxpc3RFcGlzb2Rlc1JlcXVlc3QaHC5reG0udjEuTGlzdEVwaXNvZGVzUmVzcG9uc2UiGergGBUIBBABGAIiC2t4bV9lcGlzb2RlKAESYQoLRXhwbGFpbkl0ZW0SGi5reG0udjEuRXhwbGFpbkl0ZW1SZXF1ZXN0Ghsua3htLnYxLkV4cGxhaW5JdGVtUmVzcG9uc2UiGergGBUIBBABGAIiC2t4bV9leHBsYWluKAESVAoLRGVsZXRlSXRlbXMSGi5reG0udjEuRGVsZXRlSXRlbXNSZXF1ZXN0Ghsua3htLnYxLkRlbGV0ZUl0ZW1zUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJRCgpTeW5jTWVtb3J5Ehkua3htLnYxLlN5bmNNZW1vcnlSZXF1ZXN0Ghoua3htLnYxLlN5bmNNZW1vcnlSZXNwb25zZSIM6uAYCAgCEAAYASgEElEKCkxpc3RNZW1vcnkSGS5reG0udjEuTGlzdE1lbW9yeVJlcXVlc3QaGi5reG0udjEuTGlzdE1lbW9yeVJlc3BvbnNlIgzq4BgICAQQARgCKAFCgwEKCmRldi5reG0udjFCE0NvbnRleHRTZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_envelopes, file_kxm_v1_options]);
 
 /**
  * Items to store.
@@ -851,6 +851,279 @@ export const DeleteItemsResponseSchema: GenMessage<DeleteItemsResponse> = /*@__P
   messageDesc(file_kxm_v1_context_service, 23);
 
 /**
+ * One memory file: its name and its text.
+ *
+ * @generated from message kxm.v1.MemoryFile
+ */
+export type MemoryFile = Message<"kxm.v1.MemoryFile"> & {
+  /**
+   * The file's name in the memory directory (1 to 128 characters, ending with `.md`, no `/`).
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * The file's text (UTF-8, at most 16 KiB): YAML front matter between `---` lines, then a body.
+   *
+   * @generated from field: string content = 2;
+   */
+  content: string;
+};
+
+/**
+ * Describes the message kxm.v1.MemoryFile.
+ * Use `create(MemoryFileSchema)` to create a new message.
+ */
+export const MemoryFileSchema: GenMessage<MemoryFile> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 24);
+
+/**
+ * An operator's memory load.
+ *
+ * @generated from message kxm.v1.SyncMemoryRequest
+ */
+export type SyncMemoryRequest = Message<"kxm.v1.SyncMemoryRequest"> & {
+  /**
+   * The project (empty: the operator's `x-kxm-project`).
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+   *
+   * @generated from field: repeated kxm.v1.MemoryFile files = 2;
+   */
+  files: MemoryFile[];
+};
+
+/**
+ * Describes the message kxm.v1.SyncMemoryRequest.
+ * Use `create(SyncMemoryRequestSchema)` to create a new message.
+ */
+export const SyncMemoryRequestSchema: GenMessage<SyncMemoryRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 25);
+
+/**
+ * What a sync did.
+ *
+ * @generated from message kxm.v1.SyncMemoryResponse
+ */
+export type SyncMemoryResponse = Message<"kxm.v1.SyncMemoryResponse"> & {
+  /**
+   * Active records stored as items (the project's and `_shared`).
+   *
+   * @generated from field: int32 loaded = 1;
+   */
+  loaded: number;
+
+  /**
+   * Memory items of the project's earlier syncs the new set no longer has, removed.
+   *
+   * @generated from field: int32 removed = 2;
+   */
+  removed: number;
+
+  /**
+   * Deprecated and superseded records, not stored.
+   *
+   * @generated from field: int32 skipped_inactive = 3;
+   */
+  skippedInactive: number;
+
+  /**
+   * Active records of `agent` or `run` scope, not stored (nothing binds them to an agent or a run).
+   *
+   * @generated from field: int32 skipped_unbound_scopes = 4;
+   */
+  skippedUnboundScopes: number;
+
+  /**
+   * `ctxrev_` and the SHA-256 hex of the files (see docs/context.md, "Memory records").
+   *
+   * @generated from field: string revision = 5;
+   */
+  revision: string;
+
+  /**
+   * The revision equals the stored one: nothing was rewritten.
+   *
+   * @generated from field: bool unchanged = 6;
+   */
+  unchanged: boolean;
+};
+
+/**
+ * Describes the message kxm.v1.SyncMemoryResponse.
+ * Use `create(SyncMemoryResponseSchema)` to create a new message.
+ */
+export const SyncMemoryResponseSchema: GenMessage<SyncMemoryResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 26);
+
+/**
+ * A memory listing.
+ *
+ * @generated from message kxm.v1.ListMemoryRequest
+ */
+export type ListMemoryRequest = Message<"kxm.v1.ListMemoryRequest"> & {
+  /**
+   * The project (empty: the credential's).
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+};
+
+/**
+ * Describes the message kxm.v1.ListMemoryRequest.
+ * Use `create(ListMemoryRequestSchema)` to create a new message.
+ */
+export const ListMemoryRequestSchema: GenMessage<ListMemoryRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 27);
+
+/**
+ * MemoryRecord is one stored memory record: metadata only, never its summary.
+ *
+ * @generated from message kxm.v1.MemoryRecord
+ */
+export type MemoryRecord = Message<"kxm.v1.MemoryRecord"> & {
+  /**
+   * The record's id (its item is `mem_<id>`).
+   *
+   * @generated from field: string record_id = 1;
+   */
+  recordId: string;
+
+  /**
+   * The item's id.
+   *
+   * @generated from field: string item_id = 2;
+   */
+  itemId: string;
+
+  /**
+   * The item's project: the project, or `_shared` for an operator-scope record.
+   *
+   * @generated from field: string project = 3;
+   */
+  project: string;
+
+  /**
+   * The file it came from.
+   *
+   * @generated from field: string path = 4;
+   */
+  path: string;
+
+  /**
+   * The record's scope: project or operator (the others are not stored).
+   *
+   * @generated from field: kxm.v1.ContextScope scope = 5;
+   */
+  scope: ContextScope;
+
+  /**
+   * The record's own kind label (`convention`, `learning`, …); the item's kind is knowledge.
+   *
+   * @generated from field: string record_kind = 6;
+   */
+  recordKind: string;
+
+  /**
+   * The record's authority as written: instruction, evidence or promoted.
+   *
+   * @generated from field: string record_authority = 7;
+   */
+  recordAuthority: string;
+
+  /**
+   * The item's authority (instruction for instruction and promoted, else evidence).
+   *
+   * @generated from field: kxm.v1.ContextAuthority authority = 8;
+   */
+  authority: ContextAuthority;
+
+  /**
+   * How sure the record is.
+   *
+   * @generated from field: kxm.v1.ContextConfidence confidence = 9;
+   */
+  confidence: ContextConfidence;
+
+  /**
+   * The record's lifecycle (only active records are stored).
+   *
+   * @generated from field: string lifecycle = 10;
+   */
+  lifecycle: string;
+
+  /**
+   * The record's source type.
+   *
+   * @generated from field: kxm.v1.ContextSourceType source_type = 11;
+   */
+  sourceType: ContextSourceType;
+
+  /**
+   * The record's own source ref, redacted (empty: none).
+   *
+   * @generated from field: string source_ref = 12;
+   */
+  sourceRef: string;
+
+  /**
+   * The stored summary's length in UTF-16 code units (the summary itself: GetContextPacket).
+   *
+   * @generated from field: int32 summary_chars = 13;
+   */
+  summaryChars: number;
+};
+
+/**
+ * Describes the message kxm.v1.MemoryRecord.
+ * Use `create(MemoryRecordSchema)` to create a new message.
+ */
+export const MemoryRecordSchema: GenMessage<MemoryRecord> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 28);
+
+/**
+ * The project's memory.
+ *
+ * @generated from message kxm.v1.ListMemoryResponse
+ */
+export type ListMemoryResponse = Message<"kxm.v1.ListMemoryResponse"> & {
+  /**
+   * By record id (code units), the project's then `_shared`'s.
+   *
+   * @generated from field: repeated kxm.v1.MemoryRecord records = 1;
+   */
+  records: MemoryRecord[];
+
+  /**
+   * The revision of the last sync (empty: never synced).
+   *
+   * @generated from field: string revision = 2;
+   */
+  revision: string;
+
+  /**
+   * When the last sync wrote (unset: never synced).
+   *
+   * @generated from field: google.protobuf.Timestamp sync_time = 3;
+   */
+  syncTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.ListMemoryResponse.
+ * Use `create(ListMemoryResponseSchema)` to create a new message.
+ */
+export const ListMemoryResponseSchema: GenMessage<ListMemoryResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 29);
+
+/**
  * ContextService gives agents their working context: a token-budgeted packet assembled for a role and
  * task from the project's context items, with every item's provenance and authority explicit.
  *
@@ -1085,6 +1358,55 @@ export const ContextService: GenService<{
     methodKind: "unary";
     input: typeof DeleteItemsRequestSchema;
     output: typeof DeleteItemsResponseSchema;
+  },
+  /**
+   * SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+   * checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+   *
+   * Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+   * before anything is written, and one bad file refuses the whole sync. An `active` record of
+   * `project` scope becomes the project's item `mem_<id>`, of `operator` scope a `_shared` item
+   * (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+   * not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+   * new set no longer has are removed. The operator's credential, not the file, grants the
+   * `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+   * (unchanged = true).
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+   *   two files have the same path or record id (metadata: path, index, field).
+   * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+   *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+   *   field, or claims an authority above its source type's (metadata: path, index, field).
+   * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+   *   item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+   *
+   * @generated from rpc kxm.v1.ContextService.SyncMemory
+   */
+  syncMemory: {
+    methodKind: "unary";
+    input: typeof SyncMemoryRequestSchema;
+    output: typeof SyncMemoryResponseSchema;
+  },
+  /**
+   * ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+   * ones it owns): metadata only, never a summary, and the current memory revision.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+   *
+   * @generated from rpc kxm.v1.ContextService.ListMemory
+   */
+  listMemory: {
+    methodKind: "unary";
+    input: typeof ListMemoryRequestSchema;
+    output: typeof ListMemoryResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kxm_v1_context_service, 0);

@@ -365,6 +365,68 @@ public final class ContextServiceGrpc {
     return getDeleteItemsMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.SyncMemoryRequest,
+      dev.kxm.v1.SyncMemoryResponse> getSyncMemoryMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "SyncMemory",
+      requestType = dev.kxm.v1.SyncMemoryRequest.class,
+      responseType = dev.kxm.v1.SyncMemoryResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.SyncMemoryRequest,
+      dev.kxm.v1.SyncMemoryResponse> getSyncMemoryMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.SyncMemoryRequest, dev.kxm.v1.SyncMemoryResponse> getSyncMemoryMethod;
+    if ((getSyncMemoryMethod = ContextServiceGrpc.getSyncMemoryMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getSyncMemoryMethod = ContextServiceGrpc.getSyncMemoryMethod) == null) {
+          ContextServiceGrpc.getSyncMemoryMethod = getSyncMemoryMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.SyncMemoryRequest, dev.kxm.v1.SyncMemoryResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "SyncMemory"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.SyncMemoryRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.SyncMemoryResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("SyncMemory"))
+              .build();
+        }
+      }
+    }
+    return getSyncMemoryMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ListMemoryRequest,
+      dev.kxm.v1.ListMemoryResponse> getListMemoryMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListMemory",
+      requestType = dev.kxm.v1.ListMemoryRequest.class,
+      responseType = dev.kxm.v1.ListMemoryResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ListMemoryRequest,
+      dev.kxm.v1.ListMemoryResponse> getListMemoryMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ListMemoryRequest, dev.kxm.v1.ListMemoryResponse> getListMemoryMethod;
+    if ((getListMemoryMethod = ContextServiceGrpc.getListMemoryMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getListMemoryMethod = ContextServiceGrpc.getListMemoryMethod) == null) {
+          ContextServiceGrpc.getListMemoryMethod = getListMemoryMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ListMemoryRequest, dev.kxm.v1.ListMemoryResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListMemory"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListMemoryRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListMemoryResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("ListMemory"))
+              .build();
+        }
+      }
+    }
+    return getListMemoryMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -640,6 +702,52 @@ public final class ContextServiceGrpc {
         io.grpc.stub.StreamObserver<dev.kxm.v1.DeleteItemsResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getDeleteItemsMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+     * checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+     * Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+     * before anything is written, and one bad file refuses the whole sync. An `active` record of
+     * `project` scope becomes the project's item `mem_&lt;id&gt;`, of `operator` scope a `_shared` item
+     * (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+     * not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+     * new set no longer has are removed. The operator's credential, not the file, grants the
+     * `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+     * (unchanged = true).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+     *   two files have the same path or record id (metadata: path, index, field).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+     *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+     *   field, or claims an authority above its source type's (metadata: path, index, field).
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+     *   item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    default void syncMemory(dev.kxm.v1.SyncMemoryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.SyncMemoryResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSyncMemoryMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+     * ones it owns): metadata only, never a summary, and the current memory revision.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    default void listMemory(dev.kxm.v1.ListMemoryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListMemoryResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListMemoryMethod(), responseObserver);
+    }
   }
 
   /**
@@ -904,6 +1012,54 @@ public final class ContextServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getDeleteItemsMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+     * checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+     * Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+     * before anything is written, and one bad file refuses the whole sync. An `active` record of
+     * `project` scope becomes the project's item `mem_&lt;id&gt;`, of `operator` scope a `_shared` item
+     * (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+     * not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+     * new set no longer has are removed. The operator's credential, not the file, grants the
+     * `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+     * (unchanged = true).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+     *   two files have the same path or record id (metadata: path, index, field).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+     *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+     *   field, or claims an authority above its source type's (metadata: path, index, field).
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+     *   item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    public void syncMemory(dev.kxm.v1.SyncMemoryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.SyncMemoryResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getSyncMemoryMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+     * ones it owns): metadata only, never a summary, and the current memory revision.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public void listMemory(dev.kxm.v1.ListMemoryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListMemoryResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListMemoryMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -1134,6 +1290,52 @@ public final class ContextServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getDeleteItemsMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+     * checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+     * Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+     * before anything is written, and one bad file refuses the whole sync. An `active` record of
+     * `project` scope becomes the project's item `mem_&lt;id&gt;`, of `operator` scope a `_shared` item
+     * (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+     * not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+     * new set no longer has are removed. The operator's credential, not the file, grants the
+     * `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+     * (unchanged = true).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+     *   two files have the same path or record id (metadata: path, index, field).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+     *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+     *   field, or claims an authority above its source type's (metadata: path, index, field).
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+     *   item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    public dev.kxm.v1.SyncMemoryResponse syncMemory(dev.kxm.v1.SyncMemoryRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getSyncMemoryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+     * ones it owns): metadata only, never a summary, and the current memory revision.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.ListMemoryResponse listMemory(dev.kxm.v1.ListMemoryRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListMemoryMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -1363,6 +1565,52 @@ public final class ContextServiceGrpc {
     public dev.kxm.v1.DeleteItemsResponse deleteItems(dev.kxm.v1.DeleteItemsRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getDeleteItemsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+     * checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+     * Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+     * before anything is written, and one bad file refuses the whole sync. An `active` record of
+     * `project` scope becomes the project's item `mem_&lt;id&gt;`, of `operator` scope a `_shared` item
+     * (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+     * not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+     * new set no longer has are removed. The operator's credential, not the file, grants the
+     * `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+     * (unchanged = true).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+     *   two files have the same path or record id (metadata: path, index, field).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+     *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+     *   field, or claims an authority above its source type's (metadata: path, index, field).
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+     *   item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    public dev.kxm.v1.SyncMemoryResponse syncMemory(dev.kxm.v1.SyncMemoryRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getSyncMemoryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+     * ones it owns): metadata only, never a summary, and the current memory revision.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.ListMemoryResponse listMemory(dev.kxm.v1.ListMemoryRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListMemoryMethod(), getCallOptions(), request);
     }
   }
 
@@ -1605,6 +1853,54 @@ public final class ContextServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getDeleteItemsMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+     * checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+     * Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+     * before anything is written, and one bad file refuses the whole sync. An `active` record of
+     * `project` scope becomes the project's item `mem_&lt;id&gt;`, of `operator` scope a `_shared` item
+     * (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+     * not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+     * new set no longer has are removed. The operator's credential, not the file, grants the
+     * `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+     * (unchanged = true).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+     *   two files have the same path or record id (metadata: path, index, field).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+     *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+     *   field, or claims an authority above its source type's (metadata: path, index, field).
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+     *   item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.SyncMemoryResponse> syncMemory(
+        dev.kxm.v1.SyncMemoryRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getSyncMemoryMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+     * ones it owns): metadata only, never a summary, and the current memory revision.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListMemoryResponse> listMemory(
+        dev.kxm.v1.ListMemoryRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListMemoryMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_PUT_ITEMS = 0;
@@ -1618,6 +1914,8 @@ public final class ContextServiceGrpc {
   private static final int METHODID_LIST_EPISODES = 8;
   private static final int METHODID_EXPLAIN_ITEM = 9;
   private static final int METHODID_DELETE_ITEMS = 10;
+  private static final int METHODID_SYNC_MEMORY = 11;
+  private static final int METHODID_LIST_MEMORY = 12;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1679,6 +1977,14 @@ public final class ContextServiceGrpc {
         case METHODID_DELETE_ITEMS:
           serviceImpl.deleteItems((dev.kxm.v1.DeleteItemsRequest) request,
               (io.grpc.stub.StreamObserver<dev.kxm.v1.DeleteItemsResponse>) responseObserver);
+          break;
+        case METHODID_SYNC_MEMORY:
+          serviceImpl.syncMemory((dev.kxm.v1.SyncMemoryRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.SyncMemoryResponse>) responseObserver);
+          break;
+        case METHODID_LIST_MEMORY:
+          serviceImpl.listMemory((dev.kxm.v1.ListMemoryRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ListMemoryResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -1775,6 +2081,20 @@ public final class ContextServiceGrpc {
               dev.kxm.v1.DeleteItemsRequest,
               dev.kxm.v1.DeleteItemsResponse>(
                 service, METHODID_DELETE_ITEMS)))
+        .addMethod(
+          getSyncMemoryMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.SyncMemoryRequest,
+              dev.kxm.v1.SyncMemoryResponse>(
+                service, METHODID_SYNC_MEMORY)))
+        .addMethod(
+          getListMemoryMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ListMemoryRequest,
+              dev.kxm.v1.ListMemoryResponse>(
+                service, METHODID_LIST_MEMORY)))
         .build();
   }
 
@@ -1834,6 +2154,8 @@ public final class ContextServiceGrpc {
               .addMethod(getListEpisodesMethod())
               .addMethod(getExplainItemMethod())
               .addMethod(getDeleteItemsMethod())
+              .addMethod(getSyncMemoryMethod())
+              .addMethod(getListMemoryMethod())
               .build();
         }
       }

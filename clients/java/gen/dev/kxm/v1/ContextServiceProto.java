@@ -146,6 +146,36 @@ public final class ContextServiceProto extends com.google.protobuf.GeneratedFile
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_DeleteItemsResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_MemoryFile_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_MemoryFile_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_SyncMemoryRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_SyncMemoryRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_SyncMemoryResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_SyncMemoryResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ListMemoryRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ListMemoryRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_MemoryRecord_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_MemoryRecord_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ListMemoryResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ListMemoryResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -236,37 +266,69 @@ public final class ContextServiceProto extends com.google.protobuf.GeneratedFile
       "DeleteItemsRequest\022\030\n\007project\030\001 \001(\tR\007pro" +
       "ject\022\031\n\010item_ids\030\002 \003(\tR\007itemIds\022\026\n\006share" +
       "d\030\003 \001(\010R\006shared\":\n\023DeleteItemsResponse\022#" +
-      "\n\rdeleted_count\030\001 \001(\005R\014deletedCount2\226\010\n\016" +
-      "ContextService\022K\n\010PutItems\022\027.kxm.v1.PutI" +
-      "temsRequest\032\030.kxm.v1.PutItemsResponse\"\014\352" +
-      "\340\030\010\010\003\020\000\030\002(\003\022p\n\020GetContextPacket\022\037.kxm.v1" +
-      ".GetContextPacketRequest\032 .kxm.v1.GetCon" +
-      "textPacketResponse\"\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_cont" +
-      "ext(\003\022Q\n\006Recall\022\025.kxm.v1.RecallRequest\032\026" +
-      ".kxm.v1.RecallResponse\"\030\352\340\030\024\010\004\020\001\030\002\"\nkxm_" +
-      "recall(\001\022V\n\010GetState\022\027.kxm.v1.GetStateRe" +
-      "quest\032\030.kxm.v1.GetStateResponse\"\027\352\340\030\023\010\004\020" +
-      "\001\030\002\"\tkxm_state(\001\022f\n\014ListStateSet\022\033.kxm.v" +
-      "1.ListStateSetRequest\032\034.kxm.v1.ListState" +
-      "SetResponse\"\033\352\340\030\027\010\004\020\001\030\002\"\rkxm_state_set(\001" +
-      "\022d\n\014ProposeState\022\033.kxm.v1.ProposeStateRe" +
-      "quest\032\034.kxm.v1.ProposeStateResponse\"\031\352\340\030" +
-      "\025\010\003\020\000\030\002\"\013kxm_promote(\001\022W\n\014PromoteState\022\033" +
-      ".kxm.v1.PromoteStateRequest\032\034.kxm.v1.Pro" +
-      "moteStateResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022T\n\013Rejec" +
-      "tState\022\032.kxm.v1.RejectStateRequest\032\033.kxm" +
-      ".v1.RejectStateResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022d\n" +
-      "\014ListEpisodes\022\033.kxm.v1.ListEpisodesReque" +
-      "st\032\034.kxm.v1.ListEpisodesResponse\"\031\352\340\030\025\010\004" +
-      "\020\001\030\002\"\013kxm_episode(\001\022a\n\013ExplainItem\022\032.kxm" +
-      ".v1.ExplainItemRequest\032\033.kxm.v1.ExplainI" +
-      "temResponse\"\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_explain(\001\022T" +
-      "\n\013DeleteItems\022\032.kxm.v1.DeleteItemsReques" +
-      "t\032\033.kxm.v1.DeleteItemsResponse\"\014\352\340\030\010\010\002\020\000" +
-      "\030\001(\004B\203\001\n\ndev.kxm.v1B\023ContextServiceProto" +
-      "P\001Z\'kxm.dev/hub/clients/go/gen/kxm/v1;kx" +
-      "mv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPB" +
-      "Metadata\352\002\007Kxm::V1b\006proto3"
+      "\n\rdeleted_count\030\001 \001(\005R\014deletedCount\":\n\nM" +
+      "emoryFile\022\022\n\004path\030\001 \001(\tR\004path\022\030\n\007content" +
+      "\030\002 \001(\tR\007content\"W\n\021SyncMemoryRequest\022\030\n\007" +
+      "project\030\001 \001(\tR\007project\022(\n\005files\030\002 \003(\0132\022." +
+      "kxm.v1.MemoryFileR\005files\"\341\001\n\022SyncMemoryR" +
+      "esponse\022\026\n\006loaded\030\001 \001(\005R\006loaded\022\030\n\007remov" +
+      "ed\030\002 \001(\005R\007removed\022)\n\020skipped_inactive\030\003 " +
+      "\001(\005R\017skippedInactive\0224\n\026skipped_unbound_" +
+      "scopes\030\004 \001(\005R\024skippedUnboundScopes\022\032\n\010re" +
+      "vision\030\005 \001(\tR\010revision\022\034\n\tunchanged\030\006 \001(" +
+      "\010R\tunchanged\"-\n\021ListMemoryRequest\022\030\n\007pro" +
+      "ject\030\001 \001(\tR\007project\"\373\003\n\014MemoryRecord\022\033\n\t" +
+      "record_id\030\001 \001(\tR\010recordId\022\027\n\007item_id\030\002 \001" +
+      "(\tR\006itemId\022\030\n\007project\030\003 \001(\tR\007project\022\022\n\004" +
+      "path\030\004 \001(\tR\004path\022*\n\005scope\030\005 \001(\0162\024.kxm.v1" +
+      ".ContextScopeR\005scope\022\037\n\013record_kind\030\006 \001(" +
+      "\tR\nrecordKind\022)\n\020record_authority\030\007 \001(\tR" +
+      "\017recordAuthority\0226\n\tauthority\030\010 \001(\0162\030.kx" +
+      "m.v1.ContextAuthorityR\tauthority\0229\n\nconf" +
+      "idence\030\t \001(\0162\031.kxm.v1.ContextConfidenceR" +
+      "\nconfidence\022\034\n\tlifecycle\030\n \001(\tR\tlifecycl" +
+      "e\022:\n\013source_type\030\013 \001(\0162\031.kxm.v1.ContextS" +
+      "ourceTypeR\nsourceType\022\035\n\nsource_ref\030\014 \001(" +
+      "\tR\tsourceRef\022#\n\rsummary_chars\030\r \001(\005R\014sum" +
+      "maryChars\"\231\001\n\022ListMemoryResponse\022.\n\007reco" +
+      "rds\030\001 \003(\0132\024.kxm.v1.MemoryRecordR\007records" +
+      "\022\032\n\010revision\030\002 \001(\tR\010revision\0227\n\tsync_tim" +
+      "e\030\003 \001(\0132\032.google.protobuf.TimestampR\010syn" +
+      "cTime2\274\t\n\016ContextService\022K\n\010PutItems\022\027.k" +
+      "xm.v1.PutItemsRequest\032\030.kxm.v1.PutItemsR" +
+      "esponse\"\014\352\340\030\010\010\003\020\000\030\002(\003\022p\n\020GetContextPacke" +
+      "t\022\037.kxm.v1.GetContextPacketRequest\032 .kxm" +
+      ".v1.GetContextPacketResponse\"\031\352\340\030\025\010\004\020\001\030\002" +
+      "\"\013kxm_context(\003\022Q\n\006Recall\022\025.kxm.v1.Recal" +
+      "lRequest\032\026.kxm.v1.RecallResponse\"\030\352\340\030\024\010\004" +
+      "\020\001\030\002\"\nkxm_recall(\001\022V\n\010GetState\022\027.kxm.v1." +
+      "GetStateRequest\032\030.kxm.v1.GetStateRespons" +
+      "e\"\027\352\340\030\023\010\004\020\001\030\002\"\tkxm_state(\001\022f\n\014ListStateS" +
+      "et\022\033.kxm.v1.ListStateSetRequest\032\034.kxm.v1" +
+      ".ListStateSetResponse\"\033\352\340\030\027\010\004\020\001\030\002\"\rkxm_s" +
+      "tate_set(\001\022d\n\014ProposeState\022\033.kxm.v1.Prop" +
+      "oseStateRequest\032\034.kxm.v1.ProposeStateRes" +
+      "ponse\"\031\352\340\030\025\010\003\020\000\030\002\"\013kxm_promote(\001\022W\n\014Prom" +
+      "oteState\022\033.kxm.v1.PromoteStateRequest\032\034." +
+      "kxm.v1.PromoteStateResponse\"\014\352\340\030\010\010\002\020\000\030\001(" +
+      "\004\022T\n\013RejectState\022\032.kxm.v1.RejectStateReq" +
+      "uest\032\033.kxm.v1.RejectStateResponse\"\014\352\340\030\010\010" +
+      "\002\020\000\030\001(\004\022d\n\014ListEpisodes\022\033.kxm.v1.ListEpi" +
+      "sodesRequest\032\034.kxm.v1.ListEpisodesRespon" +
+      "se\"\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_episode(\001\022a\n\013Explain" +
+      "Item\022\032.kxm.v1.ExplainItemRequest\032\033.kxm.v" +
+      "1.ExplainItemResponse\"\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_e" +
+      "xplain(\001\022T\n\013DeleteItems\022\032.kxm.v1.DeleteI" +
+      "temsRequest\032\033.kxm.v1.DeleteItemsResponse" +
+      "\"\014\352\340\030\010\010\002\020\000\030\001(\004\022Q\n\nSyncMemory\022\031.kxm.v1.Sy" +
+      "ncMemoryRequest\032\032.kxm.v1.SyncMemoryRespo" +
+      "nse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022Q\n\nListMemory\022\031.kxm.v1" +
+      ".ListMemoryRequest\032\032.kxm.v1.ListMemoryRe" +
+      "sponse\"\014\352\340\030\010\010\004\020\001\030\002(\001B\203\001\n\ndev.kxm.v1B\023Con" +
+      "textServiceProtoP\001Z\'kxm.dev/hub/clients/" +
+      "go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm" +
+      "\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006prot" +
+      "o3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -420,6 +482,42 @@ public final class ContextServiceProto extends com.google.protobuf.GeneratedFile
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_DeleteItemsResponse_descriptor,
         new java.lang.String[] { "DeletedCount", });
+    internal_static_kxm_v1_MemoryFile_descriptor =
+      getDescriptor().getMessageType(24);
+    internal_static_kxm_v1_MemoryFile_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_MemoryFile_descriptor,
+        new java.lang.String[] { "Path", "Content", });
+    internal_static_kxm_v1_SyncMemoryRequest_descriptor =
+      getDescriptor().getMessageType(25);
+    internal_static_kxm_v1_SyncMemoryRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_SyncMemoryRequest_descriptor,
+        new java.lang.String[] { "Project", "Files", });
+    internal_static_kxm_v1_SyncMemoryResponse_descriptor =
+      getDescriptor().getMessageType(26);
+    internal_static_kxm_v1_SyncMemoryResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_SyncMemoryResponse_descriptor,
+        new java.lang.String[] { "Loaded", "Removed", "SkippedInactive", "SkippedUnboundScopes", "Revision", "Unchanged", });
+    internal_static_kxm_v1_ListMemoryRequest_descriptor =
+      getDescriptor().getMessageType(27);
+    internal_static_kxm_v1_ListMemoryRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ListMemoryRequest_descriptor,
+        new java.lang.String[] { "Project", });
+    internal_static_kxm_v1_MemoryRecord_descriptor =
+      getDescriptor().getMessageType(28);
+    internal_static_kxm_v1_MemoryRecord_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_MemoryRecord_descriptor,
+        new java.lang.String[] { "RecordId", "ItemId", "Project", "Path", "Scope", "RecordKind", "RecordAuthority", "Authority", "Confidence", "Lifecycle", "SourceType", "SourceRef", "SummaryChars", });
+    internal_static_kxm_v1_ListMemoryResponse_descriptor =
+      getDescriptor().getMessageType(29);
+    internal_static_kxm_v1_ListMemoryResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ListMemoryResponse_descriptor,
+        new java.lang.String[] { "Records", "Revision", "SyncTime", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.StructProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();

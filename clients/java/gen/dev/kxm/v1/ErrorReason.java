@@ -1120,6 +1120,22 @@ public enum ErrorReason
    * <code>ERROR_REASON_STATE_CONTRADICTION = 157;</code>
    */
   ERROR_REASON_STATE_CONTRADICTION(157),
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: a memory file (SyncMemory) is not a valid kxm.memory.v1 record: no front matter, a field missing, malformed or unknown, or a path or record id used twice; nothing of the sync is written; metadata: path, index, field.
+   * </pre>
+   *
+   * <code>ERROR_REASON_INVALID_MEMORY_RECORD = 158;</code>
+   */
+  ERROR_REASON_INVALID_MEMORY_RECORD(158),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: an operator-scope memory record's `_shared` item belongs to another project's memory (or is no memory item): only the project whose sync wrote it replaces or removes it; metadata: path, index, itemId, owner.
+   * </pre>
+   *
+   * <code>ERROR_REASON_MEMORY_RECORD_OWNED = 159;</code>
+   */
+  ERROR_REASON_MEMORY_RECORD_OWNED(159),
   UNRECOGNIZED(-1),
   ;
 
@@ -2230,6 +2246,22 @@ public enum ErrorReason
    * <code>ERROR_REASON_STATE_CONTRADICTION = 157;</code>
    */
   public static final int ERROR_REASON_STATE_CONTRADICTION_VALUE = 157;
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: a memory file (SyncMemory) is not a valid kxm.memory.v1 record: no front matter, a field missing, malformed or unknown, or a path or record id used twice; nothing of the sync is written; metadata: path, index, field.
+   * </pre>
+   *
+   * <code>ERROR_REASON_INVALID_MEMORY_RECORD = 158;</code>
+   */
+  public static final int ERROR_REASON_INVALID_MEMORY_RECORD_VALUE = 158;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: an operator-scope memory record's `_shared` item belongs to another project's memory (or is no memory item): only the project whose sync wrote it replaces or removes it; metadata: path, index, itemId, owner.
+   * </pre>
+   *
+   * <code>ERROR_REASON_MEMORY_RECORD_OWNED = 159;</code>
+   */
+  public static final int ERROR_REASON_MEMORY_RECORD_OWNED_VALUE = 159;
 
 
   public final int getNumber() {
@@ -2393,6 +2425,8 @@ public enum ErrorReason
       case 155: return ERROR_REASON_STATE_KEY_SINGLE_VALUED;
       case 156: return ERROR_REASON_INVALID_STATE_REQUEST;
       case 157: return ERROR_REASON_STATE_CONTRADICTION;
+      case 158: return ERROR_REASON_INVALID_MEMORY_RECORD;
+      case 159: return ERROR_REASON_MEMORY_RECORD_OWNED;
       default: return null;
     }
   }

@@ -35,7 +35,7 @@ public final class ErrorReasonProto extends com.google.protobuf.GeneratedFile {
       descriptor;
   static {
     java.lang.String[] descriptorData = {
-      "\n\031kxm/v1/error_reason.proto\022\006kxm.v1*\367+\n\013" +
+      "\n\031kxm/v1/error_reason.proto\022\006kxm.v1*\307,\n\013" +
       "ErrorReason\022\034\n\030ERROR_REASON_UNSPECIFIED\020" +
       "\000\022\037\n\033ERROR_REASON_PROTOCOL_ERROR\020\001\022\035\n\031ER" +
       "ROR_REASON_INVALID_JSON\020\002\022\'\n#ERROR_REASO" +
@@ -176,7 +176,9 @@ public final class ErrorReasonProto extends com.google.protobuf.GeneratedFile {
       "_KEY_SET_VALUED\020\232\001\022)\n$ERROR_REASON_STATE" +
       "_KEY_SINGLE_VALUED\020\233\001\022\'\n\"ERROR_REASON_IN" +
       "VALID_STATE_REQUEST\020\234\001\022%\n ERROR_REASON_S" +
-      "TATE_CONTRADICTION\020\235\001B\200\001\n\ndev.kxm.v1B\020Er" +
+      "TATE_CONTRADICTION\020\235\001\022\'\n\"ERROR_REASON_IN" +
+      "VALID_MEMORY_RECORD\020\236\001\022%\n ERROR_REASON_M" +
+      "EMORY_RECORD_OWNED\020\237\001B\200\001\n\ndev.kxm.v1B\020Er" +
       "rorReasonProtoP\001Z\'kxm.dev/hub/clients/go" +
       "/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V" +
       "1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
