@@ -2,7 +2,9 @@
 
 One method per RPC of ContextService: ``put_items`` (PutItems), ``get_packet`` (GetContextPacket),
 ``recall``, ``get_state``, ``list_state_set``, ``propose_state``, ``promote_state``, ``reject_state``,
-``list_episodes``, ``explain_item`` and ``delete_items``. Who may call which is in
+``list_episodes``, ``explain_item``, ``delete_items``, ``sync_memory`` (SyncMemory, an operator's) and
+``list_memory``; ``read_memory_dir`` reads a memory directory the way ``kxm context memory sync``
+does. Who may call which is in
 ``proto/kxm/v1/context_service.proto``: an operator promotes, rejects and deletes; a project token
 or an agent reads its own project's context; ``project`` left empty is the credential's.
 
@@ -18,6 +20,7 @@ proposal repeated after a lost answer is made once.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any, ClassVar, TypeAlias, TypeVar
 
 from google.protobuf import struct_pb2
@@ -484,3 +487,54 @@ class Context(Area):
             pb.DeleteItemsRequest(project=project, item_ids=_strings(item_ids), shared=shared),
             timeout=timeout,
         )
+
+    async def sync_memory(
+        self, files: Iterable[pb.MemoryFile | tuple[str, str]], *, project: str = "", timeout: float | None = None
+    ) -> pb.SyncMemoryResponse:
+        """Replace the project's memory records with ``files`` (``MemoryFile`` or (path, text)
+        pairs; ``read_memory_dir`` reads a directory), an operator: every file is checked first
+        and one bad file refuses the sync, which then writes nothing.
+
+        Raises:
+            PermissionDenied: (CREDENTIAL_KIND_DENIED) not an operator; (CONTEXT_AUTHORITY_VIOLATION)
+                a control-plane field, or an authority above the record's source type's.
+            InvalidArgument: (INVALID_MEMORY_RECORD) a malformed file (metadata ``path``, ``index``,
+                ``field``); (CONTEXT_LIMITS_EXCEEDED) no file, more than 128, or too large.
+            FailedPrecondition: (MEMORY_RECORD_OWNED) an operator-scope record another project's
+                sync owns.
+        """
+        messages = [
+            file if isinstance(file, pb.MemoryFile) else pb.MemoryFile(path=file[0], content=file[1]) for file in files
+        ]
+        return await self._hub._call(
+            self._rpc().SyncMemory, pb.SyncMemoryRequest(project=project, files=messages), timeout=timeout
+        )
+
+    async def list_memory(self, *, project: str = "", timeout: float | None = None) -> pb.ListMemoryResponse:
+        """The project's stored memory records (metadata only, never summaries) and its revision.
+
+        Raises:
+            PermissionDenied: (CONTEXT_ISOLATION_VIOLATION) another project.
+        """
+        return await self._hub._call(self._rpc().ListMemory, pb.ListMemoryRequest(project=project), timeout=timeout)
+
+
+def read_memory_dir(directory: str | Path) -> list[pb.MemoryFile]:
+    """The memory files of a directory as SyncMemory takes them: its top-level ``*.md`` files (not
+    hidden ones, never ``candidates/`` or any other subdirectory), by name, as UTF-8 text.
+
+    Raises:
+        OSError: the directory or a file cannot be read.
+        ValueError: a file is not UTF-8.
+    """
+    root = Path(directory)
+    files: list[pb.MemoryFile] = []
+    for path in sorted(root.iterdir(), key=lambda entry: entry.name):
+        if not path.name.endswith(".md") or path.name.startswith(".") or not path.is_file():
+            continue
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{path}: not UTF-8 ({error.reason})") from None
+        files.append(pb.MemoryFile(path=path.name, content=text))
+    return files

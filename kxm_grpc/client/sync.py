@@ -210,6 +210,8 @@ class SyncContext(SyncArea):
     list_episodes = blocking(Context.list_episodes)
     explain_item = blocking(Context.explain_item)
     delete_items = blocking(Context.delete_items)
+    sync_memory = blocking(Context.sync_memory)
+    list_memory = blocking(Context.list_memory)
 
 
 class SyncWorkflowJournal(SyncArea):
