@@ -266,6 +266,23 @@ async def _build_context(world: World, token: HubClient) -> set[str]:
     return {*world.context.values(), *summaries, f"ctx-ref-{world.tag}"}
 
 
+def memory_file(tag: str) -> tuple[str, str]:
+    """A project-scope memory record naming the tag (no operator scope: ``_shared`` is everyone's)."""
+    text = (
+        f"---\nschema: kxm.memory.v1\nid: mem-{tag}\nscope: project\nkind: convention\n"
+        f"summary: memory note {tag}\nprovenance:\n  sourceType: git\nauthority: instruction\n"
+        "confidence: verified\nlifecycle: active\n---\n"
+    )
+    return f"memory-{tag}.md", text
+
+
+async def _build_memory(world: World, operator: HubClient) -> set[str]:
+    """The project's memory: one record, synced by the admin naming the project."""
+    path, text = memory_file(world.tag)
+    await operator.context.sync_memory([(path, text)])
+    return {f"mem-{world.tag}", f"memory note {world.tag}", path}
+
+
 RUN_ROLES = ("main", "fresh", "waiting", "escalated", "ended")
 JOURNAL_ROLES = ("plan", "skill", "hypothesis", "lesson")
 
@@ -421,6 +438,7 @@ async def build_world(hub: Hub, project: str, tag: str, notify: str) -> World:
     assert all(world.pages[page] for page in ("ListAgents", "ListLeases", "ListRuntimes", "ListInbox"))
     assert world.pages["ListWorkflowDefinitions"] and world.pages["ListWorkflowRuns"]
     context_markers = await _build_context(world, token)
+    context_markers |= await _build_memory(world, operator_admin)
 
     world.markers = {
         project,
@@ -1551,6 +1569,22 @@ CASES: dict[str, RpcCase] = {
                 check=_none_deleted,
                 note="deleted_count 0: only the caller's project's items are deleted",
             ),
+        )
+    ),
+    "/kxm.v1.ContextService/SyncMemory": RpcCase(
+        (
+            _context_isolation(
+                "`project`",
+                lambda w, c: C.SyncMemoryRequest(
+                    project=w.project, files=[C.MemoryFile(path=p, content=t) for p, t in [memory_file(c.tag)]]
+                ),
+            ),
+        )
+    ),
+    "/kxm.v1.ContextService/ListMemory": RpcCase(
+        (
+            _context_isolation("`project`", lambda w, c: C.ListMemoryRequest(project=w.project)),
+            Probe("(no ids)", lambda w, c: C.ListMemoryRequest(), SCOPED),
         )
     ),
     "/kxm.v1.WorkflowService/VerifyJournal": RpcCase(
