@@ -255,6 +255,8 @@ def test_the_context_area_names_follow_the_rule() -> None:
         "list_episodes",
         "explain_item",
         "delete_items",
+        "sync_memory",
+        "list_memory",
     ]
 
 
