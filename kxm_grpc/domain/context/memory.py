@@ -292,7 +292,7 @@ def parse_file(file: MemoryFile, *, project: str) -> MemoryRecord:
     raw = front_matter(file.content)
     refuse_control_plane_fields(raw, where="memory record")
     provenance = raw.get("provenance")
-    if not isinstance(provenance, Mapping):
+    if not isinstance(provenance, Mapping) or not all(isinstance(key, str) for key in provenance):
         raise _record_error("provenance", "must be a mapping with a sourceType")
     refuse_control_plane_fields(provenance, where="memory record provenance")
     unknown = sorted((str(name) for name in raw if name not in _FIELDS), key=code_unit_key)
