@@ -60,3 +60,40 @@ async def test_sync_of_a_malformed_directory_exits_1_naming_the_file(
     assert (code, out) == (1, "")
     assert "INVALID_ARGUMENT ERROR_REASON_INVALID_MEMORY_RECORD" in err and "a.md" in err
     assert missing[0] == 1 and "nope" in missing[2]
+
+
+async def test_note_promote_into_the_directory_then_sync(hub: Hub, project: Project, tmp_path: Path) -> None:
+    env = env_of(hub, project)
+    memory = tmp_path / "memory"
+    memory.mkdir()
+
+    noted = await kxm("context", "memory", "note", "retry the flaky gate once", "--json", cwd=tmp_path, env=env)
+    candidate = json.loads(noted[1])["candidate"]["id"]
+    listed = await kxm("context", "memory", "list", cwd=tmp_path, env=env)
+    promoted = await kxm(
+        "context", "memory", "promote", candidate, "gate-retry", "--dir", str(memory), "--project", "alpha",
+        cwd=tmp_path, env=env,
+    )  # fmt: skip
+    again = await kxm(
+        "context", "memory", "promote", candidate, "gate-retry", "--dir", str(memory), "--project", "alpha",
+        cwd=tmp_path, env=env,
+    )  # fmt: skip
+    synced = await kxm("context", "memory", "sync", str(memory), "--project", "alpha", cwd=tmp_path, env=env)
+    other = json.loads((await kxm("context", "memory", "note", "not so", "--json", cwd=tmp_path, env=env))[1])
+    rejected = await kxm(
+        "context", "memory", "reject", other["candidate"]["id"], "--reason", "wrong", "--project", "alpha",
+        cwd=tmp_path, env=env,
+    )  # fmt: skip
+    bad_scope = await kxm("context", "memory", "note", "x", "--scope", "team", cwd=tmp_path, env=env)
+
+    assert noted[0] == 0 and candidate.startswith("cand_project_")
+    assert listed[1].splitlines()[-1] == f"candidate\t{candidate}\tproject\tlearning\tproject:alpha"
+    assert promoted == (
+        0,
+        f"promoted {candidate}: wrote {memory / 'gate-retry.md'}; sync the directory to load it\n",
+        "",
+    )
+    assert again[0] == 1 and "exists already" in again[2]
+    assert synced[0] == 0 and ": 1 loaded," in synced[1]
+    assert rejected == (0, f"rejected {other['candidate']['id']}\n", "")
+    assert bad_scope[0] == 1 and "scope must be one of" in bad_scope[2]

@@ -257,6 +257,9 @@ def test_the_context_area_names_follow_the_rule() -> None:
         "delete_items",
         "sync_memory",
         "list_memory",
+        "propose_memory",
+        "promote_memory",
+        "reject_memory",
     ]
 
 

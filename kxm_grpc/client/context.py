@@ -2,9 +2,10 @@
 
 One method per RPC of ContextService: ``put_items`` (PutItems), ``get_packet`` (GetContextPacket),
 ``recall``, ``get_state``, ``list_state_set``, ``propose_state``, ``promote_state``, ``reject_state``,
-``list_episodes``, ``explain_item``, ``delete_items``, ``sync_memory`` (SyncMemory, an operator's) and
-``list_memory``; ``read_memory_dir`` reads a memory directory the way ``kxm context memory sync``
-does. Who may call which is in
+``list_episodes``, ``explain_item``, ``delete_items``, ``sync_memory`` (SyncMemory, an operator's),
+``list_memory``, ``propose_memory``, ``promote_memory`` and ``reject_memory`` (an operator's);
+``read_memory_dir`` reads a memory directory the way ``kxm context memory sync`` does. Who may call
+which is in
 ``proto/kxm/v1/context_service.proto``: an operator promotes, rejects and deletes; a project token
 or an agent reads its own project's context; ``project`` left empty is the credential's.
 
@@ -517,6 +518,75 @@ class Context(Area):
             PermissionDenied: (CONTEXT_ISOLATION_VIOLATION) another project.
         """
         return await self._hub._call(self._rpc().ListMemory, pb.ListMemoryRequest(project=project), timeout=timeout)
+
+    async def propose_memory(
+        self,
+        summary: str,
+        *,
+        scope: ScopeLike | None = None,
+        kind: str = "",
+        evidence_refs: str | Iterable[str] = (),
+        project: str = "",
+        timeout: float | None = None,
+    ) -> pb.ProposeMemoryResponse:
+        """Note a memory candidate (``kxm memory note``): kept for an operator's review, never in
+        a packet until promoted into a record file and synced.
+
+        Raises:
+            InvalidArgument: (INVALID_MEMORY_RECORD) an empty or over-long summary or kind.
+            ResourceExhausted: (CONTEXT_LIMITS_EXCEEDED) 64 candidates of the project are open.
+            ValueError: a scope that names nothing (before any call).
+        """
+        request = pb.ProposeMemoryRequest(
+            project=project,
+            scope=epb.ContextScope.ValueType(_named(scope, _SCOPES, "CONTEXT_SCOPE_", "scope")),
+            kind=kind,
+            summary=summary,
+            evidence_refs=_strings(evidence_refs),
+        )
+        return await self._hub._call(self._rpc().ProposeMemory, request, timeout=timeout)
+
+    async def promote_memory(
+        self,
+        candidate_id: str,
+        record_id: str,
+        *,
+        authority: str = "",
+        confidence: ConfidenceLike | None = None,
+        project: str = "",
+        timeout: float | None = None,
+    ) -> pb.PromoteMemoryResponse:
+        """Close a candidate as promoted (an operator other than its proposer) and get the record
+        file it makes (``path``, ``content``): add it to the memory directory and sync.
+
+        Raises:
+            NotFound: (MEMORY_CANDIDATE_NOT_FOUND) no candidate of the project has this id.
+            FailedPrecondition: (MEMORY_CANDIDATE_NOT_PROMOTABLE) decided already, or yours.
+            InvalidArgument: (INVALID_MEMORY_RECORD) a malformed record id or authority.
+        """
+        request = pb.PromoteMemoryRequest(
+            project=project,
+            candidate_id=candidate_id,
+            record_id=record_id,
+            authority=authority,
+            confidence=context_confidence(confidence),
+        )
+        return await self._hub._call(self._rpc().PromoteMemory, request, timeout=timeout)
+
+    async def reject_memory(
+        self, candidate_id: str, *, reason: str = "", project: str = "", timeout: float | None = None
+    ) -> pb.RejectMemoryResponse:
+        """Close a candidate without promoting it (an operator).
+
+        Raises:
+            NotFound: (MEMORY_CANDIDATE_NOT_FOUND) no candidate of the project has this id.
+            FailedPrecondition: (MEMORY_CANDIDATE_NOT_PROMOTABLE) decided already.
+        """
+        return await self._hub._call(
+            self._rpc().RejectMemory,
+            pb.RejectMemoryRequest(project=project, candidate_id=candidate_id, reason=reason),
+            timeout=timeout,
+        )
 
 
 def read_memory_dir(directory: str | Path) -> list[pb.MemoryFile]:

@@ -212,6 +212,9 @@ class SyncContext(SyncArea):
     delete_items = blocking(Context.delete_items)
     sync_memory = blocking(Context.sync_memory)
     list_memory = blocking(Context.list_memory)
+    propose_memory = blocking(Context.propose_memory)
+    promote_memory = blocking(Context.promote_memory)
+    reject_memory = blocking(Context.reject_memory)
 
 
 class SyncWorkflowJournal(SyncArea):

@@ -87,6 +87,9 @@ async def test_each_method_sends_its_request(monkeypatch: pytest.MonkeyPatch) ->
         await context.delete_items("k_x", shared=True)
         await context.sync_memory([("a.md", "---\n---\n"), pb.MemoryFile(path="b.md", content="b")], project="alpha")
         await context.list_memory(project="alpha")
+        await context.propose_memory("a fact", scope="operator", kind="k", evidence_refs="r1")
+        await context.promote_memory("cand_project_0", "rule-a", authority="instruction", confidence="verified")
+        await context.reject_memory("cand_project_1", reason="no")
 
     assert [type(request).__name__ for request in sent] == [
         "PutItemsRequest",
@@ -104,6 +107,9 @@ async def test_each_method_sends_its_request(monkeypatch: pytest.MonkeyPatch) ->
         "DeleteItemsRequest",
         "SyncMemoryRequest",
         "ListMemoryRequest",
+        "ProposeMemoryRequest",
+        "PromoteMemoryRequest",
+        "RejectMemoryRequest",
     ]
     packet: pb.GetContextPacketRequest = sent[1]
     assert (packet.request.budget_tokens, list(packet.request.include_kinds)) == (600, [epb.CONTEXT_KIND_STATE])
@@ -117,6 +123,13 @@ async def test_each_method_sends_its_request(monkeypatch: pytest.MonkeyPatch) ->
     assert (list(sent[12].item_ids), sent[12].shared) == (["k_x"], True)
     assert [(f.path, f.content) for f in sent[13].files] == [("a.md", "---\n---\n"), ("b.md", "b")]
     assert sent[13].project == sent[14].project == "alpha"
+    assert (sent[15].scope, sent[15].kind, list(sent[15].evidence_refs)) == (epb.CONTEXT_SCOPE_OPERATOR, "k", ["r1"])
+    assert (sent[16].record_id, sent[16].authority, sent[16].confidence) == (
+        "rule-a",
+        "instruction",
+        epb.CONTEXT_CONFIDENCE_VERIFIED,
+    )
+    assert (sent[17].candidate_id, sent[17].reason) == ("cand_project_1", "no")
 
 
 async def test_the_sync_context_area(hub: Hub, project: Project) -> None:

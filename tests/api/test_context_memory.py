@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from kxm_grpc import FailedPrecondition, InvalidArgument, PermissionDenied, Reason
+from kxm_grpc import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, Reason, ResourceExhausted
 from kxm_grpc._gen.kxm.v1 import envelopes_pb2 as epb
 from kxm_grpc.client import HubClient
 from kxm_grpc.client.context import context_item
@@ -399,3 +399,87 @@ async def test_memory_items_are_instructions_in_packets_and_explained(ops: HubCl
     assert [(s.id, s.source_type, s.source_ref) for s in explained.sources] == [
         ("mem_rule-a", epb.CONTEXT_SOURCE_TYPE_GIT, "memory:alpha/a.md")
     ]
+
+
+# -- candidates (ProposeMemory, PromoteMemory, RejectMemory) ------------------------------------------
+
+
+async def test_a_candidate_is_never_context_until_promoted_and_synced(
+    hub: Hub, ops: HubClient, alpha: HubClient
+) -> None:
+    """An agent's note is listed for review, in no packet or recall; another operator's promotion
+    returns a record file (source human, authority promoted) that the sync then loads."""
+    noted = (await alpha.context.propose_memory("the flaky gate needs a retry", evidence_refs=["run_1"])).candidate
+    packet = await alpha.context.get_packet("planner", "flaky gate retry")
+    recalled = await alpha.context.recall("flaky gate")
+    listed = await alpha.context.list_memory()
+
+    async with hub.admin() as root:
+        second_token = (await root.admin.create_operator("second")).operator_token
+    async with HubClient(hub.address, token=second_token, project="alpha") as second:
+        promoted = await second.context.promote_memory(noted.id, "gate-retry")
+    synced = await ops.context.sync_memory([(promoted.path, promoted.content)])
+    items = await knowledge(alpha, "flaky gate")
+
+    assert noted.id.startswith("cand_project_") and len(noted.id) == len("cand_project_") + 12
+    assert (noted.kind, noted.status, noted.origin) == ("learning", "open", epb.CONTEXT_SOURCE_TYPE_PEER)
+    assert noted.proposed_by == "project:alpha"
+    assert list(packet.packet.audit.selected_ids) == [] and list(recalled.items) == []
+    assert [c.id for c in listed.candidates] == [noted.id] and listed.candidates[0].summary == noted.summary
+    assert promoted.candidate.decided_by == "second"
+    assert "promoted-by:second" in promoted.content and "sourceType: human" in promoted.content
+    assert (promoted.candidate.status, promoted.candidate.record_id, promoted.path) == (
+        "promoted",
+        "gate-retry",
+        "gate-retry.md",
+    )
+    assert synced.loaded == 1
+    assert [(i.id, i.summary, i.authority, i.provenance.source_type) for i in items] == [
+        ("mem_gate-retry", noted.summary, epb.CONTEXT_AUTHORITY_INSTRUCTION, epb.CONTEXT_SOURCE_TYPE_HUMAN)
+    ]
+    assert list(items[0].evidence_refs) == ["run_1"]
+    assert list((await alpha.context.list_memory()).candidates) == []
+
+
+async def test_the_proposer_may_not_promote_and_a_decided_candidate_stays_decided(ops: HubClient) -> None:
+    noted = (await ops.context.propose_memory("note by the admin", scope="operator", kind="policy-note")).candidate
+
+    with pytest.raises(FailedPrecondition) as own:
+        await ops.context.promote_memory(noted.id, "admin-note")
+    rejected = await ops.context.reject_memory(noted.id, reason="not a fact")
+    with pytest.raises(FailedPrecondition) as again:
+        await ops.context.reject_memory(noted.id)
+    with pytest.raises(NotFound) as unknown:
+        await ops.context.reject_memory("cand_project_000000000000")
+    with pytest.raises(InvalidArgument) as malformed:
+        await ops.context.reject_memory("mem_x")
+
+    assert noted.scope == epb.CONTEXT_SCOPE_OPERATOR and noted.origin == epb.CONTEXT_SOURCE_TYPE_HUMAN
+    assert own.value.reason is again.value.reason is Reason.MEMORY_CANDIDATE_NOT_PROMOTABLE
+    assert own.value.metadata["proposedBy"] == "admin" and again.value.metadata["status"] == "rejected"
+    assert (rejected.candidate.status, rejected.candidate.reason) == ("rejected", "not a fact")
+    assert unknown.value.reason is Reason.MEMORY_CANDIDATE_NOT_FOUND
+    assert (malformed.value.reason, malformed.value.metadata["field"]) == (Reason.INVALID_MEMORY_RECORD, "candidate_id")
+
+
+async def test_candidate_rules_and_the_open_limit(hub: Hub, alpha: HubClient) -> None:
+    with pytest.raises(InvalidArgument) as empty:
+        await alpha.context.propose_memory("  ")
+    with pytest.raises(PermissionDenied) as not_operator:
+        await alpha.context.promote_memory("cand_project_000000000000", "x")
+    for n in range(64):
+        await alpha.context.propose_memory(f"note {n}")
+    with pytest.raises(ResourceExhausted) as full:
+        await alpha.context.propose_memory("one too many")
+    first = (await alpha.context.list_memory()).candidates[0].id
+    async with hub.admin(project="alpha") as ops:
+        with pytest.raises(InvalidArgument) as bad_id:
+            await ops.context.promote_memory(first, "Not Valid")
+        await ops.context.reject_memory(first)
+    room = await alpha.context.propose_memory("room again")
+
+    assert (empty.value.reason, empty.value.metadata["field"]) == (Reason.INVALID_MEMORY_RECORD, "summary")
+    assert not_operator.value.reason is Reason.CREDENTIAL_KIND_DENIED
+    assert (full.value.reason, full.value.metadata["limit"]) == (Reason.CONTEXT_LIMITS_EXCEEDED, "64")
+    assert (bad_id.value.reason, bad_id.value.metadata["field"]) == (Reason.INVALID_MEMORY_RECORD, "record_id")
+    assert room.candidate.status == "open"

@@ -176,6 +176,7 @@ class World:
     operator minted from another proposal), both of the key ``state_key``."""
     state_key: str = ""
     context: dict[str, str] = field(default_factory=dict)
+    memory_candidate: str = ""
     """role -> context item id: knowledge (a note naming the tag) and derived (evidence derived from it)."""
     markers: set[str] = field(default_factory=set)
     """Strings only this project's data contains: found in another project's answer, they are a leak."""
@@ -245,6 +246,7 @@ def random_world(rng: Any) -> World:
     world.state = {role: f"ctx_{hex32()}" for role in ("proposal", "promoted")}
     world.state_key = f"deploy-{tag}"
     world.context = _context_ids(tag)
+    world.memory_candidate = f"cand_project_{hex32()[:12]}"
     return world
 
 
@@ -280,7 +282,9 @@ async def _build_memory(world: World, operator: HubClient) -> set[str]:
     """The project's memory: one record, synced by the admin naming the project."""
     path, text = memory_file(world.tag)
     await operator.context.sync_memory([(path, text)])
-    return {f"mem-{world.tag}", f"memory note {world.tag}", path}
+    noted = await operator.context.propose_memory(f"memory candidate {world.tag}")
+    world.memory_candidate = noted.candidate.id
+    return {f"mem-{world.tag}", f"memory note {world.tag}", path, noted.candidate.id, f"memory candidate {world.tag}"}
 
 
 RUN_ROLES = ("main", "fresh", "waiting", "escalated", "ended")
@@ -1578,6 +1582,42 @@ CASES: dict[str, RpcCase] = {
                 lambda w, c: C.SyncMemoryRequest(
                     project=w.project, files=[C.MemoryFile(path=p, content=t) for p, t in [memory_file(c.tag)]]
                 ),
+            ),
+        )
+    ),
+    "/kxm.v1.ContextService/ProposeMemory": RpcCase(
+        (
+            _context_isolation(
+                "`project`", lambda w, c: C.ProposeMemoryRequest(project=w.project, summary=f"probe-{c.tag}")
+            ),
+        )
+    ),
+    "/kxm.v1.ContextService/PromoteMemory": RpcCase(
+        (
+            _context_isolation(
+                "`project`",
+                lambda w, c: C.PromoteMemoryRequest(
+                    project=w.project, candidate_id=c.memory_candidate, record_id=f"probe-{c.tag}"
+                ),
+            ),
+            Probe(
+                "`candidate_id`",
+                lambda w, c: C.PromoteMemoryRequest(candidate_id=w.memory_candidate, record_id=f"probe-{c.tag}"),
+                NOT_FOUND,
+                Reason.MEMORY_CANDIDATE_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.ContextService/RejectMemory": RpcCase(
+        (
+            _context_isolation(
+                "`project`", lambda w, c: C.RejectMemoryRequest(project=w.project, candidate_id=c.memory_candidate)
+            ),
+            Probe(
+                "`candidate_id`",
+                lambda w, c: C.RejectMemoryRequest(candidate_id=w.memory_candidate),
+                NOT_FOUND,
+                Reason.MEMORY_CANDIDATE_NOT_FOUND,
             ),
         )
     ),

@@ -3289,6 +3289,130 @@ pub struct ListMemoryResponse {
     /// When the last sync wrote (unset: never synced).
     #[prost(message, optional, tag = "3")]
     pub sync_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+    #[prost(message, repeated, tag = "4")]
+    pub candidates: ::prost::alloc::vec::Vec<MemoryCandidate>,
+}
+/// MemoryCandidate is a noted fact waiting for an operator's decision.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct MemoryCandidate {
+    /// `cand_<scope>_` and 12 hex digits.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The project.
+    #[prost(string, tag = "2")]
+    pub project: ::prost::alloc::string::String,
+    /// Who the fact would apply to.
+    #[prost(enumeration = "ContextScope", tag = "3")]
+    pub scope: i32,
+    /// Its kind label (default `learning`).
+    #[prost(string, tag = "4")]
+    pub kind: ::prost::alloc::string::String,
+    /// The fact, redacted (review material for the project's operators; never in a packet).
+    #[prost(string, tag = "5")]
+    pub summary: ::prost::alloc::string::String,
+    /// What supports it.
+    #[prost(string, repeated, tag = "6")]
+    pub evidence_refs: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Who noted it: the agent id, the operator's name, or the credential's identity.
+    #[prost(string, tag = "7")]
+    pub proposed_by: ::prost::alloc::string::String,
+    /// The origin its credential gave it.
+    #[prost(enumeration = "ContextSourceType", tag = "8")]
+    pub origin: i32,
+    /// When it was noted.
+    #[prost(message, optional, tag = "9")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// `open`, `promoted` or `rejected`.
+    #[prost(string, tag = "10")]
+    pub status: ::prost::alloc::string::String,
+    /// The operator who decided (empty while open).
+    #[prost(string, tag = "11")]
+    pub decided_by: ::prost::alloc::string::String,
+    /// The record id it was promoted to (empty otherwise).
+    #[prost(string, tag = "12")]
+    pub record_id: ::prost::alloc::string::String,
+    /// A rejection's reason (empty otherwise).
+    #[prost(string, tag = "13")]
+    pub reason: ::prost::alloc::string::String,
+}
+/// A memory note.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ProposeMemoryRequest {
+    /// The project (empty: the credential's).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// Who the fact applies to (unset: project).
+    #[prost(enumeration = "ContextScope", tag = "2")]
+    pub scope: i32,
+    /// A label of at most 64 characters (empty: `learning`).
+    #[prost(string, tag = "3")]
+    pub kind: ::prost::alloc::string::String,
+    /// The fact (1 to 4,000 characters, stored redacted).
+    #[prost(string, tag = "4")]
+    pub summary: ::prost::alloc::string::String,
+    /// At most 64 refs of what supports it.
+    #[prost(string, repeated, tag = "5")]
+    pub evidence_refs: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+}
+/// The candidate noted.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ProposeMemoryResponse {
+    /// Open.
+    #[prost(message, optional, tag = "1")]
+    pub candidate: ::core::option::Option<MemoryCandidate>,
+}
+/// An operator's promotion of a candidate.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct PromoteMemoryRequest {
+    /// The project (empty: the operator's `x-kxm-project`).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The candidate.
+    #[prost(string, tag = "2")]
+    pub candidate_id: ::prost::alloc::string::String,
+    /// The record's id (`^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$`, any case, at most 124 characters).
+    #[prost(string, tag = "3")]
+    pub record_id: ::prost::alloc::string::String,
+    /// `promoted` (empty), `instruction` or `evidence`.
+    #[prost(string, tag = "4")]
+    pub authority: ::prost::alloc::string::String,
+    /// Unset: probable.
+    #[prost(enumeration = "ContextConfidence", tag = "5")]
+    pub confidence: i32,
+}
+/// The promotion.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct PromoteMemoryResponse {
+    /// The candidate, closed as promoted.
+    #[prost(message, optional, tag = "1")]
+    pub candidate: ::core::option::Option<MemoryCandidate>,
+    /// The record file's name: `<record id>.md`.
+    #[prost(string, tag = "2")]
+    pub path: ::prost::alloc::string::String,
+    /// The record file's text (`kxm.memory.v1`): add it to the memory directory and sync.
+    #[prost(string, tag = "3")]
+    pub content: ::prost::alloc::string::String,
+}
+/// An operator's rejection of a candidate.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RejectMemoryRequest {
+    /// The project (empty: the operator's `x-kxm-project`).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The candidate.
+    #[prost(string, tag = "2")]
+    pub candidate_id: ::prost::alloc::string::String,
+    /// Why (at most 1,000 characters).
+    #[prost(string, tag = "3")]
+    pub reason: ::prost::alloc::string::String,
+}
+/// The rejection.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RejectMemoryResponse {
+    /// The candidate, closed as rejected.
+    #[prost(message, optional, tag = "1")]
+    pub candidate: ::core::option::Option<MemoryCandidate>,
 }
 /// Generated client implementations.
 pub mod context_service_client {
@@ -3835,7 +3959,8 @@ pub mod context_service_client {
             self.inner.unary(req, path, codec).await
         }
         /// ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
-        /// ones it owns): metadata only, never a summary, and the current memory revision.
+        /// ones it owns): metadata only, never a summary, and the current memory revision; then the
+        /// project's open memory candidates (review material, with their summaries).
         ///
         /// Errors:
         ///
@@ -3864,6 +3989,126 @@ pub mod context_service_client {
             let mut req = request.into_request();
             req.extensions_mut()
                 .insert(GrpcMethod::new("kxm.v1.ContextService", "ListMemory"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ProposeMemory notes a memory candidate: a fact an agent (or anyone of the project) learned,
+        /// kept for an operator's review. A candidate is never context: no packet, recall or explanation
+        /// sees it until an operator promotes it into a record file and syncs it.
+        ///
+        /// The proposer is the caller; its origin (`peer` or `human`) comes from its credential. At most
+        /// 64 candidates of a project are open at once.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): an empty or over-long summary or kind,
+        ///  or a malformed evidence ref (metadata: field).
+        /// * INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 64 evidence refs.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a scope the contract does not define.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        /// * RESOURCE_EXHAUSTED (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): 64 candidates of the project are
+        ///  open: an operator promotes or rejects some first (metadata: limit).
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn propose_memory(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ProposeMemoryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ProposeMemoryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/ProposeMemory",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "ProposeMemory"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// PromoteMemory closes an open candidate as promoted and returns the `kxm.memory.v1` record file
+        /// it becomes, for the operator to add to the memory directory and sync (the hub stores no item
+        /// here: memory is what a sync loads).
+        ///
+        /// A named operator other than the proposer decides. The record's source type is `human` (the
+        /// operator's promotion is what vouches for it), its source ref names the candidate, proposer
+        /// and promoter.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+        /// * FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): the candidate was decided
+        ///  already, or this operator proposed it (metadata: status, proposedBy).
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed record id, authority or
+        ///  candidate id, or a record the candidate cannot make (metadata: field).
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a confidence the contract does not define.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+        pub async fn promote_memory(
+            &mut self,
+            request: impl tonic::IntoRequest<super::PromoteMemoryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::PromoteMemoryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/PromoteMemory",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "PromoteMemory"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// RejectMemory closes an open candidate without promoting it (any operator, its proposer too).
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+        /// * FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): it was decided already.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed candidate id, or a reason
+        ///  over 1,000 characters (metadata: field).
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+        pub async fn reject_memory(
+            &mut self,
+            request: impl tonic::IntoRequest<super::RejectMemoryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RejectMemoryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/RejectMemory",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "RejectMemory"));
             self.inner.unary(req, path, codec).await
         }
     }
@@ -4159,6 +4404,10 @@ pub enum ErrorReason {
     InvalidMemoryRecord = 158,
     /// FAILED_PRECONDITION: an operator-scope memory record's `_shared` item belongs to another project's memory (or is no memory item): only the project whose sync wrote it replaces or removes it; metadata: path, index, itemId, owner.
     MemoryRecordOwned = 159,
+    /// NOT_FOUND: no memory candidate of the project has this id (another project's reads as none); metadata: candidateId.
+    MemoryCandidateNotFound = 160,
+    /// FAILED_PRECONDITION: the memory candidate was promoted or rejected already, or the operator promoting it proposed it (a second operator decides); metadata: candidateId, status, proposedBy.
+    MemoryCandidateNotPromotable = 161,
 }
 impl ErrorReason {
     /// String value of the enum field names used in the ProtoBuf definition.
@@ -4338,6 +4587,10 @@ impl ErrorReason {
             Self::StateContradiction => "ERROR_REASON_STATE_CONTRADICTION",
             Self::InvalidMemoryRecord => "ERROR_REASON_INVALID_MEMORY_RECORD",
             Self::MemoryRecordOwned => "ERROR_REASON_MEMORY_RECORD_OWNED",
+            Self::MemoryCandidateNotFound => "ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND",
+            Self::MemoryCandidateNotPromotable => {
+                "ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE"
+            }
         }
     }
     /// Creates an enum from field names used in the ProtoBuf definition.
@@ -4562,6 +4815,12 @@ impl ErrorReason {
             "ERROR_REASON_STATE_CONTRADICTION" => Some(Self::StateContradiction),
             "ERROR_REASON_INVALID_MEMORY_RECORD" => Some(Self::InvalidMemoryRecord),
             "ERROR_REASON_MEMORY_RECORD_OWNED" => Some(Self::MemoryRecordOwned),
+            "ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND" => {
+                Some(Self::MemoryCandidateNotFound)
+            }
+            "ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE" => {
+                Some(Self::MemoryCandidateNotPromotable)
+            }
             _ => None,
         }
     }

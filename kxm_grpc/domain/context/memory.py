@@ -155,6 +155,11 @@ def memory_item_id(record_id: str) -> str:
     return MEMORY_ITEM_PREFIX + record_id
 
 
+def record_id_valid(record_id: str) -> bool:
+    """Whether ``record_id`` matches ``^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$`` (any case)."""
+    return _RECORD_ID.fullmatch(record_id) is not None
+
+
 def memory_source_ref(project: str, path: str) -> str:
     """A memory item's source ref: ``memory:<project>/<path>`` (the project whose sync wrote it)."""
     return f"{MEMORY_SOURCE_PREFIX}{project}/{path}"
@@ -304,7 +309,7 @@ def parse_file(file: MemoryFile, *, project: str) -> MemoryRecord:
     if raw.get("schema") != SCHEMA:
         raise _record_error("schema", f"must be {SCHEMA}")
     record_id = _string(raw, "id", MAX_RECORD_ID_CHARS)
-    if not _RECORD_ID.fullmatch(record_id):
+    if not record_id_valid(record_id):
         raise _record_error("id", "must match ^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$ (any case)")
     scope = _choice(Scope, raw, "scope", tuple(Scope))
     kind = _string(raw, "kind", MAX_KIND_CHARS)

@@ -21,17 +21,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import structlog
 
 from kxm_grpc.domain.caller import Caller
-from kxm_grpc.domain.context.items import SHARED_PROJECT, ContextItem
+from kxm_grpc.domain.context.items import SHARED_PROJECT, Confidence, ContextItem, Scope, SourceType
 from kxm_grpc.domain.context.memory import Lifecycle, MemoryFile, MemoryRecord, memory_owner, parse_files, revision
+from kxm_grpc.domain.context.memory_candidates import (
+    MAX_DECIDED,
+    MAX_OPEN,
+    Candidate,
+    candidate_id,
+    check_candidate_id,
+    check_note,
+    check_reason,
+    record_file,
+)
+from kxm_grpc.domain.context.memory_candidates import Status as CandidateStatus
 from kxm_grpc.domain.context.ordering import code_unit_key
 from kxm_grpc.domain.sync_events import canonical_json
 from kxm_grpc.domain.validation import utf16_length
-from kxm_grpc.errors import DataLoss, FailedPrecondition, PermissionDenied, Reason
+from kxm_grpc.errors import DataLoss, FailedPrecondition, NotFound, PermissionDenied, Reason, ResourceExhausted
 from kxm_grpc.services.context import scope
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.protocols.context_items import StoredContextItem
@@ -308,3 +319,241 @@ async def list_memory(store: Store, caller: Caller, project: str) -> Listing:
 def summary_chars(item: ContextItem) -> int:
     """The stored summary's length in UTF-16 code units."""
     return utf16_length(item.summary)
+
+
+# -- candidates ---------------------------------------------------------------------------------------
+
+CANDIDATES_KEY_PREFIX = "context.memory-candidates:"
+
+
+def candidates_key(project: str) -> str:
+    """The ``meta`` key of a project's memory candidates."""
+    return CANDIDATES_KEY_PREFIX + project
+
+
+def _candidate_document(candidate: Candidate) -> dict[str, object]:
+    return {
+        "id": candidate.id,
+        "scope": candidate.scope.value,
+        "kind": candidate.kind,
+        "summary": candidate.summary,
+        "evidenceRefs": list(candidate.evidence_refs),
+        "proposedBy": candidate.proposed_by,
+        "origin": candidate.origin.value,
+        "createTime": candidate.create_time,
+        "status": candidate.status,
+        "decidedBy": candidate.decided_by,
+        "recordId": candidate.record_id,
+        "reason": candidate.reason,
+    }
+
+
+def _candidates(tx: Tx, project: str) -> list[Candidate]:
+    text = tx.meta.get(candidates_key(project))
+    if text is None:
+        return []
+    try:
+        return [
+            Candidate(
+                id=str(entry["id"]),
+                project=project,
+                scope=Scope(entry["scope"]),
+                kind=str(entry["kind"]),
+                summary=str(entry["summary"]),
+                evidence_refs=tuple(str(ref) for ref in entry["evidenceRefs"]),
+                proposed_by=str(entry["proposedBy"]),
+                origin=SourceType(entry["origin"]),
+                create_time=int(entry["createTime"]),
+                status=str(entry["status"]),
+                decided_by=str(entry["decidedBy"]),
+                record_id=str(entry["recordId"]),
+                reason=str(entry["reason"]),
+            )
+            for entry in json.loads(text)["candidates"]
+        ]
+    except (ValueError, KeyError, TypeError):
+        log.error("context_memory_candidates_undecodable", project=project)
+        raise DataLoss(
+            f"the memory candidates of project {project!r} do not decode",
+            reason=Reason.STORAGE_CORRUPTED,
+            metadata={"project": project},
+        ) from None
+
+
+def _save_candidates(tx: Tx, project: str, candidates: Sequence[Candidate]) -> None:
+    """Keep every open candidate and the newest ``MAX_DECIDED`` decided ones, by create time and id."""
+    decided = [c for c in candidates if c.status != CandidateStatus.OPEN]
+    decided.sort(key=lambda c: (c.create_time, c.id))
+    kept = [c for c in candidates if c.status == CandidateStatus.OPEN] + decided[-MAX_DECIDED:]
+    kept.sort(key=lambda c: code_unit_key(c.id))
+    tx.meta.put(candidates_key(project), canonical_json({"candidates": [_candidate_document(c) for c in kept]}))
+
+
+async def propose(
+    store: Store,
+    caller: Caller,
+    project: str,
+    *,
+    scope_value: Scope | None,
+    kind: str,
+    summary: str,
+    evidence_refs: Sequence[str],
+    now: int,
+) -> Candidate:
+    """Note a memory candidate of the project (see ``domain.context.memory_candidates``).
+
+    Raises:
+        PermissionDenied: as ``scope.context_project``.
+        InvalidArgument: as ``check_note``.
+        ResourceExhausted: (CONTEXT_LIMITS_EXCEEDED) 64 candidates of the project are open.
+    """
+    home = scope.context_project(caller, project)
+    chosen, label, text, refs = check_note(scope_value, kind, summary, evidence_refs)
+    proposer = scope.writer(caller)
+
+    def work(tx: Tx) -> Candidate:
+        candidates = _candidates(tx, home)
+        if sum(1 for c in candidates if c.status == CandidateStatus.OPEN) >= MAX_OPEN:
+            raise ResourceExhausted(
+                f"{MAX_OPEN} memory candidates of project {home!r} are open: "
+                "an operator promotes or rejects some first",
+                reason=Reason.CONTEXT_LIMITS_EXCEEDED,
+                metadata={"limit": str(MAX_OPEN), "project": home},
+            )
+        taken = {c.id for c in candidates}
+        attempt = 0
+        while (made := candidate_id(chosen, home, proposer, now, text, attempt)) in taken:
+            attempt += 1
+        candidate = Candidate(made, home, chosen, label, text, refs, proposer, scope.origin(caller), now)
+        _save_candidates(tx, home, [*candidates, candidate])
+        return candidate
+
+    candidate = await store.write(work)
+    log.info(
+        "context_memory_proposed", project=home, candidate_id=candidate.id, summary_chars=len(text), refs=len(refs)
+    )
+    return candidate
+
+
+def _open_candidate(tx: Tx, project: str, candidate_id: str) -> tuple[list[Candidate], int]:
+    candidates = _candidates(tx, project)
+    for index, candidate in enumerate(candidates):
+        if candidate.id == candidate_id:
+            if candidate.status != CandidateStatus.OPEN:
+                raise FailedPrecondition(
+                    f"memory candidate {candidate_id} was {candidate.status} already",
+                    reason=Reason.MEMORY_CANDIDATE_NOT_PROMOTABLE,
+                    metadata={"candidateId": candidate_id, "status": candidate.status},
+                )
+            return candidates, index
+    raise NotFound(
+        f"no memory candidate of project {project!r} has id {candidate_id}",
+        reason=Reason.MEMORY_CANDIDATE_NOT_FOUND,
+        metadata={"candidateId": candidate_id},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Promotion:
+    """A promoted candidate and the record file it made."""
+
+    candidate: Candidate
+    file: MemoryFile
+
+
+async def promote(
+    store: Store,
+    caller: Caller,
+    project: str,
+    candidate_id: str,
+    *,
+    record_id: str,
+    authority: str,
+    confidence: Confidence | None,
+    now: int,
+) -> Promotion:
+    """Close an open candidate as promoted, by an operator other than its proposer, and return the
+    record file it makes.
+
+    Raises:
+        PermissionDenied: (CREDENTIAL_KIND_DENIED) not an operator; as ``scope.context_project``.
+        InvalidArgument: (INVALID_MEMORY_RECORD) as ``check_candidate_id`` and ``record_file``.
+        NotFound: (MEMORY_CANDIDATE_NOT_FOUND) no such candidate in the project.
+        FailedPrecondition: (MEMORY_CANDIDATE_NOT_PROMOTABLE) decided already, or proposed by this operator.
+    """
+    if not caller.is_operator:
+        raise PermissionDenied("only an operator promotes memory candidates", reason=Reason.CREDENTIAL_KIND_DENIED)
+    home = scope.context_project(caller, project)
+    wanted = check_candidate_id(candidate_id)
+    promoter = scope.writer(caller)
+
+    def work(tx: Tx) -> Promotion:
+        candidates, index = _open_candidate(tx, home, wanted)
+        candidate = candidates[index]
+        if candidate.proposed_by == promoter:
+            raise FailedPrecondition(
+                f"{promoter} proposed memory candidate {wanted}: another operator decides",
+                reason=Reason.MEMORY_CANDIDATE_NOT_PROMOTABLE,
+                metadata={"candidateId": wanted, "status": candidate.status, "proposedBy": candidate.proposed_by},
+            )
+        made = record_file(
+            candidate, record_id=record_id, authority=authority, confidence=confidence, promoted_by=promoter, now=now
+        )
+        closed = replace(
+            candidate,
+            status=CandidateStatus.PROMOTED,
+            decided_by=promoter,
+            record_id=made.path.removesuffix(".md"),
+        )
+        candidates[index] = closed
+        _save_candidates(tx, home, candidates)
+        return Promotion(closed, made)
+
+    promotion = await store.write(work)
+    log.info(
+        "context_memory_promoted",
+        project=home,
+        candidate_id=wanted,
+        record_id=promotion.candidate.record_id,
+        operator=caller.operator,
+    )
+    return promotion
+
+
+async def reject(store: Store, caller: Caller, project: str, candidate_id: str, *, reason: str) -> Candidate:
+    """Close an open candidate as rejected (any operator, its proposer too: rejecting makes nothing true).
+
+    Raises:
+        PermissionDenied: (CREDENTIAL_KIND_DENIED) not an operator; as ``scope.context_project``.
+        InvalidArgument: (INVALID_MEMORY_RECORD) as ``check_candidate_id`` and ``check_reason``.
+        NotFound: (MEMORY_CANDIDATE_NOT_FOUND) no such candidate in the project.
+        FailedPrecondition: (MEMORY_CANDIDATE_NOT_PROMOTABLE) decided already.
+    """
+    if not caller.is_operator:
+        raise PermissionDenied("only an operator rejects memory candidates", reason=Reason.CREDENTIAL_KIND_DENIED)
+    home = scope.context_project(caller, project)
+    wanted = check_candidate_id(candidate_id)
+    why = check_reason(reason)
+    decider = scope.writer(caller)
+
+    def work(tx: Tx) -> Candidate:
+        candidates, index = _open_candidate(tx, home, wanted)
+        closed = replace(candidates[index], status=CandidateStatus.REJECTED, decided_by=decider, reason=why)
+        candidates[index] = closed
+        _save_candidates(tx, home, candidates)
+        return closed
+
+    closed = await store.write(work)
+    log.info("context_memory_rejected", project=home, candidate_id=wanted, operator=caller.operator)
+    return closed
+
+
+async def open_candidates(store: Store, caller: Caller, project: str) -> list[Candidate]:
+    """The project's open candidates, by id.
+
+    Raises:
+        PermissionDenied: as ``scope.context_project``.
+    """
+    home = scope.context_project(caller, project)
+    found = await store.read(lambda tx: _candidates(tx, home))
+    return [c for c in found if c.status == CandidateStatus.OPEN]

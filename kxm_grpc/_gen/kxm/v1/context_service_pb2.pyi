@@ -986,6 +986,7 @@ class ListMemoryResponse(_message.Message):
     RECORDS_FIELD_NUMBER: _builtins.int
     REVISION_FIELD_NUMBER: _builtins.int
     SYNC_TIME_FIELD_NUMBER: _builtins.int
+    CANDIDATES_FIELD_NUMBER: _builtins.int
     revision: _builtins.str
     """The revision of the last sync (empty: never synced)."""
     @_builtins.property
@@ -996,17 +997,284 @@ class ListMemoryResponse(_message.Message):
     def sync_time(self) -> _timestamp_pb2.Timestamp:
         """When the last sync wrote (unset: never synced)."""
 
+    @_builtins.property
+    def candidates(self) -> _containers.RepeatedCompositeFieldContainer[Global___MemoryCandidate]:
+        """The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced)."""
+
     def __init__(
         self,
         *,
         records: _abc.Iterable[Global___MemoryRecord] | None = ...,
         revision: _builtins.str = ...,
         sync_time: _timestamp_pb2.Timestamp | None = ...,
+        candidates: _abc.Iterable[Global___MemoryCandidate] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["sync_time", b"sync_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["records", b"records", "revision", b"revision", "sync_time", b"sync_time"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["candidates", b"candidates", "records", b"records", "revision", b"revision", "sync_time", b"sync_time"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListMemoryResponse: _TypeAlias = ListMemoryResponse  # noqa: Y015
+
+@_typing.final
+class MemoryCandidate(_message.Message):
+    """MemoryCandidate is a noted fact waiting for an operator's decision."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    PROJECT_FIELD_NUMBER: _builtins.int
+    SCOPE_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    SUMMARY_FIELD_NUMBER: _builtins.int
+    EVIDENCE_REFS_FIELD_NUMBER: _builtins.int
+    PROPOSED_BY_FIELD_NUMBER: _builtins.int
+    ORIGIN_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    DECIDED_BY_FIELD_NUMBER: _builtins.int
+    RECORD_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """`cand_<scope>_` and 12 hex digits."""
+    project: _builtins.str
+    """The project."""
+    scope: _envelopes_pb2.ContextScope.ValueType
+    """Who the fact would apply to."""
+    kind: _builtins.str
+    """Its kind label (default `learning`)."""
+    summary: _builtins.str
+    """The fact, redacted (review material for the project's operators; never in a packet)."""
+    proposed_by: _builtins.str
+    """Who noted it: the agent id, the operator's name, or the credential's identity."""
+    origin: _envelopes_pb2.ContextSourceType.ValueType
+    """The origin its credential gave it."""
+    status: _builtins.str
+    """`open`, `promoted` or `rejected`."""
+    decided_by: _builtins.str
+    """The operator who decided (empty while open)."""
+    record_id: _builtins.str
+    """The record id it was promoted to (empty otherwise)."""
+    reason: _builtins.str
+    """A rejection's reason (empty otherwise)."""
+    @_builtins.property
+    def evidence_refs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """What supports it."""
+
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp:
+        """When it was noted."""
+
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        project: _builtins.str = ...,
+        scope: _envelopes_pb2.ContextScope.ValueType = ...,
+        kind: _builtins.str = ...,
+        summary: _builtins.str = ...,
+        evidence_refs: _abc.Iterable[_builtins.str] | None = ...,
+        proposed_by: _builtins.str = ...,
+        origin: _envelopes_pb2.ContextSourceType.ValueType = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
+        status: _builtins.str = ...,
+        decided_by: _builtins.str = ...,
+        record_id: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "decided_by", b"decided_by", "evidence_refs", b"evidence_refs", "id", b"id", "kind", b"kind", "origin", b"origin", "project", b"project", "proposed_by", b"proposed_by", "reason", b"reason", "record_id", b"record_id", "scope", b"scope", "status", b"status", "summary", b"summary"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MemoryCandidate: _TypeAlias = MemoryCandidate  # noqa: Y015
+
+@_typing.final
+class ProposeMemoryRequest(_message.Message):
+    """A memory note."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    SCOPE_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    SUMMARY_FIELD_NUMBER: _builtins.int
+    EVIDENCE_REFS_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (empty: the credential's)."""
+    scope: _envelopes_pb2.ContextScope.ValueType
+    """Who the fact applies to (unset: project)."""
+    kind: _builtins.str
+    """A label of at most 64 characters (empty: `learning`)."""
+    summary: _builtins.str
+    """The fact (1 to 4,000 characters, stored redacted)."""
+    @_builtins.property
+    def evidence_refs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """At most 64 refs of what supports it."""
+
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        scope: _envelopes_pb2.ContextScope.ValueType = ...,
+        kind: _builtins.str = ...,
+        summary: _builtins.str = ...,
+        evidence_refs: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["evidence_refs", b"evidence_refs", "kind", b"kind", "project", b"project", "scope", b"scope", "summary", b"summary"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ProposeMemoryRequest: _TypeAlias = ProposeMemoryRequest  # noqa: Y015
+
+@_typing.final
+class ProposeMemoryResponse(_message.Message):
+    """The candidate noted."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CANDIDATE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def candidate(self) -> Global___MemoryCandidate:
+        """Open."""
+
+    def __init__(
+        self,
+        *,
+        candidate: Global___MemoryCandidate | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["candidate", b"candidate"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["candidate", b"candidate"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ProposeMemoryResponse: _TypeAlias = ProposeMemoryResponse  # noqa: Y015
+
+@_typing.final
+class PromoteMemoryRequest(_message.Message):
+    """An operator's promotion of a candidate."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    CANDIDATE_ID_FIELD_NUMBER: _builtins.int
+    RECORD_ID_FIELD_NUMBER: _builtins.int
+    AUTHORITY_FIELD_NUMBER: _builtins.int
+    CONFIDENCE_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (empty: the operator's `x-kxm-project`)."""
+    candidate_id: _builtins.str
+    """The candidate."""
+    record_id: _builtins.str
+    """The record's id (`^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$`, any case, at most 124 characters)."""
+    authority: _builtins.str
+    """`promoted` (empty), `instruction` or `evidence`."""
+    confidence: _envelopes_pb2.ContextConfidence.ValueType
+    """Unset: probable."""
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        candidate_id: _builtins.str = ...,
+        record_id: _builtins.str = ...,
+        authority: _builtins.str = ...,
+        confidence: _envelopes_pb2.ContextConfidence.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["authority", b"authority", "candidate_id", b"candidate_id", "confidence", b"confidence", "project", b"project", "record_id", b"record_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PromoteMemoryRequest: _TypeAlias = PromoteMemoryRequest  # noqa: Y015
+
+@_typing.final
+class PromoteMemoryResponse(_message.Message):
+    """The promotion."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CANDIDATE_FIELD_NUMBER: _builtins.int
+    PATH_FIELD_NUMBER: _builtins.int
+    CONTENT_FIELD_NUMBER: _builtins.int
+    path: _builtins.str
+    """The record file's name: `<record id>.md`."""
+    content: _builtins.str
+    """The record file's text (`kxm.memory.v1`): add it to the memory directory and sync."""
+    @_builtins.property
+    def candidate(self) -> Global___MemoryCandidate:
+        """The candidate, closed as promoted."""
+
+    def __init__(
+        self,
+        *,
+        candidate: Global___MemoryCandidate | None = ...,
+        path: _builtins.str = ...,
+        content: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["candidate", b"candidate"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["candidate", b"candidate", "content", b"content", "path", b"path"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PromoteMemoryResponse: _TypeAlias = PromoteMemoryResponse  # noqa: Y015
+
+@_typing.final
+class RejectMemoryRequest(_message.Message):
+    """An operator's rejection of a candidate."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    CANDIDATE_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (empty: the operator's `x-kxm-project`)."""
+    candidate_id: _builtins.str
+    """The candidate."""
+    reason: _builtins.str
+    """Why (at most 1,000 characters)."""
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        candidate_id: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["candidate_id", b"candidate_id", "project", b"project", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RejectMemoryRequest: _TypeAlias = RejectMemoryRequest  # noqa: Y015
+
+@_typing.final
+class RejectMemoryResponse(_message.Message):
+    """The rejection."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CANDIDATE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def candidate(self) -> Global___MemoryCandidate:
+        """The candidate, closed as rejected."""
+
+    def __init__(
+        self,
+        *,
+        candidate: Global___MemoryCandidate | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["candidate", b"candidate"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["candidate", b"candidate"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RejectMemoryResponse: _TypeAlias = RejectMemoryResponse  # noqa: Y015

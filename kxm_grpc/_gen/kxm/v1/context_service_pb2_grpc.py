@@ -111,6 +111,21 @@ class ContextServiceStub(object):
                 request_serializer=kxm_dot_v1_dot_context__service__pb2.ListMemoryRequest.SerializeToString,
                 response_deserializer=kxm_dot_v1_dot_context__service__pb2.ListMemoryResponse.FromString,
                 _registered_method=True)
+        self.ProposeMemory = channel.unary_unary(
+                '/kxm.v1.ContextService/ProposeMemory',
+                request_serializer=kxm_dot_v1_dot_context__service__pb2.ProposeMemoryRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_context__service__pb2.ProposeMemoryResponse.FromString,
+                _registered_method=True)
+        self.PromoteMemory = channel.unary_unary(
+                '/kxm.v1.ContextService/PromoteMemory',
+                request_serializer=kxm_dot_v1_dot_context__service__pb2.PromoteMemoryRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_context__service__pb2.PromoteMemoryResponse.FromString,
+                _registered_method=True)
+        self.RejectMemory = channel.unary_unary(
+                '/kxm.v1.ContextService/RejectMemory',
+                request_serializer=kxm_dot_v1_dot_context__service__pb2.RejectMemoryRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_context__service__pb2.RejectMemoryResponse.FromString,
+                _registered_method=True)
 
 
 class ContextServiceServicer(object):
@@ -346,12 +361,76 @@ class ContextServiceServicer(object):
 
     def ListMemory(self, request, context):
         """ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
-        ones it owns): metadata only, never a summary, and the current memory revision.
+        ones it owns): metadata only, never a summary, and the current memory revision; then the
+        project's open memory candidates (review material, with their summaries).
 
         Errors:
         - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
         - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ProposeMemory(self, request, context):
+        """ProposeMemory notes a memory candidate: a fact an agent (or anyone of the project) learned,
+        kept for an operator's review. A candidate is never context: no packet, recall or explanation
+        sees it until an operator promotes it into a record file and syncs it.
+
+        The proposer is the caller; its origin (`peer` or `human`) comes from its credential. At most
+        64 candidates of a project are open at once.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): an empty or over-long summary or kind,
+        or a malformed evidence ref (metadata: field).
+        - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 64 evidence refs.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a scope the contract does not define.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - RESOURCE_EXHAUSTED (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): 64 candidates of the project are
+        open: an operator promotes or rejects some first (metadata: limit).
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PromoteMemory(self, request, context):
+        """PromoteMemory closes an open candidate as promoted and returns the `kxm.memory.v1` record file
+        it becomes, for the operator to add to the memory directory and sync (the hub stores no item
+        here: memory is what a sync loads).
+
+        A named operator other than the proposer decides. The record's source type is `human` (the
+        operator's promotion is what vouches for it), its source ref names the candidate, proposer
+        and promoter.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+        - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): the candidate was decided
+        already, or this operator proposed it (metadata: status, proposedBy).
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed record id, authority or
+        candidate id, or a record the candidate cannot make (metadata: field).
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a confidence the contract does not define.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RejectMemory(self, request, context):
+        """RejectMemory closes an open candidate without promoting it (any operator, its proposer too).
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+        - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): it was decided already.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed candidate id, or a reason
+        over 1,000 characters (metadata: field).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -424,6 +503,21 @@ def add_ContextServiceServicer_to_server(servicer, server):
                     servicer.ListMemory,
                     request_deserializer=kxm_dot_v1_dot_context__service__pb2.ListMemoryRequest.FromString,
                     response_serializer=kxm_dot_v1_dot_context__service__pb2.ListMemoryResponse.SerializeToString,
+            ),
+            'ProposeMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.ProposeMemory,
+                    request_deserializer=kxm_dot_v1_dot_context__service__pb2.ProposeMemoryRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_context__service__pb2.ProposeMemoryResponse.SerializeToString,
+            ),
+            'PromoteMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.PromoteMemory,
+                    request_deserializer=kxm_dot_v1_dot_context__service__pb2.PromoteMemoryRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_context__service__pb2.PromoteMemoryResponse.SerializeToString,
+            ),
+            'RejectMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.RejectMemory,
+                    request_deserializer=kxm_dot_v1_dot_context__service__pb2.RejectMemoryRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_context__service__pb2.RejectMemoryResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -789,6 +883,87 @@ class ContextService(object):
             '/kxm.v1.ContextService/ListMemory',
             kxm_dot_v1_dot_context__service__pb2.ListMemoryRequest.SerializeToString,
             kxm_dot_v1_dot_context__service__pb2.ListMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ProposeMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.ContextService/ProposeMemory',
+            kxm_dot_v1_dot_context__service__pb2.ProposeMemoryRequest.SerializeToString,
+            kxm_dot_v1_dot_context__service__pb2.ProposeMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PromoteMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.ContextService/PromoteMemory',
+            kxm_dot_v1_dot_context__service__pb2.PromoteMemoryRequest.SerializeToString,
+            kxm_dot_v1_dot_context__service__pb2.PromoteMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RejectMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.ContextService/RejectMemory',
+            kxm_dot_v1_dot_context__service__pb2.RejectMemoryRequest.SerializeToString,
+            kxm_dot_v1_dot_context__service__pb2.RejectMemoryResponse.FromString,
             options,
             channel_credentials,
             insecure,

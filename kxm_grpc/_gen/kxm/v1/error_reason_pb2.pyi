@@ -303,6 +303,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INVALID_ARGUMENT: a memory file (SyncMemory) is not a valid kxm.memory.v1 record: no front matter, a field missing, malformed or unknown, or a path or record id used twice; nothing of the sync is written; metadata: path, index, field."""
     ERROR_REASON_MEMORY_RECORD_OWNED: _ErrorReason.ValueType  # 159
     """FAILED_PRECONDITION: an operator-scope memory record's `_shared` item belongs to another project's memory (or is no memory item): only the project whose sync wrote it replaces or removes it; metadata: path, index, itemId, owner."""
+    ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND: _ErrorReason.ValueType  # 160
+    """NOT_FOUND: no memory candidate of the project has this id (another project's reads as none); metadata: candidateId."""
+    ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE: _ErrorReason.ValueType  # 161
+    """FAILED_PRECONDITION: the memory candidate was promoted or rejected already, or the operator promoting it proposed it (a second operator decides); metadata: candidateId, status, proposedBy."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """ErrorReason is the stable, machine-readable cause of a failed call.
@@ -596,4 +600,8 @@ ERROR_REASON_INVALID_MEMORY_RECORD: ErrorReason.ValueType  # 158
 """INVALID_ARGUMENT: a memory file (SyncMemory) is not a valid kxm.memory.v1 record: no front matter, a field missing, malformed or unknown, or a path or record id used twice; nothing of the sync is written; metadata: path, index, field."""
 ERROR_REASON_MEMORY_RECORD_OWNED: ErrorReason.ValueType  # 159
 """FAILED_PRECONDITION: an operator-scope memory record's `_shared` item belongs to another project's memory (or is no memory item): only the project whose sync wrote it replaces or removes it; metadata: path, index, itemId, owner."""
+ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND: ErrorReason.ValueType  # 160
+"""NOT_FOUND: no memory candidate of the project has this id (another project's reads as none); metadata: candidateId."""
+ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE: ErrorReason.ValueType  # 161
+"""FAILED_PRECONDITION: the memory candidate was promoted or rejected already, or the operator promoting it proposed it (a second operator decides); metadata: candidateId, status, proposedBy."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -1959,7 +1959,9 @@ type ListMemoryResponse struct {
 	// The revision of the last sync (empty: never synced).
 	Revision string `protobuf:"bytes,2,opt,name=revision,proto3" json:"revision,omitempty"`
 	// When the last sync wrote (unset: never synced).
-	SyncTime      *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=sync_time,json=syncTime,proto3" json:"sync_time,omitempty"`
+	SyncTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=sync_time,json=syncTime,proto3" json:"sync_time,omitempty"`
+	// The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+	Candidates    []*MemoryCandidate `protobuf:"bytes,4,rep,name=candidates,proto3" json:"candidates,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2011,6 +2013,551 @@ func (x *ListMemoryResponse) GetRevision() string {
 func (x *ListMemoryResponse) GetSyncTime() *timestamppb.Timestamp {
 	if x != nil {
 		return x.SyncTime
+	}
+	return nil
+}
+
+func (x *ListMemoryResponse) GetCandidates() []*MemoryCandidate {
+	if x != nil {
+		return x.Candidates
+	}
+	return nil
+}
+
+// MemoryCandidate is a noted fact waiting for an operator's decision.
+type MemoryCandidate struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// `cand_<scope>_` and 12 hex digits.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The project.
+	Project string `protobuf:"bytes,2,opt,name=project,proto3" json:"project,omitempty"`
+	// Who the fact would apply to.
+	Scope ContextScope `protobuf:"varint,3,opt,name=scope,proto3,enum=kxm.v1.ContextScope" json:"scope,omitempty"`
+	// Its kind label (default `learning`).
+	Kind string `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
+	// The fact, redacted (review material for the project's operators; never in a packet).
+	Summary string `protobuf:"bytes,5,opt,name=summary,proto3" json:"summary,omitempty"`
+	// What supports it.
+	EvidenceRefs []string `protobuf:"bytes,6,rep,name=evidence_refs,json=evidenceRefs,proto3" json:"evidence_refs,omitempty"`
+	// Who noted it: the agent id, the operator's name, or the credential's identity.
+	ProposedBy string `protobuf:"bytes,7,opt,name=proposed_by,json=proposedBy,proto3" json:"proposed_by,omitempty"`
+	// The origin its credential gave it.
+	Origin ContextSourceType `protobuf:"varint,8,opt,name=origin,proto3,enum=kxm.v1.ContextSourceType" json:"origin,omitempty"`
+	// When it was noted.
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// `open`, `promoted` or `rejected`.
+	Status string `protobuf:"bytes,10,opt,name=status,proto3" json:"status,omitempty"`
+	// The operator who decided (empty while open).
+	DecidedBy string `protobuf:"bytes,11,opt,name=decided_by,json=decidedBy,proto3" json:"decided_by,omitempty"`
+	// The record id it was promoted to (empty otherwise).
+	RecordId string `protobuf:"bytes,12,opt,name=record_id,json=recordId,proto3" json:"record_id,omitempty"`
+	// A rejection's reason (empty otherwise).
+	Reason        string `protobuf:"bytes,13,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MemoryCandidate) Reset() {
+	*x = MemoryCandidate{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MemoryCandidate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MemoryCandidate) ProtoMessage() {}
+
+func (x *MemoryCandidate) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MemoryCandidate.ProtoReflect.Descriptor instead.
+func (*MemoryCandidate) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *MemoryCandidate) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *MemoryCandidate) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *MemoryCandidate) GetScope() ContextScope {
+	if x != nil {
+		return x.Scope
+	}
+	return ContextScope_CONTEXT_SCOPE_UNSPECIFIED
+}
+
+func (x *MemoryCandidate) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *MemoryCandidate) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+func (x *MemoryCandidate) GetEvidenceRefs() []string {
+	if x != nil {
+		return x.EvidenceRefs
+	}
+	return nil
+}
+
+func (x *MemoryCandidate) GetProposedBy() string {
+	if x != nil {
+		return x.ProposedBy
+	}
+	return ""
+}
+
+func (x *MemoryCandidate) GetOrigin() ContextSourceType {
+	if x != nil {
+		return x.Origin
+	}
+	return ContextSourceType_CONTEXT_SOURCE_TYPE_UNSPECIFIED
+}
+
+func (x *MemoryCandidate) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *MemoryCandidate) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *MemoryCandidate) GetDecidedBy() string {
+	if x != nil {
+		return x.DecidedBy
+	}
+	return ""
+}
+
+func (x *MemoryCandidate) GetRecordId() string {
+	if x != nil {
+		return x.RecordId
+	}
+	return ""
+}
+
+func (x *MemoryCandidate) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// A memory note.
+type ProposeMemoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (empty: the credential's).
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// Who the fact applies to (unset: project).
+	Scope ContextScope `protobuf:"varint,2,opt,name=scope,proto3,enum=kxm.v1.ContextScope" json:"scope,omitempty"`
+	// A label of at most 64 characters (empty: `learning`).
+	Kind string `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
+	// The fact (1 to 4,000 characters, stored redacted).
+	Summary string `protobuf:"bytes,4,opt,name=summary,proto3" json:"summary,omitempty"`
+	// At most 64 refs of what supports it.
+	EvidenceRefs  []string `protobuf:"bytes,5,rep,name=evidence_refs,json=evidenceRefs,proto3" json:"evidence_refs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProposeMemoryRequest) Reset() {
+	*x = ProposeMemoryRequest{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProposeMemoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProposeMemoryRequest) ProtoMessage() {}
+
+func (x *ProposeMemoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProposeMemoryRequest.ProtoReflect.Descriptor instead.
+func (*ProposeMemoryRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *ProposeMemoryRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *ProposeMemoryRequest) GetScope() ContextScope {
+	if x != nil {
+		return x.Scope
+	}
+	return ContextScope_CONTEXT_SCOPE_UNSPECIFIED
+}
+
+func (x *ProposeMemoryRequest) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ProposeMemoryRequest) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+func (x *ProposeMemoryRequest) GetEvidenceRefs() []string {
+	if x != nil {
+		return x.EvidenceRefs
+	}
+	return nil
+}
+
+// The candidate noted.
+type ProposeMemoryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Open.
+	Candidate     *MemoryCandidate `protobuf:"bytes,1,opt,name=candidate,proto3" json:"candidate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProposeMemoryResponse) Reset() {
+	*x = ProposeMemoryResponse{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProposeMemoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProposeMemoryResponse) ProtoMessage() {}
+
+func (x *ProposeMemoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProposeMemoryResponse.ProtoReflect.Descriptor instead.
+func (*ProposeMemoryResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *ProposeMemoryResponse) GetCandidate() *MemoryCandidate {
+	if x != nil {
+		return x.Candidate
+	}
+	return nil
+}
+
+// An operator's promotion of a candidate.
+type PromoteMemoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (empty: the operator's `x-kxm-project`).
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// The candidate.
+	CandidateId string `protobuf:"bytes,2,opt,name=candidate_id,json=candidateId,proto3" json:"candidate_id,omitempty"`
+	// The record's id (`^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$`, any case, at most 124 characters).
+	RecordId string `protobuf:"bytes,3,opt,name=record_id,json=recordId,proto3" json:"record_id,omitempty"`
+	// `promoted` (empty), `instruction` or `evidence`.
+	Authority string `protobuf:"bytes,4,opt,name=authority,proto3" json:"authority,omitempty"`
+	// Unset: probable.
+	Confidence    ContextConfidence `protobuf:"varint,5,opt,name=confidence,proto3,enum=kxm.v1.ContextConfidence" json:"confidence,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PromoteMemoryRequest) Reset() {
+	*x = PromoteMemoryRequest{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PromoteMemoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PromoteMemoryRequest) ProtoMessage() {}
+
+func (x *PromoteMemoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PromoteMemoryRequest.ProtoReflect.Descriptor instead.
+func (*PromoteMemoryRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *PromoteMemoryRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *PromoteMemoryRequest) GetCandidateId() string {
+	if x != nil {
+		return x.CandidateId
+	}
+	return ""
+}
+
+func (x *PromoteMemoryRequest) GetRecordId() string {
+	if x != nil {
+		return x.RecordId
+	}
+	return ""
+}
+
+func (x *PromoteMemoryRequest) GetAuthority() string {
+	if x != nil {
+		return x.Authority
+	}
+	return ""
+}
+
+func (x *PromoteMemoryRequest) GetConfidence() ContextConfidence {
+	if x != nil {
+		return x.Confidence
+	}
+	return ContextConfidence_CONTEXT_CONFIDENCE_UNSPECIFIED
+}
+
+// The promotion.
+type PromoteMemoryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The candidate, closed as promoted.
+	Candidate *MemoryCandidate `protobuf:"bytes,1,opt,name=candidate,proto3" json:"candidate,omitempty"`
+	// The record file's name: `<record id>.md`.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// The record file's text (`kxm.memory.v1`): add it to the memory directory and sync.
+	Content       string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PromoteMemoryResponse) Reset() {
+	*x = PromoteMemoryResponse{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PromoteMemoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PromoteMemoryResponse) ProtoMessage() {}
+
+func (x *PromoteMemoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PromoteMemoryResponse.ProtoReflect.Descriptor instead.
+func (*PromoteMemoryResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *PromoteMemoryResponse) GetCandidate() *MemoryCandidate {
+	if x != nil {
+		return x.Candidate
+	}
+	return nil
+}
+
+func (x *PromoteMemoryResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *PromoteMemoryResponse) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+// An operator's rejection of a candidate.
+type RejectMemoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (empty: the operator's `x-kxm-project`).
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// The candidate.
+	CandidateId string `protobuf:"bytes,2,opt,name=candidate_id,json=candidateId,proto3" json:"candidate_id,omitempty"`
+	// Why (at most 1,000 characters).
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RejectMemoryRequest) Reset() {
+	*x = RejectMemoryRequest{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RejectMemoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RejectMemoryRequest) ProtoMessage() {}
+
+func (x *RejectMemoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RejectMemoryRequest.ProtoReflect.Descriptor instead.
+func (*RejectMemoryRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *RejectMemoryRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *RejectMemoryRequest) GetCandidateId() string {
+	if x != nil {
+		return x.CandidateId
+	}
+	return ""
+}
+
+func (x *RejectMemoryRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// The rejection.
+type RejectMemoryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The candidate, closed as rejected.
+	Candidate     *MemoryCandidate `protobuf:"bytes,1,opt,name=candidate,proto3" json:"candidate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RejectMemoryResponse) Reset() {
+	*x = RejectMemoryResponse{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RejectMemoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RejectMemoryResponse) ProtoMessage() {}
+
+func (x *RejectMemoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RejectMemoryResponse.ProtoReflect.Descriptor instead.
+func (*RejectMemoryResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *RejectMemoryResponse) GetCandidate() *MemoryCandidate {
+	if x != nil {
+		return x.Candidate
 	}
 	return nil
 }
@@ -2170,11 +2717,58 @@ const file_kxm_v1_context_service_proto_rawDesc = "" +
 	"sourceType\x12\x1d\n" +
 	"\n" +
 	"source_ref\x18\f \x01(\tR\tsourceRef\x12#\n" +
-	"\rsummary_chars\x18\r \x01(\x05R\fsummaryChars\"\x99\x01\n" +
+	"\rsummary_chars\x18\r \x01(\x05R\fsummaryChars\"\xd2\x01\n" +
 	"\x12ListMemoryResponse\x12.\n" +
 	"\arecords\x18\x01 \x03(\v2\x14.kxm.v1.MemoryRecordR\arecords\x12\x1a\n" +
 	"\brevision\x18\x02 \x01(\tR\brevision\x127\n" +
-	"\tsync_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\bsyncTime2\xbc\t\n" +
+	"\tsync_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\bsyncTime\x127\n" +
+	"\n" +
+	"candidates\x18\x04 \x03(\v2\x17.kxm.v1.MemoryCandidateR\n" +
+	"candidates\"\xb7\x03\n" +
+	"\x0fMemoryCandidate\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
+	"\aproject\x18\x02 \x01(\tR\aproject\x12*\n" +
+	"\x05scope\x18\x03 \x01(\x0e2\x14.kxm.v1.ContextScopeR\x05scope\x12\x12\n" +
+	"\x04kind\x18\x04 \x01(\tR\x04kind\x12\x18\n" +
+	"\asummary\x18\x05 \x01(\tR\asummary\x12#\n" +
+	"\revidence_refs\x18\x06 \x03(\tR\fevidenceRefs\x12\x1f\n" +
+	"\vproposed_by\x18\a \x01(\tR\n" +
+	"proposedBy\x121\n" +
+	"\x06origin\x18\b \x01(\x0e2\x19.kxm.v1.ContextSourceTypeR\x06origin\x12;\n" +
+	"\vcreate_time\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12\x16\n" +
+	"\x06status\x18\n" +
+	" \x01(\tR\x06status\x12\x1d\n" +
+	"\n" +
+	"decided_by\x18\v \x01(\tR\tdecidedBy\x12\x1b\n" +
+	"\trecord_id\x18\f \x01(\tR\brecordId\x12\x16\n" +
+	"\x06reason\x18\r \x01(\tR\x06reason\"\xaf\x01\n" +
+	"\x14ProposeMemoryRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12*\n" +
+	"\x05scope\x18\x02 \x01(\x0e2\x14.kxm.v1.ContextScopeR\x05scope\x12\x12\n" +
+	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x18\n" +
+	"\asummary\x18\x04 \x01(\tR\asummary\x12#\n" +
+	"\revidence_refs\x18\x05 \x03(\tR\fevidenceRefs\"N\n" +
+	"\x15ProposeMemoryResponse\x125\n" +
+	"\tcandidate\x18\x01 \x01(\v2\x17.kxm.v1.MemoryCandidateR\tcandidate\"\xc9\x01\n" +
+	"\x14PromoteMemoryRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12!\n" +
+	"\fcandidate_id\x18\x02 \x01(\tR\vcandidateId\x12\x1b\n" +
+	"\trecord_id\x18\x03 \x01(\tR\brecordId\x12\x1c\n" +
+	"\tauthority\x18\x04 \x01(\tR\tauthority\x129\n" +
+	"\n" +
+	"confidence\x18\x05 \x01(\x0e2\x19.kxm.v1.ContextConfidenceR\n" +
+	"confidence\"|\n" +
+	"\x15PromoteMemoryResponse\x125\n" +
+	"\tcandidate\x18\x01 \x01(\v2\x17.kxm.v1.MemoryCandidateR\tcandidate\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x18\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent\"j\n" +
+	"\x13RejectMemoryRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12!\n" +
+	"\fcandidate_id\x18\x02 \x01(\tR\vcandidateId\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"M\n" +
+	"\x14RejectMemoryResponse\x125\n" +
+	"\tcandidate\x18\x01 \x01(\v2\x17.kxm.v1.MemoryCandidateR\tcandidate2\xcd\v\n" +
 	"\x0eContextService\x12K\n" +
 	"\bPutItems\x12\x17.kxm.v1.PutItemsRequest\x1a\x18.kxm.v1.PutItemsResponse\"\f\xea\xe0\x18\b\b\x03\x10\x00\x18\x02(\x03\x12p\n" +
 	"\x10GetContextPacket\x12\x1f.kxm.v1.GetContextPacketRequest\x1a .kxm.v1.GetContextPacketResponse\"\x19\xea\xe0\x18\x15\b\x04\x10\x01\x18\x02\"\vkxm_context(\x03\x12Q\n" +
@@ -2191,7 +2785,10 @@ const file_kxm_v1_context_service_proto_rawDesc = "" +
 	"\n" +
 	"SyncMemory\x12\x19.kxm.v1.SyncMemoryRequest\x1a\x1a.kxm.v1.SyncMemoryResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12Q\n" +
 	"\n" +
-	"ListMemory\x12\x19.kxm.v1.ListMemoryRequest\x1a\x1a.kxm.v1.ListMemoryResponse\"\f\xea\xe0\x18\b\b\x04\x10\x01\x18\x02(\x01B\x83\x01\n" +
+	"ListMemory\x12\x19.kxm.v1.ListMemoryRequest\x1a\x1a.kxm.v1.ListMemoryResponse\"\f\xea\xe0\x18\b\b\x04\x10\x01\x18\x02(\x01\x12Z\n" +
+	"\rProposeMemory\x12\x1c.kxm.v1.ProposeMemoryRequest\x1a\x1d.kxm.v1.ProposeMemoryResponse\"\f\xea\xe0\x18\b\b\x03\x10\x00\x18\x02(\x01\x12Z\n" +
+	"\rPromoteMemory\x12\x1c.kxm.v1.PromoteMemoryRequest\x1a\x1d.kxm.v1.PromoteMemoryResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12W\n" +
+	"\fRejectMemory\x12\x1b.kxm.v1.RejectMemoryRequest\x1a\x1c.kxm.v1.RejectMemoryResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04B\x83\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x13ContextServiceProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -2207,7 +2804,7 @@ func file_kxm_v1_context_service_proto_rawDescGZIP() []byte {
 	return file_kxm_v1_context_service_proto_rawDescData
 }
 
-var file_kxm_v1_context_service_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_kxm_v1_context_service_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_kxm_v1_context_service_proto_goTypes = []any{
 	(*PutItemsRequest)(nil),          // 0: kxm.v1.PutItemsRequest
 	(*PutItemsResponse)(nil),         // 1: kxm.v1.PutItemsResponse
@@ -2239,83 +2836,105 @@ var file_kxm_v1_context_service_proto_goTypes = []any{
 	(*ListMemoryRequest)(nil),        // 27: kxm.v1.ListMemoryRequest
 	(*MemoryRecord)(nil),             // 28: kxm.v1.MemoryRecord
 	(*ListMemoryResponse)(nil),       // 29: kxm.v1.ListMemoryResponse
-	(*ContextItem)(nil),              // 30: kxm.v1.ContextItem
-	(*ContextRequest)(nil),           // 31: kxm.v1.ContextRequest
-	(*structpb.Struct)(nil),          // 32: google.protobuf.Struct
-	(*ContextPacket)(nil),            // 33: kxm.v1.ContextPacket
-	(ContextKind)(0),                 // 34: kxm.v1.ContextKind
-	(ContextAuthority)(0),            // 35: kxm.v1.ContextAuthority
-	(ContextConfidence)(0),           // 36: kxm.v1.ContextConfidence
-	(ContextStatus)(0),               // 37: kxm.v1.ContextStatus
-	(ContextSourceType)(0),           // 38: kxm.v1.ContextSourceType
-	(*timestamppb.Timestamp)(nil),    // 39: google.protobuf.Timestamp
-	(ContextScope)(0),                // 40: kxm.v1.ContextScope
+	(*MemoryCandidate)(nil),          // 30: kxm.v1.MemoryCandidate
+	(*ProposeMemoryRequest)(nil),     // 31: kxm.v1.ProposeMemoryRequest
+	(*ProposeMemoryResponse)(nil),    // 32: kxm.v1.ProposeMemoryResponse
+	(*PromoteMemoryRequest)(nil),     // 33: kxm.v1.PromoteMemoryRequest
+	(*PromoteMemoryResponse)(nil),    // 34: kxm.v1.PromoteMemoryResponse
+	(*RejectMemoryRequest)(nil),      // 35: kxm.v1.RejectMemoryRequest
+	(*RejectMemoryResponse)(nil),     // 36: kxm.v1.RejectMemoryResponse
+	(*ContextItem)(nil),              // 37: kxm.v1.ContextItem
+	(*ContextRequest)(nil),           // 38: kxm.v1.ContextRequest
+	(*structpb.Struct)(nil),          // 39: google.protobuf.Struct
+	(*ContextPacket)(nil),            // 40: kxm.v1.ContextPacket
+	(ContextKind)(0),                 // 41: kxm.v1.ContextKind
+	(ContextAuthority)(0),            // 42: kxm.v1.ContextAuthority
+	(ContextConfidence)(0),           // 43: kxm.v1.ContextConfidence
+	(ContextStatus)(0),               // 44: kxm.v1.ContextStatus
+	(ContextSourceType)(0),           // 45: kxm.v1.ContextSourceType
+	(*timestamppb.Timestamp)(nil),    // 46: google.protobuf.Timestamp
+	(ContextScope)(0),                // 47: kxm.v1.ContextScope
 }
 var file_kxm_v1_context_service_proto_depIdxs = []int32{
-	30, // 0: kxm.v1.PutItemsRequest.items:type_name -> kxm.v1.ContextItem
-	30, // 1: kxm.v1.PutItemsResponse.items:type_name -> kxm.v1.ContextItem
-	31, // 2: kxm.v1.GetContextPacketRequest.request:type_name -> kxm.v1.ContextRequest
-	32, // 3: kxm.v1.GetContextPacketRequest.working_state:type_name -> google.protobuf.Struct
-	33, // 4: kxm.v1.GetContextPacketResponse.packet:type_name -> kxm.v1.ContextPacket
-	34, // 5: kxm.v1.RecallRequest.kinds:type_name -> kxm.v1.ContextKind
-	34, // 6: kxm.v1.RecallItem.kind:type_name -> kxm.v1.ContextKind
-	35, // 7: kxm.v1.RecallItem.authority:type_name -> kxm.v1.ContextAuthority
-	36, // 8: kxm.v1.RecallItem.confidence:type_name -> kxm.v1.ContextConfidence
-	37, // 9: kxm.v1.RecallItem.status:type_name -> kxm.v1.ContextStatus
-	38, // 10: kxm.v1.RecallItem.source_type:type_name -> kxm.v1.ContextSourceType
+	37, // 0: kxm.v1.PutItemsRequest.items:type_name -> kxm.v1.ContextItem
+	37, // 1: kxm.v1.PutItemsResponse.items:type_name -> kxm.v1.ContextItem
+	38, // 2: kxm.v1.GetContextPacketRequest.request:type_name -> kxm.v1.ContextRequest
+	39, // 3: kxm.v1.GetContextPacketRequest.working_state:type_name -> google.protobuf.Struct
+	40, // 4: kxm.v1.GetContextPacketResponse.packet:type_name -> kxm.v1.ContextPacket
+	41, // 5: kxm.v1.RecallRequest.kinds:type_name -> kxm.v1.ContextKind
+	41, // 6: kxm.v1.RecallItem.kind:type_name -> kxm.v1.ContextKind
+	42, // 7: kxm.v1.RecallItem.authority:type_name -> kxm.v1.ContextAuthority
+	43, // 8: kxm.v1.RecallItem.confidence:type_name -> kxm.v1.ContextConfidence
+	44, // 9: kxm.v1.RecallItem.status:type_name -> kxm.v1.ContextStatus
+	45, // 10: kxm.v1.RecallItem.source_type:type_name -> kxm.v1.ContextSourceType
 	5,  // 11: kxm.v1.RecallResponse.items:type_name -> kxm.v1.RecallItem
-	39, // 12: kxm.v1.GetStateRequest.as_of_time:type_name -> google.protobuf.Timestamp
-	30, // 13: kxm.v1.GetStateResponse.item:type_name -> kxm.v1.ContextItem
-	30, // 14: kxm.v1.GetStateResponse.history:type_name -> kxm.v1.ContextItem
-	39, // 15: kxm.v1.ListStateSetRequest.as_of_time:type_name -> google.protobuf.Timestamp
-	30, // 16: kxm.v1.ListStateSetResponse.items:type_name -> kxm.v1.ContextItem
-	35, // 17: kxm.v1.ProposeStateRequest.authority:type_name -> kxm.v1.ContextAuthority
-	36, // 18: kxm.v1.ProposeStateRequest.confidence:type_name -> kxm.v1.ContextConfidence
-	30, // 19: kxm.v1.ProposeStateResponse.proposal:type_name -> kxm.v1.ContextItem
-	30, // 20: kxm.v1.PromoteStateResponse.item:type_name -> kxm.v1.ContextItem
-	30, // 21: kxm.v1.PromoteStateResponse.proposal:type_name -> kxm.v1.ContextItem
-	30, // 22: kxm.v1.RejectStateResponse.proposal:type_name -> kxm.v1.ContextItem
-	30, // 23: kxm.v1.ListEpisodesResponse.items:type_name -> kxm.v1.ContextItem
-	38, // 24: kxm.v1.ItemSource.source_type:type_name -> kxm.v1.ContextSourceType
+	46, // 12: kxm.v1.GetStateRequest.as_of_time:type_name -> google.protobuf.Timestamp
+	37, // 13: kxm.v1.GetStateResponse.item:type_name -> kxm.v1.ContextItem
+	37, // 14: kxm.v1.GetStateResponse.history:type_name -> kxm.v1.ContextItem
+	46, // 15: kxm.v1.ListStateSetRequest.as_of_time:type_name -> google.protobuf.Timestamp
+	37, // 16: kxm.v1.ListStateSetResponse.items:type_name -> kxm.v1.ContextItem
+	42, // 17: kxm.v1.ProposeStateRequest.authority:type_name -> kxm.v1.ContextAuthority
+	43, // 18: kxm.v1.ProposeStateRequest.confidence:type_name -> kxm.v1.ContextConfidence
+	37, // 19: kxm.v1.ProposeStateResponse.proposal:type_name -> kxm.v1.ContextItem
+	37, // 20: kxm.v1.PromoteStateResponse.item:type_name -> kxm.v1.ContextItem
+	37, // 21: kxm.v1.PromoteStateResponse.proposal:type_name -> kxm.v1.ContextItem
+	37, // 22: kxm.v1.RejectStateResponse.proposal:type_name -> kxm.v1.ContextItem
+	37, // 23: kxm.v1.ListEpisodesResponse.items:type_name -> kxm.v1.ContextItem
+	45, // 24: kxm.v1.ItemSource.source_type:type_name -> kxm.v1.ContextSourceType
 	20, // 25: kxm.v1.ExplainItemResponse.sources:type_name -> kxm.v1.ItemSource
 	24, // 26: kxm.v1.SyncMemoryRequest.files:type_name -> kxm.v1.MemoryFile
-	40, // 27: kxm.v1.MemoryRecord.scope:type_name -> kxm.v1.ContextScope
-	35, // 28: kxm.v1.MemoryRecord.authority:type_name -> kxm.v1.ContextAuthority
-	36, // 29: kxm.v1.MemoryRecord.confidence:type_name -> kxm.v1.ContextConfidence
-	38, // 30: kxm.v1.MemoryRecord.source_type:type_name -> kxm.v1.ContextSourceType
+	47, // 27: kxm.v1.MemoryRecord.scope:type_name -> kxm.v1.ContextScope
+	42, // 28: kxm.v1.MemoryRecord.authority:type_name -> kxm.v1.ContextAuthority
+	43, // 29: kxm.v1.MemoryRecord.confidence:type_name -> kxm.v1.ContextConfidence
+	45, // 30: kxm.v1.MemoryRecord.source_type:type_name -> kxm.v1.ContextSourceType
 	28, // 31: kxm.v1.ListMemoryResponse.records:type_name -> kxm.v1.MemoryRecord
-	39, // 32: kxm.v1.ListMemoryResponse.sync_time:type_name -> google.protobuf.Timestamp
-	0,  // 33: kxm.v1.ContextService.PutItems:input_type -> kxm.v1.PutItemsRequest
-	2,  // 34: kxm.v1.ContextService.GetContextPacket:input_type -> kxm.v1.GetContextPacketRequest
-	4,  // 35: kxm.v1.ContextService.Recall:input_type -> kxm.v1.RecallRequest
-	7,  // 36: kxm.v1.ContextService.GetState:input_type -> kxm.v1.GetStateRequest
-	9,  // 37: kxm.v1.ContextService.ListStateSet:input_type -> kxm.v1.ListStateSetRequest
-	11, // 38: kxm.v1.ContextService.ProposeState:input_type -> kxm.v1.ProposeStateRequest
-	13, // 39: kxm.v1.ContextService.PromoteState:input_type -> kxm.v1.PromoteStateRequest
-	15, // 40: kxm.v1.ContextService.RejectState:input_type -> kxm.v1.RejectStateRequest
-	17, // 41: kxm.v1.ContextService.ListEpisodes:input_type -> kxm.v1.ListEpisodesRequest
-	19, // 42: kxm.v1.ContextService.ExplainItem:input_type -> kxm.v1.ExplainItemRequest
-	22, // 43: kxm.v1.ContextService.DeleteItems:input_type -> kxm.v1.DeleteItemsRequest
-	25, // 44: kxm.v1.ContextService.SyncMemory:input_type -> kxm.v1.SyncMemoryRequest
-	27, // 45: kxm.v1.ContextService.ListMemory:input_type -> kxm.v1.ListMemoryRequest
-	1,  // 46: kxm.v1.ContextService.PutItems:output_type -> kxm.v1.PutItemsResponse
-	3,  // 47: kxm.v1.ContextService.GetContextPacket:output_type -> kxm.v1.GetContextPacketResponse
-	6,  // 48: kxm.v1.ContextService.Recall:output_type -> kxm.v1.RecallResponse
-	8,  // 49: kxm.v1.ContextService.GetState:output_type -> kxm.v1.GetStateResponse
-	10, // 50: kxm.v1.ContextService.ListStateSet:output_type -> kxm.v1.ListStateSetResponse
-	12, // 51: kxm.v1.ContextService.ProposeState:output_type -> kxm.v1.ProposeStateResponse
-	14, // 52: kxm.v1.ContextService.PromoteState:output_type -> kxm.v1.PromoteStateResponse
-	16, // 53: kxm.v1.ContextService.RejectState:output_type -> kxm.v1.RejectStateResponse
-	18, // 54: kxm.v1.ContextService.ListEpisodes:output_type -> kxm.v1.ListEpisodesResponse
-	21, // 55: kxm.v1.ContextService.ExplainItem:output_type -> kxm.v1.ExplainItemResponse
-	23, // 56: kxm.v1.ContextService.DeleteItems:output_type -> kxm.v1.DeleteItemsResponse
-	26, // 57: kxm.v1.ContextService.SyncMemory:output_type -> kxm.v1.SyncMemoryResponse
-	29, // 58: kxm.v1.ContextService.ListMemory:output_type -> kxm.v1.ListMemoryResponse
-	46, // [46:59] is the sub-list for method output_type
-	33, // [33:46] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	46, // 32: kxm.v1.ListMemoryResponse.sync_time:type_name -> google.protobuf.Timestamp
+	30, // 33: kxm.v1.ListMemoryResponse.candidates:type_name -> kxm.v1.MemoryCandidate
+	47, // 34: kxm.v1.MemoryCandidate.scope:type_name -> kxm.v1.ContextScope
+	45, // 35: kxm.v1.MemoryCandidate.origin:type_name -> kxm.v1.ContextSourceType
+	46, // 36: kxm.v1.MemoryCandidate.create_time:type_name -> google.protobuf.Timestamp
+	47, // 37: kxm.v1.ProposeMemoryRequest.scope:type_name -> kxm.v1.ContextScope
+	30, // 38: kxm.v1.ProposeMemoryResponse.candidate:type_name -> kxm.v1.MemoryCandidate
+	43, // 39: kxm.v1.PromoteMemoryRequest.confidence:type_name -> kxm.v1.ContextConfidence
+	30, // 40: kxm.v1.PromoteMemoryResponse.candidate:type_name -> kxm.v1.MemoryCandidate
+	30, // 41: kxm.v1.RejectMemoryResponse.candidate:type_name -> kxm.v1.MemoryCandidate
+	0,  // 42: kxm.v1.ContextService.PutItems:input_type -> kxm.v1.PutItemsRequest
+	2,  // 43: kxm.v1.ContextService.GetContextPacket:input_type -> kxm.v1.GetContextPacketRequest
+	4,  // 44: kxm.v1.ContextService.Recall:input_type -> kxm.v1.RecallRequest
+	7,  // 45: kxm.v1.ContextService.GetState:input_type -> kxm.v1.GetStateRequest
+	9,  // 46: kxm.v1.ContextService.ListStateSet:input_type -> kxm.v1.ListStateSetRequest
+	11, // 47: kxm.v1.ContextService.ProposeState:input_type -> kxm.v1.ProposeStateRequest
+	13, // 48: kxm.v1.ContextService.PromoteState:input_type -> kxm.v1.PromoteStateRequest
+	15, // 49: kxm.v1.ContextService.RejectState:input_type -> kxm.v1.RejectStateRequest
+	17, // 50: kxm.v1.ContextService.ListEpisodes:input_type -> kxm.v1.ListEpisodesRequest
+	19, // 51: kxm.v1.ContextService.ExplainItem:input_type -> kxm.v1.ExplainItemRequest
+	22, // 52: kxm.v1.ContextService.DeleteItems:input_type -> kxm.v1.DeleteItemsRequest
+	25, // 53: kxm.v1.ContextService.SyncMemory:input_type -> kxm.v1.SyncMemoryRequest
+	27, // 54: kxm.v1.ContextService.ListMemory:input_type -> kxm.v1.ListMemoryRequest
+	31, // 55: kxm.v1.ContextService.ProposeMemory:input_type -> kxm.v1.ProposeMemoryRequest
+	33, // 56: kxm.v1.ContextService.PromoteMemory:input_type -> kxm.v1.PromoteMemoryRequest
+	35, // 57: kxm.v1.ContextService.RejectMemory:input_type -> kxm.v1.RejectMemoryRequest
+	1,  // 58: kxm.v1.ContextService.PutItems:output_type -> kxm.v1.PutItemsResponse
+	3,  // 59: kxm.v1.ContextService.GetContextPacket:output_type -> kxm.v1.GetContextPacketResponse
+	6,  // 60: kxm.v1.ContextService.Recall:output_type -> kxm.v1.RecallResponse
+	8,  // 61: kxm.v1.ContextService.GetState:output_type -> kxm.v1.GetStateResponse
+	10, // 62: kxm.v1.ContextService.ListStateSet:output_type -> kxm.v1.ListStateSetResponse
+	12, // 63: kxm.v1.ContextService.ProposeState:output_type -> kxm.v1.ProposeStateResponse
+	14, // 64: kxm.v1.ContextService.PromoteState:output_type -> kxm.v1.PromoteStateResponse
+	16, // 65: kxm.v1.ContextService.RejectState:output_type -> kxm.v1.RejectStateResponse
+	18, // 66: kxm.v1.ContextService.ListEpisodes:output_type -> kxm.v1.ListEpisodesResponse
+	21, // 67: kxm.v1.ContextService.ExplainItem:output_type -> kxm.v1.ExplainItemResponse
+	23, // 68: kxm.v1.ContextService.DeleteItems:output_type -> kxm.v1.DeleteItemsResponse
+	26, // 69: kxm.v1.ContextService.SyncMemory:output_type -> kxm.v1.SyncMemoryResponse
+	29, // 70: kxm.v1.ContextService.ListMemory:output_type -> kxm.v1.ListMemoryResponse
+	32, // 71: kxm.v1.ContextService.ProposeMemory:output_type -> kxm.v1.ProposeMemoryResponse
+	34, // 72: kxm.v1.ContextService.PromoteMemory:output_type -> kxm.v1.PromoteMemoryResponse
+	36, // 73: kxm.v1.ContextService.RejectMemory:output_type -> kxm.v1.RejectMemoryResponse
+	58, // [58:74] is the sub-list for method output_type
+	42, // [42:58] is the sub-list for method input_type
+	42, // [42:42] is the sub-list for extension type_name
+	42, // [42:42] is the sub-list for extension extendee
+	0,  // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_context_service_proto_init() }
@@ -2331,7 +2950,7 @@ func file_kxm_v1_context_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_context_service_proto_rawDesc), len(file_kxm_v1_context_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   30,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

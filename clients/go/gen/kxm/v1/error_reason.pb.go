@@ -312,6 +312,10 @@ const (
 	ErrorReason_ERROR_REASON_INVALID_MEMORY_RECORD ErrorReason = 158
 	// FAILED_PRECONDITION: an operator-scope memory record's `_shared` item belongs to another project's memory (or is no memory item): only the project whose sync wrote it replaces or removes it; metadata: path, index, itemId, owner.
 	ErrorReason_ERROR_REASON_MEMORY_RECORD_OWNED ErrorReason = 159
+	// NOT_FOUND: no memory candidate of the project has this id (another project's reads as none); metadata: candidateId.
+	ErrorReason_ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND ErrorReason = 160
+	// FAILED_PRECONDITION: the memory candidate was promoted or rejected already, or the operator promoting it proposed it (a second operator decides); metadata: candidateId, status, proposedBy.
+	ErrorReason_ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE ErrorReason = 161
 )
 
 // Enum value maps for ErrorReason.
@@ -456,6 +460,8 @@ var (
 		157: "ERROR_REASON_STATE_CONTRADICTION",
 		158: "ERROR_REASON_INVALID_MEMORY_RECORD",
 		159: "ERROR_REASON_MEMORY_RECORD_OWNED",
+		160: "ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND",
+		161: "ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                           0,
@@ -597,6 +603,8 @@ var (
 		"ERROR_REASON_STATE_CONTRADICTION":                   157,
 		"ERROR_REASON_INVALID_MEMORY_RECORD":                 158,
 		"ERROR_REASON_MEMORY_RECORD_OWNED":                   159,
+		"ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND":            160,
+		"ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE":       161,
 	}
 )
 
@@ -631,7 +639,7 @@ var File_kxm_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xc7,\n" +
+	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xa8-\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_PROTOCOL_ERROR\x10\x01\x12\x1d\n" +
@@ -772,7 +780,9 @@ const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\"ERROR_REASON_INVALID_STATE_REQUEST\x10\x9c\x01\x12%\n" +
 	" ERROR_REASON_STATE_CONTRADICTION\x10\x9d\x01\x12'\n" +
 	"\"ERROR_REASON_INVALID_MEMORY_RECORD\x10\x9e\x01\x12%\n" +
-	" ERROR_REASON_MEMORY_RECORD_OWNED\x10\x9f\x01B\x80\x01\n" +
+	" ERROR_REASON_MEMORY_RECORD_OWNED\x10\x9f\x01\x12,\n" +
+	"'ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND\x10\xa0\x01\x121\n" +
+	",ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE\x10\xa1\x01B\x80\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x10ErrorReasonProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 

@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/context_service.proto.
  */
 export const file_kxm_v1_context_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxreG0vdjEvY29udGV4dF9zZXJ2aWNlLnByb3RvEgZreG0udjEiRgoPUHV0SXRlbXNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSIgoFaXRlbXMYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iNgoQUHV0SXRlbXNSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbSJyChdHZXRDb250ZXh0UGFja2V0UmVxdWVzdBInCgdyZXF1ZXN0GAEgASgLMhYua3htLnYxLkNvbnRleHRSZXF1ZXN0Ei4KDXdvcmtpbmdfc3RhdGUYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IlQKGEdldENvbnRleHRQYWNrZXRSZXNwb25zZRIlCgZwYWNrZXQYASABKAsyFS5reG0udjEuQ29udGV4dFBhY2tldBIRCglwYWNrZXRfaWQYAiABKAkiYgoNUmVjYWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEg0KBXF1ZXJ5GAIgASgJEiIKBWtpbmRzGAMgAygOMhMua3htLnYxLkNvbnRleHRLaW5kEg0KBWxpbWl0GAQgASgFIuICCgpSZWNhbGxJdGVtEgoKAmlkGAEgASgJEg8KB3Byb2plY3QYAiABKAkSIQoEa2luZBgDIAEoDjITLmt4bS52MS5Db250ZXh0S2luZBIrCglhdXRob3JpdHkYBCABKA4yGC5reG0udjEuQ29udGV4dEF1dGhvcml0eRItCgpjb25maWRlbmNlGAUgASgOMhkua3htLnYxLkNvbnRleHRDb25maWRlbmNlEiUKBnN0YXR1cxgGIAEoDjIVLmt4bS52MS5Db250ZXh0U3RhdHVzEi4KC3NvdXJjZV90eXBlGAcgASgOMhkua3htLnYxLkNvbnRleHRTb3VyY2VUeXBlEhIKCnNvdXJjZV9yZWYYCCABKAkSDwoHZGVyaXZlZBgJIAEoCBIVCg1saW5lYWdlX2RlcHRoGAogASgFEhEKCXJlbGV2YW5jZRgLIAEoARISCgpwaHJhc2VfaGl0GAwgASgIIkwKDlJlY2FsbFJlc3BvbnNlEiEKBWl0ZW1zGAEgAygLMhIua3htLnYxLlJlY2FsbEl0ZW0SFwoPdW5yZXNvbHZlZF9nYXBzGAIgAygJIn4KD0dldFN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIuCgphc19vZl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCg9pbmNsdWRlX2hpc3RvcnkYBCABKAgiWwoQR2V0U3RhdGVSZXNwb25zZRIhCgRpdGVtGAEgASgLMhMua3htLnYxLkNvbnRleHRJdGVtEiQKB2hpc3RvcnkYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iaQoTTGlzdFN0YXRlU2V0UmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIuCgphc19vZl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI6ChRMaXN0U3RhdGVTZXRSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbSL6AQoTUHJvcG9zZVN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIPCgdzdW1tYXJ5GAMgASgJEisKCWF1dGhvcml0eRgEIAEoDjIYLmt4bS52MS5Db250ZXh0QXV0aG9yaXR5Ei0KCmNvbmZpZGVuY2UYBSABKA4yGS5reG0udjEuQ29udGV4dENvbmZpZGVuY2USFQoNZXZpZGVuY2VfcmVmcxgGIAMoCRISCgpzdXBlcnNlZGVzGAcgAygJEhMKC3Byb3Bvc2VkX2J5GAggASgJEhIKCnJlcXVlc3RfaWQYCSABKAkiPQoUUHJvcG9zZVN0YXRlUmVzcG9uc2USJQoIcHJvcG9zYWwYASABKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iUgoTUHJvbW90ZVN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhMKC3Byb3Bvc2FsX2lkGAIgASgJEhUKDWV2aWRlbmNlX3JlZnMYAyADKAkieAoUUHJvbW90ZVN0YXRlUmVzcG9uc2USIQoEaXRlbRgBIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbRIlCghwcm9wb3NhbBgCIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbRIWCg5zdXBlcnNlZGVkX2lkcxgDIAMoCSJKChJSZWplY3RTdGF0ZVJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRITCgtwcm9wb3NhbF9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiPAoTUmVqZWN0U3RhdGVSZXNwb25zZRIlCghwcm9wb3NhbBgBIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbSI/ChNMaXN0RXBpc29kZXNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSFwoPd29ya2Zsb3dfcnVuX2lkGAIgASgJIjoKFExpc3RFcGlzb2Rlc1Jlc3BvbnNlEiIKBWl0ZW1zGAEgAygLMhMua3htLnYxLkNvbnRleHRJdGVtIjYKEkV4cGxhaW5JdGVtUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEg8KB2l0ZW1faWQYAiABKAkiXAoKSXRlbVNvdXJjZRIKCgJpZBgBIAEoCRIuCgtzb3VyY2VfdHlwZRgCIAEoDjIZLmt4bS52MS5Db250ZXh0U291cmNlVHlwZRISCgpzb3VyY2VfcmVmGAMgASgJInEKE0V4cGxhaW5JdGVtUmVzcG9uc2USDQoFZm91bmQYASABKAgSDwoHbGluZWFnZRgCIAMoCRIVCg1ldmlkZW5jZV9yZWZzGAMgAygJEiMKB3NvdXJjZXMYBCADKAsyEi5reG0udjEuSXRlbVNvdXJjZSJHChJEZWxldGVJdGVtc1JlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIQCghpdGVtX2lkcxgCIAMoCRIOCgZzaGFyZWQYAyABKAgiLAoTRGVsZXRlSXRlbXNSZXNwb25zZRIVCg1kZWxldGVkX2NvdW50GAEgASgFIisKCk1lbW9yeUZpbGUSDAoEcGF0aBgBIAEoCRIPCgdjb250ZW50GAIgASgJIkcKEVN5bmNNZW1vcnlSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSIQoFZmlsZXMYAiADKAsyEi5reG0udjEuTWVtb3J5RmlsZSKUAQoSU3luY01lbW9yeVJlc3BvbnNlEg4KBmxvYWRlZBgBIAEoBRIPCgdyZW1vdmVkGAIgASgFEhgKEHNraXBwZWRfaW5hY3RpdmUYAyABKAUSHgoWc2tpcHBlZF91bmJvdW5kX3Njb3BlcxgEIAEoBRIQCghyZXZpc2lvbhgFIAEoCRIRCgl1bmNoYW5nZWQYBiABKAgiJAoRTGlzdE1lbW9yeVJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCSLvAgoMTWVtb3J5UmVjb3JkEhEKCXJlY29yZF9pZBgBIAEoCRIPCgdpdGVtX2lkGAIgASgJEg8KB3Byb2plY3QYAyABKAkSDAoEcGF0aBgEIAEoCRIjCgVzY29wZRgFIAEoDjIULmt4bS52MS5Db250ZXh0U2NvcGUSEwoLcmVjb3JkX2tpbmQYBiABKAkSGAoQcmVjb3JkX2F1dGhvcml0eRgHIAEoCRIrCglhdXRob3JpdHkYCCABKA4yGC5reG0udjEuQ29udGV4dEF1dGhvcml0eRItCgpjb25maWRlbmNlGAkgASgOMhkua3htLnYxLkNvbnRleHRDb25maWRlbmNlEhEKCWxpZmVjeWNsZRgKIAEoCRIuCgtzb3VyY2VfdHlwZRgLIAEoDjIZLmt4bS52MS5Db250ZXh0U291cmNlVHlwZRISCgpzb3VyY2VfcmVmGAwgASgJEhUKDXN1bW1hcnlfY2hhcnMYDSABKAUifAoSTGlzdE1lbW9yeVJlc3BvbnNlEiUKB3JlY29yZHMYASADKAsyFC5reG0udjEuTWVtb3J5UmVjb3JkEhAKCHJldmlzaW9uGAIgASgJEi0KCXN5bmNfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAyvAkKDkNvbnRleHRTZXJ2aWNlEksKCFB1dEl0ZW1zEhcua3htLnYxLlB1dEl0ZW1zUmVxdWVzdBoYLmt4bS52MS5QdXRJdGVtc1Jlc3BvbnNlIgzq4BgICAMQABgCKAMScAoQR2V0Q29udGV4dFBhY2tldBIfLmt4bS52MS5HZXRDb250ZXh0UGFja2V0UmVxdWVzdBogLmt4bS52MS5HZXRDb250ZXh0UGFja2V0UmVzcG9uc2UiGergGBUIBBABGAIiC2t4bV9jb250ZXh0KAMSUQoGUmVjYWxsEhUua3htLnYxLlJlY2FsbFJlcXVlc3QaFi5reG0udjEuUmVjYWxsUmVzcG9uc2UiGOrgGBQIBBABGAIiCmt4bV9yZWNhbGwoARJWCghHZXRTdGF0ZRIXLmt4bS52MS5HZXRTdGF0ZVJlcXVlc3QaGC5reG0udjEuR2V0U3RhdGVSZXNwb25zZSIX6uAYEwgEEAEYAiIJa3htX3N0YXRlKAESZgoMTGlzdFN0YXRlU2V0Ehsua3htLnYxLkxpc3RTdGF0ZVNldFJlcXVlc3QaHC5reG0udjEuTGlzdFN0YXRlU2V0UmVzcG9uc2UiG+rgGBcIBBABGAIiDWt4bV9zdGF0ZV9zZXQoARJkCgxQcm9wb3NlU3RhdGUSGy5reG0udjEuUHJvcG9zZVN0YXRlUmVxdWVzdBocLmt4bS52MS5Qcm9wb3NlU3RhdGVSZXNwb25zZSIZ6uAYFQgDEAAYAiILa3htX3Byb21vdGUoARJXCgxQcm9tb3RlU3RhdGUSGy5reG0udjEuUHJvbW90ZVN0YXRlUmVxdWVzdBocLmt4bS52MS5Qcm9tb3RlU3RhdGVSZXNwb25zZSIM6uAYCAgCEAAYASgEElQKC1JlamVjdFN0YXRlEhoua3htLnYxLlJlamVjdFN0YXRlUmVxdWVzdBobLmt4bS52MS5SZWplY3RTdGF0ZVJlc3BvbnNlIgzq4BgICAIQABgBKAQSZAoMTGlzdEVwaXNvZGVzEhsua3htLnYxLkxpc3RFcGlzb2Rlc1JlcXVlc3QaHC5reG0udjEuTGlzdEVwaXNvZGVzUmVzcG9uc2UiGergGBUIBBABGAIiC2t4bV9lcGlzb2RlKAESYQoLRXhwbGFpbkl0ZW0SGi5reG0udjEuRXhwbGFpbkl0ZW1SZXF1ZXN0Ghsua3htLnYxLkV4cGxhaW5JdGVtUmVzcG9uc2UiGergGBUIBBABGAIiC2t4bV9leHBsYWluKAESVAoLRGVsZXRlSXRlbXMSGi5reG0udjEuRGVsZXRlSXRlbXNSZXF1ZXN0Ghsua3htLnYxLkRlbGV0ZUl0ZW1zUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJRCgpTeW5jTWVtb3J5Ehkua3htLnYxLlN5bmNNZW1vcnlSZXF1ZXN0Ghoua3htLnYxLlN5bmNNZW1vcnlSZXNwb25zZSIM6uAYCAgCEAAYASgEElEKCkxpc3RNZW1vcnkSGS5reG0udjEuTGlzdE1lbW9yeVJlcXVlc3QaGi5reG0udjEuTGlzdE1lbW9yeVJlc3BvbnNlIgzq4BgICAQQARgCKAFCgwEKCmRldi5reG0udjFCE0NvbnRleHRTZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_envelopes, file_kxm_v1_options]);
+  fileDesc("ChxreG0vdjEvY29udGV4dF9zZXJ2aWNlLnByb3RvEgZreG0udjEiRgoPUHV0SXRlbXNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSIgoFaXRlbXMYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iNgoQUHV0SXRlbXNSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbSJyChdHZXRDb250ZXh0UGFja2V0UmVxdWVzdBInCgdyZXF1ZXN0GAEgASgLMhYua3htLnYxLkNvbnRleHRSZXF1ZXN0Ei4KDXdvcmtpbmdfc3RhdGUYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IlQKGEdldENvbnRleHRQYWNrZXRSZXNwb25zZRIlCgZwYWNrZXQYASABKAsyFS5reG0udjEuQ29udGV4dFBhY2tldBIRCglwYWNrZXRfaWQYAiABKAkiYgoNUmVjYWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEg0KBXF1ZXJ5GAIgASgJEiIKBWtpbmRzGAMgAygOMhMua3htLnYxLkNvbnRleHRLaW5kEg0KBWxpbWl0GAQgASgFIuICCgpSZWNhbGxJdGVtEgoKAmlkGAEgASgJEg8KB3Byb2plY3QYAiABKAkSIQoEa2luZBgDIAEoDjITLmt4bS52MS5Db250ZXh0S2luZBIrCglhdXRob3JpdHkYBCABKA4yGC5reG0udjEuQ29udGV4dEF1dGhvcml0eRItCgpjb25maWRlbmNlGAUgASgOMhkua3htLnYxLkNvbnRleHRDb25maWRlbmNlEiUKBnN0YXR1cxgGIAEoDjIVLmt4bS52MS5Db250ZXh0U3RhdHVzEi4KC3NvdXJjZV90eXBlGAcgASgOMhkua3htLnYxLkNvbnRleHRTb3VyY2VUeXBlEhIKCnNvdXJjZV9yZWYYCCABKAkSDwoHZGVyaXZlZBgJIAEoCBIVCg1saW5lYWdlX2RlcHRoGAogASgFEhEKCXJlbGV2YW5jZRgLIAEoARISCgpwaHJhc2VfaGl0GAwgASgIIkwKDlJlY2FsbFJlc3BvbnNlEiEKBWl0ZW1zGAEgAygLMhIua3htLnYxLlJlY2FsbEl0ZW0SFwoPdW5yZXNvbHZlZF9nYXBzGAIgAygJIn4KD0dldFN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIuCgphc19vZl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCg9pbmNsdWRlX2hpc3RvcnkYBCABKAgiWwoQR2V0U3RhdGVSZXNwb25zZRIhCgRpdGVtGAEgASgLMhMua3htLnYxLkNvbnRleHRJdGVtEiQKB2hpc3RvcnkYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iaQoTTGlzdFN0YXRlU2V0UmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIuCgphc19vZl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI6ChRMaXN0U3RhdGVTZXRSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbSL6AQoTUHJvcG9zZVN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIPCgdzdW1tYXJ5GAMgASgJEisKCWF1dGhvcml0eRgEIAEoDjIYLmt4bS52MS5Db250ZXh0QXV0aG9yaXR5Ei0KCmNvbmZpZGVuY2UYBSABKA4yGS5reG0udjEuQ29udGV4dENvbmZpZGVuY2USFQoNZXZpZGVuY2VfcmVmcxgGIAMoCRISCgpzdXBlcnNlZGVzGAcgAygJEhMKC3Byb3Bvc2VkX2J5GAggASgJEhIKCnJlcXVlc3RfaWQYCSABKAkiPQoUUHJvcG9zZVN0YXRlUmVzcG9uc2USJQoIcHJvcG9zYWwYASABKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iUgoTUHJvbW90ZVN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhMKC3Byb3Bvc2FsX2lkGAIgASgJEhUKDWV2aWRlbmNlX3JlZnMYAyADKAkieAoUUHJvbW90ZVN0YXRlUmVzcG9uc2USIQoEaXRlbRgBIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbRIlCghwcm9wb3NhbBgCIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbRIWCg5zdXBlcnNlZGVkX2lkcxgDIAMoCSJKChJSZWplY3RTdGF0ZVJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRITCgtwcm9wb3NhbF9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiPAoTUmVqZWN0U3RhdGVSZXNwb25zZRIlCghwcm9wb3NhbBgBIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbSI/ChNMaXN0RXBpc29kZXNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSFwoPd29ya2Zsb3dfcnVuX2lkGAIgASgJIjoKFExpc3RFcGlzb2Rlc1Jlc3BvbnNlEiIKBWl0ZW1zGAEgAygLMhMua3htLnYxLkNvbnRleHRJdGVtIjYKEkV4cGxhaW5JdGVtUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEg8KB2l0ZW1faWQYAiABKAkiXAoKSXRlbVNvdXJjZRIKCgJpZBgBIAEoCRIuCgtzb3VyY2VfdHlwZRgCIAEoDjIZLmt4bS52MS5Db250ZXh0U291cmNlVHlwZRISCgpzb3VyY2VfcmVmGAMgASgJInEKE0V4cGxhaW5JdGVtUmVzcG9uc2USDQoFZm91bmQYASABKAgSDwoHbGluZWFnZRgCIAMoCRIVCg1ldmlkZW5jZV9yZWZzGAMgAygJEiMKB3NvdXJjZXMYBCADKAsyEi5reG0udjEuSXRlbVNvdXJjZSJHChJEZWxldGVJdGVtc1JlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIQCghpdGVtX2lkcxgCIAMoCRIOCgZzaGFyZWQYAyABKAgiLAoTRGVsZXRlSXRlbXNSZXNwb25zZRIVCg1kZWxldGVkX2NvdW50GAEgASgFIisKCk1lbW9yeUZpbGUSDAoEcGF0aBgBIAEoCRIPCgdjb250ZW50GAIgASgJIkcKEVN5bmNNZW1vcnlSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSIQoFZmlsZXMYAiADKAsyEi5reG0udjEuTWVtb3J5RmlsZSKUAQoSU3luY01lbW9yeVJlc3BvbnNlEg4KBmxvYWRlZBgBIAEoBRIPCgdyZW1vdmVkGAIgASgFEhgKEHNraXBwZWRfaW5hY3RpdmUYAyABKAUSHgoWc2tpcHBlZF91bmJvdW5kX3Njb3BlcxgEIAEoBRIQCghyZXZpc2lvbhgFIAEoCRIRCgl1bmNoYW5nZWQYBiABKAgiJAoRTGlzdE1lbW9yeVJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCSLvAgoMTWVtb3J5UmVjb3JkEhEKCXJlY29yZF9pZBgBIAEoCRIPCgdpdGVtX2lkGAIgASgJEg8KB3Byb2plY3QYAyABKAkSDAoEcGF0aBgEIAEoCRIjCgVzY29wZRgFIAEoDjIULmt4bS52MS5Db250ZXh0U2NvcGUSEwoLcmVjb3JkX2tpbmQYBiABKAkSGAoQcmVjb3JkX2F1dGhvcml0eRgHIAEoCRIrCglhdXRob3JpdHkYCCABKA4yGC5reG0udjEuQ29udGV4dEF1dGhvcml0eRItCgpjb25maWRlbmNlGAkgASgOMhkua3htLnYxLkNvbnRleHRDb25maWRlbmNlEhEKCWxpZmVjeWNsZRgKIAEoCRIuCgtzb3VyY2VfdHlwZRgLIAEoDjIZLmt4bS52MS5Db250ZXh0U291cmNlVHlwZRISCgpzb3VyY2VfcmVmGAwgASgJEhUKDXN1bW1hcnlfY2hhcnMYDSABKAUiqQEKEkxpc3RNZW1vcnlSZXNwb25zZRIlCgdyZWNvcmRzGAEgAygLMhQua3htLnYxLk1lbW9yeVJlY29yZBIQCghyZXZpc2lvbhgCIAEoCRItCglzeW5jX3RpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEisKCmNhbmRpZGF0ZXMYBCADKAsyFy5reG0udjEuTWVtb3J5Q2FuZGlkYXRlIsECCg9NZW1vcnlDYW5kaWRhdGUSCgoCaWQYASABKAkSDwoHcHJvamVjdBgCIAEoCRIjCgVzY29wZRgDIAEoDjIULmt4bS52MS5Db250ZXh0U2NvcGUSDAoEa2luZBgEIAEoCRIPCgdzdW1tYXJ5GAUgASgJEhUKDWV2aWRlbmNlX3JlZnMYBiADKAkSEwoLcHJvcG9zZWRfYnkYByABKAkSKQoGb3JpZ2luGAggASgOMhkua3htLnYxLkNvbnRleHRTb3VyY2VUeXBlEi8KC2NyZWF0ZV90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZzdGF0dXMYCiABKAkSEgoKZGVjaWRlZF9ieRgLIAEoCRIRCglyZWNvcmRfaWQYDCABKAkSDgoGcmVhc29uGA0gASgJIoIBChRQcm9wb3NlTWVtb3J5UmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEiMKBXNjb3BlGAIgASgOMhQua3htLnYxLkNvbnRleHRTY29wZRIMCgRraW5kGAMgASgJEg8KB3N1bW1hcnkYBCABKAkSFQoNZXZpZGVuY2VfcmVmcxgFIAMoCSJDChVQcm9wb3NlTWVtb3J5UmVzcG9uc2USKgoJY2FuZGlkYXRlGAEgASgLMhcua3htLnYxLk1lbW9yeUNhbmRpZGF0ZSKSAQoUUHJvbW90ZU1lbW9yeVJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIUCgxjYW5kaWRhdGVfaWQYAiABKAkSEQoJcmVjb3JkX2lkGAMgASgJEhEKCWF1dGhvcml0eRgEIAEoCRItCgpjb25maWRlbmNlGAUgASgOMhkua3htLnYxLkNvbnRleHRDb25maWRlbmNlImIKFVByb21vdGVNZW1vcnlSZXNwb25zZRIqCgljYW5kaWRhdGUYASABKAsyFy5reG0udjEuTWVtb3J5Q2FuZGlkYXRlEgwKBHBhdGgYAiABKAkSDwoHY29udGVudBgDIAEoCSJMChNSZWplY3RNZW1vcnlSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSFAoMY2FuZGlkYXRlX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSJCChRSZWplY3RNZW1vcnlSZXNwb25zZRIqCgljYW5kaWRhdGUYASABKAsyFy5reG0udjEuTWVtb3J5Q2FuZGlkYXRlMs0LCg5Db250ZXh0U2VydmljZRJLCghQdXRJdGVtcxIXLmt4bS52MS5QdXRJdGVtc1JlcXVlc3QaGC5reG0udjEuUHV0SXRlbXNSZXNwb25zZSIM6uAYCAgDEAAYAigDEnAKEEdldENvbnRleHRQYWNrZXQSHy5reG0udjEuR2V0Q29udGV4dFBhY2tldFJlcXVlc3QaIC5reG0udjEuR2V0Q29udGV4dFBhY2tldFJlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fY29udGV4dCgDElEKBlJlY2FsbBIVLmt4bS52MS5SZWNhbGxSZXF1ZXN0GhYua3htLnYxLlJlY2FsbFJlc3BvbnNlIhjq4BgUCAQQARgCIgpreG1fcmVjYWxsKAESVgoIR2V0U3RhdGUSFy5reG0udjEuR2V0U3RhdGVSZXF1ZXN0Ghgua3htLnYxLkdldFN0YXRlUmVzcG9uc2UiF+rgGBMIBBABGAIiCWt4bV9zdGF0ZSgBEmYKDExpc3RTdGF0ZVNldBIbLmt4bS52MS5MaXN0U3RhdGVTZXRSZXF1ZXN0Ghwua3htLnYxLkxpc3RTdGF0ZVNldFJlc3BvbnNlIhvq4BgXCAQQARgCIg1reG1fc3RhdGVfc2V0KAESZAoMUHJvcG9zZVN0YXRlEhsua3htLnYxLlByb3Bvc2VTdGF0ZVJlcXVlc3QaHC5reG0udjEuUHJvcG9zZVN0YXRlUmVzcG9uc2UiGergGBUIAxAAGAIiC2t4bV9wcm9tb3RlKAESVwoMUHJvbW90ZVN0YXRlEhsua3htLnYxLlByb21vdGVTdGF0ZVJlcXVlc3QaHC5reG0udjEuUHJvbW90ZVN0YXRlUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJUCgtSZWplY3RTdGF0ZRIaLmt4bS52MS5SZWplY3RTdGF0ZVJlcXVlc3QaGy5reG0udjEuUmVqZWN0U3RhdGVSZXNwb25zZSIM6uAYCAgCEAAYASgEEmQKDExpc3RFcGlzb2RlcxIbLmt4bS52MS5MaXN0RXBpc29kZXNSZXF1ZXN0Ghwua3htLnYxLkxpc3RFcGlzb2Rlc1Jlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fZXBpc29kZSgBEmEKC0V4cGxhaW5JdGVtEhoua3htLnYxLkV4cGxhaW5JdGVtUmVxdWVzdBobLmt4bS52MS5FeHBsYWluSXRlbVJlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fZXhwbGFpbigBElQKC0RlbGV0ZUl0ZW1zEhoua3htLnYxLkRlbGV0ZUl0ZW1zUmVxdWVzdBobLmt4bS52MS5EZWxldGVJdGVtc1Jlc3BvbnNlIgzq4BgICAIQABgBKAQSUQoKU3luY01lbW9yeRIZLmt4bS52MS5TeW5jTWVtb3J5UmVxdWVzdBoaLmt4bS52MS5TeW5jTWVtb3J5UmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJRCgpMaXN0TWVtb3J5Ehkua3htLnYxLkxpc3RNZW1vcnlSZXF1ZXN0Ghoua3htLnYxLkxpc3RNZW1vcnlSZXNwb25zZSIM6uAYCAgEEAEYAigBEloKDVByb3Bvc2VNZW1vcnkSHC5reG0udjEuUHJvcG9zZU1lbW9yeVJlcXVlc3QaHS5reG0udjEuUHJvcG9zZU1lbW9yeVJlc3BvbnNlIgzq4BgICAMQABgCKAESWgoNUHJvbW90ZU1lbW9yeRIcLmt4bS52MS5Qcm9tb3RlTWVtb3J5UmVxdWVzdBodLmt4bS52MS5Qcm9tb3RlTWVtb3J5UmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJXCgxSZWplY3RNZW1vcnkSGy5reG0udjEuUmVqZWN0TWVtb3J5UmVxdWVzdBocLmt4bS52MS5SZWplY3RNZW1vcnlSZXNwb25zZSIM6uAYCAgCEAAYASgEQoMBCgpkZXYua3htLnYxQhNDb250ZXh0U2VydmljZVByb3RvUAFaJ2t4bS5kZXYvaHViL2NsaWVudHMvZ28vZ2VuL2t4bS92MTtreG12MaICA0tYWKoCBkt4bS5WMcoCBkt4bVxWMeICEkt4bVxWMVxHUEJNZXRhZGF0YeoCB0t4bTo6VjFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_envelopes, file_kxm_v1_options]);
 
 /**
  * Items to store.
@@ -1114,6 +1114,13 @@ export type ListMemoryResponse = Message<"kxm.v1.ListMemoryResponse"> & {
    * @generated from field: google.protobuf.Timestamp sync_time = 3;
    */
   syncTime?: Timestamp | undefined;
+
+  /**
+   * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+   *
+   * @generated from field: repeated kxm.v1.MemoryCandidate candidates = 4;
+   */
+  candidates: MemoryCandidate[];
 };
 
 /**
@@ -1122,6 +1129,321 @@ export type ListMemoryResponse = Message<"kxm.v1.ListMemoryResponse"> & {
  */
 export const ListMemoryResponseSchema: GenMessage<ListMemoryResponse> = /*@__PURE__*/
   messageDesc(file_kxm_v1_context_service, 29);
+
+/**
+ * MemoryCandidate is a noted fact waiting for an operator's decision.
+ *
+ * @generated from message kxm.v1.MemoryCandidate
+ */
+export type MemoryCandidate = Message<"kxm.v1.MemoryCandidate"> & {
+  /**
+   * `cand_<scope>_` and 12 hex digits.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The project.
+   *
+   * @generated from field: string project = 2;
+   */
+  project: string;
+
+  /**
+   * Who the fact would apply to.
+   *
+   * @generated from field: kxm.v1.ContextScope scope = 3;
+   */
+  scope: ContextScope;
+
+  /**
+   * Its kind label (default `learning`).
+   *
+   * @generated from field: string kind = 4;
+   */
+  kind: string;
+
+  /**
+   * The fact, redacted (review material for the project's operators; never in a packet).
+   *
+   * @generated from field: string summary = 5;
+   */
+  summary: string;
+
+  /**
+   * What supports it.
+   *
+   * @generated from field: repeated string evidence_refs = 6;
+   */
+  evidenceRefs: string[];
+
+  /**
+   * Who noted it: the agent id, the operator's name, or the credential's identity.
+   *
+   * @generated from field: string proposed_by = 7;
+   */
+  proposedBy: string;
+
+  /**
+   * The origin its credential gave it.
+   *
+   * @generated from field: kxm.v1.ContextSourceType origin = 8;
+   */
+  origin: ContextSourceType;
+
+  /**
+   * When it was noted.
+   *
+   * @generated from field: google.protobuf.Timestamp create_time = 9;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * `open`, `promoted` or `rejected`.
+   *
+   * @generated from field: string status = 10;
+   */
+  status: string;
+
+  /**
+   * The operator who decided (empty while open).
+   *
+   * @generated from field: string decided_by = 11;
+   */
+  decidedBy: string;
+
+  /**
+   * The record id it was promoted to (empty otherwise).
+   *
+   * @generated from field: string record_id = 12;
+   */
+  recordId: string;
+
+  /**
+   * A rejection's reason (empty otherwise).
+   *
+   * @generated from field: string reason = 13;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message kxm.v1.MemoryCandidate.
+ * Use `create(MemoryCandidateSchema)` to create a new message.
+ */
+export const MemoryCandidateSchema: GenMessage<MemoryCandidate> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 30);
+
+/**
+ * A memory note.
+ *
+ * @generated from message kxm.v1.ProposeMemoryRequest
+ */
+export type ProposeMemoryRequest = Message<"kxm.v1.ProposeMemoryRequest"> & {
+  /**
+   * The project (empty: the credential's).
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * Who the fact applies to (unset: project).
+   *
+   * @generated from field: kxm.v1.ContextScope scope = 2;
+   */
+  scope: ContextScope;
+
+  /**
+   * A label of at most 64 characters (empty: `learning`).
+   *
+   * @generated from field: string kind = 3;
+   */
+  kind: string;
+
+  /**
+   * The fact (1 to 4,000 characters, stored redacted).
+   *
+   * @generated from field: string summary = 4;
+   */
+  summary: string;
+
+  /**
+   * At most 64 refs of what supports it.
+   *
+   * @generated from field: repeated string evidence_refs = 5;
+   */
+  evidenceRefs: string[];
+};
+
+/**
+ * Describes the message kxm.v1.ProposeMemoryRequest.
+ * Use `create(ProposeMemoryRequestSchema)` to create a new message.
+ */
+export const ProposeMemoryRequestSchema: GenMessage<ProposeMemoryRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 31);
+
+/**
+ * The candidate noted.
+ *
+ * @generated from message kxm.v1.ProposeMemoryResponse
+ */
+export type ProposeMemoryResponse = Message<"kxm.v1.ProposeMemoryResponse"> & {
+  /**
+   * Open.
+   *
+   * @generated from field: kxm.v1.MemoryCandidate candidate = 1;
+   */
+  candidate?: MemoryCandidate | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.ProposeMemoryResponse.
+ * Use `create(ProposeMemoryResponseSchema)` to create a new message.
+ */
+export const ProposeMemoryResponseSchema: GenMessage<ProposeMemoryResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 32);
+
+/**
+ * An operator's promotion of a candidate.
+ *
+ * @generated from message kxm.v1.PromoteMemoryRequest
+ */
+export type PromoteMemoryRequest = Message<"kxm.v1.PromoteMemoryRequest"> & {
+  /**
+   * The project (empty: the operator's `x-kxm-project`).
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * The candidate.
+   *
+   * @generated from field: string candidate_id = 2;
+   */
+  candidateId: string;
+
+  /**
+   * The record's id (`^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$`, any case, at most 124 characters).
+   *
+   * @generated from field: string record_id = 3;
+   */
+  recordId: string;
+
+  /**
+   * `promoted` (empty), `instruction` or `evidence`.
+   *
+   * @generated from field: string authority = 4;
+   */
+  authority: string;
+
+  /**
+   * Unset: probable.
+   *
+   * @generated from field: kxm.v1.ContextConfidence confidence = 5;
+   */
+  confidence: ContextConfidence;
+};
+
+/**
+ * Describes the message kxm.v1.PromoteMemoryRequest.
+ * Use `create(PromoteMemoryRequestSchema)` to create a new message.
+ */
+export const PromoteMemoryRequestSchema: GenMessage<PromoteMemoryRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 33);
+
+/**
+ * The promotion.
+ *
+ * @generated from message kxm.v1.PromoteMemoryResponse
+ */
+export type PromoteMemoryResponse = Message<"kxm.v1.PromoteMemoryResponse"> & {
+  /**
+   * The candidate, closed as promoted.
+   *
+   * @generated from field: kxm.v1.MemoryCandidate candidate = 1;
+   */
+  candidate?: MemoryCandidate | undefined;
+
+  /**
+   * The record file's name: `<record id>.md`.
+   *
+   * @generated from field: string path = 2;
+   */
+  path: string;
+
+  /**
+   * The record file's text (`kxm.memory.v1`): add it to the memory directory and sync.
+   *
+   * @generated from field: string content = 3;
+   */
+  content: string;
+};
+
+/**
+ * Describes the message kxm.v1.PromoteMemoryResponse.
+ * Use `create(PromoteMemoryResponseSchema)` to create a new message.
+ */
+export const PromoteMemoryResponseSchema: GenMessage<PromoteMemoryResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 34);
+
+/**
+ * An operator's rejection of a candidate.
+ *
+ * @generated from message kxm.v1.RejectMemoryRequest
+ */
+export type RejectMemoryRequest = Message<"kxm.v1.RejectMemoryRequest"> & {
+  /**
+   * The project (empty: the operator's `x-kxm-project`).
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * The candidate.
+   *
+   * @generated from field: string candidate_id = 2;
+   */
+  candidateId: string;
+
+  /**
+   * Why (at most 1,000 characters).
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message kxm.v1.RejectMemoryRequest.
+ * Use `create(RejectMemoryRequestSchema)` to create a new message.
+ */
+export const RejectMemoryRequestSchema: GenMessage<RejectMemoryRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 35);
+
+/**
+ * The rejection.
+ *
+ * @generated from message kxm.v1.RejectMemoryResponse
+ */
+export type RejectMemoryResponse = Message<"kxm.v1.RejectMemoryResponse"> & {
+  /**
+   * The candidate, closed as rejected.
+   *
+   * @generated from field: kxm.v1.MemoryCandidate candidate = 1;
+   */
+  candidate?: MemoryCandidate | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.RejectMemoryResponse.
+ * Use `create(RejectMemoryResponseSchema)` to create a new message.
+ */
+export const RejectMemoryResponseSchema: GenMessage<RejectMemoryResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 36);
 
 /**
  * ContextService gives agents their working context: a token-budgeted packet assembled for a role and
@@ -1394,7 +1716,8 @@ export const ContextService: GenService<{
   },
   /**
    * ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
-   * ones it owns): metadata only, never a summary, and the current memory revision.
+   * ones it owns): metadata only, never a summary, and the current memory revision; then the
+   * project's open memory candidates (review material, with their summaries).
    *
    * Errors:
    * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
@@ -1407,6 +1730,78 @@ export const ContextService: GenService<{
     methodKind: "unary";
     input: typeof ListMemoryRequestSchema;
     output: typeof ListMemoryResponseSchema;
+  },
+  /**
+   * ProposeMemory notes a memory candidate: a fact an agent (or anyone of the project) learned,
+   * kept for an operator's review. A candidate is never context: no packet, recall or explanation
+   * sees it until an operator promotes it into a record file and syncs it.
+   *
+   * The proposer is the caller; its origin (`peer` or `human`) comes from its credential. At most
+   * 64 candidates of a project are open at once.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): an empty or over-long summary or kind,
+   *   or a malformed evidence ref (metadata: field).
+   * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 64 evidence refs.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a scope the contract does not define.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+   * - RESOURCE_EXHAUSTED (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): 64 candidates of the project are
+   *   open: an operator promotes or rejects some first (metadata: limit).
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+   *
+   * @generated from rpc kxm.v1.ContextService.ProposeMemory
+   */
+  proposeMemory: {
+    methodKind: "unary";
+    input: typeof ProposeMemoryRequestSchema;
+    output: typeof ProposeMemoryResponseSchema;
+  },
+  /**
+   * PromoteMemory closes an open candidate as promoted and returns the `kxm.memory.v1` record file
+   * it becomes, for the operator to add to the memory directory and sync (the hub stores no item
+   * here: memory is what a sync loads).
+   *
+   * A named operator other than the proposer decides. The record's source type is `human` (the
+   * operator's promotion is what vouches for it), its source ref names the candidate, proposer
+   * and promoter.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+   * - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+   * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): the candidate was decided
+   *   already, or this operator proposed it (metadata: status, proposedBy).
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed record id, authority or
+   *   candidate id, or a record the candidate cannot make (metadata: field).
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a confidence the contract does not define.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+   *
+   * @generated from rpc kxm.v1.ContextService.PromoteMemory
+   */
+  promoteMemory: {
+    methodKind: "unary";
+    input: typeof PromoteMemoryRequestSchema;
+    output: typeof PromoteMemoryResponseSchema;
+  },
+  /**
+   * RejectMemory closes an open candidate without promoting it (any operator, its proposer too).
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+   * - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+   * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): it was decided already.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed candidate id, or a reason
+   *   over 1,000 characters (metadata: field).
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+   *
+   * @generated from rpc kxm.v1.ContextService.RejectMemory
+   */
+  rejectMemory: {
+    methodKind: "unary";
+    input: typeof RejectMemoryRequestSchema;
+    output: typeof RejectMemoryResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kxm_v1_context_service, 0);

@@ -176,6 +176,41 @@ public final class ContextServiceProto extends com.google.protobuf.GeneratedFile
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_ListMemoryResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_MemoryCandidate_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_MemoryCandidate_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ProposeMemoryRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ProposeMemoryRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ProposeMemoryResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ProposeMemoryResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_PromoteMemoryRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_PromoteMemoryRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_PromoteMemoryResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_PromoteMemoryResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_RejectMemoryRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_RejectMemoryRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_RejectMemoryResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_RejectMemoryResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -290,45 +325,83 @@ public final class ContextServiceProto extends com.google.protobuf.GeneratedFile
       "e\022:\n\013source_type\030\013 \001(\0162\031.kxm.v1.ContextS" +
       "ourceTypeR\nsourceType\022\035\n\nsource_ref\030\014 \001(" +
       "\tR\tsourceRef\022#\n\rsummary_chars\030\r \001(\005R\014sum" +
-      "maryChars\"\231\001\n\022ListMemoryResponse\022.\n\007reco" +
+      "maryChars\"\322\001\n\022ListMemoryResponse\022.\n\007reco" +
       "rds\030\001 \003(\0132\024.kxm.v1.MemoryRecordR\007records" +
       "\022\032\n\010revision\030\002 \001(\tR\010revision\0227\n\tsync_tim" +
       "e\030\003 \001(\0132\032.google.protobuf.TimestampR\010syn" +
-      "cTime2\274\t\n\016ContextService\022K\n\010PutItems\022\027.k" +
-      "xm.v1.PutItemsRequest\032\030.kxm.v1.PutItemsR" +
-      "esponse\"\014\352\340\030\010\010\003\020\000\030\002(\003\022p\n\020GetContextPacke" +
-      "t\022\037.kxm.v1.GetContextPacketRequest\032 .kxm" +
-      ".v1.GetContextPacketResponse\"\031\352\340\030\025\010\004\020\001\030\002" +
-      "\"\013kxm_context(\003\022Q\n\006Recall\022\025.kxm.v1.Recal" +
-      "lRequest\032\026.kxm.v1.RecallResponse\"\030\352\340\030\024\010\004" +
-      "\020\001\030\002\"\nkxm_recall(\001\022V\n\010GetState\022\027.kxm.v1." +
-      "GetStateRequest\032\030.kxm.v1.GetStateRespons" +
-      "e\"\027\352\340\030\023\010\004\020\001\030\002\"\tkxm_state(\001\022f\n\014ListStateS" +
-      "et\022\033.kxm.v1.ListStateSetRequest\032\034.kxm.v1" +
-      ".ListStateSetResponse\"\033\352\340\030\027\010\004\020\001\030\002\"\rkxm_s" +
-      "tate_set(\001\022d\n\014ProposeState\022\033.kxm.v1.Prop" +
-      "oseStateRequest\032\034.kxm.v1.ProposeStateRes" +
-      "ponse\"\031\352\340\030\025\010\003\020\000\030\002\"\013kxm_promote(\001\022W\n\014Prom" +
-      "oteState\022\033.kxm.v1.PromoteStateRequest\032\034." +
-      "kxm.v1.PromoteStateResponse\"\014\352\340\030\010\010\002\020\000\030\001(" +
-      "\004\022T\n\013RejectState\022\032.kxm.v1.RejectStateReq" +
-      "uest\032\033.kxm.v1.RejectStateResponse\"\014\352\340\030\010\010" +
-      "\002\020\000\030\001(\004\022d\n\014ListEpisodes\022\033.kxm.v1.ListEpi" +
-      "sodesRequest\032\034.kxm.v1.ListEpisodesRespon" +
-      "se\"\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_episode(\001\022a\n\013Explain" +
-      "Item\022\032.kxm.v1.ExplainItemRequest\032\033.kxm.v" +
-      "1.ExplainItemResponse\"\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_e" +
-      "xplain(\001\022T\n\013DeleteItems\022\032.kxm.v1.DeleteI" +
-      "temsRequest\032\033.kxm.v1.DeleteItemsResponse" +
-      "\"\014\352\340\030\010\010\002\020\000\030\001(\004\022Q\n\nSyncMemory\022\031.kxm.v1.Sy" +
-      "ncMemoryRequest\032\032.kxm.v1.SyncMemoryRespo" +
-      "nse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022Q\n\nListMemory\022\031.kxm.v1" +
-      ".ListMemoryRequest\032\032.kxm.v1.ListMemoryRe" +
-      "sponse\"\014\352\340\030\010\010\004\020\001\030\002(\001B\203\001\n\ndev.kxm.v1B\023Con" +
-      "textServiceProtoP\001Z\'kxm.dev/hub/clients/" +
-      "go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm" +
-      "\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006prot" +
-      "o3"
+      "cTime\0227\n\ncandidates\030\004 \003(\0132\027.kxm.v1.Memor" +
+      "yCandidateR\ncandidates\"\267\003\n\017MemoryCandida" +
+      "te\022\016\n\002id\030\001 \001(\tR\002id\022\030\n\007project\030\002 \001(\tR\007pro" +
+      "ject\022*\n\005scope\030\003 \001(\0162\024.kxm.v1.ContextScop" +
+      "eR\005scope\022\022\n\004kind\030\004 \001(\tR\004kind\022\030\n\007summary\030" +
+      "\005 \001(\tR\007summary\022#\n\revidence_refs\030\006 \003(\tR\014e" +
+      "videnceRefs\022\037\n\013proposed_by\030\007 \001(\tR\npropos" +
+      "edBy\0221\n\006origin\030\010 \001(\0162\031.kxm.v1.ContextSou" +
+      "rceTypeR\006origin\022;\n\013create_time\030\t \001(\0132\032.g" +
+      "oogle.protobuf.TimestampR\ncreateTime\022\026\n\006" +
+      "status\030\n \001(\tR\006status\022\035\n\ndecided_by\030\013 \001(\t" +
+      "R\tdecidedBy\022\033\n\trecord_id\030\014 \001(\tR\010recordId" +
+      "\022\026\n\006reason\030\r \001(\tR\006reason\"\257\001\n\024ProposeMemo" +
+      "ryRequest\022\030\n\007project\030\001 \001(\tR\007project\022*\n\005s" +
+      "cope\030\002 \001(\0162\024.kxm.v1.ContextScopeR\005scope\022" +
+      "\022\n\004kind\030\003 \001(\tR\004kind\022\030\n\007summary\030\004 \001(\tR\007su" +
+      "mmary\022#\n\revidence_refs\030\005 \003(\tR\014evidenceRe" +
+      "fs\"N\n\025ProposeMemoryResponse\0225\n\tcandidate" +
+      "\030\001 \001(\0132\027.kxm.v1.MemoryCandidateR\tcandida" +
+      "te\"\311\001\n\024PromoteMemoryRequest\022\030\n\007project\030\001" +
+      " \001(\tR\007project\022!\n\014candidate_id\030\002 \001(\tR\013can" +
+      "didateId\022\033\n\trecord_id\030\003 \001(\tR\010recordId\022\034\n" +
+      "\tauthority\030\004 \001(\tR\tauthority\0229\n\nconfidenc" +
+      "e\030\005 \001(\0162\031.kxm.v1.ContextConfidenceR\nconf" +
+      "idence\"|\n\025PromoteMemoryResponse\0225\n\tcandi" +
+      "date\030\001 \001(\0132\027.kxm.v1.MemoryCandidateR\tcan" +
+      "didate\022\022\n\004path\030\002 \001(\tR\004path\022\030\n\007content\030\003 " +
+      "\001(\tR\007content\"j\n\023RejectMemoryRequest\022\030\n\007p" +
+      "roject\030\001 \001(\tR\007project\022!\n\014candidate_id\030\002 " +
+      "\001(\tR\013candidateId\022\026\n\006reason\030\003 \001(\tR\006reason" +
+      "\"M\n\024RejectMemoryResponse\0225\n\tcandidate\030\001 " +
+      "\001(\0132\027.kxm.v1.MemoryCandidateR\tcandidate2" +
+      "\315\013\n\016ContextService\022K\n\010PutItems\022\027.kxm.v1." +
+      "PutItemsRequest\032\030.kxm.v1.PutItemsRespons" +
+      "e\"\014\352\340\030\010\010\003\020\000\030\002(\003\022p\n\020GetContextPacket\022\037.kx" +
+      "m.v1.GetContextPacketRequest\032 .kxm.v1.Ge" +
+      "tContextPacketResponse\"\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_" +
+      "context(\003\022Q\n\006Recall\022\025.kxm.v1.RecallReque" +
+      "st\032\026.kxm.v1.RecallResponse\"\030\352\340\030\024\010\004\020\001\030\002\"\n" +
+      "kxm_recall(\001\022V\n\010GetState\022\027.kxm.v1.GetSta" +
+      "teRequest\032\030.kxm.v1.GetStateResponse\"\027\352\340\030" +
+      "\023\010\004\020\001\030\002\"\tkxm_state(\001\022f\n\014ListStateSet\022\033.k" +
+      "xm.v1.ListStateSetRequest\032\034.kxm.v1.ListS" +
+      "tateSetResponse\"\033\352\340\030\027\010\004\020\001\030\002\"\rkxm_state_s" +
+      "et(\001\022d\n\014ProposeState\022\033.kxm.v1.ProposeSta" +
+      "teRequest\032\034.kxm.v1.ProposeStateResponse\"" +
+      "\031\352\340\030\025\010\003\020\000\030\002\"\013kxm_promote(\001\022W\n\014PromoteSta" +
+      "te\022\033.kxm.v1.PromoteStateRequest\032\034.kxm.v1" +
+      ".PromoteStateResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022T\n\013R" +
+      "ejectState\022\032.kxm.v1.RejectStateRequest\032\033" +
+      ".kxm.v1.RejectStateResponse\"\014\352\340\030\010\010\002\020\000\030\001(" +
+      "\004\022d\n\014ListEpisodes\022\033.kxm.v1.ListEpisodesR" +
+      "equest\032\034.kxm.v1.ListEpisodesResponse\"\031\352\340" +
+      "\030\025\010\004\020\001\030\002\"\013kxm_episode(\001\022a\n\013ExplainItem\022\032" +
+      ".kxm.v1.ExplainItemRequest\032\033.kxm.v1.Expl" +
+      "ainItemResponse\"\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_explain" +
+      "(\001\022T\n\013DeleteItems\022\032.kxm.v1.DeleteItemsRe" +
+      "quest\032\033.kxm.v1.DeleteItemsResponse\"\014\352\340\030\010" +
+      "\010\002\020\000\030\001(\004\022Q\n\nSyncMemory\022\031.kxm.v1.SyncMemo" +
+      "ryRequest\032\032.kxm.v1.SyncMemoryResponse\"\014\352" +
+      "\340\030\010\010\002\020\000\030\001(\004\022Q\n\nListMemory\022\031.kxm.v1.ListM" +
+      "emoryRequest\032\032.kxm.v1.ListMemoryResponse" +
+      "\"\014\352\340\030\010\010\004\020\001\030\002(\001\022Z\n\rProposeMemory\022\034.kxm.v1" +
+      ".ProposeMemoryRequest\032\035.kxm.v1.ProposeMe" +
+      "moryResponse\"\014\352\340\030\010\010\003\020\000\030\002(\001\022Z\n\rPromoteMem" +
+      "ory\022\034.kxm.v1.PromoteMemoryRequest\032\035.kxm." +
+      "v1.PromoteMemoryResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022W" +
+      "\n\014RejectMemory\022\033.kxm.v1.RejectMemoryRequ" +
+      "est\032\034.kxm.v1.RejectMemoryResponse\"\014\352\340\030\010\010" +
+      "\002\020\000\030\001(\004B\203\001\n\ndev.kxm.v1B\023ContextServicePr" +
+      "otoP\001Z\'kxm.dev/hub/clients/go/gen/kxm/v1" +
+      ";kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\" +
+      "GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -517,7 +590,49 @@ public final class ContextServiceProto extends com.google.protobuf.GeneratedFile
     internal_static_kxm_v1_ListMemoryResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_ListMemoryResponse_descriptor,
-        new java.lang.String[] { "Records", "Revision", "SyncTime", });
+        new java.lang.String[] { "Records", "Revision", "SyncTime", "Candidates", });
+    internal_static_kxm_v1_MemoryCandidate_descriptor =
+      getDescriptor().getMessageType(30);
+    internal_static_kxm_v1_MemoryCandidate_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_MemoryCandidate_descriptor,
+        new java.lang.String[] { "Id", "Project", "Scope", "Kind", "Summary", "EvidenceRefs", "ProposedBy", "Origin", "CreateTime", "Status", "DecidedBy", "RecordId", "Reason", });
+    internal_static_kxm_v1_ProposeMemoryRequest_descriptor =
+      getDescriptor().getMessageType(31);
+    internal_static_kxm_v1_ProposeMemoryRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ProposeMemoryRequest_descriptor,
+        new java.lang.String[] { "Project", "Scope", "Kind", "Summary", "EvidenceRefs", });
+    internal_static_kxm_v1_ProposeMemoryResponse_descriptor =
+      getDescriptor().getMessageType(32);
+    internal_static_kxm_v1_ProposeMemoryResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ProposeMemoryResponse_descriptor,
+        new java.lang.String[] { "Candidate", });
+    internal_static_kxm_v1_PromoteMemoryRequest_descriptor =
+      getDescriptor().getMessageType(33);
+    internal_static_kxm_v1_PromoteMemoryRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_PromoteMemoryRequest_descriptor,
+        new java.lang.String[] { "Project", "CandidateId", "RecordId", "Authority", "Confidence", });
+    internal_static_kxm_v1_PromoteMemoryResponse_descriptor =
+      getDescriptor().getMessageType(34);
+    internal_static_kxm_v1_PromoteMemoryResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_PromoteMemoryResponse_descriptor,
+        new java.lang.String[] { "Candidate", "Path", "Content", });
+    internal_static_kxm_v1_RejectMemoryRequest_descriptor =
+      getDescriptor().getMessageType(35);
+    internal_static_kxm_v1_RejectMemoryRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_RejectMemoryRequest_descriptor,
+        new java.lang.String[] { "Project", "CandidateId", "Reason", });
+    internal_static_kxm_v1_RejectMemoryResponse_descriptor =
+      getDescriptor().getMessageType(36);
+    internal_static_kxm_v1_RejectMemoryResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_RejectMemoryResponse_descriptor,
+        new java.lang.String[] { "Candidate", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.StructProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();

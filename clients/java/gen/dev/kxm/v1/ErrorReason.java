@@ -1136,6 +1136,22 @@ public enum ErrorReason
    * <code>ERROR_REASON_MEMORY_RECORD_OWNED = 159;</code>
    */
   ERROR_REASON_MEMORY_RECORD_OWNED(159),
+  /**
+   * <pre>
+   * NOT_FOUND: no memory candidate of the project has this id (another project's reads as none); metadata: candidateId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND = 160;</code>
+   */
+  ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND(160),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the memory candidate was promoted or rejected already, or the operator promoting it proposed it (a second operator decides); metadata: candidateId, status, proposedBy.
+   * </pre>
+   *
+   * <code>ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE = 161;</code>
+   */
+  ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE(161),
   UNRECOGNIZED(-1),
   ;
 
@@ -2262,6 +2278,22 @@ public enum ErrorReason
    * <code>ERROR_REASON_MEMORY_RECORD_OWNED = 159;</code>
    */
   public static final int ERROR_REASON_MEMORY_RECORD_OWNED_VALUE = 159;
+  /**
+   * <pre>
+   * NOT_FOUND: no memory candidate of the project has this id (another project's reads as none); metadata: candidateId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND = 160;</code>
+   */
+  public static final int ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND_VALUE = 160;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the memory candidate was promoted or rejected already, or the operator promoting it proposed it (a second operator decides); metadata: candidateId, status, proposedBy.
+   * </pre>
+   *
+   * <code>ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE = 161;</code>
+   */
+  public static final int ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE_VALUE = 161;
 
 
   public final int getNumber() {
@@ -2427,6 +2459,8 @@ public enum ErrorReason
       case 157: return ERROR_REASON_STATE_CONTRADICTION;
       case 158: return ERROR_REASON_INVALID_MEMORY_RECORD;
       case 159: return ERROR_REASON_MEMORY_RECORD_OWNED;
+      case 160: return ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND;
+      case 161: return ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE;
       default: return null;
     }
   }

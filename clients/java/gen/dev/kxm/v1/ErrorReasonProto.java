@@ -35,7 +35,7 @@ public final class ErrorReasonProto extends com.google.protobuf.GeneratedFile {
       descriptor;
   static {
     java.lang.String[] descriptorData = {
-      "\n\031kxm/v1/error_reason.proto\022\006kxm.v1*\307,\n\013" +
+      "\n\031kxm/v1/error_reason.proto\022\006kxm.v1*\250-\n\013" +
       "ErrorReason\022\034\n\030ERROR_REASON_UNSPECIFIED\020" +
       "\000\022\037\n\033ERROR_REASON_PROTOCOL_ERROR\020\001\022\035\n\031ER" +
       "ROR_REASON_INVALID_JSON\020\002\022\'\n#ERROR_REASO" +
@@ -178,10 +178,13 @@ public final class ErrorReasonProto extends com.google.protobuf.GeneratedFile {
       "VALID_STATE_REQUEST\020\234\001\022%\n ERROR_REASON_S" +
       "TATE_CONTRADICTION\020\235\001\022\'\n\"ERROR_REASON_IN" +
       "VALID_MEMORY_RECORD\020\236\001\022%\n ERROR_REASON_M" +
-      "EMORY_RECORD_OWNED\020\237\001B\200\001\n\ndev.kxm.v1B\020Er" +
-      "rorReasonProtoP\001Z\'kxm.dev/hub/clients/go" +
-      "/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V" +
-      "1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
+      "EMORY_RECORD_OWNED\020\237\001\022,\n\'ERROR_REASON_ME" +
+      "MORY_CANDIDATE_NOT_FOUND\020\240\001\0221\n,ERROR_REA" +
+      "SON_MEMORY_CANDIDATE_NOT_PROMOTABLE\020\241\001B\200" +
+      "\001\n\ndev.kxm.v1B\020ErrorReasonProtoP\001Z\'kxm.d" +
+      "ev/hub/clients/go/gen/kxm/v1;kxmv1\242\002\003KXX" +
+      "\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352" +
+      "\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,

@@ -34,6 +34,7 @@ private static final long serialVersionUID = 0L;
   private ListMemoryResponse() {
     records_ = java.util.Collections.emptyList();
     revision_ = "";
+    candidates_ = java.util.Collections.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -201,6 +202,67 @@ private static final long serialVersionUID = 0L;
     return syncTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : syncTime_;
   }
 
+  public static final int CANDIDATES_FIELD_NUMBER = 4;
+  @SuppressWarnings("serial")
+  private java.util.List<dev.kxm.v1.MemoryCandidate> candidates_;
+  /**
+   * <pre>
+   * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<dev.kxm.v1.MemoryCandidate> getCandidatesList() {
+    return candidates_;
+  }
+  /**
+   * <pre>
+   * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends dev.kxm.v1.MemoryCandidateOrBuilder> 
+      getCandidatesOrBuilderList() {
+    return candidates_;
+  }
+  /**
+   * <pre>
+   * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+   */
+  @java.lang.Override
+  public int getCandidatesCount() {
+    return candidates_.size();
+  }
+  /**
+   * <pre>
+   * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.MemoryCandidate getCandidates(int index) {
+    return candidates_.get(index);
+  }
+  /**
+   * <pre>
+   * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.MemoryCandidateOrBuilder getCandidatesOrBuilder(
+      int index) {
+    return candidates_.get(index);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -224,6 +286,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(3, getSyncTime());
     }
+    for (int i = 0; i < candidates_.size(); i++) {
+      output.writeMessage(4, candidates_.get(i));
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -244,6 +309,15 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(3, getSyncTime());
     }
+
+        {
+          final int count = candidates_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(candidates_.get(i));
+          }
+          size += 1 * count;
+        }
     return size;
   }
   @java.lang.Override
@@ -277,6 +351,8 @@ private static final long serialVersionUID = 0L;
       if (!getSyncTime()
           .equals(other.getSyncTime())) return false;
     }
+    if (!getCandidatesList()
+        .equals(other.getCandidatesList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -297,6 +373,10 @@ private static final long serialVersionUID = 0L;
     if (hasSyncTime()) {
       hash = (37 * hash) + SYNC_TIME_FIELD_NUMBER;
       hash = (53 * hash) + getSyncTime().hashCode();
+    }
+    if (getCandidatesCount() > 0) {
+      hash = (37 * hash) + CANDIDATES_FIELD_NUMBER;
+      hash = (53 * hash) + getCandidatesList().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -434,6 +514,7 @@ private static final long serialVersionUID = 0L;
               .alwaysUseFieldBuilders) {
         internalGetRecordsFieldBuilder();
         internalGetSyncTimeFieldBuilder();
+        internalGetCandidatesFieldBuilder();
       }
     }
     @java.lang.Override
@@ -453,6 +534,13 @@ private static final long serialVersionUID = 0L;
         syncTimeBuilder_.dispose();
         syncTimeBuilder_ = null;
       }
+      if (candidatesBuilder_ == null) {
+        candidates_ = java.util.Collections.emptyList();
+      } else {
+        candidates_ = null;
+        candidatesBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00000008);
       return this;
     }
 
@@ -494,6 +582,15 @@ private static final long serialVersionUID = 0L;
         result.records_ = records_;
       } else {
         result.records_ = recordsBuilder_.build();
+      }
+      if (candidatesBuilder_ == null) {
+        if (((bitField0_ & 0x00000008) != 0)) {
+          candidates_ = java.util.Collections.unmodifiableList(candidates_);
+          bitField0_ = (bitField0_ & ~0x00000008);
+        }
+        result.candidates_ = candidates_;
+      } else {
+        result.candidates_ = candidatesBuilder_.build();
       }
     }
 
@@ -558,6 +655,32 @@ private static final long serialVersionUID = 0L;
       if (other.hasSyncTime()) {
         mergeSyncTime(other.getSyncTime());
       }
+      if (candidatesBuilder_ == null) {
+        if (!other.candidates_.isEmpty()) {
+          if (candidates_.isEmpty()) {
+            candidates_ = other.candidates_;
+            bitField0_ = (bitField0_ & ~0x00000008);
+          } else {
+            ensureCandidatesIsMutable();
+            candidates_.addAll(other.candidates_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.candidates_.isEmpty()) {
+          if (candidatesBuilder_.isEmpty()) {
+            candidatesBuilder_.dispose();
+            candidatesBuilder_ = null;
+            candidates_ = other.candidates_;
+            bitField0_ = (bitField0_ & ~0x00000008);
+            candidatesBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetCandidatesFieldBuilder() : null;
+          } else {
+            candidatesBuilder_.addAllMessages(other.candidates_);
+          }
+        }
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -607,6 +730,19 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000004;
               break;
             } // case 26
+            case 34: {
+              dev.kxm.v1.MemoryCandidate m =
+                  input.readMessage(
+                      dev.kxm.v1.MemoryCandidate.parser(),
+                      extensionRegistry);
+              if (candidatesBuilder_ == null) {
+                ensureCandidatesIsMutable();
+                candidates_.add(m);
+              } else {
+                candidatesBuilder_.addMessage(m);
+              }
+              break;
+            } // case 34
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1175,6 +1311,312 @@ private static final long serialVersionUID = 0L;
         syncTime_ = null;
       }
       return syncTimeBuilder_;
+    }
+
+    private java.util.List<dev.kxm.v1.MemoryCandidate> candidates_ =
+      java.util.Collections.emptyList();
+    private void ensureCandidatesIsMutable() {
+      if (!((bitField0_ & 0x00000008) != 0)) {
+        candidates_ = new java.util.ArrayList<dev.kxm.v1.MemoryCandidate>(candidates_);
+        bitField0_ |= 0x00000008;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.kxm.v1.MemoryCandidate, dev.kxm.v1.MemoryCandidate.Builder, dev.kxm.v1.MemoryCandidateOrBuilder> candidatesBuilder_;
+
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public java.util.List<dev.kxm.v1.MemoryCandidate> getCandidatesList() {
+      if (candidatesBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(candidates_);
+      } else {
+        return candidatesBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public int getCandidatesCount() {
+      if (candidatesBuilder_ == null) {
+        return candidates_.size();
+      } else {
+        return candidatesBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public dev.kxm.v1.MemoryCandidate getCandidates(int index) {
+      if (candidatesBuilder_ == null) {
+        return candidates_.get(index);
+      } else {
+        return candidatesBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public Builder setCandidates(
+        int index, dev.kxm.v1.MemoryCandidate value) {
+      if (candidatesBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureCandidatesIsMutable();
+        candidates_.set(index, value);
+        onChanged();
+      } else {
+        candidatesBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public Builder setCandidates(
+        int index, dev.kxm.v1.MemoryCandidate.Builder builderForValue) {
+      if (candidatesBuilder_ == null) {
+        ensureCandidatesIsMutable();
+        candidates_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        candidatesBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public Builder addCandidates(dev.kxm.v1.MemoryCandidate value) {
+      if (candidatesBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureCandidatesIsMutable();
+        candidates_.add(value);
+        onChanged();
+      } else {
+        candidatesBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public Builder addCandidates(
+        int index, dev.kxm.v1.MemoryCandidate value) {
+      if (candidatesBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        ensureCandidatesIsMutable();
+        candidates_.add(index, value);
+        onChanged();
+      } else {
+        candidatesBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public Builder addCandidates(
+        dev.kxm.v1.MemoryCandidate.Builder builderForValue) {
+      if (candidatesBuilder_ == null) {
+        ensureCandidatesIsMutable();
+        candidates_.add(builderForValue.build());
+        onChanged();
+      } else {
+        candidatesBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public Builder addCandidates(
+        int index, dev.kxm.v1.MemoryCandidate.Builder builderForValue) {
+      if (candidatesBuilder_ == null) {
+        ensureCandidatesIsMutable();
+        candidates_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        candidatesBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public Builder addAllCandidates(
+        java.lang.Iterable<? extends dev.kxm.v1.MemoryCandidate> values) {
+      if (candidatesBuilder_ == null) {
+        ensureCandidatesIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, candidates_);
+        onChanged();
+      } else {
+        candidatesBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public Builder clearCandidates() {
+      if (candidatesBuilder_ == null) {
+        candidates_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000008);
+        onChanged();
+      } else {
+        candidatesBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public Builder removeCandidates(int index) {
+      if (candidatesBuilder_ == null) {
+        ensureCandidatesIsMutable();
+        candidates_.remove(index);
+        onChanged();
+      } else {
+        candidatesBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public dev.kxm.v1.MemoryCandidate.Builder getCandidatesBuilder(
+        int index) {
+      return internalGetCandidatesFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public dev.kxm.v1.MemoryCandidateOrBuilder getCandidatesOrBuilder(
+        int index) {
+      if (candidatesBuilder_ == null) {
+        return candidates_.get(index);  } else {
+        return candidatesBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public java.util.List<? extends dev.kxm.v1.MemoryCandidateOrBuilder> 
+         getCandidatesOrBuilderList() {
+      if (candidatesBuilder_ != null) {
+        return candidatesBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(candidates_);
+      }
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public dev.kxm.v1.MemoryCandidate.Builder addCandidatesBuilder() {
+      return internalGetCandidatesFieldBuilder().addBuilder(
+          dev.kxm.v1.MemoryCandidate.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public dev.kxm.v1.MemoryCandidate.Builder addCandidatesBuilder(
+        int index) {
+      return internalGetCandidatesFieldBuilder().addBuilder(
+          index, dev.kxm.v1.MemoryCandidate.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+     * </pre>
+     *
+     * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+     */
+    public java.util.List<dev.kxm.v1.MemoryCandidate.Builder> 
+         getCandidatesBuilderList() {
+      return internalGetCandidatesFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.kxm.v1.MemoryCandidate, dev.kxm.v1.MemoryCandidate.Builder, dev.kxm.v1.MemoryCandidateOrBuilder> 
+        internalGetCandidatesFieldBuilder() {
+      if (candidatesBuilder_ == null) {
+        candidatesBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            dev.kxm.v1.MemoryCandidate, dev.kxm.v1.MemoryCandidate.Builder, dev.kxm.v1.MemoryCandidateOrBuilder>(
+                candidates_,
+                ((bitField0_ & 0x00000008) != 0),
+                getParentForChildren(),
+                isClean());
+        candidates_ = null;
+      }
+      return candidatesBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.ListMemoryResponse)

@@ -100,4 +100,48 @@ public interface ListMemoryResponseOrBuilder extends
    * <code>.google.protobuf.Timestamp sync_time = 3 [json_name = "syncTime"];</code>
    */
   com.google.protobuf.TimestampOrBuilder getSyncTimeOrBuilder();
+
+  /**
+   * <pre>
+   * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+   */
+  java.util.List<dev.kxm.v1.MemoryCandidate> 
+      getCandidatesList();
+  /**
+   * <pre>
+   * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+   */
+  dev.kxm.v1.MemoryCandidate getCandidates(int index);
+  /**
+   * <pre>
+   * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+   */
+  int getCandidatesCount();
+  /**
+   * <pre>
+   * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+   */
+  java.util.List<? extends dev.kxm.v1.MemoryCandidateOrBuilder> 
+      getCandidatesOrBuilderList();
+  /**
+   * <pre>
+   * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+   * </pre>
+   *
+   * <code>repeated .kxm.v1.MemoryCandidate candidates = 4 [json_name = "candidates"];</code>
+   */
+  dev.kxm.v1.MemoryCandidateOrBuilder getCandidatesOrBuilder(
+      int index);
 }
