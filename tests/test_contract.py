@@ -261,6 +261,11 @@ def test_the_context_area_names_follow_the_rule() -> None:
         "reject_skill",
         "get_skill",
         "list_skills",
+        "sync_memory",
+        "list_memory",
+        "propose_memory",
+        "promote_memory",
+        "reject_memory",
     ]
 
 

@@ -6,7 +6,9 @@ finds items by a query (metadata only, never summaries); ``explain`` says where 
 or ``{"items": [...]}``); ``delete`` removes items (an operator). The project token is the
 caller (origin ``peer``); ``put --operator`` writes with an operator's token (origin ``human``, the
 only one that may claim ``instruction`` or ``policy`` or write ``_shared``). The state and episode
-verbs join this group from their own modules (``context_state``, ``context_episodes``, ``context_skills``).
+verbs join this group from their own modules (``context_state``, ``context_episodes``,
+``context_skills``), and so do the memory records' (``context_memory``: ``memory sync DIR``,
+``memory list``, ``memory note``, ``memory promote``, ``memory reject``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kxm_grpc.cli import context_episodes, context_skills, context_state
+from kxm_grpc.cli import context_episodes, context_memory, context_skills, context_state
 from kxm_grpc.cli.common import EXIT_ERROR, EXIT_OK, add_connection_flags, client_from, emit, message_to_dict, run
 
 SECTIONS = ("contradictions", "current_state", "knowledge", "evidence", "episodes", "skills")
@@ -66,6 +68,7 @@ def register(commands: Any) -> None:
     context_state.add_commands(actions)
     context_episodes.add_commands(actions)
     context_skills.add_commands(actions)
+    context_memory.add_commands(actions)
 
 
 def _name(value: int, enum: Any, prefix: str) -> str:

@@ -2,8 +2,11 @@
 
 One method per RPC of ContextService: ``put_items`` (PutItems), ``get_packet`` (GetContextPacket),
 ``recall``, ``get_state``, ``list_state_set``, ``propose_state``, ``promote_state``, ``reject_state``,
-``list_episodes``, ``explain_item``, ``delete_items``, and the governed skills' ``create_skill``,
-``evaluate_skill``, ``promote_skill``, ``reject_skill``, ``get_skill`` and ``list_skills``. Who may call which is in
+``list_episodes``, ``explain_item``, ``delete_items``, the governed skills' ``create_skill``,
+``evaluate_skill``, ``promote_skill``, ``reject_skill``, ``get_skill`` and ``list_skills``, and the
+memory records' ``sync_memory`` (SyncMemory, an operator's), ``list_memory``, ``propose_memory``,
+``promote_memory`` and ``reject_memory`` (an operator's); ``read_memory_dir`` reads a memory
+directory the way ``kxm context memory sync`` does. Who may call which is in
 ``proto/kxm/v1/context_service.proto``: an operator promotes, rejects and deletes; a project token
 or an agent reads its own project's context; ``project`` left empty is the credential's.
 
@@ -19,6 +22,7 @@ proposal repeated after a lost answer is made once.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any, ClassVar, TypeAlias, TypeVar
 
 from google.protobuf import struct_pb2
@@ -643,3 +647,123 @@ class Context(Area):
             project=project, state=skill_state(state), page_size=page_size, page_token=page_token
         )
         return await self._hub._call(self._rpc().ListSkills, request, timeout=timeout)
+
+    async def sync_memory(
+        self, files: Iterable[pb.MemoryFile | tuple[str, str]], *, project: str = "", timeout: float | None = None
+    ) -> pb.SyncMemoryResponse:
+        """Replace the project's memory records with ``files`` (``MemoryFile`` or (path, text)
+        pairs; ``read_memory_dir`` reads a directory), an operator: every file is checked first
+        and one bad file refuses the sync, which then writes nothing.
+
+        Raises:
+            PermissionDenied: (CREDENTIAL_KIND_DENIED) not an operator; (CONTEXT_AUTHORITY_VIOLATION)
+                a control-plane field, or an authority above the record's source type's.
+            InvalidArgument: (INVALID_MEMORY_RECORD) a malformed file (metadata ``path``, ``index``,
+                ``field``); (CONTEXT_LIMITS_EXCEEDED) no file, more than 128, or too large.
+            FailedPrecondition: (MEMORY_RECORD_OWNED) an operator-scope record another project's
+                sync owns.
+        """
+        messages = [
+            file if isinstance(file, pb.MemoryFile) else pb.MemoryFile(path=file[0], content=file[1]) for file in files
+        ]
+        return await self._hub._call(
+            self._rpc().SyncMemory, pb.SyncMemoryRequest(project=project, files=messages), timeout=timeout
+        )
+
+    async def list_memory(self, *, project: str = "", timeout: float | None = None) -> pb.ListMemoryResponse:
+        """The project's stored memory records (metadata only, never summaries) and its revision.
+
+        Raises:
+            PermissionDenied: (CONTEXT_ISOLATION_VIOLATION) another project.
+        """
+        return await self._hub._call(self._rpc().ListMemory, pb.ListMemoryRequest(project=project), timeout=timeout)
+
+    async def propose_memory(
+        self,
+        summary: str,
+        *,
+        scope: ScopeLike | None = None,
+        kind: str = "",
+        evidence_refs: str | Iterable[str] = (),
+        project: str = "",
+        timeout: float | None = None,
+    ) -> pb.ProposeMemoryResponse:
+        """Note a memory candidate (``kxm memory note``): kept for an operator's review, never in
+        a packet until promoted into a record file and synced.
+
+        Raises:
+            InvalidArgument: (INVALID_MEMORY_RECORD) an empty or over-long summary or kind.
+            ResourceExhausted: (CONTEXT_LIMITS_EXCEEDED) 64 candidates of the project are open.
+            ValueError: a scope that names nothing (before any call).
+        """
+        request = pb.ProposeMemoryRequest(
+            project=project,
+            scope=epb.ContextScope.ValueType(_named(scope, _SCOPES, "CONTEXT_SCOPE_", "scope")),
+            kind=kind,
+            summary=summary,
+            evidence_refs=_strings(evidence_refs),
+        )
+        return await self._hub._call(self._rpc().ProposeMemory, request, timeout=timeout)
+
+    async def promote_memory(
+        self,
+        candidate_id: str,
+        record_id: str,
+        *,
+        authority: str = "",
+        confidence: ConfidenceLike | None = None,
+        project: str = "",
+        timeout: float | None = None,
+    ) -> pb.PromoteMemoryResponse:
+        """Close a candidate as promoted (an operator other than its proposer) and get the record
+        file it makes (``path``, ``content``): add it to the memory directory and sync.
+
+        Raises:
+            NotFound: (MEMORY_CANDIDATE_NOT_FOUND) no candidate of the project has this id.
+            FailedPrecondition: (MEMORY_CANDIDATE_NOT_PROMOTABLE) decided already, or yours.
+            InvalidArgument: (INVALID_MEMORY_RECORD) a malformed record id or authority.
+        """
+        request = pb.PromoteMemoryRequest(
+            project=project,
+            candidate_id=candidate_id,
+            record_id=record_id,
+            authority=authority,
+            confidence=context_confidence(confidence),
+        )
+        return await self._hub._call(self._rpc().PromoteMemory, request, timeout=timeout)
+
+    async def reject_memory(
+        self, candidate_id: str, *, reason: str = "", project: str = "", timeout: float | None = None
+    ) -> pb.RejectMemoryResponse:
+        """Close a candidate without promoting it (an operator).
+
+        Raises:
+            NotFound: (MEMORY_CANDIDATE_NOT_FOUND) no candidate of the project has this id.
+            FailedPrecondition: (MEMORY_CANDIDATE_NOT_PROMOTABLE) decided already.
+        """
+        return await self._hub._call(
+            self._rpc().RejectMemory,
+            pb.RejectMemoryRequest(project=project, candidate_id=candidate_id, reason=reason),
+            timeout=timeout,
+        )
+
+
+def read_memory_dir(directory: str | Path) -> list[pb.MemoryFile]:
+    """The memory files of a directory as SyncMemory takes them: its top-level ``*.md`` files (not
+    hidden ones, never ``candidates/`` or any other subdirectory), by name, as UTF-8 text.
+
+    Raises:
+        OSError: the directory or a file cannot be read.
+        ValueError: a file is not UTF-8.
+    """
+    root = Path(directory)
+    files: list[pb.MemoryFile] = []
+    for path in sorted(root.iterdir(), key=lambda entry: entry.name):
+        if not path.name.endswith(".md") or path.name.startswith(".") or not path.is_file():
+            continue
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{path}: not UTF-8 ({error.reason})") from None
+        files.append(pb.MemoryFile(path=path.name, content=text))
+    return files

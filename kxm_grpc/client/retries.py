@@ -93,6 +93,13 @@ RETRIED_WRITES: dict[str, str] = {
 
 #: Writes that are never retried (``Service/Method``), and what a repeat would do.
 NOT_RETRIED: dict[str, str] = {
+    "kxm.v1.ContextService/ProposeMemory": "notes a second candidate (the first stays open)",
+    "kxm.v1.ContextService/PromoteMemory": "the promoted candidate answers MEMORY_CANDIDATE_NOT_PROMOTABLE",
+    "kxm.v1.ContextService/RejectMemory": "the rejected candidate answers MEMORY_CANDIDATE_NOT_PROMOTABLE",
+    "kxm.v1.ContextService/SyncMemory": (
+        "replaces the project's whole memory: a repeat after a lost answer could undo a sync made in between "
+        "(the same files again are only answered unchanged)"
+    ),
     "kxm.v1.ContextService/PutItems": (
         "replaces by (project, id) whatever was written meanwhile: a repeat after a lost answer could undo an "
         "operator's replacement or deletion made in between"

@@ -216,6 +216,11 @@ class SyncContext(SyncArea):
     reject_skill = blocking(Context.reject_skill)
     get_skill = blocking(Context.get_skill)
     list_skills = blocking(Context.list_skills)
+    sync_memory = blocking(Context.sync_memory)
+    list_memory = blocking(Context.list_memory)
+    propose_memory = blocking(Context.propose_memory)
+    promote_memory = blocking(Context.promote_memory)
+    reject_memory = blocking(Context.reject_memory)
 
 
 class SyncWorkflowJournal(SyncArea):

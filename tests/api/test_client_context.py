@@ -15,6 +15,11 @@ from kxm_grpc.client.context import context_authority, context_item, context_kin
 from kxm_grpc.client.workflows import REQUEST_ID_PREFIX
 from tests.conftest import ADMIN_TOKEN, Hub, Project
 
+MEMORY = (
+    "---\nschema: kxm.memory.v1\nid: rule-a\nscope: project\nkind: convention\nsummary: lint first\n"
+    "provenance:\n  sourceType: git\nauthority: instruction\nconfidence: verified\nlifecycle: active\n---\n"
+)
+
 
 def test_enum_names_in_any_spelling() -> None:
     for name in ("evidence", "EVIDENCE", "Evidence", "CONTEXT_KIND_EVIDENCE", epb.CONTEXT_KIND_EVIDENCE):
@@ -80,6 +85,11 @@ async def test_each_method_sends_its_request(monkeypatch: pytest.MonkeyPatch) ->
         await context.list_episodes(workflow_run_id="run_1")
         await context.explain_item("k_x")
         await context.delete_items("k_x", shared=True)
+        await context.sync_memory([("a.md", "---\n---\n"), pb.MemoryFile(path="b.md", content="b")], project="alpha")
+        await context.list_memory(project="alpha")
+        await context.propose_memory("a fact", scope="operator", kind="k", evidence_refs="r1")
+        await context.promote_memory("cand_project_0", "rule-a", authority="instruction", confidence="verified")
+        await context.reject_memory("cand_project_1", reason="no")
 
     assert [type(request).__name__ for request in sent] == [
         "PutItemsRequest",
@@ -95,6 +105,11 @@ async def test_each_method_sends_its_request(monkeypatch: pytest.MonkeyPatch) ->
         "ListEpisodesRequest",
         "ExplainItemRequest",
         "DeleteItemsRequest",
+        "SyncMemoryRequest",
+        "ListMemoryRequest",
+        "ProposeMemoryRequest",
+        "PromoteMemoryRequest",
+        "RejectMemoryRequest",
     ]
     packet: pb.GetContextPacketRequest = sent[1]
     assert (packet.request.budget_tokens, list(packet.request.include_kinds)) == (600, [epb.CONTEXT_KIND_STATE])
@@ -106,6 +121,15 @@ async def test_each_method_sends_its_request(monkeypatch: pytest.MonkeyPatch) ->
     assert all(made.startswith(REQUEST_ID_PREFIX) for made in proposals[:2]) and proposals[0] != proposals[1]
     assert (list(sent[5].evidence_refs), sent[5].authority) == (["peer:msg_1"], epb.CONTEXT_AUTHORITY_HYPOTHESIS)
     assert (list(sent[12].item_ids), sent[12].shared) == (["k_x"], True)
+    assert [(f.path, f.content) for f in sent[13].files] == [("a.md", "---\n---\n"), ("b.md", "b")]
+    assert sent[13].project == sent[14].project == "alpha"
+    assert (sent[15].scope, sent[15].kind, list(sent[15].evidence_refs)) == (epb.CONTEXT_SCOPE_OPERATOR, "k", ["r1"])
+    assert (sent[16].record_id, sent[16].authority, sent[16].confidence) == (
+        "rule-a",
+        "instruction",
+        epb.CONTEXT_CONFIDENCE_VERIFIED,
+    )
+    assert (sent[17].candidate_id, sent[17].reason) == ("cand_project_1", "no")
 
 
 async def test_the_sync_context_area(hub: Hub, project: Project) -> None:
@@ -126,7 +150,10 @@ async def test_the_sync_context_area(hub: Hub, project: Project) -> None:
             recalled = alpha.context.recall("gate")
             explained = alpha.context.explain_item("k_b")
             deleted = operator.context.delete_items(["e_a", "k_b"])
+            synced = operator.context.sync_memory([("a.md", MEMORY)])
+            listed = alpha.context.list_memory()
             return {
+                "memory": (synced.loaded, [record.item_id for record in listed.records]),
                 "packet": list(packet.packet.audit.selected_ids),
                 "recall": [item.id for item in recalled.items],
                 "explain": list(explained.lineage),
@@ -136,4 +163,10 @@ async def test_the_sync_context_area(hub: Hub, project: Project) -> None:
     # On a thread: the hub serves on this test's event loop.
     result = await asyncio.to_thread(blocking)
 
-    assert result == {"packet": ["e_a", "k_b"], "recall": ["k_b", "e_a"], "explain": ["e_a"], "deleted": 2}
+    assert result == {
+        "memory": (1, ["mem_rule-a"]),
+        "packet": ["e_a", "k_b"],
+        "recall": ["k_b", "e_a"],
+        "explain": ["e_a"],
+        "deleted": 2,
+    }

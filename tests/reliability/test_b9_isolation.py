@@ -179,6 +179,7 @@ class World:
     """role -> skill id: candidate (created by the sender, undecided) and promoted (evaluated and
     promoted by the operator)."""
     context: dict[str, str] = field(default_factory=dict)
+    memory_candidate: str = ""
     """role -> context item id: knowledge (a note naming the tag) and derived (evidence derived from it)."""
     markers: set[str] = field(default_factory=set)
     """Strings only this project's data contains: found in another project's answer, they are a leak."""
@@ -250,6 +251,7 @@ def random_world(rng: Any) -> World:
     world.state_key = f"deploy-{tag}"
     world.skills = {role: f"skill-{role}.{hex32()[:12]}" for role in ("candidate", "promoted")}
     world.context = _context_ids(tag)
+    world.memory_candidate = f"cand_project_{hex32()[:12]}"
     return world
 
 
@@ -269,6 +271,25 @@ async def _build_context(world: World, token: HubClient) -> set[str]:
         ]
     )
     return {*world.context.values(), *summaries, f"ctx-ref-{world.tag}"}
+
+
+def memory_file(tag: str) -> tuple[str, str]:
+    """A project-scope memory record naming the tag (no operator scope: ``_shared`` is everyone's)."""
+    text = (
+        f"---\nschema: kxm.memory.v1\nid: mem-{tag}\nscope: project\nkind: convention\n"
+        f"summary: memory note {tag}\nprovenance:\n  sourceType: git\nauthority: instruction\n"
+        "confidence: verified\nlifecycle: active\n---\n"
+    )
+    return f"memory-{tag}.md", text
+
+
+async def _build_memory(world: World, operator: HubClient) -> set[str]:
+    """The project's memory: one record, synced by the admin naming the project."""
+    path, text = memory_file(world.tag)
+    await operator.context.sync_memory([(path, text)])
+    noted = await operator.context.propose_memory(f"memory candidate {world.tag}")
+    world.memory_candidate = noted.candidate.id
+    return {f"mem-{world.tag}", f"memory note {world.tag}", path, noted.candidate.id, f"memory candidate {world.tag}"}
 
 
 RUN_ROLES = ("main", "fresh", "waiting", "escalated", "ended")
@@ -427,6 +448,7 @@ async def build_world(hub: Hub, project: str, tag: str, notify: str) -> World:
     assert all(world.pages[page] for page in ("ListAgents", "ListLeases", "ListRuntimes", "ListInbox"))
     assert world.pages["ListWorkflowDefinitions"] and world.pages["ListWorkflowRuns"]
     context_markers = await _build_context(world, token)
+    context_markers |= await _build_memory(world, operator_admin)
 
     world.markers = {
         project,
@@ -1590,6 +1612,58 @@ CASES: dict[str, RpcCase] = {
                 check=_none_deleted,
                 note="deleted_count 0: only the caller's project's items are deleted",
             ),
+        )
+    ),
+    "/kxm.v1.ContextService/SyncMemory": RpcCase(
+        (
+            _context_isolation(
+                "`project`",
+                lambda w, c: C.SyncMemoryRequest(
+                    project=w.project, files=[C.MemoryFile(path=p, content=t) for p, t in [memory_file(c.tag)]]
+                ),
+            ),
+        )
+    ),
+    "/kxm.v1.ContextService/ProposeMemory": RpcCase(
+        (
+            _context_isolation(
+                "`project`", lambda w, c: C.ProposeMemoryRequest(project=w.project, summary=f"probe-{c.tag}")
+            ),
+        )
+    ),
+    "/kxm.v1.ContextService/PromoteMemory": RpcCase(
+        (
+            _context_isolation(
+                "`project`",
+                lambda w, c: C.PromoteMemoryRequest(
+                    project=w.project, candidate_id=c.memory_candidate, record_id=f"probe-{c.tag}"
+                ),
+            ),
+            Probe(
+                "`candidate_id`",
+                lambda w, c: C.PromoteMemoryRequest(candidate_id=w.memory_candidate, record_id=f"probe-{c.tag}"),
+                NOT_FOUND,
+                Reason.MEMORY_CANDIDATE_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.ContextService/RejectMemory": RpcCase(
+        (
+            _context_isolation(
+                "`project`", lambda w, c: C.RejectMemoryRequest(project=w.project, candidate_id=c.memory_candidate)
+            ),
+            Probe(
+                "`candidate_id`",
+                lambda w, c: C.RejectMemoryRequest(candidate_id=w.memory_candidate),
+                NOT_FOUND,
+                Reason.MEMORY_CANDIDATE_NOT_FOUND,
+            ),
+        )
+    ),
+    "/kxm.v1.ContextService/ListMemory": RpcCase(
+        (
+            _context_isolation("`project`", lambda w, c: C.ListMemoryRequest(project=w.project)),
+            Probe("(no ids)", lambda w, c: C.ListMemoryRequest(), SCOPED),
         )
     ),
     "/kxm.v1.WorkflowService/VerifyJournal": RpcCase(

@@ -3441,6 +3441,235 @@ pub struct ListSkillsResponse {
     #[prost(string, tag = "2")]
     pub next_page_token: ::prost::alloc::string::String,
 }
+/// One memory file: its name and its text.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct MemoryFile {
+    /// The file's name in the memory directory (1 to 128 characters, ending with `.md`, no `/`).
+    #[prost(string, tag = "1")]
+    pub path: ::prost::alloc::string::String,
+    /// The file's text (UTF-8, at most 16 KiB): YAML front matter between `---` lines, then a body.
+    #[prost(string, tag = "2")]
+    pub content: ::prost::alloc::string::String,
+}
+/// An operator's memory load.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct SyncMemoryRequest {
+    /// The project (empty: the operator's `x-kxm-project`).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+    #[prost(message, repeated, tag = "2")]
+    pub files: ::prost::alloc::vec::Vec<MemoryFile>,
+}
+/// What a sync did.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SyncMemoryResponse {
+    /// Active records stored as items (the project's and `_shared`).
+    #[prost(int32, tag = "1")]
+    pub loaded: i32,
+    /// Memory items of the project's earlier syncs the new set no longer has, removed.
+    #[prost(int32, tag = "2")]
+    pub removed: i32,
+    /// Deprecated and superseded records, not stored.
+    #[prost(int32, tag = "3")]
+    pub skipped_inactive: i32,
+    /// Active records of `agent` or `run` scope, not stored (nothing binds them to an agent or a run).
+    #[prost(int32, tag = "4")]
+    pub skipped_unbound_scopes: i32,
+    /// `ctxrev_` and the SHA-256 hex of the files (see docs/context.md, "Memory records").
+    #[prost(string, tag = "5")]
+    pub revision: ::prost::alloc::string::String,
+    /// The revision equals the stored one: nothing was rewritten.
+    #[prost(bool, tag = "6")]
+    pub unchanged: bool,
+}
+/// A memory listing.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListMemoryRequest {
+    /// The project (empty: the credential's).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+}
+/// MemoryRecord is one stored memory record: metadata only, never its summary.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct MemoryRecord {
+    /// The record's id (its item is `mem_<id>`).
+    #[prost(string, tag = "1")]
+    pub record_id: ::prost::alloc::string::String,
+    /// The item's id.
+    #[prost(string, tag = "2")]
+    pub item_id: ::prost::alloc::string::String,
+    /// The item's project: the project, or `_shared` for an operator-scope record.
+    #[prost(string, tag = "3")]
+    pub project: ::prost::alloc::string::String,
+    /// The file it came from.
+    #[prost(string, tag = "4")]
+    pub path: ::prost::alloc::string::String,
+    /// The record's scope: project or operator (the others are not stored).
+    #[prost(enumeration = "ContextScope", tag = "5")]
+    pub scope: i32,
+    /// The record's own kind label (`convention`, `learning`, …); the item's kind is knowledge.
+    #[prost(string, tag = "6")]
+    pub record_kind: ::prost::alloc::string::String,
+    /// The record's authority as written: instruction, evidence or promoted.
+    #[prost(string, tag = "7")]
+    pub record_authority: ::prost::alloc::string::String,
+    /// The item's authority (instruction for instruction and promoted, else evidence).
+    #[prost(enumeration = "ContextAuthority", tag = "8")]
+    pub authority: i32,
+    /// How sure the record is.
+    #[prost(enumeration = "ContextConfidence", tag = "9")]
+    pub confidence: i32,
+    /// The record's lifecycle (only active records are stored).
+    #[prost(string, tag = "10")]
+    pub lifecycle: ::prost::alloc::string::String,
+    /// The record's source type.
+    #[prost(enumeration = "ContextSourceType", tag = "11")]
+    pub source_type: i32,
+    /// The record's own source ref, redacted (empty: none).
+    #[prost(string, tag = "12")]
+    pub source_ref: ::prost::alloc::string::String,
+    /// The stored summary's length in UTF-16 code units (the summary itself: GetContextPacket).
+    #[prost(int32, tag = "13")]
+    pub summary_chars: i32,
+}
+/// The project's memory.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListMemoryResponse {
+    /// By record id (code units), the project's then `_shared`'s.
+    #[prost(message, repeated, tag = "1")]
+    pub records: ::prost::alloc::vec::Vec<MemoryRecord>,
+    /// The revision of the last sync (empty: never synced).
+    #[prost(string, tag = "2")]
+    pub revision: ::prost::alloc::string::String,
+    /// When the last sync wrote (unset: never synced).
+    #[prost(message, optional, tag = "3")]
+    pub sync_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+    #[prost(message, repeated, tag = "4")]
+    pub candidates: ::prost::alloc::vec::Vec<MemoryCandidate>,
+}
+/// MemoryCandidate is a noted fact waiting for an operator's decision.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct MemoryCandidate {
+    /// `cand_<scope>_` and 12 hex digits.
+    #[prost(string, tag = "1")]
+    pub id: ::prost::alloc::string::String,
+    /// The project.
+    #[prost(string, tag = "2")]
+    pub project: ::prost::alloc::string::String,
+    /// Who the fact would apply to.
+    #[prost(enumeration = "ContextScope", tag = "3")]
+    pub scope: i32,
+    /// Its kind label (default `learning`).
+    #[prost(string, tag = "4")]
+    pub kind: ::prost::alloc::string::String,
+    /// The fact, redacted (review material for the project's operators; never in a packet).
+    #[prost(string, tag = "5")]
+    pub summary: ::prost::alloc::string::String,
+    /// What supports it.
+    #[prost(string, repeated, tag = "6")]
+    pub evidence_refs: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Who noted it: the agent id, the operator's name, or the credential's identity.
+    #[prost(string, tag = "7")]
+    pub proposed_by: ::prost::alloc::string::String,
+    /// The origin its credential gave it.
+    #[prost(enumeration = "ContextSourceType", tag = "8")]
+    pub origin: i32,
+    /// When it was noted.
+    #[prost(message, optional, tag = "9")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// `open`, `promoted` or `rejected`.
+    #[prost(string, tag = "10")]
+    pub status: ::prost::alloc::string::String,
+    /// The operator who decided (empty while open).
+    #[prost(string, tag = "11")]
+    pub decided_by: ::prost::alloc::string::String,
+    /// The record id it was promoted to (empty otherwise).
+    #[prost(string, tag = "12")]
+    pub record_id: ::prost::alloc::string::String,
+    /// A rejection's reason (empty otherwise).
+    #[prost(string, tag = "13")]
+    pub reason: ::prost::alloc::string::String,
+}
+/// A memory note.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ProposeMemoryRequest {
+    /// The project (empty: the credential's).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// Who the fact applies to (unset: project).
+    #[prost(enumeration = "ContextScope", tag = "2")]
+    pub scope: i32,
+    /// A label of at most 64 characters (empty: `learning`).
+    #[prost(string, tag = "3")]
+    pub kind: ::prost::alloc::string::String,
+    /// The fact (1 to 4,000 characters, stored redacted).
+    #[prost(string, tag = "4")]
+    pub summary: ::prost::alloc::string::String,
+    /// At most 64 refs of what supports it.
+    #[prost(string, repeated, tag = "5")]
+    pub evidence_refs: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+}
+/// The candidate noted.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ProposeMemoryResponse {
+    /// Open.
+    #[prost(message, optional, tag = "1")]
+    pub candidate: ::core::option::Option<MemoryCandidate>,
+}
+/// An operator's promotion of a candidate.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct PromoteMemoryRequest {
+    /// The project (empty: the operator's `x-kxm-project`).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The candidate.
+    #[prost(string, tag = "2")]
+    pub candidate_id: ::prost::alloc::string::String,
+    /// The record's id (`^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$`, any case, at most 124 characters).
+    #[prost(string, tag = "3")]
+    pub record_id: ::prost::alloc::string::String,
+    /// `promoted` (empty), `instruction` or `evidence`.
+    #[prost(string, tag = "4")]
+    pub authority: ::prost::alloc::string::String,
+    /// Unset: probable.
+    #[prost(enumeration = "ContextConfidence", tag = "5")]
+    pub confidence: i32,
+}
+/// The promotion.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct PromoteMemoryResponse {
+    /// The candidate, closed as promoted.
+    #[prost(message, optional, tag = "1")]
+    pub candidate: ::core::option::Option<MemoryCandidate>,
+    /// The record file's name: `<record id>.md`.
+    #[prost(string, tag = "2")]
+    pub path: ::prost::alloc::string::String,
+    /// The record file's text (`kxm.memory.v1`): add it to the memory directory and sync.
+    #[prost(string, tag = "3")]
+    pub content: ::prost::alloc::string::String,
+}
+/// An operator's rejection of a candidate.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RejectMemoryRequest {
+    /// The project (empty: the operator's `x-kxm-project`).
+    #[prost(string, tag = "1")]
+    pub project: ::prost::alloc::string::String,
+    /// The candidate.
+    #[prost(string, tag = "2")]
+    pub candidate_id: ::prost::alloc::string::String,
+    /// Why (at most 1,000 characters).
+    #[prost(string, tag = "3")]
+    pub reason: ::prost::alloc::string::String,
+}
+/// The rejection.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct RejectMemoryResponse {
+    /// The candidate, closed as rejected.
+    #[prost(message, optional, tag = "1")]
+    pub candidate: ::core::option::Option<MemoryCandidate>,
+}
 /// SkillState is where a skill stands in its lifecycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
 #[repr(i32)]
@@ -4301,6 +4530,208 @@ pub mod context_service_client {
                 .insert(GrpcMethod::new("kxm.v1.ContextService", "ListSkills"));
             self.inner.unary(req, path, codec).await
         }
+        /// SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+        /// checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+        ///
+        /// Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+        /// before anything is written, and one bad file refuses the whole sync. An `active` record of
+        /// `project` scope becomes the project's item `mem_<id>`, of `operator` scope a `_shared` item
+        /// (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+        /// not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+        /// new set no longer has are removed. The operator's credential, not the file, grants the
+        /// `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+        /// (unchanged = true).
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+        ///  two files have the same path or record id (metadata: path, index, field).
+        /// * INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+        ///  16 KiB, or more than 192 KiB in all (metadata: field, limit).
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+        ///  field, or claims an authority above its source type's (metadata: path, index, field).
+        /// * FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+        ///  item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+        pub async fn sync_memory(
+            &mut self,
+            request: impl tonic::IntoRequest<super::SyncMemoryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SyncMemoryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/SyncMemory",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "SyncMemory"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+        /// ones it owns): metadata only, never a summary, and the current memory revision; then the
+        /// project's open memory candidates (review material, with their summaries).
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn list_memory(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListMemoryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListMemoryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/ListMemory",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "ListMemory"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ProposeMemory notes a memory candidate: a fact an agent (or anyone of the project) learned,
+        /// kept for an operator's review. A candidate is never context: no packet, recall or explanation
+        /// sees it until an operator promotes it into a record file and syncs it.
+        ///
+        /// The proposer is the caller; its origin (`peer` or `human`) comes from its credential. At most
+        /// 64 candidates of a project are open at once.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): an empty or over-long summary or kind,
+        ///  or a malformed evidence ref (metadata: field).
+        /// * INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 64 evidence refs.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a scope the contract does not define.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        /// * RESOURCE_EXHAUSTED (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): 64 candidates of the project are
+        ///  open: an operator promotes or rejects some first (metadata: limit).
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        pub async fn propose_memory(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ProposeMemoryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ProposeMemoryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/ProposeMemory",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "ProposeMemory"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// PromoteMemory closes an open candidate as promoted and returns the `kxm.memory.v1` record file
+        /// it becomes, for the operator to add to the memory directory and sync (the hub stores no item
+        /// here: memory is what a sync loads).
+        ///
+        /// A named operator other than the proposer decides. The record's source type is `human` (the
+        /// operator's promotion is what vouches for it), its source ref names the candidate, proposer
+        /// and promoter.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+        /// * FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): the candidate was decided
+        ///  already, or this operator proposed it (metadata: status, proposedBy).
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed record id, authority or
+        ///  candidate id, or a record the candidate cannot make (metadata: field).
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a confidence the contract does not define.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+        pub async fn promote_memory(
+            &mut self,
+            request: impl tonic::IntoRequest<super::PromoteMemoryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::PromoteMemoryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/PromoteMemory",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "PromoteMemory"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// RejectMemory closes an open candidate without promoting it (any operator, its proposer too).
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        /// * NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+        /// * FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): it was decided already.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed candidate id, or a reason
+        ///  over 1,000 characters (metadata: field).
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+        pub async fn reject_memory(
+            &mut self,
+            request: impl tonic::IntoRequest<super::RejectMemoryRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::RejectMemoryResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.ContextService/RejectMemory",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.ContextService", "RejectMemory"));
+            self.inner.unary(req, path, codec).await
+        }
     }
 }
 /// ErrorReason is the stable, machine-readable cause of a failed call.
@@ -4590,6 +5021,14 @@ pub enum ErrorReason {
     InvalidStateRequest = 156,
     /// FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds.
     StateContradiction = 157,
+    /// INVALID_ARGUMENT: a memory file (SyncMemory) is not a valid kxm.memory.v1 record: no front matter, a field missing, malformed or unknown, or a path or record id used twice; nothing of the sync is written; metadata: path, index, field.
+    InvalidMemoryRecord = 158,
+    /// FAILED_PRECONDITION: an operator-scope memory record's `_shared` item belongs to another project's memory (or is no memory item): only the project whose sync wrote it replaces or removes it; metadata: path, index, itemId, owner.
+    MemoryRecordOwned = 159,
+    /// NOT_FOUND: no memory candidate of the project has this id (another project's reads as none); metadata: candidateId.
+    MemoryCandidateNotFound = 160,
+    /// FAILED_PRECONDITION: the memory candidate was promoted or rejected already, or the operator promoting it proposed it (a second operator decides); metadata: candidateId, status, proposedBy.
+    MemoryCandidateNotPromotable = 161,
     /// INVALID_ARGUMENT: a skill needs at least one source (a run id, a journal entry id or an evidence receipt), at most 32 of each; metadata: field.
     SkillSourcesRequired = 162,
     /// ALREADY_EXISTS: a skill of the project has this very content (its id is the same); metadata: skillId.
@@ -4787,6 +5226,12 @@ impl ErrorReason {
             Self::StateKeySingleValued => "ERROR_REASON_STATE_KEY_SINGLE_VALUED",
             Self::InvalidStateRequest => "ERROR_REASON_INVALID_STATE_REQUEST",
             Self::StateContradiction => "ERROR_REASON_STATE_CONTRADICTION",
+            Self::InvalidMemoryRecord => "ERROR_REASON_INVALID_MEMORY_RECORD",
+            Self::MemoryRecordOwned => "ERROR_REASON_MEMORY_RECORD_OWNED",
+            Self::MemoryCandidateNotFound => "ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND",
+            Self::MemoryCandidateNotPromotable => {
+                "ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE"
+            }
             Self::SkillSourcesRequired => "ERROR_REASON_SKILL_SOURCES_REQUIRED",
             Self::SkillCandidateExists => "ERROR_REASON_SKILL_CANDIDATE_EXISTS",
             Self::SkillOptimizationDisabled => "ERROR_REASON_SKILL_OPTIMIZATION_DISABLED",
@@ -5021,6 +5466,14 @@ impl ErrorReason {
             "ERROR_REASON_STATE_KEY_SINGLE_VALUED" => Some(Self::StateKeySingleValued),
             "ERROR_REASON_INVALID_STATE_REQUEST" => Some(Self::InvalidStateRequest),
             "ERROR_REASON_STATE_CONTRADICTION" => Some(Self::StateContradiction),
+            "ERROR_REASON_INVALID_MEMORY_RECORD" => Some(Self::InvalidMemoryRecord),
+            "ERROR_REASON_MEMORY_RECORD_OWNED" => Some(Self::MemoryRecordOwned),
+            "ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND" => {
+                Some(Self::MemoryCandidateNotFound)
+            }
+            "ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE" => {
+                Some(Self::MemoryCandidateNotPromotable)
+            }
             "ERROR_REASON_SKILL_SOURCES_REQUIRED" => Some(Self::SkillSourcesRequired),
             "ERROR_REASON_SKILL_CANDIDATE_EXISTS" => Some(Self::SkillCandidateExists),
             "ERROR_REASON_SKILL_OPTIMIZATION_DISABLED" => {

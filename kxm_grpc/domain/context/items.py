@@ -334,6 +334,11 @@ def _redact(text: str) -> str:
     return text
 
 
+def redact(text: str) -> str:
+    """``text`` with secrets redacted as an item's summary and source ref are (long hex spared)."""
+    return _redact(text)
+
+
 def _invalid_item(description: str, field: str) -> InvalidArgument:
     return invalid_field(field, description, reason=Reason.INVALID_CONTEXT_ITEM)
 
@@ -446,6 +451,24 @@ def _enum(cls: type[_E], raw: Mapping[str, object], name: str, prefix: str = "")
             return member
     allowed = ", ".join(str(member.value) for member in cls)
     raise invalid_field(prefix + name, f"must be one of {allowed}", reason=Reason.INVALID_CONTEXT_FIELD)
+
+
+def time_field(raw: Mapping[str, object], name: str, prefix: str = "") -> int | None:
+    """``raw[name]`` as microseconds: None when absent, else strict RFC 3339 text in UTC years
+    0001-9999 (a memory record's ``provenance.timestamp``).
+
+    Raises:
+        InvalidArgument: (INVALID_CONTEXT_FIELD) naming ``prefix + name``.
+    """
+    try:
+        moment = _time(raw, name)
+    except InvalidArgument:
+        raise invalid_field(
+            prefix + name, "must be an RFC 3339 timestamp", reason=Reason.INVALID_CONTEXT_FIELD
+        ) from None
+    if moment is not None and not MIN_TIME <= moment <= MAX_TIME:
+        raise invalid_field(prefix + name, "must be in UTC years 0001-9999", reason=Reason.INVALID_CONTEXT_FIELD)
+    return moment
 
 
 def _time(raw: Mapping[str, object], name: str) -> int | None:

@@ -28,6 +28,7 @@ from kxm_grpc.domain.context.items import (
     check_text,
 )
 from kxm_grpc.domain.context.journal_items import reserved_item_id
+from kxm_grpc.domain.context.memory import MEMORY_ITEM_PREFIX
 from kxm_grpc.domain.context.ordering import code_unit_key
 from kxm_grpc.domain.validation import js_trim
 from kxm_grpc.errors import FieldViolation, HubError, InvalidArgument, PermissionDenied, Reason, invalid_field
@@ -139,19 +140,21 @@ async def put(
 
 def _refuse_hub_owned(item: ContextItem, *, operator: bool) -> None:
     """Refuse what only the hub or an operator writes: ids of the automatic pool (``journal_…``,
-    ``peer_…``: the hub's items of journal entries and verified evidence) and of promoted skills
-    (``skill_…``), for everyone; state items
+    ``peer_…``: the hub's items of journal entries and verified evidence), of promoted skills
+    (``skill_…``) and of memory records (``mem_…``: written only by SyncMemory, which keeps the
+    project's memory whole), for everyone; state items
     for anyone but an operator (state changes go through ProposeState and an operator's promotion,
     §5.9: a put could otherwise make an agent's value current truth).
 
     Raises:
         PermissionDenied: (CONTEXT_AUTHORITY_VIOLATION, metadata ``field``).
     """
-    if reserved_item_id(item.id):
+    item_id = js_trim(item.id)  # as check_item will store it
+    if reserved_item_id(item_id) or item_id.startswith(MEMORY_ITEM_PREFIX):
         raise PermissionDenied(
-            f"item ids starting journal_, peer_ or skill_ are the hub's own (its journal, verified evidence and "
-            f"promoted skills): "
-            f"choose another id than {item.id}",
+            f"item ids starting journal_, peer_, skill_ or mem_ are the hub's own (its journal, verified "
+            f"evidence, promoted skills and memory records, which SyncMemory writes): choose another id than "
+            f"{item.id}",
             reason=Reason.CONTEXT_AUTHORITY_VIOLATION,
             metadata={"field": "id", "itemId": item.id},
         )

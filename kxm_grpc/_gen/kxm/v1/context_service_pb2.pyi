@@ -1481,3 +1481,493 @@ class ListSkillsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListSkillsResponse: _TypeAlias = ListSkillsResponse  # noqa: Y015
+
+@_typing.final
+class MemoryFile(_message.Message):
+    """One memory file: its name and its text."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PATH_FIELD_NUMBER: _builtins.int
+    CONTENT_FIELD_NUMBER: _builtins.int
+    path: _builtins.str
+    """The file's name in the memory directory (1 to 128 characters, ending with `.md`, no `/`)."""
+    content: _builtins.str
+    """The file's text (UTF-8, at most 16 KiB): YAML front matter between `---` lines, then a body."""
+    def __init__(
+        self,
+        *,
+        path: _builtins.str = ...,
+        content: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["content", b"content", "path", b"path"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MemoryFile: _TypeAlias = MemoryFile  # noqa: Y015
+
+@_typing.final
+class SyncMemoryRequest(_message.Message):
+    """An operator's memory load."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    FILES_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (empty: the operator's `x-kxm-project`)."""
+    @_builtins.property
+    def files(self) -> _containers.RepeatedCompositeFieldContainer[Global___MemoryFile]:
+        """1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project."""
+
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        files: _abc.Iterable[Global___MemoryFile] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["files", b"files", "project", b"project"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SyncMemoryRequest: _TypeAlias = SyncMemoryRequest  # noqa: Y015
+
+@_typing.final
+class SyncMemoryResponse(_message.Message):
+    """What a sync did."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LOADED_FIELD_NUMBER: _builtins.int
+    REMOVED_FIELD_NUMBER: _builtins.int
+    SKIPPED_INACTIVE_FIELD_NUMBER: _builtins.int
+    SKIPPED_UNBOUND_SCOPES_FIELD_NUMBER: _builtins.int
+    REVISION_FIELD_NUMBER: _builtins.int
+    UNCHANGED_FIELD_NUMBER: _builtins.int
+    loaded: _builtins.int
+    """Active records stored as items (the project's and `_shared`)."""
+    removed: _builtins.int
+    """Memory items of the project's earlier syncs the new set no longer has, removed."""
+    skipped_inactive: _builtins.int
+    """Deprecated and superseded records, not stored."""
+    skipped_unbound_scopes: _builtins.int
+    """Active records of `agent` or `run` scope, not stored (nothing binds them to an agent or a run)."""
+    revision: _builtins.str
+    """`ctxrev_` and the SHA-256 hex of the files (see docs/context.md, "Memory records")."""
+    unchanged: _builtins.bool
+    """The revision equals the stored one: nothing was rewritten."""
+    def __init__(
+        self,
+        *,
+        loaded: _builtins.int = ...,
+        removed: _builtins.int = ...,
+        skipped_inactive: _builtins.int = ...,
+        skipped_unbound_scopes: _builtins.int = ...,
+        revision: _builtins.str = ...,
+        unchanged: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["loaded", b"loaded", "removed", b"removed", "revision", b"revision", "skipped_inactive", b"skipped_inactive", "skipped_unbound_scopes", b"skipped_unbound_scopes", "unchanged", b"unchanged"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SyncMemoryResponse: _TypeAlias = SyncMemoryResponse  # noqa: Y015
+
+@_typing.final
+class ListMemoryRequest(_message.Message):
+    """A memory listing."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (empty: the credential's)."""
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["project", b"project"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMemoryRequest: _TypeAlias = ListMemoryRequest  # noqa: Y015
+
+@_typing.final
+class MemoryRecord(_message.Message):
+    """MemoryRecord is one stored memory record: metadata only, never its summary."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORD_ID_FIELD_NUMBER: _builtins.int
+    ITEM_ID_FIELD_NUMBER: _builtins.int
+    PROJECT_FIELD_NUMBER: _builtins.int
+    PATH_FIELD_NUMBER: _builtins.int
+    SCOPE_FIELD_NUMBER: _builtins.int
+    RECORD_KIND_FIELD_NUMBER: _builtins.int
+    RECORD_AUTHORITY_FIELD_NUMBER: _builtins.int
+    AUTHORITY_FIELD_NUMBER: _builtins.int
+    CONFIDENCE_FIELD_NUMBER: _builtins.int
+    LIFECYCLE_FIELD_NUMBER: _builtins.int
+    SOURCE_TYPE_FIELD_NUMBER: _builtins.int
+    SOURCE_REF_FIELD_NUMBER: _builtins.int
+    SUMMARY_CHARS_FIELD_NUMBER: _builtins.int
+    record_id: _builtins.str
+    """The record's id (its item is `mem_<id>`)."""
+    item_id: _builtins.str
+    """The item's id."""
+    project: _builtins.str
+    """The item's project: the project, or `_shared` for an operator-scope record."""
+    path: _builtins.str
+    """The file it came from."""
+    scope: _envelopes_pb2.ContextScope.ValueType
+    """The record's scope: project or operator (the others are not stored)."""
+    record_kind: _builtins.str
+    """The record's own kind label (`convention`, `learning`, …); the item's kind is knowledge."""
+    record_authority: _builtins.str
+    """The record's authority as written: instruction, evidence or promoted."""
+    authority: _envelopes_pb2.ContextAuthority.ValueType
+    """The item's authority (instruction for instruction and promoted, else evidence)."""
+    confidence: _envelopes_pb2.ContextConfidence.ValueType
+    """How sure the record is."""
+    lifecycle: _builtins.str
+    """The record's lifecycle (only active records are stored)."""
+    source_type: _envelopes_pb2.ContextSourceType.ValueType
+    """The record's source type."""
+    source_ref: _builtins.str
+    """The record's own source ref, redacted (empty: none)."""
+    summary_chars: _builtins.int
+    """The stored summary's length in UTF-16 code units (the summary itself: GetContextPacket)."""
+    def __init__(
+        self,
+        *,
+        record_id: _builtins.str = ...,
+        item_id: _builtins.str = ...,
+        project: _builtins.str = ...,
+        path: _builtins.str = ...,
+        scope: _envelopes_pb2.ContextScope.ValueType = ...,
+        record_kind: _builtins.str = ...,
+        record_authority: _builtins.str = ...,
+        authority: _envelopes_pb2.ContextAuthority.ValueType = ...,
+        confidence: _envelopes_pb2.ContextConfidence.ValueType = ...,
+        lifecycle: _builtins.str = ...,
+        source_type: _envelopes_pb2.ContextSourceType.ValueType = ...,
+        source_ref: _builtins.str = ...,
+        summary_chars: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["authority", b"authority", "confidence", b"confidence", "item_id", b"item_id", "lifecycle", b"lifecycle", "path", b"path", "project", b"project", "record_authority", b"record_authority", "record_id", b"record_id", "record_kind", b"record_kind", "scope", b"scope", "source_ref", b"source_ref", "source_type", b"source_type", "summary_chars", b"summary_chars"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MemoryRecord: _TypeAlias = MemoryRecord  # noqa: Y015
+
+@_typing.final
+class ListMemoryResponse(_message.Message):
+    """The project's memory."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORDS_FIELD_NUMBER: _builtins.int
+    REVISION_FIELD_NUMBER: _builtins.int
+    SYNC_TIME_FIELD_NUMBER: _builtins.int
+    CANDIDATES_FIELD_NUMBER: _builtins.int
+    revision: _builtins.str
+    """The revision of the last sync (empty: never synced)."""
+    @_builtins.property
+    def records(self) -> _containers.RepeatedCompositeFieldContainer[Global___MemoryRecord]:
+        """By record id (code units), the project's then `_shared`'s."""
+
+    @_builtins.property
+    def sync_time(self) -> _timestamp_pb2.Timestamp:
+        """When the last sync wrote (unset: never synced)."""
+
+    @_builtins.property
+    def candidates(self) -> _containers.RepeatedCompositeFieldContainer[Global___MemoryCandidate]:
+        """The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced)."""
+
+    def __init__(
+        self,
+        *,
+        records: _abc.Iterable[Global___MemoryRecord] | None = ...,
+        revision: _builtins.str = ...,
+        sync_time: _timestamp_pb2.Timestamp | None = ...,
+        candidates: _abc.Iterable[Global___MemoryCandidate] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["sync_time", b"sync_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["candidates", b"candidates", "records", b"records", "revision", b"revision", "sync_time", b"sync_time"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMemoryResponse: _TypeAlias = ListMemoryResponse  # noqa: Y015
+
+@_typing.final
+class MemoryCandidate(_message.Message):
+    """MemoryCandidate is a noted fact waiting for an operator's decision."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    PROJECT_FIELD_NUMBER: _builtins.int
+    SCOPE_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    SUMMARY_FIELD_NUMBER: _builtins.int
+    EVIDENCE_REFS_FIELD_NUMBER: _builtins.int
+    PROPOSED_BY_FIELD_NUMBER: _builtins.int
+    ORIGIN_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    DECIDED_BY_FIELD_NUMBER: _builtins.int
+    RECORD_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """`cand_<scope>_` and 12 hex digits."""
+    project: _builtins.str
+    """The project."""
+    scope: _envelopes_pb2.ContextScope.ValueType
+    """Who the fact would apply to."""
+    kind: _builtins.str
+    """Its kind label (default `learning`)."""
+    summary: _builtins.str
+    """The fact, redacted (review material for the project's operators; never in a packet)."""
+    proposed_by: _builtins.str
+    """Who noted it: the agent id, the operator's name, or the credential's identity."""
+    origin: _envelopes_pb2.ContextSourceType.ValueType
+    """The origin its credential gave it."""
+    status: _builtins.str
+    """`open`, `promoted` or `rejected`."""
+    decided_by: _builtins.str
+    """The operator who decided (empty while open)."""
+    record_id: _builtins.str
+    """The record id it was promoted to (empty otherwise)."""
+    reason: _builtins.str
+    """A rejection's reason (empty otherwise)."""
+    @_builtins.property
+    def evidence_refs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """What supports it."""
+
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp:
+        """When it was noted."""
+
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        project: _builtins.str = ...,
+        scope: _envelopes_pb2.ContextScope.ValueType = ...,
+        kind: _builtins.str = ...,
+        summary: _builtins.str = ...,
+        evidence_refs: _abc.Iterable[_builtins.str] | None = ...,
+        proposed_by: _builtins.str = ...,
+        origin: _envelopes_pb2.ContextSourceType.ValueType = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
+        status: _builtins.str = ...,
+        decided_by: _builtins.str = ...,
+        record_id: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "decided_by", b"decided_by", "evidence_refs", b"evidence_refs", "id", b"id", "kind", b"kind", "origin", b"origin", "project", b"project", "proposed_by", b"proposed_by", "reason", b"reason", "record_id", b"record_id", "scope", b"scope", "status", b"status", "summary", b"summary"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MemoryCandidate: _TypeAlias = MemoryCandidate  # noqa: Y015
+
+@_typing.final
+class ProposeMemoryRequest(_message.Message):
+    """A memory note."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    SCOPE_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    SUMMARY_FIELD_NUMBER: _builtins.int
+    EVIDENCE_REFS_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (empty: the credential's)."""
+    scope: _envelopes_pb2.ContextScope.ValueType
+    """Who the fact applies to (unset: project)."""
+    kind: _builtins.str
+    """A label of at most 64 characters (empty: `learning`)."""
+    summary: _builtins.str
+    """The fact (1 to 4,000 characters, stored redacted)."""
+    @_builtins.property
+    def evidence_refs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """At most 64 refs of what supports it."""
+
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        scope: _envelopes_pb2.ContextScope.ValueType = ...,
+        kind: _builtins.str = ...,
+        summary: _builtins.str = ...,
+        evidence_refs: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["evidence_refs", b"evidence_refs", "kind", b"kind", "project", b"project", "scope", b"scope", "summary", b"summary"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ProposeMemoryRequest: _TypeAlias = ProposeMemoryRequest  # noqa: Y015
+
+@_typing.final
+class ProposeMemoryResponse(_message.Message):
+    """The candidate noted."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CANDIDATE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def candidate(self) -> Global___MemoryCandidate:
+        """Open."""
+
+    def __init__(
+        self,
+        *,
+        candidate: Global___MemoryCandidate | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["candidate", b"candidate"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["candidate", b"candidate"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ProposeMemoryResponse: _TypeAlias = ProposeMemoryResponse  # noqa: Y015
+
+@_typing.final
+class PromoteMemoryRequest(_message.Message):
+    """An operator's promotion of a candidate."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    CANDIDATE_ID_FIELD_NUMBER: _builtins.int
+    RECORD_ID_FIELD_NUMBER: _builtins.int
+    AUTHORITY_FIELD_NUMBER: _builtins.int
+    CONFIDENCE_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (empty: the operator's `x-kxm-project`)."""
+    candidate_id: _builtins.str
+    """The candidate."""
+    record_id: _builtins.str
+    """The record's id (`^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$`, any case, at most 124 characters)."""
+    authority: _builtins.str
+    """`promoted` (empty), `instruction` or `evidence`."""
+    confidence: _envelopes_pb2.ContextConfidence.ValueType
+    """Unset: probable."""
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        candidate_id: _builtins.str = ...,
+        record_id: _builtins.str = ...,
+        authority: _builtins.str = ...,
+        confidence: _envelopes_pb2.ContextConfidence.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["authority", b"authority", "candidate_id", b"candidate_id", "confidence", b"confidence", "project", b"project", "record_id", b"record_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PromoteMemoryRequest: _TypeAlias = PromoteMemoryRequest  # noqa: Y015
+
+@_typing.final
+class PromoteMemoryResponse(_message.Message):
+    """The promotion."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CANDIDATE_FIELD_NUMBER: _builtins.int
+    PATH_FIELD_NUMBER: _builtins.int
+    CONTENT_FIELD_NUMBER: _builtins.int
+    path: _builtins.str
+    """The record file's name: `<record id>.md`."""
+    content: _builtins.str
+    """The record file's text (`kxm.memory.v1`): add it to the memory directory and sync."""
+    @_builtins.property
+    def candidate(self) -> Global___MemoryCandidate:
+        """The candidate, closed as promoted."""
+
+    def __init__(
+        self,
+        *,
+        candidate: Global___MemoryCandidate | None = ...,
+        path: _builtins.str = ...,
+        content: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["candidate", b"candidate"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["candidate", b"candidate", "content", b"content", "path", b"path"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PromoteMemoryResponse: _TypeAlias = PromoteMemoryResponse  # noqa: Y015
+
+@_typing.final
+class RejectMemoryRequest(_message.Message):
+    """An operator's rejection of a candidate."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROJECT_FIELD_NUMBER: _builtins.int
+    CANDIDATE_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    project: _builtins.str
+    """The project (empty: the operator's `x-kxm-project`)."""
+    candidate_id: _builtins.str
+    """The candidate."""
+    reason: _builtins.str
+    """Why (at most 1,000 characters)."""
+    def __init__(
+        self,
+        *,
+        project: _builtins.str = ...,
+        candidate_id: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["candidate_id", b"candidate_id", "project", b"project", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RejectMemoryRequest: _TypeAlias = RejectMemoryRequest  # noqa: Y015
+
+@_typing.final
+class RejectMemoryResponse(_message.Message):
+    """The rejection."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CANDIDATE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def candidate(self) -> Global___MemoryCandidate:
+        """The candidate, closed as rejected."""
+
+    def __init__(
+        self,
+        *,
+        candidate: Global___MemoryCandidate | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["candidate", b"candidate"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["candidate", b"candidate"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RejectMemoryResponse: _TypeAlias = RejectMemoryResponse  # noqa: Y015

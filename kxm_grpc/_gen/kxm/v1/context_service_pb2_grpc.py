@@ -131,6 +131,31 @@ class ContextServiceStub(object):
                 request_serializer=kxm_dot_v1_dot_context__service__pb2.ListSkillsRequest.SerializeToString,
                 response_deserializer=kxm_dot_v1_dot_context__service__pb2.ListSkillsResponse.FromString,
                 _registered_method=True)
+        self.SyncMemory = channel.unary_unary(
+                '/kxm.v1.ContextService/SyncMemory',
+                request_serializer=kxm_dot_v1_dot_context__service__pb2.SyncMemoryRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_context__service__pb2.SyncMemoryResponse.FromString,
+                _registered_method=True)
+        self.ListMemory = channel.unary_unary(
+                '/kxm.v1.ContextService/ListMemory',
+                request_serializer=kxm_dot_v1_dot_context__service__pb2.ListMemoryRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_context__service__pb2.ListMemoryResponse.FromString,
+                _registered_method=True)
+        self.ProposeMemory = channel.unary_unary(
+                '/kxm.v1.ContextService/ProposeMemory',
+                request_serializer=kxm_dot_v1_dot_context__service__pb2.ProposeMemoryRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_context__service__pb2.ProposeMemoryResponse.FromString,
+                _registered_method=True)
+        self.PromoteMemory = channel.unary_unary(
+                '/kxm.v1.ContextService/PromoteMemory',
+                request_serializer=kxm_dot_v1_dot_context__service__pb2.PromoteMemoryRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_context__service__pb2.PromoteMemoryResponse.FromString,
+                _registered_method=True)
+        self.RejectMemory = channel.unary_unary(
+                '/kxm.v1.ContextService/RejectMemory',
+                request_serializer=kxm_dot_v1_dot_context__service__pb2.RejectMemoryRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_context__service__pb2.RejectMemoryResponse.FromString,
+                _registered_method=True)
 
 
 class ContextServiceServicer(object):
@@ -454,6 +479,113 @@ class ContextServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SyncMemory(self, request, context):
+        """SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+        checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+
+        Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+        before anything is written, and one bad file refuses the whole sync. An `active` record of
+        `project` scope becomes the project's item `mem_<id>`, of `operator` scope a `_shared` item
+        (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+        not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+        new set no longer has are removed. The operator's credential, not the file, grants the
+        `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+        (unchanged = true).
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+        two files have the same path or record id (metadata: path, index, field).
+        - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+        16 KiB, or more than 192 KiB in all (metadata: field, limit).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+        field, or claims an authority above its source type's (metadata: path, index, field).
+        - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+        item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListMemory(self, request, context):
+        """ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+        ones it owns): metadata only, never a summary, and the current memory revision; then the
+        project's open memory candidates (review material, with their summaries).
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ProposeMemory(self, request, context):
+        """ProposeMemory notes a memory candidate: a fact an agent (or anyone of the project) learned,
+        kept for an operator's review. A candidate is never context: no packet, recall or explanation
+        sees it until an operator promotes it into a record file and syncs it.
+
+        The proposer is the caller; its origin (`peer` or `human`) comes from its credential. At most
+        64 candidates of a project are open at once.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): an empty or over-long summary or kind,
+        or a malformed evidence ref (metadata: field).
+        - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 64 evidence refs.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a scope the contract does not define.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - RESOURCE_EXHAUSTED (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): 64 candidates of the project are
+        open: an operator promotes or rejects some first (metadata: limit).
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PromoteMemory(self, request, context):
+        """PromoteMemory closes an open candidate as promoted and returns the `kxm.memory.v1` record file
+        it becomes, for the operator to add to the memory directory and sync (the hub stores no item
+        here: memory is what a sync loads).
+
+        A named operator other than the proposer decides. The record's source type is `human` (the
+        operator's promotion is what vouches for it), its source ref names the candidate, proposer
+        and promoter.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+        - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): the candidate was decided
+        already, or this operator proposed it (metadata: status, proposedBy).
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed record id, authority or
+        candidate id, or a record the candidate cannot make (metadata: field).
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a confidence the contract does not define.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RejectMemory(self, request, context):
+        """RejectMemory closes an open candidate without promoting it (any operator, its proposer too).
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+        - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): it was decided already.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed candidate id, or a reason
+        over 1,000 characters (metadata: field).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ContextServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -541,6 +673,31 @@ def add_ContextServiceServicer_to_server(servicer, server):
                     servicer.ListSkills,
                     request_deserializer=kxm_dot_v1_dot_context__service__pb2.ListSkillsRequest.FromString,
                     response_serializer=kxm_dot_v1_dot_context__service__pb2.ListSkillsResponse.SerializeToString,
+            ),
+            'SyncMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.SyncMemory,
+                    request_deserializer=kxm_dot_v1_dot_context__service__pb2.SyncMemoryRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_context__service__pb2.SyncMemoryResponse.SerializeToString,
+            ),
+            'ListMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMemory,
+                    request_deserializer=kxm_dot_v1_dot_context__service__pb2.ListMemoryRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_context__service__pb2.ListMemoryResponse.SerializeToString,
+            ),
+            'ProposeMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.ProposeMemory,
+                    request_deserializer=kxm_dot_v1_dot_context__service__pb2.ProposeMemoryRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_context__service__pb2.ProposeMemoryResponse.SerializeToString,
+            ),
+            'PromoteMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.PromoteMemory,
+                    request_deserializer=kxm_dot_v1_dot_context__service__pb2.PromoteMemoryRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_context__service__pb2.PromoteMemoryResponse.SerializeToString,
+            ),
+            'RejectMemory': grpc.unary_unary_rpc_method_handler(
+                    servicer.RejectMemory,
+                    request_deserializer=kxm_dot_v1_dot_context__service__pb2.RejectMemoryRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_context__service__pb2.RejectMemoryResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1014,6 +1171,141 @@ class ContextService(object):
             '/kxm.v1.ContextService/ListSkills',
             kxm_dot_v1_dot_context__service__pb2.ListSkillsRequest.SerializeToString,
             kxm_dot_v1_dot_context__service__pb2.ListSkillsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SyncMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.ContextService/SyncMemory',
+            kxm_dot_v1_dot_context__service__pb2.SyncMemoryRequest.SerializeToString,
+            kxm_dot_v1_dot_context__service__pb2.SyncMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.ContextService/ListMemory',
+            kxm_dot_v1_dot_context__service__pb2.ListMemoryRequest.SerializeToString,
+            kxm_dot_v1_dot_context__service__pb2.ListMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ProposeMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.ContextService/ProposeMemory',
+            kxm_dot_v1_dot_context__service__pb2.ProposeMemoryRequest.SerializeToString,
+            kxm_dot_v1_dot_context__service__pb2.ProposeMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PromoteMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.ContextService/PromoteMemory',
+            kxm_dot_v1_dot_context__service__pb2.PromoteMemoryRequest.SerializeToString,
+            kxm_dot_v1_dot_context__service__pb2.PromoteMemoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RejectMemory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/kxm.v1.ContextService/RejectMemory',
+            kxm_dot_v1_dot_context__service__pb2.RejectMemoryRequest.SerializeToString,
+            kxm_dot_v1_dot_context__service__pb2.RejectMemoryResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -283,6 +283,93 @@ class ContextServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
     - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
     """
+    SyncMemory: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.SyncMemoryRequest, _context_service_pb2.SyncMemoryResponse]
+    """SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+    checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+
+    Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+    before anything is written, and one bad file refuses the whole sync. An `active` record of
+    `project` scope becomes the project's item `mem_<id>`, of `operator` scope a `_shared` item
+    (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+    not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+    new set no longer has are removed. The operator's credential, not the file, grants the
+    `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+    (unchanged = true).
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+      two files have the same path or record id (metadata: path, index, field).
+    - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+      16 KiB, or more than 192 KiB in all (metadata: field, limit).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+      field, or claims an authority above its source type's (metadata: path, index, field).
+    - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+      item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+    """
+    ListMemory: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.ListMemoryRequest, _context_service_pb2.ListMemoryResponse]
+    """ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+    ones it owns): metadata only, never a summary, and the current memory revision; then the
+    project's open memory candidates (review material, with their summaries).
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
+    ProposeMemory: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.ProposeMemoryRequest, _context_service_pb2.ProposeMemoryResponse]
+    """ProposeMemory notes a memory candidate: a fact an agent (or anyone of the project) learned,
+    kept for an operator's review. A candidate is never context: no packet, recall or explanation
+    sees it until an operator promotes it into a record file and syncs it.
+
+    The proposer is the caller; its origin (`peer` or `human`) comes from its credential. At most
+    64 candidates of a project are open at once.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): an empty or over-long summary or kind,
+      or a malformed evidence ref (metadata: field).
+    - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 64 evidence refs.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a scope the contract does not define.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+    - RESOURCE_EXHAUSTED (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): 64 candidates of the project are
+      open: an operator promotes or rejects some first (metadata: limit).
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
+    PromoteMemory: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.PromoteMemoryRequest, _context_service_pb2.PromoteMemoryResponse]
+    """PromoteMemory closes an open candidate as promoted and returns the `kxm.memory.v1` record file
+    it becomes, for the operator to add to the memory directory and sync (the hub stores no item
+    here: memory is what a sync loads).
+
+    A named operator other than the proposer decides. The record's source type is `human` (the
+    operator's promotion is what vouches for it), its source ref names the candidate, proposer
+    and promoter.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+    - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): the candidate was decided
+      already, or this operator proposed it (metadata: status, proposedBy).
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed record id, authority or
+      candidate id, or a record the candidate cannot make (metadata: field).
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a confidence the contract does not define.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+    """
+    RejectMemory: _grpc.UnaryUnaryMultiCallable[_context_service_pb2.RejectMemoryRequest, _context_service_pb2.RejectMemoryResponse]
+    """RejectMemory closes an open candidate without promoting it (any operator, its proposer too).
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+    - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): it was decided already.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed candidate id, or a reason
+      over 1,000 characters (metadata: field).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+    """
 
 @_typing.type_check_only
 class ContextServiceAsyncStub(ContextServiceStub):
@@ -538,6 +625,93 @@ class ContextServiceAsyncStub(ContextServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative page size.
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
     - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
+    SyncMemory: _aio.UnaryUnaryMultiCallable[_context_service_pb2.SyncMemoryRequest, _context_service_pb2.SyncMemoryResponse]  # type: ignore[assignment]
+    """SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+    checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+
+    Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+    before anything is written, and one bad file refuses the whole sync. An `active` record of
+    `project` scope becomes the project's item `mem_<id>`, of `operator` scope a `_shared` item
+    (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+    not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+    new set no longer has are removed. The operator's credential, not the file, grants the
+    `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+    (unchanged = true).
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+      two files have the same path or record id (metadata: path, index, field).
+    - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+      16 KiB, or more than 192 KiB in all (metadata: field, limit).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+      field, or claims an authority above its source type's (metadata: path, index, field).
+    - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+      item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+    """
+    ListMemory: _aio.UnaryUnaryMultiCallable[_context_service_pb2.ListMemoryRequest, _context_service_pb2.ListMemoryResponse]  # type: ignore[assignment]
+    """ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+    ones it owns): metadata only, never a summary, and the current memory revision; then the
+    project's open memory candidates (review material, with their summaries).
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
+    ProposeMemory: _aio.UnaryUnaryMultiCallable[_context_service_pb2.ProposeMemoryRequest, _context_service_pb2.ProposeMemoryResponse]  # type: ignore[assignment]
+    """ProposeMemory notes a memory candidate: a fact an agent (or anyone of the project) learned,
+    kept for an operator's review. A candidate is never context: no packet, recall or explanation
+    sees it until an operator promotes it into a record file and syncs it.
+
+    The proposer is the caller; its origin (`peer` or `human`) comes from its credential. At most
+    64 candidates of a project are open at once.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): an empty or over-long summary or kind,
+      or a malformed evidence ref (metadata: field).
+    - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 64 evidence refs.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a scope the contract does not define.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+    - RESOURCE_EXHAUSTED (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): 64 candidates of the project are
+      open: an operator promotes or rejects some first (metadata: limit).
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+    """
+    PromoteMemory: _aio.UnaryUnaryMultiCallable[_context_service_pb2.PromoteMemoryRequest, _context_service_pb2.PromoteMemoryResponse]  # type: ignore[assignment]
+    """PromoteMemory closes an open candidate as promoted and returns the `kxm.memory.v1` record file
+    it becomes, for the operator to add to the memory directory and sync (the hub stores no item
+    here: memory is what a sync loads).
+
+    A named operator other than the proposer decides. The record's source type is `human` (the
+    operator's promotion is what vouches for it), its source ref names the candidate, proposer
+    and promoter.
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+    - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): the candidate was decided
+      already, or this operator proposed it (metadata: status, proposedBy).
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed record id, authority or
+      candidate id, or a record the candidate cannot make (metadata: field).
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a confidence the contract does not define.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+    """
+    RejectMemory: _aio.UnaryUnaryMultiCallable[_context_service_pb2.RejectMemoryRequest, _context_service_pb2.RejectMemoryResponse]  # type: ignore[assignment]
+    """RejectMemory closes an open candidate without promoting it (any operator, its proposer too).
+
+    Errors:
+    - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+    - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+    - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): it was decided already.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed candidate id, or a reason
+      over 1,000 characters (metadata: field).
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+    - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
     """
 
 class ContextServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -893,6 +1067,123 @@ class ContextServiceServicer(metaclass=_abc_1.ABCMeta):
         - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a negative page size.
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
         - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+
+    @_abc_1.abstractmethod
+    def SyncMemory(
+        self,
+        request: _context_service_pb2.SyncMemoryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_context_service_pb2.SyncMemoryResponse, _abc.Awaitable[_context_service_pb2.SyncMemoryResponse]]:
+        """SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+        checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+
+        Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+        before anything is written, and one bad file refuses the whole sync. An `active` record of
+        `project` scope becomes the project's item `mem_<id>`, of `operator` scope a `_shared` item
+        (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+        not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+        new set no longer has are removed. The operator's credential, not the file, grants the
+        `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+        (unchanged = true).
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+          two files have the same path or record id (metadata: path, index, field).
+        - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+          16 KiB, or more than 192 KiB in all (metadata: field, limit).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+          field, or claims an authority above its source type's (metadata: path, index, field).
+        - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+          item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+        """
+
+    @_abc_1.abstractmethod
+    def ListMemory(
+        self,
+        request: _context_service_pb2.ListMemoryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_context_service_pb2.ListMemoryResponse, _abc.Awaitable[_context_service_pb2.ListMemoryResponse]]:
+        """ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+        ones it owns): metadata only, never a summary, and the current memory revision; then the
+        project's open memory candidates (review material, with their summaries).
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+
+    @_abc_1.abstractmethod
+    def ProposeMemory(
+        self,
+        request: _context_service_pb2.ProposeMemoryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_context_service_pb2.ProposeMemoryResponse, _abc.Awaitable[_context_service_pb2.ProposeMemoryResponse]]:
+        """ProposeMemory notes a memory candidate: a fact an agent (or anyone of the project) learned,
+        kept for an operator's review. A candidate is never context: no packet, recall or explanation
+        sees it until an operator promotes it into a record file and syncs it.
+
+        The proposer is the caller; its origin (`peer` or `human`) comes from its credential. At most
+        64 candidates of a project are open at once.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): an empty or over-long summary or kind,
+          or a malformed evidence ref (metadata: field).
+        - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 64 evidence refs.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a scope the contract does not define.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - RESOURCE_EXHAUSTED (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): 64 candidates of the project are
+          open: an operator promotes or rejects some first (metadata: limit).
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+        """
+
+    @_abc_1.abstractmethod
+    def PromoteMemory(
+        self,
+        request: _context_service_pb2.PromoteMemoryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_context_service_pb2.PromoteMemoryResponse, _abc.Awaitable[_context_service_pb2.PromoteMemoryResponse]]:
+        """PromoteMemory closes an open candidate as promoted and returns the `kxm.memory.v1` record file
+        it becomes, for the operator to add to the memory directory and sync (the hub stores no item
+        here: memory is what a sync loads).
+
+        A named operator other than the proposer decides. The record's source type is `human` (the
+        operator's promotion is what vouches for it), its source ref names the candidate, proposer
+        and promoter.
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+        - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): the candidate was decided
+          already, or this operator proposed it (metadata: status, proposedBy).
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed record id, authority or
+          candidate id, or a record the candidate cannot make (metadata: field).
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a confidence the contract does not define.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+        """
+
+    @_abc_1.abstractmethod
+    def RejectMemory(
+        self,
+        request: _context_service_pb2.RejectMemoryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_context_service_pb2.RejectMemoryResponse, _abc.Awaitable[_context_service_pb2.RejectMemoryResponse]]:
+        """RejectMemory closes an open candidate without promoting it (any operator, its proposer too).
+
+        Errors:
+        - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+        - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+        - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): it was decided already.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed candidate id, or a reason
+          over 1,000 characters (metadata: field).
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+        - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
         """
 
 def add_ContextServiceServicer_to_server(servicer: ContextServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

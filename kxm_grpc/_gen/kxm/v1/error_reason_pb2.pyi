@@ -299,6 +299,14 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INVALID_ARGUMENT: a state request is malformed (an empty or overlong key, a time outside the Timestamp range); metadata: field."""
     ERROR_REASON_STATE_CONTRADICTION: _ErrorReason.ValueType  # 157
     """FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds."""
+    ERROR_REASON_INVALID_MEMORY_RECORD: _ErrorReason.ValueType  # 158
+    """INVALID_ARGUMENT: a memory file (SyncMemory) is not a valid kxm.memory.v1 record: no front matter, a field missing, malformed or unknown, or a path or record id used twice; nothing of the sync is written; metadata: path, index, field."""
+    ERROR_REASON_MEMORY_RECORD_OWNED: _ErrorReason.ValueType  # 159
+    """FAILED_PRECONDITION: an operator-scope memory record's `_shared` item belongs to another project's memory (or is no memory item): only the project whose sync wrote it replaces or removes it; metadata: path, index, itemId, owner."""
+    ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND: _ErrorReason.ValueType  # 160
+    """NOT_FOUND: no memory candidate of the project has this id (another project's reads as none); metadata: candidateId."""
+    ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE: _ErrorReason.ValueType  # 161
+    """FAILED_PRECONDITION: the memory candidate was promoted or rejected already, or the operator promoting it proposed it (a second operator decides); metadata: candidateId, status, proposedBy."""
     ERROR_REASON_SKILL_SOURCES_REQUIRED: _ErrorReason.ValueType  # 162
     """INVALID_ARGUMENT: a skill needs at least one source (a run id, a journal entry id or an evidence receipt), at most 32 of each; metadata: field."""
     ERROR_REASON_SKILL_CANDIDATE_EXISTS: _ErrorReason.ValueType  # 163
@@ -608,6 +616,14 @@ ERROR_REASON_INVALID_STATE_REQUEST: ErrorReason.ValueType  # 156
 """INVALID_ARGUMENT: a state request is malformed (an empty or overlong key, a time outside the Timestamp range); metadata: field."""
 ERROR_REASON_STATE_CONTRADICTION: ErrorReason.ValueType  # 157
 """FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds."""
+ERROR_REASON_INVALID_MEMORY_RECORD: ErrorReason.ValueType  # 158
+"""INVALID_ARGUMENT: a memory file (SyncMemory) is not a valid kxm.memory.v1 record: no front matter, a field missing, malformed or unknown, or a path or record id used twice; nothing of the sync is written; metadata: path, index, field."""
+ERROR_REASON_MEMORY_RECORD_OWNED: ErrorReason.ValueType  # 159
+"""FAILED_PRECONDITION: an operator-scope memory record's `_shared` item belongs to another project's memory (or is no memory item): only the project whose sync wrote it replaces or removes it; metadata: path, index, itemId, owner."""
+ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND: ErrorReason.ValueType  # 160
+"""NOT_FOUND: no memory candidate of the project has this id (another project's reads as none); metadata: candidateId."""
+ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE: ErrorReason.ValueType  # 161
+"""FAILED_PRECONDITION: the memory candidate was promoted or rejected already, or the operator promoting it proposed it (a second operator decides); metadata: candidateId, status, proposedBy."""
 ERROR_REASON_SKILL_SOURCES_REQUIRED: ErrorReason.ValueType  # 162
 """INVALID_ARGUMENT: a skill needs at least one source (a run id, a journal entry id or an evidence receipt), at most 32 of each; metadata: field."""
 ERROR_REASON_SKILL_CANDIDATE_EXISTS: ErrorReason.ValueType  # 163

@@ -2909,6 +2909,1018 @@ func (x *ListSkillsResponse) GetNextPageToken() string {
 	return ""
 }
 
+// One memory file: its name and its text.
+type MemoryFile struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The file's name in the memory directory (1 to 128 characters, ending with `.md`, no `/`).
+	Path string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// The file's text (UTF-8, at most 16 KiB): YAML front matter between `---` lines, then a body.
+	Content       string `protobuf:"bytes,2,opt,name=content,proto3" json:"content,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MemoryFile) Reset() {
+	*x = MemoryFile{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MemoryFile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MemoryFile) ProtoMessage() {}
+
+func (x *MemoryFile) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MemoryFile.ProtoReflect.Descriptor instead.
+func (*MemoryFile) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *MemoryFile) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *MemoryFile) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+// An operator's memory load.
+type SyncMemoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (empty: the operator's `x-kxm-project`).
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+	Files         []*MemoryFile `protobuf:"bytes,2,rep,name=files,proto3" json:"files,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyncMemoryRequest) Reset() {
+	*x = SyncMemoryRequest{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncMemoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncMemoryRequest) ProtoMessage() {}
+
+func (x *SyncMemoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncMemoryRequest.ProtoReflect.Descriptor instead.
+func (*SyncMemoryRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *SyncMemoryRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *SyncMemoryRequest) GetFiles() []*MemoryFile {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+// What a sync did.
+type SyncMemoryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Active records stored as items (the project's and `_shared`).
+	Loaded int32 `protobuf:"varint,1,opt,name=loaded,proto3" json:"loaded,omitempty"`
+	// Memory items of the project's earlier syncs the new set no longer has, removed.
+	Removed int32 `protobuf:"varint,2,opt,name=removed,proto3" json:"removed,omitempty"`
+	// Deprecated and superseded records, not stored.
+	SkippedInactive int32 `protobuf:"varint,3,opt,name=skipped_inactive,json=skippedInactive,proto3" json:"skipped_inactive,omitempty"`
+	// Active records of `agent` or `run` scope, not stored (nothing binds them to an agent or a run).
+	SkippedUnboundScopes int32 `protobuf:"varint,4,opt,name=skipped_unbound_scopes,json=skippedUnboundScopes,proto3" json:"skipped_unbound_scopes,omitempty"`
+	// `ctxrev_` and the SHA-256 hex of the files (see docs/context.md, "Memory records").
+	Revision string `protobuf:"bytes,5,opt,name=revision,proto3" json:"revision,omitempty"`
+	// The revision equals the stored one: nothing was rewritten.
+	Unchanged     bool `protobuf:"varint,6,opt,name=unchanged,proto3" json:"unchanged,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SyncMemoryResponse) Reset() {
+	*x = SyncMemoryResponse{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SyncMemoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SyncMemoryResponse) ProtoMessage() {}
+
+func (x *SyncMemoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SyncMemoryResponse.ProtoReflect.Descriptor instead.
+func (*SyncMemoryResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *SyncMemoryResponse) GetLoaded() int32 {
+	if x != nil {
+		return x.Loaded
+	}
+	return 0
+}
+
+func (x *SyncMemoryResponse) GetRemoved() int32 {
+	if x != nil {
+		return x.Removed
+	}
+	return 0
+}
+
+func (x *SyncMemoryResponse) GetSkippedInactive() int32 {
+	if x != nil {
+		return x.SkippedInactive
+	}
+	return 0
+}
+
+func (x *SyncMemoryResponse) GetSkippedUnboundScopes() int32 {
+	if x != nil {
+		return x.SkippedUnboundScopes
+	}
+	return 0
+}
+
+func (x *SyncMemoryResponse) GetRevision() string {
+	if x != nil {
+		return x.Revision
+	}
+	return ""
+}
+
+func (x *SyncMemoryResponse) GetUnchanged() bool {
+	if x != nil {
+		return x.Unchanged
+	}
+	return false
+}
+
+// A memory listing.
+type ListMemoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (empty: the credential's).
+	Project       string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMemoryRequest) Reset() {
+	*x = ListMemoryRequest{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMemoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMemoryRequest) ProtoMessage() {}
+
+func (x *ListMemoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMemoryRequest.ProtoReflect.Descriptor instead.
+func (*ListMemoryRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *ListMemoryRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+// MemoryRecord is one stored memory record: metadata only, never its summary.
+type MemoryRecord struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The record's id (its item is `mem_<id>`).
+	RecordId string `protobuf:"bytes,1,opt,name=record_id,json=recordId,proto3" json:"record_id,omitempty"`
+	// The item's id.
+	ItemId string `protobuf:"bytes,2,opt,name=item_id,json=itemId,proto3" json:"item_id,omitempty"`
+	// The item's project: the project, or `_shared` for an operator-scope record.
+	Project string `protobuf:"bytes,3,opt,name=project,proto3" json:"project,omitempty"`
+	// The file it came from.
+	Path string `protobuf:"bytes,4,opt,name=path,proto3" json:"path,omitempty"`
+	// The record's scope: project or operator (the others are not stored).
+	Scope ContextScope `protobuf:"varint,5,opt,name=scope,proto3,enum=kxm.v1.ContextScope" json:"scope,omitempty"`
+	// The record's own kind label (`convention`, `learning`, …); the item's kind is knowledge.
+	RecordKind string `protobuf:"bytes,6,opt,name=record_kind,json=recordKind,proto3" json:"record_kind,omitempty"`
+	// The record's authority as written: instruction, evidence or promoted.
+	RecordAuthority string `protobuf:"bytes,7,opt,name=record_authority,json=recordAuthority,proto3" json:"record_authority,omitempty"`
+	// The item's authority (instruction for instruction and promoted, else evidence).
+	Authority ContextAuthority `protobuf:"varint,8,opt,name=authority,proto3,enum=kxm.v1.ContextAuthority" json:"authority,omitempty"`
+	// How sure the record is.
+	Confidence ContextConfidence `protobuf:"varint,9,opt,name=confidence,proto3,enum=kxm.v1.ContextConfidence" json:"confidence,omitempty"`
+	// The record's lifecycle (only active records are stored).
+	Lifecycle string `protobuf:"bytes,10,opt,name=lifecycle,proto3" json:"lifecycle,omitempty"`
+	// The record's source type.
+	SourceType ContextSourceType `protobuf:"varint,11,opt,name=source_type,json=sourceType,proto3,enum=kxm.v1.ContextSourceType" json:"source_type,omitempty"`
+	// The record's own source ref, redacted (empty: none).
+	SourceRef string `protobuf:"bytes,12,opt,name=source_ref,json=sourceRef,proto3" json:"source_ref,omitempty"`
+	// The stored summary's length in UTF-16 code units (the summary itself: GetContextPacket).
+	SummaryChars  int32 `protobuf:"varint,13,opt,name=summary_chars,json=summaryChars,proto3" json:"summary_chars,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MemoryRecord) Reset() {
+	*x = MemoryRecord{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MemoryRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MemoryRecord) ProtoMessage() {}
+
+func (x *MemoryRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MemoryRecord.ProtoReflect.Descriptor instead.
+func (*MemoryRecord) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *MemoryRecord) GetRecordId() string {
+	if x != nil {
+		return x.RecordId
+	}
+	return ""
+}
+
+func (x *MemoryRecord) GetItemId() string {
+	if x != nil {
+		return x.ItemId
+	}
+	return ""
+}
+
+func (x *MemoryRecord) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *MemoryRecord) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *MemoryRecord) GetScope() ContextScope {
+	if x != nil {
+		return x.Scope
+	}
+	return ContextScope_CONTEXT_SCOPE_UNSPECIFIED
+}
+
+func (x *MemoryRecord) GetRecordKind() string {
+	if x != nil {
+		return x.RecordKind
+	}
+	return ""
+}
+
+func (x *MemoryRecord) GetRecordAuthority() string {
+	if x != nil {
+		return x.RecordAuthority
+	}
+	return ""
+}
+
+func (x *MemoryRecord) GetAuthority() ContextAuthority {
+	if x != nil {
+		return x.Authority
+	}
+	return ContextAuthority_CONTEXT_AUTHORITY_UNSPECIFIED
+}
+
+func (x *MemoryRecord) GetConfidence() ContextConfidence {
+	if x != nil {
+		return x.Confidence
+	}
+	return ContextConfidence_CONTEXT_CONFIDENCE_UNSPECIFIED
+}
+
+func (x *MemoryRecord) GetLifecycle() string {
+	if x != nil {
+		return x.Lifecycle
+	}
+	return ""
+}
+
+func (x *MemoryRecord) GetSourceType() ContextSourceType {
+	if x != nil {
+		return x.SourceType
+	}
+	return ContextSourceType_CONTEXT_SOURCE_TYPE_UNSPECIFIED
+}
+
+func (x *MemoryRecord) GetSourceRef() string {
+	if x != nil {
+		return x.SourceRef
+	}
+	return ""
+}
+
+func (x *MemoryRecord) GetSummaryChars() int32 {
+	if x != nil {
+		return x.SummaryChars
+	}
+	return 0
+}
+
+// The project's memory.
+type ListMemoryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// By record id (code units), the project's then `_shared`'s.
+	Records []*MemoryRecord `protobuf:"bytes,1,rep,name=records,proto3" json:"records,omitempty"`
+	// The revision of the last sync (empty: never synced).
+	Revision string `protobuf:"bytes,2,opt,name=revision,proto3" json:"revision,omitempty"`
+	// When the last sync wrote (unset: never synced).
+	SyncTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=sync_time,json=syncTime,proto3" json:"sync_time,omitempty"`
+	// The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+	Candidates    []*MemoryCandidate `protobuf:"bytes,4,rep,name=candidates,proto3" json:"candidates,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMemoryResponse) Reset() {
+	*x = ListMemoryResponse{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMemoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMemoryResponse) ProtoMessage() {}
+
+func (x *ListMemoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMemoryResponse.ProtoReflect.Descriptor instead.
+func (*ListMemoryResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *ListMemoryResponse) GetRecords() []*MemoryRecord {
+	if x != nil {
+		return x.Records
+	}
+	return nil
+}
+
+func (x *ListMemoryResponse) GetRevision() string {
+	if x != nil {
+		return x.Revision
+	}
+	return ""
+}
+
+func (x *ListMemoryResponse) GetSyncTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.SyncTime
+	}
+	return nil
+}
+
+func (x *ListMemoryResponse) GetCandidates() []*MemoryCandidate {
+	if x != nil {
+		return x.Candidates
+	}
+	return nil
+}
+
+// MemoryCandidate is a noted fact waiting for an operator's decision.
+type MemoryCandidate struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// `cand_<scope>_` and 12 hex digits.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The project.
+	Project string `protobuf:"bytes,2,opt,name=project,proto3" json:"project,omitempty"`
+	// Who the fact would apply to.
+	Scope ContextScope `protobuf:"varint,3,opt,name=scope,proto3,enum=kxm.v1.ContextScope" json:"scope,omitempty"`
+	// Its kind label (default `learning`).
+	Kind string `protobuf:"bytes,4,opt,name=kind,proto3" json:"kind,omitempty"`
+	// The fact, redacted (review material for the project's operators; never in a packet).
+	Summary string `protobuf:"bytes,5,opt,name=summary,proto3" json:"summary,omitempty"`
+	// What supports it.
+	EvidenceRefs []string `protobuf:"bytes,6,rep,name=evidence_refs,json=evidenceRefs,proto3" json:"evidence_refs,omitempty"`
+	// Who noted it: the agent id, the operator's name, or the credential's identity.
+	ProposedBy string `protobuf:"bytes,7,opt,name=proposed_by,json=proposedBy,proto3" json:"proposed_by,omitempty"`
+	// The origin its credential gave it.
+	Origin ContextSourceType `protobuf:"varint,8,opt,name=origin,proto3,enum=kxm.v1.ContextSourceType" json:"origin,omitempty"`
+	// When it was noted.
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// `open`, `promoted` or `rejected`.
+	Status string `protobuf:"bytes,10,opt,name=status,proto3" json:"status,omitempty"`
+	// The operator who decided (empty while open).
+	DecidedBy string `protobuf:"bytes,11,opt,name=decided_by,json=decidedBy,proto3" json:"decided_by,omitempty"`
+	// The record id it was promoted to (empty otherwise).
+	RecordId string `protobuf:"bytes,12,opt,name=record_id,json=recordId,proto3" json:"record_id,omitempty"`
+	// A rejection's reason (empty otherwise).
+	Reason        string `protobuf:"bytes,13,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MemoryCandidate) Reset() {
+	*x = MemoryCandidate{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MemoryCandidate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MemoryCandidate) ProtoMessage() {}
+
+func (x *MemoryCandidate) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MemoryCandidate.ProtoReflect.Descriptor instead.
+func (*MemoryCandidate) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *MemoryCandidate) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *MemoryCandidate) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *MemoryCandidate) GetScope() ContextScope {
+	if x != nil {
+		return x.Scope
+	}
+	return ContextScope_CONTEXT_SCOPE_UNSPECIFIED
+}
+
+func (x *MemoryCandidate) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *MemoryCandidate) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+func (x *MemoryCandidate) GetEvidenceRefs() []string {
+	if x != nil {
+		return x.EvidenceRefs
+	}
+	return nil
+}
+
+func (x *MemoryCandidate) GetProposedBy() string {
+	if x != nil {
+		return x.ProposedBy
+	}
+	return ""
+}
+
+func (x *MemoryCandidate) GetOrigin() ContextSourceType {
+	if x != nil {
+		return x.Origin
+	}
+	return ContextSourceType_CONTEXT_SOURCE_TYPE_UNSPECIFIED
+}
+
+func (x *MemoryCandidate) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *MemoryCandidate) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *MemoryCandidate) GetDecidedBy() string {
+	if x != nil {
+		return x.DecidedBy
+	}
+	return ""
+}
+
+func (x *MemoryCandidate) GetRecordId() string {
+	if x != nil {
+		return x.RecordId
+	}
+	return ""
+}
+
+func (x *MemoryCandidate) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// A memory note.
+type ProposeMemoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (empty: the credential's).
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// Who the fact applies to (unset: project).
+	Scope ContextScope `protobuf:"varint,2,opt,name=scope,proto3,enum=kxm.v1.ContextScope" json:"scope,omitempty"`
+	// A label of at most 64 characters (empty: `learning`).
+	Kind string `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
+	// The fact (1 to 4,000 characters, stored redacted).
+	Summary string `protobuf:"bytes,4,opt,name=summary,proto3" json:"summary,omitempty"`
+	// At most 64 refs of what supports it.
+	EvidenceRefs  []string `protobuf:"bytes,5,rep,name=evidence_refs,json=evidenceRefs,proto3" json:"evidence_refs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProposeMemoryRequest) Reset() {
+	*x = ProposeMemoryRequest{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProposeMemoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProposeMemoryRequest) ProtoMessage() {}
+
+func (x *ProposeMemoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProposeMemoryRequest.ProtoReflect.Descriptor instead.
+func (*ProposeMemoryRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *ProposeMemoryRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *ProposeMemoryRequest) GetScope() ContextScope {
+	if x != nil {
+		return x.Scope
+	}
+	return ContextScope_CONTEXT_SCOPE_UNSPECIFIED
+}
+
+func (x *ProposeMemoryRequest) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ProposeMemoryRequest) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+func (x *ProposeMemoryRequest) GetEvidenceRefs() []string {
+	if x != nil {
+		return x.EvidenceRefs
+	}
+	return nil
+}
+
+// The candidate noted.
+type ProposeMemoryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Open.
+	Candidate     *MemoryCandidate `protobuf:"bytes,1,opt,name=candidate,proto3" json:"candidate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProposeMemoryResponse) Reset() {
+	*x = ProposeMemoryResponse{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProposeMemoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProposeMemoryResponse) ProtoMessage() {}
+
+func (x *ProposeMemoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProposeMemoryResponse.ProtoReflect.Descriptor instead.
+func (*ProposeMemoryResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *ProposeMemoryResponse) GetCandidate() *MemoryCandidate {
+	if x != nil {
+		return x.Candidate
+	}
+	return nil
+}
+
+// An operator's promotion of a candidate.
+type PromoteMemoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (empty: the operator's `x-kxm-project`).
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// The candidate.
+	CandidateId string `protobuf:"bytes,2,opt,name=candidate_id,json=candidateId,proto3" json:"candidate_id,omitempty"`
+	// The record's id (`^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$`, any case, at most 124 characters).
+	RecordId string `protobuf:"bytes,3,opt,name=record_id,json=recordId,proto3" json:"record_id,omitempty"`
+	// `promoted` (empty), `instruction` or `evidence`.
+	Authority string `protobuf:"bytes,4,opt,name=authority,proto3" json:"authority,omitempty"`
+	// Unset: probable.
+	Confidence    ContextConfidence `protobuf:"varint,5,opt,name=confidence,proto3,enum=kxm.v1.ContextConfidence" json:"confidence,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PromoteMemoryRequest) Reset() {
+	*x = PromoteMemoryRequest{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PromoteMemoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PromoteMemoryRequest) ProtoMessage() {}
+
+func (x *PromoteMemoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PromoteMemoryRequest.ProtoReflect.Descriptor instead.
+func (*PromoteMemoryRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *PromoteMemoryRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *PromoteMemoryRequest) GetCandidateId() string {
+	if x != nil {
+		return x.CandidateId
+	}
+	return ""
+}
+
+func (x *PromoteMemoryRequest) GetRecordId() string {
+	if x != nil {
+		return x.RecordId
+	}
+	return ""
+}
+
+func (x *PromoteMemoryRequest) GetAuthority() string {
+	if x != nil {
+		return x.Authority
+	}
+	return ""
+}
+
+func (x *PromoteMemoryRequest) GetConfidence() ContextConfidence {
+	if x != nil {
+		return x.Confidence
+	}
+	return ContextConfidence_CONTEXT_CONFIDENCE_UNSPECIFIED
+}
+
+// The promotion.
+type PromoteMemoryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The candidate, closed as promoted.
+	Candidate *MemoryCandidate `protobuf:"bytes,1,opt,name=candidate,proto3" json:"candidate,omitempty"`
+	// The record file's name: `<record id>.md`.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// The record file's text (`kxm.memory.v1`): add it to the memory directory and sync.
+	Content       string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PromoteMemoryResponse) Reset() {
+	*x = PromoteMemoryResponse{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PromoteMemoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PromoteMemoryResponse) ProtoMessage() {}
+
+func (x *PromoteMemoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PromoteMemoryResponse.ProtoReflect.Descriptor instead.
+func (*PromoteMemoryResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *PromoteMemoryResponse) GetCandidate() *MemoryCandidate {
+	if x != nil {
+		return x.Candidate
+	}
+	return nil
+}
+
+func (x *PromoteMemoryResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *PromoteMemoryResponse) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+// An operator's rejection of a candidate.
+type RejectMemoryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The project (empty: the operator's `x-kxm-project`).
+	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
+	// The candidate.
+	CandidateId string `protobuf:"bytes,2,opt,name=candidate_id,json=candidateId,proto3" json:"candidate_id,omitempty"`
+	// Why (at most 1,000 characters).
+	Reason        string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RejectMemoryRequest) Reset() {
+	*x = RejectMemoryRequest{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RejectMemoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RejectMemoryRequest) ProtoMessage() {}
+
+func (x *RejectMemoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RejectMemoryRequest.ProtoReflect.Descriptor instead.
+func (*RejectMemoryRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *RejectMemoryRequest) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *RejectMemoryRequest) GetCandidateId() string {
+	if x != nil {
+		return x.CandidateId
+	}
+	return ""
+}
+
+func (x *RejectMemoryRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// The rejection.
+type RejectMemoryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The candidate, closed as rejected.
+	Candidate     *MemoryCandidate `protobuf:"bytes,1,opt,name=candidate,proto3" json:"candidate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RejectMemoryResponse) Reset() {
+	*x = RejectMemoryResponse{}
+	mi := &file_kxm_v1_context_service_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RejectMemoryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RejectMemoryResponse) ProtoMessage() {}
+
+func (x *RejectMemoryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_context_service_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RejectMemoryResponse.ProtoReflect.Descriptor instead.
+func (*RejectMemoryResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_context_service_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *RejectMemoryResponse) GetCandidate() *MemoryCandidate {
+	if x != nil {
+		return x.Candidate
+	}
+	return nil
+}
+
 var File_kxm_v1_context_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_context_service_proto_rawDesc = "" +
@@ -3120,7 +4132,94 @@ const file_kxm_v1_context_service_proto_rawDesc = "" +
 	"page_token\x18\x04 \x01(\tR\tpageToken\"c\n" +
 	"\x12ListSkillsResponse\x12%\n" +
 	"\x06skills\x18\x01 \x03(\v2\r.kxm.v1.SkillR\x06skills\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken*\x95\x01\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\":\n" +
+	"\n" +
+	"MemoryFile\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
+	"\acontent\x18\x02 \x01(\tR\acontent\"W\n" +
+	"\x11SyncMemoryRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12(\n" +
+	"\x05files\x18\x02 \x03(\v2\x12.kxm.v1.MemoryFileR\x05files\"\xe1\x01\n" +
+	"\x12SyncMemoryResponse\x12\x16\n" +
+	"\x06loaded\x18\x01 \x01(\x05R\x06loaded\x12\x18\n" +
+	"\aremoved\x18\x02 \x01(\x05R\aremoved\x12)\n" +
+	"\x10skipped_inactive\x18\x03 \x01(\x05R\x0fskippedInactive\x124\n" +
+	"\x16skipped_unbound_scopes\x18\x04 \x01(\x05R\x14skippedUnboundScopes\x12\x1a\n" +
+	"\brevision\x18\x05 \x01(\tR\brevision\x12\x1c\n" +
+	"\tunchanged\x18\x06 \x01(\bR\tunchanged\"-\n" +
+	"\x11ListMemoryRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\"\xfb\x03\n" +
+	"\fMemoryRecord\x12\x1b\n" +
+	"\trecord_id\x18\x01 \x01(\tR\brecordId\x12\x17\n" +
+	"\aitem_id\x18\x02 \x01(\tR\x06itemId\x12\x18\n" +
+	"\aproject\x18\x03 \x01(\tR\aproject\x12\x12\n" +
+	"\x04path\x18\x04 \x01(\tR\x04path\x12*\n" +
+	"\x05scope\x18\x05 \x01(\x0e2\x14.kxm.v1.ContextScopeR\x05scope\x12\x1f\n" +
+	"\vrecord_kind\x18\x06 \x01(\tR\n" +
+	"recordKind\x12)\n" +
+	"\x10record_authority\x18\a \x01(\tR\x0frecordAuthority\x126\n" +
+	"\tauthority\x18\b \x01(\x0e2\x18.kxm.v1.ContextAuthorityR\tauthority\x129\n" +
+	"\n" +
+	"confidence\x18\t \x01(\x0e2\x19.kxm.v1.ContextConfidenceR\n" +
+	"confidence\x12\x1c\n" +
+	"\tlifecycle\x18\n" +
+	" \x01(\tR\tlifecycle\x12:\n" +
+	"\vsource_type\x18\v \x01(\x0e2\x19.kxm.v1.ContextSourceTypeR\n" +
+	"sourceType\x12\x1d\n" +
+	"\n" +
+	"source_ref\x18\f \x01(\tR\tsourceRef\x12#\n" +
+	"\rsummary_chars\x18\r \x01(\x05R\fsummaryChars\"\xd2\x01\n" +
+	"\x12ListMemoryResponse\x12.\n" +
+	"\arecords\x18\x01 \x03(\v2\x14.kxm.v1.MemoryRecordR\arecords\x12\x1a\n" +
+	"\brevision\x18\x02 \x01(\tR\brevision\x127\n" +
+	"\tsync_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\bsyncTime\x127\n" +
+	"\n" +
+	"candidates\x18\x04 \x03(\v2\x17.kxm.v1.MemoryCandidateR\n" +
+	"candidates\"\xb7\x03\n" +
+	"\x0fMemoryCandidate\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
+	"\aproject\x18\x02 \x01(\tR\aproject\x12*\n" +
+	"\x05scope\x18\x03 \x01(\x0e2\x14.kxm.v1.ContextScopeR\x05scope\x12\x12\n" +
+	"\x04kind\x18\x04 \x01(\tR\x04kind\x12\x18\n" +
+	"\asummary\x18\x05 \x01(\tR\asummary\x12#\n" +
+	"\revidence_refs\x18\x06 \x03(\tR\fevidenceRefs\x12\x1f\n" +
+	"\vproposed_by\x18\a \x01(\tR\n" +
+	"proposedBy\x121\n" +
+	"\x06origin\x18\b \x01(\x0e2\x19.kxm.v1.ContextSourceTypeR\x06origin\x12;\n" +
+	"\vcreate_time\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12\x16\n" +
+	"\x06status\x18\n" +
+	" \x01(\tR\x06status\x12\x1d\n" +
+	"\n" +
+	"decided_by\x18\v \x01(\tR\tdecidedBy\x12\x1b\n" +
+	"\trecord_id\x18\f \x01(\tR\brecordId\x12\x16\n" +
+	"\x06reason\x18\r \x01(\tR\x06reason\"\xaf\x01\n" +
+	"\x14ProposeMemoryRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12*\n" +
+	"\x05scope\x18\x02 \x01(\x0e2\x14.kxm.v1.ContextScopeR\x05scope\x12\x12\n" +
+	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x18\n" +
+	"\asummary\x18\x04 \x01(\tR\asummary\x12#\n" +
+	"\revidence_refs\x18\x05 \x03(\tR\fevidenceRefs\"N\n" +
+	"\x15ProposeMemoryResponse\x125\n" +
+	"\tcandidate\x18\x01 \x01(\v2\x17.kxm.v1.MemoryCandidateR\tcandidate\"\xc9\x01\n" +
+	"\x14PromoteMemoryRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12!\n" +
+	"\fcandidate_id\x18\x02 \x01(\tR\vcandidateId\x12\x1b\n" +
+	"\trecord_id\x18\x03 \x01(\tR\brecordId\x12\x1c\n" +
+	"\tauthority\x18\x04 \x01(\tR\tauthority\x129\n" +
+	"\n" +
+	"confidence\x18\x05 \x01(\x0e2\x19.kxm.v1.ContextConfidenceR\n" +
+	"confidence\"|\n" +
+	"\x15PromoteMemoryResponse\x125\n" +
+	"\tcandidate\x18\x01 \x01(\v2\x17.kxm.v1.MemoryCandidateR\tcandidate\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x18\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent\"j\n" +
+	"\x13RejectMemoryRequest\x12\x18\n" +
+	"\aproject\x18\x01 \x01(\tR\aproject\x12!\n" +
+	"\fcandidate_id\x18\x02 \x01(\tR\vcandidateId\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"M\n" +
+	"\x14RejectMemoryResponse\x125\n" +
+	"\tcandidate\x18\x01 \x01(\v2\x17.kxm.v1.MemoryCandidateR\tcandidate*\x95\x01\n" +
 	"\n" +
 	"SkillState\x12\x1b\n" +
 	"\x17SKILL_STATE_UNSPECIFIED\x10\x00\x12\x19\n" +
@@ -3141,7 +4240,7 @@ const file_kxm_v1_context_service_proto_rawDesc = "" +
 	"\x1aSKILL_EVENT_TYPE_EVALUATED\x10\x02\x12\x1d\n" +
 	"\x19SKILL_EVENT_TYPE_PROMOTED\x10\x03\x12 \n" +
 	"\x1cSKILL_EVENT_TYPE_QUARANTINED\x10\x04\x12\x1d\n" +
-	"\x19SKILL_EVENT_TYPE_REJECTED\x10\x052\x97\f\n" +
+	"\x19SKILL_EVENT_TYPE_REJECTED\x10\x052\xce\x0f\n" +
 	"\x0eContextService\x12K\n" +
 	"\bPutItems\x12\x17.kxm.v1.PutItemsRequest\x1a\x18.kxm.v1.PutItemsResponse\"\f\xea\xe0\x18\b\b\x03\x10\x00\x18\x02(\x03\x12p\n" +
 	"\x10GetContextPacket\x12\x1f.kxm.v1.GetContextPacketRequest\x1a .kxm.v1.GetContextPacketResponse\"\x19\xea\xe0\x18\x15\b\x04\x10\x01\x18\x02\"\vkxm_context(\x03\x12Q\n" +
@@ -3161,7 +4260,14 @@ const file_kxm_v1_context_service_proto_rawDesc = "" +
 	"\vRejectSkill\x12\x1a.kxm.v1.RejectSkillRequest\x1a\x1b.kxm.v1.RejectSkillResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12K\n" +
 	"\bGetSkill\x12\x17.kxm.v1.GetSkillRequest\x1a\x18.kxm.v1.GetSkillResponse\"\f\xea\xe0\x18\b\b\x04\x10\x01\x18\x02(\x01\x12Q\n" +
 	"\n" +
-	"ListSkills\x12\x19.kxm.v1.ListSkillsRequest\x1a\x1a.kxm.v1.ListSkillsResponse\"\f\xea\xe0\x18\b\b\x04\x10\x01\x18\x02(\x01B\x83\x01\n" +
+	"ListSkills\x12\x19.kxm.v1.ListSkillsRequest\x1a\x1a.kxm.v1.ListSkillsResponse\"\f\xea\xe0\x18\b\b\x04\x10\x01\x18\x02(\x01\x12Q\n" +
+	"\n" +
+	"SyncMemory\x12\x19.kxm.v1.SyncMemoryRequest\x1a\x1a.kxm.v1.SyncMemoryResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12Q\n" +
+	"\n" +
+	"ListMemory\x12\x19.kxm.v1.ListMemoryRequest\x1a\x1a.kxm.v1.ListMemoryResponse\"\f\xea\xe0\x18\b\b\x04\x10\x01\x18\x02(\x01\x12Z\n" +
+	"\rProposeMemory\x12\x1c.kxm.v1.ProposeMemoryRequest\x1a\x1d.kxm.v1.ProposeMemoryResponse\"\f\xea\xe0\x18\b\b\x03\x10\x00\x18\x02(\x01\x12Z\n" +
+	"\rPromoteMemory\x12\x1c.kxm.v1.PromoteMemoryRequest\x1a\x1d.kxm.v1.PromoteMemoryResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04\x12W\n" +
+	"\fRejectMemory\x12\x1b.kxm.v1.RejectMemoryRequest\x1a\x1c.kxm.v1.RejectMemoryResponse\"\f\xea\xe0\x18\b\b\x02\x10\x00\x18\x01(\x04B\x83\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x13ContextServiceProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -3178,7 +4284,7 @@ func file_kxm_v1_context_service_proto_rawDescGZIP() []byte {
 }
 
 var file_kxm_v1_context_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_kxm_v1_context_service_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_kxm_v1_context_service_proto_msgTypes = make([]protoimpl.MessageInfo, 53)
 var file_kxm_v1_context_service_proto_goTypes = []any{
 	(SkillState)(0),                  // 0: kxm.v1.SkillState
 	(SkillEvaluationKind)(0),         // 1: kxm.v1.SkillEvaluationKind
@@ -3223,51 +4329,65 @@ var file_kxm_v1_context_service_proto_goTypes = []any{
 	(*GetSkillResponse)(nil),         // 40: kxm.v1.GetSkillResponse
 	(*ListSkillsRequest)(nil),        // 41: kxm.v1.ListSkillsRequest
 	(*ListSkillsResponse)(nil),       // 42: kxm.v1.ListSkillsResponse
-	(*ContextItem)(nil),              // 43: kxm.v1.ContextItem
-	(*ContextRequest)(nil),           // 44: kxm.v1.ContextRequest
-	(*structpb.Struct)(nil),          // 45: google.protobuf.Struct
-	(*ContextPacket)(nil),            // 46: kxm.v1.ContextPacket
-	(ContextKind)(0),                 // 47: kxm.v1.ContextKind
-	(ContextAuthority)(0),            // 48: kxm.v1.ContextAuthority
-	(ContextConfidence)(0),           // 49: kxm.v1.ContextConfidence
-	(ContextStatus)(0),               // 50: kxm.v1.ContextStatus
-	(ContextSourceType)(0),           // 51: kxm.v1.ContextSourceType
-	(*timestamppb.Timestamp)(nil),    // 52: google.protobuf.Timestamp
+	(*MemoryFile)(nil),               // 43: kxm.v1.MemoryFile
+	(*SyncMemoryRequest)(nil),        // 44: kxm.v1.SyncMemoryRequest
+	(*SyncMemoryResponse)(nil),       // 45: kxm.v1.SyncMemoryResponse
+	(*ListMemoryRequest)(nil),        // 46: kxm.v1.ListMemoryRequest
+	(*MemoryRecord)(nil),             // 47: kxm.v1.MemoryRecord
+	(*ListMemoryResponse)(nil),       // 48: kxm.v1.ListMemoryResponse
+	(*MemoryCandidate)(nil),          // 49: kxm.v1.MemoryCandidate
+	(*ProposeMemoryRequest)(nil),     // 50: kxm.v1.ProposeMemoryRequest
+	(*ProposeMemoryResponse)(nil),    // 51: kxm.v1.ProposeMemoryResponse
+	(*PromoteMemoryRequest)(nil),     // 52: kxm.v1.PromoteMemoryRequest
+	(*PromoteMemoryResponse)(nil),    // 53: kxm.v1.PromoteMemoryResponse
+	(*RejectMemoryRequest)(nil),      // 54: kxm.v1.RejectMemoryRequest
+	(*RejectMemoryResponse)(nil),     // 55: kxm.v1.RejectMemoryResponse
+	(*ContextItem)(nil),              // 56: kxm.v1.ContextItem
+	(*ContextRequest)(nil),           // 57: kxm.v1.ContextRequest
+	(*structpb.Struct)(nil),          // 58: google.protobuf.Struct
+	(*ContextPacket)(nil),            // 59: kxm.v1.ContextPacket
+	(ContextKind)(0),                 // 60: kxm.v1.ContextKind
+	(ContextAuthority)(0),            // 61: kxm.v1.ContextAuthority
+	(ContextConfidence)(0),           // 62: kxm.v1.ContextConfidence
+	(ContextStatus)(0),               // 63: kxm.v1.ContextStatus
+	(ContextSourceType)(0),           // 64: kxm.v1.ContextSourceType
+	(*timestamppb.Timestamp)(nil),    // 65: google.protobuf.Timestamp
+	(ContextScope)(0),                // 66: kxm.v1.ContextScope
 }
 var file_kxm_v1_context_service_proto_depIdxs = []int32{
-	43, // 0: kxm.v1.PutItemsRequest.items:type_name -> kxm.v1.ContextItem
-	43, // 1: kxm.v1.PutItemsResponse.items:type_name -> kxm.v1.ContextItem
-	44, // 2: kxm.v1.GetContextPacketRequest.request:type_name -> kxm.v1.ContextRequest
-	45, // 3: kxm.v1.GetContextPacketRequest.working_state:type_name -> google.protobuf.Struct
-	46, // 4: kxm.v1.GetContextPacketResponse.packet:type_name -> kxm.v1.ContextPacket
-	47, // 5: kxm.v1.RecallRequest.kinds:type_name -> kxm.v1.ContextKind
-	47, // 6: kxm.v1.RecallItem.kind:type_name -> kxm.v1.ContextKind
-	48, // 7: kxm.v1.RecallItem.authority:type_name -> kxm.v1.ContextAuthority
-	49, // 8: kxm.v1.RecallItem.confidence:type_name -> kxm.v1.ContextConfidence
-	50, // 9: kxm.v1.RecallItem.status:type_name -> kxm.v1.ContextStatus
-	51, // 10: kxm.v1.RecallItem.source_type:type_name -> kxm.v1.ContextSourceType
+	56, // 0: kxm.v1.PutItemsRequest.items:type_name -> kxm.v1.ContextItem
+	56, // 1: kxm.v1.PutItemsResponse.items:type_name -> kxm.v1.ContextItem
+	57, // 2: kxm.v1.GetContextPacketRequest.request:type_name -> kxm.v1.ContextRequest
+	58, // 3: kxm.v1.GetContextPacketRequest.working_state:type_name -> google.protobuf.Struct
+	59, // 4: kxm.v1.GetContextPacketResponse.packet:type_name -> kxm.v1.ContextPacket
+	60, // 5: kxm.v1.RecallRequest.kinds:type_name -> kxm.v1.ContextKind
+	60, // 6: kxm.v1.RecallItem.kind:type_name -> kxm.v1.ContextKind
+	61, // 7: kxm.v1.RecallItem.authority:type_name -> kxm.v1.ContextAuthority
+	62, // 8: kxm.v1.RecallItem.confidence:type_name -> kxm.v1.ContextConfidence
+	63, // 9: kxm.v1.RecallItem.status:type_name -> kxm.v1.ContextStatus
+	64, // 10: kxm.v1.RecallItem.source_type:type_name -> kxm.v1.ContextSourceType
 	8,  // 11: kxm.v1.RecallResponse.items:type_name -> kxm.v1.RecallItem
-	52, // 12: kxm.v1.GetStateRequest.as_of_time:type_name -> google.protobuf.Timestamp
-	43, // 13: kxm.v1.GetStateResponse.item:type_name -> kxm.v1.ContextItem
-	43, // 14: kxm.v1.GetStateResponse.history:type_name -> kxm.v1.ContextItem
-	52, // 15: kxm.v1.ListStateSetRequest.as_of_time:type_name -> google.protobuf.Timestamp
-	43, // 16: kxm.v1.ListStateSetResponse.items:type_name -> kxm.v1.ContextItem
-	48, // 17: kxm.v1.ProposeStateRequest.authority:type_name -> kxm.v1.ContextAuthority
-	49, // 18: kxm.v1.ProposeStateRequest.confidence:type_name -> kxm.v1.ContextConfidence
-	43, // 19: kxm.v1.ProposeStateResponse.proposal:type_name -> kxm.v1.ContextItem
-	43, // 20: kxm.v1.PromoteStateResponse.item:type_name -> kxm.v1.ContextItem
-	43, // 21: kxm.v1.PromoteStateResponse.proposal:type_name -> kxm.v1.ContextItem
-	43, // 22: kxm.v1.RejectStateResponse.proposal:type_name -> kxm.v1.ContextItem
-	43, // 23: kxm.v1.ListEpisodesResponse.items:type_name -> kxm.v1.ContextItem
-	51, // 24: kxm.v1.ItemSource.source_type:type_name -> kxm.v1.ContextSourceType
+	65, // 12: kxm.v1.GetStateRequest.as_of_time:type_name -> google.protobuf.Timestamp
+	56, // 13: kxm.v1.GetStateResponse.item:type_name -> kxm.v1.ContextItem
+	56, // 14: kxm.v1.GetStateResponse.history:type_name -> kxm.v1.ContextItem
+	65, // 15: kxm.v1.ListStateSetRequest.as_of_time:type_name -> google.protobuf.Timestamp
+	56, // 16: kxm.v1.ListStateSetResponse.items:type_name -> kxm.v1.ContextItem
+	61, // 17: kxm.v1.ProposeStateRequest.authority:type_name -> kxm.v1.ContextAuthority
+	62, // 18: kxm.v1.ProposeStateRequest.confidence:type_name -> kxm.v1.ContextConfidence
+	56, // 19: kxm.v1.ProposeStateResponse.proposal:type_name -> kxm.v1.ContextItem
+	56, // 20: kxm.v1.PromoteStateResponse.item:type_name -> kxm.v1.ContextItem
+	56, // 21: kxm.v1.PromoteStateResponse.proposal:type_name -> kxm.v1.ContextItem
+	56, // 22: kxm.v1.RejectStateResponse.proposal:type_name -> kxm.v1.ContextItem
+	56, // 23: kxm.v1.ListEpisodesResponse.items:type_name -> kxm.v1.ContextItem
+	64, // 24: kxm.v1.ItemSource.source_type:type_name -> kxm.v1.ContextSourceType
 	23, // 25: kxm.v1.ExplainItemResponse.sources:type_name -> kxm.v1.ItemSource
 	27, // 26: kxm.v1.Skill.sources:type_name -> kxm.v1.SkillSources
 	28, // 27: kxm.v1.Skill.compatibility:type_name -> kxm.v1.SkillCompatibility
-	52, // 28: kxm.v1.Skill.create_time:type_name -> google.protobuf.Timestamp
+	65, // 28: kxm.v1.Skill.create_time:type_name -> google.protobuf.Timestamp
 	0,  // 29: kxm.v1.Skill.state:type_name -> kxm.v1.SkillState
-	52, // 30: kxm.v1.Skill.decide_time:type_name -> google.protobuf.Timestamp
+	65, // 30: kxm.v1.Skill.decide_time:type_name -> google.protobuf.Timestamp
 	2,  // 31: kxm.v1.SkillEvent.type:type_name -> kxm.v1.SkillEventType
-	52, // 32: kxm.v1.SkillEvent.event_time:type_name -> google.protobuf.Timestamp
+	65, // 32: kxm.v1.SkillEvent.event_time:type_name -> google.protobuf.Timestamp
 	1,  // 33: kxm.v1.SkillEvent.evaluation_kind:type_name -> kxm.v1.SkillEvaluationKind
 	27, // 34: kxm.v1.CreateSkillRequest.sources:type_name -> kxm.v1.SkillSources
 	28, // 35: kxm.v1.CreateSkillRequest.compatibility:type_name -> kxm.v1.SkillCompatibility
@@ -3276,51 +4396,77 @@ var file_kxm_v1_context_service_proto_depIdxs = []int32{
 	29, // 38: kxm.v1.EvaluateSkillResponse.skill:type_name -> kxm.v1.Skill
 	30, // 39: kxm.v1.EvaluateSkillResponse.event:type_name -> kxm.v1.SkillEvent
 	29, // 40: kxm.v1.PromoteSkillResponse.skill:type_name -> kxm.v1.Skill
-	43, // 41: kxm.v1.PromoteSkillResponse.item:type_name -> kxm.v1.ContextItem
+	56, // 41: kxm.v1.PromoteSkillResponse.item:type_name -> kxm.v1.ContextItem
 	29, // 42: kxm.v1.RejectSkillResponse.skill:type_name -> kxm.v1.Skill
 	29, // 43: kxm.v1.GetSkillResponse.skill:type_name -> kxm.v1.Skill
 	30, // 44: kxm.v1.GetSkillResponse.history:type_name -> kxm.v1.SkillEvent
 	0,  // 45: kxm.v1.ListSkillsRequest.state:type_name -> kxm.v1.SkillState
 	29, // 46: kxm.v1.ListSkillsResponse.skills:type_name -> kxm.v1.Skill
-	3,  // 47: kxm.v1.ContextService.PutItems:input_type -> kxm.v1.PutItemsRequest
-	5,  // 48: kxm.v1.ContextService.GetContextPacket:input_type -> kxm.v1.GetContextPacketRequest
-	7,  // 49: kxm.v1.ContextService.Recall:input_type -> kxm.v1.RecallRequest
-	10, // 50: kxm.v1.ContextService.GetState:input_type -> kxm.v1.GetStateRequest
-	12, // 51: kxm.v1.ContextService.ListStateSet:input_type -> kxm.v1.ListStateSetRequest
-	14, // 52: kxm.v1.ContextService.ProposeState:input_type -> kxm.v1.ProposeStateRequest
-	16, // 53: kxm.v1.ContextService.PromoteState:input_type -> kxm.v1.PromoteStateRequest
-	18, // 54: kxm.v1.ContextService.RejectState:input_type -> kxm.v1.RejectStateRequest
-	20, // 55: kxm.v1.ContextService.ListEpisodes:input_type -> kxm.v1.ListEpisodesRequest
-	22, // 56: kxm.v1.ContextService.ExplainItem:input_type -> kxm.v1.ExplainItemRequest
-	25, // 57: kxm.v1.ContextService.DeleteItems:input_type -> kxm.v1.DeleteItemsRequest
-	31, // 58: kxm.v1.ContextService.CreateSkill:input_type -> kxm.v1.CreateSkillRequest
-	33, // 59: kxm.v1.ContextService.EvaluateSkill:input_type -> kxm.v1.EvaluateSkillRequest
-	35, // 60: kxm.v1.ContextService.PromoteSkill:input_type -> kxm.v1.PromoteSkillRequest
-	37, // 61: kxm.v1.ContextService.RejectSkill:input_type -> kxm.v1.RejectSkillRequest
-	39, // 62: kxm.v1.ContextService.GetSkill:input_type -> kxm.v1.GetSkillRequest
-	41, // 63: kxm.v1.ContextService.ListSkills:input_type -> kxm.v1.ListSkillsRequest
-	4,  // 64: kxm.v1.ContextService.PutItems:output_type -> kxm.v1.PutItemsResponse
-	6,  // 65: kxm.v1.ContextService.GetContextPacket:output_type -> kxm.v1.GetContextPacketResponse
-	9,  // 66: kxm.v1.ContextService.Recall:output_type -> kxm.v1.RecallResponse
-	11, // 67: kxm.v1.ContextService.GetState:output_type -> kxm.v1.GetStateResponse
-	13, // 68: kxm.v1.ContextService.ListStateSet:output_type -> kxm.v1.ListStateSetResponse
-	15, // 69: kxm.v1.ContextService.ProposeState:output_type -> kxm.v1.ProposeStateResponse
-	17, // 70: kxm.v1.ContextService.PromoteState:output_type -> kxm.v1.PromoteStateResponse
-	19, // 71: kxm.v1.ContextService.RejectState:output_type -> kxm.v1.RejectStateResponse
-	21, // 72: kxm.v1.ContextService.ListEpisodes:output_type -> kxm.v1.ListEpisodesResponse
-	24, // 73: kxm.v1.ContextService.ExplainItem:output_type -> kxm.v1.ExplainItemResponse
-	26, // 74: kxm.v1.ContextService.DeleteItems:output_type -> kxm.v1.DeleteItemsResponse
-	32, // 75: kxm.v1.ContextService.CreateSkill:output_type -> kxm.v1.CreateSkillResponse
-	34, // 76: kxm.v1.ContextService.EvaluateSkill:output_type -> kxm.v1.EvaluateSkillResponse
-	36, // 77: kxm.v1.ContextService.PromoteSkill:output_type -> kxm.v1.PromoteSkillResponse
-	38, // 78: kxm.v1.ContextService.RejectSkill:output_type -> kxm.v1.RejectSkillResponse
-	40, // 79: kxm.v1.ContextService.GetSkill:output_type -> kxm.v1.GetSkillResponse
-	42, // 80: kxm.v1.ContextService.ListSkills:output_type -> kxm.v1.ListSkillsResponse
-	64, // [64:81] is the sub-list for method output_type
-	47, // [47:64] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	43, // 47: kxm.v1.SyncMemoryRequest.files:type_name -> kxm.v1.MemoryFile
+	66, // 48: kxm.v1.MemoryRecord.scope:type_name -> kxm.v1.ContextScope
+	61, // 49: kxm.v1.MemoryRecord.authority:type_name -> kxm.v1.ContextAuthority
+	62, // 50: kxm.v1.MemoryRecord.confidence:type_name -> kxm.v1.ContextConfidence
+	64, // 51: kxm.v1.MemoryRecord.source_type:type_name -> kxm.v1.ContextSourceType
+	47, // 52: kxm.v1.ListMemoryResponse.records:type_name -> kxm.v1.MemoryRecord
+	65, // 53: kxm.v1.ListMemoryResponse.sync_time:type_name -> google.protobuf.Timestamp
+	49, // 54: kxm.v1.ListMemoryResponse.candidates:type_name -> kxm.v1.MemoryCandidate
+	66, // 55: kxm.v1.MemoryCandidate.scope:type_name -> kxm.v1.ContextScope
+	64, // 56: kxm.v1.MemoryCandidate.origin:type_name -> kxm.v1.ContextSourceType
+	65, // 57: kxm.v1.MemoryCandidate.create_time:type_name -> google.protobuf.Timestamp
+	66, // 58: kxm.v1.ProposeMemoryRequest.scope:type_name -> kxm.v1.ContextScope
+	49, // 59: kxm.v1.ProposeMemoryResponse.candidate:type_name -> kxm.v1.MemoryCandidate
+	62, // 60: kxm.v1.PromoteMemoryRequest.confidence:type_name -> kxm.v1.ContextConfidence
+	49, // 61: kxm.v1.PromoteMemoryResponse.candidate:type_name -> kxm.v1.MemoryCandidate
+	49, // 62: kxm.v1.RejectMemoryResponse.candidate:type_name -> kxm.v1.MemoryCandidate
+	3,  // 63: kxm.v1.ContextService.PutItems:input_type -> kxm.v1.PutItemsRequest
+	5,  // 64: kxm.v1.ContextService.GetContextPacket:input_type -> kxm.v1.GetContextPacketRequest
+	7,  // 65: kxm.v1.ContextService.Recall:input_type -> kxm.v1.RecallRequest
+	10, // 66: kxm.v1.ContextService.GetState:input_type -> kxm.v1.GetStateRequest
+	12, // 67: kxm.v1.ContextService.ListStateSet:input_type -> kxm.v1.ListStateSetRequest
+	14, // 68: kxm.v1.ContextService.ProposeState:input_type -> kxm.v1.ProposeStateRequest
+	16, // 69: kxm.v1.ContextService.PromoteState:input_type -> kxm.v1.PromoteStateRequest
+	18, // 70: kxm.v1.ContextService.RejectState:input_type -> kxm.v1.RejectStateRequest
+	20, // 71: kxm.v1.ContextService.ListEpisodes:input_type -> kxm.v1.ListEpisodesRequest
+	22, // 72: kxm.v1.ContextService.ExplainItem:input_type -> kxm.v1.ExplainItemRequest
+	25, // 73: kxm.v1.ContextService.DeleteItems:input_type -> kxm.v1.DeleteItemsRequest
+	31, // 74: kxm.v1.ContextService.CreateSkill:input_type -> kxm.v1.CreateSkillRequest
+	33, // 75: kxm.v1.ContextService.EvaluateSkill:input_type -> kxm.v1.EvaluateSkillRequest
+	35, // 76: kxm.v1.ContextService.PromoteSkill:input_type -> kxm.v1.PromoteSkillRequest
+	37, // 77: kxm.v1.ContextService.RejectSkill:input_type -> kxm.v1.RejectSkillRequest
+	39, // 78: kxm.v1.ContextService.GetSkill:input_type -> kxm.v1.GetSkillRequest
+	41, // 79: kxm.v1.ContextService.ListSkills:input_type -> kxm.v1.ListSkillsRequest
+	44, // 80: kxm.v1.ContextService.SyncMemory:input_type -> kxm.v1.SyncMemoryRequest
+	46, // 81: kxm.v1.ContextService.ListMemory:input_type -> kxm.v1.ListMemoryRequest
+	50, // 82: kxm.v1.ContextService.ProposeMemory:input_type -> kxm.v1.ProposeMemoryRequest
+	52, // 83: kxm.v1.ContextService.PromoteMemory:input_type -> kxm.v1.PromoteMemoryRequest
+	54, // 84: kxm.v1.ContextService.RejectMemory:input_type -> kxm.v1.RejectMemoryRequest
+	4,  // 85: kxm.v1.ContextService.PutItems:output_type -> kxm.v1.PutItemsResponse
+	6,  // 86: kxm.v1.ContextService.GetContextPacket:output_type -> kxm.v1.GetContextPacketResponse
+	9,  // 87: kxm.v1.ContextService.Recall:output_type -> kxm.v1.RecallResponse
+	11, // 88: kxm.v1.ContextService.GetState:output_type -> kxm.v1.GetStateResponse
+	13, // 89: kxm.v1.ContextService.ListStateSet:output_type -> kxm.v1.ListStateSetResponse
+	15, // 90: kxm.v1.ContextService.ProposeState:output_type -> kxm.v1.ProposeStateResponse
+	17, // 91: kxm.v1.ContextService.PromoteState:output_type -> kxm.v1.PromoteStateResponse
+	19, // 92: kxm.v1.ContextService.RejectState:output_type -> kxm.v1.RejectStateResponse
+	21, // 93: kxm.v1.ContextService.ListEpisodes:output_type -> kxm.v1.ListEpisodesResponse
+	24, // 94: kxm.v1.ContextService.ExplainItem:output_type -> kxm.v1.ExplainItemResponse
+	26, // 95: kxm.v1.ContextService.DeleteItems:output_type -> kxm.v1.DeleteItemsResponse
+	32, // 96: kxm.v1.ContextService.CreateSkill:output_type -> kxm.v1.CreateSkillResponse
+	34, // 97: kxm.v1.ContextService.EvaluateSkill:output_type -> kxm.v1.EvaluateSkillResponse
+	36, // 98: kxm.v1.ContextService.PromoteSkill:output_type -> kxm.v1.PromoteSkillResponse
+	38, // 99: kxm.v1.ContextService.RejectSkill:output_type -> kxm.v1.RejectSkillResponse
+	40, // 100: kxm.v1.ContextService.GetSkill:output_type -> kxm.v1.GetSkillResponse
+	42, // 101: kxm.v1.ContextService.ListSkills:output_type -> kxm.v1.ListSkillsResponse
+	45, // 102: kxm.v1.ContextService.SyncMemory:output_type -> kxm.v1.SyncMemoryResponse
+	48, // 103: kxm.v1.ContextService.ListMemory:output_type -> kxm.v1.ListMemoryResponse
+	51, // 104: kxm.v1.ContextService.ProposeMemory:output_type -> kxm.v1.ProposeMemoryResponse
+	53, // 105: kxm.v1.ContextService.PromoteMemory:output_type -> kxm.v1.PromoteMemoryResponse
+	55, // 106: kxm.v1.ContextService.RejectMemory:output_type -> kxm.v1.RejectMemoryResponse
+	85, // [85:107] is the sub-list for method output_type
+	63, // [63:85] is the sub-list for method input_type
+	63, // [63:63] is the sub-list for extension type_name
+	63, // [63:63] is the sub-list for extension extendee
+	0,  // [0:63] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_context_service_proto_init() }
@@ -3336,7 +4482,7 @@ func file_kxm_v1_context_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_context_service_proto_rawDesc), len(file_kxm_v1_context_service_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   40,
+			NumMessages:   53,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -36,6 +36,11 @@ const (
 	ContextService_RejectSkill_FullMethodName      = "/kxm.v1.ContextService/RejectSkill"
 	ContextService_GetSkill_FullMethodName         = "/kxm.v1.ContextService/GetSkill"
 	ContextService_ListSkills_FullMethodName       = "/kxm.v1.ContextService/ListSkills"
+	ContextService_SyncMemory_FullMethodName       = "/kxm.v1.ContextService/SyncMemory"
+	ContextService_ListMemory_FullMethodName       = "/kxm.v1.ContextService/ListMemory"
+	ContextService_ProposeMemory_FullMethodName    = "/kxm.v1.ContextService/ProposeMemory"
+	ContextService_PromoteMemory_FullMethodName    = "/kxm.v1.ContextService/PromoteMemory"
+	ContextService_RejectMemory_FullMethodName     = "/kxm.v1.ContextService/RejectMemory"
 )
 
 // ContextServiceClient is the client API for ContextService service.
@@ -276,6 +281,88 @@ type ContextServiceClient interface {
 	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
 	// - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
 	ListSkills(ctx context.Context, in *ListSkillsRequest, opts ...grpc.CallOption) (*ListSkillsResponse, error)
+	// SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+	// checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+	//
+	// Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+	// before anything is written, and one bad file refuses the whole sync. An `active` record of
+	// `project` scope becomes the project's item `mem_<id>`, of `operator` scope a `_shared` item
+	// (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+	// not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+	// new set no longer has are removed. The operator's credential, not the file, grants the
+	// `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+	// (unchanged = true).
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+	//     two files have the same path or record id (metadata: path, index, field).
+	//   - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+	//     16 KiB, or more than 192 KiB in all (metadata: field, limit).
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+	//     field, or claims an authority above its source type's (metadata: path, index, field).
+	//   - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+	//     item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+	SyncMemory(ctx context.Context, in *SyncMemoryRequest, opts ...grpc.CallOption) (*SyncMemoryResponse, error)
+	// ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+	// ones it owns): metadata only, never a summary, and the current memory revision; then the
+	// project's open memory candidates (review material, with their summaries).
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+	// - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	ListMemory(ctx context.Context, in *ListMemoryRequest, opts ...grpc.CallOption) (*ListMemoryResponse, error)
+	// ProposeMemory notes a memory candidate: a fact an agent (or anyone of the project) learned,
+	// kept for an operator's review. A candidate is never context: no packet, recall or explanation
+	// sees it until an operator promotes it into a record file and syncs it.
+	//
+	// The proposer is the caller; its origin (`peer` or `human`) comes from its credential. At most
+	// 64 candidates of a project are open at once.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): an empty or over-long summary or kind,
+	//     or a malformed evidence ref (metadata: field).
+	//   - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 64 evidence refs.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a scope the contract does not define.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+	//   - RESOURCE_EXHAUSTED (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): 64 candidates of the project are
+	//     open: an operator promotes or rejects some first (metadata: limit).
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	ProposeMemory(ctx context.Context, in *ProposeMemoryRequest, opts ...grpc.CallOption) (*ProposeMemoryResponse, error)
+	// PromoteMemory closes an open candidate as promoted and returns the `kxm.memory.v1` record file
+	// it becomes, for the operator to add to the memory directory and sync (the hub stores no item
+	// here: memory is what a sync loads).
+	//
+	// A named operator other than the proposer decides. The record's source type is `human` (the
+	// operator's promotion is what vouches for it), its source ref names the candidate, proposer
+	// and promoter.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+	//   - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): the candidate was decided
+	//     already, or this operator proposed it (metadata: status, proposedBy).
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed record id, authority or
+	//     candidate id, or a record the candidate cannot make (metadata: field).
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a confidence the contract does not define.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+	PromoteMemory(ctx context.Context, in *PromoteMemoryRequest, opts ...grpc.CallOption) (*PromoteMemoryResponse, error)
+	// RejectMemory closes an open candidate without promoting it (any operator, its proposer too).
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+	//   - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): it was decided already.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed candidate id, or a reason
+	//     over 1,000 characters (metadata: field).
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+	RejectMemory(ctx context.Context, in *RejectMemoryRequest, opts ...grpc.CallOption) (*RejectMemoryResponse, error)
 }
 
 type contextServiceClient struct {
@@ -450,6 +537,56 @@ func (c *contextServiceClient) ListSkills(ctx context.Context, in *ListSkillsReq
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListSkillsResponse)
 	err := c.cc.Invoke(ctx, ContextService_ListSkills_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *contextServiceClient) SyncMemory(ctx context.Context, in *SyncMemoryRequest, opts ...grpc.CallOption) (*SyncMemoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SyncMemoryResponse)
+	err := c.cc.Invoke(ctx, ContextService_SyncMemory_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *contextServiceClient) ListMemory(ctx context.Context, in *ListMemoryRequest, opts ...grpc.CallOption) (*ListMemoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMemoryResponse)
+	err := c.cc.Invoke(ctx, ContextService_ListMemory_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *contextServiceClient) ProposeMemory(ctx context.Context, in *ProposeMemoryRequest, opts ...grpc.CallOption) (*ProposeMemoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ProposeMemoryResponse)
+	err := c.cc.Invoke(ctx, ContextService_ProposeMemory_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *contextServiceClient) PromoteMemory(ctx context.Context, in *PromoteMemoryRequest, opts ...grpc.CallOption) (*PromoteMemoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PromoteMemoryResponse)
+	err := c.cc.Invoke(ctx, ContextService_PromoteMemory_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *contextServiceClient) RejectMemory(ctx context.Context, in *RejectMemoryRequest, opts ...grpc.CallOption) (*RejectMemoryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RejectMemoryResponse)
+	err := c.cc.Invoke(ctx, ContextService_RejectMemory_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -694,6 +831,88 @@ type ContextServiceServer interface {
 	// - INVALID_ARGUMENT (ERROR_REASON_INVALID_PAGE_TOKEN): the page token is malformed or of another query.
 	// - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
 	ListSkills(context.Context, *ListSkillsRequest) (*ListSkillsResponse, error)
+	// SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+	// checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+	//
+	// Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+	// before anything is written, and one bad file refuses the whole sync. An `active` record of
+	// `project` scope becomes the project's item `mem_<id>`, of `operator` scope a `_shared` item
+	// (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+	// not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+	// new set no longer has are removed. The operator's credential, not the file, grants the
+	// `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+	// (unchanged = true).
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+	//     two files have the same path or record id (metadata: path, index, field).
+	//   - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+	//     16 KiB, or more than 192 KiB in all (metadata: field, limit).
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+	//     field, or claims an authority above its source type's (metadata: path, index, field).
+	//   - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+	//     item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+	SyncMemory(context.Context, *SyncMemoryRequest) (*SyncMemoryResponse, error)
+	// ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+	// ones it owns): metadata only, never a summary, and the current memory revision; then the
+	// project's open memory candidates (review material, with their summaries).
+	//
+	// Errors:
+	// - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+	// - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	ListMemory(context.Context, *ListMemoryRequest) (*ListMemoryResponse, error)
+	// ProposeMemory notes a memory candidate: a fact an agent (or anyone of the project) learned,
+	// kept for an operator's review. A candidate is never context: no packet, recall or explanation
+	// sees it until an operator promotes it into a record file and syncs it.
+	//
+	// The proposer is the caller; its origin (`peer` or `human`) comes from its credential. At most
+	// 64 candidates of a project are open at once.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): an empty or over-long summary or kind,
+	//     or a malformed evidence ref (metadata: field).
+	//   - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 64 evidence refs.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a scope the contract does not define.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+	//   - RESOURCE_EXHAUSTED (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): 64 candidates of the project are
+	//     open: an operator promotes or rejects some first (metadata: limit).
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+	ProposeMemory(context.Context, *ProposeMemoryRequest) (*ProposeMemoryResponse, error)
+	// PromoteMemory closes an open candidate as promoted and returns the `kxm.memory.v1` record file
+	// it becomes, for the operator to add to the memory directory and sync (the hub stores no item
+	// here: memory is what a sync loads).
+	//
+	// A named operator other than the proposer decides. The record's source type is `human` (the
+	// operator's promotion is what vouches for it), its source ref names the candidate, proposer
+	// and promoter.
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+	//   - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): the candidate was decided
+	//     already, or this operator proposed it (metadata: status, proposedBy).
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed record id, authority or
+	//     candidate id, or a record the candidate cannot make (metadata: field).
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a confidence the contract does not define.
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+	PromoteMemory(context.Context, *PromoteMemoryRequest) (*PromoteMemoryResponse, error)
+	// RejectMemory closes an open candidate without promoting it (any operator, its proposer too).
+	//
+	// Errors:
+	//   - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+	//   - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+	//   - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): it was decided already.
+	//   - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed candidate id, or a reason
+	//     over 1,000 characters (metadata: field).
+	//   - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+	//   - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+	RejectMemory(context.Context, *RejectMemoryRequest) (*RejectMemoryResponse, error)
 	mustEmbedUnimplementedContextServiceServer()
 }
 
@@ -754,6 +973,21 @@ func (UnimplementedContextServiceServer) GetSkill(context.Context, *GetSkillRequ
 }
 func (UnimplementedContextServiceServer) ListSkills(context.Context, *ListSkillsRequest) (*ListSkillsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListSkills not implemented")
+}
+func (UnimplementedContextServiceServer) SyncMemory(context.Context, *SyncMemoryRequest) (*SyncMemoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SyncMemory not implemented")
+}
+func (UnimplementedContextServiceServer) ListMemory(context.Context, *ListMemoryRequest) (*ListMemoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMemory not implemented")
+}
+func (UnimplementedContextServiceServer) ProposeMemory(context.Context, *ProposeMemoryRequest) (*ProposeMemoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ProposeMemory not implemented")
+}
+func (UnimplementedContextServiceServer) PromoteMemory(context.Context, *PromoteMemoryRequest) (*PromoteMemoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PromoteMemory not implemented")
+}
+func (UnimplementedContextServiceServer) RejectMemory(context.Context, *RejectMemoryRequest) (*RejectMemoryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RejectMemory not implemented")
 }
 func (UnimplementedContextServiceServer) mustEmbedUnimplementedContextServiceServer() {}
 func (UnimplementedContextServiceServer) testEmbeddedByValue()                        {}
@@ -1082,6 +1316,96 @@ func _ContextService_ListSkills_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ContextService_SyncMemory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SyncMemoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ContextServiceServer).SyncMemory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ContextService_SyncMemory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ContextServiceServer).SyncMemory(ctx, req.(*SyncMemoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ContextService_ListMemory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMemoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ContextServiceServer).ListMemory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ContextService_ListMemory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ContextServiceServer).ListMemory(ctx, req.(*ListMemoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ContextService_ProposeMemory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ProposeMemoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ContextServiceServer).ProposeMemory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ContextService_ProposeMemory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ContextServiceServer).ProposeMemory(ctx, req.(*ProposeMemoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ContextService_PromoteMemory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PromoteMemoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ContextServiceServer).PromoteMemory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ContextService_PromoteMemory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ContextServiceServer).PromoteMemory(ctx, req.(*PromoteMemoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ContextService_RejectMemory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RejectMemoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ContextServiceServer).RejectMemory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ContextService_RejectMemory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ContextServiceServer).RejectMemory(ctx, req.(*RejectMemoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ContextService_ServiceDesc is the grpc.ServiceDesc for ContextService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1156,6 +1480,26 @@ var ContextService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListSkills",
 			Handler:    _ContextService_ListSkills_Handler,
+		},
+		{
+			MethodName: "SyncMemory",
+			Handler:    _ContextService_SyncMemory_Handler,
+		},
+		{
+			MethodName: "ListMemory",
+			Handler:    _ContextService_ListMemory_Handler,
+		},
+		{
+			MethodName: "ProposeMemory",
+			Handler:    _ContextService_ProposeMemory_Handler,
+		},
+		{
+			MethodName: "PromoteMemory",
+			Handler:    _ContextService_PromoteMemory_Handler,
+		},
+		{
+			MethodName: "RejectMemory",
+			Handler:    _ContextService_RejectMemory_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -308,6 +308,14 @@ const (
 	ErrorReason_ERROR_REASON_INVALID_STATE_REQUEST ErrorReason = 156
 	// FAILED_PRECONDITION: more than one current item of a single-valued state key is active; an operator promotes or rejects to resolve it; metadata: stateKey, competingCurrentIds.
 	ErrorReason_ERROR_REASON_STATE_CONTRADICTION ErrorReason = 157
+	// INVALID_ARGUMENT: a memory file (SyncMemory) is not a valid kxm.memory.v1 record: no front matter, a field missing, malformed or unknown, or a path or record id used twice; nothing of the sync is written; metadata: path, index, field.
+	ErrorReason_ERROR_REASON_INVALID_MEMORY_RECORD ErrorReason = 158
+	// FAILED_PRECONDITION: an operator-scope memory record's `_shared` item belongs to another project's memory (or is no memory item): only the project whose sync wrote it replaces or removes it; metadata: path, index, itemId, owner.
+	ErrorReason_ERROR_REASON_MEMORY_RECORD_OWNED ErrorReason = 159
+	// NOT_FOUND: no memory candidate of the project has this id (another project's reads as none); metadata: candidateId.
+	ErrorReason_ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND ErrorReason = 160
+	// FAILED_PRECONDITION: the memory candidate was promoted or rejected already, or the operator promoting it proposed it (a second operator decides); metadata: candidateId, status, proposedBy.
+	ErrorReason_ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE ErrorReason = 161
 	// INVALID_ARGUMENT: a skill needs at least one source (a run id, a journal entry id or an evidence receipt), at most 32 of each; metadata: field.
 	ErrorReason_ERROR_REASON_SKILL_SOURCES_REQUIRED ErrorReason = 162
 	// ALREADY_EXISTS: a skill of the project has this very content (its id is the same); metadata: skillId.
@@ -470,6 +478,10 @@ var (
 		155: "ERROR_REASON_STATE_KEY_SINGLE_VALUED",
 		156: "ERROR_REASON_INVALID_STATE_REQUEST",
 		157: "ERROR_REASON_STATE_CONTRADICTION",
+		158: "ERROR_REASON_INVALID_MEMORY_RECORD",
+		159: "ERROR_REASON_MEMORY_RECORD_OWNED",
+		160: "ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND",
+		161: "ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE",
 		162: "ERROR_REASON_SKILL_SOURCES_REQUIRED",
 		163: "ERROR_REASON_SKILL_CANDIDATE_EXISTS",
 		164: "ERROR_REASON_SKILL_OPTIMIZATION_DISABLED",
@@ -619,6 +631,10 @@ var (
 		"ERROR_REASON_STATE_KEY_SINGLE_VALUED":               155,
 		"ERROR_REASON_INVALID_STATE_REQUEST":                 156,
 		"ERROR_REASON_STATE_CONTRADICTION":                   157,
+		"ERROR_REASON_INVALID_MEMORY_RECORD":                 158,
+		"ERROR_REASON_MEMORY_RECORD_OWNED":                   159,
+		"ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND":            160,
+		"ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE":       161,
 		"ERROR_REASON_SKILL_SOURCES_REQUIRED":                162,
 		"ERROR_REASON_SKILL_CANDIDATE_EXISTS":                163,
 		"ERROR_REASON_SKILL_OPTIMIZATION_DISABLED":           164,
@@ -663,7 +679,7 @@ var File_kxm_v1_error_reason_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"\n" +
-	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xa3/\n" +
+	"\x19kxm/v1/error_reason.proto\x12\x06kxm.v1*\xd40\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_PROTOCOL_ERROR\x10\x01\x12\x1d\n" +
@@ -802,7 +818,11 @@ const file_kxm_v1_error_reason_proto_rawDesc = "" +
 	"!ERROR_REASON_STATE_KEY_SET_VALUED\x10\x9a\x01\x12)\n" +
 	"$ERROR_REASON_STATE_KEY_SINGLE_VALUED\x10\x9b\x01\x12'\n" +
 	"\"ERROR_REASON_INVALID_STATE_REQUEST\x10\x9c\x01\x12%\n" +
-	" ERROR_REASON_STATE_CONTRADICTION\x10\x9d\x01\x12(\n" +
+	" ERROR_REASON_STATE_CONTRADICTION\x10\x9d\x01\x12'\n" +
+	"\"ERROR_REASON_INVALID_MEMORY_RECORD\x10\x9e\x01\x12%\n" +
+	" ERROR_REASON_MEMORY_RECORD_OWNED\x10\x9f\x01\x12,\n" +
+	"'ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND\x10\xa0\x01\x121\n" +
+	",ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE\x10\xa1\x01\x12(\n" +
 	"#ERROR_REASON_SKILL_SOURCES_REQUIRED\x10\xa2\x01\x12(\n" +
 	"#ERROR_REASON_SKILL_CANDIDATE_EXISTS\x10\xa3\x01\x12-\n" +
 	"(ERROR_REASON_SKILL_OPTIMIZATION_DISABLED\x10\xa4\x01\x12)\n" +

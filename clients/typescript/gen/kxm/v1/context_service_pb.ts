@@ -6,7 +6,7 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { ContextAuthority, ContextConfidence, ContextItem, ContextKind, ContextPacket, ContextRequest, ContextSourceType, ContextStatus } from "./envelopes_pb.js";
+import type { ContextAuthority, ContextConfidence, ContextItem, ContextKind, ContextPacket, ContextRequest, ContextScope, ContextSourceType, ContextStatus } from "./envelopes_pb.js";
 import { file_kxm_v1_envelopes } from "./envelopes_pb.js";
 import { file_kxm_v1_options } from "./options_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/context_service.proto.
  */
 export const file_kxm_v1_context_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxreG0vdjEvY29udGV4dF9zZXJ2aWNlLnByb3RvEgZreG0udjEiRgoPUHV0SXRlbXNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSIgoFaXRlbXMYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iNgoQUHV0SXRlbXNSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbSJyChdHZXRDb250ZXh0UGFja2V0UmVxdWVzdBInCgdyZXF1ZXN0GAEgASgLMhYua3htLnYxLkNvbnRleHRSZXF1ZXN0Ei4KDXdvcmtpbmdfc3RhdGUYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IlQKGEdldENvbnRleHRQYWNrZXRSZXNwb25zZRIlCgZwYWNrZXQYASABKAsyFS5reG0udjEuQ29udGV4dFBhY2tldBIRCglwYWNrZXRfaWQYAiABKAkiYgoNUmVjYWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEg0KBXF1ZXJ5GAIgASgJEiIKBWtpbmRzGAMgAygOMhMua3htLnYxLkNvbnRleHRLaW5kEg0KBWxpbWl0GAQgASgFIuICCgpSZWNhbGxJdGVtEgoKAmlkGAEgASgJEg8KB3Byb2plY3QYAiABKAkSIQoEa2luZBgDIAEoDjITLmt4bS52MS5Db250ZXh0S2luZBIrCglhdXRob3JpdHkYBCABKA4yGC5reG0udjEuQ29udGV4dEF1dGhvcml0eRItCgpjb25maWRlbmNlGAUgASgOMhkua3htLnYxLkNvbnRleHRDb25maWRlbmNlEiUKBnN0YXR1cxgGIAEoDjIVLmt4bS52MS5Db250ZXh0U3RhdHVzEi4KC3NvdXJjZV90eXBlGAcgASgOMhkua3htLnYxLkNvbnRleHRTb3VyY2VUeXBlEhIKCnNvdXJjZV9yZWYYCCABKAkSDwoHZGVyaXZlZBgJIAEoCBIVCg1saW5lYWdlX2RlcHRoGAogASgFEhEKCXJlbGV2YW5jZRgLIAEoARISCgpwaHJhc2VfaGl0GAwgASgIIkwKDlJlY2FsbFJlc3BvbnNlEiEKBWl0ZW1zGAEgAygLMhIua3htLnYxLlJlY2FsbEl0ZW0SFwoPdW5yZXNvbHZlZF9nYXBzGAIgAygJIn4KD0dldFN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIuCgphc19vZl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCg9pbmNsdWRlX2hpc3RvcnkYBCABKAgiWwoQR2V0U3RhdGVSZXNwb25zZRIhCgRpdGVtGAEgASgLMhMua3htLnYxLkNvbnRleHRJdGVtEiQKB2hpc3RvcnkYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iaQoTTGlzdFN0YXRlU2V0UmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIuCgphc19vZl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI6ChRMaXN0U3RhdGVTZXRSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbSL6AQoTUHJvcG9zZVN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIPCgdzdW1tYXJ5GAMgASgJEisKCWF1dGhvcml0eRgEIAEoDjIYLmt4bS52MS5Db250ZXh0QXV0aG9yaXR5Ei0KCmNvbmZpZGVuY2UYBSABKA4yGS5reG0udjEuQ29udGV4dENvbmZpZGVuY2USFQoNZXZpZGVuY2VfcmVmcxgGIAMoCRISCgpzdXBlcnNlZGVzGAcgAygJEhMKC3Byb3Bvc2VkX2J5GAggASgJEhIKCnJlcXVlc3RfaWQYCSABKAkiPQoUUHJvcG9zZVN0YXRlUmVzcG9uc2USJQoIcHJvcG9zYWwYASABKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iUgoTUHJvbW90ZVN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhMKC3Byb3Bvc2FsX2lkGAIgASgJEhUKDWV2aWRlbmNlX3JlZnMYAyADKAkieAoUUHJvbW90ZVN0YXRlUmVzcG9uc2USIQoEaXRlbRgBIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbRIlCghwcm9wb3NhbBgCIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbRIWCg5zdXBlcnNlZGVkX2lkcxgDIAMoCSJKChJSZWplY3RTdGF0ZVJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRITCgtwcm9wb3NhbF9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiPAoTUmVqZWN0U3RhdGVSZXNwb25zZRIlCghwcm9wb3NhbBgBIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbSI/ChNMaXN0RXBpc29kZXNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSFwoPd29ya2Zsb3dfcnVuX2lkGAIgASgJIjoKFExpc3RFcGlzb2Rlc1Jlc3BvbnNlEiIKBWl0ZW1zGAEgAygLMhMua3htLnYxLkNvbnRleHRJdGVtIjYKEkV4cGxhaW5JdGVtUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEg8KB2l0ZW1faWQYAiABKAkiXAoKSXRlbVNvdXJjZRIKCgJpZBgBIAEoCRIuCgtzb3VyY2VfdHlwZRgCIAEoDjIZLmt4bS52MS5Db250ZXh0U291cmNlVHlwZRISCgpzb3VyY2VfcmVmGAMgASgJInEKE0V4cGxhaW5JdGVtUmVzcG9uc2USDQoFZm91bmQYASABKAgSDwoHbGluZWFnZRgCIAMoCRIVCg1ldmlkZW5jZV9yZWZzGAMgAygJEiMKB3NvdXJjZXMYBCADKAsyEi5reG0udjEuSXRlbVNvdXJjZSJHChJEZWxldGVJdGVtc1JlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIQCghpdGVtX2lkcxgCIAMoCRIOCgZzaGFyZWQYAyABKAgiLAoTRGVsZXRlSXRlbXNSZXNwb25zZRIVCg1kZWxldGVkX2NvdW50GAEgASgFIlUKDFNraWxsU291cmNlcxIPCgdydW5faWRzGAEgAygJEhkKEWpvdXJuYWxfZW50cnlfaWRzGAIgAygJEhkKEWV2aWRlbmNlX3JlY2VpcHRzGAMgAygJIjUKElNraWxsQ29tcGF0aWJpbGl0eRIPCgdoYXJuZXNzGAEgASgJEg4KBm1vZGVscxgCIAMoCSKcAwoFU2tpbGwSCgoCaWQYASABKAkSDwoHcHJvamVjdBgCIAEoCRIMCgRuYW1lGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEg8KB2NvbnRlbnQYBSABKAkSFgoOY29udGVudF9zaGEyNTYYBiABKAkSDwoHdmVyc2lvbhgHIAEoBRIlCgdzb3VyY2VzGAggASgLMhQua3htLnYxLlNraWxsU291cmNlcxIxCg1jb21wYXRpYmlsaXR5GAkgASgLMhoua3htLnYxLlNraWxsQ29tcGF0aWJpbGl0eRISCgpjcmVhdGVkX2J5GAogASgJEi8KC2NyZWF0ZV90aW1lGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpzdXBlcnNlZGVzGAwgASgJEiEKBXN0YXRlGA0gASgOMhIua3htLnYxLlNraWxsU3RhdGUSEgoKZGVjaWRlZF9ieRgOIAEoCRIvCgtkZWNpZGVfdGltZRgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAigQIKClNraWxsRXZlbnQSEAoIc2VxdWVuY2UYASABKAMSJAoEdHlwZRgCIAEoDjIWLmt4bS52MS5Ta2lsbEV2ZW50VHlwZRINCgVhY3RvchgDIAEoCRIuCgpldmVudF90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0Cg9ldmFsdWF0aW9uX2tpbmQYBSABKA4yGy5reG0udjEuU2tpbGxFdmFsdWF0aW9uS2luZBIOCgZwYXNzZWQYBiABKAgSDwoHZGV0YWlscxgHIAEoCRIVCg1ldmlkZW5jZV9yZWZzGAggAygJEg4KBnJlYXNvbhgJIAEoCSLYAQoSQ3JlYXRlU2tpbGxSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIPCgdjb250ZW50GAQgASgJEiUKB3NvdXJjZXMYBSABKAsyFC5reG0udjEuU2tpbGxTb3VyY2VzEjEKDWNvbXBhdGliaWxpdHkYBiABKAsyGi5reG0udjEuU2tpbGxDb21wYXRpYmlsaXR5EhIKCnN1cGVyc2VkZXMYByABKAkSDwoHdmVyc2lvbhgIIAEoBSIzChNDcmVhdGVTa2lsbFJlc3BvbnNlEhwKBXNraWxsGAEgASgLMg0ua3htLnYxLlNraWxsIoUBChRFdmFsdWF0ZVNraWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhAKCHNraWxsX2lkGAIgASgJEikKBGtpbmQYAyABKA4yGy5reG0udjEuU2tpbGxFdmFsdWF0aW9uS2luZBIOCgZwYXNzZWQYBCABKAgSDwoHZGV0YWlscxgFIAEoCSJYChVFdmFsdWF0ZVNraWxsUmVzcG9uc2USHAoFc2tpbGwYASABKAsyDS5reG0udjEuU2tpbGwSIQoFZXZlbnQYAiABKAsyEi5reG0udjEuU2tpbGxFdmVudCJPChNQcm9tb3RlU2tpbGxSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSEAoIc2tpbGxfaWQYAiABKAkSFQoNZXZpZGVuY2VfcmVmcxgDIAMoCSJXChRQcm9tb3RlU2tpbGxSZXNwb25zZRIcCgVza2lsbBgBIAEoCzINLmt4bS52MS5Ta2lsbBIhCgRpdGVtGAIgASgLMhMua3htLnYxLkNvbnRleHRJdGVtIkcKElJlamVjdFNraWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhAKCHNraWxsX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSIzChNSZWplY3RTa2lsbFJlc3BvbnNlEhwKBXNraWxsGAEgASgLMg0ua3htLnYxLlNraWxsIjQKD0dldFNraWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhAKCHNraWxsX2lkGAIgASgJIlUKEEdldFNraWxsUmVzcG9uc2USHAoFc2tpbGwYASABKAsyDS5reG0udjEuU2tpbGwSIwoHaGlzdG9yeRgCIAMoCzISLmt4bS52MS5Ta2lsbEV2ZW50Im4KEUxpc3RTa2lsbHNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSIQoFc3RhdGUYAiABKA4yEi5reG0udjEuU2tpbGxTdGF0ZRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJMChJMaXN0U2tpbGxzUmVzcG9uc2USHQoGc2tpbGxzGAEgAygLMg0ua3htLnYxLlNraWxsEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSqVAQoKU2tpbGxTdGF0ZRIbChdTS0lMTF9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVNLSUxMX1NUQVRFX0NBTkRJREFURRABEhgKFFNLSUxMX1NUQVRFX1BST01PVEVEEAISGwoXU0tJTExfU1RBVEVfUVVBUkFOVElORUQQAxIYChRTS0lMTF9TVEFURV9SRUpFQ1RFRBAEKvgBChNTa2lsbEV2YWx1YXRpb25LaW5kEiUKIVNLSUxMX0VWQUxVQVRJT05fS0lORF9VTlNQRUNJRklFRBAAEicKI1NLSUxMX0VWQUxVQVRJT05fS0lORF9TVEFUSUNfUkVWSUVXEAESIQodU0tJTExfRVZBTFVBVElPTl9LSU5EX1NBTkRCT1gQAhIkCiBTS0lMTF9FVkFMVUFUSU9OX0tJTkRfRlVOQ1RJT05BTBADEiAKHFNLSUxMX0VWQUxVQVRJT05fS0lORF9TQUZFVFkQBBImCiJTS0lMTF9FVkFMVUFUSU9OX0tJTkRfT1BUSU1JWkFUSU9OEAUq0AEKDlNraWxsRXZlbnRUeXBlEiAKHFNLSUxMX0VWRU5UX1RZUEVfVU5TUEVDSUZJRUQQABIcChhTS0lMTF9FVkVOVF9UWVBFX0NSRUFURUQQARIeChpTS0lMTF9FVkVOVF9UWVBFX0VWQUxVQVRFRBACEh0KGVNLSUxMX0VWRU5UX1RZUEVfUFJPTU9URUQQAxIgChxTS0lMTF9FVkVOVF9UWVBFX1FVQVJBTlRJTkVEEAQSHQoZU0tJTExfRVZFTlRfVFlQRV9SRUpFQ1RFRBAFMpcMCg5Db250ZXh0U2VydmljZRJLCghQdXRJdGVtcxIXLmt4bS52MS5QdXRJdGVtc1JlcXVlc3QaGC5reG0udjEuUHV0SXRlbXNSZXNwb25zZSIM6uAYCAgDEAAYAigDEnAKEEdldENvbnRleHRQYWNrZXQSHy5reG0udjEuR2V0Q29udGV4dFBhY2tldFJlcXVlc3QaIC5reG0udjEuR2V0Q29udGV4dFBhY2tldFJlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fY29udGV4dCgDElEKBlJlY2FsbBIVLmt4bS52MS5SZWNhbGxSZXF1ZXN0GhYua3htLnYxLlJlY2FsbFJlc3BvbnNlIhjq4BgUCAQQARgCIgpreG1fcmVjYWxsKAESVgoIR2V0U3RhdGUSFy5reG0udjEuR2V0U3RhdGVSZXF1ZXN0Ghgua3htLnYxLkdldFN0YXRlUmVzcG9uc2UiF+rgGBMIBBABGAIiCWt4bV9zdGF0ZSgBEmYKDExpc3RTdGF0ZVNldBIbLmt4bS52MS5MaXN0U3RhdGVTZXRSZXF1ZXN0Ghwua3htLnYxLkxpc3RTdGF0ZVNldFJlc3BvbnNlIhvq4BgXCAQQARgCIg1reG1fc3RhdGVfc2V0KAESZAoMUHJvcG9zZVN0YXRlEhsua3htLnYxLlByb3Bvc2VTdGF0ZVJlcXVlc3QaHC5reG0udjEuUHJvcG9zZVN0YXRlUmVzcG9uc2UiGergGBUIAxAAGAIiC2t4bV9wcm9tb3RlKAESVwoMUHJvbW90ZVN0YXRlEhsua3htLnYxLlByb21vdGVTdGF0ZVJlcXVlc3QaHC5reG0udjEuUHJvbW90ZVN0YXRlUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJUCgtSZWplY3RTdGF0ZRIaLmt4bS52MS5SZWplY3RTdGF0ZVJlcXVlc3QaGy5reG0udjEuUmVqZWN0U3RhdGVSZXNwb25zZSIM6uAYCAgCEAAYASgEEmQKDExpc3RFcGlzb2RlcxIbLmt4bS52MS5MaXN0RXBpc29kZXNSZXF1ZXN0Ghwua3htLnYxLkxpc3RFcGlzb2Rlc1Jlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fZXBpc29kZSgBEmEKC0V4cGxhaW5JdGVtEhoua3htLnYxLkV4cGxhaW5JdGVtUmVxdWVzdBobLmt4bS52MS5FeHBsYWluSXRlbVJlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fZXhwbGFpbigBElQKC0RlbGV0ZUl0ZW1zEhoua3htLnYxLkRlbGV0ZUl0ZW1zUmVxdWVzdBobLmt4bS52MS5EZWxldGVJdGVtc1Jlc3BvbnNlIgzq4BgICAIQABgBKAQSVAoLQ3JlYXRlU2tpbGwSGi5reG0udjEuQ3JlYXRlU2tpbGxSZXF1ZXN0Ghsua3htLnYxLkNyZWF0ZVNraWxsUmVzcG9uc2UiDOrgGAgIAxAAGAIoARJaCg1FdmFsdWF0ZVNraWxsEhwua3htLnYxLkV2YWx1YXRlU2tpbGxSZXF1ZXN0Gh0ua3htLnYxLkV2YWx1YXRlU2tpbGxSZXNwb25zZSIM6uAYCAgCEAAYASgEElcKDFByb21vdGVTa2lsbBIbLmt4bS52MS5Qcm9tb3RlU2tpbGxSZXF1ZXN0Ghwua3htLnYxLlByb21vdGVTa2lsbFJlc3BvbnNlIgzq4BgICAIQABgBKAQSVAoLUmVqZWN0U2tpbGwSGi5reG0udjEuUmVqZWN0U2tpbGxSZXF1ZXN0Ghsua3htLnYxLlJlamVjdFNraWxsUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJLCghHZXRTa2lsbBIXLmt4bS52MS5HZXRTa2lsbFJlcXVlc3QaGC5reG0udjEuR2V0U2tpbGxSZXNwb25zZSIM6uAYCAgEEAEYAigBElEKCkxpc3RTa2lsbHMSGS5reG0udjEuTGlzdFNraWxsc1JlcXVlc3QaGi5reG0udjEuTGlzdFNraWxsc1Jlc3BvbnNlIgzq4BgICAQQARgCKAFCgwEKCmRldi5reG0udjFCE0NvbnRleHRTZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_envelopes, file_kxm_v1_options]);
+  fileDesc("ChxreG0vdjEvY29udGV4dF9zZXJ2aWNlLnByb3RvEgZreG0udjEiRgoPUHV0SXRlbXNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSIgoFaXRlbXMYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iNgoQUHV0SXRlbXNSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbSJyChdHZXRDb250ZXh0UGFja2V0UmVxdWVzdBInCgdyZXF1ZXN0GAEgASgLMhYua3htLnYxLkNvbnRleHRSZXF1ZXN0Ei4KDXdvcmtpbmdfc3RhdGUYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IlQKGEdldENvbnRleHRQYWNrZXRSZXNwb25zZRIlCgZwYWNrZXQYASABKAsyFS5reG0udjEuQ29udGV4dFBhY2tldBIRCglwYWNrZXRfaWQYAiABKAkiYgoNUmVjYWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEg0KBXF1ZXJ5GAIgASgJEiIKBWtpbmRzGAMgAygOMhMua3htLnYxLkNvbnRleHRLaW5kEg0KBWxpbWl0GAQgASgFIuICCgpSZWNhbGxJdGVtEgoKAmlkGAEgASgJEg8KB3Byb2plY3QYAiABKAkSIQoEa2luZBgDIAEoDjITLmt4bS52MS5Db250ZXh0S2luZBIrCglhdXRob3JpdHkYBCABKA4yGC5reG0udjEuQ29udGV4dEF1dGhvcml0eRItCgpjb25maWRlbmNlGAUgASgOMhkua3htLnYxLkNvbnRleHRDb25maWRlbmNlEiUKBnN0YXR1cxgGIAEoDjIVLmt4bS52MS5Db250ZXh0U3RhdHVzEi4KC3NvdXJjZV90eXBlGAcgASgOMhkua3htLnYxLkNvbnRleHRTb3VyY2VUeXBlEhIKCnNvdXJjZV9yZWYYCCABKAkSDwoHZGVyaXZlZBgJIAEoCBIVCg1saW5lYWdlX2RlcHRoGAogASgFEhEKCXJlbGV2YW5jZRgLIAEoARISCgpwaHJhc2VfaGl0GAwgASgIIkwKDlJlY2FsbFJlc3BvbnNlEiEKBWl0ZW1zGAEgAygLMhIua3htLnYxLlJlY2FsbEl0ZW0SFwoPdW5yZXNvbHZlZF9nYXBzGAIgAygJIn4KD0dldFN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIuCgphc19vZl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCg9pbmNsdWRlX2hpc3RvcnkYBCABKAgiWwoQR2V0U3RhdGVSZXNwb25zZRIhCgRpdGVtGAEgASgLMhMua3htLnYxLkNvbnRleHRJdGVtEiQKB2hpc3RvcnkYAiADKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iaQoTTGlzdFN0YXRlU2V0UmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIuCgphc19vZl90aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI6ChRMaXN0U3RhdGVTZXRSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmt4bS52MS5Db250ZXh0SXRlbSL6AQoTUHJvcG9zZVN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhEKCXN0YXRlX2tleRgCIAEoCRIPCgdzdW1tYXJ5GAMgASgJEisKCWF1dGhvcml0eRgEIAEoDjIYLmt4bS52MS5Db250ZXh0QXV0aG9yaXR5Ei0KCmNvbmZpZGVuY2UYBSABKA4yGS5reG0udjEuQ29udGV4dENvbmZpZGVuY2USFQoNZXZpZGVuY2VfcmVmcxgGIAMoCRISCgpzdXBlcnNlZGVzGAcgAygJEhMKC3Byb3Bvc2VkX2J5GAggASgJEhIKCnJlcXVlc3RfaWQYCSABKAkiPQoUUHJvcG9zZVN0YXRlUmVzcG9uc2USJQoIcHJvcG9zYWwYASABKAsyEy5reG0udjEuQ29udGV4dEl0ZW0iUgoTUHJvbW90ZVN0YXRlUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhMKC3Byb3Bvc2FsX2lkGAIgASgJEhUKDWV2aWRlbmNlX3JlZnMYAyADKAkieAoUUHJvbW90ZVN0YXRlUmVzcG9uc2USIQoEaXRlbRgBIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbRIlCghwcm9wb3NhbBgCIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbRIWCg5zdXBlcnNlZGVkX2lkcxgDIAMoCSJKChJSZWplY3RTdGF0ZVJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRITCgtwcm9wb3NhbF9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiPAoTUmVqZWN0U3RhdGVSZXNwb25zZRIlCghwcm9wb3NhbBgBIAEoCzITLmt4bS52MS5Db250ZXh0SXRlbSI/ChNMaXN0RXBpc29kZXNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSFwoPd29ya2Zsb3dfcnVuX2lkGAIgASgJIjoKFExpc3RFcGlzb2Rlc1Jlc3BvbnNlEiIKBWl0ZW1zGAEgAygLMhMua3htLnYxLkNvbnRleHRJdGVtIjYKEkV4cGxhaW5JdGVtUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEg8KB2l0ZW1faWQYAiABKAkiXAoKSXRlbVNvdXJjZRIKCgJpZBgBIAEoCRIuCgtzb3VyY2VfdHlwZRgCIAEoDjIZLmt4bS52MS5Db250ZXh0U291cmNlVHlwZRISCgpzb3VyY2VfcmVmGAMgASgJInEKE0V4cGxhaW5JdGVtUmVzcG9uc2USDQoFZm91bmQYASABKAgSDwoHbGluZWFnZRgCIAMoCRIVCg1ldmlkZW5jZV9yZWZzGAMgAygJEiMKB3NvdXJjZXMYBCADKAsyEi5reG0udjEuSXRlbVNvdXJjZSJHChJEZWxldGVJdGVtc1JlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIQCghpdGVtX2lkcxgCIAMoCRIOCgZzaGFyZWQYAyABKAgiLAoTRGVsZXRlSXRlbXNSZXNwb25zZRIVCg1kZWxldGVkX2NvdW50GAEgASgFIlUKDFNraWxsU291cmNlcxIPCgdydW5faWRzGAEgAygJEhkKEWpvdXJuYWxfZW50cnlfaWRzGAIgAygJEhkKEWV2aWRlbmNlX3JlY2VpcHRzGAMgAygJIjUKElNraWxsQ29tcGF0aWJpbGl0eRIPCgdoYXJuZXNzGAEgASgJEg4KBm1vZGVscxgCIAMoCSKcAwoFU2tpbGwSCgoCaWQYASABKAkSDwoHcHJvamVjdBgCIAEoCRIMCgRuYW1lGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEg8KB2NvbnRlbnQYBSABKAkSFgoOY29udGVudF9zaGEyNTYYBiABKAkSDwoHdmVyc2lvbhgHIAEoBRIlCgdzb3VyY2VzGAggASgLMhQua3htLnYxLlNraWxsU291cmNlcxIxCg1jb21wYXRpYmlsaXR5GAkgASgLMhoua3htLnYxLlNraWxsQ29tcGF0aWJpbGl0eRISCgpjcmVhdGVkX2J5GAogASgJEi8KC2NyZWF0ZV90aW1lGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpzdXBlcnNlZGVzGAwgASgJEiEKBXN0YXRlGA0gASgOMhIua3htLnYxLlNraWxsU3RhdGUSEgoKZGVjaWRlZF9ieRgOIAEoCRIvCgtkZWNpZGVfdGltZRgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAigQIKClNraWxsRXZlbnQSEAoIc2VxdWVuY2UYASABKAMSJAoEdHlwZRgCIAEoDjIWLmt4bS52MS5Ta2lsbEV2ZW50VHlwZRINCgVhY3RvchgDIAEoCRIuCgpldmVudF90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0Cg9ldmFsdWF0aW9uX2tpbmQYBSABKA4yGy5reG0udjEuU2tpbGxFdmFsdWF0aW9uS2luZBIOCgZwYXNzZWQYBiABKAgSDwoHZGV0YWlscxgHIAEoCRIVCg1ldmlkZW5jZV9yZWZzGAggAygJEg4KBnJlYXNvbhgJIAEoCSLYAQoSQ3JlYXRlU2tpbGxSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSDAoEbmFtZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIPCgdjb250ZW50GAQgASgJEiUKB3NvdXJjZXMYBSABKAsyFC5reG0udjEuU2tpbGxTb3VyY2VzEjEKDWNvbXBhdGliaWxpdHkYBiABKAsyGi5reG0udjEuU2tpbGxDb21wYXRpYmlsaXR5EhIKCnN1cGVyc2VkZXMYByABKAkSDwoHdmVyc2lvbhgIIAEoBSIzChNDcmVhdGVTa2lsbFJlc3BvbnNlEhwKBXNraWxsGAEgASgLMg0ua3htLnYxLlNraWxsIoUBChRFdmFsdWF0ZVNraWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhAKCHNraWxsX2lkGAIgASgJEikKBGtpbmQYAyABKA4yGy5reG0udjEuU2tpbGxFdmFsdWF0aW9uS2luZBIOCgZwYXNzZWQYBCABKAgSDwoHZGV0YWlscxgFIAEoCSJYChVFdmFsdWF0ZVNraWxsUmVzcG9uc2USHAoFc2tpbGwYASABKAsyDS5reG0udjEuU2tpbGwSIQoFZXZlbnQYAiABKAsyEi5reG0udjEuU2tpbGxFdmVudCJPChNQcm9tb3RlU2tpbGxSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSEAoIc2tpbGxfaWQYAiABKAkSFQoNZXZpZGVuY2VfcmVmcxgDIAMoCSJXChRQcm9tb3RlU2tpbGxSZXNwb25zZRIcCgVza2lsbBgBIAEoCzINLmt4bS52MS5Ta2lsbBIhCgRpdGVtGAIgASgLMhMua3htLnYxLkNvbnRleHRJdGVtIkcKElJlamVjdFNraWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhAKCHNraWxsX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSIzChNSZWplY3RTa2lsbFJlc3BvbnNlEhwKBXNraWxsGAEgASgLMg0ua3htLnYxLlNraWxsIjQKD0dldFNraWxsUmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhAKCHNraWxsX2lkGAIgASgJIlUKEEdldFNraWxsUmVzcG9uc2USHAoFc2tpbGwYASABKAsyDS5reG0udjEuU2tpbGwSIwoHaGlzdG9yeRgCIAMoCzISLmt4bS52MS5Ta2lsbEV2ZW50Im4KEUxpc3RTa2lsbHNSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSIQoFc3RhdGUYAiABKA4yEi5reG0udjEuU2tpbGxTdGF0ZRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJMChJMaXN0U2tpbGxzUmVzcG9uc2USHQoGc2tpbGxzGAEgAygLMg0ua3htLnYxLlNraWxsEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIrCgpNZW1vcnlGaWxlEgwKBHBhdGgYASABKAkSDwoHY29udGVudBgCIAEoCSJHChFTeW5jTWVtb3J5UmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEiEKBWZpbGVzGAIgAygLMhIua3htLnYxLk1lbW9yeUZpbGUilAEKElN5bmNNZW1vcnlSZXNwb25zZRIOCgZsb2FkZWQYASABKAUSDwoHcmVtb3ZlZBgCIAEoBRIYChBza2lwcGVkX2luYWN0aXZlGAMgASgFEh4KFnNraXBwZWRfdW5ib3VuZF9zY29wZXMYBCABKAUSEAoIcmV2aXNpb24YBSABKAkSEQoJdW5jaGFuZ2VkGAYgASgIIiQKEUxpc3RNZW1vcnlSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAki7wIKDE1lbW9yeVJlY29yZBIRCglyZWNvcmRfaWQYASABKAkSDwoHaXRlbV9pZBgCIAEoCRIPCgdwcm9qZWN0GAMgASgJEgwKBHBhdGgYBCABKAkSIwoFc2NvcGUYBSABKA4yFC5reG0udjEuQ29udGV4dFNjb3BlEhMKC3JlY29yZF9raW5kGAYgASgJEhgKEHJlY29yZF9hdXRob3JpdHkYByABKAkSKwoJYXV0aG9yaXR5GAggASgOMhgua3htLnYxLkNvbnRleHRBdXRob3JpdHkSLQoKY29uZmlkZW5jZRgJIAEoDjIZLmt4bS52MS5Db250ZXh0Q29uZmlkZW5jZRIRCglsaWZlY3ljbGUYCiABKAkSLgoLc291cmNlX3R5cGUYCyABKA4yGS5reG0udjEuQ29udGV4dFNvdXJjZVR5cGUSEgoKc291cmNlX3JlZhgMIAEoCRIVCg1zdW1tYXJ5X2NoYXJzGA0gASgFIqkBChJMaXN0TWVtb3J5UmVzcG9uc2USJQoHcmVjb3JkcxgBIAMoCzIULmt4bS52MS5NZW1vcnlSZWNvcmQSEAoIcmV2aXNpb24YAiABKAkSLQoJc3luY190aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgpjYW5kaWRhdGVzGAQgAygLMhcua3htLnYxLk1lbW9yeUNhbmRpZGF0ZSLBAgoPTWVtb3J5Q2FuZGlkYXRlEgoKAmlkGAEgASgJEg8KB3Byb2plY3QYAiABKAkSIwoFc2NvcGUYAyABKA4yFC5reG0udjEuQ29udGV4dFNjb3BlEgwKBGtpbmQYBCABKAkSDwoHc3VtbWFyeRgFIAEoCRIVCg1ldmlkZW5jZV9yZWZzGAYgAygJEhMKC3Byb3Bvc2VkX2J5GAcgASgJEikKBm9yaWdpbhgIIAEoDjIZLmt4bS52MS5Db250ZXh0U291cmNlVHlwZRIvCgtjcmVhdGVfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGc3RhdHVzGAogASgJEhIKCmRlY2lkZWRfYnkYCyABKAkSEQoJcmVjb3JkX2lkGAwgASgJEg4KBnJlYXNvbhgNIAEoCSKCAQoUUHJvcG9zZU1lbW9yeVJlcXVlc3QSDwoHcHJvamVjdBgBIAEoCRIjCgVzY29wZRgCIAEoDjIULmt4bS52MS5Db250ZXh0U2NvcGUSDAoEa2luZBgDIAEoCRIPCgdzdW1tYXJ5GAQgASgJEhUKDWV2aWRlbmNlX3JlZnMYBSADKAkiQwoVUHJvcG9zZU1lbW9yeVJlc3BvbnNlEioKCWNhbmRpZGF0ZRgBIAEoCzIXLmt4bS52MS5NZW1vcnlDYW5kaWRhdGUikgEKFFByb21vdGVNZW1vcnlSZXF1ZXN0Eg8KB3Byb2plY3QYASABKAkSFAoMY2FuZGlkYXRlX2lkGAIgASgJEhEKCXJlY29yZF9pZBgDIAEoCRIRCglhdXRob3JpdHkYBCABKAkSLQoKY29uZmlkZW5jZRgFIAEoDjIZLmt4bS52MS5Db250ZXh0Q29uZmlkZW5jZSJiChVQcm9tb3RlTWVtb3J5UmVzcG9uc2USKgoJY2FuZGlkYXRlGAEgASgLMhcua3htLnYxLk1lbW9yeUNhbmRpZGF0ZRIMCgRwYXRoGAIgASgJEg8KB2NvbnRlbnQYAyABKAkiTAoTUmVqZWN0TWVtb3J5UmVxdWVzdBIPCgdwcm9qZWN0GAEgASgJEhQKDGNhbmRpZGF0ZV9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiQgoUUmVqZWN0TWVtb3J5UmVzcG9uc2USKgoJY2FuZGlkYXRlGAEgASgLMhcua3htLnYxLk1lbW9yeUNhbmRpZGF0ZSqVAQoKU2tpbGxTdGF0ZRIbChdTS0lMTF9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVNLSUxMX1NUQVRFX0NBTkRJREFURRABEhgKFFNLSUxMX1NUQVRFX1BST01PVEVEEAISGwoXU0tJTExfU1RBVEVfUVVBUkFOVElORUQQAxIYChRTS0lMTF9TVEFURV9SRUpFQ1RFRBAEKvgBChNTa2lsbEV2YWx1YXRpb25LaW5kEiUKIVNLSUxMX0VWQUxVQVRJT05fS0lORF9VTlNQRUNJRklFRBAAEicKI1NLSUxMX0VWQUxVQVRJT05fS0lORF9TVEFUSUNfUkVWSUVXEAESIQodU0tJTExfRVZBTFVBVElPTl9LSU5EX1NBTkRCT1gQAhIkCiBTS0lMTF9FVkFMVUFUSU9OX0tJTkRfRlVOQ1RJT05BTBADEiAKHFNLSUxMX0VWQUxVQVRJT05fS0lORF9TQUZFVFkQBBImCiJTS0lMTF9FVkFMVUFUSU9OX0tJTkRfT1BUSU1JWkFUSU9OEAUq0AEKDlNraWxsRXZlbnRUeXBlEiAKHFNLSUxMX0VWRU5UX1RZUEVfVU5TUEVDSUZJRUQQABIcChhTS0lMTF9FVkVOVF9UWVBFX0NSRUFURUQQARIeChpTS0lMTF9FVkVOVF9UWVBFX0VWQUxVQVRFRBACEh0KGVNLSUxMX0VWRU5UX1RZUEVfUFJPTU9URUQQAxIgChxTS0lMTF9FVkVOVF9UWVBFX1FVQVJBTlRJTkVEEAQSHQoZU0tJTExfRVZFTlRfVFlQRV9SRUpFQ1RFRBAFMs4PCg5Db250ZXh0U2VydmljZRJLCghQdXRJdGVtcxIXLmt4bS52MS5QdXRJdGVtc1JlcXVlc3QaGC5reG0udjEuUHV0SXRlbXNSZXNwb25zZSIM6uAYCAgDEAAYAigDEnAKEEdldENvbnRleHRQYWNrZXQSHy5reG0udjEuR2V0Q29udGV4dFBhY2tldFJlcXVlc3QaIC5reG0udjEuR2V0Q29udGV4dFBhY2tldFJlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fY29udGV4dCgDElEKBlJlY2FsbBIVLmt4bS52MS5SZWNhbGxSZXF1ZXN0GhYua3htLnYxLlJlY2FsbFJlc3BvbnNlIhjq4BgUCAQQARgCIgpreG1fcmVjYWxsKAESVgoIR2V0U3RhdGUSFy5reG0udjEuR2V0U3RhdGVSZXF1ZXN0Ghgua3htLnYxLkdldFN0YXRlUmVzcG9uc2UiF+rgGBMIBBABGAIiCWt4bV9zdGF0ZSgBEmYKDExpc3RTdGF0ZVNldBIbLmt4bS52MS5MaXN0U3RhdGVTZXRSZXF1ZXN0Ghwua3htLnYxLkxpc3RTdGF0ZVNldFJlc3BvbnNlIhvq4BgXCAQQARgCIg1reG1fc3RhdGVfc2V0KAESZAoMUHJvcG9zZVN0YXRlEhsua3htLnYxLlByb3Bvc2VTdGF0ZVJlcXVlc3QaHC5reG0udjEuUHJvcG9zZVN0YXRlUmVzcG9uc2UiGergGBUIAxAAGAIiC2t4bV9wcm9tb3RlKAESVwoMUHJvbW90ZVN0YXRlEhsua3htLnYxLlByb21vdGVTdGF0ZVJlcXVlc3QaHC5reG0udjEuUHJvbW90ZVN0YXRlUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJUCgtSZWplY3RTdGF0ZRIaLmt4bS52MS5SZWplY3RTdGF0ZVJlcXVlc3QaGy5reG0udjEuUmVqZWN0U3RhdGVSZXNwb25zZSIM6uAYCAgCEAAYASgEEmQKDExpc3RFcGlzb2RlcxIbLmt4bS52MS5MaXN0RXBpc29kZXNSZXF1ZXN0Ghwua3htLnYxLkxpc3RFcGlzb2Rlc1Jlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fZXBpc29kZSgBEmEKC0V4cGxhaW5JdGVtEhoua3htLnYxLkV4cGxhaW5JdGVtUmVxdWVzdBobLmt4bS52MS5FeHBsYWluSXRlbVJlc3BvbnNlIhnq4BgVCAQQARgCIgtreG1fZXhwbGFpbigBElQKC0RlbGV0ZUl0ZW1zEhoua3htLnYxLkRlbGV0ZUl0ZW1zUmVxdWVzdBobLmt4bS52MS5EZWxldGVJdGVtc1Jlc3BvbnNlIgzq4BgICAIQABgBKAQSVAoLQ3JlYXRlU2tpbGwSGi5reG0udjEuQ3JlYXRlU2tpbGxSZXF1ZXN0Ghsua3htLnYxLkNyZWF0ZVNraWxsUmVzcG9uc2UiDOrgGAgIAxAAGAIoARJaCg1FdmFsdWF0ZVNraWxsEhwua3htLnYxLkV2YWx1YXRlU2tpbGxSZXF1ZXN0Gh0ua3htLnYxLkV2YWx1YXRlU2tpbGxSZXNwb25zZSIM6uAYCAgCEAAYASgEElcKDFByb21vdGVTa2lsbBIbLmt4bS52MS5Qcm9tb3RlU2tpbGxSZXF1ZXN0Ghwua3htLnYxLlByb21vdGVTa2lsbFJlc3BvbnNlIgzq4BgICAIQABgBKAQSVAoLUmVqZWN0U2tpbGwSGi5reG0udjEuUmVqZWN0U2tpbGxSZXF1ZXN0Ghsua3htLnYxLlJlamVjdFNraWxsUmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJLCghHZXRTa2lsbBIXLmt4bS52MS5HZXRTa2lsbFJlcXVlc3QaGC5reG0udjEuR2V0U2tpbGxSZXNwb25zZSIM6uAYCAgEEAEYAigBElEKCkxpc3RTa2lsbHMSGS5reG0udjEuTGlzdFNraWxsc1JlcXVlc3QaGi5reG0udjEuTGlzdFNraWxsc1Jlc3BvbnNlIgzq4BgICAQQARgCKAESUQoKU3luY01lbW9yeRIZLmt4bS52MS5TeW5jTWVtb3J5UmVxdWVzdBoaLmt4bS52MS5TeW5jTWVtb3J5UmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJRCgpMaXN0TWVtb3J5Ehkua3htLnYxLkxpc3RNZW1vcnlSZXF1ZXN0Ghoua3htLnYxLkxpc3RNZW1vcnlSZXNwb25zZSIM6uAYCAgEEAEYAigBEloKDVByb3Bvc2VNZW1vcnkSHC5reG0udjEuUHJvcG9zZU1lbW9yeVJlcXVlc3QaHS5reG0udjEuUHJvcG9zZU1lbW9yeVJlc3BvbnNlIgzq4BgICAMQABgCKAESWgoNUHJvbW90ZU1lbW9yeRIcLmt4bS52MS5Qcm9tb3RlTWVtb3J5UmVxdWVzdBodLmt4bS52MS5Qcm9tb3RlTWVtb3J5UmVzcG9uc2UiDOrgGAgIAhAAGAEoBBJXCgxSZWplY3RNZW1vcnkSGy5reG0udjEuUmVqZWN0TWVtb3J5UmVxdWVzdBocLmt4bS52MS5SZWplY3RNZW1vcnlSZXNwb25zZSIM6uAYCAgCEAAYASgEQoMBCgpkZXYua3htLnYxQhNDb250ZXh0U2VydmljZVByb3RvUAFaJ2t4bS5kZXYvaHViL2NsaWVudHMvZ28vZ2VuL2t4bS92MTtreG12MaICA0tYWKoCBkt4bS5WMcoCBkt4bVxWMeICEkt4bVxWMVxHUEJNZXRhZGF0YeoCB0t4bTo6VjFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_envelopes, file_kxm_v1_options]);
 
 /**
  * Items to store.
@@ -1523,6 +1523,601 @@ export const ListSkillsResponseSchema: GenMessage<ListSkillsResponse> = /*@__PUR
   messageDesc(file_kxm_v1_context_service, 39);
 
 /**
+ * One memory file: its name and its text.
+ *
+ * @generated from message kxm.v1.MemoryFile
+ */
+export type MemoryFile = Message<"kxm.v1.MemoryFile"> & {
+  /**
+   * The file's name in the memory directory (1 to 128 characters, ending with `.md`, no `/`).
+   *
+   * @generated from field: string path = 1;
+   */
+  path: string;
+
+  /**
+   * The file's text (UTF-8, at most 16 KiB): YAML front matter between `---` lines, then a body.
+   *
+   * @generated from field: string content = 2;
+   */
+  content: string;
+};
+
+/**
+ * Describes the message kxm.v1.MemoryFile.
+ * Use `create(MemoryFileSchema)` to create a new message.
+ */
+export const MemoryFileSchema: GenMessage<MemoryFile> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 40);
+
+/**
+ * An operator's memory load.
+ *
+ * @generated from message kxm.v1.SyncMemoryRequest
+ */
+export type SyncMemoryRequest = Message<"kxm.v1.SyncMemoryRequest"> & {
+  /**
+   * The project (empty: the operator's `x-kxm-project`).
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+   *
+   * @generated from field: repeated kxm.v1.MemoryFile files = 2;
+   */
+  files: MemoryFile[];
+};
+
+/**
+ * Describes the message kxm.v1.SyncMemoryRequest.
+ * Use `create(SyncMemoryRequestSchema)` to create a new message.
+ */
+export const SyncMemoryRequestSchema: GenMessage<SyncMemoryRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 41);
+
+/**
+ * What a sync did.
+ *
+ * @generated from message kxm.v1.SyncMemoryResponse
+ */
+export type SyncMemoryResponse = Message<"kxm.v1.SyncMemoryResponse"> & {
+  /**
+   * Active records stored as items (the project's and `_shared`).
+   *
+   * @generated from field: int32 loaded = 1;
+   */
+  loaded: number;
+
+  /**
+   * Memory items of the project's earlier syncs the new set no longer has, removed.
+   *
+   * @generated from field: int32 removed = 2;
+   */
+  removed: number;
+
+  /**
+   * Deprecated and superseded records, not stored.
+   *
+   * @generated from field: int32 skipped_inactive = 3;
+   */
+  skippedInactive: number;
+
+  /**
+   * Active records of `agent` or `run` scope, not stored (nothing binds them to an agent or a run).
+   *
+   * @generated from field: int32 skipped_unbound_scopes = 4;
+   */
+  skippedUnboundScopes: number;
+
+  /**
+   * `ctxrev_` and the SHA-256 hex of the files (see docs/context.md, "Memory records").
+   *
+   * @generated from field: string revision = 5;
+   */
+  revision: string;
+
+  /**
+   * The revision equals the stored one: nothing was rewritten.
+   *
+   * @generated from field: bool unchanged = 6;
+   */
+  unchanged: boolean;
+};
+
+/**
+ * Describes the message kxm.v1.SyncMemoryResponse.
+ * Use `create(SyncMemoryResponseSchema)` to create a new message.
+ */
+export const SyncMemoryResponseSchema: GenMessage<SyncMemoryResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 42);
+
+/**
+ * A memory listing.
+ *
+ * @generated from message kxm.v1.ListMemoryRequest
+ */
+export type ListMemoryRequest = Message<"kxm.v1.ListMemoryRequest"> & {
+  /**
+   * The project (empty: the credential's).
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+};
+
+/**
+ * Describes the message kxm.v1.ListMemoryRequest.
+ * Use `create(ListMemoryRequestSchema)` to create a new message.
+ */
+export const ListMemoryRequestSchema: GenMessage<ListMemoryRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 43);
+
+/**
+ * MemoryRecord is one stored memory record: metadata only, never its summary.
+ *
+ * @generated from message kxm.v1.MemoryRecord
+ */
+export type MemoryRecord = Message<"kxm.v1.MemoryRecord"> & {
+  /**
+   * The record's id (its item is `mem_<id>`).
+   *
+   * @generated from field: string record_id = 1;
+   */
+  recordId: string;
+
+  /**
+   * The item's id.
+   *
+   * @generated from field: string item_id = 2;
+   */
+  itemId: string;
+
+  /**
+   * The item's project: the project, or `_shared` for an operator-scope record.
+   *
+   * @generated from field: string project = 3;
+   */
+  project: string;
+
+  /**
+   * The file it came from.
+   *
+   * @generated from field: string path = 4;
+   */
+  path: string;
+
+  /**
+   * The record's scope: project or operator (the others are not stored).
+   *
+   * @generated from field: kxm.v1.ContextScope scope = 5;
+   */
+  scope: ContextScope;
+
+  /**
+   * The record's own kind label (`convention`, `learning`, …); the item's kind is knowledge.
+   *
+   * @generated from field: string record_kind = 6;
+   */
+  recordKind: string;
+
+  /**
+   * The record's authority as written: instruction, evidence or promoted.
+   *
+   * @generated from field: string record_authority = 7;
+   */
+  recordAuthority: string;
+
+  /**
+   * The item's authority (instruction for instruction and promoted, else evidence).
+   *
+   * @generated from field: kxm.v1.ContextAuthority authority = 8;
+   */
+  authority: ContextAuthority;
+
+  /**
+   * How sure the record is.
+   *
+   * @generated from field: kxm.v1.ContextConfidence confidence = 9;
+   */
+  confidence: ContextConfidence;
+
+  /**
+   * The record's lifecycle (only active records are stored).
+   *
+   * @generated from field: string lifecycle = 10;
+   */
+  lifecycle: string;
+
+  /**
+   * The record's source type.
+   *
+   * @generated from field: kxm.v1.ContextSourceType source_type = 11;
+   */
+  sourceType: ContextSourceType;
+
+  /**
+   * The record's own source ref, redacted (empty: none).
+   *
+   * @generated from field: string source_ref = 12;
+   */
+  sourceRef: string;
+
+  /**
+   * The stored summary's length in UTF-16 code units (the summary itself: GetContextPacket).
+   *
+   * @generated from field: int32 summary_chars = 13;
+   */
+  summaryChars: number;
+};
+
+/**
+ * Describes the message kxm.v1.MemoryRecord.
+ * Use `create(MemoryRecordSchema)` to create a new message.
+ */
+export const MemoryRecordSchema: GenMessage<MemoryRecord> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 44);
+
+/**
+ * The project's memory.
+ *
+ * @generated from message kxm.v1.ListMemoryResponse
+ */
+export type ListMemoryResponse = Message<"kxm.v1.ListMemoryResponse"> & {
+  /**
+   * By record id (code units), the project's then `_shared`'s.
+   *
+   * @generated from field: repeated kxm.v1.MemoryRecord records = 1;
+   */
+  records: MemoryRecord[];
+
+  /**
+   * The revision of the last sync (empty: never synced).
+   *
+   * @generated from field: string revision = 2;
+   */
+  revision: string;
+
+  /**
+   * When the last sync wrote (unset: never synced).
+   *
+   * @generated from field: google.protobuf.Timestamp sync_time = 3;
+   */
+  syncTime?: Timestamp | undefined;
+
+  /**
+   * The project's open memory candidates, by id (ProposeMemory; not context until promoted and synced).
+   *
+   * @generated from field: repeated kxm.v1.MemoryCandidate candidates = 4;
+   */
+  candidates: MemoryCandidate[];
+};
+
+/**
+ * Describes the message kxm.v1.ListMemoryResponse.
+ * Use `create(ListMemoryResponseSchema)` to create a new message.
+ */
+export const ListMemoryResponseSchema: GenMessage<ListMemoryResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 45);
+
+/**
+ * MemoryCandidate is a noted fact waiting for an operator's decision.
+ *
+ * @generated from message kxm.v1.MemoryCandidate
+ */
+export type MemoryCandidate = Message<"kxm.v1.MemoryCandidate"> & {
+  /**
+   * `cand_<scope>_` and 12 hex digits.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The project.
+   *
+   * @generated from field: string project = 2;
+   */
+  project: string;
+
+  /**
+   * Who the fact would apply to.
+   *
+   * @generated from field: kxm.v1.ContextScope scope = 3;
+   */
+  scope: ContextScope;
+
+  /**
+   * Its kind label (default `learning`).
+   *
+   * @generated from field: string kind = 4;
+   */
+  kind: string;
+
+  /**
+   * The fact, redacted (review material for the project's operators; never in a packet).
+   *
+   * @generated from field: string summary = 5;
+   */
+  summary: string;
+
+  /**
+   * What supports it.
+   *
+   * @generated from field: repeated string evidence_refs = 6;
+   */
+  evidenceRefs: string[];
+
+  /**
+   * Who noted it: the agent id, the operator's name, or the credential's identity.
+   *
+   * @generated from field: string proposed_by = 7;
+   */
+  proposedBy: string;
+
+  /**
+   * The origin its credential gave it.
+   *
+   * @generated from field: kxm.v1.ContextSourceType origin = 8;
+   */
+  origin: ContextSourceType;
+
+  /**
+   * When it was noted.
+   *
+   * @generated from field: google.protobuf.Timestamp create_time = 9;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * `open`, `promoted` or `rejected`.
+   *
+   * @generated from field: string status = 10;
+   */
+  status: string;
+
+  /**
+   * The operator who decided (empty while open).
+   *
+   * @generated from field: string decided_by = 11;
+   */
+  decidedBy: string;
+
+  /**
+   * The record id it was promoted to (empty otherwise).
+   *
+   * @generated from field: string record_id = 12;
+   */
+  recordId: string;
+
+  /**
+   * A rejection's reason (empty otherwise).
+   *
+   * @generated from field: string reason = 13;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message kxm.v1.MemoryCandidate.
+ * Use `create(MemoryCandidateSchema)` to create a new message.
+ */
+export const MemoryCandidateSchema: GenMessage<MemoryCandidate> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 46);
+
+/**
+ * A memory note.
+ *
+ * @generated from message kxm.v1.ProposeMemoryRequest
+ */
+export type ProposeMemoryRequest = Message<"kxm.v1.ProposeMemoryRequest"> & {
+  /**
+   * The project (empty: the credential's).
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * Who the fact applies to (unset: project).
+   *
+   * @generated from field: kxm.v1.ContextScope scope = 2;
+   */
+  scope: ContextScope;
+
+  /**
+   * A label of at most 64 characters (empty: `learning`).
+   *
+   * @generated from field: string kind = 3;
+   */
+  kind: string;
+
+  /**
+   * The fact (1 to 4,000 characters, stored redacted).
+   *
+   * @generated from field: string summary = 4;
+   */
+  summary: string;
+
+  /**
+   * At most 64 refs of what supports it.
+   *
+   * @generated from field: repeated string evidence_refs = 5;
+   */
+  evidenceRefs: string[];
+};
+
+/**
+ * Describes the message kxm.v1.ProposeMemoryRequest.
+ * Use `create(ProposeMemoryRequestSchema)` to create a new message.
+ */
+export const ProposeMemoryRequestSchema: GenMessage<ProposeMemoryRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 47);
+
+/**
+ * The candidate noted.
+ *
+ * @generated from message kxm.v1.ProposeMemoryResponse
+ */
+export type ProposeMemoryResponse = Message<"kxm.v1.ProposeMemoryResponse"> & {
+  /**
+   * Open.
+   *
+   * @generated from field: kxm.v1.MemoryCandidate candidate = 1;
+   */
+  candidate?: MemoryCandidate | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.ProposeMemoryResponse.
+ * Use `create(ProposeMemoryResponseSchema)` to create a new message.
+ */
+export const ProposeMemoryResponseSchema: GenMessage<ProposeMemoryResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 48);
+
+/**
+ * An operator's promotion of a candidate.
+ *
+ * @generated from message kxm.v1.PromoteMemoryRequest
+ */
+export type PromoteMemoryRequest = Message<"kxm.v1.PromoteMemoryRequest"> & {
+  /**
+   * The project (empty: the operator's `x-kxm-project`).
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * The candidate.
+   *
+   * @generated from field: string candidate_id = 2;
+   */
+  candidateId: string;
+
+  /**
+   * The record's id (`^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$`, any case, at most 124 characters).
+   *
+   * @generated from field: string record_id = 3;
+   */
+  recordId: string;
+
+  /**
+   * `promoted` (empty), `instruction` or `evidence`.
+   *
+   * @generated from field: string authority = 4;
+   */
+  authority: string;
+
+  /**
+   * Unset: probable.
+   *
+   * @generated from field: kxm.v1.ContextConfidence confidence = 5;
+   */
+  confidence: ContextConfidence;
+};
+
+/**
+ * Describes the message kxm.v1.PromoteMemoryRequest.
+ * Use `create(PromoteMemoryRequestSchema)` to create a new message.
+ */
+export const PromoteMemoryRequestSchema: GenMessage<PromoteMemoryRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 49);
+
+/**
+ * The promotion.
+ *
+ * @generated from message kxm.v1.PromoteMemoryResponse
+ */
+export type PromoteMemoryResponse = Message<"kxm.v1.PromoteMemoryResponse"> & {
+  /**
+   * The candidate, closed as promoted.
+   *
+   * @generated from field: kxm.v1.MemoryCandidate candidate = 1;
+   */
+  candidate?: MemoryCandidate | undefined;
+
+  /**
+   * The record file's name: `<record id>.md`.
+   *
+   * @generated from field: string path = 2;
+   */
+  path: string;
+
+  /**
+   * The record file's text (`kxm.memory.v1`): add it to the memory directory and sync.
+   *
+   * @generated from field: string content = 3;
+   */
+  content: string;
+};
+
+/**
+ * Describes the message kxm.v1.PromoteMemoryResponse.
+ * Use `create(PromoteMemoryResponseSchema)` to create a new message.
+ */
+export const PromoteMemoryResponseSchema: GenMessage<PromoteMemoryResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 50);
+
+/**
+ * An operator's rejection of a candidate.
+ *
+ * @generated from message kxm.v1.RejectMemoryRequest
+ */
+export type RejectMemoryRequest = Message<"kxm.v1.RejectMemoryRequest"> & {
+  /**
+   * The project (empty: the operator's `x-kxm-project`).
+   *
+   * @generated from field: string project = 1;
+   */
+  project: string;
+
+  /**
+   * The candidate.
+   *
+   * @generated from field: string candidate_id = 2;
+   */
+  candidateId: string;
+
+  /**
+   * Why (at most 1,000 characters).
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message kxm.v1.RejectMemoryRequest.
+ * Use `create(RejectMemoryRequestSchema)` to create a new message.
+ */
+export const RejectMemoryRequestSchema: GenMessage<RejectMemoryRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 51);
+
+/**
+ * The rejection.
+ *
+ * @generated from message kxm.v1.RejectMemoryResponse
+ */
+export type RejectMemoryResponse = Message<"kxm.v1.RejectMemoryResponse"> & {
+  /**
+   * The candidate, closed as rejected.
+   *
+   * @generated from field: kxm.v1.MemoryCandidate candidate = 1;
+   */
+  candidate?: MemoryCandidate | undefined;
+};
+
+/**
+ * Describes the message kxm.v1.RejectMemoryResponse.
+ * Use `create(RejectMemoryResponseSchema)` to create a new message.
+ */
+export const RejectMemoryResponseSchema: GenMessage<RejectMemoryResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_context_service, 52);
+
+/**
  * SkillState is where a skill stands in its lifecycle.
  *
  * @generated from enum kxm.v1.SkillState
@@ -2053,6 +2648,128 @@ export const ContextService: GenService<{
     methodKind: "unary";
     input: typeof ListSkillsRequestSchema;
     output: typeof ListSkillsResponseSchema;
+  },
+  /**
+   * SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+   * checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+   *
+   * Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+   * before anything is written, and one bad file refuses the whole sync. An `active` record of
+   * `project` scope becomes the project's item `mem_<id>`, of `operator` scope a `_shared` item
+   * (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+   * not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+   * new set no longer has are removed. The operator's credential, not the file, grants the
+   * `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+   * (unchanged = true).
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+   *   two files have the same path or record id (metadata: path, index, field).
+   * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+   *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+   *   field, or claims an authority above its source type's (metadata: path, index, field).
+   * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+   *   item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+   *
+   * @generated from rpc kxm.v1.ContextService.SyncMemory
+   */
+  syncMemory: {
+    methodKind: "unary";
+    input: typeof SyncMemoryRequestSchema;
+    output: typeof SyncMemoryResponseSchema;
+  },
+  /**
+   * ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+   * ones it owns): metadata only, never a summary, and the current memory revision; then the
+   * project's open memory candidates (review material, with their summaries).
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+   *
+   * @generated from rpc kxm.v1.ContextService.ListMemory
+   */
+  listMemory: {
+    methodKind: "unary";
+    input: typeof ListMemoryRequestSchema;
+    output: typeof ListMemoryResponseSchema;
+  },
+  /**
+   * ProposeMemory notes a memory candidate: a fact an agent (or anyone of the project) learned,
+   * kept for an operator's review. A candidate is never context: no packet, recall or explanation
+   * sees it until an operator promotes it into a record file and syncs it.
+   *
+   * The proposer is the caller; its origin (`peer` or `human`) comes from its credential. At most
+   * 64 candidates of a project are open at once.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): an empty or over-long summary or kind,
+   *   or a malformed evidence ref (metadata: field).
+   * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 64 evidence refs.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a scope the contract does not define.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+   * - RESOURCE_EXHAUSTED (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): 64 candidates of the project are
+   *   open: an operator promotes or rejects some first (metadata: limit).
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+   *
+   * @generated from rpc kxm.v1.ContextService.ProposeMemory
+   */
+  proposeMemory: {
+    methodKind: "unary";
+    input: typeof ProposeMemoryRequestSchema;
+    output: typeof ProposeMemoryResponseSchema;
+  },
+  /**
+   * PromoteMemory closes an open candidate as promoted and returns the `kxm.memory.v1` record file
+   * it becomes, for the operator to add to the memory directory and sync (the hub stores no item
+   * here: memory is what a sync loads).
+   *
+   * A named operator other than the proposer decides. The record's source type is `human` (the
+   * operator's promotion is what vouches for it), its source ref names the candidate, proposer
+   * and promoter.
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+   * - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+   * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): the candidate was decided
+   *   already, or this operator proposed it (metadata: status, proposedBy).
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed record id, authority or
+   *   candidate id, or a record the candidate cannot make (metadata: field).
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a confidence the contract does not define.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+   *
+   * @generated from rpc kxm.v1.ContextService.PromoteMemory
+   */
+  promoteMemory: {
+    methodKind: "unary";
+    input: typeof PromoteMemoryRequestSchema;
+    output: typeof PromoteMemoryResponseSchema;
+  },
+  /**
+   * RejectMemory closes an open candidate without promoting it (any operator, its proposer too).
+   *
+   * Errors:
+   * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+   * - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+   * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): it was decided already.
+   * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed candidate id, or a reason
+   *   over 1,000 characters (metadata: field).
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+   * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+   *
+   * @generated from rpc kxm.v1.ContextService.RejectMemory
+   */
+  rejectMemory: {
+    methodKind: "unary";
+    input: typeof RejectMemoryRequestSchema;
+    output: typeof RejectMemoryResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kxm_v1_context_service, 0);

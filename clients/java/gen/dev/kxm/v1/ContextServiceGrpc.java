@@ -551,6 +551,161 @@ public final class ContextServiceGrpc {
     return getListSkillsMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.SyncMemoryRequest,
+      dev.kxm.v1.SyncMemoryResponse> getSyncMemoryMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "SyncMemory",
+      requestType = dev.kxm.v1.SyncMemoryRequest.class,
+      responseType = dev.kxm.v1.SyncMemoryResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.SyncMemoryRequest,
+      dev.kxm.v1.SyncMemoryResponse> getSyncMemoryMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.SyncMemoryRequest, dev.kxm.v1.SyncMemoryResponse> getSyncMemoryMethod;
+    if ((getSyncMemoryMethod = ContextServiceGrpc.getSyncMemoryMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getSyncMemoryMethod = ContextServiceGrpc.getSyncMemoryMethod) == null) {
+          ContextServiceGrpc.getSyncMemoryMethod = getSyncMemoryMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.SyncMemoryRequest, dev.kxm.v1.SyncMemoryResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "SyncMemory"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.SyncMemoryRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.SyncMemoryResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("SyncMemory"))
+              .build();
+        }
+      }
+    }
+    return getSyncMemoryMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ListMemoryRequest,
+      dev.kxm.v1.ListMemoryResponse> getListMemoryMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListMemory",
+      requestType = dev.kxm.v1.ListMemoryRequest.class,
+      responseType = dev.kxm.v1.ListMemoryResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ListMemoryRequest,
+      dev.kxm.v1.ListMemoryResponse> getListMemoryMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ListMemoryRequest, dev.kxm.v1.ListMemoryResponse> getListMemoryMethod;
+    if ((getListMemoryMethod = ContextServiceGrpc.getListMemoryMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getListMemoryMethod = ContextServiceGrpc.getListMemoryMethod) == null) {
+          ContextServiceGrpc.getListMemoryMethod = getListMemoryMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ListMemoryRequest, dev.kxm.v1.ListMemoryResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListMemory"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListMemoryRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ListMemoryResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("ListMemory"))
+              .build();
+        }
+      }
+    }
+    return getListMemoryMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.ProposeMemoryRequest,
+      dev.kxm.v1.ProposeMemoryResponse> getProposeMemoryMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ProposeMemory",
+      requestType = dev.kxm.v1.ProposeMemoryRequest.class,
+      responseType = dev.kxm.v1.ProposeMemoryResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.ProposeMemoryRequest,
+      dev.kxm.v1.ProposeMemoryResponse> getProposeMemoryMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.ProposeMemoryRequest, dev.kxm.v1.ProposeMemoryResponse> getProposeMemoryMethod;
+    if ((getProposeMemoryMethod = ContextServiceGrpc.getProposeMemoryMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getProposeMemoryMethod = ContextServiceGrpc.getProposeMemoryMethod) == null) {
+          ContextServiceGrpc.getProposeMemoryMethod = getProposeMemoryMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.ProposeMemoryRequest, dev.kxm.v1.ProposeMemoryResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ProposeMemory"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ProposeMemoryRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.ProposeMemoryResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("ProposeMemory"))
+              .build();
+        }
+      }
+    }
+    return getProposeMemoryMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.PromoteMemoryRequest,
+      dev.kxm.v1.PromoteMemoryResponse> getPromoteMemoryMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "PromoteMemory",
+      requestType = dev.kxm.v1.PromoteMemoryRequest.class,
+      responseType = dev.kxm.v1.PromoteMemoryResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.PromoteMemoryRequest,
+      dev.kxm.v1.PromoteMemoryResponse> getPromoteMemoryMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.PromoteMemoryRequest, dev.kxm.v1.PromoteMemoryResponse> getPromoteMemoryMethod;
+    if ((getPromoteMemoryMethod = ContextServiceGrpc.getPromoteMemoryMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getPromoteMemoryMethod = ContextServiceGrpc.getPromoteMemoryMethod) == null) {
+          ContextServiceGrpc.getPromoteMemoryMethod = getPromoteMemoryMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.PromoteMemoryRequest, dev.kxm.v1.PromoteMemoryResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "PromoteMemory"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.PromoteMemoryRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.PromoteMemoryResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("PromoteMemory"))
+              .build();
+        }
+      }
+    }
+    return getPromoteMemoryMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.RejectMemoryRequest,
+      dev.kxm.v1.RejectMemoryResponse> getRejectMemoryMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "RejectMemory",
+      requestType = dev.kxm.v1.RejectMemoryRequest.class,
+      responseType = dev.kxm.v1.RejectMemoryResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.RejectMemoryRequest,
+      dev.kxm.v1.RejectMemoryResponse> getRejectMemoryMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.RejectMemoryRequest, dev.kxm.v1.RejectMemoryResponse> getRejectMemoryMethod;
+    if ((getRejectMemoryMethod = ContextServiceGrpc.getRejectMemoryMethod) == null) {
+      synchronized (ContextServiceGrpc.class) {
+        if ((getRejectMemoryMethod = ContextServiceGrpc.getRejectMemoryMethod) == null) {
+          ContextServiceGrpc.getRejectMemoryMethod = getRejectMemoryMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.RejectMemoryRequest, dev.kxm.v1.RejectMemoryResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "RejectMemory"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RejectMemoryRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.RejectMemoryResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new ContextServiceMethodDescriptorSupplier("RejectMemory"))
+              .build();
+        }
+      }
+    }
+    return getRejectMemoryMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -955,6 +1110,120 @@ public final class ContextServiceGrpc {
         io.grpc.stub.StreamObserver<dev.kxm.v1.ListSkillsResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListSkillsMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+     * checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+     * Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+     * before anything is written, and one bad file refuses the whole sync. An `active` record of
+     * `project` scope becomes the project's item `mem_&lt;id&gt;`, of `operator` scope a `_shared` item
+     * (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+     * not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+     * new set no longer has are removed. The operator's credential, not the file, grants the
+     * `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+     * (unchanged = true).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+     *   two files have the same path or record id (metadata: path, index, field).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+     *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+     *   field, or claims an authority above its source type's (metadata: path, index, field).
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+     *   item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    default void syncMemory(dev.kxm.v1.SyncMemoryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.SyncMemoryResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSyncMemoryMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+     * ones it owns): metadata only, never a summary, and the current memory revision; then the
+     * project's open memory candidates (review material, with their summaries).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    default void listMemory(dev.kxm.v1.ListMemoryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListMemoryResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListMemoryMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ProposeMemory notes a memory candidate: a fact an agent (or anyone of the project) learned,
+     * kept for an operator's review. A candidate is never context: no packet, recall or explanation
+     * sees it until an operator promotes it into a record file and syncs it.
+     * The proposer is the caller; its origin (`peer` or `human`) comes from its credential. At most
+     * 64 candidates of a project are open at once.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): an empty or over-long summary or kind,
+     *   or a malformed evidence ref (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 64 evidence refs.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a scope the contract does not define.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): 64 candidates of the project are
+     *   open: an operator promotes or rejects some first (metadata: limit).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    default void proposeMemory(dev.kxm.v1.ProposeMemoryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ProposeMemoryResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getProposeMemoryMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * PromoteMemory closes an open candidate as promoted and returns the `kxm.memory.v1` record file
+     * it becomes, for the operator to add to the memory directory and sync (the hub stores no item
+     * here: memory is what a sync loads).
+     * A named operator other than the proposer decides. The record's source type is `human` (the
+     * operator's promotion is what vouches for it), its source ref names the candidate, proposer
+     * and promoter.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): the candidate was decided
+     *   already, or this operator proposed it (metadata: status, proposedBy).
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed record id, authority or
+     *   candidate id, or a record the candidate cannot make (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a confidence the contract does not define.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    default void promoteMemory(dev.kxm.v1.PromoteMemoryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.PromoteMemoryResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getPromoteMemoryMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * RejectMemory closes an open candidate without promoting it (any operator, its proposer too).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): it was decided already.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed candidate id, or a reason
+     *   over 1,000 characters (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    default void rejectMemory(dev.kxm.v1.RejectMemoryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RejectMemoryResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRejectMemoryMethod(), responseObserver);
+    }
   }
 
   /**
@@ -1354,6 +1623,125 @@ public final class ContextServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getListSkillsMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+     * checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+     * Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+     * before anything is written, and one bad file refuses the whole sync. An `active` record of
+     * `project` scope becomes the project's item `mem_&lt;id&gt;`, of `operator` scope a `_shared` item
+     * (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+     * not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+     * new set no longer has are removed. The operator's credential, not the file, grants the
+     * `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+     * (unchanged = true).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+     *   two files have the same path or record id (metadata: path, index, field).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+     *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+     *   field, or claims an authority above its source type's (metadata: path, index, field).
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+     *   item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    public void syncMemory(dev.kxm.v1.SyncMemoryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.SyncMemoryResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getSyncMemoryMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+     * ones it owns): metadata only, never a summary, and the current memory revision; then the
+     * project's open memory candidates (review material, with their summaries).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public void listMemory(dev.kxm.v1.ListMemoryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ListMemoryResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListMemoryMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * ProposeMemory notes a memory candidate: a fact an agent (or anyone of the project) learned,
+     * kept for an operator's review. A candidate is never context: no packet, recall or explanation
+     * sees it until an operator promotes it into a record file and syncs it.
+     * The proposer is the caller; its origin (`peer` or `human`) comes from its credential. At most
+     * 64 candidates of a project are open at once.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): an empty or over-long summary or kind,
+     *   or a malformed evidence ref (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 64 evidence refs.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a scope the contract does not define.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): 64 candidates of the project are
+     *   open: an operator promotes or rejects some first (metadata: limit).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public void proposeMemory(dev.kxm.v1.ProposeMemoryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.ProposeMemoryResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getProposeMemoryMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * PromoteMemory closes an open candidate as promoted and returns the `kxm.memory.v1` record file
+     * it becomes, for the operator to add to the memory directory and sync (the hub stores no item
+     * here: memory is what a sync loads).
+     * A named operator other than the proposer decides. The record's source type is `human` (the
+     * operator's promotion is what vouches for it), its source ref names the candidate, proposer
+     * and promoter.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): the candidate was decided
+     *   already, or this operator proposed it (metadata: status, proposedBy).
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed record id, authority or
+     *   candidate id, or a record the candidate cannot make (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a confidence the contract does not define.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    public void promoteMemory(dev.kxm.v1.PromoteMemoryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.PromoteMemoryResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getPromoteMemoryMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * RejectMemory closes an open candidate without promoting it (any operator, its proposer too).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): it was decided already.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed candidate id, or a reason
+     *   over 1,000 characters (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    public void rejectMemory(dev.kxm.v1.RejectMemoryRequest request,
+        io.grpc.stub.StreamObserver<dev.kxm.v1.RejectMemoryResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getRejectMemoryMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -1713,6 +2101,120 @@ public final class ContextServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getListSkillsMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+     * checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+     * Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+     * before anything is written, and one bad file refuses the whole sync. An `active` record of
+     * `project` scope becomes the project's item `mem_&lt;id&gt;`, of `operator` scope a `_shared` item
+     * (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+     * not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+     * new set no longer has are removed. The operator's credential, not the file, grants the
+     * `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+     * (unchanged = true).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+     *   two files have the same path or record id (metadata: path, index, field).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+     *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+     *   field, or claims an authority above its source type's (metadata: path, index, field).
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+     *   item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    public dev.kxm.v1.SyncMemoryResponse syncMemory(dev.kxm.v1.SyncMemoryRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getSyncMemoryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+     * ones it owns): metadata only, never a summary, and the current memory revision; then the
+     * project's open memory candidates (review material, with their summaries).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.ListMemoryResponse listMemory(dev.kxm.v1.ListMemoryRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getListMemoryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ProposeMemory notes a memory candidate: a fact an agent (or anyone of the project) learned,
+     * kept for an operator's review. A candidate is never context: no packet, recall or explanation
+     * sees it until an operator promotes it into a record file and syncs it.
+     * The proposer is the caller; its origin (`peer` or `human`) comes from its credential. At most
+     * 64 candidates of a project are open at once.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): an empty or over-long summary or kind,
+     *   or a malformed evidence ref (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 64 evidence refs.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a scope the contract does not define.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): 64 candidates of the project are
+     *   open: an operator promotes or rejects some first (metadata: limit).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.ProposeMemoryResponse proposeMemory(dev.kxm.v1.ProposeMemoryRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getProposeMemoryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * PromoteMemory closes an open candidate as promoted and returns the `kxm.memory.v1` record file
+     * it becomes, for the operator to add to the memory directory and sync (the hub stores no item
+     * here: memory is what a sync loads).
+     * A named operator other than the proposer decides. The record's source type is `human` (the
+     * operator's promotion is what vouches for it), its source ref names the candidate, proposer
+     * and promoter.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): the candidate was decided
+     *   already, or this operator proposed it (metadata: status, proposedBy).
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed record id, authority or
+     *   candidate id, or a record the candidate cannot make (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a confidence the contract does not define.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    public dev.kxm.v1.PromoteMemoryResponse promoteMemory(dev.kxm.v1.PromoteMemoryRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getPromoteMemoryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * RejectMemory closes an open candidate without promoting it (any operator, its proposer too).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): it was decided already.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed candidate id, or a reason
+     *   over 1,000 characters (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    public dev.kxm.v1.RejectMemoryResponse rejectMemory(dev.kxm.v1.RejectMemoryRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getRejectMemoryMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -2071,6 +2573,120 @@ public final class ContextServiceGrpc {
     public dev.kxm.v1.ListSkillsResponse listSkills(dev.kxm.v1.ListSkillsRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getListSkillsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+     * checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+     * Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+     * before anything is written, and one bad file refuses the whole sync. An `active` record of
+     * `project` scope becomes the project's item `mem_&lt;id&gt;`, of `operator` scope a `_shared` item
+     * (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+     * not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+     * new set no longer has are removed. The operator's credential, not the file, grants the
+     * `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+     * (unchanged = true).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+     *   two files have the same path or record id (metadata: path, index, field).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+     *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+     *   field, or claims an authority above its source type's (metadata: path, index, field).
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+     *   item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    public dev.kxm.v1.SyncMemoryResponse syncMemory(dev.kxm.v1.SyncMemoryRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getSyncMemoryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+     * ones it owns): metadata only, never a summary, and the current memory revision; then the
+     * project's open memory candidates (review material, with their summaries).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.ListMemoryResponse listMemory(dev.kxm.v1.ListMemoryRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListMemoryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * ProposeMemory notes a memory candidate: a fact an agent (or anyone of the project) learned,
+     * kept for an operator's review. A candidate is never context: no packet, recall or explanation
+     * sees it until an operator promotes it into a record file and syncs it.
+     * The proposer is the caller; its origin (`peer` or `human`) comes from its credential. At most
+     * 64 candidates of a project are open at once.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): an empty or over-long summary or kind,
+     *   or a malformed evidence ref (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 64 evidence refs.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a scope the contract does not define.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): 64 candidates of the project are
+     *   open: an operator promotes or rejects some first (metadata: limit).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public dev.kxm.v1.ProposeMemoryResponse proposeMemory(dev.kxm.v1.ProposeMemoryRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getProposeMemoryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * PromoteMemory closes an open candidate as promoted and returns the `kxm.memory.v1` record file
+     * it becomes, for the operator to add to the memory directory and sync (the hub stores no item
+     * here: memory is what a sync loads).
+     * A named operator other than the proposer decides. The record's source type is `human` (the
+     * operator's promotion is what vouches for it), its source ref names the candidate, proposer
+     * and promoter.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): the candidate was decided
+     *   already, or this operator proposed it (metadata: status, proposedBy).
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed record id, authority or
+     *   candidate id, or a record the candidate cannot make (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a confidence the contract does not define.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    public dev.kxm.v1.PromoteMemoryResponse promoteMemory(dev.kxm.v1.PromoteMemoryRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getPromoteMemoryMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * RejectMemory closes an open candidate without promoting it (any operator, its proposer too).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): it was decided already.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed candidate id, or a reason
+     *   over 1,000 characters (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    public dev.kxm.v1.RejectMemoryResponse rejectMemory(dev.kxm.v1.RejectMemoryRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getRejectMemoryMethod(), getCallOptions(), request);
     }
   }
 
@@ -2448,6 +3064,125 @@ public final class ContextServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getListSkillsMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * SyncMemory replaces the project's memory records with the files sent: an operator's load of a
+     * checkout's `.kxm/memory` (`kxm context memory sync DIR`), atomically.
+     * Each file is Markdown with YAML front matter (`kxm.memory.v1`); every file is parsed and checked
+     * before anything is written, and one bad file refuses the whole sync. An `active` record of
+     * `project` scope becomes the project's item `mem_&lt;id&gt;`, of `operator` scope a `_shared` item
+     * (which this project then owns); `agent` and `run` scope records and inactive ones are counted,
+     * not stored. The project's memory items (and the `_shared` ones its earlier syncs wrote) that the
+     * new set no longer has are removed. The operator's credential, not the file, grants the
+     * `instruction` authority. A sync whose revision equals the stored one rewrites nothing
+     * (unchanged = true).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
+     *   two files have the same path or record id (metadata: path, index, field).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
+     *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
+     *   field, or claims an authority above its source type's (metadata: path, index, field).
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_RECORD_OWNED): an operator-scope record's `_shared`
+     *   item is another project's memory, or not memory at all (metadata: path, index, itemId, owner).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.SyncMemoryResponse> syncMemory(
+        dev.kxm.v1.SyncMemoryRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getSyncMemoryMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ListMemory lists the project's memory records as its last sync stored them (and the `_shared`
+     * ones it owns): metadata only, never a summary, and the current memory revision; then the
+     * project's open memory candidates (review material, with their summaries).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ListMemoryResponse> listMemory(
+        dev.kxm.v1.ListMemoryRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListMemoryMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * ProposeMemory notes a memory candidate: a fact an agent (or anyone of the project) learned,
+     * kept for an operator's review. A candidate is never context: no packet, recall or explanation
+     * sees it until an operator promotes it into a record file and syncs it.
+     * The proposer is the caller; its origin (`peer` or `human`) comes from its credential. At most
+     * 64 candidates of a project are open at once.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): bad credentials.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): an empty or over-long summary or kind,
+     *   or a malformed evidence ref (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 64 evidence refs.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a scope the contract does not define.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): 64 candidates of the project are
+     *   open: an operator promotes or rejects some first (metadata: limit).
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): another project, or `_shared`.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.ProposeMemoryResponse> proposeMemory(
+        dev.kxm.v1.ProposeMemoryRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getProposeMemoryMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * PromoteMemory closes an open candidate as promoted and returns the `kxm.memory.v1` record file
+     * it becomes, for the operator to add to the memory directory and sync (the hub stores no item
+     * here: memory is what a sync loads).
+     * A named operator other than the proposer decides. The record's source type is `human` (the
+     * operator's promotion is what vouches for it), its source ref names the candidate, proposer
+     * and promoter.
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): the candidate was decided
+     *   already, or this operator proposed it (metadata: status, proposedBy).
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed record id, authority or
+     *   candidate id, or a record the candidate cannot make (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_CONTEXT_FIELD): a confidence the contract does not define.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.PromoteMemoryResponse> promoteMemory(
+        dev.kxm.v1.PromoteMemoryRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getPromoteMemoryMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * RejectMemory closes an open candidate without promoting it (any operator, its proposer too).
+     * Errors:
+     * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
+     * - NOT_FOUND (ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND): no candidate of the project has this id.
+     * - FAILED_PRECONDITION (ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE): it was decided already.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a malformed candidate id, or a reason
+     *   over 1,000 characters (metadata: field).
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
+     * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_ISOLATION_VIOLATION): `_shared` named as the project.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.RejectMemoryResponse> rejectMemory(
+        dev.kxm.v1.RejectMemoryRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getRejectMemoryMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_PUT_ITEMS = 0;
@@ -2467,6 +3202,11 @@ public final class ContextServiceGrpc {
   private static final int METHODID_REJECT_SKILL = 14;
   private static final int METHODID_GET_SKILL = 15;
   private static final int METHODID_LIST_SKILLS = 16;
+  private static final int METHODID_SYNC_MEMORY = 17;
+  private static final int METHODID_LIST_MEMORY = 18;
+  private static final int METHODID_PROPOSE_MEMORY = 19;
+  private static final int METHODID_PROMOTE_MEMORY = 20;
+  private static final int METHODID_REJECT_MEMORY = 21;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -2552,6 +3292,26 @@ public final class ContextServiceGrpc {
         case METHODID_LIST_SKILLS:
           serviceImpl.listSkills((dev.kxm.v1.ListSkillsRequest) request,
               (io.grpc.stub.StreamObserver<dev.kxm.v1.ListSkillsResponse>) responseObserver);
+          break;
+        case METHODID_SYNC_MEMORY:
+          serviceImpl.syncMemory((dev.kxm.v1.SyncMemoryRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.SyncMemoryResponse>) responseObserver);
+          break;
+        case METHODID_LIST_MEMORY:
+          serviceImpl.listMemory((dev.kxm.v1.ListMemoryRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ListMemoryResponse>) responseObserver);
+          break;
+        case METHODID_PROPOSE_MEMORY:
+          serviceImpl.proposeMemory((dev.kxm.v1.ProposeMemoryRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.ProposeMemoryResponse>) responseObserver);
+          break;
+        case METHODID_PROMOTE_MEMORY:
+          serviceImpl.promoteMemory((dev.kxm.v1.PromoteMemoryRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.PromoteMemoryResponse>) responseObserver);
+          break;
+        case METHODID_REJECT_MEMORY:
+          serviceImpl.rejectMemory((dev.kxm.v1.RejectMemoryRequest) request,
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.RejectMemoryResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -2690,6 +3450,41 @@ public final class ContextServiceGrpc {
               dev.kxm.v1.ListSkillsRequest,
               dev.kxm.v1.ListSkillsResponse>(
                 service, METHODID_LIST_SKILLS)))
+        .addMethod(
+          getSyncMemoryMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.SyncMemoryRequest,
+              dev.kxm.v1.SyncMemoryResponse>(
+                service, METHODID_SYNC_MEMORY)))
+        .addMethod(
+          getListMemoryMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ListMemoryRequest,
+              dev.kxm.v1.ListMemoryResponse>(
+                service, METHODID_LIST_MEMORY)))
+        .addMethod(
+          getProposeMemoryMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.ProposeMemoryRequest,
+              dev.kxm.v1.ProposeMemoryResponse>(
+                service, METHODID_PROPOSE_MEMORY)))
+        .addMethod(
+          getPromoteMemoryMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.PromoteMemoryRequest,
+              dev.kxm.v1.PromoteMemoryResponse>(
+                service, METHODID_PROMOTE_MEMORY)))
+        .addMethod(
+          getRejectMemoryMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.kxm.v1.RejectMemoryRequest,
+              dev.kxm.v1.RejectMemoryResponse>(
+                service, METHODID_REJECT_MEMORY)))
         .build();
   }
 
@@ -2755,6 +3550,11 @@ public final class ContextServiceGrpc {
               .addMethod(getRejectSkillMethod())
               .addMethod(getGetSkillMethod())
               .addMethod(getListSkillsMethod())
+              .addMethod(getSyncMemoryMethod())
+              .addMethod(getListMemoryMethod())
+              .addMethod(getProposeMemoryMethod())
+              .addMethod(getPromoteMemoryMethod())
+              .addMethod(getRejectMemoryMethod())
               .build();
         }
       }

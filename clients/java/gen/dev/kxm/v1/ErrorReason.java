@@ -1122,6 +1122,38 @@ public enum ErrorReason
   ERROR_REASON_STATE_CONTRADICTION(157),
   /**
    * <pre>
+   * INVALID_ARGUMENT: a memory file (SyncMemory) is not a valid kxm.memory.v1 record: no front matter, a field missing, malformed or unknown, or a path or record id used twice; nothing of the sync is written; metadata: path, index, field.
+   * </pre>
+   *
+   * <code>ERROR_REASON_INVALID_MEMORY_RECORD = 158;</code>
+   */
+  ERROR_REASON_INVALID_MEMORY_RECORD(158),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: an operator-scope memory record's `_shared` item belongs to another project's memory (or is no memory item): only the project whose sync wrote it replaces or removes it; metadata: path, index, itemId, owner.
+   * </pre>
+   *
+   * <code>ERROR_REASON_MEMORY_RECORD_OWNED = 159;</code>
+   */
+  ERROR_REASON_MEMORY_RECORD_OWNED(159),
+  /**
+   * <pre>
+   * NOT_FOUND: no memory candidate of the project has this id (another project's reads as none); metadata: candidateId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND = 160;</code>
+   */
+  ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND(160),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the memory candidate was promoted or rejected already, or the operator promoting it proposed it (a second operator decides); metadata: candidateId, status, proposedBy.
+   * </pre>
+   *
+   * <code>ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE = 161;</code>
+   */
+  ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE(161),
+  /**
+   * <pre>
    * INVALID_ARGUMENT: a skill needs at least one source (a run id, a journal entry id or an evidence receipt), at most 32 of each; metadata: field.
    * </pre>
    *
@@ -2312,6 +2344,38 @@ public enum ErrorReason
   public static final int ERROR_REASON_STATE_CONTRADICTION_VALUE = 157;
   /**
    * <pre>
+   * INVALID_ARGUMENT: a memory file (SyncMemory) is not a valid kxm.memory.v1 record: no front matter, a field missing, malformed or unknown, or a path or record id used twice; nothing of the sync is written; metadata: path, index, field.
+   * </pre>
+   *
+   * <code>ERROR_REASON_INVALID_MEMORY_RECORD = 158;</code>
+   */
+  public static final int ERROR_REASON_INVALID_MEMORY_RECORD_VALUE = 158;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: an operator-scope memory record's `_shared` item belongs to another project's memory (or is no memory item): only the project whose sync wrote it replaces or removes it; metadata: path, index, itemId, owner.
+   * </pre>
+   *
+   * <code>ERROR_REASON_MEMORY_RECORD_OWNED = 159;</code>
+   */
+  public static final int ERROR_REASON_MEMORY_RECORD_OWNED_VALUE = 159;
+  /**
+   * <pre>
+   * NOT_FOUND: no memory candidate of the project has this id (another project's reads as none); metadata: candidateId.
+   * </pre>
+   *
+   * <code>ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND = 160;</code>
+   */
+  public static final int ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND_VALUE = 160;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: the memory candidate was promoted or rejected already, or the operator promoting it proposed it (a second operator decides); metadata: candidateId, status, proposedBy.
+   * </pre>
+   *
+   * <code>ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE = 161;</code>
+   */
+  public static final int ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE_VALUE = 161;
+  /**
+   * <pre>
    * INVALID_ARGUMENT: a skill needs at least one source (a run id, a journal entry id or an evidence receipt), at most 32 of each; metadata: field.
    * </pre>
    *
@@ -2553,6 +2617,10 @@ public enum ErrorReason
       case 155: return ERROR_REASON_STATE_KEY_SINGLE_VALUED;
       case 156: return ERROR_REASON_INVALID_STATE_REQUEST;
       case 157: return ERROR_REASON_STATE_CONTRADICTION;
+      case 158: return ERROR_REASON_INVALID_MEMORY_RECORD;
+      case 159: return ERROR_REASON_MEMORY_RECORD_OWNED;
+      case 160: return ERROR_REASON_MEMORY_CANDIDATE_NOT_FOUND;
+      case 161: return ERROR_REASON_MEMORY_CANDIDATE_NOT_PROMOTABLE;
       case 162: return ERROR_REASON_SKILL_SOURCES_REQUIRED;
       case 163: return ERROR_REASON_SKILL_CANDIDATE_EXISTS;
       case 164: return ERROR_REASON_SKILL_OPTIMIZATION_DISABLED;
