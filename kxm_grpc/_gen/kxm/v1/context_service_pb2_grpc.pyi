@@ -126,6 +126,8 @@ class ContextServiceStub:
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST, ERROR_REASON_INVALID_CONTEXT_ITEM): an empty
       key or summary, or a text over its limit (metadata: field).
     - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, or more than 32.
+    - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 63 supersedes ids (64 for a
+      set-valued key: a single-valued key's promotion adds the item it closes; metadata: field, limit).
     - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an authority above the origin's.
     - PERMISSION_DENIED (ERROR_REASON_STATE_PROPOSER_MISMATCH): proposed_by names someone else.
     - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another proposal.
@@ -469,6 +471,8 @@ class ContextServiceAsyncStub(ContextServiceStub):
     - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST, ERROR_REASON_INVALID_CONTEXT_ITEM): an empty
       key or summary, or a text over its limit (metadata: field).
     - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, or more than 32.
+    - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 63 supersedes ids (64 for a
+      set-valued key: a single-valued key's promotion adds the item it closes; metadata: field, limit).
     - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an authority above the origin's.
     - PERMISSION_DENIED (ERROR_REASON_STATE_PROPOSER_MISMATCH): proposed_by names someone else.
     - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another proposal.
@@ -845,6 +849,8 @@ class ContextServiceServicer(metaclass=_abc_1.ABCMeta):
         - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST, ERROR_REASON_INVALID_CONTEXT_ITEM): an empty
           key or summary, or a text over its limit (metadata: field).
         - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, or more than 32.
+        - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 63 supersedes ids (64 for a
+          set-valued key: a single-valued key's promotion adds the item it closes; metadata: field, limit).
         - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an authority above the origin's.
         - PERMISSION_DENIED (ERROR_REASON_STATE_PROPOSER_MISMATCH): proposed_by names someone else.
         - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another proposal.

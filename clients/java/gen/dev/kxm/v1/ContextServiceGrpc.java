@@ -887,6 +887,8 @@ public final class ContextServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST, ERROR_REASON_INVALID_CONTEXT_ITEM): an empty
      *   key or summary, or a text over its limit (metadata: field).
      * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, or more than 32.
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 63 supersedes ids (64 for a
+     *   set-valued key: a single-valued key's promotion adds the item it closes; metadata: field, limit).
      * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an authority above the origin's.
      * - PERMISSION_DENIED (ERROR_REASON_STATE_PROPOSER_MISMATCH): proposed_by names someone else.
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another proposal.
@@ -1388,6 +1390,8 @@ public final class ContextServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST, ERROR_REASON_INVALID_CONTEXT_ITEM): an empty
      *   key or summary, or a text over its limit (metadata: field).
      * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, or more than 32.
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 63 supersedes ids (64 for a
+     *   set-valued key: a single-valued key's promotion adds the item it closes; metadata: field, limit).
      * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an authority above the origin's.
      * - PERMISSION_DENIED (ERROR_REASON_STATE_PROPOSER_MISMATCH): proposed_by names someone else.
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another proposal.
@@ -1878,6 +1882,8 @@ public final class ContextServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST, ERROR_REASON_INVALID_CONTEXT_ITEM): an empty
      *   key or summary, or a text over its limit (metadata: field).
      * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, or more than 32.
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 63 supersedes ids (64 for a
+     *   set-valued key: a single-valued key's promotion adds the item it closes; metadata: field, limit).
      * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an authority above the origin's.
      * - PERMISSION_DENIED (ERROR_REASON_STATE_PROPOSER_MISMATCH): proposed_by names someone else.
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another proposal.
@@ -2351,6 +2357,8 @@ public final class ContextServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST, ERROR_REASON_INVALID_CONTEXT_ITEM): an empty
      *   key or summary, or a text over its limit (metadata: field).
      * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, or more than 32.
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 63 supersedes ids (64 for a
+     *   set-valued key: a single-valued key's promotion adds the item it closes; metadata: field, limit).
      * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an authority above the origin's.
      * - PERMISSION_DENIED (ERROR_REASON_STATE_PROPOSER_MISMATCH): proposed_by names someone else.
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another proposal.
@@ -2829,6 +2837,8 @@ public final class ContextServiceGrpc {
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_STATE_REQUEST, ERROR_REASON_INVALID_CONTEXT_ITEM): an empty
      *   key or summary, or a text over its limit (metadata: field).
      * - INVALID_ARGUMENT (ERROR_REASON_STATE_PROMOTION_INVALID): no evidence ref, or more than 32.
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): more than 63 supersedes ids (64 for a
+     *   set-valued key: a single-valued key's promotion adds the item it closes; metadata: field, limit).
      * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): an authority above the origin's.
      * - PERMISSION_DENIED (ERROR_REASON_STATE_PROPOSER_MISMATCH): proposed_by names someone else.
      * - ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): request_id was used for another proposal.
