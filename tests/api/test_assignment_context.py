@@ -14,6 +14,7 @@ from kxm_grpc._gen.kxm.v1 import workflow_service_pb2 as pb
 from kxm_grpc._gen.kxm.v1 import workflow_steps_pb2 as steps_pb
 from kxm_grpc.client import HubClient
 from kxm_grpc.client.context import context_item
+from tests.api.test_context_memory import record as memory_record
 from tests.conftest import AgentFactory, Hub, Project
 from tests.workflows import call, gate_registry, step_document
 
@@ -128,3 +129,55 @@ async def test_the_client_iterator_yields_assignments_with_their_packet(
 
     assert assignment.packet is not None and assignment.packet.role == "planner"
     assert assignment.packet.brief.startswith(f"# Assignment {assignment.id} ")
+
+
+async def sync_memory(hub: Hub, *files: tuple[str, str]) -> str:
+    """An operator's sync of ``files`` into alpha's memory; its revision."""
+    async with hub.admin(project="alpha") as operator:
+        return (await operator.context.sync_memory(files)).revision
+
+
+async def test_a_run_pins_the_memory_revision_and_its_packets_hold_that_memory_only(
+    hub: Hub, project: Project, make_agent: AgentFactory
+) -> None:
+    pinned = await sync_memory(hub, ("retry.md", memory_record("retry-rule", "Retry the playwright gate twice.")))
+    run_id, agents = await start_run(hub, make_agent)
+    async with hub.admin(project="alpha") as admin:
+        run = (await call(admin, "GetWorkflowRun", pb.GetWorkflowRunRequest(run_id=run_id))).run
+    assert pinned.startswith("ctxrev_") and run.steps.memory_revision == pinned
+
+    before = (await agents["planner"].workflows.next_assignment(include_context=True)).packet
+    assert before.memory_revision == pinned
+    assert "mem_retry-rule" in before.packet.audit.selected_ids
+    assert "memory_withheld:memory_revision_drift" not in before.unresolved_gaps
+
+    # The operator changes the project's memory while the run is under way: the run's packets hold
+    # none of it (neither the old records, which are gone, nor the new ones), and say so.
+    changed = await sync_memory(hub, ("retry.md", memory_record("retry-rule", "Retry the playwright gate once.")))
+    after = (await agents["planner"].workflows.next_assignment(include_context=True)).packet
+    assert changed != pinned and after.memory_revision == pinned
+    assert not [item_id for item_id in after.packet.audit.selected_ids if item_id.startswith("mem_")]
+    assert "memory_withheld:memory_revision_drift" in after.packet.unresolved_gaps
+    assert "memory_withheld:memory_revision_drift" in after.unresolved_gaps
+    assert "Memory records withheld" in after.brief
+    # Outside the run, GetContextPacket serves the project's current memory.
+    current = await agents["planner"].context.get_packet("planner", INSTRUCTIONS, budget_tokens=4_000)
+    assert "mem_retry-rule" in current.packet.audit.selected_ids
+
+    # Back at the pinned revision, the run's packets hold the memory again.
+    await sync_memory(hub, ("retry.md", memory_record("retry-rule", "Retry the playwright gate twice.")))
+    again = (await agents["planner"].workflows.next_assignment(include_context=True)).packet
+    assert "mem_retry-rule" in again.packet.audit.selected_ids and not again.unresolved_gaps
+
+
+async def test_a_run_created_before_any_sync_pins_no_revision_and_withholds_later_memory(
+    hub: Hub, project: Project, make_agent: AgentFactory
+) -> None:
+    run_id, agents = await start_run(hub, make_agent)
+    await sync_memory(hub, ("retry.md", memory_record("retry-rule", "Retry the playwright gate twice.")))
+
+    packet = (await agents["planner"].workflows.next_assignment(include_context=True)).packet
+
+    assert packet.memory_revision == ""
+    assert not [item_id for item_id in packet.packet.audit.selected_ids if item_id.startswith("mem_")]
+    assert list(packet.unresolved_gaps) == ["memory_withheld:memory_revision_drift"]

@@ -8164,6 +8164,11 @@ pub struct StepRunState {
     /// The latest terminal receipt of each step that returned one, in the plan's step order.
     #[prost(message, repeated, tag = "16")]
     pub receipts: ::prost::alloc::vec::Vec<TerminalReceipt>,
+    /// The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
+    /// answers; empty: the project's memory was never synced then). Its assignments' packets hold the
+    /// project's memory records only while the project's memory is at this revision (spec §5.14).
+    #[prost(string, tag = "17")]
+    pub memory_revision: ::prost::alloc::string::String,
 }
 /// WorkflowRunEvent is one entry of a step run's log (`kxm.run-event.v1`).
 #[derive(Clone, PartialEq, ::prost::Message)]
@@ -9635,9 +9640,15 @@ pub struct AssignmentPacket {
     pub brief: ::prost::alloc::string::String,
     /// What the brief leaves out or could not provide: `assignment_context_render_deferred:<n>` (items of
     /// the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-    /// hub's log says why).
+    /// hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+    /// to another revision since the run was created, so the packet holds none of its memory records;
+    /// the packet's own gaps say so too).
     #[prost(string, repeated, tag = "5")]
     pub unresolved_gaps: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// The memory revision the run pinned when it was created (empty: the project's memory was never
+    /// synced then): the packet holds the project's memory records only while its memory is at it.
+    #[prost(string, tag = "6")]
+    pub memory_revision: ::prost::alloc::string::String,
 }
 /// An operator's decision of an approval step.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]

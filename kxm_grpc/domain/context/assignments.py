@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from kxm_grpc.domain.context.arbiter import Outcome
 from kxm_grpc.domain.context.items import SHARED_PROJECT, ContextItem
+from kxm_grpc.domain.context.memory import MEMORY_DRIFT_GAP
 from kxm_grpc.domain.context.policies import role_for_agent, role_policy
 from kxm_grpc.domain.context.request import MAX_TASK_CHARS, ContextRequest
 from kxm_grpc.domain.validation import clip, collapse_whitespace, js_trim
@@ -52,6 +53,8 @@ class AssignmentFacts:
     step_number: int
     """The step's place in the plan, from 1."""
     step_count: int
+    memory_revision: str = ""
+    """The run's pinned memory revision (empty: its project's memory was never synced then)."""
 
 
 def packet_role(facts: AssignmentFacts) -> str:
@@ -112,6 +115,12 @@ def render_brief(facts: AssignmentFacts, role: str, packet_id: str, outcome: Out
         environment, deferred = _environment(outcome)
         if deferred:
             gaps.append(f"{RENDER_DEFERRED_GAP}:{deferred}")
+        if MEMORY_DRIFT_GAP in outcome.packet.unresolved_gaps:
+            gaps.append(MEMORY_DRIFT_GAP)
+            environment.append(
+                "Memory records withheld: the project's memory was synced to another revision since this run"
+                " was created."
+            )
         lines += ["", "## 4. Environment and memory", "", *(environment or ["No context items."])]
     return Brief("\n".join(lines) + "\n", tuple(gaps))
 

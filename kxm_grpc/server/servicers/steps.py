@@ -135,6 +135,7 @@ def step_run_to_proto(loaded: Loaded) -> workflow_types_pb2.WorkflowRun:
             last_outcome=run.last_outcome or "",
             sequence=run.sequence,
             receipts=[_receipt(run.receipts[step.id]) for step in loaded.plan.steps if step.id in run.receipts],
+            memory_revision=run.memory_revision,
         ),
     )
 
@@ -350,6 +351,7 @@ class StepMethods:
                     role=packet.role,
                     brief=packet.brief,
                     unresolved_gaps=packet.unresolved_gaps,
+                    memory_revision=found.facts.memory_revision,
                 )
             )
         return response

@@ -57,7 +57,9 @@ async def assignment_packet(
     role = packet_role(facts)
     assembled: packets.Assembled | None
     try:
-        assembled = await packets.packet(store, caller, packet_request(facts, budget_tokens))
+        assembled = await packets.packet(
+            store, caller, packet_request(facts, budget_tokens), memory_revision=facts.memory_revision
+        )
     except HubError as error:
         log.warning(
             "assignment_context_failed",

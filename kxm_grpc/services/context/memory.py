@@ -180,6 +180,20 @@ def _manifest(tx: Tx, project: str) -> Manifest | None:
     return None if text is None else _decode(project, text)
 
 
+def current_revision(tx: Tx, project: str) -> str:
+    """The project's memory revision (``ctxrev_…``), or empty when it was never synced: what a
+    step run pins when it is created (§5.14)."""
+    manifest = _manifest(tx, project)
+    return manifest.revision if manifest is not None else ""
+
+
+def memory_items(tx: Tx, project: str) -> frozenset[tuple[str, str]]:
+    """The (project, item id) of every item the project's memory records map to: its own
+    ``mem_…`` items and the ``_shared`` ones its syncs wrote."""
+    manifest = _manifest(tx, project)
+    return frozenset((record.project, record.item_id) for record in manifest.records) if manifest else frozenset()
+
+
 def _by_project(pairs: Sequence[tuple[str, str]]) -> dict[str, list[str]]:
     grouped: dict[str, list[str]] = {}
     for project, item_id in pairs:

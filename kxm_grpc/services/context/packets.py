@@ -7,7 +7,7 @@ pool never stalls other calls. The packet id is derived from the packet's conten
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import structlog
@@ -18,12 +18,13 @@ from kxm_grpc.domain.context import recall as recall_rules
 from kxm_grpc.domain.context import skills as skill_rules
 from kxm_grpc.domain.context.arbiter import Outcome, arbitrate
 from kxm_grpc.domain.context.items import Kind
+from kxm_grpc.domain.context.memory import MEMORY_DRIFT_GAP
 from kxm_grpc.domain.context.recall import RecallHit
 from kxm_grpc.domain.context.request import ContextRequest, check_request
 from kxm_grpc.domain.sync_events import JsonValue, canonical_json
 from kxm_grpc.domain.validation import utf16_length
 from kxm_grpc.errors import Reason, invalid_field
-from kxm_grpc.services.context import assembly, contradictions, scope, skills
+from kxm_grpc.services.context import assembly, contradictions, memory, scope, skills
 from kxm_grpc.store import Store, Tx
 
 log = structlog.get_logger("kxm.context")
@@ -51,37 +52,43 @@ def _working_state(value: Mapping[str, JsonValue] | None) -> dict[str, JsonValue
     return state
 
 
-def _without_skills(
+def _without(
     tx: Tx,
     request: ContextRequest,
-    unverified: Collection[str],
+    hidden: Collection[tuple[str, str]],
+    withheld_gaps: Sequence[str],
     *,
     contradiction_ids: Collection[str],
     working_state: Mapping[str, JsonValue],
 ) -> Outcome:
-    """The packet of ``request`` over the pool without the items of the promoted skills that no
-    longer verify, each named by a gap (``skill_rules.gap_unverified``), after the arbiter's own.
+    """The packet of ``request`` over the pool without the ``hidden`` items (by project and id),
+    with ``withheld_gaps`` after the arbiter's own gaps: the items of promoted skills that no
+    longer verify (``skill_rules.gap_unverified``), and of memory of another revision than the
+    one a run pinned (``MEMORY_DRIFT_GAP``).
 
     The indexed assembly cannot leave an item out, so this reads the pool whole and ranks it by
     the brute force, the oracle the indexed packet equals byte for byte (decision 247): a tampered
-    skill is an incident, and its packets cost a scan until an operator deals with it.
+    skill is an incident, and a drifted memory lasts only until the run ends; their packets cost a
+    scan until then.
     """
-    hidden = {skill_rules.item_id(skill_id) for skill_id in unverified}
-    pool = [
-        item
-        for item in assembly.read_pool(tx, request.project)
-        if not (item.project == request.project and item.id in hidden)
-    ]
+    pool = [item for item in assembly.read_pool(tx, request.project) if (item.project, item.id) not in hidden]
     outcome = arbitrate(request, pool, contradiction_ids=contradiction_ids, working_state=working_state)
-    gaps = (*outcome.packet.unresolved_gaps, *(skill_rules.gap_unverified(skill_id) for skill_id in unverified))
+    gaps = (*outcome.packet.unresolved_gaps, *withheld_gaps)
     return Outcome(replace(outcome.packet, unresolved_gaps=gaps), replace(outcome.audit, unresolved_gaps=gaps))
 
 
 async def packet(
-    store: Store, caller: Caller, request: ContextRequest, *, working_state: Mapping[str, JsonValue] | None = None
+    store: Store,
+    caller: Caller,
+    request: ContextRequest,
+    *,
+    working_state: Mapping[str, JsonValue] | None = None,
+    memory_revision: str | None = None,
 ) -> Assembled:
     """The packet of ``request`` (its empty project: the caller's) with the project's open
-    contradictions first.
+    contradictions first. With ``memory_revision`` (a run's pinned one, §5.14), the project's
+    memory items are left out when its memory is at another revision now (gap
+    ``MEMORY_DRIFT_GAP``): a run never mixes two revisions of its project's memory.
 
     Raises:
         PermissionDenied: as ``scope.context_project``; (CONTEXT_ISOLATION_VIOLATION) the pool
@@ -96,9 +103,14 @@ async def packet(
     def work(tx: Tx) -> Outcome:
         contradiction_ids = contradictions.open_contradiction_ids(tx, project)
         unverified = skills.unverified_skill_items(tx, project)
-        if not unverified:
+        hidden = {(project, skill_rules.item_id(skill_id)) for skill_id in unverified}
+        gaps = [skill_rules.gap_unverified(skill_id) for skill_id in unverified]
+        if memory_revision is not None and memory.current_revision(tx, project) != memory_revision:
+            hidden |= memory.memory_items(tx, project)
+            gaps.append(MEMORY_DRIFT_GAP)
+        if not gaps:
             return assembly.assemble(tx, checked, contradiction_ids=contradiction_ids, working_state=state)
-        return _without_skills(tx, checked, unverified, contradiction_ids=contradiction_ids, working_state=state)
+        return _without(tx, checked, hidden, gaps, contradiction_ids=contradiction_ids, working_state=state)
 
     outcome = await store.read(work)
     packet_id = documents.packet_id(outcome)

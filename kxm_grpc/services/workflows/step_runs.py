@@ -43,6 +43,7 @@ from kxm_grpc.domain.workflows.plans.model import StepKind, StepWorkflow
 from kxm_grpc.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, Reason, invalid_field
 from kxm_grpc.services import audit, timers
 from kxm_grpc.services.agents import register_presence_reaction
+from kxm_grpc.services.context import memory
 from kxm_grpc.services.workflows import definitions, step_engine
 from kxm_grpc.services.workflows.step_engine import (
     ASSIGNMENT_TIMER,
@@ -150,6 +151,7 @@ async def start(
             context(tx, definition.project, plan, gates, settings, now),
             admitted=admitted,
             inputs=inputs,
+            memory_revision=memory.current_revision(tx, definition.project),
         )
         apply(
             tx,
@@ -491,6 +493,7 @@ def _facts(run: StepRun, member: Member, plan: StepWorkflow) -> AssignmentFacts:
         read_only=step.tools is not None and step.tools.preset == "read-only",
         step_number=[candidate.id for candidate in plan.steps].index(step.id) + 1,
         step_count=len(plan.steps),
+        memory_revision=run.memory_revision,
     )
 
 

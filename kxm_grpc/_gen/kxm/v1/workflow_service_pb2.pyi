@@ -1899,6 +1899,7 @@ class AssignmentPacket(_message.Message):
     ROLE_FIELD_NUMBER: _builtins.int
     BRIEF_FIELD_NUMBER: _builtins.int
     UNRESOLVED_GAPS_FIELD_NUMBER: _builtins.int
+    MEMORY_REVISION_FIELD_NUMBER: _builtins.int
     packet_id: _builtins.str
     """As GetContextPacket's packet id (empty when no packet could be assembled)."""
     role: _builtins.str
@@ -1910,6 +1911,10 @@ class AssignmentPacket(_message.Message):
     acceptance criteria (one per evidence key), the plan pointer, and the environment (`_shared`
     defaults, at most 5 of the project's items with their authority, open contradictions, skills).
     """
+    memory_revision: _builtins.str
+    """The memory revision the run pinned when it was created (empty: the project's memory was never
+    synced then): the packet holds the project's memory records only while its memory is at it.
+    """
     @_builtins.property
     def packet(self) -> _envelopes_pb2.ContextPacket:
         """The packet: the request names the role, the step's instructions as the task, the run as
@@ -1920,7 +1925,9 @@ class AssignmentPacket(_message.Message):
     def unresolved_gaps(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """What the brief leaves out or could not provide: `assignment_context_render_deferred:<n>` (items of
         the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-        hub's log says why).
+        hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+        to another revision since the run was created, so the packet holds none of its memory records;
+        the packet's own gaps say so too).
         """
 
     def __init__(
@@ -1931,10 +1938,11 @@ class AssignmentPacket(_message.Message):
         role: _builtins.str = ...,
         brief: _builtins.str = ...,
         unresolved_gaps: _abc.Iterable[_builtins.str] | None = ...,
+        memory_revision: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["packet", b"packet"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["brief", b"brief", "packet", b"packet", "packet_id", b"packet_id", "role", b"role", "unresolved_gaps", b"unresolved_gaps"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["brief", b"brief", "memory_revision", b"memory_revision", "packet", b"packet", "packet_id", b"packet_id", "role", b"role", "unresolved_gaps", b"unresolved_gaps"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

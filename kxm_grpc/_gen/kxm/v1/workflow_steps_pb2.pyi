@@ -242,6 +242,7 @@ class StepRunState(_message.Message):
     LAST_OUTCOME_FIELD_NUMBER: _builtins.int
     SEQUENCE_FIELD_NUMBER: _builtins.int
     RECEIPTS_FIELD_NUMBER: _builtins.int
+    MEMORY_REVISION_FIELD_NUMBER: _builtins.int
     current_step_id: _builtins.str
     """The current step (empty once the run ended)."""
     step_attempt: _builtins.int
@@ -266,6 +267,11 @@ class StepRunState(_message.Message):
     """The last step outcome."""
     sequence: _builtins.int
     """The last event's sequence number."""
+    memory_revision: _builtins.str
+    """The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
+    answers; empty: the project's memory was never synced then). Its assignments' packets hold the
+    project's memory records only while the project's memory is at this revision (spec §5.14).
+    """
     @_builtins.property
     def assignments(self) -> _containers.RepeatedCompositeFieldContainer[Global___StepAssignment]:
         """The current attempt's assignments, in birth order."""
@@ -301,10 +307,11 @@ class StepRunState(_message.Message):
         last_outcome: _builtins.str = ...,
         sequence: _builtins.int = ...,
         receipts: _abc.Iterable[_envelopes_pb2.TerminalReceipt] | None = ...,
+        memory_revision: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["assignments", b"assignments", "attempts", b"attempts", "blocked_assignment_id", b"blocked_assignment_id", "cost_usd", b"cost_usd", "current_step_id", b"current_step_id", "edge_uses", b"edge_uses", "head_commit", b"head_commit", "last_outcome", b"last_outcome", "phase", b"phase", "plan_value", b"plan_value", "receipts", b"receipts", "sequence", b"sequence", "step_attempt", b"step_attempt", "transition_budget", b"transition_budget", "transitions", b"transitions", "unmetered_results", b"unmetered_results"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["assignments", b"assignments", "attempts", b"attempts", "blocked_assignment_id", b"blocked_assignment_id", "cost_usd", b"cost_usd", "current_step_id", b"current_step_id", "edge_uses", b"edge_uses", "head_commit", b"head_commit", "last_outcome", b"last_outcome", "memory_revision", b"memory_revision", "phase", b"phase", "plan_value", b"plan_value", "receipts", b"receipts", "sequence", b"sequence", "step_attempt", b"step_attempt", "transition_budget", b"transition_budget", "transitions", b"transitions", "unmetered_results", b"unmetered_results"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -65,6 +65,7 @@ def encode(run: StepRun) -> dict[str, JsonValue]:
             "notes": run.inputs.notes,
         },
         "receipts": {step_id: dict(receipt) for step_id, receipt in run.receipts.items()},
+        "memoryRevision": run.memory_revision,
     }
 
 
@@ -141,6 +142,8 @@ def decode(document: Mapping[str, Any]) -> StepRun:
             head_commit=document["headCommit"],
             inputs=_decode_inputs(document["inputs"]),
             receipts={str(k): dict(v) for k, v in document.get("receipts", {}).items()},
+            # Snapshots written before runs pinned a memory revision have none.
+            memory_revision=str(document.get("memoryRevision", "")),
         )
     except SnapshotCorrupt:
         raise

@@ -180,8 +180,10 @@ def create(
     *,
     admitted: bool,
     inputs: RunInputs | None = None,
+    memory_revision: str = "",
 ) -> Change:
-    """A new run of the plan with its ``inputs``: queued, or (``admitted``) running its entry step."""
+    """A new run of the plan with its ``inputs`` and the project's ``memory_revision`` pinned:
+    queued, or (``admitted``) running its entry step."""
     plan = context.plan
     run = StepRun(
         id=run_id,
@@ -194,9 +196,16 @@ def create(
         sequence=0,
         inputs=inputs or RunInputs(),
         head_commit=(inputs.base_commit or None) if inputs is not None else None,
+        memory_revision=memory_revision,
     )
     b = _Builder(run, context)
-    b.emit("run.created", workflowId=plan.id, planHash=plan_hash, status=RunStatus.QUEUED.value)
+    b.emit(
+        "run.created",
+        workflowId=plan.id,
+        planHash=plan_hash,
+        status=RunStatus.QUEUED.value,
+        memoryRevision=memory_revision,
+    )
     if admitted:
         _start(b)
     return b.change()

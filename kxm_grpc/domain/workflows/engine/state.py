@@ -197,6 +197,9 @@ class StepRun:
     inputs: RunInputs = field(default_factory=lambda: RunInputs())
     receipts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """The latest terminal receipt of each step that returned one, by step id."""
+    memory_revision: str = ""
+    """The project's memory revision when the run was created (``ctxrev_…``; empty: its memory was
+    never synced), pinned for its assignments' packets (§5.14)."""
 
     def member(self, member_id: str) -> Member | None:
         return next((member for member in self.members if member.id == member_id), None)

@@ -3570,8 +3570,13 @@ type AssignmentPacket struct {
 	Brief string `protobuf:"bytes,4,opt,name=brief,proto3" json:"brief,omitempty"`
 	// What the brief leaves out or could not provide: `assignment_context_render_deferred:<n>` (items of
 	// the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-	// hub's log says why).
+	// hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+	// to another revision since the run was created, so the packet holds none of its memory records;
+	// the packet's own gaps say so too).
 	UnresolvedGaps []string `protobuf:"bytes,5,rep,name=unresolved_gaps,json=unresolvedGaps,proto3" json:"unresolved_gaps,omitempty"`
+	// The memory revision the run pinned when it was created (empty: the project's memory was never
+	// synced then): the packet holds the project's memory records only while its memory is at it.
+	MemoryRevision string `protobuf:"bytes,6,opt,name=memory_revision,json=memoryRevision,proto3" json:"memory_revision,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -3639,6 +3644,13 @@ func (x *AssignmentPacket) GetUnresolvedGaps() []string {
 		return x.UnresolvedGaps
 	}
 	return nil
+}
+
+func (x *AssignmentPacket) GetMemoryRevision() string {
+	if x != nil {
+		return x.MemoryRevision
+	}
+	return ""
 }
 
 // An operator's decision of an approval step.
@@ -4438,13 +4450,14 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\n" +
 	"assignment\x18\x01 \x01(\v2\x19.kxm.v1.AssignmentRequestR\n" +
 	"assignment\x120\n" +
-	"\x06packet\x18\x02 \x01(\v2\x18.kxm.v1.AssignmentPacketR\x06packet\"\xb1\x01\n" +
+	"\x06packet\x18\x02 \x01(\v2\x18.kxm.v1.AssignmentPacketR\x06packet\"\xda\x01\n" +
 	"\x10AssignmentPacket\x12\x1b\n" +
 	"\tpacket_id\x18\x01 \x01(\tR\bpacketId\x12-\n" +
 	"\x06packet\x18\x02 \x01(\v2\x15.kxm.v1.ContextPacketR\x06packet\x12\x12\n" +
 	"\x04role\x18\x03 \x01(\tR\x04role\x12\x14\n" +
 	"\x05brief\x18\x04 \x01(\tR\x05brief\x12'\n" +
-	"\x0funresolved_gaps\x18\x05 \x03(\tR\x0eunresolvedGaps\"v\n" +
+	"\x0funresolved_gaps\x18\x05 \x03(\tR\x0eunresolvedGaps\x12'\n" +
+	"\x0fmemory_revision\x18\x06 \x01(\tR\x0ememoryRevision\"v\n" +
 	"\x12ApproveStepRequest\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x17\n" +
 	"\astep_id\x18\x02 \x01(\tR\x06stepId\x12\x18\n" +

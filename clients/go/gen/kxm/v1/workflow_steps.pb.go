@@ -364,9 +364,13 @@ type StepRunState struct {
 	// The last event's sequence number.
 	Sequence int64 `protobuf:"varint,15,opt,name=sequence,proto3" json:"sequence,omitempty"`
 	// The latest terminal receipt of each step that returned one, in the plan's step order.
-	Receipts      []*TerminalReceipt `protobuf:"bytes,16,rep,name=receipts,proto3" json:"receipts,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Receipts []*TerminalReceipt `protobuf:"bytes,16,rep,name=receipts,proto3" json:"receipts,omitempty"`
+	// The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
+	// answers; empty: the project's memory was never synced then). Its assignments' packets hold the
+	// project's memory records only while the project's memory is at this revision (spec §5.14).
+	MemoryRevision string `protobuf:"bytes,17,opt,name=memory_revision,json=memoryRevision,proto3" json:"memory_revision,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *StepRunState) Reset() {
@@ -509,6 +513,13 @@ func (x *StepRunState) GetReceipts() []*TerminalReceipt {
 		return x.Receipts
 	}
 	return nil
+}
+
+func (x *StepRunState) GetMemoryRevision() string {
+	if x != nil {
+		return x.MemoryRevision
+	}
+	return ""
 }
 
 // WorkflowRunEvent is one entry of a step run's log (`kxm.run-event.v1`).
@@ -757,7 +768,7 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"\x06passed\x18\x0e \x01(\bR\x06passed\x12!\n" +
 	"\fcontent_hash\x18\x0f \x01(\tR\vcontentHash\x12\x1e\n" +
 	"\bcost_usd\x18\x10 \x01(\x01H\x00R\acostUsd\x88\x01\x01B\v\n" +
-	"\t_cost_usd\"\xb6\x06\n" +
+	"\t_cost_usd\"\xdf\x06\n" +
 	"\fStepRunState\x12&\n" +
 	"\x0fcurrent_step_id\x18\x01 \x01(\tR\rcurrentStepId\x12!\n" +
 	"\fstep_attempt\x18\x02 \x01(\x05R\vstepAttempt\x12'\n" +
@@ -777,7 +788,8 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"\x15blocked_assignment_id\x18\r \x01(\tR\x13blockedAssignmentId\x12!\n" +
 	"\flast_outcome\x18\x0e \x01(\tR\vlastOutcome\x12\x1a\n" +
 	"\bsequence\x18\x0f \x01(\x03R\bsequence\x123\n" +
-	"\breceipts\x18\x10 \x03(\v2\x17.kxm.v1.TerminalReceiptR\breceipts\x1a;\n" +
+	"\breceipts\x18\x10 \x03(\v2\x17.kxm.v1.TerminalReceiptR\breceipts\x12'\n" +
+	"\x0fmemory_revision\x18\x11 \x01(\tR\x0ememoryRevision\x1a;\n" +
 	"\rAttemptsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\x1a;\n" +

@@ -38,6 +38,7 @@ private static final long serialVersionUID = 0L;
     brief_ = "";
     unresolvedGaps_ =
         com.google.protobuf.LazyStringArrayList.emptyList();
+    memoryRevision_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -255,7 +256,9 @@ private static final long serialVersionUID = 0L;
    * <pre>
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why).
+   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+   * to another revision since the run was created, so the packet holds none of its memory records;
+   * the packet's own gaps say so too).
    * </pre>
    *
    * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -269,7 +272,9 @@ private static final long serialVersionUID = 0L;
    * <pre>
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why).
+   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+   * to another revision since the run was created, so the packet holds none of its memory records;
+   * the packet's own gaps say so too).
    * </pre>
    *
    * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -282,7 +287,9 @@ private static final long serialVersionUID = 0L;
    * <pre>
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why).
+   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+   * to another revision since the run was created, so the packet holds none of its memory records;
+   * the packet's own gaps say so too).
    * </pre>
    *
    * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -296,7 +303,9 @@ private static final long serialVersionUID = 0L;
    * <pre>
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why).
+   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+   * to another revision since the run was created, so the packet holds none of its memory records;
+   * the packet's own gaps say so too).
    * </pre>
    *
    * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -306,6 +315,55 @@ private static final long serialVersionUID = 0L;
   public com.google.protobuf.ByteString
       getUnresolvedGapsBytes(int index) {
     return unresolvedGaps_.getByteString(index);
+  }
+
+  public static final int MEMORY_REVISION_FIELD_NUMBER = 6;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object memoryRevision_ = "";
+  /**
+   * <pre>
+   * The memory revision the run pinned when it was created (empty: the project's memory was never
+   * synced then): the packet holds the project's memory records only while its memory is at it.
+   * </pre>
+   *
+   * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>
+   * @return The memoryRevision.
+   */
+  @java.lang.Override
+  public java.lang.String getMemoryRevision() {
+    java.lang.Object ref = memoryRevision_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      memoryRevision_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The memory revision the run pinned when it was created (empty: the project's memory was never
+   * synced then): the packet holds the project's memory records only while its memory is at it.
+   * </pre>
+   *
+   * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>
+   * @return The bytes for memoryRevision.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getMemoryRevisionBytes() {
+    java.lang.Object ref = memoryRevision_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      memoryRevision_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
   }
 
   private byte memoizedIsInitialized = -1;
@@ -337,6 +395,9 @@ private static final long serialVersionUID = 0L;
     for (int i = 0; i < unresolvedGaps_.size(); i++) {
       com.google.protobuf.GeneratedMessage.writeString(output, 5, unresolvedGaps_.getRaw(i));
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(memoryRevision_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 6, memoryRevision_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -361,6 +422,9 @@ private static final long serialVersionUID = 0L;
       }
       size += dataSize;
       size += 1 * getUnresolvedGapsList().size();
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(memoryRevision_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(6, memoryRevision_);
     }
     return size;
   }
@@ -399,6 +463,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getBrief())) return false;
     if (!getUnresolvedGapsList()
         .equals(other.getUnresolvedGapsList())) return false;
+    if (!getMemoryRevision()
+        .equals(other.getMemoryRevision())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -424,6 +490,8 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + UNRESOLVED_GAPS_FIELD_NUMBER;
       hash = (53 * hash) + getUnresolvedGapsList().hashCode();
     }
+    hash = (37 * hash) + MEMORY_REVISION_FIELD_NUMBER;
+    hash = (53 * hash) + getMemoryRevision().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -576,6 +644,7 @@ private static final long serialVersionUID = 0L;
       brief_ = "";
       unresolvedGaps_ =
           com.google.protobuf.LazyStringArrayList.emptyList();
+      memoryRevision_ = "";
       return this;
     }
 
@@ -629,6 +698,9 @@ private static final long serialVersionUID = 0L;
         unresolvedGaps_.makeImmutable();
         result.unresolvedGaps_ = unresolvedGaps_;
       }
+      if (((from_bitField0_ & 0x00000020) != 0)) {
+        result.memoryRevision_ = memoryRevision_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -670,6 +742,11 @@ private static final long serialVersionUID = 0L;
           ensureUnresolvedGapsIsMutable();
           unresolvedGaps_.addAll(other.unresolvedGaps_);
         }
+        onChanged();
+      }
+      if (!other.getMemoryRevision().isEmpty()) {
+        memoryRevision_ = other.memoryRevision_;
+        bitField0_ |= 0x00000020;
         onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
@@ -723,6 +800,11 @@ private static final long serialVersionUID = 0L;
               unresolvedGaps_.add(input.readStringRequireUtf8());
               break;
             } // case 42
+            case 50: {
+              memoryRevision_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000020;
+              break;
+            } // case 50
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1207,7 +1289,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why).
+     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+     * to another revision since the run was created, so the packet holds none of its memory records;
+     * the packet's own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1222,7 +1306,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why).
+     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+     * to another revision since the run was created, so the packet holds none of its memory records;
+     * the packet's own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1235,7 +1321,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why).
+     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+     * to another revision since the run was created, so the packet holds none of its memory records;
+     * the packet's own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1249,7 +1337,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why).
+     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+     * to another revision since the run was created, so the packet holds none of its memory records;
+     * the packet's own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1264,7 +1354,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why).
+     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+     * to another revision since the run was created, so the packet holds none of its memory records;
+     * the packet's own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1285,7 +1377,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why).
+     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+     * to another revision since the run was created, so the packet holds none of its memory records;
+     * the packet's own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1305,7 +1399,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why).
+     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+     * to another revision since the run was created, so the packet holds none of its memory records;
+     * the packet's own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1325,7 +1421,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why).
+     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+     * to another revision since the run was created, so the packet holds none of its memory records;
+     * the packet's own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1342,7 +1440,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why).
+     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+     * to another revision since the run was created, so the packet holds none of its memory records;
+     * the packet's own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1356,6 +1456,103 @@ private static final long serialVersionUID = 0L;
       ensureUnresolvedGapsIsMutable();
       unresolvedGaps_.add(value);
       bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object memoryRevision_ = "";
+    /**
+     * <pre>
+     * The memory revision the run pinned when it was created (empty: the project's memory was never
+     * synced then): the packet holds the project's memory records only while its memory is at it.
+     * </pre>
+     *
+     * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>
+     * @return The memoryRevision.
+     */
+    public java.lang.String getMemoryRevision() {
+      java.lang.Object ref = memoryRevision_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        memoryRevision_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The memory revision the run pinned when it was created (empty: the project's memory was never
+     * synced then): the packet holds the project's memory records only while its memory is at it.
+     * </pre>
+     *
+     * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>
+     * @return The bytes for memoryRevision.
+     */
+    public com.google.protobuf.ByteString
+        getMemoryRevisionBytes() {
+      java.lang.Object ref = memoryRevision_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        memoryRevision_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The memory revision the run pinned when it was created (empty: the project's memory was never
+     * synced then): the packet holds the project's memory records only while its memory is at it.
+     * </pre>
+     *
+     * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>
+     * @param value The memoryRevision to set.
+     * @return This builder for chaining.
+     */
+    public Builder setMemoryRevision(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      memoryRevision_ = value;
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The memory revision the run pinned when it was created (empty: the project's memory was never
+     * synced then): the packet holds the project's memory records only while its memory is at it.
+     * </pre>
+     *
+     * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearMemoryRevision() {
+      memoryRevision_ = getDefaultInstance().getMemoryRevision();
+      bitField0_ = (bitField0_ & ~0x00000020);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The memory revision the run pinned when it was created (empty: the project's memory was never
+     * synced then): the packet holds the project's memory records only while its memory is at it.
+     * </pre>
+     *
+     * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>
+     * @param value The bytes for memoryRevision to set.
+     * @return This builder for chaining.
+     */
+    public Builder setMemoryRevisionBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      memoryRevision_ = value;
+      bitField0_ |= 0x00000020;
       onChanged();
       return this;
     }

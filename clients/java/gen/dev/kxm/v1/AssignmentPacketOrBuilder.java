@@ -110,7 +110,9 @@ public interface AssignmentPacketOrBuilder extends
    * <pre>
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why).
+   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+   * to another revision since the run was created, so the packet holds none of its memory records;
+   * the packet's own gaps say so too).
    * </pre>
    *
    * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -122,7 +124,9 @@ public interface AssignmentPacketOrBuilder extends
    * <pre>
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why).
+   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+   * to another revision since the run was created, so the packet holds none of its memory records;
+   * the packet's own gaps say so too).
    * </pre>
    *
    * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -133,7 +137,9 @@ public interface AssignmentPacketOrBuilder extends
    * <pre>
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why).
+   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+   * to another revision since the run was created, so the packet holds none of its memory records;
+   * the packet's own gaps say so too).
    * </pre>
    *
    * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -145,7 +151,9 @@ public interface AssignmentPacketOrBuilder extends
    * <pre>
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why).
+   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
+   * to another revision since the run was created, so the packet holds none of its memory records;
+   * the packet's own gaps say so too).
    * </pre>
    *
    * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -154,4 +162,26 @@ public interface AssignmentPacketOrBuilder extends
    */
   com.google.protobuf.ByteString
       getUnresolvedGapsBytes(int index);
+
+  /**
+   * <pre>
+   * The memory revision the run pinned when it was created (empty: the project's memory was never
+   * synced then): the packet holds the project's memory records only while its memory is at it.
+   * </pre>
+   *
+   * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>
+   * @return The memoryRevision.
+   */
+  java.lang.String getMemoryRevision();
+  /**
+   * <pre>
+   * The memory revision the run pinned when it was created (empty: the project's memory was never
+   * synced then): the packet holds the project's memory records only while its memory is at it.
+   * </pre>
+   *
+   * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>
+   * @return The bytes for memoryRevision.
+   */
+  com.google.protobuf.ByteString
+      getMemoryRevisionBytes();
 }

@@ -40,6 +40,7 @@ private static final long serialVersionUID = 0L;
     blockedAssignmentId_ = "";
     lastOutcome_ = "";
     receipts_ = java.util.Collections.emptyList();
+    memoryRevision_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -733,6 +734,57 @@ private static final long serialVersionUID = 0L;
     return receipts_.get(index);
   }
 
+  public static final int MEMORY_REVISION_FIELD_NUMBER = 17;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object memoryRevision_ = "";
+  /**
+   * <pre>
+   * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
+   * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
+   * project's memory records only while the project's memory is at this revision (spec §5.14).
+   * </pre>
+   *
+   * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
+   * @return The memoryRevision.
+   */
+  @java.lang.Override
+  public java.lang.String getMemoryRevision() {
+    java.lang.Object ref = memoryRevision_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      memoryRevision_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
+   * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
+   * project's memory records only while the project's memory is at this revision (spec §5.14).
+   * </pre>
+   *
+   * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
+   * @return The bytes for memoryRevision.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getMemoryRevisionBytes() {
+    java.lang.Object ref = memoryRevision_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      memoryRevision_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -800,6 +852,9 @@ private static final long serialVersionUID = 0L;
     }
     for (int i = 0; i < receipts_.size(); i++) {
       output.writeMessage(16, receipts_.get(i));
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(memoryRevision_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 17, memoryRevision_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -886,6 +941,9 @@ private static final long serialVersionUID = 0L;
           }
           size += 2 * count;
         }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(memoryRevision_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(17, memoryRevision_);
+    }
     return size;
   }
   @java.lang.Override
@@ -942,6 +1000,8 @@ private static final long serialVersionUID = 0L;
         != other.getSequence()) return false;
     if (!getReceiptsList()
         .equals(other.getReceiptsList())) return false;
+    if (!getMemoryRevision()
+        .equals(other.getMemoryRevision())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -995,6 +1055,8 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + RECEIPTS_FIELD_NUMBER;
       hash = (53 * hash) + getReceiptsList().hashCode();
     }
+    hash = (37 * hash) + MEMORY_REVISION_FIELD_NUMBER;
+    hash = (53 * hash) + getMemoryRevision().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -1184,6 +1246,7 @@ private static final long serialVersionUID = 0L;
         receiptsBuilder_.clear();
       }
       bitField0_ = (bitField0_ & ~0x00008000);
+      memoryRevision_ = "";
       return this;
     }
 
@@ -1282,6 +1345,9 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00004000) != 0)) {
         result.sequence_ = sequence_;
+      }
+      if (((from_bitField0_ & 0x00010000) != 0)) {
+        result.memoryRevision_ = memoryRevision_;
       }
     }
 
@@ -1400,6 +1466,11 @@ private static final long serialVersionUID = 0L;
             receiptsBuilder_.addAllMessages(other.receipts_);
           }
         }
+      }
+      if (!other.getMemoryRevision().isEmpty()) {
+        memoryRevision_ = other.memoryRevision_;
+        bitField0_ |= 0x00010000;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1529,6 +1600,11 @@ private static final long serialVersionUID = 0L;
               }
               break;
             } // case 130
+            case 138: {
+              memoryRevision_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00010000;
+              break;
+            } // case 138
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -3258,6 +3334,108 @@ private static final long serialVersionUID = 0L;
         receipts_ = null;
       }
       return receiptsBuilder_;
+    }
+
+    private java.lang.Object memoryRevision_ = "";
+    /**
+     * <pre>
+     * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
+     * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
+     * project's memory records only while the project's memory is at this revision (spec §5.14).
+     * </pre>
+     *
+     * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
+     * @return The memoryRevision.
+     */
+    public java.lang.String getMemoryRevision() {
+      java.lang.Object ref = memoryRevision_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        memoryRevision_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
+     * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
+     * project's memory records only while the project's memory is at this revision (spec §5.14).
+     * </pre>
+     *
+     * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
+     * @return The bytes for memoryRevision.
+     */
+    public com.google.protobuf.ByteString
+        getMemoryRevisionBytes() {
+      java.lang.Object ref = memoryRevision_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        memoryRevision_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
+     * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
+     * project's memory records only while the project's memory is at this revision (spec §5.14).
+     * </pre>
+     *
+     * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
+     * @param value The memoryRevision to set.
+     * @return This builder for chaining.
+     */
+    public Builder setMemoryRevision(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      memoryRevision_ = value;
+      bitField0_ |= 0x00010000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
+     * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
+     * project's memory records only while the project's memory is at this revision (spec §5.14).
+     * </pre>
+     *
+     * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearMemoryRevision() {
+      memoryRevision_ = getDefaultInstance().getMemoryRevision();
+      bitField0_ = (bitField0_ & ~0x00010000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
+     * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
+     * project's memory records only while the project's memory is at this revision (spec §5.14).
+     * </pre>
+     *
+     * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
+     * @param value The bytes for memoryRevision to set.
+     * @return This builder for chaining.
+     */
+    public Builder setMemoryRevisionBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      memoryRevision_ = value;
+      bitField0_ |= 0x00010000;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.StepRunState)

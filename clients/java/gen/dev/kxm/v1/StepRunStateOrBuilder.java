@@ -380,4 +380,28 @@ public interface StepRunStateOrBuilder extends
    */
   dev.kxm.v1.TerminalReceiptOrBuilder getReceiptsOrBuilder(
       int index);
+
+  /**
+   * <pre>
+   * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
+   * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
+   * project's memory records only while the project's memory is at this revision (spec §5.14).
+   * </pre>
+   *
+   * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
+   * @return The memoryRevision.
+   */
+  java.lang.String getMemoryRevision();
+  /**
+   * <pre>
+   * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
+   * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
+   * project's memory records only while the project's memory is at this revision (spec §5.14).
+   * </pre>
+   *
+   * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
+   * @return The bytes for memoryRevision.
+   */
+  com.google.protobuf.ByteString
+      getMemoryRevisionBytes();
 }
