@@ -173,7 +173,7 @@ async def test_a_run_pins_the_memory_revision_and_its_packets_hold_that_memory_o
 async def test_a_run_created_before_any_sync_pins_no_revision_and_withholds_later_memory(
     hub: Hub, project: Project, make_agent: AgentFactory
 ) -> None:
-    run_id, agents = await start_run(hub, make_agent)
+    _, agents = await start_run(hub, make_agent)
     await sync_memory(hub, ("retry.md", memory_record("retry-rule", "Retry the playwright gate twice.")))
 
     packet = (await agents["planner"].workflows.next_assignment(include_context=True)).packet
