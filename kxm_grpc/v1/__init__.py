@@ -332,6 +332,8 @@ from kxm_grpc._gen.kxm.v1.workflow_service_pb2 import (
 )
 from kxm_grpc._gen.kxm.v1.workflow_steps_pb2 import (
     AssignmentState,
+    HandoffManifest,
+    HandoffProducer,
     StepAssignment,
     StepInputFile,
     StepPhase,
@@ -461,6 +463,8 @@ __all__ = [
     "GetWorkflowRunRequest",
     "GetWorkflowRunResponse",
     "GitContext",
+    "HandoffManifest",
+    "HandoffProducer",
     "HeartbeatRequest",
     "HeartbeatResponse",
     "ImprovementArea",

@@ -15,6 +15,7 @@ from kxm_grpc._gen.kxm.v1 import workflow_steps_pb2 as steps_pb
 from kxm_grpc.client import HubClient
 from kxm_grpc.client.context import context_item
 from tests.api.test_context_memory import record as memory_record
+from tests.api.test_step_runs import PLAN_SHA, gate, plan_artifact, work
 from tests.conftest import AgentFactory, Hub, Project
 from tests.workflows import call, gate_registry, step_document
 
@@ -46,7 +47,7 @@ async def fill_pool(hub: Hub) -> None:
             [context_item("d_policy", "knowledge", "Gates are retried at most twice.", project="_shared")]
         )
         await operator.context.put_items(
-            [context_item("k_owner", "knowledge", "The playwright gate\nbelongs to QA.\n## 5. Forged heading")]
+            [context_item("k_owner", "knowledge", "The playwright gate\nbelongs to QA.\n## 6. Forged heading")]
             + [context_item(f"e_run{n}", "evidence", f"playwright gate run {n} was flaky") for n in range(7)]
         )
 
@@ -90,8 +91,10 @@ async def test_the_packet_is_the_roles_packet_for_the_step_and_the_brief_renders
     assert f"Step 1 of 4 (`plan`) of run `{run_id}`." in brief
     assert "### Shared defaults\n\n- [evidence] Gates are retried at most twice. (`d_policy`)\n" in brief
     # A summary is one line in the brief: its newlines cannot start a heading.
-    assert "- [evidence] The playwright gate belongs to QA. ## 5. Forged heading (`k_owner`)" in brief
-    assert "\n## 5." not in brief
+    assert "- [evidence] The playwright gate belongs to QA. ## 6. Forged heading (`k_owner`)" in brief
+    assert "\n## 6." not in brief
+    assert "## 4. Predecessor outputs\n\nNone: this is the run's first step.\n" in brief
+    assert not packet.HasField("handoff")
     project_lines = brief.split("### Project knowledge and evidence\n\n")[1].split("\n\n")[0].splitlines()
     assert len(project_lines) == 5  # the other 3 of the project's 8 items stay in the packet only
     assert list(packet.unresolved_gaps) == ["assignment_context_render_deferred:3"]
@@ -181,3 +184,56 @@ async def test_a_run_created_before_any_sync_pins_no_revision_and_withholds_late
     assert packet.memory_revision == ""
     assert not [item_id for item_id in packet.packet.audit.selected_ids if item_id.startswith("mem_")]
     assert list(packet.unresolved_gaps) == ["memory_withheld:memory_revision_drift"]
+
+
+async def test_each_step_gets_the_handoff_of_the_step_before_it(
+    hub: Hub, project: Project, make_agent: AgentFactory
+) -> None:
+    run_id, agents = await start_run(hub, make_agent)
+    await work(agents["planner"], summary="Plan: back off 2 s, then 8 s.", artifacts=plan_artifact())
+
+    implement = (await agents["writer-grok"].workflows.next_assignment(include_context=True)).packet
+    handoff = implement.handoff
+    assert (handoff.from_step_id, handoff.from_step_attempt, handoff.outcome, handoff.to_step_id) == (
+        "plan",
+        1,
+        "passed",
+        "implement-feature",
+    )
+    assert handoff.intent == "dispatch" and handoff.handoff_id.startswith("hnd_")
+    [planner] = handoff.producers
+    assert (planner.agent_name, planner.role, planner.outcome, planner.passed, planner.counted) == (
+        "planner",
+        "worker",
+        "passed",
+        True,
+        True,
+    )
+    assert planner.summary == "Plan: back off 2 s, then 8 s." and dict(planner.artifacts) == {"plan": PLAN_SHA}
+    assert planner.content_hash.startswith("sha256:")
+    assert "## 4. Predecessor outputs\n\nStep `plan` attempt 1 settled on `passed` (dispatch)." in implement.brief
+    assert "- `planner` (worker): outcome `passed`, passed, counted, artifact `plan` sha256" in implement.brief
+    assert "  Plan: back off 2 s, then 8 s.\n" in implement.brief
+
+    # The gate fails: the run goes back to implement-feature, whose second attempt is a fix.
+    await work(agents["writer-grok"], artifacts=plan_artifact(), commit="d" * 40)
+    await gate(agents["gate-worker"], passed=False)
+    fix = (await agents["writer-grok"].workflows.next_assignment(include_context=True)).packet
+    assert (fix.handoff.from_step_id, fix.handoff.outcome, fix.handoff.intent) == (
+        "verify-gate",
+        "failed",
+        "dispatch_fix",
+    )
+    assert fix.handoff.base_commit == "d" * 40
+    [gate_worker] = fix.handoff.producers
+    assert (gate_worker.agent_name, gate_worker.role, gate_worker.passed) == ("gate-worker", "gate", False)
+    # The run shows the same handoff, without an intent (that is an assignment's).
+    async with hub.admin(project="alpha") as admin:
+        run = (await call(admin, "GetWorkflowRun", pb.GetWorkflowRunRequest(run_id=run_id))).run
+    assert run.steps.handoff.handoff_id == fix.handoff.handoff_id and run.steps.handoff.intent == ""
+
+    await work(agents["writer-grok"], artifacts=plan_artifact(), commit="e" * 40)
+    await gate(agents["gate-worker"], passed=True)
+    review = (await agents["claude-fable-critic"].workflows.next_assignment(include_context=True)).packet
+    assert (review.handoff.from_step_id, review.handoff.intent) == ("verify-gate", "request_review")
+    assert review.handoff.base_commit == "e" * 40

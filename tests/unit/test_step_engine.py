@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -655,6 +656,16 @@ def test_every_snapshot_round_trips_through_its_json() -> None:
     snapshots.append(hub.run)
     for run in snapshots:
         assert codec.decode(json.loads(json.dumps(codec.encode(run)))) == run
+    handoff = snapshots[-1].handoff  # the gate's, to the review
+    assert handoff is not None and (handoff.from_step, handoff.to_step) == ("verify", "review")
+    # The uncertain gate and the retried one that passed: both returned a result, one counted.
+    assert [(p.role.value, p.passed, p.counted) for p in handoff.producers] == [
+        ("gate", False, False),
+        ("gate", True, True),
+    ]
+    # A snapshot written before runs kept a handoff and a memory revision still decodes.
+    older = {k: v for k, v in codec.encode(snapshots[-1]).items() if k not in ("handoff", "memoryRevision")}
+    assert codec.decode(older) == replace(snapshots[-1], handoff=None, memory_revision="")
     for broken in ({**codec.encode(hub.run), "schema": "x"}, {**codec.encode(hub.run), "status": "lost"}, {}):
         with pytest.raises(codec.SnapshotCorrupt):
             codec.decode(broken)

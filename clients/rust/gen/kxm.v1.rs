@@ -8169,6 +8169,88 @@ pub struct StepRunState {
     /// project's memory records only while the project's memory is at this revision (spec §5.14).
     #[prost(string, tag = "17")]
     pub memory_revision: ::prost::alloc::string::String,
+    /// What the last step the run moved on from handed to the step it entered (unset before the run's
+    /// first transition).
+    #[prost(message, optional, tag = "18")]
+    pub handoff: ::core::option::Option<HandoffManifest>,
+}
+/// HandoffManifest is what a step handed to the next one when the run moved on
+/// (`kxm.handoff-manifest.v1`, spec §5.13): the outcome it settled on and each result its members
+/// returned, counted or not.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct HandoffManifest {
+    /// `hnd_` and 16 hex digits, derived from the run, the step and attempt it comes from, and the
+    /// step it goes to: the same handoff has the same id.
+    #[prost(string, tag = "1")]
+    pub handoff_id: ::prost::alloc::string::String,
+    /// The step the run moved on from.
+    #[prost(string, tag = "2")]
+    pub from_step_id: ::prost::alloc::string::String,
+    /// That step's attempt (from 1).
+    #[prost(int32, tag = "3")]
+    pub from_step_attempt: i32,
+    /// The outcome it settled on (the transition taken).
+    #[prost(string, tag = "4")]
+    pub outcome: ::prost::alloc::string::String,
+    /// The step the run entered.
+    #[prost(string, tag = "5")]
+    pub to_step_id: ::prost::alloc::string::String,
+    /// The run's head commit when it moved on: the base of the next step's work (empty: none).
+    #[prost(string, tag = "6")]
+    pub base_commit: ::prost::alloc::string::String,
+    /// Each member of the step that returned a result, in birth order.
+    #[prost(message, repeated, tag = "7")]
+    pub producers: ::prost::alloc::vec::Vec<HandoffProducer>,
+    /// When the run moved on.
+    #[prost(message, optional, tag = "8")]
+    pub create_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// Set in an assignment's packet: `request_review` (the assignment reviews), `dispatch_fix` (its
+    /// step runs again: the producers say what to fix), or `dispatch`. Empty in a run's state.
+    #[prost(string, tag = "9")]
+    pub intent: ::prost::alloc::string::String,
+}
+/// HandoffProducer is one member's result as a handoff carries it.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct HandoffProducer {
+    /// Its assignment.
+    #[prost(string, tag = "1")]
+    pub assignment_id: ::prost::alloc::string::String,
+    /// The agent's name as the plan names it.
+    #[prost(string, tag = "2")]
+    pub agent_name: ::prost::alloc::string::String,
+    /// `worker`, `reviewer` or `gate`.
+    #[prost(string, tag = "3")]
+    pub role: ::prost::alloc::string::String,
+    /// The outcome the hub derived from its result.
+    #[prost(string, tag = "4")]
+    pub outcome: ::prost::alloc::string::String,
+    /// Whether its result passed (a gate's verdict, a PASS review without blockers).
+    #[prost(bool, tag = "5")]
+    pub passed: bool,
+    /// Whether the join counted it toward the step's outcome.
+    #[prost(bool, tag = "6")]
+    pub counted: bool,
+    /// `counted`, or why not (for example `same provider as <agent>`).
+    #[prost(string, tag = "7")]
+    pub why: ::prost::alloc::string::String,
+    /// Its summary, as returned (at most 4,000 characters).
+    #[prost(string, tag = "8")]
+    pub summary: ::prost::alloc::string::String,
+    /// The blockers a review reported.
+    #[prost(int32, tag = "9")]
+    pub blockers: i32,
+    /// Artifact name to SHA-256 hex, as reported.
+    #[prost(map = "string, string", tag = "10")]
+    pub artifacts: ::std::collections::HashMap<
+        ::prost::alloc::string::String,
+        ::prost::alloc::string::String,
+    >,
+    /// The commit its work is on (full hex; empty: none).
+    #[prost(string, tag = "11")]
+    pub commit: ::prost::alloc::string::String,
+    /// `sha256:` of the envelope it returned: the evidence reference.
+    #[prost(string, tag = "12")]
+    pub content_hash: ::prost::alloc::string::String,
 }
 /// WorkflowRunEvent is one entry of a step run's log (`kxm.run-event.v1`).
 #[derive(Clone, PartialEq, ::prost::Message)]
@@ -9649,6 +9731,10 @@ pub struct AssignmentPacket {
     /// synced then): the packet holds the project's memory records only while its memory is at it.
     #[prost(string, tag = "6")]
     pub memory_revision: ::prost::alloc::string::String,
+    /// What the step before this one handed over, with the intent for this assignment; unset for
+    /// the run's first step.
+    #[prost(message, optional, tag = "7")]
+    pub handoff: ::core::option::Option<HandoffManifest>,
 }
 /// An operator's decision of an approval step.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]

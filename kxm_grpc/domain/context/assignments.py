@@ -14,6 +14,7 @@ packet format): docs/decisions.md.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -23,6 +24,7 @@ from kxm_grpc.domain.context.memory import MEMORY_DRIFT_GAP
 from kxm_grpc.domain.context.policies import role_for_agent, role_policy
 from kxm_grpc.domain.context.request import MAX_TASK_CHARS, ContextRequest
 from kxm_grpc.domain.validation import clip, collapse_whitespace, js_trim
+from kxm_grpc.domain.workflows.engine.state import Handoff
 
 SCHEMA = "kxm.assignment-packet.v1"
 MAX_DEFAULT_BUDGET_TOKENS = 4_000
@@ -55,6 +57,25 @@ class AssignmentFacts:
     step_count: int
     memory_revision: str = ""
     """The run's pinned memory revision (empty: its project's memory was never synced then)."""
+    handoff: Handoff | None = None
+    """What the step before this one handed over (None: the run's first step)."""
+    reviewer: bool = False
+    """The assignment reviews (its step requires review evidence)."""
+
+
+def handoff_id(run_id: str, handoff: Handoff) -> str:
+    """``hnd_`` and 16 hex digits derived from the run and the transition: the same handoff, the
+    same id (the original's is random)."""
+    key = "\0".join((run_id, handoff.from_step, str(handoff.from_attempt), handoff.to_step))
+    return "hnd_" + hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def handoff_intent(facts: AssignmentFacts) -> str:
+    """What the handoff asks of this assignment: ``request_review`` (it reviews), ``dispatch_fix``
+    (its step runs again, so the producers say what to fix) or ``dispatch``."""
+    if facts.reviewer:
+        return "request_review"
+    return "dispatch_fix" if facts.attempt > 1 else "dispatch"
 
 
 def packet_role(facts: AssignmentFacts) -> str:
@@ -107,10 +128,11 @@ def render_brief(facts: AssignmentFacts, role: str, packet_id: str, outcome: Out
         "",
         f"Step {facts.step_number} of {facts.step_count} (`{facts.step_id}`) of run `{facts.run_id}`.",
     ]
+    lines += ["", "## 4. Predecessor outputs", "", *_predecessors(facts)]
     gaps: list[str] = []
     if outcome is None:
         gaps.append(FAILED_GAP)
-        lines += ["", "## 4. Environment and memory", "", "No context could be assembled."]
+        lines += ["", "## 5. Environment and memory", "", "No context could be assembled."]
     else:
         environment, deferred = _environment(outcome)
         if deferred:
@@ -121,8 +143,37 @@ def render_brief(facts: AssignmentFacts, role: str, packet_id: str, outcome: Out
                 "Memory records withheld: the project's memory was synced to another revision since this run"
                 " was created."
             )
-        lines += ["", "## 4. Environment and memory", "", *(environment or ["No context items."])]
+        lines += ["", "## 5. Environment and memory", "", *(environment or ["No context items."])]
     return Brief("\n".join(lines) + "\n", tuple(gaps))
+
+
+def _predecessors(facts: AssignmentFacts) -> list[str]:
+    """The handoff's lines: where the run came from, then one line per producer."""
+    handoff = facts.handoff
+    if handoff is None:
+        return ["None: this is the run's first step."]
+    lines = [
+        f"Step `{handoff.from_step}` attempt {handoff.from_attempt} settled on `{handoff.outcome}`"
+        f" ({handoff_intent(facts)})" + (f"; base commit `{handoff.base_commit}`." if handoff.base_commit else "."),
+        "",
+    ]
+    for producer in handoff.producers:
+        verdict = "passed" if producer.passed else "not passed"
+        counted = "counted" if producer.counted else f"not counted: {_line(producer.why) or 'unknown'}"
+        details = [f"outcome `{producer.outcome}`", verdict, counted]
+        if producer.blockers:
+            details.append(f"{producer.blockers} blocker(s)")
+        if producer.commit:
+            details.append(f"commit `{producer.commit}`")
+        details += [
+            f"artifact `{_line(name)}` sha256 `{digest}`" for name, digest in sorted(producer.artifacts.items())
+        ]
+        lines.append(f"- `{producer.agent}` ({producer.role.value}): {', '.join(details)}")
+        if producer.summary:
+            lines.append(f"  {_line(producer.summary)}")
+    if not handoff.producers:
+        lines.append("No results were returned (an approval or a signal decided).")
+    return lines
 
 
 def _environment(outcome: Outcome) -> tuple[list[str], int]:

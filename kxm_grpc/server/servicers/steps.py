@@ -17,9 +17,18 @@ from google.protobuf import json_format, struct_pb2
 
 from kxm_grpc._gen.kxm.v1 import envelopes_pb2, workflow_steps_pb2, workflow_types_pb2
 from kxm_grpc._gen.kxm.v1 import workflow_service_pb2 as pb
+from kxm_grpc.domain.context.assignments import handoff_id, handoff_intent
 from kxm_grpc.domain.workflows.engine.machine import Recovery
 from kxm_grpc.domain.workflows.engine.results import CheckReport, ReviewReport, Telemetry, WorkerReport
-from kxm_grpc.domain.workflows.engine.state import InputFile, Member, MemberStatus, RunInputs, RunStatus, run_inputs
+from kxm_grpc.domain.workflows.engine.state import (
+    Handoff,
+    InputFile,
+    Member,
+    MemberStatus,
+    RunInputs,
+    RunStatus,
+    run_inputs,
+)
 from kxm_grpc.domain.workflows.runs import CheckpointStatus
 from kxm_grpc.errors import invalid_field
 from kxm_grpc.server.context import current_call
@@ -136,7 +145,39 @@ def step_run_to_proto(loaded: Loaded) -> workflow_types_pb2.WorkflowRun:
             sequence=run.sequence,
             receipts=[_receipt(run.receipts[step.id]) for step in loaded.plan.steps if step.id in run.receipts],
             memory_revision=run.memory_revision,
+            handoff=handoff_to_proto(run.id, run.handoff) if run.handoff is not None else None,
         ),
+    )
+
+
+def handoff_to_proto(run_id: str, handoff: Handoff, intent: str = "") -> workflow_steps_pb2.HandoffManifest:
+    """A run's handoff as its manifest (``intent``: as an assignment's packet carries it)."""
+    return workflow_steps_pb2.HandoffManifest(
+        handoff_id=handoff_id(run_id, handoff),
+        from_step_id=handoff.from_step,
+        from_step_attempt=handoff.from_attempt,
+        outcome=handoff.outcome,
+        to_step_id=handoff.to_step,
+        base_commit=handoff.base_commit,
+        producers=[
+            workflow_steps_pb2.HandoffProducer(
+                assignment_id=p.assignment_id,
+                agent_name=p.agent,
+                role=p.role.value,
+                outcome=p.outcome,
+                passed=p.passed,
+                counted=p.counted,
+                why=p.why,
+                summary=p.summary,
+                blockers=p.blockers,
+                artifacts=dict(p.artifacts),
+                commit=p.commit,
+                content_hash=p.content_hash,
+            )
+            for p in handoff.producers
+        ],
+        create_time=timestamp(handoff.create_time),
+        intent=intent,
     )
 
 
@@ -352,6 +393,11 @@ class StepMethods:
                     brief=packet.brief,
                     unresolved_gaps=packet.unresolved_gaps,
                     memory_revision=found.facts.memory_revision,
+                    handoff=(
+                        handoff_to_proto(found.facts.run_id, found.facts.handoff, handoff_intent(found.facts))
+                        if found.facts.handoff is not None
+                        else None
+                    ),
                 )
             )
         return response

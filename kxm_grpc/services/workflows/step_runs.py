@@ -494,6 +494,8 @@ def _facts(run: StepRun, member: Member, plan: StepWorkflow) -> AssignmentFacts:
         step_number=[candidate.id for candidate in plan.steps].index(step.id) + 1,
         step_count=len(plan.steps),
         memory_revision=run.memory_revision,
+        handoff=run.handoff if run.handoff is not None and run.handoff.to_step == step.id else None,
+        reviewer=member.role is MemberRole.REVIEWER,
     )
 
 

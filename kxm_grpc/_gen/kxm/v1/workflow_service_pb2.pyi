@@ -1900,6 +1900,7 @@ class AssignmentPacket(_message.Message):
     BRIEF_FIELD_NUMBER: _builtins.int
     UNRESOLVED_GAPS_FIELD_NUMBER: _builtins.int
     MEMORY_REVISION_FIELD_NUMBER: _builtins.int
+    HANDOFF_FIELD_NUMBER: _builtins.int
     packet_id: _builtins.str
     """As GetContextPacket's packet id (empty when no packet could be assembled)."""
     role: _builtins.str
@@ -1930,6 +1931,12 @@ class AssignmentPacket(_message.Message):
         the packet's own gaps say so too).
         """
 
+    @_builtins.property
+    def handoff(self) -> _workflow_steps_pb2.HandoffManifest:
+        """What the step before this one handed over, with the intent for this assignment; unset for
+        the run's first step.
+        """
+
     def __init__(
         self,
         *,
@@ -1939,10 +1946,11 @@ class AssignmentPacket(_message.Message):
         brief: _builtins.str = ...,
         unresolved_gaps: _abc.Iterable[_builtins.str] | None = ...,
         memory_revision: _builtins.str = ...,
+        handoff: _workflow_steps_pb2.HandoffManifest | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["packet", b"packet"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["handoff", b"handoff", "packet", b"packet"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["brief", b"brief", "memory_revision", b"memory_revision", "packet", b"packet", "packet_id", b"packet_id", "role", b"role", "unresolved_gaps", b"unresolved_gaps"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["brief", b"brief", "handoff", b"handoff", "memory_revision", b"memory_revision", "packet", b"packet", "packet_id", b"packet_id", "role", b"role", "unresolved_gaps", b"unresolved_gaps"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -243,6 +243,7 @@ class StepRunState(_message.Message):
     SEQUENCE_FIELD_NUMBER: _builtins.int
     RECEIPTS_FIELD_NUMBER: _builtins.int
     MEMORY_REVISION_FIELD_NUMBER: _builtins.int
+    HANDOFF_FIELD_NUMBER: _builtins.int
     current_step_id: _builtins.str
     """The current step (empty once the run ended)."""
     step_attempt: _builtins.int
@@ -288,6 +289,12 @@ class StepRunState(_message.Message):
     def receipts(self) -> _containers.RepeatedCompositeFieldContainer[_envelopes_pb2.TerminalReceipt]:
         """The latest terminal receipt of each step that returned one, in the plan's step order."""
 
+    @_builtins.property
+    def handoff(self) -> Global___HandoffManifest:
+        """What the last step the run moved on from handed to the step it entered (unset before the run's
+        first transition).
+        """
+
     def __init__(
         self,
         *,
@@ -308,14 +315,168 @@ class StepRunState(_message.Message):
         sequence: _builtins.int = ...,
         receipts: _abc.Iterable[_envelopes_pb2.TerminalReceipt] | None = ...,
         memory_revision: _builtins.str = ...,
+        handoff: Global___HandoffManifest | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["handoff", b"handoff"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["assignments", b"assignments", "attempts", b"attempts", "blocked_assignment_id", b"blocked_assignment_id", "cost_usd", b"cost_usd", "current_step_id", b"current_step_id", "edge_uses", b"edge_uses", "head_commit", b"head_commit", "last_outcome", b"last_outcome", "memory_revision", b"memory_revision", "phase", b"phase", "plan_value", b"plan_value", "receipts", b"receipts", "sequence", b"sequence", "step_attempt", b"step_attempt", "transition_budget", b"transition_budget", "transitions", b"transitions", "unmetered_results", b"unmetered_results"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["assignments", b"assignments", "attempts", b"attempts", "blocked_assignment_id", b"blocked_assignment_id", "cost_usd", b"cost_usd", "current_step_id", b"current_step_id", "edge_uses", b"edge_uses", "handoff", b"handoff", "head_commit", b"head_commit", "last_outcome", b"last_outcome", "memory_revision", b"memory_revision", "phase", b"phase", "plan_value", b"plan_value", "receipts", b"receipts", "sequence", b"sequence", "step_attempt", b"step_attempt", "transition_budget", b"transition_budget", "transitions", b"transitions", "unmetered_results", b"unmetered_results"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___StepRunState: _TypeAlias = StepRunState  # noqa: Y015
+
+@_typing.final
+class HandoffManifest(_message.Message):
+    """HandoffManifest is what a step handed to the next one when the run moved on
+    (`kxm.handoff-manifest.v1`, spec §5.13): the outcome it settled on and each result its members
+    returned, counted or not.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HANDOFF_ID_FIELD_NUMBER: _builtins.int
+    FROM_STEP_ID_FIELD_NUMBER: _builtins.int
+    FROM_STEP_ATTEMPT_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    TO_STEP_ID_FIELD_NUMBER: _builtins.int
+    BASE_COMMIT_FIELD_NUMBER: _builtins.int
+    PRODUCERS_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
+    INTENT_FIELD_NUMBER: _builtins.int
+    handoff_id: _builtins.str
+    """`hnd_` and 16 hex digits, derived from the run, the step and attempt it comes from, and the
+    step it goes to: the same handoff has the same id.
+    """
+    from_step_id: _builtins.str
+    """The step the run moved on from."""
+    from_step_attempt: _builtins.int
+    """That step's attempt (from 1)."""
+    outcome: _builtins.str
+    """The outcome it settled on (the transition taken)."""
+    to_step_id: _builtins.str
+    """The step the run entered."""
+    base_commit: _builtins.str
+    """The run's head commit when it moved on: the base of the next step's work (empty: none)."""
+    intent: _builtins.str
+    """Set in an assignment's packet: `request_review` (the assignment reviews), `dispatch_fix` (its
+    step runs again: the producers say what to fix), or `dispatch`. Empty in a run's state.
+    """
+    @_builtins.property
+    def producers(self) -> _containers.RepeatedCompositeFieldContainer[Global___HandoffProducer]:
+        """Each member of the step that returned a result, in birth order."""
+
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp:
+        """When the run moved on."""
+
+    def __init__(
+        self,
+        *,
+        handoff_id: _builtins.str = ...,
+        from_step_id: _builtins.str = ...,
+        from_step_attempt: _builtins.int = ...,
+        outcome: _builtins.str = ...,
+        to_step_id: _builtins.str = ...,
+        base_commit: _builtins.str = ...,
+        producers: _abc.Iterable[Global___HandoffProducer] | None = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
+        intent: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["base_commit", b"base_commit", "create_time", b"create_time", "from_step_attempt", b"from_step_attempt", "from_step_id", b"from_step_id", "handoff_id", b"handoff_id", "intent", b"intent", "outcome", b"outcome", "producers", b"producers", "to_step_id", b"to_step_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HandoffManifest: _TypeAlias = HandoffManifest  # noqa: Y015
+
+@_typing.final
+class HandoffProducer(_message.Message):
+    """HandoffProducer is one member's result as a handoff carries it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class ArtifactsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    ASSIGNMENT_ID_FIELD_NUMBER: _builtins.int
+    AGENT_NAME_FIELD_NUMBER: _builtins.int
+    ROLE_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    PASSED_FIELD_NUMBER: _builtins.int
+    COUNTED_FIELD_NUMBER: _builtins.int
+    WHY_FIELD_NUMBER: _builtins.int
+    SUMMARY_FIELD_NUMBER: _builtins.int
+    BLOCKERS_FIELD_NUMBER: _builtins.int
+    ARTIFACTS_FIELD_NUMBER: _builtins.int
+    COMMIT_FIELD_NUMBER: _builtins.int
+    CONTENT_HASH_FIELD_NUMBER: _builtins.int
+    assignment_id: _builtins.str
+    """Its assignment."""
+    agent_name: _builtins.str
+    """The agent's name as the plan names it."""
+    role: _builtins.str
+    """`worker`, `reviewer` or `gate`."""
+    outcome: _builtins.str
+    """The outcome the hub derived from its result."""
+    passed: _builtins.bool
+    """Whether its result passed (a gate's verdict, a PASS review without blockers)."""
+    counted: _builtins.bool
+    """Whether the join counted it toward the step's outcome."""
+    why: _builtins.str
+    """`counted`, or why not (for example `same provider as <agent>`)."""
+    summary: _builtins.str
+    """Its summary, as returned (at most 4,000 characters)."""
+    blockers: _builtins.int
+    """The blockers a review reported."""
+    commit: _builtins.str
+    """The commit its work is on (full hex; empty: none)."""
+    content_hash: _builtins.str
+    """`sha256:` of the envelope it returned: the evidence reference."""
+    @_builtins.property
+    def artifacts(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """Artifact name to SHA-256 hex, as reported."""
+
+    def __init__(
+        self,
+        *,
+        assignment_id: _builtins.str = ...,
+        agent_name: _builtins.str = ...,
+        role: _builtins.str = ...,
+        outcome: _builtins.str = ...,
+        passed: _builtins.bool = ...,
+        counted: _builtins.bool = ...,
+        why: _builtins.str = ...,
+        summary: _builtins.str = ...,
+        blockers: _builtins.int = ...,
+        artifacts: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        commit: _builtins.str = ...,
+        content_hash: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_name", b"agent_name", "artifacts", b"artifacts", "assignment_id", b"assignment_id", "blockers", b"blockers", "commit", b"commit", "content_hash", b"content_hash", "counted", b"counted", "outcome", b"outcome", "passed", b"passed", "role", b"role", "summary", b"summary", "why", b"why"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HandoffProducer: _TypeAlias = HandoffProducer  # noqa: Y015
 
 @_typing.final
 class WorkflowRunEvent(_message.Message):

@@ -11,10 +11,12 @@ from typing import Any
 
 from kxm_grpc.domain.sync_events import JsonValue
 from kxm_grpc.domain.workflows.engine.state import (
+    Handoff,
     InputFile,
     Member,
     MemberRole,
     MemberStatus,
+    Producer,
     Result,
     RunInputs,
     RunStatus,
@@ -66,7 +68,66 @@ def encode(run: StepRun) -> dict[str, JsonValue]:
         },
         "receipts": {step_id: dict(receipt) for step_id, receipt in run.receipts.items()},
         "memoryRevision": run.memory_revision,
+        "handoff": _handoff(run.handoff) if run.handoff is not None else None,
     }
+
+
+def _handoff(handoff: Handoff) -> dict[str, JsonValue]:
+    return {
+        "fromStep": handoff.from_step,
+        "fromAttempt": handoff.from_attempt,
+        "outcome": handoff.outcome,
+        "toStep": handoff.to_step,
+        "createTime": handoff.create_time,
+        "baseCommit": handoff.base_commit,
+        "producers": [
+            {
+                "assignmentId": p.assignment_id,
+                "agent": p.agent,
+                "role": p.role.value,
+                "outcome": p.outcome,
+                "passed": p.passed,
+                "counted": p.counted,
+                "why": p.why,
+                "summary": p.summary,
+                "blockers": p.blockers,
+                "artifacts": dict(p.artifacts),
+                "commit": p.commit,
+                "contentHash": p.content_hash,
+            }
+            for p in handoff.producers
+        ],
+    }
+
+
+def _decode_handoff(raw: Mapping[str, Any] | None) -> Handoff | None:
+    if raw is None:  # none yet, or a snapshot written before runs kept their handoff
+        return None
+    return Handoff(
+        from_step=raw["fromStep"],
+        from_attempt=raw["fromAttempt"],
+        outcome=raw["outcome"],
+        to_step=raw["toStep"],
+        create_time=raw["createTime"],
+        base_commit=raw["baseCommit"],
+        producers=tuple(
+            Producer(
+                assignment_id=p["assignmentId"],
+                agent=p["agent"],
+                role=MemberRole(p["role"]),
+                outcome=p["outcome"],
+                passed=p["passed"],
+                counted=p["counted"],
+                why=p["why"],
+                summary=p["summary"],
+                blockers=p["blockers"],
+                artifacts={str(k): str(v) for k, v in p["artifacts"].items()},
+                commit=p["commit"],
+                content_hash=p["contentHash"],
+            )
+            for p in raw["producers"]
+        ),
+    )
 
 
 def _member(member: Member) -> dict[str, JsonValue]:
@@ -144,6 +205,7 @@ def decode(document: Mapping[str, Any]) -> StepRun:
             receipts={str(k): dict(v) for k, v in document.get("receipts", {}).items()},
             # Snapshots written before runs pinned a memory revision have none.
             memory_revision=str(document.get("memoryRevision", "")),
+            handoff=_decode_handoff(document.get("handoff")),
         )
     except SnapshotCorrupt:
         raise

@@ -43,9 +43,11 @@ from kxm_grpc.domain.workflows import diversity
 from kxm_grpc.domain.workflows.engine import gate_evidence, joins
 from kxm_grpc.domain.workflows.engine.results import UNCERTAIN, failure_outcome
 from kxm_grpc.domain.workflows.engine.state import (
+    Handoff,
     Member,
     MemberRole,
     MemberStatus,
+    Producer,
     Result,
     RunInputs,
     RunStatus,
@@ -717,7 +719,45 @@ def _settle(b: _Builder, decision: joins.Decision) -> None:
         _end(b, RunStatus(transition.terminal_status.value), f"{step.id}:{decision.outcome}")
         return
     b.emit("step.transitioned", fromStepId=step.id, outcome=decision.outcome, toStepId=transition.target)
+    b.set(handoff=_handoff(b, decision, transition.target))
     _enter(b, transition.target)
+
+
+def _handoff(b: _Builder, decision: joins.Decision, target: str) -> Handoff:
+    """What the current step hands to ``target``: its outcome, and each member that returned a
+    result (counted or not, as the join saw it), before entering the target replaces them."""
+    seen = {counted.member_id: counted for counted in decision.counted}
+    producers = []
+    for member in b.run.members:
+        result = member.result
+        if result is None:
+            continue
+        counted = seen.get(member.id)
+        producers.append(
+            Producer(
+                assignment_id=member.id,
+                agent=member.agent,
+                role=member.role,
+                outcome=result.outcome,
+                passed=result.passed,
+                counted=counted.counted if counted is not None else False,
+                why=counted.why if counted is not None else "",
+                summary=result.summary,
+                blockers=result.blockers,
+                artifacts=dict(result.artifacts),
+                commit=result.commit,
+                content_hash=result.content_hash,
+            )
+        )
+    return Handoff(
+        from_step=b.step().id,
+        from_attempt=b.run.step_attempt,
+        outcome=decision.outcome,
+        to_step=target,
+        create_time=b.now,
+        base_commit=b.run.head_commit or "",
+        producers=tuple(producers),
+    )
 
 
 def _end(b: _Builder, status: RunStatus, reason: str, **detail: JsonValue) -> None:

@@ -129,6 +129,43 @@ class Member:
 
 
 @dataclass(frozen=True)
+class Producer:
+    """One settled member of the step a run moved on from, as its handoff keeps it."""
+
+    assignment_id: str
+    agent: str
+    role: MemberRole
+    outcome: str
+    passed: bool
+    counted: bool
+    """Whether the join counted its result toward the outcome."""
+    why: str
+    """``counted``, or why not (the join's words)."""
+    summary: str
+    blockers: int
+    artifacts: Mapping[str, str]
+    """Artifact name → ``sha256`` hex, as reported."""
+    commit: str
+    content_hash: str
+    """``sha256:`` of the envelope it returned: the evidence reference."""
+
+
+@dataclass(frozen=True)
+class Handoff:
+    """What the step a run moved on from handed to the step it entered (``kxm.handoff-manifest.v1``,
+    §5.13): its outcome and each producer's result."""
+
+    from_step: str
+    from_attempt: int
+    outcome: str
+    to_step: str
+    create_time: int
+    base_commit: str
+    """The run's head commit when it moved on (the next step's base); empty: none."""
+    producers: tuple[Producer, ...] = ()
+
+
+@dataclass(frozen=True)
 class InputFile:
     """A file the run's work depends on, pinned by hash (an ``AssignmentRequest`` input)."""
 
@@ -197,6 +234,8 @@ class StepRun:
     inputs: RunInputs = field(default_factory=lambda: RunInputs())
     receipts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """The latest terminal receipt of each step that returned one, by step id."""
+    handoff: Handoff | None = None
+    """What the last step the run moved on from handed over (None before its first transition)."""
     memory_revision: str = ""
     """The project's memory revision when the run was created (``ctxrev_…``; empty: its memory was
     never synced), pinned for its assignments' packets (§5.14)."""

@@ -3577,8 +3577,11 @@ type AssignmentPacket struct {
 	// The memory revision the run pinned when it was created (empty: the project's memory was never
 	// synced then): the packet holds the project's memory records only while its memory is at it.
 	MemoryRevision string `protobuf:"bytes,6,opt,name=memory_revision,json=memoryRevision,proto3" json:"memory_revision,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// What the step before this one handed over, with the intent for this assignment; unset for
+	// the run's first step.
+	Handoff       *HandoffManifest `protobuf:"bytes,7,opt,name=handoff,proto3" json:"handoff,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AssignmentPacket) Reset() {
@@ -3651,6 +3654,13 @@ func (x *AssignmentPacket) GetMemoryRevision() string {
 		return x.MemoryRevision
 	}
 	return ""
+}
+
+func (x *AssignmentPacket) GetHandoff() *HandoffManifest {
+	if x != nil {
+		return x.Handoff
+	}
+	return nil
 }
 
 // An operator's decision of an approval step.
@@ -4450,14 +4460,15 @@ const file_kxm_v1_workflow_service_proto_rawDesc = "" +
 	"\n" +
 	"assignment\x18\x01 \x01(\v2\x19.kxm.v1.AssignmentRequestR\n" +
 	"assignment\x120\n" +
-	"\x06packet\x18\x02 \x01(\v2\x18.kxm.v1.AssignmentPacketR\x06packet\"\xda\x01\n" +
+	"\x06packet\x18\x02 \x01(\v2\x18.kxm.v1.AssignmentPacketR\x06packet\"\x8d\x02\n" +
 	"\x10AssignmentPacket\x12\x1b\n" +
 	"\tpacket_id\x18\x01 \x01(\tR\bpacketId\x12-\n" +
 	"\x06packet\x18\x02 \x01(\v2\x15.kxm.v1.ContextPacketR\x06packet\x12\x12\n" +
 	"\x04role\x18\x03 \x01(\tR\x04role\x12\x14\n" +
 	"\x05brief\x18\x04 \x01(\tR\x05brief\x12'\n" +
 	"\x0funresolved_gaps\x18\x05 \x03(\tR\x0eunresolvedGaps\x12'\n" +
-	"\x0fmemory_revision\x18\x06 \x01(\tR\x0ememoryRevision\"v\n" +
+	"\x0fmemory_revision\x18\x06 \x01(\tR\x0ememoryRevision\x121\n" +
+	"\ahandoff\x18\a \x01(\v2\x17.kxm.v1.HandoffManifestR\ahandoff\"v\n" +
 	"\x12ApproveStepRequest\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x17\n" +
 	"\astep_id\x18\x02 \x01(\tR\x06stepId\x12\x18\n" +
@@ -4639,7 +4650,8 @@ var file_kxm_v1_workflow_service_proto_goTypes = []any{
 	(*StepAssignment)(nil),                     // 91: kxm.v1.StepAssignment
 	(*AssignmentRequest)(nil),                  // 92: kxm.v1.AssignmentRequest
 	(*ContextPacket)(nil),                      // 93: kxm.v1.ContextPacket
-	(*WorkflowRunEvent)(nil),                   // 94: kxm.v1.WorkflowRunEvent
+	(*HandoffManifest)(nil),                    // 94: kxm.v1.HandoffManifest
+	(*WorkflowRunEvent)(nil),                   // 95: kxm.v1.WorkflowRunEvent
 }
 var file_kxm_v1_workflow_service_proto_depIdxs = []int32{
 	0,  // 0: kxm.v1.RegisterWorkflowDefinitionRequest.format:type_name -> kxm.v1.DefinitionFormat
@@ -4695,74 +4707,75 @@ var file_kxm_v1_workflow_service_proto_depIdxs = []int32{
 	92, // 50: kxm.v1.NextAssignmentResponse.assignment:type_name -> kxm.v1.AssignmentRequest
 	52, // 51: kxm.v1.NextAssignmentResponse.packet:type_name -> kxm.v1.AssignmentPacket
 	93, // 52: kxm.v1.AssignmentPacket.packet:type_name -> kxm.v1.ContextPacket
-	72, // 53: kxm.v1.ApproveStepResponse.run:type_name -> kxm.v1.WorkflowRun
-	1,  // 54: kxm.v1.RecoverStepRunRequest.action:type_name -> kxm.v1.RecoveryAction
-	72, // 55: kxm.v1.RecoverStepRunResponse.run:type_name -> kxm.v1.WorkflowRun
-	94, // 56: kxm.v1.ListWorkflowRunEventsResponse.events:type_name -> kxm.v1.WorkflowRunEvent
-	61, // 57: kxm.v1.AuditGateEvidenceResponse.problems:type_name -> kxm.v1.GateEvidenceProblem
-	22, // 58: kxm.v1.CheckpointRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
-	22, // 59: kxm.v1.WaitRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
-	2,  // 60: kxm.v1.WorkflowService.RegisterWorkflowDefinition:input_type -> kxm.v1.RegisterWorkflowDefinitionRequest
-	8,  // 61: kxm.v1.WorkflowService.GetWorkflowDefinition:input_type -> kxm.v1.GetWorkflowDefinitionRequest
-	10, // 62: kxm.v1.WorkflowService.ListWorkflowDefinitions:input_type -> kxm.v1.ListWorkflowDefinitionsRequest
-	4,  // 63: kxm.v1.WorkflowService.RegisterGateRegistry:input_type -> kxm.v1.RegisterGateRegistryRequest
-	6,  // 64: kxm.v1.WorkflowService.GetGateRegistry:input_type -> kxm.v1.GetGateRegistryRequest
-	12, // 65: kxm.v1.WorkflowService.StartWorkflowRun:input_type -> kxm.v1.StartWorkflowRunRequest
-	14, // 66: kxm.v1.WorkflowService.GetWorkflowRun:input_type -> kxm.v1.GetWorkflowRunRequest
-	16, // 67: kxm.v1.WorkflowService.ListWorkflowRuns:input_type -> kxm.v1.ListWorkflowRunsRequest
-	18, // 68: kxm.v1.WorkflowService.CancelWorkflowRun:input_type -> kxm.v1.CancelWorkflowRunRequest
-	20, // 69: kxm.v1.WorkflowService.RerunWorkflowRun:input_type -> kxm.v1.RerunWorkflowRunRequest
-	23, // 70: kxm.v1.WorkflowService.Checkpoint:input_type -> kxm.v1.CheckpointRequest
-	25, // 71: kxm.v1.WorkflowService.Wait:input_type -> kxm.v1.WaitRequest
-	27, // 72: kxm.v1.WorkflowService.SignalWorkflowRun:input_type -> kxm.v1.SignalWorkflowRunRequest
-	29, // 73: kxm.v1.WorkflowService.ApproveDegradation:input_type -> kxm.v1.ApproveDegradationRequest
-	31, // 74: kxm.v1.WorkflowService.EscalateStage:input_type -> kxm.v1.EscalateStageRequest
-	33, // 75: kxm.v1.WorkflowService.ResolveEscalation:input_type -> kxm.v1.ResolveEscalationRequest
-	35, // 76: kxm.v1.WorkflowService.RecordJournal:input_type -> kxm.v1.RecordJournalRequest
-	37, // 77: kxm.v1.WorkflowService.ListJournal:input_type -> kxm.v1.ListJournalRequest
-	39, // 78: kxm.v1.WorkflowService.PromoteJournalEntry:input_type -> kxm.v1.PromoteJournalEntryRequest
-	41, // 79: kxm.v1.WorkflowService.GetImprovementReport:input_type -> kxm.v1.GetImprovementReportRequest
-	44, // 80: kxm.v1.WorkflowService.ExportRetrospective:input_type -> kxm.v1.ExportRetrospectiveRequest
-	46, // 81: kxm.v1.WorkflowService.VerifyJournal:input_type -> kxm.v1.VerifyJournalRequest
-	48, // 82: kxm.v1.WorkflowService.CompleteAssignment:input_type -> kxm.v1.CompleteAssignmentRequest
-	50, // 83: kxm.v1.WorkflowService.NextAssignment:input_type -> kxm.v1.NextAssignmentRequest
-	53, // 84: kxm.v1.WorkflowService.ApproveStep:input_type -> kxm.v1.ApproveStepRequest
-	55, // 85: kxm.v1.WorkflowService.RecoverStepRun:input_type -> kxm.v1.RecoverStepRunRequest
-	57, // 86: kxm.v1.WorkflowService.ListWorkflowRunEvents:input_type -> kxm.v1.ListWorkflowRunEventsRequest
-	59, // 87: kxm.v1.WorkflowService.AuditGateEvidence:input_type -> kxm.v1.AuditGateEvidenceRequest
-	3,  // 88: kxm.v1.WorkflowService.RegisterWorkflowDefinition:output_type -> kxm.v1.RegisterWorkflowDefinitionResponse
-	9,  // 89: kxm.v1.WorkflowService.GetWorkflowDefinition:output_type -> kxm.v1.GetWorkflowDefinitionResponse
-	11, // 90: kxm.v1.WorkflowService.ListWorkflowDefinitions:output_type -> kxm.v1.ListWorkflowDefinitionsResponse
-	5,  // 91: kxm.v1.WorkflowService.RegisterGateRegistry:output_type -> kxm.v1.RegisterGateRegistryResponse
-	7,  // 92: kxm.v1.WorkflowService.GetGateRegistry:output_type -> kxm.v1.GetGateRegistryResponse
-	13, // 93: kxm.v1.WorkflowService.StartWorkflowRun:output_type -> kxm.v1.StartWorkflowRunResponse
-	15, // 94: kxm.v1.WorkflowService.GetWorkflowRun:output_type -> kxm.v1.GetWorkflowRunResponse
-	17, // 95: kxm.v1.WorkflowService.ListWorkflowRuns:output_type -> kxm.v1.ListWorkflowRunsResponse
-	19, // 96: kxm.v1.WorkflowService.CancelWorkflowRun:output_type -> kxm.v1.CancelWorkflowRunResponse
-	21, // 97: kxm.v1.WorkflowService.RerunWorkflowRun:output_type -> kxm.v1.RerunWorkflowRunResponse
-	24, // 98: kxm.v1.WorkflowService.Checkpoint:output_type -> kxm.v1.CheckpointResponse
-	26, // 99: kxm.v1.WorkflowService.Wait:output_type -> kxm.v1.WaitResponse
-	28, // 100: kxm.v1.WorkflowService.SignalWorkflowRun:output_type -> kxm.v1.SignalWorkflowRunResponse
-	30, // 101: kxm.v1.WorkflowService.ApproveDegradation:output_type -> kxm.v1.ApproveDegradationResponse
-	32, // 102: kxm.v1.WorkflowService.EscalateStage:output_type -> kxm.v1.EscalateStageResponse
-	34, // 103: kxm.v1.WorkflowService.ResolveEscalation:output_type -> kxm.v1.ResolveEscalationResponse
-	36, // 104: kxm.v1.WorkflowService.RecordJournal:output_type -> kxm.v1.RecordJournalResponse
-	38, // 105: kxm.v1.WorkflowService.ListJournal:output_type -> kxm.v1.ListJournalResponse
-	40, // 106: kxm.v1.WorkflowService.PromoteJournalEntry:output_type -> kxm.v1.PromoteJournalEntryResponse
-	42, // 107: kxm.v1.WorkflowService.GetImprovementReport:output_type -> kxm.v1.GetImprovementReportResponse
-	45, // 108: kxm.v1.WorkflowService.ExportRetrospective:output_type -> kxm.v1.ExportRetrospectiveResponse
-	47, // 109: kxm.v1.WorkflowService.VerifyJournal:output_type -> kxm.v1.VerifyJournalResponse
-	49, // 110: kxm.v1.WorkflowService.CompleteAssignment:output_type -> kxm.v1.CompleteAssignmentResponse
-	51, // 111: kxm.v1.WorkflowService.NextAssignment:output_type -> kxm.v1.NextAssignmentResponse
-	54, // 112: kxm.v1.WorkflowService.ApproveStep:output_type -> kxm.v1.ApproveStepResponse
-	56, // 113: kxm.v1.WorkflowService.RecoverStepRun:output_type -> kxm.v1.RecoverStepRunResponse
-	58, // 114: kxm.v1.WorkflowService.ListWorkflowRunEvents:output_type -> kxm.v1.ListWorkflowRunEventsResponse
-	60, // 115: kxm.v1.WorkflowService.AuditGateEvidence:output_type -> kxm.v1.AuditGateEvidenceResponse
-	88, // [88:116] is the sub-list for method output_type
-	60, // [60:88] is the sub-list for method input_type
-	60, // [60:60] is the sub-list for extension type_name
-	60, // [60:60] is the sub-list for extension extendee
-	0,  // [0:60] is the sub-list for field type_name
+	94, // 53: kxm.v1.AssignmentPacket.handoff:type_name -> kxm.v1.HandoffManifest
+	72, // 54: kxm.v1.ApproveStepResponse.run:type_name -> kxm.v1.WorkflowRun
+	1,  // 55: kxm.v1.RecoverStepRunRequest.action:type_name -> kxm.v1.RecoveryAction
+	72, // 56: kxm.v1.RecoverStepRunResponse.run:type_name -> kxm.v1.WorkflowRun
+	95, // 57: kxm.v1.ListWorkflowRunEventsResponse.events:type_name -> kxm.v1.WorkflowRunEvent
+	61, // 58: kxm.v1.AuditGateEvidenceResponse.problems:type_name -> kxm.v1.GateEvidenceProblem
+	22, // 59: kxm.v1.CheckpointRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
+	22, // 60: kxm.v1.WaitRequest.EvidenceRefsEntry.value:type_name -> kxm.v1.MessageIds
+	2,  // 61: kxm.v1.WorkflowService.RegisterWorkflowDefinition:input_type -> kxm.v1.RegisterWorkflowDefinitionRequest
+	8,  // 62: kxm.v1.WorkflowService.GetWorkflowDefinition:input_type -> kxm.v1.GetWorkflowDefinitionRequest
+	10, // 63: kxm.v1.WorkflowService.ListWorkflowDefinitions:input_type -> kxm.v1.ListWorkflowDefinitionsRequest
+	4,  // 64: kxm.v1.WorkflowService.RegisterGateRegistry:input_type -> kxm.v1.RegisterGateRegistryRequest
+	6,  // 65: kxm.v1.WorkflowService.GetGateRegistry:input_type -> kxm.v1.GetGateRegistryRequest
+	12, // 66: kxm.v1.WorkflowService.StartWorkflowRun:input_type -> kxm.v1.StartWorkflowRunRequest
+	14, // 67: kxm.v1.WorkflowService.GetWorkflowRun:input_type -> kxm.v1.GetWorkflowRunRequest
+	16, // 68: kxm.v1.WorkflowService.ListWorkflowRuns:input_type -> kxm.v1.ListWorkflowRunsRequest
+	18, // 69: kxm.v1.WorkflowService.CancelWorkflowRun:input_type -> kxm.v1.CancelWorkflowRunRequest
+	20, // 70: kxm.v1.WorkflowService.RerunWorkflowRun:input_type -> kxm.v1.RerunWorkflowRunRequest
+	23, // 71: kxm.v1.WorkflowService.Checkpoint:input_type -> kxm.v1.CheckpointRequest
+	25, // 72: kxm.v1.WorkflowService.Wait:input_type -> kxm.v1.WaitRequest
+	27, // 73: kxm.v1.WorkflowService.SignalWorkflowRun:input_type -> kxm.v1.SignalWorkflowRunRequest
+	29, // 74: kxm.v1.WorkflowService.ApproveDegradation:input_type -> kxm.v1.ApproveDegradationRequest
+	31, // 75: kxm.v1.WorkflowService.EscalateStage:input_type -> kxm.v1.EscalateStageRequest
+	33, // 76: kxm.v1.WorkflowService.ResolveEscalation:input_type -> kxm.v1.ResolveEscalationRequest
+	35, // 77: kxm.v1.WorkflowService.RecordJournal:input_type -> kxm.v1.RecordJournalRequest
+	37, // 78: kxm.v1.WorkflowService.ListJournal:input_type -> kxm.v1.ListJournalRequest
+	39, // 79: kxm.v1.WorkflowService.PromoteJournalEntry:input_type -> kxm.v1.PromoteJournalEntryRequest
+	41, // 80: kxm.v1.WorkflowService.GetImprovementReport:input_type -> kxm.v1.GetImprovementReportRequest
+	44, // 81: kxm.v1.WorkflowService.ExportRetrospective:input_type -> kxm.v1.ExportRetrospectiveRequest
+	46, // 82: kxm.v1.WorkflowService.VerifyJournal:input_type -> kxm.v1.VerifyJournalRequest
+	48, // 83: kxm.v1.WorkflowService.CompleteAssignment:input_type -> kxm.v1.CompleteAssignmentRequest
+	50, // 84: kxm.v1.WorkflowService.NextAssignment:input_type -> kxm.v1.NextAssignmentRequest
+	53, // 85: kxm.v1.WorkflowService.ApproveStep:input_type -> kxm.v1.ApproveStepRequest
+	55, // 86: kxm.v1.WorkflowService.RecoverStepRun:input_type -> kxm.v1.RecoverStepRunRequest
+	57, // 87: kxm.v1.WorkflowService.ListWorkflowRunEvents:input_type -> kxm.v1.ListWorkflowRunEventsRequest
+	59, // 88: kxm.v1.WorkflowService.AuditGateEvidence:input_type -> kxm.v1.AuditGateEvidenceRequest
+	3,  // 89: kxm.v1.WorkflowService.RegisterWorkflowDefinition:output_type -> kxm.v1.RegisterWorkflowDefinitionResponse
+	9,  // 90: kxm.v1.WorkflowService.GetWorkflowDefinition:output_type -> kxm.v1.GetWorkflowDefinitionResponse
+	11, // 91: kxm.v1.WorkflowService.ListWorkflowDefinitions:output_type -> kxm.v1.ListWorkflowDefinitionsResponse
+	5,  // 92: kxm.v1.WorkflowService.RegisterGateRegistry:output_type -> kxm.v1.RegisterGateRegistryResponse
+	7,  // 93: kxm.v1.WorkflowService.GetGateRegistry:output_type -> kxm.v1.GetGateRegistryResponse
+	13, // 94: kxm.v1.WorkflowService.StartWorkflowRun:output_type -> kxm.v1.StartWorkflowRunResponse
+	15, // 95: kxm.v1.WorkflowService.GetWorkflowRun:output_type -> kxm.v1.GetWorkflowRunResponse
+	17, // 96: kxm.v1.WorkflowService.ListWorkflowRuns:output_type -> kxm.v1.ListWorkflowRunsResponse
+	19, // 97: kxm.v1.WorkflowService.CancelWorkflowRun:output_type -> kxm.v1.CancelWorkflowRunResponse
+	21, // 98: kxm.v1.WorkflowService.RerunWorkflowRun:output_type -> kxm.v1.RerunWorkflowRunResponse
+	24, // 99: kxm.v1.WorkflowService.Checkpoint:output_type -> kxm.v1.CheckpointResponse
+	26, // 100: kxm.v1.WorkflowService.Wait:output_type -> kxm.v1.WaitResponse
+	28, // 101: kxm.v1.WorkflowService.SignalWorkflowRun:output_type -> kxm.v1.SignalWorkflowRunResponse
+	30, // 102: kxm.v1.WorkflowService.ApproveDegradation:output_type -> kxm.v1.ApproveDegradationResponse
+	32, // 103: kxm.v1.WorkflowService.EscalateStage:output_type -> kxm.v1.EscalateStageResponse
+	34, // 104: kxm.v1.WorkflowService.ResolveEscalation:output_type -> kxm.v1.ResolveEscalationResponse
+	36, // 105: kxm.v1.WorkflowService.RecordJournal:output_type -> kxm.v1.RecordJournalResponse
+	38, // 106: kxm.v1.WorkflowService.ListJournal:output_type -> kxm.v1.ListJournalResponse
+	40, // 107: kxm.v1.WorkflowService.PromoteJournalEntry:output_type -> kxm.v1.PromoteJournalEntryResponse
+	42, // 108: kxm.v1.WorkflowService.GetImprovementReport:output_type -> kxm.v1.GetImprovementReportResponse
+	45, // 109: kxm.v1.WorkflowService.ExportRetrospective:output_type -> kxm.v1.ExportRetrospectiveResponse
+	47, // 110: kxm.v1.WorkflowService.VerifyJournal:output_type -> kxm.v1.VerifyJournalResponse
+	49, // 111: kxm.v1.WorkflowService.CompleteAssignment:output_type -> kxm.v1.CompleteAssignmentResponse
+	51, // 112: kxm.v1.WorkflowService.NextAssignment:output_type -> kxm.v1.NextAssignmentResponse
+	54, // 113: kxm.v1.WorkflowService.ApproveStep:output_type -> kxm.v1.ApproveStepResponse
+	56, // 114: kxm.v1.WorkflowService.RecoverStepRun:output_type -> kxm.v1.RecoverStepRunResponse
+	58, // 115: kxm.v1.WorkflowService.ListWorkflowRunEvents:output_type -> kxm.v1.ListWorkflowRunEventsResponse
+	60, // 116: kxm.v1.WorkflowService.AuditGateEvidence:output_type -> kxm.v1.AuditGateEvidenceResponse
+	89, // [89:117] is the sub-list for method output_type
+	61, // [61:89] is the sub-list for method input_type
+	61, // [61:61] is the sub-list for extension type_name
+	61, // [61:61] is the sub-list for extension extendee
+	0,  // [0:61] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_workflow_service_proto_init() }

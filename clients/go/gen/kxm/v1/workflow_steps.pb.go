@@ -369,8 +369,11 @@ type StepRunState struct {
 	// answers; empty: the project's memory was never synced then). Its assignments' packets hold the
 	// project's memory records only while the project's memory is at this revision (spec §5.14).
 	MemoryRevision string `protobuf:"bytes,17,opt,name=memory_revision,json=memoryRevision,proto3" json:"memory_revision,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// What the last step the run moved on from handed to the step it entered (unset before the run's
+	// first transition).
+	Handoff       *HandoffManifest `protobuf:"bytes,18,opt,name=handoff,proto3" json:"handoff,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StepRunState) Reset() {
@@ -522,6 +525,280 @@ func (x *StepRunState) GetMemoryRevision() string {
 	return ""
 }
 
+func (x *StepRunState) GetHandoff() *HandoffManifest {
+	if x != nil {
+		return x.Handoff
+	}
+	return nil
+}
+
+// HandoffManifest is what a step handed to the next one when the run moved on
+// (`kxm.handoff-manifest.v1`, spec §5.13): the outcome it settled on and each result its members
+// returned, counted or not.
+type HandoffManifest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// `hnd_` and 16 hex digits, derived from the run, the step and attempt it comes from, and the
+	// step it goes to: the same handoff has the same id.
+	HandoffId string `protobuf:"bytes,1,opt,name=handoff_id,json=handoffId,proto3" json:"handoff_id,omitempty"`
+	// The step the run moved on from.
+	FromStepId string `protobuf:"bytes,2,opt,name=from_step_id,json=fromStepId,proto3" json:"from_step_id,omitempty"`
+	// That step's attempt (from 1).
+	FromStepAttempt int32 `protobuf:"varint,3,opt,name=from_step_attempt,json=fromStepAttempt,proto3" json:"from_step_attempt,omitempty"`
+	// The outcome it settled on (the transition taken).
+	Outcome string `protobuf:"bytes,4,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// The step the run entered.
+	ToStepId string `protobuf:"bytes,5,opt,name=to_step_id,json=toStepId,proto3" json:"to_step_id,omitempty"`
+	// The run's head commit when it moved on: the base of the next step's work (empty: none).
+	BaseCommit string `protobuf:"bytes,6,opt,name=base_commit,json=baseCommit,proto3" json:"base_commit,omitempty"`
+	// Each member of the step that returned a result, in birth order.
+	Producers []*HandoffProducer `protobuf:"bytes,7,rep,name=producers,proto3" json:"producers,omitempty"`
+	// When the run moved on.
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// Set in an assignment's packet: `request_review` (the assignment reviews), `dispatch_fix` (its
+	// step runs again: the producers say what to fix), or `dispatch`. Empty in a run's state.
+	Intent        string `protobuf:"bytes,9,opt,name=intent,proto3" json:"intent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandoffManifest) Reset() {
+	*x = HandoffManifest{}
+	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandoffManifest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandoffManifest) ProtoMessage() {}
+
+func (x *HandoffManifest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandoffManifest.ProtoReflect.Descriptor instead.
+func (*HandoffManifest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_steps_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *HandoffManifest) GetHandoffId() string {
+	if x != nil {
+		return x.HandoffId
+	}
+	return ""
+}
+
+func (x *HandoffManifest) GetFromStepId() string {
+	if x != nil {
+		return x.FromStepId
+	}
+	return ""
+}
+
+func (x *HandoffManifest) GetFromStepAttempt() int32 {
+	if x != nil {
+		return x.FromStepAttempt
+	}
+	return 0
+}
+
+func (x *HandoffManifest) GetOutcome() string {
+	if x != nil {
+		return x.Outcome
+	}
+	return ""
+}
+
+func (x *HandoffManifest) GetToStepId() string {
+	if x != nil {
+		return x.ToStepId
+	}
+	return ""
+}
+
+func (x *HandoffManifest) GetBaseCommit() string {
+	if x != nil {
+		return x.BaseCommit
+	}
+	return ""
+}
+
+func (x *HandoffManifest) GetProducers() []*HandoffProducer {
+	if x != nil {
+		return x.Producers
+	}
+	return nil
+}
+
+func (x *HandoffManifest) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *HandoffManifest) GetIntent() string {
+	if x != nil {
+		return x.Intent
+	}
+	return ""
+}
+
+// HandoffProducer is one member's result as a handoff carries it.
+type HandoffProducer struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its assignment.
+	AssignmentId string `protobuf:"bytes,1,opt,name=assignment_id,json=assignmentId,proto3" json:"assignment_id,omitempty"`
+	// The agent's name as the plan names it.
+	AgentName string `protobuf:"bytes,2,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
+	// `worker`, `reviewer` or `gate`.
+	Role string `protobuf:"bytes,3,opt,name=role,proto3" json:"role,omitempty"`
+	// The outcome the hub derived from its result.
+	Outcome string `protobuf:"bytes,4,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// Whether its result passed (a gate's verdict, a PASS review without blockers).
+	Passed bool `protobuf:"varint,5,opt,name=passed,proto3" json:"passed,omitempty"`
+	// Whether the join counted it toward the step's outcome.
+	Counted bool `protobuf:"varint,6,opt,name=counted,proto3" json:"counted,omitempty"`
+	// `counted`, or why not (for example `same provider as <agent>`).
+	Why string `protobuf:"bytes,7,opt,name=why,proto3" json:"why,omitempty"`
+	// Its summary, as returned (at most 4,000 characters).
+	Summary string `protobuf:"bytes,8,opt,name=summary,proto3" json:"summary,omitempty"`
+	// The blockers a review reported.
+	Blockers int32 `protobuf:"varint,9,opt,name=blockers,proto3" json:"blockers,omitempty"`
+	// Artifact name to SHA-256 hex, as reported.
+	Artifacts map[string]string `protobuf:"bytes,10,rep,name=artifacts,proto3" json:"artifacts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The commit its work is on (full hex; empty: none).
+	Commit string `protobuf:"bytes,11,opt,name=commit,proto3" json:"commit,omitempty"`
+	// `sha256:` of the envelope it returned: the evidence reference.
+	ContentHash   string `protobuf:"bytes,12,opt,name=content_hash,json=contentHash,proto3" json:"content_hash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandoffProducer) Reset() {
+	*x = HandoffProducer{}
+	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandoffProducer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandoffProducer) ProtoMessage() {}
+
+func (x *HandoffProducer) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandoffProducer.ProtoReflect.Descriptor instead.
+func (*HandoffProducer) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_workflow_steps_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *HandoffProducer) GetAssignmentId() string {
+	if x != nil {
+		return x.AssignmentId
+	}
+	return ""
+}
+
+func (x *HandoffProducer) GetAgentName() string {
+	if x != nil {
+		return x.AgentName
+	}
+	return ""
+}
+
+func (x *HandoffProducer) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *HandoffProducer) GetOutcome() string {
+	if x != nil {
+		return x.Outcome
+	}
+	return ""
+}
+
+func (x *HandoffProducer) GetPassed() bool {
+	if x != nil {
+		return x.Passed
+	}
+	return false
+}
+
+func (x *HandoffProducer) GetCounted() bool {
+	if x != nil {
+		return x.Counted
+	}
+	return false
+}
+
+func (x *HandoffProducer) GetWhy() string {
+	if x != nil {
+		return x.Why
+	}
+	return ""
+}
+
+func (x *HandoffProducer) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+func (x *HandoffProducer) GetBlockers() int32 {
+	if x != nil {
+		return x.Blockers
+	}
+	return 0
+}
+
+func (x *HandoffProducer) GetArtifacts() map[string]string {
+	if x != nil {
+		return x.Artifacts
+	}
+	return nil
+}
+
+func (x *HandoffProducer) GetCommit() string {
+	if x != nil {
+		return x.Commit
+	}
+	return ""
+}
+
+func (x *HandoffProducer) GetContentHash() string {
+	if x != nil {
+		return x.ContentHash
+	}
+	return ""
+}
+
 // WorkflowRunEvent is one entry of a step run's log (`kxm.run-event.v1`).
 type WorkflowRunEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -539,7 +816,7 @@ type WorkflowRunEvent struct {
 
 func (x *WorkflowRunEvent) Reset() {
 	*x = WorkflowRunEvent{}
-	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[2]
+	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -551,7 +828,7 @@ func (x *WorkflowRunEvent) String() string {
 func (*WorkflowRunEvent) ProtoMessage() {}
 
 func (x *WorkflowRunEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[2]
+	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -564,7 +841,7 @@ func (x *WorkflowRunEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkflowRunEvent.ProtoReflect.Descriptor instead.
 func (*WorkflowRunEvent) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_steps_proto_rawDescGZIP(), []int{2}
+	return file_kxm_v1_workflow_steps_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *WorkflowRunEvent) GetSequence() int64 {
@@ -614,7 +891,7 @@ type StepRunInputs struct {
 
 func (x *StepRunInputs) Reset() {
 	*x = StepRunInputs{}
-	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[3]
+	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -626,7 +903,7 @@ func (x *StepRunInputs) String() string {
 func (*StepRunInputs) ProtoMessage() {}
 
 func (x *StepRunInputs) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[3]
+	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -639,7 +916,7 @@ func (x *StepRunInputs) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StepRunInputs.ProtoReflect.Descriptor instead.
 func (*StepRunInputs) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_steps_proto_rawDescGZIP(), []int{3}
+	return file_kxm_v1_workflow_steps_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *StepRunInputs) GetRepository() string {
@@ -692,7 +969,7 @@ type StepInputFile struct {
 
 func (x *StepInputFile) Reset() {
 	*x = StepInputFile{}
-	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[4]
+	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -704,7 +981,7 @@ func (x *StepInputFile) String() string {
 func (*StepInputFile) ProtoMessage() {}
 
 func (x *StepInputFile) ProtoReflect() protoreflect.Message {
-	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[4]
+	mi := &file_kxm_v1_workflow_steps_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -717,7 +994,7 @@ func (x *StepInputFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StepInputFile.ProtoReflect.Descriptor instead.
 func (*StepInputFile) Descriptor() ([]byte, []int) {
-	return file_kxm_v1_workflow_steps_proto_rawDescGZIP(), []int{4}
+	return file_kxm_v1_workflow_steps_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *StepInputFile) GetType() string {
@@ -768,7 +1045,7 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"\x06passed\x18\x0e \x01(\bR\x06passed\x12!\n" +
 	"\fcontent_hash\x18\x0f \x01(\tR\vcontentHash\x12\x1e\n" +
 	"\bcost_usd\x18\x10 \x01(\x01H\x00R\acostUsd\x88\x01\x01B\v\n" +
-	"\t_cost_usd\"\xdf\x06\n" +
+	"\t_cost_usd\"\x92\a\n" +
 	"\fStepRunState\x12&\n" +
 	"\x0fcurrent_step_id\x18\x01 \x01(\tR\rcurrentStepId\x12!\n" +
 	"\fstep_attempt\x18\x02 \x01(\x05R\vstepAttempt\x12'\n" +
@@ -789,13 +1066,47 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"\flast_outcome\x18\x0e \x01(\tR\vlastOutcome\x12\x1a\n" +
 	"\bsequence\x18\x0f \x01(\x03R\bsequence\x123\n" +
 	"\breceipts\x18\x10 \x03(\v2\x17.kxm.v1.TerminalReceiptR\breceipts\x12'\n" +
-	"\x0fmemory_revision\x18\x11 \x01(\tR\x0ememoryRevision\x1a;\n" +
+	"\x0fmemory_revision\x18\x11 \x01(\tR\x0ememoryRevision\x121\n" +
+	"\ahandoff\x18\x12 \x01(\v2\x17.kxm.v1.HandoffManifestR\ahandoff\x1a;\n" +
 	"\rAttemptsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\x1a;\n" +
 	"\rEdgeUsesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"\xa5\x01\n" +
+	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"\xe3\x02\n" +
+	"\x0fHandoffManifest\x12\x1d\n" +
+	"\n" +
+	"handoff_id\x18\x01 \x01(\tR\thandoffId\x12 \n" +
+	"\ffrom_step_id\x18\x02 \x01(\tR\n" +
+	"fromStepId\x12*\n" +
+	"\x11from_step_attempt\x18\x03 \x01(\x05R\x0ffromStepAttempt\x12\x18\n" +
+	"\aoutcome\x18\x04 \x01(\tR\aoutcome\x12\x1c\n" +
+	"\n" +
+	"to_step_id\x18\x05 \x01(\tR\btoStepId\x12\x1f\n" +
+	"\vbase_commit\x18\x06 \x01(\tR\n" +
+	"baseCommit\x125\n" +
+	"\tproducers\x18\a \x03(\v2\x17.kxm.v1.HandoffProducerR\tproducers\x12;\n" +
+	"\vcreate_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12\x16\n" +
+	"\x06intent\x18\t \x01(\tR\x06intent\"\xbc\x03\n" +
+	"\x0fHandoffProducer\x12#\n" +
+	"\rassignment_id\x18\x01 \x01(\tR\fassignmentId\x12\x1d\n" +
+	"\n" +
+	"agent_name\x18\x02 \x01(\tR\tagentName\x12\x12\n" +
+	"\x04role\x18\x03 \x01(\tR\x04role\x12\x18\n" +
+	"\aoutcome\x18\x04 \x01(\tR\aoutcome\x12\x16\n" +
+	"\x06passed\x18\x05 \x01(\bR\x06passed\x12\x18\n" +
+	"\acounted\x18\x06 \x01(\bR\acounted\x12\x10\n" +
+	"\x03why\x18\a \x01(\tR\x03why\x12\x18\n" +
+	"\asummary\x18\b \x01(\tR\asummary\x12\x1a\n" +
+	"\bblockers\x18\t \x01(\x05R\bblockers\x12D\n" +
+	"\tartifacts\x18\n" +
+	" \x03(\v2&.kxm.v1.HandoffProducer.ArtifactsEntryR\tartifacts\x12\x16\n" +
+	"\x06commit\x18\v \x01(\tR\x06commit\x12!\n" +
+	"\fcontent_hash\x18\f \x01(\tR\vcontentHash\x1a<\n" +
+	"\x0eArtifactsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa5\x01\n" +
 	"\x10WorkflowRunEvent\x12\x1a\n" +
 	"\bsequence\x18\x01 \x01(\x03R\bsequence\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x121\n" +
@@ -843,40 +1154,47 @@ func file_kxm_v1_workflow_steps_proto_rawDescGZIP() []byte {
 }
 
 var file_kxm_v1_workflow_steps_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_kxm_v1_workflow_steps_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_kxm_v1_workflow_steps_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_kxm_v1_workflow_steps_proto_goTypes = []any{
 	(StepPhase)(0),                // 0: kxm.v1.StepPhase
 	(AssignmentState)(0),          // 1: kxm.v1.AssignmentState
 	(*StepAssignment)(nil),        // 2: kxm.v1.StepAssignment
 	(*StepRunState)(nil),          // 3: kxm.v1.StepRunState
-	(*WorkflowRunEvent)(nil),      // 4: kxm.v1.WorkflowRunEvent
-	(*StepRunInputs)(nil),         // 5: kxm.v1.StepRunInputs
-	(*StepInputFile)(nil),         // 6: kxm.v1.StepInputFile
-	nil,                           // 7: kxm.v1.StepRunState.AttemptsEntry
-	nil,                           // 8: kxm.v1.StepRunState.EdgeUsesEntry
-	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
-	(*TerminalReceipt)(nil),       // 10: kxm.v1.TerminalReceipt
-	(*structpb.Struct)(nil),       // 11: google.protobuf.Struct
+	(*HandoffManifest)(nil),       // 4: kxm.v1.HandoffManifest
+	(*HandoffProducer)(nil),       // 5: kxm.v1.HandoffProducer
+	(*WorkflowRunEvent)(nil),      // 6: kxm.v1.WorkflowRunEvent
+	(*StepRunInputs)(nil),         // 7: kxm.v1.StepRunInputs
+	(*StepInputFile)(nil),         // 8: kxm.v1.StepInputFile
+	nil,                           // 9: kxm.v1.StepRunState.AttemptsEntry
+	nil,                           // 10: kxm.v1.StepRunState.EdgeUsesEntry
+	nil,                           // 11: kxm.v1.HandoffProducer.ArtifactsEntry
+	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
+	(*TerminalReceipt)(nil),       // 13: kxm.v1.TerminalReceipt
+	(*structpb.Struct)(nil),       // 14: google.protobuf.Struct
 }
 var file_kxm_v1_workflow_steps_proto_depIdxs = []int32{
 	1,  // 0: kxm.v1.StepAssignment.state:type_name -> kxm.v1.AssignmentState
-	9,  // 1: kxm.v1.StepAssignment.create_time:type_name -> google.protobuf.Timestamp
-	9,  // 2: kxm.v1.StepAssignment.expire_time:type_name -> google.protobuf.Timestamp
-	9,  // 3: kxm.v1.StepAssignment.end_time:type_name -> google.protobuf.Timestamp
+	12, // 1: kxm.v1.StepAssignment.create_time:type_name -> google.protobuf.Timestamp
+	12, // 2: kxm.v1.StepAssignment.expire_time:type_name -> google.protobuf.Timestamp
+	12, // 3: kxm.v1.StepAssignment.end_time:type_name -> google.protobuf.Timestamp
 	0,  // 4: kxm.v1.StepRunState.phase:type_name -> kxm.v1.StepPhase
 	2,  // 5: kxm.v1.StepRunState.assignments:type_name -> kxm.v1.StepAssignment
-	7,  // 6: kxm.v1.StepRunState.attempts:type_name -> kxm.v1.StepRunState.AttemptsEntry
-	8,  // 7: kxm.v1.StepRunState.edge_uses:type_name -> kxm.v1.StepRunState.EdgeUsesEntry
-	10, // 8: kxm.v1.StepRunState.receipts:type_name -> kxm.v1.TerminalReceipt
-	11, // 9: kxm.v1.WorkflowRunEvent.payload:type_name -> google.protobuf.Struct
-	9,  // 10: kxm.v1.WorkflowRunEvent.time:type_name -> google.protobuf.Timestamp
-	6,  // 11: kxm.v1.StepRunInputs.files:type_name -> kxm.v1.StepInputFile
-	11, // 12: kxm.v1.StepRunInputs.diagnostic_handoff:type_name -> google.protobuf.Struct
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	9,  // 6: kxm.v1.StepRunState.attempts:type_name -> kxm.v1.StepRunState.AttemptsEntry
+	10, // 7: kxm.v1.StepRunState.edge_uses:type_name -> kxm.v1.StepRunState.EdgeUsesEntry
+	13, // 8: kxm.v1.StepRunState.receipts:type_name -> kxm.v1.TerminalReceipt
+	4,  // 9: kxm.v1.StepRunState.handoff:type_name -> kxm.v1.HandoffManifest
+	5,  // 10: kxm.v1.HandoffManifest.producers:type_name -> kxm.v1.HandoffProducer
+	12, // 11: kxm.v1.HandoffManifest.create_time:type_name -> google.protobuf.Timestamp
+	11, // 12: kxm.v1.HandoffProducer.artifacts:type_name -> kxm.v1.HandoffProducer.ArtifactsEntry
+	14, // 13: kxm.v1.WorkflowRunEvent.payload:type_name -> google.protobuf.Struct
+	12, // 14: kxm.v1.WorkflowRunEvent.time:type_name -> google.protobuf.Timestamp
+	8,  // 15: kxm.v1.StepRunInputs.files:type_name -> kxm.v1.StepInputFile
+	14, // 16: kxm.v1.StepRunInputs.diagnostic_handoff:type_name -> google.protobuf.Struct
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_workflow_steps_proto_init() }
@@ -892,7 +1210,7 @@ func file_kxm_v1_workflow_steps_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_workflow_steps_proto_rawDesc), len(file_kxm_v1_workflow_steps_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   7,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

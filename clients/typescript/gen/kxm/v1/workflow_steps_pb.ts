@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/workflow_steps.proto.
  */
 export const file_kxm_v1_workflow_steps: GenFile = /*@__PURE__*/
-  fileDesc("ChtreG0vdjEvd29ya2Zsb3dfc3RlcHMucHJvdG8SBmt4bS52MSKtAwoOU3RlcEFzc2lnbm1lbnQSCgoCaWQYASABKAkSDwoHc3RlcF9pZBgCIAEoCRIUCgxzdGVwX2F0dGVtcHQYAyABKAUSDQoFaW5kZXgYBCABKAUSEgoKYWdlbnRfbmFtZRgFIAEoCRIQCghhZ2VudF9pZBgGIAEoCRIMCgRyb2xlGAcgASgJEiYKBXN0YXRlGAggASgOMhcua3htLnYxLkFzc2lnbm1lbnRTdGF0ZRIvCgtjcmVhdGVfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZXhwaXJlX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgplbmRfcmVhc29uGAwgASgJEg8KB291dGNvbWUYDSABKAkSDgoGcGFzc2VkGA4gASgIEhQKDGNvbnRlbnRfaGFzaBgPIAEoCRIVCghjb3N0X3VzZBgQIAEoAUgAiAEBQgsKCV9jb3N0X3VzZCLsBAoMU3RlcFJ1blN0YXRlEhcKD2N1cnJlbnRfc3RlcF9pZBgBIAEoCRIUCgxzdGVwX2F0dGVtcHQYAiABKAUSIAoFcGhhc2UYAyABKA4yES5reG0udjEuU3RlcFBoYXNlEisKC2Fzc2lnbm1lbnRzGAQgAygLMhYua3htLnYxLlN0ZXBBc3NpZ25tZW50EjQKCGF0dGVtcHRzGAUgAygLMiIua3htLnYxLlN0ZXBSdW5TdGF0ZS5BdHRlbXB0c0VudHJ5EjUKCWVkZ2VfdXNlcxgGIAMoCzIiLmt4bS52MS5TdGVwUnVuU3RhdGUuRWRnZVVzZXNFbnRyeRITCgt0cmFuc2l0aW9ucxgHIAEoBRIZChF0cmFuc2l0aW9uX2J1ZGdldBgIIAEoBRIQCghjb3N0X3VzZBgJIAEoARIZChF1bm1ldGVyZWRfcmVzdWx0cxgKIAEoBRISCgpwbGFuX3ZhbHVlGAsgASgJEhMKC2hlYWRfY29tbWl0GAwgASgJEh0KFWJsb2NrZWRfYXNzaWdubWVudF9pZBgNIAEoCRIUCgxsYXN0X291dGNvbWUYDiABKAkSEAoIc2VxdWVuY2UYDyABKAMSKQoIcmVjZWlwdHMYECADKAsyFy5reG0udjEuVGVybWluYWxSZWNlaXB0EhcKD21lbW9yeV9yZXZpc2lvbhgRIAEoCRovCg1BdHRlbXB0c0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBToCOAEaLwoNRWRnZVVzZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAU6AjgBIoYBChBXb3JrZmxvd1J1bkV2ZW50EhAKCHNlcXVlbmNlGAEgASgDEgwKBHR5cGUYAiABKAkSKAoHcGF5bG9hZBgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSKAoEdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiogEKDVN0ZXBSdW5JbnB1dHMSEgoKcmVwb3NpdG9yeRgBIAEoCRITCgtiYXNlX2NvbW1pdBgCIAEoCRIkCgVmaWxlcxgDIAMoCzIVLmt4bS52MS5TdGVwSW5wdXRGaWxlEjMKEmRpYWdub3N0aWNfaGFuZG9mZhgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSDQoFbm90ZXMYBSABKAkiOwoNU3RlcElucHV0RmlsZRIMCgR0eXBlGAEgASgJEgwKBHBhdGgYAiABKAkSDgoGc2hhMjU2GAMgASgJKpsBCglTdGVwUGhhc2USGgoWU1RFUF9QSEFTRV9VTlNQRUNJRklFRBAAEhgKFFNURVBfUEhBU0VfQVNTSUdOSU5HEAESFgoSU1RFUF9QSEFTRV9XT1JLSU5HEAISIAocU1RFUF9QSEFTRV9BV0FJVElOR19BUFBST1ZBTBADEh4KGlNURVBfUEhBU0VfQVdBSVRJTkdfU0lHTkFMEAQqzQEKD0Fzc2lnbm1lbnRTdGF0ZRIgChxBU1NJR05NRU5UX1NUQVRFX1VOU1BFQ0lGSUVEEAASGQoVQVNTSUdOTUVOVF9TVEFURV9PUEVOEAESHgoaQVNTSUdOTUVOVF9TVEFURV9DT01QTEVURUQQAhIcChhBU1NJR05NRU5UX1NUQVRFX0VYUElSRUQQAxIfChtBU1NJR05NRU5UX1NUQVRFX1NVUEVSU0VERUQQBBIeChpBU1NJR05NRU5UX1NUQVRFX0NBTkNFTExFRBAFQoIBCgpkZXYua3htLnYxQhJXb3JrZmxvd1N0ZXBzUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_envelopes]);
+  fileDesc("ChtreG0vdjEvd29ya2Zsb3dfc3RlcHMucHJvdG8SBmt4bS52MSKtAwoOU3RlcEFzc2lnbm1lbnQSCgoCaWQYASABKAkSDwoHc3RlcF9pZBgCIAEoCRIUCgxzdGVwX2F0dGVtcHQYAyABKAUSDQoFaW5kZXgYBCABKAUSEgoKYWdlbnRfbmFtZRgFIAEoCRIQCghhZ2VudF9pZBgGIAEoCRIMCgRyb2xlGAcgASgJEiYKBXN0YXRlGAggASgOMhcua3htLnYxLkFzc2lnbm1lbnRTdGF0ZRIvCgtjcmVhdGVfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZXhwaXJlX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgplbmRfcmVhc29uGAwgASgJEg8KB291dGNvbWUYDSABKAkSDgoGcGFzc2VkGA4gASgIEhQKDGNvbnRlbnRfaGFzaBgPIAEoCRIVCghjb3N0X3VzZBgQIAEoAUgAiAEBQgsKCV9jb3N0X3VzZCKWBQoMU3RlcFJ1blN0YXRlEhcKD2N1cnJlbnRfc3RlcF9pZBgBIAEoCRIUCgxzdGVwX2F0dGVtcHQYAiABKAUSIAoFcGhhc2UYAyABKA4yES5reG0udjEuU3RlcFBoYXNlEisKC2Fzc2lnbm1lbnRzGAQgAygLMhYua3htLnYxLlN0ZXBBc3NpZ25tZW50EjQKCGF0dGVtcHRzGAUgAygLMiIua3htLnYxLlN0ZXBSdW5TdGF0ZS5BdHRlbXB0c0VudHJ5EjUKCWVkZ2VfdXNlcxgGIAMoCzIiLmt4bS52MS5TdGVwUnVuU3RhdGUuRWRnZVVzZXNFbnRyeRITCgt0cmFuc2l0aW9ucxgHIAEoBRIZChF0cmFuc2l0aW9uX2J1ZGdldBgIIAEoBRIQCghjb3N0X3VzZBgJIAEoARIZChF1bm1ldGVyZWRfcmVzdWx0cxgKIAEoBRISCgpwbGFuX3ZhbHVlGAsgASgJEhMKC2hlYWRfY29tbWl0GAwgASgJEh0KFWJsb2NrZWRfYXNzaWdubWVudF9pZBgNIAEoCRIUCgxsYXN0X291dGNvbWUYDiABKAkSEAoIc2VxdWVuY2UYDyABKAMSKQoIcmVjZWlwdHMYECADKAsyFy5reG0udjEuVGVybWluYWxSZWNlaXB0EhcKD21lbW9yeV9yZXZpc2lvbhgRIAEoCRIoCgdoYW5kb2ZmGBIgASgLMhcua3htLnYxLkhhbmRvZmZNYW5pZmVzdBovCg1BdHRlbXB0c0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBToCOAEaLwoNRWRnZVVzZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAU6AjgBIv0BCg9IYW5kb2ZmTWFuaWZlc3QSEgoKaGFuZG9mZl9pZBgBIAEoCRIUCgxmcm9tX3N0ZXBfaWQYAiABKAkSGQoRZnJvbV9zdGVwX2F0dGVtcHQYAyABKAUSDwoHb3V0Y29tZRgEIAEoCRISCgp0b19zdGVwX2lkGAUgASgJEhMKC2Jhc2VfY29tbWl0GAYgASgJEioKCXByb2R1Y2VycxgHIAMoCzIXLmt4bS52MS5IYW5kb2ZmUHJvZHVjZXISLwoLY3JlYXRlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBmludGVudBgJIAEoCSK/AgoPSGFuZG9mZlByb2R1Y2VyEhUKDWFzc2lnbm1lbnRfaWQYASABKAkSEgoKYWdlbnRfbmFtZRgCIAEoCRIMCgRyb2xlGAMgASgJEg8KB291dGNvbWUYBCABKAkSDgoGcGFzc2VkGAUgASgIEg8KB2NvdW50ZWQYBiABKAgSCwoDd2h5GAcgASgJEg8KB3N1bW1hcnkYCCABKAkSEAoIYmxvY2tlcnMYCSABKAUSOQoJYXJ0aWZhY3RzGAogAygLMiYua3htLnYxLkhhbmRvZmZQcm9kdWNlci5BcnRpZmFjdHNFbnRyeRIOCgZjb21taXQYCyABKAkSFAoMY29udGVudF9oYXNoGAwgASgJGjAKDkFydGlmYWN0c0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEihgEKEFdvcmtmbG93UnVuRXZlbnQSEAoIc2VxdWVuY2UYASABKAMSDAoEdHlwZRgCIAEoCRIoCgdwYXlsb2FkGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKiAQoNU3RlcFJ1bklucHV0cxISCgpyZXBvc2l0b3J5GAEgASgJEhMKC2Jhc2VfY29tbWl0GAIgASgJEiQKBWZpbGVzGAMgAygLMhUua3htLnYxLlN0ZXBJbnB1dEZpbGUSMwoSZGlhZ25vc3RpY19oYW5kb2ZmGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBINCgVub3RlcxgFIAEoCSI7Cg1TdGVwSW5wdXRGaWxlEgwKBHR5cGUYASABKAkSDAoEcGF0aBgCIAEoCRIOCgZzaGEyNTYYAyABKAkqmwEKCVN0ZXBQaGFzZRIaChZTVEVQX1BIQVNFX1VOU1BFQ0lGSUVEEAASGAoUU1RFUF9QSEFTRV9BU1NJR05JTkcQARIWChJTVEVQX1BIQVNFX1dPUktJTkcQAhIgChxTVEVQX1BIQVNFX0FXQUlUSU5HX0FQUFJPVkFMEAMSHgoaU1RFUF9QSEFTRV9BV0FJVElOR19TSUdOQUwQBCrNAQoPQXNzaWdubWVudFN0YXRlEiAKHEFTU0lHTk1FTlRfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVBU1NJR05NRU5UX1NUQVRFX09QRU4QARIeChpBU1NJR05NRU5UX1NUQVRFX0NPTVBMRVRFRBACEhwKGEFTU0lHTk1FTlRfU1RBVEVfRVhQSVJFRBADEh8KG0FTU0lHTk1FTlRfU1RBVEVfU1VQRVJTRURFRBAEEh4KGkFTU0lHTk1FTlRfU1RBVEVfQ0FOQ0VMTEVEEAVCggEKCmRldi5reG0udjFCEldvcmtmbG93U3RlcHNQcm90b1ABWidreG0uZGV2L2h1Yi9jbGllbnRzL2dvL2dlbi9reG0vdjE7a3htdjGiAgNLWFiqAgZLeG0uVjHKAgZLeG1cVjHiAhJLeG1cVjFcR1BCTWV0YWRhdGHqAgdLeG06OlYxYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_envelopes]);
 
 /**
  * StepAssignment is one assignment of a step run's current attempt.
@@ -268,6 +268,14 @@ export type StepRunState = Message<"kxm.v1.StepRunState"> & {
    * @generated from field: string memory_revision = 17;
    */
   memoryRevision: string;
+
+  /**
+   * What the last step the run moved on from handed to the step it entered (unset before the run's
+   * first transition).
+   *
+   * @generated from field: kxm.v1.HandoffManifest handoff = 18;
+   */
+  handoff?: HandoffManifest | undefined;
 };
 
 /**
@@ -276,6 +284,185 @@ export type StepRunState = Message<"kxm.v1.StepRunState"> & {
  */
 export const StepRunStateSchema: GenMessage<StepRunState> = /*@__PURE__*/
   messageDesc(file_kxm_v1_workflow_steps, 1);
+
+/**
+ * HandoffManifest is what a step handed to the next one when the run moved on
+ * (`kxm.handoff-manifest.v1`, spec §5.13): the outcome it settled on and each result its members
+ * returned, counted or not.
+ *
+ * @generated from message kxm.v1.HandoffManifest
+ */
+export type HandoffManifest = Message<"kxm.v1.HandoffManifest"> & {
+  /**
+   * `hnd_` and 16 hex digits, derived from the run, the step and attempt it comes from, and the
+   * step it goes to: the same handoff has the same id.
+   *
+   * @generated from field: string handoff_id = 1;
+   */
+  handoffId: string;
+
+  /**
+   * The step the run moved on from.
+   *
+   * @generated from field: string from_step_id = 2;
+   */
+  fromStepId: string;
+
+  /**
+   * That step's attempt (from 1).
+   *
+   * @generated from field: int32 from_step_attempt = 3;
+   */
+  fromStepAttempt: number;
+
+  /**
+   * The outcome it settled on (the transition taken).
+   *
+   * @generated from field: string outcome = 4;
+   */
+  outcome: string;
+
+  /**
+   * The step the run entered.
+   *
+   * @generated from field: string to_step_id = 5;
+   */
+  toStepId: string;
+
+  /**
+   * The run's head commit when it moved on: the base of the next step's work (empty: none).
+   *
+   * @generated from field: string base_commit = 6;
+   */
+  baseCommit: string;
+
+  /**
+   * Each member of the step that returned a result, in birth order.
+   *
+   * @generated from field: repeated kxm.v1.HandoffProducer producers = 7;
+   */
+  producers: HandoffProducer[];
+
+  /**
+   * When the run moved on.
+   *
+   * @generated from field: google.protobuf.Timestamp create_time = 8;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * Set in an assignment's packet: `request_review` (the assignment reviews), `dispatch_fix` (its
+   * step runs again: the producers say what to fix), or `dispatch`. Empty in a run's state.
+   *
+   * @generated from field: string intent = 9;
+   */
+  intent: string;
+};
+
+/**
+ * Describes the message kxm.v1.HandoffManifest.
+ * Use `create(HandoffManifestSchema)` to create a new message.
+ */
+export const HandoffManifestSchema: GenMessage<HandoffManifest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_steps, 2);
+
+/**
+ * HandoffProducer is one member's result as a handoff carries it.
+ *
+ * @generated from message kxm.v1.HandoffProducer
+ */
+export type HandoffProducer = Message<"kxm.v1.HandoffProducer"> & {
+  /**
+   * Its assignment.
+   *
+   * @generated from field: string assignment_id = 1;
+   */
+  assignmentId: string;
+
+  /**
+   * The agent's name as the plan names it.
+   *
+   * @generated from field: string agent_name = 2;
+   */
+  agentName: string;
+
+  /**
+   * `worker`, `reviewer` or `gate`.
+   *
+   * @generated from field: string role = 3;
+   */
+  role: string;
+
+  /**
+   * The outcome the hub derived from its result.
+   *
+   * @generated from field: string outcome = 4;
+   */
+  outcome: string;
+
+  /**
+   * Whether its result passed (a gate's verdict, a PASS review without blockers).
+   *
+   * @generated from field: bool passed = 5;
+   */
+  passed: boolean;
+
+  /**
+   * Whether the join counted it toward the step's outcome.
+   *
+   * @generated from field: bool counted = 6;
+   */
+  counted: boolean;
+
+  /**
+   * `counted`, or why not (for example `same provider as <agent>`).
+   *
+   * @generated from field: string why = 7;
+   */
+  why: string;
+
+  /**
+   * Its summary, as returned (at most 4,000 characters).
+   *
+   * @generated from field: string summary = 8;
+   */
+  summary: string;
+
+  /**
+   * The blockers a review reported.
+   *
+   * @generated from field: int32 blockers = 9;
+   */
+  blockers: number;
+
+  /**
+   * Artifact name to SHA-256 hex, as reported.
+   *
+   * @generated from field: map<string, string> artifacts = 10;
+   */
+  artifacts: { [key: string]: string };
+
+  /**
+   * The commit its work is on (full hex; empty: none).
+   *
+   * @generated from field: string commit = 11;
+   */
+  commit: string;
+
+  /**
+   * `sha256:` of the envelope it returned: the evidence reference.
+   *
+   * @generated from field: string content_hash = 12;
+   */
+  contentHash: string;
+};
+
+/**
+ * Describes the message kxm.v1.HandoffProducer.
+ * Use `create(HandoffProducerSchema)` to create a new message.
+ */
+export const HandoffProducerSchema: GenMessage<HandoffProducer> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_workflow_steps, 3);
 
 /**
  * WorkflowRunEvent is one entry of a step run's log (`kxm.run-event.v1`).
@@ -317,7 +504,7 @@ export type WorkflowRunEvent = Message<"kxm.v1.WorkflowRunEvent"> & {
  * Use `create(WorkflowRunEventSchema)` to create a new message.
  */
 export const WorkflowRunEventSchema: GenMessage<WorkflowRunEvent> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_steps, 2);
+  messageDesc(file_kxm_v1_workflow_steps, 4);
 
 /**
  * StepRunInputs is what a step run starts with; every assignment carries it.
@@ -366,7 +553,7 @@ export type StepRunInputs = Message<"kxm.v1.StepRunInputs"> & {
  * Use `create(StepRunInputsSchema)` to create a new message.
  */
 export const StepRunInputsSchema: GenMessage<StepRunInputs> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_steps, 3);
+  messageDesc(file_kxm_v1_workflow_steps, 5);
 
 /**
  * StepInputFile is a file a step run depends on.
@@ -401,7 +588,7 @@ export type StepInputFile = Message<"kxm.v1.StepInputFile"> & {
  * Use `create(StepInputFileSchema)` to create a new message.
  */
 export const StepInputFileSchema: GenMessage<StepInputFile> = /*@__PURE__*/
-  messageDesc(file_kxm_v1_workflow_steps, 4);
+  messageDesc(file_kxm_v1_workflow_steps, 6);
 
 /**
  * StepPhase is what a step run's current step waits for.

@@ -366,6 +366,47 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int HANDOFF_FIELD_NUMBER = 7;
+  private dev.kxm.v1.HandoffManifest handoff_;
+  /**
+   * <pre>
+   * What the step before this one handed over, with the intent for this assignment; unset for
+   * the run's first step.
+   * </pre>
+   *
+   * <code>.kxm.v1.HandoffManifest handoff = 7 [json_name = "handoff"];</code>
+   * @return Whether the handoff field is set.
+   */
+  @java.lang.Override
+  public boolean hasHandoff() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * What the step before this one handed over, with the intent for this assignment; unset for
+   * the run's first step.
+   * </pre>
+   *
+   * <code>.kxm.v1.HandoffManifest handoff = 7 [json_name = "handoff"];</code>
+   * @return The handoff.
+   */
+  @java.lang.Override
+  public dev.kxm.v1.HandoffManifest getHandoff() {
+    return handoff_ == null ? dev.kxm.v1.HandoffManifest.getDefaultInstance() : handoff_;
+  }
+  /**
+   * <pre>
+   * What the step before this one handed over, with the intent for this assignment; unset for
+   * the run's first step.
+   * </pre>
+   *
+   * <code>.kxm.v1.HandoffManifest handoff = 7 [json_name = "handoff"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.HandoffManifestOrBuilder getHandoffOrBuilder() {
+    return handoff_ == null ? dev.kxm.v1.HandoffManifest.getDefaultInstance() : handoff_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -398,6 +439,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(memoryRevision_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 6, memoryRevision_);
     }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(7, getHandoff());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -425,6 +469,10 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(memoryRevision_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(6, memoryRevision_);
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(7, getHandoff());
     }
     return size;
   }
@@ -465,6 +513,11 @@ private static final long serialVersionUID = 0L;
         .equals(other.getUnresolvedGapsList())) return false;
     if (!getMemoryRevision()
         .equals(other.getMemoryRevision())) return false;
+    if (hasHandoff() != other.hasHandoff()) return false;
+    if (hasHandoff()) {
+      if (!getHandoff()
+          .equals(other.getHandoff())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -492,6 +545,10 @@ private static final long serialVersionUID = 0L;
     }
     hash = (37 * hash) + MEMORY_REVISION_FIELD_NUMBER;
     hash = (53 * hash) + getMemoryRevision().hashCode();
+    if (hasHandoff()) {
+      hash = (37 * hash) + HANDOFF_FIELD_NUMBER;
+      hash = (53 * hash) + getHandoff().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -628,6 +685,7 @@ private static final long serialVersionUID = 0L;
       if (com.google.protobuf.GeneratedMessage
               .alwaysUseFieldBuilders) {
         internalGetPacketFieldBuilder();
+        internalGetHandoffFieldBuilder();
       }
     }
     @java.lang.Override
@@ -645,6 +703,11 @@ private static final long serialVersionUID = 0L;
       unresolvedGaps_ =
           com.google.protobuf.LazyStringArrayList.emptyList();
       memoryRevision_ = "";
+      handoff_ = null;
+      if (handoffBuilder_ != null) {
+        handoffBuilder_.dispose();
+        handoffBuilder_ = null;
+      }
       return this;
     }
 
@@ -701,6 +764,12 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000020) != 0)) {
         result.memoryRevision_ = memoryRevision_;
       }
+      if (((from_bitField0_ & 0x00000040) != 0)) {
+        result.handoff_ = handoffBuilder_ == null
+            ? handoff_
+            : handoffBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -748,6 +817,9 @@ private static final long serialVersionUID = 0L;
         memoryRevision_ = other.memoryRevision_;
         bitField0_ |= 0x00000020;
         onChanged();
+      }
+      if (other.hasHandoff()) {
+        mergeHandoff(other.getHandoff());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -805,6 +877,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000020;
               break;
             } // case 50
+            case 58: {
+              input.readMessage(
+                  internalGetHandoffFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000040;
+              break;
+            } // case 58
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1555,6 +1634,170 @@ private static final long serialVersionUID = 0L;
       bitField0_ |= 0x00000020;
       onChanged();
       return this;
+    }
+
+    private dev.kxm.v1.HandoffManifest handoff_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.HandoffManifest, dev.kxm.v1.HandoffManifest.Builder, dev.kxm.v1.HandoffManifestOrBuilder> handoffBuilder_;
+    /**
+     * <pre>
+     * What the step before this one handed over, with the intent for this assignment; unset for
+     * the run's first step.
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 7 [json_name = "handoff"];</code>
+     * @return Whether the handoff field is set.
+     */
+    public boolean hasHandoff() {
+      return ((bitField0_ & 0x00000040) != 0);
+    }
+    /**
+     * <pre>
+     * What the step before this one handed over, with the intent for this assignment; unset for
+     * the run's first step.
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 7 [json_name = "handoff"];</code>
+     * @return The handoff.
+     */
+    public dev.kxm.v1.HandoffManifest getHandoff() {
+      if (handoffBuilder_ == null) {
+        return handoff_ == null ? dev.kxm.v1.HandoffManifest.getDefaultInstance() : handoff_;
+      } else {
+        return handoffBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * What the step before this one handed over, with the intent for this assignment; unset for
+     * the run's first step.
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 7 [json_name = "handoff"];</code>
+     */
+    public Builder setHandoff(dev.kxm.v1.HandoffManifest value) {
+      if (handoffBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        handoff_ = value;
+      } else {
+        handoffBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the step before this one handed over, with the intent for this assignment; unset for
+     * the run's first step.
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 7 [json_name = "handoff"];</code>
+     */
+    public Builder setHandoff(
+        dev.kxm.v1.HandoffManifest.Builder builderForValue) {
+      if (handoffBuilder_ == null) {
+        handoff_ = builderForValue.build();
+      } else {
+        handoffBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the step before this one handed over, with the intent for this assignment; unset for
+     * the run's first step.
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 7 [json_name = "handoff"];</code>
+     */
+    public Builder mergeHandoff(dev.kxm.v1.HandoffManifest value) {
+      if (handoffBuilder_ == null) {
+        if (((bitField0_ & 0x00000040) != 0) &&
+          handoff_ != null &&
+          handoff_ != dev.kxm.v1.HandoffManifest.getDefaultInstance()) {
+          getHandoffBuilder().mergeFrom(value);
+        } else {
+          handoff_ = value;
+        }
+      } else {
+        handoffBuilder_.mergeFrom(value);
+      }
+      if (handoff_ != null) {
+        bitField0_ |= 0x00000040;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * What the step before this one handed over, with the intent for this assignment; unset for
+     * the run's first step.
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 7 [json_name = "handoff"];</code>
+     */
+    public Builder clearHandoff() {
+      bitField0_ = (bitField0_ & ~0x00000040);
+      handoff_ = null;
+      if (handoffBuilder_ != null) {
+        handoffBuilder_.dispose();
+        handoffBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the step before this one handed over, with the intent for this assignment; unset for
+     * the run's first step.
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 7 [json_name = "handoff"];</code>
+     */
+    public dev.kxm.v1.HandoffManifest.Builder getHandoffBuilder() {
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return internalGetHandoffFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * What the step before this one handed over, with the intent for this assignment; unset for
+     * the run's first step.
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 7 [json_name = "handoff"];</code>
+     */
+    public dev.kxm.v1.HandoffManifestOrBuilder getHandoffOrBuilder() {
+      if (handoffBuilder_ != null) {
+        return handoffBuilder_.getMessageOrBuilder();
+      } else {
+        return handoff_ == null ?
+            dev.kxm.v1.HandoffManifest.getDefaultInstance() : handoff_;
+      }
+    }
+    /**
+     * <pre>
+     * What the step before this one handed over, with the intent for this assignment; unset for
+     * the run's first step.
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 7 [json_name = "handoff"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.HandoffManifest, dev.kxm.v1.HandoffManifest.Builder, dev.kxm.v1.HandoffManifestOrBuilder> 
+        internalGetHandoffFieldBuilder() {
+      if (handoffBuilder_ == null) {
+        handoffBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.kxm.v1.HandoffManifest, dev.kxm.v1.HandoffManifest.Builder, dev.kxm.v1.HandoffManifestOrBuilder>(
+                getHandoff(),
+                getParentForChildren(),
+                isClean());
+        handoff_ = null;
+      }
+      return handoffBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.AssignmentPacket)

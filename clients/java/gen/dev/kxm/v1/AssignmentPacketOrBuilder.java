@@ -184,4 +184,34 @@ public interface AssignmentPacketOrBuilder extends
    */
   com.google.protobuf.ByteString
       getMemoryRevisionBytes();
+
+  /**
+   * <pre>
+   * What the step before this one handed over, with the intent for this assignment; unset for
+   * the run's first step.
+   * </pre>
+   *
+   * <code>.kxm.v1.HandoffManifest handoff = 7 [json_name = "handoff"];</code>
+   * @return Whether the handoff field is set.
+   */
+  boolean hasHandoff();
+  /**
+   * <pre>
+   * What the step before this one handed over, with the intent for this assignment; unset for
+   * the run's first step.
+   * </pre>
+   *
+   * <code>.kxm.v1.HandoffManifest handoff = 7 [json_name = "handoff"];</code>
+   * @return The handoff.
+   */
+  dev.kxm.v1.HandoffManifest getHandoff();
+  /**
+   * <pre>
+   * What the step before this one handed over, with the intent for this assignment; unset for
+   * the run's first step.
+   * </pre>
+   *
+   * <code>.kxm.v1.HandoffManifest handoff = 7 [json_name = "handoff"];</code>
+   */
+  dev.kxm.v1.HandoffManifestOrBuilder getHandoffOrBuilder();
 }

@@ -75,6 +75,7 @@ private static final long serialVersionUID = 0L;
             dev.kxm.v1.StepRunState.class, dev.kxm.v1.StepRunState.Builder.class);
   }
 
+  private int bitField0_;
   public static final int CURRENT_STEP_ID_FIELD_NUMBER = 1;
   @SuppressWarnings("serial")
   private volatile java.lang.Object currentStepId_ = "";
@@ -785,6 +786,47 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int HANDOFF_FIELD_NUMBER = 18;
+  private dev.kxm.v1.HandoffManifest handoff_;
+  /**
+   * <pre>
+   * What the last step the run moved on from handed to the step it entered (unset before the run's
+   * first transition).
+   * </pre>
+   *
+   * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
+   * @return Whether the handoff field is set.
+   */
+  @java.lang.Override
+  public boolean hasHandoff() {
+    return ((bitField0_ & 0x00000001) != 0);
+  }
+  /**
+   * <pre>
+   * What the last step the run moved on from handed to the step it entered (unset before the run's
+   * first transition).
+   * </pre>
+   *
+   * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
+   * @return The handoff.
+   */
+  @java.lang.Override
+  public dev.kxm.v1.HandoffManifest getHandoff() {
+    return handoff_ == null ? dev.kxm.v1.HandoffManifest.getDefaultInstance() : handoff_;
+  }
+  /**
+   * <pre>
+   * What the last step the run moved on from handed to the step it entered (unset before the run's
+   * first transition).
+   * </pre>
+   *
+   * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
+   */
+  @java.lang.Override
+  public dev.kxm.v1.HandoffManifestOrBuilder getHandoffOrBuilder() {
+    return handoff_ == null ? dev.kxm.v1.HandoffManifest.getDefaultInstance() : handoff_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -855,6 +897,9 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(memoryRevision_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 17, memoryRevision_);
+    }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      output.writeMessage(18, getHandoff());
     }
     getUnknownFields().writeTo(output);
   }
@@ -944,6 +989,10 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(memoryRevision_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(17, memoryRevision_);
     }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(18, getHandoff());
+    }
     return size;
   }
   @java.lang.Override
@@ -1002,6 +1051,11 @@ private static final long serialVersionUID = 0L;
         .equals(other.getReceiptsList())) return false;
     if (!getMemoryRevision()
         .equals(other.getMemoryRevision())) return false;
+    if (hasHandoff() != other.hasHandoff()) return false;
+    if (hasHandoff()) {
+      if (!getHandoff()
+          .equals(other.getHandoff())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -1057,6 +1111,10 @@ private static final long serialVersionUID = 0L;
     }
     hash = (37 * hash) + MEMORY_REVISION_FIELD_NUMBER;
     hash = (53 * hash) + getMemoryRevision().hashCode();
+    if (hasHandoff()) {
+      hash = (37 * hash) + HANDOFF_FIELD_NUMBER;
+      hash = (53 * hash) + getHandoff().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -1206,13 +1264,21 @@ private static final long serialVersionUID = 0L;
 
     // Construct using dev.kxm.v1.StepRunState.newBuilder()
     private Builder() {
-
+      maybeForceBuilderInitialization();
     }
 
     private Builder(
         com.google.protobuf.GeneratedMessage.BuilderParent parent) {
       super(parent);
-
+      maybeForceBuilderInitialization();
+    }
+    private void maybeForceBuilderInitialization() {
+      if (com.google.protobuf.GeneratedMessage
+              .alwaysUseFieldBuilders) {
+        internalGetAssignmentsFieldBuilder();
+        internalGetReceiptsFieldBuilder();
+        internalGetHandoffFieldBuilder();
+      }
     }
     @java.lang.Override
     public Builder clear() {
@@ -1247,6 +1313,11 @@ private static final long serialVersionUID = 0L;
       }
       bitField0_ = (bitField0_ & ~0x00008000);
       memoryRevision_ = "";
+      handoff_ = null;
+      if (handoffBuilder_ != null) {
+        handoffBuilder_.dispose();
+        handoffBuilder_ = null;
+      }
       return this;
     }
 
@@ -1349,6 +1420,14 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00010000) != 0)) {
         result.memoryRevision_ = memoryRevision_;
       }
+      int to_bitField0_ = 0;
+      if (((from_bitField0_ & 0x00020000) != 0)) {
+        result.handoff_ = handoffBuilder_ == null
+            ? handoff_
+            : handoffBuilder_.build();
+        to_bitField0_ |= 0x00000001;
+      }
+      result.bitField0_ |= to_bitField0_;
     }
 
     @java.lang.Override
@@ -1471,6 +1550,9 @@ private static final long serialVersionUID = 0L;
         memoryRevision_ = other.memoryRevision_;
         bitField0_ |= 0x00010000;
         onChanged();
+      }
+      if (other.hasHandoff()) {
+        mergeHandoff(other.getHandoff());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1605,6 +1687,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00010000;
               break;
             } // case 138
+            case 146: {
+              input.readMessage(
+                  internalGetHandoffFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00020000;
+              break;
+            } // case 146
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -3436,6 +3525,170 @@ private static final long serialVersionUID = 0L;
       bitField0_ |= 0x00010000;
       onChanged();
       return this;
+    }
+
+    private dev.kxm.v1.HandoffManifest handoff_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.HandoffManifest, dev.kxm.v1.HandoffManifest.Builder, dev.kxm.v1.HandoffManifestOrBuilder> handoffBuilder_;
+    /**
+     * <pre>
+     * What the last step the run moved on from handed to the step it entered (unset before the run's
+     * first transition).
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
+     * @return Whether the handoff field is set.
+     */
+    public boolean hasHandoff() {
+      return ((bitField0_ & 0x00020000) != 0);
+    }
+    /**
+     * <pre>
+     * What the last step the run moved on from handed to the step it entered (unset before the run's
+     * first transition).
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
+     * @return The handoff.
+     */
+    public dev.kxm.v1.HandoffManifest getHandoff() {
+      if (handoffBuilder_ == null) {
+        return handoff_ == null ? dev.kxm.v1.HandoffManifest.getDefaultInstance() : handoff_;
+      } else {
+        return handoffBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * What the last step the run moved on from handed to the step it entered (unset before the run's
+     * first transition).
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
+     */
+    public Builder setHandoff(dev.kxm.v1.HandoffManifest value) {
+      if (handoffBuilder_ == null) {
+        java.util.Objects.requireNonNull(value);
+        handoff_ = value;
+      } else {
+        handoffBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00020000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the last step the run moved on from handed to the step it entered (unset before the run's
+     * first transition).
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
+     */
+    public Builder setHandoff(
+        dev.kxm.v1.HandoffManifest.Builder builderForValue) {
+      if (handoffBuilder_ == null) {
+        handoff_ = builderForValue.build();
+      } else {
+        handoffBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00020000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the last step the run moved on from handed to the step it entered (unset before the run's
+     * first transition).
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
+     */
+    public Builder mergeHandoff(dev.kxm.v1.HandoffManifest value) {
+      if (handoffBuilder_ == null) {
+        if (((bitField0_ & 0x00020000) != 0) &&
+          handoff_ != null &&
+          handoff_ != dev.kxm.v1.HandoffManifest.getDefaultInstance()) {
+          getHandoffBuilder().mergeFrom(value);
+        } else {
+          handoff_ = value;
+        }
+      } else {
+        handoffBuilder_.mergeFrom(value);
+      }
+      if (handoff_ != null) {
+        bitField0_ |= 0x00020000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * What the last step the run moved on from handed to the step it entered (unset before the run's
+     * first transition).
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
+     */
+    public Builder clearHandoff() {
+      bitField0_ = (bitField0_ & ~0x00020000);
+      handoff_ = null;
+      if (handoffBuilder_ != null) {
+        handoffBuilder_.dispose();
+        handoffBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What the last step the run moved on from handed to the step it entered (unset before the run's
+     * first transition).
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
+     */
+    public dev.kxm.v1.HandoffManifest.Builder getHandoffBuilder() {
+      bitField0_ |= 0x00020000;
+      onChanged();
+      return internalGetHandoffFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * What the last step the run moved on from handed to the step it entered (unset before the run's
+     * first transition).
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
+     */
+    public dev.kxm.v1.HandoffManifestOrBuilder getHandoffOrBuilder() {
+      if (handoffBuilder_ != null) {
+        return handoffBuilder_.getMessageOrBuilder();
+      } else {
+        return handoff_ == null ?
+            dev.kxm.v1.HandoffManifest.getDefaultInstance() : handoff_;
+      }
+    }
+    /**
+     * <pre>
+     * What the last step the run moved on from handed to the step it entered (unset before the run's
+     * first transition).
+     * </pre>
+     *
+     * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.kxm.v1.HandoffManifest, dev.kxm.v1.HandoffManifest.Builder, dev.kxm.v1.HandoffManifestOrBuilder> 
+        internalGetHandoffFieldBuilder() {
+      if (handoffBuilder_ == null) {
+        handoffBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.kxm.v1.HandoffManifest, dev.kxm.v1.HandoffManifest.Builder, dev.kxm.v1.HandoffManifestOrBuilder>(
+                getHandoff(),
+                getParentForChildren(),
+                isClean());
+        handoff_ = null;
+      }
+      return handoffBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.StepRunState)

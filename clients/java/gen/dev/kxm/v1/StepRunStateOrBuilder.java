@@ -404,4 +404,34 @@ public interface StepRunStateOrBuilder extends
    */
   com.google.protobuf.ByteString
       getMemoryRevisionBytes();
+
+  /**
+   * <pre>
+   * What the last step the run moved on from handed to the step it entered (unset before the run's
+   * first transition).
+   * </pre>
+   *
+   * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
+   * @return Whether the handoff field is set.
+   */
+  boolean hasHandoff();
+  /**
+   * <pre>
+   * What the last step the run moved on from handed to the step it entered (unset before the run's
+   * first transition).
+   * </pre>
+   *
+   * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
+   * @return The handoff.
+   */
+  dev.kxm.v1.HandoffManifest getHandoff();
+  /**
+   * <pre>
+   * What the last step the run moved on from handed to the step it entered (unset before the run's
+   * first transition).
+   * </pre>
+   *
+   * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
+   */
+  dev.kxm.v1.HandoffManifestOrBuilder getHandoffOrBuilder();
 }

@@ -574,126 +574,127 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
       "ntResponse\0229\n\nassignment\030\001 \001(\0132\031.kxm.v1." +
       "AssignmentRequestR\nassignment\0220\n\006packet\030" +
       "\002 \001(\0132\030.kxm.v1.AssignmentPacketR\006packet\"" +
-      "\332\001\n\020AssignmentPacket\022\033\n\tpacket_id\030\001 \001(\tR" +
+      "\215\002\n\020AssignmentPacket\022\033\n\tpacket_id\030\001 \001(\tR" +
       "\010packetId\022-\n\006packet\030\002 \001(\0132\025.kxm.v1.Conte" +
       "xtPacketR\006packet\022\022\n\004role\030\003 \001(\tR\004role\022\024\n\005" +
       "brief\030\004 \001(\tR\005brief\022\'\n\017unresolved_gaps\030\005 " +
       "\003(\tR\016unresolvedGaps\022\'\n\017memory_revision\030\006" +
-      " \001(\tR\016memoryRevision\"v\n\022ApproveStepReque" +
-      "st\022\025\n\006run_id\030\001 \001(\tR\005runId\022\027\n\007step_id\030\002 \001" +
-      "(\tR\006stepId\022\030\n\007outcome\030\003 \001(\tR\007outcome\022\026\n\006" +
-      "reason\030\004 \001(\tR\006reason\"<\n\023ApproveStepRespo" +
-      "nse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003r" +
-      "un\"v\n\025RecoverStepRunRequest\022\025\n\006run_id\030\001 " +
-      "\001(\tR\005runId\022.\n\006action\030\002 \001(\0162\026.kxm.v1.Reco" +
-      "veryActionR\006action\022\026\n\006reason\030\003 \001(\tR\006reas" +
-      "on\"?\n\026RecoverStepRunResponse\022%\n\003run\030\001 \001(" +
-      "\0132\023.kxm.v1.WorkflowRunR\003run\"y\n\034ListWorkf" +
-      "lowRunEventsRequest\022\025\n\006run_id\030\001 \001(\tR\005run" +
-      "Id\022%\n\016after_sequence\030\002 \001(\003R\rafterSequenc" +
-      "e\022\033\n\tpage_size\030\003 \001(\005R\010pageSize\"v\n\035ListWo" +
-      "rkflowRunEventsResponse\0220\n\006events\030\001 \003(\0132" +
-      "\030.kxm.v1.WorkflowRunEventR\006events\022#\n\rlas" +
-      "t_sequence\030\002 \001(\003R\014lastSequence\"1\n\030AuditG" +
-      "ateEvidenceRequest\022\025\n\006run_id\030\001 \001(\tR\005runI" +
-      "d\"\206\001\n\031AuditGateEvidenceResponse\022\026\n\006intac" +
-      "t\030\001 \001(\010R\006intact\022\030\n\007records\030\002 \001(\005R\007record" +
-      "s\0227\n\010problems\030\003 \003(\0132\033.kxm.v1.GateEvidenc" +
-      "eProblemR\010problems\"f\n\023GateEvidenceProble" +
-      "m\022\022\n\004code\030\001 \001(\tR\004code\022#\n\rassignment_id\030\002" +
-      " \001(\tR\014assignmentId\022\026\n\006detail\030\003 \001(\tR\006deta" +
-      "il*m\n\020DefinitionFormat\022!\n\035DEFINITION_FOR" +
-      "MAT_UNSPECIFIED\020\000\022\032\n\026DEFINITION_FORMAT_J" +
-      "SON\020\001\022\032\n\026DEFINITION_FORMAT_YAML\020\002*\202\001\n\016Re" +
-      "coveryAction\022\037\n\033RECOVERY_ACTION_UNSPECIF" +
-      "IED\020\000\022\031\n\025RECOVERY_ACTION_RETRY\020\001\022\030\n\024RECO" +
-      "VERY_ACTION_FAIL\020\002\022\032\n\026RECOVERY_ACTION_CA" +
-      "NCEL\020\0032\264\031\n\017WorkflowService\022\201\001\n\032RegisterW" +
-      "orkflowDefinition\022).kxm.v1.RegisterWorkf" +
-      "lowDefinitionRequest\032*.kxm.v1.RegisterWo" +
-      "rkflowDefinitionResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\213" +
-      "\001\n\025GetWorkflowDefinition\022$.kxm.v1.GetWor" +
-      "kflowDefinitionRequest\032%.kxm.v1.GetWorkf" +
-      "lowDefinitionResponse\"%\352\340\030!\010\004\020\001\030\002\"\027kxm_w" +
-      "orkflow_definition(\001\022\222\001\n\027ListWorkflowDef" +
-      "initions\022&.kxm.v1.ListWorkflowDefinition" +
-      "sRequest\032\'.kxm.v1.ListWorkflowDefinition" +
-      "sResponse\"&\352\340\030\"\010\007\020\001\030\002\"\030kxm_workflow_defi" +
-      "nitions(\001\022o\n\024RegisterGateRegistry\022#.kxm." +
-      "v1.RegisterGateRegistryRequest\032$.kxm.v1." +
-      "RegisterGateRegistryResponse\"\014\352\340\030\010\010\002\020\000\030\001" +
-      "(\004\022s\n\017GetGateRegistry\022\036.kxm.v1.GetGateRe" +
-      "gistryRequest\032\037.kxm.v1.GetGateRegistryRe" +
-      "sponse\"\037\352\340\030\033\010\004\020\001\030\002\"\021kxm_gate_registry(\001\022" +
-      "c\n\020StartWorkflowRun\022\037.kxm.v1.StartWorkfl" +
-      "owRunRequest\032 .kxm.v1.StartWorkflowRunRe" +
-      "sponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\016GetWorkflowRun\022\035" +
-      ".kxm.v1.GetWorkflowRunRequest\032\036.kxm.v1.G" +
-      "etWorkflowRunResponse\"\036\352\340\030\032\010\007\020\001\030\002\"\020kxm_w" +
-      "orkflow_run(\001\022v\n\020ListWorkflowRuns\022\037.kxm." +
-      "v1.ListWorkflowRunsRequest\032 .kxm.v1.List" +
-      "WorkflowRunsResponse\"\037\352\340\030\033\010\007\020\001\030\002\"\021kxm_wo" +
-      "rkflow_runs(\001\022f\n\021CancelWorkflowRun\022 .kxm" +
-      ".v1.CancelWorkflowRunRequest\032!.kxm.v1.Ca" +
-      "ncelWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022c\n" +
-      "\020RerunWorkflowRun\022\037.kxm.v1.RerunWorkflow" +
-      "RunRequest\032 .kxm.v1.RerunWorkflowRunResp" +
-      "onse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022j\n\nCheckpoint\022\031.kxm.v" +
-      "1.CheckpointRequest\032\032.kxm.v1.CheckpointR" +
-      "esponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_workflow_checkp" +
-      "oint(\001\022R\n\004Wait\022\023.kxm.v1.WaitRequest\032\024.kx" +
-      "m.v1.WaitResponse\"\037\352\340\030\033\010\005\020\000\030\002\"\021kxm_workf" +
-      "low_wait(\001\022f\n\021SignalWorkflowRun\022 .kxm.v1" +
-      ".SignalWorkflowRunRequest\032!.kxm.v1.Signa" +
-      "lWorkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022i\n\022Ap" +
-      "proveDegradation\022!.kxm.v1.ApproveDegrada" +
-      "tionRequest\032\".kxm.v1.ApproveDegradationR" +
-      "esponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022q\n\rEscalateStage\022\034" +
-      ".kxm.v1.EscalateStageRequest\032\035.kxm.v1.Es" +
-      "calateStageResponse\"#\352\340\030\037\010\005\020\000\030\002\"\025kxm_wor" +
-      "kflow_escalate(\001\022f\n\021ResolveEscalation\022 ." +
-      "kxm.v1.ResolveEscalationRequest\032!.kxm.v1" +
-      ".ResolveEscalationResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004" +
-      "\022o\n\rRecordJournal\022\034.kxm.v1.RecordJournal" +
-      "Request\032\035.kxm.v1.RecordJournalResponse\"!" +
-      "\352\340\030\035\010\005\020\000\030\002\"\023kxm_workflow_record(\001\022j\n\013Lis" +
-      "tJournal\022\032.kxm.v1.ListJournalRequest\032\033.k" +
-      "xm.v1.ListJournalResponse\"\"\352\340\030\036\010\007\020\001\030\002\"\024k" +
-      "xm_workflow_journal(\001\022l\n\023PromoteJournalE" +
-      "ntry\022\".kxm.v1.PromoteJournalEntryRequest" +
-      "\032#.kxm.v1.PromoteJournalEntryResponse\"\014\352" +
-      "\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\024GetImprovementReport\022#.k" +
-      "xm.v1.GetImprovementReportRequest\032$.kxm." +
-      "v1.GetImprovementReportResponse\"$\352\340\030 \010\007\020" +
-      "\001\030\002\"\026kxm_improvement_report(\003\022\210\001\n\023Export" +
-      "Retrospective\022\".kxm.v1.ExportRetrospecti" +
-      "veRequest\032#.kxm.v1.ExportRetrospectiveRe" +
-      "sponse\"(\352\340\030$\010\007\020\001\030\002\"\032kxm_workflow_retrosp" +
-      "ective(\001\022w\n\rVerifyJournal\022\034.kxm.v1.Verif" +
-      "yJournalRequest\032\035.kxm.v1.VerifyJournalRe" +
-      "sponse\")\352\340\030%\010\007\020\001\030\002\"\033kxm_workflow_verify_" +
-      "journal(\003\022\202\001\n\022CompleteAssignment\022!.kxm.v" +
-      "1.CompleteAssignmentRequest\032\".kxm.v1.Com" +
-      "pleteAssignmentResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm" +
-      "_complete_assignment(\001\022r\n\016NextAssignment" +
-      "\022\035.kxm.v1.NextAssignmentRequest\032\036.kxm.v1" +
-      ".NextAssignmentResponse\"!\352\340\030\035\010\005\020\001\030\002\"\023kxm" +
-      "_next_assignment(\001\022T\n\013ApproveStep\022\032.kxm." +
-      "v1.ApproveStepRequest\032\033.kxm.v1.ApproveSt" +
-      "epResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022]\n\016RecoverStepR" +
-      "un\022\035.kxm.v1.RecoverStepRunRequest\032\036.kxm." +
-      "v1.RecoverStepRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022" +
-      "\207\001\n\025ListWorkflowRunEvents\022$.kxm.v1.ListW" +
-      "orkflowRunEventsRequest\032%.kxm.v1.ListWor" +
-      "kflowRunEventsResponse\"!\352\340\030\035\010\007\020\001\030\002\"\023kxm_" +
-      "workflow_events(\001\022z\n\021AuditGateEvidence\022 " +
-      ".kxm.v1.AuditGateEvidenceRequest\032!.kxm.v" +
-      "1.AuditGateEvidenceResponse\" \352\340\030\034\010\007\020\001\030\002\"" +
-      "\022kxm_workflow_audit(\003B\204\001\n\ndev.kxm.v1B\024Wo" +
-      "rkflowServiceProtoP\001Z\'kxm.dev/hub/client" +
-      "s/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006K" +
-      "xm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006pr" +
-      "oto3"
+      " \001(\tR\016memoryRevision\0221\n\007handoff\030\007 \001(\0132\027." +
+      "kxm.v1.HandoffManifestR\007handoff\"v\n\022Appro" +
+      "veStepRequest\022\025\n\006run_id\030\001 \001(\tR\005runId\022\027\n\007" +
+      "step_id\030\002 \001(\tR\006stepId\022\030\n\007outcome\030\003 \001(\tR\007" +
+      "outcome\022\026\n\006reason\030\004 \001(\tR\006reason\"<\n\023Appro" +
+      "veStepResponse\022%\n\003run\030\001 \001(\0132\023.kxm.v1.Wor" +
+      "kflowRunR\003run\"v\n\025RecoverStepRunRequest\022\025" +
+      "\n\006run_id\030\001 \001(\tR\005runId\022.\n\006action\030\002 \001(\0162\026." +
+      "kxm.v1.RecoveryActionR\006action\022\026\n\006reason\030" +
+      "\003 \001(\tR\006reason\"?\n\026RecoverStepRunResponse\022" +
+      "%\n\003run\030\001 \001(\0132\023.kxm.v1.WorkflowRunR\003run\"y" +
+      "\n\034ListWorkflowRunEventsRequest\022\025\n\006run_id" +
+      "\030\001 \001(\tR\005runId\022%\n\016after_sequence\030\002 \001(\003R\ra" +
+      "fterSequence\022\033\n\tpage_size\030\003 \001(\005R\010pageSiz" +
+      "e\"v\n\035ListWorkflowRunEventsResponse\0220\n\006ev" +
+      "ents\030\001 \003(\0132\030.kxm.v1.WorkflowRunEventR\006ev" +
+      "ents\022#\n\rlast_sequence\030\002 \001(\003R\014lastSequenc" +
+      "e\"1\n\030AuditGateEvidenceRequest\022\025\n\006run_id\030" +
+      "\001 \001(\tR\005runId\"\206\001\n\031AuditGateEvidenceRespon" +
+      "se\022\026\n\006intact\030\001 \001(\010R\006intact\022\030\n\007records\030\002 " +
+      "\001(\005R\007records\0227\n\010problems\030\003 \003(\0132\033.kxm.v1." +
+      "GateEvidenceProblemR\010problems\"f\n\023GateEvi" +
+      "denceProblem\022\022\n\004code\030\001 \001(\tR\004code\022#\n\rassi" +
+      "gnment_id\030\002 \001(\tR\014assignmentId\022\026\n\006detail\030" +
+      "\003 \001(\tR\006detail*m\n\020DefinitionFormat\022!\n\035DEF" +
+      "INITION_FORMAT_UNSPECIFIED\020\000\022\032\n\026DEFINITI" +
+      "ON_FORMAT_JSON\020\001\022\032\n\026DEFINITION_FORMAT_YA" +
+      "ML\020\002*\202\001\n\016RecoveryAction\022\037\n\033RECOVERY_ACTI" +
+      "ON_UNSPECIFIED\020\000\022\031\n\025RECOVERY_ACTION_RETR" +
+      "Y\020\001\022\030\n\024RECOVERY_ACTION_FAIL\020\002\022\032\n\026RECOVER" +
+      "Y_ACTION_CANCEL\020\0032\264\031\n\017WorkflowService\022\201\001" +
+      "\n\032RegisterWorkflowDefinition\022).kxm.v1.Re" +
+      "gisterWorkflowDefinitionRequest\032*.kxm.v1" +
+      ".RegisterWorkflowDefinitionResponse\"\014\352\340\030" +
+      "\010\010\002\020\000\030\001(\004\022\213\001\n\025GetWorkflowDefinition\022$.kx" +
+      "m.v1.GetWorkflowDefinitionRequest\032%.kxm." +
+      "v1.GetWorkflowDefinitionResponse\"%\352\340\030!\010\004" +
+      "\020\001\030\002\"\027kxm_workflow_definition(\001\022\222\001\n\027List" +
+      "WorkflowDefinitions\022&.kxm.v1.ListWorkflo" +
+      "wDefinitionsRequest\032\'.kxm.v1.ListWorkflo" +
+      "wDefinitionsResponse\"&\352\340\030\"\010\007\020\001\030\002\"\030kxm_wo" +
+      "rkflow_definitions(\001\022o\n\024RegisterGateRegi" +
+      "stry\022#.kxm.v1.RegisterGateRegistryReques" +
+      "t\032$.kxm.v1.RegisterGateRegistryResponse\"" +
+      "\014\352\340\030\010\010\002\020\000\030\001(\004\022s\n\017GetGateRegistry\022\036.kxm.v" +
+      "1.GetGateRegistryRequest\032\037.kxm.v1.GetGat" +
+      "eRegistryResponse\"\037\352\340\030\033\010\004\020\001\030\002\"\021kxm_gate_" +
+      "registry(\001\022c\n\020StartWorkflowRun\022\037.kxm.v1." +
+      "StartWorkflowRunRequest\032 .kxm.v1.StartWo" +
+      "rkflowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022o\n\016GetWo" +
+      "rkflowRun\022\035.kxm.v1.GetWorkflowRunRequest" +
+      "\032\036.kxm.v1.GetWorkflowRunResponse\"\036\352\340\030\032\010\007" +
+      "\020\001\030\002\"\020kxm_workflow_run(\001\022v\n\020ListWorkflow" +
+      "Runs\022\037.kxm.v1.ListWorkflowRunsRequest\032 ." +
+      "kxm.v1.ListWorkflowRunsResponse\"\037\352\340\030\033\010\007\020" +
+      "\001\030\002\"\021kxm_workflow_runs(\001\022f\n\021CancelWorkfl" +
+      "owRun\022 .kxm.v1.CancelWorkflowRunRequest\032" +
+      "!.kxm.v1.CancelWorkflowRunResponse\"\014\352\340\030\010" +
+      "\010\002\020\000\030\001(\004\022c\n\020RerunWorkflowRun\022\037.kxm.v1.Re" +
+      "runWorkflowRunRequest\032 .kxm.v1.RerunWork" +
+      "flowRunResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022j\n\nCheckpo" +
+      "int\022\031.kxm.v1.CheckpointRequest\032\032.kxm.v1." +
+      "CheckpointResponse\"%\352\340\030!\010\005\020\000\030\002\"\027kxm_work" +
+      "flow_checkpoint(\001\022R\n\004Wait\022\023.kxm.v1.WaitR" +
+      "equest\032\024.kxm.v1.WaitResponse\"\037\352\340\030\033\010\005\020\000\030\002" +
+      "\"\021kxm_workflow_wait(\001\022f\n\021SignalWorkflowR" +
+      "un\022 .kxm.v1.SignalWorkflowRunRequest\032!.k" +
+      "xm.v1.SignalWorkflowRunResponse\"\014\352\340\030\010\010\002\020" +
+      "\000\030\001(\004\022i\n\022ApproveDegradation\022!.kxm.v1.App" +
+      "roveDegradationRequest\032\".kxm.v1.ApproveD" +
+      "egradationResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022q\n\rEsca" +
+      "lateStage\022\034.kxm.v1.EscalateStageRequest\032" +
+      "\035.kxm.v1.EscalateStageResponse\"#\352\340\030\037\010\005\020\000" +
+      "\030\002\"\025kxm_workflow_escalate(\001\022f\n\021ResolveEs" +
+      "calation\022 .kxm.v1.ResolveEscalationReque" +
+      "st\032!.kxm.v1.ResolveEscalationResponse\"\014\352" +
+      "\340\030\010\010\002\020\000\030\001(\004\022o\n\rRecordJournal\022\034.kxm.v1.Re" +
+      "cordJournalRequest\032\035.kxm.v1.RecordJourna" +
+      "lResponse\"!\352\340\030\035\010\005\020\000\030\002\"\023kxm_workflow_reco" +
+      "rd(\001\022j\n\013ListJournal\022\032.kxm.v1.ListJournal" +
+      "Request\032\033.kxm.v1.ListJournalResponse\"\"\352\340" +
+      "\030\036\010\007\020\001\030\002\"\024kxm_workflow_journal(\001\022l\n\023Prom" +
+      "oteJournalEntry\022\".kxm.v1.PromoteJournalE" +
+      "ntryRequest\032#.kxm.v1.PromoteJournalEntry" +
+      "Response\"\014\352\340\030\010\010\002\020\000\030\001(\004\022\207\001\n\024GetImprovemen" +
+      "tReport\022#.kxm.v1.GetImprovementReportReq" +
+      "uest\032$.kxm.v1.GetImprovementReportRespon" +
+      "se\"$\352\340\030 \010\007\020\001\030\002\"\026kxm_improvement_report(\003" +
+      "\022\210\001\n\023ExportRetrospective\022\".kxm.v1.Export" +
+      "RetrospectiveRequest\032#.kxm.v1.ExportRetr" +
+      "ospectiveResponse\"(\352\340\030$\010\007\020\001\030\002\"\032kxm_workf" +
+      "low_retrospective(\001\022w\n\rVerifyJournal\022\034.k" +
+      "xm.v1.VerifyJournalRequest\032\035.kxm.v1.Veri" +
+      "fyJournalResponse\")\352\340\030%\010\007\020\001\030\002\"\033kxm_workf" +
+      "low_verify_journal(\003\022\202\001\n\022CompleteAssignm" +
+      "ent\022!.kxm.v1.CompleteAssignmentRequest\032\"" +
+      ".kxm.v1.CompleteAssignmentResponse\"%\352\340\030!" +
+      "\010\005\020\000\030\002\"\027kxm_complete_assignment(\001\022r\n\016Nex" +
+      "tAssignment\022\035.kxm.v1.NextAssignmentReque" +
+      "st\032\036.kxm.v1.NextAssignmentResponse\"!\352\340\030\035" +
+      "\010\005\020\001\030\002\"\023kxm_next_assignment(\001\022T\n\013Approve" +
+      "Step\022\032.kxm.v1.ApproveStepRequest\032\033.kxm.v" +
+      "1.ApproveStepResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022]\n\016R" +
+      "ecoverStepRun\022\035.kxm.v1.RecoverStepRunReq" +
+      "uest\032\036.kxm.v1.RecoverStepRunResponse\"\014\352\340" +
+      "\030\010\010\002\020\000\030\001(\004\022\207\001\n\025ListWorkflowRunEvents\022$.k" +
+      "xm.v1.ListWorkflowRunEventsRequest\032%.kxm" +
+      ".v1.ListWorkflowRunEventsResponse\"!\352\340\030\035\010" +
+      "\007\020\001\030\002\"\023kxm_workflow_events(\001\022z\n\021AuditGat" +
+      "eEvidence\022 .kxm.v1.AuditGateEvidenceRequ" +
+      "est\032!.kxm.v1.AuditGateEvidenceResponse\" " +
+      "\352\340\030\034\010\007\020\001\030\002\"\022kxm_workflow_audit(\003B\204\001\n\ndev" +
+      ".kxm.v1B\024WorkflowServiceProtoP\001Z\'kxm.dev" +
+      "/hub/clients/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002" +
+      "\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007" +
+      "Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -1048,7 +1049,7 @@ public final class WorkflowServiceProto extends com.google.protobuf.GeneratedFil
     internal_static_kxm_v1_AssignmentPacket_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_AssignmentPacket_descriptor,
-        new java.lang.String[] { "PacketId", "Packet", "Role", "Brief", "UnresolvedGaps", "MemoryRevision", });
+        new java.lang.String[] { "PacketId", "Packet", "Role", "Brief", "UnresolvedGaps", "MemoryRevision", "Handoff", });
     internal_static_kxm_v1_ApproveStepRequest_descriptor =
       getDescriptor().getMessageType(51);
     internal_static_kxm_v1_ApproveStepRequest_fieldAccessorTable = new

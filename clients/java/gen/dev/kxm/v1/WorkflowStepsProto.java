@@ -47,6 +47,21 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_StepRunState_EdgeUsesEntry_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_HandoffManifest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_HandoffManifest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_HandoffProducer_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_HandoffProducer_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_HandoffProducer_ArtifactsEntry_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_HandoffProducer_ArtifactsEntry_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_kxm_v1_WorkflowRunEvent_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -87,7 +102,7 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
       "\001(\tR\tendReason\022\030\n\007outcome\030\r \001(\tR\007outcome" +
       "\022\026\n\006passed\030\016 \001(\010R\006passed\022!\n\014content_hash" +
       "\030\017 \001(\tR\013contentHash\022\036\n\010cost_usd\030\020 \001(\001H\000R" +
-      "\007costUsd\210\001\001B\013\n\t_cost_usd\"\337\006\n\014StepRunStat" +
+      "\007costUsd\210\001\001B\013\n\t_cost_usd\"\222\007\n\014StepRunStat" +
       "e\022&\n\017current_step_id\030\001 \001(\tR\rcurrentStepI" +
       "d\022!\n\014step_attempt\030\002 \001(\005R\013stepAttempt\022\'\n\005" +
       "phase\030\003 \001(\0162\021.kxm.v1.StepPhaseR\005phase\0228\n" +
@@ -106,34 +121,56 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
       "utcome\022\032\n\010sequence\030\017 \001(\003R\010sequence\0223\n\010re" +
       "ceipts\030\020 \003(\0132\027.kxm.v1.TerminalReceiptR\010r" +
       "eceipts\022\'\n\017memory_revision\030\021 \001(\tR\016memory" +
-      "Revision\032;\n\rAttemptsEntry\022\020\n\003key\030\001 \001(\tR\003" +
-      "key\022\024\n\005value\030\002 \001(\005R\005value:\0028\001\032;\n\rEdgeUse" +
-      "sEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\005R" +
-      "\005value:\0028\001\"\245\001\n\020WorkflowRunEvent\022\032\n\010seque" +
-      "nce\030\001 \001(\003R\010sequence\022\022\n\004type\030\002 \001(\tR\004type\022" +
-      "1\n\007payload\030\003 \001(\0132\027.google.protobuf.Struc" +
-      "tR\007payload\022.\n\004time\030\004 \001(\0132\032.google.protob" +
-      "uf.TimestampR\004time\"\333\001\n\rStepRunInputs\022\036\n\n" +
-      "repository\030\001 \001(\tR\nrepository\022\037\n\013base_com" +
-      "mit\030\002 \001(\tR\nbaseCommit\022+\n\005files\030\003 \003(\0132\025.k" +
-      "xm.v1.StepInputFileR\005files\022F\n\022diagnostic" +
-      "_handoff\030\004 \001(\0132\027.google.protobuf.StructR" +
-      "\021diagnosticHandoff\022\024\n\005notes\030\005 \001(\tR\005notes" +
-      "\"O\n\rStepInputFile\022\022\n\004type\030\001 \001(\tR\004type\022\022\n" +
-      "\004path\030\002 \001(\tR\004path\022\026\n\006sha256\030\003 \001(\tR\006sha25" +
-      "6*\233\001\n\tStepPhase\022\032\n\026STEP_PHASE_UNSPECIFIE" +
-      "D\020\000\022\030\n\024STEP_PHASE_ASSIGNING\020\001\022\026\n\022STEP_PH" +
-      "ASE_WORKING\020\002\022 \n\034STEP_PHASE_AWAITING_APP" +
-      "ROVAL\020\003\022\036\n\032STEP_PHASE_AWAITING_SIGNAL\020\004*" +
-      "\315\001\n\017AssignmentState\022 \n\034ASSIGNMENT_STATE_" +
-      "UNSPECIFIED\020\000\022\031\n\025ASSIGNMENT_STATE_OPEN\020\001" +
-      "\022\036\n\032ASSIGNMENT_STATE_COMPLETED\020\002\022\034\n\030ASSI" +
-      "GNMENT_STATE_EXPIRED\020\003\022\037\n\033ASSIGNMENT_STA" +
-      "TE_SUPERSEDED\020\004\022\036\n\032ASSIGNMENT_STATE_CANC" +
-      "ELLED\020\005B\202\001\n\ndev.kxm.v1B\022WorkflowStepsPro" +
-      "toP\001Z\'kxm.dev/hub/clients/go/gen/kxm/v1;" +
-      "kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\G" +
-      "PBMetadata\352\002\007Kxm::V1b\006proto3"
+      "Revision\0221\n\007handoff\030\022 \001(\0132\027.kxm.v1.Hando" +
+      "ffManifestR\007handoff\032;\n\rAttemptsEntry\022\020\n\003" +
+      "key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\005R\005value:\0028\001" +
+      "\032;\n\rEdgeUsesEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005v" +
+      "alue\030\002 \001(\005R\005value:\0028\001\"\343\002\n\017HandoffManifes" +
+      "t\022\035\n\nhandoff_id\030\001 \001(\tR\thandoffId\022 \n\014from" +
+      "_step_id\030\002 \001(\tR\nfromStepId\022*\n\021from_step_" +
+      "attempt\030\003 \001(\005R\017fromStepAttempt\022\030\n\007outcom" +
+      "e\030\004 \001(\tR\007outcome\022\034\n\nto_step_id\030\005 \001(\tR\010to" +
+      "StepId\022\037\n\013base_commit\030\006 \001(\tR\nbaseCommit\022" +
+      "5\n\tproducers\030\007 \003(\0132\027.kxm.v1.HandoffProdu" +
+      "cerR\tproducers\022;\n\013create_time\030\010 \001(\0132\032.go" +
+      "ogle.protobuf.TimestampR\ncreateTime\022\026\n\006i" +
+      "ntent\030\t \001(\tR\006intent\"\274\003\n\017HandoffProducer\022" +
+      "#\n\rassignment_id\030\001 \001(\tR\014assignmentId\022\035\n\n" +
+      "agent_name\030\002 \001(\tR\tagentName\022\022\n\004role\030\003 \001(" +
+      "\tR\004role\022\030\n\007outcome\030\004 \001(\tR\007outcome\022\026\n\006pas" +
+      "sed\030\005 \001(\010R\006passed\022\030\n\007counted\030\006 \001(\010R\007coun" +
+      "ted\022\020\n\003why\030\007 \001(\tR\003why\022\030\n\007summary\030\010 \001(\tR\007" +
+      "summary\022\032\n\010blockers\030\t \001(\005R\010blockers\022D\n\ta" +
+      "rtifacts\030\n \003(\0132&.kxm.v1.HandoffProducer." +
+      "ArtifactsEntryR\tartifacts\022\026\n\006commit\030\013 \001(" +
+      "\tR\006commit\022!\n\014content_hash\030\014 \001(\tR\013content" +
+      "Hash\032<\n\016ArtifactsEntry\022\020\n\003key\030\001 \001(\tR\003key" +
+      "\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\245\001\n\020WorkflowR" +
+      "unEvent\022\032\n\010sequence\030\001 \001(\003R\010sequence\022\022\n\004t" +
+      "ype\030\002 \001(\tR\004type\0221\n\007payload\030\003 \001(\0132\027.googl" +
+      "e.protobuf.StructR\007payload\022.\n\004time\030\004 \001(\013" +
+      "2\032.google.protobuf.TimestampR\004time\"\333\001\n\rS" +
+      "tepRunInputs\022\036\n\nrepository\030\001 \001(\tR\nreposi" +
+      "tory\022\037\n\013base_commit\030\002 \001(\tR\nbaseCommit\022+\n" +
+      "\005files\030\003 \003(\0132\025.kxm.v1.StepInputFileR\005fil" +
+      "es\022F\n\022diagnostic_handoff\030\004 \001(\0132\027.google." +
+      "protobuf.StructR\021diagnosticHandoff\022\024\n\005no" +
+      "tes\030\005 \001(\tR\005notes\"O\n\rStepInputFile\022\022\n\004typ" +
+      "e\030\001 \001(\tR\004type\022\022\n\004path\030\002 \001(\tR\004path\022\026\n\006sha" +
+      "256\030\003 \001(\tR\006sha256*\233\001\n\tStepPhase\022\032\n\026STEP_" +
+      "PHASE_UNSPECIFIED\020\000\022\030\n\024STEP_PHASE_ASSIGN" +
+      "ING\020\001\022\026\n\022STEP_PHASE_WORKING\020\002\022 \n\034STEP_PH" +
+      "ASE_AWAITING_APPROVAL\020\003\022\036\n\032STEP_PHASE_AW" +
+      "AITING_SIGNAL\020\004*\315\001\n\017AssignmentState\022 \n\034A" +
+      "SSIGNMENT_STATE_UNSPECIFIED\020\000\022\031\n\025ASSIGNM" +
+      "ENT_STATE_OPEN\020\001\022\036\n\032ASSIGNMENT_STATE_COM" +
+      "PLETED\020\002\022\034\n\030ASSIGNMENT_STATE_EXPIRED\020\003\022\037" +
+      "\n\033ASSIGNMENT_STATE_SUPERSEDED\020\004\022\036\n\032ASSIG" +
+      "NMENT_STATE_CANCELLED\020\005B\202\001\n\ndev.kxm.v1B\022" +
+      "WorkflowStepsProtoP\001Z\'kxm.dev/hub/client" +
+      "s/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006K" +
+      "xm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006pr" +
+      "oto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -153,7 +190,7 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
     internal_static_kxm_v1_StepRunState_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_StepRunState_descriptor,
-        new java.lang.String[] { "CurrentStepId", "StepAttempt", "Phase", "Assignments", "Attempts", "EdgeUses", "Transitions", "TransitionBudget", "CostUsd", "UnmeteredResults", "PlanValue", "HeadCommit", "BlockedAssignmentId", "LastOutcome", "Sequence", "Receipts", "MemoryRevision", });
+        new java.lang.String[] { "CurrentStepId", "StepAttempt", "Phase", "Assignments", "Attempts", "EdgeUses", "Transitions", "TransitionBudget", "CostUsd", "UnmeteredResults", "PlanValue", "HeadCommit", "BlockedAssignmentId", "LastOutcome", "Sequence", "Receipts", "MemoryRevision", "Handoff", });
     internal_static_kxm_v1_StepRunState_AttemptsEntry_descriptor =
       internal_static_kxm_v1_StepRunState_descriptor.getNestedType(0);
     internal_static_kxm_v1_StepRunState_AttemptsEntry_fieldAccessorTable = new
@@ -166,20 +203,38 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_StepRunState_EdgeUsesEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
-    internal_static_kxm_v1_WorkflowRunEvent_descriptor =
+    internal_static_kxm_v1_HandoffManifest_descriptor =
       getDescriptor().getMessageType(2);
+    internal_static_kxm_v1_HandoffManifest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_HandoffManifest_descriptor,
+        new java.lang.String[] { "HandoffId", "FromStepId", "FromStepAttempt", "Outcome", "ToStepId", "BaseCommit", "Producers", "CreateTime", "Intent", });
+    internal_static_kxm_v1_HandoffProducer_descriptor =
+      getDescriptor().getMessageType(3);
+    internal_static_kxm_v1_HandoffProducer_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_HandoffProducer_descriptor,
+        new java.lang.String[] { "AssignmentId", "AgentName", "Role", "Outcome", "Passed", "Counted", "Why", "Summary", "Blockers", "Artifacts", "Commit", "ContentHash", });
+    internal_static_kxm_v1_HandoffProducer_ArtifactsEntry_descriptor =
+      internal_static_kxm_v1_HandoffProducer_descriptor.getNestedType(0);
+    internal_static_kxm_v1_HandoffProducer_ArtifactsEntry_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_HandoffProducer_ArtifactsEntry_descriptor,
+        new java.lang.String[] { "Key", "Value", });
+    internal_static_kxm_v1_WorkflowRunEvent_descriptor =
+      getDescriptor().getMessageType(4);
     internal_static_kxm_v1_WorkflowRunEvent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_WorkflowRunEvent_descriptor,
         new java.lang.String[] { "Sequence", "Type", "Payload", "Time", });
     internal_static_kxm_v1_StepRunInputs_descriptor =
-      getDescriptor().getMessageType(3);
+      getDescriptor().getMessageType(5);
     internal_static_kxm_v1_StepRunInputs_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_StepRunInputs_descriptor,
         new java.lang.String[] { "Repository", "BaseCommit", "Files", "DiagnosticHandoff", "Notes", });
     internal_static_kxm_v1_StepInputFile_descriptor =
-      getDescriptor().getMessageType(4);
+      getDescriptor().getMessageType(6);
     internal_static_kxm_v1_StepInputFile_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_StepInputFile_descriptor,
