@@ -89,3 +89,15 @@ def test_every_docs_generator_writes_through_the_helper_and_reproduces_its_page(
     assert ".find(" not in source and "write_text(" not in source and "sys.argv" not in source
     page = DOCS_GENERATORS[generator]
     assert (tmp_path / "docs" / page).read_text() == (ROOT / "docs" / page).read_text()
+
+
+def test_the_client_build_log_has_no_colour_codes_and_the_rust_build_shows_progress() -> None:
+    """The first hour's noise (issue 20): Maven's colour resets, which Debian's Maven 3.8 writes even
+    in batch mode, are stripped from the client build's log, and the Rust build is not run quietly
+    (a first build is a minute of silence otherwise)."""
+    script = (ROOT / "scripts" / "build-clients").read_text()
+    java = next(line for line in script.splitlines() if line.startswith("step java "))
+    rust = next(line for line in script.splitlines() if line.startswith("step rust "))
+
+    assert "mvn -q -B" in java and 'sed "s/\\x1b\\[[0-9;]*m//g"' in java
+    assert "cargo build" in rust and " -q" not in rust and "--color never" in rust
