@@ -148,18 +148,34 @@ async def all_pages(fetch: Callable[[str], Awaitable[Any]], field: str) -> list[
 
 
 def message_to_dict(message: Any) -> dict[str, Any]:
-    """A protobuf message as JSON-ready data (field names as in the proto)."""
+    """A protobuf message as JSON-ready data in the proto3 JSON mapping, as ``buf curl`` and Connect
+    print it: lowerCamelCase names, 64-bit integers as strings, enums by name, RFC 3339 times, fields
+    at their default left out (docs/api.md, "JSON output")."""
     from google.protobuf import json_format
 
-    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+    return json_format.MessageToDict(message)
 
 
-def emit(args: argparse.Namespace, data: Any, text: str) -> None:
-    """Print ``data`` as JSON with ``--json``, else ``text``."""
+def emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
+    """Print ``data`` as JSON with ``--json``, else ``text``.
+
+    ``data`` is always an object, never a bare array (a list goes under its plural name, as the
+    List RPCs' responses hold it), with lowerCamelCase keys, so a later key never breaks a reader.
+
+    Raises:
+        TypeError: ``data`` is not a dict (a command broke the convention).
+    """
+    if not isinstance(data, dict):
+        raise TypeError(f"--json prints an object, not {type(data).__name__}")
     if getattr(args, "json", False):
         print(json.dumps(data, indent=2, sort_keys=True))
     else:
         print(text)
+
+
+def emit_line(data: dict[str, Any]) -> None:
+    """Print one object as a JSON line (a stream's ``--json`` output: one object per event)."""
+    print(json.dumps(data, sort_keys=True), flush=True)
 
 
 @contextlib.asynccontextmanager
