@@ -199,3 +199,22 @@ async def test_long_waits_show_elapsed_seconds_on_a_terminal_only(
     assert terminal.getvalue() == expected
     assert piped.getvalue() == ""
 
+
+async def test_an_operator_resumes_an_agent_whose_key_is_lost_without_naming_the_default_project(
+    hub: Hub, tmp_path: Path
+) -> None:
+    """``kxm agent register NAME --token ADMIN`` acts in 'default', as --project's help says: the way
+    out of a name whose key is lost (a rerun of a doc example) needs no --project."""
+    env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN}
+    first = {**env, "KXM_DATA_DIR": str(tmp_path / "first")}
+    lost = {**env, "KXM_DATA_DIR": str(tmp_path / "lost")}  # another folder: no saved key
+    created = await kxm("admin", "project", "create", "default", cwd=tmp_path, env=first)
+    assert created[0] == 0, created[2]
+    registered = await kxm("agent", "register", "carol", "--token", ADMIN_TOKEN, "--json", cwd=tmp_path, env=first)
+
+    resumed = await kxm("agent", "register", "carol", "--token", ADMIN_TOKEN, "--json", cwd=tmp_path, env=lost)
+
+    assert registered[0] == 0, registered[2]
+    assert resumed[0] == 0, resumed[2]
+    carol, again = json.loads(registered[1]), json.loads(resumed[1])
+    assert (again["id"], again["project"], again["resumed"]) == (carol["id"], "default", True)
