@@ -16,13 +16,15 @@ import pytest
 from kxm_grpc.cli.common import progress
 from kxm_grpc.cli.identity import add_identity
 from kxm_grpc.server.settings import Settings, SettingsError, options
+from tests import cli_json
 from tests.conftest import ADMIN_TOKEN, Hub
 
 ROOT = str(Path(__file__).resolve().parent.parent)
 
 
 async def kxm(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    """Run ``python -m kxm_grpc.cli ARGS`` without blocking the hub's event loop."""
+    """Run ``python -m kxm_grpc.cli ARGS`` without blocking the hub's event loop; with ``--json``, its
+    standard output must follow the convention (``tests/cli_json.py``)."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -35,6 +37,8 @@ async def kxm(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple
     )
     out, err = await process.communicate()
     assert process.returncode is not None
+    if "--json" in args:
+        cli_json.check(out.decode())
     return process.returncode, out.decode(), err.decode()
 
 
@@ -55,7 +59,7 @@ async def test_admin_agent_and_debug_commands(hub: Hub, tmp_path: Path) -> None:
     """Create a project, register two agents by name, list them, and call an RPC through reflection."""
     env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
     code, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
-    token = json.loads(out)["project_token"]
+    token = json.loads(out)["projectToken"]
     env |= {"KXM_TOKEN": token, "KXM_PROJECT": "alpha"}
 
     await kxm("agent", "register", "alice", cwd=tmp_path, env=env)
@@ -68,7 +72,7 @@ async def test_admin_agent_and_debug_commands(hub: Hub, tmp_path: Path) -> None:
     )
 
     assert code == 0
-    assert sorted(a["name"] for a in json.loads(listed[1])) == ["alice", "bob"]
+    assert sorted(a["name"] for a in json.loads(listed[1])["agents"]) == ["alice", "bob"]
     assert json.loads(again[1])["resumed"] is True  # the saved key proves the name
     assert len(json.loads(called[1])["agents"]) == 2
     assert refused[0] == 1 and "PERMISSION_DENIED" in refused[2]
@@ -194,3 +198,23 @@ async def test_long_waits_show_elapsed_seconds_on_a_terminal_only(
     expected = "" if json_mode else "\rwaiting for msg_1 0s\rwaiting for msg_1 1s\r\x1b[K"
     assert terminal.getvalue() == expected
     assert piped.getvalue() == ""
+
+
+async def test_an_operator_resumes_an_agent_whose_key_is_lost_without_naming_the_default_project(
+    hub: Hub, tmp_path: Path
+) -> None:
+    """``kxm agent register NAME --token ADMIN`` acts in 'default', as --project's help says: the way
+    out of a name whose key is lost (a rerun of a doc example) needs no --project."""
+    env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN}
+    first = {**env, "KXM_DATA_DIR": str(tmp_path / "first")}
+    lost = {**env, "KXM_DATA_DIR": str(tmp_path / "lost")}  # another folder: no saved key
+    created = await kxm("admin", "project", "create", "default", cwd=tmp_path, env=first)
+    assert created[0] == 0, created[2]
+    registered = await kxm("agent", "register", "carol", "--token", ADMIN_TOKEN, "--json", cwd=tmp_path, env=first)
+
+    resumed = await kxm("agent", "register", "carol", "--token", ADMIN_TOKEN, "--json", cwd=tmp_path, env=lost)
+
+    assert registered[0] == 0, registered[2]
+    assert resumed[0] == 0, resumed[2]
+    carol, again = json.loads(registered[1]), json.loads(resumed[1])
+    assert (again["id"], again["project"], again["resumed"]) == (carol["id"], "default", True)

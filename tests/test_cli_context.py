@@ -50,8 +50,8 @@ async def test_put_get_recall_and_explain(hub: Hub, project: Project, tmp_path: 
     assert lines[3].endswith("\tevidence\tevidence\tpeer\tflaky playwright gate fails on first run")
     packet = json.loads(as_json[1])
     assert packet["packetId"].startswith("ctxpkt_") and packet["packetId"] not in out  # the working state counts
-    assert packet["packet"]["audit"]["selected_ids"] == ["e_zzz", "k_mmm", "e_aaa"]
-    assert packet["packet"]["working_state"] == {"step": 2}
+    assert packet["packet"]["audit"]["selectedIds"] == ["e_zzz", "k_mmm", "e_aaa"]
+    assert packet["packet"]["workingState"] == {"step": 2}
     assert [line.split("\t")[0] for line in recall[1].splitlines()] == ["e_zzz", "k_mmm"]
     assert [line.split("\t")[-1] for line in recall[1].splitlines()] == ["-", "-"]  # no summary holds "flaky gate"
     assert [item["id"] for item in json.loads(recall_json[1])["items"]] == ["k_mmm"]

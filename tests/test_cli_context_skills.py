@@ -15,7 +15,7 @@ async def test_create_evaluate_promote_get_list_and_reject(hub: Hub, tmp_path: P
     repeated decision are refused with their reasons (exit 1, JSON error)."""
     env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
     _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
-    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    env |= {"KXM_TOKEN": json.loads(out)["projectToken"], "KXM_PROJECT": "alpha"}
     skill_md = tmp_path / "SKILL.md"
     skill_md.write_text("Run the flaky test twice.\n")
     other_md = tmp_path / "OTHER.md"

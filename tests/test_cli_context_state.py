@@ -29,7 +29,7 @@ async def test_propose_read_promote_reject_and_read_as_of(hub: Hub, tmp_path: Pa
     closes a proposal; a set's ``--history`` and a malformed ``--as-of`` are refused locally."""
     env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
     _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
-    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    env |= {"KXM_TOKEN": json.loads(out)["projectToken"], "KXM_PROJECT": "alpha"}
 
     proposed = await kxm(
         "context", "propose", "deploy.target", "us-east-1", "--evidence", "ci:1", "--as", "planner", "--register",

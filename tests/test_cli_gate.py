@@ -60,8 +60,8 @@ async def test_checks_run_in_order_and_stop_at_the_first_failure(tmp_path: Path)
 
     assert code == 1, err
     answer = json.loads(out)
-    document = answer["worker_result"]
-    assert answer["content_hash"] == "sha256:" + hashlib.sha256(canonical_json(document).encode()).hexdigest()
+    document = answer["workerResult"]
+    assert answer["contentHash"] == "sha256:" + hashlib.sha256(canonical_json(document).encode()).hexdigest()
     assert document["worker"] == {"schema": "kxm.worker.v1", "kind": "gate", "driver": "code", "name": "verify"}
     assert [(c["name"], c["outcome"]) for c in document["checks"]] == [
         ("lint", "passed"),
@@ -164,11 +164,11 @@ async def test_a_gate_result_checkpointed_into_a_run(hub: Hub, project: Project,
     answer = json.loads(passed[1])
     assert run.current_stage_id == "ship" and settled.status == WorkflowStageStatus.WORKFLOW_STAGE_STATUS_PASSED
     assert dict((key, list(values.values)) for key, values in settled.evidence.items()) == {
-        "gate": [answer["content_hash"]],
+        "gate": [answer["contentHash"]],
         "gate.outcome": ["passed"],
         "gate.checks": ["lint=passed(exit 0); command=passed(exit 0)"],
     }
-    assert settled.summary == "All 2 checks passed." == answer["worker_result"]["summary"]
-    assert answer["checkpoint"]["run"]["current_stage_id"] == "ship"
+    assert settled.summary == "All 2 checks passed." == answer["workerResult"]["summary"]
+    assert answer["checkpoint"]["run"]["currentStageId"] == "ship"
     # the stage moved on: the hub refuses, and the exit says the result was not recorded (never 1)
     assert wrong_stage[0] == 2 and "WORKFLOW_STAGE_OUT_OF_ORDER" in wrong_stage[2]

@@ -14,7 +14,7 @@ async def test_lease_commands_acquire_refuse_release_and_list(hub: Hub, tmp_path
     """Alice acquires (token 1), Bob is refused with LEASE_HELD, Alice renews and releases, Bob gets token 2."""
     env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
     _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
-    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    env |= {"KXM_TOKEN": json.loads(out)["projectToken"], "KXM_PROJECT": "alpha"}
 
     # --register: the first use of each name registers it (a name with no saved key is refused without it).
     acquired = await kxm(
@@ -28,14 +28,14 @@ async def test_lease_commands_acquire_refuse_release_and_list(hub: Hub, tmp_path
     taken = await kxm("lease", "acquire", "deploy", "--as", "bob", "--json", cwd=tmp_path, env=env)
     missing_agent = await kxm("lease", "acquire", "deploy", cwd=tmp_path, env=env)
 
-    assert acquired[0] == 0 and json.loads(acquired[1])["fencing_token"] == "1"
+    assert acquired[0] == 0 and json.loads(acquired[1])["fencingToken"] == "1"
     assert refused[0] == 1 and json.loads(refused[2])["reason"] == "ERROR_REASON_LEASE_HELD"
     assert json.loads(refused[2])["metadata"]["holderAgentName"] == "alice"
-    assert renewed[0] == 0 and json.loads(renewed[1])["holder_agent_name"] == "alice"
-    assert [lease["name"] for lease in json.loads(listed[1])] == ["deploy"]
+    assert renewed[0] == 0 and json.loads(renewed[1])["holderAgentName"] == "alice"
+    assert [lease["name"] for lease in json.loads(listed[1])["leases"]] == ["deploy"]
     assert got[1].startswith("deploy\ttoken 1\talice\tlive until ")
     assert released == (0, "deploy\treleased\n", "")
-    assert json.loads(taken[1])["fencing_token"] == "2"
+    assert json.loads(taken[1])["fencingToken"] == "2"
     assert missing_agent[0] == 1 and "--as NAME" in missing_agent[2]
 
 
@@ -44,7 +44,7 @@ async def test_releasing_another_agents_lease_names_its_holder(hub: Hub, tmp_pat
     (it said "token 1 ... now at token 1")."""
     env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
     _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
-    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    env |= {"KXM_TOKEN": json.loads(out)["projectToken"], "KXM_PROJECT": "alpha"}
     await kxm("agent", "register", "builder", cwd=tmp_path, env=env)
     await kxm("lease", "acquire", "deploy", "--as", "planner", "--register", "--ttl", "60", cwd=tmp_path, env=env)
 
@@ -74,4 +74,4 @@ async def test_runtime_list_shows_presence(hub: Hub, tmp_path: Path) -> None:
     data = await kxm("runtime", "list", "--json", cwd=tmp_path, env=env)
 
     assert text == (0, "rtm_laptop000001\tonline\tlaptop\n", "")
-    assert json.loads(data[1])[0]["id"] == registered.runtime.id
+    assert json.loads(data[1])["runtimes"][0]["id"] == registered.runtime.id

@@ -264,7 +264,7 @@ async def test_sqlite_to_postgresql_copies_everything_and_a_hub_carries_on(
     again = await migrate(state.database, postgres_database, tmp_path)
 
     assert (code, err) == (0, "")
-    assert report["ok"] is True and report["schema_version"] == report["source_schema_before"] == VERSION
+    assert report["ok"] is True and report["schemaVersion"] == report["sourceSchemaBefore"] == VERSION
     assert report["tables"] == source_counts and report["rows"] == sum(source_counts.values())
     assert list(report["tables"]) == [table.name for table in TABLES]
     assert report["digest"] == source_digest
@@ -351,7 +351,7 @@ async def test_an_older_source_is_brought_to_this_version_first(tmp_path: Path) 
     code, out, err = await migrate(str(old), str(tmp_path / "new.db"), tmp_path, "--json")
 
     assert (code, err) == (0, "")
-    assert (json.loads(out)["source_schema_before"], json.loads(out)["schema_version"]) == (VERSION - 1, VERSION)
+    assert (json.loads(out)["sourceSchemaBefore"], json.loads(out)["schemaVersion"]) == (VERSION - 1, VERSION)
     with raw_connection(str(old)) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == VERSION
 

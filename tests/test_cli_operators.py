@@ -15,7 +15,7 @@ async def test_operator_lifecycle_and_audit_from_the_command_line(hub: Hub, tmp_
     env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
 
     created = await kxm("operator", "create", "alice", "--json", cwd=tmp_path, env=env)
-    token = json.loads(created[1])["operator_token"]
+    token = json.loads(created[1])["operatorToken"]
     as_alice = {**env, "KXM_ADMIN_TOKEN": token}
     project = await kxm("admin", "project", "create", "alpha", cwd=tmp_path, env=as_alice)
     denied = await kxm("operator", "list", cwd=tmp_path, env=as_alice)
@@ -38,4 +38,4 @@ async def test_operator_lifecycle_and_audit_from_the_command_line(hub: Hub, tmp_
         ["alice", "CreateProject", "projects/alpha"],
         ["admin", "CreateOperator", "operators/alice"],
     ]
-    assert [(r["operator"], r["action"]) for r in json.loads(by_alice[1])] == [("alice", "CreateProject")]
+    assert [(r["operator"], r["action"]) for r in json.loads(by_alice[1])["records"]] == [("alice", "CreateProject")]

@@ -20,7 +20,7 @@ async def test_peer_conversation(hub: Hub, tmp_path: Path) -> None:
     """send, inbox, get, reply, await, tail, fanout, cancel and ack, each as a named agent, with --json."""
     env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
     _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
-    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    env |= {"KXM_TOKEN": json.loads(out)["projectToken"], "KXM_PROJECT": "alpha"}
     # bob registers last, so his event log starts with alice's request (alice's has bob's presence).
     for name in ("alice", "bob"):
         await kxm("agent", "register", name, cwd=tmp_path, env=env)
@@ -43,17 +43,17 @@ async def test_peer_conversation(hub: Hub, tmp_path: Path) -> None:
     listed = await kxm("peer", "list", "--json", cwd=tmp_path, env=env)
 
     assert code == 0
-    assert (sent["state"], sent["correlation_id"], sent["repeated"]) == ("MESSAGE_STATE_QUEUED", "c1", False)
+    assert (sent["state"], sent["correlationId"], sent["repeated"]) == ("MESSAGE_STATE_QUEUED", "c1", False)
     assert [m["id"] for m in json.loads(inbox)["messages"]] == [sent["id"]]
     first_event = json.loads(tail.splitlines()[1])  # line 0 is the ready event
     assert first_event["message"]["id"] == sent["id"]
     assert json.loads(waited)["reply"]["content"] == "looks good"
     assert pending[0] == 3 and json.loads(pending[1])["terminal"] is False
     assert cancelled["state"] == "MESSAGE_STATE_CANCELLED"
-    statuses = {r["target"]: r["status"] for r in json.loads(fanned[1])}
+    statuses = {r["target"]: r["status"] for r in json.loads(fanned[1])["results"]}
     assert statuses == {"bob": "FANOUT_STATUS_PENDING", "ghost": "FANOUT_STATUS_ERROR"}
     assert fanned[0] == 3
-    assert sorted(a["name"] for a in json.loads(listed[1])) == ["alice", "bob"]
+    assert sorted(a["name"] for a in json.loads(listed[1])["agents"]) == ["alice", "bob"]
 
 
 async def _later(call: Coroutine[Any, Any, tuple[int, str, str]], delay: float = 1.5) -> tuple[int, str, str]:
@@ -74,7 +74,7 @@ async def test_fanout_exits_1_when_every_target_was_refused(hub: Hub, tmp_path: 
     """A fanout that sent nothing says so and exits 1 (it exited 0); a partial failure keeps 0 or 3."""
     env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
     _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
-    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    env |= {"KXM_TOKEN": json.loads(out)["projectToken"], "KXM_PROJECT": "alpha"}
     await kxm("agent", "register", "alice", cwd=tmp_path, env=env)
 
     refused = await kxm(
@@ -90,7 +90,7 @@ async def test_fanout_exits_1_when_every_target_was_refused(hub: Hub, tmp_path: 
         ["ghost", "error", "ERROR_REASON_TARGET_NOT_FOUND"],
         ["nobody", "error", "ERROR_REASON_TARGET_NOT_FOUND"],
     ]
-    assert as_json[0] == 1 and json.loads(as_json[1])[0]["status"] == "FANOUT_STATUS_ERROR"
+    assert as_json[0] == 1 and json.loads(as_json[1])["results"][0]["status"] == "FANOUT_STATUS_ERROR"
 
 
 async def test_acting_as_a_name_with_no_saved_key_is_refused_unless_asked_to_register(hub: Hub, tmp_path: Path) -> None:
@@ -98,7 +98,7 @@ async def test_acting_as_a_name_with_no_saved_key_is_refused_unless_asked_to_reg
     their folder, and registers only with ``--register``."""
     env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
     _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
-    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    env |= {"KXM_TOKEN": json.loads(out)["projectToken"], "KXM_PROJECT": "alpha"}
     for name in ("alice", "bob"):
         await kxm("agent", "register", name, cwd=tmp_path, env=env)
 
@@ -112,9 +112,9 @@ async def test_acting_as_a_name_with_no_saved_key_is_refused_unless_asked_to_reg
         f"error: no saved agent 'ghost' under {tmp_path / 'state' / 'agents' / 'alpha'}; saved names: alice, bob."
         " Register it with --register or 'kxm agent register ghost'\n"
     )
-    assert sorted(a["name"] for a in json.loads(before[1])) == ["alice", "bob"]
+    assert sorted(a["name"] for a in json.loads(before[1])["agents"]) == ["alice", "bob"]
     assert registered[0] == 0 and json.loads(registered[1]) == {"messages": []}
-    assert sorted(a["name"] for a in json.loads(after[1])) == ["alice", "bob", "ghost"]
+    assert sorted(a["name"] for a in json.loads(after[1])["agents"]) == ["alice", "bob", "ghost"]
 
 
 async def test_sending_to_a_registered_agent_gone_offline_says_so_and_what_to_do(hub: Hub, tmp_path: Path) -> None:
@@ -122,7 +122,7 @@ async def test_sending_to_a_registered_agent_gone_offline_says_so_and_what_to_do
     found: dave"; it says dave is registered but offline, since when, and how to queue the message."""
     env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
     _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
-    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    env |= {"KXM_TOKEN": json.loads(out)["projectToken"], "KXM_PROJECT": "alpha"}
     for name in ("carol", "dave"):
         await kxm("agent", "register", name, cwd=tmp_path, env=env)
     await agents.mark_all_offline(hub.server.store)  # as a restart does; carol comes back at her next call
@@ -151,7 +151,7 @@ async def test_ctrl_c_during_send_wait_prints_the_stored_message_and_how_to_awai
     the id (JSON with the id and state with --json) and ``kxm peer await``, and exits 130."""
     env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
     _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
-    env |= {"KXM_TOKEN": json.loads(out)["project_token"], "KXM_PROJECT": "alpha"}
+    env |= {"KXM_TOKEN": json.loads(out)["projectToken"], "KXM_PROJECT": "alpha"}
     for name in ("alice", "bob"):
         await kxm("agent", "register", name, cwd=tmp_path, env=env)
 

@@ -96,7 +96,7 @@ async def test_a_profile_saved_in_the_hub_folder_serves_commands_run_anywhere(
         "path": str(profile / "credentials.json"),
         "address": hub.address,
         "projects": ["alpha"],
-        "admin_token": False,
+        "adminToken": False,
     }
     assert (profile / "credentials.json").stat().st_mode & 0o777 == 0o600
     # Each folder the save made is 0700 whatever the umask (the test's is usually 022).
@@ -105,15 +105,15 @@ async def test_a_profile_saved_in_the_hub_folder_serves_commands_run_anywhere(
     assert again[0] == 1 and "exists; replace it with --force" in again[2]
     assert forced[0] == 0
     assert registered[0] == 0, registered[2]
-    assert [a["name"] for a in json.loads(listed[1])] == ["alice"]
+    assert [a["name"] for a in json.loads(listed[1])["agents"]] == ["alice"]
     assert (profile / "agents" / "alpha" / "alice.json").stat().st_mode & 0o777 == 0o600
     sources = json.loads(shown[1])
-    assert sources["credentials_file"] == str(profile / "credentials.json")
+    assert sources["credentialsFile"] == str(profile / "credentials.json")
     assert sources["token"] == {"source": str(profile / "credentials.json")}
     assert sources["address"] == {"value": hub.address, "source": str(profile / "credentials.json")}
     assert sources["project"] == {"value": "alpha", "source": "KXM_PROJECT"}
-    assert sources["admin_token"] == {"source": None}
-    assert sources["agents_dir"] == str(profile / "agents")
+    assert sources["adminToken"] == {"source": None}
+    assert sources["agentsDir"] == str(profile / "agents")
     printed = "".join(out + err for _, out, err in (saved, again, forced, shown, shown_text))
     assert project.token not in printed
 
@@ -192,7 +192,7 @@ async def test_a_refused_checkpoint_prints_the_result_and_exits_2(hub: Hub, proj
 
     for code, out, _ in (no_token, unknown):
         assert code == 2
-        assert json.loads(out)["worker_result"]["outcome"] == "passed"
+        assert json.loads(out)["workerResult"]["outcome"] == "passed"
     assert "ERROR_REASON_CREDENTIAL_MISSING" in no_token[2]
     assert unknown[2].startswith("error: no saved agent 'ghost' under ")
 

@@ -280,7 +280,8 @@ def test_the_container_images_settings_start_a_hub_only_with_an_admin_token_file
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The ENV of the Containerfile, as ``kxm hub serve`` reads it: beyond loopback, refused without
-    an admin token and started with one from ``KXM_ADMIN_TOKEN_FILE``."""
+    an admin token and started with one from ``KXM_ADMIN_TOKEN_FILE``; the health probe asks the
+    plaintext loopback health listener the ENV starts, so it needs no CA when the hub serves TLS."""
     containerfile = (Path(__file__).resolve().parent.parent / "Containerfile").read_text()
     (block,) = re.findall(r"^ENV (.*?)\n(?!\s)", containerfile, flags=re.S | re.M)
     for name, value in re.findall(r"(KXM_\w+)=(\S+)", block):
@@ -296,3 +297,5 @@ def test_the_container_images_settings_start_a_hub_only_with_an_admin_token_file
     assert (settings.host, settings.port, settings.data_dir) == ("0.0.0.0", 7331, tmp_path)  # noqa: S104
     assert settings.admin_token == "an-admin-token-from-a-secret"
     assert '"kxm", "hub", "serve"' in containerfile and "USER kxm" in containerfile
+    assert (settings.health_host, settings.health_port) == ("127.0.0.1", 7332)
+    assert 'CMD ["kxm", "health", "--addr", "127.0.0.1:7332"]' in containerfile

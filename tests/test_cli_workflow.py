@@ -383,7 +383,7 @@ async def test_definition_run_and_coordinator_verbs(
     assert json.loads(repeated[1])["repeated"] is True
     assert passed[0] == 0, passed[2]
     assert passed[1].startswith(f"{run_id}\tfix\trunning\tship\tcoordinator\n")
-    assert waited[0] == 0 and json.loads(waited[1])["run"]["wait"]["signal_key"] == "ci"
+    assert waited[0] == 0 and json.loads(waited[1])["run"]["wait"]["signalKey"] == "ci"
     assert signalled == (0, "ci\tpassed\tstage ship\tcompleted\tdelivery s-1\n", "")
     assert json.loads(ended[1])["status"] == "WORKFLOW_RUN_STATUS_COMPLETED"
     assert refused[0] == 1 and json.loads(refused[2])["reason"] == "ERROR_REASON_WORKFLOW_TERMINAL"
@@ -610,7 +610,7 @@ async def test_journal_verbs(hub: Hub, project: Project, tmp_path: Path, monkeyp
     assert planned == (0, lines[0] + "\n", "")
     proposed_record = json.loads(proposed[1])["record"]
     assert proposed[0] == 0 and proposed_record["sequence"] == "1" and "repeated" not in json.loads(proposed[1])
-    assert proposed_record["entry"]["promotion_status"] == "PROMOTION_STATUS_PROPOSED"
+    assert proposed_record["entry"]["promotionStatus"] == "PROMOTION_STATUS_PROPOSED"
     assert (proposed_record["entry"]["attempt"], proposed_record["entry"]["evidence"]) == (
         1,
         ["ci 40% faster", "class:cache"],
@@ -635,7 +635,7 @@ async def test_journal_verbs(hub: Hub, project: Project, tmp_path: Path, monkeyp
     assert bad_decision[0] == 2 and "invalid choice: 'proposed'" in bad_decision[2]
     assert listed == (0, "\n".join(lines) + "\n", "")
     assert listed_json[0] == 0
-    assert [r.get("entry", r.get("promotion"))["id"] for r in json.loads(listed_json[1])] == [
+    assert [r.get("entry", r.get("promotion"))["id"] for r in json.loads(listed_json[1])["records"]] == [
         plan.entry.id,
         skill_id,
         contradiction_id,
@@ -676,14 +676,14 @@ async def test_journal_verbs(hub: Hub, project: Project, tmp_path: Path, monkeyp
     assert markdown[1].startswith(f"# Workflow retrospective {run_id}\n")
     assert as_json == (0, exported.json + "\n", "")
     answer = json.loads(whole[1])
-    assert whole[0] == 0 and (answer["retrospective"]["run_id"], answer["retrospective"]["status"]) == (
+    assert whole[0] == 0 and (answer["retrospective"]["runId"], answer["retrospective"]["status"]) == (
         run_id,
         "cancelled",
     )
     assert (answer["json"], answer["markdown"]) == (exported.json, exported.markdown)
     assert ended == (0, f"{run_id}\tintact\t7 records\thead 6\theld to the retrospective\n", "")
     verdict = json.loads(ended_json[1])["verdict"]
-    assert ended_json[0] == 0 and (verdict["intact"], verdict["verified_records"], verdict["head_chain"]) == (
+    assert ended_json[0] == 0 and (verdict["intact"], verdict["verifiedRecords"], verdict["headChain"]) == (
         True,
         "7",
         cancel.chain,
@@ -694,7 +694,7 @@ async def test_journal_verbs(hub: Hub, project: Project, tmp_path: Path, monkeyp
         "",
     )
     broken = json.loads(altered_json[1])["verdict"]
-    assert altered_json[0] == 1 and ("intact" in broken, broken["problem"], broken["breach_record_id"]) == (
+    assert altered_json[0] == 1 and ("intact" in broken, broken["problem"], broken["breachRecordId"]) == (
         False,
         "PROBLEM_ALTERED",
         plan.entry.id,
@@ -746,4 +746,4 @@ async def test_register_list_and_gates_cover_step_workflows_and_gate_registries(
     head, gate = shown[1].splitlines()
     assert head.startswith(f"alpha\thash {registry.hash}\tby admin\tat ")
     assert gate == "  npm-verify\tcommand\tnpm run verify (600000 ms)"
-    assert json.loads(as_json[1])["registry"]["gate_ids"] == ["npm-verify"]
+    assert json.loads(as_json[1])["registry"]["gateIds"] == ["npm-verify"]

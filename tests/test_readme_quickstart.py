@@ -102,7 +102,7 @@ async def _line_with(process: asyncio.subprocess.Process, words: str) -> str:
 async def _until_online(cwd: Path, name: str) -> None:
     for _ in range(100):
         _, out, _ = await kxm("agent", "list", "--json", cwd=cwd)
-        if any(agent["name"] == name for agent in json.loads(out or "[]")):
+        if any(agent["name"] == name for agent in json.loads(out or "{}").get("agents", [])):
             return
         await asyncio.sleep(0.1)
     raise AssertionError(f"{name} never came online")

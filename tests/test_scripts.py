@@ -89,3 +89,48 @@ def test_every_docs_generator_writes_through_the_helper_and_reproduces_its_page(
     assert ".find(" not in source and "write_text(" not in source and "sys.argv" not in source
     page = DOCS_GENERATORS[generator]
     assert (tmp_path / "docs" / page).read_text() == (ROOT / "docs" / page).read_text()
+
+
+def test_the_client_build_log_has_no_colour_codes_and_the_rust_build_shows_progress() -> None:
+    """The first hour's noise (issue 20): Maven's colour resets, which Debian's Maven 3.8 writes even
+    in batch mode, are stripped from the client build's log, and the Rust build is not run quietly
+    (a first build is a minute of silence otherwise)."""
+    script = (ROOT / "scripts" / "build-clients").read_text()
+    java = next(line for line in script.splitlines() if line.startswith("step java "))
+    rust = next(line for line in script.splitlines() if line.startswith("step rust "))
+
+    assert "mvn -q -B" in java and 'sed "s/\\x1b\\[[0-9;]*m//g"' in java
+    assert "cargo build" in rust and " -q" not in rust and "--color never" in rust
+
+
+def test_every_language_reads_the_project_token_from_one_variable() -> None:
+    """One name, ``KXM_TOKEN``, in the Python client, the CLI and every other language's README and
+    programs (issue 20: the other languages' READMEs said ``KXM_PROJECT_TOKEN``)."""
+    tracked = subprocess.run(
+        ["git", "ls-files", "clients", "README.md", "docs", "kxm_grpc"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    # decisions.md tells the history: the old name is said there once.
+    readers = [
+        path
+        for path in tracked
+        if path != "docs/decisions.md" and "KXM_PROJECT_TOKEN" in (ROOT / path).read_text(errors="replace")
+    ]
+    readmes = [ROOT / "clients" / language / "README.md" for language in ("go", "java", "python", "rust", "typescript")]
+
+    assert readers == []
+    assert all("KXM_TOKEN" in readme.read_text() for readme in readmes if readme.exists())
+
+
+def test_the_license_is_an_spdx_expression_with_its_file() -> None:
+    """``project.license`` as an SPDX string and the LICENSE file shipped: setuptools prints no
+    deprecation boxes before the hub's first line (issue 20)."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+    assert project["license"] == "Apache-2.0"
+    assert project["license-files"] == ["LICENSE"] and "Apache License" in (ROOT / "LICENSE").read_text()

@@ -51,7 +51,7 @@ def _list(args: argparse.Namespace) -> int:
     async def command() -> int:
         async with client_from(args, admin=True) as client:
             projects = await all_pages(lambda t: client.admin.list_projects(page_token=t), "projects")
-        emit(args, [message_to_dict(p) for p in projects], "\n".join(p.name for p in projects))
+        emit(args, {"projects": [message_to_dict(p) for p in projects]}, "\n".join(p.name for p in projects))
         return EXIT_OK
 
     return run(args, command)

@@ -53,7 +53,7 @@ def _list(args: argparse.Namespace) -> int:
         lines = [
             f"{a.id}\t{a.name}\t{types_pb2.Presence.Name(a.presence).removeprefix('PRESENCE_').lower()}" for a in agents
         ]
-        emit(args, [message_to_dict(a) for a in agents], "\n".join(lines))
+        emit(args, {"agents": [message_to_dict(a) for a in agents]}, "\n".join(lines))
         return EXIT_OK
 
     return run(args, command)

@@ -43,7 +43,7 @@ def _list(args: argparse.Namespace) -> int:
                 (record.create_time.ToJsonString(), record.operator, record.action, record.target, details or "-")
             )
 
-        emit(args, [message_to_dict(r) for r in records], "\n".join(line(r) for r in records))
+        emit(args, {"records": [message_to_dict(r) for r in records]}, "\n".join(line(r) for r in records))
         return EXIT_OK
 
     return run(args, command)

@@ -49,7 +49,13 @@ def add_connection_flags(parser: argparse.ArgumentParser, *, admin: bool = False
         if admin
         else "project token (env KXM_TOKEN)",
     )
-    parser.add_argument("--project", help="project (env KXM_PROJECT; default 'default')")
+    parser.add_argument(
+        "--project",
+        help="the project an operator's command acts in (env KXM_PROJECT); required where it acts in one"
+        if admin
+        else "project (env KXM_PROJECT): its token is read from the credentials file (default 'default');"
+        " a project token acts in its own, an operator's token in 'default' unless this names another",
+    )
     parser.add_argument(
         "--tls-ca", help="PEM file of the CA that signed the hub's certificate (enables TLS; env KXM_TLS_CA)"
     )
@@ -92,13 +98,28 @@ def open_client(args: argparse.Namespace, *, admin: bool = False, **kwargs: Any)
     config = resolve(args.addr, token=args.token, project=args.project, admin=admin)
     if not config.token:
         raise Unauthenticated(config.missing_token("--token"), reason=Reason.CREDENTIAL_MISSING)
+    project = args.project
+    if not admin and config.project is None and _operator_token(config.token, args.addr):
+        # A project command given an operator's token (an operator resuming an agent whose key is
+        # lost: kxm agent register NAME --token ADMIN) acts in 'default', as --project's help says;
+        # a project token needs no name (its own project is the only one it may name).
+        project = "default"
     material = tls_material(args)  # a client certificate alone means TLS with the system's roots
     client = HubClient(
-        args.addr, token=args.token, project=args.project, admin=admin, tls=bool(material), **material, **kwargs
+        args.addr, token=args.token, project=project, admin=admin, tls=bool(material), **material, **kwargs
     )
     # The address dialled, for an error that no hub answered (it may come from KXM_ADDR or the file).
     args.dialled_address = client.address
     return client
+
+
+def _operator_token(token: str, address: str | None) -> bool:
+    """Whether ``token`` is an operator's: a named operator's (``kxm_op_…``) or the admin token found
+    where ``kxm admin`` commands look for it (``KXM_ADMIN_TOKEN``, the credentials file)."""
+    from kxm_grpc.client.config import resolve
+    from kxm_grpc.domain.secrets import OPERATOR_TOKEN_PREFIX
+
+    return token.startswith(OPERATOR_TOKEN_PREFIX) or token == resolve(address, admin=True).token
 
 
 class TlsMaterial(TypedDict, total=False):
@@ -148,18 +169,34 @@ async def all_pages(fetch: Callable[[str], Awaitable[Any]], field: str) -> list[
 
 
 def message_to_dict(message: Any) -> dict[str, Any]:
-    """A protobuf message as JSON-ready data (field names as in the proto)."""
+    """A protobuf message as JSON-ready data in the proto3 JSON mapping, as ``buf curl`` and Connect
+    print it: lowerCamelCase names, 64-bit integers as strings, enums by name, RFC 3339 times, fields
+    at their default left out (docs/api.md, "JSON output")."""
     from google.protobuf import json_format
 
-    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+    return json_format.MessageToDict(message)
 
 
-def emit(args: argparse.Namespace, data: Any, text: str) -> None:
-    """Print ``data`` as JSON with ``--json``, else ``text``."""
+def emit(args: argparse.Namespace, data: dict[str, Any], text: str) -> None:
+    """Print ``data`` as JSON with ``--json``, else ``text``.
+
+    ``data`` is always an object, never a bare array (a list goes under its plural name, as the
+    List RPCs' responses hold it), with lowerCamelCase keys, so a later key never breaks a reader.
+
+    Raises:
+        TypeError: ``data`` is not a dict (a command broke the convention).
+    """
+    if not isinstance(data, dict):
+        raise TypeError(f"--json prints an object, not {type(data).__name__}")
     if getattr(args, "json", False):
         print(json.dumps(data, indent=2, sort_keys=True))
     else:
         print(text)
+
+
+def emit_line(data: dict[str, Any]) -> None:
+    """Print one object as a JSON line (a stream's ``--json`` output: one object per event)."""
+    print(json.dumps(data, sort_keys=True), flush=True)
 
 
 @contextlib.asynccontextmanager

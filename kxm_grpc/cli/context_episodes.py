@@ -39,7 +39,7 @@ def _episode(args: argparse.Namespace) -> int:
         async with client:
             response = await client.context.list_episodes(workflow_run_id=args.run)
         items = list(response.items)
-        emit(args, [message_to_dict(item) for item in items], "\n".join(_line(item) for item in items))
+        emit(args, {"items": [message_to_dict(item) for item in items]}, "\n".join(_line(item) for item in items))
         return EXIT_OK
 
     return run(args, command)

@@ -188,7 +188,7 @@ def _list(args: argparse.Namespace) -> int:
             )
         data = {
             "skills": [message_to_dict(skill) for skill in response.skills],
-            "next_page_token": response.next_page_token,
+            "nextPageToken": response.next_page_token,
         }
         lines = [_line(skill) for skill in response.skills]
         if response.next_page_token:

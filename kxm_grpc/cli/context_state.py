@@ -86,7 +86,11 @@ def _state(args: argparse.Namespace) -> int:
         async with client_from(args) as client:
             if args.key.strip().endswith(SET_SUFFIX):
                 members = (await client.context.list_state_set(args.key, as_of=as_of)).items
-                emit(args, [message_to_dict(item) for item in members], "\n".join(_line(item) for item in members))
+                emit(
+                    args,
+                    {"items": [message_to_dict(item) for item in members]},
+                    "\n".join(_line(item) for item in members),
+                )
                 return EXIT_OK
             read = await client.context.get_state(args.key, as_of=as_of, include_history=args.history)
         data: dict[str, Any] = {"item": message_to_dict(read.item) if read.HasField("item") else None}
@@ -124,7 +128,7 @@ def _promote(args: argparse.Namespace) -> int:
         data = {
             "item": message_to_dict(response.item),
             "proposal": message_to_dict(response.proposal),
-            "superseded_ids": list(response.superseded_ids),
+            "supersededIds": list(response.superseded_ids),
         }
         superseded = ", ".join(response.superseded_ids) or "nothing"
         emit(args, data, f"{_line(response.item)}\nproposal {response.proposal.id} closed; superseded {superseded}")

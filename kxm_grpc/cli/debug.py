@@ -68,10 +68,10 @@ def _call(args: argparse.Namespace) -> int:
                 for response in channel.unary_stream(path, **kwargs)(
                     request, metadata=tuple(metadata), timeout=args.timeout
                 ):
-                    print(json_format.MessageToJson(response, indent=None, preserving_proto_field_name=True))
+                    print(json_format.MessageToJson(response, indent=None))
             else:
                 response = channel.unary_unary(path, **kwargs)(request, metadata=tuple(metadata), timeout=args.timeout)
-                print(json_format.MessageToJson(response, indent=None, preserving_proto_field_name=True))
+                print(json_format.MessageToJson(response, indent=None))
     except grpc.RpcError as error:
         code = error.code()
         print(json.dumps({"code": code.name, "message": error.details()}), file=sys.stderr)

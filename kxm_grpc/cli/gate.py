@@ -244,7 +244,7 @@ def _run(args: argparse.Namespace) -> int:
     async def command() -> int:
         gate = await _run_gate(checks, keep_tail=TAIL_BYTES if args.tail else 0)
         result = worker_result(gate, name=args.name)
-        output: dict[str, Any] = {"worker_result": result.to_document(), "content_hash": result.content_hash()}
+        output: dict[str, Any] = {"workerResult": result.to_document(), "contentHash": result.content_hash()}
         code = _exit_code(result.outcome)
         text = _text(result)
         if args.run_id is not None:

@@ -130,7 +130,9 @@ def _list(args: argparse.Namespace) -> int:
     async def command() -> int:
         async with client_from(args) as client:
             leases = await all_pages(lambda t: client.leases.list(include_lapsed=args.all, page_token=t), "leases")
-        emit(args, [message_to_dict(lease) for lease in leases], "\n".join(_line(lease) for lease in leases))
+        emit(
+            args, {"leases": [message_to_dict(lease) for lease in leases]}, "\n".join(_line(lease) for lease in leases)
+        )
         return EXIT_OK
 
     return run(args, command)

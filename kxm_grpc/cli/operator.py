@@ -52,7 +52,7 @@ def _list(args: argparse.Namespace) -> int:
             operators = await all_pages(lambda t: client.admin.list_operators(page_token=t), "operators")
         emit(
             args,
-            [message_to_dict(o) for o in operators],
+            {"operators": [message_to_dict(o) for o in operators]},
             "\n".join(f"{o.name}\t{_state(o)}\t{o.create_time.ToJsonString()}" for o in operators),
         )
         return EXIT_OK

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from typing import Any
 
@@ -20,6 +19,7 @@ from kxm_grpc.cli.common import (
     all_pages,
     client_from,
     emit,
+    emit_line,
     message_to_dict,
     progress,
     run,
@@ -159,7 +159,7 @@ def _list(args: argparse.Namespace) -> int:
             f"{a.id}\t{a.name}\t{types_pb2.Presence.Name(a.presence).removeprefix('PRESENCE_').lower()}\t{a.purpose}"
             for a in agents
         ]
-        emit(args, [message_to_dict(a) for a in agents], "\n".join(lines))
+        emit(args, {"agents": [message_to_dict(a) for a in agents]}, "\n".join(lines))
         return EXIT_OK
 
     return run(args, command)
@@ -207,7 +207,7 @@ def _interrupted(args: argparse.Namespace, name: str, message: Any) -> None:
     """What ``send --wait`` prints when interrupted: the stored message (JSON with ``--json``) on
     standard output, and how to await its reply on standard error."""
     if args.json:
-        print(json.dumps({"id": message.id, "state": _state(message), "interrupted": True}), flush=True)
+        emit_line({"id": message.id, "state": _state(message), "interrupted": True})
     else:
         print(_line(message), flush=True)
         print(
@@ -269,7 +269,7 @@ def _fanout(args: argparse.Namespace) -> int:
                 lines.append(f"{result.target}\t{status}\t{result.message.id}\t{_state(result.message)}\t{reply}")
             else:
                 lines.append(f"{result.target}\t{status}\t{result.error_reason}\t{result.error_message}")
-        emit(args, [message_to_dict(r) for r in response.results], "\n".join(lines))
+        emit(args, {"results": [message_to_dict(r) for r in response.results]}, "\n".join(lines))
         failed = sum(r.status == message_service_pb2.FANOUT_STATUS_ERROR for r in response.results)
         if failed == len(response.results):
             # Nothing was sent: a script must not read this as success.
@@ -329,7 +329,7 @@ def _ack(args: argparse.Namespace) -> int:
         client = await agent_client(args, name)
         async with client:
             acked = (await client.messages.ack(args.message_ids)).messages
-        emit(args, [message_to_dict(m) for m in acked], "\n".join(_line(m) for m in acked))
+        emit(args, {"messages": [message_to_dict(m) for m in acked]}, "\n".join(_line(m) for m in acked))
         return EXIT_OK
 
     return run(args, command)
@@ -347,7 +347,7 @@ def _tail(args: argparse.Namespace) -> int:
             ):
                 kind = event.WhichOneof("event") or ""
                 if args.json:
-                    print(json.dumps(message_to_dict(event), sort_keys=True), flush=True)
+                    emit_line(message_to_dict(event))
                 elif kind == "ready":
                     ready = event.ready
                     note = " (truncated: some events were purged)" if ready.truncated else ""

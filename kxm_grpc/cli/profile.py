@@ -76,32 +76,32 @@ def _sources(args: argparse.Namespace) -> dict[str, Any]:
     else:
         project_source = "default"
     return {
-        "credentials_files": [str(path.absolute()) for path in credentials_paths()],
-        "credentials_file": None if found is None else str(found.absolute()),
-        "profile_file": str(user_credentials_path()),
-        "profile_applies": where.profile,
-        "profile_note": where.profile_note,
-        "agents_dir": str(where.agents_dir.absolute()),
+        "credentialsFiles": [str(path.absolute()) for path in credentials_paths()],
+        "credentialsFile": None if found is None else str(found.absolute()),
+        "profileFile": str(user_credentials_path()),
+        "profileApplies": where.profile,
+        "profileNote": where.profile_note,
+        "agentsDir": str(where.agents_dir.absolute()),
         "address": {"value": project.address, "source": address_source},
         "project": {"value": project.project or "default", "source": project_source},
         "token": {"source": project.token_source},
-        "admin_token": {"source": admin.token_source},
+        "adminToken": {"source": admin.token_source},
     }
 
 
 def _show(args: argparse.Namespace) -> int:
     sources = _sources(args)
     lines = [
-        f"credentials file\t{sources['credentials_file'] or 'none found'}"
-        f"\t(tried {', '.join(sources['credentials_files'])})",
+        f"credentials file\t{sources['credentialsFile'] or 'none found'}"
+        f"\t(tried {', '.join(sources['credentialsFiles'])})",
         f"address\t{sources['address']['value']}\tfrom {sources['address']['source']}",
         f"project\t{sources['project']['value']}\tfrom {sources['project']['source']}",
         f"project token\t{_said(sources['token']['source'])}",
-        f"admin token\t{_said(sources['admin_token']['source'])}",
-        f"saved agents\t{sources['agents_dir']}",
+        f"admin token\t{_said(sources['adminToken']['source'])}",
+        f"saved agents\t{sources['agentsDir']}",
     ]
-    if sources["profile_note"]:
-        lines.append(f"profile\tnot used: {sources['profile_note']}")
+    if sources["profileNote"]:
+        lines.append(f"profile\tnot used: {sources['profileNote']}")
     emit(args, sources, "\n".join(lines))
     return EXIT_OK
 
@@ -145,8 +145,8 @@ def _save(args: argparse.Namespace) -> int:
         "path": str(target),
         "address": project.address,
         "projects": projects,
-        "admin_token": "admin_token" in data,
+        "adminToken": "admin_token" in data,
     }
-    admin_word = ", admin token" if summary["admin_token"] else ""
+    admin_word = ", admin token" if summary["adminToken"] else ""
     emit(args, summary, f"saved {target}: address {project.address}, projects {', '.join(projects)}{admin_word}")
     return EXIT_OK

@@ -29,7 +29,7 @@ def _list(args: argparse.Namespace) -> int:
             presence = types_pb2.RuntimePresenceState.Name(runtime.presence)
             return f"{runtime.id}\t{presence.removeprefix('RUNTIME_PRESENCE_STATE_').lower()}\t{runtime.host or '-'}"
 
-        emit(args, [message_to_dict(r) for r in runtimes], "\n".join(line(r) for r in runtimes))
+        emit(args, {"runtimes": [message_to_dict(r) for r in runtimes]}, "\n".join(line(r) for r in runtimes))
         return EXIT_OK
 
     return run(args, command)

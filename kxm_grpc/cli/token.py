@@ -102,7 +102,7 @@ def _list(args: argparse.Namespace) -> int:
             sessions = await all_pages(lambda t: client.admin.list_session_tokens(page_token=t), "sessions")
         emit(
             args,
-            [message_to_dict(s) for s in sessions],
+            {"sessions": [message_to_dict(s) for s in sessions]},
             "\n".join(
                 f"{s.session_id}\t{s.agent_id}\t{s.agent_name}\t{_state(s)}\t{s.expire_time.ToJsonString()}\t{_policy(s)}"
                 for s in sessions

@@ -294,7 +294,7 @@ def _list(args: argparse.Namespace) -> int:
             found = await all_pages(lambda t: client.workflows.list_definitions(page_token=t), "definitions")
         emit(
             args,
-            [message_to_dict(d) for d in found],
+            {"definitions": [message_to_dict(d) for d in found]},
             "\n".join(f"{d.id}\t{d.project}\t{d.source or '-'}\t{_parts(d)}\thash {d.hash}" for d in found),
         )
         return EXIT_OK
@@ -343,7 +343,7 @@ def _runs(args: argparse.Namespace) -> int:
                 lambda t: client.workflows.list_runs(status=args.status, definition_id=args.definition, page_token=t),
                 "runs",
             )
-        emit(args, [message_to_dict(r) for r in found], "\n".join(_run_line(r) for r in found))
+        emit(args, {"runs": [message_to_dict(r) for r in found]}, "\n".join(_run_line(r) for r in found))
         return EXIT_OK
 
     return run(args, command)
@@ -708,7 +708,7 @@ def _journal(args: argparse.Namespace) -> int:
         client = await _reader(args)
         async with client:
             found = [record async for record in client.workflows.journal.records(args.run_id)]
-        emit(args, [message_to_dict(r) for r in found], "\n".join(_record_line(r) for r in found))
+        emit(args, {"records": [message_to_dict(r) for r in found]}, "\n".join(_record_line(r) for r in found))
         return EXIT_OK
 
     return run(args, command)
@@ -1018,7 +1018,7 @@ def _http_error(args: argparse.Namespace, code: int, answer: dict[str, Any]) -> 
     reason, message = str(answer.get("code", "")), str(answer.get("error", ""))
     if args.json:
         metadata = {k: v for k, v in answer.items() if k not in ("code", "error")}
-        payload = {"ok": False, "http_status": code, "reason": reason, "message": message, "metadata": metadata}
+        payload = {"ok": False, "httpStatus": code, "reason": reason, "message": message, "metadata": metadata}
         print(json.dumps(payload), file=sys.stderr)
     else:
         print(f"error: HTTP {code} {reason}: {message}", file=sys.stderr)

@@ -64,7 +64,7 @@ def _events(args: argparse.Namespace) -> int:
                 page = await client.workflows.list_run_events(args.run_id, after_sequence=after, page_size=500)
                 for event in page.events:
                     document = {
-                        "sequence": event.sequence,
+                        "sequence": str(event.sequence),  # int64: a string, as in the proto3 JSON mapping
                         "type": event.type,
                         "time": event.time.ToJsonString(),
                         "payload": json_format.MessageToDict(event.payload),

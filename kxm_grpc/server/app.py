@@ -233,6 +233,9 @@ class HubServer:
         self.webhook_port: int | None = None
         """The port of the public webhook listener once started (the chosen one with port 0); None when off."""
         self._webhooks: WebhookServer | None = None
+        self.health_port: int | None = None
+        """The port of the plaintext health listener once started (the chosen one with port 0); None when off."""
+        self._health_server: grpc.aio.Server | None = None
 
     @property
     def address(self) -> str:
@@ -275,6 +278,38 @@ class HubServer:
         except OSError as error:
             raise BindError(f"could not bind metrics on {host}:{self.settings.metrics_port}: {error}") from error
         self._metrics = metrics
+
+    @property
+    def health_address(self) -> str | None:
+        """``host:port`` of the plaintext health listener, or None when it is off."""
+        if self.health_port is None:
+            return None
+        return f"{self.settings.health_host}:{self.health_port}"
+
+    async def _start_health(self) -> None:
+        """Serve ``grpc.health.v1`` alone, in plaintext, on its own address (decision 261).
+
+        The servicer is the main listener's, so both say the same (NOT_SERVING while the store
+        refuses writes, and from the start of a stop). No other service is registered: a caller
+        there reaches no RPC, token or not.
+        """
+        settings = self.settings
+        assert self._health is not None and settings.health_port is not None
+        host = settings.health_host
+        server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
+        problem = _unbindable(host, settings.health_port) if settings.health_port else None
+        if problem is not None and problem.in_use:
+            raise BindError(problem.message.replace("use --port", "use --health-port"))
+        try:
+            port = server.add_insecure_port(f"{host}:{settings.health_port}")
+        except RuntimeError as error:
+            raise BindError(f"could not bind the health listener on {host}:{settings.health_port}") from error
+        if port == 0:
+            raise BindError(f"could not bind the health listener on {host}:{settings.health_port}")
+        await server.start()
+        self.health_port = port
+        self._health_server = server
 
     @property
     def webhook_address(self) -> str | None:
@@ -392,6 +427,8 @@ class HubServer:
             await self._start_metrics()
         if settings.webhook_port is not None:
             await self._start_webhooks()
+        if settings.health_port is not None:
+            await self._start_health()
         if boot.file_data is not None:
             scheme = "https" if creds else "http"
             write_credentials(settings.credentials_path, {**boot.file_data, "address": self.address, "scheme": scheme})
@@ -419,6 +456,7 @@ class HubServer:
             metrics_tls=self._metrics.tls if self._metrics else None,
             webhook_address=self.webhook_address,
             webhook_tls=self._webhooks.tls if self._webhooks else None,
+            health_address=self.health_address,
             agents_marked_offline=started.agents_marked_offline,
             lease_downtime_seconds=round(started.lease_downtime / 1_000_000, 3),
             first_replica=started.first if self.store.shared else None,
@@ -467,6 +505,10 @@ class HubServer:
             if self._metrics is not None:
                 await _bounded("metrics", self._metrics.stop(), STOP_STEP_SECONDS)
                 self._metrics = None
+            if self._health_server is not None:
+                # Stopped after the drain: a probe reads NOT_SERVING through it until then.
+                await _bounded("health", self._health_server.stop(0), STOP_STEP_SECONDS)
+                self._health_server = None
         finally:
             # The timers run through the grace: a grant that lapses while calls drain is marked as
             # lapsed, so a SIGKILL at the end of the grace (a supervisor's) cannot revive it.

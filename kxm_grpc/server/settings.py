@@ -328,6 +328,22 @@ class Settings:
         " and every scrape must send 'Authorization: Bearer <admin token>' (over TLS whenever --tls-cert is set)",
         metavar="HOST",
     )
+    # A plaintext grpc.health.v1 listener for probes (decision 261): off unless a port is given,
+    # loopback unless a host is. It serves the health service alone, so a probe that cannot present
+    # the hub's CA (a container's exec probe, a load balancer) checks a TLS hub without TLS.
+    health_port: int | None = setting(
+        None,
+        "also serve grpc.health.v1 alone, in plaintext, on this port (for probes beside a TLS listener);"
+        " 0 picks a free one (logged in hub_started)",
+        parse=port_or_off,
+        metavar="PORT",
+    )
+    health_host: str = setting(
+        DEFAULT_HOST,
+        "plaintext health listener bind address, whatever --host is; set 0.0.0.0 for a probe from outside"
+        " the host (kubelet): it answers only serving or not",
+        metavar="HOST",
+    )
     # The public webhook listener (decision 43): off unless a port is given, loopback unless a host
     # is. It serves only the HMAC-signed workflow routes, so it may face the internet; a reverse
     # proxy may terminate TLS in front of it, or it serves TLS itself.
@@ -523,6 +539,8 @@ class Settings:
                     f"serving metrics on {self.metrics_host} beyond loopback needs TLS (--tls-cert and --tls-key):"
                     " every scrape sends the admin token, which would cross the network in cleartext"
                 )
+        if self.health_port is not None and not 0 <= self.health_port <= 65535:
+            raise SettingsError("health port must be between 0 and 65535")
         if self.webhook_port is not None and not 0 <= self.webhook_port <= 65535:
             raise SettingsError("webhook port must be between 0 and 65535")
         if self.webhook_rate_limit < 1:

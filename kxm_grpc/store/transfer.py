@@ -109,13 +109,13 @@ class TransferReport:
         return {
             "source": self.source,
             "target": self.target,
-            "schema_version": self.schema_version,
-            "source_schema_before": self.source_schema_before,
+            "schemaVersion": self.schema_version,
+            "sourceSchemaBefore": self.source_schema_before,
             "tables": dict(self.tables),
             "rows": self.rows,
             "digest": self.digest,
-            "copy_seconds": round(self.copy_seconds, 3),
-            "verify_seconds": round(self.verify_seconds, 3),
+            "copySeconds": round(self.copy_seconds, 3),
+            "verifySeconds": round(self.verify_seconds, 3),
             "seconds": round(self.seconds, 3),
         }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import importlib
 import importlib.util
 import re
@@ -24,16 +25,44 @@ def _generator() -> ModuleType:
 
 
 def test_every_message_and_enum_has_a_public_name() -> None:
-    """Each top-level message and enum of every proto file is ``kxm_grpc.v1.<Name>``, the generated class itself."""
+    """Each top-level message of every proto file is ``kxm_grpc.v1.<Name>``, the generated class itself;
+    each top-level enum is an IntEnum of the same name with the same values, in the same order."""
     missing = []
     for name in GENERATED:
         module = importlib.import_module(f"kxm_grpc._gen.kxm.v1.{name}")
-        for type_name in [*module.DESCRIPTOR.message_types_by_name, *module.DESCRIPTOR.enum_types_by_name]:
+        for type_name in module.DESCRIPTOR.message_types_by_name:
             if getattr(v1, type_name, None) is not getattr(module, type_name):
                 missing.append(f"{name}.{type_name}")
+        for type_name in module.DESCRIPTOR.enum_types_by_name:
+            public, wrapper = getattr(v1, type_name, None), getattr(module, type_name)
+            if not (isinstance(public, type) and issubclass(public, enum.IntEnum)):
+                missing.append(f"{name}.{type_name}")
+            elif [(member.name, member.value) for member in public] != wrapper.items():
+                missing.append(f"{name}.{type_name} (values)")
 
     assert missing == []
-    assert v1.Presence is types_pb2.Presence and v1.Presence.Name(v1.Presence.PRESENCE_ONLINE) == "PRESENCE_ONLINE"
+
+
+def test_an_enum_field_prints_by_name_through_its_public_enum() -> None:
+    """A message's enum field is a bare int (protobuf's runtime); its public enum prints it by name,
+    equals it, is accepted by the message, and keeps the generated wrapper's Name/Value/keys/values/items."""
+    message = v1.Message(state=v1.MessageState.MESSAGE_STATE_REPLIED)
+
+    state = v1.MessageState(message.state)
+
+    assert message.state == 3 and state == message.state and state is v1.MessageState.MESSAGE_STATE_REPLIED
+    assert (str(state), f"{state}", repr(state)) == (
+        "MESSAGE_STATE_REPLIED",
+        "MESSAGE_STATE_REPLIED",
+        "<MessageState.MESSAGE_STATE_REPLIED: 3>",
+    )
+    assert v1.Presence.Name(v1.Presence.PRESENCE_ONLINE) == "PRESENCE_ONLINE"
+    assert v1.Presence.Value("PRESENCE_ONLINE") == types_pb2.PRESENCE_ONLINE
+    assert (v1.Presence.keys(), v1.Presence.values(), v1.Presence.items()) == (
+        types_pb2.Presence.keys(),
+        types_pb2.Presence.values(),
+        types_pb2.Presence.items(),
+    )
 
 
 def test_the_generated_modules_are_reachable_too() -> None:

@@ -392,7 +392,7 @@ async def test_the_cli_approves_recovers_and_reads_events(
     code, out, err = await kxm("workflow", "events", approve_id, "--json", cwd=tmp_path, env=cli_env)
     assert code == 0, err
     events = json.loads(out)["events"]
-    assert [e["sequence"] for e in events] == list(range(1, len(events) + 1))
+    assert [e["sequence"] for e in events] == [str(n) for n in range(1, len(events) + 1)]  # int64: strings
     approved = [e for e in events if e["type"] == "step.approved"]
     assert approved[0]["payload"]["operator"] == "admin" and approved[0]["payload"]["reason"] == "ok"
     for audited in (approve_id, recover_id):  # a passed gate's evidence, and an uncertain one's

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kxm_grpc.client import HubClient
-from kxm_grpc.errors import Unavailable
+from kxm_grpc.errors import Unavailable, Unimplemented
 from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN
@@ -88,3 +88,29 @@ async def test_the_cli_reaches_an_mtls_hub_with_a_client_certificate_from_flags_
     assert (by_flags[0], by_variables[0]) == (0, 0)
     assert anonymous[0] != 0
     assert half[0] != 0 and "--tls-cert and --tls-key" in half[2]
+
+
+async def test_a_tls_hub_answers_plaintext_health_probes_on_its_health_port_and_nothing_else(
+    hub_settings: Settings, pki: Path, tmp_path: Path
+) -> None:
+    """``--health-port`` serves grpc.health.v1 alone in plaintext beside the TLS listener (loopback by
+    default): ``kxm health`` without a CA reads SERVING there, while the TLS port refuses plaintext
+    and the health port serves no other service."""
+    settings = replace(hub_settings, tls_cert=pki / "server.pem", tls_key=pki / "server.key", health_port=0)
+    server = HubServer(settings)
+    await server.start()
+    assert server.health_port is not None
+    health_address = f"127.0.0.1:{server.health_port}"
+    try:
+        probed = await kxm("health", "--addr", health_address, "--timeout", "30", cwd=tmp_path)
+        tls_port = await kxm("health", "--addr", server.address, "--timeout", "5", cwd=tmp_path)
+        other = HubClient(health_address, token=ADMIN_TOKEN, timeout=30)
+        with pytest.raises(Unimplemented):
+            await other.list_projects()
+        await other.close()
+    finally:
+        await server.stop(0)
+
+    assert server.health_address == health_address
+    assert probed[0] == 0 and probed[1].strip() == "SERVING"
+    assert tls_port[0] == 2

@@ -556,7 +556,7 @@ async def test_the_cli_mints_lists_and_revokes_and_passes_the_env_token(
     )
     listed = await kxm("token", "list", *common, cwd=tmp_path)
     minted_json = json.loads(minted[1])
-    token, session_id = minted_json["session_token"], minted_json["session"]["session_id"]
+    token, session_id = minted_json["sessionToken"], minted_json["session"]["sessionId"]
     peer = ("--addr", hub.address, "--token", worker.token or "", "--json")
     agent_env = {"KXM_AGENT_ID": worker.agent_id or "", "KXM_AGENT_KEY": worker.agent_key or ""}
     owed = await kxm("peer", "list", *peer, cwd=tmp_path, env=agent_env)
@@ -564,12 +564,12 @@ async def test_the_cli_mints_lists_and_revokes_and_passes_the_env_token(
     revoked = await kxm("token", "revoke", session_id, *common, cwd=tmp_path)
 
     assert minted[0] == 0 and token.startswith("kxmst1.")
-    assert minted_json["session"]["tool_policy"] == {"preset": "read-only"}
-    assert listed[0] == 0 and [s["session_id"] for s in json.loads(listed[1])] == [session_id]
+    assert minted_json["session"]["toolPolicy"] == {"preset": "read-only"}
+    assert listed[0] == 0 and [s["sessionId"] for s in json.loads(listed[1])["sessions"]] == [session_id]
     assert token not in listed[1]
     assert owed[0] == 1 and "ERROR_REASON_SESSION_TOKEN_REQUIRED" in owed[2], owed
     assert presented[0] == 0, presented
-    assert revoked[0] == 0 and json.loads(revoked[1])["session"]["revoke_time"]
+    assert revoked[0] == 0 and json.loads(revoked[1])["session"]["revokeTime"]
 
 
 async def test_the_logs_name_sessions_and_refusals_never_tokens(
