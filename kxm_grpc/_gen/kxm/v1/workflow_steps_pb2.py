@@ -27,7 +27,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from kxm_grpc._gen.kxm.v1 import envelopes_pb2 as kxm_dot_v1_dot_envelopes__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bkxm/v1/workflow_steps.proto\x12\x06kxm.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16kxm/v1/envelopes.proto\"\xad\x03\n\x0eStepAssignment\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07step_id\x18\x02 \x01(\t\x12\x14\n\x0cstep_attempt\x18\x03 \x01(\x05\x12\r\n\x05index\x18\x04 \x01(\x05\x12\x12\n\nagent_name\x18\x05 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x06 \x01(\t\x12\x0c\n\x04role\x18\x07 \x01(\t\x12&\n\x05state\x18\x08 \x01(\x0e\x32\x17.kxm.v1.AssignmentState\x12/\n\x0b\x63reate_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nend_reason\x18\x0c \x01(\t\x12\x0f\n\x07outcome\x18\r \x01(\t\x12\x0e\n\x06passed\x18\x0e \x01(\x08\x12\x14\n\x0c\x63ontent_hash\x18\x0f \x01(\t\x12\x15\n\x08\x63ost_usd\x18\x10 \x01(\x01H\x00\x88\x01\x01\x42\x0b\n\t_cost_usd\"\xec\x04\n\x0cStepRunState\x12\x17\n\x0f\x63urrent_step_id\x18\x01 \x01(\t\x12\x14\n\x0cstep_attempt\x18\x02 \x01(\x05\x12 \n\x05phase\x18\x03 \x01(\x0e\x32\x11.kxm.v1.StepPhase\x12+\n\x0b\x61ssignments\x18\x04 \x03(\x0b\x32\x16.kxm.v1.StepAssignment\x12\x34\n\x08\x61ttempts\x18\x05 \x03(\x0b\x32\".kxm.v1.StepRunState.AttemptsEntry\x12\x35\n\tedge_uses\x18\x06 \x03(\x0b\x32\".kxm.v1.StepRunState.EdgeUsesEntry\x12\x13\n\x0btransitions\x18\x07 \x01(\x05\x12\x19\n\x11transition_budget\x18\x08 \x01(\x05\x12\x10\n\x08\x63ost_usd\x18\t \x01(\x01\x12\x19\n\x11unmetered_results\x18\n \x01(\x05\x12\x12\n\nplan_value\x18\x0b \x01(\t\x12\x13\n\x0bhead_commit\x18\x0c \x01(\t\x12\x1d\n\x15\x62locked_assignment_id\x18\r \x01(\t\x12\x14\n\x0clast_outcome\x18\x0e \x01(\t\x12\x10\n\x08sequence\x18\x0f \x01(\x03\x12)\n\x08receipts\x18\x10 \x03(\x0b\x32\x17.kxm.v1.TerminalReceipt\x12\x17\n\x0fmemory_revision\x18\x11 \x01(\t\x1a/\n\rAttemptsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\x1a/\n\rEdgeUsesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\x86\x01\n\x10WorkflowRunEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\x0c\n\x04type\x18\x02 \x01(\t\x12(\n\x07payload\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12(\n\x04time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xa2\x01\n\rStepRunInputs\x12\x12\n\nrepository\x18\x01 \x01(\t\x12\x13\n\x0b\x62\x61se_commit\x18\x02 \x01(\t\x12$\n\x05\x66iles\x18\x03 \x03(\x0b\x32\x15.kxm.v1.StepInputFile\x12\x33\n\x12\x64iagnostic_handoff\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\r\n\x05notes\x18\x05 \x01(\t\";\n\rStepInputFile\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x0e\n\x06sha256\x18\x03 \x01(\t*\x9b\x01\n\tStepPhase\x12\x1a\n\x16STEP_PHASE_UNSPECIFIED\x10\x00\x12\x18\n\x14STEP_PHASE_ASSIGNING\x10\x01\x12\x16\n\x12STEP_PHASE_WORKING\x10\x02\x12 \n\x1cSTEP_PHASE_AWAITING_APPROVAL\x10\x03\x12\x1e\n\x1aSTEP_PHASE_AWAITING_SIGNAL\x10\x04*\xcd\x01\n\x0f\x41ssignmentState\x12 \n\x1c\x41SSIGNMENT_STATE_UNSPECIFIED\x10\x00\x12\x19\n\x15\x41SSIGNMENT_STATE_OPEN\x10\x01\x12\x1e\n\x1a\x41SSIGNMENT_STATE_COMPLETED\x10\x02\x12\x1c\n\x18\x41SSIGNMENT_STATE_EXPIRED\x10\x03\x12\x1f\n\x1b\x41SSIGNMENT_STATE_SUPERSEDED\x10\x04\x12\x1e\n\x1a\x41SSIGNMENT_STATE_CANCELLED\x10\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bkxm/v1/workflow_steps.proto\x12\x06kxm.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16kxm/v1/envelopes.proto\"\xad\x03\n\x0eStepAssignment\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07step_id\x18\x02 \x01(\t\x12\x14\n\x0cstep_attempt\x18\x03 \x01(\x05\x12\r\n\x05index\x18\x04 \x01(\x05\x12\x12\n\nagent_name\x18\x05 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x06 \x01(\t\x12\x0c\n\x04role\x18\x07 \x01(\t\x12&\n\x05state\x18\x08 \x01(\x0e\x32\x17.kxm.v1.AssignmentState\x12/\n\x0b\x63reate_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x65xpire_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nend_reason\x18\x0c \x01(\t\x12\x0f\n\x07outcome\x18\r \x01(\t\x12\x0e\n\x06passed\x18\x0e \x01(\x08\x12\x14\n\x0c\x63ontent_hash\x18\x0f \x01(\t\x12\x15\n\x08\x63ost_usd\x18\x10 \x01(\x01H\x00\x88\x01\x01\x42\x0b\n\t_cost_usd\"\xfe\x04\n\x0cStepRunState\x12\x17\n\x0f\x63urrent_step_id\x18\x01 \x01(\t\x12\x14\n\x0cstep_attempt\x18\x02 \x01(\x05\x12 \n\x05phase\x18\x03 \x01(\x0e\x32\x11.kxm.v1.StepPhase\x12+\n\x0b\x61ssignments\x18\x04 \x03(\x0b\x32\x16.kxm.v1.StepAssignment\x12\x34\n\x08\x61ttempts\x18\x05 \x03(\x0b\x32\".kxm.v1.StepRunState.AttemptsEntry\x12\x35\n\tedge_uses\x18\x06 \x03(\x0b\x32\".kxm.v1.StepRunState.EdgeUsesEntry\x12\x13\n\x0btransitions\x18\x07 \x01(\x05\x12\x19\n\x11transition_budget\x18\x08 \x01(\x05\x12\x10\n\x08\x63ost_usd\x18\t \x01(\x01\x12\x19\n\x11unmetered_results\x18\n \x01(\x05\x12\x12\n\nplan_value\x18\x0b \x01(\t\x12\x13\n\x0bhead_commit\x18\x0c \x01(\t\x12\x1d\n\x15\x62locked_assignment_id\x18\r \x01(\t\x12\x14\n\x0clast_outcome\x18\x0e \x01(\t\x12\x10\n\x08sequence\x18\x0f \x01(\x03\x12)\n\x08receipts\x18\x10 \x03(\x0b\x32\x17.kxm.v1.TerminalReceipt\x12\x17\n\x0fmemory_revision\x18\x11 \x01(\t\x12\x10\n\x08skill_id\x18\x12 \x01(\t\x1a/\n\rAttemptsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\x1a/\n\rEdgeUsesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\x86\x01\n\x10WorkflowRunEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\x0c\n\x04type\x18\x02 \x01(\t\x12(\n\x07payload\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12(\n\x04time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xb4\x01\n\rStepRunInputs\x12\x12\n\nrepository\x18\x01 \x01(\t\x12\x13\n\x0b\x62\x61se_commit\x18\x02 \x01(\t\x12$\n\x05\x66iles\x18\x03 \x03(\x0b\x32\x15.kxm.v1.StepInputFile\x12\x33\n\x12\x64iagnostic_handoff\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\r\n\x05notes\x18\x05 \x01(\t\x12\x10\n\x08skill_id\x18\x06 \x01(\t\";\n\rStepInputFile\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x0e\n\x06sha256\x18\x03 \x01(\t*\x9b\x01\n\tStepPhase\x12\x1a\n\x16STEP_PHASE_UNSPECIFIED\x10\x00\x12\x18\n\x14STEP_PHASE_ASSIGNING\x10\x01\x12\x16\n\x12STEP_PHASE_WORKING\x10\x02\x12 \n\x1cSTEP_PHASE_AWAITING_APPROVAL\x10\x03\x12\x1e\n\x1aSTEP_PHASE_AWAITING_SIGNAL\x10\x04*\xcd\x01\n\x0f\x41ssignmentState\x12 \n\x1c\x41SSIGNMENT_STATE_UNSPECIFIED\x10\x00\x12\x19\n\x15\x41SSIGNMENT_STATE_OPEN\x10\x01\x12\x1e\n\x1a\x41SSIGNMENT_STATE_COMPLETED\x10\x02\x12\x1c\n\x18\x41SSIGNMENT_STATE_EXPIRED\x10\x03\x12\x1f\n\x1b\x41SSIGNMENT_STATE_SUPERSEDED\x10\x04\x12\x1e\n\x1a\x41SSIGNMENT_STATE_CANCELLED\x10\x05\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,22 +38,22 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_STEPRUNSTATE_ATTEMPTSENTRY']._serialized_options = b'8\001'
   _globals['_STEPRUNSTATE_EDGEUSESENTRY']._loaded_options = None
   _globals['_STEPRUNSTATE_EDGEUSESENTRY']._serialized_options = b'8\001'
-  _globals['_STEPPHASE']._serialized_start=1545
-  _globals['_STEPPHASE']._serialized_end=1700
-  _globals['_ASSIGNMENTSTATE']._serialized_start=1703
-  _globals['_ASSIGNMENTSTATE']._serialized_end=1908
+  _globals['_STEPPHASE']._serialized_start=1581
+  _globals['_STEPPHASE']._serialized_end=1736
+  _globals['_ASSIGNMENTSTATE']._serialized_start=1739
+  _globals['_ASSIGNMENTSTATE']._serialized_end=1944
   _globals['_STEPASSIGNMENT']._serialized_start=127
   _globals['_STEPASSIGNMENT']._serialized_end=556
   _globals['_STEPRUNSTATE']._serialized_start=559
-  _globals['_STEPRUNSTATE']._serialized_end=1179
-  _globals['_STEPRUNSTATE_ATTEMPTSENTRY']._serialized_start=1083
-  _globals['_STEPRUNSTATE_ATTEMPTSENTRY']._serialized_end=1130
-  _globals['_STEPRUNSTATE_EDGEUSESENTRY']._serialized_start=1132
-  _globals['_STEPRUNSTATE_EDGEUSESENTRY']._serialized_end=1179
-  _globals['_WORKFLOWRUNEVENT']._serialized_start=1182
-  _globals['_WORKFLOWRUNEVENT']._serialized_end=1316
-  _globals['_STEPRUNINPUTS']._serialized_start=1319
-  _globals['_STEPRUNINPUTS']._serialized_end=1481
-  _globals['_STEPINPUTFILE']._serialized_start=1483
-  _globals['_STEPINPUTFILE']._serialized_end=1542
+  _globals['_STEPRUNSTATE']._serialized_end=1197
+  _globals['_STEPRUNSTATE_ATTEMPTSENTRY']._serialized_start=1101
+  _globals['_STEPRUNSTATE_ATTEMPTSENTRY']._serialized_end=1148
+  _globals['_STEPRUNSTATE_EDGEUSESENTRY']._serialized_start=1150
+  _globals['_STEPRUNSTATE_EDGEUSESENTRY']._serialized_end=1197
+  _globals['_WORKFLOWRUNEVENT']._serialized_start=1200
+  _globals['_WORKFLOWRUNEVENT']._serialized_end=1334
+  _globals['_STEPRUNINPUTS']._serialized_start=1337
+  _globals['_STEPRUNINPUTS']._serialized_end=1517
+  _globals['_STEPINPUTFILE']._serialized_start=1519
+  _globals['_STEPINPUTFILE']._serialized_end=1578
 # @@protoc_insertion_point(module_scope)

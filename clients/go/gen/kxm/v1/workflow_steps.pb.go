@@ -369,8 +369,10 @@ type StepRunState struct {
 	// answers; empty: the project's memory was never synced then). Its assignments' packets hold the
 	// project's memory records only while the project's memory is at this revision (spec §5.14).
 	MemoryRevision string `protobuf:"bytes,17,opt,name=memory_revision,json=memoryRevision,proto3" json:"memory_revision,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+	SkillId       string `protobuf:"bytes,18,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StepRunState) Reset() {
@@ -522,6 +524,13 @@ func (x *StepRunState) GetMemoryRevision() string {
 	return ""
 }
 
+func (x *StepRunState) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
+}
+
 // WorkflowRunEvent is one entry of a step run's log (`kxm.run-event.v1`).
 type WorkflowRunEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -607,7 +616,12 @@ type StepRunInputs struct {
 	// Loop C's incident: a `kxm.diagnostic-handoff.v1` envelope as JSON.
 	DiagnosticHandoff *structpb.Struct `protobuf:"bytes,4,opt,name=diagnostic_handoff,json=diagnosticHandoff,proto3" json:"diagnostic_handoff,omitempty"`
 	// Notes for the first step's assignee.
-	Notes         string `protobuf:"bytes,5,opt,name=notes,proto3" json:"notes,omitempty"`
+	Notes string `protobuf:"bytes,5,opt,name=notes,proto3" json:"notes,omitempty"`
+	// A skill candidate of the run's project the run evaluates (empty: none). Each gate of the plan that
+	// declares `evaluates` records its verdict as an evaluation of that kind of this skill, by
+	// `gate:<gate id>@<run id>`, when the gate completes (an uncertain gate records nothing; a skill that is no
+	// longer a candidate by then records nothing and the run's log says why). The plan must have such a gate.
+	SkillId       string `protobuf:"bytes,6,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -673,6 +687,13 @@ func (x *StepRunInputs) GetDiagnosticHandoff() *structpb.Struct {
 func (x *StepRunInputs) GetNotes() string {
 	if x != nil {
 		return x.Notes
+	}
+	return ""
+}
+
+func (x *StepRunInputs) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
 	}
 	return ""
 }
@@ -768,7 +789,7 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"\x06passed\x18\x0e \x01(\bR\x06passed\x12!\n" +
 	"\fcontent_hash\x18\x0f \x01(\tR\vcontentHash\x12\x1e\n" +
 	"\bcost_usd\x18\x10 \x01(\x01H\x00R\acostUsd\x88\x01\x01B\v\n" +
-	"\t_cost_usd\"\xdf\x06\n" +
+	"\t_cost_usd\"\xfa\x06\n" +
 	"\fStepRunState\x12&\n" +
 	"\x0fcurrent_step_id\x18\x01 \x01(\tR\rcurrentStepId\x12!\n" +
 	"\fstep_attempt\x18\x02 \x01(\x05R\vstepAttempt\x12'\n" +
@@ -789,7 +810,8 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"\flast_outcome\x18\x0e \x01(\tR\vlastOutcome\x12\x1a\n" +
 	"\bsequence\x18\x0f \x01(\x03R\bsequence\x123\n" +
 	"\breceipts\x18\x10 \x03(\v2\x17.kxm.v1.TerminalReceiptR\breceipts\x12'\n" +
-	"\x0fmemory_revision\x18\x11 \x01(\tR\x0ememoryRevision\x1a;\n" +
+	"\x0fmemory_revision\x18\x11 \x01(\tR\x0ememoryRevision\x12\x19\n" +
+	"\bskill_id\x18\x12 \x01(\tR\askillId\x1a;\n" +
 	"\rAttemptsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\x1a;\n" +
@@ -800,7 +822,7 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"\bsequence\x18\x01 \x01(\x03R\bsequence\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x121\n" +
 	"\apayload\x18\x03 \x01(\v2\x17.google.protobuf.StructR\apayload\x12.\n" +
-	"\x04time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\xdb\x01\n" +
+	"\x04time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\xf6\x01\n" +
 	"\rStepRunInputs\x12\x1e\n" +
 	"\n" +
 	"repository\x18\x01 \x01(\tR\n" +
@@ -809,7 +831,8 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"baseCommit\x12+\n" +
 	"\x05files\x18\x03 \x03(\v2\x15.kxm.v1.StepInputFileR\x05files\x12F\n" +
 	"\x12diagnostic_handoff\x18\x04 \x01(\v2\x17.google.protobuf.StructR\x11diagnosticHandoff\x12\x14\n" +
-	"\x05notes\x18\x05 \x01(\tR\x05notes\"O\n" +
+	"\x05notes\x18\x05 \x01(\tR\x05notes\x12\x19\n" +
+	"\bskill_id\x18\x06 \x01(\tR\askillId\"O\n" +
 	"\rStepInputFile\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x16\n" +

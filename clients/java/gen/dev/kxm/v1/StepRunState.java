@@ -41,6 +41,7 @@ private static final long serialVersionUID = 0L;
     lastOutcome_ = "";
     receipts_ = java.util.Collections.emptyList();
     memoryRevision_ = "";
+    skillId_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -785,6 +786,53 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int SKILL_ID_FIELD_NUMBER = 18;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object skillId_ = "";
+  /**
+   * <pre>
+   * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+   * </pre>
+   *
+   * <code>string skill_id = 18 [json_name = "skillId"];</code>
+   * @return The skillId.
+   */
+  @java.lang.Override
+  public java.lang.String getSkillId() {
+    java.lang.Object ref = skillId_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      skillId_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+   * </pre>
+   *
+   * <code>string skill_id = 18 [json_name = "skillId"];</code>
+   * @return The bytes for skillId.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getSkillIdBytes() {
+    java.lang.Object ref = skillId_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      skillId_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -855,6 +903,9 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(memoryRevision_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 17, memoryRevision_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(skillId_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 18, skillId_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -944,6 +995,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(memoryRevision_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(17, memoryRevision_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(skillId_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(18, skillId_);
+    }
     return size;
   }
   @java.lang.Override
@@ -1002,6 +1056,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getReceiptsList())) return false;
     if (!getMemoryRevision()
         .equals(other.getMemoryRevision())) return false;
+    if (!getSkillId()
+        .equals(other.getSkillId())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -1057,6 +1113,8 @@ private static final long serialVersionUID = 0L;
     }
     hash = (37 * hash) + MEMORY_REVISION_FIELD_NUMBER;
     hash = (53 * hash) + getMemoryRevision().hashCode();
+    hash = (37 * hash) + SKILL_ID_FIELD_NUMBER;
+    hash = (53 * hash) + getSkillId().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -1247,6 +1305,7 @@ private static final long serialVersionUID = 0L;
       }
       bitField0_ = (bitField0_ & ~0x00008000);
       memoryRevision_ = "";
+      skillId_ = "";
       return this;
     }
 
@@ -1348,6 +1407,9 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00010000) != 0)) {
         result.memoryRevision_ = memoryRevision_;
+      }
+      if (((from_bitField0_ & 0x00020000) != 0)) {
+        result.skillId_ = skillId_;
       }
     }
 
@@ -1470,6 +1532,11 @@ private static final long serialVersionUID = 0L;
       if (!other.getMemoryRevision().isEmpty()) {
         memoryRevision_ = other.memoryRevision_;
         bitField0_ |= 0x00010000;
+        onChanged();
+      }
+      if (!other.getSkillId().isEmpty()) {
+        skillId_ = other.skillId_;
+        bitField0_ |= 0x00020000;
         onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
@@ -1605,6 +1672,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00010000;
               break;
             } // case 138
+            case 146: {
+              skillId_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00020000;
+              break;
+            } // case 146
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -3434,6 +3506,98 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       memoryRevision_ = value;
       bitField0_ |= 0x00010000;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object skillId_ = "";
+    /**
+     * <pre>
+     * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+     * </pre>
+     *
+     * <code>string skill_id = 18 [json_name = "skillId"];</code>
+     * @return The skillId.
+     */
+    public java.lang.String getSkillId() {
+      java.lang.Object ref = skillId_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        skillId_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+     * </pre>
+     *
+     * <code>string skill_id = 18 [json_name = "skillId"];</code>
+     * @return The bytes for skillId.
+     */
+    public com.google.protobuf.ByteString
+        getSkillIdBytes() {
+      java.lang.Object ref = skillId_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        skillId_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+     * </pre>
+     *
+     * <code>string skill_id = 18 [json_name = "skillId"];</code>
+     * @param value The skillId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSkillId(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      skillId_ = value;
+      bitField0_ |= 0x00020000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+     * </pre>
+     *
+     * <code>string skill_id = 18 [json_name = "skillId"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearSkillId() {
+      skillId_ = getDefaultInstance().getSkillId();
+      bitField0_ = (bitField0_ & ~0x00020000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+     * </pre>
+     *
+     * <code>string skill_id = 18 [json_name = "skillId"];</code>
+     * @param value The bytes for skillId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSkillIdBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      skillId_ = value;
+      bitField0_ |= 0x00020000;
       onChanged();
       return this;
     }

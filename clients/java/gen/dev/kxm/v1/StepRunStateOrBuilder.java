@@ -404,4 +404,24 @@ public interface StepRunStateOrBuilder extends
    */
   com.google.protobuf.ByteString
       getMemoryRevisionBytes();
+
+  /**
+   * <pre>
+   * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+   * </pre>
+   *
+   * <code>string skill_id = 18 [json_name = "skillId"];</code>
+   * @return The skillId.
+   */
+  java.lang.String getSkillId();
+  /**
+   * <pre>
+   * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+   * </pre>
+   *
+   * <code>string skill_id = 18 [json_name = "skillId"];</code>
+   * @return The bytes for skillId.
+   */
+  com.google.protobuf.ByteString
+      getSkillIdBytes();
 }

@@ -87,7 +87,7 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
       "\001(\tR\tendReason\022\030\n\007outcome\030\r \001(\tR\007outcome" +
       "\022\026\n\006passed\030\016 \001(\010R\006passed\022!\n\014content_hash" +
       "\030\017 \001(\tR\013contentHash\022\036\n\010cost_usd\030\020 \001(\001H\000R" +
-      "\007costUsd\210\001\001B\013\n\t_cost_usd\"\337\006\n\014StepRunStat" +
+      "\007costUsd\210\001\001B\013\n\t_cost_usd\"\372\006\n\014StepRunStat" +
       "e\022&\n\017current_step_id\030\001 \001(\tR\rcurrentStepI" +
       "d\022!\n\014step_attempt\030\002 \001(\005R\013stepAttempt\022\'\n\005" +
       "phase\030\003 \001(\0162\021.kxm.v1.StepPhaseR\005phase\0228\n" +
@@ -106,34 +106,36 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
       "utcome\022\032\n\010sequence\030\017 \001(\003R\010sequence\0223\n\010re" +
       "ceipts\030\020 \003(\0132\027.kxm.v1.TerminalReceiptR\010r" +
       "eceipts\022\'\n\017memory_revision\030\021 \001(\tR\016memory" +
-      "Revision\032;\n\rAttemptsEntry\022\020\n\003key\030\001 \001(\tR\003" +
-      "key\022\024\n\005value\030\002 \001(\005R\005value:\0028\001\032;\n\rEdgeUse" +
-      "sEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\005R" +
-      "\005value:\0028\001\"\245\001\n\020WorkflowRunEvent\022\032\n\010seque" +
-      "nce\030\001 \001(\003R\010sequence\022\022\n\004type\030\002 \001(\tR\004type\022" +
-      "1\n\007payload\030\003 \001(\0132\027.google.protobuf.Struc" +
-      "tR\007payload\022.\n\004time\030\004 \001(\0132\032.google.protob" +
-      "uf.TimestampR\004time\"\333\001\n\rStepRunInputs\022\036\n\n" +
-      "repository\030\001 \001(\tR\nrepository\022\037\n\013base_com" +
-      "mit\030\002 \001(\tR\nbaseCommit\022+\n\005files\030\003 \003(\0132\025.k" +
-      "xm.v1.StepInputFileR\005files\022F\n\022diagnostic" +
-      "_handoff\030\004 \001(\0132\027.google.protobuf.StructR" +
-      "\021diagnosticHandoff\022\024\n\005notes\030\005 \001(\tR\005notes" +
-      "\"O\n\rStepInputFile\022\022\n\004type\030\001 \001(\tR\004type\022\022\n" +
-      "\004path\030\002 \001(\tR\004path\022\026\n\006sha256\030\003 \001(\tR\006sha25" +
-      "6*\233\001\n\tStepPhase\022\032\n\026STEP_PHASE_UNSPECIFIE" +
-      "D\020\000\022\030\n\024STEP_PHASE_ASSIGNING\020\001\022\026\n\022STEP_PH" +
-      "ASE_WORKING\020\002\022 \n\034STEP_PHASE_AWAITING_APP" +
-      "ROVAL\020\003\022\036\n\032STEP_PHASE_AWAITING_SIGNAL\020\004*" +
-      "\315\001\n\017AssignmentState\022 \n\034ASSIGNMENT_STATE_" +
-      "UNSPECIFIED\020\000\022\031\n\025ASSIGNMENT_STATE_OPEN\020\001" +
-      "\022\036\n\032ASSIGNMENT_STATE_COMPLETED\020\002\022\034\n\030ASSI" +
-      "GNMENT_STATE_EXPIRED\020\003\022\037\n\033ASSIGNMENT_STA" +
-      "TE_SUPERSEDED\020\004\022\036\n\032ASSIGNMENT_STATE_CANC" +
-      "ELLED\020\005B\202\001\n\ndev.kxm.v1B\022WorkflowStepsPro" +
-      "toP\001Z\'kxm.dev/hub/clients/go/gen/kxm/v1;" +
-      "kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\G" +
-      "PBMetadata\352\002\007Kxm::V1b\006proto3"
+      "Revision\022\031\n\010skill_id\030\022 \001(\tR\007skillId\032;\n\rA" +
+      "ttemptsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030" +
+      "\002 \001(\005R\005value:\0028\001\032;\n\rEdgeUsesEntry\022\020\n\003key" +
+      "\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\005R\005value:\0028\001\"\245\001" +
+      "\n\020WorkflowRunEvent\022\032\n\010sequence\030\001 \001(\003R\010se" +
+      "quence\022\022\n\004type\030\002 \001(\tR\004type\0221\n\007payload\030\003 " +
+      "\001(\0132\027.google.protobuf.StructR\007payload\022.\n" +
+      "\004time\030\004 \001(\0132\032.google.protobuf.TimestampR" +
+      "\004time\"\366\001\n\rStepRunInputs\022\036\n\nrepository\030\001 " +
+      "\001(\tR\nrepository\022\037\n\013base_commit\030\002 \001(\tR\nba" +
+      "seCommit\022+\n\005files\030\003 \003(\0132\025.kxm.v1.StepInp" +
+      "utFileR\005files\022F\n\022diagnostic_handoff\030\004 \001(" +
+      "\0132\027.google.protobuf.StructR\021diagnosticHa" +
+      "ndoff\022\024\n\005notes\030\005 \001(\tR\005notes\022\031\n\010skill_id\030" +
+      "\006 \001(\tR\007skillId\"O\n\rStepInputFile\022\022\n\004type\030" +
+      "\001 \001(\tR\004type\022\022\n\004path\030\002 \001(\tR\004path\022\026\n\006sha25" +
+      "6\030\003 \001(\tR\006sha256*\233\001\n\tStepPhase\022\032\n\026STEP_PH" +
+      "ASE_UNSPECIFIED\020\000\022\030\n\024STEP_PHASE_ASSIGNIN" +
+      "G\020\001\022\026\n\022STEP_PHASE_WORKING\020\002\022 \n\034STEP_PHAS" +
+      "E_AWAITING_APPROVAL\020\003\022\036\n\032STEP_PHASE_AWAI" +
+      "TING_SIGNAL\020\004*\315\001\n\017AssignmentState\022 \n\034ASS" +
+      "IGNMENT_STATE_UNSPECIFIED\020\000\022\031\n\025ASSIGNMEN" +
+      "T_STATE_OPEN\020\001\022\036\n\032ASSIGNMENT_STATE_COMPL" +
+      "ETED\020\002\022\034\n\030ASSIGNMENT_STATE_EXPIRED\020\003\022\037\n\033" +
+      "ASSIGNMENT_STATE_SUPERSEDED\020\004\022\036\n\032ASSIGNM" +
+      "ENT_STATE_CANCELLED\020\005B\202\001\n\ndev.kxm.v1B\022Wo" +
+      "rkflowStepsProtoP\001Z\'kxm.dev/hub/clients/" +
+      "go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm" +
+      "\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006prot" +
+      "o3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -153,7 +155,7 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
     internal_static_kxm_v1_StepRunState_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_StepRunState_descriptor,
-        new java.lang.String[] { "CurrentStepId", "StepAttempt", "Phase", "Assignments", "Attempts", "EdgeUses", "Transitions", "TransitionBudget", "CostUsd", "UnmeteredResults", "PlanValue", "HeadCommit", "BlockedAssignmentId", "LastOutcome", "Sequence", "Receipts", "MemoryRevision", });
+        new java.lang.String[] { "CurrentStepId", "StepAttempt", "Phase", "Assignments", "Attempts", "EdgeUses", "Transitions", "TransitionBudget", "CostUsd", "UnmeteredResults", "PlanValue", "HeadCommit", "BlockedAssignmentId", "LastOutcome", "Sequence", "Receipts", "MemoryRevision", "SkillId", });
     internal_static_kxm_v1_StepRunState_AttemptsEntry_descriptor =
       internal_static_kxm_v1_StepRunState_descriptor.getNestedType(0);
     internal_static_kxm_v1_StepRunState_AttemptsEntry_fieldAccessorTable = new
@@ -177,7 +179,7 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
     internal_static_kxm_v1_StepRunInputs_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_StepRunInputs_descriptor,
-        new java.lang.String[] { "Repository", "BaseCommit", "Files", "DiagnosticHandoff", "Notes", });
+        new java.lang.String[] { "Repository", "BaseCommit", "Files", "DiagnosticHandoff", "Notes", "SkillId", });
     internal_static_kxm_v1_StepInputFile_descriptor =
       getDescriptor().getMessageType(4);
     internal_static_kxm_v1_StepInputFile_fieldAccessorTable = new
