@@ -371,6 +371,12 @@ def _start_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--event", default="", help="the event the delivery is for")
     parser.add_argument("--repository", default="", help="a step workflow's repository (URL or path)")
     parser.add_argument("--base-commit", default="", metavar="SHA", help="a step workflow's starting commit (full hex)")
+    parser.add_argument(
+        "--skill",
+        default="",
+        metavar="SKILL_ID",
+        help="a skill candidate the step run evaluates (its gates that declare evaluates record evaluations of it)",
+    )
     add_connection_flags(parser, admin=True)
 
 
@@ -408,10 +414,12 @@ def _start(args: argparse.Namespace) -> int:
     async def command() -> int:
         async with client_from(args, admin=True) as client:
             inputs = None
-            if args.repository or args.base_commit:
+            if args.repository or args.base_commit or args.skill:
                 from kxm_grpc._gen.kxm.v1 import workflow_steps_pb2
 
-                inputs = workflow_steps_pb2.StepRunInputs(repository=args.repository, base_commit=args.base_commit)
+                inputs = workflow_steps_pb2.StepRunInputs(
+                    repository=args.repository, base_commit=args.base_commit, skill_id=args.skill
+                )
             response = await client.workflows.start_run(
                 args.definition, delivery_id=args.delivery_id, payload=payload, event=args.event, inputs=inputs
             )

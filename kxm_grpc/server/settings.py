@@ -407,7 +407,8 @@ class Settings:
     )
     skill_optimization: str = setting(
         "off",
-        "on: EvaluateSkill records optimization evaluations; off: it refuses them (SKILL_OPTIMIZATION_DISABLED)",
+        "on: EvaluateSkill and gates declaring evaluates: optimization record optimization evaluations; off:"
+        " EvaluateSkill refuses them (SKILL_OPTIMIZATION_DISABLED), such gates record nothing",
         choices=("off", "on"),
     )
     journal_key_file: Path | None = setting(

@@ -69,6 +69,7 @@ class HubState:
             max_concurrent_runs=settings.max_concurrent_runs,
             token_keys=self.token_keys,
             message_ttl=self.limits.message_ttl,
+            skill_optimization=settings.skill_optimization == "on",
         )
         """What the step engine's services need: presence window, admission, token keys."""
         self.shutting_down = asyncio.Event()

@@ -74,6 +74,7 @@ from kxm_grpc._gen.kxm.v1 import (
     types_pb2,
     workflow_journal_pb2,
     workflow_service_pb2,
+    workflow_steps_pb2,
     workflow_types_pb2,
 )
 from kxm_grpc.client import HubClient
@@ -305,10 +306,10 @@ def _workflow_names(world: World) -> None:
 
 
 def gate_document(world: World) -> dict[str, Any]:
-    """``world``'s gate registry: its command gate ``gate`` (its argv carries the tag)."""
-    return gate_registry(
-        **{world.gate: {"kind": "command", "argv": ["make", f"make-{world.tag}"], "timeoutMs": 60_000}}
-    )
+    """``world``'s gate registry: its command gate ``gate`` (its argv carries the tag), whose
+    verdict is a functional evaluation (so runs of its step workflow may be started for a skill)."""
+    gate = {"kind": "command", "argv": ["make", f"make-{world.tag}"], "timeoutMs": 60_000, "evaluates": "functional"}
+    return gate_registry(**{world.gate: gate})
 
 
 def step_workflow_document(world: World) -> dict[str, Any]:
@@ -1304,6 +1305,16 @@ CASES: dict[str, RpcCase] = {
                 SCOPED,
                 creates=True,
                 note="delivery ids are per definition: the caller's definition starts a run of its own",
+            ),
+            Probe(
+                "`inputs.skill_id`",
+                lambda w, c: W.StartWorkflowRunRequest(
+                    definition_id=c.step_workflow,
+                    delivery_id=f"skill-{c.tag}",
+                    inputs=workflow_steps_pb2.StepRunInputs(skill_id=w.skills["candidate"]),
+                ),
+                NOT_FOUND,
+                Reason.SKILL_NOT_FOUND,
             ),
         )
     ),

@@ -103,3 +103,35 @@ def test_the_content_is_redacted_before_it_is_hashed() -> None:
 
     assert "ghp_" + "a" * 36 not in made.content
     assert made.content_sha256 == rules.content_sha256(made.content)
+
+
+def test_one_rule_for_every_evaluation_a_failed_functional_or_safety_one_quarantines() -> None:
+    """``evaluated`` is the rule operators' and gates' evaluations share (decision 267)."""
+    skill = _skill()
+    kept, recorded = rules.evaluated(skill, EvaluationKind.SANDBOX, False, actor="ops", details="", now=5)
+    tuned, _ = rules.evaluated(skill, EvaluationKind.OPTIMIZATION, False, actor="ops", details="", now=5)
+    gate = rules.gate_evaluator("safety-suite", "run_1")
+    quarantined, events = rules.evaluated(skill, EvaluationKind.SAFETY, False, actor=gate, details="d", now=7)
+
+    assert kept == skill and tuned == skill
+    assert [(e.type, e.actor, e.kind, e.passed) for e in recorded] == [
+        (EventType.EVALUATED, "ops", EvaluationKind.SANDBOX, False)
+    ]
+    assert (quarantined.state, quarantined.decided_by, quarantined.decided_at) == (
+        rules.SkillState.QUARANTINED,
+        rules.EVALUATOR,
+        7,
+    )
+    assert [(e.type, e.actor) for e in events] == [
+        (EventType.EVALUATED, "gate:safety-suite@run_1"),
+        (EventType.QUARANTINED, rules.EVALUATOR),
+    ]
+    assert events[1].reason == "failed safety evaluation"
+
+
+def test_a_gate_evaluation_names_its_run_step_and_pinned_gate() -> None:
+    details = rules.gate_details(
+        run_id="run_1", step_id="check", step_attempt=2, gate_id="safety-suite", gate_hash="sha256:ab", outcome="failed"
+    )
+
+    assert details == "gate safety-suite (sha256:ab) of run run_1, step check attempt 2: outcome failed"

@@ -5,19 +5,24 @@ against the project's registry (§6.2)."""
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
 
+from kxm_grpc.domain.context.skills import EvaluationKind
 from kxm_grpc.domain.sync_events import canonical_json
 from kxm_grpc.domain.workflows.plans import WorkflowDefinitionError, compile_workflow, load_workflow, plan_hash
 from kxm_grpc.domain.workflows.plans.gates import (
     DEFAULT_INLINE_TIMEOUT_MS,
     GateCheck,
     GateKind,
+    GateRegistry,
     load_gate_registry,
 )
+from kxm_grpc.domain.workflows.plans.reload import load_plan
 from kxm_grpc.errors import Reason
+from kxm_grpc.services.workflows.gate_registries import registry_document
 from tests.unit.test_step_definitions import registry, seed
 
 
@@ -78,6 +83,41 @@ def test_hashes_are_stable_and_cover_what_runs() -> None:
     assert other.gates["repro"].hash == loaded.gates["repro"].hash  # a gate's hash is its own
 
 
+def test_evaluates_is_pinned_only_where_a_gate_declares_it() -> None:
+    """A gate's ``evaluates`` (the skill evaluation kind its verdict is, decision 266) is part of
+    its hash, its registry's and its plan's; a registry that declares none keeps the hash it had
+    before the key existed, and the stored document loads back to the same registry."""
+    plain = load_gate_registry(document())
+    declared = document()
+    declared["gates"]["verify"]["evaluates"] = "functional"
+    declared["gates"]["plan-exists"]["evaluates"] = "static-review"
+    loaded = load_gate_registry(declared)
+    verify = {"kind": "command", "argv": ["npm", "run", "verify"], "timeoutMs": 600_000}
+    evaluating = load_gate_registry(
+        {"schema": "kxm.gate-registry.v1", "gates": {"npm-verify": {**verify, "evaluates": "safety"}}}
+    )
+    plan = compile_workflow(load_workflow(seed(), workflow_id="deliver", gates=evaluating), gates=evaluating)
+    _, pinned = load_plan(plan)
+
+    assert plain.hash == "sha256:fc4fd92449deb74a2ce0be7a2445430a17797f819edae24380bbc9c459364299"
+    assert "evaluates" not in canonical_json(plain.to_json())
+    assert loaded.gates["verify"].evaluates is EvaluationKind.FUNCTIONAL
+    assert loaded.gates["plan-exists"].to_json()["evaluates"] == "static-review"
+    assert loaded.gates["verify"].hash != plain.gates["verify"].hash
+    assert loaded.gates["repro"].hash == plain.gates["repro"].hash
+    assert loaded_again(loaded).hash == loaded.hash
+    assert pinned["npm-verify"].evaluates is EvaluationKind.SAFETY
+    assert pinned["npm-verify"].hash == evaluating.gates["npm-verify"].hash
+    assert plan_hash(plan) != plan_hash(
+        compile_workflow(load_workflow(seed(), workflow_id="deliver", gates=registry()), gates=registry())
+    )
+
+
+def loaded_again(registry_value: GateRegistry) -> GateRegistry:
+    """The registry as its stored document loads back (``gate_registries.registry_document``)."""
+    return load_gate_registry(json.loads(registry_document(registry_value)))
+
+
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
@@ -133,6 +173,10 @@ def test_hashes_are_stable_and_cover_what_runs() -> None:
         (
             lambda raw: raw["gates"]["plan-exists"].update(argv=["ls"]),
             [("gates.plan-exists.argv", "field_unknown")],
+        ),
+        (
+            lambda raw: raw["gates"]["repro"].update(evaluates="speed"),
+            [("gates.repro.evaluates", "gate_evaluates_invalid")],
         ),
     ],
 )

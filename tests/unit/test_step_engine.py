@@ -669,3 +669,31 @@ def test_every_snapshot_round_trips_through_its_json() -> None:
     for broken in ({**codec.encode(hub.run), "schema": "x"}, {**codec.encode(hub.run), "status": "lost"}, {}):
         with pytest.raises(codec.SnapshotCorrupt):
             codec.decode(broken)
+
+
+def test_a_noted_event_follows_the_one_it_notes_and_is_numbered_with_the_engine_s() -> None:
+    """``noted`` logs what the service decided about a result (a skill evaluation its gate
+    recorded, decision 268) right after that result's event, and the snapshot's sequence counts it."""
+    hub = Hub(loop_a())
+    hub.work("planner", artifacts=PLAN)
+    hub.work("writer", artifacts=PLAN)
+    member = hub.only("gate-worker")
+    step = hub.plan.step(member.step_id)
+    assert step is not None and step.gate is not None
+    gate = hub.gates[step.gate]
+    report = WorkerReport(
+        outcome="done",
+        content_hash="sha256:" + "2" * 64,
+        checks=tuple(CheckReport(check.name, True, 0) for check in gate.checks),
+    )
+    change = machine.complete(hub.run, hub.context(), member.id, gate_result(step, gate, report))
+    completed = next(event for event in change.events if event.type == "assignment.completed")
+    note = machine.Event("skill.evaluated", {"skillId": "s.000000000000"})
+
+    noted = machine.noted(change, completed, note)
+
+    types = [event.type for event in noted.events]
+    assert types[types.index("assignment.completed") + 1] == "skill.evaluated"
+    assert len(noted.events) == len(change.events) + 1
+    assert noted.run.sequence == change.run.sequence + 1
+    hub.apply(noted)

@@ -8173,6 +8173,9 @@ pub struct StepRunState {
     /// first transition).
     #[prost(message, optional, tag = "18")]
     pub handoff: ::core::option::Option<HandoffManifest>,
+    /// The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+    #[prost(string, tag = "19")]
+    pub skill_id: ::prost::alloc::string::String,
 }
 /// HandoffManifest is what a step handed to the next one when the run moved on
 /// (`kxm.handoff-manifest.v1`, spec §5.13): the outcome it settled on and each result its members
@@ -8286,6 +8289,12 @@ pub struct StepRunInputs {
     /// Notes for the first step's assignee.
     #[prost(string, tag = "5")]
     pub notes: ::prost::alloc::string::String,
+    /// A skill candidate of the run's project the run evaluates (empty: none). Each gate of the plan that
+    /// declares `evaluates` records its verdict as an evaluation of that kind of this skill, by
+    /// `gate:<gate id>@<run id>`, when the gate completes (an uncertain gate records nothing; a skill that is no
+    /// longer a candidate by then records nothing and the run's log says why). The plan must have such a gate.
+    #[prost(string, tag = "6")]
+    pub skill_id: ::prost::alloc::string::String,
 }
 /// StepInputFile is a file a step run depends on.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -10217,6 +10226,13 @@ pub mod workflow_service_client {
         /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
         ///  an evidence policy resolves to the coordinator, or to fewer agents than it needs.
         /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG): the rendered prompt exceeds 32,000 characters.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): `inputs.skill_id` is not a skill id.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): `inputs.skill_id` is given and no gate of the step workflow
+        ///  declares `evaluates` (field `inputs.skill_id`).
+        /// * NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the run's project has `inputs.skill_id` (another
+        ///  project's skill reads as missing); metadata: skillId, field.
+        /// * FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill of `inputs.skill_id` is not a candidate;
+        ///  metadata: skillId, state.
         pub async fn start_workflow_run(
             &mut self,
             request: impl tonic::IntoRequest<super::StartWorkflowRunRequest>,

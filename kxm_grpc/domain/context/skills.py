@@ -26,7 +26,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kxm_grpc.domain import validation
 from kxm_grpc.domain.context.items import (
@@ -490,6 +490,37 @@ def not_promotable(skill: Skill, action: str) -> FailedPrecondition:
         reason=Reason.SKILL_NOT_PROMOTABLE,
         metadata={"skillId": skill.id, "state": skill.state.value},
     )
+
+
+def evaluated(
+    skill: Skill, kind: EvaluationKind, passed: bool, *, actor: str, details: str, now: int
+) -> tuple[Skill, tuple[SkillEvent, ...]]:
+    """A candidate after an evaluation, and the events to append to its history (numbered by the
+    caller): the evaluation by ``actor``, then, when it is a failed functional or safety one, the
+    quarantine by ``EVALUATOR``. The one rule of every evaluation, an operator's or a gate's.
+    ``details`` are checked already (``check_details``)."""
+    assert skill.state is SkillState.CANDIDATE, "only a candidate is evaluated"
+    events = [SkillEvent(0, EventType.EVALUATED, actor, now, kind=kind, passed=passed, details=details)]
+    if not passed and kind in QUARANTINING:
+        skill = replace(skill, state=SkillState.QUARANTINED, decided_by=EVALUATOR, decided_at=now)
+        events.append(SkillEvent(0, EventType.QUARANTINED, EVALUATOR, now, reason=f"failed {kind.value} evaluation"))
+    return skill, tuple(events)
+
+
+GATE_EVALUATOR_PREFIX = "gate:"
+"""A gate-recorded evaluation's actor is ``gate:<gate id>@<run id>``: the hub acting for the run."""
+
+
+def gate_evaluator(gate_id: str, run_id: str) -> str:
+    """Who records the evaluation a gate of a run made: the hub, for that gate of that run."""
+    return f"{GATE_EVALUATOR_PREFIX}{gate_id}@{run_id}"
+
+
+def gate_details(*, run_id: str, step_id: str, step_attempt: int, gate_id: str, gate_hash: str, outcome: str) -> str:
+    """A gate-recorded evaluation's details: the run, step, attempt, gate and its pinned hash, and
+    the step outcome the verdict was (redacted and within ``MAX_DETAILS_CHARS``, as every evaluation's)."""
+    text = f"gate {gate_id} ({gate_hash}) of run {run_id}, step {step_id} attempt {step_attempt}: outcome {outcome}"
+    return check_details(text)
 
 
 def evaluation_gaps(history: Sequence[SkillEvent]) -> tuple[list[str], list[str]]:

@@ -146,6 +146,7 @@ def step_run_to_proto(loaded: Loaded) -> workflow_types_pb2.WorkflowRun:
             receipts=[_receipt(run.receipts[step.id]) for step in loaded.plan.steps if step.id in run.receipts],
             memory_revision=run.memory_revision,
             handoff=handoff_to_proto(run.id, run.handoff) if run.handoff is not None else None,
+            skill_id=run.inputs.skill_id,
         ),
     )
 
@@ -209,6 +210,7 @@ def inputs_from_proto(request: workflow_steps_pb2.StepRunInputs) -> RunInputs:
         files=tuple(InputFile(f.type, f.path, f.sha256) for f in request.files),
         handoff=handoff,
         notes=request.notes,
+        skill_id=request.skill_id,
     )
 
 

@@ -15,6 +15,7 @@ changed behind the hub's back) is left out of the packet with a gap (``packets.p
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -138,7 +139,7 @@ async def evaluate_skill(
     now: int,
 ) -> Evaluated:
     """Record an operator's evaluation of a candidate; a failed functional or safety evaluation
-    quarantines it (a second event, by ``evaluator``).
+    quarantines it (a second event, by ``evaluator``; ``record_evaluation``, which gates' share).
 
     Raises:
         PermissionDenied: (CREDENTIAL_KIND_DENIED) not an operator; (CONTEXT_ISOLATION_VIOLATION)
@@ -169,24 +170,10 @@ async def evaluate_skill(
         skill = _skill(tx, name, wanted)
         if skill.state is not SkillState.CANDIDATE:
             raise rules.not_promotable(skill, "evaluated")
-        history = tx.skills.events(name, wanted)
-        event = _append(
-            tx,
-            skill,
-            history,
-            SkillEvent(0, EventType.EVALUATED, operator, now, kind=kind, passed=passed, details=text),
-        )
-        if not passed and kind in rules.QUARANTINING:
-            skill = replace(skill, state=SkillState.QUARANTINED, decided_by=rules.EVALUATOR, decided_at=now)
-            tx.skills.update_state(skill)
-            _append(
-                tx,
-                skill,
-                history,
-                SkillEvent(0, EventType.QUARANTINED, rules.EVALUATOR, now, reason=f"failed {kind.value} evaluation"),
-            )
-        _audit(tx, caller, "EvaluateSkill", skill, now, kind=kind.value, passed=passed, state=skill.state.value)
-        return Evaluated(skill, event)
+        evaluated = record_evaluation(tx, skill, kind, passed, actor=operator, details=text, now=now)
+        state = evaluated.skill.state
+        _audit(tx, caller, "EvaluateSkill", evaluated.skill, now, kind=kind.value, passed=passed, state=state.value)
+        return evaluated
 
     evaluated = await store.write(work)
     log.info(
@@ -199,6 +186,85 @@ async def evaluate_skill(
         details_chars=validation.utf16_length(text),
     )
     return evaluated
+
+
+def record_evaluation(
+    tx: Tx, skill: Skill, kind: EvaluationKind, passed: bool, *, actor: str, details: str, now: int
+) -> Evaluated:
+    """Append a candidate's evaluation by ``actor`` (and the quarantine a failed functional or
+    safety one brings, ``rules.evaluated``) in ``tx``: the one path of operators' and gates'
+    evaluations. ``details`` are checked already; the caller checked that ``skill`` is a candidate."""
+    history = tx.skills.events(skill.project, skill.id)
+    after, events = rules.evaluated(skill, kind, passed, actor=actor, details=details, now=now)
+    if after.state is not skill.state:
+        tx.skills.update_state(after)
+    appended = [_append(tx, after, history, event) for event in events]
+    return Evaluated(after, appended[0])
+
+
+class GateSkip(enum.Enum):
+    """Why a gate's verdict recorded no evaluation of its run's skill."""
+
+    OPTIMIZATION_DISABLED = "optimization_disabled"
+    """An optimization gate while ``--skill-optimization`` is off."""
+    SKILL_NOT_FOUND = "skill_not_found"
+    SKILL_NOT_CANDIDATE = "skill_not_candidate"
+    """It was promoted, rejected or quarantined after the run started."""
+
+
+@dataclass(frozen=True, slots=True)
+class GateEvaluation:
+    """What a gate's verdict did to its run's skill: an evaluation recorded, or why not."""
+
+    evaluated: Evaluated | None
+    skipped: GateSkip | None = None
+    state: SkillState | None = None
+    """The skill's state when nothing was recorded (None: no such skill)."""
+
+
+def record_gate_evaluation(
+    tx: Tx,
+    *,
+    project: str,
+    skill_id: str,
+    kind: EvaluationKind,
+    passed: bool,
+    evaluator: str,
+    details: str,
+    optimization_enabled: bool,
+    now: int,
+) -> GateEvaluation:
+    """Record, in the gate's completion's transaction, the evaluation a gate of a run started for
+    ``skill_id`` made (``rules.gate_evaluator`` as its actor; ``rules.gate_details``). Never raises
+    for the skill's state: a skill that is no longer a candidate, or an optimization gate while
+    those evaluations are off, records nothing and says why (the completion stands)."""
+    if kind is EvaluationKind.OPTIMIZATION and not optimization_enabled:
+        return GateEvaluation(None, GateSkip.OPTIMIZATION_DISABLED)
+    skill = tx.skills.get(project, skill_id)
+    if skill is None:
+        return GateEvaluation(None, GateSkip.SKILL_NOT_FOUND)
+    if skill.state is not SkillState.CANDIDATE:
+        return GateEvaluation(None, GateSkip.SKILL_NOT_CANDIDATE, skill.state)
+    return GateEvaluation(record_evaluation(tx, skill, kind, passed, actor=evaluator, details=details, now=now))
+
+
+def evaluated_candidate(tx: Tx, project: str, skill_id: str) -> Skill:
+    """The candidate a run is started for.
+
+    Raises:
+        NotFound: (SKILL_NOT_FOUND) no skill of the project has the id (field ``inputs.skill_id``).
+        FailedPrecondition: (SKILL_NOT_PROMOTABLE) it is not a candidate.
+    """
+    found = tx.skills.get(project, skill_id)
+    if found is None:
+        raise NotFound(
+            f"no skill {skill_id!r} in project {project!r}",
+            reason=Reason.SKILL_NOT_FOUND,
+            metadata={"skillId": skill_id, "field": "inputs.skill_id"},
+        )
+    if found.state is not SkillState.CANDIDATE:
+        raise rules.not_promotable(found, "evaluated by a run")
+    return found
 
 
 # -- deciding -----------------------------------------------------------------------------------------

@@ -84,6 +84,8 @@ class EngineSettings:
     """Signs the attempt tokens."""
     message_ttl: int
     """The lifetime of an assignment's message when it has no deadline."""
+    skill_optimization: bool = False
+    """Whether a gate declaring ``evaluates: optimization`` records its verdict (``--skill-optimization``)."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ reads as missing.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -23,9 +23,11 @@ import structlog
 
 from kxm_grpc.domain.agents import Agent, name_key
 from kxm_grpc.domain.caller import Caller, CredentialKind
+from kxm_grpc.domain.context import skills as skill_rules
 from kxm_grpc.domain.context.assignments import AssignmentFacts
 from kxm_grpc.domain.pagination import decode_page_token, encode_page_token, page_size
 from kxm_grpc.domain.secrets import new_id
+from kxm_grpc.domain.sync_events import JsonValue
 from kxm_grpc.domain.validation import object_id
 from kxm_grpc.domain.workflows.engine import gate_evidence, machine
 from kxm_grpc.domain.workflows.engine.machine import Change, Recovery
@@ -43,7 +45,7 @@ from kxm_grpc.domain.workflows.plans.model import StepKind, StepWorkflow
 from kxm_grpc.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, Reason, invalid_field
 from kxm_grpc.services import audit, timers
 from kxm_grpc.services.agents import register_presence_reaction
-from kxm_grpc.services.context import memory
+from kxm_grpc.services.context import memory, skills
 from kxm_grpc.services.workflows import definitions, step_engine
 from kxm_grpc.services.workflows.step_engine import (
     ASSIGNMENT_TIMER,
@@ -119,9 +121,15 @@ async def start(
     a ``request_id`` already used in the project returns that run (``duplicate``); audited. None,
     writing nothing, when the definition is a stage workflow (``runs.start`` starts those).
 
+    A run started for a skill (``inputs.skill_id``) records the verdicts of its gates that declare
+    ``evaluates`` as evaluations of that skill (``complete``).
+
     Raises:
-        NotFound: (WEBHOOK_NOT_FOUND) no definition has this id in the caller's project.
-        InvalidArgument: (PROTOCOL_ERROR) the request id is too long.
+        NotFound: (WEBHOOK_NOT_FOUND) no definition has this id in the caller's project;
+            (SKILL_NOT_FOUND) no skill of the definition's project has ``inputs.skill_id``.
+        InvalidArgument: (PROTOCOL_ERROR) the request id is too long; ``inputs.skill_id`` given for a
+            workflow none of whose gates declares ``evaluates``.
+        FailedPrecondition: (SKILL_NOT_PROMOTABLE) the skill is not a candidate.
         DataLoss: the definition's pinned plan does not decode.
     """
     if not request_id or len(request_id) > MAX_REQUEST_ID_CHARS:
@@ -143,6 +151,8 @@ async def start(
             assert loaded is not None
             return Started(loaded.run, duplicate=True)
         plan, gates = step_engine.pinned_plan(tx, definition.hash, definition.id)
+        if inputs.skill_id:
+            _check_skill_run(tx, definition.project, inputs.skill_id, gates)
         admitted = tx.step_runs.count_active(definition.project) < settings.max_concurrent_runs
         change = machine.create(
             new_id("run"),
@@ -164,9 +174,8 @@ async def start(
             start_request_id=key,
             now=now,
         )
-        audit.record(
-            tx, caller, "workflow.start", f"run:{change.run.id}", now=now, metadata={"definitionId": definition.id}
-        )
+        facts = {"definitionId": definition.id, **({"skillId": inputs.skill_id} if inputs.skill_id else {})}
+        audit.record(tx, caller, "workflow.start", f"run:{change.run.id}", now=now, metadata=facts)
         return Started(change.run, duplicate=False)
 
     started = await store.write(work)
@@ -179,6 +188,22 @@ async def start(
             status=started.run.status.value,
         )
     return started
+
+
+def _check_skill_run(tx: Tx, project: str, skill_id: str, gates: Mapping[str, GateDefinition]) -> None:
+    """A run may be started for ``skill_id``: the plan has a gate that evaluates, and the skill is a
+    candidate of the run's project (another project's reads as missing).
+
+    Raises:
+        InvalidArgument: (PROTOCOL_ERROR, ``inputs.skill_id``) no gate of the plan declares ``evaluates``.
+        NotFound, FailedPrecondition: as ``skills.evaluated_candidate``.
+    """
+    if not any(gate.evaluates is not None for gate in gates.values()):
+        raise invalid_field(
+            "inputs.skill_id",
+            "the workflow has no gate that declares evaluates: its runs would record no evaluation of the skill",
+        )
+    skills.evaluated_candidate(tx, project, skill_id)
 
 
 async def _command(
@@ -347,6 +372,8 @@ class Completed:
     duplicate: bool
     expired: bool = False
     """The result came at or after the deadline: the assignment was expired instead (committed)."""
+    skill_event: machine.Event | None = None
+    """The ``skill.evaluated`` or ``skill.evaluation_skipped`` event a gate of a skill's run logged."""
 
 
 def _closed(assignment_id: str, state: str) -> FailedPrecondition:
@@ -420,10 +447,13 @@ async def complete(
                 outcome=result.outcome,
             )
         change = machine.complete(loaded.run, ctx, assignment_id, result, evidence)
+        noted = None
+        if member.role is MemberRole.GATE and loaded.run.inputs.skill_id:
+            change, noted = _evaluate_skill(tx, loaded, member, _gate(loaded, step), change, settings, now)
         apply(tx, loaded.stored, change, loaded.plan, loaded.gates, settings, definition_id="", now=now)
         closed = tx.step_runs.get_assignment(assignment_id)
         assert closed is not None
-        return Completed(closed, change.run, duplicate=False)
+        return Completed(closed, change.run, duplicate=False, skill_event=noted)
 
     completed = await store.write(work)
     if completed.expired:
@@ -435,7 +465,93 @@ async def complete(
             assignment_id=assignment_id,
             run_status=completed.run.status.value,
         )
+    if completed.skill_event is not None:
+        payload = completed.skill_event.payload
+        log.info(
+            "step_skill_evaluated"
+            if completed.skill_event.type == SKILL_EVALUATED
+            else "step_skill_evaluation_skipped",
+            run_id=completed.assignment.run_id,
+            skill_id=payload["skillId"],
+            kind=payload["kind"],
+            passed=payload["passed"],
+            reason=payload.get("reason", ""),
+        )
     return completed
+
+
+SKILL_EVALUATED = "skill.evaluated"
+"""A run event: a gate of a skill's run recorded an evaluation of the skill."""
+SKILL_EVALUATION_SKIPPED = "skill.evaluation_skipped"
+"""A run event: a gate of a skill's run reached a verdict but recorded no evaluation, and why."""
+
+
+def _evaluate_skill(
+    tx: Tx,
+    loaded: Loaded,
+    member: Member,
+    gate: GateDefinition,
+    change: Change,
+    settings: EngineSettings,
+    now: int,
+) -> tuple[Change, machine.Event | None]:
+    """A gate of a run started for a skill took a verdict (``change`` completed its member): when
+    the gate declares ``evaluates``, record the verdict as an evaluation of that kind in this
+    transaction (``skills.record_gate_evaluation``) and log it after ``assignment.completed``; an
+    uncertain gate (blocked, nothing completed) and a gate that declares nothing record nothing."""
+    completed = next(
+        (e for e in change.events if e.type == "assignment.completed" and e.payload.get("assignmentId") == member.id),
+        None,
+    )
+    if gate.evaluates is None or completed is None:
+        return change, None
+    run = loaded.run
+    outcome, passed = str(completed.payload["outcome"]), completed.payload["passed"] is True
+    facts: dict[str, JsonValue] = {
+        "skillId": run.inputs.skill_id,
+        "kind": gate.evaluates.value,
+        "passed": passed,
+        "stepId": member.step_id,
+        "stepAttempt": member.step_attempt,
+        "assignmentId": member.id,
+        "gate": gate.id,
+        "gateHash": gate.hash,
+    }
+    kept = skills.record_gate_evaluation(
+        tx,
+        project=run.project,
+        skill_id=run.inputs.skill_id,
+        kind=gate.evaluates,
+        passed=passed,
+        evaluator=skill_rules.gate_evaluator(gate.id, run.id),
+        details=skill_rules.gate_details(
+            run_id=run.id,
+            step_id=member.step_id,
+            step_attempt=member.step_attempt,
+            gate_id=gate.id,
+            gate_hash=gate.hash,
+            outcome=outcome,
+        ),
+        optimization_enabled=settings.skill_optimization,
+        now=now,
+    )
+    if kept.evaluated is not None:
+        event = machine.Event(
+            SKILL_EVALUATED,
+            {
+                **facts,
+                "evaluator": kept.evaluated.event.actor,
+                "skillEventSequence": kept.evaluated.event.sequence,
+                "skillState": kept.evaluated.skill.state.value,
+            },
+        )
+    else:
+        assert kept.skipped is not None
+        event = machine.Event(
+            SKILL_EVALUATION_SKIPPED,
+            {**facts, "reason": kept.skipped.value, "skillState": kept.state.value if kept.state else None},
+        )
+    return machine.noted(change, completed, event), event
 
 
 def _gate(loaded: Loaded, step: Any) -> GateDefinition:

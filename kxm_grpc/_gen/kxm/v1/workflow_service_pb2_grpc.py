@@ -305,6 +305,13 @@ class WorkflowServiceServicer(object):
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
         an evidence policy resolves to the coordinator, or to fewer agents than it needs.
         - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG): the rendered prompt exceeds 32,000 characters.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): `inputs.skill_id` is not a skill id.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): `inputs.skill_id` is given and no gate of the step workflow
+        declares `evaluates` (field `inputs.skill_id`).
+        - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the run's project has `inputs.skill_id` (another
+        project's skill reads as missing); metadata: skillId, field.
+        - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill of `inputs.skill_id` is not a candidate;
+        metadata: skillId, state.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -126,6 +126,13 @@ class WorkflowServiceStub:
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
       an evidence policy resolves to the coordinator, or to fewer agents than it needs.
     - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG): the rendered prompt exceeds 32,000 characters.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): `inputs.skill_id` is not a skill id.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): `inputs.skill_id` is given and no gate of the step workflow
+      declares `evaluates` (field `inputs.skill_id`).
+    - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the run's project has `inputs.skill_id` (another
+      project's skill reads as missing); metadata: skillId, field.
+    - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill of `inputs.skill_id` is not a candidate;
+      metadata: skillId, state.
     """
     GetWorkflowRun: _grpc.UnaryUnaryMultiCallable[_workflow_service_pb2.GetWorkflowRunRequest, _workflow_service_pb2.GetWorkflowRunResponse]
     """GetWorkflowRun reads a run.
@@ -536,6 +543,13 @@ class WorkflowServiceAsyncStub(WorkflowServiceStub):
     - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
       an evidence policy resolves to the coordinator, or to fewer agents than it needs.
     - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG): the rendered prompt exceeds 32,000 characters.
+    - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): `inputs.skill_id` is not a skill id.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): `inputs.skill_id` is given and no gate of the step workflow
+      declares `evaluates` (field `inputs.skill_id`).
+    - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the run's project has `inputs.skill_id` (another
+      project's skill reads as missing); metadata: skillId, field.
+    - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill of `inputs.skill_id` is not a candidate;
+      metadata: skillId, state.
     """
     GetWorkflowRun: _aio.UnaryUnaryMultiCallable[_workflow_service_pb2.GetWorkflowRunRequest, _workflow_service_pb2.GetWorkflowRunResponse]  # type: ignore[assignment]
     """GetWorkflowRun reads a run.
@@ -979,6 +993,13 @@ class WorkflowServiceServicer(metaclass=_abc_1.ABCMeta):
         - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
           an evidence policy resolves to the coordinator, or to fewer agents than it needs.
         - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG): the rendered prompt exceeds 32,000 characters.
+        - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): `inputs.skill_id` is not a skill id.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): `inputs.skill_id` is given and no gate of the step workflow
+          declares `evaluates` (field `inputs.skill_id`).
+        - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the run's project has `inputs.skill_id` (another
+          project's skill reads as missing); metadata: skillId, field.
+        - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill of `inputs.skill_id` is not a candidate;
+          metadata: skillId, state.
         """
 
     @_abc_1.abstractmethod

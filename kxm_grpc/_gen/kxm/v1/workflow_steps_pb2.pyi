@@ -244,6 +244,7 @@ class StepRunState(_message.Message):
     RECEIPTS_FIELD_NUMBER: _builtins.int
     MEMORY_REVISION_FIELD_NUMBER: _builtins.int
     HANDOFF_FIELD_NUMBER: _builtins.int
+    SKILL_ID_FIELD_NUMBER: _builtins.int
     current_step_id: _builtins.str
     """The current step (empty once the run ended)."""
     step_attempt: _builtins.int
@@ -273,6 +274,8 @@ class StepRunState(_message.Message):
     answers; empty: the project's memory was never synced then). Its assignments' packets hold the
     project's memory records only while the project's memory is at this revision (spec §5.14).
     """
+    skill_id: _builtins.str
+    """The skill candidate the run was started for (`inputs.skill_id`; empty: none)."""
     @_builtins.property
     def assignments(self) -> _containers.RepeatedCompositeFieldContainer[Global___StepAssignment]:
         """The current attempt's assignments, in birth order."""
@@ -316,10 +319,11 @@ class StepRunState(_message.Message):
         receipts: _abc.Iterable[_envelopes_pb2.TerminalReceipt] | None = ...,
         memory_revision: _builtins.str = ...,
         handoff: Global___HandoffManifest | None = ...,
+        skill_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["handoff", b"handoff"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["assignments", b"assignments", "attempts", b"attempts", "blocked_assignment_id", b"blocked_assignment_id", "cost_usd", b"cost_usd", "current_step_id", b"current_step_id", "edge_uses", b"edge_uses", "handoff", b"handoff", "head_commit", b"head_commit", "last_outcome", b"last_outcome", "memory_revision", b"memory_revision", "phase", b"phase", "plan_value", b"plan_value", "receipts", b"receipts", "sequence", b"sequence", "step_attempt", b"step_attempt", "transition_budget", b"transition_budget", "transitions", b"transitions", "unmetered_results", b"unmetered_results"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["assignments", b"assignments", "attempts", b"attempts", "blocked_assignment_id", b"blocked_assignment_id", "cost_usd", b"cost_usd", "current_step_id", b"current_step_id", "edge_uses", b"edge_uses", "handoff", b"handoff", "head_commit", b"head_commit", "last_outcome", b"last_outcome", "memory_revision", b"memory_revision", "phase", b"phase", "plan_value", b"plan_value", "receipts", b"receipts", "sequence", b"sequence", "skill_id", b"skill_id", "step_attempt", b"step_attempt", "transition_budget", b"transition_budget", "transitions", b"transitions", "unmetered_results", b"unmetered_results"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -527,12 +531,19 @@ class StepRunInputs(_message.Message):
     FILES_FIELD_NUMBER: _builtins.int
     DIAGNOSTIC_HANDOFF_FIELD_NUMBER: _builtins.int
     NOTES_FIELD_NUMBER: _builtins.int
+    SKILL_ID_FIELD_NUMBER: _builtins.int
     repository: _builtins.str
     """The repository (a URL or a path the workers can clone)."""
     base_commit: _builtins.str
     """The commit the first step starts from (full hex)."""
     notes: _builtins.str
     """Notes for the first step's assignee."""
+    skill_id: _builtins.str
+    """A skill candidate of the run's project the run evaluates (empty: none). Each gate of the plan that
+    declares `evaluates` records its verdict as an evaluation of that kind of this skill, by
+    `gate:<gate id>@<run id>`, when the gate completes (an uncertain gate records nothing; a skill that is no
+    longer a candidate by then records nothing and the run's log says why). The plan must have such a gate.
+    """
     @_builtins.property
     def files(self) -> _containers.RepeatedCompositeFieldContainer[Global___StepInputFile]:
         """Files the work depends on, pinned by hash."""
@@ -549,10 +560,11 @@ class StepRunInputs(_message.Message):
         files: _abc.Iterable[Global___StepInputFile] | None = ...,
         diagnostic_handoff: _struct_pb2.Struct | None = ...,
         notes: _builtins.str = ...,
+        skill_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["diagnostic_handoff", b"diagnostic_handoff"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["base_commit", b"base_commit", "diagnostic_handoff", b"diagnostic_handoff", "files", b"files", "notes", b"notes", "repository", b"repository"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["base_commit", b"base_commit", "diagnostic_handoff", b"diagnostic_handoff", "files", b"files", "notes", b"notes", "repository", b"repository", "skill_id", b"skill_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

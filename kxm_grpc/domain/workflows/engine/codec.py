@@ -65,6 +65,7 @@ def encode(run: StepRun) -> dict[str, JsonValue]:
             "files": [{"type": f.type, "path": f.path, "sha256": f.sha256} for f in run.inputs.files],
             "handoff": run.inputs.handoff,
             "notes": run.inputs.notes,
+            **({"skillId": run.inputs.skill_id} if run.inputs.skill_id else {}),
         },
         "receipts": {step_id: dict(receipt) for step_id, receipt in run.receipts.items()},
         "memoryRevision": run.memory_revision,
@@ -220,6 +221,7 @@ def _decode_inputs(raw: Mapping[str, Any]) -> RunInputs:
         files=tuple(InputFile(f["type"], f["path"], f["sha256"]) for f in raw["files"]),
         handoff=raw["handoff"],
         notes=raw["notes"],
+        skill_id=raw.get("skillId", ""),
     )
 
 

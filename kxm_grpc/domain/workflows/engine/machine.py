@@ -207,6 +207,7 @@ def create(
         planHash=plan_hash,
         status=RunStatus.QUEUED.value,
         memoryRevision=memory_revision,
+        **({"skillId": run.inputs.skill_id} if run.inputs.skill_id else {}),
     )
     if admitted:
         _start(b)
@@ -284,6 +285,15 @@ def complete(
         return b.change()
     _join(b)
     return b.change()
+
+
+def noted(change: Change, after: Event, event: Event) -> Change:
+    """``change`` with ``event`` logged right after its event ``after``: what the service decided
+    in the same transaction about a result this change took (a skill evaluation its gate recorded,
+    or why none), numbered in the log with the engine's own events."""
+    position = change.events.index(after) + 1
+    events = (*change.events[:position], event, *change.events[position:])
+    return replace(change, run=replace(change.run, sequence=change.run.sequence + 1), events=events)
 
 
 def expire(run: StepRun, context: Context, member_id: str) -> Change:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kxm_grpc.domain.context.skills import check_skill_id
 from kxm_grpc.errors import invalid_field
 
 
@@ -187,6 +188,9 @@ class RunInputs:
     """A ``DiagnosticHandoff`` as JSON text (loop C's incident), or empty."""
     notes: str = ""
     """Handoff notes for the first step (``privateHandoffNotes``)."""
+    skill_id: str = ""
+    """The skill candidate of the run's project the run evaluates (its gates that declare
+    ``evaluates`` record evaluations of it); empty: none."""
 
 
 @dataclass(frozen=True)
@@ -258,14 +262,15 @@ MAX_HANDOFF_BYTES = 64 * 1024
 
 
 def run_inputs(
-    *, repository: str, base_commit: str, files: tuple[InputFile, ...], handoff: str, notes: str
+    *, repository: str, base_commit: str, files: tuple[InputFile, ...], handoff: str, notes: str, skill_id: str = ""
 ) -> RunInputs:
     """A step run's validated inputs.
 
     Raises:
         InvalidArgument: a field is too long or malformed (``inputs.repository``, ``inputs.base_commit``:
             empty or a full hex commit, ``inputs.files[i]``: a SHA-256 of 64 hex digits,
-            ``inputs.diagnostic_handoff``: at most 64 KiB of JSON, ``inputs.notes``).
+            ``inputs.diagnostic_handoff``: at most 64 KiB of JSON, ``inputs.notes``);
+            (INVALID_SKILL_REQUEST) ``inputs.skill_id`` is not a skill id.
     """
     if len(repository) > MAX_REPOSITORY_CHARS or any(ord(c) < 32 for c in repository):
         raise invalid_field(
@@ -286,4 +291,6 @@ def run_inputs(
         raise invalid_field("inputs.diagnostic_handoff", f"exceeds {MAX_HANDOFF_BYTES} bytes of JSON")
     if len(notes) > MAX_NOTES_CHARS:
         raise invalid_field("inputs.notes", f"exceeds {MAX_NOTES_CHARS} characters")
-    return RunInputs(repository, base_commit, files, handoff, notes)
+    if skill_id:
+        skill_id = check_skill_id(skill_id, "inputs.skill_id")
+    return RunInputs(repository, base_commit, files, handoff, notes, skill_id)

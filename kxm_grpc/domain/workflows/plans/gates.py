@@ -8,6 +8,10 @@ A registry maps gate ids to definitions of two kinds:
   a list of ``{name, argv, timeoutMs}``. No shell: an ``argv`` is what is executed.
 - ``artifacts-exist``: relative ``paths`` that must exist in the checked-out workspace.
 
+Either kind may declare ``evaluates``: the skill evaluation kind its verdict is (``static-review``,
+``sandbox``, ``functional``, ``safety``, ``optimization``; spec §5.12). A run started for a skill
+candidate records the verdict of each such gate as an evaluation of that kind (decision 252).
+
 The original's ``reserved`` kind (compiled, refused at drive time) and ``cwd: control`` are refused
 here: nothing the hub accepts is refused later (§11.20). A definition's hash is ``sha256:`` of the
 canonical JSON of ``{id, ...definition}``, the registry's of the registry's canonical JSON; runs pin
@@ -24,6 +28,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from kxm_grpc.domain.context.skills import EvaluationKind
 from kxm_grpc.domain.sync_events import JsonValue, canonical_json
 from kxm_grpc.domain.workflows.plans import commands
 from kxm_grpc.domain.workflows.plans.model import MAX_NAME_CHARS, STEP_ID, WorkflowDefinitionError
@@ -39,9 +44,9 @@ DEFAULT_INLINE_TIMEOUT_MS = 600_000
 """The timeout of an inline gate command (``command`` on a gate step) without ``timeoutMs``: 10 minutes."""
 
 _REGISTRY_FIELDS = ("schema", "description", "gates")
-_COMMAND_FIELDS = ("kind", "description", "argv", "timeoutMs", "checks")
+_COMMAND_FIELDS = ("kind", "description", "argv", "timeoutMs", "checks", "evaluates")
 _CHECK_FIELDS = ("name", "argv", "timeoutMs")
-_ARTIFACT_FIELDS = ("kind", "description", "paths")
+_ARTIFACT_FIELDS = ("kind", "description", "paths", "evaluates")
 
 
 class GateKind(enum.Enum):
@@ -67,6 +72,8 @@ class GateDefinition:
     checks: tuple[GateCheck, ...] = ()
     paths: tuple[str, ...] = ()
     description: str | None = None
+    evaluates: EvaluationKind | None = None
+    """The skill evaluation kind the gate's verdict is, for a run started for a skill candidate."""
 
     @property
     def timeout_ms(self) -> int:
@@ -77,6 +84,8 @@ class GateDefinition:
         data: dict[str, JsonValue] = {"id": self.id, "kind": self.kind.value}
         if self.description is not None:
             data["description"] = self.description
+        if self.evaluates is not None:  # only when declared: the gates without it keep their hash
+            data["evaluates"] = self.evaluates.value
         if self.kind is GateKind.COMMAND:
             data["checks"] = [
                 {"name": check.name, "argv": list(check.argv), "timeoutMs": check.timeout_ms} for check in self.checks
@@ -153,13 +162,19 @@ def read_gate(r: Reader, gate_id: str, raw: object, at: str) -> GateDefinition |
         value.get("kind"), f"{at}.kind", [k.value for k in GateKind], "gate_kind_unknown", required=True
     )
     description = r.text(value.get("description"), f"{at}.description", 2_000)
+    evaluates_name = r.choice(
+        value.get("evaluates"), f"{at}.evaluates", [k.value for k in EvaluationKind], "gate_evaluates_invalid"
+    )
+    evaluates = EvaluationKind(evaluates_name) if evaluates_name is not None else None
     if kind_name is None:
         return None
     kind = GateKind(kind_name)
     if kind is GateKind.ARTIFACTS_EXIST:
         r.only(value, at, _ARTIFACT_FIELDS)
         paths = _paths(r, value.get("paths"), f"{at}.paths")
-        return GateDefinition(gate_id, kind, paths=paths, description=description) if r.clean_since(start) else None
+        if not r.clean_since(start):
+            return None
+        return GateDefinition(gate_id, kind, paths=paths, description=description, evaluates=evaluates)
     r.only(value, at, _COMMAND_FIELDS)
     checks: list[GateCheck] = []
     if value.get("checks") is not None:
@@ -189,7 +204,7 @@ def read_gate(r: Reader, gate_id: str, raw: object, at: str) -> GateDefinition |
             checks.append(check)
     if not r.clean_since(start):
         return None
-    return GateDefinition(gate_id, kind, checks=tuple(checks), description=description)
+    return GateDefinition(gate_id, kind, checks=tuple(checks), description=description, evaluates=evaluates)
 
 
 def inline_gate(r: Reader, step_id: str, raw: object, timeout_ms: int | None, at: str) -> GateDefinition | None:

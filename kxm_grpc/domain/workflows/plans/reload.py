@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kxm_grpc.domain.context.skills import EvaluationKind
 from kxm_grpc.domain.workflows.plans.gates import GateCheck, GateDefinition, GateKind
 from kxm_grpc.domain.workflows.plans.model import (
     COMPILED_SCHEMA,
@@ -90,7 +91,15 @@ def _gate(raw: Mapping[str, Any]) -> GateDefinition:
     checks = tuple(
         GateCheck(check["name"], tuple(check["argv"]), check["timeoutMs"]) for check in raw.get("checks", ())
     )
-    return GateDefinition(raw["id"], kind, checks, tuple(raw.get("paths", ())), raw.get("description"))
+    evaluates = raw.get("evaluates")
+    return GateDefinition(
+        raw["id"],
+        kind,
+        checks,
+        tuple(raw.get("paths", ())),
+        raw.get("description"),
+        EvaluationKind(evaluates) if evaluates is not None else None,
+    )
 
 
 def _hash_config(raw: Mapping[str, Any] | None) -> EvidenceHashConfig | None:

@@ -371,7 +371,9 @@ type StepRunState struct {
 	MemoryRevision string `protobuf:"bytes,17,opt,name=memory_revision,json=memoryRevision,proto3" json:"memory_revision,omitempty"`
 	// What the last step the run moved on from handed to the step it entered (unset before the run's
 	// first transition).
-	Handoff       *HandoffManifest `protobuf:"bytes,18,opt,name=handoff,proto3" json:"handoff,omitempty"`
+	Handoff *HandoffManifest `protobuf:"bytes,18,opt,name=handoff,proto3" json:"handoff,omitempty"`
+	// The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+	SkillId       string `protobuf:"bytes,19,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -530,6 +532,13 @@ func (x *StepRunState) GetHandoff() *HandoffManifest {
 		return x.Handoff
 	}
 	return nil
+}
+
+func (x *StepRunState) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
 }
 
 // HandoffManifest is what a step handed to the next one when the run moved on
@@ -884,7 +893,12 @@ type StepRunInputs struct {
 	// Loop C's incident: a `kxm.diagnostic-handoff.v1` envelope as JSON.
 	DiagnosticHandoff *structpb.Struct `protobuf:"bytes,4,opt,name=diagnostic_handoff,json=diagnosticHandoff,proto3" json:"diagnostic_handoff,omitempty"`
 	// Notes for the first step's assignee.
-	Notes         string `protobuf:"bytes,5,opt,name=notes,proto3" json:"notes,omitempty"`
+	Notes string `protobuf:"bytes,5,opt,name=notes,proto3" json:"notes,omitempty"`
+	// A skill candidate of the run's project the run evaluates (empty: none). Each gate of the plan that
+	// declares `evaluates` records its verdict as an evaluation of that kind of this skill, by
+	// `gate:<gate id>@<run id>`, when the gate completes (an uncertain gate records nothing; a skill that is no
+	// longer a candidate by then records nothing and the run's log says why). The plan must have such a gate.
+	SkillId       string `protobuf:"bytes,6,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -950,6 +964,13 @@ func (x *StepRunInputs) GetDiagnosticHandoff() *structpb.Struct {
 func (x *StepRunInputs) GetNotes() string {
 	if x != nil {
 		return x.Notes
+	}
+	return ""
+}
+
+func (x *StepRunInputs) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
 	}
 	return ""
 }
@@ -1045,7 +1066,7 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"\x06passed\x18\x0e \x01(\bR\x06passed\x12!\n" +
 	"\fcontent_hash\x18\x0f \x01(\tR\vcontentHash\x12\x1e\n" +
 	"\bcost_usd\x18\x10 \x01(\x01H\x00R\acostUsd\x88\x01\x01B\v\n" +
-	"\t_cost_usd\"\x92\a\n" +
+	"\t_cost_usd\"\xad\a\n" +
 	"\fStepRunState\x12&\n" +
 	"\x0fcurrent_step_id\x18\x01 \x01(\tR\rcurrentStepId\x12!\n" +
 	"\fstep_attempt\x18\x02 \x01(\x05R\vstepAttempt\x12'\n" +
@@ -1067,7 +1088,8 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"\bsequence\x18\x0f \x01(\x03R\bsequence\x123\n" +
 	"\breceipts\x18\x10 \x03(\v2\x17.kxm.v1.TerminalReceiptR\breceipts\x12'\n" +
 	"\x0fmemory_revision\x18\x11 \x01(\tR\x0ememoryRevision\x121\n" +
-	"\ahandoff\x18\x12 \x01(\v2\x17.kxm.v1.HandoffManifestR\ahandoff\x1a;\n" +
+	"\ahandoff\x18\x12 \x01(\v2\x17.kxm.v1.HandoffManifestR\ahandoff\x12\x19\n" +
+	"\bskill_id\x18\x13 \x01(\tR\askillId\x1a;\n" +
 	"\rAttemptsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\x1a;\n" +
@@ -1111,7 +1133,7 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"\bsequence\x18\x01 \x01(\x03R\bsequence\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x121\n" +
 	"\apayload\x18\x03 \x01(\v2\x17.google.protobuf.StructR\apayload\x12.\n" +
-	"\x04time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\xdb\x01\n" +
+	"\x04time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\xf6\x01\n" +
 	"\rStepRunInputs\x12\x1e\n" +
 	"\n" +
 	"repository\x18\x01 \x01(\tR\n" +
@@ -1120,7 +1142,8 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"baseCommit\x12+\n" +
 	"\x05files\x18\x03 \x03(\v2\x15.kxm.v1.StepInputFileR\x05files\x12F\n" +
 	"\x12diagnostic_handoff\x18\x04 \x01(\v2\x17.google.protobuf.StructR\x11diagnosticHandoff\x12\x14\n" +
-	"\x05notes\x18\x05 \x01(\tR\x05notes\"O\n" +
+	"\x05notes\x18\x05 \x01(\tR\x05notes\x12\x19\n" +
+	"\bskill_id\x18\x06 \x01(\tR\askillId\"O\n" +
 	"\rStepInputFile\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x16\n" +

@@ -36,6 +36,7 @@ private static final long serialVersionUID = 0L;
     baseCommit_ = "";
     files_ = java.util.Collections.emptyList();
     notes_ = "";
+    skillId_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -297,6 +298,59 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int SKILL_ID_FIELD_NUMBER = 6;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object skillId_ = "";
+  /**
+   * <pre>
+   * A skill candidate of the run's project the run evaluates (empty: none). Each gate of the plan that
+   * declares `evaluates` records its verdict as an evaluation of that kind of this skill, by
+   * `gate:&lt;gate id&gt;&#64;&lt;run id&gt;`, when the gate completes (an uncertain gate records nothing; a skill that is no
+   * longer a candidate by then records nothing and the run's log says why). The plan must have such a gate.
+   * </pre>
+   *
+   * <code>string skill_id = 6 [json_name = "skillId"];</code>
+   * @return The skillId.
+   */
+  @java.lang.Override
+  public java.lang.String getSkillId() {
+    java.lang.Object ref = skillId_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      skillId_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * A skill candidate of the run's project the run evaluates (empty: none). Each gate of the plan that
+   * declares `evaluates` records its verdict as an evaluation of that kind of this skill, by
+   * `gate:&lt;gate id&gt;&#64;&lt;run id&gt;`, when the gate completes (an uncertain gate records nothing; a skill that is no
+   * longer a candidate by then records nothing and the run's log says why). The plan must have such a gate.
+   * </pre>
+   *
+   * <code>string skill_id = 6 [json_name = "skillId"];</code>
+   * @return The bytes for skillId.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getSkillIdBytes() {
+    java.lang.Object ref = skillId_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      skillId_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -326,6 +380,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(notes_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 5, notes_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(skillId_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 6, skillId_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -351,6 +408,9 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(notes_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(5, notes_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(skillId_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(6, skillId_);
     }
     return size;
   }
@@ -389,6 +449,8 @@ private static final long serialVersionUID = 0L;
     }
     if (!getNotes()
         .equals(other.getNotes())) return false;
+    if (!getSkillId()
+        .equals(other.getSkillId())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -414,6 +476,8 @@ private static final long serialVersionUID = 0L;
     }
     hash = (37 * hash) + NOTES_FIELD_NUMBER;
     hash = (53 * hash) + getNotes().hashCode();
+    hash = (37 * hash) + SKILL_ID_FIELD_NUMBER;
+    hash = (53 * hash) + getSkillId().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -571,6 +635,7 @@ private static final long serialVersionUID = 0L;
         diagnosticHandoffBuilder_ = null;
       }
       notes_ = "";
+      skillId_ = "";
       return this;
     }
 
@@ -633,6 +698,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000010) != 0)) {
         result.notes_ = notes_;
       }
+      if (((from_bitField0_ & 0x00000020) != 0)) {
+        result.skillId_ = skillId_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -690,6 +758,11 @@ private static final long serialVersionUID = 0L;
       if (!other.getNotes().isEmpty()) {
         notes_ = other.notes_;
         bitField0_ |= 0x00000010;
+        onChanged();
+      }
+      if (!other.getSkillId().isEmpty()) {
+        skillId_ = other.skillId_;
+        bitField0_ |= 0x00000020;
         onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
@@ -751,6 +824,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000010;
               break;
             } // case 42
+            case 50: {
+              skillId_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000020;
+              break;
+            } // case 50
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1501,6 +1579,113 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       notes_ = value;
       bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object skillId_ = "";
+    /**
+     * <pre>
+     * A skill candidate of the run's project the run evaluates (empty: none). Each gate of the plan that
+     * declares `evaluates` records its verdict as an evaluation of that kind of this skill, by
+     * `gate:&lt;gate id&gt;&#64;&lt;run id&gt;`, when the gate completes (an uncertain gate records nothing; a skill that is no
+     * longer a candidate by then records nothing and the run's log says why). The plan must have such a gate.
+     * </pre>
+     *
+     * <code>string skill_id = 6 [json_name = "skillId"];</code>
+     * @return The skillId.
+     */
+    public java.lang.String getSkillId() {
+      java.lang.Object ref = skillId_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        skillId_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * A skill candidate of the run's project the run evaluates (empty: none). Each gate of the plan that
+     * declares `evaluates` records its verdict as an evaluation of that kind of this skill, by
+     * `gate:&lt;gate id&gt;&#64;&lt;run id&gt;`, when the gate completes (an uncertain gate records nothing; a skill that is no
+     * longer a candidate by then records nothing and the run's log says why). The plan must have such a gate.
+     * </pre>
+     *
+     * <code>string skill_id = 6 [json_name = "skillId"];</code>
+     * @return The bytes for skillId.
+     */
+    public com.google.protobuf.ByteString
+        getSkillIdBytes() {
+      java.lang.Object ref = skillId_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        skillId_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * A skill candidate of the run's project the run evaluates (empty: none). Each gate of the plan that
+     * declares `evaluates` records its verdict as an evaluation of that kind of this skill, by
+     * `gate:&lt;gate id&gt;&#64;&lt;run id&gt;`, when the gate completes (an uncertain gate records nothing; a skill that is no
+     * longer a candidate by then records nothing and the run's log says why). The plan must have such a gate.
+     * </pre>
+     *
+     * <code>string skill_id = 6 [json_name = "skillId"];</code>
+     * @param value The skillId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSkillId(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      skillId_ = value;
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * A skill candidate of the run's project the run evaluates (empty: none). Each gate of the plan that
+     * declares `evaluates` records its verdict as an evaluation of that kind of this skill, by
+     * `gate:&lt;gate id&gt;&#64;&lt;run id&gt;`, when the gate completes (an uncertain gate records nothing; a skill that is no
+     * longer a candidate by then records nothing and the run's log says why). The plan must have such a gate.
+     * </pre>
+     *
+     * <code>string skill_id = 6 [json_name = "skillId"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearSkillId() {
+      skillId_ = getDefaultInstance().getSkillId();
+      bitField0_ = (bitField0_ & ~0x00000020);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * A skill candidate of the run's project the run evaluates (empty: none). Each gate of the plan that
+     * declares `evaluates` records its verdict as an evaluation of that kind of this skill, by
+     * `gate:&lt;gate id&gt;&#64;&lt;run id&gt;`, when the gate completes (an uncertain gate records nothing; a skill that is no
+     * longer a candidate by then records nothing and the run's log says why). The plan must have such a gate.
+     * </pre>
+     *
+     * <code>string skill_id = 6 [json_name = "skillId"];</code>
+     * @param value The bytes for skillId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSkillIdBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      skillId_ = value;
+      bitField0_ |= 0x00000020;
       onChanged();
       return this;
     }

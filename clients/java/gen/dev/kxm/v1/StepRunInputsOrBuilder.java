@@ -140,4 +140,30 @@ public interface StepRunInputsOrBuilder extends
    */
   com.google.protobuf.ByteString
       getNotesBytes();
+
+  /**
+   * <pre>
+   * A skill candidate of the run's project the run evaluates (empty: none). Each gate of the plan that
+   * declares `evaluates` records its verdict as an evaluation of that kind of this skill, by
+   * `gate:&lt;gate id&gt;&#64;&lt;run id&gt;`, when the gate completes (an uncertain gate records nothing; a skill that is no
+   * longer a candidate by then records nothing and the run's log says why). The plan must have such a gate.
+   * </pre>
+   *
+   * <code>string skill_id = 6 [json_name = "skillId"];</code>
+   * @return The skillId.
+   */
+  java.lang.String getSkillId();
+  /**
+   * <pre>
+   * A skill candidate of the run's project the run evaluates (empty: none). Each gate of the plan that
+   * declares `evaluates` records its verdict as an evaluation of that kind of this skill, by
+   * `gate:&lt;gate id&gt;&#64;&lt;run id&gt;`, when the gate completes (an uncertain gate records nothing; a skill that is no
+   * longer a candidate by then records nothing and the run's log says why). The plan must have such a gate.
+   * </pre>
+   *
+   * <code>string skill_id = 6 [json_name = "skillId"];</code>
+   * @return The bytes for skillId.
+   */
+  com.google.protobuf.ByteString
+      getSkillIdBytes();
 }

@@ -41,6 +41,7 @@ private static final long serialVersionUID = 0L;
     lastOutcome_ = "";
     receipts_ = java.util.Collections.emptyList();
     memoryRevision_ = "";
+    skillId_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -827,6 +828,53 @@ private static final long serialVersionUID = 0L;
     return handoff_ == null ? dev.kxm.v1.HandoffManifest.getDefaultInstance() : handoff_;
   }
 
+  public static final int SKILL_ID_FIELD_NUMBER = 19;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object skillId_ = "";
+  /**
+   * <pre>
+   * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+   * </pre>
+   *
+   * <code>string skill_id = 19 [json_name = "skillId"];</code>
+   * @return The skillId.
+   */
+  @java.lang.Override
+  public java.lang.String getSkillId() {
+    java.lang.Object ref = skillId_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      skillId_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+   * </pre>
+   *
+   * <code>string skill_id = 19 [json_name = "skillId"];</code>
+   * @return The bytes for skillId.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getSkillIdBytes() {
+    java.lang.Object ref = skillId_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      skillId_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -900,6 +948,9 @@ private static final long serialVersionUID = 0L;
     }
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(18, getHandoff());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(skillId_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 19, skillId_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -993,6 +1044,9 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(18, getHandoff());
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(skillId_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(19, skillId_);
+    }
     return size;
   }
   @java.lang.Override
@@ -1056,6 +1110,8 @@ private static final long serialVersionUID = 0L;
       if (!getHandoff()
           .equals(other.getHandoff())) return false;
     }
+    if (!getSkillId()
+        .equals(other.getSkillId())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -1115,6 +1171,8 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + HANDOFF_FIELD_NUMBER;
       hash = (53 * hash) + getHandoff().hashCode();
     }
+    hash = (37 * hash) + SKILL_ID_FIELD_NUMBER;
+    hash = (53 * hash) + getSkillId().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -1318,6 +1376,7 @@ private static final long serialVersionUID = 0L;
         handoffBuilder_.dispose();
         handoffBuilder_ = null;
       }
+      skillId_ = "";
       return this;
     }
 
@@ -1426,6 +1485,9 @@ private static final long serialVersionUID = 0L;
             ? handoff_
             : handoffBuilder_.build();
         to_bitField0_ |= 0x00000001;
+      }
+      if (((from_bitField0_ & 0x00040000) != 0)) {
+        result.skillId_ = skillId_;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -1553,6 +1615,11 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasHandoff()) {
         mergeHandoff(other.getHandoff());
+      }
+      if (!other.getSkillId().isEmpty()) {
+        skillId_ = other.skillId_;
+        bitField0_ |= 0x00040000;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1694,6 +1761,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00020000;
               break;
             } // case 146
+            case 154: {
+              skillId_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00040000;
+              break;
+            } // case 154
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -3689,6 +3761,98 @@ private static final long serialVersionUID = 0L;
         handoff_ = null;
       }
       return handoffBuilder_;
+    }
+
+    private java.lang.Object skillId_ = "";
+    /**
+     * <pre>
+     * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+     * </pre>
+     *
+     * <code>string skill_id = 19 [json_name = "skillId"];</code>
+     * @return The skillId.
+     */
+    public java.lang.String getSkillId() {
+      java.lang.Object ref = skillId_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        skillId_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+     * </pre>
+     *
+     * <code>string skill_id = 19 [json_name = "skillId"];</code>
+     * @return The bytes for skillId.
+     */
+    public com.google.protobuf.ByteString
+        getSkillIdBytes() {
+      java.lang.Object ref = skillId_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        skillId_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+     * </pre>
+     *
+     * <code>string skill_id = 19 [json_name = "skillId"];</code>
+     * @param value The skillId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSkillId(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      skillId_ = value;
+      bitField0_ |= 0x00040000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+     * </pre>
+     *
+     * <code>string skill_id = 19 [json_name = "skillId"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearSkillId() {
+      skillId_ = getDefaultInstance().getSkillId();
+      bitField0_ = (bitField0_ & ~0x00040000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+     * </pre>
+     *
+     * <code>string skill_id = 19 [json_name = "skillId"];</code>
+     * @param value The bytes for skillId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSkillIdBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      skillId_ = value;
+      bitField0_ |= 0x00040000;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.StepRunState)

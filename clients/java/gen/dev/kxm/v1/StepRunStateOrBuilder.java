@@ -434,4 +434,24 @@ public interface StepRunStateOrBuilder extends
    * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
    */
   dev.kxm.v1.HandoffManifestOrBuilder getHandoffOrBuilder();
+
+  /**
+   * <pre>
+   * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+   * </pre>
+   *
+   * <code>string skill_id = 19 [json_name = "skillId"];</code>
+   * @return The skillId.
+   */
+  java.lang.String getSkillId();
+  /**
+   * <pre>
+   * The skill candidate the run was started for (`inputs.skill_id`; empty: none).
+   * </pre>
+   *
+   * <code>string skill_id = 19 [json_name = "skillId"];</code>
+   * @return The bytes for skillId.
+   */
+  com.google.protobuf.ByteString
+      getSkillIdBytes();
 }

@@ -1076,6 +1076,13 @@ public final class WorkflowServiceGrpc {
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
      *   an evidence policy resolves to the coordinator, or to fewer agents than it needs.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG): the rendered prompt exceeds 32,000 characters.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): `inputs.skill_id` is not a skill id.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): `inputs.skill_id` is given and no gate of the step workflow
+     *   declares `evaluates` (field `inputs.skill_id`).
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the run's project has `inputs.skill_id` (another
+     *   project's skill reads as missing); metadata: skillId, field.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill of `inputs.skill_id` is not a candidate;
+     *   metadata: skillId, state.
      * </pre>
      */
     default void startWorkflowRun(dev.kxm.v1.StartWorkflowRunRequest request,
@@ -1680,6 +1687,13 @@ public final class WorkflowServiceGrpc {
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
      *   an evidence policy resolves to the coordinator, or to fewer agents than it needs.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG): the rendered prompt exceeds 32,000 characters.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): `inputs.skill_id` is not a skill id.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): `inputs.skill_id` is given and no gate of the step workflow
+     *   declares `evaluates` (field `inputs.skill_id`).
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the run's project has `inputs.skill_id` (another
+     *   project's skill reads as missing); metadata: skillId, field.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill of `inputs.skill_id` is not a candidate;
+     *   metadata: skillId, state.
      * </pre>
      */
     public void startWorkflowRun(dev.kxm.v1.StartWorkflowRunRequest request,
@@ -2278,6 +2292,13 @@ public final class WorkflowServiceGrpc {
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
      *   an evidence policy resolves to the coordinator, or to fewer agents than it needs.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG): the rendered prompt exceeds 32,000 characters.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): `inputs.skill_id` is not a skill id.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): `inputs.skill_id` is given and no gate of the step workflow
+     *   declares `evaluates` (field `inputs.skill_id`).
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the run's project has `inputs.skill_id` (another
+     *   project's skill reads as missing); metadata: skillId, field.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill of `inputs.skill_id` is not a candidate;
+     *   metadata: skillId, state.
      * </pre>
      */
     public dev.kxm.v1.StartWorkflowRunResponse startWorkflowRun(dev.kxm.v1.StartWorkflowRunRequest request) throws io.grpc.StatusException {
@@ -2853,6 +2874,13 @@ public final class WorkflowServiceGrpc {
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
      *   an evidence policy resolves to the coordinator, or to fewer agents than it needs.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG): the rendered prompt exceeds 32,000 characters.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): `inputs.skill_id` is not a skill id.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): `inputs.skill_id` is given and no gate of the step workflow
+     *   declares `evaluates` (field `inputs.skill_id`).
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the run's project has `inputs.skill_id` (another
+     *   project's skill reads as missing); metadata: skillId, field.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill of `inputs.skill_id` is not a candidate;
+     *   metadata: skillId, state.
      * </pre>
      */
     public dev.kxm.v1.StartWorkflowRunResponse startWorkflowRun(dev.kxm.v1.StartWorkflowRunRequest request) {
@@ -3433,6 +3461,13 @@ public final class WorkflowServiceGrpc {
      * - FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_INVALID, ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_UNRESOLVABLE):
      *   an evidence policy resolves to the coordinator, or to fewer agents than it needs.
      * - INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_PROMPT_TOO_LONG): the rendered prompt exceeds 32,000 characters.
+     * - INVALID_ARGUMENT (ERROR_REASON_INVALID_SKILL_REQUEST): `inputs.skill_id` is not a skill id.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): `inputs.skill_id` is given and no gate of the step workflow
+     *   declares `evaluates` (field `inputs.skill_id`).
+     * - NOT_FOUND (ERROR_REASON_SKILL_NOT_FOUND): no skill of the run's project has `inputs.skill_id` (another
+     *   project's skill reads as missing); metadata: skillId, field.
+     * - FAILED_PRECONDITION (ERROR_REASON_SKILL_NOT_PROMOTABLE): the skill of `inputs.skill_id` is not a candidate;
+     *   metadata: skillId, state.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.kxm.v1.StartWorkflowRunResponse> startWorkflowRun(

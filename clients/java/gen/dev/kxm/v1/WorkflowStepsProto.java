@@ -102,7 +102,7 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
       "\001(\tR\tendReason\022\030\n\007outcome\030\r \001(\tR\007outcome" +
       "\022\026\n\006passed\030\016 \001(\010R\006passed\022!\n\014content_hash" +
       "\030\017 \001(\tR\013contentHash\022\036\n\010cost_usd\030\020 \001(\001H\000R" +
-      "\007costUsd\210\001\001B\013\n\t_cost_usd\"\222\007\n\014StepRunStat" +
+      "\007costUsd\210\001\001B\013\n\t_cost_usd\"\255\007\n\014StepRunStat" +
       "e\022&\n\017current_step_id\030\001 \001(\tR\rcurrentStepI" +
       "d\022!\n\014step_attempt\030\002 \001(\005R\013stepAttempt\022\'\n\005" +
       "phase\030\003 \001(\0162\021.kxm.v1.StepPhaseR\005phase\0228\n" +
@@ -122,55 +122,56 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
       "ceipts\030\020 \003(\0132\027.kxm.v1.TerminalReceiptR\010r" +
       "eceipts\022\'\n\017memory_revision\030\021 \001(\tR\016memory" +
       "Revision\0221\n\007handoff\030\022 \001(\0132\027.kxm.v1.Hando" +
-      "ffManifestR\007handoff\032;\n\rAttemptsEntry\022\020\n\003" +
-      "key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\005R\005value:\0028\001" +
-      "\032;\n\rEdgeUsesEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005v" +
-      "alue\030\002 \001(\005R\005value:\0028\001\"\343\002\n\017HandoffManifes" +
-      "t\022\035\n\nhandoff_id\030\001 \001(\tR\thandoffId\022 \n\014from" +
-      "_step_id\030\002 \001(\tR\nfromStepId\022*\n\021from_step_" +
-      "attempt\030\003 \001(\005R\017fromStepAttempt\022\030\n\007outcom" +
-      "e\030\004 \001(\tR\007outcome\022\034\n\nto_step_id\030\005 \001(\tR\010to" +
-      "StepId\022\037\n\013base_commit\030\006 \001(\tR\nbaseCommit\022" +
-      "5\n\tproducers\030\007 \003(\0132\027.kxm.v1.HandoffProdu" +
-      "cerR\tproducers\022;\n\013create_time\030\010 \001(\0132\032.go" +
-      "ogle.protobuf.TimestampR\ncreateTime\022\026\n\006i" +
-      "ntent\030\t \001(\tR\006intent\"\274\003\n\017HandoffProducer\022" +
-      "#\n\rassignment_id\030\001 \001(\tR\014assignmentId\022\035\n\n" +
-      "agent_name\030\002 \001(\tR\tagentName\022\022\n\004role\030\003 \001(" +
-      "\tR\004role\022\030\n\007outcome\030\004 \001(\tR\007outcome\022\026\n\006pas" +
-      "sed\030\005 \001(\010R\006passed\022\030\n\007counted\030\006 \001(\010R\007coun" +
-      "ted\022\020\n\003why\030\007 \001(\tR\003why\022\030\n\007summary\030\010 \001(\tR\007" +
-      "summary\022\032\n\010blockers\030\t \001(\005R\010blockers\022D\n\ta" +
-      "rtifacts\030\n \003(\0132&.kxm.v1.HandoffProducer." +
-      "ArtifactsEntryR\tartifacts\022\026\n\006commit\030\013 \001(" +
-      "\tR\006commit\022!\n\014content_hash\030\014 \001(\tR\013content" +
-      "Hash\032<\n\016ArtifactsEntry\022\020\n\003key\030\001 \001(\tR\003key" +
-      "\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\245\001\n\020WorkflowR" +
-      "unEvent\022\032\n\010sequence\030\001 \001(\003R\010sequence\022\022\n\004t" +
-      "ype\030\002 \001(\tR\004type\0221\n\007payload\030\003 \001(\0132\027.googl" +
-      "e.protobuf.StructR\007payload\022.\n\004time\030\004 \001(\013" +
-      "2\032.google.protobuf.TimestampR\004time\"\333\001\n\rS" +
-      "tepRunInputs\022\036\n\nrepository\030\001 \001(\tR\nreposi" +
-      "tory\022\037\n\013base_commit\030\002 \001(\tR\nbaseCommit\022+\n" +
-      "\005files\030\003 \003(\0132\025.kxm.v1.StepInputFileR\005fil" +
-      "es\022F\n\022diagnostic_handoff\030\004 \001(\0132\027.google." +
-      "protobuf.StructR\021diagnosticHandoff\022\024\n\005no" +
-      "tes\030\005 \001(\tR\005notes\"O\n\rStepInputFile\022\022\n\004typ" +
-      "e\030\001 \001(\tR\004type\022\022\n\004path\030\002 \001(\tR\004path\022\026\n\006sha" +
-      "256\030\003 \001(\tR\006sha256*\233\001\n\tStepPhase\022\032\n\026STEP_" +
-      "PHASE_UNSPECIFIED\020\000\022\030\n\024STEP_PHASE_ASSIGN" +
-      "ING\020\001\022\026\n\022STEP_PHASE_WORKING\020\002\022 \n\034STEP_PH" +
-      "ASE_AWAITING_APPROVAL\020\003\022\036\n\032STEP_PHASE_AW" +
-      "AITING_SIGNAL\020\004*\315\001\n\017AssignmentState\022 \n\034A" +
-      "SSIGNMENT_STATE_UNSPECIFIED\020\000\022\031\n\025ASSIGNM" +
-      "ENT_STATE_OPEN\020\001\022\036\n\032ASSIGNMENT_STATE_COM" +
-      "PLETED\020\002\022\034\n\030ASSIGNMENT_STATE_EXPIRED\020\003\022\037" +
-      "\n\033ASSIGNMENT_STATE_SUPERSEDED\020\004\022\036\n\032ASSIG" +
-      "NMENT_STATE_CANCELLED\020\005B\202\001\n\ndev.kxm.v1B\022" +
-      "WorkflowStepsProtoP\001Z\'kxm.dev/hub/client" +
-      "s/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006K" +
-      "xm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006pr" +
-      "oto3"
+      "ffManifestR\007handoff\022\031\n\010skill_id\030\023 \001(\tR\007s" +
+      "killId\032;\n\rAttemptsEntry\022\020\n\003key\030\001 \001(\tR\003ke" +
+      "y\022\024\n\005value\030\002 \001(\005R\005value:\0028\001\032;\n\rEdgeUsesE" +
+      "ntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\005R\005v" +
+      "alue:\0028\001\"\343\002\n\017HandoffManifest\022\035\n\nhandoff_" +
+      "id\030\001 \001(\tR\thandoffId\022 \n\014from_step_id\030\002 \001(" +
+      "\tR\nfromStepId\022*\n\021from_step_attempt\030\003 \001(\005" +
+      "R\017fromStepAttempt\022\030\n\007outcome\030\004 \001(\tR\007outc" +
+      "ome\022\034\n\nto_step_id\030\005 \001(\tR\010toStepId\022\037\n\013bas" +
+      "e_commit\030\006 \001(\tR\nbaseCommit\0225\n\tproducers\030" +
+      "\007 \003(\0132\027.kxm.v1.HandoffProducerR\tproducer" +
+      "s\022;\n\013create_time\030\010 \001(\0132\032.google.protobuf" +
+      ".TimestampR\ncreateTime\022\026\n\006intent\030\t \001(\tR\006" +
+      "intent\"\274\003\n\017HandoffProducer\022#\n\rassignment" +
+      "_id\030\001 \001(\tR\014assignmentId\022\035\n\nagent_name\030\002 " +
+      "\001(\tR\tagentName\022\022\n\004role\030\003 \001(\tR\004role\022\030\n\007ou" +
+      "tcome\030\004 \001(\tR\007outcome\022\026\n\006passed\030\005 \001(\010R\006pa" +
+      "ssed\022\030\n\007counted\030\006 \001(\010R\007counted\022\020\n\003why\030\007 " +
+      "\001(\tR\003why\022\030\n\007summary\030\010 \001(\tR\007summary\022\032\n\010bl" +
+      "ockers\030\t \001(\005R\010blockers\022D\n\tartifacts\030\n \003(" +
+      "\0132&.kxm.v1.HandoffProducer.ArtifactsEntr" +
+      "yR\tartifacts\022\026\n\006commit\030\013 \001(\tR\006commit\022!\n\014" +
+      "content_hash\030\014 \001(\tR\013contentHash\032<\n\016Artif" +
+      "actsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001" +
+      "(\tR\005value:\0028\001\"\245\001\n\020WorkflowRunEvent\022\032\n\010se" +
+      "quence\030\001 \001(\003R\010sequence\022\022\n\004type\030\002 \001(\tR\004ty" +
+      "pe\0221\n\007payload\030\003 \001(\0132\027.google.protobuf.St" +
+      "ructR\007payload\022.\n\004time\030\004 \001(\0132\032.google.pro" +
+      "tobuf.TimestampR\004time\"\366\001\n\rStepRunInputs\022" +
+      "\036\n\nrepository\030\001 \001(\tR\nrepository\022\037\n\013base_" +
+      "commit\030\002 \001(\tR\nbaseCommit\022+\n\005files\030\003 \003(\0132" +
+      "\025.kxm.v1.StepInputFileR\005files\022F\n\022diagnos" +
+      "tic_handoff\030\004 \001(\0132\027.google.protobuf.Stru" +
+      "ctR\021diagnosticHandoff\022\024\n\005notes\030\005 \001(\tR\005no" +
+      "tes\022\031\n\010skill_id\030\006 \001(\tR\007skillId\"O\n\rStepIn" +
+      "putFile\022\022\n\004type\030\001 \001(\tR\004type\022\022\n\004path\030\002 \001(" +
+      "\tR\004path\022\026\n\006sha256\030\003 \001(\tR\006sha256*\233\001\n\tStep" +
+      "Phase\022\032\n\026STEP_PHASE_UNSPECIFIED\020\000\022\030\n\024STE" +
+      "P_PHASE_ASSIGNING\020\001\022\026\n\022STEP_PHASE_WORKIN" +
+      "G\020\002\022 \n\034STEP_PHASE_AWAITING_APPROVAL\020\003\022\036\n" +
+      "\032STEP_PHASE_AWAITING_SIGNAL\020\004*\315\001\n\017Assign" +
+      "mentState\022 \n\034ASSIGNMENT_STATE_UNSPECIFIE" +
+      "D\020\000\022\031\n\025ASSIGNMENT_STATE_OPEN\020\001\022\036\n\032ASSIGN" +
+      "MENT_STATE_COMPLETED\020\002\022\034\n\030ASSIGNMENT_STA" +
+      "TE_EXPIRED\020\003\022\037\n\033ASSIGNMENT_STATE_SUPERSE" +
+      "DED\020\004\022\036\n\032ASSIGNMENT_STATE_CANCELLED\020\005B\202\001" +
+      "\n\ndev.kxm.v1B\022WorkflowStepsProtoP\001Z\'kxm." +
+      "dev/hub/clients/go/gen/kxm/v1;kxmv1\242\002\003KX" +
+      "X\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata" +
+      "\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -190,7 +191,7 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
     internal_static_kxm_v1_StepRunState_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_StepRunState_descriptor,
-        new java.lang.String[] { "CurrentStepId", "StepAttempt", "Phase", "Assignments", "Attempts", "EdgeUses", "Transitions", "TransitionBudget", "CostUsd", "UnmeteredResults", "PlanValue", "HeadCommit", "BlockedAssignmentId", "LastOutcome", "Sequence", "Receipts", "MemoryRevision", "Handoff", });
+        new java.lang.String[] { "CurrentStepId", "StepAttempt", "Phase", "Assignments", "Attempts", "EdgeUses", "Transitions", "TransitionBudget", "CostUsd", "UnmeteredResults", "PlanValue", "HeadCommit", "BlockedAssignmentId", "LastOutcome", "Sequence", "Receipts", "MemoryRevision", "Handoff", "SkillId", });
     internal_static_kxm_v1_StepRunState_AttemptsEntry_descriptor =
       internal_static_kxm_v1_StepRunState_descriptor.getNestedType(0);
     internal_static_kxm_v1_StepRunState_AttemptsEntry_fieldAccessorTable = new
@@ -232,7 +233,7 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
     internal_static_kxm_v1_StepRunInputs_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_StepRunInputs_descriptor,
-        new java.lang.String[] { "Repository", "BaseCommit", "Files", "DiagnosticHandoff", "Notes", });
+        new java.lang.String[] { "Repository", "BaseCommit", "Files", "DiagnosticHandoff", "Notes", "SkillId", });
     internal_static_kxm_v1_StepInputFile_descriptor =
       getDescriptor().getMessageType(6);
     internal_static_kxm_v1_StepInputFile_fieldAccessorTable = new
