@@ -170,7 +170,8 @@ async def test_passing_gates_record_evaluations_and_another_operator_promotes(wo
     skill_id = await create_skill(world.author)
     run = await start(world, "vet", skill_id)
     for _ in KINDS:
-        await answer_gate(world, "passed")
+        gate = await answer_gate(world, "passed")
+        assert gate.skill_id == skill_id  # the gate's checks know which skill they examine
     finished = (await world.admin.workflows.get_run(run.id)).run
     events = await events_of(world, run.id)
     got = await world.author.context.get_skill(skill_id)

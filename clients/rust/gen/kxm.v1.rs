@@ -279,6 +279,10 @@ pub struct AssignmentRequest {
     /// The run's diagnostic handoff (loop C's incident), when it was started with one.
     #[prost(message, optional, tag = "24")]
     pub diagnostic_handoff: ::core::option::Option<DiagnosticHandoff>,
+    /// The skill candidate the run was started for (`inputs.skill_id`), so that a gate's checks know
+    /// which skill they evaluate (GetSkill reads its content); empty: none.
+    #[prost(string, tag = "25")]
+    pub skill_id: ::prost::alloc::string::String,
 }
 /// GateSpec is a pinned gate as a gate worker runs it.
 #[derive(Clone, PartialEq, ::prost::Message)]

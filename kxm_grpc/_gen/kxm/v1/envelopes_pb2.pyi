@@ -738,6 +738,7 @@ class AssignmentRequest(_message.Message):
     ATTEMPT_TOKEN_FIELD_NUMBER: _builtins.int
     GATE_FIELD_NUMBER: _builtins.int
     DIAGNOSTIC_HANDOFF_FIELD_NUMBER: _builtins.int
+    SKILL_ID_FIELD_NUMBER: _builtins.int
     assignment_id: _builtins.str
     """The assignment id."""
     run_id: _builtins.str
@@ -766,6 +767,10 @@ class AssignmentRequest(_message.Message):
     """The step's instructions (or its description)."""
     attempt_token: _builtins.str
     """The hub-signed attempt token for this assignment; present it (`x-kxm-attempt-token`) on every call made for it."""
+    skill_id: _builtins.str
+    """The skill candidate the run was started for (`inputs.skill_id`), so that a gate's checks know
+    which skill they evaluate (GetSkill reads its content); empty: none.
+    """
     @_builtins.property
     def create_time(self) -> _timestamp_pb2.Timestamp:
         """When the assignment was created."""
@@ -833,10 +838,11 @@ class AssignmentRequest(_message.Message):
         attempt_token: _builtins.str = ...,
         gate: Global___GateSpec | None = ...,
         diagnostic_handoff: Global___DiagnosticHandoff | None = ...,
+        skill_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["acceptance_gate", b"acceptance_gate", "constraints", b"constraints", "context", b"context", "create_time", b"create_time", "diagnostic_handoff", b"diagnostic_handoff", "expire_time", b"expire_time", "gate", b"gate", "routing", b"routing"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["acceptance_gate", b"acceptance_gate", "agent_id", b"agent_id", "agent_name", b"agent_name", "assignment_id", b"assignment_id", "attempt", b"attempt", "attempt_token", b"attempt_token", "constraints", b"constraints", "context", b"context", "create_time", b"create_time", "diagnostic_handoff", b"diagnostic_handoff", "evidence_keys", b"evidence_keys", "expire_time", b"expire_time", "gate", b"gate", "instructions", b"instructions", "outcomes", b"outcomes", "plan_hash", b"plan_hash", "project_id", b"project_id", "role", b"role", "routing", b"routing", "run_id", b"run_id", "schema", b"schema", "step_id", b"step_id", "step_kind", b"step_kind", "workflow_id", b"workflow_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["acceptance_gate", b"acceptance_gate", "agent_id", b"agent_id", "agent_name", b"agent_name", "assignment_id", b"assignment_id", "attempt", b"attempt", "attempt_token", b"attempt_token", "constraints", b"constraints", "context", b"context", "create_time", b"create_time", "diagnostic_handoff", b"diagnostic_handoff", "evidence_keys", b"evidence_keys", "expire_time", b"expire_time", "gate", b"gate", "instructions", b"instructions", "outcomes", b"outcomes", "plan_hash", b"plan_hash", "project_id", b"project_id", "role", b"role", "routing", b"routing", "run_id", b"run_id", "schema", b"schema", "skill_id", b"skill_id", "step_id", b"step_id", "step_kind", b"step_kind", "workflow_id", b"workflow_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

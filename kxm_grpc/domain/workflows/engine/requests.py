@@ -81,6 +81,8 @@ def assignment_request(
         request["expireTime"] = rfc3339(member.deadline)
     if inputs.handoff:
         request["diagnosticHandoff"] = json.loads(inputs.handoff)
+    if inputs.skill_id:
+        request["skillId"] = inputs.skill_id
     if member.role is MemberRole.GATE and gate is not None:
         request["gate"] = {
             "id": gate.id,

@@ -1420,8 +1420,11 @@ type AssignmentRequest struct {
 	Gate *GateSpec `protobuf:"bytes,23,opt,name=gate,proto3" json:"gate,omitempty"`
 	// The run's diagnostic handoff (loop C's incident), when it was started with one.
 	DiagnosticHandoff *DiagnosticHandoff `protobuf:"bytes,24,opt,name=diagnostic_handoff,json=diagnosticHandoff,proto3" json:"diagnostic_handoff,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The skill candidate the run was started for (`inputs.skill_id`), so that a gate's checks know
+	// which skill they evaluate (GetSkill reads its content); empty: none.
+	SkillId       string `protobuf:"bytes,25,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AssignmentRequest) Reset() {
@@ -1620,6 +1623,13 @@ func (x *AssignmentRequest) GetDiagnosticHandoff() *DiagnosticHandoff {
 		return x.DiagnosticHandoff
 	}
 	return nil
+}
+
+func (x *AssignmentRequest) GetSkillId() string {
+	if x != nil {
+		return x.SkillId
+	}
+	return ""
 }
 
 // GateSpec is a pinned gate as a gate worker runs it.
@@ -4423,7 +4433,7 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"toolPolicy\"]\n" +
 	"\x0eAcceptanceGate\x12\x18\n" +
 	"\acommand\x18\x01 \x01(\tR\acommand\x121\n" +
-	"\x14deterministic_checks\x18\x02 \x03(\tR\x13deterministicChecks\"\xbc\a\n" +
+	"\x14deterministic_checks\x18\x02 \x03(\tR\x13deterministicChecks\"\xd7\a\n" +
 	"\x11AssignmentRequest\x12#\n" +
 	"\rassignment_id\x18\x01 \x01(\tR\fassignmentId\x12\x15\n" +
 	"\x06run_id\x18\x02 \x01(\tR\x05runId\x12\x1d\n" +
@@ -4454,7 +4464,8 @@ const file_kxm_v1_envelopes_proto_rawDesc = "" +
 	"\revidence_keys\x18\x15 \x03(\tR\fevidenceKeys\x12#\n" +
 	"\rattempt_token\x18\x16 \x01(\tR\fattemptToken\x12$\n" +
 	"\x04gate\x18\x17 \x01(\v2\x10.kxm.v1.GateSpecR\x04gate\x12H\n" +
-	"\x12diagnostic_handoff\x18\x18 \x01(\v2\x19.kxm.v1.DiagnosticHandoffR\x11diagnosticHandoff\"\x9f\x01\n" +
+	"\x12diagnostic_handoff\x18\x18 \x01(\v2\x19.kxm.v1.DiagnosticHandoffR\x11diagnosticHandoff\x12\x19\n" +
+	"\bskill_id\x18\x19 \x01(\tR\askillId\"\x9f\x01\n" +
 	"\bGateSpec\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x12\n" +

@@ -49,6 +49,7 @@ private static final long serialVersionUID = 0L;
     evidenceKeys_ =
         com.google.protobuf.LazyStringArrayList.emptyList();
     attemptToken_ = "";
+    skillId_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -1106,6 +1107,55 @@ private static final long serialVersionUID = 0L;
     return diagnosticHandoff_ == null ? dev.kxm.v1.DiagnosticHandoff.getDefaultInstance() : diagnosticHandoff_;
   }
 
+  public static final int SKILL_ID_FIELD_NUMBER = 25;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object skillId_ = "";
+  /**
+   * <pre>
+   * The skill candidate the run was started for (`inputs.skill_id`), so that a gate's checks know
+   * which skill they evaluate (GetSkill reads its content); empty: none.
+   * </pre>
+   *
+   * <code>string skill_id = 25 [json_name = "skillId"];</code>
+   * @return The skillId.
+   */
+  @java.lang.Override
+  public java.lang.String getSkillId() {
+    java.lang.Object ref = skillId_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      skillId_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The skill candidate the run was started for (`inputs.skill_id`), so that a gate's checks know
+   * which skill they evaluate (GetSkill reads its content); empty: none.
+   * </pre>
+   *
+   * <code>string skill_id = 25 [json_name = "skillId"];</code>
+   * @return The bytes for skillId.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getSkillIdBytes() {
+    java.lang.Object ref = skillId_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      skillId_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -1191,6 +1241,9 @@ private static final long serialVersionUID = 0L;
     }
     if (((bitField0_ & 0x00000080) != 0)) {
       output.writeMessage(24, getDiagnosticHandoff());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(skillId_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 25, skillId_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -1286,6 +1339,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000080) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(24, getDiagnosticHandoff());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(skillId_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(25, skillId_);
     }
     return size;
   }
@@ -1383,6 +1439,8 @@ private static final long serialVersionUID = 0L;
       if (!getDiagnosticHandoff()
           .equals(other.getDiagnosticHandoff())) return false;
     }
+    if (!getSkillId()
+        .equals(other.getSkillId())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -1462,6 +1520,8 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + DIAGNOSTIC_HANDOFF_FIELD_NUMBER;
       hash = (53 * hash) + getDiagnosticHandoff().hashCode();
     }
+    hash = (37 * hash) + SKILL_ID_FIELD_NUMBER;
+    hash = (53 * hash) + getSkillId().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -1668,6 +1728,7 @@ private static final long serialVersionUID = 0L;
         diagnosticHandoffBuilder_.dispose();
         diagnosticHandoffBuilder_ = null;
       }
+      skillId_ = "";
       return this;
     }
 
@@ -1800,6 +1861,9 @@ private static final long serialVersionUID = 0L;
             : diagnosticHandoffBuilder_.build();
         to_bitField0_ |= 0x00000080;
       }
+      if (((from_bitField0_ & 0x01000000) != 0)) {
+        result.skillId_ = skillId_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -1926,6 +1990,11 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasDiagnosticHandoff()) {
         mergeDiagnosticHandoff(other.getDiagnosticHandoff());
+      }
+      if (!other.getSkillId().isEmpty()) {
+        skillId_ = other.skillId_;
+        bitField0_ |= 0x01000000;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -2087,6 +2156,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00800000;
               break;
             } // case 194
+            case 202: {
+              skillId_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x01000000;
+              break;
+            } // case 202
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -4876,6 +4950,103 @@ private static final long serialVersionUID = 0L;
         diagnosticHandoff_ = null;
       }
       return diagnosticHandoffBuilder_;
+    }
+
+    private java.lang.Object skillId_ = "";
+    /**
+     * <pre>
+     * The skill candidate the run was started for (`inputs.skill_id`), so that a gate's checks know
+     * which skill they evaluate (GetSkill reads its content); empty: none.
+     * </pre>
+     *
+     * <code>string skill_id = 25 [json_name = "skillId"];</code>
+     * @return The skillId.
+     */
+    public java.lang.String getSkillId() {
+      java.lang.Object ref = skillId_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        skillId_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The skill candidate the run was started for (`inputs.skill_id`), so that a gate's checks know
+     * which skill they evaluate (GetSkill reads its content); empty: none.
+     * </pre>
+     *
+     * <code>string skill_id = 25 [json_name = "skillId"];</code>
+     * @return The bytes for skillId.
+     */
+    public com.google.protobuf.ByteString
+        getSkillIdBytes() {
+      java.lang.Object ref = skillId_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        skillId_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The skill candidate the run was started for (`inputs.skill_id`), so that a gate's checks know
+     * which skill they evaluate (GetSkill reads its content); empty: none.
+     * </pre>
+     *
+     * <code>string skill_id = 25 [json_name = "skillId"];</code>
+     * @param value The skillId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSkillId(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      skillId_ = value;
+      bitField0_ |= 0x01000000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The skill candidate the run was started for (`inputs.skill_id`), so that a gate's checks know
+     * which skill they evaluate (GetSkill reads its content); empty: none.
+     * </pre>
+     *
+     * <code>string skill_id = 25 [json_name = "skillId"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearSkillId() {
+      skillId_ = getDefaultInstance().getSkillId();
+      bitField0_ = (bitField0_ & ~0x01000000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The skill candidate the run was started for (`inputs.skill_id`), so that a gate's checks know
+     * which skill they evaluate (GetSkill reads its content); empty: none.
+     * </pre>
+     *
+     * <code>string skill_id = 25 [json_name = "skillId"];</code>
+     * @param value The bytes for skillId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSkillIdBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      skillId_ = value;
+      bitField0_ |= 0x01000000;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.AssignmentRequest)

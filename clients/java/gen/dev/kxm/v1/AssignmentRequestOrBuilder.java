@@ -577,4 +577,26 @@ public interface AssignmentRequestOrBuilder extends
    * <code>.kxm.v1.DiagnosticHandoff diagnostic_handoff = 24 [json_name = "diagnosticHandoff"];</code>
    */
   dev.kxm.v1.DiagnosticHandoffOrBuilder getDiagnosticHandoffOrBuilder();
+
+  /**
+   * <pre>
+   * The skill candidate the run was started for (`inputs.skill_id`), so that a gate's checks know
+   * which skill they evaluate (GetSkill reads its content); empty: none.
+   * </pre>
+   *
+   * <code>string skill_id = 25 [json_name = "skillId"];</code>
+   * @return The skillId.
+   */
+  java.lang.String getSkillId();
+  /**
+   * <pre>
+   * The skill candidate the run was started for (`inputs.skill_id`), so that a gate's checks know
+   * which skill they evaluate (GetSkill reads its content); empty: none.
+   * </pre>
+   *
+   * <code>string skill_id = 25 [json_name = "skillId"];</code>
+   * @return The bytes for skillId.
+   */
+  com.google.protobuf.ByteString
+      getSkillIdBytes();
 }
