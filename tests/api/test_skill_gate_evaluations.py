@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -332,3 +333,24 @@ async def test_an_optimization_gate_records_on_a_hub_that_enables_them(hub_setti
 
     assert history(got)[-1] == ("evaluated", f"gate:optimization@{run.id}", "optimization", False)
     assert got.skill.state == cpb.SKILL_STATE_CANDIDATE  # an optimization evaluation never quarantines
+
+
+async def test_the_cli_starts_a_run_for_a_skill(world: World, tmp_path: Any) -> None:
+    """``kxm workflow start DEF --delivery-id D --skill ID`` starts a run for the skill; a skill that
+    is not a candidate is refused naming the field, and nothing starts."""
+    from tests.test_cli import kxm
+
+    skill_id = await create_skill(world.author)
+    rejected = await create_skill(world.author, SKILL_MD + "rejected\n")
+    await world.ops.context.reject_skill(rejected)
+    env = {"KXM_ADDR": world.hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_PROJECT": "alpha"}
+
+    start = ("workflow", "start", "vet", "--skill")
+    code, out, _ = await kxm(*start, skill_id, "--delivery-id", "cli-1", "--json", cwd=tmp_path, env=env)
+    refused, _, err = await kxm(*start, rejected, "--delivery-id", "cli-2", cwd=tmp_path, env=env)
+
+    assert code == 0, out
+    run_id = json.loads(out)["run"]["id"]
+    assert (await world.admin.workflows.get_run(run_id)).run.steps.skill_id == skill_id
+    assert refused == 1 and "SKILL_NOT_PROMOTABLE" in err
+    assert len((await world.admin.workflows.list_runs()).runs) == 1
