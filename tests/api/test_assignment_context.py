@@ -140,7 +140,7 @@ async def sync_memory(hub: Hub, *files: tuple[str, str]) -> str:
         return (await operator.context.sync_memory(files)).revision
 
 
-async def test_a_run_pins_the_memory_revision_and_its_packets_hold_that_memory_only(
+async def test_a_run_pins_the_memory_revision_and_its_packets_say_when_memory_drifted(
     hub: Hub, project: Project, make_agent: AgentFactory
 ) -> None:
     pinned = await sync_memory(hub, ("retry.md", memory_record("retry-rule", "Retry the playwright gate twice.")))
@@ -152,28 +152,30 @@ async def test_a_run_pins_the_memory_revision_and_its_packets_hold_that_memory_o
     before = (await agents["planner"].workflows.next_assignment(include_context=True)).packet
     assert before.memory_revision == pinned
     assert "mem_retry-rule" in before.packet.audit.selected_ids
-    assert "memory_withheld:memory_revision_drift" not in before.unresolved_gaps
+    assert "memory_revision_drift" not in before.unresolved_gaps
 
     # The operator changes the project's memory while the run is under way: the run's packets hold
-    # none of it (neither the old records, which are gone, nor the new ones), and say so.
+    # the current memory (the pinned revision's records are gone) and say it drifted.
     changed = await sync_memory(hub, ("retry.md", memory_record("retry-rule", "Retry the playwright gate once.")))
     after = (await agents["planner"].workflows.next_assignment(include_context=True)).packet
     assert changed != pinned and after.memory_revision == pinned
-    assert not [item_id for item_id in after.packet.audit.selected_ids if item_id.startswith("mem_")]
-    assert "memory_withheld:memory_revision_drift" in after.packet.unresolved_gaps
-    assert "memory_withheld:memory_revision_drift" in after.unresolved_gaps
-    assert "Memory records withheld" in after.brief
-    # Outside the run, GetContextPacket serves the project's current memory.
+    assert "mem_retry-rule" in after.packet.audit.selected_ids
+    summaries = [item.summary for item in after.packet.knowledge]
+    assert "Retry the playwright gate once." in summaries
+    assert "memory_revision_drift" in after.packet.unresolved_gaps
+    assert "memory_revision_drift" in after.unresolved_gaps
+    assert "Memory changed" in after.brief
+    # Outside the run, GetContextPacket has no revision to compare with.
     current = await agents["planner"].context.get_packet("planner", INSTRUCTIONS, budget_tokens=4_000)
-    assert "mem_retry-rule" in current.packet.audit.selected_ids
+    assert "memory_revision_drift" not in current.packet.unresolved_gaps
 
-    # Back at the pinned revision, the run's packets hold the memory again.
+    # Back at the pinned revision, the gap is gone.
     await sync_memory(hub, ("retry.md", memory_record("retry-rule", "Retry the playwright gate twice.")))
     again = (await agents["planner"].workflows.next_assignment(include_context=True)).packet
     assert "mem_retry-rule" in again.packet.audit.selected_ids and not again.unresolved_gaps
 
 
-async def test_a_run_created_before_any_sync_pins_no_revision_and_withholds_later_memory(
+async def test_a_run_created_before_any_sync_pins_no_revision_and_later_memory_drifts(
     hub: Hub, project: Project, make_agent: AgentFactory
 ) -> None:
     _, agents = await start_run(hub, make_agent)
@@ -182,15 +184,17 @@ async def test_a_run_created_before_any_sync_pins_no_revision_and_withholds_late
     packet = (await agents["planner"].workflows.next_assignment(include_context=True)).packet
 
     assert packet.memory_revision == ""
-    assert not [item_id for item_id in packet.packet.audit.selected_ids if item_id.startswith("mem_")]
-    assert list(packet.unresolved_gaps) == ["memory_withheld:memory_revision_drift"]
+    assert "mem_retry-rule" in packet.packet.audit.selected_ids
+    assert list(packet.unresolved_gaps) == ["memory_revision_drift"]
 
 
 async def test_each_step_gets_the_handoff_of_the_step_before_it(
     hub: Hub, project: Project, make_agent: AgentFactory
 ) -> None:
     run_id, agents = await start_run(hub, make_agent)
-    await work(agents["planner"], summary="Plan: back off 2 s, then 8 s.", artifacts=plan_artifact())
+    # A credential in a summary is redacted before another agent reads it.
+    summary = "Plan: back off 2 s, then 8 s. token=ghp_" + "a" * 36
+    await work(agents["planner"], summary=summary, artifacts=plan_artifact())
 
     implement = (await agents["writer-grok"].workflows.next_assignment(include_context=True)).packet
     handoff = implement.handoff
@@ -209,14 +213,19 @@ async def test_each_step_gets_the_handoff_of_the_step_before_it(
         True,
         True,
     )
-    assert planner.summary == "Plan: back off 2 s, then 8 s." and dict(planner.artifacts) == {"plan": PLAN_SHA}
+    assert planner.summary.startswith("Plan: back off 2 s, then 8 s. token=<redacted")
+    assert "ghp_" not in planner.summary and dict(planner.artifacts) == {"plan": PLAN_SHA}
+    assert (planner.step_id, planner.step_attempt) == ("plan", 1)
     assert planner.content_hash.startswith("sha256:")
     assert "## 4. Predecessor outputs\n\nStep `plan` attempt 1 settled on `passed` (dispatch)." in implement.brief
-    assert "- `planner` (worker): outcome `passed`, passed, counted, artifact `plan` sha256" in implement.brief
-    assert "  Plan: back off 2 s, then 8 s.\n" in implement.brief
+    assert (
+        "- `planner` (worker, step `plan` attempt 1): outcome `passed`, passed, counted, artifact `plan` sha256"
+        in implement.brief
+    )
+    assert "  Plan: back off 2 s, then 8 s. token=<redacted" in implement.brief and "ghp_" not in implement.brief
 
     # The gate fails: the run goes back to implement-feature, whose second attempt is a fix.
-    await work(agents["writer-grok"], artifacts=plan_artifact(), commit="d" * 40)
+    await work(agents["writer-grok"], summary="added the backoff", artifacts=plan_artifact(), commit="d" * 40)
     await gate(agents["gate-worker"], passed=False)
     fix = (await agents["writer-grok"].workflows.next_assignment(include_context=True)).packet
     assert (fix.handoff.from_step_id, fix.handoff.outcome, fix.handoff.intent) == (
@@ -225,15 +234,29 @@ async def test_each_step_gets_the_handoff_of_the_step_before_it(
         "dispatch_fix",
     )
     assert fix.handoff.base_commit == "d" * 40
-    [gate_worker] = fix.handoff.producers
+    # A gate did no work of its own: it passes on the work handed to it, then its verdict.
+    writer, gate_worker = fix.handoff.producers
+    assert (writer.agent_name, writer.step_id, writer.summary) == (
+        "writer-grok",
+        "implement-feature",
+        "added the backoff",
+    )
     assert (gate_worker.agent_name, gate_worker.role, gate_worker.passed) == ("gate-worker", "gate", False)
     # The run shows the same handoff, without an intent (that is an assignment's).
     async with hub.admin(project="alpha") as admin:
         run = (await call(admin, "GetWorkflowRun", pb.GetWorkflowRunRequest(run_id=run_id))).run
     assert run.steps.handoff.handoff_id == fix.handoff.handoff_id and run.steps.handoff.intent == ""
+    async with hub.admin(project="alpha") as admin:
+        listed = (await call(admin, "ListWorkflowRuns", pb.ListWorkflowRunsRequest())).runs
+    assert not listed[0].steps.HasField("handoff")  # a list's rows leave it out
 
     await work(agents["writer-grok"], artifacts=plan_artifact(), commit="e" * 40)
     await gate(agents["gate-worker"], passed=True)
     review = (await agents["claude-fable-critic"].workflows.next_assignment(include_context=True)).packet
     assert (review.handoff.from_step_id, review.handoff.intent) == ("verify-gate", "request_review")
     assert review.handoff.base_commit == "e" * 40
+    # The reviewer sees the second attempt's work and the gate that passed it.
+    assert [(p.agent_name, p.step_attempt) for p in review.handoff.producers] == [
+        ("writer-grok", 2),
+        ("gate-worker", 2),
+    ]

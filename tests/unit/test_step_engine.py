@@ -658,8 +658,10 @@ def test_every_snapshot_round_trips_through_its_json() -> None:
         assert codec.decode(json.loads(json.dumps(codec.encode(run)))) == run
     handoff = snapshots[-1].handoff  # the gate's, to the review
     assert handoff is not None and (handoff.from_step, handoff.to_step) == ("verify", "review")
-    # The uncertain gate and the retried one that passed: both returned a result, one counted.
+    # The writer's work the gate was handed, then the uncertain gate and the retried one that
+    # passed: both returned a result, one counted.
     assert [(p.role.value, p.passed, p.counted) for p in handoff.producers] == [
+        ("worker", True, True),
         ("gate", False, False),
         ("gate", True, True),
     ]

@@ -8169,12 +8169,12 @@ pub struct StepRunState {
     #[prost(message, repeated, tag = "16")]
     pub receipts: ::prost::alloc::vec::Vec<TerminalReceipt>,
     /// The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
-    /// answers; empty: the project's memory was never synced then). Its assignments' packets hold the
-    /// project's memory records only while the project's memory is at this revision (spec §5.14).
+    /// answers; empty: the project's memory was never synced then). Its assignments' packets carry the
+    /// gap `memory_revision_drift` once the project's memory is at another revision (spec §5.14).
     #[prost(string, tag = "17")]
     pub memory_revision: ::prost::alloc::string::String,
     /// What the last step the run moved on from handed to the step it entered (unset before the run's
-    /// first transition).
+    /// first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
     #[prost(message, optional, tag = "18")]
     pub handoff: ::core::option::Option<HandoffManifest>,
     /// The skill candidate the run was started for (`inputs.skill_id`; empty: none).
@@ -8183,7 +8183,8 @@ pub struct StepRunState {
 }
 /// HandoffManifest is what a step handed to the next one when the run moved on
 /// (`kxm.handoff-manifest.v1`, spec §5.13): the outcome it settled on and each result its members
-/// returned, counted or not.
+/// returned, counted or not (not those of members that expired or were superseded); after a step
+/// whose members did no work (a gate, an approval, a wait), also the results handed to that step.
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct HandoffManifest {
     /// `hnd_` and 16 hex digits, derived from the run, the step and attempt it comes from, and the
@@ -8205,7 +8206,7 @@ pub struct HandoffManifest {
     /// The run's head commit when it moved on: the base of the next step's work (empty: none).
     #[prost(string, tag = "6")]
     pub base_commit: ::prost::alloc::string::String,
-    /// Each member of the step that returned a result, in birth order.
+    /// The results, oldest first (at most 64, the latest).
     #[prost(message, repeated, tag = "7")]
     pub producers: ::prost::alloc::vec::Vec<HandoffProducer>,
     /// When the run moved on.
@@ -8240,7 +8241,7 @@ pub struct HandoffProducer {
     /// `counted`, or why not (for example `same provider as <agent>`).
     #[prost(string, tag = "7")]
     pub why: ::prost::alloc::string::String,
-    /// Its summary, as returned (at most 4,000 characters).
+    /// Its summary, as returned (at most 4,000 characters), redacted.
     #[prost(string, tag = "8")]
     pub summary: ::prost::alloc::string::String,
     /// The blockers a review reported.
@@ -8258,6 +8259,13 @@ pub struct HandoffProducer {
     /// `sha256:` of the envelope it returned: the evidence reference.
     #[prost(string, tag = "12")]
     pub content_hash: ::prost::alloc::string::String,
+    /// The step it worked on: the handoff's own step, or one before it (a gate, an approval or a wait
+    /// step passes on the work handed to it).
+    #[prost(string, tag = "13")]
+    pub step_id: ::prost::alloc::string::String,
+    /// That step's attempt.
+    #[prost(int32, tag = "14")]
+    pub step_attempt: i32,
 }
 /// WorkflowRunEvent is one entry of a step run's log (`kxm.run-event.v1`).
 #[derive(Clone, PartialEq, ::prost::Message)]
@@ -9735,13 +9743,13 @@ pub struct AssignmentPacket {
     pub brief: ::prost::alloc::string::String,
     /// What the brief leaves out or could not provide: `assignment_context_render_deferred:<n>` (items of
     /// the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-    /// hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-    /// to another revision since the run was created, so the packet holds none of its memory records;
-    /// the packet's own gaps say so too).
+    /// hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+    /// revision since the run was created: the packet holds the current memory records; the packet's
+    /// own gaps say so too).
     #[prost(string, repeated, tag = "5")]
     pub unresolved_gaps: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
     /// The memory revision the run pinned when it was created (empty: the project's memory was never
-    /// synced then): the packet holds the project's memory records only while its memory is at it.
+    /// synced then); the gap `memory_revision_drift` says the project's memory is at another one now.
     #[prost(string, tag = "6")]
     pub memory_revision: ::prost::alloc::string::String,
     /// What the step before this one handed over, with the intent for this assignment; unset for

@@ -33,7 +33,12 @@ RENDERED_PROJECT_ITEMS = 5
 """The project's own knowledge and evidence items the brief lists; the packet holds them all."""
 MAX_RENDERED_SUMMARY_CHARS = 400
 """A summary's length in the brief (the packet holds it whole)."""
+RENDERED_PRODUCERS = 8
+"""The handoff's results the brief lists, the latest; the packet's handoff holds them all."""
+RENDERED_ARTIFACTS = 8
+"""A result's artifacts the brief lists."""
 RENDER_DEFERRED_GAP = "assignment_context_render_deferred"
+HANDOFF_DEFERRED_GAP = "assignment_context_handoff_deferred"
 FAILED_GAP = "assignment_context_failed"
 
 
@@ -128,8 +133,9 @@ def render_brief(facts: AssignmentFacts, role: str, packet_id: str, outcome: Out
         "",
         f"Step {facts.step_number} of {facts.step_count} (`{facts.step_id}`) of run `{facts.run_id}`.",
     ]
-    lines += ["", "## 4. Predecessor outputs", "", *_predecessors(facts)]
-    gaps: list[str] = []
+    predecessors, handoff_deferred = _predecessors(facts)
+    lines += ["", "## 4. Predecessor outputs", "", *predecessors]
+    gaps: list[str] = [f"{HANDOFF_DEFERRED_GAP}:{handoff_deferred}"] if handoff_deferred else []
     if outcome is None:
         gaps.append(FAILED_GAP)
         lines += ["", "## 5. Environment and memory", "", "No context could be assembled."]
@@ -140,24 +146,27 @@ def render_brief(facts: AssignmentFacts, role: str, packet_id: str, outcome: Out
         if MEMORY_DRIFT_GAP in outcome.packet.unresolved_gaps:
             gaps.append(MEMORY_DRIFT_GAP)
             environment.append(
-                "Memory records withheld: the project's memory was synced to another revision since this run"
-                " was created."
+                "Memory changed: the project's memory records were synced to another revision since this run"
+                " was created; these are the current ones."
             )
         lines += ["", "## 5. Environment and memory", "", *(environment or ["No context items."])]
     return Brief("\n".join(lines) + "\n", tuple(gaps))
 
 
-def _predecessors(facts: AssignmentFacts) -> list[str]:
-    """The handoff's lines: where the run came from, then one line per producer."""
+def _predecessors(facts: AssignmentFacts) -> tuple[list[str], int]:
+    """The handoff's lines (where the run came from, then two lines per result, the latest
+    ``RENDERED_PRODUCERS``), and how many results and artifacts they leave to the packet."""
     handoff = facts.handoff
     if handoff is None:
-        return ["None: this is the run's first step."]
+        return ["None: this is the run's first step."], 0
     lines = [
         f"Step `{handoff.from_step}` attempt {handoff.from_attempt} settled on `{handoff.outcome}`"
         f" ({handoff_intent(facts)})" + (f"; base commit `{handoff.base_commit}`." if handoff.base_commit else "."),
         "",
     ]
-    for producer in handoff.producers:
+    shown = handoff.producers[-RENDERED_PRODUCERS:]
+    deferred = len(handoff.producers) - len(shown)
+    for producer in shown:
         verdict = "passed" if producer.passed else "not passed"
         counted = "counted" if producer.counted else f"not counted: {_line(producer.why) or 'unknown'}"
         details = [f"outcome `{producer.outcome}`", verdict, counted]
@@ -165,15 +174,16 @@ def _predecessors(facts: AssignmentFacts) -> list[str]:
             details.append(f"{producer.blockers} blocker(s)")
         if producer.commit:
             details.append(f"commit `{producer.commit}`")
-        details += [
-            f"artifact `{_line(name)}` sha256 `{digest}`" for name, digest in sorted(producer.artifacts.items())
-        ]
-        lines.append(f"- `{producer.agent}` ({producer.role.value}): {', '.join(details)}")
+        artifacts = sorted(producer.artifacts.items())
+        deferred += max(0, len(artifacts) - RENDERED_ARTIFACTS)
+        details += [f"artifact `{_line(name)}` sha256 `{digest}`" for name, digest in artifacts[:RENDERED_ARTIFACTS]]
+        where = f"step `{producer.step_id}` attempt {producer.step_attempt}"
+        lines.append(f"- `{producer.agent}` ({producer.role.value}, {where}): {', '.join(details)}")
         if producer.summary:
             lines.append(f"  {_line(producer.summary)}")
     if not handoff.producers:
         lines.append("No results were returned (an approval or a signal decided).")
-    return lines
+    return lines, deferred
 
 
 def _environment(outcome: Outcome) -> tuple[list[str], int]:

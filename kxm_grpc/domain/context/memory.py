@@ -71,9 +71,9 @@ MEMORY_ITEM_PREFIX = "mem_"
 """Every memory item's id starts with it; only SyncMemory writes such ids (PutItems refuses them)."""
 MEMORY_SOURCE_PREFIX = "memory:"
 REVISION_PREFIX = "ctxrev_"
-MEMORY_DRIFT_GAP = "memory_withheld:memory_revision_drift"
+MEMORY_DRIFT_GAP = "memory_revision_drift"
 """The gap of a packet for a run that pinned another memory revision than its project's now (§5.14):
-the packet holds none of the project's memory records."""
+the packet holds the project's current memory, not the one the run started with."""
 MAX_FILES = 128
 """Files of one sync."""
 MAX_FILE_BYTES = 16 * 1024

@@ -109,8 +109,9 @@ def _member(member: Member) -> workflow_steps_pb2.StepAssignment:
     return view
 
 
-def step_run_to_proto(loaded: Loaded) -> workflow_types_pb2.WorkflowRun:
-    """A step run as the one run resource shows it (``kind`` steps, its state in ``steps``)."""
+def step_run_to_proto(loaded: Loaded, *, with_handoff: bool = True) -> workflow_types_pb2.WorkflowRun:
+    """A step run as the one run resource shows it (``kind`` steps, its state in ``steps``); a
+    list's row leaves the handoff out (its summaries could make a page outgrow a message)."""
     run, stored, plan = loaded.run, loaded.stored, loaded.plan
     budget = plan.limits.max_transitions if plan.limits.max_transitions is not None else len(plan.steps)
     return workflow_types_pb2.WorkflowRun(
@@ -145,7 +146,7 @@ def step_run_to_proto(loaded: Loaded) -> workflow_types_pb2.WorkflowRun:
             sequence=run.sequence,
             receipts=[_receipt(run.receipts[step.id]) for step in loaded.plan.steps if step.id in run.receipts],
             memory_revision=run.memory_revision,
-            handoff=handoff_to_proto(run.id, run.handoff) if run.handoff is not None else None,
+            handoff=handoff_to_proto(run.id, run.handoff) if with_handoff and run.handoff is not None else None,
             skill_id=run.inputs.skill_id,
         ),
     )
@@ -174,6 +175,8 @@ def handoff_to_proto(run_id: str, handoff: Handoff, intent: str = "") -> workflo
                 artifacts=dict(p.artifacts),
                 commit=p.commit,
                 content_hash=p.content_hash,
+                step_id=p.step_id,
+                step_attempt=p.step_attempt,
             )
             for p in handoff.producers
         ],

@@ -437,7 +437,10 @@ class WorkflowServicer(JournalMethods, StepMethods, workflow_service_pb2_grpc.Wo
             token=request.page_token,
         )
         views = [
-            step_run_to_proto(row.step) if row.step is not None else await self._view(_stage_run(row)) for row in page
+            step_run_to_proto(row.step, with_handoff=False)
+            if row.step is not None
+            else await self._view(_stage_run(row))
+            for row in page
         ]
         return pb.ListWorkflowRunsResponse(runs=views, next_page_token=token)
 

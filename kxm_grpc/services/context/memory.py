@@ -187,13 +187,6 @@ def current_revision(tx: Tx, project: str) -> str:
     return manifest.revision if manifest is not None else ""
 
 
-def memory_items(tx: Tx, project: str) -> frozenset[tuple[str, str]]:
-    """The (project, item id) of every item the project's memory records map to: its own
-    ``mem_…`` items and the ``_shared`` ones its syncs wrote."""
-    manifest = _manifest(tx, project)
-    return frozenset((record.project, record.item_id) for record in manifest.records) if manifest else frozenset()
-
-
 def _by_project(pairs: Sequence[tuple[str, str]]) -> dict[str, list[str]]:
     grouped: dict[str, list[str]] = {}
     for project, item_id in pairs:

@@ -63,17 +63,20 @@ def _without(
 ) -> Outcome:
     """The packet of ``request`` over the pool without the ``hidden`` items (by project and id),
     with ``withheld_gaps`` after the arbiter's own gaps: the items of promoted skills that no
-    longer verify (``skill_rules.gap_unverified``), and of memory of another revision than the
-    one a run pinned (``MEMORY_DRIFT_GAP``).
+    longer verify (``skill_rules.gap_unverified``).
 
     The indexed assembly cannot leave an item out, so this reads the pool whole and ranks it by
     the brute force, the oracle the indexed packet equals byte for byte (decision 247): a tampered
-    skill is an incident, and a drifted memory lasts only until the run ends; their packets cost a
-    scan until then.
+    skill is an incident, and its packets cost a scan until an operator deals with it.
     """
     pool = [item for item in assembly.read_pool(tx, request.project) if (item.project, item.id) not in hidden]
     outcome = arbitrate(request, pool, contradiction_ids=contradiction_ids, working_state=working_state)
     gaps = (*outcome.packet.unresolved_gaps, *withheld_gaps)
+    return Outcome(replace(outcome.packet, unresolved_gaps=gaps), replace(outcome.audit, unresolved_gaps=gaps))
+
+
+def _with_gap(outcome: Outcome, gap: str) -> Outcome:
+    gaps = (*outcome.packet.unresolved_gaps, gap)
     return Outcome(replace(outcome.packet, unresolved_gaps=gaps), replace(outcome.audit, unresolved_gaps=gaps))
 
 
@@ -86,9 +89,9 @@ async def packet(
     memory_revision: str | None = None,
 ) -> Assembled:
     """The packet of ``request`` (its empty project: the caller's) with the project's open
-    contradictions first. With ``memory_revision`` (a run's pinned one, §5.14), the project's
-    memory items are left out when its memory is at another revision now (gap
-    ``MEMORY_DRIFT_GAP``): a run never mixes two revisions of its project's memory.
+    contradictions first. With ``memory_revision`` (a run's pinned one, §5.14), a project whose
+    memory is at another revision now gets the gap ``MEMORY_DRIFT_GAP``: the packet holds the
+    current memory, and says it is not the one the run started with.
 
     Raises:
         PermissionDenied: as ``scope.context_project``; (CONTEXT_ISOLATION_VIOLATION) the pool
@@ -103,14 +106,14 @@ async def packet(
     def work(tx: Tx) -> Outcome:
         contradiction_ids = contradictions.open_contradiction_ids(tx, project)
         unverified = skills.unverified_skill_items(tx, project)
-        hidden = {(project, skill_rules.item_id(skill_id)) for skill_id in unverified}
-        gaps = [skill_rules.gap_unverified(skill_id) for skill_id in unverified]
-        if memory_revision is not None and memory.current_revision(tx, project) != memory_revision:
-            hidden |= memory.memory_items(tx, project)
-            gaps.append(MEMORY_DRIFT_GAP)
-        if not gaps:
-            return assembly.assemble(tx, checked, contradiction_ids=contradiction_ids, working_state=state)
-        return _without(tx, checked, hidden, gaps, contradiction_ids=contradiction_ids, working_state=state)
+        drifted = memory_revision is not None and memory.current_revision(tx, project) != memory_revision
+        if unverified:
+            hidden = {(project, skill_rules.item_id(skill_id)) for skill_id in unverified}
+            gaps = [skill_rules.gap_unverified(skill_id) for skill_id in unverified]
+            outcome = _without(tx, checked, hidden, gaps, contradiction_ids=contradiction_ids, working_state=state)
+        else:
+            outcome = assembly.assemble(tx, checked, contradiction_ids=contradiction_ids, working_state=state)
+        return _with_gap(outcome, MEMORY_DRIFT_GAP) if drifted else outcome
 
     outcome = await store.read(work)
     packet_id = documents.packet_id(outcome)

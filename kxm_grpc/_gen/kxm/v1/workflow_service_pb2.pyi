@@ -1914,7 +1914,7 @@ class AssignmentPacket(_message.Message):
     """
     memory_revision: _builtins.str
     """The memory revision the run pinned when it was created (empty: the project's memory was never
-    synced then): the packet holds the project's memory records only while its memory is at it.
+    synced then); the gap `memory_revision_drift` says the project's memory is at another one now.
     """
     @_builtins.property
     def packet(self) -> _envelopes_pb2.ContextPacket:
@@ -1926,9 +1926,9 @@ class AssignmentPacket(_message.Message):
     def unresolved_gaps(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """What the brief leaves out or could not provide: `assignment_context_render_deferred:<n>` (items of
         the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-        hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-        to another revision since the run was created, so the packet holds none of its memory records;
-        the packet's own gaps say so too).
+        hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+        revision since the run was created: the packet holds the current memory records; the packet's
+        own gaps say so too).
         """
 
     @_builtins.property

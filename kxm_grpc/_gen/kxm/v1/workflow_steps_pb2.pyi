@@ -271,8 +271,8 @@ class StepRunState(_message.Message):
     """The last event's sequence number."""
     memory_revision: _builtins.str
     """The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
-    answers; empty: the project's memory was never synced then). Its assignments' packets hold the
-    project's memory records only while the project's memory is at this revision (spec §5.14).
+    answers; empty: the project's memory was never synced then). Its assignments' packets carry the
+    gap `memory_revision_drift` once the project's memory is at another revision (spec §5.14).
     """
     skill_id: _builtins.str
     """The skill candidate the run was started for (`inputs.skill_id`; empty: none)."""
@@ -295,7 +295,7 @@ class StepRunState(_message.Message):
     @_builtins.property
     def handoff(self) -> Global___HandoffManifest:
         """What the last step the run moved on from handed to the step it entered (unset before the run's
-        first transition).
+        first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
         """
 
     def __init__(
@@ -333,7 +333,8 @@ Global___StepRunState: _TypeAlias = StepRunState  # noqa: Y015
 class HandoffManifest(_message.Message):
     """HandoffManifest is what a step handed to the next one when the run moved on
     (`kxm.handoff-manifest.v1`, spec §5.13): the outcome it settled on and each result its members
-    returned, counted or not.
+    returned, counted or not (not those of members that expired or were superseded); after a step
+    whose members did no work (a gate, an approval, a wait), also the results handed to that step.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -367,7 +368,7 @@ class HandoffManifest(_message.Message):
     """
     @_builtins.property
     def producers(self) -> _containers.RepeatedCompositeFieldContainer[Global___HandoffProducer]:
-        """Each member of the step that returned a result, in birth order."""
+        """The results, oldest first (at most 64, the latest)."""
 
     @_builtins.property
     def create_time(self) -> _timestamp_pb2.Timestamp:
@@ -432,6 +433,8 @@ class HandoffProducer(_message.Message):
     ARTIFACTS_FIELD_NUMBER: _builtins.int
     COMMIT_FIELD_NUMBER: _builtins.int
     CONTENT_HASH_FIELD_NUMBER: _builtins.int
+    STEP_ID_FIELD_NUMBER: _builtins.int
+    STEP_ATTEMPT_FIELD_NUMBER: _builtins.int
     assignment_id: _builtins.str
     """Its assignment."""
     agent_name: _builtins.str
@@ -447,13 +450,19 @@ class HandoffProducer(_message.Message):
     why: _builtins.str
     """`counted`, or why not (for example `same provider as <agent>`)."""
     summary: _builtins.str
-    """Its summary, as returned (at most 4,000 characters)."""
+    """Its summary, as returned (at most 4,000 characters), redacted."""
     blockers: _builtins.int
     """The blockers a review reported."""
     commit: _builtins.str
     """The commit its work is on (full hex; empty: none)."""
     content_hash: _builtins.str
     """`sha256:` of the envelope it returned: the evidence reference."""
+    step_id: _builtins.str
+    """The step it worked on: the handoff's own step, or one before it (a gate, an approval or a wait
+    step passes on the work handed to it).
+    """
+    step_attempt: _builtins.int
+    """That step's attempt."""
     @_builtins.property
     def artifacts(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Artifact name to SHA-256 hex, as reported."""
@@ -473,10 +482,12 @@ class HandoffProducer(_message.Message):
         artifacts: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
         commit: _builtins.str = ...,
         content_hash: _builtins.str = ...,
+        step_id: _builtins.str = ...,
+        step_attempt: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_name", b"agent_name", "artifacts", b"artifacts", "assignment_id", b"assignment_id", "blockers", b"blockers", "commit", b"commit", "content_hash", b"content_hash", "counted", b"counted", "outcome", b"outcome", "passed", b"passed", "role", b"role", "summary", b"summary", "why", b"why"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent_name", b"agent_name", "artifacts", b"artifacts", "assignment_id", b"assignment_id", "blockers", b"blockers", "commit", b"commit", "content_hash", b"content_hash", "counted", b"counted", "outcome", b"outcome", "passed", b"passed", "role", b"role", "step_attempt", b"step_attempt", "step_id", b"step_id", "summary", b"summary", "why", b"why"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

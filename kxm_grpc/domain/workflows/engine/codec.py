@@ -84,6 +84,8 @@ def _handoff(handoff: Handoff) -> dict[str, JsonValue]:
         "producers": [
             {
                 "assignmentId": p.assignment_id,
+                "stepId": p.step_id,
+                "stepAttempt": p.step_attempt,
                 "agent": p.agent,
                 "role": p.role.value,
                 "outcome": p.outcome,
@@ -114,6 +116,8 @@ def _decode_handoff(raw: Mapping[str, Any] | None) -> Handoff | None:
         producers=tuple(
             Producer(
                 assignment_id=p["assignmentId"],
+                step_id=p["stepId"],
+                step_attempt=p["stepAttempt"],
                 agent=p["agent"],
                 role=MemberRole(p["role"]),
                 outcome=p["outcome"],

@@ -63,6 +63,7 @@ from kxm_grpc.domain.workflows.plans.model import (
     StepKind,
     StepWorkflow,
 )
+from kxm_grpc.domain.workflows.redaction import redact
 from kxm_grpc.errors import FailedPrecondition, Reason, invalid_field
 
 GATE_DEADLINE_MARGIN_US = 300_000_000
@@ -733,32 +734,44 @@ def _settle(b: _Builder, decision: joins.Decision) -> None:
     _enter(b, transition.target)
 
 
+MAX_HANDOFF_PRODUCERS = 64
+"""The results a handoff keeps, the latest: a step's own members are at most 64."""
+
+
 def _handoff(b: _Builder, decision: joins.Decision, target: str) -> Handoff:
     """What the current step hands to ``target``: its outcome, and each member that returned a
-    result (counted or not, as the join saw it), before entering the target replaces them."""
+    result (counted or not, as the join saw it; not one that expired or was superseded), before
+    entering the target replaces them. A step whose members did no work (a gate, an approval, a
+    wait) also passes on the work handed to it, so a review after a gate still sees the work."""
     seen = {counted.member_id: counted for counted in decision.counted}
     producers = []
     for member in b.run.members:
         result = member.result
-        if result is None:
+        if result is None or not result.content_hash:  # an expired or superseded member returned nothing
             continue
         counted = seen.get(member.id)
         producers.append(
             Producer(
                 assignment_id=member.id,
+                step_id=member.step_id,
+                step_attempt=member.step_attempt,
                 agent=member.agent,
                 role=member.role,
                 outcome=result.outcome,
                 passed=result.passed,
                 counted=counted.counted if counted is not None else False,
-                why=counted.why if counted is not None else "",
-                summary=result.summary,
+                why=redact(counted.why) if counted is not None else "",
+                summary=redact(result.summary),
                 blockers=result.blockers,
                 artifacts=dict(result.artifacts),
                 commit=result.commit,
                 content_hash=result.content_hash,
             )
         )
+    previous = b.run.handoff
+    if previous is not None and not any(p.role is not MemberRole.GATE for p in producers):
+        # Bounded: a chain of steps without work is as long as the transition budget allows.
+        producers = [*previous.producers, *producers][-MAX_HANDOFF_PRODUCERS:]
     return Handoff(
         from_step=b.step().id,
         from_attempt=b.run.step_attempt,

@@ -131,9 +131,11 @@ class Member:
 
 @dataclass(frozen=True)
 class Producer:
-    """One settled member of the step a run moved on from, as its handoff keeps it."""
+    """One member's returned result, as a handoff keeps it."""
 
     assignment_id: str
+    step_id: str
+    step_attempt: int
     agent: str
     role: MemberRole
     outcome: str
@@ -143,6 +145,7 @@ class Producer:
     why: str
     """``counted``, or why not (the join's words)."""
     summary: str
+    """Redacted (``domain.workflows.redaction``): other agents read it."""
     blockers: int
     artifacts: Mapping[str, str]
     """Artifact name → ``sha256`` hex, as reported."""
@@ -154,7 +157,8 @@ class Producer:
 @dataclass(frozen=True)
 class Handoff:
     """What the step a run moved on from handed to the step it entered (``kxm.handoff-manifest.v1``,
-    §5.13): its outcome and each producer's result."""
+    §5.13): its outcome and each producer's result; after a step whose members did no work (a
+    gate, an approval, a wait), the work handed to that step too."""
 
     from_step: str
     from_attempt: int

@@ -3570,12 +3570,12 @@ type AssignmentPacket struct {
 	Brief string `protobuf:"bytes,4,opt,name=brief,proto3" json:"brief,omitempty"`
 	// What the brief leaves out or could not provide: `assignment_context_render_deferred:<n>` (items of
 	// the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-	// hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-	// to another revision since the run was created, so the packet holds none of its memory records;
-	// the packet's own gaps say so too).
+	// hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+	// revision since the run was created: the packet holds the current memory records; the packet's
+	// own gaps say so too).
 	UnresolvedGaps []string `protobuf:"bytes,5,rep,name=unresolved_gaps,json=unresolvedGaps,proto3" json:"unresolved_gaps,omitempty"`
 	// The memory revision the run pinned when it was created (empty: the project's memory was never
-	// synced then): the packet holds the project's memory records only while its memory is at it.
+	// synced then); the gap `memory_revision_drift` says the project's memory is at another one now.
 	MemoryRevision string `protobuf:"bytes,6,opt,name=memory_revision,json=memoryRevision,proto3" json:"memory_revision,omitempty"`
 	// What the step before this one handed over, with the intent for this assignment; unset for
 	// the run's first step.

@@ -366,11 +366,11 @@ type StepRunState struct {
 	// The latest terminal receipt of each step that returned one, in the plan's step order.
 	Receipts []*TerminalReceipt `protobuf:"bytes,16,rep,name=receipts,proto3" json:"receipts,omitempty"`
 	// The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
-	// answers; empty: the project's memory was never synced then). Its assignments' packets hold the
-	// project's memory records only while the project's memory is at this revision (spec §5.14).
+	// answers; empty: the project's memory was never synced then). Its assignments' packets carry the
+	// gap `memory_revision_drift` once the project's memory is at another revision (spec §5.14).
 	MemoryRevision string `protobuf:"bytes,17,opt,name=memory_revision,json=memoryRevision,proto3" json:"memory_revision,omitempty"`
 	// What the last step the run moved on from handed to the step it entered (unset before the run's
-	// first transition).
+	// first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
 	Handoff *HandoffManifest `protobuf:"bytes,18,opt,name=handoff,proto3" json:"handoff,omitempty"`
 	// The skill candidate the run was started for (`inputs.skill_id`; empty: none).
 	SkillId       string `protobuf:"bytes,19,opt,name=skill_id,json=skillId,proto3" json:"skill_id,omitempty"`
@@ -543,7 +543,8 @@ func (x *StepRunState) GetSkillId() string {
 
 // HandoffManifest is what a step handed to the next one when the run moved on
 // (`kxm.handoff-manifest.v1`, spec §5.13): the outcome it settled on and each result its members
-// returned, counted or not.
+// returned, counted or not (not those of members that expired or were superseded); after a step
+// whose members did no work (a gate, an approval, a wait), also the results handed to that step.
 type HandoffManifest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// `hnd_` and 16 hex digits, derived from the run, the step and attempt it comes from, and the
@@ -559,7 +560,7 @@ type HandoffManifest struct {
 	ToStepId string `protobuf:"bytes,5,opt,name=to_step_id,json=toStepId,proto3" json:"to_step_id,omitempty"`
 	// The run's head commit when it moved on: the base of the next step's work (empty: none).
 	BaseCommit string `protobuf:"bytes,6,opt,name=base_commit,json=baseCommit,proto3" json:"base_commit,omitempty"`
-	// Each member of the step that returned a result, in birth order.
+	// The results, oldest first (at most 64, the latest).
 	Producers []*HandoffProducer `protobuf:"bytes,7,rep,name=producers,proto3" json:"producers,omitempty"`
 	// When the run moved on.
 	CreateTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
@@ -680,7 +681,7 @@ type HandoffProducer struct {
 	Counted bool `protobuf:"varint,6,opt,name=counted,proto3" json:"counted,omitempty"`
 	// `counted`, or why not (for example `same provider as <agent>`).
 	Why string `protobuf:"bytes,7,opt,name=why,proto3" json:"why,omitempty"`
-	// Its summary, as returned (at most 4,000 characters).
+	// Its summary, as returned (at most 4,000 characters), redacted.
 	Summary string `protobuf:"bytes,8,opt,name=summary,proto3" json:"summary,omitempty"`
 	// The blockers a review reported.
 	Blockers int32 `protobuf:"varint,9,opt,name=blockers,proto3" json:"blockers,omitempty"`
@@ -689,7 +690,12 @@ type HandoffProducer struct {
 	// The commit its work is on (full hex; empty: none).
 	Commit string `protobuf:"bytes,11,opt,name=commit,proto3" json:"commit,omitempty"`
 	// `sha256:` of the envelope it returned: the evidence reference.
-	ContentHash   string `protobuf:"bytes,12,opt,name=content_hash,json=contentHash,proto3" json:"content_hash,omitempty"`
+	ContentHash string `protobuf:"bytes,12,opt,name=content_hash,json=contentHash,proto3" json:"content_hash,omitempty"`
+	// The step it worked on: the handoff's own step, or one before it (a gate, an approval or a wait
+	// step passes on the work handed to it).
+	StepId string `protobuf:"bytes,13,opt,name=step_id,json=stepId,proto3" json:"step_id,omitempty"`
+	// That step's attempt.
+	StepAttempt   int32 `protobuf:"varint,14,opt,name=step_attempt,json=stepAttempt,proto3" json:"step_attempt,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -806,6 +812,20 @@ func (x *HandoffProducer) GetContentHash() string {
 		return x.ContentHash
 	}
 	return ""
+}
+
+func (x *HandoffProducer) GetStepId() string {
+	if x != nil {
+		return x.StepId
+	}
+	return ""
+}
+
+func (x *HandoffProducer) GetStepAttempt() int32 {
+	if x != nil {
+		return x.StepAttempt
+	}
+	return 0
 }
 
 // WorkflowRunEvent is one entry of a step run's log (`kxm.run-event.v1`).
@@ -1110,7 +1130,7 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"\tproducers\x18\a \x03(\v2\x17.kxm.v1.HandoffProducerR\tproducers\x12;\n" +
 	"\vcreate_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"createTime\x12\x16\n" +
-	"\x06intent\x18\t \x01(\tR\x06intent\"\xbc\x03\n" +
+	"\x06intent\x18\t \x01(\tR\x06intent\"\xf8\x03\n" +
 	"\x0fHandoffProducer\x12#\n" +
 	"\rassignment_id\x18\x01 \x01(\tR\fassignmentId\x12\x1d\n" +
 	"\n" +
@@ -1125,7 +1145,9 @@ const file_kxm_v1_workflow_steps_proto_rawDesc = "" +
 	"\tartifacts\x18\n" +
 	" \x03(\v2&.kxm.v1.HandoffProducer.ArtifactsEntryR\tartifacts\x12\x16\n" +
 	"\x06commit\x18\v \x01(\tR\x06commit\x12!\n" +
-	"\fcontent_hash\x18\f \x01(\tR\vcontentHash\x1a<\n" +
+	"\fcontent_hash\x18\f \x01(\tR\vcontentHash\x12\x17\n" +
+	"\astep_id\x18\r \x01(\tR\x06stepId\x12!\n" +
+	"\fstep_attempt\x18\x0e \x01(\x05R\vstepAttempt\x1a<\n" +
 	"\x0eArtifactsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa5\x01\n" +

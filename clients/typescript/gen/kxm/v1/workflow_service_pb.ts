@@ -1971,9 +1971,9 @@ export type AssignmentPacket = Message<"kxm.v1.AssignmentPacket"> & {
   /**
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:<n>` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-   * to another revision since the run was created, so the packet holds none of its memory records;
-   * the packet's own gaps say so too).
+   * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+   * revision since the run was created: the packet holds the current memory records; the packet's
+   * own gaps say so too).
    *
    * @generated from field: repeated string unresolved_gaps = 5;
    */
@@ -1981,7 +1981,7 @@ export type AssignmentPacket = Message<"kxm.v1.AssignmentPacket"> & {
 
   /**
    * The memory revision the run pinned when it was created (empty: the project's memory was never
-   * synced then): the packet holds the project's memory records only while its memory is at it.
+   * synced then); the gap `memory_revision_drift` says the project's memory is at another one now.
    *
    * @generated from field: string memory_revision = 6;
    */

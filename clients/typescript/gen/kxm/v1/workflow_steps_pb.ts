@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/workflow_steps.proto.
  */
 export const file_kxm_v1_workflow_steps: GenFile = /*@__PURE__*/
-  fileDesc("ChtreG0vdjEvd29ya2Zsb3dfc3RlcHMucHJvdG8SBmt4bS52MSKtAwoOU3RlcEFzc2lnbm1lbnQSCgoCaWQYASABKAkSDwoHc3RlcF9pZBgCIAEoCRIUCgxzdGVwX2F0dGVtcHQYAyABKAUSDQoFaW5kZXgYBCABKAUSEgoKYWdlbnRfbmFtZRgFIAEoCRIQCghhZ2VudF9pZBgGIAEoCRIMCgRyb2xlGAcgASgJEiYKBXN0YXRlGAggASgOMhcua3htLnYxLkFzc2lnbm1lbnRTdGF0ZRIvCgtjcmVhdGVfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZXhwaXJlX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgplbmRfcmVhc29uGAwgASgJEg8KB291dGNvbWUYDSABKAkSDgoGcGFzc2VkGA4gASgIEhQKDGNvbnRlbnRfaGFzaBgPIAEoCRIVCghjb3N0X3VzZBgQIAEoAUgAiAEBQgsKCV9jb3N0X3VzZCKoBQoMU3RlcFJ1blN0YXRlEhcKD2N1cnJlbnRfc3RlcF9pZBgBIAEoCRIUCgxzdGVwX2F0dGVtcHQYAiABKAUSIAoFcGhhc2UYAyABKA4yES5reG0udjEuU3RlcFBoYXNlEisKC2Fzc2lnbm1lbnRzGAQgAygLMhYua3htLnYxLlN0ZXBBc3NpZ25tZW50EjQKCGF0dGVtcHRzGAUgAygLMiIua3htLnYxLlN0ZXBSdW5TdGF0ZS5BdHRlbXB0c0VudHJ5EjUKCWVkZ2VfdXNlcxgGIAMoCzIiLmt4bS52MS5TdGVwUnVuU3RhdGUuRWRnZVVzZXNFbnRyeRITCgt0cmFuc2l0aW9ucxgHIAEoBRIZChF0cmFuc2l0aW9uX2J1ZGdldBgIIAEoBRIQCghjb3N0X3VzZBgJIAEoARIZChF1bm1ldGVyZWRfcmVzdWx0cxgKIAEoBRISCgpwbGFuX3ZhbHVlGAsgASgJEhMKC2hlYWRfY29tbWl0GAwgASgJEh0KFWJsb2NrZWRfYXNzaWdubWVudF9pZBgNIAEoCRIUCgxsYXN0X291dGNvbWUYDiABKAkSEAoIc2VxdWVuY2UYDyABKAMSKQoIcmVjZWlwdHMYECADKAsyFy5reG0udjEuVGVybWluYWxSZWNlaXB0EhcKD21lbW9yeV9yZXZpc2lvbhgRIAEoCRIoCgdoYW5kb2ZmGBIgASgLMhcua3htLnYxLkhhbmRvZmZNYW5pZmVzdBIQCghza2lsbF9pZBgTIAEoCRovCg1BdHRlbXB0c0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBToCOAEaLwoNRWRnZVVzZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAU6AjgBIv0BCg9IYW5kb2ZmTWFuaWZlc3QSEgoKaGFuZG9mZl9pZBgBIAEoCRIUCgxmcm9tX3N0ZXBfaWQYAiABKAkSGQoRZnJvbV9zdGVwX2F0dGVtcHQYAyABKAUSDwoHb3V0Y29tZRgEIAEoCRISCgp0b19zdGVwX2lkGAUgASgJEhMKC2Jhc2VfY29tbWl0GAYgASgJEioKCXByb2R1Y2VycxgHIAMoCzIXLmt4bS52MS5IYW5kb2ZmUHJvZHVjZXISLwoLY3JlYXRlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBmludGVudBgJIAEoCSK/AgoPSGFuZG9mZlByb2R1Y2VyEhUKDWFzc2lnbm1lbnRfaWQYASABKAkSEgoKYWdlbnRfbmFtZRgCIAEoCRIMCgRyb2xlGAMgASgJEg8KB291dGNvbWUYBCABKAkSDgoGcGFzc2VkGAUgASgIEg8KB2NvdW50ZWQYBiABKAgSCwoDd2h5GAcgASgJEg8KB3N1bW1hcnkYCCABKAkSEAoIYmxvY2tlcnMYCSABKAUSOQoJYXJ0aWZhY3RzGAogAygLMiYua3htLnYxLkhhbmRvZmZQcm9kdWNlci5BcnRpZmFjdHNFbnRyeRIOCgZjb21taXQYCyABKAkSFAoMY29udGVudF9oYXNoGAwgASgJGjAKDkFydGlmYWN0c0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEihgEKEFdvcmtmbG93UnVuRXZlbnQSEAoIc2VxdWVuY2UYASABKAMSDAoEdHlwZRgCIAEoCRIoCgdwYXlsb2FkGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCK0AQoNU3RlcFJ1bklucHV0cxISCgpyZXBvc2l0b3J5GAEgASgJEhMKC2Jhc2VfY29tbWl0GAIgASgJEiQKBWZpbGVzGAMgAygLMhUua3htLnYxLlN0ZXBJbnB1dEZpbGUSMwoSZGlhZ25vc3RpY19oYW5kb2ZmGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBINCgVub3RlcxgFIAEoCRIQCghza2lsbF9pZBgGIAEoCSI7Cg1TdGVwSW5wdXRGaWxlEgwKBHR5cGUYASABKAkSDAoEcGF0aBgCIAEoCRIOCgZzaGEyNTYYAyABKAkqmwEKCVN0ZXBQaGFzZRIaChZTVEVQX1BIQVNFX1VOU1BFQ0lGSUVEEAASGAoUU1RFUF9QSEFTRV9BU1NJR05JTkcQARIWChJTVEVQX1BIQVNFX1dPUktJTkcQAhIgChxTVEVQX1BIQVNFX0FXQUlUSU5HX0FQUFJPVkFMEAMSHgoaU1RFUF9QSEFTRV9BV0FJVElOR19TSUdOQUwQBCrNAQoPQXNzaWdubWVudFN0YXRlEiAKHEFTU0lHTk1FTlRfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVBU1NJR05NRU5UX1NUQVRFX09QRU4QARIeChpBU1NJR05NRU5UX1NUQVRFX0NPTVBMRVRFRBACEhwKGEFTU0lHTk1FTlRfU1RBVEVfRVhQSVJFRBADEh8KG0FTU0lHTk1FTlRfU1RBVEVfU1VQRVJTRURFRBAEEh4KGkFTU0lHTk1FTlRfU1RBVEVfQ0FOQ0VMTEVEEAVCggEKCmRldi5reG0udjFCEldvcmtmbG93U3RlcHNQcm90b1ABWidreG0uZGV2L2h1Yi9jbGllbnRzL2dvL2dlbi9reG0vdjE7a3htdjGiAgNLWFiqAgZLeG0uVjHKAgZLeG1cVjHiAhJLeG1cVjFcR1BCTWV0YWRhdGHqAgdLeG06OlYxYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_envelopes]);
+  fileDesc("ChtreG0vdjEvd29ya2Zsb3dfc3RlcHMucHJvdG8SBmt4bS52MSKtAwoOU3RlcEFzc2lnbm1lbnQSCgoCaWQYASABKAkSDwoHc3RlcF9pZBgCIAEoCRIUCgxzdGVwX2F0dGVtcHQYAyABKAUSDQoFaW5kZXgYBCABKAUSEgoKYWdlbnRfbmFtZRgFIAEoCRIQCghhZ2VudF9pZBgGIAEoCRIMCgRyb2xlGAcgASgJEiYKBXN0YXRlGAggASgOMhcua3htLnYxLkFzc2lnbm1lbnRTdGF0ZRIvCgtjcmVhdGVfdGltZRgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZXhwaXJlX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgplbmRfcmVhc29uGAwgASgJEg8KB291dGNvbWUYDSABKAkSDgoGcGFzc2VkGA4gASgIEhQKDGNvbnRlbnRfaGFzaBgPIAEoCRIVCghjb3N0X3VzZBgQIAEoAUgAiAEBQgsKCV9jb3N0X3VzZCKoBQoMU3RlcFJ1blN0YXRlEhcKD2N1cnJlbnRfc3RlcF9pZBgBIAEoCRIUCgxzdGVwX2F0dGVtcHQYAiABKAUSIAoFcGhhc2UYAyABKA4yES5reG0udjEuU3RlcFBoYXNlEisKC2Fzc2lnbm1lbnRzGAQgAygLMhYua3htLnYxLlN0ZXBBc3NpZ25tZW50EjQKCGF0dGVtcHRzGAUgAygLMiIua3htLnYxLlN0ZXBSdW5TdGF0ZS5BdHRlbXB0c0VudHJ5EjUKCWVkZ2VfdXNlcxgGIAMoCzIiLmt4bS52MS5TdGVwUnVuU3RhdGUuRWRnZVVzZXNFbnRyeRITCgt0cmFuc2l0aW9ucxgHIAEoBRIZChF0cmFuc2l0aW9uX2J1ZGdldBgIIAEoBRIQCghjb3N0X3VzZBgJIAEoARIZChF1bm1ldGVyZWRfcmVzdWx0cxgKIAEoBRISCgpwbGFuX3ZhbHVlGAsgASgJEhMKC2hlYWRfY29tbWl0GAwgASgJEh0KFWJsb2NrZWRfYXNzaWdubWVudF9pZBgNIAEoCRIUCgxsYXN0X291dGNvbWUYDiABKAkSEAoIc2VxdWVuY2UYDyABKAMSKQoIcmVjZWlwdHMYECADKAsyFy5reG0udjEuVGVybWluYWxSZWNlaXB0EhcKD21lbW9yeV9yZXZpc2lvbhgRIAEoCRIoCgdoYW5kb2ZmGBIgASgLMhcua3htLnYxLkhhbmRvZmZNYW5pZmVzdBIQCghza2lsbF9pZBgTIAEoCRovCg1BdHRlbXB0c0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBToCOAEaLwoNRWRnZVVzZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAU6AjgBIv0BCg9IYW5kb2ZmTWFuaWZlc3QSEgoKaGFuZG9mZl9pZBgBIAEoCRIUCgxmcm9tX3N0ZXBfaWQYAiABKAkSGQoRZnJvbV9zdGVwX2F0dGVtcHQYAyABKAUSDwoHb3V0Y29tZRgEIAEoCRISCgp0b19zdGVwX2lkGAUgASgJEhMKC2Jhc2VfY29tbWl0GAYgASgJEioKCXByb2R1Y2VycxgHIAMoCzIXLmt4bS52MS5IYW5kb2ZmUHJvZHVjZXISLwoLY3JlYXRlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBmludGVudBgJIAEoCSLmAgoPSGFuZG9mZlByb2R1Y2VyEhUKDWFzc2lnbm1lbnRfaWQYASABKAkSEgoKYWdlbnRfbmFtZRgCIAEoCRIMCgRyb2xlGAMgASgJEg8KB291dGNvbWUYBCABKAkSDgoGcGFzc2VkGAUgASgIEg8KB2NvdW50ZWQYBiABKAgSCwoDd2h5GAcgASgJEg8KB3N1bW1hcnkYCCABKAkSEAoIYmxvY2tlcnMYCSABKAUSOQoJYXJ0aWZhY3RzGAogAygLMiYua3htLnYxLkhhbmRvZmZQcm9kdWNlci5BcnRpZmFjdHNFbnRyeRIOCgZjb21taXQYCyABKAkSFAoMY29udGVudF9oYXNoGAwgASgJEg8KB3N0ZXBfaWQYDSABKAkSFAoMc3RlcF9hdHRlbXB0GA4gASgFGjAKDkFydGlmYWN0c0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEihgEKEFdvcmtmbG93UnVuRXZlbnQSEAoIc2VxdWVuY2UYASABKAMSDAoEdHlwZRgCIAEoCRIoCgdwYXlsb2FkGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIoCgR0aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCK0AQoNU3RlcFJ1bklucHV0cxISCgpyZXBvc2l0b3J5GAEgASgJEhMKC2Jhc2VfY29tbWl0GAIgASgJEiQKBWZpbGVzGAMgAygLMhUua3htLnYxLlN0ZXBJbnB1dEZpbGUSMwoSZGlhZ25vc3RpY19oYW5kb2ZmGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBINCgVub3RlcxgFIAEoCRIQCghza2lsbF9pZBgGIAEoCSI7Cg1TdGVwSW5wdXRGaWxlEgwKBHR5cGUYASABKAkSDAoEcGF0aBgCIAEoCRIOCgZzaGEyNTYYAyABKAkqmwEKCVN0ZXBQaGFzZRIaChZTVEVQX1BIQVNFX1VOU1BFQ0lGSUVEEAASGAoUU1RFUF9QSEFTRV9BU1NJR05JTkcQARIWChJTVEVQX1BIQVNFX1dPUktJTkcQAhIgChxTVEVQX1BIQVNFX0FXQUlUSU5HX0FQUFJPVkFMEAMSHgoaU1RFUF9QSEFTRV9BV0FJVElOR19TSUdOQUwQBCrNAQoPQXNzaWdubWVudFN0YXRlEiAKHEFTU0lHTk1FTlRfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVBU1NJR05NRU5UX1NUQVRFX09QRU4QARIeChpBU1NJR05NRU5UX1NUQVRFX0NPTVBMRVRFRBACEhwKGEFTU0lHTk1FTlRfU1RBVEVfRVhQSVJFRBADEh8KG0FTU0lHTk1FTlRfU1RBVEVfU1VQRVJTRURFRBAEEh4KGkFTU0lHTk1FTlRfU1RBVEVfQ0FOQ0VMTEVEEAVCggEKCmRldi5reG0udjFCEldvcmtmbG93U3RlcHNQcm90b1ABWidreG0uZGV2L2h1Yi9jbGllbnRzL2dvL2dlbi9reG0vdjE7a3htdjGiAgNLWFiqAgZLeG0uVjHKAgZLeG1cVjHiAhJLeG1cVjFcR1BCTWV0YWRhdGHqAgdLeG06OlYxYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_kxm_v1_envelopes]);
 
 /**
  * StepAssignment is one assignment of a step run's current attempt.
@@ -262,8 +262,8 @@ export type StepRunState = Message<"kxm.v1.StepRunState"> & {
 
   /**
    * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
-   * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
-   * project's memory records only while the project's memory is at this revision (spec §5.14).
+   * answers; empty: the project's memory was never synced then). Its assignments' packets carry the
+   * gap `memory_revision_drift` once the project's memory is at another revision (spec §5.14).
    *
    * @generated from field: string memory_revision = 17;
    */
@@ -271,7 +271,7 @@ export type StepRunState = Message<"kxm.v1.StepRunState"> & {
 
   /**
    * What the last step the run moved on from handed to the step it entered (unset before the run's
-   * first transition).
+   * first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
    *
    * @generated from field: kxm.v1.HandoffManifest handoff = 18;
    */
@@ -295,7 +295,8 @@ export const StepRunStateSchema: GenMessage<StepRunState> = /*@__PURE__*/
 /**
  * HandoffManifest is what a step handed to the next one when the run moved on
  * (`kxm.handoff-manifest.v1`, spec §5.13): the outcome it settled on and each result its members
- * returned, counted or not.
+ * returned, counted or not (not those of members that expired or were superseded); after a step
+ * whose members did no work (a gate, an approval, a wait), also the results handed to that step.
  *
  * @generated from message kxm.v1.HandoffManifest
  */
@@ -344,7 +345,7 @@ export type HandoffManifest = Message<"kxm.v1.HandoffManifest"> & {
   baseCommit: string;
 
   /**
-   * Each member of the step that returned a result, in birth order.
+   * The results, oldest first (at most 64, the latest).
    *
    * @generated from field: repeated kxm.v1.HandoffProducer producers = 7;
    */
@@ -429,7 +430,7 @@ export type HandoffProducer = Message<"kxm.v1.HandoffProducer"> & {
   why: string;
 
   /**
-   * Its summary, as returned (at most 4,000 characters).
+   * Its summary, as returned (at most 4,000 characters), redacted.
    *
    * @generated from field: string summary = 8;
    */
@@ -462,6 +463,21 @@ export type HandoffProducer = Message<"kxm.v1.HandoffProducer"> & {
    * @generated from field: string content_hash = 12;
    */
   contentHash: string;
+
+  /**
+   * The step it worked on: the handoff's own step, or one before it (a gate, an approval or a wait
+   * step passes on the work handed to it).
+   *
+   * @generated from field: string step_id = 13;
+   */
+  stepId: string;
+
+  /**
+   * That step's attempt.
+   *
+   * @generated from field: int32 step_attempt = 14;
+   */
+  stepAttempt: number;
 };
 
 /**

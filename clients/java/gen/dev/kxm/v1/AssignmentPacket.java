@@ -256,9 +256,9 @@ private static final long serialVersionUID = 0L;
    * <pre>
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-   * to another revision since the run was created, so the packet holds none of its memory records;
-   * the packet's own gaps say so too).
+   * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+   * revision since the run was created: the packet holds the current memory records; the packet's
+   * own gaps say so too).
    * </pre>
    *
    * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -272,9 +272,9 @@ private static final long serialVersionUID = 0L;
    * <pre>
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-   * to another revision since the run was created, so the packet holds none of its memory records;
-   * the packet's own gaps say so too).
+   * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+   * revision since the run was created: the packet holds the current memory records; the packet's
+   * own gaps say so too).
    * </pre>
    *
    * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -287,9 +287,9 @@ private static final long serialVersionUID = 0L;
    * <pre>
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-   * to another revision since the run was created, so the packet holds none of its memory records;
-   * the packet's own gaps say so too).
+   * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+   * revision since the run was created: the packet holds the current memory records; the packet's
+   * own gaps say so too).
    * </pre>
    *
    * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -303,9 +303,9 @@ private static final long serialVersionUID = 0L;
    * <pre>
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-   * to another revision since the run was created, so the packet holds none of its memory records;
-   * the packet's own gaps say so too).
+   * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+   * revision since the run was created: the packet holds the current memory records; the packet's
+   * own gaps say so too).
    * </pre>
    *
    * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -323,7 +323,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The memory revision the run pinned when it was created (empty: the project's memory was never
-   * synced then): the packet holds the project's memory records only while its memory is at it.
+   * synced then); the gap `memory_revision_drift` says the project's memory is at another one now.
    * </pre>
    *
    * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>
@@ -345,7 +345,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The memory revision the run pinned when it was created (empty: the project's memory was never
-   * synced then): the packet holds the project's memory records only while its memory is at it.
+   * synced then); the gap `memory_revision_drift` says the project's memory is at another one now.
    * </pre>
    *
    * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>
@@ -1368,9 +1368,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-     * to another revision since the run was created, so the packet holds none of its memory records;
-     * the packet's own gaps say so too).
+     * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+     * revision since the run was created: the packet holds the current memory records; the packet's
+     * own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1385,9 +1385,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-     * to another revision since the run was created, so the packet holds none of its memory records;
-     * the packet's own gaps say so too).
+     * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+     * revision since the run was created: the packet holds the current memory records; the packet's
+     * own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1400,9 +1400,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-     * to another revision since the run was created, so the packet holds none of its memory records;
-     * the packet's own gaps say so too).
+     * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+     * revision since the run was created: the packet holds the current memory records; the packet's
+     * own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1416,9 +1416,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-     * to another revision since the run was created, so the packet holds none of its memory records;
-     * the packet's own gaps say so too).
+     * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+     * revision since the run was created: the packet holds the current memory records; the packet's
+     * own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1433,9 +1433,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-     * to another revision since the run was created, so the packet holds none of its memory records;
-     * the packet's own gaps say so too).
+     * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+     * revision since the run was created: the packet holds the current memory records; the packet's
+     * own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1456,9 +1456,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-     * to another revision since the run was created, so the packet holds none of its memory records;
-     * the packet's own gaps say so too).
+     * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+     * revision since the run was created: the packet holds the current memory records; the packet's
+     * own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1478,9 +1478,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-     * to another revision since the run was created, so the packet holds none of its memory records;
-     * the packet's own gaps say so too).
+     * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+     * revision since the run was created: the packet holds the current memory records; the packet's
+     * own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1500,9 +1500,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-     * to another revision since the run was created, so the packet holds none of its memory records;
-     * the packet's own gaps say so too).
+     * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+     * revision since the run was created: the packet holds the current memory records; the packet's
+     * own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1519,9 +1519,9 @@ private static final long serialVersionUID = 0L;
      * <pre>
      * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
      * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-     * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-     * to another revision since the run was created, so the packet holds none of its memory records;
-     * the packet's own gaps say so too).
+     * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+     * revision since the run was created: the packet holds the current memory records; the packet's
+     * own gaps say so too).
      * </pre>
      *
      * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -1543,7 +1543,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The memory revision the run pinned when it was created (empty: the project's memory was never
-     * synced then): the packet holds the project's memory records only while its memory is at it.
+     * synced then); the gap `memory_revision_drift` says the project's memory is at another one now.
      * </pre>
      *
      * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>
@@ -1564,7 +1564,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The memory revision the run pinned when it was created (empty: the project's memory was never
-     * synced then): the packet holds the project's memory records only while its memory is at it.
+     * synced then); the gap `memory_revision_drift` says the project's memory is at another one now.
      * </pre>
      *
      * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>
@@ -1586,7 +1586,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The memory revision the run pinned when it was created (empty: the project's memory was never
-     * synced then): the packet holds the project's memory records only while its memory is at it.
+     * synced then); the gap `memory_revision_drift` says the project's memory is at another one now.
      * </pre>
      *
      * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>
@@ -1604,7 +1604,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The memory revision the run pinned when it was created (empty: the project's memory was never
-     * synced then): the packet holds the project's memory records only while its memory is at it.
+     * synced then); the gap `memory_revision_drift` says the project's memory is at another one now.
      * </pre>
      *
      * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>
@@ -1619,7 +1619,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The memory revision the run pinned when it was created (empty: the project's memory was never
-     * synced then): the packet holds the project's memory records only while its memory is at it.
+     * synced then); the gap `memory_revision_drift` says the project's memory is at another one now.
      * </pre>
      *
      * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>

@@ -110,9 +110,9 @@ public interface AssignmentPacketOrBuilder extends
    * <pre>
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-   * to another revision since the run was created, so the packet holds none of its memory records;
-   * the packet's own gaps say so too).
+   * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+   * revision since the run was created: the packet holds the current memory records; the packet's
+   * own gaps say so too).
    * </pre>
    *
    * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -124,9 +124,9 @@ public interface AssignmentPacketOrBuilder extends
    * <pre>
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-   * to another revision since the run was created, so the packet holds none of its memory records;
-   * the packet's own gaps say so too).
+   * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+   * revision since the run was created: the packet holds the current memory records; the packet's
+   * own gaps say so too).
    * </pre>
    *
    * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -137,9 +137,9 @@ public interface AssignmentPacketOrBuilder extends
    * <pre>
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-   * to another revision since the run was created, so the packet holds none of its memory records;
-   * the packet's own gaps say so too).
+   * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+   * revision since the run was created: the packet holds the current memory records; the packet's
+   * own gaps say so too).
    * </pre>
    *
    * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -151,9 +151,9 @@ public interface AssignmentPacketOrBuilder extends
    * <pre>
    * What the brief leaves out or could not provide: `assignment_context_render_deferred:&lt;n&gt;` (items of
    * the project past the first 5), `assignment_context_failed` (no packet could be assembled; the
-   * hub's log says why), `memory_withheld:memory_revision_drift` (the project's memory was synced
-   * to another revision since the run was created, so the packet holds none of its memory records;
-   * the packet's own gaps say so too).
+   * hub's log says why), `memory_revision_drift` (the project's memory was synced to another
+   * revision since the run was created: the packet holds the current memory records; the packet's
+   * own gaps say so too).
    * </pre>
    *
    * <code>repeated string unresolved_gaps = 5 [json_name = "unresolvedGaps"];</code>
@@ -166,7 +166,7 @@ public interface AssignmentPacketOrBuilder extends
   /**
    * <pre>
    * The memory revision the run pinned when it was created (empty: the project's memory was never
-   * synced then): the packet holds the project's memory records only while its memory is at it.
+   * synced then); the gap `memory_revision_drift` says the project's memory is at another one now.
    * </pre>
    *
    * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>
@@ -176,7 +176,7 @@ public interface AssignmentPacketOrBuilder extends
   /**
    * <pre>
    * The memory revision the run pinned when it was created (empty: the project's memory was never
-   * synced then): the packet holds the project's memory records only while its memory is at it.
+   * synced then); the gap `memory_revision_drift` says the project's memory is at another one now.
    * </pre>
    *
    * <code>string memory_revision = 6 [json_name = "memoryRevision"];</code>

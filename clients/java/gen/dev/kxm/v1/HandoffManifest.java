@@ -9,7 +9,8 @@ package dev.kxm.v1;
  * <pre>
  * HandoffManifest is what a step handed to the next one when the run moved on
  * (`kxm.handoff-manifest.v1`, spec §5.13): the outcome it settled on and each result its members
- * returned, counted or not.
+ * returned, counted or not (not those of members that expired or were superseded); after a step
+ * whose members did no work (a gate, an approval, a wait), also the results handed to that step.
  * </pre>
  *
  * Protobuf type {@code kxm.v1.HandoffManifest}
@@ -319,7 +320,7 @@ private static final long serialVersionUID = 0L;
   private java.util.List<dev.kxm.v1.HandoffProducer> producers_;
   /**
    * <pre>
-   * Each member of the step that returned a result, in birth order.
+   * The results, oldest first (at most 64, the latest).
    * </pre>
    *
    * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -330,7 +331,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Each member of the step that returned a result, in birth order.
+   * The results, oldest first (at most 64, the latest).
    * </pre>
    *
    * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -342,7 +343,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Each member of the step that returned a result, in birth order.
+   * The results, oldest first (at most 64, the latest).
    * </pre>
    *
    * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -353,7 +354,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Each member of the step that returned a result, in birth order.
+   * The results, oldest first (at most 64, the latest).
    * </pre>
    *
    * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -364,7 +365,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Each member of the step that returned a result, in birth order.
+   * The results, oldest first (at most 64, the latest).
    * </pre>
    *
    * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -721,7 +722,8 @@ private static final long serialVersionUID = 0L;
    * <pre>
    * HandoffManifest is what a step handed to the next one when the run moved on
    * (`kxm.handoff-manifest.v1`, spec §5.13): the outcome it settled on and each result its members
-   * returned, counted or not.
+   * returned, counted or not (not those of members that expired or were superseded); after a step
+   * whose members did no work (a gate, an approval, a wait), also the results handed to that step.
    * </pre>
    *
    * Protobuf type {@code kxm.v1.HandoffManifest}
@@ -1553,7 +1555,7 @@ private static final long serialVersionUID = 0L;
 
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1567,7 +1569,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1581,7 +1583,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1595,7 +1597,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1614,7 +1616,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1632,7 +1634,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1650,7 +1652,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1669,7 +1671,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1687,7 +1689,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1705,7 +1707,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1724,7 +1726,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1741,7 +1743,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1758,7 +1760,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1769,7 +1771,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1783,7 +1785,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1798,7 +1800,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1809,7 +1811,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -1821,7 +1823,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Each member of the step that returned a result, in birth order.
+     * The results, oldest first (at most 64, the latest).
      * </pre>
      *
      * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>

@@ -124,7 +124,7 @@ public interface HandoffManifestOrBuilder extends
 
   /**
    * <pre>
-   * Each member of the step that returned a result, in birth order.
+   * The results, oldest first (at most 64, the latest).
    * </pre>
    *
    * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -133,7 +133,7 @@ public interface HandoffManifestOrBuilder extends
       getProducersList();
   /**
    * <pre>
-   * Each member of the step that returned a result, in birth order.
+   * The results, oldest first (at most 64, the latest).
    * </pre>
    *
    * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -141,7 +141,7 @@ public interface HandoffManifestOrBuilder extends
   dev.kxm.v1.HandoffProducer getProducers(int index);
   /**
    * <pre>
-   * Each member of the step that returned a result, in birth order.
+   * The results, oldest first (at most 64, the latest).
    * </pre>
    *
    * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -149,7 +149,7 @@ public interface HandoffManifestOrBuilder extends
   int getProducersCount();
   /**
    * <pre>
-   * Each member of the step that returned a result, in birth order.
+   * The results, oldest first (at most 64, the latest).
    * </pre>
    *
    * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>
@@ -158,7 +158,7 @@ public interface HandoffManifestOrBuilder extends
       getProducersOrBuilderList();
   /**
    * <pre>
-   * Each member of the step that returned a result, in birth order.
+   * The results, oldest first (at most 64, the latest).
    * </pre>
    *
    * <code>repeated .kxm.v1.HandoffProducer producers = 7 [json_name = "producers"];</code>

@@ -40,6 +40,7 @@ private static final long serialVersionUID = 0L;
     summary_ = "";
     commit_ = "";
     contentHash_ = "";
+    stepId_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -342,7 +343,7 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object summary_ = "";
   /**
    * <pre>
-   * Its summary, as returned (at most 4,000 characters).
+   * Its summary, as returned (at most 4,000 characters), redacted.
    * </pre>
    *
    * <code>string summary = 8 [json_name = "summary"];</code>
@@ -363,7 +364,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * Its summary, as returned (at most 4,000 characters).
+   * Its summary, as returned (at most 4,000 characters), redacted.
    * </pre>
    *
    * <code>string summary = 8 [json_name = "summary"];</code>
@@ -588,6 +589,70 @@ java.lang.String defaultValue) {
     }
   }
 
+  public static final int STEP_ID_FIELD_NUMBER = 13;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object stepId_ = "";
+  /**
+   * <pre>
+   * The step it worked on: the handoff's own step, or one before it (a gate, an approval or a wait
+   * step passes on the work handed to it).
+   * </pre>
+   *
+   * <code>string step_id = 13 [json_name = "stepId"];</code>
+   * @return The stepId.
+   */
+  @java.lang.Override
+  public java.lang.String getStepId() {
+    java.lang.Object ref = stepId_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      stepId_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The step it worked on: the handoff's own step, or one before it (a gate, an approval or a wait
+   * step passes on the work handed to it).
+   * </pre>
+   *
+   * <code>string step_id = 13 [json_name = "stepId"];</code>
+   * @return The bytes for stepId.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getStepIdBytes() {
+    java.lang.Object ref = stepId_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      stepId_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int STEP_ATTEMPT_FIELD_NUMBER = 14;
+  private int stepAttempt_ = 0;
+  /**
+   * <pre>
+   * That step's attempt.
+   * </pre>
+   *
+   * <code>int32 step_attempt = 14 [json_name = "stepAttempt"];</code>
+   * @return The stepAttempt.
+   */
+  @java.lang.Override
+  public int getStepAttempt() {
+    return stepAttempt_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -641,6 +706,12 @@ java.lang.String defaultValue) {
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(contentHash_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 12, contentHash_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(stepId_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 13, stepId_);
+    }
+    if (stepAttempt_ != 0) {
+      output.writeInt32(14, stepAttempt_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -691,6 +762,13 @@ java.lang.String defaultValue) {
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(contentHash_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(12, contentHash_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(stepId_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(13, stepId_);
+    }
+    if (stepAttempt_ != 0) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt32Size(14, stepAttempt_);
+    }
     return size;
   }
   @java.lang.Override
@@ -739,6 +817,10 @@ java.lang.String defaultValue) {
         .equals(other.getCommit())) return false;
     if (!getContentHash()
         .equals(other.getContentHash())) return false;
+    if (!getStepId()
+        .equals(other.getStepId())) return false;
+    if (getStepAttempt()
+        != other.getStepAttempt()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -778,6 +860,10 @@ java.lang.String defaultValue) {
     hash = (53 * hash) + getCommit().hashCode();
     hash = (37 * hash) + CONTENT_HASH_FIELD_NUMBER;
     hash = (53 * hash) + getContentHash().hashCode();
+    hash = (37 * hash) + STEP_ID_FIELD_NUMBER;
+    hash = (53 * hash) + getStepId().hashCode();
+    hash = (37 * hash) + STEP_ATTEMPT_FIELD_NUMBER;
+    hash = (53 * hash) + getStepAttempt();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -947,6 +1033,8 @@ java.lang.String defaultValue) {
       internalGetMutableArtifacts().clear();
       commit_ = "";
       contentHash_ = "";
+      stepId_ = "";
+      stepAttempt_ = 0;
       return this;
     }
 
@@ -1017,6 +1105,12 @@ java.lang.String defaultValue) {
       if (((from_bitField0_ & 0x00000800) != 0)) {
         result.contentHash_ = contentHash_;
       }
+      if (((from_bitField0_ & 0x00001000) != 0)) {
+        result.stepId_ = stepId_;
+      }
+      if (((from_bitField0_ & 0x00002000) != 0)) {
+        result.stepAttempt_ = stepAttempt_;
+      }
     }
 
     @java.lang.Override
@@ -1082,6 +1176,14 @@ java.lang.String defaultValue) {
         contentHash_ = other.contentHash_;
         bitField0_ |= 0x00000800;
         onChanged();
+      }
+      if (!other.getStepId().isEmpty()) {
+        stepId_ = other.stepId_;
+        bitField0_ |= 0x00001000;
+        onChanged();
+      }
+      if (other.getStepAttempt() != 0) {
+        setStepAttempt(other.getStepAttempt());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1171,6 +1273,16 @@ java.lang.String defaultValue) {
               bitField0_ |= 0x00000800;
               break;
             } // case 98
+            case 106: {
+              stepId_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00001000;
+              break;
+            } // case 106
+            case 112: {
+              stepAttempt_ = input.readInt32();
+              bitField0_ |= 0x00002000;
+              break;
+            } // case 112
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1739,7 +1851,7 @@ java.lang.String defaultValue) {
     private java.lang.Object summary_ = "";
     /**
      * <pre>
-     * Its summary, as returned (at most 4,000 characters).
+     * Its summary, as returned (at most 4,000 characters), redacted.
      * </pre>
      *
      * <code>string summary = 8 [json_name = "summary"];</code>
@@ -1759,7 +1871,7 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Its summary, as returned (at most 4,000 characters).
+     * Its summary, as returned (at most 4,000 characters), redacted.
      * </pre>
      *
      * <code>string summary = 8 [json_name = "summary"];</code>
@@ -1780,7 +1892,7 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Its summary, as returned (at most 4,000 characters).
+     * Its summary, as returned (at most 4,000 characters), redacted.
      * </pre>
      *
      * <code>string summary = 8 [json_name = "summary"];</code>
@@ -1797,7 +1909,7 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Its summary, as returned (at most 4,000 characters).
+     * Its summary, as returned (at most 4,000 characters), redacted.
      * </pre>
      *
      * <code>string summary = 8 [json_name = "summary"];</code>
@@ -1811,7 +1923,7 @@ java.lang.String defaultValue) {
     }
     /**
      * <pre>
-     * Its summary, as returned (at most 4,000 characters).
+     * Its summary, as returned (at most 4,000 characters), redacted.
      * </pre>
      *
      * <code>string summary = 8 [json_name = "summary"];</code>
@@ -2207,6 +2319,147 @@ java.lang.String defaultValue) {
       checkByteStringIsUtf8(value);
       contentHash_ = value;
       bitField0_ |= 0x00000800;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object stepId_ = "";
+    /**
+     * <pre>
+     * The step it worked on: the handoff's own step, or one before it (a gate, an approval or a wait
+     * step passes on the work handed to it).
+     * </pre>
+     *
+     * <code>string step_id = 13 [json_name = "stepId"];</code>
+     * @return The stepId.
+     */
+    public java.lang.String getStepId() {
+      java.lang.Object ref = stepId_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        stepId_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The step it worked on: the handoff's own step, or one before it (a gate, an approval or a wait
+     * step passes on the work handed to it).
+     * </pre>
+     *
+     * <code>string step_id = 13 [json_name = "stepId"];</code>
+     * @return The bytes for stepId.
+     */
+    public com.google.protobuf.ByteString
+        getStepIdBytes() {
+      java.lang.Object ref = stepId_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        stepId_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The step it worked on: the handoff's own step, or one before it (a gate, an approval or a wait
+     * step passes on the work handed to it).
+     * </pre>
+     *
+     * <code>string step_id = 13 [json_name = "stepId"];</code>
+     * @param value The stepId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setStepId(
+        java.lang.String value) {
+      java.util.Objects.requireNonNull(value);
+      stepId_ = value;
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The step it worked on: the handoff's own step, or one before it (a gate, an approval or a wait
+     * step passes on the work handed to it).
+     * </pre>
+     *
+     * <code>string step_id = 13 [json_name = "stepId"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearStepId() {
+      stepId_ = getDefaultInstance().getStepId();
+      bitField0_ = (bitField0_ & ~0x00001000);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The step it worked on: the handoff's own step, or one before it (a gate, an approval or a wait
+     * step passes on the work handed to it).
+     * </pre>
+     *
+     * <code>string step_id = 13 [json_name = "stepId"];</code>
+     * @param value The bytes for stepId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setStepIdBytes(
+        com.google.protobuf.ByteString value) {
+      java.util.Objects.requireNonNull(value);
+      checkByteStringIsUtf8(value);
+      stepId_ = value;
+      bitField0_ |= 0x00001000;
+      onChanged();
+      return this;
+    }
+
+    private int stepAttempt_ ;
+    /**
+     * <pre>
+     * That step's attempt.
+     * </pre>
+     *
+     * <code>int32 step_attempt = 14 [json_name = "stepAttempt"];</code>
+     * @return The stepAttempt.
+     */
+    @java.lang.Override
+    public int getStepAttempt() {
+      return stepAttempt_;
+    }
+    /**
+     * <pre>
+     * That step's attempt.
+     * </pre>
+     *
+     * <code>int32 step_attempt = 14 [json_name = "stepAttempt"];</code>
+     * @param value The stepAttempt to set.
+     * @return This builder for chaining.
+     */
+    public Builder setStepAttempt(int value) {
+
+      stepAttempt_ = value;
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * That step's attempt.
+     * </pre>
+     *
+     * <code>int32 step_attempt = 14 [json_name = "stepAttempt"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearStepAttempt() {
+      bitField0_ = (bitField0_ & ~0x00002000);
+      stepAttempt_ = 0;
       onChanged();
       return this;
     }

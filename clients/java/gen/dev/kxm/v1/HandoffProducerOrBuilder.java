@@ -132,7 +132,7 @@ public interface HandoffProducerOrBuilder extends
 
   /**
    * <pre>
-   * Its summary, as returned (at most 4,000 characters).
+   * Its summary, as returned (at most 4,000 characters), redacted.
    * </pre>
    *
    * <code>string summary = 8 [json_name = "summary"];</code>
@@ -141,7 +141,7 @@ public interface HandoffProducerOrBuilder extends
   java.lang.String getSummary();
   /**
    * <pre>
-   * Its summary, as returned (at most 4,000 characters).
+   * Its summary, as returned (at most 4,000 characters), redacted.
    * </pre>
    *
    * <code>string summary = 8 [json_name = "summary"];</code>
@@ -253,4 +253,36 @@ java.lang.String defaultValue);
    */
   com.google.protobuf.ByteString
       getContentHashBytes();
+
+  /**
+   * <pre>
+   * The step it worked on: the handoff's own step, or one before it (a gate, an approval or a wait
+   * step passes on the work handed to it).
+   * </pre>
+   *
+   * <code>string step_id = 13 [json_name = "stepId"];</code>
+   * @return The stepId.
+   */
+  java.lang.String getStepId();
+  /**
+   * <pre>
+   * The step it worked on: the handoff's own step, or one before it (a gate, an approval or a wait
+   * step passes on the work handed to it).
+   * </pre>
+   *
+   * <code>string step_id = 13 [json_name = "stepId"];</code>
+   * @return The bytes for stepId.
+   */
+  com.google.protobuf.ByteString
+      getStepIdBytes();
+
+  /**
+   * <pre>
+   * That step's attempt.
+   * </pre>
+   *
+   * <code>int32 step_attempt = 14 [json_name = "stepAttempt"];</code>
+   * @return The stepAttempt.
+   */
+  int getStepAttempt();
 }

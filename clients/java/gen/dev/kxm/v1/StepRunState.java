@@ -742,8 +742,8 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
-   * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
-   * project's memory records only while the project's memory is at this revision (spec §5.14).
+   * answers; empty: the project's memory was never synced then). Its assignments' packets carry the
+   * gap `memory_revision_drift` once the project's memory is at another revision (spec §5.14).
    * </pre>
    *
    * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
@@ -765,8 +765,8 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
-   * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
-   * project's memory records only while the project's memory is at this revision (spec §5.14).
+   * answers; empty: the project's memory was never synced then). Its assignments' packets carry the
+   * gap `memory_revision_drift` once the project's memory is at another revision (spec §5.14).
    * </pre>
    *
    * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
@@ -792,7 +792,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * What the last step the run moved on from handed to the step it entered (unset before the run's
-   * first transition).
+   * first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
    * </pre>
    *
    * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
@@ -805,7 +805,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * What the last step the run moved on from handed to the step it entered (unset before the run's
-   * first transition).
+   * first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
    * </pre>
    *
    * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
@@ -818,7 +818,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * What the last step the run moved on from handed to the step it entered (unset before the run's
-   * first transition).
+   * first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
    * </pre>
    *
    * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
@@ -3501,8 +3501,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
-     * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
-     * project's memory records only while the project's memory is at this revision (spec §5.14).
+     * answers; empty: the project's memory was never synced then). Its assignments' packets carry the
+     * gap `memory_revision_drift` once the project's memory is at another revision (spec §5.14).
      * </pre>
      *
      * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
@@ -3523,8 +3523,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
-     * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
-     * project's memory records only while the project's memory is at this revision (spec §5.14).
+     * answers; empty: the project's memory was never synced then). Its assignments' packets carry the
+     * gap `memory_revision_drift` once the project's memory is at another revision (spec §5.14).
      * </pre>
      *
      * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
@@ -3546,8 +3546,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
-     * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
-     * project's memory records only while the project's memory is at this revision (spec §5.14).
+     * answers; empty: the project's memory was never synced then). Its assignments' packets carry the
+     * gap `memory_revision_drift` once the project's memory is at another revision (spec §5.14).
      * </pre>
      *
      * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
@@ -3565,8 +3565,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
-     * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
-     * project's memory records only while the project's memory is at this revision (spec §5.14).
+     * answers; empty: the project's memory was never synced then). Its assignments' packets carry the
+     * gap `memory_revision_drift` once the project's memory is at another revision (spec §5.14).
      * </pre>
      *
      * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
@@ -3581,8 +3581,8 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
-     * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
-     * project's memory records only while the project's memory is at this revision (spec §5.14).
+     * answers; empty: the project's memory was never synced then). Its assignments' packets carry the
+     * gap `memory_revision_drift` once the project's memory is at another revision (spec §5.14).
      * </pre>
      *
      * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
@@ -3605,7 +3605,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * What the last step the run moved on from handed to the step it entered (unset before the run's
-     * first transition).
+     * first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
      * </pre>
      *
      * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
@@ -3617,7 +3617,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * What the last step the run moved on from handed to the step it entered (unset before the run's
-     * first transition).
+     * first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
      * </pre>
      *
      * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
@@ -3633,7 +3633,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * What the last step the run moved on from handed to the step it entered (unset before the run's
-     * first transition).
+     * first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
      * </pre>
      *
      * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
@@ -3652,7 +3652,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * What the last step the run moved on from handed to the step it entered (unset before the run's
-     * first transition).
+     * first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
      * </pre>
      *
      * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
@@ -3671,7 +3671,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * What the last step the run moved on from handed to the step it entered (unset before the run's
-     * first transition).
+     * first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
      * </pre>
      *
      * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
@@ -3697,7 +3697,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * What the last step the run moved on from handed to the step it entered (unset before the run's
-     * first transition).
+     * first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
      * </pre>
      *
      * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
@@ -3715,7 +3715,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * What the last step the run moved on from handed to the step it entered (unset before the run's
-     * first transition).
+     * first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
      * </pre>
      *
      * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
@@ -3728,7 +3728,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * What the last step the run moved on from handed to the step it entered (unset before the run's
-     * first transition).
+     * first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
      * </pre>
      *
      * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
@@ -3744,7 +3744,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * What the last step the run moved on from handed to the step it entered (unset before the run's
-     * first transition).
+     * first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
      * </pre>
      *
      * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>

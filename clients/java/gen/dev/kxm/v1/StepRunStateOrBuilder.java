@@ -384,8 +384,8 @@ public interface StepRunStateOrBuilder extends
   /**
    * <pre>
    * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
-   * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
-   * project's memory records only while the project's memory is at this revision (spec §5.14).
+   * answers; empty: the project's memory was never synced then). Its assignments' packets carry the
+   * gap `memory_revision_drift` once the project's memory is at another revision (spec §5.14).
    * </pre>
    *
    * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
@@ -395,8 +395,8 @@ public interface StepRunStateOrBuilder extends
   /**
    * <pre>
    * The project's memory revision when the run was created (`ctxrev_` and a SHA-256, as ListMemory
-   * answers; empty: the project's memory was never synced then). Its assignments' packets hold the
-   * project's memory records only while the project's memory is at this revision (spec §5.14).
+   * answers; empty: the project's memory was never synced then). Its assignments' packets carry the
+   * gap `memory_revision_drift` once the project's memory is at another revision (spec §5.14).
    * </pre>
    *
    * <code>string memory_revision = 17 [json_name = "memoryRevision"];</code>
@@ -408,7 +408,7 @@ public interface StepRunStateOrBuilder extends
   /**
    * <pre>
    * What the last step the run moved on from handed to the step it entered (unset before the run's
-   * first transition).
+   * first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
    * </pre>
    *
    * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
@@ -418,7 +418,7 @@ public interface StepRunStateOrBuilder extends
   /**
    * <pre>
    * What the last step the run moved on from handed to the step it entered (unset before the run's
-   * first transition).
+   * first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
    * </pre>
    *
    * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>
@@ -428,7 +428,7 @@ public interface StepRunStateOrBuilder extends
   /**
    * <pre>
    * What the last step the run moved on from handed to the step it entered (unset before the run's
-   * first transition).
+   * first transition, and in ListWorkflowRuns' rows: GetWorkflowRun answers it).
    * </pre>
    *
    * <code>.kxm.v1.HandoffManifest handoff = 18 [json_name = "handoff"];</code>

@@ -135,7 +135,7 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
       "\007 \003(\0132\027.kxm.v1.HandoffProducerR\tproducer" +
       "s\022;\n\013create_time\030\010 \001(\0132\032.google.protobuf" +
       ".TimestampR\ncreateTime\022\026\n\006intent\030\t \001(\tR\006" +
-      "intent\"\274\003\n\017HandoffProducer\022#\n\rassignment" +
+      "intent\"\370\003\n\017HandoffProducer\022#\n\rassignment" +
       "_id\030\001 \001(\tR\014assignmentId\022\035\n\nagent_name\030\002 " +
       "\001(\tR\tagentName\022\022\n\004role\030\003 \001(\tR\004role\022\030\n\007ou" +
       "tcome\030\004 \001(\tR\007outcome\022\026\n\006passed\030\005 \001(\010R\006pa" +
@@ -144,34 +144,35 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
       "ockers\030\t \001(\005R\010blockers\022D\n\tartifacts\030\n \003(" +
       "\0132&.kxm.v1.HandoffProducer.ArtifactsEntr" +
       "yR\tartifacts\022\026\n\006commit\030\013 \001(\tR\006commit\022!\n\014" +
-      "content_hash\030\014 \001(\tR\013contentHash\032<\n\016Artif" +
-      "actsEntry\022\020\n\003key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001" +
-      "(\tR\005value:\0028\001\"\245\001\n\020WorkflowRunEvent\022\032\n\010se" +
-      "quence\030\001 \001(\003R\010sequence\022\022\n\004type\030\002 \001(\tR\004ty" +
-      "pe\0221\n\007payload\030\003 \001(\0132\027.google.protobuf.St" +
-      "ructR\007payload\022.\n\004time\030\004 \001(\0132\032.google.pro" +
-      "tobuf.TimestampR\004time\"\366\001\n\rStepRunInputs\022" +
-      "\036\n\nrepository\030\001 \001(\tR\nrepository\022\037\n\013base_" +
-      "commit\030\002 \001(\tR\nbaseCommit\022+\n\005files\030\003 \003(\0132" +
-      "\025.kxm.v1.StepInputFileR\005files\022F\n\022diagnos" +
-      "tic_handoff\030\004 \001(\0132\027.google.protobuf.Stru" +
-      "ctR\021diagnosticHandoff\022\024\n\005notes\030\005 \001(\tR\005no" +
-      "tes\022\031\n\010skill_id\030\006 \001(\tR\007skillId\"O\n\rStepIn" +
-      "putFile\022\022\n\004type\030\001 \001(\tR\004type\022\022\n\004path\030\002 \001(" +
-      "\tR\004path\022\026\n\006sha256\030\003 \001(\tR\006sha256*\233\001\n\tStep" +
-      "Phase\022\032\n\026STEP_PHASE_UNSPECIFIED\020\000\022\030\n\024STE" +
-      "P_PHASE_ASSIGNING\020\001\022\026\n\022STEP_PHASE_WORKIN" +
-      "G\020\002\022 \n\034STEP_PHASE_AWAITING_APPROVAL\020\003\022\036\n" +
-      "\032STEP_PHASE_AWAITING_SIGNAL\020\004*\315\001\n\017Assign" +
-      "mentState\022 \n\034ASSIGNMENT_STATE_UNSPECIFIE" +
-      "D\020\000\022\031\n\025ASSIGNMENT_STATE_OPEN\020\001\022\036\n\032ASSIGN" +
-      "MENT_STATE_COMPLETED\020\002\022\034\n\030ASSIGNMENT_STA" +
-      "TE_EXPIRED\020\003\022\037\n\033ASSIGNMENT_STATE_SUPERSE" +
-      "DED\020\004\022\036\n\032ASSIGNMENT_STATE_CANCELLED\020\005B\202\001" +
-      "\n\ndev.kxm.v1B\022WorkflowStepsProtoP\001Z\'kxm." +
-      "dev/hub/clients/go/gen/kxm/v1;kxmv1\242\002\003KX" +
-      "X\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata" +
-      "\352\002\007Kxm::V1b\006proto3"
+      "content_hash\030\014 \001(\tR\013contentHash\022\027\n\007step_" +
+      "id\030\r \001(\tR\006stepId\022!\n\014step_attempt\030\016 \001(\005R\013" +
+      "stepAttempt\032<\n\016ArtifactsEntry\022\020\n\003key\030\001 \001" +
+      "(\tR\003key\022\024\n\005value\030\002 \001(\tR\005value:\0028\001\"\245\001\n\020Wo" +
+      "rkflowRunEvent\022\032\n\010sequence\030\001 \001(\003R\010sequen" +
+      "ce\022\022\n\004type\030\002 \001(\tR\004type\0221\n\007payload\030\003 \001(\0132" +
+      "\027.google.protobuf.StructR\007payload\022.\n\004tim" +
+      "e\030\004 \001(\0132\032.google.protobuf.TimestampR\004tim" +
+      "e\"\366\001\n\rStepRunInputs\022\036\n\nrepository\030\001 \001(\tR" +
+      "\nrepository\022\037\n\013base_commit\030\002 \001(\tR\nbaseCo" +
+      "mmit\022+\n\005files\030\003 \003(\0132\025.kxm.v1.StepInputFi" +
+      "leR\005files\022F\n\022diagnostic_handoff\030\004 \001(\0132\027." +
+      "google.protobuf.StructR\021diagnosticHandof" +
+      "f\022\024\n\005notes\030\005 \001(\tR\005notes\022\031\n\010skill_id\030\006 \001(" +
+      "\tR\007skillId\"O\n\rStepInputFile\022\022\n\004type\030\001 \001(" +
+      "\tR\004type\022\022\n\004path\030\002 \001(\tR\004path\022\026\n\006sha256\030\003 " +
+      "\001(\tR\006sha256*\233\001\n\tStepPhase\022\032\n\026STEP_PHASE_" +
+      "UNSPECIFIED\020\000\022\030\n\024STEP_PHASE_ASSIGNING\020\001\022" +
+      "\026\n\022STEP_PHASE_WORKING\020\002\022 \n\034STEP_PHASE_AW" +
+      "AITING_APPROVAL\020\003\022\036\n\032STEP_PHASE_AWAITING" +
+      "_SIGNAL\020\004*\315\001\n\017AssignmentState\022 \n\034ASSIGNM" +
+      "ENT_STATE_UNSPECIFIED\020\000\022\031\n\025ASSIGNMENT_ST" +
+      "ATE_OPEN\020\001\022\036\n\032ASSIGNMENT_STATE_COMPLETED" +
+      "\020\002\022\034\n\030ASSIGNMENT_STATE_EXPIRED\020\003\022\037\n\033ASSI" +
+      "GNMENT_STATE_SUPERSEDED\020\004\022\036\n\032ASSIGNMENT_" +
+      "STATE_CANCELLED\020\005B\202\001\n\ndev.kxm.v1B\022Workfl" +
+      "owStepsProtoP\001Z\'kxm.dev/hub/clients/go/g" +
+      "en/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342" +
+      "\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -215,7 +216,7 @@ public final class WorkflowStepsProto extends com.google.protobuf.GeneratedFile 
     internal_static_kxm_v1_HandoffProducer_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_HandoffProducer_descriptor,
-        new java.lang.String[] { "AssignmentId", "AgentName", "Role", "Outcome", "Passed", "Counted", "Why", "Summary", "Blockers", "Artifacts", "Commit", "ContentHash", });
+        new java.lang.String[] { "AssignmentId", "AgentName", "Role", "Outcome", "Passed", "Counted", "Why", "Summary", "Blockers", "Artifacts", "Commit", "ContentHash", "StepId", "StepAttempt", });
     internal_static_kxm_v1_HandoffProducer_ArtifactsEntry_descriptor =
       internal_static_kxm_v1_HandoffProducer_descriptor.getNestedType(0);
     internal_static_kxm_v1_HandoffProducer_ArtifactsEntry_fieldAccessorTable = new
