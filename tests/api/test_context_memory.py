@@ -20,7 +20,7 @@ from kxm_grpc._gen.kxm.v1 import envelopes_pb2 as epb
 from kxm_grpc.client import HubClient
 from kxm_grpc.client.context import context_item
 from kxm_grpc.store import tables
-from tests.conftest import Hub, Project, ProjectFactory
+from tests.conftest import AgentFactory, Hub, Project, ProjectFactory
 
 
 def record(
@@ -483,3 +483,23 @@ async def test_candidate_rules_and_the_open_limit(hub: Hub, alpha: HubClient) ->
     assert (full.value.reason, full.value.metadata["limit"]) == (Reason.CONTEXT_LIMITS_EXCEEDED, "64")
     assert (bad_id.value.reason, bad_id.value.metadata["field"]) == (Reason.INVALID_MEMORY_RECORD, "record_id")
     assert room.candidate.status == "open"
+
+
+async def test_an_operator_named_as_the_proposing_agent_may_not_promote(
+    hub: Hub, project: Project, make_agent: AgentFactory
+) -> None:
+    """The agent ``carol`` notes a candidate; the operator ``carol`` is its proposer too, and is
+    refused (as for state and skills); another operator promotes it."""
+    carol = await make_agent("carol")
+    noted = (await carol.context.propose_memory("the flaky gate needs a retry")).candidate
+    async with hub.admin() as root:
+        carol_token = (await root.admin.create_operator("carol")).operator_token
+
+    async with HubClient(hub.address, token=carol_token, project="alpha") as operator_carol:
+        with pytest.raises(FailedPrecondition) as same_name:
+            await operator_carol.context.promote_memory(noted.id, "gate-retry")
+    async with hub.admin(project="alpha") as ops:
+        promoted = await ops.context.promote_memory(noted.id, "gate-retry")
+
+    assert same_name.value.reason is Reason.MEMORY_CANDIDATE_NOT_PROMOTABLE
+    assert noted.proposed_by.startswith("agt_") and promoted.candidate.decided_by == "admin"

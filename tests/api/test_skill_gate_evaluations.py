@@ -354,3 +354,22 @@ async def test_the_cli_starts_a_run_for_a_skill(world: World, tmp_path: Any) -> 
     assert (await world.admin.workflows.get_run(run_id)).run.steps.skill_id == skill_id
     assert refused == 1 and "SKILL_NOT_PROMOTABLE" in err
     assert len((await world.admin.workflows.list_runs()).runs) == 1
+
+
+async def test_a_gate_expected_to_fail_records_nothing(world: World) -> None:
+    """A repro step (``expect: fail``) passes when its checks fail: that reproduces a failure, it
+    does not say the skill works, so the evaluation is skipped (``expect_fail``)."""
+    document = gate_workflow("repro", ("functional",))
+    document["steps"][0]["expect"] = "fail"
+    document["steps"][0]["on"] = {"passed": terminal("completed"), "repro-missing": terminal("failed")}
+    await world.admin.workflows.register_definition(document)
+    skill_id = await create_skill(world.author)
+
+    run = await start(world, "repro", skill_id)
+    await answer_gate(world, "failed")  # the checks fail: the repro step passes
+
+    events = await events_of(world, run.id)
+    [(kind, payload)] = skill_events(events)
+    assert (kind, payload["reason"], payload["kind"]) == ("skill.evaluation_skipped", "expect_fail", "functional")
+    got = await world.author.context.get_skill(skill_id)
+    assert got.skill.state == cpb.SKILL_STATE_CANDIDATE and len(got.history) == 1  # created only

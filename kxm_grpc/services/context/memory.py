@@ -497,7 +497,10 @@ async def promote(
     def work(tx: Tx) -> Promotion:
         candidates, index = _open_candidate(tx, home, wanted)
         candidate = candidates[index]
-        if candidate.proposed_by == promoter:
+        # The proposer never promotes: by name, or as the operator named as the proposing agent
+        # (as for state and skills).
+        agent = tx.agents.get(candidate.proposed_by)
+        if promoter in {candidate.proposed_by, agent.name if agent is not None else None}:
             raise FailedPrecondition(
                 f"{promoter} proposed memory candidate {wanted}: another operator decides",
                 reason=Reason.MEMORY_CANDIDATE_NOT_PROMOTABLE,

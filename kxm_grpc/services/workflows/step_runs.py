@@ -41,7 +41,7 @@ from kxm_grpc.domain.workflows.engine.results import (
 from kxm_grpc.domain.workflows.engine.state import Member, MemberRole, RunInputs, StepRun
 from kxm_grpc.domain.workflows.kinds import DefinitionKind
 from kxm_grpc.domain.workflows.plans.gates import GateDefinition
-from kxm_grpc.domain.workflows.plans.model import StepKind, StepWorkflow
+from kxm_grpc.domain.workflows.plans.model import GateExpect, StepKind, StepWorkflow
 from kxm_grpc.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, Reason, invalid_field
 from kxm_grpc.services import audit, timers
 from kxm_grpc.services.agents import register_presence_reaction
@@ -498,7 +498,9 @@ def _evaluate_skill(
     """A gate of a run started for a skill took a verdict (``change`` completed its member): when
     the gate declares ``evaluates``, record the verdict as an evaluation of that kind in this
     transaction (``skills.record_gate_evaluation``) and log it after ``assignment.completed``; an
-    uncertain gate (blocked, nothing completed) and a gate that declares nothing record nothing."""
+    uncertain gate (blocked, nothing completed) and a gate that declares nothing record nothing; a
+    gate of a step that expects it to fail (a repro step) is logged as skipped, ``expect_fail``:
+    its verdict says the failure was reproduced, not that the skill passed."""
     completed = next(
         (e for e in change.events if e.type == "assignment.completed" and e.payload.get("assignmentId") == member.id),
         None,
@@ -517,6 +519,10 @@ def _evaluate_skill(
         "gate": gate.id,
         "gateHash": gate.hash,
     }
+    step = loaded.plan.step(member.step_id)
+    if step is not None and step.expect is GateExpect.FAIL:
+        skipped = machine.Event(SKILL_EVALUATION_SKIPPED, {**facts, "reason": "expect_fail", "skillState": None})
+        return machine.noted(change, completed, skipped), skipped
     kept = skills.record_gate_evaluation(
         tx,
         project=run.project,
