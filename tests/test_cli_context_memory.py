@@ -97,3 +97,21 @@ async def test_note_promote_into_the_directory_then_sync(hub: Hub, project: Proj
     assert synced[0] == 0 and ": 1 loaded," in synced[1]
     assert rejected == (0, f"rejected {other['candidate']['id']}\n", "")
     assert bad_scope[0] == 1 and "scope must be one of" in bad_scope[2]
+
+
+async def test_an_empty_directory_empties_the_memory_only_with_allow_empty(
+    hub: Hub, project: Project, tmp_path: Path
+) -> None:
+    env = env_of(hub, project)
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    (memory / "a.md").write_text(record("rule-a", "memory a"))
+    sync = ("context", "memory", "sync", str(memory), "--project", "alpha")
+    await kxm(*sync, cwd=tmp_path, env=env)
+    (memory / "a.md").unlink()
+
+    refused = await kxm(*sync, cwd=tmp_path, env=env)
+    emptied = await kxm(*sync, "--allow-empty", cwd=tmp_path, env=env)
+
+    assert refused[0] == 1 and "allow_empty" in refused[2]
+    assert emptied[0] == 0 and ": 0 loaded, 1 removed," in emptied[1]

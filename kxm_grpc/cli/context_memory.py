@@ -27,6 +27,11 @@ def add_commands(actions: Any) -> None:
 
     sync = verbs.add_parser("sync", help="replace the project's memory with DIR's top-level *.md files (an operator)")
     sync.add_argument("directory", metavar="DIR", help="the memory directory (a checkout's .kxm/memory)")
+    sync.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="a DIR without records empties the project's memory (else it is refused)",
+    )
     add_connection_flags(sync, admin=True)
     sync.set_defaults(run=_sync)
 
@@ -69,7 +74,7 @@ def _sync(args: argparse.Namespace) -> int:
 
     async def command() -> int:
         async with client_from(args, admin=True) as client:
-            response = await client.context.sync_memory(files)
+            response = await client.context.sync_memory(files, allow_empty=args.allow_empty)
         text = (
             f"{'unchanged' if response.unchanged else 'synced'} {response.revision}: {response.loaded} loaded,"
             f" {response.removed} removed, {response.skipped_inactive} inactive and"

@@ -649,17 +649,24 @@ class Context(Area):
         return await self._hub._call(self._rpc().ListSkills, request, timeout=timeout)
 
     async def sync_memory(
-        self, files: Iterable[pb.MemoryFile | tuple[str, str]], *, project: str = "", timeout: float | None = None
+        self,
+        files: Iterable[pb.MemoryFile | tuple[str, str]],
+        *,
+        allow_empty: bool = False,
+        project: str = "",
+        timeout: float | None = None,
     ) -> pb.SyncMemoryResponse:
         """Replace the project's memory records with ``files`` (``MemoryFile`` or (path, text)
         pairs; ``read_memory_dir`` reads a directory), an operator: every file is checked first
-        and one bad file refuses the sync, which then writes nothing.
+        and one bad file refuses the sync, which then writes nothing. No file empties the memory
+        only with ``allow_empty``.
 
         Raises:
             PermissionDenied: (CREDENTIAL_KIND_DENIED) not an operator; (CONTEXT_AUTHORITY_VIOLATION)
                 a control-plane field, or an authority above the record's source type's.
             InvalidArgument: (INVALID_MEMORY_RECORD) a malformed file (metadata ``path``, ``index``,
-                ``field``); (CONTEXT_LIMITS_EXCEEDED) no file, more than 128, or too large.
+                ``field``); (CONTEXT_LIMITS_EXCEEDED) no file without ``allow_empty``, more than 128,
+                or too large.
             FailedPrecondition: (MEMORY_RECORD_OWNED) an operator-scope record another project's
                 sync owns.
         """
@@ -667,7 +674,9 @@ class Context(Area):
             file if isinstance(file, pb.MemoryFile) else pb.MemoryFile(path=file[0], content=file[1]) for file in files
         ]
         return await self._hub._call(
-            self._rpc().SyncMemory, pb.SyncMemoryRequest(project=project, files=messages), timeout=timeout
+            self._rpc().SyncMemory,
+            pb.SyncMemoryRequest(project=project, files=messages, allow_empty=allow_empty),
+            timeout=timeout,
         )
 
     async def list_memory(self, *, project: str = "", timeout: float | None = None) -> pb.ListMemoryResponse:

@@ -293,7 +293,7 @@ async def test_paths_ids_and_limits(ops: HubClient) -> None:
         (Reason.INVALID_MEMORY_RECORD, "files[0].path"),
         (Reason.INVALID_MEMORY_RECORD, "files[1].path"),
         (Reason.INVALID_MEMORY_RECORD, "files[1].content"),
-        (Reason.CONTEXT_LIMITS_EXCEEDED, "files"),
+        (Reason.CONTEXT_LIMITS_EXCEEDED, "allow_empty"),
         (Reason.CONTEXT_LIMITS_EXCEEDED, "files"),
         (Reason.CONTEXT_LIMITS_EXCEEDED, "files[0].content"),
     ]
@@ -503,3 +503,28 @@ async def test_an_operator_named_as_the_proposing_agent_may_not_promote(
 
     assert same_name.value.reason is Reason.MEMORY_CANDIDATE_NOT_PROMOTABLE
     assert noted.proposed_by.startswith("agt_") and promoted.candidate.decided_by == "admin"
+
+
+async def test_an_empty_sync_empties_the_memory_only_when_asked(ops: HubClient, alpha: HubClient) -> None:
+    """No file is refused (a sync of the wrong folder must not wipe the memory); with allow_empty
+    it removes every memory item the project's syncs wrote, `_shared` ones too, and the revision
+    is the empty set's."""
+    first = await ops.context.sync_memory(
+        [("a.md", record("rule-a", "memory a")), ("d.md", record("shared-d", "default d", scope="operator"))]
+    )
+    with pytest.raises(InvalidArgument) as refused:
+        await ops.context.sync_memory([])
+    kept = await ops.context.list_memory()
+
+    emptied = await ops.context.sync_memory([], allow_empty=True)
+    again = await ops.context.sync_memory([], allow_empty=True)
+    listed = await ops.context.list_memory()
+    explained = await alpha.context.explain_item("mem_rule-a")
+
+    assert refused.value.field_violations[0].field == "allow_empty"
+    assert [r.record_id for r in kept.records] == ["rule-a", "shared-d"] and kept.revision == first.revision
+    assert (emptied.loaded, emptied.removed, emptied.unchanged) == (0, 2, False)
+    assert emptied.revision.startswith("ctxrev_") and emptied.revision != first.revision
+    assert again.unchanged and again.revision == emptied.revision
+    assert list(listed.records) == [] and listed.revision == emptied.revision
+    assert not explained.found

@@ -3461,9 +3461,13 @@ pub struct SyncMemoryRequest {
     /// The project (empty: the operator's `x-kxm-project`).
     #[prost(string, tag = "1")]
     pub project: ::prost::alloc::string::String,
-    /// 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+    /// Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
     #[prost(message, repeated, tag = "2")]
     pub files: ::prost::alloc::vec::Vec<MemoryFile>,
+    /// No file empties the project's memory only with this set (without it, no file is refused: a
+    /// sync of the wrong folder must not wipe the memory).
+    #[prost(bool, tag = "3")]
+    pub allow_empty: bool,
 }
 /// What a sync did.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
@@ -4553,8 +4557,8 @@ pub mod context_service_client {
         /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
         /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
         ///  two files have the same path or record id (metadata: path, index, field).
-        /// * INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
-        ///  16 KiB, or more than 192 KiB in all (metadata: field, limit).
+        /// * INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file without allow_empty, more
+        ///  than 128, a file over 16 KiB, or more than 192 KiB in all (metadata: field, limit).
         /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
         /// * PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
         ///  field, or claims an authority above its source type's (metadata: path, index, field).

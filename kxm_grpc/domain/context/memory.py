@@ -200,14 +200,22 @@ def _limit(field: str, description: str, limit: int) -> InvalidArgument:
     )
 
 
-def check_limits(files: Sequence[MemoryFile]) -> None:
-    """The sync's size: 1 to 128 files, each at most 16 KiB, 192 KiB in all.
+def check_limits(files: Sequence[MemoryFile], *, allow_empty: bool = False) -> None:
+    """The sync's size: 1 to 128 files (0 with ``allow_empty``), each at most 16 KiB, 192 KiB in all.
 
     Raises:
-        InvalidArgument: (CONTEXT_LIMITS_EXCEEDED) naming ``files`` or ``files[i].content``.
+        InvalidArgument: (CONTEXT_LIMITS_EXCEEDED) naming ``files`` or ``files[i].content``; no
+            file without ``allow_empty`` (naming ``allow_empty``: a sync of the wrong folder must
+            not empty a project's memory).
     """
-    if not 1 <= len(files) <= MAX_FILES:
-        raise _limit("files", f"between 1 and {MAX_FILES} files are required, not {len(files)}", MAX_FILES)
+    if not files and not allow_empty:
+        raise _limit(
+            "allow_empty",
+            "no file was sent: set allow_empty (kxm context memory sync --allow-empty) to empty the memory",
+            MAX_FILES,
+        )
+    if len(files) > MAX_FILES:
+        raise _limit("files", f"at most {MAX_FILES} files are allowed, not {len(files)}", MAX_FILES)
     total = 0
     for index, file in enumerate(files):
         size = len(file.content.encode("utf-8", "surrogatepass"))
@@ -343,7 +351,7 @@ def parse_file(file: MemoryFile, *, project: str) -> MemoryRecord:
     return MemoryRecord(file.path, record_id, scope, kind, authority, lifecycle, redacted_ref, run_id, checked)
 
 
-def parse_files(files: Sequence[MemoryFile], *, project: str) -> list[MemoryRecord]:
+def parse_files(files: Sequence[MemoryFile], *, project: str, allow_empty: bool = False) -> list[MemoryRecord]:
     """Every file's record, in request order, once the whole set is valid: limits, paths (each
     once), records (each id once). One bad file refuses them all.
 
@@ -351,7 +359,7 @@ def parse_files(files: Sequence[MemoryFile], *, project: str) -> list[MemoryReco
         InvalidArgument, PermissionDenied: as ``check_limits``, ``check_path`` and ``parse_file``,
             naming the file (metadata ``path``, ``index``).
     """
-    check_limits(files)
+    check_limits(files, allow_empty=allow_empty)
     paths: set[str] = set()
     for index, file in enumerate(files):
         path = check_path(index, file.path)

@@ -49,7 +49,14 @@ class ContextMemoryMethods:
 
     async def SyncMemory(self, request: cpb.SyncMemoryRequest, context: Context) -> cpb.SyncMemoryResponse:
         files = [MemoryFile(path=file.path, content=file.content) for file in request.files]
-        outcome = await memory.sync(self._hub.store, current_call().caller, request.project, files, now=self._hub.now())
+        outcome = await memory.sync(
+            self._hub.store,
+            current_call().caller,
+            request.project,
+            files,
+            now=self._hub.now(),
+            allow_empty=request.allow_empty,
+        )
         return cpb.SyncMemoryResponse(
             loaded=outcome.loaded,
             removed=outcome.removed,

@@ -202,7 +202,9 @@ def _stored_items(tx: Tx, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, s
     return found
 
 
-async def sync(store: Store, caller: Caller, project: str, files: Sequence[MemoryFile], *, now: int) -> SyncOutcome:
+async def sync(
+    store: Store, caller: Caller, project: str, files: Sequence[MemoryFile], *, now: int, allow_empty: bool = False
+) -> SyncOutcome:
     """Replace the project's memory with the records of ``files`` (see the module), atomically.
 
     Raises:
@@ -215,7 +217,7 @@ async def sync(store: Store, caller: Caller, project: str, files: Sequence[Memor
     if not caller.is_operator:
         raise PermissionDenied("only an operator syncs memory records", reason=Reason.CREDENTIAL_KIND_DENIED)
     home = scope.context_project(caller, project)
-    records = parse_files(files, project=home)
+    records = parse_files(files, project=home, allow_empty=allow_empty)
     new_revision = revision(files)
     stored = [record for record in records if record.stored]
     skipped_inactive = sum(1 for record in records if record.lifecycle is not Lifecycle.ACTIVE)

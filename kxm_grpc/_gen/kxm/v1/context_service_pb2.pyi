@@ -1516,21 +1516,27 @@ class SyncMemoryRequest(_message.Message):
 
     PROJECT_FIELD_NUMBER: _builtins.int
     FILES_FIELD_NUMBER: _builtins.int
+    ALLOW_EMPTY_FIELD_NUMBER: _builtins.int
     project: _builtins.str
     """The project (empty: the operator's `x-kxm-project`)."""
+    allow_empty: _builtins.bool
+    """No file empties the project's memory only with this set (without it, no file is refused: a
+    sync of the wrong folder must not wipe the memory).
+    """
     @_builtins.property
     def files(self) -> _containers.RepeatedCompositeFieldContainer[Global___MemoryFile]:
-        """1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project."""
+        """Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project."""
 
     def __init__(
         self,
         *,
         project: _builtins.str = ...,
         files: _abc.Iterable[Global___MemoryFile] | None = ...,
+        allow_empty: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["files", b"files", "project", b"project"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["allow_empty", b"allow_empty", "files", b"files", "project", b"project"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

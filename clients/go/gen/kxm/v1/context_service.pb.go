@@ -2969,8 +2969,11 @@ type SyncMemoryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The project (empty: the operator's `x-kxm-project`).
 	Project string `protobuf:"bytes,1,opt,name=project,proto3" json:"project,omitempty"`
-	// 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
-	Files         []*MemoryFile `protobuf:"bytes,2,rep,name=files,proto3" json:"files,omitempty"`
+	// Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+	Files []*MemoryFile `protobuf:"bytes,2,rep,name=files,proto3" json:"files,omitempty"`
+	// No file empties the project's memory only with this set (without it, no file is refused: a
+	// sync of the wrong folder must not wipe the memory).
+	AllowEmpty    bool `protobuf:"varint,3,opt,name=allow_empty,json=allowEmpty,proto3" json:"allow_empty,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3017,6 +3020,13 @@ func (x *SyncMemoryRequest) GetFiles() []*MemoryFile {
 		return x.Files
 	}
 	return nil
+}
+
+func (x *SyncMemoryRequest) GetAllowEmpty() bool {
+	if x != nil {
+		return x.AllowEmpty
+	}
+	return false
 }
 
 // What a sync did.
@@ -4136,10 +4146,12 @@ const file_kxm_v1_context_service_proto_rawDesc = "" +
 	"\n" +
 	"MemoryFile\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x18\n" +
-	"\acontent\x18\x02 \x01(\tR\acontent\"W\n" +
+	"\acontent\x18\x02 \x01(\tR\acontent\"x\n" +
 	"\x11SyncMemoryRequest\x12\x18\n" +
 	"\aproject\x18\x01 \x01(\tR\aproject\x12(\n" +
-	"\x05files\x18\x02 \x03(\v2\x12.kxm.v1.MemoryFileR\x05files\"\xe1\x01\n" +
+	"\x05files\x18\x02 \x03(\v2\x12.kxm.v1.MemoryFileR\x05files\x12\x1f\n" +
+	"\vallow_empty\x18\x03 \x01(\bR\n" +
+	"allowEmpty\"\xe1\x01\n" +
 	"\x12SyncMemoryResponse\x12\x16\n" +
 	"\x06loaded\x18\x01 \x01(\x05R\x06loaded\x12\x18\n" +
 	"\aremoved\x18\x02 \x01(\x05R\aremoved\x12)\n" +

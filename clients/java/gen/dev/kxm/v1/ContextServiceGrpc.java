@@ -1129,8 +1129,8 @@ public final class ContextServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
      *   two files have the same path or record id (metadata: path, index, field).
-     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
-     *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file without allow_empty, more
+     *   than 128, a file over 16 KiB, or more than 192 KiB in all (metadata: field, limit).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
      * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
      *   field, or claims an authority above its source type's (metadata: path, index, field).
@@ -1644,8 +1644,8 @@ public final class ContextServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
      *   two files have the same path or record id (metadata: path, index, field).
-     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
-     *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file without allow_empty, more
+     *   than 128, a file over 16 KiB, or more than 192 KiB in all (metadata: field, limit).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
      * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
      *   field, or claims an authority above its source type's (metadata: path, index, field).
@@ -2124,8 +2124,8 @@ public final class ContextServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
      *   two files have the same path or record id (metadata: path, index, field).
-     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
-     *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file without allow_empty, more
+     *   than 128, a file over 16 KiB, or more than 192 KiB in all (metadata: field, limit).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
      * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
      *   field, or claims an authority above its source type's (metadata: path, index, field).
@@ -2599,8 +2599,8 @@ public final class ContextServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
      *   two files have the same path or record id (metadata: path, index, field).
-     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
-     *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file without allow_empty, more
+     *   than 128, a file over 16 KiB, or more than 192 KiB in all (metadata: field, limit).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
      * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
      *   field, or claims an authority above its source type's (metadata: path, index, field).
@@ -3091,8 +3091,8 @@ public final class ContextServiceGrpc {
      * - UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): not an operator.
      * - INVALID_ARGUMENT (ERROR_REASON_INVALID_MEMORY_RECORD): a file is not a valid memory record, or
      *   two files have the same path or record id (metadata: path, index, field).
-     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file, more than 128, a file over
-     *   16 KiB, or more than 192 KiB in all (metadata: field, limit).
+     * - INVALID_ARGUMENT (ERROR_REASON_CONTEXT_LIMITS_EXCEEDED): no file without allow_empty, more
+     *   than 128, a file over 16 KiB, or more than 192 KiB in all (metadata: field, limit).
      * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a malformed project name.
      * - PERMISSION_DENIED (ERROR_REASON_CONTEXT_AUTHORITY_VIOLATION): a file carries a control-plane
      *   field, or claims an authority above its source type's (metadata: path, index, field).

@@ -447,133 +447,134 @@ public final class ContextServiceProto extends com.google.protobuf.GeneratedFile
       "%\n\006skills\030\001 \003(\0132\r.kxm.v1.SkillR\006skills\022&" +
       "\n\017next_page_token\030\002 \001(\tR\rnextPageToken\":" +
       "\n\nMemoryFile\022\022\n\004path\030\001 \001(\tR\004path\022\030\n\007cont" +
-      "ent\030\002 \001(\tR\007content\"W\n\021SyncMemoryRequest\022" +
+      "ent\030\002 \001(\tR\007content\"x\n\021SyncMemoryRequest\022" +
       "\030\n\007project\030\001 \001(\tR\007project\022(\n\005files\030\002 \003(\013" +
-      "2\022.kxm.v1.MemoryFileR\005files\"\341\001\n\022SyncMemo" +
-      "ryResponse\022\026\n\006loaded\030\001 \001(\005R\006loaded\022\030\n\007re" +
-      "moved\030\002 \001(\005R\007removed\022)\n\020skipped_inactive" +
-      "\030\003 \001(\005R\017skippedInactive\0224\n\026skipped_unbou" +
-      "nd_scopes\030\004 \001(\005R\024skippedUnboundScopes\022\032\n" +
-      "\010revision\030\005 \001(\tR\010revision\022\034\n\tunchanged\030\006" +
-      " \001(\010R\tunchanged\"-\n\021ListMemoryRequest\022\030\n\007" +
-      "project\030\001 \001(\tR\007project\"\373\003\n\014MemoryRecord\022" +
-      "\033\n\trecord_id\030\001 \001(\tR\010recordId\022\027\n\007item_id\030" +
-      "\002 \001(\tR\006itemId\022\030\n\007project\030\003 \001(\tR\007project\022" +
-      "\022\n\004path\030\004 \001(\tR\004path\022*\n\005scope\030\005 \001(\0162\024.kxm" +
-      ".v1.ContextScopeR\005scope\022\037\n\013record_kind\030\006" +
-      " \001(\tR\nrecordKind\022)\n\020record_authority\030\007 \001" +
-      "(\tR\017recordAuthority\0226\n\tauthority\030\010 \001(\0162\030" +
-      ".kxm.v1.ContextAuthorityR\tauthority\0229\n\nc" +
-      "onfidence\030\t \001(\0162\031.kxm.v1.ContextConfiden" +
-      "ceR\nconfidence\022\034\n\tlifecycle\030\n \001(\tR\tlifec" +
-      "ycle\022:\n\013source_type\030\013 \001(\0162\031.kxm.v1.Conte" +
-      "xtSourceTypeR\nsourceType\022\035\n\nsource_ref\030\014" +
-      " \001(\tR\tsourceRef\022#\n\rsummary_chars\030\r \001(\005R\014" +
-      "summaryChars\"\322\001\n\022ListMemoryResponse\022.\n\007r" +
-      "ecords\030\001 \003(\0132\024.kxm.v1.MemoryRecordR\007reco" +
-      "rds\022\032\n\010revision\030\002 \001(\tR\010revision\0227\n\tsync_" +
-      "time\030\003 \001(\0132\032.google.protobuf.TimestampR\010" +
-      "syncTime\0227\n\ncandidates\030\004 \003(\0132\027.kxm.v1.Me" +
-      "moryCandidateR\ncandidates\"\267\003\n\017MemoryCand" +
-      "idate\022\016\n\002id\030\001 \001(\tR\002id\022\030\n\007project\030\002 \001(\tR\007" +
-      "project\022*\n\005scope\030\003 \001(\0162\024.kxm.v1.ContextS" +
-      "copeR\005scope\022\022\n\004kind\030\004 \001(\tR\004kind\022\030\n\007summa" +
-      "ry\030\005 \001(\tR\007summary\022#\n\revidence_refs\030\006 \003(\t" +
-      "R\014evidenceRefs\022\037\n\013proposed_by\030\007 \001(\tR\npro" +
-      "posedBy\0221\n\006origin\030\010 \001(\0162\031.kxm.v1.Context" +
-      "SourceTypeR\006origin\022;\n\013create_time\030\t \001(\0132" +
-      "\032.google.protobuf.TimestampR\ncreateTime\022" +
-      "\026\n\006status\030\n \001(\tR\006status\022\035\n\ndecided_by\030\013 " +
-      "\001(\tR\tdecidedBy\022\033\n\trecord_id\030\014 \001(\tR\010recor" +
-      "dId\022\026\n\006reason\030\r \001(\tR\006reason\"\257\001\n\024ProposeM" +
-      "emoryRequest\022\030\n\007project\030\001 \001(\tR\007project\022*" +
-      "\n\005scope\030\002 \001(\0162\024.kxm.v1.ContextScopeR\005sco" +
-      "pe\022\022\n\004kind\030\003 \001(\tR\004kind\022\030\n\007summary\030\004 \001(\tR" +
-      "\007summary\022#\n\revidence_refs\030\005 \003(\tR\014evidenc" +
-      "eRefs\"N\n\025ProposeMemoryResponse\0225\n\tcandid" +
-      "ate\030\001 \001(\0132\027.kxm.v1.MemoryCandidateR\tcand" +
-      "idate\"\311\001\n\024PromoteMemoryRequest\022\030\n\007projec" +
-      "t\030\001 \001(\tR\007project\022!\n\014candidate_id\030\002 \001(\tR\013" +
-      "candidateId\022\033\n\trecord_id\030\003 \001(\tR\010recordId" +
-      "\022\034\n\tauthority\030\004 \001(\tR\tauthority\0229\n\nconfid" +
-      "ence\030\005 \001(\0162\031.kxm.v1.ContextConfidenceR\nc" +
-      "onfidence\"|\n\025PromoteMemoryResponse\0225\n\tca" +
-      "ndidate\030\001 \001(\0132\027.kxm.v1.MemoryCandidateR\t" +
-      "candidate\022\022\n\004path\030\002 \001(\tR\004path\022\030\n\007content" +
-      "\030\003 \001(\tR\007content\"j\n\023RejectMemoryRequest\022\030" +
-      "\n\007project\030\001 \001(\tR\007project\022!\n\014candidate_id" +
-      "\030\002 \001(\tR\013candidateId\022\026\n\006reason\030\003 \001(\tR\006rea" +
-      "son\"M\n\024RejectMemoryResponse\0225\n\tcandidate" +
+      "2\022.kxm.v1.MemoryFileR\005files\022\037\n\013allow_emp" +
+      "ty\030\003 \001(\010R\nallowEmpty\"\341\001\n\022SyncMemoryRespo" +
+      "nse\022\026\n\006loaded\030\001 \001(\005R\006loaded\022\030\n\007removed\030\002" +
+      " \001(\005R\007removed\022)\n\020skipped_inactive\030\003 \001(\005R" +
+      "\017skippedInactive\0224\n\026skipped_unbound_scop" +
+      "es\030\004 \001(\005R\024skippedUnboundScopes\022\032\n\010revisi" +
+      "on\030\005 \001(\tR\010revision\022\034\n\tunchanged\030\006 \001(\010R\tu" +
+      "nchanged\"-\n\021ListMemoryRequest\022\030\n\007project" +
+      "\030\001 \001(\tR\007project\"\373\003\n\014MemoryRecord\022\033\n\treco" +
+      "rd_id\030\001 \001(\tR\010recordId\022\027\n\007item_id\030\002 \001(\tR\006" +
+      "itemId\022\030\n\007project\030\003 \001(\tR\007project\022\022\n\004path" +
+      "\030\004 \001(\tR\004path\022*\n\005scope\030\005 \001(\0162\024.kxm.v1.Con" +
+      "textScopeR\005scope\022\037\n\013record_kind\030\006 \001(\tR\nr" +
+      "ecordKind\022)\n\020record_authority\030\007 \001(\tR\017rec" +
+      "ordAuthority\0226\n\tauthority\030\010 \001(\0162\030.kxm.v1" +
+      ".ContextAuthorityR\tauthority\0229\n\nconfiden" +
+      "ce\030\t \001(\0162\031.kxm.v1.ContextConfidenceR\ncon" +
+      "fidence\022\034\n\tlifecycle\030\n \001(\tR\tlifecycle\022:\n" +
+      "\013source_type\030\013 \001(\0162\031.kxm.v1.ContextSourc" +
+      "eTypeR\nsourceType\022\035\n\nsource_ref\030\014 \001(\tR\ts" +
+      "ourceRef\022#\n\rsummary_chars\030\r \001(\005R\014summary" +
+      "Chars\"\322\001\n\022ListMemoryResponse\022.\n\007records\030" +
+      "\001 \003(\0132\024.kxm.v1.MemoryRecordR\007records\022\032\n\010" +
+      "revision\030\002 \001(\tR\010revision\0227\n\tsync_time\030\003 " +
+      "\001(\0132\032.google.protobuf.TimestampR\010syncTim" +
+      "e\0227\n\ncandidates\030\004 \003(\0132\027.kxm.v1.MemoryCan" +
+      "didateR\ncandidates\"\267\003\n\017MemoryCandidate\022\016" +
+      "\n\002id\030\001 \001(\tR\002id\022\030\n\007project\030\002 \001(\tR\007project" +
+      "\022*\n\005scope\030\003 \001(\0162\024.kxm.v1.ContextScopeR\005s" +
+      "cope\022\022\n\004kind\030\004 \001(\tR\004kind\022\030\n\007summary\030\005 \001(" +
+      "\tR\007summary\022#\n\revidence_refs\030\006 \003(\tR\014evide" +
+      "nceRefs\022\037\n\013proposed_by\030\007 \001(\tR\nproposedBy" +
+      "\0221\n\006origin\030\010 \001(\0162\031.kxm.v1.ContextSourceT" +
+      "ypeR\006origin\022;\n\013create_time\030\t \001(\0132\032.googl" +
+      "e.protobuf.TimestampR\ncreateTime\022\026\n\006stat" +
+      "us\030\n \001(\tR\006status\022\035\n\ndecided_by\030\013 \001(\tR\tde" +
+      "cidedBy\022\033\n\trecord_id\030\014 \001(\tR\010recordId\022\026\n\006" +
+      "reason\030\r \001(\tR\006reason\"\257\001\n\024ProposeMemoryRe" +
+      "quest\022\030\n\007project\030\001 \001(\tR\007project\022*\n\005scope" +
+      "\030\002 \001(\0162\024.kxm.v1.ContextScopeR\005scope\022\022\n\004k" +
+      "ind\030\003 \001(\tR\004kind\022\030\n\007summary\030\004 \001(\tR\007summar" +
+      "y\022#\n\revidence_refs\030\005 \003(\tR\014evidenceRefs\"N" +
+      "\n\025ProposeMemoryResponse\0225\n\tcandidate\030\001 \001" +
+      "(\0132\027.kxm.v1.MemoryCandidateR\tcandidate\"\311" +
+      "\001\n\024PromoteMemoryRequest\022\030\n\007project\030\001 \001(\t" +
+      "R\007project\022!\n\014candidate_id\030\002 \001(\tR\013candida" +
+      "teId\022\033\n\trecord_id\030\003 \001(\tR\010recordId\022\034\n\taut" +
+      "hority\030\004 \001(\tR\tauthority\0229\n\nconfidence\030\005 " +
+      "\001(\0162\031.kxm.v1.ContextConfidenceR\nconfiden" +
+      "ce\"|\n\025PromoteMemoryResponse\0225\n\tcandidate" +
       "\030\001 \001(\0132\027.kxm.v1.MemoryCandidateR\tcandida" +
-      "te*\225\001\n\nSkillState\022\033\n\027SKILL_STATE_UNSPECI" +
-      "FIED\020\000\022\031\n\025SKILL_STATE_CANDIDATE\020\001\022\030\n\024SKI" +
-      "LL_STATE_PROMOTED\020\002\022\033\n\027SKILL_STATE_QUARA" +
-      "NTINED\020\003\022\030\n\024SKILL_STATE_REJECTED\020\004*\370\001\n\023S" +
-      "killEvaluationKind\022%\n!SKILL_EVALUATION_K" +
-      "IND_UNSPECIFIED\020\000\022\'\n#SKILL_EVALUATION_KI" +
-      "ND_STATIC_REVIEW\020\001\022!\n\035SKILL_EVALUATION_K" +
-      "IND_SANDBOX\020\002\022$\n SKILL_EVALUATION_KIND_F" +
-      "UNCTIONAL\020\003\022 \n\034SKILL_EVALUATION_KIND_SAF" +
-      "ETY\020\004\022&\n\"SKILL_EVALUATION_KIND_OPTIMIZAT" +
-      "ION\020\005*\320\001\n\016SkillEventType\022 \n\034SKILL_EVENT_" +
-      "TYPE_UNSPECIFIED\020\000\022\034\n\030SKILL_EVENT_TYPE_C" +
-      "REATED\020\001\022\036\n\032SKILL_EVENT_TYPE_EVALUATED\020\002" +
-      "\022\035\n\031SKILL_EVENT_TYPE_PROMOTED\020\003\022 \n\034SKILL" +
-      "_EVENT_TYPE_QUARANTINED\020\004\022\035\n\031SKILL_EVENT" +
-      "_TYPE_REJECTED\020\0052\316\017\n\016ContextService\022K\n\010P" +
-      "utItems\022\027.kxm.v1.PutItemsRequest\032\030.kxm.v" +
-      "1.PutItemsResponse\"\014\352\340\030\010\010\003\020\000\030\002(\003\022p\n\020GetC" +
-      "ontextPacket\022\037.kxm.v1.GetContextPacketRe" +
-      "quest\032 .kxm.v1.GetContextPacketResponse\"" +
-      "\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_context(\003\022Q\n\006Recall\022\025.k" +
-      "xm.v1.RecallRequest\032\026.kxm.v1.RecallRespo" +
-      "nse\"\030\352\340\030\024\010\004\020\001\030\002\"\nkxm_recall(\001\022V\n\010GetStat" +
-      "e\022\027.kxm.v1.GetStateRequest\032\030.kxm.v1.GetS" +
-      "tateResponse\"\027\352\340\030\023\010\004\020\001\030\002\"\tkxm_state(\001\022f\n" +
-      "\014ListStateSet\022\033.kxm.v1.ListStateSetReque" +
-      "st\032\034.kxm.v1.ListStateSetResponse\"\033\352\340\030\027\010\004" +
-      "\020\001\030\002\"\rkxm_state_set(\001\022d\n\014ProposeState\022\033." +
-      "kxm.v1.ProposeStateRequest\032\034.kxm.v1.Prop" +
-      "oseStateResponse\"\031\352\340\030\025\010\003\020\000\030\002\"\013kxm_promot" +
-      "e(\001\022W\n\014PromoteState\022\033.kxm.v1.PromoteStat" +
-      "eRequest\032\034.kxm.v1.PromoteStateResponse\"\014" +
-      "\352\340\030\010\010\002\020\000\030\001(\004\022T\n\013RejectState\022\032.kxm.v1.Rej" +
-      "ectStateRequest\032\033.kxm.v1.RejectStateResp" +
-      "onse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022d\n\014ListEpisodes\022\033.kxm" +
-      ".v1.ListEpisodesRequest\032\034.kxm.v1.ListEpi" +
-      "sodesResponse\"\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_episode(\001" +
-      "\022a\n\013ExplainItem\022\032.kxm.v1.ExplainItemRequ" +
-      "est\032\033.kxm.v1.ExplainItemResponse\"\031\352\340\030\025\010\004" +
-      "\020\001\030\002\"\013kxm_explain(\001\022T\n\013DeleteItems\022\032.kxm" +
-      ".v1.DeleteItemsRequest\032\033.kxm.v1.DeleteIt" +
-      "emsResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022T\n\013CreateSkill" +
-      "\022\032.kxm.v1.CreateSkillRequest\032\033.kxm.v1.Cr" +
-      "eateSkillResponse\"\014\352\340\030\010\010\003\020\000\030\002(\001\022Z\n\rEvalu" +
-      "ateSkill\022\034.kxm.v1.EvaluateSkillRequest\032\035" +
-      ".kxm.v1.EvaluateSkillResponse\"\014\352\340\030\010\010\002\020\000\030" +
-      "\001(\004\022W\n\014PromoteSkill\022\033.kxm.v1.PromoteSkil" +
-      "lRequest\032\034.kxm.v1.PromoteSkillResponse\"\014" +
-      "\352\340\030\010\010\002\020\000\030\001(\004\022T\n\013RejectSkill\022\032.kxm.v1.Rej" +
-      "ectSkillRequest\032\033.kxm.v1.RejectSkillResp" +
-      "onse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022K\n\010GetSkill\022\027.kxm.v1." +
-      "GetSkillRequest\032\030.kxm.v1.GetSkillRespons" +
-      "e\"\014\352\340\030\010\010\004\020\001\030\002(\001\022Q\n\nListSkills\022\031.kxm.v1.L" +
-      "istSkillsRequest\032\032.kxm.v1.ListSkillsResp" +
-      "onse\"\014\352\340\030\010\010\004\020\001\030\002(\001\022Q\n\nSyncMemory\022\031.kxm.v" +
-      "1.SyncMemoryRequest\032\032.kxm.v1.SyncMemoryR" +
-      "esponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022Q\n\nListMemory\022\031.kx" +
-      "m.v1.ListMemoryRequest\032\032.kxm.v1.ListMemo" +
-      "ryResponse\"\014\352\340\030\010\010\004\020\001\030\002(\001\022Z\n\rProposeMemor" +
-      "y\022\034.kxm.v1.ProposeMemoryRequest\032\035.kxm.v1" +
-      ".ProposeMemoryResponse\"\014\352\340\030\010\010\003\020\000\030\002(\001\022Z\n\r" +
-      "PromoteMemory\022\034.kxm.v1.PromoteMemoryRequ" +
-      "est\032\035.kxm.v1.PromoteMemoryResponse\"\014\352\340\030\010" +
-      "\010\002\020\000\030\001(\004\022W\n\014RejectMemory\022\033.kxm.v1.Reject" +
-      "MemoryRequest\032\034.kxm.v1.RejectMemoryRespo" +
-      "nse\"\014\352\340\030\010\010\002\020\000\030\001(\004B\203\001\n\ndev.kxm.v1B\023Contex" +
-      "tServiceProtoP\001Z\'kxm.dev/hub/clients/go/" +
-      "gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1" +
-      "\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
+      "te\022\022\n\004path\030\002 \001(\tR\004path\022\030\n\007content\030\003 \001(\tR" +
+      "\007content\"j\n\023RejectMemoryRequest\022\030\n\007proje" +
+      "ct\030\001 \001(\tR\007project\022!\n\014candidate_id\030\002 \001(\tR" +
+      "\013candidateId\022\026\n\006reason\030\003 \001(\tR\006reason\"M\n\024" +
+      "RejectMemoryResponse\0225\n\tcandidate\030\001 \001(\0132" +
+      "\027.kxm.v1.MemoryCandidateR\tcandidate*\225\001\n\n" +
+      "SkillState\022\033\n\027SKILL_STATE_UNSPECIFIED\020\000\022" +
+      "\031\n\025SKILL_STATE_CANDIDATE\020\001\022\030\n\024SKILL_STAT" +
+      "E_PROMOTED\020\002\022\033\n\027SKILL_STATE_QUARANTINED\020" +
+      "\003\022\030\n\024SKILL_STATE_REJECTED\020\004*\370\001\n\023SkillEva" +
+      "luationKind\022%\n!SKILL_EVALUATION_KIND_UNS" +
+      "PECIFIED\020\000\022\'\n#SKILL_EVALUATION_KIND_STAT" +
+      "IC_REVIEW\020\001\022!\n\035SKILL_EVALUATION_KIND_SAN" +
+      "DBOX\020\002\022$\n SKILL_EVALUATION_KIND_FUNCTION" +
+      "AL\020\003\022 \n\034SKILL_EVALUATION_KIND_SAFETY\020\004\022&" +
+      "\n\"SKILL_EVALUATION_KIND_OPTIMIZATION\020\005*\320" +
+      "\001\n\016SkillEventType\022 \n\034SKILL_EVENT_TYPE_UN" +
+      "SPECIFIED\020\000\022\034\n\030SKILL_EVENT_TYPE_CREATED\020" +
+      "\001\022\036\n\032SKILL_EVENT_TYPE_EVALUATED\020\002\022\035\n\031SKI" +
+      "LL_EVENT_TYPE_PROMOTED\020\003\022 \n\034SKILL_EVENT_" +
+      "TYPE_QUARANTINED\020\004\022\035\n\031SKILL_EVENT_TYPE_R" +
+      "EJECTED\020\0052\316\017\n\016ContextService\022K\n\010PutItems" +
+      "\022\027.kxm.v1.PutItemsRequest\032\030.kxm.v1.PutIt" +
+      "emsResponse\"\014\352\340\030\010\010\003\020\000\030\002(\003\022p\n\020GetContextP" +
+      "acket\022\037.kxm.v1.GetContextPacketRequest\032 " +
+      ".kxm.v1.GetContextPacketResponse\"\031\352\340\030\025\010\004" +
+      "\020\001\030\002\"\013kxm_context(\003\022Q\n\006Recall\022\025.kxm.v1.R" +
+      "ecallRequest\032\026.kxm.v1.RecallResponse\"\030\352\340" +
+      "\030\024\010\004\020\001\030\002\"\nkxm_recall(\001\022V\n\010GetState\022\027.kxm" +
+      ".v1.GetStateRequest\032\030.kxm.v1.GetStateRes" +
+      "ponse\"\027\352\340\030\023\010\004\020\001\030\002\"\tkxm_state(\001\022f\n\014ListSt" +
+      "ateSet\022\033.kxm.v1.ListStateSetRequest\032\034.kx" +
+      "m.v1.ListStateSetResponse\"\033\352\340\030\027\010\004\020\001\030\002\"\rk" +
+      "xm_state_set(\001\022d\n\014ProposeState\022\033.kxm.v1." +
+      "ProposeStateRequest\032\034.kxm.v1.ProposeStat" +
+      "eResponse\"\031\352\340\030\025\010\003\020\000\030\002\"\013kxm_promote(\001\022W\n\014" +
+      "PromoteState\022\033.kxm.v1.PromoteStateReques" +
+      "t\032\034.kxm.v1.PromoteStateResponse\"\014\352\340\030\010\010\002\020" +
+      "\000\030\001(\004\022T\n\013RejectState\022\032.kxm.v1.RejectStat" +
+      "eRequest\032\033.kxm.v1.RejectStateResponse\"\014\352" +
+      "\340\030\010\010\002\020\000\030\001(\004\022d\n\014ListEpisodes\022\033.kxm.v1.Lis" +
+      "tEpisodesRequest\032\034.kxm.v1.ListEpisodesRe" +
+      "sponse\"\031\352\340\030\025\010\004\020\001\030\002\"\013kxm_episode(\001\022a\n\013Exp" +
+      "lainItem\022\032.kxm.v1.ExplainItemRequest\032\033.k" +
+      "xm.v1.ExplainItemResponse\"\031\352\340\030\025\010\004\020\001\030\002\"\013k" +
+      "xm_explain(\001\022T\n\013DeleteItems\022\032.kxm.v1.Del" +
+      "eteItemsRequest\032\033.kxm.v1.DeleteItemsResp" +
+      "onse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022T\n\013CreateSkill\022\032.kxm." +
+      "v1.CreateSkillRequest\032\033.kxm.v1.CreateSki" +
+      "llResponse\"\014\352\340\030\010\010\003\020\000\030\002(\001\022Z\n\rEvaluateSkil" +
+      "l\022\034.kxm.v1.EvaluateSkillRequest\032\035.kxm.v1" +
+      ".EvaluateSkillResponse\"\014\352\340\030\010\010\002\020\000\030\001(\004\022W\n\014" +
+      "PromoteSkill\022\033.kxm.v1.PromoteSkillReques" +
+      "t\032\034.kxm.v1.PromoteSkillResponse\"\014\352\340\030\010\010\002\020" +
+      "\000\030\001(\004\022T\n\013RejectSkill\022\032.kxm.v1.RejectSkil" +
+      "lRequest\032\033.kxm.v1.RejectSkillResponse\"\014\352" +
+      "\340\030\010\010\002\020\000\030\001(\004\022K\n\010GetSkill\022\027.kxm.v1.GetSkil" +
+      "lRequest\032\030.kxm.v1.GetSkillResponse\"\014\352\340\030\010" +
+      "\010\004\020\001\030\002(\001\022Q\n\nListSkills\022\031.kxm.v1.ListSkil" +
+      "lsRequest\032\032.kxm.v1.ListSkillsResponse\"\014\352" +
+      "\340\030\010\010\004\020\001\030\002(\001\022Q\n\nSyncMemory\022\031.kxm.v1.SyncM" +
+      "emoryRequest\032\032.kxm.v1.SyncMemoryResponse" +
+      "\"\014\352\340\030\010\010\002\020\000\030\001(\004\022Q\n\nListMemory\022\031.kxm.v1.Li" +
+      "stMemoryRequest\032\032.kxm.v1.ListMemoryRespo" +
+      "nse\"\014\352\340\030\010\010\004\020\001\030\002(\001\022Z\n\rProposeMemory\022\034.kxm" +
+      ".v1.ProposeMemoryRequest\032\035.kxm.v1.Propos" +
+      "eMemoryResponse\"\014\352\340\030\010\010\003\020\000\030\002(\001\022Z\n\rPromote" +
+      "Memory\022\034.kxm.v1.PromoteMemoryRequest\032\035.k" +
+      "xm.v1.PromoteMemoryResponse\"\014\352\340\030\010\010\002\020\000\030\001(" +
+      "\004\022W\n\014RejectMemory\022\033.kxm.v1.RejectMemoryR" +
+      "equest\032\034.kxm.v1.RejectMemoryResponse\"\014\352\340" +
+      "\030\010\010\002\020\000\030\001(\004B\203\001\n\ndev.kxm.v1B\023ContextServic" +
+      "eProtoP\001Z\'kxm.dev/hub/clients/go/gen/kxm" +
+      "/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002\022Kxm\\" +
+      "V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -834,7 +835,7 @@ public final class ContextServiceProto extends com.google.protobuf.GeneratedFile
     internal_static_kxm_v1_SyncMemoryRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_SyncMemoryRequest_descriptor,
-        new java.lang.String[] { "Project", "Files", });
+        new java.lang.String[] { "Project", "Files", "AllowEmpty", });
     internal_static_kxm_v1_SyncMemoryResponse_descriptor =
       getDescriptor().getMessageType(42);
     internal_static_kxm_v1_SyncMemoryResponse_fieldAccessorTable = new

@@ -106,7 +106,7 @@ private static final long serialVersionUID = 0L;
   private java.util.List<dev.kxm.v1.MemoryFile> files_;
   /**
    * <pre>
-   * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+   * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
    * </pre>
    *
    * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -117,7 +117,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+   * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
    * </pre>
    *
    * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -129,7 +129,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+   * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
    * </pre>
    *
    * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -140,7 +140,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+   * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
    * </pre>
    *
    * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -151,7 +151,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+   * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
    * </pre>
    *
    * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -160,6 +160,22 @@ private static final long serialVersionUID = 0L;
   public dev.kxm.v1.MemoryFileOrBuilder getFilesOrBuilder(
       int index) {
     return files_.get(index);
+  }
+
+  public static final int ALLOW_EMPTY_FIELD_NUMBER = 3;
+  private boolean allowEmpty_ = false;
+  /**
+   * <pre>
+   * No file empties the project's memory only with this set (without it, no file is refused: a
+   * sync of the wrong folder must not wipe the memory).
+   * </pre>
+   *
+   * <code>bool allow_empty = 3 [json_name = "allowEmpty"];</code>
+   * @return The allowEmpty.
+   */
+  @java.lang.Override
+  public boolean getAllowEmpty() {
+    return allowEmpty_;
   }
 
   private byte memoizedIsInitialized = -1;
@@ -182,6 +198,9 @@ private static final long serialVersionUID = 0L;
     for (int i = 0; i < files_.size(); i++) {
       output.writeMessage(2, files_.get(i));
     }
+    if (allowEmpty_ != false) {
+      output.writeBool(3, allowEmpty_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -198,6 +217,10 @@ private static final long serialVersionUID = 0L;
           }
           size += 1 * count;
         }
+    if (allowEmpty_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(3, allowEmpty_);
+    }
     return size;
   }
   @java.lang.Override
@@ -226,6 +249,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getProject())) return false;
     if (!getFilesList()
         .equals(other.getFilesList())) return false;
+    if (getAllowEmpty()
+        != other.getAllowEmpty()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -243,6 +268,9 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + FILES_FIELD_NUMBER;
       hash = (53 * hash) + getFilesList().hashCode();
     }
+    hash = (37 * hash) + ALLOW_EMPTY_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getAllowEmpty());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -386,6 +414,7 @@ private static final long serialVersionUID = 0L;
         filesBuilder_.clear();
       }
       bitField0_ = (bitField0_ & ~0x00000002);
+      allowEmpty_ = false;
       return this;
     }
 
@@ -435,6 +464,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000001) != 0)) {
         result.project_ = project_;
       }
+      if (((from_bitField0_ & 0x00000004) != 0)) {
+        result.allowEmpty_ = allowEmpty_;
+      }
     }
 
     @java.lang.Override
@@ -480,6 +512,9 @@ private static final long serialVersionUID = 0L;
           }
         }
       }
+      if (other.getAllowEmpty() != false) {
+        setAllowEmpty(other.getAllowEmpty());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -522,6 +557,11 @@ private static final long serialVersionUID = 0L;
               }
               break;
             } // case 18
+            case 24: {
+              allowEmpty_ = input.readBool();
+              bitField0_ |= 0x00000004;
+              break;
+            } // case 24
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -645,7 +685,7 @@ private static final long serialVersionUID = 0L;
 
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -659,7 +699,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -673,7 +713,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -687,7 +727,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -706,7 +746,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -724,7 +764,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -742,7 +782,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -761,7 +801,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -779,7 +819,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -797,7 +837,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -816,7 +856,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -833,7 +873,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -850,7 +890,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -861,7 +901,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -875,7 +915,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -890,7 +930,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -901,7 +941,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -913,7 +953,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+     * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
      * </pre>
      *
      * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -935,6 +975,53 @@ private static final long serialVersionUID = 0L;
         files_ = null;
       }
       return filesBuilder_;
+    }
+
+    private boolean allowEmpty_ ;
+    /**
+     * <pre>
+     * No file empties the project's memory only with this set (without it, no file is refused: a
+     * sync of the wrong folder must not wipe the memory).
+     * </pre>
+     *
+     * <code>bool allow_empty = 3 [json_name = "allowEmpty"];</code>
+     * @return The allowEmpty.
+     */
+    @java.lang.Override
+    public boolean getAllowEmpty() {
+      return allowEmpty_;
+    }
+    /**
+     * <pre>
+     * No file empties the project's memory only with this set (without it, no file is refused: a
+     * sync of the wrong folder must not wipe the memory).
+     * </pre>
+     *
+     * <code>bool allow_empty = 3 [json_name = "allowEmpty"];</code>
+     * @param value The allowEmpty to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAllowEmpty(boolean value) {
+
+      allowEmpty_ = value;
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * No file empties the project's memory only with this set (without it, no file is refused: a
+     * sync of the wrong folder must not wipe the memory).
+     * </pre>
+     *
+     * <code>bool allow_empty = 3 [json_name = "allowEmpty"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearAllowEmpty() {
+      bitField0_ = (bitField0_ & ~0x00000004);
+      allowEmpty_ = false;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:kxm.v1.SyncMemoryRequest)

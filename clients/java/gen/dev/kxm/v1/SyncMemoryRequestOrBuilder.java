@@ -32,7 +32,7 @@ public interface SyncMemoryRequestOrBuilder extends
 
   /**
    * <pre>
-   * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+   * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
    * </pre>
    *
    * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -41,7 +41,7 @@ public interface SyncMemoryRequestOrBuilder extends
       getFilesList();
   /**
    * <pre>
-   * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+   * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
    * </pre>
    *
    * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -49,7 +49,7 @@ public interface SyncMemoryRequestOrBuilder extends
   dev.kxm.v1.MemoryFile getFiles(int index);
   /**
    * <pre>
-   * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+   * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
    * </pre>
    *
    * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -57,7 +57,7 @@ public interface SyncMemoryRequestOrBuilder extends
   int getFilesCount();
   /**
    * <pre>
-   * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+   * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
    * </pre>
    *
    * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
@@ -66,11 +66,22 @@ public interface SyncMemoryRequestOrBuilder extends
       getFilesOrBuilderList();
   /**
    * <pre>
-   * 1 to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
+   * Up to 128 files, distinct paths, at most 192 KiB in all: the whole memory of the project.
    * </pre>
    *
    * <code>repeated .kxm.v1.MemoryFile files = 2 [json_name = "files"];</code>
    */
   dev.kxm.v1.MemoryFileOrBuilder getFilesOrBuilder(
       int index);
+
+  /**
+   * <pre>
+   * No file empties the project's memory only with this set (without it, no file is refused: a
+   * sync of the wrong folder must not wipe the memory).
+   * </pre>
+   *
+   * <code>bool allow_empty = 3 [json_name = "allowEmpty"];</code>
+   * @return The allowEmpty.
+   */
+  boolean getAllowEmpty();
 }
