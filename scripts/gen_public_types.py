@@ -78,6 +78,8 @@ def render() -> str:
         lines.append(")")
         exported.extend(names)
     lines[1:1] = ["", "import enum as _enum  # private: every public name of the module is a kxm.v1 type or module"]
+    if enums:
+        lines += ["", '_NUMERIC_FORMATS = frozenset("bcdoxXneEfFgGn%")', '"""The presentation types of a number."""']
     for module, name, enum_descriptor in enums:
         lines += _enum_class(module, name, enum_descriptor)
     lines += ["", "", "__all__ = ["] if enums else ["", "__all__ = ["]
@@ -98,7 +100,8 @@ def _enum_class(module: str, name: str, descriptor: Any) -> list[str]:
         "        return self.name",
         "",
         "    def __format__(self, spec: str) -> str:",
-        "        return format(self.name, spec)",
+        "        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.",
+        "        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)",
         "",
         "    @staticmethod",
         "    def Name(number: int) -> str:",

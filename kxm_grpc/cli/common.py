@@ -115,16 +115,17 @@ def open_client(args: argparse.Namespace, *, admin: bool = False, **kwargs: Any)
 
 
 def _operator_token(token: str, address: str | None) -> bool:
-    """Whether ``token`` is an operator's: a named operator's (``kxm_op_…``) or the admin token found
-    where ``kxm admin`` commands look for it (``KXM_ADMIN_TOKEN``, the credentials file)."""
+    """Whether ``token`` is an operator's: a named operator's (``kxm_op_…``), a generated admin
+    token (``kxm_admin_…``), or the admin token found where ``kxm admin`` commands look for it
+    (``KXM_ADMIN_TOKEN``, the credentials file)."""
     from kxm_grpc.client.config import resolve
-    from kxm_grpc.domain.secrets import OPERATOR_TOKEN_PREFIX
+    from kxm_grpc.domain.secrets import ADMIN_TOKEN_PREFIX, OPERATOR_TOKEN_PREFIX
 
+    if token.startswith((OPERATOR_TOKEN_PREFIX, ADMIN_TOKEN_PREFIX)):
+        return True
     admin = resolve(address, admin=True).token
     # Secrets are compared in constant time everywhere, even two the caller holds (B9's static check).
-    return token.startswith(OPERATOR_TOKEN_PREFIX) or (
-        admin is not None and hmac.compare_digest(token.encode(), admin.encode())
-    )
+    return admin is not None and hmac.compare_digest(token.encode(), admin.encode())
 
 
 class TlsMaterial(TypedDict, total=False):

@@ -72,6 +72,10 @@ from kxm_grpc.version import version
 log = structlog.get_logger("kxm.hub")
 
 
+HEALTH_MAX_CONCURRENT_RPCS = 64
+"""Calls the plaintext health listener serves at once (more are refused RESOURCE_EXHAUSTED)."""
+
+
 class BindError(RuntimeError):
     """A listener's address cannot be bound; the message says which and why, in one line."""
 
@@ -296,7 +300,9 @@ class HubServer:
         settings = self.settings
         assert self._health is not None and settings.health_port is not None
         host = settings.health_host
-        server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        # Unauthenticated by design, so bounded: probes are a few calls at a time, and a caller
+        # holding Watch streams open there must not hold the hub's memory.
+        server = grpc.aio.server(options=[("grpc.so_reuseport", 0)], maximum_concurrent_rpcs=HEALTH_MAX_CONCURRENT_RPCS)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         problem = _unbindable(host, settings.health_port) if settings.health_port else None
         if problem is not None and problem.in_use:

@@ -333,6 +333,9 @@ from kxm_grpc._gen.kxm.v1.workflow_types_pb2 import (
     WorkflowWait,
 )
 
+_NUMERIC_FORMATS = frozenset("bcdoxXneEfFgGn%")
+"""The presentation types of a number."""
+
 
 class CredentialKind(_enum.IntEnum):
     """kxm.v1.CredentialKind, printed by its name (``str``, ``format``)."""
@@ -348,7 +351,8 @@ class CredentialKind(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -390,7 +394,8 @@ class SkillEvaluationKind(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -432,7 +437,8 @@ class SkillEventType(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -473,7 +479,8 @@ class SkillState(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -514,7 +521,8 @@ class ContextAuthority(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -554,7 +562,8 @@ class ContextConfidence(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -596,7 +605,8 @@ class ContextKind(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -637,7 +647,8 @@ class ContextScope(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -681,7 +692,8 @@ class ContextSourceType(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -722,7 +734,8 @@ class ContextStatus(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -763,7 +776,8 @@ class TerminalReceiptStatus(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -950,7 +964,8 @@ class ErrorReason(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -990,7 +1005,8 @@ class FanoutStatus(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1034,7 +1050,8 @@ class Access(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1074,7 +1091,8 @@ class PresenceRenewal(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1115,7 +1133,8 @@ class RateLimitClass(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1156,7 +1175,8 @@ class SyncOutcome(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1196,7 +1216,8 @@ class Delivery(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1239,7 +1260,8 @@ class MessageState(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1279,7 +1301,8 @@ class Presence(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1319,7 +1342,8 @@ class RuntimePresenceState(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1363,7 +1387,8 @@ class ImprovementArea(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1410,7 +1435,8 @@ class JournalCategory(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1450,7 +1476,8 @@ class JournalSeverity(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1491,7 +1518,8 @@ class PromotionStatus(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1530,7 +1558,8 @@ class DefinitionFormat(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1570,7 +1599,8 @@ class RecoveryAction(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1612,7 +1642,8 @@ class AssignmentState(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1653,7 +1684,8 @@ class StepPhase(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1693,7 +1725,8 @@ class CheckpointStatus(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1732,7 +1765,8 @@ class WorkflowKind(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1776,7 +1810,8 @@ class WorkflowRunStatus(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:
@@ -1819,7 +1854,8 @@ class WorkflowStageStatus(_enum.IntEnum):
         return self.name
 
     def __format__(self, spec: str) -> str:
-        return format(self.name, spec)
+        # A numeric presentation (`:d`, `:x`) formats the number, as an int's; any other the name.
+        return int.__format__(self, spec) if spec[-1:] in _NUMERIC_FORMATS else format(self.name, spec)
 
     @staticmethod
     def Name(number: int) -> str:

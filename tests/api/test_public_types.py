@@ -56,6 +56,8 @@ def test_an_enum_field_prints_by_name_through_its_public_enum() -> None:
         "MESSAGE_STATE_REPLIED",
         "<MessageState.MESSAGE_STATE_REPLIED: 3>",
     )
+    # A numeric presentation formats the number, as an int's does; any other the name.
+    assert (f"{state:d}", f"{state:03d}", f"{state:x}", f"{state:>22}") == ("3", "003", "3", " MESSAGE_STATE_REPLIED")
     assert v1.Presence.Name(v1.Presence.PRESENCE_ONLINE) == "PRESENCE_ONLINE"
     assert v1.Presence.Value("PRESENCE_ONLINE") == types_pb2.PRESENCE_ONLINE
     assert (v1.Presence.keys(), v1.Presence.values(), v1.Presence.items()) == (
