@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -148,9 +149,14 @@ def check_reason(value: str) -> str:
     return redact(check_text("reason", value, MAX_REASON_CHARS, reason=Reason.INVALID_MEMORY_RECORD))
 
 
+_NOT_YAML_PRINTABLE = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+"""What JSON leaves as is but YAML cannot print, or folds as a line break (NEL, LS, PS)."""
+
+
 def _yaml(value: str) -> str:
-    """A YAML double-quoted scalar (JSON's escapes are YAML's; non-ASCII kept as is)."""
-    return json.dumps(value, ensure_ascii=False)
+    """A YAML double-quoted scalar: JSON's escapes are YAML's, non-ASCII is kept as is, and what
+    YAML cannot print or would fold is escaped as ``\\uXXXX``, so the record reads back as written."""
+    return _NOT_YAML_PRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False))
 
 
 def record_file(
