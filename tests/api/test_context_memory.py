@@ -140,7 +140,7 @@ async def test_the_mapping_table_row_by_row(ops: HubClient, alpha: HubClient) ->
         epb.CONTEXT_SOURCE_TYPE_GIT,
         epb.CONTEXT_SOURCE_TYPE_TOOL,
     )
-    assert (a.provenance.source_ref, d.provenance.source_ref) == ("memory:alpha/a.md", "memory:alpha/d.md")
+    assert (a.provenance.source_ref, d.provenance.source_ref) == ("memory:alpha/a.md", "memory:_shared/shared-d")
     assert a.summary == "always run the linter"
 
 
@@ -182,10 +182,14 @@ async def test_operator_scope_is_shared_and_ranked_after_another_projects_own_it
         await beta_client.context.put_items([context_item("k_beta", "knowledge", "gate policy of beta")])
 
         packet = (await beta_client.context.get_packet("planner", "gate policy")).packet
+        explained = await beta_client.context.explain_item("mem_shared-d")
 
     assert list(packet.audit.selected_ids) == ["k_beta", "mem_shared-d"]
     assert packet.knowledge[1].project == "_shared"
     assert packet.knowledge[1].authority == epb.CONTEXT_AUTHORITY_INSTRUCTION
+    # beta reads the default, not which project's sync wrote it nor that project's file names.
+    assert packet.knowledge[1].provenance.source_ref == "memory:_shared/shared-d"
+    assert explained.found and "alpha" not in str(packet.knowledge[1]) and "d.md" not in str(explained)
 
 
 async def test_a_shared_id_another_project_owns_is_refused_and_its_resync_leaves_it(

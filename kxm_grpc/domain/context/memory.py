@@ -163,13 +163,19 @@ def record_id_valid(record_id: str) -> bool:
     return _RECORD_ID.fullmatch(record_id) is not None
 
 
-def memory_source_ref(project: str, path: str) -> str:
-    """A memory item's source ref: ``memory:<project>/<path>`` (the project whose sync wrote it)."""
+def memory_source_ref(project: str, path: str, *, shared_record_id: str | None = None) -> str:
+    """A memory item's source ref: ``memory:<project>/<path>`` (the project whose sync wrote it),
+    or for a ``_shared`` item, which every project reads, ``memory:_shared/<record id>``: neither
+    the owning project nor its file names are another project's to read (the owner is kept in the
+    hub's settings, ``services.context.memory``)."""
+    if shared_record_id is not None:
+        return f"{MEMORY_SOURCE_PREFIX}{SHARED_PROJECT}/{shared_record_id}"
     return f"{MEMORY_SOURCE_PREFIX}{project}/{path}"
 
 
 def memory_owner(item: ContextItem) -> str | None:
-    """The project whose sync wrote a memory item, from its source ref; None for any other item."""
+    """The project a memory item's source ref names (``_shared`` for a shared item synced since
+    its owner moved out of the ref); None for any other item."""
     ref = item.provenance.source_ref
     if not item.id.startswith(MEMORY_ITEM_PREFIX) or ref is None or not ref.startswith(MEMORY_SOURCE_PREFIX):
         return None
@@ -338,7 +344,10 @@ def parse_file(file: MemoryFile, *, project: str) -> MemoryRecord:
         kind=Kind.KNOWLEDGE,
         project=SHARED_PROJECT if scope is Scope.OPERATOR else project,
         summary=summary,
-        provenance=Provenance(source_type, memory_source_ref(project, file.path)),
+        provenance=Provenance(
+            source_type,
+            memory_source_ref(project, file.path, shared_record_id=record_id if scope is Scope.OPERATOR else None),
+        ),
         authority=Authority.EVIDENCE if authority is RecordAuthority.EVIDENCE else Authority.INSTRUCTION,
         confidence=confidence,
         scope=scope,

@@ -9,7 +9,8 @@ refusal writes nothing.
 The manifest is the project's row of the hub's key/value settings (``meta``, key
 ``context.memory:<project>``; no schema change): the revision, the sync's time, and per stored
 record the metadata ListMemory answers with and the item it maps to. ``_shared`` items are owned
-by the project whose sync wrote them (their source ref, ``memory:<project>/<path>``, says which):
+by the project whose sync wrote them (the ``meta`` row ``context.memory-owner:<item id>`` says which;
+their source ref, which every project reads, says only ``memory:_shared/<record id>``):
 another project's sync naming the same operator-scope id is refused (MEMORY_RECORD_OWNED), and a
 sync removes only the ``_shared`` items its own project owns.
 
@@ -180,6 +181,20 @@ def _manifest(tx: Tx, project: str) -> Manifest | None:
     return None if text is None else _decode(project, text)
 
 
+SHARED_OWNER_KEY_PREFIX = "context.memory-owner:"
+"""The ``meta`` key (and item id) of a ``_shared`` memory item's owner: the project whose sync wrote it."""
+
+
+def _shared_owner(tx: Tx, item: ContextItem) -> str | None:
+    """The project whose sync wrote the ``_shared`` memory ``item``; None if it is no memory item."""
+    owner = tx.meta.get(SHARED_OWNER_KEY_PREFIX + item.id)
+    if owner:
+        return owner
+    # Items synced before the owner moved to the settings named it in their source ref.
+    legacy = memory_owner(item)
+    return legacy if legacy != SHARED_PROJECT else None
+
+
 def current_revision(tx: Tx, project: str) -> str:
     """The project's memory revision (``ctxrev_…``), or empty when it was never synced: what a
     step run pins when it is created (§5.14)."""
@@ -232,7 +247,7 @@ async def sync(
             found = present.get((owner_project, item_id))
             if owner_project != SHARED_PROJECT or found is None:
                 continue
-            owner = memory_owner(found.item)
+            owner = _shared_owner(tx, found.item)
             if owner != home:
                 raise FailedPrecondition(
                     f"{record.path}: _shared item {item_id} is "
@@ -270,11 +285,17 @@ async def sync(
                     item_id
                     for item_id in ids
                     if (found := old.get((owner_project, item_id))) is not None
-                    and (owner_project != SHARED_PROJECT or memory_owner(found.item) == home)
+                    and (owner_project != SHARED_PROJECT or _shared_owner(tx, found.item) == home)
                 ]
                 if mine:
                     removed += tx.context_items.delete(owner_project, mine)
+                    if owner_project == SHARED_PROJECT:
+                        for item_id in mine:
+                            tx.meta.put(SHARED_OWNER_KEY_PREFIX + item_id, "")
         tx.context_items.put([StoredContextItem(record.item, write_time=now) for record in stored])
+        for record in stored:
+            if record.item.project == SHARED_PROJECT:
+                tx.meta.put(SHARED_OWNER_KEY_PREFIX + record.item.id, home)
         manifest = Manifest(new_revision, now, tuple(_stored_record(record) for record in stored))
         tx.meta.put(manifest_key(home), _encode(manifest))
         return removed, False
@@ -315,7 +336,7 @@ async def list_memory(store: Store, caller: Caller, project: str) -> Listing:
             ListedRecord(record, found.item)
             for record in manifest.records
             if (found := present.get((record.project, record.item_id))) is not None
-            and (record.project != SHARED_PROJECT or memory_owner(found.item) == home)
+            and (record.project != SHARED_PROJECT or _shared_owner(tx, found.item) == home)
         ]
         listed.sort(key=lambda entry: (entry.record.project == SHARED_PROJECT, code_unit_key(entry.record.record_id)))
         return Listing(tuple(listed), manifest.revision, manifest.sync_time)

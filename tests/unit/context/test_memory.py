@@ -66,10 +66,15 @@ def test_the_authority_mapping(authority: str, expected: Authority) -> None:
     assert (memory.authority, memory.item.authority) == (RecordAuthority(authority), expected)
 
 
-def test_operator_scope_is_shared_and_owned_by_the_syncing_project() -> None:
-    memory = parse_file(MemoryFile("d.md", record("d", "x", scope="operator")), project="beta")
+def test_operator_scope_is_shared_and_its_ref_names_neither_the_project_nor_the_file() -> None:
+    """Every project reads a `_shared` item: its source ref says `_shared` and the record id (the
+    owner is kept in the hub's settings); a project's own item names its project and file."""
+    shared = parse_file(MemoryFile("d.md", record("d", "x", scope="operator")), project="beta")
+    own = parse_file(MemoryFile("a.md", record("a", "x")), project="beta")
 
-    assert (memory.item.project, memory.item.scope, memory_owner(memory.item)) == ("_shared", Scope.OPERATOR, "beta")
+    assert (shared.item.project, shared.item.scope) == ("_shared", Scope.OPERATOR)
+    assert shared.item.provenance.source_ref == "memory:_shared/d" and memory_owner(shared.item) == "_shared"
+    assert own.item.provenance.source_ref == "memory:beta/a.md" and memory_owner(own.item) == "beta"
 
 
 @pytest.mark.parametrize(("scope", "lifecycle"), [("agent", "active"), ("run", "active"), ("project", "deprecated")])
