@@ -235,6 +235,7 @@ def index_bytes(path: Path, items: int, work_dir: Path) -> Rep:
             "DROP TABLE context_index_stats",
             "DROP INDEX context_items_rank",
             "DROP INDEX context_items_code_units",
+            "DROP INDEX context_items_cost",
             *(f"ALTER TABLE context_items DROP COLUMN {column}" for column in _INDEX_COLUMNS),
             "VACUUM",
         ):

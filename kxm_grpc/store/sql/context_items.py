@@ -22,9 +22,10 @@ parameters, so that both planners know the index covers them. A state key's item
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from kxm_grpc.domain.context.items import SHARED_PROJECT, Kind, Status
+from kxm_grpc.domain.context.relevance import K1, B
 from kxm_grpc.store.protocols.context_items import (
     IndexedItem,
     IndexStats,
@@ -32,6 +33,7 @@ from kxm_grpc.store.protocols.context_items import (
     Posting,
     RankEntry,
     RankKey,
+    Scored,
     StoredContextItem,
     Stream,
 )
@@ -364,6 +366,86 @@ class SqlContextItems:
             found += map(Match._make, rows)
         return found
 
+    def document_frequencies(
+        self,
+        project: str,
+        terms: Collection[str],
+        *,
+        partitions: Collection[tuple[Kind, Status | None]],
+        shadowed_by: str | None = None,
+    ) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for chunk in _chunks(sorted(set(terms)), _IN_CHUNK):
+            clauses = ["project = ?", f"term IN ({_marks(len(chunk))})"]
+            params: list[object] = [project, *chunk]
+            if not _partitions(clauses, params, partitions):
+                return {}
+            _add_posting_shadowing(clauses, params, shadowed_by)
+            rows = self._conn.execute(
+                f"SELECT term, COUNT(*) FROM context_postings WHERE {' AND '.join(clauses)} GROUP BY term", params
+            ).fetchall()
+            found.update((str(term), int(count)) for term, count in rows)
+        return found
+
+    def scored(
+        self,
+        project: str,
+        weights: Sequence[tuple[str, float]],
+        *,
+        average: float,
+        partitions: Collection[tuple[Kind, Status | None]],
+        shadowed_by: str | None = None,
+    ) -> list[Scored]:
+        if not weights:
+            return []
+        # One statement whatever the number of terms (a task has at most about 670): a sum split
+        # across statements would be one item's score in pieces. The constants are parameters
+        # computed as relevance.bm25 computes them, so each term's contribution is the same
+        # operations on the same doubles; only the summation order is the database's.
+        terms = [term for term, _ in weights]
+        cases = " ".join(["WHEN ? THEN ?"] * len(weights))
+        clauses = ["project = ?", f"term IN ({_marks(len(terms))})"]
+        params: list[object] = [value for pair in weights for value in pair]
+        params += [K1 + 1, K1, 1 - B, B, average, project, *terms]
+        if not _partitions(clauses, params, partitions):
+            return []
+        _add_posting_shadowing(clauses, params, shadowed_by)
+        rows = self._conn.execute(
+            f"SELECT item_id, kind, status, SUM((CASE term {cases} END) * ((frequency * ?) / "
+            "(frequency + ? * (? + ? * (CAST(length AS DOUBLE PRECISION) / ?))))) "
+            f"FROM context_postings WHERE {' AND '.join(clauses)} GROUP BY item_id, kind, status ORDER BY 4 DESC",
+            params,
+        ).fetchall()
+        return cast(list[Scored], rows)
+
+    def term_frequencies(self, project: str, terms: Collection[str], item_ids: Collection[str]) -> list[Match]:
+        wanted = sorted(set(terms))
+        if not wanted:
+            return []
+        found: list[Match] = []
+        for chunk in _chunks(sorted(set(item_ids)), _IN_CHUNK):
+            # Along context_postings_item: an item's few dozen postings, the terms picked out.
+            rows = self._conn.execute(
+                "SELECT project, item_id, term, kind, status, frequency, length FROM context_postings "
+                f"WHERE project = ? AND item_id IN ({_marks(len(chunk))}) AND term IN ({_marks(len(wanted))})",
+                [project, *chunk, *wanted],
+            ).fetchall()
+            found += map(Match._make, rows)
+        return found
+
+    def least_cost(self, partitions: Collection[tuple[str, Kind, Status | None]]) -> int | None:
+        keys = sorted({(project, kind.value, status_value(status)) for project, kind, status in partitions})
+        if not keys:
+            return None
+        # One MIN per partition, each an end of context_items_cost; their least in the same statement.
+        probes = " UNION ALL ".join(
+            ["SELECT MIN(cost) AS least FROM context_items WHERE project = ? AND kind = ? AND status = ?"] * len(keys)
+        )
+        row = self._conn.execute(
+            f"SELECT MIN(least) FROM ({probes}) probes", [value for key in keys for value in key]
+        ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
     def shadowed(self, project: str) -> list[IndexedItem]:
         if project == SHARED_PROJECT:
             return []
@@ -491,6 +573,29 @@ def _rank_entry(row: Row) -> RankEntry:
 def _add_shadowing(clauses: list[str], params: list[object], shadowed_by: str | None) -> None:
     if shadowed_by is not None:
         clauses.append("NOT EXISTS (SELECT 1 FROM context_items o WHERE o.project = ? AND o.id = context_items.id)")
+        params.append(shadowed_by)
+
+
+def _partitions(clauses: list[str], params: list[object], partitions: Collection[tuple[Kind, Status | None]]) -> bool:
+    """Add a posting's partition filter, (kind, status) pairs grouped by kind; False when empty."""
+    by_kind: dict[str, set[str]] = {}
+    for kind, status in partitions:
+        by_kind.setdefault(kind.value, set()).add(status_value(status))
+    if not by_kind:
+        return False
+    alternatives = []
+    for value, statuses in sorted(by_kind.items()):
+        alternatives.append(f"(kind = ? AND status IN ({_marks(len(statuses))}))")
+        params += [value, *sorted(statuses)]
+    clauses.append(f"({' OR '.join(alternatives)})")
+    return True
+
+
+def _add_posting_shadowing(clauses: list[str], params: list[object], shadowed_by: str | None) -> None:
+    if shadowed_by is not None:
+        clauses.append(
+            "NOT EXISTS (SELECT 1 FROM context_items o WHERE o.project = ? AND o.id = context_postings.item_id)"
+        )
         params.append(shadowed_by)
 
 

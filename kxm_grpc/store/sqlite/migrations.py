@@ -649,6 +649,15 @@ def _0018_skills(db: sqlite_utils.Database) -> None:
     )
 
 
+COST_INDEX = "CREATE INDEX context_items_cost ON context_items (project, kind, status, cost)"
+
+
+def _0019_context_cost(db: sqlite_utils.Database) -> None:
+    """The least cost of a partition's items in one index probe (``context_items_cost``): first fit
+    stops once what is left of a budget is under it (decision 258). Needs version 17."""
+    db.execute(COST_INDEX)
+
+
 MIGRATIONS: list[Migration] = [
     _0001_foundation,
     _0002_messaging,
@@ -668,4 +677,5 @@ MIGRATIONS: list[Migration] = [
     _0016_context_state_keys,
     _0017_context_ranking,
     _0018_skills,
+    _0019_context_cost,
 ]
