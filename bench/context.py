@@ -236,6 +236,8 @@ def index_bytes(path: Path, items: int, work_dir: Path) -> Rep:
             "DROP INDEX context_items_rank",
             "DROP INDEX context_items_code_units",
             "DROP INDEX context_items_cost",
+            "DROP TABLE IF EXISTS context_fts",
+            "DROP TABLE IF EXISTS context_text",
             *(f"ALTER TABLE context_items DROP COLUMN {column}" for column in _INDEX_COLUMNS),
             "VACUUM",
         ):

@@ -21,6 +21,7 @@ parameters, so that both planners know the index covers them. A state key's item
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Collection, Iterator, Sequence
 from typing import TypeVar, cast
 
@@ -54,6 +55,8 @@ from kxm_grpc.store.rows.context_items import (
 )
 from kxm_grpc.store.sql.connection import Connection
 
+_TRIGRAM = 3
+"""Characters (code points) of a trigram: the least query the substring index can narrow."""
 _IN_CHUNK = 512
 """Ids or terms per ``IN`` list at most: well under SQLite's 32,766 variables and PostgreSQL's 65,535 parameters."""
 _ITEM_ROWS = 256
@@ -126,6 +129,7 @@ class SqlContextItems:
 
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
+        self._text_index: bool | None = None
 
     # -- writes ----------------------------------------------------------------------------------------
 
@@ -410,13 +414,19 @@ class SqlContextItems:
         if not _partitions(clauses, params, partitions):
             return []
         _add_posting_shadowing(clauses, params, shadowed_by)
-        rows = self._conn.execute(
-            f"SELECT item_id, kind, status, SUM((CASE term {cases} END) * ((frequency * ?) / "
-            "(frequency + ? * (? + ? * (CAST(length AS DOUBLE PRECISION) / ?))))) "
-            f"FROM context_postings WHERE {' AND '.join(clauses)} GROUP BY item_id, kind, status ORDER BY 4 DESC",
-            params,
-        ).fetchall()
-        return cast(list[Scored], rows)
+        norm = "(? + ? * (CAST(length AS DOUBLE PRECISION) / ?))"
+        contribution = f"(CASE term {cases} END) * ((frequency * ?) / (frequency + ? * {norm}))"
+        where = " AND ".join(clauses)
+        if len(weights) == 1:
+            # One term: one posting per item (the key holds the item), so no grouping, and the
+            # score is that one contribution, exactly as bm25 computes it.
+            sql = f"SELECT item_id, kind, status, {contribution} FROM context_postings WHERE {where} ORDER BY 4 DESC"
+        else:
+            sql = (
+                f"SELECT item_id, kind, status, SUM({contribution}) FROM context_postings WHERE {where} "
+                "GROUP BY item_id, kind, status ORDER BY 4 DESC"
+            )
+        return cast(list[Scored], self._conn.execute(sql, params).fetchall())
 
     def term_frequencies(self, project: str, terms: Collection[str], item_ids: Collection[str]) -> list[Match]:
         wanted = sorted(set(terms))
@@ -525,6 +535,14 @@ class SqlContextItems:
                 )
                 params += without_terms
             _add_shadowing(clauses, params, shadowed_by)
+            if chunk is None and self._has_text_index(folded_query):
+                # SQLite's trigram index (decision 259): an item holding the query holds its
+                # trigrams in a row, so this keeps every phrase hit; replace() above decides.
+                clauses.append(
+                    "id IN (SELECT t.id FROM context_fts f CROSS JOIN context_text t ON t.seq = f.rowid "
+                    "WHERE context_fts MATCH ? AND t.project = ?)"
+                )
+                params += ['"' + folded_query.replace('"', '""') + '"', project]
             tail = "" if limit is None else " ORDER BY code_units LIMIT ?"
             rows = self._conn.execute(
                 f"SELECT id FROM context_items WHERE {' AND '.join(clauses)}{tail}",
@@ -532,6 +550,17 @@ class SqlContextItems:
             ).fetchall()
             found += [row[0] for row in rows]
         return found
+
+    def _has_text_index(self, folded_query: str) -> bool:
+        """Whether a scan for ``folded_query`` can be narrowed by the trigram index: SQLite with
+        version 19's ``context_fts`` (absent where FTS5 or its trigram tokenizer is), and a query
+        of at least 3 characters (a shorter one has no trigram)."""
+        if len(folded_query) < _TRIGRAM or not isinstance(self._conn, sqlite3.Connection):
+            return False
+        if self._text_index is None:
+            found = self._conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'context_fts'").fetchone()
+            self._text_index = found is not None
+        return self._text_index
 
     def first_by_code_units(
         self,

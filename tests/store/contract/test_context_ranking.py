@@ -12,6 +12,10 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+import sqlite_utils
 
 from kxm_grpc.domain.context.arbiter import tail_key
 from kxm_grpc.domain.context.items import (
@@ -25,6 +29,7 @@ from kxm_grpc.domain.context.items import (
     Status,
 )
 from kxm_grpc.domain.context.ordering import code_unit_key
+from kxm_grpc.domain.context.recall import is_phrase_hit
 from kxm_grpc.domain.context.relevance import (
     SCORE_TOLERANCE,
     average_length,
@@ -33,8 +38,13 @@ from kxm_grpc.domain.context.relevance import (
     relevance_tokens,
 )
 from kxm_grpc.domain.context.tokens import item_characters
+from kxm_grpc.domain.validation import js_lower
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.protocols.context_items import IndexedItem, Match, StoredContextItem, Stream
+from kxm_grpc.store.sql.context_items import SqlContextItems
+from kxm_grpc.store.sqlite.migrations import MIGRATIONS as SQLITE_MIGRATIONS
+from kxm_grpc.store.tables import raw_connection
+from kxm_grpc.store.url import open_store
 
 _LIVE = (None, Status.CURRENT, Status.PROPOSED)
 
@@ -247,3 +257,81 @@ async def test_least_cost_is_the_cheapest_item_of_the_partitions(store: Store) -
     )
     superseded = item_characters(_item("ctx_2", "x" * 9))
     assert found == [evidence, min(evidence, knowledge), superseded, None, None]
+
+
+_PHRASE_TEXTS = (
+    "Gate flaky deploy",
+    'the "quoted" gate',
+    "ÉLAN vital ﬁle",
+    "ci 😀 run gate",
+    "gate\nflaky",
+    "x",
+    "ab",
+    "abcabc",
+)
+
+
+def _expected_hits(items: Iterable[ContextItem], project: str, query: str) -> list[str]:
+    return sorted(item.id for item in items if item.project == project and is_phrase_hit(item, js_lower(query)))
+
+
+async def test_phrase_hits_narrowed_by_the_trigram_index_are_every_phrase_hit(store: Store) -> None:
+    """A scan for a query of 3 characters or more goes through SQLite's trigram index (decision
+    259) and finds exactly the phrase hits the rule defines, also after replacing and deleting
+    items (the triggers keep the index in step); shorter queries, and PostgreSQL, scan."""
+    items = [
+        _item(f"ctx_{index}", text, state_key="deploy.target" if index % 3 == 0 else None)
+        for index, text in enumerate(_PHRASE_TEXTS)
+    ]
+    items += [_item("ctx_q", "gate flaky deploy", project="q"), _item("ctx_s", "flaky gate", project=SHARED_PROJECT)]
+    await _put(store, items)
+    queries = ["gate", "gate fl", "flaky", '"quoted"', 'd" g', "élan", "ﬁle", "😀 r", "a😀", "t\nf", "abc", "bca"]
+    queries += ["ab", "x", "deploy.t", "oy.", "nothing"]
+
+    await _assert_phrase_hits(store, items, queries)
+    replaced = [dataclasses.replace(items[0], summary="nothing at all"), _item("ctx_new", "a new gate flaky one")]
+    await _put(store, replaced)
+    await store.write(lambda tx: tx.context_items.delete("p", ["ctx_1"]))
+    current = [item for item in items if item.project != "p" or item.id not in ("ctx_0", "ctx_1")] + replaced
+
+    await _assert_phrase_hits(store, current, queries)
+
+
+async def _assert_phrase_hits(store: Store, items: list[ContextItem], queries: Iterable[str]) -> None:
+    def found(tx: Tx) -> dict[tuple[str, str], list[str]]:
+        return {
+            (project, query): sorted(tx.context_items.phrase_hits(project, js_lower(query), kinds=None, statuses=_LIVE))
+            for project in ("p", "q", SHARED_PROJECT)
+            for query in queries
+        }
+
+    expected = {
+        (project, query): _expected_hits(items, project, query)
+        for project in ("p", "q", SHARED_PROJECT)
+        for query in queries
+    }
+    assert await store.read(found) == expected
+
+
+async def test_version_19_fills_the_trigram_index_from_the_items_already_stored(tmp_path: Path) -> None:
+    """SQLite: a database of version 18 holding items gets its trigram index filled by the
+    migration, and a scan through it finds what the rule finds."""
+    url = f"sqlite:///{tmp_path / 'hub.db'}"
+    items = [_item(f"ctx_{index}", text) for index, text in enumerate(_PHRASE_TEXTS)]
+    with raw_connection(url) as conn:
+        db = sqlite_utils.Database(conn)  # type: ignore[arg-type]
+        for migration in SQLITE_MIGRATIONS[:18]:
+            migration(db)
+        conn.execute("PRAGMA user_version = 18")
+        SqlContextItems(conn).put([StoredContextItem(item, 1) for item in items])
+        conn.commit()
+    store = open_store(url)
+    await store.start()
+    try:
+        names = await store.read(lambda tx: tx.context_items.phrase_hits("p", "gate", kinds=None, statuses=_LIVE))
+        assert sorted(names) == _expected_hits(items, "p", "gate")
+        await _assert_phrase_hits(store, items, ("gate fl", "abc", "😀 r", "ab"))
+    finally:
+        await store.close()
+    with raw_connection(url) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM context_text").fetchone()[0] == len(items)
