@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import TypeVar
 
 from kxm_grpc.domain.context.arbiter import (
@@ -86,7 +87,7 @@ _ANY_COST = 1 << 62
 _MATCHED_BATCH = 256
 """Matched items whose remaining ordering keys are read at once (more, to end where the
 approximate scores are certainly apart)."""
-_PHRASE_BATCHES = 4
+_PHRASE_BATCHES = 1
 """Batches of the best-scored items recall phrase-tests before it scans the pool instead."""
 
 Key = tuple[str, str]
@@ -520,27 +521,45 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
     terms = query_terms(query)
     partitions = [(kind, status) for kind in Kind for status in _LIVE if in_corpus(kind, status)]
     scoring = _Scoring(terms, count, total, Counter())
-    approximate: dict[Key, float] = {}
     if terms and count:
         scoring = _Scoring.read(repo, pool, terms, count, total, partitions)
-        for owner in pool.owners:
-            approximate.update(((owner, row[0]), row[3]) for row in scoring.approximate(repo, pool, owner, partitions))
+    ranked: list[tuple[float, Key]] = []
+    """The matched items by approximate score, descending (ties in no particular order), once read."""
+    approximate: dict[Key, float] = {}
     exact: dict[Key, float] = {}
 
-    def by_approximation(keys: Iterable[Key]) -> list[Key]:
-        # Ties in no particular order: ``settled`` never cuts between them.
-        return sorted(keys, key=lambda key: -approximate.get(key, 0.0))
+    def rank() -> list[Key]:
+        if terms and count and not ranked:
+            for owner in pool.owners:
+                ranked.extend((row[3], (owner, row[0])) for row in scoring.approximate(repo, pool, owner, partitions))
+            ranked.sort(key=itemgetter(0), reverse=True)  # the owners' descending runs, merged
+            approximate.update((key, score) for score, key in ranked)
+        return [key for _, key in ranked]
 
-    def best(keys: Iterable[Key], count: int) -> list[Key]:
-        """The first ``count`` of ``keys`` by exact score, then code units: the exact scores of a
-        prefix of the approximate order that ``settled`` cuts, never of them all."""
-        ranked = by_approximation(keys)
-        head = ranked[: settled([approximate.get(key, 0.0) for key in ranked], count)]
+    def score(keys: Collection[Key]) -> None:
         for owner in pool.owners:
-            ids = [item_id for project_, item_id in head if project_ == owner and (owner, item_id) in approximate]
-            if ids:
-                exact.update(((owner, item_id), score) for item_id, score in scoring.exact(repo, owner, ids).items())
+            ids = [item_id for project_, item_id in keys if project_ == owner]
+            if ids and terms and count:
+                exact.update(((owner, item_id), value) for item_id, value in scoring.exact(repo, owner, ids).items())
+
+    def best(keys: Iterable[Key], count: int, *, in_order: bool = False) -> list[Key]:
+        """The first ``count`` of ``keys`` (already by approximate score with ``in_order``) by
+        exact score, then code units: the exact scores of a prefix of the approximate order that
+        ``settled`` cuts, never of them all. ``settled`` never cuts between equal scores, so the
+        order of ties does not matter."""
+        ordered = list(keys) if in_order else sorted(keys, key=lambda key: -approximate.get(key, 0.0))
+        head = ordered[: settled([approximate.get(key, 0.0) for key in ordered], count)]
+        score([key for key in head if key in approximate])
         return sorted(head, key=lambda key: (-exact.get(key, 0.0), code_unit_key(key[1]), key[1]))[:count]
+
+    def every_phrase_hit() -> set[Key]:
+        """Every phrase hit: one scan of the pool's folded text in the database (narrowed by
+        SQLite's trigram index, decision 259)."""
+        found: set[Key] = set()
+        for owner in pool.owners:
+            ids = repo.phrase_hits(owner, folded, kinds=wanted, statuses=_LIVE, shadowed_by=pool.shadowed_by(owner))
+            found.update((owner, item_id) for item_id in ids)
+        return found
 
     phrase: set[Key] = set()
     if not folded:  # every item is a phrase hit, and scores 0: the first by code units
@@ -550,12 +569,27 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
             )
             phrase.update((owner, item_id) for item_id in found)
         hits = sorted(phrase, key=lambda key: (code_unit_key(key[1]), key[1]))[:limit]
+    elif len(terms) > 1:
+        # Several words, which seldom stand together as written: every phrase hit first. With
+        # ``limit`` of them the answer is theirs, by their exact scores; only with fewer do the
+        # scores of every matched item matter (decision 259).
+        phrase = every_phrase_hit()
+        if limit <= len(phrase) <= _MATCHED_BATCH:
+            score(phrase)
+            hits = sorted(phrase, key=lambda key: (-exact.get(key, 0.0), code_unit_key(key[1]), key[1]))[:limit]
+        elif len(phrase) > _MATCHED_BATCH:  # many: exact scores for a settled prefix only
+            rank()
+            hits = best(phrase, limit)
+        else:
+            scored = rank()
+            hits = best(phrase, limit)
+            hits += best((key for key in scored if key not in phrase), limit - len(hits), in_order=True)
     else:
         # The scored items by approximate score, phrase-tested a batch at a time, each batch ending
         # where the scores are certainly apart: when the tested ones hold ``limit`` phrase hits,
         # every phrase hit not tested scores below them, and the answer is among them.
-        scored = by_approximation(approximate)
-        values = [approximate[key] for key in scored]
+        scored = rank()
+        values = [value for value, _ in ranked]
         found_scored: list[Key] = []
         start = 0
         while start < min(len(scored), _PHRASE_BATCHES * _MATCHED_BATCH) and len(found_scored) < limit:
@@ -571,14 +605,11 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
             start = end
         if len(found_scored) >= limit:
             phrase = set(found_scored)
-            hits = best(found_scored, limit)
+            hits = best(found_scored, limit, in_order=True)
         else:
-            # Else every phrase hit: one scan of the pool's folded text in the database.
-            for owner in pool.owners:
-                ids = repo.phrase_hits(owner, folded, kinds=wanted, statuses=_LIVE, shadowed_by=pool.shadowed_by(owner))
-                phrase.update((owner, item_id) for item_id in ids)
+            phrase = every_phrase_hit()
             hits = best(phrase, limit)
-            hits += best((key for key in approximate if key not in phrase), limit - len(hits))
+            hits += best((key for key in scored if key not in phrase), limit - len(hits), in_order=True)
     items: dict[Key, ContextItem] = {}
     for owner in pool.owners:
         ids = [item_id for project_, item_id in hits if project_ == owner]
