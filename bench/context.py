@@ -15,9 +15,9 @@ are in the JSON, in no figure). Then, per size, rows measured in one run:
   one- or two-word query, limit 25, every kind;
 - ``context_index_bytes``: what the index costs per item on disk (once, at the largest size): the
   database copied by ``VACUUM INTO``, and a second copy without the postings, the statistics, the
-  ranking columns and indexes and ``length`` (dropped, then ``VACUUM``); the difference divided by
-  the items. SQLite's page cache holds what the queries touch of that, so it is also the memory
-  the index costs when the pool is hot.
+  ranking columns and indexes, the trigram index and ``length`` (dropped, then ``VACUUM``); the
+  difference divided by the items. SQLite's page cache holds what the queries touch of that, so it
+  is also the memory the index costs when the pool is hot.
 
 The brute force reads and tokenises every item: at the largest size it runs ``context_brute_calls``
 calls, not ``context_calls`` (each takes seconds).
@@ -235,6 +235,11 @@ def index_bytes(path: Path, items: int, work_dir: Path) -> Rep:
             "DROP TABLE context_index_stats",
             "DROP INDEX context_items_rank",
             "DROP INDEX context_items_code_units",
+            "DROP INDEX context_items_cost",
+            "DROP TRIGGER IF EXISTS context_items_text_insert",
+            "DROP TRIGGER IF EXISTS context_items_text_delete",
+            "DROP TABLE IF EXISTS context_fts",
+            "DROP TABLE IF EXISTS context_text",
             *(f"ALTER TABLE context_items DROP COLUMN {column}" for column in _INDEX_COLUMNS),
             "VACUUM",
         ):

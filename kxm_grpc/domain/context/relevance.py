@@ -161,11 +161,8 @@ def bm25(
     whichever way the statistics were counted. A document need not be in ``documents`` to count
     in the statistics (the indexed forms score only the documents sharing a term).
     """
-    average = total / count if total > 0 else 1
-    inverse: dict[str, float] = {}
-    for term in terms:
-        frequency = document_frequency.get(term, 0)
-        inverse[term] = math.log(1 + (count - frequency + 0.5) / (frequency + 0.5))
+    average = average_length(count, total)
+    inverse = {term: inverse_document_frequency(count, document_frequency.get(term, 0)) for term in terms}
     scores = [0.0] * len(documents)
     for index, (length, frequencies) in enumerate(documents):
         score = 0.0
@@ -177,6 +174,43 @@ def bm25(
             score += inverse[term] * ((tf * (K1 + 1)) / (tf + K1 * norm))
         scores[index] = score
     return scores
+
+
+def average_length(count: int, total: int) -> float:
+    """BM25's average document length (avgdl) of a corpus of ``count`` documents of ``total`` length."""
+    return total / count if total > 0 else 1
+
+
+def inverse_document_frequency(count: int, frequency: int) -> float:
+    """A term's BM25 weight in a corpus of ``count`` documents, ``frequency`` of which hold it."""
+    return math.log(1 + (count - frequency + 0.5) / (frequency + 0.5))
+
+
+SCORE_TOLERANCE = 1e-9
+"""How far, relatively, a score summed from ``bm25``'s terms in another order (a database's
+``SUM``) may be from ``bm25``'s own: every term's contribution is positive, and each of the two
+sums is within (n − 1) · 2⁻⁵³ of the exact real sum of its n terms (each term itself within a
+few units in the last place), so for any task (at most about 670 terms) the two differ by less
+than 10⁻¹² of either; 10⁻⁹ is that with room. Orderings by such approximate scores use it as a
+margin (``certainly_above``), so they are exact."""
+
+
+def certainly_above(higher: float, lower: float) -> bool:
+    """Whether every exact score within ``SCORE_TOLERANCE`` of the approximation ``higher`` is
+    strictly greater than every one within it of ``lower`` (both at least 0): then the item scored
+    ``higher`` ranks before the other whatever their exact scores are."""
+    return higher * (1 - SCORE_TOLERANCE) > lower * (1 + SCORE_TOLERANCE)
+
+
+def settled(scores: Sequence[float], at_least: int) -> int:
+    """The length of the shortest prefix of ``scores`` (approximate scores, descending) holding at
+    least ``at_least`` of them (all when there are fewer) after which every exact score is below
+    every exact score in it: the prefix ends where ``certainly_above`` holds across the cut, so the
+    items it holds are the first ones of the exact order, whatever it is inside the prefix."""
+    end = min(max(at_least, 0), len(scores))
+    while 0 < end < len(scores) and not certainly_above(scores[end - 1], scores[end]):
+        end += 1
+    return end
 
 
 def round_relevance(score: float) -> float:

@@ -1,11 +1,11 @@
 """Assembling a packet and ranking a recall from the stored pool.
 
 ``assemble`` and ``recall`` are what the RPCs call: the indexed forms, which read the index's
-statistics, the query terms' postings and only as many items as first fit or the recall limit
-needs (decisions 216–223). The brute-force forms read the whole pool of the project (its items
-and ``_shared``'s) and hand it to the pure rules (``kxm_grpc.domain.context.arbiter.arbitrate``
-and ``recall.rank_recall``): they are the oracle the indexed forms are held to, byte for byte
-(``tests/store/contract/test_context_oracle.py``).
+statistics, the matched items' scores as the database sums them, and only as many items as first
+fit or the recall limit needs (decisions 216–223, 257, 258). The brute-force forms read the whole
+pool of the project (its items and ``_shared``'s) and hand it to the pure rules
+(``kxm_grpc.domain.context.arbiter.arbitrate`` and ``recall.rank_recall``): they are the oracle
+the indexed forms are held to, byte for byte (``tests/store/contract/test_context_oracle.py``).
 
 The indexed packet
 ------------------
@@ -13,18 +13,25 @@ The indexed packet
    shadows (``shadowed``: the project holds their id), give the candidate and excluded counts and
    the eligible corpus' document count and total length; open contradictions outside the eligible
    partitions (another kind, or inert) are read whole and added from their own text.
-2. The task's terms' postings in the eligible partitions are the matched items; ``relevance.bm25``
-   scores them from those statistics, the same float operations as the brute force's.
+2. The task's terms' document frequencies in the eligible partitions are counted in the database
+   (``document_frequencies``), and the database sums every matched item's BM25 score from the
+   same per-term operations (``scored``: one row per item, highest first, but summed in its own
+   order, so only within ``relevance.SCORE_TOLERANCE`` of the exact score). No posting is read
+   into Python; ``relevance.bm25`` scores exactly only the items first fit takes (decision 257).
 3. First fit walks the arbiter's order as runs whose first five keys are equal or known: the open
-   contradictions (read whole, sorted by ``rank_key``); then per project (its own, then
-   ``_shared``) the matched items by kind rank and score, their remaining keys read in batches that
-   end on a tie; then per kind in the role's order the unmatched items, which the store walks in
-   its rank index (``Stream``), skipping in the database those too large for what is left.
+   contradictions (read whole, scored from their own text, sorted by ``rank_key``); then per
+   project (its own, then ``_shared``) the matched items by kind rank and approximate score, in
+   batches of 256 that end only where the next item's score is certainly lower
+   (``relevance.certainly_above``), so a batch holds exactly the next items of the exact order;
+   the items of a batch that still fit are scored exactly and their remaining keys read, and
+   ordered; then per kind in the role's order the unmatched items, which the store walks in its
+   rank index (``Stream``), skipping in the database those too large for what is left.
 4. An item that does not fit is deferred and later ones still fill, as in ``arbitrate``. Fewer than
    256 selected: every eligible item not selected was visited and deferred, so the count is the
-   corpus size less the selection, and the walk can stop as soon as nothing can fit any more
-   (``MIN_ITEM_CHARACTERS``). The 256th selected: the deferred are the items ranked before it not
-   selected, counted from its position (``count_before`` in a store run).
+   corpus size less the selection, and the walk stops as soon as nothing can fit any more: what
+   is left is under the least cost of an eligible item or contradiction (``least_cost``, one
+   index probe per partition; decision 258). The 256th selected: the deferred are the items
+   ranked before it not selected, counted from its position (``count_before`` in a store run).
 5. The selected items are read whole, and ``arbiter.finish`` builds the packet and audit, as it
    does for ``arbitrate``.
 """
@@ -34,6 +41,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
+from typing import TypeVar
 
 from kxm_grpc.domain.context.arbiter import (
     Outcome,
@@ -48,13 +57,22 @@ from kxm_grpc.domain.context.arbiter import (
 from kxm_grpc.domain.context.items import MAX_ITEMS, SHARED_PROJECT, ContextItem, Kind, Status
 from kxm_grpc.domain.context.ordering import code_unit_key
 from kxm_grpc.domain.context.recall import RecallHit, rank_recall, recall_corpus
-from kxm_grpc.domain.context.relevance import bm25, item_text, query_terms, relevance_tokens
+from kxm_grpc.domain.context.relevance import (
+    average_length,
+    bm25,
+    certainly_above,
+    inverse_document_frequency,
+    item_text,
+    query_terms,
+    relevance_tokens,
+    settled,
+)
 from kxm_grpc.domain.context.request import ContextRequest, check_request
 from kxm_grpc.domain.context.tokens import item_characters
 from kxm_grpc.domain.sync_events import JsonValue
 from kxm_grpc.domain.validation import js_lower
 from kxm_grpc.store import Tx
-from kxm_grpc.store.protocols.context_items import ContextItemRepository, RankEntry, RankKey, Stream
+from kxm_grpc.store.protocols.context_items import ContextItemRepository, RankEntry, RankKey, Scored, Stream
 
 _POOL_PAGE = 1_000
 _ENDED = (Status.SUPERSEDED, Status.REJECTED)
@@ -67,12 +85,14 @@ _FIRST_PAGE = 64
 _LAST_PAGE = 1_024
 _ANY_COST = 1 << 62
 _MATCHED_BATCH = 256
-_PHRASE_BATCHES = 4
+"""Matched items whose remaining ordering keys are read at once (more, to end where the
+approximate scores are certainly apart)."""
+_PHRASE_BATCHES = 1
 """Batches of the best-scored items recall phrase-tests before it scans the pool instead."""
-"""Matched items whose remaining ordering keys are read at once (more, to end on a tie)."""
 
 Key = tuple[str, str]
 """(project, item id)."""
+_K = TypeVar("_K")
 
 
 def status_value(status: Status | None) -> str:
@@ -160,17 +180,67 @@ class _Pool:
         return documents, length
 
 
-def _scored(
-    terms: Sequence[str], count: int, total: int, documents: Mapping[Key, Mapping[str, int]], lengths: Mapping[Key, int]
-) -> dict[Key, float]:
-    """BM25 of ``documents`` (the corpus' documents sharing a term) in a corpus of ``count``
-    documents of ``total`` length, by ``relevance.bm25``."""
-    frequency: Counter[str] = Counter()
-    for frequencies in documents.values():
-        frequency.update(frequencies.keys())
-    keys = list(documents)
-    scores = bm25(terms, count, total, frequency, [(lengths[key], documents[key]) for key in keys])
-    return dict(zip(keys, scores, strict=True))
+@dataclass
+class _Scoring:
+    """BM25 over one corpus, top-k style (decision 257): the database sums every matched item's
+    score (``scored``, approximate: its own summation order), and only the items a packet or recall
+    takes are scored exactly, by ``relevance.bm25`` from their postings (``exact``). An ordering by
+    approximate scores is cut only where they are ``certainly_above`` one another, so the exact
+    order of what is taken is the brute force's."""
+
+    terms: list[str]
+    count: int
+    total: int
+    frequency: Counter[str]
+    """Each term's document frequency in the corpus."""
+
+    @classmethod
+    def read(
+        cls,
+        repo: ContextItemRepository,
+        pool: _Pool,
+        terms: list[str],
+        count: int,
+        total: int,
+        partitions: Sequence[tuple[Kind, Status | None]],
+        extra: Iterable[Mapping[str, int]] = (),
+    ) -> _Scoring:
+        """The statistics of the corpus of ``partitions`` of the pool (``count`` documents of
+        ``total`` length), and of ``extra`` documents outside them (their term frequencies)."""
+        frequency: Counter[str] = Counter()
+        for owner in pool.owners:
+            frequency.update(
+                repo.document_frequencies(owner, terms, partitions=partitions, shadowed_by=pool.shadowed_by(owner))
+            )
+        for frequencies in extra:
+            frequency.update(frequencies.keys())
+        return cls(terms, count, total, frequency)
+
+    def approximate(
+        self, repo: ContextItemRepository, pool: _Pool, owner: str, partitions: Sequence[tuple[Kind, Status | None]]
+    ) -> list[Scored]:
+        """The owner's matched items of ``partitions``, with their scores as the database sums them."""
+        weights = [(term, inverse_document_frequency(self.count, self.frequency.get(term, 0))) for term in self.terms]
+        return repo.scored(
+            owner,
+            weights,
+            average=float(average_length(self.count, self.total)),
+            partitions=partitions,
+            shadowed_by=pool.shadowed_by(owner),
+        )
+
+    def exact(self, repo: ContextItemRepository, owner: str, item_ids: Collection[str]) -> dict[str, float]:
+        """The exact scores of the owner's items among ``item_ids`` (each in the corpus)."""
+        documents: dict[str, tuple[int, dict[str, int]]] = {}
+        for match in repo.term_frequencies(owner, self.terms, item_ids):
+            documents.setdefault(match.item_id, (match.length, {}))[1][match.term] = match.frequency
+        return self.of(documents)
+
+    def of(self, documents: Mapping[_K, tuple[int, Mapping[str, int]]]) -> dict[_K, float]:
+        """The exact scores of ``documents`` (each its length and term frequencies)."""
+        keys = list(documents)
+        scores = bm25(self.terms, self.count, self.total, self.frequency, [documents[key] for key in keys])
+        return dict(zip(keys, scores, strict=True))
 
 
 def _own_terms(item: ContextItem, terms: Collection[str]) -> tuple[int, dict[str, int]]:
@@ -188,6 +258,8 @@ class _Fill:
 
     room: int
     corpus: int
+    floor: int = MIN_ITEM_CHARACTERS
+    """At most the cost of every item first fit has yet to visit: with less room, nothing fits."""
     selected: list[Key] = field(default_factory=list)
     scores: dict[str, float] = field(default_factory=dict)
     last_position: int | None = None
@@ -195,7 +267,7 @@ class _Fill:
 
     @property
     def done(self) -> bool:
-        return self.last_position is not None or self.room < MIN_ITEM_CHARACTERS
+        return self.last_position is not None or self.room < self.floor
 
     def offer(self, key: Key, cost: int, score: float) -> bool:
         """Select the item if it fits; True when it was the 256th."""
@@ -249,39 +321,34 @@ def assemble_indexed(
     count, total = pool.totals(key for key in pool.partitions if eligible(key[1], key[2]))
     count += len(outside)
     terms = query_terms(request.task)
-    documents: dict[Key, dict[str, int]] = {}
-    lengths: dict[Key, int] = {}
-    partition_of: dict[Key, tuple[Kind, Status | None]] = {}
-    for item in outside:
-        length, frequencies = _own_terms(item, terms)
-        total += length
-        if frequencies:
-            documents[(item.project, item.id)] = frequencies
-            lengths[(item.project, item.id)] = length
-            partition_of[(item.project, item.id)] = (item.kind, item.status)
-    scores: dict[Key, float] = {}
+    own = {(item.project, item.id): _own_terms(item, terms) for item in contra}
+    total += sum(own[(item.project, item.id)][0] for item in outside)
+    partitions = [(kind, status) for kind in kind_ranks for status in _LIVE if eligible(kind, status)]
+    rank_of = {kind.value: rank for kind, rank in kind_ranks.items()}
+    scoring = _Scoring(terms, count, total, Counter())
+    matched: dict[str, list[Scored]] = {owner: [] for owner in pool.owners}
     if terms and count:
-        columns = {
-            (kind.value, status_value(status)): (kind, status)
-            for kind in kind_ranks
-            for status in _LIVE
-            if eligible(kind, status)
-        }
-        for match in repo.matches(request.project, terms, kinds=kind_ranks.keys()):
-            partition = columns.get((match.kind, match.status))
-            if partition is None or pool.hidden(match.project, match.item_id):
-                continue
-            key = (match.project, match.item_id)
-            documents.setdefault(key, {})[match.term] = match.frequency
-            lengths[key] = match.length
-            partition_of[key] = partition
-        scores = _scored(terms, count, total, documents, lengths)
-
-    fill = _Fill(room=budget_characters(budget), corpus=count)
-    position = 0
+        outside_terms = [own[(item.project, item.id)][1] for item in outside]
+        scoring = _Scoring.read(repo, pool, terms, count, total, partitions, outside_terms)
+        for owner in pool.owners:
+            matched[owner] = scoring.approximate(repo, pool, owner, partitions)
+    contra_keys = {(item.project, item.id): item for item in contra}
+    contra_scores = scoring.of({key: own[key] for key in contra_keys})
 
     def score_of(key: Key) -> float:
-        return scores.get(key, 0.0)
+        return contra_scores[key]
+
+    least = repo.least_cost(
+        [
+            (owner, kind, status)
+            for owner in pool.owners
+            for kind, status in partitions
+            if (owner, kind, status) in pool.partitions
+        ]
+    )
+    costs = [item_characters(item) for item in contra] + ([] if least is None else [least])
+    fill = _Fill(room=budget_characters(budget), corpus=count, floor=max(MIN_ITEM_CHARACTERS, min(costs, default=0)))
+    position = 0
 
     # Run 1: the open contradictions.
     contra.sort(
@@ -300,45 +367,67 @@ def assemble_indexed(
         if fill.offer(key, item_characters(item), score_of(key)):
             fill.last_position = position + index
     position += len(contra)
-    contra_keys = {(item.project, item.id): item for item in contra}
-    unmatched_contra = {key: item for key, item in contra_keys.items() if key not in documents}
+    unmatched_contra = {key: item for key, item in contra_keys.items() if not own[key][1]}
     elsewhere: Counter[tuple[str, Kind]] = Counter()
     """Per (project, kind): its eligible items ranked in runs 1 and 2 (matched or contradictions)."""
-    for key in {*documents, *contra_keys}:
-        kind, status = partition_of[key] if key in partition_of else _partition(contra_keys[key])
-        if eligible(kind, status):
-            elsewhere[(key[0], kind)] += 1
+    runs: dict[str, list[Scored]] = {}
+    """Per project, its run 2: its matched items less the contradictions, by kind rank, then by
+    approximate score descending (as the store returns them)."""
+    for owner, owned in matched.items():
+        by_kind: dict[str, list[Scored]] = {kind.value: [] for kind in kinds}
+        for row in owned:
+            by_kind[row[1]].append(row)
+        for value, rows in by_kind.items():
+            elsewhere[(owner, Kind(value))] += len(rows)
+        skipped = {item_id for project_, item_id in contra_keys if project_ == owner}
+        runs[owner] = [row for rows in by_kind.values() for row in rows if not skipped or row[0] not in skipped]
+    for key, item in unmatched_contra.items():
+        if eligible(item.kind, item.status):
+            elsewhere[(key[0], item.kind)] += 1
+    matched_candidates = sum(len(rows) for rows in matched.values()) + sum(
+        1 for item in outside if own[(item.project, item.id)][1]
+    )
 
     for owner in pool.owners:
         # Run 2: the owner's matched items, by kind rank and score, then their remaining keys.
-        matched = sorted(
-            (key for key in scores if key[0] == owner and key not in contra_keys and scores[key] > 0),
-            key=lambda key: (kind_ranks[partition_of[key][0]], -scores[key]),
-        )
+        rows = runs[owner]
         start = 0
-        while start < len(matched) and not fill.done:
-            end = min(start + _MATCHED_BATCH, len(matched))
-            head = (kind_ranks[partition_of[matched[end - 1]][0]], -scores[matched[end - 1]])
-            while end < len(matched) and (kind_ranks[partition_of[matched[end]][0]], -scores[matched[end]]) == head:
+        while start < len(rows) and not fill.done:
+            # The batch ends where the next item certainly ranks after it: another kind, or a
+            # score certainly lower (``certainly_above``), so it holds the next items of the exact order.
+            end = min(start + _MATCHED_BATCH, len(rows))
+            while (
+                end < len(rows)
+                and rows[end][1] == rows[end - 1][1]
+                and not certainly_above(rows[end - 1][3], rows[end][3])
+            ):
                 end += 1
-            ids = [key[1] for key in matched[start:end]]
-            # Items costing more than what is left are deferred: the store leaves them out.
-            entries = {entry.item_id: entry for entry in repo.rank_rows(owner, ids, most_cost=fill.room)}
+            batch = {row[0]: rank_of[row[1]] for row in rows[start:end]}
+            # Items costing more than what is left are deferred: the store leaves them out, and
+            # only those that fit are scored exactly.
+            entries = {entry.item_id: entry for entry in repo.rank_rows(owner, batch, most_cost=fill.room)}
+            exact = scoring.exact(repo, owner, entries) if entries else {}
 
-            def order(key: Key, entries: Mapping[str, RankEntry] = entries) -> tuple[int, float, RankKey]:
-                return (kind_ranks[partition_of[key][0]], -scores[key], entries[key[1]].key)
+            def order(
+                item_id: str,
+                entries: Mapping[str, RankEntry] = entries,
+                exact: Mapping[str, float] = exact,
+                batch: Mapping[str, int] = batch,
+            ) -> tuple[int, float, RankKey]:
+                return (batch[item_id], -exact[item_id], entries[item_id].key)
 
-            for key in sorted((key for key in matched[start:end] if key[1] in entries), key=order):
+            for item_id in sorted(entries, key=order):
                 if fill.done:
                     break
-                if fill.offer(key, entries[key[1]].cost, scores[key]):
+                if fill.offer((owner, item_id), entries[item_id].cost, exact[item_id]):
                     # The 256th: its position counts the batch's items before it, fitting or not.
-                    every = {entry.item_id: entry for entry in repo.rank_rows(owner, ids, most_cost=_ANY_COST)}
-                    mine = (kind_ranks[partition_of[key][0]], -scores[key], every[key[1]].key)
-                    before = sum(1 for other in matched[start:end] if order(other, every) < mine)
+                    every = {entry.item_id: entry for entry in repo.rank_rows(owner, batch, most_cost=_ANY_COST)}
+                    scores = scoring.exact(repo, owner, batch)
+                    mine = order(item_id, every, scores)
+                    before = sum(1 for other in batch if order(other, every, scores) < mine)
                     fill.last_position = position + start + before
             start = end
-        position += len(matched)
+        position += len(rows)
 
         # Run 3: the owner's unmatched items, kind by kind, walked by the store.
         for kind in kinds:
@@ -363,7 +452,7 @@ def assemble_indexed(
         limit_reached=limit_reached,
         candidate_count=candidates,
         excluded_superseded=excluded,
-        matched_candidates=sum(1 for score in scores.values() if score > 0),
+        matched_candidates=matched_candidates,
         working_state=working_state,
     )
 
@@ -413,9 +502,9 @@ def _position(repo: ContextItemRepository, stream: Stream, entry: RankEntry, ski
 
 
 def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] | None, limit: int) -> list[RecallHit]:
-    """The hits of ``query``, equal to ``recall_brute_force``'s, from the index: the terms'
-    postings for the scores, the store's scan of the folded text for the phrase hits (a non-empty
-    query), its code-unit index for an empty one."""
+    """The hits of ``query``, equal to ``recall_brute_force``'s, from the index: the scores as
+    the database sums them, exact ones for the hits returned (decision 257), the store's scan of
+    the folded text for the phrase hits (a non-empty query), its code-unit index for an empty one."""
     folded = js_lower(query)
     try:
         folded.encode("utf-8")
@@ -430,21 +519,47 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
 
     count, total = pool.totals(key for key in pool.partitions if in_corpus(key[1], key[2]))
     terms = query_terms(query)
-    scores: dict[Key, float] = {}
+    partitions = [(kind, status) for kind in Kind for status in _LIVE if in_corpus(kind, status)]
+    scoring = _Scoring(terms, count, total, Counter())
     if terms and count:
-        documents: dict[Key, dict[str, int]] = {}
-        lengths: dict[Key, int] = {}
-        columns = {(kind.value, status_value(status)) for kind in Kind for status in _LIVE if in_corpus(kind, status)}
-        for match in repo.matches(project, terms, kinds=wanted):
-            if (match.kind, match.status) not in columns or pool.hidden(match.project, match.item_id):
-                continue
-            key = (match.project, match.item_id)
-            documents.setdefault(key, {})[match.term] = match.frequency
-            lengths[key] = match.length
-        scores = _scored(terms, count, total, documents, lengths)
+        scoring = _Scoring.read(repo, pool, terms, count, total, partitions)
+    ranked: list[tuple[float, Key]] = []
+    """The matched items by approximate score, descending (ties in no particular order), once read."""
+    approximate: dict[Key, float] = {}
+    exact: dict[Key, float] = {}
 
-    def order(key: Key) -> tuple[float, bytes, str]:
-        return (-scores.get(key, 0.0), code_unit_key(key[1]), key[1])
+    def rank() -> list[Key]:
+        if terms and count and not ranked:
+            for owner in pool.owners:
+                ranked.extend((row[3], (owner, row[0])) for row in scoring.approximate(repo, pool, owner, partitions))
+            ranked.sort(key=itemgetter(0), reverse=True)  # the owners' descending runs, merged
+            approximate.update((key, score) for score, key in ranked)
+        return [key for _, key in ranked]
+
+    def score(keys: Collection[Key]) -> None:
+        for owner in pool.owners:
+            ids = [item_id for project_, item_id in keys if project_ == owner]
+            if ids and terms and count:
+                exact.update(((owner, item_id), value) for item_id, value in scoring.exact(repo, owner, ids).items())
+
+    def best(keys: Iterable[Key], count: int, *, in_order: bool = False) -> list[Key]:
+        """The first ``count`` of ``keys`` (already by approximate score with ``in_order``) by
+        exact score, then code units: the exact scores of a prefix of the approximate order that
+        ``settled`` cuts, never of them all. ``settled`` never cuts between equal scores, so the
+        order of ties does not matter."""
+        ordered = list(keys) if in_order else sorted(keys, key=lambda key: -approximate.get(key, 0.0))
+        head = ordered[: settled([approximate.get(key, 0.0) for key in ordered], count)]
+        score([key for key in head if key in approximate])
+        return sorted(head, key=lambda key: (-exact.get(key, 0.0), code_unit_key(key[1]), key[1]))[:count]
+
+    def every_phrase_hit() -> set[Key]:
+        """Every phrase hit: one scan of the pool's folded text in the database (narrowed by
+        SQLite's trigram index, decision 259)."""
+        found: set[Key] = set()
+        for owner in pool.owners:
+            ids = repo.phrase_hits(owner, folded, kinds=wanted, statuses=_LIVE, shadowed_by=pool.shadowed_by(owner))
+            found.update((owner, item_id) for item_id in ids)
+        return found
 
     phrase: set[Key] = set()
     if not folded:  # every item is a phrase hit, and scores 0: the first by code units
@@ -453,14 +568,33 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
                 owner, kinds=wanted, statuses=_LIVE, shadowed_by=pool.shadowed_by(owner), limit=limit
             )
             phrase.update((owner, item_id) for item_id in found)
-        hits = sorted(phrase, key=order)[:limit]
+        hits = sorted(phrase, key=lambda key: (code_unit_key(key[1]), key[1]))[:limit]
+    elif len(terms) > 1:
+        # Several words, which seldom stand together as written: every phrase hit first. With
+        # ``limit`` of them the answer is theirs, by their exact scores; only with fewer do the
+        # scores of every matched item matter (decision 259).
+        phrase = every_phrase_hit()
+        if limit <= len(phrase) <= _MATCHED_BATCH:
+            score(phrase)
+            hits = sorted(phrase, key=lambda key: (-exact.get(key, 0.0), code_unit_key(key[1]), key[1]))[:limit]
+        elif len(phrase) > _MATCHED_BATCH:  # many: exact scores for a settled prefix only
+            rank()
+            hits = best(phrase, limit)
+        else:
+            scored = rank()
+            hits = best(phrase, limit)
+            hits += best((key for key in scored if key not in phrase), limit - len(hits), in_order=True)
     else:
-        # The scored items by score, phrase-tested a batch at a time: when the first batches hold
-        # ``limit`` phrase hits, those are the answer (phrase hits first, then by score).
-        scored = sorted((key for key, score in scores.items() if score > 0), key=order)
+        # The scored items by approximate score, phrase-tested a batch at a time, each batch ending
+        # where the scores are certainly apart: when the tested ones hold ``limit`` phrase hits,
+        # every phrase hit not tested scores below them, and the answer is among them.
+        scored = rank()
+        values = [value for value, _ in ranked]
         found_scored: list[Key] = []
-        for start in range(0, min(len(scored), _PHRASE_BATCHES * _MATCHED_BATCH), _MATCHED_BATCH):
-            batch = scored[start : start + _MATCHED_BATCH]
+        start = 0
+        while start < min(len(scored), _PHRASE_BATCHES * _MATCHED_BATCH) and len(found_scored) < limit:
+            end = settled(values, start + _MATCHED_BATCH)
+            batch = scored[start:end]
             inside: set[Key] = set()
             for owner in pool.owners:
                 among = [item_id for project_, item_id in batch if project_ == owner]
@@ -468,22 +602,19 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
                     ids = repo.phrase_hits(owner, folded, kinds=wanted, statuses=_LIVE, among=among)
                     inside.update((owner, item_id) for item_id in ids)
             found_scored += [key for key in batch if key in inside]
-            if len(found_scored) >= limit:
-                break
+            start = end
         if len(found_scored) >= limit:
             phrase = set(found_scored)
-            hits = found_scored[:limit]
+            hits = best(found_scored, limit, in_order=True)
         else:
-            # Else every phrase hit: one scan of the pool's folded text in the database.
-            for owner in pool.owners:
-                ids = repo.phrase_hits(owner, folded, kinds=wanted, statuses=_LIVE, shadowed_by=pool.shadowed_by(owner))
-                phrase.update((owner, item_id) for item_id in ids)
-            hits = sorted(phrase.union(scored), key=lambda key: (0 if key in phrase else 1, *order(key)))[:limit]
+            phrase = every_phrase_hit()
+            hits = best(phrase, limit)
+            hits += best((key for key in scored if key not in phrase), limit - len(hits), in_order=True)
     items: dict[Key, ContextItem] = {}
     for owner in pool.owners:
         ids = [item_id for project_, item_id in hits if project_ == owner]
         items.update({(owner, stored.item.id): stored.item for stored in repo.get(owner, ids)} if ids else {})
-    return [RecallHit(items[key], key in phrase, scores.get(key, 0.0)) for key in hits]
+    return [RecallHit(items[key], key in phrase, exact.get(key, 0.0)) for key in hits]
 
 
 assemble = assemble_indexed

@@ -233,6 +233,11 @@ _VERSION_18 = [
 ]
 """Governed skills and their append-only histories (SQLite's ``_0018_skills``); needs nothing after version 11."""
 
+_VERSION_19 = [
+    "CREATE INDEX context_items_cost ON context_items (project, kind, status, cost)",
+]
+"""A partition's least cost in one probe (SQLite's ``_0019_context_cost``); needs version 17."""
+
 FIRST_VERSION = 7
 """The schema version a new PostgreSQL database starts at (its first migration creates it whole)."""
 
@@ -249,5 +254,6 @@ MIGRATIONS: dict[int, list[str]] = {
     16: _VERSION_16,
     17: _VERSION_17,
     18: _VERSION_18,
+    19: _VERSION_19,
 }
 """Each version's statements, by version; versions before ``FIRST_VERSION`` never existed here."""

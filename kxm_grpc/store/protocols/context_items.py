@@ -114,6 +114,13 @@ class Match(NamedTuple):
     length: int
 
 
+Scored = tuple[str, str, str, float]
+"""One matched item as the store scores it (``scored``): its id, its partition as the kind and
+status columns hold it, and its BM25 score as the database summed it, within
+``relevance.SCORE_TOLERANCE`` of the exact score (the same terms, summed in another order), never
+the exact score itself. A plain tuple: a common term matches thousands of items."""
+
+
 @dataclass(frozen=True, slots=True)
 class IndexedItem:
     """An item's partition and length: what its place in BM25's statistics depends on."""
@@ -268,3 +275,39 @@ class ContextItemRepository(Protocol):
     def matches(self, project: str, terms: Collection[str], *, kinds: Collection[Kind] | None) -> list[Match]:
         """The postings of ``terms`` in the project's and ``_shared``'s partitions of ``kinds``
         (None: any), in no particular order."""
+
+    def document_frequencies(
+        self,
+        project: str,
+        terms: Collection[str],
+        *,
+        partitions: Collection[tuple[Kind, Status | None]],
+        shadowed_by: str | None = None,
+    ) -> dict[str, int]:
+        """Per term of ``terms``, the project's items of ``partitions`` (kind, status) having a
+        posting of it, minus those whose id ``shadowed_by`` holds too (terms without one left out):
+        counted in the database, no posting returned."""
+
+    def scored(
+        self,
+        project: str,
+        weights: Sequence[tuple[str, float]],
+        *,
+        average: float,
+        partitions: Collection[tuple[Kind, Status | None]],
+        shadowed_by: str | None = None,
+    ) -> list[Scored]:
+        """The project's items of ``partitions`` having a posting of a term of ``weights`` (a term
+        and its inverse document frequency, distinct terms), minus those whose id ``shadowed_by``
+        holds too, each with its BM25 score summed in the database (the average document length
+        ``average``), by that score descending (ties in no particular order): one row per item, not
+        per posting. The scores are approximations (``Scored``); a caller orders by them only with
+        ``SCORE_TOLERANCE``'s margin."""
+
+    def term_frequencies(self, project: str, terms: Collection[str], item_ids: Collection[str]) -> list[Match]:
+        """The postings of ``terms`` of the project's items among ``item_ids``, in no particular order:
+        what the exact scores of a few items need."""
+
+    def least_cost(self, partitions: Collection[tuple[str, Kind, Status | None]]) -> int | None:
+        """The least cost (``tokens.item_characters``) of an item of the (project, kind, status)
+        ``partitions``, None when they hold none; one index probe per partition (version 19)."""

@@ -21,10 +21,12 @@ parameters, so that both planners know the index covers them. A state key's item
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Collection, Iterator, Sequence
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from kxm_grpc.domain.context.items import SHARED_PROJECT, Kind, Status
+from kxm_grpc.domain.context.relevance import K1, B
 from kxm_grpc.store.protocols.context_items import (
     IndexedItem,
     IndexStats,
@@ -32,6 +34,7 @@ from kxm_grpc.store.protocols.context_items import (
     Posting,
     RankEntry,
     RankKey,
+    Scored,
     StoredContextItem,
     Stream,
 )
@@ -52,6 +55,8 @@ from kxm_grpc.store.rows.context_items import (
 )
 from kxm_grpc.store.sql.connection import Connection
 
+_TRIGRAM = 3
+"""Characters (code points) of a trigram: the least query the substring index can narrow."""
 _IN_CHUNK = 512
 """Ids or terms per ``IN`` list at most: well under SQLite's 32,766 variables and PostgreSQL's 65,535 parameters."""
 _ITEM_ROWS = 256
@@ -124,6 +129,7 @@ class SqlContextItems:
 
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
+        self._text_index: bool | None = None
 
     # -- writes ----------------------------------------------------------------------------------------
 
@@ -364,6 +370,92 @@ class SqlContextItems:
             found += map(Match._make, rows)
         return found
 
+    def document_frequencies(
+        self,
+        project: str,
+        terms: Collection[str],
+        *,
+        partitions: Collection[tuple[Kind, Status | None]],
+        shadowed_by: str | None = None,
+    ) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for chunk in _chunks(sorted(set(terms)), _IN_CHUNK):
+            clauses = ["project = ?", f"term IN ({_marks(len(chunk))})"]
+            params: list[object] = [project, *chunk]
+            if not _partitions(clauses, params, partitions):
+                return {}
+            _add_posting_shadowing(clauses, params, shadowed_by)
+            rows = self._conn.execute(
+                f"SELECT term, COUNT(*) FROM context_postings WHERE {' AND '.join(clauses)} GROUP BY term", params
+            ).fetchall()
+            found.update((str(term), int(count)) for term, count in rows)
+        return found
+
+    def scored(
+        self,
+        project: str,
+        weights: Sequence[tuple[str, float]],
+        *,
+        average: float,
+        partitions: Collection[tuple[Kind, Status | None]],
+        shadowed_by: str | None = None,
+    ) -> list[Scored]:
+        if not weights:
+            return []
+        # One statement whatever the number of terms (a task has at most about 670): a sum split
+        # across statements would be one item's score in pieces. The constants are parameters
+        # computed as relevance.bm25 computes them, so each term's contribution is the same
+        # operations on the same doubles; only the summation order is the database's.
+        terms = [term for term, _ in weights]
+        cases = " ".join(["WHEN ? THEN ?"] * len(weights))
+        clauses = ["project = ?", f"term IN ({_marks(len(terms))})"]
+        params: list[object] = [value for pair in weights for value in pair]
+        params += [K1 + 1, K1, 1 - B, B, average, project, *terms]
+        if not _partitions(clauses, params, partitions):
+            return []
+        _add_posting_shadowing(clauses, params, shadowed_by)
+        norm = "(? + ? * (CAST(length AS DOUBLE PRECISION) / ?))"
+        contribution = f"(CASE term {cases} END) * ((frequency * ?) / (frequency + ? * {norm}))"
+        where = " AND ".join(clauses)
+        if len(weights) == 1:
+            # One term: one posting per item (the key holds the item), so no grouping, and the
+            # score is that one contribution, exactly as bm25 computes it.
+            sql = f"SELECT item_id, kind, status, {contribution} FROM context_postings WHERE {where} ORDER BY 4 DESC"
+        else:
+            sql = (
+                f"SELECT item_id, kind, status, SUM({contribution}) FROM context_postings WHERE {where} "
+                "GROUP BY item_id, kind, status ORDER BY 4 DESC"
+            )
+        return cast(list[Scored], self._conn.execute(sql, params).fetchall())
+
+    def term_frequencies(self, project: str, terms: Collection[str], item_ids: Collection[str]) -> list[Match]:
+        wanted = sorted(set(terms))
+        if not wanted:
+            return []
+        found: list[Match] = []
+        for chunk in _chunks(sorted(set(item_ids)), _IN_CHUNK):
+            # Along context_postings_item: an item's few dozen postings, the terms picked out.
+            rows = self._conn.execute(
+                "SELECT project, item_id, term, kind, status, frequency, length FROM context_postings "
+                f"WHERE project = ? AND item_id IN ({_marks(len(chunk))}) AND term IN ({_marks(len(wanted))})",
+                [project, *chunk, *wanted],
+            ).fetchall()
+            found += map(Match._make, rows)
+        return found
+
+    def least_cost(self, partitions: Collection[tuple[str, Kind, Status | None]]) -> int | None:
+        keys = sorted({(project, kind.value, status_value(status)) for project, kind, status in partitions})
+        if not keys:
+            return None
+        # One MIN per partition, each an end of context_items_cost; their least in the same statement.
+        probes = " UNION ALL ".join(
+            ["SELECT MIN(cost) AS least FROM context_items WHERE project = ? AND kind = ? AND status = ?"] * len(keys)
+        )
+        row = self._conn.execute(
+            f"SELECT MIN(least) FROM ({probes}) probes", [value for key in keys for value in key]
+        ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
     def shadowed(self, project: str) -> list[IndexedItem]:
         if project == SHARED_PROJECT:
             return []
@@ -443,6 +535,14 @@ class SqlContextItems:
                 )
                 params += without_terms
             _add_shadowing(clauses, params, shadowed_by)
+            if chunk is None and self._has_text_index(folded_query):
+                # SQLite's trigram index (decision 259): an item holding the query holds its
+                # trigrams in a row, so this keeps every phrase hit; replace() above decides.
+                clauses.append(
+                    "id IN (SELECT t.id FROM context_fts f CROSS JOIN context_text t ON t.seq = f.rowid "
+                    "WHERE context_fts MATCH ? AND t.project = ?)"
+                )
+                params += ['"' + folded_query.replace('"', '""') + '"', project]
             tail = "" if limit is None else " ORDER BY code_units LIMIT ?"
             rows = self._conn.execute(
                 f"SELECT id FROM context_items WHERE {' AND '.join(clauses)}{tail}",
@@ -450,6 +550,17 @@ class SqlContextItems:
             ).fetchall()
             found += [row[0] for row in rows]
         return found
+
+    def _has_text_index(self, folded_query: str) -> bool:
+        """Whether a scan for ``folded_query`` can be narrowed by the trigram index: SQLite with
+        version 19's ``context_fts`` (absent where FTS5 or its trigram tokenizer is), and a query
+        of at least 3 characters (a shorter one has no trigram)."""
+        if len(folded_query) < _TRIGRAM or not isinstance(self._conn, sqlite3.Connection):
+            return False
+        if self._text_index is None:
+            found = self._conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'context_fts'").fetchone()
+            self._text_index = found is not None
+        return self._text_index
 
     def first_by_code_units(
         self,
@@ -491,6 +602,29 @@ def _rank_entry(row: Row) -> RankEntry:
 def _add_shadowing(clauses: list[str], params: list[object], shadowed_by: str | None) -> None:
     if shadowed_by is not None:
         clauses.append("NOT EXISTS (SELECT 1 FROM context_items o WHERE o.project = ? AND o.id = context_items.id)")
+        params.append(shadowed_by)
+
+
+def _partitions(clauses: list[str], params: list[object], partitions: Collection[tuple[Kind, Status | None]]) -> bool:
+    """Add a posting's partition filter, (kind, status) pairs grouped by kind; False when empty."""
+    by_kind: dict[str, set[str]] = {}
+    for kind, status in partitions:
+        by_kind.setdefault(kind.value, set()).add(status_value(status))
+    if not by_kind:
+        return False
+    alternatives = []
+    for value, statuses in sorted(by_kind.items()):
+        alternatives.append(f"(kind = ? AND status IN ({_marks(len(statuses))}))")
+        params += [value, *sorted(statuses)]
+    clauses.append(f"({' OR '.join(alternatives)})")
+    return True
+
+
+def _add_posting_shadowing(clauses: list[str], params: list[object], shadowed_by: str | None) -> None:
+    if shadowed_by is not None:
+        clauses.append(
+            "NOT EXISTS (SELECT 1 FROM context_items o WHERE o.project = ? AND o.id = context_postings.item_id)"
+        )
         params.append(shadowed_by)
 
 

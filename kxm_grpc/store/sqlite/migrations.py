@@ -7,6 +7,7 @@ microseconds since the epoch (UTC).
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 
 import sqlite_utils
@@ -649,6 +650,47 @@ def _0018_skills(db: sqlite_utils.Database) -> None:
     )
 
 
+COST_INDEX = "CREATE INDEX context_items_cost ON context_items (project, kind, status, cost)"
+TEXT_INDEX = (
+    "CREATE TABLE context_text (seq INTEGER PRIMARY KEY, project TEXT NOT NULL, id TEXT NOT NULL, "
+    "UNIQUE (project, id)) STRICT",
+    "CREATE VIRTUAL TABLE context_fts USING fts5(summary, key, content='', tokenize='trigram case_sensitive 1')",
+    "CREATE TRIGGER context_items_text_insert AFTER INSERT ON context_items BEGIN "
+    "INSERT INTO context_text (project, id) VALUES (new.project, new.id); "
+    "INSERT INTO context_fts (rowid, summary, key) SELECT seq, new.folded_summary, new.folded_key FROM context_text "
+    "WHERE project = new.project AND id = new.id; END",
+    "CREATE TRIGGER context_items_text_delete AFTER DELETE ON context_items BEGIN "
+    "INSERT INTO context_fts (context_fts, rowid, summary, key) SELECT 'delete', seq, old.folded_summary, "
+    "old.folded_key FROM context_text WHERE project = old.project AND id = old.id; "
+    "DELETE FROM context_text WHERE project = old.project AND id = old.id; END",
+)
+"""SQLite's substring index of the folded text (decision 259): an FTS5 trigram index, contentless,
+keyed by ``context_text.seq`` (an INTEGER PRIMARY KEY, so VACUUM keeps it, unlike the rowid of
+``context_items``), kept by triggers on every insert and delete of an item (a put replaces by
+delete and insert; nothing updates the text in place)."""
+
+
+def _0019_context_cost(db: sqlite_utils.Database) -> None:
+    """The least cost of a partition's items in one index probe (``context_items_cost``): first fit
+    stops once what is left of a budget is under it (decision 258). And, where this SQLite has FTS5
+    and its trigram tokenizer (3.34 and later), the substring index recall's phrase hits are
+    pre-filtered with (``TEXT_INDEX``, decision 259; without it recall scans the folded text, as
+    PostgreSQL does). Needs version 17; the index is filled from the items already stored."""
+    db.execute(COST_INDEX)
+    try:
+        db.execute("CREATE VIRTUAL TABLE temp.kxm_fts_probe USING fts5(x, tokenize='trigram')")
+    except sqlite3.OperationalError:
+        return  # no FTS5 or no trigram tokenizer in this build: phrase hits keep their scan
+    db.execute("DROP TABLE temp.kxm_fts_probe")
+    for statement in TEXT_INDEX:
+        db.execute(statement)
+    db.execute("INSERT INTO context_text (project, id) SELECT project, id FROM context_items ORDER BY project, id")
+    db.execute(
+        "INSERT INTO context_fts (rowid, summary, key) SELECT t.seq, i.folded_summary, i.folded_key "
+        "FROM context_text t JOIN context_items i ON i.project = t.project AND i.id = t.id"
+    )
+
+
 MIGRATIONS: list[Migration] = [
     _0001_foundation,
     _0002_messaging,
@@ -668,4 +710,5 @@ MIGRATIONS: list[Migration] = [
     _0016_context_state_keys,
     _0017_context_ranking,
     _0018_skills,
+    _0019_context_cost,
 ]

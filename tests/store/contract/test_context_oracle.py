@@ -14,6 +14,7 @@ import dataclasses
 import functools
 import random
 import struct
+from types import SimpleNamespace
 
 import pytest
 
@@ -236,4 +237,81 @@ async def test_an_empty_project_and_an_oversized_only_pool_equal_the_brute_force
         _compare_recall(tx, "empty", "", None, 25)
 
     await store.write(lambda tx: tx.context_items.put([StoredContextItem(big, 1)]))
+    await store.read(check)
+
+
+async def test_batches_cut_between_certainly_different_scores_equal_the_brute_force(store: Store) -> None:
+    """Pools larger than a batch (256), with many items of equal score (the same text) and many
+    close ones: the indexed forms cut their approximate orders only where the scores are certainly
+    apart (decision 257), so the packets, the 256th's position and recall's phrase hits tested in
+    batches are still the brute force's."""
+    rng = random.Random(11)
+    texts = [" ".join(rng.choice(WORDS[:8]) for _ in range(rng.randint(1, 12))) for _ in range(40)]
+    pool = []
+    for index in range(1_100):
+        item = _item(rng, f"ctx_{index:04d}", "p")
+        pool.append(
+            dataclasses.replace(
+                item, summary=rng.choice(texts), kind=rng.choice((Kind.EVIDENCE, Kind.KNOWLEDGE)), status=None
+            )
+        )
+    rng.shuffle(pool)
+    await _put(store, pool, rng)
+
+    def check(tx: Tx) -> None:
+        for task in ("gate flaky", "deploy target rollback", "gate", "lint budget cache"):
+            for budget in (512, 6_000, 20_000, 200_000):
+                for role in ("verifier", "critic"):
+                    _compare(tx, ContextRequest("p", role, task, budget_tokens=budget), ["ctx_0003", "ctx_0500"])
+        for query in ("gate", "gate flaky", "flaky gate", "deploy target", "zzz", "ga"):
+            for limit in (1, 25, 100):
+                _compare_recall(tx, "p", query, None, limit)
+
+    await store.read(check)
+
+
+class _Counting:
+    """A context item repository that counts the calls of each method it passes on."""
+
+    def __init__(self, repo: object) -> None:
+        self._repo = repo
+        self.calls: dict[str, int] = {}
+
+    def __getattr__(self, name: str) -> object:
+        method = getattr(self._repo, name)
+
+        def counted(*args: object, **kwargs: object) -> object:
+            self.calls[name] = self.calls.get(name, 0) + 1
+            return method(*args, **kwargs)
+
+        return counted
+
+
+async def test_first_fit_stops_once_the_room_left_is_under_the_least_cost(store: Store) -> None:
+    """The stopping rule (decision 258): once what is left of the budget is less than the cheapest
+    eligible item (``least_cost``), nothing more can fit, so the walk ends there: no later batch of
+    matched items and no unmatched run is read, and the packet is still the brute force's."""
+    rng = random.Random(5)
+    pool = [
+        dataclasses.replace(
+            _item(rng, f"ctx_{index:04d}", "p"),
+            summary=("gate " if index % 2 else "deploy ") + "x" * (100 + index % 50),
+            kind=Kind.EVIDENCE,
+            status=None,
+            provenance=Provenance(SourceType.PEER),
+        )
+        for index in range(900)
+    ]
+    await _put(store, pool, rng)
+    request = ContextRequest("p", "verifier", "gate", budget_tokens=2_000)
+
+    def check(tx: Tx) -> None:
+        _compare(tx, request, [])
+        counting = _Counting(tx.context_items)
+        outcome = assembly.assemble(SimpleNamespace(context_items=counting), request)  # type: ignore[arg-type]
+        assert 0 < len(outcome.audit.selected_ids) < 256
+        assert outcome.audit.deferred_count == 900 - len(outcome.audit.selected_ids)
+        assert counting.calls.get("rank_rows") == 1  # the first batch only
+        assert "rank_entries" not in counting.calls  # the unmatched run never walked
+
     await store.read(check)

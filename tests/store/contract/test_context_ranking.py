@@ -1,13 +1,21 @@
-"""Contract: what the indexed packet and recall read of the store (version 17, decisions 218–222).
+"""Contract: what the indexed packet and recall read of the store (versions 17 and 19, decisions 218–222, 257, 258).
 
-The ranking reads on every backend: ``shadowed``, ``matches``, ``rank_entries`` (the arbiter's keys
-6 to 9 in order, costs filtered in the database, keyset pages), ``count_before``, ``rank_rows``,
+The ranking reads on every backend: ``shadowed``, ``matches``, ``document_frequencies``,
+``scored`` (BM25 summed in the database, within the tolerance), ``term_frequencies``,
+``least_cost``, ``rank_entries`` (the arbiter's keys 6 to 9 in order, costs filtered in the
+database, keyset pages), ``count_before``, ``rank_rows``,
 ``phrase_hits`` (exact, case-folded as JavaScript does) and ``first_by_code_units`` (UTF-16 order).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import random
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+import sqlite_utils
 
 from kxm_grpc.domain.context.arbiter import tail_key
 from kxm_grpc.domain.context.items import (
@@ -21,9 +29,22 @@ from kxm_grpc.domain.context.items import (
     Status,
 )
 from kxm_grpc.domain.context.ordering import code_unit_key
+from kxm_grpc.domain.context.recall import is_phrase_hit
+from kxm_grpc.domain.context.relevance import (
+    SCORE_TOLERANCE,
+    average_length,
+    bm25,
+    inverse_document_frequency,
+    relevance_tokens,
+)
 from kxm_grpc.domain.context.tokens import item_characters
+from kxm_grpc.domain.validation import js_lower
 from kxm_grpc.store import Store, Tx
 from kxm_grpc.store.protocols.context_items import IndexedItem, Match, StoredContextItem, Stream
+from kxm_grpc.store.sql.context_items import SqlContextItems
+from kxm_grpc.store.sqlite.migrations import MIGRATIONS as SQLITE_MIGRATIONS
+from kxm_grpc.store.tables import raw_connection
+from kxm_grpc.store.url import open_store
 
 _LIVE = (None, Status.CURRENT, Status.PROPOSED)
 
@@ -149,3 +170,168 @@ async def test_phrase_hits_and_code_unit_order(store: Store) -> None:
     assert await store.read(lambda tx: hits(tx, "deploy", [Kind.SKILL])) == []
     first = await store.read(lambda tx: tx.context_items.first_by_code_units("p", kinds=None, statuses=live, limit=9))
     assert first == sorted(["ctx_\ue000", "ctx_😀", "ctx_a"], key=code_unit_key)
+
+
+async def test_scored_sums_bm25_in_the_database_within_the_tolerance(store: Store) -> None:
+    """``scored`` is one row per matched item of the partitions asked for (shadowed defaults left
+    out), its score within SCORE_TOLERANCE of relevance.bm25's, highest first; the statistics it
+    needs come from ``document_frequencies`` and the exact scores' inputs from ``term_frequencies``."""
+    rng = random.Random(7)
+    words = ["gate", "flaky", "deploy", "target", "cache", "retry", "node", "x"]
+    items = [
+        _item(f"ctx_{index:03d}", " ".join(rng.choices(words, k=rng.randint(1, 30))), kind=kind)
+        for index, kind in enumerate([Kind.EVIDENCE, Kind.KNOWLEDGE] * 40)
+    ]
+    items += [
+        _item("ctx_000", "gate gate gate", project=SHARED_PROJECT),
+        _item("def_1", "gate", project=SHARED_PROJECT),
+    ]
+    await _put(store, items)
+    terms = ["gate", "deploy", "retry", "absent"]
+    partitions = [(Kind.EVIDENCE, None), (Kind.KNOWLEDGE, None)]
+    own = [item for item in items if item.project == "p"]
+    counted = {item.id: Counter(relevance_tokens(item.summary)) for item in own}
+    count, total = len(own), sum(sum(c.values()) for c in counted.values())
+    frequency = {term: sum(1 for c in counted.values() if term in c) for term in terms}
+    weights = [(term, inverse_document_frequency(count, frequency[term])) for term in terms]
+
+    def read(tx: Tx) -> tuple[dict[str, int], list[tuple[str, str, str, float]], dict[str, int], list[Match]]:
+        repo = tx.context_items
+        return (
+            repo.document_frequencies("p", terms, partitions=partitions),
+            repo.scored("p", weights, average=average_length(count, total), partitions=partitions),
+            repo.document_frequencies(SHARED_PROJECT, terms, partitions=partitions, shadowed_by="p"),
+            repo.term_frequencies("p", terms, ["ctx_001", "ctx_002", "nothing"]),
+        )
+
+    frequencies, rows, shared, postings = await store.read(read)
+
+    assert frequencies == {term: value for term, value in frequency.items() if value}
+    assert shared == {"gate": 1}  # ctx_000 of _shared is shadowed by the project's
+    matched = [item.id for item in own if any(term in counted[item.id] for term in terms)]
+    assert sorted(row[0] for row in rows) == sorted(matched)
+    assert [row[3] for row in rows] == sorted((row[3] for row in rows), reverse=True)
+    exact = dict(
+        zip(
+            matched,
+            bm25(terms, count, total, frequency, [(sum(counted[i].values()), counted[i]) for i in matched]),
+            strict=True,
+        )
+    )
+    for item_id, kind, status, score in rows:
+        assert abs(score - exact[item_id]) <= SCORE_TOLERANCE * exact[item_id]
+        assert (kind, status) == (next(i.kind.value for i in own if i.id == item_id), "")
+    assert sorted((m.item_id, m.term, m.frequency) for m in postings) == sorted(
+        (item_id, term, counted[item_id][term])
+        for item_id in ("ctx_001", "ctx_002")
+        for term in terms
+        if counted[item_id][term]
+    )
+    assert await store.read(lambda tx: tx.context_items.scored("p", weights, average=1.0, partitions=[])) == []
+
+
+async def test_least_cost_is_the_cheapest_item_of_the_partitions(store: Store) -> None:
+    await _put(
+        store,
+        [
+            _item("ctx_1", "x" * 40),
+            _item("ctx_2", "x" * 9, status=Status.SUPERSEDED),
+            _item("ctx_3", "x" * 20, kind=Kind.KNOWLEDGE),
+            _item("ctx_4", "x", project="q"),
+        ],
+    )
+
+    found = await store.read(
+        lambda tx: [
+            tx.context_items.least_cost([("p", Kind.EVIDENCE, None)]),
+            tx.context_items.least_cost([("p", Kind.EVIDENCE, None), ("p", Kind.KNOWLEDGE, None)]),
+            tx.context_items.least_cost([("p", Kind.EVIDENCE, Status.SUPERSEDED), ("p", Kind.EVIDENCE, None)]),
+            tx.context_items.least_cost([("p", Kind.STATE, None)]),
+            tx.context_items.least_cost([]),
+        ]
+    )
+
+    evidence, knowledge = (
+        item_characters(_item("ctx_1", "x" * 40)),
+        item_characters(_item("ctx_3", "x" * 20, kind=Kind.KNOWLEDGE)),
+    )
+    superseded = item_characters(_item("ctx_2", "x" * 9))
+    assert found == [evidence, min(evidence, knowledge), superseded, None, None]
+
+
+_PHRASE_TEXTS = (
+    "Gate flaky deploy",
+    'the "quoted" gate',
+    "ÉLAN vital ﬁle",
+    "ci 😀 run gate",
+    "gate\nflaky",
+    "x",
+    "ab",
+    "abcabc",
+)
+
+
+def _expected_hits(items: Iterable[ContextItem], project: str, query: str) -> list[str]:
+    return sorted(item.id for item in items if item.project == project and is_phrase_hit(item, js_lower(query)))
+
+
+async def test_phrase_hits_narrowed_by_the_trigram_index_are_every_phrase_hit(store: Store) -> None:
+    """A scan for a query of 3 characters or more goes through SQLite's trigram index (decision
+    259) and finds exactly the phrase hits the rule defines, also after replacing and deleting
+    items (the triggers keep the index in step); shorter queries, and PostgreSQL, scan."""
+    items = [
+        _item(f"ctx_{index}", text, state_key="deploy.target" if index % 3 == 0 else None)
+        for index, text in enumerate(_PHRASE_TEXTS)
+    ]
+    items += [_item("ctx_q", "gate flaky deploy", project="q"), _item("ctx_s", "flaky gate", project=SHARED_PROJECT)]
+    await _put(store, items)
+    queries = ["gate", "gate fl", "flaky", '"quoted"', 'd" g', "élan", "ﬁle", "😀 r", "a😀", "t\nf", "abc", "bca"]
+    queries += ["ab", "x", "deploy.t", "oy.", "nothing"]
+
+    await _assert_phrase_hits(store, items, queries)
+    replaced = [dataclasses.replace(items[0], summary="nothing at all"), _item("ctx_new", "a new gate flaky one")]
+    await _put(store, replaced)
+    await store.write(lambda tx: tx.context_items.delete("p", ["ctx_1"]))
+    current = [item for item in items if item.project != "p" or item.id not in ("ctx_0", "ctx_1")] + replaced
+
+    await _assert_phrase_hits(store, current, queries)
+
+
+async def _assert_phrase_hits(store: Store, items: list[ContextItem], queries: Iterable[str]) -> None:
+    def found(tx: Tx) -> dict[tuple[str, str], list[str]]:
+        return {
+            (project, query): sorted(tx.context_items.phrase_hits(project, js_lower(query), kinds=None, statuses=_LIVE))
+            for project in ("p", "q", SHARED_PROJECT)
+            for query in queries
+        }
+
+    expected = {
+        (project, query): _expected_hits(items, project, query)
+        for project in ("p", "q", SHARED_PROJECT)
+        for query in queries
+    }
+    assert await store.read(found) == expected
+
+
+async def test_version_19_fills_the_trigram_index_from_the_items_already_stored(tmp_path: Path) -> None:
+    """SQLite: a database of version 18 holding items gets its trigram index filled by the
+    migration, and a scan through it finds what the rule finds."""
+    url = f"sqlite:///{tmp_path / 'hub.db'}"
+    items = [_item(f"ctx_{index}", text) for index, text in enumerate(_PHRASE_TEXTS)]
+    with raw_connection(url) as conn:
+        db = sqlite_utils.Database(conn)  # type: ignore[arg-type]
+        for migration in SQLITE_MIGRATIONS[:18]:
+            migration(db)
+        conn.execute("PRAGMA user_version = 18")
+        SqlContextItems(conn).put([StoredContextItem(item, 1) for item in items])
+        conn.commit()
+    store = open_store(url)
+    await store.start()
+    try:
+        names = await store.read(lambda tx: tx.context_items.phrase_hits("p", "gate", kinds=None, statuses=_LIVE))
+        assert sorted(names) == _expected_hits(items, "p", "gate")
+        await _assert_phrase_hits(store, items, ("gate fl", "abc", "😀 r", "ab"))
+    finally:
+        await store.close()
+    with raw_connection(url) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM context_text").fetchone()[0] == len(items)

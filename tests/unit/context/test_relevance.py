@@ -4,17 +4,26 @@ spec §5.7, pin 17, §11.11, §11.12)."""
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
 from kxm_grpc.domain.context.ordering import code_unit_key, code_unit_sorted, js_round
 from kxm_grpc.domain.context.relevance import (
+    K1,
+    SCORE_TOLERANCE,
     STOPWORDS,
+    B,
+    average_length,
+    bm25,
+    certainly_above,
     fold_plural,
+    inverse_document_frequency,
     query_terms,
     relevance_tokens,
     round_relevance,
     score_relevance,
+    settled,
 )
 
 
@@ -131,11 +140,8 @@ def test_code_unit_order_puts_astral_characters_before_the_top_of_the_bmp() -> N
 
 
 def test_bm25_from_counted_statistics_is_score_relevance_bit_for_bit() -> None:
-    import random
     import struct
     from collections import Counter
-
-    from kxm_grpc.domain.context.relevance import bm25, query_terms, relevance_tokens, score_relevance
 
     rng = random.Random(5)
     words = ["gate", "gates", "flaky", "deploy", "target", "the", "élan", "ﬁle", "x"]
@@ -152,3 +158,77 @@ def test_bm25_from_counted_statistics_is_score_relevance_bit_for_bit() -> None:
         full = score_relevance(query, documents)
         assert [struct.pack(">d", full[i]) for i in sharing] == [struct.pack(">d", s) for s in partial]
         assert all(full[i] == 0.0 for i in range(len(documents)) if i not in sharing)
+
+
+def _contributions(
+    rng: random.Random, terms: int
+) -> tuple[list[str], int, int, dict[str, int], tuple[int, dict[str, int]]]:
+    """A random corpus' statistics and one document sharing ``terms`` query terms with the query."""
+    names = [f"t{index}" for index in range(terms)]
+    count = rng.randint(1, 200_000)
+    total = rng.randint(0, 400 * count)
+    frequency = {name: rng.randint(1, count) for name in names}
+    document = {name: rng.randint(1, 1_300) for name in names if rng.random() < 0.8} or {names[0]: 1}
+    return names, count, total, frequency, (sum(document.values()) + rng.randint(0, 500), document)
+
+
+@pytest.mark.parametrize("terms", [1, 2, 8, 64, 670])
+def test_a_score_summed_in_any_order_is_within_the_tolerance_of_bm25s(terms: int) -> None:
+    """The bound decision 257 rests on: the database sums the same per-term contributions in an
+    order of its own, and every such sum is within SCORE_TOLERANCE of relevance.bm25's."""
+    rng = random.Random(terms)
+    for _ in range(200):
+        names, count, total, frequency, (length, document) = _contributions(rng, terms)
+        exact = bm25(names, count, total, frequency, [(length, document)])[0]
+        average = average_length(count, total)
+        parts = [
+            inverse_document_frequency(count, frequency[name])
+            * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + B * (length / average))))
+            for name, tf in document.items()
+        ]
+        for _ in range(5):
+            rng.shuffle(parts)
+            other = 0.0
+            for part in parts:
+                other += part
+            assert abs(other - exact) <= SCORE_TOLERANCE * min(other, exact)
+            assert abs(math.fsum(parts) - exact) <= SCORE_TOLERANCE * exact
+
+
+def test_certainly_above_holds_only_when_every_exact_score_is_ordered() -> None:
+    rng = random.Random(3)
+    for _ in range(2_000):
+        lower = rng.choice([0.0, rng.uniform(0, 30)])
+        higher = lower * (1 + rng.choice([0, 1e-12, 1e-9, 2e-9, 3e-9, 1e-6])) + rng.choice([0, 0, 1e-300])
+        if certainly_above(higher, lower):
+            # the extremes of what the approximations can stand for
+            assert higher * (1 - SCORE_TOLERANCE) > lower * (1 + SCORE_TOLERANCE)
+            assert higher > lower
+    assert certainly_above(1.0, 0.0)
+    assert not certainly_above(0.0, 0.0)
+    assert not certainly_above(1.0, 1.0)
+    assert not certainly_above(1.0 + 1e-10, 1.0)  # closer than the tolerance: may be either way
+    assert certainly_above(1.0 + 3e-9, 1.0)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_settled_cuts_the_approximate_order_only_where_the_exact_order_agrees(seed: int) -> None:
+    """The top-k stopping rule: the prefix ``settled`` returns holds at least the asked number of
+    items, and every exact score in it is above every exact score after it, however each exact
+    score sits within the tolerance of its approximation."""
+    rng = random.Random(seed)
+    exact = [rng.choice([0.0, 1.0, 2.5, rng.uniform(0, 5), rng.uniform(0, 5)]) for _ in range(300)]
+    approximate = [score * (1 + rng.uniform(-1, 1) * SCORE_TOLERANCE / 4) for score in exact]
+    order = sorted(range(len(exact)), key=lambda index: -approximate[index])
+    values = [approximate[index] for index in order]
+    for wanted in (0, 1, 5, 25, 256, 299, 300, 400):
+        end = settled(values, wanted)
+        assert end >= min(wanted, len(values))
+        assert end == 0 or end == len(values) or certainly_above(values[end - 1], values[end])
+        inside = [exact[index] for index in order[:end]]
+        after = [exact[index] for index in order[end:]]
+        if inside and after:
+            assert min(inside) > max(after)
+    assert settled([3.0, 2.0, 2.0, 2.0, 1.0], 2) == 4  # never between equal scores
+    assert settled([3.0, 2.0, 0.0, 0.0], 3) == 4  # nor between the unscored
+    assert settled([], 5) == 0
