@@ -3075,7 +3075,6 @@ SECRETISH = re.compile(r"token|key|secret|hash|digest|password|signature|hmac", 
 
 ALLOWED_COMPARISONS: dict[tuple[str, str], str] = {
     ("domain/context/state.py", "key == SET_SUFFIX"): "a state key's suffix (`[]`), not a credential",
-    ("services/context/assembly.py", "key[0] == owner"): "a (project, id) sort key's project, not a credential",
     ("domain/workflows/engine/gate_evidence.py", "_sha256(document) != run_plan_hash"): (
         "a plan's content hash (shown on every run), not a credential"
     ),
