@@ -43,6 +43,24 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
+def process_cpu_ns(pid: int) -> float:
+    """CPU seconds of a process's live threads, from the scheduler's nanosecond counters
+    (``/proc/<pid>/task/*/schedstat``), falling back to ``process_cpu`` without them.
+
+    ``/proc/<pid>/stat`` counts in clock ticks (10 ms here: 3.3 µs per call over 3,000 calls), too
+    coarse for a per-call cost of a few microseconds; a thread that exits between two readings
+    takes its time with it, so this is for a server whose threads live as long as it does.
+    """
+    total = 0
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(FileNotFoundError):  # a thread that ended since the listing
+                total += int((task / "schedstat").read_text().split()[0])
+    except (FileNotFoundError, ValueError, IndexError):
+        return process_cpu(pid)
+    return total / 1e9
+
+
 def process_rss_kib(pid: int) -> int:
     """Resident set size of a process in KiB (VmRSS)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():

@@ -5,7 +5,8 @@
 
 Each RPC is called ``--calls`` times (``--reps`` times over; the median is reported) with
 ``--inflight`` calls outstanding, through ``HubClient``, against a hub in its own process; the
-figure is that process's CPU (utime + stime) over the calls divided by their number. The echo row
+figure is that process's CPU (its threads' scheduler time, in nanoseconds: ``process_cpu_ns``) over
+the calls divided by their number. The echo row
 is a raw grpc.aio echo server driven the same way, so "hub work" = RPC − echo is what the hub adds
 to gRPC for that call. Not part of ``python -m bench``
 (it answers "which call costs what", not "how close to the ceiling").
@@ -25,7 +26,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 from bench._gen.kxm.bench.v1 import bench_pb2, bench_pb2_grpc
-from bench.common import ServerProcess, channel, process_cpu
+from bench.common import ServerProcess, channel, process_cpu_ns
 from bench.hubproc import ADMIN_TOKEN, HubProcess
 from kxm_grpc.client import HubClient
 
@@ -49,10 +50,10 @@ async def _measure(pid: int, calls: int, inflight: int, reps: int, call: Call) -
             for i in queue:
                 await call(i)
 
-        before = process_cpu(pid)
+        before = process_cpu_ns(pid)
         shared = iter(range(base, base + calls))  # the workers take indexes from one iterator
         await asyncio.gather(*(worker(shared) for _ in range(inflight)))
-        results.append((process_cpu(pid) - before) / calls * 1e6)
+        results.append((process_cpu_ns(pid) - before) / calls * 1e6)
     return statistics.median(results)
 
 
@@ -119,10 +120,10 @@ async def _measure_rep(pid: int, calls: int, inflight: int, rep: int, call: Call
         for i in queue:
             await call(i)
 
-    before = process_cpu(pid)
+    before = process_cpu_ns(pid)
     shared = iter(range(base, base + calls))
     await asyncio.gather(*(worker(shared) for _ in range(inflight)))
-    return (process_cpu(pid) - before) / calls * 1e6
+    return (process_cpu_ns(pid) - before) / calls * 1e6
 
 
 async def _echo_row(work: Path, calls: int, inflight: int, reps: int) -> tuple[str, float]:
