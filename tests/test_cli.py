@@ -218,3 +218,26 @@ async def test_an_operator_resumes_an_agent_whose_key_is_lost_without_naming_the
     assert resumed[0] == 0, resumed[2]
     carol, again = json.loads(registered[1]), json.loads(resumed[1])
     assert (again["id"], again["project"], again["resumed"]) == (carol["id"], "default", True)
+
+
+def test_an_interrupted_command_that_hangs_on_its_way_out_still_ends_with_130() -> None:
+    """Closing a grpc.aio channel with a call in flight has outlasted a minute on a loaded machine:
+    after Ctrl-C the watchdog flushes what was printed and ends the process with 130."""
+    import subprocess
+
+    script = (
+        "import time\n"
+        "from kxm_grpc.cli.common import _end_after\n"
+        "print('interrupted: msg_1 is stored', end='')\n"
+        "_end_after(0.2, 130)\n"
+        "time.sleep(120)  # a shutdown that never ends\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "PYTHONPATH": ROOT},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert (done.returncode, done.stdout) == (130, "interrupted: msg_1 is stored")

@@ -8,7 +8,9 @@ import contextlib
 import hmac
 import json
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from pathlib import Path
@@ -230,15 +232,62 @@ async def progress(args: argparse.Namespace, label: str) -> AsyncIterator[None]:
         sys.stderr.flush()
 
 
+EXIT_INTERRUPTED = 130
+INTERRUPT_GRACE_SECONDS = 5.0
+"""How long an interrupted command may take to close its channel and loop before it is ended."""
+
+
 def run(args: argparse.Namespace, command: Callable[[], Coroutine[Any, Any, int]]) -> int:
-    """Run an async command; print a HubError as one line (JSON with ``--json``) and exit 1."""
+    """Run an async command; print a HubError as one line (JSON with ``--json``) and exit 1; exit
+    130 on Ctrl-C (SIGINT).
+
+    Ctrl-C cancels the command, as ``asyncio.run`` would, and also starts a watchdog: closing a
+    grpc.aio channel with a call in flight has been seen to take over a minute on a loaded
+    machine (grpc/grpc#26887, #29560), and a user who pressed Ctrl-C must not wait for it, so
+    after ``INTERRUPT_GRACE_SECONDS`` the process flushes its output and ends with 130.
+    """
+    interrupted = False
+
+    async def main() -> int:
+        nonlocal interrupted
+        task = asyncio.current_task()
+        assert task is not None
+
+        def interrupt() -> None:
+            nonlocal interrupted
+            if not interrupted:
+                interrupted = True
+                _end_after(INTERRUPT_GRACE_SECONDS, EXIT_INTERRUPTED)
+            task.cancel()
+
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # no signals: not the main thread
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, interrupt)
+        return await command()
+
     try:
-        return asyncio.run(command())
+        return asyncio.run(main())
     except HubError as error:
         print_hub_error(args, error)
         return EXIT_UNREACHABLE if error.status in ("UNAVAILABLE", "DEADLINE_EXCEEDED") else EXIT_ERROR
+    except asyncio.CancelledError:
+        if interrupted:
+            return EXIT_INTERRUPTED
+        raise
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
+
+
+def _end_after(seconds: float, code: int) -> None:
+    """End the process with ``code`` after ``seconds`` unless it ended first (a daemon thread)."""
+
+    def end() -> None:
+        time.sleep(seconds)
+        with contextlib.suppress(Exception):  # best effort: the output printed so far
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+
+    threading.Thread(target=end, name="kxm-interrupt-watchdog", daemon=True).start()
 
 
 def print_hub_error(args: argparse.Namespace, error: HubError) -> None:
