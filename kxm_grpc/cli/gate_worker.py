@@ -107,14 +107,16 @@ async def _run(spec: envelopes_pb2.GateSpec, cwd: str, name: str) -> envelopes_p
 
 async def serve(args: argparse.Namespace, client: HubClient) -> int:
     """Register, then complete assignments until stopped (or one, with ``--once``)."""
-    # Remembered: a restarted worker resumes its agent (its id and open assignments), and no other
-    # process takes the name while it lives.
-    await client.agents.register(args.name, purpose="gate worker", remember=True)
+    # Stopping is armed before anything is saved: a SIGTERM that arrives once the key is on disk
+    # (a supervisor, a test waiting for the file) stops the worker cleanly instead of killing it.
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
+    # Remembered: a restarted worker resumes its agent (its id and open assignments), and no other
+    # process takes the name while it lives.
+    await client.agents.register(args.name, purpose="gate worker", remember=True)
     async for assignment in client.workflows.assignments(stop=stop):
         if assignment.request.role != "gate":
             log.warning("gate_worker_not_a_gate", assignment_id=assignment.id, role=assignment.request.role)
