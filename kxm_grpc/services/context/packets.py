@@ -7,7 +7,7 @@ pool never stalls other calls. The packet id is derived from the packet's conten
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 
 import structlog
@@ -52,32 +52,35 @@ def _working_state(value: Mapping[str, JsonValue] | None) -> dict[str, JsonValue
     return state
 
 
-def _without(
+def _without_skills(
     tx: Tx,
     request: ContextRequest,
-    hidden: Collection[tuple[str, str]],
-    withheld_gaps: Sequence[str],
+    unverified: Collection[str],
     *,
     contradiction_ids: Collection[str],
     working_state: Mapping[str, JsonValue],
 ) -> Outcome:
-    """The packet of ``request`` over the pool without the ``hidden`` items (by project and id),
-    with ``withheld_gaps`` after the arbiter's own gaps: the items of promoted skills that no
-    longer verify (``skill_rules.gap_unverified``).
+    """The packet of ``request`` over the pool without the items of the promoted skills that no
+    longer verify, each named by a gap (``skill_rules.gap_unverified``), after the arbiter's own.
 
     The indexed assembly cannot leave an item out, so this reads the pool whole and ranks it by
     the brute force, the oracle the indexed packet equals byte for byte (decision 247): a tampered
     skill is an incident, and its packets cost a scan until an operator deals with it.
     """
-    pool = [item for item in assembly.read_pool(tx, request.project) if (item.project, item.id) not in hidden]
+    hidden = {skill_rules.item_id(skill_id) for skill_id in unverified}
+    pool = [
+        item
+        for item in assembly.read_pool(tx, request.project)
+        if not (item.project == request.project and item.id in hidden)
+    ]
     outcome = arbitrate(request, pool, contradiction_ids=contradiction_ids, working_state=working_state)
-    gaps = (*outcome.packet.unresolved_gaps, *withheld_gaps)
-    return Outcome(replace(outcome.packet, unresolved_gaps=gaps), replace(outcome.audit, unresolved_gaps=gaps))
+    return _with_gaps(outcome, *(skill_rules.gap_unverified(skill_id) for skill_id in unverified))
 
 
-def _with_gap(outcome: Outcome, gap: str) -> Outcome:
-    gaps = (*outcome.packet.unresolved_gaps, gap)
-    return Outcome(replace(outcome.packet, unresolved_gaps=gaps), replace(outcome.audit, unresolved_gaps=gaps))
+def _with_gaps(outcome: Outcome, *gaps: str) -> Outcome:
+    """``outcome`` with ``gaps`` after its own, in its packet and its audit alike."""
+    joined = (*outcome.packet.unresolved_gaps, *gaps)
+    return Outcome(replace(outcome.packet, unresolved_gaps=joined), replace(outcome.audit, unresolved_gaps=joined))
 
 
 async def packet(
@@ -108,12 +111,10 @@ async def packet(
         unverified = skills.unverified_skill_items(tx, project)
         drifted = memory_revision is not None and memory.current_revision(tx, project) != memory_revision
         if unverified:
-            hidden = {(project, skill_rules.item_id(skill_id)) for skill_id in unverified}
-            gaps = [skill_rules.gap_unverified(skill_id) for skill_id in unverified]
-            outcome = _without(tx, checked, hidden, gaps, contradiction_ids=contradiction_ids, working_state=state)
+            outcome = _without_skills(tx, checked, unverified, contradiction_ids=contradiction_ids, working_state=state)
         else:
             outcome = assembly.assemble(tx, checked, contradiction_ids=contradiction_ids, working_state=state)
-        return _with_gap(outcome, MEMORY_DRIFT_GAP) if drifted else outcome
+        return _with_gaps(outcome, MEMORY_DRIFT_GAP) if drifted else outcome
 
     outcome = await store.read(work)
     packet_id = documents.packet_id(outcome)
