@@ -52,7 +52,9 @@ async def _repeat(
             battery, history, op.kind, lambda: op.call(op.agent.client), agent=op.agent.name, idem=op.key
         )
         if result is None:
-            mismatched.append((op.key, op.first or "", "refused"))
+            # The refusal's status and message, so a failure in CI says what refused it.
+            last = next((o for o in reversed(history.ops) if o.idem == op.key), None)
+            mismatched.append((op.key, op.first or "", f"refused: {last.error if last else '?'}"))
             return done
         answer = op.answer(result)
         if op.first is None:
