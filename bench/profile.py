@@ -1,6 +1,7 @@
 """Profile the hub during the core loop with py-spy (a sampling profiler attached to the hub process).
 
-    python -m bench.profile [--scenario core|delivery|checkpoint|steps] [--pairs 8] [--seconds 12] [--gil] [--native]
+    python -m bench.profile [--scenario core|delivery|checkpoint|steps] [--pairs 8] [--seconds 12]
+                            [--gil] [--native] [--metrics]
 
 ``checkpoint`` profiles only checkpoints with two evidence refs (bench/checkpoints.py) at
 ``--pairs`` concurrent runs with ``--stages`` stages: enough runs are started and reviewed first
@@ -14,6 +15,7 @@ first measured phase (the runs' starts of later phases are sampled too: one in `
 py-spy is not a dependency of the hub or of ``python -m bench``; install it ad hoc
 (``.venv/bin/pip install py-spy``). Writes bench/results/profile-<stamp>.folded (collapsed stacks,
 for flame graphs) and profile-<stamp>.md (the top functions by own and inclusive samples).
+``--metrics`` profiles a hub serving metrics (``--metrics-port 0``): what they cost per call.
 """
 
 from __future__ import annotations
@@ -178,6 +180,7 @@ def main() -> int:
     parser.add_argument("--rate", type=int, default=200, help="samples per second")
     parser.add_argument("--native", action="store_true", help="include native (C/C++) frames")
     parser.add_argument("--gil", action="store_true", help="only samples holding the GIL (Python CPU)")
+    parser.add_argument("--metrics", action="store_true", help="profile a hub serving metrics (--metrics-port 0)")
     parser.add_argument("--results-dir", type=Path, default=REPO / "bench" / "results")
     args = parser.parse_args()
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -185,7 +188,8 @@ def main() -> int:
     folded = args.results_dir / f"profile-{stamp}.folded"
     work = Path(tempfile.mkdtemp(prefix="kxm-profile-"))
     try:
-        with HubProcess(work / "hub", durability=args.durability) as h:
+        extra = ("--metrics-port", "0") if args.metrics else ()
+        with HubProcess(work / "hub", durability=args.durability, extra_args=extra) as h:
             command = [
                 py_spy(),
                 "record",

@@ -170,7 +170,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
         raise TypeError(f"{method}: client-streaming and bidirectional RPCs have no admission wrapper yet")
 
     def _metrics(self, method: str, grpc_type: str) -> Metered:
-        return MethodMetrics(method, grpc_type) if self._rpc_metrics else UNMETERED
+        return MethodMetrics.for_method(method, grpc_type) if self._rpc_metrics else UNMETERED
 
     @staticmethod
     def _wrap_unary(
