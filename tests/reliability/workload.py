@@ -62,6 +62,7 @@ async def retry(
                 return None
         await asyncio.sleep(battery.random.uniform(backoff / 2, backoff))
         backoff = min(1.0, backoff * 2)
+    battery.add("retries_given_up")  # the attempts or the time ran out: a figure, so a failure says so
     return None
 
 
