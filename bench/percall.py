@@ -1,7 +1,7 @@
 """Server CPU per call of single hub RPCs, beside a raw echo: where a round trip's CPU goes, RPC by RPC.
 
     .venv/bin/python -m bench.percall [--calls 2000] [--inflight 8] [--reps 3] [--durability full]
-                                       [--metrics | --tracing]
+                                       [--metrics | --tracing] [--pairs 3]
 
 Each RPC is called ``--calls`` times (``--reps`` times over; the median is reported) with
 ``--inflight`` calls outstanding, through ``HubClient``, against a hub in its own process; the
@@ -13,7 +13,8 @@ to gRPC for that call. Not part of ``python -m bench``
 
 With ``--metrics`` it compares, RPC by RPC, a hub without a metrics endpoint (which records no
 per-call metrics) and one serving them, measured alternately: the per-call cost of the metrics;
-``--tracing`` likewise a hub without tracing and one with ``--tracing otlp``.
+``--tracing`` likewise a hub without tracing and one with ``--tracing otlp``. Each comparison runs
+on ``--pairs`` pairs of fresh hub processes, and reports the median over pairs.
 """
 
 from __future__ import annotations
@@ -149,24 +150,43 @@ _COMPARED = {
 
 
 async def _compare_main(args: argparse.Namespace, feature: str) -> None:
+    pairs: list[list[tuple[str, float, float]]] = []
     with tempfile.TemporaryDirectory(prefix="kxm-percall-") as work:
         common = ("--rate-limit", "100000000", "--stale-after", "3600")
-        off = HubProcess(Path(work) / "off", durability=args.durability, extra_args=common)
-        on = HubProcess(Path(work) / "on", durability=args.durability, extra_args=(*common, *_COMPARED[feature]))
-        off.start()
-        on.start()
-        try:
-            rows = await _compared_rows(off, on, args.calls, args.inflight, args.reps)
-        finally:
-            off.kill()
-            on.kill()
+        for pair in range(args.pairs):
+            # Fresh processes per pair: a process's own layout (hash seed, addresses, its files)
+            # moves its figures by several per cent for as long as it lives, which alternating reps
+            # inside one pair cannot cancel; the median over pairs does.
+            off = HubProcess(Path(work) / f"off-{pair}", durability=args.durability, extra_args=common)
+            on = HubProcess(
+                Path(work) / f"on-{pair}", durability=args.durability, extra_args=(*common, *_COMPARED[feature])
+            )
+            first, second = (off, on) if pair % 2 == 0 else (on, off)
+            first.start()
+            second.start()
+            try:
+                pairs.append(await _compared_rows(off, on, args.calls, args.inflight, args.reps))
+            finally:
+                off.kill()
+                on.kill()
     print(
-        f"server CPU per call (median of {args.reps}, alternating), {args.calls} calls, {args.inflight} in flight, "
-        f"durability {args.durability}: {feature} off and on ({' '.join(_COMPARED[feature])})"
+        f"server CPU per call, {args.pairs} pairs of fresh hub processes (median of {args.reps} alternating reps"
+        f" each), {args.calls} calls, {args.inflight} in flight, durability {args.durability}: {feature} off and on"
+        f" ({' '.join(_COMPARED[feature])}); cost = the median over pairs of on ÷ off − 1"
     )
-    print(f"{'call':32} {'off µs':>8} {'on µs':>8} {'cost':>7}")
-    for name, off_cost, on_cost in rows:
-        print(f"{name:32} {off_cost:8.1f} {on_cost:8.1f} {(on_cost - off_cost) / off_cost:+7.1%}")
+    print(f"{'call':32} {'off µs':>8} {'on µs':>8} {'cost':>7}   per pair")
+    for index, name in enumerate(name for name, _, _ in pairs[0]):
+        offs = [rows[index][1] for rows in pairs]
+        ons = [rows[index][2] for rows in pairs]
+        costs = [on_cost / off_cost - 1 for off_cost, on_cost in zip(offs, ons, strict=True)]
+        each = " ".join(f"{cost:+.1%}" for cost in costs)
+        print(
+            f"{name:32} {statistics.median(offs):8.1f} {statistics.median(ons):8.1f} "
+            f"{statistics.median(costs):+7.1%}   {each}"
+        )
+    totals = [sum(on for _, _, on in rows) / sum(off for _, off, _ in rows) - 1 for rows in pairs]
+    each = " ".join(f"{cost:+.1%}" for cost in totals)
+    print(f"{'all five calls, summed':32} {'':>8} {'':>8} {statistics.median(totals):+7.1%}   {each}")
 
 
 async def _main(args: argparse.Namespace) -> None:
@@ -206,6 +226,7 @@ def main() -> None:
         "--metrics", action="store_true", help="compare a hub without metrics and one serving them, call by call"
     )
     parser.add_argument("--tracing", action="store_true", help="compare a hub without tracing and one tracing (otlp)")
+    parser.add_argument("--pairs", type=int, default=3, help="--metrics/--tracing: pairs of fresh hub processes")
     asyncio.run(_main(parser.parse_args()))
 
 
