@@ -89,6 +89,9 @@ _MATCHED_BATCH = 256
 approximate scores are certainly apart)."""
 _PHRASE_BATCHES = 1
 """Batches of the best-scored items recall phrase-tests before it scans the pool instead."""
+_BEST_ROWS = 2 * _PHRASE_BATCHES * _MATCHED_BATCH
+"""Scored items a one-word recall reads per owner first: the batches it phrase-tests, and room for
+the batches to end where the scores are certainly apart."""
 
 Key = tuple[str, str]
 """(project, item id)."""
@@ -217,9 +220,16 @@ class _Scoring:
         return cls(terms, count, total, frequency)
 
     def approximate(
-        self, repo: ContextItemRepository, pool: _Pool, owner: str, partitions: Sequence[tuple[Kind, Status | None]]
+        self,
+        repo: ContextItemRepository,
+        pool: _Pool,
+        owner: str,
+        partitions: Sequence[tuple[Kind, Status | None]],
+        *,
+        limit: int | None = None,
     ) -> list[Scored]:
-        """The owner's matched items of ``partitions``, with their scores as the database sums them."""
+        """The owner's matched items of ``partitions`` (the best ``limit`` only, when given), with
+        their scores as the database sums them, best first."""
         weights = [(term, inverse_document_frequency(self.count, self.frequency.get(term, 0))) for term in self.terms]
         return repo.scored(
             owner,
@@ -227,6 +237,7 @@ class _Scoring:
             average=float(average_length(self.count, self.total)),
             partitions=partitions,
             shadowed_by=pool.shadowed_by(owner),
+            limit=limit,
         )
 
     def exact(self, repo: ContextItemRepository, owner: str, item_ids: Collection[str]) -> dict[str, float]:
@@ -528,12 +539,40 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
     approximate: dict[Key, float] = {}
     exact: dict[Key, float] = {}
 
+    complete = False
+    """Whether ``ranked`` holds every matched item, not only the best (``rank_best``)."""
+
     def rank() -> list[Key]:
-        if terms and count and not ranked:
+        nonlocal complete
+        if terms and count and not complete:
+            ranked.clear()
             for owner in pool.owners:
                 ranked.extend((row[3], (owner, row[0])) for row in scoring.approximate(repo, pool, owner, partitions))
             ranked.sort(key=itemgetter(0), reverse=True)  # the owners' descending runs, merged
             approximate.update((key, score) for score, key in ranked)
+        complete = True
+        return [key for _, key in ranked]
+
+    def rank_best(rows: int) -> list[Key]:
+        """The best-scored items, as ``rank`` has them, read ``rows`` at most per owner (the
+        database keeps the best ``rows``, not every matched item): ``ranked`` keeps only those
+        no unread item can outrank (``certainly_above`` the best score an owner left unread), and
+        ``complete`` says whether that is every matched item."""
+        nonlocal complete
+        if not (terms and count):
+            complete = True
+            return []
+        unread_best: float | None = None
+        for owner in pool.owners:
+            found = scoring.approximate(repo, pool, owner, partitions, limit=rows)
+            ranked.extend((row[3], (owner, row[0])) for row in found)
+            if len(found) == rows:  # the owner may have more, each scoring at most its last one
+                unread_best = max(found[-1][3], unread_best if unread_best is not None else found[-1][3])
+        ranked.sort(key=itemgetter(0), reverse=True)
+        if unread_best is not None:
+            del ranked[sum(1 for score, _ in ranked if certainly_above(score, unread_best)) :]
+        approximate.update((key, score) for score, key in ranked)
+        complete = unread_best is None
         return [key for _, key in ranked]
 
     def score(keys: Collection[Key]) -> None:
@@ -587,13 +626,21 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
     else:
         # The scored items by approximate score, phrase-tested a batch at a time, each batch ending
         # where the scores are certainly apart: when the tested ones hold ``limit`` phrase hits,
-        # every phrase hit not tested scores below them, and the answer is among them.
-        scored = rank()
+        # every phrase hit not tested scores below them, and the answer is among them. Only the
+        # best-scored items are read for that (a common word matches a tenth of the pool); every
+        # one only when the batch does not settle among them, or the pool must be scanned.
+        scored = rank_best(_BEST_ROWS)
         values = [value for value, _ in ranked]
         found_scored: list[Key] = []
         start = 0
         while start < min(len(scored), _PHRASE_BATCHES * _MATCHED_BATCH) and len(found_scored) < limit:
             end = settled(values, start + _MATCHED_BATCH)
+            if end >= len(values) and not complete:
+                # The batch does not settle among the items read: read them all. The items before
+                # ``start`` are the same ones (a batch ends where the scores are certainly apart).
+                scored = rank()
+                values = [value for value, _ in ranked]
+                end = settled(values, start + _MATCHED_BATCH)
             batch = scored[start:end]
             inside: set[Key] = set()
             for owner in pool.owners:
@@ -607,6 +654,7 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
             phrase = set(found_scored)
             hits = best(found_scored, limit, in_order=True)
         else:
+            scored = rank()  # every phrase hit needs its score: every matched item's
             phrase = every_phrase_hit()
             hits = best(phrase, limit)
             hits += best((key for key in scored if key not in phrase), limit - len(hits), in_order=True)

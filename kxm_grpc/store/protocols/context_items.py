@@ -296,13 +296,14 @@ class ContextItemRepository(Protocol):
         average: float,
         partitions: Collection[tuple[Kind, Status | None]],
         shadowed_by: str | None = None,
+        limit: int | None = None,
     ) -> list[Scored]:
         """The project's items of ``partitions`` having a posting of a term of ``weights`` (a term
         and its inverse document frequency, distinct terms), minus those whose id ``shadowed_by``
         holds too, each with its BM25 score summed in the database (the average document length
         ``average``), by that score descending (ties in no particular order): one row per item, not
-        per posting. The scores are approximations (``Scored``); a caller orders by them only with
-        ``SCORE_TOLERANCE``'s margin."""
+        per posting; the first ``limit`` of them only, when given. The scores are approximations
+        (``Scored``); a caller orders by them only with ``SCORE_TOLERANCE``'s margin."""
 
     def term_frequencies(self, project: str, terms: Collection[str], item_ids: Collection[str]) -> list[Match]:
         """The postings of ``terms`` of the project's items among ``item_ids``, in no particular order:

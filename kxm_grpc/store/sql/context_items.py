@@ -399,8 +399,9 @@ class SqlContextItems:
         average: float,
         partitions: Collection[tuple[Kind, Status | None]],
         shadowed_by: str | None = None,
+        limit: int | None = None,
     ) -> list[Scored]:
-        if not weights:
+        if not weights or limit == 0:
             return []
         # One statement whatever the number of terms (a task has at most about 670): a sum split
         # across statements would be one item's score in pieces. The constants are parameters
@@ -426,6 +427,9 @@ class SqlContextItems:
                 f"SELECT item_id, kind, status, SUM({contribution}) FROM context_postings WHERE {where} "
                 "GROUP BY item_id, kind, status ORDER BY 4 DESC"
             )
+        if limit is not None:
+            sql += " LIMIT ?"  # the database keeps the best rows as it goes (a top-N sort)
+            params.append(limit)
         return cast(list[Scored], self._conn.execute(sql, params).fetchall())
 
     def term_frequencies(self, project: str, terms: Collection[str], item_ids: Collection[str]) -> list[Match]:

@@ -315,3 +315,42 @@ async def test_first_fit_stops_once_the_room_left_is_under_the_least_cost(store:
         assert "rank_entries" not in counting.calls  # the unmatched run never walked
 
     await store.read(check)
+
+
+async def test_one_word_recall_reads_only_the_best_scored_items_unless_their_scores_do_not_settle(
+    store: Store,
+) -> None:
+    """A one-word recall reads the best 512 scored items of each owner, not every matched one
+    (a common word matches a tenth of the pool); when the first batch's scores do not settle
+    among them (ties past the rows read), it reads every matched item. Either way the hits are
+    the brute force's."""
+    rng = random.Random(13)
+
+    def items(project: str, summaries: list[str]) -> list[ContextItem]:
+        return [
+            dataclasses.replace(
+                _item(rng, f"ctx_{index:04d}", project),
+                summary=summary,
+                kind=Kind.EVIDENCE,
+                status=None,
+                state_key=None,  # a state key is ranked text too
+            )
+            for index, summary in enumerate(summaries)
+        ]
+
+    # "spread": scores all apart (one more word, a lower score); "tied": 300 equal best scores, then 300 lower ones
+    spread = items("spread", ["gate" + " word" * index for index in range(700)])
+    tied = items("tied", ["gate"] * 300 + ["gate deploy target rollback"] * 300)
+    await _put(store, spread + tied, rng)
+
+    def check(tx: Tx) -> None:
+        for project, reads in (("spread", 1), ("tied", 2)):
+            for limit in (1, 25, 100):
+                _compare_recall(tx, project, "gate", None, limit)
+            counting = _Counting(tx.context_items)
+            hits = assembly.recall(SimpleNamespace(context_items=counting), project, "gate", kinds=None, limit=25)  # type: ignore[arg-type]
+            assert len(hits) == 25
+            # One read of the best rows per owner (the project and _shared), and in "tied" the full read too.
+            assert counting.calls["scored"] == 2 * reads, (project, counting.calls)
+
+    await store.read(check)
