@@ -610,19 +610,21 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
         hits = sorted(phrase, key=lambda key: (code_unit_key(key[1]), key[1]))[:limit]
     elif len(terms) > 1:
         # Several words, which seldom stand together as written: every phrase hit first. With
-        # ``limit`` of them the answer is theirs, by their exact scores; only with fewer do the
-        # scores of every matched item matter (decision 259).
+        # ``limit`` of them the answer is theirs, by their exact scores; with fewer, all of them,
+        # then the best-scored of the other matched items (decision 259), read as for one word.
         phrase = every_phrase_hit()
-        if limit <= len(phrase) <= _MATCHED_BATCH:
+        if len(phrase) <= _MATCHED_BATCH:
             score(phrase)
             hits = sorted(phrase, key=lambda key: (-exact.get(key, 0.0), code_unit_key(key[1]), key[1]))[:limit]
-        elif len(phrase) > _MATCHED_BATCH:  # many: exact scores for a settled prefix only
+            if len(hits) < limit:
+                needed = limit - len(hits)
+                rest = [key for key in rank_best(_BEST_ROWS) if key not in phrase]
+                if not complete and settled([approximate[key] for key in rest], needed) >= len(rest):
+                    rest = [key for key in rank() if key not in phrase]  # no settled cut among them
+                hits += best(rest, needed, in_order=True)
+        else:  # many: exact scores for a settled prefix only
             rank()
             hits = best(phrase, limit)
-        else:
-            scored = rank()
-            hits = best(phrase, limit)
-            hits += best((key for key in scored if key not in phrase), limit - len(hits), in_order=True)
     else:
         # The scored items by approximate score, phrase-tested a batch at a time, each batch ending
         # where the scores are certainly apart: when the tested ones hold ``limit`` phrase hits,
