@@ -252,13 +252,16 @@ class ContextItemRepository(Protocol):
         among: Collection[str] | None = None,
         without_terms: Sequence[str] = (),
         limit: int | None = None,
+        narrow: bool = True,
     ) -> list[str]:
         """The ids of the project's items of ``kinds`` (None: any) and ``statuses`` whose
         lower-cased summary or state key contains ``folded_query`` (not empty), minus those whose
         id ``shadowed_by`` holds too, only those among ``among`` (None: any), minus those with a
         posting of any of ``without_terms``: with a ``limit``, the first ``limit`` by UTF-16 code
-        units; without, all of them in no particular order. The text is compared in the database, row by row: without
-        ``among`` a scan of the project's items that stops at ``limit`` hits."""
+        units; without, all of them in no particular order. The text is compared in the database,
+        row by row: without ``among`` a scan of the project's items that stops at ``limit`` hits,
+        narrowed by a text index where the store has one and ``narrow`` (a project of a few items is
+        cheaper to scan than the whole database's index)."""
 
     def first_by_code_units(
         self,

@@ -514,6 +514,7 @@ class SqlContextItems:
         among: Collection[str] | None = None,
         without_terms: Sequence[str] = (),
         limit: int | None = None,
+        narrow: bool = True,
     ) -> list[str]:
         found: list[str] = []
         for chunk in [None] if among is None else _chunks(sorted(set(among)), _IN_CHUNK):
@@ -540,7 +541,7 @@ class SqlContextItems:
                 params += without_terms
             _add_shadowing(clauses, params, shadowed_by)
             source = "context_items"
-            if chunk is None and self._has_text_index(folded_query):
+            if chunk is None and narrow and self._has_text_index(folded_query):
                 # SQLite's trigram index (decision 259): an item holding the query holds its
                 # trigrams in a row, so its matches hold every phrase hit; replace() decides. The
                 # matches drive the statement (CROSS JOIN fixes the order): as `id IN (...)`, the
