@@ -227,7 +227,10 @@ def main() -> None:
     )
     parser.add_argument("--tracing", action="store_true", help="compare a hub without tracing and one tracing (otlp)")
     parser.add_argument("--pairs", type=int, default=3, help="--metrics/--tracing: pairs of fresh hub processes")
-    asyncio.run(_main(parser.parse_args()))
+    args = parser.parse_args()
+    if args.pairs < 1:
+        parser.error("--pairs must be at least 1")
+    asyncio.run(_main(args))
 
 
 if __name__ == "__main__":

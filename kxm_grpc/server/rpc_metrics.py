@@ -48,7 +48,7 @@ _CODES = tuple(code.name for code in grpc.StatusCode)
 
 
 class _Count:
-    """One counter's value (``inc`` adds one): what the stream wrapper holds per stream."""
+    """One counter's value (``inc`` adds one), for the call wrappers: one per method, shared by its calls."""
 
     __slots__ = ("value",)
 

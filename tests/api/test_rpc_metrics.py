@@ -4,7 +4,6 @@ streams included), handling time, messages, in-flight calls, and the build info.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
@@ -21,7 +20,7 @@ from kxm_grpc.client.context import context_item
 from kxm_grpc.errors import Unauthenticated
 from kxm_grpc.server import census_metrics
 from kxm_grpc.server.app import HubServer
-from kxm_grpc.server.rpc_metrics import MethodMetrics
+from kxm_grpc.server.rpc_metrics import COLLECTOR, MethodMetrics
 from kxm_grpc.server.settings import Settings
 from kxm_grpc.version import version
 from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub, sqlite_only
@@ -175,17 +174,24 @@ async def test_the_domain_gauges_count_what_the_database_holds(hub: Hub, make_ag
 
 
 def test_the_handling_histogram_is_cumulative_and_parses_as_prometheus_text() -> None:
-    # Prepare: one method's counts, its calls timed as if they started 3 ms and 400 s ago
-    metrics = MethodMetrics.for_method("/kxm.test.Histogram/Observe", "unary")
-    labels = {"grpc_type": "unary", "grpc_service": "kxm.test.Histogram", "grpc_method": "Observe"}
-    # Execute
-    metrics.finish(time.perf_counter() - 0.003, "OK")
-    metrics.finish(time.perf_counter() - 400.0, "NOT_A_CODE")
-    families = {
-        family.name: family
-        for family in text_string_to_metric_families(generate_latest(REGISTRY).decode())
-        if family.name.startswith("grpc_server_handl")
-    }
+    # Prepare: one method's counts (of a type of its own, taken out again: the counts are the
+    # process's), two calls timed as if they started 3 ms and 400 s ago
+    metrics = MethodMetrics.for_method("/kxm.test.Histogram/Observe", "test")
+    labels = {"grpc_type": "test", "grpc_service": "kxm.test.Histogram", "grpc_method": "Observe"}
+    try:
+        # Execute
+        metrics.finish(metrics.start() - 0.003, "OK")
+        metrics.finish(metrics.start() - 400.0, "NOT_A_CODE")
+        families = {
+            family.name: family
+            for family in text_string_to_metric_families(generate_latest(REGISTRY).decode())
+            if family.name.startswith("grpc_server_handl")
+        }
+        in_flight = sample("kxm_rpc_in_flight", {"grpc_type": "test"})
+        count, total = (sample(f"grpc_server_handling_seconds_{part}", labels) for part in ("count", "sum"))
+        ok, unknown = handled(labels, "OK"), handled(labels, "UNKNOWN")
+    finally:
+        COLLECTOR.methods.pop(metrics.labels)
     # Assert: each bucket counts the calls at or under its bound; an unknown code counts as UNKNOWN
     buckets = {
         sample.labels["le"]: sample.value
@@ -193,7 +199,7 @@ def test_the_handling_histogram_is_cumulative_and_parses_as_prometheus_text() ->
         if sample.name.endswith("_bucket") and sample.labels["grpc_method"] == "Observe"
     }
     assert (buckets["0.0025"], buckets["0.005"], buckets["300.0"], buckets["+Inf"]) == (0, 1, 1, 2)
-    assert sample("grpc_server_handling_seconds_count", labels) == 2
-    assert sample("grpc_server_handling_seconds_sum", labels) == pytest.approx(400.003, abs=0.5)
-    assert handled(labels, "OK") == 1
-    assert handled(labels, "UNKNOWN") == 1
+    assert count == 2
+    assert total == pytest.approx(400.003, abs=0.5)
+    assert (ok, unknown) == (1, 1)
+    assert in_flight == 0

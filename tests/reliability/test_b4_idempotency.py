@@ -52,9 +52,9 @@ async def _repeat(
             battery, history, op.kind, lambda: op.call(op.agent.client), agent=op.agent.name, idem=op.key
         )
         if result is None:
-            # The refusal's status and message, so a failure in CI says what refused it.
+            # Refused, or the retries gave up (a figure then): the last error, so a failure in CI says which.
             last = next((o for o in reversed(history.ops) if o.idem == op.key), None)
-            mismatched.append((op.key, op.first or "", f"refused: {last.error if last else '?'}"))
+            mismatched.append((op.key, op.first or "", f"refused or gave up: {last.error if last else '?'}"))
             return done
         answer = op.answer(result)
         if op.first is None:

@@ -636,8 +636,11 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
                     rest = [key for key in rank() if key not in phrase]  # no settled cut among them
                 hits += best(rest, needed, in_order=True)
         else:  # many: exact scores for a settled prefix only
-            rank()
+            scored = rank()
             hits = best(phrase, limit)
+            # More phrase hits than a batch and still fewer than the limit (a limit above
+            # recall_limit's, which no request reaches): the other matched items follow.
+            hits += best((key for key in scored if key not in phrase), limit - len(hits), in_order=True)
     else:
         # The scored items by approximate score, phrase-tested a batch at a time, each batch ending
         # where the scores are certainly apart: when the tested ones hold ``limit`` phrase hits,

@@ -351,13 +351,21 @@ async def test_one_word_recall_reads_only_the_best_scored_items_unless_their_sco
     await _put(store, spread + tied, rng)
 
     def check(tx: Tx) -> None:
-        for project, reads in (("spread", 1), ("tied", 2)):
+        # "word gate" and "rollback gate" are phrase hits nowhere: several words, then the best others.
+        for project, query, reads in (
+            ("spread", "gate", 1),
+            ("tied", "gate", 2),
+            ("spread", "word gate", 1),
+            ("tied", "rollback gate", 2),
+        ):
             for limit in (1, 25, 100):
-                _compare_recall(tx, project, "gate", None, limit)
+                _compare_recall(tx, project, query, None, limit)
             counting = _Counting(tx.context_items)
-            hits = assembly.recall(SimpleNamespace(context_items=counting), project, "gate", kinds=None, limit=25)  # type: ignore[arg-type]
+            hits = assembly.recall(SimpleNamespace(context_items=counting), project, query, kinds=None, limit=25)  # type: ignore[arg-type]
             assert len(hits) == 25
             # One read of the best rows per owner (the project and _shared), and in "tied" the full read too.
-            assert counting.calls["scored"] == 2 * reads, (project, counting.calls)
+            assert counting.calls["scored"] == 2 * reads, (project, query, counting.calls)
+        # More phrase hits than a batch (300) and a limit above them, beyond what a request may ask.
+        _compare_recall(tx, "tied", "gate deploy", None, 400)
 
     await store.read(check)
