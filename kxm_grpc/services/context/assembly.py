@@ -601,7 +601,7 @@ def recall_indexed(tx: Tx, project: str, query: str, *, kinds: Collection[Kind] 
         for owner in pool.owners:
             # The trigram index's matches are the whole database's: an owner of a few items (the
             # _shared defaults, most often) is cheaper to scan.
-            size = pool.totals(key for key in pool.partitions if key[0] == owner)[0]
+            size = pool.totals(partition for partition in pool.partitions if partition[0] == owner)[0]
             ids = repo.phrase_hits(
                 owner,
                 folded,
