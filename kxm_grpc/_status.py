@@ -24,6 +24,14 @@ from kxm_grpc.errors import (
 
 def to_rpc_status(error: HubError, *, trailing: tuple[tuple[str, str], ...] = ()) -> grpc.Status:
     """Encode a HubError as a gRPC status with rich details."""
+    converted: grpc.Status = rpc_status.to_status(rich_status(error))
+    if trailing:
+        return _with_trailing(converted, trailing)
+    return converted
+
+
+def rich_status(error: HubError) -> status_pb2.Status:
+    """A HubError as the ``google.rpc.Status`` a call ending with it carries (``grpc-status-details-bin``)."""
     details = []
     if error.reason is not None:
         info = error_details_pb2.ErrorInfo(reason=str(error.reason), domain=DOMAIN, metadata=error.metadata)
@@ -40,11 +48,7 @@ def to_rpc_status(error: HubError, *, trailing: tuple[tuple[str, str], ...] = ()
         delay = duration_pb2.Duration()
         delay.FromNanoseconds(int(error.retry_after * 1e9))
         details.append(_pack(error_details_pb2.RetryInfo(retry_delay=delay)))
-    status = status_pb2.Status(code=getattr(code_pb2, error.status), message=error.message, details=details)
-    converted: grpc.Status = rpc_status.to_status(status)
-    if trailing:
-        return _with_trailing(converted, trailing)
-    return converted
+    return status_pb2.Status(code=getattr(code_pb2, error.status), message=error.message, details=details)
 
 
 def _with_trailing(status: grpc.Status, extra: tuple[tuple[str, str], ...]) -> grpc.Status:
@@ -65,18 +69,31 @@ def _pack(message: object) -> any_pb2.Any:
 def from_rpc_error(exc: grpc.RpcError) -> HubError:
     """Rebuild the HubError a server sent (or describe a transport failure as one)."""
     code: grpc.StatusCode = exc.code()
-    message: str = exc.details() or code.name
-    cls = ERROR_CLASSES.get(code.name, Internal)
+    try:
+        status = rpc_status.from_call(exc)
+    except ValueError:
+        status = None
+    return _hub_error(code.name, exc.details() or code.name, status)
+
+
+def from_status_bytes(data: bytes) -> HubError:
+    """Rebuild the HubError of a serialized ``google.rpc.Status`` (a channel command's error).
+
+    Raises:
+        google.protobuf.message.DecodeError: the bytes are not a Status.
+    """
+    status = status_pb2.Status.FromString(data)
+    name = code_pb2.Code.Name(status.code) if status.code in code_pb2.Code.values() else "UNKNOWN"
+    return _hub_error(name, status.message or name, status)
+
+
+def _hub_error(code: str, message: str, status: status_pb2.Status | None) -> HubError:
+    cls = ERROR_CLASSES.get(code, Internal)
     reason: Reason | str | None = None
     domain = DOMAIN
     metadata: dict[str, str] = {}
     violations: list[FieldViolation] = []
     retry_after: float | None = None
-    status = None
-    try:
-        status = rpc_status.from_call(exc)
-    except ValueError:
-        status = None
     if status is not None:
         for detail in status.details:
             if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from kxm_grpc._gen.kxm.v1 import agent_service_pb2, agent_service_pb2_grpc
 from kxm_grpc.client.base import Area
+from kxm_grpc.client.channel import AgentChannel
 from kxm_grpc.client.identity import agents_dir, load_identity, save_identity
 from kxm_grpc.errors import HubError, Reason
 
@@ -13,7 +14,8 @@ _NAME_TAKEN = (Reason.DUPLICATE_AGENT_NAME, Reason.AGENT_RECLAIM_FORBIDDEN)
 
 
 class Agents(Area):
-    """kxm.v1.AgentService: ``register``, ``heartbeat``, ``unregister``, ``list``, ``get_caller_identity``."""
+    """kxm.v1.AgentService: ``register``, ``heartbeat``, ``unregister``, ``list``, ``get_caller_identity``,
+    ``open_channel``."""
 
     SERVICE: ClassVar[str] = "kxm.v1.AgentService"
 
@@ -106,6 +108,29 @@ class Agents(Area):
                 include_offline=include_offline, page_size=page_size, page_token=page_token
             ),
             timeout=timeout,
+        )
+
+    def open_channel(
+        self,
+        *,
+        subscribe: bool = False,
+        after_seq: int = 0,
+        presence_only: bool = False,
+        reconnect: bool = True,
+        initial_backoff: float = 0.1,
+        max_backoff: float = 5.0,
+    ) -> AgentChannel:
+        """The agent's channel (AgentService.OpenChannel), to use as ``async with``: every messaging
+        command on one stream, and the inbox with ``subscribe`` (from ``after_seq``). See
+        ``kxm_grpc.client.channel``."""
+        return AgentChannel(
+            self._hub,
+            subscribe=subscribe,
+            after_seq=after_seq,
+            presence_only=presence_only,
+            reconnect=reconnect,
+            initial_backoff=initial_backoff,
+            max_backoff=max_backoff,
         )
 
     async def get_caller_identity(self, *, timeout: float | None = None) -> agent_service_pb2.GetCallerIdentityResponse:

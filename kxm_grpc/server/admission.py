@@ -61,6 +61,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar
 
 import structlog
 from prometheus_client import Counter
@@ -135,6 +136,31 @@ class IncomingCall:
     def peer_host(self) -> str:
         """The peer's address without its port (the port changes with every connection)."""
         return self._peer_host
+
+
+class CommandCall(IncomingCall):
+    """One command of a channel (``AgentService.OpenChannel``), admitted as a call of its unary twin.
+
+    It carries the channel's credentials and tool-policy tokens, read once when the channel opened,
+    under the twin's method name and a request id of its own (the command id when it is a valid
+    request id, else a fresh one), so each command is logged, counted and refused as the twin is.
+    """
+
+    __slots__ = ("_channel",)
+
+    def __init__(self, channel: IncomingCall, method: str, command_id: str) -> None:
+        self.started = time.perf_counter()
+        self.method = method
+        self.credentials = channel.credentials
+        self.tokens = channel.tokens
+        self.request_id = request_id_for(command_id)
+        self._peer_host = ""
+        self._channel = channel
+
+    @property
+    def peer_host(self) -> str:
+        """The channel's peer host (read only when a command's authentication fails)."""
+        return self._channel.peer_host
 
 
 def run_reader(facts: RpcFacts | None) -> Callable[[object], str] | None:
@@ -306,6 +332,32 @@ class Gate:
     def succeeded(self) -> None:
         """Count a call that ended well."""
         self._ok.inc()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ChannelCall:
+    """An admitted channel: how each of its commands is admitted, as a call of its unary twin."""
+
+    admission: Admission
+    call: IncomingCall
+    """The channel's own call (its credentials, tokens and request id)."""
+
+    def admit_command(self, method: str, command_id: str) -> tuple[Gate, CommandCall]:
+        """The twin's gate and the command's call, to pass to ``Gate.admit``."""
+        return self.admission.gate(method), CommandCall(self.call, method, command_id)
+
+
+_channel: ContextVar[ChannelCall] = ContextVar("kxm_channel")
+
+
+def current_channel() -> ChannelCall:
+    """The channel being served (set by the surface before the channel's servicer runs)."""
+    return _channel.get()
+
+
+def set_current_channel(channel: ChannelCall) -> None:
+    """Bind the admitted channel for its servicer (in the task that serves it)."""
+    _channel.set(channel)
 
 
 class Admission:

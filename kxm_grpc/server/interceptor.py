@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -30,7 +30,7 @@ from kxm_grpc import failpoints
 from kxm_grpc._status import to_rpc_status
 from kxm_grpc.errors import HubError, InvalidArgument, Reason
 from kxm_grpc.server.admission import RPC_TOTAL as RPC_TOTAL  # re-exported: tests and dashboards read it here
-from kxm_grpc.server.admission import Admission, Gate, IncomingCall
+from kxm_grpc.server.admission import Admission, ChannelCall, Gate, IncomingCall, set_current_channel
 from kxm_grpc.server.rpc_metrics import UNMETERED, Metered, MethodMetrics
 from kxm_grpc.server.tracing import CallTracer
 
@@ -164,10 +164,17 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
                 request_deserializer=deserializer,
                 response_serializer=handler.response_serializer,
             )
-        # Fail closed: a client-streaming or bidirectional kxm RPC would otherwise be served without
-        # admission (no authentication, isolation or rate limit). Such an RPC gets a wrapper of its
-        # own before it is added to the contract.
-        raise TypeError(f"{method}: client-streaming and bidirectional RPCs have no admission wrapper yet")
+        if handler.stream_stream is not None:
+            channel = cast(Callable[[AsyncIterator[Any], Context], Awaitable[None]], handler.stream_stream)
+            return grpc.stream_stream_rpc_method_handler(
+                self._wrap_channel(self._admission, gate, channel, self._metrics(method, "bidi_stream"), self._tracer),
+                request_deserializer=deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        # Fail closed: a client-streaming kxm RPC would otherwise be served without admission (no
+        # authentication, isolation or rate limit). Such an RPC gets a wrapper of its own before it
+        # is added to the contract.
+        raise TypeError(f"{method}: client-streaming RPCs have no admission wrapper yet")
 
     def _metrics(self, method: str, grpc_type: str) -> Metered:
         return MethodMetrics.for_method(method, grpc_type) if self._rpc_metrics else UNMETERED
@@ -275,6 +282,56 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
                     CallTracer.finish(span, code)
 
         return wrapped
+
+    @staticmethod
+    def _wrap_channel(
+        admission: Admission,
+        gate: Gate,
+        behavior: Callable[[AsyncIterator[Any], Context], Awaitable[None]],
+        metrics: Metered,
+        tracer: CallTracer | None,
+    ) -> Callable[[AsyncIterator[Any], Context], Awaitable[None]]:
+        """A bidirectional channel: admitted once as a stream; each command is then admitted by the
+        servicer as its unary twin (``ChannelCall.admit_command``), with the channel's credentials."""
+        method = gate.method
+
+        async def wrapped(requests: AsyncIterator[Any], context: Context) -> None:
+            started = metrics.start()
+            span = None if tracer is None else tracer.start(method, context.invocation_metadata())
+            code = "UNKNOWN"
+            try:
+                call = _GrpcCall(method, context)
+                try:
+                    await gate.admit(call)
+                    set_current_channel(ChannelCall(admission, call))
+                    await behavior(_decoded(requests), context)
+                except grpc.aio.BaseError:
+                    code = _status_sent(context)
+                    raise
+                except asyncio.CancelledError:
+                    code = _cancelled(context)
+                    raise
+                except Exception as error:
+                    failure = gate.fail(call, error)
+                    code = failure.status
+                    await _abort(context, failure, call.request_id)
+                context.set_trailing_metadata((("x-request-id", call.request_id),))
+                gate.succeeded()
+                code = "OK"
+            finally:
+                metrics.finish(started, code)
+                if span is not None:
+                    CallTracer.finish(span, code)
+
+        return wrapped
+
+
+async def _decoded(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    """The requests of a channel, ending it with INVALID_ARGUMENT at the first that did not decode."""
+    async for request in requests:
+        if type(request) is Undecodable:
+            raise request.error()
+        yield request
 
 
 def _status_sent(context: Context) -> str:

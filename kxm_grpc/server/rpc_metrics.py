@@ -5,7 +5,7 @@ copies) work unchanged: ``grpc_server_started_total``, ``grpc_server_handled_tot
 ``grpc_code``, CANCELLED and DEADLINE_EXCEEDED included: a client that gives up is counted, which
 the hub's older ``kxm_rpc`` counter never did for streams), ``grpc_server_handling_seconds``
 (a histogram), ``grpc_server_msg_received_total`` and ``grpc_server_msg_sent_total``, each labelled
-``grpc_type`` (``unary`` or ``server_stream``), ``grpc_service`` and ``grpc_method``. Beside them
+``grpc_type`` (``unary``, ``server_stream`` or ``bidi_stream``), ``grpc_service`` and ``grpc_method``. Beside them
 ``kxm_rpc_in_flight`` counts calls being served and ``kxm_build_info`` carries the version.
 
 A call costs a few integer additions and one bisection, not prometheus_client's locked

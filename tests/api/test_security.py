@@ -60,7 +60,11 @@ async def call(hub: Hub, facts: RpcFacts, metadata: tuple[tuple[str, str], ...])
             "response_deserializer": response_class.FromString,
         }
         try:
-            if facts.server_streaming:
+            if facts.client_streaming:
+                stream = channel.stream_stream(path, **kwargs)(iter([request_class()]), metadata=metadata, timeout=5)
+                async for _ in stream:
+                    pass
+            elif facts.server_streaming:
                 async for _ in channel.unary_stream(path, **kwargs)(request_class(), metadata=metadata, timeout=5):
                     pass
             else:

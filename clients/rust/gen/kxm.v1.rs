@@ -2465,6 +2465,778 @@ pub mod admin_service_client {
         }
     }
 }
+/// Request message for MessageService.SendMessage.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SendMessageRequest {
+    /// Required. The recipient: an agent id or a name (case-insensitive) in the caller's project (at most 80 characters).
+    #[prost(string, tag = "1")]
+    pub target: ::prost::alloc::string::String,
+    /// Required. The request text (at most 32,000 characters; stored trimmed).
+    #[prost(string, tag = "2")]
+    pub content: ::prost::alloc::string::String,
+    /// The scheduling hint; DELIVERY_FOLLOW_UP when unspecified.
+    #[prost(enumeration = "Delivery", tag = "3")]
+    pub delivery: i32,
+    /// A free grouping label (at most 128 characters).
+    #[prost(string, tag = "4")]
+    pub correlation_id: ::prost::alloc::string::String,
+    /// A free label for reply routing (at most 80 characters).
+    #[prost(string, tag = "5")]
+    pub reply_to: ::prost::alloc::string::String,
+    /// A key that makes retries safe, scoped to the sender (at most 128 characters).
+    #[prost(string, tag = "6")]
+    pub idempotency_key: ::prost::alloc::string::String,
+    /// Forwarding hops so far (0 to 100).
+    #[prost(int32, tag = "7")]
+    pub hops: i32,
+    /// The hop limit (1 to 20); 5 when zero.
+    #[prost(int32, tag = "8")]
+    pub max_hops: i32,
+    /// How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
+    #[prost(message, optional, tag = "9")]
+    pub ttl: ::core::option::Option<::prost_types::Duration>,
+    /// Allow a registered agent that is offline as the target; it receives the message when it subscribes.
+    #[prost(bool, tag = "10")]
+    pub allow_offline: bool,
+    /// The workflow stage attempt this request serves, if any.
+    #[prost(message, optional, tag = "11")]
+    pub workflow_context: ::core::option::Option<WorkflowMessageContext>,
+    /// Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+    /// accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
+    #[deprecated]
+    #[prost(message, optional, tag = "12")]
+    pub reply_wait: ::core::option::Option<::prost_types::Duration>,
+    /// Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
+    /// for the message to end, and return it in its terminal state: a request and its reply in one call.
+    /// Unset: return once stored. Checked before anything is stored.
+    #[prost(message, optional, tag = "13")]
+    pub wait: ::core::option::Option<::prost_types::Duration>,
+}
+/// Response message for MessageService.SendMessage.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SendMessageResponse {
+    /// The stored message, in its current state.
+    #[prost(message, optional, tag = "1")]
+    pub message: ::core::option::Option<Message>,
+    /// True when this call repeated an earlier send with the same idempotency key and nothing new was stored.
+    #[prost(bool, tag = "2")]
+    pub repeated: bool,
+    /// True when the returned message is terminal (with wait: it ended before the wait did).
+    #[prost(bool, tag = "3")]
+    pub terminal: bool,
+}
+/// Request message for MessageService.GetMessage.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetMessageRequest {
+    /// Required. The message id.
+    #[prost(string, tag = "1")]
+    pub message_id: ::prost::alloc::string::String,
+}
+/// Response message for MessageService.GetMessage.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GetMessageResponse {
+    /// The message, with its content and reply.
+    #[prost(message, optional, tag = "1")]
+    pub message: ::core::option::Option<Message>,
+}
+/// Request message for MessageService.CancelMessage.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct CancelMessageRequest {
+    /// Required. The message id.
+    #[prost(string, tag = "1")]
+    pub message_id: ::prost::alloc::string::String,
+}
+/// Response message for MessageService.CancelMessage.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct CancelMessageResponse {
+    /// The cancelled message.
+    #[prost(message, optional, tag = "1")]
+    pub message: ::core::option::Option<Message>,
+}
+/// Request message for MessageService.ReplyToMessage.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ReplyToMessageRequest {
+    /// Required. The message id.
+    #[prost(string, tag = "1")]
+    pub message_id: ::prost::alloc::string::String,
+    /// Required. The reply text (at most 32,000 characters; stored trimmed).
+    #[prost(string, tag = "2")]
+    pub content: ::prost::alloc::string::String,
+}
+/// Response message for MessageService.ReplyToMessage.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ReplyToMessageResponse {
+    /// The replied message.
+    #[prost(message, optional, tag = "1")]
+    pub message: ::core::option::Option<Message>,
+}
+/// Request message for MessageService.AckMessages.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct AckMessagesRequest {
+    /// Required. The ids of messages the caller received (1 to 100).
+    #[prost(string, repeated, tag = "1")]
+    pub message_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+}
+/// Response message for MessageService.AckMessages.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct AckMessagesResponse {
+    /// The messages, in request order, after acknowledgement.
+    #[prost(message, repeated, tag = "1")]
+    pub messages: ::prost::alloc::vec::Vec<Message>,
+}
+/// Request message for MessageService.ListInbox.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ListInboxRequest {
+    /// The maximum number of messages to return (default 100, at most 1,000; larger values are reduced).
+    #[prost(int32, tag = "1")]
+    pub page_size: i32,
+    /// A page token from a previous call; empty for the first page.
+    #[prost(string, tag = "2")]
+    pub page_token: ::prost::alloc::string::String,
+}
+/// Response message for MessageService.ListInbox.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ListInboxResponse {
+    /// Queued and delivered messages to the caller, oldest first.
+    #[prost(message, repeated, tag = "1")]
+    pub messages: ::prost::alloc::vec::Vec<Message>,
+    /// The token for the next page; empty on the last page.
+    #[prost(string, tag = "2")]
+    pub next_page_token: ::prost::alloc::string::String,
+}
+/// Request message for MessageService.WaitMessage.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct WaitMessageRequest {
+    /// Required. The message id.
+    #[prost(string, tag = "1")]
+    pub message_id: ::prost::alloc::string::String,
+    /// Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+    /// accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
+    #[deprecated]
+    #[prost(message, optional, tag = "2")]
+    pub timeout: ::core::option::Option<::prost_types::Duration>,
+    /// How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
+    #[prost(message, optional, tag = "3")]
+    pub wait: ::core::option::Option<::prost_types::Duration>,
+}
+/// Response message for MessageService.WaitMessage.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct WaitMessageResponse {
+    /// The message in its current state.
+    #[prost(message, optional, tag = "1")]
+    pub message: ::core::option::Option<Message>,
+    /// True when the message is terminal; false when the wait ended first.
+    #[prost(bool, tag = "2")]
+    pub terminal: bool,
+}
+/// FanoutResult is the outcome for one fanout target.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct FanoutResult {
+    /// The target as normalised (trimmed, lowercase).
+    #[prost(string, tag = "1")]
+    pub target: ::prost::alloc::string::String,
+    /// How this target ended.
+    #[prost(enumeration = "FanoutStatus", tag = "2")]
+    pub status: i32,
+    /// The message sent to this target, in its latest state; absent when the send failed.
+    #[prost(message, optional, tag = "3")]
+    pub message: ::core::option::Option<Message>,
+    /// The error reason (an ErrorReason name) when status is FANOUT_STATUS_ERROR.
+    #[prost(string, tag = "4")]
+    pub error_reason: ::prost::alloc::string::String,
+    /// A human-readable error when status is FANOUT_STATUS_ERROR.
+    #[prost(string, tag = "5")]
+    pub error_message: ::prost::alloc::string::String,
+}
+/// Request message for MessageService.FanoutMessages.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct FanoutMessagesRequest {
+    /// Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
+    #[prost(string, repeated, tag = "1")]
+    pub targets: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
+    /// Required. The request text sent to each target (at most 32,000 characters).
+    #[prost(string, tag = "2")]
+    pub content: ::prost::alloc::string::String,
+    /// A free grouping label (at most 128 characters).
+    #[prost(string, tag = "3")]
+    pub correlation_id: ::prost::alloc::string::String,
+    /// Makes the fanout safe to retry: each target's key is derived from it (at most 100 characters).
+    #[prost(string, tag = "4")]
+    pub idempotency_key_prefix: ::prost::alloc::string::String,
+    /// The workflow stage attempt the requests serve, if any.
+    #[prost(message, optional, tag = "5")]
+    pub workflow_context: ::core::option::Option<WorkflowMessageContext>,
+    /// How long each message lives (1 s to 7 d); the hub default when unset.
+    #[prost(message, optional, tag = "6")]
+    pub ttl: ::core::option::Option<::prost_types::Duration>,
+    /// Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
+    /// accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
+    #[deprecated]
+    #[prost(message, optional, tag = "7")]
+    pub timeout: ::core::option::Option<::prost_types::Duration>,
+    /// Allow registered agents that are offline as targets.
+    #[prost(bool, tag = "8")]
+    pub allow_offline: bool,
+    /// How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
+    /// the call's deadline.
+    #[prost(message, optional, tag = "9")]
+    pub wait: ::core::option::Option<::prost_types::Duration>,
+}
+/// Response message for MessageService.FanoutMessages.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct FanoutMessagesResponse {
+    /// One result per normalised target, in request order.
+    #[prost(message, repeated, tag = "1")]
+    pub results: ::prost::alloc::vec::Vec<FanoutResult>,
+}
+/// Request message for MessageService.Subscribe.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SubscribeRequest {
+    /// Resume after this sequence number: events with a higher sequence are replayed, except acknowledged
+    /// messages; unacknowledged open messages at or below it are redelivered first. 0 replays everything retained.
+    /// A value beyond the agent's latest sequence (the hub's data was replaced) is treated as that sequence
+    /// and the ready event says truncated.
+    #[prost(uint64, tag = "1")]
+    pub after_seq: u64,
+    /// Receive presence events only (allowed for agents whose model is `tui`); nothing is redelivered.
+    #[prost(bool, tag = "2")]
+    pub presence_only: bool,
+}
+/// SubscribeReady opens every stream.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SubscribeReady {
+    /// The subscribing agent.
+    #[prost(message, optional, tag = "1")]
+    pub agent: ::core::option::Option<Agent>,
+    /// The after_seq the stream resumes from (the request's, or head_seq when the request's was beyond it).
+    #[prost(uint64, tag = "2")]
+    pub after_seq: u64,
+    /// The agent's latest event sequence when the stream opened.
+    #[prost(uint64, tag = "3")]
+    pub head_seq: u64,
+    /// The oldest event sequence the hub still retains for the agent (0 when none).
+    #[prost(uint64, tag = "4")]
+    pub oldest_seq: u64,
+    /// True when events after after_seq were purged by retention before this stream could replay them, or
+    /// after_seq was beyond head_seq.
+    #[prost(bool, tag = "5")]
+    pub truncated: bool,
+}
+/// Response message for MessageService.Subscribe: one inbox event.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct SubscribeResponse {
+    /// The event's sequence number in the agent's event log; 0 for the ready event. Strictly increasing on a stream.
+    #[prost(uint64, tag = "1")]
+    pub seq: u64,
+    /// When the event was recorded.
+    #[prost(message, optional, tag = "2")]
+    pub event_time: ::core::option::Option<::prost_types::Timestamp>,
+    /// True when this message event is a redelivery of an unacknowledged message at or below after_seq.
+    #[prost(bool, tag = "3")]
+    pub redelivered: bool,
+    /// The event.
+    #[prost(oneof = "subscribe_response::Event", tags = "4, 5, 6, 7, 8, 9")]
+    pub event: ::core::option::Option<subscribe_response::Event>,
+}
+/// Nested message and enum types in `SubscribeResponse`.
+pub mod subscribe_response {
+    /// The event.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
+    pub enum Event {
+        /// The stream is open; always the first event.
+        #[prost(message, tag = "4")]
+        Ready(super::SubscribeReady),
+        /// A new request for the caller.
+        #[prost(message, tag = "5")]
+        Message(super::Message),
+        /// A request the caller sent was replied to.
+        #[prost(message, tag = "6")]
+        Reply(super::Message),
+        /// A request the caller received was cancelled by its sender.
+        #[prost(message, tag = "7")]
+        Cancelled(super::Message),
+        /// A request the caller sent or received expired.
+        #[prost(message, tag = "8")]
+        Expired(super::Message),
+        /// Another agent of the caller's project changed presence.
+        #[prost(message, tag = "9")]
+        Presence(super::Agent),
+    }
+}
+/// FanoutStatus is how one target of a fanout ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
+#[repr(i32)]
+pub enum FanoutStatus {
+    /// Never returned; the proto3 zero value.
+    Unspecified = 0,
+    /// The message reached a terminal state; see its state and reply.
+    Terminal = 1,
+    /// The deadline passed first; the message is still open.
+    Pending = 2,
+    /// The send to this target failed; see error_reason and error_message.
+    Error = 3,
+}
+impl FanoutStatus {
+    /// String value of the enum field names used in the ProtoBuf definition.
+    ///
+    /// The values are not transformed in any way and thus are considered stable
+    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+    pub fn as_str_name(&self) -> &'static str {
+        match self {
+            Self::Unspecified => "FANOUT_STATUS_UNSPECIFIED",
+            Self::Terminal => "FANOUT_STATUS_TERMINAL",
+            Self::Pending => "FANOUT_STATUS_PENDING",
+            Self::Error => "FANOUT_STATUS_ERROR",
+        }
+    }
+    /// Creates an enum from field names used in the ProtoBuf definition.
+    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+        match value {
+            "FANOUT_STATUS_UNSPECIFIED" => Some(Self::Unspecified),
+            "FANOUT_STATUS_TERMINAL" => Some(Self::Terminal),
+            "FANOUT_STATUS_PENDING" => Some(Self::Pending),
+            "FANOUT_STATUS_ERROR" => Some(Self::Error),
+            _ => None,
+        }
+    }
+}
+/// Generated client implementations.
+pub mod message_service_client {
+    #![allow(
+        unused_variables,
+        dead_code,
+        missing_docs,
+        clippy::wildcard_imports,
+        clippy::let_unit_value,
+    )]
+    use tonic::codegen::*;
+    use tonic::codegen::http::Uri;
+    /// MessageService carries peer requests between agents of one project and streams each agent's inbox.
+    ///
+    /// Every RPC needs the project token plus the calling agent's identity (`x-kxm-agent-id`,
+    /// `x-kxm-agent-key`). Delivery is at least once until the recipient acknowledges a message.
+    #[derive(Debug, Clone)]
+    pub struct MessageServiceClient<T> {
+        inner: tonic::client::Grpc<T>,
+    }
+    impl MessageServiceClient<tonic::transport::Channel> {
+        /// Attempt to create a new client by connecting to a given endpoint.
+        pub async fn connect<D>(dst: D) -> Result<Self, tonic::transport::Error>
+        where
+            D: TryInto<tonic::transport::Endpoint>,
+            D::Error: Into<StdError>,
+        {
+            let conn = tonic::transport::Endpoint::new(dst)?.connect().await?;
+            Ok(Self::new(conn))
+        }
+    }
+    impl<T> MessageServiceClient<T>
+    where
+        T: tonic::client::GrpcService<tonic::body::Body>,
+        T::Error: Into<StdError>,
+        T::ResponseBody: Body<Data = Bytes> + std::marker::Send + 'static,
+        <T::ResponseBody as Body>::Error: Into<StdError> + std::marker::Send,
+    {
+        pub fn new(inner: T) -> Self {
+            let inner = tonic::client::Grpc::new(inner);
+            Self { inner }
+        }
+        pub fn with_origin(inner: T, origin: Uri) -> Self {
+            let inner = tonic::client::Grpc::with_origin(inner, origin);
+            Self { inner }
+        }
+        pub fn with_interceptor<F>(
+            inner: T,
+            interceptor: F,
+        ) -> MessageServiceClient<InterceptedService<T, F>>
+        where
+            F: tonic::service::Interceptor,
+            T::ResponseBody: Default,
+            T: tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+                Response = http::Response<
+                    <T as tonic::client::GrpcService<tonic::body::Body>>::ResponseBody,
+                >,
+            >,
+            <T as tonic::codegen::Service<
+                http::Request<tonic::body::Body>,
+            >>::Error: Into<StdError> + std::marker::Send + std::marker::Sync,
+        {
+            MessageServiceClient::new(InterceptedService::new(inner, interceptor))
+        }
+        /// Compress requests with the given encoding.
+        ///
+        /// This requires the server to support it otherwise it might respond with an
+        /// error.
+        #[must_use]
+        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.send_compressed(encoding);
+            self
+        }
+        /// Enable decompressing responses.
+        #[must_use]
+        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
+            self.inner = self.inner.accept_compressed(encoding);
+            self
+        }
+        /// Limits the maximum size of a decoded message.
+        ///
+        /// Default: `4MB`
+        #[must_use]
+        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_decoding_message_size(limit);
+            self
+        }
+        /// Limits the maximum size of an encoded message.
+        ///
+        /// Default: `usize::MAX`
+        #[must_use]
+        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
+            self.inner = self.inner.max_encoding_message_size(limit);
+            self
+        }
+        /// SendMessage queues a request for another agent of the caller's project.
+        ///
+        /// An exact repeat of an earlier send with the same idempotency key returns the original message with
+        /// `repeated` set and stores nothing new.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
+        /// * PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range, or wait and
+        ///  its deprecated name reply_wait are both set to different values.
+        /// * INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
+        /// * INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+        /// * NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
+        /// * PERMISSION_DENIED (ERROR_REASON_WORKFLOW_CONTEXT_FORBIDDEN, ERROR_REASON_WORKFLOW_EVIDENCE_PRODUCER_FORBIDDEN):
+        ///  with a workflow context, the run is not the sender's to coordinate (or not in its project), or the target
+        ///  is not eligible for the requirement.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_INACTIVE, ERROR_REASON_WORKFLOW_CONTEXT_ATTEMPT_MISMATCH):
+        ///  with a workflow context, the run's stage is not active, or the attempt is not its active one.
+        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): with a workflow context, the stage has no
+        ///  peer policy for the requirement.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+        ///  correlation_id names another run.
+        /// * ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
+        ///  allow_offline and the TTL included); checked before the target is resolved.
+        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
+        /// * PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+        pub async fn send_message(
+            &mut self,
+            request: impl tonic::IntoRequest<super::SendMessageRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::SendMessageResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.MessageService/SendMessage",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.MessageService", "SendMessage"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// GetMessage reads a message the caller sent or received.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or too long.
+        /// * NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
+        /// * PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
+        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
+        pub async fn get_message(
+            &mut self,
+            request: impl tonic::IntoRequest<super::GetMessageRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::GetMessageResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.MessageService/GetMessage",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.MessageService", "GetMessage"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// CancelMessage cancels a queued or delivered message the caller sent; cancelling again returns it unchanged.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or too long.
+        /// * NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
+        /// * PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the sender.
+        /// * FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was replied to or expired.
+        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
+        pub async fn cancel_message(
+            &mut self,
+            request: impl tonic::IntoRequest<super::CancelMessageRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::CancelMessageResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.MessageService/CancelMessage",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.MessageService", "CancelMessage"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ReplyToMessage records the recipient's one reply to a queued or delivered message. Repeating the
+        /// reply the message was replied with (a retry after a lost answer) returns the replied message unchanged.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id or content is empty or too long.
+        /// * NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
+        /// * PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the recipient.
+        /// * FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has another reply.
+        /// * FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was cancelled or expired.
+        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
+        pub async fn reply_to_message(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ReplyToMessageRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ReplyToMessageResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.MessageService/ReplyToMessage",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.MessageService", "ReplyToMessage"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// AckMessages acknowledges received messages, each on its own: an acknowledged message is never
+        /// redelivered on a stream. Acknowledging twice is a no-op, also after the message ended. Either every
+        /// id is acknowledged or none is.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no ids, more than 100, or an empty or too long id.
+        /// * NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): an id names no message.
+        /// * PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the recipient of an id.
+        /// * FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): a message already ended without being acknowledged.
+        pub async fn ack_messages(
+            &mut self,
+            request: impl tonic::IntoRequest<super::AckMessagesRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::AckMessagesResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.MessageService/AckMessages",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.MessageService", "AckMessages"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// ListInbox lists the caller's received messages that are not terminal yet, oldest first.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
+        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
+        pub async fn list_inbox(
+            &mut self,
+            request: impl tonic::IntoRequest<super::ListInboxRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::ListInboxResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.MessageService/ListInbox",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.MessageService", "ListInbox"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// WaitMessage waits until a message the caller can see is terminal, or until the wait ends
+        /// (default and maximum 60 s, never beyond the call's deadline); a wait that ends returns the current state.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty, wait is negative, or wait and its
+        ///  deprecated name timeout are both set to different values.
+        /// * NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
+        /// * PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
+        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
+        pub async fn wait_message(
+            &mut self,
+            request: impl tonic::IntoRequest<super::WaitMessageRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::WaitMessageResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.MessageService/WaitMessage",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.MessageService", "WaitMessage"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
+        ///
+        /// Each target gets its own result: terminal with the reply, pending with its message id, or an error
+        /// for that target alone (TARGET_NOT_FOUND, SELF_TARGET, IDEMPOTENCY_CONFLICT). An exact retry with the
+        /// same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
+        ///  and its deprecated name timeout both set to different values.
+        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
+        /// * PERMISSION_DENIED (ERROR_REASON_WORKFLOW_CONTEXT_FORBIDDEN, ERROR_REASON_WORKFLOW_EVIDENCE_PRODUCER_FORBIDDEN):
+        ///  with a workflow context, the run is not the sender's to coordinate (or not in its project), or the target
+        ///  is not eligible for the requirement.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_INACTIVE, ERROR_REASON_WORKFLOW_CONTEXT_ATTEMPT_MISMATCH):
+        ///  with a workflow context, the run's stage is not active, or the attempt is not its active one.
+        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): with a workflow context, the stage has no
+        ///  peer policy for the requirement.
+        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
+        ///  correlation_id names another run.
+        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
+        /// * PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
+        pub async fn fanout_messages(
+            &mut self,
+            request: impl tonic::IntoRequest<super::FanoutMessagesRequest>,
+        ) -> std::result::Result<
+            tonic::Response<super::FanoutMessagesResponse>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.MessageService/FanoutMessages",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.MessageService", "FanoutMessages"));
+            self.inner.unary(req, path, codec).await
+        }
+        /// Subscribe streams the caller's inbox events: first a ready event, then the replay of what the caller
+        /// has not acknowledged, then live events, each with its durable per-agent sequence number.
+        ///
+        /// The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
+        /// RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when more events than the hub's subscriber
+        /// queue arrive while the consumer does not read; in both cases resubscribe with the last sequence
+        /// seen and nothing is lost. Several streams of one agent each receive every event.
+        ///
+        /// Errors:
+        ///
+        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
+        /// * PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): presence_only asked for by a non-`tui` agent.
+        /// * RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED): the agent has too many open streams.
+        pub async fn subscribe(
+            &mut self,
+            request: impl tonic::IntoRequest<super::SubscribeRequest>,
+        ) -> std::result::Result<
+            tonic::Response<tonic::codec::Streaming<super::SubscribeResponse>>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.MessageService/Subscribe",
+            );
+            let mut req = request.into_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.MessageService", "Subscribe"));
+            self.inner.server_streaming(req, path, codec).await
+        }
+    }
+}
 /// Request message for AgentService.RegisterAgent.
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct RegisterAgentRequest {
@@ -2566,6 +3338,136 @@ pub struct GetCallerIdentityResponse {
     #[prost(string, tag = "6")]
     pub operator: ::prost::alloc::string::String,
 }
+/// Request message for AgentService.OpenChannel: commands, and the request to stream the inbox.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct OpenChannelRequest {
+    /// Stream the caller's inbox on this channel, as Subscribe does with this request (at most once per channel).
+    #[prost(message, optional, tag = "1")]
+    pub subscribe: ::core::option::Option<SubscribeRequest>,
+    /// Commands to apply, in order (at most 100 per request).
+    #[prost(message, repeated, tag = "2")]
+    pub commands: ::prost::alloc::vec::Vec<ChannelCommand>,
+}
+/// ChannelCommand is one command on a channel, the request of its unary twin.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ChannelCommand {
+    /// Required. The command's id (1 to 128 characters), unique among the agent's commands: a command
+    /// repeated with the same id is applied once and answered with its first result.
+    #[prost(string, tag = "1")]
+    pub command_id: ::prost::alloc::string::String,
+    /// Required. The command.
+    #[prost(oneof = "channel_command::Command", tags = "2, 3, 4, 5, 6, 7")]
+    pub command: ::core::option::Option<channel_command::Command>,
+}
+/// Nested message and enum types in `ChannelCommand`.
+pub mod channel_command {
+    /// Required. The command.
+    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
+    pub enum Command {
+        /// MessageService.SendMessage.
+        #[prost(message, tag = "2")]
+        Send(super::SendMessageRequest),
+        /// MessageService.ReplyToMessage.
+        #[prost(message, tag = "3")]
+        Reply(super::ReplyToMessageRequest),
+        /// MessageService.AckMessages.
+        #[prost(message, tag = "4")]
+        Ack(super::AckMessagesRequest),
+        /// MessageService.CancelMessage.
+        #[prost(message, tag = "5")]
+        Cancel(super::CancelMessageRequest),
+        /// MessageService.WaitMessage.
+        #[prost(message, tag = "6")]
+        Wait(super::WaitMessageRequest),
+        /// MessageService.GetMessage.
+        #[prost(message, tag = "7")]
+        Get(super::GetMessageRequest),
+    }
+}
+/// ChannelReady opens every channel.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ChannelReady {
+    /// The agent the channel belongs to.
+    #[prost(message, optional, tag = "1")]
+    pub agent: ::core::option::Option<Agent>,
+    /// How many commands may be unanswered at once; the hub reads no further request until one is answered.
+    #[prost(int32, tag = "2")]
+    pub max_in_flight: i32,
+    /// How many commands one request may carry.
+    #[prost(int32, tag = "3")]
+    pub max_commands_per_request: i32,
+}
+/// ChannelError is how a command failed: the status its unary twin would have ended with.
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct ChannelError {
+    /// The gRPC status code (google.rpc.Code).
+    #[prost(int32, tag = "1")]
+    pub code: i32,
+    /// The error's message.
+    #[prost(string, tag = "2")]
+    pub message: ::prost::alloc::string::String,
+    /// The ErrorReason name (ErrorInfo.reason), empty when none.
+    #[prost(string, tag = "3")]
+    pub reason: ::prost::alloc::string::String,
+    /// The whole google.rpc.Status, serialized: what the unary twin sends as `grpc-status-details-bin`
+    /// (ErrorInfo, BadRequest, RetryInfo).
+    #[prost(bytes = "vec", tag = "4")]
+    pub status: ::prost::alloc::vec::Vec<u8>,
+}
+/// ChannelResult answers one command.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct ChannelResult {
+    /// The command id it answers.
+    #[prost(string, tag = "1")]
+    pub command_id: ::prost::alloc::string::String,
+    /// True when the command id was seen before and this is its first result again.
+    #[prost(bool, tag = "2")]
+    pub replayed: bool,
+    /// The outcome: the twin's response, or its error.
+    #[prost(oneof = "channel_result::Result", tags = "3, 4, 5, 6, 7, 8, 9")]
+    pub result: ::core::option::Option<channel_result::Result>,
+}
+/// Nested message and enum types in `ChannelResult`.
+pub mod channel_result {
+    /// The outcome: the twin's response, or its error.
+    #[derive(Clone, PartialEq, ::prost::Oneof)]
+    pub enum Result {
+        /// The command failed; nothing of it was applied.
+        #[prost(message, tag = "3")]
+        Error(super::ChannelError),
+        /// The result of a send.
+        #[prost(message, tag = "4")]
+        Send(super::SendMessageResponse),
+        /// The result of a reply.
+        #[prost(message, tag = "5")]
+        Reply(super::ReplyToMessageResponse),
+        /// The result of an ack.
+        #[prost(message, tag = "6")]
+        Ack(super::AckMessagesResponse),
+        /// The result of a cancel.
+        #[prost(message, tag = "7")]
+        Cancel(super::CancelMessageResponse),
+        /// The result of a wait.
+        #[prost(message, tag = "8")]
+        Wait(super::WaitMessageResponse),
+        /// The result of a get.
+        #[prost(message, tag = "9")]
+        Get(super::GetMessageResponse),
+    }
+}
+/// Response message for AgentService.OpenChannel: inbox events and command results, several per message under load.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct OpenChannelResponse {
+    /// Set on the first response only.
+    #[prost(message, optional, tag = "1")]
+    pub ready: ::core::option::Option<ChannelReady>,
+    /// Inbox events in seq order, as Subscribe streams them (its ready event first, once subscribed).
+    #[prost(message, repeated, tag = "2")]
+    pub events: ::prost::alloc::vec::Vec<SubscribeResponse>,
+    /// Command results, in the order they were decided.
+    #[prost(message, repeated, tag = "3")]
+    pub results: ::prost::alloc::vec::Vec<ChannelResult>,
+}
 /// CredentialKind is the kind of credential a call was authenticated with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
 #[repr(i32)]
@@ -2622,7 +3524,7 @@ pub mod agent_service_client {
     )]
     use tonic::codegen::*;
     use tonic::codegen::http::Uri;
-    /// AgentService registers agents and reports their presence.
+    /// AgentService registers agents, reports their presence and carries each agent's channel.
     ///
     /// RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
     /// token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
@@ -2877,6 +3779,56 @@ pub mod agent_service_client {
             req.extensions_mut()
                 .insert(GrpcMethod::new("kxm.v1.AgentService", "GetCallerIdentity"));
             self.inner.unary(req, path, codec).await
+        }
+        /// OpenChannel is one bidirectional stream on which an agent does its messaging: it sends commands
+        /// (send, reply, ack, cancel, wait, get), each with a command id, and receives each command's result
+        /// and, once it asks with `subscribe`, its inbox events exactly as Subscribe streams them.
+        ///
+        /// Each command is admitted as its unary twin (MessageService.SendMessage for `send`, and so on) with
+        /// the channel's credentials and tokens: the same rules, rate limit, tool policy and errors, and a
+        /// failed command is answered with its error (ChannelError) while the channel stays open. Commands
+        /// are applied in the order they arrive; a wait (and the wait of a send with `wait`) runs beside the
+        /// commands that follow it. A command id repeated on this or a later channel of the agent is applied
+        /// once: the hub answers it with its first result (`replayed`), and a send without an idempotency key
+        /// is keyed by its command id, so a replay after a hub restart is still applied once. The first
+        /// response carries `ready`. The hub stops reading while `max_in_flight` commands are unanswered
+        /// (gRPC flow control then holds the client back). Inbox events follow Subscribe's rules: resume with
+        /// `subscribe.after_seq`; a channel whose reader falls more than the hub's subscriber queue behind ends
+        /// with RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW).
+        ///
+        /// Errors (ending the channel):
+        ///
+        /// * UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials, also when the agent's key is revoked while the channel is open.
+        /// * PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a request carries more than 100 commands, a second `subscribe`, or is not a valid OpenChannelRequest.
+        /// * PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): `subscribe.presence_only` asked for by a non-`tui` agent.
+        /// * RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED, ERROR_REASON_SUBSCRIBER_TOO_SLOW, ERROR_REASON_RATE_LIMITED): as for Subscribe, or the channel's opening was rate limited.
+        /// * UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; open a new channel and replay the unanswered commands.
+        pub async fn open_channel(
+            &mut self,
+            request: impl tonic::IntoStreamingRequest<
+                Message = super::OpenChannelRequest,
+            >,
+        ) -> std::result::Result<
+            tonic::Response<tonic::codec::Streaming<super::OpenChannelResponse>>,
+            tonic::Status,
+        > {
+            self.inner
+                .ready()
+                .await
+                .map_err(|e| {
+                    tonic::Status::unknown(
+                        format!("Service was not ready: {}", e.into()),
+                    )
+                })?;
+            let codec = tonic_prost::ProstCodec::default();
+            let path = http::uri::PathAndQuery::from_static(
+                "/kxm.v1.AgentService/OpenChannel",
+            );
+            let mut req = request.into_streaming_request();
+            req.extensions_mut()
+                .insert(GrpcMethod::new("kxm.v1.AgentService", "OpenChannel"));
+            self.inner.streaming(req, path, codec).await
         }
     }
 }
@@ -5915,778 +6867,6 @@ pub mod lease_service_client {
             req.extensions_mut()
                 .insert(GrpcMethod::new("kxm.v1.LeaseService", "CheckFence"));
             self.inner.unary(req, path, codec).await
-        }
-    }
-}
-/// Request message for MessageService.SendMessage.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct SendMessageRequest {
-    /// Required. The recipient: an agent id or a name (case-insensitive) in the caller's project (at most 80 characters).
-    #[prost(string, tag = "1")]
-    pub target: ::prost::alloc::string::String,
-    /// Required. The request text (at most 32,000 characters; stored trimmed).
-    #[prost(string, tag = "2")]
-    pub content: ::prost::alloc::string::String,
-    /// The scheduling hint; DELIVERY_FOLLOW_UP when unspecified.
-    #[prost(enumeration = "Delivery", tag = "3")]
-    pub delivery: i32,
-    /// A free grouping label (at most 128 characters).
-    #[prost(string, tag = "4")]
-    pub correlation_id: ::prost::alloc::string::String,
-    /// A free label for reply routing (at most 80 characters).
-    #[prost(string, tag = "5")]
-    pub reply_to: ::prost::alloc::string::String,
-    /// A key that makes retries safe, scoped to the sender (at most 128 characters).
-    #[prost(string, tag = "6")]
-    pub idempotency_key: ::prost::alloc::string::String,
-    /// Forwarding hops so far (0 to 100).
-    #[prost(int32, tag = "7")]
-    pub hops: i32,
-    /// The hop limit (1 to 20); 5 when zero.
-    #[prost(int32, tag = "8")]
-    pub max_hops: i32,
-    /// How long the message lives (1 s to 7 d); the hub default (24 h) when unset.
-    #[prost(message, optional, tag = "9")]
-    pub ttl: ::core::option::Option<::prost_types::Duration>,
-    /// Allow a registered agent that is offline as the target; it receives the message when it subscribes.
-    #[prost(bool, tag = "10")]
-    pub allow_offline: bool,
-    /// The workflow stage attempt this request serves, if any.
-    #[prost(message, optional, tag = "11")]
-    pub workflow_context: ::core::option::Option<WorkflowMessageContext>,
-    /// Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
-    /// accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
-    #[deprecated]
-    #[prost(message, optional, tag = "12")]
-    pub reply_wait: ::core::option::Option<::prost_types::Duration>,
-    /// Also wait up to this long (at most 60 s; larger values are reduced; never beyond the call's deadline)
-    /// for the message to end, and return it in its terminal state: a request and its reply in one call.
-    /// Unset: return once stored. Checked before anything is stored.
-    #[prost(message, optional, tag = "13")]
-    pub wait: ::core::option::Option<::prost_types::Duration>,
-}
-/// Response message for MessageService.SendMessage.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct SendMessageResponse {
-    /// The stored message, in its current state.
-    #[prost(message, optional, tag = "1")]
-    pub message: ::core::option::Option<Message>,
-    /// True when this call repeated an earlier send with the same idempotency key and nothing new was stored.
-    #[prost(bool, tag = "2")]
-    pub repeated: bool,
-    /// True when the returned message is terminal (with wait: it ended before the wait did).
-    #[prost(bool, tag = "3")]
-    pub terminal: bool,
-}
-/// Request message for MessageService.GetMessage.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct GetMessageRequest {
-    /// Required. The message id.
-    #[prost(string, tag = "1")]
-    pub message_id: ::prost::alloc::string::String,
-}
-/// Response message for MessageService.GetMessage.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct GetMessageResponse {
-    /// The message, with its content and reply.
-    #[prost(message, optional, tag = "1")]
-    pub message: ::core::option::Option<Message>,
-}
-/// Request message for MessageService.CancelMessage.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct CancelMessageRequest {
-    /// Required. The message id.
-    #[prost(string, tag = "1")]
-    pub message_id: ::prost::alloc::string::String,
-}
-/// Response message for MessageService.CancelMessage.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct CancelMessageResponse {
-    /// The cancelled message.
-    #[prost(message, optional, tag = "1")]
-    pub message: ::core::option::Option<Message>,
-}
-/// Request message for MessageService.ReplyToMessage.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct ReplyToMessageRequest {
-    /// Required. The message id.
-    #[prost(string, tag = "1")]
-    pub message_id: ::prost::alloc::string::String,
-    /// Required. The reply text (at most 32,000 characters; stored trimmed).
-    #[prost(string, tag = "2")]
-    pub content: ::prost::alloc::string::String,
-}
-/// Response message for MessageService.ReplyToMessage.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct ReplyToMessageResponse {
-    /// The replied message.
-    #[prost(message, optional, tag = "1")]
-    pub message: ::core::option::Option<Message>,
-}
-/// Request message for MessageService.AckMessages.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct AckMessagesRequest {
-    /// Required. The ids of messages the caller received (1 to 100).
-    #[prost(string, repeated, tag = "1")]
-    pub message_ids: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-}
-/// Response message for MessageService.AckMessages.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct AckMessagesResponse {
-    /// The messages, in request order, after acknowledgement.
-    #[prost(message, repeated, tag = "1")]
-    pub messages: ::prost::alloc::vec::Vec<Message>,
-}
-/// Request message for MessageService.ListInbox.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct ListInboxRequest {
-    /// The maximum number of messages to return (default 100, at most 1,000; larger values are reduced).
-    #[prost(int32, tag = "1")]
-    pub page_size: i32,
-    /// A page token from a previous call; empty for the first page.
-    #[prost(string, tag = "2")]
-    pub page_token: ::prost::alloc::string::String,
-}
-/// Response message for MessageService.ListInbox.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct ListInboxResponse {
-    /// Queued and delivered messages to the caller, oldest first.
-    #[prost(message, repeated, tag = "1")]
-    pub messages: ::prost::alloc::vec::Vec<Message>,
-    /// The token for the next page; empty on the last page.
-    #[prost(string, tag = "2")]
-    pub next_page_token: ::prost::alloc::string::String,
-}
-/// Request message for MessageService.WaitMessage.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct WaitMessageRequest {
-    /// Required. The message id.
-    #[prost(string, tag = "1")]
-    pub message_id: ::prost::alloc::string::String,
-    /// Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
-    /// accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
-    #[deprecated]
-    #[prost(message, optional, tag = "2")]
-    pub timeout: ::core::option::Option<::prost_types::Duration>,
-    /// How long to wait (at most 60 s; larger values are reduced); 60 s when unset. Never beyond the call's deadline.
-    #[prost(message, optional, tag = "3")]
-    pub wait: ::core::option::Option<::prost_types::Duration>,
-}
-/// Response message for MessageService.WaitMessage.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct WaitMessageResponse {
-    /// The message in its current state.
-    #[prost(message, optional, tag = "1")]
-    pub message: ::core::option::Option<Message>,
-    /// True when the message is terminal; false when the wait ended first.
-    #[prost(bool, tag = "2")]
-    pub terminal: bool,
-}
-/// FanoutResult is the outcome for one fanout target.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct FanoutResult {
-    /// The target as normalised (trimmed, lowercase).
-    #[prost(string, tag = "1")]
-    pub target: ::prost::alloc::string::String,
-    /// How this target ended.
-    #[prost(enumeration = "FanoutStatus", tag = "2")]
-    pub status: i32,
-    /// The message sent to this target, in its latest state; absent when the send failed.
-    #[prost(message, optional, tag = "3")]
-    pub message: ::core::option::Option<Message>,
-    /// The error reason (an ErrorReason name) when status is FANOUT_STATUS_ERROR.
-    #[prost(string, tag = "4")]
-    pub error_reason: ::prost::alloc::string::String,
-    /// A human-readable error when status is FANOUT_STATUS_ERROR.
-    #[prost(string, tag = "5")]
-    pub error_message: ::prost::alloc::string::String,
-}
-/// Request message for MessageService.FanoutMessages.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct FanoutMessagesRequest {
-    /// Required. One to three targets (agent ids or names); trimmed, lowercased and de-duplicated.
-    #[prost(string, repeated, tag = "1")]
-    pub targets: ::prost::alloc::vec::Vec<::prost::alloc::string::String>,
-    /// Required. The request text sent to each target (at most 32,000 characters).
-    #[prost(string, tag = "2")]
-    pub content: ::prost::alloc::string::String,
-    /// A free grouping label (at most 128 characters).
-    #[prost(string, tag = "3")]
-    pub correlation_id: ::prost::alloc::string::String,
-    /// Makes the fanout safe to retry: each target's key is derived from it (at most 100 characters).
-    #[prost(string, tag = "4")]
-    pub idempotency_key_prefix: ::prost::alloc::string::String,
-    /// The workflow stage attempt the requests serve, if any.
-    #[prost(message, optional, tag = "5")]
-    pub workflow_context: ::core::option::Option<WorkflowMessageContext>,
-    /// How long each message lives (1 s to 7 d); the hub default when unset.
-    #[prost(message, optional, tag = "6")]
-    pub ttl: ::core::option::Option<::prost_types::Duration>,
-    /// Deprecated: use `wait`, the same duration under the word every RPC uses for how long to wait. Still
-    /// accepted; when both are set they must be equal (else INVALID_ARGUMENT naming both).
-    #[deprecated]
-    #[prost(message, optional, tag = "7")]
-    pub timeout: ::core::option::Option<::prost_types::Duration>,
-    /// Allow registered agents that are offline as targets.
-    #[prost(bool, tag = "8")]
-    pub allow_offline: bool,
-    /// How long to gather replies (at most 30 min; larger values are reduced); 30 min when unset. Never beyond
-    /// the call's deadline.
-    #[prost(message, optional, tag = "9")]
-    pub wait: ::core::option::Option<::prost_types::Duration>,
-}
-/// Response message for MessageService.FanoutMessages.
-#[derive(Clone, PartialEq, ::prost::Message)]
-pub struct FanoutMessagesResponse {
-    /// One result per normalised target, in request order.
-    #[prost(message, repeated, tag = "1")]
-    pub results: ::prost::alloc::vec::Vec<FanoutResult>,
-}
-/// Request message for MessageService.Subscribe.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct SubscribeRequest {
-    /// Resume after this sequence number: events with a higher sequence are replayed, except acknowledged
-    /// messages; unacknowledged open messages at or below it are redelivered first. 0 replays everything retained.
-    /// A value beyond the agent's latest sequence (the hub's data was replaced) is treated as that sequence
-    /// and the ready event says truncated.
-    #[prost(uint64, tag = "1")]
-    pub after_seq: u64,
-    /// Receive presence events only (allowed for agents whose model is `tui`); nothing is redelivered.
-    #[prost(bool, tag = "2")]
-    pub presence_only: bool,
-}
-/// SubscribeReady opens every stream.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct SubscribeReady {
-    /// The subscribing agent.
-    #[prost(message, optional, tag = "1")]
-    pub agent: ::core::option::Option<Agent>,
-    /// The after_seq the stream resumes from (the request's, or head_seq when the request's was beyond it).
-    #[prost(uint64, tag = "2")]
-    pub after_seq: u64,
-    /// The agent's latest event sequence when the stream opened.
-    #[prost(uint64, tag = "3")]
-    pub head_seq: u64,
-    /// The oldest event sequence the hub still retains for the agent (0 when none).
-    #[prost(uint64, tag = "4")]
-    pub oldest_seq: u64,
-    /// True when events after after_seq were purged by retention before this stream could replay them, or
-    /// after_seq was beyond head_seq.
-    #[prost(bool, tag = "5")]
-    pub truncated: bool,
-}
-/// Response message for MessageService.Subscribe: one inbox event.
-#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
-pub struct SubscribeResponse {
-    /// The event's sequence number in the agent's event log; 0 for the ready event. Strictly increasing on a stream.
-    #[prost(uint64, tag = "1")]
-    pub seq: u64,
-    /// When the event was recorded.
-    #[prost(message, optional, tag = "2")]
-    pub event_time: ::core::option::Option<::prost_types::Timestamp>,
-    /// True when this message event is a redelivery of an unacknowledged message at or below after_seq.
-    #[prost(bool, tag = "3")]
-    pub redelivered: bool,
-    /// The event.
-    #[prost(oneof = "subscribe_response::Event", tags = "4, 5, 6, 7, 8, 9")]
-    pub event: ::core::option::Option<subscribe_response::Event>,
-}
-/// Nested message and enum types in `SubscribeResponse`.
-pub mod subscribe_response {
-    /// The event.
-    #[derive(Clone, PartialEq, Eq, Hash, ::prost::Oneof)]
-    pub enum Event {
-        /// The stream is open; always the first event.
-        #[prost(message, tag = "4")]
-        Ready(super::SubscribeReady),
-        /// A new request for the caller.
-        #[prost(message, tag = "5")]
-        Message(super::Message),
-        /// A request the caller sent was replied to.
-        #[prost(message, tag = "6")]
-        Reply(super::Message),
-        /// A request the caller received was cancelled by its sender.
-        #[prost(message, tag = "7")]
-        Cancelled(super::Message),
-        /// A request the caller sent or received expired.
-        #[prost(message, tag = "8")]
-        Expired(super::Message),
-        /// Another agent of the caller's project changed presence.
-        #[prost(message, tag = "9")]
-        Presence(super::Agent),
-    }
-}
-/// FanoutStatus is how one target of a fanout ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::prost::Enumeration)]
-#[repr(i32)]
-pub enum FanoutStatus {
-    /// Never returned; the proto3 zero value.
-    Unspecified = 0,
-    /// The message reached a terminal state; see its state and reply.
-    Terminal = 1,
-    /// The deadline passed first; the message is still open.
-    Pending = 2,
-    /// The send to this target failed; see error_reason and error_message.
-    Error = 3,
-}
-impl FanoutStatus {
-    /// String value of the enum field names used in the ProtoBuf definition.
-    ///
-    /// The values are not transformed in any way and thus are considered stable
-    /// (if the ProtoBuf definition does not change) and safe for programmatic use.
-    pub fn as_str_name(&self) -> &'static str {
-        match self {
-            Self::Unspecified => "FANOUT_STATUS_UNSPECIFIED",
-            Self::Terminal => "FANOUT_STATUS_TERMINAL",
-            Self::Pending => "FANOUT_STATUS_PENDING",
-            Self::Error => "FANOUT_STATUS_ERROR",
-        }
-    }
-    /// Creates an enum from field names used in the ProtoBuf definition.
-    pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
-        match value {
-            "FANOUT_STATUS_UNSPECIFIED" => Some(Self::Unspecified),
-            "FANOUT_STATUS_TERMINAL" => Some(Self::Terminal),
-            "FANOUT_STATUS_PENDING" => Some(Self::Pending),
-            "FANOUT_STATUS_ERROR" => Some(Self::Error),
-            _ => None,
-        }
-    }
-}
-/// Generated client implementations.
-pub mod message_service_client {
-    #![allow(
-        unused_variables,
-        dead_code,
-        missing_docs,
-        clippy::wildcard_imports,
-        clippy::let_unit_value,
-    )]
-    use tonic::codegen::*;
-    use tonic::codegen::http::Uri;
-    /// MessageService carries peer requests between agents of one project and streams each agent's inbox.
-    ///
-    /// Every RPC needs the project token plus the calling agent's identity (`x-kxm-agent-id`,
-    /// `x-kxm-agent-key`). Delivery is at least once until the recipient acknowledges a message.
-    #[derive(Debug, Clone)]
-    pub struct MessageServiceClient<T> {
-        inner: tonic::client::Grpc<T>,
-    }
-    impl MessageServiceClient<tonic::transport::Channel> {
-        /// Attempt to create a new client by connecting to a given endpoint.
-        pub async fn connect<D>(dst: D) -> Result<Self, tonic::transport::Error>
-        where
-            D: TryInto<tonic::transport::Endpoint>,
-            D::Error: Into<StdError>,
-        {
-            let conn = tonic::transport::Endpoint::new(dst)?.connect().await?;
-            Ok(Self::new(conn))
-        }
-    }
-    impl<T> MessageServiceClient<T>
-    where
-        T: tonic::client::GrpcService<tonic::body::Body>,
-        T::Error: Into<StdError>,
-        T::ResponseBody: Body<Data = Bytes> + std::marker::Send + 'static,
-        <T::ResponseBody as Body>::Error: Into<StdError> + std::marker::Send,
-    {
-        pub fn new(inner: T) -> Self {
-            let inner = tonic::client::Grpc::new(inner);
-            Self { inner }
-        }
-        pub fn with_origin(inner: T, origin: Uri) -> Self {
-            let inner = tonic::client::Grpc::with_origin(inner, origin);
-            Self { inner }
-        }
-        pub fn with_interceptor<F>(
-            inner: T,
-            interceptor: F,
-        ) -> MessageServiceClient<InterceptedService<T, F>>
-        where
-            F: tonic::service::Interceptor,
-            T::ResponseBody: Default,
-            T: tonic::codegen::Service<
-                http::Request<tonic::body::Body>,
-                Response = http::Response<
-                    <T as tonic::client::GrpcService<tonic::body::Body>>::ResponseBody,
-                >,
-            >,
-            <T as tonic::codegen::Service<
-                http::Request<tonic::body::Body>,
-            >>::Error: Into<StdError> + std::marker::Send + std::marker::Sync,
-        {
-            MessageServiceClient::new(InterceptedService::new(inner, interceptor))
-        }
-        /// Compress requests with the given encoding.
-        ///
-        /// This requires the server to support it otherwise it might respond with an
-        /// error.
-        #[must_use]
-        pub fn send_compressed(mut self, encoding: CompressionEncoding) -> Self {
-            self.inner = self.inner.send_compressed(encoding);
-            self
-        }
-        /// Enable decompressing responses.
-        #[must_use]
-        pub fn accept_compressed(mut self, encoding: CompressionEncoding) -> Self {
-            self.inner = self.inner.accept_compressed(encoding);
-            self
-        }
-        /// Limits the maximum size of a decoded message.
-        ///
-        /// Default: `4MB`
-        #[must_use]
-        pub fn max_decoding_message_size(mut self, limit: usize) -> Self {
-            self.inner = self.inner.max_decoding_message_size(limit);
-            self
-        }
-        /// Limits the maximum size of an encoded message.
-        ///
-        /// Default: `usize::MAX`
-        #[must_use]
-        pub fn max_encoding_message_size(mut self, limit: usize) -> Self {
-            self.inner = self.inner.max_encoding_message_size(limit);
-            self
-        }
-        /// SendMessage queues a request for another agent of the caller's project.
-        ///
-        /// An exact repeat of an earlier send with the same idempotency key returns the original message with
-        /// `repeated` set and stores nothing new.
-        ///
-        /// Errors:
-        ///
-        /// * UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials.
-        /// * PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
-        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a field is empty, too long or out of range, or wait and
-        ///  its deprecated name reply_wait are both set to different values.
-        /// * INVALID_ARGUMENT (ERROR_REASON_SELF_TARGET): the target is the sender.
-        /// * INVALID_ARGUMENT (ERROR_REASON_HOP_LIMIT_REACHED): hops >= max_hops.
-        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
-        /// * NOT_FOUND (ERROR_REASON_TARGET_NOT_FOUND): no such live agent (or registered agent, with allow_offline).
-        /// * PERMISSION_DENIED (ERROR_REASON_WORKFLOW_CONTEXT_FORBIDDEN, ERROR_REASON_WORKFLOW_EVIDENCE_PRODUCER_FORBIDDEN):
-        ///  with a workflow context, the run is not the sender's to coordinate (or not in its project), or the target
-        ///  is not eligible for the requirement.
-        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_INACTIVE, ERROR_REASON_WORKFLOW_CONTEXT_ATTEMPT_MISMATCH):
-        ///  with a workflow context, the run's stage is not active, or the attempt is not its active one.
-        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): with a workflow context, the stage has no
-        ///  peer policy for the requirement.
-        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
-        ///  correlation_id names another run.
-        /// * ABORTED (ERROR_REASON_IDEMPOTENCY_CONFLICT): the key was used for a different request (any field,
-        ///  allow_offline and the TTL included); checked before the target is resolved.
-        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
-        /// * PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
-        pub async fn send_message(
-            &mut self,
-            request: impl tonic::IntoRequest<super::SendMessageRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::SendMessageResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/kxm.v1.MessageService/SendMessage",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("kxm.v1.MessageService", "SendMessage"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// GetMessage reads a message the caller sent or received.
-        ///
-        /// Errors:
-        ///
-        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or too long.
-        /// * NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
-        /// * PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
-        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
-        pub async fn get_message(
-            &mut self,
-            request: impl tonic::IntoRequest<super::GetMessageRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::GetMessageResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/kxm.v1.MessageService/GetMessage",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("kxm.v1.MessageService", "GetMessage"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// CancelMessage cancels a queued or delivered message the caller sent; cancelling again returns it unchanged.
-        ///
-        /// Errors:
-        ///
-        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty or too long.
-        /// * NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
-        /// * PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the sender.
-        /// * FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was replied to or expired.
-        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
-        pub async fn cancel_message(
-            &mut self,
-            request: impl tonic::IntoRequest<super::CancelMessageRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::CancelMessageResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/kxm.v1.MessageService/CancelMessage",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("kxm.v1.MessageService", "CancelMessage"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// ReplyToMessage records the recipient's one reply to a queued or delivered message. Repeating the
-        /// reply the message was replied with (a retry after a lost answer) returns the replied message unchanged.
-        ///
-        /// Errors:
-        ///
-        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id or content is empty or too long.
-        /// * NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message.
-        /// * PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the recipient.
-        /// * FAILED_PRECONDITION (ERROR_REASON_DUPLICATE_REPLY): the message already has another reply.
-        /// * FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): the message was cancelled or expired.
-        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
-        pub async fn reply_to_message(
-            &mut self,
-            request: impl tonic::IntoRequest<super::ReplyToMessageRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::ReplyToMessageResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/kxm.v1.MessageService/ReplyToMessage",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("kxm.v1.MessageService", "ReplyToMessage"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// AckMessages acknowledges received messages, each on its own: an acknowledged message is never
-        /// redelivered on a stream. Acknowledging twice is a no-op, also after the message ended. Either every
-        /// id is acknowledged or none is.
-        ///
-        /// Errors:
-        ///
-        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): no ids, more than 100, or an empty or too long id.
-        /// * NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): an id names no message.
-        /// * PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is not the recipient of an id.
-        /// * FAILED_PRECONDITION (ERROR_REASON_INVALID_MESSAGE_STATE): a message already ended without being acknowledged.
-        pub async fn ack_messages(
-            &mut self,
-            request: impl tonic::IntoRequest<super::AckMessagesRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::AckMessagesResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/kxm.v1.MessageService/AckMessages",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("kxm.v1.MessageService", "AckMessages"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// ListInbox lists the caller's received messages that are not terminal yet, oldest first.
-        ///
-        /// Errors:
-        ///
-        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR, ERROR_REASON_INVALID_PAGE_TOKEN): bad page size or token.
-        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
-        pub async fn list_inbox(
-            &mut self,
-            request: impl tonic::IntoRequest<super::ListInboxRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::ListInboxResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/kxm.v1.MessageService/ListInbox",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("kxm.v1.MessageService", "ListInbox"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// WaitMessage waits until a message the caller can see is terminal, or until the wait ends
-        /// (default and maximum 60 s, never beyond the call's deadline); a wait that ends returns the current state.
-        ///
-        /// Errors:
-        ///
-        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): message_id is empty, wait is negative, or wait and its
-        ///  deprecated name timeout are both set to different values.
-        /// * NOT_FOUND (ERROR_REASON_MESSAGE_NOT_FOUND): no such message in the caller's project, or it was purged.
-        /// * PERMISSION_DENIED (ERROR_REASON_MESSAGE_FORBIDDEN): the caller is neither sender nor recipient.
-        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
-        pub async fn wait_message(
-            &mut self,
-            request: impl tonic::IntoRequest<super::WaitMessageRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::WaitMessageResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/kxm.v1.MessageService/WaitMessage",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("kxm.v1.MessageService", "WaitMessage"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// FanoutMessages sends the same request to one to three agents and gathers their replies until a deadline.
-        ///
-        /// Each target gets its own result: terminal with the reply, pending with its message id, or an error
-        /// for that target alone (TARGET_NOT_FOUND, SELF_TARGET, IDEMPOTENCY_CONFLICT). An exact retry with the
-        /// same idempotency prefix resolves to the same messages. Every message is sent with DELIVERY_FOLLOW_UP.
-        ///
-        /// Errors:
-        ///
-        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-        /// * INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): not one to three distinct targets, a bad field, or wait
-        ///  and its deprecated name timeout both set to different values.
-        /// * INVALID_ARGUMENT (ERROR_REASON_INVALID_WORKFLOW_CONTEXT): the workflow context is malformed.
-        /// * PERMISSION_DENIED (ERROR_REASON_WORKFLOW_CONTEXT_FORBIDDEN, ERROR_REASON_WORKFLOW_EVIDENCE_PRODUCER_FORBIDDEN):
-        ///  with a workflow context, the run is not the sender's to coordinate (or not in its project), or the target
-        ///  is not eligible for the requirement.
-        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_INACTIVE, ERROR_REASON_WORKFLOW_CONTEXT_ATTEMPT_MISMATCH):
-        ///  with a workflow context, the run's stage is not active, or the attempt is not its active one.
-        /// * INVALID_ARGUMENT (ERROR_REASON_WORKFLOW_EVIDENCE_POLICY_MISSING): with a workflow context, the stage has no
-        ///  peer policy for the requirement.
-        /// * FAILED_PRECONDITION (ERROR_REASON_WORKFLOW_CONTEXT_CORRELATION_MISMATCH): with a workflow context,
-        ///  correlation_id names another run.
-        /// * PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
-        /// * PERMISSION_DENIED (ERROR_REASON_ATTEMPT_TOKEN_SCOPE_VIOLATION): the request names another workflow run than the attempt token's.
-        pub async fn fanout_messages(
-            &mut self,
-            request: impl tonic::IntoRequest<super::FanoutMessagesRequest>,
-        ) -> std::result::Result<
-            tonic::Response<super::FanoutMessagesResponse>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/kxm.v1.MessageService/FanoutMessages",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("kxm.v1.MessageService", "FanoutMessages"));
-            self.inner.unary(req, path, codec).await
-        }
-        /// Subscribe streams the caller's inbox events: first a ready event, then the replay of what the caller
-        /// has not acknowledged, then live events, each with its durable per-agent sequence number.
-        ///
-        /// The stream ends with UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN) when the hub stops, and with
-        /// RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW) when more events than the hub's subscriber
-        /// queue arrive while the consumer does not read; in both cases resubscribe with the last sequence
-        /// seen and nothing is lost. Several streams of one agent each receive every event.
-        ///
-        /// Errors:
-        ///
-        /// * UNAUTHENTICATED, PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): as for SendMessage.
-        /// * PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): presence_only asked for by a non-`tui` agent.
-        /// * RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED): the agent has too many open streams.
-        pub async fn subscribe(
-            &mut self,
-            request: impl tonic::IntoRequest<super::SubscribeRequest>,
-        ) -> std::result::Result<
-            tonic::Response<tonic::codec::Streaming<super::SubscribeResponse>>,
-            tonic::Status,
-        > {
-            self.inner
-                .ready()
-                .await
-                .map_err(|e| {
-                    tonic::Status::unknown(
-                        format!("Service was not ready: {}", e.into()),
-                    )
-                })?;
-            let codec = tonic_prost::ProstCodec::default();
-            let path = http::uri::PathAndQuery::from_static(
-                "/kxm.v1.MessageService/Subscribe",
-            );
-            let mut req = request.into_request();
-            req.extensions_mut()
-                .insert(GrpcMethod::new("kxm.v1.MessageService", "Subscribe"));
-            self.inner.server_streaming(req, path, codec).await
         }
     }
 }

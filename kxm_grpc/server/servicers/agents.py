@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -11,6 +12,7 @@ from kxm_grpc.domain.agents import Registration
 from kxm_grpc.domain.caller import CredentialKind
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import agent_to_proto
+from kxm_grpc.server.servicers.channel import Channels
 from kxm_grpc.server.state import HubState
 from kxm_grpc.services import agents, auth
 
@@ -30,6 +32,12 @@ class AgentServicer(agent_service_pb2_grpc.AgentServiceServicer):
 
     def __init__(self, hub: HubState) -> None:
         self._hub = hub
+        self._channels = Channels(hub)
+
+    async def OpenChannel(  # type: ignore[override]  # a coroutine that writes with context.write
+        self, request_iterator: AsyncIterator[agent_service_pb2.OpenChannelRequest], context: Context
+    ) -> None:
+        await self._channels.serve(request_iterator, context)
 
     async def RegisterAgent(
         self, request: agent_service_pb2.RegisterAgentRequest, context: Context

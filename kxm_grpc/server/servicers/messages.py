@@ -259,7 +259,8 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
                 )
         return pb.FanoutMessagesResponse(results=results)
 
-    def _item_to_proto(self, item: messages.StreamItem) -> pb.SubscribeResponse:
+    def stream_item_to_proto(self, item: messages.StreamItem) -> pb.SubscribeResponse:
+        """One item of an inbox stream as Subscribe (and a channel) writes it."""
         if isinstance(item, Event):  # nearly every item: tested first
             return self._event_to_proto(item)
         hub = self._hub
@@ -325,7 +326,7 @@ class MessageServicer(message_service_pb2_grpc.MessageServiceServicer):
         try:
             async with contextlib.aclosing(items):
                 async for item in items:
-                    response = self._item_to_proto(item)
+                    response = self.stream_item_to_proto(item)
                     del item  # neither is kept while the stream waits for its next event
                     stream.writing = True
                     yield response

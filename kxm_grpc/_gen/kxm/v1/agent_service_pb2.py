@@ -22,11 +22,12 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from kxm_grpc._gen.kxm.v1 import message_service_pb2 as kxm_dot_v1_dot_message__service__pb2
 from kxm_grpc._gen.kxm.v1 import options_pb2 as kxm_dot_v1_dot_options__pb2
 from kxm_grpc._gen.kxm.v1 import types_pb2 as kxm_dot_v1_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1akxm/v1/agent_service.proto\x12\x06kxm.v1\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"h\n\x14RegisterAgentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07purpose\x18\x02 \x01(\t\x12\r\n\x05model\x18\x03 \x01(\t\x12\x0c\n\x04host\x18\x04 \x01(\t\x12\x14\n\x0cprevious_key\x18\x05 \x01(\t\"Y\n\x15RegisterAgentResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\x12\x11\n\tagent_key\x18\x02 \x01(\t\x12\x0f\n\x07resumed\x18\x03 \x01(\x08\"\x12\n\x10HeartbeatRequest\"1\n\x11HeartbeatResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\"\x18\n\x16UnregisterAgentRequest\"7\n\x17UnregisterAgentResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\"S\n\x11ListAgentsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x17\n\x0finclude_offline\x18\x03 \x01(\x08\"L\n\x12ListAgentsResponse\x12\x1d\n\x06\x61gents\x18\x01 \x03(\x0b\x32\r.kxm.v1.Agent\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x1a\n\x18GetCallerIdentityRequest\"\xa9\x01\n\x19GetCallerIdentityResponse\x12/\n\x0f\x63redential_kind\x18\x01 \x01(\x0e\x32\x16.kxm.v1.CredentialKind\x12\x0f\n\x07project\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12\x12\n\nagent_name\x18\x04 \x01(\t\x12\x12\n\nruntime_id\x18\x05 \x01(\t\x12\x10\n\x08operator\x18\x06 \x01(\t*\xbf\x01\n\x0e\x43redentialKind\x12\x1f\n\x1b\x43REDENTIAL_KIND_UNSPECIFIED\x10\x00\x12\x19\n\x15\x43REDENTIAL_KIND_ADMIN\x10\x01\x12\x1b\n\x17\x43REDENTIAL_KIND_PROJECT\x10\x02\x12\x19\n\x15\x43REDENTIAL_KIND_AGENT\x10\x03\x12\x1b\n\x17\x43REDENTIAL_KIND_RUNTIME\x10\x04\x12\x1c\n\x18\x43REDENTIAL_KIND_OPERATOR\x10\x05\x32\xf4\x03\n\x0c\x41gentService\x12Z\n\rRegisterAgent\x12\x1c.kxm.v1.RegisterAgentRequest\x1a\x1d.kxm.v1.RegisterAgentResponse\"\x0c\xea\xe0\x18\x08\x08\x03\x10\x00\x18\x02(\x01\x12N\n\tHeartbeat\x12\x18.kxm.v1.HeartbeatRequest\x1a\x19.kxm.v1.HeartbeatResponse\"\x0c\xea\xe0\x18\x08\x08\x05\x10\x00\x18\x03(\x01\x12`\n\x0fUnregisterAgent\x12\x1e.kxm.v1.UnregisterAgentRequest\x1a\x1f.kxm.v1.UnregisterAgentResponse\"\x0c\xea\xe0\x18\x08\x08\x05\x10\x00\x18\x02(\x01\x12\x62\n\nListAgents\x12\x19.kxm.v1.ListAgentsRequest\x1a\x1a.kxm.v1.ListAgentsResponse\"\x1d\xea\xe0\x18\x19\x08\x03\x10\x01\x18\x02\"\x0fkxm_list_agents(\x01\x12r\n\x11GetCallerIdentity\x12 .kxm.v1.GetCallerIdentityRequest\x1a!.kxm.v1.GetCallerIdentityResponse\"\x18\xea\xe0\x18\x14\x08\x07\x10\x01\x18\x02\"\nkxm_whoami(\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1akxm/v1/agent_service.proto\x12\x06kxm.v1\x1a\x1ckxm/v1/message_service.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"h\n\x14RegisterAgentRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07purpose\x18\x02 \x01(\t\x12\r\n\x05model\x18\x03 \x01(\t\x12\x0c\n\x04host\x18\x04 \x01(\t\x12\x14\n\x0cprevious_key\x18\x05 \x01(\t\"Y\n\x15RegisterAgentResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\x12\x11\n\tagent_key\x18\x02 \x01(\t\x12\x0f\n\x07resumed\x18\x03 \x01(\x08\"\x12\n\x10HeartbeatRequest\"1\n\x11HeartbeatResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\"\x18\n\x16UnregisterAgentRequest\"7\n\x17UnregisterAgentResponse\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\"S\n\x11ListAgentsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12\x17\n\x0finclude_offline\x18\x03 \x01(\x08\"L\n\x12ListAgentsResponse\x12\x1d\n\x06\x61gents\x18\x01 \x03(\x0b\x32\r.kxm.v1.Agent\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x1a\n\x18GetCallerIdentityRequest\"\xa9\x01\n\x19GetCallerIdentityResponse\x12/\n\x0f\x63redential_kind\x18\x01 \x01(\x0e\x32\x16.kxm.v1.CredentialKind\x12\x0f\n\x07project\x18\x02 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x03 \x01(\t\x12\x12\n\nagent_name\x18\x04 \x01(\t\x12\x12\n\nruntime_id\x18\x05 \x01(\t\x12\x10\n\x08operator\x18\x06 \x01(\t\"k\n\x12OpenChannelRequest\x12+\n\tsubscribe\x18\x01 \x01(\x0b\x32\x18.kxm.v1.SubscribeRequest\x12(\n\x08\x63ommands\x18\x02 \x03(\x0b\x32\x16.kxm.v1.ChannelCommand\"\xbc\x02\n\x0e\x43hannelCommand\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12*\n\x04send\x18\x02 \x01(\x0b\x32\x1a.kxm.v1.SendMessageRequestH\x00\x12.\n\x05reply\x18\x03 \x01(\x0b\x32\x1d.kxm.v1.ReplyToMessageRequestH\x00\x12)\n\x03\x61\x63k\x18\x04 \x01(\x0b\x32\x1a.kxm.v1.AckMessagesRequestH\x00\x12.\n\x06\x63\x61ncel\x18\x05 \x01(\x0b\x32\x1c.kxm.v1.CancelMessageRequestH\x00\x12*\n\x04wait\x18\x06 \x01(\x0b\x32\x1a.kxm.v1.WaitMessageRequestH\x00\x12(\n\x03get\x18\x07 \x01(\x0b\x32\x19.kxm.v1.GetMessageRequestH\x00\x42\t\n\x07\x63ommand\"e\n\x0c\x43hannelReady\x12\x1c\n\x05\x61gent\x18\x01 \x01(\x0b\x32\r.kxm.v1.Agent\x12\x15\n\rmax_in_flight\x18\x02 \x01(\x05\x12 \n\x18max_commands_per_request\x18\x03 \x01(\x05\"M\n\x0c\x43hannelError\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0e\n\x06status\x18\x04 \x01(\x0c\"\xf9\x02\n\rChannelResult\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\x10\n\x08replayed\x18\x02 \x01(\x08\x12%\n\x05\x65rror\x18\x03 \x01(\x0b\x32\x14.kxm.v1.ChannelErrorH\x00\x12+\n\x04send\x18\x04 \x01(\x0b\x32\x1b.kxm.v1.SendMessageResponseH\x00\x12/\n\x05reply\x18\x05 \x01(\x0b\x32\x1e.kxm.v1.ReplyToMessageResponseH\x00\x12*\n\x03\x61\x63k\x18\x06 \x01(\x0b\x32\x1b.kxm.v1.AckMessagesResponseH\x00\x12/\n\x06\x63\x61ncel\x18\x07 \x01(\x0b\x32\x1d.kxm.v1.CancelMessageResponseH\x00\x12+\n\x04wait\x18\x08 \x01(\x0b\x32\x1b.kxm.v1.WaitMessageResponseH\x00\x12)\n\x03get\x18\t \x01(\x0b\x32\x1a.kxm.v1.GetMessageResponseH\x00\x42\x08\n\x06result\"\x8d\x01\n\x13OpenChannelResponse\x12#\n\x05ready\x18\x01 \x01(\x0b\x32\x14.kxm.v1.ChannelReady\x12)\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x19.kxm.v1.SubscribeResponse\x12&\n\x07results\x18\x03 \x03(\x0b\x32\x15.kxm.v1.ChannelResult*\xbf\x01\n\x0e\x43redentialKind\x12\x1f\n\x1b\x43REDENTIAL_KIND_UNSPECIFIED\x10\x00\x12\x19\n\x15\x43REDENTIAL_KIND_ADMIN\x10\x01\x12\x1b\n\x17\x43REDENTIAL_KIND_PROJECT\x10\x02\x12\x19\n\x15\x43REDENTIAL_KIND_AGENT\x10\x03\x12\x1b\n\x17\x43REDENTIAL_KIND_RUNTIME\x10\x04\x12\x1c\n\x18\x43REDENTIAL_KIND_OPERATOR\x10\x05\x32\xce\x04\n\x0c\x41gentService\x12Z\n\rRegisterAgent\x12\x1c.kxm.v1.RegisterAgentRequest\x1a\x1d.kxm.v1.RegisterAgentResponse\"\x0c\xea\xe0\x18\x08\x08\x03\x10\x00\x18\x02(\x01\x12N\n\tHeartbeat\x12\x18.kxm.v1.HeartbeatRequest\x1a\x19.kxm.v1.HeartbeatResponse\"\x0c\xea\xe0\x18\x08\x08\x05\x10\x00\x18\x03(\x01\x12`\n\x0fUnregisterAgent\x12\x1e.kxm.v1.UnregisterAgentRequest\x1a\x1f.kxm.v1.UnregisterAgentResponse\"\x0c\xea\xe0\x18\x08\x08\x05\x10\x00\x18\x02(\x01\x12\x62\n\nListAgents\x12\x19.kxm.v1.ListAgentsRequest\x1a\x1a.kxm.v1.ListAgentsResponse\"\x1d\xea\xe0\x18\x19\x08\x03\x10\x01\x18\x02\"\x0fkxm_list_agents(\x01\x12r\n\x11GetCallerIdentity\x12 .kxm.v1.GetCallerIdentityRequest\x1a!.kxm.v1.GetCallerIdentityResponse\"\x18\xea\xe0\x18\x14\x08\x07\x10\x01\x18\x02\"\nkxm_whoami(\x01\x12X\n\x0bOpenChannel\x12\x1a.kxm.v1.OpenChannelRequest\x1a\x1b.kxm.v1.OpenChannelResponse\"\x0c\xea\xe0\x18\x08\x08\x05\x10\x00\x18\x02(\x02(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -43,28 +44,42 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_AGENTSERVICE'].methods_by_name['ListAgents']._serialized_options = b'\352\340\030\031\010\003\020\001\030\002\"\017kxm_list_agents(\001'
   _globals['_AGENTSERVICE'].methods_by_name['GetCallerIdentity']._loaded_options = None
   _globals['_AGENTSERVICE'].methods_by_name['GetCallerIdentity']._serialized_options = b'\352\340\030\024\010\007\020\001\030\002\"\nkxm_whoami(\001'
-  _globals['_CREDENTIALKIND']._serialized_start=795
-  _globals['_CREDENTIALKIND']._serialized_end=986
-  _globals['_REGISTERAGENTREQUEST']._serialized_start=80
-  _globals['_REGISTERAGENTREQUEST']._serialized_end=184
-  _globals['_REGISTERAGENTRESPONSE']._serialized_start=186
-  _globals['_REGISTERAGENTRESPONSE']._serialized_end=275
-  _globals['_HEARTBEATREQUEST']._serialized_start=277
-  _globals['_HEARTBEATREQUEST']._serialized_end=295
-  _globals['_HEARTBEATRESPONSE']._serialized_start=297
-  _globals['_HEARTBEATRESPONSE']._serialized_end=346
-  _globals['_UNREGISTERAGENTREQUEST']._serialized_start=348
-  _globals['_UNREGISTERAGENTREQUEST']._serialized_end=372
-  _globals['_UNREGISTERAGENTRESPONSE']._serialized_start=374
-  _globals['_UNREGISTERAGENTRESPONSE']._serialized_end=429
-  _globals['_LISTAGENTSREQUEST']._serialized_start=431
-  _globals['_LISTAGENTSREQUEST']._serialized_end=514
-  _globals['_LISTAGENTSRESPONSE']._serialized_start=516
-  _globals['_LISTAGENTSRESPONSE']._serialized_end=592
-  _globals['_GETCALLERIDENTITYREQUEST']._serialized_start=594
-  _globals['_GETCALLERIDENTITYREQUEST']._serialized_end=620
-  _globals['_GETCALLERIDENTITYRESPONSE']._serialized_start=623
-  _globals['_GETCALLERIDENTITYRESPONSE']._serialized_end=792
-  _globals['_AGENTSERVICE']._serialized_start=989
-  _globals['_AGENTSERVICE']._serialized_end=1489
+  _globals['_AGENTSERVICE'].methods_by_name['OpenChannel']._loaded_options = None
+  _globals['_AGENTSERVICE'].methods_by_name['OpenChannel']._serialized_options = b'\352\340\030\010\010\005\020\000\030\002(\002'
+  _globals['_CREDENTIALKIND']._serialized_start=1959
+  _globals['_CREDENTIALKIND']._serialized_end=2150
+  _globals['_REGISTERAGENTREQUEST']._serialized_start=110
+  _globals['_REGISTERAGENTREQUEST']._serialized_end=214
+  _globals['_REGISTERAGENTRESPONSE']._serialized_start=216
+  _globals['_REGISTERAGENTRESPONSE']._serialized_end=305
+  _globals['_HEARTBEATREQUEST']._serialized_start=307
+  _globals['_HEARTBEATREQUEST']._serialized_end=325
+  _globals['_HEARTBEATRESPONSE']._serialized_start=327
+  _globals['_HEARTBEATRESPONSE']._serialized_end=376
+  _globals['_UNREGISTERAGENTREQUEST']._serialized_start=378
+  _globals['_UNREGISTERAGENTREQUEST']._serialized_end=402
+  _globals['_UNREGISTERAGENTRESPONSE']._serialized_start=404
+  _globals['_UNREGISTERAGENTRESPONSE']._serialized_end=459
+  _globals['_LISTAGENTSREQUEST']._serialized_start=461
+  _globals['_LISTAGENTSREQUEST']._serialized_end=544
+  _globals['_LISTAGENTSRESPONSE']._serialized_start=546
+  _globals['_LISTAGENTSRESPONSE']._serialized_end=622
+  _globals['_GETCALLERIDENTITYREQUEST']._serialized_start=624
+  _globals['_GETCALLERIDENTITYREQUEST']._serialized_end=650
+  _globals['_GETCALLERIDENTITYRESPONSE']._serialized_start=653
+  _globals['_GETCALLERIDENTITYRESPONSE']._serialized_end=822
+  _globals['_OPENCHANNELREQUEST']._serialized_start=824
+  _globals['_OPENCHANNELREQUEST']._serialized_end=931
+  _globals['_CHANNELCOMMAND']._serialized_start=934
+  _globals['_CHANNELCOMMAND']._serialized_end=1250
+  _globals['_CHANNELREADY']._serialized_start=1252
+  _globals['_CHANNELREADY']._serialized_end=1353
+  _globals['_CHANNELERROR']._serialized_start=1355
+  _globals['_CHANNELERROR']._serialized_end=1432
+  _globals['_CHANNELRESULT']._serialized_start=1435
+  _globals['_CHANNELRESULT']._serialized_end=1812
+  _globals['_OPENCHANNELRESPONSE']._serialized_start=1815
+  _globals['_OPENCHANNELRESPONSE']._serialized_end=1956
+  _globals['_AGENTSERVICE']._serialized_start=2153
+  _globals['_AGENTSERVICE']._serialized_end=2743
 # @@protoc_insertion_point(module_scope)

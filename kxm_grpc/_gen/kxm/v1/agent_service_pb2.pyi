@@ -8,6 +8,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from kxm_grpc._gen.kxm.v1 import message_service_pb2 as _message_service_pb2
 from kxm_grpc._gen.kxm.v1 import types_pb2 as _types_pb2
 import builtins as _builtins
 import sys
@@ -326,3 +327,269 @@ class GetCallerIdentityResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetCallerIdentityResponse: _TypeAlias = GetCallerIdentityResponse  # noqa: Y015
+
+@_typing.final
+class OpenChannelRequest(_message.Message):
+    """Request message for AgentService.OpenChannel: commands, and the request to stream the inbox."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SUBSCRIBE_FIELD_NUMBER: _builtins.int
+    COMMANDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def subscribe(self) -> _message_service_pb2.SubscribeRequest:
+        """Stream the caller's inbox on this channel, as Subscribe does with this request (at most once per channel)."""
+
+    @_builtins.property
+    def commands(self) -> _containers.RepeatedCompositeFieldContainer[Global___ChannelCommand]:
+        """Commands to apply, in order (at most 100 per request)."""
+
+    def __init__(
+        self,
+        *,
+        subscribe: _message_service_pb2.SubscribeRequest | None = ...,
+        commands: _abc.Iterable[Global___ChannelCommand] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["subscribe", b"subscribe"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commands", b"commands", "subscribe", b"subscribe"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpenChannelRequest: _TypeAlias = OpenChannelRequest  # noqa: Y015
+
+@_typing.final
+class ChannelCommand(_message.Message):
+    """ChannelCommand is one command on a channel, the request of its unary twin."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMMAND_ID_FIELD_NUMBER: _builtins.int
+    SEND_FIELD_NUMBER: _builtins.int
+    REPLY_FIELD_NUMBER: _builtins.int
+    ACK_FIELD_NUMBER: _builtins.int
+    CANCEL_FIELD_NUMBER: _builtins.int
+    WAIT_FIELD_NUMBER: _builtins.int
+    GET_FIELD_NUMBER: _builtins.int
+    command_id: _builtins.str
+    """Required. The command's id (1 to 128 characters), unique among the agent's commands: a command
+    repeated with the same id is applied once and answered with its first result.
+    """
+    @_builtins.property
+    def send(self) -> _message_service_pb2.SendMessageRequest:
+        """MessageService.SendMessage."""
+
+    @_builtins.property
+    def reply(self) -> _message_service_pb2.ReplyToMessageRequest:
+        """MessageService.ReplyToMessage."""
+
+    @_builtins.property
+    def ack(self) -> _message_service_pb2.AckMessagesRequest:
+        """MessageService.AckMessages."""
+
+    @_builtins.property
+    def cancel(self) -> _message_service_pb2.CancelMessageRequest:
+        """MessageService.CancelMessage."""
+
+    @_builtins.property
+    def wait(self) -> _message_service_pb2.WaitMessageRequest:
+        """MessageService.WaitMessage."""
+
+    @_builtins.property
+    def get(self) -> _message_service_pb2.GetMessageRequest:
+        """MessageService.GetMessage."""
+
+    def __init__(
+        self,
+        *,
+        command_id: _builtins.str = ...,
+        send: _message_service_pb2.SendMessageRequest | None = ...,
+        reply: _message_service_pb2.ReplyToMessageRequest | None = ...,
+        ack: _message_service_pb2.AckMessagesRequest | None = ...,
+        cancel: _message_service_pb2.CancelMessageRequest | None = ...,
+        wait: _message_service_pb2.WaitMessageRequest | None = ...,
+        get: _message_service_pb2.GetMessageRequest | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["ack", b"ack", "cancel", b"cancel", "command", b"command", "get", b"get", "reply", b"reply", "send", b"send", "wait", b"wait"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ack", b"ack", "cancel", b"cancel", "command", b"command", "command_id", b"command_id", "get", b"get", "reply", b"reply", "send", b"send", "wait", b"wait"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_command: _TypeAlias = _typing.Literal["send", "reply", "ack", "cancel", "wait", "get"]  # noqa: Y015
+    _WhichOneofArgType_command: _TypeAlias = _typing.Literal["command", b"command"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_command) -> _WhichOneofReturnType_command | None: ...
+
+Global___ChannelCommand: _TypeAlias = ChannelCommand  # noqa: Y015
+
+@_typing.final
+class ChannelReady(_message.Message):
+    """ChannelReady opens every channel."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AGENT_FIELD_NUMBER: _builtins.int
+    MAX_IN_FLIGHT_FIELD_NUMBER: _builtins.int
+    MAX_COMMANDS_PER_REQUEST_FIELD_NUMBER: _builtins.int
+    max_in_flight: _builtins.int
+    """How many commands may be unanswered at once; the hub reads no further request until one is answered."""
+    max_commands_per_request: _builtins.int
+    """How many commands one request may carry."""
+    @_builtins.property
+    def agent(self) -> _types_pb2.Agent:
+        """The agent the channel belongs to."""
+
+    def __init__(
+        self,
+        *,
+        agent: _types_pb2.Agent | None = ...,
+        max_in_flight: _builtins.int = ...,
+        max_commands_per_request: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["agent", b"agent"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agent", b"agent", "max_commands_per_request", b"max_commands_per_request", "max_in_flight", b"max_in_flight"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ChannelReady: _TypeAlias = ChannelReady  # noqa: Y015
+
+@_typing.final
+class ChannelError(_message.Message):
+    """ChannelError is how a command failed: the status its unary twin would have ended with."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CODE_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    code: _builtins.int
+    """The gRPC status code (google.rpc.Code)."""
+    message: _builtins.str
+    """The error's message."""
+    reason: _builtins.str
+    """The ErrorReason name (ErrorInfo.reason), empty when none."""
+    status: _builtins.bytes
+    """The whole google.rpc.Status, serialized: what the unary twin sends as `grpc-status-details-bin`
+    (ErrorInfo, BadRequest, RetryInfo).
+    """
+    def __init__(
+        self,
+        *,
+        code: _builtins.int = ...,
+        message: _builtins.str = ...,
+        reason: _builtins.str = ...,
+        status: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "message", b"message", "reason", b"reason", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ChannelError: _TypeAlias = ChannelError  # noqa: Y015
+
+@_typing.final
+class ChannelResult(_message.Message):
+    """ChannelResult answers one command."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMMAND_ID_FIELD_NUMBER: _builtins.int
+    REPLAYED_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
+    SEND_FIELD_NUMBER: _builtins.int
+    REPLY_FIELD_NUMBER: _builtins.int
+    ACK_FIELD_NUMBER: _builtins.int
+    CANCEL_FIELD_NUMBER: _builtins.int
+    WAIT_FIELD_NUMBER: _builtins.int
+    GET_FIELD_NUMBER: _builtins.int
+    command_id: _builtins.str
+    """The command id it answers."""
+    replayed: _builtins.bool
+    """True when the command id was seen before and this is its first result again."""
+    @_builtins.property
+    def error(self) -> Global___ChannelError:
+        """The command failed; nothing of it was applied."""
+
+    @_builtins.property
+    def send(self) -> _message_service_pb2.SendMessageResponse:
+        """The result of a send."""
+
+    @_builtins.property
+    def reply(self) -> _message_service_pb2.ReplyToMessageResponse:
+        """The result of a reply."""
+
+    @_builtins.property
+    def ack(self) -> _message_service_pb2.AckMessagesResponse:
+        """The result of an ack."""
+
+    @_builtins.property
+    def cancel(self) -> _message_service_pb2.CancelMessageResponse:
+        """The result of a cancel."""
+
+    @_builtins.property
+    def wait(self) -> _message_service_pb2.WaitMessageResponse:
+        """The result of a wait."""
+
+    @_builtins.property
+    def get(self) -> _message_service_pb2.GetMessageResponse:
+        """The result of a get."""
+
+    def __init__(
+        self,
+        *,
+        command_id: _builtins.str = ...,
+        replayed: _builtins.bool = ...,
+        error: Global___ChannelError | None = ...,
+        send: _message_service_pb2.SendMessageResponse | None = ...,
+        reply: _message_service_pb2.ReplyToMessageResponse | None = ...,
+        ack: _message_service_pb2.AckMessagesResponse | None = ...,
+        cancel: _message_service_pb2.CancelMessageResponse | None = ...,
+        wait: _message_service_pb2.WaitMessageResponse | None = ...,
+        get: _message_service_pb2.GetMessageResponse | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["ack", b"ack", "cancel", b"cancel", "error", b"error", "get", b"get", "reply", b"reply", "result", b"result", "send", b"send", "wait", b"wait"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ack", b"ack", "cancel", b"cancel", "command_id", b"command_id", "error", b"error", "get", b"get", "replayed", b"replayed", "reply", b"reply", "result", b"result", "send", b"send", "wait", b"wait"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_result: _TypeAlias = _typing.Literal["error", "send", "reply", "ack", "cancel", "wait", "get"]  # noqa: Y015
+    _WhichOneofArgType_result: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_result) -> _WhichOneofReturnType_result | None: ...
+
+Global___ChannelResult: _TypeAlias = ChannelResult  # noqa: Y015
+
+@_typing.final
+class OpenChannelResponse(_message.Message):
+    """Response message for AgentService.OpenChannel: inbox events and command results, several per message under load."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    READY_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    RESULTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def ready(self) -> Global___ChannelReady:
+        """Set on the first response only."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_message_service_pb2.SubscribeResponse]:
+        """Inbox events in seq order, as Subscribe streams them (its ready event first, once subscribed)."""
+
+    @_builtins.property
+    def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___ChannelResult]:
+        """Command results, in the order they were decided."""
+
+    def __init__(
+        self,
+        *,
+        ready: Global___ChannelReady | None = ...,
+        events: _abc.Iterable[_message_service_pb2.SubscribeResponse] | None = ...,
+        results: _abc.Iterable[Global___ChannelResult] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["ready", b"ready"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "ready", b"ready", "results", b"results"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpenChannelResponse: _TypeAlias = OpenChannelResponse  # noqa: Y015

@@ -26,7 +26,7 @@ if _version_not_supported:
 
 
 class AgentServiceStub(object):
-    """AgentService registers agents and reports their presence.
+    """AgentService registers agents, reports their presence and carries each agent's channel.
 
     RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
     token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
@@ -64,10 +64,15 @@ class AgentServiceStub(object):
                 request_serializer=kxm_dot_v1_dot_agent__service__pb2.GetCallerIdentityRequest.SerializeToString,
                 response_deserializer=kxm_dot_v1_dot_agent__service__pb2.GetCallerIdentityResponse.FromString,
                 _registered_method=True)
+        self.OpenChannel = channel.stream_stream(
+                '/kxm.v1.AgentService/OpenChannel',
+                request_serializer=kxm_dot_v1_dot_agent__service__pb2.OpenChannelRequest.SerializeToString,
+                response_deserializer=kxm_dot_v1_dot_agent__service__pb2.OpenChannelResponse.FromString,
+                _registered_method=True)
 
 
 class AgentServiceServicer(object):
-    """AgentService registers agents and reports their presence.
+    """AgentService registers agents, reports their presence and carries each agent's channel.
 
     RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
     token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
@@ -150,6 +155,35 @@ class AgentServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def OpenChannel(self, request_iterator, context):
+        """OpenChannel is one bidirectional stream on which an agent does its messaging: it sends commands
+        (send, reply, ack, cancel, wait, get), each with a command id, and receives each command's result
+        and, once it asks with `subscribe`, its inbox events exactly as Subscribe streams them.
+
+        Each command is admitted as its unary twin (MessageService.SendMessage for `send`, and so on) with
+        the channel's credentials and tokens: the same rules, rate limit, tool policy and errors, and a
+        failed command is answered with its error (ChannelError) while the channel stays open. Commands
+        are applied in the order they arrive; a wait (and the wait of a send with `wait`) runs beside the
+        commands that follow it. A command id repeated on this or a later channel of the agent is applied
+        once: the hub answers it with its first result (`replayed`), and a send without an idempotency key
+        is keyed by its command id, so a replay after a hub restart is still applied once. The first
+        response carries `ready`. The hub stops reading while `max_in_flight` commands are unanswered
+        (gRPC flow control then holds the client back). Inbox events follow Subscribe's rules: resume with
+        `subscribe.after_seq`; a channel whose reader falls more than the hub's subscriber queue behind ends
+        with RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW).
+
+        Errors (ending the channel):
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials, also when the agent's key is revoked while the channel is open.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a request carries more than 100 commands, a second `subscribe`, or is not a valid OpenChannelRequest.
+        - PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): `subscribe.presence_only` asked for by a non-`tui` agent.
+        - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED, ERROR_REASON_SUBSCRIBER_TOO_SLOW, ERROR_REASON_RATE_LIMITED): as for Subscribe, or the channel's opening was rate limited.
+        - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; open a new channel and replay the unanswered commands.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -178,6 +212,11 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     request_deserializer=kxm_dot_v1_dot_agent__service__pb2.GetCallerIdentityRequest.FromString,
                     response_serializer=kxm_dot_v1_dot_agent__service__pb2.GetCallerIdentityResponse.SerializeToString,
             ),
+            'OpenChannel': grpc.stream_stream_rpc_method_handler(
+                    servicer.OpenChannel,
+                    request_deserializer=kxm_dot_v1_dot_agent__service__pb2.OpenChannelRequest.FromString,
+                    response_serializer=kxm_dot_v1_dot_agent__service__pb2.OpenChannelResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'kxm.v1.AgentService', rpc_method_handlers)
@@ -187,7 +226,7 @@ def add_AgentServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class AgentService(object):
-    """AgentService registers agents and reports their presence.
+    """AgentService registers agents, reports their presence and carries each agent's channel.
 
     RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
     token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
@@ -319,6 +358,33 @@ class AgentService(object):
             '/kxm.v1.AgentService/GetCallerIdentity',
             kxm_dot_v1_dot_agent__service__pb2.GetCallerIdentityRequest.SerializeToString,
             kxm_dot_v1_dot_agent__service__pb2.GetCallerIdentityResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def OpenChannel(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/kxm.v1.AgentService/OpenChannel',
+            kxm_dot_v1_dot_agent__service__pb2.OpenChannelRequest.SerializeToString,
+            kxm_dot_v1_dot_agent__service__pb2.OpenChannelResponse.FromString,
             options,
             channel_credentials,
             insecure,

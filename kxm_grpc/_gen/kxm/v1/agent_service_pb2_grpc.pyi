@@ -27,7 +27,7 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class AgentServiceStub:
-    """AgentService registers agents and reports their presence.
+    """AgentService registers agents, reports their presence and carries each agent's channel.
 
     RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
     token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
@@ -94,10 +94,35 @@ class AgentServiceStub:
     - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): an operator's token names, with `x-kxm-project`, a project that does not exist.
     - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
     """
+    OpenChannel: _grpc.StreamStreamMultiCallable[_agent_service_pb2.OpenChannelRequest, _agent_service_pb2.OpenChannelResponse]
+    """OpenChannel is one bidirectional stream on which an agent does its messaging: it sends commands
+    (send, reply, ack, cancel, wait, get), each with a command id, and receives each command's result
+    and, once it asks with `subscribe`, its inbox events exactly as Subscribe streams them.
+
+    Each command is admitted as its unary twin (MessageService.SendMessage for `send`, and so on) with
+    the channel's credentials and tokens: the same rules, rate limit, tool policy and errors, and a
+    failed command is answered with its error (ChannelError) while the channel stays open. Commands
+    are applied in the order they arrive; a wait (and the wait of a send with `wait`) runs beside the
+    commands that follow it. A command id repeated on this or a later channel of the agent is applied
+    once: the hub answers it with its first result (`replayed`), and a send without an idempotency key
+    is keyed by its command id, so a replay after a hub restart is still applied once. The first
+    response carries `ready`. The hub stops reading while `max_in_flight` commands are unanswered
+    (gRPC flow control then holds the client back). Inbox events follow Subscribe's rules: resume with
+    `subscribe.after_seq`; a channel whose reader falls more than the hub's subscriber queue behind ends
+    with RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW).
+
+    Errors (ending the channel):
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials, also when the agent's key is revoked while the channel is open.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a request carries more than 100 commands, a second `subscribe`, or is not a valid OpenChannelRequest.
+    - PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): `subscribe.presence_only` asked for by a non-`tui` agent.
+    - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED, ERROR_REASON_SUBSCRIBER_TOO_SLOW, ERROR_REASON_RATE_LIMITED): as for Subscribe, or the channel's opening was rate limited.
+    - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; open a new channel and replay the unanswered commands.
+    """
 
 @_typing.type_check_only
 class AgentServiceAsyncStub(AgentServiceStub):
-    """AgentService registers agents and reports their presence.
+    """AgentService registers agents, reports their presence and carries each agent's channel.
 
     RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
     token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
@@ -161,9 +186,34 @@ class AgentServiceAsyncStub(AgentServiceStub):
     - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): an operator's token names, with `x-kxm-project`, a project that does not exist.
     - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
     """
+    OpenChannel: _aio.StreamStreamMultiCallable[_agent_service_pb2.OpenChannelRequest, _agent_service_pb2.OpenChannelResponse]  # type: ignore[assignment]
+    """OpenChannel is one bidirectional stream on which an agent does its messaging: it sends commands
+    (send, reply, ack, cancel, wait, get), each with a command id, and receives each command's result
+    and, once it asks with `subscribe`, its inbox events exactly as Subscribe streams them.
+
+    Each command is admitted as its unary twin (MessageService.SendMessage for `send`, and so on) with
+    the channel's credentials and tokens: the same rules, rate limit, tool policy and errors, and a
+    failed command is answered with its error (ChannelError) while the channel stays open. Commands
+    are applied in the order they arrive; a wait (and the wait of a send with `wait`) runs beside the
+    commands that follow it. A command id repeated on this or a later channel of the agent is applied
+    once: the hub answers it with its first result (`replayed`), and a send without an idempotency key
+    is keyed by its command id, so a replay after a hub restart is still applied once. The first
+    response carries `ready`. The hub stops reading while `max_in_flight` commands are unanswered
+    (gRPC flow control then holds the client back). Inbox events follow Subscribe's rules: resume with
+    `subscribe.after_seq`; a channel whose reader falls more than the hub's subscriber queue behind ends
+    with RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW).
+
+    Errors (ending the channel):
+    - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials, also when the agent's key is revoked while the channel is open.
+    - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+    - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a request carries more than 100 commands, a second `subscribe`, or is not a valid OpenChannelRequest.
+    - PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): `subscribe.presence_only` asked for by a non-`tui` agent.
+    - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED, ERROR_REASON_SUBSCRIBER_TOO_SLOW, ERROR_REASON_RATE_LIMITED): as for Subscribe, or the channel's opening was rate limited.
+    - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; open a new channel and replay the unanswered commands.
+    """
 
 class AgentServiceServicer(metaclass=_abc_1.ABCMeta):
-    """AgentService registers agents and reports their presence.
+    """AgentService registers agents, reports their presence and carries each agent's channel.
 
     RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
     token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
@@ -254,6 +304,37 @@ class AgentServiceServicer(metaclass=_abc_1.ABCMeta):
         - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): `x-kxm-project` names another project than the credential's.
         - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): an operator's token names, with `x-kxm-project`, a project that does not exist.
         - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
+        """
+
+    @_abc_1.abstractmethod
+    def OpenChannel(
+        self,
+        request_iterator: _MaybeAsyncIterator[_agent_service_pb2.OpenChannelRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_agent_service_pb2.OpenChannelResponse], _abc.AsyncIterator[_agent_service_pb2.OpenChannelResponse]]:
+        """OpenChannel is one bidirectional stream on which an agent does its messaging: it sends commands
+        (send, reply, ack, cancel, wait, get), each with a command id, and receives each command's result
+        and, once it asks with `subscribe`, its inbox events exactly as Subscribe streams them.
+
+        Each command is admitted as its unary twin (MessageService.SendMessage for `send`, and so on) with
+        the channel's credentials and tokens: the same rules, rate limit, tool policy and errors, and a
+        failed command is answered with its error (ChannelError) while the channel stays open. Commands
+        are applied in the order they arrive; a wait (and the wait of a send with `wait`) runs beside the
+        commands that follow it. A command id repeated on this or a later channel of the agent is applied
+        once: the hub answers it with its first result (`replayed`), and a send without an idempotency key
+        is keyed by its command id, so a replay after a hub restart is still applied once. The first
+        response carries `ready`. The hub stops reading while `max_in_flight` commands are unanswered
+        (gRPC flow control then holds the client back). Inbox events follow Subscribe's rules: resume with
+        `subscribe.after_seq`; a channel whose reader falls more than the hub's subscriber queue behind ends
+        with RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW).
+
+        Errors (ending the channel):
+        - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials, also when the agent's key is revoked while the channel is open.
+        - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+        - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a request carries more than 100 commands, a second `subscribe`, or is not a valid OpenChannelRequest.
+        - PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): `subscribe.presence_only` asked for by a non-`tui` agent.
+        - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED, ERROR_REASON_SUBSCRIBER_TOO_SLOW, ERROR_REASON_RATE_LIMITED): as for Subscribe, or the channel's opening was rate limited.
+        - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; open a new channel and replay the unanswered commands.
         """
 
 def add_AgentServiceServicer_to_server(servicer: AgentServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

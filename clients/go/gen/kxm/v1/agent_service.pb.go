@@ -646,11 +646,623 @@ func (x *GetCallerIdentityResponse) GetOperator() string {
 	return ""
 }
 
+// Request message for AgentService.OpenChannel: commands, and the request to stream the inbox.
+type OpenChannelRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Stream the caller's inbox on this channel, as Subscribe does with this request (at most once per channel).
+	Subscribe *SubscribeRequest `protobuf:"bytes,1,opt,name=subscribe,proto3" json:"subscribe,omitempty"`
+	// Commands to apply, in order (at most 100 per request).
+	Commands      []*ChannelCommand `protobuf:"bytes,2,rep,name=commands,proto3" json:"commands,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpenChannelRequest) Reset() {
+	*x = OpenChannelRequest{}
+	mi := &file_kxm_v1_agent_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenChannelRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenChannelRequest) ProtoMessage() {}
+
+func (x *OpenChannelRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_agent_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenChannelRequest.ProtoReflect.Descriptor instead.
+func (*OpenChannelRequest) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_agent_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *OpenChannelRequest) GetSubscribe() *SubscribeRequest {
+	if x != nil {
+		return x.Subscribe
+	}
+	return nil
+}
+
+func (x *OpenChannelRequest) GetCommands() []*ChannelCommand {
+	if x != nil {
+		return x.Commands
+	}
+	return nil
+}
+
+// ChannelCommand is one command on a channel, the request of its unary twin.
+type ChannelCommand struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required. The command's id (1 to 128 characters), unique among the agent's commands: a command
+	// repeated with the same id is applied once and answered with its first result.
+	CommandId string `protobuf:"bytes,1,opt,name=command_id,json=commandId,proto3" json:"command_id,omitempty"`
+	// Required. The command.
+	//
+	// Types that are valid to be assigned to Command:
+	//
+	//	*ChannelCommand_Send
+	//	*ChannelCommand_Reply
+	//	*ChannelCommand_Ack
+	//	*ChannelCommand_Cancel
+	//	*ChannelCommand_Wait
+	//	*ChannelCommand_Get
+	Command       isChannelCommand_Command `protobuf_oneof:"command"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChannelCommand) Reset() {
+	*x = ChannelCommand{}
+	mi := &file_kxm_v1_agent_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChannelCommand) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChannelCommand) ProtoMessage() {}
+
+func (x *ChannelCommand) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_agent_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChannelCommand.ProtoReflect.Descriptor instead.
+func (*ChannelCommand) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_agent_service_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ChannelCommand) GetCommandId() string {
+	if x != nil {
+		return x.CommandId
+	}
+	return ""
+}
+
+func (x *ChannelCommand) GetCommand() isChannelCommand_Command {
+	if x != nil {
+		return x.Command
+	}
+	return nil
+}
+
+func (x *ChannelCommand) GetSend() *SendMessageRequest {
+	if x != nil {
+		if x, ok := x.Command.(*ChannelCommand_Send); ok {
+			return x.Send
+		}
+	}
+	return nil
+}
+
+func (x *ChannelCommand) GetReply() *ReplyToMessageRequest {
+	if x != nil {
+		if x, ok := x.Command.(*ChannelCommand_Reply); ok {
+			return x.Reply
+		}
+	}
+	return nil
+}
+
+func (x *ChannelCommand) GetAck() *AckMessagesRequest {
+	if x != nil {
+		if x, ok := x.Command.(*ChannelCommand_Ack); ok {
+			return x.Ack
+		}
+	}
+	return nil
+}
+
+func (x *ChannelCommand) GetCancel() *CancelMessageRequest {
+	if x != nil {
+		if x, ok := x.Command.(*ChannelCommand_Cancel); ok {
+			return x.Cancel
+		}
+	}
+	return nil
+}
+
+func (x *ChannelCommand) GetWait() *WaitMessageRequest {
+	if x != nil {
+		if x, ok := x.Command.(*ChannelCommand_Wait); ok {
+			return x.Wait
+		}
+	}
+	return nil
+}
+
+func (x *ChannelCommand) GetGet() *GetMessageRequest {
+	if x != nil {
+		if x, ok := x.Command.(*ChannelCommand_Get); ok {
+			return x.Get
+		}
+	}
+	return nil
+}
+
+type isChannelCommand_Command interface {
+	isChannelCommand_Command()
+}
+
+type ChannelCommand_Send struct {
+	// MessageService.SendMessage.
+	Send *SendMessageRequest `protobuf:"bytes,2,opt,name=send,proto3,oneof"`
+}
+
+type ChannelCommand_Reply struct {
+	// MessageService.ReplyToMessage.
+	Reply *ReplyToMessageRequest `protobuf:"bytes,3,opt,name=reply,proto3,oneof"`
+}
+
+type ChannelCommand_Ack struct {
+	// MessageService.AckMessages.
+	Ack *AckMessagesRequest `protobuf:"bytes,4,opt,name=ack,proto3,oneof"`
+}
+
+type ChannelCommand_Cancel struct {
+	// MessageService.CancelMessage.
+	Cancel *CancelMessageRequest `protobuf:"bytes,5,opt,name=cancel,proto3,oneof"`
+}
+
+type ChannelCommand_Wait struct {
+	// MessageService.WaitMessage.
+	Wait *WaitMessageRequest `protobuf:"bytes,6,opt,name=wait,proto3,oneof"`
+}
+
+type ChannelCommand_Get struct {
+	// MessageService.GetMessage.
+	Get *GetMessageRequest `protobuf:"bytes,7,opt,name=get,proto3,oneof"`
+}
+
+func (*ChannelCommand_Send) isChannelCommand_Command() {}
+
+func (*ChannelCommand_Reply) isChannelCommand_Command() {}
+
+func (*ChannelCommand_Ack) isChannelCommand_Command() {}
+
+func (*ChannelCommand_Cancel) isChannelCommand_Command() {}
+
+func (*ChannelCommand_Wait) isChannelCommand_Command() {}
+
+func (*ChannelCommand_Get) isChannelCommand_Command() {}
+
+// ChannelReady opens every channel.
+type ChannelReady struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The agent the channel belongs to.
+	Agent *Agent `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
+	// How many commands may be unanswered at once; the hub reads no further request until one is answered.
+	MaxInFlight int32 `protobuf:"varint,2,opt,name=max_in_flight,json=maxInFlight,proto3" json:"max_in_flight,omitempty"`
+	// How many commands one request may carry.
+	MaxCommandsPerRequest int32 `protobuf:"varint,3,opt,name=max_commands_per_request,json=maxCommandsPerRequest,proto3" json:"max_commands_per_request,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
+}
+
+func (x *ChannelReady) Reset() {
+	*x = ChannelReady{}
+	mi := &file_kxm_v1_agent_service_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChannelReady) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChannelReady) ProtoMessage() {}
+
+func (x *ChannelReady) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_agent_service_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChannelReady.ProtoReflect.Descriptor instead.
+func (*ChannelReady) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_agent_service_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ChannelReady) GetAgent() *Agent {
+	if x != nil {
+		return x.Agent
+	}
+	return nil
+}
+
+func (x *ChannelReady) GetMaxInFlight() int32 {
+	if x != nil {
+		return x.MaxInFlight
+	}
+	return 0
+}
+
+func (x *ChannelReady) GetMaxCommandsPerRequest() int32 {
+	if x != nil {
+		return x.MaxCommandsPerRequest
+	}
+	return 0
+}
+
+// ChannelError is how a command failed: the status its unary twin would have ended with.
+type ChannelError struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The gRPC status code (google.rpc.Code).
+	Code int32 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	// The error's message.
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// The ErrorReason name (ErrorInfo.reason), empty when none.
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The whole google.rpc.Status, serialized: what the unary twin sends as `grpc-status-details-bin`
+	// (ErrorInfo, BadRequest, RetryInfo).
+	Status        []byte `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChannelError) Reset() {
+	*x = ChannelError{}
+	mi := &file_kxm_v1_agent_service_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChannelError) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChannelError) ProtoMessage() {}
+
+func (x *ChannelError) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_agent_service_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChannelError.ProtoReflect.Descriptor instead.
+func (*ChannelError) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_agent_service_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ChannelError) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *ChannelError) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *ChannelError) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ChannelError) GetStatus() []byte {
+	if x != nil {
+		return x.Status
+	}
+	return nil
+}
+
+// ChannelResult answers one command.
+type ChannelResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The command id it answers.
+	CommandId string `protobuf:"bytes,1,opt,name=command_id,json=commandId,proto3" json:"command_id,omitempty"`
+	// True when the command id was seen before and this is its first result again.
+	Replayed bool `protobuf:"varint,2,opt,name=replayed,proto3" json:"replayed,omitempty"`
+	// The outcome: the twin's response, or its error.
+	//
+	// Types that are valid to be assigned to Result:
+	//
+	//	*ChannelResult_Error
+	//	*ChannelResult_Send
+	//	*ChannelResult_Reply
+	//	*ChannelResult_Ack
+	//	*ChannelResult_Cancel
+	//	*ChannelResult_Wait
+	//	*ChannelResult_Get
+	Result        isChannelResult_Result `protobuf_oneof:"result"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ChannelResult) Reset() {
+	*x = ChannelResult{}
+	mi := &file_kxm_v1_agent_service_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChannelResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChannelResult) ProtoMessage() {}
+
+func (x *ChannelResult) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_agent_service_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChannelResult.ProtoReflect.Descriptor instead.
+func (*ChannelResult) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_agent_service_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ChannelResult) GetCommandId() string {
+	if x != nil {
+		return x.CommandId
+	}
+	return ""
+}
+
+func (x *ChannelResult) GetReplayed() bool {
+	if x != nil {
+		return x.Replayed
+	}
+	return false
+}
+
+func (x *ChannelResult) GetResult() isChannelResult_Result {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *ChannelResult) GetError() *ChannelError {
+	if x != nil {
+		if x, ok := x.Result.(*ChannelResult_Error); ok {
+			return x.Error
+		}
+	}
+	return nil
+}
+
+func (x *ChannelResult) GetSend() *SendMessageResponse {
+	if x != nil {
+		if x, ok := x.Result.(*ChannelResult_Send); ok {
+			return x.Send
+		}
+	}
+	return nil
+}
+
+func (x *ChannelResult) GetReply() *ReplyToMessageResponse {
+	if x != nil {
+		if x, ok := x.Result.(*ChannelResult_Reply); ok {
+			return x.Reply
+		}
+	}
+	return nil
+}
+
+func (x *ChannelResult) GetAck() *AckMessagesResponse {
+	if x != nil {
+		if x, ok := x.Result.(*ChannelResult_Ack); ok {
+			return x.Ack
+		}
+	}
+	return nil
+}
+
+func (x *ChannelResult) GetCancel() *CancelMessageResponse {
+	if x != nil {
+		if x, ok := x.Result.(*ChannelResult_Cancel); ok {
+			return x.Cancel
+		}
+	}
+	return nil
+}
+
+func (x *ChannelResult) GetWait() *WaitMessageResponse {
+	if x != nil {
+		if x, ok := x.Result.(*ChannelResult_Wait); ok {
+			return x.Wait
+		}
+	}
+	return nil
+}
+
+func (x *ChannelResult) GetGet() *GetMessageResponse {
+	if x != nil {
+		if x, ok := x.Result.(*ChannelResult_Get); ok {
+			return x.Get
+		}
+	}
+	return nil
+}
+
+type isChannelResult_Result interface {
+	isChannelResult_Result()
+}
+
+type ChannelResult_Error struct {
+	// The command failed; nothing of it was applied.
+	Error *ChannelError `protobuf:"bytes,3,opt,name=error,proto3,oneof"`
+}
+
+type ChannelResult_Send struct {
+	// The result of a send.
+	Send *SendMessageResponse `protobuf:"bytes,4,opt,name=send,proto3,oneof"`
+}
+
+type ChannelResult_Reply struct {
+	// The result of a reply.
+	Reply *ReplyToMessageResponse `protobuf:"bytes,5,opt,name=reply,proto3,oneof"`
+}
+
+type ChannelResult_Ack struct {
+	// The result of an ack.
+	Ack *AckMessagesResponse `protobuf:"bytes,6,opt,name=ack,proto3,oneof"`
+}
+
+type ChannelResult_Cancel struct {
+	// The result of a cancel.
+	Cancel *CancelMessageResponse `protobuf:"bytes,7,opt,name=cancel,proto3,oneof"`
+}
+
+type ChannelResult_Wait struct {
+	// The result of a wait.
+	Wait *WaitMessageResponse `protobuf:"bytes,8,opt,name=wait,proto3,oneof"`
+}
+
+type ChannelResult_Get struct {
+	// The result of a get.
+	Get *GetMessageResponse `protobuf:"bytes,9,opt,name=get,proto3,oneof"`
+}
+
+func (*ChannelResult_Error) isChannelResult_Result() {}
+
+func (*ChannelResult_Send) isChannelResult_Result() {}
+
+func (*ChannelResult_Reply) isChannelResult_Result() {}
+
+func (*ChannelResult_Ack) isChannelResult_Result() {}
+
+func (*ChannelResult_Cancel) isChannelResult_Result() {}
+
+func (*ChannelResult_Wait) isChannelResult_Result() {}
+
+func (*ChannelResult_Get) isChannelResult_Result() {}
+
+// Response message for AgentService.OpenChannel: inbox events and command results, several per message under load.
+type OpenChannelResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Set on the first response only.
+	Ready *ChannelReady `protobuf:"bytes,1,opt,name=ready,proto3" json:"ready,omitempty"`
+	// Inbox events in seq order, as Subscribe streams them (its ready event first, once subscribed).
+	Events []*SubscribeResponse `protobuf:"bytes,2,rep,name=events,proto3" json:"events,omitempty"`
+	// Command results, in the order they were decided.
+	Results       []*ChannelResult `protobuf:"bytes,3,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpenChannelResponse) Reset() {
+	*x = OpenChannelResponse{}
+	mi := &file_kxm_v1_agent_service_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenChannelResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenChannelResponse) ProtoMessage() {}
+
+func (x *OpenChannelResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kxm_v1_agent_service_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenChannelResponse.ProtoReflect.Descriptor instead.
+func (*OpenChannelResponse) Descriptor() ([]byte, []int) {
+	return file_kxm_v1_agent_service_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *OpenChannelResponse) GetReady() *ChannelReady {
+	if x != nil {
+		return x.Ready
+	}
+	return nil
+}
+
+func (x *OpenChannelResponse) GetEvents() []*SubscribeResponse {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+func (x *OpenChannelResponse) GetResults() []*ChannelResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
 var File_kxm_v1_agent_service_proto protoreflect.FileDescriptor
 
 const file_kxm_v1_agent_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1akxm/v1/agent_service.proto\x12\x06kxm.v1\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"\x91\x01\n" +
+	"\x1akxm/v1/agent_service.proto\x12\x06kxm.v1\x1a\x1ckxm/v1/message_service.proto\x1a\x14kxm/v1/options.proto\x1a\x12kxm/v1/types.proto\"\x91\x01\n" +
 	"\x14RegisterAgentRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\apurpose\x18\x02 \x01(\tR\apurpose\x12\x14\n" +
@@ -684,14 +1296,52 @@ const file_kxm_v1_agent_service_proto_rawDesc = "" +
 	"agent_name\x18\x04 \x01(\tR\tagentName\x12\x1d\n" +
 	"\n" +
 	"runtime_id\x18\x05 \x01(\tR\truntimeId\x12\x1a\n" +
-	"\boperator\x18\x06 \x01(\tR\boperator*\xbf\x01\n" +
+	"\boperator\x18\x06 \x01(\tR\boperator\"\x80\x01\n" +
+	"\x12OpenChannelRequest\x126\n" +
+	"\tsubscribe\x18\x01 \x01(\v2\x18.kxm.v1.SubscribeRequestR\tsubscribe\x122\n" +
+	"\bcommands\x18\x02 \x03(\v2\x16.kxm.v1.ChannelCommandR\bcommands\"\xec\x02\n" +
+	"\x0eChannelCommand\x12\x1d\n" +
+	"\n" +
+	"command_id\x18\x01 \x01(\tR\tcommandId\x120\n" +
+	"\x04send\x18\x02 \x01(\v2\x1a.kxm.v1.SendMessageRequestH\x00R\x04send\x125\n" +
+	"\x05reply\x18\x03 \x01(\v2\x1d.kxm.v1.ReplyToMessageRequestH\x00R\x05reply\x12.\n" +
+	"\x03ack\x18\x04 \x01(\v2\x1a.kxm.v1.AckMessagesRequestH\x00R\x03ack\x126\n" +
+	"\x06cancel\x18\x05 \x01(\v2\x1c.kxm.v1.CancelMessageRequestH\x00R\x06cancel\x120\n" +
+	"\x04wait\x18\x06 \x01(\v2\x1a.kxm.v1.WaitMessageRequestH\x00R\x04wait\x12-\n" +
+	"\x03get\x18\a \x01(\v2\x19.kxm.v1.GetMessageRequestH\x00R\x03getB\t\n" +
+	"\acommand\"\x90\x01\n" +
+	"\fChannelReady\x12#\n" +
+	"\x05agent\x18\x01 \x01(\v2\r.kxm.v1.AgentR\x05agent\x12\"\n" +
+	"\rmax_in_flight\x18\x02 \x01(\x05R\vmaxInFlight\x127\n" +
+	"\x18max_commands_per_request\x18\x03 \x01(\x05R\x15maxCommandsPerRequest\"l\n" +
+	"\fChannelError\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x16\n" +
+	"\x06status\x18\x04 \x01(\fR\x06status\"\xba\x03\n" +
+	"\rChannelResult\x12\x1d\n" +
+	"\n" +
+	"command_id\x18\x01 \x01(\tR\tcommandId\x12\x1a\n" +
+	"\breplayed\x18\x02 \x01(\bR\breplayed\x12,\n" +
+	"\x05error\x18\x03 \x01(\v2\x14.kxm.v1.ChannelErrorH\x00R\x05error\x121\n" +
+	"\x04send\x18\x04 \x01(\v2\x1b.kxm.v1.SendMessageResponseH\x00R\x04send\x126\n" +
+	"\x05reply\x18\x05 \x01(\v2\x1e.kxm.v1.ReplyToMessageResponseH\x00R\x05reply\x12/\n" +
+	"\x03ack\x18\x06 \x01(\v2\x1b.kxm.v1.AckMessagesResponseH\x00R\x03ack\x127\n" +
+	"\x06cancel\x18\a \x01(\v2\x1d.kxm.v1.CancelMessageResponseH\x00R\x06cancel\x121\n" +
+	"\x04wait\x18\b \x01(\v2\x1b.kxm.v1.WaitMessageResponseH\x00R\x04wait\x12.\n" +
+	"\x03get\x18\t \x01(\v2\x1a.kxm.v1.GetMessageResponseH\x00R\x03getB\b\n" +
+	"\x06result\"\xa5\x01\n" +
+	"\x13OpenChannelResponse\x12*\n" +
+	"\x05ready\x18\x01 \x01(\v2\x14.kxm.v1.ChannelReadyR\x05ready\x121\n" +
+	"\x06events\x18\x02 \x03(\v2\x19.kxm.v1.SubscribeResponseR\x06events\x12/\n" +
+	"\aresults\x18\x03 \x03(\v2\x15.kxm.v1.ChannelResultR\aresults*\xbf\x01\n" +
 	"\x0eCredentialKind\x12\x1f\n" +
 	"\x1bCREDENTIAL_KIND_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15CREDENTIAL_KIND_ADMIN\x10\x01\x12\x1b\n" +
 	"\x17CREDENTIAL_KIND_PROJECT\x10\x02\x12\x19\n" +
 	"\x15CREDENTIAL_KIND_AGENT\x10\x03\x12\x1b\n" +
 	"\x17CREDENTIAL_KIND_RUNTIME\x10\x04\x12\x1c\n" +
-	"\x18CREDENTIAL_KIND_OPERATOR\x10\x052\xf4\x03\n" +
+	"\x18CREDENTIAL_KIND_OPERATOR\x10\x052\xce\x04\n" +
 	"\fAgentService\x12Z\n" +
 	"\rRegisterAgent\x12\x1c.kxm.v1.RegisterAgentRequest\x1a\x1d.kxm.v1.RegisterAgentResponse\"\f\xea\xe0\x18\b\b\x03\x10\x00\x18\x02(\x01\x12N\n" +
 	"\tHeartbeat\x12\x18.kxm.v1.HeartbeatRequest\x1a\x19.kxm.v1.HeartbeatResponse\"\f\xea\xe0\x18\b\b\x05\x10\x00\x18\x03(\x01\x12`\n" +
@@ -699,7 +1349,8 @@ const file_kxm_v1_agent_service_proto_rawDesc = "" +
 	"\n" +
 	"ListAgents\x12\x19.kxm.v1.ListAgentsRequest\x1a\x1a.kxm.v1.ListAgentsResponse\"\x1d\xea\xe0\x18\x19\b\x03\x10\x01\x18\x02\"\x0fkxm_list_agents(\x01\x12r\n" +
 	"\x11GetCallerIdentity\x12 .kxm.v1.GetCallerIdentityRequest\x1a!.kxm.v1.GetCallerIdentityResponse\"\x18\xea\xe0\x18\x14\b\a\x10\x01\x18\x02\"\n" +
-	"kxm_whoami(\x01B\x81\x01\n" +
+	"kxm_whoami(\x01\x12X\n" +
+	"\vOpenChannel\x12\x1a.kxm.v1.OpenChannelRequest\x1a\x1b.kxm.v1.OpenChannelResponse\"\f\xea\xe0\x18\b\b\x05\x10\x00\x18\x02(\x02(\x010\x01B\x81\x01\n" +
 	"\n" +
 	"dev.kxm.v1B\x11AgentServiceProtoP\x01Z'kxm.dev/hub/clients/go/gen/kxm/v1;kxmv1\xa2\x02\x03KXX\xaa\x02\x06Kxm.V1\xca\x02\x06Kxm\\V1\xe2\x02\x12Kxm\\V1\\GPBMetadata\xea\x02\aKxm::V1b\x06proto3"
 
@@ -716,7 +1367,7 @@ func file_kxm_v1_agent_service_proto_rawDescGZIP() []byte {
 }
 
 var file_kxm_v1_agent_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_kxm_v1_agent_service_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_kxm_v1_agent_service_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_kxm_v1_agent_service_proto_goTypes = []any{
 	(CredentialKind)(0),               // 0: kxm.v1.CredentialKind
 	(*RegisterAgentRequest)(nil),      // 1: kxm.v1.RegisterAgentRequest
@@ -729,29 +1380,70 @@ var file_kxm_v1_agent_service_proto_goTypes = []any{
 	(*ListAgentsResponse)(nil),        // 8: kxm.v1.ListAgentsResponse
 	(*GetCallerIdentityRequest)(nil),  // 9: kxm.v1.GetCallerIdentityRequest
 	(*GetCallerIdentityResponse)(nil), // 10: kxm.v1.GetCallerIdentityResponse
-	(*Agent)(nil),                     // 11: kxm.v1.Agent
+	(*OpenChannelRequest)(nil),        // 11: kxm.v1.OpenChannelRequest
+	(*ChannelCommand)(nil),            // 12: kxm.v1.ChannelCommand
+	(*ChannelReady)(nil),              // 13: kxm.v1.ChannelReady
+	(*ChannelError)(nil),              // 14: kxm.v1.ChannelError
+	(*ChannelResult)(nil),             // 15: kxm.v1.ChannelResult
+	(*OpenChannelResponse)(nil),       // 16: kxm.v1.OpenChannelResponse
+	(*Agent)(nil),                     // 17: kxm.v1.Agent
+	(*SubscribeRequest)(nil),          // 18: kxm.v1.SubscribeRequest
+	(*SendMessageRequest)(nil),        // 19: kxm.v1.SendMessageRequest
+	(*ReplyToMessageRequest)(nil),     // 20: kxm.v1.ReplyToMessageRequest
+	(*AckMessagesRequest)(nil),        // 21: kxm.v1.AckMessagesRequest
+	(*CancelMessageRequest)(nil),      // 22: kxm.v1.CancelMessageRequest
+	(*WaitMessageRequest)(nil),        // 23: kxm.v1.WaitMessageRequest
+	(*GetMessageRequest)(nil),         // 24: kxm.v1.GetMessageRequest
+	(*SendMessageResponse)(nil),       // 25: kxm.v1.SendMessageResponse
+	(*ReplyToMessageResponse)(nil),    // 26: kxm.v1.ReplyToMessageResponse
+	(*AckMessagesResponse)(nil),       // 27: kxm.v1.AckMessagesResponse
+	(*CancelMessageResponse)(nil),     // 28: kxm.v1.CancelMessageResponse
+	(*WaitMessageResponse)(nil),       // 29: kxm.v1.WaitMessageResponse
+	(*GetMessageResponse)(nil),        // 30: kxm.v1.GetMessageResponse
+	(*SubscribeResponse)(nil),         // 31: kxm.v1.SubscribeResponse
 }
 var file_kxm_v1_agent_service_proto_depIdxs = []int32{
-	11, // 0: kxm.v1.RegisterAgentResponse.agent:type_name -> kxm.v1.Agent
-	11, // 1: kxm.v1.HeartbeatResponse.agent:type_name -> kxm.v1.Agent
-	11, // 2: kxm.v1.UnregisterAgentResponse.agent:type_name -> kxm.v1.Agent
-	11, // 3: kxm.v1.ListAgentsResponse.agents:type_name -> kxm.v1.Agent
+	17, // 0: kxm.v1.RegisterAgentResponse.agent:type_name -> kxm.v1.Agent
+	17, // 1: kxm.v1.HeartbeatResponse.agent:type_name -> kxm.v1.Agent
+	17, // 2: kxm.v1.UnregisterAgentResponse.agent:type_name -> kxm.v1.Agent
+	17, // 3: kxm.v1.ListAgentsResponse.agents:type_name -> kxm.v1.Agent
 	0,  // 4: kxm.v1.GetCallerIdentityResponse.credential_kind:type_name -> kxm.v1.CredentialKind
-	1,  // 5: kxm.v1.AgentService.RegisterAgent:input_type -> kxm.v1.RegisterAgentRequest
-	3,  // 6: kxm.v1.AgentService.Heartbeat:input_type -> kxm.v1.HeartbeatRequest
-	5,  // 7: kxm.v1.AgentService.UnregisterAgent:input_type -> kxm.v1.UnregisterAgentRequest
-	7,  // 8: kxm.v1.AgentService.ListAgents:input_type -> kxm.v1.ListAgentsRequest
-	9,  // 9: kxm.v1.AgentService.GetCallerIdentity:input_type -> kxm.v1.GetCallerIdentityRequest
-	2,  // 10: kxm.v1.AgentService.RegisterAgent:output_type -> kxm.v1.RegisterAgentResponse
-	4,  // 11: kxm.v1.AgentService.Heartbeat:output_type -> kxm.v1.HeartbeatResponse
-	6,  // 12: kxm.v1.AgentService.UnregisterAgent:output_type -> kxm.v1.UnregisterAgentResponse
-	8,  // 13: kxm.v1.AgentService.ListAgents:output_type -> kxm.v1.ListAgentsResponse
-	10, // 14: kxm.v1.AgentService.GetCallerIdentity:output_type -> kxm.v1.GetCallerIdentityResponse
-	10, // [10:15] is the sub-list for method output_type
-	5,  // [5:10] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	18, // 5: kxm.v1.OpenChannelRequest.subscribe:type_name -> kxm.v1.SubscribeRequest
+	12, // 6: kxm.v1.OpenChannelRequest.commands:type_name -> kxm.v1.ChannelCommand
+	19, // 7: kxm.v1.ChannelCommand.send:type_name -> kxm.v1.SendMessageRequest
+	20, // 8: kxm.v1.ChannelCommand.reply:type_name -> kxm.v1.ReplyToMessageRequest
+	21, // 9: kxm.v1.ChannelCommand.ack:type_name -> kxm.v1.AckMessagesRequest
+	22, // 10: kxm.v1.ChannelCommand.cancel:type_name -> kxm.v1.CancelMessageRequest
+	23, // 11: kxm.v1.ChannelCommand.wait:type_name -> kxm.v1.WaitMessageRequest
+	24, // 12: kxm.v1.ChannelCommand.get:type_name -> kxm.v1.GetMessageRequest
+	17, // 13: kxm.v1.ChannelReady.agent:type_name -> kxm.v1.Agent
+	14, // 14: kxm.v1.ChannelResult.error:type_name -> kxm.v1.ChannelError
+	25, // 15: kxm.v1.ChannelResult.send:type_name -> kxm.v1.SendMessageResponse
+	26, // 16: kxm.v1.ChannelResult.reply:type_name -> kxm.v1.ReplyToMessageResponse
+	27, // 17: kxm.v1.ChannelResult.ack:type_name -> kxm.v1.AckMessagesResponse
+	28, // 18: kxm.v1.ChannelResult.cancel:type_name -> kxm.v1.CancelMessageResponse
+	29, // 19: kxm.v1.ChannelResult.wait:type_name -> kxm.v1.WaitMessageResponse
+	30, // 20: kxm.v1.ChannelResult.get:type_name -> kxm.v1.GetMessageResponse
+	13, // 21: kxm.v1.OpenChannelResponse.ready:type_name -> kxm.v1.ChannelReady
+	31, // 22: kxm.v1.OpenChannelResponse.events:type_name -> kxm.v1.SubscribeResponse
+	15, // 23: kxm.v1.OpenChannelResponse.results:type_name -> kxm.v1.ChannelResult
+	1,  // 24: kxm.v1.AgentService.RegisterAgent:input_type -> kxm.v1.RegisterAgentRequest
+	3,  // 25: kxm.v1.AgentService.Heartbeat:input_type -> kxm.v1.HeartbeatRequest
+	5,  // 26: kxm.v1.AgentService.UnregisterAgent:input_type -> kxm.v1.UnregisterAgentRequest
+	7,  // 27: kxm.v1.AgentService.ListAgents:input_type -> kxm.v1.ListAgentsRequest
+	9,  // 28: kxm.v1.AgentService.GetCallerIdentity:input_type -> kxm.v1.GetCallerIdentityRequest
+	11, // 29: kxm.v1.AgentService.OpenChannel:input_type -> kxm.v1.OpenChannelRequest
+	2,  // 30: kxm.v1.AgentService.RegisterAgent:output_type -> kxm.v1.RegisterAgentResponse
+	4,  // 31: kxm.v1.AgentService.Heartbeat:output_type -> kxm.v1.HeartbeatResponse
+	6,  // 32: kxm.v1.AgentService.UnregisterAgent:output_type -> kxm.v1.UnregisterAgentResponse
+	8,  // 33: kxm.v1.AgentService.ListAgents:output_type -> kxm.v1.ListAgentsResponse
+	10, // 34: kxm.v1.AgentService.GetCallerIdentity:output_type -> kxm.v1.GetCallerIdentityResponse
+	16, // 35: kxm.v1.AgentService.OpenChannel:output_type -> kxm.v1.OpenChannelResponse
+	30, // [30:36] is the sub-list for method output_type
+	24, // [24:30] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_kxm_v1_agent_service_proto_init() }
@@ -759,15 +1451,33 @@ func file_kxm_v1_agent_service_proto_init() {
 	if File_kxm_v1_agent_service_proto != nil {
 		return
 	}
+	file_kxm_v1_message_service_proto_init()
 	file_kxm_v1_options_proto_init()
 	file_kxm_v1_types_proto_init()
+	file_kxm_v1_agent_service_proto_msgTypes[11].OneofWrappers = []any{
+		(*ChannelCommand_Send)(nil),
+		(*ChannelCommand_Reply)(nil),
+		(*ChannelCommand_Ack)(nil),
+		(*ChannelCommand_Cancel)(nil),
+		(*ChannelCommand_Wait)(nil),
+		(*ChannelCommand_Get)(nil),
+	}
+	file_kxm_v1_agent_service_proto_msgTypes[14].OneofWrappers = []any{
+		(*ChannelResult_Error)(nil),
+		(*ChannelResult_Send)(nil),
+		(*ChannelResult_Reply)(nil),
+		(*ChannelResult_Ack)(nil),
+		(*ChannelResult_Cancel)(nil),
+		(*ChannelResult_Wait)(nil),
+		(*ChannelResult_Get)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kxm_v1_agent_service_proto_rawDesc), len(file_kxm_v1_agent_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   10,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -24,13 +24,14 @@ const (
 	AgentService_UnregisterAgent_FullMethodName   = "/kxm.v1.AgentService/UnregisterAgent"
 	AgentService_ListAgents_FullMethodName        = "/kxm.v1.AgentService/ListAgents"
 	AgentService_GetCallerIdentity_FullMethodName = "/kxm.v1.AgentService/GetCallerIdentity"
+	AgentService_OpenChannel_FullMethodName       = "/kxm.v1.AgentService/OpenChannel"
 )
 
 // AgentServiceClient is the client API for AgentService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// AgentService registers agents and reports their presence.
+// AgentService registers agents, reports their presence and carries each agent's channel.
 //
 // RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
 // token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
@@ -87,6 +88,30 @@ type AgentServiceClient interface {
 	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): an operator's token names, with `x-kxm-project`, a project that does not exist.
 	// - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
 	GetCallerIdentity(ctx context.Context, in *GetCallerIdentityRequest, opts ...grpc.CallOption) (*GetCallerIdentityResponse, error)
+	// OpenChannel is one bidirectional stream on which an agent does its messaging: it sends commands
+	// (send, reply, ack, cancel, wait, get), each with a command id, and receives each command's result
+	// and, once it asks with `subscribe`, its inbox events exactly as Subscribe streams them.
+	//
+	// Each command is admitted as its unary twin (MessageService.SendMessage for `send`, and so on) with
+	// the channel's credentials and tokens: the same rules, rate limit, tool policy and errors, and a
+	// failed command is answered with its error (ChannelError) while the channel stays open. Commands
+	// are applied in the order they arrive; a wait (and the wait of a send with `wait`) runs beside the
+	// commands that follow it. A command id repeated on this or a later channel of the agent is applied
+	// once: the hub answers it with its first result (`replayed`), and a send without an idempotency key
+	// is keyed by its command id, so a replay after a hub restart is still applied once. The first
+	// response carries `ready`. The hub stops reading while `max_in_flight` commands are unanswered
+	// (gRPC flow control then holds the client back). Inbox events follow Subscribe's rules: resume with
+	// `subscribe.after_seq`; a channel whose reader falls more than the hub's subscriber queue behind ends
+	// with RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW).
+	//
+	// Errors (ending the channel):
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials, also when the agent's key is revoked while the channel is open.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a request carries more than 100 commands, a second `subscribe`, or is not a valid OpenChannelRequest.
+	// - PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): `subscribe.presence_only` asked for by a non-`tui` agent.
+	// - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED, ERROR_REASON_SUBSCRIBER_TOO_SLOW, ERROR_REASON_RATE_LIMITED): as for Subscribe, or the channel's opening was rate limited.
+	// - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; open a new channel and replay the unanswered commands.
+	OpenChannel(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[OpenChannelRequest, OpenChannelResponse], error)
 }
 
 type agentServiceClient struct {
@@ -147,11 +172,24 @@ func (c *agentServiceClient) GetCallerIdentity(ctx context.Context, in *GetCalle
 	return out, nil
 }
 
+func (c *agentServiceClient) OpenChannel(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[OpenChannelRequest, OpenChannelResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &AgentService_ServiceDesc.Streams[0], AgentService_OpenChannel_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[OpenChannelRequest, OpenChannelResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type AgentService_OpenChannelClient = grpc.BidiStreamingClient[OpenChannelRequest, OpenChannelResponse]
+
 // AgentServiceServer is the server API for AgentService service.
 // All implementations must embed UnimplementedAgentServiceServer
 // for forward compatibility.
 //
-// AgentService registers agents and reports their presence.
+// AgentService registers agents, reports their presence and carries each agent's channel.
 //
 // RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
 // token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
@@ -208,6 +246,30 @@ type AgentServiceServer interface {
 	// - NOT_FOUND (ERROR_REASON_PROJECT_NOT_FOUND): an operator's token names, with `x-kxm-project`, a project that does not exist.
 	// - PERMISSION_DENIED (ERROR_REASON_TOOL_POLICY_DENIED, ERROR_REASON_ATTEMPT_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_INVALID, ERROR_REASON_SESSION_TOKEN_REQUIRED, ERROR_REASON_ATTEMPT_TOKEN_REQUIRED): the attempt or session token presented is not valid or its tool policy denies this tool, or the agent holds a session token or a token-bound assignment whose token it did not present (docs/tool-policy.md).
 	GetCallerIdentity(context.Context, *GetCallerIdentityRequest) (*GetCallerIdentityResponse, error)
+	// OpenChannel is one bidirectional stream on which an agent does its messaging: it sends commands
+	// (send, reply, ack, cancel, wait, get), each with a command id, and receives each command's result
+	// and, once it asks with `subscribe`, its inbox events exactly as Subscribe streams them.
+	//
+	// Each command is admitted as its unary twin (MessageService.SendMessage for `send`, and so on) with
+	// the channel's credentials and tokens: the same rules, rate limit, tool policy and errors, and a
+	// failed command is answered with its error (ChannelError) while the channel stays open. Commands
+	// are applied in the order they arrive; a wait (and the wait of a send with `wait`) runs beside the
+	// commands that follow it. A command id repeated on this or a later channel of the agent is applied
+	// once: the hub answers it with its first result (`replayed`), and a send without an idempotency key
+	// is keyed by its command id, so a replay after a hub restart is still applied once. The first
+	// response carries `ready`. The hub stops reading while `max_in_flight` commands are unanswered
+	// (gRPC flow control then holds the client back). Inbox events follow Subscribe's rules: resume with
+	// `subscribe.after_seq`; a channel whose reader falls more than the hub's subscriber queue behind ends
+	// with RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW).
+	//
+	// Errors (ending the channel):
+	// - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials, also when the agent's key is revoked while the channel is open.
+	// - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+	// - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a request carries more than 100 commands, a second `subscribe`, or is not a valid OpenChannelRequest.
+	// - PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): `subscribe.presence_only` asked for by a non-`tui` agent.
+	// - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED, ERROR_REASON_SUBSCRIBER_TOO_SLOW, ERROR_REASON_RATE_LIMITED): as for Subscribe, or the channel's opening was rate limited.
+	// - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; open a new channel and replay the unanswered commands.
+	OpenChannel(grpc.BidiStreamingServer[OpenChannelRequest, OpenChannelResponse]) error
 	mustEmbedUnimplementedAgentServiceServer()
 }
 
@@ -232,6 +294,9 @@ func (UnimplementedAgentServiceServer) ListAgents(context.Context, *ListAgentsRe
 }
 func (UnimplementedAgentServiceServer) GetCallerIdentity(context.Context, *GetCallerIdentityRequest) (*GetCallerIdentityResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetCallerIdentity not implemented")
+}
+func (UnimplementedAgentServiceServer) OpenChannel(grpc.BidiStreamingServer[OpenChannelRequest, OpenChannelResponse]) error {
+	return status.Error(codes.Unimplemented, "method OpenChannel not implemented")
 }
 func (UnimplementedAgentServiceServer) mustEmbedUnimplementedAgentServiceServer() {}
 func (UnimplementedAgentServiceServer) testEmbeddedByValue()                      {}
@@ -344,6 +409,13 @@ func _AgentService_GetCallerIdentity_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AgentService_OpenChannel_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(AgentServiceServer).OpenChannel(&grpc.GenericServerStream[OpenChannelRequest, OpenChannelResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type AgentService_OpenChannelServer = grpc.BidiStreamingServer[OpenChannelRequest, OpenChannelResponse]
+
 // AgentService_ServiceDesc is the grpc.ServiceDesc for AgentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -372,6 +444,13 @@ var AgentService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _AgentService_GetCallerIdentity_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "OpenChannel",
+			Handler:       _AgentService_OpenChannel_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "kxm/v1/agent_service.proto",
 }

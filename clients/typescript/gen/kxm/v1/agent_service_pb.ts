@@ -4,6 +4,8 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { AckMessagesRequest, AckMessagesResponse, CancelMessageRequest, CancelMessageResponse, GetMessageRequest, GetMessageResponse, ReplyToMessageRequest, ReplyToMessageResponse, SendMessageRequest, SendMessageResponse, SubscribeRequest, SubscribeResponse, WaitMessageRequest, WaitMessageResponse } from "./message_service_pb.js";
+import { file_kxm_v1_message_service } from "./message_service_pb.js";
 import { file_kxm_v1_options } from "./options_pb.js";
 import type { Agent } from "./types_pb.js";
 import { file_kxm_v1_types } from "./types_pb.js";
@@ -13,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file kxm/v1/agent_service.proto.
  */
 export const file_kxm_v1_agent_service: GenFile = /*@__PURE__*/
-  fileDesc("ChpreG0vdjEvYWdlbnRfc2VydmljZS5wcm90bxIGa3htLnYxImgKFFJlZ2lzdGVyQWdlbnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSDwoHcHVycG9zZRgCIAEoCRINCgVtb2RlbBgDIAEoCRIMCgRob3N0GAQgASgJEhQKDHByZXZpb3VzX2tleRgFIAEoCSJZChVSZWdpc3RlckFnZW50UmVzcG9uc2USHAoFYWdlbnQYASABKAsyDS5reG0udjEuQWdlbnQSEQoJYWdlbnRfa2V5GAIgASgJEg8KB3Jlc3VtZWQYAyABKAgiEgoQSGVhcnRiZWF0UmVxdWVzdCIxChFIZWFydGJlYXRSZXNwb25zZRIcCgVhZ2VudBgBIAEoCzINLmt4bS52MS5BZ2VudCIYChZVbnJlZ2lzdGVyQWdlbnRSZXF1ZXN0IjcKF1VucmVnaXN0ZXJBZ2VudFJlc3BvbnNlEhwKBWFnZW50GAEgASgLMg0ua3htLnYxLkFnZW50IlMKEUxpc3RBZ2VudHNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEhcKD2luY2x1ZGVfb2ZmbGluZRgDIAEoCCJMChJMaXN0QWdlbnRzUmVzcG9uc2USHQoGYWdlbnRzGAEgAygLMg0ua3htLnYxLkFnZW50EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIaChhHZXRDYWxsZXJJZGVudGl0eVJlcXVlc3QiqQEKGUdldENhbGxlcklkZW50aXR5UmVzcG9uc2USLwoPY3JlZGVudGlhbF9raW5kGAEgASgOMhYua3htLnYxLkNyZWRlbnRpYWxLaW5kEg8KB3Byb2plY3QYAiABKAkSEAoIYWdlbnRfaWQYAyABKAkSEgoKYWdlbnRfbmFtZRgEIAEoCRISCgpydW50aW1lX2lkGAUgASgJEhAKCG9wZXJhdG9yGAYgASgJKr8BCg5DcmVkZW50aWFsS2luZBIfChtDUkVERU5USUFMX0tJTkRfVU5TUEVDSUZJRUQQABIZChVDUkVERU5USUFMX0tJTkRfQURNSU4QARIbChdDUkVERU5USUFMX0tJTkRfUFJPSkVDVBACEhkKFUNSRURFTlRJQUxfS0lORF9BR0VOVBADEhsKF0NSRURFTlRJQUxfS0lORF9SVU5USU1FEAQSHAoYQ1JFREVOVElBTF9LSU5EX09QRVJBVE9SEAUy9AMKDEFnZW50U2VydmljZRJaCg1SZWdpc3RlckFnZW50Ehwua3htLnYxLlJlZ2lzdGVyQWdlbnRSZXF1ZXN0Gh0ua3htLnYxLlJlZ2lzdGVyQWdlbnRSZXNwb25zZSIM6uAYCAgDEAAYAigBEk4KCUhlYXJ0YmVhdBIYLmt4bS52MS5IZWFydGJlYXRSZXF1ZXN0Ghkua3htLnYxLkhlYXJ0YmVhdFJlc3BvbnNlIgzq4BgICAUQABgDKAESYAoPVW5yZWdpc3RlckFnZW50Eh4ua3htLnYxLlVucmVnaXN0ZXJBZ2VudFJlcXVlc3QaHy5reG0udjEuVW5yZWdpc3RlckFnZW50UmVzcG9uc2UiDOrgGAgIBRAAGAIoARJiCgpMaXN0QWdlbnRzEhkua3htLnYxLkxpc3RBZ2VudHNSZXF1ZXN0Ghoua3htLnYxLkxpc3RBZ2VudHNSZXNwb25zZSId6uAYGQgDEAEYAiIPa3htX2xpc3RfYWdlbnRzKAEScgoRR2V0Q2FsbGVySWRlbnRpdHkSIC5reG0udjEuR2V0Q2FsbGVySWRlbnRpdHlSZXF1ZXN0GiEua3htLnYxLkdldENhbGxlcklkZW50aXR5UmVzcG9uc2UiGOrgGBQIBxABGAIiCmt4bV93aG9hbWkoAUKBAQoKZGV2Lmt4bS52MUIRQWdlbnRTZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_kxm_v1_options, file_kxm_v1_types]);
+  fileDesc("ChpreG0vdjEvYWdlbnRfc2VydmljZS5wcm90bxIGa3htLnYxImgKFFJlZ2lzdGVyQWdlbnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSDwoHcHVycG9zZRgCIAEoCRINCgVtb2RlbBgDIAEoCRIMCgRob3N0GAQgASgJEhQKDHByZXZpb3VzX2tleRgFIAEoCSJZChVSZWdpc3RlckFnZW50UmVzcG9uc2USHAoFYWdlbnQYASABKAsyDS5reG0udjEuQWdlbnQSEQoJYWdlbnRfa2V5GAIgASgJEg8KB3Jlc3VtZWQYAyABKAgiEgoQSGVhcnRiZWF0UmVxdWVzdCIxChFIZWFydGJlYXRSZXNwb25zZRIcCgVhZ2VudBgBIAEoCzINLmt4bS52MS5BZ2VudCIYChZVbnJlZ2lzdGVyQWdlbnRSZXF1ZXN0IjcKF1VucmVnaXN0ZXJBZ2VudFJlc3BvbnNlEhwKBWFnZW50GAEgASgLMg0ua3htLnYxLkFnZW50IlMKEUxpc3RBZ2VudHNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEhcKD2luY2x1ZGVfb2ZmbGluZRgDIAEoCCJMChJMaXN0QWdlbnRzUmVzcG9uc2USHQoGYWdlbnRzGAEgAygLMg0ua3htLnYxLkFnZW50EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIaChhHZXRDYWxsZXJJZGVudGl0eVJlcXVlc3QiqQEKGUdldENhbGxlcklkZW50aXR5UmVzcG9uc2USLwoPY3JlZGVudGlhbF9raW5kGAEgASgOMhYua3htLnYxLkNyZWRlbnRpYWxLaW5kEg8KB3Byb2plY3QYAiABKAkSEAoIYWdlbnRfaWQYAyABKAkSEgoKYWdlbnRfbmFtZRgEIAEoCRISCgpydW50aW1lX2lkGAUgASgJEhAKCG9wZXJhdG9yGAYgASgJImsKEk9wZW5DaGFubmVsUmVxdWVzdBIrCglzdWJzY3JpYmUYASABKAsyGC5reG0udjEuU3Vic2NyaWJlUmVxdWVzdBIoCghjb21tYW5kcxgCIAMoCzIWLmt4bS52MS5DaGFubmVsQ29tbWFuZCK8AgoOQ2hhbm5lbENvbW1hbmQSEgoKY29tbWFuZF9pZBgBIAEoCRIqCgRzZW5kGAIgASgLMhoua3htLnYxLlNlbmRNZXNzYWdlUmVxdWVzdEgAEi4KBXJlcGx5GAMgASgLMh0ua3htLnYxLlJlcGx5VG9NZXNzYWdlUmVxdWVzdEgAEikKA2FjaxgEIAEoCzIaLmt4bS52MS5BY2tNZXNzYWdlc1JlcXVlc3RIABIuCgZjYW5jZWwYBSABKAsyHC5reG0udjEuQ2FuY2VsTWVzc2FnZVJlcXVlc3RIABIqCgR3YWl0GAYgASgLMhoua3htLnYxLldhaXRNZXNzYWdlUmVxdWVzdEgAEigKA2dldBgHIAEoCzIZLmt4bS52MS5HZXRNZXNzYWdlUmVxdWVzdEgAQgkKB2NvbW1hbmQiZQoMQ2hhbm5lbFJlYWR5EhwKBWFnZW50GAEgASgLMg0ua3htLnYxLkFnZW50EhUKDW1heF9pbl9mbGlnaHQYAiABKAUSIAoYbWF4X2NvbW1hbmRzX3Blcl9yZXF1ZXN0GAMgASgFIk0KDENoYW5uZWxFcnJvchIMCgRjb2RlGAEgASgFEg8KB21lc3NhZ2UYAiABKAkSDgoGcmVhc29uGAMgASgJEg4KBnN0YXR1cxgEIAEoDCL5AgoNQ2hhbm5lbFJlc3VsdBISCgpjb21tYW5kX2lkGAEgASgJEhAKCHJlcGxheWVkGAIgASgIEiUKBWVycm9yGAMgASgLMhQua3htLnYxLkNoYW5uZWxFcnJvckgAEisKBHNlbmQYBCABKAsyGy5reG0udjEuU2VuZE1lc3NhZ2VSZXNwb25zZUgAEi8KBXJlcGx5GAUgASgLMh4ua3htLnYxLlJlcGx5VG9NZXNzYWdlUmVzcG9uc2VIABIqCgNhY2sYBiABKAsyGy5reG0udjEuQWNrTWVzc2FnZXNSZXNwb25zZUgAEi8KBmNhbmNlbBgHIAEoCzIdLmt4bS52MS5DYW5jZWxNZXNzYWdlUmVzcG9uc2VIABIrCgR3YWl0GAggASgLMhsua3htLnYxLldhaXRNZXNzYWdlUmVzcG9uc2VIABIpCgNnZXQYCSABKAsyGi5reG0udjEuR2V0TWVzc2FnZVJlc3BvbnNlSABCCAoGcmVzdWx0Io0BChNPcGVuQ2hhbm5lbFJlc3BvbnNlEiMKBXJlYWR5GAEgASgLMhQua3htLnYxLkNoYW5uZWxSZWFkeRIpCgZldmVudHMYAiADKAsyGS5reG0udjEuU3Vic2NyaWJlUmVzcG9uc2USJgoHcmVzdWx0cxgDIAMoCzIVLmt4bS52MS5DaGFubmVsUmVzdWx0Kr8BCg5DcmVkZW50aWFsS2luZBIfChtDUkVERU5USUFMX0tJTkRfVU5TUEVDSUZJRUQQABIZChVDUkVERU5USUFMX0tJTkRfQURNSU4QARIbChdDUkVERU5USUFMX0tJTkRfUFJPSkVDVBACEhkKFUNSRURFTlRJQUxfS0lORF9BR0VOVBADEhsKF0NSRURFTlRJQUxfS0lORF9SVU5USU1FEAQSHAoYQ1JFREVOVElBTF9LSU5EX09QRVJBVE9SEAUyzgQKDEFnZW50U2VydmljZRJaCg1SZWdpc3RlckFnZW50Ehwua3htLnYxLlJlZ2lzdGVyQWdlbnRSZXF1ZXN0Gh0ua3htLnYxLlJlZ2lzdGVyQWdlbnRSZXNwb25zZSIM6uAYCAgDEAAYAigBEk4KCUhlYXJ0YmVhdBIYLmt4bS52MS5IZWFydGJlYXRSZXF1ZXN0Ghkua3htLnYxLkhlYXJ0YmVhdFJlc3BvbnNlIgzq4BgICAUQABgDKAESYAoPVW5yZWdpc3RlckFnZW50Eh4ua3htLnYxLlVucmVnaXN0ZXJBZ2VudFJlcXVlc3QaHy5reG0udjEuVW5yZWdpc3RlckFnZW50UmVzcG9uc2UiDOrgGAgIBRAAGAIoARJiCgpMaXN0QWdlbnRzEhkua3htLnYxLkxpc3RBZ2VudHNSZXF1ZXN0Ghoua3htLnYxLkxpc3RBZ2VudHNSZXNwb25zZSId6uAYGQgDEAEYAiIPa3htX2xpc3RfYWdlbnRzKAEScgoRR2V0Q2FsbGVySWRlbnRpdHkSIC5reG0udjEuR2V0Q2FsbGVySWRlbnRpdHlSZXF1ZXN0GiEua3htLnYxLkdldENhbGxlcklkZW50aXR5UmVzcG9uc2UiGOrgGBQIBxABGAIiCmt4bV93aG9hbWkoARJYCgtPcGVuQ2hhbm5lbBIaLmt4bS52MS5PcGVuQ2hhbm5lbFJlcXVlc3QaGy5reG0udjEuT3BlbkNoYW5uZWxSZXNwb25zZSIM6uAYCAgFEAAYAigCKAEwAUKBAQoKZGV2Lmt4bS52MUIRQWdlbnRTZXJ2aWNlUHJvdG9QAVona3htLmRldi9odWIvY2xpZW50cy9nby9nZW4va3htL3YxO2t4bXYxogIDS1hYqgIGS3htLlYxygIGS3htXFYx4gISS3htXFYxXEdQQk1ldGFkYXRh6gIHS3htOjpWMWIGcHJvdG8z", [file_kxm_v1_message_service, file_kxm_v1_options, file_kxm_v1_types]);
 
 /**
  * Request message for AgentService.RegisterAgent.
@@ -307,6 +309,315 @@ export const GetCallerIdentityResponseSchema: GenMessage<GetCallerIdentityRespon
   messageDesc(file_kxm_v1_agent_service, 9);
 
 /**
+ * Request message for AgentService.OpenChannel: commands, and the request to stream the inbox.
+ *
+ * @generated from message kxm.v1.OpenChannelRequest
+ */
+export type OpenChannelRequest = Message<"kxm.v1.OpenChannelRequest"> & {
+  /**
+   * Stream the caller's inbox on this channel, as Subscribe does with this request (at most once per channel).
+   *
+   * @generated from field: kxm.v1.SubscribeRequest subscribe = 1;
+   */
+  subscribe?: SubscribeRequest | undefined;
+
+  /**
+   * Commands to apply, in order (at most 100 per request).
+   *
+   * @generated from field: repeated kxm.v1.ChannelCommand commands = 2;
+   */
+  commands: ChannelCommand[];
+};
+
+/**
+ * Describes the message kxm.v1.OpenChannelRequest.
+ * Use `create(OpenChannelRequestSchema)` to create a new message.
+ */
+export const OpenChannelRequestSchema: GenMessage<OpenChannelRequest> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_agent_service, 10);
+
+/**
+ * ChannelCommand is one command on a channel, the request of its unary twin.
+ *
+ * @generated from message kxm.v1.ChannelCommand
+ */
+export type ChannelCommand = Message<"kxm.v1.ChannelCommand"> & {
+  /**
+   * Required. The command's id (1 to 128 characters), unique among the agent's commands: a command
+   * repeated with the same id is applied once and answered with its first result.
+   *
+   * @generated from field: string command_id = 1;
+   */
+  commandId: string;
+
+  /**
+   * Required. The command.
+   *
+   * @generated from oneof kxm.v1.ChannelCommand.command
+   */
+  command: {
+    /**
+     * MessageService.SendMessage.
+     *
+     * @generated from field: kxm.v1.SendMessageRequest send = 2;
+     */
+    value: SendMessageRequest;
+    case: "send";
+  } | {
+    /**
+     * MessageService.ReplyToMessage.
+     *
+     * @generated from field: kxm.v1.ReplyToMessageRequest reply = 3;
+     */
+    value: ReplyToMessageRequest;
+    case: "reply";
+  } | {
+    /**
+     * MessageService.AckMessages.
+     *
+     * @generated from field: kxm.v1.AckMessagesRequest ack = 4;
+     */
+    value: AckMessagesRequest;
+    case: "ack";
+  } | {
+    /**
+     * MessageService.CancelMessage.
+     *
+     * @generated from field: kxm.v1.CancelMessageRequest cancel = 5;
+     */
+    value: CancelMessageRequest;
+    case: "cancel";
+  } | {
+    /**
+     * MessageService.WaitMessage.
+     *
+     * @generated from field: kxm.v1.WaitMessageRequest wait = 6;
+     */
+    value: WaitMessageRequest;
+    case: "wait";
+  } | {
+    /**
+     * MessageService.GetMessage.
+     *
+     * @generated from field: kxm.v1.GetMessageRequest get = 7;
+     */
+    value: GetMessageRequest;
+    case: "get";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message kxm.v1.ChannelCommand.
+ * Use `create(ChannelCommandSchema)` to create a new message.
+ */
+export const ChannelCommandSchema: GenMessage<ChannelCommand> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_agent_service, 11);
+
+/**
+ * ChannelReady opens every channel.
+ *
+ * @generated from message kxm.v1.ChannelReady
+ */
+export type ChannelReady = Message<"kxm.v1.ChannelReady"> & {
+  /**
+   * The agent the channel belongs to.
+   *
+   * @generated from field: kxm.v1.Agent agent = 1;
+   */
+  agent?: Agent | undefined;
+
+  /**
+   * How many commands may be unanswered at once; the hub reads no further request until one is answered.
+   *
+   * @generated from field: int32 max_in_flight = 2;
+   */
+  maxInFlight: number;
+
+  /**
+   * How many commands one request may carry.
+   *
+   * @generated from field: int32 max_commands_per_request = 3;
+   */
+  maxCommandsPerRequest: number;
+};
+
+/**
+ * Describes the message kxm.v1.ChannelReady.
+ * Use `create(ChannelReadySchema)` to create a new message.
+ */
+export const ChannelReadySchema: GenMessage<ChannelReady> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_agent_service, 12);
+
+/**
+ * ChannelError is how a command failed: the status its unary twin would have ended with.
+ *
+ * @generated from message kxm.v1.ChannelError
+ */
+export type ChannelError = Message<"kxm.v1.ChannelError"> & {
+  /**
+   * The gRPC status code (google.rpc.Code).
+   *
+   * @generated from field: int32 code = 1;
+   */
+  code: number;
+
+  /**
+   * The error's message.
+   *
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * The ErrorReason name (ErrorInfo.reason), empty when none.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * The whole google.rpc.Status, serialized: what the unary twin sends as `grpc-status-details-bin`
+   * (ErrorInfo, BadRequest, RetryInfo).
+   *
+   * @generated from field: bytes status = 4;
+   */
+  status: Uint8Array;
+};
+
+/**
+ * Describes the message kxm.v1.ChannelError.
+ * Use `create(ChannelErrorSchema)` to create a new message.
+ */
+export const ChannelErrorSchema: GenMessage<ChannelError> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_agent_service, 13);
+
+/**
+ * ChannelResult answers one command.
+ *
+ * @generated from message kxm.v1.ChannelResult
+ */
+export type ChannelResult = Message<"kxm.v1.ChannelResult"> & {
+  /**
+   * The command id it answers.
+   *
+   * @generated from field: string command_id = 1;
+   */
+  commandId: string;
+
+  /**
+   * True when the command id was seen before and this is its first result again.
+   *
+   * @generated from field: bool replayed = 2;
+   */
+  replayed: boolean;
+
+  /**
+   * The outcome: the twin's response, or its error.
+   *
+   * @generated from oneof kxm.v1.ChannelResult.result
+   */
+  result: {
+    /**
+     * The command failed; nothing of it was applied.
+     *
+     * @generated from field: kxm.v1.ChannelError error = 3;
+     */
+    value: ChannelError;
+    case: "error";
+  } | {
+    /**
+     * The result of a send.
+     *
+     * @generated from field: kxm.v1.SendMessageResponse send = 4;
+     */
+    value: SendMessageResponse;
+    case: "send";
+  } | {
+    /**
+     * The result of a reply.
+     *
+     * @generated from field: kxm.v1.ReplyToMessageResponse reply = 5;
+     */
+    value: ReplyToMessageResponse;
+    case: "reply";
+  } | {
+    /**
+     * The result of an ack.
+     *
+     * @generated from field: kxm.v1.AckMessagesResponse ack = 6;
+     */
+    value: AckMessagesResponse;
+    case: "ack";
+  } | {
+    /**
+     * The result of a cancel.
+     *
+     * @generated from field: kxm.v1.CancelMessageResponse cancel = 7;
+     */
+    value: CancelMessageResponse;
+    case: "cancel";
+  } | {
+    /**
+     * The result of a wait.
+     *
+     * @generated from field: kxm.v1.WaitMessageResponse wait = 8;
+     */
+    value: WaitMessageResponse;
+    case: "wait";
+  } | {
+    /**
+     * The result of a get.
+     *
+     * @generated from field: kxm.v1.GetMessageResponse get = 9;
+     */
+    value: GetMessageResponse;
+    case: "get";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message kxm.v1.ChannelResult.
+ * Use `create(ChannelResultSchema)` to create a new message.
+ */
+export const ChannelResultSchema: GenMessage<ChannelResult> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_agent_service, 14);
+
+/**
+ * Response message for AgentService.OpenChannel: inbox events and command results, several per message under load.
+ *
+ * @generated from message kxm.v1.OpenChannelResponse
+ */
+export type OpenChannelResponse = Message<"kxm.v1.OpenChannelResponse"> & {
+  /**
+   * Set on the first response only.
+   *
+   * @generated from field: kxm.v1.ChannelReady ready = 1;
+   */
+  ready?: ChannelReady | undefined;
+
+  /**
+   * Inbox events in seq order, as Subscribe streams them (its ready event first, once subscribed).
+   *
+   * @generated from field: repeated kxm.v1.SubscribeResponse events = 2;
+   */
+  events: SubscribeResponse[];
+
+  /**
+   * Command results, in the order they were decided.
+   *
+   * @generated from field: repeated kxm.v1.ChannelResult results = 3;
+   */
+  results: ChannelResult[];
+};
+
+/**
+ * Describes the message kxm.v1.OpenChannelResponse.
+ * Use `create(OpenChannelResponseSchema)` to create a new message.
+ */
+export const OpenChannelResponseSchema: GenMessage<OpenChannelResponse> = /*@__PURE__*/
+  messageDesc(file_kxm_v1_agent_service, 15);
+
+/**
  * CredentialKind is the kind of credential a call was authenticated with.
  *
  * @generated from enum kxm.v1.CredentialKind
@@ -362,7 +673,7 @@ export const CredentialKindSchema: GenEnum<CredentialKind> = /*@__PURE__*/
   enumDesc(file_kxm_v1_agent_service, 0);
 
 /**
- * AgentService registers agents and reports their presence.
+ * AgentService registers agents, reports their presence and carries each agent's channel.
  *
  * RegisterAgent needs a project token (`authorization: Bearer <project token>`); the project is the
  * token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
@@ -461,6 +772,38 @@ export const AgentService: GenService<{
     methodKind: "unary";
     input: typeof GetCallerIdentityRequestSchema;
     output: typeof GetCallerIdentityResponseSchema;
+  },
+  /**
+   * OpenChannel is one bidirectional stream on which an agent does its messaging: it sends commands
+   * (send, reply, ack, cancel, wait, get), each with a command id, and receives each command's result
+   * and, once it asks with `subscribe`, its inbox events exactly as Subscribe streams them.
+   *
+   * Each command is admitted as its unary twin (MessageService.SendMessage for `send`, and so on) with
+   * the channel's credentials and tokens: the same rules, rate limit, tool policy and errors, and a
+   * failed command is answered with its error (ChannelError) while the channel stays open. Commands
+   * are applied in the order they arrive; a wait (and the wait of a send with `wait`) runs beside the
+   * commands that follow it. A command id repeated on this or a later channel of the agent is applied
+   * once: the hub answers it with its first result (`replayed`), and a send without an idempotency key
+   * is keyed by its command id, so a replay after a hub restart is still applied once. The first
+   * response carries `ready`. The hub stops reading while `max_in_flight` commands are unanswered
+   * (gRPC flow control then holds the client back). Inbox events follow Subscribe's rules: resume with
+   * `subscribe.after_seq`; a channel whose reader falls more than the hub's subscriber queue behind ends
+   * with RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW).
+   *
+   * Errors (ending the channel):
+   * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials, also when the agent's key is revoked while the channel is open.
+   * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+   * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a request carries more than 100 commands, a second `subscribe`, or is not a valid OpenChannelRequest.
+   * - PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): `subscribe.presence_only` asked for by a non-`tui` agent.
+   * - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED, ERROR_REASON_SUBSCRIBER_TOO_SLOW, ERROR_REASON_RATE_LIMITED): as for Subscribe, or the channel's opening was rate limited.
+   * - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; open a new channel and replay the unanswered commands.
+   *
+   * @generated from rpc kxm.v1.AgentService.OpenChannel
+   */
+  openChannel: {
+    methodKind: "bidi_streaming";
+    input: typeof OpenChannelRequestSchema;
+    output: typeof OpenChannelResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_kxm_v1_agent_service, 0);

@@ -4,7 +4,7 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
 
 /**
  * <pre>
- * AgentService registers agents and reports their presence.
+ * AgentService registers agents, reports their presence and carries each agent's channel.
  * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
  * token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
  * (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
@@ -173,6 +173,37 @@ public final class AgentServiceGrpc {
     return getGetCallerIdentityMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.kxm.v1.OpenChannelRequest,
+      dev.kxm.v1.OpenChannelResponse> getOpenChannelMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "OpenChannel",
+      requestType = dev.kxm.v1.OpenChannelRequest.class,
+      responseType = dev.kxm.v1.OpenChannelResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.BIDI_STREAMING)
+  public static io.grpc.MethodDescriptor<dev.kxm.v1.OpenChannelRequest,
+      dev.kxm.v1.OpenChannelResponse> getOpenChannelMethod() {
+    io.grpc.MethodDescriptor<dev.kxm.v1.OpenChannelRequest, dev.kxm.v1.OpenChannelResponse> getOpenChannelMethod;
+    if ((getOpenChannelMethod = AgentServiceGrpc.getOpenChannelMethod) == null) {
+      synchronized (AgentServiceGrpc.class) {
+        if ((getOpenChannelMethod = AgentServiceGrpc.getOpenChannelMethod) == null) {
+          AgentServiceGrpc.getOpenChannelMethod = getOpenChannelMethod =
+              io.grpc.MethodDescriptor.<dev.kxm.v1.OpenChannelRequest, dev.kxm.v1.OpenChannelResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.BIDI_STREAMING)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "OpenChannel"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.OpenChannelRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.kxm.v1.OpenChannelResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AgentServiceMethodDescriptorSupplier("OpenChannel"))
+              .build();
+        }
+      }
+    }
+    return getOpenChannelMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -234,7 +265,7 @@ public final class AgentServiceGrpc {
 
   /**
    * <pre>
-   * AgentService registers agents and reports their presence.
+   * AgentService registers agents, reports their presence and carries each agent's channel.
    * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
    * token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
    * (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
@@ -325,12 +356,42 @@ public final class AgentServiceGrpc {
         io.grpc.stub.StreamObserver<dev.kxm.v1.GetCallerIdentityResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetCallerIdentityMethod(), responseObserver);
     }
+
+    /**
+     * <pre>
+     * OpenChannel is one bidirectional stream on which an agent does its messaging: it sends commands
+     * (send, reply, ack, cancel, wait, get), each with a command id, and receives each command's result
+     * and, once it asks with `subscribe`, its inbox events exactly as Subscribe streams them.
+     * Each command is admitted as its unary twin (MessageService.SendMessage for `send`, and so on) with
+     * the channel's credentials and tokens: the same rules, rate limit, tool policy and errors, and a
+     * failed command is answered with its error (ChannelError) while the channel stays open. Commands
+     * are applied in the order they arrive; a wait (and the wait of a send with `wait`) runs beside the
+     * commands that follow it. A command id repeated on this or a later channel of the agent is applied
+     * once: the hub answers it with its first result (`replayed`), and a send without an idempotency key
+     * is keyed by its command id, so a replay after a hub restart is still applied once. The first
+     * response carries `ready`. The hub stops reading while `max_in_flight` commands are unanswered
+     * (gRPC flow control then holds the client back). Inbox events follow Subscribe's rules: resume with
+     * `subscribe.after_seq`; a channel whose reader falls more than the hub's subscriber queue behind ends
+     * with RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW).
+     * Errors (ending the channel):
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials, also when the agent's key is revoked while the channel is open.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a request carries more than 100 commands, a second `subscribe`, or is not a valid OpenChannelRequest.
+     * - PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): `subscribe.presence_only` asked for by a non-`tui` agent.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED, ERROR_REASON_SUBSCRIBER_TOO_SLOW, ERROR_REASON_RATE_LIMITED): as for Subscribe, or the channel's opening was rate limited.
+     * - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; open a new channel and replay the unanswered commands.
+     * </pre>
+     */
+    default io.grpc.stub.StreamObserver<dev.kxm.v1.OpenChannelRequest> openChannel(
+        io.grpc.stub.StreamObserver<dev.kxm.v1.OpenChannelResponse> responseObserver) {
+      return io.grpc.stub.ServerCalls.asyncUnimplementedStreamingCall(getOpenChannelMethod(), responseObserver);
+    }
   }
 
   /**
    * Base class for the server implementation of the service AgentService.
    * <pre>
-   * AgentService registers agents and reports their presence.
+   * AgentService registers agents, reports their presence and carries each agent's channel.
    * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
    * token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
    * (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
@@ -347,7 +408,7 @@ public final class AgentServiceGrpc {
   /**
    * A stub to allow clients to do asynchronous rpc calls to service AgentService.
    * <pre>
-   * AgentService registers agents and reports their presence.
+   * AgentService registers agents, reports their presence and carries each agent's channel.
    * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
    * token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
    * (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
@@ -454,12 +515,43 @@ public final class AgentServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getGetCallerIdentityMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * OpenChannel is one bidirectional stream on which an agent does its messaging: it sends commands
+     * (send, reply, ack, cancel, wait, get), each with a command id, and receives each command's result
+     * and, once it asks with `subscribe`, its inbox events exactly as Subscribe streams them.
+     * Each command is admitted as its unary twin (MessageService.SendMessage for `send`, and so on) with
+     * the channel's credentials and tokens: the same rules, rate limit, tool policy and errors, and a
+     * failed command is answered with its error (ChannelError) while the channel stays open. Commands
+     * are applied in the order they arrive; a wait (and the wait of a send with `wait`) runs beside the
+     * commands that follow it. A command id repeated on this or a later channel of the agent is applied
+     * once: the hub answers it with its first result (`replayed`), and a send without an idempotency key
+     * is keyed by its command id, so a replay after a hub restart is still applied once. The first
+     * response carries `ready`. The hub stops reading while `max_in_flight` commands are unanswered
+     * (gRPC flow control then holds the client back). Inbox events follow Subscribe's rules: resume with
+     * `subscribe.after_seq`; a channel whose reader falls more than the hub's subscriber queue behind ends
+     * with RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW).
+     * Errors (ending the channel):
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials, also when the agent's key is revoked while the channel is open.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a request carries more than 100 commands, a second `subscribe`, or is not a valid OpenChannelRequest.
+     * - PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): `subscribe.presence_only` asked for by a non-`tui` agent.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED, ERROR_REASON_SUBSCRIBER_TOO_SLOW, ERROR_REASON_RATE_LIMITED): as for Subscribe, or the channel's opening was rate limited.
+     * - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; open a new channel and replay the unanswered commands.
+     * </pre>
+     */
+    public io.grpc.stub.StreamObserver<dev.kxm.v1.OpenChannelRequest> openChannel(
+        io.grpc.stub.StreamObserver<dev.kxm.v1.OpenChannelResponse> responseObserver) {
+      return io.grpc.stub.ClientCalls.asyncBidiStreamingCall(
+          getChannel().newCall(getOpenChannelMethod(), getCallOptions()), responseObserver);
+    }
   }
 
   /**
    * A stub to allow clients to do synchronous rpc calls to service AgentService.
    * <pre>
-   * AgentService registers agents and reports their presence.
+   * AgentService registers agents, reports their presence and carries each agent's channel.
    * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
    * token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
    * (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
@@ -561,12 +653,44 @@ public final class AgentServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getGetCallerIdentityMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * OpenChannel is one bidirectional stream on which an agent does its messaging: it sends commands
+     * (send, reply, ack, cancel, wait, get), each with a command id, and receives each command's result
+     * and, once it asks with `subscribe`, its inbox events exactly as Subscribe streams them.
+     * Each command is admitted as its unary twin (MessageService.SendMessage for `send`, and so on) with
+     * the channel's credentials and tokens: the same rules, rate limit, tool policy and errors, and a
+     * failed command is answered with its error (ChannelError) while the channel stays open. Commands
+     * are applied in the order they arrive; a wait (and the wait of a send with `wait`) runs beside the
+     * commands that follow it. A command id repeated on this or a later channel of the agent is applied
+     * once: the hub answers it with its first result (`replayed`), and a send without an idempotency key
+     * is keyed by its command id, so a replay after a hub restart is still applied once. The first
+     * response carries `ready`. The hub stops reading while `max_in_flight` commands are unanswered
+     * (gRPC flow control then holds the client back). Inbox events follow Subscribe's rules: resume with
+     * `subscribe.after_seq`; a channel whose reader falls more than the hub's subscriber queue behind ends
+     * with RESOURCE_EXHAUSTED (ERROR_REASON_SUBSCRIBER_TOO_SLOW).
+     * Errors (ending the channel):
+     * - UNAUTHENTICATED (ERROR_REASON_CREDENTIAL_MISSING, ERROR_REASON_INVALID_AUTH, ERROR_REASON_INVALID_AGENT_IDENTITY): bad credentials, also when the agent's key is revoked while the channel is open.
+     * - PERMISSION_DENIED (ERROR_REASON_CREDENTIAL_KIND_DENIED): the call lacks an agent identity.
+     * - INVALID_ARGUMENT (ERROR_REASON_PROTOCOL_ERROR): a request carries more than 100 commands, a second `subscribe`, or is not a valid OpenChannelRequest.
+     * - PERMISSION_DENIED (ERROR_REASON_PRESENCE_STREAM_FORBIDDEN): `subscribe.presence_only` asked for by a non-`tui` agent.
+     * - RESOURCE_EXHAUSTED (ERROR_REASON_STREAM_LIMIT_REACHED, ERROR_REASON_SUBSCRIBER_TOO_SLOW, ERROR_REASON_RATE_LIMITED): as for Subscribe, or the channel's opening was rate limited.
+     * - UNAVAILABLE (ERROR_REASON_SHUTTING_DOWN): the hub is stopping; open a new channel and replay the unanswered commands.
+     * </pre>
+     */
+    @io.grpc.ExperimentalApi("https://github.com/grpc/grpc-java/issues/10918")
+    public io.grpc.stub.BlockingClientCall<dev.kxm.v1.OpenChannelRequest, dev.kxm.v1.OpenChannelResponse>
+        openChannel() {
+      return io.grpc.stub.ClientCalls.blockingBidiStreamingCall(
+          getChannel(), getOpenChannelMethod(), getCallOptions());
+    }
   }
 
   /**
    * A stub to allow clients to do limited synchronous rpc calls to service AgentService.
    * <pre>
-   * AgentService registers agents and reports their presence.
+   * AgentService registers agents, reports their presence and carries each agent's channel.
    * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
    * token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
    * (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
@@ -673,7 +797,7 @@ public final class AgentServiceGrpc {
   /**
    * A stub to allow clients to do ListenableFuture-style rpc calls to service AgentService.
    * <pre>
-   * AgentService registers agents and reports their presence.
+   * AgentService registers agents, reports their presence and carries each agent's channel.
    * RegisterAgent needs a project token (`authorization: Bearer &lt;project token&gt;`); the project is the
    * token's. Heartbeat and UnregisterAgent need the project token plus the agent's identity
    * (`x-kxm-agent-id` and `x-kxm-agent-key` metadata). GetCallerIdentity admits any valid credential.
@@ -787,6 +911,7 @@ public final class AgentServiceGrpc {
   private static final int METHODID_UNREGISTER_AGENT = 2;
   private static final int METHODID_LIST_AGENTS = 3;
   private static final int METHODID_GET_CALLER_IDENTITY = 4;
+  private static final int METHODID_OPEN_CHANNEL = 5;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -835,6 +960,9 @@ public final class AgentServiceGrpc {
     public io.grpc.stub.StreamObserver<Req> invoke(
         io.grpc.stub.StreamObserver<Resp> responseObserver) {
       switch (methodId) {
+        case METHODID_OPEN_CHANNEL:
+          return (io.grpc.stub.StreamObserver<Req>) serviceImpl.openChannel(
+              (io.grpc.stub.StreamObserver<dev.kxm.v1.OpenChannelResponse>) responseObserver);
         default:
           throw new AssertionError();
       }
@@ -878,6 +1006,13 @@ public final class AgentServiceGrpc {
               dev.kxm.v1.GetCallerIdentityRequest,
               dev.kxm.v1.GetCallerIdentityResponse>(
                 service, METHODID_GET_CALLER_IDENTITY)))
+        .addMethod(
+          getOpenChannelMethod(),
+          io.grpc.stub.ServerCalls.asyncBidiStreamingCall(
+            new MethodHandlers<
+              dev.kxm.v1.OpenChannelRequest,
+              dev.kxm.v1.OpenChannelResponse>(
+                service, METHODID_OPEN_CHANNEL)))
         .build();
   }
 
@@ -931,6 +1066,7 @@ public final class AgentServiceGrpc {
               .addMethod(getUnregisterAgentMethod())
               .addMethod(getListAgentsMethod())
               .addMethod(getGetCallerIdentityMethod())
+              .addMethod(getOpenChannelMethod())
               .build();
         }
       }

@@ -76,6 +76,36 @@ public final class AgentServiceProto extends com.google.protobuf.GeneratedFile {
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_kxm_v1_GetCallerIdentityResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_OpenChannelRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_OpenChannelRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ChannelCommand_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ChannelCommand_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ChannelReady_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ChannelReady_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ChannelError_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ChannelError_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_ChannelResult_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_ChannelResult_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_kxm_v1_OpenChannelResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_kxm_v1_OpenChannelResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -85,56 +115,95 @@ public final class AgentServiceProto extends com.google.protobuf.GeneratedFile {
       descriptor;
   static {
     java.lang.String[] descriptorData = {
-      "\n\032kxm/v1/agent_service.proto\022\006kxm.v1\032\024kx" +
-      "m/v1/options.proto\032\022kxm/v1/types.proto\"\221" +
-      "\001\n\024RegisterAgentRequest\022\022\n\004name\030\001 \001(\tR\004n" +
-      "ame\022\030\n\007purpose\030\002 \001(\tR\007purpose\022\024\n\005model\030\003" +
-      " \001(\tR\005model\022\022\n\004host\030\004 \001(\tR\004host\022!\n\014previ" +
-      "ous_key\030\005 \001(\tR\013previousKey\"s\n\025RegisterAg" +
-      "entResponse\022#\n\005agent\030\001 \001(\0132\r.kxm.v1.Agen" +
-      "tR\005agent\022\033\n\tagent_key\030\002 \001(\tR\010agentKey\022\030\n" +
-      "\007resumed\030\003 \001(\010R\007resumed\"\022\n\020HeartbeatRequ" +
-      "est\"8\n\021HeartbeatResponse\022#\n\005agent\030\001 \001(\0132" +
-      "\r.kxm.v1.AgentR\005agent\"\030\n\026UnregisterAgent" +
-      "Request\">\n\027UnregisterAgentResponse\022#\n\005ag" +
-      "ent\030\001 \001(\0132\r.kxm.v1.AgentR\005agent\"x\n\021ListA" +
-      "gentsRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSiz" +
-      "e\022\035\n\npage_token\030\002 \001(\tR\tpageToken\022\'\n\017incl" +
-      "ude_offline\030\003 \001(\010R\016includeOffline\"c\n\022Lis" +
-      "tAgentsResponse\022%\n\006agents\030\001 \003(\0132\r.kxm.v1" +
-      ".AgentR\006agents\022&\n\017next_page_token\030\002 \001(\tR" +
-      "\rnextPageToken\"\032\n\030GetCallerIdentityReque" +
-      "st\"\353\001\n\031GetCallerIdentityResponse\022?\n\017cred" +
-      "ential_kind\030\001 \001(\0162\026.kxm.v1.CredentialKin" +
-      "dR\016credentialKind\022\030\n\007project\030\002 \001(\tR\007proj" +
-      "ect\022\031\n\010agent_id\030\003 \001(\tR\007agentId\022\035\n\nagent_" +
-      "name\030\004 \001(\tR\tagentName\022\035\n\nruntime_id\030\005 \001(" +
-      "\tR\truntimeId\022\032\n\010operator\030\006 \001(\tR\010operator" +
-      "*\277\001\n\016CredentialKind\022\037\n\033CREDENTIAL_KIND_U" +
-      "NSPECIFIED\020\000\022\031\n\025CREDENTIAL_KIND_ADMIN\020\001\022" +
-      "\033\n\027CREDENTIAL_KIND_PROJECT\020\002\022\031\n\025CREDENTI" +
-      "AL_KIND_AGENT\020\003\022\033\n\027CREDENTIAL_KIND_RUNTI" +
-      "ME\020\004\022\034\n\030CREDENTIAL_KIND_OPERATOR\020\0052\364\003\n\014A" +
-      "gentService\022Z\n\rRegisterAgent\022\034.kxm.v1.Re" +
-      "gisterAgentRequest\032\035.kxm.v1.RegisterAgen" +
-      "tResponse\"\014\352\340\030\010\010\003\020\000\030\002(\001\022N\n\tHeartbeat\022\030.k" +
-      "xm.v1.HeartbeatRequest\032\031.kxm.v1.Heartbea" +
-      "tResponse\"\014\352\340\030\010\010\005\020\000\030\003(\001\022`\n\017UnregisterAge" +
-      "nt\022\036.kxm.v1.UnregisterAgentRequest\032\037.kxm" +
-      ".v1.UnregisterAgentResponse\"\014\352\340\030\010\010\005\020\000\030\002(" +
-      "\001\022b\n\nListAgents\022\031.kxm.v1.ListAgentsReque" +
-      "st\032\032.kxm.v1.ListAgentsResponse\"\035\352\340\030\031\010\003\020\001" +
-      "\030\002\"\017kxm_list_agents(\001\022r\n\021GetCallerIdenti" +
-      "ty\022 .kxm.v1.GetCallerIdentityRequest\032!.k" +
-      "xm.v1.GetCallerIdentityResponse\"\030\352\340\030\024\010\007\020" +
-      "\001\030\002\"\nkxm_whoami(\001B\201\001\n\ndev.kxm.v1B\021AgentS" +
-      "erviceProtoP\001Z\'kxm.dev/hub/clients/go/ge" +
-      "n/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006Kxm\\V1\342\002" +
-      "\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006proto3"
+      "\n\032kxm/v1/agent_service.proto\022\006kxm.v1\032\034kx" +
+      "m/v1/message_service.proto\032\024kxm/v1/optio" +
+      "ns.proto\032\022kxm/v1/types.proto\"\221\001\n\024Registe" +
+      "rAgentRequest\022\022\n\004name\030\001 \001(\tR\004name\022\030\n\007pur" +
+      "pose\030\002 \001(\tR\007purpose\022\024\n\005model\030\003 \001(\tR\005mode" +
+      "l\022\022\n\004host\030\004 \001(\tR\004host\022!\n\014previous_key\030\005 " +
+      "\001(\tR\013previousKey\"s\n\025RegisterAgentRespons" +
+      "e\022#\n\005agent\030\001 \001(\0132\r.kxm.v1.AgentR\005agent\022\033" +
+      "\n\tagent_key\030\002 \001(\tR\010agentKey\022\030\n\007resumed\030\003" +
+      " \001(\010R\007resumed\"\022\n\020HeartbeatRequest\"8\n\021Hea" +
+      "rtbeatResponse\022#\n\005agent\030\001 \001(\0132\r.kxm.v1.A" +
+      "gentR\005agent\"\030\n\026UnregisterAgentRequest\">\n" +
+      "\027UnregisterAgentResponse\022#\n\005agent\030\001 \001(\0132" +
+      "\r.kxm.v1.AgentR\005agent\"x\n\021ListAgentsReque" +
+      "st\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage_" +
+      "token\030\002 \001(\tR\tpageToken\022\'\n\017include_offlin" +
+      "e\030\003 \001(\010R\016includeOffline\"c\n\022ListAgentsRes" +
+      "ponse\022%\n\006agents\030\001 \003(\0132\r.kxm.v1.AgentR\006ag" +
+      "ents\022&\n\017next_page_token\030\002 \001(\tR\rnextPageT" +
+      "oken\"\032\n\030GetCallerIdentityRequest\"\353\001\n\031Get" +
+      "CallerIdentityResponse\022?\n\017credential_kin" +
+      "d\030\001 \001(\0162\026.kxm.v1.CredentialKindR\016credent" +
+      "ialKind\022\030\n\007project\030\002 \001(\tR\007project\022\031\n\010age" +
+      "nt_id\030\003 \001(\tR\007agentId\022\035\n\nagent_name\030\004 \001(\t" +
+      "R\tagentName\022\035\n\nruntime_id\030\005 \001(\tR\truntime" +
+      "Id\022\032\n\010operator\030\006 \001(\tR\010operator\"\200\001\n\022OpenC" +
+      "hannelRequest\0226\n\tsubscribe\030\001 \001(\0132\030.kxm.v" +
+      "1.SubscribeRequestR\tsubscribe\0222\n\010command" +
+      "s\030\002 \003(\0132\026.kxm.v1.ChannelCommandR\010command" +
+      "s\"\354\002\n\016ChannelCommand\022\035\n\ncommand_id\030\001 \001(\t" +
+      "R\tcommandId\0220\n\004send\030\002 \001(\0132\032.kxm.v1.SendM" +
+      "essageRequestH\000R\004send\0225\n\005reply\030\003 \001(\0132\035.k" +
+      "xm.v1.ReplyToMessageRequestH\000R\005reply\022.\n\003" +
+      "ack\030\004 \001(\0132\032.kxm.v1.AckMessagesRequestH\000R" +
+      "\003ack\0226\n\006cancel\030\005 \001(\0132\034.kxm.v1.CancelMess" +
+      "ageRequestH\000R\006cancel\0220\n\004wait\030\006 \001(\0132\032.kxm" +
+      ".v1.WaitMessageRequestH\000R\004wait\022-\n\003get\030\007 " +
+      "\001(\0132\031.kxm.v1.GetMessageRequestH\000R\003getB\t\n" +
+      "\007command\"\220\001\n\014ChannelReady\022#\n\005agent\030\001 \001(\013" +
+      "2\r.kxm.v1.AgentR\005agent\022\"\n\rmax_in_flight\030" +
+      "\002 \001(\005R\013maxInFlight\0227\n\030max_commands_per_r" +
+      "equest\030\003 \001(\005R\025maxCommandsPerRequest\"l\n\014C" +
+      "hannelError\022\022\n\004code\030\001 \001(\005R\004code\022\030\n\007messa" +
+      "ge\030\002 \001(\tR\007message\022\026\n\006reason\030\003 \001(\tR\006reaso" +
+      "n\022\026\n\006status\030\004 \001(\014R\006status\"\272\003\n\rChannelRes" +
+      "ult\022\035\n\ncommand_id\030\001 \001(\tR\tcommandId\022\032\n\010re" +
+      "played\030\002 \001(\010R\010replayed\022,\n\005error\030\003 \001(\0132\024." +
+      "kxm.v1.ChannelErrorH\000R\005error\0221\n\004send\030\004 \001" +
+      "(\0132\033.kxm.v1.SendMessageResponseH\000R\004send\022" +
+      "6\n\005reply\030\005 \001(\0132\036.kxm.v1.ReplyToMessageRe" +
+      "sponseH\000R\005reply\022/\n\003ack\030\006 \001(\0132\033.kxm.v1.Ac" +
+      "kMessagesResponseH\000R\003ack\0227\n\006cancel\030\007 \001(\013" +
+      "2\035.kxm.v1.CancelMessageResponseH\000R\006cance" +
+      "l\0221\n\004wait\030\010 \001(\0132\033.kxm.v1.WaitMessageResp" +
+      "onseH\000R\004wait\022.\n\003get\030\t \001(\0132\032.kxm.v1.GetMe" +
+      "ssageResponseH\000R\003getB\010\n\006result\"\245\001\n\023OpenC" +
+      "hannelResponse\022*\n\005ready\030\001 \001(\0132\024.kxm.v1.C" +
+      "hannelReadyR\005ready\0221\n\006events\030\002 \003(\0132\031.kxm" +
+      ".v1.SubscribeResponseR\006events\022/\n\007results" +
+      "\030\003 \003(\0132\025.kxm.v1.ChannelResultR\007results*\277" +
+      "\001\n\016CredentialKind\022\037\n\033CREDENTIAL_KIND_UNS" +
+      "PECIFIED\020\000\022\031\n\025CREDENTIAL_KIND_ADMIN\020\001\022\033\n" +
+      "\027CREDENTIAL_KIND_PROJECT\020\002\022\031\n\025CREDENTIAL" +
+      "_KIND_AGENT\020\003\022\033\n\027CREDENTIAL_KIND_RUNTIME" +
+      "\020\004\022\034\n\030CREDENTIAL_KIND_OPERATOR\020\0052\316\004\n\014Age" +
+      "ntService\022Z\n\rRegisterAgent\022\034.kxm.v1.Regi" +
+      "sterAgentRequest\032\035.kxm.v1.RegisterAgentR" +
+      "esponse\"\014\352\340\030\010\010\003\020\000\030\002(\001\022N\n\tHeartbeat\022\030.kxm" +
+      ".v1.HeartbeatRequest\032\031.kxm.v1.HeartbeatR" +
+      "esponse\"\014\352\340\030\010\010\005\020\000\030\003(\001\022`\n\017UnregisterAgent" +
+      "\022\036.kxm.v1.UnregisterAgentRequest\032\037.kxm.v" +
+      "1.UnregisterAgentResponse\"\014\352\340\030\010\010\005\020\000\030\002(\001\022" +
+      "b\n\nListAgents\022\031.kxm.v1.ListAgentsRequest" +
+      "\032\032.kxm.v1.ListAgentsResponse\"\035\352\340\030\031\010\003\020\001\030\002" +
+      "\"\017kxm_list_agents(\001\022r\n\021GetCallerIdentity" +
+      "\022 .kxm.v1.GetCallerIdentityRequest\032!.kxm" +
+      ".v1.GetCallerIdentityResponse\"\030\352\340\030\024\010\007\020\001\030" +
+      "\002\"\nkxm_whoami(\001\022X\n\013OpenChannel\022\032.kxm.v1." +
+      "OpenChannelRequest\032\033.kxm.v1.OpenChannelR" +
+      "esponse\"\014\352\340\030\010\010\005\020\000\030\002(\002(\0010\001B\201\001\n\ndev.kxm.v1" +
+      "B\021AgentServiceProtoP\001Z\'kxm.dev/hub/clien" +
+      "ts/go/gen/kxm/v1;kxmv1\242\002\003KXX\252\002\006Kxm.V1\312\002\006" +
+      "Kxm\\V1\342\002\022Kxm\\V1\\GPBMetadata\352\002\007Kxm::V1b\006p" +
+      "roto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
+          dev.kxm.v1.MessageServiceProto.getDescriptor(),
           dev.kxm.v1.OptionsProto.getDescriptor(),
           dev.kxm.v1.TypesProto.getDescriptor(),
         });
@@ -198,7 +267,44 @@ public final class AgentServiceProto extends com.google.protobuf.GeneratedFile {
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_kxm_v1_GetCallerIdentityResponse_descriptor,
         new java.lang.String[] { "CredentialKind", "Project", "AgentId", "AgentName", "RuntimeId", "Operator", });
+    internal_static_kxm_v1_OpenChannelRequest_descriptor =
+      getDescriptor().getMessageType(10);
+    internal_static_kxm_v1_OpenChannelRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_OpenChannelRequest_descriptor,
+        new java.lang.String[] { "Subscribe", "Commands", });
+    internal_static_kxm_v1_ChannelCommand_descriptor =
+      getDescriptor().getMessageType(11);
+    internal_static_kxm_v1_ChannelCommand_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ChannelCommand_descriptor,
+        new java.lang.String[] { "CommandId", "Send", "Reply", "Ack", "Cancel", "Wait", "Get", "Command", });
+    internal_static_kxm_v1_ChannelReady_descriptor =
+      getDescriptor().getMessageType(12);
+    internal_static_kxm_v1_ChannelReady_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ChannelReady_descriptor,
+        new java.lang.String[] { "Agent", "MaxInFlight", "MaxCommandsPerRequest", });
+    internal_static_kxm_v1_ChannelError_descriptor =
+      getDescriptor().getMessageType(13);
+    internal_static_kxm_v1_ChannelError_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ChannelError_descriptor,
+        new java.lang.String[] { "Code", "Message", "Reason", "Status", });
+    internal_static_kxm_v1_ChannelResult_descriptor =
+      getDescriptor().getMessageType(14);
+    internal_static_kxm_v1_ChannelResult_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_ChannelResult_descriptor,
+        new java.lang.String[] { "CommandId", "Replayed", "Error", "Send", "Reply", "Ack", "Cancel", "Wait", "Get", "Result", });
+    internal_static_kxm_v1_OpenChannelResponse_descriptor =
+      getDescriptor().getMessageType(15);
+    internal_static_kxm_v1_OpenChannelResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_kxm_v1_OpenChannelResponse_descriptor,
+        new java.lang.String[] { "Ready", "Events", "Results", });
     descriptor.resolveAllFeaturesImmutable();
+    dev.kxm.v1.MessageServiceProto.getDescriptor();
     dev.kxm.v1.OptionsProto.getDescriptor();
     dev.kxm.v1.TypesProto.getDescriptor();
     com.google.protobuf.ExtensionRegistry registry =

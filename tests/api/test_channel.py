@@ -1,0 +1,394 @@
+"""AgentService.OpenChannel against a real hub: each command as its unary twin, replays by command id,
+inbox events as Subscribe's, flow control, and the channel's own refusals."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from kxm_grpc._gen.kxm.v1 import agent_service_pb2 as pb
+from kxm_grpc._gen.kxm.v1 import agent_service_pb2_grpc, types_pb2
+from kxm_grpc._gen.kxm.v1 import message_service_pb2 as mpb
+from kxm_grpc._status import from_rpc_error
+from kxm_grpc.client import HubClient
+from kxm_grpc.client.channel import AgentChannel
+from kxm_grpc.errors import Aborted, HubError, InvalidArgument, PermissionDenied, Reason, ResourceExhausted
+from kxm_grpc.server.app import HubServer
+from kxm_grpc.server.settings import Settings
+from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub, Project, ProjectFactory
+
+REPLIED = types_pb2.MESSAGE_STATE_REPLIED
+
+
+async def refusal(work: Awaitable[Any]) -> HubError:
+    """The HubError ``work`` raised (the test fails if it raised none)."""
+    try:
+        await work
+    except HubError as error:
+        return error
+    raise AssertionError("expected a HubError")
+
+
+async def test_a_request_and_its_reply_ride_two_channels(make_agent: AgentFactory) -> None:
+    """Send with a wait on one channel, receive and reply on the other: the sender gets the reply."""
+    alice = await make_agent("alice")
+    bob = await make_agent("bob")
+    async with alice.agents.open_channel() as a, bob.agents.open_channel(subscribe=True) as b:
+        assert a.ready is not None and a.ready.agent.name == "alice"
+        assert a.ready.max_in_flight > 0 and a.ready.max_commands_per_request == 100
+        sending = asyncio.create_task(a.send("bob", "hello", wait=10))
+        events = b.events()
+        assert (await anext(events)).HasField("ready")
+        event = await anext(events)
+        assert event.message.content == "hello" and event.seq > 0
+        acked = await b.ack([event.message.id])
+        assert acked.messages[0].id == event.message.id
+        replied = await b.reply(event.message.id, "hi")
+        assert replied.message.state == REPLIED
+        sent = await sending
+        assert sent.terminal and sent.message.reply.content == "hi" and not sent.repeated
+        assert (await a.get(event.message.id)).message.reply.content == "hi"
+
+
+# -- the same rules as the unary twins ------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One bad command, run once as the unary RPC and once on a channel."""
+
+    name: str
+    unary: Callable[[HubClient, str], Awaitable[Any]]
+    channel: Callable[[AgentChannel, str], Awaitable[Any]]
+    """Both get the client (channel) and the id of a message alice sent bob."""
+
+
+CASES = [
+    Case("send to oneself", lambda c, _: c.messages.send("alice", "x"), lambda c, _: c.send("alice", "x")),
+    Case("send to nobody", lambda c, _: c.messages.send("nobody", "x"), lambda c, _: c.send("nobody", "x")),
+    Case("empty content", lambda c, _: c.messages.send("bob", " "), lambda c, _: c.send("bob", " ")),
+    Case("hop limit", lambda c, _: c.messages.send("bob", "x", hops=5), lambda c, _: c.send("bob", "x", hops=5)),
+    Case(
+        "wait and reply_wait differ",
+        lambda c, _: c._call(
+            c.messages._rpc().SendMessage,
+            mpb.SendMessageRequest(target="bob", content="x", wait={"seconds": 1}, reply_wait={"seconds": 2}),
+        ),
+        lambda c, _: c._command(
+            "send",
+            mpb.SendMessageRequest(target="bob", content="x", wait={"seconds": 1}, reply_wait={"seconds": 2}),
+            "",
+        ),
+    ),
+    Case("reply to one's own", lambda c, m: c.messages.reply(m, "x"), lambda c, m: c.reply(m, "x")),
+    Case("reply to nothing", lambda c, _: c.messages.reply("msg_nope", "x"), lambda c, _: c.reply("msg_nope", "x")),
+    Case("ack nothing", lambda c, _: c.messages.ack([]), lambda c, _: c.ack([])),
+    Case("ack another's", lambda c, m: c.messages.ack([m]), lambda c, m: c.ack([m])),
+    Case("cancel nothing", lambda c, _: c.messages.cancel("msg_nope"), lambda c, _: c.cancel("msg_nope")),
+    Case("wait negative", lambda c, m: c.messages.wait(m, wait=-1), lambda c, m: c.wait(m, wait=-1)),
+    Case("get empty id", lambda c, _: c.messages.get(""), lambda c, _: c.get("")),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+async def test_a_bad_command_is_refused_as_its_unary_twin(make_agent: AgentFactory, case: Case) -> None:
+    """Code, reason, metadata and field violations are the twin's; the channel stays open."""
+    alice = await make_agent("alice")
+    await make_agent("bob")
+    message_id = (await alice.messages.send("bob", "open")).message.id
+    unary = await refusal(case.unary(alice, message_id))
+    async with alice.agents.open_channel() as channel:
+        channelled = await refusal(case.channel(channel, message_id))
+        assert (await channel.get(message_id)).message.id == message_id  # still open
+    assert type(channelled) is type(unary)
+    assert (channelled.reason, channelled.metadata, channelled.field_violations) == (
+        unary.reason,
+        unary.metadata,
+        unary.field_violations,
+    )
+    assert channelled.message == unary.message
+
+
+async def test_every_command_is_confined_to_the_callers_project(
+    make_agent: AgentFactory, make_project: ProjectFactory
+) -> None:
+    """A message of another project is NOT_FOUND for every command, as for the unary RPCs."""
+    beta = await make_project("beta")
+    carol = await make_agent("carol", in_project=beta)
+    await make_agent("dave", in_project=beta)
+    foreign = (await carol.messages.send("dave", "private")).message.id
+    alice = await make_agent("alice")
+    async with alice.agents.open_channel() as channel:
+        for work in (
+            channel.get(foreign),
+            channel.reply(foreign, "x"),
+            channel.cancel(foreign),
+            channel.ack([foreign]),
+            channel.wait(foreign, wait=0.1),
+        ):
+            error = await refusal(work)
+            assert error.status == "NOT_FOUND" and error.reason == Reason.MESSAGE_NOT_FOUND
+        error = await refusal(channel.send("dave", "x"))
+        assert error.reason == Reason.TARGET_NOT_FOUND
+
+
+async def test_a_caller_without_an_agent_identity_cannot_open_a_channel(hub: Hub, project: Project) -> None:
+    async with HubClient(hub.address, token=project.token) as client:
+        error = await refusal(client.agents.open_channel().open())
+    assert isinstance(error, PermissionDenied) and error.reason == Reason.CREDENTIAL_KIND_DENIED
+
+
+# -- command ids ---------------------------------------------------------------------------------
+
+
+async def test_a_command_replayed_is_applied_once_and_answered_with_its_first_result(make_agent: AgentFactory) -> None:
+    """The same command id, on the same channel and on a later one: one message, the first answer."""
+    alice = await make_agent("alice")
+    bob = await make_agent("bob")
+    async with alice.agents.open_channel() as channel:
+        first = await channel.send("bob", "once", command_id="cmd-1")
+        again = await channel.send("bob", "once", command_id="cmd-1")
+    async with alice.agents.open_channel() as later:
+        third = await later.send("bob", "once", command_id="cmd-1")
+        conflict = await refusal(later.send("bob", "other", command_id="cmd-1"))
+    assert first.message.id == again.message.id == third.message.id
+    assert first.message.idempotency_key == "cmd-1"  # keyed by its command id: applied once after a restart too
+    assert isinstance(conflict, Aborted) and conflict.reason == Reason.IDEMPOTENCY_CONFLICT
+    assert conflict.metadata["commandId"] == "cmd-1"
+    inbox = (await bob.messages.list_inbox()).messages
+    assert [m.content for m in inbox] == ["once"]
+
+
+async def test_a_replay_is_marked_replayed_on_the_wire(hub: Hub, make_agent: AgentFactory) -> None:
+    """The raw stream: two commands with one id in one request get one result each, the second replayed."""
+    alice = await make_agent("alice")
+    await make_agent("bob")
+    command = pb.ChannelCommand(command_id="dup", send=mpb.SendMessageRequest(target="bob", content="x"))
+    async with grpc.aio.insecure_channel(hub.address) as channel:
+        stub = agent_service_pb2_grpc.AgentServiceStub(channel)
+        call = stub.OpenChannel(iter([pb.OpenChannelRequest(commands=[command, command])]), metadata=alice.metadata)
+        results = [result async for response in call for result in response.results]
+    assert [(r.command_id, r.replayed, r.WhichOneof("result")) for r in results] == [
+        ("dup", False, "send"),
+        ("dup", True, "send"),
+    ]
+    assert results[0].send.message.id == results[1].send.message.id
+
+
+async def test_a_failed_command_is_not_remembered(make_agent: AgentFactory) -> None:
+    """Nothing of a failed command was applied: the same id runs again, and succeeds once it can."""
+    alice = await make_agent("alice")
+    async with alice.agents.open_channel() as channel:
+        error = await refusal(channel.send("bob", "x", command_id="later"))
+        assert error.reason == Reason.TARGET_NOT_FOUND
+        await make_agent("bob")
+        sent = await channel.send("bob", "x", command_id="later")
+    assert sent.message.to_agent_name == "bob"
+
+
+async def test_a_command_without_an_id_or_a_command_is_refused_naming_the_field(
+    hub: Hub, make_agent: AgentFactory
+) -> None:
+    alice = await make_agent("alice")
+    requests = [
+        pb.OpenChannelRequest(commands=[pb.ChannelCommand(get=mpb.GetMessageRequest(message_id="m"))]),
+        pb.OpenChannelRequest(commands=[pb.ChannelCommand(command_id="x" * 129, get=mpb.GetMessageRequest())]),
+        pb.OpenChannelRequest(commands=[pb.ChannelCommand(command_id="empty")]),
+    ]
+    async with grpc.aio.insecure_channel(hub.address) as channel:
+        stub = agent_service_pb2_grpc.AgentServiceStub(channel)
+        call = stub.OpenChannel(iter(requests), metadata=alice.metadata)
+        results = [result async for response in call for result in response.results]
+    fields = []
+    for result in results:
+        assert result.error.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+        assert result.error.reason == str(Reason.PROTOCOL_ERROR)
+        fields.append(result.error.message.split(":")[0])
+    assert len(results) == 3
+    assert "command_id" in results[0].error.message and "command_id" in results[1].error.message
+    assert "command" in results[2].error.message
+
+
+async def test_more_than_100_commands_in_a_request_end_the_channel(hub: Hub, make_agent: AgentFactory) -> None:
+    alice = await make_agent("alice")
+    commands = [pb.ChannelCommand(command_id=f"c{i}", get=mpb.GetMessageRequest(message_id="m")) for i in range(101)]
+    async with grpc.aio.insecure_channel(hub.address) as channel:
+        stub = agent_service_pb2_grpc.AgentServiceStub(channel)
+        call = stub.OpenChannel(iter([pb.OpenChannelRequest(commands=commands)]), metadata=alice.metadata)
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            async for _ in call:
+                pass
+    error = from_rpc_error(raised.value)
+    assert isinstance(error, InvalidArgument) and error.field_violations[0].field == "commands"
+
+
+async def test_subscribing_twice_ends_the_channel(hub: Hub, make_agent: AgentFactory) -> None:
+    alice = await make_agent("alice")
+    subscribe = pb.OpenChannelRequest(subscribe=mpb.SubscribeRequest())
+    async with grpc.aio.insecure_channel(hub.address) as channel:
+        stub = agent_service_pb2_grpc.AgentServiceStub(channel)
+        call = stub.OpenChannel(iter([subscribe, subscribe]), metadata=alice.metadata)
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            async for _ in call:
+                pass
+    error = from_rpc_error(raised.value)
+    assert isinstance(error, InvalidArgument) and error.field_violations[0].field == "subscribe"
+
+
+# -- order, events, resume -----------------------------------------------------------------------
+
+
+async def test_commands_are_applied_in_the_order_they_are_sent(make_agent: AgentFactory) -> None:
+    """Fifty sends issued at once reach the recipient in the order they were called."""
+    alice = await make_agent("alice")
+    bob = await make_agent("bob")
+    async with alice.agents.open_channel() as channel:
+        await asyncio.gather(*(channel.send("bob", f"m{i}") for i in range(50)))
+    inbox = (await bob.messages.list_inbox(page_size=100)).messages
+    assert [m.content for m in inbox] == [f"m{i}" for i in range(50)]
+    assert [m.seq for m in inbox] == sorted(m.seq for m in inbox)
+
+
+async def test_the_inbox_resumes_after_a_seq_with_no_gap(make_agent: AgentFactory) -> None:
+    """A channel opened after seq N streams exactly the events after N (acknowledged ones skipped)."""
+    alice = await make_agent("alice")
+    bob = await make_agent("bob")
+    for i in range(6):
+        await alice.messages.send("bob", f"m{i}")
+    async with bob.agents.open_channel(subscribe=True) as channel:
+        events = channel.events()
+        assert (await anext(events)).HasField("ready")
+        first = [await anext(events) for _ in range(3)]
+        await channel.ack([e.message.id for e in first])
+    after = first[-1].seq
+    async with bob.agents.open_channel(subscribe=True, after_seq=after) as channel:
+        events = channel.events()
+        ready = await anext(events)
+        assert ready.ready.after_seq == after
+        rest = [await anext(events) for _ in range(3)]
+    assert [e.message.content for e in first + rest] == [f"m{i}" for i in range(6)]
+    assert all(e.seq > after for e in rest)
+
+
+async def test_a_revoked_key_ends_the_channel(make_agent: AgentFactory) -> None:
+    """Unregistering revokes the key: the channel's next command is UNAUTHENTICATED and the channel ends."""
+    alice = await make_agent("alice")
+    await make_agent("bob")
+    channel = await alice.agents.open_channel(reconnect=False).open()
+    try:
+        await channel.send("bob", "before")
+        await alice.agents.unregister()
+        error = await refusal(channel.send("bob", "after"))
+        assert error.status == "UNAUTHENTICATED"
+        assert (await refusal(channel.get("msg_x"))).status == "UNAUTHENTICATED"
+    finally:
+        await channel.close()
+
+
+# -- limits --------------------------------------------------------------------------------------
+
+
+async def _hub(tmp_path: Path, **overrides: Any) -> HubServer:
+    settings = Settings(
+        **{"port": 0, **overrides},
+        data_dir=tmp_path / "kxm",
+        database="",
+        admin_token=ADMIN_TOKEN,
+        shutdown_grace=0.5,
+    )
+    server = HubServer(settings)
+    await server.start()
+    return server
+
+
+async def _agents(server: HubServer, *names: str) -> list[HubClient]:
+    async with HubClient(server.address, token=ADMIN_TOKEN) as admin:
+        token = (await admin.admin.create_project("alpha")).project_token
+    clients = []
+    for name in names:
+        client = HubClient(server.address, token=token)
+        await client.agents.register(name)
+        clients.append(client)
+    return clients
+
+
+@pytest.mark.parametrize("backend", [""], ids=["sqlite"])
+async def test_each_command_pays_its_twins_rate_limit(tmp_path: Path, backend: str) -> None:
+    """A command past the caller's budget is RESOURCE_EXHAUSTED (RATE_LIMITED) with a retry delay; the
+    channel stays open for the commands after it."""
+    server = await _hub(tmp_path, rate_limit=12, rate_window=60.0)
+    alice, bob = await _agents(server, "alice", "bob")
+    try:
+        async with alice.agents.open_channel() as channel:
+            outcomes = await asyncio.gather(*(channel.send("bob", f"m{i}") for i in range(20)), return_exceptions=True)
+            limited = [o for o in outcomes if isinstance(o, ResourceExhausted)]
+            assert limited and all(o.reason == Reason.RATE_LIMITED and o.retry_after for o in limited)
+            assert len(limited) < 20
+    finally:
+        for client in (alice, bob):
+            await client.close()
+        await server.stop()
+
+
+@pytest.mark.parametrize("backend", [""], ids=["sqlite"])
+async def test_a_slow_reader_is_cut_off_without_slowing_another(tmp_path: Path, backend: str) -> None:
+    """A channel that stops reading its inbox ends with SUBSCRIBER_TOO_SLOW; another agent's channel
+    goes on receiving meanwhile."""
+    server = await _hub(tmp_path, subscriber_queue=8)
+    alice, bob, carol = await _agents(server, "alice", "bob", "carol")
+    try:
+        stub = agent_service_pb2_grpc.AgentServiceStub(bob.channel)
+        slow = stub.OpenChannel(metadata=bob.metadata)
+        await slow.write(pb.OpenChannelRequest(subscribe=mpb.SubscribeRequest()))
+        assert (await slow.read()).HasField("ready")  # then bob reads nothing
+        async with carol.agents.open_channel(subscribe=True) as fast:
+            events = fast.events()
+            await anext(events)
+            big = "x" * 30_000
+            for i in range(300):
+                await alice.messages.send("bob", big)
+                if i % 30 == 0:
+                    await alice.messages.send("carol", f"c{i}")
+                    assert (await asyncio.wait_for(anext(events), 10)).message.content == f"c{i}"
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            while True:
+                await asyncio.wait_for(slow.read(), 20)
+        error = from_rpc_error(raised.value)
+        assert error.reason == Reason.SUBSCRIBER_TOO_SLOW
+    finally:
+        for client in (alice, bob, carol):
+            await client.close()
+        await server.stop()
+
+
+@pytest.mark.parametrize("backend", [""], ids=["sqlite"])
+async def test_unanswered_commands_are_replayed_on_a_new_stream_after_a_restart(tmp_path: Path, backend: str) -> None:
+    """The hub stops with commands unanswered (a wait in flight); the client's channel opens again on
+    the restarted hub, replays them under the same ids, and each is answered once."""
+    server = await _hub(tmp_path)
+    alice, bob = await _agents(server, "alice", "bob")
+    port = int(server.address.rsplit(":", 1)[1])
+    channel = await alice.agents.open_channel(initial_backoff=0.05, max_backoff=0.2).open()
+    try:
+        sent = await channel.send("bob", "before", command_id="first")
+        waiting = asyncio.create_task(channel.wait(sent.message.id, wait=30, command_id="waiting"))
+        await asyncio.sleep(0.2)
+        await server.stop()
+        server = await _hub(tmp_path, port=port)
+        again = await asyncio.wait_for(channel.send("bob", "before", command_id="first"), 20)
+        assert again.message.id == sent.message.id and again.repeated  # keyed by its command id
+        await bob.messages.reply(sent.message.id, "done")
+        waited = await asyncio.wait_for(waiting, 20)
+        assert waited.terminal and waited.message.reply.content == "done"
+        assert channel.reconnects >= 1
+    finally:
+        await channel.close()
+        for client in (alice, bob):
+            await client.close()
+        await server.stop()
