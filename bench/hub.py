@@ -203,6 +203,44 @@ async def core_loop_send_wait(address: str, pairs: int, cfg: Config, pid: int) -
         await fleet.close()
 
 
+async def core_loop_channel(address: str, pairs: int, cfg: Config, pid: int) -> list[Rep]:
+    """The core exchange on channels (AgentService.OpenChannel): the sender's ``send`` with ``wait``
+    on its channel -> the message event on the recipient's channel -> its ``reply`` on the same
+    channel; no unary RPC per round trip."""
+    fleet = Fleet(address)
+    opened: list[Any] = []
+    try:
+        token = await fleet.project()
+        recipients = [await fleet.agent(token, f"r{i}") for i in range(pairs)]
+        senders = [await fleet.agent(token, f"s{i}") for i in range(pairs)]
+        outbound = [await sender.client.agents.open_channel().open() for sender in senders]
+        opened.extend(outbound)
+
+        async def serve(recipient: Agent) -> None:
+            channel = await recipient.client.agents.open_channel(subscribe=True).open()
+            opened.append(channel)
+            async for event in channel.events():
+                if event.HasField("message"):
+                    fleet.received.record(event.message.content)
+                    await channel.reply(event.message.id, event.message.content)
+
+        fleet.tasks.extend(asyncio.create_task(serve(r)) for r in recipients)
+        content = "x" * cfg.payload_size
+
+        async def op(i: int) -> None:
+            sent = await outbound[i].send(recipients[i].id, content, wait=10)
+            if not sent.terminal:
+                raise RuntimeError("no reply within 10 s")
+
+        return [
+            await closed_loop(pairs, op, warmup=cfg.warmup, duration=cfg.duration, cpu=CpuMeter(pid))
+            for _ in range(cfg.reps)
+        ]
+    finally:
+        await fleet.close()
+        await asyncio.gather(*(channel.close() for channel in opened), return_exceptions=True)
+
+
 async def fanout(address: str, callers: int, cfg: Config, pid: int) -> list[Rep]:
     """FanoutMessages to three agents that reply; one gathered fanout per op."""
     fleet = Fleet(address)

@@ -29,6 +29,7 @@ HUB = [
     "core_full",
     "core_normal",
     "core_send_wait",
+    "core_channel",
     "fanout",
     "delivery",
     "paced",
@@ -43,6 +44,7 @@ NEEDS: dict[str, list[str]] = {
     "core_full": ["broker", "broker_sqlite"],
     "core_normal": ["broker"],
     "core_send_wait": ["broker"],
+    "core_channel": ["broker"],
     "fanout": ["broker_fanout"],
     "delivery": ["push"],
     "paced": ["broker_paced"],
@@ -305,6 +307,10 @@ async def _one(
 # figure seconds apart keeps a ratio from comparing a quiet minute with a busy one.
 
 
+_FULL_HUB_ROWS = {"core_full", "core_send_wait", "core_channel"}
+"""The core rows measured on the hub with durability full."""
+
+
 async def group_core(run: Run, wanted: set[str]) -> None:
     cfg = run.cfg
     db = run.work_dir / "broker.db"
@@ -312,9 +318,7 @@ async def group_core(run: Run, wanted: set[str]) -> None:
     with (
         _started(run, "the raw server", _raw(run, "broker" in wanted)) as raw,
         _started(run, "the SQLite broker", sqlite_broker if "broker_sqlite" in wanted else None) as sqlite_srv,
-        _started(
-            run, "the hub (full)", _hub(run, "core_full", bool({"core_full", "core_send_wait"} & wanted), "full")
-        ) as full,
+        _started(run, "the hub (full)", _hub(run, "core_full", bool(_FULL_HUB_ROWS & wanted), "full")) as full,
         _started(run, "the hub (normal)", _hub(run, "core_normal", "core_normal" in wanted, "normal")) as normal,
     ):
         for n in cfg.pairs:
@@ -352,6 +356,16 @@ async def group_core(run: Run, wanted: set[str]) -> None:
                 _measure(full, hub.core_loop_send_wait, n, cfg),
                 ceiling="broker",
                 note="SendMessage(reply_wait) → Subscribe event → ReplyToMessage, durability full",
+            )
+            await _one(
+                run,
+                wanted,
+                "core_channel",
+                unit,
+                scale,
+                _measure(full, hub.core_loop_channel, n, cfg),
+                ceiling="broker",
+                note="send(wait) on a channel → event on the recipient's channel → reply on it, durability full",
             )
 
 
@@ -859,7 +873,7 @@ async def _ready(results: dict[str, list[Rep]]) -> list[Rep]:
 
 
 GROUPS: list[tuple[set[str], Callable[[Run, set[str]], Awaitable[None]]]] = [
-    ({"broker", "broker_sqlite", "core_full", "core_normal", "core_send_wait"}, group_core),
+    ({"broker", "broker_sqlite", "core_full", "core_normal", "core_send_wait", "core_channel"}, group_core),
     ({"broker_fanout", "fanout"}, group_fanout),
     ({"push", "delivery"}, group_delivery),
     ({"broker_paced", "paced"}, group_paced),
