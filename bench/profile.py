@@ -1,6 +1,6 @@
 """Profile the hub during the core loop with py-spy (a sampling profiler attached to the hub process).
 
-    python -m bench.profile [--scenario core|delivery|checkpoint|steps] [--pairs 8] [--seconds 12]
+    python -m bench.profile [--scenario core|channel|delivery|checkpoint|steps] [--pairs 8] [--seconds 12]
                             [--gil] [--native] [--metrics]
 
 ``checkpoint`` profiles only checkpoints with two evidence refs (bench/checkpoints.py) at
@@ -106,6 +106,14 @@ async def _core(address: str, pairs: int, seconds: float, pid: int, start: Calla
     return f"{rep.rate:.0f} round trips/s under the profiler (p50 {percentile(rep.latencies, 50) * 1000:.2f} ms)"
 
 
+async def _channel(address: str, pairs: int, seconds: float, pid: int, start: Callable[[], None]) -> str:
+    cfg = dataclasses.replace(FULL, reps=1, warmup=0.5, duration=seconds)
+    start()
+    rep = (await hub.core_loop_channel(address, pairs, cfg, pid))[0]
+    p50 = percentile(rep.latencies, 50) * 1000
+    return f"{rep.rate:.0f} round trips/s on channels under the profiler (p50 {p50:.2f} ms)"
+
+
 async def _delivery(address: str, subscribers: int, seconds: float, pid: int, start: Callable[[], None]) -> str:
     cfg = dataclasses.replace(FULL, reps=max(3, int(seconds)))
     reps = await hub.delivery(address, subscribers, cfg, pid, before_measuring=start)
@@ -170,7 +178,7 @@ def _steps_load(chain: int) -> Callable[[str, int, float, int, Callable[[], None
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.profile")
-    parser.add_argument("--scenario", choices=["core", "delivery", "checkpoint", "steps"], default="core")
+    parser.add_argument("--scenario", choices=["core", "channel", "delivery", "checkpoint", "steps"], default="core")
     parser.add_argument("--pairs", type=int, default=8, help="core: pairs; delivery: subscribers; checkpoint: runs")
     parser.add_argument(
         "--stages", type=int, default=None, help="checkpoint: stages per run (32); steps: steps per chain (16)"
@@ -216,6 +224,7 @@ def main() -> int:
 
             loads = {
                 "core": _core,
+                "channel": _channel,
                 "delivery": _delivery,
                 "checkpoint": _checkpoint_load(args.stages or 32),
                 "steps": _steps_load(args.stages or 16),
@@ -232,6 +241,7 @@ def main() -> int:
         shutil.rmtree(work, ignore_errors=True)
     what = {
         "core": f"core loop, {args.pairs} pairs",
+        "channel": f"core loop on channels, {args.pairs} pairs",
         "delivery": f"delivery, {args.pairs} subscribers",
         "checkpoint": f"checkpoints with two evidence refs, {args.pairs} runs, {args.stages or 32} stages",
         "steps": f"step runs, {args.pairs} in flight, chains of {args.stages or 16} agent steps",

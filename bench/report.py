@@ -90,6 +90,11 @@ def summarize(rows: list[Row]) -> list[dict[str, Any]]:
     return summaries
 
 
+CHANNEL_RATE_TARGET = 0.6
+"""Issue 18: the channel's round trips/s at least this share of AutoGen's."""
+CHANNEL_CPU_TARGET = 2.0
+"""Issue 18: the hub's server CPU per channel round trip at most this multiple of AutoGen's host's."""
+
 TARGETS: list[tuple[str, str, str, float, str]] = [
     # (name, scenario, comparison, threshold, what)
     ("core_loop", "core_full", "ratio>=", 0.75, "durable core loop at {pairs} pairs ≥ 0.75 × in-memory broker"),
@@ -127,6 +132,32 @@ def targets(summaries: list[dict[str, Any]], headline_pairs: int, top_subscriber
                 "met": met,
             }
         )
+    # Issue 18: the channel's core loop against AutoGen's runtime at the headline pairs.
+    channel = next(
+        (s for s in summaries if s["scenario"] == "core_channel" and s["scale"] == f"pairs={headline_pairs}"), None
+    )
+    usable = channel is not None and not channel["error"] and channel["ratio"] is not None
+    rate = channel["ratio"] if usable and channel is not None else None
+    cpu_ratio = channel["cpu_ratio"] if usable and channel is not None else None
+    cpu = 1 / cpu_ratio if cpu_ratio else None
+    out.append(
+        {
+            "target": "channel_rate",
+            "what": f"channel core loop at {headline_pairs} pairs ≥ {CHANNEL_RATE_TARGET} × AutoGen's runtime",
+            "figure": rate,
+            "threshold": CHANNEL_RATE_TARGET,
+            "met": None if rate is None else rate >= CHANNEL_RATE_TARGET,
+        }
+    )
+    out.append(
+        {
+            "target": "channel_cpu",
+            "what": f"its hub CPU per round trip ≤ {CHANNEL_CPU_TARGET} × AutoGen host's",
+            "figure": cpu,
+            "threshold": CHANNEL_CPU_TARGET,
+            "met": None if cpu is None else cpu <= CHANNEL_CPU_TARGET,
+        }
+    )
     refs: list[dict[str, Any] | None] = [s for s in summaries if s["scenario"] == "checkpoint_refs"]
     for row in refs or [None]:
         figure = row["ratio"] if row is not None and not row["error"] else None

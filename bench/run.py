@@ -16,7 +16,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
-from bench import ceilings, checkpoints, context, hub, journal, report, steps
+from bench import autogen, ceilings, checkpoints, context, hub, journal, report, steps
+from bench.autogen import AutogenHost
 from bench.common import Rep, Row, ServerProcess
 from bench.config import Config
 from bench.hubproc import HubProcess
@@ -24,7 +25,17 @@ from bench.hubproc import HubProcess
 BUDGET_SECONDS = 570.0
 """The whole run stops starting scenarios after this (the issue allows 10 minutes)."""
 
-CEILINGS = ["echo", "push", "broker", "broker_sqlite", "broker_fanout", "broker_paced", "push_idle", "sqlite"]
+CEILINGS = [
+    "echo",
+    "push",
+    "broker",
+    "broker_sqlite",
+    "autogen",
+    "broker_fanout",
+    "broker_paced",
+    "push_idle",
+    "sqlite",
+]
 HUB = [
     "core_full",
     "core_normal",
@@ -44,7 +55,7 @@ NEEDS: dict[str, list[str]] = {
     "core_full": ["broker", "broker_sqlite"],
     "core_normal": ["broker"],
     "core_send_wait": ["broker"],
-    "core_channel": ["broker"],
+    "core_channel": ["autogen"],
     "fanout": ["broker_fanout"],
     "delivery": ["push"],
     "paced": ["broker_paced"],
@@ -244,7 +255,7 @@ class _NoServer:
 
 
 @contextlib.contextmanager
-def _started(run: Run, label: str, process: HubProcess | ServerProcess | None) -> Iterator[Server]:
+def _started(run: Run, label: str, process: HubProcess | ServerProcess | AutogenHost | None) -> Iterator[Server]:
     """Start a process (None: not needed) and stop it afterwards; a failed start fails its rows, not the run."""
     if process is None:
         yield _NoServer(f"{label} was not started")
@@ -320,6 +331,7 @@ async def group_core(run: Run, wanted: set[str]) -> None:
         _started(run, "the SQLite broker", sqlite_broker if "broker_sqlite" in wanted else None) as sqlite_srv,
         _started(run, "the hub (full)", _hub(run, "core_full", bool(_FULL_HUB_ROWS & wanted), "full")) as full,
         _started(run, "the hub (normal)", _hub(run, "core_normal", "core_normal" in wanted, "normal")) as normal,
+        _started(run, "the AutoGen host", AutogenHost(run.work_dir) if "autogen" in wanted else None) as autogen_host,
     ):
         for n in cfg.pairs:
             scale = f"pairs={n}"
@@ -360,11 +372,21 @@ async def group_core(run: Run, wanted: set[str]) -> None:
             await _one(
                 run,
                 wanted,
+                "autogen",
+                unit,
+                scale,
+                _measure(autogen_host, autogen.core_loop, n, cfg),
+                note="AutoGen 0.7.5 GrpcWorkerAgentRuntimeHost: send_message to a peer agent, its handler's reply "
+                "(one worker runtime per agent, nothing persisted)",
+            )
+            await _one(
+                run,
+                wanted,
                 "core_channel",
                 unit,
                 scale,
                 _measure(full, hub.core_loop_channel, n, cfg),
-                ceiling="broker",
+                ceiling="autogen",
                 note="send(wait) on a channel → event on the recipient's channel → reply on it, durability full",
             )
 
@@ -873,7 +895,7 @@ async def _ready(results: dict[str, list[Rep]]) -> list[Rep]:
 
 
 GROUPS: list[tuple[set[str], Callable[[Run, set[str]], Awaitable[None]]]] = [
-    ({"broker", "broker_sqlite", "core_full", "core_normal", "core_send_wait", "core_channel"}, group_core),
+    ({"broker", "broker_sqlite", "autogen", "core_full", "core_normal", "core_send_wait", "core_channel"}, group_core),
     ({"broker_fanout", "fanout"}, group_fanout),
     ({"push", "delivery"}, group_delivery),
     ({"broker_paced", "paced"}, group_paced),

@@ -1,0 +1,158 @@
+"""Microsoft AutoGen's distributed runtime as a peer row: its host in a process of its own, measured in the run.
+
+AutoGen 0.7.5 pins grpcio ~1.70, so it runs from a virtual environment the bench makes for it
+(``.bench/autogen-0.7.5`` at the repository root, made once, from the pins below; a half-made one
+is made again). ``bench/autogen_peer.py`` is the only code run there: its ``host`` command serves
+``GrpcWorkerAgentRuntimeHost`` and its ``drive`` command runs the core exchange through worker
+runtimes (one per agent, as each hub agent has its own connection) and prints each repetition.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench.common import REPO, Rep, child_env
+from bench.config import Config
+
+PINS = ("autogen-core==0.7.5", "autogen-ext[grpc]==0.7.5", "grpcio==1.70.0", "protobuf==5.29.6")
+"""What the AutoGen environment holds: AutoGen as the issue names it, and the grpcio and protobuf it resolved to."""
+VENV = REPO / ".bench" / "autogen-0.7.5"
+PEER = REPO / "bench" / "autogen_peer.py"
+
+
+def python() -> Path:
+    """The AutoGen environment's interpreter, made first if it is missing or was made from other pins.
+
+    Raises:
+        subprocess.CalledProcessError: the environment could not be made (no package index, say).
+    """
+    interpreter = VENV / "bin" / "python"
+    marker = VENV / ".pins"
+    VENV.parent.mkdir(parents=True, exist_ok=True)
+    with (VENV.parent / ".autogen.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two runs at once make it once
+        if marker.exists() and marker.read_text() == "\n".join(PINS):
+            return interpreter
+        shutil.rmtree(VENV, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, capture_output=True)
+        subprocess.run(
+            [str(interpreter), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *PINS],
+            check=True,
+            capture_output=True,
+            timeout=900,
+        )
+        marker.write_text("\n".join(PINS))
+    return interpreter
+
+
+class AutogenHost:
+    """``GrpcWorkerAgentRuntimeHost`` in its own process, on 127.0.0.1 (as ``ServerProcess``)."""
+
+    def __init__(self, work_dir: Path) -> None:
+        self.work_dir = work_dir
+        self.log_path = work_dir / "autogen-host.log"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.address = ""
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def start(self, timeout: float = 30.0) -> str:
+        address_file = self.work_dir / "autogen-host.address"
+        address_file.unlink(missing_ok=True)
+        interpreter = python()
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                [str(interpreter), str(PEER), "host", "--address-file", str(address_file)],
+                stdout=log,
+                stderr=log,
+                env=_env(),
+                cwd=self.work_dir,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the AutoGen host exited with {self.process.returncode}")
+            with contextlib.suppress(OSError):
+                text = address_file.read_text().strip()
+                if text:
+                    self.address = text
+                    time.sleep(0.2)  # the host writes its address as it starts serving
+                    return text
+            time.sleep(0.02)
+        self.stop()
+        raise TimeoutError(f"the AutoGen host did not start within {timeout} s")
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+
+def _env() -> dict[str, str]:
+    env = child_env()
+    env.pop("PYTHONPATH", None)  # nothing of the hub's environment
+    return env
+
+
+async def core_loop(address: str, pairs: int, cfg: Config, pid: int) -> list[Rep]:
+    """The core exchange through AutoGen's host: ``send_message`` to a peer agent, its handler's reply.
+
+    Raises:
+        RuntimeError: the driver failed (its stderr's last line says why).
+    """
+    driver = await asyncio.create_subprocess_exec(
+        str(python()),
+        str(PEER),
+        "drive",
+        "--address",
+        address,
+        "--host-pid",
+        str(pid),
+        "--pairs",
+        str(pairs),
+        "--warmup",
+        str(cfg.warmup),
+        "--duration",
+        str(cfg.duration),
+        "--reps",
+        str(cfg.reps),
+        "--payload",
+        str(cfg.payload_size),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=_env(),
+    )
+    out, err = await driver.communicate()
+    if driver.returncode != 0:
+        last = (err.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"the AutoGen driver failed ({driver.returncode}): {last[:300]}")
+    reps = []
+    for line in out.decode().splitlines():
+        rep = json.loads(line)
+        reps.append(
+            Rep(
+                rate=rep["rate"],
+                ops=rep["ops"],
+                seconds=rep["seconds"],
+                latencies=rep["latencies"],
+                cpu_seconds=rep["cpu_seconds"],
+                extra={"client_cpu_s": rep["client_cpu_s"]},
+            )
+        )
+    return reps
