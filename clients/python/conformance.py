@@ -26,8 +26,9 @@ from grpc_status import rpc_status
 
 from kxm_grpc.client import HubClient
 from kxm_grpc.errors import HubError
+from kxm_grpc.v1 import agent_service_pb2 as apb
+from kxm_grpc.v1 import agent_service_pb2_grpc, types_pb2
 from kxm_grpc.v1 import message_service_pb2 as mpb
-from kxm_grpc.v1 import types_pb2
 
 DEADLINE = 10.0  # every unary call
 EVENT_WAIT = 15.0  # waiting for a stream event
@@ -43,6 +44,8 @@ FANOUT = "conformance fanout"
 FANOUT_KEY_PREFIX = "conformance-fanout"
 RESUME = ("conformance resume 1", "conformance resume 2")
 LEASE_TTL = 30.0
+CHANNEL_REQUEST = "conformance channel request"
+CHANNEL_REPLY = "conformance channel reply"
 
 Step = dict[str, Any]
 
@@ -158,6 +161,7 @@ class Scenario:
         await self.get_missing()
         await self.lease()
         await self.resume(inbox_b)
+        await self.channel()
 
     async def close(self) -> None:
         for inbox in self.inboxes:
@@ -366,6 +370,144 @@ class Scenario:
             contents_in_order=contents == list(RESUME),
             redelivered=redelivered,
         )
+
+    # 14. a and a new agent d exchange a request and its reply on channels (AgentService.OpenChannel)
+    async def channel(self) -> None:
+        d = HubClient(self.addr, token=self.token, timeout=DEADLINE)
+        self.clients["d"] = d
+        await d.agents.register(self.name("d"), purpose="conformance", model="python")
+        a_channel = Channel(self.clients["a"])
+        d_channel = Channel(d)
+        try:
+            d_channel.write(apb.OpenChannelRequest(subscribe=mpb.SubscribeRequest(after_seq=0)))
+            d_ready = await d_channel.ready()
+            a_ready = await a_channel.ready()
+            first = await d_channel.event()
+            send = apb.ChannelCommand(
+                command_id="ch-send",
+                send=mpb.SendMessageRequest(target=self.name("d"), content=CHANNEL_REQUEST, wait={"seconds": 10}),
+            )
+            a_channel.write(apb.OpenChannelRequest(commands=[send]))
+            event = await d_channel.event()
+            while event_kind(event) == "presence":  # the project's other agents come and go
+                event = await d_channel.event()
+            message = event.message
+            d_channel.write(
+                apb.OpenChannelRequest(
+                    commands=[
+                        apb.ChannelCommand(command_id="ch-ack", ack=mpb.AckMessagesRequest(message_ids=[message.id])),
+                        apb.ChannelCommand(
+                            command_id="ch-reply",
+                            reply=mpb.ReplyToMessageRequest(message_id=message.id, content=CHANNEL_REPLY),
+                        ),
+                    ]
+                )
+            )
+            acked, replied = await d_channel.result(), await d_channel.result()
+            sent = await a_channel.result()
+            a_channel.write(apb.OpenChannelRequest(commands=[send]))  # the same command again
+            replay = await a_channel.result()
+            missing = apb.ChannelCommand(command_id="ch-get", get=mpb.GetMessageRequest(message_id=MISSING_MESSAGE_ID))
+            a_channel.write(apb.OpenChannelRequest(commands=[missing]))
+            failed = await a_channel.result()
+            a_end, d_end = await a_channel.end(), await d_channel.end()
+        finally:
+            a_channel.cancel()
+            d_channel.cancel()
+        self.add(
+            "channel",
+            a_ready=a_ready.agent.name == self.name("a"),
+            d_ready=d_ready.agent.name == self.name("d"),
+            max_commands_per_request=a_ready.max_commands_per_request,
+            max_in_flight_positive=a_ready.max_in_flight > 0,
+            d_first_event=event_kind(first),
+            event=event_kind(event),
+            content_equal=message.content == CHANNEL_REQUEST,
+            from_a=message.from_agent_name == self.name("a"),
+            seq_positive=event.seq > 0,
+            ack_state=state_name(acked.ack.messages[0].state),
+            reply_state=state_name(replied.reply.message.state),
+            results_in_order=[acked.command_id, replied.command_id] == ["ch-ack", "ch-reply"],
+            send_terminal=sent.send.terminal,
+            send_reply_equal=sent.send.message.reply.content == CHANNEL_REPLY,
+            send_key_is_command_id=sent.send.message.idempotency_key == "ch-send",
+            send_replayed=sent.replayed,
+            replayed=replay.replayed,
+            replay_same_id=replay.send.message.id == sent.send.message.id,
+            error={
+                "code": grpc.StatusCode.NOT_FOUND.name if failed.error.code == 5 else str(failed.error.code),
+                "reason": failed.error.reason,
+            },
+            a_end=a_end,
+            d_end=d_end,
+        )
+
+
+class Channel:
+    """One OpenChannel stream of an agent, on the raw generated stub (as the other languages use theirs).
+
+    Its responses are read by a background task and taken apart into the channel's ``ready``, the
+    inbox events and the command results, each read in order.
+    """
+
+    def __init__(self, client: HubClient) -> None:
+        stub = agent_service_pb2_grpc.AgentServiceStub(client.channel)
+        self.call = stub.OpenChannel(metadata=client.metadata)
+        self.items: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self.writes: list[asyncio.Task[None]] = []
+        self.task = asyncio.create_task(self._pump())
+
+    async def _pump(self) -> None:
+        try:
+            async for response in self.call:
+                if response.HasField("ready"):
+                    await self.items.put(("ready", response.ready))
+                for event in response.events:
+                    await self.items.put(("event", event))
+                for result in response.results:
+                    await self.items.put(("result", result))
+            await self.items.put(("end", "OK"))
+        except grpc.aio.AioRpcError as error:
+            await self.items.put(("end", error.code().name))
+
+    def write(self, request: apb.OpenChannelRequest) -> None:
+        previous = self.writes[-1] if self.writes else None
+
+        async def write() -> None:
+            if previous is not None:
+                await previous  # one write at a time, in order
+            await self.call.write(request)
+
+        self.writes.append(asyncio.create_task(write()))
+
+    async def _next(self, kind: str) -> Any:
+        try:
+            got, item = await asyncio.wait_for(self.items.get(), EVENT_WAIT)
+        except TimeoutError:
+            raise StepFailed(f"no channel {kind} in time", {"error": "timeout"}) from None
+        if got != kind:
+            raise StepFailed(f"a channel {got} came before its {kind}", {"error": f"unexpected_{got}"})
+        return item
+
+    async def ready(self) -> apb.ChannelReady:
+        return await self._next("ready")  # type: ignore[no-any-return]
+
+    async def event(self) -> mpb.SubscribeResponse:
+        return await self._next("event")  # type: ignore[no-any-return]
+
+    async def result(self) -> apb.ChannelResult:
+        return await self._next("result")  # type: ignore[no-any-return]
+
+    async def end(self) -> str:
+        """Close the sending side and wait for the hub to end the stream; its status code's name."""
+        for write in self.writes:
+            await write
+        await self.call.done_writing()
+        return await self._next("end")  # type: ignore[no-any-return]
+
+    def cancel(self) -> None:
+        self.call.cancel()
+        self.task.cancel()
 
 
 async def main() -> int:
