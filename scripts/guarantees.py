@@ -30,6 +30,15 @@ GUARANTEES: list[tuple[str, str, list[str]]] = [
         ["B1", "B2", "B3"],
     ),
     (
+        "Channel commands are applied once, in order",
+        "On an agent channel (`AgentService.OpenChannel`) a command answered OK is durable as its unary twin is; a "
+        "command left unanswered by a crash and replayed under its command id on a new channel is applied once; a "
+        "sender's commands are applied in the order it sent them, replays included. Checked with B1's total-queue "
+        "checker, a count of each command id's rows, the stored order per sender and recipient, and the watch "
+        "validators over each channel's events.",
+        ["B19"],
+    ),
+    (
         "Retries are idempotent",
         "A `SendMessage` or `FanoutMessages` retried with the same idempotency key, and a `ReplyToMessage` repeated "
         "with the same content, answer with the original message and store nothing new, across crashes and restarts, "

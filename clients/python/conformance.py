@@ -371,7 +371,7 @@ class Scenario:
             redelivered=redelivered,
         )
 
-    # 14. a and a new agent d exchange a request and its reply on channels (AgentService.OpenChannel)
+    # 10. a and a new agent d exchange a request and its reply on channels (AgentService.OpenChannel)
     async def channel(self) -> None:
         d = HubClient(self.addr, token=self.token, timeout=DEADLINE)
         self.clients["d"] = d
@@ -389,8 +389,6 @@ class Scenario:
             )
             a_channel.write(apb.OpenChannelRequest(commands=[send]))
             event = await d_channel.event()
-            while event_kind(event) == "presence":  # the project's other agents come and go
-                event = await d_channel.event()
             message = event.message
             d_channel.write(
                 apb.OpenChannelRequest(
@@ -447,7 +445,8 @@ class Channel:
     """One OpenChannel stream of an agent, on the raw generated stub (as the other languages use theirs).
 
     Its responses are read by a background task and taken apart into the channel's ``ready``, the
-    inbox events and the command results, each read in order.
+    inbox events and the command results, each read in order. Presence events are dropped: the
+    project's other agents (the other programs' among them) come and go at any moment.
     """
 
     def __init__(self, client: HubClient) -> None:
@@ -463,7 +462,8 @@ class Channel:
                 if response.HasField("ready"):
                     await self.items.put(("ready", response.ready))
                 for event in response.events:
-                    await self.items.put(("event", event))
+                    if event_kind(event) != "presence":
+                        await self.items.put(("event", event))
                 for result in response.results:
                     await self.items.put(("result", result))
             await self.items.put(("end", "OK"))

@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import grpc
 
@@ -202,9 +202,17 @@ class Mesh:
             await agent.client.close()
 
 
-async def crash_run(battery: Battery, hub: CrashHub, *, agents: int, load: Callable[[Mesh], Awaitable[None]]) -> None:
-    """Start ``hub``, run ``load`` (sends and faults) on a mesh of ``agents`` consuming their inboxes,
-    then drain, stop the hub, and check the history and the final database (B1's invariants).
+async def crash_run(
+    battery: Battery,
+    hub: CrashHub,
+    *,
+    agents: int,
+    load: Callable[[Any], Awaitable[None]],
+    mesh_type: type[Mesh] = Mesh,
+) -> Mesh:
+    """Start ``hub``, run ``load`` (sends and faults) on a mesh of ``agents`` (a ``mesh_type``)
+    consuming their inboxes, then drain, stop the hub, and check the history and the final database
+    (B1's invariants); the mesh, for further checks.
 
     Raises:
         InvariantBroken: an acknowledged send was lost, something unexpected or a retired message
@@ -213,7 +221,7 @@ async def crash_run(battery: Battery, hub: CrashHub, *, agents: int, load: Calla
     """
     history = History(battery.dir / "history.jsonl")
     hub.start()
-    mesh = await Mesh.create(hub, battery, history, agents)
+    mesh = await mesh_type.create(hub, battery, history, agents)
     stop = asyncio.Event()
     consumers = [asyncio.create_task(mesh.consume(a, stop)) for a in mesh.agents]
     try:
@@ -250,6 +258,7 @@ async def crash_run(battery: Battery, hub: CrashHub, *, agents: int, load: Calla
     battery.invariant("duplicates stored", verdict.stored_duplicates, 0)
     battery.invariant("integrity_check after every kill", {r for r in hub.integrity if r != "ok"}, set())
     battery.invariant("every stored message acknowledged", drained, True)
+    return mesh
 
 
 def stored_messages(db_path: Path) -> list[tuple[str, str, int, str]]:

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -23,6 +24,7 @@ import (
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
@@ -39,6 +41,7 @@ const (
 	fanoutTimeout = 20 * time.Second // FanoutMessages' gathering time (the call's deadline is 5 s longer)
 	barrierWait   = 15 * time.Second // how long a fanout handler waits for the other one
 	leaseTTL      = 30 * time.Second
+	channelWait   = 10 * time.Second // the channel's send command's wait for the reply
 
 	missingMessageID = "msg_00000000000000000000000000000000"
 	request          = "conformance request"
@@ -46,6 +49,8 @@ const (
 	reply            = "conformance reply"
 	fanout           = "conformance fanout"
 	fanoutKeyPrefix  = "conformance-fanout"
+	channelRequest   = "conformance channel request"
+	channelReply     = "conformance channel reply"
 )
 
 var resumeContents = []string{"conformance resume 1", "conformance resume 2"}
@@ -88,6 +93,14 @@ func errorFacts(err error) facts {
 		}
 	}
 	return f
+}
+
+// codeName is the name of err's status code ("OK" for nil or io.EOF, the end of a stream).
+func codeName(err error) string {
+	if err == nil || errors.Is(err, io.EOF) {
+		return "OK"
+	}
+	return errorFacts(err)["code"].(string)
 }
 
 // eventKind is the name of the event's oneof case: ready, message, reply, cancelled, expired or presence.
@@ -229,6 +242,7 @@ func (s *scenario) run() error {
 		s.getMissing,
 		s.lease,
 		func() error { return s.resume(inboxB) },
+		s.channel,
 	} {
 		if err := step(); err != nil {
 			return err
@@ -237,17 +251,26 @@ func (s *scenario) run() error {
 	return nil
 }
 
+// registerAgent registers agent suffix with the project token and keeps its credentials.
+func (s *scenario) registerAgent(suffix string) (*kxmv1.RegisterAgentResponse, error) {
+	ctx, cancel := context.WithTimeout(metadata.NewOutgoingContext(context.Background(), s.project), deadline)
+	defer cancel()
+	resp, err := s.agents.RegisterAgent(ctx, &kxmv1.RegisterAgentRequest{Name: s.name(suffix), Purpose: "conformance", Model: "go"})
+	if err != nil {
+		return nil, err
+	}
+	s.md[suffix] = metadata.Join(s.project,
+		metadata.Pairs("x-kxm-agent-id", resp.GetAgent().GetId(), "x-kxm-agent-key", resp.GetAgentKey()))
+	return resp, nil
+}
+
 // 1. register a, b and c
 func (s *scenario) register() error {
 	for _, suffix := range []string{"a", "b", "c"} {
-		ctx, cancel := context.WithTimeout(metadata.NewOutgoingContext(context.Background(), s.project), deadline)
-		resp, err := s.agents.RegisterAgent(ctx, &kxmv1.RegisterAgentRequest{Name: s.name(suffix), Purpose: "conformance", Model: "go"})
-		cancel()
+		resp, err := s.registerAgent(suffix)
 		if err != nil {
 			return err
 		}
-		s.md[suffix] = metadata.Join(s.project,
-			metadata.Pairs("x-kxm-agent-id", resp.GetAgent().GetId(), "x-kxm-agent-key", resp.GetAgentKey()))
 		s.add("register_"+suffix, facts{
 			"resumed":    resp.GetResumed(),
 			"presence":   resp.GetAgent().GetPresence().String(),
@@ -577,6 +600,244 @@ func (s *scenario) resume(inboxB *inbox) error {
 	})
 	return nil
 }
+
+// 10. a and a new agent d exchange a request and its reply on channels (AgentService.OpenChannel)
+func (s *scenario) channel() error {
+	if _, err := s.registerAgent("d"); err != nil {
+		return err
+	}
+	aChannel, err := s.openChannel("a")
+	if err != nil {
+		return err
+	}
+	defer aChannel.close()
+	dChannel, err := s.openChannel("d")
+	if err != nil {
+		return err
+	}
+	defer dChannel.close()
+
+	if err := dChannel.write(&kxmv1.OpenChannelRequest{Subscribe: &kxmv1.SubscribeRequest{AfterSeq: 0}}); err != nil {
+		return err
+	}
+	dReady, err := dChannel.ready()
+	if err != nil {
+		return err
+	}
+	aReady, err := aChannel.ready()
+	if err != nil {
+		return err
+	}
+	first, err := dChannel.event()
+	if err != nil {
+		return err
+	}
+	send := &kxmv1.ChannelCommand{CommandId: "ch-send", Command: &kxmv1.ChannelCommand_Send{
+		Send: &kxmv1.SendMessageRequest{Target: s.name("d"), Content: channelRequest, Wait: durationpb.New(channelWait)},
+	}}
+	if err := aChannel.write(&kxmv1.OpenChannelRequest{Commands: []*kxmv1.ChannelCommand{send}}); err != nil {
+		return err
+	}
+	ev, err := dChannel.event()
+	if err != nil {
+		return err
+	}
+	m := ev.GetMessage()
+	if err := dChannel.write(&kxmv1.OpenChannelRequest{Commands: []*kxmv1.ChannelCommand{
+		{CommandId: "ch-ack", Command: &kxmv1.ChannelCommand_Ack{
+			Ack: &kxmv1.AckMessagesRequest{MessageIds: []string{m.GetId()}},
+		}},
+		{CommandId: "ch-reply", Command: &kxmv1.ChannelCommand_Reply{
+			Reply: &kxmv1.ReplyToMessageRequest{MessageId: m.GetId(), Content: channelReply},
+		}},
+	}}); err != nil {
+		return err
+	}
+	acked, err := dChannel.result()
+	if err != nil {
+		return err
+	}
+	replied, err := dChannel.result()
+	if err != nil {
+		return err
+	}
+	sent, err := aChannel.result()
+	if err != nil {
+		return err
+	}
+	// the same command again
+	if err := aChannel.write(&kxmv1.OpenChannelRequest{Commands: []*kxmv1.ChannelCommand{send}}); err != nil {
+		return err
+	}
+	replay, err := aChannel.result()
+	if err != nil {
+		return err
+	}
+	missing := &kxmv1.ChannelCommand{CommandId: "ch-get", Command: &kxmv1.ChannelCommand_Get{
+		Get: &kxmv1.GetMessageRequest{MessageId: missingMessageID},
+	}}
+	if err := aChannel.write(&kxmv1.OpenChannelRequest{Commands: []*kxmv1.ChannelCommand{missing}}); err != nil {
+		return err
+	}
+	failed, err := aChannel.result()
+	if err != nil {
+		return err
+	}
+	aEnd, err := aChannel.end()
+	if err != nil {
+		return err
+	}
+	dEnd, err := dChannel.end()
+	if err != nil {
+		return err
+	}
+	resultIDs := []string{acked.GetCommandId(), replied.GetCommandId()}
+	errorCode := fmt.Sprint(failed.GetError().GetCode())
+	if failed.GetError().GetCode() == int32(codes.NotFound) {
+		errorCode = "NOT_FOUND"
+	}
+	s.add("channel", facts{
+		"a_ready":                  aReady.GetAgent().GetName() == s.name("a"),
+		"d_ready":                  dReady.GetAgent().GetName() == s.name("d"),
+		"max_commands_per_request": aReady.GetMaxCommandsPerRequest(),
+		"max_in_flight_positive":   aReady.GetMaxInFlight() > 0,
+		"d_first_event":            eventKind(first),
+		"event":                    eventKind(ev),
+		"content_equal":            m.GetContent() == channelRequest,
+		"from_a":                   m.GetFromAgentName() == s.name("a"),
+		"seq_positive":             ev.GetSeq() > 0,
+		"ack_state":                acked.GetAck().GetMessages()[0].GetState().String(),
+		"reply_state":              replied.GetReply().GetMessage().GetState().String(),
+		"results_in_order":         slices.Equal(resultIDs, []string{"ch-ack", "ch-reply"}),
+		"send_terminal":            sent.GetSend().GetTerminal(),
+		"send_reply_equal":         sent.GetSend().GetMessage().GetReply().GetContent() == channelReply,
+		"send_key_is_command_id":   sent.GetSend().GetMessage().GetIdempotencyKey() == "ch-send",
+		"send_replayed":            sent.GetReplayed(),
+		"replayed":                 replay.GetReplayed(),
+		"replay_same_id":           replay.GetSend().GetMessage().GetId() == sent.GetSend().GetMessage().GetId(),
+		"error":                    facts{"code": errorCode, "reason": failed.GetError().GetReason()},
+		"a_end":                    aEnd,
+		"d_end":                    dEnd,
+	})
+	return nil
+}
+
+// channelItem is one thing a channel's responses carried, by kind: its ready, an inbox event, a
+// command result, or the end of the stream (end is its status code's name).
+type channelItem struct {
+	kind   string // ready, event, result or end
+	ready  *kxmv1.ChannelReady
+	event  *kxmv1.SubscribeResponse
+	result *kxmv1.ChannelResult
+	end    string
+}
+
+// agentChannel is one OpenChannel stream of an agent, on the generated client. Its responses are
+// read by a goroutine and taken apart into the channel's ready, the inbox events and the command
+// results, each read in order.
+type agentChannel struct {
+	cancel context.CancelFunc
+	stream grpc.BidiStreamingClient[kxmv1.OpenChannelRequest, kxmv1.OpenChannelResponse]
+	items  chan channelItem
+}
+
+func (s *scenario) openChannel(suffix string) (*agentChannel, error) {
+	// A stream has no deadline; keepalive detects a dead connection.
+	ctx, cancel := context.WithCancel(metadata.NewOutgoingContext(context.Background(), s.md[suffix]))
+	stream, err := s.agents.OpenChannel(ctx)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	ch := &agentChannel{cancel: cancel, stream: stream, items: make(chan channelItem, 1024)}
+	go func() {
+		defer close(ch.items)
+		put := func(item channelItem) bool {
+			select {
+			case ch.items <- item:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for {
+			resp, err := stream.Recv()
+			if err != nil {
+				put(channelItem{kind: "end", end: codeName(err)})
+				return
+			}
+			if resp.GetReady() != nil && !put(channelItem{kind: "ready", ready: resp.GetReady()}) {
+				return
+			}
+			for _, ev := range resp.GetEvents() {
+				if eventKind(ev) == "presence" {
+					continue // the project's other agents (the other programs' among them) come and go at any moment
+				}
+				if !put(channelItem{kind: "event", event: ev}) {
+					return
+				}
+			}
+			for _, r := range resp.GetResults() {
+				if !put(channelItem{kind: "result", result: r}) {
+					return
+				}
+			}
+		}
+	}()
+	return ch, nil
+}
+
+// write sends one request. A stream the hub ended makes Send return io.EOF: its status is the
+// channel's end, which the next read reports.
+func (ch *agentChannel) write(req *kxmv1.OpenChannelRequest) error {
+	if err := ch.stream.Send(req); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+func (ch *agentChannel) next(kind string) (channelItem, error) {
+	select {
+	case item, ok := <-ch.items:
+		if !ok {
+			return item, &stepFailed{"the channel ended", facts{"error": "stream_ended"}}
+		}
+		if item.kind != kind {
+			return item, &stepFailed{"a channel " + item.kind + " came before its " + kind,
+				facts{"error": "unexpected_" + item.kind}}
+		}
+		return item, nil
+	case <-time.After(eventWait):
+		return channelItem{}, &stepFailed{"no channel " + kind + " in time", facts{"error": "timeout"}}
+	}
+}
+
+func (ch *agentChannel) ready() (*kxmv1.ChannelReady, error) {
+	item, err := ch.next("ready")
+	return item.ready, err
+}
+
+func (ch *agentChannel) event() (*kxmv1.SubscribeResponse, error) {
+	item, err := ch.next("event")
+	return item.event, err
+}
+
+func (ch *agentChannel) result() (*kxmv1.ChannelResult, error) {
+	item, err := ch.next("result")
+	return item.result, err
+}
+
+// end closes the sending side and waits for the hub to end the stream: its status code's name.
+func (ch *agentChannel) end() (string, error) {
+	if err := ch.stream.CloseSend(); err != nil {
+		return "", err
+	}
+	item, err := ch.next("end")
+	return item.end, err
+}
+
+// close drops the stream (cancels the call).
+func (ch *agentChannel) close() { ch.cancel() }
 
 func containsAll(have, want []string) bool {
 	for _, w := range want {

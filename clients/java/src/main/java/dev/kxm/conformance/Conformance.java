@@ -10,6 +10,9 @@ import dev.kxm.v1.AcquireLeaseRequest;
 import dev.kxm.v1.AcquireLeaseResponse;
 import dev.kxm.v1.AgentServiceGrpc;
 import dev.kxm.v1.CheckFenceRequest;
+import dev.kxm.v1.ChannelCommand;
+import dev.kxm.v1.ChannelReady;
+import dev.kxm.v1.ChannelResult;
 import dev.kxm.v1.CheckFenceResponse;
 import dev.kxm.v1.FanoutMessagesRequest;
 import dev.kxm.v1.FanoutMessagesResponse;
@@ -18,6 +21,8 @@ import dev.kxm.v1.GetMessageRequest;
 import dev.kxm.v1.LeaseServiceGrpc;
 import dev.kxm.v1.Message;
 import dev.kxm.v1.MessageServiceGrpc;
+import dev.kxm.v1.OpenChannelRequest;
+import dev.kxm.v1.OpenChannelResponse;
 import dev.kxm.v1.RegisterAgentRequest;
 import dev.kxm.v1.RegisterAgentResponse;
 import dev.kxm.v1.ReleaseLeaseRequest;
@@ -35,6 +40,7 @@ import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
 import io.grpc.stub.MetadataUtils;
@@ -84,6 +90,8 @@ public final class Conformance {
   private static final String FANOUT = "conformance fanout";
   private static final String FANOUT_KEY_PREFIX = "conformance-fanout";
   private static final List<String> RESUME = List.of("conformance resume 1", "conformance resume 2");
+  private static final String CHANNEL_REQUEST = "conformance channel request";
+  private static final String CHANNEL_REPLY = "conformance channel reply";
 
   private static final Metadata.Key<String> AUTHORIZATION =
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
@@ -330,6 +338,107 @@ public final class Conformance {
     return new Opened(inbox, inbox.next());
   }
 
+  /**
+   * One OpenChannel stream of an agent. gRPC's observer takes its responses apart into the
+   * channel's ready, the inbox events and the command results, put in order into a queue of
+   * ("ready" | "event" | "result" | "end", value) items, each read in order.
+   */
+  private static final class Channel {
+    private record Item(String kind, Object value) {}
+
+    private final LinkedBlockingQueue<Item> items = new LinkedBlockingQueue<>();
+    private final Context.CancellableContext context = Context.current().withCancellation();
+    private final StreamObserver<OpenChannelRequest> requests;
+
+    Channel(ManagedChannel channel, Metadata metadata) {
+      AgentServiceGrpc.AgentServiceStub stub =
+          AgentServiceGrpc.newStub(channel)
+              .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(metadata));
+      // A stream has no deadline; keepalive detects a dead connection. Cancelling the context
+      // cancels the call.
+      Context previous = context.attach();
+      try {
+        requests =
+            stub.openChannel(
+                new StreamObserver<>() {
+                  @Override
+                  public void onNext(OpenChannelResponse response) {
+                    if (response.hasReady()) {
+                      items.add(new Item("ready", response.getReady()));
+                    }
+                    for (SubscribeResponse ev : response.getEventsList()) {
+                      // The project's other agents (the other programs' among them) come and go at any moment.
+                      if (ev.getEventCase() != SubscribeResponse.EventCase.PRESENCE) {
+                        items.add(new Item("event", ev));
+                      }
+                    }
+                    for (ChannelResult result : response.getResultsList()) {
+                      items.add(new Item("result", result));
+                    }
+                  }
+
+                  @Override
+                  public void onError(Throwable t) {
+                    items.add(new Item("end", Status.fromThrowable(t).getCode().name()));
+                  }
+
+                  @Override
+                  public void onCompleted() {
+                    items.add(new Item("end", "OK"));
+                  }
+                });
+      } finally {
+        context.detach(previous);
+      }
+    }
+
+    /** Writes one request (only ever from the scenario's thread: one write at a time, in order). */
+    void write(OpenChannelRequest request) {
+      requests.onNext(request);
+    }
+
+    private Object next(String kind) {
+      Item item;
+      try {
+        item = items.poll(EVENT_WAIT_S, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StepFailed("interrupted", "interrupted");
+      }
+      if (item == null) {
+        throw new StepFailed("no channel " + kind + " in time", "timeout");
+      }
+      if (!item.kind().equals(kind)) {
+        throw new StepFailed(
+            "a channel " + item.kind() + " came before its " + kind, "unexpected_" + item.kind());
+      }
+      return item.value();
+    }
+
+    ChannelReady ready() {
+      return (ChannelReady) next("ready");
+    }
+
+    SubscribeResponse event() {
+      return (SubscribeResponse) next("event");
+    }
+
+    ChannelResult result() {
+      return (ChannelResult) next("result");
+    }
+
+    /** Closes the sending side and waits for the hub to end the stream; its status code's name. */
+    String end() {
+      requests.onCompleted();
+      return (String) next("end");
+    }
+
+    /** Drops the stream (cancels the call; nothing once it ended). */
+    void cancel() {
+      context.cancel(null);
+    }
+  }
+
   // -- the scenario -------------------------------------------------------------------------------
 
   private void run() {
@@ -342,28 +451,33 @@ public final class Conformance {
     getMissing();
     lease();
     resume(inboxB);
+    channelStep();
+  }
+
+  /** Registers agent {@code suffix} with the project token and keeps its credentials. */
+  private RegisterAgentResponse registerAgent(String suffix) {
+    RegisterAgentResponse resp =
+        AgentServiceGrpc.newBlockingStub(channel)
+            .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(project))
+            .withDeadlineAfter(DEADLINE_S, TimeUnit.SECONDS)
+            .registerAgent(
+                RegisterAgentRequest.newBuilder()
+                    .setName(name(suffix))
+                    .setPurpose("conformance")
+                    .setModel("java")
+                    .build());
+    Metadata md = new Metadata();
+    md.merge(project);
+    md.put(AGENT_ID, resp.getAgent().getId());
+    md.put(AGENT_KEY, resp.getAgentKey());
+    agentMetadata.put(suffix, md);
+    return resp;
   }
 
   // 1. register a, b and c
   private void register() {
-    AgentServiceGrpc.AgentServiceBlockingStub agents =
-        AgentServiceGrpc.newBlockingStub(channel)
-            .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(project));
     for (String suffix : List.of("a", "b", "c")) {
-      RegisterAgentResponse resp =
-          agents
-              .withDeadlineAfter(DEADLINE_S, TimeUnit.SECONDS)
-              .registerAgent(
-                  RegisterAgentRequest.newBuilder()
-                      .setName(name(suffix))
-                      .setPurpose("conformance")
-                      .setModel("java")
-                      .build());
-      Metadata md = new Metadata();
-      md.merge(project);
-      md.put(AGENT_ID, resp.getAgent().getId());
-      md.put(AGENT_KEY, resp.getAgentKey());
-      agentMetadata.put(suffix, md);
+      RegisterAgentResponse resp = registerAgent(suffix);
       add(
           "register_" + suffix,
           facts(
@@ -643,5 +757,112 @@ public final class Conformance {
             "messages", messageIds.size(),
             "contents_in_order", contents.equals(RESUME),
             "redelivered", redelivered));
+  }
+
+  // 10. a and a new agent d exchange a request and its reply on channels (AgentService.OpenChannel)
+  private void channelStep() {
+    registerAgent("d");
+    Channel aChannel = new Channel(channel, agentMetadata.get("a"));
+    Channel dChannel = new Channel(channel, agentMetadata.get("d"));
+    ChannelReady dReady;
+    ChannelReady aReady;
+    SubscribeResponse first;
+    SubscribeResponse ev;
+    ChannelResult acked;
+    ChannelResult replied;
+    ChannelResult sent;
+    ChannelResult replay;
+    ChannelResult failed;
+    String aEnd;
+    String dEnd;
+    try {
+      dChannel.write(
+          OpenChannelRequest.newBuilder()
+              .setSubscribe(SubscribeRequest.newBuilder().setAfterSeq(0))
+              .build());
+      dReady = dChannel.ready();
+      aReady = aChannel.ready();
+      first = dChannel.event();
+      ChannelCommand send =
+          ChannelCommand.newBuilder()
+              .setCommandId("ch-send")
+              .setSend(
+                  SendMessageRequest.newBuilder()
+                      .setTarget(name("d"))
+                      .setContent(CHANNEL_REQUEST)
+                      .setWait(seconds(10)))
+              .build();
+      aChannel.write(OpenChannelRequest.newBuilder().addCommands(send).build());
+      ev = dChannel.event();
+      String messageId = ev.getMessage().getId();
+      dChannel.write(
+          OpenChannelRequest.newBuilder()
+              .addCommands(
+                  ChannelCommand.newBuilder()
+                      .setCommandId("ch-ack")
+                      .setAck(AckMessagesRequest.newBuilder().addMessageIds(messageId)))
+              .addCommands(
+                  ChannelCommand.newBuilder()
+                      .setCommandId("ch-reply")
+                      .setReply(
+                          ReplyToMessageRequest.newBuilder()
+                              .setMessageId(messageId)
+                              .setContent(CHANNEL_REPLY)))
+              .build());
+      acked = dChannel.result();
+      replied = dChannel.result();
+      sent = aChannel.result();
+      // The same command again.
+      aChannel.write(OpenChannelRequest.newBuilder().addCommands(send).build());
+      replay = aChannel.result();
+      aChannel.write(
+          OpenChannelRequest.newBuilder()
+              .addCommands(
+                  ChannelCommand.newBuilder()
+                      .setCommandId("ch-get")
+                      .setGet(GetMessageRequest.newBuilder().setMessageId(MISSING_MESSAGE_ID)))
+              .build());
+      failed = aChannel.result();
+      aEnd = aChannel.end();
+      dEnd = dChannel.end();
+    } finally {
+      aChannel.cancel();
+      dChannel.cancel();
+    }
+    Message m = ev.getMessage();
+    Message sentMessage = sent.getSend().getMessage();
+    int code = failed.getError().getCode();
+    add(
+        "channel",
+        facts(
+            "a_ready", aReady.getAgent().getName().equals(name("a")),
+            "d_ready", dReady.getAgent().getName().equals(name("d")),
+            "max_commands_per_request", aReady.getMaxCommandsPerRequest(),
+            "max_in_flight_positive", aReady.getMaxInFlight() > 0,
+            "d_first_event", eventKind(first),
+            "event", eventKind(ev),
+            "content_equal", m.getContent().equals(CHANNEL_REQUEST),
+            "from_a", m.getFromAgentName().equals(name("a")),
+            "seq_positive", ev.getSeq() > 0,
+            "ack_state", acked.getAck().getMessages(0).getState().name(),
+            "reply_state", replied.getReply().getMessage().getState().name(),
+            "results_in_order",
+                List.of(acked.getCommandId(), replied.getCommandId())
+                    .equals(List.of("ch-ack", "ch-reply")),
+            "send_terminal", sent.getSend().getTerminal(),
+            "send_reply_equal", sentMessage.getReply().getContent().equals(CHANNEL_REPLY),
+            "send_key_is_command_id", sentMessage.getIdempotencyKey().equals("ch-send"),
+            "send_replayed", sent.getReplayed(),
+            "replayed", replay.getReplayed(),
+            "replay_same_id", replay.getSend().getMessage().getId().equals(sentMessage.getId()),
+            "error",
+                facts(
+                    "code",
+                        code == Status.Code.NOT_FOUND.value()
+                            ? Status.Code.NOT_FOUND.name()
+                            : String.valueOf(code),
+                    "reason", failed.getError().getReason()),
+            "a_end", aEnd,
+            "d_end", dEnd));
   }
 }
