@@ -9,6 +9,7 @@
 // Environment: KXM_ADDR (host:port, plaintext), KXM_TOKEN, KXM_NAME_PREFIX.
 // Run: npm run build && npm run conformance
 // The same scenario, step by step, is in clients/python/conformance.py and the other clients.
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import { ConnectError, createClient } from "@connectrpc/connect";
 import type { Client } from "@connectrpc/connect";
@@ -16,6 +17,12 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 
 import { ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
 import { AgentService } from "../gen/kxm/v1/agent_service_pb.js";
+import type {
+  ChannelReady,
+  ChannelResult,
+  OpenChannelRequestSchema,
+  RegisterAgentResponse,
+} from "../gen/kxm/v1/agent_service_pb.js";
 import { LeaseService } from "../gen/kxm/v1/lease_service_pb.js";
 import { FanoutStatusSchema, MessageService } from "../gen/kxm/v1/message_service_pb.js";
 import type { FanoutStatus, SubscribeResponse } from "../gen/kxm/v1/message_service_pb.js";
@@ -28,6 +35,7 @@ const WAIT_TIMEOUT_MS = 10_000; // WaitMessage's own timeout (the call's deadlin
 const FANOUT_TIMEOUT_MS = 20_000; // FanoutMessages' gathering time (the call's deadline is 5 s longer)
 const BARRIER_WAIT_MS = 15_000; // how long a fanout handler waits for the other one
 const LEASE_TTL_MS = 30_000;
+const CHANNEL_SEND_WAIT_MS = 10_000; // the wait of the channel's send command
 
 const MISSING_MESSAGE_ID = "msg_00000000000000000000000000000000";
 const REQUEST = "conformance request";
@@ -36,6 +44,8 @@ const REPLY = "conformance reply";
 const FANOUT = "conformance fanout";
 const FANOUT_KEY_PREFIX = "conformance-fanout";
 const RESUME = ["conformance resume 1", "conformance resume 2"];
+const CHANNEL_REQUEST = "conformance channel request";
+const CHANNEL_REPLY = "conformance channel reply";
 
 /** Canonical gRPC status code names, indexed by code number (Connect's Code uses the same numbers). */
 const CODE_NAMES = [
@@ -156,6 +166,126 @@ class Inbox {
   }
 }
 
+type OpenChannelInit = MessageInitShape<typeof OpenChannelRequestSchema>;
+type ChannelCommandInit = Exclude<OpenChannelInit["commands"], undefined>[number];
+/** What a channel's responses are taken apart into, by kind ("end": the status code's name). */
+type ChannelValues = { ready: ChannelReady; event: SubscribeResponse; result: ChannelResult; end: string };
+type ChannelItem = { [K in keyof ChannelValues]: { kind: K; value: ChannelValues[K] } }[keyof ChannelValues];
+
+/**
+ * One OpenChannel stream of an agent. Its requests are a queue the call reads from (ending it
+ * closes the sending side); its responses are read by a background async loop and taken apart into
+ * the channel's `ready`, the inbox events and the command results, each read in order. Presence
+ * events are dropped: the project's other agents (the other programs' among them) come and go at
+ * any moment.
+ */
+class Channel {
+  private readonly written: OpenChannelInit[] = [];
+  private writeWaiter: (() => void) | undefined;
+  private writesDone = false;
+  private readonly items: ChannelItem[] = [];
+  private waiter: (() => void) | undefined;
+  private readonly abort = new AbortController();
+
+  constructor(agents: Client<typeof AgentService>, headers: Headers) {
+    void (async () => {
+      try {
+        // A stream has no deadline; keepalive detects a dead connection.
+        for await (const resp of agents.openChannel(this.requests(), { headers, signal: this.abort.signal })) {
+          if (resp.ready !== undefined) {
+            this.push({ kind: "ready", value: resp.ready });
+          }
+          for (const ev of resp.events) {
+            if (ev.event.case !== "presence") {
+              this.push({ kind: "event", value: ev });
+            }
+          }
+          for (const result of resp.results) {
+            this.push({ kind: "result", value: result });
+          }
+        }
+        this.push({ kind: "end", value: "OK" });
+      } catch (err) {
+        const code = ConnectError.from(err).code;
+        this.push({ kind: "end", value: CODE_NAMES[code] ?? `CODE_${code}` });
+      }
+    })();
+  }
+
+  /** The call's requests: each one written, in order, until the sending side is closed. */
+  private async *requests(): AsyncGenerator<OpenChannelInit> {
+    for (;;) {
+      const request = this.written.shift();
+      if (request !== undefined) {
+        yield request;
+      } else if (this.writesDone) {
+        return;
+      } else {
+        await new Promise<void>((resolve) => (this.writeWaiter = resolve));
+        this.writeWaiter = undefined;
+      }
+    }
+  }
+
+  /** Send a request (in order after the ones written before). */
+  write(request: OpenChannelInit): void {
+    this.written.push(request);
+    this.writeWaiter?.();
+  }
+
+  private push(item: ChannelItem): void {
+    this.items.push(item);
+    this.waiter?.();
+  }
+
+  /** The next item, which must be of this kind (waiting at most EVENT_WAIT_MS). */
+  private async next<K extends keyof ChannelValues>(kind: K): Promise<ChannelValues[K]> {
+    if (this.items.length === 0) {
+      const limit = timeout(EVENT_WAIT_MS, `waiting for a channel ${kind}`);
+      try {
+        await Promise.race([new Promise<void>((resolve) => (this.waiter = resolve)), limit.promise]);
+      } finally {
+        limit.clear();
+        this.waiter = undefined;
+      }
+    }
+    const item = this.items.shift()!;
+    if (item.kind !== kind) {
+      throw new StepFailed(`a channel ${item.kind} came before its ${kind}`, { error: `unexpected_${item.kind}` });
+    }
+    return item.value as ChannelValues[K];
+  }
+
+  ready(): Promise<ChannelReady> {
+    return this.next("ready");
+  }
+
+  event(): Promise<SubscribeResponse> {
+    return this.next("event");
+  }
+
+  result(): Promise<ChannelResult> {
+    return this.next("result");
+  }
+
+  /** Close the sending side and wait for the hub to end the stream; its status code's name. */
+  end(): Promise<string> {
+    this.closeWrites();
+    return this.next("end");
+  }
+
+  /** Drop the stream (cancels the call). */
+  cancel(): void {
+    this.closeWrites();
+    this.abort.abort();
+  }
+
+  private closeWrites(): void {
+    this.writesDone = true;
+    this.writeWaiter?.();
+  }
+}
+
 /** Releases its waiters once n of them arrived. */
 class Barrier {
   private readonly arrived: Promise<void>;
@@ -242,20 +372,27 @@ class Scenario {
     await this.getMissing();
     await this.lease();
     await this.resume(inboxB);
+    await this.channel();
+  }
+
+  /** Register agent suffix and keep its credentials for the calls made as it. */
+  private async registerAgent(suffix: string): Promise<RegisterAgentResponse> {
+    const resp = await this.agents.registerAgent(
+      { name: this.name(suffix), purpose: "conformance", model: "typescript" },
+      { headers: this.project, timeoutMs: DEADLINE_MS },
+    );
+    this.headers[suffix] = {
+      ...this.project,
+      "x-kxm-agent-id": resp.agent?.id ?? "",
+      "x-kxm-agent-key": resp.agentKey,
+    };
+    return resp;
   }
 
   // 1. register a, b and c
   private async register(): Promise<void> {
     for (const suffix of ["a", "b", "c"]) {
-      const resp = await this.agents.registerAgent(
-        { name: this.name(suffix), purpose: "conformance", model: "typescript" },
-        { headers: this.project, timeoutMs: DEADLINE_MS },
-      );
-      this.headers[suffix] = {
-        ...this.project,
-        "x-kxm-agent-id": resp.agent?.id ?? "",
-        "x-kxm-agent-key": resp.agentKey,
-      };
+      const resp = await this.registerAgent(suffix);
       this.add(`register_${suffix}`, {
         resumed: resp.resumed,
         presence: presenceName(resp.agent?.presence ?? 0),
@@ -443,6 +580,79 @@ class Scenario {
       contents_in_order: contents.length === RESUME.length && contents.every((c, i) => c === RESUME[i]),
       redelivered,
     });
+  }
+
+  // 10. a and a new agent d exchange a request and its reply on channels (AgentService.OpenChannel)
+  private async channel(): Promise<void> {
+    await this.registerAgent("d");
+    const aChannel = new Channel(this.agents, this.headers["a"]!);
+    const dChannel = new Channel(this.agents, this.headers["d"]!);
+    try {
+      dChannel.write({ subscribe: { afterSeq: 0n } });
+      const dReady = await dChannel.ready();
+      const aReady = await aChannel.ready();
+      const first = await dChannel.event();
+      const send: ChannelCommandInit = {
+        commandId: "ch-send",
+        command: {
+          case: "send",
+          value: { target: this.name("d"), content: CHANNEL_REQUEST, wait: durationFromMs(CHANNEL_SEND_WAIT_MS) },
+        },
+      };
+      aChannel.write({ commands: [send] });
+      const ev = await dChannel.event();
+      const m = ev.event.case === "message" ? ev.event.value : undefined;
+      const messageId = m?.id ?? "";
+      dChannel.write({
+        commands: [
+          { commandId: "ch-ack", command: { case: "ack", value: { messageIds: [messageId] } } },
+          { commandId: "ch-reply", command: { case: "reply", value: { messageId, content: CHANNEL_REPLY } } },
+        ],
+      });
+      const acked = await dChannel.result();
+      const replied = await dChannel.result();
+      const sent = await aChannel.result();
+      aChannel.write({ commands: [send] }); // the same command again
+      const replay = await aChannel.result();
+      aChannel.write({
+        commands: [{ commandId: "ch-get", command: { case: "get", value: { messageId: MISSING_MESSAGE_ID } } }],
+      });
+      const failed = await aChannel.result();
+      const aEnd = await aChannel.end();
+      const dEnd = await dChannel.end();
+      const ackResult = acked.result.case === "ack" ? acked.result.value : undefined;
+      const replyResult = replied.result.case === "reply" ? replied.result.value : undefined;
+      const sendResult = sent.result.case === "send" ? sent.result.value : undefined;
+      const replayResult = replay.result.case === "send" ? replay.result.value : undefined;
+      const error = failed.result.case === "error" ? failed.result.value : undefined;
+      const errorCode = error?.code ?? 0;
+      this.add("channel", {
+        a_ready: aReady.agent?.name === this.name("a"),
+        d_ready: dReady.agent?.name === this.name("d"),
+        max_commands_per_request: aReady.maxCommandsPerRequest,
+        max_in_flight_positive: aReady.maxInFlight > 0,
+        d_first_event: eventKind(first),
+        event: eventKind(ev),
+        content_equal: m?.content === CHANNEL_REQUEST,
+        from_a: m?.fromAgentName === this.name("a"),
+        seq_positive: ev.seq > 0n,
+        ack_state: stateName(ackResult?.messages[0]?.state ?? 0),
+        reply_state: stateName(replyResult?.message?.state ?? 0),
+        results_in_order: acked.commandId === "ch-ack" && replied.commandId === "ch-reply",
+        send_terminal: sendResult?.terminal ?? false,
+        send_reply_equal: sendResult?.message?.reply?.content === CHANNEL_REPLY,
+        send_key_is_command_id: sendResult?.message?.idempotencyKey === "ch-send",
+        send_replayed: sent.replayed,
+        replayed: replay.replayed,
+        replay_same_id: (replayResult?.message?.id ?? "") === (sendResult?.message?.id ?? ""),
+        error: { code: errorCode === 5 ? "NOT_FOUND" : String(errorCode), reason: error?.reason ?? "" },
+        a_end: aEnd,
+        d_end: dEnd,
+      });
+    } finally {
+      aChannel.cancel();
+      dChannel.cancel();
+    }
   }
 }
 

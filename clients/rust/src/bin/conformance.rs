@@ -19,13 +19,15 @@ use kxm_client::v1::lease_service_client::LeaseServiceClient;
 use kxm_client::v1::message_service_client::MessageServiceClient;
 use kxm_client::v1::subscribe_response::Event;
 use kxm_client::v1::{
-    AckMessagesRequest, AcquireLeaseRequest, CheckFenceRequest, FanoutMessagesRequest, FanoutStatus,
-    GetMessageRequest, MessageState, Presence, RegisterAgentRequest, ReleaseLeaseRequest, ReplyToMessageRequest,
-    SendMessageRequest, SubscribeRequest, SubscribeResponse, WaitMessageRequest,
+    AckMessagesRequest, AcquireLeaseRequest, ChannelCommand, ChannelReady, ChannelResult, CheckFenceRequest,
+    FanoutMessagesRequest, FanoutStatus, GetMessageRequest, MessageState, OpenChannelRequest, Presence,
+    RegisterAgentRequest, RegisterAgentResponse, ReleaseLeaseRequest, ReplyToMessageRequest, SendMessageRequest,
+    SubscribeRequest, SubscribeResponse, WaitMessageRequest, channel_command, channel_result,
 };
 use serde_json::{Map, Value, json};
 use tokio::sync::{Barrier, mpsc};
 use tokio::task::JoinHandle;
+use tonic::codegen::tokio_stream::wrappers::UnboundedReceiverStream;
 use tonic::metadata::{MetadataMap, MetadataValue};
 use tonic::transport::{Channel, Endpoint};
 use tonic_types::StatusExt;
@@ -45,6 +47,8 @@ const REPLY: &str = "conformance reply";
 const FANOUT: &str = "conformance fanout";
 const FANOUT_KEY_PREFIX: &str = "conformance-fanout";
 const RESUME: [&str; 2] = ["conformance resume 1", "conformance resume 2"];
+const CHANNEL_REQUEST: &str = "conformance channel request";
+const CHANNEL_REPLY: &str = "conformance channel reply";
 
 /// Canonical gRPC status code names, indexed by code number.
 const CODE_NAMES: [&str; 17] = [
@@ -93,11 +97,15 @@ fn state_name(value: i32) -> &'static str {
     MessageState::try_from(value).map_or("UNKNOWN", |s| s.as_str_name())
 }
 
+/// The canonical name of a status code.
+fn code_name(code: tonic::Code) -> String {
+    let code = code as usize;
+    CODE_NAMES.get(code).map_or_else(|| format!("CODE_{code}"), |n| (*n).to_string())
+}
+
 /// The status code, and the google.rpc.ErrorInfo reason and domain decoded from the status details.
 fn error_facts(status: &tonic::Status) -> Facts {
-    let code = status.code() as usize;
-    let name = CODE_NAMES.get(code).map_or_else(|| format!("CODE_{code}"), |n| (*n).to_string());
-    let mut f = facts! {"code": name, "reason": "", "domain": ""};
+    let mut f = facts! {"code": code_name(status.code()), "reason": "", "domain": ""};
     if let Some(info) = status.get_details_error_info() {
         f.insert("reason".into(), json!(info.reason));
         f.insert("domain".into(), json!(info.domain));
@@ -171,6 +179,136 @@ impl Inbox {
     }
 }
 
+/// One item of a channel, in the order its responses carried them: the channel's `ready`, an inbox
+/// event, a command result, or the end of the stream with its status code's name ("OK" when the
+/// stream ended without error).
+enum ChannelItem {
+    Ready(ChannelReady),
+    Event(SubscribeResponse),
+    Result(ChannelResult),
+    End(String),
+}
+
+impl ChannelItem {
+    /// What the step reports when this item came before the one it waited for.
+    fn unexpected(&self, kind: &str) -> Failure {
+        let (got, error) = match self {
+            ChannelItem::Ready(_) => ("ready", "unexpected_ready"),
+            ChannelItem::Event(_) => ("event", "unexpected_event"),
+            ChannelItem::Result(_) => ("result", "unexpected_result"),
+            ChannelItem::End(_) => ("end", "unexpected_end"),
+        };
+        Failure::step(format!("a channel {got} came before its {kind}"), error)
+    }
+}
+
+/// One OpenChannel stream of an agent. Its requests are fed from an mpsc channel (written in order);
+/// its responses are read by a tokio task and taken apart into the channel's `ready`, the inbox
+/// events and the command results, each read in order. Presence events are dropped: the project's
+/// other agents (the other programs' among them) come and go at any moment. Dropping it cancels the
+/// call.
+struct AgentChannel {
+    requests: Option<mpsc::UnboundedSender<OpenChannelRequest>>,
+    items: mpsc::UnboundedReceiver<ChannelItem>,
+    reader: JoinHandle<()>,
+}
+
+impl AgentChannel {
+    fn open(mut agents: AgentServiceClient<Channel>, metadata: MetadataMap) -> Self {
+        let (requests, outgoing) = mpsc::unbounded_channel();
+        let (tx, items) = mpsc::unbounded_channel();
+        let reader = tokio::spawn(async move {
+            // A stream has no deadline; keepalive detects a dead connection.
+            let mut req = tonic::Request::new(UnboundedReceiverStream::new(outgoing));
+            *req.metadata_mut() = metadata;
+            let pump = async {
+                let mut stream = agents.open_channel(req).await?.into_inner();
+                while let Some(response) = stream.message().await? {
+                    if let Some(ready) = response.ready {
+                        let _ = tx.send(ChannelItem::Ready(ready));
+                    }
+                    for event in response.events {
+                        if event_kind(&event) != "presence" {
+                            let _ = tx.send(ChannelItem::Event(event));
+                        }
+                    }
+                    for result in response.results {
+                        let _ = tx.send(ChannelItem::Result(result));
+                    }
+                }
+                Ok::<(), tonic::Status>(())
+            };
+            let code = match pump.await {
+                Ok(()) => "OK".to_string(),
+                Err(status) => code_name(status.code()),
+            };
+            let _ = tx.send(ChannelItem::End(code));
+        });
+        AgentChannel { requests: Some(requests), items, reader }
+    }
+
+    fn write(&self, request: OpenChannelRequest) {
+        if let Some(requests) = &self.requests {
+            let _ = requests.send(request); // fails only once the stream ended: the next item says so
+        }
+    }
+
+    /// The next item (waiting at most EVENT_WAIT); `kind` is the one the step waits for.
+    async fn next(&mut self, kind: &str) -> Result<ChannelItem> {
+        match tokio::time::timeout(EVENT_WAIT, self.items.recv()).await {
+            Err(_) => Err(Failure::step(format!("no channel {kind} in time"), "timeout")),
+            Ok(None) => Err(ChannelItem::End(String::new()).unexpected(kind)),
+            Ok(Some(item)) => Ok(item),
+        }
+    }
+
+    async fn ready(&mut self) -> Result<ChannelReady> {
+        match self.next("ready").await? {
+            ChannelItem::Ready(ready) => Ok(ready),
+            other => Err(other.unexpected("ready")),
+        }
+    }
+
+    async fn event(&mut self) -> Result<SubscribeResponse> {
+        match self.next("event").await? {
+            ChannelItem::Event(event) => Ok(event),
+            other => Err(other.unexpected("event")),
+        }
+    }
+
+    async fn result(&mut self) -> Result<ChannelResult> {
+        match self.next("result").await? {
+            ChannelItem::Result(result) => Ok(result),
+            other => Err(other.unexpected("result")),
+        }
+    }
+
+    /// Close the sending side and wait for the hub to end the stream; its status code's name.
+    async fn end(&mut self) -> Result<String> {
+        self.requests = None;
+        match self.next("end").await? {
+            ChannelItem::End(code) => Ok(code),
+            other => Err(other.unexpected("end")),
+        }
+    }
+}
+
+impl Drop for AgentChannel {
+    fn drop(&mut self) {
+        self.reader.abort(); // dropping the response stream cancels the call
+    }
+}
+
+/// The response of a command result, or the message's default when it holds another outcome.
+macro_rules! outcome {
+    ($result:expr, $case:ident) => {
+        match &$result.result {
+            Some(channel_result::Result::$case(r)) => r.clone(),
+            _ => Default::default(),
+        }
+    };
+}
+
 struct Scenario {
     prefix: String,
     project: MetadataMap,
@@ -232,29 +370,40 @@ impl Scenario {
         inbox_c.close();
         self.get_missing().await?;
         self.lease().await?;
-        self.resume(&mut inbox_b).await
+        self.resume(&mut inbox_b).await?;
+        self.channel().await
+    }
+
+    /// Register agent `<prefix>-<suffix>` and keep its credentials for the calls made as it.
+    async fn register_agent(&mut self, suffix: &'static str) -> Result<RegisterAgentResponse> {
+        let req = RegisterAgentRequest {
+            name: self.name(suffix),
+            purpose: "conformance".into(),
+            model: "rust".into(),
+            ..Default::default()
+        };
+        let resp = self.agents.register_agent(request(&self.project, req, DEADLINE)).await?.into_inner();
+        let mut md = self.project.clone();
+        let id: MetadataValue<_> = resp
+            .agent
+            .as_ref()
+            .map_or("", |a| a.id.as_str())
+            .parse()
+            .map_err(|_| Failure::step("agent id is not ASCII", "bad_metadata"))?;
+        let key: MetadataValue<_> =
+            resp.agent_key.parse().map_err(|_| Failure::step("agent key is not ASCII", "bad_metadata"))?;
+        md.insert("x-kxm-agent-id", id);
+        md.insert("x-kxm-agent-key", key);
+        self.md.insert(suffix, md);
+        Ok(resp)
     }
 
     // 1. register a, b and c
     async fn register(&mut self) -> Result<()> {
         for suffix in ["a", "b", "c"] {
             let name = self.name(suffix);
-            let req = RegisterAgentRequest {
-                name: name.clone(),
-                purpose: "conformance".into(),
-                model: "rust".into(),
-                ..Default::default()
-            };
-            let resp = self.agents.register_agent(request(&self.project, req, DEADLINE)).await?.into_inner();
-            let agent = resp.agent.clone().unwrap_or_default();
-            let mut md = self.project.clone();
-            let id: MetadataValue<_> =
-                agent.id.parse().map_err(|_| Failure::step("agent id is not ASCII", "bad_metadata"))?;
-            let key: MetadataValue<_> =
-                resp.agent_key.parse().map_err(|_| Failure::step("agent key is not ASCII", "bad_metadata"))?;
-            md.insert("x-kxm-agent-id", id);
-            md.insert("x-kxm-agent-key", key);
-            self.md.insert(suffix, md);
+            let resp = self.register_agent(suffix).await?;
+            let agent = resp.agent.unwrap_or_default();
             let presence = Presence::try_from(agent.presence).map_or("UNKNOWN", |p| p.as_str_name());
             self.add(
                 &format!("register_{suffix}"),
@@ -534,6 +683,91 @@ impl Scenario {
                 "messages": message_ids.len(),
                 "contents_in_order": contents == RESUME,
                 "redelivered": redelivered,
+            },
+        );
+        Ok(())
+    }
+
+    // 10. a and a new agent d exchange a request and its reply on channels (AgentService.OpenChannel)
+    async fn channel(&mut self) -> Result<()> {
+        self.register_agent("d").await?;
+        // Dropped on every way out of the step, which cancels both calls.
+        let mut a_channel = AgentChannel::open(self.agents.clone(), self.md("a").clone());
+        let mut d_channel = AgentChannel::open(self.agents.clone(), self.md("d").clone());
+        let subscribe = SubscribeRequest { after_seq: 0, ..Default::default() };
+        d_channel.write(OpenChannelRequest { subscribe: Some(subscribe), ..Default::default() });
+        let d_ready = d_channel.ready().await?;
+        let a_ready = a_channel.ready().await?;
+        let first = d_channel.event().await?;
+        let send = ChannelCommand {
+            command_id: "ch-send".into(),
+            command: Some(channel_command::Command::Send(SendMessageRequest {
+                target: self.name("d"),
+                content: CHANNEL_REQUEST.into(),
+                wait: Some(prost_types::Duration { seconds: 10, nanos: 0 }),
+                ..Default::default()
+            })),
+        };
+        a_channel.write(OpenChannelRequest { commands: vec![send.clone()], ..Default::default() });
+        let event = d_channel.event().await?;
+        let m = match &event.event {
+            Some(Event::Message(m)) => m.clone(),
+            _ => Default::default(),
+        };
+        let ack = AckMessagesRequest { message_ids: vec![m.id.clone()] };
+        let reply = ReplyToMessageRequest { message_id: m.id.clone(), content: CHANNEL_REPLY.into() };
+        d_channel.write(OpenChannelRequest {
+            commands: vec![
+                ChannelCommand { command_id: "ch-ack".into(), command: Some(channel_command::Command::Ack(ack)) },
+                ChannelCommand { command_id: "ch-reply".into(), command: Some(channel_command::Command::Reply(reply)) },
+            ],
+            ..Default::default()
+        });
+        let (acked, replied) = (d_channel.result().await?, d_channel.result().await?);
+        let sent = a_channel.result().await?;
+        a_channel.write(OpenChannelRequest { commands: vec![send], ..Default::default() }); // the same command again
+        let replay = a_channel.result().await?;
+        let get = GetMessageRequest { message_id: MISSING_MESSAGE_ID.into() };
+        let missing = ChannelCommand { command_id: "ch-get".into(), command: Some(channel_command::Command::Get(get)) };
+        a_channel.write(OpenChannelRequest { commands: vec![missing], ..Default::default() });
+        let failed = a_channel.result().await?;
+        let (a_end, d_end) = (a_channel.end().await?, d_channel.end().await?);
+
+        let ready_of = |ready: &ChannelReady, suffix: &str| {
+            ready.agent.as_ref().map(|a| a.name.clone()) == Some(self.name(suffix))
+        };
+        let sent_send = outcome!(sent, Send);
+        let sent_message = sent_send.message.unwrap_or_default();
+        let replay_message = outcome!(replay, Send).message.unwrap_or_default();
+        let error = outcome!(failed, Error);
+        let from_a = m.from_agent_name == self.name("a");
+        self.add(
+            "channel",
+            facts! {
+                "a_ready": ready_of(&a_ready, "a"),
+                "d_ready": ready_of(&d_ready, "d"),
+                "max_commands_per_request": a_ready.max_commands_per_request,
+                "max_in_flight_positive": a_ready.max_in_flight > 0,
+                "d_first_event": event_kind(&first),
+                "event": event_kind(&event),
+                "content_equal": m.content == CHANNEL_REQUEST,
+                "from_a": from_a,
+                "seq_positive": event.seq > 0,
+                "ack_state": outcome!(acked, Ack).messages.first().map_or("NONE", |x| state_name(x.state)),
+                "reply_state": state_name(outcome!(replied, Reply).message.unwrap_or_default().state),
+                "results_in_order": [acked.command_id.as_str(), replied.command_id.as_str()] == ["ch-ack", "ch-reply"],
+                "send_terminal": sent_send.terminal,
+                "send_reply_equal": sent_message.reply.as_ref().map(|r| r.content.as_str()) == Some(CHANNEL_REPLY),
+                "send_key_is_command_id": sent_message.idempotency_key == "ch-send",
+                "send_replayed": sent.replayed,
+                "replayed": replay.replayed,
+                "replay_same_id": replay_message.id == sent_message.id,
+                "error": facts! {
+                    "code": if error.code == 5 { "NOT_FOUND".to_string() } else { error.code.to_string() },
+                    "reason": error.reason,
+                },
+                "a_end": a_end,
+                "d_end": d_end,
             },
         );
         Ok(())
