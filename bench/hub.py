@@ -33,6 +33,7 @@ from bench.common import (
 from bench.config import Config
 from bench.hubproc import ADMIN_TOKEN
 from kxm_grpc.client import HubClient
+from kxm_grpc.client.channel import AgentChannel
 
 # -- agents ---------------------------------------------------------------------------------------
 
@@ -112,6 +113,7 @@ class Fleet:
         self.admin = HubClient(address, token=ADMIN_TOKEN)
         self.channels: list[grpc.aio.Channel] = [self.admin.channel]
         self.tasks: list[asyncio.Task[None]] = []
+        self.agent_channels: list[AgentChannel] = []
         self.received = Receipts()
         self._projects = 0
 
@@ -148,10 +150,35 @@ class Fleet:
 
         self.tasks.append(asyncio.create_task(serve()))
 
+    async def open_channel(self, agent: Agent, *, subscribe: bool = False) -> AgentChannel:
+        """The agent's channel (AgentService.OpenChannel), closed with the fleet."""
+        opened = await agent.client.agents.open_channel(subscribe=subscribe).open()
+        self.agent_channels.append(opened)
+        return opened
+
+    async def channel_recipient(self, agent: Agent, *, reply: bool = True) -> AgentChannel:
+        """As ``recipient``, on the agent's channel: events, and replies as commands on the same stream."""
+        opened = await self.open_channel(agent, subscribe=True)
+        events = opened.events()
+        first = await asyncio.wait_for(anext(events), 10)
+        if not first.HasField("ready"):
+            raise RuntimeError(f"first event was {first.WhichOneof('event')!r}, not ready")
+
+        async def serve() -> None:
+            async for event in events:
+                if event.HasField("message"):
+                    self.received.record(event.message.content)
+                    if reply:
+                        await opened.reply(event.message.id, event.message.content)
+
+        self.tasks.append(asyncio.create_task(serve()))
+        return opened
+
     async def close(self) -> None:
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+        await asyncio.gather(*(ch.close() for ch in self.agent_channels), return_exceptions=True)
         await asyncio.gather(*(ch.close() for ch in self.channels), return_exceptions=True)
 
 
@@ -208,23 +235,12 @@ async def core_loop_channel(address: str, pairs: int, cfg: Config, pid: int) -> 
     on its channel -> the message event on the recipient's channel -> its ``reply`` on the same
     channel; no unary RPC per round trip."""
     fleet = Fleet(address)
-    opened: list[Any] = []
     try:
         token = await fleet.project()
         recipients = [await fleet.agent(token, f"r{i}") for i in range(pairs)]
         senders = [await fleet.agent(token, f"s{i}") for i in range(pairs)]
-        outbound = [await sender.client.agents.open_channel().open() for sender in senders]
-        opened.extend(outbound)
-
-        async def serve(recipient: Agent) -> None:
-            channel = await recipient.client.agents.open_channel(subscribe=True).open()
-            opened.append(channel)
-            async for event in channel.events():
-                if event.HasField("message"):
-                    fleet.received.record(event.message.content)
-                    await channel.reply(event.message.id, event.message.content)
-
-        fleet.tasks.extend(asyncio.create_task(serve(r)) for r in recipients)
+        outbound = [await fleet.open_channel(sender) for sender in senders]
+        await asyncio.gather(*(fleet.channel_recipient(r) for r in recipients))
         content = "x" * cfg.payload_size
 
         async def op(i: int) -> None:
@@ -238,7 +254,6 @@ async def core_loop_channel(address: str, pairs: int, cfg: Config, pid: int) -> 
         ]
     finally:
         await fleet.close()
-        await asyncio.gather(*(channel.close() for channel in opened), return_exceptions=True)
 
 
 async def fanout(address: str, callers: int, cfg: Config, pid: int) -> list[Rep]:
@@ -339,15 +354,23 @@ async def delivery(
         await session.close()
 
 
-async def paced_delivery(address: str, cfg: Config, pid: int) -> list[Rep]:
-    """SendMessage at a fixed rate over ``paced_pairs`` pairs; latency = event received - send scheduled."""
+async def paced_delivery(address: str, cfg: Config, pid: int, *, on_channels: bool = False) -> list[Rep]:
+    """SendMessage at a fixed rate over ``paced_pairs`` pairs; latency = event received - send scheduled.
+
+    ``on_channels``: every publisher sends on its channel and every subscriber receives on its own.
+    """
     fleet = Fleet(address)
     try:
         pairs: list[tuple[Agent, Agent]] = []
         for i in range(cfg.paced_pairs):
             token = await fleet.project()
             pairs.append((await fleet.agent(token, f"sub{i}"), await fleet.agent(token, f"pub{i}")))
-        await asyncio.gather(*(fleet.recipient(sub, reply=False) for sub, _ in pairs))
+        outbound: dict[str, AgentChannel] = {}
+        if on_channels:
+            await asyncio.gather(*(fleet.channel_recipient(sub, reply=False) for sub, _ in pairs))
+            outbound = {pub.name: await fleet.open_channel(pub) for _, pub in pairs}
+        else:
+            await asyncio.gather(*(fleet.recipient(sub, reply=False) for sub, _ in pairs))
         reps: list[Rep] = []
         for rep in range(cfg.reps):
             due: dict[str, float] = {}
@@ -356,7 +379,10 @@ async def paced_delivery(address: str, cfg: Config, pid: int) -> list[Rep]:
                 sub, pub = pairs[k % len(pairs)]
                 key = f"{rep}:{k}:" + "x" * max(0, cfg.payload_size - 16)
                 due[key] = scheduled
-                await pub.send(sub.id, key)
+                if on_channels:
+                    await outbound[pub.name].send(sub.id, key)
+                else:
+                    await pub.send(sub.id, key)
 
             cpu = CpuMeter(pid)
             cpu.start()
@@ -383,6 +409,11 @@ async def paced_delivery(address: str, cfg: Config, pid: int) -> list[Rep]:
         return reps
     finally:
         await fleet.close()
+
+
+async def paced_channel_delivery(address: str, cfg: Config, pid: int) -> list[Rep]:
+    """``paced_delivery`` on channels: publishers send on theirs, subscribers receive on theirs."""
+    return await paced_delivery(address, cfg, pid, on_channels=True)
 
 
 async def leases(address: str, workers: int, cfg: Config, pid: int) -> list[Rep]:

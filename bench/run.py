@@ -44,6 +44,7 @@ HUB = [
     "fanout",
     "delivery",
     "paced",
+    "paced_channel",
     "idle_streams",
     "leases",
     "checkpoint",
@@ -59,6 +60,7 @@ NEEDS: dict[str, list[str]] = {
     "fanout": ["broker_fanout"],
     "delivery": ["push"],
     "paced": ["broker_paced"],
+    "paced_channel": ["broker_paced"],
     "idle_streams": ["push_idle"],
     "leases": ["echo"],
 }
@@ -462,7 +464,7 @@ async def group_paced(run: Run, wanted: set[str]) -> None:
     scale = f"offered={cfg.paced_rate:g}/s"
     with (
         _started(run, "the raw server", _raw(run, "broker_paced" in wanted)) as raw,
-        _started(run, "the hub", _hub(run, "paced", "paced" in wanted)) as h,
+        _started(run, "the hub", _hub(run, "paced", bool({"paced", "paced_channel"} & wanted))) as h,
     ):
         await _one(
             run,
@@ -483,6 +485,17 @@ async def group_paced(run: Run, wanted: set[str]) -> None:
             ceiling="broker_paced",
             basis="p50",
             note="SendMessage at a fixed rate; latency = event received − send scheduled",
+        )
+        await _one(
+            run,
+            wanted,
+            "paced_channel",
+            "events/s",
+            scale,
+            _measure(h, hub.paced_channel_delivery, cfg),
+            ceiling="broker_paced",
+            basis="p50",
+            note="sends on the publishers' channels at a fixed rate, events on the subscribers' channels",
         )
 
 
@@ -898,7 +911,7 @@ GROUPS: list[tuple[set[str], Callable[[Run, set[str]], Awaitable[None]]]] = [
     ({"broker", "broker_sqlite", "autogen", "core_full", "core_normal", "core_send_wait", "core_channel"}, group_core),
     ({"broker_fanout", "fanout"}, group_fanout),
     ({"push", "delivery"}, group_delivery),
-    ({"broker_paced", "paced"}, group_paced),
+    ({"broker_paced", "paced", "paced_channel"}, group_paced),
     ({"push_idle", "idle_streams"}, group_idle),
     ({"echo", "leases"}, group_leases),
     ({"checkpoint"}, group_checkpoint),
