@@ -17,16 +17,20 @@ and one error mapping.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, ClassVar, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 import grpc
 from google.protobuf import duration_pb2
 
 from kxm_grpc._status import from_rpc_error
 from kxm_grpc.client.config import resolve
-from kxm_grpc.errors import HubError, Reason
+from kxm_grpc.errors import DeadlineExceeded, HubError, Reason, Unimplemented
+
+if TYPE_CHECKING:
+    from kxm_grpc.client.channel import AgentChannel
 
 R = TypeVar("R")
 S = TypeVar("S")
@@ -78,6 +82,7 @@ class ClientBase:
         tls: bool = False,
         timeout: float = 15.0,
         channel: grpc.aio.Channel | None = None,
+        agent_channel: bool = False,
     ) -> None:
         config = resolve(
             address,
@@ -113,6 +118,13 @@ class ClientBase:
             self._channel = grpc.aio.insecure_channel(config.target.target, options=options)
         self._metadata = self._build_metadata()
         self._stubs: dict[type[Any], Any] = {}
+        self.agent_channel = agent_channel
+        """Whether this agent's messaging commands (send, reply, ack, cancel, get, wait) ride one
+        ``AgentService.OpenChannel`` stream instead of a unary call each (docs/messaging.md)."""
+        self._commands: AgentChannel | None = None
+        self._commands_metadata: tuple[tuple[str, str], ...] = ()
+        self._commands_opening: asyncio.Lock | None = None
+        self._commands_refused = False
 
     def _stub(self, stub_class: Callable[[grpc.aio.Channel], S]) -> S:
         """The stub of one service on this client's channel (created once)."""
@@ -201,8 +213,60 @@ class ClientBase:
             error.add_note(f"hint: {self._config.missing_token('the token argument')}")
         return error
 
+    async def _agent_commands(self) -> AgentChannel | None:
+        """The open agent channel this client's messaging commands ride, or None: unary calls (the
+        option is off, the client acts as no agent, or the hub has no channel: UNIMPLEMENTED).
+
+        Opened at the first command, and again with the client's current credentials after they
+        changed (``use_agent``, ``use_tokens``) or after the channel failed.
+
+        Raises:
+            HubError: the hub refused to open it (bad credentials, too many streams).
+        """
+        if not self.agent_channel or self._commands_refused or not (self.agent_id and self.agent_key):
+            return None
+        opened = self._commands
+        if opened is not None and not opened.failed and self._commands_metadata == self._metadata:
+            return opened
+        if self._commands_opening is None:
+            self._commands_opening = asyncio.Lock()
+        async with self._commands_opening:  # concurrent first commands open one channel
+            opened = self._commands
+            if opened is not None and not opened.failed and self._commands_metadata == self._metadata:
+                return opened
+            self._commands = None
+            if opened is not None:
+                await opened.close()
+            from kxm_grpc.client.channel import AgentChannel  # channel.py imports this module
+
+            metadata = self._metadata
+            fresh = AgentChannel(self)
+            try:
+                await fresh.open()
+            except Unimplemented:
+                self._commands_refused = True  # an older hub: every command goes unary from now on
+                return None
+            self._commands, self._commands_metadata = fresh, metadata
+            return fresh
+
+    async def _on_channel(self, command: Awaitable[R], timeout: float | None) -> R:
+        """Await a channel command within the client's deadline (``timeout``, else its default).
+
+        Raises:
+            DeadlineExceeded: it was not answered in time (it may still be applied, as a unary call
+                whose deadline passed may).
+        """
+        limit = self.timeout if timeout is None else timeout
+        try:
+            return await asyncio.wait_for(command, limit)
+        except TimeoutError:
+            raise DeadlineExceeded(f"no answer on the agent channel within {limit:g} s") from None
+
     async def close(self) -> None:
-        """Close the channel."""
+        """Close the agent channel, if open, and the channel."""
+        if self._commands is not None:
+            await self._commands.close()
+            self._commands = None
         await self._channel.close()
 
     async def __aenter__(self) -> Self:

@@ -79,6 +79,11 @@ class AgentChannel:
         self.reconnects = 0
         """How many times the stream was opened again."""
 
+    @property
+    def failed(self) -> bool:
+        """Whether the channel ended for good (closed, or a status that is not resumable)."""
+        return self._failure is not None
+
     # -- lifecycle ----------------------------------------------------------------------------
 
     async def open(self) -> Self:

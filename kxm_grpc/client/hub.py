@@ -38,4 +38,8 @@ class HubClient(FlatCalls):
     uses the first that connects, moves to another when it goes away, and retries on UNAVAILABLE the
     calls that are safe to repeat (``kxm_grpc.client.retries``); ``messages.subscribe`` resumes on
     the next one by cursor. Raises ``AddressError`` (a ValueError) for addresses it cannot dial.
+    With ``agent_channel=True`` an agent's ``messages.send``, ``reply``, ``ack``, ``cancel``, ``get``
+    and ``wait`` ride one ``AgentService.OpenChannel`` stream (opened at the first of them,
+    reconnecting and replaying by command id; ``timeout`` bounds each command's answer), with the
+    same arguments, responses and errors; on a hub without channels they stay unary.
     """

@@ -72,6 +72,24 @@ class Messages(Area):
         """
         if timeout is None and wait is not None:
             timeout = self._hub.timeout + wait
+        channel = await self._hub._agent_commands()
+        if channel is not None:
+            # No made-up key: a command replayed after a reconnect is keyed by its command id.
+            sent = channel.send(
+                target,
+                content,
+                delivery=delivery,
+                correlation_id=correlation_id,
+                reply_to=reply_to,
+                idempotency_key=idempotency_key,
+                hops=hops,
+                max_hops=max_hops,
+                ttl=ttl,
+                allow_offline=allow_offline,
+                workflow_context=workflow_context,
+                wait=wait,
+            )
+            return await self._hub._on_channel(sent, timeout)
         return await self._hub._call(
             self._rpc().SendMessage,
             pb.SendMessageRequest(
@@ -96,18 +114,27 @@ class Messages(Area):
 
     async def get(self, message_id: str, *, timeout: float | None = None) -> pb.GetMessageResponse:
         """A message this agent sent or received."""
+        channel = await self._hub._agent_commands()
+        if channel is not None:
+            return await self._hub._on_channel(channel.get(message_id), timeout)
         return await self._hub._call(
             self._rpc().GetMessage, pb.GetMessageRequest(message_id=message_id), timeout=timeout
         )
 
     async def cancel(self, message_id: str, *, timeout: float | None = None) -> pb.CancelMessageResponse:
         """Cancel a message this agent sent."""
+        channel = await self._hub._agent_commands()
+        if channel is not None:
+            return await self._hub._on_channel(channel.cancel(message_id), timeout)
         return await self._hub._call(
             self._rpc().CancelMessage, pb.CancelMessageRequest(message_id=message_id), timeout=timeout
         )
 
     async def reply(self, message_id: str, content: str, *, timeout: float | None = None) -> pb.ReplyToMessageResponse:
         """Reply (once) to a message this agent received."""
+        channel = await self._hub._agent_commands()
+        if channel is not None:
+            return await self._hub._on_channel(channel.reply(message_id, content), timeout)
         return await self._hub._call(
             self._rpc().ReplyToMessage,
             pb.ReplyToMessageRequest(message_id=message_id, content=content),
@@ -116,6 +143,9 @@ class Messages(Area):
 
     async def ack(self, message_ids: Iterable[str], *, timeout: float | None = None) -> pb.AckMessagesResponse:
         """Acknowledge received messages (all or none): they are never redelivered on a stream."""
+        channel = await self._hub._agent_commands()
+        if channel is not None:
+            return await self._hub._on_channel(channel.ack([*message_ids]), timeout)
         return await self._hub._call(
             self._rpc().AckMessages, pb.AckMessagesRequest(message_ids=[*message_ids]), timeout=timeout
         )
@@ -144,11 +174,17 @@ class Messages(Area):
         remaining = wait
         while True:
             poll = MAX_WAIT_CALL if remaining is None else min(remaining, MAX_WAIT_CALL)
-            response = await self._hub._call(
-                self._rpc().WaitMessage,
-                pb.WaitMessageRequest(message_id=message_id, wait=duration(poll), timeout=duration(poll)),
-                timeout=max(poll, 0.0) + LONG_POLL_SLACK,
-            )
+            channel = await self._hub._agent_commands()
+            if channel is not None:
+                response = await self._hub._on_channel(
+                    channel.wait(message_id, wait=poll), max(poll, 0.0) + LONG_POLL_SLACK
+                )
+            else:
+                response = await self._hub._call(
+                    self._rpc().WaitMessage,
+                    pb.WaitMessageRequest(message_id=message_id, wait=duration(poll), timeout=duration(poll)),
+                    timeout=max(poll, 0.0) + LONG_POLL_SLACK,
+                )
             if response.terminal or (remaining is not None and remaining <= MAX_WAIT_CALL):
                 return response
             if deadline is not None:

@@ -477,6 +477,7 @@ class SyncHubClient(_SyncFlatCalls):
         tls: bool = False,
         timeout: float = 15.0,
         channel: grpc.aio.Channel | None = None,
+        agent_channel: bool = False,
     ) -> None:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="kxm-client-loop", daemon=True)
@@ -498,6 +499,7 @@ class SyncHubClient(_SyncFlatCalls):
                 tls=tls,
                 timeout=timeout,
                 channel=channel,
+                agent_channel=agent_channel,
             )
 
         try:

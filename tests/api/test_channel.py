@@ -18,7 +18,15 @@ from kxm_grpc._gen.kxm.v1 import message_service_pb2 as mpb
 from kxm_grpc._status import from_rpc_error
 from kxm_grpc.client import HubClient
 from kxm_grpc.client.channel import AgentChannel
-from kxm_grpc.errors import Aborted, HubError, InvalidArgument, PermissionDenied, Reason, ResourceExhausted
+from kxm_grpc.errors import (
+    Aborted,
+    HubError,
+    InvalidArgument,
+    PermissionDenied,
+    Reason,
+    ResourceExhausted,
+    Unimplemented,
+)
 from kxm_grpc.server.app import HubServer
 from kxm_grpc.server.settings import Settings
 from tests.conftest import ADMIN_TOKEN, AgentFactory, Hub, Project, ProjectFactory
@@ -392,3 +400,94 @@ async def test_unanswered_commands_are_replayed_on_a_new_stream_after_a_restart(
         for client in (alice, bob):
             await client.close()
         await server.stop()
+
+
+# -- HubClient(agent_channel=True) -----------------------------------------------------------------
+
+
+async def test_a_client_can_ride_its_agent_channel(hub: Hub, project: Project) -> None:
+    """The messaging calls of ``hub.messages`` on one channel: the same responses, one stream."""
+    async with (
+        HubClient(hub.address, token=project.token, agent_channel=True) as alice,
+        HubClient(hub.address, token=project.token, agent_channel=True) as bob,
+    ):
+        await alice.agents.register("alice")
+        await bob.agents.register("bob")
+        sending = asyncio.create_task(alice.messages.send("bob", "hello", wait=10))
+        inbox = bob.messages.subscribe()
+        assert (await anext(inbox)).HasField("ready")
+        event = await anext(inbox)
+        await inbox.aclose()
+        assert (await bob.messages.ack([event.message.id])).messages[0].id == event.message.id
+        assert (await bob.messages.reply(event.message.id, "hi")).message.state == REPLIED
+        sent = await sending
+        assert sent.terminal and sent.message.reply.content == "hi"
+        assert (await alice.messages.get(sent.message.id)).message.reply.content == "hi"
+        assert (await alice.messages.wait(sent.message.id, wait=1)).terminal
+        later = await alice.messages.send("bob", "later")
+        assert later.message.idempotency_key  # keyed by its command id
+        assert (await alice.messages.cancel(later.message.id)).message.state == types_pb2.MESSAGE_STATE_CANCELLED
+        assert alice._commands is not None and bob._commands is not None  # both rode their channel
+        assert alice._commands.reconnects == 0
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+async def test_a_client_on_its_agent_channel_is_refused_as_on_unary_calls(
+    hub: Hub, project: Project, make_agent: AgentFactory, case: Case
+) -> None:
+    """The same table: each bad call through ``HubClient(agent_channel=True)`` raises what the unary one does."""
+    alice = await make_agent("alice")
+    await make_agent("bob")
+    message_id = (await alice.messages.send("bob", "open")).message.id
+    unary = await refusal(case.unary(alice, message_id))
+    async with HubClient(
+        hub.address, token=project.token, agent_id=alice.agent_id, agent_key=alice.agent_key, agent_channel=True
+    ) as riding:
+        channelled = await refusal(case.unary(riding, message_id))
+        if case.name != "wait and reply_wait differ":  # that case calls the raw RPC
+            assert riding._commands is not None
+    assert type(channelled) is type(unary)
+    assert (channelled.reason, channelled.metadata, channelled.field_violations, channelled.message) == (
+        unary.reason,
+        unary.metadata,
+        unary.field_violations,
+        unary.message,
+    )
+
+
+async def test_a_client_falls_back_to_unary_calls_on_a_hub_without_channels(
+    make_agent: AgentFactory, hub: Hub, project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hub answering OpenChannel UNIMPLEMENTED (an older hub): every command goes unary, and the
+    channel is not tried again."""
+    attempts = 0
+
+    async def unimplemented(self: AgentChannel) -> AgentChannel:
+        nonlocal attempts
+        attempts += 1
+        raise Unimplemented("unknown method OpenChannel")
+
+    monkeypatch.setattr(AgentChannel, "open", unimplemented)
+    await make_agent("bob")
+    async with HubClient(hub.address, token=project.token, agent_channel=True) as alice:
+        await alice.agents.register("alice")
+        sent = await alice.messages.send("bob", "unary")
+        assert (await alice.messages.get(sent.message.id)).message.content == "unary"
+    assert attempts == 1 and alice._commands is None
+
+
+async def test_a_client_opens_a_new_channel_when_its_credentials_change(hub: Hub, project: Project) -> None:
+    """``use_agent`` to another agent: the next command rides a channel opened as that agent."""
+    async with HubClient(hub.address, token=project.token, agent_channel=True) as client:
+        first = await client.agents.register("first")
+        async with HubClient(hub.address, token=project.token) as target:
+            await target.agents.register("target")
+        sent = await client.messages.send("target", "as first")
+        assert sent.message.from_agent_name == "first"
+        channel = client._commands
+        second = await client.agents.register("second")
+        assert second.agent.id != first.agent.id
+        sent = await client.messages.send("target", "as second")
+        assert sent.message.from_agent_name == "second"
+        assert client._commands is not None and client._commands is not channel and channel is not None
+        assert channel.failed  # the first one was closed
