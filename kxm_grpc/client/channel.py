@@ -250,13 +250,15 @@ class AgentChannel:
             call = stub.OpenChannel(metadata=self._hub.metadata)
             writer: asyncio.Task[None] | None = None
             try:
-                writer = asyncio.create_task(self._write(call), name="kxm-agent-channel-writer")
                 async for response in call:
                     if response.HasField("ready"):
                         backoff = self._initial_backoff
                         self.ready = response.ready
                         if self._opened is not None and not self._opened.done():
                             self._opened.set_result(response.ready)
+                        # Nothing is written before the hub's ready: a write racing a refusal at
+                        # admission turns the call's status into grpc's INTERNAL (grpc/grpc#36066).
+                        writer = asyncio.create_task(self._write(call), name="kxm-agent-channel-writer")
                     for event in response.events:
                         if event.HasField("ready"):
                             self._last_seq = event.ready.after_seq

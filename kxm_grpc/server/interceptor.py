@@ -304,7 +304,7 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
                 try:
                     await gate.admit(call)
                     set_current_channel(ChannelCall(admission, call))
-                    await behavior(_decoded(requests), context)
+                    await behavior(requests, context)  # the servicer refuses an Undecodable itself
                 except grpc.aio.BaseError:
                     code = _status_sent(context)
                     raise
@@ -324,14 +324,6 @@ class HubInterceptor(grpc.aio.ServerInterceptor):
                     CallTracer.finish(span, code)
 
         return wrapped
-
-
-async def _decoded(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
-    """The requests of a channel, ending it with INVALID_ARGUMENT at the first that did not decode."""
-    async for request in requests:
-        if type(request) is Undecodable:
-            raise request.error()
-        yield request
 
 
 def _status_sent(context: Context) -> str:

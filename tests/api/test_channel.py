@@ -228,7 +228,10 @@ async def test_more_than_100_commands_in_a_request_end_the_channel(hub: Hub, mak
     commands = [pb.ChannelCommand(command_id=f"c{i}", get=mpb.GetMessageRequest(message_id="m")) for i in range(101)]
     async with grpc.aio.insecure_channel(hub.address) as channel:
         stub = agent_service_pb2_grpc.AgentServiceStub(channel)
-        call = stub.OpenChannel(iter([pb.OpenChannelRequest(commands=commands)]), metadata=alice.metadata)
+        # Written one by one, the client's side left open: closing it could race the hub's end, which
+        # grpc's client turns into its own INTERNAL (grpc/grpc#36066).
+        call = stub.OpenChannel(metadata=alice.metadata)
+        await call.write(pb.OpenChannelRequest(commands=commands))
         with pytest.raises(grpc.aio.AioRpcError) as raised:
             async for _ in call:
                 pass
@@ -241,7 +244,9 @@ async def test_subscribing_twice_ends_the_channel(hub: Hub, make_agent: AgentFac
     subscribe = pb.OpenChannelRequest(subscribe=mpb.SubscribeRequest())
     async with grpc.aio.insecure_channel(hub.address) as channel:
         stub = agent_service_pb2_grpc.AgentServiceStub(channel)
-        call = stub.OpenChannel(iter([subscribe, subscribe]), metadata=alice.metadata)
+        call = stub.OpenChannel(metadata=alice.metadata)
+        await call.write(subscribe)
+        await call.write(subscribe)
         with pytest.raises(grpc.aio.AioRpcError) as raised:
             async for _ in call:
                 pass

@@ -61,8 +61,9 @@ async def call(hub: Hub, facts: RpcFacts, metadata: tuple[tuple[str, str], ...])
         }
         try:
             if facts.client_streaming:
-                stream = channel.stream_stream(path, **kwargs)(iter([request_class()]), metadata=metadata, timeout=5)
-                async for _ in stream:
+                # No request is written: a write racing the refusal would turn the status into grpc's
+                # own INTERNAL on the client (grpc/grpc#36066); a refused call needs none.
+                async for _ in channel.stream_stream(path, **kwargs)(metadata=metadata, timeout=5):
                     pass
             elif facts.server_streaming:
                 async for _ in channel.unary_stream(path, **kwargs)(request_class(), metadata=metadata, timeout=5):

@@ -50,6 +50,7 @@ from kxm_grpc.errors import Aborted, HubError, Internal, InvalidArgument, Reason
 from kxm_grpc.server.admission import CommandCall, Gate, current_channel
 from kxm_grpc.server.context import current_call
 from kxm_grpc.server.convert import agent_to_proto, wait_value
+from kxm_grpc.server.interceptor import Undecodable
 from kxm_grpc.server.servicers.messages import MessageServicer
 from kxm_grpc.server.state import HubState
 from kxm_grpc.server.streams import Stream
@@ -192,7 +193,7 @@ class Channel:
         self._stream: Stream | None = None
         self._pump: asyncio.Task[None] | None = None
 
-    async def serve(self, requests: AsyncIterator[pb.OpenChannelRequest]) -> None:
+    async def serve(self, requests: AsyncIterator[pb.OpenChannelRequest | Undecodable]) -> None:
         """Write ``ready``, then everything the reader and the pump put out, until the channel ends.
 
         Raises:
@@ -276,10 +277,12 @@ class Channel:
         await self._hub.shutting_down.wait()
         self._end(shutting_down())
 
-    async def _read(self, requests: AsyncIterator[pb.OpenChannelRequest]) -> None:
+    async def _read(self, requests: AsyncIterator[pb.OpenChannelRequest | Undecodable]) -> None:
         """Apply each request's commands in order; at the client's end, answer what is left and end well."""
         try:
             async for request in requests:
+                if isinstance(request, Undecodable):  # checked here, not by a generator around the stream
+                    raise request.error()
                 if request.HasField("subscribe"):
                     await self._subscribe(request.subscribe)
                 if len(request.commands) > MAX_COMMANDS_PER_REQUEST:
@@ -525,7 +528,7 @@ class Channels:
         self.messages = MessageServicer(hub)
         self.results = CommandResults()
 
-    async def serve(self, requests: AsyncIterator[pb.OpenChannelRequest], context: Context) -> None:
+    async def serve(self, requests: AsyncIterator[pb.OpenChannelRequest | Undecodable], context: Context) -> None:
         """Serve one channel (called by AgentService.OpenChannel once admission let it in).
 
         Raises:
