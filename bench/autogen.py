@@ -156,3 +156,7 @@ async def core_loop(address: str, pairs: int, cfg: Config, pid: int) -> list[Rep
             )
         )
     return reps
+
+
+if __name__ == "__main__":  # `python -m bench.autogen`: make the environment now (scripts/test does, before pytest)
+    print(python())

@@ -184,6 +184,43 @@ async def push_idle(address: str, cfg: Config, pid: int) -> tuple[Rep, Rep]:
         await _close(channels)
 
 
+async def push_idle_channels(address: str, cfg: Config, pid: int) -> list[Rep]:
+    """Hold ``idle_streams`` raw bidirectional streams open (each read its ready event): KiB of server RSS each."""
+    channels = [channel(address) for _ in range(cfg.idle_channels)]
+    calls: list[object] = []
+    try:
+        await asyncio.gather(*(wait_ready(ch) for ch in channels))
+        stubs = [bench_pb2_grpc.PushServiceStub(ch) for ch in channels]
+        await asyncio.sleep(0.3)
+        rss0 = process_rss_kib(pid)
+        start = time.perf_counter()
+
+        async def open_one(i: int) -> object:
+            call = stubs[i % len(stubs)].Channel()
+            await call.write(bench_pb2.PushRequest(count=0))
+            event = await call.read()
+            if event is grpc.aio.EOF:
+                raise RuntimeError("idle channel ended")
+            return call
+
+        calls = await open_streams(cfg.idle_streams, open_one)
+        opened = time.perf_counter() - start
+        await asyncio.sleep(0.5)
+        rss1 = process_rss_kib(pid)
+        return [
+            Rep(
+                rate=(rss1 - rss0) / cfg.idle_streams,
+                ops=cfg.idle_streams,
+                seconds=opened,
+                extra={"rss_before_kib": rss0, "rss_after_kib": rss1, "open_seconds": opened},
+            )
+        ]
+    finally:
+        for call in calls:
+            call.cancel()  # type: ignore[attr-defined]
+        await _close(channels)
+
+
 def _p99_ms(rep: Rep) -> float:
     return percentile(rep.latencies, 99) * 1000
 

@@ -32,6 +32,7 @@ from bench.common import (
 )
 from bench.config import Config
 from bench.hubproc import ADMIN_TOKEN
+from kxm_grpc._gen.kxm.v1 import agent_service_pb2, agent_service_pb2_grpc, message_service_pb2
 from kxm_grpc.client import HubClient
 from kxm_grpc.client.channel import AgentChannel
 
@@ -501,6 +502,75 @@ async def idle_streams(address: str, cfg: Config, pid: int) -> tuple[Rep, Rep]:
         for events in calls:
             with contextlib.suppress(Exception):
                 await events.aclose()
+        await fleet.close()
+
+
+async def idle_channels(address: str, cfg: Config, pid: int) -> list[Rep]:
+    """Hold ``idle_streams`` agent channels open, each subscribed to its agent's inbox: KiB of hub RSS each.
+
+    As ``idle_streams``: 8 per agent (a subscribed channel counts as one of the agent's streams), in
+    projects of 10 agents, over ``idle_channels`` shared channels; raw stubs, so the client keeps
+    nothing per channel but the call. A channel is open once its ``ready`` and its inbox's ready came.
+    """
+    fleet = Fleet(address)
+    calls: list[Any] = []
+    try:
+        shared = [channel(address) for _ in range(cfg.idle_channels)]
+        fleet.channels.extend(shared)
+        await asyncio.gather(*(wait_ready(ch) for ch in shared))
+        n_agents = -(-cfg.idle_streams // STREAMS_PER_AGENT)
+        semaphore = asyncio.Semaphore(32)
+
+        async def register(p: int) -> list[Agent]:
+            async with semaphore:
+                token = await fleet.project()
+                count = min(AGENTS_PER_PROJECT, n_agents - p * AGENTS_PER_PROJECT)
+                return [
+                    await fleet.agent(token, f"idle{p}.{j}", shared[(p * AGENTS_PER_PROJECT + j) % len(shared)])
+                    for j in range(count)
+                ]
+
+        agents = [
+            agent
+            for group in await asyncio.wait_for(
+                asyncio.gather(*(register(p) for p in range(-(-n_agents // AGENTS_PER_PROJECT)))), 300
+            )
+            for agent in group
+        ]
+        await asyncio.sleep(0.3)
+        rss0 = process_rss_kib(pid)
+        start = time.perf_counter()
+        open_sem = asyncio.Semaphore(200)
+        subscribe = agent_service_pb2.OpenChannelRequest(subscribe=message_service_pb2.SubscribeRequest())
+
+        async def open_one(i: int) -> Any:
+            async with open_sem:
+                client = agents[i // STREAMS_PER_AGENT].client
+                call = agent_service_pb2_grpc.AgentServiceStub(client.channel).OpenChannel(metadata=client.metadata)
+                first = await call.read()
+                if first is grpc.aio.EOF or not first.HasField("ready"):
+                    raise RuntimeError("the channel did not open with ready")
+                await call.write(subscribe)
+                events = await call.read()
+                if events is grpc.aio.EOF or not events.events or not events.events[0].HasField("ready"):
+                    raise RuntimeError("the channel's inbox did not open with ready")
+                return call
+
+        calls = list(await asyncio.wait_for(asyncio.gather(*(open_one(i) for i in range(cfg.idle_streams))), 300))
+        opened = time.perf_counter() - start
+        await asyncio.sleep(0.5)
+        rss1 = process_rss_kib(pid)
+        return [
+            Rep(
+                rate=(rss1 - rss0) / cfg.idle_streams,
+                ops=cfg.idle_streams,
+                seconds=opened,
+                extra={"rss_before_kib": rss0, "rss_after_kib": rss1, "open_seconds": opened, "agents": len(agents)},
+            )
+        ]
+    finally:
+        for call in calls:
+            call.cancel()
         await fleet.close()
 
 

@@ -34,6 +34,7 @@ CEILINGS = [
     "broker_fanout",
     "broker_paced",
     "push_idle",
+    "push_idle_channel",
     "sqlite",
 ]
 HUB = [
@@ -46,6 +47,7 @@ HUB = [
     "paced",
     "paced_channel",
     "idle_streams",
+    "idle_channels",
     "leases",
     "checkpoint",
     "journal",
@@ -62,6 +64,7 @@ NEEDS: dict[str, list[str]] = {
     "paced": ["broker_paced"],
     "paced_channel": ["broker_paced"],
     "idle_streams": ["push_idle"],
+    "idle_channels": ["push_idle_channel"],
     "leases": ["echo"],
 }
 ALL = CEILINGS + HUB
@@ -504,9 +507,9 @@ async def group_idle(run: Run, wanted: set[str]) -> None:
     scale = f"streams={cfg.idle_streams}"
     # Idle agents make no calls, so with the default 30 s presence lease the sweep would retire
     # them mid-measurement (a separate effect, see docs/performance.md): keep them online.
-    idle_hub = _hub(run, "idle", "idle_streams" in wanted, "full", "--stale-after", "3600")
+    idle_hub = _hub(run, "idle", bool({"idle_streams", "idle_channels"} & wanted), "full", "--stale-after", "3600")
     with (
-        _started(run, "the raw server", _raw(run, "push_idle" in wanted)) as raw,
+        _started(run, "the raw server", _raw(run, bool({"push_idle", "push_idle_channel"} & wanted))) as raw,
         _started(run, "the hub", idle_hub) as h,
     ):
         raw_probe: dict[str, list[Rep]] = {}
@@ -556,6 +559,29 @@ async def group_idle(run: Run, wanted: set[str]) -> None:
             ceiling="push_idle_probe",
             basis="p99",
             note="ListInbox while the idle streams are open; p99_before_ms in the JSON is without them",
+        )
+        channels = f"channels={cfg.idle_streams}"
+        await _one(
+            run,
+            wanted,
+            "push_idle_channel_memory",
+            "KiB/stream",
+            channels,
+            _measure(raw, ceilings.push_idle_channels, cfg),
+            group="push_idle_channel",
+            note="raw bidirectional streams held open, each after its ready event",
+        )
+        await _one(
+            run,
+            wanted,
+            "idle_channel_memory",
+            "KiB/stream",
+            channels,
+            _measure(h, hub.idle_channels, cfg),
+            group="idle_channels",
+            ceiling="push_idle_channel_memory",
+            basis="kib",
+            note="hub RSS growth / open agent channels, each subscribed (8 per agent, projects of 10 agents)",
         )
 
 
@@ -912,7 +938,7 @@ GROUPS: list[tuple[set[str], Callable[[Run, set[str]], Awaitable[None]]]] = [
     ({"broker_fanout", "fanout"}, group_fanout),
     ({"push", "delivery"}, group_delivery),
     ({"broker_paced", "paced", "paced_channel"}, group_paced),
-    ({"push_idle", "idle_streams"}, group_idle),
+    ({"push_idle", "idle_streams", "push_idle_channel", "idle_channels"}, group_idle),
     ({"echo", "leases"}, group_leases),
     ({"checkpoint"}, group_checkpoint),
     ({"sqlite"}, group_sqlite),

@@ -51,6 +51,11 @@ class Push(bench_pb2_grpc.PushServiceServicer):
             # An idle stream: stays open until the client cancels it.
             await asyncio.Event().wait()
 
+    async def Channel(self, request_iterator: AsyncIterator[bench_pb2.PushRequest], context: Context) -> None:  # type: ignore[override]  # a coroutine writing with context.write
+        await context.write(bench_pb2.PushEvent(seq=0))
+        async for _ in request_iterator:
+            pass  # an idle channel: it waits for the client's next request, as the hub's does
+
 
 @dataclass
 class _Message:

@@ -50,7 +50,7 @@ def test_quick_run_measures_every_scenario(tmp_path: Path) -> None:
     errors = [f"{r['scenario']}/{r['scale']}: {r['error']}" for r in rows if r["error"]]
     assert not errors, errors
     measured = {r["scenario"] for r in rows}
-    expected = set(run.CEILINGS) - {"broker_sqlite", "push_idle", "sqlite"}
+    expected = set(run.CEILINGS) - {"broker_sqlite", "push_idle", "push_idle_channel", "sqlite"}
     expected |= {"broker_sqlite", "push_idle_memory", "push_idle_probe", "sqlite_normal", "sqlite_full"}
     expected |= {"core_full", "core_normal", "fanout", "delivery", "paced", "idle_memory", "idle_probe", "leases"}
     expected |= {"send", "checkpoint_refs", "checkpoint_plain"}  # the checkpoint group (issue 14)
@@ -59,6 +59,7 @@ def test_quick_run_measures_every_scenario(tmp_path: Path) -> None:
     expected |= {"token_rpc_plain", "token_rpc_attempt", "token_rpc_padding"}
     expected |= {"context_packet", "context_packet_brute", "context_recall", "context_recall_brute"}  # issue 17
     expected |= {"context_index_bytes"}
+    expected |= {"autogen", "core_channel", "paced_channel", "push_idle_channel_memory", "idle_channel_memory"}  # 18
     assert expected <= measured, expected - measured
     for row in rows:
         assert row["repetitions"] >= 1, row
@@ -77,6 +78,8 @@ def test_quick_run_measures_every_scenario(tmp_path: Path) -> None:
         "core_loop",
         "delivery",
         "idle_memory",
+        "channel_rate",
+        "channel_cpu",
         "checkpoint_cpu",
         "step_cpu",
         "step_latency",

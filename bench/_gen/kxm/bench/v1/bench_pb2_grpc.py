@@ -122,6 +122,11 @@ class PushServiceStub(object):
                 request_serializer=kxm_dot_bench_dot_v1_dot_bench__pb2.PushRequest.SerializeToString,
                 response_deserializer=kxm_dot_bench_dot_v1_dot_bench__pb2.PushEvent.FromString,
                 _registered_method=True)
+        self.Channel = channel.stream_stream(
+                '/kxm.bench.v1.PushService/Channel',
+                request_serializer=kxm_dot_bench_dot_v1_dot_bench__pb2.PushRequest.SerializeToString,
+                response_deserializer=kxm_dot_bench_dot_v1_dot_bench__pb2.PushEvent.FromString,
+                _registered_method=True)
 
 
 class PushServiceServicer(object):
@@ -135,11 +140,24 @@ class PushServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Channel(self, request_iterator, context):
+        """Channel is a raw bidirectional stream: one ready event (seq 0), then it reads the client's
+        requests until the client ends its side (the ceiling of an idle agent channel).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PushServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'Subscribe': grpc.unary_stream_rpc_method_handler(
                     servicer.Subscribe,
+                    request_deserializer=kxm_dot_bench_dot_v1_dot_bench__pb2.PushRequest.FromString,
+                    response_serializer=kxm_dot_bench_dot_v1_dot_bench__pb2.PushEvent.SerializeToString,
+            ),
+            'Channel': grpc.stream_stream_rpc_method_handler(
+                    servicer.Channel,
                     request_deserializer=kxm_dot_bench_dot_v1_dot_bench__pb2.PushRequest.FromString,
                     response_serializer=kxm_dot_bench_dot_v1_dot_bench__pb2.PushEvent.SerializeToString,
             ),
@@ -170,6 +188,33 @@ class PushService(object):
             request,
             target,
             '/kxm.bench.v1.PushService/Subscribe',
+            kxm_dot_bench_dot_v1_dot_bench__pb2.PushRequest.SerializeToString,
+            kxm_dot_bench_dot_v1_dot_bench__pb2.PushEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Channel(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/kxm.bench.v1.PushService/Channel',
             kxm_dot_bench_dot_v1_dot_bench__pb2.PushRequest.SerializeToString,
             kxm_dot_bench_dot_v1_dot_bench__pb2.PushEvent.FromString,
             options,

@@ -75,6 +75,10 @@ class PushServiceStub:
     def __new__(cls, channel: _aio.Channel) -> PushServiceAsyncStub: ...
     Subscribe: _grpc.UnaryStreamMultiCallable[_bench_pb2.PushRequest, _bench_pb2.PushEvent]
     """Subscribe yields one ready event (seq 0), then `count` events."""
+    Channel: _grpc.StreamStreamMultiCallable[_bench_pb2.PushRequest, _bench_pb2.PushEvent]
+    """Channel is a raw bidirectional stream: one ready event (seq 0), then it reads the client's
+    requests until the client ends its side (the ceiling of an idle agent channel).
+    """
 
 @_typing.type_check_only
 class PushServiceAsyncStub(PushServiceStub):
@@ -83,6 +87,10 @@ class PushServiceAsyncStub(PushServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     Subscribe: _aio.UnaryStreamMultiCallable[_bench_pb2.PushRequest, _bench_pb2.PushEvent]  # type: ignore[assignment]
     """Subscribe yields one ready event (seq 0), then `count` events."""
+    Channel: _aio.StreamStreamMultiCallable[_bench_pb2.PushRequest, _bench_pb2.PushEvent]  # type: ignore[assignment]
+    """Channel is a raw bidirectional stream: one ready event (seq 0), then it reads the client's
+    requests until the client ends its side (the ceiling of an idle agent channel).
+    """
 
 class PushServiceServicer(metaclass=_abc_1.ABCMeta):
     """PushService streams prebuilt events as fast as the server can write them."""
@@ -94,6 +102,16 @@ class PushServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_bench_pb2.PushEvent], _abc.AsyncIterator[_bench_pb2.PushEvent]]:
         """Subscribe yields one ready event (seq 0), then `count` events."""
+
+    @_abc_1.abstractmethod
+    def Channel(
+        self,
+        request_iterator: _MaybeAsyncIterator[_bench_pb2.PushRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_bench_pb2.PushEvent], _abc.AsyncIterator[_bench_pb2.PushEvent]]:
+        """Channel is a raw bidirectional stream: one ready event (seq 0), then it reads the client's
+        requests until the client ends its side (the ceiling of an idle agent channel).
+        """
 
 def add_PushServiceServicer_to_server(servicer: PushServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
 
