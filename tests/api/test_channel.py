@@ -370,8 +370,9 @@ async def test_a_slow_reader_is_cut_off_without_slowing_another(tmp_path: Path, 
                     await alice.messages.send("carol", f"c{i}")
                     assert (await asyncio.wait_for(anext(events), 10)).message.content == f"c{i}"
         with pytest.raises(grpc.aio.AioRpcError) as raised:
-            while True:
-                await asyncio.wait_for(slow.read(), 20)
+            while await asyncio.wait_for(slow.read(), 20) is not grpc.aio.EOF:
+                pass
+            pytest.fail("the slow channel ended OK")
         error = from_rpc_error(raised.value)
         assert error.reason == Reason.SUBSCRIBER_TOO_SLOW
     finally:
@@ -496,3 +497,31 @@ async def test_a_client_opens_a_new_channel_when_its_credentials_change(hub: Hub
         assert sent.message.from_agent_name == "second"
         assert client._commands is not None and client._commands is not channel and channel is not None
         assert channel.failed  # the first one was closed
+
+
+@pytest.mark.parametrize("backend", [""], ids=["sqlite"])
+async def test_a_stopping_hub_ends_every_channel_with_unavailable(tmp_path: Path, backend: str) -> None:
+    """Subscribed or not, an open channel ends with UNAVAILABLE (SHUTTING_DOWN) when its hub stops."""
+    server = await _hub(tmp_path)
+    alice, bob = await _agents(server, "alice", "bob")
+    try:
+        stub = agent_service_pb2_grpc.AgentServiceStub(alice.channel)
+        plain = stub.OpenChannel(metadata=alice.metadata)
+        assert (await plain.read()).HasField("ready")
+        subscribed = agent_service_pb2_grpc.AgentServiceStub(bob.channel).OpenChannel(metadata=bob.metadata)
+        assert (await subscribed.read()).HasField("ready")
+        await subscribed.write(pb.OpenChannelRequest(subscribe=mpb.SubscribeRequest()))
+        assert (await subscribed.read()).events[0].HasField("ready")
+        stopping = asyncio.create_task(server.stop())
+        for call in (plain, subscribed):
+            with pytest.raises(grpc.aio.AioRpcError) as raised:
+                while await asyncio.wait_for(call.read(), 10) is not grpc.aio.EOF:
+                    pass
+                pytest.fail("the channel ended OK")
+            error = from_rpc_error(raised.value)
+            assert error.status == "UNAVAILABLE" and error.reason == Reason.SHUTTING_DOWN, error
+        await stopping
+    finally:
+        for client in (alice, bob):
+            await client.close()
+        await server.stop()

@@ -36,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Coroutine
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -166,6 +166,41 @@ class _CommandContext:
         return self._context.time_remaining()
 
 
+class _Outbox:
+    """What the writer has to write, in order: a deque and the writer's wake-up.
+
+    Not an ``asyncio.Queue``, which holds four deques and an event: an idle channel's memory is
+    what it holds (docs/performance.md), and one reader (the writer) needs none of that.
+    """
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: collections.deque[pb.ChannelResult | mpb.SubscribeResponse | _EndItem] = collections.deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: pb.ChannelResult | mpb.SubscribeResponse | _EndItem) -> None:
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def get(self) -> pb.ChannelResult | mpb.SubscribeResponse | _EndItem:
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.popleft()
+
+    def get_nowait(self) -> pb.ChannelResult | mpb.SubscribeResponse | _EndItem:
+        return self._items.popleft()
+
+    def empty(self) -> bool:
+        return not self._items
+
+
 @dataclass(frozen=True, slots=True)
 class _EndItem:
     """What ends the writer: the error to end the channel with, or None (it ended well)."""
@@ -186,7 +221,7 @@ class Channel:
         self._call = call
         self._agent_id = call.agent.id
         self._admit = current_channel().admit_command
-        self._outbox: asyncio.Queue[pb.ChannelResult | mpb.SubscribeResponse | _EndItem] = asyncio.Queue()
+        self._outbox = _Outbox()
         self._in_flight = asyncio.Semaphore(MAX_IN_FLIGHT)
         self._event_slots = asyncio.Semaphore(EVENT_BUFFER)
         self._waits: set[asyncio.Task[None]] = set()
@@ -214,11 +249,12 @@ class Channel:
         )
         await self._context.write(ready)
         reader = asyncio.create_task(self._read(requests), name="kxm-channel-reader")
-        stopping = asyncio.create_task(self._stop_with_hub(), name="kxm-channel-stop")
+        self._channels.opened(self)
         try:
             await self._write()
         finally:
-            tasks = [reader, stopping, *self._waits]
+            self._channels.closed(self)
+            tasks = [reader, *self._waits]
             if self._pump is not None:
                 tasks.append(self._pump)
             for task in tasks:
@@ -270,12 +306,9 @@ class Channel:
                     raise ended.error
                 return
 
-    def _end(self, error: HubError | None) -> None:
+    def end(self, error: HubError | None) -> None:
+        """End the channel: after what is already queued, with ``error`` (None: it ended well)."""
         self._outbox.put_nowait(_EndItem(error))
-
-    async def _stop_with_hub(self) -> None:
-        await self._hub.shutting_down.wait()
-        self._end(shutting_down())
 
     async def _read(self, requests: AsyncIterator[pb.OpenChannelRequest | Undecodable]) -> None:
         """Apply each request's commands in order; at the client's end, answer what is left and end well."""
@@ -295,15 +328,15 @@ class Channel:
                     await self._apply(command)
             if self._waits:
                 await asyncio.gather(*self._waits, return_exceptions=True)
-            self._end(None)
+            self.end(None)
         except HubError as error:
-            self._end(error)
+            self.end(error)
         except grpc.aio.BaseError:
             raise
         except asyncio.CancelledError:
             raise
         except Exception as error:  # a bug: the channel ends INTERNAL through the wrapper's mapping
-            self._end(self._channels.internal(error))
+            self.end(self._channels.internal(error))
 
     async def _subscribe(self, request: mpb.SubscribeRequest) -> None:
         """Start the inbox pump: as Subscribe with ``request``, through the hub's stream registry.
@@ -349,11 +382,11 @@ class Channel:
                     if slow is not None:
                         raise slow
         except HubError as error:
-            self._end(error)
+            self.end(error)
         except asyncio.CancelledError:
             raise
         except Exception as error:
-            self._end(self._channels.internal(error))
+            self.end(self._channels.internal(error))
 
     async def _apply(self, command: pb.ChannelCommand) -> None:
         """Answer one command: from its first result when its id was seen, else by running its twin."""
@@ -457,7 +490,7 @@ class Channel:
         self._channels.results.forget(entry, result)
         self._answer(result)
         if isinstance(failure, Unauthenticated):
-            self._end(failure)  # the channel's credentials no longer hold: nothing more will be admitted
+            self.end(failure)  # the channel's credentials no longer hold: nothing more will be admitted
 
     def _replay(self, command: pb.ChannelCommand, entry: _Remembered) -> None:
         """Answer a command id seen before: its first result, once the first run ended."""
@@ -521,20 +554,45 @@ def channel_error(error: HubError) -> pb.ChannelError:
 
 
 class Channels:
-    """The channels of one hub: what they share (the twin servicer, the remembered results)."""
+    """The channels of one hub: what they share (the twin servicer, the remembered results), and the
+    one task that ends them all when the hub stops (one per hub, not one per channel: an idle
+    channel's memory is what it holds)."""
 
     def __init__(self, hub: HubState) -> None:
         self.hub = hub
         self.messages = MessageServicer(hub)
         self.results = CommandResults()
+        self._open: set[Channel] = set()
+        self._watch: asyncio.Task[None] | None = None
 
-    async def serve(self, requests: AsyncIterator[pb.OpenChannelRequest | Undecodable], context: Context) -> None:
-        """Serve one channel (called by AgentService.OpenChannel once admission let it in).
+    def opened(self, channel: Channel) -> None:
+        """Count ``channel`` among the open ones (ended with UNAVAILABLE when the hub stops)."""
+        self._open.add(channel)
+        if self._watch is None:
+            self._watch = asyncio.create_task(self._stop_with_hub(), name="kxm-channels-stop")
 
-        Raises:
+    def closed(self, channel: Channel) -> None:
+        """Forget a channel that ended (idempotent)."""
+        self._open.discard(channel)
+
+    async def _stop_with_hub(self) -> None:
+        try:
+            await self.hub.shutting_down.wait()
+            for channel in list(self._open):
+                channel.end(shutting_down())
+        finally:
+            self._watch = None
+
+    def serve(
+        self, requests: AsyncIterator[pb.OpenChannelRequest | Undecodable], context: Context
+    ) -> Coroutine[Any, Any, None]:
+        """The coroutine that serves one channel (AgentService.OpenChannel, once admission let it in);
+        returned, not awaited here, so an idle channel holds one frame fewer.
+
+        Raises (when awaited):
             HubError: what ended the channel.
         """
-        await Channel(self, context).serve(requests)
+        return Channel(self, context).serve(requests)
 
     @staticmethod
     def internal(error: BaseException) -> HubError:
