@@ -236,16 +236,19 @@ class ClientBase:
                 return opened
             self._commands = None
             if opened is not None:
-                await opened.close()
+                opened.retire()  # its unanswered commands (other callers') are answered first
             from kxm_grpc.client.channel import AgentChannel  # channel.py imports this module
 
             metadata = self._metadata
             fresh = AgentChannel(self)
             try:
-                await fresh.open()
+                await asyncio.wait_for(fresh.open(), self.timeout)
             except Unimplemented:
                 self._commands_refused = True  # an older hub: every command goes unary from now on
                 return None
+            except TimeoutError:
+                await fresh.close()
+                raise DeadlineExceeded(f"the agent channel did not open within {self.timeout:g} s") from None
             self._commands, self._commands_metadata = fresh, metadata
             return fresh
 

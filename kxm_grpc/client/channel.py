@@ -28,16 +28,22 @@ from kxm_grpc._gen.kxm.v1 import agent_service_pb2_grpc, types_pb2
 from kxm_grpc._gen.kxm.v1 import message_service_pb2 as mpb
 from kxm_grpc._status import from_status_bytes
 from kxm_grpc.client.base import duration
-from kxm_grpc.errors import Cancelled, HubError
+from kxm_grpc.errors import Cancelled, HubError, InvalidArgument, Reason, Unavailable
 
 if TYPE_CHECKING:
     from kxm_grpc.client.base import ClientBase
 
-_RESUMABLE = frozenset({"UNAVAILABLE", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED", "CANCELLED", "UNKNOWN", "INTERNAL"})
+_RESUMABLE = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED", "UNKNOWN", "INTERNAL"})
+_RESUMABLE_EXHAUSTED = frozenset({Reason.SUBSCRIBER_TOO_SLOW, Reason.RATE_LIMITED})
+"""RESOURCE_EXHAUSTED that passes (a slow reader cut, a spent rate budget); others (too many streams,
+a message too large) would come again on every new stream."""
+_RETIRING: set[asyncio.Task[None]] = set()
+"""Channels closing once answered (``retire``): kept referenced until they are."""
+_REQUEST_BYTES = 192 << 10
+"""Bytes of commands one request carries at most (the hub takes requests of up to 256 KiB)."""
 _PER_REQUEST = 100
 """Commands one request carries at most (the hub's ``max_commands_per_request``)."""
-_EVENTS = 1024
-"""Inbox events received and not yet taken by ``events()``; past it the channel stops reading."""
+
 _SEEN = 4096
 """Message ids ``events()`` remembers, so a redelivery after a reconnect is not yielded twice."""
 
@@ -70,7 +76,8 @@ class AgentChannel:
         self._max_backoff = max_backoff
         self._pending: dict[str, tuple[pb.ChannelCommand, asyncio.Future[pb.ChannelResult]]] = {}
         self._outgoing: asyncio.Queue[pb.ChannelCommand] = asyncio.Queue()
-        self._events: asyncio.Queue[mpb.SubscribeResponse | HubError] = asyncio.Queue(_EVENTS)
+        self._events: asyncio.Queue[mpb.SubscribeResponse | HubError] = asyncio.Queue()
+        """Inbox events received and not yet taken by ``events()`` (held in memory: iterate promptly)."""
         self._opened: asyncio.Future[pb.ChannelReady] | None = None
         self._task: asyncio.Task[None] | None = None
         self._failure: HubError | None = None
@@ -107,6 +114,20 @@ class AgentChannel:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._fail(Cancelled("the channel was closed"))
+
+    def retire(self) -> None:
+        """Close the channel once every command already sent on it is answered (at most 60 s on);
+        for a client whose credentials changed, so other callers' commands are not cut off."""
+
+        async def drain() -> None:
+            unanswered = [result for _, result in self._pending.values()]
+            if unanswered:
+                await asyncio.wait(unanswered, timeout=60.0)
+            await self.close()
+
+        task = asyncio.ensure_future(drain())
+        _RETIRING.add(task)
+        task.add_done_callback(_RETIRING.discard)
 
     async def __aenter__(self) -> Self:
         return await self.open()
@@ -232,10 +253,24 @@ class AgentChannel:
             raise RuntimeError("open the channel first (async with hub.agents.open_channel() as channel)")
         command = pb.ChannelCommand(command_id=command_id or uuid.uuid4().hex)
         getattr(command, kind).CopyFrom(request)
-        result: asyncio.Future[pb.ChannelResult] = asyncio.get_running_loop().create_future()
-        self._pending[command.command_id] = (command, result)
-        self._outgoing.put_nowait(command)
-        answer = await result
+        if command.ByteSize() > _REQUEST_BYTES:
+            raise InvalidArgument(
+                f"the command is {command.ByteSize()} bytes; a channel request carries at most {_REQUEST_BYTES}",
+                reason=Reason.PROTOCOL_ERROR,
+            )
+        pending = self._pending.get(command.command_id)
+        if pending is not None and pending[0] == command:
+            result = pending[1]  # the same command again while the first is unanswered: one answer for both
+        else:
+            result = asyncio.get_running_loop().create_future()
+            self._pending[command.command_id] = (command, result)
+            self._outgoing.put_nowait(command)
+        try:
+            answer = await asyncio.shield(result)
+        except asyncio.CancelledError:
+            if not result.done() and self._pending.get(command.command_id, (None, None))[1] is result:
+                del self._pending[command.command_id]  # not replayed on a new stream: its caller left
+            raise
         if answer.HasField("error"):
             raise from_status_bytes(answer.error.status)
         return answer
@@ -259,21 +294,28 @@ class AgentChannel:
                         # Nothing is written before the hub's ready: a write racing a refusal at
                         # admission turns the call's status into grpc's INTERNAL (grpc/grpc#36066).
                         writer = asyncio.create_task(self._write(call), name="kxm-agent-channel-writer")
+                        writer.add_done_callback(_retrieve)
+                    # Results first, and events never wait for the caller: a caller awaiting a
+                    # result while events pile up must not stop the stream that carries it.
+                    for result in response.results:
+                        pending = self._pending.get(result.command_id)
+                        if pending is not None:
+                            del self._pending[result.command_id]
+                            if not pending[1].done():
+                                pending[1].set_result(result)
                     for event in response.events:
                         if event.HasField("ready"):
                             self._last_seq = event.ready.after_seq
                         else:
                             self._last_seq = max(self._last_seq, event.seq)
-                        await self._events.put(event)
-                    for result in response.results:
-                        pending = self._pending.pop(result.command_id, None)
-                        if pending is not None and not pending[1].done():
-                            pending[1].set_result(result)
-                # The hub ends a channel well only after the client's end: nothing is left to answer.
+                        self._events.put_nowait(event)
+                # The hub ends a channel well only after the client's end, which this client never
+                # sends while open: a hub that did so anyway ends it for good.
+                self._fail(Unavailable("the hub ended the channel"))
                 return
             except grpc.aio.AioRpcError as exc:
                 error = self._hub._error(exc)
-                if not self._reconnect or error.status not in _RESUMABLE or not self._opened_once():
+                if not self._reconnect or not _resumable(error) or not self._opened_once():
                     self._fail(error)
                     return
             finally:
@@ -289,7 +331,8 @@ class AgentChannel:
         return self._opened is not None and self._opened.done()
 
     async def _write(self, call: Any) -> None:
-        """Send the subscription and every unanswered command, then each new command as it comes."""
+        """Send the subscription and every unanswered command, then each new command as it comes,
+        as many per request as are ready (at most 100 and ``_REQUEST_BYTES``)."""
         while not self._outgoing.empty():  # all of them are in _pending, sent below in call order
             self._outgoing.get_nowait()
         replay = [command for command, result in self._pending.values() if not result.done()]
@@ -297,18 +340,43 @@ class AgentChannel:
         if self._subscribe:
             first.subscribe.after_seq = self._last_seq
             first.subscribe.presence_only = self._presence_only
-        for start in range(0, max(len(replay), 1), _PER_REQUEST):
-            request = first if start == 0 else pb.OpenChannelRequest()
-            request.commands.extend(replay[start : start + _PER_REQUEST])
-            if request.ByteSize() or start == 0:
-                await call.write(request)
+        if first.HasField("subscribe") or not replay:
+            await call.write(first)
+        request, size = pb.OpenChannelRequest(), 0
+        for command in replay:
+            size = await self._add(call, request, size, command)
+            if size == 0:
+                request = pb.OpenChannelRequest()
+                size = await self._add(call, request, 0, command)
+        if request.commands:
+            await call.write(request)
         outgoing = self._outgoing
+        carried: pb.ChannelCommand | None = None
         while True:
             request = pb.OpenChannelRequest()
-            request.commands.append(await outgoing.get())
+            command = carried if carried is not None else await outgoing.get()
+            carried = None
+            request.commands.append(command)
+            size = command.ByteSize()
             while not outgoing.empty() and len(request.commands) < _PER_REQUEST:
-                request.commands.append(outgoing.get_nowait())
+                command = outgoing.get_nowait()
+                size += command.ByteSize()
+                if size > _REQUEST_BYTES:
+                    carried = command  # the first of the next request
+                    break
+                request.commands.append(command)
             await call.write(request)
+
+    @staticmethod
+    async def _add(call: Any, request: pb.OpenChannelRequest, size: int, command: pb.ChannelCommand) -> int:
+        """Add ``command`` to ``request`` and return the request's size; when it does not fit, write
+        the request as it is and return 0 (the caller starts a new one)."""
+        grown = size + command.ByteSize()
+        if request.commands and (grown > _REQUEST_BYTES or len(request.commands) >= _PER_REQUEST):
+            await call.write(request)
+            return 0
+        request.commands.append(command)
+        return grown
 
     def _fail(self, error: HubError) -> None:
         """End the channel with ``error``: every unanswered command and ``events()`` get it."""
@@ -320,5 +388,17 @@ class AgentChannel:
         for _, result in pending.values():
             if not result.done():
                 result.set_exception(error)
-        with contextlib.suppress(asyncio.QueueFull):
-            self._events.put_nowait(error)
+        self._events.put_nowait(error)
+
+
+def _resumable(error: HubError) -> bool:
+    """Whether a stream that ended with ``error`` is opened again (else the channel fails with it)."""
+    if error.status == "RESOURCE_EXHAUSTED":
+        return error.reason in _RESUMABLE_EXHAUSTED
+    return error.status in _RESUMABLE
+
+
+def _retrieve(task: asyncio.Task[None]) -> None:
+    """Mark a writer's end as seen: a write fails when its stream ends, which the reader reports."""
+    if not task.cancelled():
+        task.exception()

@@ -74,6 +74,9 @@ class Messages(Area):
             timeout = self._hub.timeout + wait
         channel = await self._hub._agent_commands()
         if channel is not None:
+            if wait is not None and timeout is not None:
+                # As the hub cuts a unary send's wait to fit its deadline, so its answer comes in time.
+                wait = min(wait, max(0.0, timeout - max(0.5, 0.1 * timeout)))
             # No made-up key: a command replayed after a reconnect is keyed by its command id.
             sent = channel.send(
                 target,

@@ -38,7 +38,7 @@ import collections
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Coroutine
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, TypeAlias, cast
 
 import grpc
 import structlog
@@ -55,7 +55,7 @@ from kxm_grpc.server.servicers.messages import MessageServicer
 from kxm_grpc.server.state import HubState
 from kxm_grpc.server.streams import Stream
 from kxm_grpc.services import messages
-from kxm_grpc.services.messages import shutting_down
+from kxm_grpc.services.messages import shutting_down, stream_limit_reached
 
 log = structlog.get_logger("kxm.channel")
 
@@ -69,6 +69,12 @@ EVENT_BUFFER = 64
 """Inbox events read from the log but not yet written, per channel."""
 MAX_BATCH = 128
 """Items (results and events) written in one response at most."""
+MAX_BATCH_BYTES = 1 << 20
+"""Bytes of items in one response at most (an item larger alone still goes, in a response of its own):
+well under the 4 MiB a response may have."""
+MAX_WAITS = 1_024
+"""Waits running beside the reader on one channel (``wait`` commands, the waits of sends with
+``wait``, replays waiting on a first run); the hub reads no further request past it."""
 REMEMBERED = 65_536
 """Command results a hub process remembers for replays (the newest, over every agent)."""
 REMEMBERED_BYTES = 64 << 20
@@ -99,13 +105,16 @@ _TWINS: dict[str, _Twin] = {
 class _Remembered:
     """One command id's first result (or the future of it while the command runs)."""
 
-    __slots__ = ("fingerprint", "key", "result", "size")
+    __slots__ = ("fingerprint", "key", "result", "size", "waiting")
 
     def __init__(self, key: tuple[str, str], fingerprint: bytes) -> None:
         self.key = key
         self.fingerprint = fingerprint
-        self.result: asyncio.Future[pb.ChannelResult] = asyncio.get_running_loop().create_future()
+        self.result: asyncio.Future[pb.ChannelResult | None] = asyncio.get_running_loop().create_future()
+        """The first result; None when the first run was cut off before it ended (run it again)."""
         self.size = len(fingerprint)
+        self.waiting = False
+        """The command's writes are done and only its wait is left (a replay need not hold the reader)."""
 
 
 class CommandResults:
@@ -140,6 +149,14 @@ class CommandResults:
             self._bytes += size
             self._trim()
 
+    def abandon(self, entry: _Remembered) -> None:
+        """Forget a command whose run was cut off (its channel ended): whoever waits on it runs it again."""
+        if not entry.result.done():
+            entry.result.set_result(None)
+        if self._entries.get(entry.key) is entry:
+            del self._entries[entry.key]
+            self._bytes -= entry.size
+
     def forget(self, entry: _Remembered, result: pb.ChannelResult) -> None:
         """Answer whoever waits on the entry with ``result``, and forget it: the command failed, nothing
         of it was applied, and its retry runs again."""
@@ -166,6 +183,10 @@ class _CommandContext:
         return self._context.time_remaining()
 
 
+_Item: TypeAlias = "pb.ChannelResult | _Beside | mpb.SubscribeResponse | _EndItem"
+"""What the writer takes from the outbox: a result (holding an in-flight slot or not), an event, or the end."""
+
+
 class _Outbox:
     """What the writer has to write, in order: a deque and the writer's wake-up.
 
@@ -176,16 +197,16 @@ class _Outbox:
     __slots__ = ("_items", "_waiter")
 
     def __init__(self) -> None:
-        self._items: collections.deque[pb.ChannelResult | mpb.SubscribeResponse | _EndItem] = collections.deque()
+        self._items: collections.deque[_Item] = collections.deque()
         self._waiter: asyncio.Future[None] | None = None
 
-    def put_nowait(self, item: pb.ChannelResult | mpb.SubscribeResponse | _EndItem) -> None:
+    def put_nowait(self, item: _Item) -> None:
         self._items.append(item)
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    async def get(self) -> pb.ChannelResult | mpb.SubscribeResponse | _EndItem:
+    async def get(self) -> _Item:
         while not self._items:
             self._waiter = asyncio.get_running_loop().create_future()
             try:
@@ -194,11 +215,25 @@ class _Outbox:
                 self._waiter = None
         return self._items.popleft()
 
-    def get_nowait(self) -> pb.ChannelResult | mpb.SubscribeResponse | _EndItem:
+    def get_nowait(self) -> _Item:
         return self._items.popleft()
+
+    def peek_size(self) -> int:
+        """The serialized size of the next item (0 for an end)."""
+        item = self._items[0]
+        if type(item) is _Beside:
+            return item.result.ByteSize()
+        return 0 if type(item) is _EndItem else item.ByteSize()  # type: ignore[union-attr]
 
     def empty(self) -> bool:
         return not self._items
+
+
+@dataclass(frozen=True, slots=True)
+class _Beside:
+    """The result of a command that ran beside the reader: it holds no in-flight slot when written."""
+
+    result: pb.ChannelResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,11 +254,13 @@ class Channel:
         call = current_call()
         assert call.agent is not None and call.agent_key is not None  # the method's facts require an agent
         self._call = call
-        self._agent_id = call.agent.id
+        self.agent_id = call.agent.id
+        """The agent whose channel this is."""
         self._admit = current_channel().admit_command
         self._outbox = _Outbox()
         self._in_flight = asyncio.Semaphore(MAX_IN_FLIGHT)
         self._event_slots = asyncio.Semaphore(EVENT_BUFFER)
+        self._wait_slots = asyncio.Semaphore(MAX_WAITS)
         self._waits: set[asyncio.Task[None]] = set()
         self._stream: Stream | None = None
         self._pump: asyncio.Task[None] | None = None
@@ -247,9 +284,13 @@ class Channel:
                 max_commands_per_request=MAX_COMMANDS_PER_REQUEST,
             )
         )
-        await self._context.write(ready)
+        self._channels.opened(self)  # raises past the agent's limit of channels
+        try:
+            await self._context.write(ready)
+        except BaseException:
+            self._channels.closed(self)
+            raise
         reader = asyncio.create_task(self._read(requests), name="kxm-channel-reader")
-        self._channels.opened(self)
         try:
             await self._write()
         finally:
@@ -269,24 +310,30 @@ class Channel:
         while True:
             item = await outbox.get()
             response = pb.OpenChannelResponse()
-            results = events = 0
+            slotted = events = size = 0
             last_seq = 0
             ended: _EndItem | None = None
             while True:
                 if type(item) is pb.ChannelResult:
                     response.results.append(item)
-                    results += 1
+                    slotted += 1
+                elif type(item) is _Beside:
+                    response.results.append(item.result)
                 elif type(item) is mpb.SubscribeResponse:
                     response.events.append(item)
                     events += 1
                     last_seq = item.seq or last_seq
                 else:
+                    assert type(item) is _EndItem
                     ended = item
                     break
-                if results + events >= MAX_BATCH or outbox.empty():
+                if outbox.empty() or len(response.results) + events >= MAX_BATCH:
+                    break
+                size += outbox.peek_size()
+                if size >= MAX_BATCH_BYTES:
                     break
                 item = outbox.get_nowait()
-            if results or events:
+            if response.results or events:
                 stream = self._stream
                 if stream is not None:
                     stream.writing = True
@@ -297,7 +344,7 @@ class Channel:
                         await stream.cut  # the monitor ended the call while this write was stuck
                     if last_seq:
                         stream.sent_seq = last_seq
-                for _ in range(results):
+                for _ in range(slotted):
                     self._in_flight.release()
                 for _ in range(events):
                     self._event_slots.release()
@@ -389,37 +436,83 @@ class Channel:
             self.end(self._channels.internal(error))
 
     async def _apply(self, command: pb.ChannelCommand) -> None:
-        """Answer one command: from its first result when its id was seen, else by running its twin."""
+        """Answer one command (its in-flight slot taken): admitted as its twin, replays included, then
+        from its first result when its id was seen, else by running its twin."""
         command_id = command.command_id
         kind = command.WhichOneof("command")
         if not command_id or len(command_id) > MAX_COMMAND_ID or kind is None:
             self._answer(self._invalid(command, kind))
             return
-        entry, new = self._channels.results.begin(self._agent_id, command)
-        if not new:
-            self._replay(command, entry)
-            return
         twin = _TWINS[kind]
         gate, call = self._admit(twin.method, command_id)
         try:
+            # Every command pays its twin's admission, a replay too: rate limit, credentials, tool policy.
             admitted = await gate.admit(call)
             request = getattr(command, kind)
             gate.check_scope(admitted, request)
+        except Exception as error:
+            self._refuse(command_id, gate, call, error)
+            return
+        results = self._channels.results
+        while True:
+            entry, new = results.begin(self.agent_id, command)
+            if new:
+                break
+            if entry.fingerprint != command.SerializeToString(deterministic=True):
+                conflict = Aborted(
+                    "this command id was used for another command; use a new command id for a new command",
+                    reason=Reason.IDEMPOTENCY_CONFLICT,
+                    metadata={"commandId": command_id},
+                )
+                self._answer(pb.ChannelResult(command_id=command_id, error=channel_error(conflict)))
+                return
+            if not entry.result.done() and entry.waiting:
+                await self._beside(self._replay_later(command, entry))  # its writes are done: not in order
+                return
+            # Still applying on another channel (or done): in order, after it.
+            first = await asyncio.shield(entry.result)
+            if first is not None:
+                self._answer(_replayed(first))
+                return
+            # Its first run was cut off before it ended: this one runs it.
+        try:
             if kind == "wait":
-                self._waits_for(self._finish(command_id, twin, gate, call, entry, self._waited(request)))
+                entry.waiting = True
+                await self._beside(self._finish(command_id, twin, gate, call, entry, self._waited(request)))
                 return
             if kind == "send":
                 response = await self._send(command_id, request)
-                if type(response) is _SendWait:  # sent; its wait runs beside what follows
-                    self._waits_for(self._finish(command_id, twin, gate, call, entry, self._waited(*response)))
+                if type(response) is _SendWait:  # stored; its wait runs beside what follows
+                    entry.waiting = True
+                    await self._beside(self._finish(command_id, twin, gate, call, entry, self._waited(*response)))
                     return
             else:
                 response = await self._unary(kind, request)
+        except asyncio.CancelledError:
+            results.abandon(entry)
+            raise
         except Exception as error:
             self._fail(command_id, gate, call, entry, error)
             return
         gate.succeeded()
         self._succeed(command_id, twin, entry, response)
+
+    async def _beside(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` beside the reader (a wait), its in-flight slot given back; past ``MAX_WAITS``
+        running, wait for one to end first."""
+        try:
+            await self._wait_slots.acquire()
+        except BaseException:
+            work.close()
+            raise
+        self._in_flight.release()
+        task = asyncio.ensure_future(work)
+        self._waits.add(task)
+        task.add_done_callback(self._wait_ended)
+
+    def _wait_ended(self, task: asyncio.Task[None]) -> None:
+        self._waits.discard(task)
+        self._wait_slots.release()
 
     async def _send(self, command_id: str, request: mpb.SendMessageRequest) -> Any:
         """Send in order: the response, or, for a send with a wait whose message is still open, the
@@ -450,9 +543,12 @@ class Channel:
         return _SendWait((waited, sent))
 
     async def _waited(self, request: mpb.WaitMessageRequest, sent: mpb.SendMessageResponse | None = None) -> Any:
-        waited = await self._channels.messages.WaitMessage(request, self._command_context)
         if sent is None:
-            return waited
+            return await self._channels.messages.WaitMessage(request, self._command_context)
+        try:
+            waited = await self._channels.messages.WaitMessage(request, self._command_context)
+        except HubError:
+            return sent  # the send is stored: its answer stands, as a send whose wait ended first
         return mpb.SendMessageResponse(message=waited.message, repeated=sent.repeated, terminal=waited.terminal)
 
     async def _finish(
@@ -461,12 +557,13 @@ class Channel:
         try:
             response = await work
         except asyncio.CancelledError:
+            self._channels.results.abandon(entry)
             raise
         except Exception as error:
-            self._fail(command_id, gate, call, entry, error)
+            self._fail(command_id, gate, call, entry, error, beside=True)
             return
         gate.succeeded()
-        self._succeed(command_id, twin, entry, response)
+        self._succeed(command_id, twin, entry, response, beside=True)
 
     async def _unary(self, kind: str, request: Any) -> Any:
         servicer, context = self._channels.messages, self._command_context
@@ -478,37 +575,46 @@ class Channel:
             return await servicer.CancelMessage(request, context)
         return await servicer.GetMessage(request, context)
 
-    def _succeed(self, command_id: str, twin: _Twin, entry: _Remembered, response: Any) -> None:
+    def _succeed(
+        self, command_id: str, twin: _Twin, entry: _Remembered, response: Any, *, beside: bool = False
+    ) -> None:
         result = pb.ChannelResult(command_id=command_id)
         getattr(result, twin.result).CopyFrom(response)
         self._channels.results.finish(entry, result)
-        self._answer(result)
+        self._answer(result, beside=beside)
 
-    def _fail(self, command_id: str, gate: Gate, call: CommandCall, entry: _Remembered, error: BaseException) -> None:
+    def _fail(
+        self,
+        command_id: str,
+        gate: Gate,
+        call: CommandCall,
+        entry: _Remembered,
+        error: BaseException,
+        *,
+        beside: bool = False,
+    ) -> None:
+        """Answer a command that failed with its error; nothing of it was applied, so it is forgotten."""
         failure = gate.fail(call, error)
         result = pb.ChannelResult(command_id=command_id, error=channel_error(failure))
         self._channels.results.forget(entry, result)
-        self._answer(result)
+        self._answer(result, beside=beside)
+
+    def _refuse(self, command_id: str, gate: Gate, call: CommandCall, error: BaseException) -> None:
+        """Answer a command admission refused."""
+        failure = gate.fail(call, error)
+        self._answer(pb.ChannelResult(command_id=command_id, error=channel_error(failure)))
         if isinstance(failure, Unauthenticated):
             self.end(failure)  # the channel's credentials no longer hold: nothing more will be admitted
 
-    def _replay(self, command: pb.ChannelCommand, entry: _Remembered) -> None:
-        """Answer a command id seen before: its first result, once the first run ended."""
-        if entry.fingerprint != command.SerializeToString(deterministic=True):
-            conflict = Aborted(
-                "this command id was used for another command; use a new command id for a new command",
-                reason=Reason.IDEMPOTENCY_CONFLICT,
-                metadata={"commandId": command.command_id},
-            )
-            self._answer(pb.ChannelResult(command_id=command.command_id, error=channel_error(conflict)))
+    async def _replay_later(self, command: pb.ChannelCommand, entry: _Remembered) -> None:
+        """Answer a replay of a command in its wait: its first result once it ends, or (its first run
+        cut off) its own run, beside the reader as the first was."""
+        first = await asyncio.shield(entry.result)
+        if first is not None:
+            self._answer(_replayed(first), beside=True)
             return
-        if entry.result.done():
-            self._answer(_replayed(entry.result.result()))
-        else:
-            self._waits_for(self._replay_later(entry))
-
-    async def _replay_later(self, entry: _Remembered) -> None:
-        self._answer(_replayed(await asyncio.shield(entry.result)))
+        await self._in_flight.acquire()  # _apply hands the slot back when it moves beside again
+        await self._apply(command)
 
     def _invalid(self, command: pb.ChannelCommand, kind: str | None) -> pb.ChannelResult:
         command_id = command.command_id
@@ -518,13 +624,8 @@ class Channel:
             error = invalid_field("command", "must be one of send, reply, ack, cancel, wait, get")
         return pb.ChannelResult(command_id=command_id, error=channel_error(error))
 
-    def _answer(self, result: pb.ChannelResult) -> None:
-        self._outbox.put_nowait(result)
-
-    def _waits_for(self, work: Awaitable[None]) -> None:
-        task = asyncio.ensure_future(work)
-        self._waits.add(task)
-        task.add_done_callback(self._waits.discard)
+    def _answer(self, result: pb.ChannelResult, *, beside: bool = False) -> None:
+        self._outbox.put_nowait(_Beside(result) if beside else result)
 
 
 class _SendWait(tuple[mpb.WaitMessageRequest, mpb.SendMessageResponse]):
@@ -563,17 +664,38 @@ class Channels:
         self.messages = MessageServicer(hub)
         self.results = CommandResults()
         self._open: set[Channel] = set()
+        self._per_agent: dict[str, int] = {}
         self._watch: asyncio.Task[None] | None = None
 
     def opened(self, channel: Channel) -> None:
-        """Count ``channel`` among the open ones (ended with UNAVAILABLE when the hub stops)."""
+        """Count ``channel`` among the open ones (ended with UNAVAILABLE when the hub stops).
+
+        Raises:
+            ResourceExhausted: (STREAM_LIMIT_REACHED) its agent has ``max_streams_per_agent``
+                channels open in this process already (a subscribed channel also counts among the
+                agent's streams).
+        """
+        limit = self.hub.settings.max_streams_per_agent
+        agent_id = channel.agent_id
+        count = self._per_agent.get(agent_id, 0)
+        if count >= limit:
+            raise stream_limit_reached(limit)
+        self._per_agent[agent_id] = count + 1
         self._open.add(channel)
         if self._watch is None:
             self._watch = asyncio.create_task(self._stop_with_hub(), name="kxm-channels-stop")
 
     def closed(self, channel: Channel) -> None:
         """Forget a channel that ended (idempotent)."""
+        if channel not in self._open:
+            return
         self._open.discard(channel)
+        agent_id = channel.agent_id
+        left = self._per_agent[agent_id] - 1
+        if left:
+            self._per_agent[agent_id] = left
+        else:
+            del self._per_agent[agent_id]
 
     async def _stop_with_hub(self) -> None:
         try:
