@@ -7,7 +7,12 @@ channel is open, a stream that ends with a resumable status (the hub restarting,
 a slow reader cut off) is opened again after a jittered, growing backoff, every unanswered command
 is sent again under the same id (the hub applies it once and answers it with its first result),
 and the inbox resumes after the last seq received. A status that is not resumable
-(UNAUTHENTICATED, PERMISSION_DENIED, ...) fails every unanswered command and ``events()`` with it.
+(UNAUTHENTICATED, PERMISSION_DENIED, too many streams, a request too large, ...) fails every
+unanswered command and ``events()`` with it.
+
+Results are taken from the stream before events and events never wait for their reader, so a
+caller awaiting a result while events pile up never stops the stream; events received and not
+yet taken are held in memory. Requests carry at most 100 commands and 192 KiB.
 """
 
 from __future__ import annotations

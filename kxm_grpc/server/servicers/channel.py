@@ -8,27 +8,32 @@ fails is answered with its error as a ``ChannelError``; the channel stays open.
 
 Order and concurrency. Commands are applied one at a time in the order they arrive (a reply after
 a send is applied after it). A command that waits (``wait``, and the wait of a ``send`` with
-``wait``, whose send is applied in order) then runs beside the commands that follow it.
+``wait``, whose send is applied in order) then runs beside the commands that follow it, holding no
+in-flight slot (at most ``MAX_WAITS`` per channel).
 
-Replays. Each command carries a command id. ``CommandResults`` keeps, per agent, the result of
-every command id it answered successfully (bounded: the newest ``REMEMBERED`` ids, at most
-``REMEMBERED_BYTES`` of results), so a command replayed on this or a later channel of the same hub
-process is answered with its first result (``replayed``) and applied once; the same id with other
-content is ABORTED (IDEMPOTENCY_CONFLICT). A failed command is not remembered: nothing of it was
-applied, and its retry runs again. Beyond what the process remembers (a restart, another replica),
-the commands are idempotent themselves: a send without an idempotency key is keyed by its command
-id, and a reply, ack or cancel repeated is answered with the message's current state
-(docs/decisions.md, 275).
+Replays. Each command carries a command id, and is admitted as its twin before anything else, a
+replay too (it pays the rate limit; a revoked key gets nothing). ``CommandResults`` keeps, per
+agent, the result of every command id answered successfully (the newest ``REMEMBERED``, at most
+``REMEMBERED_BYTES``), so a command replayed on this or a later channel of the same hub process is
+answered with its first result (``replayed``) and applied once; the same id with other content is
+ABORTED (IDEMPOTENCY_CONFLICT). A replay of a command still being applied on another channel waits
+for it, in order. A failed command is not remembered (nothing of it was applied), and a command cut
+off with its channel is forgotten: its replay runs it. Beyond what the process remembers (a
+restart, another replica), the commands are idempotent themselves: a send without an idempotency
+key is keyed by its command id, and a reply, ack or cancel repeated is answered with the message's
+current state (docs/decisions.md, 277).
 
 Flow control. The hub reads no further request while ``MAX_IN_FLIGHT`` commands are unanswered
 (read but their results not yet written), so gRPC flow control holds back a client that sends
 faster than it reads. Inbox events (once subscribed) follow Subscribe's rules through the hub's
 stream registry (``server/streams.py``): the durable log is the queue, at most ``EVENT_BUFFER``
 events wait to be written, and a reader more than ``settings.subscriber_queue`` events behind is cut
-with RESOURCE_EXHAUSTED (SUBSCRIBER_TOO_SLOW) without slowing any other stream.
+with RESOURCE_EXHAUSTED (SUBSCRIBER_TOO_SLOW) without slowing any other stream. Every channel,
+subscribed or not, counts against the agent's ``max_streams_per_agent`` in this process.
 
 Batching. The writer puts everything that is ready (results and events) into one response, up to
-``MAX_BATCH`` items; at low load that is one item, written at once, so latency is never traded away.
+``MAX_BATCH`` items and ``MAX_BATCH_BYTES``; at low load that is one item, written at once, so
+latency is never traded away.
 """
 
 from __future__ import annotations
@@ -269,6 +274,7 @@ class Channel:
         """Write ``ready``, then everything the reader and the pump put out, until the channel ends.
 
         Raises:
+            ResourceExhausted: (STREAM_LIMIT_REACHED) the agent has its limit of channels open.
             HubError: what ended the channel (a protocol error, a slow reader, the hub stopping).
         """
         hub = self._hub
