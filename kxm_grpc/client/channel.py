@@ -33,7 +33,7 @@ from kxm_grpc._gen.kxm.v1 import agent_service_pb2_grpc, types_pb2
 from kxm_grpc._gen.kxm.v1 import message_service_pb2 as mpb
 from kxm_grpc._status import from_status_bytes
 from kxm_grpc.client.base import duration
-from kxm_grpc.errors import Cancelled, HubError, InvalidArgument, Reason, Unavailable
+from kxm_grpc.errors import Aborted, Cancelled, HubError, InvalidArgument, Reason, Unavailable
 
 if TYPE_CHECKING:
     from kxm_grpc.client.base import ClientBase
@@ -266,6 +266,12 @@ class AgentChannel:
         pending = self._pending.get(command.command_id)
         if pending is not None and pending[0] == command:
             result = pending[1]  # the same command again while the first is unanswered: one answer for both
+        elif pending is not None:
+            raise Aborted(
+                "this command id is in use by another unanswered command; use a new command id",
+                reason=Reason.IDEMPOTENCY_CONFLICT,
+                metadata={"commandId": command.command_id},
+            )
         else:
             result = asyncio.get_running_loop().create_future()
             self._pending[command.command_id] = (command, result)

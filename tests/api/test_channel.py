@@ -612,6 +612,12 @@ async def test_the_same_command_twice_at_once_on_the_client_gets_one_answer_for_
         )
     assert first.message.id == second.message.id
     assert [m.content for m in (await bob.messages.list_inbox()).messages] == ["once"]
+    async with alice.agents.open_channel() as channel:
+        waiting = asyncio.create_task(channel.wait(first.message.id, wait=5, command_id="w"))
+        await asyncio.sleep(0)
+        conflict = await refusal(channel.get(first.message.id, command_id="w"))  # another command, same id
+        assert isinstance(conflict, Aborted) and conflict.reason == Reason.IDEMPOTENCY_CONFLICT
+        waiting.cancel()
 
 
 @pytest.mark.parametrize("backend", [""], ids=["sqlite"])
