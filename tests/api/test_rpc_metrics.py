@@ -61,6 +61,12 @@ async def test_unary_calls_are_started_handled_by_code_timed_and_counted_as_mess
     async with HubClient(hub.address, token="not-a-token") as stranger:
         with pytest.raises(Unauthenticated):
             await stranger.agents.list()
+    # A refused call's status reaches the client before its handler's bookkeeping ends (the abort
+    # is sent, then the wrapper's finally counts it): wait for the hub to have no unary call left.
+    for _ in range(200):
+        if sample("kxm_rpc_in_flight", {"grpc_type": "unary"}) == 0:
+            break
+        await asyncio.sleep(0.01)
     # Assert
     assert sample("grpc_server_started_total", LIST_AGENTS) - before["started"] == 2
     assert handled(LIST_AGENTS, "OK") - before["ok"] == 1

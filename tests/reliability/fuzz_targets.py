@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -707,7 +707,13 @@ class InProcessHub:
         began = time.monotonic()
         response = b""
         try:
-            if handler.unary_stream is not None:
+            if handler.stream_stream is not None:  # a channel: this one request, then the client's end
+
+                async def requests() -> AsyncIterator[Any]:
+                    yield request
+
+                await asyncio.wait_for(handler.stream_stream(requests(), context), deadline)
+            elif handler.unary_stream is not None:
                 await asyncio.wait_for(handler.unary_stream(request, context), deadline)
             else:
                 result = await asyncio.wait_for(handler.unary_unary(request, context), deadline)

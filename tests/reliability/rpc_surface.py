@@ -30,6 +30,8 @@ from kxm_grpc.errors import DOMAIN
 
 Metadata = tuple[tuple[str, str], ...]
 
+OPEN_CHANNEL = "/kxm.v1.AgentService/OpenChannel"
+"""A bidirectional channel: called with one request and the client's end, read to its status."""
 SUBSCRIBE = "/kxm.v1.MessageService/Subscribe"
 
 
@@ -186,7 +188,12 @@ def _read_stream(
     outcome: Outcome,
 ) -> None:
     if stop is None:
-        stop = subscribe_caught_up() if method == SUBSCRIBE else (lambda _data: True)
+        if method == SUBSCRIBE:
+            stop = subscribe_caught_up()
+        elif method == OPEN_CHANNEL:
+            stop = lambda _data: False  # noqa: E731  # sent one request and its end: the hub ends the channel
+        else:
+            stop = lambda _data: True  # noqa: E731
     streamed: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(method)
     responses = streamed(body, metadata=metadata, timeout=timeout)
     last = [time.monotonic()]

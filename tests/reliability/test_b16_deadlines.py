@@ -140,6 +140,13 @@ def rpc_call(world: World, method: str) -> Callable[[], Awaitable[Any]]:
     facts = RPCS[method]
     assert facts.access is not None
     metadata = world.metadata(facts.access)
+    if facts.client_streaming:  # a channel: open, no request, read until the deadline ends it
+
+        async def channel() -> None:
+            async for _ in world.channel.stream_stream(method)(metadata=metadata, timeout=DEADLINE):
+                pass
+
+        return channel
     if facts.server_streaming:
 
         async def stream() -> None:

@@ -964,6 +964,9 @@ CASES: dict[str, RpcCase] = {
         )
     ),
     "/kxm.v1.AgentService/Heartbeat": RpcCase((Probe("(no ids)", lambda w, c: G.HeartbeatRequest(), SCOPED),)),
+    # The channel's commands are each admitted as their unary twin, whose rows are below (and
+    # tests/api/test_channel.py refuses every command on another project's ids).
+    "/kxm.v1.AgentService/OpenChannel": RpcCase((Probe("(no ids)", lambda w, c: G.OpenChannelRequest(), SCOPED),)),
     "/kxm.v1.AgentService/UnregisterAgent": RpcCase(
         (Probe("(no ids)", lambda w, c: G.UnregisterAgentRequest(), SCOPED, creates=True),), last=True
     ),

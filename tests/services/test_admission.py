@@ -281,10 +281,10 @@ def test_the_request_id_is_the_presented_one_when_well_formed() -> None:
         assert call.request_id.startswith("req_") and len(call.request_id) == 4 + 32
 
 
-@pytest.mark.parametrize("kind", ["stream_unary", "stream_stream"])
+@pytest.mark.parametrize("kind", ["stream_unary"])
 async def test_a_client_streaming_rpc_is_refused_at_registration(world: World, kind: str) -> None:
-    """The gRPC adapter wraps unary and server-streaming RPCs only; any other kind would be served
-    without admission, so registering one fails (closed) instead of passing it through."""
+    """The gRPC adapter wraps unary, server-streaming and bidirectional RPCs (the agent channel);
+    a client-streaming one would be served without admission, so registering one fails (closed)."""
     import grpc
 
     from kxm_grpc.server.interceptor import HubInterceptor

@@ -662,8 +662,8 @@ def channel_error(error: HubError) -> pb.ChannelError:
 
 class Channels:
     """The channels of one hub: what they share (the twin servicer, the remembered results), and the
-    one task that ends them all when the hub stops (one per hub, not one per channel: an idle
-    channel's memory is what it holds)."""
+    one task that ends them all when the hub stops (one per hub while channels are open, not one
+    per channel: an idle channel's memory is what it holds)."""
 
     def __init__(self, hub: HubState) -> None:
         self.hub = hub
@@ -688,7 +688,7 @@ class Channels:
             raise stream_limit_reached(limit)
         self._per_agent[agent_id] = count + 1
         self._open.add(channel)
-        if self._watch is None:
+        if self._watch is None or self._watch.done():
             self._watch = asyncio.create_task(self._stop_with_hub(), name="kxm-channels-stop")
 
     def closed(self, channel: Channel) -> None:
@@ -702,14 +702,14 @@ class Channels:
             self._per_agent[agent_id] = left
         else:
             del self._per_agent[agent_id]
+        if not self._open and self._watch is not None:
+            self._watch.cancel()  # no channel open: a hub at rest runs no task of theirs
+            self._watch = None
 
     async def _stop_with_hub(self) -> None:
-        try:
-            await self.hub.shutting_down.wait()
-            for channel in list(self._open):
-                channel.end(shutting_down())
-        finally:
-            self._watch = None
+        await self.hub.shutting_down.wait()
+        for channel in list(self._open):
+            channel.end(shutting_down())
 
     def serve(
         self, requests: AsyncIterator[pb.OpenChannelRequest | Undecodable], context: Context
