@@ -10,16 +10,14 @@ runtimes (one per agent, as each hub agent has its own connection) and prints ea
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import fcntl
 import json
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from bench.common import REPO, Rep, child_env
+from bench.common import REPO, Rep, ServerProcess, child_env
 from bench.config import Config
 
 PINS = ("autogen-core==0.7.5", "autogen-ext[grpc]==0.7.5", "grpcio==1.70.0", "protobuf==5.29.6")
@@ -53,58 +51,29 @@ def python() -> Path:
     return interpreter
 
 
-class AutogenHost:
-    """``GrpcWorkerAgentRuntimeHost`` in its own process, on 127.0.0.1 (as ``ServerProcess``)."""
+class AutogenHost(ServerProcess):
+    """``GrpcWorkerAgentRuntimeHost`` in its own process, on 127.0.0.1, run from the AutoGen environment."""
+
+    settle = 0.2  # the host writes its address as it starts serving
 
     def __init__(self, work_dir: Path) -> None:
-        self.work_dir = work_dir
-        self.log_path = work_dir / "autogen-host.log"
-        self.process: subprocess.Popen[bytes] | None = None
-        self.address = ""
-
-    @property
-    def pid(self) -> int:
-        assert self.process is not None
-        return self.process.pid
+        super().__init__("autogen-host", work_dir)
+        self.name = "the AutoGen host"
+        self.cwd = work_dir
 
     def start(self, timeout: float = 30.0) -> str:
-        address_file = self.work_dir / "autogen-host.address"
-        address_file.unlink(missing_ok=True)
-        interpreter = python()
-        with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(
-                [str(interpreter), str(PEER), "host", "--address-file", str(address_file)],
-                stdout=log,
-                stderr=log,
-                env=_env(),
-                cwd=self.work_dir,
-            )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the AutoGen host exited with {self.process.returncode}")
-            with contextlib.suppress(OSError):
-                text = address_file.read_text().strip()
-                if text:
-                    self.address = text
-                    time.sleep(0.2)  # the host writes its address as it starts serving
-                    return text
-            time.sleep(0.02)
-        self.stop()
-        raise TimeoutError(f"the AutoGen host did not start within {timeout} s")
+        """As ``ServerProcess.start``, waiting up to 30 s by default."""
+        return super().start(timeout)
 
-    def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+    def _command(self, address_file: Path) -> list[str]:
+        return [str(python()), str(PEER), "host", "--address-file", str(address_file)]
+
+    def _env(self) -> dict[str, str]:
+        return _peer_env()
 
 
-def _env() -> dict[str, str]:
+def _peer_env() -> dict[str, str]:
+    """The environment of the AutoGen environment's processes."""
     env = child_env()
     env.pop("PYTHONPATH", None)  # nothing of the hub's environment
     return env
@@ -136,7 +105,7 @@ async def core_loop(address: str, pairs: int, cfg: Config, pid: int) -> list[Rep
         str(cfg.payload_size),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        env=_env(),
+        env=_peer_env(),
     )
     out, err = await driver.communicate()
     if driver.returncode != 0:

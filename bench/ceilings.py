@@ -145,80 +145,84 @@ async def echo_probe(address: str, cfg: Config, pid: int) -> Rep:
         await _close(channels)
 
 
-async def push_idle(address: str, cfg: Config, pid: int) -> tuple[Rep, Rep]:
-    """Hold ``idle_streams`` open push streams: (KiB of server RSS per stream, echo probe while open)."""
-    channels = [channel(address) for _ in range(cfg.idle_channels)]
-    calls: list[object] = []
-    try:
-        await asyncio.gather(*(wait_ready(ch) for ch in channels))
-        stubs = [bench_pb2_grpc.PushServiceStub(ch) for ch in channels]
-        before_probe = await echo_probe(address, cfg, pid)
+class _IdleStreams:
+    """``cfg.idle_streams`` raw streams held open over ``cfg.idle_channels`` channels, and the server
+    RSS they take; a session, so that a probe can run before and while they are open."""
+
+    def __init__(self, address: str, cfg: Config, pid: int) -> None:
+        self.cfg = cfg
+        self.pid = pid
+        self.channels = [channel(address) for _ in range(cfg.idle_channels)]
+        self.stubs = [bench_pb2_grpc.PushServiceStub(ch) for ch in self.channels]
+        self.calls: list[object] = []
+
+    async def open(self) -> None:
+        await asyncio.gather(*(wait_ready(ch) for ch in self.channels))
+
+    async def hold(self, open_one: Callable[[bench_pb2_grpc.PushServiceAsyncStub], Awaitable[object]]) -> Rep:
+        """Open the streams with ``open_one``, round-robin over the channels: KiB of server RSS per stream."""
+        cfg, stubs = self.cfg, self.stubs
         await asyncio.sleep(0.3)
-        rss0 = process_rss_kib(pid)
+        rss0 = process_rss_kib(self.pid)
         start = time.perf_counter()
-
-        async def open_one(i: int) -> object:
-            call = stubs[i % len(stubs)].Subscribe(bench_pb2.PushRequest(count=0, hold=True))
-            event = await call.read()
-            if event is grpc.aio.EOF:
-                raise RuntimeError("idle stream ended")
-            return call
-
-        calls = await open_streams(cfg.idle_streams, open_one)
+        self.calls = await open_streams(cfg.idle_streams, lambda i: open_one(stubs[i % len(stubs)]))
         opened = time.perf_counter() - start
         await asyncio.sleep(0.5)
-        rss1 = process_rss_kib(pid)
-        kib = (rss1 - rss0) / cfg.idle_streams
-        memory = Rep(
-            rate=kib,
+        rss1 = process_rss_kib(self.pid)
+        return Rep(
+            rate=(rss1 - rss0) / cfg.idle_streams,
             ops=cfg.idle_streams,
             seconds=opened,
             extra={"rss_before_kib": rss0, "rss_after_kib": rss1, "open_seconds": opened},
         )
+
+    async def close(self) -> None:
+        for call in self.calls:
+            call.cancel()  # type: ignore[attr-defined]
+        await _close(self.channels)
+
+
+async def push_idle(address: str, cfg: Config, pid: int) -> tuple[Rep, Rep]:
+    """Hold ``idle_streams`` open push streams: (KiB of server RSS per stream, echo probe while open)."""
+    idle = _IdleStreams(address, cfg, pid)
+    try:
+        await idle.open()
+        before_probe = await echo_probe(address, cfg, pid)
+        memory = await idle.hold(_held_subscription)
         probe = await echo_probe(address, cfg, pid)
         probe.extra["p99_before_ms"] = _p99_ms(before_probe)
         return memory, probe
     finally:
-        for call in calls:
-            call.cancel()  # type: ignore[attr-defined]
-        await _close(channels)
+        await idle.close()
 
 
 async def push_idle_channels(address: str, cfg: Config, pid: int) -> list[Rep]:
     """Hold ``idle_streams`` raw bidirectional streams open (each read its ready event): KiB of server RSS each."""
-    channels = [channel(address) for _ in range(cfg.idle_channels)]
-    calls: list[object] = []
+    idle = _IdleStreams(address, cfg, pid)
     try:
-        await asyncio.gather(*(wait_ready(ch) for ch in channels))
-        stubs = [bench_pb2_grpc.PushServiceStub(ch) for ch in channels]
-        await asyncio.sleep(0.3)
-        rss0 = process_rss_kib(pid)
-        start = time.perf_counter()
-
-        async def open_one(i: int) -> object:
-            call = stubs[i % len(stubs)].Channel()
-            await call.write(bench_pb2.PushRequest(count=0))
-            event = await call.read()
-            if event is grpc.aio.EOF:
-                raise RuntimeError("idle channel ended")
-            return call
-
-        calls = await open_streams(cfg.idle_streams, open_one)
-        opened = time.perf_counter() - start
-        await asyncio.sleep(0.5)
-        rss1 = process_rss_kib(pid)
-        return [
-            Rep(
-                rate=(rss1 - rss0) / cfg.idle_streams,
-                ops=cfg.idle_streams,
-                seconds=opened,
-                extra={"rss_before_kib": rss0, "rss_after_kib": rss1, "open_seconds": opened},
-            )
-        ]
+        await idle.open()
+        return [await idle.hold(_held_channel)]
     finally:
-        for call in calls:
-            call.cancel()  # type: ignore[attr-defined]
-        await _close(channels)
+        await idle.close()
+
+
+async def _held_subscription(stub: bench_pb2_grpc.PushServiceAsyncStub) -> object:
+    """A Subscribe stream past its ready event, held open by the server."""
+    call = stub.Subscribe(bench_pb2.PushRequest(count=0, hold=True))
+    event = await call.read()
+    if event is grpc.aio.EOF:
+        raise RuntimeError("idle stream ended")
+    return call
+
+
+async def _held_channel(stub: bench_pb2_grpc.PushServiceAsyncStub) -> object:
+    """A Channel stream past its ready event, waiting for the client's next request (as the hub's idle channel does)."""
+    call = stub.Channel()
+    await call.write(bench_pb2.PushRequest(count=0))
+    event = await call.read()
+    if event is grpc.aio.EOF:
+        raise RuntimeError("idle channel ended")
+    return call
 
 
 def _p99_ms(rep: Rep) -> float:

@@ -353,7 +353,14 @@ def child_env() -> dict[str, str]:
 
 
 class ServerProcess:
-    """A ceiling server (``python -m bench.servers KIND``) in its own process, on 127.0.0.1:0."""
+    """A ceiling server (``python -m bench.servers KIND``) in its own process, on 127.0.0.1:0.
+
+    A subclass runs another server the same way: it overrides ``_command`` (and ``_env``, ``cwd``,
+    ``name``); the process writes its address to the file its ``--address-file`` names.
+    """
+
+    settle = 0.0
+    """Seconds to wait after the address appears, for a server that writes it before it serves."""
 
     def __init__(self, kind: str, work_dir: Path, *args: str) -> None:
         self.kind = kind
@@ -362,6 +369,9 @@ class ServerProcess:
         self.process: subprocess.Popen[bytes] | None = None
         self.address = ""
         self.log_path = work_dir / f"{kind}.log"
+        self.name = f"{kind} server"
+        """What errors call the process."""
+        self.cwd = REPO
 
     @property
     def pid(self) -> int:
@@ -371,27 +381,31 @@ class ServerProcess:
     def start(self, timeout: float = 20.0) -> str:
         address_file = self.work_dir / f"{self.kind}.address"
         address_file.unlink(missing_ok=True)
-        log = self.log_path.open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "bench.servers", self.kind, "--address-file", str(address_file), *self.args],
-            stdout=log,
-            stderr=log,
-            env=child_env(),
-            cwd=REPO,
-        )
-        log.close()
+        command = self._command(address_file)
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(command, stdout=log, stderr=log, env=self._env(), cwd=self.cwd)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"{self.kind} server exited with {self.process.returncode}")
+                raise RuntimeError(f"{self.name} exited with {self.process.returncode}")
             with contextlib.suppress(OSError):
                 text = address_file.read_text().strip()
                 if text:
                     self.address = text
+                    if self.settle:
+                        time.sleep(self.settle)
                     return text
             time.sleep(0.02)
         self.stop()
-        raise TimeoutError(f"{self.kind} server did not start within {timeout} s")
+        raise TimeoutError(f"{self.name} did not start within {timeout} s")
+
+    def _command(self, address_file: Path) -> list[str]:
+        """The server's command line."""
+        return [sys.executable, "-m", "bench.servers", self.kind, "--address-file", str(address_file), *self.args]
+
+    def _env(self) -> dict[str, str]:
+        """The server's environment."""
+        return child_env()
 
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:

@@ -449,26 +449,7 @@ async def idle_streams(address: str, cfg: Config, pid: int) -> tuple[Rep, Rep]:
     fleet = Fleet(address)
     calls: list[AsyncGenerator[Event, None]] = []
     try:
-        shared = [channel(address) for _ in range(cfg.idle_channels)]
-        fleet.channels.extend(shared)
-        await asyncio.gather(*(wait_ready(ch) for ch in shared))
-        n_agents = -(-cfg.idle_streams // STREAMS_PER_AGENT)
-        agents: list[Agent] = []
-        semaphore = asyncio.Semaphore(32)
-
-        async def register(p: int) -> list[Agent]:
-            async with semaphore:
-                token = await fleet.project()
-                count = min(AGENTS_PER_PROJECT, n_agents - p * AGENTS_PER_PROJECT)
-                return [
-                    await fleet.agent(token, f"idle{p}.{j}", shared[(p * AGENTS_PER_PROJECT + j) % len(shared)])
-                    for j in range(count)
-                ]
-
-        for group in await asyncio.wait_for(
-            asyncio.gather(*(register(p) for p in range(-(-n_agents // AGENTS_PER_PROJECT)))), 300
-        ):
-            agents.extend(group)
+        agents = await _idle_agents(fleet, cfg)
         token = await fleet.project()
         probes = [await fleet.agent(token, f"probe{i}") for i in range(cfg.probe_workers)]
         before = await _probe(probes, cfg, pid)
@@ -515,28 +496,7 @@ async def idle_channels(address: str, cfg: Config, pid: int) -> list[Rep]:
     fleet = Fleet(address)
     calls: list[Any] = []
     try:
-        shared = [channel(address) for _ in range(cfg.idle_channels)]
-        fleet.channels.extend(shared)
-        await asyncio.gather(*(wait_ready(ch) for ch in shared))
-        n_agents = -(-cfg.idle_streams // STREAMS_PER_AGENT)
-        semaphore = asyncio.Semaphore(32)
-
-        async def register(p: int) -> list[Agent]:
-            async with semaphore:
-                token = await fleet.project()
-                count = min(AGENTS_PER_PROJECT, n_agents - p * AGENTS_PER_PROJECT)
-                return [
-                    await fleet.agent(token, f"idle{p}.{j}", shared[(p * AGENTS_PER_PROJECT + j) % len(shared)])
-                    for j in range(count)
-                ]
-
-        agents = [
-            agent
-            for group in await asyncio.wait_for(
-                asyncio.gather(*(register(p) for p in range(-(-n_agents // AGENTS_PER_PROJECT)))), 300
-            )
-            for agent in group
-        ]
+        agents = await _idle_agents(fleet, cfg)
         await asyncio.sleep(0.3)
         rss0 = process_rss_kib(pid)
         start = time.perf_counter()
@@ -572,6 +532,31 @@ async def idle_channels(address: str, cfg: Config, pid: int) -> list[Rep]:
         for call in calls:
             call.cancel()
         await fleet.close()
+
+
+async def _idle_agents(fleet: Fleet, cfg: Config) -> list[Agent]:
+    """Register enough agents for ``idle_streams`` streams at 8 each, in projects of 10 agents, spread
+    over ``idle_channels`` shared channels (the fleet closes them): the connections the ceilings'
+    idle streams use, so that the ratio compares streams and not connections.
+    """
+    shared = [channel(fleet.address) for _ in range(cfg.idle_channels)]
+    fleet.channels.extend(shared)
+    await asyncio.gather(*(wait_ready(ch) for ch in shared))
+    n_agents = -(-cfg.idle_streams // STREAMS_PER_AGENT)
+    semaphore = asyncio.Semaphore(32)
+
+    async def register(p: int) -> list[Agent]:
+        async with semaphore:
+            token = await fleet.project()
+            count = min(AGENTS_PER_PROJECT, n_agents - p * AGENTS_PER_PROJECT)
+            return [
+                await fleet.agent(token, f"idle{p}.{j}", shared[(p * AGENTS_PER_PROJECT + j) % len(shared)])
+                for j in range(count)
+            ]
+
+    projects = -(-n_agents // AGENTS_PER_PROJECT)
+    groups = await asyncio.wait_for(asyncio.gather(*(register(p) for p in range(projects))), 300)
+    return [agent for group in groups for agent in group]
 
 
 async def _probe(agents: list[Agent], cfg: Config, pid: int) -> Rep:

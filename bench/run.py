@@ -260,7 +260,7 @@ class _NoServer:
 
 
 @contextlib.contextmanager
-def _started(run: Run, label: str, process: HubProcess | ServerProcess | AutogenHost | None) -> Iterator[Server]:
+def _started(run: Run, label: str, process: HubProcess | ServerProcess | None) -> Iterator[Server]:
     """Start a process (None: not needed) and stop it afterwards; a failed start fails its rows, not the run."""
     if process is None:
         yield _NoServer(f"{label} was not started")

@@ -33,15 +33,12 @@ from kxm_grpc._gen.kxm.v1 import agent_service_pb2_grpc, types_pb2
 from kxm_grpc._gen.kxm.v1 import message_service_pb2 as mpb
 from kxm_grpc._status import from_status_bytes
 from kxm_grpc.client.base import duration
+from kxm_grpc.client.retries import resumable
 from kxm_grpc.errors import Aborted, Cancelled, HubError, InvalidArgument, Reason, Unavailable
 
 if TYPE_CHECKING:
     from kxm_grpc.client.base import ClientBase
 
-_RESUMABLE = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED", "UNKNOWN", "INTERNAL"})
-_RESUMABLE_EXHAUSTED = frozenset({Reason.SUBSCRIBER_TOO_SLOW, Reason.RATE_LIMITED})
-"""RESOURCE_EXHAUSTED that passes (a slow reader cut, a spent rate budget); others (too many streams,
-a message too large) would come again on every new stream."""
 _RETIRING: set[asyncio.Task[None]] = set()
 """Channels closing once answered (``retire``): kept referenced until they are."""
 _REQUEST_BYTES = 192 << 10
@@ -326,7 +323,7 @@ class AgentChannel:
                 return
             except grpc.aio.AioRpcError as exc:
                 error = self._hub._error(exc)
-                if not self._reconnect or not _resumable(error) or not self._opened_once():
+                if not self._reconnect or not resumable(error) or not self._opened_once():
                     self._fail(error)
                     return
             finally:
@@ -400,13 +397,6 @@ class AgentChannel:
             if not result.done():
                 result.set_exception(error)
         self._events.put_nowait(error)
-
-
-def _resumable(error: HubError) -> bool:
-    """Whether a stream that ended with ``error`` is opened again (else the channel fails with it)."""
-    if error.status == "RESOURCE_EXHAUSTED":
-        return error.reason in _RESUMABLE_EXHAUSTED
-    return error.status in _RESUMABLE
 
 
 def _retrieve(task: asyncio.Task[None]) -> None:

@@ -20,6 +20,7 @@ import grpc
 from kxm_grpc._gen.kxm.v1 import message_service_pb2 as pb
 from kxm_grpc._gen.kxm.v1 import message_service_pb2_grpc, types_pb2
 from kxm_grpc.client.base import Area, duration
+from kxm_grpc.client.retries import resumable
 from kxm_grpc.errors import FailedPrecondition, HubError, NotFound
 
 # The long-poll RPCs answer by themselves before this much past their wait.
@@ -27,12 +28,8 @@ LONG_POLL_SLACK = 5.0
 # The longest wait one WaitMessage call covers; ``wait`` makes as many calls as a longer wait needs.
 MAX_WAIT_CALL = 60.0
 
-# Statuses after which a stream is opened again: the hub stopped or moved, the consumer was too
-# slow, or the agent's other streams have not closed yet. Credentials and argument errors are final.
 _REMEMBERED = 4096
 """How many yielded message ids one ``subscribe`` iteration remembers to drop their redeliveries."""
-
-_RESUMABLE = frozenset({"UNAVAILABLE", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED", "CANCELLED", "UNKNOWN", "INTERNAL"})
 
 
 class Messages(Area):
@@ -285,7 +282,9 @@ class Messages(Area):
                         await self._ack_quietly(event.message.id)
             except grpc.aio.AioRpcError as exc:
                 error = self._hub._error(exc)
-                if not reconnect or error.status not in _RESUMABLE:
+                # Every RESOURCE_EXHAUSTED too: the consumer was too slow, or the agent's other streams
+                # have not closed yet. Credentials and argument errors are final.
+                if not reconnect or not resumable(error, any_exhaustion=True):
                     raise error from None
             finally:
                 call.cancel()

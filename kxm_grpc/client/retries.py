@@ -26,8 +26,9 @@ A call is retried when repeating it leaves the hub and the caller where one call
 
 Every other write is ``NOT_RETRIED``: repeating it after a lost answer would do it twice or answer
 an error for what succeeded. Streams are not retried by gRPC: ``messages.subscribe`` opens its
-stream again itself and resumes after the last sequence it yielded. ``tests/api/test_client_addresses.py``
-fails when an RPC of the contract is in neither set.
+stream again itself and resumes after the last sequence it yielded, as the agent channel does;
+``resumable`` says after which errors. ``tests/api/test_client_addresses.py`` fails when an RPC of
+the contract is in neither set.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from kxm_grpc._gen.kxm.v1 import (
     runtime_service_pb2,
     workflow_service_pb2,
 )
+from kxm_grpc.errors import HubError, Reason
 
 #: The services of the contract, as their generated modules describe them.
 SERVICES: tuple[descriptor.ServiceDescriptor, ...] = tuple(
@@ -184,3 +186,22 @@ def service_config() -> dict[str, Any]:
 
 #: ``service_config()`` as the JSON the ``grpc.service_config`` channel argument takes.
 SERVICE_CONFIG_JSON = json.dumps(service_config(), separators=(",", ":"))
+
+
+_RESUMABLE = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED", "UNKNOWN", "INTERNAL"})
+"""Statuses after which a stream is opened again: the hub stopped or moved, or the connection broke."""
+_PASSING_EXHAUSTION = frozenset({Reason.SUBSCRIBER_TOO_SLOW, Reason.RATE_LIMITED})
+"""RESOURCE_EXHAUSTED that passes (a slow reader cut, a spent rate budget); others (too many streams,
+a message too large) would come again on every new stream."""
+
+
+def resumable(error: HubError, *, any_exhaustion: bool = False) -> bool:
+    """Whether a stream that ended with ``error`` is opened again (else its caller gets ``error``).
+
+    RESOURCE_EXHAUSTED resumes when it passes, or with ``any_exhaustion`` whatever its reason:
+    ``messages.subscribe`` waits out the agent's old streams still counted after a reconnect, where
+    the agent channel fails its unanswered commands rather than wait on a limit that may not pass.
+    """
+    if error.status == "RESOURCE_EXHAUSTED":
+        return any_exhaustion or error.reason in _PASSING_EXHAUSTION
+    return error.status in _RESUMABLE

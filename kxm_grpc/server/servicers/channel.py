@@ -158,14 +158,16 @@ class CommandResults:
         """Forget a command whose run was cut off (its channel ended): whoever waits on it runs it again."""
         if not entry.result.done():
             entry.result.set_result(None)
-        if self._entries.get(entry.key) is entry:
-            del self._entries[entry.key]
-            self._bytes -= entry.size
+        self._remove(entry)
 
     def forget(self, entry: _Remembered, result: pb.ChannelResult) -> None:
         """Answer whoever waits on the entry with ``result``, and forget it: the command failed, nothing
         of it was applied, and its retry runs again."""
         entry.result.set_result(result)
+        self._remove(entry)
+
+    def _remove(self, entry: _Remembered) -> None:
+        """Drop ``entry``, unless newer ones already pushed it out (its key may be another entry's by then)."""
         if self._entries.get(entry.key) is entry:
             del self._entries[entry.key]
             self._bytes -= entry.size
