@@ -21,6 +21,7 @@ from kxm_grpc.cli import (
     gate,
     hub,
     lease,
+    mcp,
     operator,
     peer,
     profile,
@@ -30,7 +31,7 @@ from kxm_grpc.cli import (
 )
 from kxm_grpc.version import version
 
-GROUPS = [hub, profile, admin, operator, token, audit, agent, peer, lease, runtime, workflow, gate, context, debug]
+GROUPS = [hub, profile, admin, operator, token, audit, agent, peer, lease, runtime, workflow, gate, context, mcp, debug]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -20,10 +20,11 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar, cast
 
 import grpc
 from google.protobuf import duration_pb2
+from google.protobuf.message import Message
 
 from kxm_grpc._status import from_rpc_error
 from kxm_grpc.client.config import resolve
@@ -34,6 +35,10 @@ if TYPE_CHECKING:
 
 R = TypeVar("R")
 S = TypeVar("S")
+M = TypeVar("M", bound=Message)
+
+_AGENT_HEADERS = frozenset({"x-kxm-agent-id", "x-kxm-agent-key", "x-kxm-attempt-token", "x-kxm-session-token"})
+"""The metadata that speaks for the agent rather than for the bearer token (``bearer_metadata``)."""
 
 #: What an idempotency key the client made up starts with (the rest is a random UUID's hex).
 AUTO_KEY_PREFIX = "auto:"
@@ -118,6 +123,7 @@ class ClientBase:
             self._channel = grpc.aio.insecure_channel(config.target.target, options=options)
         self._metadata = self._build_metadata()
         self._stubs: dict[type[Any], Any] = {}
+        self._invokers: dict[str, grpc.aio.UnaryUnaryMultiCallable[Any, Any]] = {}
         self.agent_channel = agent_channel
         """Whether this agent's messaging commands (send, reply, ack, cancel, get, wait) ride one
         ``AgentService.OpenChannel`` stream instead of a unary call each (docs/messaging.md)."""
@@ -185,8 +191,10 @@ class ClientBase:
 
     @property
     def bearer_metadata(self) -> tuple[tuple[str, str], ...]:
-        """The credentials metadata without the agent identity (for registering)."""
-        return tuple(item for item in self._metadata if not item[0].startswith("x-kxm-agent-"))
+        """The credentials metadata without the agent identity (for registering, or asking which
+        project the token admits): no agent id and key, and none of the agent's tool-policy tokens,
+        which are bound to the agent and so refused on a call without it."""
+        return tuple(item for item in self._metadata if item[0] not in _AGENT_HEADERS)
 
     async def _call(
         self,
@@ -204,6 +212,22 @@ class ClientBase:
         except grpc.aio.AioRpcError as exc:
             # Chained so the raw status (and its details) stays reachable as __cause__.
             raise self._error(exc) from exc
+
+    async def invoke(self, method: str, request: Message, response_type: type[M], *, timeout: float | None = None) -> M:
+        """Call the unary RPC named ``method`` (``/kxm.v1.MessageService/SendMessage``) with this
+        client's credentials: for adapters that call RPCs by name, such as the MCP tools.
+
+        Raises:
+            HubError: the hub refused the call, or could not be reached (Unavailable).
+        """
+        call = self._invokers.get(method)
+        if call is None:
+            call = self._invokers[method] = self._channel.unary_unary(
+                method,
+                request_serializer=type(request).SerializeToString,
+                response_deserializer=response_type.FromString,
+            )
+        return cast(M, await self._call(call, request, timeout))
 
     def _error(self, exc: grpc.aio.AioRpcError) -> HubError:
         """The HubError of a failed call; CREDENTIAL_MISSING while this client has no token carries

@@ -391,3 +391,22 @@ class ActiveSession:
     session_id: str
     agent_id: str
     expire_time: int
+
+
+def unverified_tool_policy(token: str) -> ToolPolicy | None:
+    """The tool policy a token's payload states, read WITHOUT checking its signature or expiry.
+
+    Only for the token's own holder to hide the tools its policy denies (the MCP adapter); the hub
+    verifies the token and enforces its policy on every call, so a forged payload gains nothing.
+    None when the text is not a well-formed kxm token."""
+    for schema, prefix in PREFIXES.items():
+        if not token.startswith(prefix):
+            continue
+        parts = token[len(prefix) :].rsplit(".", 2)
+        if len(parts) != 3 or not all(_B64.fullmatch(p) for p in parts[1:]):
+            return None
+        try:
+            return _decode(_b64decode(parts[1]), schema, parts[0]).tool_policy
+        except (HubError, ValueError):
+            return None
+    return None

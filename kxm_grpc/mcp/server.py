@@ -1,0 +1,232 @@
+"""An MCP server offering one agent's tools on one hub (``kxm mcp``).
+
+Each tool of ``kxm_grpc.tools.TOOLS`` is listed with its derived schema and description and called
+as its RPC through a ``HubClient`` acting as the agent, so the hub admits it as it admits the gRPC
+call: the same credentials, project, rate limits and tool policy. What differs:
+
+- **Policy.** Tools that the attempt or session token's policy denies are not listed (the policy is
+  read from the token's payload; the hub still verifies and enforces it, so calling a hidden tool
+  gets the hub's TOOL_POLICY_DENIED as a tool error).
+- **Errors** are tool results with ``is_error`` and the body ``{code, reason, message, metadata,
+  fieldViolations}``: the ``ErrorInfo`` reason and field violations a model can act on. A hub that
+  cannot be reached is an error of the same shape (UNAVAILABLE).
+- **Announce once.** While the server runs it follows the agent's inbox (``Subscribe``); each new
+  request, reply, cancellation or expiry is announced once, in the next tool result, as one more
+  text block (metadata only: ids, sender, kind). MCP has no notification meant for this (logging
+  is deprecated since 2026-07-28 and resource updates need a subscribed resource), so the result is
+  the place every client shows the model (decision 283).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Iterable, Sequence
+from typing import Any
+
+import mcp_types as types
+import structlog
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from kxm_grpc.domain.tokens import unverified_tool_policy
+from kxm_grpc.domain.tool_policy import ToolPolicy, evaluate
+from kxm_grpc.errors import HubError, Reason
+from kxm_grpc.tools.mappings import JsonObject
+from kxm_grpc.tools.table import TOOLS, ArgumentError, Tool
+from kxm_grpc.version import version
+
+log = structlog.get_logger("kxm.mcp")
+
+SERVER_NAME = "kxm"
+INSTRUCTIONS = (
+    "Tools of the kxm hub, acting as one agent: find other agents (kxm_list_agents), send them work"
+    " (kxm_send, kxm_fanout), read and answer your inbox (kxm_inbox, kxm_reply), wait for replies"
+    " (kxm_wait), hold fenced leases, and take part in workflow runs. Durations are integer"
+    " milliseconds (ttlMs, waitMs). New inbox events are announced once, in the next tool result."
+)
+ANNOUNCE_HEADING = "New since your last tool call (read them with kxm_inbox or kxm_get_message):"
+MAX_ANNOUNCED = 50
+"""At most this many events in one announcement; the rest are counted, not listed."""
+WAIT_MARGIN_SECONDS = 5.0
+"""A call that waits (``wait``/``waitMs``) gets this much more than its wait as its deadline."""
+
+
+class Announcements:
+    """Inbox events not yet told to the model: each is noted once and handed out once."""
+
+    def __init__(self) -> None:
+        self._pending: list[JsonObject] = []
+        self._seen: set[tuple[str, str]] = set()
+        self._skipped = 0
+
+    def note(self, kind: str, message: Any) -> None:
+        """Remember one event (``kind``: message, reply, cancelled, expired) of ``message``."""
+        key = (kind, message.id)
+        if key in self._seen:  # a redelivery after a reconnect: told already
+            return
+        self._seen.add(key)
+        if len(self._pending) >= MAX_ANNOUNCED:
+            self._skipped += 1
+            return
+        event: JsonObject = {"event": kind, "messageId": message.id}
+        if kind == "message":
+            event["from"] = message.from_agent_name
+        elif message.to_agent_name:
+            event["agent"] = message.to_agent_name
+        if message.correlation_id:
+            event["correlationId"] = message.correlation_id
+        self._pending.append(event)
+
+    def take(self) -> str | None:
+        """The announcement of every pending event (then forgotten), or None when there is none."""
+        if not self._pending and not self._skipped:
+            return None
+        lines = [ANNOUNCE_HEADING, *(json.dumps(event, separators=(",", ":")) for event in self._pending)]
+        if self._skipped:
+            lines.append(f"… and {self._skipped} more")
+        self._pending, self._skipped = [], 0
+        return "\n".join(lines)
+
+    async def follow(self, events: AsyncIterator[Any]) -> None:
+        """Note every message event of an inbox stream (``HubClient.messages.subscribe``) until it ends."""
+        async for event in events:
+            kind = event.WhichOneof("event")
+            if kind in ("message", "reply", "cancelled", "expired"):
+                self.note(kind, getattr(event, kind))
+
+
+class AgentTools:
+    """The tools one agent may call, called through ``client`` (a HubClient acting as the agent)."""
+
+    def __init__(self, client: Any, tools: Iterable[Tool] = TOOLS.values()) -> None:
+        self._client = client
+        self._tools = {tool.name: tool for tool in tools}
+        tokens = (client.attempt_token, client.session_token)
+        self._policies: Sequence[ToolPolicy] = [
+            policy for policy in (unverified_tool_policy(token) for token in tokens if token) if policy is not None
+        ]
+        self.announcements = Announcements()
+
+    def visible(self) -> list[Tool]:
+        """The tools every presented token's policy allows, by name."""
+        return [
+            tool
+            for tool in self._tools.values()
+            if all(evaluate(policy, tool.name).allowed for policy in self._policies)
+        ]
+
+    async def call(self, name: str, arguments: JsonObject) -> types.CallToolResult:
+        """Call tool ``name``: its result, or its error as a result with ``is_error`` (never raises
+        for what the hub or the arguments refuse)."""
+        tool = self._tools.get(name)
+        if tool is None:
+            return self._result(_invalid_argument("name", f"there is no tool {name!r}"), error=True)
+        try:
+            request = tool.request_from(arguments)
+        except ArgumentError as error:
+            return self._result(_invalid_argument(error.field, str(error)), error=True)
+        try:
+            response = await self._client.invoke(
+                tool.method, request, tool.response_type, timeout=self._timeout(request)
+            )
+        except HubError as error:
+            log.info("mcp_tool_call", tool=name, code=error.status, reason=str(error.reason or ""))
+            return self._result(hub_error_body(error), error=True)
+        log.info("mcp_tool_call", tool=name, code="OK")
+        return self._result(tool.result_of(response), error=False)
+
+    def _timeout(self, request: Any) -> float | None:
+        """The call's deadline: the client's, or longer than the wait for a call that waits."""
+        field = request.DESCRIPTOR.fields_by_name.get("wait")
+        if field is None or not request.HasField("wait"):
+            return None
+        waited: float = request.wait.ToTimedelta().total_seconds()
+        return float(self._client.timeout) + waited + WAIT_MARGIN_SECONDS
+
+    def _result(self, body: JsonObject, *, error: bool) -> types.CallToolResult:
+        content: list[types.ContentBlock] = [types.TextContent(type="text", text=json.dumps(body, ensure_ascii=False))]
+        announcement = self.announcements.take()
+        if announcement is not None:
+            content.append(types.TextContent(type="text", text=announcement))
+        return types.CallToolResult(content=content, structured_content=body, is_error=error)
+
+
+def _error_body(code: str, reason: str, message: str) -> JsonObject:
+    return {"code": code, "reason": reason, "message": message}
+
+
+def _invalid_argument(field: str, message: str) -> JsonObject:
+    """The error of arguments refused before any call, shaped as the hub's PROTOCOL_ERROR."""
+    body = _error_body("INVALID_ARGUMENT", Reason.PROTOCOL_ERROR.value, message)
+    if field:
+        body["fieldViolations"] = [{"field": field, "description": message}]
+    return body
+
+
+def hub_error_body(error: HubError) -> JsonObject:
+    """A hub error as a tool error's body: code, ErrorInfo reason, message, metadata, field violations."""
+    body = _error_body(error.status, str(error.reason or ""), error.message)
+    if error.metadata:
+        body["metadata"] = dict(error.metadata)
+    if error.field_violations:
+        body["fieldViolations"] = [{"field": v.field, "description": v.description} for v in error.field_violations]
+    return body
+
+
+def mcp_tool(tool: Tool) -> types.Tool:
+    """The MCP listing of ``tool``: name, description, input schema and behaviour hints."""
+    return types.Tool(
+        name=tool.name,
+        description=tool.description,
+        input_schema=tool.input_schema,
+        annotations=types.ToolAnnotations(
+            read_only_hint=tool.read_only,
+            destructive_hint=False if tool.read_only else None,
+            open_world_hint=False,
+        ),
+    )
+
+
+def build_server(tools: AgentTools) -> Server[Any]:
+    """The MCP server listing and calling ``tools``."""
+
+    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[mcp_tool(tool) for tool in tools.visible()])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        return await tools.call(params.name, dict(params.arguments or {}))
+
+    return Server(
+        SERVER_NAME,
+        version=version(),
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def serve_stdio(client: Any, *, follow_inbox: bool = True) -> None:
+    """Serve the agent's tools over this process's stdin and stdout until the client disconnects."""
+    tools = AgentTools(client)
+    server = build_server(tools)
+    follower: asyncio.Task[None] | None = None
+    if follow_inbox:
+        follower = asyncio.create_task(_follow(tools.announcements, client))
+    try:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        if follower is not None:
+            follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await follower
+
+
+async def _follow(announcements: Announcements, client: Any) -> None:
+    """Follow the inbox for announcements; a refusal (such as a policy without kxm_inbox) ends it."""
+    try:
+        await announcements.follow(client.messages.subscribe())
+    except HubError as error:
+        log.warning("mcp_inbox_not_followed", code=error.status, reason=str(error.reason or ""))

@@ -1,0 +1,123 @@
+"""``kxm mcp`` end to end: two agents' MCP servers over stdio (subprocesses), driven by the ``mcp``
+client, against a real hub: tools listed with derived schemas, send, announce-once, inbox, reply,
+wait, a hub error, a bad argument, and a session token's tool policy (hidden and refused)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+
+from kxm_grpc.mcp.server import ANNOUNCE_HEADING
+from kxm_grpc.tools.table import TOOLS
+from tests.conftest import ADMIN_TOKEN, Hub
+from tests.test_cli import ROOT, kxm
+
+ANNOUNCE_WAIT_SECONDS = 10.0
+
+
+def _server(name: str, env: dict[str, str], cwd: Path) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kxm_grpc.cli", "mcp", "--as", name],
+        env={**os.environ, "PYTHONPATH": ROOT, **env},
+        cwd=cwd,
+    )
+
+
+async def _project(hub: Hub, tmp_path: Path, *agents: str) -> dict[str, str]:
+    env = {"KXM_ADDR": hub.address, "KXM_ADMIN_TOKEN": ADMIN_TOKEN, "KXM_DATA_DIR": str(tmp_path / "state")}
+    _, out, _ = await kxm("admin", "project", "create", "alpha", "--json", cwd=tmp_path, env=env)
+    env |= {"KXM_TOKEN": json.loads(out)["projectToken"], "KXM_PROJECT": "alpha"}
+    for name in agents:
+        code, _, err = await kxm("agent", "register", name, cwd=tmp_path, env=env)
+        assert code == 0, err
+    return env
+
+
+def _texts(result: Any) -> list[str]:
+    return [block.text for block in result.content]
+
+
+async def test_two_agents_converse_through_mcp(hub: Hub, tmp_path: Path) -> None:
+    env = await _project(hub, tmp_path, "alice", "bob")
+
+    async with Client(_server("alice", env, tmp_path)) as alice, Client(_server("bob", env, tmp_path)) as bob:
+        listed = await alice.list_tools()
+        sent = await alice.call_tool("kxm_send", {"target": "bob", "content": "please review", "ttlMs": 600_000})
+        message_id = sent.structured_content["messageId"]
+        announced, later = await _announcement(bob)
+        inbox = await bob.call_tool("kxm_inbox", {})
+        replied = await bob.call_tool("kxm_reply", {"messageId": message_id, "content": "looks good"})
+        waited = await alice.call_tool("kxm_wait", {"messageId": message_id, "waitMs": 20_000})
+        missing = await alice.call_tool("kxm_send", {"target": "ghost", "content": "hello?"})
+        malformed = await alice.call_tool("kxm_wait", {"messageId": message_id, "waitMs": -5})
+        empty = await alice.call_tool("kxm_send", {"target": "bob", "content": ""})
+
+    tools = {tool.name: tool for tool in listed.tools}
+    assert set(tools) == set(TOOLS)
+    assert tools["kxm_send"].input_schema == TOOLS["kxm_send"].input_schema
+    assert tools["kxm_inbox"].annotations.read_only_hint is True
+    assert not sent.is_error and sent.structured_content["target"] == "bob"
+    assert sent.structured_content["status"] == "queued"
+    assert announced == {"event": "message", "messageId": message_id, "from": "alice"}
+    assert not any(ANNOUNCE_HEADING in text for text in later), "announced twice"
+    assert [m["id"] for m in inbox.structured_content["messages"]] == [message_id]
+    assert not replied.is_error
+    assert waited.structured_content["message"]["reply"]["content"] == "looks good"
+    assert waited.structured_content["terminal"] is True
+    assert missing.is_error
+    assert (missing.structured_content["code"], missing.structured_content["reason"]) == (
+        "NOT_FOUND",
+        "ERROR_REASON_TARGET_NOT_FOUND",
+    )
+    assert malformed.is_error and malformed.structured_content["fieldViolations"][0]["field"] == "waitMs"
+    assert empty.is_error and empty.structured_content["code"] == "INVALID_ARGUMENT"
+    assert any(v["field"] == "content" for v in empty.structured_content.get("fieldViolations", [])) or (
+        "content" in empty.structured_content["message"]
+    )
+
+
+async def _announcement(client: Client) -> tuple[dict[str, Any], list[str]]:
+    """The first announced event seen in a tool result (polling kxm_whoami), and the texts of the
+    tool result after it (which must not announce it again)."""
+    deadline = time.monotonic() + ANNOUNCE_WAIT_SECONDS
+    while time.monotonic() < deadline:
+        result = await client.call_tool("kxm_whoami", {})
+        for text in _texts(result)[1:]:
+            if text.startswith(ANNOUNCE_HEADING):
+                event = json.loads(text.splitlines()[1])
+                return event, _texts(await client.call_tool("kxm_whoami", {}))
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"nothing announced within {ANNOUNCE_WAIT_SECONDS} s")
+
+
+async def test_a_session_policy_hides_and_the_hub_refuses(hub: Hub, tmp_path: Path) -> None:
+    """A session token denying kxm_fanout: the tool is not listed, and calling it anyway gets the
+    hub's TOOL_POLICY_DENIED as a tool error."""
+    env = await _project(hub, tmp_path, "alice")
+    _, who, _ = await kxm("agent", "list", "--json", cwd=tmp_path, env=env)
+    agent_id = next(a["id"] for a in json.loads(who)["agents"] if a["name"] == "alice")
+    code, minted, err = await kxm("token", "mint", agent_id, "--deny", "fanout", "--json", cwd=tmp_path, env=env)
+    assert code == 0, err
+    env["KXM_SESSION_TOKEN"] = json.loads(minted)["sessionToken"]
+
+    async with Client(_server("alice", env, tmp_path)) as alice:
+        listed = await alice.list_tools()
+        refused = await alice.call_tool("kxm_fanout", {"targets": ["alice"], "content": "vote"})
+        allowed = await alice.call_tool("kxm_whoami", {})
+
+    names = {tool.name for tool in listed.tools}
+    assert "kxm_fanout" not in names and "kxm_send" in names
+    assert refused.is_error
+    assert (refused.structured_content["code"], refused.structured_content["reason"]) == (
+        "PERMISSION_DENIED",
+        "ERROR_REASON_TOOL_POLICY_DENIED",
+    )
+    assert not allowed.is_error and allowed.structured_content["agentName"] == "alice"
