@@ -10,6 +10,7 @@ register it on first use). Standard output carries MCP only; logs go to standard
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from typing import Any
 
@@ -49,8 +50,12 @@ def _serve(args: argparse.Namespace) -> int:
     if not args.agent_name:
         print("error: name the acting agent with --as NAME (or KXM_AGENT_NAME)", file=sys.stderr)
         return EXIT_ERROR
-    # Standard output is the MCP stream: every log line goes to standard error.
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
+    # Standard output is the MCP stream: every log line goes to standard error, from INFO up (a
+    # line per tool call, at DEBUG, would cost more than the call).
+    structlog.configure(
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
+    )
 
     async def command() -> int:
         client = await agent_client(args, args.agent_name)

@@ -132,9 +132,9 @@ class AgentTools:
                 tool.method, request, tool.response_type, timeout=self._timeout(request)
             )
         except HubError as error:
-            log.info("mcp_tool_call", tool=name, code=error.status, reason=str(error.reason or ""))
+            log.debug("mcp_tool_call", tool=name, code=error.status, reason=str(error.reason or ""))
             return self._result(hub_error_body(error), error=True)
-        log.info("mcp_tool_call", tool=name, code="OK")
+        log.debug("mcp_tool_call", tool=name, code="OK")
         return self._result(tool.result_of(response), error=False)
 
     def _timeout(self, request: Any) -> float | None:

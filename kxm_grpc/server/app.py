@@ -45,9 +45,10 @@ from kxm_grpc.domain.clock import Clock, SystemClock
 from kxm_grpc.domain.secrets import hash_secret
 from kxm_grpc.server.admission import Admission
 from kxm_grpc.server.bootstrap import bootstrap, write_credentials
+from kxm_grpc.server.http_api import HttpApiServer, routes_from
 from kxm_grpc.server.interceptor import HubInterceptor
 from kxm_grpc.server.journal_keys import hub_keyring, load_key_file, reconcile
-from kxm_grpc.server.methods import SERVICES
+from kxm_grpc.server.methods import MAX_REQUEST_BYTES, SERVICES
 from kxm_grpc.server.metrics import MetricsServer, server_ssl_context
 from kxm_grpc.server.notifications import NotificationSender
 from kxm_grpc.server.replicas import DatabaseClock, ReplicaCoordination
@@ -79,8 +80,6 @@ HEALTH_MAX_CONCURRENT_RPCS = 64
 class BindError(RuntimeError):
     """A listener's address cannot be bound; the message says which and why, in one line."""
 
-
-MAX_REQUEST_BYTES = 256 * 1024
 
 # Keepalive (ecosystem.md §5.5): accept client pings every 10 s without calls, ping idle
 # connections ourselves, and raise the pending-stream limits so reconnect storms are not CANCELLED.
@@ -131,6 +130,9 @@ class Registrar:
     def __init__(self, server: grpc.aio.Server, interceptor: HubInterceptor) -> None:
         self._server = server
         self._interceptor = interceptor
+        self.handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+        """The servicers' own method handlers, unwrapped, by full method name (for the HTTP port,
+        which admits its calls itself)."""
 
     def add_generic_rpc_handlers(self, handlers: object) -> None:
         """Ignored: generated code also registers every method by name, which ``add_registered_method_handlers``
@@ -138,6 +140,7 @@ class Registrar:
 
     def add_registered_method_handlers(self, service: str, handlers: dict[str, Any]) -> None:
         """Wrap and register one service's method handlers (by name, and as a generic fallback)."""
+        self.handlers.update((f"/{service}/{name}", h) for name, h in handlers.items())
         wrapped = {name: self._interceptor.wrap(f"/{service}/{name}", h) for name, h in handlers.items()}
         self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, wrapped),))
         self._server.add_registered_method_handlers(service, wrapped)
@@ -239,6 +242,9 @@ class HubServer:
         self._webhooks: WebhookServer | None = None
         self.health_port: int | None = None
         """The port of the plaintext health listener once started (the chosen one with port 0); None when off."""
+        self.http_port: int | None = None
+        """The port of the HTTP API once started (the chosen one with port 0); None when off."""
+        self._http: HttpApiServer | None = None
         self._health_server: grpc.aio.Server | None = None
 
     @property
@@ -282,6 +288,37 @@ class HubServer:
         except OSError as error:
             raise BindError(f"could not bind metrics on {host}:{self.settings.metrics_port}: {error}") from error
         self._metrics = metrics
+
+    @property
+    def http_address(self) -> str | None:
+        """``host:port`` of the HTTP API (Connect and gRPC-Web), or None when it is off."""
+        if self.http_port is None:
+            return None
+        return f"{self.settings.http_host}:{self.http_port}"
+
+    async def _start_http(self, handlers: dict[str, grpc.RpcMethodHandler[Any, Any]]) -> None:
+        """Serve the RPCs over HTTP on the private listener (``server/http_api.py``), over TLS with the
+        hub's certificate when it has one (required beyond loopback: ``Settings.validate``)."""
+        settings = self.settings
+        assert self.admission is not None and settings.http_port is not None
+        host = settings.http_host
+        tls = None
+        if settings.tls_cert is not None and settings.tls_key is not None:
+            tls = server_ssl_context(settings.tls_cert, settings.tls_key)
+        if not is_loopback(host) and tls is None:
+            raise RuntimeError(f"the HTTP API on {host} beyond loopback needs TLS")
+        http = HttpApiServer(
+            host,
+            settings.http_port,
+            routes_from(self.admission, handlers),
+            ssl_context=tls,
+            cors_origins=settings.http_cors_origin,
+        )
+        try:
+            self.http_port = await http.start()
+        except OSError as error:
+            raise BindError(f"could not bind the HTTP API on {host}:{settings.http_port}: {error}") from error
+        self._http = http
 
     @property
     def health_address(self) -> str | None:
@@ -435,6 +472,8 @@ class HubServer:
             await self._start_webhooks()
         if settings.health_port is not None:
             await self._start_health()
+        if settings.http_port is not None:
+            await self._start_http(registrar.handlers)
         if boot.file_data is not None:
             scheme = "https" if creds else "http"
             write_credentials(settings.credentials_path, {**boot.file_data, "address": self.address, "scheme": scheme})
@@ -463,6 +502,8 @@ class HubServer:
             webhook_address=self.webhook_address,
             webhook_tls=self._webhooks.tls if self._webhooks else None,
             health_address=self.health_address,
+            http_address=self.http_address,
+            http_tls=self._http.tls if self._http else None,
             agents_marked_offline=started.agents_marked_offline,
             lease_downtime_seconds=round(started.lease_downtime / 1_000_000, 3),
             first_replica=started.first if self.store.shared else None,
@@ -500,14 +541,22 @@ class HubServer:
         self.hub.shutting_down.set()
         try:
             # The webhook listener stops taking requests now and drains beside gRPC, within the grace.
+            # So does the HTTP API: its calls in progress end within the grace, its streams with
+            # UNAVAILABLE as gRPC's do.
             webhooks, self._webhooks = self._webhooks, None
             draining = asyncio.create_task(webhooks.stop(grace)) if webhooks is not None else None
             if draining is not None:
                 self._tasks.append(draining)  # cancelled with the others should a step below fail
+            http, self._http = self._http, None
+            http_draining = asyncio.create_task(http.stop(grace)) if http is not None else None
+            if http_draining is not None:
+                self._tasks.append(http_draining)
             await _bounded("server", self._server.stop(grace), grace + STOP_STEP_SECONDS)
             self._server = None
             if draining is not None:
                 await _bounded("webhooks", draining, grace + STOP_STEP_SECONDS)
+            if http_draining is not None:
+                await _bounded("http", http_draining, grace + STOP_STEP_SECONDS)
             if self._metrics is not None:
                 await _bounded("metrics", self._metrics.stop(), STOP_STEP_SECONDS)
                 self._metrics = None

@@ -44,6 +44,9 @@ class PresenceRenewal(enum.Enum):
     """The RPC renews presence itself (Heartbeat); admission does not write it a second time."""
 
 
+MAX_REQUEST_BYTES = 256 * 1024
+"""The largest request message an RPC takes on any surface (gRPC's receive limit; the HTTP port's too)."""
+
 TOOL_NAME = re.compile(r"kxm_[a-z][a-z0-9_]*")
 """What an agent-tool name looks like (``kxm_send``)."""
 

@@ -62,6 +62,20 @@ def optional_path(value: str) -> Path | None:
     return Path(value) if value else None
 
 
+def origins(value: str) -> tuple[str, ...]:
+    """A comma-separated list of browser origins (``https://app.example``) or ``*``; empty: none.
+
+    Raises:
+        argparse.ArgumentTypeError: an entry is neither ``*`` nor ``scheme://host[:port]``.
+    """
+    entries = tuple(entry.strip() for entry in value.split(",") if entry.strip())
+    for entry in entries:
+        scheme, sep, rest = entry.partition("://")
+        if entry != "*" and (not sep or scheme not in ("http", "https") or not rest or "/" in rest):
+            raise argparse.ArgumentTypeError(f"not an origin (scheme://host[:port]) or '*': {entry!r}")
+    return entries
+
+
 def port_or_off(value: str) -> int | None:
     """A port number, or None for ``off`` (or empty).
 
@@ -328,6 +342,29 @@ class Settings:
         " and every scrape must send 'Authorization: Bearer <admin token>' (over TLS whenever --tls-cert is set)",
         metavar="HOST",
     )
+    # The private HTTP listener's API routes (decision 43, docs/tools.md): off unless a port is
+    # given, loopback unless a host is; beyond loopback only with TLS, since every request carries
+    # a bearer token.
+    http_port: int | None = setting(
+        None,
+        "serve every unary and server-streaming RPC over HTTP (Connect JSON or binary, gRPC-Web) on this"
+        " port, the private listener; 0 picks a free one (logged in hub_started)",
+        parse=port_or_off,
+        metavar="PORT",
+    )
+    http_host: str = setting(
+        DEFAULT_HOST,
+        "HTTP API bind address, whatever --host is; beyond loopback needs --tls-cert (the hub's certificate serves it)",
+        metavar="HOST",
+    )
+    http_cors_origin: tuple[str, ...] = setting(
+        (),
+        "browser origins allowed to call the HTTP API (comma-separated, or *): preflights are answered and"
+        " responses carry Access-Control-Allow-Origin for them; empty: CORS off",
+        parse=origins,
+        default_text="off",
+        metavar="ORIGINS",
+    )
     # A plaintext grpc.health.v1 listener for probes (decision 261): off unless a port is given,
     # loopback unless a host is. It serves the health service alone, so a probe that cannot present
     # the hub's CA (a container's exec probe, a load balancer) checks a TLS hub without TLS.
@@ -539,6 +576,14 @@ class Settings:
                 raise SettingsError(
                     f"serving metrics on {self.metrics_host} beyond loopback needs TLS (--tls-cert and --tls-key):"
                     " every scrape sends the admin token, which would cross the network in cleartext"
+                )
+        if self.http_port is not None:
+            if not 0 <= self.http_port <= 65535:
+                raise SettingsError("http port must be between 0 and 65535")
+            if not is_loopback(self.http_host) and (self.tls_cert is None or self.tls_key is None):
+                raise SettingsError(
+                    f"serving the HTTP API on {self.http_host} beyond loopback needs TLS (--tls-cert and --tls-key):"
+                    " every request carries a bearer token, which would cross the network in cleartext"
                 )
         if self.health_port is not None and not 0 <= self.health_port <= 65535:
             raise SettingsError("health port must be between 0 and 65535")

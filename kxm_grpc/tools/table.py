@@ -105,14 +105,15 @@ def _from_milliseconds(message: Descriptor, arguments: JsonObject, mapping: Tool
     return converted
 
 
-def _field_of(message: Descriptor, key: str) -> FieldDescriptor | None:
-    """The field an argument names: ``ttlMs`` names the Duration ``ttl``; other keys their field."""
-    stem = key.removesuffix(MILLISECONDS_SUFFIX)
+def _field_of(message: Descriptor, argument: str) -> FieldDescriptor | None:
+    """The field an argument names: ``ttlMs`` names the Duration ``ttl``; other names their field."""
+    if argument.endswith(MILLISECONDS_SUFFIX):
+        stem = argument.removesuffix(MILLISECONDS_SUFFIX)
+        for field in message.fields:
+            if stem in (field.json_name, field.name) and is_duration(field):
+                return field
     for field in message.fields:
-        if stem != key and stem in (field.json_name, field.name) and is_duration(field):
-            return field
-    for field in message.fields:
-        if key in (field.json_name, field.name):
+        if argument in (field.json_name, field.name):
             return field
     return None
 
