@@ -6,10 +6,11 @@ One hub process with its HTTP port on; each RPC (a read, GetMessage; a durable w
 SendMessage) is called ``--calls`` times with ``--inflight`` calls outstanding through
 ``HubClient`` (gRPC), through the HTTP port as Connect JSON, Connect binary and gRPC-Web (one
 kept-alive connection per caller, as a browser or an HTTP client library keeps them), and as the
-MCP tool (``kxm mcp`` over stdio, driven by the ``mcp`` client). The surfaces are measured in turn,
-rep by rep, so drift of the machine falls on all alike; each figure is the median over ``--reps``
-of the hub process's CPU over the calls divided by their number. For MCP the adapter's own process
-is counted too (hub + adapter), since it is work the hub's operator pays for per call.
+MCP tool, over stdio (``kxm mcp``) and over the hub's own ``/mcp``, driven by the ``mcp`` client.
+The surfaces are measured in turn, rep by rep, so drift of the machine falls on all alike; each
+figure is the median over ``--reps`` of the hub process's CPU over the calls divided by their
+number. For MCP over stdio the adapter's own process is counted too (hub + adapter), since it is
+work the hub's operator pays for per call.
 Targets (issue 19): the HTTP port ≤ 1.5 × gRPC; MCP ≤ 2 × gRPC.
 """
 
@@ -154,7 +155,9 @@ async def _measured(hub: HubProcess, http_address: str, work: Path, args: argpar
         },
         "HTTP Connect binary": {
             "GetMessage": lambda i: http(
-                get_path, message_service_pb2.GetMessageRequest(message_id=sent[i]).SerializeToString(), "application/proto"
+                get_path,
+                message_service_pb2.GetMessageRequest(message_id=sent[i]).SerializeToString(),
+                "application/proto",
             ),
             "SendMessage": lambda i: http(send_path, send_proto, "application/proto"),
         },
@@ -178,6 +181,17 @@ async def _measured(hub: HubProcess, http_address: str, work: Path, args: argpar
                 "SendMessage": lambda i: mcp_tools("kxm_send", {"target": "bob", "content": "x" * 128}),
             }
             pids["MCP (stdio; hub + adapter)"] = [hub.pid, *_children_of(os.getpid())]
+            # The hub's own /mcp, as dave (an agent of its own, with messages of its own to read).
+            dave = HubClient(hub.address, token=token)
+            stack.push_async_callback(dave.close)
+            await dave.agents.register("dave")
+            to_dave = [str((await alice.messages.send("dave", "x" * 128)).message.id) for _ in range(needed)]
+            http_tools = await _mcp_http_session(stack, f"http://{http_address}/mcp", dict(dave.metadata))
+            surfaces["MCP over HTTP (hub)"] = {
+                "GetMessage": lambda i: http_tools("kxm_get_message", {"messageId": to_dave[i]}),
+                "SendMessage": lambda i: http_tools("kxm_send", {"target": "bob", "content": "x" * 128}),
+            }
+            pids["MCP over HTTP (hub)"] = [hub.pid]
         figures: dict[tuple[str, str], list[float]] = {}
         for rep in range(args.reps):
             for surface, calls in surfaces.items():
@@ -212,9 +226,29 @@ async def _mcp_session(stack: AsyncExitStack, address: str, token: str, work: Pa
         "GRPC_VERBOSITY": "ERROR",
     }
     server = StdioServerParameters(
-        command=sys.executable, args=["-m", "kxm_grpc.cli", "mcp", "--as", "carol", "--register", "--no-announce"], env=env
+        command=sys.executable,
+        args=["-m", "kxm_grpc.cli", "mcp", "--as", "carol", "--register", "--no-announce"],
+        env=env,
     )
     client = await stack.enter_async_context(Client(server))
+
+    async def call(name: str, arguments: dict[str, Any]) -> Any:
+        result = await client.call_tool(name, arguments)
+        if result.is_error:
+            raise RuntimeError(f"{name}: {result.structured_content}")
+        return result
+
+    return call
+
+
+async def _mcp_http_session(stack: AsyncExitStack, url: str, headers: dict[str, str]) -> Callable[..., Awaitable[Any]]:
+    """An MCP client of the hub's own ``/mcp`` sending ``headers``; its call_tool, raising on a tool error."""
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    http = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+    client = await stack.enter_async_context(Client(streamable_http_client(url, http_client=http)))
 
     async def call(name: str, arguments: dict[str, Any]) -> Any:
         result = await client.call_tool(name, arguments)

@@ -5,16 +5,22 @@ wait, a hub error, a bad argument, and a session token's tool policy (hidden and
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
 import time
+from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from mcp import Client, StdioServerParameters
 
+from kxm_grpc.client import HubClient
 from kxm_grpc.mcp.server import ANNOUNCE_HEADING
+from kxm_grpc.server.app import HubServer
+from kxm_grpc.server.settings import Settings
 from kxm_grpc.tools.table import TOOLS
 from tests.conftest import ADMIN_TOKEN, Hub
 from tests.test_cli import ROOT, kxm
@@ -121,3 +127,64 @@ async def test_a_session_policy_hides_and_the_hub_refuses(hub: Hub, tmp_path: Pa
         "ERROR_REASON_TOOL_POLICY_DENIED",
     )
     assert not allowed.is_error and allowed.structured_content["agentName"] == "alice"
+
+
+async def test_mcp_over_http_served_by_the_hub(hub_settings: Settings, tmp_path: Path) -> None:
+    """The hub's own /mcp: the tools of the agent the headers name, each call admitted in-process;
+    a session token's policy hides and refuses as over stdio; no credentials is a hub error."""
+    server = HubServer(replace(hub_settings, http_port=0))
+    await server.start()
+    try:
+        admin = HubClient(server.address, token=ADMIN_TOKEN)
+        token = (await admin.admin.create_project("alpha")).project_token
+        alice = HubClient(server.address, token=token)
+        bob = HubClient(server.address, token=token)
+        carol = HubClient(server.address, token=token)
+        await alice.agents.register("alice")
+        await bob.agents.register("bob")
+        await carol.agents.register("carol")
+        minted = await admin.admin.mint_session_token(carol.agent_id, project="alpha", deny=["fanout"])
+        url = f"http://{server.http_address}/mcp"
+
+        async with (
+            _http_client(url, dict(alice.metadata)) as as_alice,
+            _http_client(url, dict(bob.metadata)) as as_bob,
+            _http_client(url, {**dict(carol.metadata), "x-kxm-session-token": minted.session_token}) as bounded,
+            _http_client(url, {}) as anonymous,
+        ):
+            listed = await as_alice.list_tools()
+            sent = await as_alice.call_tool("kxm_send", {"target": "bob", "content": "over http"})
+            assert not sent.is_error, sent.structured_content
+            message_id = sent.structured_content["messageId"]
+            inbox = await as_bob.call_tool("kxm_inbox", {})
+            replied = await as_bob.call_tool("kxm_reply", {"messageId": message_id, "content": "ok"})
+            waited = await as_alice.call_tool("kxm_wait", {"messageId": message_id, "waitMs": 5_000})
+            hidden = {tool.name for tool in (await bounded.list_tools()).tools}
+            refused = await bounded.call_tool("kxm_fanout", {"targets": ["bob"], "content": "vote"})
+            nobody = await anonymous.call_tool("kxm_whoami", {})
+        for client in (admin, alice, bob, carol):
+            await client.close()
+    finally:
+        await server.stop(0)
+
+    assert {tool.name for tool in listed.tools} == set(TOOLS)
+    assert not sent.is_error and sent.structured_content["target"] == "bob"
+    assert [m["id"] for m in inbox.structured_content["messages"]] == [message_id]
+    assert not replied.is_error
+    assert waited.structured_content["message"]["reply"]["content"] == "ok"
+    assert "kxm_fanout" not in hidden and "kxm_send" in hidden
+    assert refused.is_error and refused.structured_content["reason"] == "ERROR_REASON_TOOL_POLICY_DENIED"
+    assert nobody.is_error and nobody.structured_content["code"] == "UNAUTHENTICATED"
+
+
+@contextlib.asynccontextmanager
+async def _http_client(url: str, headers: dict[str, str]) -> AsyncIterator[Client]:
+    """An MCP client of ``url`` sending ``headers`` on every request (its HTTP client closed after)."""
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        yield client

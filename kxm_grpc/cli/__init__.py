@@ -27,6 +27,7 @@ from kxm_grpc.cli import (
     profile,
     runtime,
     token,
+    tool_verbs,
     workflow,
 )
 from kxm_grpc.version import version
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="group", required=True, metavar="COMMAND")
     for group in GROUPS:
         group.register(commands)
+    tool_verbs.install(commands)
     return parser
 
 

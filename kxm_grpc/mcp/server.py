@@ -1,8 +1,10 @@
-"""An MCP server offering one agent's tools on one hub (``kxm mcp``).
+"""The MCP server offering an agent's tools: over stdio (``kxm mcp``) and, served by the hub, over HTTP.
 
 Each tool of ``kxm_grpc.tools.TOOLS`` is listed with its derived schema and description and called
-as its RPC through a ``HubClient`` acting as the agent, so the hub admits it as it admits the gRPC
-call: the same credentials, project, rate limits and tool policy. What differs:
+as its RPC through an ``Invoke``: over stdio a ``HubClient`` acting as the agent (``AgentTools.
+of_client``), over HTTP the hub's own admission in-process (``server/mcp_http.py``). Either way the
+hub admits the call as it admits the gRPC one: the same credentials, project, rate limits and tool
+policy. What differs from the RPC:
 
 - **Policy.** Tools that the attempt or session token's policy denies are not listed (the policy is
   read from the token's payload; the hub still verifies and enforces it, so calling a hidden tool
@@ -10,23 +12,25 @@ call: the same credentials, project, rate limits and tool policy. What differs:
 - **Errors** are tool results with ``is_error`` and the body ``{code, reason, message, metadata,
   fieldViolations}``: the ``ErrorInfo`` reason and field violations a model can act on. A hub that
   cannot be reached is an error of the same shape (UNAVAILABLE).
-- **Announce once.** While the server runs it follows the agent's inbox (``Subscribe``); each new
-  request, reply, cancellation or expiry is announced once, in the next tool result, as one more
-  text block (metadata only: ids, sender, kind). MCP has no notification meant for this (logging
-  is deprecated since 2026-07-28 and resource updates need a subscribed resource), so the result is
-  the place every client shows the model (decision 283).
+- **Announce once** (stdio). While ``kxm mcp`` runs it follows the agent's inbox (``Subscribe``);
+  each new request, reply, cancellation or expiry is announced once, in the next tool result, as one
+  more text block (metadata only: ids, sender, kind). MCP has no notification meant for this
+  (logging is deprecated since 2026-07-28 and resource updates need a subscribed resource), so the
+  result is the place every client shows the model (decision 283).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 import mcp_types as types
 import structlog
+from google.protobuf.message import Message
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
@@ -97,17 +101,54 @@ class Announcements:
                 self.note(kind, getattr(event, kind))
 
 
-class AgentTools:
-    """The tools one agent may call, called through ``client`` (a HubClient acting as the agent)."""
+Invoke = Callable[[str, Message, "type[Message]", "float | None"], Awaitable[Message]]
+"""How a tool's RPC is called: (full method name, request, response type, timeout) → response.
 
-    def __init__(self, client: Any, tools: Iterable[Tool] = TOOLS.values()) -> None:
-        self._client = client
+Over stdio, ``HubClient.invoke`` (a gRPC call); served by the hub, the call admitted in-process.
+
+Raises:
+    HubError: the hub refused the call.
+"""
+
+
+def policies_of(tokens: Iterable[str | None]) -> list[ToolPolicy]:
+    """The tool policies the presented attempt and session tokens state (read, not verified)."""
+    return [policy for policy in (unverified_tool_policy(token) for token in tokens if token) if policy is not None]
+
+
+class AgentTools:
+    """The tools one agent may call, each called as its RPC through ``invoke``.
+
+    ``policies``: the presented tokens' (``policies_of``), to hide what they deny. ``timeout``: the
+    deadline of a call that does not wait (one that waits gets its wait more). ``announcements``:
+    what to announce in results (None: nothing).
+    """
+
+    def __init__(
+        self,
+        invoke: Invoke,
+        policies: Sequence[ToolPolicy] = (),
+        *,
+        timeout: float,
+        tools: Iterable[Tool] = TOOLS.values(),
+        announcements: Announcements | None = None,
+    ) -> None:
+        self._invoke = invoke
+        self._policies = policies
+        self._timeout = timeout
         self._tools = {tool.name: tool for tool in tools}
-        tokens = (client.attempt_token, client.session_token)
-        self._policies: Sequence[ToolPolicy] = [
-            policy for policy in (unverified_tool_policy(token) for token in tokens if token) if policy is not None
-        ]
-        self.announcements = Announcements()
+        self.announcements = announcements
+
+    @classmethod
+    def of_client(cls, client: Any) -> AgentTools:
+        """The tools of a ``HubClient`` acting as the agent (``kxm mcp`` over stdio)."""
+        policies = policies_of((client.attempt_token, client.session_token))
+
+        async def invoke(method: str, request: Message, response_type: type[Message], timeout: float | None) -> Message:
+            response: Message = await client.invoke(method, request, response_type, timeout=timeout)
+            return response
+
+        return cls(invoke, policies, timeout=float(client.timeout), announcements=Announcements())
 
     def visible(self) -> list[Tool]:
         """The tools every presented token's policy allows, by name."""
@@ -128,26 +169,24 @@ class AgentTools:
         except ArgumentError as error:
             return self._result(_invalid_argument(error.field, str(error)), error=True)
         try:
-            response = await self._client.invoke(
-                tool.method, request, tool.response_type, timeout=self._timeout(request)
-            )
+            response = await self._invoke(tool.method, request, tool.response_type, self._deadline(request))
         except HubError as error:
             log.debug("mcp_tool_call", tool=name, code=error.status, reason=str(error.reason or ""))
             return self._result(hub_error_body(error), error=True)
         log.debug("mcp_tool_call", tool=name, code="OK")
         return self._result(tool.result_of(response), error=False)
 
-    def _timeout(self, request: Any) -> float | None:
-        """The call's deadline: the client's, or longer than the wait for a call that waits."""
+    def _deadline(self, request: Any) -> float:
+        """The call's deadline: the usual one, or longer than the wait for a call that waits."""
         field = request.DESCRIPTOR.fields_by_name.get("wait")
         if field is None or not request.HasField("wait"):
-            return None
+            return self._timeout
         waited: float = request.wait.ToTimedelta().total_seconds()
-        return float(self._client.timeout) + waited + WAIT_MARGIN_SECONDS
+        return self._timeout + waited + WAIT_MARGIN_SECONDS
 
     def _result(self, body: JsonObject, *, error: bool) -> types.CallToolResult:
         content: list[types.ContentBlock] = [types.TextContent(type="text", text=json.dumps(body, ensure_ascii=False))]
-        announcement = self.announcements.take()
+        announcement = None if self.announcements is None else self.announcements.take()
         if announcement is not None:
             content.append(types.TextContent(type="text", text=announcement))
         return types.CallToolResult(content=content, structured_content=body, is_error=error)
@@ -175,8 +214,9 @@ def hub_error_body(error: HubError) -> JsonObject:
     return body
 
 
+@functools.cache
 def mcp_tool(tool: Tool) -> types.Tool:
-    """The MCP listing of ``tool``: name, description, input schema and behaviour hints."""
+    """The MCP listing of ``tool``: name, description, input schema and behaviour hints (made once)."""
     return types.Tool(
         name=tool.name,
         description=tool.description,
@@ -189,19 +229,27 @@ def mcp_tool(tool: Tool) -> types.Tool:
     )
 
 
-def build_server(tools: AgentTools) -> Server[Any]:
-    """The MCP server listing and calling ``tools``."""
+def build_server(tools_for: Callable[[Any], AgentTools]) -> Server[Any]:
+    """The MCP server listing and calling the tools ``tools_for(request context)`` gives: one
+    agent's always over stdio, the requesting agent's over HTTP (from its headers)."""
 
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[mcp_tool(tool) for tool in tools.visible()])
+        return types.ListToolsResult(tools=[mcp_tool(tool) for tool in tools_for(ctx).visible()])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        return await tools.call(params.name, dict(params.arguments or {}))
+        return await tools_for(ctx).call(params.name, dict(params.arguments or {}))
+
+    def input_schema(name: str) -> JsonObject | None:
+        # Asked by the streamable HTTP transport for each tools/call (to check Mcp-Param headers):
+        # from the table, not by listing every tool per call.
+        tool = TOOLS.get(name)
+        return None if tool is None else tool.input_schema
 
     return Server(
         SERVER_NAME,
         version=version(),
         instructions=INSTRUCTIONS,
+        get_tool_input_schema=input_schema,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
@@ -209,10 +257,10 @@ def build_server(tools: AgentTools) -> Server[Any]:
 
 async def serve_stdio(client: Any, *, follow_inbox: bool = True) -> None:
     """Serve the agent's tools over this process's stdin and stdout until the client disconnects."""
-    tools = AgentTools(client)
-    server = build_server(tools)
+    tools = AgentTools.of_client(client)
+    server = build_server(lambda _ctx: tools)
     follower: asyncio.Task[None] | None = None
-    if follow_inbox:
+    if follow_inbox and tools.announcements is not None:
         follower = asyncio.create_task(_follow(tools.announcements, client))
     try:
         async with stdio_server() as (read_stream, write_stream):

@@ -18,7 +18,7 @@ import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 import structlog
@@ -45,7 +45,7 @@ from kxm_grpc.domain.clock import Clock, SystemClock
 from kxm_grpc.domain.secrets import hash_secret
 from kxm_grpc.server.admission import Admission
 from kxm_grpc.server.bootstrap import bootstrap, write_credentials
-from kxm_grpc.server.http_api import HttpApiServer, routes_from
+from kxm_grpc.server.http_api import MCP_PATH, Endpoint, HttpApiServer, Route, UnavailableEndpoint, routes_from
 from kxm_grpc.server.interceptor import HubInterceptor
 from kxm_grpc.server.journal_keys import hub_keyring, load_key_file, reconcile
 from kxm_grpc.server.methods import MAX_REQUEST_BYTES, SERVICES
@@ -69,6 +69,9 @@ from kxm_grpc.services.workflows import definitions as workflow_definitions
 from kxm_grpc.store import Store
 from kxm_grpc.store import url as store_url
 from kxm_grpc.version import version
+
+if TYPE_CHECKING:
+    from kxm_grpc.server.mcp_http import McpEndpoint
 
 log = structlog.get_logger("kxm.hub")
 
@@ -245,6 +248,7 @@ class HubServer:
         self.http_port: int | None = None
         """The port of the HTTP API once started (the chosen one with port 0); None when off."""
         self._http: HttpApiServer | None = None
+        self._mcp: McpEndpoint | None = None
         self._health_server: grpc.aio.Server | None = None
 
     @property
@@ -307,18 +311,35 @@ class HubServer:
             tls = server_ssl_context(settings.tls_cert, settings.tls_key)
         if not is_loopback(host) and tls is None:
             raise RuntimeError(f"the HTTP API on {host} beyond loopback needs TLS")
+        routes = routes_from(self.admission, handlers)
+        endpoints = {MCP_PATH: await self._start_mcp(routes, tls=tls is not None)}
         http = HttpApiServer(
             host,
             settings.http_port,
-            routes_from(self.admission, handlers),
+            routes,
             ssl_context=tls,
             cors_origins=settings.http_cors_origin,
+            endpoints=endpoints,
         )
         try:
             self.http_port = await http.start()
         except OSError as error:
             raise BindError(f"could not bind the HTTP API on {host}:{settings.http_port}: {error}") from error
         self._http = http
+
+    async def _start_mcp(self, routes: dict[str, Route], *, tls: bool) -> Endpoint:
+        """MCP over HTTP for the HTTP port (``server/mcp_http.py``), or its 501 without the ``mcp`` extra."""
+        try:
+            from kxm_grpc.server.mcp_http import McpEndpoint
+        except ModuleNotFoundError as missing:
+            if missing.name is None or not missing.name.startswith("mcp"):
+                raise
+            return UnavailableEndpoint()
+        settings = self.settings
+        endpoint = McpEndpoint(routes, host=settings.http_host, cors_origins=settings.http_cors_origin, tls=tls)
+        await endpoint.start()
+        self._mcp = endpoint
+        return endpoint
 
     @property
     def health_address(self) -> str | None:
@@ -557,6 +578,9 @@ class HubServer:
                 await _bounded("webhooks", draining, grace + STOP_STEP_SECONDS)
             if http_draining is not None:
                 await _bounded("http", http_draining, grace + STOP_STEP_SECONDS)
+            if self._mcp is not None:
+                await _bounded("mcp", self._mcp.stop(), STOP_STEP_SECONDS)
+                self._mcp = None
             if self._metrics is not None:
                 await _bounded("metrics", self._metrics.stop(), STOP_STEP_SECONDS)
                 self._metrics = None

@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
+from typing import Protocol as Protocol_
 
 import grpc
 import structlog
@@ -83,6 +84,18 @@ ALLOWED_HEADERS = (
     " x-kxm-session-token"
 )
 EXPOSED_HEADERS = "grpc-status, grpc-message, grpc-status-details-bin, x-request-id"
+MCP_PATH = "/mcp"
+"""Where MCP over streamable HTTP is served (``server/mcp_http.py``)."""
+
+
+class Endpoint(Protocol_):
+    """A path of the HTTP port served by something other than an RPC route (MCP at ``/mcp``)."""
+
+    async def serve(
+        self, head: http1.Head, body: bytes, writer: asyncio.StreamWriter, peer_host: str, keep: bool
+    ) -> bool:
+        """Answer one request whose body was read; whether the connection may serve another."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,14 +127,14 @@ def routes_from(admission: Admission, handlers: Mapping[str, grpc.RpcMethodHandl
     return routes
 
 
-class _HttpContext:
+class HttpCallContext:
     """What a servicer reads of its call over HTTP: the time left and, for Subscribe, how the stream
     registry ends a stuck stream (``abort_with_status``: the error is kept and the connection aborted,
     since a peer that does not read can be told nothing more)."""
 
     __slots__ = ("_deadline", "_transport", "cut")
 
-    def __init__(self, deadline: float | None, transport: asyncio.WriteTransport) -> None:
+    def __init__(self, deadline: float | None, transport: asyncio.WriteTransport | None = None) -> None:
         self._deadline = deadline
         self._transport = transport
         self.cut: HubError | None = None
@@ -132,7 +145,8 @@ class _HttpContext:
     async def abort_with_status(self, status: grpc.Status) -> NoReturn:
         details = dict(status.trailing_metadata or ()).get("grpc-status-details-bin")
         self.cut = from_status_bytes(details) if isinstance(details, bytes) else Internal(str(status.details))
-        self._transport.abort()
+        if self._transport is not None:
+            self._transport.abort()
         raise ConnectionAbortedError("the stream was cut")
 
 
@@ -147,12 +161,14 @@ class HttpApiServer:
         *,
         ssl_context: ssl.SSLContext | None = None,
         cors_origins: Sequence[str] = (),
+        endpoints: Mapping[str, Endpoint] | None = None,
         max_connections: int = MAX_CONNECTIONS,
     ) -> None:
         # One socket: "localhost" would bind 127.0.0.1 and ::1, on two ports when the port is 0.
         self._host = "127.0.0.1" if host == "localhost" else host.strip("[]")
         self._port = port
         self._routes = dict(routes)
+        self._endpoints = dict(endpoints or {})
         self._ssl = ssl_context
         self._cors = frozenset(cors_origins)
         self._max_connections = max_connections
@@ -284,6 +300,9 @@ class HttpApiServer:
         except TimeoutError:
             await _plain(writer, 408, "the request body did not arrive in time", keep=False, extra=cors)
             return False
+        endpoint = self._endpoints.get(head.path)
+        if endpoint is not None:
+            return await endpoint.serve(head, body, writer, peer_host, keep)
         if head.method != "POST":
             await _plain(writer, 405, "RPCs are called with POST", keep=keep, extra=[("Allow", "POST"), *cors])
             return keep
@@ -304,7 +323,7 @@ class HttpApiServer:
             return keep
         call = IncomingCall(route.gate.method, head.headers.items(), peer_host)
         deadline = timeout_seconds(head.headers)
-        context = _HttpContext(None if deadline is None else time.monotonic() + deadline, writer.transport)
+        context = HttpCallContext(None if deadline is None else time.monotonic() + deadline, writer.transport)
         if route.streaming:
             return await self._stream(route, protocol, call, body, context, reader, writer, cors)
         return await self._unary(route, protocol, call, body, context, writer, keep, cors)
@@ -315,23 +334,18 @@ class HttpApiServer:
         protocol: Protocol,
         call: IncomingCall,
         body: bytes,
-        context: _HttpContext,
+        context: HttpCallContext,
         writer: asyncio.StreamWriter,
         keep: bool,
         cors: list[tuple[str, str]],
     ) -> bool:
-        gate = route.gate
         error: HubError | None = None
         response: Message | None = None
         try:
-            admitted = await gate.admit(call)
-            request = _decode(protocol, route, unframe(body) if protocol.enveloped else body)
-            gate.check_scope(admitted, request)
-            response = await _within(context, route.behavior(request, context))
-        except Exception as caught:
-            error = gate.fail(call, caught)
-        else:
-            gate.succeeded()
+            data = unframe(body) if protocol.enveloped else body
+            response = await call_unary(route, call, lambda: _decode(protocol, route, data), context)
+        except HubError as refused:
+            error = refused
         headers = [("x-request-id", call.request_id), *cors]
         if protocol.family is Family.GRPC_WEB:
             payload = (b"" if response is None else frame(protocol.encode(response))) + grpc_web_trailers(
@@ -352,7 +366,7 @@ class HttpApiServer:
         protocol: Protocol,
         call: IncomingCall,
         body: bytes,
-        context: _HttpContext,
+        context: HttpCallContext,
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         cors: list[tuple[str, str]],
@@ -394,7 +408,7 @@ class HttpApiServer:
         protocol: Protocol,
         call: IncomingCall,
         body: bytes,
-        context: _HttpContext,
+        context: HttpCallContext,
         writer: asyncio.StreamWriter,
     ) -> HubError | None:
         """Write every response of the stream; the error it ended with (None: it ended well)."""
@@ -470,6 +484,27 @@ class HttpApiServer:
 # -- helpers -------------------------------------------------------------------------------------
 
 
+async def call_unary(
+    route: Route, call: IncomingCall, decode: Callable[[], Message], context: HttpCallContext
+) -> Message:
+    """Admit ``call``, decode its request (after admission, as over gRPC) and answer it.
+
+    Raises:
+        HubError: what admission, the request or the servicer refused, logged and counted
+            (``Gate.fail``); anything else is INTERNAL.
+    """
+    gate = route.gate
+    try:
+        admitted = await gate.admit(call)
+        request = decode()
+        gate.check_scope(admitted, request)
+        response: Message = await _within(context, route.behavior(request, context))
+    except Exception as caught:
+        raise gate.fail(call, caught) from None
+    gate.succeeded()
+    return response
+
+
 def _fits(protocol: Protocol, route: Route) -> bool:
     """Whether the protocol can carry the route: gRPC-Web both kinds, Connect's unary or streaming
     form only its own kind."""
@@ -493,7 +528,7 @@ def _decode(protocol: Protocol, route: Route, data: bytes) -> Message:
     return request
 
 
-async def _within(context: _HttpContext, work: Any) -> Any:
+async def _within(context: HttpCallContext, work: Any) -> Any:
     """Await ``work`` within the call's deadline.
 
     Raises:
@@ -549,3 +584,18 @@ async def _plain(
 ) -> None:
     """An answer that is not an RPC's (a malformed request, a wrong method or media type): plain text."""
     await _answer(writer, status, "text/plain; charset=utf-8", (text + "\n").encode("utf-8"), keep, extra)
+
+
+class UnavailableEndpoint:
+    """``/mcp`` on a hub installed without the ``mcp`` extra: 501, saying how to install it."""
+
+    # Answered with the body unread beyond what was read: nothing of it is needed.
+
+    async def serve(
+        self, head: http1.Head, body: bytes, writer: asyncio.StreamWriter, peer_host: str, keep: bool
+    ) -> bool:
+        text = b"MCP over HTTP needs the mcp package on the hub: pip install 'kxm-hub[mcp]'\n"
+        headers = [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(text)))]
+        writer.write(http1.response_head(501, headers) + text)
+        await writer.drain()
+        return keep

@@ -36,9 +36,10 @@ class ArgumentError(ValueError):
         self.field = field
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Tool:
-    """One agent tool: an RPC offered to models, with its schema and mapping."""
+    """One agent tool: an RPC offered to models, with its schema and mapping (compared and hashed
+    by identity: the table holds one of each)."""
 
     name: str
     """The tool name (``kxm_send``), as tool policies name it."""
